@@ -1,1 +1,32 @@
-export {};
+#!/usr/bin/env node
+// The api-gateway process: HTTP on SVC_HOST:SVC_PORT.
+import type { AddressInfo } from 'node:net';
+import { runService } from '@svc/service';
+import { createObjectStore } from '@svc/storage';
+import { buildGateway } from './app.js';
+
+await runService({
+  kind: 'api-gateway',
+  async start(ctx) {
+    const storage = await createObjectStore(ctx.config.storageUrl);
+    const { app } = buildGateway({ ...ctx, storage });
+    const server = app.listen(ctx.config.port, ctx.config.host);
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const { address, port } = server.address() as AddressInfo;
+    ctx.log.info('listening', { url: `http://${address}:${port}` });
+    return {
+      async stop() {
+        // Stop accepting, let in-flight requests finish, drop idle keep-alives.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), 10_000);
+        await closed;
+        clearTimeout(force);
+        await storage.close?.();
+      },
+    };
+  },
+});

@@ -1,1 +1,1 @@
-export {};
+export { startLeaseKeeper, MAINTENANCE_LEASE, LEASE_TTL_MS, LEASE_TICK_MS, type LeaseKeeper } from './lease-keeper.js';

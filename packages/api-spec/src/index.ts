@@ -1,1 +1,22 @@
-export {};
+export { ROLES, isRole, roleAtLeast, type Role } from './roles.js';
+export {
+  successStatus,
+  type AuthKind,
+  type HttpMethod,
+  type Operation,
+  type OperationAuth,
+  type OperationRequest,
+  type OperationResponse,
+  type Tag,
+} from './operation.js';
+export { operations, FLOW_SCHEMA_PATH } from './operations/index.js';
+export {
+  AUTH_KINDS,
+  DEFAULT_DOCUMENT_VERSION,
+  DEFAULT_SERVER_URL,
+  buildOpenApiDocument,
+  minRoleLabel,
+  type OpenApiOptions,
+} from './openapi.js';
+export * as schemas from './schemas/index.js';
+export { assertNever } from './assert-never.js';

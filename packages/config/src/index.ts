@@ -1,1 +1,19 @@
-export {};
+export { formatByteSize, parseByteSize, ByteSizeError } from './byte-size.js';
+export { describeConfig, describeTaskEnvironment, type TaskVariableDescription, type VariableDescription } from './catalogue.js';
+export {
+  type Config,
+  type ExecutorType,
+  EXECUTOR_TYPES,
+  type LogFormat,
+  LOG_FORMATS,
+  type LogLevel,
+  LOG_LEVELS,
+  type ParseConfigOptions,
+  parseConfig,
+  POOL_PATTERN,
+} from './config.js';
+export { DurationError, formatDuration, parseDuration } from './duration.js';
+export { ConfigError, type ConfigProblem, formatProblems } from './errors.js';
+export { CONFIG_EXIT_CODE, type LoadConfigOptions, loadConfig } from './load.js';
+export { type MasterKey, MasterKeysError, parseMasterKeys } from './master-keys.js';
+export { type FileStorageTarget, parseStorageUrl, type S3StorageTarget, type StorageTarget, StorageUrlError } from './storage-url.js';

@@ -1,1 +1,17 @@
-export {};
+export { createDb, PrismaClient, type Db, type DbOptions } from './client.js';
+export { newId } from './ids.js';
+export {
+  applyMigrations,
+  defaultMigrationsDir,
+  loadMigrations,
+  migrationStatus,
+  MigrationError,
+  type Migration,
+  type MigrationStatus,
+} from './migrate.js';
+// The embedded cluster itself is a separate entry (`@svc/db/embedded`): see embedded.ts.
+export { readEmbeddedConnection, EMBEDDED_INFO_FILE, type EmbeddedConnectionInfo } from './embedded-info.js';
+export type { Queryable } from './sql/queryable.js';
+export * from './sql/leases.js';
+export * from './sql/instances.js';
+export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';

@@ -1,1 +1,51 @@
-export {};
+export { flowSchema, FLOW_SCHEMA_ID } from './schema/flow-schema.js';
+export { parseFlowYaml, DEFAULT_MAX_BYTES, DEFAULT_MAX_NODES, DEFAULT_MAX_DEPTH } from './parse.js';
+export type { ParseFlowOptions, ParseFlowResult } from './parse.js';
+export { validateFlow, validateFlowValue, assertValidFlow, createFlowValidator } from './validate.js';
+export type { ValidateFlowResult, FlowValidator } from './validate.js';
+export { FlowInvalidError } from './flow-error.js';
+export type { FlowError } from './flow-error.js';
+export type { SourcePositions, LineColumn } from './positions.js';
+export type {
+  FlowDefinition,
+  Duration,
+  Template,
+  StringMap,
+  Concurrency,
+  InputType,
+  FlowInput,
+  TriggerType,
+  UpstreamEndState,
+  ScheduleTrigger,
+  WebhookTrigger,
+  FlowEndTrigger,
+  FlowTrigger,
+  RetryPolicy,
+  ExecutorType,
+  ResourceList,
+  Resources,
+  Toleration,
+  KubernetesPodSettings,
+  UntypedExecutor,
+  ProcessExecutor,
+  DockerExecutor,
+  KubernetesExecutor,
+  ExecutorSpec,
+  TaskType,
+  RunIf,
+  ScriptTask,
+  CommandTask,
+  HttpMethod,
+  HttpTask,
+  SubflowTask,
+  FlowTask,
+} from './flow-definition.js';
+export {
+  TASK_TYPES,
+  TRIGGER_TYPES,
+  EXECUTOR_TYPES,
+  INPUT_TYPES,
+} from './schema/variants.js';
+export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIGGER_STATES } from './schema/defs-flow.js';
+export { SCRIPT_RUNTIMES, HTTP_METHODS } from './schema/defs-task.js';
+export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';

@@ -1,0 +1,93 @@
+// Assembles the gateway's express app from its dependencies. Order matters:
+// request id first (every response carries it), then timing, then routes,
+// then the API 404, then the UI, and the single error middleware last.
+import express, { type Express, type Request, type Response } from 'express';
+import type { Config } from '@svc/config';
+import type { Db } from '@svc/db';
+import { flowSchema } from '@svc/flow-schema';
+import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, type OperationHandlers } from '@svc/http';
+import { operations } from '@svc/api-spec';
+import type { Logger } from '@svc/logging';
+import type { ObjectStore } from '@svc/storage';
+import { createMetrics, type GatewayMetrics } from './metrics.js';
+import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
+import { authenticate } from './auth.js';
+import { renderHome } from './ui.js';
+
+export interface GatewayDeps {
+  config: Config;
+  log: Logger;
+  db: Db;
+  storage: ObjectStore;
+  instanceId: string;
+  version: string;
+  /** Replace readiness checks (tests simulate failures they cannot cause for real). */
+  checkOverrides?: Partial<Record<CheckName, () => Promise<void>>>;
+}
+
+export interface Gateway {
+  app: Express;
+  metrics: GatewayMetrics;
+}
+
+/** The route label of the request histogram: the matched pattern, `/api/*`, `/*` or `unmatched`. */
+function routeLabel(req: Request, res: Response): string {
+  if (typeof res.locals.route === 'string') return res.locals.route;
+  if (req.path === '/api' || req.path.startsWith('/api/')) return '/api/*';
+  return 'unmatched';
+}
+
+export function buildGateway(deps: GatewayDeps): Gateway {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const metrics = createMetrics({ db: deps.db, onGaugeError: (gauge, err) => deps.log.warn('gauge query failed', { gauge, err }) });
+
+  app.use(requestId());
+  app.use((req, res, next) => {
+    const end = metrics.httpDuration.startTimer();
+    res.on('finish', () => end({ method: req.method, route: routeLabel(req, res), status: String(res.statusCode) }));
+    next();
+  });
+  app.use(requestLogger(deps.log));
+
+  const named = (route: string) => (_req: Request, res: Response, next: () => void) => {
+    res.locals.route = route;
+    next();
+  };
+
+  app.get('/healthz', named('/healthz'), (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  const checks = { ...readinessChecks(deps), ...deps.checkOverrides };
+  app.get('/readyz', named('/readyz'), async (_req, res) => {
+    const report = await runReadiness(checks);
+    res.status(report.status === 'ok' ? 200 : 503).json(report);
+  });
+
+  app.get('/metrics', named('/metrics'), metrics.handler);
+
+  // Public: the flow file schema, for editors (`$schema`) and tooling.
+  const handlers: OperationHandlers = {
+    getFlowSchema: async () => ({ status: 200, body: flowSchema }),
+  };
+
+  const api = express.Router();
+  mountOperations(api, {
+    operations,
+    handlers,
+    authenticate: (req) => authenticate(deps, req),
+    log: deps.log,
+    bodyLimit: deps.config.maxBodyBytes,
+  });
+  app.use(api);
+  app.use('/api', apiNotFound());
+
+  app.get(['/', '/ui', '/ui/*splat'], named('/*'), (_req, res) => {
+    res.type('html').send(renderHome({ version: deps.version }));
+  });
+
+  app.use(errorHandler(deps.log));
+  return { app, metrics };
+}

@@ -1,0 +1,82 @@
+// GET /readyz: four checks in parallel under one 5 s budget. Each check
+// resolves to 'ok' or throws; the error text becomes that check's value.
+import crypto from 'node:crypto';
+import type { Config } from '@svc/config';
+import { migrationStatus, type Db } from '@svc/db';
+import type { ObjectStore } from '@svc/storage';
+
+export const READINESS_TIMEOUT_MS = 5_000;
+export const CHECK_NAMES = ['database', 'migrations', 'storage', 'master_keys'] as const;
+export type CheckName = (typeof CHECK_NAMES)[number];
+
+export interface ReadinessDeps {
+  db: Db;
+  storage: ObjectStore;
+  config: Pick<Config, 'masterKeys'>;
+  instanceId: string;
+}
+
+export interface ReadinessReport {
+  status: 'ok' | 'fail';
+  checks: Record<CheckName, string>;
+  failed?: CheckName[];
+}
+
+type Check = () => Promise<void>;
+
+export function readinessChecks(deps: ReadinessDeps): Record<CheckName, Check> {
+  return {
+    async database() {
+      await deps.db.pool.query('SELECT 1');
+    },
+    async migrations() {
+      const s = await migrationStatus(deps.db.pool);
+      const problems: string[] = [];
+      if (s.pending.length) problems.push(`not applied: ${s.pending.join(', ')}`);
+      if (s.failed.length) problems.push(`failed: ${s.failed.join(', ')}`);
+      if (s.unknown.length) problems.push(`recorded but not in this build (roll out the newest version): ${s.unknown.join(', ')}`);
+      if (problems.length) throw new Error(`migrations differ: ${problems.join('; ')}`);
+    },
+    async storage() {
+      const key = `health/${deps.instanceId}`;
+      const body = crypto.randomBytes(16).toString('hex');
+      await deps.storage.put(key, body, { contentType: 'text/plain' });
+      const back = (await deps.storage.getBuffer(key)).toString();
+      await deps.storage.delete(key);
+      if (back !== body) throw new Error('object store returned different content than was written');
+    },
+    async master_keys() {
+      const r = await deps.db.pool.query<{ key_id: string }>(
+        `SELECT DISTINCT key_id FROM secrets WHERE key_id IS NOT NULL ORDER BY key_id`,
+      );
+      const have = new Set(deps.config.masterKeys.map((k) => k.id));
+      const missing = r.rows.map((x) => x.key_id).filter((id) => !have.has(id));
+      if (missing.length) {
+        throw new Error(`master_key_missing: SVC_MASTER_KEYS has no key for key id(s) ${missing.join(', ')} used by stored secrets`);
+      }
+    },
+  };
+}
+
+function withDeadline(p: Promise<void>, deadline: Promise<never>): Promise<string> {
+  return Promise.race([p, deadline]).then(
+    () => 'ok',
+    (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'failed',
+  );
+}
+
+export async function runReadiness(checks: Record<CheckName, Check>, timeoutMs = READINESS_TIMEOUT_MS): Promise<ReadinessReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  deadline.catch(() => undefined);
+  try {
+    const results = await Promise.all(CHECK_NAMES.map((name) => withDeadline(checks[name](), deadline)));
+    const report = Object.fromEntries(CHECK_NAMES.map((n, i) => [n, results[i]])) as Record<CheckName, string>;
+    const failed = CHECK_NAMES.filter((n) => report[n] !== 'ok');
+    return failed.length ? { status: 'fail', checks: report, failed } : { status: 'ok', checks: report };
+  } finally {
+    clearTimeout(timer);
+  }
+}

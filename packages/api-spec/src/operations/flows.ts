@@ -1,0 +1,173 @@
+import { Type } from '@sinclair/typebox';
+import type { Operation } from '../operation.js';
+import { Page } from '../schemas/helpers.js';
+import { Diff, Flow, FlowMetrics, FlowRevision, FlowStats, FlowSummary, UpcomingSchedule, WebhookKey } from '../schemas/entities.js';
+import { Dashboard, Execution } from '../schemas/resources.js';
+import {
+  DashboardQuery,
+  FlowMetricsQuery,
+  FlowParams,
+  FlowId,
+  ListQuery,
+  ListQueryWith,
+  NamespaceName,
+  OpaqueId,
+  Params,
+  RevisionDiffQuery,
+  TriggerFlowRequest,
+  UpdateFlowRequest,
+} from '../schemas/requests.js';
+import { EDITOR, OPERATOR, PUBLIC, VIEWER, created, err, ok } from './shared.js';
+
+/** Where the flow file JSON Schema is served; the document links to it rather than inlining it. */
+export const FLOW_SCHEMA_PATH = '/api/v1/schemas/flow.json';
+
+const notFound = err(404, 'No such flow');
+
+export const flowOperations: Operation[] = [
+  {
+    operationId: 'listFlows',
+    method: 'get',
+    path: '/api/v1/flows',
+    tag: 'flows',
+    summary: 'List flows',
+    auth: VIEWER,
+    request: {
+      query: ListQueryWith({
+        namespace: Type.Optional(Type.String({ description: 'Selects the namespace and its children' })),
+        q: Type.Optional(Type.String({ description: 'Substring of the flow id or description' })),
+      }),
+    },
+    responses: ok(Page(FlowSummary)),
+  },
+  {
+    operationId: 'getFlow',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}',
+    tag: 'flows',
+    summary: 'A flow with its source and parsed definition',
+    auth: VIEWER,
+    request: { params: FlowParams },
+    responses: { ...ok(Flow), ...notFound },
+  },
+  {
+    operationId: 'updateFlow',
+    method: 'patch',
+    path: '/api/v1/flows/{namespace}/{flowId}',
+    tag: 'flows',
+    summary: 'Enable or disable a flow',
+    description: 'A disabled flow gets 409 `flow_disabled` on trigger; its schedules and webhooks do not fire.',
+    auth: EDITOR,
+    request: { params: FlowParams, body: UpdateFlowRequest },
+    responses: { ...ok(Flow), ...notFound },
+  },
+  {
+    operationId: 'diffFlowRevisions',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}/diff',
+    tag: 'flows',
+    summary: 'Diff between two revisions of a flow',
+    auth: VIEWER,
+    request: { params: FlowParams, query: RevisionDiffQuery },
+    responses: { ...ok(Diff), ...notFound },
+  },
+  {
+    operationId: 'triggerFlow',
+    method: 'post',
+    path: '/api/v1/flows/{namespace}/{flowId}/executions',
+    tag: 'flows',
+    summary: 'Start an execution of a flow',
+    description: 'Inputs are validated against the flow inputs at trigger time.',
+    auth: OPERATOR,
+    request: { params: FlowParams, body: TriggerFlowRequest, bodyRequired: false },
+    responses: { ...created(Execution, 'The new execution'), ...notFound, ...err(409, '`flow_disabled`: the flow is disabled') },
+  },
+  {
+    operationId: 'getFlowMetrics',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}/metrics',
+    tag: 'flows',
+    summary: 'A custom metric over the last 50 executions, one series per `group_by` tag value',
+    auth: VIEWER,
+    request: { params: FlowParams, query: FlowMetricsQuery },
+    responses: { ...ok(FlowMetrics), ...notFound },
+  },
+  {
+    operationId: 'listFlowRevisions',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}/revisions',
+    tag: 'flows',
+    summary: 'Revisions of a flow, newest first',
+    auth: VIEWER,
+    request: { params: FlowParams, query: ListQuery },
+    responses: { ...ok(Page(FlowRevision)), ...notFound },
+  },
+  {
+    operationId: 'getFlowRevision',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}/revisions/{revisionId}',
+    tag: 'flows',
+    summary: 'One revision of a flow',
+    auth: VIEWER,
+    request: { params: Params({ namespace: NamespaceName, flowId: FlowId, revisionId: OpaqueId }) },
+    responses: { ...ok(FlowRevision), ...notFound },
+  },
+  {
+    operationId: 'getFlowStats',
+    method: 'get',
+    path: '/api/v1/flows/{namespace}/{flowId}/stats',
+    tag: 'flows',
+    summary: 'The last 50 executions of the flow with state and duration',
+    auth: VIEWER,
+    request: { params: FlowParams },
+    responses: { ...ok(FlowStats), ...notFound },
+  },
+  {
+    operationId: 'rotateWebhookKey',
+    method: 'post',
+    path: '/api/v1/flows/{namespace}/{flowId}/triggers/{triggerId}/webhook-key',
+    tag: 'flows',
+    summary: 'Replace the key of a webhook trigger',
+    auth: EDITOR,
+    request: {
+      params: Params({ namespace: NamespaceName, flowId: FlowId, triggerId: Type.String({ minLength: 1, maxLength: 63 }) }),
+    },
+    responses: { ...ok(WebhookKey, 'The new key (the old one stops working)'), ...err(404, 'No such flow or webhook trigger') },
+  },
+  {
+    operationId: 'listUpcomingSchedules',
+    method: 'get',
+    path: '/api/v1/schedules/upcoming',
+    tag: 'schedules',
+    summary: 'Next fire times of the active schedules',
+    auth: VIEWER,
+    request: { query: ListQueryWith({ namespace: Type.Optional(Type.String()) }) },
+    responses: ok(Page(UpcomingSchedule)),
+  },
+  {
+    operationId: 'getFlowSchema',
+    method: 'get',
+    path: FLOW_SCHEMA_PATH,
+    tag: 'schemas',
+    summary: 'JSON Schema (draft 2020-12) of a flow file',
+    auth: PUBLIC,
+    request: {},
+    responses: {
+      200: {
+        description: `The JSON Schema of \`*.flow.yaml\` files, served at ${FLOW_SCHEMA_PATH} (not inlined in this document)`,
+        contentType: 'application/json',
+        schema: Type.Object({}, { additionalProperties: true, description: `See ${FLOW_SCHEMA_PATH}` }),
+      },
+    },
+  },
+  {
+    operationId: 'getDashboard',
+    method: 'get',
+    path: '/api/v1/stats/dashboard',
+    tag: 'stats',
+    summary: 'KPIs, buckets, running executions and recent failures',
+    auth: VIEWER,
+    request: { query: DashboardQuery },
+    responses: ok(Dashboard),
+  },
+];

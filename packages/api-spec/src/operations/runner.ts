@@ -1,0 +1,129 @@
+import { Type } from '@sinclair/typebox';
+import type { Operation } from '../operation.js';
+import { Binary, FreeObject } from '../schemas/helpers.js';
+import { ExecutionRef } from '../schemas/entities.js';
+import { RunnerSpec } from '../schemas/resources.js';
+import {
+  AnyJson,
+  OpaqueId,
+  Params,
+  RunnerCompleteRequest,
+  RunnerEventsRequest,
+  RunnerHeartbeatRequest,
+  RunnerLogsRequest,
+} from '../schemas/requests.js';
+import { RUN_TOKEN, accepted, created, err, noContent, ok } from './shared.js';
+
+const TaskRunParams = Params({ taskRunId: OpaqueId });
+const ended = err(409, 'The task run has ended (the runner should stop)');
+
+export const runnerOperations: Operation[] = [
+  {
+    operationId: 'runnerGetSpec',
+    method: 'get',
+    path: '/api/runner/v1/task-runs/{taskRunId}/spec',
+    tag: 'runner',
+    summary: 'What to run: command, env, files, limits, values to mask',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams },
+    responses: ok(RunnerSpec),
+  },
+  {
+    operationId: 'runnerGetBundle',
+    method: 'get',
+    path: '/api/runner/v1/task-runs/{taskRunId}/bundle',
+    tag: 'runner',
+    summary: 'The namespace files of the pinned snapshot as an archive',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams },
+    responses: {
+      200: { description: 'Archive bytes; `bundle_hash` of the spec identifies it', contentType: 'application/octet-stream', schema: Binary() },
+    },
+  },
+  {
+    operationId: 'runnerHeartbeat',
+    method: 'post',
+    path: '/api/runner/v1/task-runs/{taskRunId}/heartbeat',
+    tag: 'runner',
+    summary: 'The runner is alive; the answer says whether to cancel',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams, body: RunnerHeartbeatRequest, bodyRequired: false },
+    responses: {
+      ...ok(Type.Object({ cancel: Type.Boolean({ description: 'True when the execution is being cancelled' }) }, { additionalProperties: true })),
+      ...ended,
+    },
+  },
+  {
+    operationId: 'runnerPostLogs',
+    method: 'post',
+    path: '/api/runner/v1/task-runs/{taskRunId}/logs',
+    tag: 'runner',
+    summary: 'Append log lines (already masked by the runner)',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams, body: RunnerLogsRequest },
+    responses: { ...noContent('Stored'), ...ended },
+  },
+  {
+    operationId: 'runnerPostEvents',
+    method: 'post',
+    path: '/api/runner/v1/task-runs/{taskRunId}/events',
+    tag: 'runner',
+    summary: 'Report outputs, metrics and progress events',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams, body: RunnerEventsRequest },
+    responses: { ...noContent('Stored'), ...ended },
+  },
+  {
+    operationId: 'runnerPutArtifact',
+    method: 'put',
+    path: '/api/runner/v1/task-runs/{taskRunId}/artifacts/{name}',
+    tag: 'runner',
+    summary: 'Upload one artifact (raw bytes)',
+    auth: RUN_TOKEN,
+    request: {
+      params: Params({ taskRunId: OpaqueId, name: Type.String({ minLength: 1, maxLength: 512 }) }),
+      body: Binary(),
+      bodyContentType: 'application/octet-stream',
+    },
+    responses: { ...created(FreeObject('The stored artifact')), ...err(413, 'Larger than SVC_MAX_ARTIFACT_BYTES'), ...ended },
+  },
+  {
+    operationId: 'runnerComplete',
+    method: 'post',
+    path: '/api/runner/v1/task-runs/{taskRunId}/complete',
+    tag: 'runner',
+    summary: 'Report the end of the task process',
+    auth: RUN_TOKEN,
+    request: { params: TaskRunParams, body: RunnerCompleteRequest },
+    responses: { ...ok(FreeObject('The task run as recorded')), ...ended },
+  },
+];
+
+export const hookOperations: Operation[] = [
+  {
+    operationId: 'webhookStart',
+    method: 'post',
+    path: '/hooks/{key}',
+    tag: 'hooks',
+    summary: 'Start the flow of a webhook trigger',
+    description: 'The key in the path authorizes the call. Trigger inputs read `trigger.body` (this JSON body) and `trigger.headers`.',
+    auth: { kind: 'webhook_key' },
+    request: { params: Params({ key: Type.String({ minLength: 1, maxLength: 256 }) }), body: AnyJson, bodyRequired: false },
+    responses: {
+      ...created(ExecutionRef, 'The execution started'),
+      ...err(404, 'Unknown key'),
+      ...err(409, '`flow_disabled`: the flow is disabled'),
+    },
+  },
+  {
+    operationId: 'gitPushWebhook',
+    method: 'post',
+    path: '/hooks/git/{sourceId}',
+    tag: 'hooks',
+    summary: 'Request a sync of a git source from a push notification',
+    description: 'Authorized by a signature over the body made with the source’s webhook secret.',
+    auth: { kind: 'signature' },
+    request: { params: Params({ sourceId: OpaqueId }), body: AnyJson, bodyRequired: false },
+    responses: { ...accepted(FreeObject('The sync request')), ...err(404, 'Unknown source') },
+  },
+];

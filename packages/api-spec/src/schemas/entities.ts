@@ -1,0 +1,340 @@
+// Objects whose fields the spec does not show. The fields below are the ones
+// the service and its UI rely on; every object stays open
+// (`additionalProperties: true`) so servers may add fields without breaking
+// generated clients.
+import { Type } from '@sinclair/typebox';
+import { ROLES } from '../roles.js';
+import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
+import { ExecutionState } from './resources.js';
+
+const open = { additionalProperties: true } as const;
+
+export const RoleSchema = component('Role', StringEnum(ROLES, { description: 'viewer < operator < editor < admin' }));
+
+export const Me = component('Me', Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role: RoleSchema,
+    auth_type: StringEnum(['token', 'session'] as const, { description: 'Kind of credential of this request' }),
+    must_change_password: Type.Boolean({ description: 'True while the user has a temporary password' }),
+  },
+  { ...open, description: 'The principal of the credential' },
+));
+
+export const User = component('User', Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    name: Type.String(),
+    role: RoleSchema,
+    disabled: Type.Boolean(),
+    must_change_password: Type.Boolean(),
+    created_at: DateTime(),
+  },
+  open,
+));
+
+export const ApiToken = component('ApiToken', Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    role: RoleSchema,
+    created_at: DateTime(),
+    expires_at: Nullable(DateTime()),
+    last_used_at: Type.Optional(Nullable(DateTime())),
+  },
+  { ...open, description: 'An API token without its secret' },
+));
+
+export const ApiTokenCreated = component('ApiTokenCreated', Type.Composite(
+  [ApiToken, Type.Object({ secret: Type.String({ description: '`svc_` + 43 base62 characters; shown only once' }) })],
+  { ...open, description: 'A new API token, with its secret shown this once' },
+));
+
+export const ExecutionRef = component('ExecutionRef', Type.Object(
+  { id: Type.String(), state: ExecutionState },
+  { ...open, description: 'The execution a webhook started' },
+));
+
+export const Artifact = component('Artifact', Type.Object(
+  {
+    id: Type.String(),
+    task_run_id: Type.String(),
+    name: Type.String(),
+    size: Int64(),
+    content_type: Type.Optional(Type.String()),
+    created_at: DateTime(),
+  },
+  open,
+));
+
+export const Insight = component('Insight', Type.Object(
+  {
+    id: Type.String(),
+    execution_id: Type.String(),
+    state: Type.String({ description: 'For example pending, done, failed' }),
+    summary: Type.Optional(Nullable(Type.String())),
+    created_at: DateTime(),
+  },
+  { ...open, description: 'An AI triage of an execution' },
+));
+
+export const MetricValue = component('MetricValue', Type.Object(
+  {
+    task_run_id: Type.Optional(Type.String()),
+    name: Type.String(),
+    value: Type.Number(),
+    tags: StringMap(),
+    ts: Type.Optional(DateTime()),
+  },
+  { ...open, description: 'A custom metric reported by a task' },
+));
+
+export const FlowSummary = component('FlowSummary', Type.Object(
+  {
+    namespace: Type.String(),
+    id: Type.String(),
+    description: Type.Optional(Type.String()),
+    labels: Type.Optional(StringMap()),
+    enabled: Type.Boolean(),
+    revision_id: Type.Optional(Nullable(Type.String())),
+    updated_at: Type.Optional(Nullable(DateTime())),
+  },
+  open,
+));
+
+export const Flow = component('Flow', Type.Composite(
+  [
+    FlowSummary,
+    Type.Object({
+      path: Type.Optional(Type.String({ description: 'Path of the `*.flow.yaml` file in the namespace' })),
+      source: Type.Optional(Type.String({ description: 'The YAML text of the flow file' })),
+      definition: Type.Optional(FreeObject('The parsed flow (see /api/v1/schemas/flow.json)')),
+      triggers: Type.Optional(Type.Array(FreeObject())),
+    }),
+  ],
+  open,
+));
+
+export const FlowRevision = component('FlowRevision', Type.Object(
+  {
+    id: Type.String(),
+    namespace: Type.String(),
+    flow_id: Type.String(),
+    created_at: DateTime(),
+    namespace_version: Type.Optional(Nullable(Type.Integer())),
+    source: Type.Optional(Type.String()),
+  },
+  open,
+));
+
+export const Diff = component('Diff', Type.Object(
+  {
+    from: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+    to: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+    files: Type.Optional(Type.Array(FreeObject())),
+    diff: Type.Optional(Type.String({ description: 'Unified diff text' })),
+  },
+  open,
+));
+
+export const FlowStats = component('FlowStats', Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          execution_id: Type.String(),
+          state: ExecutionState,
+          duration_ms: Nullable(Int64()),
+          created_at: DateTime(),
+        },
+        open,
+      ),
+      { maxItems: 50, description: 'The last 50 executions, newest first' },
+    ),
+  },
+  open,
+));
+
+export const FlowMetrics = component('FlowMetrics', Type.Object(
+  {
+    metric: Type.String(),
+    agg: StringEnum(['sum', 'avg', 'max'] as const),
+    group_by: Type.Optional(Type.String()),
+    series: Type.Array(
+      Type.Object(
+        {
+          tag_value: Nullable(Type.String()),
+          points: Type.Array(
+            Type.Object({ execution_id: Type.String(), created_at: DateTime(), value: Type.Number() }, open),
+          ),
+        },
+        open,
+      ),
+    ),
+  },
+  open,
+));
+
+export const WebhookKey = component('WebhookKey', Type.Object(
+  { key: Type.String(), url: Type.String({ description: 'Full URL of /hooks/{key}' }) },
+  open,
+));
+
+export const UpcomingSchedule = component('UpcomingSchedule', Type.Object(
+  {
+    namespace: Type.String(),
+    flow_id: Type.String(),
+    trigger_id: Type.String(),
+    cron: Type.String(),
+    timezone: Type.String(),
+    next_fire_at: DateTime(),
+  },
+  open,
+));
+
+export const Namespace = component('Namespace', Type.Object(
+  {
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    read_only: Type.Optional(Type.Boolean({ description: 'True when mapped from a git source' })),
+    head_version: Type.Optional(Nullable(Type.Integer())),
+    created_at: Type.Optional(DateTime()),
+  },
+  open,
+));
+
+export const FileEntry = component('FileEntry', Type.Object(
+  {
+    path: Type.String(),
+    size: Int64(),
+    executable: Type.Boolean(),
+    sha256: Type.Optional(Type.String()),
+  },
+  open,
+));
+
+export const FileContent = component('FileContent', Type.Composite(
+  [
+    FileEntry,
+    Type.Object({
+      content: Type.Optional(Type.String({ description: 'UTF-8 text, when the file is text' })),
+      content_base64: Type.Optional(Type.String({ description: 'Binary content, when the file is not UTF-8' })),
+      version: Type.Optional(Nullable(Type.Integer())),
+    }),
+  ],
+  open,
+));
+
+export const NamespaceGit = component('NamespaceGit', Type.Object(
+  {
+    read_only: Type.Boolean(),
+    source: Type.Optional(Nullable(FreeObject('The git source this namespace is mapped from'))),
+  },
+  open,
+));
+
+export const ValidationResult = component('ValidationResult', Type.Object(
+  {
+    valid: Type.Boolean(),
+    errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, open)),
+  },
+  open,
+));
+
+export const SecretKey = component('SecretKey', Type.Object(
+  {
+    key: Type.String(),
+    provider: Type.Optional(Type.String()),
+    updated_at: Type.Optional(Nullable(DateTime())),
+  },
+  { ...open, description: 'A secret, without its value (values are never readable)' },
+));
+
+export const SecretCheck = component('SecretCheck', Type.Object(
+  { ok: Type.Boolean(), error: Type.Optional(Type.String()) },
+  { ...open, description: 'Whether the secret resolves' },
+));
+
+export const Variable = component('Variable', Type.Object(
+  { key: Type.String(), value: Type.String(), updated_at: Type.Optional(Nullable(DateTime())) },
+  open,
+));
+
+export const SecretProvider = component('SecretProvider', Type.Object(
+  {
+    name: Type.String(),
+    type: Type.String(),
+    config: FreeObject('Provider settings; credentials are referenced, never returned'),
+    created_at: Type.Optional(DateTime()),
+  },
+  open,
+));
+
+export const GitSyncRun = component('GitSyncRun', Type.Object(
+  {
+    id: Type.String(),
+    source_id: Type.String(),
+    status: Type.String(),
+    sha: Type.Optional(Type.String()),
+    error: Type.Optional(Type.String()),
+    started_at: Type.Optional(Nullable(DateTime())),
+    ended_at: Type.Optional(Nullable(DateTime())),
+  },
+  open,
+));
+
+export const Instance = component('Instance', Type.Object(
+  {
+    id: Type.String(),
+    hostname: Type.String(),
+    version: Type.String(),
+    pools: Type.Array(Type.String()),
+    executors: Type.Array(Type.String()),
+    last_heartbeat_at: DateTime(),
+    online: Type.Boolean({ description: 'Last heartbeat at most 60 seconds old' }),
+  },
+  open,
+));
+
+export const AuditEvent = component('AuditEvent', Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String({ description: 'For example execution.cancel' }),
+    actor: Type.String(),
+    target: Type.Optional(Type.String()),
+    payload: Type.Optional(FreeObject()),
+    created_at: DateTime(),
+  },
+  open,
+));
+
+export const AIConversation = component('AIConversation', Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    created_at: DateTime(),
+    updated_at: Type.Optional(DateTime()),
+    messages: Type.Optional(Type.Array(FreeObject())),
+  },
+  open,
+));
+
+export const AIProvider = component('AIProvider', Type.Object(
+  {
+    type: Type.String({ description: 'For example openai or anthropic' }),
+    model: Type.String(),
+    base_url: Type.Optional(Type.String()),
+    api_key_secret: Type.Optional(Type.String({ description: 'Key of the global secret that holds the API key' })),
+  },
+  open,
+));
+
+export const AIStatus = component('AIStatus', Type.Object(
+  { enabled: Type.Boolean(), provider: Type.Optional(Nullable(Type.String())), model: Type.Optional(Nullable(Type.String())) },
+  open,
+));
+
+export const Acknowledged = component('Acknowledged', Type.Object({ ok: Type.Boolean() }, { ...open, description: 'The request was accepted' }));

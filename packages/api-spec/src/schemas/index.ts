@@ -1,0 +1,24 @@
+import { componentName } from './helpers.js';
+import * as entities from './entities.js';
+import * as requests from './requests.js';
+import * as resources from './resources.js';
+
+export * from './entities.js';
+export * from './helpers.js';
+export * from './requests.js';
+export * from './resources.js';
+
+/** Every schema marked with `component()`, by component name. */
+export function componentSchemas(): Map<string, object> {
+  const out = new Map<string, object>();
+  for (const mod of [resources, entities, requests]) {
+    for (const value of Object.values(mod)) {
+      const name = componentName(value);
+      if (name === undefined) continue;
+      const seen = out.get(name);
+      if (seen !== undefined && seen !== value) throw new Error(`two schemas claim the component name ${name}`);
+      out.set(name, value as object);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,284 @@
+// Request parts: path parameters, queries and bodies. Bodies the spec details
+// (triggerFlow, saveChanges, pushNamespaceBranch, login, createToken) and the
+// ones decisions.md fixes (updateFlow, runFile) reject unknown properties;
+// bodies whose shape is "not shown" stay open.
+import { Type, type TProperties } from '@sinclair/typebox';
+import { component, FreeObject, Int64, StringEnum, StringMap } from './helpers.js';
+import { DASHBOARD_RANGES, EXECUTION_STATES } from './resources.js';
+import { RoleSchema } from './entities.js';
+
+const closed = { additionalProperties: false } as const;
+const open = { additionalProperties: true } as const;
+
+// ---- path parameters -------------------------------------------------------
+
+/** Namespace name: dot-separated labels of [a-z0-9-], each starting and ending with a letter or digit. */
+export const NamespaceName = Type.String({
+  maxLength: 128,
+  pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$',
+  description: 'Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars',
+});
+export const FlowId = Type.String({
+  maxLength: 63,
+  pattern: '^[a-z0-9][a-z0-9-]*$',
+  description: 'Lower case letters, digits, hyphens; starts with a letter or digit',
+});
+export const OpaqueId = Type.String({ minLength: 1, maxLength: 128 });
+export const SecretKeyName = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.-]+$' });
+
+/** Builds a params object; every path parameter is required. */
+export function Params(props: TProperties) {
+  return Type.Object(props);
+}
+
+export const ExecutionParams = Params({ executionId: OpaqueId });
+export const NamespaceParams = Params({ namespace: NamespaceName });
+export const FlowParams = Params({ namespace: NamespaceName, flowId: FlowId });
+
+// ---- queries ---------------------------------------------------------------
+
+export const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' });
+export const Cursor = Type.String({ description: 'Opaque cursor from a previous page (`next_cursor`)' });
+
+/** Query of every list operation. Unknown query parameters are ignored. */
+export const ListQuery = component('ListQuery', Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }));
+
+export function ListQueryWith(props: TProperties) {
+  return Type.Object({ ...ListQuery.properties, ...props });
+}
+
+export const ListExecutionsQuery = ListQueryWith({
+  state: Type.Optional(StringEnum(EXECUTION_STATES)),
+  namespace: Type.Optional(Type.String({ description: 'Selects the namespace and its children' })),
+  flow: Type.Optional(Type.String({ description: 'Flow id' })),
+  label: Type.Optional(Type.Array(Type.String(), { description: 'Label filter `key:value`; repeat for several (all must match)' })),
+});
+
+export const ExecutionLogsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000, description: 'Lines per page, 1 to 5000' })),
+  cursor: Type.Optional(Cursor),
+  task: Type.Optional(Type.String({ description: 'Selects one task' })),
+});
+
+export const TaskFilterQuery = Type.Object({ task: Type.Optional(Type.String({ description: 'Selects one task' })) });
+
+export const DashboardQuery = Type.Object({
+  range: Type.Optional(StringEnum(DASHBOARD_RANGES, { default: '24h', description: '24h: 1-hour buckets; 7d and 30d: 1-day buckets' })),
+  namespace: Type.Optional(Type.String({ description: 'Selects the namespace and all its children' })),
+});
+
+export const FlowMetricsQuery = Type.Object({
+  metric: Type.String({ minLength: 1, description: 'Metric name' }),
+  group_by: Type.Optional(Type.String({ description: 'Tag whose values split the series' })),
+  agg: Type.Optional(StringEnum(['sum', 'avg', 'max'] as const, { default: 'sum' })),
+});
+
+export const RevisionDiffQuery = Type.Object({
+  from: Type.String({ minLength: 1, description: 'Revision id' }),
+  to: Type.Optional(Type.String({ description: 'Revision id; default the current revision' })),
+});
+
+export const VersionDiffQuery = Type.Object({
+  from: Type.Integer({ minimum: 0 }),
+  to: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })),
+  path: Type.Optional(Type.String({ maxLength: 512 })),
+});
+
+export const FilePathQuery = Type.Object({
+  path: Type.String({ minLength: 1, maxLength: 512 }),
+  version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })),
+});
+
+export const UploadFileQuery = Type.Object({
+  path: Type.String({ minLength: 1, maxLength: 512 }),
+  executable: Type.Optional(Type.Boolean({ default: false })),
+  message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+});
+
+// ---- bodies ----------------------------------------------------------------
+
+export const LoginRequest = component('LoginRequest', Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  closed,
+));
+
+export const UpdateMeRequest = component('UpdateMeRequest', Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open));
+
+export const ChangePasswordRequest = component('ChangePasswordRequest', Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    new_password: Type.String({ minLength: 8, maxLength: 1024 }),
+  },
+  closed,
+));
+
+export const CreateTokenRequest = component('CreateTokenRequest', Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    role: RoleSchema,
+    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+  },
+  closed,
+));
+
+export const CreateUserRequest = component('CreateUserRequest', Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    role: RoleSchema,
+    password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'Default: a generated temporary password' })),
+  },
+  open,
+));
+
+export const UpdateUserRequest = component('UpdateUserRequest', Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    role: Type.Optional(RoleSchema),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  open,
+));
+
+export const TriggerFlowRequest = component('TriggerFlowRequest', Type.Object(
+  {
+    inputs: Type.Optional(FreeObject('Input values, validated against the flow inputs')),
+    labels: Type.Optional(StringMap({ description: 'Added to the labels of the flow' })),
+  },
+  closed,
+));
+
+export const UpdateFlowRequest = component('UpdateFlowRequest', Type.Object({ enabled: Type.Boolean() }, closed));
+
+const ChangeFields = {
+  op: StringEnum(['put', 'delete', 'rename'] as const),
+  path: Type.String({ minLength: 1, maxLength: 512 }),
+  content: Type.Optional(Type.String({ description: 'put only: UTF-8 text' })),
+  content_base64: Type.Optional(Type.String({ description: 'put only: binary content as base64, used instead of `content`' })),
+  executable: Type.Optional(Type.Boolean()),
+  new_path: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'rename only' })),
+};
+
+export const FileChange = component('FileChange', Type.Object(ChangeFields, closed));
+
+export const SaveChangesRequest = component('SaveChangesRequest', Type.Object(
+  {
+    base_version: Type.Optional(Int64({ description: '409 version_conflict when the head version differs' })),
+    changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
+    message: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  closed,
+));
+
+export const PushNamespaceBranchRequest = component('PushNamespaceBranchRequest', Type.Object(
+  {
+    changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
+    message: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  closed,
+));
+
+export const PushNamespaceBranchResponse = component('PushNamespaceBranchResponse', Type.Object(
+  { branch: Type.String(), sha: Type.String() },
+  { additionalProperties: true },
+));
+
+export const CreateNamespaceRequest = component('CreateNamespaceRequest', Type.Object(
+  { name: NamespaceName, description: Type.Optional(Type.String({ maxLength: 2000 })) },
+  open,
+));
+
+export const RevertVersionRequest = component('RevertVersionRequest', Type.Object(
+  {
+    version: Type.Integer({ minimum: 0, description: 'The version whose files become the new head' }),
+    message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  open,
+));
+
+export const RunFileRequest = component('RunFileRequest', Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 512 }),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(StringMap()),
+  },
+  closed,
+));
+
+export const ValidateFileRequest = component('ValidateFileRequest', Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 512 }),
+    content: Type.Optional(Type.String({ description: 'Default: the stored file' })),
+  },
+  open,
+));
+
+export const PutSecretRequest = component('PutSecretRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
+export const PutVariableRequest = component('PutVariableRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
+
+export const SecretProviderRequest = component('SecretProviderRequest', Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 63 }), type: Type.String({ minLength: 1 }), config: Type.Optional(FreeObject()) },
+  open,
+));
+export const UpdateSecretProviderRequest = component('UpdateSecretProviderRequest', Type.Object(
+  { type: Type.Optional(Type.String({ minLength: 1 })), config: Type.Optional(FreeObject()) },
+  open,
+));
+
+export const GitSourceRequest = component('GitSourceRequest', Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    repo_url: Type.String({ minLength: 1 }),
+    branch: Type.Optional(Type.String({ default: 'main' })),
+    auth_type: Type.Optional(Type.String({ description: 'For example none, token, ssh' })),
+    credential_secret_key: Type.Optional(Type.String()),
+    known_hosts: Type.Optional(Type.String()),
+    webhook_secret_key: Type.Optional(Type.String()),
+    poll_interval: Type.Optional(Int64({ minimum: 0, description: 'Seconds; 0 disables polling' })),
+    mappings: Type.Array(
+      Type.Object(
+        { namespace: Type.String({ maxLength: 128 }), repo_path: Type.String({ maxLength: 512 }) },
+        closed,
+      ),
+    ),
+  },
+  open,
+));
+
+export const CreateAIConversationRequest = component('CreateAIConversationRequest', Type.Object({ title: Type.Optional(Type.String({ maxLength: 200 })) }, open));
+export const SendAIMessageRequest = component('SendAIMessageRequest', Type.Object({ content: Type.String({ minLength: 1, maxLength: 100000 }) }, open));
+export const AIProviderRequest = component('AIProviderRequest', Type.Object(
+  {
+    type: Type.String({ minLength: 1 }),
+    model: Type.String({ minLength: 1 }),
+    base_url: Type.Optional(Type.String()),
+    api_key_secret: Type.Optional(Type.String()),
+  },
+  open,
+));
+
+export const RunnerHeartbeatRequest = component('RunnerHeartbeatRequest', FreeObject('Runner liveness; may carry progress'));
+export const RunnerLogsRequest = component('RunnerLogsRequest', Type.Object(
+  {
+    lines: Type.Array(
+      Type.Object(
+        { stream: Type.String(), text: Type.String(), ts: Type.Optional(Type.String()) },
+        open,
+      ),
+      { maxItems: 10000 },
+    ),
+  },
+  open,
+));
+export const RunnerEventsRequest = component('RunnerEventsRequest', FreeObject('Runner events (payload not shown by the spec)'));
+export const RunnerCompleteRequest = component('RunnerCompleteRequest', Type.Object(
+  {
+    exit_code: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+    outputs: Type.Optional(FreeObject()),
+  },
+  open,
+));
+
+/** Any JSON: webhook payloads come from other systems (`trigger.body`). */
+export const AnyJson = Type.Unknown({ description: 'Any JSON value' });

@@ -1,0 +1,234 @@
+// Resources whose fields the spec lists ("Resources and their fields"): names,
+// types and required lists follow it exactly. Objects the spec says "may carry
+// additional properties" keep `additionalProperties: true`.
+import { Type } from '@sinclair/typebox';
+import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
+
+export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+export const TASK_RUN_STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+
+export const ExecutionState = component('ExecutionState', StringEnum(EXECUTION_STATES, { description: 'Execution state' }));
+export const TaskRunState = component('TaskRunState', StringEnum(TASK_RUN_STATES, { description: 'Task run state' }));
+export const DASHBOARD_RANGES = ['24h', '7d', '30d'] as const;
+
+export const ErrorDetail = component('ErrorDetail', Type.Object(
+  {
+    field: Type.String({ description: 'Query or path parameter name, `body`, or a readable body path such as `changes[3].path`' }),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+));
+
+export const ErrorEnvelope = component('ErrorEnvelope', Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'Stable machine-readable code, e.g. `not_found`, `validation_failed`' }),
+        message: Type.String({ description: 'Human-readable message' }),
+        details: Type.Optional(Type.Array(ErrorDetail, { description: 'Present only when the error has details' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'Every error response body' },
+));
+
+export const TaskRun = component('TaskRun', Type.Object(
+  {
+    id: Type.String(),
+    task_key: Type.String(),
+    task_type: Type.String(),
+    executor_type: Type.String(),
+    pool: Type.String(),
+    state: TaskRunState,
+    reason: Type.String(),
+    error: Type.String(),
+    attempt: Int64(),
+    child_execution_id: Type.Optional(Nullable(Type.String())),
+    reused_from_id: Type.Optional(Nullable(Type.String())),
+    exit_code: Type.Optional(Nullable(Int64())),
+    duration_ms: Type.Optional(Nullable(Int64())),
+    queued_at: Type.Optional(Nullable(DateTime())),
+    started_at: Type.Optional(Nullable(DateTime())),
+    ended_at: Type.Optional(Nullable(DateTime())),
+    outputs: Type.Optional(Nullable(FreeObject())),
+  },
+  { additionalProperties: true, description: 'One attempt of one task of an execution' },
+));
+
+export const ExecutionChild = component('ExecutionChild', Type.Object(
+  { id: Type.String(), state: Type.String(), created_at: DateTime() },
+  { additionalProperties: true, description: 'A child execution started by a subflow task' },
+));
+
+export const Execution = component('Execution', Type.Object(
+  {
+    id: Type.String(),
+    state: ExecutionState,
+    reason: Type.String(),
+    error: Type.String(),
+    namespace: Type.String(),
+    flow_id: Type.Optional(Nullable(Type.String({ description: 'Null for file runs' }))),
+    flow_revision_id: Type.Optional(Nullable(Type.String())),
+    git_sha: Type.Optional(Type.String()),
+    snapshot_id: Type.String(),
+    snapshot_version: Type.Optional(Nullable(Int64())),
+    inputs: FreeObject('Free-form input values'),
+    labels: StringMap(),
+    outputs: Type.Optional(Nullable(FreeObject())),
+    parent_execution_id: Type.Optional(Nullable(Type.String())),
+    restart_of_id: Type.Optional(Nullable(Type.String())),
+    chain_depth: Int64(),
+    children: Type.Array(ExecutionChild),
+    created_at: DateTime(),
+    created_by: Type.String(),
+    started_at: Type.Optional(Nullable(DateTime())),
+    ended_at: Type.Optional(Nullable(DateTime())),
+    duration_ms: Type.Optional(Nullable(Int64())),
+    secret_keys_used: Type.Array(Type.String()),
+    trigger_type: Type.String(),
+    trigger_payload: FreeObject(),
+    task_runs: Type.Array(TaskRun),
+  },
+  { additionalProperties: true, description: 'One run of a flow (or of a namespace file)' },
+));
+
+export const NamespaceVersion = component('NamespaceVersion', Type.Object(
+  {
+    id: Type.String(),
+    version: Type.Optional(Nullable(Type.Integer())),
+    author: Type.String(),
+    message: Type.String(),
+    created_at: DateTime(),
+    file_count: Type.Integer(),
+    manifest_hash: Type.String(),
+    git_sha: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true, description: 'One saved version of a namespace' },
+));
+
+export const GitSourceMapping = component('GitSourceMapping', Type.Object(
+  {
+    namespace: Type.String({ maxLength: 128 }),
+    repo_path: Type.String({ maxLength: 512, description: 'Directory in the repository; empty means the repository root' }),
+  },
+  { additionalProperties: false },
+));
+
+export const GitSource = component('GitSource', Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    repo_url: Type.String(),
+    branch: Type.String(),
+    auth_type: Type.String(),
+    credential_secret_key: Type.String(),
+    known_hosts: Type.String(),
+    webhook_secret_key: Type.String(),
+    webhook_url: Type.String(),
+    last_error: Type.String(),
+    last_sync_status: Type.String(),
+    last_synced_sha: Type.String(),
+    poll_interval: Int64(),
+    last_sync_at: Type.Optional(Nullable(DateTime())),
+    mappings: Type.Array(GitSourceMapping),
+  },
+  { additionalProperties: true, description: 'A git repository synchronized into namespaces' },
+));
+
+export const RunnerSpec = component('RunnerSpec', Type.Object(
+  {
+    task_run_id: Type.String(),
+    execution_id: Type.String(),
+    flow_id: Type.String(),
+    namespace: Type.String(),
+    task_id: Type.String(),
+    bundle_hash: Type.String(),
+    workdir: Type.String(),
+    attempt: Type.Integer(),
+    command: Type.Array(Type.String()),
+    env: StringMap(),
+    files: Type.Optional(StringMap()),
+    runtime: Type.Optional(Type.String()),
+    limits: Type.Object(
+      { max_artifact_bytes: Type.Integer(), max_bundle_bytes: Type.Integer() },
+      { additionalProperties: true },
+    ),
+    mask_values: Type.Array(Type.String(), { description: 'Values the runner masks in logs' }),
+    timeout_seconds: Type.Integer(),
+  },
+  { additionalProperties: true, description: 'What the runner needs to run one task run' },
+));
+
+export const LogLine = component('LogLine', Type.Object(
+  {
+    task_run_id: Type.String(),
+    task_key: Type.String(),
+    attempt: Type.Integer(),
+    n: Int64({ description: 'Sequence number within the task run' }),
+    ts: Type.String({ description: 'RFC 3339 timestamp with nanosecond precision' }),
+    stream: Type.String({ description: 'For example `stdout` or `stderr`' }),
+    text: Type.String({ description: 'Secret values are masked with `***`' }),
+  },
+  { additionalProperties: true, description: 'One log line (data of a `line` stream event)' },
+));
+
+export const ExecutionSummary = component('ExecutionSummary', Type.Object(
+  {
+    id: Type.String(),
+    state: ExecutionState,
+    namespace: Type.String(),
+    flow_id: Type.Optional(Nullable(Type.String())),
+    started_at: Type.Optional(Nullable(DateTime())),
+    ended_at: Type.Optional(Nullable(DateTime())),
+    duration_ms: Type.Optional(Nullable(Int64())),
+  },
+  { additionalProperties: true },
+));
+
+export const Dashboard = component('Dashboard', Type.Object(
+  {
+    range: StringEnum(DASHBOARD_RANGES),
+    from: DateTime(),
+    to: DateTime(),
+    bucket_seconds: Type.Integer(),
+    kpis: Type.Object(
+      {
+        executions: Type.Integer(),
+        succeeded: Type.Integer(),
+        failed: Type.Integer(),
+        timed_out: Type.Integer(),
+        cancelled: Type.Integer(),
+        skipped: Type.Integer(),
+        running: Type.Integer(),
+        success_rate: Nullable(Type.Number({ description: 'Null when no execution ended SUCCESS, FAILED or TIMED_OUT' })),
+        median_duration_ms: Nullable(Type.Number()),
+      },
+      { additionalProperties: true },
+    ),
+    buckets: Type.Array(
+      Type.Object(
+        {
+          start: Type.Optional(DateTime({ description: 'Start of the bucket (UTC)' })),
+          success: Type.Integer(),
+          failed: Type.Integer(),
+          timed_out: Type.Integer(),
+          cancelled: Type.Integer(),
+          skipped: Type.Integer(),
+          p50_ms: Type.Optional(Type.Number({ description: 'Absent without SUCCESS, FAILED or TIMED_OUT executions' })),
+          p95_ms: Type.Optional(Type.Number({ description: 'Absent without SUCCESS, FAILED or TIMED_OUT executions' })),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    running: Type.Array(ExecutionSummary, { maxItems: 20, description: 'RUNNING or CANCELLING, oldest start first' }),
+    recent_failures: Type.Array(
+      Type.Composite([
+        ExecutionSummary,
+        Type.Object({ triage_summary: Type.Optional(Nullable(Type.String({ description: 'Summary of the latest AI triage' }))) }),
+      ], { additionalProperties: true }),
+      { maxItems: 10, description: 'Last 10 executions ended FAILED or TIMED_OUT; the range does not apply' },
+    ),
+  },
+  { additionalProperties: true },
+));

@@ -1,0 +1,155 @@
+// The catalogue of every SVC_* variable: the README's configuration table is
+// generated from it and parseConfig reads variables only by these names, so the
+// two cannot drift apart. Where `default` is parseable it is the very text the
+// parser receives when the variable is unset; `derived` marks defaults computed
+// from other values, whose text here is prose for the reader.
+
+/** One row of the configuration table. */
+export interface VariableDescription {
+  /** The environment variable, e.g. `SVC_PORT`. */
+  variable: string;
+  /** The default as an operator would write it, or null when unset means "off" / "not used". */
+  default: string | null;
+  /** One line: what it does and what it accepts. */
+  description: string;
+}
+
+interface CatalogueEntry extends VariableDescription {
+  /** The value must never be echoed (error messages, logs). */
+  secret?: true;
+  /** The default is computed from other variables or the machine; `default` is prose. */
+  derived?: true;
+}
+
+export const CATALOGUE = [
+  // --- server ---
+  { variable: 'SVC_PORT', default: '8080', description: 'TCP port the API gateway (UI, API, runner protocol, /metrics) listens on; 0 picks a free port.' },
+  { variable: 'SVC_HOST', default: '127.0.0.1', description: 'Address the API gateway binds to; 0.0.0.0 or :: to accept connections from other machines.' },
+  {
+    variable: 'SVC_PUBLIC_URL',
+    default: 'http://SVC_HOST:SVC_PORT',
+    derived: true,
+    description: 'External http(s) URL of the service as browsers see it: the allowed Origin of cookie requests, and the Secure cookie flag when https.',
+  },
+  { variable: 'SVC_INSTANCE_NAME', default: 'the host name', derived: true, description: 'Name of this instance as listed under instances and in logs.' },
+  // --- data ---
+  {
+    variable: 'SVC_DATA_DIR',
+    default: '.svc-data under the working directory',
+    derived: true,
+    description: 'Directory for local state: the embedded PostgreSQL, the generated master key, and file storage by default. Relative paths resolve against the working directory.',
+  },
+  {
+    variable: 'SVC_DATABASE_URL',
+    default: null,
+    description: 'PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB). When unset, an embedded PostgreSQL is started with its data under SVC_DATA_DIR.',
+  },
+  {
+    variable: 'SVC_STORAGE_URL',
+    default: 'file://SVC_DATA_DIR/objects',
+    derived: true,
+    description: 'Object store for bundles, files, logs and artifacts: file:///ABSOLUTE/DIR, or s3://KEY:SECRET@HOST:PORT/BUCKET?ssl=true|false&region=REGION for S3 or MinIO.',
+  },
+  {
+    variable: 'SVC_MASTER_KEYS',
+    default: null,
+    secret: true,
+    description: 'Comma-separated KEY_ID:BASE64 keys of 32 bytes each (openssl rand -base64 32) that encrypt builtin secrets; the first encrypts, all decrypt. Unset: secret writes are refused, except in embedded mode where a key is generated once in the data dir.',
+  },
+  { variable: 'SVC_RETENTION_DAYS', default: '90', description: 'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept.' },
+  // --- auth ---
+  { variable: 'SVC_SESSION_TTL', default: '168h', description: 'Lifetime of a login session after its last use, as a duration (e.g. 12h, 30m).' },
+  {
+    variable: 'SVC_ADMIN_EMAIL',
+    default: null,
+    description: 'Email of the admin created at start when no user exists; needs SVC_ADMIN_PASSWORD. In embedded mode without it, admin@localhost is created with a printed password.',
+  },
+  { variable: 'SVC_ADMIN_PASSWORD', default: null, secret: true, description: 'Password of the SVC_ADMIN_EMAIL admin; needs SVC_ADMIN_EMAIL.' },
+  // --- execution ---
+  {
+    variable: 'SVC_POOLS',
+    default: 'default',
+    description: 'Comma-separated pools this instance serves (lower-case letters, digits and hyphens, at most 63 characters each).',
+  },
+  {
+    variable: 'SVC_EXECUTORS',
+    default: 'process',
+    description: 'Comma-separated executor types this instance runs: process, docker, kubernetes. The inline executor is always on; "inline" alone enables only it.',
+  },
+  {
+    variable: 'SVC_DEFAULT_EXECUTOR',
+    default: 'process',
+    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes.',
+  },
+  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image for docker and kubernetes tasks that name none; unset: such tasks must name an image.' },
+  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline).' },
+  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Kubernetes Jobs one dispatcher instance keeps running at once.' },
+  {
+    variable: 'SVC_HEARTBEAT_TIMEOUT',
+    default: '60s',
+    description: 'Duration after which a docker or kubernetes task run whose instance is offline or whose runner is gone, and whose task heartbeat is older, fails with reason lost.',
+  },
+  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: the Docker default socket.' },
+  { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL for the kubernetes executor; unset: the in-cluster service account.' },
+  { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
+  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL; unset: the in-cluster service account token.' },
+  // --- limits ---
+  { variable: 'SVC_MAX_FILE_BYTES', default: '10MiB', description: 'Largest namespace file accepted; a byte size (plain bytes, or with B, KB, MB, GB, KiB, MiB, GiB).' },
+  { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
+  { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
+  { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
+  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second shared by all API keys of one organization on the email interface (token bucket).' },
+  // --- email ---
+  { variable: 'SVC_SMTP_URL', default: null, description: 'SMTP server through which the organization email interface sends: smtp://USER:PASSWORD@HOST:PORT, or smtps:// for implicit TLS.' },
+  // --- logging ---
+  { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
+  { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },
+  // --- CLI ---
+  { variable: 'SVC_URL', default: 'http://127.0.0.1:8080', description: 'CLI: base URL of the service.' },
+  { variable: 'SVC_TOKEN', default: null, secret: true, description: 'CLI: API token (svc_...) sent as a bearer token.' },
+] as const satisfies readonly CatalogueEntry[];
+
+export type VariableName = (typeof CATALOGUE)[number]['variable'];
+
+const BY_NAME: ReadonlyMap<string, CatalogueEntry> = new Map(CATALOGUE.map((e) => [e.variable, e]));
+
+export function catalogueEntry(name: VariableName): CatalogueEntry {
+  return BY_NAME.get(name)!;
+}
+
+/** Variables whose values are never shown in messages. */
+export function isSecret(name: string): boolean {
+  return BY_NAME.get(name)?.secret === true;
+}
+
+/**
+ * Every configuration variable with its default and a one-line description,
+ * in a reading order grouped by concern (server, data, auth, execution, limits,
+ * email, logging, CLI).
+ */
+export function describeConfig(): VariableDescription[] {
+  return CATALOGUE.map(({ variable, default: def, description }) => ({ variable, default: def, description }));
+}
+
+/** One variable the runner sets for each task process (decisions.md, task runtime contract). */
+export interface TaskVariableDescription {
+  variable: string;
+  description: string;
+}
+
+/**
+ * The SVC_* variables a task receives from the runner. They are outputs of the
+ * service, not configuration, and parseConfig ignores them.
+ */
+export function describeTaskEnvironment(): TaskVariableDescription[] {
+  return [
+    { variable: 'SVC_EXECUTION_ID', description: 'ID of the execution.' },
+    { variable: 'SVC_TASK_RUN_ID', description: 'ID of the task run.' },
+    { variable: 'SVC_TASK_ID', description: 'Task id within the flow.' },
+    { variable: 'SVC_ATTEMPT', description: 'Attempt number, from 1.' },
+    { variable: 'SVC_NAMESPACE', description: 'Namespace of the flow.' },
+    { variable: 'SVC_FLOW_ID', description: 'Flow id; empty for runFile executions.' },
+    { variable: 'SVC_OUTPUTS', description: 'Path of a JSON Lines file: {"outputs": {...}} merges outputs, {"metrics": [...]} records metrics.' },
+    { variable: 'SVC_ARTIFACTS_DIR', description: 'Directory whose files are uploaded as artifacts when the task ends.' },
+  ];
+}

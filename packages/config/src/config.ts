@@ -1,0 +1,272 @@
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { CATALOGUE, type VariableName, catalogueEntry, isSecret } from './catalogue.js';
+import { ConfigError, type ConfigProblem } from './errors.js';
+import { type MasterKey, parseMasterKeys } from './master-keys.js';
+import * as p from './parsers.js';
+import { type StorageTarget, parseStorageUrl } from './storage-url.js';
+
+export const EXECUTOR_TYPES = ['process', 'docker', 'kubernetes'] as const;
+/** Executor types an instance can be configured to run; `inline` is always on and not listed. */
+export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['json', 'text'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The pool name rule of the spec's Executor.pool, also used for Kubernetes namespaces (the same DNS label rule). */
+export const POOL_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * The whole configuration, read from `SVC_*` variables. Values are trimmed, and
+ * an empty variable counts as unset, since compose files and shells often pass
+ * `SVC_X=` or a stray trailing space.
+ */
+export interface Config {
+  /** `SVC_PORT`; default 8080. 0 lets the OS pick a free port. */
+  port: number;
+  /** `SVC_HOST`; default `127.0.0.1`. */
+  host: string;
+  /**
+   * `SVC_PUBLIC_URL` without a trailing slash; default `http://<host>:<port>`
+   * (a wildcard host becomes loopback, an IPv6 host gets brackets).
+   */
+  publicUrl: string;
+  /**
+   * True when `SVC_PUBLIC_URL` was set. When false and `port` is 0, the
+   * gateway should derive the public URL from the port it actually bound.
+   */
+  publicUrlExplicit: boolean;
+  /** `SVC_INSTANCE_NAME`; default `os.hostname()`. */
+  instanceName: string;
+  /** `SVC_DATA_DIR`, absolute; default `<cwd>/.svc-data`. */
+  dataDir: string;
+  /** `SVC_DATABASE_URL`; default undefined, meaning the embedded PostgreSQL is used. */
+  databaseUrl: string | undefined;
+  /** `SVC_STORAGE_URL`; default `file://<dataDir>/objects`. */
+  storageUrl: string;
+  /** `storageUrl` parsed. */
+  storage: StorageTarget;
+  /** `SVC_MASTER_KEYS` parsed; default [] (builtin secret writes are refused, except in embedded mode). */
+  masterKeys: MasterKey[];
+  /** `SVC_RETENTION_DAYS`; default 90. */
+  retentionDays: number;
+  /** `SVC_SESSION_TTL` in milliseconds; default 168h. */
+  sessionTtlMs: number;
+  /** `SVC_ADMIN_EMAIL`; default undefined. Set together with `adminPassword`. */
+  adminEmail: string | undefined;
+  /** `SVC_ADMIN_PASSWORD`; default undefined. Set together with `adminEmail`. */
+  adminPassword: string | undefined;
+  /** `SVC_POOLS`; default `['default']`. */
+  pools: string[];
+  /** `SVC_EXECUTORS`; default `['process']`. The dispatcher serves these plus `inline`, which is always on. */
+  executors: ExecutorType[];
+  /** `SVC_DEFAULT_EXECUTOR`; default `process`. */
+  defaultExecutor: ExecutorType;
+  /** `SVC_DEFAULT_IMAGE`; default undefined (docker and kubernetes tasks must name an image). */
+  defaultImage: string | undefined;
+  /** `SVC_WORKER_SLOTS`; default 8, per executor type on one dispatcher instance. */
+  workerSlots: number;
+  /** `SVC_K8S_MAX_JOBS`; default 50. */
+  k8sMaxJobs: number;
+  /** `SVC_HEARTBEAT_TIMEOUT` in milliseconds; default 60s. */
+  heartbeatTimeoutMs: number;
+  /** `SVC_DOCKER_HOST`; default undefined (the Docker client's own default). */
+  dockerHost: string | undefined;
+  /** `SVC_K8S_API_URL`; default undefined. */
+  k8sApiUrl: string | undefined;
+  /** `SVC_K8S_NAMESPACE`; default `default`. */
+  k8sNamespace: string;
+  /** `SVC_K8S_TOKEN`; default undefined. */
+  k8sToken: string | undefined;
+  /** `SVC_MAX_FILE_BYTES`; default 10 MiB. */
+  maxFileBytes: number;
+  /** `SVC_MAX_BUNDLE_BYTES`; default 100 MiB. */
+  maxBundleBytes: number;
+  /** `SVC_MAX_ARTIFACT_BYTES`; default 100 MiB. */
+  maxArtifactBytes: number;
+  /** `SVC_MAX_BODY_BYTES`, the JSON request body limit; default 10 MiB. */
+  maxBodyBytes: number;
+  /** `SVC_ORG_RATE_LIMIT` in requests per second; default 10. */
+  orgRateLimit: number;
+  /** `SVC_SMTP_URL`; default undefined. */
+  smtpUrl: string | undefined;
+  /** `SVC_LOG_LEVEL`; default `info`. */
+  logLevel: LogLevel;
+  /** `SVC_LOG_FORMAT`; default `json`. */
+  logFormat: LogFormat;
+  /** `SVC_URL`, the CLI's service URL without a trailing slash; default `http://127.0.0.1:8080`. */
+  cliUrl: string;
+  /** `SVC_TOKEN`, the CLI's API token; default undefined. */
+  cliToken: string | undefined;
+}
+
+/** What parseConfig takes from the machine, injectable for tests. */
+export interface ParseConfigOptions {
+  /** Base of a relative `SVC_DATA_DIR` and of the default one; default `process.cwd()`. */
+  cwd?: string;
+  /** Default of `SVC_INSTANCE_NAME`; default `os.hostname()`. */
+  hostname?: string;
+}
+
+const DOCKER_HOST_SCHEMES = ['unix:', 'tcp:', 'http:', 'https:', 'ssh:', 'npipe:'];
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * Reads every `SVC_*` variable of the catalogue from `env`.
+ * @throws ConfigError listing every variable at fault, not just the first.
+ */
+export function parseConfig(env: Record<string, string | undefined> = process.env, options: ParseConfigOptions = {}): Config {
+  const problems: ConfigProblem[] = [];
+  const raw = (name: VariableName): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const fail = (name: VariableName, message: string): undefined => {
+    const value = raw(name);
+    problems.push({ variable: name, message, got: value === undefined || isSecret(name) ? undefined : p.redactUrlPassword(value) });
+    return undefined;
+  };
+  /** The parsed value, the parsed catalogue default when unset, or undefined after recording a problem. */
+  function read<T>(name: VariableName, parse: (text: string) => T): T | undefined;
+  function read<T>(name: VariableName, parse: (text: string) => T, fallback: () => T): T | undefined;
+  function read<T>(name: VariableName, parse: (text: string) => T, fallback?: () => T): T | undefined {
+    const value = raw(name);
+    if (value === undefined) {
+      if (fallback) return fallback();
+      const def = catalogueEntry(name).default;
+      // Catalogue defaults are parseable by construction (a unit test parses every one).
+      return def === null ? undefined : parse(def);
+    }
+    try {
+      return parse(value);
+    } catch (err) {
+      return fail(name, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  const cwd = options.cwd ?? process.cwd();
+  const port = read('SVC_PORT', p.port);
+  const host = read('SVC_HOST', p.host);
+  const publicUrl = read('SVC_PUBLIC_URL', p.baseUrl, () =>
+    host === undefined || port === undefined ? '' : defaultPublicUrl(host, port),
+  );
+  const dataDir = read('SVC_DATA_DIR', (text) => path.resolve(cwd, text), () => path.resolve(cwd, '.svc-data'));
+  const storageUrl = read('SVC_STORAGE_URL', (text) => (parseStorageUrl(text), text), () =>
+    dataDir === undefined ? '' : pathToFileURL(path.join(dataDir, 'objects')).href,
+  );
+  const adminEmail = read('SVC_ADMIN_EMAIL', (text) => {
+    if (!EMAIL.test(text)) throw new Error('must be an email address');
+    return text;
+  });
+  const adminPassword = read('SVC_ADMIN_PASSWORD', (text) => text);
+  // Reported on the missing one, since that is the variable the operator must add.
+  if (raw('SVC_ADMIN_EMAIL') !== undefined && raw('SVC_ADMIN_PASSWORD') === undefined) {
+    fail('SVC_ADMIN_PASSWORD', 'must be set when SVC_ADMIN_EMAIL is set');
+  } else if (raw('SVC_ADMIN_PASSWORD') !== undefined && raw('SVC_ADMIN_EMAIL') === undefined) {
+    fail('SVC_ADMIN_EMAIL', 'must be set when SVC_ADMIN_PASSWORD is set');
+  }
+
+  const config = {
+    port,
+    host,
+    publicUrl,
+    publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
+    instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
+    dataDir,
+    databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),
+    storageUrl,
+    storage: storageUrl ? parseStorageUrl(storageUrl) : undefined,
+    masterKeys: read('SVC_MASTER_KEYS', parseMasterKeys) ?? [],
+    retentionDays: read('SVC_RETENTION_DAYS', p.positiveInteger),
+    sessionTtlMs: read('SVC_SESSION_TTL', p.positiveDuration),
+    adminEmail,
+    adminPassword,
+    pools: read('SVC_POOLS', (text) =>
+      p.list(text, (pool) => {
+        if (!POOL_PATTERN.test(pool)) throw new Error('is not a pool name (at most 63 lower-case letters, digits, hyphens; no hyphen at either end)');
+      }),
+    ),
+    executors: read('SVC_EXECUTORS', executors),
+    defaultExecutor: read('SVC_DEFAULT_EXECUTOR', p.oneOf(EXECUTOR_TYPES)),
+    defaultImage: read('SVC_DEFAULT_IMAGE', p.noWhitespace('an image reference')),
+    workerSlots: read('SVC_WORKER_SLOTS', p.positiveInteger),
+    k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
+    heartbeatTimeoutMs: read('SVC_HEARTBEAT_TIMEOUT', p.positiveDuration),
+    dockerHost: read('SVC_DOCKER_HOST', dockerHost),
+    k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
+    k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {
+      if (!POOL_PATTERN.test(text)) throw new Error('must be a Kubernetes namespace name (at most 63 lower-case letters, digits, hyphens)');
+      return text;
+    }),
+    k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),
+    maxFileBytes: read('SVC_MAX_FILE_BYTES', p.positiveByteSize),
+    maxBundleBytes: read('SVC_MAX_BUNDLE_BYTES', p.positiveByteSize),
+    maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),
+    maxBodyBytes: read('SVC_MAX_BODY_BYTES', p.positiveByteSize),
+    orgRateLimit: read('SVC_ORG_RATE_LIMIT', p.positiveNumber),
+    smtpUrl: read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text)),
+    logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
+    logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
+    cliUrl: read('SVC_URL', p.baseUrl),
+    cliToken: read('SVC_TOKEN', p.noWhitespace('a token')),
+  };
+
+  if (problems.length > 0) throw new ConfigError(orderByCatalogue(problems));
+  // With no problem recorded, every field without an optional type has a value.
+  return config as Config;
+}
+
+function defaultPublicUrl(host: string, port: number): string {
+  // A wildcard bind address is not something a browser can open.
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+function instanceName(text: string): string {
+  if (text.length > 253 || /[\s\p{Cc}]/u.test(text)) throw new Error('must be at most 253 characters without spaces');
+  return text;
+}
+
+function executors(text: string): ExecutorType[] {
+  const items = p.list(text, (item) => {
+    if (item !== 'inline' && !(EXECUTOR_TYPES as readonly string[]).includes(item)) {
+      throw new Error(`is not an executor type (use ${EXECUTOR_TYPES.join(', ')}; inline is always on)`);
+    }
+  });
+  return items.filter((item): item is ExecutorType => item !== 'inline');
+}
+
+function dockerHost(text: string): string {
+  const parsed = (() => {
+    try {
+      return new URL(text);
+    } catch {
+      throw new Error('must be a URL such as unix:///var/run/docker.sock or tcp://HOST:2375');
+    }
+  })();
+  if (!DOCKER_HOST_SCHEMES.includes(parsed.protocol)) {
+    throw new Error(`must start with one of ${DOCKER_HOST_SCHEMES.map((s) => `${s}//`).join(', ')}`);
+  }
+  if (parsed.protocol === 'unix:' && (parsed.host !== '' || !parsed.pathname.startsWith('/') || parsed.pathname === '/')) {
+    throw new Error('a unix socket needs an absolute path: unix:///var/run/docker.sock');
+  }
+  if (parsed.protocol !== 'unix:' && parsed.protocol !== 'npipe:' && !parsed.hostname) throw new Error('must name a host');
+  return text;
+}
+
+function orderByCatalogue(problems: ConfigProblem[]): ConfigProblem[] {
+  const order = new Map<string, number>(CATALOGUE.map((e, i) => [e.variable, i]));
+  // One line per variable: two messages about one variable are joined.
+  const merged = new Map<string, ConfigProblem>();
+  for (const problem of problems) {
+    const seen = merged.get(problem.variable);
+    if (seen) seen.message = `${seen.message}; ${problem.message}`;
+    else merged.set(problem.variable, { ...problem });
+  }
+  return [...merged.values()].sort((a, b) => order.get(a.variable)! - order.get(b.variable)!);
+}

@@ -1,0 +1,63 @@
+// Instance rows: one per running service process. Dispatchers' rows (pools and
+// executors) decide whether a queued task run has anyone to run it.
+import type { Queryable } from './queryable.js';
+
+/** Online means a heartbeat at most this old (spec: 60 seconds). */
+export const INSTANCE_ONLINE_WINDOW_MS = 60_000;
+/** Heartbeat period (spec: every 10 seconds). */
+export const INSTANCE_HEARTBEAT_INTERVAL_MS = 10_000;
+
+export type InstanceKind = 'api-gateway' | 'scheduler' | 'dispatcher' | 'maintenance';
+
+export interface InstanceRegistration {
+  id: string;
+  kind: InstanceKind;
+  hostname: string;
+  version: string;
+  pools: string[];
+  executors: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface InstanceRow extends InstanceRegistration {
+  startedAt: Date;
+  lastHeartbeatAt: Date;
+  stoppedAt: Date | null;
+  online: boolean;
+}
+
+export async function registerInstance(db: Queryable, inst: InstanceRegistration, now: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO instances (id, kind, hostname, version, pools, executors, started_at, last_heartbeat_at, stopped_at, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, NULL, $8)
+     ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = EXCLUDED.last_heartbeat_at, stopped_at = NULL`,
+    [inst.id, inst.kind, inst.hostname, inst.version, inst.pools, inst.executors, now, JSON.stringify(inst.metadata ?? {})],
+  );
+}
+
+/**
+ * Writes a heartbeat. Returns false when the row is gone (removed by
+ * retention after a long pause), so the caller registers again.
+ */
+export async function heartbeatInstance(db: Queryable, id: string, now: Date): Promise<boolean> {
+  const r = await db.query(`UPDATE instances SET last_heartbeat_at = $2, stopped_at = NULL WHERE id = $1`, [id, now]);
+  return r.rowCount === 1;
+}
+
+/** Marks a clean stop: the row stays (Offline) until retention removes it. */
+export async function markInstanceStopped(db: Queryable, id: string, now: Date): Promise<void> {
+  await db.query(`UPDATE instances SET stopped_at = $2, last_heartbeat_at = LEAST(last_heartbeat_at, $2) WHERE id = $1`, [id, now]);
+}
+
+export async function listInstances(db: Queryable, now: Date): Promise<InstanceRow[]> {
+  const r = await db.query<{
+    id: string; kind: InstanceKind; hostname: string; version: string; pools: string[]; executors: string[];
+    metadata: Record<string, unknown>; started_at: Date; last_heartbeat_at: Date; stopped_at: Date | null;
+  }>(`SELECT id, kind, hostname, version, pools, executors, metadata, started_at, last_heartbeat_at, stopped_at
+      FROM instances ORDER BY kind, started_at`);
+  return r.rows.map((row) => ({
+    id: row.id, kind: row.kind, hostname: row.hostname, version: row.version, pools: row.pools, executors: row.executors,
+    metadata: row.metadata, startedAt: row.started_at, lastHeartbeatAt: row.last_heartbeat_at, stoppedAt: row.stopped_at,
+    online: row.stopped_at === null && now.getTime() - row.last_heartbeat_at.getTime() <= INSTANCE_ONLINE_WINDOW_MS,
+  }));
+}

@@ -1,0 +1,242 @@
+/**
+ * TypeScript view of a valid `*.flow.yaml`, written by hand to match
+ * `flowSchema` (the tests load example flows through the schema and use them
+ * as these types). Optional fields are absent, never null.
+ */
+
+/** One or more groups of a decimal number and a unit: `30s`, `10m`, `1h30m`. */
+export type Duration = string;
+
+/** A template string: `{{ expr }}` parts are resolved at dispatch. */
+export type Template = string;
+
+export type StringMap = Record<string, string>;
+
+export interface FlowDefinition {
+  /** At most 63 chars of `[a-z0-9-]`, starting with a letter or digit; unique in the namespace. */
+  id: string;
+  /** At most 2000 chars. */
+  description?: string;
+  /** At most 20 entries; carried by every execution. */
+  labels?: StringMap;
+  inputs?: FlowInput[];
+  /** Static values for `vars`; highest precedence. */
+  variables?: StringMap;
+  /** Environment templates for all tasks. */
+  env?: Record<string, Template>;
+  triggers?: FlowTrigger[];
+  /** Absent means unlimited. */
+  concurrency?: Concurrency;
+  /** Default 0 (unlimited). */
+  max_parallel?: number;
+  /** Default: no limit. */
+  timeout?: Duration;
+  retry?: RetryPolicy;
+  executor?: ExecutorSpec;
+  /** 1 to 200 tasks. */
+  tasks: FlowTask[];
+  /** Output templates, resolved when the execution succeeds. */
+  outputs?: Record<string, Template>;
+}
+
+export interface Concurrency {
+  /** At least 1. */
+  limit: number;
+  /** Default `queue`. */
+  behavior?: 'queue' | 'skip';
+}
+
+export type InputType = 'string' | 'int' | 'number' | 'boolean' | 'select' | 'json';
+
+interface InputBase {
+  /** `[a-z][a-z0-9_]*`, at most 63 chars. */
+  id: string;
+  required?: boolean;
+  description?: string;
+}
+
+export type FlowInput =
+  | (InputBase & { type: 'string'; default?: string })
+  | (InputBase & { type: 'int'; default?: number })
+  | (InputBase & { type: 'number'; default?: number })
+  | (InputBase & { type: 'boolean'; default?: boolean })
+  | (InputBase & { type: 'select'; values: Array<string | number | boolean>; default?: string | number | boolean })
+  | (InputBase & { type: 'json'; default?: unknown });
+
+export type TriggerType = 'schedule' | 'webhook' | 'flow';
+export type UpstreamEndState = 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
+
+interface TriggerBase {
+  /** `[a-z][a-z0-9_-]*`, at most 63 chars; unique in the flow. */
+  id: string;
+  /** Input templates. */
+  inputs?: Record<string, Template>;
+}
+
+export interface ScheduleTrigger extends TriggerBase {
+  type: 'schedule';
+  /** Five cron fields or `@hourly`, `@daily`, `@weekly`, `@monthly`. */
+  cron: string;
+  /** IANA zone; default `UTC`. */
+  timezone?: string;
+  /** Default `last`. */
+  catch_up?: 'none' | 'last';
+}
+
+export interface WebhookTrigger extends TriggerBase {
+  type: 'webhook';
+}
+
+export interface FlowEndTrigger extends TriggerBase {
+  type: 'flow';
+  /** `<namespace>/<flow_id>`. */
+  flow: string;
+  states: UpstreamEndState[];
+}
+
+export type FlowTrigger = ScheduleTrigger | WebhookTrigger | FlowEndTrigger;
+
+export interface RetryPolicy {
+  /** 1 to 20, default 1; counts the first attempt. */
+  max_attempts?: number;
+  /** Default `fixed`. */
+  backoff?: 'fixed' | 'exponential';
+  /** Default `10s`. */
+  initial?: Duration;
+  /** Default `10m`. */
+  max?: Duration;
+}
+
+export type ExecutorType = 'process' | 'docker' | 'kubernetes';
+
+export interface ResourceList {
+  /** e.g. `500m`, `2`. */
+  cpu?: string;
+  /** e.g. `512Mi`. */
+  memory?: string;
+}
+
+export interface Resources {
+  requests?: ResourceList;
+  limits?: ResourceList;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  toleration_seconds?: number;
+}
+
+export interface KubernetesPodSettings {
+  service_account?: string;
+  node_selector?: StringMap;
+  tolerations?: Toleration[];
+  image_pull_secrets?: string[];
+  labels?: StringMap;
+  annotations?: StringMap;
+}
+
+interface ExecutorBase {
+  /** `[a-z0-9-]+`, at most 63 chars; default `default`. */
+  pool?: string;
+}
+
+/** No type: it is inherited, so any field may be given. */
+export interface UntypedExecutor extends ExecutorBase {
+  type?: undefined;
+  image?: string;
+  inject_runner?: boolean;
+  pull?: 'always' | 'if_not_present' | 'never';
+  network?: string;
+  resources?: Resources;
+  kubernetes?: KubernetesPodSettings;
+}
+
+export interface ProcessExecutor extends ExecutorBase {
+  type: 'process';
+}
+
+export interface DockerExecutor extends ExecutorBase {
+  type: 'docker';
+  image: string;
+  /** Default true. */
+  inject_runner?: boolean;
+  /** Default `if_not_present`. */
+  pull?: 'always' | 'if_not_present' | 'never';
+  network?: string;
+  resources?: Resources;
+}
+
+export interface KubernetesExecutor extends ExecutorBase {
+  type: 'kubernetes';
+  image: string;
+  /** Default true. */
+  inject_runner?: boolean;
+  resources?: Resources;
+  kubernetes?: KubernetesPodSettings;
+}
+
+export type ExecutorSpec = UntypedExecutor | ProcessExecutor | DockerExecutor | KubernetesExecutor;
+
+export type TaskType = 'script' | 'command' | 'http' | 'subflow';
+export type RunIf = 'success' | 'failure' | 'always';
+
+interface TaskBase {
+  /** `[a-z][a-z0-9_]*`, at most 63 chars; unique in the flow. */
+  id: string;
+  depends_on?: string[];
+  /** Default `success`. */
+  run_if?: RunIf;
+  /** Default `24h`. */
+  timeout?: Duration;
+  retry?: RetryPolicy;
+  env?: Record<string, Template>;
+}
+
+export interface ScriptTask extends TaskBase {
+  type: 'script';
+  /** Relative to the namespace root. */
+  file: string;
+  /** Default from the extension: .py python, .sh bash, .ts bun, .js node. */
+  runtime?: 'python' | 'bash' | 'bun' | 'node';
+  args?: Template[];
+  /** Path relative to the namespace root to file template. */
+  files?: Record<string, Template>;
+  executor?: ExecutorSpec;
+}
+
+export interface CommandTask extends TaskBase {
+  type: 'command';
+  /** argv templates, no shell; at least one item. */
+  command: Template[];
+  /** Relative to the namespace root; default the root. */
+  workdir?: string;
+  files?: Record<string, Template>;
+  executor?: ExecutorSpec;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+export interface HttpTask extends TaskBase {
+  type: 'http';
+  /** Default `GET`. */
+  method?: HttpMethod;
+  url: Template;
+  headers?: Record<string, Template>;
+  body?: Template;
+  /** Default 200 to 299. */
+  expect_status?: number[];
+}
+
+export interface SubflowTask extends TaskBase {
+  type: 'subflow';
+  /** `<namespace>/<flow_id>`. */
+  flow: string;
+  inputs?: Record<string, Template>;
+  /** Default true. */
+  wait?: boolean;
+}
+
+export type FlowTask = ScriptTask | CommandTask | HttpTask | SubflowTask;

@@ -1,0 +1,153 @@
+import { discriminated, ref, stringMap, type SchemaNode } from './builders.js';
+import { MAX_ID_LENGTH } from './defs-flow.js';
+import { FLOW_REF_PATTERN, INFERABLE_SCRIPT_PATTERN, RELATIVE_PATH_PATTERN, TASK_ID_PATTERN } from './patterns.js';
+import { TASK_FAMILY, TASK_TYPES } from './variants.js';
+
+export const SCRIPT_RUNTIMES = ['python', 'bash', 'bun', 'node'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+const taskCommon: Record<string, SchemaNode> = {
+  id: {
+    description:
+      'Task id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.',
+    type: 'string',
+    maxLength: MAX_ID_LENGTH,
+    pattern: TASK_ID_PATTERN,
+    examples: ['extract'],
+  },
+  type: {
+    description:
+      '`script` runs a file of the namespace, `command` runs an argv, `http` sends a request, `subflow` starts another flow.',
+    enum: [...TASK_TYPES],
+  },
+  depends_on: {
+    description: 'Ids of the tasks that must end before this one starts.',
+    type: 'array',
+    uniqueItems: true,
+    items: { type: 'string', maxLength: MAX_ID_LENGTH, pattern: TASK_ID_PATTERN },
+    default: [],
+    examples: [['extract']],
+  },
+  run_if: {
+    description:
+      '`success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.',
+    enum: ['success', 'failure', 'always'],
+    default: 'success',
+  },
+  timeout: ref('Duration', { description: 'Wall time limit of one attempt.', default: '24h' }),
+  retry: ref('Retry', { description: 'Retry policy of this task; overrides the flow `retry`.' }),
+  env: stringMap('Environment variable templates; they override the flow `env` key by key.', {
+    examples: [{ TARGET_TABLE: '{{ inputs.table }}' }],
+  }),
+};
+
+const relativePath = (description: string, examples: string[]): SchemaNode => ({
+  description,
+  type: 'string',
+  minLength: 1,
+  pattern: RELATIVE_PATH_PATTERN,
+  examples,
+});
+
+const taskSpecific: Record<string, SchemaNode> = {
+  executor: ref('Executor', { description: 'script and command: executor of this task; overrides the flow `executor`.' }),
+  files: ref('StringMap', {
+    type: 'object',
+    description:
+      'script and command: files written into the workdir before the task starts. Key: path relative to the namespace root; value: file template (`secret()` allowed). Replaces a namespace file at the same path.',
+    propertyNames: { pattern: RELATIVE_PATH_PATTERN },
+    examples: [{ 'config/settings.json': '{"region": "{{ inputs.region }}"}' }],
+  }),
+  file: relativePath('script: file to run, relative to the namespace root; required for script tasks.', [
+    'scripts/extract.py',
+  ]),
+  runtime: {
+    description: 'script: interpreter. Default from the file extension: .py python, .sh bash, .ts bun, .js node.',
+    enum: [...SCRIPT_RUNTIMES],
+  },
+  args: {
+    description: 'script: argument templates passed to the script.',
+    type: 'array',
+    items: { type: 'string' },
+    examples: [['--date', '{{ inputs.report_date }}']],
+  },
+  command: {
+    description: 'command: argv templates, run without a shell; required for command tasks.',
+    type: 'array',
+    minItems: 1,
+    items: { type: 'string' },
+    examples: [['python', '-m', 'etl.load', '{{ inputs.table }}']],
+  },
+  workdir: relativePath('command: working directory relative to the namespace root. Default: the root.', ['etl']),
+  method: {
+    description: 'http: request method.',
+    enum: [...HTTP_METHODS],
+    default: 'GET',
+  },
+  url: {
+    description: 'http: URL template; required for http tasks.',
+    type: 'string',
+    minLength: 1,
+    examples: ['https://api.example.com/reports/{{ inputs.report_date }}'],
+  },
+  headers: stringMap('http: header templates.', {
+    examples: [{ Authorization: "Bearer {{ secret('API_TOKEN') }}" }],
+  }),
+  body: {
+    description: 'http: body template.',
+    type: 'string',
+    examples: ['{"date": "{{ inputs.report_date }}"}'],
+  },
+  expect_status: {
+    description: 'http: status codes that count as success. Default: 200 to 299.',
+    type: 'array',
+    minItems: 1,
+    uniqueItems: true,
+    items: { type: 'integer', minimum: 100, maximum: 599 },
+    examples: [[200, 201, 204]],
+  },
+  flow: {
+    description: 'subflow: child flow as `<namespace>/<flow_id>`; required for subflow tasks.',
+    type: 'string',
+    pattern: FLOW_REF_PATTERN,
+    examples: ['company.data/load-warehouse'],
+  },
+  inputs: stringMap('subflow: input templates of the child flow.', {
+    examples: [{ table: '{{ tasks.extract.outputs.table }}' }],
+  }),
+  wait: {
+    description: 'subflow: wait for the child execution to end (and take its outcome).',
+    type: 'boolean',
+    default: true,
+  },
+};
+
+export const taskDef: SchemaNode = discriminated({
+  family: TASK_FAMILY,
+  title: 'Task',
+  description: 'One step of the flow. Its `type` decides which other fields it takes.',
+  common: taskCommon,
+  required: ['id', 'type'],
+  specific: taskSpecific,
+  moreRules: [
+    {
+      // Without `runtime` the interpreter comes from the extension, so the file must have one we know.
+      if: { properties: { type: { const: 'script' } }, required: ['type'], not: { required: ['runtime'] } },
+      then: {
+        properties: {
+          file: {
+            description: 'A script without `runtime` must end in .py, .sh, .ts or .js.',
+            type: 'string',
+            pattern: INFERABLE_SCRIPT_PATTERN,
+          },
+        },
+      },
+    },
+  ],
+  examples: [
+    { id: 'extract', type: 'script', file: 'scripts/extract.py' },
+    { id: 'load', type: 'command', command: ['psql', '-f', 'load.sql'], depends_on: ['extract'] },
+    { id: 'notify', type: 'http', method: 'POST', url: 'https://hooks.example.com/done', depends_on: ['load'] },
+    { id: 'publish', type: 'subflow', flow: 'company.data/publish', depends_on: ['load'] },
+  ],
+});

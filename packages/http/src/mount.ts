@@ -1,0 +1,207 @@
+import type { Request, Response, Router } from 'express';
+import { roleAtLeast, successStatus, type Operation, type Role } from '@svc/api-spec';
+import { forbidden, notImplemented, unauthorized } from './errors.js';
+import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
+import { withFields, type HttpLogger } from './logger.js';
+import { createRequestValidator, type RequestValidator } from './validation.js';
+
+/** What `authenticate` returns for a session or API token: at least a role. */
+export interface Principal {
+  role: Role;
+}
+
+/** Everything a handler gets. Parts are validated copies (query coerced and defaulted). */
+export interface HandlerContext<P = unknown> {
+  req: Request;
+  res: Response;
+  operation: Operation;
+  params: Record<string, string> & Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** The parsed JSON body; for non-JSON bodies it is unread (stream `req` yourself). */
+  body: unknown;
+  /** Decoded `cursor` query parameter of list operations. */
+  cursor?: Record<string, unknown>;
+  /** Result of the operation's authenticator; undefined for public operations. */
+  principal: P | undefined;
+  requestId: string;
+  /** Stamps `request_id` on every line. */
+  log: HttpLogger;
+}
+
+const REPLY = Symbol.for('svc.http.reply');
+
+/** A response with an explicit status (and headers); `body` undefined sends no body. */
+export interface Reply {
+  readonly [REPLY]: true;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export function reply(status: number, body?: unknown, headers?: Record<string, string>): Reply {
+  return { [REPLY]: true, status, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) };
+}
+
+/**
+ * A handler returns a value (sent as JSON with the operation's success status,
+ * e.g. 201 for triggerFlow), a `reply(...)` or a plain `{status, body}` object
+ * with a numeric status and no other keys but `headers`, or nothing after
+ * writing the response itself (streams, downloads).
+ */
+export type Handler<P = unknown> = (ctx: HandlerContext<P>) => unknown | Promise<unknown>;
+
+/** Handlers by operationId; each route group contributes its part of the map. */
+export type OperationHandlers<P = any> = Partial<Record<string, Handler<P>>>;
+
+export interface MountOptions<P extends Principal = Principal> {
+  operations: readonly Operation[];
+  /** Handlers by operationId. An operation without one answers 501 `not_implemented`. */
+  handlers: OperationHandlers;
+  /**
+   * Resolves the session cookie or bearer API token of a `role` operation.
+   * Returns the principal, or throws (401 `unauthorized`, 403
+   * `csrf_failed`/`password_change_required`; the operation is given so the
+   * latter can exempt the own-profile operations). Returning undefined is 401.
+   */
+  authenticate: (req: Request, op: Operation) => P | undefined | Promise<P | undefined>;
+  /** Verifies the bearer run token of a runner operation. Required once a runner handler is mounted. */
+  authenticateRunner?: (req: Request, op: Operation) => unknown | Promise<unknown>;
+  /** Verifies the key in the path of `/hooks/{key}`. Required once its handler is mounted. */
+  verifyWebhookKey?: (req: Request, op: Operation) => unknown | Promise<unknown>;
+  /**
+   * Verifies the signature of a signed webhook over the raw body, which is read
+   * first (within the body limit) for that reason.
+   */
+  verifySignature?: (req: Request, rawBody: Buffer, op: Operation) => unknown | Promise<unknown>;
+  log: HttpLogger;
+  /** Largest JSON body in bytes. Default 10 MiB (413 `body_too_large` beyond). */
+  bodyLimit?: number | string;
+  /** Shared validator (compiled schemas are cached in it). Default: a new one. */
+  validator?: RequestValidator;
+}
+
+/** `/api/v1/executions/{executionId}` → `/api/v1/executions/:executionId` (express 5 syntax). */
+export function toExpressPath(path: string): string {
+  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+function isPlainReply(value: unknown): value is { status: number; body?: unknown; headers?: Record<string, string> } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return typeof (value as { status?: unknown }).status === 'number' && keys.every((k) => k === 'status' || k === 'body' || k === 'headers');
+}
+
+function send(res: Response, op: Operation, result: unknown): void {
+  if (res.headersSent || res.writableEnded) return;
+  let status = successStatus(op);
+  let body = result;
+  let headers: Record<string, string> | undefined;
+  if ((result as Reply | null)?.[REPLY] === true || isPlainReply(result)) {
+    const r = result as { status: number; body?: unknown; headers?: Record<string, string> };
+    ({ status, body, headers } = r);
+  }
+  for (const [k, v] of Object.entries(headers ?? {})) res.setHeader(k, v);
+  if (body === undefined) {
+    res.status(status === 200 ? 204 : status).end();
+    return;
+  }
+  res.status(status).json(body);
+}
+
+/**
+ * Registers every catalog operation on `router`. Per request, in this order:
+ * 1. no handler → 501 `not_implemented`;
+ * 2. credential and role check (401/403) — before a byte of the body is read,
+ *    so a caller without the role never sees validation details;
+ * 3. JSON body: 415, 413, invalid JSON (422);
+ * 4. validation of path, query and body (one 422 listing every failing field);
+ * 5. the handler.
+ */
+export function mountOperations<P extends Principal>(router: Router, opts: MountOptions<P>): void {
+  const known = new Set(opts.operations.map((o) => o.operationId));
+  const strays = Object.keys(opts.handlers).filter((id) => !known.has(id));
+  // A misspelt operationId would otherwise leave its route answering 501 without a word.
+  if (strays.length > 0) throw new Error(`handlers for unknown operations: ${strays.join(', ')}`);
+  const validator = opts.validator ?? createRequestValidator();
+  const readRaw = createRawBodyReader({ limit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT });
+
+  for (const op of opts.operations) {
+    const handler = opts.handlers[op.operationId];
+    const compiled = validator.compileOperation(op);
+    const jsonBody = op.request.body !== undefined && (op.request.bodyContentType ?? 'application/json') === 'application/json';
+    if (handler) assertVerifier(op, opts);
+
+    router[op.method](toExpressPath(op.path), async (req: Request, res: Response) => {
+      res.locals.route = op.path;
+      res.locals.operationId = op.operationId;
+      // Nothing runs without a handler, so there is nothing to protect yet:
+      // answering 501 before the credential check tells no secrets.
+      if (!handler) throw notImplemented(op.operationId);
+
+      let principal: unknown;
+      let raw: Buffer | undefined;
+      const auth = op.auth;
+      switch (auth.kind) {
+        case 'public':
+          break;
+        case 'role': {
+          const p = await opts.authenticate(req, op);
+          if (p === undefined || p === null) throw unauthorized();
+          if (!roleAtLeast(p.role, auth.minRole)) throw forbidden(`This operation needs the ${auth.minRole} role`);
+          principal = p;
+          break;
+        }
+        case 'run_token':
+          principal = await opts.authenticateRunner!(req, op);
+          break;
+        case 'webhook_key':
+          principal = await opts.verifyWebhookKey!(req, op);
+          break;
+        case 'signature':
+          if (jsonBody) assertJsonContentType(req);
+          raw = await readRaw(req, res);
+          principal = await opts.verifySignature!(req, raw ?? Buffer.alloc(0), op);
+          break;
+        default:
+          assertNever(auth);
+      }
+
+      let body: unknown;
+      if (jsonBody) {
+        if (auth.kind !== 'signature') {
+          assertJsonContentType(req);
+          raw = await readRaw(req, res);
+        }
+        body = parseJsonBody(raw);
+      }
+
+      const v = compiled.validateRequest({ params: req.params, query: req.query, body });
+      const requestId = String(res.locals.requestId ?? '');
+      const result = await handler({
+        req,
+        res,
+        operation: op,
+        params: v.params as HandlerContext['params'],
+        query: v.query,
+        body: jsonBody ? v.body : undefined,
+        ...(v.cursor ? { cursor: v.cursor } : {}),
+        principal,
+        requestId,
+        log: withFields(opts.log, { request_id: requestId, operation_id: op.operationId }),
+      });
+      send(res, op, result);
+    });
+  }
+}
+
+function assertVerifier(op: Operation, opts: MountOptions<any>): void {
+  const missing =
+    (op.auth.kind === 'run_token' && !opts.authenticateRunner && 'authenticateRunner') ||
+    (op.auth.kind === 'webhook_key' && !opts.verifyWebhookKey && 'verifyWebhookKey') ||
+    (op.auth.kind === 'signature' && !opts.verifySignature && 'verifySignature');
+  if (missing) throw new Error(`${op.operationId} has a handler but no ${missing} was given to mountOperations`);
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected auth kind ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,138 @@
+// The life of every long-running app (api-gateway, scheduler, dispatcher,
+// maintenance): parse config (exit 2 when bad), connect, apply migrations,
+// register an instance row and heartbeat it every 10 s, then on SIGTERM or
+// SIGINT stop the app's own work, mark the instance stopped and exit 0.
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '@svc/config';
+import {
+  applyMigrations,
+  createDb,
+  heartbeatInstance,
+  INSTANCE_HEARTBEAT_INTERVAL_MS,
+  markInstanceStopped,
+  newId,
+  readEmbeddedConnection,
+  registerInstance,
+  type Db,
+  type InstanceKind,
+} from '@svc/db';
+import { createLogger, type Logger } from '@svc/logging';
+import { systemClock, type Clock } from './clock.js';
+import { buildVersion } from './version.js';
+
+/** The one typed bag of dependencies an app receives. */
+export interface ServiceContext {
+  config: Config;
+  log: Logger;
+  db: Db;
+  clock: Clock;
+  instanceId: string;
+  version: string;
+}
+
+export interface ServiceHandle {
+  /** Stops the app's own work (servers, loops). Called once, on the first signal. */
+  stop(): Promise<void>;
+}
+
+export interface RunServiceOptions {
+  kind: InstanceKind;
+  /** Pools this instance serves (dispatchers). Default: none. */
+  pools?: (config: Config) => string[];
+  /** Executors this instance runs (dispatchers). Default: none. */
+  executors?: (config: Config) => string[];
+  start(ctx: ServiceContext): Promise<ServiceHandle>;
+  /** Environment to read. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export class NoDatabaseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir}: ` +
+        'run `npm start` (which starts one) or set SVC_DATABASE_URL',
+    );
+    this.name = 'NoDatabaseError';
+  }
+}
+
+/** SVC_DATABASE_URL, else the embedded cluster `npm start` runs under the data dir. */
+export function resolveDatabaseUrl(config: Config): string {
+  if (config.databaseUrl) return config.databaseUrl;
+  const info = readEmbeddedConnection(path.join(config.dataDir, 'postgres'));
+  if (!info) throw new NoDatabaseError(config.dataDir);
+  return info.url;
+}
+
+export async function runService(opts: RunServiceOptions): Promise<void> {
+  const config = loadConfig(opts.env ?? process.env);
+  const log = createLogger({ service: opts.kind, level: config.logLevel, format: config.logFormat });
+  const instanceId = newId();
+  const version = buildVersion();
+  const clock = systemClock;
+  let db: Db;
+  try {
+    db = createDb({ url: resolveDatabaseUrl(config), applicationName: `svc-${opts.kind}` });
+    const applied = await applyMigrations(db.pool);
+    if (applied.length) log.info('migrations applied', { migrations: applied });
+  } catch (err) {
+    log.error('start-up failed', { err });
+    process.exit(1);
+  }
+
+  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version };
+  const registration = {
+    id: instanceId,
+    kind: opts.kind,
+    hostname: config.instanceName ?? os.hostname(),
+    version,
+    pools: opts.pools?.(config) ?? [],
+    executors: opts.executors?.(config) ?? [],
+    metadata: { pid: process.pid },
+  };
+
+  let handle: ServiceHandle;
+  try {
+    await registerInstance(db.pool, registration, clock.now());
+    handle = await opts.start(ctx);
+  } catch (err) {
+    log.error('start-up failed', { err });
+    await db.close();
+    process.exit(1);
+  }
+
+  const beat = setInterval(() => {
+    heartbeatInstance(db.pool, instanceId, clock.now())
+      .then((alive) => (alive ? undefined : registerInstance(db.pool, registration, clock.now())))
+      .catch((err) => ctx.log.warn('heartbeat failed', { err }));
+  }, INSTANCE_HEARTBEAT_INTERVAL_MS);
+  beat.unref();
+  ctx.log.info('started', { kind: opts.kind, version, pools: registration.pools, executors: registration.executors });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      ctx.log.warn('second signal: exiting at once', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    ctx.log.info('stopping', { signal });
+    clearInterval(beat);
+    try {
+      await handle.stop();
+      await markInstanceStopped(db.pool, instanceId, clock.now());
+    } catch (err) {
+      ctx.log.error('error while stopping', { err });
+    }
+    await db.close();
+    ctx.log.info('stopped');
+    // Let winston flush before exiting.
+    setImmediate(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Started by `svc local` with an IPC channel: if that supervisor dies
+  // without stopping us (SIGKILL), the channel closes and we stop too.
+  if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
