@@ -5,7 +5,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
 import { flowSchema } from '@svc/flow-schema';
-import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, type OperationHandlers } from '@svc/http';
+import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers } from '@svc/http';
 import { operations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
@@ -30,13 +30,6 @@ export interface Gateway {
   metrics: GatewayMetrics;
 }
 
-/** The route label of the request histogram: the matched pattern, `/api/*`, `/*` or `unmatched`. */
-function routeLabel(req: Request, res: Response): string {
-  if (typeof res.locals.route === 'string') return res.locals.route;
-  if (req.path === '/api' || req.path.startsWith('/api/')) return '/api/*';
-  return 'unmatched';
-}
-
 export function buildGateway(deps: GatewayDeps): Gateway {
   const app = express();
   app.disable('x-powered-by');
@@ -46,7 +39,15 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.use(requestId());
   app.use((req, res, next) => {
     const end = metrics.httpDuration.startTimer();
-    res.on('finish', () => end({ method: req.method, route: routeLabel(req, res), status: String(res.statusCode) }));
+    let observed = false;
+    // 'close' covers clients that went away; the status is 200 when none was written.
+    const observe = () => {
+      if (observed) return;
+      observed = true;
+      end({ method: req.method, route: routeOf(req, res), status: String(res.statusCode) });
+    };
+    res.once('finish', observe);
+    res.once('close', observe);
     next();
   });
   app.use(requestLogger(deps.log));
@@ -88,6 +89,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     res.type('html').send(renderHome({ version: deps.version }));
   });
 
+  app.use(unmatched());
   app.use(errorHandler(deps.log));
   return { app, metrics };
 }

@@ -52,7 +52,9 @@ export function startPostgresKeeper(dir: string, opts: KeeperOptions = {}): Prom
         keeper,
         async stop() {
           if (keeper.exitCode === null && keeper.signalCode === null) {
-            keeper.kill('SIGTERM');
+            // The IPC message takes the keeper's own stop path; SIGTERM if the channel is gone.
+            if (keeper.connected) keeper.send({ type: 'stop' });
+            else keeper.kill('SIGTERM');
             const t = setTimeout(() => keeper.kill('SIGKILL'), 30_000);
             await exited;
             clearTimeout(t);

