@@ -4,9 +4,9 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
 import type { Db } from '@svc/db';
+import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
 
-export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
-export const TASK_RUN_STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+export { EXECUTION_STATES, TASK_RUN_STATES };
 export const GAUGE_QUERY_TIMEOUT_MS = 5_000;
 /** Spec: buckets 0.005 to 10 seconds. */
 export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

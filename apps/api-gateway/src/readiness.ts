@@ -38,8 +38,9 @@ export function readinessChecks(deps: ReadinessDeps): Record<CheckName, Check> {
       if (problems.length) throw new Error(`migrations differ: ${problems.join('; ')}`);
     },
     async storage() {
-      const key = `health/${deps.instanceId}`;
+      // One key per probe: concurrent /readyz calls must not read or delete each other's object.
       const body = crypto.randomBytes(16).toString('hex');
+      const key = `health/${deps.instanceId}/${body}`;
       await deps.storage.put(key, body, { contentType: 'text/plain' });
       const back = (await deps.storage.getBuffer(key)).toString();
       await deps.storage.delete(key);

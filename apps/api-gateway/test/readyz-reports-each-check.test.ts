@@ -23,7 +23,15 @@ test('readyz is 200 with every check ok on a healthy deployment', async () => {
   assert.equal(r.status, 200);
   assert.deepEqual(await r.json(), { status: 'ok', checks: { database: 'ok', migrations: 'ok', storage: 'ok', master_keys: 'ok' } });
   // The storage probe cleans up after itself.
-  assert.equal(await gw.storage.exists('health/test-instance'), false);
+  const left = [];
+  for await (const o of gw.storage.list('health/')) left.push(o.key);
+  assert.deepEqual(left, []);
+});
+
+test('concurrent readiness probes do not disturb each other', async () => {
+  const rs = await Promise.all(Array.from({ length: 20 }, () => fetch(`${gw.url}/readyz`)));
+  const bodies = (await Promise.all(rs.map((r) => r.json()))) as { status: string; checks: Record<string, string> }[];
+  assert.deepEqual(rs.map((r) => r.status), Array(20).fill(200), JSON.stringify(bodies.find((b) => b.status !== 'ok')));
 });
 
 test('a stored secret whose key id SVC_MASTER_KEYS lacks fails master_keys with master_key_missing', async () => {
