@@ -8,7 +8,7 @@ import { buildGateway } from './app.js';
 await runService({
   kind: 'api-gateway',
   async start(ctx) {
-    const storage = await createObjectStore(ctx.config.storageUrl);
+    const storage = await createObjectStore(ctx.config.storage);
     const { app } = buildGateway({ ...ctx, storage });
     const server = app.listen(ctx.config.port, ctx.config.host);
     await new Promise<void>((resolve, reject) => {

@@ -30,7 +30,7 @@ export async function startTestGateway(opts: {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
   const db = createDb({ url: opts.databaseUrl ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
-  const storage = opts.storage ?? (await createObjectStore(config.storageUrl));
+  const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides });
   const server = app.listen(0, '127.0.0.1');

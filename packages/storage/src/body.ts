@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { BodySourceFailure, ObjectSizeMismatchError } from './errors.js';
-import type { ObjectBody } from './types.js';
+import { validateObjectKey } from './keys.js';
+import type { ObjectBody, PutOptions } from './types.js';
 
 /** Validates `PutOptions.size` up front, so a bad value fails before any I/O. */
 export function checkExpectedSize(size: number | undefined): void {
@@ -70,4 +71,26 @@ export function checkContentType(contentType: string | undefined): void {
 export function discardBody(body: ObjectBody): void {
   const destroy = (body as { destroy?: unknown }).destroy;
   if (typeof body === 'object' && !Buffer.isBuffer(body) && typeof destroy === 'function') destroy.call(body);
+}
+
+/**
+ * The part of every store's `put` that does not depend on the store: the
+ * arguments are checked before any I/O, and a body the store could not take
+ * is destroyed so a stream source is never left half-read and open.
+ */
+export async function guardedPut(
+  key: string,
+  body: ObjectBody,
+  opts: PutOptions,
+  write: () => Promise<{ size: number }>,
+): Promise<{ size: number }> {
+  try {
+    validateObjectKey(key);
+    checkExpectedSize(opts.size);
+    checkContentType(opts.contentType);
+    return await write();
+  } catch (err) {
+    discardBody(body);
+    throw err;
+  }
 }

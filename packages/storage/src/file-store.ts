@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { bodyChunks, checkContentType, checkExpectedSize, discardBody } from './body.js';
+import { bodyChunks, guardedPut } from './body.js';
 import { wrapStoreError, ObjectKeyConflictError, ObjectNotFoundError, ObjectStoreError } from './errors.js';
 import { RESERVED_TOP_SEGMENT, validateListPrefix, validateObjectKey } from './keys.js';
 import type { ObjectBody, ObjectInfo, ObjectStore, PutOptions } from './types.js';
@@ -63,18 +63,10 @@ export class FileObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<{ size: number }> {
-    try {
-      return await this.putOwned(key, body, opts);
-    } catch (err) {
-      discardBody(body);
-      throw err;
-    }
+    return guardedPut(key, body, opts, () => this.putOwned(key, body, opts));
   }
 
   private async putOwned(key: string, body: ObjectBody, opts: PutOptions): Promise<{ size: number }> {
-    validateObjectKey(key);
-    checkExpectedSize(opts.size);
-    checkContentType(opts.contentType);
     const tmpDir = path.join(this.rootDir, RESERVED_TOP_SEGMENT);
     const tmp = path.join(tmpDir, `${randomUUID()}.part`);
     let fh: FileHandle | undefined;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { Client } from 'minio';
-import { bodyBytes, bodyChunks, checkContentType, checkExpectedSize, discardBody } from './body.js';
+import { bodyBytes, bodyChunks, guardedPut } from './body.js';
 import { wrapStoreError, ObjectNotFoundError, ObjectSizeMismatchError, ObjectStoreError } from './errors.js';
 import { PartReader } from './part-reader.js';
 import { isValidObjectKey, validateListPrefix, validateObjectKey } from './keys.js';
@@ -101,18 +101,10 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<{ size: number }> {
-    try {
-      return await this.putOwned(key, body, opts);
-    } catch (err) {
-      discardBody(body);
-      throw err;
-    }
+    return guardedPut(key, body, opts, () => this.putOwned(key, body, opts));
   }
 
   private async putOwned(key: string, body: ObjectBody, opts: PutOptions): Promise<{ size: number }> {
-    validateObjectKey(key);
-    checkExpectedSize(opts.size);
-    checkContentType(opts.contentType);
     await this.init();
     const headers: Record<string, string> = opts.contentType === undefined ? {} : { 'Content-Type': opts.contentType };
     const bytes = bodyBytes(body);
