@@ -4,14 +4,14 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
-import { flowSchema } from '@svc/flow-schema';
-import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers } from '@svc/http';
+import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers, type Principal } from '@svc/http';
 import { operations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
 import { authenticate } from './auth.js';
+import { schemaHandlers } from './routes/schemas.js';
 import { renderHome } from './ui.js';
 
 export interface GatewayDeps {
@@ -21,6 +21,11 @@ export interface GatewayDeps {
   storage: ObjectStore;
   instanceId: string;
   version: string;
+  /**
+   * Resolves credentials of protected operations. Default: the identity
+   * module. Tests of route groups built before identity inject one.
+   */
+  authenticate?: (req: Request) => Promise<Principal>;
   /** Replace readiness checks (tests simulate failures they cannot cause for real). */
   checkOverrides?: Partial<Record<CheckName, () => Promise<void>>>;
 }
@@ -69,16 +74,15 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   app.get('/metrics', named('/metrics'), metrics.handler);
 
-  // Public: the flow file schema, for editors (`$schema`) and tooling.
   const handlers: OperationHandlers = {
-    getFlowSchema: async () => ({ status: 200, body: flowSchema }),
+    ...schemaHandlers(),
   };
 
   const api = express.Router();
   mountOperations(api, {
     operations,
     handlers,
-    authenticate: (req) => authenticate(deps, req),
+    authenticate: deps.authenticate ?? ((req) => authenticate(deps, req)),
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

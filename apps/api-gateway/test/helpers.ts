@@ -25,6 +25,7 @@ export async function startTestGateway(opts: {
   databaseUrl?: string;
   storage?: ObjectStore;
   checkOverrides?: GatewayDeps['checkOverrides'];
+  authenticate?: GatewayDeps['authenticate'];
 } = {}): Promise<TestGateway> {
   const tdb = opts.databaseUrl ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
@@ -32,7 +33,7 @@ export async function startTestGateway(opts: {
   const db = createDb({ url: opts.databaseUrl ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides });
+  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, authenticate: opts.authenticate });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;

@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1.0 document from the operation catalog. Pure: no I/O,
 // so `svc openapi` needs neither a database nor a server.
+import { flowSchema } from '@svc/flow-schema';
 import type { AuthKind, Operation, OperationAuth } from './operation.js';
 import { operations as catalog, FLOW_SCHEMA_PATH } from './operations/index.js';
 import { ROLES } from './roles.js';
@@ -217,6 +218,14 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
     if (!(name in schemas)) throw new Error(`schema component ${name} is referenced but not exported`);
   }
 
+  // The flow file schema is written once (@svc/flow-schema) and published here
+  // as components: its $defs become `FlowFile.<Def>` and its internal
+  // references are rewritten to point at them.
+  Object.assign(schemas, flowFileComponents());
+  const getSchema = paths[FLOW_SCHEMA_PATH]?.get as { responses: Record<string, { content: Record<string, Json> }> } | undefined;
+  const schemaResponse = getSchema?.responses['200']?.content['application/json'];
+  if (schemaResponse) schemaResponse.schema = ref('schemas', 'FlowFile');
+
   const errorResponses: Json = {};
   for (const [name, { description }] of Object.entries(ERROR_RESPONSES)) {
     errorResponses[name] = {
@@ -239,7 +248,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
         '',
         'Errors use the envelope `{"error": {"code", "message", "details?"}}`; every response carries `X-Request-Id`.',
         '',
-        `The JSON Schema of flow files is served at \`${FLOW_SCHEMA_PATH}\`.`,
+        `The JSON Schema of flow files is served at \`${FLOW_SCHEMA_PATH}\` and included below as \`FlowFile\`.`,
       ].join('\n'),
     },
     servers: [{ url: opts.serverUrl ?? DEFAULT_SERVER_URL, description: 'svc server' }],
@@ -281,3 +290,20 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
 
 /** All auth kinds, for exhaustive tables elsewhere. */
 export const AUTH_KINDS: readonly AuthKind[] = ['public', 'role', 'run_token', 'webhook_key', 'signature'];
+
+/** `flowSchema` as OpenAPI components: `FlowFile` and one `FlowFile.<Def>` per `$defs` entry. */
+function flowFileComponents(): Json {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/components/schemas/FlowFile.${v.slice(8)}` : rewrite(v);
+    }
+    return out;
+  };
+  const { $defs, $schema: _schema, $id: _id, ...root } = flowSchema as Json;
+  const components: Json = { FlowFile: rewrite(root) };
+  for (const [name, def] of Object.entries($defs as Json)) components[`FlowFile.${name}`] = rewrite(def);
+  return components;
+}

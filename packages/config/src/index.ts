@@ -12,7 +12,7 @@ export {
   parseConfig,
   POOL_PATTERN,
 } from './config.js';
-export { DurationError, formatDuration, parseDuration } from './duration.js';
+export { DurationError, formatDuration, parseDuration } from '@svc/timing';
 export { ConfigError, type ConfigProblem, formatProblems } from './errors.js';
 export { CONFIG_EXIT_CODE, type LoadConfigOptions, loadConfig } from './load.js';
 export { type MasterKey, MasterKeysError, parseMasterKeys } from './master-keys.js';

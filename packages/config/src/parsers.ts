@@ -4,7 +4,7 @@
 import net from 'node:net';
 
 import { type ByteSizeError, parseByteSize } from './byte-size.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '@svc/timing';
 
 export function port(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error('must be a port number from 0 to 65535');

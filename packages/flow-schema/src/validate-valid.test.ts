@@ -18,6 +18,7 @@ describe('validateFlow accepts valid flows', () => {
     const flow = assertValid(
       lines(
         'id: nightly-report',
+        'inputs: [{id: day, type: string}]',
         'tasks:',
         '  - id: extract',
         '    type: script',
@@ -53,6 +54,7 @@ describe('validateFlow accepts valid flows', () => {
     assertValid(
       lines(
         'id: h',
+        'inputs: [{id: day, type: string}]',
         'tasks:',
         '  - id: notify',
         '    type: http',
@@ -75,6 +77,7 @@ describe('validateFlow accepts valid flows', () => {
     assertValid(
       lines(
         'id: t',
+        'inputs: [{id: ref, type: string, required: false}, {id: rows, type: int, default: 0}]',
         'triggers:',
         '  - id: nightly',
         '    type: schedule',

@@ -6,6 +6,7 @@ import { FlowInvalidError, type FlowError } from './flow-error.js';
 import { parseFlowSource, type ParseFlowOptions } from './parse.js';
 import type { SourcePositions } from './positions.js';
 import { flowSchema } from './schema/flow-schema.js';
+import { checkFlowSemantics } from './semantic.js';
 
 /** Result of {@link validateFlow}: the flow when it is valid, else the errors. */
 export interface ValidateFlowResult {
@@ -40,8 +41,10 @@ export function createFlowValidator(): FlowValidator {
   const check: ValidateFunction = ajv.compile(flowSchema);
 
   const validateValue = (value: unknown, positions?: SourcePositions): ValidateFlowResult => {
-    if (check(value)) return { flow: value as FlowDefinition, errors: [] };
-    return { errors: explainErrors(check.errors ?? [], value, positions) };
+    if (!check(value)) return { errors: explainErrors(check.errors ?? [], value, positions) };
+    // Semantic checks read a schema-valid flow (ids, types and shapes are known good).
+    const semantic = checkFlowSemantics(value as FlowDefinition, positions);
+    return semantic.length ? { errors: semantic } : { flow: value as FlowDefinition, errors: [] };
   };
 
   return {

@@ -92,25 +92,12 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     metadata: { pid: process.pid },
   };
 
-  let handle: ServiceHandle;
-  try {
-    await registerInstance(db.pool, registration, clock.now());
-    handle = await opts.start(ctx);
-  } catch (err) {
-    log.error('start-up failed', { err });
-    await db.close();
-    process.exit(1);
-  }
-
-  const beat = setInterval(() => {
-    heartbeatInstance(db.pool, instanceId, clock.now())
-      .then((alive) => (alive ? undefined : registerInstance(db.pool, registration, clock.now())))
-      .catch((err) => ctx.log.warn('heartbeat failed', { err }));
-  }, INSTANCE_HEARTBEAT_INTERVAL_MS);
-  beat.unref();
-  ctx.log.info('started', { kind: opts.kind, version, pools: registration.pools, executors: registration.executors });
-
+  // Signals are handled from here on, even during start-up: a SIGTERM that
+  // arrives while the app is starting waits for the start, then stops it.
+  let handle: ServiceHandle | undefined;
+  let beat: NodeJS.Timeout | undefined;
   let stopping = false;
+  let started: Promise<void> = Promise.resolve();
   const shutdown = async (signal: string) => {
     if (stopping) {
       ctx.log.warn('second signal: exiting at once', { signal });
@@ -120,7 +107,8 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     ctx.log.info('stopping', { signal });
     clearInterval(beat);
     try {
-      await handle.stop();
+      await started.catch(() => undefined);
+      await handle?.stop();
       await markInstanceStopped(db.pool, instanceId, clock.now());
     } catch (err) {
       ctx.log.error('error while stopping', { err });
@@ -131,8 +119,29 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     setImmediate(() => process.exit(0));
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
   // Started by `svc local` with an IPC channel: if that supervisor dies
   // without stopping us (SIGKILL), the channel closes and we stop too.
   if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  started = (async () => {
+    await registerInstance(db.pool, registration, clock.now());
+    handle = await opts.start(ctx);
+  })();
+  try {
+    await started;
+  } catch (err) {
+    log.error('start-up failed', { err });
+    await db.close();
+    process.exit(1);
+  }
+  if (stopping) return;
+
+  beat = setInterval(() => {
+    heartbeatInstance(db.pool, instanceId, clock.now())
+      .then((alive) => (alive ? undefined : registerInstance(db.pool, registration, clock.now())))
+      .catch((err) => ctx.log.warn('heartbeat failed', { err }));
+  }, INSTANCE_HEARTBEAT_INTERVAL_MS);
+  beat.unref();
+  ctx.log.info('started', { kind: opts.kind, version, pools: registration.pools, executors: registration.executors });
 }

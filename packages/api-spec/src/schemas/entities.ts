@@ -236,12 +236,26 @@ export const NamespaceGit = component('NamespaceGit', Type.Object(
   open,
 ));
 
+export const ValidationProblem = component('ValidationProblem', Type.Object(
+  {
+    field: Type.String({ description: 'The failing field as a path, e.g. `tasks[3].retry.max_attempts`; empty for the whole file' }),
+    pointer: Type.String({ description: 'JSON pointer of the failing node, e.g. `/tasks/3/retry/max_attempts`' }),
+    message: Type.String({ description: 'What is wrong, worded for a person' }),
+    line: Type.Optional(Type.Integer({ minimum: 1, description: '1-based line in the file' })),
+    column: Type.Optional(Type.Integer({ minimum: 1, description: '1-based column (UTF-16 code units)' })),
+  },
+  { description: 'One problem of a file: one entry per failing field' },
+));
+
 export const ValidationResult = component('ValidationResult', Type.Object(
   {
-    valid: Type.Boolean(),
-    errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, open)),
+    valid: Type.Boolean({ description: 'True when `errors` is empty' }),
+    kind: Type.Union([Type.Literal('flow'), Type.Literal('unchecked')], {
+      description: '`flow` for `*.flow.yaml` files (schema, semantic rules and templates checked); `unchecked` for files no validator applies to',
+    }),
+    errors: Type.Array(ValidationProblem),
   },
-  open,
+  { description: 'The problems of a file; a valid file has an empty list' },
 ));
 
 export const SecretKey = component('SecretKey', Type.Object(

@@ -207,10 +207,10 @@ export const RunFileRequest = component('RunFileRequest', Type.Object(
 
 export const ValidateFileRequest = component('ValidateFileRequest', Type.Object(
   {
-    path: Type.String({ minLength: 1, maxLength: 512 }),
-    content: Type.Optional(Type.String({ description: 'Default: the stored file' })),
+    path: Type.String({ minLength: 1, maxLength: 512, description: 'Path of the file in the namespace, e.g. `flows/etl.flow.yaml`; its name decides the validator' }),
+    content: Type.String({ description: 'The file text to validate (UTF-8)' }),
   },
-  open,
+  { additionalProperties: false, description: 'A file to validate without saving it' },
 ));
 
 export const PutSecretRequest = component('PutSecretRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));

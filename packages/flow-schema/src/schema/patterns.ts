@@ -1,3 +1,5 @@
+import { DURATION_PATTERN } from '@svc/timing';
+
 /**
  * Regular expressions of the flow file, shared by the JSON Schema and by the
  * error wording, so that a pattern and its human explanation cannot drift apart.
@@ -24,7 +26,8 @@ export const POOL_PATTERN = '^[a-z0-9-]+$';
  * come first in the alternation only for readability: the `$` anchor makes the
  * order irrelevant for correctness.
  */
-export const DURATION_PATTERN = '^(?:[0-9]+(?:\\.[0-9]+)?(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$';
+// One grammar for the schema and for the parser every service uses (@svc/timing).
+export { DURATION_PATTERN };
 
 /**
  * Five whitespace-separated fields of cron characters (digits, names such as

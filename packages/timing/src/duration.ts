@@ -1,6 +1,7 @@
-// The spec's Duration: one or more groups of a decimal number and a unit, as
-// Go's time.ParseDuration accepts them (without the sign, which no field of the
-// spec can use). Both micro signs are accepted because Go accepts both and they
+// The spec's Duration: one or more groups of a decimal number and a unit
+// (Go's time.ParseDuration without the sign, which no field of the spec can
+// use, and without Go's bare-dot forms `.5s` and `1.s`, which are not decimal
+// numbers as people write them). Both micro signs are accepted because they
 // look identical on screen.
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
@@ -13,7 +14,14 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   h: 3_600_000,
 };
 
-const GROUP_SOURCE = String.raw`(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)`;
+const GROUP_SOURCE = String.raw`([0-9]+(?:\.[0-9]+)?)(ns|us|µs|μs|ms|s|m|h)`;
+
+/**
+ * The whole grammar as a JSON Schema `pattern`, so the flow file schema and
+ * this parser accept exactly the same texts: one or more groups of a decimal
+ * number (digits, optionally a dot and more digits) and a unit.
+ */
+export const DURATION_PATTERN = '^(?:[0-9]+(?:\\.[0-9]+)?(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$';
 
 /** A text is not a Duration. */
 export class DurationError extends Error {

@@ -1,0 +1,31 @@
+// Flow file validation: the served JSON Schema (public) and validateFile.
+import path from 'node:path/posix';
+import { flowSchema, validateFlow } from '@svc/flow-schema';
+import { validationFailed, type OperationHandlers } from '@svc/http';
+
+/** Files whose name ends so are flow files. */
+export const FLOW_FILE_SUFFIX = '.flow.yaml';
+
+/** A namespace-relative path: no absolute paths, `..`, backslashes or NUL. */
+function checkRelativePath(p: string): string | null {
+  if (p.includes('\0')) return 'must not contain a NUL byte';
+  if (p.includes('\\')) return 'must use / as the separator, not \\';
+  if (p.startsWith('/')) return 'must be relative to the namespace root';
+  if (p.split('/').some((s) => s === '..' || s === '.' || s === '')) return 'must not contain empty, "." or ".." segments';
+  return null;
+}
+
+export function schemaHandlers(): OperationHandlers {
+  return {
+    getFlowSchema: () => flowSchema,
+
+    validateFile: ({ body }) => {
+      const { path: filePath, content } = body as { path: string; content: string };
+      const problem = checkRelativePath(filePath);
+      if (problem) throw validationFailed([{ field: 'path', message: problem }]);
+      if (!path.basename(filePath).endsWith(FLOW_FILE_SUFFIX)) return { valid: true, kind: 'unchecked', errors: [] };
+      const { errors } = validateFlow(content);
+      return { valid: errors.length === 0, kind: 'flow', errors };
+    },
+  };
+}

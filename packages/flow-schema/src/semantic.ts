@@ -1,0 +1,292 @@
+// Checks the JSON Schema cannot express, run on a flow that passed the schema:
+// unique ids, dependencies that exist and form no cycle, select defaults among
+// their values, cron fields in range, known time zones, retry bounds in order,
+// and templates that parse and only read what exists where they are used
+// (a task reads only its upstream tasks' outputs).
+import { cronProblem, isValidTimeZone, parseDuration } from '@svc/timing';
+import { fieldPath } from './field-path.js';
+import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
+import type { FlowError } from './flow-error.js';
+import type { SourcePositions } from './positions.js';
+import { parseTemplate, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
+
+type At = 'key' | 'value';
+
+class Collector {
+  readonly errors: FlowError[] = [];
+  constructor(
+    private readonly flow: FlowDefinition,
+    private readonly positions?: SourcePositions,
+  ) {}
+
+  field(pointer: string): string {
+    return fieldPath(pointer, this.flow);
+  }
+
+  add(pointer: string, message: (field: string) => string, at: At = 'value'): void {
+    const field = this.field(pointer);
+    const where = this.positions?.locate(pointer, at);
+    this.errors.push({ pointer, field, message: message(field), ...(where ? { line: where.line, column: where.column } : {}) });
+  }
+}
+
+const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Edit distance where swapping two neighbouring letters is one edit (optimal
+ * string alignment), for "did you mean" hints on misspelt ids: `dya` is one
+ * edit from `day`.
+ */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+function hint(name: string, candidates: Iterable<string>): string {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = distance(name, c);
+    if (d < bestD) [best, bestD] = [c, d];
+  }
+  return best !== undefined && bestD <= Math.max(1, Math.floor(name.length / 3)) ? ` (did you mean "${best}"?)` : '';
+}
+
+function checkUniqueIds(c: Collector, items: { id: string }[] | undefined, list: 'tasks' | 'triggers' | 'inputs'): void {
+  const seen = new Map<string, number>();
+  items?.forEach((item, i) => {
+    const first = seen.get(item.id);
+    if (first === undefined) seen.set(item.id, i);
+    else c.add(`/${list}/${i}/id`, (f) => `${f} "${item.id}" is already used by ${list}[${first}]`);
+  });
+}
+
+/** Each task's transitive upstream set; cycles are reported and cut. */
+/** Whether `candidate` is upstream of `task` (reached through depends_on). */
+type IsUpstream = (task: string, candidate: string) => boolean;
+
+/** Reports unknown, self and cyclic dependencies; answers upstream questions. */
+function checkGraph(c: Collector, tasks: FlowTask[]): IsUpstream {
+  const index = new Map(tasks.map((t, i) => [t.id, i]));
+  const deps = new Map<string, string[]>();
+  tasks.forEach((t, i) => {
+    const known: string[] = [];
+    t.depends_on?.forEach((d, j) => {
+      if (d === t.id) c.add(`/tasks/${i}/depends_on/${j}`, (f) => `${f}: task "${t.id}" cannot depend on itself`);
+      else if (!index.has(d)) c.add(`/tasks/${i}/depends_on/${j}`, (f) => `${f} names no task: "${d}"${hint(d, index.keys())}`);
+      else known.push(d);
+    });
+    deps.set(t.id, known);
+  });
+
+  // Depth-first search with colours; a grey node reached again closes a cycle.
+  const colour = new Map<string, 'grey' | 'black'>();
+  const stack: string[] = [];
+  const reported = new Set<string>();
+  const visit = (id: string) => {
+    colour.set(id, 'grey');
+    stack.push(id);
+    for (const d of deps.get(id) ?? []) {
+      const col = colour.get(d);
+      if (col === 'grey') {
+        const cycle = [...stack.slice(stack.indexOf(d)), d];
+        const key = [...new Set(cycle)].sort().join(',');
+        if (!reported.has(key)) {
+          reported.add(key);
+          const at = index.get(id)!;
+          c.add(`/tasks/${at}/depends_on`, (f) => `${f}: dependency cycle ${cycle.join(' → ')}`, 'key');
+        }
+      } else if (col === undefined) visit(d);
+    }
+    stack.pop();
+    colour.set(id, 'black');
+  };
+  for (const t of tasks) if (!colour.has(t.id)) visit(t.id);
+
+  // Ancestor sets are built only for tasks whose templates read another task
+  // that is not a direct dependency: eager sets cost O(n²) on long chains.
+  const ancestors = new Map<string, Set<string>>();
+  return (task, candidate) => {
+    const direct = deps.get(task) ?? [];
+    if (direct.includes(candidate)) return true;
+    let set = ancestors.get(task);
+    if (!set) {
+      set = new Set<string>();
+      const todo = [...direct];
+      while (todo.length) {
+        const d = todo.pop()!;
+        if (set.has(d) || d === task) continue;
+        set.add(d);
+        todo.push(...(deps.get(d) ?? []));
+      }
+      ancestors.set(task, set);
+    }
+    return set.has(candidate);
+  };
+}
+
+function checkInputs(c: Collector, flow: FlowDefinition): void {
+  flow.inputs?.forEach((input, i) => {
+    if (input.type !== 'select') return;
+    // Repeated values are the schema's (uniqueItems); a default among them is ours.
+    const values = input.values ?? [];
+    if (input.default !== undefined && !values.some((v) => v === input.default)) {
+      c.add(`/inputs/${i}/default`, (f) => `${f} ${JSON.stringify(input.default)} is not one of the values: ${values.map((v) => JSON.stringify(v)).join(', ')}`);
+    }
+  });
+}
+
+function checkRetry(c: Collector, retry: RetryPolicy | undefined, pointer: string): void {
+  if (!retry?.initial || !retry.max) return;
+  if (parseDuration(retry.initial) > parseDuration(retry.max)) {
+    c.add(`${pointer}/initial`, (f) => `${f} (${retry.initial}) must not be longer than ${c.field(`${pointer}/max`)} (${retry.max})`);
+  }
+}
+
+function checkTriggers(c: Collector, flow: FlowDefinition): void {
+  const inputIds = new Set((flow.inputs ?? []).map((x) => x.id));
+  flow.triggers?.forEach((t, i) => {
+    for (const key of Object.keys(t.inputs ?? {})) {
+      if (!inputIds.has(key)) {
+        c.add(`/triggers/${i}/inputs/${escape(key)}`, (f) => `${f} sets input "${key}", which the flow does not declare${hint(key, inputIds)}`, 'key');
+      }
+    }
+    if (t.type !== 'schedule') return;
+    const problem = cronProblem(t.cron);
+    if (problem) c.add(`/triggers/${i}/cron`, (f) => `${f} ${JSON.stringify(t.cron)} is not a valid cron expression: ${problem}`);
+    if (t.timezone !== undefined && !isValidTimeZone(t.timezone)) {
+      c.add(`/triggers/${i}/timezone`, (f) => `${f} ${JSON.stringify(t.timezone)} is not a known IANA time zone (e.g. UTC, Europe/Paris, America/New_York)`);
+    }
+  });
+}
+
+/** Where a template is used decides what it may read. */
+interface SiteRules {
+  /** The task using it: it may read only its upstream tasks. */
+  task?: string;
+  /** Roots allowed here; default all. */
+  roots?: readonly string[];
+  /** Whether secret() is allowed (not where the value is stored in the database). */
+  secrets: boolean;
+  /** Task references allowed at all (none: flow env, which every task shares). */
+  taskRefs: 'upstream' | 'any' | 'none';
+  what: string;
+}
+
+interface TemplateSite {
+  pointer: string;
+  source: string;
+  rules: SiteRules;
+}
+
+/** Every template string of the flow (strings without `{{` are plain text and skipped). */
+function templateSites(flow: FlowDefinition): TemplateSite[] {
+  const sites: TemplateSite[] = [];
+  const add = (pointer: string, source: string | undefined, rules: SiteRules) => {
+    if (typeof source === 'string' && source.includes('{{')) sites.push({ pointer, source, rules });
+  };
+  const map = (obj: Record<string, string> | undefined, base: string, rules: SiteRules) => {
+    if (obj) for (const k of Object.keys(obj)) add(`${base}/${escape(k)}`, obj[k], rules);
+  };
+  const list = (arr: string[] | undefined, base: string, rules: SiteRules) => {
+    if (arr) for (let i = 0; i < arr.length; i++) add(`${base}/${i}`, arr[i], rules);
+  };
+  map(flow.env, '/env', { secrets: true, taskRefs: 'none', what: 'flow env (shared by every task)' });
+  map(flow.outputs, '/outputs', { secrets: false, taskRefs: 'any', what: 'flow outputs (stored with the execution)' });
+  const triggerRules: SiteRules = { secrets: false, taskRefs: 'none', roots: ['trigger', 'vars', 'flow'], what: 'trigger inputs (resolved before the execution exists)' };
+  flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, triggerRules));
+  flow.tasks.forEach((t, i) => {
+    const base = `/tasks/${i}`;
+    const rules: SiteRules = { task: t.id, secrets: true, taskRefs: 'upstream', what: `task "${t.id}"` };
+    map(t.env, `${base}/env`, rules);
+    switch (t.type) {
+      case 'script':
+        list(t.args, `${base}/args`, rules);
+        map(t.files, `${base}/files`, rules);
+        break;
+      case 'command':
+        list(t.command, `${base}/command`, rules);
+        map(t.files, `${base}/files`, rules);
+        break;
+      case 'http':
+        add(`${base}/url`, t.url, rules);
+        map(t.headers, `${base}/headers`, rules);
+        add(`${base}/body`, t.body, rules);
+        break;
+      case 'subflow':
+        map(t.inputs, `${base}/inputs`, { ...rules, secrets: false, what: `subflow inputs of task "${t.id}" (stored as the child's inputs)` });
+        break;
+      default:
+        assertNever(t);
+    }
+  });
+  return sites;
+}
+
+function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstream): void {
+  const taskIds = new Set(flow.tasks.map((t) => t.id));
+  const inputIds = new Set((flow.inputs ?? []).map((i) => i.id));
+  for (const { pointer, source, rules: site } of templateSites(flow)) {
+    let parsed: ParsedTemplate;
+    try {
+      parsed = parseTemplate(source);
+    } catch (err) {
+      if (err instanceof TemplateSyntaxError) {
+        c.add(pointer, (f) => `${f} has a template error: ${err.message}`);
+        continue;
+      }
+      throw err;
+    }
+    if (!site.secrets && parsed.secretKeys.length) {
+      c.add(pointer, (f) => `${f} cannot use secret(): ${site.what} would store the secret's value`);
+    }
+    if (site.roots) {
+      const bad = parsed.roots.filter((r) => !site.roots!.includes(r));
+      if (bad.length) c.add(pointer, (f) => `${f} cannot read ${bad.map((b) => `"${b}"`).join(', ')} here: ${site.what} may read only ${site.roots!.join(', ')}`);
+    }
+    for (const ref of parsed.refs) {
+      if (ref.root === 'inputs' && typeof ref.path[0] === 'string' && !inputIds.has(ref.path[0])) {
+        c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads input "${ref.path[0]}", which the flow does not declare${hint(String(ref.path[0]), inputIds)}`);
+      }
+    }
+    for (const { taskId, expression } of parsed.taskRefs) {
+      if (!taskIds.has(taskId)) {
+        c.add(pointer, (f) => `${f}: {{ ${expression} }} names no task: "${taskId}"${hint(taskId, taskIds)}`);
+      } else if (site.roots && !site.roots.includes('tasks')) {
+        // Already reported above: this site may not read the `tasks` root at all.
+      } else if (site.taskRefs === 'none') {
+        c.add(pointer, (f) => `${f}: {{ ${expression} }} reads task "${taskId}", but ${site.what} cannot read tasks`);
+      } else if (site.taskRefs === 'upstream' && site.task !== undefined && !isUpstream(site.task, taskId)) {
+        const why = taskId === site.task ? 'a task cannot read its own outputs' : `"${taskId}" is not upstream of "${site.task}" (add it to depends_on, directly or through another task)`;
+        c.add(pointer, (f) => `${f}: {{ ${expression} }} reads task "${taskId}", but ${why}`);
+      }
+    }
+  }
+}
+
+/** Runs every semantic check on a schema-valid flow; errors in source order. */
+export function checkFlowSemantics(flow: FlowDefinition, positions?: SourcePositions): FlowError[] {
+  const c = new Collector(flow, positions);
+  checkUniqueIds(c, flow.tasks, 'tasks');
+  checkUniqueIds(c, flow.triggers, 'triggers');
+  checkUniqueIds(c, flow.inputs, 'inputs');
+  const isUpstream = checkGraph(c, flow.tasks);
+  checkInputs(c, flow);
+  checkTriggers(c, flow);
+  checkRetry(c, flow.retry, '/retry');
+  flow.tasks.forEach((t, i) => checkRetry(c, t.retry, `/tasks/${i}/retry`));
+  checkTemplates(c, flow, isUpstream);
+  return c.errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected task: ${JSON.stringify(x)}`);
+}

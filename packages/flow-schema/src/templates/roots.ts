@@ -1,0 +1,92 @@
+import { assertNever, type TemplateRoot } from './ast.js';
+import { keyText, listText, pathText } from './path-text.js';
+
+/** One member of a path as parsed, with where it was written. */
+export interface PathMember {
+  key: string | number;
+  /** Offset in the template source. */
+  offset: number;
+}
+
+/** A path the roots do not allow, found at save time. */
+export interface PathProblem {
+  /** e.g. `unknown field "foo" of execution`. */
+  what: string;
+  /** Shown in parentheses after the expression, e.g. `fields: id, namespace`. */
+  hint?: string;
+  offset: number;
+}
+
+export const EXECUTION_FIELDS = ['id', 'namespace', 'flow_id'] as const;
+export const FLOW_FIELDS = ['id', 'namespace'] as const;
+export const TASK_FIELDS = ['outputs', 'state'] as const;
+export const TRIGGER_FIELDS = ['body', 'headers', 'outputs'] as const;
+
+/**
+ * Checks the members after a root against decisions.md ("Templates"). The
+ * shapes fixed by the service (execution, flow, tasks, trigger, and string
+ * maps whose values have no members) are checked here so a typo fails at save
+ * time; data shaped by users (inputs, bodies, outputs) is only checked at
+ * dispatch. Lower-cases header names in place, since `trigger.headers` holds
+ * lower-case names and HTTP header names are case-insensitive.
+ */
+export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOffset: number): PathProblem | undefined {
+  switch (root) {
+    case 'inputs':
+      return undefined;
+    case 'vars':
+    case 'labels':
+      return leafAt(root, members, 1);
+    case 'execution':
+      return field(root, members, 0, EXECUTION_FIELDS, rootOffset) ?? leafAt(root, members, 1);
+    case 'flow':
+      return field(root, members, 0, FLOW_FIELDS, rootOffset) ?? leafAt(root, members, 1);
+    case 'tasks': {
+      const id = members[0];
+      if (id === undefined) {
+        return { what: 'tasks needs a task id and a field', hint: 'e.g. tasks.extract.outputs.rows', offset: rootOffset };
+      }
+      if (typeof id.key !== 'string') {
+        return { what: `a task id is a name, not ${keyText(id.key)}`, hint: 'e.g. tasks.extract.outputs.rows', offset: id.offset };
+      }
+      const problem = field(root, members, 1, TASK_FIELDS, id.offset);
+      if (problem !== undefined) return problem;
+      return members[1]?.key === 'state' ? leafAt(root, members, 2) : undefined;
+    }
+    case 'trigger': {
+      const problem = field(root, members, 0, TRIGGER_FIELDS, rootOffset);
+      if (problem !== undefined) return problem;
+      if (members[0]?.key !== 'headers') return undefined;
+      const header = members[1];
+      if (header !== undefined && typeof header.key === 'string') header.key = header.key.toLowerCase();
+      return leafAt(root, members, 2);
+    }
+    default:
+      return assertNever(root, 'root');
+  }
+}
+
+/** `members[index]` must be one of `fields`. */
+function field(
+  root: TemplateRoot,
+  members: PathMember[],
+  index: number,
+  fields: readonly string[],
+  previousOffset: number,
+): PathProblem | undefined {
+  const owner = pathText(root, members.map((m) => m.key), index);
+  const member = members[index];
+  if (member === undefined) {
+    return { what: `${owner} needs a field`, hint: `fields: ${fields.join(', ')}`, offset: previousOffset };
+  }
+  if (typeof member.key === 'string' && fields.includes(member.key)) return undefined;
+  return { what: `unknown field ${keyText(member.key)} of ${owner}`, hint: `fields: ${listText(fields)}`, offset: member.offset };
+}
+
+/** The value at depth `depth` is a string: nothing may follow it. */
+function leafAt(root: TemplateRoot, members: PathMember[], depth: number): PathProblem | undefined {
+  const extra = members[depth];
+  if (extra === undefined) return undefined;
+  const keys = members.map((m) => m.key);
+  return { what: `${pathText(root, keys, depth)} is a string and has no member ${keyText(extra.key)}`, offset: extra.offset };
+}

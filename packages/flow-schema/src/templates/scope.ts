@@ -1,0 +1,33 @@
+/** What a template can read at dispatch. A root left out is "not available" when read. */
+export interface TemplateScope {
+  /** Inputs of the execution, after validation (typed values). */
+  inputs?: Record<string, unknown>;
+  /** Merged variables (flow `variables`, namespace chain, global), see decisions.md. */
+  vars?: Record<string, string>;
+  /** Labels of the execution. */
+  labels?: Record<string, string>;
+  execution?: { id: string; namespace: string; flow_id: string | null };
+  flow?: { id: string; namespace: string };
+  /** Task runs visible to the template, by task id: normally the upstream tasks that ended. */
+  tasks?: Record<string, { outputs?: Record<string, unknown> | null; state?: string }>;
+  trigger?: {
+    /** Parsed JSON body of a webhook, or its text when it is not JSON. */
+    body?: unknown;
+    /** Request headers of a webhook, names in lower case. */
+    headers?: Record<string, string>;
+    /** Outputs of the upstream execution of a flow trigger. */
+    outputs?: Record<string, unknown>;
+  };
+}
+
+/**
+ * Value of a secret by key, or undefined when no scope has it. Synchronous:
+ * the caller fetches the keys of `ParsedTemplate.secretKeys` beforehand.
+ */
+export type SecretLookup = (key: string) => string | undefined;
+
+export interface RenderResult {
+  text: string;
+  /** Keys of the secrets actually read, deduplicated, in order of first use. */
+  secretKeysUsed: string[];
+}

@@ -1,0 +1,3 @@
+export { DurationError, DURATION_PATTERN, formatDuration, parseDuration } from './duration.js';
+export { CRON_MACROS, CronError, cronProblem, parseCron, type CronSchedule } from './cron.js';
+export { isValidTimeZone } from './timezone.js';
