@@ -60,6 +60,16 @@ test('svc local serves a ready service and Ctrl-C stops everything, database las
     assert.match(fs.readFileSync(path.join(dataDir, 'master-keys'), 'utf8'), /^local1:[A-Za-z0-9+/]{43}=$/m);
     for (const kind of ['api-gateway', 'scheduler', 'dispatcher', 'maintenance']) assert.match(out, new RegExp(`"service":"${kind}","message":"started"`));
 
+    // The first admin of embedded mode, printed once, can sign in.
+    const admin = /first admin: (\S+)  password: (\S+)/.exec(out);
+    assert.ok(admin, 'the generated admin is printed');
+    const login = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: admin[1], password: admin[2] }),
+    });
+    assert.equal(login.status, 200);
+
     child.kill('SIGINT');
     assert.equal(await exited, 0, out);
     assert.equal(alive(pgPid), false, `the embedded PostgreSQL stopped:\n${out}`);

@@ -4,14 +4,19 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
-import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers, type Principal } from '@svc/http';
+import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers } from '@svc/http';
 import { operations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
-import { authenticate } from './auth.js';
+import { createAuthenticator } from './identity/authenticate.js';
+import type { AuthPrincipal } from './identity/principal.js';
+import { auditHandlers } from './routes/audit.js';
+import { authHandlers } from './routes/auth.js';
 import { schemaHandlers } from './routes/schemas.js';
+import { tokenHandlers } from './routes/tokens.js';
+import { userHandlers } from './routes/users.js';
 import { renderHome } from './ui.js';
 
 export interface GatewayDeps {
@@ -21,11 +26,8 @@ export interface GatewayDeps {
   storage: ObjectStore;
   instanceId: string;
   version: string;
-  /**
-   * Resolves credentials of protected operations. Default: the identity
-   * module. Tests of route groups built before identity inject one.
-   */
-  authenticate?: (req: Request) => Promise<Principal>;
+  /** Time, injected so tests can move it (token expiry, sessions, login windows). Default: the system clock. */
+  now?: () => Date;
   /** Replace readiness checks (tests simulate failures they cannot cause for real). */
   checkOverrides?: Partial<Record<CheckName, () => Promise<void>>>;
 }
@@ -74,15 +76,22 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   app.get('/metrics', named('/metrics'), metrics.handler);
 
-  const handlers: OperationHandlers = {
+  const now = deps.now ?? (() => new Date());
+  const routeDeps = { db: deps.db, now, publicUrl: deps.config.publicUrl, sessionTtlMs: deps.config.sessionTtlMs };
+  const handlers: OperationHandlers<AuthPrincipal> = {
     ...schemaHandlers(),
+    ...authHandlers(routeDeps),
+    ...tokenHandlers(routeDeps),
+    ...userHandlers(routeDeps),
+    ...auditHandlers(routeDeps),
   };
+  const authenticate = createAuthenticator(routeDeps);
 
   const api = express.Router();
   mountOperations(api, {
     operations,
     handlers,
-    authenticate: deps.authenticate ?? ((req) => authenticate(deps, req)),
+    authenticate,
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

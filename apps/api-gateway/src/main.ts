@@ -2,12 +2,18 @@
 // The api-gateway process: HTTP on SVC_HOST:SVC_PORT.
 import type { AddressInfo } from 'node:net';
 import { runService } from '@svc/service';
+import { bootstrapAdmin } from '@svc/identity';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway } from './app.js';
 
 await runService({
   kind: 'api-gateway',
   async start(ctx) {
+    // First start with SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD and no user yet: create that admin.
+    if (ctx.config.adminEmail && ctx.config.adminPassword) {
+      const created = await bootstrapAdmin(ctx.db.pool, { email: ctx.config.adminEmail, password: ctx.config.adminPassword }, ctx.clock.now());
+      if (created) ctx.log.info('bootstrap admin created', { email: created.email });
+    }
     const storage = await createObjectStore(ctx.config.storage);
     const { app } = buildGateway({ ...ctx, storage });
     const server = app.listen(ctx.config.port, ctx.config.host);

@@ -25,15 +25,17 @@ export async function startTestGateway(opts: {
   databaseUrl?: string;
   storage?: ObjectStore;
   checkOverrides?: GatewayDeps['checkOverrides'];
-  authenticate?: GatewayDeps['authenticate'];
+  now?: () => Date;
+  /** Share another gateway's database (a second instance). */
+  shareWith?: TestGateway;
 } = {}): Promise<TestGateway> {
-  const tdb = opts.databaseUrl ? undefined : await createTestDatabase();
+  const tdb = opts.databaseUrl || opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
-  const db = createDb({ url: opts.databaseUrl ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
+  const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, authenticate: opts.authenticate });
+  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;

@@ -1,18 +1,22 @@
-// POST /api/v1/namespaces/{namespace}/validate over real HTTP. Credentials are
-// built by the identity issue; until then the test injects an editor principal.
+// POST /api/v1/namespaces/{namespace}/validate over real HTTP, with a real
+// editor API token.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
+import { login, makeToken, makeUser } from './identity-helpers.js';
 
 let gw: TestGateway;
+let token: string;
 
 before(async () => {
-  gw = await startTestGateway({ authenticate: async () => ({ role: 'editor' }) });
+  gw = await startTestGateway();
+  await makeUser(gw, 'ed@example.com', 'editor');
+  token = await makeToken(gw, await login(gw, 'ed@example.com'), 'editor');
 });
 after(() => gw.close());
 
 const validate = (body: unknown, ns = 'team.data') =>
-  fetch(`${gw.url}/api/v1/namespaces/${ns}/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${gw.url}/api/v1/namespaces/${ns}/validate`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
 
 test('a valid flow file answers valid with an empty list', async () => {
   const r = await validate({ path: 'flows/hello.flow.yaml', content: 'id: hello\ntasks:\n  - {id: a, type: command, command: [echo, hi]}\n' });

@@ -2,6 +2,8 @@
 export interface CommandIo {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
+  /** Standard input, for commands that read a secret from it. Default process.stdin. */
+  stdin?: NodeJS.ReadableStream;
   /** Environment variables (SVC_URL, SVC_TOKEN, SVC_DATABASE_URL...). */
   env: Record<string, string | undefined>;
   /** Directory relative paths are resolved against. */

@@ -10,6 +10,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
 });

@@ -1,6 +1,7 @@
 import type { Command } from '../io.js';
 import { localCommand } from './local.js';
 import { openapiCommand } from './openapi.js';
+import { userCommand } from './user.js';
 
 /**
  * The command table: `svc <name>` runs `commands[name]`. A new command is one
@@ -10,4 +11,5 @@ import { openapiCommand } from './openapi.js';
 export const commands: Readonly<Record<string, Command>> = Object.freeze({
   local: localCommand,
   openapi: openapiCommand,
+  user: userCommand,
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '@svc/config';
 import { applyMigrations, createDb, startPostgresKeeper, type KeptPostgres } from '@svc/db';
+import { bootstrapAdmin, generatePassword } from '@svc/identity';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appsDir = path.resolve(here, '../../..');
@@ -79,9 +80,17 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   const { url, kept } = await startDatabase(config, io);
 
   const db = createDb({ url, applicationName: 'svc-local' });
+  let createdAdmin: { email: string; password: string } | undefined;
   try {
     const applied = await applyMigrations(db.pool);
     if (applied.length) say(io, `applied migrations: ${applied.join(', ')}`);
+    // Embedded mode without SVC_ADMIN_EMAIL: a first admin with a generated
+    // password, printed once (the api-gateway creates the configured one otherwise).
+    if (!config.databaseUrl && !config.adminEmail) {
+      const password = generatePassword();
+      const user = await bootstrapAdmin(db.pool, { email: 'admin@localhost', password }, new Date());
+      if (user) createdAdmin = { email: user.email, password };
+    }
   } finally {
     await db.close();
   }
@@ -133,7 +142,11 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   for (const name of LOCAL_SERVICES) spawnService(name);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   if (await waitReady(base, 60_000)) {
-    io.stdout.write(`\nsvc is up: ${base}  (Ctrl-C stops it)\n\n`);
+    io.stdout.write(`\nsvc is up: ${base}  (Ctrl-C stops it)\n`);
+    if (createdAdmin) {
+      io.stdout.write(`first admin: ${createdAdmin.email}  password: ${createdAdmin.password}  (shown once; change it with POST /api/v1/auth/password or svc user reset-password)\n`);
+    }
+    io.stdout.write('\n');
   } else if (!stopping) {
     say(io, `the api-gateway did not become ready at ${base}/readyz within 60 s; see the logs above`);
   }

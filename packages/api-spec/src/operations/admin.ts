@@ -49,8 +49,10 @@ export const adminOperations: Operation[] = [
     auth: ADMIN,
     request: {
       query: ListQueryWith({
-        action: Type.Optional(Type.String({ description: 'For example execution.cancel' })),
-        actor: Type.Optional(Type.String()),
+        action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel' })),
+        actor: Type.Optional(Type.String({ description: 'Only events of this actor: a user id or email' })),
+        from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
+        to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
       }),
     },
     responses: ok(Page(AuditEvent)),

@@ -7,6 +7,7 @@ import {
   CreateTokenRequest,
   CreateUserRequest,
   ListQuery,
+  ListQueryWith,
   LoginRequest,
   OpaqueId,
   Params,
@@ -70,7 +71,7 @@ export const authOperations: Operation[] = [
     summary: 'Change the own password (also clears a temporary password)',
     auth: VIEWER,
     request: { body: ChangePasswordRequest },
-    responses: { ...noContent('Password changed'), ...err(403, 'The current password is wrong') },
+    responses: { ...noContent('Password changed; other sessions end'), ...err(422, 'The current password is wrong (field current_password) or the new one is refused (field new_password)') },
   },
   {
     operationId: 'revokeOtherSessions',
@@ -87,9 +88,9 @@ export const authOperations: Operation[] = [
     method: 'get',
     path: '/api/v1/tokens',
     tag: 'tokens',
-    summary: 'List the own API tokens',
+    summary: 'List the own API tokens (an admin may pass all=true to see every user\'s)',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }) },
     responses: ok(Page(ApiToken)),
   },
   {

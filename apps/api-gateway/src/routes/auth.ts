@@ -1,0 +1,132 @@
+// Own-account operations: login (through passport's local strategy), logout,
+// profile, password, sessions.
+import type { Request } from 'express';
+import { Passport } from 'passport';
+import { Strategy as LocalStrategy } from 'passport-local';
+import type { Db } from '@svc/db';
+import { newId } from '@svc/db';
+import { rateLimited, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import {
+  findUserByEmail,
+  generateSessionToken,
+  normalizeEmail,
+  passwordProblem,
+  recordAudit,
+  setPassword,
+  verifyPassword,
+  withLoginLimits,
+  type UserRow,
+} from '@svc/identity';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
+import { auditContext } from './audit.js';
+
+export interface AuthRouteDeps {
+  db: Db;
+  publicUrl: string;
+  sessionTtlMs: number;
+  now: () => Date;
+}
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export function meBody(p: { userId: string; email: string; name: string; role: string; userRole?: string; authType: string; mustChangePassword: boolean; tokenId?: string }) {
+  return {
+    id: p.userId,
+    email: p.email,
+    name: p.name,
+    role: p.role,
+    user_role: p.userRole ?? p.role,
+    auth_type: p.authType,
+    must_change_password: p.mustChangePassword,
+    ...(p.tokenId ? { token_id: p.tokenId } : {}),
+  };
+}
+
+const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
+
+export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  // One passport instance per gateway (no module singleton). The local
+  // strategy checks the password; a wrong password and an unknown email take
+  // the same time (verifyPassword compares against a dummy hash).
+  const passport = new Passport();
+  passport.use(
+    new LocalStrategy({ usernameField: 'email', passwordField: 'password', session: false }, (email, password, done) => {
+      findUserByEmail(db.pool, email)
+        .then(async (user) => {
+          const ok = await verifyPassword(password, user?.password_hash);
+          done(null, ok && user && !user.disabled ? user : false);
+        })
+        .catch(done);
+    }),
+  );
+  const checkPassword = (req: Request) =>
+    new Promise<UserRow | false>((resolve, reject) => {
+      passport.authenticate('local', { session: false }, (err: unknown, user: UserRow | false) => (err ? reject(err) : resolve(user)))(req, req.res!, reject);
+    });
+
+  return {
+    async login({ req, res, body, requestId }: Ctx) {
+      const { email: rawEmail } = body as { email: string; password: string };
+      const email = normalizeEmail(rawEmail);
+      req.body = body; // passport-local reads the credentials from req.body
+      const ip = clientIp(req);
+      const outcome = await withLoginLimits(db.pool, { email, ip }, deps.now, async () => {
+        const user = await checkPassword(req);
+        return { succeeded: user !== false, user };
+      });
+      if ('refused' in outcome) throw rateLimited(outcome.refused.retryAfterSeconds);
+      const { user } = outcome.result;
+      const now = deps.now();
+      if (!user) {
+        await recordAudit(db.pool, { action: 'auth.login_failed', actor: { id: null, type: 'anonymous' }, ip, requestId, details: { email }, at: now });
+        throw unauthorized('wrong email or password');
+      }
+      const { token, hash } = generateSessionToken();
+      const sessionId = newId();
+      await db.pool.query(
+        `INSERT INTO sessions (id, user_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
+        [sessionId, user.id, hash, ip, String(req.headers['user-agent'] ?? '').slice(0, 500), now, new Date(now.getTime() + deps.sessionTtlMs)],
+      );
+      await db.pool.query(`UPDATE users SET last_login_at = $2 WHERE id = $1`, [user.id, now]);
+      await recordAudit(db.pool, { action: 'auth.login', actor: { id: user.id, type: 'user' }, targetType: 'session', targetId: sessionId, ip, requestId, at: now });
+      setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
+      return meBody({ userId: user.id, email: user.email, name: user.display_name, role: user.role, authType: 'session', mustChangePassword: user.must_change_password });
+    },
+
+    async logout({ res, principal }: Ctx) {
+      if (principal!.sessionId) await db.pool.query(`DELETE FROM sessions WHERE id = $1`, [principal!.sessionId]);
+      clearSessionCookie(res, { publicUrl: deps.publicUrl });
+      return reply(204);
+    },
+
+    getMe: ({ principal }: Ctx) => meBody(principal!),
+
+    async updateMe({ principal, body }: Ctx) {
+      const { name } = body as { name?: string };
+      if (name !== undefined) await db.pool.query(`UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1`, [principal!.userId, name, deps.now()]);
+      return meBody({ ...principal!, name: name ?? principal!.name });
+    },
+
+    async changePassword(ctx: Ctx) {
+      const p = ctx.principal!;
+      const { current_password, new_password } = ctx.body as { current_password: string; new_password: string };
+      const user = await findUserByEmail(db.pool, p.email);
+      if (!user || !(await verifyPassword(current_password, user.password_hash))) {
+        throw validationFailed([{ field: 'current_password', message: 'is not your current password' }]);
+      }
+      const problem = passwordProblem(new_password) ?? (new_password === current_password ? 'must differ from the current password' : null);
+      if (problem) throw validationFailed([{ field: 'new_password', message: problem }]);
+      // Other sessions end; the one used for this request stays signed in.
+      await setPassword(db.pool, p.userId, new_password, { temporary: false, now: deps.now(), keepSessionId: p.sessionId });
+      await recordAudit(db.pool, { action: 'user.password_change', ...auditContext(ctx), targetType: 'user', targetId: p.userId, at: deps.now() });
+      return reply(204);
+    },
+
+    async revokeOtherSessions({ principal }: Ctx) {
+      const r = await db.pool.query(`DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2`, [principal!.userId, principal!.sessionId ?? null]);
+      return { revoked: r.rowCount ?? 0 };
+    },
+  };
+}

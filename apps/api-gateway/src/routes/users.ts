@@ -1,0 +1,98 @@
+// User administration (admin).
+import type { Db } from '@svc/db';
+import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import {
+  createUser,
+  EmailTakenError,
+  findUserById,
+  generatePassword,
+  LastAdminError,
+  passwordProblem,
+  recordAudit,
+  setPassword,
+  updateUser,
+  UserNotFoundError,
+  type Role,
+  type UserRow,
+} from '@svc/identity';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export function userBody(u: UserRow) {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.display_name,
+    role: u.role,
+    disabled: u.disabled,
+    must_change_password: u.must_change_password,
+    created_at: u.created_at.toISOString(),
+    last_login_at: u.last_login_at?.toISOString() ?? null,
+  };
+}
+
+export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  return {
+    async listUsers({ query, cursor }: Ctx) {
+      const q = query as { limit: number };
+      const after = cursor as { email: string } | undefined;
+      const r = await db.pool.query<UserRow>(
+        `SELECT id, email, display_name, password_hash, role, disabled, must_change_password, created_at, last_login_at
+         FROM users WHERE ($1::text IS NULL OR email > $1) ORDER BY email LIMIT $2`,
+        [after?.email ?? null, q.limit + 1],
+      );
+      const page = r.rows.slice(0, q.limit);
+      return { items: page.map(userBody), ...(r.rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) };
+    },
+
+    async createUser(ctx: Ctx) {
+      const b = ctx.body as { email: string; role: Role; name?: string; password?: string };
+      if (b.password !== undefined) {
+        const problem = passwordProblem(b.password);
+        if (problem) throw validationFailed([{ field: 'password', message: problem }]);
+      }
+      const now = deps.now();
+      try {
+        const { user, temporaryPassword } = await createUser(db.pool, { email: b.email, role: b.role, name: b.name, password: b.password }, now);
+        await recordAudit(db.pool, { action: 'user.create', ...auditContext(ctx), targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role }, at: now });
+        return reply(201, { ...userBody(user), ...(temporaryPassword ? { temporary_password: temporaryPassword } : {}) });
+      } catch (err) {
+        if (err instanceof EmailTakenError) throw conflict('conflict', err.message);
+        throw err;
+      }
+    },
+
+    async updateUser(ctx: Ctx) {
+      const { userId } = ctx.params as { userId: string };
+      const change = ctx.body as { role?: Role; disabled?: boolean; name?: string };
+      const now = deps.now();
+      try {
+        const { before, after } = await updateUser(db.pool, userId, change, now);
+        const audit = { ...auditContext(ctx), targetType: 'user', targetId: userId, at: now };
+        if (before.role !== after.role) await recordAudit(db.pool, { ...audit, action: 'user.role_change', details: { from: before.role, to: after.role } });
+        if (before.disabled !== after.disabled) await recordAudit(db.pool, { ...audit, action: after.disabled ? 'user.disable' : 'user.enable' });
+        if (before.display_name !== after.display_name) await recordAudit(db.pool, { ...audit, action: 'user.update', details: { name: after.display_name } });
+        return userBody(after);
+      } catch (err) {
+        if (err instanceof LastAdminError) throw conflict('last_admin', 'this change would leave no enabled admin');
+        if (err instanceof UserNotFoundError) throw notFound(`no user ${userId}`);
+        throw err;
+      }
+    },
+
+    async resetUserPassword(ctx: Ctx) {
+      const { userId } = ctx.params as { userId: string };
+      const user = await findUserById(db.pool, userId);
+      if (!user) throw notFound(`no user ${userId}`);
+      const temporary = generatePassword();
+      const now = deps.now();
+      // The user signs in with it, then must set a new one; their sessions end now.
+      await setPassword(db.pool, userId, temporary, { temporary: true, now });
+      await recordAudit(db.pool, { action: 'user.password_reset', ...auditContext(ctx), targetType: 'user', targetId: userId, at: now });
+      return { temporary_password: temporary };
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './secrets.js';
+export * from './passwords.js';
+export * from './audit.js';
+export * from './login-limits.js';
+export * from './users.js';
