@@ -14,9 +14,14 @@ import { createAuthenticator } from './identity/authenticate.js';
 import type { AuthPrincipal } from './identity/principal.js';
 import { auditHandlers } from './routes/audit.js';
 import { authHandlers } from './routes/auth.js';
+import { flowHandlers } from './routes/flows.js';
+import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
+import { secretProviderHandlers } from './routes/secret-providers.js';
+import { secretHandlers } from './routes/secrets.js';
 import { tokenHandlers } from './routes/tokens.js';
 import { userHandlers } from './routes/users.js';
+import { variableHandlers } from './routes/variables.js';
 import { renderHome } from './ui.js';
 
 export interface GatewayDeps {
@@ -77,13 +82,27 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.get('/metrics', named('/metrics'), metrics.handler);
 
   const now = deps.now ?? (() => new Date());
-  const routeDeps = { db: deps.db, now, publicUrl: deps.config.publicUrl, sessionTtlMs: deps.config.sessionTtlMs };
+  const routeDeps = {
+    db: deps.db,
+    storage: deps.storage,
+    now,
+    publicUrl: deps.config.publicUrl,
+    sessionTtlMs: deps.config.sessionTtlMs,
+    maxFileBytes: deps.config.maxFileBytes,
+    maxBundleBytes: deps.config.maxBundleBytes,
+    masterKeys: deps.config.masterKeys,
+  };
   const handlers: OperationHandlers<AuthPrincipal> = {
     ...schemaHandlers(),
     ...authHandlers(routeDeps),
     ...tokenHandlers(routeDeps),
     ...userHandlers(routeDeps),
     ...auditHandlers(routeDeps),
+    ...namespaceHandlers(routeDeps),
+    ...flowHandlers(routeDeps),
+    ...secretHandlers(routeDeps),
+    ...variableHandlers(routeDeps),
+    ...secretProviderHandlers(routeDeps),
   };
   const authenticate = createAuthenticator(routeDeps);
 

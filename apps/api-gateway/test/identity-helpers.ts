@@ -49,7 +49,7 @@ export interface RawResponse {
  * An HTTP request with exactly the headers given (fetch adds or refuses some,
  * such as Origin and Sec-Fetch-Site, which the Origin check tests need).
  */
-export function raw(gw: TestGateway, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+export function raw(gw: TestGateway, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResponse> {
   const u = new URL(path, gw.url);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {

@@ -1,6 +1,6 @@
 import type { Operation } from '../operation.js';
 import { Page } from '../schemas/helpers.js';
-import { SecretCheck, SecretKey, SecretProvider, Variable } from '../schemas/entities.js';
+import { SecretCheck, SecretKey, SecretProvider, SecretProviderCheck, Variable } from '../schemas/entities.js';
 import {
   ListQuery,
   NamespaceName,
@@ -8,17 +8,22 @@ import {
   PutSecretRequest,
   PutVariableRequest,
   SecretKeyName,
+  SecretProviderName,
   SecretProviderRequest,
+  SecretReferenceParam,
   UpdateSecretProviderRequest,
 } from '../schemas/requests.js';
-import { Type } from '@sinclair/typebox';
 import { ADMIN, EDITOR, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const NsKey = Params({ namespace: NamespaceName, key: SecretKeyName });
 const Key = Params({ key: SecretKeyName });
 const NsOnly = Params({ namespace: NamespaceName });
-const ProviderName = Params({ name: Type.String({ minLength: 1, maxLength: 63 }) });
+// A check names a builtin key or a provider reference `<provider>:<path>[#field]`.
+const NsRef = Params({ namespace: NamespaceName, key: SecretReferenceParam });
+const Ref = Params({ key: SecretReferenceParam });
+const ProviderName = Params({ name: SecretProviderName });
 const masterKeys = err(409, '`builtin_provider_disabled`: SVC_MASTER_KEYS is empty');
+const noNamespace = err(404, 'No such namespace');
 
 // Secret values are never readable by anyone: lists show keys only, so the
 // lists are ordinary viewer reads (decisions.md "Roles").
@@ -31,7 +36,7 @@ export const secretOperations: Operation[] = [
     summary: 'Keys of the secrets of a namespace (never values)',
     auth: VIEWER,
     request: { params: NsOnly, query: ListQuery },
-    responses: ok(Page(SecretKey)),
+    responses: { ...ok(Page(SecretKey)), ...noNamespace },
   },
   {
     operationId: 'putNamespaceSecret',
@@ -41,7 +46,7 @@ export const secretOperations: Operation[] = [
     summary: 'Create or replace a namespace secret',
     auth: EDITOR,
     request: { params: NsKey, body: PutSecretRequest },
-    responses: { ...ok(SecretKey), ...masterKeys },
+    responses: { ...ok(SecretKey), ...noNamespace, ...masterKeys },
   },
   {
     operationId: 'deleteNamespaceSecret',
@@ -51,17 +56,17 @@ export const secretOperations: Operation[] = [
     summary: 'Delete a namespace secret',
     auth: EDITOR,
     request: { params: NsKey },
-    responses: noContent('Deleted'),
+    responses: { ...noContent('Deleted'), ...err(404, 'No such namespace or secret') },
   },
   {
     operationId: 'checkNamespaceSecret',
     method: 'post',
     path: '/api/v1/namespaces/{namespace}/secrets/{key}/check',
     tag: 'secrets',
-    summary: 'Check that a secret resolves from this namespace (namespace, parents, global)',
+    summary: 'Check that a secret resolves from this namespace (namespace, parents, global) or its provider reference; says from which scope, never the value',
     auth: EDITOR,
-    request: { params: NsKey },
-    responses: ok(SecretCheck),
+    request: { params: NsRef },
+    responses: { ...ok(SecretCheck), ...noNamespace },
   },
   {
     operationId: 'listNamespaceVariables',
@@ -71,7 +76,7 @@ export const secretOperations: Operation[] = [
     summary: 'Variables of a namespace',
     auth: VIEWER,
     request: { params: NsOnly, query: ListQuery },
-    responses: ok(Page(Variable)),
+    responses: { ...ok(Page(Variable)), ...noNamespace },
   },
   {
     operationId: 'putNamespaceVariable',
@@ -81,7 +86,7 @@ export const secretOperations: Operation[] = [
     summary: 'Create or replace a namespace variable',
     auth: EDITOR,
     request: { params: NsKey, body: PutVariableRequest },
-    responses: ok(Variable),
+    responses: { ...ok(Variable), ...noNamespace },
   },
   {
     operationId: 'deleteNamespaceVariable',
@@ -91,7 +96,7 @@ export const secretOperations: Operation[] = [
     summary: 'Delete a namespace variable',
     auth: EDITOR,
     request: { params: NsKey },
-    responses: noContent('Deleted'),
+    responses: { ...noContent('Deleted'), ...err(404, 'No such namespace or variable') },
   },
   {
     operationId: 'listGlobalSecrets',
@@ -121,16 +126,16 @@ export const secretOperations: Operation[] = [
     summary: 'Delete a global secret',
     auth: ADMIN,
     request: { params: Key },
-    responses: noContent('Deleted'),
+    responses: { ...noContent('Deleted'), ...err(404, 'No such secret') },
   },
   {
     operationId: 'checkGlobalSecret',
     method: 'post',
     path: '/api/v1/secrets/{key}/check',
     tag: 'secrets',
-    summary: 'Check that a global secret resolves',
+    summary: 'Check that a global secret (or a provider reference) resolves; never the value',
     auth: ADMIN,
-    request: { params: Key },
+    request: { params: Ref },
     responses: ok(SecretCheck),
   },
   {
@@ -161,7 +166,7 @@ export const secretOperations: Operation[] = [
     summary: 'Delete a global variable',
     auth: ADMIN,
     request: { params: Key },
-    responses: noContent('Deleted'),
+    responses: { ...noContent('Deleted'), ...err(404, 'No such variable') },
   },
   {
     operationId: 'listSecretProviders',
@@ -181,7 +186,7 @@ export const secretOperations: Operation[] = [
     summary: 'Add a secret provider',
     auth: ADMIN,
     request: { body: SecretProviderRequest },
-    responses: { ...created(SecretProvider), ...err(409, 'A provider with this name exists') },
+    responses: { ...created(SecretProvider), ...err(409, 'A provider with this name exists (`conflict`), or credentials while SVC_MASTER_KEYS is empty (`builtin_provider_disabled`)') },
   },
   {
     operationId: 'updateSecretProvider',
@@ -191,7 +196,7 @@ export const secretOperations: Operation[] = [
     summary: 'Replace the settings of a secret provider',
     auth: ADMIN,
     request: { params: ProviderName, body: UpdateSecretProviderRequest },
-    responses: { ...ok(SecretProvider), ...err(404, 'No such provider') },
+    responses: { ...ok(SecretProvider), ...err(404, 'No such provider'), ...err(409, '`builtin_provider_disabled` (credentials while SVC_MASTER_KEYS is empty) or `master_key_missing` (kept credentials sealed with an unlisted key)') },
   },
   {
     operationId: 'deleteSecretProvider',
@@ -211,6 +216,6 @@ export const secretOperations: Operation[] = [
     summary: 'Check that a secret provider answers',
     auth: ADMIN,
     request: { params: ProviderName },
-    responses: { ...ok(SecretCheck), ...err(404, 'No such provider') },
+    responses: { ...ok(SecretProviderCheck), ...err(404, 'No such provider') },
   },
 ];

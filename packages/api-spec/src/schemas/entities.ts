@@ -261,28 +261,51 @@ export const ValidationResult = component('ValidationResult', Type.Object(
 export const SecretKey = component('SecretKey', Type.Object(
   {
     key: Type.String(),
-    provider: Type.Optional(Type.String()),
-    updated_at: Type.Optional(Nullable(DateTime())),
+    namespace: Nullable(Type.String({ description: 'The namespace; null for a global secret' })),
+    provider: Type.String({ description: 'Always `builtin`: stored in the service, sealed with SVC_MASTER_KEYS' }),
+    key_id: Type.String({ description: 'Id of the master key that sealed the value (rotation)' }),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+    updated_by: Type.String({ description: 'User id of the last writer' }),
   },
   { ...open, description: 'A secret, without its value (values are never readable)' },
 ));
 
 export const SecretCheck = component('SecretCheck', Type.Object(
-  { ok: Type.Boolean(), error: Type.Optional(Type.String()) },
-  { ...open, description: 'Whether the secret resolves' },
+  {
+    ok: Type.Boolean(),
+    key: Type.String({ description: 'The key or provider reference checked' }),
+    scope: Type.Optional(StringEnum(['namespace', 'global', 'provider'] as const, { description: 'Where it resolved (when ok)' })),
+    namespace: Type.Optional(Type.String({ description: 'The namespace it resolved from (scope `namespace`)' })),
+    provider: Type.Optional(Type.String({ description: 'The provider it resolved from (scope `provider`)' })),
+    error: Type.Optional(Type.String({ description: 'Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error`' })),
+    message: Type.Optional(Type.String()),
+  },
+  { ...open, description: 'Whether a secret resolves, and from which scope; never its value' },
 ));
 
 export const Variable = component('Variable', Type.Object(
-  { key: Type.String(), value: Type.String(), updated_at: Type.Optional(Nullable(DateTime())) },
+  {
+    key: Type.String(),
+    value: Type.String(),
+    namespace: Nullable(Type.String({ description: 'The namespace; null for a global variable' })),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+    updated_by: Type.String({ description: 'User id of the last writer' }),
+  },
   open,
 ));
 
 export const SecretProvider = component('SecretProvider', Type.Object(
   {
     name: Type.String(),
-    type: Type.String(),
-    config: FreeObject('Provider settings; credentials are referenced, never returned'),
-    created_at: Type.Optional(DateTime()),
+    type: Type.String({ description: '`env` or `vault`' }),
+    config: FreeObject('Settings of the type (never credentials)'),
+    enabled: Type.Boolean(),
+    has_credentials: Type.Boolean({ description: 'Credentials are stored sealed; they are write-only' }),
+    credentials_key_id: Nullable(Type.String({ description: 'Id of the master key that sealed the credentials' })),
+    created_at: DateTime(),
+    updated_at: DateTime(),
   },
   open,
 ));
@@ -352,3 +375,8 @@ export const AIStatus = component('AIStatus', Type.Object(
 ));
 
 export const Acknowledged = component('Acknowledged', Type.Object({ ok: Type.Boolean() }, { ...open, description: 'The request was accepted' }));
+
+export const SecretProviderCheck = component('SecretProviderCheck', Type.Object(
+  { ok: Type.Boolean(), message: Type.String({ description: 'What was tried and how it went; never a secret' }) },
+  { ...open, description: 'Whether a secret provider answers with its settings' },
+));

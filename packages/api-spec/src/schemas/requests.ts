@@ -3,7 +3,7 @@
 // ones decisions.md fixes (updateFlow, runFile) reject unknown properties;
 // bodies whose shape is "not shown" stay open.
 import { Type, type TProperties } from '@sinclair/typebox';
-import { component, FreeObject, Int64, StringEnum, StringMap } from './helpers.js';
+import { component, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
 import { DASHBOARD_RANGES, EXECUTION_STATES } from './resources.js';
 import { RoleSchema } from './entities.js';
 
@@ -216,15 +216,6 @@ export const ValidateFileRequest = component('ValidateFileRequest', Type.Object(
 export const PutSecretRequest = component('PutSecretRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
 export const PutVariableRequest = component('PutVariableRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
 
-export const SecretProviderRequest = component('SecretProviderRequest', Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 63 }), type: Type.String({ minLength: 1 }), config: Type.Optional(FreeObject()) },
-  open,
-));
-export const UpdateSecretProviderRequest = component('UpdateSecretProviderRequest', Type.Object(
-  { type: Type.Optional(Type.String({ minLength: 1 })), config: Type.Optional(FreeObject()) },
-  open,
-));
-
 export const GitSourceRequest = component('GitSourceRequest', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -282,3 +273,45 @@ export const RunnerCompleteRequest = component('RunnerCompleteRequest', Type.Obj
 
 /** Any JSON: webhook payloads come from other systems (`trigger.body`). */
 export const AnyJson = Type.Unknown({ description: 'Any JSON value' });
+
+// ---- secrets and secret providers ------------------------------------------
+
+/** Name of a secret provider, the `<provider>` of a `<provider>:<path>[#field]` secret reference. */
+export const SecretProviderName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9][a-z0-9_-]*$',
+  description: 'Lower case letters, digits, _ and -; starts with a letter or digit; at most 63 chars',
+});
+/** Kept in step with PROVIDER_TYPES of @svc/secrets (which this package cannot import). */
+export const SecretProviderType = StringEnum(['env', 'vault'] as const, { description: 'env: environment variables; vault: HashiCorp Vault KV v2' });
+/**
+ * What a secret check names: a builtin key, or a provider reference
+ * `<provider>:<path>[#field]` (encode `/` as %2F and `#` as %23 in the URL).
+ */
+export const SecretReferenceParam = Type.String({
+  minLength: 1,
+  maxLength: 1350,
+  pattern: '^(?:[A-Za-z0-9_.-]{1,255}|[a-z0-9][a-z0-9_-]{0,62}:[A-Za-z0-9_.@+=~/-]{1,1024}(?:#[A-Za-z0-9_.-]{1,255})?)$',
+  description: 'A builtin key, or `<provider>:<path>[#field]`',
+});
+
+export const SecretProviderRequest = component('SecretProviderRequest', Type.Object(
+  {
+    name: SecretProviderName,
+    type: SecretProviderType,
+    config: Type.Optional(FreeObject('Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace`')),
+    credentials: Type.Optional(FreeObject('Write-only, stored sealed with SVC_MASTER_KEYS. vault: `token`. env: none')),
+    enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  },
+  open,
+));
+export const UpdateSecretProviderRequest = component('UpdateSecretProviderRequest', Type.Object(
+  {
+    type: Type.Optional(SecretProviderType),
+    config: Type.Optional(FreeObject('Replaces the whole config; omitted keeps it (or {} when the type changes)')),
+    credentials: Type.Optional(Nullable(FreeObject('Replaces the credentials; null removes them; omitted keeps them (none when the type changes)'))),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  open,
+));

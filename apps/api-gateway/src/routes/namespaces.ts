@@ -1,0 +1,211 @@
+// Namespaces, their files and versions.
+import type { Request } from 'express';
+import type { Db } from '@svc/db';
+import { conflict, encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import {
+  ChangeError,
+  createNamespace,
+  deleteNamespace,
+  diffVersions,
+  FileNotFoundError,
+  FlowFilesInvalidError,
+  getNamespace,
+  isText,
+  listNamespaces,
+  loadManifest,
+  NamespaceBusyError,
+  NamespaceExistsError,
+  NamespaceNotFoundError,
+  normalizePath,
+  readFile,
+  resolveVersion,
+  revertVersion,
+  saveChanges,
+  TooLargeError,
+  VersionConflictError,
+  VersionNotFoundError,
+  type FileChange,
+  type NamespaceInfo,
+  type VersionRow,
+} from '@svc/namespaces';
+import type { ObjectStore } from '@svc/storage';
+import type { AuthPrincipal } from '../identity/principal.js';
+
+export interface NamespaceRouteDeps {
+  db: Db;
+  storage: ObjectStore;
+  now: () => Date;
+  maxFileBytes: number;
+  maxBundleBytes: number;
+}
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+/** The one place namespace errors become HTTP errors. */
+export function namespaceError(err: unknown): never {
+  if (err instanceof NamespaceNotFoundError) throw notFound(err.message);
+  if (err instanceof FileNotFoundError || err instanceof VersionNotFoundError) throw notFound(err.message);
+  if (err instanceof NamespaceExistsError) throw conflict('conflict', err.message);
+  if (err instanceof NamespaceBusyError) throw conflict('conflict', err.message);
+  if (err instanceof VersionConflictError) throw conflict('version_conflict', err.message);
+  if (err instanceof ChangeError) throw validationFailed(err.details);
+  if (err instanceof FlowFilesInvalidError) throw new HttpError(422, 'flow_invalid', 'a flow file is invalid', { details: err.details });
+  if (err instanceof TooLargeError) throw new HttpError(413, 'too_large', err.message);
+  throw err;
+}
+
+export function versionBody(v: VersionRow) {
+  return {
+    id: v.id,
+    version: v.version,
+    author: v.author,
+    message: v.message,
+    created_at: v.created_at.toISOString(),
+    file_count: v.file_count,
+    manifest_hash: v.manifest_hash,
+    snapshot_id: v.snapshot_id,
+    ...(v.git_sha ? { git_sha: v.git_sha } : {}),
+  };
+}
+
+function namespaceBody(n: NamespaceInfo) {
+  return {
+    name: n.name,
+    description: n.description,
+    parent: n.parent,
+    depth: n.depth,
+    children: n.children,
+    head_version: n.head_version,
+    file_count: n.file_count,
+    flow_count: n.flow_count,
+    created_by: n.created_by,
+    created_at: n.created_at.toISOString(),
+    updated_at: n.updated_at.toISOString(),
+  };
+}
+
+/** Reads an octet-stream body of at most `limit` bytes (413 too_large past it). */
+async function readRawBody(req: Request, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'too_large', `the file is ${declared} bytes; SVC_MAX_FILE_BYTES allows ${limit}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.unpipe();
+      throw new HttpError(413, 'too_large', `the file is over SVC_MAX_FILE_BYTES (${limit} bytes)`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  const saveDeps = { pool: db.pool, storage: deps.storage, now: deps.now, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes };
+  const guard = async <T>(fn: () => Promise<T>) => {
+    try {
+      return await fn();
+    } catch (err) {
+      return namespaceError(err);
+    }
+  };
+
+  return {
+    async createNamespace({ body, principal }: Ctx) {
+      const b = body as { name: string; description?: string };
+      const row = await guard(() => createNamespace(db.pool, { name: b.name, description: b.description, createdBy: principal!.email, now: deps.now() }));
+      return reply(201, namespaceBody(await getNamespace(db.pool, row.name)));
+    },
+
+    async listNamespaces({ query, cursor }: Ctx) {
+      const q = query as { limit: number; parent?: string };
+      const rows = await listNamespaces(db.pool, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
+      const page = rows.slice(0, q.limit);
+      return { items: page.map(namespaceBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+    },
+
+    getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.pool, params.namespace))),
+
+    async deleteNamespace({ params }: Ctx) {
+      await guard(() => deleteNamespace(db.pool, params.namespace));
+      return reply(204);
+    },
+
+    async saveChanges({ params, body, principal }: Ctx) {
+      const b = body as { base_version?: number; changes: FileChange[]; message: string };
+      const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }));
+      return reply(201, versionBody(v));
+    },
+
+    async uploadFile({ req, params, query, principal }: Ctx) {
+      const q = query as { path: string; executable?: boolean; message?: string };
+      const p = normalizePath(q.path);
+      if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
+      const content = await readRawBody(req, deps.maxFileBytes);
+      const change: FileChange = { op: 'put', path: p.path, content_base64: content.toString('base64'), ...(q.executable !== undefined ? { executable: q.executable } : {}) };
+      const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, changes: [change], message: q.message ?? `Upload ${p.path}`, author: principal!.email }));
+      return reply(201, versionBody(v));
+    },
+
+    async listFiles({ params, query, cursor }: Ctx) {
+      const q = query as { limit: number; version?: number };
+      return guard(async () => {
+        const v = await resolveVersion(db.pool, params.namespace, q.version);
+        const m = await loadManifest(db.pool, v.id);
+        const after = (cursor as { path?: string } | undefined)?.path;
+        const paths = [...m.keys()].sort().filter((p) => after === undefined || p > after);
+        const page = paths.slice(0, q.limit);
+        return {
+          version: v.version,
+          items: page.map((path) => ({ path, size: m.get(path)!.size, executable: m.get(path)!.executable, hash: m.get(path)!.hash })),
+          ...(paths.length > q.limit ? { next_cursor: encodeCursor({ path: page[page.length - 1] }) } : {}),
+        };
+      });
+    },
+
+    async getFile({ params, query }: Ctx) {
+      const q = query as { path: string; version?: number };
+      const p = normalizePath(q.path);
+      if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
+      const f = await guard(() => readFile(db.pool, deps.storage, params.namespace, p.path, q.version));
+      const text = isText(f.content);
+      return {
+        path: f.path,
+        version: f.version,
+        size: f.entry.size,
+        executable: f.entry.executable,
+        hash: f.entry.hash,
+        encoding: text ? 'utf8' : 'base64',
+        ...(text ? { content: f.content.toString('utf8') } : { content_base64: f.content.toString('base64') }),
+      };
+    },
+
+    async listVersions({ params, query, cursor }: Ctx) {
+      const q = query as { limit: number };
+      return guard(async () => {
+        await resolveVersion(db.pool, params.namespace);
+        const before = (cursor as { version?: number } | undefined)?.version ?? null;
+        const r = await db.pool.query<VersionRow>(
+          `SELECT id, namespace, version, author, message, created_at, file_count, manifest_hash, snapshot_id, git_sha
+           FROM namespace_versions WHERE namespace = $1 AND ($2::int IS NULL OR version < $2) ORDER BY version DESC LIMIT $3`,
+          [params.namespace, before, q.limit + 1],
+        );
+        const page = r.rows.slice(0, q.limit);
+        return { items: page.map(versionBody), ...(r.rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) };
+      });
+    },
+
+    diffVersions: ({ params, query }: Ctx) => {
+      const q = query as { from: number; to?: number; path?: string };
+      return guard(() => diffVersions(db.pool, deps.storage, params.namespace, q.from, q.to, q.path));
+    },
+
+    async revertVersion({ params, body, principal }: Ctx) {
+      const b = body as { version: number; message?: string; base_version?: number };
+      const v = await guard(() => revertVersion(saveDeps, { namespace: params.namespace, version: b.version, message: b.message, author: principal!.email, baseVersion: b.base_version }));
+      return reply(201, versionBody(v));
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// External secret providers (admin). Credentials are write-only: accepted in
+// create and update, stored sealed, never returned or audited.
+import type { Db } from '@svc/db';
+import { encodeCursor, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { inTransaction, recordAudit } from '@svc/identity';
+import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { secretHttpError, type SecretRouteDeps } from './secrets.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+type Settings = Record<string, unknown>;
+
+function providerBody(p: ProviderInfo) {
+  return {
+    name: p.name,
+    type: p.type,
+    config: p.config,
+    enabled: p.enabled,
+    has_credentials: p.hasCredentials,
+    credentials_key_id: p.credentialsKeyId,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** What the audit log keeps of a provider: its settings and whether credentials changed, never the credentials. */
+function auditDetails(p: ProviderInfo, credentialsChanged: boolean) {
+  return { type: p.type, config: p.config, enabled: p.enabled, has_credentials: p.hasCredentials, credentials_changed: credentialsChanged };
+}
+
+export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  const providers = new ProviderStore({ db: db.pool, keys: deps.masterKeys, ...(deps.providerDeps ? { providerDeps: deps.providerDeps } : {}) });
+
+  async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw secretHttpError(err);
+    }
+  }
+
+  return {
+    async listSecretProviders(ctx: Ctx) {
+      const { limit } = ctx.query as { limit: number };
+      const after = ctx.cursor as { name: string } | undefined;
+      const rows = await providers.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
+      const page = rows.slice(0, limit);
+      return { items: page.map(providerBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+    },
+
+    async createSecretProvider(ctx: Ctx) {
+      const b = ctx.body as { name: string; type: string; config?: Settings; credentials?: Settings; enabled?: boolean };
+      const now = deps.now();
+      const info = await guarded(() =>
+        inTransaction(db.pool, async (c) => {
+          const created = await providers.withDb(c).create(
+            { name: b.name, type: b.type, ...(b.config ? { config: b.config } : {}), ...(b.credentials ? { credentials: b.credentials } : {}), ...(b.enabled !== undefined ? { enabled: b.enabled } : {}) },
+            now,
+          );
+          await recordAudit(c, { action: 'secret_provider.create', ...auditContext(ctx), targetType: 'secret_provider', targetId: created.name, details: auditDetails(created, created.hasCredentials), at: now });
+          return created;
+        }),
+      );
+      return reply(201, providerBody(info));
+    },
+
+    async updateSecretProvider(ctx: Ctx) {
+      const { name } = ctx.params as { name: string };
+      const b = ctx.body as { type?: string; config?: Settings; credentials?: Settings | null; enabled?: boolean };
+      const change: ProviderChange = {
+        ...(b.type !== undefined ? { type: b.type } : {}),
+        ...(b.config !== undefined ? { config: b.config } : {}),
+        ...(b.credentials !== undefined ? { credentials: b.credentials } : {}),
+        ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+      };
+      const now = deps.now();
+      const info = await guarded(() =>
+        inTransaction(db.pool, async (c) => {
+          const updated = await providers.withDb(c).update(name, change, now);
+          await recordAudit(c, { action: 'secret_provider.update', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, details: auditDetails(updated, b.credentials !== undefined), at: now });
+          return updated;
+        }),
+      );
+      return providerBody(info);
+    },
+
+    async deleteSecretProvider(ctx: Ctx) {
+      const { name } = ctx.params as { name: string };
+      const now = deps.now();
+      await guarded(() =>
+        inTransaction(db.pool, async (c) => {
+          if (!(await providers.withDb(c).delete(name))) throw new ProviderNotFoundError(name);
+          await recordAudit(c, { action: 'secret_provider.delete', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, at: now });
+        }),
+      );
+      return reply(204);
+    },
+
+    async checkSecretProvider(ctx: Ctx) {
+      const { name } = ctx.params as { name: string };
+      return guarded(() => providers.check(name));
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// Builtin secrets of namespaces and of the global scope. Values go in and
+// are never sent back: lists and puts show metadata, checks say where a key
+// resolves. Every write and delete leaves an audit event (without the value).
+import type { MasterKey } from '@svc/config';
+import type { Db, Queryable } from '@svc/db';
+import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { inTransaction, recordAudit } from '@svc/identity';
+import {
+  BuiltinProviderDisabledError,
+  GLOBAL_SCOPE,
+  MasterKeyMissingError,
+  ProviderConfigError,
+  ProviderExistsError,
+  ProviderNotFoundError,
+  ProviderStore,
+  SecretReferenceError,
+  SecretStore,
+  type ProviderDeps,
+  type SecretCheckResult,
+  type SecretMeta,
+} from '@svc/secrets';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export interface SecretRouteDeps {
+  db: Db;
+  now: () => Date;
+  /** `SVC_MASTER_KEYS`; empty refuses secret writes with 409 `builtin_provider_disabled`. */
+  masterKeys: MasterKey[];
+  /** Environment and fetch of the env and vault providers. Default: the process's. */
+  providerDeps?: ProviderDeps;
+}
+
+/** 404 `not_found` unless the namespace exists. */
+export async function assertNamespace(db: Queryable, namespace: string): Promise<void> {
+  const r = await db.query(`SELECT 1 FROM namespaces WHERE name = $1`, [namespace]);
+  if (!r.rowCount) throw notFound(`no namespace ${namespace}`);
+}
+
+/**
+ * The HTTP error of this package's failures. Their messages name keys,
+ * providers and key ids, never values, so they can be shown as they are.
+ */
+export function secretHttpError(err: unknown): unknown {
+  if (err instanceof BuiltinProviderDisabledError) return conflict('builtin_provider_disabled', 'SVC_MASTER_KEYS is empty, so secrets and provider credentials cannot be stored');
+  if (err instanceof MasterKeyMissingError) return conflict('master_key_missing', err.message);
+  if (err instanceof ProviderNotFoundError) return notFound(err.message);
+  if (err instanceof ProviderExistsError) return conflict('conflict', err.message);
+  if (err instanceof ProviderConfigError) return validationFailed(err.problems);
+  if (err instanceof SecretReferenceError) return validationFailed([{ field: 'key', message: err.problem }]);
+  return err;
+}
+
+export function secretBody(m: SecretMeta) {
+  return {
+    key: m.key,
+    namespace: m.namespace === GLOBAL_SCOPE ? null : m.namespace,
+    provider: 'builtin',
+    key_id: m.keyId,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+    updated_by: m.updatedBy,
+  };
+}
+
+function checkBody(key: string, c: SecretCheckResult) {
+  if (!c.ok) return { ok: false, key, error: c.reason, message: c.message };
+  const s = c.scope;
+  switch (s.type) {
+    case 'namespace':
+      return { ok: true, key, scope: 'namespace', namespace: s.namespace };
+    case 'global':
+      return { ok: true, key, scope: 'global' };
+    case 'provider':
+      return { ok: true, key, scope: 'provider', provider: s.provider };
+    default:
+      return assertNever(s);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected secret scope ${JSON.stringify(x)}`);
+}
+
+/** Audit target of a secret: `namespace/key`, or the bare key for the global scope (keys never contain `/`). */
+function target(namespace: string, key: string): string {
+  return namespace === GLOBAL_SCOPE ? key : `${namespace}/${key}`;
+}
+
+export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  const providers = new ProviderStore({ db: db.pool, keys: deps.masterKeys, ...(deps.providerDeps ? { providerDeps: deps.providerDeps } : {}) });
+  const secrets = new SecretStore({ db: db.pool, keys: deps.masterKeys, providers });
+
+  async function list(namespace: string, ctx: Ctx) {
+    const { limit } = ctx.query as { limit: number };
+    const after = ctx.cursor as { key: string } | undefined;
+    const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
+    const page = rows.slice(0, limit);
+    return { items: page.map(secretBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) };
+  }
+
+  async function put(namespace: string, ctx: Ctx) {
+    const { key } = ctx.params as { key: string };
+    const { value } = ctx.body as { value: string };
+    // Refused before anything is read or written: nothing to seal with.
+    if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
+    const now = deps.now();
+    const p = ctx.principal!;
+    const { secret } = await inTransaction(db.pool, async (c) => {
+      const out = await secrets.withDb(c).put(namespace, key, value, { by: p.userId, now });
+      await recordAudit(c, {
+        action: 'secret.put',
+        ...auditContext(ctx),
+        targetType: 'secret',
+        targetId: target(namespace, key),
+        details: { namespace: namespace === GLOBAL_SCOPE ? null : namespace, key, created: out.created, key_id: out.secret.keyId },
+        at: now,
+      });
+      return out;
+    });
+    return secretBody(secret);
+  }
+
+  async function remove(namespace: string, ctx: Ctx) {
+    const { key } = ctx.params as { key: string };
+    const now = deps.now();
+    const deleted = await inTransaction(db.pool, async (c) => {
+      if (!(await secrets.withDb(c).delete(namespace, key))) return false;
+      await recordAudit(c, {
+        action: 'secret.delete',
+        ...auditContext(ctx),
+        targetType: 'secret',
+        targetId: target(namespace, key),
+        details: { namespace: namespace === GLOBAL_SCOPE ? null : namespace, key },
+        at: now,
+      });
+      return true;
+    });
+    if (!deleted) throw notFound(namespace === GLOBAL_SCOPE ? `no global secret ${key}` : `no secret ${key} in namespace ${namespace}`);
+    return reply(204);
+  }
+
+  async function check(namespace: string, ctx: Ctx) {
+    const { key } = ctx.params as { key: string };
+    try {
+      return checkBody(key, await secrets.check(namespace, key));
+    } catch (err) {
+      throw secretHttpError(err);
+    }
+  }
+
+  return {
+    async listNamespaceSecrets(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return list(namespace, ctx);
+    },
+    async putNamespaceSecret(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return put(namespace, ctx);
+    },
+    async deleteNamespaceSecret(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return remove(namespace, ctx);
+    },
+    async checkNamespaceSecret(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return check(namespace, ctx);
+    },
+    listGlobalSecrets: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),
+    putGlobalSecret: (ctx: Ctx) => put(GLOBAL_SCOPE, ctx),
+    deleteGlobalSecret: (ctx: Ctx) => remove(GLOBAL_SCOPE, ctx),
+    checkGlobalSecret: (ctx: Ctx) => check(GLOBAL_SCOPE, ctx),
+  };
+}

@@ -1,0 +1,95 @@
+// Plain variables of namespaces and of the global scope, read by flows as
+// `vars` (precedence in @svc/secrets' VariableStore.resolveVars).
+import type { Db } from '@svc/db';
+import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { inTransaction, recordAudit } from '@svc/identity';
+import { GLOBAL_SCOPE, VariableStore, type VariableRecord } from '@svc/secrets';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { assertNamespace } from './secrets.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+function variableBody(v: VariableRecord) {
+  return {
+    key: v.key,
+    value: v.value,
+    namespace: v.namespace === GLOBAL_SCOPE ? null : v.namespace,
+    created_at: v.createdAt.toISOString(),
+    updated_at: v.updatedAt.toISOString(),
+    updated_by: v.updatedBy,
+  };
+}
+
+export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  const variables = new VariableStore(db.pool);
+
+  async function list(namespace: string, ctx: Ctx) {
+    const { limit } = ctx.query as { limit: number };
+    const after = ctx.cursor as { key: string } | undefined;
+    const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
+    const page = rows.slice(0, limit);
+    return { items: page.map(variableBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) };
+  }
+
+  async function put(namespace: string, ctx: Ctx) {
+    const { key } = ctx.params as { key: string };
+    const { value } = ctx.body as { value: string };
+    const now = deps.now();
+    const { variable } = await inTransaction(db.pool, async (c) => {
+      const out = await new VariableStore(c).put(namespace, key, value, { by: ctx.principal!.userId, now });
+      // The value is left out like a secret's: variables often hold hosts and account names people would rather not spread.
+      await recordAudit(c, {
+        action: 'variable.put',
+        ...auditContext(ctx),
+        targetType: 'variable',
+        targetId: namespace === GLOBAL_SCOPE ? key : `${namespace}/${key}`,
+        details: { namespace: namespace === GLOBAL_SCOPE ? null : namespace, key, created: out.created },
+        at: now,
+      });
+      return out;
+    });
+    return variableBody(variable);
+  }
+
+  async function remove(namespace: string, ctx: Ctx) {
+    const { key } = ctx.params as { key: string };
+    const now = deps.now();
+    const deleted = await inTransaction(db.pool, async (c) => {
+      if (!(await new VariableStore(c).delete(namespace, key))) return false;
+      await recordAudit(c, {
+        action: 'variable.delete',
+        ...auditContext(ctx),
+        targetType: 'variable',
+        targetId: namespace === GLOBAL_SCOPE ? key : `${namespace}/${key}`,
+        details: { namespace: namespace === GLOBAL_SCOPE ? null : namespace, key },
+        at: now,
+      });
+      return true;
+    });
+    if (!deleted) throw notFound(namespace === GLOBAL_SCOPE ? `no global variable ${key}` : `no variable ${key} in namespace ${namespace}`);
+    return reply(204);
+  }
+
+  return {
+    async listNamespaceVariables(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return list(namespace, ctx);
+    },
+    async putNamespaceVariable(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return put(namespace, ctx);
+    },
+    async deleteNamespaceVariable(ctx: Ctx) {
+      const { namespace } = ctx.params as { namespace: string };
+      await assertNamespace(db.pool, namespace);
+      return remove(namespace, ctx);
+    },
+    listGlobalVariables: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),
+    putGlobalVariable: (ctx: Ctx) => put(GLOBAL_SCOPE, ctx),
+    deleteGlobalVariable: (ctx: Ctx) => remove(GLOBAL_SCOPE, ctx),
+  };
+}

@@ -1,0 +1,93 @@
+// Bundles: a snapshot's files as one tar.gz for runners, built once per
+// snapshot and cached in the object store. The archive is deterministic
+// (sorted entries, fixed times and owners, gzip without a timestamp), so two
+// instances that build the same snapshot at once write identical bytes to the
+// same key and either result is right.
+import crypto from 'node:crypto';
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import type { Queryable } from '@svc/db';
+import type { ObjectStore } from '@svc/storage';
+import { fileObjectKey } from './manifest.js';
+
+export interface BundleInfo {
+  snapshotId: string;
+  key: string;
+  size: number;
+  /** SHA-256 of the tar.gz bytes (the runner spec's `bundle_hash`). */
+  hash: string;
+  /** True when this call built it; false when it was cached. */
+  built: boolean;
+}
+
+export class SnapshotNotFoundError extends Error {
+  override readonly name = 'SnapshotNotFoundError';
+  constructor(readonly snapshotId: string) {
+    super(`no snapshot ${snapshotId}`);
+  }
+}
+
+export const bundleKey = (snapshotId: string) => `bundles/${snapshotId}.tar.gz`;
+const EPOCH = new Date('2000-01-01T00:00:00Z');
+
+/** The bundle of a snapshot: the cached one, or built now. */
+export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshotId: string, now: Date): Promise<BundleInfo> {
+  const s = await db.query<{ bundle_key: string | null; bundle_size: string | null; bundle_hash: string | null }>(
+    `SELECT bundle_key, bundle_size, bundle_hash FROM snapshots WHERE id = $1`,
+    [snapshotId],
+  );
+  const row = s.rows[0];
+  if (!row) throw new SnapshotNotFoundError(snapshotId);
+  if (row.bundle_key && row.bundle_hash && (await storage.exists(row.bundle_key))) {
+    await db.query(`UPDATE snapshots SET last_used_at = $2 WHERE id = $1`, [snapshotId, now]);
+    return { snapshotId, key: row.bundle_key, size: Number(row.bundle_size), hash: row.bundle_hash, built: false };
+  }
+  const files = (
+    await db.query<{ path: string; file_hash: string; executable: boolean; size: string }>(
+      `SELECT sf.path, sf.file_hash, sf.executable, fo.size FROM snapshot_files sf JOIN file_objects fo ON fo.hash = sf.file_hash
+       WHERE sf.snapshot_id = $1 ORDER BY sf.path COLLATE "C"`,
+      [snapshotId],
+    )
+  ).rows;
+
+  const pack = tar.pack();
+  const hasher = crypto.createHash('sha256');
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      hasher.update(chunk);
+      size += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  const out = new PassThrough();
+  const key = bundleKey(snapshotId);
+  const upload = storage.put(key, out, { contentType: 'application/gzip' });
+  const compress = pipeline(pack, zlib.createGzip({ level: 6 }), measure, out);
+
+  const dirs = new Set<string>();
+  const header = { mtime: EPOCH, uid: 0, gid: 0, uname: '', gname: '' };
+  for (const f of files) {
+    const parts = f.path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (dirs.has(dir)) continue;
+      dirs.add(dir);
+      pack.entry({ ...header, name: `${dir}/`, type: 'directory', mode: 0o755 });
+    }
+    const content = await storage.getBuffer(fileObjectKey(f.file_hash));
+    await new Promise<void>((resolve, reject) =>
+      pack.entry({ ...header, name: f.path, type: 'file', mode: f.executable ? 0o755 : 0o644, size: content.length }, content, (err) => (err ? reject(err) : resolve())),
+    );
+  }
+  pack.finalize();
+  await Promise.all([compress, upload]);
+  const hash = hasher.digest('hex');
+  await db.query(
+    `UPDATE snapshots SET bundle_key = $2, bundle_size = $3, bundle_hash = $4, bundle_built_at = $5, last_used_at = $5 WHERE id = $1`,
+    [snapshotId, key, size, hash, now],
+  );
+  return { snapshotId, key, size, hash, built: true };
+}

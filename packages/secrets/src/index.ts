@@ -1,0 +1,23 @@
+export { seal, open, openText, secretAad, providerCredentialsAad, generateMasterKey, formatMasterKeys, type Sealed } from './crypto.js';
+export {
+  BuiltinProviderDisabledError,
+  MasterKeyMissingError,
+  SecretDecryptError,
+  SecretNotFoundError,
+  SecretReferenceError,
+  ProviderNotFoundError,
+  ProviderExistsError,
+  ProviderConfigError,
+  ProviderError,
+  type ProviderConfigProblem,
+} from './errors.js';
+export { GLOBAL_SCOPE, scopeChain, scopeOf, type SecretScope } from './scope.js';
+export { parseSecretReference, formatSecretReference, BUILTIN_KEY_PATTERN, PROVIDER_NAME_PATTERN, type SecretReference } from './reference.js';
+export { SecretStore, type SecretStoreOptions, type SecretMeta, type ResolvedSecret, type SecretCheckResult } from './secret-store.js';
+export { VariableStore, type VariableRecord } from './variable-store.js';
+export { ProviderStore, type ProviderStoreOptions, type ProviderInfo, type NewProvider, type ProviderChange } from './provider-store.js';
+export { rewrapSecrets, missingMasterKeyIds, deleteNamespaceSecretsAndVariables, type RewrapReport, type RewrapSkip, type RewrapOptions } from './maintenance.js';
+export { PROVIDER_TYPES, isProviderType, DEFAULT_PROVIDER_TIMEOUT_MS, type ProviderType, type ProviderDeps, type SecretProvider } from './providers/types.js';
+export { validateProviderSettings, buildProvider, type ValidSettings } from './providers/build.js';
+export { createEnvProvider, parseEnvConfig, type EnvProviderConfig } from './providers/env.js';
+export { createVaultProvider, parseVaultConfig, type VaultProviderConfig, type VaultCredentials } from './providers/vault.js';

@@ -1,0 +1,147 @@
+// Key rotation, the operator's side. To retire master key OLD:
+//   1. SVC_MASTER_KEYS=NEW:...,OLD:...  (NEW seals from now on; OLD still opens)
+//   2. rewrapSecrets: every row sealed with another id than NEW is opened and
+//      sealed again with NEW (builtin secrets and provider credentials)
+//   3. SVC_MASTER_KEYS=NEW:...          (`/readyz` master_keys stays ok)
+import type { MasterKey } from '@svc/config';
+import type { Queryable } from '@svc/db';
+import type pg from 'pg';
+import { open, providerCredentialsAad, seal, secretAad } from './crypto.js';
+import { BuiltinProviderDisabledError } from './errors.js';
+
+export interface RewrapSkip {
+  table: 'secrets' | 'secret_providers';
+  /** `namespace/key` of a secret ('' namespace = global), or a provider's name. */
+  id: string;
+  keyId: string;
+  /** `master_key_missing` or `secret_undecryptable`. */
+  reason: string;
+}
+
+export interface RewrapReport {
+  /** Secrets sealed again with the first key. */
+  secrets: number;
+  /** Provider credentials sealed again with the first key. */
+  providers: number;
+  /** Rows that could not be opened with the listed keys; they keep their old seal. */
+  skipped: RewrapSkip[];
+}
+
+export interface RewrapOptions {
+  /** Rows per transaction. Default 100. */
+  batchSize?: number;
+}
+
+async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const reason = (err as { reason?: unknown }).reason;
+  if (reason === 'master_key_missing' || reason === 'secret_undecryptable') return reason;
+  throw err;
+}
+
+/**
+ * Seals every secret and provider credential again with the first key of
+ * `keys`. Rows are locked batch by batch, so the service keeps running;
+ * `updated_at` is left alone (the value did not change).
+ * @throws BuiltinProviderDisabledError when `keys` is empty.
+ */
+export async function rewrapSecrets(pool: pg.Pool, keys: readonly MasterKey[], opts: RewrapOptions = {}): Promise<RewrapReport> {
+  const first = keys[0];
+  if (!first) throw new BuiltinProviderDisabledError();
+  const batch = opts.batchSize ?? 100;
+  const report: RewrapReport = { secrets: 0, providers: 0, skipped: [] };
+
+  let after: { namespace: string; key: string } | undefined;
+  for (;;) {
+    const rows = await inTransaction(pool, async (c) => {
+      const r = await c.query<{ namespace: string; key: string; ciphertext: Buffer; nonce: Buffer; key_id: string }>(
+        `SELECT namespace, key, ciphertext, nonce, key_id FROM secrets
+         WHERE key_id <> $1 AND ($2::text IS NULL OR (namespace, key) > ($2, $3))
+         ORDER BY namespace, key LIMIT $4 FOR UPDATE`,
+        [first.id, after?.namespace ?? null, after?.key ?? '', batch],
+      );
+      for (const row of r.rows) {
+        const aad = secretAad(row.namespace, row.key);
+        try {
+          const plain = open({ ciphertext: row.ciphertext, nonce: row.nonce, keyId: row.key_id }, keys, aad);
+          const s = seal(plain, keys, aad);
+          await c.query(`UPDATE secrets SET ciphertext = $3, nonce = $4, key_id = $5 WHERE namespace = $1 AND key = $2`, [row.namespace, row.key, s.ciphertext, s.nonce, s.keyId]);
+          report.secrets++;
+        } catch (err) {
+          report.skipped.push({ table: 'secrets', id: `${row.namespace}/${row.key}`, keyId: row.key_id, reason: reasonOf(err) });
+        }
+      }
+      return r.rows;
+    });
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < batch) break;
+    after = { namespace: last.namespace, key: last.key };
+  }
+
+  let afterName: string | undefined;
+  for (;;) {
+    const rows = await inTransaction(pool, async (c) => {
+      const r = await c.query<{ name: string; credentials_ciphertext: Buffer; credentials_nonce: Buffer; credentials_key_id: string }>(
+        `SELECT name, credentials_ciphertext, credentials_nonce, credentials_key_id FROM secret_providers
+         WHERE credentials_key_id IS NOT NULL AND credentials_key_id <> $1 AND ($2::text IS NULL OR name > $2)
+         ORDER BY name LIMIT $3 FOR UPDATE`,
+        [first.id, afterName ?? null, batch],
+      );
+      for (const row of r.rows) {
+        const aad = providerCredentialsAad(row.name);
+        try {
+          const plain = open({ ciphertext: row.credentials_ciphertext, nonce: row.credentials_nonce, keyId: row.credentials_key_id }, keys, aad);
+          const s = seal(plain, keys, aad);
+          await c.query(`UPDATE secret_providers SET credentials_ciphertext = $2, credentials_nonce = $3, credentials_key_id = $4 WHERE name = $1`, [row.name, s.ciphertext, s.nonce, s.keyId]);
+          report.providers++;
+        } catch (err) {
+          report.skipped.push({ table: 'secret_providers', id: row.name, keyId: row.credentials_key_id, reason: reasonOf(err) });
+        }
+      }
+      return r.rows;
+    });
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < batch) break;
+    afterName = last.name;
+  }
+  return report;
+}
+
+/**
+ * Master key ids used by stored secrets or provider credentials that `keys`
+ * lacks, sorted. `/readyz` fails `master_keys` with `master_key_missing` when
+ * this is not empty.
+ */
+export async function missingMasterKeyIds(db: Queryable, keys: readonly MasterKey[]): Promise<string[]> {
+  const r = await db.query<{ key_id: string }>(
+    `SELECT key_id FROM secrets UNION SELECT credentials_key_id FROM secret_providers WHERE credentials_key_id IS NOT NULL ORDER BY 1`,
+  );
+  const have = new Set(keys.map((k) => k.id));
+  return r.rows.map((x) => x.key_id).filter((id) => !have.has(id));
+}
+
+/**
+ * Removes the secrets and variables of exactly one namespace (not its
+ * children): the namespace delete calls it in its own transaction, since
+ * these tables have no foreign key to `namespaces`.
+ */
+export async function deleteNamespaceSecretsAndVariables(db: Queryable, namespace: string): Promise<{ secrets: number; variables: number }> {
+  if (namespace === '') throw new RangeError('the global scope is not a namespace');
+  const s = await db.query(`DELETE FROM secrets WHERE namespace = $1`, [namespace]);
+  const v = await db.query(`DELETE FROM variables WHERE namespace = $1`, [namespace]);
+  return { secrets: s.rowCount ?? 0, variables: v.rowCount ?? 0 };
+}
