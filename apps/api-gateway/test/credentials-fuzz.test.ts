@@ -29,9 +29,13 @@ test('500 malformed credentials all answer 401 unauthorized in the envelope', as
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
   const printable = () => String.fromCharCode(33 + Math.floor(rand() * 94));
   const junk = (n: number) => Array.from({ length: n }, printable).join('');
-  const mutate = (s: string) => {
-    const i = Math.floor(rand() * s.length);
-    return s.slice(0, i) + pick(['', printable(), printable() + printable()]) + s.slice(i + 1);
+  // A mutation always changes the value (replacing a character by itself would leave a valid credential).
+  const mutate = (s: string): string => {
+    for (;;) {
+      const i = Math.floor(rand() * s.length);
+      const out = s.slice(0, i) + pick(['', printable(), printable() + printable()]) + s.slice(i + 1);
+      if (out !== s) return out;
+    }
   };
   const generators: (() => Record<string, string>)[] = [
     () => ({ authorization: `Bearer ${mutate(realToken)}` }),
