@@ -104,3 +104,32 @@ test('svc user create makes a user of the given role; errors exit non-zero', asy
   assert.equal((await svc(['user', 'create', '--email', 'y@example.com', '--role', 'root'], 'valid password 1\n')).code, 2, 'bad role is a usage error');
   assert.equal((await svc(['user', 'create'], '')).code, 2, 'missing --email');
 });
+
+test('svc secrets rewrap re-encrypts secrets sealed with an old key with the first key', async () => {
+  const { SecretStore, generateMasterKey, formatMasterKeys } = await import('@svc/secrets');
+  const { createDb } = await import('@svc/db');
+  const oldKey = generateMasterKey('old');
+  const newKey = generateMasterKey('new');
+  const db = createDb({ url: tdb.url, poolSize: 1 });
+  try {
+    await new SecretStore({ db: db.pool, keys: [oldKey] }).put('', 'ROTATE_ME', 'value-under-old-key');
+    const run = (keys: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(root, 'apps/cli/dist/main.js'), 'secrets', 'rewrap'], {
+          env: { PATH: process.env.PATH, SVC_DATABASE_URL: tdb.url, SVC_MASTER_KEYS: keys },
+        });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('exit', (code) => resolve({ code, out }));
+      });
+    const r = await run(formatMasterKeys([newKey, oldKey]));
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /re-encrypted 1 secret/);
+    assert.deepEqual((await db.pool.query(`SELECT key_id FROM secrets WHERE key = 'ROTATE_ME'`)).rows, [{ key_id: 'new' }]);
+    const resolved = await new SecretStore({ db: db.pool, keys: [newKey] }).resolve('', 'ROTATE_ME');
+    assert.equal(resolved.value, 'value-under-old-key', 'readable with the new key alone');
+  } finally {
+    await db.close();
+  }
+});

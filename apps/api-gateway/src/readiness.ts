@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '@svc/config';
 import { migrationStatus, type Db } from '@svc/db';
+import { missingMasterKeyIds } from '@svc/secrets';
 import type { ObjectStore } from '@svc/storage';
 
 export const READINESS_TIMEOUT_MS = 5_000;
@@ -47,11 +48,8 @@ export function readinessChecks(deps: ReadinessDeps): Record<CheckName, Check> {
       if (back !== body) throw new Error('object store returned different content than was written');
     },
     async master_keys() {
-      const r = await deps.db.pool.query<{ key_id: string }>(
-        `SELECT DISTINCT key_id FROM secrets WHERE key_id IS NOT NULL ORDER BY key_id`,
-      );
-      const have = new Set(deps.config.masterKeys.map((k) => k.id));
-      const missing = r.rows.map((x) => x.key_id).filter((id) => !have.has(id));
+      // Builtin secrets and secret provider credentials are both sealed with master keys.
+      const missing = await missingMasterKeyIds(deps.db.pool, deps.config.masterKeys);
       if (missing.length) {
         throw new Error(`master_key_missing: SVC_MASTER_KEYS has no key for key id(s) ${missing.join(', ')} used by stored secrets`);
       }

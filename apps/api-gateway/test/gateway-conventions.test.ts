@@ -43,7 +43,7 @@ test('every operation of the catalog is routed: none falls through to the API 40
 });
 
 test('an operation not built yet answers 501 not_implemented', async () => {
-  const r = await fetch(`${gw.url}/api/v1/namespaces`);
+  const r = await fetch(`${gw.url}/api/v1/executions`);
   assert.equal(r.status, 501);
   assert.equal((await envelope(r)).error.code, 'not_implemented');
 });

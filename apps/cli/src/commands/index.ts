@@ -1,6 +1,7 @@
 import type { Command } from '../io.js';
 import { localCommand } from './local.js';
 import { openapiCommand } from './openapi.js';
+import { secretsCommand } from './secrets.js';
 import { userCommand } from './user.js';
 
 /**
@@ -11,5 +12,6 @@ import { userCommand } from './user.js';
 export const commands: Readonly<Record<string, Command>> = Object.freeze({
   local: localCommand,
   openapi: openapiCommand,
+  secrets: secretsCommand,
   user: userCommand,
 });
