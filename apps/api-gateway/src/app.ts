@@ -14,6 +14,9 @@ import { createAuthenticator } from './identity/authenticate.js';
 import type { AuthPrincipal } from './identity/principal.js';
 import { auditHandlers } from './routes/audit.js';
 import { authHandlers } from './routes/auth.js';
+import { executionHandlers } from './routes/executions.js';
+import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
+import { loadRunTokenKey, type StartDeps } from '@svc/engine';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
@@ -92,7 +95,15 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     maxBundleBytes: deps.config.maxBundleBytes,
     masterKeys: deps.config.masterKeys,
   };
-  const handlers: OperationHandlers<AuthPrincipal> = {
+  const engine: StartDeps = { config: { defaultExecutor: deps.config.defaultExecutor, now }, storage: deps.storage };
+  let runTokenKeyPromise: Promise<Buffer> | undefined;
+  const runTokenKey = () => (runTokenKeyPromise ??= loadRunTokenKey(deps.db.pool).catch((err) => {
+    runTokenKeyPromise = undefined;
+    throw err;
+  }));
+  const specDeps = { masterKeys: deps.config.masterKeys, maxArtifactBytes: deps.config.maxArtifactBytes, maxBundleBytes: deps.config.maxBundleBytes };
+  // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
+  const handlers: OperationHandlers = {
     ...schemaHandlers(),
     ...authHandlers(routeDeps),
     ...tokenHandlers(routeDeps),
@@ -103,14 +114,18 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...secretHandlers(routeDeps),
     ...variableHandlers(routeDeps),
     ...secretProviderHandlers(routeDeps),
+    ...executionHandlers({ ...routeDeps, engine, log: deps.log }),
+    ...runnerHandlers({ ...routeDeps, engine, runTokenKey, spec: specDeps }),
   };
   const authenticate = createAuthenticator(routeDeps);
+  const authenticateRunner = runnerAuthenticator({ runTokenKey, now });
 
   const api = express.Router();
   mountOperations(api, {
     operations,
     handlers,
     authenticate,
+    authenticateRunner,
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

@@ -1,1 +1,21 @@
-export {};
+// @svc/runner: runs one task run. Used inside the dispatcher process (process
+// executor, direct transport) and as `svc exec` in containers (HTTP transport).
+export type {
+  Completion,
+  CompletionReason,
+  CompletionState,
+  LogLine,
+  Metric,
+  RunnerSpec,
+  RunnerTransport,
+  RunOptions,
+  Runtime,
+} from './types.js';
+export { runTask } from './run-task.js';
+export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
+export { LineMasker, MASK, maskValuesForLines } from './masker.js';
+export { cutUtf8, LineSplitter, type LineSplitterOptions, MAX_LINE_BYTES } from './lines.js';
+export { parseOutputs, type ParsedOutputs } from './outputs.js';
+export { RUNTIME_CANDIDATES } from './resolve.js';
+export { parseExecArgs, type ExecArgs, EXEC_USAGE } from './args.js';
+export { BundleTooLargeError, CompletionDeliveryError, PrepareError, RunnerHttpError, UnsafePathError } from './errors.js';

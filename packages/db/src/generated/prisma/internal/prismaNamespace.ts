@@ -437,7 +437,8 @@ export const ModelName = {
   Organization: 'Organization',
   OrganizationKey: 'OrganizationKey',
   Email: 'Email',
-  OrgRateLimitBucket: 'OrgRateLimitBucket'
+  OrgRateLimitBucket: 'OrgRateLimitBucket',
+  Setting: 'Setting'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -453,7 +454,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "logLine" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket"
+    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "logLine" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3491,6 +3492,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Setting: {
+      payload: Prisma.$SettingPayload<ExtArgs>
+      fields: Prisma.SettingFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SettingFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SettingFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        findFirst: {
+          args: Prisma.SettingFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SettingFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        findMany: {
+          args: Prisma.SettingFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>[]
+        }
+        create: {
+          args: Prisma.SettingCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        createMany: {
+          args: Prisma.SettingCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SettingCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>[]
+        }
+        delete: {
+          args: Prisma.SettingDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        update: {
+          args: Prisma.SettingUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        deleteMany: {
+          args: Prisma.SettingDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SettingUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SettingUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>[]
+        }
+        upsert: {
+          args: Prisma.SettingUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SettingPayload>
+        }
+        aggregate: {
+          args: Prisma.SettingAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSetting>
+        }
+        groupBy: {
+          args: Prisma.SettingGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SettingGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SettingCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SettingCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -4181,6 +4256,15 @@ export const OrgRateLimitBucketScalarFieldEnum = {
 export type OrgRateLimitBucketScalarFieldEnum = (typeof OrgRateLimitBucketScalarFieldEnum)[keyof typeof OrgRateLimitBucketScalarFieldEnum]
 
 
+export const SettingScalarFieldEnum = {
+  key: 'key',
+  value: 'value',
+  createdAt: 'createdAt'
+} as const
+
+export type SettingScalarFieldEnum = (typeof SettingScalarFieldEnum)[keyof typeof SettingScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4531,6 +4615,7 @@ export type GlobalOmitConfig = {
   organizationKey?: Prisma.OrganizationKeyOmit
   email?: Prisma.EmailOmit
   orgRateLimitBucket?: Prisma.OrgRateLimitBucketOmit
+  setting?: Prisma.SettingOmit
 }
 
 /* Types for Logging */

@@ -91,7 +91,8 @@ export const ModelName = {
   Organization: 'Organization',
   OrganizationKey: 'OrganizationKey',
   Email: 'Email',
-  OrgRateLimitBucket: 'OrgRateLimitBucket'
+  OrgRateLimitBucket: 'OrgRateLimitBucket',
+  Setting: 'Setting'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -759,6 +760,15 @@ export const OrgRateLimitBucketScalarFieldEnum = {
 } as const
 
 export type OrgRateLimitBucketScalarFieldEnum = (typeof OrgRateLimitBucketScalarFieldEnum)[keyof typeof OrgRateLimitBucketScalarFieldEnum]
+
+
+export const SettingScalarFieldEnum = {
+  key: 'key',
+  value: 'value',
+  createdAt: 'createdAt'
+} as const
+
+export type SettingScalarFieldEnum = (typeof SettingScalarFieldEnum)[keyof typeof SettingScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,48 @@
+import type { Config } from '@svc/config';
+import type { Db } from '@svc/db';
+import { completeTaskRun, DispatchError, prepareTask, runFollowUps, type ClaimedRun, type PreparedTask, type StartDeps } from '@svc/engine';
+import type { Logger } from '@svc/logging';
+import { ensureBundle } from '@svc/namespaces';
+import type { Clock } from '@svc/service';
+import type { ObjectStore } from '@svc/storage';
+
+/** What the dispatcher and its executors share. */
+export interface DispatcherContext {
+  config: Config;
+  db: Db;
+  log: Logger;
+  clock: Clock;
+  storage: ObjectStore;
+  engine: StartDeps;
+  instanceId: string;
+  heartbeatMs: number;
+  killDelayMs: number;
+  /** Resolves the task's templates; ends it FAILED (template_error, secret_not_found) and returns null when they do not resolve. */
+  prepare(run: ClaimedRun): Promise<PreparedTask | null>;
+  bundleStream(snapshotId: string): Promise<NodeJS.ReadableStream>;
+}
+
+export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleStream'>): DispatcherContext {
+  const ctx: DispatcherContext = {
+    ...base,
+    async prepare(run) {
+      const specDeps = { pool: base.db.pool, storage: base.storage, masterKeys: base.config.masterKeys, maxArtifactBytes: base.config.maxArtifactBytes, maxBundleBytes: base.config.maxBundleBytes };
+      try {
+        return await prepareTask(specDeps, run.id, async () => {
+          const snap = (await base.db.pool.query<{ snapshot_id: string }>(`SELECT snapshot_id FROM executions WHERE id = $1`, [run.execution_id])).rows[0]!.snapshot_id;
+          return (await ensureBundle(base.db.pool, base.storage, snap, base.clock.now())).hash;
+        });
+      } catch (err) {
+        if (!(err instanceof DispatchError)) throw err;
+        const r = await completeTaskRun(base.db.pool, run.id, { state: 'FAILED', reason: err.reason, error: err.message, exitCode: null }, () => base.clock.now());
+        await runFollowUps(base.db.pool, base.engine, r.followUps);
+        return null;
+      }
+    },
+    async bundleStream(snapshotId) {
+      const b = await ensureBundle(base.db.pool, base.storage, snapshotId, base.clock.now());
+      return base.storage.get(b.key);
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,142 @@
+// The dispatcher loop. For each executor type it serves, it claims QUEUED
+// task runs of its pools while it has free slots (SVC_WORKER_SLOTS each),
+// woken by NOTIFY (a hint) and by a poll every second (the backstop), or at
+// the next retry time. It stops running task runs whose execution is being
+// cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
+// its running task runs FAILED `instance_shutdown` (retries then apply) before
+// killing their processes.
+import { CHANNELS, claimTaskRuns, clearNoInstanceReason, failInstanceTaskRuns, nextClaimableAt, runFollowUps, type ClaimedRun } from '@svc/engine';
+import type pg from 'pg';
+import type { DispatcherContext } from './context.js';
+import type { Executor } from './executors/types.js';
+
+/** Backstop poll when no notification arrives. */
+export const POLL_MS = 1_000;
+/** How often running jobs are checked against their execution's state. */
+export const STOP_CHECK_MS = 2_000;
+
+interface Job {
+  run: ClaimedRun;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export class Dispatcher {
+  private readonly jobs = new Map<string, Job>();
+  private readonly wakeups = new Map<string, () => void>();
+  private listener?: pg.PoolClient;
+  private stopping = false;
+  private loops: Promise<void>[] = [];
+  private stopTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ctx: DispatcherContext,
+    private readonly executors: Executor[],
+  ) {}
+
+  async start(): Promise<void> {
+    const { ctx } = this;
+    await clearNoInstanceReason(ctx.db.pool, ctx.config.pools, this.executors.map((e) => e.type));
+    this.listener = await ctx.db.pool.connect();
+    this.listener.on('notification', (n) => {
+      if (n.channel === CHANNELS.queued) this.wakeups.get(n.payload ?? '')?.();
+      if (n.channel === CHANNELS.stop) this.stopExecution(n.payload ?? '');
+    });
+    this.listener.on('error', (err) => ctx.log.warn('notification connection lost; polling continues', { err }));
+    await this.listener.query(`LISTEN ${CHANNELS.queued}`);
+    await this.listener.query(`LISTEN ${CHANNELS.stop}`);
+    this.loops = this.executors.map((e) => this.loop(e));
+    this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
+    this.stopTimer.unref();
+  }
+
+  private running(type: string): number {
+    let n = 0;
+    for (const j of this.jobs.values()) if (j.run.executor_type === type) n++;
+    return n;
+  }
+
+  private sleep(type: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakeups.set(type, done);
+    });
+  }
+
+  private async loop(executor: Executor): Promise<void> {
+    const { ctx } = this;
+    const slots = ctx.config.workerSlots;
+    while (!this.stopping) {
+      let claimed: ClaimedRun[] = [];
+      try {
+        const free = slots - this.running(executor.type);
+        if (free > 0) claimed = await claimTaskRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free, now: ctx.clock.now() });
+      } catch (err) {
+        ctx.log.warn('claim failed', { err, executor: executor.type });
+      }
+      for (const run of claimed) this.launch(executor, run);
+      if (claimed.length && this.running(executor.type) < slots) continue; // more may be waiting
+      let wait = POLL_MS;
+      try {
+        const next = await nextClaimableAt(ctx.db.pool, ctx.config.pools, executor.type);
+        if (next) wait = Math.max(0, Math.min(POLL_MS, next.getTime() - ctx.clock.now().getTime()));
+        if (this.running(executor.type) >= slots) wait = POLL_MS;
+      } catch {
+        /* poll again */
+      }
+      if (wait > 0) await this.sleep(executor.type, wait);
+    }
+  }
+
+  private launch(executor: Executor, run: ClaimedRun): void {
+    const abort = new AbortController();
+    const done = executor
+      .run(run, abort.signal)
+      .catch((err) => void this.ctx.log.error('task run failed in the executor', { err, task_run_id: run.id }))
+      .finally(() => {
+        this.jobs.delete(run.id);
+        this.wakeups.get(executor.type)?.(); // a slot is free
+      });
+    this.jobs.set(run.id, { run, abort, done });
+  }
+
+  private stopExecution(executionId: string): void {
+    for (const j of this.jobs.values()) if (j.run.execution_id === executionId) j.abort.abort();
+  }
+
+  /** Backstop for missed notifications: stop jobs whose task run is no longer RUNNING or whose execution is not RUNNING. */
+  private async checkStops(): Promise<void> {
+    if (!this.jobs.size) return;
+    try {
+      const r = await this.ctx.db.pool.query<{ id: string }>(
+        `SELECT t.id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = ANY($1) AND (t.state <> 'RUNNING' OR e.state <> 'RUNNING')`,
+        [[...this.jobs.keys()]],
+      );
+      for (const { id } of r.rows) this.jobs.get(id)?.abort.abort();
+    } catch (err) {
+      this.ctx.log.warn('stop check failed', { err });
+    }
+  }
+
+  /** SIGTERM: claim nothing more; end our running task runs FAILED instance_shutdown, then kill them. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.stopTimer);
+    for (const w of this.wakeups.values()) w();
+    await Promise.all(this.loops);
+    const { ctx } = this;
+    const ended = await failInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
+    for (const j of this.jobs.values()) j.abort.abort();
+    await Promise.all([...this.jobs.values()].map((j) => j.done));
+    await runFollowUps(ctx.db.pool, ctx.engine, ended.followUps).catch((err) => ctx.log.warn('follow-ups after shutdown failed', { err }));
+    if (ended.ids.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended.ids });
+    if (this.listener) {
+      this.listener.removeAllListeners('notification');
+      this.listener.release();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// The process executor: the runner's code runs inside the dispatcher (no
+// fresh Node runtime per task: spawning one costs tens of milliseconds and
+// the memory of a second V8), talking to the engine directly instead of over
+// HTTP; only the task's own command is a new process, in its own process
+// group, in a fresh workdir removed afterwards. `svc exec` runs the same code
+// with the HTTP transport inside containers.
+import os from 'node:os';
+import path from 'node:path';
+import { appendLogs, completeTaskRun, heartbeatTaskRun, runFollowUps, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { runTask, type Completion, type RunnerTransport } from '@svc/runner';
+import type { DispatcherContext } from '../context.js';
+import type { Executor } from './types.js';
+
+export function processExecutor(ctx: DispatcherContext): Executor {
+  const workRoot = path.join(ctx.config.dataDir, 'work');
+  return {
+    type: 'process',
+    async run(run: ClaimedRun, signal: AbortSignal) {
+      const prepared = await ctx.prepare(run);
+      if (!prepared) return;
+      const transport: RunnerTransport = {
+        getSpec: async () => prepared.spec as never,
+        getBundle: async () => (prepared.spec.bundle_hash ? ctx.bundleStream(prepared.execution.snapshot_id) : null),
+        heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id, ctx.clock.now()),
+        postLogs: async (lines) => void (await appendLogs(ctx.db.pool, run.id, lines)),
+        putArtifact: async (name, body) => {
+          const chunks: Buffer[] = [];
+          for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
+          await storeArtifact(ctx.db.pool, ctx.storage, run.id, name, Buffer.concat(chunks));
+        },
+        complete: async (c: Completion) => {
+          const r = await completeTaskRun(ctx.db.pool, run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }, () => ctx.clock.now());
+          await runFollowUps(ctx.db.pool, ctx.engine, r.followUps);
+        },
+      };
+      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs });
+    },
+  };
+}
+
+export type { PreparedTask };

@@ -1,0 +1,7 @@
+import type { ClaimedRun } from '@svc/engine';
+
+/** One executor type's way of running a claimed task run. Resolves when the local work is done. */
+export interface Executor {
+  readonly type: string;
+  run(run: ClaimedRun, signal: AbortSignal): Promise<void>;
+}

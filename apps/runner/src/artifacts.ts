@@ -1,0 +1,61 @@
+// Artifacts: every regular file the task left under $SVC_ARTIFACTS_DIR, named by
+// its path relative to that directory (always with `/`). Links are not followed:
+// a link to /etc/passwd must not become an artifact.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from './errors.js';
+import type { RunnerTransport } from './types.js';
+
+export interface ArtifactFile {
+  name: string;
+  path: string;
+  size: number;
+}
+
+/** Regular files under `dir`, sorted by name; `skipped` names entries that are neither files nor directories. */
+export async function listArtifacts(dir: string): Promise<{ files: ArtifactFile[]; skipped: string[] }> {
+  const files: ArtifactFile[] = [];
+  const skipped: string[] = [];
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    const entries = await fsp.readdir(abs, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const childAbs = path.join(abs, e.name);
+      const childRel = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(childAbs, childRel);
+      else if (e.isFile()) {
+        const st = await fsp.lstat(childAbs).catch(() => null);
+        if (st?.isFile()) files.push({ name: childRel, path: childAbs, size: st.size });
+      } else skipped.push(childRel);
+    }
+  };
+  await walk(dir, '');
+  files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  skipped.sort();
+  return { files, skipped };
+}
+
+/**
+ * Uploads the artifacts under `dir`; returns warning texts for what was skipped or failed.
+ * @param maxBytes largest artifact; 0 or less = no limit.
+ */
+export async function uploadArtifacts(transport: RunnerTransport, dir: string, maxBytes: number): Promise<string[]> {
+  const warnings: string[] = [];
+  const { files, skipped } = await listArtifacts(dir);
+  for (const name of skipped) warnings.push(`[svc] artifact ${name} skipped: not a regular file`);
+  for (const f of files) {
+    if (maxBytes > 0 && f.size > maxBytes) {
+      warnings.push(`[svc] artifact ${f.name} skipped: ${f.size} bytes exceeds the limit of ${maxBytes} bytes`);
+      continue;
+    }
+    const body = fs.createReadStream(f.path);
+    try {
+      await transport.putArtifact(f.name, body, f.size);
+    } catch (err) {
+      warnings.push(`[svc] artifact ${f.name} upload failed: ${errorMessage(err)}`);
+    } finally {
+      body.destroy();
+    }
+  }
+  return warnings;
+}

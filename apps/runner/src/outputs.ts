@@ -1,0 +1,80 @@
+// The outputs file ($SVC_OUTPUTS), JSON Lines:
+//   {"outputs": {"k": value}}                                 merged into the outputs (later lines win)
+//   {"metrics": [{"name": "rows", "value": 42, "tags": {...}}]} appended to the metrics
+// A line may hold both keys. A bad line fails nothing: it is left out whole and
+// reported as a warning, so that half of a line never counts.
+import fsp from 'node:fs/promises';
+import type { Metric } from './types.js';
+
+/** An outputs file larger than this is ignored with one warning; outputs are meant to be small. */
+export const MAX_OUTPUTS_FILE_BYTES = 8 * 1024 * 1024;
+
+export interface ParsedOutputs {
+  outputs: Record<string, unknown>;
+  metrics: Metric[];
+  /** One text per ignored line, `[svc] outputs line N ignored: why`. */
+  warnings: string[];
+}
+
+export function parseOutputs(text: string): ParsedOutputs {
+  const result: ParsedOutputs = { outputs: {}, metrics: [], warnings: [] };
+  const lines = text.split('\n');
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const problem = applyLine(line, result);
+    if (problem) result.warnings.push(`[svc] outputs line ${i + 1} ignored: ${problem}`);
+  });
+  return result;
+}
+
+/** Applies one line to `into`, or returns why it is ignored (leaving `into` untouched). */
+function applyLine(line: string, into: ParsedOutputs): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    // Not JSON.parse's message: it quotes a few characters of the line, which could be the start of a secret.
+    return 'not valid JSON';
+  }
+  if (!isPlainObject(value)) return 'not a JSON object';
+  const unknownKeys = Object.keys(value).filter((k) => k !== 'outputs' && k !== 'metrics');
+  if (unknownKeys.length) return `unknown key ${JSON.stringify(unknownKeys[0])} (expected "outputs" or "metrics")`;
+  if (!('outputs' in value) && !('metrics' in value)) return 'expected "outputs" or "metrics"';
+  if ('outputs' in value && !isPlainObject(value.outputs)) return '"outputs" must be an object';
+  const metrics: Metric[] = [];
+  if ('metrics' in value) {
+    if (!Array.isArray(value.metrics)) return '"metrics" must be an array';
+    for (const [j, m] of value.metrics.entries()) {
+      const metric = toMetric(m);
+      if (typeof metric === 'string') return `metrics[${j}]: ${metric}`;
+      metrics.push(metric);
+    }
+  }
+  if (isPlainObject(value.outputs)) Object.assign(into.outputs, value.outputs);
+  into.metrics.push(...metrics);
+  return null;
+}
+
+function toMetric(m: unknown): Metric | string {
+  if (!isPlainObject(m)) return 'not an object';
+  if (typeof m.name !== 'string' || !m.name) return '"name" must be a non-empty string';
+  if (typeof m.value !== 'number' || !Number.isFinite(m.value)) return '"value" must be a finite number';
+  if (m.tags === undefined || m.tags === null) return { name: m.name, value: m.value };
+  if (!isPlainObject(m.tags) || !Object.values(m.tags).every((t) => typeof t === 'string')) return '"tags" must map names to strings';
+  return { name: m.name, value: m.value, tags: m.tags as Record<string, string> };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads and parses the outputs file; a missing file (the task removed it) is empty. */
+export async function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES): Promise<ParsedOutputs> {
+  const st = await fsp.stat(file).catch(() => null);
+  if (!st?.isFile()) return { outputs: {}, metrics: [], warnings: [] };
+  if (st.size > maxBytes) {
+    return { outputs: {}, metrics: [], warnings: [`[svc] outputs file ignored: ${st.size} bytes exceeds the limit of ${maxBytes} bytes`] };
+  }
+  return parseOutputs(await fsp.readFile(file, 'utf8'));
+}

@@ -1,0 +1,73 @@
+// What to spawn: the command's executable, or the interpreter of a script task,
+// looked up on the task's PATH before spawning, so that a missing tool is a clear
+// `runtime_not_found` / `command not found: X` rather than a bare ENOENT.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { PrepareError } from './errors.js';
+import type { Runtime } from './types.js';
+
+/** Interpreters tried in order for each runtime. */
+export const RUNTIME_CANDIDATES: Record<Runtime, readonly string[]> = {
+  python: ['python3', 'python'],
+  bash: ['bash'],
+  node: ['node'],
+  bun: ['bun'],
+};
+
+export interface Invocation {
+  /** Absolute path of the executable. */
+  file: string;
+  /** Arguments after argv[0]. */
+  args: string[];
+  /** argv[0] as the task sees it: the name it was given. */
+  argv0: string;
+}
+
+async function isExecutableFile(p: string): Promise<boolean> {
+  try {
+    if (!(await fsp.stat(p)).isFile()) return false;
+    await fsp.access(p, fsp.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `name` found on `pathVar` (POSIX rules: an empty entry is the cwd), or null. A name with a slash is taken relative to `cwd`. */
+export async function findExecutable(name: string, pathVar: string, cwd: string): Promise<string | null> {
+  if (!name) return null;
+  if (name.includes('/')) {
+    const p = path.resolve(cwd, name);
+    return (await isExecutableFile(p)) ? p : null;
+  }
+  for (const dir of pathVar.split(':')) {
+    const p = path.resolve(cwd, dir || '.', name);
+    if (await isExecutableFile(p)) return p;
+  }
+  return null;
+}
+
+/** The process to spawn for `command` and `runtime`, with `pathVar` the task's PATH. */
+export async function resolveInvocation(command: string[], runtime: string | undefined, pathVar: string, cwd: string): Promise<Invocation> {
+  if (!command.length || !command[0]) throw new PrepareError('executor_error', 'empty command');
+  if (runtime) {
+    if (!isRuntime(runtime)) throw new PrepareError('executor_error', `unknown runtime ${JSON.stringify(runtime)}`);
+    const candidates = RUNTIME_CANDIDATES[runtime];
+    for (const name of candidates) {
+      const file = await findExecutable(name, pathVar, cwd);
+      if (file) return { file, args: command, argv0: name };
+    }
+    throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on PATH`);
+  }
+  const [name, ...args] = command as [string, ...string[]];
+  const file = await findExecutable(name, pathVar, cwd);
+  if (!file) {
+    const exists = name.includes('/') && (await fsp.stat(path.resolve(cwd, name)).catch(() => null))?.isFile();
+    throw new PrepareError('executor_error', exists ? `command not executable: ${name}` : `command not found: ${name}`);
+  }
+  return { file, args, argv0: name };
+}
+
+export function isRuntime(s: string): s is Runtime {
+  return Object.hasOwn(RUNTIME_CANDIDATES, s);
+}

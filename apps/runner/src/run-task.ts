@@ -1,0 +1,241 @@
+// One task run, start to end:
+//   prepare  fetch the spec, make a fresh run directory, extract the bundle,
+//            write the spec's files, find the cwd and the executable;
+//   run      spawn in its own process group, stream masked lines, heartbeat,
+//            stop on timeout, cancel or shutdown;
+//   report   read the outputs file, upload artifacts, flush the logs, remove
+//            the run directory, and call `complete` exactly once — also when
+//            preparing failed (FAILED executor_error or runtime_not_found).
+//
+// The run directory `<workRoot>/<task_run_id>-<random>/` holds `bundle/` (the
+// bundle root), `outputs.jsonl` ($SVC_OUTPUTS) and `artifacts/` ($SVC_ARTIFACTS_DIR),
+// so the task's own files never collide with the runner's.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { uploadArtifacts } from './artifacts.js';
+import { assertNever } from './assert-never.js';
+import { BundleTooLargeError, CompletionDeliveryError, errorMessage, PrepareError, UnsafePathError } from './errors.js';
+import { cutUtf8, LineSplitter, MAX_LINE_BYTES } from './lines.js';
+import { LogBatcher } from './log-batcher.js';
+import { LineMasker, maskValuesForLines } from './masker.js';
+import { readOutputs } from './outputs.js';
+import { type ProcessExit, type StopCause, TaskProcess } from './process.js';
+import { resolveInvocation } from './resolve.js';
+import type { Completion, RunnerSpec, RunOptions } from './types.js';
+import { extractBundle, resolveCwd, writeFiles } from './workspace.js';
+
+/** The last stderr line quoted in a failure's error is cut to this many characters. */
+const MAX_ERROR_LINE_CHARS = 500;
+/** setTimeout's largest delay; a longer task timeout is clamped to it (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export async function runTask(opts: RunOptions): Promise<Completion> {
+  const { transport } = opts;
+  const log = opts.log ?? (() => {});
+  let stopCause: StopCause | null = null;
+  let onStop: ((cause: StopCause) => void) | null = null;
+  const requestStop = (cause: StopCause) => {
+    if (stopCause) return;
+    stopCause = cause;
+    onStop?.(cause);
+  };
+  const abortListeners: [AbortSignal, () => void][] = [];
+  for (const [signal, cause] of [
+    [opts.signal, 'cancel'],
+    [opts.shutdownSignal, 'shutdown'],
+  ] as const) {
+    if (!signal) continue;
+    if (signal.aborted) requestStop(cause);
+    const listener = () => requestStop(cause);
+    signal.addEventListener('abort', listener, { once: true });
+    abortListeners.push([signal, listener]);
+  }
+
+  let heartbeating = false;
+  const heartbeat = setInterval(() => {
+    if (heartbeating) return;
+    heartbeating = true;
+    transport
+      .heartbeat()
+      .then((r) => {
+        if (r?.cancel) requestStop('cancel');
+      })
+      .catch((err: unknown) => log(`heartbeat failed: ${errorMessage(err)}`))
+      .finally(() => (heartbeating = false));
+  }, opts.heartbeatMs ?? 10_000);
+
+  let spec: RunnerSpec | null = null;
+  let runDir: string | null = null;
+  let completion: Completion;
+  try {
+    spec = checkSpec(await transport.getSpec());
+    runDir = await makeRunDir(opts.workRoot, spec.task_run_id);
+    completion = await execute(spec, runDir, opts, log, {
+      cause: () => stopCause,
+      onStop: (fn) => (onStop = fn),
+    });
+  } catch (err) {
+    completion = prepareFailure(err);
+  }
+  try {
+    if (runDir && !opts.keepWorkdir) await fsp.rm(runDir, { recursive: true, force: true }).catch((err: unknown) => log(`cannot remove ${runDir}: ${errorMessage(err)}`));
+    await transport.complete(completion);
+  } catch (err) {
+    throw new CompletionDeliveryError(spec?.task_run_id ?? '', { cause: err });
+  } finally {
+    clearInterval(heartbeat);
+    for (const [signal, listener] of abortListeners) signal.removeEventListener('abort', listener);
+  }
+  return completion;
+}
+
+interface StopHooks {
+  cause(): StopCause | null;
+  onStop(fn: (cause: StopCause) => void): void;
+}
+
+async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: StopHooks): Promise<Completion> {
+  const { transport } = opts;
+  const bundleRoot = path.join(runDir, 'bundle');
+  const outputsFile = path.join(runDir, 'outputs.jsonl');
+  const artifactsDir = path.join(runDir, 'artifacts');
+  await fsp.mkdir(bundleRoot);
+  await fsp.mkdir(artifactsDir);
+  await fsp.writeFile(outputsFile, '');
+
+  const bundle = await transport.getBundle();
+  if (bundle) await extractBundle(bundle, bundleRoot, spec.limits.max_bundle_bytes);
+  if (spec.files) await writeFiles(bundleRoot, spec.files);
+  const cwd = await resolveCwd(bundleRoot, spec.workdir);
+  const env = taskEnv(spec, outputsFile, artifactsDir);
+  const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH!, cwd);
+  const early = stop.cause();
+  if (early) return stoppedBeforeStart(early);
+
+  const masker = new LineMasker(maskValuesForLines(spec.mask_values));
+  let proc: TaskProcess | null = null;
+  let dropped = 0;
+  const batcher = new LogBatcher({
+    post: (lines) => transport.postLogs(lines),
+    batchMs: opts.logBatchMs,
+    batchLines: opts.logBatchLines,
+    onPressure: (paused) => proc?.setPaused(paused),
+    onPostError: (err, lines) => {
+      dropped += lines.length;
+      log(`${lines.length} log lines lost: ${errorMessage(err)}`);
+    },
+  });
+  let lastStderr = '';
+  const splitters = { stdout: new LineSplitter({ masker }), stderr: new LineSplitter({ masker }) };
+  const emit = (stream: 'stdout' | 'stderr', lines: string[]) => {
+    for (const text of lines) {
+      if (stream === 'stderr' && text.trim()) lastStderr = text;
+      batcher.add(stream, text);
+    }
+  };
+
+  proc = await TaskProcess.start(invocation, {
+    cwd,
+    env,
+    killDelayMs: opts.killDelayMs ?? 10_000,
+    onOutput: (stream, chunk) => emit(stream, splitters[stream].push(chunk)),
+    onStreamEnd: (stream) => emit(stream, splitters[stream].end()),
+  });
+  const started = proc;
+  stop.onStop((cause) => started.stop(cause));
+  const raced = stop.cause();
+  if (raced) proc.stop(raced);
+  const timer =
+    spec.timeout_seconds > 0 ? setTimeout(() => started.stop('timeout'), Math.min(spec.timeout_seconds * 1000, MAX_TIMER_MS)) : null;
+  const exit = await proc.done;
+  if (timer) clearTimeout(timer);
+
+  const warn = (text: string) => {
+    for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
+  };
+  const parsed = await readOutputs(outputsFile);
+  parsed.warnings.forEach(warn);
+  (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes)).forEach(warn);
+  await batcher.flush();
+  if (dropped) log(`${dropped} log lines of task run ${spec.task_run_id} could not be posted`);
+  return { ...endState(exit, spec, lastStderr), outputs: parsed.outputs, metrics: parsed.metrics };
+}
+
+/** The task's environment: the spec's, PATH and HOME of the runner when unset, and the runner's two paths. */
+function taskEnv(spec: RunnerSpec, outputsFile: string, artifactsDir: string): Record<string, string> {
+  const env: Record<string, string> = { ...spec.env };
+  if (env.PATH === undefined) env.PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
+  if (env.HOME === undefined) env.HOME = process.env.HOME ?? os.homedir();
+  env.SVC_OUTPUTS = outputsFile;
+  env.SVC_ARTIFACTS_DIR = artifactsDir;
+  return env;
+}
+
+function endState(exit: ProcessExit, spec: RunnerSpec, lastStderr: string): Pick<Completion, 'state' | 'reason' | 'error' | 'exit_code'> {
+  const signo = exit.signal ? os.constants.signals[exit.signal] : undefined;
+  const exitCode = exit.code ?? (signo !== undefined ? 128 + signo : null);
+  switch (exit.stopCause) {
+    case 'timeout':
+      return { state: 'TIMED_OUT', reason: 'timeout', error: `timed out after ${spec.timeout_seconds}s`, exit_code: exitCode };
+    case 'cancel':
+      return { state: 'CANCELLED', reason: 'cancelled', error: 'cancelled', exit_code: exitCode };
+    case 'shutdown':
+      return { state: 'FAILED', reason: 'instance_shutdown', error: 'the runner was stopped while the task ran', exit_code: exitCode };
+    case null:
+      break;
+    default:
+      assertNever(exit.stopCause);
+  }
+  if (exitCode === 0) return { state: 'SUCCESS', reason: '', error: '', exit_code: 0 };
+  let error = exit.code !== null ? `exit code ${exit.code}` : `exit code ${exitCode ?? '?'} (killed by ${exit.signal})`;
+  const quoted = lastStderr.trim();
+  if (quoted) error += `: ${quoted.length > MAX_ERROR_LINE_CHARS ? quoted.slice(0, MAX_ERROR_LINE_CHARS) : quoted}`;
+  return { state: 'FAILED', reason: 'exit_code', error, exit_code: exitCode };
+}
+
+function stoppedBeforeStart(cause: StopCause): Completion {
+  const base = { exit_code: null, outputs: {}, metrics: [] };
+  switch (cause) {
+    case 'cancel':
+      return { ...base, state: 'CANCELLED', reason: 'cancelled', error: 'cancelled before the task started' };
+    case 'shutdown':
+      return { ...base, state: 'FAILED', reason: 'instance_shutdown', error: 'the runner was stopped before the task started' };
+    case 'timeout':
+      return { ...base, state: 'TIMED_OUT', reason: 'timeout', error: 'timed out before the task started' };
+    default:
+      return assertNever(cause);
+  }
+}
+
+function prepareFailure(err: unknown): Completion {
+  const base = { state: 'FAILED' as const, exit_code: null, outputs: {}, metrics: [] };
+  if (err instanceof PrepareError) return { ...base, reason: err.reason, error: err.message };
+  if (err instanceof UnsafePathError || err instanceof BundleTooLargeError) return { ...base, reason: 'executor_error', error: `bundle: ${err.message}` };
+  return { ...base, reason: 'executor_error', error: `preparing the task failed: ${errorMessage(err)}` };
+}
+
+async function makeRunDir(workRoot: string, taskRunId: string): Promise<string> {
+  await fsp.mkdir(workRoot, { recursive: true });
+  const safeId = taskRunId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'run';
+  // realpath: confinement checks compare physical paths, and workRoot may sit behind a link (/tmp on some systems).
+  return fsp.realpath(await fsp.mkdtemp(path.join(workRoot, `${safeId}-`)));
+}
+
+/** The fields runTask relies on, checked so that a malformed spec is an executor_error and not a crash. */
+function checkSpec(spec: RunnerSpec): RunnerSpec {
+  const problems: string[] = [];
+  const isStr = (v: unknown) => typeof v === 'string';
+  if (!spec || typeof spec !== 'object') throw new PrepareError('executor_error', 'invalid runner spec: not an object');
+  if (!isStr(spec.task_run_id) || !spec.task_run_id) problems.push('task_run_id');
+  if (!isStr(spec.workdir)) problems.push('workdir');
+  if (!Array.isArray(spec.command) || !spec.command.every(isStr)) problems.push('command');
+  if (!spec.env || typeof spec.env !== 'object' || !Object.values(spec.env).every(isStr)) problems.push('env');
+  if (spec.files !== undefined && (!spec.files || typeof spec.files !== 'object' || !Object.values(spec.files).every(isStr))) problems.push('files');
+  if (spec.runtime !== undefined && spec.runtime !== null && !isStr(spec.runtime)) problems.push('runtime');
+  if (!spec.limits || typeof spec.limits.max_artifact_bytes !== 'number' || typeof spec.limits.max_bundle_bytes !== 'number') problems.push('limits');
+  if (!Array.isArray(spec.mask_values) || !spec.mask_values.every(isStr)) problems.push('mask_values');
+  if (typeof spec.timeout_seconds !== 'number') problems.push('timeout_seconds');
+  if (problems.length) throw new PrepareError('executor_error', `invalid runner spec: bad ${problems.join(', ')}`);
+  return spec;
+}

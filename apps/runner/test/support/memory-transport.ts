@@ -1,0 +1,148 @@
+// An in-memory RunnerTransport that records every call, for runTask tests.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import type { Completion, LogLine, RunnerSpec, RunnerTransport } from '../../src/index.js';
+
+export function makeSpec(overrides: Partial<RunnerSpec> & Pick<RunnerSpec, 'command'>): RunnerSpec {
+  const id = overrides.task_run_id ?? `tr-${Math.random().toString(36).slice(2, 10)}`;
+  return {
+    task_run_id: id,
+    execution_id: 'ex-1',
+    flow_id: 'flow-1',
+    namespace: 'team.data',
+    task_id: 'task-1',
+    bundle_hash: '',
+    workdir: '',
+    attempt: 1,
+    env: {
+      SVC_EXECUTION_ID: 'ex-1',
+      SVC_TASK_RUN_ID: id,
+      SVC_TASK_ID: 'task-1',
+      SVC_ATTEMPT: '1',
+      SVC_NAMESPACE: 'team.data',
+      SVC_FLOW_ID: 'flow-1',
+    },
+    limits: { max_artifact_bytes: 1024 * 1024, max_bundle_bytes: 10 * 1024 * 1024 },
+    mask_values: [],
+    timeout_seconds: 60,
+    ...overrides,
+  };
+}
+
+export class MemoryTransport implements RunnerTransport {
+  readonly calls: string[] = [];
+  readonly posts: LogLine[][] = [];
+  readonly artifacts = new Map<string, Buffer>();
+  readonly artifactSizes = new Map<string, number>();
+  readonly completions: Completion[] = [];
+  heartbeats = 0;
+  /** Answer cancel: true from this heartbeat on (1-based); 0 = never. */
+  cancelAtHeartbeat = 0;
+  private postsInFlight = 0;
+  maxPostsInFlight = 0;
+  /** Delay of each postLogs call, to let lines pile up. */
+  postDelayMs = 0;
+
+  constructor(
+    readonly spec: RunnerSpec | (() => Promise<RunnerSpec>),
+    readonly bundle: Buffer | null = null,
+  ) {}
+
+  get lines(): LogLine[] {
+    return this.posts.flat();
+  }
+
+  text(stream?: 'stdout' | 'stderr'): string[] {
+    return this.lines.filter((l) => !stream || l.stream === stream).map((l) => l.text);
+  }
+
+  async getSpec(): Promise<RunnerSpec> {
+    this.calls.push('getSpec');
+    return typeof this.spec === 'function' ? this.spec() : structuredClone(this.spec);
+  }
+
+  async getBundle(): Promise<NodeJS.ReadableStream | null> {
+    this.calls.push('getBundle');
+    return this.bundle ? Readable.from([this.bundle]) : null;
+  }
+
+  async heartbeat(): Promise<{ cancel: boolean }> {
+    this.heartbeats++;
+    this.calls.push('heartbeat');
+    return { cancel: this.cancelAtHeartbeat > 0 && this.heartbeats >= this.cancelAtHeartbeat };
+  }
+
+  async postLogs(lines: LogLine[]): Promise<void> {
+    this.calls.push('postLogs');
+    this.postsInFlight++;
+    this.maxPostsInFlight = Math.max(this.maxPostsInFlight, this.postsInFlight);
+    if (this.postDelayMs) await new Promise((r) => setTimeout(r, this.postDelayMs));
+    this.posts.push(structuredClone(lines));
+    this.postsInFlight--;
+  }
+
+  async putArtifact(name: string, body: NodeJS.ReadableStream, size: number): Promise<void> {
+    this.calls.push(`putArtifact:${name}`);
+    const chunks: Buffer[] = [];
+    for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
+    this.artifacts.set(name, Buffer.concat(chunks));
+    this.artifactSizes.set(name, size);
+  }
+
+  async complete(c: Completion): Promise<void> {
+    this.calls.push('complete');
+    this.completions.push(structuredClone(c));
+  }
+}
+
+export interface TarEntry {
+  name: string;
+  content?: string;
+  mode?: number;
+  type?: 'file' | 'directory' | 'symlink' | 'link';
+  linkname?: string;
+}
+
+export async function makeTarGz(entries: TarEntry[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const gz = pack.pipe(zlib.createGzip());
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    gz.on('data', (c: Buffer) => chunks.push(c));
+    gz.on('end', resolve);
+    gz.on('error', reject);
+  });
+  for (const e of entries) {
+    const type = e.type ?? 'file';
+    await new Promise<void>((resolve, reject) => {
+      const cb = (err?: Error | null) => (err ? reject(err) : resolve());
+      if (type === 'file') pack.entry({ name: e.name, mode: e.mode ?? 0o644, type }, e.content ?? '', cb);
+      else pack.entry({ name: e.name, mode: e.mode ?? 0o755, type, linkname: e.linkname }, cb);
+    });
+  }
+  pack.finalize();
+  await done;
+  return Buffer.concat(chunks);
+}
+
+/** A fresh temp directory, removed by the returned cleanup. */
+export async function tempRoot(prefix = 'svc-runner-test-'): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function listDir(dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch(() => []);
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,55 @@
+// Script tasks: the runner prefixes the interpreter of `runtime`, found on PATH.
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import { after, test } from 'node:test';
+import { runTask } from '../src/index.js';
+import { makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+
+const roots: string[] = [];
+after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
+async function root() {
+  const r = await tempRoot();
+  roots.push(r);
+  return r;
+}
+
+for (const [runtime, file, content] of [
+  ['bash', 'main.sh', 'echo "bash says $1 from $SVC_TASK_ID"'],
+  ['python', 'main.py', 'import os, sys\nprint(f"python says {sys.argv[1]} from {os.environ[\'SVC_TASK_ID\']}")'],
+  ['node', 'main.js', 'console.log(`node says ${process.argv[2]} from ${process.env.SVC_TASK_ID}`)'],
+] as const) {
+  test(`runtime ${runtime} runs the script file with its arguments`, async () => {
+    const t = new MemoryTransport(makeSpec({ command: [file, 'hello'], runtime, files: { [file]: content } }));
+    const c = await runTask({ transport: t, workRoot: await root() });
+    assert.equal(c.state, 'SUCCESS', c.error);
+    assert.deepEqual(t.text(), [`${runtime} says hello from task-1`]);
+  });
+}
+
+test('a python script that raises is FAILED exit_code with the last traceback line', async () => {
+  const t = new MemoryTransport(makeSpec({ command: ['main.py'], runtime: 'python', files: { 'main.py': 'raise ValueError("bad input")' } }));
+  const c = await runTask({ transport: t, workRoot: await root() });
+  assert.equal(c.state, 'FAILED');
+  assert.equal(c.error, 'exit code 1: ValueError: bad input');
+});
+
+test('a runtime missing from PATH is FAILED runtime_not_found naming the tool (bun is not installed here)', async () => {
+  const t = new MemoryTransport(makeSpec({ command: ['main.ts'], runtime: 'bun', files: { 'main.ts': 'console.log(1)' } }));
+  const c = await runTask({ transport: t, workRoot: await root() });
+  assert.deepEqual(c, { state: 'FAILED', reason: 'runtime_not_found', error: 'runtime bun: bun not found on PATH', exit_code: null, outputs: {}, metrics: [] });
+  assert.equal(t.completions.length, 1);
+});
+
+test('the interpreter is looked up on the spec PATH when it sets one', async () => {
+  const spec = makeSpec({ command: ['main.py'], runtime: 'python', files: { 'main.py': 'print(1)' } });
+  spec.env.PATH = '/nonexistent/bin';
+  const c = await runTask({ transport: new MemoryTransport(spec), workRoot: await root() });
+  assert.equal(c.reason, 'runtime_not_found');
+  assert.equal(c.error, 'runtime python: python3 or python not found on PATH');
+});
+
+test('an unknown runtime is FAILED executor_error', async () => {
+  const c = await runTask({ transport: new MemoryTransport(makeSpec({ command: ['x.rb'], runtime: 'ruby' })), workRoot: await root() });
+  assert.equal(c.reason, 'executor_error');
+  assert.equal(c.error, 'unknown runtime "ruby"');
+});

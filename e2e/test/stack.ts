@@ -1,0 +1,153 @@
+// A whole deployment for end-to-end tests: real api-gateway, dispatcher and
+// maintenance processes on a test database of their own, a real admin with an
+// API token, talking over HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { createUser } from '@svc/identity';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export interface Stack {
+  url: string;
+  token: string;
+  db: pg.Pool;
+  dataDir: string;
+  procs: Proc[];
+  api<T = any>(method: string, p: string, body?: unknown): Promise<{ status: number; body: T }>;
+  saveFlow(ns: string, files: Record<string, string>, executable?: string[]): Promise<void>;
+  trigger(ns: string, flow: string, body?: unknown): Promise<any>;
+  waitFor(id: string, pred: (e: any) => boolean, ms?: number): Promise<any>;
+  waitEnded(id: string, ms?: number): Promise<any>;
+  startApp(app: string, env?: Record<string, string>): Proc;
+  stop(): Promise<void>;
+}
+
+const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
+
+export async function startStack(opts: { env?: Record<string, string>; dispatchers?: number; maintenance?: boolean } = {}): Promise<Stack> {
+  const tdb: TestDatabase = await createTestDatabase();
+  const db = new pg.Pool({ connectionString: tdb.url, max: 4 });
+  db.on('error', () => undefined);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-stack-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const baseEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    SVC_DATABASE_URL: tdb.url,
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: String(port),
+    SVC_LOG_LEVEL: process.env.SVC_E2E_LOG_LEVEL ?? 'warn',
+    SVC_MASTER_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
+    SVC_WATCHDOG_MS: '500',
+    SVC_KILL_DELAY_MS: '1000',
+    ...opts.env,
+  };
+  const procs: Proc[] = [];
+  const startApp = (app: string, env: Record<string, string> = {}): Proc => {
+    let out = '';
+    const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const p: Proc = { child, output: () => out, exited: new Promise((r) => child.once('exit', (c) => r(c))) };
+    procs.push(p);
+    return p;
+  };
+
+  const gw = startApp('api-gateway');
+  for (let i = 0; i < (opts.dispatchers ?? 1); i++) startApp('dispatcher');
+  if (opts.maintenance ?? true) startApp('maintenance');
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {}
+    if (i > 200) throw new Error(`gateway did not start:\n${gw.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await createUser(db, { email: 'e2e@example.com', role: 'admin', password: 'e2e password 1' }, new Date());
+  const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'e2e@example.com', password: 'e2e password 1' }) });
+  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
+  const tok = (await (await fetch(`${url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e', role: 'admin' }) })).json()) as { secret: string };
+
+  const api = async (method: string, p: string, body?: unknown) => {
+    const r = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : undefined };
+  };
+  // Wait until a dispatcher is online, so task runs are not parked as no_instance_for_pool.
+  for (let i = 0; (opts.dispatchers ?? 1) > 0; i++) {
+    const r = await db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`);
+    if (r.rowCount) break;
+    if (i > 200) throw new Error('no dispatcher came online');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const created = new Set<string>();
+  const stack: Stack = {
+    url,
+    token: tok.secret,
+    db,
+    dataDir,
+    procs,
+    api,
+    async saveFlow(ns, files, executable = []) {
+      if (!created.has(ns)) {
+        await api('POST', '/api/v1/namespaces', { name: ns });
+        created.add(ns);
+      }
+      const r = await api('POST', `/api/v1/namespaces/${ns}/changes`, {
+        message: 'e2e',
+        changes: Object.entries(files).map(([p, content]) => ({ op: 'put', path: p, content, executable: executable.includes(p) })),
+      });
+      if (r.status !== 201) throw new Error(`save failed: ${r.status} ${JSON.stringify(r.body)}`);
+    },
+    async trigger(ns, flow, body = {}) {
+      const r = await api('POST', `/api/v1/flows/${ns}/${flow}/executions`, body);
+      if (r.status !== 201) throw new Error(`trigger failed: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body;
+    },
+    async waitFor(id, pred, ms = 30_000) {
+      const until = Date.now() + ms;
+      let last: any;
+      for (;;) {
+        last = (await api('GET', `/api/v1/executions/${id}`)).body;
+        if (pred(last)) return last;
+        if (Date.now() > until) throw new Error(`timed out waiting on execution ${id}: ${JSON.stringify(last, null, 1)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    waitEnded(id, ms) {
+      return stack.waitFor(id, (e) => ENDED.includes(e.state), ms);
+    },
+    startApp,
+    async stop() {
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+      await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      await db.end();
+      await tdb.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}

@@ -1,0 +1,44 @@
+// Cancel, per the spec's table: QUEUED → CANCELLED at once; RUNNING →
+// CANCELLING (pending and queued task runs are cancelled, running ones are
+// stopped by their dispatchers, then CANCELLED); CANCELLING → no change; an
+// ended execution → ExecutionEndedError (409 execution_ended). The children a
+// cancelled execution waits for are cancelled too.
+import type pg from 'pg';
+import { nextExecutionState } from '@svc/state-machine';
+import { advance, endExecution, lockExecution, type FollowUp } from './advance.js';
+import { CHANNELS, history, inTx, notify } from './db.js';
+
+export class ExecutionNotFoundError extends Error {
+  override readonly name = 'ExecutionNotFoundError';
+}
+export class ExecutionEndedError extends Error {
+  override readonly name = 'ExecutionEndedError';
+}
+
+export async function cancelExecution(pool: pg.Pool, id: string, actor: string, now: () => Date): Promise<{ state: string; followUps: FollowUp[] }> {
+  return inTx(pool, async (c) => {
+    const ex = await lockExecution(c, id);
+    if (!ex) throw new ExecutionNotFoundError(`no execution ${id}`);
+    const t = nextExecutionState(ex.state as never, 'cancel');
+    if (!t.ok) throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
+    const at = now();
+    if (ex.state === 'CANCELLING') return { state: 'CANCELLING', followUps: [] };
+    if (ex.state === 'QUEUED') return { state: 'CANCELLED', followUps: await endExecution(c, ex, { state: 'CANCELLED', reason: 'cancelled', error: '' }, at) };
+    await c.query(`UPDATE executions SET state = 'CANCELLING', cancel_requested_at = $2, cancel_requested_by = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [id, at, actor]);
+    await history(c, [{ executionId: id, from: ex.state, to: 'CANCELLING', actor }], at);
+    await notify(c, CHANNELS.stop, id);
+    const follow = await advance(c, { ...ex, state: 'CANCELLING' }, at);
+    const state = (await c.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0]!.state;
+    return { state, followUps: [...follow, { kind: 'stop_children', executionId: id }] };
+  });
+}
+
+/** Children this execution waits for (their subflow task run is RUNNING) that have not ended. */
+export async function waitedChildren(pool: pg.Pool, id: string): Promise<string[]> {
+  const r = await pool.query<{ id: string }>(
+    `SELECT e.id FROM executions e JOIN task_runs t ON t.id = e.parent_task_run_id
+     WHERE e.parent_execution_id = $1 AND t.state = 'RUNNING' AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING')`,
+    [id],
+  );
+  return r.rows.map((x) => x.id);
+}

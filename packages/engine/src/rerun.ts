@@ -1,0 +1,53 @@
+// Rerun: a new execution of the same snapshot, definition, inputs and labels,
+// every task running again. Restart from failed: the same, with the SUCCESS
+// task runs of the original copied (reason `reused`, reused_from_id) and the
+// other tasks running.
+import type pg from 'pg';
+import { canRerun, canRestart } from '@svc/state-machine';
+import { EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.js';
+import { ExecutionNotFoundError } from './cancel.js';
+import { createExecution, type StartDeps } from './executions.js';
+
+export class NotRestartableError extends Error {
+  override readonly name = 'NotRestartableError';
+}
+
+interface Original extends ExecutionRow {
+  flow_revision_id: string | null;
+  snapshot_id: string;
+  snapshot_version: number | null;
+  git_sha: string | null;
+  trigger_type: string;
+}
+
+async function original(pool: pg.Pool, id: string): Promise<Original> {
+  const r = await pool.query<Original>(`SELECT ${EXECUTION_COLUMNS}, flow_revision_id, snapshot_id, snapshot_version, git_sha, trigger_type FROM executions WHERE id = $1`, [id]);
+  if (!r.rows[0]) throw new ExecutionNotFoundError(`no execution ${id}`);
+  return r.rows[0];
+}
+
+export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
+  const o = await original(pool, id);
+  if (!canRerun(o.state as never)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
+  return createExecution(pool, deps, {
+    namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
+    snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: 'rerun',
+    triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type }, createdBy: actor,
+  });
+}
+
+export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
+  const o = await original(pool, id);
+  if (!canRestart(o.state as never)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
+  const reused = await pool.query<{ id: string; task_key: string; outputs: Record<string, unknown> | null; exit_code: number | null; duration_ms: string | null; executor_type: string; pool: string; task_type: string }>(
+    `SELECT DISTINCT ON (task_key) id, task_key, state, outputs, exit_code, duration_ms, executor_type, pool, task_type FROM task_runs
+     WHERE execution_id = $1 ORDER BY task_key, attempt DESC`,
+    [id],
+  );
+  const success = reused.rows.filter((r) => (r as unknown as { state: string }).state === 'SUCCESS');
+  return createExecution(pool, { ...deps, reuse: new Map(success.map((r) => [r.task_key, r])) }, {
+    namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
+    snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: o.trigger_type,
+    triggerPayload: { restart_of: id }, createdBy: actor, restartOfId: id,
+  });
+}

@@ -1,0 +1,69 @@
+// What runners send while a task runs: log lines (idempotent by sequence
+// number, so a retried batch is stored once), artifacts, heartbeats (whose
+// answer tells the runner to stop when its execution is being cancelled or
+// has ended).
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import { newId } from '@svc/db';
+import { CHANNELS, notify } from './db.js';
+
+export interface IncomingLogLine {
+  n: number;
+  ts: string;
+  stream: string;
+  text: string;
+}
+
+export const LOG_CHANNEL = 'svc_log_lines';
+
+export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogLine[]): Promise<number> {
+  if (!lines.length) return 0;
+  const tr = (await pool.query<{ execution_id: string; task_key: string; attempt: number }>(`SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`, [taskRunId])).rows[0];
+  if (!tr) return 0;
+  const r = await pool.query(
+    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text)
+     SELECT $1, n, $2, $3, $4, ts, s, t FROM unnest($5::int[], $6::bigint[], $7::text[], $8::text[]) AS l(n, ts, s, t)
+     ON CONFLICT (task_run_id, n) DO NOTHING`,
+    [taskRunId, tr.execution_id, tr.task_key, tr.attempt, lines.map((l) => l.n), lines.map((l) => l.ts), lines.map((l) => l.stream), lines.map((l) => l.text)],
+  );
+  await pool.query(`UPDATE task_runs SET log_seq = GREATEST(log_seq, $2), last_heartbeat_at = now() WHERE id = $1`, [taskRunId, Math.max(...lines.map((l) => l.n))]);
+  await notify(pool, LOG_CHANNEL, tr.execution_id);
+  return r.rowCount ?? 0;
+}
+
+export const artifactKey = (executionId: string, taskRunId: string, name: string) => `artifacts/${executionId}/${taskRunId}/${name}`;
+
+/** Stores one artifact (streamed to the object store) and its row. */
+export async function storeArtifact(
+  pool: pg.Pool,
+  storage: { put(key: string, body: NodeJS.ReadableStream | Buffer, opts?: { contentType?: string; size?: number }): Promise<{ size: number }> },
+  taskRunId: string,
+  name: string,
+  body: Buffer,
+  contentType = 'application/octet-stream',
+): Promise<{ id: string; size: number }> {
+  const tr = (await pool.query<{ execution_id: string }>(`SELECT execution_id FROM task_runs WHERE id = $1`, [taskRunId])).rows[0];
+  if (!tr) throw new Error(`no task run ${taskRunId}`);
+  const key = artifactKey(tr.execution_id, taskRunId, name);
+  await storage.put(key, body, { contentType, size: body.length });
+  const id = newId();
+  await pool.query(
+    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
+    [id, tr.execution_id, taskRunId, name, key, body.length, contentType, crypto.createHash('sha256').update(body).digest('hex')],
+  );
+  return { id, size: body.length };
+}
+
+/** Records a runner heartbeat; `cancel` is true when the task run should stop. */
+export async function heartbeatTaskRun(pool: pg.Pool, taskRunId: string, now: Date): Promise<{ cancel: boolean; known: boolean }> {
+  const r = await pool.query<{ state: string; ex_state: string }>(
+    `UPDATE task_runs t SET last_heartbeat_at = $2 FROM executions e WHERE t.id = $1 AND e.id = t.execution_id RETURNING t.state, e.state AS ex_state`,
+    [taskRunId, now],
+  );
+  const row = r.rows[0];
+  if (!row) return { cancel: true, known: false };
+  return { cancel: row.state !== 'RUNNING' || !['RUNNING'].includes(row.ex_state), known: true };
+}
+
+export { CHANNELS };

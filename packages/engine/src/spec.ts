@@ -1,0 +1,214 @@
+// What a task run gets at dispatch: its templates resolved against inputs,
+// variables, labels, upstream outputs, trigger data and secrets. A template
+// that does not resolve is `template_error`, a missing secret
+// `secret_not_found` (the caller ends the task run FAILED with that reason).
+// Secret values are never stored: they travel in the spec (env, files) and
+// are listed in `mask_values` for the runner to mask.
+import path from 'node:path/posix';
+import type pg from 'pg';
+import type { MasterKey } from '@svc/config';
+import {
+  parseTemplate,
+  renderTemplate,
+  SecretNotFoundError as TemplateSecretNotFound,
+  TemplateError,
+  type FlowDefinition,
+  type FlowTask,
+  type ParsedTemplate,
+} from '@svc/flow-schema';
+import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
+import { ProviderStore, SecretNotFoundError, SecretStore, VariableStore } from '@svc/secrets';
+import { parseDuration } from '@svc/timing';
+import { latestRuns, scopeOf, EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
+import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
+
+export interface RunnerSpec {
+  task_run_id: string;
+  execution_id: string;
+  flow_id: string;
+  namespace: string;
+  task_id: string;
+  bundle_hash: string;
+  workdir: string;
+  attempt: number;
+  command: string[];
+  env: Record<string, string>;
+  files?: Record<string, string>;
+  runtime?: string;
+  limits: { max_artifact_bytes: number; max_bundle_bytes: number };
+  mask_values: string[];
+  timeout_seconds: number;
+}
+
+/** A task run that cannot be prepared: reason `template_error` or `secret_not_found`. */
+export class DispatchError extends Error {
+  override readonly name = 'DispatchError';
+  constructor(
+    readonly reason: 'template_error' | 'secret_not_found',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SpecDeps {
+  pool: pg.Pool;
+  storage: { getBuffer(k: string): Promise<Buffer> };
+  masterKeys: readonly MasterKey[];
+  maxArtifactBytes: number;
+  maxBundleBytes: number;
+}
+
+export interface PreparedTask {
+  spec: RunnerSpec;
+  task: FlowTask;
+  execution: ExecutionRow & { snapshot_id: string };
+  /** Rendered fields of inline tasks (http: method, url, headers, body; subflow: inputs). */
+  inline: Record<string, unknown>;
+  secretKeysUsed: string[];
+}
+
+const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
+
+/** Builds everything a task run needs to run, resolving its templates now. */
+export async function prepareTask(deps: SpecDeps, taskRunId: string, bundleHash: () => Promise<string>): Promise<PreparedTask> {
+  const tr = (await deps.pool.query<{ id: string; execution_id: string; task_key: string; attempt: number }>(
+    `SELECT id, execution_id, task_key, attempt FROM task_runs WHERE id = $1`,
+    [taskRunId],
+  )).rows[0];
+  if (!tr) throw new Error(`no task run ${taskRunId}`);
+  const ex = (await deps.pool.query<ExecutionRow & { snapshot_id: string }>(`SELECT ${EXECUTION_COLUMNS}, snapshot_id FROM executions WHERE id = $1`, [tr.execution_id])).rows[0]!;
+  const def: FlowDefinition = ex.definition;
+  const task = def.tasks.find((t) => t.id === tr.task_key)!;
+  const client = await deps.pool.connect();
+  let runs;
+  try {
+    runs = await latestRuns(client, ex.id);
+  } finally {
+    client.release();
+  }
+
+  // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
+  const nsFileRow = (await deps.pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+  let nsFileVars: Record<string, string> = {};
+  if (nsFileRow) {
+    try {
+      nsFileVars = parseNamespaceFile((await deps.storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
+    } catch {
+      nsFileVars = {};
+    }
+  }
+  const vars = { ...nsFileVars, ...(await new VariableStore(deps.pool).resolveVars(ex.namespace, def.variables ?? {})) };
+  const scope = { ...scopeOf(ex, runs), vars };
+
+  // Templates of this task, parsed; their secrets fetched once.
+  const parsed = new Map<string, ParsedTemplate>();
+  const parse = (src: string) => {
+    let p = parsed.get(src);
+    if (!p) parsed.set(src, (p = parseTemplate(src)));
+    return p;
+  };
+  const sources: string[] = [];
+  const collect = (v: unknown) => {
+    if (typeof v === 'string') sources.push(v);
+    else if (Array.isArray(v)) v.forEach(collect);
+    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+  };
+  const t = task as FlowTask & Record<string, unknown>;
+  collect(def.env);
+  for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body', 'inputs']) collect(t[field]);
+  const keys = new Set<string>();
+  for (const s of sources) for (const k of parse(s).secretKeys) keys.add(k);
+  const secrets = new Map<string, string>();
+  if (keys.size) {
+    const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
+    for (const k of keys) {
+      try {
+        secrets.set(k, (await store.resolve(ex.namespace, k)).value);
+      } catch (err) {
+        if (err instanceof SecretNotFoundError) throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
+        throw err;
+      }
+    }
+  }
+  const used = new Set<string>();
+  const render = (src: string, where: string): string => {
+    try {
+      const r = renderTemplate(parse(src), scope, (k) => secrets.get(k));
+      r.secretKeysUsed.forEach((k) => used.add(k));
+      return r.text;
+    } catch (err) {
+      if (err instanceof TemplateError) throw new DispatchError('template_error', `${where}: ${err.message}`);
+      if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `${where}: secret ${JSON.stringify(err.key)} not found`);
+      throw err;
+    }
+  };
+  const renderMap = (m: Record<string, string> | undefined, where: string) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, render(v, `${where}.${k}`)]));
+
+  const env: Record<string, string> = {
+    ...renderMap(def.env, 'env'),
+    ...renderMap(task.env, `tasks.${task.id}.env`),
+    SVC_EXECUTION_ID: ex.id,
+    SVC_TASK_RUN_ID: tr.id,
+    SVC_TASK_ID: task.id,
+    SVC_ATTEMPT: String(tr.attempt),
+    SVC_NAMESPACE: ex.namespace,
+    SVC_FLOW_ID: ex.flow_id ?? '',
+  };
+  let command: string[] = [];
+  let runtime: string | undefined;
+  let files: Record<string, string> | undefined;
+  let workdir = '';
+  const inline: Record<string, unknown> = {};
+  switch (task.type) {
+    case 'script':
+      runtime = task.runtime ?? RUNTIME_BY_EXTENSION[path.extname(task.file)];
+      command = [task.file, ...(task.args ?? []).map((a, i) => render(a, `tasks.${task.id}.args[${i}]`))];
+      files = renderMap(task.files, `tasks.${task.id}.files`);
+      break;
+    case 'command':
+      command = task.command.map((a, i) => render(a, `tasks.${task.id}.command[${i}]`));
+      files = renderMap(task.files, `tasks.${task.id}.files`);
+      workdir = task.workdir ?? '';
+      break;
+    case 'http':
+      inline.method = task.method ?? 'GET';
+      inline.url = render(task.url, `tasks.${task.id}.url`);
+      inline.headers = renderMap(task.headers, `tasks.${task.id}.headers`);
+      if (task.body !== undefined) inline.body = render(task.body, `tasks.${task.id}.body`);
+      inline.expect_status = task.expect_status ?? null;
+      break;
+    case 'subflow':
+      inline.flow = task.flow;
+      inline.inputs = renderMap(task.inputs, `tasks.${task.id}.inputs`);
+      inline.wait = task.wait ?? true;
+      break;
+  }
+  const timeoutMs = task.timeout ? parseDuration(task.timeout) : DEFAULT_TASK_TIMEOUT_MS;
+  const secretKeysUsed = [...used];
+  const spec: RunnerSpec = {
+    task_run_id: tr.id,
+    execution_id: ex.id,
+    flow_id: ex.flow_id ?? '',
+    namespace: ex.namespace,
+    task_id: task.id,
+    bundle_hash: task.type === 'script' || task.type === 'command' ? await bundleHash() : '',
+    workdir,
+    attempt: tr.attempt,
+    command,
+    env,
+    ...(files && Object.keys(files).length ? { files } : {}),
+    ...(runtime ? { runtime } : {}),
+    limits: { max_artifact_bytes: deps.maxArtifactBytes, max_bundle_bytes: deps.maxBundleBytes },
+    mask_values: secretKeysUsed.map((k) => secrets.get(k)!).filter((v) => v.length > 0),
+    timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+  };
+  if (secretKeysUsed.length) {
+    await deps.pool.query(
+      `UPDATE executions SET secret_keys_used = ARRAY(SELECT DISTINCT unnest(secret_keys_used || $2::text[]) ORDER BY 1) WHERE id = $1`,
+      [ex.id, secretKeysUsed],
+    );
+  }
+  return { spec, task, execution: ex, inline, secretKeysUsed };
+}

@@ -1,0 +1,64 @@
+// What the maintenance lease holder checks every few seconds: executions past
+// their flow timeout (→ TIMED_OUT, what still runs is stopped), task runs with
+// no report 60 s after their timeout (→ TIMED_OUT reason timeout), and task
+// runs of instances that went away (→ FAILED reason lost). Retry policies then
+// apply through the normal completion path.
+import type pg from 'pg';
+import { endExecution, latestRuns, lockExecution, type FollowUp } from './advance.js';
+import { INSTANCE_ONLINE_MS, TIMEOUT_GRACE_MS } from './constants.js';
+import { CHANNELS, history, inTx, notify } from './db.js';
+import { endTaskRun } from './complete.js';
+
+export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
+  const follow: FollowUp[] = [];
+  const ids: string[] = [];
+  for (const { id } of due) {
+    const f = await inTx(pool, async (c) => {
+      const ex = await lockExecution(c, id);
+      if (!ex || (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING')) return null;
+      const runs = await latestRuns(c, id);
+      const unstarted = runs.filter((r) => r.state === 'PENDING' || r.state === 'QUEUED');
+      for (const r of unstarted) await c.query(`UPDATE task_runs SET state = 'CANCELLED', reason = 'execution_timed_out', ended_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);
+      await history(c, unstarted.map((r) => ({ executionId: id, taskRunId: r.id, from: r.state, to: 'CANCELLED', reason: 'execution_timed_out' })), now);
+      const out = await endExecution(c, ex, { state: 'TIMED_OUT', reason: 'timeout', error: `the flow timeout ${ex.definition.timeout ?? ''} passed` }, now);
+      await notify(c, CHANNELS.stop, id);
+      return out;
+    });
+    if (f) {
+      ids.push(id);
+      follow.push(...f, { kind: 'stop_children', executionId: id });
+    }
+  }
+  return { ids, followUps: follow };
+}
+
+async function endMany(pool: pg.Pool, ids: string[], done: Parameters<typeof endTaskRun>[2], now: Date): Promise<FollowUp[]> {
+  const follow: FollowUp[] = [];
+  for (const id of ids) follow.push(...(await inTx(pool, (c) => endTaskRun(c, id, done, now))).followUps);
+  return follow;
+}
+
+export async function timeOutTaskRuns(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const ids = (await pool.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND timeout_at <= $1 LIMIT 500`, [new Date(now.getTime() - TIMEOUT_GRACE_MS)])).rows.map((r) => r.id);
+  return { ids, followUps: await endMany(pool, ids, { state: 'TIMED_OUT', reason: 'timeout', error: 'no report from the runner 60 s after the task timeout', exitCode: null }, now) };
+}
+
+/** RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone). */
+export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes = ['process', 'inline']): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const ids = (
+    await pool.query<{ id: string }>(
+      `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
+       WHERE t.state = 'RUNNING' AND t.executor_type = ANY($2)
+         AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < $1) LIMIT 500`,
+      [new Date(now.getTime() - INSTANCE_ONLINE_MS), executorTypes],
+    )
+  ).rows.map((r) => r.id);
+  return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away', exitCode: null }, now) };
+}
+
+/** A dispatcher stopping (SIGTERM): its RUNNING task runs end FAILED reason instance_shutdown. */
+export async function failInstanceTaskRuns(pool: pg.Pool, instanceId: string, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const ids = (await pool.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows.map((r) => r.id);
+  return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null }, now) };
+}

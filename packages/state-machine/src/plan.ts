@@ -1,0 +1,172 @@
+// The planner: from a flow's task graph and the task runs' states, what the
+// engine must do next. Pure; the engine applies the plan in the transaction
+// that holds the execution row, then plans again after every task run ends.
+//
+// Modes:
+// - Running (stopping null): PENDING latest runs whose dependencies all ended
+//   are decided by `run_if`: QUEUED (within max_parallel, in task list order)
+//   or SKIPPED `condition_not_met`. Skips cascade to a fixed point inside one
+//   call, so a flow whose remaining tasks are all skipped ends in the same plan.
+// - Stopping (cancel or timeout): nothing is queued; PENDING and QUEUED latest
+//   runs are cancelled; RUNNING ones are left to their runners, which kill
+//   them. The execution ends once nothing is RUNNING.
+//
+// Retries are rows: a failed attempt with attempts left gets a new row
+// attempt+1 in QUEUED, so only the latest attempt of a task counts.
+import { assertNever, isTaskRunEnded, type TaskRunState } from './states.js';
+
+export type RunIf = 'success' | 'failure' | 'always';
+
+export interface PlanTask {
+  id: string;
+  /**
+   * Ids of tasks that must end first. Ids that name no task cannot happen
+   * (flows are validated at save); should one appear, it counts as never
+   * ended, so the task waits until the execution is stopped.
+   */
+  dependsOn: readonly string[];
+  runIf: RunIf;
+}
+
+export interface PlanRun {
+  taskKey: string;
+  /** 1-based; the highest attempt of a task is the one the planner reasons on. */
+  attempt: number;
+  state: TaskRunState;
+  /** Carried into the execution's `error` when this run is the first failing one. */
+  error?: string;
+}
+
+export interface PlanInput {
+  /** In the flow's task list order, which orders queueing and picks the first failing task. */
+  tasks: readonly PlanTask[];
+  /** Maximum task runs QUEUED + RUNNING at once; 0 is unlimited. */
+  maxParallel: number;
+  /** Every task must have at least one run (the engine creates attempt 1 PENDING at start). */
+  runs: readonly PlanRun[];
+  /** Why the execution is stopping: `cancel` (CANCELLING) or `timeout` (flow timeout passed); default null (not stopping). */
+  stopping?: 'cancel' | 'timeout' | null;
+}
+
+export interface PlanEnd {
+  state: 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
+  /** FAILED only: the first task in task list order whose latest attempt is FAILED or TIMED_OUT. */
+  failedTask?: string;
+  /** FAILED only: that run's error ('' when it has none). */
+  error?: string;
+}
+
+export interface Plan {
+  /** Task keys whose latest (PENDING) run becomes QUEUED, in task list order. */
+  queue: string[];
+  /** PENDING latest runs that end SKIPPED, in task list order. */
+  skip: { taskKey: string; reason: 'condition_not_met' }[];
+  /** PENDING or QUEUED latest runs that end CANCELLED while stopping, in task list order. */
+  cancel: { taskKey: string; reason: 'cancelled' | 'execution_timed_out' }[];
+  /** Set when the execution ends with this plan applied. */
+  end?: PlanEnd;
+}
+
+export type PlanInputProblem = 'task_without_run' | 'run_of_unknown_task' | 'bad_max_parallel';
+
+/** The caller broke an input invariant of the planner (a bug in the engine, not in the flow). */
+export class PlanInputError extends Error {
+  override readonly name = 'PlanInputError';
+  constructor(
+    readonly problem: PlanInputProblem,
+    readonly detail: string,
+  ) {
+    super(`plan input: ${problem}: ${detail}`);
+  }
+}
+
+type Decision = 'queue' | 'skip' | 'wait';
+
+const isFailure = (s: TaskRunState): boolean => s === 'FAILED' || s === 'TIMED_OUT';
+
+/** What `run_if` says once the dependencies' latest states are known; `wait` while one has not ended. */
+function decide(task: PlanTask, stateOf: (id: string) => TaskRunState | undefined): Decision {
+  // The contract queues a task without dependencies at once, whatever its run_if.
+  if (task.dependsOn.length === 0) return 'queue';
+  const deps: TaskRunState[] = [];
+  for (const id of task.dependsOn) {
+    const s = stateOf(id);
+    if (s === undefined || !isTaskRunEnded(s)) return 'wait';
+    deps.push(s);
+  }
+  switch (task.runIf) {
+    case 'success':
+      return deps.every((s) => s === 'SUCCESS') ? 'queue' : 'skip';
+    case 'failure':
+      return deps.some(isFailure) ? 'queue' : 'skip';
+    case 'always':
+      return 'queue';
+    default:
+      return assertNever(task.runIf, 'run_if');
+  }
+}
+
+function latestRuns(input: PlanInput): Map<string, PlanRun> {
+  const known = new Set(input.tasks.map((t) => t.id));
+  const latest = new Map<string, PlanRun>();
+  for (const r of input.runs) {
+    if (!known.has(r.taskKey)) throw new PlanInputError('run_of_unknown_task', r.taskKey);
+    const seen = latest.get(r.taskKey);
+    if (!seen || r.attempt > seen.attempt) latest.set(r.taskKey, r);
+  }
+  for (const t of input.tasks) if (!latest.has(t.id)) throw new PlanInputError('task_without_run', t.id);
+  return latest;
+}
+
+export function plan(input: PlanInput): Plan {
+  if (!Number.isInteger(input.maxParallel) || input.maxParallel < 0) throw new PlanInputError('bad_max_parallel', String(input.maxParallel));
+  const latest = latestRuns(input);
+  // The states after this plan's decisions; decisions are written here so cascades see them.
+  const state = new Map<string, TaskRunState>([...latest].map(([k, r]) => [k, r.state]));
+  const result: Plan = { queue: [], skip: [], cancel: [] };
+  const stopping = input.stopping ?? null;
+
+  if (stopping !== null) {
+    const reason = stopping === 'cancel' ? 'cancelled' : 'execution_timed_out';
+    for (const t of input.tasks) {
+      const s = state.get(t.id)!;
+      if (s === 'PENDING' || s === 'QUEUED') {
+        result.cancel.push({ taskKey: t.id, reason });
+        state.set(t.id, 'CANCELLED');
+      }
+    }
+    if (![...state.values()].some((s) => s === 'RUNNING')) result.end = { state: stopping === 'cancel' ? 'CANCELLED' : 'TIMED_OUT' };
+    return result;
+  }
+
+  // Skips first, to a fixed point: a skip can make another task decidable, a queue cannot
+  // (a QUEUED run has not ended, just like a PENDING one).
+  const skipped = new Set<string>();
+  for (let again = true; again; ) {
+    again = false;
+    for (const t of input.tasks) {
+      if (state.get(t.id) !== 'PENDING') continue;
+      if (decide(t, (id) => state.get(id)) === 'skip') {
+        state.set(t.id, 'SKIPPED');
+        skipped.add(t.id);
+        again = true;
+      }
+    }
+  }
+  result.skip = input.tasks.filter((t) => skipped.has(t.id)).map((t) => ({ taskKey: t.id, reason: 'condition_not_met' as const }));
+
+  let active = [...state.values()].filter((s) => s === 'QUEUED' || s === 'RUNNING').length;
+  for (const t of input.tasks) {
+    if (input.maxParallel > 0 && active >= input.maxParallel) break;
+    if (state.get(t.id) !== 'PENDING' || decide(t, (id) => state.get(id)) !== 'queue') continue;
+    result.queue.push(t.id);
+    state.set(t.id, 'QUEUED');
+    active++;
+  }
+
+  if (input.tasks.every((t) => isTaskRunEnded(state.get(t.id)!))) {
+    const failed = input.tasks.find((t) => isFailure(state.get(t.id)!));
+    result.end = failed ? { state: 'FAILED', failedTask: failed.id, error: latest.get(failed.id)!.error ?? '' } : { state: 'SUCCESS' };
+  }
+  return result;
+}
