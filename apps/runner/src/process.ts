@@ -85,7 +85,8 @@ export class TaskProcess {
         pipe.on('close', end);
         pipe.on('error', end);
       }
-      child.once('error', (err: NodeJS.ErrnoException) => {
+      // `on`, not `once`: a later error (a failed kill) must not become an uncaught 'error' event.
+      child.on('error', (err: NodeJS.ErrnoException) => {
         reject(new PrepareError('executor_error', `cannot start ${inv.argv0}: ${err.code ?? err.message}`, { cause: err }));
       });
       child.once('spawn', () => {

@@ -148,18 +148,26 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   if (raced) proc.stop(raced);
   const timer =
     spec.timeout_seconds > 0 ? setTimeout(() => started.stop('timeout'), Math.min(spec.timeout_seconds * 1000, MAX_TIMER_MS)) : null;
-  const exit = await proc.done;
-  if (timer) clearTimeout(timer);
-
-  const warn = (text: string) => {
-    for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
-  };
-  const parsed = await readOutputs(outputsFile);
-  parsed.warnings.forEach(warn);
-  (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes)).forEach(warn);
-  await batcher.flush();
-  if (dropped) log(`${dropped} log lines of task run ${spec.task_run_id} could not be posted`);
-  return { ...endState(exit, spec, lastStderr), outputs: parsed.outputs, metrics: parsed.metrics };
+  try {
+    const exit = await proc.done;
+    if (timer) clearTimeout(timer);
+    const warn = (text: string) => {
+      for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
+    };
+    const parsed = await readOutputs(outputsFile);
+    parsed.warnings.forEach(warn);
+    (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes)).forEach(warn);
+    await batcher.flush();
+    if (dropped) log(`${dropped} log lines of task run ${spec.task_run_id} could not be posted`);
+    return { ...endState(exit, spec, lastStderr), outputs: parsed.outputs, metrics: parsed.metrics };
+  } catch (err) {
+    // Never report while the task may still run: stop it, then let runTask report executor_error.
+    if (timer) clearTimeout(timer);
+    started.stop('shutdown');
+    await started.done;
+    await batcher.flush();
+    throw err;
+  }
 }
 
 /** The task's environment: the spec's, PATH and HOME of the runner when unset, and the runner's two paths. */
@@ -212,7 +220,7 @@ function prepareFailure(err: unknown): Completion {
   const base = { state: 'FAILED' as const, exit_code: null, outputs: {}, metrics: [] };
   if (err instanceof PrepareError) return { ...base, reason: err.reason, error: err.message };
   if (err instanceof UnsafePathError || err instanceof BundleTooLargeError) return { ...base, reason: 'executor_error', error: `bundle: ${err.message}` };
-  return { ...base, reason: 'executor_error', error: `preparing the task failed: ${errorMessage(err)}` };
+  return { ...base, reason: 'executor_error', error: `runner error: ${errorMessage(err)}` };
 }
 
 async function makeRunDir(workRoot: string, taskRunId: string): Promise<string> {

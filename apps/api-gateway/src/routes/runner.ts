@@ -1,6 +1,7 @@
 // The runner protocol (/api/runner/v1/task-runs/{id}/...): what `svc exec`
 // uses from inside a container. Each call carries a run token scoped to its
 // task run and checked by signature alone.
+import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type { Operation } from '@svc/api-spec';
 import type { Db } from '@svc/db';
@@ -79,7 +80,8 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       const b = await ensureBundle(db.pool, deps.storage, await snapshotOf(params.taskRunId as string), deps.now());
       res.setHeader('Content-Type', 'application/gzip');
       res.setHeader('Content-Length', String(b.size));
-      (await deps.storage.get(b.key)).pipe(res);
+      // The handler writes the response itself: finish it before returning.
+      await pipeline(await deps.storage.get(b.key), res);
     },
 
     async runnerHeartbeat({ params }: Ctx) {

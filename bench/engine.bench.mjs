@@ -1,0 +1,156 @@
+// Benchmark: the engine's speed (issue 6, "Speed"), side by side in one run
+// with a baseline of graphile-worker (npm) on the same PostgreSQL whose job
+// handler spawns the same command, so the ratio holds however noisy the
+// machine is.
+//
+// svc: api-gateway, one dispatcher (SVC_WORKER_SLOTS=8, SVC_EXECUTORS=process)
+// and maintenance processes on database `svc`; flows triggered over HTTP.
+// Baseline: a graphile-worker process (concurrency 8) on database `baseline`
+// of the same cluster; jobs added with WorkerUtils from this process.
+//
+//   latency     triggerFlow's HTTP response (addJob's return) to the task's
+//               process start, which the task records itself (`sh -c "date
+//               +%s%N > file"`); one at a time, svc and baseline interleaved.
+//               Targets: p50 < 30 ms, p99 < 100 ms.
+//   throughput  1,000 one-task executions of `true` (jobs), 16 triggers in
+//               flight; completions per second, from the first trigger to the
+//               last execution's ended_at. Target: >= half the baseline's.
+//   chain       40 sequential `true` tasks: trigger to the execution's
+//               ended_at (median of rounds). Target: < 1 s.
+//   fan-out     200 independent `true` tasks (max_parallel: 0): wall time,
+//               scheduling overhead per task = (wall - the pure spawn cost of
+//               200 `true` on 8 slots from a small Node process) / 200, and
+//               database round trips per task (pg_stat_statements, see
+//               lib/statements.mjs). Target: <= 4 round trips per task.
+//   spawn cost  what the process executor avoids by running the runner in
+//               the dispatcher: `true` against a fresh Node runtime per task
+//               (`node -e 0`, and a Node that loads the runner), spawned from
+//               a Node process of the dispatcher's size and from a small one.
+// End states are read from the database directly (observer role, left out of
+// the round-trip counts). Ratios are svc / baseline.
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startBaseline } from './lib/graphile-baseline.mjs';
+import { chain, fanOut, flowFiles, idleRates, latency, throughput, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
+import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
+import { root, startDeployment } from './lib/svc-deployment.mjs';
+
+const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
+
+const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
+const THROUGHPUT_COUNT = Number(process.env.BENCH_THROUGHPUT_COUNT ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SLOTS = 8;
+
+const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024);
+
+function spawnCost(ballastMiB) {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(ballastMiB), path.join(root, 'apps/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', resolve);
+    child.once('exit', (c) => c !== 0 && reject(new Error(`spawn-cost child exited with ${c}`)));
+  });
+}
+
+const ratio = (svc, base) => +(svc / base).toFixed(2);
+const fig = (svc, baseline, extra = {}) => ({ svc, baseline, ratio: ratio(svc, baseline), ...extra });
+
+export async function run() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-engine-'));
+  fs.chmodSync(dir, 0o755);
+  const stampDir = path.join(dir, 'stamps');
+  fs.mkdirSync(stampDir, { mode: 0o777 });
+  const cluster = await startPostgresKeeper(path.join(dir, 'pg'), {
+    database: SVC_DB,
+    ephemeral: true,
+    stdio: 'ignore',
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top', 'pg_stat_statements.max': '10000' },
+  });
+  const stops = [() => cluster.stop()];
+  try {
+    const admin = new pg.Client({ connectionString: cluster.adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${BASELINE_DB}`);
+    await admin.end();
+    const baselineUrl = Object.assign(new URL(cluster.url), { pathname: `/${BASELINE_DB}` }).toString();
+    const observerUrl = await prepareStatementCounting(cluster.url);
+
+    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process' } });
+    stops.unshift(() => svc.stop());
+    await svc.saveFlows('bench', flowFiles(stampDir));
+    const base = await startBaseline({ url: baselineUrl, concurrency: SLOTS });
+    stops.unshift(() => base.stop());
+    const obs = new pg.Pool({ connectionString: observerUrl, max: 4 });
+    stops.unshift(() => obs.end());
+
+    const ctx = { svc, base, obs, counter: statementCounter(obs), stampDir, idle: { svc: 0, baseline: 0 } };
+    ctx.idle = await idleRates(ctx);
+    const lat = await latency(ctx, LATENCY_SAMPLES);
+    const tp = await throughput(ctx, THROUGHPUT_COUNT, 16);
+    const ch = await chain(ctx, 40, ROUNDS);
+    const fan = await fanOut(ctx, 200, ROUNDS);
+    const dispatcherRss = rssMiB(svc.procs.dispatcher.child.pid);
+    const gatewayRss = rssMiB(svc.procs['api-gateway'].child.pid);
+    const baselineRss = rssMiB(base.pid);
+    const small = await spawnCost(0);
+    const large = await spawnCost(Math.max(0, dispatcherRss - small.rss_mib));
+
+    const pure = small.true_8_slots.wall_ms;
+    const overhead = (ms) => +((ms - pure) / 200).toFixed(2);
+    const result = {
+      latency_p50_ms: fig(lat.svc.p50_ms, lat.baseline.p50_ms, { target: '< 30', met: lat.svc.p50_ms < 30 }),
+      latency_p99_ms: fig(lat.svc.p99_ms, lat.baseline.p99_ms, { target: '< 100', met: lat.svc.p99_ms < 100 }),
+      throughput_per_second: fig(tp.svc.per_second, tp.baseline.per_second, { target: '>= 0.5 x baseline', met: tp.svc.per_second >= tp.baseline.per_second / 2 }),
+      chain_40_wall_ms: fig(ch.svc.wall_ms, ch.baseline.wall_ms, { target: '< 1000', met: ch.svc.wall_ms < 1000 }),
+      fanout_200_wall_ms: fig(fan.svc.wall_ms, fan.baseline.wall_ms),
+      fanout_overhead_per_task_ms: fig(overhead(fan.svc.wall_ms), overhead(fan.baseline.wall_ms), { pure_spawn_200_true_8_slots_ms: pure }),
+      fanout_round_trips_per_task: fig(fan.svc.round_trips.per_task, fan.baseline.round_trips.per_task, { target: '<= 4', met: fan.svc.round_trips.per_task <= 4 }),
+      throughput_round_trips_per_execution: fig(tp.svc.round_trips.per_task, tp.baseline.round_trips.per_task),
+      spawn_per_task_ms_dispatcher_sized: {
+        rss_mib: large.rss_mib,
+        true: large.true_sequential.per_run_p50_ms,
+        node_e0: large.node_e0_sequential.per_run_p50_ms,
+        node_loading_runner: large.node_load_runner_sequential.per_run_p50_ms,
+        true_200_on_8_slots_wall_ms: large.true_8_slots.wall_ms,
+        node_e0_200_on_8_slots_wall_ms: large.node_e0_8_slots.wall_ms,
+      },
+      spawn_per_task_ms_small_node: {
+        rss_mib: small.rss_mib,
+        true: small.true_sequential.per_run_p50_ms,
+        node_e0: small.node_e0_sequential.per_run_p50_ms,
+        node_loading_runner: small.node_load_runner_sequential.per_run_p50_ms,
+        true_200_on_8_slots_wall_ms: small.true_8_slots.wall_ms,
+        node_e0_200_on_8_slots_wall_ms: small.node_e0_8_slots.wall_ms,
+      },
+      rss_mib: { dispatcher: dispatcherRss, gateway: gatewayRss, baseline_worker: baselineRss },
+      idle_statements_per_second: { svc: +ctx.idle.svc.toFixed(1), baseline: +ctx.idle.baseline.toFixed(1) },
+      detail: { latency: lat, throughput: tp, chain: ch, fan_out: fan, spawn_cost: { dispatcher_sized: large, small_node: small } },
+      engine_output: svc.output().slice(0, 4000),
+    };
+    printTable(result);
+    return result;
+  } finally {
+    for (const stop of stops) await stop().catch((err) => console.error(`engine bench cleanup: ${err}`));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function printTable(r) {
+  const rows = [
+    ['latency p50 (ms)', r.latency_p50_ms],
+    ['latency p99 (ms)', r.latency_p99_ms],
+    ['throughput (per s)', r.throughput_per_second],
+    ['chain of 40 (ms)', r.chain_40_wall_ms],
+    ['fan-out 200 wall (ms)', r.fanout_200_wall_ms],
+    ['fan-out overhead/task (ms)', r.fanout_overhead_per_task_ms],
+    ['fan-out round trips/task', r.fanout_round_trips_per_task],
+    ['round trips/execution (1-task)', r.throughput_round_trips_per_execution],
+  ];
+  console.log('figure | svc | graphile-worker | ratio svc/baseline | target');
+  for (const [name, f] of rows) console.log(`${name} | ${f.svc} | ${f.baseline} | ${f.ratio} | ${f.target ? `${f.target}: ${f.met ? 'met' : 'MISSED'}` : '-'}`);
+  const d = r.spawn_per_task_ms_dispatcher_sized;
+  console.log(`spawn per task from a ${d.rss_mib} MiB Node: true ${d.true} ms, node -e 0 ${d.node_e0} ms, node loading the runner ${d.node_loading_runner} ms`);
+}

@@ -1,0 +1,56 @@
+// Measures what starting a task's process costs from a Node process of a
+// given size: `true` (what svc's in-process runner pays per task) against a
+// fresh Node runtime (`node -e 0`, and a Node that loads svc's runner), the
+// price of running the runner as a process of its own per task.
+//
+// argv: <ballast MiB> <runner module path>. Sends one result object over IPC.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+const [ballastMiB, runnerModule] = process.argv.slice(2);
+// Touched memory, so the process's page tables (which fork copies) match a
+// process of this resident size.
+const ballast = Array.from({ length: Number(ballastMiB) }, () => Buffer.alloc(1 << 20, 1));
+
+const wall = () => performance.now();
+const spawnLikeRunner = (file, args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', () => {});
+    child.stderr.on('data', () => {});
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} ${args.join(' ')} exited with ${code}`))));
+  });
+
+/** `count` runs of `file args`, `concurrency` at a time: wall ms, and per-run ms (p50). */
+async function measure(file, args, count, concurrency) {
+  const each = [];
+  let next = 0;
+  const t0 = wall();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        const t = wall();
+        await spawnLikeRunner(file, args);
+        each.push(wall() - t);
+      }
+    }),
+  );
+  const total = wall() - t0;
+  each.sort((a, b) => a - b);
+  return { count, concurrency, wall_ms: +total.toFixed(1), per_run_p50_ms: +each[Math.floor(each.length / 2)].toFixed(2), per_task_wall_ms: +(total / count).toFixed(2) };
+}
+
+const rssMiB = () => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) / 1024);
+await measure('true', [], 20, 1); // warm-up
+const result = {
+  rss_mib: rssMiB(),
+  true_sequential: await measure('true', [], 200, 1),
+  true_8_slots: await measure('true', [], 200, 8),
+  node_e0_sequential: await measure(process.execPath, ['-e', '0'], 50, 1),
+  node_e0_8_slots: await measure(process.execPath, ['-e', '0'], 200, 8),
+  node_load_runner_sequential: await measure(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(runnerModule)})`], 30, 1),
+};
+void ballast.length;
+process.send(result, () => process.exit(0));

@@ -1,0 +1,113 @@
+// A whole svc deployment for benchmarks: api-gateway, dispatcher and
+// maintenance processes on a given database, an admin with an API token,
+// talking over HTTP. (Benchmarks do not import test code; this mirrors
+// e2e/test/stack.ts.)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dbLib = await import(path.join(root, 'packages/db/dist/index.js'));
+const identity = await import(path.join(root, 'packages/identity/dist/index.js'));
+
+/** Wall-clock milliseconds with sub-millisecond precision (comparable with `date +%s%N`). */
+export const wallMs = () => performance.timeOrigin + performance.now();
+export const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a deployment on `o.url` (migrated here) with files under `o.dir`.
+ * @param {{ url: string, dir: string, env?: Record<string, string> }} o `env` is added to every process's environment.
+ */
+export async function startDeployment(o) {
+  const setup = dbLib.createDb({ url: o.url, poolSize: 2 });
+  await dbLib.applyMigrations(setup.pool);
+  await identity.createUser(setup.pool, { email: 'bench@example.com', role: 'admin', password: 'bench password 1' }, new Date());
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    SVC_DATABASE_URL: o.url,
+    SVC_PORT: String(port),
+    SVC_DATA_DIR: o.dir,
+    SVC_STORAGE_URL: `file://${path.join(o.dir, 'objects')}`,
+    SVC_LOG_LEVEL: 'warn',
+    ...o.env,
+  };
+  const procs = {};
+  for (const app of ['api-gateway', 'dispatcher', 'maintenance']) {
+    const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = { child, out: '', exited: new Promise((r) => child.once('exit', r)) };
+    child.stdout.on('data', (d) => (p.out += d));
+    child.stderr.on('data', (d) => (p.out += d));
+    procs[app] = p;
+  }
+  const output = () => Object.entries(procs).map(([app, p]) => (p.out ? `--- ${app}\n${p.out}` : '')).join('');
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
+      if (i > 300) throw new Error(`gateway did not start:\n${output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (let i = 0; !(await setup.pool.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`)).rowCount; i++) {
+      if (i > 300) throw new Error(`no dispatcher came online:\n${output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } catch (err) {
+    for (const p of Object.values(procs)) p.child.kill('SIGKILL');
+    await setup.close();
+    throw err;
+  }
+  await setup.close();
+  const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }) });
+  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')[0];
+  const tok = await (await fetch(`${base}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', role: 'admin' }) })).json();
+  const auth = { authorization: `Bearer ${tok.secret}` };
+
+  const api = async (method, p, body) => {
+    const r = await fetch(`${base}${p}`, { method, headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : undefined };
+  };
+  return {
+    base,
+    procs,
+    output,
+    api,
+    /** Creates namespace `ns` and saves `files` (path -> content) in one change. */
+    async saveFlows(ns, files) {
+      await api('POST', '/api/v1/namespaces', { name: ns });
+      const r = await api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'bench', changes: Object.entries(files).map(([p, content]) => ({ op: 'put', path: p, content })) });
+      if (r.status !== 201) throw new Error(`save failed: ${r.status} ${JSON.stringify(r.body)}`);
+    },
+    /**
+     * triggerFlow over HTTP. `at` is when the response headers arrived (the
+     * execution is committed by then); the body is read afterwards.
+     */
+    async trigger(ns, flow) {
+      const r = await fetch(`${base}/api/v1/flows/${ns}/${flow}/executions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+      const at = wallMs();
+      const body = await r.json();
+      if (r.status !== 201) throw new Error(`trigger failed: ${r.status} ${JSON.stringify(body)}`);
+      return { id: body.id, at };
+    },
+    async stop() {
+      for (const p of Object.values(procs)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+      await Promise.race([Promise.all(Object.values(procs).map((p) => p.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+      for (const p of Object.values(procs)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    },
+  };
+}
