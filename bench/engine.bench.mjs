@@ -19,7 +19,8 @@
 //               ended_at (median of rounds). Target: < 1 s.
 //   fan-out     200 independent `true` tasks (max_parallel: 0): wall time,
 //               scheduling overhead per task = (wall - the pure spawn cost of
-//               200 `true` on 8 slots from a small Node process) / 200, and
+//               200 `true` on 8 slots from a small Node process, measured in
+//               the same round) / 200, median of rounds, and
 //               database round trips per task (pg_stat_statements, see
 //               lib/statements.mjs). Target: <= 4 round trips per task.
 //   spawn cost  what the process executor avoids by running the runner in
@@ -33,7 +34,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { cpuClock } from './lib/cpu.mjs';
 import { startBaseline } from './lib/graphile-baseline.mjs';
+import { startSpawnProbe } from './lib/spawn-probe.mjs';
 import { chain, fanOut, flowFiles, idleRates, latency, throughput, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
 import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
@@ -47,15 +50,16 @@ const SLOTS = 8;
 
 const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024);
 
-function spawnCost(ballastMiB) {
+function spawnCost(targetMiB) {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(ballastMiB), path.join(root, 'apps/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(targetMiB), path.join(root, 'apps/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('message', resolve);
     child.once('exit', (c) => c !== 0 && reject(new Error(`spawn-cost child exited with ${c}`)));
   });
 }
 
-const ratio = (svc, base) => +(svc / base).toFixed(2);
+// A baseline figure at or below zero (overhead within the noise of the pure spawn cost) has no meaningful ratio.
+const ratio = (svc, base) => (base > 0 ? +(svc / base).toFixed(2) : null);
 const fig = (svc, baseline, extra = {}) => ({ svc, baseline, ratio: ratio(svc, baseline), ...extra });
 
 export async function run() {
@@ -86,8 +90,18 @@ export async function run() {
     const obs = new pg.Pool({ connectionString: observerUrl, max: 4 });
     stops.unshift(() => obs.end());
 
-    const ctx = { svc, base, obs, counter: statementCounter(obs), stampDir, idle: { svc: 0, baseline: 0 } };
+    const cpu = cpuClock({
+      dispatcher: svc.procs.dispatcher.child.pid,
+      gateway: svc.procs['api-gateway'].child.pid,
+      maintenance: svc.procs.maintenance.child.pid,
+      baseline_worker: base.pid,
+      bench: process.pid,
+    }, Number(fs.readFileSync(path.join(dir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]));
+    const probe = await startSpawnProbe();
+    stops.unshift(() => probe.stop());
+    const ctx = { svc, base, obs, counter: statementCounter(obs), cpu, probe, slots: SLOTS, stampDir, idle: { svc: 0, baseline: 0 } };
     ctx.idle = await idleRates(ctx);
+    const dispatcherRssAtStart = rssMiB(svc.procs.dispatcher.child.pid);
     const lat = await latency(ctx, LATENCY_SAMPLES);
     const tp = await throughput(ctx, THROUGHPUT_COUNT, 16);
     const ch = await chain(ctx, 40, ROUNDS);
@@ -96,17 +110,15 @@ export async function run() {
     const gatewayRss = rssMiB(svc.procs['api-gateway'].child.pid);
     const baselineRss = rssMiB(base.pid);
     const small = await spawnCost(0);
-    const large = await spawnCost(Math.max(0, dispatcherRss - small.rss_mib));
+    const large = await spawnCost(dispatcherRss);
 
-    const pure = small.true_8_slots.wall_ms;
-    const overhead = (ms) => +((ms - pure) / 200).toFixed(2);
     const result = {
       latency_p50_ms: fig(lat.svc.p50_ms, lat.baseline.p50_ms, { target: '< 30', met: lat.svc.p50_ms < 30 }),
       latency_p99_ms: fig(lat.svc.p99_ms, lat.baseline.p99_ms, { target: '< 100', met: lat.svc.p99_ms < 100 }),
       throughput_per_second: fig(tp.svc.per_second, tp.baseline.per_second, { target: '>= 0.5 x baseline', met: tp.svc.per_second >= tp.baseline.per_second / 2 }),
       chain_40_wall_ms: fig(ch.svc.wall_ms, ch.baseline.wall_ms, { target: '< 1000', met: ch.svc.wall_ms < 1000 }),
       fanout_200_wall_ms: fig(fan.svc.wall_ms, fan.baseline.wall_ms),
-      fanout_overhead_per_task_ms: fig(overhead(fan.svc.wall_ms), overhead(fan.baseline.wall_ms), { pure_spawn_200_true_8_slots_ms: pure }),
+      fanout_overhead_per_task_ms: fig(fan.svc.overhead_per_task_ms, fan.baseline.overhead_per_task_ms, { pure_spawn_200_true_8_slots_ms: fan.pure_spawn_ms.median }),
       fanout_round_trips_per_task: fig(fan.svc.round_trips.per_task, fan.baseline.round_trips.per_task, { target: '<= 4', met: fan.svc.round_trips.per_task <= 4 }),
       throughput_round_trips_per_execution: fig(tp.svc.round_trips.per_task, tp.baseline.round_trips.per_task),
       spawn_per_task_ms_dispatcher_sized: {
@@ -125,7 +137,7 @@ export async function run() {
         true_200_on_8_slots_wall_ms: small.true_8_slots.wall_ms,
         node_e0_200_on_8_slots_wall_ms: small.node_e0_8_slots.wall_ms,
       },
-      rss_mib: { dispatcher: dispatcherRss, gateway: gatewayRss, baseline_worker: baselineRss },
+      rss_mib: { dispatcher_before: dispatcherRssAtStart, dispatcher: dispatcherRss, gateway: gatewayRss, baseline_worker: baselineRss },
       idle_statements_per_second: { svc: +ctx.idle.svc.toFixed(1), baseline: +ctx.idle.baseline.toFixed(1) },
       detail: { latency: lat, throughput: tp, chain: ch, fan_out: fan, spawn_cost: { dispatcher_sized: large, small_node: small } },
       engine_output: svc.output().slice(0, 4000),
@@ -150,7 +162,7 @@ function printTable(r) {
     ['round trips/execution (1-task)', r.throughput_round_trips_per_execution],
   ];
   console.log('figure | svc | graphile-worker | ratio svc/baseline | target');
-  for (const [name, f] of rows) console.log(`${name} | ${f.svc} | ${f.baseline} | ${f.ratio} | ${f.target ? `${f.target}: ${f.met ? 'met' : 'MISSED'}` : '-'}`);
+  for (const [name, f] of rows) console.log(`${name} | ${f.svc} | ${f.baseline} | ${f.ratio ?? 'n/a'} | ${f.target ? `${f.target}: ${f.met ? 'met' : 'MISSED'}` : '-'}`);
   const d = r.spawn_per_task_ms_dispatcher_sized;
   console.log(`spawn per task from a ${d.rss_mib} MiB Node: true ${d.true} ms, node -e 0 ${d.node_e0} ms, node loading the runner ${d.node_loading_runner} ms`);
 }

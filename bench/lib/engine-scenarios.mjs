@@ -4,7 +4,9 @@
 //
 // ctx: { svc (svc-deployment.mjs), base (graphile-baseline.mjs), obs (pg.Pool,
 // observer on the svc database), counter (statements.mjs), stampDir,
-// idle: {svc, baseline} background statements per second per database }.
+// idle: {svc, baseline} background statements per second per database,
+// cpu (cpu.mjs) over the deployment's, the baseline's and this process,
+// probe (spawn-probe.mjs), slots }.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENDED, wallMs } from './svc-deployment.mjs';
@@ -73,7 +75,7 @@ async function taskRuns(ctx, executionId) {
 async function roundTrips(ctx, db, idleRate, ms, per) {
   const c = await ctx.counter.count(db, 15);
   const net = Math.max(0, c.total - idleRate * (ms / 1000));
-  return { statements: c.total, idle_background_estimate: r1(idleRate * (ms / 1000)), per_task: r2(net / per), top: c.top };
+  return { statements: c.total, idle_background_estimate: r1(idleRate * (ms / 1000)), per_task: r2(net / per), server_exec_ms: c.exec_ms, top: c.top };
 }
 
 /** Background statements per second of each database with nothing to do. */
@@ -86,24 +88,37 @@ export async function idleRates(ctx, ms = 4_000) {
 
 /** Latency from triggerFlow's response (addJob's return) to the task's process start, interleaved. */
 export async function latency(ctx, samples, warmup = 10) {
-  const svc = [], baseline = [];
+  const svc = [], baseline = [], toClaim = [], claimToStart = [], http = [], add = [];
   for (let i = 0; i < samples + warmup; i++) {
     const s = await ctx.svc.trigger('bench', 'lat');
     const sStart = await readStamp(path.join(ctx.stampDir, s.id));
     await waitEnded(ctx, [s.id], { pollMs: 5 });
-    if (i >= warmup) svc.push(sStart - s.at);
+    if (i >= warmup) {
+      svc.push(sStart - s.at);
+      http.push(s.at - s.sent);
+      // Where the time goes: the claim (task_runs.started_at, ms precision) splits it.
+      const [run] = await taskRuns(ctx, s.id);
+      toClaim.push(run.started_at.getTime() - s.at);
+      claimToStart.push(sStart - run.started_at.getTime());
+    }
     await sleep(10 + Math.random() * 20);
 
     const file = path.join(ctx.stampDir, `baseline-${i}`);
+    const bSent = wallMs();
     await ctx.base.addJob('stamp', { file, tag: `lat-${i}` });
     const bAt = wallMs();
+    if (i >= warmup) add.push(bAt - bSent);
     const bStart = await readStamp(file);
     await ctx.base.waitFor(`lat-${i}`, 1);
     if (i >= warmup) baseline.push(bStart - bAt);
     await sleep(10 + Math.random() * 20);
   }
   const sum = (xs) => ({ p50_ms: r2(quantile(xs, 0.5)), p99_ms: r2(quantile(xs, 0.99)), max_ms: r2(Math.max(...xs)), min_ms: r2(Math.min(...xs)) });
-  return { samples, svc: sum(svc), baseline: sum(baseline) };
+  return {
+    samples,
+    svc: { ...sum(svc), trigger_request_p50_ms: r2(median(http)), response_to_claim_p50_ms: r2(median(toClaim)), claim_to_process_start_p50_ms: r2(median(claimToStart)), claim_to_process_start_p99_ms: r2(quantile(claimToStart, 0.99)) },
+    baseline: { ...sum(baseline), add_job_p50_ms: r2(median(add)) },
+  };
 }
 
 async function inFlight(count, concurrency, fn) {
@@ -115,84 +130,105 @@ async function inFlight(count, concurrency, fn) {
 export async function throughput(ctx, count, concurrency) {
   await ctx.counter.reset();
   const ids = [];
+  let c0 = ctx.cpu.take();
   let t0 = wallMs();
   await inFlight(count, concurrency, async () => ids.push((await ctx.svc.trigger('bench', 'one')).id));
   const triggeredMs = wallMs() - t0;
   const rows = await waitEnded(ctx, ids, { pollMs: 100 });
   const sEnd = Math.max(...rows.map((x) => x.ended));
   const sMs = sEnd - t0;
+  const svcCpu = ctx.cpu.since(c0, ctx.cpu.take(), count);
   const svcTrips = await roundTrips(ctx, SVC_DB, ctx.idle.svc, sMs, count);
   const failed = rows.filter((x) => x.state !== 'SUCCESS').length;
   await sleep(1000);
 
   await ctx.counter.reset();
+  c0 = ctx.cpu.take();
   t0 = wallMs();
   await inFlight(count, concurrency, () => ctx.base.addJob('noop', { tag: 'throughput' }));
   const addedMs = wallMs() - t0;
   const times = await ctx.base.waitFor('throughput', count);
+  const baseCpu = ctx.cpu.since(c0, ctx.cpu.take(), count);
   const bMs = Math.max(...times) - t0;
   const baseTrips = await roundTrips(ctx, BASELINE_DB, ctx.idle.baseline, bMs, count);
   return {
     count,
     triggers_in_flight: concurrency,
-    svc: { per_second: r1(count / (sMs / 1000)), wall_ms: r1(sMs), all_triggered_after_ms: r1(triggeredMs), not_success: failed, round_trips: svcTrips },
-    baseline: { per_second: r1(count / (bMs / 1000)), wall_ms: r1(bMs), all_added_after_ms: r1(addedMs), round_trips: baseTrips },
+    svc: { per_second: r1(count / (sMs / 1000)), wall_ms: r1(sMs), all_triggered_after_ms: r1(triggeredMs), not_success: failed, cpu_ms_per_execution: svcCpu, round_trips: svcTrips },
+    baseline: { per_second: r1(count / (bMs / 1000)), wall_ms: r1(bMs), all_added_after_ms: r1(addedMs), cpu_ms_per_job: baseCpu, round_trips: baseTrips },
   };
 }
 
 /** A chain of `n` sequential `true` tasks (jobs), `rounds` times each. */
 export async function chain(ctx, n, rounds) {
-  const svc = [], baseline = [], svcDetail = [];
+  const svc = [], baseline = [], svcDetail = [], baseDetail = [];
   for (let round = 0; round < rounds; round++) {
+    let c0 = ctx.cpu.take();
     const t0 = wallMs();
     const { id } = await ctx.svc.trigger('bench', 'chain');
     const [row] = await waitEnded(ctx, [id], { pollMs: 50 });
     if (row.state !== 'SUCCESS') throw new Error(`chain execution ${id} ended ${row.state}`);
+    const cpu = ctx.cpu.since(c0, ctx.cpu.take(), n);
     svc.push(row.ended - t0);
     const runs = await taskRuns(ctx, id);
     const handoffs = runs.slice(1).map((t, i) => t.started_at - runs[i].ended_at);
-    svcDetail.push({ wall_ms: r1(row.ended - t0), execution_started_to_ended_ms: r1(row.ended - row.started), handoff_p50_ms: r2(median(handoffs)), ...taskRunGaps(runs) });
+    svcDetail.push({ wall_ms: r1(row.ended - t0), execution_started_to_ended_ms: r1(row.ended - row.started), handoff_p50_ms: r2(median(handoffs)), ...taskRunGaps(runs), cpu_ms_per_task: cpu });
     await sleep(500);
 
+    c0 = ctx.cpu.take();
     const b0 = wallMs();
     await ctx.base.addJob('chain', { i: 0, n, tag: `chain-${round}` });
     const times = await ctx.base.waitFor(`chain-${round}`, n);
     baseline.push(Math.max(...times) - b0);
+    baseDetail.push({ cpu_ms_per_task: ctx.cpu.since(c0, ctx.cpu.take(), n) });
     await sleep(500);
   }
-  return { tasks: n, rounds, svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail }, baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1) } };
+  return { tasks: n, rounds, svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail }, baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), detail: baseDetail } };
 }
 
-/** `n` independent `true` tasks (jobs), `rounds` times each, with round trips counted. */
+/**
+ * `n` independent `true` tasks (jobs), `rounds` times each, with round trips
+ * counted, and each round the pure spawn cost of `n` `true` on `ctx.slots`
+ * slots from a small Node process (ctx.probe, spawn-probe.mjs).
+ */
 export async function fanOut(ctx, n, rounds) {
-  const svc = [], baseline = [], svcDetail = [], svcTrips = [], baseTrips = [];
+  const svc = [], baseline = [], svcDetail = [], baseDetail = [], svcTrips = [], baseTrips = [], pure = [];
   for (let round = 0; round < rounds; round++) {
     await ctx.counter.reset();
+    let c0 = ctx.cpu.take();
     const t0 = wallMs();
     const { id } = await ctx.svc.trigger('bench', 'fan');
     const [row] = await waitEnded(ctx, [id], { pollMs: 50 });
     if (row.state !== 'SUCCESS') throw new Error(`fan-out execution ${id} ended ${row.state}`);
+    const cpu = ctx.cpu.since(c0, ctx.cpu.take(), n);
     const ms = row.ended - t0;
     svc.push(ms);
     svcTrips.push(await roundTrips(ctx, SVC_DB, ctx.idle.svc, ms, n));
     const runs = await taskRuns(ctx, id);
-    svcDetail.push({ wall_ms: r1(ms), first_claim_after_ms: r1(Math.min(...runs.map((t) => t.started_at)) - t0), ...taskRunGaps(runs) });
+    svcDetail.push({ wall_ms: r1(ms), first_claim_after_ms: r1(Math.min(...runs.map((t) => t.started_at)) - t0), ...taskRunGaps(runs), cpu_ms_per_task: cpu });
     await sleep(500);
 
     await ctx.counter.reset();
+    c0 = ctx.cpu.take();
     const b0 = wallMs();
     await ctx.base.addJobs(Array.from({ length: n }, () => ({ identifier: 'noop', payload: { tag: `fan-${round}` } })));
     const times = await ctx.base.waitFor(`fan-${round}`, n);
     const bMs = Math.max(...times) - b0;
     baseline.push(bMs);
+    baseDetail.push({ cpu_ms_per_task: ctx.cpu.since(c0, ctx.cpu.take(), n) });
     baseTrips.push(await roundTrips(ctx, BASELINE_DB, ctx.idle.baseline, bMs, n));
+    await sleep(500);
+    pure.push(await ctx.probe.measure(n, ctx.slots));
     await sleep(500);
   }
   const mid = (xs) => xs.map((x, i) => [x, i]).sort((a, b) => a[0].per_task - b[0].per_task)[Math.floor(xs.length / 2)][0];
+  // Scheduling overhead per task: the wall time less the pure spawn cost of the same tasks on the same slots, measured in the same round.
+  const overhead = (walls) => r2(median(walls.map((w, i) => (w - pure[i]) / n)));
   return {
     tasks: n,
     rounds,
-    svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail, round_trips: mid(svcTrips) },
-    baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), round_trips: mid(baseTrips) },
+    pure_spawn_ms: { median: r1(median(pure)), rounds_ms: pure.map(r1) },
+    svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), overhead_per_task_ms: overhead(svc), detail: svcDetail, round_trips: mid(svcTrips) },
+    baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), overhead_per_task_ms: overhead(baseline), detail: baseDetail, round_trips: mid(baseTrips) },
   };
 }

@@ -35,16 +35,18 @@ export function statementCounter(observer) {
     async reset() {
       await observer.query('SELECT pg_stat_statements_reset()');
     },
-    /** Statements run in `database` since the last reset by everyone but the observer, with the `top` most called. */
+    /** Statements run in `database` since the last reset by everyone but the observer (count, server execution ms), with the `top` most called. */
     async count(database, top = 0) {
       const r = await observer.query(
-        `SELECT s.query, s.calls::int AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        `SELECT s.query, s.calls::int AS calls, s.total_exec_time AS ms FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
          WHERE d.datname = $1 AND s.userid <> (SELECT oid FROM pg_roles WHERE rolname = current_user)
          ORDER BY s.calls DESC`,
         [database],
       );
       const total = r.rows.reduce((n, x) => n + x.calls, 0);
-      return { total, top: r.rows.slice(0, top).map((x) => ({ calls: x.calls, query: x.query.replace(/\s+/g, ' ').slice(0, 140) })) };
+      const execMs = r.rows.reduce((n, x) => n + x.ms, 0);
+      const most = r.rows.slice(0, top).map((x) => ({ calls: x.calls, mean_ms: +(x.ms / x.calls).toFixed(3), query: x.query.replace(/\s+/g, ' ').slice(0, 140) }));
+      return { total, exec_ms: +execMs.toFixed(1), top: most };
     },
   };
 }

@@ -95,14 +95,16 @@ export async function startDeployment(o) {
     },
     /**
      * triggerFlow over HTTP. `at` is when the response headers arrived (the
-     * execution is committed by then); the body is read afterwards.
+     * execution is committed by then); the body is read afterwards. `sent`
+     * is when the request started.
      */
     async trigger(ns, flow) {
+      const sent = wallMs();
       const r = await fetch(`${base}/api/v1/flows/${ns}/${flow}/executions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
       const at = wallMs();
       const body = await r.json();
       if (r.status !== 201) throw new Error(`trigger failed: ${r.status} ${JSON.stringify(body)}`);
-      return { id: body.id, at };
+      return { id: body.id, at, sent };
     },
     async stop() {
       for (const p of Object.values(procs)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');

@@ -6,6 +6,7 @@
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
 import { CHANNELS, claimTaskRuns, clearNoInstanceReason, failInstanceTaskRuns, nextClaimableAt, runFollowUps, type ClaimedRun } from '@svc/engine';
+import { markInstanceStopped } from '@svc/db';
 import type pg from 'pg';
 import type { DispatcherContext } from './context.js';
 import type { Executor } from './executors/types.js';
@@ -129,6 +130,8 @@ export class Dispatcher {
     for (const w of this.wakeups.values()) w();
     await Promise.all(this.loops);
     const { ctx } = this;
+    // Offline first: retries of the task runs ended below must not count on this instance.
+    await markInstanceStopped(ctx.db.pool, ctx.instanceId, ctx.clock.now());
     const ended = await failInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));

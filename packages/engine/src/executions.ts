@@ -73,8 +73,15 @@ export interface ReusedRun {
 export interface StartDeps {
   config: EngineConfig;
   storage?: { getBuffer(k: string): Promise<Buffer> };
-  /** Restart from failed: SUCCESS task runs of the original, by task key, copied instead of run. */
-  reuse?: Map<string, ReusedRun>;
+}
+
+/** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
+async function reusableRuns(c: Client, executionId: string): Promise<Map<string, ReusedRun>> {
+  const r = await c.query<ReusedRun & { task_key: string; state: string }>(
+    `SELECT DISTINCT ON (task_key) id, task_key, state, outputs, exit_code FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt DESC`,
+    [executionId],
+  );
+  return new Map(r.rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
 }
 
 /** Moves a new or QUEUED execution to RUNNING: its task runs (PENDING) are created and the first step planned. */
@@ -83,14 +90,17 @@ export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRo
   const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
   await c.query(`UPDATE executions SET state = 'RUNNING', started_at = $2, timeout_at = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [ex.id, now, timeoutAt]);
   await history(c, [{ executionId: ex.id, from: ex.state === 'NEW' ? null : ex.state, to: 'RUNNING' }], now);
-  const snap = (await c.query<{ snapshot_id: string }>(`SELECT snapshot_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!.snapshot_id;
+  const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(`SELECT snapshot_id, restart_of_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!;
+  const snap = row.snapshot_id;
+  // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
+  const reuse = row.restart_of_id ? await reusableRuns(c, row.restart_of_id) : new Map<string, ReusedRun>();
   const nsFile = await namespaceFileOf(c, snap, deps.storage);
   const ids: string[] = [];
   for (const t of def.tasks) {
     const { type, pool } = resolveExecutor(t, def, nsFile, deps.config.defaultExecutor);
     const id = newId();
     ids.push(id);
-    const reused = deps.reuse?.get(t.id);
+    const reused = reuse.get(t.id);
     if (reused) {
       await c.query(
         `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code,
@@ -106,7 +116,7 @@ export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRo
       [id, ex.id, t.id, t.type, type, pool, now],
     );
   }
-  await history(c, def.tasks.map((t, i) => ({ executionId: ex.id, taskRunId: ids[i]!, from: null, to: deps.reuse?.has(t.id) ? 'SUCCESS' : 'PENDING', reason: deps.reuse?.has(t.id) ? 'reused' : '' })), now);
+  await history(c, def.tasks.map((t, i) => ({ executionId: ex.id, taskRunId: ids[i]!, from: null, to: reuse.has(t.id) ? 'SUCCESS' : 'PENDING', reason: reuse.has(t.id) ? 'reused' : '' })), now);
   return advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
 }
 

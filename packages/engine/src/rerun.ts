@@ -39,13 +39,7 @@ export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string,
 export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
   const o = await original(pool, id);
   if (!canRestart(o.state as never)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
-  const reused = await pool.query<{ id: string; task_key: string; outputs: Record<string, unknown> | null; exit_code: number | null; duration_ms: string | null; executor_type: string; pool: string; task_type: string }>(
-    `SELECT DISTINCT ON (task_key) id, task_key, state, outputs, exit_code, duration_ms, executor_type, pool, task_type FROM task_runs
-     WHERE execution_id = $1 ORDER BY task_key, attempt DESC`,
-    [id],
-  );
-  const success = reused.rows.filter((r) => (r as unknown as { state: string }).state === 'SUCCESS');
-  return createExecution(pool, { ...deps, reuse: new Map(success.map((r) => [r.task_key, r])) }, {
+  return createExecution(pool, deps, {
     namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: o.trigger_type,
     triggerPayload: { restart_of: id }, createdBy: actor, restartOfId: id,

@@ -66,14 +66,14 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     getExecution: ({ params }: Ctx) => one(params.executionId as string),
 
     async listExecutions({ query, cursor }: Ctx) {
-      const q = query as { limit: number; state?: string; namespace?: string; flow?: string; label?: string };
+      const q = query as { limit: number; state?: string; namespace?: string; flow?: string; label?: string[] };
       const after = cursor as { created_at: string; id: string } | undefined;
-      let labelKey: string | null = null;
-      let labelValue: string | null = null;
-      if (q.label) {
-        const m = /^([^=:]+)[=:](.*)$/.exec(q.label);
-        if (!m) throw validationFailed([{ field: 'label', message: 'must be key=value' }]);
-        [labelKey, labelValue] = [m[1]!, m[2]!];
+      // Every `label=key:value` (or key=value) must match.
+      const labels: Record<string, string> = {};
+      for (const l of q.label ?? []) {
+        const m = /^([^=:]+)[=:](.*)$/.exec(l);
+        if (!m) throw validationFailed([{ field: 'label', message: 'must be key:value' }]);
+        labels[m[1]!] = m[2]!;
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
       const r = await db.pool.query<{ id: string; created_at: Date }>(
@@ -81,10 +81,10 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
          WHERE ($1::text IS NULL OR state = $1)
            AND ($2::text IS NULL OR namespace = $2 OR namespace LIKE $2 || '.%')
            AND ($3::text IS NULL OR (flow_id = $3 AND ($4::text IS NULL OR namespace = $4)))
-           AND ($5::text IS NULL OR labels->>$5 = $6)
-           AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8))
-         ORDER BY created_at DESC, id DESC LIMIT $9`,
-        [q.state ?? null, q.namespace ?? null, flow ? flow[1] : (q.flow ?? null), flow ? flow[0] : null, labelKey, labelValue, after?.created_at ?? null, after?.id ?? null, q.limit + 1],
+           AND labels @> $5::jsonb
+           AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7))
+         ORDER BY created_at DESC, id DESC LIMIT $8`,
+        [q.state ?? null, q.namespace ?? null, flow ? flow[1] : (q.flow ?? null), flow ? flow[0] : null, JSON.stringify(labels), after?.created_at ?? null, after?.id ?? null, q.limit + 1],
       );
       const page = r.rows.slice(0, q.limit);
       const last = page[page.length - 1];
