@@ -35,6 +35,8 @@ before(async () => {
       concurrency: { limit: 1 },
       tasks: [{ id: 'block', type: 'command', command: ['sleep', '300'] }],
     }),
+    // Fails, then waits the default 10 s backoff before attempt 2.
+    'backoff.flow.yaml': flow({ id: 'backoff', tasks: [{ id: 'flaky', type: 'command', retry: { max_attempts: 3 }, command: ['false'] }] }),
     'quick.flow.yaml': flow({ id: 'quick', tasks: [{ id: 'a', type: 'command', command: ['true'] }] }),
   });
 });
@@ -105,6 +107,19 @@ test('cancelling a RUNNING execution moves it to CANCELLING, kills the process g
   assert.equal(audit.length, 2);
   assert.equal(audit[0].action, 'execution.cancel');
   assert.equal(audit[0].target, `execution:${e.id}`);
+});
+
+test('cancelling an execution whose task waits out a retry backoff cancels the queued attempt at once', async () => {
+  const e = await s.trigger(NS, 'backoff');
+  const waiting = await s.waitFor(e.id, (x) => x.task_runs.length === 2);
+  assert.equal(waiting.task_runs.find((t: any) => t.attempt === 2).state, 'QUEUED');
+  const r = await s.api('POST', `/api/v1/executions/${e.id}/cancel`);
+  assert.equal(r.status, 200);
+  assert.equal(r.body.state, 'CANCELLED', 'nothing runs, so the execution ends at once');
+  const second = r.body.task_runs.find((t: any) => t.attempt === 2);
+  assert.equal(second.state, 'CANCELLED');
+  assert.equal(second.reason, 'cancelled');
+  assert.equal(r.body.task_runs.length, 2, 'no further attempt');
 });
 
 test('cancelling an ended execution answers 409 execution_ended and changes nothing', async () => {

@@ -124,6 +124,22 @@ test('invalid inputs are refused with 422 validation_failed, one detail per fiel
   assert.equal(afterCount, before, 'no execution is created for refused inputs');
 });
 
+test('a trigger body that does not match the schema is refused with 422 naming the field', async () => {
+  for (const [body, field] of [
+    [{ labels: { env: 1 } }, 'labels.env'],
+    [{ labels: 'x' }, 'labels'],
+    [{ inputs: [1] }, 'inputs'],
+  ] as const) {
+    const r = await s.api('POST', `/api/v1/flows/${NS}/hello/executions`, body);
+    assert.equal(r.status, 422, JSON.stringify(body));
+    assert.equal(r.body.error.code, 'validation_failed');
+    assert.deepEqual(r.body.error.details.map((d: any) => d.field), [field]);
+  }
+  const raw = await fetch(`${s.url}/api/v1/flows/${NS}/hello/executions`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: '{not json' });
+  assert.equal(raw.status, 422);
+  assert.deepEqual((await raw.json()).error.details, [{ field: 'body', message: 'invalid JSON' }]);
+});
+
 test('labels of the flow and of the request are merged, the request winning on the same key', async () => {
   const e = await s.trigger(NS, 'hello', { labels: { env: 'prod', run: 'nightly' } });
   assert.deepEqual(e.labels, { team: 'data', env: 'prod', run: 'nightly' });

@@ -22,16 +22,29 @@ export interface DispatcherContext {
   bundleStream(snapshotId: string): Promise<NodeJS.ReadableStream>;
 }
 
+/** Bundles of snapshots are immutable once built: their hash and key are cached (bounded). */
+const BUNDLE_CACHE_SIZE = 1000;
+
 export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleStream'>): DispatcherContext {
+  const bundles = new Map<string, Promise<{ key: string; hash: string }>>();
+  const bundleOf = (snapshotId: string) => {
+    let b = bundles.get(snapshotId);
+    if (!b) {
+      if (bundles.size >= BUNDLE_CACHE_SIZE) bundles.delete(bundles.keys().next().value!);
+      b = ensureBundle(base.db.pool, base.storage, snapshotId, base.clock.now());
+      b.catch(() => bundles.delete(snapshotId));
+      bundles.set(snapshotId, b);
+    }
+    return b;
+  };
   const ctx: DispatcherContext = {
     ...base,
     async prepare(run) {
       const specDeps = { pool: base.db.pool, storage: base.storage, masterKeys: base.config.masterKeys, maxArtifactBytes: base.config.maxArtifactBytes, maxBundleBytes: base.config.maxBundleBytes };
       try {
-        return await prepareTask(specDeps, run.id, async () => {
-          const snap = (await base.db.pool.query<{ snapshot_id: string }>(`SELECT snapshot_id FROM executions WHERE id = $1`, [run.execution_id])).rows[0]!.snapshot_id;
-          return (await ensureBundle(base.db.pool, base.storage, snap, base.clock.now())).hash;
-        });
+        let snapshotId = '';
+        const prepared = await prepareTask(specDeps, run.id, async () => (await bundleOf(snapshotId)).hash, (snap) => (snapshotId = snap));
+        return prepared;
       } catch (err) {
         if (!(err instanceof DispatchError)) throw err;
         const r = await completeTaskRun(base.db.pool, run.id, { state: 'FAILED', reason: err.reason, error: err.message, exitCode: null }, () => base.clock.now());
@@ -40,8 +53,7 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
       }
     },
     async bundleStream(snapshotId) {
-      const b = await ensureBundle(base.db.pool, base.storage, snapshotId, base.clock.now());
-      return base.storage.get(b.key);
+      return base.storage.get((await bundleOf(snapshotId)).key);
     },
   };
   return ctx;

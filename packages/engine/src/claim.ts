@@ -18,29 +18,26 @@ export interface ClaimedRun {
 export async function claimTaskRuns(pool: pg.Pool, o: { instanceId: string; pools: string[]; executorType: string; limit: number; now: Date }): Promise<ClaimedRun[]> {
   if (o.limit <= 0) return [];
   return inTx(pool, async (c) => {
-    const r = await c.query<ClaimedRun & { timeout: string | null }>(
+    // One statement claims the rows and sets their timeout (the task's `timeout`,
+    // recorded in milliseconds on the row when it was created; else 24h).
+    const r = await c.query<ClaimedRun>(
       `WITH picked AS (
          SELECT t.id FROM task_runs t
          WHERE t.state = 'QUEUED' AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= $4)
          ORDER BY t.queued_at, t.id
          FOR UPDATE SKIP LOCKED LIMIT $5)
-       UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = $4, started_at = $4, last_heartbeat_at = $4, updated_at = $4
-       FROM picked, executions e
-       WHERE t.id = picked.id AND e.id = t.execution_id
-       RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt,
-         (SELECT x->>'timeout' FROM jsonb_array_elements(e.definition->'tasks') x WHERE x->>'id' = t.task_key) AS timeout`,
-      [o.instanceId, o.pools, o.executorType, o.now, o.limit],
+       UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = $4, started_at = $4, last_heartbeat_at = $4, updated_at = $4,
+         timeout_at = $4::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
+       FROM picked
+       WHERE t.id = picked.id
+       RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt`,
+      [o.instanceId, o.pools, o.executorType, o.now, o.limit, DEFAULT_TASK_TIMEOUT_MS],
     );
     if (!r.rows.length) return [];
-    const { parseDuration } = await import('@svc/timing');
-    for (const row of r.rows) {
-      const ms = row.timeout ? parseDuration(row.timeout) : DEFAULT_TASK_TIMEOUT_MS;
-      await c.query(`UPDATE task_runs SET timeout_at = $2 WHERE id = $1`, [row.id, new Date(o.now.getTime() + ms)]);
-    }
     await c.query(`UPDATE executions SET started_at = COALESCE(started_at, $2) WHERE id = ANY($1)`, [[...new Set(r.rows.map((x) => x.execution_id))], o.now]);
     await history(c, r.rows.map((x) => ({ executionId: x.execution_id, taskRunId: x.id, from: 'QUEUED', to: 'RUNNING', actor: o.instanceId })), o.now);
     for (const id of new Set(r.rows.map((x) => x.execution_id))) await notify(c, CHANNELS.changed, id);
-    return r.rows.map(({ timeout: _t, ...rest }) => rest);
+    return r.rows;
   });
 }
 

@@ -65,9 +65,9 @@ export async function endTaskRun(c: Client, taskRunId: string, done: TaskComplet
     if (shouldRetry(policy, tr.attempt)) {
       const id = newId();
       await c.query(
-        `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $8)`,
-        [id, tr.execution_id, tr.task_key, tr.task_type, tr.executor_type, tr.pool, tr.attempt + 1, now],
+        `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, spec, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, (SELECT spec FROM task_runs WHERE id = $9), $8, $8)`,
+        [id, tr.execution_id, tr.task_key, tr.task_type, tr.executor_type, tr.pool, tr.attempt + 1, now, taskRunId],
       );
       await history(c, [{ executionId: tr.execution_id, taskRunId: id, from: null, to: 'PENDING', reason: 'retry' }], now);
       await queueRuns(c, [{ id, execution_id: tr.execution_id, state: 'PENDING', pool: tr.pool, executor_type: tr.executor_type }], now, new Date(now.getTime() + retryDelayMs(policy, tr.attempt)));

@@ -8,6 +8,7 @@ import { parseDuration } from '@svc/timing';
 import { advance, endExecution, EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Client } from './db.js';
 import { resolveInputs } from './inputs.js';
+import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 
 export class FlowNotFoundError extends Error {
   override readonly name = 'FlowNotFoundError';
@@ -64,6 +65,11 @@ async function namespaceFileOf(c: Client, snapshotId: string, storage: { getBuff
   }
 }
 
+/** A task's timeout in milliseconds (default 24h), kept on its task runs for the claim. */
+export function taskTimeoutMs(t: FlowTask): number {
+  return t.timeout ? parseDuration(t.timeout) : DEFAULT_TASK_TIMEOUT_MS;
+}
+
 export interface ReusedRun {
   id: string;
   outputs: Record<string, unknown> | null;
@@ -111,9 +117,9 @@ export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRo
       continue;
     }
     await c.query(
-      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', 1, $7, $7)`,
-      [id, ex.id, t.id, t.type, type, pool, now],
+      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, spec, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', 1, $7, $8, $8)`,
+      [id, ex.id, t.id, t.type, type, pool, JSON.stringify({ timeout_ms: taskTimeoutMs(t) }), now],
     );
   }
   await history(c, def.tasks.map((t, i) => ({ executionId: ex.id, taskRunId: ids[i]!, from: null, to: reuse.has(t.id) ? 'SUCCESS' : 'PENDING', reason: reuse.has(t.id) ? 'reused' : '' })), now);

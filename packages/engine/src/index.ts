@@ -13,4 +13,4 @@ export { runFollowUps } from './followups.js';
 export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, failInstanceTaskRuns } from './watchdog.js';
 export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
 export { loadExecutions } from './serialize.js';
-export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine } from './runner-io.js';
+export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { newId } from '@svc/db';
-import { CHANNELS, notify } from './db.js';
+import { CHANNELS } from './db.js';
 
 export interface IncomingLogLine {
   n: number;
@@ -16,19 +16,31 @@ export interface IncomingLogLine {
 
 export const LOG_CHANNEL = 'svc_log_lines';
 
-export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogLine[]): Promise<number> {
+export interface TaskRunIdentity {
+  execution_id: string;
+  task_key: string;
+  attempt: number;
+}
+
+/**
+ * Stores a batch of log lines in one statement: insert (a line already stored
+ * under its number is skipped, so a retried batch is stored once), the task
+ * run's last sequence number, and a NOTIFY for live streams.
+ */
+export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number> {
   if (!lines.length) return 0;
-  const tr = (await pool.query<{ execution_id: string; task_key: string; attempt: number }>(`SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`, [taskRunId])).rows[0];
+  const tr = who ?? (await pool.query<TaskRunIdentity>(`SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`, [taskRunId])).rows[0];
   if (!tr) return 0;
-  const r = await pool.query(
-    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text)
-     SELECT $1, n, $2, $3, $4, ts, s, t FROM unnest($5::int[], $6::bigint[], $7::text[], $8::text[]) AS l(n, ts, s, t)
-     ON CONFLICT (task_run_id, n) DO NOTHING`,
-    [taskRunId, tr.execution_id, tr.task_key, tr.attempt, lines.map((l) => l.n), lines.map((l) => l.ts), lines.map((l) => l.stream), lines.map((l) => l.text)],
+  const r = await pool.query<{ stored: string }>(
+    `WITH ins AS (
+       INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text)
+       SELECT $1, n, $2, $3, $4, ts, s, t FROM unnest($5::int[], $6::bigint[], $7::text[], $8::text[]) AS l(n, ts, s, t)
+       ON CONFLICT (task_run_id, n) DO NOTHING RETURNING 1),
+     seq AS (UPDATE task_runs SET log_seq = GREATEST(log_seq, $9) WHERE id = $1 RETURNING 1)
+     SELECT (SELECT count(*) FROM ins) AS stored, (SELECT count(*) FROM seq) AS s, pg_notify($10, $2)`,
+    [taskRunId, tr.execution_id, tr.task_key, tr.attempt, lines.map((l) => l.n), lines.map((l) => l.ts), lines.map((l) => l.stream), lines.map((l) => l.text), Math.max(...lines.map((l) => l.n)), LOG_CHANNEL],
   );
-  await pool.query(`UPDATE task_runs SET log_seq = GREATEST(log_seq, $2), last_heartbeat_at = now() WHERE id = $1`, [taskRunId, Math.max(...lines.map((l) => l.n))]);
-  await notify(pool, LOG_CHANNEL, tr.execution_id);
-  return r.rowCount ?? 0;
+  return Number(r.rows[0]?.stored ?? 0);
 }
 
 export const artifactKey = (executionId: string, taskRunId: string, name: string) => `artifacts/${executionId}/${taskRunId}/${name}`;

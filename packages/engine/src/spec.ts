@@ -71,35 +71,19 @@ export interface PreparedTask {
 const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
 
 /** Builds everything a task run needs to run, resolving its templates now. */
-export async function prepareTask(deps: SpecDeps, taskRunId: string, bundleHash: () => Promise<string>): Promise<PreparedTask> {
-  const tr = (await deps.pool.query<{ id: string; execution_id: string; task_key: string; attempt: number }>(
-    `SELECT id, execution_id, task_key, attempt FROM task_runs WHERE id = $1`,
+export async function prepareTask(deps: SpecDeps, taskRunId: string, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
+  // One read for the task run and its execution.
+  const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(
+    `SELECT ${EXECUTION_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
+     FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`,
     [taskRunId],
   )).rows[0];
-  if (!tr) throw new Error(`no task run ${taskRunId}`);
-  const ex = (await deps.pool.query<ExecutionRow & { snapshot_id: string }>(`SELECT ${EXECUTION_COLUMNS}, snapshot_id FROM executions WHERE id = $1`, [tr.execution_id])).rows[0]!;
+  if (!row) throw new Error(`no task run ${taskRunId}`);
+  const tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
+  const ex = row;
+  onSnapshot?.(ex.snapshot_id);
   const def: FlowDefinition = ex.definition;
   const task = def.tasks.find((t) => t.id === tr.task_key)!;
-  const client = await deps.pool.connect();
-  let runs;
-  try {
-    runs = await latestRuns(client, ex.id);
-  } finally {
-    client.release();
-  }
-
-  // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
-  const nsFileRow = (await deps.pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
-  let nsFileVars: Record<string, string> = {};
-  if (nsFileRow) {
-    try {
-      nsFileVars = parseNamespaceFile((await deps.storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
-    } catch {
-      nsFileVars = {};
-    }
-  }
-  const vars = { ...nsFileVars, ...(await new VariableStore(deps.pool).resolveVars(ex.namespace, def.variables ?? {})) };
-  const scope = { ...scopeOf(ex, runs), vars };
 
   // Templates of this task, parsed; their secrets fetched once.
   const parsed = new Map<string, ParsedTemplate>();
@@ -118,7 +102,39 @@ export async function prepareTask(deps: SpecDeps, taskRunId: string, bundleHash:
   collect(def.env);
   for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body', 'inputs']) collect(t[field]);
   const keys = new Set<string>();
-  for (const s of sources) for (const k of parse(s).secretKeys) keys.add(k);
+  let readsTasks = false;
+  let readsVars = false;
+  for (const src of sources) {
+    const p = parse(src);
+    p.secretKeys.forEach((k) => keys.add(k));
+    if (p.taskRefs.length || p.roots.includes('tasks')) readsTasks = true;
+    if (p.roots.includes('vars')) readsVars = true;
+  }
+  // Only what the templates read is loaded: upstream task runs, variables.
+  let runs: Awaited<ReturnType<typeof latestRuns>> = [];
+  if (readsTasks) {
+    const client = await deps.pool.connect();
+    try {
+      runs = await latestRuns(client, ex.id);
+    } finally {
+      client.release();
+    }
+  }
+  // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
+  let vars: Record<string, string> = {};
+  if (readsVars) {
+    const nsFileRow = (await deps.pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+    let nsFileVars: Record<string, string> = {};
+    if (nsFileRow) {
+      try {
+        nsFileVars = parseNamespaceFile((await deps.storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
+      } catch {
+        nsFileVars = {};
+      }
+    }
+    vars = { ...nsFileVars, ...(await new VariableStore(deps.pool).resolveVars(ex.namespace, def.variables ?? {})) };
+  }
+  const scope = { ...scopeOf(ex, runs), vars };
   const secrets = new Map<string, string>();
   if (keys.size) {
     const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });

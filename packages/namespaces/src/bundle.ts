@@ -30,18 +30,22 @@ export class SnapshotNotFoundError extends Error {
 }
 
 export const bundleKey = (snapshotId: string) => `bundles/${snapshotId}.tar.gz`;
+/** How often a used bundle's `last_used_at` is written at most. */
+export const TOUCH_INTERVAL_MS = 3600_000;
 const EPOCH = new Date('2000-01-01T00:00:00Z');
 
 /** The bundle of a snapshot: the cached one, or built now. */
 export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshotId: string, now: Date): Promise<BundleInfo> {
-  const s = await db.query<{ bundle_key: string | null; bundle_size: string | null; bundle_hash: string | null }>(
-    `SELECT bundle_key, bundle_size, bundle_hash FROM snapshots WHERE id = $1`,
+  const s = await db.query<{ bundle_key: string | null; bundle_size: string | null; bundle_hash: string | null; last_used_at: Date }>(
+    `SELECT bundle_key, bundle_size, bundle_hash, last_used_at FROM snapshots WHERE id = $1`,
     [snapshotId],
   );
   const row = s.rows[0];
   if (!row) throw new SnapshotNotFoundError(snapshotId);
   if (row.bundle_key && row.bundle_hash && (await storage.exists(row.bundle_key))) {
-    await db.query(`UPDATE snapshots SET last_used_at = $2 WHERE id = $1`, [snapshotId, now]);
+    // Cleanup removes bundles unused for 7 days: an hourly touch is plenty, and
+    // spares the one row every task of a namespace shares a write per task.
+    if (now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) await db.query(`UPDATE snapshots SET last_used_at = $2 WHERE id = $1`, [snapshotId, now]);
     return { snapshotId, key: row.bundle_key, size: Number(row.bundle_size), hash: row.bundle_hash, built: false };
   }
   const files = (

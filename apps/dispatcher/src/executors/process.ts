@@ -22,7 +22,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
         getSpec: async () => prepared.spec as never,
         getBundle: async () => (prepared.spec.bundle_hash ? ctx.bundleStream(prepared.execution.snapshot_id) : null),
         heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id, ctx.clock.now()),
-        postLogs: async (lines) => void (await appendLogs(ctx.db.pool, run.id, lines)),
+        postLogs: async (lines) => void (await appendLogs(ctx.db.pool, run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })),
         putArtifact: async (name, body) => {
           const chunks: Buffer[] = [];
           for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
