@@ -79,9 +79,9 @@ test('a flow past its timeout ends TIMED_OUT: the running task is stopped and th
     return !['PENDING', 'QUEUED', 'RUNNING'].includes(run(now, 'long').state);
   }, 10_000);
   await until('the running task process group to be gone', () => !alive(child), 5000);
-  const after = (await s.api('GET', `/api/v1/executions/${e.id}`)).body;
-  assert.equal(after.state, 'TIMED_OUT', 'the execution stays TIMED_OUT once its running task is stopped');
-  assert.notEqual(run(after, 'long').state, 'SUCCESS');
+  const later = (await s.api('GET', `/api/v1/executions/${e.id}`)).body;
+  assert.equal(later.state, 'TIMED_OUT', 'the execution stays TIMED_OUT once its running task is stopped');
+  assert.notEqual(run(later, 'long').state, 'SUCCESS');
 });
 
 test('a task run with no runner report 60 s after its timeout is ended TIMED_OUT reason timeout by the maintenance holder', async () => {

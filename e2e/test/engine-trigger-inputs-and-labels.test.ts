@@ -108,7 +108,7 @@ test('inputs are coerced to their declared types and defaults are applied', asyn
 });
 
 test('invalid inputs are refused with 422 validation_failed, one detail per field named inputs.<id>, and nothing is created', async () => {
-  const before = (await s.api('GET', `/api/v1/executions?namespace=${NS}&flow=typed&limit=200`)).body.items.length;
+  const countBefore = (await s.api('GET', `/api/v1/executions?namespace=${NS}&flow=typed&limit=200`)).body.items.length;
   const r = await s.api('POST', `/api/v1/flows/${NS}/typed/executions`, { inputs: { i: 'abc', n: 'x', b: 'maybe', sel: 'blue', zzz: 1 } });
   assert.equal(r.status, 422, JSON.stringify(r.body));
   assert.equal(r.body.error.code, 'validation_failed');
@@ -121,7 +121,7 @@ test('invalid inputs are refused with 422 validation_failed, one detail per fiel
   assert.deepEqual(one.body.error.details.map((d: any) => d.field), ['inputs.i']);
 
   const afterCount = (await s.api('GET', `/api/v1/executions?namespace=${NS}&flow=typed&limit=200`)).body.items.length;
-  assert.equal(afterCount, before, 'no execution is created for refused inputs');
+  assert.equal(afterCount, countBefore, 'no execution is created for refused inputs');
 });
 
 test('a trigger body that does not match the schema is refused with 422 naming the field', async () => {

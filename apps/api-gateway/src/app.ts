@@ -26,6 +26,11 @@ import { tokenHandlers } from './routes/tokens.js';
 import { userHandlers } from './routes/users.js';
 import { variableHandlers } from './routes/variables.js';
 import { renderHome } from './ui.js';
+import { artifactHandlers } from './routes/artifacts.js';
+import { eventHandlers } from './routes/events.js';
+import { logHandlers } from './routes/logs.js';
+import { LiveHub } from './live/hub.js';
+import { liveSettingsFromEnv } from './live/settings.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -43,6 +48,10 @@ export interface GatewayDeps {
 export interface Gateway {
   app: Express;
   metrics: GatewayMetrics;
+  /** Live delivery of the event streams (one LISTEN connection, fan-out in process). */
+  live: LiveHub;
+  /** Ends every event stream and releases the live connections; call before closing the server. */
+  close(): Promise<void>;
 }
 
 export function buildGateway(deps: GatewayDeps): Gateway {
@@ -102,6 +111,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     throw err;
   }));
   const specDeps = { masterKeys: deps.config.masterKeys, maxArtifactBytes: deps.config.maxArtifactBytes, maxBundleBytes: deps.config.maxBundleBytes };
+  // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
+  const liveSettings = liveSettingsFromEnv(process.env);
+  const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
   const handlers: OperationHandlers = {
     ...schemaHandlers(),
@@ -116,6 +128,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...secretProviderHandlers(routeDeps),
     ...executionHandlers({ ...routeDeps, engine, log: deps.log }),
     ...runnerHandlers({ ...routeDeps, engine, runTokenKey, spec: specDeps }),
+    ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
+    ...eventHandlers({ db: deps.db, hub: live, live: liveSettings }),
+    ...artifactHandlers({ db: deps.db, storage: deps.storage }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator({ runTokenKey, now });
@@ -138,5 +153,5 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   app.use(unmatched());
   app.use(errorHandler(deps.log));
-  return { app, metrics };
+  return { app, metrics, live, close: () => live.close() };
 }

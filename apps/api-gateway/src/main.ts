@@ -15,7 +15,8 @@ await runService({
       if (created) ctx.log.info('bootstrap admin created', { email: created.email });
     }
     const storage = await createObjectStore(ctx.config.storage);
-    const { app } = buildGateway({ ...ctx, storage });
+    const gateway = buildGateway({ ...ctx, storage });
+    const { app } = gateway;
     const server = app.listen(ctx.config.port, ctx.config.host);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -27,6 +28,8 @@ await runService({
       async stop() {
         // Stop accepting, let in-flight requests finish, drop idle keep-alives.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Event streams stay open until their execution ends: end them (clients resume elsewhere with Last-Event-ID).
+        await gateway.close();
         server.closeIdleConnections();
         const force = setTimeout(() => server.closeAllConnections(), 10_000);
         await closed;

@@ -1,0 +1,265 @@
+// Live delivery for the event streams of one gateway process.
+//
+// One LISTEN connection per gateway, whatever the number of streams: it
+// listens on the log channel and the execution-changed channel and fans each
+// notification out, in process, to the streams subscribed to that execution
+// id. A notification is only a wake-up hint: the stream then re-reads the
+// database, and every stream also polls on its own (see the streams), so a
+// lost notification or a lost LISTEN connection delays a line by at most the
+// poll interval and never loses it.
+//
+// Modes of the LISTEN connection:
+//   idle        no subscriber, no connection (a gateway nobody watches holds nothing)
+//   connecting  the first subscriber arrived; notifications start once LISTEN ran
+//   listening   notifications are fanned out
+//   lost        the connection failed; re-opened after `reconnectMs` while
+//               subscribers remain, and every subscriber is woken once it is
+//               back (it may have missed notifications meanwhile)
+//   closed      `close()` ran: streams are told to end, nothing re-opens
+//
+// Streams read through `pool`, a small pool of its own, so that any number of
+// watchers can never take the connections the API and the runner protocol
+// need; a stream holds a connection only while one query runs. Identical reads
+// that are in flight at the same time (streams that follow the same execution
+// from the same position) are made once and shared (`shared`).
+import pg from 'pg';
+import { CHANNELS, LOG_CHANNEL } from '@svc/engine';
+
+export type LiveChannel = 'logs' | 'changed';
+
+const CHANNEL_NAMES: Record<LiveChannel, string> = { logs: LOG_CHANNEL, changed: CHANNELS.changed };
+
+export interface LiveHubOptions {
+  /** PostgreSQL URL of the LISTEN connection and of the stream pool. */
+  databaseUrl: string;
+  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
+  /** Connections the streams of this gateway may use at once for their reads. Default 4. */
+  queryPoolSize?: number;
+  /** Delay before a lost LISTEN connection is re-opened. Default 1000 ms. */
+  reconnectMs?: number;
+  /** How long the LISTEN connection stays open once the last subscriber left. Default 10000 ms. */
+  idleCloseMs?: number;
+  /** `application_name` of the hub's connections. Default `svc-api-gateway-live`. */
+  applicationName?: string;
+}
+
+export interface LiveHubStats {
+  /** Subscriptions (a log stream holds two: logs and changed). */
+  subscriptions: number;
+  /** Executions with at least one subscription. */
+  executions: number;
+  listening: boolean;
+  /** Reads currently shared by several streams. */
+  sharedInFlight: number;
+}
+
+type Wake = () => void;
+
+export class LiveHub {
+  /** The streams' read pool (lazy: opens connections on first use). */
+  readonly pool: pg.Pool;
+  private readonly subs: Record<LiveChannel, Map<string, Set<Wake>>> = { logs: new Map(), changed: new Map() };
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  /** Notifications seen per watched execution; part of the key of shared reads. */
+  private readonly generations = new Map<string, number>();
+  private readonly closing = new AbortController();
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private listening = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private count = 0;
+
+  constructor(private readonly opts: LiveHubOptions) {
+    this.pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.queryPoolSize ?? 4,
+      idleTimeoutMillis: 10_000,
+      application_name: opts.applicationName ?? 'svc-api-gateway-live',
+      connectionTimeoutMillis: 10_000,
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Aborted when the hub closes: every stream ends then. */
+  get signal(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
+  stats(): LiveHubStats {
+    const executions = new Set([...this.subs.logs.keys(), ...this.subs.changed.keys()]);
+    return { subscriptions: this.count, executions: executions.size, listening: this.listening, sharedInFlight: this.inFlight.size };
+  }
+
+  /**
+   * Calls `wake` on each notification of `channel` for `executionId` until the
+   * returned function is called (at once when a client goes away).
+   */
+  subscribe(channel: LiveChannel, executionId: string, wake: Wake): () => void {
+    if (this.closed) return () => undefined;
+    const byExecution = this.subs[channel];
+    let set = byExecution.get(executionId);
+    if (!set) byExecution.set(executionId, (set = new Set()));
+    set.add(wake);
+    this.count++;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    void this.ensureListening();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      set.delete(wake);
+      if (set.size === 0) {
+        byExecution.delete(executionId);
+        if (!this.subs.logs.has(executionId) && !this.subs.changed.has(executionId)) this.generations.delete(executionId);
+      }
+      this.count--;
+      if (this.count === 0 && !this.closed) {
+        this.idleTimer = setTimeout(() => this.dropConnection(), this.opts.idleCloseMs ?? 10_000);
+        this.idleTimer.unref();
+      }
+    };
+  }
+
+  /**
+   * How many notifications of `executionId` this hub has fanned out. A stream
+   * puts it in the key of its shared read, so that a stream woken by a newer
+   * notification never gets the result of a read that started before it.
+   */
+  generation(executionId: string): number {
+    return this.generations.get(executionId) ?? 0;
+  }
+
+  /** Runs `fn` once for all callers asking for the same `key` while it is in flight. */
+  shared<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const running = this.inFlight.get(key);
+    if (running) return running as Promise<T>;
+    const p = fn().finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, p);
+    return p;
+  }
+
+  /** Ends every stream, the LISTEN connection and the read pool. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closing.abort();
+    clearTimeout(this.reconnectTimer);
+    clearTimeout(this.idleTimer);
+    await this.connecting?.catch(() => undefined);
+    this.dropConnection();
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private ensureListening(): Promise<void> {
+    if (this.client || this.connecting || this.reconnectTimer || this.closed) return this.connecting ?? Promise.resolve();
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: this.opts.applicationName ?? 'svc-api-gateway-live' });
+    this.client = client;
+    client.on('notification', (n) => this.dispatch(n.channel, n.payload ?? ''));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    this.connecting = (async () => {
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${CHANNELS.changed}`);
+        if (this.client !== client) return; // dropped meanwhile
+        this.listening = true;
+        // Anything that happened while no connection listened is only seen by polls: wake everyone now.
+        this.wakeAll();
+      } catch (err) {
+        this.lost(client, err);
+      } finally {
+        this.connecting = undefined;
+      }
+    })();
+    return this.connecting;
+  }
+
+  private lost(client: pg.Client, err: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    client.removeAllListeners('end');
+    client.on('error', () => undefined);
+    void client.end().catch(() => undefined);
+    if (this.closed) return;
+    this.opts.log.warn('live notification connection lost; streams keep polling', { err });
+    if (this.count > 0 && !this.reconnectTimer) {
+      this.reconnectTimer = setTimeout(() => {
+        this.reconnectTimer = undefined;
+        if (this.count > 0) void this.ensureListening();
+      }, this.opts.reconnectMs ?? 1000);
+      this.reconnectTimer.unref();
+    }
+  }
+
+  private dropConnection(): void {
+    const client = this.client;
+    this.client = undefined;
+    this.listening = false;
+    if (!client) return;
+    client.removeAllListeners('end');
+    client.on('error', () => undefined);
+    void client.end().catch(() => undefined);
+  }
+
+  private dispatch(channel: string, executionId: string): void {
+    if (this.subs.logs.has(executionId) || this.subs.changed.has(executionId)) this.generations.set(executionId, this.generation(executionId) + 1);
+    for (const kind of ['logs', 'changed'] as const) {
+      if (CHANNEL_NAMES[kind] !== channel) continue;
+      const set = this.subs[kind].get(executionId);
+      if (set) for (const wake of set) wake();
+    }
+  }
+
+  private wakeAll(): void {
+    for (const id of new Set([...this.subs.logs.keys(), ...this.subs.changed.keys()])) this.generations.set(id, this.generation(id) + 1);
+    for (const kind of ['logs', 'changed'] as const) for (const set of this.subs[kind].values()) for (const wake of set) wake();
+  }
+}
+
+/**
+ * A wake-up flag a stream waits on: woken by notifications, by its poll
+ * timer or by its client leaving. A wake that comes while the stream is busy
+ * is remembered, so the next wait returns at once (no notification is lost
+ * between a read and the wait that follows it).
+ */
+export class Waker {
+  private pending = false;
+  private resolve: (() => void) | undefined;
+
+  readonly wake = (): void => {
+    if (this.resolve) {
+      const r = this.resolve;
+      this.resolve = undefined;
+      r();
+    } else {
+      this.pending = true;
+    }
+  };
+
+  /** Resolves on a wake, after `ms`, or when `signal` aborts. */
+  wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.pending || signal.aborted) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.resolve = undefined;
+        this.pending = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.resolve = done;
+    });
+  }
+}

@@ -1,0 +1,285 @@
+// Helpers of the log, stream and artifact tests: a gateway whose live hub is
+// closed with it (and reachable, to check subscriptions), executions whose
+// task runs are claimed here the way a dispatcher claims them and then fed
+// through the real runner protocol over HTTP, and a small SSE client.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseConfig } from '@svc/config';
+import { createDb } from '@svc/db';
+import { createTestDatabase } from '@svc/db/testing';
+import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine';
+import { createTestLogger } from '@svc/logging';
+import { createObjectStore } from '@svc/storage';
+import { buildGateway, type Gateway } from '../src/app.js';
+import type { TestGateway } from './helpers.js';
+import { login, makeToken, makeUser } from './identity-helpers.js';
+
+export interface LiveGateway extends TestGateway {
+  gateway: Gateway;
+  /** An admin API token. */
+  token: string;
+  api<T = any>(method: string, p: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
+}
+
+/**
+ * A real gateway on its own test database (or on `shareWith`'s: a second
+ * instance). `env` is put in process.env before the gateway is built (this
+ * file's process only), which is how SVC_SSE_KEEPALIVE_MS reaches it.
+ */
+export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Record<string, string> } = {}): Promise<LiveGateway> {
+  Object.assign(process.env, opts.env ?? {});
+  const tdb = opts.shareWith ? undefined : await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-'));
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0' });
+  const db = createDb({ url: opts.shareWith?.db.url ?? tdb!.url, poolSize: 6, prismaPoolSize: 2 });
+  const storage = opts.shareWith?.storage ?? (await createObjectStore(config.storage));
+  const { logger, lines } = createTestLogger({ level: 'debug' });
+  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });
+  const server = gateway.app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const { port } = server.address() as AddressInfo;
+  const gw = {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    tdb,
+    storage,
+    logs: lines,
+    gateway,
+    token: '',
+    async close() {
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await db.close();
+      await tdb?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  } as LiveGateway;
+  gw.api = async (method, p, body, headers = {}) => {
+    const r = await fetch(`${gw.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: r.status, body: parsed as any, headers: r.headers };
+  };
+  if (opts.shareWith) {
+    gw.token = opts.shareWith.token;
+  } else {
+    await makeUser(gw, 'admin@example.com', 'admin');
+    gw.token = await makeToken(gw, await login(gw, 'admin@example.com'), 'admin');
+  }
+  return gw;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Saves a flow file `<id>.flow.yaml` (JSON is valid YAML) in namespace `ns`, creating it first. */
+export async function saveFlow(gw: LiveGateway, ns: string, def: Record<string, unknown>): Promise<void> {
+  const made = await gw.api('POST', '/api/v1/namespaces', { name: ns });
+  if (made.status !== 201 && made.status !== 409) throw new Error(`createNamespace: ${made.status} ${JSON.stringify(made.body)}`);
+  const r = await gw.api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'test', changes: [{ op: 'put', path: `${String(def.id)}.flow.yaml`, content: JSON.stringify(def, null, 1) }] });
+  if (r.status !== 201) throw new Error(`saveChanges: ${r.status} ${JSON.stringify(r.body)}`);
+}
+
+export interface ClaimedRun {
+  id: string;
+  taskKey: string;
+  attempt: number;
+  token: string;
+}
+
+/** Claims every claimable task run of the default pool (as a dispatcher would) and signs a run token for each. */
+export async function claimRuns(gw: LiveGateway): Promise<ClaimedRun[]> {
+  const claimed = await claimTaskRuns(gw.db.pool, { instanceId: 'test-claimer', pools: ['default'], executorType: 'process', limit: 100, now: new Date() });
+  const key = await loadRunTokenKey(gw.db.pool);
+  return claimed.map((c) => ({ id: c.id, taskKey: c.task_key, attempt: c.attempt, token: signRunToken(key, c.id, new Date(Date.now() + 3600_000)) }));
+}
+
+export async function trigger(gw: LiveGateway, ns: string, flow: string): Promise<string> {
+  const r = await gw.api('POST', `/api/v1/flows/${ns}/${flow}/executions`, {});
+  if (r.status !== 201) throw new Error(`trigger: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.id as string;
+}
+
+export interface PostedLine {
+  n: number;
+  ts?: string;
+  stream?: string;
+  text: string;
+}
+
+/** runnerPostLogs over HTTP. */
+export async function postLines(gw: { url: string }, run: ClaimedRun, lines: PostedLine[]): Promise<void> {
+  const r = await fetch(`${gw.url}/api/runner/v1/task-runs/${run.id}/logs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ lines: lines.map((l) => ({ stream: 'stdout', ...l })) }),
+  });
+  if (r.status >= 300) throw new Error(`runnerPostLogs: ${r.status} ${await r.text()}`);
+}
+
+/** runnerComplete over HTTP. */
+export async function completeRun(gw: { url: string }, run: ClaimedRun, body: Record<string, unknown> = { state: 'SUCCESS', exit_code: 0 }): Promise<void> {
+  const r = await fetch(`${gw.url}/api/runner/v1/task-runs/${run.id}/complete`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status >= 300) throw new Error(`runnerComplete: ${r.status} ${await r.text()}`);
+}
+
+export async function waitEnded(gw: LiveGateway, id: string, ms = 20_000): Promise<any> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const e = (await gw.api('GET', `/api/v1/executions/${id}`)).body;
+    if (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(e.state)) return e;
+    if (Date.now() > until) throw new Error(`execution ${id} did not end: ${JSON.stringify(e)}`);
+    await sleep(30);
+  }
+}
+
+// ---- SSE client ---------------------------------------------------------------
+
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+/**
+ * A minimal `text/event-stream` reader over node:http: events and comments as
+ * they arrive, the last id, and a way to vanish abruptly (`destroy`) or to
+ * stop reading (`pause`) as a slow client does.
+ */
+export class SseClient {
+  readonly events: SseEvent[] = [];
+  readonly comments: { text: string; at: number }[] = [];
+  status = 0;
+  headers: http.IncomingHttpHeaders = {};
+  body = '';
+  lastId: string | undefined;
+  closed = false;
+  readonly done: Promise<void>;
+  private buf = '';
+  private req!: http.ClientRequest;
+  private res: http.IncomingMessage | undefined;
+  private listeners = new Set<() => void>();
+
+  private constructor(url: string, headers: Record<string, string>, agent?: http.Agent) {
+    this.done = new Promise((resolve, reject) => {
+      this.req = http.get(url, { headers: { accept: 'text/event-stream', ...headers }, agent: agent ?? false }, (res) => {
+        this.res = res;
+        this.status = res.statusCode ?? 0;
+        this.headers = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => this.feed(d));
+        const finish = () => {
+          this.closed = true;
+          this.changed();
+          resolve();
+        };
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+        this.changed();
+      });
+      this.req.on('error', (err) => {
+        this.closed = true;
+        this.changed();
+        if (this.status === 0) reject(err);
+        else resolve();
+      });
+    });
+    this.done.catch(() => undefined);
+  }
+
+  /** Opens a stream and resolves once the response headers arrived. */
+  static async open(url: string, headers: Record<string, string> = {}, agent?: http.Agent): Promise<SseClient> {
+    const c = new SseClient(url, headers, agent);
+    await c.until(() => c.status !== 0 || c.closed, 10_000);
+    return c;
+  }
+
+  get lines(): SseEvent[] {
+    return this.events.filter((e) => e.event === 'line');
+  }
+
+  /** Resolves once `pred` holds (checked on every arrival). */
+  until(pred: () => boolean, ms = 20_000): Promise<void> {
+    if (pred()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!pred()) return;
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(new Error(`SSE condition not met within ${ms} ms (${this.events.length} events, closed=${this.closed})`));
+      }, ms);
+      this.listeners.add(check);
+    });
+  }
+
+  pause(): void {
+    this.res?.pause();
+  }
+
+  resume(): void {
+    this.res?.resume();
+  }
+
+  /** Drops the connection without a word, mid-stream. */
+  destroy(): void {
+    this.req.destroy();
+    this.res?.destroy();
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  private feed(chunk: string): void {
+    if (this.status !== 200) {
+      this.body += chunk;
+      return;
+    }
+    this.buf += chunk;
+    let i: number;
+    while ((i = this.buf.indexOf('\n\n')) >= 0) {
+      const block = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 2);
+      const ev: SseEvent = { event: 'message', data: '' };
+      const data: string[] = [];
+      let isEvent = false;
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) {
+          this.comments.push({ text: line, at: Date.now() });
+          continue;
+        }
+        const c = line.indexOf(':');
+        const field = c < 0 ? line : line.slice(0, c);
+        const value = c < 0 ? '' : line.slice(c + 1).replace(/^ /, '');
+        isEvent = true;
+        if (field === 'event') ev.event = value;
+        else if (field === 'id') ev.id = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (!isEvent) continue;
+      ev.data = data.join('\n');
+      if (ev.id !== undefined) this.lastId = ev.id;
+      this.events.push(ev);
+    }
+    this.changed();
+  }
+}
