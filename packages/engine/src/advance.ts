@@ -46,7 +46,8 @@ export interface TaskRunRow {
 export type FollowUp =
   | { kind: 'child_ended'; parentTaskRunId: string; childExecutionId: string }
   | { kind: 'start_queued'; concurrencyKey: string }
-  | { kind: 'stop_children'; executionId: string };
+  | { kind: 'stop_children'; executionId: string }
+  | { kind: 'flow_triggers'; executionId: string };
 
 export const EXECUTION_COLUMNS = `id, state, namespace, flow_id, definition, inputs, labels, trigger_payload, parent_execution_id, parent_task_run_id,
   started_at, created_at, concurrency_key, chain_depth`;
@@ -176,5 +177,6 @@ export async function endExecution(
   const follow: FollowUp[] = [];
   if (ex.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: ex.parent_task_run_id, childExecutionId: ex.id });
   if (ex.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: ex.concurrency_key });
+  if (ex.flow_id) follow.push({ kind: 'flow_triggers', executionId: ex.id });
   return follow;
 }

@@ -133,7 +133,16 @@ export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRo
  * parallel triggers on any number of gateways never exceed the limit.
  */
 export async function createExecution(pool: pg.Pool, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
-  return inTx(pool, async (c) => {
+  return inTx(pool, (c) => createExecutionWith(c, deps, n));
+}
+
+/**
+ * createExecution inside the caller's transaction: a trigger that must fire
+ * exactly once writes its own marker row (a schedule fire, a flow trigger
+ * firing) in the same transaction as the execution.
+ */
+export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
+  {
     const now = deps.config.now();
     const id = newId();
     const limit = n.definition.concurrency?.limit;
@@ -172,7 +181,7 @@ export async function createExecution(pool: pg.Pool, deps: StartDeps, n: NewExec
     const followUps = await startExecution(c, deps, { ...ex, state: 'NEW' }, now);
     await notify(c, CHANNELS.changed, id);
     return { id, followUps };
-  });
+  }
 }
 
 /** Starts the oldest QUEUED executions of a flow while its concurrency limit has room. */

@@ -7,6 +7,7 @@ import { cancelExecution, ExecutionEndedError, waitedChildren } from './cancel.j
 import { endTaskRun } from './complete.js';
 import { inTx } from './db.js';
 import { startQueued, type StartDeps } from './executions.js';
+import { fireFlowTriggers } from './flow-triggers.js';
 
 export async function runFollowUps(pool: pg.Pool, deps: StartDeps, first: FollowUp[]): Promise<void> {
   const queue = [...first];
@@ -43,6 +44,9 @@ export async function runFollowUps(pool: pg.Pool, deps: StartDeps, first: Follow
             if (!(err instanceof ExecutionEndedError)) throw err;
           }
         }
+        break;
+      case 'flow_triggers':
+        queue.push(...(await fireFlowTriggers(pool, deps, f.executionId)).followUps);
         break;
       default: {
         const never: never = f;

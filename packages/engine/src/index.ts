@@ -3,8 +3,8 @@ export { CHANNELS, inTx } from './db.js';
 export { resolveInputs, InputsInvalidError, type InputProblem } from './inputs.js';
 export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 export { advance, latestRuns, lockExecution, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
-export { createExecution, startExecution, startQueued, resolveExecutor, FlowDisabledError, FlowNotFoundError, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
-export { triggerFlow, type TriggerRequest } from './trigger.js';
+export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, FlowDisabledError, FlowNotFoundError, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
+export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 export { completeTaskRun, endTaskRun, type TaskCompletion } from './complete.js';
 export { claimTaskRuns, clearNoInstanceReason, nextClaimableAt, type ClaimedRun } from './claim.js';
 export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
@@ -14,3 +14,4 @@ export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, failInstanceTaskR
 export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
 export { loadExecutions } from './serialize.js';
 export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+export { fireFlowTriggers, sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';

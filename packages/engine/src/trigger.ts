@@ -2,7 +2,8 @@
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
-import { FlowDisabledError, FlowNotFoundError, createExecution, type StartDeps } from './executions.js';
+import { FlowDisabledError, FlowNotFoundError, createExecutionWith, type StartDeps } from './executions.js';
+import { inTx, type Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
 
@@ -21,7 +22,12 @@ export interface TriggerRequest {
 }
 
 export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
-  const r = await pool.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>(
+  return inTx(pool, (c) => triggerFlowWith(c, deps, t));
+}
+
+/** triggerFlow inside the caller's transaction (see createExecutionWith). */
+export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
+  const r = await c.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>(
     `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
      LEFT JOIN namespace_versions v ON v.id = n.head_version_id
@@ -32,7 +38,7 @@ export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequ
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);
   const inputs = resolveInputs(flow.definition.inputs, t.inputs);
-  return createExecution(pool, deps, {
+  return createExecutionWith(c, deps, {
     namespace: t.namespace,
     flowId: t.flowId,
     flowRevisionId: flow.revision_id,
