@@ -29,8 +29,14 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
   }
 }
 
-/** A fresh temporary directory (for pid files and markers the tasks write). */
-export const tmpDir = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-engine-'));
+const made: string[] = [];
+/** A fresh temporary directory (for pid files and markers the tasks write), removed when the test process exits. */
+export function tmpDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-engine-'));
+  if (!made.length) process.once('exit', () => made.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  made.push(dir);
+  return dir;
+}
 
 /** Whether a process exists and is not a zombie (a killed orphan may wait unreaped under a container's PID 1). */
 export function alive(pid: number): boolean {

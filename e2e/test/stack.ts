@@ -142,7 +142,9 @@ export async function startStack(opts: { env?: Record<string, string>; dispatche
     startApp,
     async stop() {
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-      await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+      clearTimeout(timer);
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
       await db.end();
       await tdb.drop();

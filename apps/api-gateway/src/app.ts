@@ -13,6 +13,7 @@ import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
 import type { AuthPrincipal } from './identity/principal.js';
 import { auditHandlers } from './routes/audit.js';
+import { adminHandlers } from './routes/admin.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
@@ -31,6 +32,9 @@ import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
 import { liveSettingsFromEnv } from './live/settings.js';
+import { hookHandlers, webhookKeyVerifier, withRawWebhookBody } from './routes/hooks.js';
+import { runFileHandlers } from './routes/run-file.js';
+import { scheduleHandlers } from './routes/schedules.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -121,6 +125,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...tokenHandlers(routeDeps),
     ...userHandlers(routeDeps),
     ...auditHandlers(routeDeps),
+    ...adminHandlers({ db: deps.db, storage: deps.storage, now }),
     ...namespaceHandlers(routeDeps),
     ...flowHandlers(routeDeps),
     ...secretHandlers(routeDeps),
@@ -131,16 +136,21 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
     ...eventHandlers({ db: deps.db, hub: live, live: liveSettings }),
     ...artifactHandlers({ db: deps.db, storage: deps.storage }),
+    ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes, log: deps.log }),
+    ...scheduleHandlers(routeDeps),
+    ...runFileHandlers({ db: deps.db, engine, log: deps.log }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator({ runTokenKey, now });
 
   const api = express.Router();
   mountOperations(api, {
-    operations,
+    // The hook body may be any content type (hooks.ts reads it); the catalog says JSON.
+    operations: withRawWebhookBody(operations),
     handlers,
     authenticate,
     authenticateRunner,
+    verifyWebhookKey: webhookKeyVerifier(deps.db.pool),
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

@@ -35,15 +35,18 @@ test('every operation of the catalog is routed: none falls through to the API 40
   for (const op of operations) {
     const path = op.path.replace(/\{[^}]+\}/g, 'x1');
     const r = await fetch(`${gw.url}${path}`, { method: op.method.toUpperCase() });
-    assert.notEqual(r.status, 404, `${op.operationId} ${op.method} ${op.path}`);
     assert.ok(r.headers.get('x-request-id'), op.operationId);
-    if (r.status >= 400) assert.equal(typeof (await envelope(r)).error.code, 'string', op.operationId);
-    else await r.arrayBuffer();
+    if (r.status >= 400) {
+      const e = await envelope(r);
+      assert.equal(typeof e.error.code, 'string', op.operationId);
+      // A 404 may be the operation's own answer (an unknown webhook key), never the "no route" one.
+      assert.doesNotMatch(e.error.message, /^No (API )?route for/, `${op.operationId} ${op.method} ${op.path}`);
+    } else await r.arrayBuffer();
   }
 });
 
 test('an operation not built yet answers 501 not_implemented', async () => {
-  const r = await fetch(`${gw.url}/api/v1/executions`);
+  const r = await fetch(`${gw.url}/api/v1/ai/status`);
   assert.equal(r.status, 501);
   assert.equal((await envelope(r)).error.code, 'not_implemented');
 });
@@ -64,7 +67,7 @@ test('the request log line carries request_id, method, route pattern, status and
   assert.ok(line, 'a request line was logged');
   assert.equal(line.method, 'GET');
   assert.equal(line.route, '/api/v1/executions/{executionId}');
-  assert.equal(line.status, 501);
+  assert.equal(line.status, 401); // no credential
   assert.equal(typeof line.duration_ms, 'number');
 });
 

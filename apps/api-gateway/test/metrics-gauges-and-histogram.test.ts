@@ -71,7 +71,7 @@ test('a gauge whose query fails has no series while the others still report', as
 });
 
 test('the request histogram labels routes by pattern: operation, /api/*, /*, unmatched', async () => {
-  await fetch(`${gw.url}/api/v1/executions/01abc`); // an operation (not implemented yet: 501)
+  await fetch(`${gw.url}/api/v1/executions/01abc`); // an operation (no credential: 401)
   await fetch(`${gw.url}/api/v1/executions/01def`);
   await fetch(`${gw.url}/api/v1/no-such-thing`);
   await fetch(`${gw.url}/`);
@@ -79,7 +79,7 @@ test('the request histogram labels routes by pattern: operation, /api/*, /*, unm
   await fetch(`${gw.url}/api/v1/schemas/flow.json`);
   const text = await scrape();
   const count = (labels: string) => sample(text, 'svc_http_request_duration_seconds_count', labels);
-  assert.equal(count('method="GET",route="/api/v1/executions/{executionId}",status="501"'), 2);
+  assert.equal(count('method="GET",route="/api/v1/executions/{executionId}",status="401"'), 2);
   assert.equal(count('method="GET",route="/api/*",status="404"'), 1);
   assert.equal(count('method="GET",route="/*",status="200"'), 1);
   assert.equal(count('method="GET",route="unmatched",status="404"'), 1);

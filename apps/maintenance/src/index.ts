@@ -1,2 +1,17 @@
-export { startLeaseKeeper, MAINTENANCE_LEASE, LEASE_TTL_MS, LEASE_TICK_MS, type LeaseKeeper } from './lease-keeper.js';
-export { startWatchdog, watchdogOnce, WATCHDOG_MS } from './watchdog-loop.js';
+export { startLeaseKeeper, MAINTENANCE_LEASE, LEASE_TTL_MS, LEASE_TICK_MS, type LeaseKeeper, type LeaseKeeperOptions } from './lease-keeper.js';
+export { startWatchdog, watchdogOnce, failLostContainerRuns, WATCHDOG_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, type WatchdogDeps, type WatchdogResult } from './watchdog-loop.js';
+export { startMaintenance, MAINTENANCE_INTERVAL_MS, type Maintenance, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
+export { runRetention, AUDIT_RETENTION_MS, INSTANCE_RETENTION_MS, LOGIN_ATTEMPT_RETENTION_MS, DEFAULT_BATCH_SIZE, type RetentionDeps, type RetentionResult } from './retention.js';
+export {
+  runStorageCleanupIfDue,
+  cleanupStorage,
+  readCleanupRecord,
+  parseCleanupRecord,
+  STORAGE_CLEANUP_SETTING,
+  type StorageCleanupRecord,
+  type CleanupOutcome,
+} from './storage-cleanup.js';
+export { BUNDLE_UNUSED_MS, CLEANUP_INTERVAL_MS, OBJECT_GRACE_MS, DEFAULT_SETTLE_MS, type CleanupDeps, type CleanupTally, type Removed } from './cleanup-context.js';
+export { SWEPT_PREFIXES } from './object-sweep.js';
+export { fileHashOf } from './file-sweep.js';
+export { createMaintenanceMetrics, startMetricsServer, objectKind, type MaintenanceMetrics, type MetricsServer, type ObjectKind, type MaintenanceJob } from './metrics.js';

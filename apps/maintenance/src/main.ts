@@ -1,30 +1,48 @@
 #!/usr/bin/env node
 // The maintenance process: holds the `maintenance` lease across instances and,
-// while it holds it, ends timed-out executions and task runs and lost work.
-// Retention and storage cleanup are built by the maintenance issue.
-import { runService } from '@svc/service';
+// while it holds it, ends timed-out executions and task runs and lost work
+// (every few seconds), and runs retention and the storage cleanup (when it
+// takes the lease, then every hour). Counters are served at /metrics on
+// SVC_METRICS_PORT when set.
 import { createObjectStore } from '@svc/storage';
-import { startLeaseKeeper } from './lease-keeper.js';
-import { startWatchdog } from './watchdog-loop.js';
+import { runService } from '@svc/service';
+import { startMaintenance } from './maintenance.js';
+import { createMaintenanceMetrics, startMetricsServer, type MetricsServer } from './metrics.js';
+
+/** Test and operations knobs that are not part of the configuration catalogue. */
+const envMs = (name: string): number | undefined => {
+  const v = process.env[name];
+  return v && /^\d+$/.test(v) ? Number(v) : undefined;
+};
 
 await runService({
   kind: 'maintenance',
   async start(ctx) {
     // The store is read when a queued execution starts (its namespace.yaml executor defaults).
     const storage = await createObjectStore(ctx.config.storage);
-    const keeper = startLeaseKeeper({ db: ctx.db, log: ctx.log, holderId: ctx.instanceId, now: () => ctx.clock.now() });
-    const watchdog = startWatchdog({
+    const metrics = createMaintenanceMetrics();
+    let server: MetricsServer | undefined;
+    if (ctx.config.metricsPort !== undefined) {
+      server = await startMetricsServer(metrics.registry, { port: ctx.config.metricsPort, host: ctx.config.host });
+      ctx.log.info('metrics listening', { host: ctx.config.host, port: server.port });
+    }
+    const now = () => ctx.clock.now();
+    const maintenance = startMaintenance({
       db: ctx.db,
+      storage,
       log: ctx.log,
-      now: () => ctx.clock.now(),
-      isHolder: () => keeper.isHolder(),
-      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now: () => ctx.clock.now() }, storage },
-      intervalMs: process.env.SVC_WATCHDOG_MS ? Number(process.env.SVC_WATCHDOG_MS) : undefined,
+      metrics,
+      instanceId: ctx.instanceId,
+      now,
+      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage },
+      retentionDays: ctx.config.retentionDays,
+      heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
+      watchdogMs: envMs('SVC_WATCHDOG_MS'),
     });
     return {
       async stop() {
-        await watchdog.stop();
-        await keeper.stop();
+        await maintenance.stop();
+        await server?.close();
         await storage.close?.();
       },
     };

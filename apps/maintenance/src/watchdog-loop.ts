@@ -1,12 +1,22 @@
 // While this instance holds the `maintenance` lease: every few seconds, end
 // executions past their flow timeout, task runs silent 60 s past their
 // timeout, and task runs of instances that went away. Retries then apply.
+//
+// The rules themselves live in the engine (timeOutExecutions, timeOutTaskRuns,
+// failLostTaskRuns for process and inline runs); the docker/kubernetes `lost`
+// rule, which also needs the task heartbeat to be older than
+// SVC_HEARTBEAT_TIMEOUT, is selected here and ended through the engine's
+// completeTaskRun like any other completion.
 import type { Db } from '@svc/db';
-import { failLostTaskRuns, runFollowUps, timeOutExecutions, timeOutTaskRuns, type StartDeps } from '@svc/engine';
+import { completeTaskRun, failLostTaskRuns, INSTANCE_ONLINE_MS, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
+import type { MaintenanceMetrics } from './metrics.js';
+import { selectLostContainerRuns } from './sql/lost-containers.js';
 
 /** How often the lease holder checks timeouts and lost work. */
 export const WATCHDOG_MS = 5_000;
+/** `SVC_HEARTBEAT_TIMEOUT` default (60s). */
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 60_000;
 
 export interface WatchdogDeps {
   db: Db;
@@ -14,26 +24,71 @@ export interface WatchdogDeps {
   engine: StartDeps;
   now: () => Date;
   isHolder: () => boolean;
+  /** Period of the loop. Default {@link WATCHDOG_MS}. */
   intervalMs?: number;
+  /** `SVC_HEARTBEAT_TIMEOUT` in ms, for docker and kubernetes runs. Default 60 s. */
+  heartbeatTimeoutMs?: number;
+  metrics?: MaintenanceMetrics;
 }
 
-export async function watchdogOnce(deps: WatchdogDeps): Promise<{ executions: string[]; timedOut: string[]; lost: string[] }> {
+export interface WatchdogResult {
+  /** Executions ended TIMED_OUT (flow timeout). */
+  executions: string[];
+  /** Task runs ended TIMED_OUT reason timeout. */
+  timedOut: string[];
+  /** Task runs ended FAILED reason lost (process, inline, docker, kubernetes). */
+  lost: string[];
+}
+
+/** Docker and kubernetes runs of offline instances whose task heartbeat is also older than the timeout. */
+export async function failLostContainerRuns(deps: Pick<WatchdogDeps, 'db' | 'heartbeatTimeoutMs'>, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const silentBefore = new Date(now.getTime() - (deps.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
+  const candidates = await selectLostContainerRuns(deps.db.pool, new Date(now.getTime() - INSTANCE_ONLINE_MS), silentBefore);
+  const ids: string[] = [];
+  const followUps: FollowUp[] = [];
+  for (const id of candidates) {
+    const r = await completeTaskRun(deps.db.pool, id, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away and its runner stopped reporting', exitCode: null }, () => now);
+    if (!r.ended) continue;
+    ids.push(id);
+    followUps.push(...r.followUps);
+  }
+  return { ids, followUps };
+}
+
+export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> {
   const now = deps.now();
   const ex = await timeOutExecutions(deps.db.pool, now);
   const to = await timeOutTaskRuns(deps.db.pool, now);
   const lost = await failLostTaskRuns(deps.db.pool, now);
-  await runFollowUps(deps.db.pool, deps.engine, [...ex.followUps, ...to.followUps, ...lost.followUps]);
-  if (ex.ids.length || to.ids.length || lost.ids.length) {
-    deps.log.info('watchdog', { timed_out_executions: ex.ids, timed_out_task_runs: to.ids, lost_task_runs: lost.ids });
+  const lostContainers = await failLostContainerRuns(deps, now);
+  await runFollowUps(deps.db.pool, deps.engine, [...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps]);
+  const lostIds = [...lost.ids, ...lostContainers.ids];
+  if (ex.ids.length || to.ids.length || lostIds.length) {
+    deps.log.info('watchdog', { timed_out_executions: ex.ids, timed_out_task_runs: to.ids, lost_task_runs: lostIds });
   }
-  return { executions: ex.ids, timedOut: to.ids, lost: lost.ids };
+  deps.metrics?.watchdogEnded.inc({ rule: 'execution_timeout' }, ex.ids.length);
+  deps.metrics?.watchdogEnded.inc({ rule: 'task_timeout' }, to.ids.length);
+  deps.metrics?.watchdogEnded.inc({ rule: 'lost' }, lostIds.length);
+  return { executions: ex.ids, timedOut: to.ids, lost: lostIds };
 }
 
 export function startWatchdog(deps: WatchdogDeps): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
   const timer = setInterval(() => {
-    if (!deps.isHolder()) return;
-    running = watchdogOnce(deps).catch((err) => deps.log.warn('watchdog failed', { err }));
+    // A slow pass (many timeouts at once) must not overlap the next one.
+    if (!deps.isHolder() || busy) return;
+    busy = true;
+    running = watchdogOnce(deps)
+      .then(() => {
+        deps.metrics?.runs.inc({ job: 'watchdog', outcome: 'ok' });
+        deps.metrics?.lastRun.set({ job: 'watchdog' }, deps.now().getTime() / 1000);
+      })
+      .catch((err: unknown) => {
+        deps.metrics?.runs.inc({ job: 'watchdog', outcome: 'error' });
+        deps.log.warn('watchdog failed', { err });
+      })
+      .finally(() => (busy = false));
   }, deps.intervalMs ?? WATCHDOG_MS);
   timer.unref();
   return {

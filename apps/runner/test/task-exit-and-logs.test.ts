@@ -49,8 +49,9 @@ test('stdout and stderr lines arrive in order, numbered without gaps, ts increas
   assert.deepEqual(lines.map((l) => l.n), Array.from({ length: 61 }, (_, i) => i + 1));
   assert.deepEqual(t.text('stdout'), [...Array.from({ length: 30 }, (_, i) => `out ${i + 1}`), 'no newline']);
   assert.deepEqual(t.text('stderr'), Array.from({ length: 30 }, (_, i) => `err ${i + 1}`));
-  // Each "err i" follows its "out i" (written first, with a pause between pairs).
-  for (let i = 1; i <= 30; i++) assert.ok(t.text().indexOf(`out ${i}`) < t.text().indexOf(`err ${i}`));
+  // Lines are numbered in arrival order. Between two pipes the OS gives no
+  // order (a loaded machine may deliver "err i" before "out i"), so only each
+  // stream's own order is asserted above.
   for (let i = 1; i < lines.length; i++) assert.ok(BigInt(lines[i]!.ts) > BigInt(lines[i - 1]!.ts));
   const nowNs = BigInt(Date.now()) * 1_000_000n;
   assert.ok(nowNs - BigInt(lines[0]!.ts) < 60_000_000_000n, 'ts is nanoseconds since the epoch');

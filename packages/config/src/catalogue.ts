@@ -31,6 +31,11 @@ export const CATALOGUE = [
     derived: true,
     description: 'External http(s) URL of the service as browsers see it: the allowed Origin of cookie requests, and the Secure cookie flag when https.',
   },
+  {
+    variable: 'SVC_METRICS_PORT',
+    default: null,
+    description: 'TCP port on which the maintenance process serves GET /metrics (lease, timeouts, retention and storage cleanup counters); 0 picks a free port. Unset: not served. The API gateway serves /metrics on SVC_PORT.',
+  },
   { variable: 'SVC_INSTANCE_NAME', default: 'the host name', derived: true, description: 'Name of this instance as listed under instances and in logs.' },
   // --- data ---
   {

@@ -37,6 +37,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
     assert.equal(config.publicUrlExplicit, false);
+    assert.equal(config.metricsPort, undefined);
     assert.equal(config.instanceName, 'node-7');
     assert.equal(config.dataDir, '/srv/app/.svc-data');
     assert.equal(config.databaseUrl, undefined);
@@ -87,6 +88,7 @@ describe('parseConfig values', () => {
         SVC_PORT: '9090',
         SVC_HOST: 'svc.internal',
         SVC_PUBLIC_URL: 'https://svc.example.com/',
+        SVC_METRICS_PORT: '9464',
         SVC_INSTANCE_NAME: 'dispatcher-1',
         SVC_DATA_DIR: 'state',
         SVC_DATABASE_URL: 'postgresql://svc:pw@db:5432/svc',
@@ -124,6 +126,7 @@ describe('parseConfig values', () => {
     assert.equal(config.host, 'svc.internal');
     assert.equal(config.publicUrl, 'https://svc.example.com');
     assert.equal(config.publicUrlExplicit, true);
+    assert.equal(config.metricsPort, 9464);
     assert.equal(config.instanceName, 'dispatcher-1');
     assert.equal(config.dataDir, '/srv/app/state');
     assert.equal(config.databaseUrl, 'postgresql://svc:pw@db:5432/svc');
@@ -194,6 +197,7 @@ describe('parseConfig errors', () => {
     ['a port out of range', { SVC_PORT: '65536' }, 'SVC_PORT', /port number/],
     ['a non-numeric port', { SVC_PORT: 'http' }, 'SVC_PORT', /port number/],
     ['a negative port', { SVC_PORT: '-80' }, 'SVC_PORT', /port number/],
+    ['a metrics port out of range', { SVC_METRICS_PORT: '70000' }, 'SVC_METRICS_PORT', /port number/],
     ['a bad host', { SVC_HOST: 'not a host' }, 'SVC_HOST', /IP address or a host name/],
     ['a public URL that is not http', { SVC_PUBLIC_URL: 'ftp://svc.example.com' }, 'SVC_PUBLIC_URL', /http:\/\/ or https:\/\//],
     ['a public URL that is not a URL', { SVC_PUBLIC_URL: 'svc.example.com' }, 'SVC_PUBLIC_URL', /must be a URL/],

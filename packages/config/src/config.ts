@@ -41,6 +41,12 @@ export interface Config {
    * gateway should derive the public URL from the port it actually bound.
    */
   publicUrlExplicit: boolean;
+  /**
+   * `SVC_METRICS_PORT`: port of the /metrics server of the processes without an
+   * HTTP API of their own (maintenance), bound on `host`; default undefined
+   * (not served). 0 picks a free port.
+   */
+  metricsPort: number | undefined;
   /** `SVC_INSTANCE_NAME`; default `os.hostname()`. */
   instanceName: string;
   /** `SVC_DATA_DIR`, absolute; default `<cwd>/.svc-data`. */
@@ -176,6 +182,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     host,
     publicUrl,
     publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
+    metricsPort: read('SVC_METRICS_PORT', p.port),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
     dataDir,
     databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),

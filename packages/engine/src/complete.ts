@@ -36,7 +36,7 @@ function retryPolicy(def: FlowDefinition, taskKey: string) {
  * locked). Returns false when the task run was not RUNNING (a late or repeated
  * report changes nothing).
  */
-export async function endTaskRun(c: Client, taskRunId: string, done: TaskCompletion, now: Date): Promise<{ ended: boolean; followUps: FollowUp[] }> {
+export async function endTaskRun(c: Client, taskRunId: string, done: TaskCompletion, clock: Date | (() => Date)): Promise<{ ended: boolean; followUps: FollowUp[] }> {
   const tr = (
     await c.query<{ id: string; execution_id: string; task_key: string; attempt: number; state: string; started_at: Date | null; pool: string; executor_type: string; task_type: string }>(
       `SELECT id, execution_id, task_key, attempt, state, started_at, pool, executor_type, task_type FROM task_runs WHERE id = $1`,
@@ -47,6 +47,9 @@ export async function endTaskRun(c: Client, taskRunId: string, done: TaskComplet
   const ex = await lockExecution(c, tr.execution_id);
   const locked = (await c.query<{ state: string }>(`SELECT state FROM task_runs WHERE id = $1 FOR UPDATE`, [taskRunId])).rows[0];
   if (!ex || locked?.state !== 'RUNNING') return { ended: false, followUps: [] };
+  // Read the time only once the locks are held: transactions that waited for
+  // this execution must not write times earlier than the one before them.
+  const now = typeof clock === 'function' ? clock() : clock;
   await c.query(
     `UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6, ended_at = $7, duration_ms = $8, updated_at = $7 WHERE id = $1`,
     [taskRunId, done.state, done.reason, done.error.slice(0, 4000), done.exitCode, done.outputs ? JSON.stringify(done.outputs) : null, now, tr.started_at ? now.getTime() - tr.started_at.getTime() : null],
@@ -78,5 +81,5 @@ export async function endTaskRun(c: Client, taskRunId: string, done: TaskComplet
 }
 
 export async function completeTaskRun(pool: pg.Pool, taskRunId: string, done: TaskCompletion, now: () => Date): Promise<{ ended: boolean; followUps: FollowUp[] }> {
-  return inTx(pool, (c) => endTaskRun(c, taskRunId, done, now()));
+  return inTx(pool, (c) => endTaskRun(c, taskRunId, done, now));
 }

@@ -22,6 +22,7 @@
 // need; a stream holds a connection only while one query runs. Identical reads
 // that are in flight at the same time (streams that follow the same execution
 // from the same position) are made once and shared (`shared`).
+import { setMaxListeners } from 'node:events';
 import pg from 'pg';
 import { CHANNELS, LOG_CHANNEL } from '@svc/engine';
 
@@ -80,6 +81,8 @@ export class LiveHub {
     });
     // An idle client losing its connection (database restart) must not crash the process.
     this.pool.on('error', () => undefined);
+    // One listener per open stream, removed when the stream ends: no fixed bound applies.
+    setMaxListeners(0, this.closing.signal);
   }
 
   /** Aborted when the hub closes: every stream ends then. */

@@ -34,7 +34,7 @@ export interface LogStreamOptions {
 }
 
 /** Bytes of events handed to the socket in one write. */
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 16 * 1024;
 
 interface Round {
   /** Undefined when the execution no longer exists. */

@@ -7,13 +7,13 @@ export interface LiveSettings {
   keepAliveMs: number;
   /** Backstop poll of every stream, in case a notification was lost. Default 1000 ms. */
   pollMs: number;
-  /** Lines a log stream reads per task run per round. Default 250. */
+  /** Lines a log stream reads per task run per round. Default 100. */
   perRun: number;
   /** Connections of the streams' read pool. Default 4. */
   queryPoolSize: number;
 }
 
-export const DEFAULT_LIVE_SETTINGS: LiveSettings = { keepAliveMs: 15_000, pollMs: 1_000, perRun: 250, queryPoolSize: 4 };
+export const DEFAULT_LIVE_SETTINGS: LiveSettings = { keepAliveMs: 15_000, pollMs: 1_000, perRun: 100, queryPoolSize: 4 };
 
 export class LiveSettingsError extends Error {
   constructor(readonly variable: string, readonly value: string) {

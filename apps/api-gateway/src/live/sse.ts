@@ -29,8 +29,14 @@ export class SseWriter {
     res.once('close', onGone);
     res.once('error', onGone);
     if (opts.signal) {
-      if (opts.signal.aborted) this.finish();
-      else opts.signal.addEventListener('abort', () => this.end(), { once: true });
+      const outer = opts.signal;
+      const onStop = () => this.end();
+      if (outer.aborted) this.finish();
+      else {
+        outer.addEventListener('abort', onStop, { once: true });
+        // Every stream of the gateway listens on the same signal: drop the listener with the stream.
+        this.gone.signal.addEventListener('abort', () => outer.removeEventListener('abort', onStop), { once: true });
+      }
     }
   }
 

@@ -1,10 +1,12 @@
 // Flows as their files define them: list, get, enable/disable, revisions, diffs.
 import { createTwoFilesPatch } from 'diff';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import type { MasterKey } from '@svc/config';
+import { encodeCursor, notFound, roleAtLeast, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import { triggersWithWebhookKeys } from './webhook-keys.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -70,7 +72,7 @@ function revisionBody(r: RevisionRow) {
   };
 }
 
-export function flowHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: readonly MasterKey[]; publicUrl?: string }): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
 
   async function flowOrThrow(namespace: string, flowId: string): Promise<FlowRow> {
@@ -108,9 +110,14 @@ export function flowHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       return { items: page.map(summary), ...(r.rows.length > q.limit && last ? { next_cursor: encodeCursor({ namespace: last.namespace, flow_id: last.flow_id }) } : {}) };
     },
 
-    async getFlow({ params }: Ctx) {
+    async getFlow({ params, principal }: Ctx) {
       const f = await flowOrThrow(params.namespace, params.flowId);
-      return { ...summary(f), definition: f.definition, source: f.source_yaml };
+      const view = summary(f);
+      // Editors see the key and URL of each webhook trigger (see webhook-keys.ts).
+      const triggers = roleAtLeast(principal!.role, 'editor')
+        ? await triggersWithWebhookKeys({ pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now }, f.namespace, f.flow_id, view.triggers)
+        : view.triggers;
+      return { ...view, triggers, definition: f.definition, source: f.source_yaml };
     },
 
     async updateFlow(ctx: Ctx) {

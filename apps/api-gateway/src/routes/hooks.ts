@@ -1,0 +1,106 @@
+// Webhook triggers: POST /hooks/{key} starts the flow of the trigger the key
+// belongs to, and editors rotate keys. The key is checked before a byte of the
+// body is read (unknown: 404; flow disabled: 409 `flow_disabled`). The body,
+// at most SVC_MAX_BODY_BYTES, is parsed as JSON when the Content-Type says
+// JSON and kept as text otherwise; with the request headers (names lower
+// case, Authorization, Proxy-Authorization and Cookie left out) it is what the
+// trigger's `inputs` templates read as `trigger.body` and `trigger.headers`,
+// and it is kept in the execution's trigger_payload.
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Operation } from '@svc/api-spec';
+import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
+import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { conflict, createRawBodyReader, isJsonContentType, notFound, parseJsonBody, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { recordAudit } from '@svc/identity';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { findWebhookKey, rotateWebhookKey, type WebhookKeyDeps, type WebhookTarget } from './webhook-keys.js';
+
+export interface HookRouteDeps extends WebhookKeyDeps {
+  engine: StartDeps;
+  /** `SVC_MAX_BODY_BYTES`: the largest webhook body (413 `body_too_large` beyond). */
+  maxBodyBytes: number;
+  log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
+}
+
+/** Headers a webhook sender may use for credentials of its own: never kept nor shown to templates. */
+const DROPPED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/** The request headers as templates read them: lower-case names, repeated values joined. */
+export function webhookHeaders(req: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    const n = name.toLowerCase();
+    if (DROPPED_HEADERS.has(n) || value === undefined) continue;
+    out[n] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/**
+ * The catalog declares the hook body as JSON; the handler reads any content
+ * type itself (text is kept as text), so the mount must not refuse other types
+ * with 415. Applied to the operations given to mountOperations.
+ */
+export function withRawWebhookBody(ops: readonly Operation[]): Operation[] {
+  return ops.map((op) => (op.operationId === 'webhookStart' ? { ...op, request: { ...op.request, bodyContentType: '*/*' } } : op));
+}
+
+/** The `verifyWebhookKey` of mountOperations: resolves the key in the path to its trigger. */
+export function webhookKeyVerifier(pool: pg.Pool): (req: Request) => Promise<WebhookTarget> {
+  return async (req) => {
+    const key = String(req.params.key ?? '');
+    const target = key ? await findWebhookKey(pool, key) : undefined;
+    if (!target) throw notFound('unknown webhook key');
+    if (!target.enabled) throw conflict('flow_disabled', `flow ${target.namespace}/${target.flow_id} is disabled`);
+    return target;
+  };
+}
+
+export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
+  const readRaw = createRawBodyReader({ limit: deps.maxBodyBytes });
+  return {
+    async webhookStart({ req, res, principal }: HandlerContext<WebhookTarget>) {
+      const target = principal!;
+      const raw = await readRaw(req, res);
+      const body = raw === undefined ? null : isJsonContentType(req.headers['content-type']) ? parseJsonBody(raw) : raw.toString('utf8');
+      const headers = webhookHeaders(req);
+      let inputs: Record<string, string>;
+      try {
+        inputs = renderTemplateMap(target.definition.inputs ?? {}, { trigger: { body, headers }, flow: { id: target.flow_id, namespace: target.namespace } }).values;
+      } catch (err) {
+        // The request did not carry what the trigger's input templates read.
+        if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
+        throw err;
+      }
+      let created;
+      try {
+        created = await triggerFlow(deps.pool, deps.engine, {
+          namespace: target.namespace,
+          flowId: target.flow_id,
+          inputs,
+          triggerType: 'webhook',
+          triggerId: target.trigger_id,
+          triggerPayload: { body, headers },
+          createdBy: 'webhook',
+        });
+      } catch (err) {
+        if (err instanceof FlowDisabledError) throw conflict('flow_disabled', err.message);
+        if (err instanceof FlowNotFoundError) throw notFound(err.message);
+        if (err instanceof InputsInvalidError) throw validationFailed(err.problems);
+        throw err;
+      }
+      if (created.followUps.length) await runFollowUps(deps.pool, deps.engine, created.followUps).catch((err) => deps.log.warn('follow-up failed', { err }));
+      const state = (await deps.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [created.id])).rows[0]?.state ?? 'QUEUED';
+      return reply(201, { execution_id: created.id, id: created.id, state });
+    },
+
+    async rotateWebhookKey(ctx: HandlerContext<AuthPrincipal>) {
+      const { namespace, flowId, triggerId } = ctx.params as { namespace: string; flowId: string; triggerId: string };
+      const out = await rotateWebhookKey(deps, namespace, flowId, triggerId);
+      await recordAudit(deps.pool, { action: 'flow.webhook_key.rotate', ...auditContext(ctx), targetType: 'flow', targetId: `${namespace}/${flowId}`, details: { trigger_id: triggerId }, at: deps.now() });
+      return out;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// runFile (decisions.md, "Flows and namespaces"): a namespace file run as an
+// execution with flow_id null and trigger_type `file`. The execution carries
+// a one-task definition synthesized here, `{id: run-file, tasks: [{id: run,
+// type: script, file, args, env}]}` (the runtime follows the extension, as for
+// script tasks), pinned to the namespace's current snapshot. Arguments and
+// environment values are the caller's literal text: any `{{` in them is
+// escaped, so they are never read as templates (no secret() through runFile).
+import type { Db } from '@svc/db';
+import { createExecution, loadExecutions, runFollowUps, type StartDeps } from '@svc/engine';
+import type { FlowDefinition } from '@svc/flow-schema';
+import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { normalizePath } from '@svc/namespaces';
+import type { AuthPrincipal } from '../identity/principal.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export interface RunFileDeps {
+  db: Db;
+  engine: StartDeps;
+  log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
+}
+
+/** A template whose rendering is exactly `text` (`{{` written as `{{ '{{' }}`). */
+export const literalTemplate = (text: string): string => text.replaceAll('{{', "{{ '{{' }}");
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  return {
+    async runFile({ params, body, principal }: Ctx) {
+      const b = body as { path: string; args?: string[]; env?: Record<string, string> };
+      const problems: ErrorDetail[] = [];
+      const p = normalizePath(b.path);
+      if (!p.ok) problems.push({ field: 'path', message: p.message });
+      for (const k of Object.keys(b.env ?? {})) if (!ENV_NAME.test(k)) problems.push({ field: `env.${k}`, message: 'must be a variable name: a letter or _, then letters, digits or _' });
+      if (problems.length || !p.ok) throw validationFailed(problems);
+      const ns = (
+        await db.pool.query<{ head_version: number; snapshot_id: string | null }>(
+          `SELECT n.head_version, v.snapshot_id FROM namespaces n LEFT JOIN namespace_versions v ON v.id = n.head_version_id WHERE n.name = $1`,
+          [params.namespace],
+        )
+      ).rows[0];
+      if (!ns) throw notFound(`no namespace ${params.namespace}`, 'namespace_not_found');
+      const file = ns.snapshot_id
+        ? (await db.pool.query(`SELECT 1 FROM snapshot_files WHERE snapshot_id = $1 AND path = $2`, [ns.snapshot_id, p.path])).rowCount
+        : 0;
+      if (!file) throw notFound(`no file ${p.path} in namespace ${params.namespace}`, 'file_not_found');
+      const task = {
+        id: 'run',
+        type: 'script' as const,
+        file: p.path,
+        ...(b.args?.length ? { args: b.args.map(literalTemplate) } : {}),
+        ...(b.env && Object.keys(b.env).length ? { env: Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, literalTemplate(v)])) } : {}),
+      };
+      const definition: FlowDefinition = { id: 'run-file', tasks: [task] };
+      const created = await createExecution(db.pool, deps.engine, {
+        namespace: params.namespace,
+        flowId: null,
+        flowRevisionId: null,
+        definition,
+        snapshotId: ns.snapshot_id!,
+        snapshotVersion: ns.head_version,
+        inputs: {},
+        labels: {},
+        triggerType: 'file',
+        triggerPayload: { path: p.path, args: b.args ?? [], env: b.env ?? {} },
+        createdBy: principal!.email,
+      });
+      if (created.followUps.length) await runFollowUps(db.pool, deps.engine, created.followUps).catch((err) => deps.log.warn('follow-up failed', { err }));
+      const [execution] = await loadExecutions(db.pool, [created.id]);
+      return reply(201, execution);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// Objects without a row: the store is listed by prefix, objects older than the
+// grace period are looked up in pages, and those no row refers to are deleted.
+//
+// | Prefix                     | Kept while                                          |
+// |----------------------------|-----------------------------------------------------|
+// | files/<2 hex>/<sha256>     | a file_objects row has the hash                     |
+// | bundles/<snapshot>.tar.gz  | the snapshot's row has this bundle_key              |
+// | artifacts/<ex>/<tr>/<name> | an artifacts row has this object_key (so: its       |
+// |                            | execution row exists)                               |
+// | logs/…                     | a log_archives row has this object_key              |
+// | health/…                   | never: readiness probes delete their own objects    |
+//
+// Keys under other prefixes are not the service's and are left alone.
+import type { ObjectInfo } from '@svc/storage';
+import { deleteIfStillOld, type CleanupRun } from './cleanup-context.js';
+import { deleteOrphanFiles, fileHashOf } from './file-sweep.js';
+import { existingFileHashes } from './sql/file-objects.js';
+import { existingArtifactKeys, existingLogArchiveKeys } from './sql/object-rows.js';
+import { bundleKeysOf } from './sql/snapshots.js';
+
+export const SWEPT_PREFIXES = ['files/', 'bundles/', 'artifacts/', 'logs/', 'health/'] as const;
+type SweptPrefix = (typeof SWEPT_PREFIXES)[number];
+
+/** Objects looked up per page. */
+const PAGE = 1000;
+
+export async function sweepObjectsWithoutRows(run: CleanupRun): Promise<void> {
+  for (const prefix of SWEPT_PREFIXES) {
+    if (!run.go()) return;
+    let page: ObjectInfo[] = [];
+    for await (const o of run.storage.list(prefix)) {
+      if (!run.go()) return;
+      if (o.lastModified.getTime() >= run.graceCutoff.getTime()) {
+        run.tally.kept.young_objects += 1;
+        continue;
+      }
+      page.push(o);
+      if (page.length >= PAGE) {
+        await sweepPage(run, prefix, page);
+        page = [];
+      }
+    }
+    if (page.length && run.go()) await sweepPage(run, prefix, page);
+  }
+}
+
+async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[]): Promise<void> {
+  const pool = run.db.pool;
+  switch (prefix) {
+    case 'files/': {
+      // A key that is no content address cannot have a row.
+      const malformed = page.filter((o) => fileHashOf(o.key) === null);
+      for (const o of malformed) await deleteIfStillOld(run, o.key);
+      const addressed = page.filter((o) => fileHashOf(o.key) !== null);
+      const rows = await existingFileHashes(pool, addressed.map((o) => fileHashOf(o.key)!));
+      await deleteOrphanFiles(run, addressed.filter((o) => !rows.has(fileHashOf(o.key)!)));
+      return;
+    }
+    case 'bundles/': {
+      const idOf = (key: string) => /^bundles\/([^/]+)\.tar\.gz$/.exec(key)?.[1];
+      const ids = page.map((o) => idOf(o.key)).filter((id): id is string => id !== undefined);
+      const keys = await bundleKeysOf(pool, ids);
+      for (const o of page) {
+        const id = idOf(o.key);
+        if (id !== undefined && keys.get(id) === o.key) continue;
+        await deleteIfStillOld(run, o.key);
+      }
+      return;
+    }
+    case 'artifacts/': {
+      const refOf = (key: string) => {
+        const parts = key.split('/');
+        return parts.length >= 4 ? { taskRunId: parts[2]!, name: parts.slice(3).join('/') } : undefined;
+      };
+      const refs = page.map((o) => refOf(o.key)).filter((r): r is { taskRunId: string; name: string } => r !== undefined);
+      const rows = await existingArtifactKeys(pool, refs);
+      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
+      return;
+    }
+    case 'logs/': {
+      const rows = await existingLogArchiveKeys(pool, page.map((o) => o.key));
+      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
+      return;
+    }
+    case 'health/':
+      for (const o of page) await deleteIfStillOld(run, o.key);
+      return;
+    default:
+      assertNever(prefix);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected prefix ${String(x)}`);
+}

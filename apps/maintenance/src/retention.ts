@@ -1,0 +1,125 @@
+// Retention (spec, Limits): what the lease holder deletes every hour.
+//
+// | Data                                                        | Kept                        |
+// |-------------------------------------------------------------|-----------------------------|
+// | Ended executions, task runs, logs, metrics, artifacts, AI   | SVC_RETENTION_DAYS after end|
+// | Audit events                                                | 365 days                    |
+// | Instance rows without heartbeat                             | 24 hours                    |
+// | Login attempts                                              | 24 hours                    |
+// | Expired sessions                                            | until the next run          |
+// | Git sync runs                                               | never deleted               |
+//
+// Every statement deletes at most `batchSize` rows and the loops re-check the
+// lease between statements, so a run never holds locks for long on the tables
+// users write, and a holder that lost its lease stops at the next batch.
+import type { Db } from '@svc/db';
+import type { Logger } from '@svc/logging';
+import type { ObjectStore } from '@svc/storage';
+import { objectKind, type MaintenanceMetrics } from './metrics.js';
+import {
+  deleteAuditEventsBefore,
+  deleteExecutionRows,
+  deleteExecutions,
+  deleteExpiredSessions,
+  deleteLoginAttemptsBefore,
+  deleteSilentInstances,
+  EXECUTION_CHILD_TABLES,
+  objectKeysOfExecutions,
+  selectExpiredExecutions,
+} from './sql/retention.js';
+
+const DAY_MS = 86_400_000;
+/** Audit events are kept 365 days (spec). */
+export const AUDIT_RETENTION_MS = 365 * DAY_MS;
+/** Instance rows go 24 hours after their last heartbeat (spec). */
+export const INSTANCE_RETENTION_MS = DAY_MS;
+/** Login attempts are kept 24 hours (spec); the rate limit looks back 15 minutes. */
+export const LOGIN_ATTEMPT_RETENTION_MS = DAY_MS;
+/** Rows per DELETE statement. */
+export const DEFAULT_BATCH_SIZE = 500;
+/** Executions handled per round (their rows then go in batches of `batchSize`). */
+export const DEFAULT_EXECUTION_BATCH = 100;
+
+export interface RetentionDeps {
+  db: Db;
+  storage: ObjectStore;
+  log: Logger;
+  metrics?: MaintenanceMetrics;
+  /** `SVC_RETENTION_DAYS`. */
+  retentionDays: number;
+  /** Rows per DELETE statement. Default {@link DEFAULT_BATCH_SIZE}. */
+  batchSize?: number;
+  /** Executions per round. Default {@link DEFAULT_EXECUTION_BATCH}. */
+  executionBatch?: number;
+  /** Checked between statements: false stops the run (the lease was lost). Default: always true. */
+  shouldContinue?: () => boolean;
+}
+
+export interface RetentionResult {
+  executions: number;
+  /** Rows deleted per table, the execution rows' children included. */
+  rows: Record<string, number>;
+  objects: number;
+  objectBytes: number;
+  /** False when the run stopped early because the lease was lost. */
+  complete: boolean;
+}
+
+export async function runRetention(deps: RetentionDeps, now: Date): Promise<RetentionResult> {
+  const batch = deps.batchSize ?? DEFAULT_BATCH_SIZE;
+  const go = deps.shouldContinue ?? (() => true);
+  const pool = deps.db.pool;
+  const result: RetentionResult = { executions: 0, rows: {}, objects: 0, objectBytes: 0, complete: true };
+  const count = (table: string, n: number) => {
+    if (!n) return;
+    result.rows[table] = (result.rows[table] ?? 0) + n;
+    deps.metrics?.rowsDeleted.inc({ table }, n);
+  };
+  /** Runs `step` until it deletes fewer than a full batch; false when the lease was lost meanwhile. */
+  const drain = async (table: string, step: () => Promise<number>): Promise<boolean> => {
+    for (;;) {
+      if (!go()) return false;
+      const n = await step();
+      count(table, n);
+      if (n < batch) return true;
+    }
+  };
+
+  const executionCutoff = new Date(now.getTime() - deps.retentionDays * DAY_MS);
+  executions: for (;;) {
+    if (!go()) break;
+    const ids = await selectExpiredExecutions(pool, executionCutoff, deps.executionBatch ?? DEFAULT_EXECUTION_BATCH);
+    if (!ids.length) break;
+    // Keys are read before their rows go; the objects go after the executions,
+    // so a crash in between leaves objects without a row, which the storage
+    // cleanup removes, and never a row without its object.
+    const keys = await objectKeysOfExecutions(pool, ids);
+    for (const child of EXECUTION_CHILD_TABLES) {
+      if (!(await drain(child.table, () => deleteExecutionRows(pool, child, ids, batch)))) break executions;
+    }
+    const deleted = new Set(await deleteExecutions(pool, ids, executionCutoff));
+    count('executions', deleted.size);
+    // Nothing deleted means nothing will change on the next round either.
+    if (!deleted.size) break;
+    result.executions += deleted.size;
+    for (const k of keys) {
+      if (!deleted.has(k.executionId)) continue;
+      await deps.storage.delete(k.key);
+      result.objects += 1;
+      result.objectBytes += k.size;
+      deps.metrics?.objectsDeleted.inc({ kind: objectKind(k.key) });
+      deps.metrics?.bytesDeleted.inc({ kind: objectKind(k.key) }, k.size);
+    }
+    if (ids.length < (deps.executionBatch ?? DEFAULT_EXECUTION_BATCH)) break;
+  }
+
+  const simple: [string, () => Promise<number>][] = [
+    ['audit_events', () => deleteAuditEventsBefore(pool, new Date(now.getTime() - AUDIT_RETENTION_MS), batch)],
+    ['instances', () => deleteSilentInstances(pool, new Date(now.getTime() - INSTANCE_RETENTION_MS), batch)],
+    ['login_attempts', () => deleteLoginAttemptsBefore(pool, new Date(now.getTime() - LOGIN_ATTEMPT_RETENTION_MS), batch)],
+    ['sessions', () => deleteExpiredSessions(pool, now, batch)],
+  ];
+  for (const [table, step] of simple) if (!(await drain(table, step))) break;
+  result.complete = go();
+  return result;
+}

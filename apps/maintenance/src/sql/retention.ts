@@ -1,0 +1,85 @@
+// Retention statements (spec, Limits: retention and cleanup). Every statement
+// deletes a bounded number of rows, so no single statement holds locks for
+// long on tables that users and runners write; callers loop.
+import type { Queryable } from '@svc/db';
+
+/** Execution states after which an execution never changes again. */
+export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+
+/**
+ * Tables holding rows of an execution, emptied child-first in bounded batches
+ * before the execution row is deleted (whose ON DELETE CASCADE is then only a
+ * backstop for rows written meanwhile). `log_lines` has no foreign key.
+ */
+export const EXECUTION_CHILD_TABLES = [
+  { table: 'log_lines', column: 'execution_id' },
+  { table: 'task_metrics', column: 'execution_id' },
+  { table: 'execution_history', column: 'execution_id' },
+  { table: 'ai_insights', column: 'execution_id' },
+  { table: 'artifacts', column: 'execution_id' },
+  { table: 'log_archives', column: 'execution_id' },
+  { table: 'flow_trigger_firings', column: 'upstream_execution_id' },
+  { table: 'task_runs', column: 'execution_id' },
+] as const;
+
+export type ExecutionChildTable = (typeof EXECUTION_CHILD_TABLES)[number];
+
+/** Ended executions whose end is before `cutoff`, oldest end first. */
+export async function selectExpiredExecutions(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
+  const r = await db.query<{ id: string }>(
+    `SELECT id FROM executions WHERE ended_at < $1 AND state = ANY($2) ORDER BY ended_at LIMIT $3`,
+    [cutoff, EXECUTION_END_STATES, limit],
+  );
+  return r.rows.map((x) => x.id);
+}
+
+/** Object store keys the rows of these executions point at (artifacts, archived logs). */
+export async function objectKeysOfExecutions(db: Queryable, executionIds: string[]): Promise<{ executionId: string; key: string; size: number }[]> {
+  const r = await db.query<{ execution_id: string; object_key: string; size: string }>(
+    `SELECT execution_id, object_key, size FROM artifacts WHERE execution_id = ANY($1)
+     UNION ALL
+     SELECT execution_id, object_key, size FROM log_archives WHERE execution_id = ANY($1)`,
+    [executionIds],
+  );
+  return r.rows.map((x) => ({ executionId: x.execution_id, key: x.object_key, size: Number(x.size) }));
+}
+
+/** Deletes at most `limit` rows of `child` that belong to these executions. */
+export async function deleteExecutionRows(db: Queryable, child: ExecutionChildTable, executionIds: string[], limit: number): Promise<number> {
+  // Table and column come from the constant list above, never from input.
+  const r = await db.query(
+    `DELETE FROM ${child.table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${child.table} WHERE ${child.column} = ANY($1) LIMIT $2))`,
+    [executionIds, limit],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Deletes these executions when they still ended before `cutoff`; returns the ids deleted. */
+export async function deleteExecutions(db: Queryable, executionIds: string[], cutoff: Date): Promise<string[]> {
+  const r = await db.query<{ id: string }>(`DELETE FROM executions WHERE id = ANY($1) AND ended_at < $2 RETURNING id`, [executionIds, cutoff]);
+  return r.rows.map((x) => x.id);
+}
+
+/** Audit events older than `cutoff` (at most `limit`). */
+export async function deleteAuditEventsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $1 ORDER BY at LIMIT $2)`, [cutoff, limit]);
+  return r.rowCount ?? 0;
+}
+
+/** Instance rows whose last heartbeat is older than `cutoff` (at most `limit`). */
+export async function deleteSilentInstances(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM instances WHERE id IN (SELECT id FROM instances WHERE last_heartbeat_at < $1 LIMIT $2)`, [cutoff, limit]);
+  return r.rowCount ?? 0;
+}
+
+/** Login attempts older than `cutoff` (at most `limit`). */
+export async function deleteLoginAttemptsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM login_attempts WHERE id IN (SELECT id FROM login_attempts WHERE at < $1 ORDER BY at LIMIT $2)`, [cutoff, limit]);
+  return r.rowCount ?? 0;
+}
+
+/** Sessions that expired before `now` (at most `limit`). */
+export async function deleteExpiredSessions(db: Queryable, now: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)`, [now, limit]);
+  return r.rowCount ?? 0;
+}

@@ -1,0 +1,275 @@
+// The scheduler: schedule triggers fire on their cron, exactly once across
+// any number of scheduler instances, and flow triggers lost to a crash are
+// fired late rather than never. The loop has three kinds of work:
+//   - sync (at start, then every `syncMs`): the `schedules` table follows the
+//     `schedule` triggers of enabled flows (new rows get the first fire time
+//     after now, a changed cron, zone or catch_up is recomputed, rows of gone
+//     triggers and of disabled or deleted flows are deleted), and keys of
+//     webhook triggers that no longer exist are deleted. Polling, not NOTIFY:
+//     one indexed anti-join every two seconds costs less than a listener.
+//   - tick (every `tickMs`): due schedules are claimed with SKIP LOCKED; for
+//     each, `decideFire` picks the fire time per `catch_up`, a
+//     `schedule_fires` row (unique per trigger and fire time) and the
+//     execution are written in the claiming transaction, and next_fire_at is
+//     advanced. The row lock and the unique marker together make a fire time
+//     happen once however many instances tick.
+//   - sweep (every `sweepMs`): `sweepFlowTriggers` fires flow triggers of
+//     executions that ended in the last 10 minutes and have no firing row
+//     (the engine fires them as a follow-up; this is the backstop).
+// Every step takes `now` as an argument, so tests drive downtime and DST
+// days without sleeping.
+import type pg from 'pg';
+import {
+  FlowDisabledError,
+  FlowNotFoundError,
+  InputsInvalidError,
+  inTx,
+  runFollowUps,
+  sweepFlowTriggers,
+  triggerFlowWith,
+  type FollowUp,
+  type StartDeps,
+} from '@svc/engine';
+import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
+import { FireTimesCache } from './fire-times.js';
+import { advanceSchedule, claimDueSchedules, insertScheduleFire, setFireExecution, type DueSchedule } from './sql/fire.js';
+import { deleteInactiveSchedules, deleteOrphanWebhookKeys, selectChangedSchedules, upsertSchedules, type ScheduleSpec } from './sql/sync.js';
+
+export interface SchedulerLog {
+  info(message: string, meta?: Record<string, unknown>): unknown;
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+}
+
+export interface SchedulerDeps {
+  pool: pg.Pool;
+  log: SchedulerLog;
+  /** Creates executions (its `config.now` stamps them). */
+  engine: StartDeps;
+  /** The loop's clock. Default: the system clock. */
+  now?: () => Date;
+  /** Milliseconds between ticks. Default 1000. */
+  tickMs?: number;
+  /** Milliseconds between syncs. Default 2000. */
+  syncMs?: number;
+  /** Milliseconds between flow-trigger sweeps. Default 5000. */
+  sweepMs?: number;
+  /** How far back the sweep looks for ended executions, in ms. Default 10 minutes. */
+  sweepLookbackMs?: number;
+  /** Due schedules claimed per transaction. Default 100. */
+  batchSize?: number;
+  /** Lateness still on time under `catch_up: none`, in ms. Default 60 000. */
+  onTimeMs?: number;
+}
+
+export interface SyncResult {
+  /** Schedule rows written (new, or recomputed after a change). */
+  upserted: number;
+  /** Schedule rows deleted (trigger gone, flow disabled or deleted). */
+  deleted: number;
+  /** Webhook keys deleted with their trigger. */
+  webhookKeysDeleted: number;
+}
+
+export interface FireResult {
+  namespace: string;
+  flowId: string;
+  triggerId: string;
+  /** The fire time fired, or null when `catch_up: none` dropped a late one. */
+  fireTime: Date | null;
+  executionId: string | null;
+  /** Why no execution: dropped (catch_up none), already_fired, flow_disabled, flow_not_found, inputs_invalid, template_error. */
+  skipped?: string;
+  next: Date;
+}
+
+export interface TickResult {
+  fired: FireResult[];
+  /** Schedules whose firing failed and were left due (retried next tick). */
+  failed: number;
+}
+
+/** Tick, sync and sweep of one scheduler instance; see the file header. */
+export class Scheduler {
+  private readonly times = new FireTimesCache();
+  /** Schedules whose cron or zone was refused, warned once per spec. */
+  private readonly refused = new Set<string>();
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  private get batchSize(): number {
+    return this.deps.batchSize ?? 100;
+  }
+
+  /** Brings `schedules` in step with the schedule triggers of enabled flows. */
+  async sync(now: Date): Promise<SyncResult> {
+    const { pool } = this.deps;
+    const changed = await selectChangedSchedules(pool);
+    let upserted = 0;
+    // Chunks, so a first sync of many schedules leaves the event loop breathing.
+    for (let i = 0; i < changed.length; i += 500) {
+      const chunk = changed.slice(i, i + 500).map((s) => ({ ...s, next_fire_at: this.firstAfter(s, now) }));
+      upserted += await upsertSchedules(pool, chunk, now);
+      if (i + 500 < changed.length) await new Promise((r) => setImmediate(r));
+    }
+    const deleted = await deleteInactiveSchedules(pool);
+    const webhookKeysDeleted = await deleteOrphanWebhookKeys(pool);
+    if (upserted || deleted.length) this.deps.log.info('schedules synced', { upserted, deleted: deleted.length });
+    return { upserted, deleted: deleted.length, webhookKeysDeleted };
+  }
+
+  private firstAfter(s: ScheduleSpec, now: Date): Date | null {
+    try {
+      return this.times.get(s.cron, s.timezone).next(now);
+    } catch (err) {
+      // The flow validator refuses these; a row with no next fire time never fires.
+      const key = `${s.namespace}/${s.flow_id}/${s.trigger_id}\u0000${s.cron}\u0000${s.timezone}`;
+      if (!this.refused.has(key)) {
+        this.refused.add(key);
+        this.deps.log.warn('schedule not usable', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, cron: s.cron, timezone: s.timezone, err });
+      }
+      return null;
+    }
+  }
+
+  /** Fires every schedule due at `now` (in batches until none is left). */
+  async tick(now: Date): Promise<TickResult> {
+    const fired: FireResult[] = [];
+    let failed = 0;
+    for (;;) {
+      const followUps: FollowUp[] = [];
+      let claimed = 0;
+      let batchFailed = 0;
+      await inTx(this.deps.pool, async (c) => {
+        const due = await claimDueSchedules(c, now, this.batchSize);
+        claimed = due.length;
+        for (const s of due) {
+          // A savepoint per schedule: one that fails stays due and the others still fire.
+          await c.query('SAVEPOINT fire');
+          try {
+            const r = await this.fireOne(c, s, now);
+            fired.push(r.result);
+            followUps.push(...r.followUps);
+            await c.query('RELEASE SAVEPOINT fire');
+          } catch (err) {
+            await c.query('ROLLBACK TO SAVEPOINT fire');
+            batchFailed++;
+            this.deps.log.warn('schedule fire failed', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, err });
+          }
+        }
+      });
+      failed += batchFailed;
+      // After the commit: the executions exist whatever happens here (the engine's sweeps repair a lost follow-up).
+      if (followUps.length) await runFollowUps(this.deps.pool, this.deps.engine, followUps).catch((err) => this.deps.log.warn('follow-up failed', { err }));
+      // A full batch may leave more due rows; a failing one would be claimed again at once, so stop.
+      if (claimed < this.batchSize || batchFailed) break;
+    }
+    for (const f of fired) {
+      if (f.executionId || f.skipped) this.deps.log.info('schedule fired', { namespace: f.namespace, flow_id: f.flowId, trigger_id: f.triggerId, fire_time: f.fireTime?.toISOString() ?? null, execution_id: f.executionId, skipped: f.skipped });
+    }
+    return { fired, failed };
+  }
+
+  private async fireOne(c: pg.PoolClient, s: DueSchedule, now: Date): Promise<{ result: FireResult; followUps: FollowUp[] }> {
+    const times = this.times.get(s.cron, s.timezone);
+    const d = decideFire(times, s.next_fire_at, now, s.catch_up as CatchUp, this.deps.onTimeMs ?? ON_TIME_MS);
+    const result: FireResult = { namespace: s.namespace, flowId: s.flow_id, triggerId: s.trigger_id, fireTime: d.fireTime, executionId: null, next: d.next };
+    let followUps: FollowUp[] = [];
+    if (!d.fireTime) {
+      result.skipped = 'dropped';
+    } else if (!(await insertScheduleFire(c, s, d.fireTime, now))) {
+      result.skipped = 'already_fired';
+    } else {
+      const payload = { fire_time: d.fireTime.toISOString(), schedule: s.trigger_id, cron: s.cron, timezone: s.timezone };
+      try {
+        const inputs = renderTemplateMap(s.definition.inputs ?? {}, { flow: { id: s.flow_id, namespace: s.namespace } }).values;
+        const created = await triggerFlowWith(c, this.deps.engine, {
+          namespace: s.namespace,
+          flowId: s.flow_id,
+          inputs,
+          triggerType: 'schedule',
+          triggerId: s.trigger_id,
+          triggerPayload: payload,
+          createdBy: 'schedule',
+        });
+        await setFireExecution(c, s, d.fireTime, created.id);
+        result.executionId = created.id;
+        followUps = created.followUps;
+      } catch (err) {
+        // The fire time is spent either way (its row stays, with no execution).
+        const reason = skipReason(err);
+        if (!reason) throw err;
+        result.skipped = reason;
+        this.deps.log.warn('schedule fired no execution', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, reason, err });
+      }
+    }
+    await advanceSchedule(c, s, d.next, d.fireTime, now);
+    return { result, followUps };
+  }
+
+  /** Fires flow triggers that ended executions missed (see sweepFlowTriggers). */
+  async sweep(now: Date): Promise<number> {
+    const fired = await sweepFlowTriggers(this.deps.pool, this.deps.engine, new Date(now.getTime() - (this.deps.sweepLookbackMs ?? 600_000)));
+    if (fired.length) this.deps.log.info('flow triggers swept', { fired: fired.length });
+    return fired.length;
+  }
+
+  /** Runs sync, tick and sweep on their intervals until stopped. Errors are logged and the loop goes on. */
+  start(): { stop(): Promise<void> } {
+    const now = this.deps.now ?? (() => new Date());
+    const tickMs = this.deps.tickMs ?? 1000;
+    const syncMs = this.deps.syncMs ?? 2000;
+    const sweepMs = this.deps.sweepMs ?? 5000;
+    let stopped = false;
+    let wake: () => void = () => undefined;
+    const guard = async (what: string, fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (err) {
+        this.deps.log.warn(`scheduler ${what} failed`, { err });
+      }
+    };
+    const loop = async () => {
+      // Intervals run on the monotonic clock; `now()` only decides what is due (tests move it).
+      let nextSync = 0;
+      let nextSweep = 0;
+      while (!stopped) {
+        const t = now();
+        if (performance.now() >= nextSync) {
+          nextSync = performance.now() + syncMs;
+          await guard('sync', () => this.sync(t));
+        }
+        if (stopped) break;
+        await guard('tick', () => this.tick(t));
+        if (performance.now() >= nextSweep && !stopped) {
+          nextSweep = performance.now() + sweepMs;
+          await guard('sweep', () => this.sweep(t));
+        }
+        if (stopped) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, tickMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    };
+    const done = loop();
+    return {
+      async stop() {
+        stopped = true;
+        wake();
+        await done;
+      },
+    };
+  }
+}
+
+function skipReason(err: unknown): string | undefined {
+  if (err instanceof FlowDisabledError) return 'flow_disabled';
+  if (err instanceof FlowNotFoundError) return 'flow_not_found';
+  if (err instanceof InputsInvalidError) return 'inputs_invalid';
+  if (err instanceof TemplateError) return 'template_error';
+  return undefined;
+}

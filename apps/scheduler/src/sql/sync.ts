@@ -1,0 +1,82 @@
+// Statements of the schedule sync: the `schedules` table follows the
+// `schedule` triggers of enabled, non-deleted flows (`flow_triggers` holds
+// one row per trigger of each flow's current revision). Only rows whose
+// trigger is new or whose cron, time zone or catch_up changed are read back,
+// so a sync with nothing to do is one indexed anti-join.
+import type { Queryable } from '@svc/db';
+
+const TZ = `COALESCE(ft.definition->>'timezone', 'UTC')`;
+const CATCH_UP = `COALESCE(ft.definition->>'catch_up', 'last')`;
+/** Triggers that should have a schedule row: schedule type, flow enabled and not deleted. */
+const ACTIVE = `flow_triggers ft JOIN flows f ON f.namespace = ft.namespace AND f.flow_id = ft.flow_id AND f.enabled AND f.deleted_at IS NULL`;
+
+export interface ScheduleSpec {
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  cron: string;
+  timezone: string;
+  catch_up: string;
+}
+
+/** Schedule triggers with no row yet, or whose row has another cron, time zone or catch_up. */
+export async function selectChangedSchedules(q: Queryable): Promise<ScheduleSpec[]> {
+  const r = await q.query<ScheduleSpec>(
+    `SELECT ft.namespace, ft.flow_id, ft.trigger_id, ft.definition->>'cron' AS cron, ${TZ} AS timezone, ${CATCH_UP} AS catch_up
+     FROM ${ACTIVE}
+     LEFT JOIN schedules s ON s.namespace = ft.namespace AND s.flow_id = ft.flow_id AND s.trigger_id = ft.trigger_id
+     WHERE ft.type = 'schedule'
+       AND (s.namespace IS NULL OR s.cron <> ft.definition->>'cron' OR s.timezone <> ${TZ} OR s.catch_up <> ${CATCH_UP})`,
+  );
+  return r.rows;
+}
+
+/**
+ * Writes schedule rows with their next fire time. A row another scheduler
+ * already brought up to date (same cron, zone and catch_up) is left alone, so
+ * two instances syncing at once never move a next fire time twice.
+ */
+export async function upsertSchedules(q: Queryable, rows: (ScheduleSpec & { next_fire_at: Date | null })[], now: Date): Promise<number> {
+  if (!rows.length) return 0;
+  const r = await q.query(
+    `INSERT INTO schedules (namespace, flow_id, trigger_id, cron, timezone, catch_up, next_fire_at, created_at, updated_at)
+     SELECT u.*, $8::timestamptz, $8::timestamptz
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) AS u
+     ON CONFLICT (namespace, flow_id, trigger_id) DO UPDATE
+       SET cron = EXCLUDED.cron, timezone = EXCLUDED.timezone, catch_up = EXCLUDED.catch_up,
+           next_fire_at = EXCLUDED.next_fire_at, updated_at = EXCLUDED.updated_at
+       WHERE (schedules.cron, schedules.timezone, schedules.catch_up) IS DISTINCT FROM (EXCLUDED.cron, EXCLUDED.timezone, EXCLUDED.catch_up)`,
+    [
+      rows.map((x) => x.namespace),
+      rows.map((x) => x.flow_id),
+      rows.map((x) => x.trigger_id),
+      rows.map((x) => x.cron),
+      rows.map((x) => x.timezone),
+      rows.map((x) => x.catch_up),
+      rows.map((x) => x.next_fire_at),
+      now,
+    ],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Deletes schedule rows whose trigger is gone, whose flow was deleted or is disabled. */
+export async function deleteInactiveSchedules(q: Queryable): Promise<{ namespace: string; flow_id: string; trigger_id: string }[]> {
+  const r = await q.query<{ namespace: string; flow_id: string; trigger_id: string }>(
+    `DELETE FROM schedules s
+     WHERE NOT EXISTS (SELECT 1 FROM ${ACTIVE}
+                       WHERE ft.namespace = s.namespace AND ft.flow_id = s.flow_id AND ft.trigger_id = s.trigger_id AND ft.type = 'schedule')
+     RETURNING s.namespace, s.flow_id, s.trigger_id`,
+  );
+  return r.rows;
+}
+
+/** Deletes the keys of webhook triggers that no longer exist (a trigger added again later gets a new key). */
+export async function deleteOrphanWebhookKeys(q: Queryable): Promise<number> {
+  const r = await q.query(
+    `DELETE FROM webhook_keys w
+     WHERE NOT EXISTS (SELECT 1 FROM flow_triggers ft
+                       WHERE ft.namespace = w.namespace AND ft.flow_id = w.flow_id AND ft.trigger_id = w.trigger_id AND ft.type = 'webhook')`,
+  );
+  return r.rowCount ?? 0;
+}

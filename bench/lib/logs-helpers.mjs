@@ -1,0 +1,90 @@
+// Pieces of bench/logs.bench.mjs: task runs claimed by the benchmark itself
+// (it plays the runners), runnerPostLogs over keep-alive HTTP, and a small
+// SSE reader that stamps each event's arrival.
+import http from 'node:http';
+import path from 'node:path';
+import { root } from './svc-deployment.mjs';
+
+const engine = await import(path.join(root, 'packages/engine/dist/index.js'));
+
+/** Percentile of a sorted array. */
+export const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+export const round = (x, d = 2) => +x.toFixed(d);
+
+/**
+ * Waits until `count` task runs of execution `executionId` are QUEUED in a pool no dispatcher serves,
+ * claims them as a dispatcher would, and signs a run token for each.
+ */
+export async function claimAll(pool, executionId, pools, count) {
+  for (let i = 0; ; i++) {
+    const r = await pool.query(`SELECT count(*)::int AS n FROM task_runs WHERE execution_id = $1 AND state = 'QUEUED'`, [executionId]);
+    if (r.rows[0].n >= count) break;
+    if (i > 400) throw new Error(`task runs of ${executionId} never queued`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  const claimed = await engine.claimTaskRuns(pool, { instanceId: 'bench-runner', pools, executorType: 'process', limit: count, now: new Date() });
+  const key = await engine.loadRunTokenKey(pool);
+  return claimed.map((c) => ({ id: c.id, taskKey: c.task_key, token: engine.signRunToken(key, c.id, new Date(Date.now() + 3600_000)) }));
+}
+
+/** A runner's connection: POSTs on one keep-alive socket, like `svc exec`. */
+export function runnerClient(base, run) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const u = new URL(`${base}/api/runner/v1/task-runs/${run.id}/logs`);
+  let n = 0;
+  let last = 0n;
+  const stamp = () => {
+    const now = BigInt(Date.now()) * 1_000_000n;
+    last = now > last ? now : last + 1n;
+    return String(last);
+  };
+  return {
+    get n() {
+      return n;
+    },
+    /** Posts `texts` as the next lines of the run; resolves when the gateway answered. */
+    post(texts) {
+      const lines = texts.map((text) => ({ n: ++n, ts: stamp(), stream: 'stdout', text }));
+      const body = JSON.stringify({ lines });
+      return new Promise((resolve, reject) => {
+        const req = http.request(u, { method: 'POST', agent, headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode < 300 ? resolve() : reject(new Error(`runnerPostLogs answered ${res.statusCode}`))));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** Opens an event stream; `onEvent(event, data, atMs)` is called for each event as it arrives. */
+export function openStream(url, token, onEvent) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let buf = '';
+      res.on('data', (d) => {
+        const at = performance.now();
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let event = 'message';
+          let data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data += line.slice(6);
+          }
+          if (!block.startsWith(':')) onEvent(event, data, at);
+        }
+      });
+      res.on('error', () => undefined);
+      resolve({ close: () => req.destroy() });
+    });
+    req.on('error', reject);
+  });
+}
