@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { MAX_CHAIN_DEPTH } from '@svc/engine';
 import { startStack, type Stack } from './stack.js';
-import { flow, run, sh, sleep, until } from './engine-support.js';
+import { emit, flow, run, sh, sleep, until } from './engine-support.js';
 
 let s: Stack;
 const NS = 'ft';

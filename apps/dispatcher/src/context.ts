@@ -4,7 +4,7 @@ import { completeTaskRun, DispatchError, prepareTask, runFollowUps, type Claimed
 import type { Logger } from '@svc/logging';
 import { ensureBundle } from '@svc/namespaces';
 import type { Clock } from '@svc/service';
-import type { ObjectStore } from '@svc/storage';
+import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 
 /** What the dispatcher and its executors share. */
 export interface DispatcherContext {
@@ -53,7 +53,15 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
       }
     },
     async bundleStream(snapshotId) {
-      return base.storage.get((await bundleOf(snapshotId)).key);
+      try {
+        return await base.storage.get((await bundleOf(snapshotId)).key);
+      } catch (err) {
+        // Storage cleanup removes bundles unused for 7 days: forget the cached
+        // entry and build (or find) it again.
+        if (!(err instanceof ObjectNotFoundError)) throw err;
+        bundles.delete(snapshotId);
+        return base.storage.get((await bundleOf(snapshotId)).key);
+      }
     },
   };
   return ctx;

@@ -28,7 +28,7 @@ import { countRemovedObject, sleep, type CleanupRun } from './cleanup-context.js
 import { claimAbsentFileHashes, waitersOnOwnTransaction } from './sql/file-objects.js';
 
 /** Hashes per placeholder transaction. */
-const CLAIM_BATCH = 100;
+const CLAIM_BATCH = 1000;
 /** Bytes held in memory per placeholder transaction (the deleted contents, for a put back). */
 const CLAIM_BYTES = 64 * 1024 * 1024;
 /** A placeholder insert waits at most this long for a save writing the same row, then the batch is left for the next run. */
@@ -88,7 +88,7 @@ async function claimAndDelete(run: CleanupRun, chunk: ObjectInfo[]): Promise<voi
     }
     if (held.length) {
       await sleep(run.settleMs);
-      if ((await waitersOnOwnTransaction(c)) > 1e9) {
+      if ((await waitersOnOwnTransaction(c)) > 0) {
         run.log.info('storage cleanup: a save is writing rows of file objects just deleted; putting them back', { objects: held.length });
         await putBack();
       }

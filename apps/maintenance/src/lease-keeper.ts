@@ -20,7 +20,9 @@ export interface LeaseKeeperOptions {
   onAcquired?: () => void;
   /** Called when a held lease is lost (expired while we paused). */
   onLost?: () => void;
+  /** How long the lease lasts without renewal. Default {@link LEASE_TTL_MS} (30 s). */
   ttlMs?: number;
+  /** How often to take or renew it. Default {@link LEASE_TICK_MS} (5 s). */
   tickMs?: number;
 }
 

@@ -102,6 +102,28 @@ test('a bundle unused for 7 days is deleted and forgotten; one used, built or pi
   assert.equal(rebuilt.hash, built.hash);
 });
 
+test('a bundle fetched just as it is released keeps its object for that fetch', async () => {
+  const t0 = testClock().now();
+  const id = newId();
+  const key = `bundles/${id}.tar.gz`;
+  await seedSnapshot(env.db, { id, createdAt: new Date(t0.getTime() - 30 * DAY), lastUsedAt: new Date(t0.getTime() - 8 * DAY), bundleKey: key });
+  await seedExecution(env.db, { snapshotId: id, createdAt: new Date(t0.getTime() - 30 * DAY), endedAt: new Date(t0.getTime() - 30 * DAY) });
+  await putObject(env, key, 'tgz', new Date(t0.getTime() - 8 * DAY));
+  const running = cleanupStorage({ ...deps, settleMs: 1_000 }, t0);
+  // A fetch that read the row before it was cleared touches last_used_at (ensureBundle), then streams the key.
+  for (let i = 0; i < 200; i++) {
+    if ((await env.db.pool.query(`SELECT 1 FROM snapshots WHERE id = $1 AND bundle_key IS NULL`, [id])).rowCount) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await env.db.pool.query(`UPDATE snapshots SET last_used_at = $2 WHERE id = $1`, [id, t0]);
+  const tally = await running;
+  assert.equal(tally.rows.bundles_released, 1);
+  assert.equal((await env.storage.getBuffer(key)).toString(), 'tgz', 'the fetch can still stream it');
+  // Unreferenced now (its row no longer names it), it goes as an object without a row a day later.
+  await cleanupStorage(deps, new Date(t0.getTime() + DAY));
+  assert.equal(await env.storage.exists(key), false);
+});
+
 test('unreferenced snapshots go with their files and bundle; file rows no snapshot refers to go, and their objects at the next run', async () => {
   const clock = testClock();
   const t0 = clock.now();
@@ -144,6 +166,29 @@ test('unreferenced snapshots go with their files and bundle; file rows no snapsh
   await cleanupStorage(deps, clock.now());
   assert.ok(!(await env.storage.exists(fileKey(only))), 'deleted by the next run, as an object without a row');
   assert.ok(await env.storage.exists(fileKey(shared)));
+});
+
+test('a save that saw a row the cleanup then deletes still finds the object when it writes the row again', async () => {
+  const clock = testClock();
+  const t0 = clock.now();
+  const content = 'a file of a deleted snapshot, saved again';
+  const h = sha(content);
+  const old = new Date(t0.getTime() - 3 * HOUR);
+  await env.db.pool.query(`INSERT INTO file_objects (hash, size, created_at, last_used_at) VALUES ($1, $2, $3, $3)`, [h, content.length, old]);
+  await putObject(env, fileKey(h), content, old);
+  // The save's first phase (save.ts prepare): the row is there, so it uploads nothing.
+  assert.equal((await env.db.pool.query(`SELECT hash FROM file_objects WHERE hash = $1`, [h])).rowCount, 1);
+  const tally = await cleanupStorage(deps, t0);
+  assert.ok(tally.rows.file_objects >= 1);
+  assert.equal((await env.db.pool.query(`SELECT 1 FROM file_objects WHERE hash = $1`, [h])).rowCount, 0, 'the cleanup deleted the row');
+  // The save's transaction (snapshotFor) writes the row again and refers to it.
+  await env.db.pool.query(`INSERT INTO file_objects (hash, size, created_at, last_used_at) VALUES ($1, $2, $3, $3) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`, [h, content.length, t0]);
+  assert.equal((await env.storage.getBuffer(fileKey(h))).toString(), content, 'the object outlived its row');
+  clock.advance(DAY);
+  await cleanupStorage(deps, clock.now());
+  assert.equal((await env.storage.getBuffer(fileKey(h))).toString(), content, 'and the next run keeps it: it has a row again');
+  await env.db.pool.query(`DELETE FROM file_objects WHERE hash = $1`, [h]);
+  await env.storage.delete(fileKey(h));
 });
 
 test('a file object deleted while a save writes its row is put back', async () => {

@@ -25,9 +25,18 @@ export interface FireDecision {
 
 export function decideFire(times: FireTimes, due: Date, now: Date, catchUp: CatchUp, onTimeMs = ON_TIME_MS): FireDecision {
   if (due.getTime() > now.getTime()) throw new Error(`decideFire on a schedule not due: ${due.toISOString()} > ${now.toISOString()}`);
-  const next = times.next(now);
-  // `due` is itself a fire time (it was stored by next()), so latest >= due.
-  const latest = times.latestAtOrBefore(now) ?? due;
+  // `due` is itself a fire time (next() stored it). Walk on from it: on time
+  // that is one step; after a long outage, jump to the latest time directly.
+  let latest = due;
+  let next = times.next(due);
+  for (let steps = 0; next.getTime() <= now.getTime() && steps < 64; steps++) {
+    latest = next;
+    next = times.next(next);
+  }
+  if (next.getTime() <= now.getTime()) {
+    latest = times.latestAtOrBefore(now) ?? latest;
+    next = times.next(now);
+  }
   const skippedEarlier = latest.getTime() > due.getTime();
   switch (catchUp) {
     case 'last':

@@ -8,8 +8,9 @@
 // (Europe/Berlin 02:30 on 29 March fires at 03:30, not 03:00) and fires the
 // repeated hour twice for sub-daily crons (`*/30 * * * *` fires 02:00, 02:30,
 // 02:00, 02:30 on 25 October), though a daily `30 2 * * *` fires once. So
-// the cron is evaluated on wall-clock time (cron-parser in UTC, which has no
-// transitions) and each wall time is mapped to an instant here:
+// the cron is evaluated on wall-clock time (`wallClockCron` of @svc/timing:
+// cron-parser in UTC, which has no transitions) and each wall time is mapped
+// to an instant here:
 //   - a wall time that exists once: that instant;
 //   - a repeated wall time: its first occurrence;
 //   - a skipped wall time: the first instant after the gap (the next valid
@@ -17,7 +18,7 @@
 //     fall on one instant and fire once.
 // The mapping is monotonic in wall time, so "the first instant strictly after
 // t" never yields an instant already fired.
-import { parseCron, type CronSchedule } from '@svc/timing';
+import { wallClockCron, type WallClockCron } from '@svc/timing';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -27,8 +28,11 @@ const MAX_LOOKBACK_MS = 8 * 366 * DAY;
 /** Wall-clock reading of instants in one zone; formatters are costly to build, so one per zone. */
 export class ZoneClock {
   private readonly fmt: Intl.DateTimeFormat;
+  /** UTC (the default zone of schedules) needs no formatting at all. */
+  private readonly utc: boolean;
 
   constructor(readonly timeZone: string) {
+    this.utc = timeZone === 'UTC' || timeZone === 'Etc/UTC';
     this.fmt = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
@@ -43,6 +47,7 @@ export class ZoneClock {
 
   /** The local wall time of `t` as milliseconds of a naive (UTC-read) date. */
   wallOf(t: number): number {
+    if (this.utc) return t;
     const p: Record<string, number> = {};
     for (const part of this.fmt.formatToParts(new Date(t))) if (part.type !== 'literal') p[part.type] = Number(part.value);
     return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + (((t % 1000) + 1000) % 1000);
@@ -84,7 +89,7 @@ export class ZoneClock {
 
 /** The fire times of one cron expression in one time zone. */
 export class FireTimes {
-  private readonly cron: CronSchedule;
+  private readonly cron: WallClockCron;
   private readonly clock: ZoneClock;
 
   /**
@@ -93,7 +98,7 @@ export class FireTimes {
    * @throws CronError for an expression the flow validator would refuse.
    */
   constructor(expression: string, clock: ZoneClock) {
-    this.cron = parseCron(expression);
+    this.cron = wallClockCron(expression);
     this.clock = clock;
   }
 
@@ -108,13 +113,9 @@ export class FireTimes {
     throw new Error('unreachable: a cron sequence does not end');
   }
 
-  /** Wall times strictly after `wall`, fetched in growing batches (each fetch re-parses the expression). */
+  /** Wall times strictly after `wall` (as naive milliseconds), lazily. */
   private *wallTimes(wall: number): Generator<number> {
-    for (let size = 1; ; size = Math.min(size * 2, 64)) {
-      const batch = this.cron.nextTimes(new Date(wall), size, 'UTC');
-      for (const w of batch) yield w.getTime();
-      wall = batch[batch.length - 1]!.getTime();
-    }
+    for (const w of this.cron.after(new Date(wall))) yield w.getTime();
   }
 
   /** The latest fire time at or before `at`, or null when there was none in the last 8 years. */

@@ -1,12 +1,15 @@
 // The scheduler: schedule triggers fire on their cron, exactly once across
 // any number of scheduler instances, and flow triggers lost to a crash are
 // fired late rather than never. The loop has three kinds of work:
-//   - sync (at start, then every `syncMs`): the `schedules` table follows the
-//     `schedule` triggers of enabled flows (new rows get the first fire time
-//     after now, a changed cron, zone or catch_up is recomputed, rows of gone
-//     triggers and of disabled or deleted flows are deleted), and keys of
-//     webhook triggers that no longer exist are deleted. Polling, not NOTIFY:
-//     one indexed anti-join every two seconds costs less than a listener.
+//   - sync: the `schedules` table follows the `schedule` triggers of
+//     enabled flows (new rows get the first fire time after now, a changed
+//     cron, zone or catch_up is recomputed, rows of gone triggers and of
+//     disabled or deleted flows are deleted), and keys of webhook triggers
+//     that no longer exist are deleted. It runs at start, then whenever a
+//     check every `syncMs` finds the flows or triggers changed (counts and
+//     latest updated_at: 2 ms at 10,000 schedules, against 30 ms for the
+//     full sync), and once a minute regardless. Polling, not NOTIFY: the
+//     namespaces package writes the triggers and sends no notification.
 //   - tick (every `tickMs`): due schedules are claimed with SKIP LOCKED; for
 //     each, `decideFire` picks the fire time per `catch_up`, a
 //     `schedule_fires` row (unique per trigger and fire time) and the
@@ -34,7 +37,7 @@ import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
 import { advanceSchedule, claimDueSchedules, insertScheduleFire, setFireExecution, type DueSchedule } from './sql/fire.js';
-import { deleteInactiveSchedules, deleteOrphanWebhookKeys, selectChangedSchedules, upsertSchedules, type ScheduleSpec } from './sql/sync.js';
+import { deleteInactiveSchedules, deleteOrphanWebhookKeys, selectChangedSchedules, triggerFingerprint, upsertSchedules, type ScheduleSpec } from './sql/sync.js';
 
 export interface SchedulerLog {
   info(message: string, meta?: Record<string, unknown>): unknown;
@@ -50,8 +53,10 @@ export interface SchedulerDeps {
   now?: () => Date;
   /** Milliseconds between ticks. Default 1000. */
   tickMs?: number;
-  /** Milliseconds between syncs. Default 2000. */
+  /** Milliseconds between sync checks (a full sync when flows or triggers changed). Default 2000. */
   syncMs?: number;
+  /** Milliseconds after which a full sync runs even when nothing seemed to change. Default 60 000. */
+  fullSyncMs?: number;
   /** Milliseconds between flow-trigger sweeps. Default 5000. */
   sweepMs?: number;
   /** How far back the sweep looks for ended executions, in ms. Default 10 minutes. */
@@ -99,6 +104,24 @@ export class Scheduler {
 
   private get batchSize(): number {
     return this.deps.batchSize ?? 100;
+  }
+
+  private lastFingerprint: string | undefined;
+  private lastFullSync = -Infinity;
+
+  /**
+   * The loop's sync: the full sync when the flows or triggers changed since
+   * the last one (see triggerFingerprint) or a minute passed; else nothing.
+   * Returns undefined when it skipped.
+   */
+  async syncIfChanged(now: Date): Promise<SyncResult | undefined> {
+    const fp = await triggerFingerprint(this.deps.pool);
+    if (fp === this.lastFingerprint && performance.now() - this.lastFullSync < (this.deps.fullSyncMs ?? 60_000)) return undefined;
+    const result = await this.sync(now);
+    // Taken before the sync read the triggers: a change during the sync shows as a new fingerprint next time.
+    this.lastFingerprint = fp;
+    this.lastFullSync = performance.now();
+    return result;
   }
 
   /** Brings `schedules` in step with the schedule triggers of enabled flows. */
@@ -237,7 +260,7 @@ export class Scheduler {
         const t = now();
         if (performance.now() >= nextSync) {
           nextSync = performance.now() + syncMs;
-          await guard('sync', () => this.sync(t));
+          await guard('sync', () => this.syncIfChanged(t));
         }
         if (stopped) break;
         await guard('tick', () => this.tick(t));

@@ -174,7 +174,13 @@ export function applyChanges(head: Manifest, changes: PreparedChange[]): Manifes
 }
 
 /** Writes a snapshot for a manifest, or re-uses this namespace's snapshot of the same files. */
-export async function snapshotFor(c: pg.PoolClient, namespace: string, m: Manifest, now: Date): Promise<string> {
+export async function snapshotFor(
+  c: pg.PoolClient,
+  namespace: string,
+  m: Manifest,
+  now: Date,
+  uploaded?: { storage: ObjectStore; contents: Map<string, Buffer> },
+): Promise<string> {
   const hash = manifestHash(m);
   const existing = await c.query<{ id: string }>(`SELECT id FROM snapshots WHERE namespace = $1 AND manifest_hash = $2 LIMIT 1`, [namespace, hash]);
   if (existing.rows[0]) {
@@ -193,6 +199,16 @@ export async function snapshotFor(c: pg.PoolClient, namespace: string, m: Manife
      ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
     [[...distinct.keys()], [...distinct.values()], now],
   );
+  // Storage cleanup deletes objects that have no row and are over an hour old.
+  // Content this save uploaded could be such an object's twin, deleted between
+  // the upload and the row insert above: put back any that is missing now
+  // that the rows exist (the bytes are still in memory).
+  if (uploaded) {
+    for (const [hash, body] of uploaded.contents) {
+      if (!distinct.has(hash)) continue;
+      if (!(await uploaded.storage.exists(fileObjectKey(hash)))) await uploaded.storage.put(fileObjectKey(hash), body, { contentType: 'application/octet-stream' });
+    }
+  }
   await c.query(
     `INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes, created_at, last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
     [id, namespace, hash, paths.length, manifestBytes(m), now],
@@ -217,7 +233,7 @@ export async function writeVersion(
   const bytes = manifestBytes(m);
   if (bytes > deps.maxBundleBytes) throw new TooLargeError(`the namespace's files would total ${bytes} bytes; SVC_MAX_BUNDLE_BYTES allows ${deps.maxBundleBytes}`);
   const now = deps.now();
-  const snapshotId = await snapshotFor(c, ns.name, m, now);
+  const snapshotId = await snapshotFor(c, ns.name, m, now, { storage: deps.storage, contents: meta.contents });
   const version = ns.headVersion + 1;
   const id = newId();
   const row = (

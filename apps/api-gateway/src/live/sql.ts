@@ -33,19 +33,20 @@ export interface LogPageQuery {
   attempt?: number;
 }
 
-const LOG_COLUMNS = `task_run_id, n, task_key, attempt, ts::text AS ts, stream, text`;
+const LOG_COLUMNS = `l.task_run_id, l.n, l.task_key, l.attempt, l.ts::text AS ts, l.stream, l.text`;
 
 /** A page of an execution's log in (ts, task_run_id, n) order. */
 export async function logPage(db: Queryable, q: LogPageQuery): Promise<LogRow[]> {
-  // Two statements rather than `$x IS NULL OR ...`, so the planner always sees a plain index range.
+  // The cursor condition is added only when there is one, so the planner always sees a plain index range.
   const params: unknown[] = [q.executionId, q.task ?? null, q.attempt ?? null, q.limit];
-  let sql = `SELECT ${LOG_COLUMNS} FROM log_lines
-             WHERE execution_id = $1 AND ($2::text IS NULL OR task_key = $2) AND ($3::int IS NULL OR attempt = $3)`;
+  let sql = `SELECT ${LOG_COLUMNS} FROM log_lines l
+             WHERE l.execution_id = $1 AND ($2::text IS NULL OR l.task_key = $2) AND ($3::int IS NULL OR l.attempt = $3)`;
   if (q.after) {
     params.push(q.after.ts, q.after.taskRunId, q.after.n);
-    sql += ` AND (ts, task_run_id, n) > ($5::bigint, $6::text, $7::int)`;
+    sql += ` AND (l.ts, l.task_run_id, l.n) > ($5::bigint, $6::text, $7::int)`;
   }
-  sql += ` ORDER BY ts, task_run_id, n LIMIT $4`;
+  // Qualified: a bare `ts` here would be the text alias of the select list, which no index serves.
+  sql += ` ORDER BY l.ts, l.task_run_id, l.n LIMIT $4`;
   return (await db.query<LogRow>(sql, params)).rows;
 }
 

@@ -80,3 +80,17 @@ export async function deleteOrphanWebhookKeys(q: Queryable): Promise<number> {
   );
   return r.rowCount ?? 0;
 }
+
+/**
+ * A cheap fingerprint of everything the sync reads: any saved, moved,
+ * enabled, disabled or deleted flow, and any trigger written or removed,
+ * changes a count or a latest updated_at. The sync loop runs the full sync
+ * only when it changes (and once a minute regardless).
+ */
+export async function triggerFingerprint(q: Queryable): Promise<string> {
+  const r = await q.query<{ fp: string }>(
+    `SELECT concat_ws('/', (SELECT count(*) FROM flow_triggers), (SELECT max(updated_at) FROM flow_triggers),
+                           (SELECT count(*) FILTER (WHERE enabled AND deleted_at IS NULL) FROM flows), (SELECT max(updated_at) FROM flows)) AS fp`,
+  );
+  return r.rows[0]!.fp;
+}
