@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { claimAll, openStream, q, round, runnerClient } from './lib/logs-helpers.mjs';
+import { beOnline, claimAll, openStream, q, round, runnerClient } from './lib/logs-helpers.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -148,6 +148,8 @@ export async function run() {
     await d.saveFlows('logs', { 'ten.flow.yaml': flow('ten', RUNNERS), 'eleven.flow.yaml': flow('eleven', RUNNERS + 1), 'one.flow.yaml': flow('one', 1) });
     const db = new pg.Pool({ connectionString: cluster.url, max: 4 });
     stops.unshift(() => db.end());
+    const offline = await beOnline(db, [POOL]);
+    stops.unshift(async () => offline());
     await ingest(d, db, 2000); // warm-up
     const result = {
       ingest: await ingest(d, db, INGEST_MS),

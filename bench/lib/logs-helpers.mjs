@@ -6,6 +6,21 @@ import path from 'node:path';
 import { root } from './svc-deployment.mjs';
 
 const engine = await import(path.join(root, 'packages/engine/dist/index.js'));
+const dbLib = await import(path.join(root, 'packages/db/dist/index.js'));
+
+export const RUNNER_INSTANCE = 'bench-runner';
+
+/**
+ * Registers the benchmark as an online instance serving `pools` and keeps its
+ * heartbeat, so maintenance does not fail the task runs it claims as lost.
+ * Returns the stop function.
+ */
+export async function beOnline(pool, pools) {
+  const reg = { id: RUNNER_INSTANCE, kind: 'dispatcher', hostname: 'bench', version: 'bench', pools, executors: ['process'] };
+  await dbLib.registerInstance(pool, reg, new Date());
+  const t = setInterval(() => void dbLib.heartbeatInstance(pool, RUNNER_INSTANCE, new Date()).catch(() => undefined), 5000);
+  return () => clearInterval(t);
+}
 
 /** Percentile of a sorted array. */
 export const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
@@ -22,7 +37,7 @@ export async function claimAll(pool, executionId, pools, count) {
     if (i > 400) throw new Error(`task runs of ${executionId} never queued`);
     await new Promise((res) => setTimeout(res, 25));
   }
-  const claimed = await engine.claimTaskRuns(pool, { instanceId: 'bench-runner', pools, executorType: 'process', limit: count, now: new Date() });
+  const claimed = await engine.claimTaskRuns(pool, { instanceId: RUNNER_INSTANCE, pools, executorType: 'process', limit: count, now: new Date() });
   const key = await engine.loadRunTokenKey(pool);
   return claimed.map((c) => ({ id: c.id, taskKey: c.task_key, token: engine.signRunToken(key, c.id, new Date(Date.now() + 3600_000)) }));
 }

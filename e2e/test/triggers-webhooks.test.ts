@@ -72,7 +72,7 @@ test('editors see the key and URL of each webhook trigger in getFlow; viewers do
   await createUser(s.db, { email: 'viewer@example.com', role: 'viewer', password: 'viewer password 1' }, new Date());
   const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }) });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const asViewer = await (await fetch(`${s.url}/api/v1/flows/${NS}/greet`, { headers: { cookie } })).json();
+  const asViewer = (await (await fetch(`${s.url}/api/v1/flows/${NS}/greet`, { headers: { cookie } })).json()) as any;
   assert.equal(JSON.stringify(asViewer).includes(incoming.webhook_key), false);
   assert.deepEqual(asViewer.triggers.find((t: any) => t.id === 'incoming'), { id: 'incoming', type: 'webhook' });
   const rotate = await fetch(`${s.url}/api/v1/flows/${NS}/greet/triggers/incoming/webhook-key`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin' } });

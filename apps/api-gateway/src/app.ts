@@ -32,7 +32,7 @@ import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
 import { liveSettingsFromEnv } from './live/settings.js';
-import { hookHandlers, webhookKeyVerifier, withRawWebhookBody } from './routes/hooks.js';
+import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
 
@@ -145,8 +145,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   const api = express.Router();
   mountOperations(api, {
-    // The hook body may be any content type (hooks.ts reads it); the catalog says JSON.
-    operations: withRawWebhookBody(operations),
+    operations,
     handlers,
     authenticate,
     authenticateRunner,

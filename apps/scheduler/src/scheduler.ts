@@ -36,7 +36,7 @@ import {
 import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
-import { advanceSchedule, claimDueSchedules, insertScheduleFire, setFireExecution, type DueSchedule } from './sql/fire.js';
+import { advanceSchedules, claimDueSchedules, insertScheduleFire, type Advance, type DueSchedule } from './sql/fire.js';
 import { deleteInactiveSchedules, deleteOrphanWebhookKeys, selectChangedSchedules, triggerFingerprint, upsertSchedules, type ScheduleSpec } from './sql/sync.js';
 
 export interface SchedulerLog {
@@ -102,10 +102,6 @@ export class Scheduler {
 
   constructor(private readonly deps: SchedulerDeps) {}
 
-  private get batchSize(): number {
-    return this.deps.batchSize ?? 100;
-  }
-
   private lastFingerprint: string | undefined;
   private lastFullSync = -Infinity;
 
@@ -155,37 +151,54 @@ export class Scheduler {
     }
   }
 
-  /** Fires every schedule due at `now` (in batches until none is left). */
+  /**
+   * Fires every schedule due at `now`, in batches of `batchSize` rows per
+   * transaction until none is left. One transaction at a time: firing from 4
+   * transactions side by side (4 rows each) was measured at 10,000 schedules
+   * on this 2-core machine: 10 due 96 ms against 98 ms serial, 100 due 825 ms
+   * against 983 ms (p50). The database is the bottleneck (an execution costs
+   * about 20 statements), so the gain did not pay for the complexity.
+   */
   async tick(now: Date): Promise<TickResult> {
     const fired: FireResult[] = [];
     let failed = 0;
+    const batchSize = this.deps.batchSize ?? 100;
     for (;;) {
       const followUps: FollowUp[] = [];
       let claimed = 0;
       let batchFailed = 0;
       await inTx(this.deps.pool, async (c) => {
-        const due = await claimDueSchedules(c, now, this.batchSize);
+        const due = await claimDueSchedules(c, now, batchSize);
         claimed = due.length;
+        const advances: Advance[] = [];
         for (const s of due) {
           // A savepoint per schedule: one that fails stays due and the others still fire.
           await c.query('SAVEPOINT fire');
           try {
             const r = await this.fireOne(c, s, now);
+            await c.query('RELEASE SAVEPOINT fire');
             fired.push(r.result);
             followUps.push(...r.followUps);
-            await c.query('RELEASE SAVEPOINT fire');
+            advances.push({ namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, next: r.result.next, firedAt: r.result.fireTime });
           } catch (err) {
             await c.query('ROLLBACK TO SAVEPOINT fire');
+            if (err instanceof AlreadyFired) {
+              // Its execution (if one was made) is undone; the schedule still moves on.
+              fired.push(err.result);
+              advances.push({ namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, next: err.result.next, firedAt: null });
+              continue;
+            }
             batchFailed++;
             this.deps.log.warn('schedule fire failed', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, err });
           }
         }
+        await advanceSchedules(c, advances, now);
       });
       failed += batchFailed;
       // After the commit: the executions exist whatever happens here (the engine's sweeps repair a lost follow-up).
       if (followUps.length) await runFollowUps(this.deps.pool, this.deps.engine, followUps).catch((err) => this.deps.log.warn('follow-up failed', { err }));
       // A full batch may leave more due rows; a failing one would be claimed again at once, so stop.
-      if (claimed < this.batchSize || batchFailed) break;
+      if (claimed < batchSize || batchFailed) break;
     }
     for (const f of fired) {
       if (f.executionId || f.skipped) this.deps.log.info('schedule fired', { namespace: f.namespace, flow_id: f.flowId, trigger_id: f.triggerId, fire_time: f.fireTime?.toISOString() ?? null, execution_id: f.executionId, skipped: f.skipped });
@@ -193,40 +206,42 @@ export class Scheduler {
     return { fired, failed };
   }
 
+  /**
+   * Fires one claimed schedule (no advance: the caller batches those). The
+   * execution is created first and the marker row written after it, with its
+   * id, in the same savepoint: one statement fewer per fire. The marker only
+   * exists already when clocks of two schedulers disagree or a row was edited
+   * by hand; then AlreadyFired makes the caller undo the execution.
+   */
   private async fireOne(c: pg.PoolClient, s: DueSchedule, now: Date): Promise<{ result: FireResult; followUps: FollowUp[] }> {
     const times = this.times.get(s.cron, s.timezone);
     const d = decideFire(times, s.next_fire_at, now, s.catch_up as CatchUp, this.deps.onTimeMs ?? ON_TIME_MS);
     const result: FireResult = { namespace: s.namespace, flowId: s.flow_id, triggerId: s.trigger_id, fireTime: d.fireTime, executionId: null, next: d.next };
+    if (!d.fireTime) return { result: { ...result, skipped: 'dropped' }, followUps: [] };
     let followUps: FollowUp[] = [];
-    if (!d.fireTime) {
-      result.skipped = 'dropped';
-    } else if (!(await insertScheduleFire(c, s, d.fireTime, now))) {
-      result.skipped = 'already_fired';
-    } else {
-      const payload = { fire_time: d.fireTime.toISOString(), schedule: s.trigger_id, cron: s.cron, timezone: s.timezone };
-      try {
-        const inputs = renderTemplateMap(s.definition.inputs ?? {}, { flow: { id: s.flow_id, namespace: s.namespace } }).values;
-        const created = await triggerFlowWith(c, this.deps.engine, {
-          namespace: s.namespace,
-          flowId: s.flow_id,
-          inputs,
-          triggerType: 'schedule',
-          triggerId: s.trigger_id,
-          triggerPayload: payload,
-          createdBy: 'schedule',
-        });
-        await setFireExecution(c, s, d.fireTime, created.id);
-        result.executionId = created.id;
-        followUps = created.followUps;
-      } catch (err) {
-        // The fire time is spent either way (its row stays, with no execution).
-        const reason = skipReason(err);
-        if (!reason) throw err;
-        result.skipped = reason;
-        this.deps.log.warn('schedule fired no execution', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, reason, err });
-      }
+    try {
+      const inputs = renderTemplateMap(s.definition.inputs ?? {}, { flow: { id: s.flow_id, namespace: s.namespace } }).values;
+      const created = await triggerFlowWith(c, this.deps.engine, {
+        namespace: s.namespace,
+        flowId: s.flow_id,
+        inputs,
+        triggerType: 'schedule',
+        triggerId: s.trigger_id,
+        triggerPayload: { fire_time: d.fireTime.toISOString(), schedule: s.trigger_id, cron: s.cron, timezone: s.timezone },
+        createdBy: 'schedule',
+      });
+      result.executionId = created.id;
+      followUps = created.followUps;
+    } catch (err) {
+      // The fire time is spent either way (its marker row stays, with no execution).
+      const reason = skipReason(err);
+      if (!reason) throw err;
+      result.skipped = reason;
+      this.deps.log.warn('schedule fired no execution', { namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, reason, err });
     }
-    await advanceSchedule(c, s, d.next, d.fireTime, now);
+    if (!(await insertScheduleFire(c, s, d.fireTime, result.executionId, now))) {
+      throw new AlreadyFired({ ...result, executionId: null, skipped: 'already_fired' });
+    }
     return { result, followUps };
   }
 
@@ -286,6 +301,14 @@ export class Scheduler {
         await done;
       },
     };
+  }
+}
+
+/** The fire time's marker row exists: the caller rolls the savepoint back and moves the schedule on. */
+class AlreadyFired extends Error {
+  override readonly name = 'AlreadyFired';
+  constructor(readonly result: FireResult) {
+    super(`${result.namespace}/${result.flowId}/${result.triggerId} fired ${result.fireTime?.toISOString()} already`);
   }
 }
 

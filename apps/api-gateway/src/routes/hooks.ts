@@ -38,15 +38,6 @@ export function webhookHeaders(req: Request): Record<string, string> {
   return out;
 }
 
-/**
- * The catalog declares the hook body as JSON; the handler reads any content
- * type itself (text is kept as text), so the mount must not refuse other types
- * with 415. Applied to the operations given to mountOperations.
- */
-export function withRawWebhookBody(ops: readonly Operation[]): Operation[] {
-  return ops.map((op) => (op.operationId === 'webhookStart' ? { ...op, request: { ...op.request, bodyContentType: '*/*' } } : op));
-}
-
 /** The `verifyWebhookKey` of mountOperations: resolves the key in the path to its trigger. */
 export function webhookKeyVerifier(pool: pg.Pool): (req: Request) => Promise<WebhookTarget> {
   return async (req) => {

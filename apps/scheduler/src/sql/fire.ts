@@ -39,33 +39,40 @@ export async function claimDueSchedules(q: Queryable, now: Date, limit: number):
 }
 
 /**
- * The marker of one fire time; false when it exists already (fired before,
- * e.g. by an instance that claimed the row before it was re-created).
+ * The marker of one fire time, with the execution it started (null when none
+ * did); false when the marker exists already (the fire time was fired before).
  */
-export async function insertScheduleFire(q: Queryable, s: { namespace: string; flow_id: string; trigger_id: string }, fireTime: Date, now: Date): Promise<boolean> {
+export async function insertScheduleFire(
+  q: Queryable,
+  s: { namespace: string; flow_id: string; trigger_id: string },
+  fireTime: Date,
+  executionId: string | null,
+  now: Date,
+): Promise<boolean> {
   const r = await q.query(
-    `INSERT INTO schedule_fires (namespace, flow_id, trigger_id, fire_time, created_at) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO schedule_fires (namespace, flow_id, trigger_id, fire_time, execution_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT DO NOTHING`,
-    [s.namespace, s.flow_id, s.trigger_id, fireTime, now],
+    [s.namespace, s.flow_id, s.trigger_id, fireTime, executionId, now],
   );
   return (r.rowCount ?? 0) > 0;
 }
 
-export async function setFireExecution(q: Queryable, s: { namespace: string; flow_id: string; trigger_id: string }, fireTime: Date, executionId: string): Promise<void> {
-  await q.query(`UPDATE schedule_fires SET execution_id = $5 WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3 AND fire_time = $4`, [
-    s.namespace,
-    s.flow_id,
-    s.trigger_id,
-    fireTime,
-    executionId,
-  ]);
+export interface Advance {
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  next: Date;
+  /** The fire time fired now, or null (last_fired_at is then kept). */
+  firedAt: Date | null;
 }
 
-/** Moves a claimed schedule to its next fire time (and records the one fired, if any). */
-export async function advanceSchedule(q: Queryable, s: { namespace: string; flow_id: string; trigger_id: string }, next: Date, firedAt: Date | null, now: Date): Promise<void> {
+/** Moves claimed schedules to their next fire times, in one statement per batch. */
+export async function advanceSchedules(q: Queryable, rows: Advance[], now: Date): Promise<void> {
+  if (!rows.length) return;
   await q.query(
-    `UPDATE schedules SET next_fire_at = $4, last_fired_at = COALESCE($5, last_fired_at), updated_at = $6
-     WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`,
-    [s.namespace, s.flow_id, s.trigger_id, next, firedAt, now],
+    `UPDATE schedules s SET next_fire_at = u.next, last_fired_at = COALESCE(u.fired, s.last_fired_at), updated_at = $6
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS u(namespace, flow_id, trigger_id, next, fired)
+     WHERE s.namespace = u.namespace AND s.flow_id = u.flow_id AND s.trigger_id = u.trigger_id`,
+    [rows.map((r) => r.namespace), rows.map((r) => r.flow_id), rows.map((r) => r.trigger_id), rows.map((r) => r.next), rows.map((r) => r.firedAt), now],
   );
 }

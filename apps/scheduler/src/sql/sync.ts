@@ -26,7 +26,9 @@ export async function selectChangedSchedules(q: Queryable): Promise<ScheduleSpec
      FROM ${ACTIVE}
      LEFT JOIN schedules s ON s.namespace = ft.namespace AND s.flow_id = ft.flow_id AND s.trigger_id = ft.trigger_id
      WHERE ft.type = 'schedule'
-       AND (s.namespace IS NULL OR s.cron <> ft.definition->>'cron' OR s.timezone <> ${TZ} OR s.catch_up <> ${CATCH_UP})`,
+       AND (s.namespace IS NULL OR s.cron <> ft.definition->>'cron' OR s.timezone <> ${TZ} OR s.catch_up <> ${CATCH_UP})
+     -- One order for every instance: two syncs upserting the same rows lock them in the same order (no deadlock).
+     ORDER BY ft.namespace, ft.flow_id, ft.trigger_id`,
   );
   return r.rows;
 }

@@ -108,7 +108,13 @@ export const hookOperations: Operation[] = [
     summary: 'Start the flow of a webhook trigger',
     description: 'The key in the path authorizes the call. Trigger inputs read `trigger.body` (this JSON body) and `trigger.headers`.',
     auth: { kind: 'webhook_key' },
-    request: { params: Params({ key: Type.String({ minLength: 1, maxLength: 256 }) }), body: AnyJson, bodyRequired: false },
+    request: {
+      params: Params({ key: Type.String({ minLength: 1, maxLength: 256 }) }),
+      body: AnyJson,
+      bodyRequired: false,
+      // Other systems post JSON or anything else: JSON is parsed, other content types are kept as text.
+      bodyContentType: '*/*',
+    },
     responses: {
       ...created(ExecutionRef, 'The execution started'),
       ...err(404, 'Unknown key'),
