@@ -1,5 +1,5 @@
-import path from 'node:path';
-import { UsageError, type Command, type CommandIo } from '../io.js';
+import { openDatabase } from '../db.js';
+import { UsageError, type Command } from '../io.js';
 
 const usage = `Usage: svc secrets rewrap
 
@@ -10,16 +10,6 @@ key can then be removed from SVC_MASTER_KEYS. Works on the database directly
 id still in use must be present in SVC_MASTER_KEYS while it runs.
 `;
 
-async function openDb(io: CommandIo) {
-  const { createDb, readEmbeddedConnection } = await import('@svc/db');
-  let url = io.env.SVC_DATABASE_URL;
-  if (!url) {
-    const dataDir = path.resolve(io.cwd, io.env.SVC_DATA_DIR ?? '.svc-data');
-    url = readEmbeddedConnection(path.join(dataDir, 'postgres'))?.url;
-    if (!url) throw new Error(`SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir}`);
-  }
-  return createDb({ url, poolSize: 2, prismaPoolSize: 1, applicationName: 'svc-cli' });
-}
 
 export const secretsCommand: Command = {
   summary: 'Re-encrypt secrets with the first master key (key rotation)',
@@ -37,7 +27,7 @@ export const secretsCommand: Command = {
       return 1;
     }
     const { rewrapSecrets } = await import('@svc/secrets');
-    const db = await openDb(io);
+    const db = await openDatabase(io);
     try {
       const report = await rewrapSecrets(db.pool, keys, { batchSize: 200 });
       io.stdout.write(`re-encrypted ${report.secrets} secret(s) and ${report.providers} provider credential(s) with key ${keys[0]!.id}\n`);

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError, type Command, type CommandIo } from '../io.js';
+import { openDatabase } from '../db.js';
+import { UsageError, type Command } from '../io.js';
 
 const usage = `Usage: svc user reset-password --email EMAIL
        svc user create --email EMAIL [--role ROLE] [--name NAME]
@@ -21,16 +21,6 @@ async function readPassword(stdin: NodeJS.ReadableStream): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-async function openDb(io: CommandIo) {
-  const { createDb, readEmbeddedConnection } = await import('@svc/db');
-  let url = io.env.SVC_DATABASE_URL;
-  if (!url) {
-    const dataDir = path.resolve(io.cwd, io.env.SVC_DATA_DIR ?? '.svc-data');
-    url = readEmbeddedConnection(path.join(dataDir, 'postgres'))?.url;
-    if (!url) throw new Error(`SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir} (start it with npm start)`);
-  }
-  return createDb({ url, poolSize: 1, prismaPoolSize: 1, applicationName: 'svc-cli' });
-}
 
 export const userCommand: Command = {
   summary: 'Create users and reset passwords on the database directly (recovery)',
@@ -55,7 +45,7 @@ export const userCommand: Command = {
       io.stderr.write(`svc user: the password from standard input ${problem}\n`);
       return 1;
     }
-    const db = await openDb(io);
+    const db = await openDatabase(io);
     try {
       const now = new Date();
       if (sub === 'reset-password') {
