@@ -166,5 +166,6 @@ export async function run() {
     return result;
   } finally {
     for (const stop of stops) await stop().catch?.(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -35,8 +35,8 @@ export async function startTestGateway(opts: {
   const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const { app } = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now });
-  const server = app.listen(0, '127.0.0.1');
+  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now });
+  const server = gateway.app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -46,6 +46,7 @@ export async function startTestGateway(opts: {
     storage,
     logs: lines,
     async close() {
+      await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

@@ -50,8 +50,11 @@ export interface LiveHubStats {
   /** Executions with at least one subscription. */
   executions: number;
   listening: boolean;
-  /** Reads currently shared by several streams. */
+  /** Reads in flight. */
   sharedInFlight: number;
+  /** Reads made since start, and reads answered by one already in flight (joined). */
+  reads: number;
+  joined: number;
 }
 
 type Wake = () => void;
@@ -70,6 +73,8 @@ export class LiveHub {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private count = 0;
+  private reads = 0;
+  private joined = 0;
 
   constructor(private readonly opts: LiveHubOptions) {
     this.pool = new pg.Pool({
@@ -96,7 +101,7 @@ export class LiveHub {
 
   stats(): LiveHubStats {
     const executions = new Set([...this.subs.logs.keys(), ...this.subs.changed.keys()]);
-    return { subscriptions: this.count, executions: executions.size, listening: this.listening, sharedInFlight: this.inFlight.size };
+    return { subscriptions: this.count, executions: executions.size, listening: this.listening, sharedInFlight: this.inFlight.size, reads: this.reads, joined: this.joined };
   }
 
   /**
@@ -142,7 +147,11 @@ export class LiveHub {
   /** Runs `fn` once for all callers asking for the same `key` while it is in flight. */
   shared<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const running = this.inFlight.get(key);
-    if (running) return running as Promise<T>;
+    if (running) {
+      this.joined++;
+      return running as Promise<T>;
+    }
+    this.reads++;
     const p = fn().finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, p);
     return p;

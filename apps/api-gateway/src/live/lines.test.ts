@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BadPositionError, decodePositions, downloadLine, encodePositions, mergeRuns, nsToRfc3339, PositionTracker, type LogRow } from './lines.js';
+import { BadPositionError, decodePositions, downloadLine, encodePositions, mergeRuns, nsToRfc3339, PositionTracker, rfc3339Formatter, type LogRow } from './lines.js';
 
 test('nanosecond stamps become RFC 3339 with nine fraction digits', () => {
   assert.equal(nsToRfc3339('1767225600123456789'), '2026-01-01T00:00:00.123456789Z');
   assert.equal(nsToRfc3339(1767225600000000001n), '2026-01-01T00:00:00.000000001Z');
   assert.equal(nsToRfc3339('0'), '1970-01-01T00:00:00.000000000Z');
   assert.equal(nsToRfc3339('-1'), '1969-12-31T23:59:59.999999999Z');
+  assert.equal(nsToRfc3339('999999999999999999'), '2001-09-09T01:46:39.999999999Z');
+});
+
+test('a formatter that reuses the date part of the last second stays exact across seconds', () => {
+  const fmt = rfc3339Formatter();
+  const stamps = ['1767225600000000001', '1767225600999999999', '1767225601000000000', '1767225600500000000', '4102444800000000000', '1767225601000000007'];
+  for (const s of stamps) assert.equal(fmt(s), nsToRfc3339(BigInt(s)), s);
+  assert.equal(fmt('1767225601000000007'), '2026-01-01T00:00:01.000000007Z');
 });
 
 test('a download line names the task, attempt and stream', () => {

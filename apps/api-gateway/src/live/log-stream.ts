@@ -14,7 +14,7 @@
 import { isExecutionEnded, isExecutionState } from '@svc/state-machine';
 import type { LiveHub } from './hub.js';
 import { Waker } from './hub.js';
-import { encodePositions, mergeRuns, PositionTracker, toLogLine, type Positions } from './lines.js';
+import { encodePositions, mergeRuns, PositionTracker, rfc3339Formatter, toLogLine, type Positions } from './lines.js';
 import { sseEvent, type SseWriter } from './sse.js';
 import { newLines } from './sql.js';
 
@@ -50,10 +50,11 @@ async function readRound(o: LogStreamOptions, positions: Positions): Promise<Rou
   const read = await newLines(o.hub.pool, { executionId: o.executionId, positions, task: o.task, perRun: o.perRun });
   const merged = mergeRuns(read.runs);
   const tracker = new PositionTracker(positions);
+  const fmt = rfc3339Formatter();
   const chunks: string[] = [];
   let chunk = '';
   for (const row of merged.lines) {
-    chunk += sseEvent('line', JSON.stringify(toLogLine(row)), tracker.advance(row.task_run_id, row.n));
+    chunk += sseEvent('line', JSON.stringify(toLogLine(row, fmt)), tracker.advance(row.task_run_id, row.n));
     if (chunk.length >= CHUNK_BYTES) {
       chunks.push(chunk);
       chunk = '';

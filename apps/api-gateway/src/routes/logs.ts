@@ -5,7 +5,7 @@ import type { Db } from '@svc/db';
 import { encodeCursor, notFound, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { LiveHub } from '../live/hub.js';
-import { BadPositionError, decodePositions, downloadLine, toLogLine, type Positions } from '../live/lines.js';
+import { BadPositionError, decodePositions, downloadLine, rfc3339Formatter, toLogLine, type Positions } from '../live/lines.js';
 import { runLogStream } from '../live/log-stream.js';
 import type { LiveSettings } from '../live/settings.js';
 import { SseWriter } from '../live/sse.js';
@@ -67,7 +67,7 @@ export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
   return {
-    async getExecutionLogs({ params, query, cursor, req }: Ctx) {
+    async getExecutionLogs({ params, query, cursor, req, res }: Ctx) {
       const id = params.executionId as string;
       const q = query as { limit: number; task?: string };
       const attempt = attemptOf(req.query.attempt);
@@ -76,10 +76,16 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       const rows = await logPage(db.pool, { executionId: id, after, limit: q.limit + 1, task: q.task, attempt });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return {
-        items: page.map(toLogLine),
+      const fmt = rfc3339Formatter();
+      const body = JSON.stringify({
+        items: page.map((r) => toLogLine(r, fmt)),
         ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ ts: last.ts, t: last.task_run_id, n: last.n }) } : {}),
-      };
+      });
+      // Written here rather than returned: a page is up to a few MB, and express would hash it for an ETag first.
+      res.status(200);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+      res.end(body);
     },
 
     async downloadExecutionLogs({ params, query, req, res }: Ctx) {
@@ -93,12 +99,13 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
       res.setHeader('Cache-Control', 'no-cache');
       // Keyset batches: one short query per batch, so a slow client never holds a connection.
+      const fmt = rfc3339Formatter();
       let after: LogKey | undefined;
       for (;;) {
         const rows = await logPage(db.pool, { executionId: id, after, limit: DOWNLOAD_BATCH, task, attempt });
         if (rows.length === 0) break;
         let text = '';
-        for (const r of rows) text += downloadLine(r);
+        for (const r of rows) text += downloadLine(r, fmt);
         if (!(await writeDrained(res, text))) return;
         const last = rows[rows.length - 1]!;
         after = { ts: last.ts, taskRunId: last.task_run_id, n: last.n };
