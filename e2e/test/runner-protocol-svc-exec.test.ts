@@ -83,6 +83,12 @@ test('svc exec runs a task over the runner protocol with a signed run token', as
   assert.deepEqual(logs.map((l) => l.text), ['working on gear with ***']);
   const art = (await s.db.query(`SELECT name, size FROM artifacts WHERE task_run_id = $1`, [run.id])).rows;
   assert.deepEqual(art, [{ name: 'report.txt', size: '7' }]);
+  // Any artifact name is stored (object keys are derived from it, not the name itself).
+  const odd = await fetch(`${s.url}/api/runner/v1/task-runs/${run.id}/artifacts/${encodeURIComponent('my report é.txt')}`, {
+    method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: 'odd name',
+  });
+  assert.equal(odd.status, 201, await odd.text());
+  assert.equal((await s.db.query(`SELECT count(*)::int AS n FROM artifacts WHERE task_run_id = $1 AND name = 'my report é.txt'`, [run.id])).rows[0].n, 1);
   // After completion, further reports change nothing.
   const again = await fetch(`${s.url}/api/runner/v1/task-runs/${run.id}/complete`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ state: 'FAILED', exit_code: 1 }),

@@ -43,7 +43,13 @@ export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: Incomi
   return Number(r.rows[0]?.stored ?? 0);
 }
 
-export const artifactKey = (executionId: string, taskRunId: string, name: string) => `artifacts/${executionId}/${taskRunId}/${name}`;
+/**
+ * Object key of an artifact. Artifact names are the task's relative paths and
+ * may hold any character; object keys may not, so the key uses a hash of the
+ * name (the name itself is kept in the row).
+ */
+export const artifactKey = (executionId: string, taskRunId: string, name: string) =>
+  `artifacts/${executionId}/${taskRunId}/${crypto.createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
 
 /** Stores one artifact (streamed to the object store) and its row. */
 export async function storeArtifact(
