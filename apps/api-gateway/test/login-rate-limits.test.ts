@@ -56,12 +56,14 @@ test('a login for an unknown email takes as long as for a known one', async () =
   await time('bob@example.com'); // warm-up
   const known: number[] = [];
   const unknown: number[] = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 6; i++) {
     known.push(await time('bob@example.com'));
     unknown.push(await time(`ghost${i}@example.com`));
   }
-  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const ratio = median(unknown) / median(known);
-  assert.ok(ratio > 0.6 && ratio < 1.6, `unknown/known login time ratio ${ratio.toFixed(2)} (known ${median(known).toFixed(1)} ms)`);
-  assert.ok(median(known) > 20, 'the password is really checked with bcrypt');
+  // The fastest of several interleaved samples is the least disturbed by other
+  // work on the machine (the suite runs files in parallel).
+  const [k, u] = [Math.min(...known), Math.min(...unknown)];
+  assert.ok(k > 20 && u > 20, `both pay for a bcrypt comparison (known ${k.toFixed(1)} ms, unknown ${u.toFixed(1)} ms)`);
+  const ratio = u / k;
+  assert.ok(ratio > 0.5 && ratio < 2, `unknown/known fastest login time ratio ${ratio.toFixed(2)} (known ${k.toFixed(1)} ms)`);
 });
