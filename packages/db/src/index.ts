@@ -15,3 +15,4 @@ export type { Queryable } from './sql/queryable.js';
 export * from './sql/leases.js';
 export * from './sql/instances.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
+export { inTransaction } from './transaction.js';

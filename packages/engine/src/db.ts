@@ -1,23 +1,13 @@
 // Small shared pieces of the engine's SQL: transactions, state history rows
 // (every state change appends one, in the same transaction), NOTIFY hints.
 import type pg from 'pg';
+import { inTransaction } from '@svc/db';
+
+/** The engine's name for @svc/db's inTransaction. */
+export const inTx = inTransaction;
 
 export type Client = pg.PoolClient;
 
-export async function inTx<T>(pool: pg.Pool, fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
-}
 
 /** Channels. NOTIFY is only a wake-up hint: every listener also polls. */
 export const CHANNELS = {

@@ -1,6 +1,8 @@
 // Users: creation, role and status changes with the last-admin rule, password
 // resets. Used by the API and by the CLI's recovery commands alike.
-import { newId, type Queryable } from '@svc/db';
+import { inTransaction, newId, type Queryable } from '@svc/db';
+
+export { inTransaction };
 import type pg from 'pg';
 import { generatePassword, hashPassword } from './passwords.js';
 
@@ -65,21 +67,6 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return r.rows[0] ?? null;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
-}
-export { inTransaction };
 
 export interface NewUser {
   email: string;

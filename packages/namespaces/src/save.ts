@@ -9,7 +9,9 @@
 // created, revised, moved or deleted. Two saves on the same base version
 // therefore serialize and exactly one wins.
 import type pg from 'pg';
-import { newId } from '@svc/db';
+import { inTransaction, newId } from '@svc/db';
+
+export { inTransaction };
 import { validateFlow } from '@svc/flow-schema';
 import type { ObjectStore } from '@svc/storage';
 import { ChangeError, FlowFilesInvalidError, NamespaceNotFoundError, TooLargeError, VersionConflictError, type FieldProblem } from './errors.js';
@@ -259,20 +261,6 @@ export async function lockNamespace(c: pg.PoolClient, name: string): Promise<{ n
   return { name, headVersion: r.rows[0].head_version, headVersionId: r.rows[0].head_version_id };
 }
 
-export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
-}
 
 export async function saveChanges(deps: SaveDeps, req: SaveRequest): Promise<VersionRow> {
   const exists = await deps.pool.query(`SELECT 1 FROM namespaces WHERE name = $1`, [req.namespace]);

@@ -4,7 +4,7 @@
 //      sealed again with NEW (builtin secrets and provider credentials)
 //   3. SVC_MASTER_KEYS=NEW:...          (`/readyz` master_keys stays ok)
 import type { MasterKey } from '@svc/config';
-import type { Queryable } from '@svc/db';
+import { inTransaction, type Queryable } from '@svc/db';
 import type pg from 'pg';
 import { open, providerCredentialsAad, seal, secretAad } from './crypto.js';
 import { BuiltinProviderDisabledError } from './errors.js';
@@ -32,20 +32,6 @@ export interface RewrapOptions {
   batchSize?: number;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
-}
 
 function reasonOf(err: unknown): string {
   const reason = (err as { reason?: unknown }).reason;
