@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 // An in-memory RunnerTransport that records every call, for runTask tests.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -138,10 +139,20 @@ export async function listDir(dir: string): Promise<string[]> {
   return fs.readdir(dir).catch(() => []);
 }
 
+/**
+ * Whether a process still runs. A killed process whose parent has exited
+ * lingers as a zombie until the system reaps it (slowly on a loaded machine):
+ * it runs no more, so it counts as gone.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
