@@ -27,14 +27,13 @@ export interface LiveGateway extends TestGateway {
 
 /**
  * A real gateway on its own test database (or on `shareWith`'s: a second
- * instance). `env` is put in process.env before the gateway is built (this
- * file's process only), which is how SVC_SSE_KEEPALIVE_MS reaches it.
+ * instance). `env` is parsed into its configuration, which is how
+ * SVC_SSE_KEEPALIVE_MS reaches it.
  */
 export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Record<string, string> } = {}): Promise<LiveGateway> {
-  Object.assign(process.env, opts.env ?? {});
   const tdb = opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-'));
-  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0' });
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
   const db = createDb({ url: opts.shareWith?.db.url ?? tdb!.url, poolSize: 6, prismaPoolSize: 2 });
   const storage = opts.shareWith?.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });

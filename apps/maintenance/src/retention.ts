@@ -1,18 +1,33 @@
 // Retention (spec, Limits): what the lease holder deletes every hour.
 //
-// | Data                                                        | Kept                        |
-// |-------------------------------------------------------------|-----------------------------|
-// | Ended executions, task runs, logs, metrics, artifacts, AI   | SVC_RETENTION_DAYS after end|
-// | Audit events                                                | 365 days                    |
-// | Instance rows without heartbeat                             | 24 hours                    |
-// | Login attempts                                              | 24 hours                    |
-// | Expired sessions                                            | until the next run          |
-// | Git sync runs                                               | never deleted               |
+// | Data                                                        | Kept                         |
+// |-------------------------------------------------------------|------------------------------|
+// | Ended executions, task runs, logs, metrics, artifacts, AI   | SVC_RETENTION_DAYS after end |
+// | Audit events                                                | 365 days                     |
+// | Instance rows without heartbeat                             | 24 hours                     |
+// | Login attempts                                              | 24 hours                     |
+// | Expired sessions                                            | until the next run           |
+// | Git sync runs                                               | never deleted                |
+// | Schedule fire markers (`schedule_fires`)                    | see below                    |
+// | Flow trigger markers (`flow_trigger_firings`)               | as their upstream execution  |
+//
+// The two marker tables make each schedule fire time and each flow trigger
+// firing happen exactly once, so a marker goes only when nothing can try that
+// fire again:
+// - a `schedule_fires` row when its fire time is older than
+//   SVC_RETENTION_DAYS (and at least a day: a tick only fires times at or
+//   after the stored next_fire_at, which a scheduler always sets after its own
+//   clock), no schedule row of its trigger has next_fire_at at or before that
+//   time (a schedule left far back by downtime still reaches it), and the
+//   execution it started is gone. See deleteSpentScheduleFires in @svc/db.
+// - a `flow_trigger_firings` row in the same statement as its upstream
+//   execution (ON DELETE CASCADE), never ahead of it: see
+//   EXECUTION_CHILD_TABLES.
 //
 // Every statement deletes at most `batchSize` rows and the loops re-check the
 // lease between statements, so a run never holds locks for long on the tables
 // users write, and a holder that lost its lease stops at the next batch.
-import type { Db } from '@svc/db';
+import { deleteSpentScheduleFires, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
@@ -35,6 +50,11 @@ export const AUDIT_RETENTION_MS = 365 * DAY_MS;
 export const INSTANCE_RETENTION_MS = DAY_MS;
 /** Login attempts are kept 24 hours (spec); the rate limit looks back 15 minutes. */
 export const LOGIN_ATTEMPT_RETENTION_MS = DAY_MS;
+/**
+ * Schedule fire markers are kept SVC_RETENTION_DAYS after their fire time, and
+ * never less than this: far beyond any clock skew between scheduler instances.
+ */
+export const SCHEDULE_FIRE_MIN_RETENTION_MS = DAY_MS;
 /** Rows per DELETE statement. */
 export const DEFAULT_BATCH_SIZE = 500;
 /** Executions handled per round (their rows then go in batches of `batchSize`). */
@@ -118,6 +138,8 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     ['instances', () => deleteSilentInstances(pool, new Date(now.getTime() - INSTANCE_RETENTION_MS), batch)],
     ['login_attempts', () => deleteLoginAttemptsBefore(pool, new Date(now.getTime() - LOGIN_ATTEMPT_RETENTION_MS), batch)],
     ['sessions', () => deleteExpiredSessions(pool, now, batch)],
+    // After the executions: a marker waits for the execution it started.
+    ['schedule_fires', () => deleteSpentScheduleFires(pool, new Date(now.getTime() - Math.max(deps.retentionDays * DAY_MS, SCHEDULE_FIRE_MIN_RETENTION_MS)), batch)],
   ];
   for (const [table, step] of simple) if (!(await drain(table, step))) break;
   result.complete = go();

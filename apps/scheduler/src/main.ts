@@ -1,29 +1,13 @@
 #!/usr/bin/env node
 // The scheduler process: syncs schedules from the flows, fires due schedule
 // triggers exactly once (however many scheduler instances run), and sweeps
-// flow triggers that a crash left unfired. See scheduler.ts.
+// flow triggers that a crash left unfired. See scheduler.ts. Its periods
+// (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
+// so a bad value stops it with exit code 2 like any other.
+import { SnapshotFacts } from '@svc/engine';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { Scheduler } from './scheduler.js';
-
-/** Optional millisecond intervals (tests shorten them); bad values are all printed, then exit 2 like every config error. */
-const problems: string[] = [];
-function intervalFromEnv(name: string): number | undefined {
-  const text = process.env[name];
-  if (text === undefined || text === '') return undefined;
-  const n = Number(text);
-  if (Number.isInteger(n) && n >= 10) return n;
-  problems.push(`${name}: expected an integer number of milliseconds >= 10, got ${JSON.stringify(text)}`);
-  return undefined;
-}
-
-const tickMs = intervalFromEnv('SVC_SCHEDULER_TICK_MS');
-const syncMs = intervalFromEnv('SVC_SCHEDULER_SYNC_MS');
-const sweepMs = intervalFromEnv('SVC_SCHEDULER_SWEEP_MS');
-if (problems.length) {
-  process.stderr.write(`${problems.join('\n')}\n`);
-  process.exit(2);
-}
 
 await runService({
   kind: 'scheduler',
@@ -34,11 +18,11 @@ await runService({
     const scheduler = new Scheduler({
       pool: ctx.db.pool,
       log: ctx.log,
-      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage },
+      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage, snapshots: new SnapshotFacts() },
       now,
-      tickMs,
-      syncMs,
-      sweepMs,
+      tickMs: ctx.config.schedulerTickMs,
+      syncMs: ctx.config.schedulerSyncMs,
+      sweepMs: ctx.config.schedulerSweepMs,
     });
     const loop = scheduler.start();
     return {

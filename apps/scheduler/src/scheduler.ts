@@ -33,11 +33,22 @@ import {
   type FollowUp,
   type StartDeps,
 } from '@svc/engine';
-import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { renderTemplateMap, TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import {
+  advanceSchedules,
+  claimDueSchedules,
+  deleteInactiveSchedules,
+  deleteOrphanWebhookKeys,
+  insertScheduleFire,
+  selectChangedSchedules,
+  triggerFingerprint,
+  upsertSchedules,
+  type DueSchedule,
+  type ScheduleAdvance,
+  type ScheduleSpec,
+} from '@svc/db';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
-import { advanceSchedules, claimDueSchedules, insertScheduleFire, type Advance, type DueSchedule } from './sql/fire.js';
-import { deleteInactiveSchedules, deleteOrphanWebhookKeys, selectChangedSchedules, triggerFingerprint, upsertSchedules, type ScheduleSpec } from './sql/sync.js';
 
 export interface SchedulerLog {
   info(message: string, meta?: Record<string, unknown>): unknown;
@@ -168,9 +179,9 @@ export class Scheduler {
       let claimed = 0;
       let batchFailed = 0;
       await inTx(this.deps.pool, async (c) => {
-        const due = await claimDueSchedules(c, now, batchSize);
+        const due = await claimDueSchedules<FlowTrigger>(c, now, batchSize);
         claimed = due.length;
-        const advances: Advance[] = [];
+        const advances: ScheduleAdvance[] = [];
         for (const s of due) {
           // A savepoint per schedule: one that fails stays due and the others still fire.
           await c.query('SAVEPOINT fire');
@@ -213,7 +224,7 @@ export class Scheduler {
    * exists already when clocks of two schedulers disagree or a row was edited
    * by hand; then AlreadyFired makes the caller undo the execution.
    */
-  private async fireOne(c: pg.PoolClient, s: DueSchedule, now: Date): Promise<{ result: FireResult; followUps: FollowUp[] }> {
+  private async fireOne(c: pg.PoolClient, s: DueSchedule<FlowTrigger>, now: Date): Promise<{ result: FireResult; followUps: FollowUp[] }> {
     const times = this.times.get(s.cron, s.timezone);
     const d = decideFire(times, s.next_fire_at, now, s.catch_up as CatchUp, this.deps.onTimeMs ?? ON_TIME_MS);
     const result: FireResult = { namespace: s.namespace, flowId: s.flow_id, triggerId: s.trigger_id, fireTime: d.fireTime, executionId: null, next: d.next };

@@ -36,6 +36,11 @@ export const CATALOGUE = [
     default: null,
     description: 'TCP port on which the maintenance process serves GET /metrics (lease, timeouts, retention and storage cleanup counters); 0 picks a free port. Unset: not served. The API gateway serves /metrics on SVC_PORT.',
   },
+  {
+    variable: 'SVC_SSE_KEEPALIVE_MS',
+    default: '15000',
+    description: 'Milliseconds without data after which an event stream of the API gateway sends a keep-alive comment (10 to 3600000); shorten it for proxies with short idle timeouts.',
+  },
   { variable: 'SVC_INSTANCE_NAME', default: 'the host name', derived: true, description: 'Name of this instance as listed under instances and in logs.' },
   // --- data ---
   {
@@ -94,10 +99,32 @@ export const CATALOGUE = [
     default: '60s',
     description: 'Duration after which a docker or kubernetes task run whose instance is offline or whose runner is gone, and whose task heartbeat is older, fails with reason lost.',
   },
+  {
+    variable: 'SVC_KILL_DELAY_MS',
+    default: '10000',
+    description: 'Milliseconds between SIGTERM and SIGKILL when the runner stops a task process group (cancel, timeout); 0 to 3600000.',
+  },
   { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: the Docker default socket.' },
   { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL for the kubernetes executor; unset: the in-cluster service account.' },
   { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
   { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL; unset: the in-cluster service account token.' },
+  // --- triggers and maintenance ---
+  { variable: 'SVC_SCHEDULER_TICK_MS', default: '1000', description: 'Milliseconds between two checks of the scheduler for due schedules (10 to 3600000).' },
+  {
+    variable: 'SVC_SCHEDULER_SYNC_MS',
+    default: '2000',
+    description: 'Milliseconds between two checks of the scheduler for changed flows and triggers, which then re-sync the schedules (10 to 3600000).',
+  },
+  {
+    variable: 'SVC_SCHEDULER_SWEEP_MS',
+    default: '5000',
+    description: 'Milliseconds between two sweeps of the scheduler for flow triggers of recently ended executions that did not fire (10 to 3600000).',
+  },
+  {
+    variable: 'SVC_WATCHDOG_MS',
+    default: '5000',
+    description: 'Milliseconds between two runs of the maintenance lease holder\'s watchdog (flow and task timeouts, lost task runs); 10 to 3600000.',
+  },
   // --- limits ---
   { variable: 'SVC_MAX_FILE_BYTES', default: '10MiB', description: 'Largest namespace file accepted; a byte size (plain bytes, or with B, KB, MB, GB, KiB, MiB, GiB).' },
   { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
@@ -129,8 +156,8 @@ export function isSecret(name: string): boolean {
 
 /**
  * Every configuration variable with its default and a one-line description,
- * in a reading order grouped by concern (server, data, auth, execution, limits,
- * email, logging, CLI).
+ * in a reading order grouped by concern (server, data, auth, execution,
+ * triggers and maintenance, limits, email, logging, CLI).
  */
 export function describeConfig(): VariableDescription[] {
   return CATALOGUE.map(({ variable, default: def, description }) => ({ variable, default: def, description }));

@@ -38,6 +38,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
     assert.equal(config.publicUrlExplicit, false);
     assert.equal(config.metricsPort, undefined);
+    assert.equal(config.sseKeepAliveMs, 15_000);
     assert.equal(config.instanceName, 'node-7');
     assert.equal(config.dataDir, '/srv/app/.svc-data');
     assert.equal(config.databaseUrl, undefined);
@@ -55,6 +56,11 @@ describe('parseConfig defaults', () => {
     assert.equal(config.workerSlots, 8);
     assert.equal(config.k8sMaxJobs, 50);
     assert.equal(config.heartbeatTimeoutMs, 60_000);
+    assert.equal(config.killDelayMs, 10_000);
+    assert.equal(config.schedulerTickMs, 1_000);
+    assert.equal(config.schedulerSyncMs, 2_000);
+    assert.equal(config.schedulerSweepMs, 5_000);
+    assert.equal(config.watchdogMs, 5_000);
     assert.equal(config.dockerHost, undefined);
     assert.equal(config.k8sApiUrl, undefined);
     assert.equal(config.k8sNamespace, 'default');
@@ -89,6 +95,7 @@ describe('parseConfig values', () => {
         SVC_HOST: 'svc.internal',
         SVC_PUBLIC_URL: 'https://svc.example.com/',
         SVC_METRICS_PORT: '9464',
+        SVC_SSE_KEEPALIVE_MS: '250',
         SVC_INSTANCE_NAME: 'dispatcher-1',
         SVC_DATA_DIR: 'state',
         SVC_DATABASE_URL: 'postgresql://svc:pw@db:5432/svc',
@@ -105,6 +112,11 @@ describe('parseConfig values', () => {
         SVC_WORKER_SLOTS: '16',
         SVC_K8S_MAX_JOBS: '5',
         SVC_HEARTBEAT_TIMEOUT: '90s',
+        SVC_KILL_DELAY_MS: '0',
+        SVC_SCHEDULER_TICK_MS: '50',
+        SVC_SCHEDULER_SYNC_MS: '200',
+        SVC_SCHEDULER_SWEEP_MS: '3600000',
+        SVC_WATCHDOG_MS: '10',
         SVC_DOCKER_HOST: 'unix:///var/run/docker.sock',
         SVC_K8S_API_URL: 'https://k8s.local:6443',
         SVC_K8S_NAMESPACE: 'svc-jobs',
@@ -127,6 +139,7 @@ describe('parseConfig values', () => {
     assert.equal(config.publicUrl, 'https://svc.example.com');
     assert.equal(config.publicUrlExplicit, true);
     assert.equal(config.metricsPort, 9464);
+    assert.equal(config.sseKeepAliveMs, 250);
     assert.equal(config.instanceName, 'dispatcher-1');
     assert.equal(config.dataDir, '/srv/app/state');
     assert.equal(config.databaseUrl, 'postgresql://svc:pw@db:5432/svc');
@@ -144,6 +157,11 @@ describe('parseConfig values', () => {
     assert.equal(config.workerSlots, 16);
     assert.equal(config.k8sMaxJobs, 5);
     assert.equal(config.heartbeatTimeoutMs, 90_000);
+    assert.equal(config.killDelayMs, 0);
+    assert.equal(config.schedulerTickMs, 50);
+    assert.equal(config.schedulerSyncMs, 200);
+    assert.equal(config.schedulerSweepMs, 3_600_000);
+    assert.equal(config.watchdogMs, 10);
     assert.equal(config.dockerHost, 'unix:///var/run/docker.sock');
     assert.equal(config.k8sApiUrl, 'https://k8s.local:6443');
     assert.equal(config.k8sNamespace, 'svc-jobs');
@@ -229,6 +247,14 @@ describe('parseConfig errors', () => {
     ['a negative rate limit', { SVC_ORG_RATE_LIMIT: '-5' }, 'SVC_ORG_RATE_LIMIT', /greater than 0/],
     ['a token with spaces', { SVC_TOKEN: 'svc_a b' }, 'SVC_TOKEN', /without spaces/],
     ['an image with spaces', { SVC_DEFAULT_IMAGE: 'my image' }, 'SVC_DEFAULT_IMAGE', /without spaces/],
+    ['a tick that is not a number', { SVC_SCHEDULER_TICK_MS: 'fast' }, 'SVC_SCHEDULER_TICK_MS', /whole number of milliseconds from 10 to 3600000/],
+    ['a tick with a unit', { SVC_SCHEDULER_TICK_MS: '1s' }, 'SVC_SCHEDULER_TICK_MS', /whole number of milliseconds/],
+    ['a sync period under 10 ms', { SVC_SCHEDULER_SYNC_MS: '9' }, 'SVC_SCHEDULER_SYNC_MS', /from 10 to 3600000/],
+    ['a fractional sweep period', { SVC_SCHEDULER_SWEEP_MS: '2.5' }, 'SVC_SCHEDULER_SWEEP_MS', /whole number of milliseconds/],
+    ['a zero watchdog period', { SVC_WATCHDOG_MS: '0' }, 'SVC_WATCHDOG_MS', /from 10 to 3600000/],
+    ['a keep-alive over an hour', { SVC_SSE_KEEPALIVE_MS: '3600001' }, 'SVC_SSE_KEEPALIVE_MS', /from 10 to 3600000/],
+    ['a negative kill delay', { SVC_KILL_DELAY_MS: '-1' }, 'SVC_KILL_DELAY_MS', /whole number of milliseconds from 0 to 3600000/],
+    ['a kill delay in seconds', { SVC_KILL_DELAY_MS: '10s' }, 'SVC_KILL_DELAY_MS', /whole number of milliseconds/],
   ];
   for (const [what, env, variable, message] of cases) {
     it(`refuses ${what}`, () => {

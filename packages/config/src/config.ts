@@ -47,6 +47,8 @@ export interface Config {
    * (not served). 0 picks a free port.
    */
   metricsPort: number | undefined;
+  /** `SVC_SSE_KEEPALIVE_MS`: quiet time after which an event stream sends `: keep-alive`; default 15000 ms (10 to 3600000). */
+  sseKeepAliveMs: number;
   /** `SVC_INSTANCE_NAME`; default `os.hostname()`. */
   instanceName: string;
   /** `SVC_DATA_DIR`, absolute; default `<cwd>/.svc-data`. */
@@ -81,6 +83,8 @@ export interface Config {
   k8sMaxJobs: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in milliseconds; default 60s. */
   heartbeatTimeoutMs: number;
+  /** `SVC_KILL_DELAY_MS`: SIGTERM to SIGKILL delay of a task process group; default 10000 ms (0 to 3600000). */
+  killDelayMs: number;
   /** `SVC_DOCKER_HOST`; default undefined (the Docker client's own default). */
   dockerHost: string | undefined;
   /** `SVC_K8S_API_URL`; default undefined. */
@@ -89,6 +93,14 @@ export interface Config {
   k8sNamespace: string;
   /** `SVC_K8S_TOKEN`; default undefined. */
   k8sToken: string | undefined;
+  /** `SVC_SCHEDULER_TICK_MS`: period of the scheduler's check for due schedules; default 1000 ms (10 to 3600000). */
+  schedulerTickMs: number;
+  /** `SVC_SCHEDULER_SYNC_MS`: period of the scheduler's check for changed flows and triggers; default 2000 ms (10 to 3600000). */
+  schedulerSyncMs: number;
+  /** `SVC_SCHEDULER_SWEEP_MS`: period of the scheduler's flow-trigger sweep; default 5000 ms (10 to 3600000). */
+  schedulerSweepMs: number;
+  /** `SVC_WATCHDOG_MS`: period of the maintenance lease holder's watchdog; default 5000 ms (10 to 3600000). */
+  watchdogMs: number;
   /** `SVC_MAX_FILE_BYTES`; default 10 MiB. */
   maxFileBytes: number;
   /** `SVC_MAX_BUNDLE_BYTES`; default 100 MiB. */
@@ -118,6 +130,11 @@ export interface ParseConfigOptions {
   /** Default of `SVC_INSTANCE_NAME`; default `os.hostname()`. */
   hostname?: string;
 }
+
+/** Bounds of the `SVC_*_MS` periods: under 10 ms a loop would spin; over an hour it would look stuck. */
+const MIN_PERIOD_MS = 10;
+const MAX_MS = 3_600_000;
+const interval = p.milliseconds(MIN_PERIOD_MS, MAX_MS);
 
 const DOCKER_HOST_SCHEMES = ['unix:', 'tcp:', 'http:', 'https:', 'ssh:', 'npipe:'];
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -183,6 +200,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     publicUrl,
     publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
     metricsPort: read('SVC_METRICS_PORT', p.port),
+    sseKeepAliveMs: read('SVC_SSE_KEEPALIVE_MS', interval),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
     dataDir,
     databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),
@@ -204,6 +222,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     workerSlots: read('SVC_WORKER_SLOTS', p.positiveInteger),
     k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
     heartbeatTimeoutMs: read('SVC_HEARTBEAT_TIMEOUT', p.positiveDuration),
+    killDelayMs: read('SVC_KILL_DELAY_MS', p.milliseconds(0, MAX_MS)),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
     k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {
@@ -211,6 +230,10 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       return text;
     }),
     k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),
+    schedulerTickMs: read('SVC_SCHEDULER_TICK_MS', interval),
+    schedulerSyncMs: read('SVC_SCHEDULER_SYNC_MS', interval),
+    schedulerSweepMs: read('SVC_SCHEDULER_SWEEP_MS', interval),
+    watchdogMs: read('SVC_WATCHDOG_MS', interval),
     maxFileBytes: read('SVC_MAX_FILE_BYTES', p.positiveByteSize),
     maxBundleBytes: read('SVC_MAX_BUNDLE_BYTES', p.positiveByteSize),
     maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),

@@ -18,6 +18,15 @@ export function positiveInteger(text: string): number {
   return Number(text);
 }
 
+/** A whole number of milliseconds from `min` to `max` (the `SVC_*_MS` knobs). */
+export function milliseconds(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const n = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(n >= min && n <= max)) throw new Error(`must be a whole number of milliseconds from ${min} to ${max}`);
+    return n;
+  };
+}
+
 export function positiveNumber(text: string): number {
   const n = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
   if (!(n > 0) || !Number.isFinite(n)) throw new Error('must be a number greater than 0');

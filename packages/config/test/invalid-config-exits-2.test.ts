@@ -58,6 +58,18 @@ describe('a process with an invalid configuration', { timeout: 30_000 }, () => {
     assert.equal(stderr, 'invalid configuration:\n  SVC_LOG_FORMAT: must be one of json, text (got "xml")\n');
   });
 
+  it('exits 2 on a bad SVC_*_MS period, naming the variable and the accepted range', async () => {
+    const { code, stdout, stderr } = await runMain({ SVC_SCHEDULER_TICK_MS: '1s', SVC_KILL_DELAY_MS: '-5' });
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.equal(
+      stderr,
+      'invalid configuration:\n' +
+        '  SVC_KILL_DELAY_MS: must be a whole number of milliseconds from 0 to 3600000 (got "-5")\n' +
+        '  SVC_SCHEDULER_TICK_MS: must be a whole number of milliseconds from 10 to 3600000 (got "1s")\n',
+    );
+  });
+
   it('exits 2 and lists every variable at fault when several are bad at once', async () => {
     const shortKey = crypto.randomBytes(16).toString('base64');
     const bad = {

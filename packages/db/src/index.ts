@@ -14,5 +14,24 @@ export { readEmbeddedConnection, EMBEDDED_INFO_FILE, type EmbeddedConnectionInfo
 export type { Queryable } from './sql/queryable.js';
 export * from './sql/leases.js';
 export * from './sql/instances.js';
+export {
+  selectChangedSchedules,
+  upsertSchedules,
+  deleteInactiveSchedules,
+  deleteOrphanWebhookKeys,
+  triggerFingerprint,
+  listUpcomingSchedules,
+  type ScheduleSpec,
+  type UpcomingSchedule,
+  type UpcomingScheduleKey,
+} from './sql/schedules.js';
+export {
+  claimDueSchedules,
+  insertScheduleFire,
+  advanceSchedules,
+  deleteSpentScheduleFires,
+  type DueSchedule,
+  type ScheduleAdvance,
+} from './sql/schedule-fires.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';

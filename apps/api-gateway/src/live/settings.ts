@@ -1,6 +1,8 @@
-// Tunables of the event streams. Only the keep-alive interval is read from
-// the environment (tests and proxies with short idle timeouts shorten it);
-// the rest are fixed defaults chosen with bench/logs.bench.mjs.
+// Tunables of the event streams. Only the keep-alive interval is configured
+// (SVC_SSE_KEEPALIVE_MS in the configuration catalogue, validated at start
+// with every other variable: tests and proxies with short idle timeouts
+// shorten it); the rest are fixed defaults chosen with bench/logs.bench.mjs.
+import type { Config } from '@svc/config';
 
 export interface LiveSettings {
   /** Quiet time after which a stream sends `: keep-alive`. Default 15000 ms (SVC_SSE_KEEPALIVE_MS). */
@@ -15,18 +17,7 @@ export interface LiveSettings {
 
 export const DEFAULT_LIVE_SETTINGS: LiveSettings = { keepAliveMs: 15_000, pollMs: 1_000, perRun: 100, queryPoolSize: 4 };
 
-export class LiveSettingsError extends Error {
-  constructor(readonly variable: string, readonly value: string) {
-    super(`${variable} must be a whole number of milliseconds from 10 to 3600000, got ${JSON.stringify(value)}`);
-    this.name = 'LiveSettingsError';
-  }
-}
-
-/** Reads SVC_SSE_KEEPALIVE_MS; throws `LiveSettingsError` on a bad value. */
-export function liveSettingsFromEnv(env: Record<string, string | undefined>): LiveSettings {
-  const raw = env.SVC_SSE_KEEPALIVE_MS?.trim();
-  if (raw === undefined || raw === '') return { ...DEFAULT_LIVE_SETTINGS };
-  const ms = Number(raw);
-  if (!/^\d+$/.test(raw) || ms < 10 || ms > 3_600_000) throw new LiveSettingsError('SVC_SSE_KEEPALIVE_MS', raw);
-  return { ...DEFAULT_LIVE_SETTINGS, keepAliveMs: ms };
+/** The live settings of a loaded configuration. */
+export function liveSettingsFromConfig(config: Pick<Config, 'sseKeepAliveMs'>): LiveSettings {
+  return { ...DEFAULT_LIVE_SETTINGS, keepAliveMs: config.sseKeepAliveMs };
 }

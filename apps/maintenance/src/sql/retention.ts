@@ -10,6 +10,15 @@ export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLE
  * Tables holding rows of an execution, emptied child-first in bounded batches
  * before the execution row is deleted (whose ON DELETE CASCADE is then only a
  * backstop for rows written meanwhile). `log_lines` has no foreign key.
+ *
+ * `flow_trigger_firings` is left out on purpose: its rows (a few per
+ * execution, one per downstream trigger) are the exactly-once markers of the
+ * flow triggers of their upstream execution, and go by the cascade in the
+ * very statement that deletes that execution. Deleted ahead, they would be
+ * missing if the execution is kept after all (restarted meanwhile, so
+ * deleteExecutions' re-check spares it) and its triggers would fire again
+ * when it ends. Once the execution is gone nothing can fire for it:
+ * fireFlowTriggers starts from the execution row.
  */
 export const EXECUTION_CHILD_TABLES = [
   { table: 'log_lines', column: 'execution_id' },
@@ -18,7 +27,6 @@ export const EXECUTION_CHILD_TABLES = [
   { table: 'ai_insights', column: 'execution_id' },
   { table: 'artifacts', column: 'execution_id' },
   { table: 'log_archives', column: 'execution_id' },
-  { table: 'flow_trigger_firings', column: 'upstream_execution_id' },
   { table: 'task_runs', column: 'execution_id' },
 ] as const;
 

@@ -1,14 +1,28 @@
-// Statements of the schedule sync: the `schedules` table follows the
-// `schedule` triggers of enabled, non-deleted flows (`flow_triggers` holds
-// one row per trigger of each flow's current revision). Only rows whose
-// trigger is new or whose cron, time zone or catch_up changed are read back,
-// so a sync with nothing to do is one indexed anti-join.
-import type { Queryable } from '@svc/db';
+// The `schedules` table: one row per `schedule` trigger of an enabled,
+// non-deleted flow, with its next fire time. The scheduler's sync keeps it in
+// step with `flow_triggers` (one row per trigger of each flow's current
+// revision); listUpcomingSchedules (the API) reads it. Only rows whose trigger
+// is new or whose cron, time zone or catch_up changed are read back by the
+// sync, so a sync with nothing to do is one indexed anti-join.
+import type { Queryable } from './queryable.js';
+
+/**
+ * What makes a schedule or trigger active: its flow (aliased `f`) is enabled
+ * and not deleted. `of` is the alias of the joined row (`schedules` or
+ * `flow_triggers`). Shared by the sync, the claim and the upcoming list, so a
+ * schedule the list shows is one the scheduler syncs and fires.
+ */
+export function activeFlowJoin(of: string): string {
+  return `JOIN flows f ON f.namespace = ${of}.namespace AND f.flow_id = ${of}.flow_id AND f.enabled AND f.deleted_at IS NULL`;
+}
+
+/** Schedule rows (`s`) of active flows: the active schedules. */
+export const ACTIVE_SCHEDULES = `schedules s ${activeFlowJoin('s')}`;
 
 const TZ = `COALESCE(ft.definition->>'timezone', 'UTC')`;
 const CATCH_UP = `COALESCE(ft.definition->>'catch_up', 'last')`;
-/** Triggers that should have a schedule row: schedule type, flow enabled and not deleted. */
-const ACTIVE = `flow_triggers ft JOIN flows f ON f.namespace = ft.namespace AND f.flow_id = ft.flow_id AND f.enabled AND f.deleted_at IS NULL`;
+/** Triggers that should have a schedule row (with `ft.type = 'schedule'`): flow enabled and not deleted. */
+const ACTIVE_TRIGGERS = `flow_triggers ft ${activeFlowJoin('ft')}`;
 
 export interface ScheduleSpec {
   namespace: string;
@@ -23,7 +37,7 @@ export interface ScheduleSpec {
 export async function selectChangedSchedules(q: Queryable): Promise<ScheduleSpec[]> {
   const r = await q.query<ScheduleSpec>(
     `SELECT ft.namespace, ft.flow_id, ft.trigger_id, ft.definition->>'cron' AS cron, ${TZ} AS timezone, ${CATCH_UP} AS catch_up
-     FROM ${ACTIVE}
+     FROM ${ACTIVE_TRIGGERS}
      LEFT JOIN schedules s ON s.namespace = ft.namespace AND s.flow_id = ft.flow_id AND s.trigger_id = ft.trigger_id
      WHERE ft.type = 'schedule'
        AND (s.namespace IS NULL OR s.cron <> ft.definition->>'cron' OR s.timezone <> ${TZ} OR s.catch_up <> ${CATCH_UP})
@@ -66,7 +80,7 @@ export async function upsertSchedules(q: Queryable, rows: (ScheduleSpec & { next
 export async function deleteInactiveSchedules(q: Queryable): Promise<{ namespace: string; flow_id: string; trigger_id: string }[]> {
   const r = await q.query<{ namespace: string; flow_id: string; trigger_id: string }>(
     `DELETE FROM schedules s
-     WHERE NOT EXISTS (SELECT 1 FROM ${ACTIVE}
+     WHERE NOT EXISTS (SELECT 1 FROM ${ACTIVE_TRIGGERS}
                        WHERE ft.namespace = s.namespace AND ft.flow_id = s.flow_id AND ft.trigger_id = s.trigger_id AND ft.type = 'schedule')
      RETURNING s.namespace, s.flow_id, s.trigger_id`,
   );
@@ -95,4 +109,45 @@ export async function triggerFingerprint(q: Queryable): Promise<string> {
                            (SELECT count(*) FILTER (WHERE enabled AND deleted_at IS NULL) FROM flows), (SELECT max(updated_at) FROM flows)) AS fp`,
   );
   return r.rows[0]!.fp;
+}
+
+export interface UpcomingSchedule {
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  cron: string;
+  timezone: string;
+  catch_up: string;
+  next_fire_at: Date;
+  last_fired_at: Date | null;
+}
+
+/** Where a page of listUpcomingSchedules starts: after this row in (next_fire_at, namespace, flow_id, trigger_id) order. */
+export interface UpcomingScheduleKey {
+  next_fire_at: string;
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+}
+
+/**
+ * Active schedules with a next fire time, soonest first, at most `limit`.
+ * `namespace` selects that namespace and its children (as listFlows does).
+ */
+export async function listUpcomingSchedules(
+  q: Queryable,
+  opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number },
+): Promise<UpcomingSchedule[]> {
+  const { namespace, after, limit } = opts;
+  const r = await q.query<UpcomingSchedule>(
+    `SELECT s.namespace, s.flow_id, s.trigger_id, s.cron, s.timezone, s.catch_up, s.next_fire_at, s.last_fired_at
+     FROM ${ACTIVE_SCHEDULES}
+     WHERE s.next_fire_at IS NOT NULL
+       AND ($1::text IS NULL OR s.namespace = $1 OR s.namespace LIKE $1 || '.%')
+       AND ($2::timestamptz IS NULL OR (s.next_fire_at, s.namespace, s.flow_id, s.trigger_id) > ($2, $3, $4, $5))
+     ORDER BY s.next_fire_at, s.namespace, s.flow_id, s.trigger_id
+     LIMIT $6`,
+    [namespace ?? null, after?.next_fire_at ?? null, after?.namespace ?? null, after?.flow_id ?? null, after?.trigger_id ?? null, limit],
+  );
+  return r.rows;
 }
