@@ -70,6 +70,8 @@ export async function startStack(opts: { env?: Record<string, string>; dispatche
     const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
+    // Debugging knob: SVC_E2E_PRINT_LOGS=1 copies every service's output to the test's stderr.
+    if (process.env.SVC_E2E_PRINT_LOGS) for (const s of [child.stdout!, child.stderr!]) s.on('data', (d) => process.stderr.write(`[${app}] ${String(d)}`));
     const p: Proc = { child, output: () => out, exited: new Promise((r) => child.once('exit', (c) => r(c))) };
     procs.push(p);
     return p;

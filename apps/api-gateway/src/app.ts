@@ -17,7 +17,7 @@ import { adminHandlers } from './routes/admin.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
-import { loadRunTokenKey, type StartDeps } from '@svc/engine';
+import { loadRunTokenKey, SnapshotFacts, type StartDeps } from '@svc/engine';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
@@ -31,7 +31,7 @@ import { artifactHandlers } from './routes/artifacts.js';
 import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
-import { liveSettingsFromEnv } from './live/settings.js';
+import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
@@ -108,7 +108,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     maxBundleBytes: deps.config.maxBundleBytes,
     masterKeys: deps.config.masterKeys,
   };
-  const engine: StartDeps = { config: { defaultExecutor: deps.config.defaultExecutor, now }, storage: deps.storage };
+  const engine: StartDeps = { config: { defaultExecutor: deps.config.defaultExecutor, now }, storage: deps.storage, snapshots: new SnapshotFacts() };
   let runTokenKeyPromise: Promise<Buffer> | undefined;
   const runTokenKey = () => (runTokenKeyPromise ??= loadRunTokenKey(deps.db.pool).catch((err) => {
     runTokenKeyPromise = undefined;
@@ -116,7 +116,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   }));
   const specDeps = { masterKeys: deps.config.masterKeys, maxArtifactBytes: deps.config.maxArtifactBytes, maxBundleBytes: deps.config.maxBundleBytes };
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
-  const liveSettings = liveSettingsFromEnv(process.env);
+  const liveSettings = liveSettingsFromConfig(deps.config);
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
   const handlers: OperationHandlers = {

@@ -49,7 +49,13 @@ test('each state change of the execution or a task run sends the execution detai
   await completeRun(gw, run2!);
   await c.done;
   assert.deepEqual(c.events.at(-1), { event: 'end', data: '{}' });
-  const seen = details(c).map(summary);
+  // A task run ends in one commit and its execution is planned in the next, so
+  // "first ended, second not queued yet" (and likewise before the end) may be
+  // seen in between: real states, each sent once.
+  const between = new Set(['RUNNING|first:SUCCESS,second:PENDING', 'RUNNING|first:SUCCESS,second:SUCCESS']);
+  const all = details(c).map(summary);
+  assert.ok(all.filter((x) => between.has(x)).length <= 2, all.join(' '));
+  const seen = all.filter((x) => !between.has(x));
   assert.deepEqual(seen, [
     'RUNNING|first:QUEUED,second:PENDING',
     'RUNNING|first:RUNNING,second:PENDING',

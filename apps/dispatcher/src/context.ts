@@ -1,6 +1,6 @@
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
-import { completeTaskRun, DispatchError, prepareTask, runFollowUps, type ClaimedRun, type PreparedTask, type StartDeps } from '@svc/engine';
+import { DispatchError, endTaskRun, Planner, prepareTask, runFollowUps, type ClaimedRun, type PreparedTask, type StartDeps, type TaskCompletion } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import { ensureBundle } from '@svc/namespaces';
 import type { Clock } from '@svc/service';
@@ -17,6 +17,10 @@ export interface DispatcherContext {
   instanceId: string;
   heartbeatMs: number;
   killDelayMs: number;
+  /** Plans executions after their task runs end (batched; see @svc/engine's planner). */
+  planner: Planner;
+  /** Ends a RUNNING task run and has its execution planned (the slot is free when this resolves; planning follows). */
+  finish(runId: string, done: TaskCompletion): Promise<void>;
   /** Resolves the task's templates; ends it FAILED (template_error, secret_not_found) and returns null when they do not resolve. */
   prepare(run: ClaimedRun): Promise<PreparedTask | null>;
   bundleStream(snapshotId: string): Promise<NodeJS.ReadableStream>;
@@ -25,7 +29,7 @@ export interface DispatcherContext {
 /** Bundles of snapshots are immutable once built: their hash and key are cached (bounded). */
 const BUNDLE_CACHE_SIZE = 1000;
 
-export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleStream'>): DispatcherContext {
+export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleStream' | 'planner' | 'finish'>): DispatcherContext {
   const bundles = new Map<string, Promise<{ key: string; hash: string }>>();
   const bundleOf = (snapshotId: string) => {
     let b = bundles.get(snapshotId);
@@ -37,18 +41,27 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
     }
     return b;
   };
+  const planner = new Planner({
+    pool: base.db.pool,
+    now: () => base.clock.now(),
+    followUps: (f) => runFollowUps(base.db.pool, base.engine, f),
+    onError: (err) => base.log.warn('planning failed; the poll retries it', { err }),
+  });
+  const finish = async (runId: string, done: TaskCompletion) => {
+    if (await endTaskRun(base.db.pool, runId, done, () => base.clock.now())) void planner.kick();
+  };
   const ctx: DispatcherContext = {
     ...base,
+    planner,
+    finish,
     async prepare(run) {
       const specDeps = { pool: base.db.pool, storage: base.storage, masterKeys: base.config.masterKeys, maxArtifactBytes: base.config.maxArtifactBytes, maxBundleBytes: base.config.maxBundleBytes };
       try {
         let snapshotId = '';
-        const prepared = await prepareTask(specDeps, run.id, async () => (await bundleOf(snapshotId)).hash, (snap) => (snapshotId = snap));
-        return prepared;
+        return await prepareTask(specDeps, run, async () => (await bundleOf(snapshotId)).hash, (snap) => (snapshotId = snap));
       } catch (err) {
         if (!(err instanceof DispatchError)) throw err;
-        const r = await completeTaskRun(base.db.pool, run.id, { state: 'FAILED', reason: err.reason, error: err.message, exitCode: null }, () => base.clock.now());
-        await runFollowUps(base.db.pool, base.engine, r.followUps);
+        await finish(run.id, { state: 'FAILED', reason: err.reason, error: err.message, exitCode: null });
         return null;
       }
     },

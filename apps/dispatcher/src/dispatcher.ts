@@ -5,7 +5,7 @@
 // cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
-import { CHANNELS, claimTaskRuns, clearNoInstanceReason, failInstanceTaskRuns, nextClaimableAt, runFollowUps, type ClaimedRun } from '@svc/engine';
+import { CHANNELS, claimRuns, clearNoInstanceReason, failInstanceTaskRuns, runFollowUps, type ClaimedRun } from '@svc/engine';
 import { markInstanceStopped } from '@svc/db';
 import type pg from 'pg';
 import type { DispatcherContext } from './context.js';
@@ -49,6 +49,7 @@ export class Dispatcher {
     this.loops = this.executors.map((e) => this.loop(e));
     this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
     this.stopTimer.unref();
+    ctx.planner.start();
   }
 
   private running(type: string): number {
@@ -73,22 +74,22 @@ export class Dispatcher {
     const slots = ctx.config.workerSlots;
     while (!this.stopping) {
       let claimed: ClaimedRun[] = [];
-      try {
-        const free = slots - this.running(executor.type);
-        if (free > 0) claimed = await claimTaskRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free, now: ctx.clock.now() });
-      } catch (err) {
-        ctx.log.warn('claim failed', { err, executor: executor.type });
+      let wait = POLL_MS;
+      const free = slots - this.running(executor.type);
+      if (free > 0) {
+        try {
+          // One statement claims and tells when the next run held back by a retry backoff is due.
+          const now = ctx.clock.now();
+          const r = await claimRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free, now });
+          claimed = r.runs;
+          if (r.nextAt) wait = Math.max(0, Math.min(POLL_MS, r.nextAt.getTime() - now.getTime()));
+        } catch (err) {
+          ctx.log.warn('claim failed', { err, executor: executor.type });
+        }
       }
       for (const run of claimed) this.launch(executor, run);
       if (claimed.length && this.running(executor.type) < slots) continue; // more may be waiting
-      let wait = POLL_MS;
-      try {
-        const next = await nextClaimableAt(ctx.db.pool, ctx.config.pools, executor.type);
-        if (next) wait = Math.max(0, Math.min(POLL_MS, next.getTime() - ctx.clock.now().getTime()));
-        if (this.running(executor.type) >= slots) wait = POLL_MS;
-      } catch {
-        /* poll again */
-      }
+      if (this.running(executor.type) >= slots) wait = POLL_MS; // a finishing job wakes the loop
       if (wait > 0) await this.sleep(executor.type, wait);
     }
   }
@@ -135,6 +136,8 @@ export class Dispatcher {
     const ended = await failInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
+    for (const e of this.executors) e.close?.();
+    await ctx.planner.stop();
     await runFollowUps(ctx.db.pool, ctx.engine, ended.followUps).catch((err) => ctx.log.warn('follow-ups after shutdown failed', { err }));
     if (ended.ids.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended.ids });
     if (this.listener) {

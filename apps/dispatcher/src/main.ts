@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The dispatcher process: claims queued task runs of its pools (SVC_POOLS)
 // for its executors (SVC_EXECUTORS plus the always-on inline executor).
+import { SnapshotFacts } from '@svc/engine';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { createContext } from './context.js';
@@ -18,10 +19,10 @@ await runService({
     const ctx = createContext({
       ...svc,
       storage,
-      engine: { config: { defaultExecutor: svc.config.defaultExecutor, now: () => svc.clock.now() }, storage },
+      engine: { config: { defaultExecutor: svc.config.defaultExecutor, now: () => svc.clock.now() }, storage, snapshots: new SnapshotFacts() },
       heartbeatMs: 10_000,
-      // Spec: SIGKILL 10 s after SIGTERM. SVC_KILL_DELAY (a duration) shortens it for tests.
-      killDelayMs: process.env.SVC_KILL_DELAY_MS ? Number(process.env.SVC_KILL_DELAY_MS) : 10_000,
+      // Spec: SIGKILL 10 s after SIGTERM (SVC_KILL_DELAY_MS shortens it for tests).
+      killDelayMs: svc.config.killDelayMs,
     });
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));

@@ -3,17 +3,12 @@
 // while it holds it, ends timed-out executions and task runs and lost work
 // (every few seconds), and runs retention and the storage cleanup (when it
 // takes the lease, then every hour). Counters are served at /metrics on
-// SVC_METRICS_PORT when set.
+// SVC_METRICS_PORT when set. The watchdog period is SVC_WATCHDOG_MS.
+import { SnapshotFacts } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
 import { startMaintenance } from './maintenance.js';
 import { createMaintenanceMetrics, startMetricsServer, type MetricsServer } from './metrics.js';
-
-/** Test and operations knobs that are not part of the configuration catalogue. */
-const envMs = (name: string): number | undefined => {
-  const v = process.env[name];
-  return v && /^\d+$/.test(v) ? Number(v) : undefined;
-};
 
 await runService({
   kind: 'maintenance',
@@ -34,10 +29,10 @@ await runService({
       metrics,
       instanceId: ctx.instanceId,
       now,
-      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage },
+      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage, snapshots: new SnapshotFacts() },
       retentionDays: ctx.config.retentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
-      watchdogMs: envMs('SVC_WATCHDOG_MS'),
+      watchdogMs: ctx.config.watchdogMs,
     });
     return {
       async stop() {

@@ -1,6 +1,9 @@
 // While this instance holds the `maintenance` lease: every few seconds, end
 // executions past their flow timeout, task runs silent 60 s past their
 // timeout, and task runs of instances that went away. Retries then apply.
+// It also plans executions whose planning requests are older than a few
+// seconds (left by a dispatcher or gateway that died between ending a task
+// run and planning its execution).
 //
 // The rules themselves live in the engine (timeOutExecutions, timeOutTaskRuns,
 // failLostTaskRuns for process and inline runs); the docker/kubernetes `lost`
@@ -8,13 +11,15 @@
 // SVC_HEARTBEAT_TIMEOUT, is selected here and ended through the engine's
 // completeTaskRun like any other completion.
 import type { Db } from '@svc/db';
-import { completeTaskRun, failLostTaskRuns, INSTANCE_ONLINE_MS, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
+import { completeTaskRun, failLostTaskRuns, hasStaleRequests, INSTANCE_ONLINE_MS, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { MaintenanceMetrics } from './metrics.js';
 import { selectLostContainerRuns } from './sql/lost-containers.js';
 
 /** How often the lease holder checks timeouts and lost work. */
 export const WATCHDOG_MS = 5_000;
+/** Planning requests older than this are planned by the watchdog (normally their own process plans them within milliseconds). */
+export const STALE_REQUEST_MS = 5_000;
 /** `SVC_HEARTBEAT_TIMEOUT` default (60s). */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 60_000;
 
@@ -61,7 +66,13 @@ export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> 
   const to = await timeOutTaskRuns(deps.db.pool, now);
   const lost = await failLostTaskRuns(deps.db.pool, now);
   const lostContainers = await failLostContainerRuns(deps, now);
-  await runFollowUps(deps.db.pool, deps.engine, [...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps]);
+  const planned: FollowUp[] = [];
+  for (let i = 0; i < 10 && (await hasStaleRequests(deps.db.pool, new Date(now.getTime() - STALE_REQUEST_MS))); i++) {
+    const r = await planExecutions(deps.db.pool, deps.now);
+    planned.push(...r.followUps);
+    if (!r.planned) break;
+  }
+  await runFollowUps(deps.db.pool, deps.engine, [...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps, ...planned]);
   const lostIds = [...lost.ids, ...lostContainers.ids];
   if (ex.ids.length || to.ids.length || lostIds.length) {
     deps.log.info('watchdog', { timed_out_executions: ex.ids, timed_out_task_runs: to.ids, lost_task_runs: lostIds });

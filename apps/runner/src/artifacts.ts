@@ -49,6 +49,9 @@ export async function uploadArtifacts(transport: RunnerTransport, dir: string, m
       continue;
     }
     const body = fs.createReadStream(f.path);
+    // The consumer sees read errors through its own reading; this handler only keeps an
+    // open still in flight when an upload fails early (the run directory is removed next) from crashing the process.
+    body.on('error', () => {});
     try {
       await transport.putArtifact(f.name, body, f.size);
     } catch (err) {

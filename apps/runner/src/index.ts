@@ -12,6 +12,7 @@ export type {
   Runtime,
 } from './types.js';
 export { runTask } from './run-task.js';
+export { BundleCache, type BundleCacheOptions } from './bundle-cache.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
 export { LineMasker, MASK, maskValuesForLines } from './masker.js';
 export { cutUtf8, LineSplitter, type LineSplitterOptions, MAX_LINE_BYTES } from './lines.js';

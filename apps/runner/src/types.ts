@@ -1,3 +1,4 @@
+import type { BundleCache } from './bundle-cache.js';
 // The runner protocol's shapes (runner spec, log line, completion) and the
 // transport seam: the same `runTask` runs inside the dispatcher process
 // (direct transport, no HTTP) and as `svc exec` in containers (HTTP).
@@ -88,6 +89,8 @@ export interface RunnerTransport {
 
 export interface RunOptions {
   transport: RunnerTransport;
+  /** Extracted bundles kept between task runs (the process executor's); without it each run extracts its bundle. */
+  bundleCache?: BundleCache;
   /** Parent directory for the fresh run directory (created, and removed afterwards unless keepWorkdir). */
   workRoot: string;
   /** Cancels the task at once (in-process use): same effect as a heartbeat answering cancel. */

@@ -167,8 +167,13 @@ export async function writeFiles(root: string, files: Record<string, string>): P
 /** The task's cwd: `workdir` under root; it must exist and be a directory inside. */
 export async function resolveCwd(root: string, workdir: string): Promise<string> {
   const lexical = confine(root, workdir || '.');
-  const real = await fsp.realpath(lexical).catch(() => null);
-  const st = real ? await fsp.stat(real) : null;
+  let real: string | null = null;
+  try {
+    real = fs.realpathSync.native(lexical);
+  } catch {
+    real = null;
+  }
+  const st = real ? fs.statSync(real) : null;
   if (!real || !st?.isDirectory()) throw new PrepareError('executor_error', `workdir ${JSON.stringify(workdir)} is not a directory of the bundle`);
   if (!isInside(root, real)) throw new UnsafePathError(workdir, 'leads outside the bundle root');
   return real;

@@ -1,16 +1,20 @@
-// Applying the planner to the database. `advance` runs in the caller's
-// transaction with the execution row locked: it asks the pure planner what
-// follows from the task runs' states and writes exactly that (queued, skipped,
-// cancelled task runs; the end of the execution), with a history row per
-// change. Work that touches other executions (the parent of a subflow, the
-// next queued execution of a flow with a concurrency limit) is returned as
+// Applying the planner to the database. `advanceMany` runs in the caller's
+// transaction with the execution rows locked: it reads the task runs of all
+// these executions in one statement, asks the pure planner what follows for
+// each, and writes all of it in one more statement (queued, retried, skipped
+// and cancelled task runs, ended executions, their history rows, the NOTIFY
+// hints, and the planning requests of the ended runs it saw, deleted). Work
+// that touches other executions (the parent of a subflow, the next queued
+// execution of a flow with a concurrency limit, flow triggers) is returned as
 // follow-ups, run after commit in their own transactions, so locks are only
-// ever taken one execution at a time.
-import { plan, type PlanRun, type PlanTask } from '@svc/state-machine';
-import type { FlowDefinition } from '@svc/flow-schema';
+// ever taken on the executions being planned.
+import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask } from '@svc/state-machine';
+import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
 import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
-import { CHANNELS, history, notify, type Client, type HistoryRow } from './db.js';
-import { INSTANCE_ONLINE_MS } from './constants.js';
+import { parseDuration } from '@svc/timing';
+import { CHANNELS, history, notify, type Client } from './db.js';
+import { INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
+import { newId } from '@svc/db';
 
 export interface ExecutionRow {
   id: string;
@@ -67,70 +71,179 @@ export async function latestRuns(c: Client, executionId: string): Promise<TaskRu
   return r.rows;
 }
 
-/** Whether an online dispatcher serves a pool with an executor type. */
-async function served(c: Client, pool: string, executorType: string, now: Date): Promise<boolean> {
-  const r = await c.query(
-    `SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL AND last_heartbeat_at > $3
-       AND $1 = ANY(pools) AND $2 = ANY(executors) LIMIT 1`,
-    [pool, executorType, new Date(now.getTime() - INSTANCE_ONLINE_MS)],
-  );
-  return (r.rowCount ?? 0) > 0;
+/**
+ * SQL: whether an online dispatcher serves the pool and executor type given
+ * as SQL expressions; `$online` is the parameter holding the oldest heartbeat
+ * that still counts as online.
+ */
+export const servedSql = (pool: string, type: string, online: string) =>
+  `EXISTS (SELECT 1 FROM instances i WHERE i.kind = 'dispatcher' AND i.stopped_at IS NULL AND i.last_heartbeat_at > ${online}
+     AND ${pool} = ANY(i.pools) AND ${type} = ANY(i.executors))`;
+
+/** The oldest heartbeat of an instance still online at `now`. */
+export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
+
+/** The task's retry policy: the task's `retry` over the flow's, over the defaults. */
+export function retryPolicy(def: FlowDefinition, taskKey: string) {
+  const task = def.tasks.find((t) => t.id === taskKey);
+  const p: RetryPolicy = { ...(def.retry ?? {}), ...(task?.retry ?? {}) };
+  return {
+    maxAttempts: p.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
+    backoff: p.backoff ?? RETRY_DEFAULTS.backoff,
+    initialMs: p.initial ? parseDuration(p.initial) : RETRY_DEFAULTS.initialMs,
+    maxMs: p.max ? parseDuration(p.max) : RETRY_DEFAULTS.maxMs,
+  };
 }
 
-/** Moves task runs to QUEUED (with `no_instance_for_pool` when nobody serves them) and wakes dispatchers. */
-export async function queueRuns(c: Client, runs: Pick<TaskRunRow, 'id' | 'execution_id' | 'state' | 'pool' | 'executor_type'>[], now: Date, notBefore?: Date): Promise<void> {
-  if (!runs.length) return;
-  const servedCache = new Map<string, boolean>();
-  const rows: HistoryRow[] = [];
-  for (const r of runs) {
-    const k = `${r.pool}\0${r.executor_type}`;
-    if (!servedCache.has(k)) servedCache.set(k, await served(c, r.pool, r.executor_type, now));
-    const reason = servedCache.get(k) ? '' : 'no_instance_for_pool';
-    await c.query(`UPDATE task_runs SET state = 'QUEUED', reason = $2, queued_at = $3, not_before = $4, updated_at = $3 WHERE id = $1`, [r.id, reason, now, notBefore ?? null]);
-    rows.push({ executionId: r.execution_id, taskRunId: r.id, from: r.state, to: 'QUEUED', reason });
-  }
-  await history(c, rows, now);
-  for (const type of new Set(runs.map((r) => r.executor_type))) await notify(c, CHANNELS.queued, type);
+export const planTasks = (def: FlowDefinition): PlanTask[] =>
+  def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success', maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts }));
+
+interface RunRead extends TaskRunRow {
+  /** The run has a planning request (it ended and has not been planned since). */
+  requested: boolean;
 }
 
-/** Ends task runs that never ran (SKIPPED or CANCELLED). */
-async function endUnstarted(c: Client, runs: TaskRunRow[], to: 'SKIPPED' | 'CANCELLED', reasons: Map<string, string>, now: Date): Promise<void> {
-  if (!runs.length) return;
-  for (const r of runs) {
-    await c.query(`UPDATE task_runs SET state = $2, reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1`, [r.id, to, reasons.get(r.task_key) ?? '', now]);
-  }
-  await history(c, runs.map((r) => ({ executionId: r.execution_id, taskRunId: r.id, from: r.state, to, reason: reasons.get(r.task_key) ?? '' })), now);
+/** Everything one planning step writes, for any number of executions, gathered for one statement. */
+class Writes {
+  readonly queue: string[] = [];
+  readonly retry = { ids: [] as string[], prev: [] as string[], delays: [] as number[] };
+  readonly end = { ids: [] as string[], from: [] as string[], to: [] as string[], reasons: [] as string[] };
+  readonly execEnd = { ids: [] as string[], from: [] as string[], to: [] as string[], reasons: [] as string[], errors: [] as string[], outputs: [] as (string | null)[], durations: [] as number[] };
+  readonly clear: string[] = [];
+  readonly changed = new Set<string>();
 }
 
-const planTasks = (def: FlowDefinition): PlanTask[] => def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success' }));
+const APPLY_SQL = `
+WITH q AS (
+  UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
+    queued_at = $1, not_before = NULL, updated_at = $1
+  WHERE t.id = ANY($3::text[]) AND t.state = 'PENDING'
+  RETURNING t.id, t.execution_id, t.reason, t.executor_type),
+r AS (
+  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, spec, created_at, queued_at, not_before, updated_at)
+  SELECT x.id, p.execution_id, p.task_key, p.task_type, p.executor_type, p.pool, 'QUEUED',
+    CASE WHEN ${servedSql('p.pool', 'p.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
+    p.attempt + 1, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
+  FROM unnest($4::text[], $5::text[], $6::bigint[]) AS x(id, prev, delay) JOIN task_runs p ON p.id = x.prev
+  ON CONFLICT (execution_id, task_key, attempt) DO NOTHING
+  RETURNING id, execution_id, reason, executor_type),
+e AS (
+  UPDATE task_runs t SET state = x.state, reason = x.reason, ended_at = $1, updated_at = $1
+  FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) AS x(id, from_state, state, reason)
+  WHERE t.id = x.id AND t.state IN ('PENDING', 'QUEUED')
+  RETURNING t.id, t.execution_id, x.from_state, x.state, x.reason),
+f AS (
+  DELETE FROM plan_requests WHERE task_run_id = ANY($11::text[])),
+x AS (
+  UPDATE executions ex SET state = y.state, reason = y.reason, error = y.error, outputs = y.outputs::jsonb, ended_at = $1, duration_ms = y.duration,
+    concurrency_slot = NULL, updated_at = $1, version = ex.version + 1
+  FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[]) AS y(id, from_state, state, reason, error, outputs, duration)
+  WHERE ex.id = y.id AND ex.state IN ('RUNNING', 'CANCELLING')
+  RETURNING ex.id, y.from_state, ex.state, ex.reason, ex.flow_id, ex.parent_task_run_id, ex.concurrency_key,
+    ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow' AND ft.upstream_namespace = ex.namespace
+      AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM q
+  UNION ALL SELECT execution_id, id, NULL, 'PENDING', 'retry', '', $1 FROM r
+  UNION ALL SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM r
+  UNION ALL SELECT execution_id, id, from_state, state, reason, '', $1 FROM e
+  UNION ALL SELECT id, NULL, from_state, state, reason, '', $1 FROM x),
+n AS (
+  SELECT DISTINCT executor_type FROM q UNION SELECT executor_type FROM r)
+SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flow_triggers FROM x
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL FROM n
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL FROM unnest($19::text[]) AS c(id)`;
 
 /**
- * Plans and applies one step for a locked, not ended execution. Returns the
+ * Plans and applies one step for each of these executions, locked by the
+ * caller's transaction. Executions that are not running (ended, or queued by
+ * a concurrency limit) only have their planning requests deleted. Returns the
  * follow-ups to run after commit.
  */
-export async function advance(c: Client, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
-  if (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING') return [];
-  const runs = await latestRuns(c, ex.id);
-  const byKey = new Map(runs.map((r) => [r.task_key, r]));
-  const p = plan({
-    tasks: planTasks(ex.definition),
-    maxParallel: ex.definition.max_parallel ?? 0,
-    runs: runs.map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state as PlanRun['state'], error: r.error })),
+export async function advanceMany(c: Client, executions: ExecutionRow[], now: Date): Promise<FollowUp[]> {
+  if (!executions.length) return [];
+  const all = (
+    await c.query<RunRead>({
+      name: 'svc-plan-read',
+      text: `SELECT t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id,
+               EXISTS (SELECT 1 FROM plan_requests p WHERE p.task_run_id = t.id) AS requested
+             FROM task_runs t WHERE t.execution_id = ANY($1) ORDER BY t.execution_id, t.task_key, t.attempt DESC`,
+      values: [executions.map((e) => e.id)],
+    })
+  ).rows;
+  const byExecution = new Map<string, RunRead[]>();
+  for (const r of all) {
+    let list = byExecution.get(r.execution_id);
+    if (!list) byExecution.set(r.execution_id, (list = []));
+    list.push(r);
+  }
+  const w = new Writes();
+  for (const ex of executions) planOne(ex, byExecution.get(ex.id) ?? [], w, now);
+  if (!w.queue.length && !w.retry.ids.length && !w.end.ids.length && !w.execEnd.ids.length && !w.clear.length) return [];
+  const res = await c.query<{ kind: string; id: string; parent_task_run_id: string | null; concurrency_key: string | null; has_flow_triggers: boolean | null }>({
+    name: 'svc-plan-apply',
+    text: APPLY_SQL,
+    values: [
+      now, onlineSince(now), w.queue, w.retry.ids, w.retry.prev, w.retry.delays,
+      w.end.ids, w.end.from, w.end.to, w.end.reasons, w.clear,
+      w.execEnd.ids, w.execEnd.from, w.execEnd.to, w.execEnd.reasons, w.execEnd.errors, w.execEnd.outputs, w.execEnd.durations,
+      [...w.changed],
+    ],
+  });
+  const follow: FollowUp[] = [];
+  for (const row of res.rows) {
+    if (row.kind !== 'ended') continue;
+    if (row.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: row.parent_task_run_id, childExecutionId: row.id });
+    if (row.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: row.concurrency_key });
+    if (row.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: row.id });
+  }
+  return follow;
+}
+
+/** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
+function planOne(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date): void {
+  for (const r of runs) if (r.requested) w.clear.push(r.id);
+  if (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING') return;
+  const latest = new Map<string, RunRead>();
+  for (const r of runs) if (!latest.has(r.task_key)) latest.set(r.task_key, r);
+  const def = ex.definition;
+  const p: Plan = plan({
+    tasks: planTasks(def),
+    maxParallel: def.max_parallel ?? 0,
+    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state as PlanRun['state'], error: r.error })),
     stopping: ex.state === 'CANCELLING' ? 'cancel' : null,
   });
-  await queueRuns(c, p.queue.map((k) => byKey.get(k)!).filter(Boolean), now);
-  await endUnstarted(c, p.skip.map((s) => byKey.get(s.taskKey)!), 'SKIPPED', new Map(p.skip.map((s) => [s.taskKey, s.reason])), now);
-  await endUnstarted(c, p.cancel.map((s) => byKey.get(s.taskKey)!), 'CANCELLED', new Map(p.cancel.map((s) => [s.taskKey, s.reason])), now);
-  if (p.queue.length || p.skip.length || p.cancel.length) await notify(c, CHANNELS.changed, ex.id);
-  if (!p.end) return [];
+  const byKey = (k: string) => latest.get(k)!;
+  for (const k of p.queue) w.queue.push(byKey(k).id);
+  for (const { taskKey } of p.retry) {
+    const prev = byKey(taskKey);
+    w.retry.ids.push(newId());
+    w.retry.prev.push(prev.id);
+    // The backoff counts from the failed attempt's end, not from this pass.
+    w.retry.delays.push(retryDelayMs(retryPolicy(def, taskKey), prev.attempt));
+  }
+  const ended = new Map<string, string>();
+  for (const [list, to] of [[p.skip, 'SKIPPED'], [p.cancel, 'CANCELLED']] as const) {
+    for (const s of list) {
+      const r = byKey(s.taskKey);
+      w.end.ids.push(r.id);
+      w.end.from.push(r.state);
+      w.end.to.push(to);
+      w.end.reasons.push(s.reason);
+      ended.set(s.taskKey, to);
+    }
+  }
+  if (p.queue.length || p.retry.length || ended.size) w.changed.add(ex.id);
+  if (!p.end) return;
   let { state } = p.end;
   let error = p.end.error ?? '';
   let reason = p.end.failedTask ? `task ${p.end.failedTask} ${state === 'FAILED' ? 'failed' : 'ended'}` : '';
   let outputs: Record<string, unknown> | null = null;
-  if (state === 'SUCCESS' && ex.definition.outputs) {
+  if (state === 'SUCCESS' && def.outputs) {
     try {
-      const fresh = await latestRuns(c, ex.id);
-      outputs = renderTemplateMap(ex.definition.outputs, scopeOf(ex, fresh)).values;
+      const final = [...latest.values()].map((r) => (ended.has(r.task_key) ? { ...r, state: ended.get(r.task_key)! } : r));
+      outputs = renderTemplateMap(def.outputs, scopeOf(ex, final)).values;
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
       state = 'FAILED';
@@ -138,11 +251,24 @@ export async function advance(c: Client, ex: ExecutionRow, now: Date): Promise<F
       error = `flow outputs: ${err.message}`;
     }
   }
-  return endExecution(c, ex, { state, reason, error, outputs }, now);
+  const started = ex.started_at ?? ex.created_at;
+  w.execEnd.ids.push(ex.id);
+  w.execEnd.from.push(ex.state);
+  w.execEnd.to.push(state);
+  w.execEnd.reasons.push(reason);
+  w.execEnd.errors.push(error);
+  w.execEnd.outputs.push(outputs === null ? null : JSON.stringify(outputs));
+  w.execEnd.durations.push(Math.max(0, now.getTime() - started.getTime()));
+  w.changed.add(ex.id);
+}
+
+/** Plans and applies one step for a locked execution. Returns the follow-ups to run after commit. */
+export async function advance(c: Client, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
+  return advanceMany(c, [ex], now);
 }
 
 /** The template scope of an execution: inputs, labels, ids, trigger data and the tasks' outputs and states. */
-export function scopeOf(ex: ExecutionRow, runs: TaskRunRow[]) {
+export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'outputs' | 'state'>[]) {
   const payload = ex.trigger_payload ?? {};
   return {
     inputs: ex.inputs,
@@ -159,7 +285,7 @@ export function scopeOf(ex: ExecutionRow, runs: TaskRunRow[]) {
   };
 }
 
-/** Writes the end of an execution and returns what must follow it. */
+/** Writes the end of an execution (outside the planner: cancel of a queued execution, flow timeout) and returns what must follow it. */
 export async function endExecution(
   c: Client,
   ex: ExecutionRow,
@@ -167,9 +293,11 @@ export async function endExecution(
   now: Date,
 ): Promise<FollowUp[]> {
   const started = ex.started_at ?? ex.created_at;
-  await c.query(
-    `UPDATE executions SET state = $2, reason = $3, error = $4, outputs = $5, ended_at = $6, duration_ms = $7, concurrency_slot = NULL, updated_at = $6, version = version + 1
-     WHERE id = $1`,
+  const r = await c.query<{ has_flow_triggers: boolean }>(
+    `UPDATE executions ex SET state = $2, reason = $3, error = $4, outputs = $5, ended_at = $6, duration_ms = $7, concurrency_slot = NULL, updated_at = $6, version = version + 1
+     WHERE id = $1
+     RETURNING ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow' AND ft.upstream_namespace = ex.namespace
+       AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`,
     [ex.id, end.state, end.reason, end.error, end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs), now, Math.max(0, now.getTime() - started.getTime())],
   );
   await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);
@@ -177,6 +305,6 @@ export async function endExecution(
   const follow: FollowUp[] = [];
   if (ex.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: ex.parent_task_run_id, childExecutionId: ex.id });
   if (ex.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: ex.concurrency_key });
-  if (ex.flow_id) follow.push({ kind: 'flow_triggers', executionId: ex.id });
+  if (r.rows[0]?.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: ex.id });
   return follow;
 }

@@ -1,9 +1,13 @@
 // Claims: a dispatcher takes QUEUED task runs of its pools and executor type,
 // oldest first, in one statement (FOR UPDATE SKIP LOCKED: concurrent
-// dispatchers never take the same row and never wait on each other).
+// dispatchers never take the same row and never wait on each other). The same
+// statement writes the history rows and the NOTIFY hints, returns what the
+// dispatcher needs to prepare each run (its execution's row), and the time
+// the next run held back by a retry backoff becomes claimable.
 import type pg from 'pg';
-import { CHANNELS, history, inTx, notify } from './db.js';
+import { CHANNELS } from './db.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
+import { EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
 
 export interface ClaimedRun {
   id: string;
@@ -13,32 +17,74 @@ export interface ClaimedRun {
   executor_type: string;
   pool: string;
   attempt: number;
+  /** The run's execution as it was at the claim (its definition, inputs, labels and ids do not change). */
+  execution?: ExecutionRow & { snapshot_id: string };
 }
 
+export interface ClaimResult {
+  runs: ClaimedRun[];
+  /** The earliest future time at which a QUEUED run of these pools and type becomes claimable (retry backoff), or null. */
+  nextAt: Date | null;
+}
+
+const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim());
+
+const CLAIM_SQL = `
+WITH picked AS (
+  SELECT t.id FROM task_runs t
+  WHERE t.state = 'QUEUED' AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= $4)
+  ORDER BY t.queued_at, t.id
+  FOR UPDATE SKIP LOCKED LIMIT $5),
+c AS (
+  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = $4, started_at = $4, last_heartbeat_at = $4, updated_at = $4,
+    timeout_at = $4::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
+  FROM picked WHERE t.id = picked.id
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, $4 FROM c),
+k AS (
+  SELECT c.*, ${EXECUTION_FIELDS.map((f) => `e.${f} AS e_${f}`).join(', ')}, e.snapshot_id AS e_snapshot_id,
+    pg_notify('${CHANNELS.changed}', c.execution_id)::text AS notified
+  FROM c JOIN executions e ON e.id = c.execution_id)
+SELECT n.next_at, k.* FROM (
+  SELECT min(not_before) AS next_at FROM task_runs
+  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > $4) n
+LEFT JOIN k ON true`;
+
+/**
+ * Claims up to `limit` QUEUED runs (round trips: one). Sets each run's
+ * timeout from the task's `timeout`, recorded in milliseconds on the row when
+ * it was created (else 24h).
+ */
+export async function claimRuns(pool: pg.Pool, o: { instanceId: string; pools: string[]; executorType: string; limit: number; now: Date }): Promise<ClaimResult> {
+  const r = await pool.query<Record<string, unknown> & { next_at: Date | null; id: string | null }>({
+    name: 'svc-claim',
+    text: CLAIM_SQL,
+    values: [o.instanceId, o.pools, o.executorType, o.now, Math.max(0, o.limit), DEFAULT_TASK_TIMEOUT_MS],
+  });
+  const runs: ClaimedRun[] = [];
+  for (const row of r.rows) {
+    if (row.id === null) continue;
+    const execution = Object.fromEntries([...EXECUTION_FIELDS, 'snapshot_id'].map((f) => [f, row[`e_${f}`]])) as unknown as ExecutionRow & { snapshot_id: string };
+    runs.push({
+      id: row.id,
+      execution_id: row.execution_id as string,
+      task_key: row.task_key as string,
+      task_type: row.task_type as string,
+      executor_type: row.executor_type as string,
+      pool: row.pool as string,
+      attempt: row.attempt as number,
+      execution,
+    });
+  }
+  return { runs, nextAt: r.rows[0]?.next_at ?? null };
+}
+
+/** claimRuns without the next claimable time. */
 export async function claimTaskRuns(pool: pg.Pool, o: { instanceId: string; pools: string[]; executorType: string; limit: number; now: Date }): Promise<ClaimedRun[]> {
   if (o.limit <= 0) return [];
-  return inTx(pool, async (c) => {
-    // One statement claims the rows and sets their timeout (the task's `timeout`,
-    // recorded in milliseconds on the row when it was created; else 24h).
-    const r = await c.query<ClaimedRun>(
-      `WITH picked AS (
-         SELECT t.id FROM task_runs t
-         WHERE t.state = 'QUEUED' AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= $4)
-         ORDER BY t.queued_at, t.id
-         FOR UPDATE SKIP LOCKED LIMIT $5)
-       UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = $4, started_at = $4, last_heartbeat_at = $4, updated_at = $4,
-         timeout_at = $4::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
-       FROM picked
-       WHERE t.id = picked.id
-       RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt`,
-      [o.instanceId, o.pools, o.executorType, o.now, o.limit, DEFAULT_TASK_TIMEOUT_MS],
-    );
-    if (!r.rows.length) return [];
-    await c.query(`UPDATE executions SET started_at = COALESCE(started_at, $2) WHERE id = ANY($1)`, [[...new Set(r.rows.map((x) => x.execution_id))], o.now]);
-    await history(c, r.rows.map((x) => ({ executionId: x.execution_id, taskRunId: x.id, from: 'QUEUED', to: 'RUNNING', actor: o.instanceId })), o.now);
-    for (const id of new Set(r.rows.map((x) => x.execution_id))) await notify(c, CHANNELS.changed, id);
-    return r.rows;
-  });
+  return (await claimRuns(pool, o)).runs;
 }
 
 /** The earliest time a QUEUED run of these pools and type becomes claimable (retry backoff), for the dispatcher's sleep. */

@@ -3,9 +3,10 @@
 import type pg from 'pg';
 import { newId } from '@svc/db';
 import type { FlowDefinition, FlowTask } from '@svc/flow-schema';
-import { parseNamespaceFile } from '@svc/namespaces';
+import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { parseDuration } from '@svc/timing';
-import { advance, endExecution, EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.js';
+import { plan } from '@svc/state-machine';
+import { advance, endExecution, EXECUTION_COLUMNS, onlineSince, planTasks, servedSql, type ExecutionRow, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Client } from './db.js';
 import { resolveInputs } from './inputs.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
@@ -53,16 +54,41 @@ export function resolveExecutor(task: FlowTask, def: FlowDefinition, nsFile: { e
   return { type, pool };
 }
 
-async function namespaceFileOf(c: Client, snapshotId: string, storage: { getBuffer(k: string): Promise<Buffer> } | undefined) {
-  if (!storage) return null;
-  const r = await c.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [snapshotId]);
-  if (!r.rows[0]) return null;
-  const { fileObjectKey } = await import('@svc/namespaces');
-  try {
-    return parseNamespaceFile((await storage.getBuffer(fileObjectKey(r.rows[0].file_hash))).toString('utf8')) as { executor?: { type?: string; pool?: string } };
-  } catch {
-    return null;
+type NamespaceFile = { executor?: { type?: string; pool?: string } } | null;
+
+/**
+ * Facts of snapshots kept per process. Snapshots never change, so their
+ * `namespace.yaml` executor defaults can be read once (bounded, oldest
+ * forgotten first).
+ */
+export class SnapshotFacts {
+  private readonly files = new Map<string, Promise<NamespaceFile>>();
+  constructor(private readonly max = 1000) {}
+  namespaceFile(snapshotId: string, load: () => Promise<NamespaceFile>): Promise<NamespaceFile> {
+    let f = this.files.get(snapshotId);
+    if (!f) {
+      if (this.files.size >= this.max) this.files.delete(this.files.keys().next().value!);
+      f = load();
+      f.catch(() => this.files.delete(snapshotId));
+      this.files.set(snapshotId, f);
+    }
+    return f;
   }
+}
+
+async function namespaceFileOf(c: Client | pg.Pool, deps: StartDeps, snapshotId: string): Promise<NamespaceFile> {
+  const storage = deps.storage;
+  if (!storage) return null;
+  const load = async (): Promise<NamespaceFile> => {
+    const r = await c.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [snapshotId]);
+    if (!r.rows[0]) return null;
+    try {
+      return parseNamespaceFile((await storage.getBuffer(fileObjectKey(r.rows[0].file_hash))).toString('utf8')) as NamespaceFile;
+    } catch {
+      return null;
+    }
+  };
+  return deps.snapshots ? deps.snapshots.namespaceFile(snapshotId, load) : load();
 }
 
 /** A task's timeout in milliseconds (default 24h), kept on its task runs for the claim. */
@@ -79,10 +105,12 @@ export interface ReusedRun {
 export interface StartDeps {
   config: EngineConfig;
   storage?: { getBuffer(k: string): Promise<Buffer> };
+  /** Per-process cache of snapshot facts; without it they are read at every start. */
+  snapshots?: SnapshotFacts;
 }
 
 /** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
-async function reusableRuns(c: Client, executionId: string): Promise<Map<string, ReusedRun>> {
+async function reusableRuns(c: Client | pg.Pool, executionId: string): Promise<Map<string, ReusedRun>> {
   const r = await c.query<ReusedRun & { task_key: string; state: string }>(
     `SELECT DISTINCT ON (task_key) id, task_key, state, outputs, exit_code FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt DESC`,
     [executionId],
@@ -90,50 +118,181 @@ async function reusableRuns(c: Client, executionId: string): Promise<Map<string,
   return new Map(r.rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
 }
 
-/** Moves a new or QUEUED execution to RUNNING: its task runs (PENDING) are created and the first step planned. */
-export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
-  const def = ex.definition;
-  const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
-  await c.query(`UPDATE executions SET state = 'RUNNING', started_at = $2, timeout_at = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [ex.id, now, timeoutAt]);
-  await history(c, [{ executionId: ex.id, from: ex.state === 'NEW' ? null : ex.state, to: 'RUNNING' }], now);
-  const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(`SELECT snapshot_id, restart_of_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!;
-  const snap = row.snapshot_id;
+// Starting an execution is one statement: the execution row (inserted, or a
+// QUEUED one moved to RUNNING), its task runs already in the states the
+// planner gives them at start (QUEUED, PENDING, SKIPPED, or SUCCESS when a
+// restart reuses them), the history rows of every change and the NOTIFY hints.
+const EXECUTION_INSERT_COLUMNS = [
+  'id', 'state', 'namespace', 'flow_id', 'flow_revision_id', 'git_sha', 'snapshot_id', 'snapshot_version', 'definition', 'inputs', 'labels',
+  'parent_execution_id', 'parent_task_run_id', 'restart_of_id', 'chain_depth', 'created_by', 'created_at', 'trigger_type', 'trigger_id', 'trigger_payload',
+  'concurrency_key', 'updated_at', 'reason', 'started_at', 'timeout_at', 'ended_at', 'duration_ms',
+] as const;
+const EXECUTION_CASTS: Partial<Record<(typeof EXECUTION_INSERT_COLUMNS)[number], string>> = {
+  definition: 'jsonb', inputs: 'jsonb', labels: 'jsonb', trigger_payload: 'jsonb', snapshot_version: 'int', chain_depth: 'int',
+  created_at: 'timestamptz', updated_at: 'timestamptz', started_at: 'timestamptz', timeout_at: 'timestamptz', ended_at: 'timestamptz', duration_ms: 'bigint',
+};
+// $1 id, $2 now, $3 online-since, $4..$14 the task run arrays, then the execution's other columns from $15.
+const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')})
+  VALUES (${EXECUTION_INSERT_COLUMNS.map((c, i) => (i === 0 ? '$1' : `$${i + 14}${EXECUTION_CASTS[c] ? `::${EXECUTION_CASTS[c]}` : ''}`)).join(', ')}) RETURNING id, NULL::text AS from_state`;
+const START_QUEUED_EXECUTION = `UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $15::timestamptz, updated_at = $2, version = version + 1
+  WHERE id = $1 AND state = 'QUEUED' RETURNING id, 'QUEUED'::text AS from_state`;
+const startSql = (executionStatement: string) => `
+WITH x AS (${executionStatement}),
+r AS (
+  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
+    created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
+  SELECT y.id, x.id, y.task_key, y.task_type, y.executor_type, y.pool, y.state,
+    CASE WHEN y.state = 'QUEUED' AND NOT ${servedSql('y.pool', 'y.executor_type', '$3')} THEN 'no_instance_for_pool' ELSE y.reason END,
+    1, y.reused_from_id, y.outputs::jsonb, y.exit_code, y.spec::jsonb,
+    $2, CASE WHEN y.state IN ('QUEUED', 'SUCCESS') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN $2::timestamptz END,
+    CASE WHEN y.state IN ('SUCCESS', 'SKIPPED') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN 0 END, $2
+  FROM x, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[])
+    WITH ORDINALITY AS y(id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, ord)
+  ORDER BY y.ord
+  RETURNING id, execution_id, state, reason, executor_type),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT id, NULL, from_state, 'RUNNING', '', '', $2 FROM x
+  UNION ALL SELECT execution_id, id, NULL, CASE WHEN state = 'SUCCESS' THEN 'SUCCESS' ELSE 'PENDING' END, CASE WHEN state = 'SUCCESS' THEN 'reused' ELSE '' END, '', $2 FROM r
+  UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $2 FROM r WHERE state IN ('QUEUED', 'SKIPPED')),
+q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')
+SELECT 'started' AS kind, x.id::text AS v FROM x
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', q.executor_type)::text FROM q
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', x.id)::text FROM x`;
+const START_NEW_SQL = startSql(INSERT_EXECUTION);
+const START_QUEUED_SQL = startSql(START_QUEUED_EXECUTION);
+
+interface StartRows {
+  ids: string[];
+  keys: string[];
+  types: string[];
+  executors: string[];
+  pools: string[];
+  states: string[];
+  reasons: string[];
+  reusedFrom: (string | null)[];
+  outputs: (string | null)[];
+  exitCodes: (number | null)[];
+  specs: (string | null)[];
+}
+
+/**
+ * The task runs an execution starts with, in the states the planner gives
+ * them; null when the start itself ends the execution (every task reused or
+ * skipped), which the caller plans the slow way.
+ */
+async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<StartRows | null> {
   // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
-  const reuse = row.restart_of_id ? await reusableRuns(c, row.restart_of_id) : new Map<string, ReusedRun>();
-  const nsFile = await namespaceFileOf(c, snap, deps.storage);
+  const reuse = restartOfId ? await reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
+  const nsFile = await namespaceFileOf(c, deps, snapshotId);
+  const p = plan({
+    tasks: planTasks(def),
+    maxParallel: def.max_parallel ?? 0,
+    runs: def.tasks.map((t) => ({ taskKey: t.id, attempt: 1, state: reuse.has(t.id) ? 'SUCCESS' : 'PENDING' })),
+  });
+  if (p.end || p.retry.length || p.cancel.length) return null;
+  const queued = new Set(p.queue);
+  const skipped = new Set(p.skip.map((s) => s.taskKey));
+  const rows: StartRows = { ids: [], keys: [], types: [], executors: [], pools: [], states: [], reasons: [], reusedFrom: [], outputs: [], exitCodes: [], specs: [] };
+  for (const t of def.tasks) {
+    const { type, pool } = resolveExecutor(t, def, nsFile, deps.config.defaultExecutor);
+    const reused = reuse.get(t.id);
+    rows.ids.push(newId());
+    rows.keys.push(t.id);
+    rows.types.push(t.type);
+    rows.executors.push(type);
+    rows.pools.push(pool);
+    rows.states.push(reused ? 'SUCCESS' : queued.has(t.id) ? 'QUEUED' : skipped.has(t.id) ? 'SKIPPED' : 'PENDING');
+    rows.reasons.push(reused ? 'reused' : skipped.has(t.id) ? 'condition_not_met' : '');
+    rows.reusedFrom.push(reused?.id ?? null);
+    rows.outputs.push(reused?.outputs ? JSON.stringify(reused.outputs) : null);
+    rows.exitCodes.push(reused ? reused.exit_code : null);
+    rows.specs.push(reused ? null : JSON.stringify({ timeout_ms: taskTimeoutMs(t) }));
+  }
+  return rows;
+}
+
+const rowValues = (r: StartRows) => [r.ids, r.keys, r.types, r.executors, r.pools, r.states, r.reasons, r.reusedFrom, r.outputs, r.exitCodes, r.specs];
+
+/** Inserts the task runs of an execution that already moved to RUNNING, all PENDING (or reused), and plans the first step. */
+async function startSlowly(c: Client, deps: StartDeps, ex: ExecutionRow, snapshotId: string, restartOfId: string | null, now: Date): Promise<FollowUp[]> {
+  const def = ex.definition;
+  const reuse = restartOfId ? await reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
+  const nsFile = await namespaceFileOf(c, deps, snapshotId);
   const ids: string[] = [];
   for (const t of def.tasks) {
     const { type, pool } = resolveExecutor(t, def, nsFile, deps.config.defaultExecutor);
     const id = newId();
     ids.push(id);
     const reused = reuse.get(t.id);
-    if (reused) {
-      await c.query(
-        `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code,
-           created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'SUCCESS', 'reused', 1, $7, $8, $9, $10, $10, $10, $10, 0, $10)`,
-        [id, ex.id, t.id, t.type, type, pool, reused.id, reused.outputs ? JSON.stringify(reused.outputs) : null, reused.exit_code, now],
-      );
-      continue;
-    }
     await c.query(
-      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, spec, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', 1, $7, $8, $8)`,
-      [id, ex.id, t.id, t.type, type, pool, JSON.stringify({ timeout_ms: taskTimeoutMs(t) }), now],
+      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
+         created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12, $13, $14, $14, $14, $15, $13)`,
+      [id, ex.id, t.id, t.type, type, pool, reused ? 'SUCCESS' : 'PENDING', reused ? 'reused' : '', reused?.id ?? null,
+        reused?.outputs ? JSON.stringify(reused.outputs) : null, reused?.exit_code ?? null, reused ? null : JSON.stringify({ timeout_ms: taskTimeoutMs(t) }),
+        now, reused ? now : null, reused ? 0 : null],
     );
   }
   await history(c, def.tasks.map((t, i) => ({ executionId: ex.id, taskRunId: ids[i]!, from: null, to: reuse.has(t.id) ? 'SUCCESS' : 'PENDING', reason: reuse.has(t.id) ? 'reused' : '' })), now);
   return advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
 }
 
+/** Moves a QUEUED execution (held by a concurrency limit) to RUNNING with its task runs, in the caller's transaction. */
+export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
+  const def = ex.definition;
+  const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
+  const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(`SELECT snapshot_id, restart_of_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!;
+  const rows = await startRows(c, deps, def, row.snapshot_id, row.restart_of_id);
+  if (rows) {
+    await c.query(START_QUEUED_SQL, [ex.id, now, onlineSince(now), ...rowValues(rows), timeoutAt]);
+    return [];
+  }
+  await c.query(`UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [ex.id, now, timeoutAt]);
+  await history(c, [{ executionId: ex.id, from: ex.state, to: 'RUNNING' }], now);
+  const follow = await startSlowly(c, deps, ex, row.snapshot_id, row.restart_of_id, now);
+  await notify(c, CHANNELS.changed, ex.id);
+  return follow;
+}
+
 /**
  * Creates an execution. With a concurrency limit that is full, it is QUEUED
  * (behavior `queue`, no task runs yet) or SKIPPED (`skip`). The count and the
  * insert happen under a transaction-level advisory lock on the flow, so
- * parallel triggers on any number of gateways never exceed the limit.
+ * parallel triggers on any number of gateways never exceed the limit. Without
+ * a limit, an execution is created by one statement.
  */
 export async function createExecution(pool: pg.Pool, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
+  if (!concurrencyKey(n)) {
+    const fast = await insertStarted(pool, deps, n);
+    if (fast) return fast;
+  }
   return inTx(pool, (c) => createExecutionWith(c, deps, n));
+}
+
+const concurrencyKey = (n: NewExecution) => (n.definition.concurrency?.limit && n.flowId ? `${n.namespace}/${n.flowId}` : null);
+
+function executionValues(id: string, state: string, n: NewExecution, now: Date, key: string | null, extra: { reason: string; timeoutAt: Date | null; endedAt: Date | null }) {
+  const v: Record<(typeof EXECUTION_INSERT_COLUMNS)[number], unknown> = {
+    id, state, namespace: n.namespace, flow_id: n.flowId, flow_revision_id: n.flowRevisionId, git_sha: n.gitSha ?? null, snapshot_id: n.snapshotId,
+    snapshot_version: n.snapshotVersion, definition: JSON.stringify(n.definition), inputs: JSON.stringify(n.inputs), labels: JSON.stringify(n.labels),
+    parent_execution_id: n.parentExecutionId ?? null, parent_task_run_id: n.parentTaskRunId ?? null, restart_of_id: n.restartOfId ?? null,
+    chain_depth: n.chainDepth ?? 0, created_by: n.createdBy, created_at: now, trigger_type: n.triggerType, trigger_id: n.triggerId ?? null,
+    trigger_payload: JSON.stringify(n.triggerPayload ?? {}), concurrency_key: key, updated_at: now, reason: extra.reason,
+    started_at: state === 'RUNNING' ? now : null, timeout_at: extra.timeoutAt, ended_at: extra.endedAt, duration_ms: extra.endedAt ? 0 : null,
+  };
+  return EXECUTION_INSERT_COLUMNS.map((c) => v[c]);
+}
+
+/** The one-statement start of a new execution; null when the start must be planned the slow way. */
+async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] } | null> {
+  const rows = await startRows(c, deps, n.definition, n.snapshotId, n.restartOfId ?? null);
+  if (!rows) return null;
+  const now = deps.config.now();
+  const id = newId();
+  const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
+  await c.query(START_NEW_SQL, [id, now, onlineSince(now), ...rowValues(rows), ...executionValues(id, 'RUNNING', n, now, concurrencyKey(n), { reason: '', timeoutAt, endedAt: null }).slice(1)]);
+  return { id, followUps: [] };
 }
 
 /**
@@ -142,46 +301,45 @@ export async function createExecution(pool: pg.Pool, deps: StartDeps, n: NewExec
  * firing) in the same transaction as the execution.
  */
 export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
-  {
-    const now = deps.config.now();
-    const id = newId();
-    const limit = n.definition.concurrency?.limit;
-    const key = limit && n.flowId ? `${n.namespace}/${n.flowId}` : null;
-    let state: 'NEW' | 'QUEUED' | 'SKIPPED' = 'NEW';
-    if (key) {
-      await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('svc-concurrency:' || $1, 0))`, [key]);
-      const running = await c.query<{ n: number; queued: number }>(
-        `SELECT count(*) FILTER (WHERE state IN ('RUNNING', 'CANCELLING'))::int AS n, count(*) FILTER (WHERE state = 'QUEUED')::int AS queued
-         FROM executions WHERE concurrency_key = $1 AND state IN ('RUNNING', 'CANCELLING', 'QUEUED')`,
-        [key],
-      );
-      // Full, or others already wait (oldest first): this one waits or is skipped.
-      if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
-    }
-    const inserted = await c.query<ExecutionRow>(
-      `INSERT INTO executions (id, state, namespace, flow_id, flow_revision_id, git_sha, snapshot_id, snapshot_version, definition, inputs, labels,
-         parent_execution_id, parent_task_run_id, restart_of_id, chain_depth, created_by, created_at, trigger_type, trigger_id, trigger_payload, concurrency_key,
-         updated_at, reason, ended_at, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $17, $22, $23, $24)
-       RETURNING ${EXECUTION_COLUMNS}`,
-      [
-        id, state === 'NEW' ? 'QUEUED' : state, n.namespace, n.flowId, n.flowRevisionId, n.gitSha ?? null, n.snapshotId, n.snapshotVersion,
-        JSON.stringify(n.definition), JSON.stringify(n.inputs), JSON.stringify(n.labels), n.parentExecutionId ?? null, n.parentTaskRunId ?? null,
-        n.restartOfId ?? null, n.chainDepth ?? 0, n.createdBy, now, n.triggerType, n.triggerId ?? null, JSON.stringify(n.triggerPayload ?? {}), key,
-        state === 'SKIPPED' ? 'concurrency_limit' : state === 'QUEUED' ? 'concurrency_limit' : '', state === 'SKIPPED' ? now : null, state === 'SKIPPED' ? 0 : null,
-      ],
+  const key = concurrencyKey(n);
+  const limit = n.definition.concurrency?.limit;
+  let state: 'NEW' | 'QUEUED' | 'SKIPPED' = 'NEW';
+  if (key) {
+    await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('svc-concurrency:' || $1, 0))`, [key]);
+    const running = await c.query<{ n: number; queued: number }>(
+      `SELECT count(*) FILTER (WHERE state IN ('RUNNING', 'CANCELLING'))::int AS n, count(*) FILTER (WHERE state = 'QUEUED')::int AS queued
+       FROM executions WHERE concurrency_key = $1 AND state IN ('RUNNING', 'CANCELLING', 'QUEUED')`,
+      [key],
     );
-    const ex = inserted.rows[0]!;
-    if (state !== 'NEW') {
-      await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);
-      await notify(c, CHANNELS.changed, id);
-      return { id, followUps: [] };
-    }
-    await c.query(`UPDATE executions SET reason = '' WHERE id = $1`, [id]);
-    const followUps = await startExecution(c, deps, { ...ex, state: 'NEW' }, now);
-    await notify(c, CHANNELS.changed, id);
-    return { id, followUps };
+    // Full, or others already wait (oldest first): this one waits or is skipped.
+    if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
   }
+  if (state === 'NEW') {
+    const fast = await insertStarted(c, deps, n);
+    if (fast) return fast;
+  }
+  const now = deps.config.now();
+  const id = newId();
+  const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
+  const inserted = await c.query<ExecutionRow>(
+    `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${EXECUTION_COLUMNS}`,
+    executionValues(id, state === 'NEW' ? 'RUNNING' : state, n, now, key, {
+      reason: state === 'NEW' ? '' : 'concurrency_limit',
+      timeoutAt: state === 'NEW' ? timeoutAt : null,
+      endedAt: state === 'SKIPPED' ? now : null,
+    }),
+  );
+  const ex = inserted.rows[0]!;
+  if (state !== 'NEW') {
+    await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);
+    await notify(c, CHANNELS.changed, id);
+    return { id, followUps: [] };
+  }
+  // The start ends the execution at once (every task reused or skipped): plan it like any other step.
+  await history(c, [{ executionId: id, from: null, to: 'RUNNING' }], now);
+  const followUps = await startSlowly(c, deps, ex, n.snapshotId, n.restartOfId ?? null, now);
+  await notify(c, CHANNELS.changed, id);
+  return { id, followUps };
 }
 
 /** Starts the oldest QUEUED executions of a flow while its concurrency limit has room. */

@@ -4,8 +4,7 @@
 import type pg from 'pg';
 import type { FollowUp } from './advance.js';
 import { cancelExecution, ExecutionEndedError, waitedChildren } from './cancel.js';
-import { endTaskRun } from './complete.js';
-import { inTx } from './db.js';
+import { completeTaskRun } from './complete.js';
 import { startQueued, type StartDeps } from './executions.js';
 import { fireFlowTriggers } from './flow-triggers.js';
 
@@ -21,15 +20,13 @@ export async function runFollowUps(pool: pg.Pool, deps: StartDeps, first: Follow
         )).rows[0];
         if (!child) break;
         const state = child.state === 'SUCCESS' ? 'SUCCESS' : child.state === 'CANCELLED' && child.parent_state === 'CANCELLING' ? 'CANCELLED' : child.state === 'TIMED_OUT' ? 'TIMED_OUT' : 'FAILED';
-        const r = await inTx(pool, (c) =>
-          endTaskRun(c, f.parentTaskRunId, {
+        const r = await completeTaskRun(pool, f.parentTaskRunId, {
             state,
             reason: state === 'SUCCESS' ? '' : state === 'CANCELLED' ? 'cancelled' : 'child_failed',
             error: state === 'SUCCESS' ? '' : `child execution ${f.childExecutionId} ended ${child.state}${child.error ? `: ${child.error}` : ''}`,
             exitCode: null,
             outputs: { execution_id: f.childExecutionId, state: child.state, outputs: child.outputs ?? {} },
-          }, deps.config.now),
-        );
+          }, deps.config.now);
         queue.push(...r.followUps);
         break;
       }

@@ -21,6 +21,7 @@ import { ProviderStore, SecretNotFoundError, SecretStore, VariableStore } from '
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
+import type { ClaimedRun } from './claim.js';
 
 export interface RunnerSpec {
   task_run_id: string;
@@ -71,16 +72,29 @@ export interface PreparedTask {
 const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
 
 /** Builds everything a task run needs to run, resolving its templates now. */
-export async function prepareTask(deps: SpecDeps, taskRunId: string, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
-  // One read for the task run and its execution.
-  const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(
-    `SELECT ${EXECUTION_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
-     FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`,
-    [taskRunId],
-  )).rows[0];
-  if (!row) throw new Error(`no task run ${taskRunId}`);
-  const tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
-  const ex = row;
+export async function prepareTask(
+  deps: SpecDeps,
+  run: string | ClaimedRun,
+  bundleHash: () => Promise<string>,
+  onSnapshot?: (snapshotId: string) => void,
+): Promise<PreparedTask> {
+  // The claim returns the execution's row; otherwise one read for the task run and its execution.
+  let tr: { id: string; execution_id: string; task_key: string; attempt: number };
+  let ex: ExecutionRow & { snapshot_id: string };
+  if (typeof run !== 'string' && run.execution) {
+    tr = run;
+    ex = run.execution;
+  } else {
+    const taskRunId = typeof run === 'string' ? run : run.id;
+    const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(
+      `SELECT ${EXECUTION_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
+       FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`,
+      [taskRunId],
+    )).rows[0];
+    if (!row) throw new Error(`no task run ${taskRunId}`);
+    tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
+    ex = row;
+  }
   onSnapshot?.(ex.snapshot_id);
   const def: FlowDefinition = ex.definition;
   const task = def.tasks.find((t) => t.id === tr.task_key)!;

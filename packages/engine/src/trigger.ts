@@ -2,8 +2,8 @@
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
-import { FlowDisabledError, FlowNotFoundError, createExecutionWith, type StartDeps } from './executions.js';
-import { inTx, type Client } from './db.js';
+import { FlowDisabledError, FlowNotFoundError, createExecution, createExecutionWith, type NewExecution, type StartDeps } from './executions.js';
+import type { Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
 
@@ -21,12 +21,20 @@ export interface TriggerRequest {
   chainDepth?: number;
 }
 
+/**
+ * Triggers a flow: one read for the flow, then createExecution (one statement
+ * when the flow has no concurrency limit).
+ */
 export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
-  return inTx(pool, (c) => triggerFlowWith(c, deps, t));
+  return createExecution(pool, deps, await newExecutionOf(pool, t));
 }
 
 /** triggerFlow inside the caller's transaction (see createExecutionWith). */
 export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
+  return createExecutionWith(c, deps, await newExecutionOf(c, t));
+}
+
+async function newExecutionOf(c: Client | pg.Pool, t: TriggerRequest): Promise<NewExecution> {
   const r = await c.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>(
     `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
@@ -38,7 +46,7 @@ export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequ
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);
   const inputs = resolveInputs(flow.definition.inputs, t.inputs);
-  return createExecutionWith(c, deps, {
+  return {
     namespace: t.namespace,
     flowId: t.flowId,
     flowRevisionId: flow.revision_id,
@@ -54,5 +62,5 @@ export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequ
     parentExecutionId: t.parentExecutionId ?? null,
     parentTaskRunId: t.parentTaskRunId ?? null,
     chainDepth: t.chainDepth ?? 0,
-  });
+  };
 }

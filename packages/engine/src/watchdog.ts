@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { endExecution, latestRuns, lockExecution, type FollowUp } from './advance.js';
 import { INSTANCE_ONLINE_MS, TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
-import { endTaskRun } from './complete.js';
+import { completeTaskRuns, type TaskCompletion } from './complete.js';
 
 export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
@@ -33,10 +33,9 @@ export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids
   return { ids, followUps: follow };
 }
 
-async function endMany(pool: pg.Pool, ids: string[], done: Parameters<typeof endTaskRun>[2], now: Date): Promise<FollowUp[]> {
-  const follow: FollowUp[] = [];
-  for (const id of ids) follow.push(...(await inTx(pool, (c) => endTaskRun(c, id, done, now))).followUps);
-  return follow;
+async function endMany(pool: pg.Pool, ids: string[], done: TaskCompletion, now: Date): Promise<FollowUp[]> {
+  if (!ids.length) return [];
+  return (await completeTaskRuns(pool, ids, done, () => now)).followUps;
 }
 
 export async function timeOutTaskRuns(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {

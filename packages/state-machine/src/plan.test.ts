@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { plan, PlanInputError, type Plan, type PlanInput, type PlanRun, type PlanTask, type RunIf } from './plan.js';
 import { TASK_RUN_STATES, type TaskRunState } from './states.js';
 
-const t = (id: string, dependsOn: string[] = [], runIf: RunIf = 'success'): PlanTask => ({ id, dependsOn, runIf });
+const t = (id: string, dependsOn: string[] = [], runIf: RunIf = 'success', maxAttempts?: number): PlanTask => ({ id, dependsOn, runIf, ...(maxAttempts ? { maxAttempts } : {}) });
 
 /** Attempt-1 runs from `{ task: state }`, with an error named after the task on failures. */
 function runs(states: Record<string, TaskRunState>): PlanRun[] {
@@ -48,11 +48,11 @@ for (const runIf of ['success', 'failure', 'always'] as const) {
         const p = planOf([t('a'), t('b'), t('c', ['a', 'b'], runIf)], { a, b, c: 'PENDING' });
         const what = `${runIf} with a=${a} b=${b}`;
         if (expected === 'Q') {
-          assert.deepEqual(p, { queue: ['c'], skip: [], cancel: [] }, what);
+          assert.deepEqual(p, { queue: ['c'], retry: [], skip: [], cancel: [] }, what);
         } else {
           const failed = [a, b].findIndex((s) => s === 'FAILED' || s === 'TIMED_OUT');
           const end = failed < 0 ? { state: 'SUCCESS' } : { state: 'FAILED', failedTask: 'ab'[failed], error: `${'ab'[failed]} broke` };
-          assert.deepEqual(p, { queue: [], skip: skipped('c'), cancel: [], end }, what);
+          assert.deepEqual(p, { queue: [], retry: [], skip: skipped('c'), cancel: [], end }, what);
         }
       });
     }
@@ -70,7 +70,7 @@ test('a dependency still PENDING, QUEUED or RUNNING leaves the task undecided, w
           // a and b get a dependency of their own, so a PENDING one is not queued by this plan.
           const p = planOf([t('root'), t('a', ['root']), t('b', ['root']), t('c', ['a', 'b'], runIf)], { root: 'RUNNING', a, b, c: 'PENDING' });
           const what = `${runIf} with a=${a} b=${b}`;
-          assert.deepEqual(p, { queue: [], skip: [], cancel: [] }, what);
+          assert.deepEqual(p, { queue: [], retry: [], skip: [], cancel: [] }, what);
         }
       }
     }
@@ -79,7 +79,7 @@ test('a dependency still PENDING, QUEUED or RUNNING leaves the task undecided, w
 
 test('tasks without dependencies are queued at once, whatever their run_if', () => {
   const p = planOf([t('a'), t('b', [], 'failure'), t('c', [], 'always')], { a: 'PENDING', b: 'PENDING', c: 'PENDING' });
-  assert.deepEqual(p, { queue: ['a', 'b', 'c'], skip: [], cancel: [] });
+  assert.deepEqual(p, { queue: ['a', 'b', 'c'], retry: [], skip: [], cancel: [] });
 });
 
 // --- graphs ------------------------------------------------------------------------------------
@@ -88,34 +88,35 @@ test('a chain runs one task after the other and ends SUCCESS', () => {
   const tasks = [t('a'), t('b', ['a']), t('c', ['b'])];
   assert.deepEqual(planOf(tasks, { a: 'PENDING', b: 'PENDING', c: 'PENDING' }).queue, ['a']);
   assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING', c: 'PENDING' }).queue, ['b']);
-  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'SUCCESS', c: 'PENDING' }), { queue: ['c'], skip: [], cancel: [] });
-  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'SUCCESS', c: 'SUCCESS' }), { queue: [], skip: [], cancel: [], end: { state: 'SUCCESS' } });
+  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'SUCCESS', c: 'PENDING' }), { queue: ['c'], retry: [], skip: [], cancel: [] });
+  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'SUCCESS', c: 'SUCCESS' }), { queue: [], retry: [], skip: [], cancel: [], end: { state: 'SUCCESS' } });
 });
 
 test('a failure at the head of a chain skips the rest in one plan and ends FAILED', () => {
   const p = planOf([t('a'), t('b', ['a']), t('c', ['b'])], { a: 'FAILED', b: 'PENDING', c: 'PENDING' });
-  assert.deepEqual(p, { queue: [], skip: skipped('b', 'c'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'a broke' } });
+  assert.deepEqual(p, { queue: [], retry: [], skip: skipped('b', 'c'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'a broke' } });
 });
 
 test('skips cascade whatever the task list order, and are listed in that order', () => {
   const p = planOf([t('d', ['c']), t('c', ['b']), t('b', ['a']), t('a')], { a: 'TIMED_OUT', b: 'PENDING', c: 'PENDING', d: 'PENDING' });
-  assert.deepEqual(p, { queue: [], skip: skipped('d', 'c', 'b'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'a broke' } });
+  assert.deepEqual(p, { queue: [], retry: [], skip: skipped('d', 'c', 'b'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'a broke' } });
 });
 
 test('a cascade of skips can make an always task runnable in the same plan', () => {
   // a fails; b (success) is skipped; c (failure on b) is skipped, since SKIPPED is no failure; d (always on c) runs.
   const tasks = [t('a'), t('b', ['a']), t('c', ['b'], 'failure'), t('d', ['c'], 'always')];
   const p = planOf(tasks, { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'PENDING' });
-  assert.deepEqual(p, { queue: ['d'], skip: skipped('b', 'c'), cancel: [] });
+  assert.deepEqual(p, { queue: ['d'], retry: [], skip: skipped('b', 'c'), cancel: [] });
 });
 
 test('a diamond waits for both branches, then follows run_if', () => {
   const diamond = (runIf: RunIf) => [t('a'), t('b', ['a']), t('c', ['a']), t('d', ['b', 'c'], runIf)];
   assert.deepEqual(planOf(diamond('success'), { a: 'SUCCESS', b: 'PENDING', c: 'PENDING', d: 'PENDING' }).queue, ['b', 'c']);
-  assert.deepEqual(planOf(diamond('success'), { a: 'SUCCESS', b: 'SUCCESS', c: 'RUNNING', d: 'PENDING' }), { queue: [], skip: [], cancel: [] });
+  assert.deepEqual(planOf(diamond('success'), { a: 'SUCCESS', b: 'SUCCESS', c: 'RUNNING', d: 'PENDING' }), { queue: [], retry: [], skip: [], cancel: [] });
   assert.deepEqual(planOf(diamond('success'), { a: 'SUCCESS', b: 'SUCCESS', c: 'SUCCESS', d: 'PENDING' }).queue, ['d']);
   assert.deepEqual(planOf(diamond('success'), { a: 'SUCCESS', b: 'FAILED', c: 'SUCCESS', d: 'PENDING' }), {
     queue: [],
+    retry: [],
     skip: skipped('d'),
     cancel: [],
     end: { state: 'FAILED', failedTask: 'b', error: 'b broke' },
@@ -123,13 +124,13 @@ test('a diamond waits for both branches, then follows run_if', () => {
   assert.deepEqual(planOf(diamond('failure'), { a: 'SUCCESS', b: 'FAILED', c: 'SUCCESS', d: 'PENDING' }).queue, ['d']);
   // a fails: both branches are skipped, so a failure handler at the bottom sees only SKIPPED and is skipped too.
   assert.deepEqual(planOf(diamond('failure'), { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'PENDING' }).skip, skipped('b', 'c', 'd'));
-  assert.deepEqual(planOf(diamond('always'), { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'PENDING' }), { queue: ['d'], skip: skipped('b', 'c'), cancel: [] });
+  assert.deepEqual(planOf(diamond('always'), { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'PENDING' }), { queue: ['d'], retry: [], skip: skipped('b', 'c'), cancel: [] });
 });
 
 test('a dependency id that names no task counts as never ended', () => {
   const tasks = [t('a'), t('b', ['a', 'ghost'], 'always')];
-  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }), { queue: [], skip: [], cancel: [] });
-  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }, 0, 'cancel'), { queue: [], skip: [], cancel: [{ taskKey: 'b', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
+  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }), { queue: [], retry: [], skip: [], cancel: [] });
+  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }, 0, 'cancel'), { queue: [], retry: [], skip: [], cancel: [{ taskKey: 'b', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
 });
 
 // --- max_parallel ------------------------------------------------------------------------------
@@ -157,7 +158,7 @@ test('max_parallel 0 is unlimited', () => {
 
 test('skips are not limited by max_parallel', () => {
   const tasks = [t('a'), t('b', ['a']), t('c', ['a']), t('d')];
-  assert.deepEqual(planOf(tasks, { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'RUNNING' }, 1), { queue: [], skip: skipped('b', 'c'), cancel: [] });
+  assert.deepEqual(planOf(tasks, { a: 'FAILED', b: 'PENDING', c: 'PENDING', d: 'RUNNING' }, 1), { queue: [], retry: [], skip: skipped('b', 'c'), cancel: [] });
 });
 
 // --- retries -----------------------------------------------------------------------------------
@@ -167,15 +168,15 @@ test('retries: the latest attempt wins', () => {
   const b1: PlanRun = { taskKey: 'b', attempt: 1, state: 'PENDING' };
   // Attempt 2 listed first: the planner must not rely on the order of runs.
   const waiting = plan({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 2, state: 'QUEUED' }, { taskKey: 'a', attempt: 1, state: 'FAILED', error: 'first' }, b1] });
-  assert.deepEqual(waiting, { queue: [], skip: [], cancel: [] });
+  assert.deepEqual(waiting, { queue: [], retry: [], skip: [], cancel: [] });
   const retried = plan({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 2, state: 'SUCCESS' }, { taskKey: 'a', attempt: 1, state: 'FAILED', error: 'first' }, b1] });
-  assert.deepEqual(retried, { queue: ['b'], skip: [], cancel: [] });
+  assert.deepEqual(retried, { queue: ['b'], retry: [], skip: [], cancel: [] });
   const exhausted = plan({
     tasks,
     maxParallel: 0,
     runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED', error: 'first' }, { taskKey: 'a', attempt: 3, state: 'TIMED_OUT', error: 'third' }, { taskKey: 'a', attempt: 2, state: 'FAILED', error: 'second' }, b1],
   });
-  assert.deepEqual(exhausted, { queue: [], skip: skipped('b'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'third' } });
+  assert.deepEqual(exhausted, { queue: [], retry: [], skip: skipped('b'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'third' } });
 });
 
 test('a retry waiting in QUEUED counts against max_parallel', () => {
@@ -196,7 +197,7 @@ test('a failure handler that succeeds keeps the execution FAILED', () => {
 });
 
 test('only SUCCESS and SKIPPED tasks end SUCCESS', () => {
-  assert.deepEqual(planOf([t('a'), t('b', ['a'], 'failure')], { a: 'SUCCESS', b: 'PENDING' }), { queue: [], skip: skipped('b'), cancel: [], end: { state: 'SUCCESS' } });
+  assert.deepEqual(planOf([t('a'), t('b', ['a'], 'failure')], { a: 'SUCCESS', b: 'PENDING' }), { queue: [], retry: [], skip: skipped('b'), cancel: [], end: { state: 'SUCCESS' } });
   assert.deepEqual(planOf([t('a'), t('b')], { a: 'SKIPPED', b: 'SKIPPED' }).end, { state: 'SUCCESS' });
 });
 
@@ -234,6 +235,7 @@ const mixedTasks = [t('a'), t('b'), t('c'), t('d', ['a']), t('e', ['b']), t('f')
 test('cancel: pending and queued runs are cancelled, nothing is queued, and the execution waits for the running one', () => {
   assert.deepEqual(planOf(mixedTasks, mixed, 0, 'cancel'), {
     queue: [],
+    retry: [],
     skip: [],
     cancel: [
       { taskKey: 'c', reason: 'cancelled' },
@@ -246,6 +248,7 @@ test('cancel: pending and queued runs are cancelled, nothing is queued, and the 
 test('cancel: once nothing runs the execution ends CANCELLED, even with a failed task', () => {
   assert.deepEqual(planOf(mixedTasks, { ...mixed, b: 'CANCELLED', c: 'CANCELLED', d: 'CANCELLED', e: 'CANCELLED' }, 0, 'cancel'), {
     queue: [],
+    retry: [],
     skip: [],
     cancel: [],
     end: { state: 'CANCELLED' },
@@ -265,15 +268,41 @@ test('timeout: pending and queued runs are cancelled with execution_timed_out, a
 });
 
 test('stopping with every task ended ends at once', () => {
-  assert.deepEqual(planOf([t('a')], { a: 'SUCCESS' }, 0, 'timeout'), { queue: [], skip: [], cancel: [], end: { state: 'TIMED_OUT' } });
+  assert.deepEqual(planOf([t('a')], { a: 'SUCCESS' }, 0, 'timeout'), { queue: [], retry: [], skip: [], cancel: [], end: { state: 'TIMED_OUT' } });
 });
 
 test('stopping cancels a waiting retry attempt', () => {
   const p = plan({ tasks: [t('a')], maxParallel: 0, stopping: 'cancel', runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'a', attempt: 2, state: 'QUEUED' }] });
-  assert.deepEqual(p, { queue: [], skip: [], cancel: [{ taskKey: 'a', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
+  assert.deepEqual(p, { queue: [], retry: [], skip: [], cancel: [{ taskKey: 'a', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
 });
 
 // --- inputs ------------------------------------------------------------------------------------
+
+test('retry: a failed or timed-out latest attempt with attempts left gets the next attempt, and its dependents wait', () => {
+  for (const failed of ['FAILED', 'TIMED_OUT'] as const) {
+    const tasks = [t('a', [], 'success', 3), t('b', ['a']), t('h', ['a'], 'failure')];
+    const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 2, state: failed, error: 'x' }, { taskKey: 'b', attempt: 1, state: 'PENDING' }, { taskKey: 'h', attempt: 1, state: 'PENDING' }] }));
+    assert.deepEqual(p, { queue: [], retry: [{ taskKey: 'a', attempt: 3 }], skip: [], cancel: [] }, failed);
+  }
+});
+
+test('retry: the last attempt failing is final: dependents are decided and the execution ends', () => {
+  const tasks = [t('a', [], 'success', 3), t('b', ['a']), t('h', ['a'], 'failure')];
+  const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 3, state: 'FAILED', error: 'x' }, { taskKey: 'b', attempt: 1, state: 'PENDING' }, { taskKey: 'h', attempt: 1, state: 'PENDING' }] }));
+  assert.deepEqual(p, { queue: ['h'], retry: [], skip: skipped('b'), cancel: [] });
+});
+
+test('retry: no attempts are made past max_attempts 1 (the default), nor while stopping', () => {
+  assert.deepEqual(planOf([t('a')], { a: 'FAILED' }).end, { state: 'FAILED', failedTask: 'a', error: 'a broke' });
+  const p = plan(frozen({ tasks: [t('a', [], 'success', 5)], maxParallel: 0, runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }], stopping: 'cancel' }));
+  assert.deepEqual(p, { queue: [], retry: [], skip: [], cancel: [], end: { state: 'CANCELLED' } });
+});
+
+test('retry: a retried attempt counts against max_parallel, but is made even when the limit is reached', () => {
+  const tasks = [t('a', [], 'success', 2), t('b'), t('c')];
+  const p = plan(frozen({ tasks, maxParallel: 1, runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'b', attempt: 1, state: 'RUNNING' }, { taskKey: 'c', attempt: 1, state: 'PENDING' }] }));
+  assert.deepEqual(p, { queue: [], retry: [{ taskKey: 'a', attempt: 2 }], skip: [], cancel: [] });
+});
 
 test('broken input invariants throw PlanInputError with the problem named', () => {
   const problem = (input: PlanInput) => {

@@ -12,7 +12,14 @@
 //   them. The execution ends once nothing is RUNNING.
 //
 // Retries are rows: a failed attempt with attempts left gets a new row
-// attempt+1 in QUEUED, so only the latest attempt of a task counts.
+// attempt+1 in QUEUED, so only the latest attempt of a task counts. The
+// planner decides them (`retry`) while the execution runs: a latest attempt
+// FAILED or TIMED_OUT with attempts left has not ended as far as the graph is
+// concerned, so its dependents wait and the execution does not end. Because
+// the decision is a function of the states alone, any planner that sees the
+// failed attempt makes it, and a retry row that already exists is the latest
+// attempt, so it is never made twice.
+import { shouldRetry } from './retry.js';
 import { assertNever, isTaskRunEnded, type TaskRunState } from './states.js';
 
 export type RunIf = 'success' | 'failure' | 'always';
@@ -26,6 +33,8 @@ export interface PlanTask {
    */
   dependsOn: readonly string[];
   runIf: RunIf;
+  /** Attempts in all, counting the first (the task's `retry.max_attempts`). Default 1: no retry. */
+  maxAttempts?: number;
 }
 
 export interface PlanRun {
@@ -59,6 +68,8 @@ export interface PlanEnd {
 export interface Plan {
   /** Task keys whose latest (PENDING) run becomes QUEUED, in task list order. */
   queue: string[];
+  /** Failed latest attempts that get a new attempt (QUEUED after its backoff), in task list order. Not limited by max_parallel. */
+  retry: { taskKey: string; attempt: number }[];
   /** PENDING latest runs that end SKIPPED, in task list order. */
   skip: { taskKey: string; reason: 'condition_not_met' }[];
   /** PENDING or QUEUED latest runs that end CANCELLED while stopping, in task list order. */
@@ -123,7 +134,7 @@ export function plan(input: PlanInput): Plan {
   const latest = latestRuns(input);
   // The states after this plan's decisions; decisions are written here so cascades see them.
   const state = new Map<string, TaskRunState>([...latest].map(([k, r]) => [k, r.state]));
-  const result: Plan = { queue: [], skip: [], cancel: [] };
+  const result: Plan = { queue: [], retry: [], skip: [], cancel: [] };
   const stopping = input.stopping ?? null;
 
   if (stopping !== null) {
@@ -139,7 +150,16 @@ export function plan(input: PlanInput): Plan {
     return result;
   }
 
-  // Skips first, to a fixed point: a skip can make another task decidable, a queue cannot
+  // Retries first: the new attempt is QUEUED, which has not ended, so dependents wait.
+  for (const t of input.tasks) {
+    const run = latest.get(t.id)!;
+    if (isFailure(run.state) && shouldRetry({ maxAttempts: t.maxAttempts ?? 1 }, run.attempt)) {
+      result.retry.push({ taskKey: t.id, attempt: run.attempt + 1 });
+      state.set(t.id, 'QUEUED');
+    }
+  }
+
+  // Skips next, to a fixed point: a skip can make another task decidable, a queue cannot
   // (a QUEUED run has not ended, just like a PENDING one).
   const skipped = new Set<string>();
   for (let again = true; again; ) {

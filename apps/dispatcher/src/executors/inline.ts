@@ -1,6 +1,6 @@
 // The inline executor, always on: `http` tasks (a request from the
 // dispatcher) and `subflow` tasks (a child execution).
-import { completeTaskRun, MAX_CHAIN_DEPTH, runFollowUps, triggerFlow, type ClaimedRun, type TaskCompletion } from '@svc/engine';
+import { MAX_CHAIN_DEPTH, runFollowUps, triggerFlow, type ClaimedRun, type TaskCompletion } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import type { Executor } from './types.js';
 
@@ -12,10 +12,6 @@ function expected(status: number, expect: number[] | null): boolean {
 }
 
 export function inlineExecutor(ctx: DispatcherContext): Executor {
-  const finish = async (run: ClaimedRun, done: TaskCompletion) => {
-    const r = await completeTaskRun(ctx.db.pool, run.id, done, () => ctx.clock.now());
-    await runFollowUps(ctx.db.pool, ctx.engine, r.followUps);
-  };
 
   async function http(run: ClaimedRun, f: Record<string, unknown>, timeoutSeconds: number, signal: AbortSignal): Promise<TaskCompletion> {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
@@ -78,7 +74,7 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
         prepared.task.type === 'http'
           ? await http(run, prepared.inline, prepared.spec.timeout_seconds, signal)
           : await subflow(run, prepared.inline, prepared.execution);
-      if (done) await finish(run, done);
+      if (done) await ctx.finish(run.id, done);
     },
   };
 }

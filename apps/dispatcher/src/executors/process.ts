@@ -6,15 +6,33 @@
 // with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
-import { appendLogs, completeTaskRun, heartbeatTaskRun, runFollowUps, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
-import { runTask, type Completion, type RunnerTransport } from '@svc/runner';
+import { appendLogs, heartbeatTaskRun, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import fs from 'node:fs';
+import { BundleCache, runTask, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import type { Executor } from './types.js';
 
+/** Cache directories of dispatchers that stopped (or died) more than this long ago are removed at start. */
+const STALE_CACHE_MS = 24 * 3600_000;
+
+/** The extracted-bundle cache of this dispatcher, under `<data dir>/bundle-cache/<instance id>`; old ones of earlier instances are removed. */
+function bundleCacheOf(ctx: DispatcherContext): BundleCache {
+  const parent = path.join(ctx.config.dataDir || os.tmpdir(), 'bundle-cache');
+  fs.mkdirSync(parent, { recursive: true });
+  for (const name of fs.readdirSync(parent)) {
+    const dir = path.join(parent, name);
+    const st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (st && Date.now() - st.mtimeMs > STALE_CACHE_MS) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return new BundleCache({ root: path.join(parent, ctx.instanceId) });
+}
+
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = path.join(ctx.config.dataDir, 'work');
+  const bundleCache = bundleCacheOf(ctx);
   return {
     type: 'process',
+    close: () => bundleCache.close(),
     async run(run: ClaimedRun, signal: AbortSignal) {
       const prepared = await ctx.prepare(run);
       if (!prepared) return;
@@ -28,12 +46,9 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
           await storeArtifact(ctx.db.pool, ctx.storage, run.id, name, Buffer.concat(chunks));
         },
-        complete: async (c: Completion) => {
-          const r = await completeTaskRun(ctx.db.pool, run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }, () => ctx.clock.now());
-          await runFollowUps(ctx.db.pool, ctx.engine, r.followUps);
-        },
+        complete: (c: Completion) => ctx.finish(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }),
       };
-      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs });
+      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache });
     },
   };
 }

@@ -4,4 +4,6 @@ import type { ClaimedRun } from '@svc/engine';
 export interface Executor {
   readonly type: string;
   run(run: ClaimedRun, signal: AbortSignal): Promise<void>;
+  /** Releases what the executor keeps between task runs (after the last run ended). */
+  close?(): void;
 }

@@ -183,6 +183,13 @@ export type ExecutionHistory = Prisma.ExecutionHistoryModel
  */
 export type TaskRun = Prisma.TaskRunModel
 /**
+ * Model PlanRequest
+ * A task run ended and its execution has not been planned since. Written in
+ * the statement that ends the run; deleted by the planning pass that saw the
+ * run ended (see the planner in @svc/engine).
+ */
+export type PlanRequest = Prisma.PlanRequestModel
+/**
  * Model LogLine
  * One line of task output. Written by the runner protocol (runnerPostLogs) and
  * the inline executor; read by the log API and stream. No foreign key on

@@ -416,6 +416,7 @@ export const ModelName = {
   Execution: 'Execution',
   ExecutionHistory: 'ExecutionHistory',
   TaskRun: 'TaskRun',
+  PlanRequest: 'PlanRequest',
   LogLine: 'LogLine',
   LogArchive: 'LogArchive',
   Artifact: 'Artifact',
@@ -454,7 +455,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "logLine" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
+    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "planRequest" | "logLine" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1861,6 +1862,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.TaskRunCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.TaskRunCountAggregateOutputType> | number
+        }
+      }
+    }
+    PlanRequest: {
+      payload: Prisma.$PlanRequestPayload<ExtArgs>
+      fields: Prisma.PlanRequestFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PlanRequestFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PlanRequestFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        findFirst: {
+          args: Prisma.PlanRequestFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PlanRequestFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        findMany: {
+          args: Prisma.PlanRequestFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>[]
+        }
+        create: {
+          args: Prisma.PlanRequestCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        createMany: {
+          args: Prisma.PlanRequestCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PlanRequestCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>[]
+        }
+        delete: {
+          args: Prisma.PlanRequestDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        update: {
+          args: Prisma.PlanRequestUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        deleteMany: {
+          args: Prisma.PlanRequestDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PlanRequestUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PlanRequestUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>[]
+        }
+        upsert: {
+          args: Prisma.PlanRequestUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PlanRequestPayload>
+        }
+        aggregate: {
+          args: Prisma.PlanRequestAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePlanRequest>
+        }
+        groupBy: {
+          args: Prisma.PlanRequestGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanRequestGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PlanRequestCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PlanRequestCountAggregateOutputType> | number
         }
       }
     }
@@ -3927,6 +4002,15 @@ export const TaskRunScalarFieldEnum = {
 export type TaskRunScalarFieldEnum = (typeof TaskRunScalarFieldEnum)[keyof typeof TaskRunScalarFieldEnum]
 
 
+export const PlanRequestScalarFieldEnum = {
+  taskRunId: 'taskRunId',
+  executionId: 'executionId',
+  createdAt: 'createdAt'
+} as const
+
+export type PlanRequestScalarFieldEnum = (typeof PlanRequestScalarFieldEnum)[keyof typeof PlanRequestScalarFieldEnum]
+
+
 export const LogLineScalarFieldEnum = {
   taskRunId: 'taskRunId',
   n: 'n',
@@ -4593,6 +4677,7 @@ export type GlobalOmitConfig = {
   execution?: Prisma.ExecutionOmit
   executionHistory?: Prisma.ExecutionHistoryOmit
   taskRun?: Prisma.TaskRunOmit
+  planRequest?: Prisma.PlanRequestOmit
   logLine?: Prisma.LogLineOmit
   logArchive?: Prisma.LogArchiveOmit
   artifact?: Prisma.ArtifactOmit

@@ -70,6 +70,7 @@ export const ModelName = {
   Execution: 'Execution',
   ExecutionHistory: 'ExecutionHistory',
   TaskRun: 'TaskRun',
+  PlanRequest: 'PlanRequest',
   LogLine: 'LogLine',
   LogArchive: 'LogArchive',
   Artifact: 'Artifact',
@@ -431,6 +432,15 @@ export const TaskRunScalarFieldEnum = {
 } as const
 
 export type TaskRunScalarFieldEnum = (typeof TaskRunScalarFieldEnum)[keyof typeof TaskRunScalarFieldEnum]
+
+
+export const PlanRequestScalarFieldEnum = {
+  taskRunId: 'taskRunId',
+  executionId: 'executionId',
+  createdAt: 'createdAt'
+} as const
+
+export type PlanRequestScalarFieldEnum = (typeof PlanRequestScalarFieldEnum)[keyof typeof PlanRequestScalarFieldEnum]
 
 
 export const LogLineScalarFieldEnum = {

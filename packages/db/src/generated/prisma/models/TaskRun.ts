@@ -443,6 +443,7 @@ export type TaskRunWhereInput = {
   history?: Prisma.ExecutionHistoryListRelationFilter
   artifacts?: Prisma.ArtifactListRelationFilter
   metrics?: Prisma.TaskMetricListRelationFilter
+  planRequest?: Prisma.XOR<Prisma.PlanRequestNullableScalarRelationFilter, Prisma.PlanRequestWhereInput> | null
 }
 
 export type TaskRunOrderByWithRelationInput = {
@@ -485,11 +486,11 @@ export type TaskRunOrderByWithRelationInput = {
   history?: Prisma.ExecutionHistoryOrderByRelationAggregateInput
   artifacts?: Prisma.ArtifactOrderByRelationAggregateInput
   metrics?: Prisma.TaskMetricOrderByRelationAggregateInput
+  planRequest?: Prisma.PlanRequestOrderByWithRelationInput
 }
 
 export type TaskRunWhereUniqueInput = Prisma.AtLeast<{
   id?: string
-  runTokenHash?: string
   executionId_taskKey_attempt?: Prisma.TaskRunExecutionIdTaskKeyAttemptCompoundUniqueInput
   AND?: Prisma.TaskRunWhereInput | Prisma.TaskRunWhereInput[]
   OR?: Prisma.TaskRunWhereInput[]
@@ -516,6 +517,7 @@ export type TaskRunWhereUniqueInput = Prisma.AtLeast<{
   claimedBy?: Prisma.StringNullableFilter<"TaskRun"> | string | null
   claimedAt?: Prisma.DateTimeNullableFilter<"TaskRun"> | Date | string | null
   leaseUntil?: Prisma.DateTimeNullableFilter<"TaskRun"> | Date | string | null
+  runTokenHash?: Prisma.StringNullableFilter<"TaskRun"> | string | null
   lastHeartbeatAt?: Prisma.DateTimeNullableFilter<"TaskRun"> | Date | string | null
   timeoutAt?: Prisma.DateTimeNullableFilter<"TaskRun"> | Date | string | null
   logSeq?: Prisma.IntFilter<"TaskRun"> | number
@@ -531,7 +533,8 @@ export type TaskRunWhereUniqueInput = Prisma.AtLeast<{
   history?: Prisma.ExecutionHistoryListRelationFilter
   artifacts?: Prisma.ArtifactListRelationFilter
   metrics?: Prisma.TaskMetricListRelationFilter
-}, "id" | "runTokenHash" | "executionId_taskKey_attempt">
+  planRequest?: Prisma.XOR<Prisma.PlanRequestNullableScalarRelationFilter, Prisma.PlanRequestWhereInput> | null
+}, "id" | "executionId_taskKey_attempt">
 
 export type TaskRunOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -646,6 +649,7 @@ export type TaskRunCreateInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateInput = {
@@ -685,6 +689,7 @@ export type TaskRunUncheckedCreateInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUpdateInput = {
@@ -724,6 +729,7 @@ export type TaskRunUpdateInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateInput = {
@@ -763,6 +769,7 @@ export type TaskRunUncheckedUpdateInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunCreateManyInput = {
@@ -1178,6 +1185,20 @@ export type TaskRunUncheckedUpdateManyWithoutReusedFromNestedInput = {
   deleteMany?: Prisma.TaskRunScalarWhereInput | Prisma.TaskRunScalarWhereInput[]
 }
 
+export type TaskRunCreateNestedOneWithoutPlanRequestInput = {
+  create?: Prisma.XOR<Prisma.TaskRunCreateWithoutPlanRequestInput, Prisma.TaskRunUncheckedCreateWithoutPlanRequestInput>
+  connectOrCreate?: Prisma.TaskRunCreateOrConnectWithoutPlanRequestInput
+  connect?: Prisma.TaskRunWhereUniqueInput
+}
+
+export type TaskRunUpdateOneRequiredWithoutPlanRequestNestedInput = {
+  create?: Prisma.XOR<Prisma.TaskRunCreateWithoutPlanRequestInput, Prisma.TaskRunUncheckedCreateWithoutPlanRequestInput>
+  connectOrCreate?: Prisma.TaskRunCreateOrConnectWithoutPlanRequestInput
+  upsert?: Prisma.TaskRunUpsertWithoutPlanRequestInput
+  connect?: Prisma.TaskRunWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.TaskRunUpdateToOneWithWhereWithoutPlanRequestInput, Prisma.TaskRunUpdateWithoutPlanRequestInput>, Prisma.TaskRunUncheckedUpdateWithoutPlanRequestInput>
+}
+
 export type TaskRunCreateNestedOneWithoutArtifactsInput = {
   create?: Prisma.XOR<Prisma.TaskRunCreateWithoutArtifactsInput, Prisma.TaskRunUncheckedCreateWithoutArtifactsInput>
   connectOrCreate?: Prisma.TaskRunCreateOrConnectWithoutArtifactsInput
@@ -1242,6 +1263,7 @@ export type TaskRunCreateWithoutChildExecutionsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutChildExecutionsInput = {
@@ -1280,6 +1302,7 @@ export type TaskRunUncheckedCreateWithoutChildExecutionsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutChildExecutionsInput = {
@@ -1323,6 +1346,7 @@ export type TaskRunCreateWithoutExecutionInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutExecutionInput = {
@@ -1361,6 +1385,7 @@ export type TaskRunUncheckedCreateWithoutExecutionInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutExecutionInput = {
@@ -1409,6 +1434,7 @@ export type TaskRunCreateWithoutChildExecutionInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutChildExecutionInput = {
@@ -1447,6 +1473,7 @@ export type TaskRunUncheckedCreateWithoutChildExecutionInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutChildExecutionInput = {
@@ -1506,6 +1533,7 @@ export type TaskRunUpdateWithoutChildExecutionsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutChildExecutionsInput = {
@@ -1544,6 +1572,7 @@ export type TaskRunUncheckedUpdateWithoutChildExecutionsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUpsertWithWhereUniqueWithoutExecutionInput = {
@@ -1651,6 +1680,7 @@ export type TaskRunCreateWithoutHistoryInput = {
   reusedBy?: Prisma.TaskRunCreateNestedManyWithoutReusedFromInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutHistoryInput = {
@@ -1689,6 +1719,7 @@ export type TaskRunUncheckedCreateWithoutHistoryInput = {
   reusedBy?: Prisma.TaskRunUncheckedCreateNestedManyWithoutReusedFromInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutHistoryInput = {
@@ -1743,6 +1774,7 @@ export type TaskRunUpdateWithoutHistoryInput = {
   reusedBy?: Prisma.TaskRunUpdateManyWithoutReusedFromNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutHistoryInput = {
@@ -1781,6 +1813,7 @@ export type TaskRunUncheckedUpdateWithoutHistoryInput = {
   reusedBy?: Prisma.TaskRunUncheckedUpdateManyWithoutReusedFromNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunCreateWithoutReusedByInput = {
@@ -1819,6 +1852,7 @@ export type TaskRunCreateWithoutReusedByInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutReusedByInput = {
@@ -1857,6 +1891,7 @@ export type TaskRunUncheckedCreateWithoutReusedByInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutReusedByInput = {
@@ -1900,6 +1935,7 @@ export type TaskRunCreateWithoutReusedFromInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutReusedFromInput = {
@@ -1938,6 +1974,7 @@ export type TaskRunUncheckedCreateWithoutReusedFromInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutReusedFromInput = {
@@ -1997,6 +2034,7 @@ export type TaskRunUpdateWithoutReusedByInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutReusedByInput = {
@@ -2035,6 +2073,7 @@ export type TaskRunUncheckedUpdateWithoutReusedByInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUpsertWithWhereUniqueWithoutReusedFromInput = {
@@ -2051,6 +2090,178 @@ export type TaskRunUpdateWithWhereUniqueWithoutReusedFromInput = {
 export type TaskRunUpdateManyWithWhereWithoutReusedFromInput = {
   where: Prisma.TaskRunScalarWhereInput
   data: Prisma.XOR<Prisma.TaskRunUpdateManyMutationInput, Prisma.TaskRunUncheckedUpdateManyWithoutReusedFromInput>
+}
+
+export type TaskRunCreateWithoutPlanRequestInput = {
+  id: string
+  taskKey: string
+  taskType: string
+  executorType: string
+  pool?: string
+  state: string
+  reason?: string
+  error?: string
+  attempt?: number
+  exitCode?: number | null
+  durationMs?: bigint | number | null
+  createdAt?: Date | string
+  queuedAt?: Date | string | null
+  startedAt?: Date | string | null
+  endedAt?: Date | string | null
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  notBefore?: Date | string | null
+  claimedBy?: string | null
+  claimedAt?: Date | string | null
+  leaseUntil?: Date | string | null
+  runTokenHash?: string | null
+  lastHeartbeatAt?: Date | string | null
+  timeoutAt?: Date | string | null
+  logSeq?: number
+  externalId?: string | null
+  spec?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  version?: number
+  updatedAt?: Date | string
+  execution: Prisma.ExecutionCreateNestedOneWithoutTaskRunsInput
+  childExecution?: Prisma.ExecutionCreateNestedOneWithoutChildOfTaskRunsInput
+  childExecutions?: Prisma.ExecutionCreateNestedManyWithoutParentTaskRunInput
+  reusedFrom?: Prisma.TaskRunCreateNestedOneWithoutReusedByInput
+  reusedBy?: Prisma.TaskRunCreateNestedManyWithoutReusedFromInput
+  history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
+  artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
+  metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+}
+
+export type TaskRunUncheckedCreateWithoutPlanRequestInput = {
+  id: string
+  executionId: string
+  taskKey: string
+  taskType: string
+  executorType: string
+  pool?: string
+  state: string
+  reason?: string
+  error?: string
+  attempt?: number
+  childExecutionId?: string | null
+  reusedFromId?: string | null
+  exitCode?: number | null
+  durationMs?: bigint | number | null
+  createdAt?: Date | string
+  queuedAt?: Date | string | null
+  startedAt?: Date | string | null
+  endedAt?: Date | string | null
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  notBefore?: Date | string | null
+  claimedBy?: string | null
+  claimedAt?: Date | string | null
+  leaseUntil?: Date | string | null
+  runTokenHash?: string | null
+  lastHeartbeatAt?: Date | string | null
+  timeoutAt?: Date | string | null
+  logSeq?: number
+  externalId?: string | null
+  spec?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  version?: number
+  updatedAt?: Date | string
+  childExecutions?: Prisma.ExecutionUncheckedCreateNestedManyWithoutParentTaskRunInput
+  reusedBy?: Prisma.TaskRunUncheckedCreateNestedManyWithoutReusedFromInput
+  history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
+  artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
+  metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+}
+
+export type TaskRunCreateOrConnectWithoutPlanRequestInput = {
+  where: Prisma.TaskRunWhereUniqueInput
+  create: Prisma.XOR<Prisma.TaskRunCreateWithoutPlanRequestInput, Prisma.TaskRunUncheckedCreateWithoutPlanRequestInput>
+}
+
+export type TaskRunUpsertWithoutPlanRequestInput = {
+  update: Prisma.XOR<Prisma.TaskRunUpdateWithoutPlanRequestInput, Prisma.TaskRunUncheckedUpdateWithoutPlanRequestInput>
+  create: Prisma.XOR<Prisma.TaskRunCreateWithoutPlanRequestInput, Prisma.TaskRunUncheckedCreateWithoutPlanRequestInput>
+  where?: Prisma.TaskRunWhereInput
+}
+
+export type TaskRunUpdateToOneWithWhereWithoutPlanRequestInput = {
+  where?: Prisma.TaskRunWhereInput
+  data: Prisma.XOR<Prisma.TaskRunUpdateWithoutPlanRequestInput, Prisma.TaskRunUncheckedUpdateWithoutPlanRequestInput>
+}
+
+export type TaskRunUpdateWithoutPlanRequestInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  taskKey?: Prisma.StringFieldUpdateOperationsInput | string
+  taskType?: Prisma.StringFieldUpdateOperationsInput | string
+  executorType?: Prisma.StringFieldUpdateOperationsInput | string
+  pool?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  reason?: Prisma.StringFieldUpdateOperationsInput | string
+  error?: Prisma.StringFieldUpdateOperationsInput | string
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  exitCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  durationMs?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  queuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  notBefore?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  runTokenHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastHeartbeatAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  timeoutAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  logSeq?: Prisma.IntFieldUpdateOperationsInput | number
+  externalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spec?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  execution?: Prisma.ExecutionUpdateOneRequiredWithoutTaskRunsNestedInput
+  childExecution?: Prisma.ExecutionUpdateOneWithoutChildOfTaskRunsNestedInput
+  childExecutions?: Prisma.ExecutionUpdateManyWithoutParentTaskRunNestedInput
+  reusedFrom?: Prisma.TaskRunUpdateOneWithoutReusedByNestedInput
+  reusedBy?: Prisma.TaskRunUpdateManyWithoutReusedFromNestedInput
+  history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
+  artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
+  metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+}
+
+export type TaskRunUncheckedUpdateWithoutPlanRequestInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  executionId?: Prisma.StringFieldUpdateOperationsInput | string
+  taskKey?: Prisma.StringFieldUpdateOperationsInput | string
+  taskType?: Prisma.StringFieldUpdateOperationsInput | string
+  executorType?: Prisma.StringFieldUpdateOperationsInput | string
+  pool?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  reason?: Prisma.StringFieldUpdateOperationsInput | string
+  error?: Prisma.StringFieldUpdateOperationsInput | string
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  childExecutionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reusedFromId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  exitCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  durationMs?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  queuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  notBefore?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  runTokenHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastHeartbeatAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  timeoutAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  logSeq?: Prisma.IntFieldUpdateOperationsInput | number
+  externalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spec?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  childExecutions?: Prisma.ExecutionUncheckedUpdateManyWithoutParentTaskRunNestedInput
+  reusedBy?: Prisma.TaskRunUncheckedUpdateManyWithoutReusedFromNestedInput
+  history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
+  artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
+  metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
 }
 
 export type TaskRunCreateWithoutArtifactsInput = {
@@ -2089,6 +2300,7 @@ export type TaskRunCreateWithoutArtifactsInput = {
   reusedBy?: Prisma.TaskRunCreateNestedManyWithoutReusedFromInput
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutArtifactsInput = {
@@ -2127,6 +2339,7 @@ export type TaskRunUncheckedCreateWithoutArtifactsInput = {
   reusedBy?: Prisma.TaskRunUncheckedCreateNestedManyWithoutReusedFromInput
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutArtifactsInput = {
@@ -2181,6 +2394,7 @@ export type TaskRunUpdateWithoutArtifactsInput = {
   reusedBy?: Prisma.TaskRunUpdateManyWithoutReusedFromNestedInput
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutArtifactsInput = {
@@ -2219,6 +2433,7 @@ export type TaskRunUncheckedUpdateWithoutArtifactsInput = {
   reusedBy?: Prisma.TaskRunUncheckedUpdateManyWithoutReusedFromNestedInput
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunCreateWithoutMetricsInput = {
@@ -2257,6 +2472,7 @@ export type TaskRunCreateWithoutMetricsInput = {
   reusedBy?: Prisma.TaskRunCreateNestedManyWithoutReusedFromInput
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunUncheckedCreateWithoutMetricsInput = {
@@ -2295,6 +2511,7 @@ export type TaskRunUncheckedCreateWithoutMetricsInput = {
   reusedBy?: Prisma.TaskRunUncheckedCreateNestedManyWithoutReusedFromInput
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutTaskRunInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutTaskRunInput
+  planRequest?: Prisma.PlanRequestUncheckedCreateNestedOneWithoutTaskRunInput
 }
 
 export type TaskRunCreateOrConnectWithoutMetricsInput = {
@@ -2349,6 +2566,7 @@ export type TaskRunUpdateWithoutMetricsInput = {
   reusedBy?: Prisma.TaskRunUpdateManyWithoutReusedFromNestedInput
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutMetricsInput = {
@@ -2387,6 +2605,7 @@ export type TaskRunUncheckedUpdateWithoutMetricsInput = {
   reusedBy?: Prisma.TaskRunUncheckedUpdateManyWithoutReusedFromNestedInput
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunCreateManyExecutionInput = {
@@ -2491,6 +2710,7 @@ export type TaskRunUpdateWithoutExecutionInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutExecutionInput = {
@@ -2529,6 +2749,7 @@ export type TaskRunUncheckedUpdateWithoutExecutionInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateManyWithoutExecutionInput = {
@@ -2600,6 +2821,7 @@ export type TaskRunUpdateWithoutChildExecutionInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutChildExecutionInput = {
@@ -2638,6 +2860,7 @@ export type TaskRunUncheckedUpdateWithoutChildExecutionInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateManyWithoutChildExecutionInput = {
@@ -2742,6 +2965,7 @@ export type TaskRunUpdateWithoutReusedFromInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateWithoutReusedFromInput = {
@@ -2780,6 +3004,7 @@ export type TaskRunUncheckedUpdateWithoutReusedFromInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutTaskRunNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutTaskRunNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutTaskRunNestedInput
+  planRequest?: Prisma.PlanRequestUncheckedUpdateOneWithoutTaskRunNestedInput
 }
 
 export type TaskRunUncheckedUpdateManyWithoutReusedFromInput = {
@@ -2922,6 +3147,7 @@ export type TaskRunSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   history?: boolean | Prisma.TaskRun$historyArgs<ExtArgs>
   artifacts?: boolean | Prisma.TaskRun$artifactsArgs<ExtArgs>
   metrics?: boolean | Prisma.TaskRun$metricsArgs<ExtArgs>
+  planRequest?: boolean | Prisma.TaskRun$planRequestArgs<ExtArgs>
   _count?: boolean | Prisma.TaskRunCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["taskRun"]>
 
@@ -3043,6 +3269,7 @@ export type TaskRunInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   history?: boolean | Prisma.TaskRun$historyArgs<ExtArgs>
   artifacts?: boolean | Prisma.TaskRun$artifactsArgs<ExtArgs>
   metrics?: boolean | Prisma.TaskRun$metricsArgs<ExtArgs>
+  planRequest?: boolean | Prisma.TaskRun$planRequestArgs<ExtArgs>
   _count?: boolean | Prisma.TaskRunCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type TaskRunIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -3070,6 +3297,7 @@ export type $TaskRunPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     history: Prisma.$ExecutionHistoryPayload<ExtArgs>[]
     artifacts: Prisma.$ArtifactPayload<ExtArgs>[]
     metrics: Prisma.$TaskMetricPayload<ExtArgs>[]
+    planRequest: Prisma.$PlanRequestPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -3554,6 +3782,7 @@ export interface Prisma__TaskRunClient<T, Null = never, ExtArgs extends runtime.
   history<T extends Prisma.TaskRun$historyArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TaskRun$historyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExecutionHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   artifacts<T extends Prisma.TaskRun$artifactsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TaskRun$artifactsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ArtifactPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   metrics<T extends Prisma.TaskRun$metricsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TaskRun$metricsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskMetricPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  planRequest<T extends Prisma.TaskRun$planRequestArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.TaskRun$planRequestArgs<ExtArgs>>): Prisma.Prisma__PlanRequestClient<runtime.Types.Result.GetResult<Prisma.$PlanRequestPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -4170,6 +4399,25 @@ export type TaskRun$metricsArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.TaskMetricScalarFieldEnum | Prisma.TaskMetricScalarFieldEnum[]
+}
+
+/**
+ * TaskRun.planRequest
+ */
+export type TaskRun$planRequestArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PlanRequest
+   */
+  select?: Prisma.PlanRequestSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PlanRequest
+   */
+  omit?: Prisma.PlanRequestOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PlanRequestInclude<ExtArgs> | null
+  where?: Prisma.PlanRequestWhereInput
 }
 
 /**
