@@ -13,6 +13,8 @@ export type {
 } from './types.js';
 export { runTask } from './run-task.js';
 export { BundleCache, type BundleCacheOptions } from './bundle-cache.js';
+export { SpawnHelper, type SpawnHelperOptions } from './spawn-helper.js';
+export { directSpawn, type SpawnedChild, type SpawnFn } from './process.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
 export { LineMasker, MASK, maskValuesForLines } from './masker.js';
 export { cutUtf8, LineSplitter, type LineSplitterOptions, MAX_LINE_BYTES } from './lines.js';

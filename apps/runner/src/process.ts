@@ -19,7 +19,47 @@ export interface ProcessExit {
   stopCause: StopCause | null;
 }
 
+/** A started task process, however it was spawned. */
+export interface SpawnedChild {
+  pid: number;
+  stdout: Readable;
+  stderr: Readable;
+  /** Calls `fn` once the main process exited (at once if it has). */
+  onExit(fn: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /** Pauses reading at the source, for output relayed from elsewhere (the spawn helper). */
+  setPaused?(paused: boolean): void;
+}
+
+/** Starts a process detached (its own process group) with stdin ignored and stdout, stderr piped; rejects with the spawn error. */
+export type SpawnFn = (inv: Invocation, opts: { cwd: string; env: Record<string, string> }) => Promise<SpawnedChild>;
+
+/** Spawning from this process. */
+export const directSpawn: SpawnFn = (inv, opts) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let exit: [number | null, NodeJS.Signals | null] | null = null;
+    const waiting: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+    child.once('exit', (code, signal) => {
+      exit = [code, signal];
+      for (const fn of waiting.splice(0)) fn(code, signal);
+    });
+    // `on`, not `once`: a later error (a failed kill) must not become an uncaught 'error' event.
+    child.on('error', (err) => {
+      if (child.pid === undefined) reject(err);
+    });
+    child.once('spawn', () =>
+      resolve({
+        pid: child.pid!,
+        stdout: child.stdout!,
+        stderr: child.stderr!,
+        onExit: (fn) => (exit ? fn(...exit) : waiting.push(fn)),
+      }),
+    );
+  });
+
 export interface TaskProcessOptions {
+  /** How to start the process; default {@link directSpawn}. */
+  spawn?: SpawnFn;
   cwd: string;
   env: Record<string, string>;
   /** Delay between SIGTERM and SIGKILL of the group. */
@@ -45,6 +85,7 @@ export class TaskProcess {
     private readonly pipes: Readable[],
     private readonly killDelayMs: number,
     done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
+    private readonly pauseSource?: (paused: boolean) => void,
   ) {
     this.done = done.then(({ code, signal }) => {
       for (const t of this.timers) clearTimeout(t);
@@ -53,53 +94,45 @@ export class TaskProcess {
   }
 
   /** Spawns the task; rejects with a PrepareError when the process cannot start. */
-  static start(inv: Invocation, opts: TaskProcessOptions): Promise<TaskProcess> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(inv.file, inv.args, {
-        argv0: inv.argv0,
-        cwd: opts.cwd,
-        env: opts.env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-      let open = 2;
-      let finish: (v: { code: number | null; signal: NodeJS.Signals | null }) => void = () => {};
-      const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (finish = r));
-      const maybeDone = () => {
-        if (exit && open === 0) finish(exit);
+  static async start(inv: Invocation, opts: TaskProcessOptions): Promise<TaskProcess> {
+    let child: SpawnedChild;
+    try {
+      child = await (opts.spawn ?? directSpawn)(inv, { cwd: opts.cwd, env: opts.env });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new PrepareError('executor_error', `cannot start ${inv.argv0}: ${e.code ?? e.message}`, { cause: err });
+    }
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let open = 2;
+    let finish: (v: { code: number | null; signal: NodeJS.Signals | null }) => void = () => {};
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (finish = r));
+    const maybeDone = () => {
+      if (exit && open === 0) finish(exit);
+    };
+    const pipes = [child.stdout, child.stderr];
+    for (const [i, stream] of (['stdout', 'stderr'] as const).entries()) {
+      const pipe = pipes[i]!;
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        opts.onStreamEnd(stream);
+        open--;
+        maybeDone();
       };
-      const pipes = [child.stdout, child.stderr] as Readable[];
-      for (const [i, stream] of (['stdout', 'stderr'] as const).entries()) {
-        const pipe = pipes[i]!;
-        let ended = false;
-        const end = () => {
-          if (ended) return;
-          ended = true;
-          opts.onStreamEnd(stream);
-          open--;
-          maybeDone();
-        };
-        pipe.on('data', (chunk: Buffer) => opts.onOutput(stream, chunk));
-        pipe.on('end', end);
-        pipe.on('close', end);
-        pipe.on('error', end);
-      }
-      // `on`, not `once`: a later error (a failed kill) must not become an uncaught 'error' event.
-      child.on('error', (err: NodeJS.ErrnoException) => {
-        reject(new PrepareError('executor_error', `cannot start ${inv.argv0}: ${err.code ?? err.message}`, { cause: err }));
-      });
-      child.once('spawn', () => {
-        const proc = new TaskProcess(child.pid!, pipes, opts.killDelayMs, done);
-        child.once('exit', (code, signal) => {
-          exit = { code, signal };
-          proc.exited = true;
-          proc.terminateGroup(); // leftovers of the group
-          maybeDone();
-        });
-        resolve(proc);
-      });
+      pipe.on('data', (chunk: Buffer) => opts.onOutput(stream, chunk));
+      pipe.on('end', end);
+      pipe.on('close', end);
+      pipe.on('error', end);
+    }
+    const proc = new TaskProcess(child.pid, pipes, opts.killDelayMs, done, child.setPaused?.bind(child));
+    child.onExit((code, signal) => {
+      exit = { code, signal };
+      proc.exited = true;
+      proc.terminateGroup(); // leftovers of the group
+      maybeDone();
     });
+    return proc;
   }
 
   /** Stops the task (SIGTERM to the group, SIGKILL after the kill delay); the first cause is the one reported. */
@@ -110,6 +143,7 @@ export class TaskProcess {
 
   /** Pauses or resumes reading the task's output (backpressure). */
   setPaused(paused: boolean): void {
+    this.pauseSource?.(paused);
     for (const p of this.pipes) {
       if (paused) p.pause();
       else p.resume();

@@ -110,7 +110,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   // microseconds, where a trip through libuv's thread pool costs more than the call.
   fs.mkdirSync(bundleRoot);
   fs.mkdirSync(artifactsDir);
-  fs.writeFileSync(outputsFile, '');
+  // The outputs file is not created here: the task's first append (`>> "$SVC_OUTPUTS"`) creates it, and no file means no outputs.
 
   if (opts.bundleCache && spec.bundle_hash) {
     await opts.bundleCache.fill(spec.bundle_hash, () => transport.getBundle(), bundleRoot, spec.limits.max_bundle_bytes);
@@ -148,6 +148,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   };
 
   proc = await TaskProcess.start(invocation, {
+    spawn: opts.spawn,
     cwd,
     env,
     killDelayMs: opts.killDelayMs ?? 10_000,

@@ -1,3 +1,4 @@
+import type { SpawnFn } from './process.js';
 import type { BundleCache } from './bundle-cache.js';
 // The runner protocol's shapes (runner spec, log line, completion) and the
 // transport seam: the same `runTask` runs inside the dispatcher process
@@ -91,6 +92,8 @@ export interface RunOptions {
   transport: RunnerTransport;
   /** Extracted bundles kept between task runs (the process executor's); without it each run extracts its bundle. */
   bundleCache?: BundleCache;
+  /** How the task process is started; default a spawn from this process (the process executor passes its SpawnHelper's). */
+  spawn?: SpawnFn;
   /** Parent directory for the fresh run directory (created, and removed afterwards unless keepWorkdir). */
   workRoot: string;
   /** Cancels the task at once (in-process use): same effect as a heartbeat answering cancel. */

@@ -291,7 +291,7 @@ async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecuti
   const now = deps.config.now();
   const id = newId();
   const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
-  await c.query(START_NEW_SQL, [id, now, onlineSince(now), ...rowValues(rows), ...executionValues(id, 'RUNNING', n, now, concurrencyKey(n), { reason: '', timeoutAt, endedAt: null }).slice(1)]);
+  await c.query({ name: 'svc-start-new', text: START_NEW_SQL, values: [id, now, onlineSince(now), ...rowValues(rows), ...executionValues(id, 'RUNNING', n, now, concurrencyKey(n), { reason: '', timeoutAt, endedAt: null }).slice(1)] });
   return { id, followUps: [] };
 }
 

@@ -7,20 +7,27 @@ const num = (v: string | number | null | undefined) => (v === null || v === unde
 
 export async function loadExecutions(db: Queryable, ids: string[]): Promise<Record<string, unknown>[]> {
   if (!ids.length) return [];
-  const ex = await db.query(
-    `SELECT id, state, reason, error, namespace, flow_id, flow_revision_id, git_sha, snapshot_id, snapshot_version, inputs, labels, outputs,
+  // Named (prepared once per connection): every trigger and execution read runs these three.
+  const ex = await db.query({
+    name: 'svc-load-executions',
+    text: `SELECT id, state, reason, error, namespace, flow_id, flow_revision_id, git_sha, snapshot_id, snapshot_version, inputs, labels, outputs,
             parent_execution_id, restart_of_id, chain_depth, created_at, created_by, started_at, ended_at, duration_ms, secret_keys_used,
             trigger_type, trigger_id, trigger_payload
      FROM executions WHERE id = ANY($1)`,
-    [ids],
-  );
-  const runs = await db.query(
-    `SELECT id, execution_id, task_key, task_type, executor_type, pool, state, reason, error, attempt, child_execution_id, reused_from_id,
+    values: [ids],
+  });
+  const runs = await db.query({
+    name: 'svc-load-task-runs',
+    text: `SELECT id, execution_id, task_key, task_type, executor_type, pool, state, reason, error, attempt, child_execution_id, reused_from_id,
             exit_code, duration_ms, queued_at, started_at, ended_at, outputs
      FROM task_runs WHERE execution_id = ANY($1) ORDER BY execution_id, created_at, attempt, id`,
-    [ids],
-  );
-  const children = await db.query(`SELECT id, parent_execution_id, state, created_at, flow_id, namespace FROM executions WHERE parent_execution_id = ANY($1) ORDER BY created_at`, [ids]);
+    values: [ids],
+  });
+  const children = await db.query({
+    name: 'svc-load-children',
+    text: `SELECT id, parent_execution_id, state, created_at, flow_id, namespace FROM executions WHERE parent_execution_id = ANY($1) ORDER BY created_at`,
+    values: [ids],
+  });
   const byId = new Map<string, Record<string, unknown>>();
   for (const e of ex.rows) {
     byId.set(e.id, {

@@ -35,13 +35,14 @@ export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequ
 }
 
 async function newExecutionOf(c: Client | pg.Pool, t: TriggerRequest): Promise<NewExecution> {
-  const r = await c.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>(
-    `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
+  const r = await c.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>({
+    name: 'svc-trigger-flow',
+    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
      LEFT JOIN namespace_versions v ON v.id = n.head_version_id
      WHERE f.namespace = $1 AND f.flow_id = $2 AND f.deleted_at IS NULL`,
-    [t.namespace, t.flowId],
-  );
+    values: [t.namespace, t.flowId],
+  });
   const flow = r.rows[0];
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);

@@ -48,12 +48,13 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db } = deps;
 
   async function byToken(token: string): Promise<AuthPrincipal> {
-    const r = await db.pool.query<CredentialRow>(
-      `SELECT t.id AS cred_id, t.role AS cred_role, t.expires_at, t.revoked_at, t.last_used_at,
+    const r = await db.pool.query<CredentialRow>({
+      name: 'svc-auth-token',
+      text: `SELECT t.id AS cred_id, t.role AS cred_role, t.expires_at, t.revoked_at, t.last_used_at,
               u.id AS user_id, u.email, u.display_name, u.role, u.disabled, u.must_change_password
        FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
-      [sha256(token)],
-    );
+      values: [sha256(token)],
+    });
     const row = r.rows[0];
     const now = deps.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now) || row.disabled) throw unauthorized('invalid credential');

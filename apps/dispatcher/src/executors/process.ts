@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { appendLogs, heartbeatTaskRun, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
-import { BundleCache, runTask, type Completion, type RunnerTransport } from '@svc/runner';
+import { BundleCache, runTask, SpawnHelper, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import type { Executor } from './types.js';
 
@@ -30,9 +30,14 @@ function bundleCacheOf(ctx: DispatcherContext): BundleCache {
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = path.join(ctx.config.dataDir, 'work');
   const bundleCache = bundleCacheOf(ctx);
+  // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
+  const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   return {
     type: 'process',
-    close: () => bundleCache.close(),
+    close: () => {
+      bundleCache.close();
+      spawner.close();
+    },
     async run(run: ClaimedRun, signal: AbortSignal) {
       const prepared = await ctx.prepare(run);
       if (!prepared) return;
@@ -48,7 +53,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
         },
         complete: (c: Completion) => ctx.finish(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }),
       };
-      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache });
+      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn });
     },
   };
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// The spawn helper: a small process that starts task processes for a large
+// one. Forking copies the parent's page tables, so a spawn from the 200 MiB
+// dispatcher costs milliseconds of CPU where the same spawn from this process
+// (a bare Node runtime, nothing else loaded) costs a fraction of that, and
+// none of it on the dispatcher's event loop. It only spawns and relays: each
+// task runs in its own process group (detached), which the runner signals
+// directly by its pid; output and the exit status come back as messages.
+// It exits when its parent goes away (the IPC channel closes).
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
+
+const children = new Map<number, ChildProcess>();
+const send = (m: FromSpawner) => process.send?.(m);
+
+process.on('message', (m: ToSpawner) => {
+  switch (m.t) {
+    case 'start': {
+      const child = spawn(m.file, m.args, { argv0: m.argv0, cwd: m.cwd, env: m.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.set(m.id, child);
+      // `on`, not `once`: a later error must not become an uncaught 'error' event.
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) {
+          children.delete(m.id);
+          send({ t: 'error', id: m.id, code: err.code ?? 'EUNKNOWN', message: err.message });
+        }
+      });
+      child.once('spawn', () => send({ t: 'spawn', id: m.id, pid: child.pid! }));
+      for (const [s, pipe] of [child.stdout!, child.stderr!].entries()) {
+        let ended = false;
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          send({ t: 'end', id: m.id, s: s as 0 | 1 });
+        };
+        pipe.on('data', (d: Buffer) => send({ t: 'data', id: m.id, s: s as 0 | 1, d }));
+        pipe.on('end', end);
+        pipe.on('close', end);
+        pipe.on('error', end);
+      }
+      child.once('exit', (code, signal) => {
+        children.delete(m.id);
+        send({ t: 'exit', id: m.id, code, signal });
+      });
+      break;
+    }
+    case 'pause': {
+      const child = children.get(m.id);
+      for (const p of [child?.stdout, child?.stderr]) {
+        if (!p) continue;
+        if (m.paused) p.pause();
+        else p.resume();
+      }
+      break;
+    }
+  }
+});
+process.on('disconnect', () => process.exit(0));
