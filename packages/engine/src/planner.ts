@@ -29,6 +29,9 @@ const HELD_RETRY_MS = 20;
 /** this many times at most; the poll takes over after that. */
 const MAX_HELD_RETRIES = 25;
 
+/** Pause before a pass that follows another at once (completions arrived meanwhile), so more of them join it. */
+const COALESCE_MS = 3;
+
 /** Executions planned in one pass at most. */
 export const PLAN_BATCH = 100;
 
@@ -136,7 +139,15 @@ export class Planner {
         return;
       }
       if (this.stopped || (!this.again && !r.more)) return;
-      if (this.again || r.planned > 0) {
+      if (this.again) {
+        // Completions arrived during the pass: the machine is busy. Waiting a moment
+        // lets more of them join the next pass (fewer, larger passes); an idle
+        // planner still plans the first completion at once.
+        held = 0;
+        await new Promise((resolve) => setTimeout(resolve, COALESCE_MS));
+        continue;
+      }
+      if (r.planned > 0) {
         held = 0;
         continue;
       }
