@@ -81,7 +81,7 @@ export async function runTask(opts: RunOptions): Promise<Completion> {
   try {
     if (runDir && !opts.keepWorkdir) {
       try {
-        fs.rmSync(runDir, { recursive: true, force: true });
+        removeTree(runDir);
       } catch (err) {
         log(`cannot remove ${runDir}: ${errorMessage(err)}`);
       }
@@ -234,6 +234,27 @@ function prepareFailure(err: unknown): Completion {
   if (err instanceof PrepareError) return { ...base, reason: err.reason, error: err.message };
   if (err instanceof UnsafePathError || err instanceof BundleTooLargeError) return { ...base, reason: 'executor_error', error: `bundle: ${err.message}` };
   return { ...base, reason: 'executor_error', error: `runner error: ${errorMessage(err)}` };
+}
+
+/**
+ * Removes a run directory: one readdir per directory, then unlink and rmdir,
+ * where fs.rmSync first tries rmdir on each directory and fails. Falls back to
+ * fs.rmSync on any surprise (a file the task made read-only, a race).
+ */
+function removeTree(dir: string): void {
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else fs.unlinkSync(p);
+    }
+    fs.rmdirSync(d);
+  };
+  try {
+    walk(dir);
+  } catch {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function makeRunDir(workRoot: string, taskRunId: string): Promise<string> {
