@@ -141,6 +141,16 @@ export class TaskProcess {
     this.terminateGroup();
   }
 
+  /** Whether any process of the task's group still exists (leftovers have not died yet). */
+  groupAlive(): boolean {
+    try {
+      process.kill(-this.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Pauses or resumes reading the task's output (backpressure). */
   setPaused(paused: boolean): void {
     this.pauseSource?.(paused);

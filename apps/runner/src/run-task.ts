@@ -103,13 +103,19 @@ interface StopHooks {
 
 async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: StopHooks): Promise<Completion> {
   const { transport } = opts;
-  const bundleRoot = path.join(runDir, 'bundle');
-  const outputsFile = path.join(runDir, 'outputs.jsonl');
-  const artifactsDir = path.join(runDir, 'artifacts');
+  // With an io directory of the caller's, the run directory is the bundle root
+  // itself: one directory made per task instead of three (see RunOptions.ioDir).
+  const bundleRoot = opts.ioDir ? runDir : path.join(runDir, 'bundle');
+  const outputsFile = path.join(opts.ioDir ?? runDir, 'outputs.jsonl');
+  const artifactsDir = path.join(opts.ioDir ?? runDir, 'artifacts');
   // The small file system steps of every task run are synchronous: each takes
   // microseconds, where a trip through libuv's thread pool costs more than the call.
-  fs.mkdirSync(bundleRoot);
-  fs.mkdirSync(artifactsDir);
+  if (!opts.ioDir) {
+    fs.mkdirSync(bundleRoot);
+    fs.mkdirSync(artifactsDir);
+  } else if (!fs.existsSync(artifactsDir)) {
+    fs.mkdirSync(artifactsDir);
+  }
   // The outputs file is not created here: the task's first append (`>> "$SVC_OUTPUTS"`) creates it, and no file means no outputs.
 
   if (opts.bundleCache && spec.bundle_hash) {
@@ -164,6 +170,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   try {
     const exit = await proc.done;
     if (timer) clearTimeout(timer);
+    opts.onProcessEnd?.(!started.groupAlive());
     const warn = (text: string) => {
       for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
     };

@@ -92,6 +92,23 @@ export interface RunOptions {
   transport: RunnerTransport;
   /** Extracted bundles kept between task runs (the process executor's); without it each run extracts its bundle. */
   bundleCache?: BundleCache;
+  /**
+   * A directory of the caller's, empty but for an (empty) `artifacts/`, that
+   * holds this run's outputs file and artifacts directory while it lasts; the
+   * caller empties it afterwards and may give it to a later run. With it, the
+   * run directory itself is the bundle root. Directory creation is the most
+   * expensive file system step of a task on some file systems (ext4 without
+   * a journal scans recently deleted inodes), so the process executor keeps
+   * one per slot. Default: both inside the run directory.
+   */
+  ioDir?: string;
+  /**
+   * Called once the task's main process has exited and its output ended, with
+   * whether its whole process group is gone by then (a leftover that has not
+   * died yet could still write to the io directory: do not reuse it then).
+   * Not called when the task never started.
+   */
+  onProcessEnd?: (groupGone: boolean) => void;
   /** How the task process is started; default a spawn from this process (the process executor passes its SpawnHelper's). */
   spawn?: SpawnFn;
   /** Parent directory for the fresh run directory (created, and removed afterwards unless keepWorkdir). */

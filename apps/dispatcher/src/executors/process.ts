@@ -10,6 +10,7 @@ import { appendLogs, heartbeatTaskRun, storeArtifact, type ClaimedRun, type Prep
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
+import { IoDirs } from './io-dirs.js';
 import type { Executor } from './types.js';
 
 /** Cache directories of dispatchers that stopped (or died) more than this long ago are removed at start. */
@@ -30,12 +31,14 @@ function bundleCacheOf(ctx: DispatcherContext): BundleCache {
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = path.join(ctx.config.dataDir, 'work');
   const bundleCache = bundleCacheOf(ctx);
+  const ioDirs = new IoDirs(path.join(ctx.config.dataDir || os.tmpdir(), 'runner-io', ctx.instanceId));
   // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   return {
     type: 'process',
     close: () => {
       bundleCache.close();
+      ioDirs.close();
       spawner.close();
     },
     async run(run: ClaimedRun, signal: AbortSignal) {
@@ -53,7 +56,17 @@ export function processExecutor(ctx: DispatcherContext): Executor {
         },
         complete: (c: Completion) => ctx.finish(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }),
       };
-      await runTask({ transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn });
+      const ioDir = ioDirs.acquire();
+      // Reused only when the task's process group is known to be gone: nothing of it can write there any more.
+      let reusable = true;
+      try {
+        await runTask({
+          transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn, ioDir,
+          onProcessEnd: (groupGone) => (reusable = groupGone),
+        });
+      } finally {
+        ioDirs.release(ioDir, reusable);
+      }
     },
   };
 }

@@ -1,0 +1,46 @@
+// Per-slot io directories for the process executor's runs (the runner's
+// `ioDir`): each holds a run's outputs file and artifacts directory. They are
+// emptied after each run and reused, so a task costs one new directory (its
+// fresh working directory) instead of three. The working directory, where the
+// task's relative paths land, is never reused.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export class IoDirs {
+  private readonly free: string[] = [];
+  private seq = 0;
+
+  /** `root` is this dispatcher's own directory (removed and made again here). */
+  constructor(private readonly root: string) {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.mkdirSync(root, { recursive: true });
+  }
+
+  /** An empty io directory (with an empty `artifacts/`) for one run. */
+  acquire(): string {
+    const reused = this.free.pop();
+    if (reused) return reused;
+    const dir = path.join(this.root, String(++this.seq));
+    fs.mkdirSync(path.join(dir, 'artifacts'), { recursive: true });
+    return dir;
+  }
+
+  /** Empties a directory after its run and keeps it for the next; one that cannot be emptied (or must not be reused) is dropped. */
+  release(dir: string, reusable = true): void {
+    try {
+      if (!reusable) throw new Error('not reusable');
+      fs.rmSync(path.join(dir, 'outputs.jsonl'), { force: true });
+      const artifacts = path.join(dir, 'artifacts');
+      for (const e of fs.readdirSync(artifacts)) fs.rmSync(path.join(artifacts, e), { recursive: true, force: true });
+      if (fs.readdirSync(dir).length !== 1) throw new Error('unexpected entries');
+      this.free.push(dir);
+    } catch {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  close(): void {
+    this.free.length = 0;
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
