@@ -1,7 +1,8 @@
 // CPU time of the processes a benchmark runs (Linux /proc), to tell where a
 // scenario's time goes: each named process's own CPU (and the kernel's part
 // of it, where fork's page-table copies land), the CPU of its waited
-// children (the tasks' processes), and the benchmark's PostgreSQL cluster
+// children (the tasks' processes), the CPU of its live children and of what
+// they reaped (the dispatcher's spawn helper and the tasks it spawned), and the benchmark's PostgreSQL cluster
 // (live backends plus the postmaster's reaped children; other clusters on the
 // machine are left out). Clock ticks: 10 ms resolution.
 import fs from 'node:fs';
@@ -41,11 +42,21 @@ export function cpuClock(pids, postmasterPid) {
   return {
     take() {
       const out = { postgres: postgresMs(postmasterPid) };
+      // Live child processes of each named one (the dispatcher's spawn helper): their own CPU and that of the children they reaped (the tasks).
+      const helpers = {};
+      for (const d of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(d)) continue;
+        if (Object.values(pids).includes(Number(d))) continue; // a named process of its own (the services are the benchmark's children)
+        const s = stat(d);
+        const name = s && Object.entries(pids).find(([, pid]) => pid === s.ppid)?.[0];
+        if (name) helpers[name] = (helpers[name] ?? 0) + s.self + s.children;
+      }
       for (const [name, pid] of Object.entries(pids)) {
         const s = stat(pid);
         out[name] = s?.self ?? NaN;
         out[`${name}_kernel`] = s?.sys ?? NaN;
         out[`${name}_children`] = s?.children ?? NaN;
+        out[`${name}_live_children`] = helpers[name] ?? 0;
       }
       return out;
     },
