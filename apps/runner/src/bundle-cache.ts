@@ -13,6 +13,25 @@ import { extractBundle } from './workspace.js';
 interface Entry {
   dir: string;
   bytes: number;
+  /** The tree in creation order (parents first), so a copy needs no stat calls. */
+  manifest: { rel: string; kind: 'dir' | 'file' | 'link'; target?: string }[];
+}
+
+/** Walks an extracted bundle once: its directories, files and links, parents first. */
+function manifestOf(root: string): Entry['manifest'] {
+  const out: Entry['manifest'] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = rel ? path.join(rel, e.name) : e.name;
+      if (e.isDirectory()) {
+        out.push({ rel: r, kind: 'dir' });
+        walk(r);
+      } else if (e.isSymbolicLink()) out.push({ rel: r, kind: 'link', target: fs.readlinkSync(path.join(root, r)) });
+      else if (e.isFile()) out.push({ rel: r, kind: 'file' });
+    }
+  };
+  walk('');
+  return out;
 }
 
 export interface BundleCacheOptions {
@@ -49,10 +68,16 @@ export class BundleCache {
     }
     this.entries.set(hash, entry);
     this.evict();
-    const { dir, bytes } = await entry;
+    const { dir, bytes, manifest } = await entry;
     if (maxBytes > 0 && bytes > maxBytes) throw new BundleTooLargeError(maxBytes);
     // Synchronous: no other work of this process runs while the tree is copied, so an eviction cannot remove it midway.
-    fs.cpSync(dir, target, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+    // From the manifest: one call per entry (copyFile keeps the mode), where fs.cpSync stats source and target of each.
+    for (const m of manifest) {
+      const to = path.join(target, m.rel);
+      if (m.kind === 'dir') fs.mkdirSync(to);
+      else if (m.kind === 'file') fs.copyFileSync(path.join(dir, m.rel), to, fs.constants.COPYFILE_EXCL);
+      else fs.symlinkSync(m.target!, to);
+    }
   }
 
   /** Removes every cached bundle (at shutdown). */
@@ -71,7 +96,7 @@ export class BundleCache {
       // The checks of extractBundle compare physical paths: extract into the real path.
       const real = fs.realpathSync.native(dir);
       const r = stream ? await extractBundle(stream, real, maxBytes) : { bytes: 0 };
-      return { dir: real, bytes: r.bytes };
+      return { dir: real, bytes: r.bytes, manifest: manifestOf(real) };
     } catch (err) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw err;

@@ -14,8 +14,6 @@ interface Pending {
   resolve: (c: SpawnedChild) => void;
   reject: (err: NodeJS.ErrnoException) => void;
   child?: HelperChild;
-  /** Messages still to come: the end of each stream and the exit, in any order. */
-  left: number;
 }
 
 class HelperChild implements SpawnedChild {
@@ -69,7 +67,7 @@ export class SpawnHelper {
     new Promise<SpawnedChild>((resolve, reject) => {
       if (this.closed) return reject(Object.assign(new Error('spawn helper closed'), { code: 'ECLOSED' }));
       const id = ++this.seq;
-      this.pending.set(id, { resolve, reject, left: 3 });
+      this.pending.set(id, { resolve, reject });
       this.send({ t: 'start', id, file: inv.file, args: inv.args, argv0: inv.argv0, cwd: opts.cwd, env: opts.env });
     });
 
@@ -122,13 +120,14 @@ export class SpawnHelper {
       case 'data':
         (m.s === 0 ? p.child?.stdout : p.child?.stderr)?.write(Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength));
         break;
-      case 'end':
-        (m.s === 0 ? p.child?.stdout : p.child?.stderr)?.end();
-        if (--p.left === 0) this.pending.delete(m.id);
-        break;
       case 'exit':
         p.child?.exited(m.code, m.signal);
-        if (--p.left === 0) this.pending.delete(m.id);
+        break;
+      case 'done':
+        this.pending.delete(m.id);
+        p.child?.stdout.end();
+        p.child?.stderr.end();
+        p.child?.exited(m.code, m.signal);
         break;
     }
   }

@@ -13,5 +13,7 @@ export type FromSpawner =
   | { t: 'spawn'; id: number; pid: number }
   | { t: 'error'; id: number; code: string; message: string }
   | { t: 'data'; id: number; s: 0 | 1; d: Uint8Array }
-  | { t: 'end'; id: number; s: 0 | 1 }
-  | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null };
+  /** The process exited while its output streams are still open (a leftover of its group holds them). */
+  | { t: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null }
+  /** Both output streams ended and the process exited (the only message after `spawn` for most tasks). */
+  | { t: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null };

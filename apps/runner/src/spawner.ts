@@ -26,12 +26,19 @@ process.on('message', (m: ToSpawner) => {
         }
       });
       child.once('spawn', () => send({ t: 'spawn', id: m.id, pid: child.pid! }));
+      // The ends of both streams and the exit travel as one message once all three happened (most tasks print little).
+      let open = 2;
+      let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+      const finish = () => {
+        if (open === 0 && exit) send({ t: 'done', id: m.id, ...exit });
+      };
       for (const [s, pipe] of [child.stdout!, child.stderr!].entries()) {
         let ended = false;
         const end = () => {
           if (ended) return;
           ended = true;
-          send({ t: 'end', id: m.id, s: s as 0 | 1 });
+          open--;
+          finish();
         };
         pipe.on('data', (d: Buffer) => send({ t: 'data', id: m.id, s: s as 0 | 1, d }));
         pipe.on('end', end);
@@ -40,7 +47,10 @@ process.on('message', (m: ToSpawner) => {
       }
       child.once('exit', (code, signal) => {
         children.delete(m.id);
-        send({ t: 'exit', id: m.id, code, signal });
+        exit = { code, signal };
+        // A leftover of the group may hold the pipes open: the runner must learn of the exit now, to stop it.
+        if (open > 0) send({ t: 'exit', id: m.id, code, signal });
+        finish();
       });
       break;
     }

@@ -88,3 +88,14 @@ test('a helper that dies mid-task: the task is killed and reported, and the next
     own.close();
   }
 });
+
+test('through the helper: a leftover holding the output open does not keep a finished task running', async () => {
+  const workRoot = await root();
+  const pidFile = path.join(workRoot, 'bg.pid');
+  const t = new MemoryTransport(makeSpec({ command: ['bash', '-c', `sleep 30 & echo $! > ${pidFile}; echo done`] }));
+  const started = Date.now();
+  const c = await runTask({ transport: t, workRoot, killDelayMs: 500, spawn: helper.spawn });
+  assert.equal(c.state, 'SUCCESS');
+  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  await waitFor(() => !pidAlive(Number(readFileSync(pidFile, 'utf8'))), 2000);
+});
