@@ -59,8 +59,10 @@ export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: strin
       // held by another pass (or past the batch), and the caller comes back for them.
       const r = await c.query<ExecutionRow & { requested: number }>({
         name: 'svc-plan-lock',
-        text: `WITH f AS (SELECT DISTINCT execution_id FROM plan_requests),
-                    l AS (SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM f) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+        // `id = ANY(ARRAY(...))`: primary-key lookups whatever the statistics of this
+        // short-lived queue table say (a join may be planned as a scan of all executions).
+        text: `WITH f AS MATERIALIZED (SELECT DISTINCT execution_id FROM plan_requests),
+                    l AS (SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ANY(ARRAY(SELECT execution_id FROM f)) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
                SELECT l.*, n.requested FROM (SELECT count(*)::int AS requested FROM f) n LEFT JOIN l ON true`,
         values: [PLAN_BATCH],
       });
