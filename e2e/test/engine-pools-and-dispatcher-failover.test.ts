@@ -4,7 +4,8 @@
 // SIGTERM mid-run ends its task run FAILED instance_shutdown and another
 // dispatcher runs the retry; a dispatcher killed by SIGKILL mid-run leaves
 // its task run to the maintenance holder, which ends it FAILED lost once the
-// instance is offline, and another dispatcher runs the retry.
+// instance is offline, and another dispatcher runs the retry, while the task's
+// process itself is killed by the dead dispatcher's spawn helper.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -129,13 +130,15 @@ test('a dispatcher killed by SIGKILL mid-run: the maintenance holder ends its ta
   const e = await s.trigger(NS, 'survive', { inputs: { dir } });
   const running = await s.waitFor(e.id, (x) => run(x, 'work').state === 'RUNNING');
   const pid1 = await pidFrom(path.join(dir, 'attempt-1'));
-  orphans.push(pid1); // its task process is its own group leader and outlives the SIGKILLed dispatcher
+  orphans.push(pid1); // killed at the end of the file should this test fail
   const victim = await claimer(run(running, 'work').id);
   const spare = s.startApp('dispatcher');
   const spareId = await online(spare);
 
   victim.proc.child.kill('SIGKILL');
   await victim.proc.exited;
+  // The dispatcher's spawn helper sees its parent gone and kills the task's process group.
+  await until('the task process of the killed dispatcher to be gone', () => !alive(pid1), 10_000);
   // A killed instance just stops heartbeating; it is offline once its last
   // heartbeat is older than 60 s. Backdating that heartbeat by two minutes is
   // what 60 s of silence would produce, without making the test wait a minute.

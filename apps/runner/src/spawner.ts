@@ -6,7 +6,10 @@
 // none of it on the dispatcher's event loop. It only spawns and relays: each
 // task runs in its own process group (detached), which the runner signals
 // directly by its pid; output and the exit status come back as messages.
-// It exits when its parent goes away (the IPC channel closes).
+// It exits when its parent goes away (the IPC channel closes), and when that
+// happens while tasks still run (the dispatcher was killed), it kills their
+// process groups first: the engine fails such task runs `lost` and retries
+// them elsewhere, and the old attempt must not run on beside the new one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
 
@@ -65,4 +68,13 @@ process.on('message', (m: ToSpawner) => {
     }
   }
 });
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  for (const child of children.values()) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // ESRCH: that group is gone already.
+    }
+  }
+  process.exit(0);
+});
