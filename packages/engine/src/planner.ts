@@ -114,6 +114,7 @@ export class Planner {
 
   /** Plans what is requested now, soon; resolves once a pass that started after this call has ended. */
   kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve(); // the watchdog plans what is left
     if (this.running) {
       this.again = true;
       return this.running.then(() => this.running ?? undefined);
