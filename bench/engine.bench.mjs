@@ -46,6 +46,7 @@ const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/i
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const THROUGHPUT_COUNT = Number(process.env.BENCH_THROUGHPUT_COUNT ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// BENCH_WORK_DIR: see startDeployment below.
 const SLOTS = 8;
 
 const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024);
@@ -82,8 +83,11 @@ export async function run() {
     const baselineUrl = Object.assign(new URL(cluster.url), { pathname: `/${BASELINE_DB}` }).toString();
     const observerUrl = await prepareStatementCounting(cluster.url);
 
-    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process' } });
+    // BENCH_WORK_DIR puts the dispatcher's task working directories there (SVC_WORK_DIR), e.g. on a tmpfs; default: under its data directory.
+    const workEnv = process.env.BENCH_WORK_DIR ? { SVC_WORK_DIR: path.join(process.env.BENCH_WORK_DIR, path.basename(dir)) } : {};
+    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv } });
     stops.unshift(() => svc.stop());
+    if (workEnv.SVC_WORK_DIR) stops.push(() => fs.rmSync(workEnv.SVC_WORK_DIR, { recursive: true, force: true }));
     await svc.saveFlows('bench', flowFiles(stampDir));
     const base = await startBaseline({ url: baselineUrl, concurrency: SLOTS });
     stops.unshift(() => base.stop());

@@ -50,6 +50,13 @@ export const CATALOGUE = [
     description: 'Directory for local state: the embedded PostgreSQL, the generated master key, and file storage by default. Relative paths resolve against the working directory.',
   },
   {
+    variable: 'SVC_WORK_DIR',
+    default: 'SVC_DATA_DIR/work',
+    derived: true,
+    description:
+      "Where the process executor makes each task's fresh working directory (and keeps its bundle cache). A task makes a directory and copies the namespace's files each time, so a fast file system (tmpfs) here speeds up short tasks; relative paths resolve against the working directory.",
+  },
+  {
     variable: 'SVC_DATABASE_URL',
     default: null,
     description: 'PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB). When unset, an embedded PostgreSQL is started with its data under SVC_DATA_DIR.',

@@ -41,6 +41,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.sseKeepAliveMs, 15_000);
     assert.equal(config.instanceName, 'node-7');
     assert.equal(config.dataDir, '/srv/app/.svc-data');
+    assert.equal(config.workDir, '/srv/app/.svc-data/work');
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.storageUrl, 'file:///srv/app/.svc-data/objects');
     assert.deepEqual(config.storage, { kind: 'file', dir: '/srv/app/.svc-data/objects' });
@@ -113,6 +114,7 @@ describe('parseConfig values', () => {
         SVC_K8S_MAX_JOBS: '5',
         SVC_HEARTBEAT_TIMEOUT: '90s',
         SVC_KILL_DELAY_MS: '0',
+        SVC_WORK_DIR: 'scratch/tasks',
         SVC_SCHEDULER_TICK_MS: '50',
         SVC_SCHEDULER_SYNC_MS: '200',
         SVC_SCHEDULER_SWEEP_MS: '3600000',
@@ -142,6 +144,7 @@ describe('parseConfig values', () => {
     assert.equal(config.sseKeepAliveMs, 250);
     assert.equal(config.instanceName, 'dispatcher-1');
     assert.equal(config.dataDir, '/srv/app/state');
+    assert.equal(config.workDir, '/srv/app/scratch/tasks', 'relative to the working directory');
     assert.equal(config.databaseUrl, 'postgresql://svc:pw@db:5432/svc');
     assert.equal(config.storage.kind, 's3');
     assert.equal(config.masterKeys.length, 1);

@@ -53,6 +53,8 @@ export interface Config {
   instanceName: string;
   /** `SVC_DATA_DIR`, absolute; default `<cwd>/.svc-data`. */
   dataDir: string;
+  /** `SVC_WORK_DIR`, absolute: task working directories of the process executor; default `<dataDir>/work`. */
+  workDir: string;
   /** `SVC_DATABASE_URL`; default undefined, meaning the embedded PostgreSQL is used. */
   databaseUrl: string | undefined;
   /** `SVC_STORAGE_URL`; default `file://<dataDir>/objects`. */
@@ -203,6 +205,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     sseKeepAliveMs: read('SVC_SSE_KEEPALIVE_MS', interval),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
     dataDir,
+    workDir: read('SVC_WORK_DIR', (text) => path.resolve(cwd, text), () => (dataDir === undefined ? '' : path.join(dataDir, 'work'))),
     databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),
     storageUrl,
     storage: storageUrl ? parseStorageUrl(storageUrl) : undefined,

@@ -16,9 +16,9 @@ import type { Executor } from './types.js';
 /** Cache directories of dispatchers that stopped (or died) more than this long ago are removed at start. */
 const STALE_CACHE_MS = 24 * 3600_000;
 
-/** The extracted-bundle cache of this dispatcher, under `<data dir>/bundle-cache/<instance id>`; old ones of earlier instances are removed. */
+/** The extracted-bundle cache of this dispatcher, under `<SVC_WORK_DIR>/.bundle-cache/<instance id>`; old ones of earlier instances are removed. */
 function bundleCacheOf(ctx: DispatcherContext): BundleCache {
-  const parent = path.join(ctx.config.dataDir || os.tmpdir(), 'bundle-cache');
+  const parent = path.join(ctx.config.workDir || os.tmpdir(), '.bundle-cache');
   fs.mkdirSync(parent, { recursive: true });
   for (const name of fs.readdirSync(parent)) {
     const dir = path.join(parent, name);
@@ -29,9 +29,9 @@ function bundleCacheOf(ctx: DispatcherContext): BundleCache {
 }
 
 export function processExecutor(ctx: DispatcherContext): Executor {
-  const workRoot = path.join(ctx.config.dataDir, 'work');
+  const workRoot = ctx.config.workDir || path.join(os.tmpdir(), 'svc-work');
   const bundleCache = bundleCacheOf(ctx);
-  const ioDirs = new IoDirs(path.join(ctx.config.dataDir || os.tmpdir(), 'runner-io', ctx.instanceId));
+  const ioDirs = new IoDirs(path.join(workRoot, '.runner-io', ctx.instanceId));
   // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   return {
