@@ -87,7 +87,7 @@ export async function run() {
     const workEnv = process.env.BENCH_WORK_DIR ? { SVC_WORK_DIR: path.join(process.env.BENCH_WORK_DIR, path.basename(dir)) } : {};
     const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv } });
     stops.unshift(() => svc.stop());
-    if (workEnv.SVC_WORK_DIR) stops.push(() => fs.rmSync(workEnv.SVC_WORK_DIR, { recursive: true, force: true }));
+    if (workEnv.SVC_WORK_DIR) stops.push(async () => fs.rmSync(workEnv.SVC_WORK_DIR, { recursive: true, force: true }));
     await svc.saveFlows('bench', flowFiles(stampDir));
     const base = await startBaseline({ url: baselineUrl, concurrency: SLOTS });
     stops.unshift(() => base.stop());
