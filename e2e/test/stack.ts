@@ -45,7 +45,27 @@ export interface Stack {
 
 const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
 
-export async function startStack(opts: { env?: Record<string, string>; dispatchers?: number; maintenance?: boolean } = {}): Promise<Stack> {
+type StackOptions = { env?: Record<string, string>; dispatchers?: number; maintenance?: boolean };
+
+/** The gateway of a stack exited while the stack started (its port was taken meanwhile by another test's process, say). */
+class GatewayExited extends Error {}
+
+/**
+ * Starts a stack; a start whose gateway exits on the way (the free port it
+ * was given was taken before it bound it) is cleaned up and tried again on
+ * another port, up to three times.
+ */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof GatewayExited)) throw err;
+    }
+  }
+}
+
+async function startStackOnce(opts: StackOptions): Promise<Stack> {
   const tdb: TestDatabase = await createTestDatabase();
   const db = new pg.Pool({ connectionString: tdb.url, max: 4 });
   db.on('error', () => undefined);
@@ -80,29 +100,43 @@ export async function startStack(opts: { env?: Record<string, string>; dispatche
   const gw = startApp('api-gateway');
   for (let i = 0; i < (opts.dispatchers ?? 1); i++) startApp('dispatcher');
   if (opts.maintenance ?? true) startApp('maintenance');
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {}
-    if (i > 200) throw new Error(`gateway did not start:\n${gw.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await createUser(db, { email: 'e2e@example.com', role: 'admin', password: 'e2e password 1' }, new Date());
-  const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'e2e@example.com', password: 'e2e password 1' }) });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const tok = (await (await fetch(`${url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e', role: 'admin' }) })).json()) as { secret: string };
-
-  const api = async (method: string, p: string, body?: unknown) => {
-    const r = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined };
-  };
-  // Wait until a dispatcher is online, so task runs are not parked as no_instance_for_pool.
-  for (let i = 0; (opts.dispatchers ?? 1) > 0; i++) {
-    const r = await db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`);
-    if (r.rowCount) break;
-    if (i > 200) throw new Error('no dispatcher came online');
-    await new Promise((res) => setTimeout(res, 50));
+  let tok: { secret: string };
+  let api: Stack['api'];
+  try {
+    for (let i = 0; ; i++) {
+      if (gw.child.exitCode !== null || gw.child.signalCode !== null) throw new GatewayExited(`gateway exited while starting:\n${gw.output()}`);
+      try {
+        if ((await fetch(`${url}/healthz`)).ok) break;
+      } catch {}
+      if (i > 200) throw new Error(`gateway did not start:\n${gw.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await createUser(db, { email: 'e2e@example.com', role: 'admin', password: 'e2e password 1' }, new Date());
+    const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'e2e@example.com', password: 'e2e password 1' }) });
+    const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
+    const secret = (await (await fetch(`${url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e', role: 'admin' }) })).json()) as { secret: string };
+    tok = secret;
+    api = async (method: string, p: string, body?: unknown) => {
+      const r = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await r.text();
+      return { status: r.status, body: text ? JSON.parse(text) : undefined };
+    };
+    // Wait until a dispatcher is online, so task runs are not parked as no_instance_for_pool.
+    for (let i = 0; (opts.dispatchers ?? 1) > 0; i++) {
+      const r = await db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`);
+      if (r.rowCount) break;
+      if (i > 200) throw new Error('no dispatcher came online');
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  } catch (err) {
+    // Nothing may outlive a failed start: leftover services would keep the test process alive.
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => setTimeout(r, 5000))]);
+    await db.end().catch(() => undefined);
+    await tdb.drop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!(err instanceof GatewayExited) && gw.child.exitCode !== null && gw.output().includes('EADDRINUSE')) throw new GatewayExited(String(err));
+    throw err;
   }
   const created = new Set<string>();
   const stack: Stack = {
