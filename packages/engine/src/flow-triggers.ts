@@ -14,6 +14,7 @@ import { inTx } from './db.js';
 import { FlowDisabledError, FlowNotFoundError, type StartDeps } from './executions.js';
 import { InputsInvalidError } from './inputs.js';
 import { triggerFlowWith } from './trigger.js';
+import { runFollowUps } from './followups.js';
 
 export interface FlowTriggerResult {
   namespace: string;
@@ -90,6 +91,11 @@ export async function sweepFlowTriggers(pool: pg.Pool, deps: StartDeps, since: D
     [since],
   )).rows;
   const out: FlowTriggerResult[] = [];
-  for (const { id } of ids) out.push(...(await fireFlowTriggers(pool, deps, id)).fired);
+  for (const { id } of ids) {
+    const r = await fireFlowTriggers(pool, deps, id);
+    out.push(...r.fired);
+    // What the started executions need next (a start that ended at once, say), as for any trigger.
+    await runFollowUps(pool, deps, r.followUps);
+  }
   return out;
 }
