@@ -140,3 +140,19 @@ test('secrets resolve from the namespace, its parent and the global scope, are r
   const runs = JSON.stringify((await s.db.query(`SELECT * FROM task_runs WHERE execution_id = $1`, [e.id])).rows);
   for (const v of [OWN, PARENT, GLOBAL]) assert.ok(!row.includes(v) && !runs.includes(v), `the secret value ${v} is stored`);
 });
+
+test('flow outputs see vars: the flow variables and the namespace.yaml ones', async () => {
+  await s.saveFlow('tplvars', {
+    'namespace.yaml': 'variables:\n  place: world\n',
+    'vars.flow.yaml': flow({
+      id: 'vars',
+      variables: { greeting: 'hello' },
+      tasks: [{ id: 't', type: 'command', command: ['true'] }],
+      outputs: { msg: '{{ vars.greeting }} {{ vars.place }}' },
+    }),
+  });
+  const e = await s.trigger('tplvars', 'vars');
+  const done = await s.waitEnded(e.id);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.deepEqual(done.outputs, { msg: 'hello world' });
+});

@@ -44,6 +44,7 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
   const planner = new Planner({
     pool: base.db.pool,
     now: () => base.clock.now(),
+    storage: base.storage,
     followUps: (f) => runFollowUps(base.db.pool, base.engine, f),
     onError: (err) => base.log.warn('planning failed; the poll retries it', { err }),
   });

@@ -68,7 +68,7 @@ export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> 
   const lostContainers = await failLostContainerRuns(deps, now);
   const planned: FollowUp[] = [];
   for (let i = 0; i < 10 && (await hasStaleRequests(deps.db.pool, new Date(now.getTime() - STALE_REQUEST_MS))); i++) {
-    const r = await planExecutions(deps.db.pool, deps.now);
+    const r = await planExecutions(deps.db.pool, deps.now, undefined, { storage: deps.engine.storage });
     planned.push(...r.followUps);
     if (!r.planned) break;
   }

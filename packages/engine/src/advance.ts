@@ -10,11 +10,12 @@
 // ever taken on the executions being planned.
 import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask } from '@svc/state-machine';
 import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
-import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { CHANNELS, history, notify, type Client } from './db.js';
 import { INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
 import { newId } from '@svc/db';
+import { executionVars } from './vars.js';
 
 export interface ExecutionRow {
   id: string;
@@ -161,7 +162,12 @@ UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, N
  * a concurrency limit) only have their planning requests deleted. Returns the
  * follow-ups to run after commit.
  */
-export async function advanceMany(c: Client, executions: ExecutionRow[], now: Date): Promise<FollowUp[]> {
+export interface AdvanceOptions {
+  /** The object store, to read `namespace.yaml` variables when flow outputs use `vars`; without it they see the database's variables only. */
+  storage?: { getBuffer(k: string): Promise<Buffer> };
+}
+
+export async function advanceMany(c: Client, executions: ExecutionRow[], now: Date, opts: AdvanceOptions = {}): Promise<FollowUp[]> {
   if (!executions.length) return [];
   const all = (
     await c.query<RunRead>({
@@ -179,7 +185,7 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
     list.push(r);
   }
   const w = new Writes();
-  for (const ex of executions) planOne(ex, byExecution.get(ex.id) ?? [], w, now);
+  for (const ex of executions) await planOne(c, ex, byExecution.get(ex.id) ?? [], w, now, opts);
   if (!w.queue.length && !w.retry.ids.length && !w.end.ids.length && !w.execEnd.ids.length && !w.clear.length) return [];
   const res = await c.query<{ kind: string; id: string; parent_task_run_id: string | null; concurrency_key: string | null; has_flow_triggers: boolean | null }>({
     name: 'svc-plan-apply',
@@ -202,7 +208,7 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
 }
 
 /** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
-function planOne(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date): void {
+async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date, opts: AdvanceOptions): Promise<void> {
   for (const r of runs) if (r.requested) w.clear.push(r.id);
   if (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING') return;
   const latest = new Map<string, RunRead>();
@@ -243,7 +249,10 @@ function planOne(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date): void 
   if (state === 'SUCCESS' && def.outputs) {
     try {
       const final = [...latest.values()].map((r) => (ended.has(r.task_key) ? { ...r, state: ended.get(r.task_key)! } : r));
-      outputs = renderTemplateMap(def.outputs, scopeOf(ex, final)).values;
+      // Variables are read only when the outputs use them (rare, and this runs under the execution's lock).
+      const readsVars = Object.values(def.outputs).some((src) => parseTemplate(src).roots.includes('vars'));
+      const vars = readsVars ? await varsOf(c, ex, opts) : {};
+      outputs = renderTemplateMap(def.outputs, { ...scopeOf(ex, final), vars }).values;
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
       state = 'FAILED';
@@ -262,9 +271,15 @@ function planOne(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date): void 
   w.changed.add(ex.id);
 }
 
+async function varsOf(c: Client, ex: ExecutionRow, opts: AdvanceOptions): Promise<Record<string, string>> {
+  const snapshot = (await c.query<{ snapshot_id: string }>(`SELECT snapshot_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!.snapshot_id;
+  const storage = opts.storage ?? { getBuffer: () => Promise.reject(new Error('no object store')) };
+  return executionVars(c, storage, { namespace: ex.namespace, snapshot_id: snapshot, definition: ex.definition });
+}
+
 /** Plans and applies one step for a locked execution. Returns the follow-ups to run after commit. */
-export async function advance(c: Client, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
-  return advanceMany(c, [ex], now);
+export async function advance(c: Client, ex: ExecutionRow, now: Date, opts: AdvanceOptions = {}): Promise<FollowUp[]> {
+  return advanceMany(c, [ex], now, opts);
 }
 
 /** The template scope of an execution: inputs, labels, ids, trigger data and the tasks' outputs and states. */

@@ -5,7 +5,7 @@
 // hint and a planning request (a `plan_requests` row). What follows (a retry, the next tasks, the
 // end of the execution) is decided by the next planning pass (planner.ts).
 import type pg from 'pg';
-import type { FollowUp } from './advance.js';
+import type { AdvanceOptions, FollowUp } from './advance.js';
 import { CHANNELS, type Client } from './db.js';
 import { planExecutions } from './planner.js';
 
@@ -58,10 +58,10 @@ export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: T
  * Ends a RUNNING task run and plans its execution at once (waiting for a pass
  * that holds it). Returns the follow-ups for the caller to run.
  */
-export async function completeTaskRun(pool: pg.Pool, taskRunId: string, done: TaskCompletion, now: () => Date): Promise<{ ended: boolean; followUps: FollowUp[] }> {
+export async function completeTaskRun(pool: pg.Pool, taskRunId: string, done: TaskCompletion, now: () => Date, opts: AdvanceOptions = {}): Promise<{ ended: boolean; followUps: FollowUp[] }> {
   const executionId = await endTaskRun(pool, taskRunId, done, now);
   if (!executionId) return { ended: false, followUps: [] };
-  return { ended: true, followUps: (await planExecutions(pool, now, [executionId])).followUps };
+  return { ended: true, followUps: (await planExecutions(pool, now, [executionId], opts)).followUps };
 }
 
 /** Ends many RUNNING task runs with the same completion, then plans their executions in one pass. */

@@ -26,7 +26,7 @@ export async function runFollowUps(pool: pg.Pool, deps: StartDeps, first: Follow
             error: state === 'SUCCESS' ? '' : `child execution ${f.childExecutionId} ended ${child.state}${child.error ? `: ${child.error}` : ''}`,
             exitCode: null,
             outputs: { execution_id: f.childExecutionId, state: child.state, outputs: child.outputs ?? {} },
-          }, deps.config.now);
+          }, deps.config.now, { storage: deps.storage });
         queue.push(...r.followUps);
         break;
       }

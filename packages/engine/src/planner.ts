@@ -21,7 +21,7 @@
 // requests left behind by a process that died between a completion and its
 // pass.
 import type pg from 'pg';
-import { advanceMany, EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.js';
+import { advanceMany, EXECUTION_COLUMNS, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
 import { inTx } from './db.js';
 
 /** A pass that found every requested execution held by another process looks again after this long, */
@@ -48,7 +48,7 @@ export interface PassResult {
  * executions (waiting for their locks); without, up to PLAN_BATCH executions
  * with planning requests that no other pass holds.
  */
-export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: string[]): Promise<PassResult> {
+export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: string[], opts: AdvanceOptions = {}): Promise<PassResult> {
   return inTx(pool, async (c) => {
     let locked: ExecutionRow[];
     let more = false;
@@ -71,7 +71,7 @@ export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: strin
     }
     const batch = locked;
     // The clock is read once the locks are held, so a pass that waited never writes times earlier than the one before it.
-    const followUps = await advanceMany(c, batch, now());
+    const followUps = await advanceMany(c, batch, now(), opts);
     return { planned: batch.length, more, followUps };
   });
 }
@@ -85,6 +85,8 @@ export async function hasStaleRequests(pool: pg.Pool, olderThan: Date): Promise<
 export interface PlannerOptions {
   pool: pg.Pool;
   now: () => Date;
+  /** The object store (namespace.yaml variables of flow outputs). */
+  storage?: AdvanceOptions['storage'];
   /** Runs the follow-ups of a pass (after its commit). */
   followUps: (f: FollowUp[]) => Promise<void>;
   /** Reports a failed pass; the poll retries it. */
@@ -135,7 +137,7 @@ export class Planner {
       this.again = false;
       let r: PassResult;
       try {
-        r = await planExecutions(this.o.pool, this.o.now);
+        r = await planExecutions(this.o.pool, this.o.now, undefined, { storage: this.o.storage });
         if (r.followUps.length) await this.o.followUps(r.followUps);
       } catch (err) {
         this.o.onError(err);

@@ -22,6 +22,7 @@ import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 import type { ClaimedRun } from './claim.js';
+import { executionVars } from './vars.js';
 
 export interface RunnerSpec {
   task_run_id: string;
@@ -136,18 +137,8 @@ export async function prepareTask(
   }
   // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
   let vars: Record<string, string> = {};
-  if (readsVars) {
-    const nsFileRow = (await deps.pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
-    let nsFileVars: Record<string, string> = {};
-    if (nsFileRow) {
-      try {
-        nsFileVars = parseNamespaceFile((await deps.storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
-      } catch {
-        nsFileVars = {};
-      }
-    }
-    vars = { ...nsFileVars, ...(await new VariableStore(deps.pool).resolveVars(ex.namespace, def.variables ?? {})) };
-  }
+  if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
+
   const scope = { ...scopeOf(ex, runs), vars };
   const secrets = new Map<string, string>();
   if (keys.size) {

@@ -1,0 +1,26 @@
+// An execution's variables (the `vars` of its templates): its flow's
+// `variables`, the namespace's, its parents', global ones, with the
+// `namespace.yaml` variables of its snapshot below all of them.
+import type pg from 'pg';
+import type { FlowDefinition } from '@svc/flow-schema';
+import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
+import { VariableStore } from '@svc/secrets';
+
+export interface VarsSource {
+  namespace: string;
+  snapshot_id: string;
+  definition: FlowDefinition;
+}
+
+export async function executionVars(pool: pg.Pool | pg.PoolClient, storage: { getBuffer(k: string): Promise<Buffer> }, ex: VarsSource): Promise<Record<string, string>> {
+  const nsFileRow = (await pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+  let nsFileVars: Record<string, string> = {};
+  if (nsFileRow) {
+    try {
+      nsFileVars = parseNamespaceFile((await storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
+    } catch {
+      nsFileVars = {};
+    }
+  }
+  return { ...nsFileVars, ...(await new VariableStore(pool as pg.Pool).resolveVars(ex.namespace, ex.definition.variables ?? {})) };
+}
