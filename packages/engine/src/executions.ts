@@ -6,9 +6,8 @@ import type { FlowDefinition, FlowTask } from '@svc/flow-schema';
 import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { parseDuration } from '@svc/timing';
 import { plan } from '@svc/state-machine';
-import { advance, endExecution, EXECUTION_COLUMNS, onlineSince, planTasks, servedSql, type ExecutionRow, type FollowUp } from './advance.js';
+import { advance, EXECUTION_COLUMNS, onlineSince, planTasks, servedSql, type ExecutionRow, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Client } from './db.js';
-import { resolveInputs } from './inputs.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 
 export class FlowNotFoundError extends Error {
@@ -177,11 +176,14 @@ interface StartRows {
 }
 
 /**
- * The task runs an execution starts with, in the states the planner gives
- * them; null when the start itself ends the execution (every task reused or
- * skipped), which the caller plans the slow way.
+ * The task runs an execution starts with. `planned`: in the states the
+ * planner gives them at start (QUEUED, PENDING, SKIPPED; SUCCESS when a
+ * restart reuses them), so nothing is left to plan. Otherwise (the start
+ * itself would end the execution: every task reused or skipped) they are
+ * PENDING or reused, and the caller plans the first step with `advance` in
+ * the same transaction.
  */
-async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<StartRows | null> {
+async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<{ rows: StartRows; planned: boolean }> {
   // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
   const reuse = restartOfId ? await reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
   const nsFile = await namespaceFileOf(c, deps, snapshotId);
@@ -190,9 +192,9 @@ async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefiniti
     maxParallel: def.max_parallel ?? 0,
     runs: def.tasks.map((t) => ({ taskKey: t.id, attempt: 1, state: reuse.has(t.id) ? 'SUCCESS' : 'PENDING' })),
   });
-  if (p.end || p.retry.length || p.cancel.length) return null;
-  const queued = new Set(p.queue);
-  const skipped = new Set(p.skip.map((s) => s.taskKey));
+  const planned = !p.end && !p.retry.length && !p.cancel.length;
+  const queued = new Set(planned ? p.queue : []);
+  const skipped = new Set(planned ? p.skip.map((s) => s.taskKey) : []);
   const rows: StartRows = { ids: [], keys: [], types: [], executors: [], pools: [], states: [], reasons: [], reusedFrom: [], outputs: [], exitCodes: [], specs: [] };
   for (const t of def.tasks) {
     const { type, pool } = resolveExecutor(t, def, nsFile, deps.config.defaultExecutor);
@@ -209,50 +211,19 @@ async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefiniti
     rows.exitCodes.push(reused ? reused.exit_code : null);
     rows.specs.push(reused ? null : JSON.stringify({ timeout_ms: taskTimeoutMs(t) }));
   }
-  return rows;
+  return { rows, planned };
 }
 
 const rowValues = (r: StartRows) => [r.ids, r.keys, r.types, r.executors, r.pools, r.states, r.reasons, r.reusedFrom, r.outputs, r.exitCodes, r.specs];
 
-/** Inserts the task runs of an execution that already moved to RUNNING, all PENDING (or reused), and plans the first step. */
-async function startSlowly(c: Client, deps: StartDeps, ex: ExecutionRow, snapshotId: string, restartOfId: string | null, now: Date): Promise<FollowUp[]> {
-  const def = ex.definition;
-  const reuse = restartOfId ? await reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
-  const nsFile = await namespaceFileOf(c, deps, snapshotId);
-  const ids: string[] = [];
-  for (const t of def.tasks) {
-    const { type, pool } = resolveExecutor(t, def, nsFile, deps.config.defaultExecutor);
-    const id = newId();
-    ids.push(id);
-    const reused = reuse.get(t.id);
-    await c.query(
-      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
-         created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12, $13, $14, $14, $14, $15, $13)`,
-      [id, ex.id, t.id, t.type, type, pool, reused ? 'SUCCESS' : 'PENDING', reused ? 'reused' : '', reused?.id ?? null,
-        reused?.outputs ? JSON.stringify(reused.outputs) : null, reused?.exit_code ?? null, reused ? null : JSON.stringify({ timeout_ms: taskTimeoutMs(t) }),
-        now, reused ? now : null, reused ? 0 : null],
-    );
-  }
-  await history(c, def.tasks.map((t, i) => ({ executionId: ex.id, taskRunId: ids[i]!, from: null, to: reuse.has(t.id) ? 'SUCCESS' : 'PENDING', reason: reuse.has(t.id) ? 'reused' : '' })), now);
-  return advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
-}
-
-/** Moves a QUEUED execution (held by a concurrency limit) to RUNNING with its task runs, in the caller's transaction. */
+/** Moves a QUEUED execution (held by a concurrency limit, locked by the caller) to RUNNING with its task runs, in the caller's transaction. */
 export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
   const def = ex.definition;
   const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
   const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(`SELECT snapshot_id, restart_of_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!;
-  const rows = await startRows(c, deps, def, row.snapshot_id, row.restart_of_id);
-  if (rows) {
-    await c.query(START_QUEUED_SQL, [ex.id, now, onlineSince(now), ...rowValues(rows), timeoutAt]);
-    return [];
-  }
-  await c.query(`UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [ex.id, now, timeoutAt]);
-  await history(c, [{ executionId: ex.id, from: ex.state, to: 'RUNNING' }], now);
-  const follow = await startSlowly(c, deps, ex, row.snapshot_id, row.restart_of_id, now);
-  await notify(c, CHANNELS.changed, ex.id);
-  return follow;
+  const start = await startRows(c, deps, def, row.snapshot_id, row.restart_of_id);
+  await c.query(START_QUEUED_SQL, [ex.id, now, onlineSince(now), ...rowValues(start.rows), timeoutAt]);
+  return start.planned ? [] : advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
 }
 
 /**
@@ -263,11 +234,10 @@ export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRo
  * a limit, an execution is created by one statement.
  */
 export async function createExecution(pool: pg.Pool, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
-  if (!concurrencyKey(n)) {
-    const fast = await insertStarted(pool, deps, n);
-    if (fast) return fast;
-  }
-  return inTx(pool, (c) => createExecutionWith(c, deps, n));
+  if (concurrencyKey(n)) return inTx(pool, (c) => createExecutionWith(c, deps, n));
+  const start = await startRows(pool, deps, n.definition, n.snapshotId, n.restartOfId ?? null);
+  if (start.planned) return { id: (await insertStarted(pool, deps, n, start.rows, null)).id, followUps: [] };
+  return inTx(pool, (c) => startUnplanned(c, deps, n, start.rows, null));
 }
 
 const concurrencyKey = (n: NewExecution) => (n.definition.concurrency?.limit && n.flowId ? `${n.namespace}/${n.flowId}` : null);
@@ -284,15 +254,24 @@ function executionValues(id: string, state: string, n: NewExecution, now: Date, 
   return EXECUTION_INSERT_COLUMNS.map((c) => v[c]);
 }
 
-/** The one-statement start of a new execution; null when the start must be planned the slow way. */
-async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] } | null> {
-  const rows = await startRows(c, deps, n.definition, n.snapshotId, n.restartOfId ?? null);
-  if (!rows) return null;
+/** Inserts a RUNNING execution with its task runs, their history and NOTIFYs: one statement. */
+async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecution, rows: StartRows, key: string | null): Promise<{ id: string; now: Date }> {
   const now = deps.config.now();
   const id = newId();
   const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
-  await c.query({ name: 'svc-start-new', text: START_NEW_SQL, values: [id, now, onlineSince(now), ...rowValues(rows), ...executionValues(id, 'RUNNING', n, now, concurrencyKey(n), { reason: '', timeoutAt, endedAt: null }).slice(1)] });
-  return { id, followUps: [] };
+  await c.query({ name: 'svc-start-new', text: START_NEW_SQL, values: [id, now, onlineSince(now), ...rowValues(rows), ...executionValues(id, 'RUNNING', n, now, key, { reason: '', timeoutAt, endedAt: null }).slice(1)] });
+  return { id, now };
+}
+
+/** insertStarted for a start the planner must still plan (it ends the execution at once), then that first step. */
+async function startUnplanned(c: Client, deps: StartDeps, n: NewExecution, rows: StartRows, key: string | null): Promise<{ id: string; followUps: FollowUp[] }> {
+  const { id, now } = await insertStarted(c, deps, n, rows, key);
+  const ex: ExecutionRow = {
+    id, state: 'RUNNING', namespace: n.namespace, flow_id: n.flowId, definition: n.definition, inputs: n.inputs, labels: n.labels,
+    trigger_payload: n.triggerPayload ?? {}, parent_execution_id: n.parentExecutionId ?? null, parent_task_run_id: n.parentTaskRunId ?? null,
+    started_at: now, created_at: now, concurrency_key: key, chain_depth: n.chainDepth ?? 0,
+  };
+  return { id, followUps: await advance(c, ex, now) };
 }
 
 /**
@@ -303,7 +282,6 @@ async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecuti
 export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
   const key = concurrencyKey(n);
   const limit = n.definition.concurrency?.limit;
-  let state: 'NEW' | 'QUEUED' | 'SKIPPED' = 'NEW';
   if (key) {
     await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('svc-concurrency:' || $1, 0))`, [key]);
     const running = await c.query<{ n: number; queued: number }>(
@@ -312,34 +290,22 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
       [key],
     );
     // Full, or others already wait (oldest first): this one waits or is skipped.
-    if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
+    if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) {
+      const state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
+      const now = deps.config.now();
+      const id = newId();
+      await c.query(
+        `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        executionValues(id, state, n, now, key, { reason: 'concurrency_limit', timeoutAt: null, endedAt: state === 'SKIPPED' ? now : null }),
+      );
+      await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);
+      await notify(c, CHANNELS.changed, id);
+      return { id, followUps: [] };
+    }
   }
-  if (state === 'NEW') {
-    const fast = await insertStarted(c, deps, n);
-    if (fast) return fast;
-  }
-  const now = deps.config.now();
-  const id = newId();
-  const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
-  const inserted = await c.query<ExecutionRow>(
-    `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${EXECUTION_COLUMNS}`,
-    executionValues(id, state === 'NEW' ? 'RUNNING' : state, n, now, key, {
-      reason: state === 'NEW' ? '' : 'concurrency_limit',
-      timeoutAt: state === 'NEW' ? timeoutAt : null,
-      endedAt: state === 'SKIPPED' ? now : null,
-    }),
-  );
-  const ex = inserted.rows[0]!;
-  if (state !== 'NEW') {
-    await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);
-    await notify(c, CHANNELS.changed, id);
-    return { id, followUps: [] };
-  }
-  // The start ends the execution at once (every task reused or skipped): plan it like any other step.
-  await history(c, [{ executionId: id, from: null, to: 'RUNNING' }], now);
-  const followUps = await startSlowly(c, deps, ex, n.snapshotId, n.restartOfId ?? null, now);
-  await notify(c, CHANNELS.changed, id);
-  return { id, followUps };
+  const start = await startRows(c, deps, n.definition, n.snapshotId, n.restartOfId ?? null);
+  if (start.planned) return { id: (await insertStarted(c, deps, n, start.rows, key)).id, followUps: [] };
+  return startUnplanned(c, deps, n, start.rows, key);
 }
 
 /** Starts the oldest QUEUED executions of a flow while its concurrency limit has room. */
@@ -360,9 +326,4 @@ export async function startQueued(pool: pg.Pool, deps: StartDeps, key: string): 
       follow.push(...(await startExecution(c, deps, ex, deps.config.now())));
     }
   });
-}
-
-/** Ends a QUEUED execution without running it (cancel of a waiting execution). */
-export async function endQueued(c: Client, ex: ExecutionRow, state: 'CANCELLED', reason: string, now: Date): Promise<FollowUp[]> {
-  return endExecution(c, ex, { state, reason, error: '' }, now);
 }
