@@ -11,7 +11,6 @@ import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
-import type { AuthPrincipal } from './identity/principal.js';
 import { auditHandlers } from './routes/audit.js';
 import { adminHandlers } from './routes/admin.js';
 import { authHandlers } from './routes/auth.js';

@@ -87,15 +87,6 @@ export async function claimTaskRuns(pool: pg.Pool, o: { instanceId: string; pool
   return (await claimRuns(pool, o)).runs;
 }
 
-/** The earliest time a QUEUED run of these pools and type becomes claimable (retry backoff), for the dispatcher's sleep. */
-export async function nextClaimableAt(pool: pg.Pool, pools: string[], executorType: string): Promise<Date | null> {
-  const r = await pool.query<{ at: Date | null }>(
-    `SELECT min(COALESCE(not_before, queued_at)) AS at FROM task_runs WHERE state = 'QUEUED' AND pool = ANY($1) AND executor_type = $2`,
-    [pools, executorType],
-  );
-  return r.rows[0]?.at ?? null;
-}
-
 /** Clears `no_instance_for_pool` on QUEUED runs this dispatcher serves (it is online now). */
 export async function clearNoInstanceReason(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
   await pool.query(`UPDATE task_runs SET reason = '' WHERE state = 'QUEUED' AND reason = 'no_instance_for_pool' AND pool = ANY($1) AND executor_type = ANY($2)`, [pools, executorTypes]);

@@ -7,7 +7,7 @@ export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOpti
 export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
 export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 export { completeTaskRun, completeTaskRuns, endTaskRun, type TaskCompletion } from './complete.js';
-export { claimRuns, claimTaskRuns, clearNoInstanceReason, nextClaimableAt, type ClaimedRun, type ClaimResult } from './claim.js';
+export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
 export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
 export { rerunExecution, restartExecution, NotRestartableError } from './rerun.js';
 export { runFollowUps } from './followups.js';

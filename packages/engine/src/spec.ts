@@ -16,8 +16,7 @@ import {
   type FlowTask,
   type ParsedTemplate,
 } from '@svc/flow-schema';
-import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
-import { ProviderStore, SecretNotFoundError, SecretStore, VariableStore } from '@svc/secrets';
+import { ProviderStore, SecretNotFoundError, SecretStore } from '@svc/secrets';
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';

@@ -8,7 +8,6 @@
 // and it is kept in the execution's trigger_payload.
 import type { Request } from 'express';
 import type pg from 'pg';
-import type { Operation } from '@svc/api-spec';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
 import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { conflict, createRawBodyReader, isJsonContentType, notFound, parseJsonBody, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';

@@ -1,6 +1,5 @@
 // External secret providers (admin). Credentials are write-only: accepted in
 // create and update, stored sealed, never returned or audited.
-import type { Db } from '@svc/db';
 import { encodeCursor, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { inTransaction, recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
