@@ -273,8 +273,7 @@ async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, 
 
 async function varsOf(c: Client, ex: ExecutionRow, opts: AdvanceOptions): Promise<Record<string, string>> {
   const snapshot = (await c.query<{ snapshot_id: string }>(`SELECT snapshot_id FROM executions WHERE id = $1`, [ex.id])).rows[0]!.snapshot_id;
-  const storage = opts.storage ?? { getBuffer: () => Promise.reject(new Error('no object store')) };
-  return executionVars(c, storage, { namespace: ex.namespace, snapshot_id: snapshot, definition: ex.definition });
+  return executionVars(c, opts.storage, { namespace: ex.namespace, snapshot_id: snapshot, definition: ex.definition });
 }
 
 /** Plans and applies one step for a locked execution. Returns the follow-ups to run after commit. */

@@ -12,10 +12,11 @@ export interface VarsSource {
   definition: FlowDefinition;
 }
 
-export async function executionVars(pool: pg.Pool | pg.PoolClient, storage: { getBuffer(k: string): Promise<Buffer> }, ex: VarsSource): Promise<Record<string, string>> {
-  const nsFileRow = (await pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+/** Without an object store, the `namespace.yaml` variables are left out. */
+export async function executionVars(pool: pg.Pool | pg.PoolClient, storage: { getBuffer(k: string): Promise<Buffer> } | undefined, ex: VarsSource): Promise<Record<string, string>> {
   let nsFileVars: Record<string, string> = {};
-  if (nsFileRow) {
+  const nsFileRow = storage && (await pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+  if (storage && nsFileRow) {
     try {
       nsFileVars = parseNamespaceFile((await storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
     } catch {
