@@ -3,7 +3,7 @@
 // later. When the main process exits by itself, what is left of its group gets
 // the same treatment, because a leftover holding the stdout pipe open would
 // otherwise keep the run from ending.
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { PrepareError } from './errors.js';
 import type { Invocation } from './resolve.js';
@@ -33,10 +33,13 @@ export interface SpawnedChild {
 /** Starts a process detached (its own process group) with stdin ignored and stdout, stderr piped; rejects with the spawn error. */
 export type SpawnFn = (inv: Invocation, opts: { cwd: string; env: Record<string, string> }) => Promise<SpawnedChild>;
 
+/** How every task process is spawned (here or by the spawn helper): its own process group, stdin closed, output piped. */
+export const TASK_SPAWN_OPTIONS = { detached: true, stdio: ['ignore', 'pipe', 'pipe'] } as const satisfies SpawnOptions;
+
 /** Spawning from this process. */
 export const directSpawn: SpawnFn = (inv, opts) =>
   new Promise((resolve, reject) => {
-    const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, ...TASK_SPAWN_OPTIONS });
     let exit: [number | null, NodeJS.Signals | null] | null = null;
     const waiting: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
     child.once('exit', (code, signal) => {

@@ -6,32 +6,35 @@
 // with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
-import { appendLogs, heartbeatTaskRun, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { appendLogs, heartbeatTaskRun, INSTANCE_ONLINE_MS, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import { IoDirs } from './io-dirs.js';
 import type { Executor } from './types.js';
 
-/** Cache directories of dispatchers that stopped (or died) more than this long ago are removed at start. */
-const STALE_CACHE_MS = 24 * 3600_000;
-
-/** The extracted-bundle cache of this dispatcher, under `<SVC_WORK_DIR>/.bundle-cache/<instance id>`; old ones of earlier instances are removed. */
-function bundleCacheOf(ctx: DispatcherContext): BundleCache {
-  const parent = path.join(ctx.config.workDir || os.tmpdir(), '.bundle-cache');
-  fs.mkdirSync(parent, { recursive: true });
-  for (const name of fs.readdirSync(parent)) {
-    const dir = path.join(parent, name);
-    const st = fs.statSync(dir, { throwIfNoEntry: false });
-    if (st && Date.now() - st.mtimeMs > STALE_CACHE_MS) fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * Removes the directories (under each parent, one per dispatcher instance)
+ * of instances that are not online: left by a dispatcher that died. Those of
+ * online instances sharing this work directory are in use and stay.
+ */
+async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[]): Promise<void> {
+  const online = new Set(
+    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > $1`, [new Date(ctx.clock.now().getTime() - INSTANCE_ONLINE_MS)])).rows.map((r) => r.id),
+  );
+  online.add(ctx.instanceId);
+  for (const parent of parents) {
+    for (const name of fs.readdirSync(parent)) if (!online.has(name)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
   }
-  return new BundleCache({ root: path.join(parent, ctx.instanceId) });
 }
 
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = ctx.config.workDir || path.join(os.tmpdir(), 'svc-work');
-  const bundleCache = bundleCacheOf(ctx);
-  const ioDirs = new IoDirs(path.join(workRoot, '.runner-io', ctx.instanceId));
+  // Per-instance directories: extracted bundles, and the per-slot io directories.
+  const [cacheParent, ioParent] = [path.join(workRoot, '.bundle-cache'), path.join(workRoot, '.runner-io')];
+  const bundleCache = new BundleCache({ root: path.join(cacheParent, ctx.instanceId) });
+  const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId));
+  removeDeadInstanceDirs(ctx, [cacheParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   return {
@@ -61,7 +64,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       let reusable = true;
       try {
         await runTask({
-          transport, workRoot: workRoot || os.tmpdir(), signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn, ioDir,
+          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn, ioDir,
           onProcessEnd: (groupGone) => (reusable = groupGone),
         });
       } finally {
