@@ -10,16 +10,26 @@ import crypto from 'node:crypto';
 import { BundleTooLargeError } from './errors.js';
 import { extractBundle } from './workspace.js';
 
-interface Entry {
+/** One extracted bundle: never changed once made, read by every run of its snapshot. */
+export interface BundleEntry {
+  /** Where it is extracted (a real path). */
   dir: string;
   bytes: number;
   /** The tree in creation order (parents first), so a copy needs no stat calls. */
-  manifest: { rel: string; kind: 'dir' | 'file' | 'link'; target?: string }[];
+  manifest: ManifestItem[];
+}
+
+export interface ManifestItem {
+  /** Path relative to the bundle root. */
+  rel: string;
+  kind: 'dir' | 'file' | 'link';
+  /** A link's target, as stored. */
+  target?: string;
 }
 
 /** Walks an extracted bundle once: its directories, files and links, parents first. */
-function manifestOf(root: string): Entry['manifest'] {
-  const out: Entry['manifest'] = [];
+function manifestOf(root: string): ManifestItem[] {
+  const out: ManifestItem[] = [];
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const r = rel ? path.join(rel, e.name) : e.name;
@@ -44,7 +54,7 @@ export interface BundleCacheOptions {
 }
 
 export class BundleCache {
-  private readonly entries = new Map<string, Promise<Entry>>();
+  private readonly entries = new Map<string, Promise<BundleEntry>>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly o: BundleCacheOptions) {
@@ -59,17 +69,7 @@ export class BundleCache {
    * @param maxBytes sum of file sizes allowed (BundleTooLargeError past it); 0 or less = no limit.
    */
   async fill(hash: string, source: () => Promise<NodeJS.ReadableStream | null>, target: string, maxBytes: number): Promise<void> {
-    let entry = this.entries.get(hash);
-    if (entry) {
-      this.entries.delete(hash); // most recently used last
-    } else {
-      entry = this.extract(source, maxBytes);
-      entry.catch(() => this.entries.get(hash) === entry && this.entries.delete(hash));
-    }
-    this.entries.set(hash, entry);
-    this.evict();
-    const { dir, bytes, manifest } = await entry;
-    if (maxBytes > 0 && bytes > maxBytes) throw new BundleTooLargeError(maxBytes);
+    const { dir, manifest } = await this.entry(hash, source, maxBytes);
     // Synchronous: no other work of this process runs while the tree is copied, so an eviction cannot remove it midway.
     // From the manifest: one call per entry (copyFile keeps the mode), where fs.cpSync stats source and target of each.
     for (const m of manifest) {
@@ -80,6 +80,28 @@ export class BundleCache {
     }
   }
 
+  /**
+   * The extracted bundle `hash`, extracting `source()` first when it is not
+   * cached yet. Its directory stays at least `removeDelayMs` after an
+   * eviction, so a caller that reads it synchronously after the promise
+   * settles reads a whole tree.
+   * @param maxBytes sum of file sizes allowed (BundleTooLargeError past it); 0 or less = no limit.
+   */
+  async entry(hash: string, source: () => Promise<NodeJS.ReadableStream | null>, maxBytes: number): Promise<BundleEntry> {
+    let entry = this.entries.get(hash);
+    if (entry) {
+      this.entries.delete(hash); // most recently used last
+    } else {
+      entry = this.extract(source, maxBytes);
+      entry.catch(() => this.entries.get(hash) === entry && this.entries.delete(hash));
+    }
+    this.entries.set(hash, entry);
+    this.evict();
+    const done = await entry;
+    if (maxBytes > 0 && done.bytes > maxBytes) throw new BundleTooLargeError(maxBytes);
+    return done;
+  }
+
   /** Removes every cached bundle (at shutdown). */
   close(): void {
     for (const t of this.timers) clearTimeout(t);
@@ -88,7 +110,7 @@ export class BundleCache {
     fs.rmSync(this.o.root, { recursive: true, force: true });
   }
 
-  private async extract(source: () => Promise<NodeJS.ReadableStream | null>, maxBytes: number): Promise<Entry> {
+  private async extract(source: () => Promise<NodeJS.ReadableStream | null>, maxBytes: number): Promise<BundleEntry> {
     const dir = path.join(this.o.root, crypto.randomBytes(8).toString('hex'));
     fs.mkdirSync(dir);
     try {

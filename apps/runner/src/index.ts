@@ -12,7 +12,8 @@ export type {
   Runtime,
 } from './types.js';
 export { runTask } from './run-task.js';
-export { BundleCache, type BundleCacheOptions } from './bundle-cache.js';
+export { BundleCache, type BundleCacheOptions, type BundleEntry, type ManifestItem } from './bundle-cache.js';
+export { WorkdirPool, type WorkdirLease, type WorkdirPoolOptions } from './workdir-pool.js';
 export { SpawnHelper, type SpawnHelperOptions } from './spawn-helper.js';
 export { directSpawn, type SpawnedChild, type SpawnFn } from './process.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';

@@ -1,6 +1,8 @@
 // One task run, start to end:
-//   prepare  fetch the spec, make a fresh run directory, extract the bundle,
-//            write the spec's files, find the cwd and the executable;
+//   prepare  fetch the spec, make a fresh run directory and extract the
+//            bundle (or take a kept one, synced to the bundle, from
+//            `workdirs`), write the spec's files, find the cwd and the
+//            executable;
 //   run      spawn in its own process group, stream masked lines, heartbeat,
 //            stop on timeout, cancel or shutdown;
 //   report   read the outputs file, upload artifacts, flush the logs, remove
@@ -23,6 +25,7 @@ import { readOutputs } from './outputs.js';
 import { type ProcessExit, type StopCause, TaskProcess } from './process.js';
 import { resolveInvocation } from './resolve.js';
 import type { Completion, RunnerSpec, RunOptions } from './types.js';
+import type { WorkdirLease } from './workdir-pool.js';
 import { extractBundle, resolveCwd, writeFiles } from './workspace.js';
 
 /** The last stderr line quoted in a failure's error is cut to this many characters. */
@@ -67,19 +70,38 @@ export async function runTask(opts: RunOptions): Promise<Completion> {
 
   let spec: RunnerSpec | null = null;
   let runDir: string | null = null;
+  let lease: WorkdirLease | null = null;
+  // A pooled working directory goes back only once nothing of the task can write there (its group is gone).
+  let reusable = true;
+  const runOpts: RunOptions = {
+    ...opts,
+    onProcessEnd: (groupGone) => {
+      reusable = groupGone;
+      opts.onProcessEnd?.(groupGone);
+    },
+  };
   let completion: Completion;
   try {
     spec = checkSpec(await transport.getSpec());
-    runDir = await makeRunDir(opts.workRoot, spec.task_run_id);
-    completion = await execute(spec, runDir, opts, log, {
+    if (opts.workdirs && opts.ioDir && !opts.keepWorkdir) {
+      lease = await opts.workdirs.acquire(spec.bundle_hash, () => transport.getBundle(), spec.limits.max_bundle_bytes);
+      runDir = lease.dir;
+    } else {
+      runDir = await makeRunDir(opts.workRoot, spec.task_run_id);
+    }
+    completion = await execute(spec, runDir, runOpts, log, {
       cause: () => stopCause,
       onStop: (fn) => (onStop = fn),
+      starting: () => (reusable = false),
+      bundleReady: lease !== null,
     });
   } catch (err) {
     completion = prepareFailure(err);
   }
   try {
-    if (runDir && !opts.keepWorkdir) {
+    if (lease) {
+      lease.release(reusable);
+    } else if (runDir && !opts.keepWorkdir) {
       try {
         removeTree(runDir);
       } catch (err) {
@@ -96,12 +118,16 @@ export async function runTask(opts: RunOptions): Promise<Completion> {
   return completion;
 }
 
-interface StopHooks {
+interface RunHooks {
   cause(): StopCause | null;
   onStop(fn: (cause: StopCause) => void): void;
+  /** Called just before the task's process is started. */
+  starting(): void;
+  /** The run directory already holds the bundle (a pooled working directory). */
+  bundleReady: boolean;
 }
 
-async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: StopHooks): Promise<Completion> {
+async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: RunHooks): Promise<Completion> {
   const { transport } = opts;
   // With an io directory of the caller's, the run directory is the bundle root
   // itself: one directory made per task instead of three (see RunOptions.ioDir).
@@ -118,7 +144,9 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   }
   // The outputs file is not created here: the task's first append (`>> "$SVC_OUTPUTS"`) creates it, and no file means no outputs.
 
-  if (opts.bundleCache && spec.bundle_hash) {
+  if (stop.bundleReady) {
+    // Synced by the pool.
+  } else if (opts.bundleCache && spec.bundle_hash) {
     await opts.bundleCache.fill(spec.bundle_hash, () => transport.getBundle(), bundleRoot, spec.limits.max_bundle_bytes);
   } else {
     const bundle = await transport.getBundle();
@@ -153,6 +181,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     }
   };
 
+  stop.starting();
   proc = await TaskProcess.start(invocation, {
     spawn: opts.spawn,
     cwd,
@@ -185,6 +214,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     if (timer) clearTimeout(timer);
     started.stop('shutdown');
     await started.done;
+    opts.onProcessEnd?.(!started.groupAlive());
     await batcher.flush();
     throw err;
   }

@@ -1,5 +1,6 @@
 import type { SpawnFn } from './process.js';
 import type { BundleCache } from './bundle-cache.js';
+import type { WorkdirPool } from './workdir-pool.js';
 // The runner protocol's shapes (runner spec, log line, completion) and the
 // transport seam: the same `runTask` runs inside the dispatcher process
 // (direct transport, no HTTP) and as `svc exec` in containers (HTTP).
@@ -103,10 +104,19 @@ export interface RunOptions {
    */
   ioDir?: string;
   /**
+   * Working directories kept between runs (with `ioDir` only): the run's
+   * working directory comes from the pool, brought back to exactly the
+   * bundle's tree, and returns to it when the task's process group is gone,
+   * instead of a fresh directory made and removed per run (see
+   * workdir-pool.ts for why and what it checks). Default: a fresh one.
+   */
+  workdirs?: WorkdirPool;
+  /**
    * Called once the task's main process has exited and its output ended, with
    * whether its whole process group is gone by then (a leftover that has not
    * died yet could still write to the io directory: do not reuse it then).
-   * Not called when the task never started.
+   * Also called when the runner itself fails after the start (once the
+   * process ended). Not called when the task never started.
    */
   onProcessEnd?: (groupGone: boolean) => void;
   /** How the task process is started; default a spawn from this process (the process executor passes its SpawnHelper's). */

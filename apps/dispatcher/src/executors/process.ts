@@ -2,13 +2,14 @@
 // fresh Node runtime per task: spawning one costs tens of milliseconds and
 // the memory of a second V8), talking to the engine directly instead of over
 // HTTP; only the task's own command is a new process, in its own process
-// group, in a fresh workdir removed afterwards. `svc exec` runs the same code
-// with the HTTP transport inside containers.
+// group, in a working directory holding exactly the snapshot's files (kept
+// between tasks and synced to the bundle: @svc/runner's WorkdirPool).
+// `svc exec` runs the same code with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
 import { appendLogs, heartbeatTaskRun, INSTANCE_ONLINE_MS, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
-import { BundleCache, runTask, SpawnHelper, type Completion, type RunnerTransport } from '@svc/runner';
+import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import { IoDirs } from './io-dirs.js';
 import type { Executor } from './types.js';
@@ -30,16 +31,19 @@ async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[])
 
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = ctx.config.workDir || path.join(os.tmpdir(), 'svc-work');
-  // Per-instance directories: extracted bundles, and the per-slot io directories.
-  const [cacheParent, ioParent] = [path.join(workRoot, '.bundle-cache'), path.join(workRoot, '.runner-io')];
+  // Per-instance directories: extracted bundles, the kept working directories, and the per-slot io directories.
+  const [cacheParent, workdirParent, ioParent] = [path.join(workRoot, '.bundle-cache'), path.join(workRoot, '.workdirs'), path.join(workRoot, '.runner-io')];
   const bundleCache = new BundleCache({ root: path.join(cacheParent, ctx.instanceId) });
+  // Working directories are kept and synced to the bundle instead of made and removed per task (workdir-pool.ts: inode churn is costly).
+  const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots });
   const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId));
-  removeDeadInstanceDirs(ctx, [cacheParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
+  removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   return {
     type: 'process',
     close: () => {
+      workdirs.close();
       bundleCache.close();
       ioDirs.close();
       spawner.close();
@@ -64,7 +68,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       let reusable = true;
       try {
         await runTask({
-          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, spawn: spawner.spawn, ioDir,
+          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, workdirs, spawn: spawner.spawn, ioDir,
           onProcessEnd: (groupGone) => (reusable = groupGone),
         });
       } finally {
