@@ -92,7 +92,7 @@ export class SpawnHelper {
     const proc = fork(spawnerPath(), [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
-      execArgv: [],
+      execArgv: ['--max-semi-space-size=1'],
     });
     proc.on('message', (m: FromSpawner) => this.onMessage(m));
     proc.once('exit', (code, signal) => {

@@ -4,7 +4,7 @@ export { resolveInputs, InputsInvalidError, type InputProblem } from './inputs.j
 export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 export { advance, advanceMany, latestRuns, lockExecution, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
 export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
-export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
+export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
 export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 export { completeTaskRun, completeTaskRuns, endTaskRun, type TaskCompletion } from './complete.js';
 export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';

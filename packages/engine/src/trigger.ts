@@ -2,7 +2,7 @@
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
-import { FlowDisabledError, FlowNotFoundError, createExecution, createExecutionWith, type NewExecution, type StartDeps } from './executions.js';
+import { FlowDisabledError, FlowNotFoundError, createExecution, createExecutionWith, type Created, type NewExecution, type StartDeps } from './executions.js';
 import type { Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
@@ -25,7 +25,7 @@ export interface TriggerRequest {
  * Triggers a flow: one read for the flow, then createExecution (one statement
  * when the flow has no concurrency limit).
  */
-export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
+export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<Created> {
   return createExecution(pool, deps, await newExecutionOf(pool, t));
 }
 

@@ -60,7 +60,8 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
         engineError(err);
       }
       await follow(created.followUps);
-      return reply(201, await one(created.id));
+      // The start statement's own result, when it created and started the execution alone (no second read).
+      return reply(201, created.execution && !created.followUps.length ? created.execution : await one(created.id));
     },
 
     getExecution: ({ params }: Ctx) => one(params.executionId as string),

@@ -82,7 +82,10 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         throw err;
       }
       if (created.followUps.length) await runFollowUps(deps.pool, deps.engine, created.followUps).catch((err) => deps.log.warn('follow-up failed', { err }));
-      const state = (await deps.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [created.id])).rows[0]?.state ?? 'QUEUED';
+      const state =
+        created.execution && !created.followUps.length
+          ? (created.execution.state as string)
+          : ((await deps.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [created.id])).rows[0]?.state ?? 'QUEUED');
       return reply(201, { execution_id: created.id, id: created.id, state });
     },
 
