@@ -54,7 +54,7 @@ export const CATALOGUE = [
     default: 'SVC_DATA_DIR/work',
     derived: true,
     description:
-      "Where the process executor makes each task's fresh working directory (and keeps its bundle cache). A task makes a directory and copies the namespace's files each time, so a fast file system (tmpfs) here speeds up short tasks; relative paths resolve against the working directory.",
+      "Where the process executor keeps its tasks' working directories (one per slot, brought back to the snapshot's files before each task), its extracted bundles and per-slot output directories; relative paths resolve against the working directory.",
   },
   {
     variable: 'SVC_DATABASE_URL',

@@ -1,8 +1,7 @@
 // Per-slot io directories for the process executor's runs (the runner's
 // `ioDir`): each holds a run's outputs file and artifacts directory. They are
-// emptied after each run and reused, so a task costs one new directory (its
-// fresh working directory) instead of three. The working directory, where the
-// task's relative paths land, is never reused.
+// emptied after each run and reused, like the working directories
+// (@svc/runner's WorkdirPool), so a task makes no new directory.
 import fs from 'node:fs';
 import path from 'node:path';
 
