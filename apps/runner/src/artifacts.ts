@@ -18,7 +18,13 @@ export async function listArtifacts(dir: string): Promise<{ files: ArtifactFile[
   const files: ArtifactFile[] = [];
   const skipped: string[] = [];
   const walk = async (abs: string, rel: string): Promise<void> => {
-    const entries = await fsp.readdir(abs, { withFileTypes: true }).catch(() => []);
+    // Synchronous: the directory is usually empty, and a trip through the thread pool costs more than the call.
+    let entries: fs.Dirent[] = [];
+    try {
+      entries = fs.readdirSync(abs, { withFileTypes: true });
+    } catch {
+      // gone or unreadable: nothing to upload from it
+    }
     for (const e of entries) {
       const childAbs = path.join(abs, e.name);
       const childRel = rel ? `${rel}/${e.name}` : e.name;

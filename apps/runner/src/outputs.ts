@@ -3,6 +3,7 @@
 //   {"metrics": [{"name": "rows", "value": 42, "tags": {...}}]} appended to the metrics
 // A line may hold both keys. A bad line fails nothing: it is left out whole and
 // reported as a warning, so that half of a line never counts.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Metric } from './types.js';
 
@@ -71,7 +72,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Reads and parses the outputs file; a missing file (the task removed it) is empty. */
 export async function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES): Promise<ParsedOutputs> {
-  const st = await fsp.stat(file).catch(() => null);
+  // Synchronous: usually the file does not exist, and a trip through the thread pool costs more than the call.
+  const st = fs.statSync(file, { throwIfNoEntry: false });
   if (!st?.isFile()) return { outputs: {}, metrics: [], warnings: [] };
   if (st.size > maxBytes) {
     return { outputs: {}, metrics: [], warnings: [`[svc] outputs file ignored: ${st.size} bytes exceeds the limit of ${maxBytes} bytes`] };

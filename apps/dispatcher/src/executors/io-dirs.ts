@@ -28,7 +28,8 @@ export class IoDirs {
   release(dir: string, reusable = true): void {
     try {
       if (!reusable) throw new Error('not reusable');
-      fs.rmSync(path.join(dir, 'outputs.jsonl'), { force: true });
+      const outputs = path.join(dir, 'outputs.jsonl');
+      if (fs.lstatSync(outputs, { throwIfNoEntry: false })) fs.rmSync(outputs, { force: true });
       const artifacts = path.join(dir, 'artifacts');
       for (const e of fs.readdirSync(artifacts)) fs.rmSync(path.join(artifacts, e), { recursive: true, force: true });
       if (fs.readdirSync(dir).length !== 1) throw new Error('unexpected entries');
