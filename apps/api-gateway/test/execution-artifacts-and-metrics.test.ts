@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { schemas } from '@svc/api-spec';
 import { login, makeToken, makeUser } from './identity-helpers.js';
 import { claimRuns, completeRun, saveFlow, startLiveGateway, trigger, type ClaimedRun, type LiveGateway } from './live-helpers.js';
 
@@ -129,4 +130,16 @@ test('metrics are listed with task, tags and time, and paged', async () => {
   assert.equal(p2.items.length, 1);
   assert.equal(p2.next_cursor, undefined);
   assert.deepEqual(((await (await get(`/api/v1/executions/${otherEx}/metrics`)).json()) as any).items, []);
+});
+
+test('listed artifacts and metrics carry exactly the fields the API description declares, the required ones included', async () => {
+  const check = (items: Record<string, unknown>[], schema: { properties: Record<string, unknown>; required?: string[] }, what: string) => {
+    assert.ok(items.length > 0, `${what}: nothing listed`);
+    for (const item of items) {
+      assert.deepEqual(Object.keys(item).filter((k) => !(k in schema.properties)), [], `${what}: undeclared fields`);
+      assert.deepEqual((schema.required ?? []).filter((k) => item[k] === undefined), [], `${what}: required fields missing`);
+    }
+  };
+  check(((await (await get(`/api/v1/executions/${exId}/artifacts`)).json()) as { items: Record<string, unknown>[] }).items, schemas.Artifact as never, 'Artifact');
+  check(((await (await get(`/api/v1/executions/${exId}/metrics`)).json()) as { items: Record<string, unknown>[] }).items, schemas.MetricValue as never, 'MetricValue');
 });

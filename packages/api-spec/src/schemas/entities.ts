@@ -62,6 +62,7 @@ export const Artifact = component('Artifact', Type.Object(
   {
     id: Type.String(),
     task_run_id: Type.String(),
+    task_key: Type.String({ description: 'The task that made it' }),
     name: Type.String(),
     size: Int64(),
     content_type: Type.Optional(Type.String()),
@@ -83,11 +84,12 @@ export const Insight = component('Insight', Type.Object(
 
 export const MetricValue = component('MetricValue', Type.Object(
   {
-    task_run_id: Type.Optional(Type.String()),
+    task_run_id: Type.String(),
+    task_key: Type.String({ description: 'The task that reported it' }),
     name: Type.String(),
     value: Type.Number(),
     tags: StringMap(),
-    ts: Type.Optional(DateTime()),
+    at: DateTime({ description: 'When the task run reported it (its end)' }),
   },
   { ...open, description: 'A custom metric reported by a task' },
 ));
