@@ -29,13 +29,6 @@ export async function requireExecution(db: Db, id: string) {
   return head;
 }
 
-/** `attempt` is not in the catalog's query schema (unknown parameters pass through as strings): checked here. */
-function attemptOf(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) throw validationFailed([{ field: 'attempt', message: 'must be an integer of at least 1' }]);
-  return Number(raw);
-}
-
 function keyOf(cursor: Record<string, unknown> | undefined): LogKey | undefined {
   if (!cursor) return undefined;
   const { ts, t, n } = cursor as { ts?: unknown; t?: unknown; n?: unknown };
@@ -69,8 +62,8 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
   return {
     async getExecutionLogs({ params, query, cursor, req, res }: Ctx) {
       const id = params.executionId as string;
-      const q = query as { limit: number; task?: string };
-      const attempt = attemptOf(req.query.attempt);
+      const q = query as { limit: number; task?: string; attempt?: number };
+      const attempt = q.attempt;
       const after = keyOf(cursor);
       await requireExecution(db, id);
       const rows = await logPage(db.pool, { executionId: id, after, limit: q.limit + 1, task: q.task, attempt });
@@ -90,8 +83,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
 
     async downloadExecutionLogs({ params, query, req, res }: Ctx) {
       const id = params.executionId as string;
-      const task = (query as { task?: string }).task;
-      const attempt = attemptOf(req.query.attempt);
+      const { task, attempt } = query as { task?: string; attempt?: number };
       const head = await requireExecution(db, id);
       const name = safeFileName(`${head.namespace}-${head.flow_id ?? 'file'}-${head.id}.log`);
       res.status(200);

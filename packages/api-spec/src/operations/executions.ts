@@ -10,6 +10,7 @@ import {
   ListQuery,
   OpaqueId,
   Params,
+  TaskAttemptFilterQuery,
   TaskFilterQuery,
 } from '../schemas/requests.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
@@ -131,7 +132,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'All log lines as text',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: TaskFilterQuery },
+    request: { params: ExecutionParams, query: TaskAttemptFilterQuery },
     responses: {
       200: { description: 'Plain text, one line per log line', contentType: 'text/plain', schema: Type.String(), headers: { 'Content-Disposition': 'attachment' } },
       ...notFound,

@@ -58,9 +58,15 @@ export const ExecutionLogsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000, description: 'Lines per page, 1 to 5000' })),
   cursor: Type.Optional(Cursor),
   task: Type.Optional(Type.String({ description: 'Selects one task' })),
+  attempt: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Selects one attempt (of every task, or of `task`)' })),
 });
 
 export const TaskFilterQuery = Type.Object({ task: Type.Optional(Type.String({ description: 'Selects one task' })) });
+
+export const TaskAttemptFilterQuery = Type.Object({
+  task: Type.Optional(Type.String({ description: 'Selects one task' })),
+  attempt: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Selects one attempt (of every task, or of `task`)' })),
+});
 
 export const DashboardQuery = Type.Object({
   range: Type.Optional(StringEnum(DASHBOARD_RANGES, { default: '24h', description: '24h: 1-hour buckets; 7d and 30d: 1-day buckets' })),
