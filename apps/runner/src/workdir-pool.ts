@@ -15,8 +15,8 @@
 //   bundle, in place when it is still the same inode with one link, or
 //   removed and made again (a link or a file the task replaced is never
 //   written through);
-// - each directory whose entries may have changed is listed, and what is not
-//   in the bundle is removed;
+// - each directory whose entries may have changed (or that held another
+//   bundle) is listed, and what is not in the bundle is removed;
 // - timestamps have a clock tick's granularity, so a change made in the same
 //   tick as the last sync could leave them equal: a record is trusted only
 //   when its ctime is older than the previous sync by `racyMs` (as git does
@@ -172,6 +172,8 @@ export class WorkdirPool {
   private sync(wd: Workdir, entry: BundleEntry): void {
     const ix = this.index(entry);
     const trustBefore = wd.syncedAtNs - BigInt(this.o.racyMs ?? 3000) * 1_000_000n;
+    // An unchanged directory holds what the last sync left, which is this bundle's entries only if it synced this bundle.
+    const sameBundle = wd.bundleDir === entry.dir;
     const abs = (rel: string) => (rel ? path.join(wd.dir, rel) : wd.dir);
     const record = (rel: string, kind: Rec['kind'], src: string) => {
       const st = fs.lstatSync(abs(rel), { bigint: true });
@@ -199,7 +201,7 @@ export class WorkdirPool {
         continue; // new and empty
       }
       if (rec && st.mode !== rec.mode) fs.chmodSync(p, Number(rec.mode & 0o7777n));
-      if (unchanged(rec, st) && rec.ctimeNs < trustBefore && rec.mtimeNs < trustBefore) continue;
+      if (sameBundle && unchanged(rec, st) && rec.ctimeNs < trustBefore) continue;
       const want = ix.children.get(rel)!;
       for (const name of fs.readdirSync(p)) if (!want.has(name)) fs.rmSync(path.join(p, name), { recursive: true, force: true });
     }

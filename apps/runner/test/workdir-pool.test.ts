@@ -135,6 +135,22 @@ test('once records are old enough to trust, an unchanged tree keeps its inodes, 
   pool.close();
 });
 
+test('a kept directory whose records are trusted is still emptied of the files of another bundle', async () => {
+  const { pool, source } = await setup({ racyMs: 30 });
+  const a = await pool.acquire('h1', source, 0);
+  a.release(true);
+  await new Promise((r) => setTimeout(r, 60));
+  const b = await pool.acquire('h1', source, 0); // the records are old enough to trust from here on
+  b.release(true);
+  await new Promise((r) => setTimeout(r, 60));
+  const other = await makeTarGz([{ name: 'conf/', type: 'directory' }, { name: 'conf/other.yaml', content: 'x: 1\n' }, { name: 'data.csv', content: 'other\n' }]);
+  const c = await pool.acquire('h2', async () => Readable.from([other]), 0);
+  assert.equal(c.dir, a.dir);
+  assert.deepEqual(tree(c.dir), { conf: 'dir 755', 'conf/other.yaml': 'file 644 nlink=1 x: 1\n', 'data.csv': 'file 644 nlink=1 other\n' });
+  c.release(true);
+  pool.close();
+});
+
 test('a directory whose task may still run is not reused; a different bundle replaces the tree; no bundle is an empty directory', async () => {
   const { pool, source, cache } = await setup();
   const a = await pool.acquire('h1', source, 0);
