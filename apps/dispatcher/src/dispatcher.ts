@@ -5,8 +5,7 @@
 // cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
-import { CHANNELS, claimRuns, clearNoInstanceReason, failInstanceTaskRuns, runFollowUps, type ClaimedRun } from '@svc/engine';
-import { markInstanceStopped } from '@svc/db';
+import { CHANNELS, claimRuns, clearNoInstanceReason, stopInstanceTaskRuns, runFollowUps, type ClaimedRun } from '@svc/engine';
 import type pg from 'pg';
 import type { DispatcherContext } from './context.js';
 import type { Executor } from './executors/types.js';
@@ -131,9 +130,8 @@ export class Dispatcher {
     for (const w of this.wakeups.values()) w();
     await Promise.all(this.loops);
     const { ctx } = this;
-    // Offline first: retries of the task runs ended below must not count on this instance.
-    await markInstanceStopped(ctx.db.pool, ctx.instanceId, ctx.clock.now());
-    const ended = await failInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
+    // Offline and our running task runs FAILED instance_shutdown, in one transaction; their retries then count on other instances.
+    const ended = await stopInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
     for (const e of this.executors) e.close?.();

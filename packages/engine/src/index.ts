@@ -11,7 +11,7 @@ export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type 
 export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
 export { rerunExecution, restartExecution, NotRestartableError } from './rerun.js';
 export { runFollowUps } from './followups.js';
-export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, failInstanceTaskRuns } from './watchdog.js';
+export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, stopInstanceTaskRuns } from './watchdog.js';
 export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
 export { loadExecutions } from './serialize.js';
 export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';

@@ -7,7 +7,9 @@ import type pg from 'pg';
 import { endExecution, latestRuns, lockExecution, type FollowUp } from './advance.js';
 import { INSTANCE_ONLINE_MS, TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
-import { completeTaskRuns, type TaskCompletion } from './complete.js';
+import { markInstanceStopped } from '@svc/db';
+import { completeTaskRuns, endTaskRun, type TaskCompletion } from './complete.js';
+import { planExecutions } from './planner.js';
 
 export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
@@ -56,8 +58,28 @@ export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes =
   return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away', exitCode: null }, now) };
 }
 
-/** A dispatcher stopping (SIGTERM): its RUNNING task runs end FAILED reason instance_shutdown. */
-export async function failInstanceTaskRuns(pool: pg.Pool, instanceId: string, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
-  const ids = (await pool.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows.map((r) => r.id);
-  return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null }, now) };
+/**
+ * A dispatcher stopping (SIGTERM): the instance is marked stopped and its
+ * RUNNING task runs end FAILED reason instance_shutdown, in one transaction,
+ * then their executions are planned (retries apply). Atomic because a stopped
+ * instance's runs count as lost: the maintenance holder could otherwise end
+ * them `lost` between the two steps. Stopped first, so the retries planned
+ * after do not count on this instance serving their pool.
+ */
+export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const done: TaskCompletion = { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null };
+  const { ids, executions } = await inTx(pool, async (c) => {
+    await markInstanceStopped(c, instanceId, now);
+    const running = (await c.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows;
+    const ended = { ids: [] as string[], executions: new Set<string>() };
+    for (const { id } of running) {
+      const ex = await endTaskRun(c, id, done, now);
+      if (!ex) continue;
+      ended.ids.push(id);
+      ended.executions.add(ex);
+    }
+    return ended;
+  });
+  if (!executions.size) return { ids, followUps: [] };
+  return { ids, followUps: (await planExecutions(pool, () => now, [...executions])).followUps };
 }
