@@ -4,8 +4,10 @@
 // execution's state, in the same snapshot), sends them, and then:
 //   more waiting   a task run's read hit its limit: read again at once
 //   caught up      wait for a notification of the execution or the poll timer
-//   ended          the state read was an end state and nothing was left
-//                  after the position: send `end` and close
+//   ended          the state read was an end state, no task run was still
+//                  RUNNING (a flow timeout ends the execution first and
+//                  stops its running tasks after, which may still print),
+//                  and nothing was left after the position: send `end`
 // The position only moves past a line once that line was handed to the
 // socket, and every event carries the position after it, so a client that
 // resumes from its last id gets the next line of every task run: no repeat,
@@ -39,6 +41,8 @@ const CHUNK_BYTES = 16 * 1024;
 interface Round {
   /** Undefined when the execution no longer exists. */
   state: string | undefined;
+  /** A task run of the stream is still RUNNING. */
+  running: boolean;
   chunks: string[];
   positions: Positions;
   complete: boolean;
@@ -61,7 +65,7 @@ async function readRound(o: LogStreamOptions, positions: Positions): Promise<Rou
     }
   }
   if (chunk) chunks.push(chunk);
-  return { state: read.state, chunks, positions: merged.lines.length ? tracker.positions() : positions, complete: merged.complete };
+  return { state: read.state, running: read.running, chunks, positions: merged.lines.length ? tracker.positions() : positions, complete: merged.complete };
 }
 
 export async function runLogStream(o: LogStreamOptions): Promise<void> {
@@ -84,7 +88,7 @@ export async function runLogStream(o: LogStreamOptions): Promise<void> {
       for (const chunk of round.chunks) if (!(await o.sse.write(chunk))) return;
       positions = round.positions;
       if (!round.complete) continue;
-      if (round.state === undefined || isEnded(round.state)) {
+      if (round.state === undefined || (isEnded(round.state) && !round.running)) {
         await o.sse.write(sseEvent('end', '{}'));
         return;
       }

@@ -61,6 +61,12 @@ export interface NewLinesQuery {
 export interface NewLines {
   /** The execution's state in the same snapshot as the lines; undefined when the execution is gone. */
   state: string | undefined;
+  /**
+   * A task run (of `task`, when given) is still RUNNING in that snapshot: an
+   * execution can end before its running tasks do (a flow timeout stops them
+   * after it), and their last lines come after the end.
+   */
+  running: boolean;
   runs: RunBatch[];
 }
 
@@ -72,9 +78,9 @@ export interface NewLines {
  */
 export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLines> {
   const ids = [...q.positions.keys()];
-  const r = await db.query<{ state: string; run_id: string | null } & Partial<LogRow>>(
+  const r = await db.query<{ state: string; run_id: string | null; run_state: string | null } & Partial<LogRow>>(
     `WITH pos AS (SELECT * FROM unnest($2::text[], $3::int[]) AS p(id, n))
-     SELECT e.state, tr.id AS run_id, l.task_run_id, l.n, l.task_key, l.attempt, l.ts::text AS ts, l.stream, l.text
+     SELECT e.state, tr.id AS run_id, tr.state AS run_state, l.task_run_id, l.n, l.task_key, l.attempt, l.ts::text AS ts, l.stream, l.text
      FROM executions e
      LEFT JOIN task_runs tr ON tr.execution_id = e.id AND ($4::text IS NULL OR tr.task_key = $4)
      LEFT JOIN LATERAL (
@@ -86,7 +92,7 @@ export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLine
      ORDER BY tr.id, l.n`,
     [q.executionId, ids, ids.map((id) => q.positions.get(id)!), q.task ?? null, q.perRun],
   );
-  if (r.rows.length === 0) return { state: undefined, runs: [] };
+  if (r.rows.length === 0) return { state: undefined, running: false, runs: [] };
   const byRun = new Map<string, LogRow[]>();
   for (const x of r.rows) {
     if (x.run_id === null || x.n === null || x.n === undefined) continue;
@@ -96,6 +102,7 @@ export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLine
   }
   return {
     state: r.rows[0]!.state,
+    running: r.rows.some((x) => x.run_state === 'RUNNING'),
     runs: [...byRun].map(([taskRunId, rows]) => ({ taskRunId, rows, full: rows.length >= q.perRun })),
   };
 }
