@@ -2,7 +2,8 @@
 // execution or one of its task runs changed (and on the poll timer), load the
 // execution detail; when the hash of the states differs from the last one
 // sent (or from Last-Event-ID), send it as an `execution` event whose id is
-// that hash. After an end state: `end` and close.
+// that hash. After an end state with no task run still RUNNING (a flow
+// timeout ends the execution before its running tasks stop): `end` and close.
 import crypto from 'node:crypto';
 import { loadExecutions } from '@svc/engine';
 import type { LiveHub } from './hub.js';
@@ -22,7 +23,8 @@ export interface EventStreamOptions {
 
 interface Snapshot {
   hash: string;
-  state: string;
+  /** Ended, and no task run is still RUNNING: nothing about it will change any more. */
+  settled: boolean;
   event: string;
 }
 
@@ -36,7 +38,8 @@ async function snapshot(o: EventStreamOptions): Promise<Snapshot | undefined> {
   const [detail] = await loadExecutions(o.hub.pool, [o.executionId]);
   if (!detail) return undefined;
   const hash = statesHash(detail);
-  return { hash, state: String(detail.state), event: sseEvent('execution', JSON.stringify(detail), hash) };
+  const running = ((detail.task_runs ?? []) as { state: string }[]).some((r) => r.state === 'RUNNING');
+  return { hash, settled: isEnded(String(detail.state)) && !running, event: sseEvent('execution', JSON.stringify(detail), hash) };
 }
 
 export async function runEventStream(o: EventStreamOptions): Promise<void> {
@@ -58,7 +61,7 @@ export async function runEventStream(o: EventStreamOptions): Promise<void> {
         if (!(await o.sse.write(snap.event))) return;
         last = snap.hash;
       }
-      if (!snap || isEnded(snap.state)) {
+      if (!snap || snap.settled) {
         await o.sse.write(sseEvent('end', '{}'));
         return;
       }
