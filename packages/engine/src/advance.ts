@@ -8,7 +8,7 @@
 // execution of a flow with a concurrency limit, flow triggers) is returned as
 // follow-ups, run after commit in their own transactions, so locks are only
 // ever taken on the executions being planned.
-import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask } from '@svc/state-machine';
+import { plan, retryDelayMs, type BackoffPolicy, type Plan, type PlanRun, type PlanTask } from '@svc/state-machine';
 import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
 import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
@@ -84,12 +84,11 @@ export const servedSql = (pool: string, type: string, online: string) =>
 /** The oldest heartbeat of an instance still online at `now`. */
 export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
 
-/** The task's retry policy: the task's `retry` over the flow's, over the defaults. */
-export function retryPolicy(def: FlowDefinition, taskKey: string) {
+/** The task's backoff: the task's `retry` over the flow's, over the defaults (its attempts are planTasks' `maxAttempts`). */
+export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPolicy {
   const task = def.tasks.find((t) => t.id === taskKey);
   const p: RetryPolicy = { ...(def.retry ?? {}), ...(task?.retry ?? {}) };
   return {
-    maxAttempts: p.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
     backoff: p.backoff ?? RETRY_DEFAULTS.backoff,
     initialMs: p.initial ? parseDuration(p.initial) : RETRY_DEFAULTS.initialMs,
     maxMs: p.max ? parseDuration(p.max) : RETRY_DEFAULTS.maxMs,
@@ -227,7 +226,7 @@ async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, 
   for (const { taskKey } of p.retry) {
     const prev = byKey(taskKey);
     // The backoff counts from the failed attempt's end, not from this pass.
-    w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(retryPolicy(def, taskKey), prev.attempt) });
+    w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(backoffPolicy(def, taskKey), prev.attempt) });
   }
   const ended = new Map<string, string>();
   for (const [list, to] of [[p.skip, 'SKIPPED'], [p.cancel, 'CANCELLED']] as const) {

@@ -64,17 +64,33 @@ export async function completeTaskRun(pool: pg.Pool, taskRunId: string, done: Ta
   return { ended: true, followUps: (await planExecutions(pool, now, [executionId], opts)).followUps };
 }
 
-/** Ends many RUNNING task runs with the same completion, then plans their executions in one pass. */
-export async function completeTaskRuns(pool: pg.Pool, taskRunIds: string[], done: TaskCompletion, now: () => Date): Promise<{ ended: string[]; followUps: FollowUp[] }> {
+/** Task runs ended by endTaskRuns, and their executions (each once). */
+export interface EndedRuns {
+  ended: string[];
+  executions: string[];
+}
+
+/** Ends many RUNNING task runs with the same completion (on a pool, or in the caller's transaction); plan them with planEnded. */
+export async function endTaskRuns(c: Client | pg.Pool, taskRunIds: string[], done: TaskCompletion, now: () => Date): Promise<EndedRuns> {
   const ended: string[] = [];
   const executions = new Set<string>();
   for (const id of taskRunIds) {
-    const ex = await endTaskRun(pool, id, done, now);
+    const ex = await endTaskRun(c, id, done, now);
     if (ex) {
       ended.push(id);
       executions.add(ex);
     }
   }
-  if (!executions.size) return { ended, followUps: [] };
-  return { ended, followUps: (await planExecutions(pool, now, [...executions])).followUps };
+  return { ended, executions: [...executions] };
+}
+
+/** Plans the executions of task runs endTaskRuns ended, in one pass. */
+export async function planEnded(pool: pg.Pool, now: () => Date, r: EndedRuns): Promise<{ ended: string[]; followUps: FollowUp[] }> {
+  if (!r.executions.length) return { ended: r.ended, followUps: [] };
+  return { ended: r.ended, followUps: (await planExecutions(pool, now, r.executions)).followUps };
+}
+
+/** Ends many RUNNING task runs with the same completion, then plans their executions in one pass. */
+export async function completeTaskRuns(pool: pg.Pool, taskRunIds: string[], done: TaskCompletion, now: () => Date): Promise<{ ended: string[]; followUps: FollowUp[] }> {
+  return planEnded(pool, now, await endTaskRuns(pool, taskRunIds, done, now));
 }

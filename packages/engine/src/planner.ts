@@ -69,10 +69,9 @@ export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: strin
       locked = r.rows.filter((x) => x.id !== null);
       more = (r.rows[0]?.requested ?? 0) > locked.length;
     }
-    const batch = locked;
     // The clock is read once the locks are held, so a pass that waited never writes times earlier than the one before it.
-    const followUps = await advanceMany(c, batch, now(), opts);
-    return { planned: batch.length, more, followUps };
+    const followUps = await advanceMany(c, locked, now(), opts);
+    return { planned: locked.length, more, followUps };
   });
 }
 

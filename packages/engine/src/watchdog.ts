@@ -8,8 +8,7 @@ import { endExecution, latestRuns, lockExecution, type FollowUp } from './advanc
 import { INSTANCE_ONLINE_MS, TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
 import { markInstanceStopped } from '@svc/db';
-import { completeTaskRuns, endTaskRun, type TaskCompletion } from './complete.js';
-import { planExecutions } from './planner.js';
+import { completeTaskRuns, endTaskRuns, planEnded, type TaskCompletion } from './complete.js';
 
 export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
@@ -68,18 +67,11 @@ export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes =
  */
 export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const done: TaskCompletion = { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null };
-  const { ids, executions } = await inTx(pool, async (c) => {
+  const ended = await inTx(pool, async (c) => {
     await markInstanceStopped(c, instanceId, now);
     const running = (await c.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows;
-    const ended = { ids: [] as string[], executions: new Set<string>() };
-    for (const { id } of running) {
-      const ex = await endTaskRun(c, id, done, now);
-      if (!ex) continue;
-      ended.ids.push(id);
-      ended.executions.add(ex);
-    }
-    return ended;
+    return endTaskRuns(c, running.map((r) => r.id), done, () => now);
   });
-  if (!executions.size) return { ids, followUps: [] };
-  return { ids, followUps: (await planExecutions(pool, () => now, [...executions])).followUps };
+  const r = await planEnded(pool, () => now, ended);
+  return { ids: r.ended, followUps: r.followUps };
 }

@@ -6,53 +6,26 @@
 // decided by the planner, once per failed attempt, their backoff counted from
 // the attempt's end. Real PostgreSQL, flows saved through @svc/namespaces.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { createNamespace, saveChanges } from '@svc/namespaces';
-import { FileObjectStore } from '@svc/storage';
+import type pg from 'pg';
 import { claimRuns, endTaskRun, Planner, planExecutions, triggerFlow, type StartDeps } from '../src/index.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
 
-let tdb: TestDatabase;
-const pools: pg.Pool[] = [];
+let fx: EngineFixture;
 let pool: pg.Pool;
 let deps: StartDeps;
 const FAN = 30;
-
-const newPool = () => {
-  const p = new pg.Pool({ connectionString: tdb.url, max: 6 });
-  p.on('error', () => undefined);
-  pools.push(p);
-  return p;
-};
+const newPool = () => fx.newPool();
 
 before(async () => {
-  tdb = await createTestDatabase();
-  pool = newPool();
-  const storage = await FileObjectStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')), 'objects'));
-  deps = { config: { defaultExecutor: 'process', now: () => new Date() }, storage };
-  await createNamespace(pool, { name: 'plan', createdBy: 'test', now: new Date() });
   const fan = Array.from({ length: FAN }, (_, i) => ({ id: `t${i}`, type: 'command', command: ['true'] }));
-  await saveChanges(
-    { pool, storage, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
-    {
-      namespace: 'plan',
-      message: 'test',
-      author: 'test',
-      changes: [
-        { op: 'put', path: 'fan.flow.yaml', content: JSON.stringify({ id: 'fan', tasks: [...fan, { id: 'last', type: 'command', command: ['true'], depends_on: fan.map((t) => t.id) }] }) },
-        { op: 'put', path: 'retry.flow.yaml', content: JSON.stringify({ id: 'retry', tasks: [{ id: 'flaky', type: 'command', command: ['false'], retry: { max_attempts: 3, backoff: 'fixed', initial: '250ms' } }] }) },
-      ],
-    },
-  );
+  fx = await engineFixture('plan', {
+    'fan.flow.yaml': { id: 'fan', tasks: [...fan, { id: 'last', type: 'command', command: ['true'], depends_on: fan.map((t) => t.id) }] },
+    'retry.flow.yaml': { id: 'retry', tasks: [{ id: 'flaky', type: 'command', command: ['false'], retry: { max_attempts: 3, backoff: 'fixed', initial: '250ms' } }] },
+  });
+  ({ pool, deps } = fx);
 });
-after(async () => {
-  await Promise.all(pools.map((p) => p.end()));
-  await tdb.drop();
-});
+after(() => fx.close());
 
 const claimAll = async () => (await claimRuns(pool, { instanceId: 'test', pools: ['default'], executorType: 'process', limit: 1000, now: new Date() })).runs;
 const ok = { state: 'SUCCESS' as const, reason: '', error: '', exitCode: 0 };

@@ -3,41 +3,20 @@
 // first step is planned in the same transaction, so the restart ends there
 // (here FAILED template_error, as its flow outputs still do not resolve).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { createNamespace, saveChanges } from '@svc/namespaces';
-import { FileObjectStore } from '@svc/storage';
+import type pg from 'pg';
 import { claimRuns, endTaskRun, planExecutions, restartExecution, triggerFlow, type StartDeps } from '../src/index.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
 
-let tdb: TestDatabase;
+let fx: EngineFixture;
 let pool: pg.Pool;
 let deps: StartDeps;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: tdb.url, max: 4 });
-  pool.on('error', () => undefined);
-  const storage = await FileObjectStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')), 'objects'));
-  deps = { config: { defaultExecutor: 'process', now: () => new Date() }, storage };
-  await createNamespace(pool, { name: 'start', createdBy: 'test', now: new Date() });
-  await saveChanges(
-    { pool, storage, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
-    {
-      namespace: 'start',
-      message: 'test',
-      author: 'test',
-      changes: [{ op: 'put', path: 'outs.flow.yaml', content: JSON.stringify({ id: 'outs', tasks: [{ id: 't', type: 'command', command: ['true'] }], outputs: { x: '{{ tasks.t.outputs.absent }}' } }) }],
-    },
-  );
+  fx = await engineFixture('start', { 'outs.flow.yaml': { id: 'outs', tasks: [{ id: 't', type: 'command', command: ['true'] }], outputs: { x: '{{ tasks.t.outputs.absent }}' } } });
+  ({ pool, deps } = fx);
 });
-after(async () => {
-  await pool.end();
-  await tdb.drop();
-});
+after(() => fx.close());
 
 test('a restart whose every task is reused ends in its start transaction, with the history of each step', async () => {
   const first = await triggerFlow(pool, deps, { namespace: 'start', flowId: 'outs', triggerType: 'manual', createdBy: 'test' });

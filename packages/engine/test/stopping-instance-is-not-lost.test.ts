@@ -4,42 +4,21 @@
 // its runs is one transaction, so no one sees the instance stopped with runs
 // still RUNNING. Each round races the two, many times.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { registerInstance } from '@svc/db';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { createNamespace, saveChanges } from '@svc/namespaces';
-import { FileObjectStore } from '@svc/storage';
 import { claimRuns, failLostTaskRuns, stopInstanceTaskRuns, triggerFlow, type StartDeps } from '../src/index.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
 
-let tdb: TestDatabase;
+let fx: EngineFixture;
 let pool: pg.Pool;
 let deps: StartDeps;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: tdb.url, max: 6 });
-  pool.on('error', () => undefined);
-  const storage = await FileObjectStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')), 'objects'));
-  deps = { config: { defaultExecutor: 'process', now: () => new Date() }, storage };
-  await createNamespace(pool, { name: 'stop', createdBy: 'test', now: new Date() });
-  await saveChanges(
-    { pool, storage, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
-    {
-      namespace: 'stop',
-      message: 'test',
-      author: 'test',
-      changes: [{ op: 'put', path: 'work.flow.yaml', content: JSON.stringify({ id: 'work', retry: { max_attempts: 2, initial: '1s' }, tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }],
-    },
-  );
+  fx = await engineFixture('stop', { 'work.flow.yaml': { id: 'work', retry: { max_attempts: 2, initial: '1s' }, tasks: [{ id: 't', type: 'command', command: ['true'] }] } });
+  ({ pool, deps } = fx);
 });
-after(async () => {
-  await pool.end();
-  await tdb.drop();
-});
+after(() => fx.close());
 
 test('a stopping instance ends its runs instance_shutdown while the lost check runs beside it', async () => {
   for (let round = 0; round < 25; round++) {

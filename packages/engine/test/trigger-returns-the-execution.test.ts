@@ -4,17 +4,12 @@
 // serving the pool, labels, inputs, a flow timeout). A restart, which starts
 // through the same statement with reused task runs, keeps working.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { createNamespace, saveChanges } from '@svc/namespaces';
-import { FileObjectStore } from '@svc/storage';
+import type pg from 'pg';
 import { claimRuns, endTaskRun, loadExecutions, planExecutions, restartExecution, triggerFlow, type StartDeps } from '../src/index.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
 
-let tdb: TestDatabase;
+let fx: EngineFixture;
 let pool: pg.Pool;
 let deps: StartDeps;
 
@@ -32,33 +27,17 @@ const FLOW = {
 };
 
 before(async () => {
-  tdb = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: tdb.url, max: 4 });
-  pool.on('error', () => undefined);
-  const storage = await FileObjectStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')), 'objects'));
-  deps = { config: { defaultExecutor: 'process', now: () => new Date() }, storage };
-  await createNamespace(pool, { name: 'resp', createdBy: 'test', now: new Date() });
-  await saveChanges(
-    { pool, storage, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
-    {
-      namespace: 'resp',
-      message: 'test',
-      author: 'test',
-      changes: [
-        { op: 'put', path: 'shapes.flow.yaml', content: JSON.stringify(FLOW) },
-        { op: 'put', path: 'one.flow.yaml', content: JSON.stringify({ id: 'one', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['false'] }] }) },
-      ],
-    },
-  );
+  fx = await engineFixture('resp', {
+    'shapes.flow.yaml': FLOW,
+    'one.flow.yaml': { id: 'one', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['false'] }] },
+  });
+  ({ pool, deps } = fx);
   // A dispatcher serving the default pool only: `elsewhere` waits with no_instance_for_pool.
   await pool.query(
     `INSERT INTO instances (id, kind, hostname, version, pools, executors, started_at, last_heartbeat_at) VALUES ('d1', 'dispatcher', 'test', 'test', ARRAY['default'], ARRAY['process'], now(), now())`,
   );
 });
-after(async () => {
-  await pool.end();
-  await tdb.drop();
-});
+after(() => fx.close());
 
 test('the execution a trigger returns is the one a read returns', async () => {
   const created = await triggerFlow(pool, deps, { namespace: 'resp', flowId: 'shapes', inputs: { n: '7' }, labels: { run: 'x' }, triggerType: 'manual', createdBy: 'someone@example.com' });
