@@ -5,13 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { createTestDatabase } from '@svc/db/testing';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { FileObjectStore } from '@svc/storage';
 import type { StartDeps } from '../../src/index.js';
 
 export interface EngineFixture {
-  tdb: TestDatabase;
   /** The first pool on the database. */
   pool: pg.Pool;
   deps: StartDeps;
@@ -44,7 +43,6 @@ export async function engineFixture(namespace: string, flows: Record<string, unk
     },
   );
   return {
-    tdb,
     pool,
     deps,
     newPool,
