@@ -5,17 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { BundleCache, BundleTooLargeError } from '../src/index.js';
-import { makeTarGz, tempRoot } from './support/memory-transport.js';
+import { makeTarGz, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 test('a bundle is extracted once and copied whole into each run; a change in one copy stays there', async () => {
   const tgz = await makeTarGz([

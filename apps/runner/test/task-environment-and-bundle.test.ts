@@ -5,17 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { listDir, makeSpec, makeTarGz, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { listDir, makeSpec, makeTarGz, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 test('the task gets the spec env, SVC_OUTPUTS and SVC_ARTIFACTS_DIR, and PATH/HOME of the runner', async () => {
   const workRoot = await root();

@@ -1,17 +1,10 @@
 // runTask with real child processes: exit codes, log lines, completion, cleanup.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { listDir, makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { listDir, makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 test('exit 0 is SUCCESS; complete is called once, last; the run directory is removed', async () => {
   const workRoot = await root();

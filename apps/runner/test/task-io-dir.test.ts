@@ -5,17 +5,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 test('with an io directory: outputs and artifacts go there, the working directory is the fresh run directory, removed afterwards', async () => {
   const workRoot = await root();

@@ -1,17 +1,10 @@
 // Secrets in mask_values never reach a posted log line, nor the completion's error.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 const SECRET = 'sk-live-0123456789';
 
 test('a secret is masked on stdout and stderr, also when written in two separate writes of one line', async () => {

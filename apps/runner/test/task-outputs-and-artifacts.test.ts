@@ -1,18 +1,11 @@
 // After the task: the outputs file becomes outputs and metrics, files under
 // $SVC_ARTIFACTS_DIR are uploaded, and all of it happens before complete.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 test('outputs and metrics come from the outputs file', async () => {
   const script = [

@@ -1,17 +1,10 @@
 // Script tasks: the runner prefixes the interpreter of `runtime`, found on PATH.
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { makeSpec, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 for (const [runtime, file, content] of [
   ['bash', 'main.sh', 'echo "bash says $1 from $SVC_TASK_ID"'],

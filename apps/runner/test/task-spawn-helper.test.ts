@@ -4,23 +4,14 @@
 // a helper that dies must not leave a task running or a run waiting forever.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runTask, SpawnHelper } from '../src/index.js';
-import { makeSpec, MemoryTransport, pidAlive, tempRoot } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from './support/memory-transport.js';
 
 const helper = new SpawnHelper();
-const roots: string[] = [];
-after(async () => {
-  helper.close();
-  await Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true })));
-});
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
+after(() => helper.close());
 async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {

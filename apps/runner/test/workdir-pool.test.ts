@@ -7,17 +7,11 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { BundleCache, BundleTooLargeError, runTask, WorkdirPool } from '../src/index.js';
-import { makeSpec, makeTarGz, MemoryTransport, tempRoot } from './support/memory-transport.js';
+import { makeSpec, makeTarGz, MemoryTransport, scratchRoots } from './support/memory-transport.js';
 
-const roots: string[] = [];
-after(() => Promise.all(roots.map((r) => fsp.rm(r, { recursive: true, force: true }))));
-async function root() {
-  const r = await tempRoot();
-  roots.push(r);
-  return r;
-}
+const root = scratchRoots();
 
 const BUNDLE = [
   { name: 'scripts/', type: 'directory' as const },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 // An in-memory RunnerTransport that records every call, for runTask tests.
 import fs from 'node:fs/promises';
+import { after } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -133,6 +134,17 @@ export async function makeTarGz(entries: TarEntry[]): Promise<Buffer> {
 /** A fresh temp directory, removed by the returned cleanup. */
 export async function tempRoot(prefix = 'svc-runner-test-'): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** A maker of scratch directories for one test file: each is removed once the file's tests are done. */
+export function scratchRoots(): () => Promise<string> {
+  const roots: string[] = [];
+  after(() => Promise.all(roots.map((r) => fs.rm(r, { recursive: true, force: true }))));
+  return async () => {
+    const r = await tempRoot();
+    roots.push(r);
+    return r;
+  };
 }
 
 export async function listDir(dir: string): Promise<string[]> {
