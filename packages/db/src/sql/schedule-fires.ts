@@ -10,16 +10,10 @@
 // before it (left back by downtime, or moved back by hand), or by a scheduler
 // whose clock lags by more than the age of the marker.
 import type { Queryable } from './queryable.js';
-import { ACTIVE_SCHEDULES } from './schedules.js';
+import { ACTIVE_SCHEDULES, type ScheduleSpec } from './schedules.js';
 
 /** A claimed schedule; `D` is the trigger's declaration as the caller types it. */
-export interface DueSchedule<D = Record<string, unknown>> {
-  namespace: string;
-  flow_id: string;
-  trigger_id: string;
-  cron: string;
-  timezone: string;
-  catch_up: string;
+export interface DueSchedule<D = Record<string, unknown>> extends ScheduleSpec {
   next_fire_at: Date;
   /** The trigger as declared in the flow's current revision (its `inputs`). */
   definition: D;

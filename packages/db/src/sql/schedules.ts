@@ -111,13 +111,7 @@ export async function triggerFingerprint(q: Queryable): Promise<string> {
   return r.rows[0]!.fp;
 }
 
-export interface UpcomingSchedule {
-  namespace: string;
-  flow_id: string;
-  trigger_id: string;
-  cron: string;
-  timezone: string;
-  catch_up: string;
+export interface UpcomingSchedule extends ScheduleSpec {
   next_fire_at: Date;
   last_fired_at: Date | null;
 }
