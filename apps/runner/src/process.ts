@@ -4,7 +4,7 @@
 // the same treatment, because a leftover holding the stdout pipe open would
 // otherwise keep the run from ending.
 import { spawn, type SpawnOptions } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { PrepareError } from './errors.js';
 import type { Invocation } from './resolve.js';
 
@@ -25,7 +25,7 @@ export interface SpawnedChild {
   stdout: Readable;
   stderr: Readable;
   /** Calls `fn` once the main process exited (at once if it has). */
-  onExit(fn: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  onExit(fn: ExitHandler): void;
   /** Pauses reading at the source, for output relayed from elsewhere (the spawn helper). */
   setPaused?(paused: boolean): void;
 }
@@ -36,16 +36,37 @@ export type SpawnFn = (inv: Invocation, opts: { cwd: string; env: Record<string,
 /** How every task process is spawned (here or by the spawn helper): its own process group, stdin closed, output piped. */
 export const TASK_SPAWN_OPTIONS = { detached: true, stdio: ['ignore', 'pipe', 'pipe'] } as const satisfies SpawnOptions;
 
+type ExitHandler = (code: number | null, signal: NodeJS.Signals | null) => void;
+
+/** A process's exit, for SpawnedChild.onExit: handlers added before it wait, those added after run at once. */
+export class ExitLatch {
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private readonly waiting: ExitHandler[] = [];
+
+  readonly onExit = (fn: ExitHandler): void => {
+    if (this.exit) fn(this.exit.code, this.exit.signal);
+    else this.waiting.push(fn);
+  };
+
+  /** Records the exit (the first one only) and runs the waiting handlers. */
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exit) return;
+    this.exit = { code, signal };
+    for (const fn of this.waiting.splice(0)) fn(code, signal);
+  }
+}
+
+/** Calls `fn` once `stream` is done: ended, closed or failed. */
+export function onStreamDone(stream: Readable, fn: () => void): void {
+  finished(stream, { writable: false }, () => fn());
+}
+
 /** Spawning from this process. */
 export const directSpawn: SpawnFn = (inv, opts) =>
   new Promise((resolve, reject) => {
     const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, ...TASK_SPAWN_OPTIONS });
-    let exit: [number | null, NodeJS.Signals | null] | null = null;
-    const waiting: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-    child.once('exit', (code, signal) => {
-      exit = [code, signal];
-      for (const fn of waiting.splice(0)) fn(code, signal);
-    });
+    const exit = new ExitLatch();
+    child.once('exit', (code, signal) => exit.exited(code, signal));
     // `on`, not `once`: a later error (a failed kill) must not become an uncaught 'error' event.
     child.on('error', (err) => {
       if (child.pid === undefined) reject(err);
@@ -55,7 +76,7 @@ export const directSpawn: SpawnFn = (inv, opts) =>
         pid: child.pid!,
         stdout: child.stdout!,
         stderr: child.stderr!,
-        onExit: (fn) => (exit ? fn(...exit) : waiting.push(fn)),
+        onExit: exit.onExit,
       }),
     );
   });
@@ -115,18 +136,12 @@ export class TaskProcess {
     const pipes = [child.stdout, child.stderr];
     for (const [i, stream] of (['stdout', 'stderr'] as const).entries()) {
       const pipe = pipes[i]!;
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
+      pipe.on('data', (chunk: Buffer) => opts.onOutput(stream, chunk));
+      onStreamDone(pipe, () => {
         opts.onStreamEnd(stream);
         open--;
         maybeDone();
-      };
-      pipe.on('data', (chunk: Buffer) => opts.onOutput(stream, chunk));
-      pipe.on('end', end);
-      pipe.on('close', end);
-      pipe.on('error', end);
+      });
     }
     const proc = new TaskProcess(child.pid, pipes, opts.killDelayMs, done, child.setPaused?.bind(child));
     child.onExit((code, signal) => {

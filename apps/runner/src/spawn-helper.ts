@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
-import type { SpawnedChild, SpawnFn } from './process.js';
+import { ExitLatch, type SpawnedChild, type SpawnFn } from './process.js';
 
 interface Pending {
   resolve: (c: SpawnedChild) => void;
@@ -16,30 +16,15 @@ interface Pending {
   child?: HelperChild;
 }
 
-class HelperChild implements SpawnedChild {
+class HelperChild extends ExitLatch implements SpawnedChild {
   readonly stdout = new PassThrough();
   readonly stderr = new PassThrough();
-  private exitHandlers: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
 
   constructor(
     readonly pid: number,
-    private readonly setPausedFn: (paused: boolean) => void,
-  ) {}
-
-  onExit(fn: (code: number | null, signal: NodeJS.Signals | null) => void): void {
-    if (this.exit) fn(this.exit.code, this.exit.signal);
-    else this.exitHandlers.push(fn);
-  }
-
-  setPaused(paused: boolean): void {
-    this.setPausedFn(paused);
-  }
-
-  exited(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.exit) return;
-    this.exit = { code, signal };
-    for (const fn of this.exitHandlers.splice(0)) fn(code, signal);
+    readonly setPaused: (paused: boolean) => void,
+  ) {
+    super();
   }
 }
 

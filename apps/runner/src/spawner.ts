@@ -11,7 +11,7 @@
 // process groups first: the engine fails such task runs `lost` and retries
 // them elsewhere, and the old attempt must not run on beside the new one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { TASK_SPAWN_OPTIONS } from './process.js';
+import { onStreamDone, TASK_SPAWN_OPTIONS } from './process.js';
 import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
 
 const children = new Map<number, ChildProcess>();
@@ -37,17 +37,11 @@ process.on('message', (m: ToSpawner) => {
         if (open === 0 && exit) send({ t: 'done', id: m.id, ...exit });
       };
       for (const [s, pipe] of [child.stdout!, child.stderr!].entries()) {
-        let ended = false;
-        const end = () => {
-          if (ended) return;
-          ended = true;
+        pipe.on('data', (d: Buffer) => send({ t: 'data', id: m.id, s: s as 0 | 1, d }));
+        onStreamDone(pipe, () => {
           open--;
           finish();
-        };
-        pipe.on('data', (d: Buffer) => send({ t: 'data', id: m.id, s: s as 0 | 1, d }));
-        pipe.on('end', end);
-        pipe.on('close', end);
-        pipe.on('error', end);
+        });
       }
       child.once('exit', (code, signal) => {
         children.delete(m.id);
