@@ -11,7 +11,7 @@ export const EXECUTION_API_COLUMNS = [
 /** The task_runs columns of the API's TaskRun object. */
 export const TASK_RUN_API_COLUMNS = [
   'id', 'task_key', 'task_type', 'executor_type', 'pool', 'state', 'reason', 'error', 'attempt', 'child_execution_id', 'reused_from_id',
-  'exit_code', 'duration_ms', 'queued_at', 'started_at', 'ended_at', 'outputs', 'created_at',
+  'exit_code', 'duration_ms', 'queued_at', 'started_at', 'ended_at', 'outputs',
 ] as const;
 
 /** A timestamp as the API writes it: from a Date (a column) or a text with an offset (inside JSON built by the database). */
