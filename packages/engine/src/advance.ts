@@ -117,6 +117,30 @@ class Writes {
 // length in a custom plan and guess in a generic one, which made PostgreSQL plan this
 // statement again at every pass (0.8 ms); JSON lists get the same estimate in both, so the
 // prepared statement keeps its generic plan.
+/** SQL, in a RETURNING of an ended execution `ex`: whether a flow trigger fires on this end. */
+const HAS_FLOW_TRIGGERS = `ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow'
+  AND ft.upstream_namespace = ex.namespace AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`;
+
+/** An ended execution, as the statements that end one return it. */
+interface EndedRow {
+  id: string;
+  parent_task_run_id: string | null;
+  concurrency_key: string | null;
+  has_flow_triggers: boolean | null;
+}
+
+/** What must follow the end of an execution, after commit: its waiting parent, its concurrency queue, its flow triggers. */
+function followUpsOfEnd(row: EndedRow): FollowUp[] {
+  const follow: FollowUp[] = [];
+  if (row.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: row.parent_task_run_id, childExecutionId: row.id });
+  if (row.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: row.concurrency_key });
+  if (row.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: row.id });
+  return follow;
+}
+
+/** An execution's duration when it ends at `now`, from its start (or its creation, if it never started). */
+const durationAt = (ex: ExecutionRow, now: Date) => Math.max(0, now.getTime() - (ex.started_at ?? ex.created_at).getTime());
+
 const APPLY_SQL = `
 WITH q AS (
   UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
@@ -143,9 +167,7 @@ x AS (
     concurrency_slot = NULL, updated_at = $1, version = ex.version + 1
   FROM jsonb_to_recordset($7::jsonb) AS y(id text, from_state text, state text, reason text, error text, outputs jsonb, duration bigint)
   WHERE ex.id = y.id AND ex.state IN ('RUNNING', 'CANCELLING')
-  RETURNING ex.id, y.from_state, ex.state, ex.reason, ex.flow_id, ex.parent_task_run_id, ex.concurrency_key,
-    ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow' AND ft.upstream_namespace = ex.namespace
-      AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers),
+  RETURNING ex.id, y.from_state, ex.state, ex.reason, ex.flow_id, ex.parent_task_run_id, ex.concurrency_key, ${HAS_FLOW_TRIGGERS}),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM q
@@ -190,7 +212,7 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
   const w = new Writes();
   for (const ex of executions) await planOne(c, ex, byExecution.get(ex.id) ?? [], w, now, opts);
   if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.clear.length) return [];
-  const res = await c.query<{ kind: string; id: string; parent_task_run_id: string | null; concurrency_key: string | null; has_flow_triggers: boolean | null }>({
+  const res = await c.query<EndedRow & { kind: string }>({
     name: 'svc-plan-apply',
     text: APPLY_SQL,
     values: [
@@ -198,14 +220,7 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
       JSON.stringify(w.execEnd), JSON.stringify([...w.changed]),
     ],
   });
-  const follow: FollowUp[] = [];
-  for (const row of res.rows) {
-    if (row.kind !== 'ended') continue;
-    if (row.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: row.parent_task_run_id, childExecutionId: row.id });
-    if (row.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: row.concurrency_key });
-    if (row.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: row.id });
-  }
-  return follow;
+  return res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd);
 }
 
 /** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
@@ -256,8 +271,7 @@ async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, 
       error = `flow outputs: ${err.message}`;
     }
   }
-  const started = ex.started_at ?? ex.created_at;
-  w.execEnd.push({ id: ex.id, from_state: ex.state, state, reason, error, outputs, duration: Math.max(0, now.getTime() - started.getTime()) });
+  w.execEnd.push({ id: ex.id, from_state: ex.state, state, reason, error, outputs, duration: durationAt(ex, now) });
   w.changed.add(ex.id);
 }
 
@@ -296,19 +310,13 @@ export async function endExecution(
   end: { state: string; reason: string; error: string; outputs?: Record<string, unknown> | null },
   now: Date,
 ): Promise<FollowUp[]> {
-  const started = ex.started_at ?? ex.created_at;
-  const r = await c.query<{ has_flow_triggers: boolean }>(
+  const r = await c.query<EndedRow>(
     `UPDATE executions ex SET state = $2, reason = $3, error = $4, outputs = $5, ended_at = $6, duration_ms = $7, concurrency_slot = NULL, updated_at = $6, version = version + 1
      WHERE id = $1
-     RETURNING ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow' AND ft.upstream_namespace = ex.namespace
-       AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`,
-    [ex.id, end.state, end.reason, end.error, end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs), now, Math.max(0, now.getTime() - started.getTime())],
+     RETURNING ex.id, ex.parent_task_run_id, ex.concurrency_key, ${HAS_FLOW_TRIGGERS}`,
+    [ex.id, end.state, end.reason, end.error, end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs), now, durationAt(ex, now)],
   );
   await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);
   await notify(c, CHANNELS.changed, ex.id);
-  const follow: FollowUp[] = [];
-  if (ex.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: ex.parent_task_run_id, childExecutionId: ex.id });
-  if (ex.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: ex.concurrency_key });
-  if (r.rows[0]?.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: ex.id });
-  return follow;
+  return r.rows[0] ? followUpsOfEnd(r.rows[0]) : [];
 }
