@@ -11,7 +11,7 @@
 // SVC_HEARTBEAT_TIMEOUT, is selected here and ended through the engine's
 // completeTaskRun like any other completion.
 import type { Db } from '@svc/db';
-import { completeTaskRun, failLostTaskRuns, hasStaleRequests, INSTANCE_ONLINE_MS, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
+import { completeTaskRun, failLostTaskRuns, hasStaleRequests, onlineSince, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { MaintenanceMetrics } from './metrics.js';
 import { selectLostContainerRuns } from './sql/lost-containers.js';
@@ -48,7 +48,7 @@ export interface WatchdogResult {
 /** Docker and kubernetes runs of offline instances whose task heartbeat is also older than the timeout. */
 export async function failLostContainerRuns(deps: Pick<WatchdogDeps, 'db' | 'heartbeatTimeoutMs'>, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const silentBefore = new Date(now.getTime() - (deps.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS));
-  const candidates = await selectLostContainerRuns(deps.db.pool, new Date(now.getTime() - INSTANCE_ONLINE_MS), silentBefore);
+  const candidates = await selectLostContainerRuns(deps.db.pool, onlineSince(now), silentBefore);
   const ids: string[] = [];
   const followUps: FollowUp[] = [];
   for (const id of candidates) {

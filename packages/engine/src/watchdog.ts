@@ -4,8 +4,8 @@
 // runs of instances that went away (→ FAILED reason lost). Retry policies then
 // apply through the normal completion path.
 import type pg from 'pg';
-import { endExecution, latestRuns, lockExecution, type FollowUp } from './advance.js';
-import { INSTANCE_ONLINE_MS, TIMEOUT_GRACE_MS } from './constants.js';
+import { endExecution, latestRuns, lockExecution, onlineSince, type FollowUp } from './advance.js';
+import { TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
 import { markInstanceStopped } from '@svc/db';
 import { completeTaskRuns, endTaskRuns, planEnded, type TaskCompletion } from './complete.js';
@@ -51,7 +51,7 @@ export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes =
       `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
        WHERE t.state = 'RUNNING' AND t.executor_type = ANY($2)
          AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < $1) LIMIT 500`,
-      [new Date(now.getTime() - INSTANCE_ONLINE_MS), executorTypes],
+      [onlineSince(now), executorTypes],
     )
   ).rows.map((r) => r.id);
   return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away', exitCode: null }, now) };

@@ -7,7 +7,7 @@
 // `svc exec` runs the same code with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
-import { appendLogs, heartbeatTaskRun, INSTANCE_ONLINE_MS, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { appendLogs, heartbeatTaskRun, onlineSince, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
@@ -21,7 +21,7 @@ import type { Executor } from './types.js';
  */
 async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[]): Promise<void> {
   const online = new Set(
-    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > $1`, [new Date(ctx.clock.now().getTime() - INSTANCE_ONLINE_MS)])).rows.map((r) => r.id),
+    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > $1`, [onlineSince(ctx.clock.now())])).rows.map((r) => r.id),
   );
   online.add(ctx.instanceId);
   for (const parent of parents) {
