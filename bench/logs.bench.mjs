@@ -103,8 +103,8 @@ async function pages(d, db, total) {
   // Bulk load, interleaved stamps across the runs as concurrent tasks would write them.
   for (const [k, r] of runs.entries()) {
     await db.query(
-      `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text)
-       SELECT $1, g, $2, $3, 1, 1767225600000000000 + g::bigint * 1000000 + $4, 'stdout', lpad(g::text, 8, '0') || ' ' || repeat('x', 90)
+      `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq)
+       SELECT $1, g, $2, $3, 1, 1767225600000000000 + g::bigint * 1000000 + $4, 'stdout', lpad(g::text, 8, '0') || ' ' || repeat('x', 90), $4::bigint * $5 + g
        FROM generate_series(1, $5) AS g`,
       [r.id, ex.id, r.taskKey, k, per],
     );

@@ -63,9 +63,8 @@ test('a live stream sends each line as it is posted, with the stream headers, th
   const first = JSON.parse(c.lines[0]!.data);
   assert.deepEqual(Object.keys(first).sort(), ['attempt', 'n', 'stream', 'task_key', 'task_run_id', 'text', 'ts']);
   assert.match(first.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
-  // The id is the read position of each task run.
-  assert.equal(Buffer.from(c.lines[4]!.id!, 'base64url').toString(), [`${alpha.id}:3`, `${beta.id}:2`].sort().join(','));
-  assert.equal(Buffer.from(c.lines[5]!.id!, 'base64url').toString(), [`${alpha.id}:4`, `${beta.id}:2`].sort().join(','));
+  // The id is the read position of every task run at once: the place of the line in the order the execution's lines were stored.
+  assert.deepEqual(c.lines.map((e) => e.id), ['1', '2', '3', '4', '5', '6']);
   assert.equal(c.closed, false, 'open while the execution runs');
   await completeRun(gw, alpha);
   await completeRun(gw, beta);
@@ -124,7 +123,8 @@ test('the task filter selects one task', async () => {
   await completeRun(gw, beta);
   await c.done;
   assert.deepEqual(texts(c), ['b1', 'b2', 'b3']);
-  assert.ok(c.lines.every((e) => Buffer.from(e.id!, 'base64url').toString().startsWith(`${beta.id}:`)));
+  // Positions in the execution's order: beta's lines were stored after alpha's five.
+  assert.deepEqual(c.lines.map((e) => e.id), ['6', '7', '8']);
   assert.equal(c.events.at(-1)!.event, 'end');
 });
 
@@ -159,6 +159,42 @@ test('a Last-Event-ID the server never sent is 422', async () => {
   assert.equal(r.body.error.details[0].field, 'Last-Event-ID');
   await completeRun(gw, alpha);
   await completeRun(gw, beta);
+});
+
+test('a Last-Event-ID past int8, or of another form, is 422; one past every line still ends with the execution', async () => {
+  const { id, alpha, beta } = await started();
+  // Past int8, and a per-task-run position holding an n past int4 (once accepted, then polled a failing query forever).
+  for (const bad of ['9223372036854775808', Buffer.from(`${alpha.id}:3000000000`).toString('base64url'), '-1']) {
+    const r = await gw.api('GET', `/api/v1/executions/${id}/logs/stream`, undefined, { 'last-event-id': bad });
+    assert.equal(r.status, 422, bad);
+    assert.equal(r.body.error.details[0].field, 'Last-Event-ID');
+  }
+  await postLines(gw, alpha, lines('a', 1, 2));
+  const c = await SseClient.open(streamUrl(gw, id), { ...auth(), 'last-event-id': '9223372036854775807' });
+  await completeRun(gw, alpha);
+  await completeRun(gw, beta);
+  await c.done;
+  assert.deepEqual(c.events.map((e) => e.event), ['end'], 'nothing after the position; the stream ends with its execution');
+});
+
+test('the event id stays one short number however many task runs wrote, and resuming from it is exact', async () => {
+  const width = 200;
+  await saveFlow(gw, 'live', { id: 'wide', tasks: Array.from({ length: width }, (_, i) => ({ id: `t${i}`, type: 'command', command: ['true'] })) });
+  const id = await trigger(gw, 'live', 'wide');
+  const runs = [...(await claimRuns(gw)), ...(await claimRuns(gw))];
+  assert.equal(runs.length, width);
+  const c = await SseClient.open(streamUrl(gw, id), auth());
+  for (const [i, run] of runs.entries()) await postLines(gw, run, [{ n: 1, ts: nextTs(), text: `w${i}` }]);
+  await c.until(() => c.lines.length === width);
+  c.destroy();
+  assert.ok(c.lines.every((e) => e.id!.length <= 19), `ids of at most 19 characters, the last is ${c.lines.at(-1)!.id!.length}`);
+  // Resume from the middle: exactly the second half, in order.
+  const half = c.lines[width / 2 - 1]!.id!;
+  const r = await SseClient.open(streamUrl(gw, id), { ...auth(), 'last-event-id': half });
+  await r.until(() => r.lines.length === width / 2);
+  for (const run of runs) await completeRun(gw, run);
+  await r.done;
+  assert.deepEqual(texts(r), Array.from({ length: width / 2 }, (_, i) => `w${i + width / 2}`));
 });
 
 test('a line posted to one gateway instance reaches a stream on another at once (LISTEN/NOTIFY, not the poll)', async () => {

@@ -106,7 +106,7 @@ export async function seedTaskRunWithData(env: TestEnv, executionId: string, at:
   );
   await db.pool.query(`INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, at) VALUES ($1, $2, 'RUNNING', 'SUCCESS', $3)`, [executionId, taskRunId, at]);
   await db.pool.query(
-    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text) SELECT $1, n, $2, 't', 1, n, 'stdout', 'line' FROM generate_series(1, 7) AS n`,
+    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) SELECT $1, n, $2, 't', 1, n, 'stdout', 'line', n FROM generate_series(1, 7) AS n`,
     [taskRunId, executionId],
   );
   await db.pool.query(`INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, at) VALUES ($1, $2, 't', 'rows', 3, $3)`, [executionId, taskRunId, at]);

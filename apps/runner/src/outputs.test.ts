@@ -40,3 +40,10 @@ test('a bad line is ignored whole and becomes a warning naming its line', () => 
   assert.match(r.warnings[3]!, /^\[svc\] outputs line 5 ignored: unknown key "other"/);
   assert.match(r.warnings[4]!, /^\[svc\] outputs line 6 ignored: "outputs" must be an object/);
 });
+
+test('a line nesting deeper than the service stores is ignored with a warning, the rest kept', () => {
+  const deep = '{"outputs": {"d": ' + '['.repeat(200) + ']'.repeat(200) + '}}';
+  const r = parseOutputs(['{"outputs": {"a": 1}}', deep].join('\n'));
+  assert.deepEqual(r.outputs, { a: 1 });
+  assert.deepEqual(r.warnings, ['[svc] outputs line 2 ignored: nests deeper than 64 levels']);
+});

@@ -5,6 +5,7 @@
 // reported as a warning, so that half of a line never counts.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from '@svc/config';
 import type { Metric } from './types.js';
 
 /** An outputs file larger than this is ignored with one warning; outputs are meant to be small. */
@@ -31,6 +32,8 @@ export function parseOutputs(text: string): ParsedOutputs {
 
 /** Applies one line to `into`, or returns why it is ignored (leaving `into` untouched). */
 function applyLine(line: string, into: ParsedOutputs): string | null {
+  // The service stores outputs as jsonb, which refuses deep nesting: such a line would make the task run's end unrecordable.
+  if (jsonNestsDeeper(line)) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
   let value: unknown;
   try {
     value = JSON.parse(line);

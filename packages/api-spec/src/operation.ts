@@ -53,6 +53,13 @@ export interface OperationRequest {
   bodyContentType?: string;
   /** Whether a body must be sent. Default true when `body` is set. */
   bodyRequired?: boolean;
+  /**
+   * What the decoded `cursor` query parameter holds (schemas/cursors.ts), for
+   * list operations. Checked with the rest of the request, so a cursor a
+   * handler gets is well typed and in range. Never shown in OpenAPI: cursors
+   * are opaque to clients.
+   */
+  cursor?: TSchema;
 }
 
 export interface OperationResponse {

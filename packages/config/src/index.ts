@@ -17,3 +17,4 @@ export { ConfigError, type ConfigProblem, formatProblems } from './errors.js';
 export { CONFIG_EXIT_CODE, type LoadConfigOptions, loadConfig } from './load.js';
 export { type MasterKey, MasterKeysError, parseMasterKeys } from './master-keys.js';
 export { type FileStorageTarget, parseStorageUrl, type S3StorageTarget, type StorageTarget, StorageUrlError } from './storage-url.js';
+export { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';

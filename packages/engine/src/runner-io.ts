@@ -23,22 +23,29 @@ export interface TaskRunIdentity {
 }
 
 /**
- * Stores a batch of log lines in one statement: insert (a line already stored
- * under its number is skipped, so a retried batch is stored once), the task
- * run's last sequence number, and a NOTIFY for live streams.
+ * Stores a batch of log lines in one statement: the batch's `seq` numbers
+ * (taken from the execution's `log_sequences` row, whose lock is held until
+ * the statement commits, so an execution's lines commit in `seq` order: live
+ * streams resume from one number), the insert (a line already stored under
+ * its `n` is skipped, so a retried batch is stored once), the task run's last
+ * sequence number, and a NOTIFY for live streams.
  */
 export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number> {
   if (!lines.length) return 0;
   const tr = who ?? (await pool.query<TaskRunIdentity>(`SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`, [taskRunId])).rows[0];
   if (!tr) return 0;
   const r = await pool.query<{ stored: string }>(
-    `WITH ins AS (
-       INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text)
-       SELECT $1, n, $2, $3, $4, ts, s, t FROM unnest($5::int[], $6::bigint[], $7::text[], $8::text[]) AS l(n, ts, s, t)
+    `WITH c AS (
+       INSERT INTO log_sequences AS q (execution_id, seq) VALUES ($2, $11)
+       ON CONFLICT (execution_id) DO UPDATE SET seq = q.seq + $11 RETURNING q.seq - $11 AS base),
+     ins AS (
+       INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq)
+       SELECT $1, l.n, $2, $3, $4, l.ts, l.s, l.t, c.base + row_number() OVER (ORDER BY l.n)
+       FROM c, unnest($5::int[], $6::bigint[], $7::text[], $8::text[]) AS l(n, ts, s, t)
        ON CONFLICT (task_run_id, n) DO NOTHING RETURNING 1),
      seq AS (UPDATE task_runs SET log_seq = GREATEST(log_seq, $9) WHERE id = $1 RETURNING 1)
      SELECT (SELECT count(*) FROM ins) AS stored, (SELECT count(*) FROM seq) AS s, pg_notify($10, $2)`,
-    [taskRunId, tr.execution_id, tr.task_key, tr.attempt, lines.map((l) => l.n), lines.map((l) => l.ts), lines.map((l) => l.stream), lines.map((l) => l.text), Math.max(...lines.map((l) => l.n)), LOG_CHANNEL],
+    [taskRunId, tr.execution_id, tr.task_key, tr.attempt, lines.map((l) => l.n), lines.map((l) => l.ts), lines.map((l) => l.stream), lines.map((l) => l.text), Math.max(...lines.map((l) => l.n)), LOG_CHANNEL, lines.length],
   );
   return Number(r.rows[0]?.stored ?? 0);
 }

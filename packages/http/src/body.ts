@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import { jsonNestsDeeper, MAX_JSON_DEPTH } from '@svc/config';
 import { HttpError, bodyTooLarge, unsupportedMediaType, validationFailed } from './errors.js';
 
 /** Largest JSON body by default: 10 MiB (decisions.md). */
@@ -68,11 +69,16 @@ export function createRawBodyReader(opts: BodyOptions = {}): (req: Request, res:
     });
 }
 
-/** Parses a UTF-8 JSON body; a body that is not JSON is 422 on field `body`. */
+/**
+ * Parses a UTF-8 JSON body; a body that is not JSON, or nests arrays and
+ * objects deeper than MAX_JSON_DEPTH (measured before parsing), is 422 on
+ * field `body`.
+ */
 export function parseJsonBody(raw: Buffer | undefined): unknown {
   if (raw === undefined) return undefined;
   let text = raw.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (jsonNestsDeeper(text)) throw validationFailed([{ field: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
   try {
     return JSON.parse(text);
   } catch {

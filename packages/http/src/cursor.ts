@@ -25,3 +25,29 @@ export function decodeCursor(cursor: string): Record<string, unknown> {
   if (value === undefined) throw validationFailed([{ field: 'cursor', message: 'is not a valid cursor' }]);
   return value;
 }
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 instant PostgreSQL's timestamptz accepts: a real calendar date
+ * (`Date.parse` takes February 30th and rolls it over; PostgreSQL refuses it),
+ * a time of day below 24:00 and an offset within a day.
+ */
+export function isCursorTime(s: string): boolean {
+  const m = RFC3339.exec(s);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((x) => (x === undefined ? 0 : Number(x)));
+  if (year! < 1 || month! < 1 || month! > 12 || day! < 1 || hour! > 23 || minute! > 59 || second! > 59 || offH! > 23 || offM! > 59) return false;
+  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month! - 1]!;
+  return day! <= days;
+}
+
+const INT8_MAX = 2n ** 63n - 1n;
+
+/** Decimal text of a value PostgreSQL's int8 holds. */
+export function isInt8Text(s: string): boolean {
+  if (!/^-?\d{1,19}$/.test(s)) return false;
+  const v = BigInt(s);
+  return v <= INT8_MAX && v >= -INT8_MAX - 1n;
+}

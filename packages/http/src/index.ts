@@ -47,7 +47,7 @@ export {
   type RequestValidator,
   type ValidatedRequest,
 } from './validation.js';
-export { encodeCursor, decodeCursor, tryDecodeCursor } from './cursor.js';
+export { encodeCursor, decodeCursor, tryDecodeCursor, isCursorTime, isInt8Text } from './cursor.js';
 export { errorHandler, apiNotFound, unmatched, toHttpError } from './error-handler.js';
 export {
   mountOperations,

@@ -130,6 +130,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
     const compiled = validator.compileOperation(op);
     const jsonBody = op.request.body !== undefined && (op.request.bodyContentType ?? 'application/json') === 'application/json';
     if (handler) assertVerifier(op, opts);
+    if (handler) assertCursorShape(op);
 
     router[op.method](toExpressPath(op.path), async (req: Request, res: Response) => {
       res.locals.route = op.path;
@@ -200,6 +201,14 @@ function assertVerifier(op: Operation, opts: MountOptions<any>): void {
     (op.auth.kind === 'webhook_key' && !opts.verifyWebhookKey && 'verifyWebhookKey') ||
     (op.auth.kind === 'signature' && !opts.verifySignature && 'verifySignature');
   if (missing) throw new Error(`${op.operationId} has a handler but no ${missing} was given to mountOperations`);
+}
+
+/** A list operation with a handler says what its cursor holds, so the validator can check every cursor before the handler sees it. */
+function assertCursorShape(op: Operation): void {
+  const query = op.request.query as { properties?: Record<string, unknown> } | undefined;
+  if (query?.properties?.cursor !== undefined && op.request.cursor === undefined) {
+    throw new Error(`${op.operationId} takes a cursor but declares no request.cursor shape`);
+  }
 }
 
 function assertNever(x: never): never {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Operation } from '@svc/api-spec';
-import { tryDecodeCursor } from './cursor.js';
+import { isCursorTime, isInt8Text, tryDecodeCursor } from './cursor.js';
 import { validationFailed, type ErrorDetail } from './errors.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
@@ -51,6 +51,10 @@ export function createRequestValidator(): RequestValidator {
   const bodyAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats(paramAjv);
   addFormats(bodyAjv);
+  // Decoded cursors: values as the database columns take them (@svc/api-spec schemas/cursors.ts).
+  const cursorAjv = new Ajv({ allErrors: false, strict: true });
+  cursorAjv.addFormat('cursor-time', { type: 'string', validate: isCursorTime });
+  cursorAjv.addFormat('cursor-int8', { type: 'string', validate: isInt8Text });
 
   const part = (ajv: Ajv, schema: object, which: Part): PartValidator => {
     const fn: ValidateFunction = ajv.compile(schema);
@@ -70,6 +74,7 @@ export function createRequestValidator(): RequestValidator {
       const body = jsonBody ? part(bodyAjv, request.body!, 'body') : undefined;
       const bodyRequired = jsonBody && request.bodyRequired !== false;
       const hasCursor = Boolean((request.query as { properties?: Record<string, unknown> } | undefined)?.properties?.cursor);
+      const cursorShape = request.cursor ? cursorAjv.compile(request.cursor) : undefined;
 
       return {
         ...(params ? { params } : {}),
@@ -91,6 +96,7 @@ export function createRequestValidator(): RequestValidator {
           const rawCursor = outQuery?.cursor;
           if (hasCursor && typeof rawCursor === 'string' && !details.some((d) => d.field === 'cursor')) {
             cursor = tryDecodeCursor(rawCursor);
+            if (cursor !== undefined && cursorShape && !cursorShape(cursor)) cursor = undefined;
             if (cursor === undefined) details.push({ field: 'cursor', message: 'is not a valid cursor' });
           }
           let outBody = input.body;

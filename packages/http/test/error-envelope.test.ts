@@ -133,6 +133,27 @@ test('a cursor that does not decode is 422 on field cursor; a good one reaches t
     assert.equal(r.status, 422, bad);
     assert.deepEqual(r.json.error.details, [{ field: 'cursor', message: 'is not a valid cursor' }]);
   }
+  // Well-formed cursors holding values the database would refuse: never a 500 from a handler's query.
+  const impossible = [
+    { created_at: '2024-02-30T00:00:00Z', id: 'e1' },
+    { created_at: '2023-02-29T00:00:00Z', id: 'e1' },
+    { created_at: '2026-01-01T24:00:00Z', id: 'e1' },
+    { created_at: 'yesterday', id: 'e1' },
+    { created_at: '2026-01-01T00:00:00Z', id: 'e\u0000' },
+    { created_at: '2026-01-01T00:00:00Z', id: 7 },
+    { created_at: '2026-01-01T00:00:00Z', id: 'e1', n: 2 ** 31 },
+    { created_at: '2026-01-01T00:00:00Z', id: 'e1', n: 1.5 },
+    { created_at: '2026-01-01T00:00:00Z', id: 'e1', ts: '9223372036854775808' },
+    { created_at: '2026-01-01T00:00:00Z', id: 'e1', extra: true },
+    { id: 'e1' },
+  ];
+  for (const value of impossible) {
+    const r = await call(`/api/v1/things?cursor=${encodeCursor(value)}`, { headers: viewer });
+    assert.equal(r.status, 422, JSON.stringify(value));
+    assert.deepEqual(r.json.error.details, [{ field: 'cursor', message: 'is not a valid cursor' }]);
+  }
+  const leap = await call(`/api/v1/things?cursor=${encodeCursor({ created_at: '2024-02-29T23:59:59.123456+02:00', id: 'e1', n: -(2 ** 31), ts: '-9223372036854775808' })}`, { headers: viewer });
+  assert.equal(leap.status, 200);
   const cursor = encodeCursor({ created_at: '2026-01-01T00:00:00Z', id: 'e1' });
   const ok = await call(`/api/v1/things?cursor=${cursor}`, { headers: viewer });
   assert.equal(ok.status, 200);

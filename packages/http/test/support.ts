@@ -5,7 +5,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
-import { isRole, type Operation } from '@svc/api-spec';
+import { isRole, schemas, type Operation } from '@svc/api-spec';
 import {
   apiNotFound,
   errorHandler,
@@ -50,7 +50,7 @@ export const fakeOperations: Operation[] = [
     tag: 'flows',
     summary: 'list',
     auth: { kind: 'role', minRole: 'viewer' },
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: schemas.CursorOf({ created_at: schemas.CursorTime, id: schemas.CursorText, n: Type.Optional(schemas.CursorInt4), ts: Type.Optional(schemas.CursorInt8) }) },
     responses: { 200: { description: 'ok' } },
   },
   {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BadPositionError, decodePositions, downloadLine, encodePositions, mergeRuns, nsToRfc3339, PositionTracker, rfc3339Formatter, type LogRow } from './lines.js';
+import { BadPositionError, decodePosition, downloadLine, nsToRfc3339, rfc3339Formatter, type LogRow } from './lines.js';
 
 test('nanosecond stamps become RFC 3339 with nine fraction digits', () => {
   assert.equal(nsToRfc3339('1767225600123456789'), '2026-01-01T00:00:00.123456789Z');
@@ -22,46 +22,13 @@ test('a download line names the task, attempt and stream', () => {
   assert.equal(downloadLine(r), '2026-01-01T00:00:00.123456789Z [build#2 stderr] oops\n');
 });
 
-test('positions round-trip and reject what the server never sent', () => {
-  const p = new Map([['01kb', 7], ['01ka', 3]]);
-  const enc = encodePositions(p);
-  assert.match(enc, /^[A-Za-z0-9_-]+$/);
-  assert.equal(Buffer.from(enc, 'base64url').toString(), '01ka:3,01kb:7');
-  assert.deepEqual([...decodePositions(enc)].sort(), [['01ka', 3], ['01kb', 7]]);
-  assert.deepEqual([...decodePositions('')], []);
-  for (const bad of ['not base64!', Buffer.from('x:1,x:2').toString('base64url'), Buffer.from('x:-1').toString('base64url'), Buffer.from('x').toString('base64url'), Buffer.from(':3').toString('base64url'), Buffer.from('a b:1').toString('base64url')]) {
-    assert.throws(() => decodePositions(bad), BadPositionError, bad);
+test('a read position is the seq of a line: int8 decimal text, anything else was never sent by the server', () => {
+  assert.equal(decodePosition('0'), '0');
+  assert.equal(decodePosition('42'), '42');
+  assert.equal(decodePosition('007'), '7');
+  assert.equal(decodePosition('9223372036854775807'), '9223372036854775807');
+  // Past int8, negative, old per-task-run positions, text: the database would refuse them, so the server does first.
+  for (const bad of ['9223372036854775808', '99999999999999999999', '-1', '1.5', 'not a position!', '', Buffer.from('01ka:3,01kb:7').toString('base64url'), ' 1']) {
+    assert.throws(() => decodePosition(bad), BadPositionError, bad);
   }
-});
-
-test('the tracker encodes the position after each line', () => {
-  const t = new PositionTracker(new Map([['b', 2]]));
-  assert.equal(Buffer.from(t.advance('b', 3), 'base64url').toString(), 'b:3');
-  assert.equal(Buffer.from(t.advance('a', 1), 'base64url').toString(), 'a:1,b:3');
-  assert.equal(Buffer.from(t.advance('c', 9), 'base64url').toString(), 'a:1,b:3,c:9');
-  assert.deepEqual([...t.positions()], [['a', 1], ['b', 3], ['c', 9]]);
-});
-
-const row = (task_run_id: string, n: number, ts: number): LogRow => ({ task_run_id, n, ts: String(ts), task_key: task_run_id, attempt: 1, stream: 'stdout', text: `${task_run_id}${n}` });
-const keys = (rows: LogRow[]) => rows.map((r) => r.text);
-
-test('the merge orders by (ts, task run, n) and keeps each run in n order', () => {
-  const m = mergeRuns([
-    { taskRunId: 'a', rows: [row('a', 1, 10), row('a', 2, 30), row('a', 3, 20)], full: false },
-    { taskRunId: 'b', rows: [row('b', 1, 10), row('b', 2, 25)], full: false },
-  ]);
-  assert.equal(m.complete, true);
-  // a3 has an earlier stamp than a2 but n decides within a run.
-  assert.deepEqual(keys(m.lines), ['a1', 'b1', 'b2', 'a2', 'a3']);
-});
-
-test('the merge stops where a full run runs dry', () => {
-  const m = mergeRuns([
-    { taskRunId: 'a', rows: [row('a', 1, 10), row('a', 2, 20)], full: true },
-    { taskRunId: 'b', rows: [row('b', 1, 15), row('b', 2, 40)], full: false },
-  ]);
-  assert.equal(m.complete, false);
-  assert.deepEqual(keys(m.lines), ['a1', 'b1', 'a2']);
-  const empty = mergeRuns([{ taskRunId: 'a', rows: [], full: false }]);
-  assert.deepEqual(empty, { lines: [], complete: true });
 });

@@ -1,7 +1,7 @@
 // Pure pieces of log delivery: the Log line object of the spec, its
-// nanosecond timestamp, the read position of a log stream (the last `n` sent
-// of each task run) and the merge that orders lines of several task runs.
-// No I/O here; the SQL and the streams build on it.
+// nanosecond timestamp and the read position of a log stream (the `seq` of
+// the last line sent). No I/O here; the SQL and the streams build on it.
+import { isInt8Text } from '@svc/http';
 
 /** A stored log line as the queries return it (`ts` is int8 as text, nanoseconds since the epoch). */
 export interface LogRow {
@@ -78,8 +78,13 @@ export function downloadLine(r: LogRow, fmt: TsFormatter = nsToRfc3339): string 
 
 // ---- read positions ---------------------------------------------------------
 
-/** Task run id → last `n` sent. Treated as immutable: every change makes a new map. */
-export type Positions = ReadonlyMap<string, number>;
+/**
+ * The read position of a log stream: the `seq` of the last line sent ('0'
+ * before the first), decimal text (int8). Every line's `seq` is its place in
+ * the order its execution's lines were stored, so this one number tells the
+ * position of every task run at once, however many there are.
+ */
+export type Position = string;
 
 export class BadPositionError extends Error {
   constructor(readonly value: string) {
@@ -88,117 +93,8 @@ export class BadPositionError extends Error {
   }
 }
 
-const TASK_RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
-/** Longest Last-Event-ID accepted (about 2,000 task runs with lines). */
-const MAX_POSITION_LENGTH = 100_000;
-
-/** `trid1:n1,trid2:n2` (ids sorted), base64url. */
-export function encodePositions(p: Positions): string {
-  return Buffer.from(joinPositions([...p.entries()].sort(byKey)), 'utf8').toString('base64url');
-}
-
-function joinPositions(sorted: [string, number][]): string {
-  let s = '';
-  for (const [id, n] of sorted) s += s ? `,${id}:${n}` : `${id}:${n}`;
-  return s;
-}
-
-/** Inverse of `encodePositions`; anything else throws `BadPositionError`. */
-export function decodePositions(value: string): Positions {
-  if (value.length > MAX_POSITION_LENGTH || !/^[A-Za-z0-9_-]*$/.test(value)) throw new BadPositionError(value);
-  const text = Buffer.from(value, 'base64url').toString('utf8');
-  const out = new Map<string, number>();
-  if (text === '') return out;
-  for (const part of text.split(',')) {
-    const i = part.lastIndexOf(':');
-    const id = part.slice(0, i);
-    const n = Number(part.slice(i + 1));
-    if (i < 1 || !TASK_RUN_ID.test(id) || !Number.isSafeInteger(n) || n < 0 || out.has(id)) throw new BadPositionError(value);
-    out.set(id, n);
-  }
-  return out;
-}
-
-const byKey = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-
-/**
- * Encodes the position after each of a sequence of lines, cheaply: the sorted
- * entries are kept and only the text of the changed one is rebuilt.
- */
-export class PositionTracker {
-  private readonly entries: [string, number][];
-  private readonly index = new Map<string, number>();
-
-  constructor(start: Positions) {
-    this.entries = [...start.entries()].sort(byKey);
-    this.entries.forEach(([id], i) => this.index.set(id, i));
-  }
-
-  /** Moves `taskRunId` to `n` and returns the encoded position. */
-  advance(taskRunId: string, n: number): string {
-    let i = this.index.get(taskRunId);
-    if (i === undefined) {
-      this.entries.push([taskRunId, n]);
-      this.entries.sort(byKey);
-      this.index.clear();
-      this.entries.forEach(([id], j) => this.index.set(id, j));
-      i = this.index.get(taskRunId)!;
-    }
-    this.entries[i]![1] = n;
-    return Buffer.from(joinPositions(this.entries), 'utf8').toString('base64url');
-  }
-
-  positions(): Positions {
-    return new Map(this.entries);
-  }
-}
-
-// ---- merge ------------------------------------------------------------------
-
-/** Lines of one task run after a position, ascending `n`; `full` when the read hit its limit (more may follow). */
-export interface RunBatch {
-  taskRunId: string;
-  rows: LogRow[];
-  full: boolean;
-}
-
-function compareKey(a: LogRow & { _ts: bigint }, b: LogRow & { _ts: bigint }): number {
-  if (a._ts !== b._ts) return a._ts < b._ts ? -1 : 1;
-  if (a.task_run_id !== b.task_run_id) return a.task_run_id < b.task_run_id ? -1 : 1;
-  return a.n - b.n;
-}
-
-/**
- * Merges per-run batches into the order of an execution's log: (ts,
- * task_run_id, n), while each run keeps its own `n` order (n is authoritative
- * within a run, so a line is never sent before a lower-numbered one of its
- * run, whatever the clocks say). The merge stops as soon as a run whose read
- * was `full` runs dry: its next line is unknown and may sort before the heads
- * of the others. `complete` tells whether every fetched line was taken and no
- * run was full, i.e. nothing more was waiting at read time.
- */
-export function mergeRuns(batches: RunBatch[]): { lines: LogRow[]; complete: boolean } {
-  const queues = batches
-    .filter((b) => b.rows.length > 0 || b.full)
-    .map((b) => ({ full: b.full, i: 0, rows: b.rows.map((r) => Object.assign(r, { _ts: BigInt(r.ts) })) }));
-  const out: LogRow[] = [];
-  for (;;) {
-    let best = -1;
-    for (let q = 0; q < queues.length; q++) {
-      const queue = queues[q]!;
-      if (queue.i >= queue.rows.length) {
-        if (queue.full) return { lines: out.map(strip), complete: false };
-        continue;
-      }
-      if (best < 0 || compareKey(queue.rows[queue.i]!, queues[best]!.rows[queues[best]!.i]!) < 0) best = q;
-    }
-    if (best < 0) return { lines: out.map(strip), complete: true };
-    const q = queues[best]!;
-    out.push(q.rows[q.i++]!);
-  }
-}
-
-function strip(r: LogRow & { _ts?: bigint }): LogRow {
-  const { _ts, ...rest } = r;
-  return rest;
+/** A Last-Event-ID this server sent (a line's `seq`); anything else throws `BadPositionError`. */
+export function decodePosition(value: string): Position {
+  if (!/^\d+$/.test(value) || !isInt8Text(value)) throw new BadPositionError(value);
+  return BigInt(value).toString();
 }

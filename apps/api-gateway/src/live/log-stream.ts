@@ -8,15 +8,19 @@
 //                  RUNNING (a flow timeout ends the execution first and
 //                  stops its running tasks after, which may still print),
 //                  and nothing was left after the position: send `end`
-// The position only moves past a line once that line was handed to the
-// socket, and every event carries the position after it, so a client that
+// Lines go out in the order they were stored (`seq`; each task run's lines in
+// `n` order). The position only moves past a line once that line was handed
+// to the socket, and every event's id is that line's `seq`, so a client that
 // resumes from its last id gets the next line of every task run: no repeat,
-// no gap. A stream keeps at most one read's lines in memory, and waits for
-// the socket to drain before reading more.
+// no gap, with an id of one number however many task runs there are. A
+// stream keeps at most one read's lines in memory, and waits for the socket
+// to drain before reading more. A read that keeps failing ends the stream
+// (without `end`) after MAX_FAILED_READS tries, so the client reconnects
+// rather than waiting on a stream that can no longer reach its end.
 import { isExecutionEnded, isExecutionState } from '@svc/state-machine';
 import type { LiveHub } from './hub.js';
 import { Waker } from './hub.js';
-import { encodePositions, mergeRuns, PositionTracker, rfc3339Formatter, toLogLine, type Positions } from './lines.js';
+import { rfc3339Formatter, toLogLine, type Position } from './lines.js';
 import { sseEvent, type SseWriter } from './sse.js';
 import { newLines } from './sql.js';
 
@@ -26,17 +30,19 @@ export interface LogStreamOptions {
   executionId: string;
   /** Only lines of this task key. */
   task?: string;
-  /** Read position to start after (from Last-Event-ID); empty: from the first line. */
-  start: Positions;
+  /** Read position to start after (from Last-Event-ID); '0': from the first line. */
+  start: Position;
   /** Backstop poll interval. */
   pollMs: number;
-  /** Lines read per task run per round. */
-  perRun: number;
+  /** Lines read per round. */
+  readLines: number;
   log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
 }
 
 /** Bytes of events handed to the socket in one write. */
 const CHUNK_BYTES = 16 * 1024;
+/** Reads that fail in a row before the stream gives up (about a minute at the default poll). */
+export const MAX_FAILED_READS = 60;
 
 interface Round {
   /** Undefined when the execution no longer exists. */
@@ -44,49 +50,54 @@ interface Round {
   /** A task run of the stream is still RUNNING. */
   running: boolean;
   chunks: string[];
-  positions: Positions;
+  position: Position;
+  /** Every line waiting at read time was read. */
   complete: boolean;
 }
 
 export const isEnded = (state: string): boolean => isExecutionState(state) && isExecutionEnded(state);
 
-async function readRound(o: LogStreamOptions, positions: Positions): Promise<Round> {
-  const read = await newLines(o.hub.pool, { executionId: o.executionId, positions, task: o.task, perRun: o.perRun });
-  const merged = mergeRuns(read.runs);
-  const tracker = new PositionTracker(positions);
+async function readRound(o: LogStreamOptions, after: Position): Promise<Round> {
+  const read = await newLines(o.hub.pool, { executionId: o.executionId, after, task: o.task, limit: o.readLines });
   const fmt = rfc3339Formatter();
   const chunks: string[] = [];
   let chunk = '';
-  for (const row of merged.lines) {
-    chunk += sseEvent('line', JSON.stringify(toLogLine(row, fmt)), tracker.advance(row.task_run_id, row.n));
+  for (const row of read.rows) {
+    chunk += sseEvent('line', JSON.stringify(toLogLine(row, fmt)), row.seq);
     if (chunk.length >= CHUNK_BYTES) {
       chunks.push(chunk);
       chunk = '';
     }
   }
   if (chunk) chunks.push(chunk);
-  return { state: read.state, running: read.running, chunks, positions: merged.lines.length ? tracker.positions() : positions, complete: merged.complete };
+  return { state: read.state, running: read.running, chunks, position: read.rows.at(-1)?.seq ?? after, complete: !read.full };
 }
 
 export async function runLogStream(o: LogStreamOptions): Promise<void> {
   const waker = new Waker();
   const unsubscribe = [o.hub.subscribe('logs', o.executionId, waker.wake), o.hub.subscribe('changed', o.executionId, waker.wake)];
   o.sse.signal.addEventListener('abort', () => unsubscribe.forEach((u) => u()), { once: true });
-  let positions = o.start;
+  let position = o.start;
+  let failed = 0;
   try {
     while (!o.sse.closed) {
       let round: Round;
       try {
         // Streams at the same position after the same notification share one read and its rendering.
-        const key = `logs\0${o.executionId}\0${o.task ?? ''}\0${o.hub.generation(o.executionId)}\0${encodePositions(positions)}`;
-        round = await o.hub.shared(key, () => readRound(o, positions));
+        const key = `logs\0${o.executionId}\0${o.task ?? ''}\0${o.hub.generation(o.executionId)}\0${position}`;
+        round = await o.hub.shared(key, () => readRound(o, position));
+        failed = 0;
       } catch (err) {
+        if (++failed >= MAX_FAILED_READS) {
+          o.log.warn('log stream reads keep failing; the stream ends for the client to reconnect', { err, execution_id: o.executionId });
+          return;
+        }
         o.log.warn('log stream read failed; retrying', { err, execution_id: o.executionId });
         await waker.wait(o.pollMs, o.sse.signal);
         continue;
       }
       for (const chunk of round.chunks) if (!(await o.sse.write(chunk))) return;
-      positions = round.positions;
+      position = round.position;
       if (!round.complete) continue;
       if (round.state === undefined || (isEnded(round.state) && !round.running)) {
         await o.sse.write(sseEvent('end', '{}'));

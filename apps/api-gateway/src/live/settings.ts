@@ -9,13 +9,13 @@ export interface LiveSettings {
   keepAliveMs: number;
   /** Backstop poll of every stream, in case a notification was lost. Default 1000 ms. */
   pollMs: number;
-  /** Lines a log stream reads per task run per round. Default 100. */
-  perRun: number;
+  /** Lines a log stream reads per round. Default 250. */
+  readLines: number;
   /** Connections of the streams' read pool. Default 4. */
   queryPoolSize: number;
 }
 
-export const DEFAULT_LIVE_SETTINGS: LiveSettings = { keepAliveMs: 15_000, pollMs: 1_000, perRun: 100, queryPoolSize: 4 };
+export const DEFAULT_LIVE_SETTINGS: LiveSettings = { keepAliveMs: 15_000, pollMs: 1_000, readLines: 250, queryPoolSize: 4 };
 
 /** The live settings of a loaded configuration. */
 export function liveSettingsFromConfig(config: Pick<Config, 'sseKeepAliveMs'>): LiveSettings {

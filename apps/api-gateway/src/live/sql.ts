@@ -1,9 +1,9 @@
 // The SQL of the log, artifact and metric reads: one exported function per
 // statement. Log order is (ts, task_run_id, n), served by the index
-// log_lines (execution_id, ts, task_run_id, n); reads from a read position go
-// run by run through the primary key (task_run_id, n).
+// log_lines (execution_id, ts, task_run_id, n); live streams read in `seq`
+// order (the order lines were stored) through log_lines (execution_id, seq).
 import type { Queryable } from '@svc/db';
-import type { LogRow, Positions, RunBatch } from './lines.js';
+import type { LogRow, Position } from './lines.js';
 
 export interface ExecutionHead {
   id: string;
@@ -52,10 +52,11 @@ export async function logPage(db: Queryable, q: LogPageQuery): Promise<LogRow[]>
 
 export interface NewLinesQuery {
   executionId: string;
-  positions: Positions;
+  /** Lines after this `seq`. */
+  after: Position;
   task?: string;
-  /** Lines read per task run at most. */
-  perRun: number;
+  /** Lines read at most. */
+  limit: number;
 }
 
 export interface NewLines {
@@ -67,44 +68,41 @@ export interface NewLines {
    * after it), and their last lines come after the end.
    */
   running: boolean;
-  runs: RunBatch[];
+  /** Lines after the position in `seq` order, with their `seq`. */
+  rows: (LogRow & { seq: string })[];
+  /** The read hit its limit: more may be waiting. */
+  full: boolean;
 }
 
 /**
- * The lines after a read position, up to `perRun` per task run, and the
+ * The lines after a read position (in `seq` order, at most `limit`) and the
  * execution's state, in one statement: one snapshot, so when the state read
  * here is an end state, every line written before the end is among (or
- * before) the lines read here.
+ * before) the lines read here. An execution's lines commit in `seq` order
+ * (appendLogs), so a line seen here has every lower-numbered line visible too.
  */
 export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLines> {
-  const ids = [...q.positions.keys()];
-  const r = await db.query<{ state: string; run_id: string | null; run_state: string | null } & Partial<LogRow>>(
-    `WITH pos AS (SELECT * FROM unnest($2::text[], $3::int[]) AS p(id, n))
-     SELECT e.state, tr.id AS run_id, tr.state AS run_state, l.task_run_id, l.n, l.task_key, l.attempt, l.ts::text AS ts, l.stream, l.text
+  const r = await db.query<{ state: string; running: boolean } & Partial<LogRow & { seq: string }>>(
+    `SELECT e.state,
+       EXISTS (SELECT 1 FROM task_runs tr WHERE tr.execution_id = e.id AND tr.state = 'RUNNING' AND ($3::text IS NULL OR tr.task_key = $3)) AS running,
+       l.task_run_id, l.n, l.task_key, l.attempt, l.ts::text AS ts, l.stream, l.text, l.seq::text AS seq
      FROM executions e
-     LEFT JOIN task_runs tr ON tr.execution_id = e.id AND ($4::text IS NULL OR tr.task_key = $4)
      LEFT JOIN LATERAL (
        SELECT * FROM log_lines l
-       WHERE l.task_run_id = tr.id AND l.n > COALESCE((SELECT pos.n FROM pos WHERE pos.id = tr.id), 0)
-       ORDER BY l.n LIMIT $5
+       WHERE l.execution_id = e.id AND l.seq > $2::bigint AND ($3::text IS NULL OR l.task_key = $3)
+       ORDER BY l.seq LIMIT $4
      ) l ON true
      WHERE e.id = $1
-     ORDER BY tr.id, l.n`,
-    [q.executionId, ids, ids.map((id) => q.positions.get(id)!), q.task ?? null, q.perRun],
+     ORDER BY l.seq`,
+    [q.executionId, q.after, q.task ?? null, q.limit],
   );
-  if (r.rows.length === 0) return { state: undefined, running: false, runs: [] };
-  const byRun = new Map<string, LogRow[]>();
+  if (r.rows.length === 0) return { state: undefined, running: false, rows: [], full: false };
+  const rows: (LogRow & { seq: string })[] = [];
   for (const x of r.rows) {
-    if (x.run_id === null || x.n === null || x.n === undefined) continue;
-    let rows = byRun.get(x.run_id);
-    if (!rows) byRun.set(x.run_id, (rows = []));
-    rows.push({ task_run_id: x.task_run_id!, n: x.n, task_key: x.task_key!, attempt: x.attempt!, ts: x.ts!, stream: x.stream!, text: x.text! });
+    if (x.seq === null || x.seq === undefined) continue;
+    rows.push({ task_run_id: x.task_run_id!, n: x.n!, task_key: x.task_key!, attempt: x.attempt!, ts: x.ts!, stream: x.stream!, text: x.text!, seq: x.seq });
   }
-  return {
-    state: r.rows[0]!.state,
-    running: r.rows.some((x) => x.run_state === 'RUNNING'),
-    runs: [...byRun].map(([taskRunId, rows]) => ({ taskRunId, rows, full: rows.length >= q.perRun })),
-  };
+  return { state: r.rows[0]!.state, running: r.rows[0]!.running, rows, full: rows.length >= q.limit };
 }
 
 // ---- artifacts and metrics ---------------------------------------------------

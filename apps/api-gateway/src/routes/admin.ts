@@ -5,7 +5,7 @@
 // maintenance lease holder writes after each storage cleanup.
 import type { Db } from '@svc/db';
 import { listInstances, type InstanceRow } from '@svc/db';
-import { encodeCursor, validationFailed, type OperationHandlers } from '@svc/http';
+import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 
@@ -27,7 +27,6 @@ export interface AdminRouteDeps {
   scanBudgetMs?: number;
 }
 
-const badCursor = () => validationFailed([{ field: 'cursor', message: 'is not a valid cursor' }]);
 
 export function kindOfKey(key: string): ObjectKind {
   const top = key.split('/', 1)[0];
@@ -77,12 +76,8 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
   return {
     async listInstances({ query, cursor }) {
       const limit = (query as { limit: number }).limit;
-      let after: string | undefined;
-      if (cursor) {
-        const last = (cursor as { id?: unknown }).id;
-        if (typeof last !== 'string') throw badCursor();
-        after = last;
-      }
+      // Checked against the operation's cursor shape before the handler runs.
+      const after = (cursor as { id: string } | undefined)?.id;
       const rows = (await listInstances(deps.db.pool, deps.now()))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .filter((i) => after === undefined || i.id > after);

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, notFound, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '../live/sql.js';
@@ -16,7 +16,6 @@ export interface ArtifactRouteDeps {
   storage: ObjectStore;
 }
 
-const badCursor = () => validationFailed([{ field: 'cursor', message: 'is not a valid cursor' }]);
 
 function artifactJson(a: ArtifactRow) {
   return {
@@ -42,12 +41,9 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
     async listExecutionArtifacts({ params, query, cursor }: Ctx) {
       const id = params.executionId as string;
       const limit = (query as { limit: number }).limit;
-      let after: { createdAt: string; id: string } | undefined;
-      if (cursor) {
-        const { c, id: last } = cursor as { c?: unknown; id?: unknown };
-        if (typeof c !== 'string' || Number.isNaN(Date.parse(c)) || typeof last !== 'string') throw badCursor();
-        after = { createdAt: c, id: last };
-      }
+      // Checked against the operation's cursor shape before the handler runs.
+      const c = cursor as { c: string; id: string } | undefined;
+      const after = c && { createdAt: c.c, id: c.id };
       await requireExecution(db, id);
       const rows = await artifactPage(db.pool, id, limit + 1, after);
       const page = rows.slice(0, limit);
@@ -82,12 +78,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
     async listExecutionMetrics({ params, query, cursor }: Ctx) {
       const id = params.executionId as string;
       const limit = (query as { limit: number }).limit;
-      let after: string | undefined;
-      if (cursor) {
-        const last = (cursor as { id?: unknown }).id;
-        if (typeof last !== 'string' || !/^\d{1,19}$/.test(last)) throw badCursor();
-        after = last;
-      }
+      const after = (cursor as { id: string } | undefined)?.id;
       await requireExecution(db, id);
       const rows = await metricPage(db.pool, id, limit + 1, after);
       const page = rows.slice(0, limit);

@@ -5,7 +5,7 @@ import type { Db } from '@svc/db';
 import { encodeCursor, notFound, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { LiveHub } from '../live/hub.js';
-import { BadPositionError, decodePositions, downloadLine, rfc3339Formatter, toLogLine, type Positions } from '../live/lines.js';
+import { BadPositionError, decodePosition, downloadLine, rfc3339Formatter, toLogLine, type Position } from '../live/lines.js';
 import { runLogStream } from '../live/log-stream.js';
 import type { LiveSettings } from '../live/settings.js';
 import { SseWriter } from '../live/sse.js';
@@ -29,12 +29,10 @@ export async function requireExecution(db: Db, id: string) {
   return head;
 }
 
+/** The page cursor's sort key (its shape and ranges are checked before the handler runs: LogsCursor). */
 function keyOf(cursor: Record<string, unknown> | undefined): LogKey | undefined {
   if (!cursor) return undefined;
-  const { ts, t, n } = cursor as { ts?: unknown; t?: unknown; n?: unknown };
-  if (typeof ts !== 'string' || !/^-?\d{1,19}$/.test(ts) || typeof t !== 'string' || typeof n !== 'number' || !Number.isSafeInteger(n)) {
-    throw validationFailed([{ field: 'cursor', message: 'is not a valid cursor' }]);
-  }
+  const { ts, t, n } = cursor as { ts: string; t: string; n: number };
   return { ts, taskRunId: t, n };
 }
 
@@ -110,11 +108,11 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       const id = params.executionId as string;
       const task = (query as { task?: string }).task;
       await requireExecution(db, id);
-      let start: Positions = new Map();
+      let start: Position = '0';
       const lastId = req.headers['last-event-id'];
       if (typeof lastId === 'string' && lastId.trim() !== '') {
         try {
-          start = decodePositions(lastId.trim());
+          start = decodePosition(lastId.trim());
         } catch (err) {
           if (err instanceof BadPositionError) throw validationFailed([{ field: 'Last-Event-ID', message: err.message }]);
           throw err;
@@ -123,7 +121,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       const sse = new SseWriter(res, { keepAliveMs: deps.live.keepAliveMs, signal: deps.hub.signal });
       sse.open();
       // The handler returns once the stream ended (end event, client gone, or the gateway stopping).
-      await runLogStream({ hub: deps.hub, sse, executionId: id, task, start, pollMs: deps.live.pollMs, perRun: deps.live.perRun, log });
+      await runLogStream({ hub: deps.hub, sse, executionId: id, task, start, pollMs: deps.live.pollMs, readLines: deps.live.readLines, log });
     },
   };
 }

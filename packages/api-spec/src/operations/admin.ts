@@ -11,6 +11,7 @@ import {
   Params,
   SendAIMessageRequest,
 } from '../schemas/requests.js';
+import { AuditCursor, IdCursor } from '../schemas/cursors.js';
 import { ADMIN, EVENT_STREAM, STREAM_HEADERS, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const ConversationParams = Params({ conversationId: OpaqueId });
@@ -27,7 +28,7 @@ export const adminOperations: Operation[] = [
     tag: 'instances',
     summary: 'Instances with pools, executors and heartbeat (Online within 60 seconds)',
     auth: ADMIN,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: IdCursor },
     responses: ok(Page(Instance)),
   },
   {
@@ -54,6 +55,7 @@ export const adminOperations: Operation[] = [
         from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
         to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
       }),
+      cursor: AuditCursor,
     },
     responses: ok(Page(AuditEvent)),
   },

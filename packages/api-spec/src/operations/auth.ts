@@ -14,6 +14,7 @@ import {
   UpdateMeRequest,
   UpdateUserRequest,
 } from '../schemas/requests.js';
+import { TokensCursor, UsersCursor } from '../schemas/cursors.js';
 import { ADMIN, PUBLIC, VIEWER, created, err, noContent, ok } from './shared.js';
 
 // Own-account operations are `viewer`: every signed-in user manages their own
@@ -90,7 +91,7 @@ export const authOperations: Operation[] = [
     tag: 'tokens',
     summary: 'List the own API tokens (an admin may pass all=true to see every user\'s)',
     auth: VIEWER,
-    request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }) },
+    request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }), cursor: TokensCursor },
     responses: ok(Page(ApiToken)),
   },
   {
@@ -121,7 +122,7 @@ export const authOperations: Operation[] = [
     tag: 'users',
     summary: 'List users',
     auth: ADMIN,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: UsersCursor },
     responses: ok(Page(User)),
   },
   {

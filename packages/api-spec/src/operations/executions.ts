@@ -13,6 +13,7 @@ import {
   TaskAttemptFilterQuery,
   TaskFilterQuery,
 } from '../schemas/requests.js';
+import { ArtifactsCursor, ExecutionsCursor, LogsCursor, MetricsCursor } from '../schemas/cursors.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
 
 const notFound = err(404, '`execution_not_found`');
@@ -25,7 +26,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'List executions, newest first',
     auth: VIEWER,
-    request: { query: ListExecutionsQuery },
+    request: { query: ListExecutionsQuery, cursor: ExecutionsCursor },
     responses: ok(Page(Execution)),
   },
   {
@@ -45,7 +46,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'Artifacts uploaded by the task runs of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery },
+    request: { params: ExecutionParams, query: ListQuery, cursor: ArtifactsCursor },
     responses: { ...ok(Page(Artifact)), ...notFound },
   },
   {
@@ -122,7 +123,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'A page of log lines',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ExecutionLogsQuery },
+    request: { params: ExecutionParams, query: ExecutionLogsQuery, cursor: LogsCursor },
     responses: { ...ok(Page(LogLine)), ...notFound },
   },
   {
@@ -162,7 +163,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'Custom metrics reported by the tasks of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery },
+    request: { params: ExecutionParams, query: ListQuery, cursor: MetricsCursor },
     responses: { ...ok(Page(MetricValue)), ...notFound },
   },
   {

@@ -17,6 +17,7 @@ import {
   TriggerFlowRequest,
   UpdateFlowRequest,
 } from '../schemas/requests.js';
+import { FlowRevisionsCursor, FlowsCursor, SchedulesCursor } from '../schemas/cursors.js';
 import { EDITOR, OPERATOR, PUBLIC, VIEWER, created, err, ok } from './shared.js';
 
 /** Where the flow file JSON Schema is served; the document links to it rather than inlining it. */
@@ -37,6 +38,7 @@ export const flowOperations: Operation[] = [
         namespace: Type.Optional(Type.String({ description: 'Selects the namespace and its children' })),
         q: Type.Optional(Type.String({ description: 'Substring of the flow id or description' })),
       }),
+      cursor: FlowsCursor,
     },
     responses: ok(Page(FlowSummary)),
   },
@@ -99,7 +101,7 @@ export const flowOperations: Operation[] = [
     tag: 'flows',
     summary: 'Revisions of a flow, newest first',
     auth: VIEWER,
-    request: { params: FlowParams, query: ListQuery },
+    request: { params: FlowParams, query: ListQuery, cursor: FlowRevisionsCursor },
     responses: { ...ok(Page(FlowRevision)), ...notFound },
   },
   {
@@ -141,7 +143,7 @@ export const flowOperations: Operation[] = [
     tag: 'schedules',
     summary: 'Next fire times of the active schedules',
     auth: VIEWER,
-    request: { query: ListQueryWith({ namespace: Type.Optional(Type.String()) }) },
+    request: { query: ListQueryWith({ namespace: Type.Optional(Type.String()) }), cursor: SchedulesCursor },
     responses: ok(Page(UpcomingSchedule)),
   },
   {

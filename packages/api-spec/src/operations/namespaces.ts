@@ -18,6 +18,7 @@ import {
   ValidateFileRequest,
   VersionDiffQuery,
 } from '../schemas/requests.js';
+import { FilesCursor, NamespacesCursor, VersionsCursor } from '../schemas/cursors.js';
 import { ADMIN, EDITOR, OPERATOR, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const notFound = err(404, 'No such namespace');
@@ -31,7 +32,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: 'List namespaces',
     auth: VIEWER,
-    request: { query: ListQueryWith({ parent: Type.Optional(Type.String({ description: 'Only this namespace and its children' })) }) },
+    request: { query: ListQueryWith({ parent: Type.Optional(Type.String({ description: 'Only this namespace and its children' })) }), cursor: NamespacesCursor },
     responses: ok(Page(Namespace)),
   },
   {
@@ -120,6 +121,7 @@ export const namespaceOperations: Operation[] = [
     request: {
       params: NamespaceParams,
       query: ListQueryWith({ version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })) }),
+      cursor: FilesCursor,
     },
     responses: { ...ok(Page(FileEntry)), ...notFound },
   },
@@ -180,7 +182,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: 'Versions of a namespace, newest first',
     auth: VIEWER,
-    request: { params: NamespaceParams, query: ListQuery },
+    request: { params: NamespaceParams, query: ListQuery, cursor: VersionsCursor },
     responses: { ...ok(Page(NamespaceVersion)), ...notFound },
   },
 ];

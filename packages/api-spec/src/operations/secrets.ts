@@ -13,6 +13,7 @@ import {
   SecretReferenceParam,
   UpdateSecretProviderRequest,
 } from '../schemas/requests.js';
+import { KeysCursor, ProvidersCursor } from '../schemas/cursors.js';
 import { ADMIN, EDITOR, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const NsKey = Params({ namespace: NamespaceName, key: SecretKeyName });
@@ -35,7 +36,7 @@ export const secretOperations: Operation[] = [
     tag: 'secrets',
     summary: 'Keys of the secrets of a namespace (never values)',
     auth: VIEWER,
-    request: { params: NsOnly, query: ListQuery },
+    request: { params: NsOnly, query: ListQuery, cursor: KeysCursor },
     responses: { ...ok(Page(SecretKey)), ...noNamespace },
   },
   {
@@ -75,7 +76,7 @@ export const secretOperations: Operation[] = [
     tag: 'variables',
     summary: 'Variables of a namespace',
     auth: VIEWER,
-    request: { params: NsOnly, query: ListQuery },
+    request: { params: NsOnly, query: ListQuery, cursor: KeysCursor },
     responses: { ...ok(Page(Variable)), ...noNamespace },
   },
   {
@@ -105,7 +106,7 @@ export const secretOperations: Operation[] = [
     tag: 'secrets',
     summary: 'Keys of the global secrets (never values)',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: KeysCursor },
     responses: ok(Page(SecretKey)),
   },
   {
@@ -145,7 +146,7 @@ export const secretOperations: Operation[] = [
     tag: 'variables',
     summary: 'Global variables',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: KeysCursor },
     responses: ok(Page(Variable)),
   },
   {
@@ -175,7 +176,7 @@ export const secretOperations: Operation[] = [
     tag: 'secret-providers',
     summary: 'Configured secret providers',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: ProvidersCursor },
     responses: ok(Page(SecretProvider)),
   },
   {

@@ -3,6 +3,7 @@ import * as entities from './entities.js';
 import * as requests from './requests.js';
 import * as resources from './resources.js';
 
+export * from './cursors.js';
 export * from './entities.js';
 export * from './helpers.js';
 export * from './requests.js';

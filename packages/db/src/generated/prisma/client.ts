@@ -198,6 +198,13 @@ export type PlanRequest = Prisma.PlanRequestModel
  */
 export type LogLine = Prisma.LogLineModel
 /**
+ * Model LogSequence
+ * The last `seq` given to a log line of each execution. A batch of lines
+ * takes its numbers by updating this row and holds its lock until it
+ * commits, so an execution's lines commit in `seq` order.
+ */
+export type LogSequence = Prisma.LogSequenceModel
+/**
  * Model LogArchive
  * The compressed log object of an ended execution, after its log lines were
  * moved out of `log_lines`. Written by the maintenance lease holder.

@@ -418,6 +418,7 @@ export const ModelName = {
   TaskRun: 'TaskRun',
   PlanRequest: 'PlanRequest',
   LogLine: 'LogLine',
+  LogSequence: 'LogSequence',
   LogArchive: 'LogArchive',
   Artifact: 'Artifact',
   TaskMetric: 'TaskMetric',
@@ -455,7 +456,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "planRequest" | "logLine" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
+    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "planRequest" | "logLine" | "logSequence" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2010,6 +2011,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.LogLineCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.LogLineCountAggregateOutputType> | number
+        }
+      }
+    }
+    LogSequence: {
+      payload: Prisma.$LogSequencePayload<ExtArgs>
+      fields: Prisma.LogSequenceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.LogSequenceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.LogSequenceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        findFirst: {
+          args: Prisma.LogSequenceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.LogSequenceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        findMany: {
+          args: Prisma.LogSequenceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>[]
+        }
+        create: {
+          args: Prisma.LogSequenceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        createMany: {
+          args: Prisma.LogSequenceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.LogSequenceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>[]
+        }
+        delete: {
+          args: Prisma.LogSequenceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        update: {
+          args: Prisma.LogSequenceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        deleteMany: {
+          args: Prisma.LogSequenceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.LogSequenceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.LogSequenceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>[]
+        }
+        upsert: {
+          args: Prisma.LogSequenceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LogSequencePayload>
+        }
+        aggregate: {
+          args: Prisma.LogSequenceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateLogSequence>
+        }
+        groupBy: {
+          args: Prisma.LogSequenceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LogSequenceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.LogSequenceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LogSequenceCountAggregateOutputType> | number
         }
       }
     }
@@ -4019,10 +4094,19 @@ export const LogLineScalarFieldEnum = {
   attempt: 'attempt',
   ts: 'ts',
   stream: 'stream',
-  text: 'text'
+  text: 'text',
+  seq: 'seq'
 } as const
 
 export type LogLineScalarFieldEnum = (typeof LogLineScalarFieldEnum)[keyof typeof LogLineScalarFieldEnum]
+
+
+export const LogSequenceScalarFieldEnum = {
+  executionId: 'executionId',
+  seq: 'seq'
+} as const
+
+export type LogSequenceScalarFieldEnum = (typeof LogSequenceScalarFieldEnum)[keyof typeof LogSequenceScalarFieldEnum]
 
 
 export const LogArchiveScalarFieldEnum = {
@@ -4679,6 +4763,7 @@ export type GlobalOmitConfig = {
   taskRun?: Prisma.TaskRunOmit
   planRequest?: Prisma.PlanRequestOmit
   logLine?: Prisma.LogLineOmit
+  logSequence?: Prisma.LogSequenceOmit
   logArchive?: Prisma.LogArchiveOmit
   artifact?: Prisma.ArtifactOmit
   taskMetric?: Prisma.TaskMetricOmit

@@ -72,6 +72,7 @@ export const ModelName = {
   TaskRun: 'TaskRun',
   PlanRequest: 'PlanRequest',
   LogLine: 'LogLine',
+  LogSequence: 'LogSequence',
   LogArchive: 'LogArchive',
   Artifact: 'Artifact',
   TaskMetric: 'TaskMetric',
@@ -451,10 +452,19 @@ export const LogLineScalarFieldEnum = {
   attempt: 'attempt',
   ts: 'ts',
   stream: 'stream',
-  text: 'text'
+  text: 'text',
+  seq: 'seq'
 } as const
 
 export type LogLineScalarFieldEnum = (typeof LogLineScalarFieldEnum)[keyof typeof LogLineScalarFieldEnum]
+
+
+export const LogSequenceScalarFieldEnum = {
+  executionId: 'executionId',
+  seq: 'seq'
+} as const
+
+export type LogSequenceScalarFieldEnum = (typeof LogSequenceScalarFieldEnum)[keyof typeof LogSequenceScalarFieldEnum]
 
 
 export const LogArchiveScalarFieldEnum = {

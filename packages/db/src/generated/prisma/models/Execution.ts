@@ -456,6 +456,7 @@ export type ExecutionWhereInput = {
   history?: Prisma.ExecutionHistoryListRelationFilter
   logArchive?: Prisma.XOR<Prisma.LogArchiveNullableScalarRelationFilter, Prisma.LogArchiveWhereInput> | null
   artifacts?: Prisma.ArtifactListRelationFilter
+  logSequence?: Prisma.XOR<Prisma.LogSequenceNullableScalarRelationFilter, Prisma.LogSequenceWhereInput> | null
   metrics?: Prisma.TaskMetricListRelationFilter
   insights?: Prisma.AiInsightListRelationFilter
   triggerFirings?: Prisma.FlowTriggerFiringListRelationFilter
@@ -508,6 +509,7 @@ export type ExecutionOrderByWithRelationInput = {
   history?: Prisma.ExecutionHistoryOrderByRelationAggregateInput
   logArchive?: Prisma.LogArchiveOrderByWithRelationInput
   artifacts?: Prisma.ArtifactOrderByRelationAggregateInput
+  logSequence?: Prisma.LogSequenceOrderByWithRelationInput
   metrics?: Prisma.TaskMetricOrderByRelationAggregateInput
   insights?: Prisma.AiInsightOrderByRelationAggregateInput
   triggerFirings?: Prisma.FlowTriggerFiringOrderByRelationAggregateInput
@@ -564,6 +566,7 @@ export type ExecutionWhereUniqueInput = Prisma.AtLeast<{
   history?: Prisma.ExecutionHistoryListRelationFilter
   logArchive?: Prisma.XOR<Prisma.LogArchiveNullableScalarRelationFilter, Prisma.LogArchiveWhereInput> | null
   artifacts?: Prisma.ArtifactListRelationFilter
+  logSequence?: Prisma.XOR<Prisma.LogSequenceNullableScalarRelationFilter, Prisma.LogSequenceWhereInput> | null
   metrics?: Prisma.TaskMetricListRelationFilter
   insights?: Prisma.AiInsightListRelationFilter
   triggerFirings?: Prisma.FlowTriggerFiringListRelationFilter
@@ -693,6 +696,7 @@ export type ExecutionCreateInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -740,6 +744,7 @@ export type ExecutionUncheckedCreateInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -787,6 +792,7 @@ export type ExecutionUpdateInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -834,6 +840,7 @@ export type ExecutionUncheckedUpdateInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -1394,6 +1401,20 @@ export type ExecutionUncheckedUpdateManyWithoutParentTaskRunNestedInput = {
   deleteMany?: Prisma.ExecutionScalarWhereInput | Prisma.ExecutionScalarWhereInput[]
 }
 
+export type ExecutionCreateNestedOneWithoutLogSequenceInput = {
+  create?: Prisma.XOR<Prisma.ExecutionCreateWithoutLogSequenceInput, Prisma.ExecutionUncheckedCreateWithoutLogSequenceInput>
+  connectOrCreate?: Prisma.ExecutionCreateOrConnectWithoutLogSequenceInput
+  connect?: Prisma.ExecutionWhereUniqueInput
+}
+
+export type ExecutionUpdateOneRequiredWithoutLogSequenceNestedInput = {
+  create?: Prisma.XOR<Prisma.ExecutionCreateWithoutLogSequenceInput, Prisma.ExecutionUncheckedCreateWithoutLogSequenceInput>
+  connectOrCreate?: Prisma.ExecutionCreateOrConnectWithoutLogSequenceInput
+  upsert?: Prisma.ExecutionUpsertWithoutLogSequenceInput
+  connect?: Prisma.ExecutionWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ExecutionUpdateToOneWithWhereWithoutLogSequenceInput, Prisma.ExecutionUpdateWithoutLogSequenceInput>, Prisma.ExecutionUncheckedUpdateWithoutLogSequenceInput>
+}
+
 export type ExecutionCreateNestedOneWithoutLogArchiveInput = {
   create?: Prisma.XOR<Prisma.ExecutionCreateWithoutLogArchiveInput, Prisma.ExecutionUncheckedCreateWithoutLogArchiveInput>
   connectOrCreate?: Prisma.ExecutionCreateOrConnectWithoutLogArchiveInput
@@ -1491,6 +1512,7 @@ export type ExecutionCreateWithoutSnapshotInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -1537,6 +1559,7 @@ export type ExecutionUncheckedCreateWithoutSnapshotInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -1649,6 +1672,7 @@ export type ExecutionCreateWithoutFlowRevisionInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -1695,6 +1719,7 @@ export type ExecutionUncheckedCreateWithoutFlowRevisionInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -1768,6 +1793,7 @@ export type ExecutionCreateWithoutTriggerFiringsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
 }
@@ -1814,6 +1840,7 @@ export type ExecutionUncheckedCreateWithoutTriggerFiringsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
 }
@@ -1876,6 +1903,7 @@ export type ExecutionUpdateWithoutTriggerFiringsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
 }
@@ -1922,6 +1950,7 @@ export type ExecutionUncheckedUpdateWithoutTriggerFiringsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
 }
@@ -1967,6 +1996,7 @@ export type ExecutionCreateWithoutChildrenInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2013,6 +2043,7 @@ export type ExecutionUncheckedCreateWithoutChildrenInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2064,6 +2095,7 @@ export type ExecutionCreateWithoutParentInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2110,6 +2142,7 @@ export type ExecutionUncheckedCreateWithoutParentInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2166,6 +2199,7 @@ export type ExecutionCreateWithoutRestartsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2212,6 +2246,7 @@ export type ExecutionUncheckedCreateWithoutRestartsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2263,6 +2298,7 @@ export type ExecutionCreateWithoutRestartOfInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2309,6 +2345,7 @@ export type ExecutionUncheckedCreateWithoutRestartOfInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2376,6 +2413,7 @@ export type ExecutionUpdateWithoutChildrenInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2422,6 +2460,7 @@ export type ExecutionUncheckedUpdateWithoutChildrenInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2495,6 +2534,7 @@ export type ExecutionUpdateWithoutRestartsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2541,6 +2581,7 @@ export type ExecutionUncheckedUpdateWithoutRestartsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2603,6 +2644,7 @@ export type ExecutionCreateWithoutHistoryInput = {
   childOfTaskRuns?: Prisma.TaskRunCreateNestedManyWithoutChildExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2649,6 +2691,7 @@ export type ExecutionUncheckedCreateWithoutHistoryInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedCreateNestedManyWithoutChildExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2711,6 +2754,7 @@ export type ExecutionUpdateWithoutHistoryInput = {
   childOfTaskRuns?: Prisma.TaskRunUpdateManyWithoutChildExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2757,6 +2801,7 @@ export type ExecutionUncheckedUpdateWithoutHistoryInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedUpdateManyWithoutChildExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -2803,6 +2848,7 @@ export type ExecutionCreateWithoutTaskRunsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2849,6 +2895,7 @@ export type ExecutionUncheckedCreateWithoutTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2900,6 +2947,7 @@ export type ExecutionCreateWithoutChildOfTaskRunsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -2946,6 +2994,7 @@ export type ExecutionUncheckedCreateWithoutChildOfTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -2997,6 +3046,7 @@ export type ExecutionCreateWithoutParentTaskRunInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -3043,6 +3093,7 @@ export type ExecutionUncheckedCreateWithoutParentTaskRunInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -3110,6 +3161,7 @@ export type ExecutionUpdateWithoutTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3156,6 +3208,7 @@ export type ExecutionUncheckedUpdateWithoutTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3213,6 +3266,7 @@ export type ExecutionUpdateWithoutChildOfTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3259,6 +3313,7 @@ export type ExecutionUncheckedUpdateWithoutChildOfTaskRunsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3278,6 +3333,210 @@ export type ExecutionUpdateWithWhereUniqueWithoutParentTaskRunInput = {
 export type ExecutionUpdateManyWithWhereWithoutParentTaskRunInput = {
   where: Prisma.ExecutionScalarWhereInput
   data: Prisma.XOR<Prisma.ExecutionUpdateManyMutationInput, Prisma.ExecutionUncheckedUpdateManyWithoutParentTaskRunInput>
+}
+
+export type ExecutionCreateWithoutLogSequenceInput = {
+  id: string
+  state: string
+  reason?: string
+  error?: string
+  namespace: string
+  flowId?: string | null
+  gitSha?: string | null
+  snapshotVersion?: number | null
+  definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  inputs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  labels?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  chainDepth?: number
+  createdBy: string
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  endedAt?: Date | string | null
+  durationMs?: bigint | number | null
+  secretKeysUsed?: Prisma.ExecutionCreatesecretKeysUsedInput | string[]
+  triggerType: string
+  triggerId?: string | null
+  triggerPayload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  timeoutAt?: Date | string | null
+  concurrencyKey?: string | null
+  concurrencySlot?: number | null
+  cancelRequestedAt?: Date | string | null
+  cancelRequestedBy?: string | null
+  version?: number
+  updatedAt?: Date | string
+  flowRevision?: Prisma.FlowRevisionCreateNestedOneWithoutExecutionsInput
+  snapshot: Prisma.SnapshotCreateNestedOneWithoutExecutionsInput
+  parent?: Prisma.ExecutionCreateNestedOneWithoutChildrenInput
+  children?: Prisma.ExecutionCreateNestedManyWithoutParentInput
+  parentTaskRun?: Prisma.TaskRunCreateNestedOneWithoutChildExecutionsInput
+  restartOf?: Prisma.ExecutionCreateNestedOneWithoutRestartsInput
+  restarts?: Prisma.ExecutionCreateNestedManyWithoutRestartOfInput
+  taskRuns?: Prisma.TaskRunCreateNestedManyWithoutExecutionInput
+  childOfTaskRuns?: Prisma.TaskRunCreateNestedManyWithoutChildExecutionInput
+  history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
+  logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
+  artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
+  insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
+  triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
+}
+
+export type ExecutionUncheckedCreateWithoutLogSequenceInput = {
+  id: string
+  state: string
+  reason?: string
+  error?: string
+  namespace: string
+  flowId?: string | null
+  flowRevisionId?: string | null
+  gitSha?: string | null
+  snapshotId: string
+  snapshotVersion?: number | null
+  definition: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  inputs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  labels?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  parentExecutionId?: string | null
+  parentTaskRunId?: string | null
+  restartOfId?: string | null
+  chainDepth?: number
+  createdBy: string
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  endedAt?: Date | string | null
+  durationMs?: bigint | number | null
+  secretKeysUsed?: Prisma.ExecutionCreatesecretKeysUsedInput | string[]
+  triggerType: string
+  triggerId?: string | null
+  triggerPayload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  timeoutAt?: Date | string | null
+  concurrencyKey?: string | null
+  concurrencySlot?: number | null
+  cancelRequestedAt?: Date | string | null
+  cancelRequestedBy?: string | null
+  version?: number
+  updatedAt?: Date | string
+  children?: Prisma.ExecutionUncheckedCreateNestedManyWithoutParentInput
+  restarts?: Prisma.ExecutionUncheckedCreateNestedManyWithoutRestartOfInput
+  taskRuns?: Prisma.TaskRunUncheckedCreateNestedManyWithoutExecutionInput
+  childOfTaskRuns?: Prisma.TaskRunUncheckedCreateNestedManyWithoutChildExecutionInput
+  history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
+  logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
+  artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
+  insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
+  triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
+}
+
+export type ExecutionCreateOrConnectWithoutLogSequenceInput = {
+  where: Prisma.ExecutionWhereUniqueInput
+  create: Prisma.XOR<Prisma.ExecutionCreateWithoutLogSequenceInput, Prisma.ExecutionUncheckedCreateWithoutLogSequenceInput>
+}
+
+export type ExecutionUpsertWithoutLogSequenceInput = {
+  update: Prisma.XOR<Prisma.ExecutionUpdateWithoutLogSequenceInput, Prisma.ExecutionUncheckedUpdateWithoutLogSequenceInput>
+  create: Prisma.XOR<Prisma.ExecutionCreateWithoutLogSequenceInput, Prisma.ExecutionUncheckedCreateWithoutLogSequenceInput>
+  where?: Prisma.ExecutionWhereInput
+}
+
+export type ExecutionUpdateToOneWithWhereWithoutLogSequenceInput = {
+  where?: Prisma.ExecutionWhereInput
+  data: Prisma.XOR<Prisma.ExecutionUpdateWithoutLogSequenceInput, Prisma.ExecutionUncheckedUpdateWithoutLogSequenceInput>
+}
+
+export type ExecutionUpdateWithoutLogSequenceInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  reason?: Prisma.StringFieldUpdateOperationsInput | string
+  error?: Prisma.StringFieldUpdateOperationsInput | string
+  namespace?: Prisma.StringFieldUpdateOperationsInput | string
+  flowId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  gitSha?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  snapshotVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  inputs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  labels?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  chainDepth?: Prisma.IntFieldUpdateOperationsInput | number
+  createdBy?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  durationMs?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  secretKeysUsed?: Prisma.ExecutionUpdatesecretKeysUsedInput | string[]
+  triggerType?: Prisma.StringFieldUpdateOperationsInput | string
+  triggerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  triggerPayload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  timeoutAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  concurrencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  concurrencySlot?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelRequestedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  flowRevision?: Prisma.FlowRevisionUpdateOneWithoutExecutionsNestedInput
+  snapshot?: Prisma.SnapshotUpdateOneRequiredWithoutExecutionsNestedInput
+  parent?: Prisma.ExecutionUpdateOneWithoutChildrenNestedInput
+  children?: Prisma.ExecutionUpdateManyWithoutParentNestedInput
+  parentTaskRun?: Prisma.TaskRunUpdateOneWithoutChildExecutionsNestedInput
+  restartOf?: Prisma.ExecutionUpdateOneWithoutRestartsNestedInput
+  restarts?: Prisma.ExecutionUpdateManyWithoutRestartOfNestedInput
+  taskRuns?: Prisma.TaskRunUpdateManyWithoutExecutionNestedInput
+  childOfTaskRuns?: Prisma.TaskRunUpdateManyWithoutChildExecutionNestedInput
+  history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
+  logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
+  artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
+  insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
+  triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
+}
+
+export type ExecutionUncheckedUpdateWithoutLogSequenceInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  state?: Prisma.StringFieldUpdateOperationsInput | string
+  reason?: Prisma.StringFieldUpdateOperationsInput | string
+  error?: Prisma.StringFieldUpdateOperationsInput | string
+  namespace?: Prisma.StringFieldUpdateOperationsInput | string
+  flowId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  flowRevisionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  gitSha?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  snapshotId?: Prisma.StringFieldUpdateOperationsInput | string
+  snapshotVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  definition?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  inputs?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  labels?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  outputs?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  parentExecutionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  parentTaskRunId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  restartOfId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  chainDepth?: Prisma.IntFieldUpdateOperationsInput | number
+  createdBy?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  durationMs?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  secretKeysUsed?: Prisma.ExecutionUpdatesecretKeysUsedInput | string[]
+  triggerType?: Prisma.StringFieldUpdateOperationsInput | string
+  triggerId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  triggerPayload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  timeoutAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  concurrencyKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  concurrencySlot?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelRequestedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  children?: Prisma.ExecutionUncheckedUpdateManyWithoutParentNestedInput
+  restarts?: Prisma.ExecutionUncheckedUpdateManyWithoutRestartOfNestedInput
+  taskRuns?: Prisma.TaskRunUncheckedUpdateManyWithoutExecutionNestedInput
+  childOfTaskRuns?: Prisma.TaskRunUncheckedUpdateManyWithoutChildExecutionNestedInput
+  history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
+  logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
+  artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
+  insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
+  triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
 }
 
 export type ExecutionCreateWithoutLogArchiveInput = {
@@ -3321,6 +3580,7 @@ export type ExecutionCreateWithoutLogArchiveInput = {
   childOfTaskRuns?: Prisma.TaskRunCreateNestedManyWithoutChildExecutionInput
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -3367,6 +3627,7 @@ export type ExecutionUncheckedCreateWithoutLogArchiveInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedCreateNestedManyWithoutChildExecutionInput
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -3429,6 +3690,7 @@ export type ExecutionUpdateWithoutLogArchiveInput = {
   childOfTaskRuns?: Prisma.TaskRunUpdateManyWithoutChildExecutionNestedInput
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3475,6 +3737,7 @@ export type ExecutionUncheckedUpdateWithoutLogArchiveInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedUpdateManyWithoutChildExecutionNestedInput
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3521,6 +3784,7 @@ export type ExecutionCreateWithoutArtifactsInput = {
   childOfTaskRuns?: Prisma.TaskRunCreateNestedManyWithoutChildExecutionInput
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
@@ -3567,6 +3831,7 @@ export type ExecutionUncheckedCreateWithoutArtifactsInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedCreateNestedManyWithoutChildExecutionInput
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
@@ -3629,6 +3894,7 @@ export type ExecutionUpdateWithoutArtifactsInput = {
   childOfTaskRuns?: Prisma.TaskRunUpdateManyWithoutChildExecutionNestedInput
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3675,6 +3941,7 @@ export type ExecutionUncheckedUpdateWithoutArtifactsInput = {
   childOfTaskRuns?: Prisma.TaskRunUncheckedUpdateManyWithoutChildExecutionNestedInput
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -3722,6 +3989,7 @@ export type ExecutionCreateWithoutMetricsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   insights?: Prisma.AiInsightCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
 }
@@ -3768,6 +4036,7 @@ export type ExecutionUncheckedCreateWithoutMetricsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   insights?: Prisma.AiInsightUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
 }
@@ -3830,6 +4099,7 @@ export type ExecutionUpdateWithoutMetricsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
 }
@@ -3876,6 +4146,7 @@ export type ExecutionUncheckedUpdateWithoutMetricsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
 }
@@ -3922,6 +4193,7 @@ export type ExecutionCreateWithoutInsightsInput = {
   history?: Prisma.ExecutionHistoryCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringCreateNestedManyWithoutUpstreamExecutionInput
 }
@@ -3968,6 +4240,7 @@ export type ExecutionUncheckedCreateWithoutInsightsInput = {
   history?: Prisma.ExecutionHistoryUncheckedCreateNestedManyWithoutExecutionInput
   logArchive?: Prisma.LogArchiveUncheckedCreateNestedOneWithoutExecutionInput
   artifacts?: Prisma.ArtifactUncheckedCreateNestedManyWithoutExecutionInput
+  logSequence?: Prisma.LogSequenceUncheckedCreateNestedOneWithoutExecutionInput
   metrics?: Prisma.TaskMetricUncheckedCreateNestedManyWithoutExecutionInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedCreateNestedManyWithoutUpstreamExecutionInput
 }
@@ -4030,6 +4303,7 @@ export type ExecutionUpdateWithoutInsightsInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
 }
@@ -4076,6 +4350,7 @@ export type ExecutionUncheckedUpdateWithoutInsightsInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
 }
@@ -4157,6 +4432,7 @@ export type ExecutionUpdateWithoutSnapshotInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4203,6 +4479,7 @@ export type ExecutionUncheckedUpdateWithoutSnapshotInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4321,6 +4598,7 @@ export type ExecutionUpdateWithoutFlowRevisionInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4367,6 +4645,7 @@ export type ExecutionUncheckedUpdateWithoutFlowRevisionInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4521,6 +4800,7 @@ export type ExecutionUpdateWithoutParentInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4567,6 +4847,7 @@ export type ExecutionUncheckedUpdateWithoutParentInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4649,6 +4930,7 @@ export type ExecutionUpdateWithoutRestartOfInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4695,6 +4977,7 @@ export type ExecutionUncheckedUpdateWithoutRestartOfInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4813,6 +5096,7 @@ export type ExecutionUpdateWithoutParentTaskRunInput = {
   history?: Prisma.ExecutionHistoryUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUpdateManyWithoutUpstreamExecutionNestedInput
@@ -4859,6 +5143,7 @@ export type ExecutionUncheckedUpdateWithoutParentTaskRunInput = {
   history?: Prisma.ExecutionHistoryUncheckedUpdateManyWithoutExecutionNestedInput
   logArchive?: Prisma.LogArchiveUncheckedUpdateOneWithoutExecutionNestedInput
   artifacts?: Prisma.ArtifactUncheckedUpdateManyWithoutExecutionNestedInput
+  logSequence?: Prisma.LogSequenceUncheckedUpdateOneWithoutExecutionNestedInput
   metrics?: Prisma.TaskMetricUncheckedUpdateManyWithoutExecutionNestedInput
   insights?: Prisma.AiInsightUncheckedUpdateManyWithoutExecutionNestedInput
   triggerFirings?: Prisma.FlowTriggerFiringUncheckedUpdateManyWithoutUpstreamExecutionNestedInput
@@ -5050,6 +5335,7 @@ export type ExecutionSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   history?: boolean | Prisma.Execution$historyArgs<ExtArgs>
   logArchive?: boolean | Prisma.Execution$logArchiveArgs<ExtArgs>
   artifacts?: boolean | Prisma.Execution$artifactsArgs<ExtArgs>
+  logSequence?: boolean | Prisma.Execution$logSequenceArgs<ExtArgs>
   metrics?: boolean | Prisma.Execution$metricsArgs<ExtArgs>
   insights?: boolean | Prisma.Execution$insightsArgs<ExtArgs>
   triggerFirings?: boolean | Prisma.Execution$triggerFiringsArgs<ExtArgs>
@@ -5191,6 +5477,7 @@ export type ExecutionInclude<ExtArgs extends runtime.Types.Extensions.InternalAr
   history?: boolean | Prisma.Execution$historyArgs<ExtArgs>
   logArchive?: boolean | Prisma.Execution$logArchiveArgs<ExtArgs>
   artifacts?: boolean | Prisma.Execution$artifactsArgs<ExtArgs>
+  logSequence?: boolean | Prisma.Execution$logSequenceArgs<ExtArgs>
   metrics?: boolean | Prisma.Execution$metricsArgs<ExtArgs>
   insights?: boolean | Prisma.Execution$insightsArgs<ExtArgs>
   triggerFirings?: boolean | Prisma.Execution$triggerFiringsArgs<ExtArgs>
@@ -5229,6 +5516,7 @@ export type $ExecutionPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     history: Prisma.$ExecutionHistoryPayload<ExtArgs>[]
     logArchive: Prisma.$LogArchivePayload<ExtArgs> | null
     artifacts: Prisma.$ArtifactPayload<ExtArgs>[]
+    logSequence: Prisma.$LogSequencePayload<ExtArgs> | null
     metrics: Prisma.$TaskMetricPayload<ExtArgs>[]
     insights: Prisma.$AiInsightPayload<ExtArgs>[]
     triggerFirings: Prisma.$FlowTriggerFiringPayload<ExtArgs>[]
@@ -5719,6 +6007,7 @@ export interface Prisma__ExecutionClient<T, Null = never, ExtArgs extends runtim
   history<T extends Prisma.Execution$historyArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$historyArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ExecutionHistoryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   logArchive<T extends Prisma.Execution$logArchiveArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$logArchiveArgs<ExtArgs>>): Prisma.Prisma__LogArchiveClient<runtime.Types.Result.GetResult<Prisma.$LogArchivePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   artifacts<T extends Prisma.Execution$artifactsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$artifactsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ArtifactPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  logSequence<T extends Prisma.Execution$logSequenceArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$logSequenceArgs<ExtArgs>>): Prisma.Prisma__LogSequenceClient<runtime.Types.Result.GetResult<Prisma.$LogSequencePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   metrics<T extends Prisma.Execution$metricsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$metricsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$TaskMetricPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   insights<T extends Prisma.Execution$insightsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$insightsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AiInsightPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   triggerFirings<T extends Prisma.Execution$triggerFiringsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Execution$triggerFiringsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$FlowTriggerFiringPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
@@ -6422,6 +6711,25 @@ export type Execution$artifactsArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.ArtifactScalarFieldEnum | Prisma.ArtifactScalarFieldEnum[]
+}
+
+/**
+ * Execution.logSequence
+ */
+export type Execution$logSequenceArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LogSequence
+   */
+  select?: Prisma.LogSequenceSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LogSequence
+   */
+  omit?: Prisma.LogSequenceOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LogSequenceInclude<ExtArgs> | null
+  where?: Prisma.LogSequenceWhereInput
 }
 
 /**

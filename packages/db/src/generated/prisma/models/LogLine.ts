@@ -33,12 +33,14 @@ export type LogLineAvgAggregateOutputType = {
   n: number | null
   attempt: number | null
   ts: number | null
+  seq: number | null
 }
 
 export type LogLineSumAggregateOutputType = {
   n: number | null
   attempt: number | null
   ts: bigint | null
+  seq: bigint | null
 }
 
 export type LogLineMinAggregateOutputType = {
@@ -50,6 +52,7 @@ export type LogLineMinAggregateOutputType = {
   ts: bigint | null
   stream: string | null
   text: string | null
+  seq: bigint | null
 }
 
 export type LogLineMaxAggregateOutputType = {
@@ -61,6 +64,7 @@ export type LogLineMaxAggregateOutputType = {
   ts: bigint | null
   stream: string | null
   text: string | null
+  seq: bigint | null
 }
 
 export type LogLineCountAggregateOutputType = {
@@ -72,6 +76,7 @@ export type LogLineCountAggregateOutputType = {
   ts: number
   stream: number
   text: number
+  seq: number
   _all: number
 }
 
@@ -80,12 +85,14 @@ export type LogLineAvgAggregateInputType = {
   n?: true
   attempt?: true
   ts?: true
+  seq?: true
 }
 
 export type LogLineSumAggregateInputType = {
   n?: true
   attempt?: true
   ts?: true
+  seq?: true
 }
 
 export type LogLineMinAggregateInputType = {
@@ -97,6 +104,7 @@ export type LogLineMinAggregateInputType = {
   ts?: true
   stream?: true
   text?: true
+  seq?: true
 }
 
 export type LogLineMaxAggregateInputType = {
@@ -108,6 +116,7 @@ export type LogLineMaxAggregateInputType = {
   ts?: true
   stream?: true
   text?: true
+  seq?: true
 }
 
 export type LogLineCountAggregateInputType = {
@@ -119,6 +128,7 @@ export type LogLineCountAggregateInputType = {
   ts?: true
   stream?: true
   text?: true
+  seq?: true
   _all?: true
 }
 
@@ -217,6 +227,7 @@ export type LogLineGroupByOutputType = {
   ts: bigint
   stream: string
   text: string
+  seq: bigint
   _count: LogLineCountAggregateOutputType | null
   _avg: LogLineAvgAggregateOutputType | null
   _sum: LogLineSumAggregateOutputType | null
@@ -251,6 +262,7 @@ export type LogLineWhereInput = {
   ts?: Prisma.BigIntFilter<"LogLine"> | bigint | number
   stream?: Prisma.StringFilter<"LogLine"> | string
   text?: Prisma.StringFilter<"LogLine"> | string
+  seq?: Prisma.BigIntFilter<"LogLine"> | bigint | number
 }
 
 export type LogLineOrderByWithRelationInput = {
@@ -262,6 +274,7 @@ export type LogLineOrderByWithRelationInput = {
   ts?: Prisma.SortOrder
   stream?: Prisma.SortOrder
   text?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type LogLineWhereUniqueInput = Prisma.AtLeast<{
@@ -277,6 +290,7 @@ export type LogLineWhereUniqueInput = Prisma.AtLeast<{
   ts?: Prisma.BigIntFilter<"LogLine"> | bigint | number
   stream?: Prisma.StringFilter<"LogLine"> | string
   text?: Prisma.StringFilter<"LogLine"> | string
+  seq?: Prisma.BigIntFilter<"LogLine"> | bigint | number
 }, "taskRunId_n">
 
 export type LogLineOrderByWithAggregationInput = {
@@ -288,6 +302,7 @@ export type LogLineOrderByWithAggregationInput = {
   ts?: Prisma.SortOrder
   stream?: Prisma.SortOrder
   text?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
   _count?: Prisma.LogLineCountOrderByAggregateInput
   _avg?: Prisma.LogLineAvgOrderByAggregateInput
   _max?: Prisma.LogLineMaxOrderByAggregateInput
@@ -307,6 +322,7 @@ export type LogLineScalarWhereWithAggregatesInput = {
   ts?: Prisma.BigIntWithAggregatesFilter<"LogLine"> | bigint | number
   stream?: Prisma.StringWithAggregatesFilter<"LogLine"> | string
   text?: Prisma.StringWithAggregatesFilter<"LogLine"> | string
+  seq?: Prisma.BigIntWithAggregatesFilter<"LogLine"> | bigint | number
 }
 
 export type LogLineCreateInput = {
@@ -318,6 +334,7 @@ export type LogLineCreateInput = {
   ts: bigint | number
   stream: string
   text: string
+  seq: bigint | number
 }
 
 export type LogLineUncheckedCreateInput = {
@@ -329,6 +346,7 @@ export type LogLineUncheckedCreateInput = {
   ts: bigint | number
   stream: string
   text: string
+  seq: bigint | number
 }
 
 export type LogLineUpdateInput = {
@@ -340,6 +358,7 @@ export type LogLineUpdateInput = {
   ts?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   stream?: Prisma.StringFieldUpdateOperationsInput | string
   text?: Prisma.StringFieldUpdateOperationsInput | string
+  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type LogLineUncheckedUpdateInput = {
@@ -351,6 +370,7 @@ export type LogLineUncheckedUpdateInput = {
   ts?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   stream?: Prisma.StringFieldUpdateOperationsInput | string
   text?: Prisma.StringFieldUpdateOperationsInput | string
+  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type LogLineCreateManyInput = {
@@ -362,6 +382,7 @@ export type LogLineCreateManyInput = {
   ts: bigint | number
   stream: string
   text: string
+  seq: bigint | number
 }
 
 export type LogLineUpdateManyMutationInput = {
@@ -373,6 +394,7 @@ export type LogLineUpdateManyMutationInput = {
   ts?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   stream?: Prisma.StringFieldUpdateOperationsInput | string
   text?: Prisma.StringFieldUpdateOperationsInput | string
+  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type LogLineUncheckedUpdateManyInput = {
@@ -384,6 +406,7 @@ export type LogLineUncheckedUpdateManyInput = {
   ts?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   stream?: Prisma.StringFieldUpdateOperationsInput | string
   text?: Prisma.StringFieldUpdateOperationsInput | string
+  seq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type LogLineTaskRunIdNCompoundUniqueInput = {
@@ -400,12 +423,14 @@ export type LogLineCountOrderByAggregateInput = {
   ts?: Prisma.SortOrder
   stream?: Prisma.SortOrder
   text?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type LogLineAvgOrderByAggregateInput = {
   n?: Prisma.SortOrder
   attempt?: Prisma.SortOrder
   ts?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type LogLineMaxOrderByAggregateInput = {
@@ -417,6 +442,7 @@ export type LogLineMaxOrderByAggregateInput = {
   ts?: Prisma.SortOrder
   stream?: Prisma.SortOrder
   text?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type LogLineMinOrderByAggregateInput = {
@@ -428,12 +454,14 @@ export type LogLineMinOrderByAggregateInput = {
   ts?: Prisma.SortOrder
   stream?: Prisma.SortOrder
   text?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type LogLineSumOrderByAggregateInput = {
   n?: Prisma.SortOrder
   attempt?: Prisma.SortOrder
   ts?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 
@@ -447,6 +475,7 @@ export type LogLineSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   ts?: boolean
   stream?: boolean
   text?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["logLine"]>
 
 export type LogLineSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -458,6 +487,7 @@ export type LogLineSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   ts?: boolean
   stream?: boolean
   text?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["logLine"]>
 
 export type LogLineSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -469,6 +499,7 @@ export type LogLineSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   ts?: boolean
   stream?: boolean
   text?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["logLine"]>
 
 export type LogLineSelectScalar = {
@@ -480,9 +511,10 @@ export type LogLineSelectScalar = {
   ts?: boolean
   stream?: boolean
   text?: boolean
+  seq?: boolean
 }
 
-export type LogLineOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"taskRunId" | "n" | "executionId" | "taskKey" | "attempt" | "ts" | "stream" | "text", ExtArgs["result"]["logLine"]>
+export type LogLineOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"taskRunId" | "n" | "executionId" | "taskKey" | "attempt" | "ts" | "stream" | "text" | "seq", ExtArgs["result"]["logLine"]>
 
 export type $LogLinePayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "LogLine"
@@ -505,6 +537,12 @@ export type $LogLinePayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      */
     stream: string
     text: string
+    /**
+     * Place of the line in the order its execution's lines were stored, from 1
+     * (numbers of a retried batch's skipped lines are left unused). The resume
+     * position of live log streams.
+     */
+    seq: bigint
   }, ExtArgs["result"]["logLine"]>
   composites: {}
 }
@@ -936,6 +974,7 @@ export interface LogLineFieldRefs {
   readonly ts: Prisma.FieldRef<"LogLine", 'BigInt'>
   readonly stream: Prisma.FieldRef<"LogLine", 'String'>
   readonly text: Prisma.FieldRef<"LogLine", 'String'>
+  readonly seq: Prisma.FieldRef<"LogLine", 'BigInt'>
 }
     
 
