@@ -5,7 +5,8 @@
 // JSON and kept as text otherwise; with the request headers (names lower
 // case, Authorization, Proxy-Authorization and Cookie left out) it is what the
 // trigger's `inputs` templates read as `trigger.body` and `trigger.headers`,
-// and it is kept in the execution's trigger_payload.
+// and it is kept in the execution's trigger_payload, with the values of
+// credential-like headers (keys, tokens, signatures) masked.
 import type { Request } from 'express';
 import type pg from 'pg';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
@@ -25,6 +26,24 @@ export interface HookRouteDeps extends WebhookKeyDeps {
 
 /** Headers a webhook sender may use for credentials of its own: never kept nor shown to templates. */
 const DROPPED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/**
+ * Names of headers that carry credentials or signatures by convention
+ * (`X-Api-Key`, `X-Hub-Signature-256`, `Stripe-Signature`, `X-Gitlab-Token`,
+ * `X-Auth-Token`...): one of these words as a whole part of the name.
+ */
+const CREDENTIAL_HEADER = /(^|[-_])(auth|authorization|token|secret|signature|sig|password|passwd|apikey|key|credential|credentials|session)([-_]|$)/;
+
+/**
+ * The headers kept in an execution's `trigger_payload`, which every viewer
+ * reads: credential-like values become `***`. Templates still read the
+ * values (a flow may verify a signature), through `trigger.headers`.
+ */
+export function storedWebhookHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = CREDENTIAL_HEADER.test(name) ? '***' : value;
+  return out;
+}
 
 /** The request headers as templates read them: lower-case names, repeated values joined. */
 export function webhookHeaders(req: Request): Record<string, string> {
@@ -72,7 +91,7 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
           inputs,
           triggerType: 'webhook',
           triggerId: target.trigger_id,
-          triggerPayload: { body, headers },
+          triggerPayload: { body, headers: storedWebhookHeaders(headers) },
           createdBy: 'webhook',
         });
       } catch (err) {
