@@ -58,6 +58,32 @@ test('the effective role is the lower of the token role and the owner role; demo
   assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(viewerToken))).json<{ role: string }>().role, 'viewer');
 });
 
+test('role is optional: it defaults to the caller\'s role, and a token never mints a stronger one', async () => {
+  await makeUser(gw, 'dave@example.com', 'editor');
+  const daveCookie = await login(gw, 'dave@example.com');
+  const session = { cookie: daveCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' };
+  const r = await raw(gw, 'POST', '/api/v1/tokens', session, JSON.stringify({ name: 'no role' }));
+  assert.equal(r.status, 201, r.body);
+  const created = r.json<{ role: string; secret: string }>();
+  assert.equal(created.role, 'editor', 'the owner\'s current role');
+  assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(created.secret))).json<{ role: string }>().role, 'editor');
+  // Above one's own role: refused, for a session and for a token.
+  const above = await raw(gw, 'POST', '/api/v1/tokens', session, JSON.stringify({ name: 'too much', role: 'admin' }));
+  assert.equal(above.status, 403);
+  assert.equal(above.json().error.code, 'forbidden');
+  const viewerToken = await makeToken(gw, daveCookie, 'viewer');
+  const minted = await raw(gw, 'POST', '/api/v1/tokens', { ...bearer(viewerToken), 'content-type': 'application/json' }, JSON.stringify({ name: 'from a viewer token' }));
+  assert.equal(minted.status, 201, minted.body);
+  assert.equal(minted.json<{ role: string }>().role, 'viewer', 'a token\'s default is its own effective role');
+  const escalate = await raw(gw, 'POST', '/api/v1/tokens', { ...bearer(viewerToken), 'content-type': 'application/json' }, JSON.stringify({ name: 'escalate', role: 'editor' }));
+  assert.equal(escalate.status, 403);
+  // The effective role still follows the owner: demoted to viewer, the editor token reads as viewer.
+  const admin = { cookie: adminCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' };
+  const daveId = (await raw(gw, 'GET', '/api/v1/auth/me', bearer(created.secret))).json<{ id: string }>().id;
+  assert.equal((await raw(gw, 'PATCH', `/api/v1/users/${daveId}`, admin, JSON.stringify({ role: 'viewer' }))).status, 200);
+  assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(created.secret))).json<{ role: string }>().role, 'viewer');
+});
+
 test('expires_in_days: the token works until then and is 401 after (the clock moves, nobody sleeps)', async () => {
   const secret = await makeToken(gw, adminCookie, 'viewer', { expires_in_days: 1 });
   assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(secret))).status, 200);

@@ -1,7 +1,7 @@
 // API tokens: created for oneself, shown once, stored as a hash.
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { generateApiToken, recordAudit, type Role } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -44,7 +44,11 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
   return {
     async createToken(ctx: Ctx) {
       const p = ctx.principal!;
-      const { name, role, expires_in_days } = ctx.body as { name: string; role: Role; expires_in_days?: number };
+      const body = ctx.body as { name: string; role?: Role; expires_in_days?: number };
+      const { name, expires_in_days } = body;
+      // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
+      const role = body.role ?? p.role;
+      if (!roleAtLeast(p.role, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
       const now = deps.now();
       const { secret, hash, prefix } = generateApiToken();
       const expires = expires_in_days ? new Date(now.getTime() + expires_in_days * DAY_MS) : null;

@@ -100,7 +100,8 @@ export const authOperations: Operation[] = [
     path: '/api/v1/tokens',
     tag: 'tokens',
     summary: 'Create an API token; the secret is shown once',
-    description: 'The effective role of a token is the lower of its role and the current role of its owner.',
+    description:
+      'The effective role of a token is the lower of its role and the current role of its owner. `role` defaults to the role of the caller (for a session, the current role of the user) and may not exceed it (403 `forbidden`), so a token cannot mint a stronger one.',
     auth: VIEWER,
     request: { body: CreateTokenRequest },
     responses: created(ApiTokenCreated),

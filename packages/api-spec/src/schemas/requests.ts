@@ -121,7 +121,8 @@ export const ChangePasswordRequest = component('ChangePasswordRequest', Type.Obj
 export const CreateTokenRequest = component('CreateTokenRequest', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    role: RoleSchema,
+    /** Default: the caller's role (for a session, the owner's current role); at most that role. */
+    role: Type.Optional(RoleSchema),
     expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
   },
   closed,
