@@ -67,3 +67,41 @@ test('a login for an unknown email takes as long as for a known one', async () =
   const ratio = u / k;
   assert.ok(ratio > 0.5 && ratio < 2, `unknown/known fastest login time ratio ${ratio.toFixed(2)} (known ${k.toFixed(1)} ms)`);
 });
+
+test('100 concurrent logins, right and wrong, all get their answer while other requests keep answering', async () => {
+  clock.advance(60 * 60_000);
+  // The gateway's pool has 4 connections: a login once held one while it waited for a second, so 4 at once stalled every request.
+  const users = Array.from({ length: 10 }, (_, i) => `burst${i}@example.com`);
+  for (const u of users) await makeUser(a, u, 'viewer');
+  const token = await (async () => {
+    const login = await attempt(a, 'bob@example.com', PASSWORD, '192.0.2.200');
+    assert.equal(login.status, 200);
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const r = await raw(a, 'POST', '/api/v1/tokens', { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, JSON.stringify({ name: 'reader' }));
+    return r.json<{ secret: string }>().secret;
+  })();
+  const logins = users.flatMap((u, i) =>
+    Array.from({ length: 10 }, (_, j) => ({ right: j % 2 === 0, p: attempt(j % 2 ? a : b, u, j % 2 === 0 ? PASSWORD : `wrong-${j}-password`, `192.0.2.${i + 1}`) })),
+  );
+  const reads = Array.from({ length: 20 }, () => raw(a, 'GET', '/api/v1/auth/me', { authorization: `Bearer ${token}` }));
+  const started = Date.now();
+  const readStatuses = (await Promise.all(reads)).map((r) => r.status);
+  const readsTook = Date.now() - started;
+  const loginStatuses = await Promise.all(logins.map(async (l) => ({ right: l.right, status: (await l.p).status })));
+  assert.deepEqual(readStatuses, Array(20).fill(200));
+  // A stalled pool gave up after its 10 s connection timeout; this bound is far above a healthy answer and far below that.
+  assert.ok(readsTook < 8000, `reads answered within ${readsTook} ms`);
+  assert.deepEqual(loginStatuses.filter((l) => l.right).map((l) => l.status), Array(50).fill(200));
+  assert.deepEqual(loginStatuses.filter((l) => !l.right).map((l) => l.status), Array(50).fill(401));
+});
+
+test('login reads at most 16 KiB before any credential: a larger body is 413 body_too_large and counts as no attempt', async () => {
+  clock.advance(60 * 60_000);
+  const big = JSON.stringify({ email: 'bob@example.com', password: 'x'.repeat(17 * 1024) });
+  const r = await raw(a, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.77' }, big);
+  assert.equal(r.status, 413);
+  assert.equal(r.json().error.code, 'body_too_large');
+  const counted = await a.db.pool.query(`SELECT 1 FROM login_attempts WHERE ip = '192.0.2.77'`);
+  assert.equal(counted.rowCount, 0);
+  assert.equal((await attempt(a, 'bob@example.com', PASSWORD, '192.0.2.77')).status, 200);
+});

@@ -54,6 +54,12 @@ export interface OperationRequest {
   /** Whether a body must be sent. Default true when `body` is set. */
   bodyRequired?: boolean;
   /**
+   * Largest body in bytes, when lower than the server's limit
+   * (SVC_MAX_BODY_BYTES): public operations read their body before any
+   * credential, so they take only what they need (413 `body_too_large` past it).
+   */
+  bodyLimit?: number;
+  /**
    * What the decoded `cursor` query parameter holds (schemas/cursors.ts), for
    * list operations. Checked with the rest of the request, so a cursor a
    * handler gets is well typed and in range. Never shown in OpenAPI: cursors

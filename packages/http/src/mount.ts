@@ -123,12 +123,15 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
   // A misspelt operationId would otherwise leave its route answering 501 without a word.
   if (strays.length > 0) throw new Error(`handlers for unknown operations: ${strays.join(', ')}`);
   const validator = opts.validator ?? createRequestValidator();
-  const readRaw = createRawBodyReader({ limit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  const serverLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const readRaw = createRawBodyReader({ limit: serverLimit });
 
   for (const op of opts.operations) {
     const handler = opts.handlers[op.operationId];
     const compiled = validator.compileOperation(op);
     const jsonBody = op.request.body !== undefined && (op.request.bodyContentType ?? 'application/json') === 'application/json';
+    const opLimit = op.request.bodyLimit;
+    const readBody = opLimit !== undefined && (typeof serverLimit !== 'number' || opLimit < serverLimit) ? createRawBodyReader({ limit: opLimit }) : readRaw;
     if (handler) assertVerifier(op, opts);
     if (handler) assertCursorShape(op);
 
@@ -160,7 +163,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
           break;
         case 'signature':
           if (jsonBody) assertJsonContentType(req);
-          raw = await readRaw(req, res);
+          raw = await readBody(req, res);
           principal = await opts.verifySignature!(req, raw ?? Buffer.alloc(0), op);
           break;
         default:
@@ -171,7 +174,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
       if (jsonBody) {
         if (auth.kind !== 'signature') {
           assertJsonContentType(req);
-          raw = await readRaw(req, res);
+          raw = await readBody(req, res);
         }
         body = parseJsonBody(raw);
       }

@@ -2,6 +2,7 @@
 // api-gateway instance: 10 failures for one email or 50 for one IP address
 // within 15 minutes, then refusal until the oldest counted failure ages out.
 import type pg from 'pg';
+import { inTransaction } from '@svc/db';
 
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 export const MAX_FAILURES_PER_EMAIL = 10;
@@ -28,9 +29,16 @@ async function windowState(c: pg.PoolClient, column: 'email' | 'ip', value: stri
 }
 
 /**
- * Runs `attempt` under per-email and per-IP advisory locks, refusing it when
- * a limit is reached, and records its outcome. Concurrent attempts for one
- * email or IP are serialized, so the limit is exact even across instances.
+ * Runs `attempt` unless a limit is reached, and records its outcome.
+ *
+ * The check and the record of the attempt happen first, in one short
+ * transaction under per-email and per-IP advisory locks: the attempt is
+ * counted as a failure from then on, and turned into a success after, if it
+ * is one. So concurrent attempts for one email or IP are counted exactly
+ * across instances, while the attempt itself (a user lookup and a bcrypt
+ * comparison of tens of milliseconds) holds no connection: a burst of logins
+ * can never take the pool's connections from each other or from the rest of
+ * the API. An attempt that throws is not counted.
  */
 export async function withLoginLimits<T extends { succeeded: boolean }>(
   pool: pg.Pool,
@@ -38,24 +46,22 @@ export async function withLoginLimits<T extends { succeeded: boolean }>(
   now: () => Date,
   attempt: () => Promise<T>,
 ): Promise<{ refused: LimitVerdict } | { result: T }> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
+  const reserved = await inTransaction(pool, async (c): Promise<{ refused: LimitVerdict } | { id: string }> => {
     await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('login-email:' || $1, 0)), pg_advisory_xact_lock(hashtextextended('login-ip:' || $2, 0))`, [who.email, who.ip]);
     const t = now();
     const wait = Math.max(await windowState(c, 'email', who.email, t, MAX_FAILURES_PER_EMAIL), await windowState(c, 'ip', who.ip, t, MAX_FAILURES_PER_IP));
-    if (wait > 0) {
-      await c.query('COMMIT');
-      return { refused: { retryAfterSeconds: wait } };
-    }
-    const result = await attempt();
-    await c.query(`INSERT INTO login_attempts (email, ip, succeeded, at) VALUES ($1, $2, $3, $4)`, [who.email, who.ip, result.succeeded, now()]);
-    await c.query('COMMIT');
-    return { result };
+    if (wait > 0) return { refused: { retryAfterSeconds: wait } };
+    const r = await c.query<{ id: string }>(`INSERT INTO login_attempts (email, ip, succeeded, at) VALUES ($1, $2, false, $3) RETURNING id`, [who.email, who.ip, t]);
+    return { id: r.rows[0]!.id };
+  });
+  if ('refused' in reserved) return reserved;
+  let result: T;
+  try {
+    result = await attempt();
   } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
+    await pool.query(`DELETE FROM login_attempts WHERE id = $1`, [reserved.id]).catch(() => undefined);
     throw err;
-  } finally {
-    c.release();
   }
+  if (result.succeeded) await pool.query(`UPDATE login_attempts SET succeeded = true WHERE id = $1`, [reserved.id]);
+  return { result };
 }

@@ -27,7 +27,8 @@ export const authOperations: Operation[] = [
     tag: 'auth',
     summary: 'Sign in with email and password; sets the svc_session cookie',
     auth: PUBLIC,
-    request: { body: LoginRequest },
+    // Read before any credential: an email and a password need no more.
+    request: { body: LoginRequest, bodyLimit: 16 * 1024 },
     responses: {
       200: { description: 'Signed in', schema: Me, headers: { 'Set-Cookie': '`svc_session`; HttpOnly; SameSite=Lax; Path=/' } },
       ...err(401, 'Wrong email or password'),
