@@ -60,7 +60,8 @@ export interface Gateway {
 export function buildGateway(deps: GatewayDeps): Gateway {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // SVC_TRUST_PROXY: who may set X-Forwarded-For (false by default: the socket address is the client's).
+  app.set('trust proxy', deps.config.trustProxy);
   const metrics = createMetrics({ db: deps.db, onGaugeError: (gauge, err) => deps.log.warn('gauge query failed', { gauge, err }) });
 
   app.use(requestId());

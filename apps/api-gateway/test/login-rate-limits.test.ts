@@ -8,8 +8,9 @@ let a: TestGateway;
 let b: TestGateway;
 
 before(async () => {
-  a = await startTestGateway({ now: clock.now });
-  b = await startTestGateway({ now: clock.now, shareWith: a });
+  // The test client stands in for a proxy on loopback: its X-Forwarded-For is trusted (SVC_TRUST_PROXY).
+  a = await startTestGateway({ now: clock.now, env: { SVC_TRUST_PROXY: 'loopback' } });
+  b = await startTestGateway({ now: clock.now, shareWith: a, env: { SVC_TRUST_PROXY: 'loopback' } });
   await makeUser(a, 'bob@example.com', 'viewer');
 });
 after(async () => {
@@ -38,7 +39,7 @@ test('10 failed logins for one email, spread over two instances, then 429 with R
 
 test('50 failed logins from one IP address, across emails, then 429', async () => {
   clock.advance(20 * 60_000);
-  // x-forwarded-for is honoured from loopback proxies only, which the test client is.
+  // x-forwarded-for is honoured from the proxies SVC_TRUST_PROXY names: loopback here, which the test client is.
   for (let i = 0; i < 50; i++) assert.equal((await attempt(i % 2 ? a : b, `nobody${i}@example.com`, 'wrong password', '198.51.100.7')).status, 401);
   const r = await attempt(a, 'someone-new@example.com', 'wrong password', '198.51.100.7');
   assert.equal(r.status, 429);
@@ -104,4 +105,21 @@ test('login reads at most 16 KiB before any credential: a larger body is 413 bod
   const counted = await a.db.pool.query(`SELECT 1 FROM login_attempts WHERE ip = '192.0.2.77'`);
   assert.equal(counted.rowCount, 0);
   assert.equal((await attempt(a, 'bob@example.com', PASSWORD, '192.0.2.77')).status, 200);
+});
+
+test('by default (SVC_TRUST_PROXY unset) X-Forwarded-For is ignored: a client cannot pick a new address per attempt', async () => {
+  const plain = await startTestGateway({ now: clock.now, shareWith: a });
+  try {
+    clock.advance(60 * 60_000);
+    for (let i = 0; i < 50; i++) {
+      const r = await attempt(plain, `spoof${i}@example.com`, 'wrong password', `203.0.113.${i}`);
+      assert.equal(r.status, 401, `attempt ${i + 1}`);
+    }
+    // Fifty different claimed addresses were one socket address: the limit holds.
+    assert.equal((await attempt(plain, 'spoof-last@example.com', 'wrong password', '198.51.100.250')).status, 429);
+    const ips = await a.db.pool.query<{ ip: string }>(`SELECT DISTINCT ip FROM login_attempts WHERE email LIKE 'spoof%'`);
+    assert.deepEqual(ips.rows.map((r) => r.ip), ['127.0.0.1']);
+  } finally {
+    await plain.close();
+  }
 });

@@ -41,6 +41,12 @@ export const CATALOGUE = [
     default: '15000',
     description: 'Milliseconds without data after which an event stream of the API gateway sends a keep-alive comment (10 to 3600000); shorten it for proxies with short idle timeouts.',
   },
+  {
+    variable: 'SVC_TRUST_PROXY',
+    default: 'false',
+    description:
+      'Which proxies may tell the client address in X-Forwarded-For (the per-IP login limit and the audit log use it): false trusts none (the socket address counts); a number N trusts N proxy hops (an ingress, a load balancer); or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges.',
+  },
   { variable: 'SVC_INSTANCE_NAME', default: 'the host name', derived: true, description: 'Name of this instance as listed under instances and in logs.' },
   // --- data ---
   {
@@ -91,30 +97,30 @@ export const CATALOGUE = [
   {
     variable: 'SVC_EXECUTORS',
     default: 'process',
-    description: 'Comma-separated executor types this instance runs: process, docker, kubernetes. The inline executor is always on; "inline" alone enables only it.',
+    description: 'Comma-separated executor types this instance runs: process (docker and kubernetes are not built yet: a dispatcher given them exits with code 2). The inline executor is always on; "inline" alone enables only it.',
   },
   {
     variable: 'SVC_DEFAULT_EXECUTOR',
     default: 'process',
-    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes.',
+    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process (docker and kubernetes are not built yet and are refused).',
   },
-  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image for docker and kubernetes tasks that name none; unset: such tasks must name an image.' },
-  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline).' },
-  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Kubernetes Jobs one dispatcher instance keeps running at once.' },
+  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Not used yet (the docker and kubernetes executors are not built): container image for docker and kubernetes tasks that name none.' },
+  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, inline).' },
+  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Not used yet (the kubernetes executor is not built): Kubernetes Jobs one dispatcher instance keeps running at once.' },
   {
     variable: 'SVC_HEARTBEAT_TIMEOUT',
     default: '60s',
-    description: 'Duration after which a docker or kubernetes task run whose instance is offline or whose runner is gone, and whose task heartbeat is older, fails with reason lost.',
+    description: 'Not used yet (the docker and kubernetes executors are not built): duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost.',
   },
   {
     variable: 'SVC_KILL_DELAY_MS',
     default: '10000',
     description: 'Milliseconds between SIGTERM and SIGKILL when the runner stops a task process group (cancel, timeout); 0 to 3600000.',
   },
-  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: the Docker default socket.' },
-  { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL for the kubernetes executor; unset: the in-cluster service account.' },
-  { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
-  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL; unset: the in-cluster service account token.' },
+  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Not used yet (the docker executor is not built): Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT).' },
+  { variable: 'SVC_K8S_API_URL', default: null, description: 'Not used yet (the kubernetes executor is not built): Kubernetes API server URL; unset: the in-cluster service account.' },
+  { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Not used yet (the kubernetes executor is not built): Kubernetes namespace in which task Jobs are created.' },
+  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Not used yet (the kubernetes executor is not built): bearer token for SVC_K8S_API_URL.' },
   // --- triggers and maintenance ---
   { variable: 'SVC_SCHEDULER_TICK_MS', default: '1000', description: 'Milliseconds between two checks of the scheduler for due schedules (10 to 3600000).' },
   {
@@ -137,9 +143,9 @@ export const CATALOGUE = [
   { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
   { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
-  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second shared by all API keys of one organization on the email interface (token bucket).' },
+  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Not used yet (the organization email interface is not built): requests per second shared by all API keys of one organization (token bucket).' },
   // --- email ---
-  { variable: 'SVC_SMTP_URL', default: null, description: 'SMTP server through which the organization email interface sends: smtp://USER:PASSWORD@HOST:PORT, or smtps:// for implicit TLS.' },
+  { variable: 'SVC_SMTP_URL', default: null, description: 'Not used yet (the organization email interface is not built): SMTP server to send through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS.' },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -97,6 +97,7 @@ describe('parseConfig values', () => {
         SVC_PUBLIC_URL: 'https://svc.example.com/',
         SVC_METRICS_PORT: '9464',
         SVC_SSE_KEEPALIVE_MS: '250',
+        SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::1',
         SVC_INSTANCE_NAME: 'dispatcher-1',
         SVC_DATA_DIR: 'state',
         SVC_DATABASE_URL: 'postgresql://svc:pw@db:5432/svc',
@@ -107,8 +108,8 @@ describe('parseConfig values', () => {
         SVC_ADMIN_EMAIL: 'root@example.com',
         SVC_ADMIN_PASSWORD: 'hunter22',
         SVC_POOLS: 'default, gpu-1',
-        SVC_EXECUTORS: 'process,docker,kubernetes,inline',
-        SVC_DEFAULT_EXECUTOR: 'docker',
+        SVC_EXECUTORS: 'process,inline',
+        SVC_DEFAULT_EXECUTOR: 'process',
         SVC_DEFAULT_IMAGE: 'python:3.12-slim',
         SVC_WORKER_SLOTS: '16',
         SVC_K8S_MAX_JOBS: '5',
@@ -142,6 +143,9 @@ describe('parseConfig values', () => {
     assert.equal(config.publicUrlExplicit, true);
     assert.equal(config.metricsPort, 9464);
     assert.equal(config.sseKeepAliveMs, 250);
+    assert.deepEqual(config.trustProxy, ['loopback', '10.0.0.0/8', 'fd00::1']);
+    assert.equal(parseConfig({ SVC_TRUST_PROXY: '2' }, machine).trustProxy, 2);
+    assert.equal(parseConfig({}, machine).trustProxy, false);
     assert.equal(config.instanceName, 'dispatcher-1');
     assert.equal(config.dataDir, '/srv/app/state');
     assert.equal(config.workDir, '/srv/app/scratch/tasks', 'relative to the working directory');
@@ -154,8 +158,8 @@ describe('parseConfig values', () => {
     assert.equal(config.adminEmail, 'root@example.com');
     assert.equal(config.adminPassword, 'hunter22');
     assert.deepEqual(config.pools, ['default', 'gpu-1']);
-    assert.deepEqual(config.executors, ['process', 'docker', 'kubernetes']);
-    assert.equal(config.defaultExecutor, 'docker');
+    assert.deepEqual(config.executors, ['process']);
+    assert.equal(config.defaultExecutor, 'process');
     assert.equal(config.defaultImage, 'python:3.12-slim');
     assert.equal(config.workerSlots, 16);
     assert.equal(config.k8sMaxJobs, 5);
@@ -238,6 +242,10 @@ describe('parseConfig errors', () => {
     ['a pool listed twice', { SVC_POOLS: 'a,a' }, 'SVC_POOLS', /lists "a" twice/],
     ['an unknown executor', { SVC_EXECUTORS: 'process,lambda' }, 'SVC_EXECUTORS', /"lambda" is not an executor type/],
     ['an unknown default executor', { SVC_DEFAULT_EXECUTOR: 'inline' }, 'SVC_DEFAULT_EXECUTOR', /one of process, docker, kubernetes/],
+    // Not advertised before they exist: their tasks would wait forever.
+    ['an executor not built yet', { SVC_EXECUTORS: 'process,docker' }, 'SVC_EXECUTORS', /docker executor is not built yet/],
+    ['kubernetes, not built yet', { SVC_EXECUTORS: 'kubernetes' }, 'SVC_EXECUTORS', /kubernetes executor is not built yet/],
+    ['a default executor not built yet', { SVC_DEFAULT_EXECUTOR: 'docker' }, 'SVC_DEFAULT_EXECUTOR', /docker executor is not built yet/],
     ['a bad k8s namespace', { SVC_K8S_NAMESPACE: 'Jobs_NS' }, 'SVC_K8S_NAMESPACE', /namespace name/],
     ['an admin email without a password', { SVC_ADMIN_EMAIL: 'a@example.com' }, 'SVC_ADMIN_PASSWORD', /must be set when SVC_ADMIN_EMAIL is set/],
     ['an admin password without an email', { SVC_ADMIN_PASSWORD: 'pw' }, 'SVC_ADMIN_EMAIL', /must be set when SVC_ADMIN_PASSWORD is set/],
@@ -256,6 +264,10 @@ describe('parseConfig errors', () => {
     ['a fractional sweep period', { SVC_SCHEDULER_SWEEP_MS: '2.5' }, 'SVC_SCHEDULER_SWEEP_MS', /whole number of milliseconds/],
     ['a zero watchdog period', { SVC_WATCHDOG_MS: '0' }, 'SVC_WATCHDOG_MS', /from 10 to 3600000/],
     ['a keep-alive over an hour', { SVC_SSE_KEEPALIVE_MS: '3600001' }, 'SVC_SSE_KEEPALIVE_MS', /from 10 to 3600000/],
+    ['trusting every proxy', { SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY', /any client/],
+    ['zero proxy hops', { SVC_TRUST_PROXY: '0' }, 'SVC_TRUST_PROXY', /from 1 to 10/],
+    ['a proxy that is not an address', { SVC_TRUST_PROXY: 'loopback, proxy.local' }, 'SVC_TRUST_PROXY', /proxy\.local/],
+    ['a CIDR prefix past the address size', { SVC_TRUST_PROXY: '10.0.0.0/33' }, 'SVC_TRUST_PROXY', /CIDR/],
     ['a negative kill delay', { SVC_KILL_DELAY_MS: '-1' }, 'SVC_KILL_DELAY_MS', /whole number of milliseconds from 0 to 3600000/],
     ['a kill delay in seconds', { SVC_KILL_DELAY_MS: '10s' }, 'SVC_KILL_DELAY_MS', /whole number of milliseconds/],
   ];

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -11,6 +12,18 @@ import { type StorageTarget, parseStorageUrl } from './storage-url.js';
 export const EXECUTOR_TYPES = ['process', 'docker', 'kubernetes'] as const;
 /** Executor types an instance can be configured to run; `inline` is always on and not listed. */
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
+/**
+ * The executor types this build has. A dispatcher configured with another
+ * refuses to start (exit 2) rather than advertise an executor whose tasks
+ * would wait forever; the flow format already names docker and kubernetes.
+ */
+export const BUILT_EXECUTORS: readonly ExecutorType[] = ['process'];
+
+function builtExecutor(item: string): void {
+  if ((EXECUTOR_TYPES as readonly string[]).includes(item) && !BUILT_EXECUTORS.includes(item as ExecutorType)) {
+    throw new Error(`the ${item} executor is not built yet: this version runs ${BUILT_EXECUTORS.join(', ')} (and the always-on inline)`);
+  }
+}
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -49,6 +62,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** `SVC_SSE_KEEPALIVE_MS`: quiet time after which an event stream sends `: keep-alive`; default 15000 ms (10 to 3600000). */
   sseKeepAliveMs: number;
+  /**
+   * `SVC_TRUST_PROXY`, as express's `trust proxy` takes it: false (the
+   * default) trusts no X-Forwarded-For; a number of proxy hops; or the
+   * addresses and ranges (`loopback`, `linklocal`, `uniquelocal`, IPs, CIDRs)
+   * of the proxies that may set it.
+   */
+  trustProxy: false | number | string[];
   /** `SVC_INSTANCE_NAME`; default `os.hostname()`. */
   instanceName: string;
   /** `SVC_DATA_DIR`, absolute; default `<cwd>/.svc-data`. */
@@ -203,6 +223,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
     metricsPort: read('SVC_METRICS_PORT', p.port),
     sseKeepAliveMs: read('SVC_SSE_KEEPALIVE_MS', interval),
+    trustProxy: read('SVC_TRUST_PROXY', trustProxy),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
     dataDir,
     workDir: read('SVC_WORK_DIR', (text) => path.resolve(cwd, text), () => (dataDir === undefined ? '' : path.join(dataDir, 'work'))),
@@ -220,7 +241,11 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       }),
     ),
     executors: read('SVC_EXECUTORS', executors),
-    defaultExecutor: read('SVC_DEFAULT_EXECUTOR', p.oneOf(EXECUTOR_TYPES)),
+    defaultExecutor: read('SVC_DEFAULT_EXECUTOR', (text) => {
+      const type = p.oneOf(EXECUTOR_TYPES)(text);
+      builtExecutor(type);
+      return type;
+    }),
     defaultImage: read('SVC_DEFAULT_IMAGE', p.noWhitespace('an image reference')),
     workerSlots: read('SVC_WORKER_SLOTS', p.positiveInteger),
     k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
@@ -260,6 +285,27 @@ function defaultPublicUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `false`, a hop count, or proxy addresses and CIDR ranges (`true`, trusting anyone to set the client address, is refused). */
+function trustProxy(text: string): false | number | string[] {
+  if (text === 'false') return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops < 1 || hops > 10) throw new Error('a number of proxy hops must be from 1 to 10 (false for none)');
+    return hops;
+  }
+  if (text === 'true') throw new Error('true would let any client choose its address; name the proxies (loopback, a CIDR range) or a number of hops');
+  return p.list(text, (item) => {
+    if (PROXY_NAMES.includes(item)) return;
+    const [ip, prefix, ...rest] = item.split('/');
+    const family = net.isIP(ip ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (!family || !prefixOk || rest.length) throw new Error(`${JSON.stringify(item)} is not loopback, linklocal, uniquelocal, an IP address or a CIDR range`);
+  });
+}
+
 function instanceName(text: string): string {
   if (text.length > 253 || /[\s\p{Cc}]/u.test(text)) throw new Error('must be at most 253 characters without spaces');
   return text;
@@ -270,6 +316,7 @@ function executors(text: string): ExecutorType[] {
     if (item !== 'inline' && !(EXECUTOR_TYPES as readonly string[]).includes(item)) {
       throw new Error(`is not an executor type (use ${EXECUTOR_TYPES.join(', ')}; inline is always on)`);
     }
+    builtExecutor(item);
   });
   return items.filter((item): item is ExecutorType => item !== 'inline');
 }
