@@ -162,5 +162,13 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   app.use(unmatched());
   app.use(errorHandler(deps.log));
-  return { app, metrics, live, close: () => live.close() };
+  return {
+    app,
+    metrics,
+    live,
+    async close() {
+      await live.close();
+      await metrics.close();
+    },
+  };
 }

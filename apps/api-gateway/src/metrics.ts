@@ -1,7 +1,10 @@
 // GET /metrics. The three gauges are computed from the database at each
 // scrape, so every instance reports the same deployment-wide values; a gauge
-// whose query fails or passes 5 s has no series in that scrape.
+// whose query fails or passes 5 s has no series in that scrape. Their reads
+// use a connection of their own, so scrapes never take the API's, and
+// concurrent scrapes (and the three gauges of one scrape) share one read.
 import type { RequestHandler } from 'express';
+import pg from 'pg';
 import client from 'prom-client';
 import type { Db } from '@svc/db';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
@@ -15,17 +18,44 @@ export interface GatewayMetrics {
   registry: client.Registry;
   httpDuration: client.Histogram<'method' | 'route' | 'status'>;
   handler: RequestHandler;
+  /** Database reads made for the gauges so far (concurrent scrapes share one). */
+  gaugeReads(): number;
+  /** Closes the gauges' own connection. */
+  close(): Promise<void>;
 }
 
-/** Runs one read-only query with a server-side statement timeout. */
-async function countQuery(db: Db, sql: string, timeoutMs: number): Promise<{ key: string; n: number }[]> {
-  const c = await db.pool.connect();
+const GAUGE_SQL = {
+  svc_executions: `SELECT state AS key, count(*) AS n FROM executions GROUP BY state`,
+  svc_task_runs: `SELECT state AS key, count(*) AS n FROM task_runs GROUP BY state`,
+  svc_queue_depth: `SELECT pool AS key, count(*) AS n FROM task_runs WHERE state = 'QUEUED' GROUP BY pool`,
+} as const;
+type GaugeName = keyof typeof GAUGE_SQL;
+type Counts = Record<GaugeName, PromiseSettledResult<Map<string, number>>>;
+
+/**
+ * The three counts, each under a server-side statement timeout, in one
+ * read-only transaction on one connection of the gauges' own pool.
+ */
+async function readCounts(pool: pg.Pool, timeoutMs: number): Promise<Counts> {
+  const c = await pool.connect();
   try {
     await c.query('BEGIN READ ONLY');
     await c.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
-    const r = await c.query<{ key: string; n: string }>(sql);
+    const out = {} as Counts;
+    for (const name of Object.keys(GAUGE_SQL) as GaugeName[]) {
+      // A failed statement aborts the transaction: a savepoint keeps the others readable.
+      await c.query('SAVEPOINT g');
+      try {
+        const r = await c.query<{ key: string; n: string }>(GAUGE_SQL[name]);
+        out[name] = { status: 'fulfilled', value: new Map(r.rows.map((x) => [x.key, Number(x.n)])) };
+        await c.query('RELEASE SAVEPOINT g');
+      } catch (err) {
+        out[name] = { status: 'rejected', reason: err };
+        await c.query('ROLLBACK TO SAVEPOINT g');
+      }
+    }
     await c.query('COMMIT');
-    return r.rows.map((x) => ({ key: x.key, n: Number(x.n) }));
+    return out;
   } catch (err) {
     await c.query('ROLLBACK').catch(() => undefined);
     throw err;
@@ -38,8 +68,32 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
   const registry = new client.Registry();
   const timeout = deps.gaugeTimeoutMs ?? GAUGE_QUERY_TIMEOUT_MS;
   client.collectDefaultMetrics({ register: registry });
+  const pool = new pg.Pool({ connectionString: deps.db.url, max: 1, application_name: 'svc-api-gateway-metrics', connectionTimeoutMillis: timeout, idleTimeoutMillis: 60_000 });
+  pool.on('error', (err) => deps.onGaugeError?.('connection', err));
+  let reads = 0;
+  let inflight: Promise<Counts> | undefined;
+  const counts = (): Promise<Counts> => {
+    if (!inflight) {
+      reads++;
+      inflight = readCounts(pool, timeout).finally(() => {
+        inflight = undefined;
+      });
+    }
+    return inflight;
+  };
+  /** One gauge's counts from the shared read; undefined (no series) when its query failed. */
+  const countsOf = async (name: GaugeName): Promise<Map<string, number> | undefined> => {
+    try {
+      const r = (await counts())[name];
+      if (r.status === 'fulfilled') return r.value;
+      deps.onGaugeError?.(name, r.reason);
+    } catch (err) {
+      deps.onGaugeError?.(name, err);
+    }
+    return undefined;
+  };
 
-  const stateGauge = (name: string, help: string, table: string, states: readonly string[]) =>
+  const stateGauge = (name: 'svc_executions' | 'svc_task_runs', help: string, states: readonly string[]) =>
     new client.Gauge({
       name,
       help,
@@ -47,17 +101,12 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
       registers: [registry],
       async collect() {
         this.reset();
-        try {
-          const rows = await countQuery(deps.db, `SELECT state AS key, count(*) AS n FROM ${table} GROUP BY state`, timeout);
-          const counts = new Map(rows.map((r) => [r.key, r.n]));
-          for (const s of states) this.set({ state: s }, counts.get(s) ?? 0);
-        } catch (err) {
-          deps.onGaugeError?.(name, err);
-        }
+        const c = await countsOf(name);
+        if (c) for (const s of states) this.set({ state: s }, c.get(s) ?? 0);
       },
     });
-  stateGauge('svc_executions', 'Executions in each execution state', 'executions', EXECUTION_STATES);
-  stateGauge('svc_task_runs', 'Task runs in each task run state', 'task_runs', TASK_RUN_STATES);
+  stateGauge('svc_executions', 'Executions in each execution state', EXECUTION_STATES);
+  stateGauge('svc_task_runs', 'Task runs in each task run state', TASK_RUN_STATES);
   new client.Gauge({
     name: 'svc_queue_depth',
     help: 'Task runs in QUEUED for each pool',
@@ -65,13 +114,10 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
     registers: [registry],
     async collect() {
       this.reset();
-      try {
-        const rows = await countQuery(deps.db, `SELECT pool AS key, count(*) AS n FROM task_runs WHERE state = 'QUEUED' GROUP BY pool`, timeout);
-        if (!rows.length) this.set({ pool: 'default' }, 0);
-        for (const r of rows) this.set({ pool: r.key }, r.n);
-      } catch (err) {
-        deps.onGaugeError?.('svc_queue_depth', err);
-      }
+      const c = await countsOf('svc_queue_depth');
+      if (!c) return;
+      if (!c.size) this.set({ pool: 'default' }, 0);
+      for (const [queue, n] of c) this.set({ pool: queue }, n);
     },
   });
 
@@ -92,5 +138,5 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
       next(err);
     }
   };
-  return { registry, httpDuration, handler };
+  return { registry, httpDuration, handler, gaugeReads: () => reads, close: () => pool.end() };
 }

@@ -9,10 +9,12 @@ import { createDb, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { createTestLogger } from '@svc/logging';
 import { createObjectStore, type ObjectStore } from '@svc/storage';
-import { buildGateway, type GatewayDeps } from '../src/app.js';
+import { buildGateway, type Gateway, type GatewayDeps } from '../src/app.js';
 
 export interface TestGateway {
   url: string;
+  /** The gateway itself (its metrics and live hub), for tests that look inside. */
+  gateway?: Gateway;
   db: Db;
   tdb?: TestDatabase;
   storage: ObjectStore;
@@ -41,6 +43,7 @@ export async function startTestGateway(opts: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    gateway,
     db,
     tdb,
     storage,

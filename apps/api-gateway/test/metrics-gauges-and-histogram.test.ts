@@ -88,3 +88,22 @@ test('the request histogram labels routes by pattern: operation, /api/*, /*, unm
   assert.match(text, /svc_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/\*",status="200"\}/);
   assert.match(text, /svc_http_request_duration_seconds_bucket\{le="10",/);
 });
+
+test('scrapes read through a connection of their own: with every API connection taken they still answer, and concurrent scrapes share one read', async () => {
+  // The test gateway's API pool has 4 connections: hold them all, as a burst of requests would.
+  const held = await Promise.all(Array.from({ length: 4 }, () => gw.db.pool.connect()));
+  try {
+    const texts = await Promise.all(Array.from({ length: 20 }, () => scrape()));
+    for (const text of texts) {
+      assert.equal(sample(text, 'svc_executions', 'state="QUEUED"') !== undefined, true, 'the gauges have their series');
+      assert.ok(sample(text, 'svc_queue_depth', 'pool="default"') !== undefined || /svc_queue_depth\{pool=/.test(text));
+    }
+  } finally {
+    for (const c of held) c.release();
+  }
+  // The gateway counts its gauge reads: twenty scrapes at once (three gauges each) were not sixty reads.
+  const before = gw.gateway!.metrics.gaugeReads();
+  await Promise.all(Array.from({ length: 20 }, () => scrape()));
+  const after = gw.gateway!.metrics.gaugeReads();
+  assert.ok(after - before <= 3, `${after - before} reads for 20 concurrent scrapes`);
+});
