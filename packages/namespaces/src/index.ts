@@ -4,6 +4,6 @@ export * from './manifest.js';
 export { saveChanges, applyChanges, type FileChange, type SaveDeps, type SaveRequest, type VersionRow } from './save.js';
 export { revertVersion } from './revert.js';
 export { createNamespace, deleteNamespace, getNamespace, listNamespaces, type NamespaceInfo, type NamespaceRow } from './namespaces.js';
-export { diffVersions, isText, loadManifest, readFile, resolveVersion, type FileDiff, type FileRead, type ResolvedVersion } from './read.js';
+export { boundedPatch, diffVersions, isText, MAX_DIFF_BYTES, loadManifest, readFile, resolveVersion, type FileDiff, type FileRead, type ResolvedVersion } from './read.js';
 export { ensureBundle, bundleKey, SnapshotNotFoundError, type BundleInfo } from './bundle.js';
 export { parseNamespaceFile, validateNamespaceFile, type NamespaceFile } from './namespace-file.js';

@@ -67,8 +67,31 @@ export interface FileDiff {
   status: 'added' | 'deleted' | 'modified' | 'mode_changed';
   binary: boolean;
   executable: { from: boolean | null; to: boolean | null };
-  /** Unified diff (absent for binary files and mode-only changes). */
+  /** Unified diff (absent for binary files, mode-only changes and `too_large` ones). */
   diff?: string;
+  /** The texts were too large, or too different, for a line diff within the bounds of `boundedPatch`. */
+  too_large?: true;
+}
+
+/** Texts larger than this (either side) get no line diff. */
+export const MAX_DIFF_BYTES = 1024 * 1024;
+/** The most text one request diffs, over all its files; files past it get no line diff. */
+export const MAX_DIFF_BYTES_PER_REQUEST = 8 * 1024 * 1024;
+/** A line diff gives up past this many edits, or after this many milliseconds. */
+const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 2_000 };
+
+/**
+ * A unified diff of two texts, bounded and off the event loop's critical
+ * path: jsdiff's async mode yields between steps, so other requests keep
+ * being served, and it gives up (undefined) past DIFF_LIMITS, as it does at
+ * once for texts past MAX_DIFF_BYTES. Any viewer can ask for diffs of files
+ * up to SVC_MAX_FILE_BYTES: unbounded, one request held the event loop.
+ */
+export function boundedPatch(oldName: string, newName: string, a: string, b: string, oldHeader: string, newHeader: string): Promise<string | undefined> {
+  if (Buffer.byteLength(a) > MAX_DIFF_BYTES || Buffer.byteLength(b) > MAX_DIFF_BYTES) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    createTwoFilesPatch(oldName, newName, a, b, oldHeader, newHeader, { ...DIFF_LIMITS, callback: (patch: string | undefined) => resolve(patch) });
+  });
 }
 
 /** Per-file unified diffs between two versions; files whose bytes and mode are equal are left out. */
@@ -78,6 +101,7 @@ export async function diffVersions(db: Queryable, storage: ObjectStore, namespac
   const [ma, mb] = [await loadManifest(db, a.id), await loadManifest(db, b.id)];
   const paths = [...new Set([...ma.keys(), ...mb.keys()])].filter((p) => onlyPath === undefined || p === onlyPath).sort();
   const files: FileDiff[] = [];
+  let budget = MAX_DIFF_BYTES_PER_REQUEST;
   for (const path of paths) {
     const x = ma.get(path);
     const y = mb.get(path);
@@ -87,7 +111,11 @@ export async function diffVersions(db: Queryable, storage: ObjectStore, namespac
     const binary = !isText(bx) || !isText(by);
     const d: FileDiff = { path, status, binary, executable: { from: x?.executable ?? null, to: y?.executable ?? null } };
     if (!binary && status !== 'mode_changed') {
-      d.diff = createTwoFilesPatch(x ? `a/${path}` : '/dev/null', y ? `b/${path}` : '/dev/null', bx.toString('utf8'), by.toString('utf8'), `version ${a.version}`, `version ${b.version}`);
+      budget -= bx.length + by.length;
+      const patch =
+        budget < 0 ? undefined : await boundedPatch(x ? `a/${path}` : '/dev/null', y ? `b/${path}` : '/dev/null', bx.toString('utf8'), by.toString('utf8'), `version ${a.version}`, `version ${b.version}`);
+      if (patch === undefined) d.too_large = true;
+      else d.diff = patch;
     }
     files.push(d);
   }

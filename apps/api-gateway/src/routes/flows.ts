@@ -1,6 +1,6 @@
 // Flows as their files define them: list, get, enable/disable, revisions, diffs.
-import { createTwoFilesPatch } from 'diff';
 import type { Db } from '@svc/db';
+import { boundedPatch } from '@svc/namespaces';
 import type { MasterKey } from '@svc/config';
 import { encodeCursor, notFound, roleAtLeast, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
@@ -155,11 +155,8 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const to = q.to ?? f.current_revision_id;
       if (!to) throw validationFailed([{ field: 'to', message: 'the flow has no revision' }]);
       const [a, b] = [await revisionById(params.namespace, params.flowId, q.from), await revisionById(params.namespace, params.flowId, to)];
-      return {
-        from: { id: a.id, revision: a.revision },
-        to: { id: b.id, revision: b.revision },
-        diff: createTwoFilesPatch(`a/${f.path}`, `b/${f.path}`, a.source_yaml, b.source_yaml, `revision ${a.revision}`, `revision ${b.revision}`),
-      };
+      const diff = await boundedPatch(`a/${f.path}`, `b/${f.path}`, a.source_yaml, b.source_yaml, `revision ${a.revision}`, `revision ${b.revision}`);
+      return { from: { id: a.id, revision: a.revision }, to: { id: b.id, revision: b.revision }, ...(diff === undefined ? { too_large: true } : { diff }) };
     },
   };
 }

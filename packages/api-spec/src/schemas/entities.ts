@@ -138,6 +138,7 @@ export const Diff = component('Diff', Type.Object(
     to: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
     files: Type.Optional(Type.Array(FreeObject())),
     diff: Type.Optional(Type.String({ description: 'Unified diff text' })),
+    too_large: Type.Optional(Type.Boolean({ description: 'The texts were too large (over 1 MiB) or too different for a line diff: no `diff`' })),
   },
   open,
 ));
