@@ -77,11 +77,11 @@ export class Dispatcher {
       const free = slots - this.running(executor.type);
       if (free > 0) {
         try {
-          // One statement claims and tells when the next run held back by a retry backoff is due.
-          const now = ctx.clock.now();
-          const r = await claimRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free, now });
+          // One statement claims and tells when the next run held back by a retry backoff is due,
+          // both by the database's clock (a skewed clock here must not start runs late or early).
+          const r = await claimRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
           claimed = r.runs;
-          if (r.nextAt) wait = Math.max(0, Math.min(POLL_MS, r.nextAt.getTime() - now.getTime()));
+          if (r.nextAt) wait = Math.max(0, Math.min(POLL_MS, r.nextAt.getTime() - r.at.getTime()));
         } catch (err) {
           ctx.log.warn('claim failed', { err, executor: executor.type });
         }
@@ -97,12 +97,29 @@ export class Dispatcher {
     const abort = new AbortController();
     const done = executor
       .run(run, abort.signal)
-      .catch((err) => void this.ctx.log.error('task run failed in the executor', { err, task_run_id: run.id }))
+      .catch((err) => this.endFailed(run, err))
       .finally(() => {
         this.jobs.delete(run.id);
         this.wakeups.get(executor.type)?.(); // a slot is free
       });
     this.jobs.set(run.id, { run, abort, done });
+  }
+
+  /**
+   * An executor failed without ending its task run (or could not record the
+   * end): end it FAILED executor_error, so that its retry policy applies now
+   * instead of the run staying RUNNING until its timeout. A no-op when the run
+   * already ended.
+   */
+  private async endFailed(run: ClaimedRun, err: unknown): Promise<void> {
+    const { ctx } = this;
+    ctx.log.error('task run failed in the executor; it ends executor_error', { err, task_run_id: run.id });
+    try {
+      await ctx.finish(run.id, { state: 'FAILED', reason: 'executor_error', error: `executor error: ${err instanceof Error ? err.message : String(err)}`, exitCode: null });
+    } catch (finishErr) {
+      // Only while stopping: the stop ends the instance's runs, or the watchdog's `lost` rule does once this instance is gone.
+      ctx.log.error('cannot end the task run; the instance stop or the lost rule ends it', { err: finishErr, task_run_id: run.id });
+    }
   }
 
   private stopExecution(executionId: string): void {
@@ -131,7 +148,15 @@ export class Dispatcher {
     await Promise.all(this.loops);
     const { ctx } = this;
     // Offline and our running task runs FAILED instance_shutdown, in one transaction; their retries then count on other instances.
-    const ended = await stopInstanceTaskRuns(ctx.db.pool, ctx.instanceId, ctx.clock.now());
+    let ended: Awaited<ReturnType<typeof stopInstanceTaskRuns>> = { ids: [], followUps: [] };
+    try {
+      ended = await stopInstanceTaskRuns(ctx.db.pool, ctx.instanceId);
+    } catch (err) {
+      // The database is unreachable: the runs stay RUNNING until the watchdog's `lost` rule sees this instance gone.
+      ctx.log.error('cannot end the running task runs at shutdown', { err });
+    }
+    // Writes still being retried give up after their next attempt: the runs are ended (or will be, as lost).
+    ctx.markStopping();
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
     for (const e of this.executors) e.close?.();

@@ -15,3 +15,4 @@ export { BUNDLE_UNUSED_MS, CLEANUP_INTERVAL_MS, OBJECT_GRACE_MS, DEFAULT_SETTLE_
 export { SWEPT_PREFIXES } from './object-sweep.js';
 export { fileHashOf } from './file-sweep.js';
 export { createMaintenanceMetrics, startMetricsServer, objectKind, type MaintenanceMetrics, type MetricsServer, type ObjectKind, type MaintenanceJob } from './metrics.js';
+export { DbContact, DEFAULT_CONTACT_GAP_MS, type DbContactOptions } from './db-contact.js';

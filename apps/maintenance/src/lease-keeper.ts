@@ -4,6 +4,7 @@
 // the next attempt of another instance takes it: well within a minute.
 import { acquireLease, releaseLease, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
+import type { DbContact } from './db-contact.js';
 
 export const MAINTENANCE_LEASE = 'maintenance';
 /** How long a lease lasts without renewal. */
@@ -15,7 +16,10 @@ export interface LeaseKeeperOptions {
   db: Db;
   log: Logger;
   holderId: string;
-  now: () => Date;
+  /** A test's clock. Default: the database's (every holder judges expiry by the same clock). */
+  now?: () => Date;
+  /** Told whether each tick reached the database. */
+  contact?: DbContact;
   /** Called once each time the lease is taken (not on renewals). */
   onAcquired?: () => void;
   /** Called when a held lease is lost (expired while we paused). */
@@ -43,7 +47,8 @@ export function startLeaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
     running = (async () => {
       if (stopped) return held;
       try {
-        const now = await acquireLease(opts.db.pool, MAINTENANCE_LEASE, opts.holderId, ttl, opts.now());
+        const now = await acquireLease(opts.db.pool, MAINTENANCE_LEASE, opts.holderId, ttl, opts.now?.());
+        opts.contact?.ok();
         if (now && !held) {
           opts.log.info('maintenance lease acquired', { holder_id: opts.holderId });
           held = true;
@@ -54,6 +59,7 @@ export function startLeaseKeeper(opts: LeaseKeeperOptions): LeaseKeeper {
           opts.onLost?.();
         }
       } catch (err) {
+        opts.contact?.failed();
         opts.log.warn('maintenance lease attempt failed', { err });
       }
       return held;

@@ -22,13 +22,13 @@ await runService({
       ctx.log.info('metrics listening', { host: ctx.config.host, port: server.port });
     }
     const now = () => ctx.clock.now();
+    // No `now` for startMaintenance: the lease and the watchdog then use the database's clock.
     const maintenance = startMaintenance({
       db: ctx.db,
       storage,
       log: ctx.log,
       metrics,
       instanceId: ctx.instanceId,
-      now,
       engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage, snapshots: new SnapshotFacts() },
       retentionDays: ctx.config.retentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,

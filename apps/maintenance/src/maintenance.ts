@@ -11,11 +11,15 @@
 //   lease is still held, and stops when it is not (back to standby).
 //
 // Time comes from the injected `now`, so tests move it instead of waiting.
+// Without one (production), the lease and the watchdog use the database's
+// clock (they compare times other hosts wrote) and retention the process's
+// (its limits are days).
 import type { Db } from '@svc/db';
 import type { StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
-import { startLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
+import { DbContact } from './db-contact.js';
+import { startLeaseKeeper, LEASE_TICK_MS, type LeaseKeeper } from './lease-keeper.js';
 import type { MaintenanceMetrics } from './metrics.js';
 import { runRetention, type RetentionResult } from './retention.js';
 import { runStorageCleanupIfDue, type CleanupOutcome } from './storage-cleanup.js';
@@ -31,7 +35,8 @@ export interface MaintenanceOptions {
   metrics: MaintenanceMetrics;
   /** This instance's id: the lease holder id and the cleanup record's `instance_id`. */
   instanceId: string;
-  now: () => Date;
+  /** A test's clock. Default: the database's for the lease and the watchdog, the process's for retention and the storage cleanup. */
+  now?: () => Date;
   /** Engine dependencies for the follow-ups of ended task runs (retries, next tasks). */
   engine: StartDeps;
   /** `SVC_RETENTION_DAYS`. */
@@ -75,7 +80,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
 
   const runOnce = async (): Promise<MaintenanceReport | null> => {
     if (!isHolder()) return null;
-    const now = opts.now();
+    const now = opts.now?.() ?? new Date();
     const common = { db: opts.db, storage: opts.storage, log, metrics, batchSize: opts.batchSize, shouldContinue: isHolder };
     let retention: RetentionResult;
     try {
@@ -115,11 +120,14 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     return current;
   };
 
+  // Fed by the lease ticks (every instance, holder or not) and the watchdog passes.
+  const contact = new DbContact({ gapMs: Math.max(15_000, 3 * (opts.leaseTickMs ?? LEASE_TICK_MS), 3 * (opts.watchdogMs ?? 0)) });
   keeper = startLeaseKeeper({
     db: opts.db,
     log,
     holderId: opts.instanceId,
     now: opts.now,
+    contact,
     ttlMs: opts.leaseTtlMs,
     tickMs: opts.leaseTickMs,
     onAcquired: () => {
@@ -136,6 +144,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     engine: opts.engine,
     now: opts.now,
     isHolder,
+    contact,
     intervalMs: opts.watchdogMs,
     heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
     metrics,

@@ -10,9 +10,16 @@
 // rule, which also needs the task heartbeat to be older than
 // SVC_HEARTBEAT_TIMEOUT, is selected here and ended through the engine's
 // completeTaskRun like any other completion.
-import type { Db } from '@svc/db';
+//
+// Every pass reads the database's clock once and judges heartbeats, leases
+// and timeouts against it: they were written with that clock, so the hosts'
+// own clocks never enter the comparison. The `lost` rules run only once this
+// process has reached the database without a break for a whole online
+// window (db-contact.ts): after an outage, live instances re-heartbeat first.
+import { INSTANCE_ONLINE_WINDOW_MS, type Db } from '@svc/db';
 import { completeTaskRun, failLostTaskRuns, hasStaleRequests, onlineSince, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
+import type { DbContact } from './db-contact.js';
 import type { MaintenanceMetrics } from './metrics.js';
 import { selectLostContainerRuns } from './sql/lost-containers.js';
 
@@ -27,8 +34,14 @@ export interface WatchdogDeps {
   db: Db;
   log: Logger;
   engine: StartDeps;
-  now: () => Date;
+  /** A test's clock. Default: the database's, read once at the start of each pass. */
+  now?: () => Date;
   isHolder: () => boolean;
+  /**
+   * This process's contact with the database; the `lost` rules wait until it
+   * has lasted a whole online window. Default: none (the rules always run).
+   */
+  contact?: DbContact;
   /** Period of the loop. Default {@link WATCHDOG_MS}. */
   intervalMs?: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in ms, for docker and kubernetes runs. Default 60 s. */
@@ -60,15 +73,33 @@ export async function failLostContainerRuns(deps: Pick<WatchdogDeps, 'db' | 'hea
   return { ids, followUps };
 }
 
+/** The database's clock (one round trip, once per pass). */
+async function databaseNow(db: Db): Promise<Date> {
+  return (await db.pool.query<{ now: Date }>(`SELECT clock_timestamp() AS now`)).rows[0]!.now;
+}
+
 export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> {
-  const now = deps.now();
+  let now: Date;
+  try {
+    now = deps.now ? deps.now() : await databaseNow(deps.db);
+    if (deps.now) await deps.db.pool.query('SELECT 1');
+  } catch (err) {
+    deps.contact?.failed();
+    throw err;
+  }
+  deps.contact?.ok();
   const ex = await timeOutExecutions(deps.db.pool, now);
   const to = await timeOutTaskRuns(deps.db.pool, now);
-  const lost = await failLostTaskRuns(deps.db.pool, now);
-  const lostContainers = await failLostContainerRuns(deps, now);
+  // After a break in our own contact, instances whose heartbeats stopped during it get a whole window to heartbeat again.
+  const judgeLiveness = !deps.contact || deps.contact.steadyFor(INSTANCE_ONLINE_WINDOW_MS);
+  if (!judgeLiveness) deps.log.debug('watchdog: lost rules wait for a whole online window of database contact');
+  const none = { ids: [] as string[], followUps: [] as FollowUp[] };
+  const lost = judgeLiveness ? await failLostTaskRuns(deps.db.pool, now) : none;
+  const lostContainers = judgeLiveness ? await failLostContainerRuns(deps, now) : none;
   const planned: FollowUp[] = [];
+  const planNow = deps.now ?? (() => new Date());
   for (let i = 0; i < 10 && (await hasStaleRequests(deps.db.pool, new Date(now.getTime() - STALE_REQUEST_MS))); i++) {
-    const r = await planExecutions(deps.db.pool, deps.now, undefined, { storage: deps.engine.storage });
+    const r = await planExecutions(deps.db.pool, planNow, undefined, { storage: deps.engine.storage });
     planned.push(...r.followUps);
     if (!r.planned) break;
   }
@@ -93,7 +124,7 @@ export function startWatchdog(deps: WatchdogDeps): { stop(): Promise<void> } {
     running = watchdogOnce(deps)
       .then(() => {
         deps.metrics?.runs.inc({ job: 'watchdog', outcome: 'ok' });
-        deps.metrics?.lastRun.set({ job: 'watchdog' }, deps.now().getTime() / 1000);
+        deps.metrics?.lastRun.set({ job: 'watchdog' }, (deps.now?.() ?? new Date()).getTime() / 1000);
       })
       .catch((err: unknown) => {
         deps.metrics?.runs.inc({ job: 'watchdog', outcome: 'error' });

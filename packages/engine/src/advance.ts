@@ -77,12 +77,24 @@ export async function latestRuns(c: Client, executionId: string): Promise<TaskRu
  * as SQL expressions; `$online` is the parameter holding the oldest heartbeat
  * that still counts as online.
  */
+// Heartbeats are written with the database's clock; \`online\` comes from the
+// planning process's clock (tests move it). The earlier of the two limits is
+// used, so a planner whose clock runs ahead never takes a live dispatcher for
+// gone (the reason is only a label: claims do not read it).
 export const servedSql = (pool: string, type: string, online: string) =>
-  `EXISTS (SELECT 1 FROM instances i WHERE i.kind = 'dispatcher' AND i.stopped_at IS NULL AND i.last_heartbeat_at > ${online}
+  `EXISTS (SELECT 1 FROM instances i WHERE i.kind = 'dispatcher' AND i.stopped_at IS NULL
+     AND i.last_heartbeat_at > LEAST(${online}::timestamptz, now() - ${INSTANCE_ONLINE_MS} * interval '1 millisecond')
      AND ${pool} = ANY(i.pools) AND ${type} = ANY(i.executors))`;
 
 /** The oldest heartbeat of an instance still online at `now`. */
 export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
+
+/**
+ * SQL for the oldest heartbeat of an instance still online: `onlineSince` of
+ * a test's clock given as the parameter `param`, else of the database's clock
+ * (which wrote the heartbeats).
+ */
+export const onlineSinceSql = (param: string) => `COALESCE(${param}::timestamptz, now() - ${INSTANCE_ONLINE_MS} * interval '1 millisecond')`;
 
 /** The task's backoff: the task's `retry` over the flow's, over the defaults (its attempts are planTasks' `maxAttempts`). */
 export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPolicy {

@@ -25,31 +25,46 @@ export interface ClaimResult {
   runs: ClaimedRun[];
   /** The earliest future time at which a QUEUED run of these pools and type becomes claimable (retry backoff), or null. */
   nextAt: Date | null;
+  /** The claim's time (the database's clock unless `now` was given): what `nextAt` is to be compared with. */
+  at: Date;
+}
+
+export interface ClaimOptions {
+  instanceId: string;
+  pools: string[];
+  executorType: string;
+  limit: number;
+  /** A test's clock; default the database's. */
+  now?: Date;
 }
 
 const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim());
 
+// Claim times (start, timeout, first task heartbeat, backoff checks) are the
+// database's clock unless a test passes its own, so a dispatcher whose clock is
+// off cannot start a run already timed out, or look silent, to the watchdog.
+const AT = 'COALESCE($4::timestamptz, now())';
 const CLAIM_SQL = `
 WITH picked AS (
   SELECT t.id FROM task_runs t
-  WHERE t.state = 'QUEUED' AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= $4)
+  WHERE t.state = 'QUEUED' AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= ${AT})
   ORDER BY t.queued_at, t.id
   FOR UPDATE SKIP LOCKED LIMIT $5),
 c AS (
-  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = $4, started_at = $4, last_heartbeat_at = $4, updated_at = $4,
-    timeout_at = $4::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
+  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = ${AT}, started_at = ${AT}, last_heartbeat_at = ${AT}, updated_at = ${AT},
+    timeout_at = ${AT}::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
   FROM picked WHERE t.id = picked.id
   RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, $4 FROM c),
+  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, ${AT} FROM c),
 k AS (
   SELECT c.*, ${EXECUTION_FIELDS.map((f) => `e.${f} AS e_${f}`).join(', ')}, e.snapshot_id AS e_snapshot_id,
     pg_notify('${CHANNELS.changed}', c.execution_id)::text AS notified
   FROM c JOIN executions e ON e.id = c.execution_id)
-SELECT n.next_at, k.* FROM (
-  SELECT min(not_before) AS next_at FROM task_runs
-  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > $4) n
+SELECT n.next_at, n.claimed_at_now, k.* FROM (
+  SELECT min(not_before) AS next_at, ${AT}::timestamptz AS claimed_at_now FROM task_runs
+  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > ${AT}) n
 LEFT JOIN k ON true`;
 
 /**
@@ -57,11 +72,11 @@ LEFT JOIN k ON true`;
  * timeout from the task's `timeout`, recorded in milliseconds on the row when
  * it was created (else 24h).
  */
-export async function claimRuns(pool: pg.Pool, o: { instanceId: string; pools: string[]; executorType: string; limit: number; now: Date }): Promise<ClaimResult> {
-  const r = await pool.query<Record<string, unknown> & { next_at: Date | null; id: string | null }>({
+export async function claimRuns(pool: pg.Pool, o: ClaimOptions): Promise<ClaimResult> {
+  const r = await pool.query<Record<string, unknown> & { next_at: Date | null; claimed_at_now: Date; id: string | null }>({
     name: 'svc-claim',
     text: CLAIM_SQL,
-    values: [o.instanceId, o.pools, o.executorType, o.now, Math.max(0, o.limit), DEFAULT_TASK_TIMEOUT_MS],
+    values: [o.instanceId, o.pools, o.executorType, o.now ?? null, Math.max(0, o.limit), DEFAULT_TASK_TIMEOUT_MS],
   });
   const runs: ClaimedRun[] = [];
   for (const row of r.rows) {
@@ -78,11 +93,11 @@ export async function claimRuns(pool: pg.Pool, o: { instanceId: string; pools: s
       execution,
     });
   }
-  return { runs, nextAt: r.rows[0]?.next_at ?? null };
+  return { runs, nextAt: r.rows[0]?.next_at ?? null, at: r.rows[0]?.claimed_at_now ?? o.now ?? new Date() };
 }
 
 /** claimRuns without the next claimable time. */
-export async function claimTaskRuns(pool: pg.Pool, o: { instanceId: string; pools: string[]; executorType: string; limit: number; now: Date }): Promise<ClaimedRun[]> {
+export async function claimTaskRuns(pool: pg.Pool, o: ClaimOptions): Promise<ClaimedRun[]> {
   if (o.limit <= 0) return [];
   return (await claimRuns(pool, o)).runs;
 }

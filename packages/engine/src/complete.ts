@@ -18,20 +18,25 @@ export interface TaskCompletion {
   metrics?: { name: string; value: number; tags?: Record<string, string> }[];
 }
 
+// The end time is the database's clock unless the caller passes one (tests,
+// and the engine's own rules that read it once per pass): the start was
+// written by the claim with the database's clock, so the duration never mixes
+// two hosts' clocks.
+const AT = 'COALESCE($7::timestamptz, now())';
 const END_SQL = `
 WITH t AS (
-  UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6::jsonb, ended_at = $7,
-    duration_ms = round(extract(epoch FROM ($7::timestamptz - started_at)) * 1000)::bigint, updated_at = $7
+  UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6::jsonb, ended_at = ${AT},
+    duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT}
   WHERE id = $1 AND state = 'RUNNING'
   RETURNING id, execution_id, task_key),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT execution_id, id, 'RUNNING', $2, $3, '', $7 FROM t),
+  SELECT execution_id, id, 'RUNNING', $2, $3, '', ${AT} FROM t),
 p AS (
-  INSERT INTO plan_requests (task_run_id, execution_id, created_at) SELECT id, execution_id, $7 FROM t),
+  INSERT INTO plan_requests (task_run_id, execution_id, created_at) SELECT id, execution_id, ${AT} FROM t),
 m AS (
   INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
-  SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, $7 FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
+  SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, ${AT} FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
 SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
 
 /**
@@ -40,8 +45,8 @@ SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n F
  * RUNNING. The caller plans the execution afterwards (completeTaskRun, or a
  * Planner kick).
  */
-export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: TaskCompletion, clock: Date | (() => Date)): Promise<string | null> {
-  const now = typeof clock === 'function' ? clock() : clock;
+export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: TaskCompletion, clock?: Date | (() => Date)): Promise<string | null> {
+  const now = (typeof clock === 'function' ? clock() : clock) ?? null;
   const metrics = done.metrics ?? [];
   const r = await c.query<{ execution_id: string }>({
     name: 'svc-end-task-run',
@@ -71,7 +76,7 @@ export interface EndedRuns {
 }
 
 /** Ends many RUNNING task runs with the same completion (on a pool, or in the caller's transaction); plan them with planEnded. */
-export async function endTaskRuns(c: Client | pg.Pool, taskRunIds: string[], done: TaskCompletion, now: () => Date): Promise<EndedRuns> {
+export async function endTaskRuns(c: Client | pg.Pool, taskRunIds: string[], done: TaskCompletion, now?: Date | (() => Date)): Promise<EndedRuns> {
   const ended: string[] = [];
   const executions = new Set<string>();
   for (const id of taskRunIds) {

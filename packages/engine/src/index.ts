@@ -2,7 +2,7 @@ export * from './constants.js';
 export { CHANNELS, inTx } from './db.js';
 export { resolveInputs, InputsInvalidError, type InputProblem } from './inputs.js';
 export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
-export { advance, advanceMany, latestRuns, lockExecution, onlineSince, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
+export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSinceSql, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
 export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
 export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
 export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';

@@ -58,7 +58,12 @@ export async function appendLogs(pool: pg.Pool, taskRunId: string, lines: Incomi
 export const artifactKey = (executionId: string, taskRunId: string, name: string) =>
   `artifacts/${executionId}/${taskRunId}/${crypto.createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
 
-/** Stores one artifact (streamed to the object store) and its row. */
+/**
+ * Stores one artifact (streamed to the object store) and its row. Idempotent
+ * per (task run, name): the object key derives from both, and a repeated
+ * upload (a retry after a failure the uploader could not see succeed)
+ * replaces the object and updates the one row, keeping its id.
+ */
 export async function storeArtifact(
   pool: pg.Pool,
   storage: { put(key: string, body: NodeJS.ReadableStream | Buffer, opts?: { contentType?: string; size?: number }): Promise<{ size: number }> },
@@ -71,20 +76,25 @@ export async function storeArtifact(
   if (!tr) throw new Error(`no task run ${taskRunId}`);
   const key = artifactKey(tr.execution_id, taskRunId, name);
   await storage.put(key, body, { contentType, size: body.length });
-  const id = newId();
-  await pool.query(
+  const r = await pool.query<{ id: string }>(
     `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
-    [id, tr.execution_id, taskRunId, name, key, body.length, contentType, crypto.createHash('sha256').update(body).digest('hex')],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+     ON CONFLICT (task_run_id, name) DO UPDATE
+       SET object_key = EXCLUDED.object_key, size = EXCLUDED.size, content_type = EXCLUDED.content_type, sha256 = EXCLUDED.sha256
+     RETURNING id`,
+    [newId(), tr.execution_id, taskRunId, name, key, body.length, contentType, crypto.createHash('sha256').update(body).digest('hex')],
   );
-  return { id, size: body.length };
+  return { id: r.rows[0]!.id, size: body.length };
 }
 
-/** Records a runner heartbeat; `cancel` is true when the task run should stop. */
-export async function heartbeatTaskRun(pool: pg.Pool, taskRunId: string, now: Date): Promise<{ cancel: boolean; known: boolean }> {
+/**
+ * Records a runner heartbeat; `cancel` is true when the task run should stop.
+ * @param now a test's clock; default the database's (the watchdog judges the heartbeat against it).
+ */
+export async function heartbeatTaskRun(pool: pg.Pool, taskRunId: string, now?: Date): Promise<{ cancel: boolean; known: boolean }> {
   const r = await pool.query<{ state: string; ex_state: string }>(
-    `UPDATE task_runs t SET last_heartbeat_at = $2 FROM executions e WHERE t.id = $1 AND e.id = t.execution_id RETURNING t.state, e.state AS ex_state`,
-    [taskRunId, now],
+    `UPDATE task_runs t SET last_heartbeat_at = COALESCE($2::timestamptz, now()) FROM executions e WHERE t.id = $1 AND e.id = t.execution_id RETURNING t.state, e.state AS ex_state`,
+    [taskRunId, now ?? null],
   );
   const row = r.rows[0];
   if (!row) return { cancel: true, known: false };

@@ -4,7 +4,7 @@
 // runs of instances that went away (→ FAILED reason lost). Retry policies then
 // apply through the normal completion path.
 import type pg from 'pg';
-import { endExecution, latestRuns, lockExecution, onlineSince, type FollowUp } from './advance.js';
+import { endExecution, latestRuns, lockExecution, onlineSince, onlineSinceSql, type FollowUp } from './advance.js';
 import { TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
 import { markInstanceStopped } from '@svc/db';
@@ -34,24 +34,33 @@ export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids
   return { ids, followUps: follow };
 }
 
-async function endMany(pool: pg.Pool, ids: string[], done: TaskCompletion, now: Date): Promise<FollowUp[]> {
+async function endMany(pool: pg.Pool, ids: string[], done: TaskCompletion, now?: Date): Promise<FollowUp[]> {
   if (!ids.length) return [];
-  return (await completeTaskRuns(pool, ids, done, () => now)).followUps;
+  return (await completeTaskRuns(pool, ids, done, () => now ?? new Date())).followUps;
 }
 
-export async function timeOutTaskRuns(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
-  const ids = (await pool.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND timeout_at <= $1 LIMIT 500`, [new Date(now.getTime() - TIMEOUT_GRACE_MS)])).rows.map((r) => r.id);
+/** @param now a test's clock (or the time the caller read from the database); default the database's clock, which wrote the claims' timeouts. */
+export async function timeOutTaskRuns(pool: pg.Pool, now?: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const ids = (
+    await pool.query<{ id: string }>(
+      `SELECT id FROM task_runs WHERE state = 'RUNNING' AND timeout_at <= COALESCE($1::timestamptz, now() - $2 * interval '1 millisecond') LIMIT 500`,
+      [now ? new Date(now.getTime() - TIMEOUT_GRACE_MS) : null, TIMEOUT_GRACE_MS],
+    )
+  ).rows.map((r) => r.id);
   return { ids, followUps: await endMany(pool, ids, { state: 'TIMED_OUT', reason: 'timeout', error: 'no report from the runner 60 s after the task timeout', exitCode: null }, now) };
 }
 
-/** RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone). */
-export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes = ['process', 'inline']): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+/**
+ * RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone).
+ * @param now a test's clock (or the time the caller read from the database); default the database's clock, which wrote the heartbeats.
+ */
+export async function failLostTaskRuns(pool: pg.Pool, now?: Date, executorTypes = ['process', 'inline']): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const ids = (
     await pool.query<{ id: string }>(
       `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
        WHERE t.state = 'RUNNING' AND t.executor_type = ANY($2)
-         AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < $1) LIMIT 500`,
-      [onlineSince(now), executorTypes],
+         AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < ${onlineSinceSql('$1')}) LIMIT 500`,
+      [now ? onlineSince(now) : null, executorTypes],
     )
   ).rows.map((r) => r.id);
   return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away', exitCode: null }, now) };
@@ -65,13 +74,13 @@ export async function failLostTaskRuns(pool: pg.Pool, now: Date, executorTypes =
  * them `lost` between the two steps. Stopped first, so the retries planned
  * after do not count on this instance serving their pool.
  */
-export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, now?: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const done: TaskCompletion = { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null };
   const ended = await inTx(pool, async (c) => {
     await markInstanceStopped(c, instanceId, now);
     const running = (await c.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows;
-    return endTaskRuns(c, running.map((r) => r.id), done, () => now);
+    return endTaskRuns(c, running.map((r) => r.id), done, now);
   });
-  const r = await planEnded(pool, () => now, ended);
+  const r = await planEnded(pool, () => now ?? new Date(), ended);
   return { ids: r.ended, followUps: r.followUps };
 }

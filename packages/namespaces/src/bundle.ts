@@ -70,6 +70,14 @@ export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshot
   const key = bundleKey(snapshotId);
   const upload = storage.put(key, out, { contentType: 'application/gzip' });
   const compress = pipeline(pack, zlib.createGzip({ level: 6 }), measure, out);
+  // An upload that fails while files are still being packed (an object store
+  // error) stops the build at once: nothing reads \`out\` any more, so packing
+  // on would wait forever once its buffers fill, and the rejection must not go
+  // unobserved until the end (an unhandled rejection ends the process).
+  const uploadFailed = new Promise<never>((_, reject) => upload.catch(reject));
+  uploadFailed.catch(() => undefined);
+  compress.catch(() => undefined); // observed below; after a failed upload it fails too
+  upload.catch(() => pack.destroy());
 
   const dirs = new Set<string>();
   const header = { mtime: EPOCH, uid: 0, gid: 0, uname: '', gname: '' };
@@ -81,13 +89,16 @@ export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshot
       dirs.add(dir);
       pack.entry({ ...header, name: `${dir}/`, type: 'directory', mode: 0o755 });
     }
-    const content = await storage.getBuffer(fileObjectKey(f.file_hash));
-    await new Promise<void>((resolve, reject) =>
-      pack.entry({ ...header, name: f.path, type: 'file', mode: f.executable ? 0o755 : 0o644, size: content.length }, content, (err) => (err ? reject(err) : resolve())),
-    );
+    const content = await Promise.race([storage.getBuffer(fileObjectKey(f.file_hash)), uploadFailed]);
+    await Promise.race([
+      new Promise<void>((resolve, reject) =>
+        pack.entry({ ...header, name: f.path, type: 'file', mode: f.executable ? 0o755 : 0o644, size: content.length }, content, (err) => (err ? reject(err) : resolve())),
+      ),
+      uploadFailed,
+    ]);
   }
   pack.finalize();
-  await Promise.all([compress, upload]);
+  await Promise.all([upload, compress]);
   const hash = hasher.digest('hex');
   await db.query(
     `UPDATE snapshots SET bundle_key = $2, bundle_size = $3, bundle_hash = $4, bundle_built_at = $5, last_used_at = $5 WHERE id = $1`,

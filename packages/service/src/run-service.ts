@@ -109,7 +109,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     try {
       await started.catch(() => undefined);
       await handle?.stop();
-      await markInstanceStopped(db.pool, instanceId, clock.now());
+      await markInstanceStopped(db.pool, instanceId);
     } catch (err) {
       ctx.log.error('error while stopping', { err });
     }
@@ -125,7 +125,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
 
   started = (async () => {
-    await registerInstance(db.pool, registration, clock.now());
+    await registerInstance(db.pool, registration);
     handle = await opts.start(ctx);
   })();
   try {
@@ -138,8 +138,9 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   if (stopping) return;
 
   beat = setInterval(() => {
-    heartbeatInstance(db.pool, instanceId, clock.now())
-      .then((alive) => (alive ? undefined : registerInstance(db.pool, registration, clock.now())))
+    // The database's clock, not ours: liveness is judged by other hosts, whose clocks may differ from this one.
+    heartbeatInstance(db.pool, instanceId)
+      .then((alive) => (alive ? undefined : registerInstance(db.pool, registration)))
       .catch((err) => ctx.log.warn('heartbeat failed', { err }));
   }, INSTANCE_HEARTBEAT_INTERVAL_MS);
   beat.unref();

@@ -85,7 +85,8 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     },
 
     async runnerHeartbeat({ params }: Ctx) {
-      const hb = await heartbeatTaskRun(db.pool, params.taskRunId as string, deps.now());
+      // The database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
+      const hb = await heartbeatTaskRun(db.pool, params.taskRunId as string);
       return { cancel: hb.cancel };
     },
 

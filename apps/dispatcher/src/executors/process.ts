@@ -7,10 +7,11 @@
 // `svc exec` runs the same code with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
-import { appendLogs, heartbeatTaskRun, onlineSince, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { appendLogs, heartbeatTaskRun, onlineSinceSql, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
+import { IO_RETRY_FOR_MS, withRetry } from '../retry.js';
 import { IoDirs } from './io-dirs.js';
 import type { Executor } from './types.js';
 
@@ -21,7 +22,7 @@ import type { Executor } from './types.js';
  */
 async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[]): Promise<void> {
   const online = new Set(
-    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > $1`, [onlineSince(ctx.clock.now())])).rows.map((r) => r.id),
+    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > ${onlineSinceSql('$1')}`, [null])).rows.map((r) => r.id),
   );
   online.add(ctx.instanceId);
   for (const parent of parents) {
@@ -54,12 +55,25 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       const transport: RunnerTransport = {
         getSpec: async () => prepared.spec as never,
         getBundle: async () => (prepared.spec.bundle_hash ? ctx.bundleStream(prepared.execution.snapshot_id) : null),
-        heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id, ctx.clock.now()),
-        postLogs: async (lines) => void (await appendLogs(ctx.db.pool, run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })),
+        // The database's clock: the watchdog judges the heartbeat against it.
+        heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id),
+        // A batch (idempotent: lines are keyed by number) or an artifact (one row per name) is retried through a
+        // short database or object store outage, as the HTTP transport of `svc exec` does, instead of being lost.
+        postLogs: (lines) =>
+          withRetry(async () => void (await appendLogs(ctx.db.pool, run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
+            what: `posting ${lines.length} log lines of task run ${run.id}`,
+            forMs: IO_RETRY_FOR_MS,
+            onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store log lines; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
+          }),
         putArtifact: async (name, body) => {
           const chunks: Buffer[] = [];
           for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
-          await storeArtifact(ctx.db.pool, ctx.storage, run.id, name, Buffer.concat(chunks));
+          const data = Buffer.concat(chunks);
+          await withRetry(() => storeArtifact(ctx.db.pool, ctx.storage, run.id, name, data), {
+            what: `storing artifact ${name} of task run ${run.id}`,
+            forMs: IO_RETRY_FOR_MS,
+            onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
+          });
         },
         complete: (c: Completion) => ctx.finish(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }),
       };

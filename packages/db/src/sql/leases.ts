@@ -1,6 +1,9 @@
 // Named leases held through one row each (`leases`). A lease is held by one
 // holder until it expires; the holder renews it well before. Whoever finds it
 // expired takes it over in one statement, so two contenders never both win.
+// Times are the database's clock unless a test passes its own: holders on
+// different hosts judge expiry against one clock, so skew cannot hand a live
+// lease to a second holder.
 import type { Queryable } from './queryable.js';
 
 export interface LeaseState {
@@ -14,11 +17,10 @@ export interface LeaseState {
  * Takes the lease when it is free, expired, or already ours; renews it when
  * ours. Returns true when `holderId` holds the lease afterwards.
  */
-export async function acquireLease(db: Queryable, name: string, holderId: string, ttlMs: number, now: Date): Promise<boolean> {
-  const expires = new Date(now.getTime() + ttlMs);
+export async function acquireLease(db: Queryable, name: string, holderId: string, ttlMs: number, now?: Date): Promise<boolean> {
   const r = await db.query(
     `INSERT INTO leases (name, holder_id, acquired_at, renewed_at, expires_at)
-     VALUES ($1, $2, $3, $3, $4)
+     SELECT $1, $2, at, at, at + $4 * interval '1 millisecond' FROM (SELECT COALESCE($3::timestamptz, clock_timestamp()) AS at) n
      ON CONFLICT (name) DO UPDATE
        SET holder_id = EXCLUDED.holder_id,
            acquired_at = CASE WHEN leases.holder_id = EXCLUDED.holder_id THEN leases.acquired_at ELSE EXCLUDED.acquired_at END,
@@ -26,17 +28,18 @@ export async function acquireLease(db: Queryable, name: string, holderId: string
            expires_at = EXCLUDED.expires_at
        WHERE leases.holder_id = EXCLUDED.holder_id OR leases.expires_at <= EXCLUDED.renewed_at
      RETURNING holder_id`,
-    [name, holderId, now, expires],
+    [name, holderId, now ?? null, ttlMs],
   );
   return r.rowCount === 1;
 }
 
 /** Extends a lease we hold and that has not expired. False when it was lost. */
-export async function renewLease(db: Queryable, name: string, holderId: string, ttlMs: number, now: Date): Promise<boolean> {
+export async function renewLease(db: Queryable, name: string, holderId: string, ttlMs: number, now?: Date): Promise<boolean> {
   const r = await db.query(
-    `UPDATE leases SET renewed_at = $3, expires_at = $4
-     WHERE name = $1 AND holder_id = $2 AND expires_at > $3`,
-    [name, holderId, now, new Date(now.getTime() + ttlMs)],
+    `UPDATE leases SET renewed_at = n.at, expires_at = n.at + $4 * interval '1 millisecond'
+     FROM (SELECT COALESCE($3::timestamptz, clock_timestamp()) AS at) n
+     WHERE name = $1 AND holder_id = $2 AND expires_at > n.at`,
+    [name, holderId, now ?? null, ttlMs],
   );
   return r.rowCount === 1;
 }

@@ -1,0 +1,67 @@
+// One transient database or object store error while the dispatcher prepares
+// a task run or records what it did must neither leave the run RUNNING (until
+// its 24 h timeout) nor lose its log lines or artifacts: preparing fails the
+// run executor_error (its retry policy applies), and the writes of its end,
+// its log batches and its artifacts are retried until they succeed.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startDispatcher, type DispatcherEnv } from './support.js';
+
+let env: DispatcherEnv;
+const flow = (def: Record<string, unknown>) => JSON.stringify(def);
+const sh = (script: string) => ['sh', '-c', script];
+
+before(async () => {
+  env = await startDispatcher({
+    'data.txt': 'from the bundle\n',
+    'prep.flow.yaml': flow({ id: 'prep', retry: { max_attempts: 2, initial: '1s' }, tasks: [{ id: 't', type: 'command', command: ['cat', 'data.txt'] }] }),
+    'end.flow.yaml': flow({ id: 'end', tasks: [{ id: 't', type: 'command', command: sh('echo done') }] }),
+    'logs.flow.yaml': flow({ id: 'logs', tasks: [{ id: 't', type: 'command', command: sh('seq 1 3000') }] }),
+    'art.flow.yaml': flow({ id: 'art', tasks: [{ id: 't', type: 'command', command: sh('printf data > "$SVC_ARTIFACTS_DIR/out.txt"') }] }),
+  });
+});
+after(() => env.close());
+
+test('an object store error while the bundle is built ends the attempt FAILED executor_error, and its retry runs', async () => {
+  env.faults.putOnce(/^bundles\//);
+  const ex = await env.ended(await env.trigger('prep'));
+  assert.deepEqual(env.faults.fired.filter((f) => f.startsWith('put bundles/')).length, 1, 'the fault fired');
+  assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
+  const [a1, a2] = ex.runs;
+  assert.equal(a1?.state, 'FAILED');
+  assert.equal(a1?.reason, 'executor_error');
+  assert.match(a1?.error ?? '', /injected fault/);
+  assert.equal(a2?.state, 'SUCCESS');
+});
+
+test('a database error while the end is recorded is retried: the run ends SUCCESS once', async () => {
+  env.faults.queryOnce(/UPDATE task_runs SET state = \$2, reason = \$3/);
+  const ex = await env.ended(await env.trigger('end'));
+  assert.ok(env.faults.fired.some((f) => f.includes('UPDATE task_runs')), 'the fault fired');
+  assert.equal(ex.state, 'SUCCESS');
+  assert.deepEqual(ex.runs.map((r) => [r.attempt, r.state, r.reason]), [[1, 'SUCCESS', '']]);
+});
+
+test('a database error while a log batch is stored is retried: no line lost, none twice', async () => {
+  env.faults.queryOnce(/INSERT INTO log_lines/);
+  const id = await env.trigger('logs');
+  const ex = await env.ended(id);
+  assert.ok(env.faults.fired.some((f) => f.includes('log_lines')), 'the fault fired');
+  assert.equal(ex.state, 'SUCCESS');
+  const lines = (await env.pool.query<{ n: number; text: string }>(`SELECT n, text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [id])).rows;
+  assert.equal(lines.length, 3000);
+  lines.forEach((l, i) => {
+    assert.equal(l.n, i + 1);
+    assert.equal(l.text, String(i + 1));
+  });
+});
+
+test('an object store error while an artifact is stored is retried: the artifact is there, once', async () => {
+  env.faults.putOnce(/^artifacts\//);
+  const id = await env.trigger('art');
+  const ex = await env.ended(id);
+  assert.ok(env.faults.fired.some((f) => f.startsWith('put artifacts/')), 'the fault fired');
+  assert.equal(ex.state, 'SUCCESS');
+  const rows = (await env.pool.query(`SELECT name, size FROM artifacts WHERE execution_id = $1`, [id])).rows;
+  assert.deepEqual(rows.map((r) => [r.name, Number(r.size)]), [['out.txt', 4]]);
+});
