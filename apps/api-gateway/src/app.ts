@@ -125,7 +125,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...tokenHandlers(routeDeps),
     ...userHandlers(routeDeps),
     ...auditHandlers(routeDeps),
-    ...adminHandlers({ db: deps.db, storage: deps.storage, now }),
+    // Online is judged on the database's clock unless a test injects one.
+    ...adminHandlers({ db: deps.db, storage: deps.storage, now, clockOverride: deps.now }),
     ...namespaceHandlers(routeDeps),
     ...flowHandlers(routeDeps),
     ...secretHandlers(routeDeps),

@@ -23,6 +23,8 @@ export interface AdminRouteDeps {
   db: Db;
   storage: ObjectStore;
   now: () => Date;
+  /** A test's clock for judging instances Online; default the database's clock (hosts' clocks may disagree). */
+  clockOverride?: () => Date;
   /** See {@link STORAGE_SCAN_BUDGET_MS}. */
   scanBudgetMs?: number;
 }
@@ -78,7 +80,7 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
       const limit = (query as { limit: number }).limit;
       // Checked against the operation's cursor shape before the handler runs.
       const after = (cursor as { id: string } | undefined)?.id;
-      const rows = (await listInstances(deps.db.pool, deps.now()))
+      const rows = (await listInstances(deps.db.pool, deps.clockOverride?.()))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .filter((i) => after === undefined || i.id > after);
       const page = rows.slice(0, limit);
