@@ -49,7 +49,7 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
     onError: (err) => base.log.warn('planning failed; the poll retries it', { err }),
   });
   const finish = async (runId: string, done: TaskCompletion) => {
-    if (await endTaskRun(base.db.pool, runId, done, () => base.clock.now())) void planner.kick();
+    if (await endTaskRun(base.db.pool, runId, done, () => base.clock.now(), { masterKeys: base.config.masterKeys })) void planner.kick();
   };
   const ctx: DispatcherContext = {
     ...base,
