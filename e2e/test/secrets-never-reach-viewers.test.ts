@@ -248,3 +248,47 @@ test('a completion posted over the runner protocol (svc exec) is masked against 
   await assertViewerSeesNoSecret(e.id);
 });
 
+test('http tasks follow redirects by hand: a hop to another origin drops credentials and custom headers; a same-origin hop keeps them', async () => {
+  seenByB.length = 0;
+  seenByA.length = 0;
+  const e = await s.trigger(NS, 'redirects', { inputs: { a: baseA, b: baseB } });
+  const done = await s.waitEnded(e.id);
+
+  // Same origin: the custom header follows (the echo shows it, masked).
+  const same = run(done, 'same');
+  assert.equal(same.state, 'SUCCESS', JSON.stringify(same));
+  assert.equal(JSON.parse(same.outputs.body).header, '***');
+  assert.ok(seenByA.some((r) => r.url === '/echo' && r.headers['x-api-key'] === SECRET), 'the same-origin hop kept X-Api-Key');
+
+  // Another origin: only standard headers arrive.
+  const away = run(done, 'away');
+  assert.equal(away.state, 'SUCCESS', JSON.stringify(away));
+  assert.equal(away.outputs.body, 'landed');
+  const landed = seenByB.filter((r) => r.url === '/land');
+  assert.equal(landed.length, 3, JSON.stringify(landed));
+  for (const r of landed) {
+    for (const h of ['x-api-key', 'authorization', 'cookie', 'proxy-authorization', 'x-trace']) assert.equal(r.headers[h], undefined, `${h} crossed to another origin`);
+    assertNoSecret('a request to the other origin', JSON.stringify(r));
+  }
+  const get = landed.find((r) => r.headers['user-agent'] === 'svc-test')!;
+  assert.equal(get.method, 'GET');
+  assert.equal(get.headers.accept, 'text/plain', 'standard headers are kept');
+
+  // 303 after a POST: GET without the body; 307: the method and body stay.
+  assert.equal(run(done, 'post_away').state, 'SUCCESS');
+  assert.ok(landed.some((r) => r.method === 'GET' && r.body === '' && r.headers['content-type'] === undefined), '303 turned the POST into a bodiless GET');
+  assert.equal(run(done, 'keep_away').state, 'SUCCESS');
+  assert.ok(landed.some((r) => r.method === 'POST' && r.body === 'kept' && r.headers['content-type'] === 'text/plain'), '307 kept the method and body');
+
+  // Back to the first origin: what was dropped stays dropped.
+  assert.equal(run(done, 'and_back').state, 'SUCCESS');
+  assert.equal(JSON.parse(run(done, 'and_back').outputs.body).header, '');
+
+  // A loop ends after 10 redirects.
+  const loop = run(done, 'loop');
+  assert.equal(loop.state, 'FAILED');
+  assert.equal(loop.reason, 'http_error');
+  assert.match(loop.error, /more than 10 redirects/);
+  assert.equal(seenByA.filter((r) => r.url === '/loop').length, 11);
+  await assertViewerSeesNoSecret(e.id);
+});
