@@ -215,7 +215,9 @@ test('flow outputs built from the outputs of a task that resolved a secret are m
 test('a completion posted over the runner protocol (svc exec) is masked against the secrets its run resolved', async () => {
   const e = await s.trigger(NS, 'remote');
   await s.waitFor(e.id, (x) => x.task_runs[0]?.state === 'QUEUED');
-  const [claimed] = await claimTaskRuns(s.db, { instanceId: 'test-claimer', pools: ['remote-pool'], executorType: 'process', limit: 1, now: new Date() });
+  // Claimed as the running dispatcher (an online instance), so the watchdog does not fail it as lost meanwhile.
+  const instanceId = (await s.db.query(`SELECT id FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL LIMIT 1`)).rows[0].id;
+  const [claimed] = await claimTaskRuns(s.db, { instanceId, pools: ['remote-pool'], executorType: 'process', limit: 1, now: new Date() });
   assert.ok(claimed);
   const token = signRunToken(await loadRunTokenKey(s.db), claimed.id, new Date(Date.now() + 3600_000));
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
