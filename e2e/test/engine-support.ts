@@ -30,9 +30,14 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
 }
 
 const made: string[] = [];
-/** A fresh temporary directory (for pid files and markers the tasks write), removed when the test process exits. */
+/**
+ * A fresh temporary directory (for pid files and markers the tasks write),
+ * removed when the test process exits. Writable by everyone: as root, the
+ * dispatcher runs tasks as SVC_TASK_USER.
+ */
 export function tmpDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-engine-'));
+  fs.chmodSync(dir, 0o1777);
   if (!made.length) process.once('exit', () => made.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
   made.push(dir);
   return dir;

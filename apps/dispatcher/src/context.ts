@@ -66,7 +66,7 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
   });
   const finish = async (runId: string, done: TaskCompletion) => {
     // The end time is the database's clock (no clock passed): the claim wrote the start with it.
-    const ended = await withRetry(() => endTaskRun(base.db.pool, runId, done), {
+    const ended = await withRetry(() => endTaskRun(base.db.pool, runId, done, undefined, { masterKeys: base.config.masterKeys }), {
       what: `ending task run ${runId}`,
       signal: stopping.signal,
       onRetry: (err, attempt, delayMs) => base.log.warn('cannot record the end of a task run; retrying', { err, task_run_id: runId, attempt, retry_in_ms: delayMs }),

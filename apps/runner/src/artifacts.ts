@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from './errors.js';
+import { openTaskFile, type TaskUser } from './task-user.js';
 import type { RunnerTransport } from './types.js';
 
 export interface ArtifactFile {
@@ -45,7 +46,7 @@ export async function listArtifacts(dir: string): Promise<{ files: ArtifactFile[
  * Uploads the artifacts under `dir`; returns warning texts for what was skipped or failed.
  * @param maxBytes largest artifact; 0 or less = no limit.
  */
-export async function uploadArtifacts(transport: RunnerTransport, dir: string, maxBytes: number): Promise<string[]> {
+export async function uploadArtifacts(transport: RunnerTransport, dir: string, maxBytes: number, user?: TaskUser): Promise<string[]> {
   const warnings: string[] = [];
   const { files, skipped } = await listArtifacts(dir);
   for (const name of skipped) warnings.push(`[svc] artifact ${name} skipped: not a regular file`);
@@ -54,7 +55,13 @@ export async function uploadArtifacts(transport: RunnerTransport, dir: string, m
       warnings.push(`[svc] artifact ${f.name} skipped: ${f.size} bytes exceeds the limit of ${maxBytes} bytes`);
       continue;
     }
-    const body = fs.createReadStream(f.path);
+    // Opened without following a link, and with a task user only a file it owns: never another file the runner may read.
+    const opened = openTaskFile(f.path, user);
+    if (!opened) {
+      warnings.push(`[svc] artifact ${f.name} skipped: not a regular file of the task`);
+      continue;
+    }
+    const body = fs.createReadStream('', { fd: opened.fd });
     // The consumer sees read errors through its own reading; this handler only keeps an
     // open still in flight when an upload fails early (the run directory is removed next) from crashing the process.
     body.on('error', () => {});

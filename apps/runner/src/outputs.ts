@@ -4,8 +4,8 @@
 // A line may hold both keys. A bad line fails nothing: it is left out whole and
 // reported as a warning, so that half of a line never counts.
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from '@svc/config';
+import { openTaskFile, type TaskUser } from './task-user.js';
 import type { Metric } from './types.js';
 
 /** An outputs file larger than this is ignored with one warning; outputs are meant to be small. */
@@ -73,13 +73,22 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Reads and parses the outputs file; a missing file (the task removed it) is empty. */
-export async function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES): Promise<ParsedOutputs> {
+/**
+ * Reads and parses the outputs file; a missing file (the task removed it) is
+ * empty. Never through a link, and with a task user only a file it owns
+ * (openTaskFile): the task cannot have the runner read another file for it.
+ */
+export async function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES, user?: TaskUser): Promise<ParsedOutputs> {
   // Synchronous: usually the file does not exist, and a trip through the thread pool costs more than the call.
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st?.isFile()) return { outputs: {}, metrics: [], warnings: [] };
-  if (st.size > maxBytes) {
-    return { outputs: {}, metrics: [], warnings: [`[svc] outputs file ignored: ${st.size} bytes exceeds the limit of ${maxBytes} bytes`] };
+  if (!fs.lstatSync(file, { throwIfNoEntry: false })) return { outputs: {}, metrics: [], warnings: [] };
+  const f = openTaskFile(file, user);
+  if (!f) return { outputs: {}, metrics: [], warnings: ['[svc] outputs file ignored: not a regular file of the task'] };
+  try {
+    if (f.size > maxBytes) {
+      return { outputs: {}, metrics: [], warnings: [`[svc] outputs file ignored: ${f.size} bytes exceeds the limit of ${maxBytes} bytes`] };
+    }
+    return parseOutputs(fs.readFileSync(f.fd, 'utf8'));
+  } finally {
+    fs.closeSync(f.fd);
   }
-  return parseOutputs(await fsp.readFile(file, 'utf8'));
 }

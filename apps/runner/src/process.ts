@@ -7,6 +7,7 @@ import { spawn, type SpawnOptions } from 'node:child_process';
 import { finished, type Readable } from 'node:stream';
 import { PrepareError } from './errors.js';
 import type { Invocation } from './resolve.js';
+import type { TaskUser } from './task-user.js';
 
 /** Why the runner stopped the task; the first one wins. */
 export type StopCause = 'timeout' | 'cancel' | 'shutdown';
@@ -31,7 +32,19 @@ export interface SpawnedChild {
 }
 
 /** Starts a process detached (its own process group) with stdin ignored and stdout, stderr piped; rejects with the spawn error. */
-export type SpawnFn = (inv: Invocation, opts: { cwd: string; env: Record<string, string> }) => Promise<SpawnedChild>;
+export type SpawnFn = (inv: Invocation, opts: SpawnOpts) => Promise<SpawnedChild>;
+
+/** Where and how a task process starts; `uid` and `gid` (both or neither) run it as another user (the runner must be root). */
+export interface SpawnOpts {
+  cwd: string;
+  env: Record<string, string>;
+  uid?: number;
+  gid?: number;
+}
+
+/** spawn's identity options of SpawnOpts (none when the task runs as the runner's own user). */
+export const identityOf = (o: { uid?: number; gid?: number }): { uid?: number; gid?: number } =>
+  o.uid !== undefined && o.gid !== undefined ? { uid: o.uid, gid: o.gid } : {};
 
 /** How every task process is spawned (here or by the spawn helper): its own process group, stdin closed, output piped. */
 export const TASK_SPAWN_OPTIONS = { detached: true, stdio: ['ignore', 'pipe', 'pipe'] } as const satisfies SpawnOptions;
@@ -64,7 +77,7 @@ export function onStreamDone(stream: Readable, fn: () => void): void {
 /** Spawning from this process. */
 export const directSpawn: SpawnFn = (inv, opts) =>
   new Promise((resolve, reject) => {
-    const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, ...TASK_SPAWN_OPTIONS });
+    const child = spawn(inv.file, inv.args, { argv0: inv.argv0, cwd: opts.cwd, env: opts.env, ...identityOf(opts), ...TASK_SPAWN_OPTIONS });
     const exit = new ExitLatch();
     child.once('exit', (code, signal) => exit.exited(code, signal));
     // `on`, not `once`: a later error (a failed kill) must not become an uncaught 'error' event.
@@ -86,6 +99,8 @@ export interface TaskProcessOptions {
   spawn?: SpawnFn;
   cwd: string;
   env: Record<string, string>;
+  /** Run the process as this user (the runner must be root); default the runner's own. */
+  user?: TaskUser;
   /** Delay between SIGTERM and SIGKILL of the group. */
   killDelayMs: number;
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
@@ -121,7 +136,7 @@ export class TaskProcess {
   static async start(inv: Invocation, opts: TaskProcessOptions): Promise<TaskProcess> {
     let child: SpawnedChild;
     try {
-      child = await (opts.spawn ?? directSpawn)(inv, { cwd: opts.cwd, env: opts.env });
+      child = await (opts.spawn ?? directSpawn)(inv, { cwd: opts.cwd, env: opts.env, ...(opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {}) });
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       throw new PrepareError('executor_error', `cannot start ${inv.argv0}: ${e.code ?? e.message}`, { cause: err });

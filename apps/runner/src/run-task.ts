@@ -25,6 +25,7 @@ import { readOutputs } from './outputs.js';
 import { type ProcessExit, type StopCause, TaskProcess } from './process.js';
 import { resolveInvocation } from './resolve.js';
 import type { Completion, RunnerSpec, RunOptions } from './types.js';
+import type { TaskUser } from './task-user.js';
 import type { WorkdirLease } from './workdir-pool.js';
 import { extractBundle, resolveCwd, writeFiles } from './workspace.js';
 
@@ -152,9 +153,9 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     const bundle = await transport.getBundle();
     if (bundle) await extractBundle(bundle, bundleRoot, spec.limits.max_bundle_bytes);
   }
-  if (spec.files) await writeFiles(bundleRoot, spec.files);
+  if (spec.files) await writeFiles(bundleRoot, spec.files, opts.user);
   const cwd = await resolveCwd(bundleRoot, spec.workdir);
-  const env = taskEnv(spec, outputsFile, artifactsDir);
+  const env = taskEnv(spec, outputsFile, artifactsDir, opts.user);
   const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH!, cwd);
   const early = stop.cause();
   if (early) return stoppedBeforeStart(early);
@@ -186,6 +187,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     spawn: opts.spawn,
     cwd,
     env,
+    user: opts.user,
     killDelayMs: opts.killDelayMs ?? 10_000,
     onOutput: (stream, chunk) => emit(stream, splitters[stream].push(chunk)),
     onStreamEnd: (stream) => emit(stream, splitters[stream].end()),
@@ -203,9 +205,9 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     const warn = (text: string) => {
       for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
     };
-    const parsed = await readOutputs(outputsFile);
+    const parsed = await readOutputs(outputsFile, undefined, opts.user);
     parsed.warnings.forEach(warn);
-    (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes)).forEach(warn);
+    (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes, opts.user)).forEach(warn);
     await batcher.flush();
     if (dropped) log(`${dropped} log lines of task run ${spec.task_run_id} could not be posted`);
     return { ...endState(exit, spec, lastStderr), outputs: parsed.outputs, metrics: parsed.metrics };
@@ -220,11 +222,21 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   }
 }
 
-/** The task's environment: the spec's, PATH and HOME of the runner when unset, and the runner's two paths. */
-function taskEnv(spec: RunnerSpec, outputsFile: string, artifactsDir: string): Record<string, string> {
+/**
+ * The task's environment: the spec's, and nothing of the runner's own (its
+ * credentials and SVC_* configuration stay out) but PATH, HOME (the task
+ * user's home with a task user), the locale and time zone when the spec sets
+ * none, the task user's USER and LOGNAME, and the runner's two paths.
+ */
+function taskEnv(spec: RunnerSpec, outputsFile: string, artifactsDir: string, user: TaskUser | undefined): Record<string, string> {
   const env: Record<string, string> = { ...spec.env };
   if (env.PATH === undefined) env.PATH = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
-  if (env.HOME === undefined) env.HOME = process.env.HOME ?? os.homedir();
+  if (env.HOME === undefined) env.HOME = user ? user.home : (process.env.HOME ?? os.homedir());
+  for (const k of ['LANG', 'LC_ALL', 'TZ']) if (env[k] === undefined && process.env[k] !== undefined) env[k] = process.env[k]!;
+  if (user) {
+    env.USER ??= user.name;
+    env.LOGNAME ??= user.name;
+  }
   env.SVC_OUTPUTS = outputsFile;
   env.SVC_ARTIFACTS_DIR = artifactsDir;
   return env;

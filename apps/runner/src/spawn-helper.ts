@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
-import { ExitLatch, type SpawnedChild, type SpawnFn } from './process.js';
+import { ExitLatch, identityOf, type SpawnedChild, type SpawnFn } from './process.js';
 
 interface Pending {
   resolve: (c: SpawnedChild) => void;
@@ -34,6 +34,13 @@ function spawnerPath(): string {
   return fs.existsSync(here) ? here : fileURLToPath(new URL('../dist/spawner.js', import.meta.url));
 }
 
+/** The few variables the helper's own runtime may use. */
+function helperEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of ['PATH', 'LANG', 'LC_ALL', 'TZ']) if (process.env[k] !== undefined) env[k] = process.env[k];
+  return env;
+}
+
 export interface SpawnHelperOptions {
   /** Reports that the helper died (the tasks it watched are reported as killed). */
   onHelperExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
@@ -53,7 +60,7 @@ export class SpawnHelper {
       if (this.closed) return reject(Object.assign(new Error('spawn helper closed'), { code: 'ECLOSED' }));
       const id = ++this.seq;
       this.pending.set(id, { resolve, reject });
-      this.send({ t: 'start', id, file: inv.file, args: inv.args, argv0: inv.argv0, cwd: opts.cwd, env: opts.env });
+      this.send({ t: 'start', id, file: inv.file, args: inv.args, argv0: inv.argv0, cwd: opts.cwd, env: opts.env, ...identityOf(opts) });
     });
 
   /** The helper's process id, once it runs (null before the first spawn or after it died). */
@@ -78,6 +85,8 @@ export class SpawnHelper {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
       execArgv: ['--max-semi-space-size=1'],
+      // The helper needs no configuration: its environment holds none of its parent's (credentials, SVC_*), and tasks get theirs from the spec.
+      env: helperEnv(),
     });
     proc.on('message', (m: FromSpawner) => this.onMessage(m));
     proc.once('exit', (code, signal) => {

@@ -4,7 +4,7 @@
 
 /** Runner → helper. */
 export type ToSpawner =
-  | { t: 'start'; id: number; file: string; args: string[]; argv0: string; cwd: string; env: Record<string, string> }
+  | { t: 'start'; id: number; file: string; args: string[]; argv0: string; cwd: string; env: Record<string, string>; uid?: number; gid?: number }
   /** Stop (or resume) reading the task's output: the runner's back-pressure. */
   | { t: 'pause'; id: number; paused: boolean };
 

@@ -11,7 +11,7 @@
 // process groups first: the engine fails such task runs `lost` and retries
 // them elsewhere, and the old attempt must not run on beside the new one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { onStreamDone, TASK_SPAWN_OPTIONS } from './process.js';
+import { identityOf, onStreamDone, TASK_SPAWN_OPTIONS } from './process.js';
 import type { FromSpawner, ToSpawner } from './spawn-protocol.js';
 
 const children = new Map<number, ChildProcess>();
@@ -20,7 +20,7 @@ const send = (m: FromSpawner) => process.send?.(m);
 process.on('message', (m: ToSpawner) => {
   switch (m.t) {
     case 'start': {
-      const child = spawn(m.file, m.args, { argv0: m.argv0, cwd: m.cwd, env: m.env, ...TASK_SPAWN_OPTIONS });
+      const child = spawn(m.file, m.args, { argv0: m.argv0, cwd: m.cwd, env: m.env, ...identityOf(m), ...TASK_SPAWN_OPTIONS });
       children.set(m.id, child);
       // `on`, not `once`: a later error must not become an uncaught 'error' event.
       child.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,6 +1,7 @@
 import type { SpawnFn } from './process.js';
 import type { BundleCache } from './bundle-cache.js';
 import type { WorkdirPool } from './workdir-pool.js';
+import type { TaskUser } from './task-user.js';
 // The runner protocol's shapes (runner spec, log line, completion) and the
 // transport seam: the same `runTask` runs inside the dispatcher process
 // (direct transport, no HTTP) and as `svc exec` in containers (HTTP).
@@ -139,6 +140,13 @@ export interface RunOptions {
   logBatchMs?: number;
   /** A batch holds at most this many lines; a full batch is posted at once. Default 500. */
   logBatchLines?: number;
+  /**
+   * Run the task's process as this user (the runner must be root). Its
+   * working and io directories must be writable by it (the process
+   * executor's pools and io directories are made so); files it leaves are
+   * read only when it owns them. Default: the runner's own user.
+   */
+  user?: TaskUser;
   /** Leave the run directory in place (debugging). Default false. */
   keepWorkdir?: boolean;
   /** Runner diagnostics that reach no task log (failed heartbeats, lost log batches). Default: dropped. */

@@ -79,6 +79,13 @@ export interface WorkdirPoolOptions {
   maxIdle?: number;
   /** Records younger than this (relative to the previous sync) are not trusted; see above. Default 3,000 ms. */
   racyMs?: number;
+  /**
+   * The task user (tasks run as another user than the runner): what a sync
+   * makes is given to it, so the task can write its working directory; the
+   * pool's root is then traversable but not listable by others (0711), so a
+   * task cannot find the other slots' directories. Default: the runner's user.
+   */
+  owner?: { uid: number; gid: number };
 }
 
 export interface WorkdirLease {
@@ -96,6 +103,12 @@ export class WorkdirPool {
   constructor(private readonly o: WorkdirPoolOptions) {
     fs.rmSync(o.root, { recursive: true, force: true });
     fs.mkdirSync(o.root, { recursive: true });
+    if (o.owner) fs.chmodSync(o.root, 0o711);
+  }
+
+  /** Gives a path the sync just made to the task user (a link itself, not its target). */
+  private own(p: string): void {
+    if (this.o.owner) fs.lchownSync(p, this.o.owner.uid, this.o.owner.gid);
   }
 
   /**
@@ -118,6 +131,7 @@ export class WorkdirPool {
     if (!wd) {
       wd = new Workdir(fs.realpathSync.native(fs.mkdtempSync(path.join(this.o.root, 'w-'))));
       try {
+        this.own(wd.dir);
         this.sync(wd, entry);
       } catch (err) {
         removeQuietly(wd.dir);
@@ -198,6 +212,7 @@ export class WorkdirPool {
       }
       if (!st) {
         fs.mkdirSync(p);
+        this.own(p);
         continue; // new and empty
       }
       if (rec && st.mode !== rec.mode) fs.chmodSync(p, Number(rec.mode & 0o7777n));
@@ -217,6 +232,7 @@ export class WorkdirPool {
         if (ok) continue;
         if (st) fs.rmSync(p, { recursive: true, force: true });
         fs.symlinkSync(m.target!, p);
+        this.own(p);
         record(m.rel, 'link', m.target!);
         continue;
       }
@@ -230,6 +246,7 @@ export class WorkdirPool {
       } else {
         if (st) fs.rmSync(p, { recursive: true, force: true });
         fs.copyFileSync(src, p, fs.constants.COPYFILE_EXCL);
+        this.own(p);
       }
       record(m.rel, 'file', src);
     }

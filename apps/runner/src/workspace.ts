@@ -155,12 +155,14 @@ export async function extractBundle(source: NodeJS.ReadableStream, root: string,
  * Writes the spec's `files` under `root`. A file starting with `#!` is made
  * executable, so `command: [./script.sh]` works for a generated script.
  */
-export async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
+export async function writeFiles(root: string, files: Record<string, string>, owner?: { uid: number; gid: number }): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
     const target = await freshEntryPath(root, rel, false);
     const mode = content.startsWith('#!') ? 0o755 : 0o644;
     await fsp.writeFile(target, content, { flag: 'wx', mode });
     await fsp.chmod(target, mode);
+    // The task's own file, as the rest of its working directory.
+    if (owner) await fsp.lchown(target, owner.uid, owner.gid);
   }
 }
 

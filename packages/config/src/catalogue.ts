@@ -117,6 +117,12 @@ export const CATALOGUE = [
     default: '10000',
     description: 'Milliseconds between SIGTERM and SIGKILL when the runner stops a task process group (cancel, timeout); 0 to 3600000.',
   },
+  {
+    variable: 'SVC_TASK_USER',
+    default: 'nobody',
+    description:
+      "OS user (name or uid) the process executor runs task processes as when the dispatcher runs as root; its working and output directories are given to that user and the data directory is closed to it. A dedicated user (useradd --system svc-task) is better than the shared nobody. root: tasks run as root (no isolation). Ignored when the dispatcher is not root (tasks then run as the dispatcher's user).",
+  },
   { variable: 'SVC_DOCKER_HOST', default: null, description: 'Not used yet (the docker executor is not built): Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT).' },
   { variable: 'SVC_K8S_API_URL', default: null, description: 'Not used yet (the kubernetes executor is not built): Kubernetes API server URL; unset: the in-cluster service account.' },
   { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Not used yet (the kubernetes executor is not built): Kubernetes namespace in which task Jobs are created.' },

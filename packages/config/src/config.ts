@@ -97,6 +97,12 @@ export interface Config {
   executors: ExecutorType[];
   /** `SVC_DEFAULT_EXECUTOR`; default `process`. */
   defaultExecutor: ExecutorType;
+  /**
+   * `SVC_TASK_USER`: the user (name or uid) the process executor runs tasks as
+   * when the dispatcher is root; default `nobody`. Looked up when the
+   * dispatcher starts (a user that does not exist stops it).
+   */
+  taskUser: string;
   /** `SVC_DEFAULT_IMAGE`; default undefined (docker and kubernetes tasks must name an image). */
   defaultImage: string | undefined;
   /** `SVC_WORKER_SLOTS`; default 8, per executor type on one dispatcher instance. */
@@ -251,6 +257,10 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
     heartbeatTimeoutMs: read('SVC_HEARTBEAT_TIMEOUT', p.positiveDuration),
     killDelayMs: read('SVC_KILL_DELAY_MS', p.milliseconds(0, MAX_MS)),
+    taskUser: read('SVC_TASK_USER', (text) => {
+      if (!/^([a-z_][a-z0-9_.-]*\$?|\d+)$/i.test(text) || text.length > 64) throw new Error('must be a user name or a numeric uid');
+      return text;
+    }),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
     k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {

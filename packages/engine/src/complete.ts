@@ -4,10 +4,17 @@
 // repeated report changes nothing), its history row, its metrics, the NOTIFY
 // hint and a planning request (a `plan_requests` row). What follows (a retry, the next tasks, the
 // end of the execution) is decided by the next planning pass (planner.ts).
+//
+// A completion reported by a task (runner, executor) is masked against the
+// secrets its run resolved before it is stored (secret-masking.ts). The
+// statement ends a run that recorded secrets only when told the completion is
+// masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
+import type { MasterKey } from '@svc/config';
 import type { AdvanceOptions, FollowUp } from './advance.js';
 import { CHANNELS, type Client } from './db.js';
 import { planExecutions } from './planner.js';
+import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
 
 export interface TaskCompletion {
   state: 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
@@ -23,11 +30,23 @@ export interface TaskCompletion {
 // written by the claim with the database's clock, so the duration never mixes
 // two hosts' clocks.
 const AT = 'COALESCE($7::timestamptz, now())';
+
+/**
+ * How a completion reported by a task is masked: the master keys that open
+ * the secret values recorded on its run. Every completion whose text comes
+ * from a task (a runner, an executor) must pass it; completions whose text the
+ * engine wrote itself (timeouts, lost runs, shutdown) need not.
+ */
+export interface Masking {
+  masterKeys: readonly MasterKey[];
+}
+
 const END_SQL = `
 WITH t AS (
   UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6::jsonb, ended_at = ${AT},
-    duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT}
-  WHERE id = $1 AND state = 'RUNNING'
+    duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT},
+    spec = CASE WHEN spec ? 'secrets' THEN spec - 'secrets' ELSE spec END
+  WHERE id = $1 AND state = 'RUNNING' AND ($11::boolean OR NOT COALESCE(spec ? 'secrets', false))
   RETURNING id, execution_id, task_key),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
@@ -43,17 +62,28 @@ SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n F
  * Ends a RUNNING task run in one statement (on a pool, or in the caller's
  * transaction). Returns its execution's id, or null when the run was not
  * RUNNING. The caller plans the execution afterwards (completeTaskRun, or a
- * Planner kick).
+ * Planner kick). With `masking` (a completion reported by a task), a run that
+ * resolved secrets is ended with the completion masked against them.
  */
-export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: TaskCompletion, clock?: Date | (() => Date)): Promise<string | null> {
+export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: TaskCompletion, clock?: Date | (() => Date), masking?: Masking): Promise<string | null> {
   const now = (typeof clock === 'function' ? clock() : clock) ?? null;
+  const ended = await endStatement(c, taskRunId, done, now, !masking);
+  if (ended || !masking) return ended;
+  // Not ended: the run is not RUNNING, or it recorded secrets (one more read tells which).
+  const rec = (await c.query<{ secrets: RecordedSecrets | null }>(`SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1 AND state = 'RUNNING'`, [taskRunId])).rows[0]?.secrets;
+  if (!rec) return null;
+  const values = await recordedValues(c, taskRunId, rec, masking.masterKeys);
+  return endStatement(c, taskRunId, values ? new SecretMasker(values).completion(done) : withheld(done), now, true);
+}
+
+async function endStatement(c: Client | pg.Pool, taskRunId: string, done: TaskCompletion, now: Date | null, masked: boolean): Promise<string | null> {
   const metrics = done.metrics ?? [];
   const r = await c.query<{ execution_id: string }>({
     name: 'svc-end-task-run',
     text: END_SQL,
     values: [
       taskRunId, done.state, done.reason, done.error.slice(0, 4000), done.exitCode, done.outputs ? JSON.stringify(done.outputs) : null, now,
-      metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
+      metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})), masked,
     ],
   });
   return r.rows[0]?.execution_id ?? null;
@@ -63,8 +93,14 @@ export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: T
  * Ends a RUNNING task run and plans its execution at once (waiting for a pass
  * that holds it). Returns the follow-ups for the caller to run.
  */
-export async function completeTaskRun(pool: pg.Pool, taskRunId: string, done: TaskCompletion, now: () => Date, opts: AdvanceOptions = {}): Promise<{ ended: boolean; followUps: FollowUp[] }> {
-  const executionId = await endTaskRun(pool, taskRunId, done, now);
+export async function completeTaskRun(
+  pool: pg.Pool,
+  taskRunId: string,
+  done: TaskCompletion,
+  now: () => Date,
+  opts: AdvanceOptions & { masking?: Masking } = {},
+): Promise<{ ended: boolean; followUps: FollowUp[] }> {
+  const executionId = await endTaskRun(pool, taskRunId, done, now, opts.masking);
   if (!executionId) return { ended: false, followUps: [] };
   return { ended: true, followUps: (await planExecutions(pool, now, [executionId], opts)).followUps };
 }

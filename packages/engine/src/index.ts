@@ -6,7 +6,8 @@ export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSin
 export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
 export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
 export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
-export { completeTaskRun, completeTaskRuns, endTaskRun, type TaskCompletion } from './complete.js';
+export { completeTaskRun, completeTaskRuns, endTaskRun, type Masking, type TaskCompletion } from './complete.js';
+export { SecretMasker, MASK } from './secret-masking.js';
 export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
 export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
 export { rerunExecution, restartExecution, NotRestartableError } from './rerun.js';

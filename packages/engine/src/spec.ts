@@ -21,6 +21,7 @@ import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, EXECUTION_COLUMNS, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 import type { ClaimedRun } from './claim.js';
+import { recordSecrets } from './secret-masking.js';
 import { executionVars } from './vars.js';
 
 export interface RunnerSpec {
@@ -225,9 +226,13 @@ export async function prepareTask(
     timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
   };
   if (secretKeysUsed.length) {
+    // The run's secrets are recorded (values sealed) so that its completion,
+    // whoever reports it, is masked before it is stored (secret-masking.ts).
+    const rec = recordSecrets(tr.id, ex.namespace, secretKeysUsed, spec.mask_values, deps.masterKeys);
     await deps.pool.query(
-      `UPDATE executions SET secret_keys_used = ARRAY(SELECT DISTINCT unnest(secret_keys_used || $2::text[]) ORDER BY 1) WHERE id = $1`,
-      [ex.id, secretKeysUsed],
+      `WITH t AS (UPDATE task_runs SET spec = COALESCE(spec, '{}'::jsonb) || jsonb_build_object('secrets', $3::jsonb) WHERE id = $4)
+       UPDATE executions SET secret_keys_used = ARRAY(SELECT DISTINCT unnest(secret_keys_used || $2::text[]) ORDER BY 1) WHERE id = $1`,
+      [ex.id, secretKeysUsed, JSON.stringify(rec), tr.id],
     );
   }
   return { spec, task, execution: ex, inline, secretKeysUsed };

@@ -54,7 +54,8 @@ export class FileObjectStore implements ObjectStore {
   static async open(rootDir: string, options: FileObjectStoreOptions = {}): Promise<FileObjectStore> {
     const store = new FileObjectStore(rootDir, options);
     try {
-      await mkdir(store.rootDir, { recursive: true });
+      // Owner only: under `npm start` the data directory is traversable by the task user (the work directory is inside), the store must not be.
+      await mkdir(store.rootDir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new ObjectStoreError('init', '', err);
     }

@@ -5,12 +5,15 @@
 // script tasks), pinned to the namespace's current snapshot. Arguments and
 // environment values are the caller's literal text: any `{{` in them is
 // escaped, so they are never read as templates (no secret() through runFile).
+// Environment names that control the loader, a shell or an interpreter are
+// refused (run-file-env.ts): an operator may run files, not write code.
 import type { Db } from '@svc/db';
 import { createExecution, loadExecutions, runFollowUps, type StartDeps } from '@svc/engine';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { normalizePath } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { refusedEnvName } from './run-file-env.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -33,7 +36,10 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
       const problems: ErrorDetail[] = [];
       const p = normalizePath(b.path);
       if (!p.ok) problems.push({ field: 'path', message: p.message });
-      for (const k of Object.keys(b.env ?? {})) if (!ENV_NAME.test(k)) problems.push({ field: `env.${k}`, message: 'must be a variable name: a letter or _, then letters, digits or _' });
+      for (const k of Object.keys(b.env ?? {})) {
+        const refused = ENV_NAME.test(k) ? refusedEnvName(k) : 'must be a variable name: a letter or _, then letters, digits or _';
+        if (refused) problems.push({ field: `env.${k}`, message: refused });
+      }
       if (problems.length || !p.ok) throw validationFailed(problems);
       const ns = (
         await db.pool.query<{ head_version: number; snapshot_id: string | null }>(

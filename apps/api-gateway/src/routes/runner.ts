@@ -111,7 +111,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     async runnerComplete({ params, body }: Ctx) {
       const c = body as { state?: string; reason?: string; error?: string; exit_code?: number | null; outputs?: Record<string, unknown>; metrics?: { name: string; value: number; tags?: Record<string, string> }[] };
       const state = (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(c.state ?? '') ? c.state : c.exit_code === 0 ? 'SUCCESS' : 'FAILED') as 'SUCCESS';
-      const r = await completeTaskRun(db.pool, params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, deps.now, { storage: deps.storage });
+      const r = await completeTaskRun(db.pool, params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, deps.now, { storage: deps.storage, masking: { masterKeys: deps.spec.masterKeys } });
       await runFollowUps(db.pool, deps.engine, r.followUps);
       return { accepted: r.ended };
     },

@@ -2,6 +2,7 @@
 // dispatcher) and `subflow` tasks (a child execution).
 import { MAX_CHAIN_DEPTH, runFollowUps, triggerFlow, type ClaimedRun, type TaskCompletion } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
+import { fetchFollowing } from './redirects.js';
 import type { Executor } from './types.js';
 
 /** Response bodies kept in outputs (bytes); longer ones are cut and flagged. */
@@ -17,12 +18,11 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
     const both = AbortSignal.any([signal, timeout]);
     try {
-      const res = await fetch(String(f.url), {
+      const res = await fetchFollowing(String(f.url), {
         method: String(f.method),
         headers: f.headers as Record<string, string>,
         body: f.body === undefined || f.method === 'GET' || f.method === 'HEAD' ? undefined : String(f.body),
         signal: both,
-        redirect: 'follow',
       });
       const buf = Buffer.from(await res.arrayBuffer());
       const outputs = {

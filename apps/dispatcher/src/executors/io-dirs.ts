@@ -9,10 +9,19 @@ export class IoDirs {
   private readonly free: string[] = [];
   private seq = 0;
 
-  /** `root` is this dispatcher's own directory (removed and made again here). */
-  constructor(private readonly root: string) {
+  /**
+   * `root` is this dispatcher's own directory (removed and made again here).
+   * With `owner` (the task user), each io directory is that user's, so its
+   * tasks can write their outputs and artifacts, and the root is traversable
+   * but not listable by others (0711).
+   */
+  constructor(
+    private readonly root: string,
+    private readonly owner?: { uid: number; gid: number },
+  ) {
     fs.rmSync(root, { recursive: true, force: true });
     fs.mkdirSync(root, { recursive: true });
+    if (owner) fs.chmodSync(root, 0o711);
   }
 
   /** An empty io directory (with an empty `artifacts/`) for one run. */
@@ -21,6 +30,7 @@ export class IoDirs {
     if (reused) return reused;
     const dir = path.join(this.root, String(++this.seq));
     fs.mkdirSync(path.join(dir, 'artifacts'), { recursive: true });
+    if (this.owner) for (const d of [dir, path.join(dir, 'artifacts')]) fs.chownSync(d, this.owner.uid, this.owner.gid);
     return dir;
   }
 

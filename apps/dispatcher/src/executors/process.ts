@@ -13,6 +13,7 @@ import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type R
 import type { DispatcherContext } from '../context.js';
 import { IO_RETRY_FOR_MS, withRetry } from '../retry.js';
 import { IoDirs } from './io-dirs.js';
+import { closeDataDir, taskUserFor } from './task-isolation.js';
 import type { Executor } from './types.js';
 
 /**
@@ -34,10 +35,19 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = ctx.config.workDir || path.join(os.tmpdir(), 'svc-work');
   // Per-instance directories: extracted bundles, the kept working directories, and the per-slot io directories.
   const [cacheParent, workdirParent, ioParent] = [path.join(workRoot, '.bundle-cache'), path.join(workRoot, '.workdirs'), path.join(workRoot, '.runner-io')];
+  // As root, tasks run as the task user, which gets their directories and none of the data directory (task-isolation.ts).
+  const user = taskUserFor(ctx.config.taskUser);
+  const owner = user ? { uid: user.uid, gid: user.gid } : undefined;
+  if (user) {
+    for (const d of [cacheParent, workdirParent, ioParent]) fs.mkdirSync(d, { recursive: true });
+    closeDataDir(ctx.config.dataDir, workRoot);
+    fs.chmodSync(cacheParent, 0o700);
+    for (const d of [workRoot, workdirParent, ioParent]) fs.chmodSync(d, 0o711);
+  }
   const bundleCache = new BundleCache({ root: path.join(cacheParent, ctx.instanceId) });
   // Working directories are kept and synced to the bundle instead of made and removed per task (workdir-pool.ts: inode churn is costly).
-  const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots });
-  const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId));
+  const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots, owner });
+  const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId), owner);
   removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
@@ -82,7 +92,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       let reusable = true;
       try {
         await runTask({
-          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, workdirs, spawn: spawner.spawn, ioDir,
+          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, workdirs, spawn: spawner.spawn, ioDir, user,
           onProcessEnd: (groupGone) => (reusable = groupGone),
         });
       } finally {

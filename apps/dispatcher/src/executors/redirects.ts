@@ -1,0 +1,60 @@
+// Redirects of http tasks, followed by hand. fetch's `redirect: 'follow'`
+// keeps custom headers on a redirect to another origin, so an `X-Api-Key:
+// {{ secret('k') }}` would reach whatever host a redirect names. Here a hop to
+// another origin (scheme, host or port) keeps only the standard headers below;
+// Authorization, Cookie, Proxy-Authorization and every other header are
+// dropped, and stay dropped for the rest of the chain. Methods change as
+// fetch changes them: 303 to GET (except HEAD), 301 and 302 after a POST to
+// GET, each without the body and its content headers; 307 and 308 keep both.
+
+/** Redirects followed before the task fails (`http_error`); fetch allows 20, an API needs far fewer. */
+export const MAX_REDIRECTS = 10;
+
+/** Headers kept on a hop to another origin: they describe the request, never a credential. */
+const KEPT_ACROSS_ORIGINS = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-encoding',
+  'content-language',
+  'content-type',
+  'pragma',
+  'user-agent',
+]);
+
+/** Headers that describe the body: dropped with it when a redirect turns the request into a GET. */
+const BODY_HEADERS = new Set(['content-encoding', 'content-language', 'content-location', 'content-type', 'content-length']);
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export interface FollowInit {
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal;
+}
+
+/** fetch with redirects followed by hand (see above). The response of the last hop; a redirect without Location is returned as is. */
+export async function fetchFollowing(start: string, init: FollowInit): Promise<Response> {
+  let url = new URL(start);
+  let { method, body } = init;
+  let headers = { ...init.headers };
+  for (let hops = 0; ; hops++) {
+    const res = await fetch(url, { method, headers, body, signal: init.signal, redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (!REDIRECT_STATUSES.has(res.status) || location === null) return res;
+    await res.body?.cancel().catch(() => {});
+    if (hops >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+    const next = new URL(location, url);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`redirect to a ${next.protocol} URL`);
+    const upper = method.toUpperCase();
+    if ((res.status === 303 && upper !== 'GET' && upper !== 'HEAD') || ((res.status === 301 || res.status === 302) && upper === 'POST')) {
+      method = 'GET';
+      body = undefined;
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !BODY_HEADERS.has(k.toLowerCase())));
+    }
+    if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => KEPT_ACROSS_ORIGINS.has(k.toLowerCase())));
+    url = next;
+  }
+}
