@@ -1,6 +1,6 @@
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
-import { DispatchError, endTaskRun, Planner, prepareTask, runFollowUps, type ClaimedRun, type PreparedTask, type StartDeps, type TaskCompletion } from '@svc/engine';
+import { DispatchError, drainOutbox, endTaskRun, Planner, prepareTask, runFollowUps, type ClaimedRun, type PreparedTask, type StartDeps, type TaskCompletion } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import { ensureBundle } from '@svc/namespaces';
 import type { Clock } from '@svc/service';
@@ -62,6 +62,7 @@ export function createContext(base: Omit<DispatcherContext, 'prepare' | 'bundleS
     now: () => base.clock.now(),
     storage: base.storage,
     followUps: (f) => runFollowUps(base.db.pool, base.engine, f),
+    outbox: () => drainOutbox(base.db.pool, base.engine),
     onError: (err) => base.log.warn('planning failed; the poll retries it', { err }),
   });
   const finish = async (runId: string, done: TaskCompletion) => {

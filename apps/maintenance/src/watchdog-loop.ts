@@ -17,7 +17,7 @@
 // process has reached the database without a break for a whole online
 // window (db-contact.ts): after an outage, live instances re-heartbeat first.
 import { INSTANCE_ONLINE_WINDOW_MS, type Db } from '@svc/db';
-import { completeTaskRun, failLostTaskRuns, hasStaleRequests, onlineSince, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
+import { completeTaskRun, drainOutbox, failLostTaskRuns, hasStaleRequests, onlineSince, planExecutions, runFollowUps, timeOutExecutions, timeOutTaskRuns, type FollowUp, type StartDeps } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { DbContact } from './db-contact.js';
 import type { MaintenanceMetrics } from './metrics.js';
@@ -104,6 +104,9 @@ export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> 
     if (!r.planned) break;
   }
   await runFollowUps(deps.db.pool, deps.engine, [...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps, ...planned]);
+  // The outbox's backstop: follow-ups whose writer died or failed between its commit and running them.
+  const leftover = await drainOutbox(deps.db.pool, deps.engine);
+  if (leftover) deps.log.info('watchdog: ran follow-ups left in the outbox', { count: leftover });
   const lostIds = [...lost.ids, ...lostContainers.ids];
   if (ex.ids.length || to.ids.length || lostIds.length) {
     deps.log.info('watchdog', { timed_out_executions: ex.ids, timed_out_task_runs: to.ids, lost_task_runs: lostIds });

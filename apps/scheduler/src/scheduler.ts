@@ -206,7 +206,7 @@ export class Scheduler {
         await advanceSchedules(c, advances, now);
       });
       failed += batchFailed;
-      // After the commit: the executions exist whatever happens here (the engine's sweeps repair a lost follow-up).
+      // After the commit: the executions exist whatever happens here, and their follow-ups are in the outbox for the backstop if this fails.
       if (followUps.length) await runFollowUps(this.deps.pool, this.deps.engine, followUps).catch((err) => this.deps.log.warn('follow-up failed', { err }));
       // A full batch may leave more due rows; a failing one would be claimed again at once, so stop.
       if (claimed < batchSize || batchFailed) break;

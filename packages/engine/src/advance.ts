@@ -16,6 +16,7 @@ import { CHANNELS, history, notify, type Client } from './db.js';
 import { INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
+import { recordFollowUps, type FollowUp } from './outbox.js';
 
 export interface ExecutionRow {
   id: string;
@@ -48,11 +49,7 @@ export interface TaskRunRow {
   child_execution_id: string | null;
 }
 
-export type FollowUp =
-  | { kind: 'child_ended'; parentTaskRunId: string; childExecutionId: string }
-  | { kind: 'start_queued'; concurrencyKey: string }
-  | { kind: 'stop_children'; executionId: string }
-  | { kind: 'flow_triggers'; executionId: string };
+export type { FollowUp } from './outbox.js';
 
 export const EXECUTION_COLUMNS = `id, state, namespace, flow_id, definition, inputs, labels, trigger_payload, parent_execution_id, parent_task_run_id,
   started_at, created_at, concurrency_key, chain_depth`;
@@ -232,7 +229,8 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
       JSON.stringify(w.execEnd), JSON.stringify([...w.changed]),
     ],
   });
-  return res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd);
+  // Recorded in this transaction: a crash after the commit cannot lose them (outbox.ts).
+  return recordFollowUps(c, res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd));
 }
 
 /** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
@@ -330,5 +328,5 @@ export async function endExecution(
   );
   await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);
   await notify(c, CHANNELS.changed, ex.id);
-  return r.rows[0] ? followUpsOfEnd(r.rows[0]) : [];
+  return recordFollowUps(c, r.rows[0] ? followUpsOfEnd(r.rows[0]) : []);
 }

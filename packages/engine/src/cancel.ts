@@ -6,7 +6,8 @@
 import type pg from 'pg';
 import { nextExecutionState } from '@svc/state-machine';
 import { advance, endExecution, lockExecution, type FollowUp } from './advance.js';
-import { CHANNELS, history, inTx, notify } from './db.js';
+import { CHANNELS, history, inTx, notify, type Conn } from './db.js';
+import { recordFollowUps } from './outbox.js';
 
 export class ExecutionNotFoundError extends Error {
   override readonly name = 'ExecutionNotFoundError';
@@ -15,7 +16,7 @@ export class ExecutionEndedError extends Error {
   override readonly name = 'ExecutionEndedError';
 }
 
-export async function cancelExecution(pool: pg.Pool, id: string, actor: string, now: () => Date): Promise<{ state: string; followUps: FollowUp[] }> {
+export async function cancelExecution(pool: Conn, id: string, actor: string, now: () => Date): Promise<{ state: string; followUps: FollowUp[] }> {
   return inTx(pool, async (c) => {
     const ex = await lockExecution(c, id);
     if (!ex) throw new ExecutionNotFoundError(`no execution ${id}`);
@@ -29,12 +30,12 @@ export async function cancelExecution(pool: pg.Pool, id: string, actor: string, 
     await notify(c, CHANNELS.stop, id);
     const follow = await advance(c, { ...ex, state: 'CANCELLING' }, at);
     const state = (await c.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0]!.state;
-    return { state, followUps: [...follow, { kind: 'stop_children', executionId: id }] };
+    return { state, followUps: [...follow, ...(await recordFollowUps(c, [{ kind: 'stop_children', executionId: id }]))] };
   });
 }
 
 /** Children this execution waits for (their subflow task run is RUNNING) that have not ended. */
-export async function waitedChildren(pool: pg.Pool, id: string): Promise<string[]> {
+export async function waitedChildren(pool: Conn, id: string): Promise<string[]> {
   const r = await pool.query<{ id: string }>(
     `SELECT e.id FROM executions e JOIN task_runs t ON t.id = e.parent_task_run_id
      WHERE e.parent_execution_id = $1 AND t.state = 'RUNNING' AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING')`,

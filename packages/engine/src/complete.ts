@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import type { AdvanceOptions, FollowUp } from './advance.js';
-import { CHANNELS, type Client } from './db.js';
+import { CHANNELS, type Client, type Conn } from './db.js';
 import { planExecutions } from './planner.js';
 import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
 
@@ -94,7 +94,7 @@ async function endStatement(c: Client | pg.Pool, taskRunId: string, done: TaskCo
  * that holds it). Returns the follow-ups for the caller to run.
  */
 export async function completeTaskRun(
-  pool: pg.Pool,
+  pool: Conn,
   taskRunId: string,
   done: TaskCompletion,
   now: () => Date,
@@ -126,7 +126,7 @@ export async function endTaskRuns(c: Client | pg.Pool, taskRunIds: string[], don
 }
 
 /** Plans the executions of task runs endTaskRuns ended, in one pass. */
-export async function planEnded(pool: pg.Pool, now: () => Date, r: EndedRuns): Promise<{ ended: string[]; followUps: FollowUp[] }> {
+export async function planEnded(pool: Conn, now: () => Date, r: EndedRuns): Promise<{ ended: string[]; followUps: FollowUp[] }> {
   if (!r.executions.length) return { ended: r.ended, followUps: [] };
   return { ended: r.ended, followUps: (await planExecutions(pool, now, r.executions)).followUps };
 }

@@ -7,7 +7,7 @@ import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { parseDuration } from '@svc/timing';
 import { plan } from '@svc/state-machine';
 import { advance, EXECUTION_COLUMNS, onlineSince, planTasks, servedSql, type ExecutionRow, type FollowUp } from './advance.js';
-import { CHANNELS, history, inTx, notify, type Client } from './db.js';
+import { CHANNELS, history, inTx, notify, type Client, type Conn } from './db.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 import { apiExecution, EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from './serialize.js';
 
@@ -347,7 +347,7 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
 }
 
 /** Starts the oldest QUEUED executions of a flow while its concurrency limit has room. */
-export async function startQueued(pool: pg.Pool, deps: StartDeps, key: string): Promise<FollowUp[]> {
+export async function startQueued(pool: Conn, deps: StartDeps, key: string): Promise<FollowUp[]> {
   return inTx(pool, async (c) => {
     await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('svc-concurrency:' || $1, 0))`, [key]);
     const follow: FollowUp[] = [];

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { renderTemplateMap, TemplateError, type FlowTrigger } from '@svc/flow-schema';
 import type { FollowUp } from './advance.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
-import { inTx } from './db.js';
+import { inTx, type Conn } from './db.js';
 import { FlowDisabledError, FlowNotFoundError, type StartDeps } from './executions.js';
 import { InputsInvalidError } from './inputs.js';
 import { triggerFlowWith } from './trigger.js';
@@ -25,7 +25,7 @@ export interface FlowTriggerResult {
   skipped?: string;
 }
 
-export async function fireFlowTriggers(pool: pg.Pool, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
+export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
   const up = (await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(
     `SELECT id, namespace, flow_id, state, outputs, chain_depth FROM executions WHERE id = $1`,
     [upstreamId],

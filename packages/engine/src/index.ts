@@ -1,5 +1,5 @@
 export * from './constants.js';
-export { CHANNELS, inTx } from './db.js';
+export { CHANNELS, inTx, type Conn } from './db.js';
 export { resolveInputs, InputsInvalidError, type InputProblem } from './inputs.js';
 export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSinceSql, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
@@ -11,7 +11,8 @@ export { SecretMasker, MASK } from './secret-masking.js';
 export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
 export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
 export { rerunExecution, restartExecution, NotRestartableError } from './rerun.js';
-export { runFollowUps } from './followups.js';
+export { runFollowUps, drainOutbox, OUTBOX_BACKSTOP_AGE_MS } from './followups.js';
+export { recordFollowUps } from './outbox.js';
 export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, stopInstanceTaskRuns } from './watchdog.js';
 export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
 export { loadExecutions } from './serialize.js';

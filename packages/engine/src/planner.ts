@@ -22,7 +22,7 @@
 // pass.
 import type pg from 'pg';
 import { advanceMany, EXECUTION_COLUMNS, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
-import { inTx } from './db.js';
+import { inTx, type Conn } from './db.js';
 
 /** A pass that found every requested execution held by another process looks again after this long, */
 const HELD_RETRY_MS = 20;
@@ -48,7 +48,7 @@ export interface PassResult {
  * executions (waiting for their locks); without, up to PLAN_BATCH executions
  * with planning requests that no other pass holds.
  */
-export async function planExecutions(pool: pg.Pool, now: () => Date, ids?: string[], opts: AdvanceOptions = {}): Promise<PassResult> {
+export async function planExecutions(pool: Conn, now: () => Date, ids?: string[], opts: AdvanceOptions = {}): Promise<PassResult> {
   return inTx(pool, async (c) => {
     let locked: ExecutionRow[];
     let more = false;
@@ -92,6 +92,8 @@ export interface PlannerOptions {
   onError: (err: unknown) => void;
   /** How often to look for requests left behind; 0 turns the poll off. Default 2000 ms. */
   pollMs?: number;
+  /** Also at each poll: runs the follow-ups left in the outbox (drainOutbox), so every dispatcher is a backstop. */
+  outbox?: () => Promise<unknown>;
   /** A request counts as left behind once it is this old. Default 1000 ms. */
   staleMs?: number;
 }
@@ -165,6 +167,7 @@ export class Planner {
     if (this.running || this.stopped) return;
     try {
       if (await hasStaleRequests(this.o.pool, new Date(this.o.now().getTime() - (this.o.staleMs ?? 1000)))) await this.kick();
+      if (this.o.outbox && !this.stopped) await this.o.outbox();
     } catch (err) {
       this.o.onError(err);
     }

@@ -9,6 +9,7 @@ import { TIMEOUT_GRACE_MS } from './constants.js';
 import { CHANNELS, history, inTx, notify } from './db.js';
 import { markInstanceStopped } from '@svc/db';
 import { completeTaskRuns, endTaskRuns, planEnded, type TaskCompletion } from './complete.js';
+import { recordFollowUps } from './outbox.js';
 
 export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
@@ -24,11 +25,11 @@ export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids
       await history(c, unstarted.map((r) => ({ executionId: id, taskRunId: r.id, from: r.state, to: 'CANCELLED', reason: 'execution_timed_out' })), now);
       const out = await endExecution(c, ex, { state: 'TIMED_OUT', reason: 'timeout', error: `the flow timeout ${ex.definition.timeout ?? ''} passed` }, now);
       await notify(c, CHANNELS.stop, id);
-      return out;
+      return [...out, ...(await recordFollowUps(c, [{ kind: 'stop_children', executionId: id }]))];
     });
     if (f) {
       ids.push(id);
-      follow.push(...f, { kind: 'stop_children', executionId: id });
+      follow.push(...f);
     }
   }
   return { ids, followUps: follow };

@@ -46,7 +46,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
     return e;
   };
-  // Follow-ups are best effort after the response-relevant commit; failures are logged, and the maintenance sweeps repair.
+  // Follow-ups were recorded with the change (the engine's outbox): run now, and on a failure left to the backstop of every dispatcher and the maintenance holder.
   const follow = (f: Parameters<typeof runFollowUps>[2]) =>
     f.length ? runFollowUps(db.pool, deps.engine, f).catch((err) => deps.log.warn('follow-up failed', { err })) : Promise.resolve();
 

@@ -166,6 +166,16 @@ export type TaskRun = Prisma.TaskRunModel
  */
 export type PlanRequest = Prisma.PlanRequestModel
 /**
+ * Model EngineOutbox
+ * A durable follow-up of an engine change: the work it causes outside the
+ * rows it locked (`child_ended`, `start_queued`, `stop_children`,
+ * `flow_triggers`). Written in the transaction of the change; drained by any
+ * instance with FOR UPDATE SKIP LOCKED and deleted in the transaction that
+ * did its work (see outbox.ts in @svc/engine). Planning requests are the
+ * same idea for the hot path, in a table of their own (`plan_requests`).
+ */
+export type EngineOutbox = Prisma.EngineOutboxModel
+/**
  * Model LogLine
  * One line of task output. Written by the runner protocol (runnerPostLogs) and
  * the inline executor; read by the log API and stream. No foreign key on

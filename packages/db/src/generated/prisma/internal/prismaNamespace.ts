@@ -417,6 +417,7 @@ export const ModelName = {
   ExecutionHistory: 'ExecutionHistory',
   TaskRun: 'TaskRun',
   PlanRequest: 'PlanRequest',
+  EngineOutbox: 'EngineOutbox',
   LogLine: 'LogLine',
   LogSequence: 'LogSequence',
   LogArchive: 'LogArchive',
@@ -456,7 +457,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "planRequest" | "logLine" | "logSequence" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
+    modelProps: "user" | "session" | "apiToken" | "loginAttempt" | "namespace" | "fileObject" | "snapshot" | "snapshotFile" | "namespaceVersion" | "flow" | "flowRevision" | "flowTrigger" | "schedule" | "scheduleFire" | "webhookKey" | "flowTriggerFiring" | "execution" | "executionHistory" | "taskRun" | "planRequest" | "engineOutbox" | "logLine" | "logSequence" | "logArchive" | "artifact" | "taskMetric" | "secret" | "variable" | "secretProvider" | "gitSource" | "gitSourceMapping" | "gitSyncRun" | "instance" | "lease" | "auditEvent" | "aiConversation" | "aiMessage" | "aiPendingAction" | "aiInsight" | "aiProvider" | "organization" | "organizationKey" | "email" | "orgRateLimitBucket" | "setting"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1937,6 +1938,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.PlanRequestCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.PlanRequestCountAggregateOutputType> | number
+        }
+      }
+    }
+    EngineOutbox: {
+      payload: Prisma.$EngineOutboxPayload<ExtArgs>
+      fields: Prisma.EngineOutboxFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.EngineOutboxFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.EngineOutboxFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        findFirst: {
+          args: Prisma.EngineOutboxFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.EngineOutboxFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        findMany: {
+          args: Prisma.EngineOutboxFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>[]
+        }
+        create: {
+          args: Prisma.EngineOutboxCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        createMany: {
+          args: Prisma.EngineOutboxCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.EngineOutboxCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>[]
+        }
+        delete: {
+          args: Prisma.EngineOutboxDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        update: {
+          args: Prisma.EngineOutboxUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        deleteMany: {
+          args: Prisma.EngineOutboxDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.EngineOutboxUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.EngineOutboxUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>[]
+        }
+        upsert: {
+          args: Prisma.EngineOutboxUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$EngineOutboxPayload>
+        }
+        aggregate: {
+          args: Prisma.EngineOutboxAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateEngineOutbox>
+        }
+        groupBy: {
+          args: Prisma.EngineOutboxGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EngineOutboxGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.EngineOutboxCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.EngineOutboxCountAggregateOutputType> | number
         }
       }
     }
@@ -4086,6 +4161,16 @@ export const PlanRequestScalarFieldEnum = {
 export type PlanRequestScalarFieldEnum = (typeof PlanRequestScalarFieldEnum)[keyof typeof PlanRequestScalarFieldEnum]
 
 
+export const EngineOutboxScalarFieldEnum = {
+  id: 'id',
+  kind: 'kind',
+  payload: 'payload',
+  createdAt: 'createdAt'
+} as const
+
+export type EngineOutboxScalarFieldEnum = (typeof EngineOutboxScalarFieldEnum)[keyof typeof EngineOutboxScalarFieldEnum]
+
+
 export const LogLineScalarFieldEnum = {
   taskRunId: 'taskRunId',
   n: 'n',
@@ -4762,6 +4847,7 @@ export type GlobalOmitConfig = {
   executionHistory?: Prisma.ExecutionHistoryOmit
   taskRun?: Prisma.TaskRunOmit
   planRequest?: Prisma.PlanRequestOmit
+  engineOutbox?: Prisma.EngineOutboxOmit
   logLine?: Prisma.LogLineOmit
   logSequence?: Prisma.LogSequenceOmit
   logArchive?: Prisma.LogArchiveOmit

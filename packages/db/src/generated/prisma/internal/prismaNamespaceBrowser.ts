@@ -71,6 +71,7 @@ export const ModelName = {
   ExecutionHistory: 'ExecutionHistory',
   TaskRun: 'TaskRun',
   PlanRequest: 'PlanRequest',
+  EngineOutbox: 'EngineOutbox',
   LogLine: 'LogLine',
   LogSequence: 'LogSequence',
   LogArchive: 'LogArchive',
@@ -442,6 +443,16 @@ export const PlanRequestScalarFieldEnum = {
 } as const
 
 export type PlanRequestScalarFieldEnum = (typeof PlanRequestScalarFieldEnum)[keyof typeof PlanRequestScalarFieldEnum]
+
+
+export const EngineOutboxScalarFieldEnum = {
+  id: 'id',
+  kind: 'kind',
+  payload: 'payload',
+  createdAt: 'createdAt'
+} as const
+
+export type EngineOutboxScalarFieldEnum = (typeof EngineOutboxScalarFieldEnum)[keyof typeof EngineOutboxScalarFieldEnum]
 
 
 export const LogLineScalarFieldEnum = {
