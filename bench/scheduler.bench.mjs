@@ -28,7 +28,7 @@ const db = await import(path.join(root, 'packages/db/dist/index.js'));
 const namespaces = await import(path.join(root, 'packages/namespaces/dist/index.js'));
 const storageLib = await import(path.join(root, 'packages/storage/dist/index.js'));
 const { Scheduler } = await import(path.join(root, 'apps/scheduler/dist/index.js'));
-const { SnapshotFacts } = await import(path.join(root, 'packages/engine/dist/index.js'));
+const { Engine } = await import(path.join(root, 'packages/engine/dist/index.js'));
 
 const FLOWS = 100;
 const TRIGGERS_PER_FLOW = 100;
@@ -61,7 +61,9 @@ async function schedulerCost(url, dir) {
     const saveDeps = { pool, storage, now: () => new Date(), maxFileBytes: 1 << 22, maxBundleBytes: 1 << 28 };
     await namespaces.createNamespace(pool, { name: 'bench', createdBy: 'bench', now: new Date() });
     await namespaces.saveChanges(saveDeps, { namespace: 'bench', message: 'bench', author: 'bench', changes: Object.entries(flowFiles()).map(([p, content]) => ({ op: 'put', path: p, content })) });
-    const scheduler = new Scheduler({ pool, log: silent, engine: { config: { defaultExecutor: 'process', now: () => new Date() }, storage, snapshots: new SnapshotFacts() } }); // as apps/scheduler/src/main.ts builds it
+    // As apps/scheduler/src/main.ts builds it.
+    const engine = new Engine({ pool, storage, clock: { now: () => new Date() }, config: { defaultExecutor: 'process', masterKeys: [], maxArtifactBytes: 1 << 27, maxBundleBytes: 1 << 27 }, log: silent });
+    const scheduler = new Scheduler({ pool, log: silent, engine });
 
     let t = process.hrtime.bigint();
     const first = await scheduler.sync(new Date());

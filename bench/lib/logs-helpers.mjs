@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { root } from './svc-deployment.mjs';
 
-const engine = await import(path.join(root, 'packages/engine/dist/index.js'));
+const engine = await import(path.join(root, 'packages/engine/dist/internal.js'));
 const dbLib = await import(path.join(root, 'packages/db/dist/index.js'));
 
 export const RUNNER_INSTANCE = 'bench-runner';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { claimTaskRuns } from '@svc/engine';
+import { claimTaskRuns } from '@svc/engine/internal';
 import { root, startStack, type Stack } from './stack.js';
 import { flow, sh, until } from './engine-support.js';
 

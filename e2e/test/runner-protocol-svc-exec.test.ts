@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine';
+import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import { root, startStack, type Stack } from './stack.js';
 import path from 'node:path';
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine';
+import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import { createUser } from '@svc/identity';
 import { startStack, type Stack } from './stack.js';
 import { flow, run, sh } from './engine-support.js';

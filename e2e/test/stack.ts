@@ -43,6 +43,9 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** How long a stack's gateway may take to answer /healthz. */
+const GATEWAY_START_MS = 90_000;
+
 const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
 
 type StackOptions = { env?: Record<string, string>; dispatchers?: number; maintenance?: boolean };
@@ -103,12 +106,14 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
   let tok: { secret: string };
   let api: Stack['api'];
   try {
-    for (let i = 0; ; i++) {
+    // A generous deadline: on a loaded 2-core machine (test files run three at a time) a cold start can take tens of seconds.
+    const deadline = Date.now() + GATEWAY_START_MS;
+    for (;;) {
       if (gw.child.exitCode !== null || gw.child.signalCode !== null) throw new GatewayExited(`gateway exited while starting:\n${gw.output()}`);
       try {
         if ((await fetch(`${url}/healthz`)).ok) break;
       } catch {}
-      if (i > 200) throw new Error(`gateway did not start:\n${gw.output()}`);
+      if (Date.now() > deadline) throw new Error(`gateway did not start within ${GATEWAY_START_MS / 1000} s:\n${gw.output()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     await createUser(db, { email: 'e2e@example.com', role: 'admin', password: 'e2e password 1' }, new Date());

@@ -7,7 +7,7 @@
 // follow-up fired.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_CHAIN_DEPTH } from '@svc/engine';
+import { MAX_CHAIN_DEPTH } from '@svc/engine/internal';
 import { startStack, type Stack } from './stack.js';
 import { emit, flow, run, sh, sleep, until } from './engine-support.js';
 

@@ -16,7 +16,8 @@ import { adminHandlers } from './routes/admin.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
-import { loadRunTokenKey, SnapshotFacts, type StartDeps } from '@svc/engine';
+import { Engine } from '@svc/engine';
+import { engineErrorToHttp } from './engine-errors.js';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
@@ -108,13 +109,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     maxBundleBytes: deps.config.maxBundleBytes,
     masterKeys: deps.config.masterKeys,
   };
-  const engine: StartDeps = { config: { defaultExecutor: deps.config.defaultExecutor, now }, storage: deps.storage, snapshots: new SnapshotFacts() };
-  let runTokenKeyPromise: Promise<Buffer> | undefined;
-  const runTokenKey = () => (runTokenKeyPromise ??= loadRunTokenKey(deps.db.pool).catch((err) => {
-    runTokenKeyPromise = undefined;
-    throw err;
-  }));
-  const specDeps = { masterKeys: deps.config.masterKeys, maxArtifactBytes: deps.config.maxArtifactBytes, maxBundleBytes: deps.config.maxBundleBytes };
+  const engine = new Engine({ pool: deps.db.pool, storage: deps.storage, clock: { now }, config: deps.config, log: deps.log });
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
   const liveSettings = liveSettingsFromConfig(deps.config);
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
@@ -132,17 +127,17 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...secretHandlers(routeDeps),
     ...variableHandlers(routeDeps),
     ...secretProviderHandlers(routeDeps),
-    ...executionHandlers({ ...routeDeps, engine, log: deps.log }),
-    ...runnerHandlers({ ...routeDeps, engine, runTokenKey, spec: specDeps }),
+    ...executionHandlers({ ...routeDeps, engine }),
+    ...runnerHandlers({ engine, maxArtifactBytes: deps.config.maxArtifactBytes }),
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
-    ...eventHandlers({ db: deps.db, hub: live, live: liveSettings }),
+    ...eventHandlers({ db: deps.db, hub: live, live: liveSettings, engine }),
     ...artifactHandlers({ db: deps.db, storage: deps.storage }),
-    ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes, log: deps.log }),
+    ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...scheduleHandlers(routeDeps),
-    ...runFileHandlers({ db: deps.db, engine, log: deps.log }),
+    ...runFileHandlers({ db: deps.db, engine }),
   };
   const authenticate = createAuthenticator(routeDeps);
-  const authenticateRunner = runnerAuthenticator({ runTokenKey, now });
+  const authenticateRunner = runnerAuthenticator(engine);
 
   const api = express.Router();
   mountOperations(api, {
@@ -162,7 +157,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   });
 
   app.use(unmatched());
-  app.use(errorHandler(deps.log));
+  app.use(errorHandler(deps.log, { mapError: engineErrorToHttp }));
   return {
     app,
     metrics,

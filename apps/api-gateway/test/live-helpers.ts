@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseConfig } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createTestDatabase } from '@svc/db/testing';
-import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine';
+import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import { createTestLogger } from '@svc/logging';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway } from '../src/app.js';

@@ -5,7 +5,7 @@
 // cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
-import { CHANNELS, claimRuns, clearNoInstanceReason, stopInstanceTaskRuns, runFollowUps, type ClaimedRun } from '@svc/engine';
+import { CHANNELS, type ClaimedRun } from '@svc/engine';
 import type pg from 'pg';
 import type { DispatcherContext } from './context.js';
 import type { Executor } from './executors/types.js';
@@ -36,7 +36,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     const { ctx } = this;
-    await clearNoInstanceReason(ctx.db.pool, ctx.config.pools, this.executors.map((e) => e.type));
+    await ctx.engine.servingPools(ctx.config.pools, this.executors.map((e) => e.type));
     this.listener = await ctx.db.pool.connect();
     this.listener.on('notification', (n) => {
       if (n.channel === CHANNELS.queued) this.wakeups.get(n.payload ?? '')?.();
@@ -48,7 +48,7 @@ export class Dispatcher {
     this.loops = this.executors.map((e) => this.loop(e));
     this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
     this.stopTimer.unref();
-    ctx.planner.start();
+    ctx.engine.startPlanner();
   }
 
   private running(type: string): number {
@@ -79,7 +79,7 @@ export class Dispatcher {
         try {
           // One statement claims and tells when the next run held back by a retry backoff is due,
           // both by the database's clock (a skewed clock here must not start runs late or early).
-          const r = await claimRuns(ctx.db.pool, { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
+          const r = await ctx.engine.claim({ instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
           claimed = r.runs;
           if (r.nextAt) wait = Math.max(0, Math.min(POLL_MS, r.nextAt.getTime() - r.at.getTime()));
         } catch (err) {
@@ -115,7 +115,7 @@ export class Dispatcher {
     const { ctx } = this;
     ctx.log.error('task run failed in the executor; it ends executor_error', { err, task_run_id: run.id });
     try {
-      await ctx.finish(run.id, { state: 'FAILED', reason: 'executor_error', error: `executor error: ${err instanceof Error ? err.message : String(err)}`, exitCode: null });
+      await ctx.engine.complete(run.id, { state: 'FAILED', reason: 'executor_error', error: `executor error: ${err instanceof Error ? err.message : String(err)}`, exitCode: null });
     } catch (finishErr) {
       // Only while stopping: the stop ends the instance's runs, or the watchdog's `lost` rule does once this instance is gone.
       ctx.log.error('cannot end the task run; the instance stop or the lost rule ends it', { err: finishErr, task_run_id: run.id });
@@ -130,11 +130,7 @@ export class Dispatcher {
   private async checkStops(): Promise<void> {
     if (!this.jobs.size) return;
     try {
-      const r = await this.ctx.db.pool.query<{ id: string }>(
-        `SELECT t.id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = ANY($1) AND (t.state <> 'RUNNING' OR e.state <> 'RUNNING')`,
-        [[...this.jobs.keys()]],
-      );
-      for (const { id } of r.rows) this.jobs.get(id)?.abort.abort();
+      for (const id of await this.ctx.engine.runsToStop([...this.jobs.keys()])) this.jobs.get(id)?.abort.abort();
     } catch (err) {
       this.ctx.log.warn('stop check failed', { err });
     }
@@ -148,21 +144,20 @@ export class Dispatcher {
     await Promise.all(this.loops);
     const { ctx } = this;
     // Offline and our running task runs FAILED instance_shutdown, in one transaction; their retries then count on other instances.
-    let ended: Awaited<ReturnType<typeof stopInstanceTaskRuns>> = { ids: [], followUps: [] };
+    let ended: string[] = [];
     try {
-      ended = await stopInstanceTaskRuns(ctx.db.pool, ctx.instanceId);
+      ended = await ctx.engine.stopInstance(ctx.instanceId);
     } catch (err) {
       // The database is unreachable: the runs stay RUNNING until the watchdog's `lost` rule sees this instance gone.
       ctx.log.error('cannot end the running task runs at shutdown', { err });
     }
     // Writes still being retried give up after their next attempt: the runs are ended (or will be, as lost).
-    ctx.markStopping();
+    const engineStopped = ctx.engine.stop();
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
     for (const e of this.executors) e.close?.();
-    await ctx.planner.stop();
-    await runFollowUps(ctx.db.pool, ctx.engine, ended.followUps).catch((err) => ctx.log.warn('follow-ups after shutdown failed', { err }));
-    if (ended.ids.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended.ids });
+    await engineStopped;
+    if (ended.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended });
     if (this.listener) {
       this.listener.removeAllListeners('notification');
       this.listener.release();

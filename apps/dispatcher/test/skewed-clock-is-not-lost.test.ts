@@ -5,7 +5,7 @@
 // the run's duration is measured on one clock.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { failLostTaskRuns, timeOutTaskRuns } from '@svc/engine';
+import { failLostTaskRuns, timeOutTaskRuns } from '@svc/engine/internal';
 import { startDispatcher, until, type DispatcherEnv } from './support.js';
 
 const SKEW_MS = -10 * 60_000;

@@ -10,12 +10,12 @@ import type pg from 'pg';
 import { loadConfig } from '@svc/config';
 import { createDb, registerInstance, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { SnapshotFacts, triggerFlow, runFollowUps, type StartDeps } from '@svc/engine';
+import { Engine } from '@svc/engine';
 import { createTestLogger } from '@svc/logging';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import type { Clock } from '@svc/service';
 import { FileObjectStore, type ObjectStore } from '@svc/storage';
-import { createContext, type DispatcherContext } from '../src/context.js';
+import type { DispatcherContext } from '../src/context.js';
 import { Dispatcher } from '../src/dispatcher.js';
 import { inlineExecutor } from '../src/executors/inline.js';
 import { processExecutor } from '../src/executors/process.js';
@@ -101,7 +101,8 @@ export interface DispatcherEnv {
   /** The pool the test itself reads with (no faults). */
   pool: pg.Pool;
   storage: FileObjectStore;
-  deps: StartDeps;
+  /** An engine on the fault-free pool and store, for the test's own triggers. */
+  engine: Engine;
   faults: Faults;
   ctx: DispatcherContext;
   dispatcher: Dispatcher;
@@ -123,7 +124,6 @@ export async function startDispatcher(files: Record<string, string>, opts: { clo
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-dispatcher-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const now = () => new Date();
-  const deps: StartDeps = { config: { defaultExecutor: 'process', now }, storage, snapshots: new SnapshotFacts() };
   await createNamespace(db.pool, { name: 'ns', createdBy: 't', now: now() });
   await saveChanges(
     { pool: db.pool, storage, now, maxFileBytes: 1 << 20, maxBundleBytes: 1 << 24 },
@@ -145,33 +145,35 @@ export async function startDispatcher(files: Record<string, string>, opts: { clo
   await registerInstance(db.pool, { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['inline', ...config.executors] }, new Date());
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const faultyStorage = faultyStore(storage, puts, gets, fired);
-  const ctx = createContext({
+  const faultyDb = { ...db, pool: faultyPool(db.pool, queries, fired) };
+  const clock = opts.clock ?? { now };
+  const ctx: DispatcherContext = {
     config,
-    db: { ...db, pool: faultyPool(db.pool, queries, fired) },
+    db: faultyDb,
     log: logger,
-    clock: opts.clock ?? { now },
+    clock,
     storage: faultyStorage,
-    engine: { ...deps, storage: faultyStorage },
+    // The dispatcher's engine sees the faults.
+    engine: new Engine({ pool: faultyDb.pool, storage: faultyStorage, clock, config, log: logger }),
     instanceId,
     heartbeatMs: 200,
     killDelayMs: 1000,
-  });
+  };
+  const engine = new Engine({ pool: db.pool, storage, clock: { now }, config, log: logger });
   const dispatcher = new Dispatcher(ctx, [inlineExecutor(ctx), processExecutor(ctx)]);
   await dispatcher.start();
   return {
     db,
     pool: db.pool,
     storage,
-    deps,
+    engine,
     faults,
     ctx,
     dispatcher,
     instanceId,
     logs: lines,
     async trigger(flowId) {
-      const r = await triggerFlow(db.pool, deps, { namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' });
-      await runFollowUps(db.pool, deps, r.followUps);
-      return r.id;
+      return (await engine.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
     },
     async ended(executionId, ms = 30_000) {
       return until(`execution ${executionId} to end`, async () => {

@@ -4,7 +4,7 @@
 // (every few seconds), and runs retention and the storage cleanup (when it
 // takes the lease, then every hour). Counters are served at /metrics on
 // SVC_METRICS_PORT when set. The watchdog period is SVC_WATCHDOG_MS.
-import { SnapshotFacts } from '@svc/engine';
+import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
 import { startMaintenance } from './maintenance.js';
@@ -21,7 +21,6 @@ await runService({
       server = await startMetricsServer(metrics.registry, { port: ctx.config.metricsPort, host: ctx.config.host });
       ctx.log.info('metrics listening', { host: ctx.config.host, port: server.port });
     }
-    const now = () => ctx.clock.now();
     // No `now` for startMaintenance: the lease and the watchdog then use the database's clock.
     const maintenance = startMaintenance({
       db: ctx.db,
@@ -29,7 +28,7 @@ await runService({
       log: ctx.log,
       metrics,
       instanceId: ctx.instanceId,
-      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage, snapshots: new SnapshotFacts() },
+      engine: new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log }),
       retentionDays: ctx.config.retentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
       watchdogMs: ctx.config.watchdogMs,

@@ -15,7 +15,7 @@
 // clock (they compare times other hosts wrote) and retention the process's
 // (its limits are days).
 import type { Db } from '@svc/db';
-import type { StartDeps } from '@svc/engine';
+import type { Engine } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { DbContact } from './db-contact.js';
@@ -37,8 +37,8 @@ export interface MaintenanceOptions {
   instanceId: string;
   /** A test's clock. Default: the database's for the lease and the watchdog, the process's for retention and the storage cleanup. */
   now?: () => Date;
-  /** Engine dependencies for the follow-ups of ended task runs (retries, next tasks). */
-  engine: StartDeps;
+  /** The engine: its watchdog rules run while this instance holds the lease. */
+  engine: Engine;
   /** `SVC_RETENTION_DAYS`. */
   retentionDays: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in ms. Default 60 s. */

@@ -3,6 +3,7 @@
 // another instance takes it over once the TTL has passed (the test moves that
 // instance's clock past the 30 s instead of waiting) and runs its work at once.
 // While one instance holds the lease, another does nothing.
+import { testEngine } from '@svc/engine/internal';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -62,7 +63,7 @@ function inProcess(instanceId: string, now: () => Date): Maintenance {
     metrics: createMaintenanceMetrics({ defaultMetrics: false }),
     instanceId,
     now,
-    engine: { config: { defaultExecutor: 'process', now }, storage: env.storage },
+    engine: testEngine({ pool: env.db.pool, storage: env.storage, now }),
     retentionDays: 90,
     // Nothing periodic: the test drives ticks and runs.
     leaseTickMs: 24 * HOUR,

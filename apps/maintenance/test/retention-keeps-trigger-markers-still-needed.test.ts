@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { newId } from '@svc/db';
-import { fireFlowTriggers, sweepFlowTriggers, type StartDeps } from '@svc/engine';
+import { fireFlowTriggers, sweepFlowTriggers, testEngine, type StartDeps } from '@svc/engine/internal';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { Scheduler } from '@svc/scheduler';
 import { runRetention } from '../src/index.js';
@@ -65,7 +65,7 @@ test('schedule fire markers go only when no tick can reach them and their execut
     const pool = new pg.Pool({ connectionString: env.tdb.url, max: 4 });
     pool.on('error', () => undefined);
     pools.push(pool);
-    return new Scheduler({ pool, log: silent, engine });
+    return new Scheduler({ pool, log: silent, engine: testEngine({ pool, storage: env.storage, now: clock.now }) });
   };
   const [a, b] = [scheduler(), scheduler()];
   await saveFlows('mk', clock.now, {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { heartbeatInstance, registerInstance } from '@svc/db';
-import { claimTaskRuns, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
+import { claimTaskRuns, runFollowUps, testEngine, triggerFlow, type StartDeps } from '@svc/engine/internal';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { watchdogOnce } from '../src/index.js';
 import { setupEnv, testClock, type TestEnv } from './support.js';
@@ -52,7 +52,7 @@ before(async () => {
 });
 after(() => env.close());
 
-const deps = () => ({ db: env.db, log: env.log, engine, now: clock.now, isHolder: () => true, heartbeatTimeoutMs: 60 * S, metrics: env.metrics });
+const deps = () => ({ db: env.db, log: env.log, engine: testEngine({ pool: env.db.pool, storage: env.storage, now: clock.now }), now: clock.now, isHolder: () => true, heartbeatTimeoutMs: 60 * S, metrics: env.metrics });
 const runOf = async (flowId: string, attempt = 1) =>
   (await env.db.pool.query(`SELECT id, state, reason, attempt FROM task_runs WHERE execution_id = $1 AND attempt = $2`, [ids[flowId], attempt])).rows[0];
 const execution = async (flowId: string) => (await env.db.pool.query(`SELECT state, reason FROM executions WHERE id = $1`, [ids[flowId]])).rows[0];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { heartbeatInstance, registerInstance, type Db } from '@svc/db';
-import { claimTaskRuns, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
+import { claimTaskRuns, runFollowUps, testEngine, triggerFlow, type StartDeps } from '@svc/engine/internal';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { DbContact, watchdogOnce } from '../src/index.js';
 import { setupEnv, type TestEnv } from './support.js';
@@ -48,7 +48,7 @@ test('running tasks of live instances are not lost after an outage longer than 6
   // One pass, judged by the database's clock read just before (as in production).
   const pass = async (db: Db) => {
     const at = db === env.db ? (await env.db.pool.query<{ now: Date }>(`SELECT now()`)).rows[0]!.now : new Date();
-    return watchdogOnce({ db, log: env.log, engine, now: () => at, isHolder: () => true, contact });
+    return watchdogOnce({ db, log: env.log, engine: testEngine({ pool: db.pool, storage: env.storage }), now: () => at, isHolder: () => true, contact });
   };
   const state = async (instance: string) => (await env.db.pool.query(`SELECT state, reason FROM task_runs WHERE id = $1`, [runs[instance]])).rows[0];
 

@@ -4,7 +4,7 @@
 // flow triggers that a crash left unfired. See scheduler.ts. Its periods
 // (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
 // so a bad value stops it with exit code 2 like any other.
-import { SnapshotFacts } from '@svc/engine';
+import { Engine } from '@svc/engine';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { Scheduler } from './scheduler.js';
@@ -18,7 +18,7 @@ await runService({
     const scheduler = new Scheduler({
       pool: ctx.db.pool,
       log: ctx.log,
-      engine: { config: { defaultExecutor: ctx.config.defaultExecutor, now }, storage, snapshots: new SnapshotFacts() },
+      engine: new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log }),
       now,
       tickMs: ctx.config.schedulerTickMs,
       syncMs: ctx.config.schedulerSyncMs,

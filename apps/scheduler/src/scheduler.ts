@@ -22,17 +22,7 @@
 // Every step takes `now` as an argument, so tests drive downtime and DST
 // days without sleeping.
 import type pg from 'pg';
-import {
-  FlowDisabledError,
-  FlowNotFoundError,
-  InputsInvalidError,
-  inTx,
-  runFollowUps,
-  sweepFlowTriggers,
-  triggerFlowWith,
-  type FollowUp,
-  type StartDeps,
-} from '@svc/engine';
+import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine, type EngineTx } from '@svc/engine';
 import { renderTemplateMap, TemplateError, type FlowTrigger } from '@svc/flow-schema';
 import {
   advanceSchedules,
@@ -59,7 +49,7 @@ export interface SchedulerDeps {
   pool: pg.Pool;
   log: SchedulerLog;
   /** Creates executions (its `config.now` stamps them). */
-  engine: StartDeps;
+  engine: Engine;
   /** The loop's clock. Default: the system clock. */
   now?: () => Date;
   /** Milliseconds between ticks. Default 1000. */
@@ -175,10 +165,10 @@ export class Scheduler {
     let failed = 0;
     const batchSize = this.deps.batchSize ?? 100;
     for (;;) {
-      const followUps: FollowUp[] = [];
       let claimed = 0;
       let batchFailed = 0;
-      await inTx(this.deps.pool, async (c) => {
+      // The executions commit with the claim and the markers; the engine runs their follow-ups after the commit.
+      await this.deps.engine.transaction(async (c, tx) => {
         const due = await claimDueSchedules<FlowTrigger>(c, now, batchSize);
         claimed = due.length;
         const advances: ScheduleAdvance[] = [];
@@ -186,10 +176,9 @@ export class Scheduler {
           // A savepoint per schedule: one that fails stays due and the others still fire.
           await c.query('SAVEPOINT fire');
           try {
-            const r = await this.fireOne(c, s, now);
+            const r = await this.fireOne(c, tx, s, now);
             await c.query('RELEASE SAVEPOINT fire');
             fired.push(r.result);
-            followUps.push(...r.followUps);
             advances.push({ namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, next: r.result.next, firedAt: r.result.fireTime });
           } catch (err) {
             await c.query('ROLLBACK TO SAVEPOINT fire');
@@ -206,8 +195,6 @@ export class Scheduler {
         await advanceSchedules(c, advances, now);
       });
       failed += batchFailed;
-      // After the commit: the executions exist whatever happens here, and their follow-ups are in the outbox for the backstop if this fails.
-      if (followUps.length) await runFollowUps(this.deps.pool, this.deps.engine, followUps).catch((err) => this.deps.log.warn('follow-up failed', { err }));
       // A full batch may leave more due rows; a failing one would be claimed again at once, so stop.
       if (claimed < batchSize || batchFailed) break;
     }
@@ -224,15 +211,14 @@ export class Scheduler {
    * exists already when clocks of two schedulers disagree or a row was edited
    * by hand; then AlreadyFired makes the caller undo the execution.
    */
-  private async fireOne(c: pg.PoolClient, s: DueSchedule<FlowTrigger>, now: Date): Promise<{ result: FireResult; followUps: FollowUp[] }> {
+  private async fireOne(c: pg.PoolClient, tx: EngineTx, s: DueSchedule<FlowTrigger>, now: Date): Promise<{ result: FireResult }> {
     const times = this.times.get(s.cron, s.timezone);
     const d = decideFire(times, s.next_fire_at, now, s.catch_up as CatchUp, this.deps.onTimeMs ?? ON_TIME_MS);
     const result: FireResult = { namespace: s.namespace, flowId: s.flow_id, triggerId: s.trigger_id, fireTime: d.fireTime, executionId: null, next: d.next };
-    if (!d.fireTime) return { result: { ...result, skipped: 'dropped' }, followUps: [] };
-    let followUps: FollowUp[] = [];
+    if (!d.fireTime) return { result: { ...result, skipped: 'dropped' } };
     try {
       const inputs = renderTemplateMap(s.definition.inputs ?? {}, { flow: { id: s.flow_id, namespace: s.namespace } }).values;
-      const created = await triggerFlowWith(c, this.deps.engine, {
+      const created = await tx.trigger({
         namespace: s.namespace,
         flowId: s.flow_id,
         inputs,
@@ -242,7 +228,6 @@ export class Scheduler {
         createdBy: 'schedule',
       });
       result.executionId = created.id;
-      followUps = created.followUps;
     } catch (err) {
       // The fire time is spent either way (its marker row stays, with no execution).
       const reason = skipReason(err);
@@ -253,12 +238,12 @@ export class Scheduler {
     if (!(await insertScheduleFire(c, s, d.fireTime, result.executionId, now))) {
       throw new AlreadyFired({ ...result, executionId: null, skipped: 'already_fired' });
     }
-    return { result, followUps };
+    return { result };
   }
 
   /** Fires flow triggers that ended executions missed (see sweepFlowTriggers). */
   async sweep(now: Date): Promise<number> {
-    const fired = await sweepFlowTriggers(this.deps.pool, this.deps.engine, new Date(now.getTime() - (this.deps.sweepLookbackMs ?? 600_000)));
+    const fired = await this.deps.engine.sweepFlowTriggers(new Date(now.getTime() - (this.deps.sweepLookbackMs ?? 600_000)));
     if (fired.length) this.deps.log.info('flow triggers swept', { fired: fired.length });
     return fired.length;
   }

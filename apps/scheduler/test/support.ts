@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { createNamespace, saveChanges, type SaveDeps } from '@svc/namespaces';
 import { FileObjectStore } from '@svc/storage';
+import { testEngine } from '@svc/engine/internal';
 import { Scheduler, type SchedulerDeps } from '../src/index.js';
 
 export interface World {
@@ -53,7 +54,7 @@ export async function startWorld(): Promise<World> {
       const own = new pg.Pool({ connectionString: tdb.url, max: 4 });
       own.on('error', () => undefined);
       pools.push(own);
-      return new Scheduler({ pool: own, log: silent, engine: { config: { defaultExecutor: 'process', now: () => new Date() }, storage }, ...opts });
+      return new Scheduler({ pool: own, log: silent, engine: testEngine({ pool: own, storage }), ...opts });
     },
     async close() {
       await Promise.all(pools.map((p) => p.end()));

@@ -9,12 +9,8 @@ import { advance, endExecution, lockExecution, type FollowUp } from './advance.j
 import { CHANNELS, history, inTx, notify, type Conn } from './db.js';
 import { recordFollowUps } from './outbox.js';
 
-export class ExecutionNotFoundError extends Error {
-  override readonly name = 'ExecutionNotFoundError';
-}
-export class ExecutionEndedError extends Error {
-  override readonly name = 'ExecutionEndedError';
-}
+export { ExecutionEndedError, ExecutionNotFoundError } from './errors.js';
+import { ExecutionEndedError, ExecutionNotFoundError } from './errors.js';
 
 export async function cancelExecution(pool: Conn, id: string, actor: string, now: () => Date): Promise<{ state: string; followUps: FollowUp[] }> {
   return inTx(pool, async (c) => {

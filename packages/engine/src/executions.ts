@@ -11,12 +11,8 @@ import { CHANNELS, history, inTx, notify, type Client, type Conn } from './db.js
 import { DEFAULT_TASK_TIMEOUT_MS } from './constants.js';
 import { apiExecution, EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from './serialize.js';
 
-export class FlowNotFoundError extends Error {
-  override readonly name = 'FlowNotFoundError';
-}
-export class FlowDisabledError extends Error {
-  override readonly name = 'FlowDisabledError';
-}
+export { FlowDisabledError, FlowNotFoundError } from './errors.js';
+import { FlowDisabledError, FlowNotFoundError } from './errors.js';
 
 export interface EngineConfig {
   /** Executor type of tasks that name none anywhere (SVC_DEFAULT_EXECUTOR). */

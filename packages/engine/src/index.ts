@@ -1,20 +1,28 @@
-export * from './constants.js';
-export { CHANNELS, inTx, type Conn } from './db.js';
-export { resolveInputs, InputsInvalidError, type InputProblem } from './inputs.js';
-export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
-export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSinceSql, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
-export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
-export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, FlowDisabledError, FlowNotFoundError, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
-export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
-export { completeTaskRun, completeTaskRuns, endTaskRun, type Masking, type TaskCompletion } from './complete.js';
-export { SecretMasker, MASK } from './secret-masking.js';
-export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
-export { cancelExecution, ExecutionEndedError, ExecutionNotFoundError } from './cancel.js';
-export { rerunExecution, restartExecution, NotRestartableError } from './rerun.js';
-export { runFollowUps, drainOutbox, OUTBOX_BACKSTOP_AGE_MS } from './followups.js';
-export { recordFollowUps } from './outbox.js';
-export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, stopInstanceTaskRuns } from './watchdog.js';
-export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
-export { loadExecutions } from './serialize.js';
-export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
-export { fireFlowTriggers, sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';
+// The engine as apps see it: one Engine built from one bag of resources
+// (engine.ts), the errors it raises (each with a code the gateway maps to the
+// envelope), and the names of its NOTIFY channels. Its tests and the
+// benchmarks reach inside through `@svc/engine/internal`.
+export { Engine, STALE_REQUEST_MS, type EngineResources, type EngineStorage, type EngineTx, type Started, type WatchdogReport } from './engine.js';
+export {
+  ENGINE_ERROR_CODES,
+  EngineError,
+  ExecutionEndedError,
+  ExecutionNotFoundError,
+  FlowDisabledError,
+  FlowNotFoundError,
+  InputsInvalidError,
+  NotRestartableError,
+  TaskRunNotFoundError,
+  TaskRunNotStartableError,
+  type EngineErrorCode,
+  type EngineErrorDetail,
+} from './errors.js';
+export { CHANNELS } from './db.js';
+export { LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
+export type { ClaimedRun, ClaimResult } from './claim.js';
+export type { TaskCompletion } from './complete.js';
+export type { NewExecution } from './executions.js';
+export type { TriggerRequest } from './trigger.js';
+export type { PreparedTask, RunnerSpec } from './spec.js';
+export type { FlowTriggerResult } from './flow-triggers.js';

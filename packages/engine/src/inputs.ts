@@ -1,17 +1,10 @@
 // Trigger-time inputs: validated and coerced against the flow's inputs.
 import type { FlowInput } from '@svc/flow-schema';
 
-export interface InputProblem {
-  field: string;
-  message: string;
-}
+import { InputsInvalidError, type EngineErrorDetail } from './errors.js';
 
-export class InputsInvalidError extends Error {
-  override readonly name = 'InputsInvalidError';
-  constructor(readonly problems: InputProblem[]) {
-    super(problems.map((p) => `${p.field}: ${p.message}`).join('; '));
-  }
-}
+export { InputsInvalidError };
+export type InputProblem = EngineErrorDetail;
 
 function coerce(def: FlowInput, v: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
   switch (def.type) {

@@ -8,9 +8,8 @@ import { EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.j
 import { ExecutionNotFoundError } from './cancel.js';
 import { createExecution, type StartDeps } from './executions.js';
 
-export class NotRestartableError extends Error {
-  override readonly name = 'NotRestartableError';
-}
+export { NotRestartableError } from './errors.js';
+import { NotRestartableError } from './errors.js';
 
 interface Original extends ExecutionRow {
   flow_revision_id: string | null;

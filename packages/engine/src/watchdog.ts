@@ -85,3 +85,27 @@ export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, no
   const r = await planEnded(pool, () => now ?? new Date(), ended);
   return { ids: r.ended, followUps: r.followUps };
 }
+
+/** Executor types whose runs keep running when their dispatcher goes away (a container reporting to the gateway). */
+export const CONTAINER_EXECUTORS = ['docker', 'kubernetes'] as const;
+
+/**
+ * The `lost` rule for docker and kubernetes runs: their container keeps
+ * running when the dispatcher that started it goes away, and its runner keeps
+ * reporting to the gateway, so such a run is lost only when its instance is
+ * offline (stopped, silent for the online window, or its row gone) AND its
+ * own task heartbeat (or start, when none came yet) is older than
+ * `heartbeatTimeoutMs` (SVC_HEARTBEAT_TIMEOUT).
+ */
+export async function failLostContainerRuns(pool: pg.Pool, now: Date, heartbeatTimeoutMs: number): Promise<{ ids: string[]; followUps: FollowUp[] }> {
+  const r = await pool.query<{ id: string }>(
+    `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
+     WHERE t.state = 'RUNNING' AND t.executor_type = ANY($1)
+       AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < $2)
+       AND COALESCE(t.last_heartbeat_at, t.started_at, t.claimed_at, t.created_at) < $3
+     LIMIT 500`,
+    [CONTAINER_EXECUTORS, onlineSince(now), new Date(now.getTime() - heartbeatTimeoutMs)],
+  );
+  const ids = r.rows.map((x) => x.id);
+  return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away and its runner stopped reporting', exitCode: null }, now) };
+}

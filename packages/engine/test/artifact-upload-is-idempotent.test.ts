@@ -4,7 +4,7 @@
 // object, keeping the row's id, instead of failing on the unique index.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimTaskRuns, storeArtifact, triggerFlow } from '../src/index.js';
+import { claimTaskRuns, storeArtifact, triggerFlow } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;

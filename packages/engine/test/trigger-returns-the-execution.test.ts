@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { claimRuns, endTaskRun, loadExecutions, planExecutions, restartExecution, triggerFlow, type StartDeps } from '../src/index.js';
+import { claimRuns, endTaskRun, loadExecutions, planExecutions, restartExecution, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;

@@ -46,11 +46,14 @@ function describeCause(err: unknown): Record<string, unknown> {
 
 /**
  * The one place errors become the envelope `{error: {code, message, details?}}`.
+ * `mapError` turns an app's domain errors into HttpErrors (the gateway maps
+ * the engine's coded errors there); whatever it leaves is mapped as usual.
  * 5xx causes are logged at error level with the request ID and stack.
  */
-export function errorHandler(log: HttpLogger): ErrorRequestHandler {
+export function errorHandler(log: HttpLogger, opts: { mapError?: (err: unknown) => HttpError | undefined } = {}): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const httpErr = toHttpError(err);
+    // The app's domain errors (the engine's coded errors) first, then the generic mapping.
+    const httpErr = (err instanceof HttpError ? undefined : opts.mapError?.(err)) ?? toHttpError(err);
     const requestId = res.locals.requestId as string | undefined;
     if (httpErr.status >= 500 && httpErr.status !== 501) {
       const cause = httpErr.code === 'internal' && httpErr.cause !== undefined ? httpErr.cause : httpErr;

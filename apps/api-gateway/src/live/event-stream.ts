@@ -5,7 +5,7 @@
 // that hash. After an end state with no task run still RUNNING (a flow
 // timeout ends the execution before its running tasks stop): `end` and close.
 import crypto from 'node:crypto';
-import { loadExecutions } from '@svc/engine';
+import type { Engine } from '@svc/engine';
 import type { LiveHub } from './hub.js';
 import { Waker } from './hub.js';
 import { isEnded } from './log-stream.js';
@@ -13,6 +13,8 @@ import { sseEvent, type SseWriter } from './sse.js';
 
 export interface EventStreamOptions {
   hub: LiveHub;
+  /** Reads the execution detail (through the hub's own pool). */
+  engine: Engine;
   sse: SseWriter;
   executionId: string;
   /** Last-Event-ID: the hash of the states the client already has. */
@@ -35,7 +37,7 @@ export function statesHash(detail: Record<string, unknown>): string {
 }
 
 async function snapshot(o: EventStreamOptions): Promise<Snapshot | undefined> {
-  const [detail] = await loadExecutions(o.hub.pool, [o.executionId]);
+  const [detail] = await o.engine.executions([o.executionId], o.hub.pool);
   if (!detail) return undefined;
   const hash = statesHash(detail);
   const running = ((detail.task_runs ?? []) as { state: string }[]).some((r) => r.state === 'RUNNING');

@@ -1,5 +1,6 @@
 // streamExecutionEvents: the execution detail each time a state changes.
 import type { Db } from '@svc/db';
+import type { Engine } from '@svc/engine';
 import type { HandlerContext, OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { runEventStream } from '../live/event-stream.js';
@@ -14,6 +15,7 @@ export interface EventRouteDeps {
   db: Db;
   hub: LiveHub;
   live: LiveSettings;
+  engine: Engine;
 }
 
 export function eventHandlers(deps: EventRouteDeps): OperationHandlers<AuthPrincipal> {
@@ -26,6 +28,7 @@ export function eventHandlers(deps: EventRouteDeps): OperationHandlers<AuthPrinc
       sse.open();
       await runEventStream({
         hub: deps.hub,
+        engine: deps.engine,
         sse,
         executionId: id,
         ...(typeof lastId === 'string' && lastId.trim() ? { lastId: lastId.trim() } : {}),

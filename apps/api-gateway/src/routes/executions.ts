@@ -1,21 +1,9 @@
-// Executions: trigger, read, list, cancel, rerun, restart.
+// Executions: trigger, read, list, cancel, rerun, restart. Engine errors
+// (unknown flow, disabled flow, bad inputs, ended execution...) become the
+// envelope in the one error middleware (engine-errors.ts).
 import type { Db } from '@svc/db';
-import {
-  cancelExecution,
-  ExecutionEndedError,
-  ExecutionNotFoundError,
-  FlowDisabledError,
-  FlowNotFoundError,
-  InputsInvalidError,
-  loadExecutions,
-  NotRestartableError,
-  rerunExecution,
-  restartExecution,
-  runFollowUps,
-  triggerFlow,
-  type StartDeps,
-} from '@svc/engine';
-import { conflict, encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import type { Engine } from '@svc/engine';
+import { encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -25,43 +13,23 @@ type Ctx = HandlerContext<AuthPrincipal>;
 export interface ExecutionRouteDeps {
   db: Db;
   now: () => Date;
-  engine: StartDeps;
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
-}
-
-function engineError(err: unknown): never {
-  if (err instanceof FlowNotFoundError) throw notFound(err.message);
-  if (err instanceof FlowDisabledError) throw conflict('flow_disabled', err.message);
-  if (err instanceof InputsInvalidError) throw validationFailed(err.problems);
-  if (err instanceof ExecutionNotFoundError) throw notFound(err.message, 'execution_not_found');
-  if (err instanceof ExecutionEndedError) throw conflict('execution_ended', err.message);
-  if (err instanceof NotRestartableError) throw conflict('not_restartable', err.message);
-  throw err;
+  engine: Engine;
 }
 
 export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<AuthPrincipal> {
-  const { db } = deps;
+  const { db, engine } = deps;
   const one = async (id: string) => {
-    const [e] = await loadExecutions(db.pool, [id]);
+    const [e] = await engine.executions([id]);
     if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
     return e;
   };
-  // Follow-ups were recorded with the change (the engine's outbox): run now, and on a failure left to the backstop of every dispatcher and the maintenance holder.
-  const follow = (f: Parameters<typeof runFollowUps>[2]) =>
-    f.length ? runFollowUps(db.pool, deps.engine, f).catch((err) => deps.log.warn('follow-up failed', { err })) : Promise.resolve();
 
   return {
     async triggerFlow({ params, body, principal }: Ctx) {
       const b = (body ?? {}) as { inputs?: Record<string, unknown>; labels?: Record<string, string> };
-      let created;
-      try {
-        created = await triggerFlow(db.pool, deps.engine, { namespace: params.namespace, flowId: params.flowId, inputs: b.inputs, labels: b.labels, triggerType: 'manual', createdBy: principal!.email });
-      } catch (err) {
-        engineError(err);
-      }
-      await follow(created.followUps);
+      const started = await engine.trigger({ namespace: params.namespace, flowId: params.flowId, inputs: b.inputs, labels: b.labels, triggerType: 'manual', createdBy: principal!.email });
       // The start statement's own result, when it created and started the execution alone (no second read).
-      return reply(201, created.execution && !created.followUps.length ? created.execution : await one(created.id));
+      return reply(201, started.execution ?? (await one(started.id)));
     },
 
     getExecution: ({ params }: Ctx) => one(params.executionId as string),
@@ -90,47 +58,29 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       const page = r.rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {
-        items: await loadExecutions(db.pool, page.map((x) => x.id)),
+        items: await engine.executions(page.map((x) => x.id)),
         ...(r.rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
       };
     },
 
     async cancelExecution(ctx: Ctx) {
       const id = ctx.params.executionId as string;
-      let out;
-      try {
-        out = await cancelExecution(db.pool, id, ctx.principal!.email, deps.now);
-      } catch (err) {
-        engineError(err);
-      }
+      const out = await engine.cancel(id, ctx.principal!.email);
       await recordAudit(db.pool, { action: 'execution.cancel', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { state: out.state }, at: deps.now() });
-      await follow(out.followUps);
       return one(id);
     },
 
     async rerunExecution(ctx: Ctx) {
       const id = ctx.params.executionId as string;
-      let created;
-      try {
-        created = await rerunExecution(db.pool, deps.engine, id, ctx.principal!.email);
-      } catch (err) {
-        engineError(err);
-      }
+      const created = await engine.rerun(id, ctx.principal!.email);
       await recordAudit(db.pool, { action: 'execution.rerun', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { new_execution_id: created.id }, at: deps.now() });
-      await follow(created.followUps);
       return reply(201, await one(created.id));
     },
 
     async restartExecution(ctx: Ctx) {
       const id = ctx.params.executionId as string;
-      let created;
-      try {
-        created = await restartExecution(db.pool, deps.engine, id, ctx.principal!.email);
-      } catch (err) {
-        engineError(err);
-      }
+      const created = await engine.restart(id, ctx.principal!.email);
       await recordAudit(db.pool, { action: 'execution.restart', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { new_execution_id: created.id }, at: deps.now() });
-      await follow(created.followUps);
       return reply(201, await one(created.id));
     },
   };

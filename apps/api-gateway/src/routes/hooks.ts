@@ -9,7 +9,7 @@
 // credential-like headers (keys, tokens, signatures) masked.
 import type { Request } from 'express';
 import type pg from 'pg';
-import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, runFollowUps, triggerFlow, type StartDeps } from '@svc/engine';
+import type { Engine } from '@svc/engine';
 import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { conflict, createRawBodyReader, isJsonContentType, notFound, parseJsonBody, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
@@ -18,10 +18,9 @@ import { auditContext } from './audit.js';
 import { findWebhookKey, rotateWebhookKey, type WebhookKeyDeps, type WebhookTarget } from './webhook-keys.js';
 
 export interface HookRouteDeps extends WebhookKeyDeps {
-  engine: StartDeps;
+  engine: Engine;
   /** `SVC_MAX_BODY_BYTES`: the largest webhook body (413 `body_too_large` beyond). */
   maxBodyBytes: number;
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
 }
 
 /** Headers a webhook sender may use for credentials of its own: never kept nor shown to templates. */
@@ -83,9 +82,7 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
         throw err;
       }
-      let created;
-      try {
-        created = await triggerFlow(deps.pool, deps.engine, {
+      const created = await deps.engine.trigger({
           namespace: target.namespace,
           flowId: target.flow_id,
           inputs,
@@ -93,18 +90,8 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
           triggerId: target.trigger_id,
           triggerPayload: { body, headers: storedWebhookHeaders(headers) },
           createdBy: 'webhook',
-        });
-      } catch (err) {
-        if (err instanceof FlowDisabledError) throw conflict('flow_disabled', err.message);
-        if (err instanceof FlowNotFoundError) throw notFound(err.message);
-        if (err instanceof InputsInvalidError) throw validationFailed(err.problems);
-        throw err;
-      }
-      if (created.followUps.length) await runFollowUps(deps.pool, deps.engine, created.followUps).catch((err) => deps.log.warn('follow-up failed', { err }));
-      const state =
-        created.execution && !created.followUps.length
-          ? (created.execution.state as string)
-          : ((await deps.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [created.id])).rows[0]?.state ?? 'QUEUED');
+      });
+      const state = created.execution ? (created.execution.state as string) : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED');
       return reply(201, { execution_id: created.id, id: created.id, state });
     },
 

@@ -8,7 +8,7 @@
 // Environment names that control the loader, a shell or an interpreter are
 // refused (run-file-env.ts): an operator may run files, not write code.
 import type { Db } from '@svc/db';
-import { createExecution, loadExecutions, runFollowUps, type StartDeps } from '@svc/engine';
+import type { Engine } from '@svc/engine';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { normalizePath } from '@svc/namespaces';
@@ -19,8 +19,7 @@ type Ctx = HandlerContext<AuthPrincipal>;
 
 export interface RunFileDeps {
   db: Db;
-  engine: StartDeps;
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
+  engine: Engine;
 }
 
 /** A template whose rendering is exactly `text` (`{{` written as `{{ '{{' }}`). */
@@ -60,7 +59,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         ...(b.env && Object.keys(b.env).length ? { env: Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, literalTemplate(v)])) } : {}),
       };
       const definition: FlowDefinition = { id: 'run-file', tasks: [task] };
-      const created = await createExecution(db.pool, deps.engine, {
+      const created = await deps.engine.start({
         namespace: params.namespace,
         flowId: null,
         flowRevisionId: null,
@@ -73,9 +72,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         triggerPayload: { path: p.path, args: b.args ?? [], env: b.env ?? {} },
         createdBy: principal!.email,
       });
-      if (created.followUps.length) await runFollowUps(db.pool, deps.engine, created.followUps).catch((err) => deps.log.warn('follow-up failed', { err }));
-      const [execution] = await loadExecutions(db.pool, [created.id]);
-      return reply(201, execution);
+      return reply(201, created.execution ?? (await deps.engine.executions([created.id]))[0]);
     },
   };
 }

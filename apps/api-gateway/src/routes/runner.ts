@@ -4,37 +4,20 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type { Operation } from '@svc/api-spec';
-import type { Db } from '@svc/db';
-import {
-  appendLogs,
-  completeTaskRun,
-  DispatchError,
-  heartbeatTaskRun,
-  prepareTask,
-  runFollowUps,
-  storeArtifact,
-  verifyRunToken,
-  type SpecDeps,
-  type StartDeps,
-} from '@svc/engine';
-import { HttpError, notFound, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { ensureBundle } from '@svc/namespaces';
-import type { ObjectStore } from '@svc/storage';
+import type { Engine } from '@svc/engine';
+import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
 
 export interface RunnerRouteDeps {
-  db: Db;
-  storage: ObjectStore;
-  now: () => Date;
-  runTokenKey: () => Promise<Buffer>;
-  spec: Omit<SpecDeps, 'pool' | 'storage'>;
-  engine: StartDeps;
+  engine: Engine;
+  /** SVC_MAX_ARTIFACT_BYTES: the largest artifact (413 `too_large` beyond). */
+  maxArtifactBytes: number;
 }
 
-export function runnerAuthenticator(deps: Pick<RunnerRouteDeps, 'runTokenKey' | 'now'>) {
+export function runnerAuthenticator(engine: Engine) {
   return async (req: Request, _op: Operation) => {
     const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    const taskRunId = req.params.taskRunId ?? '';
-    if (!m || !verifyRunToken(await deps.runTokenKey(), m[1]!, String(taskRunId), deps.now())) throw unauthorized('invalid run token');
+    const taskRunId = String(req.params.taskRunId ?? '');
+    if (!m || !(await engine.verifyRunToken(m[1]!, taskRunId))) throw unauthorized('invalid run token');
     return { role: 'viewer' as const, taskRunId };
   };
 }
@@ -53,47 +36,25 @@ async function readRaw(req: Request, limit: number): Promise<Buffer> {
 }
 
 export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskRunId: string }> {
-  const { db } = deps;
-  const snapshotOf = async (taskRunId: string) => {
-    const r = await db.pool.query<{ snapshot_id: string }>(`SELECT e.snapshot_id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`, [taskRunId]);
-    if (!r.rows[0]) throw notFound(`no task run ${taskRunId}`);
-    return r.rows[0].snapshot_id;
-  };
+  const { engine } = deps;
   return {
-    async runnerGetSpec({ params }: Ctx) {
-      const id = params.taskRunId as string;
-      const snap = await snapshotOf(id);
-      try {
-        const prepared = await prepareTask({ ...deps.spec, pool: db.pool, storage: deps.storage }, id, async () => (await ensureBundle(db.pool, deps.storage, snap, deps.now())).hash);
-        return prepared.spec;
-      } catch (err) {
-        if (err instanceof DispatchError) {
-          const r = await completeTaskRun(db.pool, id, { state: 'FAILED', reason: err.reason, error: err.message, exitCode: null }, deps.now);
-          await runFollowUps(db.pool, deps.engine, r.followUps);
-          throw new HttpError(409, 'conflict', `the task run cannot start: ${err.message}`);
-        }
-        throw err;
-      }
-    },
+    // A task run that cannot be prepared is ended FAILED by the engine, and the runner gets 409 (TaskRunNotStartableError).
+    runnerGetSpec: async ({ params }: Ctx) => (await engine.prepareForRunner(params.taskRunId as string)).spec,
 
     async runnerGetBundle({ params, res }: Ctx) {
-      const b = await ensureBundle(db.pool, deps.storage, await snapshotOf(params.taskRunId as string), deps.now());
+      const b = await engine.bundle(await engine.snapshotOfTaskRun(params.taskRunId as string));
       res.setHeader('Content-Type', 'application/gzip');
       res.setHeader('Content-Length', String(b.size));
       // The handler writes the response itself: finish it before returning.
-      await pipeline(await deps.storage.get(b.key), res);
+      await pipeline(b.stream, res);
     },
 
-    async runnerHeartbeat({ params }: Ctx) {
-      // The database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
-      const hb = await heartbeatTaskRun(db.pool, params.taskRunId as string);
-      return { cancel: hb.cancel };
-    },
+    // On the database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
+    runnerHeartbeat: async ({ params }: Ctx) => ({ cancel: (await engine.heartbeat(params.taskRunId as string)).cancel }),
 
     async runnerPostLogs({ params, body }: Ctx) {
       const lines = (body as { lines: { n?: number; ts?: string; stream: string; text: string }[] }).lines;
-      const stored = await appendLogs(
-        db.pool,
+      const stored = await engine.appendLogs(
         params.taskRunId as string,
         lines.map((l, i) => ({ n: l.n ?? i + 1, ts: l.ts ?? String(BigInt(Date.now()) * 1_000_000n), stream: l.stream, text: l.text })),
       );
@@ -103,17 +64,16 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     runnerPostEvents: () => reply(202, { accepted: true }),
 
     async runnerPutArtifact({ params, req }: Ctx) {
-      const body = await readRaw(req, deps.spec.maxArtifactBytes);
-      const a = await storeArtifact(db.pool, deps.storage, params.taskRunId as string, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream'));
-      return reply(201, a);
+      const body = await readRaw(req, deps.maxArtifactBytes);
+      return reply(201, await engine.storeArtifact(params.taskRunId as string, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream')));
     },
 
     async runnerComplete({ params, body }: Ctx) {
       const c = body as { state?: string; reason?: string; error?: string; exit_code?: number | null; outputs?: Record<string, unknown>; metrics?: { name: string; value: number; tags?: Record<string, string> }[] };
       const state = (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(c.state ?? '') ? c.state : c.exit_code === 0 ? 'SUCCESS' : 'FAILED') as 'SUCCESS';
-      const r = await completeTaskRun(db.pool, params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, deps.now, { storage: deps.storage, masking: { masterKeys: deps.spec.masterKeys } });
-      await runFollowUps(db.pool, deps.engine, r.followUps);
-      return { accepted: r.ended };
+      // From the task: masked against the secrets the run resolved.
+      const ended = await engine.complete(params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, { fromTask: true });
+      return { accepted: ended };
     },
   };
 }

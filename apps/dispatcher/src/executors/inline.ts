@@ -1,6 +1,6 @@
 // The inline executor, always on: `http` tasks (a request from the
 // dispatcher) and `subflow` tasks (a child execution).
-import { MAX_CHAIN_DEPTH, runFollowUps, triggerFlow, type ClaimedRun, type TaskCompletion } from '@svc/engine';
+import type { ClaimedRun, TaskCompletion } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import { fetchFollowing } from './redirects.js';
 import type { Executor } from './types.js';
@@ -40,41 +40,18 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
     }
   }
 
-  async function subflow(run: ClaimedRun, f: Record<string, unknown>, ex: { id: string; chain_depth: number }): Promise<TaskCompletion | null> {
-    if (ex.chain_depth + 1 > MAX_CHAIN_DEPTH) {
-      return { state: 'FAILED', reason: 'chain_depth_exceeded', error: `subflow nesting would exceed ${MAX_CHAIN_DEPTH} levels (a flow that calls itself?)`, exitCode: null };
-    }
-    const [ns, flowId] = String(f.flow).split('/');
-    let child;
-    try {
-      child = await triggerFlow(ctx.db.pool, ctx.engine, {
-        namespace: ns!, flowId: flowId!, inputs: f.inputs as Record<string, unknown>, triggerType: 'subflow', triggerPayload: { parent_execution_id: ex.id, parent_task_run_id: run.id },
-        createdBy: `execution:${ex.id}`, parentExecutionId: ex.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: ex.chain_depth + 1,
-      });
-    } catch (err) {
-      return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${String(f.flow)}: ${(err as Error).message}`, exitCode: null };
-    }
-    await ctx.db.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]);
-    await runFollowUps(ctx.db.pool, ctx.engine, child.followUps);
-    if (!f.wait) return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: child.id } };
-    // wait: the child's end completes this task run (engine follow-up), unless it has ended already.
-    const st = (await ctx.db.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [child.id])).rows[0]!.state;
-    if (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(st)) {
-      await runFollowUps(ctx.db.pool, ctx.engine, [{ kind: 'child_ended', parentTaskRunId: run.id, childExecutionId: child.id }]);
-    }
-    return null;
-  }
-
   return {
     type: 'inline',
     async run(run: ClaimedRun, signal: AbortSignal) {
-      const prepared = await ctx.prepare(run);
+      const prepared = await ctx.engine.prepare(run);
       if (!prepared) return;
+      const f = prepared.inline;
       const done =
         prepared.task.type === 'http'
-          ? await http(run, prepared.inline, prepared.spec.timeout_seconds, signal)
-          : await subflow(run, prepared.inline, prepared.execution);
-      if (done) await ctx.finish(run.id, done);
+          ? await http(run, f, prepared.spec.timeout_seconds, signal)
+          : await ctx.engine.startSubflow(run, { flow: String(f.flow), inputs: f.inputs as Record<string, unknown>, wait: Boolean(f.wait) }, prepared.execution);
+      // What an http task returns is the remote server's: masked like a task's own report.
+      if (done) await ctx.engine.complete(run.id, done, { fromTask: true });
     },
   };
 }

@@ -7,11 +7,11 @@
 // `svc exec` runs the same code with the HTTP transport inside containers.
 import os from 'node:os';
 import path from 'node:path';
-import { appendLogs, heartbeatTaskRun, onlineSinceSql, storeArtifact, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { listInstances } from '@svc/db';
+import { IO_RETRY_FOR_MS, withRetry, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
-import { IO_RETRY_FOR_MS, withRetry } from '../retry.js';
 import { IoDirs } from './io-dirs.js';
 import { closeDataDir, taskUserFor } from './task-isolation.js';
 import type { Executor } from './types.js';
@@ -22,9 +22,8 @@ import type { Executor } from './types.js';
  * online instances sharing this work directory are in use and stay.
  */
 async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[]): Promise<void> {
-  const online = new Set(
-    (await ctx.db.pool.query<{ id: string }>(`SELECT id FROM instances WHERE stopped_at IS NULL AND last_heartbeat_at > ${onlineSinceSql('$1')}`, [null])).rows.map((r) => r.id),
-  );
+  // Online on the database's clock, which wrote the heartbeats.
+  const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
   online.add(ctx.instanceId);
   for (const parent of parents) {
     for (const name of fs.readdirSync(parent)) if (!online.has(name)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
@@ -60,17 +59,18 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       spawner.close();
     },
     async run(run: ClaimedRun, signal: AbortSignal) {
-      const prepared = await ctx.prepare(run);
+      const { engine } = ctx;
+      const prepared = await engine.prepare(run);
       if (!prepared) return;
       const transport: RunnerTransport = {
         getSpec: async () => prepared.spec as never,
-        getBundle: async () => (prepared.spec.bundle_hash ? ctx.bundleStream(prepared.execution.snapshot_id) : null),
+        getBundle: async () => (prepared.spec.bundle_hash ? (await engine.bundle(prepared.execution.snapshot_id)).stream : null),
         // The database's clock: the watchdog judges the heartbeat against it.
-        heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id),
+        heartbeat: async () => engine.heartbeat(run.id),
         // A batch (idempotent: lines are keyed by number) or an artifact (one row per name) is retried through a
         // short database or object store outage, as the HTTP transport of `svc exec` does, instead of being lost.
         postLogs: (lines) =>
-          withRetry(async () => void (await appendLogs(ctx.db.pool, run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
+          withRetry(async () => void (await engine.appendLogs(run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
             what: `posting ${lines.length} log lines of task run ${run.id}`,
             forMs: IO_RETRY_FOR_MS,
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store log lines; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
@@ -79,13 +79,15 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           const chunks: Buffer[] = [];
           for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
           const data = Buffer.concat(chunks);
-          await withRetry(() => storeArtifact(ctx.db.pool, ctx.storage, run.id, name, data), {
+          await withRetry(() => engine.storeArtifact(run.id, name, data), {
             what: `storing artifact ${name} of task run ${run.id}`,
             forMs: IO_RETRY_FOR_MS,
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
           });
         },
-        complete: (c: Completion) => ctx.finish(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }),
+        // From the task: masked against the secrets the run resolved.
+        complete: async (c: Completion) =>
+          void (await engine.complete(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }, { fromTask: true })),
       };
       const ioDir = ioDirs.acquire();
       // Reused only when the task's process group is known to be gone: nothing of it can write there any more.

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createTestDatabase } from '@svc/db/testing';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { FileObjectStore } from '@svc/storage';
-import type { StartDeps } from '../../src/index.js';
+import type { StartDeps } from '../../src/internal.js';
 
 export interface EngineFixture {
   /** The first pool on the database. */

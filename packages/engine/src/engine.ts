@@ -1,0 +1,443 @@
+// The engine's one entry point. Apps build an Engine from one bag of
+// resources (the shared pool, the object store, a clock, the configuration it
+// needs, a logger) and call its methods, each of which finishes its own work:
+// a change commits with its follow-ups recorded (outbox.ts), then runs them,
+// leaving to the backstop (drainOutbox, run by every dispatcher's planner
+// poll and the maintenance watchdog) whatever fails. Nothing else of the
+// engine's inside is for apps.
+//
+// There is one completion path, `complete`: it ends a RUNNING task run
+// (masked against the secrets it resolved when the completion comes from a
+// task), then has its execution planned: by this process's Planner when one
+// is started (dispatchers batch planning passes), else at once, and runs the
+// follow-ups.
+import type pg from 'pg';
+import type { ExecutorType, MasterKey } from '@svc/config';
+import { ensureBundle } from '@svc/namespaces';
+import { cancelExecution } from './cancel.js';
+import { claimRuns, clearNoInstanceReason, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
+import { endTaskRun, type TaskCompletion } from './complete.js';
+import { MAX_CHAIN_DEPTH } from './constants.js';
+import { inTx, type Client } from './db.js';
+import { TaskRunNotFoundError, TaskRunNotStartableError } from './errors.js';
+import { createExecution, createExecutionWith, SnapshotFacts, type NewExecution, type StartDeps } from './executions.js';
+import { drainOutbox, runFollowUps } from './followups.js';
+import { sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';
+import type { FollowUp } from './outbox.js';
+import { Planner, planExecutions, hasStaleRequests } from './planner.js';
+import { rerunExecution, restartExecution } from './rerun.js';
+import { withRetry } from './retry.js';
+import { appendLogs, heartbeatTaskRun, storeArtifact, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+import { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
+import { loadExecutions } from './serialize.js';
+import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
+import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
+import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
+
+/** What the engine needs of the object store. */
+export interface EngineStorage {
+  get(key: string): Promise<NodeJS.ReadableStream>;
+  getBuffer(key: string): Promise<Buffer>;
+  put(key: string, body: NodeJS.ReadableStream | Buffer, opts?: { contentType?: string; size?: number }): Promise<{ size: number }>;
+  stat?(key: string): Promise<unknown>;
+}
+
+/** The one bag of resources an Engine is built from. */
+export interface EngineResources {
+  /** The pool every engine statement runs on (the app's one pool). */
+  pool: pg.Pool;
+  storage: EngineStorage;
+  /** The time of new rows and rules. Tests move it; the database's clock judges heartbeats and leases. */
+  clock: { now(): Date };
+  config: {
+    /** SVC_DEFAULT_EXECUTOR. */
+    defaultExecutor: ExecutorType;
+    /** SVC_MASTER_KEYS: open builtin secrets, and the secret values recorded on task runs to mask their completions. */
+    masterKeys: readonly MasterKey[];
+    /** SVC_MAX_ARTIFACT_BYTES. */
+    maxArtifactBytes: number;
+    /** SVC_MAX_BUNDLE_BYTES. */
+    maxBundleBytes: number;
+  };
+  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
+}
+
+/** A started execution: its id, and its API object when the start needed no second read. */
+export interface Started {
+  id: string;
+  execution?: Record<string, unknown>;
+}
+
+/** What one watchdog pass ended. */
+export interface WatchdogReport {
+  /** Executions ended TIMED_OUT (flow timeout). */
+  executions: string[];
+  /** Task runs ended TIMED_OUT reason timeout. */
+  timedOut: string[];
+  /** Task runs ended FAILED reason lost. */
+  lost: string[];
+  /** Follow-ups found left in the outbox and run. */
+  leftovers: number;
+}
+
+/** A transaction of the caller's in which engine work commits with the caller's own writes. */
+export interface EngineTx {
+  /** Triggers a flow inside the transaction; its follow-ups run after the commit. */
+  trigger(req: TriggerRequest): Promise<Started>;
+}
+
+/** Bundles of snapshots are immutable once built: their hash and key are cached (bounded). */
+const BUNDLE_CACHE_SIZE = 1000;
+/** Planning requests older than this are the watchdog's (their own process plans them within milliseconds). */
+export const STALE_REQUEST_MS = 5_000;
+
+export class Engine {
+  private readonly deps: StartDeps;
+  private readonly bundles = new Map<string, Promise<{ key: string; hash: string; size: number }>>();
+  private planner?: Planner;
+  private readonly stopping = new AbortController();
+  private runTokenKey?: Promise<Buffer>;
+
+  constructor(readonly resources: EngineResources) {
+    const r = resources;
+    this.deps = { config: { defaultExecutor: r.config.defaultExecutor, now: () => r.clock.now() }, storage: r.storage, snapshots: new SnapshotFacts() };
+  }
+
+  private get pool(): pg.Pool {
+    return this.resources.pool;
+  }
+
+  private now = (): Date => this.resources.clock.now();
+
+  /** Runs follow-ups; a failure is logged and left in the outbox for the backstop. */
+  private async follow(f: FollowUp[]): Promise<void> {
+    if (!f.length) return;
+    await runFollowUps(this.pool, this.deps, f).catch((err) => this.resources.log.warn('follow-up failed; the outbox backstop retries it', { err }));
+  }
+
+  private async started(created: { id: string; followUps: FollowUp[]; execution?: Record<string, unknown> }): Promise<Started> {
+    await this.follow(created.followUps);
+    // The start statement's own result, when it created and started the execution alone.
+    return created.execution && !created.followUps.length ? { id: created.id, execution: created.execution } : { id: created.id };
+  }
+
+  // ---- executions ------------------------------------------------------------
+
+  /** Triggers a flow by name (manual, webhook, subflow...). */
+  async trigger(req: TriggerRequest): Promise<Started> {
+    return this.started(await triggerFlow(this.pool, this.deps, req));
+  }
+
+  /** Starts an execution of a given definition (a file run). */
+  async start(n: NewExecution): Promise<Started> {
+    return this.started(await createExecution(this.pool, this.deps, n));
+  }
+
+  /**
+   * Runs `fn` in one transaction of the caller's: engine work done through
+   * `tx` commits (or rolls back) with the caller's own writes, and its
+   * follow-ups run after the commit.
+   */
+  async transaction<T>(fn: (c: Client, tx: EngineTx) => Promise<T>): Promise<T> {
+    const after: FollowUp[] = [];
+    const out = await inTx(this.pool, (c) =>
+      fn(c, {
+        trigger: async (req) => {
+          const created = await triggerFlowWith(c, this.deps, req);
+          after.push(...created.followUps);
+          return { id: created.id };
+        },
+      }),
+    );
+    await this.follow(after);
+    return out;
+  }
+
+  async cancel(id: string, actor: string): Promise<{ state: string }> {
+    const r = await cancelExecution(this.pool, id, actor, this.now);
+    await this.follow(r.followUps);
+    return { state: r.state };
+  }
+
+  async rerun(id: string, actor: string): Promise<Started> {
+    return this.started(await rerunExecution(this.pool, this.deps, id, actor));
+  }
+
+  async restart(id: string, actor: string): Promise<Started> {
+    return this.started(await restartExecution(this.pool, this.deps, id, actor));
+  }
+
+  /** The state of an execution; undefined when there is none. */
+  async stateOf(id: string): Promise<string | undefined> {
+    return (await this.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0]?.state;
+  }
+
+  /**
+   * Executions as the API shows them (getExecution), in the order of `ids`;
+   * unknown ids are left out. `via`: another pool to read through (the
+   * gateway's streams read through one of their own).
+   */
+  executions(ids: string[], via: Pick<pg.Pool, 'query'> = this.pool): Promise<Record<string, unknown>[]> {
+    return loadExecutions(via, ids);
+  }
+
+  // ---- dispatch ----------------------------------------------------------------
+
+  /**
+   * Claims QUEUED task runs for an instance, on the database's clock (the
+   * watchdog judges their timeouts against it); tells when the next one held
+   * back by a retry backoff is due.
+   */
+  claim(o: ClaimOptions): Promise<ClaimResult> {
+    return claimRuns(this.pool, o);
+  }
+
+  /** A dispatcher serving these pools and executors came online: their QUEUED runs lose `no_instance_for_pool`. */
+  servingPools(pools: string[], executorTypes: string[]): Promise<void> {
+    return clearNoInstanceReason(this.pool, pools, executorTypes);
+  }
+
+  /** The hash and object key of a snapshot's bundle, built once and cached. */
+  private bundleOf(snapshotId: string) {
+    let b = this.bundles.get(snapshotId);
+    if (!b) {
+      if (this.bundles.size >= BUNDLE_CACHE_SIZE) this.bundles.delete(this.bundles.keys().next().value!);
+      b = ensureBundle(this.pool, this.resources.storage as never, snapshotId, this.now());
+      b.catch(() => this.bundles.delete(snapshotId));
+      this.bundles.set(snapshotId, b);
+    }
+    return b;
+  }
+
+  /** The snapshot a task run's execution is pinned to (ExecutionNotFoundError when there is no such task run). */
+  async snapshotOfTaskRun(taskRunId: string): Promise<string> {
+    const r = await this.pool.query<{ snapshot_id: string }>(`SELECT e.snapshot_id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`, [taskRunId]);
+    if (!r.rows[0]) throw new TaskRunNotFoundError(`no task run ${taskRunId}`);
+    return r.rows[0].snapshot_id;
+  }
+
+  /** The bundle of a snapshot as a stream (built first when needed, rebuilt when storage cleanup removed it). */
+  async bundle(snapshotId: string): Promise<{ stream: NodeJS.ReadableStream; size: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const b = await this.bundleOf(snapshotId);
+      try {
+        return { stream: await this.resources.storage.get(b.key), size: b.size };
+      } catch (err) {
+        // Storage cleanup removes bundles unused for 7 days: forget the cached entry and build (or find) it again.
+        if (attempt > 0 || (err as { name?: string }).name !== 'ObjectNotFoundError') throw err;
+        this.bundles.delete(snapshotId);
+      }
+    }
+  }
+
+  /**
+   * Everything a claimed task run needs to run, its templates resolved now.
+   * A run that cannot be prepared is ended FAILED (template_error,
+   * secret_not_found; executor_error for a database or object store error,
+   * whose retry policy then decides) and null is returned.
+   */
+  async prepare(run: ClaimedRun | string): Promise<PreparedTask | null> {
+    const r = await this.tryPrepare(run);
+    return r.ok ? r.prepared : null;
+  }
+
+  /** `prepare` for a runner over HTTP: a run that cannot be prepared is an error naming why (the runner stops). */
+  async prepareForRunner(taskRunId: string): Promise<PreparedTask> {
+    const r = await this.tryPrepare(taskRunId);
+    if (!r.ok) throw new TaskRunNotStartableError(`the task run cannot start: ${r.error}`);
+    return r.prepared;
+  }
+
+  private async tryPrepare(run: ClaimedRun | string): Promise<{ ok: true; prepared: PreparedTask } | { ok: false; error: string }> {
+    const id = typeof run === 'string' ? run : run.id;
+    const specDeps = { pool: this.pool, storage: this.resources.storage, masterKeys: this.resources.config.masterKeys, maxArtifactBytes: this.resources.config.maxArtifactBytes, maxBundleBytes: this.resources.config.maxBundleBytes };
+    try {
+      let snapshotId = '';
+      return { ok: true, prepared: await prepareTask(specDeps, run, async () => (await this.bundleOf(snapshotId)).hash, (snap) => (snapshotId = snap)) };
+    } catch (err) {
+      if (!(err instanceof DispatchError)) this.resources.log.warn('preparing a task run failed; it ends executor_error', { err, task_run_id: id });
+      const failure = err instanceof DispatchError ? { reason: err.reason, error: err.message } : { reason: 'executor_error', error: `preparing the task failed: ${err instanceof Error ? err.message : String(err)}` };
+      await this.complete(id, { state: 'FAILED', ...failure, exitCode: null });
+      return { ok: false, error: failure.error };
+    }
+  }
+
+  /**
+   * The one completion path: ends a RUNNING task run and has its execution
+   * planned, then runs the follow-ups. `fromTask`: the completion's text and
+   * outputs come from the task, so they are masked against the secrets the run
+   * resolved. A failed write is retried with backoff until it succeeds or the
+   * engine stops (a dead instance's runs are then ended by the `lost` rule).
+   * Returns whether this call ended the run (false: it was not RUNNING).
+   */
+  async complete(taskRunId: string, done: TaskCompletion, opts: { fromTask?: boolean } = {}): Promise<boolean> {
+    const masking = opts.fromTask ? { masterKeys: this.resources.config.masterKeys } : undefined;
+    // The end time is the database's clock: the claim wrote the start with it.
+    const executionId = await withRetry(() => endTaskRun(this.pool, taskRunId, done, undefined, masking), {
+      what: `ending task run ${taskRunId}`,
+      signal: this.stopping.signal,
+      onRetry: (err, attempt, delayMs) => this.resources.log.warn('cannot record the end of a task run; retrying', { err, task_run_id: taskRunId, attempt, retry_in_ms: delayMs }),
+    });
+    if (!executionId) return false;
+    if (this.planner) {
+      // Batched: the slot is free now; the planner plans (and follows up) soon.
+      void this.planner.kick();
+    } else {
+      const r = await planExecutions(this.pool, this.now, [executionId], { storage: this.resources.storage });
+      await this.follow(r.followUps);
+    }
+    return true;
+  }
+
+  /** Of these RUNNING task runs, those to stop: no longer RUNNING, or their execution is not (the backstop of the stop NOTIFY). */
+  async runsToStop(taskRunIds: string[]): Promise<string[]> {
+    if (!taskRunIds.length) return [];
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT t.id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = ANY($1) AND (t.state <> 'RUNNING' OR e.state <> 'RUNNING')`,
+      [taskRunIds],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  /** Records a runner heartbeat (on the database's clock); `cancel` is true when the task run should stop. */
+  heartbeat(taskRunId: string): Promise<{ cancel: boolean; known: boolean }> {
+    return heartbeatTaskRun(this.pool, taskRunId);
+  }
+
+  /** Stores a batch of log lines; a retried batch is stored once. Returns the lines newly stored. */
+  appendLogs(taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number> {
+    return appendLogs(this.pool, taskRunId, lines, who);
+  }
+
+  /** Stores one artifact and its row; a repeated upload replaces them. */
+  storeArtifact(taskRunId: string, name: string, body: Buffer, contentType?: string): Promise<{ id: string; size: number }> {
+    return storeArtifact(this.pool, this.resources.storage, taskRunId, name, body, contentType);
+  }
+
+  /**
+   * A subflow task: starts the child execution. With `wait`, the child's end
+   * completes this task run (its `child_ended` follow-up) and null is
+   * returned; without, the task run succeeds at once. A child that cannot
+   * start, or nesting past MAX_CHAIN_DEPTH, fails it.
+   */
+  async startSubflow(run: ClaimedRun, f: { flow: string; inputs: Record<string, unknown>; wait: boolean }, parent: { id: string; chain_depth: number }): Promise<TaskCompletion | null> {
+    if (parent.chain_depth + 1 > MAX_CHAIN_DEPTH) {
+      return { state: 'FAILED', reason: 'chain_depth_exceeded', error: `subflow nesting would exceed ${MAX_CHAIN_DEPTH} levels (a flow that calls itself?)`, exitCode: null };
+    }
+    const [ns, flowId] = f.flow.split('/');
+    let child: Started;
+    try {
+      child = await this.trigger({
+        namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
+        createdBy: `execution:${parent.id}`, parentExecutionId: parent.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: parent.chain_depth + 1,
+      });
+    } catch (err) {
+      return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${f.flow}: ${(err as Error).message}`, exitCode: null };
+    }
+    await this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]);
+    if (!f.wait) return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: child.id } };
+    // The child may have ended before this run was linked to it: end it here then (idempotent with the follow-up).
+    const st = (await this.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [child.id])).rows[0]!.state;
+    if (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(st)) {
+      await this.follow([{ kind: 'child_ended', parentTaskRunId: run.id, childExecutionId: child.id }]);
+    }
+    return null;
+  }
+
+  /**
+   * Starts this process's Planner (dispatchers): completions then plan in
+   * batched passes, and its poll also plans requests left behind and drains
+   * the outbox.
+   */
+  startPlanner(): void {
+    if (this.planner) return;
+    this.planner = new Planner({
+      pool: this.pool,
+      now: this.now,
+      storage: this.resources.storage,
+      followUps: (f) => this.follow(f),
+      outbox: () => drainOutbox(this.pool, this.deps),
+      onError: (err) => this.resources.log.warn('planning failed; the poll retries it', { err }),
+    });
+    this.planner.start();
+  }
+
+  /**
+   * A dispatcher stopping (SIGTERM): marks the instance stopped and ends its
+   * RUNNING task runs FAILED instance_shutdown in one transaction, plans their
+   * executions and runs the follow-ups. Returns the ended runs.
+   */
+  async stopInstance(instanceId: string): Promise<string[]> {
+    const r = await stopInstanceTaskRuns(this.pool, instanceId);
+    await this.follow(r.followUps);
+    return r.ids;
+  }
+
+  /** Stops retrying writes and the planner (after the last completion of this process). */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.planner?.stop();
+  }
+
+  // ---- the watchdog and sweeps ---------------------------------------------------
+
+  /**
+   * One pass of the maintenance holder's rules at `now` (the database's
+   * clock unless a test passes one): flow timeouts, task timeouts, and, when
+   * `judgeLiveness`, the `lost` rules (process and inline runs of offline
+   * instances; docker and kubernetes runs whose task heartbeat is also older
+   * than `heartbeatTimeoutMs`); then planning requests left behind and
+   * follow-ups left in the outbox.
+   */
+  async watchdog(o: { now?: Date; judgeLiveness: boolean; heartbeatTimeoutMs: number }): Promise<WatchdogReport> {
+    const now = o.now ?? (await this.pool.query<{ now: Date }>(`SELECT clock_timestamp() AS now`)).rows[0]!.now;
+    const ex = await timeOutExecutions(this.pool, now);
+    const to = await timeOutTaskRuns(this.pool, now);
+    const none = { ids: [] as string[], followUps: [] as FollowUp[] };
+    const lost = o.judgeLiveness ? await failLostTaskRuns(this.pool, now) : none;
+    const lostContainers = o.judgeLiveness ? await failLostContainerRuns(this.pool, now, o.heartbeatTimeoutMs) : none;
+    const planned: FollowUp[] = [];
+    const planNow = o.now ? () => o.now! : this.now;
+    for (let i = 0; i < 10 && (await hasStaleRequests(this.pool, new Date(now.getTime() - STALE_REQUEST_MS))); i++) {
+      const r = await planExecutions(this.pool, planNow, undefined, { storage: this.resources.storage });
+      planned.push(...r.followUps);
+      if (!r.planned) break;
+    }
+    await this.follow([...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps, ...planned]);
+    const leftovers = await drainOutbox(this.pool, this.deps);
+    return { executions: ex.ids, timedOut: to.ids, lost: [...lost.ids, ...lostContainers.ids], leftovers };
+  }
+
+  /** Runs follow-ups left in the outbox (the backstop); returns how many it found. */
+  drainOutbox(): Promise<number> {
+    return drainOutbox(this.pool, this.deps);
+  }
+
+  /** Fires flow triggers of executions ended since `since` that did not fire (the backstop of the flow_triggers follow-up). */
+  sweepFlowTriggers(since: Date): Promise<FlowTriggerResult[]> {
+    return sweepFlowTriggers(this.pool, this.deps, since);
+  }
+
+  // ---- run tokens ------------------------------------------------------------------
+
+  private key(): Promise<Buffer> {
+    // Loaded once; a failed load is tried again at the next call.
+    this.runTokenKey ??= loadRunTokenKey(this.pool).catch((err) => {
+      this.runTokenKey = undefined;
+      throw err;
+    });
+    return this.runTokenKey;
+  }
+
+  /** A run token for `taskRunId`, valid until `expiresAt`. */
+  async signRunToken(taskRunId: string, expiresAt: Date): Promise<string> {
+    return signRunToken(await this.key(), taskRunId, expiresAt);
+  }
+
+  /** Whether `token` is a valid run token of `taskRunId` now. */
+  async verifyRunToken(token: string, taskRunId: string): Promise<boolean> {
+    return verifyRunToken(await this.key(), token, taskRunId, this.now());
+  }
+}
+
+export type { ClaimedRun, PreparedTask, TaskCompletion, TriggerRequest, NewExecution, FlowTriggerResult, IncomingLogLine, TaskRunIdentity };

@@ -1,0 +1,96 @@
+// Every error the engine raises on purpose is an EngineError with a code, so
+// that one middleware (the gateway's) maps each code to the error envelope
+// through one exhaustive switch, and a new code breaks the build there until
+// it is mapped. Unknown failures stay ordinary errors (500 internal).
+
+/** The codes of the engine's errors. */
+export const ENGINE_ERROR_CODES = [
+  'flow_not_found',
+  'flow_disabled',
+  'inputs_invalid',
+  'execution_not_found',
+  'execution_ended',
+  'not_restartable',
+  'task_run_not_found',
+  'task_run_not_startable',
+] as const;
+export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
+
+/** A field at fault, for `inputs_invalid`. */
+export interface EngineErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class EngineError extends Error {
+  override readonly name: string = 'EngineError';
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly details?: EngineErrorDetail[],
+  ) {
+    super(message);
+  }
+}
+
+/** The flow does not exist (or its namespace has no version yet). */
+export class FlowNotFoundError extends EngineError {
+  override readonly name = 'FlowNotFoundError';
+  constructor(message: string) {
+    super('flow_not_found', message);
+  }
+}
+
+/** The flow is disabled (409 `flow_disabled`). */
+export class FlowDisabledError extends EngineError {
+  override readonly name = 'FlowDisabledError';
+  constructor(message: string) {
+    super('flow_disabled', message);
+  }
+}
+
+/** Trigger inputs do not match the flow's inputs. */
+export class InputsInvalidError extends EngineError {
+  override readonly name = 'InputsInvalidError';
+  constructor(readonly problems: EngineErrorDetail[]) {
+    super('inputs_invalid', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+  }
+}
+
+export class ExecutionNotFoundError extends EngineError {
+  override readonly name = 'ExecutionNotFoundError';
+  constructor(message: string) {
+    super('execution_not_found', message);
+  }
+}
+
+/** Cancel of an execution that has ended (409 `execution_ended`). */
+export class ExecutionEndedError extends EngineError {
+  override readonly name = 'ExecutionEndedError';
+  constructor(message: string) {
+    super('execution_ended', message);
+  }
+}
+
+/** Rerun or restart from a state that allows neither (409 `not_restartable`). */
+export class NotRestartableError extends EngineError {
+  override readonly name = 'NotRestartableError';
+  constructor(message: string) {
+    super('not_restartable', message);
+  }
+}
+
+/** A runner asked for the spec of a task run that could not be prepared (it was ended FAILED). */
+export class TaskRunNotStartableError extends EngineError {
+  override readonly name = 'TaskRunNotStartableError';
+  constructor(message: string) {
+    super('task_run_not_startable', message);
+  }
+}
+
+export class TaskRunNotFoundError extends EngineError {
+  override readonly name = 'TaskRunNotFoundError';
+  constructor(message: string) {
+    super('task_run_not_found', message);
+  }
+}

@@ -1,0 +1,40 @@
+// Everything inside the engine, for its own tests, the apps' tests and the
+// benchmarks. Apps use only what `@svc/engine` (index.ts) exports: the Engine.
+export * from './constants.js';
+export { CHANNELS, inTx, type Conn } from './db.js';
+export { resolveInputs, type InputProblem } from './inputs.js';
+export { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
+export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSinceSql, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './advance.js';
+export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
+export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
+export { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
+export { completeTaskRun, completeTaskRuns, endTaskRun, type Masking, type TaskCompletion } from './complete.js';
+export { SecretMasker, MASK } from './secret-masking.js';
+export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
+export { cancelExecution } from './cancel.js';
+export { rerunExecution, restartExecution } from './rerun.js';
+export { runFollowUps, drainOutbox, OUTBOX_BACKSTOP_AGE_MS } from './followups.js';
+export { recordFollowUps } from './outbox.js';
+export { timeOutExecutions, timeOutTaskRuns, failLostTaskRuns, stopInstanceTaskRuns } from './watchdog.js';
+export { prepareTask, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './spec.js';
+export { loadExecutions } from './serialize.js';
+export { appendLogs, storeArtifact, heartbeatTaskRun, artifactKey, LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+export { fireFlowTriggers, sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';
+export * from './errors.js';
+export { withRetry, IO_RETRY_FOR_MS, RetriesExhaustedError } from './retry.js';
+export { failLostContainerRuns, CONTAINER_EXECUTORS } from './watchdog.js';
+export { Engine, STALE_REQUEST_MS } from './engine.js';
+
+import type pg from 'pg';
+import { Engine as TheEngine, type EngineStorage } from './engine.js';
+
+/** An Engine for tests and benchmarks: the process executor by default, no master keys, generous limits, a quiet log. */
+export function testEngine(o: { pool: pg.Pool; storage: EngineStorage; now?: () => Date; log?: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown } }): TheEngine {
+  return new TheEngine({
+    pool: o.pool,
+    storage: o.storage,
+    clock: { now: o.now ?? (() => new Date()) },
+    config: { defaultExecutor: 'process', masterKeys: [], maxArtifactBytes: 100 * 1024 * 1024, maxBundleBytes: 100 * 1024 * 1024 },
+    log: o.log ?? { warn: () => undefined, info: () => undefined },
+  });
+}
