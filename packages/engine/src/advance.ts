@@ -8,7 +8,7 @@
 // execution of a flow with a concurrency limit, flow triggers) is returned as
 // follow-ups, run after commit in their own transactions, so locks are only
 // ever taken on the executions being planned.
-import { plan, retryDelayMs, type BackoffPolicy, type Plan, type PlanRun, type PlanTask } from '@svc/state-machine';
+import { plan, retryDelayMs, type BackoffPolicy, type ExecutionState, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
 import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
 import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
@@ -16,11 +16,13 @@ import { CHANNELS, history, notify, type Client } from './db.js';
 import { INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
+import { APPLY_PLAN_SQL } from './sql/apply-plan.js';
+import { END_EXECUTION_SQL } from './sql/end-execution.js';
 import { recordFollowUps, type FollowUp } from './outbox.js';
 
 export interface ExecutionRow {
   id: string;
-  state: string;
+  state: ExecutionState;
   namespace: string;
   flow_id: string | null;
   definition: FlowDefinition;
@@ -40,7 +42,7 @@ export interface TaskRunRow {
   execution_id: string;
   task_key: string;
   attempt: number;
-  state: string;
+  state: TaskRunState;
   reason: string;
   error: string;
   pool: string;
@@ -51,8 +53,8 @@ export interface TaskRunRow {
 
 export type { FollowUp } from './outbox.js';
 
-export const EXECUTION_COLUMNS = `id, state, namespace, flow_id, definition, inputs, labels, trigger_payload, parent_execution_id, parent_task_run_id,
-  started_at, created_at, concurrency_key, chain_depth`;
+export { EXECUTION_COLUMNS, servedSql } from './sql/fragments.js';
+import { EXECUTION_COLUMNS } from './sql/fragments.js';
 
 export async function lockExecution(c: Client, id: string): Promise<ExecutionRow | null> {
   const r = await c.query<ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1 FOR UPDATE`, [id]);
@@ -69,19 +71,6 @@ export async function latestRuns(c: Client, executionId: string): Promise<TaskRu
   return r.rows;
 }
 
-/**
- * SQL: whether an online dispatcher serves the pool and executor type given
- * as SQL expressions; `$online` is the parameter holding the oldest heartbeat
- * that still counts as online.
- */
-// Heartbeats are written with the database's clock; \`online\` comes from the
-// planning process's clock (tests move it). The earlier of the two limits is
-// used, so a planner whose clock runs ahead never takes a live dispatcher for
-// gone (the reason is only a label: claims do not read it).
-export const servedSql = (pool: string, type: string, online: string) =>
-  `EXISTS (SELECT 1 FROM instances i WHERE i.kind = 'dispatcher' AND i.stopped_at IS NULL
-     AND i.last_heartbeat_at > LEAST(${online}::timestamptz, now() - ${INSTANCE_ONLINE_MS} * interval '1 millisecond')
-     AND ${pool} = ANY(i.pools) AND ${type} = ANY(i.executors))`;
 
 /** The oldest heartbeat of an instance still online at `now`. */
 export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
@@ -122,13 +111,6 @@ class Writes {
   readonly changed = new Set<string>();
 }
 
-// Its lists are JSON parameters, not arrays: unnest and = ANY estimate rows from an array's
-// length in a custom plan and guess in a generic one, which made PostgreSQL plan this
-// statement again at every pass (0.8 ms); JSON lists get the same estimate in both, so the
-// prepared statement keeps its generic plan.
-/** SQL, in a RETURNING of an ended execution `ex`: whether a flow trigger fires on this end. */
-const HAS_FLOW_TRIGGERS = `ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow'
-  AND ft.upstream_namespace = ex.namespace AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`;
 
 /** An ended execution, as the statements that end one return it. */
 interface EndedRow {
@@ -150,45 +132,6 @@ function followUpsOfEnd(row: EndedRow): FollowUp[] {
 /** An execution's duration when it ends at `now`, from its start (or its creation, if it never started). */
 const durationAt = (ex: ExecutionRow, now: Date) => Math.max(0, now.getTime() - (ex.started_at ?? ex.created_at).getTime());
 
-const APPLY_SQL = `
-WITH q AS (
-  UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
-    queued_at = $1, not_before = NULL, updated_at = $1
-  WHERE t.id IN (SELECT jsonb_array_elements_text($3::jsonb)) AND t.state = 'PENDING'
-  RETURNING t.id, t.execution_id, t.reason, t.executor_type),
-r AS (
-  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, spec, created_at, queued_at, not_before, updated_at)
-  SELECT x.id, p.execution_id, p.task_key, p.task_type, p.executor_type, p.pool, 'QUEUED',
-    CASE WHEN ${servedSql('p.pool', 'p.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
-    p.attempt + 1, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
-  FROM jsonb_to_recordset($4::jsonb) AS x(id text, prev text, delay bigint) JOIN task_runs p ON p.id = x.prev
-  ON CONFLICT (execution_id, task_key, attempt) DO NOTHING
-  RETURNING id, execution_id, reason, executor_type),
-e AS (
-  UPDATE task_runs t SET state = x.state, reason = x.reason, ended_at = $1, updated_at = $1
-  FROM jsonb_to_recordset($5::jsonb) AS x(id text, from_state text, state text, reason text)
-  WHERE t.id = x.id AND t.state IN ('PENDING', 'QUEUED')
-  RETURNING t.id, t.execution_id, x.from_state, x.state, x.reason),
-f AS (
-  DELETE FROM plan_requests WHERE task_run_id IN (SELECT jsonb_array_elements_text($6::jsonb))),
-x AS (
-  UPDATE executions ex SET state = y.state, reason = y.reason, error = y.error, outputs = y.outputs, ended_at = $1, duration_ms = y.duration,
-    concurrency_slot = NULL, updated_at = $1, version = ex.version + 1
-  FROM jsonb_to_recordset($7::jsonb) AS y(id text, from_state text, state text, reason text, error text, outputs jsonb, duration bigint)
-  WHERE ex.id = y.id AND ex.state IN ('RUNNING', 'CANCELLING')
-  RETURNING ex.id, y.from_state, ex.state, ex.reason, ex.flow_id, ex.parent_task_run_id, ex.concurrency_key, ${HAS_FLOW_TRIGGERS}),
-h AS (
-  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM q
-  UNION ALL SELECT execution_id, id, NULL, 'PENDING', 'retry', '', $1 FROM r
-  UNION ALL SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM r
-  UNION ALL SELECT execution_id, id, from_state, state, reason, '', $1 FROM e
-  UNION ALL SELECT id, NULL, from_state, state, reason, '', $1 FROM x),
-n AS (
-  SELECT DISTINCT executor_type FROM q UNION SELECT executor_type FROM r)
-SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flow_triggers FROM x
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL FROM n
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL FROM jsonb_array_elements_text($8::jsonb) AS c(id)`;
 
 /**
  * Plans and applies one step for each of these executions, locked by the
@@ -223,7 +166,7 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
   if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.clear.length) return [];
   const res = await c.query<EndedRow & { kind: string }>({
     name: 'svc-plan-apply',
-    text: APPLY_SQL,
+    text: APPLY_PLAN_SQL,
     values: [
       now, onlineSince(now), JSON.stringify(w.queue), JSON.stringify(w.retry), JSON.stringify(w.end), JSON.stringify(w.clear),
       JSON.stringify(w.execEnd), JSON.stringify([...w.changed]),
@@ -243,7 +186,7 @@ async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, 
   const p: Plan = plan({
     tasks: planTasks(def),
     maxParallel: def.max_parallel ?? 0,
-    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state as PlanRun['state'], error: r.error })),
+    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error })),
     stopping: ex.state === 'CANCELLING' ? 'cancel' : null,
   });
   const byKey = (k: string) => latest.get(k)!;
@@ -253,7 +196,7 @@ async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, 
     // The backoff counts from the failed attempt's end, not from this pass.
     w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(backoffPolicy(def, taskKey), prev.attempt) });
   }
-  const ended = new Map<string, string>();
+  const ended = new Map<string, TaskRunState>();
   for (const [list, to] of [[p.skip, 'SKIPPED'], [p.cancel, 'CANCELLED']] as const) {
     for (const s of list) {
       const r = byKey(s.taskKey);
@@ -321,9 +264,7 @@ export async function endExecution(
   now: Date,
 ): Promise<FollowUp[]> {
   const r = await c.query<EndedRow>(
-    `UPDATE executions ex SET state = $2, reason = $3, error = $4, outputs = $5, ended_at = $6, duration_ms = $7, concurrency_slot = NULL, updated_at = $6, version = version + 1
-     WHERE id = $1
-     RETURNING ex.id, ex.parent_task_run_id, ex.concurrency_key, ${HAS_FLOW_TRIGGERS}`,
+    END_EXECUTION_SQL,
     [ex.id, end.state, end.reason, end.error, end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs), now, durationAt(ex, now)],
   );
   await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);

@@ -8,6 +8,7 @@ import { nextExecutionState } from '@svc/state-machine';
 import { advance, endExecution, lockExecution, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Conn } from './db.js';
 import { recordFollowUps } from './outbox.js';
+import { REQUEST_CANCEL_SQL } from './sql/cancel.js';
 
 export { ExecutionEndedError, ExecutionNotFoundError } from './errors.js';
 import { ExecutionEndedError, ExecutionNotFoundError } from './errors.js';
@@ -16,12 +17,12 @@ export async function cancelExecution(pool: Conn, id: string, actor: string, now
   return inTx(pool, async (c) => {
     const ex = await lockExecution(c, id);
     if (!ex) throw new ExecutionNotFoundError(`no execution ${id}`);
-    const t = nextExecutionState(ex.state as never, 'cancel');
+    const t = nextExecutionState(ex.state, 'cancel');
     if (!t.ok) throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
     const at = now();
     if (ex.state === 'CANCELLING') return { state: 'CANCELLING', followUps: [] };
     if (ex.state === 'QUEUED') return { state: 'CANCELLED', followUps: await endExecution(c, ex, { state: 'CANCELLED', reason: 'cancelled', error: '' }, at) };
-    await c.query(`UPDATE executions SET state = 'CANCELLING', cancel_requested_at = $2, cancel_requested_by = $3, updated_at = $2, version = version + 1 WHERE id = $1`, [id, at, actor]);
+    await c.query(REQUEST_CANCEL_SQL, [id, at, actor]);
     await history(c, [{ executionId: id, from: ex.state, to: 'CANCELLING', actor }], at);
     await notify(c, CHANNELS.stop, id);
     const follow = await advance(c, { ...ex, state: 'CANCELLING' }, at);

@@ -12,7 +12,8 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import type { AdvanceOptions, FollowUp } from './advance.js';
-import { CHANNELS, type Client, type Conn } from './db.js';
+import type { Client, Conn } from './db.js';
+import { END_TASK_RUN_SQL } from './sql/end-task-run.js';
 import { planExecutions } from './planner.js';
 import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
 
@@ -25,11 +26,6 @@ export interface TaskCompletion {
   metrics?: { name: string; value: number; tags?: Record<string, string> }[];
 }
 
-// The end time is the database's clock unless the caller passes one (tests,
-// and the engine's own rules that read it once per pass): the start was
-// written by the claim with the database's clock, so the duration never mixes
-// two hosts' clocks.
-const AT = 'COALESCE($7::timestamptz, now())';
 
 /**
  * How a completion reported by a task is masked: the master keys that open
@@ -41,22 +37,6 @@ export interface Masking {
   masterKeys: readonly MasterKey[];
 }
 
-const END_SQL = `
-WITH t AS (
-  UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6::jsonb, ended_at = ${AT},
-    duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT},
-    spec = CASE WHEN spec ? 'secrets' THEN spec - 'secrets' ELSE spec END
-  WHERE id = $1 AND state = 'RUNNING' AND ($11::boolean OR NOT COALESCE(spec ? 'secrets', false))
-  RETURNING id, execution_id, task_key),
-h AS (
-  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT execution_id, id, 'RUNNING', $2, $3, '', ${AT} FROM t),
-p AS (
-  INSERT INTO plan_requests (task_run_id, execution_id, created_at) SELECT id, execution_id, ${AT} FROM t),
-m AS (
-  INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
-  SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, ${AT} FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
-SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
 
 /**
  * Ends a RUNNING task run in one statement (on a pool, or in the caller's
@@ -80,7 +60,7 @@ async function endStatement(c: Client | pg.Pool, taskRunId: string, done: TaskCo
   const metrics = done.metrics ?? [];
   const r = await c.query<{ execution_id: string }>({
     name: 'svc-end-task-run',
-    text: END_SQL,
+    text: END_TASK_RUN_SQL,
     values: [
       taskRunId, done.state, done.reason, done.error.slice(0, 4000), done.exitCode, done.outputs ? JSON.stringify(done.outputs) : null, now,
       metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})), masked,

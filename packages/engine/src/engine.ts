@@ -14,6 +14,7 @@
 import type pg from 'pg';
 import type { ExecutorType, MasterKey } from '@svc/config';
 import { ensureBundle } from '@svc/namespaces';
+import type { ObjectStore } from '@svc/storage';
 import { cancelExecution } from './cancel.js';
 import { claimRuns, clearNoInstanceReason, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
 import { endTaskRun, type TaskCompletion } from './complete.js';
@@ -34,13 +35,8 @@ import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
 import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
 
-/** What the engine needs of the object store. */
-export interface EngineStorage {
-  get(key: string): Promise<NodeJS.ReadableStream>;
-  getBuffer(key: string): Promise<Buffer>;
-  put(key: string, body: NodeJS.ReadableStream | Buffer, opts?: { contentType?: string; size?: number }): Promise<{ size: number }>;
-  stat?(key: string): Promise<unknown>;
-}
+/** The object store (files, bundles, artifacts). */
+export type EngineStorage = ObjectStore;
 
 /** The one bag of resources an Engine is built from. */
 export interface EngineResources {
@@ -202,7 +198,7 @@ export class Engine {
     let b = this.bundles.get(snapshotId);
     if (!b) {
       if (this.bundles.size >= BUNDLE_CACHE_SIZE) this.bundles.delete(this.bundles.keys().next().value!);
-      b = ensureBundle(this.pool, this.resources.storage as never, snapshotId, this.now());
+      b = ensureBundle(this.pool, this.resources.storage, snapshotId, this.now());
       b.catch(() => this.bundles.delete(snapshotId));
       this.bundles.set(snapshotId, b);
     }

@@ -114,56 +114,7 @@ async function reusableRuns(c: Client | pg.Pool, executionId: string): Promise<M
   return new Map(r.rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
 }
 
-// Starting an execution is one statement: the execution row (inserted, or a
-// QUEUED one moved to RUNNING), its task runs already in the states the
-// planner gives them at start (QUEUED, PENDING, SKIPPED, or SUCCESS when a
-// restart reuses them), the history rows of every change and the NOTIFY hints.
-const EXECUTION_INSERT_COLUMNS = [
-  'id', 'state', 'namespace', 'flow_id', 'flow_revision_id', 'git_sha', 'snapshot_id', 'snapshot_version', 'definition', 'inputs', 'labels',
-  'parent_execution_id', 'parent_task_run_id', 'restart_of_id', 'chain_depth', 'created_by', 'created_at', 'trigger_type', 'trigger_id', 'trigger_payload',
-  'concurrency_key', 'updated_at', 'reason', 'started_at', 'timeout_at', 'ended_at', 'duration_ms',
-] as const;
-const EXECUTION_CASTS: Partial<Record<(typeof EXECUTION_INSERT_COLUMNS)[number], string>> = {
-  definition: 'jsonb', inputs: 'jsonb', labels: 'jsonb', trigger_payload: 'jsonb', snapshot_version: 'int', chain_depth: 'int',
-  created_at: 'timestamptz', updated_at: 'timestamptz', started_at: 'timestamptz', timeout_at: 'timestamptz', ended_at: 'timestamptz', duration_ms: 'bigint',
-};
-// $1 id, $2 now, $3 online-since, $4 the task runs (a JSON array), then the execution's other columns from $5.
-// The task runs are one JSON parameter rather than one array per column: unnest's row estimate
-// follows the array in a custom plan and guesses 100 rows in a generic one, so PostgreSQL planned
-// the statement again at every call (0.3 ms); the JSON gives both the same estimate, and the
-// prepared statement keeps its generic plan.
-const RETURN_EXECUTION = `RETURNING ${EXECUTION_API_COLUMNS.join(', ')}`;
-const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')})
-  VALUES (${EXECUTION_INSERT_COLUMNS.map((c, i) => (i === 0 ? '$1' : `$${i + 4}${EXECUTION_CASTS[c] ? `::${EXECUTION_CASTS[c]}` : ''}`)).join(', ')}) ${RETURN_EXECUTION}, NULL::text AS from_state`;
-const START_QUEUED_EXECUTION = `UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $5::timestamptz, updated_at = $2, version = version + 1
-  WHERE id = $1 AND state = 'QUEUED' ${RETURN_EXECUTION}, 'QUEUED'::text AS from_state`;
-const startSql = (executionStatement: string) => `
-WITH x AS (${executionStatement}),
-r AS (
-  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
-    created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
-  SELECT y.id, x.id, y.task_key, y.task_type, y.executor_type, y.pool, y.state,
-    CASE WHEN y.state = 'QUEUED' AND NOT ${servedSql('y.pool', 'y.executor_type', '$3')} THEN 'no_instance_for_pool' ELSE y.reason END,
-    1, y.reused_from_id, y.outputs, y.exit_code, y.spec,
-    $2, CASE WHEN y.state IN ('QUEUED', 'SUCCESS') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN $2::timestamptz END,
-    CASE WHEN y.state IN ('SUCCESS', 'SKIPPED') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN 0 END, $2
-  FROM x, ROWS FROM (jsonb_to_recordset($4::jsonb) AS (id text, task_key text, task_type text, executor_type text, pool text, state text, reason text,
-      reused_from_id text, outputs jsonb, exit_code int, spec jsonb)) WITH ORDINALITY
-    AS y(id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, ord)
-  ORDER BY y.ord
-  RETURNING execution_id, ${TASK_RUN_API_COLUMNS.join(', ')}),
-h AS (
-  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT id, NULL, from_state, 'RUNNING', '', '', $2 FROM x
-  UNION ALL SELECT execution_id, id, NULL, CASE WHEN state = 'SUCCESS' THEN 'SUCCESS' ELSE 'PENDING' END, CASE WHEN state = 'SUCCESS' THEN 'reused' ELSE '' END, '', $2 FROM r
-  UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $2 FROM r WHERE state IN ('QUEUED', 'SKIPPED')),
-q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')
-SELECT 'started' AS kind, row_to_json(x)::text AS v FROM x
-UNION ALL SELECT 'task_run', row_to_json(r)::text FROM r
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', q.executor_type)::text FROM q
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', x.id)::text FROM x`;
-const START_NEW_SQL = startSql(INSERT_EXECUTION);
-const START_QUEUED_SQL = startSql(START_QUEUED_EXECUTION);
+import { EXECUTION_INSERT_COLUMNS, INSERT_UNSTARTED_EXECUTION_SQL, START_NEW_SQL, START_QUEUED_SQL } from './sql/start-execution.js';
 
 /** One task run of a start, as the start statement's JSON parameter holds it. */
 interface StartRow {
@@ -329,7 +280,7 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
       const now = deps.config.now();
       const id = newId();
       await c.query(
-        `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        INSERT_UNSTARTED_EXECUTION_SQL,
         executionValues(id, state, n, now, key, { reason: 'concurrency_limit', timeoutAt: null, endedAt: state === 'SKIPPED' ? now : null }),
       );
       await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);

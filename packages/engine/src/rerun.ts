@@ -27,7 +27,7 @@ async function original(pool: pg.Pool, id: string): Promise<Original> {
 
 export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
   const o = await original(pool, id);
-  if (!canRerun(o.state as never)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
+  if (!canRerun(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
   return createExecution(pool, deps, {
     namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: 'rerun',
@@ -37,7 +37,7 @@ export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string,
 
 export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
   const o = await original(pool, id);
-  if (!canRestart(o.state as never)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
+  if (!canRestart(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
   return createExecution(pool, deps, {
     namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: o.trigger_type,

@@ -10,6 +10,7 @@ import { CHANNELS, history, inTx, notify } from './db.js';
 import { markInstanceStopped } from '@svc/db';
 import { completeTaskRuns, endTaskRuns, planEnded, type TaskCompletion } from './complete.js';
 import { recordFollowUps } from './outbox.js';
+import { CANCEL_UNSTARTED_SQL } from './sql/cancel.js';
 
 export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const due = (await pool.query<{ id: string }>(`SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`, [now])).rows;
@@ -21,7 +22,7 @@ export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids
       if (!ex || (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING')) return null;
       const runs = await latestRuns(c, id);
       const unstarted = runs.filter((r) => r.state === 'PENDING' || r.state === 'QUEUED');
-      for (const r of unstarted) await c.query(`UPDATE task_runs SET state = 'CANCELLED', reason = 'execution_timed_out', ended_at = $2, updated_at = $2 WHERE id = $1`, [r.id, now]);
+      for (const r of unstarted) await c.query(CANCEL_UNSTARTED_SQL, [r.id, now]);
       await history(c, unstarted.map((r) => ({ executionId: id, taskRunId: r.id, from: r.state, to: 'CANCELLED', reason: 'execution_timed_out' })), now);
       const out = await endExecution(c, ex, { state: 'TIMED_OUT', reason: 'timeout', error: `the flow timeout ${ex.definition.timeout ?? ''} passed` }, now);
       await notify(c, CHANNELS.stop, id);

@@ -273,3 +273,17 @@ export function canRestart(state: ExecutionState): boolean {
       return assertNever(state, 'execution state');
   }
 }
+
+/** The states from which an execution event is allowed (and moves or keeps the state), in table order. */
+export function executionStatesFor(event: ExecutionEvent): ExecutionState[] {
+  return statesFor(EXECUTION_TRANSITIONS, event);
+}
+
+/** The states from which a task run event is allowed, in table order. */
+export function taskRunStatesFor(event: TaskRunEvent): TaskRunState[] {
+  return statesFor(TASK_RUN_TRANSITIONS, event);
+}
+
+function statesFor<S extends string, E extends string>(table: Table<S, E>, event: E): S[] {
+  return (Object.keys(table) as (S | New)[]).filter((s): s is S => s !== 'new' && Object.hasOwn(table[s], event));
+}

@@ -1,0 +1,11 @@
+// Cancelling: a running execution asks its task runs to stop (CANCELLING),
+// and a flow timeout cancels the task runs that have not started.
+import { executionFrom, STOPS_UNSTARTED_TASK_RUN } from './guards.js';
+
+/** RUNNING → CANCELLING (a running execution: the states both a cancel and a success may leave). */
+export const REQUEST_CANCEL_SQL = `UPDATE executions SET state = 'CANCELLING', cancel_requested_at = $2, cancel_requested_by = $3, updated_at = $2, version = version + 1
+  WHERE id = $1 AND state IN ${executionFrom('cancel', 'succeed')}`;
+
+/** A task run that has not started, of an execution past its flow timeout. */
+export const CANCEL_UNSTARTED_SQL = `UPDATE task_runs SET state = 'CANCELLED', reason = 'execution_timed_out', ended_at = $2, updated_at = $2
+  WHERE id = $1 AND state IN ${STOPS_UNSTARTED_TASK_RUN}`;

@@ -1,0 +1,36 @@
+// Claiming QUEUED task runs: one statement picks (FOR UPDATE SKIP LOCKED),
+// moves them to RUNNING with their timeouts, writes their history rows and
+// the NOTIFY hint, and tells when the next run held back by a backoff is due.
+import { CHANNELS } from '../db.js';
+import { EXECUTION_COLUMNS } from './fragments.js';
+import { CLAIMS_TASK_RUN } from './guards.js';
+
+export const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim());
+;
+
+// Claim times (start, timeout, first task heartbeat, backoff checks) are the
+// database's clock unless a test passes its own, so a dispatcher whose clock is
+// off cannot start a run already timed out, or look silent, to the watchdog.
+const AT = 'COALESCE($4::timestamptz, now())';
+export const CLAIM_SQL = `
+WITH picked AS (
+  SELECT t.id FROM task_runs t
+  WHERE t.state IN ${CLAIMS_TASK_RUN} AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= ${AT})
+  ORDER BY t.queued_at, t.id
+  FOR UPDATE SKIP LOCKED LIMIT $5),
+c AS (
+  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = ${AT}, started_at = ${AT}, last_heartbeat_at = ${AT}, updated_at = ${AT},
+    timeout_at = ${AT}::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
+  FROM picked WHERE t.id = picked.id
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, ${AT} FROM c),
+k AS (
+  SELECT c.*, ${EXECUTION_FIELDS.map((f) => `e.${f} AS e_${f}`).join(', ')}, e.snapshot_id AS e_snapshot_id,
+    pg_notify('${CHANNELS.changed}', c.execution_id)::text AS notified
+  FROM c JOIN executions e ON e.id = c.execution_id)
+SELECT n.next_at, n.claimed_at_now, k.* FROM (
+  SELECT min(not_before) AS next_at, ${AT}::timestamptz AS claimed_at_now FROM task_runs
+  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > ${AT}) n
+LEFT JOIN k ON true`;
