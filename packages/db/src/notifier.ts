@@ -167,8 +167,11 @@ export class Notifier {
       connectionTimeoutMillis: this.opts.connectTimeoutMs ?? 10_000,
       // Only LISTENs run on this connection: one that hangs means the connection is gone.
       query_timeout: this.opts.connectTimeoutMs ?? 10_000,
-      // A peer that vanished without a reset is found by TCP keepalive rather than never.
+      // A peer that vanished without a reset (a silent network cut) is found by
+      // TCP keepalive, probing after 10 s idle (then the OS's probe interval and
+      // count decide, minutes on Linux), rather than never.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     this.client = client;
     this.listened.clear();
