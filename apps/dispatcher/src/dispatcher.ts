@@ -1,12 +1,13 @@
 // The dispatcher loop. For each executor type it serves, it claims QUEUED
 // task runs of its pools while it has free slots (SVC_WORKER_SLOTS each),
-// woken by NOTIFY (a hint) and by a poll every second (the backstop), or at
-// the next retry time. It stops running task runs whose execution is being
+// woken by NOTIFY (a hint, through @svc/db's Notifier, which reconnects after
+// a loss and wakes every loop then) and by a poll every second (the backstop),
+// or at the next retry time. It stops running task runs whose execution is being
 // cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
 import { CHANNELS, type ClaimedRun } from '@svc/engine';
-import type pg from 'pg';
+import { Notifier } from '@svc/db';
 import type { DispatcherContext } from './context.js';
 import type { Executor } from './executors/types.js';
 
@@ -14,6 +15,13 @@ import type { Executor } from './executors/types.js';
 export const POLL_MS = 1_000;
 /** How often running jobs are checked against their execution's state. */
 export const STOP_CHECK_MS = 2_000;
+
+export interface DispatcherOptions {
+  /** Backstop poll when no notification arrives. Default POLL_MS (tests lengthen it to show that notifications alone suffice). */
+  pollMs?: number;
+  /** First delay before the notification connection is re-opened after a loss (doubling up to 10 s). Default 500 ms. */
+  notifyReconnectMs?: number;
+}
 
 interface Job {
   run: ClaimedRun;
@@ -24,7 +32,8 @@ interface Job {
 export class Dispatcher {
   private readonly jobs = new Map<string, Job>();
   private readonly wakeups = new Map<string, () => void>();
-  private listener?: pg.PoolClient;
+  private notifier?: Notifier;
+  private readonly pollMs: number;
   private stopping = false;
   private loops: Promise<void>[] = [];
   private stopTimer?: NodeJS.Timeout;
@@ -32,19 +41,25 @@ export class Dispatcher {
   constructor(
     private readonly ctx: DispatcherContext,
     private readonly executors: Executor[],
-  ) {}
+    private readonly opts: DispatcherOptions = {},
+  ) {
+    this.pollMs = opts.pollMs ?? POLL_MS;
+  }
 
   async start(): Promise<void> {
     const { ctx } = this;
     await ctx.engine.servingPools(ctx.config.pools, this.executors.map((e) => e.type));
-    this.listener = await ctx.db.pool.connect();
-    this.listener.on('notification', (n) => {
-      if (n.channel === CHANNELS.queued) this.wakeups.get(n.payload ?? '')?.();
-      if (n.channel === CHANNELS.stop) this.stopExecution(n.payload ?? '');
+    const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-dispatcher-listen', minDelayMs: this.opts.notifyReconnectMs });
+    this.notifier = notifier;
+    notifier.subscribe(CHANNELS.queued, (executorType) => this.wakeups.get(executorType)?.());
+    notifier.subscribe(CHANNELS.stop, (executionId) => this.stopExecution(executionId));
+    // Notifications sent while no connection listened are lost: claim and check stops at once.
+    notifier.onReconnect(() => {
+      for (const wake of this.wakeups.values()) wake();
+      void this.checkStops();
     });
-    this.listener.on('error', (err) => ctx.log.warn('notification connection lost; polling continues', { err }));
-    await this.listener.query(`LISTEN ${CHANNELS.queued}`);
-    await this.listener.query(`LISTEN ${CHANNELS.stop}`);
+    // Listening before the loops start; if the database cannot be reached, polling covers until it can.
+    await notifier.ready();
     this.loops = this.executors.map((e) => this.loop(e));
     this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
     this.stopTimer.unref();
@@ -73,7 +88,7 @@ export class Dispatcher {
     const slots = ctx.config.workerSlots;
     while (!this.stopping) {
       let claimed: ClaimedRun[] = [];
-      let wait = POLL_MS;
+      let wait = this.pollMs;
       const free = slots - this.running(executor.type);
       if (free > 0) {
         try {
@@ -81,14 +96,14 @@ export class Dispatcher {
           // both by the database's clock (a skewed clock here must not start runs late or early).
           const r = await ctx.engine.claim({ instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
           claimed = r.runs;
-          if (r.nextAt) wait = Math.max(0, Math.min(POLL_MS, r.nextAt.getTime() - r.at.getTime()));
+          if (r.nextAt) wait = Math.max(0, Math.min(this.pollMs, r.nextAt.getTime() - r.at.getTime()));
         } catch (err) {
           ctx.log.warn('claim failed', { err, executor: executor.type });
         }
       }
       for (const run of claimed) this.launch(executor, run);
       if (claimed.length && this.running(executor.type) < slots) continue; // more may be waiting
-      if (this.running(executor.type) >= slots) wait = POLL_MS; // a finishing job wakes the loop
+      if (this.running(executor.type) >= slots) wait = this.pollMs; // a finishing job wakes the loop
       if (wait > 0) await this.sleep(executor.type, wait);
     }
   }
@@ -158,9 +173,6 @@ export class Dispatcher {
     for (const e of this.executors) e.close?.();
     await engineStopped;
     if (ended.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended });
-    if (this.listener) {
-      this.listener.removeAllListeners('notification');
-      this.listener.release();
-    }
+    await this.notifier?.close();
   }
 }

@@ -16,7 +16,7 @@ import { createNamespace, saveChanges } from '@svc/namespaces';
 import type { Clock } from '@svc/service';
 import { FileObjectStore, type ObjectStore } from '@svc/storage';
 import type { DispatcherContext } from '../src/context.js';
-import { Dispatcher } from '../src/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from '../src/dispatcher.js';
 import { inlineExecutor } from '../src/executors/inline.js';
 import { processExecutor } from '../src/executors/process.js';
 
@@ -118,9 +118,18 @@ export interface DispatcherEnv {
  * A dispatcher on a fresh database whose namespace `ns` holds `files` (path →
  * content; flows as JSON), registered as run-service registers one.
  */
-export async function startDispatcher(files: Record<string, string>, opts: { clock?: Clock } = {}): Promise<DispatcherEnv> {
-  const tdb: TestDatabase = await createTestDatabase();
-  const db = createDb({ url: tdb.url, poolSize: 10, prismaPoolSize: 1 });
+export async function startDispatcher(
+  files: Record<string, string>,
+  opts: {
+    clock?: Clock;
+    /** A migrated database of the test's own (left as it is at close). Default: a fresh test database, dropped at close. */
+    databaseUrl?: string;
+    dispatcher?: DispatcherOptions;
+  } = {},
+): Promise<DispatcherEnv> {
+  const tdb: TestDatabase | undefined = opts.databaseUrl ? undefined : await createTestDatabase();
+  const url = opts.databaseUrl ?? tdb!.url;
+  const db = createDb({ url, poolSize: 10, prismaPoolSize: 1 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-dispatcher-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const now = () => new Date();
@@ -139,7 +148,7 @@ export async function startDispatcher(files: Record<string, string>, opts: { clo
     getOnce: (re, times = 1) => void gets.push([re, times]),
     fired,
   };
-  const config = loadConfig({ SVC_DATABASE_URL: tdb.url, SVC_WORK_DIR: path.join(dir, 'work'), SVC_WORKER_SLOTS: '4' });
+  const config = loadConfig({ SVC_DATABASE_URL: url, SVC_WORK_DIR: path.join(dir, 'work'), SVC_WORKER_SLOTS: '4' });
   const instanceId = `disp-${path.basename(dir)}`;
   // As run-service registers an instance (the heartbeat loop is not needed for the length of a test).
   await registerInstance(db.pool, { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['inline', ...config.executors] }, new Date());
@@ -160,7 +169,7 @@ export async function startDispatcher(files: Record<string, string>, opts: { clo
     killDelayMs: 1000,
   };
   const engine = new Engine({ pool: db.pool, storage, clock: { now }, config, log: logger });
-  const dispatcher = new Dispatcher(ctx, [inlineExecutor(ctx), processExecutor(ctx)]);
+  const dispatcher = new Dispatcher(ctx, [inlineExecutor(ctx), processExecutor(ctx)], opts.dispatcher);
   await dispatcher.start();
   return {
     db,
@@ -188,7 +197,7 @@ export async function startDispatcher(files: Record<string, string>, opts: { clo
     async close() {
       await dispatcher.stop();
       await db.close();
-      await tdb.drop();
+      await tdb?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

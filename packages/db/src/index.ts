@@ -35,3 +35,4 @@ export {
 } from './sql/schedule-fires.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
+export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';

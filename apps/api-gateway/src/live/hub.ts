@@ -8,14 +8,14 @@
 // lost notification or a lost LISTEN connection delays a line by at most the
 // poll interval and never loses it.
 //
-// Modes of the LISTEN connection:
-//   idle        no subscriber, no connection (a gateway nobody watches holds nothing)
-//   connecting  the first subscriber arrived; notifications start once LISTEN ran
-//   listening   notifications are fanned out
-//   lost        the connection failed; re-opened after `reconnectMs` while
-//               subscribers remain, and every subscriber is woken once it is
-//               back (it may have missed notifications meanwhile)
-//   closed      `close()` ran: streams are told to end, nothing re-opens
+// The LISTEN connection is @svc/db's Notifier, opened lazily: the hub
+// subscribes to a channel when its first stream of that channel arrives and
+// unsubscribes when the last one leaves; the notifier closes the connection
+// `idleCloseMs` after no channel has a subscriber (a gateway nobody watches
+// holds nothing), re-opens it with backoff after a loss while streams remain,
+// and each time a connection starts listening the hub wakes every stream (it
+// may have missed notifications meanwhile). After `close()` streams are told
+// to end and nothing re-opens.
 //
 // Streams read through `pool`, a small pool of its own, so that any number of
 // watchers can never take the connections the API and the runner protocol
@@ -24,6 +24,7 @@
 // from the same position) are made once and shared (`shared`).
 import { setMaxListeners } from 'node:events';
 import pg from 'pg';
+import { Notifier } from '@svc/db';
 import { CHANNELS, LOG_CHANNEL } from '@svc/engine';
 
 export type LiveChannel = 'logs' | 'changed';
@@ -33,10 +34,10 @@ const CHANNEL_NAMES: Record<LiveChannel, string> = { logs: LOG_CHANNEL, changed:
 export interface LiveHubOptions {
   /** PostgreSQL URL of the LISTEN connection and of the stream pool. */
   databaseUrl: string;
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
+  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
   /** Connections the streams of this gateway may use at once for their reads. Default 4. */
   queryPoolSize?: number;
-  /** Delay before a lost LISTEN connection is re-opened. Default 1000 ms. */
+  /** Delay before a lost LISTEN connection is re-opened (doubling on each failed attempt, up to 10 s). Default 1000 ms. */
   reconnectMs?: number;
   /** How long the LISTEN connection stays open once the last subscriber left. Default 10000 ms. */
   idleCloseMs?: number;
@@ -67,11 +68,9 @@ export class LiveHub {
   /** Notifications seen per watched execution; part of the key of shared reads. */
   private readonly generations = new Map<string, number>();
   private readonly closing = new AbortController();
-  private client: pg.Client | undefined;
-  private connecting: Promise<void> | undefined;
-  private listening = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly notifier: Notifier;
+  /** Unsubscribes from the notifier, per channel with at least one subscriber. */
+  private readonly listeningOn: Partial<Record<LiveChannel, () => void>> = {};
   private count = 0;
   private reads = 0;
   private joined = 0;
@@ -88,6 +87,15 @@ export class LiveHub {
     this.pool.on('error', () => undefined);
     // One listener per open stream, removed when the stream ends: no fixed bound applies.
     setMaxListeners(0, this.closing.signal);
+    this.notifier = new Notifier({
+      url: opts.databaseUrl,
+      log: opts.log,
+      applicationName: opts.applicationName ?? 'svc-api-gateway-live',
+      minDelayMs: opts.reconnectMs ?? 1000,
+      idleCloseMs: opts.idleCloseMs ?? 10_000,
+    });
+    // Anything that happened while no connection listened is only seen by polls: wake everyone now.
+    this.notifier.onReconnect(() => this.wakeAll());
   }
 
   /** Aborted when the hub closes: every stream ends then. */
@@ -101,7 +109,7 @@ export class LiveHub {
 
   stats(): LiveHubStats {
     const executions = new Set([...this.subs.logs.keys(), ...this.subs.changed.keys()]);
-    return { subscriptions: this.count, executions: executions.size, listening: this.listening, sharedInFlight: this.inFlight.size, reads: this.reads, joined: this.joined };
+    return { subscriptions: this.count, executions: executions.size, listening: this.notifier.listening, sharedInFlight: this.inFlight.size, reads: this.reads, joined: this.joined };
   }
 
   /**
@@ -115,9 +123,7 @@ export class LiveHub {
     if (!set) byExecution.set(executionId, (set = new Set()));
     set.add(wake);
     this.count++;
-    clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-    void this.ensureListening();
+    this.listeningOn[channel] ??= this.notifier.subscribe(CHANNEL_NAMES[channel], (executionId) => this.dispatch(channel, executionId));
     let done = false;
     return () => {
       if (done) return;
@@ -128,9 +134,10 @@ export class LiveHub {
         if (!this.subs.logs.has(executionId) && !this.subs.changed.has(executionId)) this.generations.delete(executionId);
       }
       this.count--;
-      if (this.count === 0 && !this.closed) {
-        this.idleTimer = setTimeout(() => this.dropConnection(), this.opts.idleCloseMs ?? 10_000);
-        this.idleTimer.unref();
+      if (byExecution.size === 0) {
+        // The notifier closes its connection once no channel has a subscriber for idleCloseMs.
+        this.listeningOn[channel]?.();
+        delete this.listeningOn[channel];
       }
     };
   }
@@ -161,72 +168,14 @@ export class LiveHub {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing.abort();
-    clearTimeout(this.reconnectTimer);
-    clearTimeout(this.idleTimer);
-    await this.connecting?.catch(() => undefined);
-    this.dropConnection();
+    await this.notifier.close();
     await this.pool.end().catch(() => undefined);
   }
 
-  private ensureListening(): Promise<void> {
-    if (this.client || this.connecting || this.reconnectTimer || this.closed) return this.connecting ?? Promise.resolve();
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: this.opts.applicationName ?? 'svc-api-gateway-live' });
-    this.client = client;
-    client.on('notification', (n) => this.dispatch(n.channel, n.payload ?? ''));
-    client.on('error', (err) => this.lost(client, err));
-    client.on('end', () => this.lost(client, new Error('connection ended')));
-    this.connecting = (async () => {
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${CHANNELS.changed}`);
-        if (this.client !== client) return; // dropped meanwhile
-        this.listening = true;
-        // Anything that happened while no connection listened is only seen by polls: wake everyone now.
-        this.wakeAll();
-      } catch (err) {
-        this.lost(client, err);
-      } finally {
-        this.connecting = undefined;
-      }
-    })();
-    return this.connecting;
-  }
-
-  private lost(client: pg.Client, err: unknown): void {
-    if (this.client !== client) return;
-    this.client = undefined;
-    this.listening = false;
-    client.removeAllListeners('end');
-    client.on('error', () => undefined);
-    void client.end().catch(() => undefined);
-    if (this.closed) return;
-    this.opts.log.warn('live notification connection lost; streams keep polling', { err });
-    if (this.count > 0 && !this.reconnectTimer) {
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = undefined;
-        if (this.count > 0) void this.ensureListening();
-      }, this.opts.reconnectMs ?? 1000);
-      this.reconnectTimer.unref();
-    }
-  }
-
-  private dropConnection(): void {
-    const client = this.client;
-    this.client = undefined;
-    this.listening = false;
-    if (!client) return;
-    client.removeAllListeners('end');
-    client.on('error', () => undefined);
-    void client.end().catch(() => undefined);
-  }
-
-  private dispatch(channel: string, executionId: string): void {
+  private dispatch(channel: LiveChannel, executionId: string): void {
     if (this.subs.logs.has(executionId) || this.subs.changed.has(executionId)) this.generations.set(executionId, this.generation(executionId) + 1);
-    for (const kind of ['logs', 'changed'] as const) {
-      if (CHANNEL_NAMES[kind] !== channel) continue;
-      const set = this.subs[kind].get(executionId);
-      if (set) for (const wake of set) wake();
-    }
+    const set = this.subs[channel].get(executionId);
+    if (set) for (const wake of set) wake();
   }
 
   private wakeAll(): void {
