@@ -3,7 +3,7 @@
 // task run and checked by signature alone.
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import type { Operation } from '@svc/api-spec';
+import type { Operation, RunnerCompletion, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
 import type { Db } from '@svc/db';
 import {
   appendLogs,
@@ -60,7 +60,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     return r.rows[0].snapshot_id;
   };
   return {
-    async runnerGetSpec({ params }: Ctx) {
+    async runnerGetSpec({ params }: Ctx): Promise<RunnerSpec> {
       const id = params.taskRunId as string;
       const snap = await snapshotOf(id);
       try {
@@ -84,14 +84,15 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       await pipeline(await deps.storage.get(b.key), res);
     },
 
-    async runnerHeartbeat({ params }: Ctx) {
+    async runnerHeartbeat({ params }: Ctx): Promise<RunnerHeartbeatResponse> {
       // The database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
       const hb = await heartbeatTaskRun(db.pool, params.taskRunId as string);
       return { cancel: hb.cancel };
     },
 
     async runnerPostLogs({ params, body }: Ctx) {
-      const lines = (body as { lines: { n?: number; ts?: string; stream: string; text: string }[] }).lines;
+      // The body was validated against RunnerLogsRequest by the operation's schema.
+      const { lines } = body as RunnerLogsRequest;
       const stored = await appendLogs(
         db.pool,
         params.taskRunId as string,
@@ -109,8 +110,9 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     },
 
     async runnerComplete({ params, body }: Ctx) {
-      const c = body as { state?: string; reason?: string; error?: string; exit_code?: number | null; outputs?: Record<string, unknown>; metrics?: { name: string; value: number; tags?: Record<string, string> }[] };
-      const state = (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(c.state ?? '') ? c.state : c.exit_code === 0 ? 'SUCCESS' : 'FAILED') as 'SUCCESS';
+      // The body was validated against RunnerCompleteRequest by the operation's schema.
+      const c = body as RunnerCompletion;
+      const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       const r = await completeTaskRun(db.pool, params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, deps.now, { storage: deps.storage, masking: { masterKeys: deps.spec.masterKeys } });
       await runFollowUps(db.pool, deps.engine, r.followUps);
       return { accepted: r.ended };

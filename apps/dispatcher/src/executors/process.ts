@@ -63,7 +63,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       const prepared = await ctx.prepare(run);
       if (!prepared) return;
       const transport: RunnerTransport = {
-        getSpec: async () => prepared.spec as never,
+        getSpec: async () => prepared.spec,
         getBundle: async () => (prepared.spec.bundle_hash ? ctx.bundleStream(prepared.execution.snapshot_id) : null),
         // The database's clock: the watchdog judges the heartbeat against it.
         heartbeat: async () => heartbeatTaskRun(ctx.db.pool, run.id),
