@@ -53,7 +53,7 @@ const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSy
 
 function spawnCost(targetMiB) {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(targetMiB), path.join(root, 'apps/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(targetMiB), path.join(root, 'packages/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.once('message', resolve);
     child.once('exit', (c) => c !== 0 && reject(new Error(`spawn-cost child exited with ${c}`)));
   });

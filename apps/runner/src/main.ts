@@ -7,10 +7,8 @@
 // with reason `instance_shutdown`, which the engine may retry.
 import os from 'node:os';
 import { EXEC_USAGE, parseExecArgs } from './args.js';
+import { createHttpTransport, errorMessage, runTask } from '@svc/runner';
 import { assertNever } from './assert-never.js';
-import { errorMessage } from './errors.js';
-import { createHttpTransport } from './http-transport.js';
-import { runTask } from './run-task.js';
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);

@@ -1,19 +1,17 @@
-// The runner protocol over real HTTP on 127.0.0.1: createHttpTransport's retries,
-// and the `svc exec` binary running a whole task against an in-memory server.
+// `svc exec` over real HTTP on 127.0.0.1: the binary running a whole task
+// against an in-memory server of the runner routes. (The HTTP transport's
+// retries are tested in packages/runner.)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createHttpTransport, RunnerHttpError } from '../src/index.js';
-import { listDir, makeSpec, makeTarGz, tempRoot } from './support/memory-transport.js';
-import { RunnerServer } from './support/runner-server.js';
+import { listDir, makeSpec, makeTarGz, RunnerServer, tempRoot } from '@svc/runner/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MAIN = path.join(here, '../src/main.ts');
 const TOKEN = 'run-token-abc';
-const fast = { retryForMs: 5000, initialBackoffMs: 20, maxBackoffMs: 100 };
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(() => Promise.all(cleanups.map((c) => c())));
@@ -47,55 +45,6 @@ function svcExec(
     onSpawn?.(child);
   });
 }
-
-test('the HTTP transport retries a 503, then succeeds', async () => {
-  const spec = makeSpec({ command: ['true'] });
-  const s = await server({ spec, fail503: { spec: 2, logs: 1 } });
-  const t = createHttpTransport({ server: s.url + '/', taskRunId: spec.task_run_id, token: TOKEN, ...fast });
-  assert.deepEqual(await t.getSpec(), spec);
-  assert.deepEqual(
-    s.requests.filter((r) => r.route === 'spec').map((r) => r.status),
-    [503, 503, 200],
-  );
-  await t.postLogs([{ n: 1, ts: '1', stream: 'stdout', text: 'x' }]);
-  assert.deepEqual(s.lines, [{ n: 1, ts: '1', stream: 'stdout', text: 'x' }], 'delivered once');
-  assert.equal(await t.getBundle(), null, '204: no bundle');
-  assert.deepEqual(await t.heartbeat(), { cancel: false });
-});
-
-test('the HTTP transport never retries a 4xx', async () => {
-  const spec = makeSpec({ command: ['true'] });
-  const s = await server({ spec, failWith: { complete: 409 } });
-  const t = createHttpTransport({ server: s.url, taskRunId: spec.task_run_id, token: TOKEN, ...fast });
-  await assert.rejects(
-    t.complete({ state: 'SUCCESS', reason: '', error: '', exit_code: 0, outputs: {}, metrics: [] }),
-    (err: unknown) => err instanceof RunnerHttpError && err.status === 409,
-  );
-  assert.equal(s.count('complete'), 1);
-  const wrongToken = createHttpTransport({ server: s.url, taskRunId: spec.task_run_id, token: 'nope', ...fast });
-  await assert.rejects(wrongToken.getSpec(), (err: unknown) => err instanceof RunnerHttpError && err.status === 401);
-});
-
-test('a gateway restart loses no log line: connection refused is retried until it is back', async () => {
-  const spec = makeSpec({ command: ['true'] });
-  const s = await server({ spec });
-  const port = s.port;
-  await s.stop();
-  const t = createHttpTransport({ server: `http://127.0.0.1:${port}`, taskRunId: spec.task_run_id, token: TOKEN, ...fast });
-  const posting = t.postLogs([{ n: 1, ts: '1', stream: 'stderr', text: 'during restart' }]);
-  await new Promise((r) => setTimeout(r, 300));
-  await s.start(port);
-  await posting;
-  assert.deepEqual(s.lines.map((l) => l.text), ['during restart']);
-});
-
-test('transient failures past retryForMs give up with the cause', async () => {
-  const spec = makeSpec({ command: ['true'] });
-  const s = await server({ spec, fail503: { heartbeat: 1000 } });
-  const t = createHttpTransport({ server: s.url, taskRunId: spec.task_run_id, token: TOKEN, retryForMs: 200, initialBackoffMs: 20, maxBackoffMs: 50 });
-  await assert.rejects(t.heartbeat(), (err: unknown) => err instanceof RunnerHttpError && err.status === 503 && /gave up after \d+ attempts/.test(err.message));
-  assert.ok(s.count('heartbeat') >= 3);
-});
 
 test('svc exec runs a task end to end over HTTP (bundle, logs, outputs, artifacts, completion)', async () => {
   const bundle = await makeTarGz([

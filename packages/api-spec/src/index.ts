@@ -19,4 +19,14 @@ export {
   type OpenApiOptions,
 } from './openapi.js';
 export * as schemas from './schemas/index.js';
+// The runner protocol's wire types, derived from the schemas the gateway validates with.
+export {
+  COMPLETION_STATES,
+  type RunnerCompletion,
+  type RunnerHeartbeatResponse,
+  type RunnerLogLine,
+  type RunnerLogsRequest,
+  type RunnerMetric,
+  type RunnerSpec,
+} from './schemas/runner.js';
 export { assertNever } from './assert-never.js';

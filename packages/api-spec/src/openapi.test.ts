@@ -186,3 +186,21 @@ test('stream, log download, artifact download and flow schema responses carry th
   const range = paths['/api/v1/stats/dashboard'].get.parameters.find((p: any) => p.name === 'range');
   assert.deepEqual(range.schema.enum, ['24h', '7d', '30d']);
 });
+
+test('the runner protocol is published from the schemas its routes validate with', () => {
+  const doc = buildOpenApiDocument();
+  const paths = doc.paths as Record<string, any>;
+  const schemas = (doc.components as { schemas: Record<string, any> }).schemas;
+  const base = '/api/runner/v1/task-runs/{taskRunId}';
+  const body = (p: string) => paths[base + p].post.requestBody.content['application/json'].schema;
+  assert.deepEqual(paths[`${base}/spec`].get.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/RunnerSpec' });
+  assert.deepEqual(paths[`${base}/heartbeat`].post.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/RunnerHeartbeatResponse' });
+  assert.deepEqual(body('/logs'), { $ref: '#/components/schemas/RunnerLogsRequest' });
+  assert.deepEqual(body('/complete'), { $ref: '#/components/schemas/RunnerCompleteRequest' });
+  assert.deepEqual(schemas.RunnerLogsRequest.properties.lines.items, { $ref: '#/components/schemas/RunnerLogLine' });
+  assert.deepEqual(schemas.RunnerLogLine.required, ['stream', 'text']);
+  // A task that never ran reports exit_code null.
+  assert.deepEqual(schemas.RunnerCompleteRequest.properties.exit_code.type, ['integer', 'null']);
+  assert.deepEqual(schemas.RunnerCompleteRequest.properties.state.enum, ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED']);
+  assert.deepEqual(schemas.RunnerCompleteRequest.properties.metrics.items, { $ref: '#/components/schemas/RunnerMetric' });
+});

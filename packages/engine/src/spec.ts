@@ -6,6 +6,7 @@
 // are listed in `mask_values` for the runner to mask.
 import path from 'node:path/posix';
 import type pg from 'pg';
+import type { RunnerSpec } from '@svc/api-spec';
 import type { MasterKey } from '@svc/config';
 import {
   parseTemplate,
@@ -24,23 +25,8 @@ import type { ClaimedRun } from './claim.js';
 import { recordSecrets } from './secret-masking.js';
 import { executionVars } from './vars.js';
 
-export interface RunnerSpec {
-  task_run_id: string;
-  execution_id: string;
-  flow_id: string;
-  namespace: string;
-  task_id: string;
-  bundle_hash: string;
-  workdir: string;
-  attempt: number;
-  command: string[];
-  env: Record<string, string>;
-  files?: Record<string, string>;
-  runtime?: string;
-  limits: { max_artifact_bytes: number; max_bundle_bytes: number };
-  mask_values: string[];
-  timeout_seconds: number;
-}
+// The runner spec's shape is the wire contract's, declared once in @svc/api-spec.
+export type { RunnerSpec };
 
 /** A task run that cannot be prepared: reason `template_error` or `secret_not_found`. */
 export class DispatchError extends Error {

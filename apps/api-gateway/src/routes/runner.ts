@@ -3,7 +3,7 @@
 // task run and checked by signature alone.
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import type { Operation } from '@svc/api-spec';
+import type { Operation, RunnerCompletion, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
 import type { Engine } from '@svc/engine';
 import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
 
@@ -39,7 +39,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
   const { engine } = deps;
   return {
     // A task run that cannot be prepared is ended FAILED by the engine, and the runner gets 409 (TaskRunNotStartableError).
-    runnerGetSpec: async ({ params }: Ctx) => (await engine.prepareForRunner(params.taskRunId as string)).spec,
+    runnerGetSpec: async ({ params }: Ctx): Promise<RunnerSpec> => (await engine.prepareForRunner(params.taskRunId as string)).spec,
 
     async runnerGetBundle({ params, res }: Ctx) {
       const b = await engine.bundle(await engine.snapshotOfTaskRun(params.taskRunId as string));
@@ -50,10 +50,11 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     },
 
     // On the database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
-    runnerHeartbeat: async ({ params }: Ctx) => ({ cancel: (await engine.heartbeat(params.taskRunId as string)).cancel }),
+    runnerHeartbeat: async ({ params }: Ctx): Promise<RunnerHeartbeatResponse> => ({ cancel: (await engine.heartbeat(params.taskRunId as string)).cancel }),
 
     async runnerPostLogs({ params, body }: Ctx) {
-      const lines = (body as { lines: { n?: number; ts?: string; stream: string; text: string }[] }).lines;
+      // The body was validated against RunnerLogsRequest by the operation's schema.
+      const { lines } = body as RunnerLogsRequest;
       const stored = await engine.appendLogs(
         params.taskRunId as string,
         lines.map((l, i) => ({ n: l.n ?? i + 1, ts: l.ts ?? String(BigInt(Date.now()) * 1_000_000n), stream: l.stream, text: l.text })),
@@ -69,8 +70,9 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     },
 
     async runnerComplete({ params, body }: Ctx) {
-      const c = body as { state?: string; reason?: string; error?: string; exit_code?: number | null; outputs?: Record<string, unknown>; metrics?: { name: string; value: number; tags?: Record<string, string> }[] };
-      const state = (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(c.state ?? '') ? c.state : c.exit_code === 0 ? 'SUCCESS' : 'FAILED') as 'SUCCESS';
+      // The body was validated against RunnerCompleteRequest by the operation's schema.
+      const c = body as RunnerCompletion;
+      const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       // From the task: masked against the secrets the run resolved.
       const ended = await engine.complete(params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, { fromTask: true });
       return { accepted: ended };

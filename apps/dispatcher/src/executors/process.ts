@@ -63,7 +63,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       const prepared = await engine.prepare(run);
       if (!prepared) return;
       const transport: RunnerTransport = {
-        getSpec: async () => prepared.spec as never,
+        getSpec: async () => prepared.spec,
         getBundle: async () => (prepared.spec.bundle_hash ? (await engine.bundle(prepared.execution.snapshot_id)).stream : null),
         // The database's clock: the watchdog judges the heartbeat against it.
         heartbeat: async () => engine.heartbeat(run.id),

@@ -2,16 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { Binary, FreeObject } from '../schemas/helpers.js';
 import { ExecutionRef } from '../schemas/entities.js';
-import { RunnerSpec } from '../schemas/resources.js';
+import { AnyJson, OpaqueId, Params } from '../schemas/requests.js';
 import {
-  AnyJson,
-  OpaqueId,
-  Params,
   RunnerCompleteRequest,
   RunnerEventsRequest,
   RunnerHeartbeatRequest,
+  RunnerHeartbeatResponse,
   RunnerLogsRequest,
-} from '../schemas/requests.js';
+  RunnerSpec,
+} from '../schemas/runner.js';
 import { RUN_TOKEN, accepted, created, err, noContent, ok } from './shared.js';
 
 const TaskRunParams = Params({ taskRunId: OpaqueId });
@@ -49,7 +48,7 @@ export const runnerOperations: Operation[] = [
     auth: RUN_TOKEN,
     request: { params: TaskRunParams, body: RunnerHeartbeatRequest, bodyRequired: false },
     responses: {
-      ...ok(Type.Object({ cancel: Type.Boolean({ description: 'True when the execution is being cancelled' }) }, { additionalProperties: true })),
+      ...ok(RunnerHeartbeatResponse),
       ...ended,
     },
   },

@@ -255,29 +255,6 @@ export const AIProviderRequest = component('AIProviderRequest', Type.Object(
   open,
 ));
 
-export const RunnerHeartbeatRequest = component('RunnerHeartbeatRequest', FreeObject('Runner liveness; may carry progress'));
-export const RunnerLogsRequest = component('RunnerLogsRequest', Type.Object(
-  {
-    lines: Type.Array(
-      Type.Object(
-        { stream: Type.String(), text: Type.String(), ts: Type.Optional(Type.String()) },
-        open,
-      ),
-      { maxItems: 10000 },
-    ),
-  },
-  open,
-));
-export const RunnerEventsRequest = component('RunnerEventsRequest', FreeObject('Runner events (payload not shown by the spec)'));
-export const RunnerCompleteRequest = component('RunnerCompleteRequest', Type.Object(
-  {
-    exit_code: Type.Optional(Type.Integer()),
-    error: Type.Optional(Type.String()),
-    outputs: Type.Optional(FreeObject()),
-  },
-  open,
-));
-
 /** Any JSON: webhook payloads come from other systems (`trigger.body`). */
 export const AnyJson = Type.Unknown({ description: 'Any JSON value' });
 

@@ -136,30 +136,6 @@ export const GitSource = component('GitSource', Type.Object(
   { additionalProperties: true, description: 'A git repository synchronized into namespaces' },
 ));
 
-export const RunnerSpec = component('RunnerSpec', Type.Object(
-  {
-    task_run_id: Type.String(),
-    execution_id: Type.String(),
-    flow_id: Type.String(),
-    namespace: Type.String(),
-    task_id: Type.String(),
-    bundle_hash: Type.String(),
-    workdir: Type.String(),
-    attempt: Type.Integer(),
-    command: Type.Array(Type.String()),
-    env: StringMap(),
-    files: Type.Optional(StringMap()),
-    runtime: Type.Optional(Type.String()),
-    limits: Type.Object(
-      { max_artifact_bytes: Type.Integer(), max_bundle_bytes: Type.Integer() },
-      { additionalProperties: true },
-    ),
-    mask_values: Type.Array(Type.String(), { description: 'Values the runner masks in logs' }),
-    timeout_seconds: Type.Integer(),
-  },
-  { additionalProperties: true, description: 'What the runner needs to run one task run' },
-));
-
 export const LogLine = component('LogLine', Type.Object(
   {
     task_run_id: Type.String(),

@@ -2,7 +2,7 @@
 // tests of createHttpTransport and `svc exec`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Completion, LogLine, RunnerSpec } from '../../src/index.js';
+import type { Completion, LogLine, RunnerSpec } from '../index.js';
 
 export type Route = 'spec' | 'bundle' | 'heartbeat' | 'logs' | 'artifacts' | 'complete';
 

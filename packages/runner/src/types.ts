@@ -1,48 +1,21 @@
+// The runner protocol's shapes and the transport seam: the same `runTask`
+// runs inside the dispatcher process (direct transport, no HTTP) and as `svc
+// exec` in containers (HTTP). The shapes are the wire contract's, declared
+// once in @svc/api-spec (the schemas the gateway validates with); what the
+// runner sends narrows them to what it always sets.
+import type { RunnerCompletion, RunnerHeartbeatResponse, RunnerLogLine, RunnerMetric, RunnerSpec } from '@svc/api-spec';
 import type { SpawnFn } from './process.js';
 import type { BundleCache } from './bundle-cache.js';
 import type { WorkdirPool } from './workdir-pool.js';
 import type { TaskUser } from './task-user.js';
-// The runner protocol's shapes (runner spec, log line, completion) and the
-// transport seam: the same `runTask` runs inside the dispatcher process
-// (direct transport, no HTTP) and as `svc exec` in containers (HTTP).
+
+export type { RunnerSpec };
 
 /** Interpreters a script task may name; see `RUNTIME_CANDIDATES`. */
 export type Runtime = 'python' | 'bash' | 'bun' | 'node';
 
-/** The runner spec (response of runnerGetSpec), exactly the spec's fields. */
-export interface RunnerSpec {
-  task_run_id: string;
-  execution_id: string;
-  /** '' for file runs. */
-  flow_id: string;
-  namespace: string;
-  task_id: string;
-  bundle_hash: string;
-  /** Working directory relative to the bundle root; '' = the root. */
-  workdir: string;
-  attempt: number;
-  /** argv; for script tasks `[file, ...args]` and the runner prefixes the interpreter. */
-  command: string[];
-  /** The task's whole environment (SVC_* ids and the rendered env); PATH and HOME fall back to the runner's own. */
-  env: Record<string, string>;
-  /** Files written before start: path relative to the bundle root → content. */
-  files?: Record<string, string>;
-  /** Interpreter of a script task: 'python' | 'bash' | 'bun' | 'node'. */
-  runtime?: string;
-  limits: {
-    /** Largest artifact uploaded; larger files are skipped with a warning line. 0 or less = no limit. */
-    max_artifact_bytes: number;
-    /** Largest bundle (sum of extracted file sizes); a larger one fails the run. 0 or less = no limit. */
-    max_bundle_bytes: number;
-  };
-  /** Values replaced with *** in every log line. */
-  mask_values: string[];
-  /** Seconds before the task is killed as TIMED_OUT; 0 or less = no timeout. */
-  timeout_seconds: number;
-}
-
-/** One posted log line. */
-export interface LogLine {
+/** One posted log line: a RunnerLogLine with its number and time always set. */
+export interface LogLine extends RunnerLogLine {
   /** 1, 2, 3 … per task run across both streams, no gaps. */
   n: number;
   /** Nanoseconds since the epoch as a decimal string; strictly increasing within a run. */
@@ -52,7 +25,7 @@ export interface LogLine {
   text: string;
 }
 
-export type CompletionState = 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
+export type CompletionState = NonNullable<RunnerCompletion['state']>;
 
 /**
  * Reasons the runner reports: '' on success, `exit_code`, `timeout`, `cancelled`,
@@ -61,21 +34,12 @@ export type CompletionState = 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
  */
 export type CompletionReason = '' | 'exit_code' | 'timeout' | 'cancelled' | 'runtime_not_found' | 'executor_error' | 'instance_shutdown';
 
-export interface Metric {
-  name: string;
-  value: number;
-  tags?: Record<string, string>;
-}
+export type Metric = RunnerMetric;
 
-/** The runner's report at the end of a task run (body of runnerComplete). */
-export interface Completion {
-  state: CompletionState;
+/** The runner's report at the end of a task run (body of runnerComplete), every field set. */
+export interface Completion extends Required<RunnerCompletion> {
   reason: CompletionReason | (string & {});
-  error: string;
-  /** The process's exit code; 128 + signal number when a signal killed it; null when it never ran. */
-  exit_code: number | null;
   outputs: Record<string, unknown>;
-  metrics: Metric[];
 }
 
 /** How the runner talks to the service; HTTP in containers, direct calls inside the dispatcher. */
@@ -84,7 +48,7 @@ export interface RunnerTransport {
   /** tar.gz of the namespace snapshot (empty archive allowed); null when the snapshot has no files. */
   getBundle(): Promise<NodeJS.ReadableStream | null>;
   /** Called every `heartbeatMs`; answering { cancel: true } makes the runner stop the task (SIGTERM, SIGKILL after killDelayMs). */
-  heartbeat(): Promise<{ cancel: boolean }>;
+  heartbeat(): Promise<RunnerHeartbeatResponse>;
   postLogs(lines: LogLine[]): Promise<void>;
   putArtifact(name: string, body: NodeJS.ReadableStream, size: number): Promise<void>;
   complete(c: Completion): Promise<void>;

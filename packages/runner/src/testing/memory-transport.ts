@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import type { Completion, LogLine, RunnerSpec, RunnerTransport } from '../../src/index.js';
+import type { Completion, LogLine, RunnerSpec, RunnerTransport } from '../index.js';
 
 export function makeSpec(overrides: Partial<RunnerSpec> & Pick<RunnerSpec, 'command'>): RunnerSpec {
   const id = overrides.task_run_id ?? `tr-${Math.random().toString(36).slice(2, 10)}`;

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from '../src/testing/index.js';
 
 const root = scratchRoots();
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { BundleCache, BundleTooLargeError, runTask, WorkdirPool } from '../src/index.js';
-import { makeSpec, makeTarGz, MemoryTransport, scratchRoots } from './support/memory-transport.js';
+import { makeSpec, makeTarGz, MemoryTransport, scratchRoots } from '../src/testing/index.js';
 
 const root = scratchRoots();
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { BundleCache, BundleTooLargeError } from '../src/index.js';
-import { makeTarGz, scratchRoots } from './support/memory-transport.js';
+import { makeTarGz, scratchRoots } from '../src/testing/index.js';
 
 const root = scratchRoots();
 

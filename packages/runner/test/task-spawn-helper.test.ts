@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runTask, SpawnHelper } from '../src/index.js';
-import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from './support/memory-transport.js';
+import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from '../src/testing/index.js';
 
 const helper = new SpawnHelper();
 const root = scratchRoots();

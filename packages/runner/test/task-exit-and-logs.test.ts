@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { listDir, makeSpec, MemoryTransport, scratchRoots } from './support/memory-transport.js';
+import { listDir, makeSpec, MemoryTransport, scratchRoots } from '../src/testing/index.js';
 
 const root = scratchRoots();
 

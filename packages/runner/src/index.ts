@@ -22,5 +22,4 @@ export { LineMasker, MASK, maskValuesForLines } from './masker.js';
 export { cutUtf8, LineSplitter, type LineSplitterOptions, MAX_LINE_BYTES } from './lines.js';
 export { parseOutputs, type ParsedOutputs } from './outputs.js';
 export { RUNTIME_CANDIDATES } from './resolve.js';
-export { parseExecArgs, type ExecArgs, EXEC_USAGE } from './args.js';
-export { BundleTooLargeError, CompletionDeliveryError, PrepareError, RunnerHttpError, UnsafePathError } from './errors.js';
+export { BundleTooLargeError, CompletionDeliveryError, errorMessage, PrepareError, RunnerHttpError, UnsafePathError } from './errors.js';

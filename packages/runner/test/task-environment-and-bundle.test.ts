@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runTask } from '../src/index.js';
-import { listDir, makeSpec, makeTarGz, MemoryTransport, scratchRoots } from './support/memory-transport.js';
+import { listDir, makeSpec, makeTarGz, MemoryTransport, scratchRoots } from '../src/testing/index.js';
 
 const root = scratchRoots();
 
