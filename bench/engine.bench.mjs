@@ -67,7 +67,9 @@ export async function run() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-engine-'));
   fs.chmodSync(dir, 0o755);
   const stampDir = path.join(dir, 'stamps');
-  fs.mkdirSync(stampDir, { mode: 0o777 });
+  fs.mkdirSync(stampDir);
+  // Tasks run as SVC_TASK_USER (nobody) when the benchmark runs as root: they must be able to write their stamps (the umask would take o+w off a mode given to mkdir).
+  fs.chmodSync(stampDir, 0o1777);
   const cluster = await startPostgresKeeper(path.join(dir, 'pg'), {
     database: SVC_DB,
     ephemeral: true,
