@@ -119,7 +119,7 @@ export interface DispatcherEnv {
  */
 export async function startDispatcher(files: Record<string, string>, opts: { clock?: Clock } = {}): Promise<DispatcherEnv> {
   const tdb: TestDatabase = await createTestDatabase();
-  const db = createDb({ url: tdb.url, poolSize: 10, prismaPoolSize: 1 });
+  const db = createDb({ url: tdb.url, poolSize: 10 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-dispatcher-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const now = () => new Date();
