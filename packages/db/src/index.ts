@@ -35,3 +35,4 @@ export {
 } from './sql/schedule-fires.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
+export { readSetting } from './settings.js';
