@@ -4,7 +4,8 @@
 import { newId, prismaOf, type PrismaClient, type PrismaDb } from '@svc/db';
 import type pg from 'pg';
 import { generatePassword, hashPassword } from './passwords.js';
-import { lockBootstrapAdmin, lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
+import { insertFirstUser } from './sql/bootstrap-admin.js';
+import { lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
 
 export const ROLES = ['viewer', 'operator', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -166,14 +167,10 @@ export async function setPassword(db: IdentityDb, id: string, password: string, 
 /**
  * Creates the first admin when no user exists yet (at start-up, from
  * SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or a generated one). Safe when several
- * instances start at once: one transaction-level lock, one check, one insert.
- * Returns the user when this call created it.
+ * instances start at once: one transaction-level lock, one check, one insert
+ * (sql/bootstrap-admin.ts). Returns the user when this call created it.
  */
-export async function bootstrapAdmin(db: pg.Pool | PrismaClient, admin: { email: string; password: string }, now: Date): Promise<UserRow | null> {
-  return (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
-    await lockBootstrapAdmin(tx);
-    if (await tx.user.findFirst({ select: { id: true } })) return null;
-    const { user } = await createUser(tx, { email: admin.email, role: 'admin', password: admin.password, name: 'Administrator' }, now);
-    return user;
-  });
+export async function bootstrapAdmin(pool: pg.Pool, admin: { email: string; password: string }, now: Date): Promise<UserRow | null> {
+  const passwordHash = await hashPassword(admin.password);
+  return insertFirstUser(pool, { email: normalizeEmail(admin.email), name: 'Administrator', passwordHash, role: 'admin', now });
 }

@@ -3,11 +3,6 @@
 // locks, so these few statements are written by hand.
 import type { PrismaDb } from '@svc/db';
 
-/** Serializes the creation of the first admin across instances starting at once. */
-export async function lockBootstrapAdmin(tx: PrismaDb): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('svc-bootstrap-admin', 0))`;
-}
-
 /** Locks one user row; false when there is none. */
 export async function lockUser(tx: PrismaDb, id: string): Promise<boolean> {
   return (await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${id} FOR UPDATE`) > 0;
