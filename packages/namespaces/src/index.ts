@@ -8,3 +8,4 @@ export { findFlow, findFlowRevision, listFlowRevisions, listFlows, setFlowEnable
 export { boundedPatch, diffVersions, isText, MAX_DIFF_BYTES, loadManifest, readFile, resolveVersion, type FileDiff, type FileRead, type ResolvedVersion } from './read.js';
 export { ensureBundle, bundleKey, SnapshotNotFoundError, type BundleInfo } from './bundle.js';
 export { parseNamespaceFile, validateNamespaceFile, type NamespaceFile } from './namespace-file.js';
+export { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists, type WebhookKeyRow, type WebhookKeyWrite } from './webhook-keys.js';
