@@ -5,3 +5,4 @@ export * from './login-limits.js';
 export * from './users.js';
 export * from './tokens.js';
 export * from './sessions.js';
+export * from './sql/credentials.js';
