@@ -34,7 +34,7 @@ export async function startTestGateway(opts: {
   const tdb = opts.databaseUrl || opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
-  const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4, prismaPoolSize: 2 });
+  const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now });

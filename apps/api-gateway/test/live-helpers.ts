@@ -34,7 +34,7 @@ export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Re
   const tdb = opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
-  const db = createDb({ url: opts.shareWith?.db.url ?? tdb!.url, poolSize: 6, prismaPoolSize: 2 });
+  const db = createDb({ url: opts.shareWith?.db.url ?? tdb!.url, poolSize: 6 });
   const storage = opts.shareWith?.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });

@@ -13,5 +13,5 @@ export async function openDatabase(io: CommandIo) {
     url = readEmbeddedConnection(path.join(dataDir, 'postgres'))?.url;
     if (!url) throw new Error(`SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir} (start it with npm start)`);
   }
-  return createDb({ url, poolSize: 2, prismaPoolSize: 1, applicationName: 'svc-cli' });
+  return createDb({ url, poolSize: 2, applicationName: 'svc-cli' });
 }

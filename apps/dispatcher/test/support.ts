@@ -129,7 +129,7 @@ export async function startDispatcher(
 ): Promise<DispatcherEnv> {
   const tdb: TestDatabase | undefined = opts.databaseUrl ? undefined : await createTestDatabase();
   const url = opts.databaseUrl ?? tdb!.url;
-  const db = createDb({ url, poolSize: 10, prismaPoolSize: 1 });
+  const db = createDb({ url, poolSize: 10 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-dispatcher-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const now = () => new Date();

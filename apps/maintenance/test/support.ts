@@ -25,7 +25,7 @@ export interface TestEnv {
 
 export async function setupEnv(): Promise<TestEnv> {
   const tdb = await createTestDatabase();
-  const db = createDb({ url: tdb.url, poolSize: 8, prismaPoolSize: 1 });
+  const db = createDb({ url: tdb.url, poolSize: 8 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-maint-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const { logger, lines } = createTestLogger({ level: 'debug' });

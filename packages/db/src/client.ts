@@ -1,13 +1,17 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaClient } from './generated/prisma/client.js';
+import { Prisma, PrismaClient } from './generated/prisma/client.js';
 
-export { PrismaClient };
+export { Prisma, PrismaClient };
+
+/** Prisma for ordinary reads and writes: the client, or the client of an interactive transaction. */
+export type PrismaDb = PrismaClient | Prisma.TransactionClient;
 
 /**
  * The database handle every app receives: Prisma for ordinary reads and
- * writes, and a plain pg pool for the hand-written SQL in `sql/` (claims,
- * leases, LISTEN/NOTIFY).
+ * writes, and the pool it runs on for the hand-written SQL in `sql/` (claims,
+ * leases, the engine's hot path, LISTEN/NOTIFY). One pool serves both, so
+ * `poolSize` is the process's whole budget of connections.
  */
 export interface Db {
   prisma: PrismaClient;
@@ -19,12 +23,49 @@ export interface Db {
 export interface DbOptions {
   /** Connection string of the PostgreSQL database. */
   url: string;
-  /** Connections in the raw pool. Default 10. */
+  /** Connections in the pool that Prisma and the hand-written SQL share. Default 10. */
   poolSize?: number;
-  /** Connections Prisma's adapter may open. Default 10. */
-  prismaPoolSize?: number;
   /** Name reported in pg_stat_activity. Default `svc`. */
   applicationName?: string;
+}
+
+/** As long as the pool waits for a connection, so a busy pool refuses a Prisma transaction no sooner than a hand-written one. */
+const TRANSACTION_MAX_WAIT_MS = 10_000;
+/**
+ * Prisma's default of 5 s would abort transactions that hash a password
+ * (bootstrapAdmin) on a loaded machine; hand-written transactions have no
+ * limit at all.
+ */
+const TRANSACTION_TIMEOUT_MS = 60_000;
+
+// The Prisma client of each pool: createDb's own, or one made on first use for
+// callers that hold only a pool (the engine passes `pool` to the secret and
+// variable stores, tests build pools of their own). Keyed by the pool, so two
+// Db instances in one process stay apart.
+const clients = new WeakMap<pg.Pool, PrismaClient>();
+
+function prismaOnPool(pool: pg.Pool): PrismaClient {
+  // PrismaPg takes the pool as is (an `instanceof pg.Pool` check): its queries
+  // and transactions check connections out of it, it opens none of its own.
+  return new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS, timeout: TRANSACTION_TIMEOUT_MS } });
+}
+
+/**
+ * Prisma for `db`: itself when it is Prisma already, else the client that
+ * runs on that pool. There is none for a client checked out of the pool: a
+ * hand-written transaction runs hand-written SQL only.
+ */
+export function prismaOf(db: pg.Pool | PrismaDb): PrismaDb {
+  if (!(db instanceof pg.Pool)) {
+    if (typeof (db as { $queryRaw?: unknown }).$queryRaw !== 'function') throw new TypeError('expected a pg.Pool or a Prisma client; a client checked out of the pool runs hand-written SQL only');
+    return db;
+  }
+  let client = clients.get(db);
+  if (!client) {
+    client = prismaOnPool(db);
+    clients.set(db, client);
+  }
+  return client;
 }
 
 export function createDb(opts: DbOptions): Db {
@@ -32,8 +73,7 @@ export function createDb(opts: DbOptions): Db {
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, application_name: applicationName, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
-  const adapter = new PrismaPg({ connectionString: opts.url, max: opts.prismaPoolSize ?? 10, application_name: applicationName, connectionTimeoutMillis: 10_000 });
-  const prisma = new PrismaClient({ adapter });
+  const prisma = prismaOf(pool) as PrismaClient;
   let closed = false;
   return {
     prisma,
@@ -42,7 +82,9 @@ export function createDb(opts: DbOptions): Db {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([prisma.$disconnect(), pool.end()]);
+      // Prisma does not end a pool it was given; the pool goes last.
+      await prisma.$disconnect().catch(() => undefined);
+      await pool.end();
     },
   };
 }

@@ -1,4 +1,4 @@
-export { createDb, PrismaClient, type Db, type DbOptions } from './client.js';
+export { createDb, prismaOf, Prisma, PrismaClient, type Db, type DbOptions, type PrismaDb } from './client.js';
 export { newId } from './ids.js';
 export {
   applyMigrations,
@@ -36,3 +36,4 @@ export {
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
+export { readSetting } from './settings.js';

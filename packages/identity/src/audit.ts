@@ -1,7 +1,8 @@
 // The audit log: one helper writes every event, so every operation that must
 // leave a trace (logins, tokens, users, secrets, execution actions) writes the
 // same shape.
-import { newId, type Queryable } from '@svc/db';
+import { newId, prismaOf, type Prisma } from '@svc/db';
+import type { IdentityDb } from './users.js';
 
 export interface AuditActor {
   /** User id; null for anonymous actors (a failed login). */
@@ -21,14 +22,23 @@ export interface AuditRecord {
   at: Date;
 }
 
-/** Appends one audit event; run it in the transaction of the change it records when there is one. */
-export async function recordAudit(db: Queryable, e: AuditRecord): Promise<string> {
+/** Appends one audit event; pass the Prisma transaction of the change it records when there is one. */
+export async function recordAudit(db: IdentityDb, e: AuditRecord): Promise<string> {
   const id = newId();
-  await db.query(
-    `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [id, e.at, e.actor.id, e.actor.type, e.action, e.targetType ?? '', e.targetId ?? '', e.ip ?? '', e.requestId ?? '', JSON.stringify(e.details ?? {})],
-  );
+  await prismaOf(db).auditEvent.create({
+    data: {
+      id,
+      at: e.at,
+      actorId: e.actor.id,
+      actorType: e.actor.type,
+      action: e.action,
+      targetType: e.targetType ?? '',
+      targetId: e.targetId ?? '',
+      ip: e.ip ?? '',
+      requestId: e.requestId ?? '',
+      details: (e.details ?? {}) as Prisma.InputJsonObject,
+    },
+  });
   return id;
 }
 
@@ -57,24 +67,34 @@ export interface AuditRow {
 }
 
 /** Newest first; one row more than `limit` tells the caller another page follows. */
-export async function listAudit(db: Queryable, q: AuditQuery): Promise<AuditRow[]> {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  const arg = (v: unknown) => {
-    args.push(v);
-    return `$${args.length}`;
-  };
-  if (q.action) where.push(`a.action = ${arg(q.action)}`);
-  if (q.actorId) where.push(`a.actor_id = ${arg(q.actorId)}`);
-  if (q.from) where.push(`a.at >= ${arg(q.from)}`);
-  if (q.to) where.push(`a.at < ${arg(q.to)}`);
-  if (q.after) where.push(`(a.at, a.id) < (${arg(q.after.at)}::timestamptz, ${arg(q.after.id)})`);
-  const r = await db.query<AuditRow>(
-    `SELECT a.id, a.at, a.actor_id, a.actor_type, u.email AS actor_email, a.action, a.target_type, a.target_id, a.ip, a.request_id, a.details
-     FROM audit_events a LEFT JOIN users u ON u.id = a.actor_id
-     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY a.at DESC, a.id DESC LIMIT ${arg(q.limit + 1)}`,
-    args,
-  );
-  return r.rows;
+export async function listAudit(db: IdentityDb, q: AuditQuery): Promise<AuditRow[]> {
+  const prisma = prismaOf(db);
+  const at = q.after ? new Date(q.after.at) : undefined;
+  const rows = await prisma.auditEvent.findMany({
+    where: {
+      ...(q.action ? { action: q.action } : {}),
+      ...(q.actorId ? { actorId: q.actorId } : {}),
+      ...(q.from || q.to ? { at: { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lt: q.to } : {}) } } : {}),
+      ...(q.after ? { OR: [{ at: { lt: at } }, { at, id: { lt: q.after.id } }] } : {}),
+    },
+    orderBy: [{ at: 'desc' }, { id: 'desc' }],
+    take: q.limit + 1,
+  });
+  // Actors are shown by email; audit rows keep only the id (a deleted user's events stay).
+  const actorIds = [...new Set(rows.map((r) => r.actorId).filter((x): x is string => x !== null))];
+  const users = actorIds.length ? await prisma.user.findMany({ where: { id: { in: actorIds } }, select: { id: true, email: true } }) : [];
+  const emails = new Map(users.map((u) => [u.id, u.email]));
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.at,
+    actor_id: r.actorId,
+    actor_type: r.actorType,
+    actor_email: r.actorId === null ? null : (emails.get(r.actorId) ?? null),
+    action: r.action,
+    target_type: r.targetType,
+    target_id: r.targetId,
+    ip: r.ip,
+    request_id: r.requestId,
+    details: r.details as Record<string, unknown>,
+  }));
 }

@@ -1,10 +1,11 @@
 // Users: creation, role and status changes with the last-admin rule, password
-// resets. Used by the API and by the CLI's recovery commands alike.
-import { inTransaction, newId, type Queryable } from '@svc/db';
-
-export { inTransaction };
+// resets. Used by the API and by the CLI's recovery commands alike. Ordinary
+// reads and writes through Prisma; the last-admin rule locks rows (sql/locks.ts).
+import { newId, prismaOf, type PrismaClient, type PrismaDb } from '@svc/db';
 import type pg from 'pg';
 import { generatePassword, hashPassword } from './passwords.js';
+import { insertFirstUser } from './sql/bootstrap-admin.js';
+import { lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
 
 export const ROLES = ['viewer', 'operator', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -55,18 +56,52 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-const USER_COLUMNS = 'id, email, display_name, password_hash, role, disabled, must_change_password, created_at, last_login_at';
+/** A pool (its Prisma client runs on it) or Prisma itself, possibly inside a transaction. */
+export type IdentityDb = pg.Pool | PrismaDb;
 
-export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | null> {
-  const r = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE email = $1`, [normalizeEmail(email)]);
-  return r.rows[0] ?? null;
+type UserModel = Awaited<ReturnType<PrismaClient['user']['findUniqueOrThrow']>>;
+
+/** The row shape the API and the CLI use (column names, as before Prisma). */
+export function userRow(u: UserModel): UserRow {
+  return {
+    id: u.id,
+    email: u.email,
+    display_name: u.displayName,
+    password_hash: u.passwordHash,
+    role: u.role as Role,
+    disabled: u.disabled,
+    must_change_password: u.mustChangePassword,
+    created_at: u.createdAt,
+    last_login_at: u.lastLoginAt,
+  };
 }
 
-export async function findUserById(db: Queryable, id: string): Promise<UserRow | null> {
-  const r = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
-  return r.rows[0] ?? null;
+export async function findUserByEmail(db: IdentityDb, email: string): Promise<UserRow | null> {
+  const u = await prismaOf(db).user.findUnique({ where: { email: normalizeEmail(email) } });
+  return u ? userRow(u) : null;
 }
 
+export async function findUserById(db: IdentityDb, id: string): Promise<UserRow | null> {
+  const u = await prismaOf(db).user.findUnique({ where: { id } });
+  return u ? userRow(u) : null;
+}
+
+/** Users by email; one row more than `limit` tells the caller another page follows. */
+export async function listUsers(db: IdentityDb, q: { limit: number; afterEmail?: string }): Promise<UserRow[]> {
+  const rows = await prismaOf(db).user.findMany({ where: q.afterEmail === undefined ? {} : { email: { gt: q.afterEmail } }, orderBy: { email: 'asc' }, take: q.limit + 1 });
+  return rows.map(userRow);
+}
+
+/** The id of the user with this id or (case-insensitive) email, if any: how the audit log's `actor` filter names a user. */
+export async function findUserIdByIdOrEmail(db: IdentityDb, idOrEmail: string): Promise<string | undefined> {
+  const u = await prismaOf(db).user.findFirst({ where: { OR: [{ id: idOrEmail }, { email: idOrEmail.toLowerCase() }] }, select: { id: true } });
+  return u?.id;
+}
+
+/** Sets a user's own display name (updateMe). */
+export async function setDisplayName(db: IdentityDb, id: string, name: string, now: Date): Promise<void> {
+  await prismaOf(db).user.updateMany({ where: { id }, data: { displayName: name, updatedAt: now } });
+}
 
 export interface NewUser {
   email: string;
@@ -77,25 +112,18 @@ export interface NewUser {
   mustChangePassword?: boolean;
 }
 
-export async function createUser(db: Queryable, u: NewUser, now: Date): Promise<{ user: UserRow; temporaryPassword?: string }> {
+export async function createUser(db: IdentityDb, u: NewUser, now: Date): Promise<{ user: UserRow; temporaryPassword?: string }> {
   const temporaryPassword = u.password === undefined ? generatePassword() : undefined;
   const hash = await hashPassword(u.password ?? temporaryPassword!);
   const email = normalizeEmail(u.email);
-  const r = await db.query<UserRow>(
-    `INSERT INTO users (id, email, display_name, password_hash, role, must_change_password, created_at, updated_at, password_changed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)
-     ON CONFLICT (email) DO NOTHING
-     RETURNING ${USER_COLUMNS}`,
-    [newId(), email, u.name ?? '', hash, u.role, u.mustChangePassword ?? temporaryPassword !== undefined, now],
-  );
-  if (!r.rows[0]) throw new EmailTakenError(email);
-  return { user: r.rows[0], ...(temporaryPassword ? { temporaryPassword } : {}) };
-}
-
-/** Enabled admins other than `exceptId`, counted under a lock so two concurrent demotions cannot both pass. */
-async function otherEnabledAdmins(c: pg.PoolClient, exceptId: string): Promise<number> {
-  const r = await c.query(`SELECT id FROM users WHERE role = 'admin' AND NOT disabled AND id <> $1 FOR UPDATE`, [exceptId]);
-  return r.rowCount ?? 0;
+  // skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: a taken email returns no row
+  // instead of failing, so a caller's transaction stays usable.
+  const [row] = await prismaOf(db).user.createManyAndReturn({
+    data: [{ id: newId(), email, displayName: u.name ?? '', passwordHash: hash, role: u.role, mustChangePassword: u.mustChangePassword ?? temporaryPassword !== undefined, createdAt: now, updatedAt: now, passwordChangedAt: now }],
+    skipDuplicates: true,
+  });
+  if (!row) throw new EmailTakenError(email);
+  return { user: userRow(row), ...(temporaryPassword ? { temporaryPassword } : {}) };
 }
 
 export interface UserChange {
@@ -109,22 +137,17 @@ export interface UserChange {
  * enabled admin. Disabling a user ends their sessions. Returns the user before
  * and after.
  */
-export async function updateUser(pool: pg.Pool, id: string, change: UserChange, now: Date): Promise<{ before: UserRow; after: UserRow }> {
-  return inTransaction(pool, async (c) => {
-    const before = (await c.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1 FOR UPDATE`, [id])).rows[0];
-    if (!before) throw new UserNotFoundError(id);
+export async function updateUser(db: pg.Pool | PrismaClient, id: string, change: UserChange, now: Date): Promise<{ before: UserRow; after: UserRow }> {
+  return (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
+    if (!(await lockUser(tx, id))) throw new UserNotFoundError(id);
+    const before = userRow(await tx.user.findUniqueOrThrow({ where: { id } }));
     const role = change.role ?? before.role;
     const disabled = change.disabled ?? before.disabled;
     const wasActiveAdmin = before.role === 'admin' && !before.disabled;
     const staysActiveAdmin = role === 'admin' && !disabled;
-    if (wasActiveAdmin && !staysActiveAdmin && (await otherEnabledAdmins(c, id)) === 0) throw new LastAdminError();
-    const after = (
-      await c.query<UserRow>(
-        `UPDATE users SET role = $2, disabled = $3, display_name = COALESCE($4, display_name), updated_at = $5 WHERE id = $1 RETURNING ${USER_COLUMNS}`,
-        [id, role, disabled, change.name ?? null, now],
-      )
-    ).rows[0]!;
-    if (disabled && !before.disabled) await c.query(`DELETE FROM sessions WHERE user_id = $1`, [id]);
+    if (wasActiveAdmin && !staysActiveAdmin && (await lockOtherEnabledAdmins(tx, id)) === 0) throw new LastAdminError();
+    const after = userRow(await tx.user.update({ where: { id }, data: { role, disabled, ...(change.name !== undefined ? { displayName: change.name } : {}), updatedAt: now } }));
+    if (disabled && !before.disabled) await tx.session.deleteMany({ where: { userId: id } });
     return { before, after };
   });
 }
@@ -133,25 +156,21 @@ export async function updateUser(pool: pg.Pool, id: string, change: UserChange, 
  * Sets a user's password. `temporary`: the user must change it at next login
  * (403 password_change_required elsewhere), and every session of theirs ends.
  */
-export async function setPassword(db: Queryable, id: string, password: string, opts: { temporary: boolean; now: Date; keepSessionId?: string }): Promise<void> {
+export async function setPassword(db: IdentityDb, id: string, password: string, opts: { temporary: boolean; now: Date; keepSessionId?: string }): Promise<void> {
   const hash = await hashPassword(password);
-  const r = await db.query(`UPDATE users SET password_hash = $2, must_change_password = $3, password_changed_at = $4, updated_at = $4 WHERE id = $1`, [id, hash, opts.temporary, opts.now]);
-  if (!r.rowCount) throw new UserNotFoundError(id);
-  await db.query(`DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2`, [id, opts.keepSessionId ?? null]);
+  const prisma = prismaOf(db);
+  const r = await prisma.user.updateMany({ where: { id }, data: { passwordHash: hash, mustChangePassword: opts.temporary, passwordChangedAt: opts.now, updatedAt: opts.now } });
+  if (!r.count) throw new UserNotFoundError(id);
+  await prisma.session.deleteMany({ where: { userId: id, ...(opts.keepSessionId !== undefined ? { id: { not: opts.keepSessionId } } : {}) } });
 }
 
 /**
  * Creates the first admin when no user exists yet (at start-up, from
  * SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or a generated one). Safe when several
- * instances start at once: one transaction-level lock, one check, one insert.
- * Returns the user when this call created it.
+ * instances start at once: one transaction-level lock, one check, one insert
+ * (sql/bootstrap-admin.ts). Returns the user when this call created it.
  */
 export async function bootstrapAdmin(pool: pg.Pool, admin: { email: string; password: string }, now: Date): Promise<UserRow | null> {
-  return inTransaction(pool, async (c) => {
-    await c.query(`SELECT pg_advisory_xact_lock(hashtextextended('svc-bootstrap-admin', 0))`);
-    const any = await c.query(`SELECT 1 FROM users LIMIT 1`);
-    if (any.rowCount) return null;
-    const { user } = await createUser(c, { email: admin.email, role: 'admin', password: admin.password, name: 'Administrator' }, now);
-    return user;
-  });
+  const passwordHash = await hashPassword(admin.password);
+  return insertFirstUser(pool, { email: normalizeEmail(admin.email), name: 'Administrator', passwordHash, role: 'admin', now });
 }

@@ -1,9 +1,14 @@
-// Namespace rows: create (with any missing parents), list as a tree, get, delete.
+// Namespace rows: create (with any missing parents), list as a tree, get,
+// delete. Ordinary reads and writes through Prisma; the delete locks the row
+// and the list orders by byte order, which Prisma Client cannot say, so those
+// two statements are written by hand (sql/namespaces.ts).
+import { prismaOf, type PrismaClient, type PrismaDb } from '@svc/db';
 import type pg from 'pg';
-import type { Queryable } from '@svc/db';
 import { NamespaceBusyError, NamespaceExistsError, NamespaceNotFoundError } from './errors.js';
+import type { NamespacesDb } from './flows.js';
 import { parentNamespaces } from './paths.js';
-import { inTransaction } from './save.js';
+import type { VersionRow } from './save.js';
+import { listNamespaceNamesInTreeOrder, lockNamespace } from './sql/namespaces.js';
 
 export interface NamespaceRow {
   name: string;
@@ -24,65 +29,89 @@ export interface NamespaceInfo extends NamespaceRow {
 
 const parentOf = (name: string) => (name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : null);
 
+type NamespaceModel = { name: string; description: string; headVersion: number; createdBy: string; createdAt: Date; updatedAt: Date };
+
+function namespaceRow(n: NamespaceModel): NamespaceRow {
+  return { name: n.name, description: n.description, head_version: n.headVersion, created_by: n.createdBy, created_at: n.createdAt, updated_at: n.updatedAt };
+}
+
+export async function namespaceExists(db: NamespacesDb, name: string): Promise<boolean> {
+  return (await prismaOf(db).namespace.findUnique({ where: { name }, select: { name: true } })) !== null;
+}
+
 /**
  * Creates a namespace; parents that do not exist yet are created too (`a.b.c`
  * makes `a` and `a.b`), so the tree has no holes. 409 when it exists.
  */
-export async function createNamespace(pool: pg.Pool, n: { name: string; description?: string; createdBy: string; now: Date }): Promise<NamespaceRow> {
-  return inTransaction(pool, async (c) => {
-    for (const p of parentNamespaces(n.name).reverse()) {
-      await c.query(`INSERT INTO namespaces (name, created_by, created_at, updated_at) VALUES ($1, $2, $3, $3) ON CONFLICT (name) DO NOTHING`, [p, n.createdBy, n.now]);
-    }
-    const r = await c.query<NamespaceRow>(
-      `INSERT INTO namespaces (name, description, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-       ON CONFLICT (name) DO NOTHING RETURNING name, description, head_version, created_by, created_at, updated_at`,
-      [n.name, n.description ?? '', n.createdBy, n.now],
-    );
-    if (!r.rows[0]) throw new NamespaceExistsError(n.name);
-    return r.rows[0];
+export async function createNamespace(db: pg.Pool | PrismaClient, n: { name: string; description?: string; createdBy: string; now: Date }): Promise<NamespaceRow> {
+  return (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
+    // skipDuplicates is ON CONFLICT DO NOTHING: existing parents stay as they are.
+    const parents = parentNamespaces(n.name).reverse();
+    if (parents.length) await tx.namespace.createMany({ data: parents.map((p) => ({ name: p, createdBy: n.createdBy, createdAt: n.now, updatedAt: n.now })), skipDuplicates: true });
+    const [row] = await tx.namespace.createManyAndReturn({
+      data: [{ name: n.name, description: n.description ?? '', createdBy: n.createdBy, createdAt: n.now, updatedAt: n.now }],
+      skipDuplicates: true,
+    });
+    if (!row) throw new NamespaceExistsError(n.name);
+    return namespaceRow(row);
   });
 }
 
-async function describe(db: Queryable, rows: NamespaceRow[]): Promise<NamespaceInfo[]> {
+async function describe(db: PrismaDb, rows: NamespaceRow[]): Promise<NamespaceInfo[]> {
   if (!rows.length) return [];
   const names = rows.map((r) => r.name);
-  const children = await db.query<{ name: string }>(
-    `SELECT name FROM namespaces WHERE ${names.map((_, i) => `(name LIKE $${i + 1} || '.%' AND name NOT LIKE $${i + 1} || '.%.%')`).join(' OR ')} ORDER BY name`,
-    names,
-  );
-  const counts = await db.query<{ name: string; files: number | null; flows: number }>(
-    `SELECT n.name, v.file_count AS files, (SELECT count(*)::int FROM flows f WHERE f.namespace = n.name AND f.deleted_at IS NULL) AS flows
-     FROM namespaces n LEFT JOIN namespace_versions v ON v.id = n.head_version_id WHERE n.name = ANY($1)`,
-    [names],
-  );
-  const byName = new Map(counts.rows.map((r) => [r.name, r]));
+  // Descendants of each; only direct children are kept below.
+  const below = await db.namespace.findMany({ where: { OR: names.map((name) => ({ name: { startsWith: `${name}.` } })) }, select: { name: true }, orderBy: { name: 'asc' } });
+  const counts = await db.namespace.findMany({
+    where: { name: { in: names } },
+    select: { name: true, head: { select: { fileCount: true } }, _count: { select: { flows: { where: { deletedAt: null } } } } },
+  });
+  const byName = new Map(counts.map((r) => [r.name, r]));
   return rows.map((r) => ({
     ...r,
     parent: parentOf(r.name),
     depth: r.name.split('.').length - 1,
-    children: children.rows.map((c) => c.name).filter((c) => parentOf(c) === r.name),
-    file_count: byName.get(r.name)?.files ?? 0,
-    flow_count: byName.get(r.name)?.flows ?? 0,
+    children: below.map((c) => c.name).filter((c) => parentOf(c) === r.name),
+    file_count: byName.get(r.name)?.head?.fileCount ?? 0,
+    flow_count: byName.get(r.name)?._count.flows ?? 0,
   }));
 }
 
-const COLUMNS = 'name, description, head_version, created_by, created_at, updated_at';
-
 /** Namespaces in tree order (a parent before its children), optionally one subtree; paged by name. */
-export async function listNamespaces(db: Queryable, q: { parent?: string; limit: number; after?: string }): Promise<NamespaceInfo[]> {
-  const r = await db.query<NamespaceRow>(
-    `SELECT ${COLUMNS} FROM namespaces
-     WHERE ($1::text IS NULL OR name = $1 OR name LIKE $1 || '.%') AND ($2::text IS NULL OR name > $2)
-     ORDER BY name COLLATE "C" LIMIT $3`,
-    [q.parent ?? null, q.after ?? null, q.limit + 1],
-  );
-  return describe(db, r.rows);
+export async function listNamespaces(db: NamespacesDb, q: { parent?: string; limit: number; after?: string }): Promise<NamespaceInfo[]> {
+  const prisma = prismaOf(db);
+  const names = await listNamespaceNamesInTreeOrder(prisma, { ...q, limit: q.limit + 1 });
+  const rows = await prisma.namespace.findMany({ where: { name: { in: names } } });
+  const byName = new Map(rows.map((r) => [r.name, namespaceRow(r)]));
+  return describe(prisma, names.flatMap((n) => byName.get(n) ?? []));
 }
 
-export async function getNamespace(db: Queryable, name: string): Promise<NamespaceInfo> {
-  const r = await db.query<NamespaceRow>(`SELECT ${COLUMNS} FROM namespaces WHERE name = $1`, [name]);
-  if (!r.rows[0]) throw new NamespaceNotFoundError(name);
-  return (await describe(db, r.rows))[0]!;
+export async function getNamespace(db: NamespacesDb, name: string): Promise<NamespaceInfo> {
+  const prisma = prismaOf(db);
+  const r = await prisma.namespace.findUnique({ where: { name } });
+  if (!r) throw new NamespaceNotFoundError(name);
+  return (await describe(prisma, [namespaceRow(r)]))[0]!;
+}
+
+/** A namespace's versions, newest first; one row more than `limit` tells the caller another page follows. */
+export async function listVersions(db: NamespacesDb, namespace: string, q: { limit: number; beforeVersion?: number }): Promise<VersionRow[]> {
+  const rows = await prismaOf(db).namespaceVersion.findMany({
+    where: { namespace, ...(q.beforeVersion !== undefined ? { version: { lt: q.beforeVersion } } : {}) },
+    orderBy: { version: 'desc' },
+    take: q.limit + 1,
+  });
+  return rows.map((v) => ({
+    id: v.id,
+    namespace: v.namespace,
+    version: v.version!,
+    author: v.author,
+    message: v.message,
+    created_at: v.createdAt,
+    file_count: v.fileCount,
+    manifest_hash: v.manifestHash,
+    snapshot_id: v.snapshotId,
+    git_sha: v.gitSha,
+  }));
 }
 
 /**
@@ -91,22 +120,23 @@ export async function getNamespace(db: Queryable, name: string): Promise<Namespa
  * Executions, snapshots and file contents stay (readable, and cleaned up by
  * retention and storage cleanup).
  */
-export async function deleteNamespace(pool: pg.Pool, name: string): Promise<void> {
-  await inTransaction(pool, async (c) => {
-    const ns = await c.query(`SELECT 1 FROM namespaces WHERE name = $1 FOR UPDATE`, [name]);
-    if (!ns.rowCount) throw new NamespaceNotFoundError(name);
-    const children = await c.query<{ name: string }>(`SELECT name FROM namespaces WHERE name LIKE $1 || '.%' ORDER BY name LIMIT 10`, [name]);
-    if (children.rowCount) throw new NamespaceBusyError(`namespace ${name} has child namespaces (${children.rows.map((r) => r.name).join(', ')}): delete them first`);
-    const running = await c.query<{ id: string; state: string }>(
-      `SELECT id, state FROM executions WHERE namespace = $1 AND state IN ('QUEUED', 'RUNNING', 'CANCELLING') ORDER BY created_at LIMIT 10`,
-      [name],
-    );
-    if (running.rowCount) {
-      throw new NamespaceBusyError(`namespace ${name} has executions that have not ended: ${running.rows.map((r) => `${r.id} (${r.state})`).join(', ')}; cancel them or wait`);
+export async function deleteNamespace(db: pg.Pool | PrismaClient, name: string): Promise<void> {
+  await (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
+    if (!(await lockNamespace(tx, name))) throw new NamespaceNotFoundError(name);
+    const children = await tx.namespace.findMany({ where: { name: { startsWith: `${name}.` } }, select: { name: true }, orderBy: { name: 'asc' }, take: 10 });
+    if (children.length) throw new NamespaceBusyError(`namespace ${name} has child namespaces (${children.map((r) => r.name).join(', ')}): delete them first`);
+    const running = await tx.execution.findMany({
+      where: { namespace: name, state: { in: ['QUEUED', 'RUNNING', 'CANCELLING'] } },
+      select: { id: true, state: true },
+      orderBy: { createdAt: 'asc' },
+      take: 10,
+    });
+    if (running.length) {
+      throw new NamespaceBusyError(`namespace ${name} has executions that have not ended: ${running.map((r) => `${r.id} (${r.state})`).join(', ')}; cancel them or wait`);
     }
-    await c.query(`UPDATE namespaces SET head_version_id = NULL WHERE name = $1`, [name]);
-    await c.query(`DELETE FROM secrets WHERE namespace = $1`, [name]);
-    await c.query(`DELETE FROM variables WHERE namespace = $1`, [name]);
-    await c.query(`DELETE FROM namespaces WHERE name = $1`, [name]);
+    await tx.namespace.update({ where: { name }, data: { headVersionId: null } });
+    await tx.secret.deleteMany({ where: { namespace: name } });
+    await tx.variable.deleteMany({ where: { namespace: name } });
+    await tx.namespace.delete({ where: { name } });
   });
 }

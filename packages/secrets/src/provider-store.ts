@@ -2,12 +2,13 @@
 // are plain JSON; credentials are sealed with the master key, bound to the
 // provider's name, and never leave this module except into a live provider.
 import type { MasterKey } from '@svc/config';
-import type { Queryable } from '@svc/db';
 import { openText, providerCredentialsAad, seal } from './crypto.js';
 import { ProviderConfigError, ProviderExistsError, ProviderNotFoundError } from './errors.js';
 import { PROVIDER_NAME_PATTERN } from './reference.js';
 import { buildProvider, validateProviderSettings, type Settings, type ValidSettings } from './providers/build.js';
 import type { ProviderDeps, SecretProvider } from './providers/types.js';
+import { lockProvider } from './sql/upserts.js';
+import { StoreHandle, type StoreDb } from './store-db.js';
 
 /** A provider as the API shows it: never its credentials. */
 export interface ProviderInfo {
@@ -58,7 +59,38 @@ interface ProviderRow {
   updated_at: Date;
 }
 
-const COLUMNS = `name, type, config, credentials_ciphertext, credentials_nonce, credentials_key_id, enabled, priority, created_at, updated_at`;
+type ProviderModel = {
+  name: string;
+  type: string;
+  config: unknown;
+  credentialsCiphertext: Uint8Array | null;
+  credentialsNonce: Uint8Array | null;
+  credentialsKeyId: string | null;
+  enabled: boolean;
+  priority: number;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+// Prisma returns Bytes as Uint8Array and types its input as one over a plain
+// ArrayBuffer; the crypto works on Buffers.
+const buf = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const bytes = (b: Buffer | null) => (b === null ? null : new Uint8Array(b));
+
+function providerRow(m: ProviderModel): ProviderRow {
+  return {
+    name: m.name,
+    type: m.type,
+    config: m.config as Settings,
+    credentials_ciphertext: buf(m.credentialsCiphertext),
+    credentials_nonce: buf(m.credentialsNonce),
+    credentials_key_id: m.credentialsKeyId,
+    enabled: m.enabled,
+    priority: m.priority,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
 
 function info(r: ProviderRow): ProviderInfo {
   return {
@@ -75,8 +107,8 @@ function info(r: ProviderRow): ProviderInfo {
 }
 
 export interface ProviderStoreOptions {
-  /** A pool, or a client inside the caller's transaction. */
-  db: Queryable;
+  /** The pool or a Prisma client or transaction. */
+  db: StoreDb;
   /** `SVC_MASTER_KEYS`; the first seals credentials. */
   keys: readonly MasterKey[];
   /** Resources of live providers (environment, fetch, timeout). Default: the process's. */
@@ -84,18 +116,18 @@ export interface ProviderStoreOptions {
 }
 
 export class ProviderStore {
-  private readonly db: Queryable;
+  private readonly db: StoreHandle;
   private readonly keys: readonly MasterKey[];
   private readonly deps: ProviderDeps;
 
   constructor(opts: ProviderStoreOptions) {
-    this.db = opts.db;
+    this.db = new StoreHandle(opts.db);
     this.keys = opts.keys;
     this.deps = opts.providerDeps ?? {};
   }
 
   /** Same store on another connection (a transaction's client). */
-  withDb(db: Queryable): ProviderStore {
+  withDb(db: StoreDb): ProviderStore {
     return new ProviderStore({ db, keys: this.keys, providerDeps: this.deps });
   }
 
@@ -110,9 +142,9 @@ export class ProviderStore {
     return JSON.parse(text) as Settings;
   }
 
-  private async row(name: string, lock = false): Promise<ProviderRow | undefined> {
-    const r = await this.db.query<ProviderRow>(`SELECT ${COLUMNS} FROM secret_providers WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [name]);
-    return r.rows[0];
+  private async row(name: string): Promise<ProviderRow | undefined> {
+    const r = await this.db.prisma.secretProvider.findUnique({ where: { name } });
+    return r ? providerRow(r) : undefined;
   }
 
   /**
@@ -125,23 +157,36 @@ export class ProviderStore {
     }
     const s = validateProviderSettings(p.type, p.config ?? {}, p.credentials);
     const sealed = this.sealCredentials(p.name, s);
-    const r = await this.db.query<ProviderRow>(
-      `INSERT INTO secret_providers (name, type, config, credentials_ciphertext, credentials_nonce, credentials_key_id, enabled, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-      [p.name, s.type, JSON.stringify(s.config), sealed.ciphertext, sealed.nonce, sealed.keyId, p.enabled ?? true, now],
-    );
-    if (!r.rows[0]) throw new ProviderExistsError(p.name);
-    return info(r.rows[0]);
+    // skipDuplicates is ON CONFLICT DO NOTHING: a taken name returns no row and leaves the caller's transaction usable.
+    const [created] = await this.db.prisma.secretProvider.createManyAndReturn({
+      data: [
+        {
+          name: p.name,
+          type: s.type,
+          config: s.config as object,
+          credentialsCiphertext: bytes(sealed.ciphertext),
+          credentialsNonce: bytes(sealed.nonce),
+          credentialsKeyId: sealed.keyId,
+          enabled: p.enabled ?? true,
+          createdAt: now,
+          updatedAt: now,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (!created) throw new ProviderExistsError(p.name);
+    return info(providerRow(created));
   }
 
   /**
-   * Replaces the settings given in `change`. Run it in a transaction when
-   * concurrent updates matter: it locks the row.
+   * Replaces the settings given in `change`. Give the store a Prisma
+   * transaction when concurrent updates matter: it locks the row.
    * @throws ProviderNotFoundError, ProviderConfigError, BuiltinProviderDisabledError,
    *   MasterKeyMissingError (kept credentials sealed with a key no longer listed).
    */
   async update(name: string, change: ProviderChange, now = new Date()): Promise<ProviderInfo> {
-    const cur = await this.row(name, true);
+    const locked = await lockProvider(this.db.prisma, name);
+    const cur = locked ? await this.row(name) : undefined;
     if (!cur) throw new ProviderNotFoundError(name);
     const type = change.type ?? cur.type;
     const retyped = type !== cur.type;
@@ -149,19 +194,26 @@ export class ProviderStore {
     const credentials = change.credentials === null ? undefined : (change.credentials ?? (retyped ? undefined : this.openCredentials(cur)));
     const s = validateProviderSettings(type, config, credentials);
     const sealed = this.sealCredentials(name, s);
-    const r = await this.db.query<ProviderRow>(
-      `UPDATE secret_providers SET type = $2, config = $3, credentials_ciphertext = $4, credentials_nonce = $5, credentials_key_id = $6,
-         enabled = $7, updated_at = $8 WHERE name = $1 RETURNING ${COLUMNS}`,
-      [name, s.type, JSON.stringify(s.config), sealed.ciphertext, sealed.nonce, sealed.keyId, change.enabled ?? cur.enabled, now],
-    );
-    if (!r.rows[0]) throw new ProviderNotFoundError(name);
-    return info(r.rows[0]);
+    const r = await this.db.prisma.secretProvider.updateManyAndReturn({
+      where: { name },
+      data: {
+        type: s.type,
+        config: s.config as object,
+        credentialsCiphertext: bytes(sealed.ciphertext),
+        credentialsNonce: bytes(sealed.nonce),
+        credentialsKeyId: sealed.keyId,
+        enabled: change.enabled ?? cur.enabled,
+        updatedAt: now,
+      },
+    });
+    if (!r[0]) throw new ProviderNotFoundError(name);
+    return info(providerRow(r[0]));
   }
 
   /** True when a provider was deleted. */
   async delete(name: string): Promise<boolean> {
-    const r = await this.db.query(`DELETE FROM secret_providers WHERE name = $1`, [name]);
-    return (r.rowCount ?? 0) > 0;
+    const r = await this.db.prisma.secretProvider.deleteMany({ where: { name } });
+    return r.count > 0;
   }
 
   async get(name: string): Promise<ProviderInfo | undefined> {
@@ -171,11 +223,12 @@ export class ProviderStore {
 
   /** By name; one row more than `limit` tells the caller another page follows. */
   async list(opts: { limit: number; afterName?: string }): Promise<ProviderInfo[]> {
-    const r = await this.db.query<ProviderRow>(
-      `SELECT ${COLUMNS} FROM secret_providers WHERE ($1::text IS NULL OR name > $1) ORDER BY name LIMIT $2`,
-      [opts.afterName ?? null, opts.limit + 1],
-    );
-    return r.rows.map(info);
+    const rows = await this.db.prisma.secretProvider.findMany({
+      where: opts.afterName !== undefined ? { name: { gt: opts.afterName } } : {},
+      orderBy: { name: 'asc' },
+      take: opts.limit + 1,
+    });
+    return rows.map((r) => info(providerRow(r)));
   }
 
   /**

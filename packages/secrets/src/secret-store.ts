@@ -2,12 +2,13 @@
 // reference: builtin keys through the namespace, its parents and global;
 // `<provider>:<path>[#field]` through the named provider.
 import type { MasterKey } from '@svc/config';
-import type { Queryable } from '@svc/db';
 import { openText, seal, secretAad } from './crypto.js';
 import { SecretNotFoundError } from './errors.js';
 import type { ProviderStore } from './provider-store.js';
 import { parseSecretReference } from './reference.js';
 import { scopeChain, scopeOf, type SecretScope } from './scope.js';
+import { upsertSecret } from './sql/upserts.js';
+import { StoreHandle, type StoreDb } from './store-db.js';
 
 /** A secret without its value. */
 export interface SecretMeta {
@@ -47,9 +48,15 @@ function meta(r: Omit<SecretRow, 'ciphertext' | 'nonce'>): SecretMeta {
   return { namespace: r.namespace, key: r.key, keyId: r.key_id, createdAt: r.created_at, updatedAt: r.updated_at, updatedBy: r.updated_by };
 }
 
+const META_SELECT = { namespace: true, key: true, keyId: true, createdAt: true, updatedAt: true, updatedBy: true } as const;
+
+function metaOf(r: { namespace: string; key: string; keyId: string; createdAt: Date; updatedAt: Date; updatedBy: string }): SecretMeta {
+  return { namespace: r.namespace, key: r.key, keyId: r.keyId, createdAt: r.createdAt, updatedAt: r.updatedAt, updatedBy: r.updatedBy };
+}
+
 export interface SecretStoreOptions {
-  /** A pool, or a client inside the caller's transaction. */
-  db: Queryable;
+  /** The pool, a Prisma transaction (writes), or a client of a hand-written transaction (resolve). */
+  db: StoreDb;
   /** `SVC_MASTER_KEYS`: the first seals, the stored key id picks the one that opens. */
   keys: readonly MasterKey[];
   /** Where `<provider>:<path>` references go. Default: none (such references are not found). */
@@ -57,18 +64,18 @@ export interface SecretStoreOptions {
 }
 
 export class SecretStore {
-  private readonly db: Queryable;
+  private readonly db: StoreHandle;
   private readonly keys: readonly MasterKey[];
   private readonly providers: ProviderStore | undefined;
 
   constructor(opts: SecretStoreOptions) {
-    this.db = opts.db;
+    this.db = new StoreHandle(opts.db);
     this.keys = opts.keys;
     this.providers = opts.providers;
   }
 
   /** Same store on another connection (a transaction's client). */
-  withDb(db: Queryable): SecretStore {
+  withDb(db: StoreDb): SecretStore {
     return new SecretStore({ db, keys: this.keys, ...(this.providers ? { providers: this.providers.withDb(db) } : {}) });
   }
 
@@ -79,41 +86,31 @@ export class SecretStore {
   async put(namespace: string, key: string, value: string, opts: { by?: string; now?: Date } = {}): Promise<{ created: boolean; secret: SecretMeta }> {
     const s = seal(value, this.keys, secretAad(namespace, key));
     const now = opts.now ?? new Date();
-    const r = await this.db.query<SecretRow & { created: boolean }>(
-      `INSERT INTO secrets (namespace, key, ciphertext, nonce, key_id, created_at, updated_at, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
-       ON CONFLICT (namespace, key) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, nonce = EXCLUDED.nonce, key_id = EXCLUDED.key_id,
-         updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
-       RETURNING namespace, key, key_id, created_at, updated_at, updated_by, (xmax = 0) AS created`,
-      [namespace, key, s.ciphertext, s.nonce, s.keyId, now, opts.by ?? ''],
-    );
-    const row = r.rows[0]!;
+    const row = await upsertSecret(this.db.prisma, { namespace, key, ciphertext: s.ciphertext, nonce: s.nonce, keyId: s.keyId, now, by: opts.by ?? '' });
     return { created: row.created, secret: meta(row) };
   }
 
   /** True when a secret was deleted. */
   async delete(namespace: string, key: string): Promise<boolean> {
-    const r = await this.db.query(`DELETE FROM secrets WHERE namespace = $1 AND key = $2`, [namespace, key]);
-    return (r.rowCount ?? 0) > 0;
+    const r = await this.db.prisma.secret.deleteMany({ where: { namespace, key } });
+    return r.count > 0;
   }
 
   /** Metadata of one scope's secrets by key; one row more than `limit` tells the caller another page follows. */
   async list(namespace: string, opts: { limit: number; afterKey?: string }): Promise<SecretMeta[]> {
-    const r = await this.db.query<SecretRow>(
-      `SELECT namespace, key, key_id, created_at, updated_at, updated_by FROM secrets
-       WHERE namespace = $1 AND ($2::text IS NULL OR key > $2) ORDER BY key LIMIT $3`,
-      [namespace, opts.afterKey ?? null, opts.limit + 1],
-    );
-    return r.rows.map(meta);
+    const rows = await this.db.prisma.secret.findMany({
+      where: { namespace, ...(opts.afterKey !== undefined ? { key: { gt: opts.afterKey } } : {}) },
+      select: META_SELECT,
+      orderBy: { key: 'asc' },
+      take: opts.limit + 1,
+    });
+    return rows.map(metaOf);
   }
 
   /** Metadata of one secret of exactly this scope (no walk to parents). */
   async head(namespace: string, key: string): Promise<SecretMeta | undefined> {
-    const r = await this.db.query<SecretRow>(
-      `SELECT namespace, key, key_id, created_at, updated_at, updated_by FROM secrets WHERE namespace = $1 AND key = $2`,
-      [namespace, key],
-    );
-    return r.rows[0] ? meta(r.rows[0]) : undefined;
+    const r = await this.db.prisma.secret.findUnique({ where: { namespace_key: { namespace, key } }, select: META_SELECT });
+    return r ? metaOf(r) : undefined;
   }
 
   /**
@@ -134,7 +131,7 @@ export class SecretStore {
     }
     const scopes = scopeChain(namespace);
     // One query for the whole chain; the most specific scope wins.
-    const r = await this.db.query<SecretRow>(
+    const r = await this.db.sql.query<SecretRow>(
       `SELECT namespace, key, ciphertext, nonce, key_id FROM secrets WHERE key = $1 AND namespace = ANY($2::text[])
        ORDER BY length(namespace) DESC LIMIT 1`,
       [ref.key, scopes],

@@ -1,8 +1,9 @@
 // Plain variables for `vars` (table `variables`), scoped like secrets.
 // Precedence, highest first (decisions.md, Templates): the flow's own
 // `variables`, the namespace's, each parent's, then global.
-import type { Queryable } from '@svc/db';
 import { scopeChain } from './scope.js';
+import { upsertVariable } from './sql/upserts.js';
+import { StoreHandle, type StoreDb } from './store-db.js';
 
 export interface VariableRecord {
   /** '' for the global scope. */
@@ -28,37 +29,34 @@ function record(r: VariableRow): VariableRecord {
   return { namespace: r.namespace, key: r.key, value: r.value, createdAt: r.created_at, updatedAt: r.updated_at, updatedBy: r.updated_by };
 }
 
-const COLUMNS = `namespace, key, value, created_at, updated_at, updated_by`;
-
 export class VariableStore {
-  /** @param db A pool, or a client inside the caller's transaction. */
-  constructor(private readonly db: Queryable) {}
+  private readonly db: StoreHandle;
+
+  /** @param db The pool, a Prisma transaction (writes), or a client of a hand-written transaction (resolveVars). */
+  constructor(db: StoreDb) {
+    this.db = new StoreHandle(db);
+  }
 
   /** Creates or replaces a variable of one scope ('' = global). */
   async put(namespace: string, key: string, value: string, opts: { by?: string; now?: Date } = {}): Promise<{ created: boolean; variable: VariableRecord }> {
-    const r = await this.db.query<VariableRow & { created: boolean }>(
-      `INSERT INTO variables (namespace, key, value, created_at, updated_at, updated_by) VALUES ($1, $2, $3, $4, $4, $5)
-       ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
-       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
-      [namespace, key, value, opts.now ?? new Date(), opts.by ?? ''],
-    );
-    const row = r.rows[0]!;
+    const row = await upsertVariable(this.db.prisma, { namespace, key, value, now: opts.now ?? new Date(), by: opts.by ?? '' });
     return { created: row.created, variable: record(row) };
   }
 
   /** True when a variable was deleted. */
   async delete(namespace: string, key: string): Promise<boolean> {
-    const r = await this.db.query(`DELETE FROM variables WHERE namespace = $1 AND key = $2`, [namespace, key]);
-    return (r.rowCount ?? 0) > 0;
+    const r = await this.db.prisma.variable.deleteMany({ where: { namespace, key } });
+    return r.count > 0;
   }
 
   /** One scope's variables by key; one row more than `limit` tells the caller another page follows. */
   async list(namespace: string, opts: { limit: number; afterKey?: string }): Promise<VariableRecord[]> {
-    const r = await this.db.query<VariableRow>(
-      `SELECT ${COLUMNS} FROM variables WHERE namespace = $1 AND ($2::text IS NULL OR key > $2) ORDER BY key LIMIT $3`,
-      [namespace, opts.afterKey ?? null, opts.limit + 1],
-    );
-    return r.rows.map(record);
+    const rows = await this.db.prisma.variable.findMany({
+      where: { namespace, ...(opts.afterKey !== undefined ? { key: { gt: opts.afterKey } } : {}) },
+      orderBy: { key: 'asc' },
+      take: opts.limit + 1,
+    });
+    return rows.map((r) => ({ namespace: r.namespace, key: r.key, value: r.value, createdAt: r.createdAt, updatedAt: r.updatedAt, updatedBy: r.updatedBy }));
   }
 
   /**
@@ -68,7 +66,7 @@ export class VariableStore {
    */
   async resolveVars(namespace: string, flowVariables: Readonly<Record<string, string>> = {}): Promise<Record<string, string>> {
     const scopes = scopeChain(namespace);
-    const r = await this.db.query<{ namespace: string; key: string; value: string }>(
+    const r = await this.db.sql.query<{ namespace: string; key: string; value: string }>(
       `SELECT namespace, key, value FROM variables WHERE namespace = ANY($1::text[]) ORDER BY length(namespace), key`,
       [scopes],
     );

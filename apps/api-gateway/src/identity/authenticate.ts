@@ -7,7 +7,7 @@ import { parseCookie } from 'cookie';
 import type { Operation } from '@svc/api-spec';
 import type { Db } from '@svc/db';
 import { forbidden, unauthorized } from '@svc/http';
-import { API_TOKEN_PATTERN, lowerRole, SESSION_TOKEN_PATTERN, sha256, type Role } from '@svc/identity';
+import { API_TOKEN_PATTERN, findSessionCredential, findTokenCredential, lowerRole, SESSION_TOKEN_PATTERN, sha256, touchSession, touchToken, type Role } from '@svc/identity';
 import type { AuthPrincipal } from './principal.js';
 import { originAllowed } from './origin-check.js';
 import { SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
@@ -24,20 +24,6 @@ export interface AuthenticatorDeps {
   now: () => Date;
 }
 
-interface CredentialRow {
-  cred_id: string;
-  cred_role: Role | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  user_id: string;
-  email: string;
-  display_name: string;
-  role: Role;
-  disabled: boolean;
-  must_change_password: boolean;
-}
-
 function bearerToken(header: string): string {
   const m = /^Bearer ([^\s]+)$/.exec(header);
   if (!m || !API_TOKEN_PATTERN.test(m[1]!)) throw unauthorized('invalid credential');
@@ -48,18 +34,11 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db } = deps;
 
   async function byToken(token: string): Promise<AuthPrincipal> {
-    const r = await db.pool.query<CredentialRow>({
-      name: 'svc-auth-token',
-      text: `SELECT t.id AS cred_id, t.role AS cred_role, t.expires_at, t.revoked_at, t.last_used_at,
-              u.id AS user_id, u.email, u.display_name, u.role, u.disabled, u.must_change_password
-       FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
-      values: [sha256(token)],
-    });
-    const row = r.rows[0];
+    const row = await findTokenCredential(db.pool, sha256(token));
     const now = deps.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now) || row.disabled) throw unauthorized('invalid credential');
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-      await db.pool.query(`UPDATE api_tokens SET last_used_at = $2 WHERE id = $1`, [row.cred_id, now]);
+      await touchToken(db.pool, row.cred_id, now);
     }
     return {
       role: lowerRole(row.cred_role as Role, row.role),
@@ -75,19 +54,13 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
   async function bySession(token: string, res: Response): Promise<AuthPrincipal> {
     if (!SESSION_TOKEN_PATTERN.test(token)) throw unauthorized('invalid credential');
-    const r = await db.pool.query<CredentialRow>(
-      `SELECT s.id AS cred_id, NULL AS cred_role, s.expires_at, NULL AS revoked_at, s.last_used_at,
-              u.id AS user_id, u.email, u.display_name, u.role, u.disabled, u.must_change_password
-       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1`,
-      [sha256(token)],
-    );
-    const row = r.rows[0];
+    const row = await findSessionCredential(db.pool, sha256(token));
     const now = deps.now();
     if (!row || !row.expires_at || row.expires_at <= now || row.disabled) throw unauthorized('invalid credential');
     // Sliding lifetime: each use extends the session to SVC_SESSION_TTL from now
     // (written at most once a minute), and the cookie is refreshed to match.
     if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-      await db.pool.query(`UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1`, [row.cred_id, now, new Date(now.getTime() + deps.sessionTtlMs)]);
+      await touchSession(db.pool, row.cred_id, now, new Date(now.getTime() + deps.sessionTtlMs));
       setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
     }
     return {

@@ -4,7 +4,7 @@
 // status lists the object store within a time budget and adds the record the
 // maintenance lease holder writes after each storage cleanup.
 import type { Db } from '@svc/db';
-import { listInstances, type InstanceRow } from '@svc/db';
+import { listInstances, readSetting, type InstanceRow } from '@svc/db';
 import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -94,9 +94,9 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
     async getStorageStatus() {
       const [scan, setting] = await Promise.all([
         scanStore(deps.storage, deps.scanBudgetMs ?? STORAGE_SCAN_BUDGET_MS),
-        deps.db.pool.query<{ value: string }>(`SELECT value FROM settings WHERE key = $1`, [STORAGE_CLEANUP_SETTING]),
+        readSetting(deps.db.prisma, STORAGE_CLEANUP_SETTING),
       ]);
-      const last = parseRecord(setting.rows[0]?.value);
+      const last = parseRecord(setting);
       const startedAt = typeof last?.started_at === 'string' ? Date.parse(last.started_at) : NaN;
       const total = Object.values(scan.by_kind).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 });
       return {

@@ -1,7 +1,7 @@
 // listAuditEvents, and the actor/IP/request fields every audited handler passes.
 import type { Db } from '@svc/db';
 import { encodeCursor, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { listAudit, type AuditActor } from '@svc/identity';
+import { findUserIdByIdOrEmail, listAudit, type AuditActor } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 
 /** The audit fields of a request: its principal as actor, client IP, request id. */
@@ -19,10 +19,7 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
     async listAuditEvents({ query, cursor }) {
       const q = query as { limit: number; action?: string; actor?: string; from?: string; to?: string };
       let actorId: string | undefined;
-      if (q.actor) {
-        const r = await deps.db.pool.query<{ id: string }>(`SELECT id FROM users WHERE id = $1 OR email = lower($1)`, [q.actor]);
-        actorId = r.rows[0]?.id ?? q.actor;
-      }
+      if (q.actor) actorId = (await findUserIdByIdOrEmail(deps.db.prisma, q.actor)) ?? q.actor;
       const date = (v: string | undefined, field: string) => {
         if (v === undefined) return undefined;
         const d = new Date(v);
@@ -30,7 +27,7 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
         return d;
       };
       const after = cursor as { at: string; id: string } | undefined;
-      const rows = await listAudit(deps.db.pool, { action: q.action, actorId, from: date(q.from, 'from'), to: date(q.to, 'to'), limit: q.limit, after });
+      const rows = await listAudit(deps.db.prisma, { action: q.action, actorId, from: date(q.from, 'from'), to: date(q.to, 'to'), limit: q.limit, after });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {

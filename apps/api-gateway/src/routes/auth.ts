@@ -7,11 +7,15 @@ import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import { rateLimited, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import {
+  createSession,
+  deleteOtherSessions,
+  deleteSession,
   findUserByEmail,
   generateSessionToken,
   normalizeEmail,
   passwordProblem,
   recordAudit,
+  setDisplayName,
   setPassword,
   verifyPassword,
   withLoginLimits,
@@ -53,7 +57,7 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
   const passport = new Passport();
   passport.use(
     new LocalStrategy({ usernameField: 'email', passwordField: 'password', session: false }, (email, password, done) => {
-      findUserByEmail(db.pool, email)
+      findUserByEmail(db.prisma, email)
         .then(async (user) => {
           const ok = await verifyPassword(password, user?.password_hash);
           done(null, ok && user && !user.disabled ? user : false);
@@ -80,23 +84,20 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       const { user } = outcome.result;
       const now = deps.now();
       if (!user) {
-        await recordAudit(db.pool, { action: 'auth.login_failed', actor: { id: null, type: 'anonymous' }, ip, requestId, details: { email }, at: now });
+        await recordAudit(db.prisma, { action: 'auth.login_failed', actor: { id: null, type: 'anonymous' }, ip, requestId, details: { email }, at: now });
         throw unauthorized('wrong email or password');
       }
       const { token, hash } = generateSessionToken();
       const sessionId = newId();
-      await db.pool.query(
-        `INSERT INTO sessions (id, user_id, token_hash, ip, user_agent, created_at, last_used_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
-        [sessionId, user.id, hash, ip, String(req.headers['user-agent'] ?? '').slice(0, 500), now, new Date(now.getTime() + deps.sessionTtlMs)],
-      );
-      await db.pool.query(`UPDATE users SET last_login_at = $2 WHERE id = $1`, [user.id, now]);
-      await recordAudit(db.pool, { action: 'auth.login', actor: { id: user.id, type: 'user' }, targetType: 'session', targetId: sessionId, ip, requestId, at: now });
+      const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 500);
+      await createSession(db.prisma, { id: sessionId, userId: user.id, hash, ip, userAgent, now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
+      await recordAudit(db.prisma, { action: 'auth.login', actor: { id: user.id, type: 'user' }, targetType: 'session', targetId: sessionId, ip, requestId, at: now });
       setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
       return meBody({ userId: user.id, email: user.email, name: user.display_name, role: user.role, authType: 'session', mustChangePassword: user.must_change_password });
     },
 
     async logout({ res, principal }: Ctx) {
-      if (principal!.sessionId) await db.pool.query(`DELETE FROM sessions WHERE id = $1`, [principal!.sessionId]);
+      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       return reply(204);
     },
@@ -105,28 +106,27 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
 
     async updateMe({ principal, body }: Ctx) {
       const { name } = body as { name?: string };
-      if (name !== undefined) await db.pool.query(`UPDATE users SET display_name = $2, updated_at = $3 WHERE id = $1`, [principal!.userId, name, deps.now()]);
+      if (name !== undefined) await setDisplayName(db.prisma, principal!.userId, name, deps.now());
       return meBody({ ...principal!, name: name ?? principal!.name });
     },
 
     async changePassword(ctx: Ctx) {
       const p = ctx.principal!;
       const { current_password, new_password } = ctx.body as { current_password: string; new_password: string };
-      const user = await findUserByEmail(db.pool, p.email);
+      const user = await findUserByEmail(db.prisma, p.email);
       if (!user || !(await verifyPassword(current_password, user.password_hash))) {
         throw validationFailed([{ field: 'current_password', message: 'is not your current password' }]);
       }
       const problem = passwordProblem(new_password) ?? (new_password === current_password ? 'must differ from the current password' : null);
       if (problem) throw validationFailed([{ field: 'new_password', message: problem }]);
       // Other sessions end; the one used for this request stays signed in.
-      await setPassword(db.pool, p.userId, new_password, { temporary: false, now: deps.now(), keepSessionId: p.sessionId });
-      await recordAudit(db.pool, { action: 'user.password_change', ...auditContext(ctx), targetType: 'user', targetId: p.userId, at: deps.now() });
+      await setPassword(db.prisma, p.userId, new_password, { temporary: false, now: deps.now(), keepSessionId: p.sessionId });
+      await recordAudit(db.prisma, { action: 'user.password_change', ...auditContext(ctx), targetType: 'user', targetId: p.userId, at: deps.now() });
       return reply(204);
     },
 
     async revokeOtherSessions({ principal }: Ctx) {
-      const r = await db.pool.query(`DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2`, [principal!.userId, principal!.sessionId ?? null]);
-      return { revoked: r.rowCount ?? 0 };
+      return { revoked: await deleteOtherSessions(db.prisma, principal!.userId, principal!.sessionId) };
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   getNamespace,
   isText,
   listNamespaces,
+  listVersions,
   loadManifest,
   NamespaceBusyError,
   NamespaceExistsError,
@@ -115,21 +116,21 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
   return {
     async createNamespace({ body, principal }: Ctx) {
       const b = body as { name: string; description?: string };
-      const row = await guard(() => createNamespace(db.pool, { name: b.name, description: b.description, createdBy: principal!.email, now: deps.now() }));
-      return reply(201, namespaceBody(await getNamespace(db.pool, row.name)));
+      const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: principal!.email, now: deps.now() }));
+      return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
 
     async listNamespaces({ query, cursor }: Ctx) {
       const q = query as { limit: number; parent?: string };
-      const rows = await listNamespaces(db.pool, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
+      const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
       const page = rows.slice(0, q.limit);
       return { items: page.map(namespaceBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
     },
 
-    getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.pool, params.namespace))),
+    getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
 
     async deleteNamespace({ params }: Ctx) {
-      await guard(() => deleteNamespace(db.pool, params.namespace));
+      await guard(() => deleteNamespace(db.prisma, params.namespace));
       return reply(204);
     },
 
@@ -187,13 +188,9 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       return guard(async () => {
         await resolveVersion(db.pool, params.namespace);
         const before = (cursor as { version?: number } | undefined)?.version ?? null;
-        const r = await db.pool.query<VersionRow>(
-          `SELECT id, namespace, version, author, message, created_at, file_count, manifest_hash, snapshot_id, git_sha
-           FROM namespace_versions WHERE namespace = $1 AND ($2::int IS NULL OR version < $2) ORDER BY version DESC LIMIT $3`,
-          [params.namespace, before, q.limit + 1],
-        );
-        const page = r.rows.slice(0, q.limit);
-        return { items: page.map(versionBody), ...(r.rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) };
+        const rows = await listVersions(db.prisma, params.namespace, { limit: q.limit, ...(before !== null ? { beforeVersion: before } : {}) });
+        const page = rows.slice(0, q.limit);
+        return { items: page.map(versionBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) };
       });
     },
 

@@ -1,7 +1,7 @@
 // External secret providers (admin). Credentials are write-only: accepted in
 // create and update, stored sealed, never returned or audited.
 import { encodeCursor, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { inTransaction, recordAudit } from '@svc/identity';
+import { recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -53,12 +53,12 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const b = ctx.body as { name: string; type: string; config?: Settings; credentials?: Settings; enabled?: boolean };
       const now = deps.now();
       const info = await guarded(() =>
-        inTransaction(db.pool, async (c) => {
-          const created = await providers.withDb(c).create(
+        db.prisma.$transaction(async (tx) => {
+          const created = await providers.withDb(tx).create(
             { name: b.name, type: b.type, ...(b.config ? { config: b.config } : {}), ...(b.credentials ? { credentials: b.credentials } : {}), ...(b.enabled !== undefined ? { enabled: b.enabled } : {}) },
             now,
           );
-          await recordAudit(c, { action: 'secret_provider.create', ...auditContext(ctx), targetType: 'secret_provider', targetId: created.name, details: auditDetails(created, created.hasCredentials), at: now });
+          await recordAudit(tx, { action: 'secret_provider.create', ...auditContext(ctx), targetType: 'secret_provider', targetId: created.name, details: auditDetails(created, created.hasCredentials), at: now });
           return created;
         }),
       );
@@ -76,9 +76,9 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       };
       const now = deps.now();
       const info = await guarded(() =>
-        inTransaction(db.pool, async (c) => {
-          const updated = await providers.withDb(c).update(name, change, now);
-          await recordAudit(c, { action: 'secret_provider.update', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, details: auditDetails(updated, b.credentials !== undefined), at: now });
+        db.prisma.$transaction(async (tx) => {
+          const updated = await providers.withDb(tx).update(name, change, now);
+          await recordAudit(tx, { action: 'secret_provider.update', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, details: auditDetails(updated, b.credentials !== undefined), at: now });
           return updated;
         }),
       );
@@ -89,9 +89,9 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const { name } = ctx.params as { name: string };
       const now = deps.now();
       await guarded(() =>
-        inTransaction(db.pool, async (c) => {
-          if (!(await providers.withDb(c).delete(name))) throw new ProviderNotFoundError(name);
-          await recordAudit(c, { action: 'secret_provider.delete', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, at: now });
+        db.prisma.$transaction(async (tx) => {
+          if (!(await providers.withDb(tx).delete(name))) throw new ProviderNotFoundError(name);
+          await recordAudit(tx, { action: 'secret_provider.delete', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, at: now });
         }),
       );
       return reply(204);

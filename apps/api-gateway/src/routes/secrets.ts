@@ -2,9 +2,10 @@
 // are never sent back: lists and puts show metadata, checks say where a key
 // resolves. Every write and delete leaves an audit event (without the value).
 import type { MasterKey } from '@svc/config';
-import type { Db, Queryable } from '@svc/db';
+import type { Db } from '@svc/db';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { inTransaction, recordAudit } from '@svc/identity';
+import { recordAudit } from '@svc/identity';
+import { namespaceExists } from '@svc/namespaces';
 import {
   BuiltinProviderDisabledError,
   GLOBAL_SCOPE,
@@ -34,9 +35,8 @@ export interface SecretRouteDeps {
 }
 
 /** 404 `not_found` unless the namespace exists. */
-export async function assertNamespace(db: Queryable, namespace: string): Promise<void> {
-  const r = await db.query(`SELECT 1 FROM namespaces WHERE name = $1`, [namespace]);
-  if (!r.rowCount) throw notFound(`no namespace ${namespace}`);
+export async function assertNamespace(db: Db, namespace: string): Promise<void> {
+  if (!(await namespaceExists(db.prisma, namespace))) throw notFound(`no namespace ${namespace}`);
 }
 
 /**
@@ -109,9 +109,9 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
     if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
     const now = deps.now();
     const p = ctx.principal!;
-    const { secret } = await inTransaction(db.pool, async (c) => {
-      const out = await secrets.withDb(c).put(namespace, key, value, { by: p.userId, now });
-      await recordAudit(c, {
+    const { secret } = await db.prisma.$transaction(async (tx) => {
+      const out = await secrets.withDb(tx).put(namespace, key, value, { by: p.userId, now });
+      await recordAudit(tx, {
         action: 'secret.put',
         ...auditContext(ctx),
         targetType: 'secret',
@@ -127,9 +127,9 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
   async function remove(namespace: string, ctx: Ctx) {
     const { key } = ctx.params as { key: string };
     const now = deps.now();
-    const deleted = await inTransaction(db.pool, async (c) => {
-      if (!(await secrets.withDb(c).delete(namespace, key))) return false;
-      await recordAudit(c, {
+    const deleted = await db.prisma.$transaction(async (tx) => {
+      if (!(await secrets.withDb(tx).delete(namespace, key))) return false;
+      await recordAudit(tx, {
         action: 'secret.delete',
         ...auditContext(ctx),
         targetType: 'secret',
@@ -155,22 +155,22 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
   return {
     async listNamespaceSecrets(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return list(namespace, ctx);
     },
     async putNamespaceSecret(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return put(namespace, ctx);
     },
     async deleteNamespaceSecret(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return remove(namespace, ctx);
     },
     async checkNamespaceSecret(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return check(namespace, ctx);
     },
     listGlobalSecrets: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),

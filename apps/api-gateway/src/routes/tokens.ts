@@ -2,24 +2,11 @@
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { generateApiToken, recordAudit, type Role } from '@svc/identity';
+import { createApiToken, generateApiToken, listApiTokens, recordAudit, revokeApiToken, type Role, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
-
-interface TokenRow {
-  id: string;
-  user_id: string;
-  email: string;
-  name: string;
-  prefix: string;
-  role: Role;
-  created_at: Date;
-  expires_at: Date | null;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
 
 const DAY_MS = 86_400_000;
 
@@ -53,11 +40,8 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const { secret, hash, prefix } = generateApiToken();
       const expires = expires_in_days ? new Date(now.getTime() + expires_in_days * DAY_MS) : null;
       const id = newId();
-      await db.pool.query(
-        `INSERT INTO api_tokens (id, user_id, name, token_hash, prefix, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, p.userId, name, hash, prefix, role, now, expires],
-      );
-      await recordAudit(db.pool, { action: 'token.create', ...auditContext(ctx), targetType: 'token', targetId: id, details: { name, role, expires_at: expires?.toISOString() ?? null }, at: now });
+      await createApiToken(db.prisma, { id, userId: p.userId, name, hash, prefix, role, expiresAt: expires, now });
+      await recordAudit(db.prisma, { action: 'token.create', ...auditContext(ctx), targetType: 'token', targetId: id, details: { name, role, expires_at: expires?.toISOString() ?? null }, at: now });
       const row: TokenRow = { id, user_id: p.userId, email: p.email, name, prefix, role, created_at: now, expires_at: expires, last_used_at: null, revoked_at: null };
       // The secret is in this response only; the database keeps its SHA-256.
       return reply(201, { ...tokenBody(row, now), secret });
@@ -67,18 +51,12 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const q = query as { limit: number; all?: boolean };
       const all = q.all === true && principal!.role === 'admin';
       const after = cursor as { id: string } | undefined;
-      const r = await db.pool.query<TokenRow>(
-        `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.role, t.created_at, t.expires_at, t.last_used_at, t.revoked_at
-         FROM api_tokens t JOIN users u ON u.id = t.user_id
-         WHERE ($1::boolean OR t.user_id = $2) AND ($3::text IS NULL OR t.id < $3)
-         ORDER BY t.id DESC LIMIT $4`,
-        [all, principal!.userId, after?.id ?? null, q.limit + 1],
-      );
-      const page = r.rows.slice(0, q.limit);
+      const rows = await listApiTokens(db.prisma, { userId: principal!.userId, all, limit: q.limit, ...(after ? { beforeId: after.id } : {}) });
+      const page = rows.slice(0, q.limit);
       const now = deps.now();
       return {
         items: page.map((t) => tokenBody(t, now)),
-        ...(r.rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}),
+        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}),
       };
     },
 
@@ -87,12 +65,9 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const { tokenId } = ctx.params as { tokenId: string };
       const now = deps.now();
       // Someone else's token is "not found" unless the caller is an admin: no probing for ids.
-      const r = await db.pool.query(
-        `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND (user_id = $2 OR $4::boolean) RETURNING user_id`,
-        [tokenId, p.userId, now, p.role === 'admin'],
-      );
-      if (!r.rowCount) throw notFound(`no token ${tokenId}`);
-      await recordAudit(db.pool, { action: 'token.revoke', ...auditContext(ctx), targetType: 'token', targetId: tokenId, details: { owner_id: r.rows[0].user_id }, at: now });
+      const ownerId = await revokeApiToken(db.prisma, { id: tokenId, userId: p.userId, asAdmin: p.role === 'admin', now });
+      if (ownerId === null) throw notFound(`no token ${tokenId}`);
+      await recordAudit(db.prisma, { action: 'token.revoke', ...auditContext(ctx), targetType: 'token', targetId: tokenId, details: { owner_id: ownerId }, at: now });
       return reply(204);
     },
   };

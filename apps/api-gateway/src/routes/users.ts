@@ -6,6 +6,7 @@ import {
   EmailTakenError,
   findUserById,
   generatePassword,
+  listUsers,
   LastAdminError,
   passwordProblem,
   recordAudit,
@@ -39,13 +40,9 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
     async listUsers({ query, cursor }: Ctx) {
       const q = query as { limit: number };
       const after = cursor as { email: string } | undefined;
-      const r = await db.pool.query<UserRow>(
-        `SELECT id, email, display_name, password_hash, role, disabled, must_change_password, created_at, last_login_at
-         FROM users WHERE ($1::text IS NULL OR email > $1) ORDER BY email LIMIT $2`,
-        [after?.email ?? null, q.limit + 1],
-      );
-      const page = r.rows.slice(0, q.limit);
-      return { items: page.map(userBody), ...(r.rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) };
+      const rows = await listUsers(db.prisma, { limit: q.limit, ...(after ? { afterEmail: after.email } : {}) });
+      const page = rows.slice(0, q.limit);
+      return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) };
     },
 
     async createUser(ctx: Ctx) {
@@ -56,8 +53,8 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       }
       const now = deps.now();
       try {
-        const { user, temporaryPassword } = await createUser(db.pool, { email: b.email, role: b.role, name: b.name, password: b.password }, now);
-        await recordAudit(db.pool, { action: 'user.create', ...auditContext(ctx), targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role }, at: now });
+        const { user, temporaryPassword } = await createUser(db.prisma, { email: b.email, role: b.role, name: b.name, password: b.password }, now);
+        await recordAudit(db.prisma, { action: 'user.create', ...auditContext(ctx), targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role }, at: now });
         return reply(201, { ...userBody(user), ...(temporaryPassword ? { temporary_password: temporaryPassword } : {}) });
       } catch (err) {
         if (err instanceof EmailTakenError) throw conflict('conflict', err.message);
@@ -70,11 +67,11 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       const change = ctx.body as { role?: Role; disabled?: boolean; name?: string };
       const now = deps.now();
       try {
-        const { before, after } = await updateUser(db.pool, userId, change, now);
+        const { before, after } = await updateUser(db.prisma, userId, change, now);
         const audit = { ...auditContext(ctx), targetType: 'user', targetId: userId, at: now };
-        if (before.role !== after.role) await recordAudit(db.pool, { ...audit, action: 'user.role_change', details: { from: before.role, to: after.role } });
-        if (before.disabled !== after.disabled) await recordAudit(db.pool, { ...audit, action: after.disabled ? 'user.disable' : 'user.enable' });
-        if (before.display_name !== after.display_name) await recordAudit(db.pool, { ...audit, action: 'user.update', details: { name: after.display_name } });
+        if (before.role !== after.role) await recordAudit(db.prisma, { ...audit, action: 'user.role_change', details: { from: before.role, to: after.role } });
+        if (before.disabled !== after.disabled) await recordAudit(db.prisma, { ...audit, action: after.disabled ? 'user.disable' : 'user.enable' });
+        if (before.display_name !== after.display_name) await recordAudit(db.prisma, { ...audit, action: 'user.update', details: { name: after.display_name } });
         return userBody(after);
       } catch (err) {
         if (err instanceof LastAdminError) throw conflict('last_admin', 'this change would leave no enabled admin');
@@ -85,13 +82,13 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
 
     async resetUserPassword(ctx: Ctx) {
       const { userId } = ctx.params as { userId: string };
-      const user = await findUserById(db.pool, userId);
+      const user = await findUserById(db.prisma, userId);
       if (!user) throw notFound(`no user ${userId}`);
       const temporary = generatePassword();
       const now = deps.now();
       // The user signs in with it, then must set a new one; their sessions end now.
-      await setPassword(db.pool, userId, temporary, { temporary: true, now });
-      await recordAudit(db.pool, { action: 'user.password_reset', ...auditContext(ctx), targetType: 'user', targetId: userId, at: now });
+      await setPassword(db.prisma, userId, temporary, { temporary: true, now });
+      await recordAudit(db.prisma, { action: 'user.password_reset', ...auditContext(ctx), targetType: 'user', targetId: userId, at: now });
       return { temporary_password: temporary };
     },
   };

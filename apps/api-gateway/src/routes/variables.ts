@@ -2,7 +2,7 @@
 // `vars` (precedence in @svc/secrets' VariableStore.resolveVars).
 import type { Db } from '@svc/db';
 import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { inTransaction, recordAudit } from '@svc/identity';
+import { recordAudit } from '@svc/identity';
 import { GLOBAL_SCOPE, VariableStore, type VariableRecord } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -37,10 +37,10 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
     const { key } = ctx.params as { key: string };
     const { value } = ctx.body as { value: string };
     const now = deps.now();
-    const { variable } = await inTransaction(db.pool, async (c) => {
-      const out = await new VariableStore(c).put(namespace, key, value, { by: ctx.principal!.userId, now });
+    const { variable } = await db.prisma.$transaction(async (tx) => {
+      const out = await new VariableStore(tx).put(namespace, key, value, { by: ctx.principal!.userId, now });
       // The value is left out like a secret's: variables often hold hosts and account names people would rather not spread.
-      await recordAudit(c, {
+      await recordAudit(tx, {
         action: 'variable.put',
         ...auditContext(ctx),
         targetType: 'variable',
@@ -56,9 +56,9 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
   async function remove(namespace: string, ctx: Ctx) {
     const { key } = ctx.params as { key: string };
     const now = deps.now();
-    const deleted = await inTransaction(db.pool, async (c) => {
-      if (!(await new VariableStore(c).delete(namespace, key))) return false;
-      await recordAudit(c, {
+    const deleted = await db.prisma.$transaction(async (tx) => {
+      if (!(await new VariableStore(tx).delete(namespace, key))) return false;
+      await recordAudit(tx, {
         action: 'variable.delete',
         ...auditContext(ctx),
         targetType: 'variable',
@@ -75,17 +75,17 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
   return {
     async listNamespaceVariables(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return list(namespace, ctx);
     },
     async putNamespaceVariable(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return put(namespace, ctx);
     },
     async deleteNamespaceVariable(ctx: Ctx) {
       const { namespace } = ctx.params as { namespace: string };
-      await assertNamespace(db.pool, namespace);
+      await assertNamespace(db, namespace);
       return remove(namespace, ctx);
     },
     listGlobalVariables: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),

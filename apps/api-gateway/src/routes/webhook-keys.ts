@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import type { FlowTrigger } from '@svc/flow-schema';
 import { notFound } from '@svc/http';
+import { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists } from '@svc/namespaces';
 import { open, seal } from '@svc/secrets';
 
 export interface WebhookKeyDeps {
@@ -43,41 +44,18 @@ const aad = (namespace: string, flowId: string, triggerId: string) => `webhook-k
 
 export const hookUrl = (publicUrl: string, key: string) => `${publicUrl.replace(/\/+$/, '')}/hooks/${key}`;
 
-interface KeyRow {
-  namespace: string;
-  flow_id: string;
-  trigger_id: string;
-  key_ciphertext: Buffer | null;
-  key_nonce: Buffer | null;
-  key_id: string | null;
-}
-
 async function writeKey(deps: WebhookKeyDeps, namespace: string, flowId: string, triggerId: string, mode: 'create' | 'replace'): Promise<string | null> {
   const key = newWebhookKey();
   const sealed = deps.masterKeys.length ? seal(key, deps.masterKeys, aad(namespace, flowId, triggerId)) : null;
-  const now = deps.now();
-  const r = await deps.pool.query(
-    `INSERT INTO webhook_keys (namespace, flow_id, trigger_id, key_hash, key_ciphertext, key_nonce, key_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (namespace, flow_id, trigger_id) DO ${
-       mode === 'create'
-         ? 'NOTHING'
-         : `UPDATE SET key_hash = EXCLUDED.key_hash, key_ciphertext = EXCLUDED.key_ciphertext, key_nonce = EXCLUDED.key_nonce,
-              key_id = EXCLUDED.key_id, rotated_at = EXCLUDED.created_at`
-     }`,
-    [namespace, flowId, triggerId, hashWebhookKey(key), sealed?.ciphertext ?? null, sealed?.nonce ?? null, sealed?.keyId ?? null, now],
-  );
-  return r.rowCount ? key : null;
+  const w = { namespace, flowId, triggerId, hash: hashWebhookKey(key), sealed, now: deps.now() };
+  if (mode === 'create') return (await createWebhookKey(deps.pool, w)) ? key : null;
+  await replaceWebhookKey(deps.pool, w);
+  return key;
 }
 
 /** The webhook trigger `triggerId` of a flow that exists; 404 otherwise. */
 async function assertWebhookTrigger(pool: pg.Pool, namespace: string, flowId: string, triggerId: string): Promise<void> {
-  const r = await pool.query(
-    `SELECT 1 FROM flow_triggers ft JOIN flows f ON f.namespace = ft.namespace AND f.flow_id = ft.flow_id AND f.deleted_at IS NULL
-     WHERE ft.namespace = $1 AND ft.flow_id = $2 AND ft.trigger_id = $3 AND ft.type = 'webhook'`,
-    [namespace, flowId, triggerId],
-  );
-  if (!r.rowCount) throw notFound(`no webhook trigger ${triggerId} in flow ${namespace}/${flowId}`);
+  if (!(await webhookTriggerExists(pool, namespace, flowId, triggerId))) throw notFound(`no webhook trigger ${triggerId} in flow ${namespace}/${flowId}`);
 }
 
 /** Replaces the key of a webhook trigger (the old one stops working with this statement's commit). */
@@ -93,15 +71,7 @@ export async function rotateWebhookKey(deps: WebhookKeyDeps, namespace: string, 
  * kept. With master keys, a trigger without a key gets one here.
  */
 export async function readableWebhookKeys(deps: WebhookKeyDeps, namespace: string, flowId: string): Promise<Map<string, { key: string; url: string } | null>> {
-  const load = async () =>
-    (
-      await deps.pool.query<KeyRow & { has_key: boolean }>(
-        `SELECT ft.namespace, ft.flow_id, ft.trigger_id, w.key_ciphertext, w.key_nonce, w.key_id, w.key_hash IS NOT NULL AS has_key
-         FROM flow_triggers ft LEFT JOIN webhook_keys w ON w.namespace = ft.namespace AND w.flow_id = ft.flow_id AND w.trigger_id = ft.trigger_id
-         WHERE ft.namespace = $1 AND ft.flow_id = $2 AND ft.type = 'webhook'`,
-        [namespace, flowId],
-      )
-    ).rows;
+  const load = () => webhookKeysOfFlow(deps.pool, namespace, flowId);
   let rows = await load();
   if (deps.masterKeys.length && rows.some((r) => !r.has_key)) {
     // Two editors looking at once: ON CONFLICT DO NOTHING keeps the first key, and both read it back.
@@ -135,15 +105,7 @@ export interface WebhookTarget {
 
 /** The webhook trigger a key opens (its flow not deleted), or undefined. */
 export async function findWebhookKey(pool: pg.Pool, key: string): Promise<WebhookTarget | undefined> {
-  const r = await pool.query<WebhookTarget>(
-    `SELECT w.namespace, w.flow_id, w.trigger_id, f.enabled, ft.definition
-     FROM webhook_keys w
-     JOIN flow_triggers ft ON ft.namespace = w.namespace AND ft.flow_id = w.flow_id AND ft.trigger_id = w.trigger_id AND ft.type = 'webhook'
-     JOIN flows f ON f.namespace = w.namespace AND f.flow_id = w.flow_id AND f.deleted_at IS NULL
-     WHERE w.key_hash = $1`,
-    [hashWebhookKey(key)],
-  );
-  return r.rows[0];
+  return (await findWebhookTargetByHash(pool, hashWebhookKey(key))) as WebhookTarget | undefined;
 }
 
 /**
