@@ -19,4 +19,3 @@ export {
   type OpenApiOptions,
 } from './openapi.js';
 export * as schemas from './schemas/index.js';
-export { assertNever } from './assert-never.js';

@@ -1,4 +1,5 @@
-import { assertNever, type Expr, type ParsedTemplate, type TemplateRef } from './ast.js';
+import { assertNever } from '@svc/assert';
+import type { Expr, ParsedTemplate, TemplateRef } from './ast.js';
 import { SecretNotFoundError, TemplateError } from './errors.js';
 import { parseTemplate } from './parse.js';
 import { keyText, listText, pathText } from './path-text.js';
