@@ -7,7 +7,7 @@
 // with reason `instance_shutdown`, which the engine may retry.
 import os from 'node:os';
 import { EXEC_USAGE, parseExecArgs } from './args.js';
-import { assertNever } from './assert-never.js';
+import { assertNever } from '@svc/assert';
 import { errorMessage } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
 import { runTask } from './run-task.js';
