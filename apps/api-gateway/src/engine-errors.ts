@@ -1,7 +1,7 @@
 // The engine's errors in the envelope: one exhaustive switch over their
 // codes, used by the one error middleware (app.ts). A new engine error code
 // does not compile until it is mapped here.
-import { assertNever } from '@svc/api-spec';
+import { assertNever } from '@svc/assert';
 import { EngineError, type EngineErrorCode } from '@svc/engine';
 import { conflict, HttpError, notFound, validationFailed } from '@svc/http';
 

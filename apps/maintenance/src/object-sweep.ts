@@ -11,6 +11,7 @@
 // | health/…                   | never: readiness probes delete their own objects    |
 //
 // Keys under other prefixes are not the service's and are left alone.
+import { assertNever } from '@svc/assert';
 import type { ObjectInfo } from '@svc/storage';
 import { deleteIfStillOld, type CleanupRun } from './cleanup-context.js';
 import { deleteOrphanFiles, fileHashOf } from './file-sweep.js';
@@ -86,10 +87,6 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
       for (const o of page) await deleteIfStillOld(run, o.key);
       return;
     default:
-      assertNever(prefix);
+      assertNever(prefix, 'prefix');
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected prefix ${String(x)}`);
 }

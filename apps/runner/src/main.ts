@@ -7,8 +7,8 @@
 // with reason `instance_shutdown`, which the engine may retry.
 import os from 'node:os';
 import { EXEC_USAGE, parseExecArgs } from './args.js';
+import { assertNever } from '@svc/assert';
 import { createHttpTransport, errorMessage, runTask } from '@svc/runner';
-import { assertNever } from './assert-never.js';
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);

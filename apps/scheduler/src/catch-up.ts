@@ -7,6 +7,7 @@
 //     second is always a little late, and a restart within the window loses
 //     nothing.
 // Either way the schedule then waits for the first fire time after now.
+import { assertNever } from '@svc/assert';
 import type { FireTimes } from './fire-times.js';
 
 export type CatchUp = 'none' | 'last';
@@ -45,10 +46,8 @@ export function decideFire(times: FireTimes, due: Date, now: Date, catchUp: Catc
       const onTime = now.getTime() - latest.getTime() <= onTimeMs;
       return { fireTime: onTime ? latest : null, dropped: skippedEarlier || !onTime, next };
     }
-    default: {
-      const never: never = catchUp;
-      throw new Error(`unknown catch_up ${String(never)}`);
-    }
+    default:
+      return assertNever(catchUp, 'catch_up');
   }
 }
 

@@ -29,4 +29,3 @@ export {
   type RunnerMetric,
   type RunnerSpec,
 } from './schemas/runner.js';
-export { assertNever } from './assert-never.js';

@@ -1,10 +1,10 @@
 // Builds the OpenAPI 3.1.0 document from the operation catalog. Pure: no I/O,
 // so `svc openapi` needs neither a database nor a server.
+import { assertNever } from '@svc/assert';
 import { flowSchema } from '@svc/flow-schema';
 import type { AuthKind, Operation, OperationAuth } from './operation.js';
 import { operations as catalog, FLOW_SCHEMA_PATH } from './operations/index.js';
 import { ROLES } from './roles.js';
-import { assertNever } from './assert-never.js';
 import { componentName, componentSchemas } from './schemas/index.js';
 
 export interface OpenApiOptions {

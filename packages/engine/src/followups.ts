@@ -4,6 +4,7 @@
 // transaction that holds its row and deletes it; the follow-ups its work
 // causes are recorded by that work and run after, in transactions of their own.
 import type pg from 'pg';
+import { assertNever } from '@svc/assert';
 import { cancelExecution, ExecutionEndedError, waitedChildren } from './cancel.js';
 import { completeTaskRun } from './complete.js';
 import type { Conn } from './db.js';
@@ -53,10 +54,8 @@ async function work(db: Conn, deps: StartDeps, f: FollowUp): Promise<FollowUp[]>
     }
     case 'flow_triggers':
       return (await fireFlowTriggers(db, deps, f.executionId)).followUps;
-    default: {
-      const never: never = f;
-      throw new Error(`unknown follow-up ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(f, 'follow-up');
   }
 }
 

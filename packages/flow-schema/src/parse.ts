@@ -1,4 +1,5 @@
 import * as yaml from 'js-yaml';
+import { assertNever } from '@svc/assert';
 import type { FlowError } from './flow-error.js';
 import { escapePointerToken, SourcePositions, type NodeOffsets } from './positions.js';
 
@@ -247,14 +248,10 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
         break;
       }
       default:
-        assertNever(e);
+        assertNever(e, 'YAML event');
     }
   }
   return { documents, nodes };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`flow-schema: unexpected YAML event ${JSON.stringify(x)}`);
 }
 
 function rootError(message: string): FlowError {

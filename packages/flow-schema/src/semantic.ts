@@ -3,6 +3,7 @@
 // their values, cron fields in range, known time zones, retry bounds in order,
 // and templates that parse and only read what exists where they are used
 // (a task reads only its upstream tasks' outputs).
+import { assertNever } from '@svc/assert';
 import { cronProblem, isValidTimeZone, parseDuration } from '@svc/timing';
 import { fieldPath } from './field-path.js';
 import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
@@ -225,7 +226,7 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
         map(t.inputs, `${base}/inputs`, { ...rules, secrets: false, what: `subflow inputs of task "${t.id}" (stored as the child's inputs)` });
         break;
       default:
-        assertNever(t);
+        assertNever(t, 'task');
     }
   });
   return sites;
@@ -285,8 +286,4 @@ export function checkFlowSemantics(flow: FlowDefinition, positions?: SourcePosit
   flow.tasks.forEach((t, i) => checkRetry(c, t.retry, `/tasks/${i}/retry`));
   checkTemplates(c, flow, isUpstream);
   return c.errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected task: ${JSON.stringify(x)}`);
 }

@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { roleAtLeast, successStatus, type Operation, type Role } from '@svc/api-spec';
+import { assertNever } from '@svc/assert';
 import { forbidden, notImplemented, unauthorized } from './errors.js';
 import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { withFields, type HttpLogger } from './logger.js';
@@ -167,7 +168,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
           principal = await opts.verifySignature!(req, raw ?? Buffer.alloc(0), op);
           break;
         default:
-          assertNever(auth);
+          assertNever(auth, 'auth kind');
       }
 
       let body: unknown;
@@ -212,8 +213,4 @@ function assertCursorShape(op: Operation): void {
   if (query?.properties?.cursor !== undefined && op.request.cursor === undefined) {
     throw new Error(`${op.operationId} takes a cursor but declares no request.cursor shape`);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected auth kind ${JSON.stringify(x)}`);
 }

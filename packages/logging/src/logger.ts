@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 
 import winston from 'winston';
 
+import { assertNever } from '@svc/assert';
+
 import { jsonLine, textLine } from './format.js';
 
 /** The logger every package receives in its dependency bag. */
@@ -41,7 +43,7 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
       case 'text':
         return textLine;
       default:
-        return assertNever(format);
+        return assertNever(format, 'log format');
     }
   })();
   return winston.createLogger({
@@ -103,8 +105,4 @@ export function createTestLogger(opts: CreateTestLoggerOptions = {}): TestLogger
       captured = [];
     },
   };
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${String(value)}`);
 }

@@ -9,6 +9,7 @@
 // created, revised, moved or deleted. Two saves on the same base version
 // therefore serialize and exactly one wins.
 import type pg from 'pg';
+import { assertNever } from '@svc/assert';
 import { inTransaction, newId } from '@svc/db';
 
 export { inTransaction };
@@ -163,10 +164,8 @@ export function applyChanges(head: Manifest, changes: PreparedChange[]): Manifes
           m.set(c.newPath!, { ...existing, executable: c.executable ?? existing.executable });
         }
         break;
-      default: {
-        const never: never = c.op;
-        throw new Error(`unknown op ${String(never)}`);
-      }
+      default:
+        assertNever(c.op, 'op');
     }
   });
   const clash = pathClash(m);

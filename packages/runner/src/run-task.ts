@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uploadArtifacts } from './artifacts.js';
-import { assertNever } from './assert-never.js';
+import { assertNever } from '@svc/assert';
 import { BundleTooLargeError, CompletionDeliveryError, errorMessage, PrepareError, UnsafePathError } from './errors.js';
 import { cutUtf8, LineSplitter, MAX_LINE_BYTES } from './lines.js';
 import { LogBatcher } from './log-batcher.js';

@@ -10,7 +10,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { assertNever } from './assert-never.js';
+import { assertNever } from '@svc/assert';
 import { BundleTooLargeError, PrepareError, UnsafePathError } from './errors.js';
 
 /** `rel` resolved under `root` (absolute, real path), or an UnsafePathError. No file system access. */

@@ -19,8 +19,9 @@
 // the decision is a function of the states alone, any planner that sees the
 // failed attempt makes it, and a retry row that already exists is the latest
 // attempt, so it is never made twice.
+import { assertNever } from '@svc/assert';
 import { shouldRetry } from './retry.js';
-import { assertNever, isTaskRunEnded, type TaskRunState } from './states.js';
+import { isTaskRunEnded, type TaskRunState } from './states.js';
 
 export type RunIf = 'success' | 'failure' | 'always';
 

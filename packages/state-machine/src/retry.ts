@@ -1,6 +1,6 @@
 // Retry arithmetic of the flow's `retry` block. Pure: the engine adds the delay
 // to its clock's now to set the next attempt's not_before.
-import { assertNever } from './states.js';
+import { assertNever } from '@svc/assert';
 
 export interface BackoffPolicy {
   /** `fixed` waits `initialMs` every time; `exponential` doubles it per attempt up to `maxMs`. Default `fixed`. */

@@ -1,16 +1,12 @@
 // The state vocabulary of the spec ("States and transitions"). Pure: no I/O.
 // The transition tables are built by the execution engine issue on top of it.
+import { assertNever } from '@svc/assert';
 
 export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 
 export const TASK_RUN_STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
 export type TaskRunState = (typeof TASK_RUN_STATES)[number];
-
-/** Fails the build where a new state is not handled, and throws if reached at run time. */
-export function assertNever(value: never, what = 'value'): never {
-  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
-}
 
 export function isExecutionState(x: unknown): x is ExecutionState {
   return typeof x === 'string' && (EXECUTION_STATES as readonly string[]).includes(x);

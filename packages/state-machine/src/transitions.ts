@@ -7,7 +7,8 @@
 // `execution_ended`). A move that keeps the state (cancel while CANCELLING, a
 // queued task run waiting for an instance) is allowed with `changed: false`:
 // the caller writes no history row for the state, only a new reason if any.
-import { assertNever, type ExecutionState, isExecutionEnded, isTaskRunEnded, type TaskRunState } from './states.js';
+import { assertNever } from '@svc/assert';
+import { type ExecutionState, isExecutionEnded, isTaskRunEnded, type TaskRunState } from './states.js';
 
 /** The state before an execution or task run row exists. */
 export type New = 'new';

@@ -110,7 +110,3 @@ export function wrapStoreError(operation: ObjectStoreError['operation'], key: st
   if (isStorageError(err)) return err;
   return new ObjectStoreError(operation, key, err);
 }
-
-export function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
-}

@@ -1,5 +1,6 @@
+import { assertNever } from '@svc/assert';
 import { parseStorageUrl, StorageUrlError, type FileStorageTarget, type S3StorageTarget, type StorageTarget } from '@svc/config';
-import { assertNever, InvalidStorageUrlError } from './errors.js';
+import { InvalidStorageUrlError } from './errors.js';
 import { FileObjectStore } from './file-store.js';
 import { S3ObjectStore } from './s3-store.js';
 import type { ObjectStore } from './types.js';

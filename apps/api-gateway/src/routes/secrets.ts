@@ -1,6 +1,7 @@
 // Builtin secrets of namespaces and of the global scope. Values go in and
 // are never sent back: lists and puts show metadata, checks say where a key
 // resolves. Every write and delete leaves an audit event (without the value).
+import { assertNever } from '@svc/assert';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
@@ -76,12 +77,8 @@ function checkBody(key: string, c: SecretCheckResult) {
     case 'provider':
       return { ok: true, key, scope: 'provider', provider: s.provider };
     default:
-      return assertNever(s);
+      return assertNever(s, 'secret scope');
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected secret scope ${JSON.stringify(x)}`);
 }
 
 /** Audit target of a secret: `namespace/key`, or the bare key for the global scope (keys never contain `/`). */

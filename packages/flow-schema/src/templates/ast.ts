@@ -56,7 +56,3 @@ export interface ParsedTemplate {
   /** Every path read, in order (including those inside `json()` and `default()`). */
   refs: TemplateRef[];
 }
-
-export function assertNever(value: never, what = 'value'): never {
-  throw new Error(`templates: unexpected ${what} ${JSON.stringify(value)}`);
-}

@@ -1,5 +1,5 @@
+import { assertNever } from '@svc/assert';
 import {
-  assertNever,
   TEMPLATE_FUNCTIONS,
   TEMPLATE_ROOTS,
   type Expr,

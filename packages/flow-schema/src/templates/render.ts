@@ -1,4 +1,5 @@
-import { assertNever, type Expr, type ParsedTemplate, type TemplateRef } from './ast.js';
+import { assertNever } from '@svc/assert';
+import type { Expr, ParsedTemplate, TemplateRef } from './ast.js';
 import { SecretNotFoundError, TemplateError } from './errors.js';
 import { parseTemplate } from './parse.js';
 import { keyText, listText, pathText } from './path-text.js';
@@ -100,7 +101,9 @@ function toText(value: unknown, ctx: Context): string {
       return String(value);
     case 'object':
       return value === null ? '' : toJson(value, ctx);
-    default:
+    case 'function':
+    case 'symbol':
+    case 'undefined':
       throw new TemplateError(ctx.expression, `value of type ${typeof value} cannot be written as text`);
   }
 }
@@ -253,7 +256,11 @@ function describe(value: unknown): string {
     case 'object':
       // Not plain data (a Map, a Date...): nothing is read from it, not even its class name.
       return 'not plain data';
-    default:
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+    case 'undefined':
+    default: // not reached, but TypeScript cannot tell here
       return `of type ${typeof value}`;
   }
 }

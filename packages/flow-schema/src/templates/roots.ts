@@ -1,4 +1,5 @@
-import { assertNever, type TemplateRoot } from './ast.js';
+import { assertNever } from '@svc/assert';
+import type { TemplateRoot } from './ast.js';
 import { keyText, listText, pathText } from './path-text.js';
 
 /** One member of a path as parsed, with where it was written. */

@@ -1,4 +1,4 @@
-import { assertNever } from './ast.js';
+import { assertNever } from '@svc/assert';
 import { TemplateSyntaxError } from './errors.js';
 import { positionText } from './path-text.js';
 

@@ -1,6 +1,6 @@
 // From a stored provider row (type, config, opened credentials) to a live provider.
 import { ProviderConfigError, type ProviderConfigProblem } from '../errors.js';
-import { assertNever } from '../assert-never.js';
+import { assertNever } from '@svc/assert';
 import { createEnvProvider, parseEnvConfig } from './env.js';
 import { isProviderType, PROVIDER_TYPES, type ProviderDeps, type ProviderType, type SecretProvider } from './types.js';
 import { createVaultProvider, parseVaultConfig } from './vault.js';
