@@ -55,11 +55,12 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     async runnerPostLogs({ params, body }: Ctx) {
       // The body was validated against RunnerLogsRequest by the operation's schema.
       const { lines } = body as RunnerLogsRequest;
-      const stored = await engine.appendLogs(
+      await engine.appendLogs(
         params.taskRunId as string,
         lines.map((l, i) => ({ n: l.n ?? i + 1, ts: l.ts ?? String(BigInt(Date.now()) * 1_000_000n), stream: l.stream, text: l.text })),
       );
-      return { stored };
+      // 204 (the catalog's answer): a retried batch is stored once, so the runner needs no count.
+      return undefined;
     },
 
     runnerPostEvents: () => reply(202, { accepted: true }),

@@ -94,7 +94,7 @@ export const runnerOperations: Operation[] = [
     summary: 'Report the end of the task process',
     auth: RUN_TOKEN,
     request: { params: TaskRunParams, body: RunnerCompleteRequest },
-    responses: { ...ok(FreeObject('The task run as recorded')), ...ended },
+    responses: { ...ok(FreeObject('`{"accepted": true}` when this report ended the task run; `false` when it had ended already (a late or repeated report changes nothing)')), ...ended },
   },
 ];
 
