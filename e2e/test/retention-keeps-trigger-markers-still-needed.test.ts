@@ -15,8 +15,9 @@ import { newId } from '@svc/db';
 import { fireFlowTriggers, sweepFlowTriggers, testEngine, type StartDeps } from '@svc/engine/internal';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { Scheduler } from '@svc/scheduler';
-import { runRetention } from '../src/index.js';
-import { DAY, seedSnapshot, setupEnv, testClock, type TestEnv } from './support.js';
+import { runRetention } from '@svc/maintenance';
+// The maintenance tests' own environment (a test database, a file store, a logger).
+import { DAY, seedSnapshot, setupEnv, testClock, type TestEnv } from '../../apps/maintenance/test/support.js';
 
 const RETENTION_DAYS = 30;
 const silent = { info: () => undefined, warn: () => undefined };
