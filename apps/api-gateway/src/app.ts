@@ -18,6 +18,7 @@ import { executionHandlers } from './routes/executions.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
 import { Engine } from '@svc/engine';
 import { engineErrorToHttp } from './engine-errors.js';
+import { statsHandlers } from './routes/stats.js';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
@@ -135,6 +136,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
+    ...statsHandlers({ db: deps.db, engine }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator(engine);

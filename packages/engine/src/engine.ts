@@ -31,6 +31,7 @@ import { withRetry } from './retry.js';
 import { appendLogs, heartbeatTaskRun, storeArtifact, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
 import { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 import { loadExecutions } from './serialize.js';
+import { dashboard, flowMetrics, flowStats, type DashboardRange } from './stats.js';
 import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
 import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
@@ -412,6 +413,23 @@ export class Engine {
   /** Fires flow triggers of executions ended since `since` that did not fire (the backstop of the flow_triggers follow-up). */
   sweepFlowTriggers(since: Date): Promise<FlowTriggerResult[]> {
     return sweepFlowTriggers(this.pool, this.deps, since);
+  }
+
+  // ---- figures ---------------------------------------------------------------------
+
+  /** The dashboard (getDashboard) at the engine's clock. */
+  dashboard(o: { range: DashboardRange; namespace?: string }): ReturnType<typeof dashboard> {
+    return dashboard(this.pool, { ...o, now: this.now() });
+  }
+
+  /** The last 50 executions of a flow (getFlowStats). */
+  flowStats(namespace: string, flowId: string): ReturnType<typeof flowStats> {
+    return flowStats(this.pool, namespace, flowId);
+  }
+
+  /** A custom metric of a flow over its last 50 executions (getFlowMetrics). */
+  flowMetrics(namespace: string, flowId: string, o: { metric: string; groupBy?: string; agg: 'sum' | 'avg' | 'max' }): ReturnType<typeof flowMetrics> {
+    return flowMetrics(this.pool, namespace, flowId, o);
   }
 
   // ---- run tokens ------------------------------------------------------------------

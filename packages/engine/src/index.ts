@@ -26,3 +26,4 @@ export type { NewExecution } from './executions.js';
 export type { TriggerRequest } from './trigger.js';
 export type { PreparedTask, RunnerSpec } from './spec.js';
 export type { FlowTriggerResult } from './flow-triggers.js';
+export { dashboardWindow, type DashboardRange } from './stats.js';
