@@ -1,0 +1,97 @@
+// Benchmark: the dashboard and a flow's stats (issue 17) on a large history,
+// against a real api-gateway process on an embedded PostgreSQL.
+//
+//   seed       BENCH_EXECUTIONS executions (default 1,000,000) ended over
+//              the last 60 days in every end state, across 20 namespaces
+//              (one flow `team/big` holds 1 in 10), 5 task runs each
+//              (5,000,000), written in bulk by SQL, then ANALYZE.
+//   dashboard  getDashboard?range=30d (every namespace, and `team` with its
+//              children) and range=24h, over HTTP, 40 requests each after 5
+//              warm-ups: p50 and p95. Target: 30d under 200 ms p95.
+//   flow stats getFlowStats of team/big, same way. Target: under 20 ms p95.
+// The plans of the dashboard's statements are printed (EXPLAIN ANALYZE).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { q, round } from './lib/logs-helpers.mjs';
+import { root, startDeployment } from './lib/svc-deployment.mjs';
+
+const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
+const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 1_000_000);
+const SAMPLES = 40;
+
+async function timed(d, token, p) {
+  const times = [];
+  for (let i = 0; i < SAMPLES + 5; i++) {
+    const t = performance.now();
+    const r = await fetch(`${d.base}${p}`, { headers: { authorization: `Bearer ${token}` } });
+    await r.text();
+    if (r.status !== 200) throw new Error(`${p}: ${r.status}`);
+    if (i >= 5) times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50_ms: round(q(times, 0.5)), p95_ms: round(q(times, 0.95)) };
+}
+
+export async function run() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-dashboard-'));
+  fs.chmodSync(dir, 0o755);
+  const cluster = await startPostgresKeeper(path.join(dir, 'pg'), { database: 'svc', ephemeral: true, stdio: 'ignore' });
+  const stops = [() => cluster.stop()];
+  try {
+    const d = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc') });
+    stops.unshift(() => d.stop());
+    const token = (await d.api('POST', '/api/v1/tokens', { name: 'bench-reader', role: 'viewer' })).body.secret;
+    await d.saveFlows('team', { 'big.flow.yaml': JSON.stringify({ id: 'big', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) });
+    const db = new pg.Pool({ connectionString: cluster.url, max: 2 });
+    stops.unshift(() => db.end());
+    const snap = (await db.query(`SELECT snapshot_id FROM namespace_versions WHERE namespace = 'team' LIMIT 1`)).rows[0].snapshot_id;
+    const t0 = performance.now();
+    // Ended over the last 60 days; states in the proportions of a busy deployment.
+    await db.query(
+      `INSERT INTO executions (id, state, namespace, flow_id, snapshot_id, definition, created_by, trigger_type, created_at, started_at, ended_at, duration_ms)
+       SELECT 'b' || lpad(g::text, 9, '0'),
+         (ARRAY['SUCCESS','SUCCESS','SUCCESS','SUCCESS','SUCCESS','SUCCESS','FAILED','TIMED_OUT','CANCELLED','SKIPPED'])[1 + g % 10],
+         CASE WHEN g % 10 = 3 THEN 'team' WHEN g % 20 = 7 THEN 'team.child' ELSE 'ns' || (g % 18) END,
+         CASE WHEN g % 10 = 3 THEN 'big' ELSE 'f' || (g % 50) END,
+         $2, '{}', 'bench', 'manual',
+         now() - (g::float8 / $1) * interval '60 days' - interval '1 minute',
+         now() - (g::float8 / $1) * interval '60 days' - interval '1 minute',
+         now() - (g::float8 / $1) * interval '60 days',
+         (g * 7919) % 60000
+       FROM generate_series(1, $1) g`,
+      [EXECUTIONS, snap],
+    );
+    await db.query(
+      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, created_at, ended_at)
+       SELECT e.id || '-' || k, e.id, 't' || k, 'command', 'process', 'default', 'SUCCESS', 1, e.created_at, e.ended_at
+       FROM executions e, generate_series(1, 5) k WHERE e.id LIKE 'b%'`,
+    );
+    await db.query('ANALYZE');
+    const seedSeconds = round((performance.now() - t0) / 1000);
+    const result = {
+      executions: EXECUTIONS,
+      task_runs: EXECUTIONS * 5,
+      seed_seconds: seedSeconds,
+      dashboard_30d: await timed(d, token, '/api/v1/stats/dashboard?range=30d'),
+      dashboard_30d_namespace: await timed(d, token, '/api/v1/stats/dashboard?range=30d&namespace=team'),
+      dashboard_24h: await timed(d, token, '/api/v1/stats/dashboard?range=24h'),
+      flow_stats: await timed(d, token, '/api/v1/flows/team/big/stats'),
+    };
+    const plan = await db.query(
+      `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON)
+       SELECT floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / 86400)::int AS b, count(*),
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT'))
+       FROM executions e WHERE e.ended_at >= $1 AND e.ended_at < $2 AND e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED')
+       GROUP BY GROUPING SETS ((floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / 86400)::int), ())`,
+      [new Date(Date.now() - 30 * 86_400_000), new Date()],
+    );
+    result.plan_30d_buckets = plan.rows.map((r) => r['QUERY PLAN']);
+    result.targets = { dashboard_30d_under_200_ms_p95: result.dashboard_30d.p95_ms < 200, flow_stats_under_20_ms_p95: result.flow_stats.p95_ms < 20 };
+    return result;
+  } finally {
+    for (const stop of stops) await stop().catch?.(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
