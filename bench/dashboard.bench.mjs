@@ -59,7 +59,7 @@ export async function run() {
          now() - (g::float8 / $1) * interval '60 days' - interval '1 minute',
          now() - (g::float8 / $1) * interval '60 days' - interval '1 minute',
          now() - (g::float8 / $1) * interval '60 days',
-         (g * 7919) % 60000
+         (g::int8 * 7919) % 60000
        FROM generate_series(1, $1) g`,
       [EXECUTIONS, snap],
     );
