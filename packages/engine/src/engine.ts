@@ -12,6 +12,7 @@
 // is started (dispatchers batch planning passes), else at once, and runs the
 // follow-ups.
 import type pg from 'pg';
+import { isExecutionEnded, isExecutionState } from '@svc/state-machine';
 import type { ExecutorType, MasterKey } from '@svc/config';
 import { ensureBundle } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
@@ -334,8 +335,8 @@ export class Engine {
     await this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]);
     if (!f.wait) return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: child.id } };
     // The child may have ended before this run was linked to it: end it here then (idempotent with the follow-up).
-    const st = (await this.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [child.id])).rows[0]!.state;
-    if (['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(st)) {
+    const st = await this.stateOf(child.id);
+    if (st !== undefined && isExecutionState(st) && isExecutionEnded(st)) {
       await this.follow([{ kind: 'child_ended', parentTaskRunId: run.id, childExecutionId: child.id }]);
     }
     return null;

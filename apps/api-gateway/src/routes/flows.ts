@@ -41,14 +41,16 @@ function revisionBody(r: RevisionRow) {
   };
 }
 
+/** The live flow, or 404 `not_found`. */
+export async function requireFlow(db: Db, namespace: string, flowId: string): Promise<FlowRow> {
+  const f = await findFlow(db.prisma, namespace, flowId);
+  if (!f) throw notFound(`no flow ${namespace}/${flowId}`);
+  return f;
+}
+
 export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: readonly MasterKey[]; publicUrl?: string }): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
-
-  async function flowOrThrow(namespace: string, flowId: string): Promise<FlowRow> {
-    const f = await findFlow(db.prisma, namespace, flowId);
-    if (!f) throw notFound(`no flow ${namespace}/${flowId}`);
-    return f;
-  }
+  const flowOrThrow = (namespace: string, flowId: string) => requireFlow(db, namespace, flowId);
 
   async function revisionById(namespace: string, flowId: string, id: string): Promise<RevisionRow> {
     const r = await findFlowRevision(db.prisma, namespace, flowId, id);

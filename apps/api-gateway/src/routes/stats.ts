@@ -2,17 +2,15 @@
 // (packages/engine/src/stats.ts). Viewers may read them all.
 import type { Db } from '@svc/db';
 import type { DashboardRange, Engine } from '@svc/engine';
-import { notFound, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { findFlow } from '@svc/namespaces';
+import type { HandlerContext, OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { requireFlow } from './flows.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
 export function statsHandlers(deps: { db: Db; engine: Engine }): OperationHandlers<AuthPrincipal> {
   const { engine } = deps;
-  const flowOrThrow = async (namespace: string, flowId: string) => {
-    if (!(await findFlow(deps.db.prisma, namespace, flowId))) throw notFound(`no flow ${namespace}/${flowId}`);
-  };
+  const flowOrThrow = (namespace: string, flowId: string) => requireFlow(deps.db, namespace, flowId);
   return {
     // `range` is checked by the operation's schema (24h, 7d or 30d; another is 422 on field range).
     getDashboard: ({ query }: Ctx) => {
