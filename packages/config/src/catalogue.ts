@@ -97,20 +97,20 @@ export const CATALOGUE = [
   {
     variable: 'SVC_EXECUTORS',
     default: 'process',
-    description: 'Comma-separated executor types this instance runs: process (docker and kubernetes are not built yet: a dispatcher given them exits with code 2). The inline executor is always on; "inline" alone enables only it.',
+    description: 'Comma-separated executor types this instance runs: process, docker, kubernetes. The inline executor is always on; "inline" alone enables only it. A dispatcher advertises docker only while its Docker engine (SVC_DOCKER_HOST) answers, and kubernetes only with a cluster configuration (SVC_K8S_API_URL, or in-cluster).',
   },
   {
     variable: 'SVC_DEFAULT_EXECUTOR',
     default: 'process',
-    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process (docker and kubernetes are not built yet and are refused).',
+    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes.',
   },
-  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Not used yet (the docker and kubernetes executors are not built): container image for docker and kubernetes tasks that name none.' },
+  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image of docker and kubernetes tasks whose task, flow and namespace.yaml name none; unset: such a task fails executor_error naming the missing image.' },
   { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, inline).' },
-  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Not used yet (the kubernetes executor is not built): Kubernetes Jobs one dispatcher instance keeps running at once.' },
+  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Kubernetes Jobs one dispatcher instance keeps running at once (the kubernetes executor\'s slots; SVC_WORKER_SLOTS does not apply to it).' },
   {
     variable: 'SVC_HEARTBEAT_TIMEOUT',
     default: '60s',
-    description: 'Not used yet (the docker and kubernetes executors are not built): duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost.',
+    description: 'Duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost (the container may outlive its dispatcher and keeps reporting).',
   },
   {
     variable: 'SVC_KILL_DELAY_MS',
@@ -123,10 +123,21 @@ export const CATALOGUE = [
     description:
       "OS user (name or uid) the process executor runs task processes as when the dispatcher runs as root; its working and output directories are given to that user and the data directory is closed to it. A dedicated user (useradd --system svc-task) is better than the shared nobody. root: tasks run as root (no isolation). Ignored when the dispatcher is not root (tasks then run as the dispatcher's user).",
   },
-  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Not used yet (the docker executor is not built): Docker Engine API address (unix:///var/run/docker.sock, tcp://HOST:PORT).' },
-  { variable: 'SVC_K8S_API_URL', default: null, description: 'Not used yet (the kubernetes executor is not built): Kubernetes API server URL; unset: the in-cluster service account.' },
-  { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Not used yet (the kubernetes executor is not built): Kubernetes namespace in which task Jobs are created.' },
-  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Not used yet (the kubernetes executor is not built): bearer token for SVC_K8S_API_URL.' },
+  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.' },
+  {
+    variable: 'SVC_RUNNER_URL',
+    default: 'SVC_PUBLIC_URL',
+    derived: true,
+    description: 'Base URL at which runners inside docker and kubernetes tasks reach the API gateway (its /api/runner/v1); docker tasks run on the host network, so a loopback address works there, a cluster needs an address its pods can reach.',
+  },
+  {
+    variable: 'SVC_RUNNER_IMAGE',
+    default: null,
+    description: 'Image of the kubernetes executor\'s init container, holding the runner bundle at /.svc-runner, which it copies into the pod for inject_runner; unset: svc-runner:<bundle hash>, the image infra/ builds.',
+  },
+  { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL of the kubernetes executor; unset: the in-cluster service account when the dispatcher runs in a pod (KUBERNETES_SERVICE_HOST), else no kubernetes executor is advertised.' },
+  { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
+  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL (a service account token with rights on Jobs and Pods in SVC_K8S_NAMESPACE).' },
   // --- triggers and maintenance ---
   { variable: 'SVC_SCHEDULER_TICK_MS', default: '1000', description: 'Milliseconds between two checks of the scheduler for due schedules (10 to 3600000).' },
   {

@@ -243,9 +243,6 @@ describe('parseConfig errors', () => {
     ['an unknown executor', { SVC_EXECUTORS: 'process,lambda' }, 'SVC_EXECUTORS', /"lambda" is not an executor type/],
     ['an unknown default executor', { SVC_DEFAULT_EXECUTOR: 'inline' }, 'SVC_DEFAULT_EXECUTOR', /one of process, docker, kubernetes/],
     // Not advertised before they exist: their tasks would wait forever.
-    ['an executor not built yet', { SVC_EXECUTORS: 'process,docker' }, 'SVC_EXECUTORS', /docker executor is not built yet/],
-    ['kubernetes, not built yet', { SVC_EXECUTORS: 'kubernetes' }, 'SVC_EXECUTORS', /kubernetes executor is not built yet/],
-    ['a default executor not built yet', { SVC_DEFAULT_EXECUTOR: 'docker' }, 'SVC_DEFAULT_EXECUTOR', /docker executor is not built yet/],
     ['a bad k8s namespace', { SVC_K8S_NAMESPACE: 'Jobs_NS' }, 'SVC_K8S_NAMESPACE', /namespace name/],
     ['an admin email without a password', { SVC_ADMIN_EMAIL: 'a@example.com' }, 'SVC_ADMIN_PASSWORD', /must be set when SVC_ADMIN_EMAIL is set/],
     ['an admin password without an email', { SVC_ADMIN_PASSWORD: 'pw' }, 'SVC_ADMIN_EMAIL', /must be set when SVC_ADMIN_PASSWORD is set/],

@@ -12,19 +12,6 @@ import { type StorageTarget, parseStorageUrl } from './storage-url.js';
 export const EXECUTOR_TYPES = ['process', 'docker', 'kubernetes'] as const;
 /** Executor types an instance can be configured to run; `inline` is always on and not listed. */
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
-/**
- * The executor types this build has. A dispatcher configured with another
- * refuses to start (exit 2) rather than advertise an executor whose tasks
- * would wait forever; the flow format already names docker and kubernetes.
- */
-export const BUILT_EXECUTORS: readonly ExecutorType[] = ['process'];
-
-function builtExecutor(item: string): void {
-  if ((EXECUTOR_TYPES as readonly string[]).includes(item) && !BUILT_EXECUTORS.includes(item as ExecutorType)) {
-    throw new Error(`the ${item} executor is not built yet: this version runs ${BUILT_EXECUTORS.join(', ')} (and the always-on inline)`);
-  }
-}
-
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -115,6 +102,10 @@ export interface Config {
   killDelayMs: number;
   /** `SVC_DOCKER_HOST`; default undefined (the Docker client's own default). */
   dockerHost: string | undefined;
+  /** `SVC_RUNNER_URL`; default the public URL: where runners in containers reach the gateway. */
+  runnerUrl: string;
+  /** `SVC_RUNNER_IMAGE`; default undefined (svc-runner:<bundle hash>). */
+  runnerImage: string | undefined;
   /** `SVC_K8S_API_URL`; default undefined. */
   k8sApiUrl: string | undefined;
   /** `SVC_K8S_NAMESPACE`; default `default`. */
@@ -247,11 +238,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       }),
     ),
     executors: read('SVC_EXECUTORS', executors),
-    defaultExecutor: read('SVC_DEFAULT_EXECUTOR', (text) => {
-      const type = p.oneOf(EXECUTOR_TYPES)(text);
-      builtExecutor(type);
-      return type;
-    }),
+    defaultExecutor: read('SVC_DEFAULT_EXECUTOR', p.oneOf(EXECUTOR_TYPES)),
     defaultImage: read('SVC_DEFAULT_IMAGE', p.noWhitespace('an image reference')),
     workerSlots: read('SVC_WORKER_SLOTS', p.positiveInteger),
     k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
@@ -262,6 +249,8 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       return text;
     }),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
+    runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),
+    runnerImage: read('SVC_RUNNER_IMAGE', p.noWhitespace('an image reference')),
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
     k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {
       if (!POOL_PATTERN.test(text)) throw new Error('must be a Kubernetes namespace name (at most 63 lower-case letters, digits, hyphens)');
@@ -326,7 +315,6 @@ function executors(text: string): ExecutorType[] {
     if (item !== 'inline' && !(EXECUTOR_TYPES as readonly string[]).includes(item)) {
       throw new Error(`is not an executor type (use ${EXECUTOR_TYPES.join(', ')}; inline is always on)`);
     }
-    builtExecutor(item);
   });
   return items.filter((item): item is ExecutorType => item !== 'inline');
 }

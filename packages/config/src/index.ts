@@ -3,7 +3,6 @@ export { describeConfig, describeTaskEnvironment, type TaskVariableDescription, 
 export {
   type Config,
   type ExecutorType,
-  BUILT_EXECUTORS,
   EXECUTOR_TYPES,
   type LogFormat,
   LOG_FORMATS,

@@ -22,7 +22,7 @@ import { endTaskRun, type TaskCompletion } from './complete.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
 import { inTx, type Client } from './db.js';
 import { TaskRunNotFoundError, TaskRunNotStartableError } from './errors.js';
-import { createExecution, createExecutionWith, SnapshotFacts, type NewExecution, type StartDeps } from './executions.js';
+import { createExecution, createExecutionWith, mergeExecutorSpec, namespaceExecutorOf, SnapshotFacts, type NewExecution, type StartDeps } from './executions.js';
 import { drainOutbox, runFollowUps } from './followups.js';
 import { sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';
 import type { FollowUp } from './outbox.js';
@@ -244,6 +244,16 @@ export class Engine {
     const r = await this.tryPrepare(taskRunId);
     if (!r.ok) throw new TaskRunNotStartableError(`the task run cannot start: ${r.error}`);
     return r.prepared;
+  }
+
+  /**
+   * The executor settings of a prepared task (image, pull, network,
+   * resources, kubernetes pod settings, inject_runner): each field from the
+   * task, else the flow, else the snapshot's `namespace.yaml`.
+   */
+  async executorSettings(prepared: PreparedTask): Promise<ReturnType<typeof mergeExecutorSpec>> {
+    const ns = await namespaceExecutorOf(this.pool, this.deps, prepared.execution.snapshot_id);
+    return mergeExecutorSpec(prepared.task, prepared.execution.definition, ns);
   }
 
   private async tryPrepare(run: ClaimedRun | string): Promise<{ ok: true; prepared: PreparedTask } | { ok: false; error: string }> {

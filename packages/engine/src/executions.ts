@@ -2,7 +2,7 @@
 // webhooks, flow triggers, subflows, reruns) all go through createExecution.
 import type pg from 'pg';
 import { newId } from '@svc/db';
-import type { FlowDefinition, FlowTask } from '@svc/flow-schema';
+import type { ExecutorSpec, FlowDefinition, FlowTask, UntypedExecutor } from '@svc/flow-schema';
 import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { parseDuration } from '@svc/timing';
 import { plan } from '@svc/state-machine';
@@ -42,7 +42,7 @@ export interface NewExecution {
 }
 
 /** Task executor type and pool: task, flow, namespace.yaml, instance default; http and subflow run inline. */
-export function resolveExecutor(task: FlowTask, def: FlowDefinition, nsFile: { executor?: { type?: string; pool?: string } } | null, fallback: string) {
+export function resolveExecutor(task: FlowTask, def: FlowDefinition, nsFile: NamespaceFile, fallback: string) {
   if (task.type === 'http' || task.type === 'subflow') return { type: 'inline', pool: 'default' };
   const taskEx = (task as { executor?: { type?: string; pool?: string } }).executor;
   const type = taskEx?.type ?? def.executor?.type ?? nsFile?.executor?.type ?? fallback;
@@ -50,7 +50,30 @@ export function resolveExecutor(task: FlowTask, def: FlowDefinition, nsFile: { e
   return { type, pool };
 }
 
-type NamespaceFile = { executor?: { type?: string; pool?: string } } | null;
+type NamespaceFile = { executor?: ExecutorSpec } | null;
+
+/** Fields of an executor that a container executor reads (pool and type are the claim's). */
+const EXECUTOR_FIELDS = ['type', 'pool', 'image', 'inject_runner', 'pull', 'network', 'resources', 'kubernetes'] as const;
+
+/**
+ * A task's executor settings, each field from the nearest level that sets it:
+ * the task, the flow, the snapshot's `namespace.yaml` (the same order as the
+ * type). An object field (resources, kubernetes) is taken whole from one level.
+ */
+export function mergeExecutorSpec(task: FlowTask, def: FlowDefinition, nsFile: NamespaceFile): UntypedExecutor & { type?: string } {
+  const levels = [(task as { executor?: ExecutorSpec }).executor, def.executor, nsFile?.executor].filter((x): x is ExecutorSpec => !!x);
+  const out: Record<string, unknown> = {};
+  for (const f of EXECUTOR_FIELDS) {
+    const level = levels.find((l) => (l as Record<string, unknown>)[f] !== undefined);
+    if (level) out[f] = (level as Record<string, unknown>)[f];
+  }
+  return out as UntypedExecutor & { type?: string };
+}
+
+/** The snapshot's namespace.yaml executor defaults (read once per snapshot and process). */
+export async function namespaceExecutorOf(pool: pg.Pool, deps: StartDeps, snapshotId: string): Promise<NamespaceFile> {
+  return namespaceFileOf(pool, deps, snapshotId);
+}
 
 /**
  * Facts of snapshots kept per process. Snapshots never change, so their

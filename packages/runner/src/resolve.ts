@@ -60,7 +60,9 @@ export async function resolveInvocation(command: string[], runtime: string | und
       const file = await findExecutable(name, pathVar, cwd);
       if (file) return { file, args: command, argv0: name };
     }
-    throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on PATH`);
+    // In a container, the executor names the image (SVC_IMAGE): the tool must come from it.
+    const image = process.env.SVC_IMAGE ? ` of image ${process.env.SVC_IMAGE}` : '';
+    throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on the PATH${image}`);
   }
   const [name, ...args] = command as [string, ...string[]];
   const file = await findExecutable(name, pathVar, cwd);

@@ -29,7 +29,7 @@ test('a python script that raises is FAILED exit_code with the last traceback li
 test('a runtime missing from PATH is FAILED runtime_not_found naming the tool (bun is not installed here)', async () => {
   const t = new MemoryTransport(makeSpec({ command: ['main.ts'], runtime: 'bun', files: { 'main.ts': 'console.log(1)' } }));
   const c = await runTask({ transport: t, workRoot: await root() });
-  assert.deepEqual(c, { state: 'FAILED', reason: 'runtime_not_found', error: 'runtime bun: bun not found on PATH', exit_code: null, outputs: {}, metrics: [] });
+  assert.deepEqual(c, { state: 'FAILED', reason: 'runtime_not_found', error: 'runtime bun: bun not found on the PATH', exit_code: null, outputs: {}, metrics: [] });
   assert.equal(t.completions.length, 1);
 });
 
@@ -38,7 +38,7 @@ test('the interpreter is looked up on the spec PATH when it sets one', async () 
   spec.env.PATH = '/nonexistent/bin';
   const c = await runTask({ transport: new MemoryTransport(spec), workRoot: await root() });
   assert.equal(c.reason, 'runtime_not_found');
-  assert.equal(c.error, 'runtime python: python3 or python not found on PATH');
+  assert.equal(c.error, 'runtime python: python3 or python not found on the PATH');
 });
 
 test('an unknown runtime is FAILED executor_error', async () => {

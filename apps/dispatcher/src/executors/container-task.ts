@@ -1,0 +1,144 @@
+// What the docker and kubernetes executors share: a claimed task run turned
+// into a container to start. The container runs `svc exec`, which speaks the
+// runner protocol to the gateway over HTTP with a run token (bundle, spec,
+// logs, outputs, artifacts, heartbeats, completion), exactly as the runner of
+// the process executor does in-process. The executor only starts the
+// container, waits for it, stops it on cancel, and ends the run itself when
+// the container could not start or ended without reporting.
+import type { ClaimedRun, PreparedTask } from '@svc/engine';
+import type { DispatcherContext } from '../context.js';
+
+/** Where the image carries `svc` when `inject_runner` is false. */
+export const SVC_ON_PATH = ['svc'];
+
+/** Seconds a run token outlives its task's timeout (the runner's last reports come after the kill). */
+const TOKEN_GRACE_MS = 15 * 60_000;
+
+export type PullPolicy = 'always' | 'if_not_present' | 'never';
+
+export interface ResourceList {
+  cpu?: string;
+  memory?: string;
+}
+
+export interface KubernetesPodSettings {
+  service_account?: string;
+  node_selector?: Record<string, string>;
+  tolerations?: { key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: string; toleration_seconds?: number }[];
+  image_pull_secrets?: string[];
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface ContainerTask {
+  run: ClaimedRun;
+  prepared: PreparedTask;
+  image: string;
+  injectRunner: boolean;
+  pull: PullPolicy;
+  network: string | undefined;
+  resources: { requests?: ResourceList; limits?: ResourceList };
+  kubernetes: KubernetesPodSettings;
+  /** The container's command: `svc exec` (from the injected bundle, or `svc` on the image's PATH). */
+  command: string[];
+  /** The runner's environment: where to report, with which token. The task's own env comes from the spec. */
+  env: Record<string, string>;
+  /** Labels naming the run (container labels, Kubernetes labels): found again after a dispatcher crash. */
+  labels: Record<string, string>;
+  /** A name unique per task run, valid for Docker and as a Kubernetes object name (lower case, at most 63). */
+  name: string;
+}
+
+/** Label keys of every container and Job an executor creates. */
+export const LABELS = {
+  managedBy: 'app.kubernetes.io/managed-by',
+  instance: 'svc.dev/instance-id',
+  execution: 'svc.dev/execution-id',
+  taskRun: 'svc.dev/task-run-id',
+  namespace: 'svc.dev/namespace',
+  flow: 'svc.dev/flow-id',
+  task: 'svc.dev/task-id',
+} as const;
+export const MANAGED_BY = 'svc';
+
+/** A label value as Kubernetes accepts it (at most 63 of [A-Za-z0-9._-], alphanumeric at both ends). */
+export function labelValue(v: string): string {
+  return v.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+}
+
+/**
+ * Prepares a claimed run for a container executor. Null when the run was
+ * ended instead (a template or secret error; no image to run it in).
+ * `runnerCommand`: the argv that starts `svc` from the injected bundle.
+ */
+export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, runnerCommand: (injected: boolean) => string[]): Promise<ContainerTask | null> {
+  const prepared = await ctx.engine.prepare(run);
+  if (!prepared) return null;
+  const settings = await ctx.engine.executorSettings(prepared);
+  const image = settings.image ?? ctx.config.defaultImage;
+  if (!image) {
+    await ctx.engine.complete(run.id, {
+      state: 'FAILED',
+      reason: 'executor_error',
+      error: `task ${run.task_key} runs on the ${run.executor_type} executor but names no image (executor.image of the task, the flow or namespace.yaml) and SVC_DEFAULT_IMAGE is not set`,
+      exitCode: null,
+    });
+    return null;
+  }
+  const injectRunner = settings.inject_runner ?? true;
+  const timeoutMs = prepared.spec.timeout_seconds > 0 ? prepared.spec.timeout_seconds * 1000 : 24 * 3600_000;
+  const token = await ctx.engine.signRunToken(run.id, new Date(ctx.clock.now().getTime() + timeoutMs + TOKEN_GRACE_MS));
+  const ex = prepared.execution;
+  return {
+    run,
+    prepared,
+    image,
+    injectRunner,
+    pull: settings.pull ?? 'if_not_present',
+    network: settings.network,
+    resources: settings.resources ?? {},
+    kubernetes: settings.kubernetes ?? {},
+    command: [...runnerCommand(injectRunner), 'exec'],
+    env: {
+      SVC_SERVER: ctx.config.runnerUrl,
+      SVC_TASK_RUN_ID: run.id,
+      SVC_RUN_TOKEN: token,
+      // Named in the runner's messages (a missing runtime names the image).
+      SVC_IMAGE: image,
+    },
+    labels: {
+      [LABELS.managedBy]: MANAGED_BY,
+      [LABELS.instance]: labelValue(ctx.instanceId),
+      [LABELS.execution]: labelValue(ex.id),
+      [LABELS.taskRun]: labelValue(run.id),
+      [LABELS.namespace]: labelValue(ex.namespace),
+      [LABELS.flow]: labelValue(ex.flow_id ?? ''),
+      [LABELS.task]: labelValue(run.task_key),
+    },
+    name: `svc-${run.id.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63).replace(/-+$/, ''),
+  };
+}
+
+/**
+ * Ends a run the container did not report (it could not start, or died
+ * before its runner delivered the completion). A no-op when the runner
+ * already ended it.
+ */
+export async function endUnreported(ctx: DispatcherContext, run: ClaimedRun, reason: 'image_pull_failed' | 'executor_error', error: string): Promise<boolean> {
+  return ctx.engine.complete(run.id, { state: 'FAILED', reason, error, exitCode: null }, { fromTask: true });
+}
+
+/** Docker's and Kubernetes' memory quantity (Ki, Mi, Gi, Ti binary; K, M, G, T decimal) in bytes. */
+export function memoryBytes(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$/.exec(q);
+  if (!m) throw new Error(`not a memory quantity: ${q}`);
+  const mult: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+  return Math.round(Number(m[1]) * mult[m[2] ?? '']!);
+}
+
+/** A cpu quantity (`1.5`, `500m`) in nano CPUs (Docker's NanoCpus). */
+export function nanoCpus(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(q);
+  if (!m) throw new Error(`not a cpu quantity: ${q}`);
+  return Math.round(Number(m[1]) * (m[2] ? 1e6 : 1e9));
+}
