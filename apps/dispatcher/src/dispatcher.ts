@@ -85,7 +85,7 @@ export class Dispatcher {
 
   private async loop(executor: Executor): Promise<void> {
     const { ctx } = this;
-    const slots = ctx.config.workerSlots;
+    const slots = executor.slots ?? ctx.config.workerSlots;
     while (!this.stopping) {
       let claimed: ClaimedRun[] = [];
       let wait = this.pollMs;
