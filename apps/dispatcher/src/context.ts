@@ -19,6 +19,8 @@ export interface DispatcherContext {
    */
   engine: Engine;
   instanceId: string;
+  /** Replaces the executor types the instance row advertises. */
+  advertise(executors: string[]): Promise<void>;
   heartbeatMs: number;
   killDelayMs: number;
 }

@@ -15,6 +15,8 @@ import type { Executor } from './executors/types.js';
 export const POLL_MS = 1_000;
 /** How often running jobs are checked against their execution's state. */
 export const STOP_CHECK_MS = 2_000;
+/** How often the advertised executor types are checked against the executors' availability. */
+export const ADVERTISE_MS = 2_000;
 
 export interface DispatcherOptions {
   /** Backstop poll when no notification arrives. Default POLL_MS (tests lengthen it to show that notifications alone suffice). */
@@ -37,6 +39,9 @@ export class Dispatcher {
   private stopping = false;
   private loops: Promise<void>[] = [];
   private stopTimer?: NodeJS.Timeout;
+  private advertiseTimer?: NodeJS.Timeout;
+  /** The executor types the instance row advertises now. */
+  private advertised: string[] = [];
 
   constructor(
     private readonly ctx: DispatcherContext,
@@ -48,7 +53,10 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     const { ctx } = this;
-    await ctx.engine.servingPools(ctx.config.pools, this.executors.map((e) => e.type));
+    for (const e of this.executors) await e.ready?.();
+    await this.advertise();
+    this.advertiseTimer = setInterval(() => void this.advertise().catch((err) => ctx.log.warn('cannot update the advertised executors', { err })), ADVERTISE_MS);
+    this.advertiseTimer.unref();
     const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-dispatcher-listen', minDelayMs: this.opts.notifyReconnectMs });
     this.notifier = notifier;
     notifier.subscribe(CHANNELS.queued, (executorType) => this.wakeups.get(executorType)?.());
@@ -64,6 +72,27 @@ export class Dispatcher {
     this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
     this.stopTimer.unref();
     ctx.engine.startPlanner();
+  }
+
+  /**
+   * Advertises the executor types that can run tasks now (an executor whose
+   * engine stopped answering is withdrawn, and returns when it answers): the
+   * QUEUED runs of a type nobody serves say `no_instance_for_pool`, and lose
+   * it when a dispatcher serves the type again.
+   */
+  private async advertise(): Promise<void> {
+    const now = this.executors.filter((e) => e.available?.() ?? true).map((e) => e.type);
+    const added = now.filter((t) => !this.advertised.includes(t));
+    const removed = this.advertised.filter((t) => !now.includes(t));
+    if (!added.length && !removed.length && this.advertised.length) return;
+    const { ctx } = this;
+    await ctx.advertise(now);
+    this.advertised = now;
+    if (removed.length) {
+      ctx.log.warn('executors withdrawn: they cannot run tasks now', { executors: removed });
+      await ctx.engine.withdrawn(ctx.config.pools, removed);
+    }
+    await ctx.engine.servingPools(ctx.config.pools, now);
   }
 
   private running(type: string): number {
@@ -90,7 +119,7 @@ export class Dispatcher {
       let claimed: ClaimedRun[] = [];
       let wait = this.pollMs;
       const free = slots - this.running(executor.type);
-      if (free > 0) {
+      if (free > 0 && (executor.available?.() ?? true)) {
         try {
           // One statement claims and tells when the next run held back by a retry backoff is due,
           // both by the database's clock (a skewed clock here must not start runs late or early).
@@ -155,6 +184,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.stopTimer);
+    clearInterval(this.advertiseTimer);
     for (const w of this.wakeups.values()) w();
     await Promise.all(this.loops);
     const { ctx } = this;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { loadConfig } from '@svc/config';
-import { createDb, registerInstance, type Db } from '@svc/db';
+import { createDb, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { Engine } from '@svc/engine';
 import { createTestLogger } from '@svc/logging';
@@ -165,6 +165,7 @@ export async function startDispatcher(
     // The dispatcher's engine sees the faults.
     engine: new Engine({ pool: faultyDb.pool, storage: faultyStorage, clock, config, log: logger }),
     instanceId,
+    advertise: (executors) => setInstanceExecutors(db.pool, instanceId, executors),
     heartbeatMs: 200,
     killDelayMs: 1000,
   };

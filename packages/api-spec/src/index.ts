@@ -26,6 +26,7 @@ export {
   type RunnerHeartbeatResponse,
   type RunnerLogLine,
   type RunnerLogsRequest,
+  type RunnerEventsRequest,
   type RunnerMetric,
   type RunnerSpec,
 } from './schemas/runner.js';

@@ -17,7 +17,7 @@ import type { ExecutorType, MasterKey } from '@svc/config';
 import { ensureBundle } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
 import { cancelExecution } from './cancel.js';
-import { claimRuns, clearNoInstanceReason, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
+import { claimRuns, clearNoInstanceReason, markUnserved, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
 import { endTaskRun, type TaskCompletion } from './complete.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
 import { inTx, type Client } from './db.js';
@@ -29,7 +29,7 @@ import type { FollowUp } from './outbox.js';
 import { Planner, planExecutions, hasStaleRequests } from './planner.js';
 import { rerunExecution, restartExecution } from './rerun.js';
 import { withRetry } from './retry.js';
-import { appendLogs, heartbeatTaskRun, storeArtifact, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+import { appendLogs, heartbeatTaskRun, recordRunnerEvent, storeArtifact, type RunnerEvent, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
 import { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 import { loadExecutions } from './serialize.js';
 import { dashboard, flowMetrics, flowStats, type DashboardRange } from './stats.js';
@@ -195,6 +195,11 @@ export class Engine {
     return clearNoInstanceReason(this.pool, pools, executorTypes);
   }
 
+  /** This instance stopped serving these executor types: their QUEUED runs that nobody serves now say `no_instance_for_pool`. */
+  withdrawn(pools: string[], executorTypes: string[]): Promise<void> {
+    return markUnserved(this.pool, pools, executorTypes);
+  }
+
   /** The hash and object key of a snapshot's bundle, built once and cached. */
   private bundleOf(snapshotId: string) {
     let b = this.bundles.get(snapshotId);
@@ -308,6 +313,11 @@ export class Engine {
   }
 
   /** Records a runner heartbeat (on the database's clock); `cancel` is true when the task run should stop. */
+  /** A runner event (started, progress, heartbeat): the task run's `progress`, shown in its execution's event stream. False when the run is not RUNNING. */
+  runnerEvent(taskRunId: string, event: RunnerEvent): Promise<boolean> {
+    return recordRunnerEvent(this.pool, taskRunId, event, this.resources.config.masterKeys);
+  }
+
   heartbeat(taskRunId: string): Promise<{ cancel: boolean; known: boolean }> {
     return heartbeatTaskRun(this.pool, taskRunId);
   }
@@ -465,4 +475,5 @@ export class Engine {
   }
 }
 
+export type { RunnerEvent };
 export type { ClaimedRun, PreparedTask, TaskCompletion, TriggerRequest, NewExecution, FlowTriggerResult, IncomingLogLine, TaskRunIdentity };

@@ -18,7 +18,7 @@ export {
   type EngineErrorDetail,
 } from './errors.js';
 export { CHANNELS } from './db.js';
-export { LOG_CHANNEL, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
+export { LOG_CHANNEL, type IncomingLogLine, type RunnerEvent, type TaskRunIdentity } from './runner-io.js';
 export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
 export type { ClaimedRun, ClaimResult } from './claim.js';
 export type { TaskCompletion } from './complete.js';

@@ -5,7 +5,9 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { newId } from '@svc/db';
+import type { MasterKey } from '@svc/config';
 import { CHANNELS } from './db.js';
+import { recordedValues, SecretMasker, type RecordedSecrets } from './secret-masking.js';
 
 export interface IncomingLogLine {
   n: number;
@@ -99,6 +101,40 @@ export async function heartbeatTaskRun(pool: pg.Pool, taskRunId: string, now?: D
   const row = r.rows[0];
   if (!row) return { cancel: true, known: false };
   return { cancel: row.state !== 'RUNNING' || !['RUNNING'].includes(row.ex_state), known: true };
+}
+
+/** A runner event (runnerPostEvents): what the runner is doing, shown on the task run. */
+export interface RunnerEvent {
+  type: 'started' | 'progress' | 'heartbeat';
+  message?: string;
+  /** 0 to 100. */
+  percent?: number;
+}
+
+/**
+ * Records a runner event: a heartbeat counts as one; `started` and `progress`
+ * become the task run's `progress` and wake the execution's event streams.
+ * Returns false when the run is not RUNNING (the event is dropped).
+ */
+export async function recordRunnerEvent(pool: pg.Pool, taskRunId: string, e: RunnerEvent, masterKeys: readonly MasterKey[]): Promise<boolean> {
+  if (e.type === 'heartbeat') return (await heartbeatTaskRun(pool, taskRunId)).known;
+  let message = e.message?.slice(0, 1000);
+  if (message) {
+    // The message comes from the task's side: masked against the secrets its run resolved, as its completion is.
+    const rec = (await pool.query<{ secrets: RecordedSecrets | null }>(`SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1`, [taskRunId])).rows[0]?.secrets;
+    if (rec) {
+      const values = await recordedValues(pool, taskRunId, rec, masterKeys);
+      message = values ? new SecretMasker(values).text(message) : '(withheld: the secrets of this run cannot be read to mask it)';
+    }
+  }
+  const progress = { type: e.type, ...(message !== undefined ? { message } : {}), ...(e.percent !== undefined ? { percent: e.percent } : {}) };
+  const r = await pool.query<{ execution_id: string }>(
+    `WITH u AS (UPDATE task_runs SET progress = $2::jsonb || jsonb_build_object('at', now()), last_heartbeat_at = now()
+                WHERE id = $1 AND state = 'RUNNING' RETURNING execution_id)
+     SELECT execution_id, pg_notify($3, execution_id) FROM u`,
+    [taskRunId, JSON.stringify(progress), CHANNELS.changed],
+  );
+  return r.rowCount === 1;
 }
 
 export { CHANNELS };

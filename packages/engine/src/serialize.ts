@@ -11,7 +11,7 @@ export const EXECUTION_API_COLUMNS = [
 /** The task_runs columns of the API's TaskRun object. */
 export const TASK_RUN_API_COLUMNS = [
   'id', 'task_key', 'task_type', 'executor_type', 'pool', 'state', 'reason', 'error', 'attempt', 'child_execution_id', 'reused_from_id',
-  'exit_code', 'duration_ms', 'queued_at', 'started_at', 'ended_at', 'outputs',
+  'exit_code', 'duration_ms', 'queued_at', 'started_at', 'ended_at', 'outputs', 'progress',
 ] as const;
 
 /** A timestamp as the API writes it: from a Date (a column) or a text with an offset (inside JSON built by the database). */
@@ -87,6 +87,8 @@ export function apiExecution(e: Record<string, any>, taskRuns: Record<string, un
       started_at: ts(r.started_at),
       ended_at: ts(r.ended_at),
       outputs: r.outputs,
+      // The latest runner event (an additional property): {type, at, message?, percent?}, or null.
+      progress: r.progress ?? null,
     })),
   };
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { RunnerHttpError, errorMessage } from './errors.js';
-import type { Completion, LogLine, RunnerSpec, RunnerTransport } from './types.js';
+import type { Completion, LogLine, RunnerEvent, RunnerSpec, RunnerTransport } from './types.js';
 
 export interface HttpTransportOptions {
   /** Base URL of the service, e.g. `http://127.0.0.1:8080` (a trailing slash is ignored). */
@@ -124,6 +124,10 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
       } finally {
         for (const s of reopened) s.destroy();
       }
+    },
+    async postEvent(e: RunnerEvent) {
+      const res = await request({ method: 'POST', path: '/events', body: json(e), timeoutMs: requestTimeoutMs });
+      await res.body?.cancel();
     },
     async complete(c: Completion) {
       const res = await request({ method: 'POST', path: '/complete', body: json(c), timeoutMs: requestTimeoutMs });

@@ -8,6 +8,7 @@ export type {
   Metric,
   RunnerSpec,
   RunnerTransport,
+  RunnerEvent,
   RunOptions,
   Runtime,
 } from './types.js';

@@ -24,7 +24,7 @@ import { LineMasker, maskValuesForLines } from './masker.js';
 import { readOutputs } from './outputs.js';
 import { type ProcessExit, type StopCause, TaskProcess } from './process.js';
 import { resolveInvocation } from './resolve.js';
-import type { Completion, RunnerSpec, RunOptions } from './types.js';
+import type { Completion, RunnerEvent, RunnerSpec, RunOptions } from './types.js';
 import type { TaskUser } from './task-user.js';
 import type { WorkdirLease } from './workdir-pool.js';
 import { extractBundle, resolveCwd, writeFiles } from './workspace.js';
@@ -130,6 +130,8 @@ interface RunHooks {
 
 async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: RunHooks): Promise<Completion> {
   const { transport } = opts;
+  // Events are reported on the side: a lost one costs nothing but the display.
+  const event = (e: RunnerEvent) => void transport.postEvent?.(e).catch((err: unknown) => log(`cannot report a runner event: ${errorMessage(err)}`));
   // With an io directory of the caller's, the run directory is the bundle root
   // itself: one directory made per task instead of three (see RunOptions.ioDir).
   const bundleRoot = opts.ioDir ? runDir : path.join(runDir, 'bundle');
@@ -145,6 +147,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   }
   // The outputs file is not created here: the task's first append (`>> "$SVC_OUTPUTS"`) creates it, and no file means no outputs.
 
+  if (spec.bundle_hash && !stop.bundleReady) event({ type: 'progress', message: 'fetching the namespace files' });
   if (stop.bundleReady) {
     // Synced by the pool.
   } else if (opts.bundleCache && spec.bundle_hash) {
@@ -193,6 +196,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     onStreamEnd: (stream) => emit(stream, splitters[stream].end()),
   });
   const started = proc;
+  event({ type: 'started', message: `${invocation.argv0} started${process.env.SVC_IMAGE ? ` in image ${process.env.SVC_IMAGE}` : ''}` });
   stop.onStop((cause) => started.stop(cause));
   const raced = stop.cause();
   if (raced) proc.stop(raced);

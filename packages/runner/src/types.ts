@@ -52,6 +52,19 @@ export interface RunnerTransport {
   postLogs(lines: LogLine[]): Promise<void>;
   putArtifact(name: string, body: NodeJS.ReadableStream, size: number): Promise<void>;
   complete(c: Completion): Promise<void>;
+  /**
+   * Reports what the runner is doing (runnerPostEvents), shown on the task
+   * run as `progress`. Optional: the process executor's runner starts its
+   * task at once and omits it; `svc exec` in a container reports its steps.
+   */
+  postEvent?(e: RunnerEvent): Promise<void>;
+}
+
+/** A runner event (the body of runnerPostEvents). */
+export interface RunnerEvent {
+  type: 'started' | 'progress' | 'heartbeat';
+  message?: string;
+  percent?: number;
 }
 
 export interface RunOptions {

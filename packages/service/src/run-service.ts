@@ -11,6 +11,7 @@ import {
   heartbeatInstance,
   INSTANCE_HEARTBEAT_INTERVAL_MS,
   markInstanceStopped,
+  setInstanceExecutors,
   newId,
   readEmbeddedConnection,
   registerInstance,
@@ -29,6 +30,12 @@ export interface ServiceContext {
   clock: Clock;
   instanceId: string;
   version: string;
+  /**
+   * Replaces the executor types this instance advertises (dispatchers: an
+   * executor whose engine stopped answering is withdrawn, and comes back
+   * when it answers again). Kept across a re-registration.
+   */
+  advertise(executors: string[]): Promise<void>;
 }
 
 export interface ServiceHandle {
@@ -81,7 +88,6 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     process.exit(1);
   }
 
-  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version };
   const registration = {
     id: instanceId,
     kind: opts.kind,
@@ -91,6 +97,11 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     executors: opts.executors?.(config) ?? [],
     metadata: { pid: process.pid },
   };
+  const advertise = async (executors: string[]) => {
+    registration.executors = executors;
+    await setInstanceExecutors(db.pool, instanceId, executors);
+  };
+  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, advertise };
 
   // Signals are handled from here on, even during start-up: a SIGTERM that
   // arrives while the app is starting waits for the start, then stops it.

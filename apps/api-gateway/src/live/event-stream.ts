@@ -30,9 +30,11 @@ interface Snapshot {
   event: string;
 }
 
-/** A hash of the execution's state and the id and state of each of its task runs. */
+/** A hash of the execution's state and the id, state and latest runner event of each of its task runs. */
 export function statesHash(detail: Record<string, unknown>): string {
-  const runs = ((detail.task_runs ?? []) as { id: string; state: string }[]).map((r) => `${r.id}:${r.state}`).sort();
+  const runs = ((detail.task_runs ?? []) as { id: string; state: string; progress?: { at?: string } | null }[])
+    .map((r) => `${r.id}:${r.state}${r.progress?.at ? `:${r.progress.at}` : ''}`)
+    .sort();
   return crypto.createHash('sha256').update(`${String(detail.state)}|${runs.join(',')}`).digest('base64url').slice(0, 22);
 }
 

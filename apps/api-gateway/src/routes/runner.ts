@@ -3,7 +3,7 @@
 // task run and checked by signature alone.
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import type { Operation, RunnerCompletion, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
+import type { Operation, RunnerCompletion, RunnerEventsRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
 import type { Engine } from '@svc/engine';
 import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
 
@@ -63,7 +63,14 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       return undefined;
     },
 
-    runnerPostEvents: () => reply(202, { accepted: true }),
+    async runnerPostEvents({ params, body }: Ctx) {
+      // The body was validated against RunnerEventsRequest by the operation's schema.
+      const e = body as RunnerEventsRequest;
+      if (!(await engine.runnerEvent(params.taskRunId as string, { type: e.type, message: e.message, percent: e.percent }))) {
+        throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
+      }
+      return undefined;
+    },
 
     async runnerPutArtifact({ params, req }: Ctx) {
       const body = await readRaw(req, deps.maxArtifactBytes);

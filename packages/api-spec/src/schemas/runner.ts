@@ -67,7 +67,18 @@ export const RunnerHeartbeatResponse = component('RunnerHeartbeatResponse', Type
 ));
 export type RunnerHeartbeatResponse = Static<typeof RunnerHeartbeatResponse>;
 
-export const RunnerEventsRequest = component('RunnerEventsRequest', FreeObject('Runner events (payload not shown by the spec)'));
+/** Body of runnerPostEvents (the spec leaves its payload open): one runner event. */
+export const RunnerEventsRequest = component('RunnerEventsRequest', Type.Object(
+  {
+    type: StringEnum(['started', 'progress', 'heartbeat'] as const, {
+      description: '`started`: the task process started; `progress`: what the runner or task is doing; `heartbeat`: liveness, as runnerHeartbeat',
+    }),
+    message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown on the task run as `progress.message`; masked against the run\'s secrets' })),
+    percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { ...open, description: 'A runner event: the latest `started` or `progress` event is the task run\'s `progress` ({type, at, message, percent}) and wakes its execution\'s event stream' },
+));
+export type RunnerEventsRequest = Static<typeof RunnerEventsRequest>;
 
 /** The end states a runner reports. */
 export const COMPLETION_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED'] as const;

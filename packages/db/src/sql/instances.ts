@@ -49,6 +49,11 @@ export async function heartbeatInstance(db: Queryable, id: string, now?: Date): 
   return r.rowCount === 1;
 }
 
+/** Replaces the executor types an instance advertises (a dispatcher whose Docker engine stopped answering withdraws docker). */
+export async function setInstanceExecutors(db: Queryable, id: string, executors: string[]): Promise<void> {
+  await db.query(`UPDATE instances SET executors = $2 WHERE id = $1`, [id, executors]);
+}
+
 /** Marks a clean stop: the row stays (Offline) until retention removes it. */
 export async function markInstanceStopped(db: Queryable, id: string, now?: Date): Promise<void> {
   await db.query(

@@ -1,0 +1,318 @@
+// The docker executor: one container per task run, through the Docker Engine
+// API (dockerode). The container runs `svc exec`, which reports to the
+// gateway like any runner (container-task.ts); this executor pulls the image
+// per its pull policy, creates and starts the container, waits for it, stops
+// it on cancel (SIGTERM, SIGKILL after the kill delay), ends the run itself
+// when the container could not start or died unreported, and removes the
+// container and its volumes.
+//
+// Runner injection: the runner bundle (node, its loader and libraries, the
+// runner code: @svc/runner-bundle) is copied once per bundle version into a
+// named volume `svc-runner-<hash>` that every task container mounts read-only
+// at /.svc-runner, so a task needs nothing from its image but the runtime
+// tool it names. The run's own files live in an anonymous volume mounted at
+// /.svc-work, removed with the container.
+//
+// Containers carry labels naming the instance, execution, task run,
+// namespace and flow. At start, the executor removes the containers of
+// dispatchers that are gone whose task run has ended, and adopts those whose
+// run is still RUNNING (their runner keeps reporting): it waits for them and
+// removes them after, as it does its own.
+import type { Readable } from 'node:stream';
+import Docker from 'dockerode';
+import tar from 'tar-stream';
+import { listInstances } from '@svc/db';
+import type { ClaimedRun } from '@svc/engine';
+import type { DispatcherContext } from '../context.js';
+import { containerTaskOf, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
+import type { Executor } from './types.js';
+
+/** Where the run's working directories live inside the container (an anonymous volume). */
+export const WORK_MOUNT = '/.svc-work';
+/** The volume label naming the runner bundle version it holds. */
+const BUNDLE_LABEL = 'svc.dev/runner-bundle';
+/** A file written last into a bundle volume: the copy is complete. */
+const COMPLETE_MARK = '.svc-complete';
+/** How often the engine's health is checked (a dispatcher advertises docker only while it answers). */
+export const PING_MS = 5_000;
+
+/** What the executor needs of the runner bundle (@svc/runner-bundle's RunnerBundle). */
+export interface RunnerBundleLike {
+  hash: string;
+  /** argv starting `svc` from a bundle placed at mountDir. */
+  argv(mountDir: string): string[];
+  /** A tar stream of the bundle's contents. */
+  tar(): NodeJS.ReadableStream;
+}
+
+export interface DockerExecutorOptions {
+  docker: Docker;
+  /** The runner bundle, made on first use (building it takes seconds; only docker tasks with inject_runner need it). */
+  bundle: () => Promise<RunnerBundleLike>;
+  /** Where the bundle is mounted in task containers. */
+  runnerMount: string;
+  /** Health checks period; default PING_MS. */
+  pingMs?: number;
+}
+
+/** A Docker Engine client for SVC_DOCKER_HOST (unix:// or tcp://), else DOCKER_HOST, else the default socket. */
+export function dockerClient(host: string | undefined): Docker {
+  if (!host) return new Docker();
+  const u = new URL(host);
+  if (u.protocol === 'unix:') return new Docker({ socketPath: u.pathname });
+  return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: u.protocol === 'https:' ? 'https' : 'http' });
+}
+
+/** The message of a Docker Engine error (its JSON body's `message`), else the error's. */
+function engineMessage(err: unknown): string {
+  const e = err as { json?: { message?: string }; reason?: string; message?: string };
+  return e?.json?.message ?? e?.message ?? String(err);
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { statusCode?: number })?.statusCode;
+}
+
+export class ImagePullError extends Error {
+  override readonly name = 'ImagePullError';
+}
+
+export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptions): Executor & { ready(): Promise<void> } {
+  const { docker } = opts;
+  let healthy = false;
+  let closed = false;
+  const adopted = new Set<string>();
+  const bundleVolumes = new Map<string, Promise<string>>();
+
+  async function ping(): Promise<boolean> {
+    try {
+      await docker.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  const pingTimer = setInterval(() => {
+    void ping().then((ok) => {
+      if (ok !== healthy) ctx.log[ok ? 'info' : 'warn'](ok ? 'the Docker engine answers again' : 'the Docker engine does not answer; docker is not advertised until it does');
+      healthy = ok;
+    });
+  }, opts.pingMs ?? PING_MS);
+  pingTimer.unref();
+
+  /** Pulls `image` per the policy. Throws ImagePullError with the engine's message. */
+  async function ensureImage(image: string, pull: ContainerTask['pull']): Promise<void> {
+    let present = true;
+    if (pull !== 'always') {
+      try {
+        await docker.getImage(image).inspect();
+      } catch (err) {
+        if (statusOf(err) !== 404) throw err;
+        present = false;
+      }
+      if (present) return;
+      if (pull === 'never') throw new ImagePullError(`image ${image} is not present on the Docker engine and its pull policy is never`);
+    }
+    try {
+      const stream = (await docker.pull(image)) as Readable;
+      await new Promise<void>((resolve, reject) =>
+        docker.modem.followProgress(stream, (err: Error | null, events: { error?: string; errorDetail?: { message?: string } }[]) => {
+          const failed = events?.find((e) => e.error || e.errorDetail);
+          if (err || failed) reject(new Error(err ? engineMessage(err) : (failed!.errorDetail?.message ?? failed!.error)));
+          else resolve();
+        }),
+      );
+    } catch (err) {
+      throw new ImagePullError(`pulling image ${image} failed: ${engineMessage(err)}`);
+    }
+  }
+
+  /**
+   * The named volume holding the runner bundle, filled once per bundle
+   * version: through a container of `image` (any image can hold the mount;
+   * it is created, never started), the bundle's files, then a mark written
+   * last. A volume without the mark is filled again.
+   */
+  function bundleVolume(image: string): Promise<string> {
+    return opts.bundle().then((bundle) => {
+      let v = bundleVolumes.get(bundle.hash);
+      if (!v) {
+        v = fillBundleVolume(image, bundle);
+        v.catch(() => bundleVolumes.delete(bundle.hash));
+        bundleVolumes.set(bundle.hash, v);
+      }
+      return v;
+    });
+  }
+
+  async function fillBundleVolume(image: string, bundle: RunnerBundleLike): Promise<string> {
+    const name = `svc-runner-${bundle.hash.slice(0, 32)}`;
+    await docker.createVolume({ Name: name, Labels: { [LABELS.managedBy]: MANAGED_BY, [BUNDLE_LABEL]: bundle.hash } });
+    const filler = await docker.createContainer({
+      Image: image,
+      Entrypoint: ['/.none'],
+      Labels: { [LABELS.managedBy]: MANAGED_BY },
+      HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: opts.runnerMount }], NetworkMode: 'none' },
+    });
+    try {
+      const complete = await filler.getArchive({ path: `${opts.runnerMount}/${COMPLETE_MARK}` }).then(
+        (s) => (s.resume(), true),
+        (err) => {
+          if (statusOf(err) === 404) return false;
+          throw err;
+        },
+      );
+      if (!complete) {
+        await filler.putArchive(bundle.tar(), { path: opts.runnerMount });
+        await filler.putArchive(markTar(), { path: opts.runnerMount });
+      }
+    } finally {
+      await filler.remove({ force: true, v: false }).catch(() => undefined);
+    }
+    return name;
+  }
+
+  /** Waits for a container to exit; stops it (grace: the kill delay) when `signal` aborts. Returns its exit code. */
+  async function waitFor(container: Docker.Container, signal: AbortSignal | null): Promise<number> {
+    const onAbort = () => void container.stop({ t: Math.ceil(ctx.killDelayMs / 1000) }).catch(() => undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal?.aborted) onAbort();
+      const r = (await container.wait()) as { StatusCode: number };
+      return r.StatusCode;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The last lines the container printed (the runner's own messages), for an unreported end. */
+  async function tail(container: Docker.Container): Promise<string> {
+    try {
+      const buf = (await container.logs({ stdout: true, stderr: true, tail: 5, follow: false })) as unknown as Buffer;
+      return demux(buf).trim().split('\n').slice(-5).join(' | ');
+    } catch {
+      return '';
+    }
+  }
+
+  /** After the container exited: ends the run if its runner did not, then removes the container and its anonymous volumes. */
+  async function finish(container: Docker.Container, run: ClaimedRun, exitCode: number, image: string): Promise<void> {
+    try {
+      const last = await tail(container);
+      await endUnreported(ctx, run, 'executor_error', `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
+    } finally {
+      await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a task container', { err, task_run_id: run.id }));
+    }
+  }
+
+  /** Removes leftovers of dispatchers that are gone; adopts their containers whose run still runs. */
+  async function sweepLeftovers(): Promise<void> {
+    const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
+    online.add(ctx.instanceId);
+    const containers = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managedBy}=${MANAGED_BY}`] } });
+    const stopList = new Set(await ctx.engine.runsToStop(containers.map((c) => c.Labels[LABELS.taskRun]).filter((x): x is string => !!x)));
+    for (const c of containers) {
+      const owner = c.Labels[LABELS.instance];
+      const runId = c.Labels[LABELS.taskRun];
+      if (owner && online.has(owner)) continue;
+      const container = docker.getContainer(c.Id);
+      if (!runId || stopList.has(runId) || c.State !== 'running') {
+        ctx.log.info('removing a container left by a stopped dispatcher', { container: c.Id, task_run_id: runId });
+        await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a leftover container', { err, container: c.Id }));
+        continue;
+      }
+      if (adopted.has(c.Id)) continue;
+      adopted.add(c.Id);
+      ctx.log.info('adopting the running container of a stopped dispatcher', { container: c.Id, task_run_id: runId });
+      const run = { id: runId, execution_id: c.Labels[LABELS.execution] ?? '', task_key: c.Labels[LABELS.task] ?? '', task_type: '', executor_type: 'docker', pool: '', attempt: 0 };
+      void waitFor(container, null)
+        .then((code) => finish(container, run, code, c.Image))
+        .catch((err) => ctx.log.warn('an adopted container failed', { err, container: c.Id }))
+        .finally(() => adopted.delete(c.Id));
+    }
+  }
+
+  return {
+    type: 'docker',
+    available: () => healthy && !closed,
+    async ready() {
+      healthy = await ping();
+      if (healthy) await sweepLeftovers().catch((err) => ctx.log.warn('cannot sweep leftover containers', { err }));
+    },
+    close() {
+      closed = true;
+      clearInterval(pingTimer);
+    },
+    async run(run: ClaimedRun, signal: AbortSignal) {
+      const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
+      if (!task) return;
+      try {
+        await ensureImage(task.image, task.pull);
+      } catch (err) {
+        if (!(err instanceof ImagePullError)) throw err;
+        await endUnreported(ctx, run, 'image_pull_failed', err.message);
+        return;
+      }
+      const mounts: Docker.MountSettings[] = [{ Type: 'volume', Target: WORK_MOUNT } as Docker.MountSettings];
+      let command = task.command;
+      if (task.injectRunner) {
+        const [volume, bundle] = await Promise.all([bundleVolume(task.image), opts.bundle()]);
+        mounts.push({ Type: 'volume', Source: volume, Target: opts.runnerMount, ReadOnly: true });
+        command = [...bundle.argv(opts.runnerMount), ...task.command];
+      }
+      const limits = task.resources.limits ?? {};
+      let container: Docker.Container;
+      try {
+        container = await docker.createContainer({
+          name: task.name,
+          Image: task.image,
+          Entrypoint: command,
+          Cmd: [],
+          Env: Object.entries({ ...task.env, SVC_WORK_ROOT: WORK_MOUNT }).map(([k, v]) => `${k}=${v}`),
+          WorkingDir: WORK_MOUNT,
+          Labels: task.labels,
+          HostConfig: {
+            // The runner reaches the gateway at SVC_RUNNER_URL; on the host network a loopback URL works.
+            NetworkMode: task.network ?? 'host',
+            Mounts: mounts,
+            ...(limits.memory ? { Memory: memoryBytes(limits.memory) } : {}),
+            ...(limits.cpu ? { NanoCpus: nanoCpus(limits.cpu) } : {}),
+          },
+        });
+      } catch (err) {
+        await endUnreported(ctx, run, 'executor_error', `creating the container of image ${task.image} failed: ${engineMessage(err)}`);
+        return;
+      }
+      try {
+        await container.start();
+      } catch (err) {
+        await container.remove({ force: true, v: true }).catch(() => undefined);
+        await endUnreported(ctx, run, 'executor_error', `starting the container of image ${task.image} failed: ${engineMessage(err)}`);
+        return;
+      }
+      const code = await waitFor(container, signal);
+      await finish(container, run, code, task.image);
+    },
+  };
+}
+
+/** A tar stream holding one empty file, COMPLETE_MARK. */
+function markTar(): NodeJS.ReadableStream {
+  const pack = tar.pack();
+  pack.entry({ name: COMPLETE_MARK, mode: 0o644 }, '');
+  pack.finalize();
+  // A streamx stream: dockerode pipes it like a Node stream.
+  return pack as unknown as NodeJS.ReadableStream;
+}
+
+/** Docker's multiplexed log frames (8-byte header: stream, 0, 0, 0, size) to text. */
+function demux(buf: Buffer): string {
+  const out: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const size = buf.readUInt32BE(i + 4);
+    out.push(buf.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  return i === 0 ? buf.toString('utf8') : Buffer.concat(out).toString('utf8');
+}
