@@ -303,6 +303,26 @@ export class Engine {
   }
 
   /** Of these RUNNING task runs, those to stop: no longer RUNNING, or their execution is not (the backstop of the stop NOTIFY). */
+  /** Of these task runs, those RUNNING now (a run unknown here, or ended, is not). */
+  async stillRunning(taskRunIds: string[]): Promise<string[]> {
+    if (!taskRunIds.length) return [];
+    const r = await this.pool.query<{ id: string }>(`SELECT id FROM task_runs WHERE id = ANY($1) AND state = 'RUNNING'`, [taskRunIds]);
+    return r.rows.map((x) => x.id);
+  }
+
+  /**
+   * An identity of the deployment (the database cluster's system identifier
+   * and the database's name): container executors label what they create
+   * with it, so that deployments sharing a Docker engine or a cluster
+   * namespace never touch each other's containers.
+   */
+  async deploymentId(): Promise<string> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT substr(md5((SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database()), 1, 16) AS id`,
+    );
+    return r.rows[0]!.id;
+  }
+
   async runsToStop(taskRunIds: string[]): Promise<string[]> {
     if (!taskRunIds.length) return [];
     const r = await this.pool.query<{ id: string }>(

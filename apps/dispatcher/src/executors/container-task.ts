@@ -52,6 +52,8 @@ export interface ContainerTask {
 /** Label keys of every container and Job an executor creates. */
 export const LABELS = {
   managedBy: 'app.kubernetes.io/managed-by',
+  /** The deployment (Engine.deploymentId): deployments sharing an engine or a namespace leave each other's containers alone. */
+  deployment: 'svc.dev/deployment',
   instance: 'svc.dev/instance-id',
   execution: 'svc.dev/execution-id',
   taskRun: 'svc.dev/task-run-id',

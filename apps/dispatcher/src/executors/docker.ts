@@ -35,6 +35,10 @@ const BUNDLE_LABEL = 'svc.dev/runner-bundle';
 const COMPLETE_MARK = '.svc-complete';
 /** How often the engine's health is checked (a dispatcher advertises docker only while it answers). */
 export const PING_MS = 5_000;
+/** How often containers left by dead dispatchers are looked for (and once at start). */
+export const SWEEP_MS = 10_000;
+/** An exited container whose run ended is a leftover after this long (its dispatcher removes it within milliseconds). */
+const LEFTOVER_AFTER_MS = 10_000;
 
 /** What the executor needs of the runner bundle (@svc/runner-bundle's RunnerBundle). */
 export interface RunnerBundleLike {
@@ -82,6 +86,8 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   let healthy = false;
   let closed = false;
   const adopted = new Set<string>();
+  let deploymentP: Promise<string> | undefined;
+  const deployment = () => (deploymentP ??= ctx.engine.deploymentId().catch((err) => ((deploymentP = undefined), Promise.reject(err))));
   const bundleVolumes = new Map<string, Promise<string>>();
 
   async function ping(): Promise<boolean> {
@@ -205,32 +211,55 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     }
   }
 
-  /** Removes leftovers of dispatchers that are gone; adopts their containers whose run still runs. */
+  /**
+   * Removes what no dispatcher will: a container that exited more than
+   * LEFTOVER_AFTER_MS ago whose run has ended (its dispatcher died before
+   * removing it), and a container of an offline dispatcher whose run has
+   * ended. A running container of an offline dispatcher whose run is still
+   * RUNNING is adopted: its runner keeps reporting; we wait for it and remove
+   * it after, as we do our own.
+   */
   async function sweepLeftovers(): Promise<void> {
+    // Only this deployment's: another one may share the engine.
+    const label = [`${LABELS.managedBy}=${MANAGED_BY}`, `${LABELS.deployment}=${await deployment()}`, LABELS.taskRun];
+    const containers = await docker.listContainers({ all: true, filters: { label } });
+    if (!containers.length) return;
     const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
     online.add(ctx.instanceId);
-    const containers = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managedBy}=${MANAGED_BY}`] } });
-    const stopList = new Set(await ctx.engine.runsToStop(containers.map((c) => c.Labels[LABELS.taskRun]).filter((x): x is string => !!x)));
+    const running = new Set(await ctx.engine.stillRunning(containers.map((c) => c.Labels[LABELS.taskRun]!)));
     for (const c of containers) {
-      const owner = c.Labels[LABELS.instance];
-      const runId = c.Labels[LABELS.taskRun];
-      if (owner && online.has(owner)) continue;
+      const runId = c.Labels[LABELS.taskRun]!;
+      const ended = !running.has(runId);
+      const ownerOnline = online.has(c.Labels[LABELS.instance] ?? '');
       const container = docker.getContainer(c.Id);
-      if (!runId || stopList.has(runId) || c.State !== 'running') {
-        ctx.log.info('removing a container left by a stopped dispatcher', { container: c.Id, task_run_id: runId });
-        await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a leftover container', { err, container: c.Id }));
-        continue;
+      let remove = false;
+      if (c.State !== 'running') {
+        if (!ended && ownerOnline) continue;
+        const finishedAt = Date.parse((await container.inspect().catch(() => null))?.State?.FinishedAt ?? '') || 0;
+        remove = !ownerOnline || Date.now() - finishedAt > LEFTOVER_AFTER_MS;
+      } else if (!ownerOnline) {
+        remove = ended;
+        if (!remove && !adopted.has(c.Id)) adopt(container, c, runId);
       }
-      if (adopted.has(c.Id)) continue;
-      adopted.add(c.Id);
-      ctx.log.info('adopting the running container of a stopped dispatcher', { container: c.Id, task_run_id: runId });
-      const run = { id: runId, execution_id: c.Labels[LABELS.execution] ?? '', task_key: c.Labels[LABELS.task] ?? '', task_type: '', executor_type: 'docker', pool: '', attempt: 0 };
-      void waitFor(container, null)
-        .then((code) => finish(container, run, code, c.Image))
-        .catch((err) => ctx.log.warn('an adopted container failed', { err, container: c.Id }))
-        .finally(() => adopted.delete(c.Id));
+      if (!remove) continue;
+      ctx.log.info('removing a task container left by a dispatcher', { container: c.Id, task_run_id: runId });
+      await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a leftover container', { err, container: c.Id }));
     }
   }
+
+  function adopt(container: Docker.Container, c: Docker.ContainerInfo, runId: string): void {
+    adopted.add(c.Id);
+    ctx.log.info('adopting the running container of a stopped dispatcher', { container: c.Id, task_run_id: runId });
+    const run = { id: runId, execution_id: c.Labels[LABELS.execution] ?? '', task_key: c.Labels[LABELS.task] ?? '', task_type: '', executor_type: 'docker', pool: '', attempt: 0 };
+    void waitFor(container, null)
+      .then((code) => finish(container, run, code, c.Image))
+      .catch((err) => ctx.log.warn('an adopted container failed', { err, container: c.Id }))
+      .finally(() => adopted.delete(c.Id));
+  }
+  const sweepTimer = setInterval(() => {
+    if (healthy) void sweepLeftovers().catch((err) => ctx.log.warn('cannot sweep leftover containers', { err }));
+  }, SWEEP_MS);
+  sweepTimer.unref();
 
   return {
     type: 'docker',
@@ -242,10 +271,12 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     close() {
       closed = true;
       clearInterval(pingTimer);
+      clearInterval(sweepTimer);
     },
     async run(run: ClaimedRun, signal: AbortSignal) {
       const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
       if (!task) return;
+      task.labels[LABELS.deployment] = await deployment();
       try {
         await ensureImage(task.image, task.pull);
       } catch (err) {

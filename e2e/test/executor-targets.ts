@@ -1,0 +1,30 @@
+// The executors a test can run flows on, each with the stack environment it
+// needs, or the reason it cannot run here: process always; docker on the
+// test run's Docker engine (images built from this machine's files);
+// kubernetes on the local stand-in of the Kubernetes API, whose kubelet runs
+// pods on that same engine.
+import { ensureTestImages, testDocker } from '@svc/container-testing';
+
+export interface ExecutorTarget {
+  type: 'process' | 'docker' | 'kubernetes';
+  /** Why it cannot run here; absent when it can. */
+  skip?: string;
+  /** Stack environment (dispatcher settings). */
+  env: Record<string, string>;
+  /** The image tasks run in (container executors). */
+  image?: string;
+  close?(): Promise<void>;
+}
+
+export async function executorTargets(): Promise<ExecutorTarget[]> {
+  const targets: ExecutorTarget[] = [{ type: 'process', env: {} }];
+  const d = testDocker();
+  if ('skip' in d) {
+    targets.push({ type: 'docker', skip: d.skip, env: {} }, { type: 'kubernetes', skip: d.skip, env: {} });
+    return targets;
+  }
+  const images = await ensureTestImages(d.docker);
+  targets.push({ type: 'docker', env: { SVC_DOCKER_HOST: d.host }, image: images.debian });
+  targets.push({ type: 'kubernetes', skip: 'the kubernetes executor is not wired into this test yet', env: {} });
+  return targets;
+}

@@ -1,0 +1,159 @@
+// The docker executor end to end: real gateway, dispatcher and maintenance
+// processes, and a real Docker engine (npm test starts one; images are built
+// from this machine's files, no registry is reachable). The runner is
+// injected into images that have nothing for it (a busybox image without any
+// libc), or found on the PATH with inject_runner false; limits and labels
+// reach the container; pull never with a missing image ends
+// image_pull_failed; a missing runtime ends runtime_not_found naming the tool
+// and the image; cancel stops the container; nothing is left behind, not even
+// after a kill -9 of the dispatcher.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type Dockerode from 'dockerode';
+import { ensureTestImages, testDocker, type TestImages } from '@svc/container-testing';
+import { startStack, type Stack } from './stack.js';
+
+const d = testDocker();
+const skip = 'skip' in d ? `SKIPPED, no Docker engine: ${d.skip}` : false;
+if (skip) process.stderr.write(`\n!!! ${skip}\n\n`);
+let docker: Dockerode;
+let images: TestImages;
+let s: Stack;
+
+const flow = (def: Record<string, unknown>) => JSON.stringify(def);
+const NS = 'dock';
+
+before(async () => {
+  if (skip) return;
+  docker = (d as { docker: Dockerode }).docker;
+  images = await ensureTestImages(docker);
+  s = await startStack({ env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: (d as { host: string }).host, SVC_KILL_DELAY_MS: '2000' } });
+  await s.saveFlow(
+    NS,
+    {
+      'hello.sh': 'echo "hello from $(cat /etc/os-release 2>/dev/null | head -c0)bash $BASH_VERSION"\necho "to stderr" >&2\necho \'{"outputs": {"n": 42}}\' >> "$SVC_OUTPUTS"\n',
+      'busy.flow.yaml': flow({ id: 'busy', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'b', type: 'command', command: ['sh', '-c', 'echo busybox says hi; ls /lib 2>&1 | head -3; exit 0'] }] }),
+      'slim.flow.yaml': flow({ id: 'slim', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 's', type: 'script', file: 'hello.sh' }] }),
+      'onpath.flow.yaml': flow({ id: 'onpath', tasks: [{ id: 'p', type: 'command', executor: { type: 'docker', image: images.withSvc, inject_runner: false }, command: ['sh', '-c', 'echo runner from the image; command -v svc'] }] }),
+      'limited.flow.yaml': flow({
+        id: 'limited',
+        executor: { type: 'docker', image: images.busybox, resources: { limits: { cpu: '500m', memory: '64Mi' } } },
+        tasks: [{ id: 'slow', type: 'command', command: ['sh', '-c', 'echo started; sleep 60'] }],
+      }),
+      'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 'm', type: 'command', executor: { type: 'docker', image: 'local/not-here:1', pull: 'never' }, command: ['true'] }] }),
+      'noruntime.py': 'print("never")\n',
+      'noruntime.flow.yaml': flow({ id: 'noruntime', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'py', type: 'script', file: 'noruntime.py' }] }),
+      'survive.flow.yaml': flow({ id: 'survive', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'long', type: 'command', command: ['sh', '-c', 'sleep 4; echo still here'] }] }),
+    },
+  );
+});
+after(async () => {
+  if (skip) return;
+  await s?.stop();
+});
+
+const logsOf = async (id: string) => (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1 ORDER BY task_key, n`, [id])).rows as { task_key: string; stream: string; text: string }[];
+const containersOf = (executionId: string) => docker.listContainers({ all: true, filters: { label: [`svc.dev/execution-id=${executionId}`] } });
+
+test('a command task runs in a busybox image with no libc: the injected runner needs nothing from it', { skip }, async () => {
+  const e = await s.trigger(NS, 'busy');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.equal(done.task_runs[0].executor_type, 'docker');
+  const lines = await logsOf(e.id);
+  assert.ok(lines.some((l) => l.text === 'busybox says hi'), JSON.stringify(lines));
+  assert.deepEqual(await containersOf(e.id), [], 'the container is removed after the run');
+});
+
+test('a bash script runs in a slim glibc image: logs of both streams and outputs come back', { skip }, async () => {
+  const e = await s.trigger(NS, 'slim');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  const lines = await logsOf(e.id);
+  assert.ok(lines.some((l) => l.stream === 'stdout' && /^hello from bash \d/.test(l.text)), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.stream === 'stderr' && l.text === 'to stderr'));
+  assert.deepEqual(done.task_runs[0].outputs, { n: 42 });
+  assert.equal(done.task_runs[0].exit_code, 0);
+  // The runner reported its start: the task run's progress.
+  assert.equal(done.task_runs[0].progress?.type, 'started');
+  assert.match(done.task_runs[0].progress?.message ?? '', /started in image/);
+});
+
+test('inject_runner false runs the svc found on the image PATH', { skip }, async () => {
+  const e = await s.trigger(NS, 'onpath');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  const lines = await logsOf(e.id);
+  assert.ok(lines.some((l) => l.text === 'runner from the image'));
+  assert.ok(lines.some((l) => /\/svc$/.test(l.text)), 'svc is on the PATH of the image');
+});
+
+test('limits and labels reach the container; cancel stops it within the grace and it is removed', { skip }, async () => {
+  const e = await s.trigger(NS, 'limited');
+  const running = await s.waitFor(e.id, (x) => x.task_runs[0]?.state === 'RUNNING', 60_000);
+  const taskRunId = running.task_runs[0].id as string;
+  let listed: Dockerode.ContainerInfo[] = [];
+  for (let i = 0; i < 600 && !listed.length; i++) {
+    listed = (await containersOf(e.id)).filter((c) => c.State === 'running');
+    if (!listed.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(listed.length, 1, 'one running container');
+  const info = await docker.getContainer(listed[0]!.Id).inspect();
+  assert.equal(info.HostConfig.NanoCpus, 500_000_000);
+  assert.equal(info.HostConfig.Memory, 64 * 1024 * 1024);
+  assert.equal(info.HostConfig.NetworkMode, 'host');
+  assert.equal(info.Config.Labels['svc.dev/task-run-id'], taskRunId);
+  assert.equal(info.Config.Labels['svc.dev/namespace'], NS);
+  assert.equal(info.Config.Labels['svc.dev/flow-id'], 'limited');
+  assert.equal(info.Config.Labels['svc.dev/task-id'], 'slow');
+  assert.ok(!info.Config.Env.some((v) => v.startsWith('SVC_MASTER_KEYS')), 'no service secret in the container');
+  await s.waitFor(e.id, async () => (await logsOf(e.id)).some((l) => l.text === 'started'), 30_000).catch(() => undefined);
+
+  const t0 = Date.now();
+  assert.equal((await s.api('POST', `/api/v1/executions/${e.id}/cancel`)).status, 202);
+  const done = await s.waitEnded(e.id, 60_000);
+  assert.equal(done.state, 'CANCELLED', JSON.stringify(done));
+  assert.equal(done.task_runs[0].state, 'CANCELLED');
+  assert.ok(Date.now() - t0 < 15_000, `cancelled within the grace (${Date.now() - t0} ms)`);
+  for (let i = 0; i < 100 && (await containersOf(e.id)).length; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await containersOf(e.id), [], 'the container is removed');
+});
+
+test('pull never with a missing image ends image_pull_failed with the reason', { skip }, async () => {
+  const e = await s.trigger(NS, 'missing');
+  const done = await s.waitEnded(e.id, 60_000);
+  assert.equal(done.state, 'FAILED');
+  assert.equal(done.task_runs[0].reason, 'image_pull_failed');
+  assert.match(done.task_runs[0].error, /local\/not-here:1.*not present.*never/);
+});
+
+test('a python script in an image without python ends runtime_not_found naming the tool and the image', { skip }, async () => {
+  const e = await s.trigger(NS, 'noruntime');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'FAILED');
+  assert.equal(done.task_runs[0].reason, 'runtime_not_found');
+  assert.match(done.task_runs[0].error, /python3 or python not found/);
+  assert.ok(done.task_runs[0].error.includes(images.busybox), done.task_runs[0].error);
+});
+
+test('after a kill -9 of the dispatcher its container keeps reporting, and the next dispatcher removes what is left', { skip }, async () => {
+  const e = await s.trigger(NS, 'survive');
+  await s.waitFor(e.id, (x) => x.task_runs[0]?.state === 'RUNNING', 60_000);
+  let ours: Dockerode.ContainerInfo[] = [];
+  for (let i = 0; i < 600 && !ours.length; i++) {
+    ours = (await containersOf(e.id)).filter((c) => c.State === 'running');
+    if (!ours.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(ours.length, 1);
+  const dispatcher = s.procs.find((p) => p.child.spawnargs.some((a) => a.includes('/dispatcher/')) && p.child.exitCode === null)!;
+  dispatcher.child.kill('SIGKILL');
+  await dispatcher.exited;
+  // The runner in the container reports to the gateway by itself: the run ends as the task does.
+  const done = await s.waitEnded(e.id, 60_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.ok((await logsOf(e.id)).some((l) => l.text === 'still here'));
+  assert.equal((await containersOf(e.id)).length, 1, 'the exited container is left by the dead dispatcher');
+  s.startApp('dispatcher');
+  for (let i = 0; i < 300 && (await containersOf(e.id)).length; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await containersOf(e.id), [], 'the next dispatcher removed it');
+});
