@@ -95,3 +95,14 @@ test('two processes building the same bundle at once end with one complete direc
   assert.deepEqual(await fs.readdir(cacheDir), [path.basename(a)], 'no temporary build directory left');
   assert.ok((await fs.stat(path.join(a, 'bundle.json'))).isFile());
 });
+
+test('a build removes bundles of other hashes unused for a week and dead builds, and keeps recent ones', async () => {
+  const cacheDir = await scratch();
+  const old = new Date(Date.now() - 8 * 24 * 3600_000);
+  for (const name of ['0'.repeat(32), '1'.repeat(32), '.build-dead']) {
+    await fs.mkdir(path.join(cacheDir, name));
+    if (name !== '1'.repeat(32)) await fs.utimes(path.join(cacheDir, name), old, old);
+  }
+  const b = await ensureRunnerBundle({ cacheDir });
+  assert.deepEqual((await fs.readdir(cacheDir)).sort(), ['1'.repeat(32), b.hash].sort());
+});
