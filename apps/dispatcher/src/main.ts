@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // The dispatcher process: claims queued task runs of its pools (SVC_POOLS)
 // for its executors (SVC_EXECUTORS plus the always-on inline executor).
+// process and inline are advertised from the start; docker once its engine
+// answers (and withdrawn while it does not), kubernetes with a cluster
+// configuration (SVC_K8S_API_URL, or in-cluster).
+import os from 'node:os';
+import path from 'node:path';
 import { Engine } from '@svc/engine';
+import { ensureRunnerBundle, RUNNER_MOUNT } from '@svc/runner-bundle';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import type { DispatcherContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
+import { dockerClient, dockerExecutor } from './executors/docker.js';
 import { inlineExecutor } from './executors/inline.js';
 import { processExecutor } from './executors/process.js';
 import type { Executor } from './executors/types.js';
@@ -13,7 +20,8 @@ import type { Executor } from './executors/types.js';
 await runService({
   kind: 'dispatcher',
   pools: (config) => config.pools,
-  executors: (config) => ['inline', ...config.executors],
+  // Container executors are advertised by the dispatcher once they can run tasks.
+  executors: (config) => ['inline', ...config.executors.filter((e) => e === 'process')],
   async start(svc) {
     const storage = await createObjectStore(svc.config.storage);
     const ctx: DispatcherContext = {
@@ -24,8 +32,15 @@ await runService({
       // Spec: SIGKILL 10 s after SIGTERM (SVC_KILL_DELAY_MS shortens it for tests).
       killDelayMs: svc.config.killDelayMs,
     };
+    const workRoot = svc.config.workDir || path.join(os.tmpdir(), 'svc-work');
+    // The runner injected into containers: built (or found) once, on the first container task that needs it.
+    let bundle: ReturnType<typeof ensureRunnerBundle> | undefined;
+    const runnerBundle = () => (bundle ??= ensureRunnerBundle({ cacheDir: path.join(workRoot, '.runner-bundles') }).catch((err) => ((bundle = undefined), Promise.reject(err))));
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
+    if (svc.config.executors.includes('docker')) {
+      executors.push(dockerExecutor(ctx, { docker: dockerClient(svc.config.dockerHost), bundle: runnerBundle, runnerMount: RUNNER_MOUNT }));
+    }
     const dispatcher = new Dispatcher(ctx, executors);
     await dispatcher.start();
     return {

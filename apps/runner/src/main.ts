@@ -6,8 +6,10 @@
 //   install-runner  copy the runner bundle svc runs from into a directory.
 // Exit code of exec: 0 when the completion was delivered (whatever the task's
 // state), 1 when it could not be, 2 on a usage error.
-// SIGTERM/SIGINT (docker stop, pod deletion) stop the task and report it FAILED
-// with reason `instance_shutdown`, which the engine may retry.
+// SIGTERM/SIGINT (docker stop, pod deletion) stop the task. The runner first
+// asks the gateway why (one heartbeat): when the execution is being cancelled
+// the task ends CANCELLED, otherwise FAILED with reason `instance_shutdown`,
+// which the engine may retry.
 // No top-level await: the runner bundle (packages/runner-bundle) runs this
 // file bundled as CommonJS.
 import os from 'node:os';
@@ -18,6 +20,8 @@ import { assertNever } from '@svc/assert';
 import { createHttpTransport, errorMessage, runTask } from '@svc/runner';
 
 const USAGE = `${EXEC_USAGE}${INSTALL_USAGE}`;
+/** How long a stop signal waits for the gateway to say whether it is a cancel (the grace before SIGKILL is 10 s). */
+const CAUSE_TIMEOUT_MS = 2_000;
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0) {
@@ -64,17 +68,26 @@ async function execCommand(argv: string[]): Promise<number> {
       return assertNever(parsed);
   }
   const { server, taskRunId, token, workRoot } = parsed.args;
+  const transport = createHttpTransport({ server, taskRunId, token });
   const shutdown = new AbortController();
+  const cancel = new AbortController();
+  let signalled = false;
   const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled) return;
+    signalled = true;
     process.stderr.write(`svc exec: ${sig}, stopping the task\n`);
-    shutdown.abort();
+    // A cancelled execution's container is stopped the same way as a stopping dispatcher's: the heartbeat tells which.
+    const asked = transport.heartbeat().then((r) => r.cancel, () => false);
+    const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), CAUSE_TIMEOUT_MS).unref());
+    void Promise.race([asked, timeout]).then((cancelled) => (cancelled ? cancel : shutdown).abort());
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   try {
     const c = await runTask({
-      transport: createHttpTransport({ server, taskRunId, token }),
+      transport,
       workRoot,
+      signal: cancel.signal,
       shutdownSignal: shutdown.signal,
       log: (m) => process.stderr.write(`svc exec: ${m}\n`),
     });
