@@ -19,6 +19,7 @@ import type { DispatcherContext } from '../src/context.js';
 import { Dispatcher, type DispatcherOptions } from '../src/dispatcher.js';
 import { inlineExecutor } from '../src/executors/inline.js';
 import { processExecutor } from '../src/executors/process.js';
+import type { Executor } from '../src/executors/types.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -125,6 +126,8 @@ export async function startDispatcher(
     /** A migrated database of the test's own (left as it is at close). Default: a fresh test database, dropped at close. */
     databaseUrl?: string;
     dispatcher?: DispatcherOptions;
+    /** Executors besides inline and process (a test's own). */
+    extraExecutors?: (ctx: DispatcherContext) => Executor[];
   } = {},
 ): Promise<DispatcherEnv> {
   const tdb: TestDatabase | undefined = opts.databaseUrl ? undefined : await createTestDatabase();
@@ -170,7 +173,7 @@ export async function startDispatcher(
     killDelayMs: 1000,
   };
   const engine = new Engine({ pool: db.pool, storage, clock: { now }, config, log: logger });
-  const dispatcher = new Dispatcher(ctx, [inlineExecutor(ctx), processExecutor(ctx)], opts.dispatcher);
+  const dispatcher = new Dispatcher(ctx, [inlineExecutor(ctx), processExecutor(ctx), ...(opts.extraExecutors?.(ctx) ?? [])], opts.dispatcher);
   await dispatcher.start();
   return {
     db,
