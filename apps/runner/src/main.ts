@@ -1,28 +1,62 @@
 #!/usr/bin/env node
-// `svc exec`: the process inside every container task. It fetches its spec and
-// bundle over the runner protocol, runs the task, streams logs and reports the
-// end. Exit code: 0 when the completion was delivered (whatever the task's
+// `svc`, the process inside every container task. Subcommands:
+//   exec            fetch the spec and bundle over the runner protocol, run the
+//                   task, stream logs and report the end (also the default, so
+//                   `main.js --server …` works);
+//   install-runner  copy the runner bundle svc runs from into a directory.
+// Exit code of exec: 0 when the completion was delivered (whatever the task's
 // state), 1 when it could not be, 2 on a usage error.
 // SIGTERM/SIGINT (docker stop, pod deletion) stop the task and report it FAILED
 // with reason `instance_shutdown`, which the engine may retry.
+// No top-level await: the runner bundle (packages/runner-bundle) runs this
+// file bundled as CommonJS.
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { EXEC_USAGE, parseExecArgs } from './args.js';
+import { bundleDirOf, INSTALL_USAGE, installRunner } from './install-runner.js';
 import { assertNever } from '@svc/assert';
 import { createHttpTransport, errorMessage, runTask } from '@svc/runner';
 
-async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
+const USAGE = `${EXEC_USAGE}${INSTALL_USAGE}`;
+
+async function main(argv: string[]): Promise<number> {
   if (argv.length === 0) {
-    process.stderr.write(EXEC_USAGE);
+    process.stderr.write(USAGE);
     return 2;
   }
+  if (argv[0] === 'install-runner') return installCommand(argv.slice(1));
+  return execCommand(argv);
+}
+
+async function installCommand(args: string[]): Promise<number> {
+  if (args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(INSTALL_USAGE);
+    return 0;
+  }
+  if (args.length !== 1 || !args[0] || args[0].startsWith('-')) {
+    process.stderr.write(`svc install-runner: ${args.length ? `unexpected arguments ${JSON.stringify(args)}` : 'missing DEST'}\n${INSTALL_USAGE}`);
+    return 2;
+  }
+  try {
+    // In the bundle, this module is svc.cjs itself (import.meta.url is defined as its file URL).
+    const from = await bundleDirOf(fileURLToPath(import.meta.url));
+    await installRunner(from, args[0]);
+    process.stderr.write(`svc install-runner: installed the runner bundle ${from} into ${args[0]}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`svc install-runner: ${errorMessage(err)}\n`);
+    return 1;
+  }
+}
+
+async function execCommand(argv: string[]): Promise<number> {
   const parsed = parseExecArgs(argv, process.env, os.tmpdir());
   switch (parsed.kind) {
     case 'help':
-      process.stdout.write(EXEC_USAGE);
+      process.stdout.write(USAGE);
       return 0;
     case 'usage-error':
-      process.stderr.write(`svc exec: ${parsed.message}\n${EXEC_USAGE}`);
+      process.stderr.write(`svc exec: ${parsed.message}\n${USAGE}`);
       return 2;
     case 'run':
       break;
@@ -55,4 +89,10 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`svc: ${errorMessage(err)}\n`);
+    process.exitCode = 1;
+  },
+);
