@@ -47,7 +47,13 @@ export function parseLabelSelector(selector: string | undefined | null): (labels
   return (labels) => reqs.every((r) => r(labels ?? {}));
 }
 
-/** The fields a selector may name, per resource (as the API server supports them). */
+/** The fields a selector may name, per kind (as the API server indexes them). */
+const SUPPORTED_FIELDS: Record<string, string[]> = {
+  Job: ['metadata.name', 'metadata.namespace', 'status.successful'],
+  Pod: ['metadata.name', 'metadata.namespace', 'status.phase', 'spec.nodeName'],
+};
+
+/** A field's value in an object. */
 function fieldOf(obj: KubeObject, field: string): string | undefined {
   switch (field) {
     case 'metadata.name':
@@ -71,8 +77,7 @@ export function parseFieldSelector(selector: string | undefined | null, kind: st
     const m = /^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/.exec(t);
     if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${t}'`);
     const [, field, op, value] = m;
-    const probe = fieldOf({ apiVersion: '', kind, metadata: {} }, field!);
-    if (probe === undefined) throw badRequest(`field label not supported: ${field}`);
+    if (!SUPPORTED_FIELDS[kind]?.includes(field!)) throw badRequest(`field label not supported: ${field}`);
     return (o: KubeObject) => (op === '!=' ? fieldOf(o, field!) !== value : fieldOf(o, field!) === value);
   });
   return (o) => reqs.every((r) => r(o));

@@ -172,13 +172,12 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://standin');
-    let status = 200;
+    // Reported once the status is known (a watch's answer goes on long after).
     const origWriteHead = res.writeHead.bind(res);
     res.writeHead = ((code: number, ...rest: unknown[]) => {
-      status = code;
+      opts.onRequest?.({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, status: code });
       return (origWriteHead as (...a: unknown[]) => http.ServerResponse)(code, ...rest);
     }) as typeof res.writeHead;
-    res.on('finish', () => opts.onRequest?.({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, status }));
     if (req.headers.authorization !== `Bearer ${opts.token}`) {
       req.resume();
       return json(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
