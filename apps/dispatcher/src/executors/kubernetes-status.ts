@@ -40,7 +40,8 @@ export function podOutcome(pod: V1Pod): JobOutcome | null {
     if (failedInit?.state?.terminated) parts.push(`init ${terminatedText(failedInit.name, failedInit.state.terminated)}`);
     if (task?.state?.terminated) parts.push(terminatedText(task.name, task.state.terminated));
     if (status.reason) parts.push(`pod ${status.reason}${status.message ? `: ${status.message}` : ''}`);
-    return { kind: 'ended', message: `pod ${pod.metadata?.name} ended ${status.phase ?? ''}: ${parts.join('; ') || 'no container status'}`.replace(/ +:/, ':') };
+    const phase = status.phase === 'Succeeded' || status.phase === 'Failed' ? ` ${status.phase}` : '';
+    return { kind: 'ended', message: `pod ${pod.metadata?.name} ended${phase}: ${parts.join('; ') || 'no container status'}` };
   }
   return null;
 }

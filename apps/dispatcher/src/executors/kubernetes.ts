@@ -22,6 +22,7 @@
 // At most SVC_K8S_MAX_JOBS Jobs run per dispatcher (the executor's slots).
 // Jobs left by earlier dispatchers for runs that have ended are deleted at
 // start and every few minutes (the sweep).
+import { STATUS_CODES } from 'node:http';
 import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { assertNever } from '@svc/assert';
 import type { Config } from '@svc/config';
@@ -58,8 +59,9 @@ export interface KubernetesExecutorOptions {
  * The cluster configuration of the kubernetes executor, or null when there
  * is none (the dispatcher then does not serve kubernetes):
  *   - SVC_K8S_API_URL (+ SVC_K8S_TOKEN as bearer token): from outside the
- *     cluster; the server's certificate must verify against Node's CAs
- *     (NODE_EXTRA_CA_CERTS adds a private one);
+ *     cluster; an https server's certificate must verify against Node's CAs
+ *     (NODE_EXTRA_CA_CERTS adds a private one); http (a proxy such as
+ *     `kubectl proxy`, a test stand-in) is plain;
  *   - else, in a pod (KUBERNETES_SERVICE_HOST set): the pod's service account
  *     (token, CA and the API address that Kubernetes mounts and sets).
  * `serviceAccountDir`: a prefix for the service account files (tests).
@@ -68,7 +70,8 @@ export function kubeConfigFor(config: Pick<Config, 'k8sApiUrl' | 'k8sToken' | 'k
   const kc = new KubeConfig();
   if (config.k8sApiUrl) {
     kc.loadFromOptions({
-      clusters: [{ name: 'svc', server: config.k8sApiUrl, skipTLSVerify: false }],
+      // client-node refuses plain http unless told there is no certificate to verify.
+      clusters: [{ name: 'svc', server: config.k8sApiUrl, skipTLSVerify: config.k8sApiUrl.startsWith('http:') }],
       users: [{ name: 'svc', ...(config.k8sToken ? { token: config.k8sToken } : {}) }],
       contexts: [{ name: 'svc', cluster: 'svc', user: 'svc', namespace: config.k8sNamespace }],
       currentContext: 'svc',
@@ -106,6 +109,8 @@ export function apiMessage(err: unknown): string {
   }
   const m = (body as { message?: string } | undefined)?.message ?? (typeof body === 'string' && body ? body : undefined);
   if (e.code && m) return `${m} (HTTP ${e.code})`;
+  // client-node drops the body of some answers (401, 403): the status says enough.
+  if (typeof e.code === 'number' && STATUS_CODES[e.code]) return `${STATUS_CODES[e.code]} (HTTP ${e.code})`;
   return e.message?.split('\n')[0] ?? String(err);
 }
 
