@@ -118,7 +118,7 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
       },
     };
   } catch (err) {
-    return { ok: false, reason: `cannot start dockerd: ${err?.stack ?? err}` };
+    return { ok: false, reason: `cannot start dockerd: ${err?.message ?? err}` };
   }
 }
 

@@ -2,7 +2,11 @@
 // `npm test`: installs and builds what is missing, starts one real PostgreSQL
 // for the whole run (each test file then gets its own database cloned from a
 // migrated template), runs every test file of the repository with node:test,
-// and ends with the line "N passed, N failed".
+// and ends with the line "N passed, N failed". When a selected test file's
+// package depends on @svc/container-testing, it also starts one Docker engine
+// for the run (scripts/docker-engine.mjs; installed with apt-get when missing),
+// in parallel with PostgreSQL, and passes SVC_TEST_DOCKER_HOST, or
+// SVC_TEST_DOCKER_SKIP with the reason it could not (those tests then skip).
 //
 // Arguments narrow the run to files whose path contains any of them:
 //   npm test -- packages/config e2e/
@@ -11,6 +15,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bootstrap, root } from './bootstrap.mjs';
+import { startDockerEngine, stopDockerLeftovers } from './docker-engine.mjs';
 
 const filters = process.argv.slice(2);
 
@@ -28,6 +33,26 @@ function findTests() {
   return out.sort().filter((f) => !filters.length || filters.some((x) => f.includes(x)));
 }
 
+/** Whether any of `files` belongs to a package that uses the test Docker engine (depends on, or is, @svc/container-testing). */
+function needsDocker(files) {
+  const seen = new Map();
+  return files.some((f) => {
+    let dir = path.dirname(path.join(root, f));
+    while (dir.startsWith(root) && !fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+    if (!seen.has(dir)) {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+      seen.set(dir, pkg.name === '@svc/container-testing' || '@svc/container-testing' in deps);
+    }
+    return seen.get(dir);
+  });
+}
+
+function loud(lines) {
+  const bar = '!'.repeat(78);
+  process.stderr.write(`\n${bar}\n${lines.map((l) => `!! ${l}`).join('\n')}\n${bar}\n\n`);
+}
+
 async function main() {
   bootstrap();
   const files = findTests();
@@ -38,8 +63,22 @@ async function main() {
   }
 
   const dataDir = path.join(root, '.test-data');
+  const dockerDir = path.join(dataDir, 'docker');
+  await stopDockerLeftovers(dockerDir); // a killed earlier run's engine may still hold mounts under dataDir
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  // Started now, awaited after PostgreSQL: off the critical path.
+  const docker = needsDocker(files)
+    ? startDockerEngine({ dir: dockerDir, log: (m) => process.stderr.write(`[test] docker: ${m}\n`) })
+    : Promise.resolve({ ok: false, reason: 'not started: no test file of this run needs it', quiet: true });
+  try {
+    return await runTests(files, dataDir, docker);
+  } finally {
+    await (await docker).stop?.();
+  }
+}
+
+async function runTests(files, dataDir, dockerStarting) {
   const { startEmbeddedPostgres } = await import(path.join(root, 'packages/db/dist/embedded.js'));
   const { prepareTemplate } = await import(path.join(root, 'packages/db/dist/testing.js'));
   process.stderr.write('[test] starting PostgreSQL for the test run\n');
@@ -50,6 +89,9 @@ async function main() {
     settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '400' },
   });
   await prepareTemplate(pg.adminUrl);
+  const docker = await dockerStarting;
+  const dockerEnv = docker.ok ? { SVC_TEST_DOCKER_HOST: docker.host } : { SVC_TEST_DOCKER_SKIP: docker.reason };
+  if (!docker.ok && !docker.quiet) loud(['NO DOCKER ENGINE: the Docker tests of this run are SKIPPED.', docker.reason]);
 
   const summaryFile = path.join(dataDir, 'summary.json');
   const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
@@ -66,7 +108,7 @@ async function main() {
     const child = spawn(process.execPath, args, {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
+      env: { ...process.env, ...dockerEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
     });
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
   });
@@ -81,6 +123,7 @@ async function main() {
   if (code !== 0 && summary.failed === 0) summary.failed = 1; // the runner itself failed
   for (const f of summary.failures) console.log(`failed: ${f.name}${f.file ? ` (${path.relative(root, f.file)})` : ''}`);
   if (summary.skipped) console.log(`${summary.skipped} skipped`);
+  if (!docker.ok && !docker.quiet) console.log(`docker tests skipped: ${docker.reason}`);
   console.log(`${summary.passed} passed, ${summary.failed} failed`); // the last line, exactly this shape
   return summary.failed ? 1 : 0;
 }

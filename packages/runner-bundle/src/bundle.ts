@@ -89,6 +89,11 @@ interface Plan {
   libraries: string[];
 }
 
+/** Bundles of other hashes unused this long are removed after a build (each ensureRunnerBundle call marks its bundle used). */
+const PRUNE_AFTER_MS = 7 * 24 * 3600_000;
+/** A temporary build directory this old belongs to a build that died. */
+const STALE_BUILD_MS = 3600_000;
+
 /** Builds in-flight or done in this process, by inputs and their file stats (a changed file makes a new key). */
 const inProcess = new Map<string, Promise<RunnerBundle>>();
 
@@ -104,7 +109,10 @@ export async function ensureRunnerBundle(opts: EnsureRunnerBundleOptions = {}): 
     inProcess.set(key, p);
     p.catch(() => inProcess.delete(key));
   }
-  return p;
+  const bundle = await p;
+  const now = new Date();
+  await fs.promises.utimes(bundle.dir, now, now).catch(() => {}); // marks it used, against pruning
+  return bundle;
 }
 
 function statKey(file: string): string {
@@ -143,7 +151,21 @@ async function build(cacheDir: string, nodePath: string, scriptPath: string): Pr
   } finally {
     await fs.promises.rm(tmp, { recursive: true, force: true });
   }
+  await prune(cacheDir, hash);
   return bundleAt(final, hash, plan);
+}
+
+/** Removes bundles of other hashes not used for PRUNE_AFTER_MS, and dead builds' temporary directories. */
+async function prune(cacheDir: string, keep: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await fs.promises.readdir(cacheDir).catch(() => [])) {
+    const isBundle = /^[0-9a-f]{32}$/.test(name) && name !== keep;
+    if (!isBundle && !name.startsWith('.build-')) continue;
+    const st = await fs.promises.stat(path.join(cacheDir, name)).catch(() => null);
+    if (st && now - st.mtimeMs > (isBundle ? PRUNE_AFTER_MS : STALE_BUILD_MS)) {
+      await fs.promises.rm(path.join(cacheDir, name), { recursive: true, force: true }).catch(() => {});
+    }
+  }
 }
 
 async function planBundle(nodePath: string, scriptPath: string): Promise<Plan> {
