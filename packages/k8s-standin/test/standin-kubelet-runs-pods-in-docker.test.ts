@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
 import type Dockerode from 'dockerode';
 import { OWNER_LABEL, startStandin, type Standin } from '../src/index.js';
-import { ensureTestImages, testDocker } from './docker.js';
+import { ensureTestImages, testDocker } from '@svc/container-testing';
 import { apiError, clients, job, plain, until } from './support.js';
 
 const d = testDocker();
