@@ -91,6 +91,7 @@ test('a script task in a Debian image runs in a Job and succeeds with its logs; 
   assert.equal(pod.terminationGracePeriodSeconds, 2, 'the kill delay');
   assert.deepEqual(pod.containers[0].resources, { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
   assert.equal(pod.initContainers[0].name, 'svc-runner');
+  assert.equal(env.executor.slots, 3, 'SVC_K8S_MAX_JOBS');
   await nothingLeft();
 });
 
@@ -142,4 +143,33 @@ test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the exec
   // (svc exec reads SIGTERM as a shutdown: instance_shutdown; a runner that learned of the cancel first says cancelled.)
   assert.ok(['instance_shutdown', 'cancelled'].includes(ex.runs[0]!.reason), JSON.stringify(ex.runs[0]));
   await nothingLeft();
+});
+
+test('a pod killed outright (deleted without a grace period) ends the run executor_error instead of leaving it running', { skip }, async () => {
+  const id = await env.trigger('slow');
+  await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
+  const [pod] = (await env.core.listNamespacedPod({ namespace: 'svc-jobs', labelSelector: `svc.dev/execution-id=${id}` })).items;
+  await env.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: 'svc-jobs', gracePeriodSeconds: 0 });
+  const ex = await env.ended(id, 30_000);
+  assert.equal(ex.state, 'FAILED');
+  assert.equal(ex.runs[0]!.reason, 'executor_error');
+  assert.match(ex.runs[0]!.error, /before its runner reported the end: .*(exited with code 137|BackoffLimitExceeded)/);
+  await nothingLeft();
+});
+
+test('a Job left by a dispatcher that died, for a run that has ended, is deleted by the sweep', { skip }, async () => {
+  const ended = await env.ended(await env.trigger('nolibc'));
+  await nothingLeft();
+  const leftover = 'svc-left-by-a-dead-dispatcher';
+  const labels = { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/instance-id': 'disp-gone', 'svc.dev/task-run-id': ended.runs[0]!.id };
+  const foreign = 'not-ours';
+  for (const [name, l] of [[leftover, labels], [foreign, { app: 'other' }]] as const) {
+    await env.batch.createNamespacedJob({
+      namespace: 'svc-jobs',
+      body: { metadata: { name, labels: l }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'svc-test/absent:1' }] } } } },
+    });
+  }
+  await until('the sweep to delete the leftover', () => !env.leftovers().jobs.includes(leftover));
+  assert.ok(env.leftovers().jobs.includes(foreign), 'a Job svc did not make stays');
+  await env.batch.deleteNamespacedJob({ name: foreign, namespace: 'svc-jobs', propagationPolicy: 'Background' });
 });

@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type Dockerode from 'dockerode';
 import { loadConfig } from '@svc/config';
 import { createDb, registerInstance, type Db } from '@svc/db';
@@ -22,6 +23,7 @@ import { FileObjectStore } from '@svc/storage';
 import type { DispatcherContext } from '../src/context.js';
 import { Dispatcher } from '../src/dispatcher.js';
 import { kubeConfigFor, kubernetesExecutor } from '../src/executors/kubernetes.js';
+import type { Executor } from '../src/executors/types.js';
 import { until } from './support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -40,6 +42,10 @@ export interface KubernetesEnv {
   db: Db;
   engine: Engine;
   ctx: DispatcherContext;
+  executor: Executor;
+  /** Clients of the stand-in, as anyone with access to the cluster. */
+  batch: BatchV1Api;
+  core: CoreV1Api;
   gatewayUrl: string;
   /** Every Job as the API stored it at creation (with the API server's defaults). */
   createdJobs: KubeObject[];
@@ -58,6 +64,8 @@ export interface KubernetesEnvOptions {
   runnerArgv: string[];
   /** SVC_KILL_DELAY_MS of the dispatcher (the pods' grace period). Default 2000. */
   killDelayMs?: number;
+  /** Period of the executor's sweep of leftover Jobs. Default 500 ms. */
+  sweepMs?: number;
 }
 
 /** A deployment whose namespace `ns` holds `files` (path → content; flows as JSON). */
@@ -122,7 +130,8 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
   };
   const kubeConfig = kubeConfigFor(config);
   if (!kubeConfig) throw new Error('no cluster configuration');
-  const dispatcher = new Dispatcher(ctx, [kubernetesExecutor(ctx, { kubeConfig, runnerArgv: opts.runnerArgv, runnerImage: opts.runnerImage })]);
+  const executor = kubernetesExecutor(ctx, { kubeConfig, runnerArgv: opts.runnerArgv, runnerImage: opts.runnerImage, sweepMs: opts.sweepMs ?? 500 });
+  const dispatcher = new Dispatcher(ctx, [executor]);
   await dispatcher.start();
   const engine = new Engine({ pool: db.pool, storage, clock, config, log: logger });
   return {
@@ -130,6 +139,9 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     db,
     engine,
     ctx,
+    executor,
+    batch: kubeConfig.makeApiClient(BatchV1Api),
+    core: kubeConfig.makeApiClient(CoreV1Api),
     gatewayUrl,
     createdJobs,
     async trigger(flowId) {
