@@ -1,0 +1,132 @@
+// The Job manifest of a task run, field by field: every `kubernetes` setting
+// of the spec, resources, the runner's init container and volume, and what
+// inject_runner: false leaves out.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ClaimedRun, PreparedTask } from '@svc/engine';
+import type { ContainerTask } from './container-task.js';
+import { DEADLINE_MARGIN_S, FINISHED_JOB_TTL_S, imagePullPolicy, INSTALL_DIR, jobManifest } from './kubernetes-job.js';
+
+const RUNNER_ARGV = ['/.svc-runner/lib/ld-linux-x86-64.so.2', '--inhibit-cache', '--library-path', '/.svc-runner/lib', '/.svc-runner/bin/node', '/.svc-runner/svc.cjs'];
+const OPTS = { namespace: 'svc-jobs', runnerImage: 'svc-runner:abc123', runnerArgv: RUNNER_ARGV, runnerMount: '/.svc-runner', terminationGraceSeconds: 10 };
+const LABELS = {
+  'app.kubernetes.io/managed-by': 'svc',
+  'svc.dev/instance-id': 'disp-1',
+  'svc.dev/execution-id': 'ex-1',
+  'svc.dev/task-run-id': 'tr-1',
+  'svc.dev/namespace': 'team',
+  'svc.dev/flow-id': 'etl',
+  'svc.dev/task-id': 'load',
+};
+const ENV = { SVC_SERVER: 'http://gw:8080', SVC_TASK_RUN_ID: 'tr-1', SVC_RUN_TOKEN: 'tok', SVC_IMAGE: 'python:3.12-slim' };
+
+function task(over: Partial<ContainerTask> = {}, timeoutSeconds = 600): ContainerTask {
+  return {
+    run: { id: 'tr-1' } as ClaimedRun,
+    prepared: { spec: { timeout_seconds: timeoutSeconds } } as PreparedTask,
+    image: 'python:3.12-slim',
+    injectRunner: true,
+    pull: 'if_not_present',
+    network: undefined,
+    resources: {},
+    kubernetes: {},
+    command: [...RUNNER_ARGV, 'exec'],
+    env: ENV,
+    labels: LABELS,
+    name: 'svc-tr-1',
+    ...over,
+  };
+}
+
+test('a task with every kubernetes setting: the Job carries each of them, the resources and the runner init container', () => {
+  const job = jobManifest(
+    task({
+      pull: 'always',
+      resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      kubernetes: {
+        service_account: 'etl-runner',
+        node_selector: { 'kubernetes.io/arch': 'amd64', pool: 'batch' },
+        tolerations: [
+          { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' },
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', toleration_seconds: 30 },
+        ],
+        image_pull_secrets: ['registry-a', 'registry-b'],
+        labels: { team: 'data', 'svc.dev/task-id': 'overridden?' },
+        annotations: { 'cost-center': '42', 'example.com/owner': 'data-team' },
+      },
+    }),
+    OPTS,
+  );
+  const labels = { team: 'data', ...LABELS };
+  const annotations = { 'cost-center': '42', 'example.com/owner': 'data-team' };
+  assert.equal(job.apiVersion, 'batch/v1');
+  assert.equal(job.kind, 'Job');
+  assert.deepEqual(job.metadata, { name: 'svc-tr-1', namespace: 'svc-jobs', labels, annotations });
+  assert.equal(labels['svc.dev/task-id'], 'load', "svc's own labels win over a user label of the same key");
+  const spec = job.spec!;
+  assert.equal(spec.backoffLimit, 0);
+  assert.equal(spec.activeDeadlineSeconds, 600 + DEADLINE_MARGIN_S);
+  assert.equal(spec.ttlSecondsAfterFinished, FINISHED_JOB_TTL_S);
+  assert.deepEqual(spec.template.metadata, { labels, annotations });
+  const pod = spec.template.spec!;
+  assert.equal(pod.restartPolicy, 'Never');
+  assert.equal(pod.serviceAccountName, 'etl-runner');
+  assert.equal(pod.automountServiceAccountToken, undefined, 'a chosen service account keeps its token');
+  assert.deepEqual(pod.nodeSelector, { 'kubernetes.io/arch': 'amd64', pool: 'batch' });
+  assert.deepEqual(pod.tolerations, [
+    { key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 30 },
+  ]);
+  assert.deepEqual(pod.imagePullSecrets, [{ name: 'registry-a' }, { name: 'registry-b' }]);
+  assert.equal(pod.terminationGracePeriodSeconds, 10);
+  assert.deepEqual(pod.volumes, [{ name: 'svc-runner', emptyDir: {} }]);
+  assert.deepEqual(pod.initContainers, [
+    {
+      name: 'svc-runner',
+      image: 'svc-runner:abc123',
+      imagePullPolicy: 'IfNotPresent',
+      command: [...RUNNER_ARGV, 'install-runner', INSTALL_DIR],
+      volumeMounts: [{ name: 'svc-runner', mountPath: INSTALL_DIR }],
+    },
+  ]);
+  assert.deepEqual(pod.containers, [
+    {
+      name: 'task',
+      image: 'python:3.12-slim',
+      imagePullPolicy: 'Always',
+      command: [...RUNNER_ARGV, 'exec'],
+      env: [
+        { name: 'SVC_SERVER', value: 'http://gw:8080' },
+        { name: 'SVC_TASK_RUN_ID', value: 'tr-1' },
+        { name: 'SVC_RUN_TOKEN', value: 'tok' },
+        { name: 'SVC_IMAGE', value: 'python:3.12-slim' },
+      ],
+      resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+      volumeMounts: [{ name: 'svc-runner', mountPath: '/.svc-runner', readOnly: true }],
+    },
+  ]);
+});
+
+test('inject_runner false: no init container, no volume, svc from the image PATH', () => {
+  const job = jobManifest(task({ injectRunner: false, command: ['svc', 'exec'] }), OPTS);
+  const pod = job.spec!.template.spec!;
+  assert.equal(pod.initContainers, undefined);
+  assert.equal(pod.volumes, undefined);
+  assert.deepEqual(pod.containers[0]!.command, ['svc', 'exec']);
+  assert.equal(pod.containers[0]!.volumeMounts, undefined);
+});
+
+test('a task without settings: only what is needed, no service account token, no resources', () => {
+  const job = jobManifest(task({}, 0), OPTS);
+  const pod = job.spec!.template.spec!;
+  assert.deepEqual(job.metadata, { name: 'svc-tr-1', namespace: 'svc-jobs', labels: LABELS });
+  assert.equal(job.spec!.activeDeadlineSeconds, 24 * 3600 + DEADLINE_MARGIN_S, 'no timeout: the 24 h default');
+  assert.equal(pod.automountServiceAccountToken, false);
+  for (const k of ['serviceAccountName', 'nodeSelector', 'tolerations', 'imagePullSecrets'] as const) assert.equal(pod[k], undefined, k);
+  assert.equal(pod.containers[0]!.resources, undefined);
+  assert.equal(pod.containers[0]!.imagePullPolicy, 'IfNotPresent');
+});
+
+test('pull policies map to imagePullPolicy', () => {
+  assert.deepEqual((['always', 'if_not_present', 'never'] as const).map(imagePullPolicy), ['Always', 'IfNotPresent', 'Never']);
+});

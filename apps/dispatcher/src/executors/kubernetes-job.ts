@@ -1,0 +1,134 @@
+// The one object the kubernetes executor creates per task run: a batch/v1
+// Job, built here by a pure function from the ContainerTask (so it can be
+// read and tested field by field). Its pod:
+//   - init container `svc-runner` (when inject_runner, the default): the
+//     runner image (SVC_RUNNER_IMAGE) runs `svc install-runner` into an
+//     emptyDir volume, which the task container mounts read-only at
+//     RUNNER_MOUNT; without inject_runner there is neither, and the command
+//     is `svc exec` from the image's PATH;
+//   - container `task`: the task's image and pull policy, `svc exec` with the
+//     runner's environment (SVC_SERVER, SVC_TASK_RUN_ID, SVC_RUN_TOKEN,
+//     SVC_IMAGE), the executor's resources (requests and limits);
+//   - the executor's `kubernetes` settings: service account, node selector,
+//     tolerations, image pull secrets, labels and annotations (on the Job and
+//     its pod; svc's own labels win over a user label of the same key);
+//   - restartPolicy Never and backoffLimit 0 (a retry is the engine's, by the
+//     task's retry policy, as a new task run with a new Job);
+//   - terminationGracePeriodSeconds: the kill delay (the spec's 10 s) between
+//     SIGTERM and SIGKILL when the Job is deleted on cancel;
+//   - activeDeadlineSeconds: the task's timeout plus a margin, so that the
+//     cluster ends a pod whose runner hangs even if no dispatcher is left to;
+//   - ttlSecondsAfterFinished: the cluster removes a finished Job that no
+//     dispatcher deleted (its dispatcher died).
+import type { V1Container, V1Job, V1Toleration } from '@kubernetes/client-node';
+import { assertNever } from '@svc/assert';
+import type { ContainerTask, PullPolicy, ResourceList } from './container-task.js';
+
+/** Name of the task's container in the pod. */
+export const TASK_CONTAINER = 'task';
+/** Name of the init container that installs the runner, and of the volume it fills. */
+export const RUNNER_CONTAINER = 'svc-runner';
+export const RUNNER_VOLUME = 'svc-runner';
+/** Where the init container mounts the volume it installs the runner into (its own image holds the bundle at RUNNER_MOUNT). */
+export const INSTALL_DIR = '/svc-runner-install';
+/** Seconds a Job may run past its task's timeout (the engine ends the run 60 s after it; then the executor deletes the Job). */
+export const DEADLINE_MARGIN_S = 300;
+/** Seconds a finished Job stays when no dispatcher deletes it. */
+export const FINISHED_JOB_TTL_S = 3600;
+
+export interface JobManifestOptions {
+  /** Namespace of the Job (SVC_K8S_NAMESPACE). */
+  namespace: string;
+  /** Image of the init container: the runner bundle at RUNNER_MOUNT (SVC_RUNNER_IMAGE). */
+  runnerImage: string;
+  /** The argv that starts `svc` from the bundle at RUNNER_MOUNT (RunnerBundle.argv()). */
+  runnerArgv: string[];
+  /** Where the task container sees the installed runner (RUNNER_MOUNT). */
+  runnerMount: string;
+  /** Seconds between SIGTERM and SIGKILL when the pod is deleted (ceil of SVC_KILL_DELAY_MS; the spec's 10 s). */
+  terminationGraceSeconds: number;
+}
+
+export function imagePullPolicy(pull: PullPolicy): 'Always' | 'IfNotPresent' | 'Never' {
+  switch (pull) {
+    case 'always':
+      return 'Always';
+    case 'if_not_present':
+      return 'IfNotPresent';
+    case 'never':
+      return 'Never';
+    default:
+      return assertNever(pull);
+  }
+}
+
+function resourceList(r: ResourceList | undefined): Record<string, string> | undefined {
+  if (!r) return undefined;
+  const out: Record<string, string> = {};
+  if (r.cpu !== undefined) out.cpu = r.cpu;
+  if (r.memory !== undefined) out.memory = r.memory;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Drops undefined fields, so the manifest holds only what is set (and compares cleanly). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Job {
+  const k = task.kubernetes;
+  const labels = { ...k.labels, ...task.labels };
+  const annotations = k.annotations && Object.keys(k.annotations).length ? { ...k.annotations } : undefined;
+  const tolerations: V1Toleration[] | undefined = k.tolerations?.map((t) =>
+    defined({ key: t.key, operator: t.operator, value: t.value, effect: t.effect, tolerationSeconds: t.toleration_seconds }),
+  );
+  const requests = resourceList(task.resources.requests);
+  const limits = resourceList(task.resources.limits);
+  const container: V1Container = defined({
+    name: TASK_CONTAINER,
+    image: task.image,
+    imagePullPolicy: imagePullPolicy(task.pull),
+    command: task.command,
+    env: Object.entries(task.env).map(([name, value]) => ({ name, value })),
+    resources: requests || limits ? defined({ requests, limits }) : undefined,
+    volumeMounts: task.injectRunner ? [{ name: RUNNER_VOLUME, mountPath: opts.runnerMount, readOnly: true }] : undefined,
+  });
+  const timeoutS = task.prepared.spec.timeout_seconds > 0 ? task.prepared.spec.timeout_seconds : 24 * 3600;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: defined({ name: task.name, namespace: opts.namespace, labels, annotations }),
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: timeoutS + DEADLINE_MARGIN_S,
+      ttlSecondsAfterFinished: FINISHED_JOB_TTL_S,
+      template: {
+        metadata: defined({ labels, annotations }),
+        spec: defined({
+          restartPolicy: 'Never',
+          serviceAccountName: k.service_account,
+          // A task has no business with the Kubernetes API unless a service account was chosen for it.
+          automountServiceAccountToken: k.service_account ? undefined : false,
+          nodeSelector: k.node_selector && Object.keys(k.node_selector).length ? { ...k.node_selector } : undefined,
+          tolerations: tolerations?.length ? tolerations : undefined,
+          imagePullSecrets: k.image_pull_secrets?.length ? k.image_pull_secrets.map((name) => ({ name })) : undefined,
+          terminationGracePeriodSeconds: opts.terminationGraceSeconds,
+          volumes: task.injectRunner ? [{ name: RUNNER_VOLUME, emptyDir: {} }] : undefined,
+          initContainers: task.injectRunner
+            ? [
+                {
+                  name: RUNNER_CONTAINER,
+                  image: opts.runnerImage,
+                  // The runner image's tag names its bundle's content hash: a present image is the right one.
+                  imagePullPolicy: 'IfNotPresent',
+                  command: [...opts.runnerArgv, 'install-runner', INSTALL_DIR],
+                  volumeMounts: [{ name: RUNNER_VOLUME, mountPath: INSTALL_DIR }],
+                },
+              ]
+            : undefined,
+          containers: [container],
+        }),
+      },
+    },
+  };
+}

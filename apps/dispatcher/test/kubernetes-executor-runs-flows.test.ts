@@ -1,0 +1,175 @@
+// The kubernetes executor end to end, against the Kubernetes API stand-in
+// driven through the real @kubernetes/client-node (no real cluster can be had
+// here): flows whose tasks run in Jobs, their pods in the test run's Docker
+// engine, the injected runner reporting to a real gateway. A script task in
+// a Debian image succeeds with its logs and its Job carries the flow's
+// kubernetes settings; the runner works in an image with no libc; image pull
+// errors end image_pull_failed; a pod whose runner never reports, and a Job
+// the API refuses, end executor_error; cancel stops the pod; no Job or pod is
+// left after any run.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type Dockerode from 'dockerode';
+import { ensureRunnerBundle } from '@svc/runner-bundle';
+import { ensureTestImages, testDocker } from '@svc/container-testing';
+import { startKubernetesEnv, type KubernetesEnv } from './kubernetes-support.js';
+import { until } from './support.js';
+
+const d = testDocker();
+const skip = 'skip' in d ? d.skip : false;
+let env: KubernetesEnv;
+const flow = (def: Record<string, unknown>) => JSON.stringify(def);
+
+before(async () => {
+  if (skip) return;
+  const docker = (d as { docker: Dockerode }).docker;
+  const [images, bundle] = await Promise.all([ensureTestImages(docker), ensureRunnerBundle()]);
+  const k8s = (image: string, more: Record<string, unknown> = {}) => ({ type: 'kubernetes', image, ...more });
+  env = await startKubernetesEnv(
+    {
+      'hello.sh': 'echo "hello from a pod"\necho "task $SVC_TASK_ID in $SVC_IMAGE"\n',
+      'hello.flow.yaml': flow({
+        id: 'hello',
+        executor: k8s(images.debian, {
+          resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+          kubernetes: {
+            service_account: 'etl-runner',
+            node_selector: { disktype: 'ssd' },
+            tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'etl', effect: 'NoExecute', toleration_seconds: 60 }],
+            image_pull_secrets: ['regcred'],
+            labels: { team: 'data' },
+            annotations: { 'example.com/owner': 'data-team' },
+          },
+        }),
+        tasks: [{ id: 'say', type: 'script', file: 'hello.sh' }],
+      }),
+      'nolibc.flow.yaml': flow({ id: 'nolibc', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo "no libc: $(ls /lib 2>/dev/null | wc -l) files in /lib"'], executor: k8s(images.busybox) }] }),
+      'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s('svc-test/absent:1') }] }),
+      'invalid.flow.yaml': flow({ id: 'invalid', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s('Not/Valid:Ref') }] }),
+      'nosvc.flow.yaml': flow({ id: 'nosvc', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.debian, { inject_runner: false }) }] }),
+      'refused.flow.yaml': flow({
+        id: 'refused',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', toleration_seconds: 5 }] } }) }],
+      }),
+      'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo started; sleep 300'], executor: k8s(images.debian) }] }),
+    },
+    { docker, runnerImage: images.runner, runnerArgv: bundle.argv() },
+  );
+});
+after(() => env?.close());
+
+/** No Job or pod of the executor is left once a run ended (deleted with propagation). */
+async function nothingLeft(): Promise<void> {
+  await until('the Jobs and pods to be deleted', () => {
+    const l = env.leftovers();
+    return l.jobs.length === 0 && l.pods.length === 0;
+  });
+}
+
+test('a script task in a Debian image runs in a Job and succeeds with its logs; the Job carries the kubernetes settings', { skip }, async () => {
+  const id = await env.trigger('hello');
+  const ex = await env.ended(id);
+  assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
+  const lines = await env.logLines(id);
+  assert.ok(lines.includes('hello from a pod'), lines.join('\n'));
+  assert.ok(lines.some((l) => /^task say in svc-test\/debian/.test(l) || /^task say in /.test(l)), lines.join('\n'));
+
+  const job = env.createdJobs.find((j) => j.metadata.labels?.['svc.dev/execution-id'] === id)!;
+  assert.ok(job, 'the Job was created');
+  assert.equal(job.metadata.namespace, 'svc-jobs');
+  assert.equal(job.metadata.labels!.team, 'data');
+  assert.equal(job.metadata.labels!['app.kubernetes.io/managed-by'], 'svc');
+  assert.equal(job.metadata.labels!['svc.dev/task-run-id'], ex.runs[0]!.id);
+  assert.deepEqual(job.metadata.annotations, { 'example.com/owner': 'data-team' });
+  const pod = job.spec.template.spec;
+  assert.equal(pod.serviceAccountName, 'etl-runner');
+  assert.deepEqual(pod.nodeSelector, { disktype: 'ssd' });
+  assert.deepEqual(pod.tolerations, [{ key: 'dedicated', operator: 'Equal', value: 'etl', effect: 'NoExecute', tolerationSeconds: 60 }]);
+  assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);
+  assert.equal(pod.restartPolicy, 'Never');
+  assert.equal(job.spec.backoffLimit, 0);
+  assert.equal(pod.terminationGracePeriodSeconds, 2, 'the kill delay');
+  assert.deepEqual(pod.containers[0].resources, { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+  assert.equal(pod.initContainers[0].name, 'svc-runner');
+  assert.equal(env.executor.slots, 3, 'SVC_K8S_MAX_JOBS');
+  await nothingLeft();
+});
+
+test('the injected runner runs in an image without any libc', { skip }, async () => {
+  const id = await env.trigger('nolibc');
+  const ex = await env.ended(id);
+  assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
+  assert.deepEqual(await env.logLines(id), ['no libc: 0 files in /lib']);
+  await nothingLeft();
+});
+
+// `pull` is a docker setting (the flow schema refuses it on kubernetes): Jobs pull IfNotPresent, and no registry can be reached here.
+test('an image that cannot be pulled ends the run image_pull_failed with the kubelet message', { skip }, async () => {
+  const cases: [string, RegExp][] = [
+    ['missing', /image svc-test\/absent:1 cannot be pulled: (ErrImagePull|ImagePullBackOff): /],
+    ['invalid', /image Not\/Valid:Ref cannot be pulled: InvalidImageName: /],
+  ];
+  for (const [flowId, message] of cases) {
+    const ex = await env.ended(await env.trigger(flowId));
+    assert.equal(ex.state, 'FAILED', flowId);
+    assert.equal(ex.runs[0]!.reason, 'image_pull_failed', `${flowId}: ${ex.runs[0]!.error}`);
+    assert.match(ex.runs[0]!.error, message);
+  }
+  await nothingLeft();
+});
+
+test('a pod that ends without its runner reporting (no svc on the PATH) ends executor_error naming the exit', { skip }, async () => {
+  const ex = await env.ended(await env.trigger('nosvc'));
+  assert.equal(ex.state, 'FAILED');
+  assert.equal(ex.runs[0]!.reason, 'executor_error');
+  assert.match(ex.runs[0]!.error, /before its runner reported the end: pod svc-[a-z0-9-]+ ended( Failed)?: container task exited with code 128 \(StartError\): .*svc.*not found/);
+  await nothingLeft();
+});
+
+test('a Job the API refuses ends executor_error with the API message', { skip }, async () => {
+  const ex = await env.ended(await env.trigger('refused'));
+  assert.equal(ex.runs[0]!.reason, 'executor_error');
+  assert.match(ex.runs[0]!.error, /cannot create the Kubernetes Job svc-[a-z0-9-]+ in namespace svc-jobs: Job\.batch "svc-[a-z0-9-]+" is invalid: spec\.template\.spec\.tolerations\[0\]\.effect: .*effect must be 'NoExecute' when `tolerationSeconds` is set \(HTTP 422\)/);
+});
+
+test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the execution ends CANCELLED and nothing is left', { skip }, async () => {
+  const id = await env.trigger('slow');
+  await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
+  assert.equal(env.leftovers().jobs.length, 1);
+  await env.engine.cancel(id, 't');
+  const ex = await env.ended(id, 30_000);
+  assert.equal(ex.state, 'CANCELLED', JSON.stringify(ex));
+  // Reported by the runner itself (SIGTERM from the pod's deletion), not ended by the executor's fallback.
+  // (svc exec reads SIGTERM as a shutdown: instance_shutdown; a runner that learned of the cancel first says cancelled.)
+  assert.ok(['instance_shutdown', 'cancelled'].includes(ex.runs[0]!.reason), JSON.stringify(ex.runs[0]));
+  await nothingLeft();
+});
+
+test('a pod killed outright (deleted without a grace period) ends the run executor_error instead of leaving it running', { skip }, async () => {
+  const id = await env.trigger('slow');
+  await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
+  const [pod] = (await env.core.listNamespacedPod({ namespace: 'svc-jobs', labelSelector: `svc.dev/execution-id=${id}` })).items;
+  await env.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: 'svc-jobs', gracePeriodSeconds: 0 });
+  const ex = await env.ended(id, 30_000);
+  assert.equal(ex.state, 'FAILED');
+  assert.equal(ex.runs[0]!.reason, 'executor_error');
+  assert.match(ex.runs[0]!.error, /before its runner reported the end: .*(exited with code 137|BackoffLimitExceeded)/);
+  await nothingLeft();
+});
+
+test('a Job left by a dispatcher that died, for a run that has ended, is deleted by the sweep', { skip }, async () => {
+  const ended = await env.ended(await env.trigger('nolibc'));
+  await nothingLeft();
+  const leftover = 'svc-left-by-a-dead-dispatcher';
+  const labels = { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/instance-id': 'disp-gone', 'svc.dev/task-run-id': ended.runs[0]!.id };
+  const foreign = 'not-ours';
+  for (const [name, l] of [[leftover, labels], [foreign, { app: 'other' }]] as const) {
+    await env.batch.createNamespacedJob({
+      namespace: 'svc-jobs',
+      body: { metadata: { name, labels: l }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'svc-test/absent:1' }] } } } },
+    });
+  }
+  await until('the sweep to delete the leftover', () => !env.leftovers().jobs.includes(leftover));
+  assert.ok(env.leftovers().jobs.includes(foreign), 'a Job svc did not make stays');
+  await env.batch.deleteNamespacedJob({ name: foreign, namespace: 'svc-jobs', propagationPolicy: 'Background' });
+});

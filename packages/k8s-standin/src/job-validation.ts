@@ -1,0 +1,173 @@
+// What the API server checks and fills in when a batch/v1 Job is created:
+// the validation of apis/batch and core/v1 pod templates that a Job of the
+// kubernetes executor can run into, and the defaults the server writes into
+// the stored object (a client reading the Job back sees them).
+import { labelCauses, labelNameError, subdomainError, type KubeObject, type StatusCause } from './meta.js';
+
+const CPU = /^(\d+(?:\.\d+)?)(m)?$/;
+const MEMORY = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+const MEM_MULT: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+
+/** A cpu quantity in cores; null when malformed. */
+export function cpuCores(q: unknown): number | null {
+  const m = typeof q === 'string' ? CPU.exec(q) : typeof q === 'number' ? [String(q), String(q)] : null;
+  if (!m) return null;
+  return Number(m[1]) / (m[2] ? 1000 : 1);
+}
+
+/** A memory quantity in bytes; null when malformed. */
+export function memoryBytes(q: unknown): number | null {
+  const m = typeof q === 'string' ? MEMORY.exec(q) : typeof q === 'number' ? [String(q), String(q), ''] : null;
+  if (!m) return null;
+  return Math.round(Number(m[1]) * MEM_MULT[m[2] ?? '']!);
+}
+
+const quantity = (res: string, q: unknown) => (res === 'cpu' ? cpuCores(q) : res === 'memory' ? memoryBytes(q) : typeof q === 'string' && /^\d+$/.test(q) ? Number(q) : null);
+
+function containerCauses(c: any, field: string, volumeNames: Set<string>): StatusCause[] {
+  const out: StatusCause[] = [];
+  const err = (f: string, reason: string, message: string) => out.push({ reason, field: `${field}.${f}`, message });
+  if (!c.name) err('name', 'FieldValueRequired', 'Required value');
+  else if (labelNameError(c.name)) err('name', 'FieldValueInvalid', `Invalid value: "${c.name}": ${labelNameError(c.name)}`);
+  if (!c.image) err('image', 'FieldValueRequired', 'Required value');
+  else if (c.image !== c.image.trim()) err('image', 'FieldValueInvalid', `Invalid value: "${c.image}": must not have leading or trailing whitespace`);
+  if (c.imagePullPolicy !== undefined && !['Always', 'IfNotPresent', 'Never'].includes(c.imagePullPolicy)) {
+    err('imagePullPolicy', 'FieldValueNotSupported', `Unsupported value: "${c.imagePullPolicy}": supported values: "Always", "IfNotPresent", "Never"`);
+  }
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const [res, q] of Object.entries(c.resources?.[kind] ?? {})) {
+      if (quantity(res, q) === null) err(`resources.${kind}[${res}]`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be a valid quantity`);
+    }
+  }
+  for (const [res, q] of Object.entries(c.resources?.requests ?? {})) {
+    const limit = c.resources?.limits?.[res];
+    if (limit !== undefined && (quantity(res, q) ?? 0) > (quantity(res, limit) ?? Infinity)) {
+      err(`resources.requests`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be less than or equal to ${res} limit of ${String(limit)}`);
+    }
+  }
+  (c.env ?? []).forEach((e: any, i: number) => {
+    if (!e?.name) err(`env[${i}].name`, 'FieldValueRequired', 'Required value');
+  });
+  (c.volumeMounts ?? []).forEach((m: any, i: number) => {
+    if (!volumeNames.has(m?.name)) err(`volumeMounts[${i}].name`, 'FieldValueNotFound', `Not found: "${m?.name}"`);
+    if (!m?.mountPath) err(`volumeMounts[${i}].mountPath`, 'FieldValueRequired', 'Required value');
+  });
+  return out;
+}
+
+function podSpecCauses(spec: any, field: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  const volumeNames = new Set<string>();
+  (spec?.volumes ?? []).forEach((v: any, i: number) => {
+    if (!v?.name || labelNameError(v.name)) out.push({ reason: 'FieldValueInvalid', field: `${field}.volumes[${i}].name`, message: `Invalid value: "${v?.name ?? ''}": ${labelNameError(v?.name ?? '') ?? 'Required value'}` });
+    volumeNames.add(v?.name);
+    if (!v?.emptyDir) out.push({ reason: 'FieldValueNotSupported', field: `${field}.volumes[${i}]`, message: 'the stand-in supports emptyDir volumes only' });
+  });
+  if (!Array.isArray(spec?.containers) || spec.containers.length === 0) out.push({ reason: 'FieldValueRequired', field: `${field}.containers`, message: 'Required value' });
+  const names = new Set<string>();
+  for (const [list, items] of [['initContainers', spec?.initContainers ?? []], ['containers', spec?.containers ?? []]] as const) {
+    (items as any[]).forEach((c, i) => {
+      out.push(...containerCauses(c, `${field}.${list}[${i}]`, volumeNames));
+      if (c?.name && names.has(c.name)) out.push({ reason: 'FieldValueDuplicate', field: `${field}.${list}[${i}].name`, message: `Duplicate value: "${c.name}"` });
+      names.add(c?.name);
+    });
+  }
+  (spec?.tolerations ?? []).forEach((t: any, i: number) => {
+    const f = `${field}.tolerations[${i}]`;
+    if (t.operator !== undefined && !['Exists', 'Equal'].includes(t.operator)) out.push({ reason: 'FieldValueNotSupported', field: `${f}.operator`, message: `Unsupported value: "${t.operator}": supported values: "Equal", "Exists"` });
+    if (t.operator === 'Exists' && t.value) out.push({ reason: 'FieldValueInvalid', field: `${f}.operator`, message: `Invalid value: "${t.value}": value must be empty when \`operator\` is 'Exists'` });
+    if (!t.key && t.operator !== 'Exists') out.push({ reason: 'FieldValueInvalid', field: `${f}.operator`, message: `Invalid value: "${t.operator ?? 'Equal'}": operator must be Exists when \`key\` is empty, which means "match all values and all keys"` });
+    if (t.effect !== undefined && t.effect !== '' && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect)) {
+      out.push({ reason: 'FieldValueNotSupported', field: `${f}.effect`, message: `Unsupported value: "${t.effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"` });
+    }
+    if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
+      out.push({ reason: 'FieldValueInvalid', field: `${f}.effect`, message: `Invalid value: "${t.effect ?? ''}": effect must be 'NoExecute' when \`tolerationSeconds\` is set` });
+    }
+  });
+  (spec?.imagePullSecrets ?? []).forEach((s: any, i: number) => {
+    if (!s?.name) out.push({ reason: 'FieldValueRequired', field: `${field}.imagePullSecrets[${i}].name`, message: 'Required value' });
+  });
+  if (spec?.serviceAccountName && subdomainError(spec.serviceAccountName)) {
+    out.push({ reason: 'FieldValueInvalid', field: `${field}.serviceAccountName`, message: `Invalid value: "${spec.serviceAccountName}": ${subdomainError(spec.serviceAccountName)}` });
+  }
+  out.push(...labelCauses(spec?.nodeSelector, `${field}.nodeSelector`));
+  return out;
+}
+
+/** Everything wrong with a Job about to be created (its name already chosen). */
+export function jobCauses(job: KubeObject): StatusCause[] {
+  const out: StatusCause[] = [];
+  const name = job.metadata.name ?? '';
+  const nameErr = subdomainError(name) ?? (name.length > 63 ? 'must be no more than 63 characters' : null);
+  if (nameErr) out.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": ${nameErr}` });
+  out.push(...labelCauses(job.metadata.labels, 'metadata.labels'));
+  const spec = job.spec ?? {};
+  for (const f of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished', 'completions', 'parallelism'] as const) {
+    if (spec[f] !== undefined && !(Number.isInteger(spec[f]) && spec[f] >= (f === 'activeDeadlineSeconds' ? 1 : 0))) {
+      out.push({ reason: 'FieldValueInvalid', field: `spec.${f}`, message: `Invalid value: ${JSON.stringify(spec[f])}: must be ${f === 'activeDeadlineSeconds' ? 'greater than 0' : 'greater than or equal to 0'}` });
+    }
+  }
+  const template = spec.template ?? {};
+  out.push(...labelCauses(template.metadata?.labels, 'spec.template.metadata.labels'));
+  const rp = template.spec?.restartPolicy;
+  if (rp !== 'Never' && rp !== 'OnFailure') {
+    out.push({ reason: rp === undefined ? 'FieldValueRequired' : 'FieldValueNotSupported', field: 'spec.template.spec.restartPolicy', message: `${rp === undefined ? 'Required value' : `Unsupported value: "${rp}"`}: supported values: "OnFailure", "Never"` });
+  }
+  out.push(...podSpecCauses(template.spec, 'spec.template.spec'));
+  return out;
+}
+
+/** The image pull policy Kubernetes defaults to: Always for `:latest` or no tag, else IfNotPresent. */
+export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  if (image.includes('@')) return 'IfNotPresent';
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const tag = last.includes(':') ? last.slice(last.indexOf(':') + 1) : '';
+  return !tag || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(c: any): void {
+  c.imagePullPolicy ??= defaultPullPolicy(c.image);
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  c.resources ??= {};
+  // A limit without a request requests the limit.
+  for (const [res, q] of Object.entries(c.resources.limits ?? {})) {
+    c.resources.requests ??= {};
+    c.resources.requests[res] ??= q;
+  }
+}
+
+/** The API server's defaults, written into the stored Job (uid-dependent selector labels included). */
+export function defaultJob(job: KubeObject): void {
+  const spec = (job.spec ??= {});
+  spec.parallelism ??= 1;
+  spec.completions ??= 1;
+  spec.backoffLimit ??= 6;
+  spec.completionMode ??= 'NonIndexed';
+  spec.suspend ??= false;
+  spec.manualSelector ??= false;
+  spec.podReplacementPolicy ??= 'TerminatingOrFailed';
+  const uid = job.metadata.uid!;
+  const selectorLabels = { 'batch.kubernetes.io/controller-uid': uid };
+  spec.selector ??= { matchLabels: selectorLabels };
+  const t = (spec.template ??= {});
+  t.metadata ??= {};
+  // Defaulting (at decode) copies the template's own labels to a Job that has none, before the selector labels are added.
+  if (!Object.keys(job.metadata.labels ?? {}).length && t.metadata.labels) job.metadata.labels = { ...t.metadata.labels };
+  t.metadata.labels = {
+    ...t.metadata.labels,
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': job.metadata.name!,
+    'controller-uid': uid,
+    'job-name': job.metadata.name!,
+  };
+  const ps = (t.spec ??= {});
+  ps.terminationGracePeriodSeconds ??= 30;
+  ps.dnsPolicy ??= 'ClusterFirst';
+  ps.schedulerName ??= 'default-scheduler';
+  ps.securityContext ??= {};
+  if (ps.serviceAccountName) ps.serviceAccount = ps.serviceAccountName;
+  for (const c of [...(ps.initContainers ?? []), ...(ps.containers ?? [])]) defaultContainer(c);
+  for (const tol of ps.tolerations ?? []) if (tol.operator === undefined && tol.key) tol.operator = 'Equal';
+  job.status ??= {};
+}
