@@ -4,6 +4,7 @@
 // kubernetes on the local stand-in of the Kubernetes API, whose kubelet runs
 // pods on that same engine.
 import { ensureTestImages, testDocker } from '@svc/container-testing';
+import { startStandin } from '@svc/k8s-standin';
 
 export interface ExecutorTarget {
   type: 'process' | 'docker' | 'kubernetes';
@@ -25,6 +26,13 @@ export async function executorTargets(): Promise<ExecutorTarget[]> {
   }
   const images = await ensureTestImages(d.docker);
   targets.push({ type: 'docker', env: { SVC_DOCKER_HOST: d.host }, image: images.debian });
-  targets.push({ type: 'kubernetes', skip: 'the kubernetes executor is not wired into this test yet', env: {} });
+  // The stand-in's kubelet runs the pods on the same engine: the runner image is there already.
+  const standin = await startStandin({ docker: d.docker, namespaces: ['default'], backOffMs: 200 });
+  targets.push({
+    type: 'kubernetes',
+    env: { SVC_K8S_API_URL: standin.url, SVC_K8S_TOKEN: standin.token, SVC_K8S_NAMESPACE: 'default', SVC_RUNNER_IMAGE: images.runner },
+    image: images.debian,
+    close: () => standin.close(),
+  });
   return targets;
 }

@@ -14,6 +14,7 @@ import type { DispatcherContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
 import { dockerClient, dockerExecutor } from './executors/docker.js';
 import { inlineExecutor } from './executors/inline.js';
+import { kubeConfigFor, kubernetesExecutor } from './executors/kubernetes.js';
 import { processExecutor } from './executors/process.js';
 import type { Executor } from './executors/types.js';
 
@@ -40,6 +41,15 @@ await runService({
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
     if (svc.config.executors.includes('docker')) {
       executors.push(dockerExecutor(ctx, { docker: dockerClient(svc.config.dockerHost), bundle: runnerBundle, runnerMount: RUNNER_MOUNT }));
+    }
+    if (svc.config.executors.includes('kubernetes')) {
+      const kubeConfig = kubeConfigFor(svc.config);
+      if (!kubeConfig) {
+        svc.log.warn('kubernetes is in SVC_EXECUTORS but there is no cluster configuration (SVC_K8S_API_URL, or a pod\'s service account): it is not served');
+      } else {
+        const b = await runnerBundle();
+        executors.push(kubernetesExecutor(ctx, { kubeConfig, runnerArgv: b.argv(RUNNER_MOUNT), runnerImage: svc.config.runnerImage ?? `svc-runner:${b.hash}` }));
+      }
     }
     const dispatcher = new Dispatcher(ctx, executors);
     await dispatcher.start();

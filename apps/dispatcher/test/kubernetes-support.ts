@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type Dockerode from 'dockerode';
 import { loadConfig } from '@svc/config';
-import { createDb, registerInstance, type Db } from '@svc/db';
+import { createDb, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { Engine } from '@svc/engine';
 import { startStandin, type KubeObject, type Standin } from '@svc/k8s-standin';
@@ -125,6 +125,7 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     storage,
     engine: new Engine({ pool: db.pool, storage, clock, config, log: logger }),
     instanceId,
+    advertise: (executors) => setInstanceExecutors(db.pool, instanceId, executors),
     heartbeatMs: 10_000,
     killDelayMs: config.killDelayMs,
   };

@@ -127,22 +127,41 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
   let sweepTimer: NodeJS.Timeout | undefined;
   let swept: Promise<void> | undefined;
 
-  /** Deletes the Jobs (of any dispatcher) whose task runs are no longer RUNNING. */
+  let deploymentP: Promise<string> | undefined;
+  const deployment = () => (deploymentP ??= ctx.engine.deploymentId().catch((err) => ((deploymentP = undefined), Promise.reject(err))));
+
+  /**
+   * Deletes this deployment's Jobs (of any of its dispatchers) whose task runs
+   * are no longer RUNNING (another deployment may share the namespace).
+   */
   async function sweep(): Promise<void> {
     try {
-      const jobs = await batch.listNamespacedJob({ namespace, labelSelector: `${LABELS.managedBy}=${MANAGED_BY}` });
+      const jobs = await batch.listNamespacedJob({ namespace, labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.deployment}=${await deployment()}` });
       const byRun = new Map<string, string>();
       for (const j of jobs.items) {
         const id = j.metadata?.labels?.[LABELS.taskRun];
         if (id && j.metadata?.name) byRun.set(id, j.metadata.name);
       }
       if (!byRun.size) return;
-      for (const id of await ctx.engine.runsToStop([...byRun.keys()])) {
-        await deleteJob(byRun.get(id)!, 'Background').catch((err) => ctx.log.warn('cannot delete a leftover Kubernetes Job', { err, job: byRun.get(id), namespace }));
+      const running = new Set(await ctx.engine.stillRunning([...byRun.keys()]));
+      for (const [id, job] of byRun) {
+        if (running.has(id)) continue;
+        await deleteJob(job, 'Background').catch((err) => ctx.log.warn('cannot delete a leftover Kubernetes Job', { err, job, namespace }));
       }
     } catch (err) {
       ctx.log.warn('cannot sweep leftover Kubernetes Jobs', { err, namespace });
     }
+  }
+
+  function startSweeping(): Promise<void> {
+    if (!swept) {
+      swept = sweep();
+      if ((opts.sweepMs ?? SWEEP_MS) > 0) {
+        sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? SWEEP_MS);
+        sweepTimer.unref();
+      }
+    }
+    return swept;
   }
 
   async function deleteJob(name: string, propagationPolicy: 'Background' | 'Foreground', gracePeriodSeconds?: number): Promise<void> {
@@ -213,17 +232,16 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       clearInterval(sweepTimer);
       watch.close();
     },
+    async ready() {
+      // Leftovers of dispatchers that died are swept at start, then every SWEEP_MS.
+      void startSweeping();
+    },
     async run(run: ClaimedRun, signal: AbortSignal) {
-      if (!swept) {
-        swept = sweep();
-        if ((opts.sweepMs ?? SWEEP_MS) > 0) {
-          sweepTimer = setInterval(() => void sweep(), opts.sweepMs ?? SWEEP_MS);
-          sweepTimer.unref();
-        }
-      }
+      void startSweeping();
       await watch.start();
       const task = await containerTaskOf(ctx, run, runnerCommand);
       if (!task) return;
+      task.labels[LABELS.deployment] = await deployment();
       const manifest = jobManifest(task, { namespace, runnerImage: opts.runnerImage, runnerArgv: opts.runnerArgv, runnerMount: RUNNER_MOUNT, terminationGraceSeconds: graceSeconds });
       const name = task.name;
       // Subscribed before the Job exists: no event of it can be missed.
