@@ -139,9 +139,8 @@ test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the exec
   await env.engine.cancel(id, 't');
   const ex = await env.ended(id, 30_000);
   assert.equal(ex.state, 'CANCELLED', JSON.stringify(ex));
-  // Reported by the runner itself (SIGTERM from the pod's deletion), not ended by the executor's fallback.
-  // (svc exec reads SIGTERM as a shutdown: instance_shutdown; a runner that learned of the cancel first says cancelled.)
-  assert.ok(['instance_shutdown', 'cancelled'].includes(ex.runs[0]!.reason), JSON.stringify(ex.runs[0]));
+  // Reported by the runner itself (SIGTERM from the pod's deletion; it asks the gateway whether that is a cancel), not ended by the executor's fallback.
+  assert.deepEqual([ex.runs[0]!.state, ex.runs[0]!.reason], ['CANCELLED', 'cancelled'], JSON.stringify(ex.runs[0]));
   await nothingLeft();
 });
 
@@ -161,9 +160,11 @@ test('a Job left by a dispatcher that died, for a run that has ended, is deleted
   const ended = await env.ended(await env.trigger('nolibc'));
   await nothingLeft();
   const leftover = 'svc-left-by-a-dead-dispatcher';
-  const labels = { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/instance-id': 'disp-gone', 'svc.dev/task-run-id': ended.runs[0]!.id };
+  const labels = { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/deployment': await env.engine.deploymentId(), 'svc.dev/instance-id': 'disp-gone', 'svc.dev/task-run-id': ended.runs[0]!.id };
   const foreign = 'not-ours';
-  for (const [name, l] of [[leftover, labels], [foreign, { app: 'other' }]] as const) {
+  // Another deployment's Job for a run id this one knows as ended: not ours to delete either.
+  const otherDeployment = 'svc-of-another-deployment';
+  for (const [name, l] of [[leftover, labels], [foreign, { app: 'other' }], [otherDeployment, { ...labels, 'svc.dev/deployment': 'another' }]] as const) {
     await env.batch.createNamespacedJob({
       namespace: 'svc-jobs',
       body: { metadata: { name, labels: l }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'svc-test/absent:1' }] } } } },
@@ -171,5 +172,6 @@ test('a Job left by a dispatcher that died, for a run that has ended, is deleted
   }
   await until('the sweep to delete the leftover', () => !env.leftovers().jobs.includes(leftover));
   assert.ok(env.leftovers().jobs.includes(foreign), 'a Job svc did not make stays');
-  await env.batch.deleteNamespacedJob({ name: foreign, namespace: 'svc-jobs', propagationPolicy: 'Background' });
+  assert.ok(env.leftovers().jobs.includes(otherDeployment), 'a Job of another deployment stays');
+  for (const name of [foreign, otherDeployment]) await env.batch.deleteNamespacedJob({ name, namespace: 'svc-jobs', propagationPolicy: 'Background' });
 });
