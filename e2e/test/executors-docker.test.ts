@@ -27,7 +27,7 @@ before(async () => {
   if (skip) return;
   docker = (d as { docker: Dockerode }).docker;
   images = await ensureTestImages(docker);
-  s = await startStack({ env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: (d as { host: string }).host, SVC_KILL_DELAY_MS: '2000' } });
+  s = await startStack({ env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: (d as { host: string }).host, SVC_KILL_DELAY_MS: '2000', SVC_DEFAULT_EXECUTOR: 'docker', SVC_DEFAULT_IMAGE: images.musl } });
   await s.saveFlow(
     NS,
     {
@@ -46,6 +46,10 @@ before(async () => {
       'survive.flow.yaml': flow({ id: 'survive', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'long', type: 'command', command: ['sh', '-c', 'sleep 4; echo still here'] }] }),
     },
   );
+  // No executor anywhere: SVC_DEFAULT_EXECUTOR (docker here) and SVC_DEFAULT_IMAGE.
+  await s.saveFlow('dockdefault', {
+    'noimage.flow.yaml': flow({ id: 'noimage', tasks: [{ id: 'n', type: 'command', command: ['sh', '-c', 'ls /lib/ld-musl-x86_64.so.1'] }] }),
+  });
 });
 after(async () => {
   if (skip) return;
@@ -79,6 +83,13 @@ test('a bash script runs in a slim glibc image: logs of both streams and outputs
   // The runner reported its start: the task run's progress.
   assert.equal(done.task_runs[0].progress?.type, 'started');
   assert.match(done.task_runs[0].progress?.message ?? '', /started in image/);
+});
+
+test('a task that names no executor runs on SVC_DEFAULT_EXECUTOR in SVC_DEFAULT_IMAGE (here docker and the musl image, with no glibc)', { skip }, async () => {
+  const e = await s.trigger('dockdefault', 'noimage');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.ok((await logsOf(e.id)).some((l) => l.text === '/lib/ld-musl-x86_64.so.1'));
 });
 
 test('inject_runner false runs the svc found on the image PATH', { skip }, async () => {
