@@ -40,6 +40,7 @@ before(async () => {
         executor: { type: 'docker', image: images.busybox, resources: { limits: { cpu: '500m', memory: '64Mi' } } },
         tasks: [{ id: 'slow', type: 'command', command: ['sh', '-c', 'echo started; sleep 60'] }],
       }),
+      'unpullable.flow.yaml': flow({ id: 'unpullable', tasks: [{ id: 'u', type: 'command', executor: { type: 'docker', image: '127.0.0.1:1/nothing:1', pull: 'always' }, command: ['true'] }] }),
       'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 'm', type: 'command', executor: { type: 'docker', image: 'local/not-here:1', pull: 'never' }, command: ['true'] }] }),
       'noruntime.py': 'print("never")\n',
       'noruntime.flow.yaml': flow({ id: 'noruntime', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'py', type: 'script', file: 'noruntime.py' }] }),
@@ -142,6 +143,14 @@ test('pull never with a missing image ends image_pull_failed with the reason', {
   assert.equal(done.state, 'FAILED');
   assert.equal(done.task_runs[0].reason, 'image_pull_failed');
   assert.match(done.task_runs[0].error, /local\/not-here:1.*not present.*never/);
+});
+
+test('pull always from a registry that does not answer ends image_pull_failed with the engine\'s message', { skip }, async () => {
+  const e = await s.trigger(NS, 'unpullable');
+  const done = await s.waitEnded(e.id, 60_000);
+  assert.equal(done.state, 'FAILED');
+  assert.equal(done.task_runs[0].reason, 'image_pull_failed');
+  assert.match(done.task_runs[0].error, /^pulling image 127\.0\.0\.1:1\/nothing:1 failed: .*(refused|connect)/);
 });
 
 test('a python script in an image without python ends runtime_not_found naming the tool and the image', { skip }, async () => {

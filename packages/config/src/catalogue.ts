@@ -105,7 +105,7 @@ export const CATALOGUE = [
     description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes.',
   },
   { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image of docker and kubernetes tasks whose task, flow and namespace.yaml name none; unset: such a task fails executor_error naming the missing image.' },
-  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, inline).' },
+  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline; kubernetes has SVC_K8S_MAX_JOBS).' },
   { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Kubernetes Jobs one dispatcher instance keeps running at once (the kubernetes executor\'s slots; SVC_WORKER_SLOTS does not apply to it).' },
   {
     variable: 'SVC_HEARTBEAT_TIMEOUT',
