@@ -6,3 +6,4 @@ export * from './users.js';
 export * from './tokens.js';
 export * from './sessions.js';
 export * from './sql/credentials.js';
+export * from './organizations.js';
