@@ -2,7 +2,15 @@
 // the executions (spec "Dashboard" and its figure table). Every window is
 // half-open, [from, to): an execution that ends exactly on a bucket edge
 // belongs to the bucket that starts there.
+//
+// The dashboard reads closed UTC hours from a rollup (sql/dashboard-hours.ts)
+// and only the open hour (and any hour not rolled up yet) from executions;
+// each request first rolls up the closed hours of its window that lack it.
+// The rollup keeps every duration, so the percentiles stay exact; they are
+// computed here with percentile_cont's own arithmetic (percentile.ts).
 import type pg from 'pg';
+import { percentileCont, percentilesCont } from './percentile.js';
+import { hourFigures, inNamespace, rollUpHours, unrolledHours, type HourFigures } from './sql/dashboard-hours.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
 
@@ -12,6 +20,9 @@ const RANGES: Record<DashboardRange, { bucketSeconds: number; buckets: number }>
   '30d': { bucketSeconds: 86_400, buckets: 30 },
 };
 
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
 /** The window of a range at `now`: it ends at the end of the current UTC bucket and starts one span earlier. */
 export function dashboardWindow(range: DashboardRange, now: Date): { from: Date; to: Date; bucketSeconds: number; buckets: number } {
   const { bucketSeconds, buckets } = RANGES[range];
@@ -20,8 +31,7 @@ export function dashboardWindow(range: DashboardRange, now: Date): { from: Date;
   return { from: new Date(to - buckets * ms), to: new Date(to), bucketSeconds, buckets };
 }
 
-/** SQL: the namespace `$n` and its children (`a.b` selects `a.b` and `a.b.c`, never `a.bc`); every namespace when null. */
-const IN_NAMESPACE = (n: string) => `(${n}::text IS NULL OR e.namespace = ${n} OR e.namespace LIKE ${n} || '.%')`;
+const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
 
 const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
 
@@ -45,38 +55,57 @@ const summary = (r: SummaryRow) => ({
   duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
 });
 
-interface BucketRow {
-  b: number | null;
-  total: string;
-  success: string;
-  failed: string;
-  timed_out: string;
-  cancelled: string;
-  skipped: string;
-  p50: number | null;
-  p95: number | null;
+/**
+ * Rolls up the closed hours of [from, until) that are not yet. Whatever it
+ * leaves (an hour locked elsewhere) the read takes from executions.
+ */
+async function rollUpClosedHours(pool: pg.Pool, from: Date, until: Date, now: Date): Promise<void> {
+  const hours = await unrolledHours(pool, from, until);
+  if (!hours.length) return;
+  // No window starts before the 30-day one: a day more, and its marks are of no use.
+  const forgetBefore = new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
+  const c = await pool.connect();
+  try {
+    await rollUpHours(c, hours, now, forgetBefore);
+  } finally {
+    c.release();
+  }
+}
+
+type Counts = Pick<HourFigures, 'success' | 'failed' | 'timed_out' | 'cancelled' | 'skipped'>;
+const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
+
+/** The hours' figures summed into `n` buckets of `bucketSeconds` from `from`. */
+function inBuckets(hours: HourFigures[], from: Date, bucketSeconds: number, n: number): (Counts & { durations: Float64Array })[] {
+  const parts = Array.from({ length: n }, () => [] as HourFigures[]);
+  for (const h of hours) parts[Math.floor((h.hour.getTime() - from.getTime()) / (bucketSeconds * 1000))]!.push(h);
+  return parts.map((p) => ({ ...sumOf(p), durations: concat(p.map((h) => h.durations)) }));
+}
+
+function sumOf(xs: Counts[]): Counts {
+  const sum: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
+  for (const x of xs) for (const k of COUNTS) sum[k] += x[k];
+  return sum;
+}
+
+function concat(arrays: Float64Array[]): Float64Array {
+  if (arrays.length === 1) return arrays[0]!;
+  const out = new Float64Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) {
+    out.set(a, at);
+    at += a.length;
+  }
+  return out;
 }
 
 export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; namespace?: string; now: Date }) {
   const w = dashboardWindow(o.range, o.now);
   const ns = o.namespace ?? null;
-  const [buckets, running, failures] = await Promise.all([
-    // Per bucket and in all (GROUPING SETS: the row with b NULL), over the executions ended in the window.
-    pool.query<BucketRow>(
-      `SELECT floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int AS b,
-         count(*) AS total,
-         count(*) FILTER (WHERE e.state = 'SUCCESS') AS success,
-         count(*) FILTER (WHERE e.state = 'FAILED') AS failed,
-         count(*) FILTER (WHERE e.state = 'TIMED_OUT') AS timed_out,
-         count(*) FILTER (WHERE e.state = 'CANCELLED') AS cancelled,
-         count(*) FILTER (WHERE e.state = 'SKIPPED') AS skipped,
-         percentile_cont(0.5) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')) AS p50,
-         percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')) AS p95
-       FROM executions e
-       WHERE e.ended_at >= $1 AND e.ended_at < $2 AND e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED') AND ${IN_NAMESPACE('$4')}
-       GROUP BY GROUPING SETS ((floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int), ())`,
-      [w.from, w.to, w.bucketSeconds, ns],
-    ),
+  const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
+  await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
+  const [hours, running, failures] = await Promise.all([
+    hourFigures(pool, { from: w.from, to: w.to, namespace: ns }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
     pool.query<SummaryRow & { n: string }>(
       `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
@@ -94,36 +123,37 @@ export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; names
       [ns],
     ),
   ]);
-  const all = buckets.rows.find((r) => r.b === null);
-  const byIndex = new Map(buckets.rows.filter((r) => r.b !== null).map((r) => [r.b!, r]));
-  const n = (v: string | undefined) => Number(v ?? 0);
-  const decided = n(all?.success) + n(all?.failed) + n(all?.timed_out);
+  const buckets = inBuckets(hours, w.from, w.bucketSeconds, w.buckets);
+  const total = sumOf(buckets);
+  const decided = total.success + total.failed + total.timed_out;
+  // The window's median first: the buckets' percentiles reorder their durations (in place).
+  const median = percentileCont(concat(buckets.map((b) => b.durations)), 0.5);
   return {
     range: o.range,
     from: w.from.toISOString(),
     to: w.to.toISOString(),
     bucket_seconds: w.bucketSeconds,
     kpis: {
-      executions: n(all?.total),
-      succeeded: n(all?.success),
-      failed: n(all?.failed),
-      timed_out: n(all?.timed_out),
-      cancelled: n(all?.cancelled),
-      skipped: n(all?.skipped),
-      running: n(running.rows[0]?.n),
-      success_rate: decided ? n(all?.success) / decided : null,
-      median_duration_ms: all?.p50 ?? null,
+      executions: decided + total.cancelled + total.skipped,
+      succeeded: total.success,
+      failed: total.failed,
+      timed_out: total.timed_out,
+      cancelled: total.cancelled,
+      skipped: total.skipped,
+      running: Number(running.rows[0]?.n ?? 0),
+      success_rate: decided ? total.success / decided : null,
+      median_duration_ms: median,
     },
-    buckets: Array.from({ length: w.buckets }, (_, i) => {
-      const r = byIndex.get(i);
+    buckets: buckets.map((f, i) => {
+      const [p50, p95] = percentilesCont(f.durations, [0.5, 0.95]);
       return {
         start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
-        success: n(r?.success),
-        failed: n(r?.failed),
-        timed_out: n(r?.timed_out),
-        cancelled: n(r?.cancelled),
-        skipped: n(r?.skipped),
-        ...(r?.p50 !== null && r?.p50 !== undefined ? { p50_ms: r.p50, p95_ms: r.p95! } : {}),
+        success: f.success,
+        failed: f.failed,
+        timed_out: f.timed_out,
+        cancelled: f.cancelled,
+        skipped: f.skipped,
+        ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
       };
     }),
     running: running.rows.map(summary),

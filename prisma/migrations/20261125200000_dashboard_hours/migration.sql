@@ -1,0 +1,96 @@
+-- The dashboard's rollup of closed UTC hours (issue 17). A 30-day dashboard
+-- reads half a million executions at every request otherwise (876 ms p95 on
+-- the benchmark); with this, it reads one row per closed hour and namespace
+-- and only the open hour from `executions`.
+--
+-- `dashboard_hours` marks an hour as rolled up: its figures per namespace are
+-- in `dashboard_hour_figures` (no row for a namespace without executions that
+-- hour; an hour without any has the mark and no figures). Percentiles stay
+-- exact: `durations_ms` holds every duration, not a sketch: ascending, each
+-- as the 8 bytes of int8send (big-endian). Bytes rather than BIGINT[]: the
+-- dashboard concatenates and reads ~400,000 of them per 30-day request, in
+-- 30 ms as bytes, 55 ms as arrays (array_send). To look at them:
+--   SELECT ('x' || encode(substr(durations_ms, 8 * i + 1, 8), 'hex'))::bit(64)::bigint
+--   FROM dashboard_hour_figures, generate_series(0, length(durations_ms) / 8 - 1) i;
+--
+-- Written lazily by the dashboard (getDashboard) for closed hours without a
+-- mark, under pg_try_advisory_xact_lock(dashboard_hour_lock_key(hour)).
+-- Any change to an ended execution (a late end, a restart, retention,
+-- anything) deletes the mark of its hour through the triggers below, which
+-- take the same lock in shared mode first: a rollup computed while such a
+-- change is uncommitted waits for it, and a change arriving while a rollup is
+-- written deletes that rollup's mark once it commits. So a mark present is a
+-- rollup that agrees with `executions`, whatever instance wrote either.
+CREATE TABLE "dashboard_hours" (
+    "hour" TIMESTAMPTZ(6) NOT NULL,
+    "rolled_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "dashboard_hours_pkey" PRIMARY KEY ("hour")
+);
+
+CREATE TABLE "dashboard_hour_figures" (
+    "hour" TIMESTAMPTZ(6) NOT NULL,
+    "namespace" TEXT NOT NULL,
+    "success" INTEGER NOT NULL,
+    "failed" INTEGER NOT NULL,
+    "timed_out" INTEGER NOT NULL,
+    "cancelled" INTEGER NOT NULL,
+    "skipped" INTEGER NOT NULL,
+    "durations_ms" BYTEA NOT NULL,
+
+    CONSTRAINT "dashboard_hour_figures_pkey" PRIMARY KEY ("hour","namespace")
+);
+
+-- Deleting a mark deletes its figures.
+ALTER TABLE "dashboard_hour_figures" ADD CONSTRAINT "dashboard_hour_figures_hour_fkey" FOREIGN KEY ("hour") REFERENCES "dashboard_hours"("hour") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- The UTC hour of an instant (whatever the session's TimeZone).
+CREATE FUNCTION dashboard_hour_of(at TIMESTAMPTZ) RETURNS TIMESTAMPTZ
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT date_bin('1 hour', at, TIMESTAMPTZ '2000-01-01 00:00:00+00') $$;
+
+-- The advisory lock key of an hour's rollup: shared by writers of executions
+-- ended in that hour, exclusive while the hour is rolled up.
+CREATE FUNCTION dashboard_hour_lock_key(hour TIMESTAMPTZ) RETURNS BIGINT
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT hashtextextended('svc-dashboard-hour:' || (extract(epoch FROM hour)::BIGINT)::TEXT, 0) $$;
+
+CREATE FUNCTION dashboard_forget_hour(at TIMESTAMPTZ) RETURNS void
+    LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(dashboard_hour_lock_key(dashboard_hour_of(at)));
+    -- A statement of its own, so under READ COMMITTED it sees a rollup committed while this waited for the lock.
+    DELETE FROM dashboard_hours WHERE hour = dashboard_hour_of(at);
+END $$;
+
+CREATE FUNCTION executions_dashboard_forget() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.ended_at IS NOT NULL THEN
+        PERFORM dashboard_forget_hour(OLD.ended_at);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.ended_at IS NOT NULL THEN
+        PERFORM dashboard_forget_hour(NEW.ended_at);
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION executions_dashboard_forget_all() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM dashboard_hours;
+    RETURN NULL;
+END $$;
+
+-- Only what the rollup reads (end time, state, duration, namespace) of an
+-- ended execution fires these: starts, heartbeats and other updates do not.
+CREATE TRIGGER "executions_dashboard_insert" AFTER INSERT ON "executions"
+    FOR EACH ROW WHEN (NEW.ended_at IS NOT NULL) EXECUTE FUNCTION executions_dashboard_forget();
+CREATE TRIGGER "executions_dashboard_update" AFTER UPDATE OF ended_at, state, duration_ms, namespace ON "executions"
+    FOR EACH ROW WHEN ((OLD.ended_at IS NOT NULL OR NEW.ended_at IS NOT NULL)
+                       AND (OLD.ended_at, OLD.state, OLD.duration_ms, OLD.namespace) IS DISTINCT FROM (NEW.ended_at, NEW.state, NEW.duration_ms, NEW.namespace))
+    EXECUTE FUNCTION executions_dashboard_forget();
+CREATE TRIGGER "executions_dashboard_delete" AFTER DELETE ON "executions"
+    FOR EACH ROW WHEN (OLD.ended_at IS NOT NULL) EXECUTE FUNCTION executions_dashboard_forget();
+CREATE TRIGGER "executions_dashboard_truncate" AFTER TRUNCATE ON "executions"
+    FOR EACH STATEMENT EXECUTE FUNCTION executions_dashboard_forget_all();
