@@ -5,12 +5,15 @@
 //
 // The dashboard reads closed UTC hours from a rollup (sql/dashboard-hours.ts)
 // and only the open hour (and any hour not rolled up yet) from executions;
-// each request first rolls up the closed hours of its window that lack it.
-// The rollup keeps every duration, so the percentiles stay exact; they are
-// computed here with percentile_cont's own arithmetic (percentile.ts).
+// each request first rolls up the closed hours of its window that lack it,
+// and fetches only the rolled-up hours its process does not hold yet
+// (dashboard-cache.ts). The rollup keeps every duration, so the percentiles
+// stay exact; they are computed here with percentile_cont's own arithmetic
+// (percentile.ts).
 import type pg from 'pg';
-import { percentileCont, percentilesCont } from './percentile.js';
-import { hourFigures, inNamespace, rollUpHours, unrolledHours, type HourFigures } from './sql/dashboard-hours.js';
+import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
+import { percentilesCont } from './percentile.js';
+import { hourFigures, inNamespace, rollUpHours, unrolledHours, type Figures } from './sql/dashboard-hours.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
 
@@ -55,6 +58,9 @@ const summary = (r: SummaryRow) => ({
   duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
 });
 
+/** Marks older than this are of no use: no window starts before the 30-day one. */
+const forgetBefore = (now: Date) => new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
+
 /**
  * Rolls up the closed hours of [from, until) that are not yet. Whatever it
  * leaves (an hour locked elsewhere) the read takes from executions.
@@ -62,50 +68,29 @@ const summary = (r: SummaryRow) => ({
 async function rollUpClosedHours(pool: pg.Pool, from: Date, until: Date, now: Date): Promise<void> {
   const hours = await unrolledHours(pool, from, until);
   if (!hours.length) return;
-  // No window starts before the 30-day one: a day more, and its marks are of no use.
-  const forgetBefore = new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
   const c = await pool.connect();
   try {
-    await rollUpHours(c, hours, now, forgetBefore);
+    await rollUpHours(c, hours, now, forgetBefore(now));
   } finally {
     c.release();
   }
 }
 
-type Counts = Pick<HourFigures, 'success' | 'failed' | 'timed_out' | 'cancelled' | 'skipped'>;
+type Counts = Omit<Figures, 'durations'>;
 const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
 
-/** The hours' figures summed into `n` buckets of `bucketSeconds` from `from`. */
-function inBuckets(hours: HourFigures[], from: Date, bucketSeconds: number, n: number): (Counts & { durations: Float64Array })[] {
-  const parts = Array.from({ length: n }, () => [] as HourFigures[]);
-  for (const h of hours) parts[Math.floor((h.hour.getTime() - from.getTime()) / (bucketSeconds * 1000))]!.push(h);
-  return parts.map((p) => ({ ...sumOf(p), durations: concat(p.map((h) => h.durations)) }));
-}
-
-function sumOf(xs: Counts[]): Counts {
-  const sum: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
-  for (const x of xs) for (const k of COUNTS) sum[k] += x[k];
-  return sum;
-}
-
-function concat(arrays: Float64Array[]): Float64Array {
-  if (arrays.length === 1) return arrays[0]!;
-  const out = new Float64Array(arrays.reduce((n, a) => n + a.length, 0));
-  let at = 0;
-  for (const a of arrays) {
-    out.set(a, at);
-    at += a.length;
-  }
-  return out;
-}
-
-export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; namespace?: string; now: Date }) {
+/**
+ * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
+ * this process fetched before (one per process: see dashboard-cache.ts).
+ */
+export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }) {
   const w = dashboardWindow(o.range, o.now);
   const ns = o.namespace ?? null;
   const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
   await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
+  const kept = cache.kept(ns, w.from, w.to);
   const [hours, running, failures] = await Promise.all([
-    hourFigures(pool, { from: w.from, to: w.to, namespace: ns }),
+    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
     pool.query<SummaryRow & { n: string }>(
       `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
@@ -123,11 +108,23 @@ export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; names
       [ns],
     ),
   ]);
-  const buckets = inBuckets(hours, w.from, w.bucketSeconds, w.buckets);
-  const total = sumOf(buckets);
+
+  // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
+  const marked = new Map<number, KeptHour>();
+  const buckets = Array.from({ length: w.buckets }, () => ({ success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, runs: [] as Float64Array[] }));
+  for (const h of hours) {
+    const ms = h.hour.getTime();
+    const f: Figures = h.figures ?? kept.get(ms)!;
+    if (h.version !== null) marked.set(ms, { ...f, version: h.version });
+    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))]!;
+    for (const k of COUNTS) b[k] += f[k];
+    b.runs.push(f.durations);
+  }
+  cache.update(ns, w.from, w.to, marked, forgetBefore(o.now));
+
+  const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
+  for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
   const decided = total.success + total.failed + total.timed_out;
-  // The window's median first: the buckets' percentiles reorder their durations (in place).
-  const median = percentileCont(concat(buckets.map((b) => b.durations)), 0.5);
   return {
     range: o.range,
     from: w.from.toISOString(),
@@ -142,17 +139,17 @@ export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; names
       skipped: total.skipped,
       running: Number(running.rows[0]?.n ?? 0),
       success_rate: decided ? total.success / decided : null,
-      median_duration_ms: median,
+      median_duration_ms: percentilesCont(buckets.flatMap((b) => b.runs), [0.5])[0]!,
     },
-    buckets: buckets.map((f, i) => {
-      const [p50, p95] = percentilesCont(f.durations, [0.5, 0.95]);
+    buckets: buckets.map((b, i) => {
+      const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
       return {
         start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
-        success: f.success,
-        failed: f.failed,
-        timed_out: f.timed_out,
-        cancelled: f.cancelled,
-        skipped: f.skipped,
+        success: b.success,
+        failed: b.failed,
+        timed_out: b.timed_out,
+        cancelled: b.cancelled,
+        skipped: b.skipped,
         ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
       };
     }),

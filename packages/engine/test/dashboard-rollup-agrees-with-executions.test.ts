@@ -2,11 +2,15 @@
 // percentile_cont over the executions gives (the statement the dashboard ran
 // before it had a rollup), on a random history, cold and rolled up, after
 // changes to executions that ended in rolled-up hours, and with the lock
-// interleavings that several instances produce.
+// interleavings that several instances produce. Each check runs through two
+// processes' caches of rolled-up hours (one that keeps everything, one that
+// can keep almost nothing), which must never serve a stale hour.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { DashboardHoursCache } from '../src/dashboard-cache.js';
+import { hourFigures } from '../src/sql/dashboard-hours.js';
 import { dashboard, dashboardWindow, type DashboardRange } from '../src/stats.js';
 
 const NOW = new Date('2026-06-10T14:30:00Z');
@@ -80,12 +84,18 @@ async function reference(range: DashboardRange, namespace: string | null) {
   };
 }
 
+// Two processes: one keeps every hour it fetched, the other almost none (it evicts at once).
+const caches = [new DashboardHoursCache(), new DashboardHoursCache(10)];
+
 async function assertAgrees(label: string, q: pg.Pool = pool) {
   for (const range of ['24h', '7d', '30d'] as const) {
     for (const namespace of [null, 'a', 'a.b', 'b']) {
-      const d = await dashboard(q, { range, namespace: namespace ?? undefined, now: NOW });
-      const { running: _, ...kpis } = d.kpis;
-      assert.deepEqual({ kpis, buckets: d.buckets }, await reference(range, namespace), `${label}: ${range} ${namespace ?? 'every namespace'}`);
+      const expected = await reference(range, namespace);
+      for (const [i, cache] of caches.entries()) {
+        const d = await dashboard(q, cache, { range, namespace: namespace ?? undefined, now: NOW });
+        const { running: _, ...kpis } = d.kpis;
+        assert.deepEqual({ kpis, buckets: d.buckets }, expected, `${label}: ${range} ${namespace ?? 'every namespace'}, cache ${i}`);
+      }
     }
   }
 }
@@ -117,6 +127,13 @@ test('cold, then rolled up: every figure equals percentile_cont over the executi
   await assertAgrees('rolled up');
   const figures = await pool.query(`SELECT count(*)::int AS n FROM dashboard_hour_figures`);
   assert.ok(figures.rows[0].n > hours.length, 'one row per hour and namespace');
+  // The process that keeps what it fetched sends back every closed hour's version and gets no figures again.
+  const w = dashboardWindow('30d', NOW);
+  const kept = caches[0]!.kept(null, w.from, w.to);
+  assert.equal(kept.size, hours.length);
+  const again = await hourFigures(pool, { from: w.from, to: w.to, namespace: null, known: new Map([...kept].map(([h, e]) => [h, e.version])) });
+  assert.deepEqual(again.filter((h) => h.version !== null && h.figures !== null), [], 'no rolled-up hour sent twice');
+  assert.ok(again.every((h) => h.version !== null || h.hour.getTime() >= hourOf(NOW)), 'only the open hour read live');
 });
 
 test('changes to executions ended in rolled-up hours (a late end, a restart, a deletion, a new duration) delete those hours\' marks', async () => {
@@ -200,14 +217,14 @@ test('two instances rolling up at once agree, and marks past the longest window 
   await pool.query(`DELETE FROM dashboard_hours`);
   const other = new pg.Pool({ connectionString: tdb.url, max: 6 });
   try {
-    const both = await Promise.all([pool, other].map((q) => dashboard(q, { range: '30d', now: NOW })));
+    const both = await Promise.all([pool, other].map((q) => dashboard(q, new DashboardHoursCache(), { range: '30d', now: NOW })));
     assert.deepEqual(both[0], both[1]);
     await assertAgrees('after a concurrent roll-up', other);
   } finally {
     await other.end();
   }
   const later = new Date(NOW.getTime() + 40 * 24 * HOUR);
-  await dashboard(pool, { range: '24h', now: later });
+  await dashboard(pool, caches[0]!, { range: '24h', now: later });
   const oldest = dashboardWindow('30d', later).from.getTime() - 24 * HOUR;
   assert.ok((await marked()).every((h) => h >= oldest));
 });

@@ -21,8 +21,11 @@
 -- change is uncommitted waits for it, and a change arriving while a rollup is
 -- written deletes that rollup's mark once it commits. So a mark present is a
 -- rollup that agrees with `executions`, whatever instance wrote either.
+-- `version` is new at every roll-up of an hour: a gateway that keeps an
+-- hour's figures in memory keeps them only while the version is the same.
 CREATE TABLE "dashboard_hours" (
     "hour" TIMESTAMPTZ(6) NOT NULL,
+    "version" BIGSERIAL NOT NULL,
     "rolled_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "dashboard_hours_pkey" PRIMARY KEY ("hour")

@@ -89,40 +89,70 @@ export async function rollUpHours(c: pg.PoolClient, hours: Date[], now: Date, fo
 
 const SUMS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'].map((k) => `sum(f.${k})::int AS ${k}`).join(', ');
 
-export interface HourFigures {
-  hour: Date;
+export interface Figures {
   success: number;
   failed: number;
   timed_out: number;
   cancelled: number;
   skipped: number;
-  /** Durations of the hour's SUCCESS, FAILED and TIMED_OUT executions, in no particular order. */
+  /** Durations of the SUCCESS, FAILED and TIMED_OUT executions, ascending. */
   durations: Float64Array;
 }
 
-/**
- * Figures per UTC hour of the executions ended in [from, to) (whole hours)
- * in namespace `namespace` and its children (all when null): marked hours
- * from the rollup, every other hour from `executions`, in one statement (one
- * snapshot, so an hour is counted once, from one side). Hours without
- * executions are left out.
- */
-export async function hourFigures(q: pg.Pool | pg.PoolClient, o: { from: Date; to: Date; namespace: string | null }): Promise<HourFigures[]> {
-  const r = await q.query<Omit<HourFigures, 'durations'> & { durations: Buffer }>(HOUR_FIGURES_SQL, [o.from, o.to, o.namespace]);
-  return r.rows.map((x) => ({ ...x, durations: readDurations(x.durations) }));
+export interface HourFigures {
+  hour: Date;
+  /** The version of the hour's mark; null for an hour read from `executions`. */
+  version: string | null;
+  /** Null for a marked hour whose version the caller knows (it holds the figures). */
+  figures: Figures | null;
 }
 
-/** hourFigures' statement ($1 from, $2 to, $3 namespace or null); exported for the benchmark's EXPLAIN. */
+/**
+ * Per UTC hour of [from, to) (whole hours), the figures of the executions
+ * ended in it, in namespace `namespace` and its children (all when null):
+ * every marked hour with its version, and its figures from the rollup unless
+ * `known` (hour in ms → version) holds that very version; every other hour
+ * from `executions` (left out when it has none). One statement, one
+ * snapshot: an hour is counted once, from one side.
+ */
+export async function hourFigures(q: pg.Pool | pg.PoolClient, o: { from: Date; to: Date; namespace: string | null; known: ReadonlyMap<number, string> }): Promise<HourFigures[]> {
+  type Row = { hour: Date; version: string | null; known: boolean; durations: Buffer | null } & { [K in keyof Omit<Figures, 'durations'>]: number | null };
+  const r = await q.query<Row>(HOUR_FIGURES_SQL, [o.from, o.to, o.namespace, [...o.known.keys()].map((h) => new Date(h)), [...o.known.values()]]);
+  return r.rows.map((x) => ({
+    hour: x.hour,
+    version: x.version,
+    figures: x.known
+      ? null
+      : {
+          success: x.success ?? 0,
+          failed: x.failed ?? 0,
+          timed_out: x.timed_out ?? 0,
+          cancelled: x.cancelled ?? 0,
+          skipped: x.skipped ?? 0,
+          // One sorted run per namespace, back to back: sorted once here, kept sorted by the caller.
+          durations: x.durations ? readDurations(x.durations).sort() : new Float64Array(0),
+        },
+  }));
+}
+
+/** hourFigures' statement ($1 from, $2 to, $3 namespace or null, $4 and $5 the known hours and versions); exported for the benchmark's EXPLAIN. */
 export const HOUR_FIGURES_SQL =
   // Figures rows exist only with their hour's mark (written in one transaction, deleted by ON DELETE CASCADE).
-  // Grouped per hour, not per bucket: no sort of the durations for the grouping; the caller sums the buckets.
-  `SELECT f.hour, ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
-   FROM dashboard_hour_figures f
-   WHERE f.hour >= $1 AND f.hour < $2 AND ${inNamespace('f.namespace', '$3')}
-   GROUP BY f.hour
+  `WITH marks AS MATERIALIZED (
+     SELECT d.hour, d.version, k.hour IS NOT NULL AS known
+     FROM dashboard_hours d
+     LEFT JOIN unnest($4::timestamptz[], $5::int8[]) k(hour, version) ON k.hour = d.hour AND k.version = d.version
+     WHERE d.hour >= $1 AND d.hour < $2)
+   SELECT m.hour, m.version::text AS version, m.known, f.*
+   FROM marks m
+   -- An aggregate without GROUP BY: one row per mark, all null when known (the scan is skipped) or empty.
+   CROSS JOIN LATERAL (
+     SELECT ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
+     FROM dashboard_hour_figures f
+     WHERE NOT m.known AND f.hour = m.hour AND ${inNamespace('f.namespace', '$3')}) f
    UNION ALL
    -- Each hour without a mark on its own (LATERAL): an index range scan of its end times, whatever the namespace.
-   SELECT u.hour, ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
+   SELECT u.hour, NULL, false, ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
    FROM generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') u(hour)
    CROSS JOIN LATERAL (${FIGURES_OF('(SELECT u.hour)', '$3')}) f
    WHERE NOT EXISTS (SELECT 1 FROM dashboard_hours d WHERE d.hour = u.hour)
