@@ -7,8 +7,8 @@
 -- in `dashboard_hour_figures` (no row for a namespace without executions that
 -- hour; an hour without any has the mark and no figures). Percentiles stay
 -- exact: `durations_ms` holds every duration, not a sketch: ascending, each
--- as the 8 bytes of int8send (big-endian). Bytes rather than BIGINT[]: the
--- dashboard concatenates and reads ~400,000 of them per 30-day request, in
+-- as the 8 bytes of int8send (big-endian). Bytes rather than BIGINT[]: a
+-- gateway's first 30-day request concatenates and reads ~400,000 of them, in
 -- 30 ms as bytes, 55 ms as arrays (array_send). To look at them:
 --   SELECT ('x' || encode(substr(durations_ms, 8 * i + 1, 8), 'hex'))::bit(64)::bigint
 --   FROM dashboard_hour_figures, generate_series(0, length(durations_ms) / 8 - 1) i;
@@ -17,10 +17,15 @@
 -- mark, under pg_try_advisory_xact_lock(dashboard_hour_lock_key(hour)).
 -- Any change to an ended execution (a late end, a restart, retention,
 -- anything) deletes the mark of its hour through the triggers below, which
--- take the same lock in shared mode first: a rollup computed while such a
--- change is uncommitted waits for it, and a change arriving while a rollup is
--- written deletes that rollup's mark once it commits. So a mark present is a
--- rollup that agrees with `executions`, whatever instance wrote either.
+-- take the same lock in shared mode first: a roll-up leaves an hour with
+-- such a change uncommitted (the dashboard reads it live meanwhile), and a
+-- change arriving while a roll-up is written deletes that roll-up's mark once
+-- it commits. So a mark present is a
+-- rollup that agrees with `executions`, whatever instance wrote either. (This
+-- needs the writers in READ COMMITTED, as every transaction of svc is: under
+-- REPEATABLE READ a trigger's DELETE could miss a mark committed while it
+-- waited for the lock.)
+--
 -- `version` is new at every roll-up of an hour: a gateway that keeps an
 -- hour's figures in memory keeps them only while the version is the same.
 CREATE TABLE "dashboard_hours" (
