@@ -137,3 +137,64 @@ test('a recent failure carries the summary of its latest finished triage', async
   const d = await get('/api/v1/stats/dashboard?namespace=triaged');
   assert.deepEqual(d.body.recent_failures.map((e: any) => [e.id, e.triage_summary]), [[id, 'the disk was full again']]);
 });
+
+test('running: oldest start first, at most 20, counted in full; recent failures: the last 10 ended, whatever the range; viewers may read, strangers may not', async () => {
+  // 23 running, inserted in no particular order of start.
+  const starts = Array.from({ length: 23 }, (_, i) => new Date(Date.UTC(2026, 5, 10, 13, (i * 7) % 23, i)).toISOString());
+  for (const [i, started] of starts.entries()) await ex({ ns: 'caps', state: i % 4 ? 'RUNNING' : 'CANCELLING', started });
+  await ex({ ns: 'caps', state: 'QUEUED', created: '2026-06-10T12:00:00Z' }); // not running
+  // 12 failures, most long before any window; and later ends in other states that do not count.
+  const ends = Array.from({ length: 12 }, (_, i) => new Date(Date.UTC(2026, 0, 1 + i * 13, 8)).toISOString());
+  for (const [i, ended] of ends.entries()) await ex({ ns: 'caps', state: i % 3 ? 'FAILED' : 'TIMED_OUT', ended, duration: i });
+  await ex({ ns: 'caps', state: 'CANCELLED', ended: '2026-06-10T14:00:00Z', duration: 1 });
+  await ex({ ns: 'caps', state: 'SUCCESS', ended: '2026-06-10T14:01:00Z', duration: 1 });
+
+  const d = await get('/api/v1/stats/dashboard?range=24h&namespace=caps');
+  assert.equal(d.status, 200);
+  assert.equal(d.body.kpis.running, 23, 'every running execution counts');
+  assert.deepEqual(d.body.running.map((e: any) => e.started_at), [...starts].sort().slice(0, 20).map((s) => new Date(s).toISOString()));
+  assert.ok(d.body.running.every((e: any) => e.state === 'RUNNING' || e.state === 'CANCELLING'));
+  assert.deepEqual(d.body.recent_failures.map((e: any) => e.ended_at), [...ends].reverse().slice(0, 10).map((s) => new Date(s).toISOString()), 'newest end first, none of them in the 24h window');
+  assert.deepEqual(d.body.kpis.failed + d.body.kpis.timed_out, 0);
+
+  assert.equal((await raw(gw, 'GET', '/api/v1/stats/dashboard')).status, 401);
+});
+
+test('namespace a.b selects a.b and a.b.c, never a.bc or a: KPIs, buckets, running and recent failures alike', async () => {
+  for (const ns of ['a.b', 'a.b.c', 'a.bc', 'a']) {
+    await ex({ ns, state: 'SUCCESS', ended: '2026-06-10T09:15:00Z', duration: ns.length * 100 });
+    await ex({ ns, state: 'FAILED', ended: '2026-06-10T14:15:00Z', duration: 10 });
+    await ex({ ns, state: 'RUNNING', started: '2026-06-10T14:20:00Z' });
+  }
+  const d = await get('/api/v1/stats/dashboard?namespace=a.b');
+  assert.deepEqual(d.body.kpis, { executions: 4, succeeded: 2, failed: 2, timed_out: 0, cancelled: 0, skipped: 0, running: 2, success_rate: 0.5, median_duration_ms: 155 }); // of 10, 10, 300, 500
+  assert.deepEqual(d.body.buckets.find((b: any) => b.start === '2026-06-10T09:00:00.000Z'), { start: '2026-06-10T09:00:00.000Z', success: 2, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, p50_ms: 400, p95_ms: 490 });
+  assert.deepEqual(d.body.running.map((e: any) => e.namespace).sort(), ['a.b', 'a.b.c']);
+  assert.deepEqual(d.body.recent_failures.map((e: any) => e.namespace).sort(), ['a.b', 'a.b.c']);
+  const a = await get('/api/v1/stats/dashboard?namespace=a');
+  assert.equal(a.body.kpis.executions, 8, 'a selects all four');
+});
+
+test('day buckets: an end at 00:00 UTC opens its day, the window starts at a midnight, today is the current partial bucket', async () => {
+  await ex({ ns: 'days', state: 'SUCCESS', ended: '2026-06-04T00:00:00Z', duration: 10 }); // the 7-day window's first instant
+  await ex({ ns: 'days', state: 'SUCCESS', ended: '2026-06-03T23:59:59.999Z', duration: 20 }); // the instant before: outside
+  await ex({ ns: 'days', state: 'TIMED_OUT', ended: '2026-06-06T23:59:59.999Z', duration: 30 }); // the last instant of 6 June
+  await ex({ ns: 'days', state: 'FAILED', ended: '2026-06-07T00:00:00Z', duration: 40 }); // the first of 7 June
+  await ex({ ns: 'days', state: 'SUCCESS', ended: '2026-06-10T00:00:00Z', duration: 50 }); // today, a closed hour
+  await ex({ ns: 'days', state: 'SKIPPED', ended: '2026-06-10T14:29:59Z' }); // today, the open hour
+
+  const week = await get('/api/v1/stats/dashboard?range=7d&namespace=days');
+  assert.deepEqual(week.body.buckets.map((b: any) => [b.start.slice(0, 10), b.success, b.failed, b.timed_out, b.skipped, b.p50_ms ?? null]), [
+    ['2026-06-04', 1, 0, 0, 0, 10],
+    ['2026-06-05', 0, 0, 0, 0, null],
+    ['2026-06-06', 0, 0, 1, 0, 30],
+    ['2026-06-07', 0, 1, 0, 0, 40],
+    ['2026-06-08', 0, 0, 0, 0, null],
+    ['2026-06-09', 0, 0, 0, 0, null],
+    ['2026-06-10', 1, 0, 0, 1, 50],
+  ]);
+  assert.deepEqual(week.body.kpis, { executions: 5, succeeded: 2, failed: 1, timed_out: 1, cancelled: 0, skipped: 1, running: 0, success_rate: 0.5, median_duration_ms: 35 });
+  const month = await get('/api/v1/stats/dashboard?range=30d&namespace=days');
+  assert.deepEqual([month.body.from, month.body.to], ['2026-05-12T00:00:00.000Z', '2026-06-11T00:00:00.000Z']);
+  assert.equal(month.body.kpis.executions, 6, 'the 30-day window holds the end of 3 June too');
+});

@@ -204,3 +204,26 @@ test('the runner protocol is published from the schemas its routes validate with
   assert.deepEqual(schemas.RunnerCompleteRequest.properties.state.enum, ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED']);
   assert.deepEqual(schemas.RunnerCompleteRequest.properties.metrics.items, { $ref: '#/components/schemas/RunnerMetric' });
 });
+
+test('the dashboard, flow stats, flow metrics and upcoming schedules declare their responses, errors included', () => {
+  const doc = buildOpenApiDocument();
+  const paths = doc.paths as Record<string, any>;
+  const schemas = (doc.components as { schemas: Record<string, any> }).schemas;
+  const op = (p: string) => paths[p].get;
+  const ok = (p: string) => op(p).responses['200'].content['application/json'].schema;
+  const statuses = (p: string) => Object.keys(op(p).responses).sort();
+  assert.deepEqual(ok('/api/v1/stats/dashboard'), { $ref: '#/components/schemas/Dashboard' });
+  assert.deepEqual(statuses('/api/v1/stats/dashboard'), ['200', '401', '403', '404', '422', '500']);
+  assert.equal(op('/api/v1/stats/dashboard')['x-min-role'], 'viewer');
+  assert.deepEqual(ok('/api/v1/flows/{namespace}/{flowId}/stats'), { $ref: '#/components/schemas/FlowStats' });
+  assert.deepEqual(ok('/api/v1/flows/{namespace}/{flowId}/metrics'), { $ref: '#/components/schemas/FlowMetrics' });
+  assert.deepEqual(statuses('/api/v1/flows/{namespace}/{flowId}/metrics'), ['200', '401', '403', '404', '422', '500']);
+  assert.equal(ok('/api/v1/schedules/upcoming').properties.items.items.$ref, '#/components/schemas/UpcomingSchedule');
+
+  const d = schemas.Dashboard.properties;
+  assert.deepEqual(d.kpis.required.sort(), ['cancelled', 'executions', 'failed', 'median_duration_ms', 'running', 'skipped', 'succeeded', 'success_rate', 'timed_out']);
+  assert.deepEqual(d.buckets.items.required.sort(), ['cancelled', 'failed', 'skipped', 'start', 'success', 'timed_out'], 'p50_ms and p95_ms may be absent');
+  assert.equal(d.running.maxItems, 20);
+  assert.equal(d.recent_failures.maxItems, 10);
+  assert.ok(schemas.UpcomingSchedule.required.includes('next_fire_at') && schemas.UpcomingSchedule.required.includes('timezone'));
+});

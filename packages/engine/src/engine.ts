@@ -32,6 +32,7 @@ import { withRetry } from './retry.js';
 import { appendLogs, heartbeatTaskRun, recordRunnerEvent, storeArtifact, type RunnerEvent, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
 import { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 import { loadExecutions } from './serialize.js';
+import { DashboardHoursCache } from './dashboard-cache.js';
 import { dashboard, flowMetrics, flowStats, type DashboardRange } from './stats.js';
 import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
 import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
@@ -95,6 +96,8 @@ export class Engine {
   private planner?: Planner;
   private readonly stopping = new AbortController();
   private runTokenKey?: Promise<Buffer>;
+  /** The rolled-up hours of the dashboard this process fetched (checked against the database at every request). */
+  private readonly dashboardHours = new DashboardHoursCache();
 
   constructor(readonly resources: EngineResources) {
     const r = resources;
@@ -460,7 +463,7 @@ export class Engine {
 
   /** The dashboard (getDashboard) at the engine's clock. */
   dashboard(o: { range: DashboardRange; namespace?: string }): ReturnType<typeof dashboard> {
-    return dashboard(this.pool, { ...o, now: this.now() });
+    return dashboard(this.pool, this.dashboardHours, { ...o, now: this.now() });
   }
 
   /** The last 50 executions of a flow (getFlowStats). */

@@ -2,7 +2,18 @@
 // the executions (spec "Dashboard" and its figure table). Every window is
 // half-open, [from, to): an execution that ends exactly on a bucket edge
 // belongs to the bucket that starts there.
+//
+// The dashboard reads closed UTC hours from a rollup (sql/dashboard-hours.ts)
+// and only the open hour (and any hour not rolled up yet) from executions;
+// each request first rolls up the closed hours of its window that lack it,
+// and fetches only the rolled-up hours its process does not hold yet
+// (dashboard-cache.ts). The rollup keeps every duration, so the percentiles
+// stay exact; they are computed here with percentile_cont's own arithmetic
+// (percentile.ts).
 import type pg from 'pg';
+import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
+import { percentilesCont } from './percentile.js';
+import { hourFigures, inNamespace, rollUpHours, unrolledHours, type Figures } from './sql/dashboard-hours.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
 
@@ -12,6 +23,9 @@ const RANGES: Record<DashboardRange, { bucketSeconds: number; buckets: number }>
   '30d': { bucketSeconds: 86_400, buckets: 30 },
 };
 
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
 /** The window of a range at `now`: it ends at the end of the current UTC bucket and starts one span earlier. */
 export function dashboardWindow(range: DashboardRange, now: Date): { from: Date; to: Date; bucketSeconds: number; buckets: number } {
   const { bucketSeconds, buckets } = RANGES[range];
@@ -20,8 +34,7 @@ export function dashboardWindow(range: DashboardRange, now: Date): { from: Date;
   return { from: new Date(to - buckets * ms), to: new Date(to), bucketSeconds, buckets };
 }
 
-/** SQL: the namespace `$n` and its children (`a.b` selects `a.b` and `a.b.c`, never `a.bc`); every namespace when null. */
-const IN_NAMESPACE = (n: string) => `(${n}::text IS NULL OR e.namespace = ${n} OR e.namespace LIKE ${n} || '.%')`;
+const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
 
 const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
 
@@ -45,38 +58,39 @@ const summary = (r: SummaryRow) => ({
   duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
 });
 
-interface BucketRow {
-  b: number | null;
-  total: string;
-  success: string;
-  failed: string;
-  timed_out: string;
-  cancelled: string;
-  skipped: string;
-  p50: number | null;
-  p95: number | null;
+/** Marks older than this are of no use: no window starts before the 30-day one. */
+const forgetBefore = (now: Date) => new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
+
+/**
+ * Rolls up the closed hours of [from, until) that are not yet. Whatever it
+ * leaves (an hour locked elsewhere) the read takes from executions.
+ */
+async function rollUpClosedHours(pool: pg.Pool, from: Date, until: Date, now: Date): Promise<void> {
+  const hours = await unrolledHours(pool, from, until);
+  if (!hours.length) return;
+  const c = await pool.connect();
+  try {
+    await rollUpHours(c, hours, now, forgetBefore(now));
+  } finally {
+    c.release();
+  }
 }
 
-export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; namespace?: string; now: Date }) {
+type Counts = Omit<Figures, 'durations'>;
+const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
+
+/**
+ * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
+ * this process fetched before (one per process: see dashboard-cache.ts).
+ */
+export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }) {
   const w = dashboardWindow(o.range, o.now);
   const ns = o.namespace ?? null;
-  const [buckets, running, failures] = await Promise.all([
-    // Per bucket and in all (GROUPING SETS: the row with b NULL), over the executions ended in the window.
-    pool.query<BucketRow>(
-      `SELECT floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int AS b,
-         count(*) AS total,
-         count(*) FILTER (WHERE e.state = 'SUCCESS') AS success,
-         count(*) FILTER (WHERE e.state = 'FAILED') AS failed,
-         count(*) FILTER (WHERE e.state = 'TIMED_OUT') AS timed_out,
-         count(*) FILTER (WHERE e.state = 'CANCELLED') AS cancelled,
-         count(*) FILTER (WHERE e.state = 'SKIPPED') AS skipped,
-         percentile_cont(0.5) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')) AS p50,
-         percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')) AS p95
-       FROM executions e
-       WHERE e.ended_at >= $1 AND e.ended_at < $2 AND e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED') AND ${IN_NAMESPACE('$4')}
-       GROUP BY GROUPING SETS ((floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int), ())`,
-      [w.from, w.to, w.bucketSeconds, ns],
-    ),
+  const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
+  await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
+  const kept = cache.kept(ns, w.from, w.to);
+  const [hours, running, failures] = await Promise.all([
+    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
     pool.query<SummaryRow & { n: string }>(
       `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
@@ -94,36 +108,49 @@ export async function dashboard(pool: pg.Pool, o: { range: DashboardRange; names
       [ns],
     ),
   ]);
-  const all = buckets.rows.find((r) => r.b === null);
-  const byIndex = new Map(buckets.rows.filter((r) => r.b !== null).map((r) => [r.b!, r]));
-  const n = (v: string | undefined) => Number(v ?? 0);
-  const decided = n(all?.success) + n(all?.failed) + n(all?.timed_out);
+
+  // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
+  const marked = new Map<number, KeptHour>();
+  const buckets = Array.from({ length: w.buckets }, () => ({ success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, runs: [] as Float64Array[] }));
+  for (const h of hours) {
+    const ms = h.hour.getTime();
+    const f: Figures = h.figures ?? kept.get(ms)!;
+    if (h.version !== null) marked.set(ms, { ...f, version: h.version });
+    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))]!;
+    for (const k of COUNTS) b[k] += f[k];
+    b.runs.push(f.durations);
+  }
+  cache.update(ns, w.from, w.to, marked, forgetBefore(o.now));
+
+  const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
+  for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
+  const decided = total.success + total.failed + total.timed_out;
   return {
     range: o.range,
     from: w.from.toISOString(),
     to: w.to.toISOString(),
     bucket_seconds: w.bucketSeconds,
     kpis: {
-      executions: n(all?.total),
-      succeeded: n(all?.success),
-      failed: n(all?.failed),
-      timed_out: n(all?.timed_out),
-      cancelled: n(all?.cancelled),
-      skipped: n(all?.skipped),
-      running: n(running.rows[0]?.n),
-      success_rate: decided ? n(all?.success) / decided : null,
-      median_duration_ms: all?.p50 ?? null,
+      executions: decided + total.cancelled + total.skipped,
+      succeeded: total.success,
+      failed: total.failed,
+      timed_out: total.timed_out,
+      cancelled: total.cancelled,
+      skipped: total.skipped,
+      running: Number(running.rows[0]?.n ?? 0),
+      success_rate: decided ? total.success / decided : null,
+      median_duration_ms: percentilesCont(buckets.flatMap((b) => b.runs), [0.5])[0]!,
     },
-    buckets: Array.from({ length: w.buckets }, (_, i) => {
-      const r = byIndex.get(i);
+    buckets: buckets.map((b, i) => {
+      const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
       return {
         start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
-        success: n(r?.success),
-        failed: n(r?.failed),
-        timed_out: n(r?.timed_out),
-        cancelled: n(r?.cancelled),
-        skipped: n(r?.skipped),
-        ...(r?.p50 !== null && r?.p50 !== undefined ? { p50_ms: r.p50, p95_ms: r.p95! } : {}),
+        success: b.success,
+        failed: b.failed,
+        timed_out: b.timed_out,
+        cancelled: b.cancelled,
+        skipped: b.skipped,
+        ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
       };
     }),
     running: running.rows.map(summary),

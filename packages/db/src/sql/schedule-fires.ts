@@ -10,7 +10,7 @@
 // before it (left back by downtime, or moved back by hand), or by a scheduler
 // whose clock lags by more than the age of the marker.
 import type { Queryable } from './queryable.js';
-import { ACTIVE_SCHEDULES, type ScheduleSpec } from './schedules.js';
+import { ACTIVE_SCHEDULES, SAME_SCHEDULE_TRIGGER, type ScheduleSpec } from './schedules.js';
 
 /** A claimed schedule; `D` is the trigger's declaration as the caller types it. */
 export interface DueSchedule<D = Record<string, unknown>> extends ScheduleSpec {
@@ -37,8 +37,7 @@ export async function claimDueSchedules<D = Record<string, unknown>>(q: Queryabl
        SELECT namespace, flow_id, trigger_id FROM schedules WHERE next_fire_at <= $1 ORDER BY next_fire_at LIMIT $3)
      SELECT s.namespace, s.flow_id, s.trigger_id, s.cron, s.timezone, s.catch_up, s.next_fire_at, ft.definition
      FROM due JOIN ${ACTIVE_SCHEDULES} ON s.namespace = due.namespace AND s.flow_id = due.flow_id AND s.trigger_id = due.trigger_id
-     JOIN flow_triggers ft ON ft.namespace = s.namespace AND ft.flow_id = s.flow_id AND ft.trigger_id = s.trigger_id AND ft.type = 'schedule'
-       AND ft.definition->>'cron' = s.cron AND COALESCE(ft.definition->>'timezone', 'UTC') = s.timezone
+     ${SAME_SCHEDULE_TRIGGER}
      WHERE s.next_fire_at <= $1
      ORDER BY s.next_fire_at
      LIMIT $2

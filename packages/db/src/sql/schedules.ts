@@ -21,6 +21,15 @@ export const ACTIVE_SCHEDULES = `schedules s ${activeFlowJoin('s')}`;
 
 const TZ = `COALESCE(ft.definition->>'timezone', 'UTC')`;
 const CATCH_UP = `COALESCE(ft.definition->>'catch_up', 'last')`;
+
+/**
+ * The trigger (`ft`) a schedule row (`s`) was computed from: still a schedule
+ * trigger of the flow, with the row's cron and time zone. A row whose
+ * trigger was removed, or changed until the sync recomputes it, joins
+ * nothing: the claim does not fire it and the upcoming list does not show it.
+ */
+export const SAME_SCHEDULE_TRIGGER = `JOIN flow_triggers ft ON ft.namespace = s.namespace AND ft.flow_id = s.flow_id AND ft.trigger_id = s.trigger_id
+       AND ft.type = 'schedule' AND ft.definition->>'cron' = s.cron AND ${TZ} = s.timezone`;
 /** Triggers that should have a schedule row (with `ft.type = 'schedule'`): flow enabled and not deleted. */
 const ACTIVE_TRIGGERS = `flow_triggers ft ${activeFlowJoin('ft')}`;
 
@@ -125,8 +134,13 @@ export interface UpcomingScheduleKey {
 }
 
 /**
- * Active schedules with a next fire time, soonest first, at most `limit`.
- * `namespace` selects that namespace and its children (as listFlows does).
+ * Active schedules with a next fire time, soonest first, at most `limit`:
+ * those the scheduler fires (flow enabled and not deleted, trigger as the
+ * row was computed from: ACTIVE_SCHEDULES and SAME_SCHEDULE_TRIGGER, as in
+ * claimDueSchedules). Fire times are instants the scheduler computed in the
+ * trigger's time zone, daylight-saving days included (fire-times.ts of
+ * @svc/scheduler). `namespace` selects that namespace and its children (as
+ * listFlows does).
  */
 export async function listUpcomingSchedules(
   q: Queryable,
@@ -135,7 +149,7 @@ export async function listUpcomingSchedules(
   const { namespace, after, limit } = opts;
   const r = await q.query<UpcomingSchedule>(
     `SELECT s.namespace, s.flow_id, s.trigger_id, s.cron, s.timezone, s.catch_up, s.next_fire_at, s.last_fired_at
-     FROM ${ACTIVE_SCHEDULES}
+     FROM ${ACTIVE_SCHEDULES} ${SAME_SCHEDULE_TRIGGER}
      WHERE s.next_fire_at IS NOT NULL
        AND ($1::text IS NULL OR s.namespace = $1 OR s.namespace LIKE $1 || '.%')
        AND ($2::timestamptz IS NULL OR (s.next_fire_at, s.namespace, s.flow_id, s.trigger_id) > ($2, $3, $4, $5))
