@@ -5,7 +5,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
 import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers } from '@svc/http';
-import { operations } from '@svc/api-spec';
+import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
@@ -19,6 +19,7 @@ import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
 import { Engine } from '@svc/engine';
 import { engineErrorToHttp } from './engine-errors.js';
 import { statsHandlers } from './routes/stats.js';
+import { emailHandlers, orgKeyAuthenticator } from './routes/emails.js';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
 import { schemaHandlers } from './routes/schemas.js';
@@ -152,6 +153,17 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     bodyLimit: deps.config.maxBodyBytes,
   });
   app.use(api);
+  // The organization email interface: its own key kind, outside the operation index.
+  const orgApi = express.Router();
+  mountOperations(orgApi, {
+    operations: organizationOperations,
+    handlers: emailHandlers({ db: deps.db }),
+    authenticate: () => undefined,
+    authenticateOrgKey: orgKeyAuthenticator(deps.db, deps.config.orgRateLimit),
+    log: deps.log,
+    bodyLimit: deps.config.maxBodyBytes,
+  });
+  app.use(orgApi);
   app.use('/api', apiNotFound());
 
   app.get(['/', '/ui', '/ui/*splat'], named('/*'), (_req, res) => {

@@ -16,3 +16,4 @@ export { SWEPT_PREFIXES } from './object-sweep.js';
 export { fileHashOf } from './file-sweep.js';
 export { createMaintenanceMetrics, startMetricsServer, objectKind, type MaintenanceMetrics, type MetricsServer, type ObjectKind, type MaintenanceJob } from './metrics.js';
 export { DbContact, DEFAULT_CONTACT_GAP_MS, type DbContactOptions } from './db-contact.js';
+export { MailSender, isTemporary, MAX_ATTEMPTS, EMAIL_QUEUED_CHANNEL } from './mail-sender.js';

@@ -3,10 +3,13 @@
 // while it holds it, ends timed-out executions and task runs and lost work
 // (every few seconds), and runs retention and the storage cleanup (when it
 // takes the lease, then every hour). Counters are served at /metrics on
-// SVC_METRICS_PORT when set. The watchdog period is SVC_WATCHDOG_MS.
+// SVC_METRICS_PORT when set. The watchdog period is SVC_WATCHDOG_MS. With
+// SVC_SMTP_URL, every instance also delivers the organization emails
+// (mail-sender.ts).
 import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
+import { MailSender } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
 import { createMaintenanceMetrics, startMetricsServer, type MetricsServer } from './metrics.js';
 
@@ -33,8 +36,12 @@ await runService({
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
       watchdogMs: ctx.config.watchdogMs,
     });
+    // Every instance sends mail (row claims), not only the lease holder.
+    const mail = ctx.config.smtpUrl ? new MailSender({ db: ctx.db, smtpUrl: ctx.config.smtpUrl, instanceId: ctx.instanceId, log: ctx.log }) : undefined;
+    await mail?.start();
     return {
       async stop() {
+        await mail?.stop();
         await maintenance.stop();
         await server?.close();
         await storage.close?.();

@@ -9,7 +9,7 @@ export {
   type OperationResponse,
   type Tag,
 } from './operation.js';
-export { operations, FLOW_SCHEMA_PATH } from './operations/index.js';
+export { operations, organizationOperations, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
 export {
   AUTH_KINDS,
   DEFAULT_DOCUMENT_VERSION,

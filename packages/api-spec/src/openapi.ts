@@ -133,6 +133,9 @@ function security(auth: OperationAuth): Json[] {
       return [{ apiToken: [] }, { sessionCookie: [] }];
     case 'run_token':
       return [{ runToken: [] }];
+    case 'org_key':
+      // The organization interface is not part of the document (organizationOperations).
+      return [];
     default:
       return assertNever(auth);
   }
@@ -289,7 +292,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
 }
 
 /** All auth kinds, for exhaustive tables elsewhere. */
-export const AUTH_KINDS: readonly AuthKind[] = ['public', 'role', 'run_token', 'webhook_key', 'signature'];
+export const AUTH_KINDS: readonly AuthKind[] = ['public', 'role', 'run_token', 'webhook_key', 'signature', 'org_key'];
 
 /** `flowSchema` as OpenAPI components: `FlowFile` and one `FlowFile.<Def>` per `$defs` entry. */
 function flowFileComponents(): Json {

@@ -8,13 +8,16 @@ import type { Role } from './roles.js';
  * - `run_token`: the bearer run token of a task run (runner protocol).
  * - `webhook_key`: the secret key in the path of `/hooks/{key}`.
  * - `signature`: a signature over the body (git push notifications).
+ * - `org_key`: a bearer `svc_live_` key of an organization (the organization
+ *   email interface, outside the operation index and the OpenAPI document).
  */
 export type OperationAuth =
   | { kind: 'public' }
   | { kind: 'role'; minRole: Role }
   | { kind: 'run_token' }
   | { kind: 'webhook_key' }
-  | { kind: 'signature' };
+  | { kind: 'signature' }
+  | { kind: 'org_key' };
 
 export type AuthKind = OperationAuth['kind'];
 
@@ -39,7 +42,8 @@ export type Tag =
   | 'schedules'
   | 'schemas'
   | 'runner'
-  | 'hooks';
+  | 'hooks'
+  | 'emails';
 
 /** Request parts, each a JSON Schema object (TypeBox) with named properties. */
 export interface OperationRequest {

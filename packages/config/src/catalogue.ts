@@ -160,9 +160,9 @@ export const CATALOGUE = [
   { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
   { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
-  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Not used yet (the organization email interface is not built): requests per second shared by all API keys of one organization (token bucket).' },
+  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second to POST /api/v1/emails shared by all API keys of one organization, across every api-gateway instance (a token bucket in PostgreSQL holding one second of requests); past it 429 rate_limit_exceeded with Retry-After.' },
   // --- email ---
-  { variable: 'SVC_SMTP_URL', default: null, description: 'Not used yet (the organization email interface is not built): SMTP server to send through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS.' },
+  { variable: 'SVC_SMTP_URL', default: null, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -74,6 +74,8 @@ export interface MountOptions<P extends Principal = Principal> {
    * first (within the body limit) for that reason.
    */
   verifySignature?: (req: Request, rawBody: Buffer, op: Operation) => unknown | Promise<unknown>;
+  /** Verifies the bearer organization key of an `org_key` operation (401 when it is not live, 429 past the organization's rate). */
+  authenticateOrgKey?: (req: Request, op: Operation) => unknown | Promise<unknown>;
   log: HttpLogger;
   /** Largest JSON body in bytes. Default 10 MiB (413 `body_too_large` beyond). */
   bodyLimit?: number | string;
@@ -162,6 +164,9 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         case 'webhook_key':
           principal = await opts.verifyWebhookKey!(req, op);
           break;
+        case 'org_key':
+          principal = await opts.authenticateOrgKey!(req, op);
+          break;
         case 'signature':
           if (jsonBody) assertJsonContentType(req);
           raw = await readBody(req, res);
@@ -203,7 +208,8 @@ function assertVerifier(op: Operation, opts: MountOptions<any>): void {
   const missing =
     (op.auth.kind === 'run_token' && !opts.authenticateRunner && 'authenticateRunner') ||
     (op.auth.kind === 'webhook_key' && !opts.verifyWebhookKey && 'verifyWebhookKey') ||
-    (op.auth.kind === 'signature' && !opts.verifySignature && 'verifySignature');
+    (op.auth.kind === 'signature' && !opts.verifySignature && 'verifySignature') ||
+    (op.auth.kind === 'org_key' && !opts.authenticateOrgKey && 'authenticateOrgKey');
   if (missing) throw new Error(`${op.operationId} has a handler but no ${missing} was given to mountOperations`);
 }
 

@@ -28,3 +28,4 @@ export const operations: readonly Operation[] = Object.freeze([
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';
+export { organizationOperations, SendEmailRequest } from './emails.js';
