@@ -66,11 +66,3 @@ for (const c of cases) {
     assert.match(stdout + stderr, /SVC_DATABASE_URL is not set and no embedded PostgreSQL is running/);
   });
 }
-
-test('dispatcher: an executor this build does not have (docker, kubernetes) exits 2 instead of being advertised', { timeout: 30_000 }, async () => {
-  const { code, stdout, stderr } = await run('dispatcher', { SVC_EXECUTORS: 'process,docker,kubernetes' });
-  assert.equal(code, 2);
-  assert.equal(stdout, '');
-  assert.match(stderr, /^invalid configuration:\n {2}SVC_EXECUTORS: .*the docker executor is not built yet/);
-  assert.match(stderr, /the kubernetes executor is not built yet/);
-});

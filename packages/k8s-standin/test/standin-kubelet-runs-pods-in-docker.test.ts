@@ -142,7 +142,11 @@ test('images: a missing one waits in ErrImagePull and ImagePullBackOff, Never gi
   const expected: Record<string, string> = { 'pull-missing': 'ErrImagePull', 'pull-never': 'ErrImageNeverPull', 'pull-invalid': 'InvalidImageName' };
   for (const [name, image, imagePullPolicy] of cases) await c.batch.createNamespacedJob({ namespace: 'default', body: job(name, { image, imagePullPolicy }) });
   for (const [name, , , message] of cases) {
-    const w = await until(`${name} to wait`, async () => (await podsOf(name))[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === expected[name] && (await podsOf(name))[0]!.status!.containerStatuses![0]!.state!.waiting!);
+    // One read per look: the state may move on (ErrImagePull to ImagePullBackOff) between two.
+    const w = await until(`${name} to wait`, async () => {
+      const waiting = (await podsOf(name))[0]?.status?.containerStatuses?.[0]?.state?.waiting;
+      return waiting?.reason === expected[name] && waiting;
+    });
     assert.match(w.message!, message);
   }
   await until('ImagePullBackOff', async () => (await podsOf('pull-missing'))[0]?.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff');
