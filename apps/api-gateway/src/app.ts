@@ -37,6 +37,9 @@ import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
+import { aiHandlers } from './routes/ai.js';
+import { createInvoker } from './ai/invoke.js';
+import { mountMcp } from './ai/mcp.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -115,6 +118,10 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
   const liveSettings = liveSettingsFromConfig(deps.config);
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
+  // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
+  const { invoke, operation } = createInvoker(operations, () => handlers);
+  const background = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
   const handlers: OperationHandlers = {
     ...schemaHandlers(),
@@ -138,6 +145,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
+    ...aiHandlers({ db: deps.db, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator(engine);
@@ -153,6 +161,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     bodyLimit: deps.config.maxBodyBytes,
   });
   app.use(api);
+  mountMcp(app, { authenticate: (req) => authenticate(req), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes }, named);
   // The organization email interface: its own key kind, outside the operation index.
   const orgApi = express.Router();
   mountOperations(orgApi, {
@@ -177,6 +186,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     metrics,
     live,
     async close() {
+      stopping.abort();
+      await Promise.allSettled([...background]);
       await live.close();
       await metrics.close();
     },

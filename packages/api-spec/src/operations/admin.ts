@@ -11,7 +11,7 @@ import {
   Params,
   SendAIMessageRequest,
 } from '../schemas/requests.js';
-import { AuditCursor, IdCursor } from '../schemas/cursors.js';
+import { AuditCursor, ConversationsCursor, IdCursor } from '../schemas/cursors.js';
 import { ADMIN, EVENT_STREAM, STREAM_HEADERS, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const ConversationParams = Params({ conversationId: OpaqueId });
@@ -71,7 +71,7 @@ export const aiOperations: Operation[] = [
     tag: 'ai',
     summary: 'The own AI conversations',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: ConversationsCursor },
     responses: ok(Page(AIConversation)),
   },
   {

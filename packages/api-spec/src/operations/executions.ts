@@ -13,7 +13,7 @@ import {
   TaskAttemptFilterQuery,
   TaskFilterQuery,
 } from '../schemas/requests.js';
-import { ArtifactsCursor, ExecutionsCursor, LogsCursor, MetricsCursor } from '../schemas/cursors.js';
+import { ArtifactsCursor, ExecutionsCursor, InsightsCursor, LogsCursor, MetricsCursor } from '../schemas/cursors.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
 
 const notFound = err(404, '`execution_not_found`');
@@ -103,7 +103,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'AI triage results of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery },
+    request: { params: ExecutionParams, query: ListQuery, cursor: InsightsCursor },
     responses: { ...ok(Page(Insight)), ...notFound },
   },
   {

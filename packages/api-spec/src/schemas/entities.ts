@@ -372,6 +372,8 @@ export const AIProvider = component('AIProvider', Type.Object(
     model: Type.String(),
     base_url: Type.Optional(Type.String()),
     api_key_secret: Type.Optional(Type.String({ description: 'Key of the global secret that holds the API key' })),
+    has_api_key: Type.Optional(Type.Boolean({ description: 'Whether an API key is stored (it is never returned)' })),
+    auto_triage: Type.Optional(Type.Boolean()),
   },
   open,
 ));

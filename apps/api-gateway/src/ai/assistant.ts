@@ -1,0 +1,146 @@
+// One assistant turn of a conversation, streamed as server-sent events:
+//   text           {delta}                       a piece of the answer
+//   tool_call      {id, name, arguments}         the model called a tool
+//   tool_result    {id, name, ok, result|error}  what the tool answered
+//   action_proposed {id, tool, summary, arguments, diff?}  a change waiting for confirmAIAction
+//   end            {message_id, stop_reason}     the turn is over (stop_reason: end_turn | max_rounds | error)
+//   error          {code, message}               the provider failed; `end` follows
+// Read tools run at once with the caller's principal; action tools are only
+// stored as pending actions. Every message is stored, so a later turn (and
+// getAIConversation) sees the whole history.
+import type { Request } from 'express';
+import type pg from 'pg';
+import { newId } from '@svc/db';
+import type { HttpLogger } from '@svc/http';
+import type { AuthPrincipal } from '../identity/principal.js';
+import type { Invoke } from './invoke.js';
+import { asHttpError } from './invoke.js';
+import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
+import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
+
+/** Model calls of one turn at most (each may call tools). */
+export const MAX_ROUNDS = 8;
+
+const SYSTEM = `You are the assistant of svc, a workflow orchestration service. Flows are *.flow.yaml files in namespaces.
+Use the tools to look things up instead of guessing. Tools that change something (save_flow, trigger_flow, cancel_execution,
+rerun_execution, restart_execution) are only proposed: the user confirms or rejects them; say what you proposed.
+Before proposing a flow, read the flow JSON Schema and validate the flow when you may.`;
+
+interface MessageRow {
+  id: string;
+  seq: number;
+  role: string;
+  content: string;
+  parts: Part[];
+}
+
+type Part = { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string };
+
+export interface TurnDeps {
+  pool: pg.Pool;
+  invoke: Invoke;
+  model: ChatModel;
+  principal: AuthPrincipal;
+  from: { req: Request; requestId: string; log: HttpLogger };
+  send: (event: string, data: unknown) => void;
+  signal: AbortSignal;
+}
+
+async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessage[]> {
+  const rows = (await pool.query<MessageRow>(`SELECT id, seq, role, content, parts FROM ai_messages WHERE conversation_id = $1 ORDER BY seq`, [conversationId])).rows;
+  const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
+  for (const r of rows) {
+    if (r.role === 'user') out.push({ role: 'user', content: r.content });
+    else if (r.role === 'assistant') {
+      const calls = r.parts.filter((p): p is Extract<Part, { type: 'tool_call' }> => p.type === 'tool_call');
+      out.push({ role: 'assistant', content: r.content, ...(calls.length ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}) });
+    } else if (r.role === 'tool') {
+      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: p.content });
+    }
+  }
+  return out;
+}
+
+export async function appendMessage(pool: pg.Pool, conversationId: string, m: { role: string; content: string; parts?: Part[]; model?: string; inputTokens?: number; outputTokens?: number }): Promise<string> {
+  const id = newId();
+  await pool.query(
+    `INSERT INTO ai_messages (id, conversation_id, seq, role, content, parts, model, input_tokens, output_tokens)
+     VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ai_messages WHERE conversation_id = $2), $3, $4, $5, $6, $7, $8)`,
+    [id, conversationId, m.role, m.content, JSON.stringify(m.parts ?? []), m.model ?? '', m.inputTokens ?? null, m.outputTokens ?? null],
+  );
+  await pool.query(`UPDATE ai_conversations SET updated_at = now() WHERE id = $1`, [conversationId]);
+  return id;
+}
+
+/** Runs one tool call: a read runs now, an action becomes a pending action. Returns the text the model gets back. */
+async function runTool(deps: TurnDeps, conversationId: string, messageId: string, call: ToolCall): Promise<string> {
+  const tool = toolByName(call.name);
+  const args = safeJson(call.arguments);
+  if (!tool) {
+    deps.send('tool_result', { id: call.id, name: call.name, ok: false, error: `unknown tool ${call.name}` });
+    return JSON.stringify({ error: `unknown tool ${call.name}` });
+  }
+  if (tool.kind === 'action') {
+    let diff: string | undefined;
+    if (tool.name === 'save_flow') {
+      let before = '';
+      try {
+        const r = await deps.invoke('getFile', deps.principal, { params: { namespace: args.namespace }, query: { path: args.path } }, deps.from);
+        before = String((r.body as { content?: string }).content ?? '');
+      } catch {
+        // A new file: the diff is against nothing.
+      }
+      diff = fileDiff(String(args.path ?? ''), before, String(args.content ?? ''));
+    }
+    const id = newId();
+    const summary = tool.summary?.(args) ?? tool.name;
+    await deps.pool.query(
+      `INSERT INTO ai_pending_actions (id, conversation_id, message_id, tool, arguments, summary, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
+      [id, conversationId, messageId, tool.name, JSON.stringify({ input: args, ...(diff !== undefined ? { diff } : {}) }), summary],
+    );
+    deps.send('action_proposed', { id, tool: tool.name, summary, arguments: args, ...(diff !== undefined ? { diff } : {}) });
+    const result = { proposed: true, action_id: id, status: 'pending', note: 'Not run yet: the user must confirm it.' };
+    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result });
+    return JSON.stringify(result);
+  }
+  try {
+    const r = await deps.invoke(tool.operationId, deps.principal, tool.toInput(args), deps.from);
+    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: r.body });
+    return resultText(r.body);
+  } catch (err) {
+    const e = asHttpError(err);
+    const error = { status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+    deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
+    return JSON.stringify({ error });
+  }
+}
+
+export async function runTurn(deps: TurnDeps, conversationId: string, content: string): Promise<void> {
+  await appendMessage(deps.pool, conversationId, { role: 'user', content });
+  const tools = TOOLS.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+  let lastId = '';
+  let stop = 'max_rounds';
+  try {
+    for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
+      const messages = await history(deps.pool, conversationId);
+      const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
+      const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
+      lastId = await appendMessage(deps.pool, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
+      if (!out.toolCalls.length) {
+        stop = 'end_turn';
+        break;
+      }
+      const results: Part[] = [];
+      for (const call of out.toolCalls) {
+        deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
+        results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call) });
+      }
+      await appendMessage(deps.pool, conversationId, { role: 'tool', content: '', parts: results });
+    }
+  } catch (err) {
+    stop = 'error';
+    deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, err });
+    deps.send('error', { code: 'provider_error', message: String((err as Error)?.message ?? err).slice(0, 500) });
+  }
+  deps.send('end', { message_id: lastId || null, stop_reason: stop });
+}

@@ -1,0 +1,261 @@
+// The AI provider: its one settings row (ai_provider, id 'default'; absent =
+// AI disabled), the API key sealed with the master keys like a secret, and a
+// provider-neutral chat call over the official SDKs (openai for OpenAI and
+// OpenAI-compatible servers, @anthropic-ai/sdk for Anthropic). The key is
+// opened only to build a client; it is never returned, logged or audited.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type pg from 'pg';
+import type { MasterKey } from '@svc/config';
+import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
+
+export const PROVIDER_TYPES = ['openai', 'openai_compatible', 'ollama', 'anthropic'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+export const isProviderType = (t: string): t is ProviderType => (PROVIDER_TYPES as readonly string[]).includes(t);
+
+const aad = 'svc/ai-provider/v1\0default';
+
+export interface ProviderRow {
+  type: ProviderType;
+  model: string;
+  baseUrl: string;
+  hasApiKey: boolean;
+  /** Key of a global secret (or a provider reference) holding the API key, instead of a stored key. */
+  apiKeySecret: string;
+  autoTriage: boolean;
+  updatedAt: Date;
+}
+
+export interface ProviderSettings {
+  type: ProviderType;
+  model: string;
+  baseUrl: string;
+  apiKey: string;
+}
+
+interface Row {
+  type: string;
+  model: string;
+  base_url: string;
+  api_key_ciphertext: Buffer | null;
+  api_key_nonce: Buffer | null;
+  api_key_key_id: string | null;
+  auto_triage: boolean;
+  settings: { api_key_secret?: string };
+  updated_at: Date;
+}
+
+export class AIProviderStore {
+  constructor(private readonly deps: { pool: pg.Pool; masterKeys: readonly MasterKey[] }) {}
+
+  private async row(): Promise<Row | undefined> {
+    const r = await this.deps.pool.query<Row>(`SELECT * FROM ai_provider WHERE id = 'default' AND enabled`);
+    return r.rows[0];
+  }
+
+  async get(): Promise<ProviderRow | undefined> {
+    const r = await this.row();
+    if (!r) return undefined;
+    return {
+      type: r.type as ProviderType,
+      model: r.model,
+      baseUrl: r.base_url,
+      hasApiKey: r.api_key_ciphertext !== null,
+      apiKeySecret: r.settings?.api_key_secret ?? '',
+      autoTriage: r.auto_triage,
+      updatedAt: r.updated_at,
+    };
+  }
+
+  /**
+   * Writes the settings. `apiKey` undefined keeps the stored key, null removes it.
+   * @throws BuiltinProviderDisabledError when a key is given and SVC_MASTER_KEYS is empty.
+   */
+  async put(p: { type: ProviderType; model: string; baseUrl: string; apiKey?: string | null; apiKeySecret?: string; autoTriage?: boolean; by: string }): Promise<void> {
+    const sealed = typeof p.apiKey === 'string' ? seal(p.apiKey, this.deps.masterKeys, aad) : undefined;
+    const keepKey = p.apiKey === undefined;
+    await this.deps.pool.query(
+      `INSERT INTO ai_provider (id, type, base_url, model, api_key_ciphertext, api_key_nonce, api_key_key_id, auto_triage, settings, updated_by, enabled, updated_at)
+       VALUES ('default', $1, $2, $3, $4, $5, $6, COALESCE($7, false), $8, $9, true, now())
+       ON CONFLICT (id) DO UPDATE SET type = $1, base_url = $2, model = $3,
+         api_key_ciphertext = CASE WHEN $10 THEN ai_provider.api_key_ciphertext ELSE $4 END,
+         api_key_nonce = CASE WHEN $10 THEN ai_provider.api_key_nonce ELSE $5 END,
+         api_key_key_id = CASE WHEN $10 THEN ai_provider.api_key_key_id ELSE $6 END,
+         auto_triage = COALESCE($7, ai_provider.auto_triage), settings = $8, updated_by = $9, enabled = true, updated_at = now()`,
+      [p.type, p.baseUrl, p.model, sealed?.ciphertext ?? null, sealed?.nonce ?? null, sealed?.keyId ?? null, p.autoTriage ?? null, JSON.stringify(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}), p.by, keepKey],
+    );
+  }
+
+  async delete(): Promise<boolean> {
+    return ((await this.deps.pool.query(`DELETE FROM ai_provider WHERE id = 'default'`)).rowCount ?? 0) > 0;
+  }
+
+  /** The settings with the API key opened (stored key, else the referenced global secret); undefined when AI is disabled. */
+  async settings(): Promise<ProviderSettings | undefined> {
+    const r = await this.row();
+    if (!r) return undefined;
+    let apiKey = '';
+    if (r.api_key_ciphertext && r.api_key_nonce && r.api_key_key_id) {
+      apiKey = openText({ ciphertext: r.api_key_ciphertext, nonce: r.api_key_nonce, keyId: r.api_key_key_id }, this.deps.masterKeys, aad);
+    } else if (r.settings?.api_key_secret) {
+      const store = new SecretStore({ db: this.deps.pool, keys: this.deps.masterKeys, providers: new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }) });
+      apiKey = (await store.resolve('', r.settings.api_key_secret)).value;
+    }
+    return { type: r.type as ProviderType, model: r.model, baseUrl: r.base_url, apiKey };
+  }
+}
+
+// ---- the provider-neutral chat call ------------------------------------------
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text as the model wrote it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object). */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatResult {
+  text: string;
+  toolCalls: ToolCall[];
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** Called with each piece of text as it streams in. */
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+  /** Default 2048. */
+  maxTokens?: number;
+}
+
+export interface ChatModel {
+  readonly model: string;
+  chat(req: ChatRequest): Promise<ChatResult>;
+}
+
+/** Default 60 s: a turn that waits longer on the provider ends with an error event. */
+const TIMEOUT_MS = 60_000;
+
+export function chatModel(s: ProviderSettings): ChatModel {
+  return s.type === 'anthropic' ? anthropicModel(s) : openAIModel(s);
+}
+
+function openAIModel(s: ProviderSettings): ChatModel {
+  const client = new OpenAI({ apiKey: s.apiKey || 'none', ...(s.baseUrl ? { baseURL: s.baseUrl } : {}), timeout: TIMEOUT_MS, maxRetries: 1 });
+  return {
+    model: s.model,
+    async chat(req) {
+      const messages = req.messages.map((m): OpenAI.Chat.Completions.ChatCompletionMessageParam => {
+        switch (m.role) {
+          case 'system':
+          case 'user':
+            return { role: m.role, content: m.content };
+          case 'assistant':
+            return {
+              role: 'assistant',
+              content: m.content || null,
+              ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+            };
+          case 'tool':
+            return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+        }
+      });
+      const stream = await client.chat.completions.create(
+        {
+          model: s.model,
+          messages,
+          stream: true,
+          max_tokens: req.maxTokens ?? 2048,
+          ...(req.tools?.length ? { tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+        },
+        { signal: req.signal },
+      );
+      let text = '';
+      const calls = new Map<number, ToolCall>();
+      let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage;
+        const delta = chunk.choices?.[0]?.delta;
+        if (!delta) continue;
+        if (delta.content) {
+          text += delta.content;
+          req.onText?.(delta.content);
+        }
+        for (const tc of delta.tool_calls ?? []) {
+          const c = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+          if (tc.id) c.id = tc.id;
+          if (tc.function?.name) c.name += tc.function.name;
+          if (tc.function?.arguments) c.arguments += tc.function.arguments;
+          calls.set(tc.index, c);
+        }
+      }
+      const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+      return { text, toolCalls, ...(usage?.prompt_tokens !== undefined ? { inputTokens: usage.prompt_tokens } : {}), ...(usage?.completion_tokens !== undefined ? { outputTokens: usage.completion_tokens } : {}) };
+    },
+  };
+}
+
+function anthropicModel(s: ProviderSettings): ChatModel {
+  const client = new Anthropic({ apiKey: s.apiKey, ...(s.baseUrl ? { baseURL: s.baseUrl } : {}), timeout: TIMEOUT_MS, maxRetries: 1 });
+  return {
+    model: s.model,
+    async chat(req) {
+      const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+      const messages: Anthropic.MessageParam[] = [];
+      for (const m of req.messages) {
+        if (m.role === 'user') messages.push({ role: 'user', content: m.content });
+        else if (m.role === 'assistant') {
+          const blocks: Anthropic.ContentBlockParam[] = [];
+          if (m.content) blocks.push({ type: 'text', text: m.content });
+          for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: safeJson(c.arguments) });
+          messages.push({ role: 'assistant', content: blocks });
+        } else if (m.role === 'tool') {
+          messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }] });
+        }
+      }
+      const stream = client.messages.stream(
+        {
+          model: s.model,
+          max_tokens: req.maxTokens ?? 2048,
+          ...(system ? { system } : {}),
+          messages,
+          ...(req.tools?.length ? { tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Tool.InputSchema })) } : {}),
+        },
+        { signal: req.signal },
+      );
+      stream.on('text', (d) => req.onText?.(d));
+      const final = await stream.finalMessage();
+      let text = '';
+      const toolCalls: ToolCall[] = [];
+      for (const b of final.content) {
+        if (b.type === 'text') text += b.text;
+        else if (b.type === 'tool_use') toolCalls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
+      }
+      return { text, toolCalls, inputTokens: final.usage.input_tokens, outputTokens: final.usage.output_tokens };
+    },
+  };
+}
+
+export function safeJson(s: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(s || '{}') as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,172 @@
+// The tools of the assistant and of the MCP server: each one is an operation
+// of the catalogue, run through the invoker with the caller's principal, so a
+// tool can do exactly what its caller could do over the API. `read` tools run
+// at once; `action` tools change something: the assistant only proposes them
+// (they run on confirmAIAction), MCP clients call them directly.
+import { createTwoFilesPatch } from 'diff';
+import type { InvokeInput } from './invoke.js';
+
+export type ToolKind = 'read' | 'action';
+
+export interface ToolDef {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  operationId: string;
+  /** JSON Schema of the arguments. */
+  parameters: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[]; additionalProperties?: boolean };
+  toInput(args: Record<string, unknown>): InvokeInput;
+  /** One line shown on the confirm button of a proposed action. */
+  summary?(args: Record<string, unknown>): string;
+}
+
+/** Log lines a tool returns at most (bounded logs). */
+export const MAX_LOG_LINES = 200;
+/** Characters of a tool result given back to the model at most. */
+export const MAX_RESULT_CHARS = 20_000;
+
+const str = (description: string) => ({ type: 'string', description });
+const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+const executionArg = { execution_id: str('Execution id') };
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'list_flows',
+    description: 'List flows (namespace, id, description), optionally of one namespace and its children or matching a text.',
+    kind: 'read',
+    operationId: 'listFlows',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), q: str('Substring of the flow id or description') } },
+    toInput: (a) => ({ query: { namespace: s(a.namespace), q: s(a.q), limit: 100 } }),
+  },
+  {
+    name: 'get_flow',
+    description: 'A flow with its YAML source and parsed definition.',
+    kind: 'read',
+    operationId: 'getFlow',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), flow_id: str('Flow id') }, required: ['namespace', 'flow_id'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace), flowId: s(a.flow_id) } }),
+  },
+  {
+    name: 'list_files',
+    description: 'Files of a namespace (head version).',
+    kind: 'read',
+    operationId: 'listFiles',
+    parameters: { type: 'object', properties: { namespace: str('Namespace') }, required: ['namespace'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace) }, query: { limit: 200 } }),
+  },
+  {
+    name: 'read_file',
+    description: 'The content of one file of a namespace.',
+    kind: 'read',
+    operationId: 'getFile',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml') }, required: ['namespace', 'path'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace) }, query: { path: s(a.path) } }),
+  },
+  {
+    name: 'list_executions',
+    description: 'Executions, newest first; filters: namespace, flow id, state.',
+    kind: 'read',
+    operationId: 'listExecutions',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), flow: str('Flow id'), state: str('QUEUED, RUNNING, SUCCESS, FAILED, TIMED_OUT, CANCELLED...') } },
+    toInput: (a) => ({ query: { namespace: s(a.namespace), flow: s(a.flow), state: s(a.state), limit: 20 } }),
+  },
+  {
+    name: 'get_execution',
+    description: 'An execution with its state, error and task runs.',
+    kind: 'read',
+    operationId: 'getExecution',
+    parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
+    toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
+  },
+  {
+    name: 'read_logs',
+    description: `Log lines of an execution (at most ${MAX_LOG_LINES}), optionally of one task. Secret values are masked.`,
+    kind: 'read',
+    operationId: 'getExecutionLogs',
+    parameters: { type: 'object', properties: { ...executionArg, task: str('Task id'), limit: { type: 'integer', minimum: 1, maximum: MAX_LOG_LINES } }, required: ['execution_id'] },
+    toInput: (a) => ({ params: { executionId: s(a.execution_id) }, query: { task: s(a.task), limit: Math.min(MAX_LOG_LINES, Math.max(1, Number(a.limit) || 100)) } }),
+  },
+  {
+    name: 'get_flow_schema',
+    description: 'The JSON Schema (draft 2020-12) of a *.flow.yaml file.',
+    kind: 'read',
+    operationId: 'getFlowSchema',
+    parameters: { type: 'object', properties: {} },
+    toInput: () => ({}),
+  },
+  {
+    name: 'validate_flow',
+    description: 'Validate a flow file text without saving it; returns the errors.',
+    kind: 'read',
+    operationId: 'validateFile',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path ending in .flow.yaml'), content: str('The YAML text') }, required: ['namespace', 'path', 'content'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { path: s(a.path) ?? '', content: s(a.content) ?? '' } }),
+  },
+  {
+    name: 'save_flow',
+    description: 'Save (create or replace) a file of a namespace, e.g. a flow, as a new namespace version. Needs the user\'s confirmation.',
+    kind: 'action',
+    operationId: 'saveChanges',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml'), content: str('The whole new file text'), message: str('Change message') }, required: ['namespace', 'path', 'content'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { changes: [{ op: 'put', path: s(a.path) ?? '', content: s(a.content) ?? '' }], message: (s(a.message) || `Save ${s(a.path)}`).slice(0, 500) } }),
+    summary: (a) => `Save ${s(a.path)} in namespace ${s(a.namespace)}${a.message ? `: ${s(a.message)}` : ''}`,
+  },
+  {
+    name: 'trigger_flow',
+    description: 'Start an execution of a flow with inputs.',
+    kind: 'action',
+    operationId: 'triggerFlow',
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), flow_id: str('Flow id'), inputs: { type: 'object', description: 'Input values by input id' } }, required: ['namespace', 'flow_id'] },
+    toInput: (a) => ({ params: { namespace: s(a.namespace), flowId: s(a.flow_id) }, body: { inputs: a.inputs && typeof a.inputs === 'object' ? a.inputs : {} } }),
+    summary: (a) => `Trigger ${s(a.namespace)}/${s(a.flow_id)}${a.inputs && Object.keys(a.inputs).length ? ` with inputs ${JSON.stringify(a.inputs)}` : ''}`,
+  },
+  {
+    name: 'cancel_execution',
+    description: 'Cancel a queued or running execution.',
+    kind: 'action',
+    operationId: 'cancelExecution',
+    parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
+    toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
+    summary: (a) => `Cancel execution ${s(a.execution_id)}`,
+  },
+  {
+    name: 'rerun_execution',
+    description: 'Run an ended execution again from the start, as a new execution.',
+    kind: 'action',
+    operationId: 'rerunExecution',
+    parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
+    toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
+    summary: (a) => `Rerun execution ${s(a.execution_id)}`,
+  },
+  {
+    name: 'restart_execution',
+    description: 'Restart a FAILED, TIMED_OUT or CANCELLED execution from its failed tasks, as a new execution.',
+    kind: 'action',
+    operationId: 'restartExecution',
+    parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
+    toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
+    summary: (a) => `Restart execution ${s(a.execution_id)}`,
+  },
+];
+
+export const TRIAGE_TOOL: ToolDef = {
+  name: 'request_triage',
+  description: 'Ask for an AI triage of a FAILED or TIMED_OUT execution (summary, probable cause, suggested fix, with evidence); read it with list_insights.',
+  kind: 'action',
+  operationId: 'requestTriage',
+  parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
+  toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
+};
+
+export const toolByName = (name: string) => TOOLS.find((t) => t.name === name);
+
+/** A unified diff of a file change, for the confirm view of save_flow. */
+export function fileDiff(path: string, before: string, after: string): string {
+  return createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, '', '', { context: 3 });
+}
+
+/** A tool result as text for the model, bounded. */
+export function resultText(v: unknown): string {
+  const t = typeof v === 'string' ? v : JSON.stringify(v);
+  return t.length > MAX_RESULT_CHARS ? `${t.slice(0, MAX_RESULT_CHARS)}… (truncated)` : t;
+}
