@@ -2,7 +2,7 @@
 // gateway: the assistant's tools, its confirmed actions and the MCP tools go
 // through here, so they get exactly the caller's permissions (the operation's
 // minimum role), the operation's own validation, handler and audit events.
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { roleAtLeast, type Operation } from '@svc/api-spec';
 import { createRequestValidator, forbidden, HttpError, toHttpError, type CompiledOperation, type HttpLogger, type OperationHandlers } from '@svc/http';
 import { engineErrorToHttp } from '../engine-errors.js';
@@ -22,6 +22,56 @@ export interface InvokeResult {
 export type Invoke = (operationId: string, principal: AuthPrincipal, input: InvokeInput, from: { req: Request; requestId: string; log: HttpLogger }) => Promise<InvokeResult>;
 
 const REPLY = Symbol.for('svc.http.reply');
+
+/**
+ * The response a handler gets when invoked from inside: some handlers write
+ * their JSON themselves (a log page); it is captured here, never sent on the
+ * caller's own response (an MCP or event-stream response).
+ */
+class CapturedResponse {
+  statusCode = 200;
+  headersSent = false;
+  writableEnded = false;
+  destroyed = false;
+  locals: Record<string, unknown> = {};
+  private readonly headers = new Map<string, unknown>();
+  private chunks: Buffer[] = [];
+  status(code: number) {
+    this.statusCode = code;
+    return this;
+  }
+  setHeader(name: string, value: unknown) {
+    this.headers.set(name.toLowerCase(), value);
+    return this;
+  }
+  getHeader(name: string) {
+    return this.headers.get(name.toLowerCase());
+  }
+  write(chunk: string | Buffer) {
+    this.chunks.push(Buffer.from(chunk));
+    return true;
+  }
+  end(chunk?: string | Buffer) {
+    if (chunk !== undefined) this.write(chunk);
+    this.writableEnded = true;
+    return this;
+  }
+  on() {
+    return this;
+  }
+  once() {
+    return this;
+  }
+  off() {
+    return this;
+  }
+  /** The JSON written, if any. */
+  written(): unknown {
+    if (!this.chunks.length) return undefined;
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    return String(this.getHeader('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
+  }
+}
 
 /** An operation's failure as the HTTP error the API would have answered. */
 export function asHttpError(err: unknown): HttpError {
@@ -52,11 +102,12 @@ export function createInvoker(operations: readonly Operation[], handlers: () => 
     if (!c) compiled.set(operationId, (c = validator.compileOperation(op)));
     // Parameters arrive as strings over HTTP; the validator coerces them the same way here.
     const asStrings = (o: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, typeof v === 'string' || Array.isArray(v) ? v : String(v)]));
+    const res = new CapturedResponse();
     try {
       const v = c.validateRequest({ params: asStrings(input.params), query: asStrings(input.query), body: input.body });
       const result = (await handler({
         req: from.req,
-        res: from.req.res!,
+        res: res as unknown as Response,
         operation: op,
         params: v.params as Record<string, string>,
         query: v.query,
@@ -70,6 +121,7 @@ export function createInvoker(operations: readonly Operation[], handlers: () => 
       const r = result as { status?: unknown; body?: unknown } | null;
       const plain = r && typeof r === 'object' && typeof r.status === 'number' && Object.keys(r).every((k) => k === 'status' || k === 'body' || k === 'headers');
       if (r && typeof r === 'object' && (REPLY in r || plain)) return { status: r.status as number, body: r.body ?? null };
+      if (result === undefined && res.writableEnded) return { status: res.statusCode, body: res.written() ?? null };
       return { status: 200, body: result ?? null };
     } catch (err) {
       throw asHttpError(err);

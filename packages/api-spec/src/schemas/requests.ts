@@ -252,7 +252,7 @@ export const AIProviderRequest = component('AIProviderRequest', Type.Object(
     base_url: Type.Optional(Type.String({ description: 'Base URL of an OpenAI-compatible or Anthropic endpoint; default the provider\'s own' })),
     api_key: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Write-only: stored sealed with the master key, never returned; null removes it, absent keeps it' }))),
     api_key_secret: Type.Optional(Type.String({ description: 'Key of a global secret holding the API key, instead of `api_key`' })),
-    auto_triage: Type.Optional(Type.Boolean({ description: 'Triage FAILED and TIMED_OUT executions without being asked (bounded by SVC_AI_TRIAGE_PER_HOUR)' })),
+    auto_triage: Type.Optional(Type.Boolean({ description: 'Triage FAILED and TIMED_OUT executions without being asked' })),
   },
   open,
 ));

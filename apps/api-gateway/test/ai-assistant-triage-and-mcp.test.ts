@@ -1,0 +1,297 @@
+// The AI assistant, triage and the MCP server against a local stand-in of the
+// OpenAI-compatible chat API: ai_disabled, the provider key sealed and never
+// shown, a conversation with a tool call, proposed flow changes confirmed and
+// rejected, role limits, conversations private to their user, a triage
+// insight with its evidence and no secret value, and MCP through the SDK's
+// own client over real HTTP.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestGateway, type TestGateway } from './helpers.js';
+import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
+
+const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
+const SECRET_VALUE = 'hunter2-' + crypto.randomBytes(8).toString('hex');
+const FLOW = 'id: load\ndescription: Loads\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n';
+const NEW_FLOW = 'id: load\ndescription: Loads, twice\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n  - {id: b, type: command, command: [echo, "again"], depends_on: [a]}\n';
+
+let gw: TestGateway;
+let llm: Standin;
+let admin: string, editor: string, operator: string, viewer: string;
+let editorCookie: string;
+
+const lastUser = (r: StandinRequest) => [...r.body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+/** The stand-in model: a tool call for known requests, then a text answer once the tool answered. */
+function decide(r: StandinRequest): Answer {
+  const msgs = r.body.messages;
+  if (msgs[0]?.content?.includes('You triage failed workflow executions')) {
+    return { text: '{"summary": "Task a failed: the database refused the connection", "probable_cause": "Wrong password for db", "suggested_fix": "Rotate the db secret", "evidence": ["E2", "E3"]}' };
+  }
+  if (!r.body.tools) return { text: 'ok' };
+  const last = msgs[msgs.length - 1]!;
+  if (last.role === 'tool') return { text: `Done. The tool said: ${String(last.content).slice(0, 40)}` };
+  const u = lastUser(r);
+  if (u.includes('list my flows')) return { toolCalls: [{ name: 'list_flows', arguments: { namespace: 'team' } }] };
+  if (u.includes('add a second task')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
+  if (u.includes('break the flow')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: 'id: load\ntasks: []\n', message: 'oops' } }] };
+  return { text: 'Hello! How can I help?' };
+}
+
+const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
+  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+
+/** Sends a message and reads the whole turn: its events in order. */
+async function send(token: string, conversationId: string, content: string) {
+  const r = await call(token, 'POST', `/api/v1/ai/conversations/${conversationId}/messages`, { content });
+  assert.equal(r.status, 200, r.body);
+  assert.match(String(r.headers['content-type']), /text\/event-stream/);
+  return r.body
+    .split('\n\n')
+    .filter((b) => b.includes('event:'))
+    .map((b) => ({ event: /event: (.*)/.exec(b)![1]!, data: JSON.parse(b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) }));
+}
+
+async function newConversation(token: string): Promise<string> {
+  const r = await call(token, 'POST', '/api/v1/ai/conversations', { title: 't' });
+  assert.equal(r.status, 201, r.body);
+  return r.json<{ id: string }>().id;
+}
+
+let failedId = '';
+
+before(async () => {
+  llm = await startOpenAIStandin(decide);
+  gw = await startTestGateway({ env: { SVC_MASTER_KEYS: `k1:${crypto.randomBytes(32).toString('base64')}` } });
+  await makeUser(gw, 'root@example.com', 'admin');
+  await makeUser(gw, 'ed@example.com', 'editor');
+  await makeUser(gw, 'op@example.com', 'operator');
+  await makeUser(gw, 'vi@example.com', 'viewer');
+  admin = await makeToken(gw, await login(gw, 'root@example.com'), 'admin');
+  editorCookie = await login(gw, 'ed@example.com');
+  editor = await makeToken(gw, editorCookie, 'editor');
+  operator = await makeToken(gw, await login(gw, 'op@example.com'), 'operator');
+  viewer = await makeToken(gw, await login(gw, 'vi@example.com'), 'viewer');
+  assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name: 'team' })).status, 201);
+  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'flows', changes: [{ op: 'put', path: 'flows/load.flow.yaml', content: FLOW }] })).status, 201);
+  assert.equal((await call(editor, 'PUT', '/api/v1/namespaces/team/secrets/DB_PASSWORD', { value: SECRET_VALUE })).status, 200);
+
+  // A failed execution of the flow whose task error and log lines carry the secret value (as a careless task would print it).
+  await gw.db.pool.query(`INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes) VALUES ('snap-ai', 'team', 'h', 0, 0) ON CONFLICT DO NOTHING`);
+  const definition = { id: 'load', tasks: [{ id: 'a', type: 'command', command: ['psql', '{{ secret("DB_PASSWORD") }}'] }] };
+  await gw.db.pool.query(
+    `INSERT INTO executions (id, state, namespace, flow_id, snapshot_id, definition, created_by, trigger_type, created_at, ended_at, error, secret_keys_used)
+     VALUES ('ex-ok', 'SUCCESS', 'team', 'load', 'snap-ai', $1, 'test', 'manual', now() - interval '2 hours', now() - interval '2 hours', '', '{}'),
+            ('ex-failed', 'FAILED', 'team', 'load', 'snap-ai', $2, 'test', 'manual', now() - interval '1 hour', now() - interval '1 hour', $3, '{DB_PASSWORD}')`,
+    [JSON.stringify({ id: 'load', tasks: [{ id: 'a', type: 'command', command: ['psql'] }] }), JSON.stringify(definition), `task a failed: password ${SECRET_VALUE} rejected`],
+  );
+  failedId = 'ex-failed';
+  await gw.db.pool.query(
+    `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, reason, error, exit_code)
+     VALUES ('tr-failed', 'ex-failed', 'a', 'command', 'process', 'default', 'FAILED', 1, 'exit_code', $1, 2)`,
+    [`connection refused for password ${SECRET_VALUE}`],
+  );
+  const lines = ['connecting to db', `using password ${SECRET_VALUE}`, 'FATAL: password authentication failed'];
+  for (const [i, text] of lines.entries()) {
+    await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-failed', $1, 'ex-failed', 'a', 1, $2, 'stderr', $3, $4)`, [i + 1, String(1_700_000_000_000_000_000n + BigInt(i)), text, i + 1]);
+  }
+});
+
+after(async () => {
+  await gw.close();
+  await llm.close();
+});
+
+test('without a provider: the status says disabled to every viewer, other AI operations are 409 ai_disabled', async () => {
+  const s = await call(viewer, 'GET', '/api/v1/ai/status');
+  assert.equal(s.status, 200);
+  assert.equal(s.json<{ enabled: boolean }>().enabled, false);
+  for (const [token, method, path] of [[editor, 'POST', '/api/v1/ai/conversations'], [operator, 'POST', `/api/v1/executions/${failedId}/insights`], [admin, 'POST', '/api/v1/ai/provider/test']] as const) {
+    const r = await call(token, method, path, path.endsWith('/test') ? undefined : {});
+    assert.equal(r.status, 409, `${path}: ${r.body}`);
+    assert.equal(r.json().error.code, 'ai_disabled');
+  }
+  assert.equal((await call(viewer, 'GET', '/api/v1/ai/provider')).status, 404);
+});
+
+test('the provider: admin only; the API key sealed, never returned or logged; the test calls the provider with it', async () => {
+  assert.equal((await call(editor, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'm', base_url: llm.url, api_key: API_KEY })).status, 403);
+  const bad = await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'nope', model: 'm' });
+  assert.equal(bad.status, 422);
+  const put = await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url, api_key: API_KEY });
+  assert.equal(put.status, 200, put.body);
+  assert.deepEqual({ ...put.json<Record<string, unknown>>(), updated_at: 'x' }, { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url, has_api_key: true, auto_triage: false, updated_at: 'x' });
+  const got = await call(viewer, 'GET', '/api/v1/ai/provider');
+  assert.equal(got.status, 200);
+  assert.ok(!got.body.includes(API_KEY));
+  const row = (await gw.db.pool.query<{ api_key_ciphertext: Buffer }>(`SELECT api_key_ciphertext FROM ai_provider`)).rows[0]!;
+  assert.ok(!row.api_key_ciphertext.toString('latin1').includes(API_KEY), 'stored sealed');
+  const t = await call(admin, 'POST', '/api/v1/ai/provider/test');
+  assert.equal(t.status, 200);
+  assert.equal(t.json<{ ok: boolean }>().ok, true, t.body);
+  assert.equal(llm.requests.at(-1)!.authorization, `Bearer ${API_KEY}`);
+  assert.deepEqual((await call(viewer, 'GET', '/api/v1/ai/status')).json(), { enabled: true, provider: 'openai_compatible', model: 'stand-in-1', auto_triage: false });
+  const audit = await call(admin, 'GET', '/api/v1/audit?action=ai_provider.put');
+  assert.ok(!audit.body.includes(API_KEY));
+  assert.ok(!JSON.stringify(gw.logs()).includes(API_KEY), 'the key is in no log line');
+});
+
+test('a conversation with a tool call: the tool runs with the caller, its result goes back to the model, the turn streams to its end', async () => {
+  const id = await newConversation(editor);
+  const events = await send(editor, id, 'please list my flows');
+  const names = events.map((e) => e.event);
+  assert.deepEqual(names.filter((n) => n !== 'text'), ['tool_call', 'tool_result', 'end'], JSON.stringify(events));
+  assert.equal(names.at(-1), 'end');
+  const callEv = events.find((e) => e.event === 'tool_call')!.data;
+  assert.deepEqual([callEv.name, callEv.arguments], ['list_flows', { namespace: 'team' }]);
+  const result = events.find((e) => e.event === 'tool_result')!.data;
+  assert.equal(result.ok, true);
+  assert.deepEqual(result.result.items.map((f: { id: string }) => f.id), ['load']);
+  const text = events.filter((e) => e.event === 'text').map((e) => e.data.delta).join('');
+  assert.match(text, /^Done\. The tool said: /);
+  // The model got the tool's answer as a tool message.
+  const toolMsg = llm.requests.at(-1)!.body.messages.find((m) => m.role === 'tool')!;
+  assert.match(String(toolMsg.content), /"id":"load"/);
+  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
+  assert.deepEqual(conv.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+});
+
+test('a proposed flow change runs only when confirmed (with a diff, audited); a rejected one is discarded', async () => {
+  const id = await newConversation(editor);
+  const events = await send(editor, id, 'add a second task to load');
+  const proposed = events.find((e) => e.event === 'action_proposed')!.data;
+  assert.equal(proposed.tool, 'save_flow');
+  assert.match(proposed.diff, /\+  - \{id: b, type: command/);
+  assert.match(proposed.summary, /Save flows\/load\.flow\.yaml in namespace team/);
+  // Nothing changed yet.
+  const before = (await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>();
+  assert.equal(before.content, FLOW);
+  const ok = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
+  assert.equal(ok.status, 200, ok.body);
+  assert.equal(ok.json<{ status: string }>().status, 'succeeded');
+  assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW);
+  assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`)).status, 409, 'decided once');
+  const audit = (await call(admin, 'GET', '/api/v1/audit?action=ai.action.confirm')).json<{ items: { target_id?: string; payload?: { tool: string; outcome: string } }[] }>();
+  assert.ok(audit.items.some((a) => a.payload?.tool === 'save_flow' && a.payload.outcome === 'succeeded'), JSON.stringify(audit));
+
+  const events2 = await send(editor, id, 'now break the flow');
+  const proposed2 = events2.find((e) => e.event === 'action_proposed')!.data;
+  const rej = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed2.id}/reject`);
+  assert.equal(rej.status, 200);
+  assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed2.id}/confirm`)).status, 409);
+  assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW, 'unchanged');
+  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ actions: { status: string }[] }>();
+  assert.deepEqual(conv.actions.map((a) => a.status), ['succeeded', 'rejected']);
+});
+
+test('role limits: a viewer may talk, but a change it confirms is refused with 403 and nothing changes', async () => {
+  const id = await newConversation(viewer);
+  const events = await send(viewer, id, 'add a second task to load');
+  const proposed = events.find((e) => e.event === 'action_proposed')!.data;
+  const r = await call(viewer, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
+  assert.equal(r.status, 403, r.body);
+  assert.equal(r.json().error.code, 'forbidden');
+  assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW);
+  assert.equal((await call(viewer, 'POST', `/api/v1/executions/${failedId}/insights`)).status, 403, 'triage needs operator');
+});
+
+test('a conversation belongs to its user: another user gets 404 on read, send, delete and confirm, and does not list it', async () => {
+  const id = await newConversation(editor);
+  for (const [m, p, b] of [['GET', `/api/v1/ai/conversations/${id}`, undefined], ['POST', `/api/v1/ai/conversations/${id}/messages`, { content: 'hi' }], ['DELETE', `/api/v1/ai/conversations/${id}`, undefined], ['POST', `/api/v1/ai/conversations/${id}/actions/x/confirm`, undefined]] as const) {
+    assert.equal((await call(operator, m, p, b)).status, 404, `${m} ${p}`);
+  }
+  const list = (await call(operator, 'GET', '/api/v1/ai/conversations')).json<{ items: { id: string }[] }>();
+  assert.ok(!list.items.some((c) => c.id === id));
+  assert.ok((await call(editor, 'GET', '/api/v1/ai/conversations')).json<{ items: { id: string }[] }>().items.some((c) => c.id === id));
+});
+
+test('triage: an insight with summary, cause and fix citing its evidence, no secret value anywhere; the dashboard shows the summary', async () => {
+  const ok = await call(operator, 'POST', `/api/v1/executions/ex-ok/insights`);
+  assert.equal(ok.status, 409, 'a successful execution is not triaged');
+  const r = await call(operator, 'POST', `/api/v1/executions/${failedId}/insights`);
+  assert.equal(r.status, 202, r.body);
+  let insight: any;
+  for (let i = 0; i < 100; i++) {
+    insight = (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json<{ items: any[] }>().items[0];
+    if (insight.state === 'done' || insight.state === 'failed') break;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.equal(insight.state, 'done', JSON.stringify(insight));
+  assert.equal(insight.summary, 'Task a failed: the database refused the connection');
+  assert.equal(insight.probable_cause, 'Wrong password for db');
+  assert.equal(insight.suggested_fix, 'Rotate the db secret');
+  const kinds = insight.evidence.map((e: any) => e.kind);
+  assert.deepEqual(kinds, ['execution', 'task_run', 'log_tail', 'flow_definition', 'changes_since_success']);
+  assert.deepEqual(insight.evidence.filter((e: any) => e.cited).map((e: any) => e.id), ['E2', 'E3']);
+  const logTail = insight.evidence.find((e: any) => e.kind === 'log_tail');
+  assert.match(logTail.content, /using password \*\*\*/);
+  assert.match(logTail.content, /FATAL: password authentication failed/);
+  assert.match(insight.evidence.find((e: any) => e.kind === 'changes_since_success').content, /ex-ok[\s\S]*Flow definition diff/);
+  const all = JSON.stringify(insight) + JSON.stringify(llm.requests.filter((q) => q.body.messages[0]?.content?.includes('You triage')));
+  assert.ok(!all.includes(SECRET_VALUE), 'no secret value in the insight or the prompt');
+  const dash = (await call(viewer, 'GET', '/api/v1/stats/dashboard')).json<{ recent_failures: { id: string; triage_summary: string | null }[] }>();
+  assert.equal(dash.recent_failures.find((f) => f.id === failedId)?.triage_summary, 'Task a failed: the database refused the connection');
+});
+
+async function mcpClient(token: string) {
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+test('MCP: the public card; 401 without a bearer token, with a bad or revoked one, or a session cookie alone', async () => {
+  const card = await raw(gw, 'GET', '/.well-known/mcp.json');
+  assert.equal(card.status, 200);
+  const c = card.json<{ transport: { type: string; url: string }; authentication: { type: string }; tools: string[] }>();
+  assert.equal(c.transport.type, 'streamable-http');
+  assert.match(c.transport.url, /\/mcp$/);
+  assert.equal(c.authentication.type, 'bearer');
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  assert.equal((await raw(gw, 'POST', '/mcp', h, init)).status, 401);
+  assert.equal((await raw(gw, 'POST', '/mcp', { ...h, authorization: 'Bearer svc_nottoken' }, init)).status, 401);
+  assert.equal((await raw(gw, 'POST', '/mcp', { ...h, cookie: editorCookie, 'sec-fetch-site': 'same-origin' }, init)).status, 401);
+  const created = await raw(gw, 'POST', '/api/v1/tokens', { 'content-type': 'application/json', cookie: editorCookie, 'sec-fetch-site': 'same-origin' }, JSON.stringify({ name: 'gone', role: 'viewer' }));
+  const { id, secret } = created.json<{ id: string; secret: string }>();
+  assert.equal((await raw(gw, 'POST', '/mcp', { ...h, authorization: `Bearer ${secret}` }, init)).status, 200);
+  assert.equal((await call(editor, 'DELETE', `/api/v1/tokens/${id}`)).status, 204);
+  assert.equal((await raw(gw, 'POST', '/mcp', { ...h, authorization: `Bearer ${secret}` }, init)).status, 401);
+});
+
+test('MCP through the SDK client: tools by role, a trigger with inputs, a log read, the flow schema, and a viewer refused a cancel', async () => {
+  const op = await mcpClient(operator);
+  const opTools = (await op.listTools()).tools.map((t) => t.name);
+  for (const t of ['list_flows', 'get_flow', 'trigger_flow', 'get_execution', 'read_logs', 'cancel_execution', 'rerun_execution', 'restart_execution', 'request_triage']) assert.ok(opTools.includes(t), t);
+  assert.ok(!opTools.includes('validate_flow'), 'validate needs editor');
+  const trig = await op.callTool({ name: 'trigger_flow', arguments: { namespace: 'team', flow_id: 'load', inputs: {} } });
+  assert.ok(!trig.isError, JSON.stringify(trig));
+  const exec = trig.structuredContent as { id: string; state: string; flow_id: string };
+  assert.equal(exec.flow_id, 'load');
+  const got = await op.callTool({ name: 'get_execution', arguments: { execution_id: exec.id } });
+  assert.equal((got.structuredContent as { id: string }).id, exec.id);
+  const logs = await op.callTool({ name: 'read_logs', arguments: { execution_id: failedId, limit: 2 } });
+  assert.ok(!logs.isError, JSON.stringify(logs));
+  const items = (logs.structuredContent as { items: { text: string }[] }).items;
+  assert.deepEqual(items.map((l) => l.text), ['connecting to db', `using password ${SECRET_VALUE}`.replace(SECRET_VALUE, SECRET_VALUE)]);
+  const schema = await op.readResource({ uri: 'svc://schemas/flow.json' });
+  assert.match(String((schema.contents[0] as { text: string }).text), /2020-12/);
+  await op.close();
+
+  const vi = await mcpClient(viewer);
+  const viTools = (await vi.listTools()).tools.map((t) => t.name);
+  assert.ok(viTools.includes('get_execution') && viTools.includes('read_logs'));
+  assert.ok(!viTools.includes('cancel_execution') && !viTools.includes('trigger_flow'), JSON.stringify(viTools));
+  let refused = false;
+  try {
+    const r = await vi.callTool({ name: 'cancel_execution', arguments: { execution_id: exec.id } });
+    refused = r.isError === true;
+  } catch {
+    refused = true;
+  }
+  assert.ok(refused, 'a viewer cannot cancel');
+  assert.equal((await call(viewer, 'GET', `/api/v1/executions/${exec.id}`)).json<{ state: string }>().state, exec.state, 'still not cancelled');
+  await vi.close();
+});
