@@ -40,6 +40,8 @@ import { scheduleHandlers } from './routes/schedules.js';
 import { aiHandlers } from './routes/ai.js';
 import { createInvoker } from './ai/invoke.js';
 import { mountMcp } from './ai/mcp.js';
+import { startAutoTriage } from './ai/auto-triage.js';
+import { AIProviderStore } from './ai/provider.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -161,6 +163,12 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     bodyLimit: deps.config.maxBodyBytes,
   });
   app.use(api);
+  const stopAutoTriage = startAutoTriage({
+    deps: { pool: deps.db.pool, masterKeys: deps.config.masterKeys, providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }), log: deps.log },
+    perHour: deps.config.aiTriagePerHour,
+    pollMs: deps.config.aiTriagePollMs,
+    background,
+  });
   mountMcp(app, { authenticate: (req) => authenticate(req), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes }, named);
   // The organization email interface: its own key kind, outside the operation index.
   const orgApi = express.Router();
@@ -187,6 +195,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     live,
     async close() {
       stopping.abort();
+      stopAutoTriage();
       await Promise.allSettled([...background]);
       await live.close();
       await metrics.close();

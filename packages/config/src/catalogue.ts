@@ -161,6 +161,9 @@ export const CATALOGUE = [
   { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
   { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second to POST /api/v1/emails shared by all API keys of one organization, across every api-gateway instance (a token bucket in PostgreSQL holding one second of requests); past it 429 rate_limit_exceeded with Retry-After.' },
+  // --- AI ---
+  { variable: 'SVC_AI_TRIAGE_PER_HOUR', default: '20', description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.' },
+  { variable: 'SVC_AI_TRIAGE_POLL_MS', default: '15000', description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).' },
   // --- email ---
   { variable: 'SVC_SMTP_URL', default: null, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
   // --- logging ---

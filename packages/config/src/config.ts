@@ -130,6 +130,10 @@ export interface Config {
   maxBodyBytes: number;
   /** `SVC_ORG_RATE_LIMIT` in requests per second; default 10. */
   orgRateLimit: number;
+  /** `SVC_AI_TRIAGE_PER_HOUR`: automatic triages started per hour at most (all gateways together); default 20. */
+  aiTriagePerHour: number;
+  /** `SVC_AI_TRIAGE_POLL_MS`: period of the gateway's look for failures to triage automatically; default 15000 ms (10 to 3600000). */
+  aiTriagePollMs: number;
   /** `SVC_SMTP_URL`; default undefined. */
   smtpUrl: string | undefined;
   /** `SVC_LOG_LEVEL`; default `info`. */
@@ -266,6 +270,8 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),
     maxBodyBytes: read('SVC_MAX_BODY_BYTES', p.positiveByteSize),
     orgRateLimit: read('SVC_ORG_RATE_LIMIT', p.positiveNumber),
+    aiTriagePerHour: read('SVC_AI_TRIAGE_PER_HOUR', p.positiveInteger),
+    aiTriagePollMs: read('SVC_AI_TRIAGE_POLL_MS', interval),
     smtpUrl: read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text)),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
