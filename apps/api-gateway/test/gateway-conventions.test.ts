@@ -45,10 +45,18 @@ test('every operation of the catalog is routed: none falls through to the API 40
   }
 });
 
-test('an operation not built yet answers 501 not_implemented', async () => {
-  const r = await fetch(`${gw.url}/api/v1/ai/status`);
-  assert.equal(r.status, 501);
-  assert.equal((await envelope(r)).error.code, 'not_implemented');
+test('an operation not built yet answers 501 not_implemented', async (t) => {
+  // Whichever operation is still unbuilt (they get built one by one), before any credential check.
+  for (const op of operations) {
+    if (op.method !== 'get' || op.path.includes('{')) continue;
+    const r = await fetch(`${gw.url}${op.path}`);
+    if (r.status === 501) {
+      assert.equal((await envelope(r)).error.code, 'not_implemented');
+      return;
+    }
+    await r.arrayBuffer();
+  }
+  t.skip('every operation is built');
 });
 
 test('the flow schema is public JSON Schema draft 2020-12', async () => {
