@@ -296,3 +296,22 @@ test('MCP through the SDK client: tools by role, a trigger with inputs, a log re
   assert.equal((await call(viewer, 'GET', `/api/v1/executions/${exec.id}`)).json<{ state: string }>().state, exec.state, 'still not cancelled');
   await vi.close();
 });
+
+test('a provider that does not answer: the turn ends with an error event then end; the test reports it without the key', async () => {
+  const dead = await startOpenAIStandin(() => ({ text: 'x' }));
+  const deadUrl = dead.url;
+  await dead.close();
+  assert.equal((await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: deadUrl })).status, 200);
+  try {
+    const t = await call(admin, 'POST', '/api/v1/ai/provider/test');
+    assert.equal(t.status, 200);
+    assert.equal(t.json<{ ok: boolean }>().ok, false);
+    assert.ok(!t.body.includes(API_KEY), 'the stored key was kept and is not shown');
+    const id = await newConversation(editor);
+    const events = await send(editor, id, 'hello');
+    assert.deepEqual(events.map((e) => e.event), ['error', 'end']);
+    assert.equal(events[1]!.data.stop_reason, 'error');
+  } finally {
+    assert.equal((await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url })).status, 200);
+  }
+});
