@@ -4,7 +4,6 @@
 // sync each commit once.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createDb, requestGitSync, inTransaction, newId, type Db } from '@svc/db';
@@ -12,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { deleteNamespace, NamespaceReadOnlyError, revertVersion, saveChanges, listVersions, type SaveDeps } from '@svc/namespaces';
 import { generateMasterKey, SecretStore } from '@svc/secrets';
 import { FileObjectStore } from '@svc/storage';
-import { createGitSource, getGitSource, GitSyncWorker, parseGitSourceInput, requestSync, type GitSourceInput, type GitSyncWorkerDeps } from '../src/index.js';
+import { branchProblem, createGitSource, getGitSource, GitSyncWorker, normalizeRepoPath, openAuth, parseGitSourceInput, requestSync, transportOf, type GitSourceInput, type GitSyncWorkerDeps } from '../src/index.js';
 import { TestRepo, tempRoot } from '../src/testing.js';
 
 const flow = (id: string, command = 'true') => JSON.stringify({ id, tasks: [{ id: 't', type: 'command', command: [command] }] });
@@ -230,6 +229,42 @@ test('a missing credential secret fails the run and names the key only', async (
   const [r] = await runs(src.id);
   assert.equal(r.status, 'failed');
   assert.match(r.error, /NO_SUCH_SECRET/);
-  // No scratch directory (askpass script, key, known_hosts) is left behind.
-  assert.deepEqual(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('svc-git-') && fs.statSync(path.join(os.tmpdir(), d)).mtimeMs > Date.now() - 60_000 && fs.existsSync(path.join(os.tmpdir(), d, 'home'))), []);
+});
+
+test('credentials reach git through files of a private scratch directory, removed on close, and never through arguments', () => {
+  const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----';
+  const ssh = openAuth({ authType: 'ssh', credential: key, knownHosts: '[127.0.0.1]:2222 ssh-ed25519 AAAAC3Nza' });
+  assert.equal(fs.statSync(ssh.dir).mode & 0o777, 0o700);
+  const keyFile = path.join(ssh.dir, 'id_key');
+  assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600);
+  assert.equal(fs.readFileSync(keyFile, 'utf8'), `${key}\n`);
+  assert.match(ssh.env.GIT_SSH_COMMAND!, /-o StrictHostKeyChecking=yes/);
+  assert.match(ssh.env.GIT_SSH_COMMAND!, /-o UserKnownHostsFile='[^']+known_hosts'/);
+  assert.match(ssh.env.GIT_SSH_COMMAND!, /-o GlobalKnownHostsFile=\/dev\/null/);
+  assert.match(ssh.env.GIT_SSH_COMMAND!, /-o BatchMode=yes/);
+  assert.ok(!ssh.env.GIT_SSH_COMMAND!.includes('b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'));
+  assert.equal(ssh.redactor.redact('key b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ leaked'), 'key *** leaked');
+  ssh.close();
+  assert.equal(fs.existsSync(ssh.dir), false);
+
+  const token = openAuth({ authType: 'token', credential: 'tok-123456789', knownHosts: '' });
+  assert.equal(token.env.SVC_GIT_PASSWORD, 'tok-123456789');
+  assert.equal(token.env.SVC_GIT_USERNAME, 'x-access-token');
+  assert.ok(!fs.readFileSync(token.env.GIT_ASKPASS!, 'utf8').includes('tok-123456789'), 'the script reads the token from its environment');
+  assert.equal(token.redactor.redact('fatal: https://x-access-token:tok-123456789@h/x.git'), 'fatal: https://***@h/x.git');
+  token.close();
+  assert.equal(fs.existsSync(token.dir), false);
+});
+
+test('settings: transports, branches and repo paths', () => {
+  assert.equal(transportOf('ext::sh -c touch% /tmp/pwned').ok, false);
+  assert.equal(transportOf('-uhelp').ok, false);
+  assert.equal(transportOf('https://u:p@example.com/x.git').ok, false);
+  assert.deepEqual(transportOf('git@github.com:org/repo.git'), { ok: true, transport: 'ssh' });
+  assert.deepEqual(transportOf('https://example.com/x.git'), { ok: true, transport: 'https' });
+  assert.equal(branchProblem('feature/x'), null);
+  assert.notEqual(branchProblem('a..b'), null);
+  assert.notEqual(branchProblem('-x'), null);
+  assert.deepEqual(normalizeRepoPath('/flows/team/'), { ok: true, path: 'flows/team' });
+  assert.equal(normalizeRepoPath('a/../b').ok, false);
 });
