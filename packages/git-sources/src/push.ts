@@ -103,7 +103,7 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
       const had = tree.get(o.path);
       const mode = (x: boolean | undefined, fallback: string) => (x === undefined ? fallback : x ? '100755' : '100644');
       if (o.op === 'put') {
-        const entry = { path: o.path, repoPath: inRepo(o.path), mode: mode(o.executable, had?.mode ?? '100644'), oid: putOid.get(o)! };
+        const entry = { path: o.path, repoPath: inRepo(o.path), mode: mode(o.executable, had?.mode ?? '100644'), oid: putOid.get(o)!, size: o.put!.body.length };
         tree.set(o.path, entry);
         updates.push({ repoPath: entry.repoPath, mode: entry.mode, oid: entry.oid });
       } else if (!had) problems.push({ field: `changes[${i}].path`, message: `no file ${o.path} in ${source.branch} at ${base.sha.slice(0, 12)}` });

@@ -13,7 +13,6 @@ import {
   createNamespace,
   isFlowFile,
   loadManifest,
-  manifestBytes,
   NAMESPACE_FILE,
   namespaceExists,
   normalizePath,
@@ -91,6 +90,15 @@ async function planMapping(
 ): Promise<Planned> {
   const listing = await repo.listTree(sha, m.repoPath);
   for (const s of listing.skipped) skipped.push({ namespace: m.namespace, path: s.path, reason: s.mode === '120000' ? 'symbolic link' : s.mode === '160000' ? 'submodule' : `mode ${s.mode}` });
+  // Sizes come with the listing: nothing too large is read into memory.
+  const total = listing.files.reduce((n, f) => n + f.size, 0);
+  if (total > deps.maxBundleBytes) {
+    problems.push({ namespace: m.namespace, field: m.repoPath || '/', message: `the files total ${total} bytes; SVC_MAX_BUNDLE_BYTES allows ${deps.maxBundleBytes}` });
+    return { namespace: m.namespace, changes: [] };
+  }
+  const tooLarge = listing.files.filter((f) => f.size > deps.maxFileBytes);
+  for (const f of tooLarge) problems.push({ namespace: m.namespace, field: f.repoPath, message: `is ${f.size} bytes; SVC_MAX_FILE_BYTES allows ${deps.maxFileBytes}` });
+  if (tooLarge.length) return { namespace: m.namespace, changes: [] };
   const blobs = await repo.readBlobs(listing.files.map((f) => f.oid));
   const want: Manifest = new Map();
   const contents = new Map<string, Buffer>();
@@ -101,7 +109,6 @@ async function planMapping(
       continue;
     }
     const body = blobs.get(f.oid)!;
-    if (body.length > deps.maxFileBytes) problems.push({ namespace: m.namespace, field: f.repoPath, message: `is ${body.length} bytes; SVC_MAX_FILE_BYTES allows ${deps.maxFileBytes}` });
     const text = body.toString('utf8');
     if (isFlowFile(f.path)) for (const e of validateFlow(text).errors) problems.push({ namespace: m.namespace, field: `${f.path}:${e.pointer}`, message: e.line !== undefined ? `${e.message} (line ${e.line}, column ${e.column ?? 1})` : e.message });
     if (f.path === NAMESPACE_FILE) for (const e of validateNamespaceFile(text)) problems.push({ namespace: m.namespace, field: `${f.path}:${e.pointer}`, message: e.message });
@@ -111,7 +118,6 @@ async function planMapping(
   }
   const clash = pathClash(want);
   if (clash) problems.push({ namespace: m.namespace, field: clash[1], message: `${clash[0]} is both a file and a folder` });
-  if (manifestBytes(want) > deps.maxBundleBytes) problems.push({ namespace: m.namespace, field: m.repoPath || '/', message: `the files total ${manifestBytes(want)} bytes; SVC_MAX_BUNDLE_BYTES allows ${deps.maxBundleBytes}` });
 
   const head = (await namespaceExists(deps.pool, m.namespace)) ? await loadManifest(deps.pool, await headVersionId(deps.pool, m.namespace)) : new Map();
   const changes: FileChange[] = [];

@@ -156,6 +156,21 @@ test('first sync, incremental sync, a deleted file, and an invalid flow that cha
   assert.deepEqual((await runs(src.id)).map((r) => r.status), ['success', 'success', 'success', 'success', 'failed', 'success']);
 });
 
+test('a file over SVC_MAX_FILE_BYTES fails the sync before its content is read, changing nothing', async () => {
+  const repo = new TestRepo(root, 'large');
+  repo.commit({ 'small.txt': 's\n' }, 'one');
+  const src = await source({ repo_url: repo.fileUrl, mappings: [{ namespace: 'large', repo_path: '' }] });
+  const w = worker('w-large');
+  await w.tick();
+  repo.commit({ 'big.bin': 'x'.repeat((1 << 20) + 1) }, 'too big');
+  await requestSync(db.pool, { sourceId: src.id, trigger: 'manual', requestedBy: 'x', now: clock });
+  await w.tick();
+  const last = (await runs(src.id)).at(-1)!;
+  assert.equal(last.status, 'failed');
+  assert.deepEqual(last.details.problems, [{ namespace: 'large', field: 'big.bin', message: `is ${(1 << 20) + 1} bytes; SVC_MAX_FILE_BYTES allows ${1 << 20}` }]);
+  assert.deepEqual(Object.keys(await files('large')), ['small.txt']);
+});
+
 test('a mapped namespace refuses every write but the sync', async () => {
   const repo = new TestRepo(root, 'readonly');
   repo.commit({ 'a.txt': 'a\n' }, 'one');

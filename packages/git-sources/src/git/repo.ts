@@ -20,6 +20,8 @@ export interface TreeFile {
   repoPath: string;
   mode: string;
   oid: string;
+  /** Bytes of the blob. */
+  size: number;
 }
 
 export interface TreeListing {
@@ -76,17 +78,17 @@ export class ScratchRepo {
 
   /** Every entry under `dir` ('' for the root) of `commit`'s tree. */
   async listTree(commit: string, dir: string): Promise<TreeListing> {
-    const args = ['ls-tree', '-r', '-z', '--full-tree', commit];
+    const args = ['ls-tree', '-r', '-z', '-l', '--full-tree', commit];
     if (dir) args.push('--', `${dir}/`);
     const out = (await this.run(args)).toString('utf8');
     const listing: TreeListing = { files: [], skipped: [] };
     for (const entry of out.split('\0')) {
       if (!entry) continue;
       const tab = entry.indexOf('\t');
-      const [mode, type, oid] = entry.slice(0, tab).split(' ') as [string, string, string];
+      const [mode, type, oid, size] = entry.slice(0, tab).split(/ +/) as [string, string, string, string];
       const repoPath = entry.slice(tab + 1);
       const rel = dir ? repoPath.slice(dir.length + 1) : repoPath;
-      if (type === 'blob' && (mode === '100644' || mode === '100755')) listing.files.push({ path: rel, repoPath, mode, oid });
+      if (type === 'blob' && (mode === '100644' || mode === '100755')) listing.files.push({ path: rel, repoPath, mode, oid, size: Number(size) });
       else listing.skipped.push({ path: rel, mode });
     }
     return listing;
