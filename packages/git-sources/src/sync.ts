@@ -34,6 +34,8 @@ export interface SyncDeps extends SaveDeps {
   secrets: SecretStore;
   /** Longest a git command may run, in ms. Default 300 000. */
   gitTimeoutMs?: number;
+  /** Aborted when the service stops: running git commands are killed and the run ends failed. Default: none. */
+  signal?: AbortSignal;
 }
 
 export interface SyncProblem {
@@ -151,7 +153,7 @@ export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promi
   const redactor = new Redactor([credential]);
   const auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
   try {
-    const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs);
+    const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs, deps.signal);
     const commit = await repo.fetchHead({ url: source.repoUrl, branch: source.branch });
     const problems: SyncProblem[] = [];
     const skipped: NonNullable<SyncOutcome['details']['skipped']> = [];
@@ -197,7 +199,7 @@ export async function remoteHead(deps: SyncDeps, source: GitSourceRecord): Promi
   const credential = await sourceCredential(deps.secrets, source);
   const auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
   try {
-    const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs);
+    const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs, deps.signal);
     return await repo.remoteHead({ url: source.repoUrl, branch: source.branch });
   } finally {
     auth.close();

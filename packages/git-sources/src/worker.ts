@@ -63,7 +63,13 @@ export interface TickReport {
 }
 
 export class GitSyncWorker {
-  constructor(private readonly deps: GitSyncWorkerDeps) {}
+  private readonly deps: GitSyncWorkerDeps;
+  /** Aborted by stop(): a sync in progress is cut short rather than holding up the shutdown. */
+  private readonly stopping = new AbortController();
+
+  constructor(deps: GitSyncWorkerDeps) {
+    this.deps = { ...deps, signal: deps.signal ?? this.stopping.signal };
+  }
 
   private get pool(): pg.Pool {
     return this.deps.db.pool;
@@ -74,6 +80,7 @@ export class GitSyncWorker {
     const report: TickReport = { synced: [], busy: 0 };
     const ids = await selectDueGitSources(this.pool, now, this.deps.batchSize ?? 20);
     for (const id of ids) {
+      if (this.stopping.signal.aborted) break;
       const lease = gitSourceLease(id);
       const leaseMs = this.deps.leaseMs ?? 60_000;
       if (!(await acquireLease(this.pool, lease, this.deps.holderId, leaseMs))) {
@@ -140,6 +147,7 @@ export class GitSyncWorker {
     let wake: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     const unsubscribe = this.deps.subscribe?.(() => wake?.());
+    const abort = () => this.stopping.abort();
     const loop = (async () => {
       while (!stopped) {
         try {
@@ -159,6 +167,7 @@ export class GitSyncWorker {
     return {
       async stop() {
         stopped = true;
+        abort();
         wake?.();
         unsubscribe?.();
         await loop;

@@ -41,13 +41,14 @@ export class ScratchRepo {
     private readonly auth: AuthSession,
     readonly gitDir: string,
     private readonly timeoutMs: number,
+    private readonly signal?: AbortSignal,
   ) {}
 
   /** An empty bare repository in the session's directory. */
-  static async create(auth: AuthSession, timeoutMs = 300_000): Promise<ScratchRepo> {
+  static async create(auth: AuthSession, timeoutMs = 300_000, signal?: AbortSignal): Promise<ScratchRepo> {
     const gitDir = path.join(auth.dir, 'repo.git');
-    await git(['init', '--bare', '--quiet', gitDir], { cwd: auth.dir, home: auth.home, redactor: auth.redactor, timeoutMs });
-    return new ScratchRepo(auth, gitDir, timeoutMs);
+    await git(['init', '--bare', '--quiet', gitDir], { cwd: auth.dir, home: auth.home, redactor: auth.redactor, timeoutMs, ...(signal ? { signal } : {}) });
+    return new ScratchRepo(auth, gitDir, timeoutMs, signal);
   }
 
   run(args: string[], extra: { env?: Record<string, string>; input?: Buffer | string } = {}): Promise<Buffer> {
@@ -56,6 +57,7 @@ export class ScratchRepo {
       home: this.auth.home,
       redactor: this.auth.redactor,
       timeoutMs: this.timeoutMs,
+      ...(this.signal ? { signal: this.signal } : {}),
       env: { ...this.auth.env, GIT_DIR: this.gitDir, ...extra.env },
       ...(extra.input !== undefined ? { input: extra.input } : {}),
     });

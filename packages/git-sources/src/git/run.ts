@@ -42,6 +42,8 @@ export interface GitRunOptions {
   redactor: Redactor;
   /** HOME of the command (an empty temp directory). */
   home: string;
+  /** Kills git when aborted (the service is stopping). */
+  signal?: AbortSignal;
 }
 
 export function gitEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -68,7 +70,7 @@ export function gitEnv(home: string, extra: Record<string, string> = {}): Record
 /** Runs `git <args>`; resolves with stdout, rejects with a GitCommandError whose message is redacted stderr. */
 export function git(args: string[], opts: GitRunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.home, opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.home, opts.env), stdio: ['pipe', 'pipe', 'pipe'], ...(opts.signal ? { signal: opts.signal, killSignal: 'SIGKILL' as const } : {}) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;
@@ -80,10 +82,12 @@ export function git(args: string[], opts: GitRunOptions): Promise<Buffer> {
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => {
       clearTimeout(timer);
-      reject(new GitCommandError(args[0] ?? '', null, opts.redactor.redact(`git ${args[0]}: ${e.message}`)));
+      const why = e.name === 'AbortError' ? 'stopped: the service is shutting down' : e.message;
+      reject(new GitCommandError(args[0] ?? '', null, opts.redactor.redact(`git ${args[0]}: ${why}`)));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (opts.signal?.aborted) return; // 'error' rejected already
       if (code === 0) return resolve(Buffer.concat(out));
       const text = Buffer.concat(err).toString('utf8').trim().split('\n').slice(-8).join('\n');
       const why = timedOut ? `timed out after ${opts.timeoutMs ?? 300_000} ms` : text || `exit code ${code}`;
