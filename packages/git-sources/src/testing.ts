@@ -247,6 +247,7 @@ export interface SshGitServer extends TestServer {
 
 /** Why an sshd cannot be started here, or null when it can. */
 export function sshdUnavailable(): string | null {
+  if (!fs.existsSync('/usr/sbin/sshd')) installSshd();
   if (!fs.existsSync('/usr/sbin/sshd')) return 'no /usr/sbin/sshd (apt-get install openssh-server)';
   try {
     execFileSync('ssh-keygen', ['-h'], { stdio: 'ignore' });
@@ -254,6 +255,35 @@ export function sshdUnavailable(): string | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'no ssh-keygen';
   }
   return null;
+}
+
+/**
+ * As root on a Debian machine without sshd, installs Debian's openssh-server
+ * (once per machine; the service is not started: policy-rc.d answers 101
+ * while the install runs). Concurrent test files wait on dpkg's lock.
+ */
+function installSshd(): void {
+  if (process.getuid?.() !== 0) return;
+  const policy = '/usr/sbin/policy-rc.d';
+  const guarded = !fs.existsSync(policy);
+  const apt = (args: string[]) => {
+    try {
+      execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    if (guarded) fs.writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    const install = ['install', '-y', '-q', '--no-install-recommends', 'openssh-server'];
+    if (!apt(install)) {
+      apt(['update', '-q']);
+      apt(install);
+    }
+  } finally {
+    if (guarded) fs.rmSync(policy, { force: true });
+  }
 }
 
 /** An sshd on 127.0.0.1 accepting one generated key for the current user; git runs through it as on any host. */
