@@ -8,6 +8,14 @@ export interface CommandIo {
   env: Record<string, string | undefined>;
   /** Directory relative paths are resolved against. */
   cwd: string;
+  /** Whether standard output is a terminal (tables and colours; default false). */
+  stdoutIsTTY?: boolean;
+  /** Whether standard error is a terminal (progress bars and the live task view; default false). */
+  stderrIsTTY?: boolean;
+  /** Whether standard input is a terminal (prompts instead of reading it; default false). */
+  stdinIsTTY?: boolean;
+  /** Terminal width for the live views (default 80). */
+  columns?: number;
 }
 
 /** One `svc <name>` command, one file under `src/commands/`. */
@@ -25,5 +33,17 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
+  }
+}
+
+/** A failure the CLI reports as one message and an exit code (default 1), without a stack. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    /** Process exit code (default 1). */
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
   }
 }
