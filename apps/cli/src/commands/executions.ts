@@ -71,7 +71,7 @@ async function maybeWatch(app: App, cmd: Command, api: ApiClient, e: Execution, 
     return;
   }
   app.io.stderr.write(`execution ${e.id} of ${e.namespace}/${e.flow_id ?? '(file)'} started; following it (Ctrl-C stops following, not the execution)\n`);
-  const end = await watchExecution(app.io, api, e.id, { logs });
+  const end = await watchExecution(app.io, api, e.id, { logs, logsTo: format === 'table' ? 'stdout' : 'stderr' });
   if (format !== 'table') app.io.stdout.write(serialize(end, format));
   endSummary(app.io, end);
   app.exitCode = exitCodeFor(end.state);

@@ -118,6 +118,8 @@ export interface WatchOptions {
   logs?: boolean;
   /** Only the logs of this task. */
   task?: string;
+  /** Where log lines go (default stdout; stderr when stdout carries `-o json|yaml` data). */
+  logsTo?: 'stdout' | 'stderr';
 }
 
 /** Follows an execution until it ends; returns its final state. */
@@ -181,7 +183,7 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
             if (ev.event !== 'line') return;
             const l = JSON.parse(ev.data) as { task_key: string; text: string; stream?: string };
             clear();
-            io.stdout.write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
+            (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
             draw();
           },
           onReconnect: reconnect('log'),
