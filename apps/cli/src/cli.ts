@@ -3,6 +3,9 @@
 // parse their own arguments (local, openapi, secrets, user) and `svc exec`
 // (the runner app) are dispatched before commander and only listed in its help.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { App } from './app.js';
@@ -55,15 +58,21 @@ function commandPath(c: Command): string {
 
 /** `svc exec ...`: the runner app (@svc/svc-exec), in this process's node, with the same stdio. */
 function runExec(args: string[], io: CommandIo): Promise<number> {
-  let main: string;
+  // In the repository: the runner package. In the standalone package: its one-file build beside this file.
+  let main: string | undefined;
   try {
     main = createRequire(import.meta.url).resolve('@svc/svc-exec/main');
   } catch {
+    const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'svc-exec.cjs');
+    if (fs.existsSync(beside)) main = beside;
+  }
+  if (!main) {
     io.stderr.write('svc exec: the runner (@svc/svc-exec) is not installed next to this CLI; in containers it comes with the runner bundle\n');
     return Promise.resolve(1);
   }
+  const runner = main;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main, ...args], { stdio: 'inherit', env: { ...process.env, ...io.env } });
+    const child = spawn(process.execPath, [runner, ...args], { stdio: 'inherit', env: { ...process.env, ...io.env } });
     // The runner handles SIGTERM itself (it asks the gateway whether it is a cancel): pass them on.
     const forward = (sig: NodeJS.Signals) => child.kill(sig);
     process.on('SIGTERM', forward).on('SIGINT', forward);
@@ -117,6 +126,10 @@ export async function runCli(argv: string[], io: CommandIo, legacy: Readonly<Rec
     try {
       return await old.run(rest, io);
     } catch (err) {
+      if (isMissingServerPackage(err)) {
+        io.stderr.write(`svc ${name}: this command works on the server's database and needs the full svc installation (the repository), not the standalone CLI package\n`);
+        return 1;
+      }
       if (err instanceof UsageError) {
         io.stderr.write(`svc ${name}: ${err.message}\n\n${old.usage}`);
         return 2;
@@ -134,6 +147,10 @@ export async function runCli(argv: string[], io: CommandIo, legacy: Readonly<Rec
       // A group run without a subcommand prints its help on stderr (commander.help): a usage error.
       return 2;
     }
+    if (isMissingServerPackage(err)) {
+      io.stderr.write(describeError(new Error(`this command works on the server's database and needs the full svc installation (the repository), not the standalone CLI package`), io));
+      return 1;
+    }
     if (err instanceof CliError) {
       io.stderr.write(describeError(err, io));
       return err.exitCode;
@@ -145,6 +162,11 @@ export async function runCli(argv: string[], io: CommandIo, legacy: Readonly<Rec
     io.stderr.write(describeError(err, io));
     return 1;
   }
+}
+
+function isMissingServerPackage(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return e?.code === 'ERR_MODULE_NOT_FOUND' && /@svc\//.test(e.message);
 }
 
 /** `svc --help` text (kept for callers of the old API). */
