@@ -47,6 +47,7 @@ function coerce(value: string, type: string | undefined, key: string): unknown {
       } catch {
         throw new CliError(`input ${key} is JSON, and "${value}" does not parse`, 2);
       }
+    case undefined: // not declared by the flow: the server decides
     default:
       return value;
   }
