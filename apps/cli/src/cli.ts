@@ -1,7 +1,6 @@
-// `svc`: one commander program. The commands that talk to the server live in
-// src/commands/*, each registering its subcommands; the older commands that
-// parse their own arguments (local, openapi, secrets, user) and `svc exec`
-// (the runner app) are dispatched before commander and only listed in its help.
+// `svc`: one commander program; each file of src/commands/ registers a group
+// of commands. `svc exec` (the runner app, with its own arguments) is
+// dispatched before commander and only listed in its help.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,16 +9,15 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { App } from './app.js';
 import { ApiError } from './api/client.js';
-import { commands as legacyCommands } from './commands/index.js';
 import { registerAll } from './commands/register.js';
-import { CliError, UsageError, type Command as LegacyCommand, type CommandIo } from './io.js';
+import { CliError, type CommandIo } from './io.js';
 import { colorsFor } from './ui/output.js';
 import { cliVersion } from './version.js';
 
 const EXEC_SUMMARY = 'Run one task run (the runner inside every task; see `svc exec --help`)';
 
 /** The whole command tree, with output wired to `io` and exits turned into exceptions. */
-export function buildProgram(app: App, legacy: Readonly<Record<string, LegacyCommand>> = legacyCommands): Command {
+export function buildProgram(app: App): Command {
   const { io } = app;
   const program = new Command('svc')
     .description('svc: the command-line client of the svc workflow orchestration service')
@@ -38,7 +36,6 @@ Run \`svc <command> --help\` for the options of a command.`,
     writeErr: (s) => io.stderr.write(s),
   });
   registerAll(program, app);
-  for (const [name, c] of Object.entries(legacy)) program.command(name).description(c.summary).helpOption(false);
   program.command('exec').description(EXEC_SUMMARY).helpOption(false);
   // Every command reports usage errors through the same exception, and shows its help after one.
   const configure = (c: Command) => {
@@ -112,32 +109,15 @@ function hintFor(err: ApiError): string | undefined {
 }
 
 /** Runs one CLI invocation and returns its exit code (2 for usage errors). */
-export async function runCli(argv: string[], io: CommandIo, legacy: Readonly<Record<string, LegacyCommand>> = legacyCommands): Promise<number> {
+export async function runCli(argv: string[], io: CommandIo): Promise<number> {
   const app = new App(io);
-  const program = buildProgram(app, legacy);
+  const program = buildProgram(app);
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr.write(program.helpInformation());
     return 2;
   }
   if (name === 'exec') return runExec(rest, io);
-  const old = Object.hasOwn(legacy, name) ? legacy[name] : undefined;
-  if (old) {
-    try {
-      return await old.run(rest, io);
-    } catch (err) {
-      if (isMissingServerPackage(err)) {
-        io.stderr.write(`svc ${name}: this command works on the server's database and needs the full svc installation (the repository), not the standalone CLI package\n`);
-        return 1;
-      }
-      if (err instanceof UsageError) {
-        io.stderr.write(`svc ${name}: ${err.message}\n\n${old.usage}`);
-        return 2;
-      }
-      io.stderr.write(`svc ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    }
-  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return app.exitCode;

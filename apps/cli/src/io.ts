@@ -18,24 +18,6 @@ export interface CommandIo {
   columns?: number;
 }
 
-/** One `svc <name>` command, one file under `src/commands/`. */
-export interface Command {
-  /** One line for `svc --help`. */
-  summary: string;
-  /** Full usage text for `svc <name> --help`. */
-  usage: string;
-  /** Returns the process exit code: 0 success, 1 failure, 2 usage error. */
-  run(args: string[], io: CommandIo): Promise<number>;
-}
-
-/** Thrown for a usage mistake; the CLI prints the command usage and exits 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
-
 /** A failure the CLI reports as one message and an exit code (default 1), without a stack. */
 export class CliError extends Error {
   constructor(

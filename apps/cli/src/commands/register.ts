@@ -9,6 +9,7 @@ import { registerFlow } from './flow.js';
 import { registerNs } from './ns.js';
 import { registerOrg } from './org.js';
 import { registerSecretsAndVars } from './secrets-vars.js';
+import { registerServerLocal } from './server-local.js';
 
 export function registerAll(program: Command, app: App): void {
   registerAuth(program, app);
@@ -18,5 +19,6 @@ export function registerAll(program: Command, app: App): void {
   registerSecretsAndVars(program, app);
   registerAdmin(program, app);
   registerOrg(program, app);
+  registerServerLocal(program, app);
   registerCompletion(program, app);
 }
