@@ -29,8 +29,12 @@ function start(name: string, args: string[], env: Record<string, string>): void 
   assert.equal(r.status, 0, r.stderr);
 }
 
-/** The visible screen (with escapes when `escapes`). */
-const screen = (name: string, escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name).stdout;
+/** The visible screen (with escapes when `escapes`). Debugging knob: SVC_CLI_TEST_SHOW_SCREENS=1 prints each capture. */
+const screen = (name: string, escapes = false) => {
+  const text = tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name).stdout;
+  if (process.env.SVC_CLI_TEST_SHOW_SCREENS) process.stderr.write(`--- ${name} ---\n${text}\n`);
+  return text;
+};
 
 before(async () => {
   if (skip) return;
@@ -108,4 +112,18 @@ test('NO_COLOR turns colours off on a terminal; a push shows a progress bar', { 
   assert.match(out, /saved tty\.many version 1/);
   const raw = screen('push', true);
   assert.doesNotMatch(raw, /\x1b\[3[0-9]m/, 'no colour with NO_COLOR');
+});
+
+test('svc secret set on a terminal asks for the value without echo', { skip }, async () => {
+  const VALUE = 'typed-secret-value-77';
+  start('secret', ['secret', 'set', 'TYPED', '-n', NS], { ...home.env, SVC_URL: s.url, SVC_TOKEN: s.token });
+  await until(() => /Value of TYPED/.test(screen('secret')), 30_000, 'the value prompt');
+  tmux('send-keys', '-t', 'secret', '-l', VALUE);
+  tmux('send-keys', '-t', 'secret', 'Enter');
+  const out = await until(() => (/EXIT:\d+/.test(screen('secret')) ? screen('secret') : undefined), 30_000, 'secret set to end');
+  assert.match(out, /EXIT:0/, out);
+  assert.doesNotMatch(out, new RegExp(VALUE), 'the value is never on screen');
+  assert.match(out, /secret TYPED set in namespace tty/);
+  const keys = (await s.api('GET', `/api/v1/namespaces/${NS}/secrets`)).body.items.map((x: { key: string }) => x.key);
+  assert.ok(keys.includes('TYPED'));
 });
