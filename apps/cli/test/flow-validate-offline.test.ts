@@ -2,6 +2,7 @@
 // validator, one `file:line:column: message` line per problem, exit 1 on any.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -45,4 +46,17 @@ test('a missing file is a problem too; --quiet prints only the problems', async 
   assert.equal(r.code, 1);
   assert.equal(r.stdout, 'nope.flow.yaml:1:1: cannot read the file: ENOENT\n');
   assert.equal(r.stderr, '');
+});
+
+test('a server that does not answer is one clear error line, exit 1', async () => {
+  // A port that was free a moment ago: nothing listens on it.
+  const port = await new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const r = await svc(['ns', 'list'], { cwd: dir, env: { ...env, SVC_URL: `http://127.0.0.1:${port}`, SVC_TOKEN: `svc_${'a'.repeat(43)}` } });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, `Error: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n`);
 });

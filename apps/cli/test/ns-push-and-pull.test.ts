@@ -117,6 +117,9 @@ test('versions lists both pushes; revert saves version 3 with the files of versi
   const d = await svc(['ns', 'diff', NS, '--from', '2', '--to', '3', '-o', 'json'], { env });
   assert.equal(d.code, 0, d.stderr);
   assert.match(d.stdout, /README\.md/);
+  const table = await svc(['ns', 'diff', NS, '--from', '2', '--to', '3'], { env });
+  assert.match(table.stdout, /^added README\.md$/m);
+  assert.match(table.stdout, /^renamed|^deleted scripts\/new-name\.sh$|^added scripts\/old-name\.sh$/m);
 
   const ls = await svc(['ns', 'list', '-o', 'yaml'], { env });
   assert.match(ls.stdout, /name: team\.etl/);
