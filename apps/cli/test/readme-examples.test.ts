@@ -48,7 +48,7 @@ test('every example of the README CLI section runs and succeeds', () => {
   const r = spawnSync('bash', ['-c', script], {
     cwd: home.dir,
     encoding: 'utf8',
-    timeout: 240_000,
+    timeout: 290_000,
     env: { PATH: process.env.PATH ?? '', ...home.env, PASSWORD: 'readme password 1', DB_PASSWORD: 'readme-db-secret' },
   });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);

@@ -2,9 +2,8 @@
 // and restart executions, read their logs, download their artifacts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import type { Command } from 'commander';
 import type { ApiClient } from '../api/client.js';
 import { enc, splitFlowRef, withOutput, type App } from '../app.js';
@@ -104,7 +103,6 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
   const { io } = app;
   const c = colorsFor(io);
   if (opts.follow) {
-    let ended = false;
     await api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
       ...(opts.task ? { query: { task: opts.task } } : {}),
       onEvent: (ev) => {
@@ -114,11 +112,8 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
       },
       onReconnect: (n, last) => io.stderr.write(`(log stream dropped; reconnecting${last ? ` from ${last}` : ''}, try ${n})\n`),
     });
-    ended = true;
-    if (ended) {
-      const e = await api.get<Execution>(`/api/v1/executions/${enc(id)}`);
-      io.stderr.write(`execution ${id} ended ${stateColor(colorsFor(io, 'stderr'), e.state)}\n`);
-    }
+    const e = await api.get<Execution>(`/api/v1/executions/${enc(id)}`);
+    io.stderr.write(`execution ${id} ended ${stateColor(colorsFor(io, 'stderr'), e.state)}\n`);
     return;
   }
   let cursor: string | undefined;
@@ -158,7 +153,6 @@ async function download(app: App, api: ApiClient, id: string, names: string[], d
         },
       });
       await pipeline(Readable.fromWeb(res.body as never), counter, fs.createWriteStream(target));
-      io.stderr.write(''); // keep the bar's line intact
     }
   } finally {
     bar.stop();
