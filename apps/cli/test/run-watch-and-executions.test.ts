@@ -240,4 +240,11 @@ test('secret set reads the value from standard input; the value is in no argv, o
   assert.equal(v.code, 0, v.stderr);
   const vl = await svc(['var', 'list', '-n', NS, '-o', 'json'], { env });
   assert.equal(JSON.parse(vl.stdout).find((x: any) => x.key === 'region').value, 'eu-1');
+  // Without -n: global (the stack's user is an admin).
+  assert.equal((await svc(['var', 'set', 'owner', 'platform'], { env })).code, 0);
+  assert.match((await svc(['var', 'list'], { env })).stdout, /^owner\s+platform/m);
+  assert.equal((await svc(['var', 'delete', 'owner'], { env })).code, 0);
+  assert.equal((await svc(['secret', 'set', 'GLOBAL_ONE'], { env, stdin: 'g-value' })).code, 0);
+  assert.match((await svc(['secret', 'list'], { env })).stdout, /^GLOBAL_ONE\b/m);
+  assert.equal((await svc(['secret', 'delete', 'GLOBAL_ONE'], { env })).code, 0);
 });
