@@ -36,6 +36,11 @@ test('svc org create, key create (printed once, stored hashed) and key revoke', 
   assert.equal(row.revoked_at, null);
 
   assert.equal((await svc(['org', 'key', 'create', 'nobody'], { env })).code, 1);
+  const listed = await svc(['org', 'list', '-o', 'json'], { env });
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout) as { organization: string; key_id: string; prefix: string; revoked_at: string | null }[];
+  assert.deepEqual(rows.map((x) => [x.organization, x.key_id, x.prefix, x.revoked_at]), [['acme', row.id, row.prefix, null]]);
+  assert.ok(!listed.stdout.includes(key), 'the key itself is never listed');
   const r = await svc(['org', 'key', 'revoke', row.id], { env });
   assert.equal(r.code, 0, r.stderr);
   assert.notEqual((await s.db.query(`SELECT revoked_at FROM organization_keys WHERE id = $1`, [row.id])).rows[0].revoked_at, null);
