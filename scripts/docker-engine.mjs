@@ -171,8 +171,15 @@ function aptInstall(pkgs) {
       c.on('exit', (code) => resolve({ ok: code === 0, output }));
     });
   const install = () => run(['install', '-y', '-q', '--no-install-recommends', ...lock, ...pkgs]);
+  // No daemon a package ships may start as a service (docker.io's would make a bridge on a private range):
+  // Debian's policy-rc.d answers 101 ("not allowed") to every invoke-rc.d while the install runs.
+  const policy = '/usr/sbin/policy-rc.d';
+  const guarded = !fs.existsSync(policy);
+  if (guarded) fs.writeFileSync(policy, '#!/bin/sh\n# written by svc npm test while it installs packages\nexit 101\n', { mode: 0o755 });
   // The package lists may be missing or stale on a fresh machine: update once and retry.
-  return install().then((r) => (r.ok ? r : run(['update', '-q', ...lock]).then(install)));
+  return install()
+    .then((r) => (r.ok ? r : run(['update', '-q', ...lock]).then(install)))
+    .finally(() => guarded && fs.rmSync(policy, { force: true }));
 }
 
 function findDockerd() {

@@ -35,6 +35,7 @@ import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
 import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
+import { gitHandlers, gitSignatureVerifier } from './routes/git.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
 import { aiHandlers } from './routes/ai.js';
@@ -144,6 +145,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...eventHandlers({ db: deps.db, hub: live, live: liveSettings, engine }),
     ...artifactHandlers({ db: deps.db, storage: deps.storage }),
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
+    ...gitHandlers(routeDeps),
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
@@ -159,6 +161,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     authenticate,
     authenticateRunner,
     verifyWebhookKey: webhookKeyVerifier(deps.db.pool),
+    verifySignature: gitSignatureVerifier(routeDeps),
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

@@ -1,4 +1,4 @@
-export { runCli, usage } from './cli.js';
-export { commands } from './commands/index.js';
-export { UsageError, type Command, type CommandIo } from './io.js';
+export { runCli, usage, buildProgram } from './cli.js';
+export { App } from './app.js';
+export { CliError, type CommandIo } from './io.js';
 export { cliVersion } from './version.js';

@@ -8,22 +8,24 @@ export interface CommandIo {
   env: Record<string, string | undefined>;
   /** Directory relative paths are resolved against. */
   cwd: string;
+  /** Whether standard output is a terminal (tables and colours; default false). */
+  stdoutIsTTY?: boolean;
+  /** Whether standard error is a terminal (progress bars and the live task view; default false). */
+  stderrIsTTY?: boolean;
+  /** Whether standard input is a terminal (prompts instead of reading it; default false). */
+  stdinIsTTY?: boolean;
+  /** Terminal width for the live views (default 80). */
+  columns?: number;
 }
 
-/** One `svc <name>` command, one file under `src/commands/`. */
-export interface Command {
-  /** One line for `svc --help`. */
-  summary: string;
-  /** Full usage text for `svc <name> --help`. */
-  usage: string;
-  /** Returns the process exit code: 0 success, 1 failure, 2 usage error. */
-  run(args: string[], io: CommandIo): Promise<number>;
-}
-
-/** Thrown for a usage mistake; the CLI prints the command usage and exits 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
+/** A failure the CLI reports as one message and an exit code (default 1), without a stack. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    /** Process exit code (default 1). */
+    readonly exitCode = 1,
+  ) {
     super(message);
-    this.name = 'UsageError';
+    this.name = 'CliError';
   }
 }

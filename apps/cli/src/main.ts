@@ -13,6 +13,12 @@ const code = await runCli(process.argv.slice(2), {
   stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
+  stdoutIsTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
+  stdinIsTTY: process.stdin.isTTY === true,
+  columns: process.stderr.columns ?? process.stdout.columns ?? 80,
 });
-// exitCode rather than exit(): lets stdout drain when it is a pipe.
+// exitCode rather than exit(): lets stdout drain when it is a pipe. The
+// timer covers handles a library may leave open (a prompt's stdin, a socket).
 process.exitCode = code;
+setTimeout(() => process.exit(code), 200).unref();

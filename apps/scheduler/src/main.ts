@@ -3,8 +3,13 @@
 // triggers exactly once (however many scheduler instances run), and sweeps
 // flow triggers that a crash left unfired. See scheduler.ts. Its periods
 // (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
-// so a bad value stops it with exit code 2 like any other.
+// so a bad value stops it with exit code 2 like any other. It also runs the
+// git sync worker (requested syncs and polling of git sources; see
+// @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL.
+import { GIT_SYNC_CHANNEL, Notifier } from '@svc/db';
 import { Engine } from '@svc/engine';
+import { GitSyncWorker } from '@svc/git-sources';
+import { ProviderStore, SecretStore } from '@svc/secrets';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { Scheduler } from './scheduler.js';
@@ -25,9 +30,25 @@ await runService({
       sweepMs: ctx.config.schedulerSweepMs,
     });
     const loop = scheduler.start();
+    const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-git-sync-listen' });
+    const git = new GitSyncWorker({
+      db: ctx.db,
+      pool: ctx.db.pool,
+      storage,
+      now,
+      log: ctx.log,
+      holderId: ctx.instanceId,
+      secrets: new SecretStore({ db: ctx.db.pool, keys: ctx.config.masterKeys, providers: new ProviderStore({ db: ctx.db.pool, keys: ctx.config.masterKeys }) }),
+      maxFileBytes: ctx.config.maxFileBytes,
+      maxBundleBytes: ctx.config.maxBundleBytes,
+      tickMs: ctx.config.gitSyncTickMs,
+      subscribe: (wake) => notifier.subscribe(GIT_SYNC_CHANNEL, wake),
+    }).start();
     return {
       async stop() {
         await loop.stop();
+        await git.stop();
+        await notifier.close();
         await storage.close?.();
       },
     };

@@ -151,6 +151,11 @@ export const CATALOGUE = [
     description: 'Milliseconds between two sweeps of the scheduler for flow triggers of recently ended executions that did not fire (10 to 3600000).',
   },
   {
+    variable: 'SVC_GIT_SYNC_TICK_MS',
+    default: '2000',
+    description: 'Milliseconds between two checks of the scheduler\'s git sync worker for requested syncs and git sources due a poll (10 to 3600000); a sync request also wakes it at once.',
+  },
+  {
     variable: 'SVC_WATCHDOG_MS',
     default: '5000',
     description: 'Milliseconds between two runs of the maintenance lease holder\'s watchdog (flow and task timeouts, lost task runs); 10 to 3600000.',

@@ -118,6 +118,8 @@ export interface Config {
   schedulerSyncMs: number;
   /** `SVC_SCHEDULER_SWEEP_MS`: period of the scheduler's flow-trigger sweep; default 5000 ms (10 to 3600000). */
   schedulerSweepMs: number;
+  /** `SVC_GIT_SYNC_TICK_MS`: period of the git sync worker's check for requested and due syncs; default 2000 ms (10 to 3600000). */
+  gitSyncTickMs: number;
   /** `SVC_WATCHDOG_MS`: period of the maintenance lease holder's watchdog; default 5000 ms (10 to 3600000). */
   watchdogMs: number;
   /** `SVC_MAX_FILE_BYTES`; default 10 MiB. */
@@ -264,6 +266,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     schedulerTickMs: read('SVC_SCHEDULER_TICK_MS', interval),
     schedulerSyncMs: read('SVC_SCHEDULER_SYNC_MS', interval),
     schedulerSweepMs: read('SVC_SCHEDULER_SWEEP_MS', interval),
+    gitSyncTickMs: read('SVC_GIT_SYNC_TICK_MS', interval),
     watchdogMs: read('SVC_WATCHDOG_MS', interval),
     maxFileBytes: read('SVC_MAX_FILE_BYTES', p.positiveByteSize),
     maxBundleBytes: read('SVC_MAX_BUNDLE_BYTES', p.positiveByteSize),

@@ -37,3 +37,15 @@ export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './ke
 export { inTransaction } from './transaction.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
 export { readSetting } from './settings.js';
+export {
+  GIT_SYNC_CHANNEL,
+  gitSourceLease,
+  selectDueGitSources,
+  requestGitSync,
+  claimGitSource,
+  insertRunningGitSyncRun,
+  finishGitSyncRun,
+  recordGitSourceOutcome,
+  type GitSyncRunRow,
+  type GitSourceClaim,
+} from './sql/git-sync.js';

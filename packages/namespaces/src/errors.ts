@@ -19,6 +19,17 @@ export class NamespaceBusyError extends Error {
   override readonly name = 'NamespaceBusyError';
 }
 
+/** A write to a namespace mapped from a git source: 409 namespace_read_only. Only the git sync writes it. */
+export class NamespaceReadOnlyError extends Error {
+  override readonly name = 'NamespaceReadOnlyError';
+  constructor(
+    readonly namespace: string,
+    readonly sourceName: string,
+  ) {
+    super(`namespace ${namespace} is mapped from the git source ${sourceName}: change it in the repository (or push a branch with pushNamespaceBranch)`);
+  }
+}
+
 export class VersionConflictError extends Error {
   override readonly name = 'VersionConflictError';
   constructor(

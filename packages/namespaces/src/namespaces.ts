@@ -4,7 +4,7 @@
 // two statements are written by hand (sql/namespaces.ts).
 import { prismaOf, type PrismaClient, type PrismaDb } from '@svc/db';
 import type pg from 'pg';
-import { NamespaceBusyError, NamespaceExistsError, NamespaceNotFoundError } from './errors.js';
+import { NamespaceBusyError, NamespaceExistsError, NamespaceNotFoundError, NamespaceReadOnlyError } from './errors.js';
 import type { NamespacesDb } from './flows.js';
 import { parentNamespaces } from './paths.js';
 import type { VersionRow } from './save.js';
@@ -25,6 +25,8 @@ export interface NamespaceInfo extends NamespaceRow {
   children: string[];
   file_count: number;
   flow_count: number;
+  /** Mapped from a git source: only its sync writes it. */
+  read_only: boolean;
 }
 
 const parentOf = (name: string) => (name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : null);
@@ -67,6 +69,7 @@ async function describe(db: PrismaDb, rows: NamespaceRow[]): Promise<NamespaceIn
     select: { name: true, head: { select: { fileCount: true } }, _count: { select: { flows: { where: { deletedAt: null } } } } },
   });
   const byName = new Map(counts.map((r) => [r.name, r]));
+  const mapped = new Set((await db.gitSourceMapping.findMany({ where: { namespace: { in: names } }, select: { namespace: true } })).map((m) => m.namespace));
   return rows.map((r) => ({
     ...r,
     parent: parentOf(r.name),
@@ -74,6 +77,7 @@ async function describe(db: PrismaDb, rows: NamespaceRow[]): Promise<NamespaceIn
     children: below.map((c) => c.name).filter((c) => parentOf(c) === r.name),
     file_count: byName.get(r.name)?.head?.fileCount ?? 0,
     flow_count: byName.get(r.name)?._count.flows ?? 0,
+    read_only: mapped.has(r.name),
   }));
 }
 
@@ -123,6 +127,9 @@ export async function listVersions(db: NamespacesDb, namespace: string, q: { lim
 export async function deleteNamespace(db: pg.Pool | PrismaClient, name: string): Promise<void> {
   await (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
     if (!(await lockNamespace(tx, name))) throw new NamespaceNotFoundError(name);
+    // A mapped namespace goes with its git source (deleteGitSource makes it writable first).
+    const mapping = await tx.gitSourceMapping.findUnique({ where: { namespace: name }, select: { gitSource: { select: { name: true } } } });
+    if (mapping) throw new NamespaceReadOnlyError(name, mapping.gitSource.name);
     const children = await tx.namespace.findMany({ where: { name: { startsWith: `${name}.` } }, select: { name: true }, orderBy: { name: 'asc' }, take: 10 });
     if (children.length) throw new NamespaceBusyError(`namespace ${name} has child namespaces (${children.map((r) => r.name).join(', ')}): delete them first`);
     const running = await tx.execution.findMany({

@@ -15,7 +15,7 @@ import { inTransaction, newId } from '@svc/db';
 export { inTransaction };
 import { validateFlow } from '@svc/flow-schema';
 import type { ObjectStore } from '@svc/storage';
-import { ChangeError, FlowFilesInvalidError, NamespaceNotFoundError, TooLargeError, VersionConflictError, type FieldProblem } from './errors.js';
+import { ChangeError, FlowFilesInvalidError, NamespaceNotFoundError, NamespaceReadOnlyError, TooLargeError, VersionConflictError, type FieldProblem } from './errors.js';
 import { syncFlows } from './flows-sync.js';
 import { contentHash, fileObjectKey, manifestBytes, manifestHash, pathClash, type Manifest } from './manifest.js';
 import { validateNamespaceFile } from './namespace-file.js';
@@ -37,6 +37,13 @@ export interface SaveRequest {
   changes: FileChange[];
   message: string;
   author: string;
+  /**
+   * Set by the git sync only: the commit the files come from (kept as the
+   * version's `git_sha`). It is also what lets a write into a namespace
+   * mapped from a git source through; every other write gets
+   * NamespaceReadOnlyError.
+   */
+  git?: { sha: string };
 }
 
 export interface VersionRow {
@@ -229,7 +236,7 @@ export async function writeVersion(
   ns: { name: string; headVersion: number; headVersionId: string | null },
   head: Manifest,
   m: Manifest,
-  meta: { author: string; message: string; changes: unknown; contents: Map<string, Buffer> },
+  meta: { author: string; message: string; changes: unknown; contents: Map<string, Buffer>; gitSha?: string },
 ): Promise<VersionRow> {
   const bytes = manifestBytes(m);
   if (bytes > deps.maxBundleBytes) throw new TooLargeError(`the namespace's files would total ${bytes} bytes; SVC_MAX_BUNDLE_BYTES allows ${deps.maxBundleBytes}`);
@@ -239,10 +246,10 @@ export async function writeVersion(
   const id = newId();
   const row = (
     await c.query<VersionRow>(
-      `INSERT INTO namespace_versions (id, namespace, version, author, message, snapshot_id, manifest_hash, file_count, parent_id, changes, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+      `INSERT INTO namespace_versions (id, namespace, version, author, message, snapshot_id, manifest_hash, file_count, parent_id, changes, created_at, git_sha)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        RETURNING id, namespace, version, author, message, created_at, file_count, manifest_hash, snapshot_id, git_sha`,
-      [id, ns.name, version, meta.author, meta.message, snapshotId, manifestHash(m), m.size, ns.headVersionId, JSON.stringify(meta.changes), now],
+      [id, ns.name, version, meta.author, meta.message, snapshotId, manifestHash(m), m.size, ns.headVersionId, JSON.stringify(meta.changes), now, meta.gitSha ?? null],
     )
   ).rows[0]!;
   await c.query(`UPDATE namespaces SET head_version = $2, head_version_id = $3, updated_at = $4 WHERE name = $1`, [ns.name, version, id, now]);
@@ -260,17 +267,32 @@ export async function lockNamespace(c: pg.PoolClient, name: string): Promise<{ n
   return { name, headVersion: r.rows[0].head_version, headVersionId: r.rows[0].head_version_id };
 }
 
+/**
+ * Refuses a write into a namespace mapped from a git source (call under the
+ * namespace lock: a mapping is created or removed with its source, and the
+ * check and the write then see the same mapping).
+ */
+export async function assertWritable(c: pg.PoolClient | pg.Pool, namespace: string): Promise<void> {
+  const r = await c.query<{ name: string }>(
+    `SELECT s.name FROM git_source_mappings m JOIN git_sources s ON s.id = m.git_source_id WHERE m.namespace = $1`,
+    [namespace],
+  );
+  if (r.rows[0]) throw new NamespaceReadOnlyError(namespace, r.rows[0].name);
+}
 
 export async function saveChanges(deps: SaveDeps, req: SaveRequest): Promise<VersionRow> {
   const exists = await deps.pool.query(`SELECT 1 FROM namespaces WHERE name = $1`, [req.namespace]);
   if (!exists.rowCount) throw new NamespaceNotFoundError(req.namespace);
+  // Checked again under the lock; refusing here first spares the uploads.
+  if (!req.git) await assertWritable(deps.pool, req.namespace);
   const { prepared, contents } = await prepare(deps, req.changes);
   return inTransaction(deps.pool, async (c) => {
     const ns = await lockNamespace(c, req.namespace);
+    if (!req.git) await assertWritable(c, req.namespace);
     if (req.baseVersion !== undefined && req.baseVersion !== ns.headVersion) throw new VersionConflictError(req.baseVersion, ns.headVersion);
     const head = await loadManifest(c, ns.headVersionId);
     const next = applyChanges(head, prepared);
     const summary = prepared.map((p) => ({ op: p.op, path: p.path, ...(p.newPath ? { new_path: p.newPath } : {}) }));
-    return writeVersion(c, deps, ns, head, next, { author: req.author, message: req.message, changes: summary, contents });
+    return writeVersion(c, deps, ns, head, next, { author: req.author, message: req.message, changes: summary, contents, ...(req.git ? { gitSha: req.git.sha } : {}) });
   });
 }

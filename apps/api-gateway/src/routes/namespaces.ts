@@ -17,6 +17,7 @@ import {
   NamespaceBusyError,
   NamespaceExistsError,
   NamespaceNotFoundError,
+  NamespaceReadOnlyError,
   normalizePath,
   readFile,
   resolveVersion,
@@ -48,6 +49,7 @@ export function namespaceError(err: unknown): never {
   if (err instanceof FileNotFoundError || err instanceof VersionNotFoundError) throw notFound(err.message);
   if (err instanceof NamespaceExistsError) throw conflict('conflict', err.message);
   if (err instanceof NamespaceBusyError) throw conflict('conflict', err.message);
+  if (err instanceof NamespaceReadOnlyError) throw conflict('namespace_read_only', err.message);
   if (err instanceof VersionConflictError) throw conflict('version_conflict', err.message);
   if (err instanceof ChangeError) throw validationFailed(err.details);
   if (err instanceof FlowFilesInvalidError) throw new HttpError(422, 'flow_invalid', 'a flow file is invalid', { details: err.details });
@@ -79,6 +81,7 @@ function namespaceBody(n: NamespaceInfo) {
     head_version: n.head_version,
     file_count: n.file_count,
     flow_count: n.flow_count,
+    read_only: n.read_only,
     created_by: n.created_by,
     created_at: n.created_at.toISOString(),
     updated_at: n.updated_at.toISOString(),

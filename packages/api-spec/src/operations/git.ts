@@ -3,6 +3,7 @@ import { Page } from '../schemas/helpers.js';
 import { GitSyncRun } from '../schemas/entities.js';
 import { GitSource } from '../schemas/resources.js';
 import { GitSourceRequest, ListQuery, OpaqueId, Params } from '../schemas/requests.js';
+import { GitSyncRunsCursor, IdCursor } from '../schemas/cursors.js';
 import { ADMIN, VIEWER, accepted, created, err, noContent, ok } from './shared.js';
 
 const SourceParams = Params({ sourceId: OpaqueId });
@@ -16,7 +17,7 @@ export const gitOperations: Operation[] = [
     tag: 'git',
     summary: 'Git sources',
     auth: VIEWER,
-    request: { query: ListQuery },
+    request: { query: ListQuery, cursor: IdCursor },
     responses: ok(Page(GitSource)),
   },
   {
@@ -27,7 +28,8 @@ export const gitOperations: Operation[] = [
     summary: 'Add a git source and its namespace mappings',
     auth: ADMIN,
     request: { body: GitSourceRequest },
-    responses: { ...created(GitSource), ...err(409, 'A mapped namespace is already mapped') },
+    description: 'Missing mapped namespaces are created; the first sync is queued. Credentials are named (global secret keys), never sent.',
+    responses: { ...created(GitSource), ...err(409, 'The name is taken, or a mapped namespace is mapped by another source') },
   },
   {
     operationId: 'getGitSource',
@@ -47,7 +49,7 @@ export const gitOperations: Operation[] = [
     summary: 'Replace the settings of a git source',
     auth: ADMIN,
     request: { params: SourceParams, body: GitSourceRequest },
-    responses: { ...ok(GitSource), ...notFound },
+    responses: { ...ok(GitSource), ...notFound, ...err(409, 'The name is taken, or a mapped namespace is mapped by another source') },
   },
   {
     operationId: 'deleteGitSource',
@@ -66,7 +68,7 @@ export const gitOperations: Operation[] = [
     tag: 'git',
     summary: 'Sync runs of a git source, newest first',
     auth: VIEWER,
-    request: { params: SourceParams, query: ListQuery },
+    request: { params: SourceParams, query: ListQuery, cursor: GitSyncRunsCursor },
     responses: { ...ok(Page(GitSyncRun)), ...notFound },
   },
   {
@@ -75,6 +77,7 @@ export const gitOperations: Operation[] = [
     path: '/api/v1/git-sources/{sourceId}/sync',
     tag: 'git',
     summary: 'Request a sync now',
+    description: 'Queues a sync run (a run already queued for the source is returned instead); a sync worker runs it.',
     auth: ADMIN,
     request: { params: SourceParams },
     responses: { ...accepted(GitSyncRun, 'Sync requested'), ...notFound },

@@ -63,7 +63,7 @@ export const namespaceOperations: Operation[] = [
     summary: 'Delete a namespace with its files, secrets and variables',
     auth: ADMIN,
     request: { params: NamespaceParams },
-    responses: { ...noContent('Deleted'), ...notFound, ...err(409, 'The namespace has children or running executions') },
+    responses: { ...noContent('Deleted'), ...notFound, ...err(409, 'The namespace has children or running executions (`conflict`), or is mapped from a git source (`namespace_read_only`)') },
   },
   {
     operationId: 'saveChanges',
@@ -143,7 +143,13 @@ export const namespaceOperations: Operation[] = [
     summary: 'Push a change set to a new branch of the mapped git repository',
     auth: EDITOR,
     request: { params: NamespaceParams, body: PushNamespaceBranchRequest },
-    responses: { ...created(PushNamespaceBranchResponse, 'The pushed branch'), ...err(404, 'No such namespace, or it is not mapped from git') },
+    description: 'Commits the change set on top of the head of the mapped branch, in a new branch named from the message and a short id, and pushes it. The namespace itself is not changed.',
+    responses: {
+      ...created(PushNamespaceBranchResponse, 'The pushed branch'),
+      ...err(404, 'No such namespace, or it is not mapped from git'),
+      ...err(422, '`validation_failed` (a change does not apply) or `flow_invalid`'),
+      ...err(502, '`git_failed`: the remote refused or could not be reached (the message says why, without credentials)'),
+    },
   },
   {
     operationId: 'revertVersion',

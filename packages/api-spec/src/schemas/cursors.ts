@@ -43,4 +43,5 @@ export const VersionsCursor = CursorOf({ version: CursorInt4 });
 export const KeysCursor = CursorOf({ key: CursorText });
 export const ProvidersCursor = CursorOf({ name: CursorText });
 export const IdCursor = CursorOf({ id: CursorText });
+export const GitSyncRunsCursor = CursorOf({ started_at: CursorTime, id: CursorText });
 export const AuditCursor = CursorOf({ at: CursorTime, id: CursorText });

@@ -321,7 +321,8 @@ export const GitSyncRun = component('GitSyncRun', Type.Object(
   {
     id: Type.String(),
     source_id: Type.String(),
-    status: Type.String(),
+    trigger: Type.Optional(Type.String({ description: '`manual`, `webhook`, `poll` or `push`' })),
+    status: Type.String({ description: '`queued`, `running`, `success`, `no_change` or `failed`' }),
     sha: Type.Optional(Type.String()),
     error: Type.Optional(Type.String()),
     started_at: Type.Optional(Nullable(DateTime())),

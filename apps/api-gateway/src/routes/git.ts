@@ -1,0 +1,195 @@
+// Git sources (admin CRUD, sync requests, sync runs), the git view and the
+// branch push of a namespace, and the push webhook POST /hooks/git/{sourceId}.
+// Syncs are not run here: a request writes a queued run and notifies the sync
+// workers (the scheduler app), which take the source's lease and run it.
+// The push webhook's signature is checked over the raw body before it is
+// parsed (mountOperations' verifySignature); a wrong or missing one is 401
+// and requests nothing.
+import type { Request } from 'express';
+import type { MasterKey } from '@svc/config';
+import type { Db } from '@svc/db';
+import {
+  createGitSource,
+  deleteGitSource,
+  getGitSource,
+  gitSourceBody,
+  gitSyncRunBody,
+  GitCommandError,
+  GitCredentialError,
+  GitSourceConflictError,
+  GitSourceInvalidError,
+  GitSourceNotFoundError,
+  listGitSources,
+  listGitSyncRuns,
+  NamespaceNotMappedError,
+  parseGitSourceInput,
+  pushedBranch,
+  pushNamespaceBranch,
+  requestSync,
+  sourceOfNamespace,
+  updateGitSource,
+  verifyPushSignature,
+  type GitSourceInput,
+  type GitSourceRecord,
+} from '@svc/git-sources';
+import { conflict, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { recordAudit } from '@svc/identity';
+import { getNamespace, type FileChange } from '@svc/namespaces';
+import { ProviderStore, SecretStore } from '@svc/secrets';
+import type { ObjectStore } from '@svc/storage';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { namespaceError } from './namespaces.js';
+
+export interface GitRouteDeps {
+  db: Db;
+  storage: ObjectStore;
+  now: () => Date;
+  publicUrl: string;
+  masterKeys: readonly MasterKey[];
+  maxFileBytes: number;
+  maxBundleBytes: number;
+}
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+/** The one place git source errors become HTTP errors (namespace errors go on to namespaceError). */
+function gitError(err: unknown): never {
+  if (err instanceof GitSourceNotFoundError) throw notFound(err.message);
+  if (err instanceof NamespaceNotMappedError) throw notFound(err.message);
+  if (err instanceof GitSourceConflictError) throw conflict('conflict', err.message);
+  if (err instanceof GitSourceInvalidError) throw validationFailed(err.details);
+  // Both messages are redacted at the source: they name keys and hosts, never credentials.
+  if (err instanceof GitCommandError || err instanceof GitCredentialError) throw new HttpError(502, 'git_failed', err.message);
+  return namespaceError(err);
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    return gitError(err);
+  }
+}
+
+function settingsOf(body: unknown) {
+  const parsed = parseGitSourceInput(body as GitSourceInput);
+  if (!parsed.ok) throw validationFailed(parsed.problems);
+  return parsed.settings;
+}
+
+/** Resolves the webhook source and checks the signature; what the webhook handler gets as its principal. */
+export function gitSignatureVerifier(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>) {
+  const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys });
+  return async (req: Request, raw: Buffer): Promise<GitSourceRecord> => {
+    const id = String(req.params.sourceId ?? '');
+    let source: GitSourceRecord;
+    try {
+      source = await getGitSource({ db: deps.db, now: deps.now }, id);
+    } catch (err) {
+      return gitError(err);
+    }
+    let secret = '';
+    if (source.webhookSecretKey) {
+      try {
+        secret = (await secrets.resolve('', source.webhookSecretKey)).value;
+      } catch {
+        secret = ''; // a missing secret verifies nothing
+      }
+    }
+    const check = verifyPushSignature(req.headers, raw, secret);
+    if (!check.ok) throw unauthorized(`the push notification is not signed with this source's webhook secret: ${check.reason}`);
+    return source;
+  };
+}
+
+// The webhook handler's principal is the verified source, the others' a user: the map is untyped.
+export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
+  const src = { db: deps.db, now: deps.now };
+  const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.db.pool, keys: deps.masterKeys }) });
+  const pushDeps = { ...src, pool: deps.db.pool, storage: deps.storage, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes, secrets };
+  const body = (s: GitSourceRecord) => gitSourceBody(s, deps.publicUrl);
+
+  return {
+    async listGitSources({ query, cursor }: Ctx) {
+      const q = query as { limit: number };
+      const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
+      const page = rows.slice(0, q.limit);
+      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}) };
+    },
+
+    getGitSource: ({ params }: Ctx) => guard(async () => body(await getGitSource(src, params.sourceId))),
+
+    async createGitSource(ctx: Ctx) {
+      const s = settingsOf(ctx.body);
+      const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
+      await recordAudit(deps.db.pool, { action: 'git_source.create', ...auditContext(ctx), targetType: 'git_source', targetId: created.id, details: { name: s.name }, at: deps.now() });
+      return reply(201, body(created));
+    },
+
+    async updateGitSource(ctx: Ctx) {
+      const s = settingsOf(ctx.body);
+      const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
+      await recordAudit(deps.db.pool, { action: 'git_source.update', ...auditContext(ctx), targetType: 'git_source', targetId: updated.id, details: { name: s.name }, at: deps.now() });
+      return body(updated);
+    },
+
+    async deleteGitSource(ctx: Ctx) {
+      await guard(() => deleteGitSource(src, ctx.params.sourceId));
+      await recordAudit(deps.db.pool, { action: 'git_source.delete', ...auditContext(ctx), targetType: 'git_source', targetId: ctx.params.sourceId, details: {}, at: deps.now() });
+      return reply(204);
+    },
+
+    async listGitSyncRuns({ params, query, cursor }: Ctx) {
+      const q = query as { limit: number };
+      const c = cursor as { started_at?: string; id?: string } | undefined;
+      const rows = await guard(() => listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }));
+      const page = rows.slice(0, q.limit);
+      const last = page[page.length - 1];
+      return { items: page.map(gitSyncRunBody), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}) };
+    },
+
+    async syncGitSource(ctx: Ctx) {
+      const run = await guard(() => requestSync(deps.db.pool, { sourceId: ctx.params.sourceId, trigger: 'manual', requestedBy: ctx.principal!.email, now: deps.now() }));
+      return reply(202, gitSyncRunBody(run));
+    },
+
+    async getNamespaceGit({ params }: Ctx) {
+      await guard(() => getNamespace(deps.db.prisma, params.namespace));
+      const mapped = await sourceOfNamespace(src, params.namespace);
+      if (!mapped) return { read_only: false, source: null };
+      const s = mapped.source;
+      return {
+        read_only: true,
+        source: {
+          id: s.id,
+          name: s.name,
+          repo_url: s.repoUrl,
+          branch: s.branch,
+          repo_path: mapped.repoPath,
+          last_synced_sha: s.lastSyncedSha,
+          last_sync_at: s.lastSyncAt ? s.lastSyncAt.toISOString() : null,
+          last_sync_status: s.lastSyncStatus,
+          last_error: s.lastError,
+        },
+      };
+    },
+
+    async pushNamespaceBranch({ params, body: b, principal }: Ctx) {
+      const req = b as { changes: FileChange[]; message: string };
+      await guard(() => getNamespace(deps.db.prisma, params.namespace));
+      const out = await guard(() => pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }));
+      return reply(201, out);
+    },
+
+    async gitPushWebhook({ body: payload, principal, req }: HandlerContext<GitSourceRecord>) {
+      const source = principal!;
+      if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' });
+      const branch = pushedBranch(payload);
+      // A push to another branch changes nothing this source syncs.
+      if (branch !== undefined && branch !== source.branch) return reply(202, { requested: false, reason: `push to ${branch}, not ${source.branch}` });
+      const run = await requestSync(deps.db.pool, { sourceId: source.id, trigger: 'webhook', requestedBy: 'webhook', now: deps.now() });
+      return reply(202, { requested: true, run_id: run.id, status: run.status });
+    },
+  };
+}

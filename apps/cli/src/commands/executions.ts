@@ -1,0 +1,298 @@
+// svc run, svc executions, svc artifacts: start flows, follow, cancel, rerun
+// and restart executions, read their logs, download their artifacts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import type { ApiClient } from '../api/client.js';
+import { enc, splitFlowRef, withOutput, type App } from '../app.js';
+import { CliError } from '../io.js';
+import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when } from '../ui/output.js';
+import { progressBar } from '../ui/progress.js';
+import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
+
+const EXIT_CODES_HELP = `
+Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES).map(([s, n]) => `${n} ${s}`).join(', ')};
+1 an error of the CLI or a lost connection, 2 a usage error.`;
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function keyValues(pairs: string[], what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new CliError(`${what} must be KEY=VALUE, got "${p}"`, 2);
+    out[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return out;
+}
+
+/** A `--input k=v` value converted to the declared type of the input (strings otherwise). */
+function coerce(value: string, type: string | undefined, key: string): unknown {
+  switch (type) {
+    case 'int':
+    case 'number': {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) throw new CliError(`input ${key} is a ${type}, got "${value}"`, 2);
+      return n;
+    }
+    case 'boolean':
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new CliError(`input ${key} is a boolean (true or false), got "${value}"`, 2);
+    case 'json':
+      try {
+        return JSON.parse(value);
+      } catch {
+        throw new CliError(`input ${key} is JSON, and "${value}" does not parse`, 2);
+      }
+    case undefined: // not declared by the flow: the server decides
+    default:
+      return value;
+  }
+}
+
+interface RunOptions {
+  input: string[];
+  inputFile?: string;
+  label: string[];
+  watch?: boolean;
+  logs: boolean;
+  output: string;
+}
+
+/** Follows an execution (when asked) and sets the exit code from its end state. */
+async function maybeWatch(app: App, cmd: Command, api: ApiClient, e: Execution, watch: boolean | undefined, logs = true): Promise<void> {
+  const format = app.format(cmd);
+  if (!watch) {
+    if (format !== 'table') app.io.stdout.write(serialize(e, format));
+    else app.io.stdout.write(`${e.id}\n`);
+    app.io.stderr.write(`execution ${e.id} of ${e.namespace}/${e.flow_id ?? '(file)'} is ${e.state}\n`);
+    return;
+  }
+  app.io.stderr.write(`execution ${e.id} of ${e.namespace}/${e.flow_id ?? '(file)'} started; following it (Ctrl-C stops following, not the execution)\n`);
+  const end = await watchExecution(app.io, api, e.id, { logs, logsTo: format === 'table' ? 'stdout' : 'stderr' });
+  if (format !== 'table') app.io.stdout.write(serialize(end, format));
+  endSummary(app.io, end);
+  app.exitCode = exitCodeFor(end.state);
+}
+
+async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
+  const { namespace, flowId } = splitFlowRef(ref);
+  const api = app.client(cmd);
+  let inputs: Record<string, unknown> = {};
+  if (opts.inputFile) {
+    const text = fs.readFileSync(path.resolve(app.io.cwd, opts.inputFile), 'utf8');
+    const parsed = JSON.parse(text) as unknown;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`${opts.inputFile} must hold a JSON object of inputs`, 2);
+    inputs = { ...(parsed as Record<string, unknown>) };
+  }
+  const given = keyValues(opts.input, '--input');
+  if (Object.keys(given).length) {
+    // Typed from the flow's declaration, so `--input count=3` sends the number 3.
+    const flow = await api.get<{ definition?: { inputs?: { id: string; type: string }[] } }>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+    const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
+    for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
+  }
+  const labels = keyValues(opts.label, '--label');
+  const e = await api.request<Execution>('POST', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}/executions`, { body: { inputs, labels } });
+  await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
+}
+
+async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: boolean; task?: string; attempt?: string }): Promise<void> {
+  const { io } = app;
+  const c = colorsFor(io);
+  if (opts.follow) {
+    await api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
+      ...(opts.task ? { query: { task: opts.task } } : {}),
+      onEvent: (ev) => {
+        if (ev.event !== 'line') return;
+        const l = JSON.parse(ev.data) as { task_key: string; text: string };
+        io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
+      },
+      onReconnect: (n, last) => io.stderr.write(`(log stream dropped; reconnecting${last ? ` from ${last}` : ''}, try ${n})\n`),
+    });
+    const e = await api.get<Execution>(`/api/v1/executions/${enc(id)}`);
+    io.stderr.write(`execution ${id} ended ${stateColor(colorsFor(io, 'stderr'), e.state)}\n`);
+    return;
+  }
+  let cursor: string | undefined;
+  do {
+    const page = await api.get<{ items: { task_key: string; text: string }[]; next_cursor?: string }>(`/api/v1/executions/${enc(id)}/logs`, {
+      limit: 5000,
+      task: opts.task,
+      attempt: opts.attempt,
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const l of page.items) io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
+    cursor = page.next_cursor;
+  } while (cursor);
+}
+
+async function download(app: App, api: ApiClient, id: string, names: string[], dir: string): Promise<void> {
+  const { io } = app;
+  const all = await api.list<{ id: string; name: string; size: number; task_key: string }>(`/api/v1/executions/${enc(id)}/artifacts`);
+  const chosen = names.length ? all.filter((a) => names.includes(a.name) || names.includes(a.id)) : all;
+  const missing = names.filter((n) => !all.some((a) => a.name === n || a.id === n));
+  if (missing.length) throw new CliError(`no artifact ${missing.join(', ')} in execution ${id} (see svc artifacts list ${id})`);
+  if (!chosen.length) return void io.stderr.write(`execution ${id} has no artifacts\n`);
+  const root = path.resolve(io.cwd, dir);
+  const bar = progressBar(io, 'downloading', chosen.reduce((n, a) => n + a.size, 0), 'bytes');
+  try {
+    for (const a of chosen) {
+      // Two tasks may leave artifacts of one name: the task key keeps them apart.
+      const clash = chosen.filter((x) => x.name === a.name).length > 1;
+      const target = path.resolve(root, clash ? path.join(a.task_key, a.name) : a.name);
+      if (!target.startsWith(root + path.sep)) throw new CliError(`refusing to write outside ${dir}: ${a.name}`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const res = await api.raw('GET', `/api/v1/executions/${enc(id)}/artifacts/${enc(a.id)}`);
+      const counter = new Transform({
+        transform(chunk: Buffer, _e, cb) {
+          bar.increment(chunk.length);
+          cb(null, chunk);
+        },
+      });
+      await pipeline(Readable.fromWeb(res.body as never), counter, fs.createWriteStream(target));
+    }
+  } finally {
+    bar.stop();
+  }
+  io.stderr.write(`downloaded ${chosen.length} artifact(s) to ${dir}\n`);
+}
+
+export function registerExecutions(program: Command, app: App): void {
+  const { io } = app;
+
+  withOutput(
+      program
+        .command('run')
+        .description('Start an execution of a flow; with --watch follow it to its end')
+        .argument('<ns/flow>', 'namespace and flow id, e.g. team.etl/nightly')
+        .option('-i, --input <key=value>', 'an input (repeatable); typed from the flow\'s inputs', collect, [])
+        .option('--input-file <file.json>', 'inputs as a JSON object (--input wins per key)')
+        .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
+        .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
+        .option('--no-logs', 'with --watch: do not print the log lines'),
+    )
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));
+
+  const ex = program.command('executions').alias('execution').description('List, show, cancel, rerun and restart executions; read their logs');
+  withOutput(
+    ex
+      .command('list')
+      .description('List executions, newest first')
+      .option('-n, --namespace <ns>', 'only this namespace and its children')
+      .option('-f, --flow <id>', 'only this flow id')
+      .option('-s, --state <state>', 'only this state')
+      .option('-l, --label <key:value>', 'label filter (repeatable, all must match)', collect, [])
+      .option('--limit <n>', 'at most this many', '50'),
+  ).action(async (opts: { namespace?: string; flow?: string; state?: string; label: string[]; limit: string }, cmd: Command) => {
+    const items = await app
+      .client(cmd)
+      .list<Execution>('/api/v1/executions', { namespace: opts.namespace, flow: opts.flow, state: opts.state?.toUpperCase(), label: opts.label.map((l) => l.replace('=', ':')) }, Number(opts.limit));
+    const c = colorsFor(io);
+    printList(io, app.format(cmd), items, [
+      ['ID', (e) => e.id],
+      ['FLOW', (e) => `${e.namespace}/${e.flow_id ?? '(file)'}`],
+      ['STATE', (e) => stateColor(c, e.state)],
+      ['CREATED', (e) => when(e.created_at)],
+      ['DURATION', (e) => duration(e.duration_ms)],
+    ], 'no executions');
+  });
+
+  withOutput(ex.command('get').description('Show an execution and its task runs').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
+    const e = await app.client(cmd).get<Execution & Record<string, unknown>>(`/api/v1/executions/${enc(id)}`);
+    const format = app.format(cmd);
+    if (format !== 'table') return void io.stdout.write(serialize(e, format));
+    const c = colorsFor(io);
+    printRecord(io, format, e, [
+      ['id', (x) => x.id],
+      ['flow', (x) => `${x.namespace}/${x.flow_id ?? '(file)'}`],
+      ['state', (x) => stateColor(c, x.state) + (x.reason ? ` (${x.reason})` : '')],
+      ['created', (x) => when(x.created_at)],
+      ['started', (x) => when(x.started_at)],
+      ['ended', (x) => when(x.ended_at)],
+      ['duration', (x) => duration(x.duration_ms)],
+      ['trigger', (x) => x.trigger_type],
+      ['inputs', (x) => JSON.stringify(x.inputs ?? {})],
+      ['labels', (x) => Object.entries(x.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')],
+      ['error', (x) => x.error],
+    ]);
+    if (e.task_runs?.length) {
+      io.stdout.write('\n');
+      io.stdout.write(
+        renderTable(e.task_runs, [
+          ['TASK', (r) => r.task_key],
+          ['ATTEMPT', (r) => r.attempt],
+          ['STATE', (r) => stateColor(c, r.state)],
+          ['REASON', (r) => r.reason],
+          ['DURATION', (r) => duration(r.duration_ms)],
+          ['ERROR', (r) => (r.error ?? '').split('\n')[0]!.slice(0, 80)],
+        ], c),
+      );
+    }
+  });
+
+  ex.command('cancel')
+    .description('Cancel an execution (QUEUED at once; RUNNING through CANCELLING)')
+    .argument('<id>')
+    .option('-w, --watch', 'wait until it has ended')
+    .action(async (id: string, opts: { watch?: boolean }, cmd: Command) => {
+      const api = app.client(cmd);
+      const e = await api.request<Execution>('POST', `/api/v1/executions/${enc(id)}/cancel`);
+      io.stderr.write(`execution ${id} is ${e.state}\n`);
+      if (opts.watch) {
+        const end = await watchExecution(io, api, id, { logs: false });
+        endSummary(io, end);
+        app.exitCode = exitCodeFor(end.state);
+      }
+    });
+
+  for (const [name, what] of [
+    ['rerun', 'Run the same snapshot, definition, inputs and labels again (all tasks run)'],
+    ['restart', 'Restart a FAILED, TIMED_OUT or CANCELLED execution from its failed tasks (successful ones are reused)'],
+  ] as const) {
+      withOutput(
+        ex
+          .command(name)
+          .description(what)
+          .argument('<id>')
+          .option('-w, --watch', 'follow the new execution to its end; exit code from its end state')
+          .option('--no-logs', 'with --watch: do not print the log lines'),
+      )
+      .addHelpText('after', EXIT_CODES_HELP)
+      .action(async (id: string, opts: { watch?: boolean; logs: boolean }, cmd: Command) => {
+        const api = app.client(cmd);
+        const e = await api.request<Execution>('POST', `/api/v1/executions/${enc(id)}/${name}`);
+        await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
+      });
+  }
+
+  ex.command('logs')
+    .description('Print the log lines of an execution; --follow streams them until it ends')
+    .argument('<id>')
+    .option('-f, --follow', 'stream new lines until the execution ends (resumes after a dropped connection)')
+    .option('-t, --task <id>', 'only this task')
+    .option('--attempt <n>', 'only this attempt (without --follow)')
+    .action((id: string, opts: { follow?: boolean; task?: string; attempt?: string }, cmd: Command) => printLogs(app, app.client(cmd), id, opts));
+
+  const art = program.command('artifacts').alias('artifact').description('List and download the artifacts of an execution');
+  withOutput(art.command('list').description('List the artifacts of an execution').argument('<execution-id>')).action(async (id: string, _o, cmd: Command) => {
+    const items = await app.client(cmd).list(`/api/v1/executions/${enc(id)}/artifacts`);
+    printList(io, app.format(cmd), items, [
+      ['ID', (a) => a.id],
+      ['TASK', (a) => a.task_key],
+      ['NAME', (a) => a.name],
+      ['SIZE', (a) => a.size],
+      ['CREATED', (a) => when(a.created_at)],
+    ], 'no artifacts');
+  });
+  art
+    .command('download')
+    .description('Download artifacts of an execution (all, or those named)')
+    .argument('<execution-id>')
+    .argument('[names...]', 'artifact names or ids (default all)')
+    .option('-d, --dir <dir>', 'directory to write to', '.')
+    .action((id: string, names: string[], opts: { dir: string }, cmd: Command) => download(app, app.client(cmd), id, names, opts.dir));
+}

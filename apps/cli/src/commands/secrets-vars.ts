@@ -1,0 +1,82 @@
+// svc secret and svc var: per namespace (-n) or global. A secret value is
+// read from standard input or a hidden prompt, never from the command line,
+// where it would land in shell history and the process list.
+import type { Command } from 'commander';
+import { enc, withOutput, type App } from '../app.js';
+import { CliError } from '../io.js';
+import { printList, when } from '../ui/output.js';
+import { askHidden, readAllStdin } from '../ui/prompt.js';
+
+const scope = (ns: string | undefined) => (ns ? `/api/v1/namespaces/${enc(ns)}` : '/api/v1');
+const where = (ns: string | undefined) => (ns ? `namespace ${ns}` : 'global scope');
+
+export function registerSecretsAndVars(program: Command, app: App): void {
+  const { io } = app;
+  const secret = program.command('secret').description('Set, list and delete secrets of a namespace (-n) or global ones');
+  secret
+    .command('set')
+    .description('Set a secret; the value comes from standard input or a hidden prompt, never from argv')
+    .argument('<key>')
+    .option('-n, --namespace <ns>', 'namespace (default: a global secret, admin only)')
+    .addHelpText('after', '\nExamples:\n  svc secret set DB_PASSWORD -n team.etl          (asks for the value)\n  printf %s "$TOKEN" | svc secret set API_TOKEN -n team.etl\n')
+    .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
+      let value: string;
+      if (io.stdinIsTTY) {
+        value = await askHidden(io, `Value of ${key}`);
+      } else {
+        // One trailing newline is what `echo` adds, not part of the value.
+        value = (await readAllStdin(io)).replace(/\r?\n$/, '');
+      }
+      if (!value) throw new CliError('the value is empty: nothing set');
+      await app.client(cmd).request('PUT', `${scope(opts.namespace)}/secrets/${enc(key)}`, { body: { value } });
+      io.stderr.write(`secret ${key} set in ${where(opts.namespace)}\n`);
+    });
+  withOutput(secret.command('list').description('List secret keys (values are never shown)').option('-n, --namespace <ns>', 'namespace (default global)')).action(
+    async (opts: { namespace?: string }, cmd: Command) => {
+      const items = await app.client(cmd).list(`${scope(opts.namespace)}/secrets`);
+      printList(io, app.format(cmd), items, [
+        ['KEY', (s) => s.key],
+        ['UPDATED', (s) => when(s.updated_at ?? s.created_at)],
+        ['UPDATED BY', (s) => s.updated_by ?? ''],
+      ], `no secrets in ${where(opts.namespace)}`);
+    },
+  );
+  secret
+    .command('delete')
+    .description('Delete a secret')
+    .argument('<key>')
+    .option('-n, --namespace <ns>', 'namespace (default global)')
+    .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
+      await app.client(cmd).request('DELETE', `${scope(opts.namespace)}/secrets/${enc(key)}`);
+      io.stderr.write(`secret ${key} deleted from ${where(opts.namespace)}\n`);
+    });
+
+  const v = program.command('var').alias('variable').description('Set, list and delete variables of a namespace (-n) or global ones');
+  v.command('set')
+    .description('Set a variable')
+    .argument('<key>')
+    .argument('<value>')
+    .option('-n, --namespace <ns>', 'namespace (default: a global variable, admin only)')
+    .action(async (key: string, value: string, opts: { namespace?: string }, cmd: Command) => {
+      await app.client(cmd).request('PUT', `${scope(opts.namespace)}/variables/${enc(key)}`, { body: { value } });
+      io.stderr.write(`variable ${key} set in ${where(opts.namespace)}\n`);
+    });
+  withOutput(v.command('list').description('List variables').option('-n, --namespace <ns>', 'namespace (default global)')).action(
+    async (opts: { namespace?: string }, cmd: Command) => {
+      const items = await app.client(cmd).list(`${scope(opts.namespace)}/variables`);
+      printList(io, app.format(cmd), items, [
+        ['KEY', (x) => x.key],
+        ['VALUE', (x) => x.value],
+        ['UPDATED', (x) => when(x.updated_at)],
+      ], `no variables in ${where(opts.namespace)}`);
+    },
+  );
+  v.command('delete')
+    .description('Delete a variable')
+    .argument('<key>')
+    .option('-n, --namespace <ns>', 'namespace (default global)')
+    .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
+      await app.client(cmd).request('DELETE', `${scope(opts.namespace)}/variables/${enc(key)}`);
+      io.stderr.write(`variable ${key} deleted from ${where(opts.namespace)}\n`);
+    });
+}
