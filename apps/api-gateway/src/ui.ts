@@ -53,8 +53,11 @@ export function uiRouter(opts: { uiDir: string; version: string }): Router {
   // Other files at the root of dist (a favicon, say): a short cache.
   r.use(express.static(opts.uiDir, { index: false, maxAge: '1h', setHeaders: label }));
   r.get(['/', '/*splat'], (req: Request, res: Response, next) => {
-    // A path with an extension names a file, and it was not there.
-    if (req.path !== '/' && path.extname(req.path) !== '') return next();
+    // A missing asset, or a path that looks like a file (a dot in its last
+    // segment) asked for by anything but a browser navigation, is not a client
+    // route. Client routes may carry dots (namespace names: /editor/team.etl).
+    const looksLikeFile = path.extname(req.path) !== '' && !(req.headers.accept ?? '').includes('text/html');
+    if (req.path.startsWith('/assets/') || looksLikeFile) return next();
     label(res);
     res.setHeader('Cache-Control', 'no-cache');
     fs.readFile(index, 'utf8', (err, html) => {

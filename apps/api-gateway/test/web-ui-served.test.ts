@@ -25,8 +25,8 @@ after(async () => {
 });
 
 test('/ and client routes get index.html, revalidated on every load', async () => {
-  for (const p of ['/', '/executions/01abc', '/flows/team.etl/daily', '/editor/team']) {
-    const r = await fetch(`${gw.url}${p}`);
+  for (const p of ['/', '/executions/01abc', '/flows/team.etl/daily', '/editor/team', '/editor/team.etl']) {
+    const r = await fetch(`${gw.url}${p}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     assert.equal(r.status, 200, p);
     assert.match(r.headers.get('content-type') ?? '', /text\/html/);
     assert.equal(r.headers.get('cache-control'), 'no-cache');
@@ -40,6 +40,7 @@ test('hashed assets are cached for a year, immutable', async () => {
   assert.match(r.headers.get('cache-control') ?? '', /max-age=31536000/);
   assert.match(r.headers.get('cache-control') ?? '', /immutable/);
   assert.equal((await fetch(`${gw.url}/assets/gone-123.js`)).status, 404);
+  assert.equal((await fetch(`${gw.url}/robots-nope.txt`)).status, 404, 'a missing file that is not a navigation');
 });
 
 test('API, hook, MCP, health and metrics paths never fall back to the UI', async () => {
