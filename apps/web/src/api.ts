@@ -67,12 +67,42 @@ async function toError(res: Response): Promise<ApiError> {
   return new ApiError(res.status, code, message, requestId, details);
 }
 
+/** GETs started before React rendered (see `prefetch`), by URL, with when they started. */
+const prefetched = new Map<string, { at: number; result: Promise<unknown> }>();
+/** A prefetched answer older than this is not used: the page may have changed meanwhile. */
+const PREFETCH_FRESH_MS = 3000;
+
+/**
+ * Starts a GET now, for the first `api('GET', ...)` of the same URL to take
+ * over: main.tsx prefetches what the opened page will ask for, so those
+ * requests run while the script is still being parsed and the session checked.
+ */
+export function prefetch(path: string, query?: Query): void {
+  const url = withQuery(`${API}${path}`, query);
+  if (prefetched.has(url)) return;
+  const result = request('GET', path, undefined, query);
+  result.catch(() => undefined); // handled by whoever takes it over
+  prefetched.set(url, { at: performance.now(), result });
+}
+
 /**
  * Calls `method path` under /api/v1 and returns the parsed JSON (undefined for
  * an empty body). `body` is sent as JSON unless it is a Blob or ArrayBuffer,
  * which go as application/octet-stream.
  */
-export async function api<T = unknown>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+export function api<T = unknown>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+  if (method === 'GET') {
+    const url = withQuery(`${API}${path}`, query);
+    const early = prefetched.get(url);
+    if (early) {
+      prefetched.delete(url);
+      if (performance.now() - early.at < PREFETCH_FRESH_MS) return early.result as Promise<T>;
+    }
+  }
+  return request<T>(method, path, body, query);
+}
+
+async function request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
   const binary = body instanceof Blob || body instanceof ArrayBuffer;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = binary ? 'application/octet-stream' : 'application/json';

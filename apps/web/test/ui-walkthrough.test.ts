@@ -222,6 +222,9 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     assert.equal(await page.getByRole('button', { name: 'Disable' }).isDisabled(), true);
     const last = (await stack.api('GET', `/api/v1/executions?namespace=${NS}&limit=1`)).body.items[0].id as string;
     await page.goto(`/executions/${last}`);
+    // An ended execution's logs are read in pages, not streamed.
+    await page.getByRole('log', { name: 'Log lines' }).getByText('mode fail').waitFor();
+    await page.getByTestId('log-status').getByText(/lines · ended/).waitFor();
     for (const name of ['Cancel', 'Rerun', 'Restart from failed…']) assert.equal(await page.getByRole('button', { name }).isDisabled(), true, name);
     await page.goto(`/editor/${NS}?file=hello.flow.yaml`);
     await page.getByText('read only').waitFor();

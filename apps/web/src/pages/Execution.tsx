@@ -101,7 +101,7 @@ export function ExecutionPage({ id }: { id: string }) {
         ))}
       </div>
       <div role="tabpanel" aria-label={tab} className="card">
-        {tab === 'Logs' && <Logs executionId={ex.id} task={task} tasks={taskKeys} onTask={setTask} />}
+        {tab === 'Logs' && <Logs executionId={ex.id} ended={ENDED.includes(ex.state)} task={task} tasks={taskKeys} onTask={setTask} />}
         {tab === 'Outputs' && <Outputs ex={ex} />}
         {tab === 'Artifacts' && <Artifacts id={ex.id} />}
         {tab === 'Metrics' && <Metrics id={ex.id} />}
