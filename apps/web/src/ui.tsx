@@ -42,7 +42,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], refreshMs?: 
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Deliberately keyed on `deps` only: `load` is a new closure every render.
   }, [...deps, tick]);
   useEffect(() => {
     if (!refreshMs) return;

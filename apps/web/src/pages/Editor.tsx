@@ -116,7 +116,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   });
   useEffect(() => {
     if (file && opened && files.data) void open.run(file);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Re-opens when the file, the editor or the file list changes, not on every `open` closure.
   }, [file, opened, files.data]);
 
   const save = useAction(async (base: number | undefined, content: string) => {
