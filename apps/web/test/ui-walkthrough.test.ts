@@ -150,6 +150,27 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     assert.match(flow.body.source, /max_parallel: 0/);
   });
 
+  it('a save over someone else\'s newer version opens the conflict dialog with both versions', async () => {
+    // Someone else saves the file while it is open here.
+    const theirs = FLOW.replace('Prints lines, then checks the mode', 'Changed by someone else') + 'max_parallel: 0\n';
+    const r = await stack.api('POST', `/api/v1/namespaces/${NS}/changes`, { message: 'elsewhere', changes: [{ op: 'put', path: 'hello.flow.yaml', content: theirs }] });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const content = admin.getByRole('textbox', { name: 'File content' });
+    await content.click();
+    await admin.keyboard.press('Control+Home');
+    await admin.keyboard.insertText('# mine\n');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    const dialog = admin.getByRole('dialog', { name: 'Someone saved this namespace meanwhile' });
+    await dialog.waitFor();
+    assert.match(await dialog.getByTestId('conflict-theirs').innerText(), /Changed by someone else/);
+    assert.match(await dialog.getByTestId('conflict-mine').innerText(), /# mine/);
+    await shot(admin, '04b-editor-conflict');
+    await dialog.getByRole('button', { name: /Save mine over version/ }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const now = await stack.api('GET', `/api/v1/flows/${NS}/hello`);
+    assert.match(now.body.source, /^# mine/);
+  });
+
   it('runs the flow from its run form and shows the logs as they arrive', async () => {
     await admin.goto(`/flows/${NS}/hello`);
     const form = admin.getByRole('form', { name: 'Run the flow' });
@@ -157,6 +178,7 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await form.getByLabel(/^lines/).fill('2.5');
     await form.getByRole('button', { name: 'Run' }).click();
     await form.getByText('Must be a whole number').waitFor();
+    await shot(admin, '05a-flow-page');
     const id = await runFromForm(admin, { lines: '40', pause: '0.05' });
     const log = admin.getByRole('log', { name: 'Log lines' });
     await log.getByText('line 3', { exact: true }).waitFor();

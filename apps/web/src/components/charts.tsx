@@ -49,7 +49,13 @@ export function Lines({ series, title, format = fmtDuration }: { series: { label
       <svg viewBox={`0 0 100 ${CH}`} preserveAspectRatio="none" role="img" aria-label={`${title}, up to ${format(max)}`}>
         {series.map((s) => {
           const pts = s.values.map((v, i) => (v === undefined ? null : `${x(i)},${y(v)}`)).filter(Boolean);
-          return <polyline key={s.label} className={s.className} points={pts.join(' ')} vectorEffect="non-scaling-stroke" fill="none" />;
+          // Each point also gets a short dash, so a lone value (one bucket with data) is visible.
+          return (
+            <g key={s.label} className={s.className}>
+              <polyline points={pts.join(' ')} vectorEffect="non-scaling-stroke" fill="none" />
+              {s.values.map((v, i) => (v === undefined ? null : <line key={i} x1={x(i) - 0.5} x2={x(i) + 0.5} y1={y(v)} y2={y(v)} vectorEffect="non-scaling-stroke" style={{ strokeWidth: 5 }} />))}
+            </g>
+          );
         })}
       </svg>
       <Legend items={series.map((s) => [s.className, s.label])} />
