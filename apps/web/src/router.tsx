@@ -2,7 +2,8 @@
 // than path matching, links and navigation, so no router library is loaded.
 import { createContext, useContext, useEffect, useState, type AnchorHTMLAttributes, type ReactNode } from 'react';
 
-const LocationContext = createContext<URL>(new URL(window.location.href));
+// The default only serves code outside LocationProvider (tests of pure helpers).
+const LocationContext = createContext<URL>(new URL('http://localhost/'));
 
 /** Moves to `to` (a path with an optional query) without reloading. */
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
