@@ -257,4 +257,25 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await shot(page, '10-viewer');
     await context.close();
   });
+
+  it('says why a queued execution and a queued task run wait', async () => {
+    await stack.saveFlow('web.queue', {
+      'limited.flow.yaml': 'id: limited\nconcurrency: {limit: 1}\ntasks:\n  - {id: hold, type: command, command: [sleep, "60"]}\n',
+      'nopool.flow.yaml': 'id: nopool\ntasks:\n  - {id: t, type: command, executor: {pool: nowhere}, command: ["true"]}\n',
+    });
+    const holder = await stack.trigger('web.queue', 'limited');
+    await stack.waitFor(holder.id, (e) => e.state === 'RUNNING');
+    const waiting = await stack.trigger('web.queue', 'limited');
+    const parked = await stack.trigger('web.queue', 'nopool');
+    await stack.waitFor(parked.id, (e) => e.task_runs.some((r: { reason: string }) => r.reason === 'no_instance_for_pool'));
+    await admin.goto(`/executions/${waiting.id}`);
+    const why = admin.getByTestId('wait-reason');
+    await why.getByText(/concurrency limit \(1\) is full/).waitFor();
+    await why.getByRole('link', { name: holder.id }).waitFor();
+    await shot(admin, '11-queued-execution');
+    await admin.goto(`/executions/${parked.id}`);
+    await admin.getByTestId('task-wait').getByText(/no online instance serves pool "nowhere" with the process executor/).waitFor();
+    await shot(admin, '12-queued-task-run');
+    for (const e of [waiting, parked, holder]) await stack.api('POST', `/api/v1/executions/${e.id}/cancel`);
+  });
 });
