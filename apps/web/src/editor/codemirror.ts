@@ -77,11 +77,13 @@ export interface EditorHandle {
 
 export async function createEditor(
   parent: HTMLElement,
-  opts: { ns: () => string; path: () => string; dark: boolean; onChange: (text: string) => void; onProblems: (p: ValidationProblem[]) => void; onSave: () => void },
+  opts: { ns: () => string; path: () => string; onChange: (text: string) => void; onProblems: (p: ValidationProblem[]) => void; onSave: () => void },
 ): Promise<EditorHandle> {
   const schema = await flowSchema().catch(() => undefined);
   const lang = new Compartment();
   const ro = new Compartment();
+  const theme = new Compartment();
+  const isDark = () => document.documentElement.dataset.theme === 'dark';
   const base: Extension[] = [
     basicSetup,
     keymap.of([indentWithTab, { key: 'Mod-s', preventDefault: true, run: () => (opts.onSave(), true) }]),
@@ -89,15 +91,20 @@ export async function createEditor(
     serverLinter(opts.ns, opts.path, opts.onProblems),
     EditorView.updateListener.of((u) => u.docChanged && opts.onChange(u.state.doc.toString())),
     EditorView.contentAttributes.of({ 'aria-label': 'File content' }),
-    opts.dark ? oneDark : [],
   ];
-  const view = new EditorView({ parent, state: EditorState.create({ doc: '', extensions: [...base, lang.of([]), ro.of([])] }) });
+  const view = new EditorView({ parent, state: EditorState.create({ doc: '', extensions: [...base, lang.of([]), ro.of([]), theme.of(isDark() ? oneDark : [])] }) });
+  // The header's theme switch sets data-theme on <html>: follow it.
+  const watch = new MutationObserver(() => view.dispatch({ effects: theme.reconfigure(isDark() ? oneDark : []) }));
+  watch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
   return {
     view,
     load(path, text, readOnly) {
-      view.setState(EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly))] }));
+      view.setState(EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly)), theme.of(isDark() ? oneDark : [])] }));
       if (schema && isFlowFile(path)) updateSchema(view, schema);
     },
-    destroy: () => view.destroy(),
+    destroy: () => {
+      watch.disconnect();
+      view.destroy();
+    },
   };
 }

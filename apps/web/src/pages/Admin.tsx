@@ -190,13 +190,18 @@ function Users() {
     setEmail('');
     list.reload();
   });
+  const reset = useAction(async (u: User) => {
+    const r = await api<{ temporary_password?: string; password?: string }>('POST', `/users/${u.id}/reset-password`);
+    setTemp(r?.temporary_password ?? r?.password);
+    list.reload();
+  });
   const update = useAction(async (id: string, patch: Partial<User>) => {
     await api('PATCH', `/users/${id}`, patch);
     list.reload();
   });
   return (
     <Section title="Users">
-      <ErrorBox error={list.error ?? update.error} />
+      <ErrorBox error={list.error ?? update.error ?? reset.error} />
       {list.data ? (
         <table>
           <thead>
@@ -214,7 +219,8 @@ function Users() {
                 </td>
                 <td>{u.disabled ? 'disabled' : u.must_change_password ? 'temporary password' : 'active'}</td>
                 <td>
-                  <Button onClick={() => void update.run(u.id, { disabled: !u.disabled })}>{u.disabled ? 'Enable' : 'Disable'}</Button>
+                  <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>{u.disabled ? 'Enable' : 'Disable'}</Button>{' '}
+                  <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>Reset password</Button>
                 </td>
               </tr>
             ))}

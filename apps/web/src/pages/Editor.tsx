@@ -81,8 +81,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
 
   useEffect(() => {
     let gone = false;
-    const dark = document.documentElement.dataset.theme === 'dark';
-    void createEditor(host.current!, { ns: () => ns, path: () => fileRef.current, dark, onChange: setText, onProblems: setProblems, onSave: () => saveRef.current() }).then((h) => {
+    void createEditor(host.current!, { ns: () => ns, path: () => fileRef.current, onChange: setText, onProblems: setProblems, onSave: () => saveRef.current() }).then((h) => {
       if (gone) return h.destroy();
       editor.current = h;
       setOpened((x) => x + 1);

@@ -26,16 +26,29 @@ export function ExecutionPage({ id }: { id: string }) {
   useEffect(() => {
     setEx(undefined);
     setLoadError(undefined);
-    api<Execution>('GET', `/executions/${encodeURIComponent(id)}`).then(setEx, setLoadError);
-    const close = openStream(`/executions/${encodeURIComponent(id)}/events`, ['execution'], {
+    // The GET and the stream race: once a stream event arrived, a GET answer
+    // may be older than it and is dropped. After `end`, one more GET reads the
+    // final state (outputs included) for certain.
+    let streamed = false;
+    let gone = false;
+    const path = `/executions/${encodeURIComponent(id)}`;
+    api<Execution>('GET', path).then((e) => !streamed && !gone && setEx(e), (e: unknown) => !gone && setLoadError(e));
+    const close = openStream(`${path}/events`, ['execution'], {
       onEvent: (_n, data) => {
+        streamed = true;
         setEx(data as Execution);
         setLive(true);
       },
-      onEnd: () => setLive(false),
+      onEnd: () => {
+        setLive(false);
+        api<Execution>('GET', path).then((e) => !gone && setEx(e), () => undefined);
+      },
       onError: () => setLive(false),
     });
-    return close;
+    return () => {
+      gone = true;
+      close();
+    };
   }, [id]);
   const running = ex && !ENDED.includes(ex.state);
   useEffect(() => {
@@ -95,7 +108,24 @@ export function ExecutionPage({ id }: { id: string }) {
       </Section>
       <div className="tabs" role="tablist" aria-label="Execution details">
         {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            tabIndex={tab === t ? 0 : -1}
+            className={tab === t ? 'active' : ''}
+            onClick={() => setTab(t)}
+            onKeyDown={(e) => {
+              // The tab list's arrow keys (WAI-ARIA tabs pattern): move and select.
+              const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+              if (!step) return;
+              const next = TABS[(TABS.indexOf(t) + step + TABS.length) % TABS.length]!;
+              setTab(next);
+              const buttons = e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role=tab]');
+              buttons?.[TABS.indexOf(next)]?.focus();
+            }}
+          >
             {t}
           </button>
         ))}
