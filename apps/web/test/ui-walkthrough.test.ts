@@ -278,4 +278,30 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await shot(admin, '12-queued-task-run');
     for (const e of [waiting, parked, holder]) await stack.api('POST', `/api/v1/executions/${e.id}/cancel`);
   });
+
+  it('an admin sets a secret and a variable, and sees users, audit, instances and storage', async () => {
+    await admin.goto('/admin/secrets');
+    const secrets = admin.getByRole('region', { name: 'Secrets' });
+    await secrets.getByLabel('Key').fill('API_KEY');
+    await secrets.getByLabel('Value').fill('s3cr3t-value');
+    await secrets.getByRole('button', { name: 'Set secret' }).click();
+    await secrets.getByRole('cell', { name: 'API_KEY', exact: true }).waitFor();
+    assert.equal(await admin.getByText('s3cr3t-value').count(), 0, 'a secret value is never shown');
+    const vars = admin.getByRole('region', { name: 'Variables' });
+    await vars.getByLabel('Key').fill('region');
+    await vars.getByLabel('Value').fill('eu-west');
+    await vars.getByRole('button', { name: 'Set variable' }).click();
+    await vars.getByRole('cell', { name: 'eu-west', exact: true }).waitFor();
+    await shot(admin, '13-secrets-and-variables');
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('cell', { name: 'temp@example.com', exact: true }).waitFor();
+    await admin.getByRole('link', { name: 'Audit log' }).click();
+    await admin.getByRole('cell', { name: 'execution.restart', exact: true }).first().waitFor();
+    await admin.getByRole('link', { name: 'Instances' }).click();
+    await admin.getByRole('cell', { name: 'dispatcher', exact: true }).first().waitFor();
+    await admin.getByRole('link', { name: 'Storage' }).click();
+    await admin.getByRole('region', { name: 'Storage' }).locator('pre').waitFor();
+    await admin.getByRole('link', { name: 'Secret providers' }).click();
+    await admin.getByRole('button', { name: 'Add provider' }).waitFor();
+  });
 });

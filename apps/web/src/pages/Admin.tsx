@@ -161,11 +161,89 @@ function GenericTable({ items }: { items: Record<string, unknown>[] }) {
 }
 
 function Providers() {
+  const { needs } = usePermission();
   const list = useLoad(() => listAll<Record<string, unknown>>('/secret-providers'), []);
+  const [name, setName] = useState('');
+  const [type, setType] = useState<'env' | 'vault'>('env');
+  const [prefix, setPrefix] = useState('');
+  const [address, setAddress] = useState('');
+  const [token, setToken] = useState('');
+  const [checked, setChecked] = useState<string>();
+  const create = useAction(async () => {
+    const body = type === 'env' ? { name, type, config: prefix ? { prefix } : {} } : { name, type, config: { address }, credentials: token ? { token } : undefined };
+    await api('POST', '/secret-providers', body);
+    setName('');
+    setToken('');
+    list.reload();
+  });
+  const remove = useAction(async (n: string) => {
+    await api('DELETE', `/secret-providers/${encodeURIComponent(n)}`);
+    list.reload();
+  });
+  const check = useAction(async (n: string) => {
+    const r = await api<Record<string, unknown>>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
+    setChecked(`${n}: ${JSON.stringify(r)}`);
+  });
+  const why = needs('admin');
   return (
     <Section title="Secret providers">
-      <ErrorBox error={list.error} />
-      {list.data ? <GenericTable items={list.data} /> : !list.error && <Loading />}
+      <p className="muted small">Secrets read as <code>secret('provider:path#field')</code> come from these; credentials are write-only.</p>
+      <ErrorBox error={list.error ?? remove.error ?? check.error} />
+      {list.data ? (
+        <table>
+          <thead>
+            <tr><th>Name</th><th>Type</th><th>Enabled</th><th>Settings</th><th><span className="sr-only">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {list.data.map((p) => (
+              <tr key={String(p.name)}>
+                <td>{String(p.name)}</td>
+                <td>{String(p.type)}</td>
+                <td>{p.enabled === false ? 'no' : 'yes'}</td>
+                <td><code>{JSON.stringify(p.config ?? {})}</code></td>
+                <td className="row">
+                  <Button aria-label={`Check provider ${String(p.name)}`} disabledReason={why} onClick={() => void check.run(String(p.name))}>Check</Button>
+                  <Button aria-label={`Delete provider ${String(p.name)}`} disabledReason={why} onClick={() => confirm(`Delete provider ${String(p.name)}?`) && void remove.run(String(p.name))}>Delete</Button>
+                </td>
+              </tr>
+            ))}
+            {!list.data.length && <tr><td colSpan={5} className="muted">None.</td></tr>}
+          </tbody>
+        </table>
+      ) : (
+        !list.error && <Loading />
+      )}
+      {checked && <p role="status" className="small">{checked}</p>}
+      {!why && (
+        <form className="row wrap" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+          <label>
+            Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9_\-]*" />
+          </label>
+          <label>
+            Type
+            <select value={type} onChange={(e) => setType(e.target.value as 'env' | 'vault')}>
+              <option value="env">env</option>
+              <option value="vault">vault</option>
+            </select>
+          </label>
+          {type === 'env' ? (
+            <label>
+              Variable prefix <input value={prefix} onChange={(e) => setPrefix(e.target.value)} placeholder="SVC_SECRET_" />
+            </label>
+          ) : (
+            <>
+              <label>
+                Vault address <input value={address} onChange={(e) => setAddress(e.target.value)} required placeholder="https://vault:8200" />
+              </label>
+              <label>
+                Token <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+              </label>
+            </>
+          )}
+          <Button type="submit" disabled={create.busy}>Add provider</Button>
+        </form>
+      )}
+      <ErrorBox error={create.error} />
     </Section>
   );
 }
@@ -252,11 +330,23 @@ function Users() {
 }
 
 function Audit() {
-  const list = useLoad(() => api<{ items: Record<string, unknown>[] }>('GET', '/audit', undefined, { limit: 100 }), []);
+  const [pages, setPages] = useState<{ items: Record<string, unknown>[]; next_cursor?: string }[]>([]);
+  const first = useLoad(() => api<{ items: Record<string, unknown>[]; next_cursor?: string }>('GET', '/audit', undefined, { limit: 100 }), []);
+  const more = useAction(async (cursor: string) => {
+    const p = await api<{ items: Record<string, unknown>[]; next_cursor?: string }>('GET', '/audit', undefined, { limit: 100, cursor });
+    setPages((x) => [...x, p]);
+  });
+  const all = first.data ? [first.data, ...pages] : [];
+  const next = all[all.length - 1]?.next_cursor;
   return (
-    <Section title="Audit log (latest 100)">
-      <ErrorBox error={list.error} />
-      {list.data ? <GenericTable items={list.data.items} /> : !list.error && <Loading />}
+    <Section title="Audit log">
+      <ErrorBox error={first.error ?? more.error} />
+      {first.data ? <GenericTable items={all.flatMap((p) => p.items)} /> : !first.error && <Loading />}
+      {next && (
+        <Button disabled={more.busy} onClick={() => void more.run(next)}>
+          Older events
+        </Button>
+      )}
     </Section>
   );
 }
