@@ -26,7 +26,7 @@ export default [
     ignores: ['**/dist/**', '**/node_modules/**', 'packages/db/src/generated/**', '**/*.test.ts'],
   },
   {
-    files: ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'],
+    files: ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'packages/*/src/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -7,6 +7,11 @@
 // for the run (scripts/docker-engine.mjs; installed with apt-get when missing),
 // in parallel with PostgreSQL, and passes SVC_TEST_DOCKER_HOST, or
 // SVC_TEST_DOCKER_SKIP with the reason it could not (those tests then skip).
+// Likewise, when a selected test file's package depends on playwright-core
+// (the web UI's browser tests), it starts one headless Chromium for the run
+// (scripts/browser.mjs; Debian's chromium, installed with apt-get when missing)
+// and passes its endpoint in SVC_TEST_BROWSER_WS, or SVC_TEST_BROWSER_SKIP with
+// the reason (those tests then skip, loudly).
 //
 // Arguments narrow the run to files whose path contains any of them:
 //   npm test -- packages/config e2e/
@@ -16,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bootstrap, root } from './bootstrap.mjs';
 import { startDockerEngine, stopDockerLeftovers } from './docker-engine.mjs';
+import { startBrowser } from './browser.mjs';
 
 const filters = process.argv.slice(2);
 
@@ -33,20 +39,25 @@ function findTests() {
   return out.sort().filter((f) => !filters.length || filters.some((x) => f.includes(x)));
 }
 
-/** Whether any of `files` belongs to a package that uses the test Docker engine (depends on, or is, @svc/container-testing). */
-function needsDocker(files) {
+/** Whether any of `files` belongs to a package for which `test(pkg, deps)` holds. */
+function anyPackage(files, test) {
   const seen = new Map();
   return files.some((f) => {
     let dir = path.dirname(path.join(root, f));
     while (dir.startsWith(root) && !fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
     if (!seen.has(dir)) {
       const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      const deps = { ...pkg.dependencies, ...pkg.devDependencies };
-      seen.set(dir, pkg.name === '@svc/container-testing' || '@svc/container-testing' in deps);
+      seen.set(dir, test(pkg, { ...pkg.dependencies, ...pkg.devDependencies }));
     }
     return seen.get(dir);
   });
 }
+
+/** Whether any of `files` belongs to a package that uses the test Docker engine (depends on, or is, @svc/container-testing). */
+const needsDocker = (files) => anyPackage(files, (pkg, deps) => pkg.name === '@svc/container-testing' || '@svc/container-testing' in deps);
+
+/** Whether any of `files` belongs to a package with browser tests (depends on playwright-core). */
+const needsBrowser = (files) => anyPackage(files, (_pkg, deps) => 'playwright-core' in deps);
 
 function loud(lines) {
   const bar = '!'.repeat(78);
@@ -71,14 +82,17 @@ async function main() {
   const docker = needsDocker(files)
     ? startDockerEngine({ dir: dockerDir, log: (m) => process.stderr.write(`[test] docker: ${m}\n`) })
     : Promise.resolve({ ok: false, reason: 'not started: no test file of this run needs it', quiet: true });
+  const browser = needsBrowser(files)
+    ? startBrowser({ dir: path.join(dataDir, 'browser'), log: (m) => process.stderr.write(`[test] browser: ${m}\n`) })
+    : Promise.resolve({ ok: false, reason: 'not started: no test file of this run needs it', quiet: true });
   try {
-    return await runTests(files, dataDir, docker);
+    return await runTests(files, dataDir, docker, browser);
   } finally {
-    await (await docker).stop?.();
+    await Promise.all([(await docker).stop?.(), (await browser).stop?.()]);
   }
 }
 
-async function runTests(files, dataDir, dockerStarting) {
+async function runTests(files, dataDir, dockerStarting, browserStarting) {
   const { startEmbeddedPostgres } = await import(path.join(root, 'packages/db/dist/embedded.js'));
   const { prepareTemplate } = await import(path.join(root, 'packages/db/dist/testing.js'));
   process.stderr.write('[test] starting PostgreSQL for the test run\n');
@@ -92,6 +106,9 @@ async function runTests(files, dataDir, dockerStarting) {
   const docker = await dockerStarting;
   const dockerEnv = docker.ok ? { SVC_TEST_DOCKER_HOST: docker.host } : { SVC_TEST_DOCKER_SKIP: docker.reason };
   if (!docker.ok && !docker.quiet) loud(['NO DOCKER ENGINE: the Docker tests of this run are SKIPPED.', docker.reason]);
+  const browser = await browserStarting;
+  const browserEnv = browser.ok ? { SVC_TEST_BROWSER_WS: browser.wsEndpoint } : { SVC_TEST_BROWSER_SKIP: browser.reason };
+  if (!browser.ok && !browser.quiet) loud(['NO BROWSER: the browser tests of this run are SKIPPED.', browser.reason]);
 
   const summaryFile = path.join(dataDir, 'summary.json');
   const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
@@ -108,7 +125,7 @@ async function runTests(files, dataDir, dockerStarting) {
     const child = spawn(process.execPath, args, {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ...dockerEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
+      env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
     });
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
   });
@@ -124,6 +141,7 @@ async function runTests(files, dataDir, dockerStarting) {
   for (const f of summary.failures) console.log(`failed: ${f.name}${f.file ? ` (${path.relative(root, f.file)})` : ''}`);
   if (summary.skipped) console.log(`${summary.skipped} skipped`);
   if (!docker.ok && !docker.quiet) console.log(`docker tests skipped: ${docker.reason}`);
+  if (!browser.ok && !browser.quiet) console.log(`browser tests skipped: ${browser.reason}`);
   console.log(`${summary.passed} passed, ${summary.failed} failed`); // the last line, exactly this shape
   return summary.failed ? 1 : 0;
 }

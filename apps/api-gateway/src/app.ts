@@ -28,7 +28,7 @@ import { secretHandlers } from './routes/secrets.js';
 import { tokenHandlers } from './routes/tokens.js';
 import { userHandlers } from './routes/users.js';
 import { variableHandlers } from './routes/variables.js';
-import { renderHome } from './ui.js';
+import { DEFAULT_UI_DIR, uiRouter } from './ui.js';
 import { artifactHandlers } from './routes/artifacts.js';
 import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
@@ -53,6 +53,8 @@ export interface GatewayDeps {
   version: string;
   /** Time, injected so tests can move it (token expiry, sessions, login windows). Default: the system clock. */
   now?: () => Date;
+  /** Directory of the built web UI (apps/web/dist). Default: found beside this app in the monorepo. */
+  uiDir?: string;
   /** Replace readiness checks (tests simulate failures they cannot cause for real). */
   checkOverrides?: Partial<Record<CheckName, () => Promise<void>>>;
 }
@@ -186,9 +188,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.use(orgApi);
   app.use('/api', apiNotFound());
 
-  app.get(['/', '/ui', '/ui/*splat'], named('/*'), (_req, res) => {
-    res.type('html').send(renderHome({ version: deps.version }));
-  });
+  // The web UI: static files and the index.html fallback for client routes (ui.ts).
+  app.use(uiRouter({ uiDir: deps.uiDir ?? DEFAULT_UI_DIR, version: deps.version }));
 
   app.use(unmatched());
   app.use(errorHandler(deps.log, { mapError: engineErrorToHttp }));

@@ -30,6 +30,8 @@ export async function startTestGateway(opts: {
   now?: () => Date;
   /** Share another gateway's database (a second instance). */
   shareWith?: TestGateway;
+  /** The built UI to serve; default a directory that does not exist (the landing page). */
+  uiDir?: string;
 } = {}): Promise<TestGateway> {
   const tdb = opts.databaseUrl || opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
@@ -37,7 +39,7 @@ export async function startTestGateway(opts: {
   const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now });
+  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now, uiDir: opts.uiDir ?? path.join(dataDir, 'no-ui') });
   const server = gateway.app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;

@@ -1,4 +1,5 @@
 export { flowSchema, FLOW_SCHEMA_ID } from './schema/flow-schema.js';
+export { editorFlowSchema, withPropertyNames } from './schema/editor-schema.js';
 export { parseFlowYaml, DEFAULT_MAX_BYTES, DEFAULT_MAX_NODES, DEFAULT_MAX_DEPTH } from './parse.js';
 export type { ParseFlowOptions, ParseFlowResult } from './parse.js';
 export { validateFlow, validateFlowValue, assertValidFlow, createFlowValidator } from './validate.js';

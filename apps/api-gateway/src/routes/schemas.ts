@@ -1,6 +1,6 @@
 // Flow file validation: the served JSON Schema (public) and validateFile.
 import path from 'node:path/posix';
-import { flowSchema, validateFlow } from '@svc/flow-schema';
+import { editorFlowSchema, validateFlow } from '@svc/flow-schema';
 import { validationFailed, type OperationHandlers } from '@svc/http';
 
 /** Files whose name ends so are flow files. */
@@ -17,7 +17,8 @@ function checkRelativePath(p: string): string | null {
 
 export function schemaHandlers(): OperationHandlers {
   return {
-    getFlowSchema: () => flowSchema,
+    // The editor copy: also flags unknown keys in draft-07 editors (VS Code's YAML extension).
+    getFlowSchema: () => editorFlowSchema,
 
     validateFile: ({ body }) => {
       const { path: filePath, content } = body as { path: string; content: string };

@@ -1,0 +1,110 @@
+// CodeMirror set-up for namespace files: the language by file name, for flow
+// files the served JSON Schema (completion and hover docs) and inline errors
+// from the service's validateFile, with its line and column.
+import { basicSetup } from 'codemirror';
+import { EditorView, hoverTooltip, keymap } from '@codemirror/view';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
+import { StreamLanguage } from '@codemirror/language';
+import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { indentWithTab } from '@codemirror/commands';
+import { yaml, yamlLanguage } from '@codemirror/lang-yaml';
+import { python } from '@codemirror/lang-python';
+import { javascript } from '@codemirror/lang-javascript';
+import { shell } from '@codemirror/legacy-modes/mode/shell';
+import { oneDark } from '@codemirror/theme-one-dark';
+import { stateExtensions, updateSchema } from 'codemirror-json-schema';
+import { yamlCompletion, yamlSchemaHover } from 'codemirror-json-schema/yaml';
+import type { JSONSchema7 } from 'json-schema';
+import { api } from '../api';
+import type { ValidationProblem } from '../types';
+
+export const isFlowFile = (p: string) => p.endsWith('.flow.yaml');
+
+let schemaPromise: Promise<JSONSchema7> | undefined;
+/** The flow schema as the gateway serves it, fetched once per page load. */
+export function flowSchema(): Promise<JSONSchema7> {
+  schemaPromise ??= api<JSONSchema7>('GET', '/schemas/flow.json');
+  return schemaPromise;
+}
+
+/** Offset of a 1-based line and column in the document, clamped to it. */
+function offsetOf(state: EditorState, line?: number, column?: number): number {
+  if (!line) return 0;
+  const l = state.doc.line(Math.min(Math.max(line, 1), state.doc.lines));
+  return Math.min(l.from + Math.max((column ?? 1) - 1, 0), l.to);
+}
+
+/** Diagnostics of the service's validateFile for the editor's text. */
+export function serverLinter(ns: () => string, path: () => string, onProblems: (p: ValidationProblem[]) => void): Extension {
+  return linter(
+    async (view) => {
+      const content = view.state.doc.toString();
+      let problems: ValidationProblem[];
+      try {
+        const r = await api<{ errors: ValidationProblem[] }>('POST', `/namespaces/${ns()}/validate`, { path: path(), content });
+        problems = r.errors;
+      } catch {
+        return []; // validation is advisory here; saving reports the same problems
+      }
+      onProblems(problems);
+      return problems.map((p): Diagnostic => {
+        const from = offsetOf(view.state, p.line, p.column);
+        const line = view.state.doc.lineAt(from);
+        return { from, to: Math.max(from + 1, line.to) > line.to ? line.to : Math.max(from + 1, line.to), severity: 'error', message: p.field ? `${p.field}: ${p.message}` : p.message, source: 'svc' };
+      });
+    },
+    { delay: 400 },
+  );
+}
+
+function languageFor(path: string, schema?: JSONSchema7): Extension[] {
+  if (isFlowFile(path))
+    return [yaml(), yamlLanguage.data.of({ autocomplete: yamlCompletion() }), hoverTooltip(yamlSchemaHover()), stateExtensions(schema)];
+  if (/\.ya?ml$/.test(path)) return [yaml()];
+  if (path.endsWith('.py')) return [python()];
+  if (path.endsWith('.sh')) return [StreamLanguage.define(shell)];
+  if (/\.(ts|tsx|mts)$/.test(path)) return [javascript({ typescript: true })];
+  if (/\.(js|mjs|cjs|jsx)$/.test(path)) return [javascript()];
+  return [];
+}
+
+export interface EditorHandle {
+  view: EditorView;
+  /** Replaces the document and the language for another file. */
+  load(path: string, text: string, readOnly: boolean): void;
+  destroy(): void;
+}
+
+export async function createEditor(
+  parent: HTMLElement,
+  opts: { ns: () => string; path: () => string; onChange: (text: string) => void; onProblems: (p: ValidationProblem[]) => void; onSave: () => void },
+): Promise<EditorHandle> {
+  const schema = await flowSchema().catch(() => undefined);
+  const lang = new Compartment();
+  const ro = new Compartment();
+  const theme = new Compartment();
+  const isDark = () => document.documentElement.dataset.theme === 'dark';
+  const base: Extension[] = [
+    basicSetup,
+    keymap.of([indentWithTab, { key: 'Mod-s', preventDefault: true, run: () => (opts.onSave(), true) }]),
+    lintGutter(),
+    serverLinter(opts.ns, opts.path, opts.onProblems),
+    EditorView.updateListener.of((u) => u.docChanged && opts.onChange(u.state.doc.toString())),
+    EditorView.contentAttributes.of({ 'aria-label': 'File content' }),
+  ];
+  const view = new EditorView({ parent, state: EditorState.create({ doc: '', extensions: [...base, lang.of([]), ro.of([]), theme.of(isDark() ? oneDark : [])] }) });
+  // The header's theme switch sets data-theme on <html>: follow it.
+  const watch = new MutationObserver(() => view.dispatch({ effects: theme.reconfigure(isDark() ? oneDark : []) }));
+  watch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+  return {
+    view,
+    load(path, text, readOnly) {
+      view.setState(EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly)), theme.of(isDark() ? oneDark : [])] }));
+      if (schema && isFlowFile(path)) updateSchema(view, schema);
+    },
+    destroy: () => {
+      watch.disconnect();
+      view.destroy();
+    },
+  };
+}

@@ -1,0 +1,299 @@
+// The namespace editor: a file tree, CodeMirror (flow files get the served
+// schema's completion and hover docs and the service's inline errors), save
+// with a message against the version the file was opened at (a conflict shows
+// both versions side by side), the version list with diffs and revert, and
+// upload of any file, binary included.
+import { useEffect, useRef, useState } from 'react';
+import { api, ApiError, listAll } from '../api';
+import { DiffView } from '../components/DiffView';
+import { createEditor, type EditorHandle } from '../editor/codemirror';
+import { navigate, useQueryParam } from '../router';
+import { usePermission } from '../session';
+import type { FileEntry, Namespace, ValidationProblem } from '../types';
+import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { CreateNamespace, NamespaceTree } from './Flows';
+
+const NEW_FLOW = (id: string) => `# yaml-language-server: $schema=${location.origin}/api/v1/schemas/flow.json
+id: ${id}
+description: ""
+tasks:
+  - id: hello
+    type: command
+    command: ["echo", "hello"]
+`;
+
+interface Version {
+  id: string;
+  version: number;
+  author: string;
+  message: string;
+  created_at: string;
+  file_count: number;
+}
+
+interface Conflict {
+  mine: string;
+  theirs: string;
+  head: number;
+}
+
+export default function Editor({ ns }: { ns?: string }) {
+  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  return (
+    <div className="page split">
+      <aside>
+        <h2>Namespaces</h2>
+        {namespaces.data ? <NamespaceTree names={namespaces.data.map((n) => n.name)} selected={ns ?? ''} onSelect={(n) => navigate(n ? `/editor/${n}` : '/editor')} /> : <Loading />}
+        <ErrorBox error={namespaces.error} />
+        <CreateNamespace onCreated={(n) => { namespaces.reload(); navigate(`/editor/${n}`); }} />
+      </aside>
+      <div>{ns ? <NamespaceEditor key={ns} ns={ns} readOnly={!!namespaces.data?.find((n) => n.name === ns)?.read_only} /> : <p className="muted">Choose a namespace.</p>}</div>
+    </div>
+  );
+}
+
+function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
+  const { needs } = usePermission();
+  const editWhy = needs('editor') ?? (readOnly ? 'The namespace is read-only: it is mapped from a git source' : null);
+  const [file, setFile] = useQueryParam('file');
+  const files = useLoad(async () => {
+    try {
+      return await api<{ version: number; items: (FileEntry & { hash?: string })[] }>('GET', `/namespaces/${ns}/files`, undefined, { limit: 200 });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return { version: 0, items: [] };
+      throw e;
+    }
+  }, [ns]);
+  const [text, setText] = useState('');
+  const [savedText, setSavedText] = useState('');
+  const [baseVersion, setBaseVersion] = useState<number>();
+  const [binary, setBinary] = useState(false);
+  const [problems, setProblems] = useState<ValidationProblem[]>([]);
+  const [message, setMessage] = useState('');
+  const [conflict, setConflict] = useState<Conflict>();
+  const [newPath, setNewPath] = useState('');
+  const [opened, setOpened] = useState(0);
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<EditorHandle | undefined>(undefined);
+  const fileRef = useRef(file);
+  fileRef.current = file;
+  const saveRef = useRef<() => void>(() => undefined);
+
+  useEffect(() => {
+    let gone = false;
+    void createEditor(host.current!, { ns: () => ns, path: () => fileRef.current, onChange: setText, onProblems: setProblems, onSave: () => saveRef.current() }).then((h) => {
+      if (gone) return h.destroy();
+      editor.current = h;
+      setOpened((x) => x + 1);
+    });
+    return () => {
+      gone = true;
+      editor.current?.destroy();
+      editor.current = undefined;
+    };
+  }, [ns]);
+
+  const open = useAction(async (path: string) => {
+    if (!editor.current) return;
+    const known = files.data?.items.some((f) => f.path === path);
+    let content = '';
+    let isBinary = false;
+    if (known) {
+      const f = await api<{ content?: string; content_base64?: string; version: number }>('GET', `/namespaces/${ns}/file`, undefined, { path });
+      isBinary = f.content === undefined;
+      content = f.content ?? `(binary file, ${f.content_base64?.length ?? 0} base64 characters)`;
+      setBaseVersion(f.version);
+    } else {
+      content = path.endsWith('.flow.yaml') ? NEW_FLOW(path.split('/').pop()!.replace(/\.flow\.yaml$/, '')) : '';
+      setBaseVersion(files.data?.version);
+    }
+    setBinary(isBinary);
+    setProblems([]);
+    editor.current.load(path, content, isBinary || !!editWhy);
+    setText(content);
+    setSavedText(known ? content : '');
+  });
+  useEffect(() => {
+    if (file && opened && files.data) void open.run(file);
+    // Re-opens when the file, the editor or the file list changes, not on every `open` closure.
+  }, [file, opened, files.data]);
+
+  const save = useAction(async (base: number | undefined, content: string) => {
+    try {
+      const v = await api<{ version: number }>('POST', `/namespaces/${ns}/changes`, {
+        ...(base !== undefined ? { base_version: base } : {}),
+        message: message || `Edit ${file}`,
+        changes: [{ op: 'put', path: file, content }],
+      });
+      setBaseVersion(v.version);
+      setSavedText(content);
+      setMessage('');
+      setConflict(undefined);
+      files.reload();
+      versions.reload();
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'version_conflict') {
+        const head = await api<{ head_version: number }>('GET', `/namespaces/${ns}`);
+        const theirs = await api<{ content?: string }>('GET', `/namespaces/${ns}/file`, undefined, { path: file }).catch(() => ({ content: '(the file was deleted)' }));
+        setConflict({ mine: content, theirs: theirs.content ?? '(binary)', head: head.head_version });
+        return;
+      }
+      throw e;
+    }
+  });
+  saveRef.current = () => {
+    if (!editWhy && file && !binary) void save.run(baseVersion, editor.current?.view.state.doc.toString() ?? text);
+  };
+
+  const versions = useLoad(async () => {
+    try {
+      return await listAll<Version>(`/namespaces/${ns}/versions`, {}, 2);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return [];
+      throw e;
+    }
+  }, [ns]);
+  const [diffFrom, setDiffFrom] = useState<number>();
+  const diff = useLoad(async () => (diffFrom !== undefined ? api<{ diff?: string; too_large?: boolean }>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined), [ns, diffFrom, file]);
+  const revert = useAction(async (version: number) => {
+    await api('POST', `/namespaces/${ns}/revert`, { version, message: `Revert to version ${version}` });
+    files.reload();
+    versions.reload();
+    if (file) setOpened((x) => x + 1);
+  });
+  const upload = useAction(async (f: File) => {
+    const path = newPath || f.name;
+    await api('PUT', `/namespaces/${ns}/file`, await f.arrayBuffer(), { path, message: `Upload ${path}` });
+    files.reload();
+    versions.reload();
+  });
+
+  const dirty = text !== savedText;
+  return (
+    <>
+      <div className="row wrap">
+        <h1>{ns}</h1>
+        {editWhy && <span className="badge" title={editWhy}>read only</span>}
+      </div>
+      <div className="editor-layout">
+        <nav className="files" aria-label="Files">
+          {files.data ? (
+            <ul>
+              {files.data.items.map((f) => (
+                <li key={f.path}>
+                  <button type="button" className={`tree-item${file === f.path ? ' active' : ''}`} aria-current={file === f.path ? 'true' : undefined} onClick={() => setFile(f.path)}>
+                    {f.path}
+                  </button>
+                </li>
+              ))}
+              {!files.data.items.length && <li className="muted">No files yet.</li>}
+            </ul>
+          ) : (
+            <Loading />
+          )}
+          <ErrorBox error={files.error} />
+          {!editWhy && (
+            <form
+              className="stack"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (newPath) setFile(newPath);
+              }}
+            >
+              <label>
+                File path <input value={newPath} onChange={(e) => setNewPath(e.target.value)} placeholder="flows/etl.flow.yaml" />
+              </label>
+              <Button type="submit">New file</Button>
+              <label className="button">
+                Upload file…
+                <input type="file" className="sr-only" onChange={(e) => e.target.files?.[0] && void upload.run(e.target.files[0])} />
+              </label>
+              <ErrorBox error={upload.error} />
+            </form>
+          )}
+        </nav>
+        <div className="editor-main">
+          <div className="row wrap">
+            <strong>{file || 'No file open'}</strong>
+            {dirty && <span className="badge">unsaved</span>}
+            <span className="muted small">base version {baseVersion ?? '—'}</span>
+            <div className="spacer" />
+            <label>
+              Message <input value={message} onChange={(e) => setMessage(e.target.value)} placeholder={file ? `Edit ${file}` : ''} maxLength={500} />
+            </label>
+            <Button className="primary" disabledReason={editWhy ?? (!file ? 'Open a file first' : binary ? 'Binary files are replaced by upload' : null)} disabled={save.busy} onClick={() => saveRef.current()}>
+              Save
+            </Button>
+          </div>
+          <div ref={host} className="cm-host" data-testid="editor" />
+          {problems.length > 0 && (
+            <ul className="problems" aria-label="Problems" data-testid="problems">
+              {problems.map((p, i) => (
+                <li key={i}>
+                  {p.line ? `line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : ''}
+                  {p.field && <code>{p.field}</code>} {p.message}
+                </li>
+              ))}
+            </ul>
+          )}
+          <ErrorBox error={save.error ?? open.error} />
+        </div>
+      </div>
+      {conflict && (
+        <div className="dialog wide" role="dialog" aria-modal="true" aria-labelledby="conflict-title">
+          <h2 id="conflict-title">Someone saved this namespace meanwhile</h2>
+          <p>
+            You edited version {baseVersion}; the namespace is now at version {conflict.head}. Compare, then keep yours (it replaces theirs) or take theirs (your edit is dropped).
+          </p>
+          <div className="grid2">
+            <div>
+              <h3>Theirs (version {conflict.head})</h3>
+              <pre className="code-block" data-testid="conflict-theirs">{conflict.theirs}</pre>
+            </div>
+            <div>
+              <h3>Yours</h3>
+              <pre className="code-block" data-testid="conflict-mine">{conflict.mine}</pre>
+            </div>
+          </div>
+          <div className="row">
+            <Button className="primary" onClick={() => void save.run(conflict.head, conflict.mine)}>
+              Save mine over version {conflict.head}
+            </Button>
+            <Button onClick={() => { setConflict(undefined); setOpened((x) => x + 1); }}>Take theirs</Button>
+            <Button onClick={() => setConflict(undefined)}>Back to editing</Button>
+          </div>
+        </div>
+      )}
+      <Section title="Versions">
+        {versions.data ? (
+          <table>
+            <thead>
+              <tr><th>Version</th><th>Saved</th><th>Author</th><th>Message</th><th>Files</th><th><span className="sr-only">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {versions.data.map((v) => (
+                <tr key={v.id}>
+                  <td>{v.version}</td>
+                  <td>{fmtTime(v.created_at)}</td>
+                  <td>{v.author}</td>
+                  <td>{v.message}</td>
+                  <td>{v.file_count}</td>
+                  <td className="row">
+                    <Button aria-label={`Diff version ${v.version} with the head`} onClick={() => setDiffFrom(v.version)}>Diff with head</Button>
+                    <Button aria-label={`Revert to version ${v.version}`} disabledReason={editWhy} onClick={() => confirm(`Make version ${v.version} the new head?`) && void revert.run(v.version)}>
+                      Revert
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <Loading />
+        )}
+        <ErrorBox error={versions.error ?? revert.error ?? diff.error} />
+        {diff.data && (diff.data.too_large ? <p className="muted">Too large to show.</p> : <DiffView diff={diff.data.diff ?? ''} leftTitle={`version ${diffFrom}`} rightTitle="head" />)}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,385 @@
+// One execution: header and actions, why it waits when QUEUED, the task graph
+// and timeline (live from the events stream), and tabs for logs, outputs,
+// artifacts, metrics, inputs and labels.
+import { useEffect, useState } from 'react';
+import { API, api, listAll, openStream } from '../api';
+import { Dag, latestRuns } from '../components/Dag';
+import { Gantt } from '../components/Gantt';
+import { Logs } from '../components/Logs';
+import { Link, navigate } from '../router';
+import { usePermission } from '../session';
+import { ENDED, type Execution, type ExecutionSummary, type FlowDefinition, type TaskRun } from '../types';
+import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
+
+const RESTARTABLE = ['FAILED', 'TIMED_OUT', 'CANCELLED'];
+const TABS = ['Logs', 'Outputs', 'Artifacts', 'Metrics', 'Inputs & labels'] as const;
+type Tab = (typeof TABS)[number];
+
+export function ExecutionPage({ id }: { id: string }) {
+  const [ex, setEx] = useState<Execution>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [live, setLive] = useState(false);
+  const [now, setNow] = useState(Date.now());
+  const [task, setTask] = useState<string>();
+  const [tab, setTab] = useState<Tab>('Logs');
+
+  useEffect(() => {
+    setEx(undefined);
+    setLoadError(undefined);
+    // The GET and the stream race: once a stream event arrived, a GET answer
+    // may be older than it and is dropped. After `end`, one more GET reads the
+    // final state (outputs included) for certain.
+    let streamed = false;
+    let gone = false;
+    const path = `/executions/${encodeURIComponent(id)}`;
+    api<Execution>('GET', path).then((e) => !streamed && !gone && setEx(e), (e: unknown) => !gone && setLoadError(e));
+    const close = openStream(`${path}/events`, ['execution'], {
+      onEvent: (_n, data) => {
+        streamed = true;
+        setEx(data as Execution);
+        setLive(true);
+      },
+      onEnd: () => {
+        setLive(false);
+        api<Execution>('GET', path).then((e) => !gone && setEx(e), () => undefined);
+      },
+      onError: () => setLive(false),
+    });
+    return () => {
+      gone = true;
+      close();
+    };
+  }, [id]);
+  const running = ex && !ENDED.includes(ex.state);
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [running]);
+
+  const def = useLoad(
+    async () =>
+      ex?.flow_id && ex.flow_revision_id
+        ? (await api<{ definition?: FlowDefinition }>('GET', `/flows/${ex.namespace}/${ex.flow_id}/revisions/${ex.flow_revision_id}`)).definition
+        : undefined,
+    [ex?.flow_revision_id],
+  );
+
+  if (loadError) return <ErrorBox error={loadError} />;
+  if (!ex) return <Loading what="the execution" />;
+  const tasks = def.data?.tasks ?? [];
+  const taskKeys = [...new Set([...tasks.map((t) => t.id), ...ex.task_runs.map((r) => r.task_key)])];
+
+  return (
+    <div className="page">
+      <div className="row wrap">
+        <h1>
+          Execution <code>{ex.id}</code>
+        </h1>
+        <StateBadge state={ex.state} />
+        {live && <span className="badge live" title="Updates arrive as they happen">live</span>}
+      </div>
+      <p className="muted">
+        {ex.flow_id ? (
+          <>
+            Flow <Link to={`/flows/${ex.namespace}/${ex.flow_id}`}>{ex.namespace}/{ex.flow_id}</Link>
+          </>
+        ) : (
+          <>File run in {ex.namespace}</>
+        )}{' '}
+        · {ex.trigger_type} by {ex.created_by} · created {fmtTime(ex.created_at)} · started {fmtTime(ex.started_at)} · ended {fmtTime(ex.ended_at)} · {fmtDuration(ex.duration_ms ?? (ex.started_at ? now - Date.parse(ex.started_at) : null))}
+      </p>
+      <Relations ex={ex} />
+      {ex.error && (
+        <p className="error" role="note">
+          {ex.reason && <strong>{ex.reason}: </strong>}
+          {ex.error}
+        </p>
+      )}
+      <Actions ex={ex} />
+      {ex.state === 'QUEUED' && <ExecutionWait ex={ex} def={def.data} />}
+      <TaskWaits runs={ex.task_runs} />
+      <Section title="Task graph">
+        <Dag tasks={tasks} runs={ex.task_runs} selected={task} onSelect={setTask} />
+        <Progresses runs={ex.task_runs} />
+      </Section>
+      <Section title="Timeline">
+        <Gantt runs={ex.task_runs} now={now} />
+      </Section>
+      <div className="tabs" role="tablist" aria-label="Execution details">
+        {TABS.map((t) => (
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            tabIndex={tab === t ? 0 : -1}
+            className={tab === t ? 'active' : ''}
+            onClick={() => setTab(t)}
+            onKeyDown={(e) => {
+              // The tab list's arrow keys (WAI-ARIA tabs pattern): move and select.
+              const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+              if (!step) return;
+              const next = TABS[(TABS.indexOf(t) + step + TABS.length) % TABS.length]!;
+              setTab(next);
+              const buttons = e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role=tab]');
+              buttons?.[TABS.indexOf(next)]?.focus();
+            }}
+          >
+            {t}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab} className="card">
+        {tab === 'Logs' && <Logs executionId={ex.id} ended={ENDED.includes(ex.state)} task={task} tasks={taskKeys} onTask={setTask} />}
+        {tab === 'Outputs' && <Outputs ex={ex} />}
+        {tab === 'Artifacts' && <Artifacts id={ex.id} />}
+        {tab === 'Metrics' && <Metrics id={ex.id} />}
+        {tab === 'Inputs & labels' && (
+          <>
+            <h3>Inputs</h3>
+            <KeyValues value={ex.inputs} empty="No inputs." />
+            <h3>Labels</h3>
+            <KeyValues value={ex.labels} empty="No labels." />
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Relations({ ex }: { ex: Execution }) {
+  if (!ex.parent_execution_id && !ex.restart_of_id && !ex.children.length) return null;
+  return (
+    <ul className="inline-list" aria-label="Related executions">
+      {ex.parent_execution_id && (
+        <li>
+          Parent <Link to={`/executions/${ex.parent_execution_id}`}>{ex.parent_execution_id}</Link>
+        </li>
+      )}
+      {ex.restart_of_id && (
+        <li>
+          Restart of <Link to={`/executions/${ex.restart_of_id}`}>{ex.restart_of_id}</Link>
+        </li>
+      )}
+      {ex.children.map((c) => (
+        <li key={c.id}>
+          Child <Link to={`/executions/${c.id}`}>{c.id}</Link> <StateBadge state={c.state} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Which task runs a restart reuses (the latest attempt ended SUCCESS) and which run again. */
+export function restartPlan(runs: TaskRun[]): { reused: string[]; again: string[] } {
+  const latest = latestRuns(runs);
+  const reused: string[] = [];
+  const again: string[] = [];
+  for (const [key, r] of latest) (r.state === 'SUCCESS' ? reused : again).push(key);
+  return { reused: reused.sort(), again: again.sort() };
+}
+
+function Actions({ ex }: { ex: Execution }) {
+  const { needs } = usePermission();
+  const [confirmRestart, setConfirmRestart] = useState(false);
+  const act = useAction(async (what: 'cancel' | 'rerun' | 'restart') => {
+    const r = await api<Execution>('POST', `/executions/${encodeURIComponent(ex.id)}/${what}`);
+    if (what !== 'cancel' && r?.id) navigate(`/executions/${r.id}`);
+  });
+  const ended = ENDED.includes(ex.state);
+  const op = needs('operator');
+  const plan = restartPlan(ex.task_runs);
+  return (
+    <div className="row wrap actions">
+      <Button disabledReason={op ?? (ended ? `The execution has ended (${ex.state})` : null)} disabled={act.busy} onClick={() => void act.run('cancel')}>
+        Cancel
+      </Button>
+      <Button disabledReason={op ?? (!ended ? 'The execution has not ended' : null)} disabled={act.busy} onClick={() => void act.run('rerun')}>
+        Rerun
+      </Button>
+      <Button
+        disabledReason={op ?? (!RESTARTABLE.includes(ex.state) ? 'Only FAILED, TIMED_OUT or CANCELLED executions restart' : null)}
+        disabled={act.busy}
+        onClick={() => setConfirmRestart(true)}
+      >
+        Restart from failed…
+      </Button>
+      <ErrorBox error={act.error} />
+      {confirmRestart && (
+        <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="restart-title">
+          <h2 id="restart-title">Restart from failed</h2>
+          <p>The new execution uses the same snapshot and inputs.</p>
+          <div className="row top">
+            <div>
+              <h3>Reused (SUCCESS, copied)</h3>
+              <ul data-testid="restart-reused">{plan.reused.length ? plan.reused.map((k) => <li key={k}>{k}</li>) : <li className="muted">none</li>}</ul>
+            </div>
+            <div>
+              <h3>Run again</h3>
+              <ul data-testid="restart-again">{plan.again.length ? plan.again.map((k) => <li key={k}>{k}</li>) : <li className="muted">every task</li>}</ul>
+            </div>
+          </div>
+          <div className="row">
+            <Button className="primary" autoFocus onClick={() => { setConfirmRestart(false); void act.run('restart'); }}>
+              Restart
+            </Button>
+            <Button onClick={() => setConfirmRestart(false)}>Keep as is</Button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Why a QUEUED execution waits: its flow's concurrency limit, held by the executions listed. */
+function ExecutionWait({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
+  const holders = useLoad(
+    async () =>
+      ex.flow_id
+        ? (await listAll<ExecutionSummary>('/executions', { namespace: ex.namespace, flow: ex.flow_id }, 2)).filter(
+            (e) => e.namespace === ex.namespace && (e.state === 'RUNNING' || e.state === 'CANCELLING'),
+          )
+        : [],
+    [ex.id, ex.state],
+    3000,
+  );
+  const limit = def?.concurrency?.limit;
+  return (
+    <div className="notice" role="status" data-testid="wait-reason">
+      <strong>Waiting: </strong>
+      {limit !== undefined ? `the flow's concurrency limit (${limit}) is full.` : 'the flow has no free place to run.'}{' '}
+      {holders.data?.length ? (
+        <>
+          Held by{' '}
+          {holders.data.map((h, i) => (
+            <span key={h.id}>
+              {i > 0 && ', '}
+              <Link to={`/executions/${h.id}`}>{h.id}</Link>
+            </span>
+          ))}
+          .
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** Why QUEUED task runs wait: no instance for their pool and executor, or every slot busy. */
+function TaskWaits({ runs }: { runs: TaskRun[] }) {
+  const queued = runs.filter((r) => r.state === 'QUEUED');
+  if (!queued.length) return null;
+  return (
+    <div className="notice" role="status" data-testid="task-wait">
+      {queued.map((r) => (
+        <p key={r.id}>
+          <strong>{r.task_key}</strong> waits since {fmtTime(r.queued_at)}:{' '}
+          {r.reason === 'no_instance_for_pool'
+            ? `no online instance serves pool "${r.pool}" with the ${r.executor_type} executor; it runs when one comes online.`
+            : `every ${r.executor_type} slot of pool "${r.pool}" is busy (SVC_WORKER_SLOTS${r.executor_type === 'kubernetes' ? ', SVC_K8S_MAX_JOBS' : ''}).`}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+function Progresses({ runs }: { runs: TaskRun[] }) {
+  const withProgress = [...latestRuns(runs).values()].filter((r) => r.progress && (r.progress.message || r.progress.percent !== undefined));
+  if (!withProgress.length) return null;
+  return (
+    <ul className="progress-list" aria-label="Task progress">
+      {withProgress.map((r) => (
+        <li key={r.id}>
+          <strong>{r.task_key}</strong> {r.progress!.message}{' '}
+          {r.progress!.percent !== undefined && <progress max={100} value={r.progress!.percent} aria-label={`${r.task_key} progress`} />}
+          <span className="muted small"> {fmtTime(r.progress!.at)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Outputs({ ex }: { ex: Execution }) {
+  const latest = [...latestRuns(ex.task_runs).values()].filter((r) => r.outputs && Object.keys(r.outputs).length);
+  return (
+    <>
+      <h3>Flow outputs</h3>
+      {ex.outputs ? <Json value={ex.outputs} /> : <p className="muted">None{ENDED.includes(ex.state) ? '' : ' yet'}.</p>}
+      <h3>Task outputs</h3>
+      {latest.length ? (
+        latest.map((r) => (
+          <div key={r.id}>
+            <h4>{r.task_key}</h4>
+            <Json value={r.outputs} />
+          </div>
+        ))
+      ) : (
+        <p className="muted">No task has outputs.</p>
+      )}
+    </>
+  );
+}
+
+interface ArtifactItem {
+  id: string;
+  task_key: string;
+  name: string;
+  size: number;
+  created_at: string;
+}
+
+function Artifacts({ id }: { id: string }) {
+  const list = useLoad(() => listAll<ArtifactItem>(`/executions/${encodeURIComponent(id)}/artifacts`), [id]);
+  if (list.error) return <ErrorBox error={list.error} />;
+  if (!list.data) return <Loading what="artifacts" />;
+  if (!list.data.length) return <p className="muted">No artifacts.</p>;
+  return (
+    <table>
+      <thead>
+        <tr><th>Name</th><th>Task</th><th>Size</th><th>Created</th></tr>
+      </thead>
+      <tbody>
+        {list.data.map((a) => (
+          <tr key={a.id}>
+            <td><a href={`${API}/executions/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(a.id)}`} download={a.name}>{a.name}</a></td>
+            <td>{a.task_key}</td>
+            <td>{a.size.toLocaleString()} B</td>
+            <td>{fmtTime(a.created_at)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+interface MetricItem {
+  task_key: string;
+  name: string;
+  value: number;
+  tags: Record<string, string>;
+  at: string;
+}
+
+function Metrics({ id }: { id: string }) {
+  const list = useLoad(() => listAll<MetricItem>(`/executions/${encodeURIComponent(id)}/metrics`), [id]);
+  if (list.error) return <ErrorBox error={list.error} />;
+  if (!list.data) return <Loading what="metrics" />;
+  if (!list.data.length) return <p className="muted">No metrics.</p>;
+  return (
+    <table>
+      <thead>
+        <tr><th>Task</th><th>Metric</th><th>Value</th><th>Tags</th></tr>
+      </thead>
+      <tbody>
+        {list.data.map((m, i) => (
+          <tr key={i}>
+            <td>{m.task_key}</td>
+            <td>{m.name}</td>
+            <td>{m.value}</td>
+            <td>{Object.entries(m.tags).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,224 @@
+// One flow: run form, enable/disable, definition, triggers (webhook URL and
+// key rotation for editors, next schedule fire times), charts of the last 50
+// durations and of custom metrics, and revisions with a side-by-side diff.
+import { useState } from 'react';
+import { api, listAll } from '../api';
+import { Bars, Lines } from '../components/charts';
+import { DiffView } from '../components/DiffView';
+import { RunForm } from '../components/RunForm';
+import { Link } from '../router';
+import { usePermission } from '../session';
+import type { Flow, Trigger } from '../types';
+import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+
+export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
+  const base = `/flows/${ns}/${flowId}`;
+  const flow = useLoad(() => api<Flow>('GET', base), [base]);
+  const { needs } = usePermission();
+  const toggle = useAction(async () => {
+    flow.setData(await api<Flow>('PATCH', base, { enabled: !flow.data!.enabled }));
+    flow.reload();
+  });
+  if (flow.error) return <ErrorBox error={flow.error} />;
+  if (!flow.data) return <Loading what="the flow" />;
+  const f = flow.data;
+  const runWhy = needs('operator') ?? (f.enabled ? null : 'The flow is disabled');
+  return (
+    <div className="page">
+      <div className="row wrap">
+        <h1>
+          {f.namespace}/{f.id}
+        </h1>
+        {!f.enabled && <span className="badge">disabled</span>}
+        <div className="spacer" />
+        <Link className="button" to={`/executions?namespace=${encodeURIComponent(ns)}&flow=${encodeURIComponent(flowId)}`}>
+          Executions
+        </Link>
+        <Link className="button" to={`/editor/${ns}?file=${encodeURIComponent(f.path ?? '')}`}>
+          Open in editor
+        </Link>
+        <Button disabledReason={needs('editor')} disabled={toggle.busy} onClick={() => void toggle.run()}>
+          {f.enabled ? 'Disable' : 'Enable'}
+        </Button>
+      </div>
+      {f.description && <p>{f.description}</p>}
+      <ErrorBox error={toggle.error} />
+      <div className="grid2">
+        <Section title="Run">
+          <RunForm ns={ns} flowId={flowId} inputs={f.definition?.inputs ?? []} disabledReason={runWhy} />
+        </Section>
+        <Section title="Triggers">
+          <Triggers ns={ns} flowId={flowId} triggers={f.triggers ?? []} onRotated={flow.reload} />
+        </Section>
+      </div>
+      <div className="grid2">
+        <Section title="Last 50 durations">
+          <Durations base={base} />
+        </Section>
+        <Section title="Custom metrics">
+          <MetricChart base={base} />
+        </Section>
+      </div>
+      <Section title="Definition">
+        <pre className="code-block">{f.source}</pre>
+      </Section>
+      <Section title="Revisions">
+        <Revisions base={base} current={f.revision_id ?? undefined} />
+      </Section>
+    </div>
+  );
+}
+
+function Triggers({ ns, flowId, triggers, onRotated }: { ns: string; flowId: string; triggers: Trigger[]; onRotated: () => void }) {
+  const { needs } = usePermission();
+  const upcoming = useLoad(
+    async () => (await listAll<{ flow_id: string; namespace: string; trigger_id: string; next_fire_at: string; cron: string; timezone: string }>('/schedules/upcoming', { namespace: ns }, 2)).filter((s) => s.flow_id === flowId && s.namespace === ns),
+    [ns, flowId],
+  );
+  const rotate = useAction(async (t: string) => {
+    await api('POST', `/flows/${ns}/${flowId}/triggers/${t}/webhook-key`);
+    onRotated();
+  });
+  if (!triggers.length) return <p className="muted">No triggers: the flow runs when started by hand.</p>;
+  return (
+    <>
+      <ul className="triggers">
+        {triggers.map((t) => (
+          <li key={t.id}>
+            <strong>{t.id}</strong> <span className="badge">{t.type}</span>
+            {t.type === 'webhook' &&
+              (t.webhook_url ? (
+                <div className="row wrap">
+                  <code className="secret">{t.webhook_url}</code> <CopyButton text={t.webhook_url} label="Copy webhook URL" />
+                  <Button disabledReason={needs('editor')} onClick={() => confirm('Rotate the key? The old URL stops working.') && void rotate.run(t.id)}>
+                    Rotate key
+                  </Button>
+                </div>
+              ) : (
+                <p className="muted small">The webhook URL is shown to editors.</p>
+              ))}
+            {t.type === 'schedule' && (
+              <ul>
+                {(upcoming.data ?? [])
+                  .filter((s) => s.trigger_id === t.id)
+                  .map((s) => (
+                    <li key={s.next_fire_at}>
+                      next {fmtTime(s.next_fire_at)} <span className="muted small">({s.cron}, {s.timezone})</span>
+                    </li>
+                  ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+      <ErrorBox error={rotate.error ?? upcoming.error} />
+    </>
+  );
+}
+
+function Durations({ base }: { base: string }) {
+  const stats = useLoad(() => api<{ items: { execution_id: string; state: string; duration_ms: number | null; created_at: string }[] }>('GET', `${base}/stats`), [base]);
+  if (stats.error) return <ErrorBox error={stats.error} />;
+  if (!stats.data) return <Loading />;
+  const items = [...stats.data.items].reverse().filter((s) => s.duration_ms !== null);
+  if (!items.length) return <p className="muted">No ended runs yet.</p>;
+  return (
+    <Bars
+      title="Durations of the last 50 executions, oldest first"
+      items={items.map((s) => ({ value: s.duration_ms!, className: `fill-${s.state.toLowerCase()}`, label: `${s.execution_id} ${s.state}` }))}
+    />
+  );
+}
+
+function MetricChart({ base }: { base: string }) {
+  const [metric, setMetric] = useState('');
+  const [groupBy, setGroupBy] = useState('');
+  const [agg, setAgg] = useState('sum');
+  const data = useLoad(
+    async () =>
+      metric
+        ? api<{ series: { tag_value: string | null; points: { value: number }[] }[] }>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg })
+        : undefined,
+    [base, metric, groupBy, agg],
+  );
+  return (
+    <>
+      <form className="row wrap" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Metric <input value={metric} onChange={(e) => setMetric(e.target.value)} placeholder="e.g. rows" />
+        </label>
+        <label>
+          Group by tag <input value={groupBy} onChange={(e) => setGroupBy(e.target.value)} />
+        </label>
+        <label>
+          Aggregate
+          <select value={agg} onChange={(e) => setAgg(e.target.value)}>
+            <option>sum</option>
+            <option>avg</option>
+            <option>max</option>
+          </select>
+        </label>
+      </form>
+      <ErrorBox error={data.error} />
+      {data.data &&
+        (data.data.series.length ? (
+          <Lines
+            title={`${agg} of ${metric} per execution`}
+            format={(v) => String(Math.round(v * 100) / 100)}
+            series={data.data.series.map((s, i) => ({ label: s.tag_value ?? metric, className: `line-s${i % 6}`, values: s.points.map((p) => p.value) }))}
+          />
+        ) : (
+          <p className="muted">No values of {metric} in the last 50 executions.</p>
+        ))}
+    </>
+  );
+}
+
+interface Revision {
+  id: string;
+  revision: number;
+  created_at: string;
+  created_by?: string;
+  namespace_version?: number | null;
+}
+
+function Revisions({ base, current }: { base: string; current?: string }) {
+  const revs = useLoad(() => listAll<Revision>(`${base}/revisions`, {}, 3), [base]);
+  const [from, setFrom] = useState<string>();
+  const diff = useLoad(async () => (from ? api<{ diff?: string; too_large?: boolean; from: { revision: number }; to: { revision: number } }>('GET', `${base}/diff`, undefined, { from }) : undefined), [base, from]);
+  if (revs.error) return <ErrorBox error={revs.error} />;
+  if (!revs.data) return <Loading />;
+  return (
+    <>
+      <table>
+        <thead>
+          <tr><th>Revision</th><th>Saved</th><th>By</th><th>Namespace version</th><th><span className="sr-only">Compare</span></th></tr>
+        </thead>
+        <tbody>
+          {revs.data.map((r) => (
+            <tr key={r.id}>
+              <td>#{r.revision}{r.id === current ? ' (current)' : ''}</td>
+              <td>{fmtTime(r.created_at)}</td>
+              <td>{r.created_by}</td>
+              <td>{r.namespace_version ?? '—'}</td>
+              <td>
+                {r.id !== current && (
+                  <Button aria-label={`Compare revision ${r.revision} with the current one`} onClick={() => setFrom(r.id)}>
+                    Compare with current
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ErrorBox error={diff.error} />
+      {diff.data &&
+        (diff.data.too_large ? (
+          <p className="muted">The revisions differ too much to show a line diff.</p>
+        ) : (
+          <DiffView diff={diff.data.diff ?? ''} leftTitle={`revision ${diff.data.from.revision}`} rightTitle={`revision ${diff.data.to.revision}`} />
+        ))}
+    </>
+  );
+}

@@ -1,0 +1,165 @@
+// Flows: the namespace tree (dot-separated names nest) beside the flow list of
+// the selected namespace and its children, each with its last run states.
+import { useState } from 'react';
+import { api, listAll } from '../api';
+import { Link, navigate, useQueryParam } from '../router';
+import { usePermission } from '../session';
+import type { Flow, Namespace } from '../types';
+import { Button, ErrorBox, Loading, useAction, useLoad } from '../ui';
+
+interface TreeNode {
+  name: string;
+  full: string;
+  children: TreeNode[];
+}
+
+export function namespaceTree(names: string[]): TreeNode[] {
+  const root: TreeNode = { name: '', full: '', children: [] };
+  for (const n of [...names].sort()) {
+    let at = root;
+    const parts = n.split('.');
+    parts.forEach((p, i) => {
+      const full = parts.slice(0, i + 1).join('.');
+      let child = at.children.find((c) => c.full === full);
+      if (!child) at.children.push((child = { name: p, full, children: [] }));
+      at = child;
+    });
+  }
+  return root.children;
+}
+
+export function NamespaceTree({ names, selected, onSelect }: { names: string[]; selected: string; onSelect: (ns: string) => void }) {
+  const render = (nodes: TreeNode[]) => (
+    <ul role="group">
+      {nodes.map((n) => (
+        <li key={n.full} role="treeitem" aria-selected={selected === n.full} aria-expanded={n.children.length ? true : undefined}>
+          <button type="button" className={`tree-item${selected === n.full ? ' active' : ''}`} onClick={() => onSelect(n.full)}>
+            {n.name}
+          </button>
+          {n.children.length > 0 && render(n.children)}
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <nav className="tree" aria-label="Namespaces">
+      <button type="button" className={`tree-item${selected === '' ? ' active' : ''}`} onClick={() => onSelect('')}>
+        All namespaces
+      </button>
+      <div role="tree" aria-label="Namespace tree">
+        {render(namespaceTree(names))}
+      </div>
+    </nav>
+  );
+}
+
+export function CreateNamespace({ onCreated }: { onCreated: (ns: string) => void }) {
+  const { needs } = usePermission();
+  const [name, setName] = useState('');
+  const create = useAction(async () => {
+    await api('POST', '/namespaces', { name });
+    onCreated(name);
+    setName('');
+  });
+  const why = needs('admin');
+  if (why) return null;
+  return (
+    <form
+      className="stack small-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void create.run();
+      }}
+    >
+      <label>
+        New namespace <input value={name} onChange={(e) => setName(e.target.value)} placeholder="team.project" required pattern="[a-z0-9]([a-z0-9.-]*[a-z0-9])?" />
+      </label>
+      <Button type="submit" disabled={create.busy}>
+        Create namespace
+      </Button>
+      <ErrorBox error={create.error} />
+    </form>
+  );
+}
+
+export function Flows() {
+  const [ns, setNs] = useQueryParam('namespace');
+  const [q, setQ] = useQueryParam('q');
+  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  const flows = useLoad(() => listAll<Flow>('/flows', { namespace: ns, q }, 5), [ns, q]);
+  return (
+    <div className="page split">
+      <aside>
+        <h2>Namespaces</h2>
+        {namespaces.data ? <NamespaceTree names={namespaces.data.map((n) => n.name)} selected={ns} onSelect={setNs} /> : <Loading />}
+        <ErrorBox error={namespaces.error} />
+        <CreateNamespace onCreated={(n) => { namespaces.reload(); navigate(`/editor/${n}`); }} />
+      </aside>
+      <div>
+        <div className="row wrap">
+          <h1>Flows{ns ? ` in ${ns}` : ''}</h1>
+          <div className="spacer" />
+          <label>
+            Search <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="id or description" />
+          </label>
+        </div>
+        <ErrorBox error={flows.error} />
+        {!flows.data ? (
+          !flows.error && <Loading what="flows" />
+        ) : flows.data.length === 0 ? (
+          <p className="muted">No flows. Create one in the <Link to={ns ? `/editor/${ns}` : '/editor'}>editor</Link>.</p>
+        ) : (
+          <table className="list">
+            <thead>
+              <tr>
+                <th>Flow</th>
+                <th>Namespace</th>
+                <th>Description</th>
+                <th>Enabled</th>
+                <th>Last runs</th>
+              </tr>
+            </thead>
+            <tbody>
+              {flows.data.map((f) => (
+                <tr key={`${f.namespace}/${f.id}`}>
+                  <td>
+                    <Link to={`/flows/${f.namespace}/${f.id}`}>{f.id}</Link>
+                  </td>
+                  <td>{f.namespace}</td>
+                  <td>{f.description}</td>
+                  <td>{f.enabled ? 'yes' : <span className="badge">disabled</span>}</td>
+                  <td>
+                    <LastRuns ns={f.namespace} flow={f.id} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </div>
+  );
+}
+
+interface Stat {
+  execution_id: string;
+  state: string;
+  duration_ms: number | null;
+}
+
+function LastRuns({ ns, flow }: { ns: string; flow: string }) {
+  const stats = useLoad(() => api<{ items: Stat[] }>('GET', `/flows/${ns}/${flow}/stats`), [ns, flow]);
+  if (!stats.data) return null;
+  const last = stats.data.items.slice(0, 5);
+  if (!last.length) return <span className="muted">never run</span>;
+  return (
+    <span className="dots" aria-label={`Last runs: ${last.map((s) => s.state).join(', ')}`}>
+      {last.map((s) => (
+        <Link key={s.execution_id} to={`/executions/${s.execution_id}`} className={`dot state-${s.state.toLowerCase()}`} title={s.state}>
+          <span className="sr-only">{s.state}</span>
+        </Link>
+      ))}
+    </span>
+  );
+}
+

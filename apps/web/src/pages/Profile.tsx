@@ -1,0 +1,159 @@
+// The own account: name, password, other sessions, and API tokens (created
+// with a role and an expiry; the secret is shown once with a copy button).
+import { useState } from 'react';
+import { api, listAll } from '../api';
+import { roleAtLeast, useSession } from '../session';
+import { ROLES, type Role } from '../types';
+import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { PasswordForm } from './Login';
+
+interface Token {
+  id: string;
+  name: string;
+  role: Role;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at?: string | null;
+}
+
+export function Profile() {
+  const { me, refresh } = useSession();
+  const [name, setName] = useState(me.name);
+  const save = useAction(async () => {
+    await api('PATCH', '/auth/me', { name });
+    refresh();
+  });
+  const others = useAction(() => api<{ revoked: number }>('POST', '/auth/sessions/revoke-others'));
+  const [revoked, setRevoked] = useState<number>();
+  const [pwDone, setPwDone] = useState(false);
+  return (
+    <div className="page">
+      <h1>Profile</h1>
+      <Section title="Account">
+        <p>
+          {me.email} · role <strong>{me.role}</strong>
+        </p>
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.run();
+          }}
+        >
+          <label>
+            Name <input value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button type="submit" disabled={save.busy}>
+            Save name
+          </button>
+        </form>
+        <ErrorBox error={save.error} />
+      </Section>
+      <Section title="Password">
+        {pwDone ? <p role="status">Password changed. Your other sessions were signed out.</p> : <PasswordForm onDone={() => setPwDone(true)} />}
+        <p>
+          <Button onClick={() => void others.run().then((r) => r && setRevoked(r.revoked))}>Sign out my other sessions</Button>{' '}
+          {revoked !== undefined && <span role="status">{revoked} session(s) signed out.</span>}
+        </p>
+        <ErrorBox error={others.error} />
+      </Section>
+      <Tokens />
+    </div>
+  );
+}
+
+function Tokens() {
+  const { me } = useSession();
+  const tokens = useLoad(() => listAll<Token>('/tokens'), []);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>(me.role);
+  const [days, setDays] = useState('90');
+  const [secret, setSecret] = useState<string>();
+  const create = useAction(async () => {
+    const t = await api<Token & { secret: string }>('POST', '/tokens', { name, role, ...(days ? { expires_in_days: Number(days) } : {}) });
+    setSecret(t.secret);
+    setName('');
+    tokens.reload();
+  });
+  const revoke = useAction(async (id: string) => {
+    await api('DELETE', `/tokens/${encodeURIComponent(id)}`);
+    tokens.reload();
+  });
+  return (
+    <Section title="API tokens">
+      <form
+        className="row wrap"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
+        <label>
+          Token name <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.filter((r) => roleAtLeast(me.role, r)).map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Expires in days
+          <input type="number" min={1} max={365} value={days} onChange={(e) => setDays(e.target.value)} placeholder="never" />
+        </label>
+        <button type="submit" className="primary" disabled={create.busy}>
+          Create token
+        </button>
+      </form>
+      <ErrorBox error={create.error} />
+      {secret && (
+        <div className="notice" role="status">
+          <p>
+            <strong>Copy this token now: it is not shown again.</strong>
+          </p>
+          <code className="secret" data-testid="token-secret">
+            {secret}
+          </code>{' '}
+          <CopyButton text={secret} label="Copy token" /> <Button onClick={() => setSecret(undefined)}>Done</Button>
+        </div>
+      )}
+      {tokens.data ? (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Created</th>
+              <th>Expires</th>
+              <th>Last used</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.data.map((t) => (
+              <tr key={t.id}>
+                <td>{t.name}</td>
+                <td>{t.role}</td>
+                <td>{fmtTime(t.created_at)}</td>
+                <td>{t.expires_at ? fmtTime(t.expires_at) : 'never'}</td>
+                <td>{fmtTime(t.last_used_at)}</td>
+                <td>
+                  <Button aria-label={`Revoke token ${t.name}`} onClick={() => confirm(`Revoke token ${t.name}?`) && void revoke.run(t.id)}>
+                    Revoke
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <Loading what="tokens" />
+      )}
+      <ErrorBox error={tokens.error ?? revoke.error} />
+    </Section>
+  );
+}
