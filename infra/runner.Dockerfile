@@ -9,21 +9,26 @@
 # NODE_IMAGE only builds the bundle (its node is the one shipped); see
 # infra/Dockerfile for the substitution the tests make.
 ARG NODE_IMAGE=node:20-bookworm-slim
+# Tests only: an image holding /out/runner (see infra/Dockerfile).
+ARG PREBUILT=
 
 # The same first stage as infra/Dockerfile, so the two share its layer cache.
 FROM ${NODE_IMAGE} AS build
-# Only for a build behind a TLS-intercepting proxy: a CA bundle file in the
-# base image for node, npm and pnpm (the tests pass their machine's).
+# Only for a build behind a TLS-intercepting proxy (see infra/Dockerfile).
 ARG NODE_EXTRA_CA_CERTS
 ARG SSL_CERT_FILE
 ARG npm_config_cafile
+ARG PREBUILT
 WORKDIR /src
 COPY . .
-RUN CI=true node scripts/bootstrap.mjs
+RUN [ -n "${PREBUILT}" ] || CI=true node scripts/bootstrap.mjs
 
 FROM build AS bundle
-RUN node infra/runner-bundle.mjs /out/runner
+ARG PREBUILT
+RUN [ -n "${PREBUILT}" ] || node infra/runner-bundle.mjs /out/runner
+
+FROM ${PREBUILT:-bundle} AS bundled
 
 FROM scratch AS runner
-COPY --from=bundle /out/runner /.svc-runner
+COPY --from=bundled /out/runner /.svc-runner
 # No CMD: the executors give the command, the bundle's argv (bundle.json).

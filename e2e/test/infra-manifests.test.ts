@@ -207,11 +207,12 @@ test('the Dockerfiles build one app each from a named supported base, as a non-r
   const df = fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8');
   const runner = fs.readFileSync(path.join(root, 'infra/runner.Dockerfile'), 'utf8');
   for (const f of [df, runner]) assert.match(f, /^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
-  assert.match(df, /pnpm --filter "\.\/apps\/\$\{APP\}" deploy --prod/);
+  assert.match(df, /sh infra\/deploy-app\.sh "\$\{APP\}" "\/out\/\$\{APP\}"/);
+  assert.match(fs.readFileSync(path.join(root, 'infra/deploy-app.sh'), 'utf8'), /pnpm --filter "\.\/apps\/\$\{app\}" deploy --prod/);
   assert.match(df, /^USER node$/m);
   assert.match(df, /^HEALTHCHECK .*\/app\/healthcheck\.mjs/m);
   assert.match(runner, /^FROM scratch AS runner$/m);
-  assert.match(runner, /^COPY --from=bundle \/out\/runner \/\.svc-runner$/m);
+  assert.match(runner, /^COPY --from=bundled \/out\/runner \/\.svc-runner$/m);
   const ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['**/node_modules', '**/dist', '.svc-data', '.test-data', '.git', '.tools']) assert.ok(ignore.includes(p), p);
 });
