@@ -57,7 +57,7 @@ function dockerImport(tar: Readable, tag: string, changes: string[]): Promise<vo
   });
 }
 
-/** A Debian-like Node 20 base from this machine's files: what node:20-bookworm-slim gives the later stages. */
+/** A Debian-like Node 20 base from this machine's files: what node:20-bookworm-slim gives the build and the image. */
 export async function importNodeBase(tag: string): Promise<void> {
   const r = new Rootfs();
   for (const dir of ['/root', '/home/node', '/proc', '/sys', '/dev', '/etc', '/run', '/var', '/usr/local/bin']) r.dir(dir);
@@ -74,6 +74,11 @@ export async function importNodeBase(tag: string): Promise<void> {
     const f = `/lib/x86_64-linux-gnu/${lib}`;
     if (fs.existsSync(f)) r.host(f);
   }
+  // npm, as the real base has it (the build stage installs pnpm with it), and
+  // this machine's CA bundle, for a full build through its TLS-intercepting proxy.
+  r.hostTree('/usr/lib/node_modules/npm');
+  r.host('/usr/bin/npm');
+  for (const f of [process.env.NODE_EXTRA_CA_CERTS, '/etc/ssl/certs/ca-certificates.crt']) if (f && fs.existsSync(f)) r.host(f);
   for (const l of ['/bin', '/lib', '/lib64', '/sbin']) if (fs.existsSync(l)) r.host(l);
   await dockerImport(r.tar(), tag, ['ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', `LABEL ${TEST_LABEL}=1`, 'CMD ["node"]']);
 }
