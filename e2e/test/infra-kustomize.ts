@@ -1,9 +1,10 @@
-// A small Kustomize renderer for the tests of infra/kubernetes: kustomize and
-// kubectl cannot be installed on the machines these tests run on (kubectl
-// 1.20 from Debian embeds a kustomize too old for `replicas` and inline
-// `patches`). It implements exactly the fields the kustomizations there use,
-// with Kustomize's meaning, and refuses any other field, so a kustomization
-// cannot use a feature these tests do not render:
+// A small Kustomize renderer for the tests of infra/kubernetes, so that they
+// run where no kubectl with Kustomize v5 is installed (Debian's kubectl 1.20
+// embeds one too old for `replicas` and inline `patches`; where a kubectl with
+// Kustomize v5 is present, infra-manifests.test.ts checks that both print the
+// same objects). It implements exactly the fields the kustomizations there
+// use, with Kustomize's meaning, and refuses any other field, so a
+// kustomization cannot use a feature these tests do not render:
 //
 //   resources   files (multi-document YAML) and directories with a kustomization.yaml
 //   namespace   set on every namespaced object, and on the ServiceAccount subjects of RoleBindings

@@ -10,6 +10,7 @@
 // set is one the configuration knows and loads, and the Compose file and the
 // Dockerfiles name apps that exist.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -44,6 +45,28 @@ async function validate(o: K8sObject): Promise<void> {
   if (!Model) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
   new Model(o).validate();
 }
+
+/** Keys sorted at every level: two renderings compare equal whatever their key order. */
+function sortDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortDeep);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const noKustomize = kubectl.status === 0 && /Kustomize Version: v5/.test(kubectl.stdout) ? false : `no kubectl with Kustomize v5 on this machine (${(kubectl.error?.message ?? kubectl.stdout ?? '').trim().split('\n')[0]}): the renderer is not compared with Kustomize`;
+if (noKustomize) process.stderr.write(`\n!! ${noKustomize}\n\n`);
+
+test('the renderer prints what `kubectl kustomize` prints, for every kustomization', { skip: noKustomize }, () => {
+  for (const [name, objects] of rendered) {
+    const out = spawnSync('kubectl', ['kustomize', path.join(k8s, name)], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    const real = (yaml.loadAll(out.stdout) as K8sObject[]).filter(Boolean);
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    assert.deepEqual(real.map(key).sort(), objects.map(key).sort(), name);
+    for (const o of objects) assert.deepEqual(sortDeep(real.find((r) => key(r) === key(o))), sortDeep(o), `${name}: ${key(o)}`);
+  }
+});
 
 test('there is a production and a staging overlay, and the base renders on its own', () => {
   assert.deepEqual(overlays, ['production', 'staging']);
