@@ -1,76 +1,241 @@
-// The deployment material in infra/ against the code it deploys (the images
-// themselves cannot be built here: no registry for the base image). Every app
-// a manifest or the entrypoint starts exists and is built; every SVC_*
-// variable set is one the configuration knows; the example configuration of
-// the Kubernetes Secret and the pods loads, once its placeholder key is
-// replaced, and the placeholder itself stops a service instead of running
-// with it; ports and probes match the gateway's defaults and routes; the
-// dispatcher's grace period leaves its SIGTERM shutdown time to finish.
+// The deployment material of infra/ against the Kubernetes API schemas and the
+// code it deploys. No cluster is reachable here: each kustomization is
+// rendered (./infra-kustomize.ts, the fields they use) and every object is
+// validated against the OpenAPI schema of its kind by kubernetes-models (types,
+// required fields, enums, formats; like kubeconform without -strict, unknown
+// fields are not refused). Then what a schema cannot know: every app has its
+// Deployment, probes and scrape annotations point at what the apps serve, each
+// Deployment has resource requests and a PodDisruptionBudget selecting it, the
+// RBAC is what the kubernetes executor needs and no more, every SVC_* variable
+// set is one the configuration knows and loads, and the Compose file and the
+// Dockerfiles name apps that exist.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { describeConfig, parseConfig, parseMasterKeys } from '@svc/config';
+import { applyJsonPatch, containersOf, render, type K8sObject } from './infra-kustomize.js';
 import { root } from './stack.js';
 
-const infra = (f: string) => fs.readFileSync(path.join(root, 'infra', f), 'utf8');
-const docs = yaml.loadAll(infra('kubernetes/svc.yaml')) as any[];
-const deployments = docs.filter((d) => d?.kind === 'Deployment');
-const secret = docs.find((d) => d?.kind === 'Secret');
-const containers = deployments.flatMap((d) => d.spec.template.spec.containers as any[]);
+const k8s = path.join(root, 'infra', 'kubernetes');
+const overlays = fs.readdirSync(path.join(k8s, 'overlays')).sort();
+const rendered = new Map<string, K8sObject[]>([
+  ...overlays.map((o) => [`overlays/${o}`, render(path.join(k8s, 'overlays', o))] as const),
+  ['base', render(path.join(k8s, 'base'))],
+  ['secrets-example', render(path.join(k8s, 'secrets-example'))],
+]);
 const known = new Set(describeConfig().map((v) => v.variable));
+const APPS = ['api-gateway', 'scheduler', 'dispatcher', 'maintenance'];
+const GOOD_KEY = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
-test('every app the manifests and the entrypoint start exists and is built', () => {
-  const apps = containers.map((c) => c.args[0] as string);
-  assert.deepEqual(apps.sort(), ['api-gateway', 'dispatcher', 'maintenance', 'scheduler']);
-  const entry = infra('entrypoint.sh');
-  assert.match(entry, /exec node "\/app\/apps\/\$\{app\}\/dist\/main\.js"/);
-  const named = /Runs one svc app: (.*)\./.exec(entry)![1]!.replace(/ ARGS|or /g, '').split(/,\s*/).map((s) => s.trim());
-  for (const app of new Set([...apps, ...named, /CMD \["([^"]+)"\]/.exec(infra('Dockerfile'))![1]!])) {
-    assert.ok(fs.existsSync(path.join(root, 'apps', app, 'dist', 'main.js')), `apps/${app}/dist/main.js`);
+/** YAML merge keys (`<<: *anchor`), which Compose resolves and js-yaml 5 leaves as a `<<` key. */
+function mergeKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(mergeKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const { '<<': merged, ...own } = v as Record<string, unknown>;
+  const bases = (merged === undefined ? [] : Array.isArray(merged) ? merged : [merged]).map(mergeKeys) as Record<string, unknown>[];
+  return Object.assign({}, ...bases.reverse(), Object.fromEntries(Object.entries(own).map(([k, x]) => [k, mergeKeys(x)])));
+}
+
+async function validate(o: K8sObject): Promise<void> {
+  const models = (await import(`kubernetes-models/${o.apiVersion}`)) as Record<string, new (x: unknown) => { validate(): void }>;
+  const Model = models[o.kind];
+  if (!Model) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
+  new Model(o).validate();
+}
+
+/** Keys sorted at every level: two renderings compare equal whatever their key order. */
+function sortDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortDeep);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const noKustomize = kubectl.status === 0 && /Kustomize Version: v5/.test(kubectl.stdout) ? false : `no kubectl with Kustomize v5 on this machine (${(kubectl.error?.message ?? kubectl.stdout ?? '').trim().split('\n')[0]}): the renderer is not compared with Kustomize`;
+if (noKustomize) process.stderr.write(`\n!! ${noKustomize}\n\n`);
+
+test('the renderer prints what `kubectl kustomize` prints, for every kustomization', { skip: noKustomize }, () => {
+  for (const [name, objects] of rendered) {
+    const out = spawnSync('kubectl', ['kustomize', path.join(k8s, name)], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    const real = (yaml.loadAll(out.stdout) as K8sObject[]).filter(Boolean);
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    assert.deepEqual(real.map(key).sort(), objects.map(key).sort(), name);
+    for (const o of objects) assert.deepEqual(sortDeep(real.find((r) => key(r) === key(o))), sortDeep(o), `${name}: ${key(o)}`);
   }
-  assert.match(infra('Dockerfile'), /RUN CI=true node scripts\/bootstrap\.mjs/);
-  assert.ok(fs.existsSync(path.join(root, 'scripts', 'bootstrap.mjs')));
 });
 
-test('every SVC_ variable the manifests and the image set is one the configuration knows', () => {
-  const set = [
-    ...Object.keys(secret.stringData),
-    ...containers.flatMap((c) => (c.env ?? []).map((e: { name: string }) => e.name)),
-    ...[...infra('Dockerfile').matchAll(/\b(SVC_[A-Z0-9_]+)=/g)].map((m) => m[1]!),
-  ];
-  assert.ok(set.length > 5);
-  assert.deepEqual(set.filter((v) => !known.has(v)), []);
+test('there is a production and a staging overlay, and the base renders on its own', () => {
+  assert.deepEqual(overlays, ['production', 'staging']);
+  for (const [name, objects] of rendered) assert.ok(objects.length > 0, name);
 });
 
-test('the example configuration loads once its key is real; the placeholder key is refused', () => {
-  assert.throws(() => parseMasterKeys(secret.stringData.SVC_MASTER_KEYS), /expected 32/);
-  const dockerEnv = Object.fromEntries([...infra('Dockerfile').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-  for (const c of containers) {
-    const env = {
-      ...dockerEnv,
-      ...secret.stringData,
-      SVC_MASTER_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
-      ...Object.fromEntries((c.env ?? []).map((e: { name: string; value: string }) => [e.name, e.value])),
-    };
-    const config = parseConfig(env, { cwd: root });
-    assert.equal(config.host, '0.0.0.0', `${c.name}: listens beyond loopback in a container`);
-    if (c.name === 'dispatcher') assert.deepEqual([config.pools, config.executors], [['default'], ['process']]);
+test('every rendered object is valid against the Kubernetes schema of its kind', async () => {
+  let n = 0;
+  for (const [name, objects] of rendered) {
+    for (const o of objects) {
+      await assert.doesNotReject(validate(o), `${name}: ${o.kind}/${o.metadata?.name}`);
+      n++;
+    }
   }
+  assert.ok(n > 30, `${n} objects`);
 });
 
-test('the gateway port and probes match its defaults and routes; the dispatcher has time for its shutdown', () => {
-  const gw = containers.find((c) => c.name === 'api-gateway');
-  const port = Number(describeConfig().find((v) => v.variable === 'SVC_PORT')!.default);
-  assert.equal(gw.ports[0].containerPort, port);
-  assert.match(infra('Dockerfile'), new RegExp(`EXPOSE ${port}\\b`));
-  assert.deepEqual([gw.livenessProbe.httpGet.path, gw.readinessProbe.httpGet.path], ['/healthz', '/readyz']);
-  assert.equal(gw.readinessProbe.httpGet.port, port);
-  const service = docs.find((d) => d?.kind === 'Service');
-  assert.equal(service.spec.ports[0].targetPort, port);
-  assert.equal(service.spec.selector.app, deployments.find((d) => d.metadata.name === 'svc-api-gateway').spec.template.metadata.labels.app);
-  const dispatcher = deployments.find((d) => d.metadata.name === 'svc-dispatcher');
-  const killDelayS = Number(describeConfig().find((v) => v.variable === 'SVC_KILL_DELAY_MS')!.default) / 1000;
-  assert.ok(dispatcher.spec.template.spec.terminationGracePeriodSeconds > killDelayS, 'SIGTERM, then the tasks get SIGKILL after the kill delay, before Kubernetes kills the pod');
+test('the validator refuses what a cluster would refuse', async () => {
+  const gw = structuredClone(rendered.get('overlays/production')!.find((o) => o.kind === 'Deployment')!);
+  applyJsonPatch(gw, [{ op: 'replace', path: '/spec/template/spec/containers/0/ports/0/containerPort', value: 'eighty' }]);
+  await assert.rejects(validate(gw), /containerPort must be integer/);
+  const pdb = structuredClone(rendered.get('base')!.find((o) => o.kind === 'PodDisruptionBudget')!);
+  delete (pdb as { spec?: unknown }).spec;
+  (pdb as { metadata: unknown }).metadata = 'svc';
+  await assert.rejects(validate(pdb));
+});
+
+for (const overlay of overlays) {
+  const objects = rendered.get(`overlays/${overlay}`)!;
+  const of = (kind: string) => objects.filter((o) => o.kind === kind);
+  const byName = (kind: string, name: string) => of(kind).find((o) => o.metadata.name === name)!;
+  const deployments = of('Deployment');
+  const podOf = (d: K8sObject) => (d.spec as { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } }).template;
+
+  test(`${overlay}: one Deployment per app, each with requests, a PodDisruptionBudget, a namespace and its pushed image`, () => {
+    assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), APPS.map((a) => `svc-${a}`).sort());
+    const ns = objects[0]!.metadata.namespace;
+    assert.ok(ns);
+    for (const o of objects) assert.equal(o.metadata.namespace, ns, `${o.kind}/${o.metadata.name}`);
+    for (const d of deployments) {
+      const [c] = containersOf(d);
+      const req = (c!.resources as { requests?: { cpu?: string; memory?: string } }).requests;
+      assert.ok(req?.cpu && req.memory, `${d.metadata.name}: requests`);
+      assert.match(c!.image, /^registry\.example\.com\/svc\/[a-z-]+:[\w.-]+$/, d.metadata.name);
+      assert.equal(c!.image.split('/').at(-1)!.split(':')[0], d.metadata.name.replace(/^svc-/, ''));
+      const labels = podOf(d).metadata.labels;
+      const pdbs = of('PodDisruptionBudget').filter((p) => Object.entries((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels).every(([k, v]) => labels[k] === v));
+      assert.equal(pdbs.length, 1, `${d.metadata.name}: PodDisruptionBudget`);
+      assert.deepEqual((d.spec as { selector: { matchLabels: object } }).selector.matchLabels, (pdbs[0]!.spec as { selector: { matchLabels: object } }).selector.matchLabels);
+      const sc = c!.securityContext as { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean };
+      assert.deepEqual([sc.readOnlyRootFilesystem, sc.allowPrivilegeEscalation, (podOf(d).spec.securityContext as { runAsNonRoot: boolean }).runAsNonRoot], [true, false, true]);
+      const mounts = (c!.volumeMounts as { mountPath: string }[]).map((m) => m.mountPath);
+      assert.ok(mounts.includes('/tmp'), `${d.metadata.name}: a writable /tmp on a read-only root`);
+    }
+  });
+
+  test(`${overlay}: the gateway is probed on /readyz and /healthz; the gateway and maintenance are scraped where they serve /metrics`, () => {
+    const gw = byName('Deployment', 'svc-api-gateway');
+    const [c] = containersOf(gw);
+    const port = Number(describeConfig().find((v) => v.variable === 'SVC_PORT')!.default);
+    const ports = c!.ports as { name: string; containerPort: number }[];
+    assert.equal(ports.find((p) => p.name === 'http')!.containerPort, port);
+    const probe = (p: string) => (c![p] as { httpGet: { path: string; port: string } }).httpGet;
+    assert.deepEqual([probe('readinessProbe').path, probe('livenessProbe').path], ['/readyz', '/healthz']);
+    assert.ok((c!.readinessProbe as { timeoutSeconds: number }).timeoutSeconds > 5, '/readyz answers within its 5 s budget');
+    const svc = byName('Service', 'svc-api-gateway');
+    assert.deepEqual((svc.spec as { selector: object }).selector, (gw.spec as { selector: { matchLabels: object } }).selector.matchLabels);
+    assert.equal((svc.spec as { ports: { targetPort: string }[] }).ports[0]!.targetPort, 'http');
+
+    const scraped = deployments.filter((d) => podOf(d).metadata.annotations?.['prometheus.io/scrape'] === 'true');
+    assert.deepEqual(scraped.map((d) => d.metadata.name).sort(), ['svc-api-gateway', 'svc-maintenance']);
+    const m = byName('Deployment', 'svc-maintenance');
+    const metricsPort = (containersOf(m)[0]!.env as { name: string; value: string }[]).find((e) => e.name === 'SVC_METRICS_PORT')!.value;
+    assert.equal(podOf(m).metadata.annotations!['prometheus.io/port'], metricsPort);
+    assert.equal(podOf(gw).metadata.annotations!['prometheus.io/port'], String(port));
+  });
+
+  test(`${overlay}: the dispatcher's service account may run task Jobs in its own namespace, and nothing else`, () => {
+    const d = byName('Deployment', 'svc-dispatcher');
+    const spec = podOf(d).spec as { serviceAccountName: string; terminationGracePeriodSeconds: number };
+    const sa = byName('ServiceAccount', spec.serviceAccountName);
+    assert.ok(sa);
+    assert.equal(of('ClusterRole').length + of('ClusterRoleBinding').length, 0);
+    const bindings = of('RoleBinding').filter((b) => (b.subjects as { kind: string; name: string; namespace: string }[]).some((s) => s.kind === 'ServiceAccount' && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace));
+    assert.equal(bindings.length, 1);
+    const role = byName('Role', (bindings[0]!.roleRef as { name: string }).name);
+    const rules = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) => r.resources.map((res) => `${r.apiGroups.join()}/${res}: ${[...r.verbs].sort().join(' ')}`));
+    assert.deepEqual(rules.sort(), ['/pods/log: get', '/pods: delete get list watch', 'batch/jobs: create delete get list watch']);
+    const env = containersOf(d)[0]!.env as { name: string; value?: string; valueFrom?: { fieldRef: { fieldPath: string } } }[];
+    assert.equal(env.find((e) => e.name === 'SVC_K8S_NAMESPACE')!.valueFrom!.fieldRef.fieldPath, 'metadata.namespace', 'Jobs go where the Role grants');
+    assert.match(env.find((e) => e.name === 'SVC_RUNNER_IMAGE')!.value!, /^registry\.example\.com\/svc\/runner:/);
+    assert.equal(env.find((e) => e.name === 'SVC_RUNNER_URL')!.value, `http://${byName('Service', 'svc-api-gateway').metadata.name}`);
+    const killDelayS = Number(describeConfig().find((v) => v.variable === 'SVC_KILL_DELAY_MS')!.default) / 1000;
+    assert.ok(spec.terminationGracePeriodSeconds > killDelayS, 'SIGTERM, then the tasks get SIGKILL after the kill delay, before Kubernetes kills the pod');
+    for (const other of deployments.filter((x) => x !== d)) assert.equal(podOf(other).spec.automountServiceAccountToken, false, other.metadata.name);
+  });
+
+  test(`${overlay}: a migration Job of the same release runs before the rollout, with the database URL only`, () => {
+    const job = byName('Job', 'svc-migrate');
+    const [c] = containersOf(job);
+    assert.deepEqual(c!.command, ['node', '/app/migrate.mjs']);
+    assert.equal(c!.image, containersOf(byName('Deployment', 'svc-maintenance'))[0]!.image, 'the migrations of the release being rolled out');
+    assert.deepEqual(c!.envFrom, [{ secretRef: { name: 'svc-database' } }]);
+    assert.equal((job.metadata.labels as Record<string, string>)['app.kubernetes.io/component'], 'migration');
+    assert.ok(objects.filter((o) => (o.metadata.labels as Record<string, string> | undefined)?.['app.kubernetes.io/component'] === 'migration').every((o) => o.kind === 'Job'), 'the selector of the first apply picks the Job alone');
+  });
+
+  test(`${overlay}: every SVC_ variable set is known, and the configuration of every container loads`, () => {
+    const secrets = [...rendered.get('secrets-example')!, ...of('Secret')].filter((o) => o.kind === 'Secret');
+    const secretData = (name: string) => (secrets.find((s) => s.metadata.name === name)!.stringData as Record<string, string>);
+    const config = byName('ConfigMap', 'svc-config').data as Record<string, string>;
+    const dockerfileEnv = Object.fromEntries([...fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/\\$/, '')]));
+    for (const o of [...deployments, byName('Job', 'svc-migrate')]) {
+      for (const c of containersOf(o)) {
+        const env: Record<string, string> = { ...dockerfileEnv, SVC_APP: '' };
+        for (const from of (c.envFrom ?? []) as { configMapRef?: { name: string }; secretRef?: { name: string } }[]) {
+          if (from.configMapRef) Object.assign(env, byName('ConfigMap', from.configMapRef.name).data);
+          if (from.secretRef) Object.assign(env, secretData(from.secretRef.name));
+        }
+        for (const e of (c.env ?? []) as { name: string; value?: string }[]) env[e.name] = e.value ?? overlay;
+        const svcVars = Object.keys(env).filter((k) => k.startsWith('SVC_') && k !== 'SVC_APP');
+        assert.deepEqual(svcVars.filter((v) => !known.has(v)), [], `${o.metadata.name}: unknown variables`);
+        if (o.kind === 'Job') continue;
+        assert.ok(env.SVC_DATABASE_URL && env.SVC_MASTER_KEYS && env.SVC_STORAGE_URL, o.metadata.name);
+        assert.throws(() => parseMasterKeys(env.SVC_MASTER_KEYS!), /expected 32/, 'the placeholder key is refused');
+        const parsed = parseConfig({ ...env, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root });
+        assert.equal(parsed.host, '0.0.0.0', `${o.metadata.name}: listens beyond loopback`);
+      }
+    }
+    assert.ok(Object.keys(config).every((k) => known.has(k)));
+  });
+}
+
+test('staging carries the example Secrets; production carries none', () => {
+  assert.deepEqual(rendered.get('overlays/production')!.filter((o) => o.kind === 'Secret'), []);
+  assert.deepEqual(rendered.get('overlays/staging')!.filter((o) => o.kind === 'Secret').map((s) => s.metadata.name).sort(), ['svc-database', 'svc-master-keys', 'svc-storage']);
+});
+
+test('the Compose file runs PostgreSQL, an S3 store, the migrations first, every app and two dispatchers', () => {
+  const compose = mergeKeys(yaml.load(fs.readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'))) as { services: Record<string, Record<string, any>> };
+  const s = compose.services;
+  for (const name of ['postgres', 's3', 'migrate', ...APPS]) assert.ok(s[name], name);
+  assert.equal(s.dispatcher!.deploy.replicas, 2);
+  for (const app of [...APPS, 'migrate']) {
+    const b = s[app]!.build;
+    assert.equal(b.dockerfile, 'infra/Dockerfile', app);
+    const appArg = b.args.APP as string;
+    assert.ok(fs.existsSync(path.join(root, 'apps', appArg, 'package.json')), app);
+    if (app !== 'migrate') assert.equal(appArg, app);
+    const env = s[app]!.environment as Record<string, string>;
+    assert.ok(env.SVC_DATABASE_URL && env.SVC_MASTER_KEYS && env.SVC_STORAGE_URL, app);
+    assert.deepEqual(Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k)), [], app);
+  }
+  for (const app of APPS) assert.equal(s[app]!.depends_on.migrate.condition, 'service_completed_successfully', app);
+  assert.deepEqual(s.migrate!.command ?? s.migrate!.entrypoint, ['node', '/app/migrate.mjs']);
+  assert.match(s.s3!.image, /minio/);
+  assert.match(s.postgres!.image, /^postgres:/);
+});
+
+test('the Dockerfiles build one app each from a named supported base, as a non-root user, with a health check', () => {
+  const df = fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8');
+  const runner = fs.readFileSync(path.join(root, 'infra/runner.Dockerfile'), 'utf8');
+  for (const f of [df, runner]) assert.match(f, /^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+  assert.match(df, /sh infra\/deploy-app\.sh "\$\{APP\}" "\/out\/\$\{APP\}"/);
+  assert.match(fs.readFileSync(path.join(root, 'infra/deploy-app.sh'), 'utf8'), /pnpm --filter "\.\/apps\/\$\{app\}" deploy --prod/);
+  assert.match(df, /^USER node$/m);
+  assert.match(df, /^HEALTHCHECK .*\/app\/healthcheck\.mjs/m);
+  assert.match(runner, /^FROM scratch AS runner$/m);
+  assert.match(runner, /^COPY --from=bundled \/out\/runner \/\.svc-runner$/m);
+  const ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
+  for (const p of ['**/node_modules', '**/dist', '.svc-data', '.test-data', '.git', '.tools']) assert.ok(ignore.includes(p), p);
 });

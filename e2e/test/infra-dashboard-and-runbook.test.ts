@@ -1,0 +1,65 @@
+// The Grafana dashboard and the runbook against the metrics the apps serve:
+// every svc_ metric that the gateway and maintenance define (prom-client
+// `name:` in apps/*/src) has a panel and a line in the runbook's metric table,
+// and every metric a panel queries is one the apps serve (theirs, or
+// prom-client's default process metrics). Also: the runbook names the files
+// of infra/ it explains, and the README points at it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { root } from './stack.js';
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const served = new Set(
+  ['api-gateway', 'maintenance'].flatMap((app) =>
+    sources(path.join(root, 'apps', app, 'src')).flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!)),
+  ),
+);
+const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'infra/grafana/svc-dashboard.json'), 'utf8')) as {
+  panels: { type: string; title: string; targets?: { expr: string }[] }[];
+  templating: { list: { name: string }[] };
+};
+const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+const runbook = fs.readFileSync(path.join(root, 'docs/runbook.md'), 'utf8');
+/** Series a histogram or counter exposes under its name. */
+const base = (series: string) => series.replace(/_(bucket|count|sum)$/, '');
+const PROM_CLIENT_DEFAULTS = /^(process|nodejs)_[a-z0-9_]+$/;
+
+test('the apps define the metrics this test expects to find', () => {
+  for (const m of ['svc_executions', 'svc_task_runs', 'svc_queue_depth', 'svc_http_request_duration_seconds', 'svc_maintenance_lease_held', 'svc_maintenance_runs_total']) {
+    assert.ok(served.has(m), m);
+  }
+});
+
+test('every svc_ metric the apps serve has a panel, and every panel queries a served metric', () => {
+  const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:svc|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!)));
+  for (const m of served) assert.ok([...used].some((u) => base(u) === m || u === m), `no panel for ${m}`);
+  for (const u of used) assert.ok(served.has(u) || served.has(base(u)) || PROM_CLIENT_DEFAULTS.test(u), `${u} is not served by the apps`);
+  assert.ok(dashboard.panels.every((p) => p.type === 'row' || (p.targets?.length ?? 0) > 0));
+  assert.deepEqual(dashboard.templating.list.map((v) => v.name), ['datasource']);
+});
+
+test('the runbook explains every served metric and covers each topic of the issue', () => {
+  for (const m of served) assert.match(runbook, new RegExp(`\\| \`${m}[{\`]`), `runbook metric table: ${m}`);
+  for (const heading of ['## Sizing', '## Scaling each app', '## Rotating master keys', '## Upgrading', '## Backup and restore', '## Metrics and alerts', '## Migrations, and how they coexist with the services']) {
+    assert.ok(runbook.includes(`\n${heading}\n`), heading);
+  }
+  assert.match(runbook, /svc secrets rewrap|"args":\["secrets","rewrap"\]/);
+  for (const f of [...runbook.matchAll(/`(infra\/[^`\s]+|\.dockerignore)`/g)].map((m) => m[1]!)) {
+    assert.ok(fs.existsSync(path.join(root, f.replace(/\/$/, ''))), `the runbook names ${f}`);
+  }
+});
+
+test('the README points at infra/ and the runbook', () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  assert.match(readme, /\n## Deployment\n/);
+  assert.match(readme, /docs\/runbook\.md/);
+});

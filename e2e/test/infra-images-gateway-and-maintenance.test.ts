@@ -1,0 +1,61 @@
+// The api-gateway and maintenance images of infra/Dockerfile, built and run
+// in the test run's Docker engine (see ./infra-images.ts for the two build
+// arguments the tests substitute); skipped, with the reason, without one.
+// Also the build context: .dockerignore keeps out installed modules, build
+// output, local data and git.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, skip, startApp, status, until } from './infra-images.js';
+import { root } from './stack.js';
+
+const BASE = 'svc-test/node20-local:gm';
+const PREBUILT = 'svc-test/infra-prebuilt:gm';
+const APPS = ['api-gateway', 'maintenance'];
+const started: string[] = [];
+let db: TestDatabase | undefined;
+
+before(async () => {
+  if (skip) return;
+  await importNodeBase(BASE);
+  await importPrebuilt(PREBUILT, APPS);
+  for (const app of APPS) await build('infra/Dockerfile', image(app), ['--build-arg', `NODE_IMAGE=${BASE}`, '--build-arg', `PREBUILT=${PREBUILT}`, '--build-arg', `APP=${app}`]);
+  db = await createTestDatabase();
+});
+
+after(async () => {
+  for (const id of started) await docker(['rm', '-f', id]).catch(() => {});
+  await db?.drop();
+});
+
+test('the build context leaves out installed modules, build output, local data and git', { skip }, async () => {
+  fs.mkdirSync(path.join(root, '.svc-data'), { recursive: true }); // as `npm start` leaves it, with its master key
+  const probe = `FROM ${BASE}\nCOPY . /ctx\nRUN cd /ctx && find . -maxdepth 3 \\( -name node_modules -o -name dist -o -name .svc-data -o -name .test-data -o -name .git -o -name .tools -o -name .turbo \\) -print > /found\n`;
+  const id = (await docker(['build', '-q', '-f', '-', '.'], { input: probe, timeoutMs: 120_000 })).trim();
+  assert.equal((await docker(['run', '--rm', '--entrypoint', 'cat', id, '/found'])).trim(), '', 'in the build context');
+  const present = await docker(['run', '--rm', '--entrypoint', 'sh', id, '-c', 'ls -d /ctx/pnpm-lock.yaml /ctx/apps/api-gateway/src /ctx/infra/Dockerfile /ctx/e2e/package.json /ctx/scripts/bootstrap.mjs']);
+  assert.equal(present.trim().split('\n').length, 5);
+});
+
+test('the gateway and maintenance images run as node with a HEALTHCHECK and only their own production files', { skip }, async () => {
+  for (const app of APPS) assert.deepEqual(await imageFacts(app, ['api-gateway', 'scheduler', 'dispatcher', 'maintenance', 'cli'].filter((a) => a !== app)), [], app);
+});
+
+test('the gateway image migrates, then answers /healthz and /readyz against a real database and turns healthy', { skip }, async () => {
+  const migrated = await docker(['run', '--rm', '--network', 'host', '-e', `SVC_DATABASE_URL=${db!.url}`, '--entrypoint', 'node', image('api-gateway'), '/app/migrate.mjs']);
+  assert.match(migrated, /"message":"migrations".*"pending":\[\]/);
+  const port = await freePort();
+  const id = await startApp('api-gateway', { SVC_DATABASE_URL: db!.url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_PORT: String(port), SVC_HOST: '127.0.0.1' }, started);
+  await until('/healthz', async () => ((await status(`http://127.0.0.1:${port}/healthz`)) === 200 ? true : undefined));
+  await until('/readyz', async () => ((await status(`http://127.0.0.1:${port}/readyz`)) === 200 ? true : undefined));
+  await healthy(id);
+});
+
+test('the maintenance image turns healthy and serves its metrics', { skip }, async () => {
+  const port = await freePort();
+  const id = await startApp('maintenance', { SVC_DATABASE_URL: db!.url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_METRICS_PORT: String(port), SVC_HOST: '127.0.0.1' }, started);
+  await healthy(id);
+  assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /^# HELP svc_maintenance_lease_held /m);
+});

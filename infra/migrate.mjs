@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Applies the database migrations this image carries, then exits: the command
+// of the Kubernetes migration Job and of the Compose `migrate` service, run
+// before a rollout. Services apply pending migrations at start too, under the
+// same advisory lock (Prisma Migrate's), so whichever comes first applies them
+// once and the others find nothing to do. Exit codes: 0 done, 1 failed, 2 no
+// SVC_DATABASE_URL, 3 the database carries migrations this image does not
+// know (a newer release migrated it: roll forward instead).
+//   node /app/migrate.mjs
+import { applyMigrations, createDb, migrationStatus } from '@svc/db';
+
+const url = process.env.SVC_DATABASE_URL;
+if (!url) {
+  console.error(JSON.stringify({ level: 'error', message: 'SVC_DATABASE_URL is not set' }));
+  process.exit(2);
+}
+const db = createDb({ url, applicationName: 'svc-migrate' });
+let code = 0;
+try {
+  const applied = await applyMigrations(db.pool);
+  const status = await migrationStatus(db.pool);
+  const line = { level: 'info', message: 'migrations', applied, pending: status.pending, unknown: status.unknown, failed: status.failed };
+  console.log(JSON.stringify(line));
+  if (status.unknown.length) code = 3;
+  else if (status.pending.length || status.failed.length) code = 1;
+} catch (err) {
+  console.error(JSON.stringify({ level: 'error', message: 'migrations failed', err: String(err?.message ?? err) }));
+  code = 1;
+} finally {
+  await db.close().catch(() => {});
+}
+process.exit(code);
