@@ -40,7 +40,7 @@ test('the scheduler and dispatcher images start against a real database and turn
 });
 
 test('the CLI image answers', { skip }, async () => {
-  assert.match(await docker(['run', '--rm', image('cli'), '--help']), /^Usage: svc <command>/);
+  assert.match(await docker(['run', '--rm', image('cli'), '--help']), /^Usage: svc \[options\] \[command\]/);
 });
 
 test('the runner image, FROM scratch, installs its bundle through the bundle\'s own loader', { skip }, async () => {

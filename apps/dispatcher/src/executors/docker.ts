@@ -31,6 +31,9 @@ import type { Executor } from './types.js';
 export const WORK_MOUNT = '/.svc-work';
 /** The volume label naming the runner bundle version it holds. */
 const BUNDLE_LABEL = 'svc.dev/runner-bundle';
+/** How long a dispatcher waits for another one filling the runner volume, and when a filler counts as left by a dead one. */
+const FILLER_WAIT_MS = 5 * 60_000;
+const FILLER_STALE_MS = 2 * 60_000;
 /** A file written last into a bundle volume: the copy is complete. */
 const COMPLETE_MARK = '.svc-complete';
 /** How often the engine's health is checked (a dispatcher advertises docker only while it answers). */
@@ -154,12 +157,10 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   async function fillBundleVolume(image: string, bundle: RunnerBundleLike): Promise<string> {
     const name = `svc-runner-${bundle.hash.slice(0, 32)}`;
     await docker.createVolume({ Name: name, Labels: { [LABELS.managedBy]: MANAGED_BY, [BUNDLE_LABEL]: bundle.hash } });
-    const filler = await docker.createContainer({
-      Image: image,
-      Entrypoint: ['/.none'],
-      Labels: { [LABELS.managedBy]: MANAGED_BY },
-      HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: opts.runnerMount }], NetworkMode: 'none' },
-    });
+    // The filler container's fixed name is a lock across dispatchers sharing the engine: the one that creates it
+    // fills the volume while the others wait for it to go. Writing the files again under a running task's node
+    // (another dispatcher filling at the same time) would crash that task (SIGBUS).
+    const filler = await createFiller(image, name);
     try {
       const complete = await filler.getArchive({ path: `${opts.runnerMount}/${COMPLETE_MARK}` }).then(
         (s) => (s.resume(), true),
@@ -176,6 +177,29 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       await filler.remove({ force: true, v: false }).catch(() => undefined);
     }
     return name;
+  }
+
+  /** Creates the (never started) filler of volume `name`, waiting while another dispatcher holds it; a filler older than FILLER_STALE_MS was left by a dead dispatcher and is removed. */
+  async function createFiller(image: string, name: string): Promise<Docker.Container> {
+    const fillerName = `${name}-filler`;
+    const deadline = Date.now() + FILLER_WAIT_MS;
+    for (;;) {
+      try {
+        return await docker.createContainer({
+          name: fillerName,
+          Image: image,
+          Entrypoint: ['/.none'],
+          Labels: { [LABELS.managedBy]: MANAGED_BY },
+          HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: opts.runnerMount }], NetworkMode: 'none' },
+        });
+      } catch (err) {
+        if (statusOf(err) !== 409) throw err;
+        const held = await docker.getContainer(fillerName).inspect().catch(() => null);
+        if (held && Date.now() - Date.parse(held.Created) > FILLER_STALE_MS) await docker.getContainer(fillerName).remove({ force: true }).catch(() => undefined);
+        if (Date.now() > deadline) throw new Error(`the runner volume ${name} is being filled by another dispatcher for too long`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   }
 
   /** Waits for a container to exit; stops it (grace: the kill delay) when `signal` aborts. Returns its exit code. */
