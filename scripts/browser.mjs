@@ -11,9 +11,9 @@
 // sandbox (we run as root), no GPU, and nothing that reaches out to Google's
 // hosts on a closed network (background networking, component updates, sync,
 // QUIC).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { aptInstall } from './apt-install.mjs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,24 +26,6 @@ export async function loadPlaywright() {
   const require = createRequire(path.join(root, 'apps/web/package.json'));
   const mod = await import(require.resolve('playwright-core'));
   return mod.chromium ? mod : mod.default; // CommonJS: the named exports sit on default
-}
-
-function aptInstall(pkgs) {
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Another apt-get (a parallel test run, the machine's own updates) may hold the dpkg lock: wait up to 5 minutes for it.
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  const run = (args) =>
-    new Promise((resolve) => {
-      const c = spawn('apt-get', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      c.stdout.on('data', (d) => (output += d));
-      c.stderr.on('data', (d) => (output += d));
-      c.on('error', (err) => resolve({ ok: false, output: err.message }));
-      c.on('exit', (code) => resolve({ ok: code === 0, output }));
-    });
-  const install = () => run(['install', '-y', '-q', '--no-install-recommends', ...lock, ...pkgs]);
-  // Missing or stale package lists on a fresh machine: update once and retry.
-  return install().then((r) => (r.ok ? r : run(['update', '-q', ...lock]).then(install)));
 }
 
 /**

@@ -13,6 +13,7 @@
 // startDockerEngine, and by npm test before it empties its data directory)
 // ends exactly those, found by their paths, never by a process name.
 import { spawn, spawnSync } from 'node:child_process';
+import { aptInstall, withSbin } from './apt-install.mjs';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -158,29 +159,6 @@ export async function stopDockerLeftovers(dir) {
   fs.rmSync(p.execRoot, { recursive: true, force: true });
 }
 
-function aptInstall(pkgs) {
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', PATH: withSbin(process.env.PATH) };
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  const run = (args) =>
-    new Promise((resolve) => {
-      const c = spawn('apt-get', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      c.stdout.on('data', (d) => (output += d));
-      c.stderr.on('data', (d) => (output += d));
-      c.on('error', (err) => resolve({ ok: false, output: err.message }));
-      c.on('exit', (code) => resolve({ ok: code === 0, output }));
-    });
-  const install = () => run(['install', '-y', '-q', '--no-install-recommends', ...lock, ...pkgs]);
-  // No daemon a package ships may start as a service (docker.io's would make a bridge on a private range):
-  // Debian's policy-rc.d answers 101 ("not allowed") to every invoke-rc.d while the install runs.
-  const policy = '/usr/sbin/policy-rc.d';
-  const guarded = !fs.existsSync(policy);
-  if (guarded) fs.writeFileSync(policy, '#!/bin/sh\n# written by svc npm test while it installs packages\nexit 101\n', { mode: 0o755 });
-  // The package lists may be missing or stale on a fresh machine: update once and retry.
-  return install()
-    .then((r) => (r.ok ? r : run(['update', '-q', ...lock]).then(install)))
-    .finally(() => guarded && fs.rmSync(policy, { force: true }));
-}
 
 function findDockerd() {
   for (const dir of withSbin(process.env.PATH).split(':')) {
@@ -199,9 +177,6 @@ function onPath(name) {
   return withSbin(process.env.PATH).split(':').some((d) => fs.existsSync(path.join(d || '.', name)));
 }
 
-function withSbin(p = '') {
-  return [...new Set([...p.split(':').filter(Boolean), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])].join(':');
-}
 
 /** A busybox with no program interpreter (no PT_INTERP): the one a libc-less image can run. */
 function isStaticBusybox(file) {
