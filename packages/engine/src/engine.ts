@@ -92,6 +92,7 @@ export const STALE_REQUEST_MS = 5_000;
 
 export class Engine {
   private readonly deps: StartDeps;
+  private deployment?: Promise<string>;
   private readonly bundles = new Map<string, Promise<{ key: string; hash: string; size: number }>>();
   private planner?: Planner;
   private readonly stopping = new AbortController();
@@ -319,11 +320,16 @@ export class Engine {
    * with it, so that deployments sharing a Docker engine or a cluster
    * namespace never touch each other's containers.
    */
-  async deploymentId(): Promise<string> {
-    const r = await this.pool.query<{ id: string }>(
-      `SELECT substr(md5((SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database()), 1, 16) AS id`,
-    );
-    return r.rows[0]!.id;
+  deploymentId(): Promise<string> {
+    // It never changes: read once (again after a failed read).
+    this.deployment ??= this.pool
+      .query<{ id: string }>(`SELECT substr(md5((SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database()), 1, 16) AS id`)
+      .then((r) => r.rows[0]!.id)
+      .catch((err: unknown) => {
+        this.deployment = undefined;
+        throw err;
+      });
+    return this.deployment;
   }
 
   async runsToStop(taskRunIds: string[]): Promise<string[]> {

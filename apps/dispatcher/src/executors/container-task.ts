@@ -110,6 +110,7 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
     },
     labels: {
       [LABELS.managedBy]: MANAGED_BY,
+      [LABELS.deployment]: await ctx.engine.deploymentId(),
       [LABELS.instance]: labelValue(ctx.instanceId),
       [LABELS.execution]: labelValue(ex.id),
       [LABELS.taskRun]: labelValue(run.id),

@@ -89,8 +89,6 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   let healthy = false;
   let closed = false;
   const adopted = new Set<string>();
-  let deploymentP: Promise<string> | undefined;
-  const deployment = () => (deploymentP ??= ctx.engine.deploymentId().catch((err) => ((deploymentP = undefined), Promise.reject(err))));
   const bundleVolumes = new Map<string, Promise<string>>();
 
   async function ping(): Promise<boolean> {
@@ -245,7 +243,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
    */
   async function sweepLeftovers(): Promise<void> {
     // Only this deployment's: another one may share the engine.
-    const label = [`${LABELS.managedBy}=${MANAGED_BY}`, `${LABELS.deployment}=${await deployment()}`, LABELS.taskRun];
+    const label = [`${LABELS.managedBy}=${MANAGED_BY}`, `${LABELS.deployment}=${await ctx.engine.deploymentId()}`, LABELS.taskRun];
     const containers = await docker.listContainers({ all: true, filters: { label } });
     if (!containers.length) return;
     const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
@@ -300,7 +298,6 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     async run(run: ClaimedRun, signal: AbortSignal) {
       const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
       if (!task) return;
-      task.labels[LABELS.deployment] = await deployment();
       try {
         await ensureImage(task.image, task.pull);
       } catch (err) {

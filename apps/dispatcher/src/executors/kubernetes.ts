@@ -127,8 +127,6 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
   let sweepTimer: NodeJS.Timeout | undefined;
   let swept: Promise<void> | undefined;
 
-  let deploymentP: Promise<string> | undefined;
-  const deployment = () => (deploymentP ??= ctx.engine.deploymentId().catch((err) => ((deploymentP = undefined), Promise.reject(err))));
 
   /**
    * Deletes this deployment's Jobs (of any of its dispatchers) whose task runs
@@ -136,7 +134,7 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
    */
   async function sweep(): Promise<void> {
     try {
-      const jobs = await batch.listNamespacedJob({ namespace, labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.deployment}=${await deployment()}` });
+      const jobs = await batch.listNamespacedJob({ namespace, labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.deployment}=${await ctx.engine.deploymentId()}` });
       const byRun = new Map<string, string>();
       for (const j of jobs.items) {
         const id = j.metadata?.labels?.[LABELS.taskRun];
@@ -241,7 +239,6 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       await watch.start();
       const task = await containerTaskOf(ctx, run, runnerCommand);
       if (!task) return;
-      task.labels[LABELS.deployment] = await deployment();
       const manifest = jobManifest(task, { namespace, runnerImage: opts.runnerImage, runnerArgv: opts.runnerArgv, runnerMount: RUNNER_MOUNT, terminationGraceSeconds: graceSeconds });
       const name = task.name;
       // Subscribed before the Job exists: no event of it can be missed.
