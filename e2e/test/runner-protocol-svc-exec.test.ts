@@ -96,3 +96,40 @@ test('svc exec runs a task over the runner protocol with a signed run token', as
   assert.deepEqual(await again.json(), { accepted: false });
   assert.equal((await s.waitEnded(ex.id)).state, 'SUCCESS');
 });
+
+test('a runner stopped by a signal that could not ask why, while its execution is being cancelled, ends CANCELLED', async () => {
+  // svc exec asks the gateway for two seconds whether a stop signal is a cancel; a loaded gateway can
+  // let it report FAILED instance_shutdown. The gateway knows better: the execution is CANCELLING.
+  const ex = await s.trigger('remote', 'remote');
+  await s.waitFor(ex.id, (e) => e.task_runs[0]?.state === 'QUEUED');
+  const [run] = await claimTaskRuns(s.db, { instanceId: 'test-claimer', pools: ['remote-pool'], executorType: 'process', limit: 1, now: new Date() });
+  assert.ok(run, 'claimed');
+  const token = signRunToken(await loadRunTokenKey(s.db), run.id, new Date(Date.now() + 3600_000));
+  assert.equal((await s.api('POST', `/api/v1/executions/${ex.id}/cancel`)).status, 200);
+  await s.waitFor(ex.id, (e) => e.state === 'CANCELLING');
+  const complete = await fetch(`${s.url}/api/runner/v1/task-runs/${run.id}/complete`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ state: 'FAILED', reason: 'instance_shutdown', error: 'the runner was stopped while the task ran', exit_code: 143 }),
+  });
+  assert.deepEqual(await complete.json(), { accepted: true });
+  const done = await s.waitEnded(ex.id);
+  assert.equal(done.state, 'CANCELLED');
+  assert.equal(done.task_runs.length, 1, 'no retry of a cancelled run');
+  assert.equal(done.task_runs[0].state, 'CANCELLED');
+  assert.equal(done.task_runs[0].reason, 'cancelled');
+});
+
+test('a runner stopped by a signal outside a cancel still ends FAILED instance_shutdown', async () => {
+  const ex = await s.trigger('remote', 'remote');
+  await s.waitFor(ex.id, (e) => e.task_runs[0]?.state === 'QUEUED');
+  const [run] = await claimTaskRuns(s.db, { instanceId: 'test-claimer', pools: ['remote-pool'], executorType: 'process', limit: 1, now: new Date() });
+  const token = signRunToken(await loadRunTokenKey(s.db), run!.id, new Date(Date.now() + 3600_000));
+  const complete = await fetch(`${s.url}/api/runner/v1/task-runs/${run!.id}/complete`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ state: 'FAILED', reason: 'instance_shutdown', error: 'the runner was stopped while the task ran', exit_code: 143 }),
+  });
+  assert.deepEqual(await complete.json(), { accepted: true });
+  const done = await s.waitEnded(ex.id);
+  assert.equal(done.state, 'FAILED');
+  assert.equal(done.task_runs[0].reason, 'instance_shutdown');
+});

@@ -9,7 +9,8 @@
 // SIGTERM/SIGINT (docker stop, pod deletion) stop the task. The runner first
 // asks the gateway why (one heartbeat): when the execution is being cancelled
 // the task ends CANCELLED, otherwise FAILED with reason `instance_shutdown`,
-// which the engine may retry.
+// which the engine may retry (unless the gateway, receiving it, finds the
+// execution CANCELLING: then it was a cancel the runner had no time to learn of).
 // No top-level await: the runner bundle (packages/runner-bundle) runs this
 // file bundled as CommonJS.
 import os from 'node:os';

@@ -289,6 +289,12 @@ export class Engine {
    */
   async complete(taskRunId: string, done: TaskCompletion, opts: { fromTask?: boolean } = {}): Promise<boolean> {
     const masking = opts.fromTask ? { masterKeys: this.resources.config.masterKeys } : undefined;
+    // A runner stopped by a signal asks the gateway whether it is a cancel, but
+    // only for a moment: a loaded gateway can let it fall back to
+    // instance_shutdown. When the execution is being cancelled, the stop was the cancel.
+    if (done.state === 'FAILED' && done.reason === 'instance_shutdown' && opts.fromTask && (await this.beingCancelled(taskRunId))) {
+      done = { ...done, state: 'CANCELLED', reason: 'cancelled', error: 'cancelled' };
+    }
     // The end time is the database's clock: the claim wrote the start with it.
     const executionId = await withRetry(() => endTaskRun(this.pool, taskRunId, done, undefined, masking), {
       what: `ending task run ${taskRunId}`,
@@ -306,7 +312,12 @@ export class Engine {
     return true;
   }
 
-  /** Of these RUNNING task runs, those to stop: no longer RUNNING, or their execution is not (the backstop of the stop NOTIFY). */
+  /** Whether this task run's execution is being cancelled. */
+  private async beingCancelled(taskRunId: string): Promise<boolean> {
+    const r = await this.pool.query(`SELECT 1 FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1 AND e.state = 'CANCELLING'`, [taskRunId]);
+    return r.rowCount === 1;
+  }
+
   /** Of these task runs, those RUNNING now (a run unknown here, or ended, is not). */
   async stillRunning(taskRunIds: string[]): Promise<string[]> {
     if (!taskRunIds.length) return [];
@@ -341,12 +352,12 @@ export class Engine {
     return r.rows.map((x) => x.id);
   }
 
-  /** Records a runner heartbeat (on the database's clock); `cancel` is true when the task run should stop. */
   /** A runner event (started, progress, heartbeat): the task run's `progress`, shown in its execution's event stream. False when the run is not RUNNING. */
   runnerEvent(taskRunId: string, event: RunnerEvent): Promise<boolean> {
     return recordRunnerEvent(this.pool, taskRunId, event, this.resources.config.masterKeys);
   }
 
+  /** Records a runner heartbeat (on the database's clock); `cancel` is true when the task run should stop. */
   heartbeat(taskRunId: string): Promise<{ cancel: boolean; known: boolean }> {
     return heartbeatTaskRun(this.pool, taskRunId);
   }
