@@ -1,11 +1,11 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
-// diff, the graph's layers, the namespace tree and route matching.
+// diff, the graph's layout, the namespace tree and route matching.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
 import { restartPlan } from './pages/Execution.tsx';
 import { sideBySide } from './components/DiffView.tsx';
-import { layers } from './components/Dag.tsx';
+import { layoutGraph, NODE_H, NODE_W } from './components/graph-layout.ts';
 import { namespaceTree } from './pages/Flows.tsx';
 import { match } from './router.tsx';
 import type { FlowInput, TaskRun } from './types.ts';
@@ -54,17 +54,23 @@ describe('side-by-side diff', () => {
   });
 });
 
-describe('task graph layers', () => {
-  it('places each task one layer after its deepest dependency, and survives a cycle', () => {
-    const l = layers([
-      { id: 'a', type: 'command' },
-      { id: 'b', type: 'command', depends_on: ['a'] },
-      { id: 'c', type: 'command', depends_on: ['a', 'b'] },
-      { id: 'x', type: 'command', depends_on: ['y'] },
-      { id: 'y', type: 'command', depends_on: ['x'] },
-    ]);
-    assert.deepEqual([l.get('a'), l.get('b'), l.get('c')], [0, 1, 2]);
-    assert.ok(l.has('x') && l.has('y'));
+describe('task graph layout', () => {
+  it('places each task right of its dependencies, adds tasks only the runs know, and survives a cycle', () => {
+    const g = layoutGraph(
+      [
+        { id: 'a', type: 'command' },
+        { id: 'b', type: 'command', depends_on: ['a'] },
+        { id: 'c', type: 'command', depends_on: ['a', 'b', 'unknown'] },
+        { id: 'x', type: 'command', depends_on: ['y'] },
+        { id: 'y', type: 'command', depends_on: ['x'] },
+      ],
+      [{ task_key: 'file-task', task_type: 'command' } as TaskRun],
+    );
+    const at = new Map(g.nodes.map((n) => [n.id, n]));
+    assert.ok(at.get('a')!.x < at.get('b')!.x && at.get('b')!.x < at.get('c')!.x);
+    assert.ok(at.has('x') && at.has('y') && at.has('file-task'));
+    assert.deepEqual(g.edges.filter((e) => e.to === 'c').map((e) => e.from).sort(), ['a', 'b']);
+    for (const n of g.nodes) assert.ok(n.x + NODE_W <= g.width && n.y + NODE_H <= g.height);
   });
 });
 

@@ -1,7 +1,7 @@
 // Shared pieces of every screen: data loading, the error box (message and
 // request ID), state badges, buttons that say why they are disabled, and
 // formatting of times and durations.
-import { useCallback, useEffect, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ButtonHTMLAttributes, type KeyboardEvent, type ReactNode } from 'react';
 import { ApiError } from './api';
 
 export interface Loaded<T> {
@@ -200,4 +200,21 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       {done ? 'Copied' : label}
     </Button>
   );
+}
+
+/**
+ * Arrow-key movement through a list of controls (a tree, a file list): Up and
+ * Down move the focus to the previous or next `selector` inside the element
+ * that has the handler, Home and End to the first and last.
+ */
+export function arrowFocus(selector: string) {
+  return (e: KeyboardEvent<HTMLElement>) => {
+    if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(e.key) || e.altKey || e.ctrlKey || e.metaKey) return;
+    const items = [...e.currentTarget.querySelectorAll<HTMLElement>(selector)];
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    if (at < 0) return;
+    const next = e.key === 'Home' ? 0 : e.key === 'End' ? items.length - 1 : Math.min(items.length - 1, Math.max(0, at + (e.key === 'ArrowDown' ? 1 : -1)));
+    e.preventDefault();
+    items[next]?.focus();
+  };
 }

@@ -1,10 +1,12 @@
 // What the browser tests share: the Chromium that `npm test` started
 // (scripts/browser.mjs, endpoint in SVC_TEST_BROWSER_WS), a context per user
 // with a login helper, and screenshots saved under the test output
-// (.test-data/screenshots/).
+// (.test-data/screenshots/). startUi() gives a test file its own stack and a
+// signed-in admin; the files run in parallel.
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startStack, type Stack } from '../../../e2e/test/stack.ts';
 
 /** Why browser tests cannot run here, or undefined when they can. */
 export function browserSkipReason(): string | undefined {
@@ -41,4 +43,43 @@ export async function login(page: Page, email: string, password: string): Promis
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A stack, the browser, and an admin signed in on the dashboard: what each browser test file starts with. */
+export interface Ui {
+  stack: Stack;
+  browser: Browser;
+  admin: Page;
+  stop(): Promise<void>;
+}
+
+export async function startUi(): Promise<Ui> {
+  const [stack, browser] = await Promise.all([startStack(), connect()]);
+  const { page: admin } = await newUser(browser, stack.url);
+  // The confirm() dialogs of destructive actions (rotate, revert, delete) are answered yes.
+  admin.on('dialog', (d) => void d.accept());
+  await login(admin, 'e2e@example.com', 'e2e password 1');
+  await admin.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  return {
+    stack,
+    browser,
+    admin,
+    async stop() {
+      await browser.close().catch(() => undefined);
+      await stack.stop();
+    },
+  };
+}
+
+/** Waits (generously: the machine is loaded) until the execution page's state badge reads `state`. */
+export async function waitState(page: Page, state: string, timeout = 60_000): Promise<void> {
+  await page.waitForFunction((s) => document.querySelector('h1 + .badge')?.textContent === s, state, { timeout });
+}
+
+/** The current transform of the task graph's viewport: pan (x, y) and zoom. */
+export async function graphViewport(page: Page): Promise<{ x: number; y: number; zoom: number }> {
+  return page.locator('.react-flow__viewport').evaluate((el) => {
+    const m = new DOMMatrixReadOnly(getComputedStyle(el).transform);
+    return { x: m.e, y: m.f, zoom: m.a };
+  });
 }

@@ -300,7 +300,7 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await admin.getByRole('link', { name: 'Instances' }).click();
     await admin.getByRole('cell', { name: 'dispatcher', exact: true }).first().waitFor();
     await admin.getByRole('link', { name: 'Storage' }).click();
-    await admin.getByRole('region', { name: 'Storage' }).locator('pre').waitFor();
+    await admin.getByRole('region', { name: 'Storage' }).getByRole('table', { name: 'Stored objects by kind' }).waitFor();
     await admin.getByRole('link', { name: 'Secret providers' }).click();
     await admin.getByRole('button', { name: 'Add provider' }).waitFor();
   });

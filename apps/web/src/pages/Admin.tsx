@@ -1,12 +1,12 @@
 // Settings: secrets and variables (global and per namespace; secret values are
 // write-only), secret providers, users and roles, the audit log, instances and
 // storage. Tabs a role cannot use say which role they need.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, listAll } from '../api';
 import { Link } from '../router';
 import { usePermission } from '../session';
 import { ROLES, type Namespace, type Role } from '../types';
-import { Button, ErrorBox, Json, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const TABS: { id: string; label: string; minRole: Role }[] = [
   { id: 'secrets', label: 'Secrets & variables', minRole: 'viewer' },
@@ -160,62 +160,100 @@ function GenericTable({ items }: { items: Record<string, unknown>[] }) {
   );
 }
 
+interface Provider {
+  name: string;
+  type: string;
+  enabled: boolean;
+  config?: Record<string, unknown>;
+  has_credentials?: boolean;
+  updated_at?: string;
+}
+
 function Providers() {
   const { needs } = usePermission();
-  const list = useLoad(() => listAll<Record<string, unknown>>('/secret-providers'), []);
+  const list = useLoad(() => listAll<Provider>('/secret-providers'), []);
   const [name, setName] = useState('');
   const [type, setType] = useState<'env' | 'vault'>('env');
   const [prefix, setPrefix] = useState('');
   const [address, setAddress] = useState('');
   const [token, setToken] = useState('');
-  const [checked, setChecked] = useState<string>();
+  const [checked, setChecked] = useState<{ name: string; ok: boolean; message: string }>();
   const create = useAction(async () => {
     const body = type === 'env' ? { name, type, config: prefix ? { prefix } : {} } : { name, type, config: { address }, credentials: token ? { token } : undefined };
     await api('POST', '/secret-providers', body);
     setName('');
+    setPrefix('');
     setToken('');
     list.reload();
   });
   const remove = useAction(async (n: string) => {
     await api('DELETE', `/secret-providers/${encodeURIComponent(n)}`);
+    if (checked?.name === n) setChecked(undefined);
+    list.reload();
+  });
+  const toggle = useAction(async (p: Provider) => {
+    await api('PUT', `/secret-providers/${encodeURIComponent(p.name)}`, { enabled: !p.enabled });
     list.reload();
   });
   const check = useAction(async (n: string) => {
-    const r = await api<Record<string, unknown>>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
-    setChecked(`${n}: ${JSON.stringify(r)}`);
+    setChecked(undefined);
+    const r = await api<{ ok: boolean; message?: string }>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
+    setChecked({ name: n, ok: r.ok, message: r.message ?? '' });
   });
   const why = needs('admin');
   return (
     <Section title="Secret providers">
-      <p className="muted small">Secrets read as <code>secret('provider:path#field')</code> come from these; credentials are write-only.</p>
-      <ErrorBox error={list.error ?? remove.error ?? check.error} />
+      <p className="muted small">
+        Secrets read as <code>secret('provider:path#field')</code> come from these. Credentials are write-only: they are stored sealed and never shown.
+      </p>
+      <ErrorBox error={list.error ?? remove.error ?? check.error ?? toggle.error} />
       {list.data ? (
         <table>
           <thead>
-            <tr><th>Name</th><th>Type</th><th>Enabled</th><th>Settings</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr><th>Name</th><th>Type</th><th>Status</th><th>Settings</th><th>Credentials</th><th>Updated</th><th><span className="sr-only">Actions</span></th></tr>
           </thead>
           <tbody>
             {list.data.map((p) => (
-              <tr key={String(p.name)}>
-                <td>{String(p.name)}</td>
-                <td>{String(p.type)}</td>
-                <td>{p.enabled === false ? 'no' : 'yes'}</td>
-                <td><code>{JSON.stringify(p.config ?? {})}</code></td>
+              <tr key={p.name}>
+                <td><code>{p.name}</code></td>
+                <td>{p.type}</td>
+                <td>{p.enabled ? <span className="badge state-success">enabled</span> : <span className="badge">disabled</span>}</td>
+                <td>
+                  {Object.keys(p.config ?? {}).length ? (
+                    Object.entries(p.config ?? {}).map(([k, v]) => (
+                      <div key={k} className="small">
+                        {k}: <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+                      </div>
+                    ))
+                  ) : (
+                    <span className="muted">defaults</span>
+                  )}
+                </td>
+                <td>{p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>}</td>
+                <td>{fmtTime(p.updated_at)}</td>
                 <td className="row">
-                  <Button aria-label={`Check provider ${String(p.name)}`} disabledReason={why} onClick={() => void check.run(String(p.name))}>Check</Button>
-                  <Button aria-label={`Delete provider ${String(p.name)}`} disabledReason={why} onClick={() => confirm(`Delete provider ${String(p.name)}?`) && void remove.run(String(p.name))}>Delete</Button>
+                  <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>Check</Button>
+                  <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
+                    {p.enabled ? 'Disable' : 'Enable'}
+                  </Button>
+                  <Button aria-label={`Delete provider ${p.name}`} disabledReason={why} onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}>Delete</Button>
                 </td>
               </tr>
             ))}
-            {!list.data.length && <tr><td colSpan={5} className="muted">None.</td></tr>}
+            {!list.data.length && <tr><td colSpan={7} className="muted">No providers: secrets come from the built-in store only.</td></tr>}
           </tbody>
         </table>
       ) : (
         !list.error && <Loading />
       )}
-      {checked && <p role="status" className="small">{checked}</p>}
-      {!why && (
-        <form className="row wrap" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+      {checked && (
+        <p role="status" className={checked.ok ? 'notice small' : 'error small'} data-testid="provider-check">
+          <strong>{checked.name}</strong>: {checked.ok ? 'works' : 'does not work'}
+          {checked.message ? ` — ${checked.message}` : ''}
+        </p>
+      )}
+      {!why ? (
+        <form className="row wrap" aria-label="Add a secret provider" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9_\-]*" />
           </label>
@@ -242,6 +280,8 @@ function Providers() {
           )}
           <Button type="submit" disabled={create.busy}>Add provider</Button>
         </form>
+      ) : (
+        <p className="muted small">{why} to add, check or change providers.</p>
       )}
       <ErrorBox error={create.error} />
     </Section>
@@ -351,22 +391,181 @@ function Audit() {
   );
 }
 
+interface Instance {
+  id: string;
+  hostname: string;
+  version: string;
+  kind: string;
+  pools: string[];
+  executors: string[];
+  started_at: string;
+  last_heartbeat_at: string;
+  stopped_at: string | null;
+  online: boolean;
+}
+
+/** "12 s ago", "3m 5s ago" from `iso` to now. */
+function ago(iso: string, now: number): string {
+  const ms = Math.max(0, now - Date.parse(iso));
+  return ms < 1000 ? 'just now' : `${fmtDuration(ms).replace(/\.\d+ s$/, ' s')} ago`;
+}
+
 function Instances() {
-  const list = useLoad(() => listAll<Record<string, unknown>>('/instances'), [], 10_000);
+  const list = useLoad(() => listAll<Instance>('/instances'), [], 10_000);
+  const [showOffline, setShowOffline] = useState(false);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 5000);
+    return () => clearInterval(t);
+  }, []);
+  const all = list.data ?? [];
+  const online = all.filter((i) => i.online);
+  const shown = [...(showOffline ? all : online)].sort((a, b) => Number(b.online) - Number(a.online) || a.kind.localeCompare(b.kind) || a.hostname.localeCompare(b.hostname));
+  const versions = [...new Set(online.map((i) => i.version))];
+  // What can run where: each pool with the executors its online instances serve.
+  const pools = new Map<string, Set<string>>();
+  for (const i of online) for (const p of i.pools) for (const e of i.executors) (pools.get(p) ?? pools.set(p, new Set()).get(p)!).add(e);
   return (
-    <Section title="Instances">
+    <Section title="Instances" actions={<Button onClick={list.reload}>Refresh</Button>}>
       <ErrorBox error={list.error} />
-      {list.data ? <GenericTable items={list.data} /> : !list.error && <Loading />}
+      {!list.data ? (
+        !list.error && <Loading />
+      ) : (
+        <>
+          <p data-testid="instance-summary">
+            <strong>{online.length}</strong> online, <strong>{all.length - online.length}</strong> offline. Online means a heartbeat in the last 60 seconds (sent every 10).
+          </p>
+          {versions.length > 1 && (
+            <p className="notice" role="note">
+              Online instances run different versions ({versions.join(', ')}): finish the rollout so every instance runs the same one.
+            </p>
+          )}
+          <h3>Pools served now</h3>
+          {pools.size ? (
+            <ul className="inline-list" aria-label="Pools served now">
+              {[...pools].sort(([a], [b]) => a.localeCompare(b)).map(([p, ex]) => (
+                <li key={p}>
+                  <code>{p}</code>: {[...ex].sort().join(', ')}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">No online instance serves a pool: task runs wait (besides inline tasks).</p>
+          )}
+          <label className="check">
+            <input type="checkbox" checked={showOffline} onChange={(e) => setShowOffline(e.target.checked)} /> Show offline instances
+          </label>
+          <table aria-label="Instances">
+            <thead>
+              <tr><th>Status</th><th>Kind</th><th>Host</th><th>Version</th><th>Pools</th><th>Executors</th><th>Started</th><th>Last heartbeat</th></tr>
+            </thead>
+            <tbody>
+              {shown.map((i) => (
+                <tr key={i.id} title={i.id}>
+                  <td>{i.online ? <span className="badge state-success">Online</span> : <span className="badge">Offline</span>}</td>
+                  <td>{i.kind}</td>
+                  <td>{i.hostname}</td>
+                  <td><code>{i.version}</code></td>
+                  <td>{i.pools.length ? i.pools.map((p) => <code key={p} className="chip">{p}</code>) : <span className="muted">none</span>}</td>
+                  <td>{i.executors.length ? i.executors.join(', ') : <span className="muted">none</span>}</td>
+                  <td>{fmtTime(i.started_at)}</td>
+                  <td>
+                    {ago(i.last_heartbeat_at, now)}
+                    {i.stopped_at ? <span className="muted small"> · stopped {fmtTime(i.stopped_at)}</span> : null}
+                  </td>
+                </tr>
+              ))}
+              {!shown.length && <tr><td colSpan={8} className="muted">No {showOffline ? '' : 'online '}instances.</td></tr>}
+            </tbody>
+          </table>
+        </>
+      )}
     </Section>
   );
 }
 
+interface StorageStatus {
+  store: string;
+  scanned_at: string;
+  complete: boolean;
+  objects: Record<string, { objects: number; bytes: number }>;
+  total: { objects: number; bytes: number };
+  last_cleanup: (Record<string, unknown> & { started_at?: string; finished_at?: string | null; outcome?: string; duration_ms?: number | null; error?: string; objects?: Record<string, { objects: number; bytes: number }>; rows?: Record<string, number> }) | null;
+  next_cleanup_after: string | null;
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
+
+const KIND_HELP: Record<string, string> = {
+  files: 'namespace files',
+  bundles: 'bundles of namespace files sent to runners',
+  artifacts: 'files tasks stored',
+  logs: 'archived log lines',
+  other: 'anything else under the store',
+};
+
 function Storage() {
-  const s = useLoad(() => api<unknown>('GET', '/storage'), []);
+  const s = useLoad(() => api<StorageStatus>('GET', '/storage'), []);
+  const d = s.data;
+  const last = d?.last_cleanup;
+  const removed = last?.objects ? Object.values(last.objects).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;
   return (
-    <Section title="Storage">
+    <Section title="Storage" actions={<Button disabled={s.loading} onClick={s.reload}>Scan again</Button>}>
       <ErrorBox error={s.error} />
-      {s.data ? <Json value={s.data} /> : !s.error && <Loading />}
+      {!d ? (
+        !s.error && <Loading />
+      ) : (
+        <>
+          <p>
+            Store <code>{d.store}</code> · scanned {fmtTime(d.scanned_at)}
+            {!d.complete && <strong> · partial: the scan stopped at its time budget, so the counts are lower bounds</strong>}
+          </p>
+          <table aria-label="Stored objects by kind">
+            <thead>
+              <tr><th>Kind</th><th className="num">Objects</th><th className="num">Size</th></tr>
+            </thead>
+            <tbody>
+              {Object.entries(d.objects).map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k} <span className="muted small">{KIND_HELP[k] ?? ''}</span></th>
+                  <td className="num">{v.objects.toLocaleString('en-US')}</td>
+                  <td className="num">{fmtBytes(v.bytes)}</td>
+                </tr>
+              ))}
+              <tr>
+                <th scope="row">total</th>
+                <td className="num"><strong>{d.total.objects.toLocaleString('en-US')}</strong></td>
+                <td className="num"><strong>{fmtBytes(d.total.bytes)}</strong></td>
+              </tr>
+            </tbody>
+          </table>
+          <h3>Cleanup</h3>
+          {last ? (
+            <div data-testid="last-cleanup">
+              <p>
+                Last run started {fmtTime(last.started_at)}: <span className={`badge ${last.outcome === 'ok' ? 'state-success' : last.outcome === 'running' ? 'state-running' : 'state-failed'}`}>{last.outcome}</span>
+                {last.duration_ms !== null && last.duration_ms !== undefined ? ` in ${fmtDuration(last.duration_ms)}` : ''}
+                {removed ? ` · removed ${removed.objects.toLocaleString('en-US')} objects (${fmtBytes(removed.bytes)})` : ''}
+                {last.rows ? ` · ${last.rows.snapshots ?? 0} snapshots, ${last.rows.file_objects ?? 0} file rows` : ''}
+              </p>
+              {last.error && <p className="error">{last.error}</p>}
+            </div>
+          ) : (
+            <p className="muted">No cleanup has run yet.</p>
+          )}
+          <p className="muted small">Cleanup runs at most once a day{d.next_cleanup_after ? `; the next one not before ${fmtTime(d.next_cleanup_after)}` : ''}.</p>
+        </>
+      )}
     </Section>
   );
 }

@@ -41,7 +41,24 @@ export function Dashboard() {
         <div className="spacer" />
         <div role="radiogroup" aria-label="Range" className="segmented">
           {RANGES.map((x) => (
-            <button key={x} type="button" role="radio" aria-checked={r === x} className={r === x ? 'active' : ''} onClick={() => setRange(x)}>
+            <button
+              key={x}
+              type="button"
+              role="radio"
+              aria-checked={r === x}
+              tabIndex={r === x ? 0 : -1}
+              className={r === x ? 'active' : ''}
+              onClick={() => setRange(x)}
+              onKeyDown={(e) => {
+                // The radio group's arrow keys (WAI-ARIA radio group pattern): move and select.
+                const step = e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
+                if (!step) return;
+                e.preventDefault();
+                const next = RANGES[(RANGES.indexOf(x) + step + RANGES.length) % RANGES.length]!;
+                setRange(next);
+                e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role=radio]')[RANGES.indexOf(next)]?.focus();
+              }}
+            >
               {x}
             </button>
           ))}

@@ -10,7 +10,7 @@ import { createEditor, type EditorHandle } from '../editor/codemirror';
 import { navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import type { FileEntry, Namespace, ValidationProblem } from '../types';
-import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { Button, ErrorBox, Loading, Section, arrowFocus, fmtTime, useAction, useLoad } from '../ui';
 import { CreateNamespace, NamespaceTree } from './Flows';
 
 const NEW_FLOW = (id: string) => `# yaml-language-server: $schema=${location.origin}/api/v1/schemas/flow.json
@@ -29,6 +29,43 @@ interface Version {
   message: string;
   created_at: string;
   file_count: number;
+}
+
+/** diffVersions: the files that differ between two namespace versions. */
+interface NamespaceDiff {
+  from: number;
+  to: number;
+  files: { path: string; status: 'added' | 'deleted' | 'modified' | 'mode_changed'; binary: boolean; diff?: string; too_large?: boolean; executable?: { from: boolean | null; to: boolean | null } }[];
+}
+
+/** Each changed file of a version diff, side by side (binary, mode-only and oversized changes named). */
+function VersionDiff({ diff, path }: { diff: NamespaceDiff; path: string }) {
+  return (
+    <div data-testid="version-diff">
+      <h3>
+        Version {diff.from} → version {diff.to}
+        {path ? `, ${path} only` : ''}: {diff.files.length ? `${diff.files.length} file${diff.files.length > 1 ? 's' : ''} changed` : 'no changes'}
+      </h3>
+      {diff.files.map((f) => (
+        <div key={f.path}>
+          <h4>
+            <code>{f.path}</code> <span className="badge">{f.status.replace('_', ' ')}</span>
+          </h4>
+          {f.binary ? (
+            <p className="muted">Binary file: its bytes differ.</p>
+          ) : f.status === 'mode_changed' ? (
+            <p className="muted">
+              Executable: {String(f.executable?.from)} → {String(f.executable?.to)}
+            </p>
+          ) : f.too_large || f.diff === undefined ? (
+            <p className="muted">Too large to show a line diff.</p>
+          ) : (
+            <DiffView diff={f.diff} leftTitle={`${f.path} at version ${diff.from}`} rightTitle={`version ${diff.to}`} />
+          )}
+        </div>
+      ))}
+    </div>
+  );
 }
 
 interface Conflict {
@@ -68,6 +105,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const [savedText, setSavedText] = useState('');
   const [baseVersion, setBaseVersion] = useState<number>();
   const [binary, setBinary] = useState(false);
+  const [binarySize, setBinarySize] = useState<number>();
   const [problems, setProblems] = useState<ValidationProblem[]>([]);
   const [message, setMessage] = useState('');
   const [conflict, setConflict] = useState<Conflict>();
@@ -101,11 +139,15 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     if (known) {
       const f = await api<{ content?: string; content_base64?: string; version: number }>('GET', `/namespaces/${ns}/file`, undefined, { path });
       isBinary = f.content === undefined;
-      content = f.content ?? `(binary file, ${f.content_base64?.length ?? 0} base64 characters)`;
+      const b64 = f.content_base64 ?? '';
+      const size = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+      setBinarySize(isBinary ? size : undefined);
+      content = f.content ?? `(binary file, ${size.toLocaleString('en-US')} bytes: replace it with "Upload file…")`;
       setBaseVersion(f.version);
     } else {
       content = path.endsWith('.flow.yaml') ? NEW_FLOW(path.split('/').pop()!.replace(/\.flow\.yaml$/, '')) : '';
       setBaseVersion(files.data?.version);
+      setBinarySize(undefined);
     }
     setBinary(isBinary);
     setProblems([]);
@@ -154,7 +196,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     }
   }, [ns]);
   const [diffFrom, setDiffFrom] = useState<number>();
-  const diff = useLoad(async () => (diffFrom !== undefined ? api<{ diff?: string; too_large?: boolean }>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined), [ns, diffFrom, file]);
+  const diff = useLoad(async () => (diffFrom !== undefined ? api<NamespaceDiff>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined), [ns, diffFrom, file]);
   const revert = useAction(async (version: number) => {
     await api('POST', `/namespaces/${ns}/revert`, { version, message: `Revert to version ${version}` });
     files.reload();
@@ -164,6 +206,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const upload = useAction(async (f: File) => {
     const path = newPath || f.name;
     await api('PUT', `/namespaces/${ns}/file`, await f.arrayBuffer(), { path, message: `Upload ${path}` });
+    setNewPath('');
     files.reload();
     versions.reload();
   });
@@ -176,7 +219,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
         {editWhy && <span className="badge" title={editWhy}>read only</span>}
       </div>
       <div className="editor-layout">
-        <nav className="files" aria-label="Files">
+        <nav className="files" aria-label="Files" onKeyDown={arrowFocus('button.tree-item')}>
           {files.data ? (
             <ul>
               {files.data.items.map((f) => (
@@ -206,7 +249,11 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
               <Button type="submit">New file</Button>
               <label className="button">
                 Upload file…
-                <input type="file" className="sr-only" onChange={(e) => e.target.files?.[0] && void upload.run(e.target.files[0])} />
+                <input type="file" className="sr-only" onChange={(e) => {
+                    const picked = e.target.files?.[0];
+                    e.target.value = ''; // the same file can be picked again
+                    if (picked) void upload.run(picked);
+                  }} />
               </label>
               <ErrorBox error={upload.error} />
             </form>
@@ -225,6 +272,11 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
               Save
             </Button>
           </div>
+          {binary && binarySize !== undefined && (
+            <p className="notice small">
+              Binary file, {binarySize.toLocaleString('en-US')} bytes. It is not edited here: upload a file under the same path to replace it.
+            </p>
+          )}
           <div ref={host} className="cm-host" data-testid="editor" />
           {problems.length > 0 && (
             <ul className="problems" aria-label="Problems" data-testid="problems">
@@ -292,7 +344,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
           <Loading />
         )}
         <ErrorBox error={versions.error ?? revert.error ?? diff.error} />
-        {diff.data && (diff.data.too_large ? <p className="muted">Too large to show.</p> : <DiffView diff={diff.data.diff ?? ''} leftTitle={`version ${diffFrom}`} rightTitle="head" />)}
+        {diff.data && <VersionDiff diff={diff.data} path={file} />}
       </Section>
     </>
   );

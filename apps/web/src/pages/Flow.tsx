@@ -9,7 +9,7 @@ import { RunForm } from '../components/RunForm';
 import { Link } from '../router';
 import { usePermission } from '../session';
 import type { Flow, Trigger } from '../types';
-import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { Button, CopyButton, ErrorBox, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
   const base = `/flows/${ns}/${flowId}`;
@@ -48,7 +48,7 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
           <RunForm ns={ns} flowId={flowId} inputs={f.definition?.inputs ?? []} disabledReason={runWhy} />
         </Section>
         <Section title="Triggers">
-          <Triggers ns={ns} flowId={flowId} triggers={f.triggers ?? []} onRotated={flow.reload} />
+          <Triggers ns={ns} flowId={flowId} enabled={f.enabled} triggers={f.triggers ?? []} onRotated={flow.reload} />
         </Section>
       </div>
       <div className="grid2">
@@ -69,11 +69,29 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
   );
 }
 
-function Triggers({ ns, flowId, triggers, onRotated }: { ns: string; flowId: string; triggers: Trigger[]; onRotated: () => void }) {
+interface Upcoming {
+  flow_id: string;
+  namespace: string;
+  trigger_id: string;
+  next_fire_at: string;
+  last_fired_at?: string | null;
+  cron: string;
+  timezone: string;
+}
+
+/** "in 3h 5m" / "in 40 s" from now to `iso`. */
+export function fromNow(iso: string, now = Date.now()): string {
+  const ms = Date.parse(iso) - now;
+  if (ms <= 0) return 'due now';
+  return `in ${fmtDuration(ms).replace(/\.\d+ s$/, ' s')}`;
+}
+
+function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; flowId: string; enabled: boolean; triggers: Trigger[]; onRotated: () => void }) {
   const { needs } = usePermission();
   const upcoming = useLoad(
-    async () => (await listAll<{ flow_id: string; namespace: string; trigger_id: string; next_fire_at: string; cron: string; timezone: string }>('/schedules/upcoming', { namespace: ns }, 2)).filter((s) => s.flow_id === flowId && s.namespace === ns),
-    [ns, flowId],
+    async () => (await listAll<Upcoming>('/schedules/upcoming', { namespace: ns }, 5)).filter((s) => s.flow_id === flowId && s.namespace === ns),
+    [ns, flowId, enabled],
+    30_000,
   );
   const rotate = useAction(async (t: string) => {
     await api('POST', `/flows/${ns}/${flowId}/triggers/${t}/webhook-key`);
@@ -84,30 +102,36 @@ function Triggers({ ns, flowId, triggers, onRotated }: { ns: string; flowId: str
     <>
       <ul className="triggers">
         {triggers.map((t) => (
-          <li key={t.id}>
+          <li key={t.id} aria-label={`Trigger ${t.id}`}>
             <strong>{t.id}</strong> <span className="badge">{t.type}</span>
             {t.type === 'webhook' &&
               (t.webhook_url ? (
                 <div className="row wrap">
-                  <code className="secret">{t.webhook_url}</code> <CopyButton text={t.webhook_url} label="Copy webhook URL" />
-                  <Button disabledReason={needs('editor')} onClick={() => confirm('Rotate the key? The old URL stops working.') && void rotate.run(t.id)}>
+                  <code className="secret" data-testid="webhook-url">{t.webhook_url}</code> <CopyButton text={t.webhook_url} label="Copy webhook URL" />
+                  <Button
+                    disabledReason={needs('editor')}
+                    disabled={rotate.busy}
+                    onClick={() => confirm('Rotate the key? The old URL stops working at once.') && void rotate.run(t.id)}
+                  >
                     Rotate key
                   </Button>
                 </div>
               ) : (
                 <p className="muted small">The webhook URL is shown to editors.</p>
               ))}
-            {t.type === 'schedule' && (
-              <ul>
-                {(upcoming.data ?? [])
-                  .filter((s) => s.trigger_id === t.id)
-                  .map((s) => (
-                    <li key={s.next_fire_at}>
-                      next {fmtTime(s.next_fire_at)} <span className="muted small">({s.cron}, {s.timezone})</span>
-                    </li>
-                  ))}
-              </ul>
-            )}
+            {t.type === 'schedule' &&
+              (() => {
+                const mine = (upcoming.data ?? []).filter((s) => s.trigger_id === t.id);
+                if (!enabled) return <p className="muted small">Paused: the flow is disabled, so the schedule does not fire.</p>;
+                if (!upcoming.data) return null;
+                if (!mine.length) return <p className="muted small">No fire time yet: the scheduler has not planned this schedule.</p>;
+                return mine.map((s) => (
+                  <p key={s.next_fire_at} className="small" data-testid={`next-fire-${t.id}`}>
+                    Next fire <time dateTime={s.next_fire_at}>{fmtTime(s.next_fire_at)}</time> ({fromNow(s.next_fire_at)}) · <code>{s.cron}</code> {s.timezone} · last fired{' '}
+                    {s.last_fired_at ? fmtTime(s.last_fired_at) : 'never'}
+                  </p>
+                ));
+              })()}
           </li>
         ))}
       </ul>

@@ -5,7 +5,7 @@ import { api, listAll } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import type { Flow, Namespace } from '../types';
-import { Button, ErrorBox, Loading, useAction, useLoad } from '../ui';
+import { Button, ErrorBox, Loading, arrowFocus, useAction, useLoad } from '../ui';
 
 interface TreeNode {
   name: string;
@@ -42,7 +42,7 @@ export function NamespaceTree({ names, selected, onSelect }: { names: string[]; 
     </ul>
   );
   return (
-    <nav className="tree" aria-label="Namespaces">
+    <nav className="tree" aria-label="Namespaces" onKeyDown={arrowFocus('button.tree-item')}>
       <button type="button" className={`tree-item${selected === '' ? ' active' : ''}`} onClick={() => onSelect('')}>
         All namespaces
       </button>
