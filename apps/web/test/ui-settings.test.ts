@@ -70,7 +70,7 @@ describe('settings pages', { skip, concurrency: false }, () => {
       await section.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(1000);
     }
-    await served.getByRole('listitem').filter({ hasText: /^gpu: process/ }).waitFor();
+    await served.getByRole('listitem').filter({ hasText: /^gpu: .*process/ }).waitFor();
     await served.getByRole('listitem').filter({ hasText: /^default: .*process/ }).waitFor();
     await section.getByTestId('instance-summary').getByText(/^4 online, 0 offline/).waitFor();
     const table = section.getByRole('table', { name: 'Instances' });

@@ -4,7 +4,7 @@
 import { lazy, Suspense } from 'react';
 import type { TaskGraphProps } from './TaskGraph';
 
-export { latestRuns } from './graph-layout';
+export { latestRuns } from './task-runs';
 
 const load = () => import('./TaskGraph');
 const TaskGraph = lazy(load);

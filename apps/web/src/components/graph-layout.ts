@@ -4,6 +4,8 @@
 import { Graph, layout } from '@dagrejs/dagre';
 import type { FlowTask, TaskRun } from '../types';
 
+export { latestRuns } from './task-runs';
+
 export const NODE_W = 170;
 export const NODE_H = 44;
 
@@ -17,16 +19,6 @@ export interface GraphNode {
 export interface GraphEdge {
   from: string;
   to: string;
-}
-
-/** The latest attempt of each task key. */
-export function latestRuns(runs: TaskRun[]): Map<string, TaskRun> {
-  const out = new Map<string, TaskRun>();
-  for (const r of runs) {
-    const cur = out.get(r.task_key);
-    if (!cur || r.attempt >= cur.attempt) out.set(r.task_key, r);
-  }
-  return out;
 }
 
 /**

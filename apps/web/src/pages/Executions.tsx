@@ -11,13 +11,15 @@ export function Executions() {
   const [namespace, setNamespace] = useQueryParam('namespace');
   const [flow, setFlow] = useQueryParam('flow');
   const [label, setLabel] = useQueryParam('label');
+  const [perPage, setPerPage] = useQueryParam('limit');
+  const limit = Math.min(200, Math.max(1, Number(perPage) || 50));
   // The cursors of the pages before this one, so "Previous" can go back.
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const labels = label.split(',').map((s) => s.trim()).filter(Boolean);
   const list = useLoad(
-    () => api<Page<ExecutionSummary>>('GET', '/executions', undefined, { state, namespace, flow, label: labels, cursor, limit: 50 }),
-    [state, namespace, flow, label, cursor],
+    () => api<Page<ExecutionSummary>>('GET', '/executions', undefined, { state, namespace, flow, label: labels, cursor, limit }),
+    [state, namespace, flow, label, cursor, limit],
     5000,
   );
   const resetPaging = () => setCursors([]);
@@ -43,6 +45,14 @@ export function Executions() {
         <label>
           Labels <input value={label} onChange={(e) => { setLabel(e.target.value); resetPaging(); }} placeholder="key:value, key:value" />
         </label>
+        <label>
+          Per page
+          <select value={String(limit)} onChange={(e) => { setPerPage(e.target.value === '50' ? '' : e.target.value); resetPaging(); }}>
+            {[...new Set([20, 50, 100, 200, limit])].sort((a, b) => a - b).map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+        </label>
       </form>
       <ErrorBox error={list.error} />
       {!list.data ? (
@@ -51,6 +61,9 @@ export function Executions() {
         <>
           <ExecutionTable items={list.data.items} />
           <div className="row">
+            <span className="muted small" data-testid="page-number">
+              Page {cursors.length + 1}
+            </span>
             <Button disabled={!cursors.length} onClick={() => setCursors((c) => c.slice(0, -1))}>
               ← Previous
             </Button>

@@ -14,6 +14,9 @@ interface Token {
   created_at: string;
   expires_at: string | null;
   last_used_at?: string | null;
+  prefix?: string;
+  revoked_at?: string | null;
+  active?: boolean;
 }
 
 export function Profile() {
@@ -128,6 +131,7 @@ function Tokens() {
               <th>Created</th>
               <th>Expires</th>
               <th>Last used</th>
+              <th>Status</th>
               <th>
                 <span className="sr-only">Actions</span>
               </th>
@@ -142,9 +146,20 @@ function Tokens() {
                 <td>{t.expires_at ? fmtTime(t.expires_at) : 'never'}</td>
                 <td>{fmtTime(t.last_used_at)}</td>
                 <td>
-                  <Button aria-label={`Revoke token ${t.name}`} onClick={() => confirm(`Revoke token ${t.name}?`) && void revoke.run(t.id)}>
-                    Revoke
-                  </Button>
+                  {t.revoked_at ? (
+                    <span className="badge">revoked {fmtTime(t.revoked_at)}</span>
+                  ) : t.active === false ? (
+                    <span className="badge">expired</span>
+                  ) : (
+                    <span className="badge state-success">active</span>
+                  )}
+                </td>
+                <td>
+                  {!t.revoked_at && (
+                    <Button aria-label={`Revoke token ${t.name}`} onClick={() => confirm(`Revoke token ${t.name}? Scripts using it stop working at once.`) && void revoke.run(t.id)}>
+                      Revoke
+                    </Button>
+                  )}
                 </td>
               </tr>
             ))}

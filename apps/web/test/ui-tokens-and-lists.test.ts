@@ -1,0 +1,126 @@
+// In the browser: API tokens on the profile page (created with a role and an
+// expiry, the secret shown once with a copy button, then revoked), and the
+// execution list's filters (state, namespace, flow, label) and cursor paging.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
+
+const skip = browserSkipReason();
+
+describe('API tokens and the execution list', { skip, concurrency: false }, () => {
+  let ui: Ui;
+  const ids: Record<string, string[]> = { ok: [], bad: [], other: [] };
+
+  before(async () => {
+    ui = await startUi();
+    await ui.stack.saveFlow('web.lists', {
+      'ok.flow.yaml': 'id: ok\ntasks:\n  - {id: t, type: command, command: ["true"]}\n',
+      'bad.flow.yaml': 'id: bad\ntasks:\n  - {id: t, type: command, command: ["false"]}\n',
+    });
+    await ui.stack.saveFlow('web.other', { 'ok.flow.yaml': 'id: ok\ntasks:\n  - {id: t, type: command, command: ["true"]}\n' });
+    for (let i = 0; i < 3; i++) ids.ok!.push((await ui.stack.trigger('web.lists', 'ok', { labels: { team: i === 0 ? 'red' : 'blue' } })).id);
+    ids.bad!.push((await ui.stack.trigger('web.lists', 'bad')).id);
+    ids.other!.push((await ui.stack.trigger('web.other', 'ok')).id);
+    for (const id of Object.values(ids).flat()) await ui.stack.waitEnded(id, 120_000);
+  });
+  after(async () => ui?.stop());
+
+  it('creates a token with a role and an expiry, shows its secret once, and revokes it', async () => {
+    const page = ui.admin;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.stack.url });
+    await page.goto('/profile');
+    const section = page.getByRole('region', { name: 'API tokens' });
+    await section.getByLabel('Token name').fill('ci reader');
+    await section.getByLabel('Role').selectOption('viewer');
+    await section.getByLabel('Expires in days').fill('7');
+    await section.getByRole('button', { name: 'Create token' }).click();
+    const secret = await section.getByTestId('token-secret').innerText();
+    assert.ok(secret.length > 20);
+    await section.getByRole('button', { name: 'Copy token' }).click();
+    await section.getByRole('button', { name: 'Copy token' }).filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    await shot(page, 'tokens-01-created');
+    // The token works, with the role it was given.
+    const me = await fetch(`${ui.stack.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(((await me.json()) as { role: string }).role, 'viewer');
+    const row = section.getByRole('row', { name: /ci reader/ });
+    assert.match(await row.innerText(), /viewer/);
+    await row.getByText('active', { exact: true }).waitFor();
+    const expires = await ui.stack.api('GET', '/api/v1/tokens');
+    const created = expires.body.items.find((t: { name: string }) => t.name === 'ci reader');
+    const days = (Date.parse(created.expires_at) - Date.now()) / 86_400_000;
+    assert.ok(days > 6.9 && days <= 7.01, `expires in ${days} days`);
+    // Shown once: after Done, and after a reload, the secret is nowhere on the page.
+    await section.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.getByText(secret).count(), 0);
+    await page.reload();
+    await row.waitFor();
+    assert.equal(await page.getByText(secret).count(), 0);
+    await section.getByRole('button', { name: 'Revoke token ci reader' }).click();
+    // Revoked at once: the row says so and offers no second revoke.
+    await row.getByText(/^revoked /).waitFor();
+    assert.equal(await section.getByRole('button', { name: 'Revoke token ci reader' }).count(), 0);
+    const after = await fetch(`${ui.stack.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(after.status, 401);
+  });
+
+  it('filters executions by state, namespace, flow and label', async () => {
+    const page = ui.admin;
+    await page.goto('/executions');
+    const filters = page.getByRole('search', { name: 'Filter executions' });
+    const shown = async () => (await page.locator('table.list tbody tr td:first-child code').allInnerTexts()).sort();
+    const until = async (want: string[]) => {
+      const sorted = [...want].sort();
+      for (let i = 0; i < 100; i++) {
+        if (JSON.stringify(await shown()) === JSON.stringify(sorted)) return;
+        await page.waitForTimeout(200);
+      }
+      assert.deepEqual(await shown(), sorted);
+    };
+    await until(Object.values(ids).flat());
+    await filters.getByLabel('State').selectOption('FAILED');
+    await until(ids.bad!);
+    await page.waitForURL(/state=FAILED/);
+    await filters.getByLabel('State').selectOption('');
+    await filters.getByLabel('Namespace').fill('web.other');
+    await until(ids.other!);
+    await filters.getByLabel('Namespace').fill('web.lists');
+    await filters.getByLabel('Flow').fill('ok');
+    await until(ids.ok!);
+    await filters.getByLabel('Labels').fill('team:blue');
+    await until(ids.ok!.slice(1));
+    await shot(page, 'executions-01-filtered');
+    // The filters live in the URL: a reload keeps them.
+    await page.reload();
+    await until(ids.ok!.slice(1));
+    assert.equal(await filters.getByLabel('Labels').inputValue(), 'team:blue');
+  });
+
+  it('pages through executions with the cursor, forwards and back', async () => {
+    const page = ui.admin;
+    await page.goto('/executions?limit=2');
+    const rows = () => page.locator('table.list tbody tr td:first-child code').allInnerTexts();
+    const seen: string[] = [];
+    await page.getByTestId('page-number').getByText('Page 1').waitFor();
+    await page.locator('table.list tbody tr').nth(1).waitFor();
+    const first = await rows();
+    assert.equal(first.length, 2);
+    seen.push(...first);
+    for (const n of [2, 3]) {
+      await page.getByRole('button', { name: 'Next →' }).click();
+      await page.getByTestId('page-number').getByText(`Page ${n}`).waitFor();
+      await page.waitForFunction((prev) => {
+        const now = [...document.querySelectorAll('table.list tbody tr td:first-child code')].map((e) => e.textContent);
+        return now.length > 0 && !now.some((x) => prev.includes(x!));
+      }, seen);
+      seen.push(...(await rows()));
+    }
+    // Five executions in all, each seen once; the last page has no next.
+    assert.deepEqual([...seen].sort(), Object.values(ids).flat().sort());
+    assert.equal(await page.getByRole('button', { name: 'Next →' }).isDisabled(), true);
+    await page.getByRole('button', { name: '← Previous' }).click();
+    await page.getByTestId('page-number').getByText('Page 2').waitFor();
+    await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll('table.list tbody tr td:first-child code')].map((e) => e.textContent)) === JSON.stringify(want), seen.slice(2, 4));
+    await shot(page, 'executions-02-paged');
+  });
+});
