@@ -210,3 +210,20 @@ test('triage through Anthropic: the prompt in the system field, the insight with
   assert.equal(req.body.max_tokens, 1024);
   assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
 });
+
+test('a turn cut short after the model called a tool: the next turn still goes through (the call gets an error result)', async () => {
+  const id = await newConversation(editor);
+  // As left by a gateway stopped between storing the model's tool call and the tool's result.
+  await gw.db.pool.query(
+    `INSERT INTO ai_messages (id, conversation_id, seq, role, content, parts) VALUES ('m-cut-1', $1, 1, 'user', 'please list my flows', '[]'),
+       ('m-cut-2', $1, 2, 'assistant', '', $2)`,
+    [id, JSON.stringify([{ type: 'tool_call', id: 'toolu_cut_0', name: 'list_flows', arguments: '{"namespace":"team"}' }])],
+  );
+  const events = await send(editor, id, 'hello after the cut');
+  assert.deepEqual(events.map((e) => e.event).filter((n) => n !== 'text'), ['end'], JSON.stringify(events));
+  assert.equal(events.at(-1)!.data.stop_reason, 'end_turn');
+  const req = llm.requests.at(-1)!;
+  assert.deepEqual(req.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+  assert.deepEqual(blocks(req.body.messages[2]).map((b) => b.type), ['tool_result', 'text']);
+  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+});

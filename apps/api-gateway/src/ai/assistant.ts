@@ -58,6 +58,27 @@ async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessa
       for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: p.content });
     }
   }
+  return answerEveryCall(out);
+}
+
+/**
+ * Every tool call followed by its result: a turn cut short between the
+ * model's tool calls and their results (the gateway stopped, a write failed)
+ * would otherwise leave a history both APIs refuse on every later turn.
+ */
+function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i]!;
+    out.push(m);
+    if (m.role !== 'assistant' || !m.toolCalls?.length) continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < msgs.length && msgs[j]!.role === 'tool'; j++) answered.add((msgs[j] as { toolCallId: string }).toolCallId);
+    let j = i + 1;
+    while (j < msgs.length && msgs[j]!.role === 'tool') out.push(msgs[j++]!);
+    for (const c of m.toolCalls) if (!answered.has(c.id)) out.push({ role: 'tool', toolCallId: c.id, name: c.name, content: JSON.stringify({ error: 'no result: the turn ended before this tool ran' }) });
+    i = j - 1;
+  }
   return out;
 }
 
