@@ -6,8 +6,10 @@
 //   end            {message_id, stop_reason}     the turn is over (stop_reason: end_turn | max_rounds | error)
 //   error          {code, message}               the provider failed; `end` follows
 // Read tools run at once with the caller's principal; action tools are only
-// stored as pending actions. Every message is stored, so a later turn (and
-// getAIConversation) sees the whole history.
+// stored as pending actions. Every tool result (and a proposed change's diff)
+// is masked against the secret values (masking.ts) before the model, the
+// event stream or the stored conversation gets it. Every message is stored,
+// so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
 import { newId } from '@svc/db';
@@ -15,6 +17,7 @@ import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
+import type { ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
 
@@ -44,6 +47,8 @@ export interface TurnDeps {
   from: { req: Request; requestId: string; log: HttpLogger };
   send: (event: string, data: unknown) => void;
   signal: AbortSignal;
+  /** Masks tool results against the secret values. */
+  masker: ToolResultMasker;
 }
 
 async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessage[]> {
@@ -111,7 +116,8 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
       } catch {
         // A new file: the diff is against nothing.
       }
-      diff = fileDiff(String(args.path ?? ''), before, String(args.content ?? ''));
+      // Against the real file (a line holding a secret shows as changed), then masked.
+      diff = await deps.masker.text(fileDiff(String(args.path ?? ''), before, String(args.content ?? '')), args);
     }
     const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;
@@ -126,11 +132,12 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
   }
   try {
     const r = await deps.invoke(tool.operationId, deps.principal, tool.toInput(args), deps.from);
-    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: r.body });
-    return resultText(r.body);
+    const body = await deps.masker.value(r.body, args);
+    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: body });
+    return resultText(body);
   } catch (err) {
     const e = asHttpError(err);
-    const error = { status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+    const error = await deps.masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
     deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
     return JSON.stringify({ error });
   }
@@ -160,8 +167,10 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
     }
   } catch (err) {
     stop = 'error';
-    deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, err });
-    deps.send('error', { code: 'provider_error', message: String((err as Error)?.message ?? err).slice(0, 500) });
+    // The provider's message could quote what it was sent: masked, and logged without the error object.
+    const message = await deps.masker.text(String((err as Error)?.message ?? err).slice(0, 500)).catch(() => 'the assistant turn failed');
+    deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, error: message, error_name: (err as Error)?.name });
+    deps.send('error', { code: 'provider_error', message });
   }
   deps.send('end', { message_id: lastId || null, stop_reason: stop });
 }

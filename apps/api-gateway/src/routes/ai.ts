@@ -15,6 +15,7 @@ import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { runTurn } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
+import { ToolResultMasker } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
@@ -231,6 +232,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
             if (!sse.closed) void sse.write(sseEvent(event, JSON.stringify(data)));
           },
           signal: sse.signal,
+          masker: new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }),
         },
         c.id,
         content,
@@ -249,9 +251,11 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversation_id, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
       try {
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(a.arguments.input), { req: ctx.req, requestId: ctx.requestId, log: ctx.log });
-        await pool.query(`UPDATE ai_pending_actions SET status = 'succeeded', result = $2 WHERE id = $1`, [a.id, JSON.stringify(r.body)]);
+        // Stored with the conversation: masked like every tool result.
+        const result = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).value(r.body, a.arguments.input);
+        await pool.query(`UPDATE ai_pending_actions SET status = 'succeeded', result = $2 WHERE id = $1`, [a.id, JSON.stringify(result)]);
         await audit('succeeded', {});
-        return { id: a.id, tool: a.tool, status: 'succeeded', result: r.body };
+        return { id: a.id, tool: a.tool, status: 'succeeded', result };
       } catch (err) {
         const e = asHttpError(err);
         await pool.query(`UPDATE ai_pending_actions SET status = 'failed', error = $2 WHERE id = $1`, [a.id, `${e.code}: ${e.message}`]);
