@@ -1,5 +1,6 @@
-// The AI assistant, its provider and triage: provider settings (admin; the
-// API key write-only, sealed), the status every viewer may read, the own
+// The AI assistant, its provider and triage: provider settings (changed by
+// an admin, read by every viewer like every GET not excepted in the roles of
+// decisions.md; the API key write-only, sealed, no credential in base_url), the status every viewer may read, the own
 // conversations with their streamed turns, confirming or rejecting the
 // actions the assistant proposed (run with the confirming user's role, and
 // audited), and the triage insights of failed executions. Everything but the
@@ -70,6 +71,24 @@ function actionBody(a: ActionRow) {
   };
 }
 
+/**
+ * Why a base URL is refused, if it is. Credentials in it are refused: the
+ * settings are readable by every viewer (getAIProvider is a read), so the key
+ * goes only in `api_key` or `api_key_secret`.
+ */
+function baseUrlProblem(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl) return undefined;
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return 'must be an http(s) URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http(s) URL';
+  if (u.username || u.password) return 'must not hold credentials (user:password@): give the key as api_key or api_key_secret';
+  return undefined;
+}
+
 export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
   const pool: pg.Pool = deps.db.pool;
   const providers = new AIProviderStore({ pool, masterKeys: deps.masterKeys });
@@ -132,14 +151,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const b = ctx.body as { type: string; model: string; base_url?: string; api_key?: string | null; api_key_secret?: string; auto_triage?: boolean };
       const problems = [];
       if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
-      if (b.base_url) {
-        try {
-          const u = new URL(b.base_url);
-          if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-        } catch {
-          problems.push({ field: 'base_url', message: 'must be an http(s) URL' });
-        }
-      }
+      const urlProblem = baseUrlProblem(b.base_url);
+      if (urlProblem) problems.push({ field: 'base_url', message: urlProblem });
       if (b.api_key !== undefined && b.api_key !== null && typeof b.api_key !== 'string') problems.push({ field: 'api_key', message: 'must be a string' });
       if (b.auto_triage !== undefined && typeof b.auto_triage !== 'boolean') problems.push({ field: 'auto_triage', message: 'must be a boolean' });
       if (problems.length) throw validationFailed(problems);
@@ -163,6 +176,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const b = ctx.body as { type?: string; model?: string; base_url?: string; api_key?: string } | undefined;
       if (b?.type && b.model) {
         if (!isProviderType(b.type)) throw validationFailed([{ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` }]);
+        const urlProblem = baseUrlProblem(b.base_url);
+        if (urlProblem) throw validationFailed([{ field: 'base_url', message: urlProblem }]);
         // Settings given: tried as they are (the stored key when none is given), nothing is saved.
         const stored = await providers.settings().catch(() => undefined);
         return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey: b.api_key ?? stored?.apiKey ?? '' });
