@@ -23,8 +23,9 @@ let admin: string, editor: string, operator: string, viewer: string;
 
 const systemOf = (r: AnthropicRequest) => (typeof r.body.system === 'string' ? r.body.system : (r.body.system ?? []).map((b) => b.text).join('\n'));
 const blocks = (m: { content: string | ContentBlock[] } | undefined): ContentBlock[] => (!m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content);
+/** The last text the user wrote. */
 const lastUserText = (r: AnthropicRequest) =>
-  [...r.body.messages].reverse().flatMap((m) => (m.role === 'user' ? blocks(m).filter((b) => b.type === 'text') : [])).map((b) => (b as { text: string }).text)[0] ?? '';
+  r.body.messages.flatMap((m) => (m.role === 'user' ? blocks(m).filter((b) => b.type === 'text') : [])).map((b) => (b as { text: string }).text).at(-1) ?? '';
 
 function decide(r: AnthropicRequest): AnthropicAnswer {
   if (systemOf(r).includes('You triage failed workflow executions')) {
@@ -37,6 +38,7 @@ function decide(r: AnthropicRequest): AnthropicAnswer {
   const u = lastUserText(r);
   if (u.includes('list my flows')) return { toolCalls: [{ name: 'list_flows', arguments: { namespace: 'team' } }] };
   if (u.includes('flow and the schema')) return { text: 'Let me look at both.', toolCalls: [{ name: 'get_flow', arguments: { namespace: 'team', flow_id: 'load' } }, { name: 'get_flow_schema', arguments: {} }] };
+  if (u.includes('overload')) return { text: 'Starting to ans', error: { type: 'overloaded_error', message: 'Overloaded' } };
   if (u.includes('add a second task')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
   return { text: 'Hello from the stand-in.' };
 }
@@ -225,5 +227,23 @@ test('a turn cut short after the model called a tool: the next turn still goes t
   const req = llm.requests.at(-1)!;
   assert.deepEqual(req.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
   assert.deepEqual(blocks(req.body.messages[2]).map((b) => b.type), ['tool_result', 'text']);
+  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+});
+
+test('the API failing mid-stream (an error event): the turn ends with error then end, the partial answer is not stored, the next turn works', async () => {
+  const id = await newConversation(editor);
+  const events = await send(editor, id, 'this one will overload');
+  const names = events.map((e) => e.event);
+  assert.deepEqual(names.filter((n) => n !== 'text'), ['error', 'end'], JSON.stringify(events));
+  assert.equal(events.find((e) => e.event === 'error')!.data.code, 'provider_error');
+  assert.match(events.find((e) => e.event === 'error')!.data.message, /overloaded/i);
+  assert.equal(events.at(-1)!.data.stop_reason, 'error');
+  assert.ok(!JSON.stringify(events).includes(API_KEY));
+  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
+  assert.deepEqual(conv.messages.map((m) => m.role), ['user']);
+  const next = await send(editor, id, 'hello again');
+  assert.equal(next.at(-1)!.data.stop_reason, 'end_turn', JSON.stringify(next));
+  // Two user messages in a row go as one user message with two text blocks.
+  assert.deepEqual(llm.requests.at(-1)!.body.messages.map((m) => [m.role, blocks(m).length]), [['user', 2]]);
   assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
 });

@@ -40,6 +40,8 @@ export interface AnthropicRequest {
 export interface AnthropicAnswer {
   text?: string;
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Fail: streamed, after the text, as an `error` event (as the API does when overloaded mid-stream); else as the HTTP error. */
+  error?: { type: 'overloaded_error' | 'api_error'; message: string };
 }
 
 export interface AnthropicStandin {
@@ -150,6 +152,7 @@ export async function startAnthropicStandin(decide: (req: AnthropicRequest) => A
       const stopReason = answer.toolCalls?.length ? 'tool_use' : 'end_turn';
       const usage = { input_tokens: 20 + JSON.stringify(r.body.messages).length / 100, output_tokens: 7 };
       usage.input_tokens = Math.round(usage.input_tokens);
+      if (answer.error && !r.body.stream) return fail(new ApiError(answer.error.type === 'overloaded_error' ? 529 : 500, answer.error.type, answer.error.message));
       if (!r.body.stream) {
         res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model: r.body.model, content, stop_reason: stopReason, stop_sequence: null, usage }));
         return;
@@ -169,8 +172,13 @@ export async function startAnthropicStandin(decide: (req: AnthropicRequest) => A
           const half = Math.ceil(json.length / 2);
           for (const partial of ['', json.slice(0, half), json.slice(half)]) event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: partial } });
         }
-        event('content_block_stop', { index });
+        if (!answer.error) event('content_block_stop', { index });
       });
+      if (answer.error) {
+        event('error', { error: answer.error });
+        res.end();
+        return;
+      }
       event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
       event('message_stop', {});
       res.end();
