@@ -162,3 +162,23 @@ test('MCP tool results are masked too', async () => {
     await client.close();
   }
 });
+
+test('a value made a secret after a turn stored it: masked when the conversation is read and when it is replayed to the model', async () => {
+  const late = 'late-' + crypto.randomBytes(12).toString('hex');
+  await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-leak', 5, 'ex-leak', 'get', 1, '1700000000000000009', 'stdout', $1, 5)`, [`new token ${late}`]);
+  const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
+  const id = c.json<{ id: string }>().id;
+  const turn = await send(editor, id, 'why did it fail this time?');
+  assert.ok(turn.raw.includes(`new token ${late}`), 'not a secret yet: shown as it is');
+  assert.equal((await call(editor, 'PUT', '/api/v1/namespaces/team/secrets/LATE', { value: late })).status, 200);
+  const conv = await call(editor, 'GET', `/api/v1/ai/conversations/${id}`);
+  assert.equal(conv.status, 200);
+  assert.ok(!conv.body.includes(late), 'masked when read');
+  assert.match(conv.body, /new token \*\*\*/);
+  const before = llm.requests.length;
+  const next = await send(editor, id, 'hello');
+  assert.ok(!next.raw.includes(late));
+  const replayed = JSON.stringify(llm.requests.slice(before));
+  assert.ok(!replayed.includes(late), 'masked when replayed to the model');
+  assert.match(replayed, /new token \*\*\*/);
+});

@@ -51,7 +51,9 @@ export interface TurnDeps {
   masker: ToolResultMasker;
 }
 
-async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessage[]> {
+/** The stored conversation as chat messages; tool results masked again (a secret made since they were stored). */
+async function history(pool: pg.Pool, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
+  const mask = await masker.masker();
   const rows = (await pool.query<MessageRow>(`SELECT id, seq, role, content, parts FROM ai_messages WHERE conversation_id = $1 ORDER BY seq`, [conversationId])).rows;
   const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
   for (const r of rows) {
@@ -60,7 +62,7 @@ async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessa
       const calls = r.parts.filter((p): p is Extract<Part, { type: 'tool_call' }> => p.type === 'tool_call');
       out.push({ role: 'assistant', content: r.content, ...(calls.length ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}) });
     } else if (r.role === 'tool') {
-      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: p.content });
+      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: mask.text(p.content) });
     }
   }
   return answerEveryCall(out);
@@ -150,7 +152,7 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
   let stop = 'max_rounds';
   try {
     for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
-      const messages = await history(deps.pool, conversationId);
+      const messages = await history(deps.pool, conversationId, deps.masker);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
       lastId = await appendMessage(deps.pool, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });

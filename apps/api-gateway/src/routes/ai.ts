@@ -215,10 +215,15 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         [c.id],
       );
       const actions = await pool.query<ActionRow>(`SELECT * FROM ai_pending_actions WHERE conversation_id = $1 ORDER BY created_at, id`, [c.id]);
+      // Tool results, diffs and action results were masked when stored; masked again for a secret made since.
+      const mask = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker();
       return conversationBody(
         c,
-        messages.rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.parts, model: m.model, created_at: m.created_at.toISOString() })),
-        actions.rows.map(actionBody),
+        messages.rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? mask.value(m.parts) : m.parts, model: m.model, created_at: m.created_at.toISOString() })),
+        actions.rows.map((a) => {
+          const b = actionBody(a);
+          return { ...b, ...(b.diff !== undefined ? { diff: mask.text(b.diff) } : {}), ...('result' in b ? { result: mask.value(b.result) } : {}) };
+        }),
       );
     },
 
