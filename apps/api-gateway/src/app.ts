@@ -174,7 +174,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     pollMs: deps.config.aiTriagePollMs,
     background,
   });
-  mountMcp(app, { authenticate: (req) => authenticate(req), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes }, named);
+  mountMcp(app, { authenticate: (req) => authenticate(req), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes, pool: deps.db.pool, masterKeys: deps.config.masterKeys }, named);
   // The organization email interface: its own key kind, outside the operation index.
   const orgApi = express.Router();
   mountOperations(orgApi, {

@@ -110,9 +110,11 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
     assert.equal(label(id), 'editor', id);
   }
   const adminReads = ['listUsers', 'listAuditEvents', 'listInstances', 'getStorageStatus'];
-  for (const id of [...adminReads, 'createUser', 'updateUser', 'resetUserPassword', 'putGlobalSecret', 'deleteGlobalVariable', 'createSecretProvider', 'createGitSource', 'syncGitSource', 'putAIProvider', 'createNamespace', 'deleteNamespace']) {
+  for (const id of [...adminReads, 'createUser', 'updateUser', 'resetUserPassword', 'putGlobalSecret', 'deleteGlobalVariable', 'createSecretProvider', 'createGitSource', 'syncGitSource', 'putAIProvider', 'deleteAIProvider', 'testAIProvider', 'createNamespace', 'deleteNamespace']) {
     assert.equal(label(id), 'admin', id);
   }
+  // The AI provider settings are a read like the others (no key in them); the status too.
+  for (const id of ['getAIProvider', 'getAIStatus']) assert.equal(label(id), 'viewer', id);
   for (const op of operations) {
     if (op.method === 'get' && op.auth.kind === 'role' && !adminReads.includes(op.operationId)) {
       assert.equal(op.auth.minRole, 'viewer', `${op.operationId} is a read`);

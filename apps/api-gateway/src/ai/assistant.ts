@@ -6,8 +6,10 @@
 //   end            {message_id, stop_reason}     the turn is over (stop_reason: end_turn | max_rounds | error)
 //   error          {code, message}               the provider failed; `end` follows
 // Read tools run at once with the caller's principal; action tools are only
-// stored as pending actions. Every message is stored, so a later turn (and
-// getAIConversation) sees the whole history.
+// stored as pending actions. Every tool result (and a proposed change's diff)
+// is masked against the secret values (masking.ts) before the model, the
+// event stream or the stored conversation gets it. Every message is stored,
+// so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
 import { newId } from '@svc/db';
@@ -15,6 +17,7 @@ import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
+import type { ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
 
@@ -44,9 +47,13 @@ export interface TurnDeps {
   from: { req: Request; requestId: string; log: HttpLogger };
   send: (event: string, data: unknown) => void;
   signal: AbortSignal;
+  /** Masks tool results against the secret values. */
+  masker: ToolResultMasker;
 }
 
-async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessage[]> {
+/** The stored conversation as chat messages; tool results masked again (a secret made since they were stored). */
+async function history(pool: pg.Pool, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
+  const mask = await masker.masker();
   const rows = (await pool.query<MessageRow>(`SELECT id, seq, role, content, parts FROM ai_messages WHERE conversation_id = $1 ORDER BY seq`, [conversationId])).rows;
   const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
   for (const r of rows) {
@@ -55,8 +62,29 @@ async function history(pool: pg.Pool, conversationId: string): Promise<ChatMessa
       const calls = r.parts.filter((p): p is Extract<Part, { type: 'tool_call' }> => p.type === 'tool_call');
       out.push({ role: 'assistant', content: r.content, ...(calls.length ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}) });
     } else if (r.role === 'tool') {
-      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: p.content });
+      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: mask.text(p.content) });
     }
+  }
+  return answerEveryCall(out);
+}
+
+/**
+ * Every tool call followed by its result: a turn cut short between the
+ * model's tool calls and their results (the gateway stopped, a write failed)
+ * would otherwise leave a history both APIs refuse on every later turn.
+ */
+function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i]!;
+    out.push(m);
+    if (m.role !== 'assistant' || !m.toolCalls?.length) continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < msgs.length && msgs[j]!.role === 'tool'; j++) answered.add((msgs[j] as { toolCallId: string }).toolCallId);
+    let j = i + 1;
+    while (j < msgs.length && msgs[j]!.role === 'tool') out.push(msgs[j++]!);
+    for (const c of m.toolCalls) if (!answered.has(c.id)) out.push({ role: 'tool', toolCallId: c.id, name: c.name, content: JSON.stringify({ error: 'no result: the turn ended before this tool ran' }) });
+    i = j - 1;
   }
   return out;
 }
@@ -90,7 +118,8 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
       } catch {
         // A new file: the diff is against nothing.
       }
-      diff = fileDiff(String(args.path ?? ''), before, String(args.content ?? ''));
+      // Against the real file (a line holding a secret shows as changed), then masked.
+      diff = await deps.masker.text(fileDiff(String(args.path ?? ''), before, String(args.content ?? '')), args);
     }
     const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;
@@ -105,11 +134,12 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
   }
   try {
     const r = await deps.invoke(tool.operationId, deps.principal, tool.toInput(args), deps.from);
-    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: r.body });
-    return resultText(r.body);
+    const body = await deps.masker.value(r.body, args);
+    deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: body });
+    return resultText(body);
   } catch (err) {
     const e = asHttpError(err);
-    const error = { status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+    const error = await deps.masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
     deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
     return JSON.stringify({ error });
   }
@@ -122,7 +152,7 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
   let stop = 'max_rounds';
   try {
     for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
-      const messages = await history(deps.pool, conversationId);
+      const messages = await history(deps.pool, conversationId, deps.masker);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
       lastId = await appendMessage(deps.pool, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
@@ -139,8 +169,10 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
     }
   } catch (err) {
     stop = 'error';
-    deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, err });
-    deps.send('error', { code: 'provider_error', message: String((err as Error)?.message ?? err).slice(0, 500) });
+    // The provider's message could quote what it was sent: masked, and logged without the error object.
+    const message = await deps.masker.text(String((err as Error)?.message ?? err).slice(0, 500)).catch(() => 'the assistant turn failed');
+    deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, error: message, error_name: (err as Error)?.name });
+    deps.send('error', { code: 'provider_error', message });
   }
   deps.send('end', { message_id: lastId || null, stop_reason: stop });
 }

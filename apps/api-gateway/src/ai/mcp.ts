@@ -14,6 +14,7 @@ import { roleAtLeast } from '@svc/api-spec';
 import { unauthorized, type HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { asHttpError, minRoleOf, type Invoke } from './invoke.js';
+import { ToolResultMasker } from './masking.js';
 import { resultText, TOOLS, TRIAGE_TOOL, type ToolDef } from './tools.js';
 
 // Saving files stays with the assistant (behind a confirmation) and the API.
@@ -28,6 +29,9 @@ export interface McpDeps {
   publicUrl: string;
   log: HttpLogger;
   bodyLimit: number;
+  /** For masking tool results against the secret values. */
+  pool: import('pg').Pool;
+  masterKeys: readonly import('@svc/config').MasterKey[];
 }
 
 /** A zod shape of a tool's JSON Schema arguments (strings, integers, free objects). */
@@ -45,16 +49,19 @@ function shapeOf(t: ToolDef): Record<string, z.ZodType> {
 function serverFor(deps: McpDeps, principal: AuthPrincipal, req: Request, requestId: string): McpServer {
   const server = new McpServer({ name: 'svc', version: deps.version }, { capabilities: { tools: {}, resources: {} } });
   const from = { req, requestId, log: deps.log };
+  const masker = new ToolResultMasker({ pool: deps.pool, masterKeys: deps.masterKeys, log: deps.log });
   for (const t of MCP_TOOLS) {
     const need = minRoleOf(deps.operation(t.operationId));
     if (need && !roleAtLeast(principal.role, need)) continue;
     server.registerTool(t.name, { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t) }, async (args: Record<string, unknown>) => {
       try {
         const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
-        return { content: [{ type: 'text' as const, text: resultText(r.body) }], structuredContent: r.body && typeof r.body === 'object' && !Array.isArray(r.body) ? (r.body as Record<string, unknown>) : { value: r.body } };
+        const body = await masker.value(r.body, args);
+        return { content: [{ type: 'text' as const, text: resultText(body) }], structuredContent: body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body } };
       } catch (err) {
         const e = asHttpError(err);
-        return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error: { status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }) }] };
+        const error = await masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
+        return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error }) }] };
       }
     });
   }

@@ -216,18 +216,7 @@ function anthropicModel(s: ProviderSettings): ChatModel {
     model: s.model,
     async chat(req) {
       const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-      const messages: Anthropic.MessageParam[] = [];
-      for (const m of req.messages) {
-        if (m.role === 'user') messages.push({ role: 'user', content: m.content });
-        else if (m.role === 'assistant') {
-          const blocks: Anthropic.ContentBlockParam[] = [];
-          if (m.content) blocks.push({ type: 'text', text: m.content });
-          for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: safeJson(c.arguments) });
-          messages.push({ role: 'assistant', content: blocks });
-        } else if (m.role === 'tool') {
-          messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }] });
-        }
-      }
+      const messages = anthropicMessages(req.messages);
       const stream = client.messages.stream(
         {
           model: s.model,
@@ -249,6 +238,40 @@ function anthropicModel(s: ProviderSettings): ChatModel {
       return { text, toolCalls, inputTokens: final.usage.input_tokens, outputTokens: final.usage.output_tokens };
     },
   };
+}
+
+/**
+ * The conversation in the shape the Messages API accepts: the results of one
+ * round's tool calls all in the one user message right after the assistant's
+ * tool_use blocks (results first), consecutive messages of one role merged
+ * into one, no empty text block, and no empty message (an assistant turn that
+ * said nothing).
+ */
+export function anthropicMessages(chat: readonly ChatMessage[]): Anthropic.MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: Anthropic.ContentBlockParam[] }[] = [];
+  const add = (role: 'user' | 'assistant', blocks: Anthropic.ContentBlockParam[]) => {
+    if (!blocks.length) return;
+    const last = out[out.length - 1];
+    if (last?.role !== role) {
+      out.push({ role, content: [...blocks] });
+      return;
+    }
+    // Tool results stay ahead of any text of the same user message.
+    const results = [...last.content, ...blocks].filter((b) => b.type === 'tool_result');
+    last.content = [...results, ...[...last.content, ...blocks].filter((b) => b.type !== 'tool_result')];
+  };
+  for (const m of chat) {
+    if (m.role === 'user') add('user', m.content ? [{ type: 'text', text: m.content }] : []);
+    else if (m.role === 'assistant') {
+      const blocks: Anthropic.ContentBlockParam[] = [];
+      if (m.content) blocks.push({ type: 'text', text: m.content });
+      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: safeJson(c.arguments) });
+      add('assistant', blocks);
+    } else if (m.role === 'tool') {
+      add('user', [{ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content }]);
+    }
+  }
+  return out;
 }
 
 export function safeJson(s: string): Record<string, unknown> {

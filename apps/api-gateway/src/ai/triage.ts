@@ -9,6 +9,7 @@ import { newId } from '@svc/db';
 import { SecretMasker } from '@svc/engine/internal';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { fileDiff } from './tools.js';
+import { builtinSecretValues } from './masking.js';
 import { chatModel, type AIProviderStore } from './provider.js';
 
 /** Log lines of each failed task run given to the model (its tail). */
@@ -112,7 +113,8 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   const { pool } = deps;
   const e = (await pool.query<ExecRow>(`SELECT * FROM executions WHERE id = $1`, [executionId])).rows[0];
   if (!e) return { evidence: [], mask: new SecretMasker([]) };
-  const mask = new SecretMasker(await secretValues(deps, e));
+  // The secrets the execution used, and every builtin one (a value printed before it was a secret, or written in the flow).
+  const mask = new SecretMasker([...(await secretValues(deps, e)), ...(await builtinSecretValues(deps))]);
   const ev: Evidence[] = [];
   let n = 0;
   const add = (kind: Evidence['kind'], title: string, content: string) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content) });

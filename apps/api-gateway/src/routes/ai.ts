@@ -1,5 +1,6 @@
-// The AI assistant, its provider and triage: provider settings (admin; the
-// API key write-only, sealed), the status every viewer may read, the own
+// The AI assistant, its provider and triage: provider settings (changed by
+// an admin, read by every viewer like every GET not excepted in the roles of
+// decisions.md; the API key write-only, sealed, no credential in base_url), the status every viewer may read, the own
 // conversations with their streamed turns, confirming or rejecting the
 // actions the assistant proposed (run with the confirming user's role, and
 // audited), and the triage insights of failed executions. Everything but the
@@ -15,6 +16,7 @@ import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { runTurn } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
+import { ToolResultMasker } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
@@ -67,6 +69,24 @@ function actionBody(a: ActionRow) {
     created_at: a.created_at.toISOString(),
     decided_at: a.decided_at?.toISOString() ?? null,
   };
+}
+
+/**
+ * Why a base URL is refused, if it is. Credentials in it are refused: the
+ * settings are readable by every viewer (getAIProvider is a read), so the key
+ * goes only in `api_key` or `api_key_secret`.
+ */
+function baseUrlProblem(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl) return undefined;
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return 'must be an http(s) URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http(s) URL';
+  if (u.username || u.password) return 'must not hold credentials (user:password@): give the key as api_key or api_key_secret';
+  return undefined;
 }
 
 export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
@@ -131,14 +151,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const b = ctx.body as { type: string; model: string; base_url?: string; api_key?: string | null; api_key_secret?: string; auto_triage?: boolean };
       const problems = [];
       if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
-      if (b.base_url) {
-        try {
-          const u = new URL(b.base_url);
-          if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-        } catch {
-          problems.push({ field: 'base_url', message: 'must be an http(s) URL' });
-        }
-      }
+      const urlProblem = baseUrlProblem(b.base_url);
+      if (urlProblem) problems.push({ field: 'base_url', message: urlProblem });
       if (b.api_key !== undefined && b.api_key !== null && typeof b.api_key !== 'string') problems.push({ field: 'api_key', message: 'must be a string' });
       if (b.auto_triage !== undefined && typeof b.auto_triage !== 'boolean') problems.push({ field: 'auto_triage', message: 'must be a boolean' });
       if (problems.length) throw validationFailed(problems);
@@ -162,6 +176,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const b = ctx.body as { type?: string; model?: string; base_url?: string; api_key?: string } | undefined;
       if (b?.type && b.model) {
         if (!isProviderType(b.type)) throw validationFailed([{ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` }]);
+        const urlProblem = baseUrlProblem(b.base_url);
+        if (urlProblem) throw validationFailed([{ field: 'base_url', message: urlProblem }]);
         // Settings given: tried as they are (the stored key when none is given), nothing is saved.
         const stored = await providers.settings().catch(() => undefined);
         return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey: b.api_key ?? stored?.apiKey ?? '' });
@@ -199,10 +215,15 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         [c.id],
       );
       const actions = await pool.query<ActionRow>(`SELECT * FROM ai_pending_actions WHERE conversation_id = $1 ORDER BY created_at, id`, [c.id]);
+      // Tool results, diffs and action results were masked when stored; masked again for a secret made since.
+      const mask = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker();
       return conversationBody(
         c,
-        messages.rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.parts, model: m.model, created_at: m.created_at.toISOString() })),
-        actions.rows.map(actionBody),
+        messages.rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? mask.value(m.parts) : m.parts, model: m.model, created_at: m.created_at.toISOString() })),
+        actions.rows.map((a) => {
+          const b = actionBody(a);
+          return { ...b, ...(b.diff !== undefined ? { diff: mask.text(b.diff) } : {}), ...('result' in b ? { result: mask.value(b.result) } : {}) };
+        }),
       );
     },
 
@@ -231,6 +252,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
             if (!sse.closed) void sse.write(sseEvent(event, JSON.stringify(data)));
           },
           signal: sse.signal,
+          masker: new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }),
         },
         c.id,
         content,
@@ -249,9 +271,11 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversation_id, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
       try {
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(a.arguments.input), { req: ctx.req, requestId: ctx.requestId, log: ctx.log });
-        await pool.query(`UPDATE ai_pending_actions SET status = 'succeeded', result = $2 WHERE id = $1`, [a.id, JSON.stringify(r.body)]);
+        // Stored with the conversation: masked like every tool result.
+        const result = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).value(r.body, a.arguments.input);
+        await pool.query(`UPDATE ai_pending_actions SET status = 'succeeded', result = $2 WHERE id = $1`, [a.id, JSON.stringify(result)]);
         await audit('succeeded', {});
-        return { id: a.id, tool: a.tool, status: 'succeeded', result: r.body };
+        return { id: a.id, tool: a.tool, status: 'succeeded', result };
       } catch (err) {
         const e = asHttpError(err);
         await pool.query(`UPDATE ai_pending_actions SET status = 'failed', error = $2 WHERE id = $1`, [a.id, `${e.code}: ${e.message}`]);
