@@ -35,7 +35,7 @@ export const CATALOGUE = [
     variable: 'SVC_HEALTH_PORT',
     default: null,
     description:
-      'TCP port on which the scheduler, dispatcher and maintenance processes serve GET /healthz (liveness), /readyz (database reachable, migrations matching this build, started) and /metrics, bound on SVC_HOST; 0 picks a free port. Unset: not served (the images set 9464). The API gateway serves these routes on SVC_PORT.',
+      'TCP port on which the scheduler, dispatcher and maintenance processes serve GET /healthz (liveness), /readyz (database reachable, migrations matching this build, started) and /metrics, bound on SVC_HOST; 0 picks a free port. Unset: not served (the images set 9464). The API gateway serves these routes on SVC_PORT. Under npm start (svc local), maintenance takes this port, the scheduler the next and the dispatcher the one after.',
   },
   {
     variable: 'SVC_METRICS_PORT',
