@@ -28,7 +28,8 @@ function freePort() {
 
 /**
  * Starts a deployment on `o.url` (migrated here) with files under `o.dir`.
- * @param {{ url: string, dir: string, env?: Record<string, string> }} o `env` is added to every process's environment.
+ * @param {{ url: string, dir: string, env?: Record<string, string>, apps?: string[] }} o `env` is added to every process's
+ *   environment; `apps` are the apps started (default api-gateway, dispatcher and maintenance; the gateway and a dispatcher are needed).
  */
 export async function startDeployment(o) {
   const setup = dbLib.createDb({ url: o.url, poolSize: 2 });
@@ -47,7 +48,7 @@ export async function startDeployment(o) {
     ...o.env,
   };
   const procs = {};
-  for (const app of ['api-gateway', 'dispatcher', 'maintenance']) {
+  for (const app of o.apps ?? ['api-gateway', 'dispatcher', 'maintenance']) {
     const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const p = { child, out: '', exited: new Promise((r) => child.once('exit', r)) };
     child.stdout.on('data', (d) => (p.out += d));

@@ -53,9 +53,12 @@ test('the gateway image migrates, then answers /healthz and /readyz against a re
   await healthy(id);
 });
 
-test('the maintenance image turns healthy and serves its metrics', { skip }, async () => {
+test('the maintenance image turns healthy and serves /readyz and its metrics on SVC_HEALTH_PORT', { skip }, async () => {
   const port = await freePort();
-  const id = await startApp('maintenance', { SVC_DATABASE_URL: db!.url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_METRICS_PORT: String(port), SVC_HOST: '127.0.0.1' }, started);
+  const id = await startApp('maintenance', { SVC_DATABASE_URL: db!.url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_HEALTH_PORT: String(port), SVC_HOST: '127.0.0.1' }, started);
   await healthy(id);
+  await until('/readyz', async () => ((await status(`http://127.0.0.1:${port}/readyz`)) === 200 ? true : undefined));
   assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /^# HELP svc_maintenance_lease_held /m);
+  // What the Compose healthcheck runs.
+  await docker(['exec', id, 'node', '/app/healthcheck.mjs', 'readyz']);
 });

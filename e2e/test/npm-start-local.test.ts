@@ -34,9 +34,11 @@ test('svc local serves a ready service and Ctrl-C stops everything, database las
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-local-'));
   fs.chmodSync(dataDir, 0o755);
   const port = await freePort();
+  // The three apps without an API of their own serve their health on this port and the next two.
+  const healthPort = await freePort();
   let out = '';
   const child = spawn(process.execPath, [path.join(root, 'apps/cli/dist/main.js'), 'local'], {
-    env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HEALTH_PORT: String(healthPort), SVC_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (d) => (out += d));
@@ -59,6 +61,12 @@ test('svc local serves a ready service and Ctrl-C stops everything, database las
     assert.ok(alive(pgPid));
     assert.match(fs.readFileSync(path.join(dataDir, 'master-keys'), 'utf8'), /^local1:[A-Za-z0-9+/]{43}=$/m);
     for (const kind of ['api-gateway', 'scheduler', 'dispatcher', 'maintenance']) assert.match(out, new RegExp(`"service":"${kind}","message":"started"`));
+    // Maintenance on the health port, the scheduler on the next, the dispatcher on the one after: each ready.
+    for (const [i, kind] of ['maintenance', 'scheduler', 'dispatcher'].entries()) {
+      assert.match(out, new RegExp(`"service":"${kind}",[^\\n]*"message":"health listening"[^\\n]*"port":${healthPort + i}\\b`), kind);
+      assert.equal((await fetch(`http://127.0.0.1:${healthPort + i}/readyz`)).status, 200, kind);
+    }
+    assert.match(await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text(), /^svc_maintenance_lease_held /m);
 
     // The first admin of embedded mode, printed once, can sign in.
     const admin = /first admin: (\S+)  password: (\S+)/.exec(out);

@@ -2,8 +2,9 @@
 // resolves to 'ok' or throws; the error text becomes that check's value.
 import crypto from 'node:crypto';
 import type { Config } from '@svc/config';
-import { migrationStatus, type Db } from '@svc/db';
+import type { Db } from '@svc/db';
 import { missingMasterKeyIds } from '@svc/secrets';
+import { databaseChecks } from '@svc/service';
 import type { ObjectStore } from '@svc/storage';
 
 export const READINESS_TIMEOUT_MS = 5_000;
@@ -27,17 +28,8 @@ type Check = () => Promise<void>;
 
 export function readinessChecks(deps: ReadinessDeps): Record<CheckName, Check> {
   return {
-    async database() {
-      await deps.db.pool.query('SELECT 1');
-    },
-    async migrations() {
-      const s = await migrationStatus(deps.db.pool);
-      const problems: string[] = [];
-      if (s.pending.length) problems.push(`not applied: ${s.pending.join(', ')}`);
-      if (s.failed.length) problems.push(`failed: ${s.failed.join(', ')}`);
-      if (s.unknown.length) problems.push(`recorded but not in this build (roll out the newest version): ${s.unknown.join(', ')}`);
-      if (problems.length) throw new Error(`migrations differ: ${problems.join('; ')}`);
-    },
+    // The same two checks as the health server of the other apps.
+    ...databaseChecks(deps.db),
     async storage() {
       // One key per probe: concurrent /readyz calls must not read or delete each other's object.
       const body = crypto.randomBytes(16).toString('hex');

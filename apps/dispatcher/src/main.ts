@@ -3,7 +3,8 @@
 // for its executors (SVC_EXECUTORS plus the always-on inline executor).
 // process and inline are advertised from the start; docker once its engine
 // answers (and withdrawn while it does not), kubernetes with a cluster
-// configuration (SVC_K8S_API_URL, or in-cluster).
+// configuration (SVC_K8S_API_URL, or in-cluster). With SVC_HEALTH_PORT it
+// serves /healthz, /readyz and /metrics (@svc/service).
 import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '@svc/engine';
@@ -20,6 +21,7 @@ import type { Executor } from './executors/types.js';
 
 await runService({
   kind: 'dispatcher',
+  health: true,
   pools: (config) => config.pools,
   // Container executors are advertised by the dispatcher once they can run tasks.
   executors: (config) => ['inline', ...config.executors.filter((e) => e === 'process')],

@@ -14,6 +14,6 @@ export {
 export { BUNDLE_UNUSED_MS, CLEANUP_INTERVAL_MS, OBJECT_GRACE_MS, DEFAULT_SETTLE_MS, type CleanupDeps, type CleanupTally, type Removed } from './cleanup-context.js';
 export { SWEPT_PREFIXES } from './object-sweep.js';
 export { fileHashOf } from './file-sweep.js';
-export { createMaintenanceMetrics, startMetricsServer, objectKind, type MaintenanceMetrics, type MetricsServer, type ObjectKind, type MaintenanceJob } from './metrics.js';
+export { createMaintenanceMetrics, objectKind, type MaintenanceMetrics, type ObjectKind, type MaintenanceJob } from './metrics.js';
 export { DbContact, DEFAULT_CONTACT_GAP_MS, type DbContactOptions } from './db-contact.js';
 export { MailSender, isTemporary, MAX_ATTEMPTS, EMAIL_QUEUED_CHANNEL } from './mail-sender.js';

@@ -2,8 +2,9 @@
 // The maintenance process: holds the `maintenance` lease across instances and,
 // while it holds it, ends timed-out executions and task runs and lost work
 // (every few seconds), and runs retention and the storage cleanup (when it
-// takes the lease, then every hour). Counters are served at /metrics on
-// SVC_METRICS_PORT when set. The watchdog period is SVC_WATCHDOG_MS. With
+// takes the lease, then every hour). With SVC_HEALTH_PORT it serves
+// /healthz, /readyz and /metrics, its counters among them (@svc/service).
+// The watchdog period is SVC_WATCHDOG_MS. With
 // SVC_SMTP_URL, every instance also delivers the organization emails
 // (mail-sender.ts).
 import { Engine } from '@svc/engine';
@@ -11,19 +12,15 @@ import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
 import { MailSender } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
-import { createMaintenanceMetrics, startMetricsServer, type MetricsServer } from './metrics.js';
+import { createMaintenanceMetrics } from './metrics.js';
 
 await runService({
   kind: 'maintenance',
+  health: true,
   async start(ctx) {
     // The store is read when a queued execution starts (its namespace.yaml executor defaults).
     const storage = await createObjectStore(ctx.config.storage);
-    const metrics = createMaintenanceMetrics();
-    let server: MetricsServer | undefined;
-    if (ctx.config.metricsPort !== undefined) {
-      server = await startMetricsServer(metrics.registry, { port: ctx.config.metricsPort, host: ctx.config.host });
-      ctx.log.info('metrics listening', { host: ctx.config.host, port: server.port });
-    }
+    const metrics = createMaintenanceMetrics({ registry: ctx.metrics });
     // No `now` for startMaintenance: the lease and the watchdog then use the database's clock.
     const maintenance = startMaintenance({
       db: ctx.db,
@@ -43,7 +40,6 @@ await runService({
       async stop() {
         await mail?.stop();
         await maintenance.stop();
-        await server?.close();
         await storage.close?.();
       },
     };

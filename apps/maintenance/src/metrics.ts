@@ -1,8 +1,6 @@
-// Counters of the maintenance work, in a prom-client registry of this process,
-// served at GET /metrics on SVC_METRICS_PORT. Counters only grow while this
+// Counters of the maintenance work, in the prom-client registry of this process,
+// served at GET /metrics on SVC_HEALTH_PORT (@svc/service). Counters only grow while this
 // instance holds the lease: a scrape of each instance shows which one worked.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 
 /** The jobs the lease holder runs. */
@@ -22,13 +20,15 @@ export interface MaintenanceMetrics {
 }
 
 export interface MaintenanceMetricsOptions {
-  /** Also collect the standard `process_*` and `nodejs_*` metrics. Default true. */
+  /** The registry to add the counters to (the process's, which has the default metrics). Default: a new one. */
+  registry?: client.Registry;
+  /** With a new registry, also collect the standard `process_*` and `nodejs_*` metrics. Default true. */
   defaultMetrics?: boolean;
 }
 
 export function createMaintenanceMetrics(opts: MaintenanceMetricsOptions = {}): MaintenanceMetrics {
-  const registry = new client.Registry();
-  if (opts.defaultMetrics ?? true) client.collectDefaultMetrics({ register: registry });
+  const registry = opts.registry ?? new client.Registry();
+  if (!opts.registry && (opts.defaultMetrics ?? true)) client.collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,
@@ -44,38 +44,6 @@ export function createMaintenanceMetrics(opts: MaintenanceMetricsOptions = {}): 
       labelNames: ['rule'] as const,
       registers,
     }),
-  };
-}
-
-export interface MetricsServer {
-  port: number;
-  close(): Promise<void>;
-}
-
-/** Serves GET /metrics of `registry` (anything else: 404). */
-export async function startMetricsServer(registry: client.Registry, opts: { port: number; host: string }): Promise<MetricsServer> {
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    registry.metrics().then(
-      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err instanceof Error ? err.message : String(err)}\n`),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }
 

@@ -38,7 +38,7 @@ function startProcess(): { child: ChildProcess; output: () => string; exited: Pr
       SVC_DATABASE_URL: env.tdb.url,
       SVC_STORAGE_URL: pathToFileURL(path.join(env.dir, 'objects')).href,
       SVC_DATA_DIR: path.join(env.dir, 'data'),
-      SVC_METRICS_PORT: '0',
+      SVC_HEALTH_PORT: '0',
       SVC_LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +86,7 @@ test('a SIGKILLed holder: another instance takes the lease once the TTL passed a
       const r = await readCleanupRecord(env.db.pool);
       return r?.instance_id === instanceId && r.outcome === 'ok' ? r : undefined;
     });
-    const port = await waitFor('the metrics port', async () => /"message":"metrics listening"[^\n]*"port":(\d+)/.exec(p.output())?.[1]);
+    const port = await waitFor('the metrics port', async () => /"message":"health listening"[^\n]*"port":(\d+)/.exec(p.output())?.[1]);
     const metrics = await waitFor('metrics of the first run', async () => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       return /svc_maintenance_runs_total\{job="retention",outcome="ok"\} 1/.test(text) ? text : undefined;

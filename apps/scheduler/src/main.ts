@@ -5,7 +5,8 @@
 // (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
 // so a bad value stops it with exit code 2 like any other. It also runs the
 // git sync worker (requested syncs and polling of git sources; see
-// @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL.
+// @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL. With
+// SVC_HEALTH_PORT it serves /healthz, /readyz and /metrics (@svc/service).
 import { GIT_SYNC_CHANNEL, Notifier } from '@svc/db';
 import { Engine } from '@svc/engine';
 import { GitSyncWorker } from '@svc/git-sources';
@@ -16,6 +17,7 @@ import { Scheduler } from './scheduler.js';
 
 await runService({
   kind: 'scheduler',
+  health: true,
   async start(ctx) {
     // The store is read when an execution starts (its namespace.yaml executor defaults).
     const storage = await createObjectStore(ctx.config.storage);

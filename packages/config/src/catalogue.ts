@@ -32,9 +32,15 @@ export const CATALOGUE = [
     description: 'External http(s) URL of the service as browsers see it: the allowed Origin of cookie requests, and the Secure cookie flag when https.',
   },
   {
+    variable: 'SVC_HEALTH_PORT',
+    default: null,
+    description:
+      'TCP port on which the scheduler, dispatcher and maintenance processes serve GET /healthz (liveness), /readyz (database reachable, migrations matching this build, started) and /metrics, bound on SVC_HOST; 0 picks a free port. Unset: not served (the images set 9464). The API gateway serves these routes on SVC_PORT. Under npm start (svc local), maintenance takes this port, the scheduler the next and the dispatcher the one after.',
+  },
+  {
     variable: 'SVC_METRICS_PORT',
     default: null,
-    description: 'TCP port on which the maintenance process serves GET /metrics (lease, timeouts, retention and storage cleanup counters); 0 picks a free port. Unset: not served. The API gateway serves /metrics on SVC_PORT.',
+    description: 'Former name of SVC_HEALTH_PORT, read when SVC_HEALTH_PORT is unset.',
   },
   {
     variable: 'SVC_SSE_KEEPALIVE_MS',

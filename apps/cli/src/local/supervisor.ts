@@ -103,8 +103,17 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   let stopping = false;
   const crashes = new Map<string, number[]>();
 
+  // One host, one port each: a health port N goes to maintenance, N+1 to the
+  // scheduler, N+2 to the dispatcher (0, a free port each, to all of them).
+  const healthOffset = { maintenance: 0, scheduler: 1, dispatcher: 2 } as const;
+  const envOf = (name: (typeof LOCAL_SERVICES)[number]): NodeJS.ProcessEnv => {
+    if (!config.healthPort || name === 'api-gateway') return childEnv;
+    const { SVC_METRICS_PORT: _former, ...rest } = childEnv;
+    return { ...rest, SVC_HEALTH_PORT: String(config.healthPort + healthOffset[name]) };
+  };
+
   const spawnService = (name: (typeof LOCAL_SERVICES)[number]) => {
-    const child = fork(path.join(appsDir, name, 'dist', 'main.js'), [], { detached: true, env: childEnv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(appsDir, name, 'dist', 'main.js'), [], { detached: true, env: envOf(name), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.set(name, child);
     child.once('exit', (code, signal) => {
       if (stopping) return;
