@@ -138,6 +138,14 @@ test('the audit log records logins, tokens, user changes and resets; admin-only,
 
   const onlyTokens = (await raw(gw, 'GET', `/api/v1/audit?action=token.create&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: unknown[] }>();
   assert.equal(onlyTokens.items.length, 1);
+  // By resource (a type, or a type and id as `target` reads) and by action prefix.
+  const onUser = (await raw(gw, 'GET', `/api/v1/audit?resource=${encodeURIComponent(`user:${u.id}`)}&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string; target: string }[] }>();
+  assert.deepEqual(onUser.items.map((e) => e.action).reverse(), ['user.role_change', 'user.password_reset']);
+  assert.ok(onUser.items.every((e) => e.target === `user:${u.id}`));
+  const onTokens = (await raw(gw, 'GET', `/api/v1/audit?resource=token&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string }[] }>();
+  assert.deepEqual(onTokens.items.map((e) => e.action).reverse(), ['token.create', 'token.revoke']);
+  const userActions = (await raw(gw, 'GET', `/api/v1/audit?action=user.*&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string }[] }>();
+  assert.deepEqual(userActions.items.map((e) => e.action).reverse(), ['user.role_change', 'user.password_reset', 'user.create']);
   const byActor = (await raw(gw, 'GET', `/api/v1/audit?actor=admin@example.com&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string }[] }>();
   assert.ok(byActor.items.length >= 5 && !byActor.items.some((e) => e.action === 'auth.login_failed'));
   const earlier = (await raw(gw, 'GET', `/api/v1/audit?to=${encodeURIComponent(from)}&action=user.create`, { cookie })).json<{ items: { created_at: string; payload: { email: string } }[] }>();

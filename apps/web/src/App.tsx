@@ -14,6 +14,7 @@ import { Flows } from './pages/Flows';
 import { FlowPage } from './pages/Flow';
 import { Profile } from './pages/Profile';
 import { Admin } from './pages/Admin';
+import { Shortcuts } from './components/Shortcuts';
 
 // The editor carries CodeMirror and the schema tooling: loaded only when opened.
 const Editor = lazy(() => import('./pages/Editor'));
@@ -133,6 +134,9 @@ export function App() {
           ))}
         </nav>
         <div className="spacer" />
+        <button type="button" className="ghost" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" aria-keyshortcuts="?" onClick={() => document.dispatchEvent(new KeyboardEvent('keydown', { key: '?' }))}>
+          ?
+        </button>
         {themeButton}
         <Link to="/profile" className="who" aria-label={`Profile of ${me.email} (${me.role})`}>
           {me.name || me.email} <span className="badge">{me.role}</span>
@@ -144,6 +148,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the editor" />}>{page}</Suspense>
       </main>
+      <Shortcuts />
     </SessionContext.Provider>
   );
 }

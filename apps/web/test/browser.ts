@@ -53,8 +53,8 @@ export interface Ui {
   stop(): Promise<void>;
 }
 
-export async function startUi(): Promise<Ui> {
-  const [stack, browser] = await Promise.all([startStack(), connect()]);
+export async function startUi(opts?: Parameters<typeof startStack>[0]): Promise<Ui> {
+  const [stack, browser] = await Promise.all([startStack(opts), connect()]);
   const { page: admin } = await newUser(browser, stack.url);
   // The confirm() dialogs of destructive actions (rotate, revert, delete) are answered yes.
   admin.on('dialog', (d) => void d.accept());

@@ -43,8 +43,11 @@ export async function recordAudit(db: IdentityDb, e: AuditRecord): Promise<strin
 }
 
 export interface AuditQuery {
+  /** Exact, or a prefix when it ends in `*`. */
   action?: string;
   actorId?: string;
+  targetType?: string;
+  targetId?: string;
   from?: Date;
   to?: Date;
   limit: number;
@@ -72,8 +75,10 @@ export async function listAudit(db: IdentityDb, q: AuditQuery): Promise<AuditRow
   const at = q.after ? new Date(q.after.at) : undefined;
   const rows = await prisma.auditEvent.findMany({
     where: {
-      ...(q.action ? { action: q.action } : {}),
+      ...(q.action ? { action: q.action.endsWith('*') ? { startsWith: q.action.slice(0, -1) } : q.action } : {}),
       ...(q.actorId ? { actorId: q.actorId } : {}),
+      ...(q.targetType ? { targetType: q.targetType } : {}),
+      ...(q.targetId ? { targetId: q.targetId } : {}),
       ...(q.from || q.to ? { at: { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lt: q.to } : {}) } } : {}),
       ...(q.after ? { OR: [{ at: { lt: at } }, { at, id: { lt: q.after.id } }] } : {}),
     },

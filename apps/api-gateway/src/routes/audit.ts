@@ -17,7 +17,7 @@ export function auditContext(ctx: HandlerContext<AuthPrincipal>): { actor: Audit
 export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal> {
   return {
     async listAuditEvents({ query, cursor }) {
-      const q = query as { limit: number; action?: string; actor?: string; from?: string; to?: string };
+      const q = query as { limit: number; action?: string; actor?: string; resource?: string; from?: string; to?: string };
       let actorId: string | undefined;
       if (q.actor) actorId = (await findUserIdByIdOrEmail(deps.db.prisma, q.actor)) ?? q.actor;
       const date = (v: string | undefined, field: string) => {
@@ -26,8 +26,12 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
         if (Number.isNaN(d.getTime())) throw validationFailed([{ field, message: 'must be a date-time' }]);
         return d;
       };
+      // `type` or `type:id`, as `target` reads.
+      const colon = q.resource ? q.resource.indexOf(':') : -1;
+      const targetType = q.resource ? (colon < 0 ? q.resource : q.resource.slice(0, colon)) : undefined;
+      const targetId = q.resource && colon >= 0 ? q.resource.slice(colon + 1) : undefined;
       const after = cursor as { at: string; id: string } | undefined;
-      const rows = await listAudit(deps.db.prisma, { action: q.action, actorId, from: date(q.from, 'from'), to: date(q.to, 'to'), limit: q.limit, after });
+      const rows = await listAudit(deps.db.prisma, { action: q.action, actorId, targetType: targetType || undefined, targetId: targetId || undefined, from: date(q.from, 'from'), to: date(q.to, 'to'), limit: q.limit, after });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {

@@ -2,11 +2,11 @@
 // write-only), secret providers, users and roles, the audit log, instances and
 // storage. Tabs a role cannot use say which role they need.
 import { useEffect, useState } from 'react';
-import { api, listAll } from '../api';
-import { Link } from '../router';
+import { api, listAll, type Page } from '../api';
+import { Link, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import { ROLES, type Namespace, type Role } from '../types';
-import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
+import { Button, ErrorBox, Json, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const TABS: { id: string; label: string; minRole: Role }[] = [
   { id: 'secrets', label: 'Secrets & variables', minRole: 'viewer' },
@@ -136,27 +136,6 @@ function KeyList({ title, path, secret, writeWhy }: { title: string; path: strin
       )}
       <ErrorBox error={put.error} />
     </Section>
-  );
-}
-
-/** A list of objects as a table of their scalar fields. */
-function GenericTable({ items }: { items: Record<string, unknown>[] }) {
-  if (!items.length) return <p className="muted">None.</p>;
-  const cols = [...new Set(items.flatMap((i) => Object.keys(i)))].slice(0, 10);
-  const cell = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  return (
-    <div className="scroll-x">
-      <table>
-        <thead>
-          <tr>{cols.map((c) => <th key={c}>{c}</th>)}</tr>
-        </thead>
-        <tbody>
-          {items.map((it, i) => (
-            <tr key={i}>{cols.map((c) => <td key={c}>{cell(it[c])}</td>)}</tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -314,8 +293,13 @@ function Users() {
     list.reload();
   });
   const update = useAction(async (id: string, patch: Partial<User>) => {
-    await api('PATCH', `/users/${id}`, patch);
-    list.reload();
+    // Shown at once (a controlled select would otherwise snap back until the list reloads); the reload corrects it either way.
+    if (list.data) list.setData(list.data.map((u) => (u.id === id ? { ...u, ...patch } : u)));
+    try {
+      await api('PATCH', `/users/${id}`, patch);
+    } finally {
+      list.reload();
+    }
   });
   return (
     <Section title="Users">
@@ -347,7 +331,7 @@ function Users() {
       ) : (
         !list.error && <Loading />
       )}
-      <form className="row wrap" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+      <form className="row wrap" aria-label="Create a user" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
         <label>
           Email <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
         </label>
@@ -369,23 +353,152 @@ function Users() {
   );
 }
 
+interface AuditItem {
+  id: string;
+  action: string;
+  actor: string;
+  actor_type?: string;
+  target?: string;
+  payload?: Record<string, unknown>;
+  ip?: string;
+  request_id?: string;
+  created_at: string;
+}
+
+/** Actions the service records, offered as suggestions (any other value filters too; `user.*` is a prefix). */
+const AUDIT_ACTIONS = [
+  'auth.*', 'auth.login', 'auth.login_failed', 'user.*', 'user.create', 'user.update', 'user.role_change', 'user.disable', 'user.enable', 'user.password_reset', 'user.password_change',
+  'token.*', 'token.create', 'token.revoke', 'secret.*', 'variable.*', 'secret_provider.*', 'execution.*', 'execution.cancel', 'execution.rerun', 'execution.restart',
+  'flow.*', 'flow.enable', 'flow.disable', 'flow.webhook_key.rotate', 'git_source.*', 'ai_provider.*', 'ai.action.confirm',
+];
+const RESOURCE_TYPES = ['execution', 'flow', 'user', 'token', 'secret', 'variable', 'secret_provider', 'git_source', 'session', 'ai_provider', 'ai_action'];
+
+/** A datetime-local value (local time, no zone) as an ISO instant; empty stays empty. */
+function localToIso(v: string): string {
+  if (!v) return '';
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? '' : d.toISOString();
+}
+
 function Audit() {
-  const [pages, setPages] = useState<{ items: Record<string, unknown>[]; next_cursor?: string }[]>([]);
-  const first = useLoad(() => api<{ items: Record<string, unknown>[]; next_cursor?: string }>('GET', '/audit', undefined, { limit: 100 }), []);
-  const more = useAction(async (cursor: string) => {
-    const p = await api<{ items: Record<string, unknown>[]; next_cursor?: string }>('GET', '/audit', undefined, { limit: 100, cursor });
-    setPages((x) => [...x, p]);
-  });
-  const all = first.data ? [first.data, ...pages] : [];
-  const next = all[all.length - 1]?.next_cursor;
+  // The filters live in the URL, so a filtered view can be linked and survives a reload.
+  const [actor, setActor] = useQueryParam('actor');
+  const [action, setAction] = useQueryParam('action');
+  const [resource, setResource] = useQueryParam('resource');
+  const [from, setFrom] = useQueryParam('from');
+  const [to, setTo] = useQueryParam('to');
+  const [perPage, setPerPage] = useQueryParam('limit');
+  const limit = Math.min(200, Math.max(1, Number(perPage) || 50));
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const [open, setOpen] = useState<string>();
+  const page = useLoad(
+    () => api<Page<AuditItem>>('GET', '/audit', undefined, { actor: actor.trim(), action: action.trim(), resource: resource.trim(), from: localToIso(from), to: localToIso(to), limit, cursor }),
+    [actor, action, resource, from, to, limit, cursor],
+  );
+  const reset = () => setCursors([]);
+  const filter = (set: (v: string) => void) => (e: { target: { value: string } }) => {
+    set(e.target.value);
+    reset();
+  };
+  const filtered = !!(actor || action || resource || from || to);
   return (
-    <Section title="Audit log">
-      <ErrorBox error={first.error ?? more.error} />
-      {first.data ? <GenericTable items={all.flatMap((p) => p.items)} /> : !first.error && <Loading />}
-      {next && (
-        <Button disabled={more.busy} onClick={() => void more.run(next)}>
-          Older events
-        </Button>
+    <Section title="Audit log" actions={<Button onClick={page.reload}>Refresh</Button>}>
+      <form className="row wrap filters" role="search" aria-label="Filter audit events" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Actor <input type="search" value={actor} onChange={filter(setActor)} placeholder="email or user id" />
+        </label>
+        <label>
+          Action <input type="search" list="audit-actions" value={action} onChange={filter(setAction)} placeholder="e.g. user.* or execution.cancel" />
+          <datalist id="audit-actions">
+            {AUDIT_ACTIONS.map((a) => <option key={a} value={a} />)}
+          </datalist>
+        </label>
+        <label>
+          Resource <input type="search" list="audit-resources" value={resource} onChange={filter(setResource)} placeholder="type or type:id" />
+          <datalist id="audit-resources">
+            {RESOURCE_TYPES.map((a) => <option key={a} value={a} />)}
+          </datalist>
+        </label>
+        <label>
+          From <input type="datetime-local" step={1} value={from} onChange={filter(setFrom)} />
+        </label>
+        <label>
+          To <input type="datetime-local" step={1} value={to} onChange={filter(setTo)} />
+        </label>
+        <label>
+          Per page
+          <select value={String(limit)} onChange={(e) => { setPerPage(e.target.value === '50' ? '' : e.target.value); reset(); }}>
+            {[...new Set([20, 50, 100, 200, limit])].sort((a, b) => a - b).map((n) => <option key={n}>{n}</option>)}
+          </select>
+        </label>
+        {filtered && (
+          <Button onClick={() => { for (const set of [setActor, setAction, setResource, setFrom, setTo]) set(''); reset(); }}>Clear filters</Button>
+        )}
+      </form>
+      <ErrorBox error={page.error} />
+      {!page.data ? (
+        !page.error && <Loading what="audit events" />
+      ) : (
+        <>
+          {page.data.items.length ? (
+            <div className="scroll-x">
+              <table aria-label="Audit events">
+                <thead>
+                  <tr><th>Time</th><th>Action</th><th>Actor</th><th>Resource</th><th>IP</th><th>Details</th></tr>
+                </thead>
+                <tbody>
+                  {page.data.items.map((e) => (
+                    <tr key={e.id}>
+                      <td>{fmtTime(e.created_at)}</td>
+                      <td><code>{e.action}</code></td>
+                      <td>
+                        <button type="button" className="linkish" title={`Only events of ${e.actor}`} onClick={() => { setActor(e.actor); reset(); }}>
+                          {e.actor}
+                        </button>
+                      </td>
+                      <td>
+                        {e.target ? (
+                          <button type="button" className="linkish" title={`Only events on ${e.target}`} onClick={() => { setResource(e.target!); reset(); }}>
+                            {e.target}
+                          </button>
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
+                      <td>{e.ip || <span className="muted">—</span>}</td>
+                      <td>
+                        {e.payload && Object.keys(e.payload).length ? (
+                          <>
+                            <Button aria-expanded={open === e.id} aria-label={`Details of ${e.action} at ${fmtTime(e.created_at)}`} onClick={() => setOpen(open === e.id ? undefined : e.id)}>
+                              {open === e.id ? 'Hide' : 'Show'}
+                            </Button>
+                            {open === e.id && <Json value={{ ...e.payload, ...(e.request_id ? { request_id: e.request_id } : {}) }} />}
+                          </>
+                        ) : (
+                          <span className="muted small">{e.request_id ? `request ${e.request_id}` : '—'}</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : (
+            <p className="muted">No audit events{filtered ? ' match these filters' : ''}.</p>
+          )}
+          <div className="row">
+            <span className="muted small" data-testid="audit-page">
+              Page {cursors.length + 1} · {page.data.items.length} event{page.data.items.length === 1 ? '' : 's'}
+            </span>
+            <Button disabled={!cursors.length} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              ← Newer
+            </Button>
+            <Button disabled={!page.data.next_cursor} onClick={() => setCursors((c) => [...c, page.data!.next_cursor!])}>
+              Older →
+            </Button>
+          </div>
+        </>
       )}
     </Section>
   );

@@ -265,20 +265,33 @@ function ExecutionWait({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
   );
 }
 
-/** Why QUEUED task runs wait: no instance for their pool and executor, or every slot busy. */
+/**
+ * Why QUEUED task runs wait: no instance for their pool and executor, or
+ * every slot busy (naming this execution's runs that hold slots of the same
+ * pool and executor, when it has any).
+ */
 function TaskWaits({ runs }: { runs: TaskRun[] }) {
   const queued = runs.filter((r) => r.state === 'QUEUED');
   if (!queued.length) return null;
+  const holders = (r: TaskRun) => runs.filter((x) => x.state === 'RUNNING' && x.pool === r.pool && x.executor_type === r.executor_type).map((x) => x.task_key);
   return (
     <div className="notice" role="status" data-testid="task-wait">
-      {queued.map((r) => (
-        <p key={r.id}>
-          <strong>{r.task_key}</strong> waits since {fmtTime(r.queued_at)}:{' '}
-          {r.reason === 'no_instance_for_pool'
-            ? `no online instance serves pool "${r.pool}" with the ${r.executor_type} executor; it runs when one comes online.`
-            : `every ${r.executor_type} slot of pool "${r.pool}" is busy (SVC_WORKER_SLOTS${r.executor_type === 'kubernetes' ? ', SVC_K8S_MAX_JOBS' : ''}).`}
-        </p>
-      ))}
+      {queued.map((r) => {
+        const held = holders(r);
+        return (
+          <p key={r.id}>
+            <strong>{r.task_key}</strong> waits since {fmtTime(r.queued_at)}:{' '}
+            {r.reason === 'no_instance_for_pool' ? (
+              `no online instance serves pool "${r.pool}" with the ${r.executor_type} executor; it runs when one comes online.`
+            ) : (
+              <>
+                every {r.executor_type} slot of pool &quot;{r.pool}&quot; is busy (SVC_WORKER_SLOTS{r.executor_type === 'kubernetes' ? ', SVC_K8S_MAX_JOBS' : ''} per instance); it runs when one frees.{' '}
+                {held.length ? `Slots are held by this execution's ${held.join(', ')} and maybe by other executions.` : 'The slots are held by other executions.'}
+              </>
+            )}
+          </p>
+        );
+      })}
     </div>
   );
 }

@@ -50,8 +50,9 @@ export const adminOperations: Operation[] = [
     auth: ADMIN,
     request: {
       query: ListQueryWith({
-        action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel' })),
+        action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`)' })),
         actor: Type.Optional(Type.String({ description: 'Only events of this actor: a user id or email' })),
+        resource: Type.Optional(Type.String({ maxLength: 300, description: 'Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events\' `target` shows it' })),
         from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
         to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
       }),
