@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import type { Stack } from '../stack.js';
-import { flow, sh, sleep } from '../engine-support.js';
+import { flow, sh, sleep, until } from '../engine-support.js';
 
 /** Lines the `lines` task prints (`line I of LINES`), one every 50 ms. */
 export const LINES = 20;
@@ -118,9 +118,9 @@ function neverSent(err: unknown): boolean {
 }
 
 /**
- * Submits `count` executions of `busy` in `ns`, one in five through the
- * webhook, the rest through triggerFlow, `workers` at a time with a pause
- * between them so they spread over the fault. Keys end in `-f` (every third:
+ * Submits executions of `busy` in `ns` until `count` are acknowledged, one
+ * in five through the webhook, the rest through triggerFlow, `workers` at a
+ * time with a pause between them so they spread over the fault. Keys end in `-f` (every third:
  * flaky's first attempt fails) or `-h` (every seventh: the first http call
  * fails). A refused connection is retried (nothing was sent); any other
  * failure leaves the submission `unknown` (it may or may not have been
@@ -160,11 +160,15 @@ export function submitBusy(s: Stack, ns: string, o: { count: number; webhookKey:
       }
     }
   };
+  const acknowledged = () => out.filter((x) => x.outcome === 'acknowledged').length;
+  let inFlight = 0;
   const worker = async () => {
-    while (next < o.count) {
-      const i = next++;
-      out.push(await one(i));
-      await sleep(o.pauseMs ?? 100);
+    // Until `count` are acknowledged: a submission left unknown (the service failing) is replaced by a new one, after a pause.
+    while (acknowledged() + inFlight < o.count && next < o.count * 4) {
+      inFlight++;
+      const sub = await one(next++).finally(() => inFlight--);
+      out.push(sub);
+      await sleep(sub.outcome === 'acknowledged' ? (o.pauseMs ?? 100) : 500);
     }
   };
   const done = Promise.all(Array.from({ length: o.workers ?? 3 }, worker)).then(() => out);
@@ -174,6 +178,8 @@ export function submitBusy(s: Stack, ns: string, o: { count: number; webhookKey:
 /** Saves the busy flows of `ns` and returns the key of its webhook. */
 export async function setUpBusy(s: Stack, ns: string, targetUrl: string): Promise<string> {
   await s.saveFlow(ns, busyFlows(ns, targetUrl));
+  // The scheduler picks the schedule up within its sync period.
+  await until(`the schedule of ${ns}/busy synced`, async () => (await s.db.query(`SELECT 1 FROM schedules WHERE namespace = $1`, [ns])).rowCount, 60_000, 200);
   const r = await s.api('GET', `/api/v1/flows/${ns}/busy`);
   const key = r.body?.triggers?.find((t: { id: string }) => t.id === 'hook')?.webhook_key;
   if (!key) throw new Error(`no webhook key for ${ns}/busy: ${JSON.stringify(r.body)}`);
