@@ -53,16 +53,19 @@ export async function startHttpTarget(delayMs = 200): Promise<HttpTarget> {
 /**
  * The flows of one busy namespace:
  * - `busy` (triggered by the test, its webhook `hook` and its minutely
- *   schedule `tick`): `lines` prints LINES numbered lines; then in parallel
+ *   schedule `tick`): `lines` prints LINES numbered lines (and with
+ *   `artifact` leaves an artifact `report.txt`); then in parallel
  *   `flaky` (fails its first attempt for keys ending in `-f`), `call` (an
  *   http task; 503 on the first call for keys ending in `-h`) and `child` (a
  *   subflow of `leaf`, waited for). Every task retries up to 3 attempts.
  * - `leaf`: `work` prints LEAF_LINES numbered lines.
  * - `after`: a flow trigger on every end of `busy`.
  */
-export function busyFlows(ns: string, targetUrl: string): Record<string, string> {
+export function busyFlows(ns: string, targetUrl: string, o: { artifact?: boolean } = {}): Record<string, string> {
   const retry = { max_attempts: 3, initial: '300ms' };
-  const printLines = (n: number, pause: string) => sh(`i=1; while [ $i -le ${n} ]; do echo "line $i of ${n}"; i=$((i+1)); sleep ${pause}; done`);
+  // With `artifact`, `lines` also leaves report.txt naming its task run.
+  const report = o.artifact ? '; echo "report of $SVC_TASK_RUN_ID" > "$SVC_ARTIFACTS_DIR/report.txt"' : '';
+  const printLines = (n: number, pause: string, then = '') => sh(`i=1; while [ $i -le ${n} ]; do echo "line $i of ${n}"; i=$((i+1)); sleep ${pause}; done${then}`);
   return {
     'busy.flow.yaml': flow({
       id: 'busy',
@@ -73,7 +76,7 @@ export function busyFlows(ns: string, targetUrl: string): Record<string, string>
       ],
       retry,
       tasks: [
-        { id: 'lines', type: 'command', command: printLines(LINES, '0.05') },
+        { id: 'lines', type: 'command', command: printLines(LINES, '0.05', report) },
         {
           id: 'flaky',
           type: 'command',
@@ -176,8 +179,8 @@ export function submitBusy(s: Stack, ns: string, o: { count: number; webhookKey:
 }
 
 /** Saves the busy flows of `ns` and returns the key of its webhook. */
-export async function setUpBusy(s: Stack, ns: string, targetUrl: string): Promise<string> {
-  await s.saveFlow(ns, busyFlows(ns, targetUrl));
+export async function setUpBusy(s: Stack, ns: string, targetUrl: string, o: { artifact?: boolean } = {}): Promise<string> {
+  await s.saveFlow(ns, busyFlows(ns, targetUrl, o));
   // The scheduler picks the schedule up within its sync period.
   await until(`the schedule of ${ns}/busy synced`, async () => (await s.db.query(`SELECT 1 FROM schedules WHERE namespace = $1`, [ns])).rowCount, 60_000, 200);
   const r = await s.api('GET', `/api/v1/flows/${ns}/busy`);
