@@ -6,7 +6,9 @@
 // and its retry would start the child a second time (the kill -9 fault test,
 // e2e/test/faults-kill-apps.test.ts, saw exactly that). Runs of the instance
 // with no child yet (an http task, a subflow whose child was never created)
-// still end as before.
+// still end as before. Likewise a database error after the child started (a
+// PostgreSQL restart, e2e/test/faults-postgres-restart.test.ts) must not end
+// the run executor_error: the start's own writes are retried.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
@@ -80,6 +82,35 @@ test('a dispatcher stopped with SIGTERM: its http run ends instance_shutdown, it
   assert.deepEqual(await stateOf(call.id), { state: 'RUNNING', reason: '' });
   // The maintenance holder's lost check leaves it too, though its instance is stopped.
   assert.ok(!(await failLostTaskRuns(pool)).ids.includes(call.id));
+  await finishChild(childId);
+  assert.deepEqual(await stateOf(call.id), { state: 'SUCCESS', reason: '' });
+});
+
+test('a database error after the child started does not fail the subflow run: the write is retried, the run waits for the child', async () => {
+  await registerInstance(pool, { id: 'flaky-db', kind: 'dispatcher', hostname: 'test', version: 'test', pools: ['default'], executors: ['process'] }, new Date());
+  const ex = await triggerFlow(pool, deps, { namespace: 'sub', flowId: 'parent', triggerType: 'manual', createdBy: 'test' });
+  const { runs } = await claimRuns(pool, { instanceId: 'flaky-db', pools: ['default'], executorType: 'inline', limit: 10, now: new Date() });
+  const call = runs.find((r) => r.execution_id === ex.id && r.task_key === 'call')!;
+  // The pool the engine uses loses its connection on the first link of the run to its child (a database restart then).
+  let failures = 0;
+  const flaky = new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'query') {
+        return (...args: unknown[]) => {
+          if (String(args[0]).includes('SET child_execution_id') && failures++ === 0) return Promise.reject(new Error('Connection terminated unexpectedly'));
+          return (target.query as (...a: unknown[]) => unknown)(...args);
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const engine = testEngine({ pool: flaky, storage: deps.storage as never });
+  assert.equal(await engine.startSubflow(call, { flow: 'sub/child', inputs: {}, wait: true }, { id: ex.id, chain_depth: 0 }), null, 'still waiting for its child');
+  assert.equal(failures, 2, 'the link failed once and was retried');
+  const childId = (await pool.query(`SELECT child_execution_id FROM task_runs WHERE id = $1`, [call.id])).rows[0].child_execution_id;
+  assert.ok(childId, 'linked to its child');
+  assert.deepEqual(await stateOf(call.id), { state: 'RUNNING', reason: '' });
   await finishChild(childId);
   assert.deepEqual(await stateOf(call.id), { state: 'SUCCESS', reason: '' });
 });
