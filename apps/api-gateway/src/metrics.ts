@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import pg from 'pg';
 import client from 'prom-client';
-import type { Db } from '@svc/db';
+import { survivesConnectionLoss, type Db } from '@svc/db';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
 
 export { EXECUTION_STATES, TASK_RUN_STATES };
@@ -69,7 +69,7 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
   const timeout = deps.gaugeTimeoutMs ?? GAUGE_QUERY_TIMEOUT_MS;
   client.collectDefaultMetrics({ register: registry });
   const pool = new pg.Pool({ connectionString: deps.db.url, max: 1, application_name: 'svc-api-gateway-metrics', connectionTimeoutMillis: timeout, idleTimeoutMillis: 60_000 });
-  pool.on('error', (err) => deps.onGaugeError?.('connection', err));
+  survivesConnectionLoss(pool, (err) => deps.onGaugeError?.('connection', err));
   let reads = 0;
   let inflight: Promise<Counts> | undefined;
   const counts = (): Promise<Counts> => {

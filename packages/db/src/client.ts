@@ -68,11 +68,25 @@ export function prismaOf(db: pg.Pool | PrismaDb): PrismaDb {
   return client;
 }
 
+/**
+ * Keeps a pool's lost connections (a database restart, a terminated backend)
+ * from crashing the process. pg emits 'error' on a client whose connection
+ * ends, and the pool listens for it only while the client is idle: a client
+ * checked out at that moment (a transaction between two statements, a claim
+ * in flight) has no listener, and the error becomes an uncaught exception
+ * that kills the process (the PostgreSQL restart fault test lost both
+ * dispatchers that way). Its queries fail anyway, and the pool drops it when
+ * it is released. `onIdleError` hears the losses of idle clients.
+ */
+export function survivesConnectionLoss(pool: pg.Pool, onIdleError: (err: Error) => void = () => undefined): pg.Pool {
+  pool.on('error', onIdleError);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
 export function createDb(opts: DbOptions): Db {
   const applicationName = opts.applicationName ?? 'svc';
-  const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, application_name: applicationName, connectionTimeoutMillis: 10_000 });
-  // An idle client losing its connection (database restart) must not crash the process.
-  pool.on('error', () => undefined);
+  const pool = survivesConnectionLoss(new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, application_name: applicationName, connectionTimeoutMillis: 10_000 }));
   const prisma = prismaOf(pool) as PrismaClient;
   let closed = false;
   return {

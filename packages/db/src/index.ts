@@ -1,4 +1,4 @@
-export { createDb, prismaOf, Prisma, PrismaClient, type Db, type DbOptions, type PrismaDb } from './client.js';
+export { createDb, prismaOf, survivesConnectionLoss, Prisma, PrismaClient, type Db, type DbOptions, type PrismaDb } from './client.js';
 export { newId } from './ids.js';
 export {
   applyMigrations,

@@ -28,7 +28,7 @@ import { sweepFlowTriggers, type FlowTriggerResult } from './flow-triggers.js';
 import type { FollowUp } from './outbox.js';
 import { Planner, planExecutions, hasStaleRequests } from './planner.js';
 import { rerunExecution, restartExecution } from './rerun.js';
-import { withRetry } from './retry.js';
+import { IO_RETRY_FOR_MS, withRetry } from './retry.js';
 import { appendLogs, heartbeatTaskRun, recordRunnerEvent, storeArtifact, type RunnerEvent, type IncomingLogLine, type TaskRunIdentity } from './runner-io.js';
 import { loadRunTokenKey, signRunToken, verifyRunToken } from './run-token.js';
 import { loadExecutions } from './serialize.js';
@@ -383,23 +383,46 @@ export class Engine {
       return { state: 'FAILED', reason: 'chain_depth_exceeded', error: `subflow nesting would exceed ${MAX_CHAIN_DEPTH} levels (a flow that calls itself?)`, exitCode: null };
     }
     const [ns, flowId] = f.flow.split('/');
-    let child: Started;
+    // Once the child exists, no error may end this run: its retry would start
+    // the child a second time. So the reads and writes after the start ride
+    // out a database outage (retried, like a run's end), and what still fails
+    // is left to the child's own end (its `child_ended` follow-up).
+    const io = { what: `subflow run ${run.id}`, forMs: IO_RETRY_FOR_MS, signal: this.stopping.signal };
+    let child: { id: string };
     try {
       child = await this.trigger({
         namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
         createdBy: `execution:${parent.id}`, parentExecutionId: parent.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: parent.chain_depth + 1,
       });
     } catch (err) {
-      return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${f.flow}: ${(err as Error).message}`, exitCode: null };
+      // A start whose commit went through while its answer was lost (a connection cut then) left the child behind.
+      const left = await withRetry(() => this.childOf(parent.id, run.id), io).catch(() => undefined);
+      if (!left) return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${f.flow}: ${(err as Error).message}`, exitCode: null };
+      child = left;
     }
-    await this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]);
+    await withRetry(() => this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]), io).catch((err) =>
+      this.resources.log.warn('cannot link a subflow run to its child', { err, task_run_id: run.id, child_execution_id: child.id }),
+    );
     if (!f.wait) return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: child.id } };
     // The child may have ended before this run was linked to it: end it here then (idempotent with the follow-up).
-    const st = await this.stateOf(child.id);
-    if (st !== undefined && isExecutionState(st) && isExecutionEnded(st)) {
-      await this.follow([{ kind: 'child_ended', parentTaskRunId: run.id, childExecutionId: child.id }]);
+    try {
+      const st = await withRetry(() => this.stateOf(child.id), io);
+      if (st !== undefined && isExecutionState(st) && isExecutionEnded(st)) {
+        await this.follow([{ kind: 'child_ended', parentTaskRunId: run.id, childExecutionId: child.id }]);
+      }
+    } catch (err) {
+      this.resources.log.warn('cannot check a subflow child; its end completes the run', { err, task_run_id: run.id, child_execution_id: child.id });
     }
     return null;
+  }
+
+  /** The child execution a subflow task run started, if any. */
+  private async childOf(parentExecutionId: string, taskRunId: string): Promise<{ id: string } | undefined> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT id FROM executions WHERE parent_execution_id = $1 AND trigger_type = 'subflow' AND trigger_payload->>'parent_task_run_id' = $2 LIMIT 1`,
+      [parentExecutionId, taskRunId],
+    );
+    return r.rows[0];
   }
 
   /**

@@ -53,7 +53,19 @@ export async function timeOutTaskRuns(pool: pg.Pool, now?: Date): Promise<{ ids:
 }
 
 /**
- * RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone).
+ * A task run `t` that is not its instance's work any more: a subflow task
+ * waiting for the child it started (the child was created with
+ * `parent_task_run_id` = the run, in the statement that created it, so there
+ * is no window). The child's end completes it (`child_ended`), whoever runs
+ * the child; ending it because its dispatcher went away would fail the
+ * parent's task while the child runs on, and its retry would start the child
+ * again.
+ */
+const NOT_WAITING_ON_A_CHILD = `NOT EXISTS (SELECT 1 FROM executions c WHERE c.parent_task_run_id = t.id)`;
+
+/**
+ * RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone),
+ * except subflow runs waiting on their child.
  * @param now a test's clock (or the time the caller read from the database); default the database's clock, which wrote the heartbeats.
  */
 export async function failLostTaskRuns(pool: pg.Pool, now?: Date, executorTypes = ['process', 'inline']): Promise<{ ids: string[]; followUps: FollowUp[] }> {
@@ -61,7 +73,8 @@ export async function failLostTaskRuns(pool: pg.Pool, now?: Date, executorTypes 
     await pool.query<{ id: string }>(
       `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
        WHERE t.state = 'RUNNING' AND t.executor_type = ANY($2)
-         AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < ${onlineSinceSql('$1')}) LIMIT 500`,
+         AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < ${onlineSinceSql('$1')})
+         AND ${NOT_WAITING_ON_A_CHILD} LIMIT 500`,
       [now ? onlineSince(now) : null, executorTypes],
     )
   ).rows.map((r) => r.id);
@@ -74,13 +87,14 @@ export async function failLostTaskRuns(pool: pg.Pool, now?: Date, executorTypes 
  * then their executions are planned (retries apply). Atomic because a stopped
  * instance's runs count as lost: the maintenance holder could otherwise end
  * them `lost` between the two steps. Stopped first, so the retries planned
- * after do not count on this instance serving their pool.
+ * after do not count on this instance serving their pool. Subflow runs
+ * waiting on their child stay RUNNING: the child's end completes them.
  */
 export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, now?: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
   const done: TaskCompletion = { state: 'FAILED', reason: 'instance_shutdown', error: 'the instance running this task was stopped', exitCode: null };
   const ended = await inTx(pool, async (c) => {
     await markInstanceStopped(c, instanceId, now);
-    const running = (await c.query<{ id: string }>(`SELECT id FROM task_runs WHERE state = 'RUNNING' AND claimed_by = $1`, [instanceId])).rows;
+    const running = (await c.query<{ id: string }>(`SELECT t.id FROM task_runs t WHERE t.state = 'RUNNING' AND t.claimed_by = $1 AND ${NOT_WAITING_ON_A_CHILD}`, [instanceId])).rows;
     return endTaskRuns(c, running.map((r) => r.id), done, now);
   });
   const r = await planEnded(pool, () => now ?? new Date(), ended);

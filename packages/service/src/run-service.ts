@@ -193,6 +193,10 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
       .then((alive) => (alive ? undefined : registerInstance(db.pool, registration)))
       .catch((err) => ctx.log.warn('heartbeat failed', { err }));
   }, INSTANCE_HEARTBEAT_INTERVAL_MS);
-  beat.unref();
+  // Kept referenced: it is what holds a service process alive until a signal
+  // stops it. The apps' own loops use unreferenced timers, and the open
+  // database connections were the only other handles, so a PostgreSQL
+  // restart (every connection dropped) let the maintenance process run out
+  // of work and exit 0 in silence (found by e2e/test/faults-postgres-restart).
   ctx.log.info('started', { kind: opts.kind, version, pools: registration.pools, executors: registration.executors });
 }

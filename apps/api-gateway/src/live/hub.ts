@@ -24,7 +24,7 @@
 // from the same position) are made once and shared (`shared`).
 import { setMaxListeners } from 'node:events';
 import pg from 'pg';
-import { Notifier } from '@svc/db';
+import { Notifier, survivesConnectionLoss } from '@svc/db';
 import { CHANNELS, LOG_CHANNEL } from '@svc/engine';
 
 export type LiveChannel = 'logs' | 'changed';
@@ -83,8 +83,8 @@ export class LiveHub {
       application_name: opts.applicationName ?? 'svc-api-gateway-live',
       connectionTimeoutMillis: 10_000,
     });
-    // An idle client losing its connection (database restart) must not crash the process.
-    this.pool.on('error', () => undefined);
+    // A client losing its connection (database restart) must not crash the process.
+    survivesConnectionLoss(this.pool);
     // One listener per open stream, removed when the stream ends: no fixed bound applies.
     setMaxListeners(0, this.closing.signal);
     this.notifier = new Notifier({
