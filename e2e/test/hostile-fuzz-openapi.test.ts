@@ -83,7 +83,7 @@ before(async () => {
   assert.ok(run, 'a task run to point runner operations at');
   runToken = signRunToken(await loadRunTokenKey(s.db), run.id, new Date(Date.now() + 3600_000));
   const flowView = (await s.api('GET', `/api/v1/flows/${NS}/hello`)).body;
-  const user = await s.api('POST', '/api/v1/users', { email: 'fuzz-target@example.com', role: 'viewer', display_name: 'Target' });
+  const user = await s.api('POST', '/api/v1/users', { email: 'fuzz-target@example.com', role: 'viewer', name: 'Target' });
   const token = await s.api('POST', '/api/v1/tokens', { name: 'fuzz-target', role: 'viewer' });
   const revision = (await s.api('GET', `/api/v1/flows/${NS}/hello/revisions`)).body.items?.[0]?.id;
   Object.assign(fixtures, {
