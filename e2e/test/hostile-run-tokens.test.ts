@@ -104,6 +104,10 @@ test("every runner route refuses another run's token, forged, tampered and expir
 test("after a run ended, its token gets no spec, its events and completions change nothing, and heartbeats say stop", async () => {
   const tokenA = `Bearer ${signRunToken(key, runA.id, new Date(Date.now() + 3600_000))}`;
   const routes = Object.fromEntries(ROUTES(runA.id).map((r) => [r.name, r]));
+  // What a task printed may hold a NUL (PostgreSQL text cannot): kept as U+FFFD, not refused and not a 500.
+  const nul = await call({ ...routes.runnerPostLogs!, body: JSON.stringify({ lines: [{ n: 1, stream: 'stdout', text: 'before\u0000after' }] }) }, tokenA);
+  assert.equal(nul.status, 204, nul.text);
+  assert.deepEqual((await s.db.query(`SELECT text FROM log_lines WHERE task_run_id = $1`, [runA.id])).rows, [{ text: 'before\ufffdafter' }]);
   const done = await call({ ...routes.runnerComplete!, body: JSON.stringify({ state: 'SUCCESS', exit_code: 0 }) }, tokenA);
   assert.equal(done.status, 200, done.text);
   assert.deepEqual(JSON.parse(done.text), { accepted: true });

@@ -185,7 +185,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         body = parseJsonBody(raw);
         // What a runner reports comes from the task (its output, its outputs file): a NUL in it is
         // kept as U+FFFD rather than refused, which would lose the report. Other callers get 422.
-        if (auth.kind === 'run_token') body = replaceNul(body);
+        if (auth.kind === 'run_token' && raw?.includes('\\u0000')) body = replaceNul(body);
       }
 
       const v = compiled.validateRequest({ params: req.params, query: req.query, body });
