@@ -20,12 +20,19 @@ const EVIL = [`a\r\nX-${MARK}: yes`, `a\nX-${MARK}: yes`, `a\rX-${MARK}: yes`, `
 const heads: string[] = [];
 const upstream = net.createServer((sock) => {
   let buf = '';
+  let answered = false;
   sock.on('data', (d) => {
     buf += d.toString('latin1');
-    if (buf.includes('\r\n\r\n')) {
+    const at = buf.indexOf('\r\n\r\n');
+    if (at < 0) return;
+    // Answer once the whole body (by its Content-Length) is in, then keep reading: anything more would be a smuggled request.
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(buf.slice(0, at))?.[1] ?? 0);
+    if (Buffer.byteLength(buf, 'latin1') - at - 4 < length || answered) return;
+    answered = true;
+    setTimeout(() => {
       heads.push(buf);
       sock.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
-    }
+    }, 200);
   });
   sock.on('error', () => undefined);
 });
@@ -47,6 +54,11 @@ before(async () => {
       `    url: "http://127.0.0.1:${upstreamPort}/relay?who={{ inputs.who }}"`,
       '    headers: {X-Who: "{{ inputs.who }}", Content-Type: text/plain}',
       '    body: "who={{ inputs.who }}"',
+      '  - id: call_url',
+      '    type: http',
+      '    method: POST',
+      `    url: "http://127.0.0.1:${upstreamPort}/url/{{ inputs.who }}?who={{ inputs.who }}"`,
+      '    body: "{{ inputs.who }}"',
       '  - id: echo',
       '    type: command',
       '    env: {WHO: "{{ inputs.who }}"}',
@@ -71,7 +83,10 @@ test('CR/LF from a webhook body never becomes a header or a request upstream, no
     const call = done.task_runs.find((t: any) => t.task_key === 'call');
     // Refusing to send (http_error) and sending a harmless value are both fine; an injected header is not.
     assert.ok(call.state === 'SUCCESS' || (call.state === 'FAILED' && call.reason === 'http_error'), `${JSON.stringify(who)}: ${call.state} ${call.reason} ${call.error}`);
-    outcomes[JSON.stringify(who)] = call.state === 'SUCCESS' ? 'sent, value kept inside its header' : `refused (${call.reason})`;
+    // In the URL (path and query) and the body only: sent, the URL parser drops or escapes line breaks.
+    const callUrl = done.task_runs.find((t: any) => t.task_key === 'call_url');
+    assert.ok(callUrl.state === 'SUCCESS' || (callUrl.state === 'FAILED' && callUrl.reason === 'http_error'), `${JSON.stringify(who)} in the URL: ${callUrl.state} ${callUrl.reason} ${callUrl.error}`);
+    outcomes[JSON.stringify(who)] = `header: ${call.state === 'SUCCESS' ? 'sent, value kept inside its header' : `refused (${call.reason})`}; url and body: ${callUrl.state === 'SUCCESS' ? 'sent' : `refused (${callUrl.reason})`}`;
     const echo = done.task_runs.find((t: any) => t.task_key === 'echo');
     assert.equal(echo.state, 'SUCCESS');
     const lines = (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1`, [id])).rows;
@@ -82,13 +97,20 @@ test('CR/LF from a webhook body never becomes a header or a request upstream, no
       assert.doesNotMatch(l.text, /\n/, 'a stored line holds no line feed');
     }
   }
-  for (const head of heads) {
+  for (const received of heads) {
+    // The head ends at the first blank line; what follows is the body (where the value may sit, as data).
+    const head = received.slice(0, received.indexOf('\r\n\r\n'));
     const lines = head.split('\r\n');
     assert.equal(lines.filter((l) => new RegExp(`^X-${MARK}`, 'i').test(l)).length, 0, `an injected header arrived:\n${head}`);
-    assert.ok(!lines[0]!.includes(MARK) || /^POST \/relay\?who=\S+ HTTP\/1\.1$/.test(lines[0]!), `the request line was split: ${lines[0]}`);
+    assert.match(lines[0]!, /^POST \/(relay\?who=|url\/)\S+ HTTP\/1\.1$/, `the request line was split or changed: ${lines[0]}`);
     assert.equal(lines.filter((l) => l.startsWith('GET ')).length, 0, 'no smuggled request');
   }
-  assert.equal(heads.filter((h) => h.includes(`GET /${MARK}`)).length, 0, 'no second request was smuggled');
+  // Every request arrived framed by its Content-Length: the body holds the value as data, and nothing follows it.
+  for (const received of heads) {
+    const at = received.indexOf('\r\n\r\n');
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(received.slice(0, at))?.[1] ?? 0);
+    assert.equal(Buffer.byteLength(received.slice(at + 4), 'latin1'), length, `bytes beyond the body:\n${received}`);
+  }
   console.log(`header injection: ${EVIL.length} payloads; upstream got ${heads.length} requests, none with an injected header: ${JSON.stringify(outcomes)}`);
 });
 
