@@ -88,6 +88,7 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
     ...opts.env,
   };
   const procs: Proc[] = [];
+  const secretGuard = new SecretGuard();
   const startApp = (app: string, env: Record<string, string> = {}): Proc => {
     let out = '';
     const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -122,8 +123,10 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
     const secret = (await (await fetch(`${url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e', role: 'admin' }) })).json()) as { secret: string };
     tok = secret;
     api = async (method: string, p: string, body?: unknown) => {
+      secretGuard.sent(method, p, body);
       const r = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await r.text();
+      secretGuard.answered(method, p, text);
       return { status: r.status, body: text ? JSON.parse(text) : undefined };
     };
     // Wait until a dispatcher is online, so task runs are not parked as no_instance_for_pool.
@@ -182,6 +185,7 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
     },
     startApp,
     async stop() {
+      const leaks = secretGuard.leaks(procs.map((p, i) => [`output of app #${i} (pid ${p.child.pid})`, p.output()]));
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(procs.map((p) => p.exited)), new Promise((r) => (timer = setTimeout(r, 15_000)))]);
@@ -190,7 +194,42 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
       await db.end();
       await tdb.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (leaks.length) throw new Error(`secret values leaked (suite-wide guard, e2e/test/stack.ts):\n${leaks.join('\n')}`);
     },
   };
   return stack;
+}
+
+/**
+ * The suite-wide secret guard: every secret value a test PUTs through
+ * `s.api` (global and namespace secrets) is remembered, and at `stop()` every
+ * response body `s.api` returned and every app's captured output is searched
+ * for it. A value found fails the test file (stop throws), naming the secret
+ * key and where, never the value. Values shorter than 6 characters are not
+ * searched: they would match by chance.
+ */
+class SecretGuard {
+  private values = new Map<string, string>();
+  private answers: [string, string][] = [];
+
+  sent(method: string, p: string, body: unknown): void {
+    const m = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets\/([^/?]+)$/.exec(p);
+    const value = (body as { value?: unknown } | undefined)?.value;
+    if (method === 'PUT' && m && typeof value === 'string' && value.length >= 6) this.values.set(value, decodeURIComponent(m[1]!));
+  }
+
+  answered(method: string, p: string, text: string): void {
+    if (text) this.answers.push([`the response to ${method} ${p}`, text]);
+  }
+
+  leaks(outputs: [string, string][]): string[] {
+    const out: string[] = [];
+    for (const [value, key] of this.values) {
+      for (const [where, text] of [...this.answers, ...outputs]) {
+        // JSON escapes quotes and backslashes: look for the value both as is and as JSON puts it.
+        if (text.includes(value) || text.includes(JSON.stringify(value).slice(1, -1))) out.push(`the value of secret ${key} is in ${where}`);
+      }
+    }
+    return out;
+  }
 }

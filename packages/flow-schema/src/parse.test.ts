@@ -45,6 +45,19 @@ describe('parseFlowYaml', () => {
     assert.deepEqual(value, { a: { max_attempts: 3 }, b: { max_attempts: 3 } });
   });
 
+  it('rejects a long string aliased thousands of times (few nodes, gigabytes once serialized)', () => {
+    // 900 KB under one anchor, then 20,000 aliases of it: 20,001 nodes, under maxNodes, but 18 GB of values.
+    const src = `id: demo\nvariables: {big: &big "${'x'.repeat(900_000)}"}\ninputs: [{id: j, type: json, default: [${Array(20_000).fill('*big').join(',')}]}]\ntasks: []\n`;
+    const { value, errors } = parseFlowYaml(src);
+    assert.equal(value, undefined);
+    assert.match(errors[0]?.message ?? '', /more than 4194304 bytes of values .*alias bomb/);
+  });
+
+  it('honours a smaller maxExpandedBytes, counting an alias at the size of what it names', () => {
+    assert.deepEqual(parseFlowYaml(lines('a: &x [abcd, efgh]', 'b: [*x, *x]'), { maxExpandedBytes: 30 }).errors, []);
+    assert.match(parseFlowYaml(lines('a: &x [abcd, efgh]', 'b: [*x, *x, *x]'), { maxExpandedBytes: 30 }).errors[0]?.message ?? '', /more than 30 bytes/);
+  });
+
   it('honours a smaller maxNodes', () => {
     const { errors } = parseFlowYaml(lines('a: &x [1, 2, 3, 4]', 'b: [*x, *x, *x]'), { maxNodes: 10 });
     assert.match(errors[0]?.message ?? '', /more than 10 YAML nodes/);

@@ -17,6 +17,14 @@ export interface ParseFlowOptions {
   maxNodes?: number;
   /** Deepest nesting of sequences and mappings. Default: 64. */
   maxDepth?: number;
+  /**
+   * Largest total size of the scalars, in source bytes, once every alias is
+   * expanded. The node bound alone lets a long string aliased thousands of
+   * times through (a 500 KB scalar used 50,000 times is 50,000 nodes but
+   * 25 GB once the definition is serialized for storage). Default: 4 times
+   * `maxBytes` (sharing a retry policy or an env block by alias costs far less).
+   */
+  maxExpandedBytes?: number;
 }
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -70,7 +78,7 @@ export function parseFlowSource(source: string, opts: ParseFlowOptions = {}): Pa
 
   let indexed: IndexResult;
   try {
-    indexed = indexEvents(source, events, opts.maxNodes ?? DEFAULT_MAX_NODES);
+    indexed = indexEvents(source, events, opts.maxNodes ?? DEFAULT_MAX_NODES, opts.maxExpandedBytes ?? 4 * maxBytes);
   } catch (err) {
     if (err instanceof SourceBoundError) {
       const positions = new SourcePositions(source, new Map());
@@ -127,6 +135,8 @@ interface Frame {
   keyOffset: number;
   /** Nodes in this subtree with aliases expanded. */
   size: number;
+  /** Source bytes of the scalars in this subtree with aliases expanded. */
+  bytes: number;
   /** Source offset where the collection starts (for error positions). */
   start: number;
   anchor: string | null;
@@ -139,18 +149,27 @@ interface Frame {
  * node it names). Nothing is expanded, so a bomb costs time linear in its
  * source, and the first subtree that passes `maxNodes` stops the walk.
  */
-function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: number): IndexResult {
+function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: number, maxBytes: number): IndexResult {
   const nodes = new Map<string, NodeOffsets>();
   const anchorSizes = new Map<string, number>();
+  const anchorBytes = new Map<string, number>();
   const openAnchors = new Set<string>();
   const stack: Frame[] = [];
   let documents = 0;
 
-  const grow = (frame: Frame, by: number, offset: number): void => {
+  const grow = (frame: Frame, by: number, bytes: number, offset: number): void => {
     frame.size += by;
+    frame.bytes += bytes;
     if (frame.size > maxNodes) {
       throw new SourceBoundError(
         `the flow file expands to more than ${maxNodes} YAML nodes (aliases counted at full size); ` +
+          'this looks like an alias bomb',
+        offset,
+      );
+    }
+    if (frame.bytes > maxBytes) {
+      throw new SourceBoundError(
+        `the flow file expands to more than ${maxBytes} bytes of values (aliases counted at full size); ` +
           'this looks like an alias bomb',
         offset,
       );
@@ -193,7 +212,7 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
     switch (e.type) {
       case yaml.EVENT_ID.DOCUMENT:
         documents++;
-        stack.push({ kind: 'document', pointer: null, children: 0, key: null, keyOffset: -1, size: 0, start: 0, anchor: null });
+        stack.push({ kind: 'document', pointer: null, children: 0, key: null, keyOffset: -1, size: 0, bytes: 0, start: 0, anchor: null });
         break;
       case yaml.EVENT_ID.SEQUENCE:
       case yaml.EVENT_ID.MAPPING: {
@@ -207,6 +226,7 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
           key: null,
           keyOffset: -1,
           size: 1,
+          bytes: 0,
           start: e.start,
           anchor,
         });
@@ -220,8 +240,12 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
         const isKey = parent?.kind === 'mapping' && parent.children % 2 === 0;
         place(offset, isKey ? yaml.getScalarValue(source, e) : null);
         const anchor = anchorName(e);
-        if (anchor !== null) anchorSizes.set(anchor, 1);
-        if (parent !== undefined) grow(parent, 1, offset);
+        const bytes = Math.max(0, e.valueEnd - e.valueStart);
+        if (anchor !== null) {
+          anchorSizes.set(anchor, 1);
+          anchorBytes.set(anchor, bytes);
+        }
+        if (parent !== undefined) grow(parent, 1, bytes, offset);
         break;
       }
       case yaml.EVENT_ID.ALIAS: {
@@ -233,7 +257,7 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
         place(offset, null);
         const parent = stack[stack.length - 1];
         // An unknown anchor weighs 1 here; constructFromEvents reports it as an error.
-        if (parent !== undefined) grow(parent, anchorSizes.get(name) ?? 1, offset);
+        if (parent !== undefined) grow(parent, anchorSizes.get(name) ?? 1, anchorBytes.get(name) ?? 0, offset);
         break;
       }
       case yaml.EVENT_ID.POP: {
@@ -242,9 +266,10 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
         if (done.anchor !== null) {
           openAnchors.delete(done.anchor);
           anchorSizes.set(done.anchor, done.size);
+          anchorBytes.set(done.anchor, done.bytes);
         }
         const parent = stack[stack.length - 1];
-        if (parent !== undefined) grow(parent, done.size, done.start);
+        if (parent !== undefined) grow(parent, done.size, done.bytes, done.start);
         break;
       }
       default:

@@ -1,10 +1,10 @@
 import type { Request, Response, Router } from 'express';
 import { roleAtLeast, successStatus, type Operation, type Role } from '@svc/api-spec';
 import { assertNever } from '@svc/assert';
-import { forbidden, notImplemented, unauthorized } from './errors.js';
+import { forbidden, notImplemented, unauthorized, validationFailed } from './errors.js';
 import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { withFields, type HttpLogger } from './logger.js';
-import { createRequestValidator, type RequestValidator } from './validation.js';
+import { createRequestValidator, replaceNul, type RequestValidator } from './validation.js';
 
 /** What `authenticate` returns for a session or API token: at least a role. */
 export interface Principal {
@@ -183,6 +183,9 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
           raw = await readBody(req, res);
         }
         body = parseJsonBody(raw);
+        // What a runner reports comes from the task (its output, its outputs file): a NUL in it is
+        // kept as U+FFFD rather than refused, which would lose the report. Other callers get 422.
+        if (auth.kind === 'run_token' && raw?.includes('\\u0000')) body = replaceNul(body);
       }
 
       const v = compiled.validateRequest({ params: req.params, query: req.query, body });
@@ -202,6 +205,45 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
       send(res, op, result);
     });
   }
+
+  router.use((err: unknown, req: Request, _res: Response, next: (err?: unknown) => void) => {
+    next(err instanceof URIError && (err as { status?: unknown }).status === 400 ? undecodableParam(opts.operations, req) : err);
+  });
+}
+
+/** True when `segment` does not decode as percent-encoded UTF-8 (`%zz`, a lone `%`, `%ff`). */
+function undecodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The 422 for a path whose parameter express could not decode. Express throws
+ * a URIError with `status` 400 and no `expose`, which would otherwise surface
+ * as a 500; the field is the parameter's own name (spec: "A query or path
+ * parameter uses its own name as the field"), found by matching the raw path
+ * against the operations of the request's method.
+ */
+function undecodableParam(operations: readonly Operation[], req: Request) {
+  const segments = req.path.split('/');
+  for (const op of operations) {
+    if (op.method !== req.method.toLowerCase()) continue;
+    const pattern = op.path.split('/');
+    if (pattern.length !== segments.length) continue;
+    let field: string | undefined;
+    const matches = pattern.every((p, i) => {
+      const name = /^\{([^}]+)\}$/.exec(p)?.[1];
+      if (name === undefined) return p === segments[i];
+      if (field === undefined && undecodable(segments[i]!)) field = name;
+      return segments[i] !== '';
+    });
+    if (matches && field !== undefined) return validationFailed([{ field, message: 'is not valid percent-encoded UTF-8' }]);
+  }
+  return validationFailed([{ field: 'path', message: 'is not valid percent-encoded UTF-8' }]);
 }
 
 function assertVerifier(op: Operation, opts: MountOptions<any>): void {

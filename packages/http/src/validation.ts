@@ -90,6 +90,15 @@ export function createRequestValidator(): RequestValidator {
             details.push(...r.details);
             return value;
           };
+          // PostgreSQL text cannot hold U+0000: a NUL in an id, name or key could only end in a database error.
+          for (const [name, value] of [...Object.entries(input.params ?? {}), ...Object.entries(input.query ?? {})]) {
+            if (hasNul(name) || (Array.isArray(value) ? value : [value]).some((v) => typeof v === 'string' && hasNul(v))) {
+              details.push({ field: hasNul(name) ? 'query' : name, message: 'must not contain a NUL character' });
+            }
+          }
+          const nulAt = input.body === undefined ? undefined : nulPath(input.body, []);
+          if (nulAt) details.push({ field: fieldName(nulAt, 'body'), message: 'must not contain a NUL character (send binary content as base64)' });
+          if (details.length > 0) throw validationFailed(details);
           const outParams = run(params, input.params ?? {}) as Record<string, unknown>;
           const outQuery = run(query, input.query ?? {}) as Record<string, unknown>;
           let cursor: Record<string, unknown> | undefined;
@@ -113,6 +122,28 @@ export function createRequestValidator(): RequestValidator {
       };
     },
   };
+}
+
+const hasNul = (s: string) => s.includes('\u0000');
+
+/** Where the first string or key holding U+0000 sits in a JSON value (pointer segments), or undefined. */
+function nulPath(value: unknown, at: string[]): string[] | undefined {
+  if (typeof value === 'string') return hasNul(value) ? at : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (hasNul(k)) return at;
+    const found = nulPath(v, [...at, k]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `value` with every U+0000 in its strings and keys replaced by U+FFFD (what a task printed, kept readable and storable). */
+export function replaceNul(value: unknown): unknown {
+  if (typeof value === 'string') return hasNul(value) ? value.replace(/\u0000/g, '\ufffd') : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(replaceNul);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceNul(k) as string, replaceNul(v)]));
 }
 
 /** Convenience for a single operation; servers should share one `createRequestValidator()`. */

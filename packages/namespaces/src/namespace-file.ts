@@ -1,8 +1,7 @@
 // `namespace.yaml` at a namespace root (decisions.md): `executor` defaults for
 // the namespace's tasks (the flow file's Executor shape) and `variables`.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import * as yaml from 'js-yaml';
-import { flowSchema } from '@svc/flow-schema';
+import { flowSchema, parseFlowYaml } from '@svc/flow-schema';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 ajv.addSchema(flowSchema, 'flow.json');
@@ -24,12 +23,10 @@ export interface NamespaceFile {
 
 /** Problems of a namespace.yaml source (empty when valid); an empty file is valid. */
 export function validateNamespaceFile(source: string): { pointer: string; message: string }[] {
-  let value: unknown;
-  try {
-    value = yaml.load(source, { schema: yaml.CORE_SCHEMA }) ?? {};
-  } catch (err) {
-    return [{ pointer: '', message: `not valid YAML: ${(err as Error).message.split('\n')[0]}` }];
-  }
+  // The flow file's safe loader: the same size, depth and alias-expansion bounds (no alias bomb), the core schema, no duplicate keys.
+  const parsed = loadBounded(source);
+  if (parsed.errors.length) return parsed.errors.map((e) => ({ pointer: e.pointer, message: `not valid YAML: ${e.message.split('\n')[0]!.replace('the flow file', 'namespace.yaml')}` }));
+  const value = parsed.value ?? {};
   if (check(value)) return [];
   return (check.errors ?? []).map((e) => ({
     pointer: e.instancePath,
@@ -37,6 +34,14 @@ export function validateNamespaceFile(source: string): { pointer: string; messag
   }));
 }
 
+/** A namespace.yaml already accepted by {@link validateNamespaceFile} (on save), loaded the same bounded way. */
 export function parseNamespaceFile(source: string): NamespaceFile {
-  return (yaml.load(source, { schema: yaml.CORE_SCHEMA }) ?? {}) as NamespaceFile;
+  return (loadBounded(source).value ?? {}) as NamespaceFile;
+}
+
+/** parseFlowYaml, where an empty file (or one of comments only) is an empty namespace.yaml, which is valid. */
+function loadBounded(source: string): ReturnType<typeof parseFlowYaml> {
+  const parsed = parseFlowYaml(source);
+  if (parsed.errors.length === 1 && /the flow file is empty/.test(parsed.errors[0]!.message)) return { value: {}, errors: [] };
+  return parsed;
 }

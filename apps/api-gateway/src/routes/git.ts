@@ -83,6 +83,8 @@ export function gitSignatureVerifier(deps: Pick<GitRouteDeps, 'db' | 'masterKeys
   const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys });
   return async (req: Request, raw: Buffer): Promise<GitSourceRecord> => {
     const id = String(req.params.sourceId ?? '');
+    // Checked before the lookup: PostgreSQL refuses a NUL in text, and no source id holds one.
+    if (id.includes('\u0000')) throw notFound(`no git source ${JSON.stringify(id)}`);
     let source: GitSourceRecord;
     try {
       source = await getGitSource({ db: deps.db, now: deps.now }, id);

@@ -37,11 +37,24 @@ async function readRaw(req: Request, limit: number): Promise<Buffer> {
 
 export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskRunId: string }> {
   const { engine } = deps;
+  /**
+   * A run token stays valid until its expiry (the task's timeout plus a grace),
+   * but the spec (the rendered env and the secret values to mask) and the
+   * bundle are for starting the task: once the run has ended (done, cancelled
+   * while a container was still starting, timed out) they are refused.
+   */
+  const assertRunning = async (taskRunId: string) => {
+    if (!(await engine.stillRunning([taskRunId])).length) throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
+  };
   return {
     // A task run that cannot be prepared is ended FAILED by the engine, and the runner gets 409 (TaskRunNotStartableError).
-    runnerGetSpec: async ({ params }: Ctx): Promise<RunnerSpec> => (await engine.prepareForRunner(params.taskRunId as string)).spec,
+    async runnerGetSpec({ params }: Ctx): Promise<RunnerSpec> {
+      await assertRunning(params.taskRunId as string);
+      return (await engine.prepareForRunner(params.taskRunId as string)).spec;
+    },
 
     async runnerGetBundle({ params, res }: Ctx) {
+      await assertRunning(params.taskRunId as string);
       const b = await engine.bundle(await engine.snapshotOfTaskRun(params.taskRunId as string));
       res.setHeader('Content-Type', 'application/gzip');
       res.setHeader('Content-Length', String(b.size));

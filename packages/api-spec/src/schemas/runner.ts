@@ -45,8 +45,9 @@ export type RunnerSpec = Static<typeof RunnerSpec>;
 /** One log line as the runner posts it (the stored line adds the task run's identity: LogLine). */
 export const RunnerLogLine = component('RunnerLogLine', Type.Object(
   {
-    n: Type.Optional(Type.Integer({ description: 'Sequence number, 1, 2, 3 … per task run across both streams; a repeated number is stored once. Absent: the position in the batch' })),
-    ts: Type.Optional(Type.String({ description: 'Nanoseconds since the epoch as a decimal string. Absent: the time of arrival' })),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Sequence number, 1, 2, 3 … per task run across both streams; a repeated number is stored once. Absent: the position in the batch' })),
+    // At most 8999999999999999999: the column is a bigint.
+    ts: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,17}|[1-8][0-9]{18})$', description: 'Nanoseconds since the epoch as a decimal string. Absent: the time of arrival' })),
     stream: Type.String({ description: '`stdout` or `stderr`' }),
     text: Type.String({ description: 'One line without its newline, already masked by the runner' }),
   },
@@ -95,7 +96,7 @@ export const RunnerCompleteRequest = component('RunnerCompleteRequest', Type.Obj
     state: Type.Optional(StringEnum(COMPLETION_STATES, { description: 'Absent: SUCCESS when exit_code is 0, else FAILED' })),
     reason: Type.Optional(Type.String({ description: 'Empty on success; `exit_code`, `timeout`, `cancelled`, `runtime_not_found`, `executor_error`, `instance_shutdown`' })),
     error: Type.Optional(Type.String()),
-    exit_code: Type.Optional(Nullable(Type.Integer({ description: "The process's exit code; 128 + signal number when a signal killed it; null when it never ran" }))),
+    exit_code: Type.Optional(Nullable(Type.Integer({ minimum: -2147483648, maximum: 2147483647, description: "The process's exit code; 128 + signal number when a signal killed it; null when it never ran" }))),
     outputs: Type.Optional(FreeObject()),
     metrics: Type.Optional(Type.Array(RunnerMetric)),
   },
