@@ -9,6 +9,7 @@ import { sideBySide } from './components/DiffView.tsx';
 import { layoutGraph, NODE_H, NODE_W } from './components/graph-layout.ts';
 import { namespaceTree } from './pages/Flows.tsx';
 import { match } from './router.tsx';
+import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
 import { schemaAt } from './editor/schema-at.ts';
 import type { FlowInput, TaskRun } from './types.ts';
@@ -89,6 +90,14 @@ describe('namespace tree and routes', () => {
     assert.deepEqual(match('/executions/:id', '/executions/a%2Fb'), { id: 'a/b' });
     assert.equal(match('/executions/:id', '/executions'), null);
     assert.equal(match('/', '/x'), null);
+  });
+});
+
+describe('durations', () => {
+  it('never writes 60 seconds', () => {
+    assert.equal(fmtDuration(599_600), '10m 0s');
+    assert.equal(fmtDuration(61_000), '1m 1s');
+    assert.equal(fmtDuration(3_600_000), '1h 0m');
   });
 });
 
