@@ -133,6 +133,8 @@ describe('why task runs wait', () => {
     assert.equal(w?.kind, 'retry_backoff');
     // After attempt 2, exponential: 1s * 2 = 2s.
     assert.ok(w?.kind === 'retry_backoff' && w.dueAt === end + 7000 && w.attempt === 3 && w.maxAttempts === 4);
+    // Not before the definition is known: the defaults would tell a wrong time and count.
+    assert.deepEqual(taskWaits(undefined, runs, end + 5000), []);
     // Past the due time the run waits for a slot, not for the backoff.
     assert.deepEqual(taskWaits(def, runs, end + 7001), []);
   });

@@ -70,6 +70,7 @@ describe('why a run waits', { skip, concurrency: false }, () => {
     await waitState(page, 'RUNNING');
     const retry = page.getByTestId('task-wait').locator('[data-wait=retry_backoff]');
     await retry.waitFor();
+    // Told only once the flow's definition (the retry policy) is known: never with the defaults' 1 attempt.
     const text = await retry.innerText();
     assert.match(text, /^fetch retries at .+ \(in (9m [0-5]?\ds|10m 0s)\): attempt 2 of 3, after attempt 1 ended FAILED/);
     // The time named is the failed attempt's end plus the 10 minute backoff, as this browser writes times.

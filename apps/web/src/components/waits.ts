@@ -48,6 +48,9 @@ export function retryDueAt(def: FlowDefinition | undefined, previous: TaskRun): 
 
 /** Each task whose latest run waits for something other than an instance or a slot, in task list order. */
 export function taskWaits(def: FlowDefinition | undefined, runs: TaskRun[], now: number): TaskWait[] {
+  // Without the definition (still loading, or a file run) nothing here can be told right:
+  // dependencies, max_parallel and the retry policy all come from it.
+  if (!def) return [];
   const latest = latestRuns(runs);
   const order = [...new Set([...(def?.tasks ?? []).map((t) => t.id), ...latest.keys()])];
   // As the planner sees a task: a failed latest attempt with attempts left has not ended.
