@@ -97,6 +97,14 @@ export interface FlowTask {
   type: string;
   depends_on?: string[];
   run_if?: string;
+  retry?: RetryPolicy;
+}
+
+export interface RetryPolicy {
+  max_attempts?: number;
+  backoff?: string;
+  initial?: string;
+  max?: string;
 }
 
 export interface FlowDefinition {
@@ -105,6 +113,8 @@ export interface FlowDefinition {
   inputs?: FlowInput[];
   tasks?: FlowTask[];
   concurrency?: { limit: number; behavior?: string };
+  max_parallel?: number;
+  retry?: RetryPolicy;
 }
 
 export interface Trigger {

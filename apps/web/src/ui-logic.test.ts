@@ -1,5 +1,6 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
-// diff, the graph's layout, the namespace tree and route matching.
+// diff, the graph's layout, the namespace tree and route matching, why task
+// runs wait, and the schema under a pointer for hover docs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
@@ -8,6 +9,9 @@ import { sideBySide } from './components/DiffView.tsx';
 import { layoutGraph, NODE_H, NODE_W } from './components/graph-layout.ts';
 import { namespaceTree } from './pages/Flows.tsx';
 import { match } from './router.tsx';
+import { fmtDuration } from './ui.tsx';
+import { retryPolicy, taskWaits } from './components/waits.ts';
+import { schemaAt } from './editor/schema-at.ts';
 import type { FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
@@ -86,5 +90,81 @@ describe('namespace tree and routes', () => {
     assert.deepEqual(match('/executions/:id', '/executions/a%2Fb'), { id: 'a/b' });
     assert.equal(match('/executions/:id', '/executions'), null);
     assert.equal(match('/', '/x'), null);
+  });
+});
+
+describe('durations', () => {
+  it('never writes 60 seconds', () => {
+    assert.equal(fmtDuration(599_600), '10m 0s');
+    assert.equal(fmtDuration(61_000), '1m 1s');
+    assert.equal(fmtDuration(3_600_000), '1h 0m');
+  });
+});
+
+describe('why task runs wait', () => {
+  const run = (task_key: string, state: string, extra: Partial<TaskRun> = {}) =>
+    ({ id: `${task_key}-${extra.attempt ?? 1}`, task_key, state, attempt: 1, pool: 'default', executor_type: 'process', reason: '', error: '', ...extra }) as TaskRun;
+  it('names unfinished dependencies, a failed one with attempts left among them', () => {
+    const def = {
+      id: 'f',
+      tasks: [
+        { id: 'a', type: 'command', retry: { max_attempts: 2 } },
+        { id: 'b', type: 'command' },
+        { id: 'c', type: 'command', depends_on: ['a', 'b'] },
+      ],
+    };
+    const waits = taskWaits(def, [run('a', 'FAILED', { ended_at: new Date(0).toISOString() }), run('b', 'SUCCESS'), run('c', 'PENDING')], 0);
+    assert.deepEqual(waits, [{ kind: 'dependencies', task: 'c', waitingFor: [{ task: 'a', state: 'FAILED' }] }]);
+    // Once a has no attempts left it has ended: c is no longer waiting for it.
+    assert.deepEqual(taskWaits({ ...def, tasks: def.tasks.map((t) => ({ ...t, retry: undefined })) }, [run('a', 'FAILED'), run('b', 'SUCCESS'), run('c', 'PENDING')], 0), []);
+  });
+  it('names the tasks that hold max_parallel', () => {
+    const def = { id: 'f', max_parallel: 2, tasks: ['a', 'b', 'c'].map((id) => ({ id, type: 'command' })) };
+    assert.deepEqual(taskWaits(def, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), [{ kind: 'max_parallel', task: 'c', limit: 2, holders: ['a', 'b'] }]);
+    assert.deepEqual(taskWaits({ ...def, max_parallel: 3 }, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), []);
+  });
+  it('dates a retry from the failed attempt\'s end and the backoff: task over flow over defaults', () => {
+    const def = { id: 'f', retry: { max_attempts: 4, backoff: 'exponential', initial: '1s', max: '3s' }, tasks: [{ id: 'a', type: 'command' }] };
+    assert.deepEqual(retryPolicy(def, 'a'), { maxAttempts: 4, backoff: 'exponential', initialMs: 1000, maxMs: 3000 });
+    assert.deepEqual(retryPolicy({ id: 'f' }, 'a'), { maxAttempts: 1, backoff: 'fixed', initialMs: 10_000, maxMs: 600_000 });
+    const end = Date.parse('2030-01-01T00:00:00Z');
+    const runs = [run('a', 'FAILED', { ended_at: new Date(end).toISOString() }), run('a', 'FAILED', { attempt: 2, ended_at: new Date(end + 5000).toISOString() }), run('a', 'QUEUED', { attempt: 3 })];
+    const [w] = taskWaits(def, runs, end + 5000);
+    assert.equal(w?.kind, 'retry_backoff');
+    // After attempt 2, exponential: 1s * 2 = 2s.
+    assert.ok(w?.kind === 'retry_backoff' && w.dueAt === end + 7000 && w.attempt === 3 && w.maxAttempts === 4);
+    // Not before the definition is known: the defaults would tell a wrong time and count.
+    assert.deepEqual(taskWaits(undefined, runs, end + 5000), []);
+    // Past the due time the run waits for a slot, not for the backoff.
+    assert.deepEqual(taskWaits(def, runs, end + 7001), []);
+  });
+});
+
+describe('schema under a pointer (hover docs)', () => {
+  // Shaped like the flow schema: tasks are a $ref to a definition with allOf of if/then rules.
+  const schema = {
+    $ref: '#/$defs/Flow',
+    $defs: {
+      Flow: { type: 'object', properties: { tasks: { description: 'The tasks.', type: 'array', items: { $ref: '#/$defs/Task' } }, env: { type: 'object', additionalProperties: { type: 'string', description: 'An env template.' } } } },
+      Task: {
+        description: 'A task.',
+        type: 'object',
+        properties: { id: { type: 'string', description: 'Task id.' }, retry: { $ref: '#/$defs/Retry', description: 'Overrides the flow retry.' } },
+        allOf: [{ if: { properties: { type: { const: 'command' } } }, then: { properties: { command: { type: 'array', description: 'The argv.' } } } }],
+        unevaluatedProperties: false,
+      },
+      Retry: { type: 'object', description: 'Retry policy.', properties: { max_attempts: { type: 'integer', description: 'Attempts in all.' } } },
+    },
+  };
+  it('finds a task\'s own keys, keys of its if/then rules, and into refs, maps and items', () => {
+    assert.equal(schemaAt(schema, '/tasks')?.description, 'The tasks.');
+    assert.equal(schemaAt(schema, '/tasks/1')?.description, 'A task.');
+    assert.equal(schemaAt(schema, '/tasks/0/id')?.description, 'Task id.');
+    assert.equal(schemaAt(schema, '/tasks/0/command')?.description, 'The argv.');
+    // The use site's description beside $ref wins; the definition's type shows.
+    assert.deepEqual([schemaAt(schema, '/tasks/0/retry')?.description, schemaAt(schema, '/tasks/0/retry')?.type], ['Overrides the flow retry.', 'object']);
+    assert.equal(schemaAt(schema, '/tasks/0/retry/max_attempts')?.description, 'Attempts in all.');
+    assert.equal(schemaAt(schema, '/env/ANY_KEY')?.description, 'An env template.');
+    assert.equal(schemaAt(schema, '/tasks/0/nope'), undefined);
   });
 });

@@ -140,8 +140,10 @@ export function fmtDuration(ms: number | null | undefined): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${Math.round(s % 60)}s`;
+  // Whole seconds first, so 599.6 s reads 10m 0s, not 9m 60s.
+  const whole = Math.round(s);
+  const m = Math.floor(whole / 60);
+  if (m < 60) return `${m}m ${whole % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 

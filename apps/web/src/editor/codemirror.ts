@@ -12,11 +12,12 @@ import { python } from '@codemirror/lang-python';
 import { javascript } from '@codemirror/lang-javascript';
 import { shell } from '@codemirror/legacy-modes/mode/shell';
 import { oneDark } from '@codemirror/theme-one-dark';
-import { stateExtensions, updateSchema } from 'codemirror-json-schema';
+import { JSONHover, stateExtensions, updateSchema, type FoundCursorData } from 'codemirror-json-schema';
 import { yamlCompletion, yamlSchemaHover } from 'codemirror-json-schema/yaml';
 import type { JSONSchema7 } from 'json-schema';
 import { api } from '../api';
 import type { ValidationProblem } from '../types';
+import { schemaAt } from './schema-at';
 
 export const isFlowFile = (p: string) => p.endsWith('.flow.yaml');
 
@@ -57,9 +58,29 @@ export function serverLinter(ns: () => string, path: () => string, onProblems: (
   );
 }
 
+/**
+ * Hover texts for the key at the pointer: the property's schema as the flow
+ * schema itself gives it (schemaAt), so a task's keys show their docs; the
+ * library's own pick when the schema has no description there.
+ */
+function flowHoverTexts(schema: JSONSchema7 | undefined) {
+  const base = JSONHover.prototype.getHoverTexts;
+  return (data: FoundCursorData, ...rest: unknown[]) => {
+    const own = schema ? schemaAt(schema as Record<string, unknown>, data.pointer) : undefined;
+    const pick = own?.description ? { ...data, schema: own as FoundCursorData['schema'] } : data;
+    // The library calls this with its schema draft as a second argument (for oneOf/anyOf names).
+    return (base as (d: FoundCursorData, ...r: unknown[]) => ReturnType<typeof base>)(pick, ...rest);
+  };
+}
+
 function languageFor(path: string, schema?: JSONSchema7): Extension[] {
   if (isFlowFile(path))
-    return [yaml(), yamlLanguage.data.of({ autocomplete: yamlCompletion() }), hoverTooltip(yamlSchemaHover()), stateExtensions(schema)];
+    return [
+      yaml(),
+      yamlLanguage.data.of({ autocomplete: yamlCompletion() }),
+      hoverTooltip(yamlSchemaHover({ getHoverTexts: flowHoverTexts(schema) })),
+      stateExtensions(schema),
+    ];
   if (/\.ya?ml$/.test(path)) return [yaml()];
   if (path.endsWith('.py')) return [python()];
   if (path.endsWith('.sh')) return [StreamLanguage.define(shell)];

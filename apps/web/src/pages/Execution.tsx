@@ -6,6 +6,7 @@ import { API, api, listAll, openStream } from '../api';
 import { Dag, latestRuns } from '../components/Dag';
 import { Gantt } from '../components/Gantt';
 import { Logs } from '../components/Logs';
+import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate } from '../router';
 import { usePermission } from '../session';
 import { ENDED, type Execution, type ExecutionSummary, type FlowDefinition, type TaskRun } from '../types';
@@ -98,7 +99,7 @@ export function ExecutionPage({ id }: { id: string }) {
       )}
       <Actions ex={ex} />
       {ex.state === 'QUEUED' && <ExecutionWait ex={ex} def={def.data} />}
-      <TaskWaits runs={ex.task_runs} />
+      <TaskWaits runs={ex.task_runs} def={def.data} now={now} />
       <Section title="Task graph">
         <Dag tasks={tasks} runs={ex.task_runs} selected={task} onSelect={setTask} />
         <Progresses runs={ex.task_runs} />
@@ -266,20 +267,31 @@ function ExecutionWait({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
 }
 
 /**
- * Why QUEUED task runs wait: no instance for their pool and executor, or
- * every slot busy (naming this execution's runs that hold slots of the same
- * pool and executor, when it has any).
+ * Why task runs have not started: PENDING ones wait for their dependencies
+ * (named, with their states) or for a place under the flow's max_parallel
+ * (naming the tasks that hold it); a retry waits out its backoff (when it is
+ * due, attempt n of m, and how the last attempt ended); QUEUED ones wait for
+ * an instance of their pool and executor, or for a free slot (naming this
+ * execution's runs that hold slots of the same pool and executor, if any).
  */
-function TaskWaits({ runs }: { runs: TaskRun[] }) {
-  const queued = runs.filter((r) => r.state === 'QUEUED');
-  if (!queued.length) return null;
+function TaskWaits({ runs, def, now }: { runs: TaskRun[]; def?: FlowDefinition; now: number }) {
+  const waits = taskWaits(def, runs, now);
+  const inBackoff = new Set(waits.filter((w) => w.kind === 'retry_backoff').map((w) => w.task));
+  const latest = latestRuns(runs);
+  const queued = runs.filter((r) => r.state === 'QUEUED' && latest.get(r.task_key) === r && !inBackoff.has(r.task_key));
+  if (!queued.length && !waits.length) return null;
   const holders = (r: TaskRun) => runs.filter((x) => x.state === 'RUNNING' && x.pool === r.pool && x.executor_type === r.executor_type).map((x) => x.task_key);
   return (
     <div className="notice" role="status" data-testid="task-wait">
+      {waits.map((w) => (
+        <p key={`${w.kind}-${w.task}`} data-wait={w.kind}>
+          <WaitText w={w} now={now} />
+        </p>
+      ))}
       {queued.map((r) => {
         const held = holders(r);
         return (
-          <p key={r.id}>
+          <p key={r.id} data-wait={r.reason === 'no_instance_for_pool' ? 'no_instance' : 'slots'}>
             <strong>{r.task_key}</strong> waits since {fmtTime(r.queued_at)}:{' '}
             {r.reason === 'no_instance_for_pool' ? (
               `no online instance serves pool "${r.pool}" with the ${r.executor_type} executor; it runs when one comes online.`
@@ -294,6 +306,32 @@ function TaskWaits({ runs }: { runs: TaskRun[] }) {
       })}
     </div>
   );
+}
+
+function WaitText({ w, now }: { w: TaskWait; now: number }) {
+  switch (w.kind) {
+    case 'dependencies':
+      return (
+        <>
+          <strong>{w.task}</strong> waits for its dependencies: {w.waitingFor.map((d) => `${d.task} (${d.state})`).join(', ')}.
+        </>
+      );
+    case 'max_parallel':
+      return (
+        <>
+          <strong>{w.task}</strong> waits for a place: the flow&apos;s max_parallel ({w.limit}) is reached by {w.holders.join(', ')}.
+        </>
+      );
+    case 'retry_backoff':
+      return (
+        <>
+          <strong>{w.task}</strong> retries at {fmtTime(new Date(w.dueAt).toISOString())} (in {fmtDuration(Math.max(0, w.dueAt - now))}): attempt {w.attempt} of {w.maxAttempts}, after attempt {w.previous.attempt}{' '}
+          ended {w.previous.state}
+          {w.previous.reason ? ` (${w.previous.reason})` : ''}
+          {w.previous.error ? `: ${w.previous.error}` : ''}.
+        </>
+      );
+  }
 }
 
 function Progresses({ runs }: { runs: TaskRun[] }) {
