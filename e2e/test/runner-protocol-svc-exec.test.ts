@@ -97,9 +97,11 @@ test('svc exec runs a task over the runner protocol with a signed run token', as
   assert.equal((await s.waitEnded(ex.id)).state, 'SUCCESS');
 });
 
-test('a runner stopped by a signal that could not ask why, while its execution is being cancelled, ends CANCELLED', async () => {
-  // svc exec asks the gateway for two seconds whether a stop signal is a cancel; a loaded gateway can
-  // let it report FAILED instance_shutdown. The gateway knows better: the execution is CANCELLING.
+// svc exec asks the gateway for two seconds whether a stop signal is a cancel; a loaded gateway can
+// let it report FAILED instance_shutdown. A container stopped on cancel can also be killed after its
+// grace before its runner reports, and its executor ends it FAILED executor_error. The engine knows
+// better in both cases: the execution is CANCELLING.
+for (const reason of ['instance_shutdown', 'executor_error']) test(`a task stopped while its execution is being cancelled, reported FAILED ${reason}, ends CANCELLED`, async () => {
   const ex = await s.trigger('remote', 'remote');
   await s.waitFor(ex.id, (e) => e.task_runs[0]?.state === 'QUEUED');
   const [run] = await claimTaskRuns(s.db, { instanceId: 'test-claimer', pools: ['remote-pool'], executorType: 'process', limit: 1, now: new Date() });
@@ -109,7 +111,7 @@ test('a runner stopped by a signal that could not ask why, while its execution i
   await s.waitFor(ex.id, (e) => e.state === 'CANCELLING');
   const complete = await fetch(`${s.url}/api/runner/v1/task-runs/${run.id}/complete`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ state: 'FAILED', reason: 'instance_shutdown', error: 'the runner was stopped while the task ran', exit_code: 143 }),
+    body: JSON.stringify({ state: 'FAILED', reason, error: 'the task was stopped', exit_code: 143 }),
   });
   assert.deepEqual(await complete.json(), { accepted: true });
   const done = await s.waitEnded(ex.id);

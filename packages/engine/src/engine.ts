@@ -38,6 +38,9 @@ import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
 import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
 
+/** Reasons of a FAILED end reported for a task that was stopped from outside (a signal, a killed container): a cancel when its execution is CANCELLING. */
+const STOPPED_REASONS = new Set(['instance_shutdown', 'executor_error']);
+
 /** The object store (files, bundles, artifacts). */
 export type EngineStorage = ObjectStore;
 
@@ -291,8 +294,10 @@ export class Engine {
     const masking = opts.fromTask ? { masterKeys: this.resources.config.masterKeys } : undefined;
     // A runner stopped by a signal asks the gateway whether it is a cancel, but
     // only for a moment: a loaded gateway can let it fall back to
-    // instance_shutdown. When the execution is being cancelled, the stop was the cancel.
-    if (done.state === 'FAILED' && done.reason === 'instance_shutdown' && opts.fromTask && (await this.beingCancelled(taskRunId))) {
+    // instance_shutdown; and a container stopped on cancel can be killed after
+    // its grace before its runner reports at all (the executor then ends it
+    // executor_error). When the execution is being cancelled, the stop was the cancel.
+    if (done.state === 'FAILED' && STOPPED_REASONS.has(done.reason) && opts.fromTask && (await this.beingCancelled(taskRunId))) {
       done = { ...done, state: 'CANCELLED', reason: 'cancelled', error: 'cancelled' };
     }
     // The end time is the database's clock: the claim wrote the start with it.
