@@ -205,17 +205,22 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
  * `s.api` (global and namespace secrets) is remembered, and at `stop()` every
  * response body `s.api` returned and every app's captured output is searched
  * for it. A value found fails the test file (stop throws), naming the secret
- * key and where, never the value. Values shorter than 6 characters are not
- * searched: they would match by chance.
+ * key and where, never the value. A response is searched only for the values
+ * stored as secrets before it came (a value a test used plainly first and
+ * made a secret later was no secret then). Values shorter than 6 characters
+ * are not searched: they would match by chance.
  */
 class SecretGuard {
-  private values = new Map<string, string>();
+  /** Each secret value: its key, and how many responses had come before it was stored. */
+  private values = new Map<string, { key: string; since: number }>();
   private answers: [string, string][] = [];
 
   sent(method: string, p: string, body: unknown): void {
     const m = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets\/([^/?]+)$/.exec(p);
     const value = (body as { value?: unknown } | undefined)?.value;
-    if (method === 'PUT' && m && typeof value === 'string' && value.length >= 6) this.values.set(value, decodeURIComponent(m[1]!));
+    if (method === 'PUT' && m && typeof value === 'string' && value.length >= 6 && !this.values.has(value)) {
+      this.values.set(value, { key: decodeURIComponent(m[1]!), since: this.answers.length });
+    }
   }
 
   answered(method: string, p: string, text: string): void {
@@ -224,8 +229,8 @@ class SecretGuard {
 
   leaks(outputs: [string, string][]): string[] {
     const out: string[] = [];
-    for (const [value, key] of this.values) {
-      for (const [where, text] of [...this.answers, ...outputs]) {
+    for (const [value, { key, since }] of this.values) {
+      for (const [where, text] of [...this.answers.slice(since), ...outputs]) {
         // JSON escapes quotes and backslashes: look for the value both as is and as JSON puts it.
         if (text.includes(value) || text.includes(JSON.stringify(value).slice(1, -1))) out.push(`the value of secret ${key} is in ${where}`);
       }

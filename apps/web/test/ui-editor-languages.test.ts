@@ -114,9 +114,15 @@ describe('editor: hover docs and highlighting', { skip, concurrency: false }, ()
       const page = ui.admin;
       await open(page, file);
       const base = await page.evaluate(() => getComputedStyle(document.querySelector('.cm-content')!).color);
-      const kw = await colourOf(page, keyword);
-      const s = await colourOf(page, str);
-      const comment = await colourOf(page, 'a comment');
+      // The language loads lazily and the parser styles the text in slices: read again until every token is styled (or give up and report).
+      let kw: string | null = null;
+      let s: string | null = null;
+      let comment: string | null = null;
+      for (const until = Date.now() + 15_000; ; ) {
+        [kw, s, comment] = [await colourOf(page, keyword), await colourOf(page, str), await colourOf(page, 'a comment')];
+        if ((kw && s && comment && kw !== base && s !== base && comment !== base && kw !== s && s !== comment) || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
       assert.ok(kw && s && comment, `${lang}: tokens found`);
       assert.notEqual(kw, base, `${lang}: "${keyword}" is highlighted`);
       assert.notEqual(s, base, `${lang}: the string is highlighted`);

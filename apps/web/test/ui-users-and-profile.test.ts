@@ -91,7 +91,8 @@ describe('users and profile', { skip, concurrency: false }, () => {
     await page.goto('/admin/users');
     await row().getByRole('button', { name: `Disable ${EMAIL}` }).click();
     await row().getByRole('cell', { name: 'disabled', exact: true }).waitFor();
-    assert.equal((await apiUser()).disabled, true);
+    // The row shows the change at once; the PATCH may still be on its way.
+    assert.equal((await waitUser((u) => u.disabled)).disabled, true);
     await shot(page, 'users-03-disabled');
     // Her open session no longer works: the next page shows the sign-in form; signing in is refused with a reason.
     await dora.page.goto('/');

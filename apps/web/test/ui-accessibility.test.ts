@@ -1,0 +1,110 @@
+// Accessible names on every control and use on a laptop screen: every page
+// of the UI, in the light and the dark theme, at 1366×768 (the most common
+// laptop screen), is checked with axe-core for controls, links, fields,
+// images and frames without an accessible name and for broken ARIA, and for
+// content wider than the window (a horizontal scroll bar of the page).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { browserSkipReason, login, shot, startUi, waitState, type Ui } from './browser.ts';
+
+const skip = browserSkipReason();
+const NS = 'web.a11y';
+
+/** axe-core rules about names and ARIA: what "an accessible name on every control" means. */
+const RULES = [
+  'button-name', 'link-name', 'label', 'select-name', 'input-button-name', 'input-image-alt', 'image-alt', 'svg-img-alt', 'role-img-alt',
+  'aria-input-field-name', 'aria-toggle-field-name', 'aria-command-name', 'aria-meter-name', 'aria-progressbar-name', 'aria-tooltip-name', 'aria-dialog-name',
+  'aria-allowed-attr', 'aria-required-attr', 'aria-roles', 'aria-valid-attr', 'aria-valid-attr-value', 'aria-hidden-focus', 'frame-title', 'document-title', 'duplicate-id-aria',
+  'nested-interactive', 'scrollable-region-focusable',
+];
+
+async function check(page: Page, what: string): Promise<string[]> {
+  const r = await new AxeBuilder({ page: page as never }).withRules(RULES).analyze();
+  const problems = r.violations.flatMap((v) =>
+    v.nodes
+      // CodeMirror's scroller is not itself focusable, but the editable content inside it is, and the
+      // cursor scrolls it: keyboard users reach all of it (axe does not count contenteditable as focusable).
+      .filter((n) => !(v.id === 'scrollable-region-focusable' && n.target.join(' ') === '.cm-scroller'))
+      .map((n) => `${what}: ${v.id} (${v.help}) at ${n.target.join(' ')}: ${n.html.slice(0, 160)}`),
+  );
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 1) problems.push(`${what}: the page is ${overflow} px wider than a 1366 px window`);
+  return problems;
+}
+
+describe('accessibility on a laptop screen', { skip, concurrency: false }, () => {
+  let ui: Ui;
+  let executionId = '';
+
+  before(async () => {
+    ui = await startUi();
+    await ui.stack.saveFlow(NS, {
+      'report.flow.yaml': [
+        'id: report',
+        'description: Builds the daily report',
+        'inputs: [{id: day, type: string, default: today}, {id: level, type: select, values: [low, high], default: low}]',
+        'triggers: [{id: nightly, type: schedule, cron: "0 3 * * *"}, {id: hook, type: webhook}]',
+        'tasks:',
+        '  - {id: fetch, type: command, command: ["sh", "-c", "echo fetched; echo \'{\\"outputs\\": {\\"rows\\": 3}}\' >> \\"$SVC_OUTPUTS\\""]}',
+        '  - {id: build, type: command, depends_on: [fetch], command: ["sh", "-c", "echo built > \\"$SVC_ARTIFACTS_DIR/report.txt\\""]}',
+        '',
+      ].join('\n'),
+      'scripts/clean.py': 'print("clean")\n',
+    });
+    const e = await ui.stack.trigger(NS, 'report');
+    executionId = e.id;
+    await ui.stack.waitEnded(e.id, 60_000);
+  });
+  after(async () => ui?.stop());
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`every page in the ${theme} theme: every control named, valid ARIA, nothing wider than the window`, async () => {
+      const context = await ui.browser.newContext({ baseURL: ui.stack.url, viewport: { width: 1366, height: 768 }, colorScheme: theme });
+      context.setDefaultTimeout(30_000);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      try {
+        await page.goto('/');
+        await page.getByRole('button', { name: 'Sign in' }).waitFor();
+        problems.push(...(await check(page, 'login')));
+        await login(page, 'e2e@example.com', 'e2e password 1');
+        await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+
+        const pages: [string, string, (p: Page) => Promise<unknown>][] = [
+          ['dashboard', '/', (p) => p.getByRole('heading', { name: 'Dashboard' }).waitFor()],
+          ['executions', '/executions', (p) => p.getByRole('link', { name: executionId }).first().waitFor()],
+          ['execution', `/executions/${executionId}`, (p) => waitState(p, 'SUCCESS')],
+          ['flows', '/flows', (p) => p.getByRole('link', { name: 'report' }).first().waitFor()],
+          ['flow', `/flows/${NS}/report`, (p) => p.getByText('Builds the daily report').first().waitFor()],
+          ['editor', `/editor/${NS}`, (p) => p.getByText('report.flow.yaml').first().waitFor()],
+          ['profile', '/profile', (p) => p.getByRole('heading', { name: 'Profile' }).waitFor()],
+          ...(['secrets', 'providers', 'users', 'audit', 'instances', 'storage'].map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>])),
+        ];
+        for (const [what, url, ready] of pages) {
+          await page.goto(url);
+          await ready(page);
+          // Let lazy parts (charts, the graph, the code editor) settle.
+          await page.waitForLoadState('networkidle').catch(() => undefined);
+          problems.push(...(await check(page, what)));
+        }
+        // The editor with a file open, and the execution page's other tabs.
+        await page.goto(`/editor/${NS}`);
+        await page.getByText('report.flow.yaml').first().click();
+        await page.locator('.cm-editor').first().waitFor();
+        problems.push(...(await check(page, 'editor with a file open')));
+        await page.goto(`/executions/${executionId}`);
+        await waitState(page, 'SUCCESS');
+        for (const tab of ['Outputs', 'Artifacts', 'Metrics', 'Inputs & labels']) {
+          await page.getByRole('tab', { name: tab, exact: true }).click();
+          problems.push(...(await check(page, `execution tab ${tab}`)));
+        }
+        await shot(page, `a11y-${theme}-execution`);
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(problems, [], problems.join('\n'));
+    });
+  }
+});
