@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
-import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { login, makeToken, makeUser } from './identity-helpers.js';
+import { aiClient } from './ai-helpers.js';
 import { startAnthropicStandin, type AnthropicAnswer, type AnthropicRequest, type AnthropicStandin, type ContentBlock } from './anthropic-standin.js';
 
 const API_KEY = 'sk-ant-test-' + crypto.randomBytes(12).toString('hex');
@@ -43,23 +44,9 @@ function decide(r: AnthropicRequest): AnthropicAnswer {
   return { text: 'Hello from the stand-in.' };
 }
 
-const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
-
-async function send(token: string, conversationId: string, content: string) {
-  const r = await call(token, 'POST', `/api/v1/ai/conversations/${conversationId}/messages`, { content });
-  assert.equal(r.status, 200, r.body);
-  return r.body
-    .split('\n\n')
-    .filter((b) => b.includes('event:'))
-    .map((b) => ({ event: /event: (.*)/.exec(b)![1]!, data: JSON.parse(b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) }));
-}
-
-async function newConversation(token: string): Promise<string> {
-  const r = await call(token, 'POST', '/api/v1/ai/conversations', { title: 't' });
-  assert.equal(r.status, 201, r.body);
-  return r.json<{ id: string }>().id;
-}
+const { call, turn, newConversation } = aiClient(() => gw);
+/** Sends a message and reads the whole turn: its events in order. */
+const send = async (token: string, conversationId: string, content: string) => (await turn(token, conversationId, content)).events;
 
 before(async () => {
   llm = await startAnthropicStandin(decide, { apiKey: API_KEY });

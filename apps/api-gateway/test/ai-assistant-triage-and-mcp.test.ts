@@ -10,7 +10,8 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
-import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { login, makeToken, makeUser, raw } from './identity-helpers.js';
+import { aiClient } from './ai-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
 
 const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
@@ -41,25 +42,9 @@ function decide(r: StandinRequest): Answer {
   return { text: 'Hello! How can I help?' };
 }
 
-const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
-
+const { call, turn, newConversation } = aiClient(() => gw);
 /** Sends a message and reads the whole turn: its events in order. */
-async function send(token: string, conversationId: string, content: string) {
-  const r = await call(token, 'POST', `/api/v1/ai/conversations/${conversationId}/messages`, { content });
-  assert.equal(r.status, 200, r.body);
-  assert.match(String(r.headers['content-type']), /text\/event-stream/);
-  return r.body
-    .split('\n\n')
-    .filter((b) => b.includes('event:'))
-    .map((b) => ({ event: /event: (.*)/.exec(b)![1]!, data: JSON.parse(b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) }));
-}
-
-async function newConversation(token: string): Promise<string> {
-  const r = await call(token, 'POST', '/api/v1/ai/conversations', { title: 't' });
-  assert.equal(r.status, 201, r.body);
-  return r.json<{ id: string }>().id;
-}
+const send = async (token: string, conversationId: string, content: string) => (await turn(token, conversationId, content)).events;
 
 let failedId = '';
 

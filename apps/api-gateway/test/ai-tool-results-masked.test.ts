@@ -12,7 +12,8 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
-import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { login, makeToken, makeUser } from './identity-helpers.js';
+import { aiClient } from './ai-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
 
 const TOKEN = 'tok-' + crypto.randomBytes(12).toString('hex');
@@ -42,18 +43,7 @@ function decide(r: StandinRequest): Answer {
   return { text: 'Hello' };
 }
 
-const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
-
-async function send(token: string, conversationId: string, content: string) {
-  const r = await call(token, 'POST', `/api/v1/ai/conversations/${conversationId}/messages`, { content });
-  assert.equal(r.status, 200, r.body);
-  const events = r.body
-    .split('\n\n')
-    .filter((b) => b.includes('event:'))
-    .map((b) => ({ event: /event: (.*)/.exec(b)![1]!, data: JSON.parse(b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) }));
-  return { raw: r.body, events };
-}
+const { call, turn: send } = aiClient(() => gw);
 
 /** Everything the value could have reached, as text. */
 async function everywhere(conversationId: string): Promise<Record<string, string>> {
