@@ -220,3 +220,21 @@ export function arrowFocus(selector: string) {
     items[next]?.focus();
   };
 }
+
+/**
+ * Arrow keys in a group where moving also selects (the WAI-ARIA tabs and radio
+ * group patterns): the next or previous of `items` (wrapping) is selected and
+ * its `[role=…]` control, among the handler's siblings, focused. Tabs move with
+ * Left and Right, radios with Up and Down too.
+ */
+export function arrowSelect<T>(items: readonly T[], current: T, select: (t: T) => void, role: 'tab' | 'radio') {
+  const [forward, back] = role === 'radio' ? [['ArrowRight', 'ArrowDown'], ['ArrowLeft', 'ArrowUp']] : [['ArrowRight'], ['ArrowLeft']];
+  return (e: KeyboardEvent<HTMLElement>) => {
+    const step = forward.includes(e.key) ? 1 : back.includes(e.key) ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    const next = items[(items.indexOf(current) + step + items.length) % items.length]!;
+    select(next);
+    e.currentTarget.parentElement?.querySelectorAll<HTMLElement>(`[role=${role}]`)[items.indexOf(next)]?.focus();
+  };
+}

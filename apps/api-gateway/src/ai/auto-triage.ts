@@ -6,7 +6,7 @@
 // under a transaction-scoped advisory lock, so two gateways never both claim
 // one execution nor together pass the budget.
 import type pg from 'pg';
-import { newId } from '@svc/db';
+import { inTransaction, newId } from '@svc/db';
 import { runTriage, type TriageDeps } from './triage.js';
 
 /** Marks an insight started by the loop (requested_by), and counts toward the budget. */
@@ -15,14 +15,10 @@ const LOCK_KEY = 0x5376_6354; // any constant shared by every gateway
 
 /** Claims up to the rest of the hour's budget; returns the new pending insights. */
 export async function claimAutoTriages(pool: pg.Pool, perHour: number): Promise<{ id: string; execution_id: string }[]> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
+  return inTransaction(pool, async (c) => {
+    // Another gateway is claiming: nothing was written, so the (empty) transaction just ends.
     const locked = (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [LOCK_KEY])).rows[0]!.ok;
-    if (!locked) {
-      await c.query('ROLLBACK');
-      return [];
-    }
+    if (!locked) return [];
     const candidates = await c.query<{ id: string }>(
       `SELECT e.id FROM executions e
        WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at > now() - interval '1 hour'
@@ -37,14 +33,8 @@ export async function claimAutoTriages(pool: pg.Pool, perHour: number): Promise<
       await c.query(`INSERT INTO ai_insights (id, execution_id, kind, status, requested_by) VALUES ($1, $2, 'triage', 'pending', $3)`, [id, e.id, AUTO_REQUESTER]);
       out.push({ id, execution_id: e.id });
     }
-    await c.query('COMMIT');
     return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+  });
 }
 
 export interface AutoTriageOptions {

@@ -5,7 +5,7 @@ import { api, listAll } from '../api';
 import { Lines, StackedBars } from '../components/charts';
 import { useQueryParam } from '../router';
 import type { ExecutionSummary, Namespace } from '../types';
-import { ErrorBox, Loading, Section, fmtDuration, useLoad } from '../ui';
+import { ErrorBox, Loading, Section, arrowSelect, fmtDuration, useLoad } from '../ui';
 import { ExecutionTable } from './Executions';
 
 
@@ -49,15 +49,7 @@ export function Dashboard() {
               tabIndex={r === x ? 0 : -1}
               className={r === x ? 'active' : ''}
               onClick={() => setRange(x)}
-              onKeyDown={(e) => {
-                // The radio group's arrow keys (WAI-ARIA radio group pattern): move and select.
-                const step = e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
-                if (!step) return;
-                e.preventDefault();
-                const next = RANGES[(RANGES.indexOf(x) + step + RANGES.length) % RANGES.length]!;
-                setRange(next);
-                e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role=radio]')[RANGES.indexOf(next)]?.focus();
-              }}
+              onKeyDown={arrowSelect(RANGES, x, setRange, 'radio')}
             >
               {x}
             </button>

@@ -10,7 +10,7 @@ import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate } from '../router';
 import { usePermission } from '../session';
 import { ENDED, type Execution, type ExecutionSummary, type FlowDefinition, type TaskRun } from '../types';
-import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
+import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, arrowSelect, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const RESTARTABLE = ['FAILED', 'TIMED_OUT', 'CANCELLED'];
 const TABS = ['Logs', 'Outputs', 'Artifacts', 'Metrics', 'Inputs & labels'] as const;
@@ -117,15 +117,7 @@ export function ExecutionPage({ id }: { id: string }) {
             tabIndex={tab === t ? 0 : -1}
             className={tab === t ? 'active' : ''}
             onClick={() => setTab(t)}
-            onKeyDown={(e) => {
-              // The tab list's arrow keys (WAI-ARIA tabs pattern): move and select.
-              const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
-              if (!step) return;
-              const next = TABS[(TABS.indexOf(t) + step + TABS.length) % TABS.length]!;
-              setTab(next);
-              const buttons = e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role=tab]');
-              buttons?.[TABS.indexOf(next)]?.focus();
-            }}
+            onKeyDown={arrowSelect(TABS, t, setTab, 'tab')}
           >
             {t}
           </button>
