@@ -82,7 +82,11 @@ test('an accepted email answers 202 queued and is delivered through SVC_SMTP_URL
   assert.match(body.id, /^[0-9a-z]+$/);
   for (let i = 0; i < 400 && !received.some((m) => m.includes('Subject: Delivered one')); i++) await sleep(50);
   assert.ok(received.some((m) => m.includes('Subject: Delivered one') && m.includes('Body text')));
-  const row = (await s.db.query(`SELECT status, to_address FROM emails WHERE id = $1`, [body.id])).rows[0];
+  // The server's 250 reaches the sender before it records the email sent:
+  // the row turns 'sent' just after the message arrives.
+  const read = async () => (await s.db.query(`SELECT status, to_address FROM emails WHERE id = $1`, [body.id])).rows[0];
+  let row = await read();
+  for (let i = 0; i < 200 && row.status !== 'sent'; i++) row = (await sleep(50), await read());
   assert.deepEqual(row, { status: 'sent', to_address: 'bob@example.test' });
 });
 
