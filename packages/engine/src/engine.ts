@@ -394,6 +394,18 @@ export class Engine {
     // is left to the child's own end (its `child_ended` follow-up).
     const io = { what: `subflow run ${run.id}`, forMs: IO_RETRY_FOR_MS, signal: this.stopping.signal };
     let child: { id: string };
+    // A run that does not wait is done once its child exists; only its end
+    // can be lost (a dispatcher killed between the two). Its retry then
+    // takes over the child an earlier attempt started instead of starting
+    // a second one. (A waiting run is never lost once its child exists:
+    // the child row names it, see watchdog.ts.)
+    const earlier = f.wait ? undefined : await this.childOfEarlierAttempt(run);
+    if (earlier) {
+      await withRetry(() => this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, earlier.id]), io).catch((err) =>
+        this.resources.log.warn('cannot link a subflow run to its child', { err, task_run_id: run.id, child_execution_id: earlier.id }),
+      );
+      return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: earlier.id } };
+    }
     try {
       child = await this.trigger({
         namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
@@ -419,6 +431,18 @@ export class Engine {
       this.resources.log.warn('cannot check a subflow child; its end completes the run', { err, task_run_id: run.id, child_execution_id: child.id });
     }
     return null;
+  }
+
+  /** The child execution an earlier attempt of this subflow task started, if any (the first one). */
+  private async childOfEarlierAttempt(run: ClaimedRun): Promise<{ id: string } | undefined> {
+    if (run.attempt <= 1) return undefined;
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT e.id FROM executions e JOIN task_runs t ON t.id = e.trigger_payload->>'parent_task_run_id'
+       WHERE e.parent_execution_id = $1 AND e.trigger_type = 'subflow' AND t.execution_id = $1 AND t.task_key = $2 AND t.id <> $3
+       ORDER BY e.created_at, e.id LIMIT 1`,
+      [run.execution_id, run.task_key, run.id],
+    );
+    return r.rows[0];
   }
 
   /** The child execution a subflow task run started, if any. */

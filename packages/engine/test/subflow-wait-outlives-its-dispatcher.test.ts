@@ -8,12 +8,15 @@
 // with no child yet (an http task, a subflow whose child was never created)
 // still end as before. Likewise a database error after the child started (a
 // PostgreSQL restart, e2e/test/faults-postgres-restart.test.ts) must not end
-// the run executor_error: the start's own writes are retried.
+// the run executor_error: the start's own writes are retried. A subflow run
+// that does not wait is done once its child exists, so a dispatcher killed
+// before it recorded that end does lose the run: its retry takes over the
+// child instead of starting a second one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { registerInstance } from '@svc/db';
-import { claimRuns, failLostTaskRuns, stopInstanceTaskRuns, testEngine, triggerFlow, type ClaimedRun, type StartDeps } from '../src/internal.js';
+import { claimRuns, failLostTaskRuns, runFollowUps, stopInstanceTaskRuns, testEngine, triggerFlow, type ClaimedRun, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -29,6 +32,11 @@ before(async () => {
         { id: 'call', type: 'subflow', flow: 'sub/child' },
         { id: 'ping', type: 'http', url: 'http://127.0.0.1:9/never' },
       ],
+    },
+    'fire.flow.yaml': {
+      id: 'fire',
+      retry: { max_attempts: 2, initial: '1s' },
+      tasks: [{ id: 'call', type: 'subflow', flow: 'sub/child', wait: false }],
     },
     'child.flow.yaml': { id: 'child', tasks: [{ id: 'work', type: 'command', command: ['true'] }] },
   });
@@ -113,4 +121,32 @@ test('a database error after the child started does not fail the subflow run: th
   assert.deepEqual(await stateOf(call.id), { state: 'RUNNING', reason: '' });
   await finishChild(childId);
   assert.deepEqual(await stateOf(call.id), { state: 'SUCCESS', reason: '' });
+});
+
+test('a subflow run that does not wait, lost after starting its child: the retry takes over that child, no second one starts', async () => {
+  await registerInstance(pool, { id: 'killed-nowait', kind: 'dispatcher', hostname: 'test', version: 'test', pools: ['default'], executors: ['process'] }, new Date());
+  const ex = await triggerFlow(pool, deps, { namespace: 'sub', flowId: 'fire', triggerType: 'manual', createdBy: 'test' });
+  const claim = async (instance: string) =>
+    (await claimRuns(pool, { instanceId: instance, pools: ['default'], executorType: 'inline', limit: 10, now: new Date() })).runs.find((r) => r.execution_id === ex.id && r.task_key === 'call');
+  const first = (await claim('killed-nowait'))!;
+  const engine = testEngine({ pool, storage: deps.storage as never });
+  // The child starts; the dispatcher dies before the run's SUCCESS is recorded.
+  await engine.trigger({
+    namespace: 'sub', flowId: 'child', inputs: {}, triggerType: 'subflow', triggerPayload: { parent_execution_id: ex.id, parent_task_run_id: first.id },
+    createdBy: `execution:${ex.id}`, parentExecutionId: ex.id, chainDepth: 1,
+  });
+  await pool.query(`UPDATE instances SET last_heartbeat_at = now() - interval '2 minutes' WHERE id = 'killed-nowait'`);
+  const lost = await failLostTaskRuns(pool);
+  assert.ok(lost.ids.includes(first.id), 'the run of the silent instance is lost');
+  await runFollowUps(pool, deps, lost.followUps);
+  const retry = (await pool.query(`SELECT id, attempt FROM task_runs WHERE execution_id = $1 AND task_key = 'call' AND id <> $2`, [ex.id, first.id])).rows[0];
+  assert.equal(retry?.attempt, 2, 'a second attempt is planned');
+  await pool.query(`UPDATE task_runs SET not_before = NULL WHERE id = $1`, [retry.id]);
+  await registerInstance(pool, { id: 'next', kind: 'dispatcher', hostname: 'test', version: 'test', pools: ['default'], executors: ['process'] }, new Date());
+  const second = (await claim('next'))!;
+  assert.equal(second.id, retry.id);
+  const done = await engine.startSubflow(second, { flow: 'sub/child', inputs: {}, wait: false }, { id: ex.id, chain_depth: 0 });
+  const children = (await pool.query(`SELECT id FROM executions WHERE parent_execution_id = $1 ORDER BY created_at`, [ex.id])).rows.map((r) => r.id);
+  assert.equal(children.length, 1, 'no second child');
+  assert.deepEqual(done, { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: children[0] } });
 });
