@@ -39,6 +39,8 @@ function decide(r: StandinRequest): Answer {
       ],
     };
   }
+  if (u.includes('add a line to the notes')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***\nother=***\nowner=ops\n', message: 'Owner' } }] };
+  if (u.includes('change the token line')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***-v2\nother=***\n', message: 'v2' } }] };
   if (u.includes('rotate the notes')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=(rotated, see the secret API_TOKEN)\n', message: 'No token in notes' } }] };
   return { text: 'Hello' };
 }
@@ -136,6 +138,51 @@ test('a proposed change to a file holding a secret: the diff shows the line chan
   const ok = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
   assert.equal(ok.status, 200, ok.body);
   assertNoSecret({ confirm: ok.body, ...(await everywhere(id)) });
+});
+
+test('a proposed change that copies the masked lines it read keeps their secret values; one that would write *** over a value is refused', async () => {
+  const fileNow = async () => (await call(editor, 'GET', '/api/v1/namespaces/team/file?path=notes/creds.txt')).json<{ content: string }>().content;
+  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'notes again', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
+  const id = c.json<{ id: string }>().id;
+
+  // The model read `token=***` and `other=***` and wrote them back with a new line.
+  const turn = await send(editor, id, 'add a line to the notes');
+  const proposed = turn.events.find((e) => e.event === 'action_proposed')?.data;
+  assert.ok(proposed, turn.raw);
+  assert.match(proposed.diff, /^\+owner=ops$/m);
+  assert.doesNotMatch(proposed.diff, /^[-+](token|other)=/m, 'the copied lines are not changes');
+  assert.match(JSON.stringify(proposed.arguments), /token=\*\*\*/, 'what is shown and stored stays masked');
+  assertNoSecret({ event_stream: turn.raw, ...(await everywhere(id)) });
+  const ok = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
+  assert.equal(ok.status, 200, ok.body);
+  assertNoSecret({ confirm: ok.body, ...(await everywhere(id)) });
+  assert.equal(await fileNow(), `token=${TOKEN}\nother=${GLOBAL}\nowner=ops\n`, 'saved with the real values');
+
+  // A changed line with *** in it cannot be restored: no action is proposed, the model is told why.
+  const bad = await send(editor, id, 'change the token line');
+  assert.ok(!bad.events.some((e) => e.event === 'action_proposed'), bad.raw);
+  const result = bad.events.find((e) => e.event === 'tool_result')!.data;
+  assert.equal(result.ok, false);
+  assert.match(result.error.message, /line 1 would write \*\*\* where the file holds a secret value/);
+  assert.equal(await fileNow(), `token=${TOKEN}\nother=${GLOBAL}\nowner=ops\n`, 'unchanged');
+  assertNoSecret({ event_stream: bad.raw, ...(await everywhere(id)) });
+});
+
+test('a proposed save confirmed after the file changed: a masked line that no longer matches refuses the save (409)', async () => {
+  const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
+  const id = c.json<{ id: string }>().id;
+  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'reset', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  const turn = await send(editor, id, 'add a line to the notes');
+  const proposed = turn.events.find((e) => e.event === 'action_proposed')!.data;
+  // Someone rewrites the token line before the confirmation.
+  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'edit', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token: ${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  const r = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
+  assert.equal(r.status, 409, r.body);
+  assert.equal(r.json<{ error: { code: string } }>().error.code, 'conflict');
+  assert.ok(!r.body.includes(TOKEN));
+  const content = (await call(editor, 'GET', '/api/v1/namespaces/team/file?path=notes/creds.txt')).json<{ content: string }>().content;
+  assert.equal(content, `token: ${TOKEN}\nother=${GLOBAL}\n`, 'nothing saved');
 });
 
 test('MCP tool results are masked too', async () => {

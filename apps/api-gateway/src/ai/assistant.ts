@@ -17,7 +17,7 @@ import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
-import type { ToolResultMasker } from './masking.js';
+import { restoreMaskedLines, unresolvedMaskMessage, type ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
 
@@ -118,8 +118,16 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
       } catch {
         // A new file: the diff is against nothing.
       }
-      // Against the real file (a line holding a secret shows as changed), then masked.
-      diff = await deps.masker.text(fileDiff(String(args.path ?? ''), before, String(args.content ?? '')), args);
+      // Lines the model copied as it read them (masked) are saved as they are
+      // in the file; the diff is against the real file, then masked.
+      const masker = await deps.masker.masker(args);
+      const restored = restoreMaskedLines(before, String(args.content ?? ''), masker);
+      if (restored.unresolved.length) {
+        const error = { status: 409, code: 'conflict', message: unresolvedMaskMessage(String(args.path ?? ''), restored.unresolved) };
+        deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
+        return JSON.stringify({ error });
+      }
+      diff = masker.text(fileDiff(String(args.path ?? ''), before, restored.content));
     }
     const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;

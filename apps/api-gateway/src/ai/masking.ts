@@ -10,7 +10,7 @@
 // removes text, so masking with secrets the caller could not read is safe.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { SecretMasker } from '@svc/engine/internal';
+import { MASK, SecretMasker } from '@svc/engine/internal';
 import { openText, ProviderStore, secretAad, SecretStore } from '@svc/secrets';
 
 export interface ResultMaskerDeps {
@@ -81,4 +81,43 @@ export class ToolResultMasker {
   async text(s: string, args?: Record<string, unknown>): Promise<string> {
     return (await this.masker(args)).text(s);
   }
+}
+
+/**
+ * A file the assistant proposes to save was written from the masked text it
+ * read: a line that held a secret value reached it as `***`. Such a line
+ * copied unchanged gets its real text back (from the file as it is now), so
+ * saving does not overwrite the value with `***`. A line with `***` that is
+ * not such a copy (changed, or ambiguous: two different lines that mask
+ * alike) cannot be restored and is listed, by line number; the caller
+ * refuses the save. `***` in a file that holds no secret value is text.
+ */
+export function restoreMaskedLines(before: string, proposed: string, masker: SecretMasker): { content: string; unresolved: number[] } {
+  const real = new Map<string, string | null>();
+  const beforeLines = before.split('\n');
+  for (const line of beforeLines) {
+    const masked = masker.text(line);
+    if (masked === line) continue;
+    const seen = real.get(masked);
+    real.set(masked, seen === undefined || seen === line ? line : null);
+  }
+  const unresolved: number[] = [];
+  if (!real.size) return { content: proposed, unresolved };
+  const literal = new Set(beforeLines);
+  const content = proposed
+    .split('\n')
+    .map((line, i) => {
+      if (!line.includes(MASK)) return line;
+      const r = real.get(line);
+      if (typeof r === 'string') return r;
+      if (!literal.has(line)) unresolved.push(i + 1);
+      return line;
+    })
+    .join('\n');
+  return { content, unresolved };
+}
+
+/** What the model and the user are told when a proposed save would write `***` over a secret value. */
+export function unresolvedMaskMessage(path: string, lines: number[]): string {
+  return `${path}: line${lines.length > 1 ? 's' : ''} ${lines.slice(0, 10).join(', ')} would write *** where the file holds a secret value (shown masked). Keep such lines exactly as read, or change them in the editor.`;
 }
