@@ -90,11 +90,17 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
   }, [version, task, search]);
   const count = shown ? shown.length : lines.current.length;
 
-  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20 });
+  // Following is the virtualiser's own: anchored to the end, it keeps the
+  // view at the bottom as lines are appended while the view is there (a
+  // scrollTop written from outside is undone by its scroll bookkeeping, and
+  // scrollToIndex per batch fell behind). Scrolled up, the rows on screen stay
+  // put while lines arrive below them.
+  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end', followOnAppend: follow });
 
+  // Follow ticked again, or another filter: to the last line.
   useEffect(() => {
-    if (follow && count) virt.scrollToIndex(count - 1, { align: 'end' });
-  }, [count, follow, virt]);
+    if (follow && count) virt.scrollToEnd();
+  }, [follow, task, search, virt]);
 
   const download = withQuery(`${API}/executions/${encodeURIComponent(executionId)}/logs/download`, { task });
   return (

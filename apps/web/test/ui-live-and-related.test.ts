@@ -1,0 +1,184 @@
+// The execution page while things happen, and what links executions and
+// scopes together: a parent's page links to the child its subflow task
+// started and back, the task graph recolours each node live as its state
+// changes (no reload), the log view follows new lines at the bottom until the
+// user scrolls up and again when Follow is ticked, and secrets set in the
+// global scope and in a namespace scope are listed apart and both masked in
+// a run that uses them.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { browserSkipReason, shot, startUi, waitState, type Ui } from './browser.ts';
+
+const skip = browserSkipReason();
+const NS = 'web.live';
+const sh = (script: string) => ['sh', '-c', script];
+const CHILD = JSON.stringify({ id: 'child', tasks: [{ id: 'work', type: 'command', command: sh('sleep 3; echo child done') }] });
+const PARENT = JSON.stringify({
+  id: 'parent',
+  tasks: [
+    { id: 'call', type: 'subflow', flow: `${NS}/child` },
+    { id: 'after', type: 'command', depends_on: ['call'], command: sh('sleep 1; echo parent done') },
+  ],
+});
+const CHATTY = JSON.stringify({
+  id: 'chatty',
+  tasks: [{ id: 'talk', type: 'command', command: sh('i=1; while [ $i -le 600 ]; do echo "row $i"; i=$((i+1)); sleep 0.02; done') }],
+});
+const GLOBAL_VALUE = 'glob-value-7f3a91c2';
+const NS_VALUE = 'ns-value-b82e4d10';
+const USES = JSON.stringify({
+  id: 'uses',
+  tasks: [{ id: 'show', type: 'command', command: sh(`echo "global={{ secret('G_TOKEN') }} ns={{ secret('NS_TOKEN') }}"`) }],
+});
+
+/** The colour a state is drawn in, as the browser computes it (the theme's CSS variable). */
+const stateColour = (page: Page, state: string) =>
+  page.evaluate((s) => {
+    const probe = document.createElement('span');
+    probe.style.color = `var(--${s.toLowerCase()})`;
+    document.body.append(probe);
+    const c = getComputedStyle(probe).color;
+    probe.remove();
+    return c;
+  }, state);
+const borderColour = (node: Locator) => node.evaluate((el) => getComputedStyle(el).borderTopColor);
+
+/** The log view's scroll position: top, and whether it shows the last line. */
+const scrollOf = (page: Page) =>
+  page.getByRole('log', { name: 'Log lines' }).evaluate((el) => ({ top: el.scrollTop, atBottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 30, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
+const lineCount = async (page: Page) => Number((await page.getByTestId('log-status').textContent())!.replace(/[^\d].*$/s, '').replace(/,/g, ''));
+
+describe('live execution page, related executions and secret scopes', { skip, concurrency: false }, () => {
+  let ui: Ui;
+
+  before(async () => {
+    ui = await startUi();
+    await ui.stack.saveFlow(NS, { 'child.flow.yaml': CHILD, 'parent.flow.yaml': PARENT, 'chatty.flow.yaml': CHATTY, 'uses.flow.yaml': USES });
+  });
+  after(async () => ui?.stop());
+
+  it('links a parent to its child and back; the graph recolours live as states change', async () => {
+    const page = ui.admin;
+    const parent = await ui.stack.trigger(NS, 'parent');
+    await page.goto(`/executions/${parent.id}`);
+    const call = page.getByRole('button', { name: /^Task call: / });
+    await page.getByRole('button', { name: 'Task call: RUNNING' }).waitFor({ timeout: 60_000 });
+    assert.equal(await borderColour(call), await stateColour(page, 'RUNNING'), 'a running task is drawn in the running colour');
+    const after = page.getByRole('button', { name: /^Task after: / });
+    assert.equal(await after.getAttribute('aria-label'), 'Task after: PENDING');
+    assert.equal(await borderColour(after), await stateColour(page, 'PENDING'));
+    await shot(page, 'live-01-parent-running');
+
+    // The child its subflow task started, linked with its state.
+    const related = page.getByRole('list', { name: 'Related executions' });
+    const childLink = related.getByRole('link');
+    await childLink.waitFor();
+    const childId = (await childLink.textContent())!;
+    const kids = (await ui.stack.db.query(`SELECT id FROM executions WHERE parent_execution_id = $1`, [parent.id])).rows.map((r) => r.id);
+    assert.deepEqual(kids, [childId]);
+    await childLink.click();
+    await page.waitForURL(`**/executions/${childId}`);
+    await page.getByRole('heading', { name: `Execution ${childId}` }).waitFor();
+    await waitState(page, 'SUCCESS');
+    const work = page.getByRole('button', { name: 'Task work: SUCCESS' });
+    assert.equal(await borderColour(work), await stateColour(page, 'SUCCESS'));
+    await shot(page, 'live-02-child');
+
+    // Back to the parent through its link: it goes on live to SUCCESS, each node recoloured without a reload.
+    const parentLink = page.getByRole('list', { name: 'Related executions' }).getByRole('link', { name: parent.id });
+    await parentLink.click();
+    await page.waitForURL(`**/executions/${parent.id}`);
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()));
+    await waitState(page, 'SUCCESS');
+    await page.getByRole('button', { name: 'Task after: SUCCESS' }).waitFor();
+    assert.equal(await borderColour(page.getByRole('button', { name: 'Task call: SUCCESS' })), await stateColour(page, 'SUCCESS'));
+    assert.equal(await borderColour(after), await stateColour(page, 'SUCCESS'));
+    assert.deepEqual(navigations, [], 'the page was not reloaded');
+    await related.getByText('SUCCESS').waitFor();
+    await shot(page, 'live-03-parent-success');
+  });
+
+  it('the log view follows new lines until scrolled up, and again when Follow is ticked', async () => {
+    const page = ui.admin;
+    const ex = await ui.stack.trigger(NS, 'chatty');
+    await page.goto(`/executions/${ex.id}`);
+    const log = page.getByRole('log', { name: 'Log lines' });
+    const follow = page.getByRole('checkbox', { name: 'Follow' });
+    await log.getByText('row 60', { exact: true }).waitFor({ timeout: 60_000 });
+    assert.ok(await follow.isChecked(), 'Follow is on by default');
+    // While following, each new line is scrolled into view.
+    for (let i = 0; i < 3; i++) {
+      const n = await lineCount(page);
+      await page.waitForFunction((m) => Number(document.querySelector('[data-testid=log-status]')!.textContent!.replace(/[^\d].*$/s, '').replace(/,/g, '')) >= m, n + 20);
+      await page.waitForTimeout(100);
+      const at = await scrollOf(page);
+      assert.ok(at.atBottom, `at the bottom while following: ${JSON.stringify(at)}`);
+    }
+
+    // The user scrolls up: following stops, new lines do not move the view.
+    await log.hover();
+    await page.mouse.wheel(0, -400);
+    for (let i = 0; i < 40 && (await follow.isChecked()); i++) await page.waitForTimeout(50);
+    assert.equal(await follow.isChecked(), false, 'scrolling up turns Follow off');
+    const held = await scrollOf(page);
+    assert.equal(held.atBottom, false);
+    const before = await lineCount(page);
+    await page.waitForFunction((m) => Number(document.querySelector('[data-testid=log-status]')!.textContent!.replace(/[^\d].*$/s, '').replace(/,/g, '')) >= m, before + 40);
+    const still = await scrollOf(page);
+    assert.ok(Math.abs(still.top - held.top) < 2, `the view stayed where the user left it (${held.top} → ${still.top})`);
+    assert.equal(still.atBottom, false);
+    await shot(page, 'live-04-logs-held');
+
+    // Follow again: to the bottom, and the last line when the run ends.
+    await follow.check();
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[role=log]')!;
+      return el.scrollTop + el.clientHeight >= el.scrollHeight - 30;
+    }, undefined, { timeout: 10_000 });
+    await waitState(page, 'SUCCESS');
+    await log.getByText('row 600', { exact: true }).waitFor();
+    assert.ok((await scrollOf(page)).atBottom);
+    assert.equal(await lineCount(page), 600);
+    await shot(page, 'live-05-logs-followed');
+  });
+
+  it('secrets of the global scope and of a namespace are listed apart; a run using both shows them masked', async () => {
+    const page = ui.admin;
+    await page.goto('/admin/secrets');
+    const scope = page.getByLabel('Scope');
+    const secrets = page.getByRole('region', { name: 'Secrets' });
+    await scope.selectOption({ label: 'global' });
+    await secrets.getByLabel('Key').fill('G_TOKEN');
+    await secrets.getByLabel('Value').fill(GLOBAL_VALUE);
+    await secrets.getByRole('button', { name: 'Set secret' }).click();
+    await secrets.getByRole('cell', { name: 'G_TOKEN', exact: true }).waitFor();
+
+    await scope.selectOption({ label: `namespace ${NS}` });
+    await secrets.getByRole('cell', { name: 'G_TOKEN', exact: true }).waitFor({ state: 'detached' });
+    await secrets.getByLabel('Key').fill('NS_TOKEN');
+    await secrets.getByLabel('Value').fill(NS_VALUE);
+    await secrets.getByRole('button', { name: 'Set secret' }).click();
+    await secrets.getByRole('cell', { name: 'NS_TOKEN', exact: true }).waitFor();
+    assert.equal(await secrets.getByRole('cell', { name: 'G_TOKEN', exact: true }).count(), 0, 'a global secret is not listed in a namespace');
+    await shot(page, 'live-06-namespace-secrets');
+
+    await scope.selectOption({ label: 'global' });
+    await secrets.getByRole('cell', { name: 'G_TOKEN', exact: true }).waitFor();
+    assert.equal(await secrets.getByRole('cell', { name: 'NS_TOKEN', exact: true }).count(), 0, 'a namespace secret is not listed globally');
+    // Stored where they were set.
+    const stored = (await ui.stack.db.query(`SELECT namespace, key FROM secrets WHERE key IN ('G_TOKEN', 'NS_TOKEN') ORDER BY key`)).rows;
+    assert.deepEqual(stored.map((r) => r.key), ['G_TOKEN', 'NS_TOKEN']);
+    assert.notEqual(stored[0].namespace, stored[1].namespace);
+
+    // A run in the namespace resolves both (namespace, then parents, then global) and its log shows them masked.
+    const ex = await ui.stack.trigger(NS, 'uses');
+    await page.goto(`/executions/${ex.id}`);
+    await waitState(page, 'SUCCESS');
+    await page.getByRole('log', { name: 'Log lines' }).getByText('global=*** ns=***', { exact: true }).waitFor();
+    const html = await page.content();
+    assert.ok(!html.includes(GLOBAL_VALUE) && !html.includes(NS_VALUE), 'no secret value on the page');
+    await shot(page, 'live-07-masked-run');
+  });
+});
