@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import pg from 'pg';
 import client from 'prom-client';
-import { survivesConnectionLoss, type Db } from '@svc/db';
+import { inTransaction, survivesConnectionLoss, type Db } from '@svc/db';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
 
 export { EXECUTION_STATES, TASK_RUN_STATES };
@@ -37,31 +37,27 @@ type Counts = Record<GaugeName, PromiseSettledResult<Map<string, number>>>;
  * read-only transaction on one connection of the gauges' own pool.
  */
 async function readCounts(pool: pg.Pool, timeoutMs: number): Promise<Counts> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN READ ONLY');
-    await c.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
-    const out = {} as Counts;
-    for (const name of Object.keys(GAUGE_SQL) as GaugeName[]) {
-      // A failed statement aborts the transaction: a savepoint keeps the others readable.
-      await c.query('SAVEPOINT g');
-      try {
-        const r = await c.query<{ key: string; n: string }>(GAUGE_SQL[name]);
-        out[name] = { status: 'fulfilled', value: new Map(r.rows.map((x) => [x.key, Number(x.n)])) };
-        await c.query('RELEASE SAVEPOINT g');
-      } catch (err) {
-        out[name] = { status: 'rejected', reason: err };
-        await c.query('ROLLBACK TO SAVEPOINT g');
+  return inTransaction(
+    pool,
+    async (c) => {
+      await c.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
+      const out = {} as Counts;
+      for (const name of Object.keys(GAUGE_SQL) as GaugeName[]) {
+        // A failed statement aborts the transaction: a savepoint keeps the others readable.
+        await c.query('SAVEPOINT g');
+        try {
+          const r = await c.query<{ key: string; n: string }>(GAUGE_SQL[name]);
+          out[name] = { status: 'fulfilled', value: new Map(r.rows.map((x) => [x.key, Number(x.n)])) };
+          await c.query('RELEASE SAVEPOINT g');
+        } catch (err) {
+          out[name] = { status: 'rejected', reason: err };
+          await c.query('ROLLBACK TO SAVEPOINT g');
+        }
       }
-    }
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+      return out;
+    },
+    { readOnly: true },
+  );
 }
 
 export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err: unknown) => void; gaugeTimeoutMs?: number }): GatewayMetrics {

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 
-/** Runs `fn` in a transaction on one pooled connection: COMMIT on success, ROLLBACK on any error. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Runs `fn` in a transaction (READ ONLY with `readOnly`) on one pooled connection: COMMIT on success, ROLLBACK on any error. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { readOnly?: boolean } = {}): Promise<T> {
   const c = await pool.connect();
   try {
-    await c.query('BEGIN');
+    await c.query(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
     const out = await fn(c);
     await c.query('COMMIT');
     return out;
