@@ -302,22 +302,12 @@ describe('parseTemplate: syntax errors', () => {
   });
 });
 
-describe('parseTemplate: cost', () => {
-  it('parses a long template in linear time', () => {
-    const source = 'x {{ tasks.a.outputs.rows[0]["k"] }} '.repeat(20_000);
-    const started = performance.now();
-    const t = parseTemplate(source);
-    const elapsed = performance.now() - started;
+describe('parseTemplate: size', () => {
+  // How fast (linear in the length, microseconds per typical template) is
+  // measured by bench/templates.bench.mjs, not here.
+  it('parses a long template with 20,000 expressions', () => {
+    const t = parseTemplate('x {{ tasks.a.outputs.rows[0]["k"] }} '.repeat(20_000));
     assert.equal(t.expressions.length, 20_000);
-    assert.ok(elapsed < 1000, `took ${elapsed} ms`);
-  });
-
-  it('parses 1000 typical templates in a few milliseconds', () => {
-    const sources = Array.from({ length: 1000 }, (_, i) => `--table={{ inputs.table_${i} }} --since={{ tasks.t${i}.outputs.cursor }}`);
-    for (const s of sources) parseTemplate(s); // warm-up
-    const started = performance.now();
-    for (const s of sources) parseTemplate(s);
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed < 50, `took ${elapsed} ms`);
+    assert.deepEqual(t.taskRefs, [{ taskId: 'a', expression: 'tasks.a.outputs.rows[0]["k"]' }], 'one per task and expression');
   });
 });
