@@ -6,6 +6,9 @@
 // global scope and in a namespace scope are listed apart and both masked in
 // a run that uses them.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { browserSkipReason, shot, startUi, waitState, type Ui } from './browser.ts';
@@ -13,7 +16,9 @@ import { browserSkipReason, shot, startUi, waitState, type Ui } from './browser.
 const skip = browserSkipReason();
 const NS = 'web.live';
 const sh = (script: string) => ['sh', '-c', script];
-const CHILD = JSON.stringify({ id: 'child', tasks: [{ id: 'work', type: 'command', command: sh('sleep 3; echo child done') }] });
+// The child runs until the test lets it end (a file appears), so the parent is seen RUNNING however slow the machine.
+const GATE = path.join(os.tmpdir(), `svc-ui-live-gate-${process.pid}`);
+const CHILD = JSON.stringify({ id: 'child', tasks: [{ id: 'work', type: 'command', command: sh(`while [ ! -e ${GATE} ]; do sleep 0.1; done; echo child done`) }] });
 const PARENT = JSON.stringify({
   id: 'parent',
   tasks: [
@@ -42,7 +47,17 @@ const stateColour = (page: Page, state: string) =>
     probe.remove();
     return c;
   }, state);
-const borderColour = (node: Locator) => node.evaluate((el) => getComputedStyle(el).borderTopColor);
+/** The colour a graph node is drawn in, once it settles on `state`'s (React Flow may remount a node while it updates): [seen, wanted]. */
+async function nodeColour(page: Page, node: Locator, state: string): Promise<[string, string]> {
+  const wanted = await stateColour(page, state);
+  let seen = '';
+  for (let i = 0; i < 100; i++) {
+    seen = await node.evaluate((el) => getComputedStyle(el).borderTopColor).catch(() => '');
+    if (seen === wanted) break;
+    await page.waitForTimeout(50);
+  }
+  return [seen, wanted];
+}
 
 /** The log view's scroll position: top, and whether it shows the last line. */
 const scrollOf = (page: Page) =>
@@ -56,7 +71,10 @@ describe('live execution page, related executions and secret scopes', { skip, co
     ui = await startUi();
     await ui.stack.saveFlow(NS, { 'child.flow.yaml': CHILD, 'parent.flow.yaml': PARENT, 'chatty.flow.yaml': CHATTY, 'uses.flow.yaml': USES });
   });
-  after(async () => ui?.stop());
+  after(async () => {
+    fs.rmSync(GATE, { force: true });
+    await ui?.stop();
+  });
 
   it('links a parent to its child and back; the graph recolours live as states change', async () => {
     const page = ui.admin;
@@ -64,10 +82,10 @@ describe('live execution page, related executions and secret scopes', { skip, co
     await page.goto(`/executions/${parent.id}`);
     const call = page.getByRole('button', { name: /^Task call: / });
     await page.getByRole('button', { name: 'Task call: RUNNING' }).waitFor({ timeout: 60_000 });
-    assert.equal(await borderColour(call), await stateColour(page, 'RUNNING'), 'a running task is drawn in the running colour');
+    assert.equal(...(await nodeColour(page, call, 'RUNNING')), 'a running task is drawn in the running colour');
     const after = page.getByRole('button', { name: /^Task after: / });
-    assert.equal(await after.getAttribute('aria-label'), 'Task after: PENDING');
-    assert.equal(await borderColour(after), await stateColour(page, 'PENDING'));
+    assert.equal(await after.getAttribute('aria-label'), 'Task after: PENDING', 'after waits for call');
+    assert.equal(...(await nodeColour(page, after, 'PENDING')), 'a pending task is drawn in the pending colour');
     await shot(page, 'live-01-parent-running');
 
     // The child its subflow task started, linked with its state.
@@ -76,13 +94,14 @@ describe('live execution page, related executions and secret scopes', { skip, co
     await childLink.waitFor();
     const childId = (await childLink.textContent())!;
     const kids = (await ui.stack.db.query(`SELECT id FROM executions WHERE parent_execution_id = $1`, [parent.id])).rows.map((r) => r.id);
-    assert.deepEqual(kids, [childId]);
+    assert.deepEqual(kids, [childId], 'the linked child is the one child');
+    fs.writeFileSync(GATE, '');
     await childLink.click();
     await page.waitForURL(`**/executions/${childId}`);
     await page.getByRole('heading', { name: `Execution ${childId}` }).waitFor();
     await waitState(page, 'SUCCESS');
     const work = page.getByRole('button', { name: 'Task work: SUCCESS' });
-    assert.equal(await borderColour(work), await stateColour(page, 'SUCCESS'));
+    assert.equal(...(await nodeColour(page, work, 'SUCCESS')), 'the child task in the success colour');
     await shot(page, 'live-02-child');
 
     // Back to the parent through its link: it goes on live to SUCCESS, each node recoloured without a reload.
@@ -93,8 +112,8 @@ describe('live execution page, related executions and secret scopes', { skip, co
     page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()));
     await waitState(page, 'SUCCESS');
     await page.getByRole('button', { name: 'Task after: SUCCESS' }).waitFor();
-    assert.equal(await borderColour(page.getByRole('button', { name: 'Task call: SUCCESS' })), await stateColour(page, 'SUCCESS'));
-    assert.equal(await borderColour(after), await stateColour(page, 'SUCCESS'));
+    assert.equal(...(await nodeColour(page, page.getByRole('button', { name: 'Task call: SUCCESS' }), 'SUCCESS')));
+    assert.equal(...(await nodeColour(page, after, 'SUCCESS')));
     assert.deepEqual(navigations, [], 'the page was not reloaded');
     await related.getByText('SUCCESS').waitFor();
     await shot(page, 'live-03-parent-success');

@@ -9,6 +9,7 @@
 // change, kept as an index list.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { API, api, openStream, withQuery, type Page } from '../api';
 import type { LogLine } from '../types';
 import { ErrorBox } from '../ui';
@@ -97,6 +98,12 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
   // put while lines arrive below them.
   const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end', followOnAppend: follow });
 
+  // The user scrolls up: following stops before anything else renders, so a
+  // batch of lines already on its way cannot pull the view back down.
+  const stopFollowing = () => {
+    if (follow) flushSync(() => setFollow(false));
+  };
+
   // Follow ticked again, or another filter: to the last line.
   useEffect(() => {
     if (follow && count) virt.scrollToEnd();
@@ -136,8 +143,8 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
         role="log"
         aria-label="Log lines"
         aria-live="off"
-        onWheel={(e) => e.deltaY < 0 && setFollow(false)}
-        onKeyDown={(e) => (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') && setFollow(false)}
+        onWheel={(e) => e.deltaY < 0 && stopFollowing()}
+        onKeyDown={(e) => (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') && stopFollowing()}
       >
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
           {virt.getVirtualItems().map((row) => {
