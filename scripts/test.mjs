@@ -64,6 +64,21 @@ function loud(lines) {
   process.stderr.write(`\n${bar}\n${lines.map((l) => `!! ${l}`).join('\n')}\n${bar}\n\n`);
 }
 
+// SIGTERM (CI cancelling the job, a process manager; npm forwards it to this
+// process, see package.json's `exec`) or Ctrl-C: the running tests are stopped,
+// then PostgreSQL, Docker and Chromium as after a normal run, so none is left
+// behind.
+let stopping = null;
+let testChild = null;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = sig;
+    process.stderr.write(`\n[test] ${sig}: stopping the test run\n`);
+    testChild?.kill(sig);
+  });
+}
+
 async function main() {
   bootstrap();
   const files = findTests();
@@ -121,15 +136,16 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
     `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`,
     ...files,
   ];
-  const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
+  const code = stopping ? 1 : await new Promise((resolve) => {
+    const child = (testChild = spawn(process.execPath, args, {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
-    });
+    }));
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
   });
-  await pg.stop();
+  testChild = null;
+  await pg.stop().catch((err) => process.stderr.write(`[test] stopping PostgreSQL: ${err.message}\n`));
 
   let summary = { passed: 0, failed: 0, skipped: 0, failures: [] };
   try {
@@ -138,6 +154,7 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
     summary.failed = 1;
   }
   if (code !== 0 && summary.failed === 0) summary.failed = 1; // the runner itself failed
+  if (stopping) console.log(`stopped by ${stopping} before the end: not every test ran`);
   for (const f of summary.failures) console.log(`failed: ${f.name}${f.file ? ` (${path.relative(root, f.file)})` : ''}`);
   if (summary.skipped) console.log(`${summary.skipped} skipped`);
   if (!docker.ok && !docker.quiet) console.log(`docker tests skipped: ${docker.reason}`);
