@@ -221,6 +221,31 @@ test('a conversation belongs to its user: another user gets 404 on read, send, d
   assert.ok((await call(editor, 'GET', '/api/v1/ai/conversations')).json<{ items: { id: string }[] }>().items.some((c) => c.id === id));
 });
 
+test('listAIConversations pages newest first with a cursor: every conversation once, a deleted one gone', async () => {
+  const mine = new Set<string>();
+  for (let i = 0; i < 5; i++) mine.add(await newConversation(viewer));
+  const seen: { id: string; updated_at: string }[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 10; pages++) {
+    const r = await call(viewer, 'GET', `/api/v1/ai/conversations?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    assert.equal(r.status, 200, r.body);
+    const page = r.json<{ items: { id: string; updated_at: string }[]; next_cursor?: string }>();
+    assert.ok(page.items.length <= 2);
+    seen.push(...page.items);
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  const ids = seen.map((c) => c.id).filter((id) => mine.has(id));
+  assert.equal(ids.length, 5, 'each of the five once');
+  assert.equal(new Set(ids).size, 5);
+  const times = seen.map((c) => Date.parse(c.updated_at));
+  assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+  const gone = [...mine][0]!;
+  assert.equal((await call(viewer, 'DELETE', `/api/v1/ai/conversations/${gone}`)).status, 204);
+  assert.ok(!(await call(viewer, 'GET', '/api/v1/ai/conversations?limit=100')).json<{ items: { id: string }[] }>().items.some((c) => c.id === gone));
+  assert.equal((await call(viewer, 'GET', `/api/v1/ai/conversations/${gone}`)).status, 404);
+});
+
 test('triage: an insight with summary, cause and fix citing its evidence, no secret value anywhere; the dashboard shows the summary', async () => {
   const ok = await call(operator, 'POST', `/api/v1/executions/ex-ok/insights`);
   assert.equal(ok.status, 409, 'a successful execution is not triaged');

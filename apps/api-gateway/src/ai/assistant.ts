@@ -12,7 +12,7 @@
 // so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
-import { newId } from '@svc/db';
+import { newId, Prisma, type PrismaClient } from '@svc/db';
 import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
@@ -41,6 +41,7 @@ type Part = { type: 'tool_call'; id: string; name: string; arguments: string } |
 
 export interface TurnDeps {
   pool: pg.Pool;
+  prisma: PrismaClient;
   invoke: Invoke;
   model: ChatModel;
   principal: AuthPrincipal;
@@ -52,9 +53,9 @@ export interface TurnDeps {
 }
 
 /** The stored conversation as chat messages; tool results masked again (a secret made since they were stored). */
-async function history(pool: pg.Pool, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
+async function history(prisma: PrismaClient, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
   const mask = await masker.masker();
-  const rows = (await pool.query<MessageRow>(`SELECT id, seq, role, content, parts FROM ai_messages WHERE conversation_id = $1 ORDER BY seq`, [conversationId])).rows;
+  const rows = (await prisma.aiMessage.findMany({ where: { conversationId }, orderBy: { seq: 'asc' }, select: { id: true, seq: true, role: true, content: true, parts: true } })) as MessageRow[];
   const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
   for (const r of rows) {
     if (r.role === 'user') out.push({ role: 'user', content: r.content });
@@ -89,14 +90,19 @@ function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
   return out;
 }
 
-export async function appendMessage(pool: pg.Pool, conversationId: string, m: { role: string; content: string; parts?: Part[]; model?: string; inputTokens?: number; outputTokens?: number }): Promise<string> {
+/**
+ * Appends a message as the conversation's next `seq`, in one statement (the
+ * number and the row together, so two writers cannot take the same number),
+ * and marks the conversation updated.
+ */
+export async function appendMessage(pool: pg.Pool, prisma: PrismaClient, conversationId: string, m: { role: string; content: string; parts?: Part[]; model?: string; inputTokens?: number; outputTokens?: number }): Promise<string> {
   const id = newId();
   await pool.query(
     `INSERT INTO ai_messages (id, conversation_id, seq, role, content, parts, model, input_tokens, output_tokens)
      VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ai_messages WHERE conversation_id = $2), $3, $4, $5, $6, $7, $8)`,
     [id, conversationId, m.role, m.content, JSON.stringify(m.parts ?? []), m.model ?? '', m.inputTokens ?? null, m.outputTokens ?? null],
   );
-  await pool.query(`UPDATE ai_conversations SET updated_at = now() WHERE id = $1`, [conversationId]);
+  await prisma.aiConversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } });
   return id;
 }
 
@@ -131,10 +137,9 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
     }
     const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;
-    await deps.pool.query(
-      `INSERT INTO ai_pending_actions (id, conversation_id, message_id, tool, arguments, summary, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending')`,
-      [id, conversationId, messageId, tool.name, JSON.stringify({ input: args, ...(diff !== undefined ? { diff } : {}) }), summary],
-    );
+    await deps.prisma.aiPendingAction.create({
+      data: { id, conversationId, messageId, tool: tool.name, arguments: { input: args, ...(diff !== undefined ? { diff } : {}) } as Prisma.InputJsonValue, summary, status: 'pending' },
+    });
     deps.send('action_proposed', { id, tool: tool.name, summary, arguments: args, ...(diff !== undefined ? { diff } : {}) });
     const result = { proposed: true, action_id: id, status: 'pending', note: 'Not run yet: the user must confirm it.' };
     deps.send('tool_result', { id: call.id, name: call.name, ok: true, result });
@@ -154,16 +159,16 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
 }
 
 export async function runTurn(deps: TurnDeps, conversationId: string, content: string): Promise<void> {
-  await appendMessage(deps.pool, conversationId, { role: 'user', content });
+  await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'user', content });
   const tools = TOOLS.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
   let lastId = '';
   let stop = 'max_rounds';
   try {
     for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
-      const messages = await history(deps.pool, conversationId, deps.masker);
+      const messages = await history(deps.prisma, conversationId, deps.masker);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
-      lastId = await appendMessage(deps.pool, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
+      lastId = await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
       if (!out.toolCalls.length) {
         stop = 'end_turn';
         break;
@@ -173,7 +178,7 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
         deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
         results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call) });
       }
-      await appendMessage(deps.pool, conversationId, { role: 'tool', content: '', parts: results });
+      await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'tool', content: '', parts: results });
     }
   } catch (err) {
     stop = 'error';

@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
+import { prismaOf, type Prisma } from '@svc/db';
 import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
 
 export const PROVIDER_TYPES = ['openai', 'openai_compatible', 'ollama', 'anthropic'] as const;
@@ -33,24 +34,18 @@ export interface ProviderSettings {
   apiKey: string;
 }
 
-interface Row {
-  type: string;
-  model: string;
-  base_url: string;
-  api_key_ciphertext: Buffer | null;
-  api_key_nonce: Buffer | null;
-  api_key_key_id: string | null;
-  auto_triage: boolean;
-  settings: { api_key_secret?: string };
-  updated_at: Date;
-}
+type Row = Prisma.AiProviderGetPayload<object>;
+const settingsOf = (r: Row) => (r.settings ?? {}) as { api_key_secret?: string };
 
 export class AIProviderStore {
   constructor(private readonly deps: { pool: pg.Pool; masterKeys: readonly MasterKey[] }) {}
 
+  private get prisma() {
+    return prismaOf(this.deps.pool);
+  }
+
   private async row(): Promise<Row | undefined> {
-    const r = await this.deps.pool.query<Row>(`SELECT * FROM ai_provider WHERE id = 'default' AND enabled`);
-    return r.rows[0];
+    return (await this.prisma.aiProvider.findFirst({ where: { id: 'default', enabled: true } })) ?? undefined;
   }
 
   async get(): Promise<ProviderRow | undefined> {
@@ -59,11 +54,11 @@ export class AIProviderStore {
     return {
       type: r.type as ProviderType,
       model: r.model,
-      baseUrl: r.base_url,
-      hasApiKey: r.api_key_ciphertext !== null,
-      apiKeySecret: r.settings?.api_key_secret ?? '',
-      autoTriage: r.auto_triage,
-      updatedAt: r.updated_at,
+      baseUrl: r.baseUrl,
+      hasApiKey: r.apiKeyCiphertext !== null,
+      apiKeySecret: settingsOf(r).api_key_secret ?? '',
+      autoTriage: r.autoTriage,
+      updatedAt: r.updatedAt,
     };
   }
 
@@ -74,20 +69,18 @@ export class AIProviderStore {
   async put(p: { type: ProviderType; model: string; baseUrl: string; apiKey?: string | null; apiKeySecret?: string; autoTriage?: boolean; by: string }): Promise<void> {
     const sealed = typeof p.apiKey === 'string' ? seal(p.apiKey, this.deps.masterKeys, aad) : undefined;
     const keepKey = p.apiKey === undefined;
-    await this.deps.pool.query(
-      `INSERT INTO ai_provider (id, type, base_url, model, api_key_ciphertext, api_key_nonce, api_key_key_id, auto_triage, settings, updated_by, enabled, updated_at)
-       VALUES ('default', $1, $2, $3, $4, $5, $6, COALESCE($7, false), $8, $9, true, now())
-       ON CONFLICT (id) DO UPDATE SET type = $1, base_url = $2, model = $3,
-         api_key_ciphertext = CASE WHEN $10 THEN ai_provider.api_key_ciphertext ELSE $4 END,
-         api_key_nonce = CASE WHEN $10 THEN ai_provider.api_key_nonce ELSE $5 END,
-         api_key_key_id = CASE WHEN $10 THEN ai_provider.api_key_key_id ELSE $6 END,
-         auto_triage = COALESCE($7, ai_provider.auto_triage), settings = $8, updated_by = $9, enabled = true, updated_at = now()`,
-      [p.type, p.baseUrl, p.model, sealed?.ciphertext ?? null, sealed?.nonce ?? null, sealed?.keyId ?? null, p.autoTriage ?? null, JSON.stringify(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}), p.by, keepKey],
-    );
+    const fields = { type: p.type, baseUrl: p.baseUrl, model: p.model, settings: p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}, updatedBy: p.by, enabled: true };
+    const key = { apiKeyCiphertext: sealed ? Uint8Array.from(sealed.ciphertext) : null, apiKeyNonce: sealed ? Uint8Array.from(sealed.nonce) : null, apiKeyKeyId: sealed?.keyId ?? null };
+    await this.prisma.aiProvider.upsert({
+      where: { id: 'default' },
+      create: { id: 'default', ...fields, ...key, autoTriage: p.autoTriage ?? false },
+      // The stored key stays unless a key (or its removal) is given; auto_triage unless given.
+      update: { ...fields, ...(keepKey ? {} : key), ...(p.autoTriage !== undefined ? { autoTriage: p.autoTriage } : {}) },
+    });
   }
 
   async delete(): Promise<boolean> {
-    return ((await this.deps.pool.query(`DELETE FROM ai_provider WHERE id = 'default'`)).rowCount ?? 0) > 0;
+    return (await this.prisma.aiProvider.deleteMany({ where: { id: 'default' } })).count > 0;
   }
 
   /** The settings with the API key opened (stored key, else the referenced global secret); undefined when AI is disabled. */
@@ -95,13 +88,14 @@ export class AIProviderStore {
     const r = await this.row();
     if (!r) return undefined;
     let apiKey = '';
-    if (r.api_key_ciphertext && r.api_key_nonce && r.api_key_key_id) {
-      apiKey = openText({ ciphertext: r.api_key_ciphertext, nonce: r.api_key_nonce, keyId: r.api_key_key_id }, this.deps.masterKeys, aad);
-    } else if (r.settings?.api_key_secret) {
+    const secretKey = settingsOf(r).api_key_secret;
+    if (r.apiKeyCiphertext && r.apiKeyNonce && r.apiKeyKeyId) {
+      apiKey = openText({ ciphertext: Buffer.from(r.apiKeyCiphertext), nonce: Buffer.from(r.apiKeyNonce), keyId: r.apiKeyKeyId }, this.deps.masterKeys, aad);
+    } else if (secretKey) {
       const store = new SecretStore({ db: this.deps.pool, keys: this.deps.masterKeys, providers: new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }) });
-      apiKey = (await store.resolve('', r.settings.api_key_secret)).value;
+      apiKey = (await store.resolve('', secretKey)).value;
     }
-    return { type: r.type as ProviderType, model: r.model, baseUrl: r.base_url, apiKey };
+    return { type: r.type as ProviderType, model: r.model, baseUrl: r.baseUrl, apiKey };
   }
 }
 

@@ -7,7 +7,7 @@
 // status, the reads of existing conversations and insights, and the provider
 // settings themselves answers 409 `ai_disabled` while no provider is set.
 import type pg from 'pg';
-import { newId, type Db } from '@svc/db';
+import { newId, Prisma, type Db } from '@svc/db';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { MasterKey } from '@svc/config';
@@ -38,36 +38,31 @@ export interface AIRouteDeps {
 
 export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI provider is configured (PUT /api/v1/ai/provider)');
 
-function conversationBody(r: { id: string; title: string; created_at: Date; updated_at: Date }, messages?: unknown[], actions?: unknown[]) {
-  return { id: r.id, title: r.title, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(), ...(messages ? { messages } : {}), ...(actions ? { actions } : {}) };
+/** The conversation fields its API object shows. */
+const CONVERSATION = { id: true, title: true, createdAt: true, updatedAt: true } as const;
+type ConversationRow = Prisma.AiConversationGetPayload<{ select: typeof CONVERSATION }>;
+
+function conversationBody(r: ConversationRow, messages?: unknown[], actions?: unknown[]) {
+  return { id: r.id, title: r.title, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(), ...(messages ? { messages } : {}), ...(actions ? { actions } : {}) };
 }
 
-interface ActionRow {
-  id: string;
-  conversation_id: string;
-  message_id: string | null;
-  tool: string;
-  arguments: { input: Record<string, unknown>; diff?: string };
-  summary: string;
-  status: string;
-  result: unknown;
-  error: string;
-  created_at: Date;
-  decided_at: Date | null;
-}
+type ActionRow = Prisma.AiPendingActionGetPayload<object>;
+/** What a pending action stores in `arguments`: the tool's input, and the diff shown for a save. */
+const actionArgs = (a: ActionRow) => a.arguments as { input: Record<string, unknown>; diff?: string };
 
 function actionBody(a: ActionRow) {
+  const args = actionArgs(a);
   return {
     id: a.id,
     tool: a.tool,
     summary: a.summary,
-    arguments: a.arguments.input,
-    ...(a.arguments.diff !== undefined ? { diff: a.arguments.diff } : {}),
+    arguments: args.input,
+    ...(args.diff !== undefined ? { diff: args.diff } : {}),
     status: a.status,
     ...(a.result !== null && a.result !== undefined ? { result: a.result } : {}),
     ...(a.error ? { error: a.error } : {}),
-    created_at: a.created_at.toISOString(),
-    decided_at: a.decided_at?.toISOString() ?? null,
+    created_at: a.createdAt.toISOString(),
+    decided_at: a.decidedAt?.toISOString() ?? null,
   };
 }
 
@@ -91,6 +86,7 @@ function baseUrlProblem(baseUrl: string | undefined): string | undefined {
 
 export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
   const pool: pg.Pool = deps.db.pool;
+  const prisma = deps.db.prisma;
   const providers = new AIProviderStore({ pool, masterKeys: deps.masterKeys });
 
   const requireProvider = async (): Promise<ProviderSettings> => {
@@ -106,14 +102,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
   /** The caller's own conversation, else 404 (another user's conversation does not exist for them). */
   const ownConversation = async (ctx: Ctx) => {
     const id = String(ctx.params.conversationId);
-    const r = await pool.query<{ id: string; title: string; created_at: Date; updated_at: Date }>(`SELECT id, title, created_at, updated_at FROM ai_conversations WHERE id = $1 AND user_id = $2`, [id, ctx.principal!.userId]);
-    if (!r.rows[0]) throw notFound(`no conversation ${id}`);
-    return r.rows[0];
+    const c = await prisma.aiConversation.findFirst({ where: { id, userId: ctx.principal!.userId }, select: CONVERSATION });
+    if (!c) throw notFound(`no conversation ${id}`);
+    return c;
   };
 
   const pendingAction = async (ctx: Ctx) => {
     const conv = await ownConversation(ctx);
-    const a = (await pool.query<ActionRow>(`SELECT * FROM ai_pending_actions WHERE id = $1 AND conversation_id = $2`, [String(ctx.params.actionId), conv.id])).rows[0];
+    const a = await prisma.aiPendingAction.findFirst({ where: { id: String(ctx.params.actionId), conversationId: conv.id } });
     if (!a) throw notFound(`no action ${String(ctx.params.actionId)}`);
     if (a.status !== 'pending') throw conflict('conflict', `the action was already decided (${a.status})`);
     return a;
@@ -207,39 +203,40 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
     async listAIConversations(ctx: Ctx) {
       const { limit } = ctx.query as { limit: number };
       const after = ctx.cursor as { updated_at: string; id: string } | undefined;
-      const r = await pool.query<{ id: string; title: string; created_at: Date; updated_at: Date }>(
-        `SELECT id, title, created_at, updated_at FROM ai_conversations WHERE user_id = $1
-           AND ($2::timestamptz IS NULL OR (updated_at, id) < ($2, $3)) ORDER BY updated_at DESC, id DESC LIMIT $4`,
-        [ctx.principal!.userId, after?.updated_at ?? null, after?.id ?? null, limit + 1],
-      );
-      const page = r.rows.slice(0, limit);
+      // Newest first; the cursor is the last (updated_at, id) shown.
+      const at = after ? new Date(after.updated_at) : undefined;
+      const rows = await prisma.aiConversation.findMany({
+        where: { userId: ctx.principal!.userId, ...(at ? { OR: [{ updatedAt: { lt: at } }, { updatedAt: at, id: { lt: String(after!.id) } }] } : {}) },
+        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
+        take: limit + 1,
+        select: CONVERSATION,
+      });
+      const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map((c) => conversationBody(c)), ...(r.rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updated_at.toISOString(), id: last.id }) } : {}) };
+      return { items: page.map((c) => conversationBody(c)), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}) };
     },
 
     async createAIConversation(ctx: Ctx) {
       await requireProvider();
       const b = (ctx.body ?? {}) as { title?: string };
-      const r = await pool.query<{ id: string; title: string; created_at: Date; updated_at: Date }>(
-        `INSERT INTO ai_conversations (id, user_id, title) VALUES ($1, $2, $3) RETURNING id, title, created_at, updated_at`,
-        [newId(), ctx.principal!.userId, b.title ?? ''],
-      );
-      return reply(201, conversationBody(r.rows[0]!, [], []));
+      const c = await prisma.aiConversation.create({ data: { id: newId(), userId: ctx.principal!.userId, title: b.title ?? '' }, select: CONVERSATION });
+      return reply(201, conversationBody(c, [], []));
     },
 
     async getAIConversation(ctx: Ctx) {
       const c = await ownConversation(ctx);
-      const messages = await pool.query<{ id: string; seq: number; role: string; content: string; parts: unknown; model: string; created_at: Date }>(
-        `SELECT id, seq, role, content, parts, model, created_at FROM ai_messages WHERE conversation_id = $1 ORDER BY seq`,
-        [c.id],
-      );
-      const actions = await pool.query<ActionRow>(`SELECT * FROM ai_pending_actions WHERE conversation_id = $1 ORDER BY created_at, id`, [c.id]);
+      const messages = await prisma.aiMessage.findMany({
+        where: { conversationId: c.id },
+        orderBy: { seq: 'asc' },
+        select: { id: true, seq: true, role: true, content: true, parts: true, model: true, createdAt: true },
+      });
+      const actions = await prisma.aiPendingAction.findMany({ where: { conversationId: c.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
       // Tool results, diffs and action results were masked when stored; masked again for a secret made since.
       const mask = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker();
       return conversationBody(
         c,
-        messages.rows.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? mask.value(m.parts) : m.parts, model: m.model, created_at: m.created_at.toISOString() })),
-        actions.rows.map((a) => {
+        messages.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? mask.value(m.parts) : m.parts, model: m.model, created_at: m.createdAt.toISOString() })),
+        actions.map((a) => {
           const b = actionBody(a);
           return { ...b, ...(b.diff !== undefined ? { diff: mask.text(b.diff) } : {}), ...('result' in b ? { result: mask.value(b.result) } : {}) };
         }),
@@ -248,7 +245,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async deleteAIConversation(ctx: Ctx) {
       const c = await ownConversation(ctx);
-      await pool.query(`DELETE FROM ai_conversations WHERE id = $1`, [c.id]);
+      await prisma.aiConversation.delete({ where: { id: c.id } });
       return reply(204);
     },
 
@@ -256,12 +253,13 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const c = await ownConversation(ctx);
       const settings = await requireProvider();
       const { content } = ctx.body as { content: string };
-      if (!c.title) await pool.query(`UPDATE ai_conversations SET title = $2 WHERE id = $1`, [c.id, content.slice(0, 80)]);
+      if (!c.title) await prisma.aiConversation.update({ where: { id: c.id }, data: { title: content.slice(0, 80) } });
       const sse = new SseWriter(ctx.res, deps.signal ? { signal: deps.signal } : {});
       sse.open();
       await runTurn(
         {
           pool,
+          prisma,
           invoke: deps.invoke,
           model: chatModel(settings),
           principal: ctx.principal!,
@@ -284,22 +282,22 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const tool = toolByName(a.tool);
       if (!tool || tool.kind !== 'action') throw conflict('conflict', `unknown action ${a.tool}`);
       // Claimed first, so two confirmations cannot both run it.
-      const claimed = await pool.query(`UPDATE ai_pending_actions SET status = 'confirmed', decided_at = now(), decided_by = $2 WHERE id = $1 AND status = 'pending'`, [a.id, ctx.principal!.userId]);
-      if (!claimed.rowCount) throw conflict('conflict', 'the action was already decided');
+      const claimed = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'confirmed', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
+      if (!claimed.count) throw conflict('conflict', 'the action was already decided');
       const audit = (outcome: string, extra: Record<string, unknown>) =>
-        recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversation_id, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
+        recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversationId, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
       const from = { req: ctx.req, requestId: ctx.requestId, log: ctx.log };
       try {
-        const input = a.tool === 'save_flow' ? await restoredSave(ctx, a.arguments.input, from) : a.arguments.input;
+        const input = a.tool === 'save_flow' ? await restoredSave(ctx, actionArgs(a).input, from) : actionArgs(a).input;
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
-        const result = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).value(r.body, a.arguments.input);
-        await pool.query(`UPDATE ai_pending_actions SET status = 'succeeded', result = $2 WHERE id = $1`, [a.id, JSON.stringify(result)]);
+        const result = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).value(r.body, actionArgs(a).input);
+        await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'succeeded', result: (result ?? Prisma.JsonNull) as Prisma.InputJsonValue } });
         await audit('succeeded', {});
         return { id: a.id, tool: a.tool, status: 'succeeded', result };
       } catch (err) {
         const e = asHttpError(err);
-        await pool.query(`UPDATE ai_pending_actions SET status = 'failed', error = $2 WHERE id = $1`, [a.id, `${e.code}: ${e.message}`]);
+        await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'failed', error: `${e.code}: ${e.message}` } });
         await audit('failed', { error: e.code });
         throw e;
       }
@@ -307,15 +305,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async rejectAIAction(ctx: Ctx) {
       const a = await pendingAction(ctx);
-      const r = await pool.query(`UPDATE ai_pending_actions SET status = 'rejected', decided_at = now(), decided_by = $2 WHERE id = $1 AND status = 'pending'`, [a.id, ctx.principal!.userId]);
-      if (!r.rowCount) throw conflict('conflict', 'the action was already decided');
+      const r = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'rejected', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
+      if (!r.count) throw conflict('conflict', 'the action was already decided');
       return { ok: true };
     },
 
     async listExecutionInsights(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      const e = await pool.query(`SELECT 1 FROM executions WHERE id = $1`, [id]);
-      if (!e.rowCount) throw notFound(`no execution ${id}`, 'execution_not_found');
+      if (!(await prisma.execution.findUnique({ where: { id }, select: { id: true } }))) throw notFound(`no execution ${id}`, 'execution_not_found');
       const { limit } = ctx.query as { limit: number };
       const after = ctx.cursor as { created_at: string; id: string } | undefined;
       const rows = await insightsOf(pool, id, limit, after);
@@ -326,7 +323,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async requestTriage(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      const e = (await pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0];
+      const e = await prisma.execution.findUnique({ where: { id }, select: { state: true } });
       if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
       await requireProvider();
       if (!TRIAGE_STATES.has(e.state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${e.state}`);
