@@ -5,7 +5,7 @@
 // cause and a suggested fix, and store it as an insight citing its evidence.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { newId } from '@svc/db';
+import { newId, prismaOf, type Prisma } from '@svc/db';
 import { SecretMasker } from '@svc/engine/internal';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { fileDiff } from './tools.js';
@@ -24,37 +24,23 @@ export interface Evidence {
   cited?: boolean;
 }
 
-interface InsightRow {
-  id: string;
-  execution_id: string;
-  status: string;
-  summary: string;
-  probable_cause: string;
-  suggested_fix: string;
-  details: string;
-  evidence: Evidence[];
-  model: string;
-  error: string;
-  requested_by: string;
-  created_at: Date;
-  completed_at: Date | null;
-}
+type InsightRow = Prisma.AiInsightGetPayload<object>;
 
 export function insightBody(r: InsightRow) {
   return {
     id: r.id,
-    execution_id: r.execution_id,
+    execution_id: r.executionId,
     state: r.status,
     summary: r.status === 'done' ? r.summary : null,
-    probable_cause: r.probable_cause,
-    suggested_fix: r.suggested_fix,
+    probable_cause: r.probableCause,
+    suggested_fix: r.suggestedFix,
     details: r.details,
-    evidence: r.evidence,
+    evidence: r.evidence as unknown as Evidence[],
     model: r.model,
     ...(r.error ? { error: r.error } : {}),
-    requested_by: r.requested_by,
-    created_at: r.created_at.toISOString(),
-    completed_at: r.completed_at?.toISOString() ?? null,
+    requested_by: r.requestedBy,
+    created_at: r.createdAt.toISOString(),
+    completed_at: r.completedAt?.toISOString() ?? null,
   };
 }
 
@@ -65,40 +51,28 @@ export interface TriageDeps {
   log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
 }
 
+/** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
 export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }) {
-  const r = await pool.query<InsightRow>(
-    `SELECT * FROM ai_insights WHERE execution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
-     ORDER BY created_at DESC, id DESC LIMIT $4`,
-    [executionId, before?.created_at ?? null, before?.id ?? null, limit + 1],
-  );
-  return r.rows;
+  const at = before ? new Date(before.created_at) : undefined;
+  return prismaOf(pool).aiInsight.findMany({
+    where: { executionId, ...(at ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: String(before!.id) } }] } : {}) },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
 }
 
 export async function createInsight(pool: pg.Pool, executionId: string, requestedBy: string): Promise<InsightRow> {
-  const r = await pool.query<InsightRow>(`INSERT INTO ai_insights (id, execution_id, kind, status, requested_by) VALUES ($1, $2, 'triage', 'pending', $3) RETURNING *`, [newId(), executionId, requestedBy]);
-  return r.rows[0]!;
+  return prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending', requestedBy } });
 }
 
-interface ExecRow {
-  id: string;
-  state: string;
-  reason: string;
-  error: string;
-  namespace: string;
-  flow_id: string | null;
-  definition: unknown;
-  inputs: unknown;
-  created_at: Date;
-  snapshot_version: number | null;
-  flow_revision_id: string | null;
-  secret_keys_used: string[];
-}
+const EXECUTION = { id: true, state: true, reason: true, error: true, namespace: true, flowId: true, definition: true, inputs: true, createdAt: true, snapshotVersion: true, secretKeysUsed: true } as const;
+type ExecRow = Prisma.ExecutionGetPayload<{ select: typeof EXECUTION }>;
 
 /** The values of every secret the execution used (as they are now), to mask the evidence with. */
 async function secretValues(deps: TriageDeps, e: ExecRow): Promise<string[]> {
   const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
   const out: string[] = [];
-  for (const key of e.secret_keys_used ?? []) {
+  for (const key of e.secretKeysUsed ?? []) {
     try {
       out.push((await store.resolve(e.namespace, key)).value);
     } catch {
@@ -110,8 +84,8 @@ async function secretValues(deps: TriageDeps, e: ExecRow): Promise<string[]> {
 
 /** Collects the evidence of an execution, every text masked against its secrets. */
 export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: SecretMasker }> {
-  const { pool } = deps;
-  const e = (await pool.query<ExecRow>(`SELECT * FROM executions WHERE id = $1`, [executionId])).rows[0];
+  const prisma = prismaOf(deps.pool);
+  const e = await prisma.execution.findUnique({ where: { id: executionId }, select: EXECUTION });
   if (!e) return { evidence: [], mask: new SecretMasker([]) };
   // The secrets the execution used, and every builtin one (a value printed before it was a secret, or written in the flow).
   const mask = new SecretMasker([...(await secretValues(deps, e)), ...(await builtinSecretValues(deps))]);
@@ -119,29 +93,28 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   let n = 0;
   const add = (kind: Evidence['kind'], title: string, content: string) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content) });
 
-  add('execution', `Execution ${e.id}`, JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flow_id, inputs: e.inputs }, null, 2));
-  const runs = await pool.query<{ id: string; task_key: string; attempt: number; state: string; reason: string; error: string; exit_code: number | null }>(
-    `SELECT id, task_key, attempt, state, reason, error, exit_code FROM task_runs
-     WHERE execution_id = $1 AND state IN ('FAILED', 'TIMED_OUT') ORDER BY created_at, task_key, attempt`,
-    [executionId],
-  );
-  for (const r of runs.rows) {
-    add('task_run', `Task ${r.task_key} attempt ${r.attempt}: ${r.state}`, JSON.stringify({ task: r.task_key, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exit_code }, null, 2));
-    const lines = await pool.query<{ stream: string; text: string }>(`SELECT stream, text FROM log_lines WHERE task_run_id = $1 ORDER BY n DESC LIMIT $2`, [r.id, LOG_TAIL_LINES]);
-    if (lines.rows.length) add('log_tail', `Last ${lines.rows.length} log lines of ${r.task_key} attempt ${r.attempt}`, lines.rows.reverse().map((l) => `[${l.stream}] ${l.text}`).join('\n'));
+  add('execution', `Execution ${e.id}`, JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2));
+  const runs = await prisma.taskRun.findMany({
+    where: { executionId, state: { in: ['FAILED', 'TIMED_OUT'] } },
+    orderBy: [{ createdAt: 'asc' }, { taskKey: 'asc' }, { attempt: 'asc' }],
+    select: { id: true, taskKey: true, attempt: true, state: true, reason: true, error: true, exitCode: true },
+  });
+  for (const r of runs) {
+    add('task_run', `Task ${r.taskKey} attempt ${r.attempt}: ${r.state}`, JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2));
+    const lines = await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { stream: true, text: true } });
+    if (lines.length) add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.reverse().map((l) => `[${l.stream}] ${l.text}`).join('\n'));
   }
   const definition = JSON.stringify(e.definition, null, 2);
-  add('flow_definition', `Flow definition of ${e.namespace}/${e.flow_id ?? '(file run)'}`, definition);
-  if (e.flow_id) {
-    const ok = (
-      await pool.query<ExecRow>(
-        `SELECT * FROM executions WHERE namespace = $1 AND flow_id = $2 AND state = 'SUCCESS' AND created_at < $3 ORDER BY created_at DESC LIMIT 1`,
-        [e.namespace, e.flow_id, e.created_at],
-      )
-    ).rows[0];
+  add('flow_definition', `Flow definition of ${e.namespace}/${e.flowId ?? '(file run)'}`, definition);
+  if (e.flowId) {
+    const ok = await prisma.execution.findFirst({
+      where: { namespace: e.namespace, flowId: e.flowId, state: 'SUCCESS', createdAt: { lt: e.createdAt } },
+      orderBy: { createdAt: 'desc' },
+      select: EXECUTION,
+    });
     if (!ok) add('changes_since_success', 'Changes since the last successful run', 'The flow has no earlier successful run.');
     else {
-      const parts = [`Last success: execution ${ok.id} at ${ok.created_at.toISOString()} (namespace version ${ok.snapshot_version ?? '?'}; this run: ${e.snapshot_version ?? '?'}).`];
+      const parts = [`Last success: execution ${ok.id} at ${ok.createdAt.toISOString()} (namespace version ${ok.snapshotVersion ?? '?'}; this run: ${e.snapshotVersion ?? '?'}).`];
       const before = JSON.stringify(ok.definition, null, 2);
       parts.push(before === definition ? 'Flow definition: unchanged.' : `Flow definition diff:\n${fileDiff('flow.json', before, definition)}`);
       const ib = JSON.stringify(ok.inputs);
@@ -179,9 +152,9 @@ export function parseTriage(text: string): { summary: string; probable_cause: st
 
 /** Runs a pending insight to its end (done or failed). Never throws. */
 export async function runTriage(deps: TriageDeps, insightId: string, executionId: string): Promise<void> {
-  const { pool } = deps;
+  const insights = prismaOf(deps.pool).aiInsight;
   try {
-    await pool.query(`UPDATE ai_insights SET status = 'running' WHERE id = $1`, [insightId]);
+    await insights.update({ where: { id: insightId }, data: { status: 'running' } });
     const settings = await deps.providers.settings();
     if (!settings) throw new Error('AI is disabled: no provider is configured');
     const { evidence, mask } = await collectEvidence(deps, executionId);
@@ -194,12 +167,12 @@ export async function runTriage(deps: TriageDeps, insightId: string, executionId
     const marked = evidence.map((e) => ({ ...e, cited: cited.size === 0 || cited.has(e.id) }));
     const details = [`**Summary**: ${t.summary}`, `**Probable cause**: ${t.probable_cause}`, `**Suggested fix**: ${t.suggested_fix}`, `**Evidence**: ${marked.filter((e) => e.cited).map((e) => `${e.id} ${e.title}`).join('; ')}`].join('\n\n');
     // The model saw only masked text, but its answer is masked again in case it echoed a secret from elsewhere.
-    await pool.query(
-      `UPDATE ai_insights SET status = 'done', summary = $2, probable_cause = $3, suggested_fix = $4, details = $5, evidence = $6, model = $7, completed_at = now() WHERE id = $1`,
-      [insightId, t.summary || '(no summary)', t.probable_cause, t.suggested_fix, details, JSON.stringify(marked), settings.model],
-    );
+    await insights.update({
+      where: { id: insightId },
+      data: { status: 'done', summary: t.summary || '(no summary)', probableCause: t.probable_cause, suggestedFix: t.suggested_fix, details, evidence: marked as unknown as Prisma.InputJsonValue, model: settings.model, completedAt: new Date() },
+    });
   } catch (err) {
     deps.log.warn('triage failed', { insight_id: insightId, execution_id: executionId, err });
-    await pool.query(`UPDATE ai_insights SET status = 'failed', error = $2, completed_at = now() WHERE id = $1`, [insightId, String((err as Error)?.message ?? err).slice(0, 1000)]).catch(() => undefined);
+    await insights.update({ where: { id: insightId }, data: { status: 'failed', error: String((err as Error)?.message ?? err).slice(0, 1000), completedAt: new Date() } }).catch(() => undefined);
   }
 }

@@ -318,7 +318,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const rows = await insightsOf(pool, id, limit, after);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map(insightBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}) };
+      return { items: page.map(insightBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
     },
 
     async requestTriage(ctx: Ctx) {
