@@ -105,7 +105,7 @@ describe('users and profile', { skip, concurrency: false }, () => {
 
     await row().getByRole('button', { name: `Enable ${EMAIL}` }).click();
     await row().getByRole('cell', { name: 'active', exact: true }).waitFor();
-    assert.equal((await apiUser()).disabled, false);
+    assert.equal((await waitUser((u) => !u.disabled)).disabled, false);
     await login(dora.page, EMAIL, 'dora first password');
     await dora.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
   });
