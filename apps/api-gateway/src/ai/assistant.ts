@@ -17,6 +17,7 @@ import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
+import type { SecretMasker } from '@svc/engine/internal';
 import { restoreMaskedLines, unresolvedMaskMessage, type ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
@@ -106,6 +107,24 @@ export async function appendMessage(pool: pg.Pool, prisma: PrismaClient, convers
   return id;
 }
 
+/**
+ * A save_flow proposal against the file as it is now (empty for a new file):
+ * the file's text, and the proposed content with the lines the model copied
+ * masked given their real text back (restoreMaskedLines). Read with the
+ * caller's own rights, at the proposal (for the diff) and again at the
+ * confirmation (the file may have changed since).
+ */
+export async function restoreProposedSave(invoke: Invoke, principal: AuthPrincipal, from: TurnDeps['from'], masker: SecretMasker, input: Record<string, unknown>) {
+  let before = '';
+  try {
+    const r = await invoke('getFile', principal, { params: { namespace: input.namespace }, query: { path: input.path } }, from);
+    before = String((r.body as { content?: string }).content ?? '');
+  } catch {
+    // A new file: nothing to restore, the diff is against nothing.
+  }
+  return { before, ...restoreMaskedLines(before, String(input.content ?? ''), masker) };
+}
+
 /** Runs one tool call: a read runs now, an action becomes a pending action. Returns the text the model gets back. */
 async function runTool(deps: TurnDeps, conversationId: string, messageId: string, call: ToolCall): Promise<string> {
   const tool = toolByName(call.name);
@@ -117,23 +136,16 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
   if (tool.kind === 'action') {
     let diff: string | undefined;
     if (tool.name === 'save_flow') {
-      let before = '';
-      try {
-        const r = await deps.invoke('getFile', deps.principal, { params: { namespace: args.namespace }, query: { path: args.path } }, deps.from);
-        before = String((r.body as { content?: string }).content ?? '');
-      } catch {
-        // A new file: the diff is against nothing.
-      }
       // Lines the model copied as it read them (masked) are saved as they are
       // in the file; the diff is against the real file, then masked.
       const masker = await deps.masker.masker(args);
-      const restored = restoreMaskedLines(before, String(args.content ?? ''), masker);
+      const restored = await restoreProposedSave(deps.invoke, deps.principal, deps.from, masker, args);
       if (restored.unresolved.length) {
         const error = { status: 409, code: 'conflict', message: unresolvedMaskMessage(String(args.path ?? ''), restored.unresolved) };
         deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
         return JSON.stringify({ error });
       }
-      diff = masker.text(fileDiff(String(args.path ?? ''), before, restored.content));
+      diff = masker.text(fileDiff(String(args.path ?? ''), restored.before, restored.content));
     }
     const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;

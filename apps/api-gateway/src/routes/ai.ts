@@ -14,9 +14,9 @@ import type { MasterKey } from '@svc/config';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
-import { runTurn } from '../ai/assistant.js';
+import { restoreProposedSave, runTurn } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
-import { restoreMaskedLines, ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
+import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
@@ -113,25 +113,6 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
     if (!a) throw notFound(`no action ${String(ctx.params.actionId)}`);
     if (a.status !== 'pending') throw conflict('conflict', `the action was already decided (${a.status})`);
     return a;
-  };
-
-  /**
-   * A confirmed save_flow: lines the model copied masked get their real text
-   * back from the file as it is now (restoreMaskedLines); one that cannot be
-   * restored refuses the save (409), also when the file changed since.
-   */
-  const restoredSave = async (ctx: Ctx, input: Record<string, unknown>, from: Parameters<Invoke>[3]) => {
-    let before = '';
-    try {
-      const r = await deps.invoke('getFile', ctx.principal!, { params: { namespace: input.namespace }, query: { path: input.path } }, from);
-      before = String((r.body as { content?: string }).content ?? '');
-    } catch {
-      // A new file.
-    }
-    const masker = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker(input);
-    const restored = restoreMaskedLines(before, String(input.content ?? ''), masker);
-    if (restored.unresolved.length) throw conflict('conflict', unresolvedMaskMessage(String(input.path ?? ''), restored.unresolved));
-    return { ...input, content: restored.content };
   };
 
   const providerBody = async () => {
@@ -287,11 +268,22 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const audit = (outcome: string, extra: Record<string, unknown>) =>
         recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversationId, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
       const from = { req: ctx.req, requestId: ctx.requestId, log: ctx.log };
+      const args = actionArgs(a).input;
       try {
-        const input = a.tool === 'save_flow' ? await restoredSave(ctx, actionArgs(a).input, from) : actionArgs(a).input;
+        // One masker for the confirmation: the secret values are read and opened once.
+        const masker = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker(args);
+        let input = args;
+        if (a.tool === 'save_flow') {
+          // Lines copied masked get their real text back from the file as it
+          // is now; one that cannot be restored refuses the save (409), also
+          // when the file changed since the proposal.
+          const restored = await restoreProposedSave(deps.invoke, ctx.principal!, from, masker, args);
+          if (restored.unresolved.length) throw conflict('conflict', unresolvedMaskMessage(String(args.path ?? ''), restored.unresolved));
+          input = { ...args, content: restored.content };
+        }
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
-        const result = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).value(r.body, actionArgs(a).input);
+        const result = masker.value(r.body);
         await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'succeeded', result: (result ?? Prisma.JsonNull) as Prisma.InputJsonValue } });
         await audit('succeeded', {});
         return { id: a.id, tool: a.tool, status: 'succeeded', result };
