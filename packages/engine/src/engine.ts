@@ -401,21 +401,19 @@ export class Engine {
     // the child row names it, see watchdog.ts.)
     const earlier = f.wait ? undefined : await this.childOfEarlierAttempt(run);
     if (earlier) {
-      await withRetry(() => this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, earlier.id]), io).catch((err) =>
-        this.resources.log.warn('cannot link a subflow run to its child', { err, task_run_id: run.id, child_execution_id: earlier.id }),
-      );
-      return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: earlier.id } };
-    }
-    try {
-      child = await this.trigger({
-        namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
-        createdBy: `execution:${parent.id}`, parentExecutionId: parent.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: parent.chain_depth + 1,
-      });
-    } catch (err) {
-      // A start whose commit went through while its answer was lost (a connection cut then) left the child behind.
-      const left = await withRetry(() => this.childOf(parent.id, run.id), io).catch(() => undefined);
-      if (!left) return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${f.flow}: ${(err as Error).message}`, exitCode: null };
-      child = left;
+      child = earlier;
+    } else {
+      try {
+        child = await this.trigger({
+          namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
+          createdBy: `execution:${parent.id}`, parentExecutionId: parent.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: parent.chain_depth + 1,
+        });
+      } catch (err) {
+        // A start whose commit went through while its answer was lost (a connection cut then) left the child behind.
+        const left = await withRetry(() => this.childOf(parent.id, run.id), io).catch(() => undefined);
+        if (!left) return { state: 'FAILED', reason: 'subflow_error', error: `cannot start ${f.flow}: ${(err as Error).message}`, exitCode: null };
+        child = left;
+      }
     }
     await withRetry(() => this.pool.query(`UPDATE task_runs SET child_execution_id = $2 WHERE id = $1`, [run.id, child.id]), io).catch((err) =>
       this.resources.log.warn('cannot link a subflow run to its child', { err, task_run_id: run.id, child_execution_id: child.id }),
