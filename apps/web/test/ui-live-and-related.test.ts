@@ -62,7 +62,14 @@ async function nodeColour(page: Page, node: Locator, state: string): Promise<[st
 /** The log view's scroll position: top, and whether it shows the last line. */
 const scrollOf = (page: Page) =>
   page.getByRole('log', { name: 'Log lines' }).evaluate((el) => ({ top: el.scrollTop, atBottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 30, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
-const lineCount = async (page: Page) => Number((await page.getByTestId('log-status').textContent())!.replace(/[^\d].*$/s, '').replace(/,/g, ''));
+/** The count the log view's status shows ("1,234 lines · live"). */
+const parseCount = (status: string) => Number(status.replace(/,/g, '').replace(/[^\d].*$/s, ''));
+const lineCount = async (page: Page) => parseCount((await page.getByTestId('log-status').textContent())!);
+/** Waits until the log view shows at least `n` lines. */
+async function waitForLines(page: Page, n: number): Promise<void> {
+  for (let i = 0; i < 1200 && (await lineCount(page)) < n; i++) await page.waitForTimeout(50);
+  assert.ok((await lineCount(page)) >= n, `at least ${n} lines shown`);
+}
 
 describe('live execution page, related executions and secret scopes', { skip, concurrency: false }, () => {
   let ui: Ui;
@@ -129,8 +136,7 @@ describe('live execution page, related executions and secret scopes', { skip, co
     assert.ok(await follow.isChecked(), 'Follow is on by default');
     // While following, each new line is scrolled into view.
     for (let i = 0; i < 3; i++) {
-      const n = await lineCount(page);
-      await page.waitForFunction((m) => Number(document.querySelector('[data-testid=log-status]')!.textContent!.replace(/[^\d].*$/s, '').replace(/,/g, '')) >= m, n + 20);
+      await waitForLines(page, (await lineCount(page)) + 20);
       await page.waitForTimeout(100);
       const at = await scrollOf(page);
       assert.ok(at.atBottom, `at the bottom while following: ${JSON.stringify(at)}`);
@@ -143,8 +149,7 @@ describe('live execution page, related executions and secret scopes', { skip, co
     assert.equal(await follow.isChecked(), false, 'scrolling up turns Follow off');
     const held = await scrollOf(page);
     assert.equal(held.atBottom, false);
-    const before = await lineCount(page);
-    await page.waitForFunction((m) => Number(document.querySelector('[data-testid=log-status]')!.textContent!.replace(/[^\d].*$/s, '').replace(/,/g, '')) >= m, before + 40);
+    await waitForLines(page, (await lineCount(page)) + 40);
     const still = await scrollOf(page);
     assert.ok(Math.abs(still.top - held.top) < 2, `the view stayed where the user left it (${held.top} → ${still.top})`);
     assert.equal(still.atBottom, false);
