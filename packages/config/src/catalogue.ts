@@ -131,10 +131,27 @@ export const CATALOGUE = [
   },
   { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.' },
   {
+    variable: 'SVC_DOCKER_NETWORK',
+    default: 'svc-tasks',
+    description:
+      'Network of docker tasks that name none: svc-tasks (the default) is a bridge network the dispatcher creates when missing (labelled, not internal: tasks reach the outside and the gateway at SVC_RUNNER_URL, not the host\'s loopback); any other name must exist; host puts tasks on the host\'s network (no network isolation). Always allowed, whatever SVC_DOCKER_NETWORKS says.',
+  },
+  {
+    variable: 'SVC_DOCKER_NETWORKS',
+    default: null,
+    description:
+      'Comma-separated networks a flow\'s executor.network may name besides SVC_DOCKER_NETWORK; unset: none. host and container:<id> (another container\'s network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it.',
+  },
+  {
+    variable: 'SVC_DOCKER_PIDS_LIMIT',
+    default: '1024',
+    description: 'Most processes and threads one docker task container may run at once (Docker PidsLimit): a fork bomb stays inside its container.',
+  },
+  {
     variable: 'SVC_RUNNER_URL',
     default: 'SVC_PUBLIC_URL',
     derived: true,
-    description: 'Base URL at which runners inside docker and kubernetes tasks reach the API gateway (its /api/runner/v1); docker tasks run on the host network, so a loopback address works there, a cluster needs an address its pods can reach.',
+    description: 'Base URL at which runners inside docker and kubernetes tasks reach the API gateway (its /api/runner/v1); a loopback address works only for docker tasks on SVC_DOCKER_NETWORK=host; tasks on a bridge network (the default svc-tasks) and in a cluster need an address their containers can reach.',
   },
   {
     variable: 'SVC_RUNNER_IMAGE',
@@ -144,6 +161,30 @@ export const CATALOGUE = [
   { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL of the kubernetes executor; unset: the in-cluster service account when the dispatcher runs in a pod (KUBERNETES_SERVICE_HOST), else no kubernetes executor is advertised.' },
   { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
   { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL (a service account token with rights on Jobs and Pods in SVC_K8S_NAMESPACE).' },
+  {
+    variable: 'SVC_K8S_TASK_SERVICE_ACCOUNT',
+    default: 'svc-task',
+    description:
+      'Service account of kubernetes task pods whose flow names none; give it no Role: its token is never mounted (automountServiceAccountToken: false). Must exist in SVC_K8S_NAMESPACE, and must not be the dispatcher\'s own (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT).',
+  },
+  {
+    variable: 'SVC_K8S_SERVICE_ACCOUNTS',
+    default: null,
+    description:
+      'Comma-separated service accounts a flow\'s executor.kubernetes.service_account may name (their token is mounted); unset: none, and such a task run fails executor_error naming the account and this setting. The dispatcher\'s own service account is refused here and at run time.',
+  },
+  {
+    variable: 'SVC_K8S_DISPATCHER_SERVICE_ACCOUNT',
+    default: 'svc-dispatcher',
+    description:
+      'Name of the dispatcher\'s own service account (the one with rights on Jobs), which no task may use; in a pod, the name in the mounted service account token is refused as well.',
+  },
+  {
+    variable: 'SVC_K8S_RUN_AS_NON_ROOT',
+    default: 'false',
+    description:
+      'true: kubernetes task pods get runAsNonRoot: true, so the kubelet refuses a task image (and the runner image) whose user is root or not numeric. Every task container already runs without privilege escalation, with no capabilities and the runtime\'s default seccomp profile.',
+  },
   // --- triggers and maintenance ---
   { variable: 'SVC_SCHEDULER_TICK_MS', default: '1000', description: 'Milliseconds between two checks of the scheduler for due schedules (10 to 3600000).' },
   {

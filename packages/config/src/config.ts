@@ -103,6 +103,20 @@ export interface Config {
   killDelayMs: number;
   /** `SVC_DOCKER_HOST`; default undefined (the Docker client's own default). */
   dockerHost: string | undefined;
+  /**
+   * `SVC_DOCKER_NETWORK`: network of docker tasks that name none; default
+   * `svc-tasks`, a bridge network the dispatcher
+   * creates when missing. Always allowed.
+   */
+  dockerNetwork: string;
+  /**
+   * `SVC_DOCKER_NETWORKS`: the other networks a flow's `executor.network`
+   * may name; default [] (none). `host` and `container:<id>` only when listed
+   * as such (`container:*` allows every `container:`).
+   */
+  dockerNetworks: string[];
+  /** `SVC_DOCKER_PIDS_LIMIT`: Docker PidsLimit of each task container; default 1024. */
+  dockerPidsLimit: number;
   /** `SVC_RUNNER_URL`; default the public URL: where runners in containers reach the gateway. */
   runnerUrl: string;
   /** `SVC_RUNNER_IMAGE`; default undefined (svc-runner:<bundle hash>). */
@@ -113,6 +127,14 @@ export interface Config {
   k8sNamespace: string;
   /** `SVC_K8S_TOKEN`; default undefined. */
   k8sToken: string | undefined;
+  /** `SVC_K8S_TASK_SERVICE_ACCOUNT`: service account of task pods whose flow names none, its token never mounted; default `svc-task`. */
+  k8sTaskServiceAccount: string;
+  /** `SVC_K8S_SERVICE_ACCOUNTS`: service accounts a flow may name; default [] (none). Never holds `k8sDispatcherServiceAccount`. */
+  k8sServiceAccounts: string[];
+  /** `SVC_K8S_DISPATCHER_SERVICE_ACCOUNT`: the dispatcher's own service account, refused to tasks; default `svc-dispatcher`. */
+  k8sDispatcherServiceAccount: string;
+  /** `SVC_K8S_RUN_AS_NON_ROOT`: task pods get `runAsNonRoot: true`; default false. */
+  k8sRunAsNonRoot: boolean;
   /** `SVC_SCHEDULER_TICK_MS`: period of the scheduler's check for due schedules; default 1000 ms (10 to 3600000). */
   schedulerTickMs: number;
   /** `SVC_SCHEDULER_SYNC_MS`: period of the scheduler's check for changed flows and triggers; default 2000 ms (10 to 3600000). */
@@ -220,6 +242,17 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     fail('SVC_ADMIN_EMAIL', 'must be set when SVC_ADMIN_PASSWORD is set');
   }
 
+  const k8sDispatcherServiceAccount = read('SVC_K8S_DISPATCHER_SERVICE_ACCOUNT', serviceAccountName);
+  const k8sTaskServiceAccount = read('SVC_K8S_TASK_SERVICE_ACCOUNT', serviceAccountName);
+  const k8sServiceAccounts = read('SVC_K8S_SERVICE_ACCOUNTS', (text) => p.list(text, (item) => void serviceAccountName(item)), () => []);
+  // The dispatcher's own account has rights on Jobs (and so on every task's run token): no task may run with it.
+  if (k8sDispatcherServiceAccount !== undefined && k8sServiceAccounts?.includes(k8sDispatcherServiceAccount)) {
+    fail('SVC_K8S_SERVICE_ACCOUNTS', `must not list the dispatcher's own service account "${k8sDispatcherServiceAccount}" (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT)`);
+  }
+  if (k8sDispatcherServiceAccount !== undefined && k8sTaskServiceAccount === k8sDispatcherServiceAccount) {
+    fail('SVC_K8S_TASK_SERVICE_ACCOUNT', `must not be the dispatcher's own service account "${k8sDispatcherServiceAccount}" (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT)`);
+  }
+
   const config = {
     port,
     host,
@@ -256,6 +289,9 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       return text;
     }),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
+    dockerNetwork: read('SVC_DOCKER_NETWORK', dockerNetwork),
+    dockerNetworks: read('SVC_DOCKER_NETWORKS', (text) => p.list(text, (item) => void dockerNetwork(item)), () => []),
+    dockerPidsLimit: read('SVC_DOCKER_PIDS_LIMIT', p.positiveInteger),
     runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),
     runnerImage: read('SVC_RUNNER_IMAGE', p.noWhitespace('an image reference')),
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
@@ -264,6 +300,10 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
       return text;
     }),
     k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),
+    k8sTaskServiceAccount,
+    k8sServiceAccounts,
+    k8sDispatcherServiceAccount,
+    k8sRunAsNonRoot: read('SVC_K8S_RUN_AS_NON_ROOT', trueOrFalse),
     schedulerTickMs: read('SVC_SCHEDULER_TICK_MS', interval),
     schedulerSyncMs: read('SVC_SCHEDULER_SYNC_MS', interval),
     schedulerSweepMs: read('SVC_SCHEDULER_SWEEP_MS', interval),
@@ -344,6 +384,27 @@ function dockerHost(text: string): string {
     throw new Error('a unix socket needs an absolute path: unix:///var/run/docker.sock');
   }
   if (parsed.protocol !== 'unix:' && parsed.protocol !== 'npipe:' && !parsed.hostname) throw new Error('must name a host');
+  return text;
+}
+
+function trueOrFalse(text: string): boolean {
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw new Error('must be true or false');
+}
+
+/** A Docker network name, `host`, `none`, `bridge` or `container:<name or id>` (`container:*` in the allowlist). */
+function dockerNetwork(text: string): string {
+  if (!/^(container:(\*|[A-Za-z0-9][A-Za-z0-9_.-]*)|[A-Za-z0-9][A-Za-z0-9_.-]*)$/.test(text)) {
+    throw new Error('must be a Docker network name (letters, digits, _ . -), host, or container:<name or id>');
+  }
+  return text;
+}
+
+/** A Kubernetes service account name (a DNS subdomain: lower-case letters, digits, - and ., at most 253). */
+function serviceAccountName(text: string): string {
+  if (text.length > 253 || !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(text)) {
+    throw new Error('must be a Kubernetes service account name (lower-case letters, digits, - and ., at most 253)');
+  }
   return text;
 }
 
