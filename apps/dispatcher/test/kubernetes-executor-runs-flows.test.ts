@@ -6,7 +6,10 @@
 // kubernetes settings; the runner works in an image with no libc; image pull
 // errors end image_pull_failed; a pod whose runner never reports, and a Job
 // the API refuses, end executor_error; cancel stops the pod; no Job or pod is
-// left after any run.
+// left after any run. Isolation: a task runs with no capability and no
+// privilege escalation; without a service account it gets the task account
+// with no token mounted; a service account the operator did not list, or the
+// dispatcher's own, fails the run executor_error naming it and the setting.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
@@ -27,7 +30,7 @@ before(async () => {
   const k8s = (image: string, more: Record<string, unknown> = {}) => ({ type: 'kubernetes', image, ...more });
   env = await startKubernetesEnv(
     {
-      'hello.sh': 'echo "hello from a pod"\necho "task $SVC_TASK_ID in $SVC_IMAGE"\n',
+      'hello.sh': 'echo "hello from a pod"\necho "task $SVC_TASK_ID in $SVC_IMAGE"\ngrep -E "^(CapEff|NoNewPrivs):" /proc/self/status | tr -s "\\t " " "\n',
       'hello.flow.yaml': flow({
         id: 'hello',
         executor: k8s(images.debian, {
@@ -51,6 +54,8 @@ before(async () => {
         id: 'refused',
         tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', toleration_seconds: 5 }] } }) }],
       }),
+      'unlisted.flow.yaml': flow({ id: 'unlisted', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'cluster-admin' } }) }] }),
+      'own.flow.yaml': flow({ id: 'own', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'svc-dispatcher' } }) }] }),
       'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo started; sleep 300'], executor: k8s(images.debian) }] }),
     },
     { docker, runnerImage: images.runner, runnerArgv: bundle.argv() },
@@ -73,6 +78,7 @@ test('a script task in a Debian image runs in a Job and succeeds with its logs; 
   const lines = await env.logLines(id);
   assert.ok(lines.includes('hello from a pod'), lines.join('\n'));
   assert.ok(lines.some((l) => /^task say in svc-test\/debian/.test(l) || /^task say in /.test(l)), lines.join('\n'));
+  assert.ok(lines.includes('CapEff: 0000000000000000') && lines.includes('NoNewPrivs: 1'), `no capability, no privilege escalation:\n${lines.join('\n')}`);
 
   const job = env.createdJobs.find((j) => j.metadata.labels?.['svc.dev/execution-id'] === id)!;
   assert.ok(job, 'the Job was created');
@@ -82,7 +88,11 @@ test('a script task in a Debian image runs in a Job and succeeds with its logs; 
   assert.equal(job.metadata.labels!['svc.dev/task-run-id'], ex.runs[0]!.id);
   assert.deepEqual(job.metadata.annotations, { 'example.com/owner': 'data-team' });
   const pod = job.spec.template.spec;
-  assert.equal(pod.serviceAccountName, 'etl-runner');
+  assert.equal(pod.serviceAccountName, 'etl-runner', 'listed in SVC_K8S_SERVICE_ACCOUNTS');
+  assert.equal(pod.automountServiceAccountToken, undefined, 'an allowed account keeps its token');
+  const secure = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  assert.deepEqual(pod.containers[0].securityContext, secure);
+  assert.deepEqual(pod.initContainers[0].securityContext, secure);
   assert.deepEqual(pod.nodeSelector, { disktype: 'ssd' });
   assert.deepEqual(pod.tolerations, [{ key: 'dedicated', operator: 'Equal', value: 'etl', effect: 'NoExecute', tolerationSeconds: 60 }]);
   assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);
@@ -100,7 +110,25 @@ test('the injected runner runs in an image without any libc', { skip }, async ()
   const ex = await env.ended(id);
   assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
   assert.deepEqual(await env.logLines(id), ['no libc: 0 files in /lib']);
+  const pod = env.createdJobs.find((j) => j.metadata.labels?.['svc.dev/execution-id'] === id)!.spec.template.spec;
+  assert.equal(pod.serviceAccountName, 'svc-task', 'no account named: SVC_K8S_TASK_SERVICE_ACCOUNT');
+  assert.equal(pod.automountServiceAccountToken, false, 'whose token is not mounted');
   await nothingLeft();
+});
+
+test("a service account the operator did not list, or the dispatcher's own, fails the run executor_error naming it and the setting; no Job is made", { skip }, async () => {
+  const cases: [string, RegExp][] = [
+    ['unlisted', /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS \(it lists etl-runner\)$/],
+    ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
+  ];
+  for (const [flowId, message] of cases) {
+    const id = await env.trigger(flowId);
+    const ex = await env.ended(id);
+    assert.equal(ex.state, 'FAILED', flowId);
+    assert.equal(ex.runs[0]!.reason, 'executor_error', flowId);
+    assert.match(ex.runs[0]!.error, message);
+    assert.ok(!env.createdJobs.some((j) => j.metadata.labels?.['svc.dev/execution-id'] === id), `${flowId}: no Job`);
+  }
 });
 
 // `pull` is a docker setting (the flow schema refuses it on kubernetes): Jobs pull IfNotPresent, and no registry can be reached here.

@@ -8,7 +8,14 @@
 //            reference InvalidImageName);
 //   Running  every container started (command → Entrypoint, args → Cmd, env,
 //            workingDir, limits → NanoCpus/Memory, requests.cpu → CpuShares,
-//            volume mounts, the host's network);
+//            volume mounts, the host's network; the securityContext, the
+//            container's over the pod's: capabilities → CapAdd/CapDrop,
+//            allowPrivilegeEscalation false → no-new-privileges,
+//            seccompProfile → the engine's default profile for
+//            RuntimeDefault, none for Unconfined or unset (Kubernetes'
+//            default), runAsUser/runAsGroup → User; runAsNonRoot with a user
+//            that is root, or not numeric, waits in
+//            CreateContainerConfigError with the kubelet's message);
 //   Succeeded/Failed  all containers terminated (exit 0 each, or not);
 //   deletion SIGTERM, then SIGKILL after the grace period (docker stop -t),
 //            containers and volumes removed, then the object.
@@ -202,6 +209,15 @@ class PodWorker {
     for (let restarts = 0, delay = this.k.opts.backOffMs; ; restarts++, delay = Math.min(delay * 2, this.k.opts.backOffMs * 8)) {
       const imageId = await this.awaitImage(c, kind);
       if (!imageId || this.stop.signal.aborted) return { exitCode: 0, stopped: true };
+      const configError = await this.nonRootError(c, imageId);
+      if (configError) {
+        // As the kubelet does: the container waits, retried with back-off, until the pod is deleted.
+        this.setState(kind, c.name, (cs) => (cs.state = { waiting: { reason: 'CreateContainerConfigError', message: configError } }));
+        await sleep(delay, this.stop.signal);
+        if (this.stop.signal.aborted) return { exitCode: 0, stopped: true };
+        restarts--;
+        continue;
+      }
       const container = await docker.createContainer(this.dockerConfig(c, restarts));
       this.containers.set(c.name, container);
       if (this.stop.signal.aborted) return { exitCode: 0, stopped: true };
@@ -244,7 +260,33 @@ class PodWorker {
     }
   }
 
+  /** The container's securityContext fields over the pod's (the fields both levels have). */
+  private security(c: any): { runAsUser?: number; runAsGroup?: number; runAsNonRoot?: boolean; seccompProfile?: { type?: string }; capabilities?: { add?: string[]; drop?: string[] }; allowPrivilegeEscalation?: boolean } {
+    const pod = this.spec.securityContext ?? {};
+    const own = c.securityContext ?? {};
+    const pick = <K extends string>(k: K) => own[k] ?? pod[k];
+    return { runAsUser: pick('runAsUser'), runAsGroup: pick('runAsGroup'), runAsNonRoot: pick('runAsNonRoot'), seccompProfile: pick('seccompProfile'), capabilities: own.capabilities, allowPrivilegeEscalation: own.allowPrivilegeEscalation };
+  }
+
+  /** The kubelet's refusal of a runAsNonRoot container whose user is root or cannot be verified, else null. */
+  private async nonRootError(c: any, imageId: string): Promise<string | null> {
+    const sec = this.security(c);
+    if (!sec.runAsNonRoot) return null;
+    if (sec.runAsUser !== undefined) return sec.runAsUser === 0 ? "container's runAsUser breaks non-root policy" : null;
+    const info = (await this.k.opts.docker.getImage(imageId).inspect()) as { Config?: { User?: string } };
+    const user = (info.Config?.User ?? '').split(':')[0]!;
+    if (user === '' || user === '0' || user === 'root') return `container has runAsNonRoot and image will run as root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
+    if (!/^\d+$/.test(user)) return `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
+    return null;
+  }
+
   private dockerConfig(c: any, restarts: number): Docker.ContainerCreateOptions {
+    const sec = this.security(c);
+    const securityOpt: string[] = [];
+    if (sec.allowPrivilegeEscalation === false) securityOpt.push('no-new-privileges');
+    // Kubernetes runs containers Unconfined unless a profile is asked for; RuntimeDefault is the engine's own.
+    if (sec.seccompProfile?.type !== 'RuntimeDefault') securityOpt.push('seccomp=unconfined');
+    const user = sec.runAsUser !== undefined ? `${sec.runAsUser}${sec.runAsGroup !== undefined ? `:${sec.runAsGroup}` : ''}` : undefined;
     const limits = c.resources?.limits ?? {};
     const requests = c.resources?.requests ?? {};
     const env: string[] = [];
@@ -263,6 +305,7 @@ class PodWorker {
       ...(c.command ? { Entrypoint: c.command, Cmd: c.args ?? [] } : c.args ? { Cmd: c.args } : {}),
       Env: env,
       WorkingDir: c.workingDir,
+      ...(user ? { User: user } : {}),
       Labels: {
         [this.k.opts.ownerLabel[0]]: this.k.opts.ownerLabel[1],
         'io.kubernetes.pod.name': this.name,
@@ -272,6 +315,9 @@ class PodWorker {
       },
       HostConfig: {
         NetworkMode: 'host',
+        SecurityOpt: securityOpt,
+        ...(sec.capabilities?.add?.length ? { CapAdd: sec.capabilities.add } : {}),
+        ...(sec.capabilities?.drop?.length ? { CapDrop: sec.capabilities.drop } : {}),
         Mounts: (c.volumeMounts ?? []).map((m: any) => ({ Type: 'volume' as const, Source: `k8s-standin_${this.uid}_${m.name}`, Target: m.mountPath, ReadOnly: !!m.readOnly })),
         ...(cpu !== null ? { NanoCpus: Math.round(cpu * 1e9) } : {}),
         ...(mem !== null ? { Memory: mem } : {}),

@@ -3,7 +3,8 @@
 // init containers before containers with a shared emptyDir, command, args,
 // env and limits; phases and container states; logs; the Job controller's
 // conditions and back-off limit; image pull errors; deletion with SIGTERM,
-// SIGKILL after the grace period, and nothing left in Docker.
+// SIGKILL after the grace period, and nothing left in Docker; the
+// securityContext as the process sees it, and runAsNonRoot's refusal.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Watch, type V1Pod } from '@kubernetes/client-node';
@@ -205,4 +206,32 @@ test('activeDeadlineSeconds fails the Job DeadlineExceeded and deletes its pod',
   const failed = j.status!.conditions!.find((x) => x.type === 'Failed')!;
   assert.deepEqual([failed.reason, failed.message], ['DeadlineExceeded', 'Job was active longer than specified deadline']);
   await until('its pod to go', async () => (await podsOf('deadline')).length === 0);
+});
+
+test('securityContext: dropped capabilities, no privilege escalation and the default seccomp profile reach the process; runAsNonRoot refuses a root image', { skip }, async () => {
+  const status = ['sh', '-c', "grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -s '\\t ' ' '; id -u"];
+  const hardened = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  await c.batch.createNamespacedJob({ namespace: 'default', body: job('hardened', { image: busybox, command: status, securityContext: hardened }) });
+  await c.batch.createNamespacedJob({ namespace: 'default', body: job('plain', { image: busybox, command: status }) });
+  await c.batch.createNamespacedJob({ namespace: 'default', body: job('nonroot-user', { image: busybox, command: status, securityContext: { runAsUser: 65534 } }, {}, { securityContext: { runAsNonRoot: true } }) });
+  await c.batch.createNamespacedJob({ namespace: 'default', body: job('nonroot-image', { image: busybox, command: status }, {}, { securityContext: { runAsNonRoot: true } }) });
+  const logOf = async (name: string) => {
+    await jobDone(name);
+    const [p] = await podsOf(name);
+    return c.core.readNamespacedPodLog({ name: p!.metadata!.name!, namespace: 'default' });
+  };
+  assert.equal(await logOf('hardened'), 'CapEff: 0000000000000000\nNoNewPrivs: 1\nSeccomp: 2\n0\n');
+  assert.match(await logOf('plain'), /^CapEff: (?!0{16})[0-9a-f]{16}\nNoNewPrivs: 0\nSeccomp: 0\n0\n$/, "Kubernetes' defaults: the runtime's capabilities, Unconfined");
+  assert.match(await logOf('nonroot-user'), /\n65534\n$/);
+  const w = await until('the root image to be refused', async () => {
+    const waiting = (await podsOf('nonroot-image'))[0]?.status?.containerStatuses?.[0]?.state?.waiting;
+    return waiting?.reason === 'CreateContainerConfigError' && waiting;
+  });
+  assert.match(w.message!, /^container has runAsNonRoot and image will run as root \(pod: "nonroot-image-[a-z0-9]+_default\(.+\)", container: main\)$/);
+  const [info] = await docker.listContainers({ all: true, filters: JSON.stringify({ label: ['io.kubernetes.container.name=main', `io.kubernetes.pod.namespace=default`] }) }).then((l) => l.filter((x) => x.Labels['io.kubernetes.pod.name']?.startsWith('hardened-')));
+  const inspect = await docker.getContainer(info!.Id).inspect();
+  assert.deepEqual(inspect.HostConfig.CapDrop, ['ALL']);
+  assert.deepEqual(inspect.HostConfig.SecurityOpt, ['no-new-privileges']);
+  for (const name of ['hardened', 'plain', 'nonroot-user', 'nonroot-image']) await c.batch.deleteNamespacedJob({ name, namespace: 'default', propagationPolicy: 'Background' });
+  await until('their pods to go', async () => (await Promise.all(['hardened', 'plain', 'nonroot-user', 'nonroot-image'].map(podsOf))).every((x) => x.length === 0));
 });

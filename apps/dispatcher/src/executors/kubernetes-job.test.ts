@@ -1,6 +1,7 @@
 // The Job manifest of a task run, field by field: every `kubernetes` setting
-// of the spec, resources, the runner's init container and volume, and what
-// inject_runner: false leaves out.
+// of the spec, resources, the runner's init container and volume, what
+// inject_runner: false leaves out, the task service account without a token
+// by default, and the security context of every container.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ClaimedRun, PreparedTask } from '@svc/engine';
@@ -8,7 +9,7 @@ import type { ContainerTask } from './container-task.js';
 import { DEADLINE_MARGIN_S, FINISHED_JOB_TTL_S, imagePullPolicy, INSTALL_DIR, jobManifest } from './kubernetes-job.js';
 
 const RUNNER_ARGV = ['/.svc-runner/lib/ld-linux-x86-64.so.2', '--inhibit-cache', '--library-path', '/.svc-runner/lib', '/.svc-runner/bin/node', '/.svc-runner/svc.cjs'];
-const OPTS = { namespace: 'svc-jobs', runnerImage: 'svc-runner:abc123', runnerArgv: RUNNER_ARGV, runnerMount: '/.svc-runner', terminationGraceSeconds: 10 };
+const OPTS = { namespace: 'svc-jobs', taskServiceAccount: 'svc-task', runnerImage: 'svc-runner:abc123', runnerArgv: RUNNER_ARGV, runnerMount: '/.svc-runner', terminationGraceSeconds: 10 };
 const LABELS = {
   'app.kubernetes.io/managed-by': 'svc',
   'svc.dev/instance-id': 'disp-1',
@@ -18,6 +19,7 @@ const LABELS = {
   'svc.dev/flow-id': 'etl',
   'svc.dev/task-id': 'load',
 };
+const SECURE = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
 const ENV = { SVC_SERVER: 'http://gw:8080', SVC_TASK_RUN_ID: 'tr-1', SVC_RUN_TOKEN: 'tok', SVC_IMAGE: 'python:3.12-slim' };
 
 function task(over: Partial<ContainerTask> = {}, timeoutSeconds = 600): ContainerTask {
@@ -87,6 +89,7 @@ test('a task with every kubernetes setting: the Job carries each of them, the re
       imagePullPolicy: 'IfNotPresent',
       command: [...RUNNER_ARGV, 'install-runner', INSTALL_DIR],
       volumeMounts: [{ name: 'svc-runner', mountPath: INSTALL_DIR }],
+      securityContext: SECURE,
     },
   ]);
   assert.deepEqual(pod.containers, [
@@ -103,8 +106,10 @@ test('a task with every kubernetes setting: the Job carries each of them, the re
       ],
       resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
       volumeMounts: [{ name: 'svc-runner', mountPath: '/.svc-runner', readOnly: true }],
+      securityContext: SECURE,
     },
   ]);
+  assert.equal(pod.securityContext, undefined, 'runAsNonRoot only when the operator asks for it');
 });
 
 test('inject_runner false: no init container, no volume, svc from the image PATH', () => {
@@ -116,15 +121,29 @@ test('inject_runner false: no init container, no volume, svc from the image PATH
   assert.equal(pod.containers[0]!.volumeMounts, undefined);
 });
 
-test('a task without settings: only what is needed, no service account token, no resources', () => {
+test('a task without settings: the task service account without its token, no resources', () => {
   const job = jobManifest(task({}, 0), OPTS);
   const pod = job.spec!.template.spec!;
   assert.deepEqual(job.metadata, { name: 'svc-tr-1', namespace: 'svc-jobs', labels: LABELS });
   assert.equal(job.spec!.activeDeadlineSeconds, 24 * 3600 + DEADLINE_MARGIN_S, 'no timeout: the 24 h default');
+  assert.equal(pod.serviceAccountName, 'svc-task', 'SVC_K8S_TASK_SERVICE_ACCOUNT, not the namespace default account');
   assert.equal(pod.automountServiceAccountToken, false);
-  for (const k of ['serviceAccountName', 'nodeSelector', 'tolerations', 'imagePullSecrets'] as const) assert.equal(pod[k], undefined, k);
+  for (const k of ['nodeSelector', 'tolerations', 'imagePullSecrets', 'securityContext'] as const) assert.equal(pod[k], undefined, k);
+  assert.deepEqual(pod.containers[0]!.securityContext, SECURE);
+  assert.deepEqual(pod.initContainers![0]!.securityContext, SECURE);
   assert.equal(pod.containers[0]!.resources, undefined);
   assert.equal(pod.containers[0]!.imagePullPolicy, 'IfNotPresent');
+});
+
+test('SVC_K8S_RUN_AS_NON_ROOT adds runAsNonRoot at the pod level; the containers keep their security context', () => {
+  for (const injectRunner of [true, false]) {
+    const pod = jobManifest(task({ injectRunner }), { ...OPTS, runAsNonRoot: true }).spec!.template.spec!;
+    assert.deepEqual(pod.securityContext, { runAsNonRoot: true });
+    for (const c of [...(pod.initContainers ?? []), ...pod.containers]) assert.deepEqual(c.securityContext, SECURE, c.name);
+  }
+  const a = jobManifest(task(), OPTS).spec!.template.spec!;
+  a.containers[0]!.securityContext!.capabilities!.drop!.pop();
+  assert.deepEqual(jobManifest(task(), OPTS).spec!.template.spec!.containers[0]!.securityContext, SECURE, 'no manifest shares its objects with the next');
 });
 
 test('pull policies map to imagePullPolicy', () => {

@@ -12,6 +12,15 @@
 //   - the executor's `kubernetes` settings: service account, node selector,
 //     tolerations, image pull secrets, labels and annotations (on the Job and
 //     its pod; svc's own labels win over a user label of the same key);
+//   - the service account: the flow's (already checked against the operator's
+//     allowlist by the executor), whose token is mounted; else the task
+//     service account (SVC_K8S_TASK_SERVICE_ACCOUNT), whose token is not: a
+//     task has no business with the Kubernetes API unless an operator allowed
+//     an account for it;
+//   - every container (the init container too) runs without privilege
+//     escalation, with every capability dropped and the runtime's default
+//     seccomp profile (containerSecurityContext); SVC_K8S_RUN_AS_NON_ROOT adds
+//     runAsNonRoot at the pod level;
 //   - restartPolicy Never and backoffLimit 0 (a retry is the engine's, by the
 //     task's retry policy, as a new task run with a new Job);
 //   - terminationGracePeriodSeconds: the kill delay (the spec's 10 s) between
@@ -20,7 +29,7 @@
 //     cluster ends a pod whose runner hangs even if no dispatcher is left to;
 //   - ttlSecondsAfterFinished: the cluster removes a finished Job that no
 //     dispatcher deleted (its dispatcher died).
-import type { V1Container, V1Job, V1Toleration } from '@kubernetes/client-node';
+import type { V1Container, V1Job, V1SecurityContext, V1Toleration } from '@kubernetes/client-node';
 import { assertNever } from '@svc/assert';
 import type { ContainerTask, PullPolicy, ResourceList } from './container-task.js';
 
@@ -39,6 +48,10 @@ export const FINISHED_JOB_TTL_S = 3600;
 export interface JobManifestOptions {
   /** Namespace of the Job (SVC_K8S_NAMESPACE). */
   namespace: string;
+  /** Service account of pods whose flow names none; its token is not mounted (SVC_K8S_TASK_SERVICE_ACCOUNT). */
+  taskServiceAccount: string;
+  /** Pod-level runAsNonRoot: true (SVC_K8S_RUN_AS_NON_ROOT). Default false. */
+  runAsNonRoot?: boolean;
   /** Image of the init container: the runner bundle at RUNNER_MOUNT (SVC_RUNNER_IMAGE). */
   runnerImage: string;
   /** The argv that starts `svc` from the bundle at RUNNER_MOUNT (RunnerBundle.argv()). */
@@ -60,6 +73,16 @@ export function imagePullPolicy(pull: PullPolicy): 'Always' | 'IfNotPresent' | '
     default:
       return assertNever(pull);
   }
+}
+
+/**
+ * The securityContext of every container of a task pod (a fresh object each):
+ * no setuid gain, no capability (not even the runtime's defaults such as
+ * NET_RAW or CHOWN), and the runtime's default seccomp profile (Kubernetes'
+ * own default is Unconfined).
+ */
+export function containerSecurityContext(): V1SecurityContext {
+  return { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
 }
 
 function resourceList(r: ResourceList | undefined): Record<string, string> | undefined {
@@ -92,6 +115,7 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
     env: Object.entries(task.env).map(([name, value]) => ({ name, value })),
     resources: requests || limits ? defined({ requests, limits }) : undefined,
     volumeMounts: task.injectRunner ? [{ name: RUNNER_VOLUME, mountPath: opts.runnerMount, readOnly: true }] : undefined,
+    securityContext: containerSecurityContext(),
   });
   const timeoutS = task.prepared.spec.timeout_seconds > 0 ? task.prepared.spec.timeout_seconds : 24 * 3600;
   return {
@@ -106,9 +130,10 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
         metadata: defined({ labels, annotations }),
         spec: defined({
           restartPolicy: 'Never',
-          serviceAccountName: k.service_account,
-          // A task has no business with the Kubernetes API unless a service account was chosen for it.
+          serviceAccountName: k.service_account ?? opts.taskServiceAccount,
+          // A task has no business with the Kubernetes API unless an allowed service account was chosen for it.
           automountServiceAccountToken: k.service_account ? undefined : false,
+          securityContext: opts.runAsNonRoot ? { runAsNonRoot: true } : undefined,
           nodeSelector: k.node_selector && Object.keys(k.node_selector).length ? { ...k.node_selector } : undefined,
           tolerations: tolerations?.length ? tolerations : undefined,
           imagePullSecrets: k.image_pull_secrets?.length ? k.image_pull_secrets.map((name) => ({ name })) : undefined,
@@ -123,6 +148,7 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
                   imagePullPolicy: 'IfNotPresent',
                   command: [...opts.runnerArgv, 'install-runner', INSTALL_DIR],
                   volumeMounts: [{ name: RUNNER_VOLUME, mountPath: INSTALL_DIR }],
+                  securityContext: containerSecurityContext(),
                 },
               ]
             : undefined,

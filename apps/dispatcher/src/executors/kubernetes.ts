@@ -2,6 +2,9 @@
 // builds it), whose pod runs `svc exec`; the runner inside reports to the
 // gateway over HTTP with its run token (spec, bundle, logs, outputs,
 // artifacts, heartbeats, completion), so the executor only:
+//   0. refuses a service account the operator did not allow
+//      (SVC_K8S_SERVICE_ACCOUNTS), or the dispatcher's own: the run ends
+//      executor_error naming the account and the setting, and no Job is made;
 //   1. creates the Job (an API refusal ends the run executor_error with the
 //      API's message);
 //   2. follows it through the shared watch (kubernetes-watch.ts) until
@@ -31,6 +34,7 @@ import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH } from './container-task.js';
 import { jobManifest, TASK_CONTAINER } from './kubernetes-job.js';
+import { dispatcherServiceAccounts, serviceAccountRefusal } from './kubernetes-service-account.js';
 import { jobOutcome, podOutcome, type JobOutcome } from './kubernetes-status.js';
 import { ClusterWatch } from './kubernetes-watch.js';
 import type { Executor } from './types.js';
@@ -53,6 +57,8 @@ export interface KubernetesExecutorOptions {
   namespace?: string;
   /** Period of the sweep of leftover Jobs; default SWEEP_MS; 0 sweeps only at the first run. */
   sweepMs?: number;
+  /** The dispatcher's own service account names, refused to tasks. Default dispatcherServiceAccounts(config). */
+  ownServiceAccounts?: string[];
 }
 
 /**
@@ -124,6 +130,11 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
   const watch = new ClusterWatch(opts.kubeConfig, namespace, mine, ctx.log);
   const graceSeconds = Math.ceil(ctx.killDelayMs / 1000);
   const runnerCommand = (injected: boolean) => (injected ? opts.runnerArgv : SVC_ON_PATH);
+  const ownAccounts = opts.ownServiceAccounts ?? dispatcherServiceAccounts(ctx.config);
+  const listedOwn = ctx.config.k8sServiceAccounts.filter((a) => ownAccounts.includes(a));
+  if (listedOwn.length) {
+    ctx.log.error("SVC_K8S_SERVICE_ACCOUNTS lists the dispatcher's own service account; tasks naming it are refused", { service_accounts: listedOwn });
+  }
   let sweepTimer: NodeJS.Timeout | undefined;
   let swept: Promise<void> | undefined;
 
@@ -239,7 +250,20 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       await watch.start();
       const task = await containerTaskOf(ctx, run, runnerCommand);
       if (!task) return;
-      const manifest = jobManifest(task, { namespace, runnerImage: opts.runnerImage, runnerArgv: opts.runnerArgv, runnerMount: RUNNER_MOUNT, terminationGraceSeconds: graceSeconds });
+      const refused = serviceAccountRefusal(task.kubernetes.service_account, ctx.config.k8sServiceAccounts, ownAccounts);
+      if (refused) {
+        await endUnreported(ctx, run, 'executor_error', `task ${run.task_key} cannot run on the kubernetes executor: ${refused}`);
+        return;
+      }
+      const manifest = jobManifest(task, {
+        namespace,
+        taskServiceAccount: ctx.config.k8sTaskServiceAccount,
+        runAsNonRoot: ctx.config.k8sRunAsNonRoot,
+        runnerImage: opts.runnerImage,
+        runnerArgv: opts.runnerArgv,
+        runnerMount: RUNNER_MOUNT,
+        terminationGraceSeconds: graceSeconds,
+      });
       const name = task.name;
       // Subscribed before the Job exists: no event of it can be missed.
       const notCreated = new AbortController();
