@@ -8,18 +8,31 @@
 #
 # NODE_IMAGE only builds the bundle (its node is the one shipped); see
 # infra/Dockerfile for the substitution the tests make.
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 # Tests only: an image holding /out/runner (see infra/Dockerfile).
 ARG PREBUILT=
 
-# The same first stage as infra/Dockerfile, so the two share its layer cache.
-FROM ${NODE_IMAGE} AS build
+# The same first stages as infra/Dockerfile, so the two share their layer
+# cache (the dependency layer among them).
+FROM ${NODE_IMAGE} AS manifests
+ARG PREBUILT
+COPY . /src
+RUN mkdir -p /manifests && { [ -n "${PREBUILT}" ] || { cd /src && \
+      find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests/ \; && \
+      cp --parents pnpm-lock.yaml pnpm-workspace.yaml scripts/bootstrap.mjs /manifests/; }; }
+
+FROM ${NODE_IMAGE} AS deps
 # Only for a build behind a TLS-intercepting proxy (see infra/Dockerfile).
 ARG NODE_EXTRA_CA_CERTS
 ARG SSL_CERT_FILE
 ARG npm_config_cafile
 ARG PREBUILT
 WORKDIR /src
+COPY --from=manifests /manifests/ /src/
+RUN [ -n "${PREBUILT}" ] || CI=true node scripts/bootstrap.mjs --install-only
+
+FROM deps AS build
+ARG PREBUILT
 COPY . .
 RUN [ -n "${PREBUILT}" ] || CI=true node scripts/bootstrap.mjs
 

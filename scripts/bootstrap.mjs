@@ -76,7 +76,10 @@ export function bootstrap() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    bootstrap();
+    // --install-only: the dependencies alone, from the manifests (infra/Dockerfile's
+    // cached dependency layer, made before the sources are copied in).
+    if (process.argv.includes('--install-only')) ensureInstalled();
+    else bootstrap();
   } catch (err) {
     log(err.message);
     process.exit(1);

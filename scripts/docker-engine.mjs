@@ -24,6 +24,10 @@ const PACKAGES = [
   { name: 'docker.io', present: () => Boolean(findDockerd()) },
   { name: 'busybox-static', present: () => isStaticBusybox('/bin/busybox') || isStaticBusybox('/usr/bin/busybox') },
   { name: 'musl', present: () => fs.existsSync('/lib/ld-musl-x86_64.so.1') },
+  // The app images' base in the tests is made of this machine's files: tini (PID 1), git and ssh (e2e/test/infra-images.ts).
+  { name: 'tini', present: () => fs.existsSync('/usr/bin/tini') },
+  { name: 'git', present: () => fs.existsSync('/usr/bin/git') },
+  { name: 'openssh-client', present: () => fs.existsSync('/usr/bin/ssh') },
 ];
 
 /** How long dockerd may take to answer its first ping (it is ready in about 2 s). */

@@ -15,7 +15,8 @@
 //
 // Arguments narrow the run to files whose path contains any of them:
 //   npm test -- packages/config e2e/
-// SVC_TEST_CONCURRENCY sets how many test files run at once (default 3).
+// SVC_TEST_CONCURRENCY sets how many test files run at once (default 3);
+// SVC_TEST_RUN_DIR where the run keeps its data (default .test-data).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,7 +89,9 @@ async function main() {
     return 1;
   }
 
-  const dataDir = path.join(root, '.test-data');
+  // SVC_TEST_RUN_DIR: another directory for this run's data (PostgreSQL, Docker, Chromium), so two runs on one
+  // checkout do not remove each other's (each run starts by emptying its own).
+  const dataDir = process.env.SVC_TEST_RUN_DIR ? path.resolve(process.env.SVC_TEST_RUN_DIR) : path.join(root, '.test-data');
   const dockerDir = path.join(dataDir, 'docker');
   await stopDockerLeftovers(dockerDir); // a killed earlier run's engine may still hold mounts under dataDir
   fs.rmSync(dataDir, { recursive: true, force: true });

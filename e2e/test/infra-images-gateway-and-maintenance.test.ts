@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, skip, startApp, status, until } from './infra-images.js';
+import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, processTree, skip, startApp, status, until } from './infra-images.js';
 import { root } from './stack.js';
 
-const BASE = 'svc-test/node20-local:gm';
+const BASE = 'svc-test/node24-local:gm';
 const PREBUILT = 'svc-test/infra-prebuilt:gm';
 const APPS = ['api-gateway', 'maintenance'];
 const started: string[] = [];
@@ -51,6 +51,27 @@ test('the gateway image migrates, then answers /healthz and /readyz against a re
   await until('/healthz', async () => ((await status(`http://127.0.0.1:${port}/healthz`)) === 200 ? true : undefined));
   await until('/readyz', async () => ((await status(`http://127.0.0.1:${port}/readyz`)) === 200 ? true : undefined));
   await healthy(id);
+
+  // `/` serves the web UI built into the image, and its assets.
+  const home = await fetch(`http://127.0.0.1:${port}/`);
+  assert.equal(home.status, 200);
+  const html = await home.text();
+  assert.doesNotMatch(html, /web UI was not built/);
+  assert.match(html, /<div id="root"><\/div>/);
+  const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  assert.ok(asset, html.slice(0, 500));
+  const js = await fetch(`http://127.0.0.1:${port}${asset}`);
+  assert.equal(js.status, 200);
+  assert.match(js.headers.get('content-type') ?? '', /javascript/);
+
+  // tini is PID 1 and the gateway runs under it; `docker stop` (SIGTERM to
+  // PID 1) reaches node, which exits by itself well before the kill.
+  assert.deepEqual(await processTree(id), { pid1: 'tini', nodeParent: '1' });
+  const t = Date.now();
+  await docker(['stop', '-t', '30', id], { timeoutMs: 60_000 });
+  const stopped = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', id])) as { ExitCode: number };
+  assert.ok(Date.now() - t < 25_000, `stopped in ${Date.now() - t} ms`);
+  assert.notEqual(stopped.ExitCode, 137, 'killed, not stopped by its SIGTERM');
 });
 
 test('the maintenance image turns healthy and serves /readyz and its metrics on SVC_HEALTH_PORT', { skip }, async () => {

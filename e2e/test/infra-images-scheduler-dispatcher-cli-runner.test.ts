@@ -3,11 +3,14 @@
 // engine (see ./infra-images.ts for the two build arguments the tests
 // substitute); skipped, with the reason, without one.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, RUNNER, skip, startApp, status, until } from './infra-images.js';
+import { startGitDaemon, TestRepo, tempRoot } from '@svc/git-sources/testing';
+import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, processTree, RUNNER, skip, startApp, status, until } from './infra-images.js';
+import { startStack } from './stack.js';
 
-const BASE = 'svc-test/node20-local:sdc';
+const BASE = 'svc-test/node24-local:sdc';
 const PREBUILT = 'svc-test/infra-prebuilt:sdc';
 const APPS = ['scheduler', 'dispatcher', 'cli'];
 const started: string[] = [];
@@ -46,6 +49,7 @@ test('the scheduler and dispatcher images start against a real database, turn he
     assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /^process_resident_memory_bytes \d+/m);
   }
   for (const id of ids) await docker(['exec', id, 'node', '/app/healthcheck.mjs', 'readyz']);
+  for (const id of ids) assert.deepEqual(await processTree(id), { pid1: 'tini', nodeParent: '1' });
   for (const id of ids) assert.doesNotMatch(await docker(['logs', id]), /"level":"error"/);
 });
 
@@ -63,4 +67,38 @@ test('the runner image, FROM scratch, installs its bundle through the bundle\'s 
   assert.equal(state.ExitCode, 0);
   const layers = JSON.parse(await docker(['inspect', '--format', '{{json .RootFS.Layers}}', RUNNER])) as string[];
   assert.equal(layers.length, 1, 'one layer: the bundle, nothing under it');
+});
+
+test('a git source syncs from a git daemon through the scheduler image (its git, on the host network)', { skip }, async () => {
+  // The gateway of the workspace takes the API calls; the only scheduler, so the only git sync worker, is the image's.
+  const stack = await startStack({ dispatchers: 0, maintenance: false });
+  const gitRoot = tempRoot();
+  const daemon = await startGitDaemon(gitRoot);
+  try {
+    const repo = new TestRepo(gitRoot, 'images');
+    const sha = repo.commit({ 'flows/hello.flow.yaml': JSON.stringify({ id: 'hello', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }, 'first');
+    const url = (stack.db as unknown as { options: { connectionString: string } }).options.connectionString;
+    const id = await startApp('scheduler', { SVC_DATABASE_URL: url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_HOST: '127.0.0.1', SVC_HEALTH_PORT: String(await freePort()), SVC_GIT_SYNC_TICK_MS: '200' }, started);
+    await healthy(id);
+    const created = await stack.api('POST', '/api/v1/git-sources', { name: 'images', repo_url: `${daemon.url}/images.git`, poll_interval: 1, mappings: [{ namespace: 'images.git', repo_path: 'flows' }] });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const source = await until(
+      'the image synced the commit',
+      async () => {
+        const s = (await stack.api('GET', `/api/v1/git-sources/${created.body.id}`)).body;
+        if (s.last_sync_status === 'failed') throw new Error(`sync failed: ${s.last_error}`);
+        return s.last_synced_sha === sha ? s : undefined;
+      },
+      90_000,
+    );
+    assert.equal(source.last_error, '');
+    assert.equal((await stack.api('GET', '/api/v1/flows/images.git/hello')).status, 200);
+    // Synced by the image's scheduler: the only scheduler instance is its container.
+    const instances = (await stack.db.query(`SELECT hostname FROM instances WHERE kind = 'scheduler' AND stopped_at IS NULL`)).rows as { hostname: string }[];
+    assert.equal(instances.length, 1);
+  } finally {
+    await daemon.close();
+    await stack.stop();
+    fs.rmSync(gitRoot, { recursive: true, force: true });
+  }
 });

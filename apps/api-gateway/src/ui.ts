@@ -9,8 +9,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
 
-/** Where the monorepo build puts the UI, seen from apps/api-gateway/dist/ui.js. */
-export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+const here = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * Where the UI is, seen from dist/ui.js: in the monorepo, where its build puts
+ * it (apps/web/dist); in the api-gateway image, /app/web (infra/deploy-app.sh
+ * copies it there). The first that holds an index.html, else the monorepo's.
+ */
+export const DEFAULT_UI_DIR =
+  [path.resolve(here, '../../web/dist'), path.resolve(here, '../web')].find((d) => fs.existsSync(path.join(d, 'index.html'))) ?? path.resolve(here, '../../web/dist');
 
 /** Path prefixes that never fall back to the UI's index.html. */
 const NOT_UI = ['/api', '/hooks', '/mcp', '/healthz', '/readyz', '/metrics', '/.well-known'];
