@@ -15,8 +15,13 @@ export interface VariableDescription {
 }
 
 interface CatalogueEntry extends VariableDescription {
-  /** The value must never be echoed (error messages, logs). */
+  /** The value must never be echoed (error messages, logs). Implies `credential`. */
   secret?: true;
+  /**
+   * The value holds a credential (a key, a token, a password inside a URL), so
+   * it can also be given as a file named by `<variable>_FILE` (secret-files.ts).
+   */
+  credential?: true;
   /** The default is computed from other variables or the machine; `default` is prose. */
   derived?: true;
 }
@@ -41,6 +46,18 @@ export const CATALOGUE = [
     variable: 'SVC_METRICS_PORT',
     default: null,
     description: 'Former name of SVC_HEALTH_PORT, read when SVC_HEALTH_PORT is unset.',
+  },
+  {
+    variable: 'SVC_HTTP_KEEPALIVE_TIMEOUT',
+    default: '75s',
+    description:
+      'Duration an idle keep-alive connection to the API gateway (and to the health servers) stays open (1s to 1h); keep it above the idle timeout of any proxy or load balancer in front (60s for AWS ALB, nginx and most others), or the proxy reuses connections the gateway is closing and answers 502.',
+  },
+  {
+    variable: 'SVC_HTTP_HEADERS_TIMEOUT',
+    default: 'SVC_HTTP_KEEPALIVE_TIMEOUT + 1s',
+    derived: true,
+    description: 'Duration within which a client must send the headers of a request before the connection is closed; longer than SVC_HTTP_KEEPALIVE_TIMEOUT (at most 1h). Event streams and uploads are not limited by it.',
   },
   {
     variable: 'SVC_SSE_KEEPALIVE_MS',
@@ -71,12 +88,14 @@ export const CATALOGUE = [
   {
     variable: 'SVC_DATABASE_URL',
     default: null,
+    credential: true,
     description: 'PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB). When unset, an embedded PostgreSQL is started with its data under SVC_DATA_DIR.',
   },
   {
     variable: 'SVC_STORAGE_URL',
     default: 'file://SVC_DATA_DIR/objects',
     derived: true,
+    credential: true,
     description: 'Object store for bundles, files, logs and artifacts: file:///ABSOLUTE/DIR, or s3://KEY:SECRET@HOST:PORT/BUCKET?ssl=true|false&region=REGION for S3 or MinIO.',
   },
   {
@@ -217,7 +236,7 @@ export const CATALOGUE = [
   { variable: 'SVC_AI_TRIAGE_PER_HOUR', default: '20', description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.' },
   { variable: 'SVC_AI_TRIAGE_POLL_MS', default: '15000', description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).' },
   // --- email ---
-  { variable: 'SVC_SMTP_URL', default: null, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
+  { variable: 'SVC_SMTP_URL', default: null, credential: true, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },
@@ -239,13 +258,31 @@ export function isSecret(name: string): boolean {
   return BY_NAME.get(name)?.secret === true;
 }
 
+/** Variables holding a credential, which can also be given as a file (`<variable>_FILE`). */
+export function hasFileForm(name: string): boolean {
+  const entry = BY_NAME.get(name);
+  return entry?.secret === true || entry?.credential === true;
+}
+
+function fileFormRow(variable: string): VariableDescription {
+  return {
+    variable: `${variable}_FILE`,
+    default: null,
+    description: `Path of a file holding ${variable} (a mounted Docker or Kubernetes secret); its content less one trailing newline is the value. Setting both is an error.`,
+  };
+}
+
 /**
  * Every configuration variable with its default and a one-line description,
  * in a reading order grouped by concern (server, data, auth, execution,
- * triggers and maintenance, limits, email, logging, CLI).
+ * triggers and maintenance, limits, email, logging, CLI); a variable holding
+ * a credential is followed by its `_FILE` form.
  */
 export function describeConfig(): VariableDescription[] {
-  return CATALOGUE.map(({ variable, default: def, description }) => ({ variable, default: def, description }));
+  return CATALOGUE.flatMap(({ variable, default: def, description }) => {
+    const row = { variable, default: def, description };
+    return hasFileForm(variable) ? [row, fileFormRow(variable)] : [row];
+  });
 }
 
 /** One variable the runner sets for each task process (decisions.md, task runtime contract). */

@@ -3,10 +3,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { formatDuration } from '@svc/timing';
+
 import { CATALOGUE, type VariableName, catalogueEntry, isSecret } from './catalogue.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { type MasterKey, parseMasterKeys } from './master-keys.js';
 import * as p from './parsers.js';
+import { fileVariable, resolveFileVariables } from './secret-files.js';
 import { type StorageTarget, parseStorageUrl } from './storage-url.js';
 
 export const EXECUTOR_TYPES = ['process', 'docker', 'kubernetes'] as const;
@@ -48,6 +51,19 @@ export interface Config {
    * bound on `host`; default undefined (not served). 0 picks a free port.
    */
   healthPort: number | undefined;
+  /**
+   * `SVC_HTTP_KEEPALIVE_TIMEOUT` in milliseconds: how long an idle keep-alive
+   * connection of the gateway and the health servers stays open; default 75s,
+   * above the 60 s idle timeout of common proxies and load balancers (Node's
+   * own 5 s would make them reuse connections being closed). 1s to 1h.
+   */
+  httpKeepAliveTimeoutMs: number;
+  /**
+   * `SVC_HTTP_HEADERS_TIMEOUT` in milliseconds: time allowed for a request's
+   * headers; default `httpKeepAliveTimeoutMs` + 1 s, and always longer than it.
+   * At most 1h.
+   */
+  httpHeadersTimeoutMs: number;
   /** `SVC_SSE_KEEPALIVE_MS`: quiet time after which an event stream sends `: keep-alive`; default 15000 ms (10 to 3600000). */
   sseKeepAliveMs: number;
   /**
@@ -183,22 +199,35 @@ export interface ParseConfigOptions {
 const MIN_PERIOD_MS = 10;
 const MAX_MS = 3_600_000;
 const interval = p.milliseconds(MIN_PERIOD_MS, MAX_MS);
+/** Bounds of the HTTP server timeouts: under a second nothing could be reused; over an hour a dead peer holds a socket. */
+const timeout = p.durationBetween(1000, MAX_MS);
 
 const DOCKER_HOST_SCHEMES = ['unix:', 'tcp:', 'http:', 'https:', 'ssh:', 'npipe:'];
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /**
- * Reads every `SVC_*` variable of the catalogue from `env`.
+ * Reads every `SVC_*` variable of the catalogue from `env`, a credential from
+ * the file its `_FILE` form names when that is set (secret-files.ts).
  * @throws ConfigError listing every variable at fault, not just the first.
  */
-export function parseConfig(env: Record<string, string | undefined> = process.env, options: ParseConfigOptions = {}): Config {
-  const problems: ConfigProblem[] = [];
+export function parseConfig(given: Record<string, string | undefined> = process.env, options: ParseConfigOptions = {}): Config {
+  // Files first, in one place, so every app and every reader below sees plain values.
+  const { env, problems } = resolveFileVariables(
+    given,
+    CATALOGUE.map((e) => e.variable),
+  );
+  const fromFile = (name: VariableName) => env[name] !== undefined && given[name] !== env[name];
   const raw = (name: VariableName): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
   const fail = (name: VariableName, message: string): undefined => {
     const value = raw(name);
+    // A value read from a file is a credential's file: never echoed, but named.
+    if (fromFile(name)) {
+      problems.push({ variable: name, message: `${message} (read from ${fileVariable(name)})` });
+      return undefined;
+    }
     problems.push({ variable: name, message, got: value === undefined || isSecret(name) ? undefined : p.redactUrlPassword(value) });
     return undefined;
   };
@@ -226,6 +255,12 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
   const publicUrl = read('SVC_PUBLIC_URL', p.baseUrl, () =>
     host === undefined || port === undefined ? '' : defaultPublicUrl(host, port),
   );
+  const httpKeepAliveTimeoutMs = read('SVC_HTTP_KEEPALIVE_TIMEOUT', timeout);
+  const httpHeadersTimeoutMs = read('SVC_HTTP_HEADERS_TIMEOUT', timeout, () => (httpKeepAliveTimeoutMs ?? 0) + 1000);
+  if (raw('SVC_HTTP_HEADERS_TIMEOUT') !== undefined && httpHeadersTimeoutMs !== undefined && httpKeepAliveTimeoutMs !== undefined && httpHeadersTimeoutMs <= httpKeepAliveTimeoutMs) {
+    // A headers timer shorter than the keep-alive one can cut a reused connection the client still counts on.
+    fail('SVC_HTTP_HEADERS_TIMEOUT', `must be longer than SVC_HTTP_KEEPALIVE_TIMEOUT (${formatDuration(httpKeepAliveTimeoutMs)})`);
+  }
   const dataDir = read('SVC_DATA_DIR', (text) => path.resolve(cwd, text), () => path.resolve(cwd, '.svc-data'));
   const storageUrl = read('SVC_STORAGE_URL', (text) => (parseStorageUrl(text), text), () =>
     dataDir === undefined ? '' : pathToFileURL(path.join(dataDir, 'objects')).href,
@@ -259,6 +294,8 @@ export function parseConfig(env: Record<string, string | undefined> = process.en
     publicUrl,
     publicUrlExplicit: raw('SVC_PUBLIC_URL') !== undefined,
     healthPort: read('SVC_HEALTH_PORT', p.port, () => read('SVC_METRICS_PORT', p.port)),
+    httpKeepAliveTimeoutMs,
+    httpHeadersTimeoutMs,
     sseKeepAliveMs: read('SVC_SSE_KEEPALIVE_MS', interval),
     trustProxy: read('SVC_TRUST_PROXY', trustProxy),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
@@ -409,7 +446,8 @@ function serviceAccountName(text: string): string {
 }
 
 function orderByCatalogue(problems: ConfigProblem[]): ConfigProblem[] {
-  const order = new Map<string, number>(CATALOGUE.map((e, i) => [e.variable, i]));
+  // A `_FILE` form sits right after its variable, as in describeConfig.
+  const order = new Map<string, number>(CATALOGUE.flatMap((e, i) => [[e.variable, 2 * i], [fileVariable(e.variable), 2 * i + 1]] as const));
   // One line per variable: two messages about one variable are joined.
   const merged = new Map<string, ConfigProblem>();
   for (const problem of problems) {

@@ -18,3 +18,4 @@ export { CONFIG_EXIT_CODE, type LoadConfigOptions, loadConfig } from './load.js'
 export { type MasterKey, MasterKeysError, parseMasterKeys } from './master-keys.js';
 export { type FileStorageTarget, parseStorageUrl, type S3StorageTarget, type StorageTarget, StorageUrlError } from './storage-url.js';
 export { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
+export { fileVariable, readVariable } from './secret-files.js';

@@ -4,7 +4,7 @@
 import net from 'node:net';
 
 import { type ByteSizeError, parseByteSize } from './byte-size.js';
-import { parseDuration } from '@svc/timing';
+import { formatDuration, parseDuration } from '@svc/timing';
 
 export function port(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error('must be a port number from 0 to 65535');
@@ -42,6 +42,15 @@ export function positiveDuration(text: string): number {
   }
   if (ms <= 0) throw new Error('must be longer than 0');
   return ms;
+}
+
+/** A duration from `min` to `max` milliseconds, e.g. the HTTP server timeouts. */
+export function durationBetween(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const ms = positiveDuration(text);
+    if (ms < min || ms > max) throw new Error(`must be from ${formatDuration(min)} to ${formatDuration(max)}`);
+    return ms;
+  };
 }
 
 export function positiveByteSize(text: string): number {
