@@ -7,7 +7,7 @@
 // kustomization cannot use a feature these tests do not render:
 //
 //   resources   files (multi-document YAML) and directories with a kustomization.yaml
-//   namespace   set on every namespaced object, and on the ServiceAccount subjects of RoleBindings
+//   namespace   set on every namespaced object, and on RoleBinding subjects named "default" (v5's defaultOnly)
 //   images      name → newName / newTag on containers and initContainers
 //   replicas    name → count on Deployments
 //   patches     RFC 6902 JSON patches (inline `patch`) on a target { kind, name }
@@ -63,7 +63,8 @@ export function render(dir: string): K8sObject[] {
     for (const o of objects) {
       if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace;
       if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
-        for (const s of (o.subjects as { kind: string; namespace?: string }[] | undefined) ?? []) if (s.kind === 'ServiceAccount') s.namespace = k.namespace;
+        // Kustomize v5's default (setRoleBindingSubjects: defaultOnly): only subjects named "default"; others keep theirs.
+        for (const s of (o.subjects as { name: string; namespace?: string }[] | undefined) ?? []) if (s.name === 'default') s.namespace = k.namespace;
       }
     }
   }

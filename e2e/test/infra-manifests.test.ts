@@ -14,6 +14,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import * as k8sClient from '@kubernetes/client-node';
@@ -153,13 +154,20 @@ for (const overlay of overlays) {
   const of = (kind: string) => objects.filter((o) => o.kind === kind);
   const byName = (kind: string, name: string) => of(kind).find((o) => o.metadata.name === name)!;
   const deployments = of('Deployment');
+  const dispatcherEnv = (containersOf(byName('Deployment', 'svc-dispatcher'))[0]!.env ?? []) as { name: string; value?: string }[];
+  /** Where task Jobs run (the dispatcher's SVC_K8S_NAMESPACE). */
+  const taskNs = dispatcherEnv.find((e) => e.name === 'SVC_K8S_NAMESPACE')?.value ?? '';
   const podOf = (d: K8sObject) => (d.spec as { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } }).template;
 
   test(`${overlay}: one Deployment per app, each with requests, a PodDisruptionBudget, a namespace and its pushed image`, () => {
     assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), APPS.map((a) => `svc-${a}`).sort());
-    const ns = objects[0]!.metadata.namespace;
-    assert.ok(ns);
-    for (const o of objects) assert.equal(o.metadata.namespace, ns, `${o.kind}/${o.metadata.name}`);
+    // The apps in one namespace, task pods' objects in another, which holds no Secret of svc's.
+    const ns = byName('Deployment', 'svc-api-gateway').metadata.namespace;
+    assert.ok(ns && taskNs && ns !== taskNs, `${ns} / ${taskNs}`);
+    const inTasks = new Set(['ServiceAccount/svc-task', 'Role/svc-task-jobs', 'RoleBinding/svc-dispatcher-task-jobs', 'NetworkPolicy/svc-task-no-ingress']);
+    for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, inTasks.has(`${o.kind}/${o.metadata.name}`) ? taskNs : ns, `${o.kind}/${o.metadata.name}`);
+    const taskNamespace = byName('Namespace', taskNs);
+    assert.equal((taskNamespace.metadata.labels as Record<string, string>)['pod-security.kubernetes.io/enforce'], 'restricted');
     for (const d of deployments) {
       const [c] = containersOf(d);
       const req = (c!.resources as { requests?: { cpu?: string; memory?: string } }).requests;
@@ -189,7 +197,8 @@ for (const overlay of overlays) {
       assert.equal(await served('/nothing-here'), false);
       for (const d of deployments) {
         const [c] = containersOf(d);
-        const env = Object.fromEntries(((c!.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
+        // The secret files are not here (the configuration test reads them); only the ports matter.
+        const env = Object.fromEntries(((c!.env ?? []) as { name: string; value?: string }[]).filter((e) => !e.name.endsWith('_FILE')).map((e) => [e.name, e.value]));
         // The port the app listens on, by its own configuration.
         const config = parseConfig({ ...env, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root });
         const isGateway = d.metadata.name === 'svc-api-gateway';
@@ -216,7 +225,7 @@ for (const overlay of overlays) {
     }
   });
 
-  test(`${overlay}: the dispatcher's service account may run task Jobs in its own namespace, and nothing else`, () => {
+  test(`${overlay}: the dispatcher's service account may run task Jobs in the task namespace, and nothing else`, () => {
     const d = byName('Deployment', 'svc-dispatcher');
     const spec = podOf(d).spec as { serviceAccountName: string; terminationGracePeriodSeconds: number };
     const sa = byName('ServiceAccount', spec.serviceAccountName);
@@ -224,13 +233,20 @@ for (const overlay of overlays) {
     assert.equal(of('ClusterRole').length + of('ClusterRoleBinding').length, 0);
     const bindings = of('RoleBinding').filter((b) => (b.subjects as { kind: string; name: string; namespace: string }[]).some((s) => s.kind === 'ServiceAccount' && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace));
     assert.equal(bindings.length, 1);
-    const role = byName('Role', (bindings[0]!.roleRef as { name: string }).name);
+    assert.equal(bindings[0]!.metadata.namespace, taskNs, 'its rights are in the task namespace');
+    assert.equal(of('Role').filter((r) => r.metadata.namespace === sa.metadata.namespace).length, 0, 'no rights where the Secrets are');
+    const role = of('Role').find((r) => r.metadata.name === (bindings[0]!.roleRef as { name: string }).name && r.metadata.namespace === taskNs)!;
     const rules = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) => r.resources.map((res) => `${r.apiGroups.join()}/${res}: ${[...r.verbs].sort().join(' ')}`));
     assert.deepEqual(rules.sort(), ['/pods/log: get', '/pods: delete get list watch', 'batch/jobs: create delete get list watch']);
-    const env = containersOf(d)[0]!.env as { name: string; value?: string; valueFrom?: { fieldRef: { fieldPath: string } } }[];
-    assert.equal(env.find((e) => e.name === 'SVC_K8S_NAMESPACE')!.valueFrom!.fieldRef.fieldPath, 'metadata.namespace', 'Jobs go where the Role grants');
-    assert.match(env.find((e) => e.name === 'SVC_RUNNER_IMAGE')!.value!, /^registry\.example\.com\/svc\/runner:/);
-    assert.equal(env.find((e) => e.name === 'SVC_RUNNER_URL')!.value, `http://${byName('Service', 'svc-api-gateway').metadata.name}`);
+    const env = Object.fromEntries(dispatcherEnv.map((e) => [e.name, e.value]));
+    assert.match(env.SVC_RUNNER_IMAGE!, /^registry\.example\.com\/svc\/runner:/);
+    assert.equal(env.SVC_RUNNER_URL, `http://${byName('Service', 'svc-api-gateway').metadata.name}.${sa.metadata.namespace}`, 'the gateway, as pods of the task namespace reach it');
+    // Task pods: a service account of their own, in their namespace, with no rights and no token.
+    const taskSa = of('ServiceAccount').find((x) => x.metadata.name === env.SVC_K8S_TASK_SERVICE_ACCOUNT && x.metadata.namespace === taskNs)!;
+    assert.ok(taskSa, `${env.SVC_K8S_TASK_SERVICE_ACCOUNT} in ${taskNs}`);
+    assert.equal(taskSa.automountServiceAccountToken, false);
+    assert.ok(!of('RoleBinding').some((b) => (b.subjects as { name: string }[]).some((x) => x.name === taskSa.metadata.name)), 'no Role names the task account');
+    assert.equal(env.SVC_K8S_DISPATCHER_SERVICE_ACCOUNT, sa.metadata.name, 'no task may use the dispatcher\'s own account');
     const killDelayS = Number(describeConfig().find((v) => v.variable === 'SVC_KILL_DELAY_MS')!.default) / 1000;
     assert.ok(spec.terminationGracePeriodSeconds > killDelayS, 'SIGTERM, then the tasks get SIGKILL after the kill delay, before Kubernetes kills the pod');
     for (const other of deployments.filter((x) => x !== d)) assert.equal(podOf(other).spec.automountServiceAccountToken, false, other.metadata.name);
@@ -241,32 +257,63 @@ for (const overlay of overlays) {
     const [c] = containersOf(job);
     assert.deepEqual(c!.command, ['node', '/app/migrate.mjs']);
     assert.equal(c!.image, containersOf(byName('Deployment', 'svc-maintenance'))[0]!.image, 'the migrations of the release being rolled out');
-    assert.deepEqual(c!.envFrom, [{ secretRef: { name: 'svc-database' } }]);
+    assert.equal(c!.envFrom, undefined);
+    assert.deepEqual(c!.env, [{ name: 'SVC_DATABASE_URL_FILE', value: '/run/secrets/svc/SVC_DATABASE_URL' }]);
+    const volumes = (podOf(job).spec.volumes ?? []) as { projected?: { sources: { secret?: { name: string } }[] } }[];
+    assert.deepEqual(volumes.flatMap((v) => v.projected?.sources ?? []).map((x) => x.secret?.name), ['svc-database']);
     assert.equal((job.metadata.labels as Record<string, string>)['app.kubernetes.io/component'], 'migration');
     assert.ok(objects.filter((o) => (o.metadata.labels as Record<string, string> | undefined)?.['app.kubernetes.io/component'] === 'migration').every((o) => o.kind === 'Job'), 'the selector of the first apply picks the Job alone');
   });
 
-  test(`${overlay}: every SVC_ variable set is known, and the configuration of every container loads`, () => {
+  test(`${overlay}: every SVC_ variable set is known, no Secret is in an environment, and the configuration of every container loads from its mounted files`, () => {
     const secrets = [...rendered.get('secrets-example')!, ...of('Secret')].filter((o) => o.kind === 'Secret');
     const secretData = (name: string) => (secrets.find((s) => s.metadata.name === name)!.stringData as Record<string, string>);
     const config = byName('ConfigMap', 'svc-config').data as Record<string, string>;
     const dockerfileEnv = Object.fromEntries([...fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/\\$/, '')]));
-    for (const o of [...deployments, byName('Job', 'svc-migrate')]) {
-      for (const c of containersOf(o)) {
-        const env: Record<string, string> = { ...dockerfileEnv, SVC_APP: '' };
-        for (const from of (c.envFrom ?? []) as { configMapRef?: { name: string }; secretRef?: { name: string } }[]) {
-          if (from.configMapRef) Object.assign(env, byName('ConfigMap', from.configMapRef.name).data);
-          if (from.secretRef) Object.assign(env, secretData(from.secretRef.name));
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-manifests-'));
+    try {
+      for (const o of [...deployments, byName('Job', 'svc-migrate')]) {
+        const volumes = (podOf(o).spec.volumes ?? []) as { name: string; projected?: { sources: { secret?: { name: string } }[] }; secret?: unknown }[];
+        for (const c of containersOf(o)) {
+          const env: Record<string, string> = { ...dockerfileEnv, SVC_APP: '' };
+          for (const from of (c.envFrom ?? []) as { configMapRef?: { name: string }; secretRef?: { name: string } }[]) {
+            assert.equal(from.secretRef, undefined, `${o.metadata.name}: a Secret in the environment`);
+            if (from.configMapRef) Object.assign(env, byName('ConfigMap', from.configMapRef.name).data);
+          }
+          for (const e of (c.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: unknown } }[]) {
+            assert.equal(e.valueFrom?.secretKeyRef, undefined, `${o.metadata.name}: ${e.name} from a Secret in the environment`);
+            env[e.name] = e.value ?? overlay;
+          }
+          const svcVars = Object.keys(env).filter((k) => k.startsWith('SVC_') && k !== 'SVC_APP');
+          assert.deepEqual(svcVars.filter((v) => !known.has(v)), [], `${o.metadata.name}: unknown variables`);
+          // Each *_FILE names a key of a Secret mounted (read-only, projected) at its directory: that file, written here.
+          const mounts = (c.volumeMounts ?? []) as { name: string; mountPath: string; readOnly?: boolean }[];
+          for (const [k, file] of Object.entries(env).filter(([k]) => k.endsWith('_FILE'))) {
+            const mount = mounts.find((m) => path.posix.dirname(file) === m.mountPath)!;
+            assert.ok(mount?.readOnly, `${o.metadata.name}: ${k} ${file} is not in a read-only mount`);
+            const sources = volumes.find((v) => v.name === mount.name)!.projected!.sources.map((x) => x.secret!.name);
+            const key = path.posix.basename(file);
+            const owner = sources.find((n) => key in secretData(n));
+            assert.ok(owner, `${o.metadata.name}: ${k}: no mounted Secret has the key ${key}`);
+            const local = path.join(tmp, o.metadata.name, key);
+            fs.mkdirSync(path.dirname(local), { recursive: true });
+            // The example master key is a placeholder, refused as it is; a good one stands in for it.
+            if (key === 'SVC_MASTER_KEYS') assert.throws(() => parseMasterKeys(secretData(owner)[key]!), /expected 32/, 'the placeholder key is refused');
+            fs.writeFileSync(local, `${key === 'SVC_MASTER_KEYS' ? GOOD_KEY : secretData(owner)[key]}\n`);
+            env[k] = local;
+          }
+          if (o.kind === 'Job') continue;
+          for (const v of ['SVC_DATABASE_URL', 'SVC_MASTER_KEYS', 'SVC_STORAGE_URL']) {
+            assert.equal(env[v], undefined, `${o.metadata.name}: ${v} in the environment`);
+            assert.ok(env[`${v}_FILE`], `${o.metadata.name}: ${v}_FILE`);
+          }
+          const parsed = parseConfig(env, { cwd: root });
+          assert.equal(parsed.host, '0.0.0.0', `${o.metadata.name}: listens beyond loopback`);
+          assert.equal(parsed.databaseUrl, secretData('svc-database').SVC_DATABASE_URL, `${o.metadata.name}: the database URL, read from its file`);
         }
-        for (const e of (c.env ?? []) as { name: string; value?: string }[]) env[e.name] = e.value ?? overlay;
-        const svcVars = Object.keys(env).filter((k) => k.startsWith('SVC_') && k !== 'SVC_APP');
-        assert.deepEqual(svcVars.filter((v) => !known.has(v)), [], `${o.metadata.name}: unknown variables`);
-        if (o.kind === 'Job') continue;
-        assert.ok(env.SVC_DATABASE_URL && env.SVC_MASTER_KEYS && env.SVC_STORAGE_URL, o.metadata.name);
-        assert.throws(() => parseMasterKeys(env.SVC_MASTER_KEYS!), /expected 32/, 'the placeholder key is refused');
-        const parsed = parseConfig({ ...env, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root });
-        assert.equal(parsed.host, '0.0.0.0', `${o.metadata.name}: listens beyond loopback`);
       }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
     assert.ok(Object.keys(config).every((k) => known.has(k)));
   });
@@ -277,11 +324,16 @@ test('staging carries the example Secrets; production carries none', () => {
   assert.deepEqual(rendered.get('overlays/staging')!.filter((o) => o.kind === 'Secret').map((s) => s.metadata.name).sort(), ['svc-database', 'svc-master-keys', 'svc-storage']);
 });
 
-test('the Compose file runs PostgreSQL, an S3 store, the migrations first, every app and two dispatchers', () => {
-  const compose = mergeKeys(yaml.load(fs.readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'))) as { services: Record<string, Record<string, any>> };
+test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations first, every app, two dispatchers on the docker executor, and secrets as files', () => {
+  const compose = mergeKeys(yaml.load(fs.readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'))) as {
+    services: Record<string, Record<string, any>>;
+    secrets: Record<string, { file: string }>;
+    networks: Record<string, { name: string }>;
+  };
   const s = compose.services;
   for (const name of ['postgres', 's3', 'migrate', ...APPS]) assert.ok(s[name], name);
   assert.equal(s.dispatcher!.deploy.replicas, 2);
+  const secretFiles = (svc: string) => Object.fromEntries((s[svc]!.secrets as string[]).map((n) => [`/run/secrets/${n}`, n]));
   for (const app of [...APPS, 'migrate']) {
     const b = s[app]!.build;
     assert.equal(b.dockerfile, 'infra/Dockerfile', app);
@@ -289,27 +341,60 @@ test('the Compose file runs PostgreSQL, an S3 store, the migrations first, every
     assert.ok(fs.existsSync(path.join(root, 'apps', appArg, 'package.json')), app);
     if (app !== 'migrate') assert.equal(appArg, app);
     const env = s[app]!.environment as Record<string, string>;
-    assert.ok(env.SVC_DATABASE_URL && env.SVC_MASTER_KEYS && env.SVC_STORAGE_URL, app);
     assert.deepEqual(Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k)), [], app);
+    // No secret in an environment: each *_FILE is a Compose secret the service mounts.
+    for (const v of ['SVC_DATABASE_URL', 'SVC_MASTER_KEYS', 'SVC_STORAGE_URL']) assert.equal(env[v], undefined, `${app}: ${v}`);
+    const files = secretFiles(app);
+    for (const [k, file] of Object.entries(env).filter(([k]) => k.endsWith('_FILE'))) {
+      if (app === 'migrate' && k !== 'SVC_DATABASE_URL_FILE') continue;
+      assert.ok(files[file], `${app}: ${k} ${file} is not a secret it mounts`);
+      assert.ok(compose.secrets[files[file]!]?.file, `${app}: ${files[file]} has a file`);
+    }
+    if (app !== 'migrate') for (const v of ['SVC_DATABASE_URL_FILE', 'SVC_MASTER_KEYS_FILE', 'SVC_STORAGE_URL_FILE']) assert.ok(env[v], `${app}: ${v}`);
   }
+  assert.ok(secretFiles('migrate')['/run/secrets/database_url']);
+  assert.equal(s.postgres!.environment.POSTGRES_PASSWORD_FILE, '/run/secrets/postgres_password');
+  assert.ok(secretFiles('postgres')['/run/secrets/postgres_password']);
+  // infra/compose-secrets.sh writes every secret file Compose names.
+  const script = fs.readFileSync(path.join(root, 'infra/compose-secrets.sh'), 'utf8');
+  for (const [name, { file }] of Object.entries(compose.secrets)) assert.match(script, new RegExp(`\\b${path.basename(file).replace('.', '\\.')}\\b`), name);
   for (const app of APPS) assert.equal(s[app]!.depends_on.migrate.condition, 'service_completed_successfully', app);
   // Each app's health is its /readyz, on the port its configuration gives (infra/healthcheck.mjs).
   for (const app of APPS) assert.deepEqual(s[app]!.healthcheck.test, ['CMD', 'node', '/app/healthcheck.mjs', 'readyz'], app);
   assert.match(fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8'), /^\s+SVC_HEALTH_PORT=9464 \\$/m);
   assert.deepEqual(s.maintenance!.ports, ['9464:9464']);
   assert.deepEqual(s.migrate!.command ?? s.migrate!.entrypoint, ['node', '/app/migrate.mjs']);
-  assert.match(s.s3!.image, /minio/);
-  assert.match(s.postgres!.image, /^postgres:/);
+  // The dispatchers run tasks as containers on a network of their own, which the gateway joins (not PostgreSQL nor S3).
+  const d = s.dispatcher!.environment as Record<string, string>;
+  assert.equal(d.SVC_EXECUTORS, 'docker');
+  assert.equal(d.SVC_DEFAULT_EXECUTOR, 'docker');
+  const taskNet = Object.entries(compose.networks).find(([, n]) => n.name === d.SVC_DOCKER_NETWORK)?.[0];
+  assert.ok(taskNet, `the network ${d.SVC_DOCKER_NETWORK}`);
+  assert.ok((s['api-gateway']!.networks as string[]).includes(taskNet));
+  assert.equal(d.SVC_RUNNER_URL, 'http://api-gateway:8080');
+  for (const other of ['postgres', 's3', 'scheduler', 'maintenance', 'migrate']) assert.ok(!(s[other]!.networks ?? []).includes(taskNet), other);
+  assert.doesNotMatch(s.s3!.image, /minio/, 'the community MinIO image is no longer maintained');
+  assert.match(s.s3!.image, /seaweedfs/);
+  assert.match(s.postgres!.image, /postgres:/);
 });
 
-test('the Dockerfiles build one app each from a named supported base, as a non-root user, with a health check', () => {
+test('the Dockerfiles: Node 24 bookworm-slim, the dependency layer apart from the sources, tini, git where the app runs it, a non-root user and a health check', () => {
   const df = fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8');
   const runner = fs.readFileSync(path.join(root, 'infra/runner.Dockerfile'), 'utf8');
-  for (const f of [df, runner]) assert.match(f, /^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+  for (const f of [df, runner]) {
+    assert.match(f, /^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    // The install runs on the manifests alone, before the sources are copied in.
+    const deps = f.indexOf('COPY --from=manifests /manifests/ /src/');
+    const install = f.indexOf('bootstrap.mjs --install-only');
+    const sources = f.indexOf('FROM deps AS build\n');
+    assert.ok(deps > 0 && install > deps && sources > install && f.indexOf('COPY . .', sources) > sources, 'manifests, install, then sources');
+  }
   assert.match(df, /sh infra\/deploy-app\.sh "\$\{APP\}" "\/out\/\$\{APP\}"/);
   assert.match(fs.readFileSync(path.join(root, 'infra/deploy-app.sh'), 'utf8'), /pnpm --filter "\.\/apps\/\$\{app\}" deploy --prod/);
   assert.match(df, /^USER node$/m);
   assert.match(df, /^HEALTHCHECK .*\/app\/healthcheck\.mjs/m);
+  assert.match(df, /^ENTRYPOINT \["tini", "--", "node", "\/app\/dist\/main\.js"\]$/m);
+  assert.match(df, /case "\$\{APP\}" in api-gateway\|scheduler\) pkgs="\$pkgs git openssh-client/);
   assert.match(runner, /^FROM scratch AS runner$/m);
   assert.match(runner, /^COPY --from=bundled \/out\/runner \/\.svc-runner$/m);
   const ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
