@@ -4,14 +4,23 @@
 // before a rollout. Services apply pending migrations at start too, under the
 // same advisory lock (Prisma Migrate's), so whichever comes first applies them
 // once and the others find nothing to do. Exit codes: 0 done, 1 failed, 2 no
-// SVC_DATABASE_URL, 3 the database carries migrations this image does not
-// know (a newer release migrated it: roll forward instead).
+// SVC_DATABASE_URL (nor SVC_DATABASE_URL_FILE, the file of a mounted secret,
+// read by the same rule as the services), 3 the database carries migrations
+// this image does not know (a newer release migrated it: roll forward instead).
 //   node /app/migrate.mjs
+import { readVariable } from '@svc/config';
 import { applyMigrations, createDb, migrationStatus } from '@svc/db';
 
-const url = process.env.SVC_DATABASE_URL;
+let url;
+try {
+  url = readVariable(process.env, 'SVC_DATABASE_URL');
+} catch (err) {
+  // A ConfigError names the variables and the path, never the URL.
+  console.error(JSON.stringify({ level: 'error', message: String(err?.message ?? err) }));
+  process.exit(2);
+}
 if (!url) {
-  console.error(JSON.stringify({ level: 'error', message: 'SVC_DATABASE_URL is not set' }));
+  console.error(JSON.stringify({ level: 'error', message: 'SVC_DATABASE_URL is not set (nor SVC_DATABASE_URL_FILE)' }));
   process.exit(2);
 }
 const db = createDb({ url, applicationName: 'svc-migrate' });

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { App } from '../app.js';
-import { openDatabase } from '../db.js';
+import { openDatabase, serverVariable } from '../db.js';
 import { CliError } from '../io.js';
 import { askHidden, readAllStdin } from '../ui/prompt.js';
 import { cliVersion } from '../version.js';
@@ -129,7 +129,7 @@ present in SVC_MASTER_KEYS while it runs.
     )
     .action(async () => {
       const { parseMasterKeys } = await import('@svc/config');
-      const keys = parseMasterKeys(io.env.SVC_MASTER_KEYS ?? '');
+      const keys = parseMasterKeys((await serverVariable(io, 'SVC_MASTER_KEYS')) ?? '');
       if (!keys.length) throw new CliError('SVC_MASTER_KEYS is empty: there is no key to re-encrypt with');
       const { rewrapSecrets } = await import('@svc/secrets');
       const db = await openDatabase(io);

@@ -78,8 +78,27 @@ export interface Target {
 }
 
 /**
+ * SVC_TOKEN, else the content of the file SVC_TOKEN_FILE names less one
+ * trailing newline (a CI secret mounted as a file). The rule of @svc/config's
+ * secret-files.ts, restated here because the standalone CLI carries none of
+ * the server packages.
+ */
+function envToken(env: Record<string, string | undefined>): string | undefined {
+  const file = env.SVC_TOKEN_FILE?.trim();
+  if (!file) return env.SVC_TOKEN;
+  if (env.SVC_TOKEN?.trim()) throw new CliError('SVC_TOKEN and SVC_TOKEN_FILE are both set; set only one', 2);
+  let content: string;
+  try {
+    content = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`SVC_TOKEN_FILE: cannot read ${JSON.stringify(file)}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`, 2);
+  }
+  return content.replace(/\r?\n$/, '');
+}
+
+/**
  * Where a command talks to: `--context NAME`, else the current context; then
- * SVC_URL and SVC_TOKEN override the URL and the token one by one (a CI job
+ * SVC_URL and SVC_TOKEN (or SVC_TOKEN_FILE) override the URL and the token one by one (a CI job
  * sets both and needs no file at all).
  */
 export function resolveTarget(env: Record<string, string | undefined>, data: ContextsFile, contextName?: string): Target {
@@ -87,6 +106,6 @@ export function resolveTarget(env: Record<string, string | undefined>, data: Con
   const ctx = name === undefined ? undefined : data.contexts.find((c) => c.name === name);
   if (contextName !== undefined && !ctx) throw new CliError(`no context named "${contextName}" (see svc context list)`);
   const url = env.SVC_URL || ctx?.url || DEFAULT_URL;
-  const token = env.SVC_TOKEN || ctx?.token;
+  const token = envToken(env) || ctx?.token;
   return { url: url.replace(/\/+$/, ''), ...(token ? { token } : {}), ...(ctx ? { context: ctx } : {}) };
 }

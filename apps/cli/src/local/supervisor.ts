@@ -27,10 +27,13 @@ function say(io: Io, msg: string): void {
   io.stderr.write(`[svc local] ${msg}\n`);
 }
 
-/** SVC_MASTER_KEYS, else a key generated once and kept in the data dir (embedded mode only). */
-function localMasterKeys(config: Config, env: NodeJS.ProcessEnv): string | undefined {
-  if (env.SVC_MASTER_KEYS) return env.SVC_MASTER_KEYS;
-  if (config.databaseUrl) return undefined;
+/**
+ * A key generated once and kept in the data dir (embedded mode only), when
+ * SVC_MASTER_KEYS (or SVC_MASTER_KEYS_FILE) gives none; the services read a
+ * configured one themselves.
+ */
+function localMasterKeys(config: Config): string | undefined {
+  if (config.masterKeys.length || config.databaseUrl) return undefined;
   const file = path.join(config.dataDir, 'master-keys');
   if (!fs.existsSync(file)) {
     fs.mkdirSync(config.dataDir, { recursive: true });
@@ -95,8 +98,9 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
     await db.close();
   }
 
-  const masterKeys = localMasterKeys(config, env);
-  const childEnv: NodeJS.ProcessEnv = { ...env, SVC_DATABASE_URL: url, SVC_DATA_DIR: config.dataDir };
+  const masterKeys = localMasterKeys(config);
+  // The embedded database's URL is handed down; a configured one (SVC_DATABASE_URL or its _FILE) is read by each service itself.
+  const childEnv: NodeJS.ProcessEnv = { ...env, ...(kept ? { SVC_DATABASE_URL: url } : {}), SVC_DATA_DIR: config.dataDir };
   if (masterKeys) childEnv.SVC_MASTER_KEYS = masterKeys;
 
   const children = new Map<string, ChildProcess>();
