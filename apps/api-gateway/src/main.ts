@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The api-gateway process: HTTP on SVC_HOST:SVC_PORT.
 import type { AddressInfo } from 'node:net';
-import { runService } from '@svc/service';
+import { applyHttpTimeouts, httpTimeouts, runService } from '@svc/service';
 import { bootstrapAdmin } from '@svc/identity';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway } from './app.js';
@@ -18,6 +18,8 @@ await runService({
     const gateway = buildGateway({ ...ctx, storage });
     const { app } = gateway;
     const server = app.listen(ctx.config.port, ctx.config.host);
+    // Longer than a load balancer's idle timeout (SVC_HTTP_KEEPALIVE_TIMEOUT), so it never reuses a connection being closed.
+    applyHttpTimeouts(server, httpTimeouts(ctx.config));
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

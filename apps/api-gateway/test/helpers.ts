@@ -8,6 +8,7 @@ import { parseConfig } from '@svc/config';
 import { createDb, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { createTestLogger } from '@svc/logging';
+import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore, type ObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway, type GatewayDeps } from '../src/app.js';
 
@@ -41,6 +42,8 @@ export async function startTestGateway(opts: {
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now, uiDir: opts.uiDir ?? path.join(dataDir, 'no-ui') });
   const server = gateway.app.listen(0, '127.0.0.1');
+  // As main.ts does: a test client's idle connection must not meet Node's 5 s default.
+  applyHttpTimeouts(server, httpTimeouts(config));
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;
   return {

@@ -11,6 +11,7 @@ import { createDb } from '@svc/db';
 import { createTestDatabase } from '@svc/db/testing';
 import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import { createTestLogger } from '@svc/logging';
+import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway } from '../src/app.js';
 import type { TestGateway } from './helpers.js';
@@ -39,6 +40,8 @@ export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Re
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });
   const server = gateway.app.listen(0, '127.0.0.1');
+  // As main.ts does: a test client's idle connection must not meet Node's 5 s default.
+  applyHttpTimeouts(server, httpTimeouts(config));
   await new Promise<void>((r) => server.once('listening', () => r()));
   const { port } = server.address() as AddressInfo;
   const gw = {

@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { migrationStatus, type Db } from '@svc/db';
 import type client from 'prom-client';
+import { applyHttpTimeouts, type HttpTimeouts } from './http-timeouts.js';
 
 /** The total budget of one /readyz, as the gateway's (spec: 5 s). */
 export const READINESS_TIMEOUT_MS = 5_000;
@@ -73,6 +74,8 @@ export interface HealthServerOptions {
   registry: client.Registry;
   /** Default READINESS_TIMEOUT_MS. */
   readinessTimeoutMs?: number;
+  /** Keep-alive and headers timeouts (SVC_HTTP_*); default Node's own (5 s keep-alive). */
+  timeouts?: HttpTimeouts;
 }
 
 export interface HealthServer {
@@ -104,8 +107,8 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
         return json(res, 404, { error: { code: 'not_found', message: `no route ${path}` } });
     }
   });
-  // Probes come every few seconds: an idle keep-alive connection must not hold close() up.
-  server.keepAliveTimeout = 5_000;
+  // close() drops every connection, so a long keep-alive never holds it up.
+  if (opts.timeouts) applyHttpTimeouts(server, opts.timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

@@ -2,3 +2,4 @@ export { runService, resolveDatabaseUrl, type ServiceContext, type ServiceHandle
 export { systemClock, type Clock } from './clock.js';
 export { buildVersion } from './version.js';
 export { databaseChecks, runReadiness, startHealthServer, READINESS_TIMEOUT_MS, type HealthServer, type HealthServerOptions, type ReadinessCheck, type ReadinessReport } from './health-server.js';
+export { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from './http-timeouts.js';

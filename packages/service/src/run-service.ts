@@ -23,6 +23,7 @@ import {
 import { createLogger, type Logger } from '@svc/logging';
 import client from 'prom-client';
 import { databaseChecks, startHealthServer, type HealthServer } from './health-server.js';
+import { httpTimeouts } from './http-timeouts.js';
 import { systemClock, type Clock } from './clock.js';
 import { buildVersion } from './version.js';
 
@@ -163,6 +164,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
       health = await startHealthServer({
         port: config.healthPort,
         host: config.host,
+        timeouts: httpTimeouts(config),
         registry: metrics,
         checks: {
           ...databaseChecks(db),
