@@ -25,7 +25,8 @@ export async function executorTargets(): Promise<ExecutorTarget[]> {
     return targets;
   }
   const images = await ensureTestImages(d.docker);
-  targets.push({ type: 'docker', env: { SVC_DOCKER_HOST: d.host }, image: images.debian });
+  // The test engine has no bridge network (--bridge=none), and none is created here: tasks on the host's.
+  targets.push({ type: 'docker', env: { SVC_DOCKER_HOST: d.host, SVC_DOCKER_NETWORK: 'host', SVC_DOCKER_NETWORKS: 'host' }, image: images.debian });
   // The stand-in's kubelet runs the pods on the same engine: the runner image is there already.
   const standin = await startStandin({ docker: d.docker, namespaces: ['default'], backOffMs: 200 });
   targets.push({

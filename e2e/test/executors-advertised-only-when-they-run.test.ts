@@ -33,7 +33,7 @@ test('docker without an answering engine is not advertised; its runs wait as no_
   const waiting = await s.waitFor(e.id, (x) => x.task_runs[0]?.reason === 'no_instance_for_pool', 30_000);
   assert.equal(waiting.task_runs[0].state, 'QUEUED');
 
-  s.startApp('dispatcher', { SVC_EXECUTORS: 'docker', SVC_DOCKER_HOST: (d as { host: string }).host });
+  s.startApp('dispatcher', { SVC_EXECUTORS: 'docker', SVC_DOCKER_HOST: (d as { host: string }).host, SVC_DOCKER_NETWORK: 'host' });
   const done = await s.waitEnded(e.id, 120_000);
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
   assert.deepEqual(await rows(), [['inline', 'process'], ['docker', 'inline']]);

@@ -6,7 +6,17 @@
 // reach the container; pull never with a missing image ends
 // image_pull_failed; a missing runtime ends runtime_not_found naming the tool
 // and the image; cancel stops the container; nothing is left behind, not even
-// after a kill -9 of the dispatcher.
+// after a kill -9 of the dispatcher. Isolation: a task image cannot write the
+// shared runner volume (it is filled without ever creating a container of a
+// task image); containers run with no-new-privileges, without NET_RAW and
+// the other dropped capabilities, under SVC_DOCKER_PIDS_LIMIT; a network a
+// flow names must be SVC_DOCKER_NETWORK or listed in SVC_DOCKER_NETWORKS
+// (host and container:<id> too), else the run fails executor_error.
+//
+// The stack's tasks run on the host network (SVC_DOCKER_NETWORK=host): this
+// engine runs with --bridge=none and no test creates a bridge network. The
+// network policy is tried on dispatchers of their own pools whose default is
+// `none` (a refused task never gets a container).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
@@ -22,17 +32,47 @@ let s: Stack;
 
 const flow = (def: Record<string, unknown>) => JSON.stringify(def);
 const NS = 'dock';
+/** A task image that carries a runner of its own at the mount point, marked complete: it must reach no other task. */
+const POISONED = 'svc-test/poisoned-runner:1';
+let started: number;
+
+/** POISONED: busybox plus /.svc-runner/{.svc-complete,svc.cjs}, as an attacker would push it. */
+async function buildPoisonedImage(): Promise<void> {
+  const script = 'mkdir -p /.svc-runner && touch /.svc-runner/.svc-complete && echo \'console.log("POISONED runner")\' > /.svc-runner/svc.cjs';
+  const c = await docker.createContainer({ Image: images.busybox, Entrypoint: ['sh', '-c', script], HostConfig: { NetworkMode: 'none' } });
+  try {
+    await c.start();
+    assert.equal(((await c.wait()) as { StatusCode: number }).StatusCode, 0);
+    await c.commit({ repo: POISONED.split(':')[0], tag: POISONED.split(':')[1] });
+  } finally {
+    await c.remove({ force: true });
+  }
+}
 
 before(async () => {
   if (skip) return;
   docker = (d as { docker: Dockerode }).docker;
   images = await ensureTestImages(docker);
-  s = await startStack({ env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: (d as { host: string }).host, SVC_KILL_DELAY_MS: '2000', SVC_DEFAULT_EXECUTOR: 'docker', SVC_DEFAULT_IMAGE: images.musl } });
+  await buildPoisonedImage();
+  // Best effort: runner volumes left by earlier runs go, so that this stack's first docker task is the one that fills its volume.
+  for (const v of (await docker.listVolumes({ filters: JSON.stringify({ label: ['svc.dev/runner-bundle'] }) })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  started = Math.floor(Date.now() / 1000);
+  const host = (d as { host: string }).host;
+  s = await startStack({
+    env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: host, SVC_KILL_DELAY_MS: '2000', SVC_DEFAULT_EXECUTOR: 'docker', SVC_DEFAULT_IMAGE: images.musl, SVC_DOCKER_NETWORK: 'host', SVC_DOCKER_NETWORKS: 'host', SVC_DOCKER_PIDS_LIMIT: '300' },
+  });
+  // The network policy's dispatchers: default network none; one allows nothing more, one allows host.
+  const strict = { SVC_EXECUTORS: 'docker', SVC_DOCKER_HOST: host, SVC_DOCKER_NETWORK: 'none' };
+  // An empty variable counts as unset: no network but the default is allowed (the stack's own allows host).
+  s.startApp('dispatcher', { ...strict, SVC_POOLS: 'netdefault', SVC_DOCKER_NETWORKS: '' });
+  s.startApp('dispatcher', { ...strict, SVC_POOLS: 'nethost', SVC_DOCKER_NETWORKS: 'host' });
+  const onNet = (id: string, pool: string, network: string) =>
+    flow({ id, tasks: [{ id: 't', type: 'command', executor: { type: 'docker', image: images.busybox, pool, network }, command: ['sh', '-c', 'echo on the network'] }] });
   await s.saveFlow(
     NS,
     {
       'hello.sh': 'echo "hello from $(cat /etc/os-release 2>/dev/null | head -c0)bash $BASH_VERSION"\necho "to stderr" >&2\necho \'{"outputs": {"n": 42}}\' >> "$SVC_OUTPUTS"\n',
-      'busy.flow.yaml': flow({ id: 'busy', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'b', type: 'command', command: ['sh', '-c', 'echo busybox says hi; ls /lib 2>&1 | head -3; exit 0'] }] }),
+      'busy.flow.yaml': flow({ id: 'busy', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'b', type: 'command', command: ['sh', '-c', 'echo busybox says hi; ls /lib 2>&1 | head -3; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status; exit 0'] }] }),
       'slim.flow.yaml': flow({ id: 'slim', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 's', type: 'script', file: 'hello.sh' }] }),
       'onpath.flow.yaml': flow({ id: 'onpath', tasks: [{ id: 'p', type: 'command', executor: { type: 'docker', image: images.withSvc, inject_runner: false }, command: ['sh', '-c', 'echo runner from the image; command -v svc'] }] }),
       'limited.flow.yaml': flow({
@@ -44,6 +84,12 @@ before(async () => {
       'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 'm', type: 'command', executor: { type: 'docker', image: 'local/not-here:1', pull: 'never' }, command: ['true'] }] }),
       'noruntime.py': 'print("never")\n',
       'noruntime.flow.yaml': flow({ id: 'noruntime', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'py', type: 'script', file: 'noruntime.py' }] }),
+      'poisoned.flow.yaml': flow({ id: 'poisoned', executor: { type: 'docker', image: POISONED }, tasks: [{ id: 'p', type: 'command', command: ['sh', '-c', 'echo poisoned image ran its task'] }] }),
+      'clean.flow.yaml': flow({ id: 'clean', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 'c', type: 'command', command: ['sh', '-c', 'echo clean image ran its task'] }] }),
+      'hostnet-default.flow.yaml': onNet('hostnet-default', 'netdefault', 'host'),
+      'container-net.flow.yaml': onNet('container-net', 'nethost', 'container:svc-some-container'),
+      'other-net.flow.yaml': onNet('other-net', 'nethost', 'etl-net'),
+      'hostnet-listed.flow.yaml': onNet('hostnet-listed', 'nethost', 'host'),
       'survive.flow.yaml': flow({ id: 'survive', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'long', type: 'command', command: ['sh', '-c', 'sleep 4; echo still here'] }] }),
     },
   );
@@ -57,8 +103,34 @@ after(async () => {
   await s?.stop();
 });
 
+/** Containers the engine created since the stack started from `image`: [name, image]. */
+async function containersCreatedFrom(image: string): Promise<string[]> {
+  const stream = (await docker.getEvents({ since: started, until: Math.ceil(Date.now() / 1000), filters: JSON.stringify({ type: ['container'], event: ['create'] }) })) as unknown as NodeJS.ReadableStream;
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { Actor: { Attributes: { name: string; image: string } } })
+    .filter((e) => e.Actor.Attributes.image === image)
+    .map((e) => e.Actor.Attributes.name);
+}
+
 const logsOf = async (id: string) => (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1 ORDER BY task_key, n`, [id])).rows as { task_key: string; stream: string; text: string }[];
 const containersOf = (executionId: string) => docker.listContainers({ all: true, filters: { label: [`svc.dev/execution-id=${executionId}`] } });
+
+// First: the stack's first docker task fills the runner volume, and its image carries a runner of its own.
+test("a task image cannot write the runner volume: no container of it but its task's is created, and the next task gets the real runner", { skip }, async () => {
+  const e = await s.trigger(NS, 'poisoned');
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.ok((await logsOf(e.id)).some((l) => l.text === 'poisoned image ran its task'), 'its own runner is hidden under the real one');
+  const clean = await s.waitEnded((await s.trigger(NS, 'clean')).id, 120_000);
+  assert.equal(clean.state, 'SUCCESS', JSON.stringify(clean));
+  assert.ok((await logsOf(clean.id)).some((l) => l.text === 'clean image ran its task'));
+  const created = await containersCreatedFrom(POISONED);
+  assert.deepEqual(created, [`svc-${done.task_runs[0].id.toLowerCase()}`], 'the only container of the task image is its task container');
+});
 
 test('a command task runs in a busybox image with no libc: the injected runner needs nothing from it', { skip }, async () => {
   const e = await s.trigger(NS, 'busy');
@@ -67,6 +139,10 @@ test('a command task runs in a busybox image with no libc: the injected runner n
   assert.equal(done.task_runs[0].executor_type, 'docker');
   const lines = await logsOf(e.id);
   assert.ok(lines.some((l) => l.text === 'busybox says hi'), JSON.stringify(lines));
+  // As the task's process sees it: no setuid gain, and no NET_RAW (capability bit 13).
+  assert.ok(lines.some((l) => /^NoNewPrivs:\s+1$/.test(l.text)), JSON.stringify(lines));
+  const capEff = BigInt(`0x${/^CapEff:\s+([0-9a-f]+)$/.exec(lines.find((l) => l.text.startsWith('CapEff:'))!.text)![1]}`);
+  assert.equal(capEff & (1n << 13n), 0n, `NET_RAW dropped: CapEff ${capEff.toString(16)}`);
   // The runner reports the end before its process exits: the container goes a moment later.
   for (let i = 0; i < 100 && (await containersOf(e.id)).length; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(await containersOf(e.id), [], 'the container is removed after the run');
@@ -115,7 +191,10 @@ test('limits and labels reach the container; cancel stops it within the grace an
   const info = await docker.getContainer(listed[0]!.Id).inspect();
   assert.equal(info.HostConfig.NanoCpus, 500_000_000);
   assert.equal(info.HostConfig.Memory, 64 * 1024 * 1024);
-  assert.equal(info.HostConfig.NetworkMode, 'host');
+  assert.equal(info.HostConfig.NetworkMode, 'host', 'SVC_DOCKER_NETWORK');
+  assert.deepEqual(info.HostConfig.SecurityOpt, ['no-new-privileges']);
+  assert.ok(info.HostConfig.CapDrop?.includes('NET_RAW'), JSON.stringify(info.HostConfig.CapDrop));
+  assert.equal(info.HostConfig.PidsLimit, 300, 'SVC_DOCKER_PIDS_LIMIT');
   assert.equal(info.Config.Labels['svc.dev/task-run-id'], taskRunId);
   assert.equal(info.Config.Labels['svc.dev/namespace'], NS);
   assert.equal(info.Config.Labels['svc.dev/flow-id'], 'limited');
@@ -135,6 +214,29 @@ test('limits and labels reach the container; cancel stops it within the grace an
   for (let i = 0; i < 100 && (await containersOf(e.id)).length; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(await containersOf(e.id), [], 'the container is removed');
   await assert.rejects(docker.getVolume(workVolume!).inspect(), 'the run\'s volume is removed with it');
+});
+
+test('a network the flow names: host refused by default, listed ones run, container: and others refused unless listed; the error names the network and the setting', { skip }, async () => {
+  const ended = async (flowId: string) => {
+    const e = await s.trigger(NS, flowId);
+    const done = await s.waitEnded(e.id, 120_000);
+    return { e, done, run: done.task_runs[0] };
+  };
+  const refused = [
+    ['hostnet-default', 'host', /it is empty/],
+    ['container-net', 'container:svc-some-container', /it lists host/],
+    ['other-net', 'etl-net', /it lists host/],
+  ] as const;
+  for (const [flowId, network, listed] of refused) {
+    const { e, done, run } = await ended(flowId);
+    assert.equal(done.state, 'FAILED', `${flowId}: ${JSON.stringify(done)}`);
+    assert.equal(run.reason, 'executor_error', flowId);
+    assert.ok(run.error.includes(`the network ${network} is not allowed`) && run.error.includes('SVC_DOCKER_NETWORKS'), run.error);
+    assert.match(run.error, listed);
+    assert.deepEqual(await containersOf(e.id), [], `${flowId}: no container`);
+  }
+  const { done } = await ended('hostnet-listed');
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
 });
 
 test('pull never with a missing image ends image_pull_failed with the reason', { skip }, async () => {

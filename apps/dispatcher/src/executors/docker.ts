@@ -8,10 +8,18 @@
 //
 // Runner injection: the runner bundle (node, its loader and libraries, the
 // runner code: @svc/runner-bundle) is copied once per bundle version into a
-// named volume `svc-runner-<hash>` that every task container mounts read-only
-// at /.svc-runner, so a task needs nothing from its image but the runtime
-// tool it names. The run's own files live in an anonymous volume mounted at
-// /.svc-work, removed with the container.
+// named volume `svc-runner-v2-<hash>` that every task container mounts
+// read-only at /.svc-runner, so a task needs nothing from its image but the
+// runtime tool it names; it is filled through an image the dispatcher makes,
+// never a task's (docker-runner-volume.ts). The run's own files live in an
+// anonymous volume mounted at /.svc-work, removed with the container.
+//
+// Isolation (docker-task-network.ts): a task runs on SVC_DOCKER_NETWORK
+// (default the svc-tasks bridge network, created when missing) or on a
+// network its flow names that SVC_DOCKER_NETWORKS lists, else it fails
+// executor_error before any container exists; every container runs with
+// no-new-privileges, without DROPPED_CAPABILITIES (NET_RAW...), and at most
+// SVC_DOCKER_PIDS_LIMIT processes.
 //
 // Containers carry labels naming the instance, execution, task run,
 // namespace and flow. At start, the executor removes the containers of
@@ -20,37 +28,24 @@
 // removes them after, as it does its own.
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
-import tar from 'tar-stream';
 import { listInstances } from '@svc/db';
 import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
+import { RunnerVolumes, runnerMount, type RunnerBundleLike } from './docker-runner-volume.js';
+import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
+
+export type { RunnerBundleLike };
 
 /** Where the run's working directories live inside the container (an anonymous volume). */
 export const WORK_MOUNT = '/.svc-work';
-/** The volume label naming the runner bundle version it holds. */
-const BUNDLE_LABEL = 'svc.dev/runner-bundle';
-/** How long a dispatcher waits for another one filling the runner volume, and when a filler counts as left by a dead one. */
-const FILLER_WAIT_MS = 5 * 60_000;
-const FILLER_STALE_MS = 2 * 60_000;
-/** A file written last into a bundle volume: the copy is complete. */
-const COMPLETE_MARK = '.svc-complete';
 /** How often the engine's health is checked (a dispatcher advertises docker only while it answers). */
 export const PING_MS = 5_000;
 /** How often containers left by dead dispatchers are looked for (and once at start). */
 export const SWEEP_MS = 10_000;
 /** An exited container whose run ended is a leftover after this long (its dispatcher removes it within milliseconds). */
 const LEFTOVER_AFTER_MS = 10_000;
-
-/** What the executor needs of the runner bundle (@svc/runner-bundle's RunnerBundle). */
-export interface RunnerBundleLike {
-  hash: string;
-  /** argv starting `svc` from a bundle placed at mountDir. */
-  argv(mountDir: string): string[];
-  /** A tar stream of the bundle's contents. */
-  tar(): NodeJS.ReadableStream;
-}
 
 export interface DockerExecutorOptions {
   docker: Docker;
@@ -89,7 +84,16 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   let healthy = false;
   let closed = false;
   const adopted = new Set<string>();
-  const bundleVolumes = new Map<string, Promise<string>>();
+  const runnerVolumes = new RunnerVolumes(docker, opts.runnerMount);
+  // Made once, on the first task that runs on it; a failure is tried again by the next task.
+  let taskNetworkReady: Promise<void> | undefined;
+  const ensureNetwork = () => (taskNetworkReady ??= ensureTaskNetwork(docker).catch((err) => ((taskNetworkReady = undefined), Promise.reject(err))));
+  if (ctx.config.dockerNetwork !== 'host' && isLoopbackUrl(ctx.config.runnerUrl)) {
+    ctx.log.warn('SVC_RUNNER_URL is a loopback address, which docker tasks on a network other than host cannot reach: set it to an address of the gateway their network reaches', {
+      runner_url: ctx.config.runnerUrl,
+      network: ctx.config.dockerNetwork,
+    });
+  }
 
   async function ping(): Promise<boolean> {
     try {
@@ -131,72 +135,6 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       );
     } catch (err) {
       throw new ImagePullError(`pulling image ${image} failed: ${engineMessage(err)}`);
-    }
-  }
-
-  /**
-   * The named volume holding the runner bundle, filled once per bundle
-   * version: through a container of `image` (any image can hold the mount;
-   * it is created, never started), the bundle's files, then a mark written
-   * last. A volume without the mark is filled again.
-   */
-  function bundleVolume(image: string): Promise<string> {
-    return opts.bundle().then((bundle) => {
-      let v = bundleVolumes.get(bundle.hash);
-      if (!v) {
-        v = fillBundleVolume(image, bundle);
-        v.catch(() => bundleVolumes.delete(bundle.hash));
-        bundleVolumes.set(bundle.hash, v);
-      }
-      return v;
-    });
-  }
-
-  async function fillBundleVolume(image: string, bundle: RunnerBundleLike): Promise<string> {
-    const name = `svc-runner-${bundle.hash.slice(0, 32)}`;
-    await docker.createVolume({ Name: name, Labels: { [LABELS.managedBy]: MANAGED_BY, [BUNDLE_LABEL]: bundle.hash } });
-    // The filler container's fixed name is a lock across dispatchers sharing the engine: the one that creates it
-    // fills the volume while the others wait for it to go. Writing the files again under a running task's node
-    // (another dispatcher filling at the same time) would crash that task (SIGBUS).
-    const filler = await createFiller(image, name);
-    try {
-      const complete = await filler.getArchive({ path: `${opts.runnerMount}/${COMPLETE_MARK}` }).then(
-        (s) => (s.resume(), true),
-        (err) => {
-          if (statusOf(err) === 404) return false;
-          throw err;
-        },
-      );
-      if (!complete) {
-        await filler.putArchive(bundle.tar(), { path: opts.runnerMount });
-        await filler.putArchive(markTar(), { path: opts.runnerMount });
-      }
-    } finally {
-      await filler.remove({ force: true, v: false }).catch(() => undefined);
-    }
-    return name;
-  }
-
-  /** Creates the (never started) filler of volume `name`, waiting while another dispatcher holds it; a filler older than FILLER_STALE_MS was left by a dead dispatcher and is removed. */
-  async function createFiller(image: string, name: string): Promise<Docker.Container> {
-    const fillerName = `${name}-filler`;
-    const deadline = Date.now() + FILLER_WAIT_MS;
-    for (;;) {
-      try {
-        return await docker.createContainer({
-          name: fillerName,
-          Image: image,
-          Entrypoint: ['/.none'],
-          Labels: { [LABELS.managedBy]: MANAGED_BY },
-          HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: opts.runnerMount }], NetworkMode: 'none' },
-        });
-      } catch (err) {
-        if (statusOf(err) !== 409) throw err;
-        const held = await docker.getContainer(fillerName).inspect().catch(() => null);
-        if (held && Date.now() - Date.parse(held.Created) > FILLER_STALE_MS) await docker.getContainer(fillerName).remove({ force: true }).catch(() => undefined);
-        if (Date.now() > deadline) throw new Error(`the runner volume ${name} is being filled by another dispatcher for too long`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
     }
   }
 
@@ -298,6 +236,19 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     async run(run: ClaimedRun, signal: AbortSignal) {
       const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
       if (!task) return;
+      const net = taskNetwork(task.network, ctx.config);
+      if ('refused' in net) {
+        await endUnreported(ctx, run, 'executor_error', `task ${run.task_key} cannot run on the docker executor: ${net.refused}`);
+        return;
+      }
+      if (net.network === DEFAULT_TASK_NETWORK && ctx.config.dockerNetwork === DEFAULT_TASK_NETWORK) {
+        try {
+          await ensureNetwork();
+        } catch (err) {
+          await endUnreported(ctx, run, 'executor_error', `cannot create the task network ${DEFAULT_TASK_NETWORK} (SVC_DOCKER_NETWORK): ${engineMessage(err)}`);
+          return;
+        }
+      }
       try {
         await ensureImage(task.image, task.pull);
       } catch (err) {
@@ -308,8 +259,8 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       const mounts: Docker.MountSettings[] = [{ Type: 'volume', Target: WORK_MOUNT } as Docker.MountSettings];
       let command = task.command;
       if (task.injectRunner) {
-        const [volume, bundle] = await Promise.all([bundleVolume(task.image), opts.bundle()]);
-        mounts.push({ Type: 'volume', Source: volume, Target: opts.runnerMount, ReadOnly: true });
+        const bundle = await opts.bundle();
+        mounts.push(runnerMount(await runnerVolumes.volumeFor(bundle), opts.runnerMount));
         command = [...bundle.argv(opts.runnerMount), ...task.command];
       }
       const limits = task.resources.limits ?? {};
@@ -324,8 +275,11 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
           WorkingDir: WORK_MOUNT,
           Labels: task.labels,
           HostConfig: {
-            // The runner reaches the gateway at SVC_RUNNER_URL; on the host network a loopback URL works.
-            NetworkMode: task.network ?? 'host',
+            // The runner reaches the gateway at SVC_RUNNER_URL; only on the host network does a loopback URL work.
+            NetworkMode: net.network,
+            SecurityOpt: ['no-new-privileges'],
+            CapDrop: DROPPED_CAPABILITIES,
+            PidsLimit: ctx.config.dockerPidsLimit,
             Mounts: mounts,
             ...(limits.memory ? { Memory: memoryBytes(limits.memory) } : {}),
             ...(limits.cpu ? { NanoCpus: nanoCpus(limits.cpu) } : {}),
@@ -346,15 +300,6 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       await finish(container, run, code, task.image);
     },
   };
-}
-
-/** A tar stream holding one empty file, COMPLETE_MARK. */
-function markTar(): NodeJS.ReadableStream {
-  const pack = tar.pack();
-  pack.entry({ name: COMPLETE_MARK, mode: 0o644 }, '');
-  pack.finalize();
-  // A streamx stream: dockerode pipes it like a Node stream.
-  return pack as unknown as NodeJS.ReadableStream;
 }
 
 /** Docker's multiplexed log frames (8-byte header: stream, 0, 0, 0, size) to text. */

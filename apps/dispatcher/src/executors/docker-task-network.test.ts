@@ -1,0 +1,62 @@
+// The network a docker task may run on: the operator's default always; what
+// a flow names only when SVC_DOCKER_NETWORKS lists it (host and container:
+// literally, container:* for every container:); the refusal names the network
+// and the setting. The default network is created when missing (a stub
+// engine: the test engine must not get a bridge network).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type Docker from 'dockerode';
+import { DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
+
+const defaults = { dockerNetwork: 'svc-tasks', dockerNetworks: [] as string[] };
+
+test('no network named, or the default named: the default', () => {
+  assert.deepEqual(taskNetwork(undefined, defaults), { network: 'svc-tasks' });
+  assert.deepEqual(taskNetwork('svc-tasks', defaults), { network: 'svc-tasks' });
+  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'host', dockerNetworks: [] }), { network: 'host' }, 'a host default is the operator\'s choice');
+});
+
+test('by default a flow may name no other network: host and container: are refused, naming the network and the setting', () => {
+  for (const n of ['host', 'container:db', 'bridge', 'etl-net']) {
+    const c = taskNetwork(n, defaults);
+    assert.ok('refused' in c, n);
+    assert.match(c.refused, new RegExp(`^the network ${n} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS \\(it is empty\\)`));
+  }
+});
+
+test('listed networks are allowed literally; container:* allows every container: but not host', () => {
+  const cfg = { dockerNetwork: 'svc-tasks', dockerNetworks: ['etl-net', 'container:*'] };
+  assert.deepEqual(taskNetwork('etl-net', cfg), { network: 'etl-net' });
+  assert.deepEqual(taskNetwork('container:db-1', cfg), { network: 'container:db-1' });
+  assert.ok('refused' in taskNetwork('host', cfg));
+  assert.ok('refused' in taskNetwork('ETL-NET', cfg), 'no case folding');
+  assert.ok('refused' in taskNetwork('container:db', { dockerNetwork: 'svc-tasks', dockerNetworks: ['container:db-1'] }), 'one container listed allows only it');
+  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'svc-tasks', dockerNetworks: ['host'] }), { network: 'host' });
+});
+
+test('NET_RAW is among the dropped capabilities; loopback runner URLs are told apart', () => {
+  assert.ok(DROPPED_CAPABILITIES.includes('NET_RAW'));
+  assert.equal(isLoopbackUrl('http://127.0.0.1:8080'), true);
+  assert.equal(isLoopbackUrl('http://[::1]:8080'), true);
+  assert.equal(isLoopbackUrl('http://localhost:8080'), true);
+  assert.equal(isLoopbackUrl('http://gateway.svc:8080'), false);
+});
+
+test('svc-tasks is created when missing, labelled and not internal; an existing one, or one made meanwhile by another dispatcher, is kept', async () => {
+  const status = (code: number) => Object.assign(new Error(`HTTP ${code}`), { statusCode: code });
+  const created: unknown[] = [];
+  const engine = (exists: boolean, createFails?: number) =>
+    ({
+      getNetwork: (name: string) => ({ inspect: async () => (exists ? { Name: name } : Promise.reject(status(404))) }),
+      createNetwork: async (o: unknown) => {
+        created.push(o);
+        if (createFails) throw status(createFails);
+      },
+    }) as unknown as Docker;
+  await ensureTaskNetwork(engine(true));
+  assert.deepEqual(created, []);
+  await ensureTaskNetwork(engine(false));
+  assert.deepEqual(created, [{ Name: 'svc-tasks', Driver: 'bridge', Internal: false, CheckDuplicate: true, Labels: { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/purpose': 'task-network' } }]);
+  await ensureTaskNetwork(engine(false, 409));
+  await assert.rejects(ensureTaskNetwork(engine(false, 500)), /HTTP 500/);
+});

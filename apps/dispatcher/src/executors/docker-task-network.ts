@@ -1,0 +1,65 @@
+// Which network a docker task runs on, and what else its container may do.
+//
+// A task's network decides what it can reach: `host` gives it every port of
+// the host's loopback (the gateway's, PostgreSQL's, the Docker socket's if
+// exposed over TCP), `container:<id>` another container's network namespace
+// (another task's, a database's). So a flow's `executor.network` is accepted
+// only when it is the operator's default (SVC_DOCKER_NETWORK) or listed in
+// SVC_DOCKER_NETWORKS, literally (`container:*` allows every container:);
+// anything else fails the run executor_error before a container exists.
+//
+// The default, `svc-tasks`, is a bridge network the dispatcher creates when
+// it is missing (labelled as svc's, not internal: tasks reach the outside
+// world and the gateway at SVC_RUNNER_URL). Only that name is created: any
+// other default is the operator's to make.
+import type Docker from 'dockerode';
+import type { Config } from '@svc/config';
+import { LABELS, MANAGED_BY } from './container-task.js';
+
+/** The default of SVC_DOCKER_NETWORK: the network the dispatcher creates when it is missing. */
+export const DEFAULT_TASK_NETWORK = 'svc-tasks';
+
+/**
+ * Capabilities taken from Docker's default set (which keeps 14): raw sockets
+ * (NET_RAW: ARP and DNS spoofing on a shared network, ping floods), device
+ * nodes (MKNOD), the kernel audit log (AUDIT_WRITE), file capabilities and
+ * capability hand-over (SETFCAP, SETPCAP: useless under no-new-privileges),
+ * chroot (SYS_CHROOT). Kept, because ordinary tasks need them as root:
+ * CHOWN, DAC_OVERRIDE, FOWNER, FSETID (unpacking archives, installing
+ * packages), SETUID, SETGID (package managers and tools that drop to another
+ * user), KILL (signalling their own children as another user),
+ * NET_BIND_SERVICE (a test server on port 80 in its own network).
+ */
+export const DROPPED_CAPABILITIES = ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP', 'SETPCAP', 'SYS_CHROOT'];
+
+export type NetworkChoice = { network: string } | { refused: string };
+
+/** The network a task runs on, or why it may not run on the one its flow names. */
+export function taskNetwork(requested: string | undefined, config: Pick<Config, 'dockerNetwork' | 'dockerNetworks'>): NetworkChoice {
+  if (requested === undefined || requested === config.dockerNetwork) return { network: config.dockerNetwork };
+  const allowed = config.dockerNetworks;
+  if (allowed.includes(requested) || (requested.startsWith('container:') && allowed.includes('container:*'))) return { network: requested };
+  const listed = allowed.length ? `it lists ${allowed.join(', ')}` : 'it is empty';
+  return { refused: `the network ${requested} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS (${listed}); the default network is ${config.dockerNetwork} (SVC_DOCKER_NETWORK)` };
+}
+
+/** Creates DEFAULT_TASK_NETWORK when it is missing (idempotent; another dispatcher may create it at the same time). */
+export async function ensureTaskNetwork(docker: Docker): Promise<void> {
+  try {
+    await docker.getNetwork(DEFAULT_TASK_NETWORK).inspect();
+    return;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+  }
+  try {
+    await docker.createNetwork({ Name: DEFAULT_TASK_NETWORK, Driver: 'bridge', Internal: false, CheckDuplicate: true, Labels: { [LABELS.managedBy]: MANAGED_BY, 'svc.dev/purpose': 'task-network' } });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+  }
+}
+
+/** True when `url`'s host is a loopback address: unreachable from a container that is not on the host's network. */
+export function isLoopbackUrl(url: string): boolean {
+  const h = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\./.test(h);
+}
