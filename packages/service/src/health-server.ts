@@ -4,7 +4,9 @@
 //   GET /healthz  200 while the process answers HTTP (liveness)
 //   GET /readyz   200 when the database answers, holds exactly this build's
 //                 migrations, and the app has started and is not stopping;
-//                 else 503 with the failed checks (the gateway's body shape)
+//                 else 503 with the failed checks (the gateway's body shape);
+//                 `details` carries what an operator should know but that
+//                 does not make the app unready (an unisolated executor)
 //   GET /metrics  the app's prom-client registry
 // Anything else: 404. The gateway serves the same three routes on SVC_PORT.
 import http from 'node:http';
@@ -23,6 +25,8 @@ export interface ReadinessReport {
   status: 'ok' | 'fail';
   checks: Record<string, string>;
   failed?: string[];
+  /** Warnings that do not fail readiness, by subject; absent when there are none. */
+  details?: Record<string, string>;
 }
 
 /** `database` (a trivial query) and `migrations` (the database holds exactly this build's). Shared with the gateway's /readyz. */
@@ -72,6 +76,8 @@ export interface HealthServerOptions {
   host: string;
   checks: Record<string, ReadinessCheck>;
   registry: client.Registry;
+  /** Warnings shown in /readyz's `details` without failing it (read at each request). Default none. */
+  details?: () => Record<string, string>;
   /** Default READINESS_TIMEOUT_MS. */
   readinessTimeoutMs?: number;
   /** Keep-alive and headers timeouts (SVC_HTTP_*); default Node's own (5 s keep-alive). */
@@ -95,7 +101,10 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
       case '/healthz':
         return json(res, 200, { status: 'ok' });
       case '/readyz':
-        void runReadiness(opts.checks, opts.readinessTimeoutMs).then((r) => json(res, r.status === 'ok' ? 200 : 503, r));
+        void runReadiness(opts.checks, opts.readinessTimeoutMs).then((r) => {
+          const details = opts.details?.() ?? {};
+          json(res, r.status === 'ok' ? 200 : 503, Object.keys(details).length ? { ...r, details } : r);
+        });
         return;
       case '/metrics':
         opts.registry.metrics().then(

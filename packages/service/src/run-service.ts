@@ -47,6 +47,12 @@ export interface ServiceContext {
    * when it answers again). Kept across a re-registration.
    */
   advertise(executors: string[]): Promise<void>;
+  /**
+   * Shows `text` under `details.<subject>` of /readyz (without failing it):
+   * what an operator should know about how this instance runs, such as an
+   * executor that isolates nothing.
+   */
+  readinessDetail(subject: string, text: string): void;
 }
 
 export interface ServiceHandle {
@@ -121,7 +127,9 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   const metrics = new client.Registry();
   // The gateway's own registry (served on SVC_PORT) carries them for it.
   if (opts.health) client.collectDefaultMetrics({ register: metrics });
-  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, metrics, advertise };
+  const details: Record<string, string> = {};
+  const readinessDetail = (subject: string, text: string) => void (details[subject] = text);
+  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, metrics, advertise, readinessDetail };
 
   // Signals are handled from here on, even during start-up: a SIGTERM that
   // arrives while the app is starting waits for the start, then stops it.
@@ -166,6 +174,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
         host: config.host,
         timeouts: httpTimeouts(config),
         registry: metrics,
+        details: () => details,
         checks: {
           ...databaseChecks(db),
           async started() {

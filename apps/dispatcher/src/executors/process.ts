@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import { IoDirs } from './io-dirs.js';
-import { closeDataDir, taskUserFor } from './task-isolation.js';
+import { closeDataDir, taskUserFor, unisolatedWarning } from './task-isolation.js';
 import type { Executor } from './types.js';
 
 /**
@@ -37,6 +37,12 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   // As root, tasks run as the task user, which gets their directories and none of the data directory (task-isolation.ts).
   const user = taskUserFor(ctx.config.taskUser);
   const owner = user ? { uid: user.uid, gid: user.gid } : undefined;
+  if (!user) {
+    // Not a failure (a developer's machine runs so), but an operator must see it: a warning at start and on /readyz.
+    const text = unisolatedWarning(ctx.config.taskUser);
+    ctx.log.warn(`the process executor is unisolated: ${text}`, { task_user: ctx.config.taskUser, uid: os.userInfo().uid });
+    ctx.readinessDetail?.('process_executor', `unisolated: ${text}`);
+  }
   if (user) {
     for (const d of [cacheParent, workdirParent, ioParent]) fs.mkdirSync(d, { recursive: true });
     closeDataDir(ctx.config.dataDir, workRoot);

@@ -27,6 +27,17 @@ export function taskUserFor(configured: string): TaskUser | undefined {
   return user.uid === 0 ? undefined : user;
 }
 
+/** What an operator should know when tasks run as the dispatcher's own user (taskUserFor gave none). */
+export function unisolatedWarning(configured: string): string {
+  const uid = os.userInfo().uid;
+  const why = uid === 0 ? `SVC_TASK_USER is ${configured}` : 'the dispatcher is not root, so it cannot switch users';
+  return (
+    `tasks run as the dispatcher's user (uid ${uid}) because ${why}; a task can read the dispatcher's environment ` +
+    '(/proc/<pid>/environ: SVC_DATABASE_URL, SVC_MASTER_KEYS...) and its data directory. Run the dispatcher as root with ' +
+    'SVC_TASK_USER set to a dedicated user, or run untrusted tasks on the docker or kubernetes executor'
+  );
+}
+
 /** Entries of the data directory left as their owner made them: the embedded PostgreSQL (its module sets its own modes). */
 const KEPT = new Set(['postgres']);
 
