@@ -59,6 +59,18 @@ export interface S3ObjectStoreOptions {
  * fails, the orphaned parts are invisible to readers; a bucket lifecycle rule for
  * incomplete multipart uploads removes them.
  */
+/**
+ * Idle time after which a pooled connection to the store is closed by us.
+ * Without it Node's Agent keeps idle sockets until the server closes them, and
+ * a request sent as the server's keep-alive timer fires (5 s for Node-based
+ * stores and many proxies) meets a closing socket: ECONNRESET, which minio-js
+ * does not retry, so a save answered 500. Shorter than those 5 s; a store that
+ * announces a shorter `Keep-Alive: timeout` is honoured less 1 s (the Agent
+ * does that once a timeout is set). Active requests are not limited by it:
+ * the Agent only destroys free sockets on this timeout.
+ */
+const IDLE_SOCKET_MS = 4_000;
+
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly bucket: string;
@@ -77,8 +89,10 @@ export class S3ObjectStore implements ObjectStore {
     if (!Number.isSafeInteger(this.partSize) || this.partSize < MIN_PART_SIZE || this.partSize > MAX_PART_SIZE) {
       throw new RangeError(`partSize must be an integer from ${MIN_PART_SIZE} to ${MAX_PART_SIZE}, got ${this.partSize}`);
     }
-    // Our own agent so that close() can drop its keep-alive sockets.
-    this.agent = useSSL ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    // Our own agent so that close() can drop its keep-alive sockets, and one
+    // that drops an idle socket before the store does (IDLE_SOCKET_MS).
+    const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS };
+    this.agent = useSSL ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     this.client = new Client({
       endPoint: options.endPoint,
       port: options.port ?? (useSSL ? 443 : 80),
