@@ -22,6 +22,19 @@ test('the current context, or --context; SVC_URL and SVC_TOKEN override one by o
   assert.throws(() => resolveTarget({}, file, 'nope'), /no context named "nope"/);
 });
 
+test('SVC_TOKEN_FILE gives the token from a mounted file, less one trailing newline; with SVC_TOKEN too it is a usage error', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-token-file-'));
+  try {
+    const file = path.join(dir, 'token');
+    fs.writeFileSync(file, 'svc_from_file\n', { mode: 0o600 });
+    assert.equal(resolveTarget({ SVC_TOKEN_FILE: file }, { contexts: [] }).token, 'svc_from_file');
+    assert.throws(() => resolveTarget({ SVC_TOKEN: 'svc_env', SVC_TOKEN_FILE: file }, { contexts: [] }), (err: Error & { exitCode?: number }) => /SVC_TOKEN and SVC_TOKEN_FILE are both set/.test(err.message) && err.exitCode === 2);
+    assert.throws(() => resolveTarget({ SVC_TOKEN_FILE: path.join(dir, 'none') }, { contexts: [] }), /SVC_TOKEN_FILE: cannot read .*none.*ENOENT/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the file lives under the config directory; SVC_CONFIG names another', () => {
   assert.equal(contextsPath({ SVC_CONFIG: '/x/c.yaml' }), '/x/c.yaml');
   assert.equal(contextsPath({ XDG_CONFIG_HOME: '/cfg', HOME: '/h' }), '/cfg/svc/config.yaml');
