@@ -28,6 +28,9 @@ const PACKAGES = [
   { name: 'tini', present: () => fs.existsSync('/usr/bin/tini') },
   { name: 'git', present: () => fs.existsSync('/usr/bin/git') },
   { name: 'openssh-client', present: () => fs.existsSync('/usr/bin/ssh') },
+  // The Compose test (e2e/test/infra-compose.test.ts): Debian's Compose, and the PostgreSQL server its image is made of.
+  { name: 'docker-compose', present: () => fs.existsSync('/usr/bin/docker-compose') },
+  { name: 'postgresql', present: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(`/usr/lib/postgresql/${v}/bin/postgres`)) },
 ];
 
 /** How long dockerd may take to answer its first ping (it is ready in about 2 s). */

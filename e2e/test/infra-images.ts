@@ -28,8 +28,9 @@ const d = testDocker();
 /** The skip reason of every image test, said loudly once per file. */
 export const skip = 'skip' in d ? `NO DOCKER ENGINE, the infra images are not built: ${d.skip}` : false;
 if (skip) process.stderr.write(`\n!! ${skip}\n\n`);
-const host = 'skip' in d ? '' : d.host;
-const dockerEnv = () => ({ ...process.env, DOCKER_HOST: host, DOCKER_BUILDKIT: '0', DOCKER_CLI_HINTS: 'false' });
+/** The test Docker engine's address (DOCKER_HOST), empty when skipped. */
+export const host = 'skip' in d ? '' : d.host;
+export const dockerEnv = () => ({ ...process.env, DOCKER_HOST: host, DOCKER_BUILDKIT: '0', DOCKER_CLI_HINTS: 'false' });
 
 export const MASTER_KEYS = `k1:${Buffer.alloc(32, 9).toString('base64')}`;
 export const image = (app: string) => `svc-test/infra-${app}:latest`;
@@ -47,7 +48,7 @@ export async function docker(args: string[], opts: { timeoutMs?: number; input?:
 }
 
 /** `docker import - tag` of a tar stream. */
-function dockerImport(tar: Readable, tag: string, changes: string[]): Promise<void> {
+export function dockerImport(tar: Readable, tag: string, changes: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('docker', ['import', ...changes.flatMap((c) => ['--change', c]), '-', tag], { env: dockerEnv(), stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';

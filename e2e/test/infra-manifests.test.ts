@@ -167,7 +167,14 @@ for (const overlay of overlays) {
     const inTasks = new Set(['ServiceAccount/svc-task', 'Role/svc-task-jobs', 'RoleBinding/svc-dispatcher-task-jobs', 'NetworkPolicy/svc-task-no-ingress']);
     for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, inTasks.has(`${o.kind}/${o.metadata.name}`) ? taskNs : ns, `${o.kind}/${o.metadata.name}`);
     const taskNamespace = byName('Namespace', taskNs);
-    assert.equal((taskNamespace.metadata.labels as Record<string, string>)['pod-security.kubernetes.io/enforce'], 'restricted');
+    const pss = taskNamespace.metadata.labels as Record<string, string>;
+    // Restricted needs runAsNonRoot, which the dispatcher sets only with SVC_K8S_RUN_AS_NON_ROOT: baseline is what task pods pass.
+    const runAsNonRoot = dispatcherEnv.find((e) => e.name === 'SVC_K8S_RUN_AS_NON_ROOT')?.value === 'true';
+    assert.equal(pss['pod-security.kubernetes.io/enforce'], runAsNonRoot ? 'restricted' : 'baseline');
+    assert.equal(pss['pod-security.kubernetes.io/warn'], 'restricted');
+    // The executor is resolved where executions are created (gateway, scheduler): one value for every app, from the shared ConfigMap.
+    assert.equal((byName('ConfigMap', 'svc-config').data as Record<string, string>).SVC_DEFAULT_EXECUTOR, 'kubernetes');
+    for (const d of deployments) assert.ok(!((containersOf(d)[0]!.env ?? []) as { name: string }[]).some((e) => e.name === 'SVC_DEFAULT_EXECUTOR'), `${d.metadata.name} overrides SVC_DEFAULT_EXECUTOR`);
     for (const d of deployments) {
       const [c] = containersOf(d);
       const req = (c!.resources as { requests?: { cpu?: string; memory?: string } }).requests;
@@ -367,7 +374,8 @@ test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations fi
   // The dispatchers run tasks as containers on a network of their own, which the gateway joins (not PostgreSQL nor S3).
   const d = s.dispatcher!.environment as Record<string, string>;
   assert.equal(d.SVC_EXECUTORS, 'docker');
-  assert.equal(d.SVC_DEFAULT_EXECUTOR, 'docker');
+  // Resolved where executions are created (gateway, scheduler): the same for every app.
+  for (const app of APPS) assert.equal((s[app]!.environment as Record<string, string>).SVC_DEFAULT_EXECUTOR, 'docker', app);
   const taskNet = Object.entries(compose.networks).find(([, n]) => n.name === d.SVC_DOCKER_NETWORK)?.[0];
   assert.ok(taskNet, `the network ${d.SVC_DOCKER_NETWORK}`);
   assert.ok((s['api-gateway']!.networks as string[]).includes(taskNet));

@@ -127,7 +127,7 @@ export const CATALOGUE = [
   {
     variable: 'SVC_DEFAULT_EXECUTOR',
     default: 'process',
-    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes.',
+    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes. Read where executions are created (the API gateway, the scheduler), not by the dispatcher: give every app the same value.',
   },
   { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image of docker and kubernetes tasks whose task, flow and namespace.yaml name none; unset: such a task fails executor_error naming the missing image.' },
   { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline; kubernetes has SVC_K8S_MAX_JOBS).' },
