@@ -33,6 +33,9 @@ const REFUSED = [
   'PYTHONHOME', 'PYTHONINSPECT', 'PYTHONBREAKPOINT', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'BUN_OPTIONS',
   'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'GCONV_PATH', 'HOSTALIASES', 'LOCPATH', 'MALLOC_CHECK_', 'GLIBC_TUNABLES', 'PATH',
   'SVC_OUTPUTS', 'SVC_MASTER_KEYS', 'ld_preload', 'Node_Options', 'path',
+  // The allowlist (issue #29): proxies, TLS trust, git and package indexes, and names outside ^[A-Z][A-Z0-9_]*$.
+  'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY', 'https_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE',
+  'NODE_TLS_REJECT_UNAUTHORIZED', 'GIT_SSL_NO_VERIFY', 'PIP_INDEX_URL', 'NPM_CONFIG_REGISTRY', 'npm_config_registry', 'HOME', 'Greeting', '_X',
 ];
 
 test('each loader or interpreter control variable is refused with 422 and its field; no execution starts', async () => {

@@ -1,63 +1,67 @@
 // runFile's `env` is set by an operator, who may run a namespace's files but
-// not write them. Variables that make the dynamic loader, a shell or an
-// interpreter load or run something else would turn that into running any
-// code: `BASH_ENV='$(cmd)'` (bash evaluates it at start), `NODE_OPTIONS=
-// --import=data:...`, `LD_PRELOAD=...`, `PYTHONSTARTUP`, `PERL5OPT=-M...`. So
-// those names are refused (422 validation_failed, field `env.<NAME>`).
+// not write them. So `env` is an allowlist, not a blocklist: a name must match
+// RUN_FILE_ENV.pattern (upper case letters, digits and _, starting with a
+// letter) and must not be one of RUN_FILE_ENV.reserved; anything else is 422
+// validation_failed with field `env.<NAME>`. A blocklist of loader variables
+// let through every variable that changes where the script's traffic goes or
+// whom it trusts (HTTPS_PROXY, SSL_CERT_FILE, NODE_TLS_REJECT_UNAUTHORIZED,
+// PIP_INDEX_URL, GIT_SSL_NO_VERIFY): the same file, run against a registry or
+// a proxy of the operator's choosing, is other code.
 //
-// Names are compared without regard to case: the loaders read only the
-// upper-case spellings on Linux, but Windows reads environment names
-// case-insensitively, and no legitimate script needs `ld_preload` either.
-// The runner's own `SVC_*` variables (the runtime contract) are refused too,
-// as is `PATH`, which picks the interpreter itself.
+// Lower case names fail the pattern, so `http_proxy`, `npm_config_registry`
+// and `ld_preload` (all read by some tools) are refused with the rest.
+//
+// Flow files' task `env` does not follow this rule: a flow file is written by
+// an editor, who may write the code the task runs anyway (docs/hardening.md).
 
-/** Refused names (upper case). */
-const EXACT = new Set([
-  // the task's interpreter lookup and the runner's contract
-  'PATH',
-  // shells (bash, sh, zsh)
-  'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PS1', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE', 'EXECIGNORE',
-  'BASH_XTRACEFD', 'BASH_LOADABLES_PATH', 'ZDOTDIR',
-  // glibc
-  'GCONV_PATH', 'HOSTALIASES', 'LOCPATH', 'NLSPATH', 'GLIBC_TUNABLES', 'RESOLV_HOST_CONF',
-  // Node.js
-  'NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_REPL_EXTERNAL_MODULE', 'NODE_TLS_REJECT_UNAUTHORIZED',
-  // Python
-  'PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONINSPECT', 'PYTHONBREAKPOINT', 'PYTHONUSERBASE', 'PYTHONWARNINGS',
-  'PYTHONEXECUTABLE', 'PYTHONPLATLIBDIR', 'PYTHONPYCACHEPREFIX',
-  // Perl, Ruby, Lua, PHP, Tcl
-  'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'PERL5DB', 'PERLIO', 'RUBYOPT', 'RUBYLIB', 'PHPRC', 'PHP_INI_SCAN_DIR', 'TCLLIBPATH',
-  // Java
-  'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH',
-  // OpenSSL (configuration can load engines and providers)
-  'OPENSSL_CONF', 'OPENSSL_ENGINES', 'OPENSSL_MODULES',
-  // git and ssh command hooks
-  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_PROXY_COMMAND', 'GIT_EXEC_PATH', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_EXTERNAL_DIFF',
-  'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_TEMPLATE_DIR',
-]);
+/** A group of reserved names: exact names, name prefixes, and why the group is reserved. */
+export interface ReservedEnvGroup {
+  why: string;
+  names: readonly string[];
+  prefixes: readonly string[];
+}
 
-/** Refused prefixes (upper case). */
-const PREFIXES = [
-  'LD_', // the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, ...
-  'DYLD_', // macOS's loader
-  'BASH_FUNC_', // exported bash functions (BASH_FUNC_name%%)
-  'MALLOC_', // glibc's allocator tuning (MALLOC_CHECK_, MALLOC_PERTURB_, ...)
-  'BUN_', // bun's options and preloads
-  'LUA_', // LUA_INIT runs code; LUA_PATH, LUA_CPATH pick modules
-  'GIT_CONFIG_KEY_',
-  'GIT_CONFIG_VALUE_',
-  'SVC_', // the runner's own variables
-];
+/** What runFile's `env` accepts: README.md ("Security") lists the same pattern and groups. */
+export const RUN_FILE_ENV: { pattern: RegExp; reserved: readonly ReservedEnvGroup[] } = {
+  pattern: /^[A-Z][A-Z0-9_]*$/,
+  reserved: [
+    // The runner's contract (SVC_OUTPUTS, SVC_RUN_TOKEN, ...), the interpreter lookup, and the home
+    // directory that tools read their configuration from (.npmrc, .gitconfig, pip.conf, .netrc).
+    { why: "the runner's own variables, the interpreter lookup and where configuration is read from", names: ['PATH', 'HOME', 'TMPDIR', 'SHELL'], prefixes: ['SVC_', 'XDG_'] },
+    // The dynamic loader and the C library: LD_PRELOAD runs code in every process.
+    { why: 'controls the dynamic loader or the C library', names: ['GCONV_PATH', 'HOSTALIASES', 'LOCPATH', 'NLSPATH', 'GLIBC_TUNABLES', 'RESOLV_HOST_CONF', 'LOCALDOMAIN', 'RES_OPTIONS'], prefixes: ['LD_', 'DYLD_', 'MALLOC_'] },
+    // Shells evaluate these at start (BASH_ENV='$(cmd)') or change how a script's words are read.
+    { why: 'makes a shell run or read something else', names: ['ENV', 'SHELLOPTS', 'BASHOPTS', 'PS1', 'PS2', 'PS4', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE', 'EXECIGNORE', 'ZDOTDIR'], prefixes: ['BASH_'] },
+    // Interpreter start-up: options, preloads and module paths (NODE_OPTIONS=--import=..., PYTHONSTARTUP, PERL5OPT=-M...).
+    {
+      why: 'makes an interpreter load or run something else',
+      names: ['NODE_OPTIONS', 'NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE', 'NODE_ICU_DATA', 'PHPRC', 'PHP_INI_SCAN_DIR', 'TCLLIBPATH', 'CLASSPATH'],
+      prefixes: ['PYTHON', 'PERL', 'RUBY', 'BUN_', 'DENO_', 'LUA_', 'JAVA_', '_JAVA_', 'JDK_'],
+    },
+    // Proxies: they see, and may change, every request the script makes.
+    { why: "sends the script's network traffic through a proxy", names: ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'FTP_PROXY', 'RSYNC_PROXY', 'GRPC_PROXY'], prefixes: [] },
+    // TLS trust: a CA bundle of the operator's, or no verification at all, lets a third party answer as any host.
+    {
+      why: 'changes which TLS certificates the script trusts',
+      names: ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_TLS_REJECT_UNAUTHORIZED', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'AWS_CA_BUNDLE', 'GRPC_DEFAULT_SSL_ROOTS_FILE_PATH', 'WGETRC', 'CURL_HOME'],
+      prefixes: ['OPENSSL_'],
+    },
+    // git: its hooks run commands (GIT_SSH_COMMAND, GIT_CONFIG_*), GIT_SSL_NO_VERIFY drops TLS checks; ssh's askpass and agent.
+    { why: 'controls git or ssh (commands they run, what they trust)', names: [], prefixes: ['GIT_', 'SSH_'] },
+    // Package indexes: an install from an index of the operator's choosing installs the operator's code.
+    {
+      why: 'picks the package index or registry that installs come from',
+      names: ['GOPROXY', 'GOFLAGS', 'GONOSUMDB', 'GONOSUMCHECK', 'GOINSECURE', 'GOPRIVATE', 'GOSUMDB', 'GEM_HOST_API_KEY', 'GEM_HOME', 'GEM_PATH'],
+      prefixes: ['PIP_', 'UV_', 'PIPENV_', 'POETRY_', 'CONDA_', 'NPM_CONFIG_', 'YARN_', 'PNPM_', 'CARGO_', 'BUNDLE_', 'COMPOSER_', 'MAVEN_', 'GRADLE_'],
+    },
+  ],
+};
 
 /** Why `name` may not be set through runFile's env, or null when it may. */
 export function refusedEnvName(name: string): string | null {
-  const upper = name.toUpperCase();
-  if (upper.includes('%%') || upper.startsWith('()')) return 'an exported shell function cannot be set';
-  if (EXACT.has(upper) || PREFIXES.some((p) => upper.startsWith(p))) {
-    return 'controls how the loader, the shell or the interpreter starts (or is the runner\'s own): it cannot be set through runFile';
+  if (!RUN_FILE_ENV.pattern.test(name)) return `must match ${RUN_FILE_ENV.pattern.source}: upper case letters, digits and _, starting with a letter`;
+  for (const g of RUN_FILE_ENV.reserved) {
+    if (g.names.includes(name) || g.prefixes.some((p) => name.startsWith(p))) return `is reserved (${g.why}): it cannot be set through runFile`;
   }
   return null;
 }
-
-/** The refused names and prefixes, for the README's list. */
-export const REFUSED_ENV = { names: [...EXACT], prefixes: PREFIXES };

@@ -5,8 +5,9 @@
 // script tasks), pinned to the namespace's current snapshot. Arguments and
 // environment values are the caller's literal text: any `{{` in them is
 // escaped, so they are never read as templates (no secret() through runFile).
-// Environment names that control the loader, a shell or an interpreter are
-// refused (run-file-env.ts): an operator may run files, not write code.
+// Environment names are an allowlist (run-file-env.ts: a pattern minus a
+// reserved set of loader, interpreter, proxy, TLS, git and package-index
+// variables): an operator may run files, not write code or redirect it.
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { FlowDefinition } from '@svc/flow-schema';
@@ -25,8 +26,6 @@ export interface RunFileDeps {
 /** A template whose rendering is exactly `text` (`{{` written as `{{ '{{' }}`). */
 export const literalTemplate = (text: string): string => text.replaceAll('{{', "{{ '{{' }}");
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
   return {
@@ -36,7 +35,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
       const p = normalizePath(b.path);
       if (!p.ok) problems.push({ field: 'path', message: p.message });
       for (const k of Object.keys(b.env ?? {})) {
-        const refused = ENV_NAME.test(k) ? refusedEnvName(k) : 'must be a variable name: a letter or _, then letters, digits or _';
+        const refused = refusedEnvName(k);
         if (refused) problems.push({ field: `env.${k}`, message: refused });
       }
       if (problems.length || !p.ok) throw validationFailed(problems);
