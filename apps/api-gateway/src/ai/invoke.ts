@@ -7,6 +7,7 @@ import { roleAtLeast, type Operation } from '@svc/api-spec';
 import { createRequestValidator, forbidden, HttpError, toHttpError, type CompiledOperation, type HttpLogger, type OperationHandlers } from '@svc/http';
 import { engineErrorToHttp } from '../engine-errors.js';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { assertAccountUsable } from '../identity/authenticate.js';
 
 export interface InvokeInput {
   params?: Record<string, unknown>;
@@ -96,6 +97,8 @@ export function createInvoker(operations: readonly Operation[], handlers: () => 
     const op = operation(operationId);
     const handler = handlers()[operationId];
     if (!handler) throw new Error(`no handler for ${operationId}`);
+    // The same account check as /api/v1: a tool runs only what its caller could call there.
+    assertAccountUsable(principal, operationId);
     const need = minRoleOf(op);
     if (op.auth.kind !== 'public' && !(need && roleAtLeast(principal.role, need))) throw forbidden(`This operation needs the ${need ?? 'another'} role`);
     let c = compiled.get(operationId);

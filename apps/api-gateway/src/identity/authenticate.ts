@@ -14,6 +14,18 @@ import { SESSION_COOKIE, setSessionCookie } from './session-cookie.js';
 
 /** Operations a user with a temporary password may still call. */
 export const ALLOWED_WITH_TEMPORARY_PASSWORD = new Set(['getMe', 'updateMe', 'changePassword', 'logout']);
+/**
+ * The account state every transport checks, in this one place: /api/v1
+ * through the authenticator, /mcp (which authenticates without an
+ * operation) and every operation the assistant or an MCP tool invokes. A
+ * user with a temporary password may call only the operations above; with
+ * no operation named (a whole transport such as /mcp), nothing.
+ */
+export function assertAccountUsable(principal: Pick<AuthPrincipal, 'mustChangePassword'>, operationId?: string): void {
+  if (principal.mustChangePassword && !(operationId !== undefined && ALLOWED_WITH_TEMPORARY_PASSWORD.has(operationId))) {
+    throw forbidden('set a new password first (POST /api/v1/auth/password)', 'password_change_required');
+  }
+}
 /** Last-use stamps (and the sliding session expiry) are written at most this often. */
 export const TOUCH_INTERVAL_MS = 60_000;
 
@@ -93,9 +105,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       if (!originAllowed(req, deps.publicUrl)) throw forbidden('cookie request failed the Origin check', 'csrf_failed');
       principal = await bySession(token, req.res!);
     }
-    if (principal.mustChangePassword && op && !ALLOWED_WITH_TEMPORARY_PASSWORD.has(op.operationId)) {
-      throw forbidden('set a new password first (POST /api/v1/auth/password)', 'password_change_required');
-    }
+    assertAccountUsable(principal, op?.operationId);
     return principal;
   };
 }
