@@ -35,7 +35,7 @@ import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
 import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
-import { gitHandlers, gitSignatureVerifier } from './routes/git.js';
+import { gitHandlers, gitWebhook } from './routes/git.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
 import { aiHandlers } from './routes/ai.js';
@@ -157,13 +157,16 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const authenticateRunner = runnerAuthenticator(engine);
 
   const api = express.Router();
+  // The push webhook finds its source before reading the body, and reads a capped body (routes/git.ts).
+  const gitHook = gitWebhook(routeDeps);
+  api.post('/hooks/git/:sourceId', gitHook.gate);
   mountOperations(api, {
     operations,
     handlers,
     authenticate,
     authenticateRunner,
     verifyWebhookKey: webhookKeyVerifier(deps.db.pool),
-    verifySignature: gitSignatureVerifier(routeDeps),
+    verifySignature: gitHook.verify,
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });

@@ -104,7 +104,7 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   assert.equal((await call(gw, t.editor, 'POST', '/api/v1/git-sources', { name: 'x', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud', repo_path: '' }] })).status, 403);
   const created = await createSource({ name: 'crud', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud', repo_path: '/' }], webhook_secret_key: 'GIT_WEBHOOK', poll_interval: 0 });
   assert.deepEqual(Object.keys(created).sort(), [
-    'auth_type', 'branch', 'credential_secret_key', 'id', 'known_hosts', 'last_error', 'last_sync_at', 'last_sync_status', 'last_synced_sha', 'mappings', 'name', 'poll_interval', 'repo_url', 'webhook_secret_key', 'webhook_url',
+    'auth_type', 'branch', 'credential_secret_key', 'id', 'known_hosts', 'last_error', 'last_sync_at', 'last_sync_status', 'last_synced_sha', 'mappings', 'name', 'poll_interval', 'push_paths', 'repo_url', 'webhook_secret_key', 'webhook_url',
   ]);
   assert.equal(created.branch, 'main');
   assert.equal(created.auth_type, 'none');

@@ -60,6 +60,7 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
         });
         chunk({}, 'tool_calls');
       }
+      if ((r.body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
       res.end('data: [DONE]\n\n');
     });
   });

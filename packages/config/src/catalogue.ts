@@ -235,6 +235,10 @@ export const CATALOGUE = [
   // --- AI ---
   { variable: 'SVC_AI_TRIAGE_PER_HOUR', default: '20', description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.' },
   { variable: 'SVC_AI_TRIAGE_POLL_MS', default: '15000', description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).' },
+  { variable: 'SVC_AI_USER_REQUESTS_PER_DAY', default: '200', description: 'AI requests (assistant turns and triages) one user may start per UTC day; past it 429 rate_limited with Retry-After until midnight UTC.' },
+  { variable: 'SVC_AI_USER_TOKENS_PER_DAY', default: '1000000', description: 'AI provider tokens (input and output) one user may use per UTC day; past it 429 rate_limited, and a turn in progress stops before its next model call.' },
+  { variable: 'SVC_AI_TOTAL_REQUESTS_PER_DAY', default: '2000', description: 'AI requests per UTC day for the whole deployment (every user and automatic triage together); past it 429 rate_limited and automatic triage waits.' },
+  { variable: 'SVC_AI_TOTAL_TOKENS_PER_DAY', default: '10000000', description: 'AI provider tokens per UTC day for the whole deployment; past it 429 rate_limited and automatic triage waits.' },
   // --- email ---
   { variable: 'SVC_SMTP_URL', default: null, credential: true, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
   // --- logging ---

@@ -175,6 +175,14 @@ export interface Config {
   aiTriagePerHour: number;
   /** `SVC_AI_TRIAGE_POLL_MS`: period of the gateway's look for failures to triage automatically; default 15000 ms (10 to 3600000). */
   aiTriagePollMs: number;
+  /** `SVC_AI_USER_REQUESTS_PER_DAY`: AI requests (turns, triages) of one user per UTC day; default 200. */
+  aiUserRequestsPerDay: number;
+  /** `SVC_AI_USER_TOKENS_PER_DAY`: provider tokens of one user per UTC day; default 1000000. */
+  aiUserTokensPerDay: number;
+  /** `SVC_AI_TOTAL_REQUESTS_PER_DAY`: AI requests of the whole deployment per UTC day; default 2000. */
+  aiTotalRequestsPerDay: number;
+  /** `SVC_AI_TOTAL_TOKENS_PER_DAY`: provider tokens of the whole deployment per UTC day; default 10000000. */
+  aiTotalTokensPerDay: number;
   /** `SVC_SMTP_URL`; default undefined. */
   smtpUrl: string | undefined;
   /** `SVC_LOG_LEVEL`; default `info`. */
@@ -353,6 +361,10 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     orgRateLimit: read('SVC_ORG_RATE_LIMIT', p.positiveNumber),
     aiTriagePerHour: read('SVC_AI_TRIAGE_PER_HOUR', p.positiveInteger),
     aiTriagePollMs: read('SVC_AI_TRIAGE_POLL_MS', interval),
+    aiUserRequestsPerDay: read('SVC_AI_USER_REQUESTS_PER_DAY', p.positiveInteger),
+    aiUserTokensPerDay: read('SVC_AI_USER_TOKENS_PER_DAY', p.positiveInteger),
+    aiTotalRequestsPerDay: read('SVC_AI_TOTAL_REQUESTS_PER_DAY', p.positiveInteger),
+    aiTotalTokensPerDay: read('SVC_AI_TOTAL_TOKENS_PER_DAY', p.positiveInteger),
     smtpUrl: read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text)),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),

@@ -21,4 +21,5 @@ export {
 export { remoteHead, sourceCredential, syncSource, versionMessage, type SyncDeps, type SyncOutcome, type SyncProblem } from './sync.js';
 export { GitSyncWorker, type GitSyncWorkerDeps, type TickReport, type WorkerLog } from './worker.js';
 export { branchName, pushNamespaceBranch, type PushRequest, type PushResult } from './push.js';
+export { CI_PATH_SEGMENTS, globToRegExp, isCiPath, pushPathProblem, pushPathRefusal } from './push-paths.js';
 export { hubSignature, pushedBranch, verifyPushSignature, type SignatureCheck } from './webhook.js';

@@ -4,13 +4,16 @@
 // itself is not written: it changes when the pull request is merged and the
 // branch syncs. The change set is checked as saveChanges checks one (paths,
 // contents, flow files) before anything is fetched, and the push is
-// recorded as a sync run with trigger `push`.
+// recorded as a sync run with trigger `push`. The paths it writes are checked
+// against the source's push rules first (push-paths.ts: never CI
+// configuration, and only the source's push_paths when it has some).
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { finishGitSyncRun, insertRunningGitSyncRun, newId } from '@svc/db';
 import { validateFlow } from '@svc/flow-schema';
 import { ChangeError, FlowFilesInvalidError, isFlowFile, NAMESPACE_FILE, normalizePath, validateNamespaceFile, type FieldProblem, type FileChange } from '@svc/namespaces';
 import { GitCommandError, NamespaceNotMappedError } from './errors.js';
+import { pushPathRefusal } from './push-paths.js';
 import { openAuth, type AuthType } from './git/auth.js';
 import { ScratchRepo } from './git/repo.js';
 import { sourceOfNamespace, type SourceDeps } from './sources.js';
@@ -30,6 +33,8 @@ export interface PushResult {
   /** The head of the mapped branch the commit is made on. */
   base_sha: string;
   source_id: string;
+  /** Repository paths the commit writes or deletes (for the audit log). */
+  paths: string[];
 }
 
 /** `svc/<words of the message>-<6 hex>`: readable in a pull request list, unique enough to never collide. */
@@ -83,6 +88,17 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
   if (!mapped) throw new NamespaceNotMappedError(req.namespace);
   const { source, repoPath } = mapped;
   const { ops } = prepare(req.changes);
+  const inRepo = (p: string) => (repoPath ? path.posix.join(repoPath, p) : p);
+  const refused: FieldProblem[] = [];
+  const paths: string[] = [];
+  ops.forEach((o, i) => {
+    for (const [field, p] of [['path', o.path], ...(o.newPath !== undefined ? [['new_path', o.newPath]] : [])] as const) {
+      paths.push(inRepo(p));
+      const why = pushPathRefusal(inRepo(p), source.pushPaths);
+      if (why) refused.push({ field: `changes[${i}].${field}`, message: why });
+    }
+  });
+  if (refused.length) throw new ChangeError(refused);
   const run = await insertRunningGitSyncRun(deps.db.pool, { id: newId(), sourceId: source.id, trigger: 'push', requestedBy: req.author, now: deps.now() });
   const finish = (status: 'success' | 'failed', sha: string, error: string, details: Record<string, unknown>) =>
     finishGitSyncRun(deps.db.pool, { id: run.id, status, sha, error, details: { namespace: req.namespace, ...details }, now: deps.now() });
@@ -92,7 +108,6 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
     auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
     const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs);
     const base = await repo.fetchHead({ url: source.repoUrl, branch: source.branch });
-    const inRepo = (p: string) => (repoPath ? path.posix.join(repoPath, p) : p);
     const tree = new Map((await repo.listTree(base.sha, repoPath)).files.map((f) => [f.path, f]));
     const puts = ops.filter((o) => o.put);
     const oids = await repo.writeBlobs(puts.map((o) => o.put!.body));
@@ -124,7 +139,7 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
     const branch = branchName(req.message, crypto.randomBytes(3).toString('hex'));
     await repo.pushNewBranch(source.repoUrl, sha, branch);
     await finish('success', sha, '', { branch, base_sha: base.sha });
-    return { branch, sha, base_sha: base.sha, source_id: source.id };
+    return { branch, sha, base_sha: base.sha, source_id: source.id, paths };
   } catch (err) {
     const message = err instanceof GitCommandError ? err.message : auth ? auth.redactor.redact((err as Error).message) : (err as Error).message;
     await finish('failed', '', message, {}).catch(() => undefined);

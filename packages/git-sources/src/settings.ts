@@ -4,6 +4,7 @@ import { NAMESPACE_PATTERN } from '@svc/namespaces';
 import { BUILTIN_KEY_PATTERN } from '@svc/secrets';
 import { AUTH_TYPES, isAuthType, type AuthType } from './git/auth.js';
 import type { GitFieldProblem } from './errors.js';
+import { pushPathProblem } from './push-paths.js';
 
 /** The request body (GitSourceRequest of the catalog). */
 export interface GitSourceInput {
@@ -15,6 +16,7 @@ export interface GitSourceInput {
   known_hosts?: string;
   webhook_secret_key?: string;
   poll_interval?: number;
+  push_paths?: string[];
   mappings: { namespace: string; repo_path: string }[];
 }
 
@@ -30,6 +32,8 @@ export interface GitSourceSettings {
   webhookSecretKey: string;
   /** Seconds; 0 (default) disables polling. */
   pollInterval: number;
+  /** Globs from the repository root that a push-back may write; default [] (anything under repo_path). CI paths never (push-paths.ts). */
+  pushPaths: string[];
   mappings: { namespace: string; repoPath: string }[];
 }
 
@@ -50,8 +54,12 @@ export function transportOf(url: string): { ok: true; transport: Transport } | {
     } catch {
       return { ok: false, message: 'is not a valid URL' };
     }
-    // A password in the URL would be printed by git and stored in the row: credentials go in a secret.
-    if (u.password) return { ok: false, message: 'must not hold a password: put the credential in a global secret and name it in credential_secret_key' };
+    // A credential in the URL would be printed by git, shown in the API object and stored in the row:
+    // credentials go in a secret. Over http(s) the user name alone can be the token
+    // (https://<token>@host/...), so any user info is refused; ssh keeps its user (git@host).
+    if (u.password || (u.username && s !== 'ssh')) {
+      return { ok: false, message: 'must not hold credentials (user info): put the token in a global secret, name it in credential_secret_key and set auth_type' };
+    }
     if (s !== 'file' && !u.hostname) return { ok: false, message: 'needs a host' };
     return { ok: true, transport: s as Transport };
   }
@@ -107,6 +115,11 @@ export function parseGitSourceInput(b: GitSourceInput): { ok: true; settings: Gi
   const webhookSecretKey = b.webhook_secret_key ?? '';
   if (webhookSecretKey && !BUILTIN_KEY_PATTERN.test(webhookSecretKey)) problems.push({ field: 'webhook_secret_key', message: 'is not a secret key' });
   const pollInterval = b.poll_interval ?? 0;
+  const pushPaths = b.push_paths ?? [];
+  pushPaths.forEach((g, i) => {
+    const problem = pushPathProblem(g);
+    if (problem) problems.push({ field: `push_paths[${i}]`, message: problem });
+  });
   const mappings: GitSourceSettings['mappings'] = [];
   const seen = new Set<string>();
   if (b.mappings.length === 0) problems.push({ field: 'mappings', message: 'needs at least one mapping' });
@@ -121,6 +134,6 @@ export function parseGitSourceInput(b: GitSourceInput): { ok: true; settings: Gi
   if (problems.length) return { ok: false, problems };
   return {
     ok: true,
-    settings: { name, repoUrl: b.repo_url, branch, authType: authType as AuthType, credentialSecretKey, knownHosts, webhookSecretKey, pollInterval, mappings },
+    settings: { name, repoUrl: b.repo_url, branch, authType: authType as AuthType, credentialSecretKey, knownHosts, webhookSecretKey, pollInterval, pushPaths, mappings },
   };
 }

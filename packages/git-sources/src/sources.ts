@@ -18,6 +18,7 @@ export interface GitSourceRecord {
   knownHosts: string;
   webhookSecretKey: string;
   pollInterval: number;
+  pushPaths: string[];
   enabled: boolean;
   lastError: string;
   lastSyncStatus: string;
@@ -46,6 +47,7 @@ export function gitSourceBody(s: GitSourceRecord, publicUrl: string) {
     webhook_secret_key: s.webhookSecretKey,
     webhook_url: `${publicUrl.replace(/\/+$/, '')}/hooks/git/${s.id}`,
     poll_interval: s.pollInterval,
+    push_paths: s.pushPaths,
     last_error: s.lastError,
     last_sync_status: s.lastSyncStatus,
     last_synced_sha: s.lastSyncedSha,
@@ -135,6 +137,7 @@ const columns = (s: GitSourceSettings) => ({
   knownHosts: s.knownHosts,
   webhookSecretKey: s.webhookSecretKey,
   pollInterval: s.pollInterval,
+  pushPaths: s.pushPaths,
 });
 
 /** Queues a sync of the source (coalesced with one already queued). */

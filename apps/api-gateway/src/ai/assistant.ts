@@ -18,9 +18,10 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';
-import { restoreMaskedLines, unresolvedMaskMessage, type ToolResultMasker } from './masking.js';
+import { restoreMaskedLines, scopeOfArgs, unresolvedMaskMessage, type MaskScope, type ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
+import { AIUsageLimitError, estimateTokens, type AIUsage } from './usage.js';
 
 /** Model calls of one turn at most (each may call tools). */
 export const MAX_ROUNDS = 8;
@@ -38,7 +39,8 @@ interface MessageRow {
   parts: Part[];
 }
 
-type Part = { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string };
+/** A tool result keeps the scope of its call (`scope`), so it is masked again the same way (masking.ts). */
+export type Part = { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string; scope?: MaskScope };
 
 export interface TurnDeps {
   pool: pg.Pool;
@@ -51,11 +53,12 @@ export interface TurnDeps {
   signal: AbortSignal;
   /** Masks tool results against the secret values. */
   masker: ToolResultMasker;
+  /** Daily limits: the turn's request was taken before it started; each model call's tokens are counted, and checked before the next. */
+  usage?: AIUsage;
 }
 
-/** The stored conversation as chat messages; tool results masked again (a secret made since they were stored). */
+/** The stored conversation as chat messages; tool results masked again, each with its own scope (a secret made since they were stored). */
 async function history(prisma: PrismaClient, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
-  const mask = await masker.masker();
   const rows = (await prisma.aiMessage.findMany({ where: { conversationId }, orderBy: { seq: 'asc' }, select: { id: true, seq: true, role: true, content: true, parts: true } })) as MessageRow[];
   const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
   for (const r of rows) {
@@ -64,7 +67,7 @@ async function history(prisma: PrismaClient, conversationId: string, masker: Too
       const calls = r.parts.filter((p): p is Extract<Part, { type: 'tool_call' }> => p.type === 'tool_call');
       out.push({ role: 'assistant', content: r.content, ...(calls.length ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}) });
     } else if (r.role === 'tool') {
-      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: mask.text(p.content) });
+      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: await masker.stored(p.content, p.scope) });
     }
   }
   return answerEveryCall(out);
@@ -178,7 +181,9 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
   try {
     for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
       const messages = await history(deps.prisma, conversationId, deps.masker);
+      if (round > 0) await deps.usage?.checkTokens(deps.principal.userId);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
+      await deps.usage?.addTokens(deps.principal.userId, (out.inputTokens ?? estimateTokens(JSON.stringify(messages))) + (out.outputTokens ?? estimateTokens(out.text + JSON.stringify(out.toolCalls))));
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
       lastId = await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
       if (!out.toolCalls.length) {
@@ -188,12 +193,17 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
       const results: Part[] = [];
       for (const call of out.toolCalls) {
         deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
-        results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call) });
+        results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call), scope: scopeOfArgs(safeJson(call.arguments)) });
       }
       await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'tool', content: '', parts: results });
     }
   } catch (err) {
     stop = 'error';
+    if (err instanceof AIUsageLimitError) {
+      deps.send('error', { code: err.code, message: err.message });
+      deps.send('end', { message_id: lastId || null, stop_reason: stop });
+      return;
+    }
     // The provider's message could quote what it was sent: masked, and logged without the error object.
     const message = await deps.masker.text(String((err as Error)?.message ?? err).slice(0, 500)).catch(() => 'the assistant turn failed');
     deps.from.log.warn('assistant turn failed', { conversation_id: conversationId, error: message, error_name: (err as Error)?.name });

@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import { inTransaction, newId } from '@svc/db';
 import { runTriage, type TriageDeps } from './triage.js';
+import { AIUsageLimitError, AUTO_USER } from './usage.js';
 
 /** Marks an insight started by the loop (requested_by), and counts toward the budget. */
 export const AUTO_REQUESTER = 'auto';
@@ -53,8 +54,17 @@ export function startAutoTriage(o: AutoTriageOptions): () => void {
     try {
       const p = await o.deps.providers.get();
       if (!p?.autoTriage) return;
+      // The deployment's daily AI limits hold for automatic triage too: past them, nothing is claimed.
+      if (o.deps.usage && (await o.deps.usage.totalsReached())) return;
       for (const claim of await claimAutoTriages(o.deps.pool, o.perHour)) {
-        const run = runTriage(o.deps, claim.id, claim.execution_id).finally(() => o.background.delete(run));
+        try {
+          await o.deps.usage?.take(AUTO_USER);
+        } catch (err) {
+          if (!(err instanceof AIUsageLimitError)) throw err;
+          await o.deps.pool.query(`UPDATE ai_insights SET status = 'failed', error = $2, completed_at = now() WHERE id = $1`, [claim.id, err.message]);
+          continue;
+        }
+        const run = runTriage(o.deps, claim.id, claim.execution_id, AUTO_USER).finally(() => o.background.delete(run));
         o.background.add(run);
         await run;
       }

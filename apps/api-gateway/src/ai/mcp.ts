@@ -11,7 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { roleAtLeast } from '@svc/api-spec';
-import { unauthorized, type HttpLogger } from '@svc/http';
+import { createRawBodyReader, parseJsonBody, unauthorized, type HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { asHttpError, minRoleOf, type Invoke } from './invoke.js';
 import { ToolResultMasker } from './masking.js';
@@ -53,7 +53,7 @@ function serverFor(deps: McpDeps, principal: AuthPrincipal, req: Request, reques
   for (const t of MCP_TOOLS) {
     const need = minRoleOf(deps.operation(t.operationId));
     if (need && !roleAtLeast(principal.role, need)) continue;
-    server.registerTool(t.name, { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t) }, async (args: Record<string, unknown>) => {
+    server.registerTool(t.name, { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t), annotations: t.annotations }, async (args: Record<string, unknown>) => {
       try {
         const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
         const body = await masker.value(r.body, args);
@@ -90,13 +90,15 @@ export function mountMcp(app: Express, deps: McpDeps, named: (route: string) => 
   app.get('/.well-known/mcp.json', named('/.well-known/mcp.json'), (_req, res) => {
     res.json(mcpCard(deps));
   });
-  const json = express.json({ limit: deps.bodyLimit });
+  // The body is read as /api/v1 reads it: the size limit, and the JSON depth limit before parsing (422 `body`).
+  const readBody = createRawBodyReader({ limit: deps.bodyLimit });
   app.all('/mcp', named('/mcp'), async (req: Request, res: Response, next) => {
-    // A bearer API token only: a session cookie alone is not a credential here.
+    // A bearer API token only: a session cookie alone is not a credential here. The
+    // authenticator checks the account state as for /api/v1 (a temporary password: 403).
     if (!req.headers.authorization) throw unauthorized('/mcp needs a bearer API token');
     const principal = await deps.authenticate(req);
     if (principal.authType !== 'token') throw unauthorized('/mcp needs a bearer API token');
-    await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    req.body = parseJsonBody(await readBody(req, res));
     const requestId = String(res.locals.requestId ?? '');
     const server = serverFor(deps, principal, req, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

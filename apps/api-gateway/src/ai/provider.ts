@@ -174,6 +174,8 @@ function openAIModel(s: ProviderSettings): ChatModel {
           model: s.model,
           messages,
           stream: true,
+          // The usage chunk at the end: the tokens counted against the daily limits (usage.ts).
+          stream_options: { include_usage: true },
           max_tokens: req.maxTokens ?? 2048,
           ...(req.tools?.length ? { tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
         },

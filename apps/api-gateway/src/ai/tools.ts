@@ -18,7 +18,29 @@ export interface ToolDef {
   toInput(args: Record<string, unknown>): InvokeInput;
   /** One line shown on the confirm button of a proposed action. */
   summary?(args: Record<string, unknown>): string;
+  /** MCP tool annotations (hints for clients, as the MCP specification defines them). */
+  annotations: ToolAnnotations;
 }
+
+/**
+ * `readOnlyHint`: the tool changes nothing. `destructiveHint` (meaningful
+ * when not read-only): it may end or overwrite something (a running
+ * execution, a file), not only add. `idempotentHint`: calling it again with
+ * the same arguments has no further effect. `openWorldHint`: false, every
+ * tool works on this service only.
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Adds something new each call (an execution, an insight). */
+const ADDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Ends or overwrites something; again with the same arguments, nothing more happens. */
+const OVERWRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
 /** Log lines a tool returns at most (bounded logs). */
 export const MAX_LOG_LINES = 200;
@@ -34,6 +56,7 @@ export const TOOLS: ToolDef[] = [
     name: 'list_flows',
     description: 'List flows (namespace, id, description), optionally of one namespace and its children or matching a text.',
     kind: 'read',
+    annotations: READ,
     operationId: 'listFlows',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), q: str('Substring of the flow id or description') } },
     toInput: (a) => ({ query: { namespace: s(a.namespace), q: s(a.q), limit: 100 } }),
@@ -42,6 +65,7 @@ export const TOOLS: ToolDef[] = [
     name: 'get_flow',
     description: 'A flow with its YAML source and parsed definition.',
     kind: 'read',
+    annotations: READ,
     operationId: 'getFlow',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), flow_id: str('Flow id') }, required: ['namespace', 'flow_id'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace), flowId: s(a.flow_id) } }),
@@ -50,6 +74,7 @@ export const TOOLS: ToolDef[] = [
     name: 'list_files',
     description: 'Files of a namespace (head version).',
     kind: 'read',
+    annotations: READ,
     operationId: 'listFiles',
     parameters: { type: 'object', properties: { namespace: str('Namespace') }, required: ['namespace'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace) }, query: { limit: 200 } }),
@@ -58,6 +83,7 @@ export const TOOLS: ToolDef[] = [
     name: 'read_file',
     description: 'The content of one file of a namespace.',
     kind: 'read',
+    annotations: READ,
     operationId: 'getFile',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml') }, required: ['namespace', 'path'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace) }, query: { path: s(a.path) } }),
@@ -66,6 +92,7 @@ export const TOOLS: ToolDef[] = [
     name: 'list_executions',
     description: 'Executions, newest first; filters: namespace, flow id, state.',
     kind: 'read',
+    annotations: READ,
     operationId: 'listExecutions',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), flow: str('Flow id'), state: str('QUEUED, RUNNING, SUCCESS, FAILED, TIMED_OUT, CANCELLED...') } },
     toInput: (a) => ({ query: { namespace: s(a.namespace), flow: s(a.flow), state: s(a.state), limit: 20 } }),
@@ -74,6 +101,7 @@ export const TOOLS: ToolDef[] = [
     name: 'get_execution',
     description: 'An execution with its state, error and task runs.',
     kind: 'read',
+    annotations: READ,
     operationId: 'getExecution',
     parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
@@ -82,6 +110,7 @@ export const TOOLS: ToolDef[] = [
     name: 'read_logs',
     description: `Log lines of an execution (at most ${MAX_LOG_LINES}), optionally of one task. Secret values are masked.`,
     kind: 'read',
+    annotations: READ,
     operationId: 'getExecutionLogs',
     parameters: { type: 'object', properties: { ...executionArg, task: str('Task id'), limit: { type: 'integer', minimum: 1, maximum: MAX_LOG_LINES } }, required: ['execution_id'] },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) }, query: { task: s(a.task), limit: Math.min(MAX_LOG_LINES, Math.max(1, Number(a.limit) || 100)) } }),
@@ -90,6 +119,7 @@ export const TOOLS: ToolDef[] = [
     name: 'get_flow_schema',
     description: 'The JSON Schema (draft 2020-12) of a *.flow.yaml file.',
     kind: 'read',
+    annotations: READ,
     operationId: 'getFlowSchema',
     parameters: { type: 'object', properties: {} },
     toInput: () => ({}),
@@ -98,6 +128,7 @@ export const TOOLS: ToolDef[] = [
     name: 'validate_flow',
     description: 'Validate a flow file text without saving it; returns the errors.',
     kind: 'read',
+    annotations: READ,
     operationId: 'validateFile',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path ending in .flow.yaml'), content: str('The YAML text') }, required: ['namespace', 'path', 'content'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { path: s(a.path) ?? '', content: s(a.content) ?? '' } }),
@@ -106,6 +137,7 @@ export const TOOLS: ToolDef[] = [
     name: 'save_flow',
     description: 'Save (create or replace) a file of a namespace, e.g. a flow, as a new namespace version. Needs the user\'s confirmation.',
     kind: 'action',
+    annotations: OVERWRITES,
     operationId: 'saveChanges',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml'), content: str('The whole new file text'), message: str('Change message') }, required: ['namespace', 'path', 'content'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { changes: [{ op: 'put', path: s(a.path) ?? '', content: s(a.content) ?? '' }], message: (s(a.message) || `Save ${s(a.path)}`).slice(0, 500) } }),
@@ -115,6 +147,7 @@ export const TOOLS: ToolDef[] = [
     name: 'trigger_flow',
     description: 'Start an execution of a flow with inputs.',
     kind: 'action',
+    annotations: ADDS,
     operationId: 'triggerFlow',
     parameters: { type: 'object', properties: { namespace: str('Namespace'), flow_id: str('Flow id'), inputs: { type: 'object', description: 'Input values by input id' } }, required: ['namespace', 'flow_id'] },
     toInput: (a) => ({ params: { namespace: s(a.namespace), flowId: s(a.flow_id) }, body: { inputs: a.inputs && typeof a.inputs === 'object' ? a.inputs : {} } }),
@@ -124,6 +157,7 @@ export const TOOLS: ToolDef[] = [
     name: 'cancel_execution',
     description: 'Cancel a queued or running execution.',
     kind: 'action',
+    annotations: OVERWRITES,
     operationId: 'cancelExecution',
     parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
@@ -133,6 +167,7 @@ export const TOOLS: ToolDef[] = [
     name: 'rerun_execution',
     description: 'Run an ended execution again from the start, as a new execution.',
     kind: 'action',
+    annotations: ADDS,
     operationId: 'rerunExecution',
     parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
@@ -142,6 +177,7 @@ export const TOOLS: ToolDef[] = [
     name: 'restart_execution',
     description: 'Restart a FAILED, TIMED_OUT or CANCELLED execution from its failed tasks, as a new execution.',
     kind: 'action',
+    annotations: ADDS,
     operationId: 'restartExecution',
     parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
@@ -153,6 +189,7 @@ export const TRIAGE_TOOL: ToolDef = {
   name: 'request_triage',
   description: 'Ask for an AI triage of a FAILED or TIMED_OUT execution (summary, probable cause, suggested fix, with evidence); read it with list_insights.',
   kind: 'action',
+  annotations: ADDS,
   operationId: 'requestTriage',
   parameters: { type: 'object', properties: executionArg, required: ['execution_id'] },
   toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),

@@ -3,14 +3,16 @@
 // definition, what changed since the flow's last successful run), mask every
 // secret value the execution used, ask the model for a summary, a probable
 // cause and a suggested fix, and store it as an insight citing its evidence.
+// The evidence is masked with the execution's scope (masking.ts): the
+// secrets it used, and those of its namespace, its parents and globals.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { newId, prismaOf, type Prisma } from '@svc/db';
 import { SecretMasker } from '@svc/engine/internal';
-import { ProviderStore, SecretStore } from '@svc/secrets';
 import { fileDiff } from './tools.js';
-import { builtinSecretValues } from './masking.js';
+import { ToolResultMasker } from './masking.js';
 import { chatModel, type AIProviderStore } from './provider.js';
+import { AUTO_USER, estimateTokens, type AIUsage } from './usage.js';
 
 /** Log lines of each failed task run given to the model (its tail). */
 export const LOG_TAIL_LINES = 50;
@@ -49,6 +51,8 @@ export interface TriageDeps {
   masterKeys: readonly MasterKey[];
   providers: AIProviderStore;
   log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
+  /** Daily limits: the triage's request is taken by its caller; its tokens are counted here. */
+  usage?: AIUsage;
 }
 
 /** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
@@ -66,29 +70,15 @@ export async function createInsight(pool: pg.Pool, executionId: string, requeste
 }
 
 const EXECUTION = { id: true, state: true, reason: true, error: true, namespace: true, flowId: true, definition: true, inputs: true, createdAt: true, snapshotVersion: true, secretKeysUsed: true } as const;
-type ExecRow = Prisma.ExecutionGetPayload<{ select: typeof EXECUTION }>;
-
-/** The values of every secret the execution used (as they are now), to mask the evidence with. */
-async function secretValues(deps: TriageDeps, e: ExecRow): Promise<string[]> {
-  const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
-  const out: string[] = [];
-  for (const key of e.secretKeysUsed ?? []) {
-    try {
-      out.push((await store.resolve(e.namespace, key)).value);
-    } catch {
-      // A secret deleted since: its value cannot be in new evidence beyond what was already masked at the source.
-    }
-  }
-  return out;
-}
 
 /** Collects the evidence of an execution, every text masked against its secrets. */
 export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: SecretMasker }> {
   const prisma = prismaOf(deps.pool);
   const e = await prisma.execution.findUnique({ where: { id: executionId }, select: EXECUTION });
   if (!e) return { evidence: [], mask: new SecretMasker([]) };
-  // The secrets the execution used, and every builtin one (a value printed before it was a secret, or written in the flow).
-  const mask = new SecretMasker([...(await secretValues(deps, e)), ...(await builtinSecretValues(deps))]);
+  // The secrets the execution used, and the builtin ones of its scope (a value printed before it was a
+  // secret, or written in the flow); not every stored secret, which would make masking an oracle.
+  const mask = await new ToolResultMasker(deps).forScope({ namespaces: [e.namespace], executions: [e.id] });
   const ev: Evidence[] = [];
   let n = 0;
   const add = (kind: Evidence['kind'], title: string, content: string) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content) });
@@ -151,7 +141,7 @@ export function parseTriage(text: string): { summary: string; probable_cause: st
 }
 
 /** Runs a pending insight to its end (done or failed). Never throws. */
-export async function runTriage(deps: TriageDeps, insightId: string, executionId: string): Promise<void> {
+export async function runTriage(deps: TriageDeps, insightId: string, executionId: string, usageUser: string = AUTO_USER): Promise<void> {
   const insights = prismaOf(deps.pool).aiInsight;
   try {
     await insights.update({ where: { id: insightId }, data: { status: 'running' } });
@@ -161,6 +151,7 @@ export async function runTriage(deps: TriageDeps, insightId: string, executionId
     const model = chatModel(settings);
     const prompt = evidence.map((e) => `### ${e.id} (${e.kind}): ${e.title}\n${e.content}`).join('\n\n');
     const out = await model.chat({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: prompt }], maxTokens: 1024 });
+    await deps.usage?.addTokens(usageUser, (out.inputTokens ?? estimateTokens(SYSTEM + prompt)) + (out.outputTokens ?? estimateTokens(out.text)));
     const t = parseTriage(mask.text(out.text));
     const cited = new Set(t.evidence);
     // Every answer shows its evidence: without citations, all of it stands behind the answer.

@@ -14,13 +14,14 @@ import type { MasterKey } from '@svc/config';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
-import { restoreProposedSave, runTurn } from '../ai/assistant.js';
+import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
+import type { AIUsage } from '../ai/usage.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -34,6 +35,8 @@ export interface AIRouteDeps {
   background: Set<Promise<unknown>>;
   /** Ends open turns when the gateway stops. */
   signal?: AbortSignal;
+  /** Daily AI limits (SVC_AI_*_PER_DAY): turns and triages take a request, model calls add tokens. */
+  usage: AIUsage;
 }
 
 export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI provider is configured (PUT /api/v1/ai/provider)');
@@ -82,6 +85,18 @@ function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http(s) URL';
   if (u.username || u.password) return 'must not hold credentials (user:password@): give the key as api_key or api_key_secret';
   return undefined;
+}
+
+/** Types that have no endpoint of their own: without a base URL the OpenAI SDK would send to api.openai.com. */
+const NEEDS_BASE_URL = new Set(['ollama', 'openai_compatible']);
+
+function missingBaseUrl(type: string, baseUrl: string | undefined) {
+  return NEEDS_BASE_URL.has(type) && !baseUrl ? { field: 'base_url', message: `is required for type ${type} (without it, requests would go to the OpenAI endpoint)` } : undefined;
+}
+
+/** Where requests of these settings go: the base URL, else the SDK's default endpoint of the type. */
+export function endpointOf(type: string, baseUrl: string): string {
+  return (baseUrl || (type === 'anthropic' ? 'https://api.anthropic.com' : 'https://api.openai.com/v1')).replace(/\/+$/, '');
 }
 
 export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
@@ -149,6 +164,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
       const urlProblem = baseUrlProblem(b.base_url);
       if (urlProblem) problems.push({ field: 'base_url', message: urlProblem });
+      const noBase = missingBaseUrl(b.type, b.base_url);
+      if (noBase) problems.push(noBase);
       if (b.api_key !== undefined && b.api_key !== null && typeof b.api_key !== 'string') problems.push({ field: 'api_key', message: 'must be a string' });
       if (b.auto_triage !== undefined && typeof b.auto_triage !== 'boolean') problems.push({ field: 'auto_triage', message: 'must be a boolean' });
       if (problems.length) throw validationFailed(problems);
@@ -174,9 +191,20 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         if (!isProviderType(b.type)) throw validationFailed([{ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` }]);
         const urlProblem = baseUrlProblem(b.base_url);
         if (urlProblem) throw validationFailed([{ field: 'base_url', message: urlProblem }]);
-        // Settings given: tried as they are (the stored key when none is given), nothing is saved.
-        const stored = await providers.settings().catch(() => undefined);
-        return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey: b.api_key ?? stored?.apiKey ?? '' });
+        const noBase = missingBaseUrl(b.type, b.base_url);
+        if (noBase) throw validationFailed([noBase]);
+        // Settings given: tried as they are, nothing is saved. The stored key is used only
+        // when none is given and the requests go where the stored settings send them: an
+        // admin's test must not send it to another server.
+        let apiKey = b.api_key;
+        if (apiKey === undefined) {
+          const stored = await providers.settings().catch(() => undefined);
+          if (stored?.apiKey && endpointOf(stored.type, stored.baseUrl) !== endpointOf(b.type, b.base_url ?? '')) {
+            throw validationFailed([{ field: 'api_key', message: 'is required when base_url differs from the stored provider\'s: the stored key is sent only to the stored base URL' }]);
+          }
+          apiKey = stored?.apiKey ?? '';
+        }
+        return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey });
       }
       return testSettings(await requireProvider());
     },
@@ -212,15 +240,20 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         select: { id: true, seq: true, role: true, content: true, parts: true, model: true, createdAt: true },
       });
       const actions = await prisma.aiPendingAction.findMany({ where: { conversationId: c.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-      // Tool results, diffs and action results were masked when stored; masked again for a secret made since.
-      const mask = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker();
+      // Tool results, diffs and action results were masked when stored; masked again for a secret made
+      // since, each with the scope of its own call (masking.ts), never with every stored secret.
+      const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
+      const maskParts = async (parts: unknown) =>
+        Array.isArray(parts) ? Promise.all(parts.map(async (p: Part) => (p?.type === 'tool_result' ? { ...p, content: await mask.stored(String(p.content), p.scope) } : p))) : parts;
       return conversationBody(
         c,
-        messages.map((m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? mask.value(m.parts) : m.parts, model: m.model, created_at: m.createdAt.toISOString() })),
-        actions.map((a) => {
-          const b = actionBody(a);
-          return { ...b, ...(b.diff !== undefined ? { diff: mask.text(b.diff) } : {}), ...('result' in b ? { result: mask.value(b.result) } : {}) };
-        }),
+        await Promise.all(messages.map(async (m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? await maskParts(m.parts) : m.parts, model: m.model, created_at: m.createdAt.toISOString() }))),
+        await Promise.all(
+          actions.map(async (a) => {
+            const b = actionBody(a);
+            return { ...b, ...(b.diff !== undefined ? { diff: await mask.text(b.diff, b.arguments) } : {}), ...('result' in b ? { result: await mask.value(b.result, b.arguments) } : {}) };
+          }),
+        ),
       );
     },
 
@@ -234,6 +267,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const c = await ownConversation(ctx);
       const settings = await requireProvider();
       const { content } = ctx.body as { content: string };
+      // 429 before the stream opens when a daily limit is reached.
+      await deps.usage.take(ctx.principal!.userId);
       if (!c.title) await prisma.aiConversation.update({ where: { id: c.id }, data: { title: content.slice(0, 80) } });
       const sse = new SseWriter(ctx.res, deps.signal ? { signal: deps.signal } : {});
       sse.open();
@@ -251,6 +286,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
           },
           signal: sse.signal,
           masker: new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }),
+          usage: deps.usage,
         },
         c.id,
         content,
@@ -270,8 +306,9 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const from = { req: ctx.req, requestId: ctx.requestId, log: ctx.log };
       const args = actionArgs(a).input;
       try {
-        // One masker for the confirmation: the secret values are read and opened once.
-        const masker = await new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log }).masker(args);
+        // One masker for the confirmation, with the scope of the action's arguments.
+        const scoped = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
+        const masker = await scoped.masker(args);
         let input = args;
         if (a.tool === 'save_flow') {
           // Lines copied masked get their real text back from the file as it
@@ -283,7 +320,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         }
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
-        const result = masker.value(r.body);
+        const result = await scoped.value(r.body, args);
         await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'succeeded', result: (result ?? Prisma.JsonNull) as Prisma.InputJsonValue } });
         await audit('succeeded', {});
         return { id: a.id, tool: a.tool, status: 'succeeded', result };
@@ -300,6 +337,11 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const r = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'rejected', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
       if (!r.count) throw conflict('conflict', 'the action was already decided');
       return { ok: true };
+    },
+
+    async getAIUsage(ctx: Ctx) {
+      const { day } = (ctx.query ?? {}) as { day?: string };
+      return deps.usage.report(day);
     },
 
     async listExecutionInsights(ctx: Ctx) {
@@ -319,8 +361,9 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
       await requireProvider();
       if (!TRIAGE_STATES.has(e.state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${e.state}`);
+      await deps.usage.take(ctx.principal!.userId);
       const insight = await createInsight(pool, id, ctx.principal!.userId);
-      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log }, insight.id, id).finally(() => deps.background.delete(run));
+      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal!.userId).finally(() => deps.background.delete(run));
       deps.background.add(run);
       return reply(202, insightBody(insight));
     },

@@ -4,8 +4,13 @@
 // workers (the scheduler app), which take the source's lease and run it.
 // The push webhook's signature is checked over the raw body before it is
 // parsed (mountOperations' verifySignature); a wrong or missing one is 401
-// and requests nothing.
-import type { Request } from 'express';
+// and requests nothing. Before any of the body is read, gitWebhook's gate
+// looks the source up (404 for an unknown one) and then reads at most
+// GIT_WEBHOOK_MAX_BYTES (413 past it): an unsigned request costs one lookup
+// and a bounded read, not a body of SVC_MAX_BODY_BYTES.
+// A branch push is audited (`git.push`) with the source, branch, sha and
+// every repository path it writes.
+import type { NextFunction, Request, Response } from 'express';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
 import {
@@ -32,7 +37,7 @@ import {
   type GitSourceInput,
   type GitSourceRecord,
 } from '@svc/git-sources';
-import { conflict, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, createRawBodyReader, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { getNamespace, type FileChange } from '@svc/namespaces';
 import { ProviderStore, SecretStore } from '@svc/secrets';
@@ -78,19 +83,47 @@ function settingsOf(body: unknown) {
   return parsed.settings;
 }
 
-/** Resolves the webhook source and checks the signature; what the webhook handler gets as its principal. */
-export function gitSignatureVerifier(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>) {
+/**
+ * Bytes of a push notification read at most before its signature is checked
+ * (1 MiB; GitHub, GitLab and Gitea push payloads of a usual push are a few
+ * KiB). Past it the delivery is 413 and the source's poll is the backstop.
+ */
+export const GIT_WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+async function webhookSource(deps: Pick<GitRouteDeps, 'db' | 'now'>, idParam: unknown): Promise<GitSourceRecord> {
+  const id = String(idParam ?? '');
+  // Checked before the lookup: PostgreSQL refuses a NUL in text, and no source id holds one.
+  if (id.includes('\u0000')) throw notFound(`no git source ${JSON.stringify(id)}`);
+  try {
+    return await getGitSource({ db: deps.db, now: deps.now }, id);
+  } catch (err) {
+    return gitError(err);
+  }
+}
+
+/**
+ * The push webhook in two steps. `gate` (express middleware, mounted on
+ * POST /hooks/git/:sourceId before the operations) finds the source before
+ * reading anything and reads the body with a cap; mountOperations' own read
+ * then finds it read. `verify` (mountOperations' verifySignature) checks the
+ * signature over it; the source it resolves is the handler's principal.
+ */
+export function gitWebhook(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>) {
   const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys });
-  return async (req: Request, raw: Buffer): Promise<GitSourceRecord> => {
-    const id = String(req.params.sourceId ?? '');
-    // Checked before the lookup: PostgreSQL refuses a NUL in text, and no source id holds one.
-    if (id.includes('\u0000')) throw notFound(`no git source ${JSON.stringify(id)}`);
-    let source: GitSourceRecord;
-    try {
-      source = await getGitSource({ db: deps.db, now: deps.now }, id);
-    } catch (err) {
-      return gitError(err);
-    }
+  const seen = new WeakMap<Request, GitSourceRecord>();
+  const readCapped = createRawBodyReader({ limit: GIT_WEBHOOK_MAX_BYTES });
+  const gate = (req: Request, res: Response, next: NextFunction) => {
+    res.locals.route = '/hooks/git/{sourceId}';
+    webhookSource(deps, req.params.sourceId)
+      .then(async (source) => {
+        seen.set(req, source);
+        await readCapped(req, res);
+        next();
+      })
+      .catch(next);
+  };
+  const verify = async (req: Request, raw: Buffer): Promise<GitSourceRecord> => {
+    const source = seen.get(req) ?? (await webhookSource(deps, req.params.sourceId));
     let secret = '';
     if (source.webhookSecretKey) {
       try {
@@ -103,6 +136,7 @@ export function gitSignatureVerifier(deps: Pick<GitRouteDeps, 'db' | 'masterKeys
     if (!check.ok) throw unauthorized(`the push notification is not signed with this source's webhook secret: ${check.reason}`);
     return source;
   };
+  return { gate, verify };
 }
 
 // The webhook handler's principal is the verified source, the others' a user: the map is untyped.
@@ -177,10 +211,19 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       };
     },
 
-    async pushNamespaceBranch({ params, body: b, principal }: Ctx) {
-      const req = b as { changes: FileChange[]; message: string };
+    async pushNamespaceBranch(ctx: Ctx) {
+      const { params, principal } = ctx;
+      const req = ctx.body as { changes: FileChange[]; message: string };
       await guard(() => getNamespace(deps.db.prisma, params.namespace));
-      const out = await guard(() => pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }));
+      const { paths, ...out } = await guard(() => pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }));
+      await recordAudit(deps.db.pool, {
+        action: 'git.push',
+        ...auditContext(ctx),
+        targetType: 'git_source',
+        targetId: out.source_id,
+        details: { namespace: params.namespace, branch: out.branch, sha: out.sha, base_sha: out.base_sha, paths },
+        at: deps.now(),
+      });
       return reply(201, out);
     },
 

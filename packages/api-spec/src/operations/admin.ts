@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { FreeObject, Page } from '../schemas/helpers.js';
-import { AIConversation, AIProvider, AIStatus, Acknowledged, AuditEvent, Instance } from '../schemas/entities.js';
+import { AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance } from '../schemas/entities.js';
 import {
   AIProviderRequest,
   CreateAIConversationRequest,
@@ -118,6 +118,7 @@ export const aiOperations: Operation[] = [
       200: { description: 'text/event-stream of the events of one assistant turn', contentType: EVENT_STREAM, schema: Type.String(), headers: STREAM_HEADERS },
       ...noConversation,
       ...aiDisabled,
+      ...err(429, '`rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets'),
     },
   },
   {
@@ -179,6 +180,16 @@ export const aiOperations: Operation[] = [
     auth: ADMIN,
     request: { body: AIProviderRequest, bodyRequired: false },
     responses: { ...ok(Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.String()) }, { additionalProperties: true })), ...aiDisabled },
+  },
+  {
+    operationId: 'getAIUsage',
+    method: 'get',
+    path: '/api/v1/ai/usage',
+    tag: 'ai',
+    summary: 'AI usage of one UTC day (default today) per user and in total, with the daily limits',
+    auth: ADMIN,
+    request: { query: Type.Object({ day: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'A UTC day, YYYY-MM-DD; default today' })) }) },
+    responses: ok(AIUsage),
   },
   {
     operationId: 'getAIStatus',

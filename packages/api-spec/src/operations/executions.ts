@@ -114,7 +114,7 @@ export const executionOperations: Operation[] = [
     summary: 'Ask the AI assistant to triage an execution',
     auth: OPERATOR,
     request: { params: ExecutionParams },
-    responses: { ...accepted(Insight, 'Triage requested'), ...notFound, ...err(409, '`ai_disabled`: no AI provider is configured') },
+    responses: { ...accepted(Insight, 'Triage requested'), ...notFound, ...err(409, '`ai_disabled`: no AI provider is configured'), ...err(429, '`rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets') },
   },
   {
     operationId: 'getExecutionLogs',

@@ -384,6 +384,18 @@ export const AIStatus = component('AIStatus', Type.Object(
   open,
 ));
 
+const UsageCount = Type.Object({ requests: Type.Integer({ minimum: 0 }), tokens: Type.Integer({ minimum: 0 }) });
+export const AIUsage = component('AIUsage', Type.Object(
+  {
+    day: Type.String({ description: 'The UTC day, YYYY-MM-DD' }),
+    resets_at: DateTime({ description: 'When the day ends and its counts no longer apply' }),
+    limits: Type.Object({ user_requests: Type.Integer(), user_tokens: Type.Integer(), total_requests: Type.Integer(), total_tokens: Type.Integer() }, { description: 'SVC_AI_USER_REQUESTS_PER_DAY, SVC_AI_USER_TOKENS_PER_DAY, SVC_AI_TOTAL_REQUESTS_PER_DAY, SVC_AI_TOTAL_TOKENS_PER_DAY' }),
+    total: UsageCount,
+    users: Type.Array(Type.Intersect([Type.Object({ user_id: Type.String({ description: "A user's id, or 'auto' for automatic triage" }), email: Nullable(Type.String()) }), UsageCount])),
+  },
+  { ...open, description: 'AI requests (assistant turns, triages) and provider tokens of one UTC day, per user and in total, with the daily limits' },
+));
+
 export const Acknowledged = component('Acknowledged', Type.Object({ ok: Type.Boolean() }, { ...open, description: 'The request was accepted' }));
 
 export const SecretProviderCheck = component('SecretProviderCheck', Type.Object(

@@ -230,13 +230,14 @@ export const PutVariableRequest = component('PutVariableRequest', Type.Object({ 
 export const GitSourceRequest = component('GitSourceRequest', Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    repo_url: Type.String({ minLength: 1 }),
+    repo_url: Type.String({ minLength: 1, description: 'https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key' }),
     branch: Type.Optional(Type.String({ default: 'main' })),
     auth_type: Type.Optional(Type.String({ description: 'For example none, token, ssh' })),
     credential_secret_key: Type.Optional(Type.String()),
     known_hosts: Type.Optional(Type.String()),
     webhook_secret_key: Type.Optional(Type.String()),
     poll_interval: Type.Optional(Int64({ minimum: 0, description: 'Seconds; 0 disables polling' })),
+    push_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 50, description: 'Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping\'s repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say' })),
     mappings: Type.Array(
       Type.Object(
         { namespace: Type.String({ maxLength: 128 }), repo_path: Type.String({ maxLength: 512 }) },

@@ -130,6 +130,7 @@ export const GitSource = component('GitSource', Type.Object(
     last_sync_status: Type.String(),
     last_synced_sha: Type.String(),
     poll_interval: Int64(),
+    push_paths: Type.Array(Type.String(), { description: 'Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping\'s repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say' }),
     last_sync_at: Type.Optional(Nullable(DateTime())),
     mappings: Type.Array(GitSourceMapping),
   },
