@@ -43,6 +43,7 @@ import { createInvoker } from './ai/invoke.js';
 import { mountMcp } from './ai/mcp.js';
 import { startAutoTriage } from './ai/auto-triage.js';
 import { AIProviderStore } from './ai/provider.js';
+import { AIUsage } from './ai/usage.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -125,6 +126,12 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
   const { invoke, operation } = createInvoker(operations, () => handlers);
+  // Daily AI limits, per user and for the deployment (SVC_AI_*_PER_DAY), shared by turns and triages.
+  const aiUsage = new AIUsage({
+    prisma: deps.db.prisma,
+    now,
+    limits: { userRequests: deps.config.aiUserRequestsPerDay, userTokens: deps.config.aiUserTokensPerDay, totalRequests: deps.config.aiTotalRequestsPerDay, totalTokens: deps.config.aiTotalTokensPerDay },
+  });
   const background = new Set<Promise<unknown>>();
   const stopping = new AbortController();
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
@@ -151,7 +158,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
-    ...aiHandlers({ db: deps.db, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal }),
+    ...aiHandlers({ db: deps.db, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal, usage: aiUsage }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator(engine);
@@ -172,7 +179,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   });
   app.use(api);
   const stopAutoTriage = startAutoTriage({
-    deps: { pool: deps.db.pool, masterKeys: deps.config.masterKeys, providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }), log: deps.log },
+    deps: { pool: deps.db.pool, masterKeys: deps.config.masterKeys, providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }), log: deps.log, usage: aiUsage },
     perHour: deps.config.aiTriagePerHour,
     pollMs: deps.config.aiTriagePollMs,
     background,
