@@ -232,6 +232,12 @@ export const CATALOGUE = [
   { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
   { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second to POST /api/v1/emails shared by all API keys of one organization, across every api-gateway instance (a token bucket in PostgreSQL holding one second of requests); past it 429 rate_limit_exceeded with Retry-After.' },
+  {
+    variable: 'SVC_ORG_DAILY_QUOTA',
+    default: '10000',
+    description:
+      'Emails one organization may have accepted per UTC day (0 or more), across every api-gateway instance, unless `svc org quota set` gives it its own; past it POST /api/v1/emails answers 429 rate_limit_exceeded with Retry-After until the next UTC midnight.',
+  },
   // --- AI ---
   { variable: 'SVC_AI_TRIAGE_PER_HOUR', default: '20', description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.' },
   { variable: 'SVC_AI_TRIAGE_POLL_MS', default: '15000', description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).' },
@@ -241,6 +247,14 @@ export const CATALOGUE = [
   { variable: 'SVC_AI_TOTAL_TOKENS_PER_DAY', default: '10000000', description: 'AI provider tokens per UTC day for the whole deployment; past it 429 rate_limited and automatic triage waits.' },
   // --- email ---
   { variable: 'SVC_SMTP_URL', default: null, credential: true, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
+  {
+    variable: 'SVC_SMTP_REQUIRE_TLS',
+    default: 'true, false when the SVC_SMTP_URL host is loopback',
+    derived: true,
+    description:
+      'true: an smtp:// server must offer STARTTLS and the mail sender upgrades to TLS before sending credentials or mail; a server without it fails the email with the reason recorded on it. false: plain SMTP is accepted (a relay on the same host).',
+  },
+  { variable: 'SVC_EMAIL_RETENTION_DAYS', default: '30', description: 'Days organization emails (whatever their status) and their daily quota counters are kept; the maintenance lease holder deletes older ones every hour.' },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -171,6 +171,8 @@ export interface Config {
   maxBodyBytes: number;
   /** `SVC_ORG_RATE_LIMIT` in requests per second; default 10. */
   orgRateLimit: number;
+  /** `SVC_ORG_DAILY_QUOTA`: emails per organization and UTC day unless the organization has its own; default 10000. */
+  orgDailyQuota: number;
   /** `SVC_AI_TRIAGE_PER_HOUR`: automatic triages started per hour at most (all gateways together); default 20. */
   aiTriagePerHour: number;
   /** `SVC_AI_TRIAGE_POLL_MS`: period of the gateway's look for failures to triage automatically; default 15000 ms (10 to 3600000). */
@@ -185,6 +187,10 @@ export interface Config {
   aiTotalTokensPerDay: number;
   /** `SVC_SMTP_URL`; default undefined. */
   smtpUrl: string | undefined;
+  /** `SVC_SMTP_REQUIRE_TLS`: an smtp:// server must offer STARTTLS; default true, false when the SVC_SMTP_URL host is loopback. */
+  smtpRequireTls: boolean;
+  /** `SVC_EMAIL_RETENTION_DAYS`: days organization emails are kept; default 30. */
+  emailRetentionDays: number;
   /** `SVC_LOG_LEVEL`; default `info`. */
   logLevel: LogLevel;
   /** `SVC_LOG_FORMAT`; default `json`. */
@@ -258,6 +264,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
   }
 
   const cwd = options.cwd ?? process.cwd();
+  const smtpUrl = read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text));
   const port = read('SVC_PORT', p.port);
   const host = read('SVC_HOST', p.host);
   const publicUrl = read('SVC_PUBLIC_URL', p.baseUrl, () =>
@@ -359,13 +366,16 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),
     maxBodyBytes: read('SVC_MAX_BODY_BYTES', p.positiveByteSize),
     orgRateLimit: read('SVC_ORG_RATE_LIMIT', p.positiveNumber),
+    orgDailyQuota: read('SVC_ORG_DAILY_QUOTA', nonNegativeInteger),
     aiTriagePerHour: read('SVC_AI_TRIAGE_PER_HOUR', p.positiveInteger),
     aiTriagePollMs: read('SVC_AI_TRIAGE_POLL_MS', interval),
     aiUserRequestsPerDay: read('SVC_AI_USER_REQUESTS_PER_DAY', p.positiveInteger),
     aiUserTokensPerDay: read('SVC_AI_USER_TOKENS_PER_DAY', p.positiveInteger),
     aiTotalRequestsPerDay: read('SVC_AI_TOTAL_REQUESTS_PER_DAY', p.positiveInteger),
     aiTotalTokensPerDay: read('SVC_AI_TOTAL_TOKENS_PER_DAY', p.positiveInteger),
-    smtpUrl: read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text)),
+    smtpUrl,
+    smtpRequireTls: read('SVC_SMTP_REQUIRE_TLS', trueOrFalse, () => smtpRequiresTlsByDefault(smtpUrl)),
+    emailRetentionDays: read('SVC_EMAIL_RETENTION_DAYS', p.positiveInteger),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
     cliUrl: read('SVC_URL', p.baseUrl),
@@ -434,6 +444,26 @@ function dockerHost(text: string): string {
   }
   if (parsed.protocol !== 'unix:' && parsed.protocol !== 'npipe:' && !parsed.hostname) throw new Error('must name a host');
   return text;
+}
+
+function nonNegativeInteger(text: string): number {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) > 2_147_483_647) throw new Error('must be a whole number, 0 or more');
+  return Number(text);
+}
+
+/**
+ * SVC_SMTP_REQUIRE_TLS's default: on, except for a relay on a loopback
+ * address (nothing crosses a network there). An smtps:// URL is TLS from the
+ * first byte either way.
+ */
+export function smtpRequiresTlsByDefault(smtpUrl: string | undefined): boolean {
+  if (!smtpUrl) return true;
+  try {
+    const host = new URL(smtpUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
+  } catch {
+    return true;
+  }
 }
 
 function trueOrFalse(text: string): boolean {

@@ -11,6 +11,7 @@ export {
   type ParseConfigOptions,
   parseConfig,
   POOL_PATTERN,
+  smtpRequiresTlsByDefault,
 } from './config.js';
 export { DurationError, formatDuration, parseDuration } from '@svc/timing';
 export { ConfigError, type ConfigProblem, formatProblems } from './errors.js';

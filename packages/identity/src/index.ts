@@ -7,3 +7,5 @@ export * from './tokens.js';
 export * from './sessions.js';
 export * from './sql/credentials.js';
 export * from './organizations.js';
+export * from './email-senders.js';
+export * from './organization-email.js';

@@ -7,6 +7,8 @@
 // refilled by elapsed time and taken from in one statement, so every gateway
 // instance draws from the same pool.
 import { newId, prismaOf } from '@svc/db';
+import type { SenderRule } from './email-senders.js';
+import { emailsUsedToday } from './organization-email.js';
 import { randomBase62, sha256 } from './secrets.js';
 import type { IdentityDb } from './users.js';
 
@@ -18,7 +20,7 @@ export const ORG_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export class OrganizationError extends Error {
   override readonly name = 'OrganizationError';
   constructor(
-    readonly code: 'invalid_name' | 'exists' | 'not_found',
+    readonly code: 'invalid_name' | 'exists' | 'not_found' | 'invalid_sender' | 'invalid_quota',
     message: string,
   ) {
     super(message);
@@ -29,6 +31,11 @@ export interface OrganizationRow {
   id: string;
   name: string;
   rate_limit: number | null;
+  /** Emails per UTC day; null = SVC_ORG_DAILY_QUOTA. */
+  daily_quota: number | null;
+  /** Emails counted today (UTC). */
+  used_today: number;
+  senders: SenderRule[];
   created_at: Date;
   keys: { id: string; prefix: string; name: string; created_at: Date; last_used_at: Date | null; revoked_at: Date | null }[];
 }
@@ -43,11 +50,18 @@ export async function createOrganization(db: IdentityDb, name: string, now = new
 }
 
 export async function listOrganizations(db: IdentityDb): Promise<OrganizationRow[]> {
-  const rows = await prismaOf(db).organization.findMany({ include: { keys: { orderBy: { createdAt: 'asc' } } }, orderBy: { name: 'asc' } });
+  const rows = await prismaOf(db).organization.findMany({
+    include: { keys: { orderBy: { createdAt: 'asc' } }, senders: { orderBy: [{ kind: 'asc' }, { value: 'asc' }] } },
+    orderBy: { name: 'asc' },
+  });
+  const used = await emailsUsedToday(db, rows.map((o) => o.id));
   return rows.map((o) => ({
     id: o.id,
     name: o.name,
     rate_limit: o.rateLimit,
+    daily_quota: o.dailyQuota,
+    used_today: used.get(o.id) ?? 0,
+    senders: o.senders.map((x) => ({ kind: x.kind as SenderRule['kind'], value: x.value })),
     created_at: o.createdAt,
     keys: o.keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created_at: k.createdAt, last_used_at: k.lastUsedAt, revoked_at: k.revokedAt })),
   }));
@@ -78,17 +92,19 @@ export interface OrganizationPrincipal {
   organizationId: string;
   /** The organization's own refill rate, when it has one. */
   rateLimit: number | null;
+  /** The organization's own daily quota, when it has one. */
+  dailyQuota: number | null;
 }
 
 /** The organization of a live key, or null (malformed, unknown or revoked). Marks the key used. */
 export async function authenticateOrganizationKey(db: IdentityDb, key: string): Promise<OrganizationPrincipal | null> {
   if (!ORG_KEY_PATTERN.test(key)) return null;
-  const rows = await prismaOf(db).$queryRaw<{ id: string; organization_id: string; rate_limit: number | null }[]>`
+  const rows = await prismaOf(db).$queryRaw<{ id: string; organization_id: string; rate_limit: number | null; daily_quota: number | null }[]>`
     UPDATE organization_keys k SET last_used_at = now() FROM organizations o
     WHERE k.key_hash = ${sha256(key)} AND k.revoked_at IS NULL AND o.id = k.organization_id
-    RETURNING k.id, k.organization_id, o.rate_limit`;
+    RETURNING k.id, k.organization_id, o.rate_limit, o.daily_quota`;
   const r = rows[0];
-  return r ? { keyId: r.id, organizationId: r.organization_id, rateLimit: r.rate_limit } : null;
+  return r ? { keyId: r.id, organizationId: r.organization_id, rateLimit: r.rate_limit, dailyQuota: r.daily_quota } : null;
 }
 
 /**

@@ -1,0 +1,150 @@
+// The rules of an organization's email, stored: its verified senders
+// (email-senders.ts matches them), its daily quota and the per-day counter,
+// and what its status report shows. Senders and quotas are set by the
+// `svc org` CLI on the database; the api-gateway reads them on every email.
+//
+// The daily quota counts emails accepted per UTC day (the database's clock),
+// one row per organization and day, taken with one conditional upsert in the
+// transaction that queues the email: concurrent requests on any gateway
+// serialize on the row, so the quota is never overshot, and a request refused
+// for another reason (a sender outside the rules) uses none of it.
+import { newId, prismaOf } from '@svc/db';
+import { parseSenderRule, type SenderRule } from './email-senders.js';
+import { OrganizationError } from './organizations.js';
+import type { IdentityDb } from './users.js';
+
+/** A mail sender not seen for this long no longer counts as "sending configured". */
+export const MAIL_SENDER_STALE_SECONDS = 60;
+
+async function orgId(db: IdentityDb, orgName: string): Promise<string> {
+  const org = await prismaOf(db).organization.findUnique({ where: { name: orgName }, select: { id: true } });
+  if (!org) throw new OrganizationError('not_found', `no organization ${orgName}`);
+  return org.id;
+}
+
+function rule(text: string): SenderRule {
+  const r = parseSenderRule(text);
+  if (!r) throw new OrganizationError('invalid_sender', `sender ${JSON.stringify(text)}: a domain (acme.example) or an address (billing@acme.example)`);
+  return r;
+}
+
+/** Adds a verified sender (a domain or an address); adding one twice is a no-op. */
+export async function addOrganizationSender(db: IdentityDb, orgName: string, text: string, now = new Date()): Promise<SenderRule> {
+  const r = rule(text);
+  const organizationId = await orgId(db, orgName);
+  await prismaOf(db).organizationSender.upsert({
+    where: { organizationId_value: { organizationId, value: r.value } },
+    create: { id: newId(), organizationId, kind: r.kind, value: r.value, createdAt: now },
+    update: {},
+  });
+  return r;
+}
+
+/** Removes a verified sender; false when the organization had no such sender. */
+export async function removeOrganizationSender(db: IdentityDb, orgName: string, text: string): Promise<boolean> {
+  const r = rule(text);
+  const organizationId = await orgId(db, orgName);
+  const { count } = await prismaOf(db).organizationSender.deleteMany({ where: { organizationId, value: r.value } });
+  return count > 0;
+}
+
+/** The verified senders of an organization (by id), domains first. */
+export async function sendersOfOrganization(db: IdentityDb, organizationId: string): Promise<SenderRule[]> {
+  const rows = await prismaOf(db).organizationSender.findMany({ where: { organizationId }, orderBy: [{ kind: 'asc' }, { value: 'asc' }], select: { kind: true, value: true } });
+  return rows.map((s) => ({ kind: s.kind as SenderRule['kind'], value: s.value }));
+}
+
+export async function listOrganizationSenders(db: IdentityDb, orgName: string): Promise<SenderRule[]> {
+  return sendersOfOrganization(db, await orgId(db, orgName));
+}
+
+/** Sets the organization's daily quota (emails per UTC day, 0 stops its email), or null for SVC_ORG_DAILY_QUOTA. */
+export async function setOrganizationDailyQuota(db: IdentityDb, orgName: string, quota: number | null): Promise<void> {
+  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 0 && quota <= 2_147_483_647)) {
+    throw new OrganizationError('invalid_quota', `quota ${quota}: a whole number of emails per day, 0 or more`);
+  }
+  await prismaOf(db).organization.update({ where: { id: await orgId(db, orgName) }, data: { dailyQuota: quota } });
+}
+
+export type QuotaTake = { taken: true; used: number } | { taken: false; used: number; retryAfterSeconds: number };
+
+/**
+ * Counts one email against today's quota (UTC, the database's clock), unless
+ * `quota` are already counted. Run it in the transaction that queues the
+ * email, so a rollback gives the unit back. When refused, `retryAfterSeconds`
+ * runs to the next UTC midnight.
+ */
+export async function takeDailyQuota(db: IdentityDb, organizationId: string, quota: number): Promise<QuotaTake> {
+  const prisma = prismaOf(db);
+  const taken = await prisma.$queryRaw<{ count: number }[]>`
+    INSERT INTO org_email_usage AS u (organization_id, day, count)
+    SELECT ${organizationId}, (now() AT TIME ZONE 'UTC')::date, 1 WHERE ${quota}::int >= 1
+    ON CONFLICT (organization_id, day) DO UPDATE SET count = u.count + 1 WHERE u.count < ${quota}::int
+    RETURNING u.count`;
+  if (taken.length) return { taken: true, used: Number(taken[0]!.count) };
+  const r = await prisma.$queryRaw<{ used: number; wait: number }[]>`
+    SELECT COALESCE((SELECT count FROM org_email_usage WHERE organization_id = ${organizationId} AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS used,
+           extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day' - (now() AT TIME ZONE 'UTC'))::float8 AS wait`;
+  return { taken: false, used: Number(r[0]!.used), retryAfterSeconds: Number(r[0]!.wait) };
+}
+
+/** Emails counted today (UTC) per organization id; absent ids counted none. */
+export async function emailsUsedToday(db: IdentityDb, organizationIds: string[]): Promise<Map<string, number>> {
+  const rows = await prismaOf(db).$queryRaw<{ organization_id: string; count: number }[]>`
+    SELECT organization_id, count FROM org_email_usage WHERE organization_id = ANY(${organizationIds}) AND day = (now() AT TIME ZONE 'UTC')::date`;
+  return new Map(rows.map((r) => [r.organization_id, Number(r.count)]));
+}
+
+/** Whether a mail sender (a maintenance instance with SVC_SMTP_URL) was seen within MAIL_SENDER_STALE_SECONDS. */
+export async function mailSendingConfigured(db: IdentityDb): Promise<boolean> {
+  const r = await prismaOf(db).$queryRaw<{ ok: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM mail_sender_instances WHERE seen_at > now() - ${MAIL_SENDER_STALE_SECONDS} * interval '1 second') AS ok`;
+  return r[0]?.ok === true;
+}
+
+/** Emails waiting to be sent (queued or being sent), of one organization or of all. */
+export async function emailsWaiting(db: IdentityDb, organizationId?: string): Promise<number> {
+  return prismaOf(db).email.count({ where: { status: { in: ['queued', 'sending'] }, ...(organizationId ? { organizationId } : {}) } });
+}
+
+/** The readiness detail when no mail sender runs: null when one does (or nothing waits for one). */
+export async function mailReadinessDetail(db: IdentityDb): Promise<string | null> {
+  if (await mailSendingConfigured(db)) return null;
+  const waiting = await emailsWaiting(db);
+  return `not configured: no maintenance instance with SVC_SMTP_URL is running; ${waiting} email(s) queued and waiting`;
+}
+
+export interface OrganizationEmailStatus {
+  organization: { id: string; name: string };
+  senders: SenderRule[];
+  daily_quota: { limit: number; used_today: number; remaining: number; resets_at: string };
+  rate_limit: { per_second: number };
+  sending: { configured: boolean; waiting: number; detail?: string };
+}
+
+/** What an organization key sees of its organization (GET /api/v1/emails/status). No key, no SMTP URL. */
+export async function organizationEmailStatus(
+  db: IdentityDb,
+  organizationId: string,
+  defaults: { dailyQuota: number; rateLimit: number },
+  now: Date,
+): Promise<OrganizationEmailStatus> {
+  const prisma = prismaOf(db);
+  const org = await prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { id: true, name: true, dailyQuota: true, rateLimit: true } });
+  const [senders, used, configured, waiting] = await Promise.all([
+    sendersOfOrganization(db, organizationId),
+    emailsUsedToday(db, [organizationId]),
+    mailSendingConfigured(db),
+    emailsWaiting(db, organizationId),
+  ]);
+  const limit = org.dailyQuota ?? defaults.dailyQuota;
+  const usedToday = used.get(organizationId) ?? 0;
+  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return {
+    organization: { id: org.id, name: org.name },
+    senders,
+    daily_quota: { limit, used_today: usedToday, remaining: Math.max(0, limit - usedToday), resets_at: midnight.toISOString() },
+    rate_limit: { per_second: org.rateLimit ?? defaults.rateLimit },
+    sending: configured ? { configured, waiting } : { configured, waiting, detail: 'email sending is not configured (no maintenance instance with SVC_SMTP_URL is running): accepted emails wait in the queue' },
+  };
+}
