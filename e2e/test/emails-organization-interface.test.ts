@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import { createOrganization, createOrganizationKey, revokeOrganizationKey } from '@svc/identity';
+import { addOrganizationSender, createOrganization, createOrganizationKey, revokeOrganizationKey } from '@svc/identity';
 import { startStack, type Stack } from './stack.js';
 
 let s: Stack;
@@ -56,6 +56,8 @@ before(async () => {
     await new Promise((r) => setTimeout(r, 50));
   }
   await createOrganization(s.db, 'acme');
+  // The `from` must be a verified sender (emails-senders-quota-and-status.test.ts).
+  await addOrganizationSender(s.db, 'acme', 'acme.test');
   keyA = await createOrganizationKey(s.db, 'acme', 'a');
   keyB = await createOrganizationKey(s.db, 'acme', 'b');
 });

@@ -9,7 +9,7 @@ import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
-import { readinessChecks, runReadiness, type CheckName } from './readiness.js';
+import { readinessChecks, readinessDetails, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
 import { auditHandlers } from './routes/audit.js';
 import { adminHandlers } from './routes/admin.js';
@@ -103,8 +103,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
 
   const checks = { ...readinessChecks(deps), ...deps.checkOverrides };
   app.get('/readyz', named('/readyz'), async (_req, res) => {
-    const report = await runReadiness(checks);
-    res.status(report.status === 'ok' ? 200 : 503).json(report);
+    const [report, details] = await Promise.all([runReadiness(checks), readinessDetails(deps.db)]);
+    res.status(report.status === 'ok' ? 200 : 503).json(Object.keys(details).length ? { ...report, details } : report);
   });
 
   app.get('/metrics', named('/metrics'), metrics.handler);
@@ -189,7 +189,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const orgApi = express.Router();
   mountOperations(orgApi, {
     operations: organizationOperations,
-    handlers: emailHandlers({ db: deps.db }),
+    handlers: emailHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),
     authenticate: () => undefined,
     authenticateOrgKey: orgKeyAuthenticator(deps.db, deps.config.orgRateLimit),
     log: deps.log,

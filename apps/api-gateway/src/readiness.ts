@@ -1,8 +1,12 @@
 // GET /readyz: four checks in parallel under one 5 s budget. Each check
 // resolves to 'ok' or throws; the error text becomes that check's value.
+// Beside the checks, `details` carries what an operator should know without
+// failing readiness (the same property as the other apps' health servers):
+// `email` when no mail sender runs, with the number of emails waiting.
 import crypto from 'node:crypto';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
+import { mailReadinessDetail } from '@svc/identity';
 import { missingMasterKeyIds } from '@svc/secrets';
 import { databaseChecks } from '@svc/service';
 import type { ObjectStore } from '@svc/storage';
@@ -22,6 +26,24 @@ export interface ReadinessReport {
   status: 'ok' | 'fail';
   checks: Record<CheckName, string>;
   failed?: CheckName[];
+  /** Warnings that do not fail readiness; absent when there is none. */
+  details?: Record<string, string>;
+}
+
+/**
+ * The warnings of /readyz: `email` when no maintenance instance sends mail
+ * (SVC_SMTP_URL unset there), with how many emails wait. A detail that cannot
+ * be read in time is left out: it never fails or delays readiness past the budget.
+ */
+export async function readinessDetails(db: Db, timeoutMs = READINESS_TIMEOUT_MS): Promise<Record<string, string>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+  try {
+    const email = await Promise.race([mailReadinessDetail(db.pool).catch(() => null), late]);
+    return email ? { email } : {};
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 type Check = () => Promise<void>;
