@@ -10,8 +10,16 @@
 // a permanent refusal (5xx) or the last attempt ends the email `failed` with
 // the server's answer in `error`. Woken by NOTIFY svc_email_queued, polling
 // every POLL_MS as the backstop.
+//
+// With requireTls (SVC_SMTP_REQUIRE_TLS, on unless the relay is loopback) an
+// smtp:// server must offer STARTTLS: nodemailer's requireTLS upgrades before
+// AUTH and MAIL, and a server without it fails the email at once with that
+// reason in `error` (never the password). Each sender also marks itself in
+// `mail_sender_instances` while it runs, which is how the gateway's /readyz
+// and an organization's status know whether email sending is configured.
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import { smtpRequiresTlsByDefault } from '@svc/config';
 import { Notifier, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
 
@@ -23,10 +31,14 @@ export const MAX_ATTEMPTS = 8;
 /** First retry delay, doubled per attempt, at most an hour. */
 export const FIRST_RETRY_MS = 5_000;
 const BATCH = 10;
+/** How often a running sender refreshes its row in mail_sender_instances (the gateway trusts rows up to 60 s old). */
+export const PRESENCE_MS = 15_000;
 
 export interface MailSenderOptions {
   db: Db;
   smtpUrl: string;
+  /** Refuse plain SMTP: an smtp:// server must offer STARTTLS. Default: smtpRequiresTlsByDefault(smtpUrl) (on unless loopback). */
+  requireTls?: boolean;
   instanceId: string;
   log: Logger;
   pollMs?: number;
@@ -60,6 +72,48 @@ function redact(url: string): string {
   }
 }
 
+function passwordOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.password ? decodeURIComponent(u.password) : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Query parameters of SVC_SMTP_URL that would let nodemailer fall back to plain SMTP. */
+const TLS_OVERRIDES = ['requireTLS', 'ignoreTLS', 'opportunisticTLS'];
+
+/**
+ * The nodemailer options of SVC_SMTP_URL. With `requireTls`, requireTLS is
+ * set and the URL loses any query parameter that would override it (nodemailer
+ * lets the URL's query win over the options).
+ */
+export function smtpTransportOptions(smtpUrl: string, requireTls: boolean): SMTPTransport.Options {
+  if (!requireTls) return { url: smtpUrl };
+  const u = new URL(smtpUrl);
+  const overridden = TLS_OVERRIDES.filter((k) => u.searchParams.has(k));
+  for (const k of overridden) u.searchParams.delete(k);
+  const url = overridden.length ? u.toString() : smtpUrl;
+  // Implicit TLS (smtps://) is TLS from the first byte; requireTLS only concerns STARTTLS.
+  return u.protocol === 'smtps:' ? { url } : { url, requireTLS: true };
+}
+
+/** How often an instance without SVC_SMTP_URL refreshes its /readyz detail (the number of emails waiting). */
+export const UNCONFIGURED_DETAIL_MS = 10_000;
+
+/** The /readyz detail of a maintenance instance without SVC_SMTP_URL: nothing is sent, and how much waits. */
+export async function mailNotConfiguredDetail(db: Db): Promise<string> {
+  const r = await db.pool.query<{ waiting: number; senders: number }>(
+    `SELECT (SELECT count(*) FROM emails WHERE status IN ('queued', 'sending'))::int AS waiting,
+            (SELECT count(*) FROM mail_sender_instances WHERE seen_at > now() - interval '60 seconds')::int AS senders`,
+  );
+  const { waiting, senders } = r.rows[0]!;
+  return senders > 0
+    ? `SVC_SMTP_URL is unset, so this instance sends no email; ${senders} other maintenance instance(s) send them; ${waiting} email(s) queued and waiting`
+    : `not configured: SVC_SMTP_URL is unset, so this instance sends no email, and no maintenance instance sends them; ${waiting} email(s) queued and waiting`;
+}
+
 export class MailSender {
   private readonly transport: Transporter<SMTPTransport.SentMessageInfo>;
   private readonly notifier: Notifier;
@@ -67,13 +121,17 @@ export class MailSender {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  private readonly requireTls: boolean;
+  private presenceAt = 0;
 
   constructor(private readonly o: MailSenderOptions) {
-    this.transport = nodemailer.createTransport(o.smtpUrl);
+    this.requireTls = o.requireTls ?? smtpRequiresTlsByDefault(o.smtpUrl);
+    this.transport = nodemailer.createTransport(smtpTransportOptions(o.smtpUrl, this.requireTls));
     this.notifier = new Notifier({ url: o.db.url, log: o.log, applicationName: 'svc-maintenance-mail' });
   }
 
   async start(): Promise<void> {
+    await this.markPresent();
     this.notifier.subscribe(EMAIL_QUEUED_CHANNEL, () => this.kick());
     this.notifier.onReconnect(() => this.kick());
     await this.notifier.ready().catch((err) => this.o.log.warn('cannot listen for queued emails; polling only', { err }));
@@ -100,8 +158,19 @@ export class MailSender {
       });
   }
 
+  /** Keeps this sender's row in mail_sender_instances fresh (at most every PRESENCE_MS). */
+  private async markPresent(): Promise<void> {
+    if (Date.now() - this.presenceAt < PRESENCE_MS) return;
+    await this.o.db.pool.query(
+      `INSERT INTO mail_sender_instances (instance_id, seen_at) VALUES ($1, now()) ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`,
+      [this.o.instanceId],
+    );
+    this.presenceAt = Date.now();
+  }
+
   /** Claims and sends due emails until none is left. */
   private async pass(): Promise<void> {
+    await this.markPresent();
     for (;;) {
       const batch = await this.claim();
       if (!batch.length) return;
@@ -131,7 +200,7 @@ export class MailSender {
         [e.id, info.messageId ?? null, this.o.instanceId],
       );
     } catch (err) {
-      const message = `${(err as Error).message ?? String(err)}`.replaceAll(this.o.smtpUrl, redact(this.o.smtpUrl)).slice(0, 2000);
+      const message = this.describe(err);
       const last = !isTemporary(err) || e.attempts >= MAX_ATTEMPTS;
       const delay = Math.min(3600_000, (this.o.firstRetryMs ?? FIRST_RETRY_MS) * 2 ** (e.attempts - 1));
       await this.o.db.pool.query(
@@ -143,10 +212,24 @@ export class MailSender {
     }
   }
 
+  /** The error recorded on the email: the server's answer, without the SMTP password. */
+  private describe(err: unknown): string {
+    const e = err as { message?: string; code?: string; command?: string; response?: string };
+    let text = `${e.message ?? String(err)}`;
+    if (e.code === 'ETLS' && this.requireTls) {
+      text = `the SMTP server did not upgrade to TLS (STARTTLS) and SVC_SMTP_REQUIRE_TLS is on, so nothing was sent: ${text}${e.response ? ` (${e.response})` : ''}`;
+    }
+    let out = text.replaceAll(this.o.smtpUrl, redact(this.o.smtpUrl));
+    const password = passwordOf(this.o.smtpUrl);
+    if (password) out = out.replaceAll(password, '***');
+    return out.slice(0, 2000);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    await this.o.db.pool.query(`DELETE FROM mail_sender_instances WHERE instance_id = $1`, [this.o.instanceId]).catch(() => undefined);
     await this.notifier.close();
     this.transport.close();
   }

@@ -6,11 +6,12 @@
 // /healthz, /readyz and /metrics, its counters among them (@svc/service).
 // The watchdog period is SVC_WATCHDOG_MS. With
 // SVC_SMTP_URL, every instance also delivers the organization emails
-// (mail-sender.ts).
+// (mail-sender.ts); without it, /readyz says so under `details.email`, with
+// the number of emails waiting (readiness itself stays ok).
 import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
-import { MailSender } from './mail-sender.js';
+import { MailSender, mailNotConfiguredDetail, UNCONFIGURED_DETAIL_MS } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
 import { createMaintenanceMetrics } from './metrics.js';
 
@@ -30,14 +31,30 @@ await runService({
       instanceId: ctx.instanceId,
       engine: new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log }),
       retentionDays: ctx.config.retentionDays,
+      emailRetentionDays: ctx.config.emailRetentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
       watchdogMs: ctx.config.watchdogMs,
     });
     // Every instance sends mail (row claims), not only the lease holder.
-    const mail = ctx.config.smtpUrl ? new MailSender({ db: ctx.db, smtpUrl: ctx.config.smtpUrl, instanceId: ctx.instanceId, log: ctx.log }) : undefined;
+    const mail = ctx.config.smtpUrl
+      ? new MailSender({ db: ctx.db, smtpUrl: ctx.config.smtpUrl, requireTls: ctx.config.smtpRequireTls, instanceId: ctx.instanceId, log: ctx.log })
+      : undefined;
     await mail?.start();
+    let unconfigured: NodeJS.Timeout | undefined;
+    if (!mail) {
+      const refresh = () =>
+        mailNotConfiguredDetail(ctx.db).then(
+          (text) => ctx.readinessDetail('email', text),
+          (err: unknown) => ctx.log.debug('cannot count the queued emails', { err }),
+        );
+      ctx.readinessDetail('email', 'SVC_SMTP_URL is unset, so this instance sends no email');
+      await refresh();
+      unconfigured = setInterval(() => void refresh(), UNCONFIGURED_DETAIL_MS);
+      unconfigured.unref();
+    }
     return {
       async stop() {
+        clearInterval(unconfigured);
         await mail?.stop();
         await maintenance.stop();
         await storage.close?.();

@@ -41,6 +41,8 @@ export interface MaintenanceOptions {
   engine: Engine;
   /** `SVC_RETENTION_DAYS`. */
   retentionDays: number;
+  /** `SVC_EMAIL_RETENTION_DAYS`. Default 30. */
+  emailRetentionDays?: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in ms. Default 60 s. */
   heartbeatTimeoutMs?: number;
   /** Period of retention and the cleanup check. Default {@link MAINTENANCE_INTERVAL_MS}. */
@@ -84,7 +86,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     const common = { db: opts.db, storage: opts.storage, log, metrics, batchSize: opts.batchSize, shouldContinue: isHolder };
     let retention: RetentionResult;
     try {
-      retention = await runRetention({ ...common, retentionDays: opts.retentionDays }, now);
+      retention = await runRetention({ ...common, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) }, now);
       metrics.runs.inc({ job: 'retention', outcome: 'ok' });
       metrics.lastRun.set({ job: 'retention' }, now.getTime() / 1000);
       log.info('retention', { executions: retention.executions, rows: retention.rows, objects: retention.objects, bytes: retention.objectBytes, complete: retention.complete });

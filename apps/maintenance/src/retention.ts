@@ -6,6 +6,7 @@
 // | Audit events                                                | 365 days                     |
 // | Instance rows without heartbeat                             | 24 hours                     |
 // | Login attempts                                              | 24 hours                     |
+// | Organization emails (any status), daily quota counters      | SVC_EMAIL_RETENTION_DAYS     |
 // | Expired sessions                                            | until the next run           |
 // | Git sync runs                                               | never deleted                |
 // | Schedule fire markers (`schedule_fires`)                    | see below                    |
@@ -33,6 +34,8 @@ import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
 import {
   deleteAuditEventsBefore,
+  deleteEmailsBefore,
+  deleteEmailUsageBefore,
   deleteExecutionRows,
   deleteExecutions,
   deleteExpiredSessions,
@@ -55,6 +58,8 @@ export const LOGIN_ATTEMPT_RETENTION_MS = DAY_MS;
  * never less than this: far beyond any clock skew between scheduler instances.
  */
 export const SCHEDULE_FIRE_MIN_RETENTION_MS = DAY_MS;
+/** SVC_EMAIL_RETENTION_DAYS's default: organization emails are kept 30 days after they were accepted. */
+export const DEFAULT_EMAIL_RETENTION_DAYS = 30;
 /** Rows per DELETE statement. */
 export const DEFAULT_BATCH_SIZE = 500;
 /** Executions handled per round (their rows then go in batches of `batchSize`). */
@@ -67,6 +72,8 @@ export interface RetentionDeps {
   metrics?: MaintenanceMetrics;
   /** `SVC_RETENTION_DAYS`. */
   retentionDays: number;
+  /** `SVC_EMAIL_RETENTION_DAYS`: organization emails older than this go, queued or not. Default {@link DEFAULT_EMAIL_RETENTION_DAYS}. */
+  emailRetentionDays?: number;
   /** Rows per DELETE statement. Default {@link DEFAULT_BATCH_SIZE}. */
   batchSize?: number;
   /** Executions per round. Default {@link DEFAULT_EXECUTION_BATCH}. */
@@ -133,11 +140,14 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     if (ids.length < (deps.executionBatch ?? DEFAULT_EXECUTION_BATCH)) break;
   }
 
+  const emailCutoff = new Date(now.getTime() - (deps.emailRetentionDays ?? DEFAULT_EMAIL_RETENTION_DAYS) * DAY_MS);
   const simple: [string, () => Promise<number>][] = [
     ['audit_events', () => deleteAuditEventsBefore(pool, new Date(now.getTime() - AUDIT_RETENTION_MS), batch)],
     ['instances', () => deleteSilentInstances(pool, new Date(now.getTime() - INSTANCE_RETENTION_MS), batch)],
     ['login_attempts', () => deleteLoginAttemptsBefore(pool, new Date(now.getTime() - LOGIN_ATTEMPT_RETENTION_MS), batch)],
     ['sessions', () => deleteExpiredSessions(pool, now, batch)],
+    ['emails', () => deleteEmailsBefore(pool, emailCutoff, batch)],
+    ['org_email_usage', () => deleteEmailUsageBefore(pool, emailCutoff, batch)],
     // After the executions: a marker waits for the execution it started.
     ['schedule_fires', () => deleteSpentScheduleFires(pool, new Date(now.getTime() - Math.max(deps.retentionDays * DAY_MS, SCHEDULE_FIRE_MIN_RETENTION_MS)), batch)],
   ];

@@ -91,3 +91,19 @@ export async function deleteExpiredSessions(db: Queryable, now: Date, limit: num
   const r = await db.query(`DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)`, [now, limit]);
   return r.rowCount ?? 0;
 }
+
+/** Organization emails accepted before `cutoff`, whatever their status (at most `limit`). */
+export async function deleteEmailsBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM emails WHERE id IN (SELECT id FROM emails WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, [cutoff, limit]);
+  return r.rowCount ?? 0;
+}
+
+/** Daily quota counters of UTC days that ended before `cutoff` (at most `limit`). */
+export async function deleteEmailUsageBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM org_email_usage WHERE (organization_id, day) IN (
+       SELECT organization_id, day FROM org_email_usage WHERE day + 1 < ($1::timestamptz AT TIME ZONE 'UTC')::date ORDER BY day LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return r.rowCount ?? 0;
+}
