@@ -88,7 +88,11 @@ test('each app answers /healthz and, once started, /readyz with its database, mi
       return r.status === 200 ? r : undefined;
     });
     assert.match(ready.type, /^application\/json/);
-    assert.deepEqual(JSON.parse(ready.text), { status: 'ok', checks: { database: 'ok', migrations: 'ok', started: 'ok' } }, app);
+    const { details, ...report } = JSON.parse(ready.text) as { details?: Record<string, string> };
+    assert.deepEqual(report, { status: 'ok', checks: { database: 'ok', migrations: 'ok', started: 'ok' } }, app);
+    // Maintenance without SVC_SMTP_URL says so beside its checks (still ready); the others add nothing.
+    if (app === 'maintenance') assert.match(details?.email ?? '', /^not configured: SVC_SMTP_URL is unset/, app);
+    else assert.equal(details, undefined, app);
     const live = await get(`${url}/healthz`);
     assert.equal(live.status, 200, app);
     assert.deepEqual(JSON.parse(live.text), { status: 'ok' });

@@ -52,7 +52,10 @@ test('svc local serves a ready service and Ctrl-C stops everything, database las
     }
     const r = await fetch(`http://127.0.0.1:${port}/readyz`);
     assert.equal(r.status, 200);
-    assert.deepEqual(await r.json(), { status: 'ok', checks: { database: 'ok', migrations: 'ok', storage: 'ok', master_keys: 'ok' } });
+    const { details, ...report } = (await r.json()) as { details?: Record<string, string> };
+    assert.deepEqual(report, { status: 'ok', checks: { database: 'ok', migrations: 'ok', storage: 'ok', master_keys: 'ok' } });
+    // Without SVC_SMTP_URL the gateway says that emails would wait (a warning; still ready).
+    assert.match(details?.email ?? '', /^not configured: /);
 
     // The embedded cluster and a generated master key live in the data dir.
     const conn = JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres', 'connection.json'), 'utf8')) as { port: number };
