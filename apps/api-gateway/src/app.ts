@@ -1,6 +1,7 @@
 // Assembles the gateway's express app from its dependencies. Order matters:
-// request id first (every response carries it), then timing, then routes,
-// then the API 404, then the UI, and the single error middleware last.
+// request id first (every response carries it), then the security headers and
+// compression (security-headers.ts), then timing, then routes, then the API
+// 404, then the UI, and the single error middleware last.
 import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
@@ -36,6 +37,7 @@ import { LiveHub } from './live/hub.js';
 import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { gitHandlers, gitWebhook } from './routes/git.js';
+import { compressResponses, securityHeaders } from './security-headers.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
 import { aiHandlers } from './routes/ai.js';
@@ -77,6 +79,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const metrics = createMetrics({ db: deps.db, onGaugeError: (gauge, err) => deps.log.warn('gauge query failed', { gauge, err }) });
 
   app.use(requestId());
+  app.use(securityHeaders());
+  app.use(compressResponses());
   app.use((req, res, next) => {
     const end = metrics.httpDuration.startTimer();
     let observed = false;

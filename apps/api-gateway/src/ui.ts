@@ -3,11 +3,15 @@
 // index.html is revalidated every time, so a new build is picked up at once.
 // Any GET that is not an API, hook, MCP, health or metrics path gets
 // index.html: the UI routes on the client. When the UI was not built the
-// gateway still starts, and `/` says so.
+// gateway still starts, and `/` says so. Every response here carries the
+// UI's Content-Security-Policy (security-headers.ts), with a fresh nonce for
+// inline <style> elements that index.html carries in `<meta name="csp-nonce">`.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
+import { uiCsp } from './security-headers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /**
@@ -24,11 +28,11 @@ const NOT_UI = ['/api', '/hooks', '/mcp', '/healthz', '/readyz', '/metrics', '/.
 const isNotUi = (p: string) => NOT_UI.some((x) => p === x || p.startsWith(`${x}/`));
 
 /** The page served at `/` when the UI was not built: what runs and where to look. */
-export function renderHome(opts: { version: string; uiDir: string }): string {
+export function renderHome(opts: { version: string; uiDir: string; nonce?: string }): string {
   const esc = (s: string) => s.replace(/[<>&"]/g, '');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>svc</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f2f2f2;padding:.1rem .3rem}</style>
+<style nonce="${esc(opts.nonce ?? '')}">body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f2f2f2;padding:.1rem .3rem}</style>
 </head><body>
 <h1>svc</h1>
 <p>Workflow orchestration service, version <code>${esc(opts.version)}</code>.</p>
@@ -55,6 +59,11 @@ export function uiRouter(opts: { uiDir: string; version: string }): Router {
     if (res.locals) res.locals.route = '/*';
   };
   r.use((req, _res, next) => (isNotUi(req.path) ? next('router') : next()));
+  r.use((_req, res, next) => {
+    res.locals.cspNonce = crypto.randomBytes(16).toString('base64');
+    next();
+  });
+  r.use(uiCsp());
   r.use('/assets', express.static(path.join(opts.uiDir, 'assets'), { immutable: true, maxAge: '365d', index: false, setHeaders: label }));
   // Other files at the root of dist (a favicon, say): a short cache.
   r.use(express.static(opts.uiDir, { index: false, maxAge: '1h', setHeaders: label }));
@@ -66,9 +75,10 @@ export function uiRouter(opts: { uiDir: string; version: string }): Router {
     if (req.path.startsWith('/assets/') || looksLikeFile) return next();
     label(res);
     res.setHeader('Cache-Control', 'no-cache');
+    const nonce = String(res.locals.cspNonce);
     fs.readFile(index, 'utf8', (err, html) => {
-      if (err) res.type('html').send(renderHome(opts));
-      else res.type('html').send(html);
+      if (err) res.type('html').send(renderHome({ ...opts, nonce }));
+      else res.type('html').send(html.replace(/<head>/i, `<head><meta name="csp-nonce" content="${nonce}">`));
     });
   });
   return r;

@@ -29,10 +29,33 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** A fresh context (own cookies) on `baseURL`, a laptop-sized window. */
+/**
+ * Content-Security-Policy violations seen by any page of this test file's
+ * contexts (the gateway serves the UI with a strict policy): each
+ * `securitypolicyviolation` event and each console message about the policy.
+ * startUi's stop() fails the file when there is one.
+ */
+export const cspViolations: string[] = [];
+
+/** Records the CSP violations of every page of `context` into cspViolations. */
+export async function watchCsp(context: BrowserContext): Promise<void> {
+  await context.exposeBinding('__svcCspViolation', ({ page }, text: string) => void cspViolations.push(`${page.url()}: ${text}`));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { __svcCspViolation(t: string): void }).__svcCspViolation;
+      report(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
+  context.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(`${m.page()?.url() ?? '?'}: console: ${m.text()}`);
+  });
+}
+
+/** A fresh context (own cookies) on `baseURL`, a laptop-sized window, its CSP violations watched. */
 export async function newUser(browser: Browser, baseURL: string, theme: 'light' | 'dark' = 'light'): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1440, height: 900 }, colorScheme: theme });
   context.setDefaultTimeout(20_000);
+  await watchCsp(context);
   const page = await context.newPage();
   return { context, page };
 }
@@ -67,6 +90,7 @@ export async function startUi(opts?: Parameters<typeof startStack>[0]): Promise<
     async stop() {
       await browser.close().catch(() => undefined);
       await stack.stop();
+      if (cspViolations.length) throw new Error(`the UI broke its Content-Security-Policy:\n${cspViolations.join('\n')}`);
     },
   };
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, login, shot, startUi, waitState, type Ui } from './browser.ts';
+import { browserSkipReason, login, shot, startUi, waitState, watchCsp, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
 const NS = 'web.a11y';
@@ -62,6 +62,7 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
   for (const theme of ['light', 'dark'] as const) {
     it(`every page in the ${theme} theme: every control named, valid ARIA, nothing wider than the window`, async () => {
       const context = await ui.browser.newContext({ baseURL: ui.stack.url, viewport: { width: 1366, height: 768 }, colorScheme: theme });
+      await watchCsp(context);
       context.setDefaultTimeout(30_000);
       const page = await context.newPage();
       const problems: string[] = [];

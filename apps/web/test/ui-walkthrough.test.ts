@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type Stack } from '../../../e2e/test/stack.ts';
-import { browserSkipReason, connect, login, newUser, shot } from './browser.ts';
+import { browserSkipReason, connect, cspViolations, login, newUser, shot } from './browser.ts';
 
 const skip = browserSkipReason();
 const NS = 'web.demo';
@@ -303,5 +303,10 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await admin.getByRole('region', { name: 'Storage' }).getByRole('table', { name: 'Stored objects by kind' }).waitFor();
     await admin.getByRole('link', { name: 'Secret providers' }).click();
     await admin.getByRole('button', { name: 'Add provider' }).waitFor();
+  });
+
+  // Every page above ran under the gateway's Content-Security-Policy.
+  it('no page of the walkthrough broke the Content-Security-Policy', () => {
+    assert.deepEqual(cspViolations, []);
   });
 });

@@ -112,6 +112,8 @@ export async function createEditor(
     serverLinter(opts.ns, opts.path, opts.onProblems),
     EditorView.updateListener.of((u) => u.docChanged && opts.onChange(u.state.doc.toString())),
     EditorView.contentAttributes.of({ 'aria-label': 'File content' }),
+    // The gateway's CSP lets inline <style> elements in only with the page's nonce; CodeMirror's theme is one.
+    EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? ''),
   ];
   const view = new EditorView({ parent, state: EditorState.create({ doc: '', extensions: [...base, lang.of([]), ro.of([]), theme.of(isDark() ? oneDark : [])] }) });
   // The header's theme switch sets data-theme on <html>: follow it.
