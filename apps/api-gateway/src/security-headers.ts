@@ -18,9 +18,11 @@
 // TLS ends at the proxy in front of the gateway (docs/hardening.md), which
 // knows whether the whole host is HTTPS and sets HSTS there.
 //
-// Compression: gzip (or deflate, br as the client accepts) for compressible
-// types above 1 KiB, never for text/event-stream: an event stream must reach
-// the client as each event is written, and compression buffers.
+// Compression: gzip (or deflate, br as the client accepts) for text above
+// 1 KiB (text/*, JSON, JavaScript, XML, SVG), never for text/event-stream:
+// an event stream must reach the client as each event is written, and
+// compression buffers. Other types (artifacts, octet streams, images) go as
+// stored, with their Content-Length: they are often compressed already.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import compression from 'compression';
 import type { Request, RequestHandler, Response } from 'express';
@@ -67,10 +69,13 @@ export function securityHeaders(): RequestHandler {
 /** The UI's policy, set over DATA_CSP on the UI's responses. */
 export const uiCsp = (): RequestHandler => csp(UI_CSP);
 
-/** Whether a response may be compressed: compression's own rule, never an event stream. */
+/** Text types worth compressing; text/event-stream is excluded before this is asked. */
+const TEXT = /^(?:text\/[^;]+|application\/(?:json|[^;]+\+json|javascript|xml|[^;]+\+xml)|image\/svg\+xml)\s*(?:;|$)/i;
+
+/** Whether a response may be compressed: text only, never an event stream. */
 export function compressible(req: Request, res: Response): boolean {
-  const type = String(res.getHeader('Content-Type') ?? '');
-  if (type.toLowerCase().startsWith('text/event-stream')) return false;
+  const type = String(res.getHeader('Content-Type') ?? '').toLowerCase();
+  if (type.startsWith('text/event-stream') || !TEXT.test(type)) return false;
   return compression.filter(req, res);
 }
 

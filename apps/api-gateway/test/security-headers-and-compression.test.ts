@@ -125,6 +125,16 @@ test('JavaScript is gzip when the client accepts it, and plain when it does not'
   assert.equal(plain.body.toString('utf8'), js);
 });
 
+test('only text is compressed: the flow schema (JSON) is, an artifact-like octet stream is not', async () => {
+  const json = await get(`${gw.url}/api/v1/schemas/flow.json`, { 'accept-encoding': 'gzip' });
+  assert.equal(json.headers['content-encoding'], 'gzip');
+  const { compressible } = await import('../src/security-headers.js');
+  const res = (type: string) => ({ getHeader: (n: string) => (n.toLowerCase() === 'content-type' ? type : undefined) }) as never;
+  const req = { headers: { 'accept-encoding': 'gzip' } } as never;
+  for (const type of ['application/octet-stream', 'image/png', 'application/zip', 'text/event-stream', 'text/event-stream; charset=utf-8']) assert.equal(compressible(req, res(type)), false, type);
+  for (const type of ['text/html; charset=utf-8', 'text/javascript', 'application/json; charset=utf-8', 'application/problem+json', 'image/svg+xml']) assert.equal(compressible(req, res(type)), true, type);
+});
+
 test('an event stream is never compressed, and its first event arrives while the stream stays open', async () => {
   const id = await trigger(live, 'hdr', 'one');
   const c = await SseClient.open(`${live.url}/api/v1/executions/${id}/events`, { authorization: `Bearer ${live.token}`, 'accept-encoding': 'gzip, deflate, br' });
