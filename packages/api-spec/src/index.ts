@@ -9,7 +9,7 @@ export {
   type OperationResponse,
   type Tag,
 } from './operation.js';
-export { operations, organizationOperations, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
+export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
 export {
   AUTH_KINDS,
   DEFAULT_DOCUMENT_VERSION,

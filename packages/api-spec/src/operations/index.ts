@@ -27,5 +27,13 @@ export const operations: readonly Operation[] = Object.freeze([
   ...hookOperations,
 ]);
 
+/**
+ * Operations of the catalog beyond the spec's "Operation index", each for a
+ * reason written down in the docs: getAIUsage, the admin view of the daily AI
+ * limits (issue #29, README's security section). The tests that compare the
+ * document with the index expect exactly these on top of it.
+ */
+export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze(['getAIUsage']);
+
 export { FLOW_SCHEMA_PATH } from './flows.js';
 export { organizationOperations, SendEmailRequest } from './emails.js';
