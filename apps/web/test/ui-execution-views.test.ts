@@ -48,6 +48,11 @@ describe('execution page views', { skip, concurrency: false }, () => {
     // Twelve tasks, ten of them side by side: the first fit shrinks the graph to show it whole.
     const zoomText = () => graph.getByTestId('graph-zoom').innerText();
     await page.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 12);
+    // The fit runs once React Flow has measured the nodes, a frame or more after they appear (later on a loaded machine).
+    await page.waitForFunction(() => {
+      const el = document.querySelector('.react-flow__viewport');
+      return !!el && new DOMMatrixReadOnly(getComputedStyle(el).transform).a < 1;
+    }, undefined, { timeout: 15_000 }).catch(() => undefined);
     const fitted = await graphViewport(page);
     assert.ok(fitted.zoom < 1, `fitted zoom ${fitted.zoom}`);
     assert.equal(await zoomText(), `${Math.round(fitted.zoom * 100)}%`);
