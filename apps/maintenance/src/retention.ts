@@ -3,6 +3,7 @@
 // | Data                                                        | Kept                         |
 // |-------------------------------------------------------------|------------------------------|
 // | Ended executions, task runs, logs, metrics, artifacts, AI   | SVC_RETENTION_DAYS after end |
+// | AI usage counters (`ai_usage`, per user and UTC day)        | SVC_RETENTION_DAYS after day |
 // | Audit events                                                | 365 days                     |
 // | Instance rows without heartbeat                             | 24 hours                     |
 // | Login attempts                                              | 24 hours                     |
@@ -33,6 +34,7 @@ import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
 import {
+  deleteAiUsageBefore,
   deleteAuditEventsBefore,
   deleteEmailsBefore,
   deleteEmailUsageBefore,
@@ -148,6 +150,7 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     ['sessions', () => deleteExpiredSessions(pool, now, batch)],
     ['emails', () => deleteEmailsBefore(pool, emailCutoff, batch)],
     ['org_email_usage', () => deleteEmailUsageBefore(pool, emailCutoff, batch)],
+    ['ai_usage', () => deleteAiUsageBefore(pool, executionCutoff, batch)],
     // After the executions: a marker waits for the execution it started.
     ['schedule_fires', () => deleteSpentScheduleFires(pool, new Date(now.getTime() - Math.max(deps.retentionDays * DAY_MS, SCHEDULE_FIRE_MIN_RETENTION_MS)), batch)],
   ];

@@ -107,3 +107,17 @@ export async function deleteEmailUsageBefore(db: Queryable, cutoff: Date, limit:
   );
   return r.rowCount ?? 0;
 }
+
+/**
+ * Daily AI usage counters (`ai_usage`, one row per user and UTC day) of days
+ * that ended before `cutoff` (at most `limit`). Only today's row is ever
+ * read for the limits; older ones serve the admins' look back (getAIUsage).
+ */
+export async function deleteAiUsageBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM ai_usage WHERE (user_id, day) IN (
+       SELECT user_id, day FROM ai_usage WHERE day + 1 <= ($1::timestamptz AT TIME ZONE 'UTC')::date ORDER BY day LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return r.rowCount ?? 0;
+}
