@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { registerAdmin } from './admin.js';
+import { registerAi } from './ai.js';
 import { registerAuth } from './auth.js';
 import { registerCompletion } from './completion.js';
 import { registerExecutions } from './executions.js';
@@ -18,6 +19,7 @@ export function registerAll(program: Command, app: App): void {
   registerExecutions(program, app);
   registerSecretsAndVars(program, app);
   registerAdmin(program, app);
+  registerAi(program, app);
   registerOrg(program, app);
   registerServerLocal(program, app);
   registerCompletion(program, app);
