@@ -168,3 +168,13 @@ export interface ValidationProblem {
   line?: number;
   column?: number;
 }
+
+/** getAIUsage: the AI requests and tokens of one UTC day, per user and in total, with the daily limits. */
+export interface AIUsage {
+  day: string;
+  resets_at: string;
+  limits: { user_requests: number; user_tokens: number; total_requests: number; total_tokens: number };
+  total: { requests: number; tokens: number };
+  /** `user_id` 'auto' (email null) is automatic triage, which only the totals limit. */
+  users: { user_id: string; email: string | null; requests: number; tokens: number }[];
+}

@@ -1,6 +1,7 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
 // diff, the graph's layout, the namespace tree and route matching, why task
-// runs wait, and the schema under a pointer for hover docs.
+// runs wait, the schema under a pointer for hover docs, and the share of an
+// AI limit used.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
@@ -12,6 +13,7 @@ import { match } from './router.tsx';
 import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
 import { schemaAt } from './editor/schema-at.ts';
+import { share } from './pages/AIUsage.tsx';
 import type { FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
@@ -166,5 +168,11 @@ describe('schema under a pointer (hover docs)', () => {
     assert.equal(schemaAt(schema, '/tasks/0/retry/max_attempts')?.description, 'Attempts in all.');
     assert.equal(schemaAt(schema, '/env/ANY_KEY')?.description, 'An env template.');
     assert.equal(schemaAt(schema, '/tasks/0/nope'), undefined);
+  });
+});
+
+describe('share of an AI limit used', () => {
+  it('is floored, so 100% means reached; a small use is <1%, none is 0%', () => {
+    assert.deepEqual([share(0, 20), share(8, 20), share(699, 4000), share(1, 1000), share(999, 1000), share(1000, 1000), share(7, 5), share(3, 0)], ['0%', '40%', '17%', '<1%', '99%', '100%', '100%', '—']);
   });
 });

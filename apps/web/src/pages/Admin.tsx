@@ -1,12 +1,14 @@
 // Settings: secrets and variables (global and per namespace; secret values are
 // write-only), secret providers, users and roles, the audit log, instances and
-// storage. Tabs a role cannot use say which role they need.
+// storage, and AI usage (its own file, AIUsage.tsx). Tabs a role cannot use
+// say which role they need.
 import { useEffect, useState } from 'react';
 import { api, listAll, type Page } from '../api';
 import { Link, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import { ROLES, type Namespace, type Role } from '../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
+import { AIUsage } from './AIUsage';
 
 const TABS: { id: string; label: string; minRole: Role }[] = [
   { id: 'secrets', label: 'Secrets & variables', minRole: 'viewer' },
@@ -15,6 +17,7 @@ const TABS: { id: string; label: string; minRole: Role }[] = [
   { id: 'audit', label: 'Audit log', minRole: 'admin' },
   { id: 'instances', label: 'Instances', minRole: 'admin' },
   { id: 'storage', label: 'Storage', minRole: 'admin' },
+  { id: 'ai-usage', label: 'AI usage', minRole: 'admin' },
 ];
 
 export function Admin({ tab = 'secrets' }: { tab?: string }) {
@@ -48,6 +51,8 @@ export function Admin({ tab = 'secrets' }: { tab?: string }) {
         <Audit />
       ) : current.id === 'instances' ? (
         <Instances />
+      ) : current.id === 'ai-usage' ? (
+        <AIUsage />
       ) : (
         <Storage />
       )}
