@@ -104,7 +104,7 @@ export const CATALOGUE = [
     secret: true,
     description: 'Comma-separated KEY_ID:BASE64 keys of 32 bytes each (openssl rand -base64 32) that encrypt builtin secrets; the first encrypts, all decrypt. Unset: secret writes are refused, except in embedded mode where a key is generated once in the data dir.',
   },
-  { variable: 'SVC_RETENTION_DAYS', default: '90', description: 'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept.' },
+  { variable: 'SVC_RETENTION_DAYS', default: '90', description: 'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept; also the daily AI usage counters (ai_usage), after their UTC day.' },
   // --- auth ---
   { variable: 'SVC_SESSION_TTL', default: '168h', description: 'Lifetime of a login session after its last use, as a duration (e.g. 12h, 30m).' },
   {
