@@ -3,17 +3,22 @@
 // first admin printed once), over HTTP only, as a user or a script sees them:
 // browser security headers and compression, /mcp refusing a reset account and
 // a too-deep body, runFile's env allowlist, a git repo_url carrying a token,
-// and the admin-only AI usage view. Each rule's own tests (in apps/ and
+// the admin-only AI usage view, organization email's verified senders and
+// status (with `svc org` on the embedded database), and git push-back's CI rule. Each rule's own tests (in apps/ and
 // packages/) cover its details; this one checks the shipped start path has
 // them all.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { TestRepo, tempRoot } from '@svc/git-sources/testing';
+
+const run = promisify(execFile);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -70,7 +75,8 @@ before(async () => {
   child.stderr!.on('data', (d) => (out += d));
   exited = new Promise((r) => child!.once('exit', (c) => r(c)));
   const until = Date.now() + 90_000;
-  while (!out.includes('svc is up')) {
+  // The first admin's line and "svc is up" come through different pipes: wait for both.
+  while (!out.includes('svc is up') || !/first admin: \S+  password: \S+/.test(out)) {
     if (Date.now() > until || child.exitCode !== null) assert.fail(`svc local did not come up:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -160,4 +166,55 @@ test('the AI usage view is for admins only', async () => {
   assert.equal((await api('POST', '/api/v1/users', { token: adminToken, body: { email, role: 'viewer', password: 'viewer password 1' } })).status, 201);
   const viewer = await tokenFor(email, 'viewer password 1');
   assert.equal((await api('GET', '/api/v1/ai/usage', { token: viewer })).status, 403);
+});
+
+/** `svc ARGS` as an operator runs it beside `npm start`: the CLI finds the embedded database through SVC_DATA_DIR. */
+async function svc(args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [path.join(root, 'apps/cli/dist/main.js'), ...args], { env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir }, timeout: 60_000 });
+  return stdout.trim();
+}
+
+test('organization email: only from verified senders; the status says sending is not configured', async () => {
+  await svc(['org', 'create', 'blackbox']);
+  const key = await svc(['org', 'key', 'create', 'blackbox']);
+  assert.match(key, /^svc_live_/);
+  await svc(['org', 'sender', 'add', 'blackbox', 'blackbox.example']);
+  const send = (from: string) => api('POST', '/api/v1/emails', { token: key, body: { from, to: 'someone@example.org', subject: 'hi', text: 'hello' } });
+  const refused = await send('Mallory <ceo@other.example>');
+  assert.equal(refused.status, 422, JSON.stringify(refused.body));
+  assert.deepEqual(refused.body.error.details.map((d: { field: string }) => d.field), ['from']);
+  assert.equal((await send('sub@mail.blackbox.example')).status, 422, 'a verified domain does not cover its subdomains');
+  const ok = await send('Billing <billing@blackbox.example>');
+  assert.equal(ok.status, 202, JSON.stringify(ok.body));
+  const status = await api('GET', '/api/v1/emails/status', { token: key });
+  assert.equal(status.status, 200, JSON.stringify(status.body));
+  assert.ok(!JSON.stringify(status.body).includes(key), 'the key is not echoed');
+  // npm start has no SVC_SMTP_URL: the email waits, and both the status and /readyz say why.
+  assert.equal(status.body.sending.configured, false);
+  assert.equal(status.body.sending.waiting, 1);
+  assert.match(status.body.sending.detail, /not configured/);
+  const ready = await api('GET', '/readyz');
+  assert.equal(ready.status, 200);
+  assert.match(ready.body.details?.email ?? '', /^not configured: /);
+});
+
+test('git push-back never writes CI configuration, and says which change it refused', async () => {
+  const gitRoot = tempRoot();
+  try {
+    const repo = new TestRepo(gitRoot, 'bb');
+    const sha = repo.commit({ 'flows/a.flow.yaml': JSON.stringify({ id: 'a', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }, 'first');
+    const src = await api('POST', '/api/v1/git-sources', { token: adminToken, body: { name: 'bb', repo_url: repo.fileUrl, poll_interval: 1, mappings: [{ namespace: 'bb.git', repo_path: 'flows' }] } });
+    assert.equal(src.status, 201, JSON.stringify(src.body));
+    const until = Date.now() + 60_000;
+    while ((await api('GET', `/api/v1/git-sources/${src.body.id}`, { token: adminToken })).body.last_synced_sha !== sha) {
+      assert.ok(Date.now() < until, 'the scheduler of svc local synced the source');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const push = await api('POST', '/api/v1/namespaces/bb.git/git/push', { token: adminToken, body: { message: 'ci', changes: [{ op: 'put', path: 'b.txt', content: 'b' }, { op: 'put', path: '.github/workflows/x.yml', content: 'on: push\n' }] } });
+    assert.equal(push.status, 422, JSON.stringify(push.body));
+    assert.deepEqual(push.body.error.details.map((d: { field: string }) => d.field), ['changes[1].path']);
+    assert.deepEqual(repo.branches(), ['main'], 'nothing was pushed');
+  } finally {
+    fs.rmSync(gitRoot, { recursive: true, force: true });
+  }
 });
