@@ -131,7 +131,13 @@ interface RunHooks {
 async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: (m: string) => void, stop: RunHooks): Promise<Completion> {
   const { transport } = opts;
   // Events are reported on the side: a lost one costs nothing but the display.
-  const event = (e: RunnerEvent) => void transport.postEvent?.(e).catch((err: unknown) => log(`cannot report a runner event: ${errorMessage(err)}`));
+  // Events go out one after another, in the order they happened: posted side by
+  // side, a slow "fetching the namespace files" could land after "started" and
+  // leave the task run's progress saying it is still fetching (seen under load).
+  let events: Promise<void> = Promise.resolve();
+  const event = (e: RunnerEvent) => {
+    events = events.then(() => transport.postEvent?.(e)).catch((err: unknown) => log(`cannot report a runner event: ${errorMessage(err)}`));
+  };
   // With an io directory of the caller's, the run directory is the bundle root
   // itself: one directory made per task instead of three (see RunOptions.ioDir).
   const bundleRoot = opts.ioDir ? runDir : path.join(runDir, 'bundle');
