@@ -22,6 +22,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
 import { Notifier, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
+import { emailsWaiting, mailSendersRunning } from '@svc/identity';
 
 export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
 export const POLL_MS = 2_000;
@@ -104,11 +105,8 @@ export const UNCONFIGURED_DETAIL_MS = 10_000;
 
 /** The /readyz detail of a maintenance instance without SVC_SMTP_URL: nothing is sent, and how much waits. */
 export async function mailNotConfiguredDetail(db: Db): Promise<string> {
-  const r = await db.pool.query<{ waiting: number; senders: number }>(
-    `SELECT (SELECT count(*) FROM emails WHERE status IN ('queued', 'sending'))::int AS waiting,
-            (SELECT count(*) FROM mail_sender_instances WHERE seen_at > now() - interval '60 seconds')::int AS senders`,
-  );
-  const { waiting, senders } = r.rows[0]!;
+  // The same counts as the gateway's /readyz and the organization status (@svc/identity).
+  const [waiting, senders] = await Promise.all([emailsWaiting(db.pool), mailSendersRunning(db.pool)]);
   return senders > 0
     ? `SVC_SMTP_URL is unset, so this instance sends no email; ${senders} other maintenance instance(s) send them; ${waiting} email(s) queued and waiting`
     : `not configured: SVC_SMTP_URL is unset, so this instance sends no email, and no maintenance instance sends them; ${waiting} email(s) queued and waiting`;

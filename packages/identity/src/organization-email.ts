@@ -95,11 +95,16 @@ export async function emailsUsedToday(db: IdentityDb, organizationIds: string[])
   return new Map(rows.map((r) => [r.organization_id, Number(r.count)]));
 }
 
-/** Whether a mail sender (a maintenance instance with SVC_SMTP_URL) was seen within MAIL_SENDER_STALE_SECONDS. */
+/** Mail senders (maintenance instances with SVC_SMTP_URL) seen within MAIL_SENDER_STALE_SECONDS. */
+export async function mailSendersRunning(db: IdentityDb): Promise<number> {
+  const r = await prismaOf(db).$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM mail_sender_instances WHERE seen_at > now() - ${MAIL_SENDER_STALE_SECONDS} * interval '1 second'`;
+  return r[0]?.n ?? 0;
+}
+
+/** Whether a mail sender runs (mailSendersRunning above 0). */
 export async function mailSendingConfigured(db: IdentityDb): Promise<boolean> {
-  const r = await prismaOf(db).$queryRaw<{ ok: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM mail_sender_instances WHERE seen_at > now() - ${MAIL_SENDER_STALE_SECONDS} * interval '1 second') AS ok`;
-  return r[0]?.ok === true;
+  return (await mailSendersRunning(db)) > 0;
 }
 
 /** Emails waiting to be sent (queued or being sent), of one organization or of all. */
