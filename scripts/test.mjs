@@ -134,7 +134,7 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
     '--import', 'tsx',
     '--test',
     `--test-concurrency=${concurrency}`,
-    '--test-timeout=300000',
+    '--test-timeout=600000', // per test file too: the Compose and image files build images on a shared 2-core machine
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`,
     ...files,

@@ -167,6 +167,17 @@ export async function startApp(app: string, env: Record<string, string>, started
   return id;
 }
 
+/** An error `until` passes on at once instead of trying again. */
+export class Final extends Error {}
+
+/** The end of a container's output, or why it could not be read. */
+export const lastLogs = (id: string) =>
+  run('docker', ['logs', '--tail', '30', id], { env: dockerEnv(), timeout: 30_000 }).then(
+    // The container's stderr comes out on docker's stderr.
+    ({ stdout, stderr }) => `${stdout}${stderr}`.slice(-3000),
+    (err: Error) => `(docker logs failed: ${err.message})`,
+  );
+
 export async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
@@ -175,6 +186,7 @@ export async function until<T>(what: string, f: () => Promise<T | undefined>, ms
       const v = await f();
       if (v !== undefined) return v;
     } catch (err) {
+      if (err instanceof Final) throw err;
       last = err;
     }
     if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms${last ? ` (${String(last)})` : ''}`);
@@ -187,8 +199,8 @@ export const healthy = (id: string) =>
   until(
     `container ${id.slice(0, 12)} healthy`,
     async () => {
-      const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', id])) as { Running: boolean; Health?: { Status: string; Log?: { Output: string }[] } };
-      if (!state.Running) throw new Error(`exited: ${(await docker(['logs', '--tail', '30', id]).catch(() => '')).slice(-2000)}`);
+      const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', id])) as { Running: boolean; ExitCode: number; OOMKilled: boolean; Health?: { Status: string; Log?: { Output: string }[] } };
+      if (!state.Running) throw new Final(`container ${id.slice(0, 12)} exited with ${state.ExitCode}${state.OOMKilled ? ' (OOM-killed)' : ''}: ${await lastLogs(id)}`);
       if (state.Health?.Status === 'healthy') return true;
       if (state.Health?.Status === 'unhealthy') throw new Error(`unhealthy: ${state.Health.Log?.at(-1)?.Output}`);
       return undefined;

@@ -71,12 +71,15 @@ test('a gauge whose query fails has no series while the others still report', as
 });
 
 test('the request histogram labels routes by pattern: operation, /api/*, /*, unmatched', async () => {
-  await fetch(`${gw.url}/api/v1/executions/01abc`); // an operation (no credential: 401)
-  await fetch(`${gw.url}/api/v1/executions/01def`);
-  await fetch(`${gw.url}/api/v1/no-such-thing`);
-  await fetch(`${gw.url}/`);
-  await fetch(`${gw.url}/favicon-nope.txt`);
-  await fetch(`${gw.url}/api/v1/schemas/flow.json`);
+  // Each body is read to its end: a request is observed when its response
+  // finishes, which for a compressed page can come after the client has the headers.
+  const get = async (p: string) => (await fetch(`${gw.url}${p}`)).text();
+  await get('/api/v1/executions/01abc'); // an operation (no credential: 401)
+  await get('/api/v1/executions/01def');
+  await get('/api/v1/no-such-thing');
+  await get('/');
+  await get('/favicon-nope.txt');
+  await get('/api/v1/schemas/flow.json');
   const text = await scrape();
   const count = (labels: string) => sample(text, 'svc_http_request_duration_seconds_count', labels);
   assert.equal(count('method="GET",route="/api/v1/executions/{executionId}",status="401"'), 2);

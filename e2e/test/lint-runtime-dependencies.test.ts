@@ -1,0 +1,86 @@
+// Every package a production source file imports at run time is a runtime
+// dependency of its workspace package. The images install each app with
+// `pnpm deploy --prod` (infra/deploy-app.sh), which leaves devDependencies
+// out: a module found in the monorepo through a devDependency is missing in
+// the image, and the app dies at start (maintenance did, on @svc/identity).
+// Production sources: apps/*/src and packages/*/src, without tests and
+// without the testing helpers a package exports for other packages' tests
+// (testing.ts, testing/, *-testing.ts). Type-only imports are erased and so
+// exempt. A second test runs the check on a fixture that breaks the rule.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BUILTINS = new Set(builtinModules);
+
+/** The package an import specifier names, or undefined for a relative path or a builtin. */
+function packageOf(spec: string): string | undefined {
+  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:') || BUILTINS.has(spec.split('/')[0]!)) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Run-time import specifiers of a TypeScript source (static, re-exports and dynamic), leaving out `import type`. */
+export function runtimeImports(source: string): string[] {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) if (!m[2]) out.push(m[3]!);
+  for (const m of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+const isProduction = (rel: string) => !/(^|\/)(test|testing)(\/|$)|\.test\.tsx?$|(^|\/)testing\.ts$|-testing\.ts$|\.d\.ts$/.test(rel);
+
+function files(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && /\.tsx?$/.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+}
+
+/** What a workspace package imports at run time without declaring it among dependencies/peerDependencies. */
+export function undeclared(pkgDir: string): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; dependencies?: object; peerDependencies?: object; optionalDependencies?: object };
+  const declared = new Set([pkg.name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
+  const out: string[] = [];
+  for (const file of files(path.join(pkgDir, 'src'))) {
+    const rel = path.relative(path.join(pkgDir, 'src'), file);
+    if (!isProduction(rel)) continue;
+    for (const spec of runtimeImports(fs.readFileSync(file, 'utf8'))) {
+      const name = packageOf(spec);
+      if (name && !declared.has(name)) out.push(`${path.relative(root, file)} imports ${name}`);
+    }
+  }
+  return out;
+}
+
+// apps/web is bundled by Vite into static files: its imports are build inputs, not installed at run time.
+const PACKAGES = ['apps', 'packages'].flatMap((d) => fs.readdirSync(path.join(root, d)).map((n) => path.join(root, d, n))).filter((d) => fs.existsSync(path.join(d, 'package.json')) && !d.endsWith(`${path.sep}web`));
+
+test('every package imported at run time by apps/*/src and packages/*/src is among its dependencies', () => {
+  assert.ok(PACKAGES.length > 20, `found ${PACKAGES.length} workspace packages`);
+  assert.deepEqual(PACKAGES.flatMap(undeclared), []);
+});
+
+test('the check finds a devDependency imported at run time, and leaves type-only imports and tests alone', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deps-lint-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'src/test'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: '@svc/x', dependencies: { pg: '1' }, devDependencies: { '@svc/identity': '1', 'smtp-server': '1' } }));
+    fs.writeFileSync(
+      path.join(dir, 'src/a.ts'),
+      ["import pg from 'pg';", "import type { A } from '@svc/identity/types';", "import { b } from '@svc/identity';", "// import x from 'left-pad';", "const m = await import('smtp-server');", "export { c } from './c.js';", "import fs from 'node:fs';"].join('\n'),
+    );
+    fs.writeFileSync(path.join(dir, 'src/test/t.ts'), "import { SMTPServer } from 'smtp-server';\n");
+    fs.writeFileSync(path.join(dir, 'src/testing.ts'), "import { SMTPServer } from 'smtp-server';\n");
+    assert.deepEqual(
+      undeclared(dir).map((l) => l.replace(/^.*src\//, '')),
+      ['a.ts imports @svc/identity', 'a.ts imports smtp-server'],
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
