@@ -43,6 +43,12 @@ export interface LiveHubOptions {
   idleCloseMs?: number;
   /** `application_name` of the hub's connections. Default `svc-api-gateway-live`. */
   applicationName?: string;
+  /**
+   * Lines the log streams of this gateway may read at once in all, shared
+   * among them: a stream that is behind and whose client keeps up reads more
+   * lines a round (fewer queries per line), within its share. Default 20000.
+   */
+  readBudgetLines?: number;
 }
 
 export interface LiveHubStats {
@@ -72,6 +78,8 @@ export class LiveHub {
   /** Unsubscribes from the notifier, per channel with at least one subscriber. */
   private readonly listeningOn: Partial<Record<LiveChannel, () => void>> = {};
   private count = 0;
+  /** Subscriptions to the log channel: one per log stream. */
+  private logStreams = 0;
   private reads = 0;
   private joined = 0;
 
@@ -123,6 +131,7 @@ export class LiveHub {
     if (!set) byExecution.set(executionId, (set = new Set()));
     set.add(wake);
     this.count++;
+    if (channel === 'logs') this.logStreams++;
     this.listeningOn[channel] ??= this.notifier.subscribe(CHANNEL_NAMES[channel], (executionId) => this.dispatch(channel, executionId));
     let done = false;
     return () => {
@@ -134,6 +143,7 @@ export class LiveHub {
         if (!this.subs.logs.has(executionId) && !this.subs.changed.has(executionId)) this.generations.delete(executionId);
       }
       this.count--;
+      if (channel === 'logs') this.logStreams--;
       if (byExecution.size === 0) {
         // The notifier closes its connection once no channel has a subscriber for idleCloseMs.
         this.listeningOn[channel]?.();
@@ -149,6 +159,11 @@ export class LiveHub {
    */
   generation(executionId: string): number {
     return this.generations.get(executionId) ?? 0;
+  }
+
+  /** Lines one log stream may read in a round: its share of the read budget (at least 1). */
+  readShare(): number {
+    return Math.max(1, Math.floor((this.opts.readBudgetLines ?? 20_000) / Math.max(1, this.logStreams)));
   }
 
   /** Runs `fn` once for all callers asking for the same `key` while it is in flight. */

@@ -34,13 +34,20 @@ export interface LogStreamOptions {
   start: Position;
   /** Backstop poll interval. */
   pollMs: number;
-  /** Lines read per round. */
+  /** Lines read per round; up to MAX_READ_GROWTH times more while the stream is behind (see runLogStream). */
   readLines: number;
   log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
 }
 
 /** Bytes of events handed to the socket in one write. */
 const CHUNK_BYTES = 16 * 1024;
+/**
+ * How many times `readLines` a round may read while the stream is behind: at
+ * 100,000 lines a second, 250-line reads are 400
+ * queries a second, whose planning and round trips cost more than the lines
+ * (bench/RESULTS.md, logs).
+ */
+export const MAX_READ_GROWTH = 16;
 /** Reads that fail in a row before the stream gives up (about a minute at the default poll). */
 export const MAX_FAILED_READS = 60;
 
@@ -57,8 +64,8 @@ interface Round {
 
 export const isEnded = (state: string): boolean => isExecutionState(state) && isExecutionEnded(state);
 
-async function readRound(o: LogStreamOptions, after: Position): Promise<Round> {
-  const read = await newLines(o.hub.pool, { executionId: o.executionId, after, task: o.task, limit: o.readLines });
+async function readRound(o: LogStreamOptions, after: Position, limit: number): Promise<Round> {
+  const read = await newLines(o.hub.pool, { executionId: o.executionId, after, task: o.task, limit });
   const fmt = rfc3339Formatter();
   const chunks: string[] = [];
   let chunk = '';
@@ -79,13 +86,18 @@ export async function runLogStream(o: LogStreamOptions): Promise<void> {
   o.sse.signal.addEventListener('abort', () => unsubscribe.forEach((u) => u()), { once: true });
   let position = o.start;
   let failed = 0;
+  // Lines the next round reads: readLines, doubled after each full round (the stream is behind) within
+  // MAX_READ_GROWTH and the stream's share of the hub's read budget, so what all streams hold at once stays
+  // bounded (200 streams read readLines each, as before); back to readLines once caught up.
+  let limit = o.readLines;
   try {
     while (!o.sse.closed) {
       let round: Round;
       try {
         // Streams at the same position after the same notification share one read and its rendering.
-        const key = `logs\0${o.executionId}\0${o.task ?? ''}\0${o.hub.generation(o.executionId)}\0${position}`;
-        round = await o.hub.shared(key, () => readRound(o, position));
+        const key = `logs\0${o.executionId}\0${o.task ?? ''}\0${o.hub.generation(o.executionId)}\0${position}\0${limit}`;
+        const lines = limit;
+        round = await o.hub.shared(key, () => readRound(o, position, lines));
         failed = 0;
       } catch (err) {
         if (++failed >= MAX_FAILED_READS) {
@@ -98,7 +110,11 @@ export async function runLogStream(o: LogStreamOptions): Promise<void> {
       }
       for (const chunk of round.chunks) if (!(await o.sse.write(chunk))) return;
       position = round.position;
-      if (!round.complete) continue;
+      if (!round.complete) {
+        limit = Math.max(o.readLines, Math.min(limit * 2, o.readLines * MAX_READ_GROWTH, o.hub.readShare()));
+        continue;
+      }
+      limit = o.readLines;
       if (round.state === undefined || (isEnded(round.state) && !round.running)) {
         await o.sse.write(sseEvent('end', '{}'));
         return;
