@@ -21,7 +21,9 @@
 //   one_1x1_after  the second gateway and dispatcher stopped, the same work
 //               again, so the 1x1 figure brackets the 2x2 one in time
 //
-// Each scenario follows a checkpoint and a warm-up (BENCH_DBCOST_WARMUP, 200
+// Autovacuum is off; after each window, VACUUM (ANALYZE) of the database is
+// measured on its own (PostgreSQL CPU, WAL) and added as the model's vacuum
+// line. Each scenario follows a checkpoint and a warm-up (BENCH_DBCOST_WARMUP, 200
 // one-task executions, 20 chains: generic plans, caches and the first
 // full-page image of every hot page after the checkpoint are out of the
 // window), and is measured between two readings of the database's counters
@@ -146,6 +148,33 @@ async function warmUp(ctx, clients) {
   await ctx.admin.query('CHECKPOINT');
   await drive(ctx.obs, clients, 'one', WARMUP);
   await drive(ctx.obs, clients, 'chain5', Math.max(1, Math.round(WARMUP / 10)));
+  // Autovacuum is off (see run()): what came before is vacuumed and analyzed here, outside the window.
+  await ctx.maint.query('VACUUM (ANALYZE)');
+}
+
+/**
+ * Vacuum and analyze of what a scenario left (dead row versions, index
+ * entries to remove, visibility map, statistics), as autovacuum would do
+ * it, measured on its own: PostgreSQL's CPU and the WAL it writes.
+ */
+async function vacuumCost(ctx, count) {
+  const lsn = async () => (await ctx.admin.query('SELECT pg_current_wal_lsn()::text AS l')).rows[0].l;
+  const l0 = await lsn();
+  const c0 = ctx.cpu.take();
+  const t0 = performance.now();
+  await ctx.maint.query('VACUUM (ANALYZE)');
+  const wallMsVacuum = performance.now() - t0;
+  const c1 = ctx.cpu.take();
+  const l1 = await lsn();
+  const bytes = Number((await ctx.admin.query('SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS b', [l0, l1])).rows[0].b);
+  const wal = await walRecords(ctx.admin, l0, l1);
+  return {
+    wall_ms: r1(wallMsVacuum),
+    pg_cpu_ms: +((c1.postgres - c0.postgres) / count).toFixed(3),
+    wal_bytes: r2(bytes / count),
+    wal_fpi_bytes: r2(Object.values(wal).reduce((n, x) => n + x.fpi_bytes, 0) / count),
+    wal_records: r2(Object.values(wal).reduce((n, x) => n + x.count, 0) / count),
+  };
 }
 
 /** The idle background of the instances running now: rates per second of every counter. */
@@ -175,6 +204,7 @@ async function scenario(ctx, name, clients, flow, tasks, count) {
   // The processes' CPU as measured (an app's idle background is a few ms a second and would only add noise); PostgreSQL's model figure is net of its idle background.
   const cpuPerExecution = Object.fromEntries(Object.entries(raw.cpu).filter(([, v]) => v).map(([k, v]) => [k, r2(v / count)]));
   const check = await checks(ctx.obs, trig.map((x) => x.id), tasks);
+  const vacuum = await vacuumCost(ctx, count);
   const out = {
     name,
     flow,
@@ -192,8 +222,8 @@ async function scenario(ctx, name, clients, flow, tasks, count) {
     triggers_per_gateway: clients.map((_, g) => trig.filter((x) => x.gateway === g).length),
     load_average_before: load,
     load_average_after: loadavg(),
-    per_execution: perUnit(net, count, ctx.indexes),
-    per_task: tasks > 1 ? perUnit(net, count * tasks, ctx.indexes) : undefined,
+    per_execution: withVacuum(perUnit(net, count, ctx.indexes), vacuum),
+    per_task: tasks > 1 ? withVacuum(perUnit(net, count * tasks, ctx.indexes), vacuum, tasks) : undefined,
     cpu_ms_per_execution: cpuPerExecution,
     checks: check,
     window: { seconds: r1(raw.seconds), idle_statements_charged: r1((ctx.idle.statements ?? 0) * raw.seconds), idle_pg_cpu_ms_charged: r1((ctx.idle.cpu.postgres ?? 0) * raw.seconds), rollbacks: raw.rollbacks },
@@ -204,6 +234,13 @@ async function scenario(ctx, name, clients, flow, tasks, count) {
   return out;
 }
 
+/** The model with the vacuum that follows (per execution, or per task over `tasks`), and PostgreSQL's CPU and projection with it. */
+function withVacuum(m, vacuum, tasks = 1) {
+  const v = { pg_cpu_ms: +(vacuum.pg_cpu_ms / tasks).toFixed(3), wal_bytes: r2(vacuum.wal_bytes / tasks), wal_fpi_bytes: r2(vacuum.wal_fpi_bytes / tasks), wal_records: r2(vacuum.wal_records / tasks) };
+  const cpu = m.pg_cpu_ms + v.pg_cpu_ms;
+  return { ...m, vacuum_pg_cpu_ms: v.pg_cpu_ms, vacuum_wal_bytes: v.wal_bytes, pg_cpu_ms_with_vacuum: +cpu.toFixed(3), wal_bytes_with_vacuum: r2(m.wal_bytes + v.wal_bytes), projected_per_pg_core_per_second_with_vacuum: cpu > 0 ? Math.round(1000 / cpu) : null, vacuum: { ...v, wall_ms_total: vacuum.wall_ms } };
+}
+
 /** (chain of `CHAIN`) - (one task), per added task, for every scalar of the model. */
 function marginalPerTask(one, chain) {
   const out = {};
@@ -211,6 +248,7 @@ function marginalPerTask(one, chain) {
     if (typeof v === 'number' && typeof chain[k] === 'number') out[k] = r2((chain[k] - v) / (CHAIN - 1));
   }
   out.projected_per_pg_core_per_second = out.pg_cpu_ms > 0 ? Math.round(1000 / out.pg_cpu_ms) : null;
+  out.projected_per_pg_core_per_second_with_vacuum = out.pg_cpu_ms_with_vacuum > 0 ? Math.round(1000 / out.pg_cpu_ms_with_vacuum) : null;
   return out;
 }
 
@@ -225,7 +263,8 @@ export async function run() {
     database: 'svc',
     ephemeral: true,
     stdio: 'ignore',
-    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top', 'pg_stat_statements.max': '10000' },
+    // Autovacuum off: it would fire inside some windows and not others (and inside the idle one, which is subtracted); each scenario's vacuum is run and measured after its window instead (vacuumCost).
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top', 'pg_stat_statements.max': '10000', autovacuum: 'off' },
   });
   const stops = [() => cluster.stop()];
   try {
@@ -244,19 +283,22 @@ export async function run() {
     await admin.connect();
     stops.unshift(() => admin.end());
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    // A superuser in the measured database for VACUUM, used only outside the measured windows.
+    const maint = new pg.Client({ connectionString: cluster.url });
+    await maint.connect();
+    stops.unshift(() => maint.end());
     const settings = Object.fromEntries(
-      (await admin.query(`SELECT name, setting || coalesce(unit, '') AS v FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'wal_compression', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size', 'commit_delay')`)).rows.map((x) => [x.name, x.v]),
+      (await admin.query(`SELECT name, setting || coalesce(unit, '') AS v FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'wal_compression', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size', 'commit_delay', 'autovacuum', 'data_checksums')`)).rows.map((x) => [x.name, x.v]),
     );
 
     const obs = await observer(obsClient);
     const pm = postmasterPid(dir);
     const pids1 = { gateway: svc.procs['api-gateway'].child.pid, dispatcher: svc.procs.dispatcher.child.pid, maintenance: svc.procs.maintenance.child.pid, bench: process.pid };
-    const ctx = { obs, admin, cpu: cpuClock(pids1, pm), indexes: await indexCounts(obs), idle: null };
+    const ctx = { obs, admin, maint, cpu: cpuClock(pids1, pm), indexes: await indexCounts(obs), idle: null };
     const one = [svc];
 
     // One gateway, one dispatcher: the model. The idle background is measured
-    // before the warm-up, so that autovacuum of what the work left behind is
-    // charged to the work (it is part of its cost), not to the background.
+    // before the warm-up, on a database with nothing left to vacuum.
     ctx.idle = await idleBackground(ctx);
     const idle1 = ctx.idle;
     await warmUp(ctx, one);
@@ -351,6 +393,9 @@ function printTable(r) {
     ['WAL records', 'wal_records'],
     ['PostgreSQL CPU ms', 'pg_cpu_ms'],
     ['projected per s per PG core', 'projected_per_pg_core_per_second'],
+    ['vacuum: PostgreSQL CPU ms', 'vacuum_pg_cpu_ms'],
+    ['vacuum: WAL bytes', 'vacuum_wal_bytes'],
+    ['projected per s per PG core, with vacuum', 'projected_per_pg_core_per_second_with_vacuum'],
   ];
   console.log('per execution | one task | chain of 5 | each added task');
   for (const [label, k] of rows) {
