@@ -30,10 +30,6 @@ export interface LogAppenderOptions {
   maxLinesPerStatement?: number;
   /** Task runs whose identity and highest stored line number are remembered. Default 4096. */
   taskRunCacheSize?: number;
-  /** Statements of one execution in flight at once from this process (see LogAppender.pump). Default 1. */
-  maxInFlight?: number;
-  /** Lines that must wait before a statement is started beside one in flight. Default 1000. */
-  pipelineLines?: number;
 }
 
 interface PendingBatch extends AppendBatch {
@@ -41,11 +37,10 @@ interface PendingBatch extends AppendBatch {
   reject(err: unknown): void;
 }
 
-/** Batches of one execution waiting for its next statement, and its statements in flight. */
+/** Batches of one execution waiting for its next statement; `inFlight` while one runs. */
 interface ExecutionQueue {
-  inFlight: number;
+  inFlight: boolean;
   waiting: PendingBatch[];
-  waitingLines: number;
 }
 
 /**
@@ -58,8 +53,8 @@ interface ExecutionQueue {
  * that sees a line sees every line numbered below it). With one statement per
  * batch, several runners of one execution queued on that lock, each waiting in
  * turn for its own flush. Here one statement per execution is in flight from
- * this process (see `maxInFlight`); the batches that arrive meanwhile wait in
- * memory and go together in the next statement, and each caller is answered after the
+ * this process; the batches that arrive meanwhile wait in memory and go
+ * together in the next statement, and each caller is answered after the
  * commit that holds its lines. Nothing is acknowledged before it is durable.
  *
  * A statement stores each batch's lines in `n` order, batches in arrival
@@ -82,8 +77,6 @@ export class LogAppender {
   private readonly highest = new Map<string, number>();
   private readonly maxLines: number;
   private readonly cacheSize: number;
-  private readonly maxInFlight: number;
-  private readonly pipelineLines: number;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -91,8 +84,6 @@ export class LogAppender {
   ) {
     this.maxLines = opts.maxLinesPerStatement ?? 20_000;
     this.cacheSize = opts.taskRunCacheSize ?? 4096;
-    this.maxInFlight = opts.maxInFlight ?? 1;
-    this.pipelineLines = opts.pipelineLines ?? 1000;
   }
 
   /** Stores a batch; resolves with the lines newly stored once they are committed. 0 for an unknown task run. */
@@ -102,34 +93,34 @@ export class LogAppender {
     if (!tr) return 0;
     return new Promise<number>((resolve, reject) => {
       let q = this.queues.get(tr.execution_id);
-      if (!q) this.queues.set(tr.execution_id, (q = { inFlight: 0, waiting: [], waitingLines: 0 }));
+      if (!q) this.queues.set(tr.execution_id, (q = { inFlight: false, waiting: [] }));
       q.waiting.push({ taskRunId, who: tr, lines: inOrder(lines), resolve, reject });
-      q.waitingLines += lines.length;
       this.pump(tr.execution_id, q);
     });
   }
 
   /**
-   * Starts the execution's next statements: one when none is in flight, a
-   * second beside it once `pipelineLines` wait (it queues on the sequence row
-   * and runs as soon as the first commits, so PostgreSQL does not idle while
-   * an answer goes back and the next statement comes). Forgets the queue
-   * when nothing waits or runs.
+   * Starts the execution's next statement when none is in flight, with the
+   * batches waiting (up to maxLinesPerStatement); forgets the queue when
+   * nothing waits or runs. (A second statement beside the first, queued on
+   * the sequence row, was tried: no faster, and more CPU per line;
+   * bench/RESULTS.md, logs.)
    */
   private pump(executionId: string, q: ExecutionQueue): void {
-    while (q.waiting.length && (q.inFlight === 0 || (q.inFlight < this.maxInFlight && q.waitingLines >= this.pipelineLines))) {
-      let total = q.waiting[0]!.lines.length;
-      let take = 1;
-      while (take < q.waiting.length && total + q.waiting[take]!.lines.length <= this.maxLines) total += q.waiting[take++]!.lines.length;
-      const group = q.waiting.splice(0, take);
-      q.waitingLines -= total;
-      q.inFlight++;
-      void this.commit(executionId, group).finally(() => {
-        q.inFlight--;
-        this.pump(executionId, q);
-      });
+    if (q.inFlight) return;
+    if (!q.waiting.length) {
+      this.queues.delete(executionId);
+      return;
     }
-    if (!q.inFlight && !q.waiting.length) this.queues.delete(executionId);
+    let total = q.waiting[0]!.lines.length;
+    let take = 1;
+    while (take < q.waiting.length && total + q.waiting[take]!.lines.length <= this.maxLines) total += q.waiting[take++]!.lines.length;
+    const group = q.waiting.splice(0, take);
+    q.inFlight = true;
+    void this.commit(executionId, group).finally(() => {
+      q.inFlight = false;
+      this.pump(executionId, q);
+    });
   }
 
   /** Stores a group and answers its callers; a failed group is tried batch by batch. */
