@@ -341,7 +341,10 @@ export async function run() {
         one_1x1: pick(one1),
         one_2x2: { ...pick(one2), dispatchers_that_claimed: dispatchersUsed },
         one_1x1_after: pick(one1b),
-        ratio_2x2_to_1x1_per_second: r2(one2.per_second / median([one1.per_second, one1b.per_second])),
+        // Against the mean of the two 1x1 figures that bracket it in time (and each of them).
+        ratio_2x2_to_1x1_per_second: r2(one2.per_second / ((one1.per_second + one1b.per_second) / 2)),
+        ratio_2x2_to_1x1_before: r2(one2.per_second / one1.per_second),
+        ratio_2x2_to_1x1_after: r2(one2.per_second / one1b.per_second),
         all_checks_ok: [one1, chain1, one2, one1b].every((s) => s.checks.ok) && dispatchersUsed === 2,
       },
       idle_background_per_second: { '1x1': summarizeIdle(idle1), '2x2': summarizeIdle(idle2) },
