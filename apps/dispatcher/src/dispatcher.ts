@@ -139,12 +139,19 @@ export class Dispatcher {
 
   private launch(executor: Executor, run: ClaimedRun): void {
     const abort = new AbortController();
+    const { ctx } = this;
+    // The next run for this slot, claimed as this one ends (process executor); none once stopping.
+    const handoff = { claim: () => (this.stopping ? undefined : { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type }) };
     const done = executor
-      .run(run, abort.signal)
+      .run(run, abort.signal, handoff)
       .catch((err) => this.endFailed(run, err))
-      .finally(() => {
+      .then((next) => {
         this.jobs.delete(run.id);
-        this.wakeups.get(executor.type)?.(); // a slot is free
+        // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
+        for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
+      })
+      .finally(() => {
+        this.wakeups.get(executor.type)?.(); // a slot is free, or more may be waiting
       });
     this.jobs.set(run.id, { run, abort, done });
   }
@@ -200,6 +207,12 @@ export class Dispatcher {
     const engineStopped = ctx.engine.stop();
     for (const j of this.jobs.values()) j.abort.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
+    // A run claimed for a slot by a completion that committed after the stop above (a handoff) is not launched: end it too.
+    try {
+      ended.push(...(await ctx.engine.stopInstance(ctx.instanceId)));
+    } catch (err) {
+      ctx.log.warn('cannot end task runs handed to this instance while it stopped; the lost rule ends them', { err });
+    }
     for (const e of this.executors) e.close?.();
     await engineStopped;
     if (ended.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended });

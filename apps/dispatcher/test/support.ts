@@ -52,23 +52,34 @@ export class InjectedFault extends Error {
   }
 }
 
+/** The pool's statements, and those of the clients it lends (transactions), fail as `queries` say. */
 function faultyPool(pool: pg.Pool, queries: [RegExp, number][], fired: string[]): pg.Pool {
+  const faulty = (query: (...a: unknown[]) => unknown) => (q: string | { text: string }, ...rest: unknown[]) => {
+    const text = typeof q === 'string' ? q : q.text;
+    const i = queries.findIndex(([re, n]) => n > 0 && re.test(text));
+    if (i >= 0) {
+      queries[i]![1]--;
+      fired.push(`query ${queries[i]![0]}`);
+      return Promise.reject(new InjectedFault(`query ${queries[i]![0]}`));
+    }
+    return query(q, ...rest);
+  };
+  const wrapped = new WeakSet<pg.PoolClient>();
   return new Proxy(pool, {
     get(target, prop, receiver) {
-      if (prop !== 'query') {
-        const v = Reflect.get(target, prop, receiver);
-        return typeof v === 'function' ? v.bind(target) : v;
+      if (prop === 'query') return faulty(target.query.bind(target) as (...a: unknown[]) => unknown);
+      if (prop === 'connect') {
+        return async () => {
+          const c = await target.connect();
+          if (!wrapped.has(c)) {
+            wrapped.add(c);
+            c.query = faulty(c.query.bind(c) as (...a: unknown[]) => unknown) as typeof c.query;
+          }
+          return c;
+        };
       }
-      return (q: string | { text: string }, ...rest: unknown[]) => {
-        const text = typeof q === 'string' ? q : q.text;
-        const i = queries.findIndex(([re, n]) => n > 0 && re.test(text));
-        if (i >= 0) {
-          queries[i]![1]--;
-          fired.push(`query ${queries[i]![0]}`);
-          return Promise.reject(new InjectedFault(`query ${queries[i]![0]}`));
-        }
-        return (target.query as (...a: unknown[]) => unknown)(q, ...rest);
-      };
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
     },
   });
 }

@@ -35,7 +35,8 @@ test('an object store error while the bundle is built ends the attempt FAILED ex
 });
 
 test('a database error while the end is recorded is retried: the run ends SUCCESS once', async () => {
-  env.faults.queryOnce(/UPDATE task_runs SET state = \$2, reason = \$3/);
+  // The statement that ends task runs (END_AND_READ_SQL, ending a batch of completions).
+  env.faults.queryOnce(/UPDATE task_runs r SET state = d\.state, reason = d\.reason/);
   const ex = await env.ended(await env.trigger('end'));
   assert.ok(env.faults.fired.some((f) => f.includes('UPDATE task_runs')), 'the fault fired');
   assert.equal(ex.state, 'SUCCESS');

@@ -47,7 +47,7 @@ export interface ClaimOptions {
  * timeout from the task's `timeout`, recorded in milliseconds on the row when
  * it was created (else 24h).
  */
-export async function claimRuns(pool: pg.Pool, o: ClaimOptions): Promise<ClaimResult> {
+export async function claimRuns(pool: pg.Pool | pg.PoolClient, o: ClaimOptions): Promise<ClaimResult> {
   const r = await pool.query<Record<string, unknown> & { next_at: Date | null; claimed_at_now: Date; id: string | null }>({
     name: 'svc-claim',
     text: CLAIM_SQL,

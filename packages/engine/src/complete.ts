@@ -11,9 +11,10 @@
 // masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import type { AdvanceOptions, FollowUp } from './advance.js';
-import type { Client, Conn } from './db.js';
-import { END_TASK_RUN_SQL } from './sql/end-task-run.js';
+import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
+import { inTx, type Client, type Conn } from './db.js';
+import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
+import { END_AND_READ_SQL, END_TASK_RUN_SQL } from './sql/end-task-run.js';
 import { planExecutions } from './planner.js';
 import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
 
@@ -83,6 +84,87 @@ export async function completeTaskRun(
   const executionId = await endTaskRun(pool, taskRunId, done, now, opts.masking);
   if (!executionId) return { ended: false, followUps: [] };
   return { ended: true, followUps: (await planExecutions(pool, now, [executionId], opts)).followUps };
+}
+
+/** A completion to end with others (endAndPlan). */
+export interface PendingCompletion {
+  taskRunId: string;
+  done: TaskCompletion;
+  /** A completion reported by a task: masked against its run's secrets. */
+  masking?: Masking;
+  /**
+   * Claims one QUEUED run for the slot this run frees, in the same
+   * transaction (after planning, so the next task of its own execution can
+   * be the one): the dispatcher launches it without a claim of its own.
+   */
+  claim?: Omit<ClaimOptions, 'limit' | 'now'>;
+}
+
+/** What endAndPlan did for one completion. */
+export interface EndResult {
+  /** The run's execution when this call ended the run, else null (it was not RUNNING). */
+  executionId: string | null;
+  /** Whether the execution was planned in the same transaction (else a pass plans its request). */
+  planned: boolean;
+  /** What `claim` claimed for the freed slot (at most one run). */
+  claimed: ClaimedRun[];
+}
+
+/**
+ * Ends RUNNING task runs (the completions that arrived together) and plans
+ * their executions in the same transaction, each execution that no planning
+ * pass holds: one commit where ending and a pass take two, and the next
+ * tasks are QUEUED (or the execution ended) before the callers free their
+ * slots. Round trips, however many completions: BEGIN, one statement that
+ * ends the runs, locks the executions and reads what planning reads
+ * (END_AND_READ_SQL), the plan's write, COMMIT. An execution a pass holds
+ * gets planning requests instead (`planned: false`: the caller kicks its
+ * planner). A run that recorded secrets, whose completion is to be masked,
+ * is ended on the side in the same transaction (endTaskRun) and planned by
+ * a pass.
+ */
+export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions = {}): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
+  return inTx(pool, async (c) => {
+    const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
+    const rows = (
+      await c.query<{ kind: 'x' | 'e' | 'r'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null } & Omit<RunRead, 'id' | 'execution_id'>>({
+        name: 'svc-end-and-read',
+        text: END_AND_READ_SQL,
+        values: [
+          items.map((it) => it.taskRunId), items.map((it) => it.done.state), items.map((it) => it.done.reason), items.map((it) => it.done.error.slice(0, 4000)),
+          items.map((it) => it.done.exitCode), items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)), items.map((it) => !it.masking),
+          metrics.map((m) => m.run), metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
+        ],
+      })
+    ).rows;
+    const ended = new Map<string, { executionId: string; locked: boolean }>();
+    for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
+    const results: EndResult[] = [];
+    for (const it of items) {
+      const e = ended.get(it.taskRunId);
+      if (e) results.push({ executionId: e.executionId, planned: e.locked, claimed: [] });
+      // Not RUNNING, or a run with secrets whose completion is to be masked first.
+      else results.push({ executionId: it.masking ? await endTaskRun(c, it.taskRunId, it.done, undefined, it.masking) : null, planned: false, claimed: [] });
+    }
+    const executions = rows
+      .filter((r) => r.kind === 'e' && r.ex)
+      .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
+    const runs = rows.filter((r) => r.kind === 'r') as unknown as RunRead[];
+    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, runs) : [];
+    // The freed slots: one claim per dispatcher and executor type for all of its completions in the batch.
+    const wanting = new Map<string, number[]>();
+    items.forEach((it, i) => {
+      if (!it.claim || !results[i]!.executionId) return;
+      const k = JSON.stringify([it.claim.instanceId, it.claim.pools, it.claim.executorType]);
+      wanting.set(k, [...(wanting.get(k) ?? []), i]);
+    });
+    for (const idx of wanting.values()) {
+      const o = items[idx[0]!]!.claim!;
+      const { runs: claimed } = await claimRuns(c, { ...o, limit: idx.length });
+      claimed.forEach((run, j) => results[idx[j]!]!.claimed.push(run));
+    }
+    return { results, followUps };
+  });
 }
 
 /** Task runs ended by endTaskRuns, and their executions (each once). */

@@ -18,7 +18,8 @@ import { ensureBundle } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
 import { cancelExecution } from './cancel.js';
 import { claimRuns, clearNoInstanceReason, markUnserved, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
-import { endTaskRun, type TaskCompletion } from './complete.js';
+import { endAndPlan, endTaskRun, type TaskCompletion } from './complete.js';
+import { CompletionBatcher } from './completion-batcher.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
 import { inTx, type Client } from './db.js';
 import { TaskRunNotFoundError, TaskRunNotStartableError } from './errors.js';
@@ -35,7 +36,7 @@ import { loadExecutions } from './serialize.js';
 import { DashboardHoursCache } from './dashboard-cache.js';
 import { dashboard, flowMetrics, flowStats, type DashboardRange } from './stats.js';
 import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
-import { triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
+import { FlowCache, triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
 
 /** Reasons of a FAILED end reported for a task that was stopped from outside (a signal, a killed container): a cancel when its execution is CANCELLING. */
@@ -102,10 +103,20 @@ export class Engine {
   private runTokenKey?: Promise<Buffer>;
   /** The rolled-up hours of the dashboard this process fetched (checked against the database at every request). */
   private readonly dashboardHours = new DashboardHoursCache();
+  /** Completions ended and planned together (group commit). */
+  private readonly completions = new CompletionBatcher({
+    write: (items) => endAndPlan(this.pool, items, this.now, { storage: this.resources.storage }),
+    endOnly: async (it) => {
+      const executionId = await endTaskRun(this.pool, it.taskRunId, it.done, undefined, it.masking);
+      return { executionId, planned: false, claimed: [] };
+    },
+    follow: (f) => this.follow(f),
+    onSplit: (err, size) => this.resources.log.warn('ending a batch of task runs failed; they are ended one by one', { err, completions: size }),
+  });
 
   constructor(readonly resources: EngineResources) {
     const r = resources;
-    this.deps = { config: { defaultExecutor: r.config.defaultExecutor, now: () => r.clock.now() }, storage: r.storage, snapshots: new SnapshotFacts() };
+    this.deps = { config: { defaultExecutor: r.config.defaultExecutor, now: () => r.clock.now() }, storage: r.storage, snapshots: new SnapshotFacts(), flows: new FlowCache() };
   }
 
   private get pool(): pg.Pool {
@@ -291,6 +302,19 @@ export class Engine {
    * Returns whether this call ended the run (false: it was not RUNNING).
    */
   async complete(taskRunId: string, done: TaskCompletion, opts: { fromTask?: boolean } = {}): Promise<boolean> {
+    return (await this.completeAndClaim(taskRunId, done, opts)).ended;
+  }
+
+  /**
+   * complete(), and with `claim`, one QUEUED run claimed for the slot this run
+   * frees, in the transaction that ends it (a dispatcher's process executor:
+   * the next task of a chain starts without a claim of its own).
+   */
+  async completeAndClaim(
+    taskRunId: string,
+    done: TaskCompletion,
+    opts: { fromTask?: boolean; claim?: Omit<ClaimOptions, 'limit' | 'now'> } = {},
+  ): Promise<{ ended: boolean; claimed: ClaimedRun[] }> {
     const masking = opts.fromTask ? { masterKeys: this.resources.config.masterKeys } : undefined;
     // A runner stopped by a signal asks the gateway whether it is a cancel, but
     // only for a moment: a loaded gateway can let it fall back to
@@ -300,21 +324,24 @@ export class Engine {
     if (done.state === 'FAILED' && STOPPED_REASONS.has(done.reason) && opts.fromTask && (await this.beingCancelled(taskRunId))) {
       done = { ...done, state: 'CANCELLED', reason: 'cancelled', error: 'cancelled' };
     }
-    // The end time is the database's clock: the claim wrote the start with it.
-    const executionId = await withRetry(() => endTaskRun(this.pool, taskRunId, done, undefined, masking), {
+    // The end time is the database's clock: the claim wrote the start with it. Ended and
+    // planned in one transaction with the completions that arrive meanwhile (completion-batcher.ts).
+    const r = await withRetry(() => this.completions.submit({ taskRunId, done, masking, claim: opts.claim }), {
       what: `ending task run ${taskRunId}`,
       signal: this.stopping.signal,
       onRetry: (err, attempt, delayMs) => this.resources.log.warn('cannot record the end of a task run; retrying', { err, task_run_id: taskRunId, attempt, retry_in_ms: delayMs }),
     });
-    if (!executionId) return false;
-    if (this.planner) {
-      // Batched: the slot is free now; the planner plans (and follows up) soon.
+    if (!r.executionId) return { ended: false, claimed: [] };
+    if (r.planned) {
+      // Done: planned (and followed up) in the batch.
+    } else if (this.planner) {
+      // A pass holds the execution: the planner plans (and follows up) this run's request soon.
       void this.planner.kick();
     } else {
-      const r = await planExecutions(this.pool, this.now, [executionId], { storage: this.resources.storage });
-      await this.follow(r.followUps);
+      const p = await planExecutions(this.pool, this.now, [r.executionId], { storage: this.resources.storage });
+      await this.follow(p.followUps);
     }
-    return true;
+    return { ended: true, claimed: r.claimed };
   }
 
   /** Whether this task run's execution is being cancelled. */

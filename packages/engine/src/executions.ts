@@ -13,6 +13,7 @@ import { apiExecution, EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from './ser
 
 export { FlowDisabledError, FlowNotFoundError } from './errors.js';
 import { FlowDisabledError, FlowNotFoundError } from './errors.js';
+import type { FlowCache } from './trigger.js';
 
 export interface EngineConfig {
   /** Executor type of tasks that name none anywhere (SVC_DEFAULT_EXECUTOR). */
@@ -126,6 +127,8 @@ export interface StartDeps {
   storage?: { getBuffer(k: string): Promise<Buffer> };
   /** Per-process cache of snapshot facts; without it they are read at every start. */
   snapshots?: SnapshotFacts;
+  /** Per-process cache of flow revisions triggered by name (trigger.ts); without it the flow is read at every trigger. */
+  flows?: FlowCache;
 }
 
 /** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
@@ -252,15 +255,44 @@ function executionValues(id: string, state: string, n: NewExecution, now: Date, 
 
 /** Inserts a RUNNING execution with its task runs, their history and NOTIFYs: one statement. */
 async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecution, rows: StartRows, key: string | null): Promise<{ id: string; now: Date; execution: Record<string, unknown> }> {
+  const r = await insertStartedIf(c, deps, n, rows, key, false);
+  return r!;
+}
+
+/** insertStarted; `checked`: only while the flow is enabled at n's revision and its namespace at n's version (else null, nothing written). */
+async function insertStartedIf(
+  c: Client | pg.Pool,
+  deps: StartDeps,
+  n: NewExecution,
+  rows: StartRows,
+  key: string | null,
+  checked: boolean,
+): Promise<{ id: string; now: Date; execution: Record<string, unknown> } | null> {
   const now = deps.config.now();
   const id = newId();
   const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
   const r = await c.query<{ kind: string; v: string }>({
     name: 'svc-start-new',
     text: START_NEW_SQL,
-    values: [id, now, onlineSince(now), JSON.stringify(rows), ...executionValues(id, 'RUNNING', n, now, key, { reason: '', timeoutAt, endedAt: null }).slice(1)],
+    values: [id, now, onlineSince(now), JSON.stringify(rows), ...executionValues(id, 'RUNNING', n, now, key, { reason: '', timeoutAt, endedAt: null }).slice(1), checked],
   });
+  if (!r.rows.some((x) => x.kind === 'started')) return null;
   return { id, now, execution: startedExecution(r.rows) };
+}
+
+/**
+ * createExecution from a flow revision the caller read earlier (a cache):
+ * one statement, which inserts only while that revision and its namespace
+ * version are still current. Null when they are not, or when the start is
+ * not that one statement (a concurrency limit, or a start that ends at
+ * once): the caller reads the flow again and calls createExecution.
+ */
+export async function createCheckedExecution(pool: pg.Pool, deps: StartDeps, n: NewExecution): Promise<Created | null> {
+  if (concurrencyKey(n)) return null;
+  const start = await startRows(pool, deps, n.definition, n.snapshotId, n.restartOfId ?? null);
+  if (!start.planned) return null;
+  const r = await insertStartedIf(pool, deps, n, start.rows, null, true);
+  return r && { id: r.id, followUps: [], execution: r.execution };
 }
 
 /** The API object of an execution as its start statement returned it (a new execution has no children yet). */

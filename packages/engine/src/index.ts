@@ -20,7 +20,7 @@ export {
 export { CHANNELS } from './db.js';
 export { LOG_CHANNEL, type IncomingLogLine, type RunnerEvent, type TaskRunIdentity } from './runner-io.js';
 export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
-export type { ClaimedRun, ClaimResult } from './claim.js';
+export type { ClaimedRun, ClaimOptions, ClaimResult } from './claim.js';
 export type { TaskCompletion } from './complete.js';
 export type { NewExecution } from './executions.js';
 export type { TriggerRequest } from './trigger.js';

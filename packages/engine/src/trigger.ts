@@ -2,7 +2,7 @@
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
-import { FlowDisabledError, FlowNotFoundError, createExecution, createExecutionWith, type Created, type NewExecution, type StartDeps } from './executions.js';
+import { FlowDisabledError, FlowNotFoundError, createCheckedExecution, createExecution, createExecutionWith, type Created, type NewExecution, type StartDeps } from './executions.js';
 import type { Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
@@ -21,21 +21,75 @@ export interface TriggerRequest {
   chainDepth?: number;
 }
 
+/** What a trigger reads of a flow: its current revision and its namespace's head snapshot. */
+interface FlowHead {
+  enabled: boolean;
+  revision_id: string;
+  definition: FlowDefinition;
+  snapshot_id: string | null;
+  version: number;
+}
+
+/** Flows cached at most (the least recently triggered go first). */
+const FLOW_CACHE_SIZE = 500;
+
 /**
- * Triggers a flow: one read for the flow, then createExecution (one statement
- * when the flow has no concurrency limit).
+ * The flow revisions a process triggered, by namespace and flow id. An entry
+ * is a hint, never trusted: a trigger from the cache inserts only while the
+ * flow is still enabled at that revision and its namespace at that version
+ * (createCheckedExecution), else it reads the flow again. So a save, a
+ * disable or a delete on any instance takes effect at the next trigger.
+ */
+export class FlowCache {
+  private readonly heads = new Map<string, FlowHead>();
+
+  get(namespace: string, flowId: string): FlowHead | undefined {
+    const k = `${namespace}/${flowId}`;
+    const h = this.heads.get(k);
+    if (h) {
+      this.heads.delete(k);
+      this.heads.set(k, h);
+    }
+    return h;
+  }
+
+  set(namespace: string, flowId: string, h: FlowHead): void {
+    this.heads.delete(`${namespace}/${flowId}`);
+    this.heads.set(`${namespace}/${flowId}`, h);
+    if (this.heads.size > FLOW_CACHE_SIZE) this.heads.delete(this.heads.keys().next().value!);
+  }
+
+  delete(namespace: string, flowId: string): void {
+    this.heads.delete(`${namespace}/${flowId}`);
+  }
+}
+
+/**
+ * Triggers a flow. From the cache (deps.flows), one statement that checks
+ * the cached revision is still current; otherwise one read for the flow,
+ * then createExecution (one statement when the flow has no concurrency
+ * limit).
  */
 export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<Created> {
-  return createExecution(pool, deps, await newExecutionOf(pool, t));
+  const cached = deps.flows?.get(t.namespace, t.flowId);
+  if (cached) {
+    const created = await createCheckedExecution(pool, deps, newExecution(cached, t));
+    if (created) return created;
+    deps.flows!.delete(t.namespace, t.flowId);
+  }
+  const head = await readFlow(pool, t);
+  // A flow with a concurrency limit starts under a lock with a read of its own: nothing to save.
+  if (!head.definition.concurrency?.limit) deps.flows?.set(t.namespace, t.flowId, head);
+  return createExecution(pool, deps, newExecution(head, t));
 }
 
 /** triggerFlow inside the caller's transaction (see createExecutionWith). */
 export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
-  return createExecutionWith(c, deps, await newExecutionOf(c, t));
+  return createExecutionWith(c, deps, newExecution(await readFlow(c, t), t));
 }
 
-async function newExecutionOf(c: Client | pg.Pool, t: TriggerRequest): Promise<NewExecution> {
-  const r = await c.query<{ enabled: boolean; revision_id: string; definition: FlowDefinition; snapshot_id: string | null; version: number }>({
+async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
+  const r = await c.query<FlowHead>({
     name: 'svc-trigger-flow',
     text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
@@ -46,13 +100,17 @@ async function newExecutionOf(c: Client | pg.Pool, t: TriggerRequest): Promise<N
   const flow = r.rows[0];
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);
+  return flow;
+}
+
+function newExecution(flow: FlowHead, t: TriggerRequest): NewExecution {
   const inputs = resolveInputs(flow.definition.inputs, t.inputs);
   return {
     namespace: t.namespace,
     flowId: t.flowId,
     flowRevisionId: flow.revision_id,
     definition: flow.definition,
-    snapshotId: flow.snapshot_id,
+    snapshotId: flow.snapshot_id!,
     snapshotVersion: flow.version,
     inputs,
     labels: { ...(flow.definition.labels ?? {}), ...(t.labels ?? {}) },

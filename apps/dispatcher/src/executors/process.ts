@@ -14,7 +14,7 @@ import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type R
 import type { DispatcherContext } from '../context.js';
 import { IoDirs } from './io-dirs.js';
 import { closeDataDir, taskUserFor, unisolatedWarning } from './task-isolation.js';
-import type { Executor } from './types.js';
+import type { Executor, Handoff } from './types.js';
 
 /**
  * Removes the directories (under each parent, one per dispatcher instance)
@@ -64,7 +64,8 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       ioDirs.close();
       spawner.close();
     },
-    async run(run: ClaimedRun, signal: AbortSignal) {
+    async run(run: ClaimedRun, signal: AbortSignal, handoff?: Handoff) {
+      let next: ClaimedRun[] = [];
       const { engine } = ctx;
       const prepared = await engine.prepare(run);
       if (!prepared) return;
@@ -91,9 +92,16 @@ export function processExecutor(ctx: DispatcherContext): Executor {
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
           });
         },
-        // From the task: masked against the secrets the run resolved.
-        complete: async (c: Completion) =>
-          void (await engine.complete(run.id, { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics }, { fromTask: true })),
+        // From the task: masked against the secrets the run resolved. The next run for this slot
+        // is claimed in the same transaction (handoff), so a chain's next task needs no claim of its own.
+        complete: async (c: Completion) => {
+          const r = await engine.completeAndClaim(
+            run.id,
+            { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics },
+            { fromTask: true, claim: handoff?.claim() },
+          );
+          next = r.claimed;
+        },
       };
       const ioDir = ioDirs.acquire();
       // Reused only when the task's process group is known to be gone: nothing of it can write there any more.
@@ -106,6 +114,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       } finally {
         ioDirs.release(ioDir, reusable);
       }
+      return next;
     },
   };
 }

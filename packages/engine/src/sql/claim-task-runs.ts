@@ -12,6 +12,10 @@ export const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim()
 // database's clock unless a test passes its own, so a dispatcher whose clock is
 // off cannot start a run already timed out, or look silent, to the watchdog.
 const AT = 'COALESCE($4::timestamptz, now())';
+// A run starts no earlier than it was queued: a claim in the transaction that
+// planned the run (endAndPlan) reads now() as that transaction's start, which
+// comes before the planner's queued_at.
+const START = `GREATEST(${AT}::timestamptz, t.queued_at)`;
 export const CLAIM_SQL = `
 WITH picked AS (
   SELECT t.id FROM task_runs t
@@ -19,13 +23,13 @@ WITH picked AS (
   ORDER BY t.queued_at, t.id
   FOR UPDATE SKIP LOCKED LIMIT $5),
 c AS (
-  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = ${AT}, started_at = ${AT}, last_heartbeat_at = ${AT}, updated_at = ${AT},
-    timeout_at = ${AT}::timestamptz + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
+  UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = ${START}, started_at = ${START}, last_heartbeat_at = ${AT}, updated_at = ${AT},
+    timeout_at = ${START} + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
   FROM picked WHERE t.id = picked.id
-  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt),
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.started_at),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, ${AT} FROM c),
+  SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, started_at FROM c),
 k AS (
   SELECT c.*, ${EXECUTION_FIELDS.map((f) => `e.${f} AS e_${f}`).join(', ')}, e.snapshot_id AS e_snapshot_id,
     pg_notify('${CHANNELS.changed}', c.execution_id)::text AS notified

@@ -4,6 +4,7 @@
 // planning request; masked completions clear the secrets recorded on the run.
 import { CHANNELS } from '../db.js';
 import { ENDS_TASK_RUN } from './guards.js';
+import { EXECUTION_COLUMNS } from './fragments.js';
 
 // The end time is the database's clock unless the caller passes one (tests,
 // and the engine's own rules that read it once per pass): the start was
@@ -27,3 +28,64 @@ m AS (
   INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
   SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, ${AT} FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
 SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
+
+/** The task run columns planning reads (advance.ts RunRead, without `requested`). */
+export const PLAN_RUN_COLUMNS = ['id', 'execution_id', 'task_key', 'attempt', 'state', 'reason', 'error', 'pool', 'executor_type', 'outputs', 'child_execution_id'] as const;
+const RUN_COLS = PLAN_RUN_COLUMNS.join(', ');
+/** Typed NULLs for the run columns in rows that are not runs (a UNION's first branch fixes the types). */
+const RUN_TYPES: Record<(typeof PLAN_RUN_COLUMNS)[number], string> = {
+  id: 'text', execution_id: 'text', task_key: 'text', attempt: 'integer', state: 'text', reason: 'text', error: 'text', pool: 'text',
+  executor_type: 'text', outputs: 'jsonb', child_execution_id: 'text',
+};
+const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS ${c}`).join(', ');
+
+/**
+ * Ending many task runs (the completions that arrived together) and, in the
+ * same statement, locking their executions that no planning pass holds (SKIP
+ * LOCKED: never a wait, so never a deadlock with a pass that holds an
+ * execution and waits for one of these runs) and reading what planning
+ * reads: each locked execution's row and its task runs. An ended run is read
+ * from the UPDATE's RETURNING (the statement's snapshot still sees it
+ * RUNNING) and counts as requested. A planning request is written only for a
+ * run whose execution was not locked: a pass plans it; the locked ones the
+ * caller plans in this transaction.
+ *
+ * Parameters, one array element per completion: $1 ids, $2 states, $3
+ * reasons, $4 errors, $5 exit codes, $6 outputs (JSON text or null), $7
+ * whether the completion is masked (a run that recorded secrets is ended only
+ * so); and per metric: $8 its run's id, $9 name, $10 value, $11 tags (JSON).
+ * The times are the database's clock.
+ *
+ * Rows: `kind = 'x'` per ended run (`id` the run, `execution_id`, whether
+ * its execution was locked); `kind = 'e'` per locked execution (its row as
+ * jsonb in `ex`); `kind = 'r'` per task run of a locked execution.
+ */
+export const END_AND_READ_SQL = `
+WITH d AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::boolean[]) AS d(id, state, reason, error, exit_code, outputs, masked)),
+t AS (
+  UPDATE task_runs r SET state = d.state, reason = d.reason, error = d.error, exit_code = d.exit_code, outputs = d.outputs::jsonb, ended_at = now(),
+    duration_ms = round(extract(epoch FROM (now() - r.started_at)) * 1000)::bigint, updated_at = now(),
+    spec = CASE WHEN r.spec ? 'secrets' THEN r.spec - 'secrets' ELSE r.spec END
+  FROM d WHERE r.id = d.id AND r.state IN ${ENDS_TASK_RUN} AND (d.masked OR NOT COALESCE(r.spec ? 'secrets', false))
+  RETURNING ${PLAN_RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}),
+l AS (
+  SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t) ORDER BY id FOR UPDATE SKIP LOCKED),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT execution_id, id, 'RUNNING', state, reason, '', now() FROM t),
+p AS (
+  INSERT INTO plan_requests (task_run_id, execution_id, created_at) SELECT id, execution_id, now() FROM t WHERE execution_id NOT IN (SELECT id FROM l)),
+m AS (
+  INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
+  SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, now() FROM unnest($8::text[], $9::text[], $10::float8[], $11::text[]) AS x(run, n, v, g) JOIN t ON t.id = x.run)
+SELECT 'x' AS kind, t.id, t.execution_id, t.execution_id IN (SELECT id FROM l) AS locked, pg_notify('${CHANNELS.changed}', t.execution_id)::text AS n,
+  NULL::jsonb AS ex, ${NULL_RUN.split(', ').slice(1).join(', ')}, NULL::boolean AS requested FROM t
+UNION ALL
+SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l), ${NULL_RUN.split(', ').slice(1).join(', ')}, NULL FROM l
+UNION ALL
+SELECT 'r', t.id, t.execution_id, NULL, NULL, NULL, ${PLAN_RUN_COLUMNS.slice(2).map((c) => `t.${c}`).join(', ')}, true FROM t WHERE t.execution_id IN (SELECT id FROM l)
+UNION ALL
+SELECT 'r', r.id, r.execution_id, NULL, NULL, NULL, ${PLAN_RUN_COLUMNS.slice(2).map((c) => `r.${c}`).join(', ')},
+  EXISTS (SELECT 1 FROM plan_requests q WHERE q.task_run_id = r.id)
+FROM task_runs r WHERE r.execution_id IN (SELECT id FROM l) AND r.id NOT IN (SELECT id FROM t)`;

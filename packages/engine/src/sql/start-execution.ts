@@ -25,8 +25,17 @@ const EXECUTION_CASTS: Partial<Record<(typeof EXECUTION_INSERT_COLUMNS)[number],
 // the statement again at every call (0.3 ms); the JSON gives both the same estimate, and the
 // prepared statement keeps its generic plan.
 const RETURN_EXECUTION = `RETURNING ${EXECUTION_API_COLUMNS.join(', ')}`;
+const param = (c: (typeof EXECUTION_INSERT_COLUMNS)[number]) => `$${EXECUTION_INSERT_COLUMNS.indexOf(c) + 4}`;
+/** The parameter after the execution's columns: whether to check that the flow revision and namespace version the caller read from its cache are still current. */
+export const START_CHECKED_PARAM = EXECUTION_INSERT_COLUMNS.length + 4;
+// Checked: the flow is still enabled, not deleted, at this revision, and its namespace at this
+// version (so the snapshot is the head's); otherwise nothing is inserted and the caller reads again.
 const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')})
-  VALUES (${EXECUTION_INSERT_COLUMNS.map((c, i) => (i === 0 ? '$1' : `$${i + 4}${EXECUTION_CASTS[c] ? `::${EXECUTION_CASTS[c]}` : ''}`)).join(', ')}) ${RETURN_EXECUTION}, NULL::text AS from_state`;
+  SELECT ${EXECUTION_INSERT_COLUMNS.map((c, i) => (i === 0 ? '$1' : `$${i + 4}${EXECUTION_CASTS[c] ? `::${EXECUTION_CASTS[c]}` : ''}`)).join(', ')}
+  WHERE NOT $${START_CHECKED_PARAM}::boolean OR EXISTS (SELECT 1 FROM flows f JOIN namespaces n ON n.name = f.namespace
+    WHERE f.namespace = ${param('namespace')} AND f.flow_id = ${param('flow_id')} AND f.current_revision_id = ${param('flow_revision_id')}
+      AND f.enabled AND f.deleted_at IS NULL AND n.head_version = ${param('snapshot_version')}::int)
+  ${RETURN_EXECUTION}, NULL::text AS from_state`;
 const START_QUEUED_EXECUTION = `UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $5::timestamptz, updated_at = $2, version = version + 1
   WHERE id = $1 AND state IN ${DEQUEUES_EXECUTION} ${RETURN_EXECUTION}, 'QUEUED'::text AS from_state`;
 const startSql = (executionStatement: string) => `

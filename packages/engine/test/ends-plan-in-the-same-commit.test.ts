@@ -1,0 +1,94 @@
+// Completions are ended and planned together (endAndPlan, the group commit of
+// completion-batcher.ts): ending a batch plans every execution no pass holds
+// in the same transaction, so the next task is QUEUED (or the execution has
+// ended) when the commit returns, with no planning request left behind; an
+// execution a pass holds gets a request instead, planned by the next pass;
+// and a dispatcher's handoff claims the next run for the freed slot in the
+// same transaction, never starting it before it was queued.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type pg from 'pg';
+import { claimRuns, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
+
+let fx: EngineFixture;
+let pool: pg.Pool;
+let deps: StartDeps;
+const ok = { state: 'SUCCESS' as const, reason: '', error: '', exitCode: 0 };
+const now = () => new Date();
+
+before(async () => {
+  fx = await engineFixture('eap', {
+    'one.flow.yaml': { id: 'one', tasks: [{ id: 't', type: 'command', command: ['true'] }] },
+    'pair.flow.yaml': { id: 'pair', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] }] },
+  });
+  ({ pool, deps } = fx);
+  await pool.query(
+    `INSERT INTO instances (id, kind, hostname, version, pools, executors, started_at, last_heartbeat_at) VALUES ('d1', 'dispatcher', 'test', 'test', ARRAY['default'], ARRAY['process'], now(), now())`,
+  );
+});
+after(() => fx.close());
+
+const start = (flowId: string) => triggerFlow(pool, deps, { namespace: 'eap', flowId, triggerType: 'manual', createdBy: 'test' });
+/** Claims every QUEUED run; returns those of these executions. */
+const claimOf = async (...executionIds: string[]) => {
+  const { runs } = await claimRuns(pool, { instanceId: 'd1', pools: ['default'], executorType: 'process', limit: 50 });
+  return runs.filter((r) => executionIds.includes(r.execution_id));
+};
+const state = async (id: string) => (await pool.query(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0].state as string;
+const requests = async (id: string) => (await pool.query(`SELECT count(*)::int AS n FROM plan_requests WHERE execution_id = $1`, [id])).rows[0].n as number;
+
+test('runs of several executions ended in one batch: each execution planned in the same commit, no request left', async () => {
+  const [x, y] = [await start('one'), await start('one')];
+  const runs = await claimOf(x.id, y.id);
+  runs.sort((p, q) => (p.execution_id === x.id ? -1 : 1) - (q.execution_id === x.id ? -1 : 1));
+  assert.equal(runs.length, 2);
+  const r = await endAndPlan(pool, runs.map((run) => ({ taskRunId: run.id, done: ok })), now);
+  assert.deepEqual(r.results.map((e) => [e.executionId, e.planned]), [[x.id, true], [y.id, true]]);
+  assert.deepEqual([await state(x.id), await state(y.id)], ['SUCCESS', 'SUCCESS']);
+  assert.deepEqual([await requests(x.id), await requests(y.id)], [0, 0]);
+  // Ending them again changes nothing.
+  const again = await endAndPlan(pool, runs.map((run) => ({ taskRunId: run.id, done: ok })), now);
+  assert.deepEqual(again.results.map((e) => e.executionId), [null, null]);
+});
+
+test('an execution a pass holds gets a planning request instead, and the next pass plans it', async () => {
+  const ex = await start('one');
+  const [run] = await claimOf(ex.id);
+  const pass = await fx.newPool().connect();
+  let ending: ReturnType<typeof endAndPlan> | undefined;
+  try {
+    await pass.query('BEGIN');
+    await pass.query(`SELECT id FROM executions WHERE id = $1 FOR UPDATE`, [ex.id]);
+    // The end skips the held execution at once; its history row (a key share on the execution) then waits for the pass, as it always did.
+    ending = endAndPlan(pool, [{ taskRunId: run!.id, done: ok }], now);
+    await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    await pass.query('COMMIT');
+    pass.release();
+  }
+  const r = await ending!;
+  assert.deepEqual(r.results[0], { executionId: ex.id, planned: false, claimed: [] });
+  assert.equal(await requests(ex.id), 1);
+  assert.equal(await state(ex.id), 'RUNNING');
+  await planExecutions(pool, now, [ex.id]);
+  assert.equal(await state(ex.id), 'SUCCESS');
+  assert.equal(await requests(ex.id), 0);
+});
+
+test('a handoff claims the next task of the execution for the freed slot in the same transaction', async () => {
+  const ex = await start('pair');
+  const [a] = await claimOf(ex.id);
+  assert.equal(a!.task_key, 'a');
+  const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim: { instanceId: 'd1', pools: ['default'], executorType: 'process' } }], now);
+  assert.equal(r.results[0]!.planned, true);
+  assert.deepEqual(r.results[0]!.claimed.map((c) => c.task_key), ['b']);
+  assert.equal(r.results[0]!.claimed[0]!.execution?.id, ex.id, 'with its execution, as a claim returns it');
+  const b = (await pool.query(`SELECT state, claimed_by, queued_at, started_at FROM task_runs WHERE id = $1`, [r.results[0]!.claimed[0]!.id])).rows[0];
+  assert.equal(b.state, 'RUNNING');
+  assert.equal(b.claimed_by, 'd1');
+  assert.ok(b.started_at >= b.queued_at, `started ${b.started_at.toISOString()} before queued ${b.queued_at.toISOString()}`);
+  const hist = (await pool.query(`SELECT to_state, at FROM execution_history WHERE task_run_id = $1 ORDER BY seq`, [r.results[0]!.claimed[0]!.id])).rows;
+  assert.deepEqual(hist.map((h) => h.to_state), ['PENDING', 'QUEUED', 'RUNNING']);
+  assert.ok(hist[2].at >= hist[1].at, 'the history shows it running no earlier than queued');
+});
