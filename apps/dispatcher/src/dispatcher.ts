@@ -34,6 +34,8 @@ interface Job {
 export class Dispatcher {
   private readonly jobs = new Map<string, Job>();
   private readonly wakeups = new Map<string, () => void>();
+  /** Executor types woken while their loop was not sleeping. */
+  private readonly woken = new Set<string>();
   private notifier?: Notifier;
   private readonly pollMs: number;
   private stopping = false;
@@ -59,11 +61,11 @@ export class Dispatcher {
     this.advertiseTimer.unref();
     const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-dispatcher-listen', minDelayMs: this.opts.notifyReconnectMs });
     this.notifier = notifier;
-    notifier.subscribe(CHANNELS.queued, (executorType) => this.wakeups.get(executorType)?.());
+    notifier.subscribe(CHANNELS.queued, (executorType) => this.wake(executorType));
     notifier.subscribe(CHANNELS.stop, (executionId) => this.stopExecution(executionId));
     // Notifications sent while no connection listened are lost: claim and check stops at once.
     notifier.onReconnect(() => {
-      for (const wake of this.wakeups.values()) wake();
+      for (const e of this.executors) this.wake(e.type);
       void this.checkStops();
     });
     // Listening before the loops start; if the database cannot be reached, polling covers until it can.
@@ -102,14 +104,25 @@ export class Dispatcher {
   }
 
   private sleep(type: string, ms: number): Promise<void> {
+    // A wake while the loop was not sleeping (in the middle of a claim) is kept, not lost.
+    if (this.woken.delete(type)) return Promise.resolve();
     return new Promise((resolve) => {
       const t = setTimeout(done, ms);
+      const wakeups = this.wakeups;
       function done() {
         clearTimeout(t);
+        if (wakeups.get(type) === done) wakeups.delete(type);
         resolve();
       }
       this.wakeups.set(type, done);
     });
+  }
+
+  /** Wakes the loop of an executor type: at once if it sleeps, else as soon as it would. */
+  private wake(type: string): void {
+    const w = this.wakeups.get(type);
+    if (w) w();
+    else this.woken.add(type);
   }
 
   private async loop(executor: Executor): Promise<void> {
@@ -149,10 +162,11 @@ export class Dispatcher {
         this.jobs.delete(run.id);
         // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
         for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
+        // A slot is free: the loop claims for it, unless the handoff did (a claim of the queue's
+        // oldest run; none means the queue had none, and a new run wakes the loop by NOTIFY).
+        if (!next) this.wake(executor.type);
       })
-      .finally(() => {
-        this.wakeups.get(executor.type)?.(); // a slot is free, or more may be waiting
-      });
+      .catch(() => this.wake(executor.type));
     this.jobs.set(run.id, { run, abort, done });
   }
 
@@ -192,7 +206,7 @@ export class Dispatcher {
     this.stopping = true;
     clearInterval(this.stopTimer);
     clearInterval(this.advertiseTimer);
-    for (const w of this.wakeups.values()) w();
+    for (const e of this.executors) this.wake(e.type);
     await Promise.all(this.loops);
     const { ctx } = this;
     // Offline and our running task runs FAILED instance_shutdown, in one transaction; their retries then count on other instances.

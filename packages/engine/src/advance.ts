@@ -149,7 +149,19 @@ export interface AdvanceOptions {
  * `runs`: their task runs, already read by the caller in this transaction
  * (END_AND_READ_SQL), in any order; without, they are read here.
  */
-export async function advanceMany(c: Client, executions: ExecutionRow[], now: Date, opts: AdvanceOptions = {}, runs?: RunRead[]): Promise<FollowUp[]> {
+export async function advanceMany(
+  c: Client,
+  executions: ExecutionRow[],
+  now: Date,
+  opts: AdvanceOptions = {},
+  runs?: RunRead[],
+  /**
+   * `quiet`: the NOTIFY that wakes dispatchers for newly QUEUED runs is left
+   * to the caller, who claims in this transaction; `queued` receives those
+   * runs (id and executor type), so it can send it for the ones it left.
+   */
+  queuedOut?: { quiet: boolean; queued: { id: string; executor_type: string }[] },
+): Promise<FollowUp[]> {
   if (!executions.length) return [];
   const all = runs
     ? [...runs].sort((a, b) => (a.execution_id < b.execution_id ? -1 : a.execution_id > b.execution_id ? 1 : a.task_key < b.task_key ? -1 : a.task_key > b.task_key ? 1 : b.attempt - a.attempt))
@@ -170,13 +182,18 @@ export async function advanceMany(c: Client, executions: ExecutionRow[], now: Da
   }
   const w = new Writes();
   for (const ex of executions) await planOne(c, ex, byExecution.get(ex.id) ?? [], w, now, opts);
+  if (queuedOut) {
+    const byId = new Map(all.map((r) => [r.id, r]));
+    for (const id of w.queue) queuedOut.queued.push({ id, executor_type: byId.get(id)!.executor_type });
+    for (const r of w.retry) queuedOut.queued.push({ id: r.id, executor_type: byId.get(r.prev)!.executor_type });
+  }
   if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.clear.length) return [];
   const res = await c.query<EndedRow & { kind: string }>({
     name: 'svc-plan-apply',
     text: APPLY_PLAN_SQL,
     values: [
       now, onlineSince(now), JSON.stringify(w.queue), JSON.stringify(w.retry), JSON.stringify(w.end), JSON.stringify(w.clear),
-      JSON.stringify(w.execEnd), JSON.stringify([...w.changed]),
+      JSON.stringify(w.execEnd), JSON.stringify([...w.changed]), queuedOut?.quiet ?? false,
     ],
   });
   // Recorded in this transaction: a crash after the commit cannot lose them (outbox.ts).

@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
-import { inTx, type Client, type Conn } from './db.js';
+import { CHANNELS, inTx, type Client, type Conn } from './db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
 import { END_AND_READ_SQL, END_TASK_RUN_SQL } from './sql/end-task-run.js';
 import { planExecutions } from './planner.js';
@@ -150,7 +150,9 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
       .filter((r) => r.kind === 'e' && r.ex)
       .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
     const runs = rows.filter((r) => r.kind === 'r') as unknown as RunRead[];
-    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, runs) : [];
+    const claiming = items.some((it, i) => it.claim && results[i]!.executionId);
+    const queuedOut = { quiet: claiming, queued: [] as { id: string; executor_type: string }[] };
+    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, runs, queuedOut) : [];
     // The freed slots: one claim per dispatcher and executor type for all of its completions in the batch.
     const wanting = new Map<string, number[]>();
     items.forEach((it, i) => {
@@ -163,6 +165,10 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
       const { runs: claimed } = await claimRuns(c, { ...o, limit: idx.length });
       claimed.forEach((run, j) => results[idx[j]!]!.claimed.push(run));
     }
+    // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
+    const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));
+    const left = [...new Set(queuedOut.queued.filter((q) => !taken.has(q.id)).map((q) => q.executor_type))];
+    if (left.length) await c.query(`SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`, [left]);
     return { results, followUps };
   });
 }

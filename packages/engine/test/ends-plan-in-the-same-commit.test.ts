@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { claimRuns, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { CHANNELS, claimRuns, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -21,6 +21,10 @@ before(async () => {
   fx = await engineFixture('eap', {
     'one.flow.yaml': { id: 'one', tasks: [{ id: 't', type: 'command', command: ['true'] }] },
     'pair.flow.yaml': { id: 'pair', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] }] },
+    'fork.flow.yaml': {
+      id: 'fork',
+      tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] }, { id: 'c', type: 'command', command: ['true'], depends_on: ['a'] }],
+    },
   });
   ({ pool, deps } = fx);
   await pool.query(
@@ -91,4 +95,27 @@ test('a handoff claims the next task of the execution for the freed slot in the 
   const hist = (await pool.query(`SELECT to_state, at FROM execution_history WHERE task_run_id = $1 ORDER BY seq`, [r.results[0]!.claimed[0]!.id])).rows;
   assert.deepEqual(hist.map((h) => h.to_state), ['PENDING', 'QUEUED', 'RUNNING']);
   assert.ok(hist[2].at >= hist[1].at, 'the history shows it running no earlier than queued');
+});
+
+test('dispatchers are woken only for the runs a handoff left: none after a chain step, one hint after a fork', async () => {
+  const listener = await fx.newPool().connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => n.channel === CHANNELS.queued && heard.push(n.payload ?? ''));
+  await listener.query(`LISTEN ${CHANNELS.queued}`);
+  const settle = () => new Promise((r) => setTimeout(r, 300));
+  try {
+    const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
+    for (const [flow, expected] of [['pair', []], ['fork', ['process']]] as const) {
+      const ex = await start(flow);
+      const [a] = await claimOf(ex.id);
+      await settle();
+      heard.length = 0;
+      const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim }], now);
+      assert.equal(r.results[0]!.claimed.length, 1, flow);
+      await settle();
+      assert.deepEqual(heard, expected, flow);
+    }
+  } finally {
+    listener.release();
+  }
 });

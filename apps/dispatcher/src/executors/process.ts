@@ -65,7 +65,8 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       spawner.close();
     },
     async run(run: ClaimedRun, signal: AbortSignal, handoff?: Handoff) {
-      let next: ClaimedRun[] = [];
+      // Undefined unless a completion went through the handoff (then: what it claimed, maybe nothing).
+      let next: ClaimedRun[] | undefined;
       const { engine } = ctx;
       const prepared = await engine.prepare(run);
       if (!prepared) return;
@@ -95,12 +96,13 @@ export function processExecutor(ctx: DispatcherContext): Executor {
         // From the task: masked against the secrets the run resolved. The next run for this slot
         // is claimed in the same transaction (handoff), so a chain's next task needs no claim of its own.
         complete: async (c: Completion) => {
+          const claim = handoff?.claim();
           const r = await engine.completeAndClaim(
             run.id,
             { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics },
-            { fromTask: true, claim: handoff?.claim() },
+            { fromTask: true, claim },
           );
-          next = r.claimed;
+          if (claim && r.ended) next = r.claimed;
         },
       };
       const ioDir = ioDirs.acquire();

@@ -1,7 +1,9 @@
 // One planning step for any number of executions, in one statement: queued,
 // retried, skipped and cancelled task runs, ended executions, their history
 // rows, the NOTIFY hints, and the planning requests of the runs it saw,
-// deleted (advance.ts computes the lists; the planner runs it).
+// deleted (advance.ts computes the lists; the planner runs it). With $9, the
+// hint for QUEUED runs is the caller's (it claims in the same transaction and
+// wakes dispatchers only for what it left: complete.ts endAndPlan).
 import { CHANNELS } from '../db.js';
 import { HAS_FLOW_TRIGGERS, servedSql } from './fragments.js';
 import { ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_RUN } from './guards.js';
@@ -45,7 +47,7 @@ h AS (
   UNION ALL SELECT execution_id, id, from_state, state, reason, '', $1 FROM e
   UNION ALL SELECT id, NULL, from_state, state, reason, '', $1 FROM x),
 n AS (
-  SELECT DISTINCT executor_type FROM q UNION SELECT executor_type FROM r)
+  SELECT DISTINCT executor_type FROM q WHERE NOT $9::boolean UNION SELECT executor_type FROM r WHERE NOT $9::boolean)
 SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flow_triggers FROM x
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL FROM n
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL FROM jsonb_array_elements_text($8::jsonb) AS c(id)`;

@@ -43,7 +43,8 @@ const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS 
  * Ending many task runs (the completions that arrived together) and, in the
  * same statement, locking their executions that no planning pass holds (SKIP
  * LOCKED: never a wait, so never a deadlock with a pass that holds an
- * execution and waits for one of these runs) and reading what planning
+ * execution and waits for one of these runs; and only executions of at most
+ * INLINE_PLAN_MAX_TASKS tasks) and reading what planning
  * reads: each locked execution's row and its task runs. An ended run is read
  * from the UPDATE's RETURNING (the statement's snapshot still sees it
  * RUNNING) and counts as requested. A planning request is written only for a
@@ -60,6 +61,14 @@ const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS 
  * its execution was locked); `kind = 'e'` per locked execution (its row as
  * jsonb in `ex`); `kind = 'r'` per task run of a locked execution.
  */
+/**
+ * Executions of more tasks than this are left to planning passes: planning
+ * reads every task run of an execution, so planning a wide fan-out at each
+ * completion would read it once per completion, where passes coalesce the
+ * completions that arrive together.
+ */
+export const INLINE_PLAN_MAX_TASKS = 64;
+
 export const END_AND_READ_SQL = `
 WITH d AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::boolean[]) AS d(id, state, reason, error, exit_code, outputs, masked)),
@@ -70,7 +79,8 @@ t AS (
   FROM d WHERE r.id = d.id AND r.state IN ${ENDS_TASK_RUN} AND (d.masked OR NOT COALESCE(r.spec ? 'secrets', false))
   RETURNING ${PLAN_RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}),
 l AS (
-  SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t) ORDER BY id FOR UPDATE SKIP LOCKED),
+  SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t)
+    AND jsonb_array_length(definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS} ORDER BY id FOR UPDATE SKIP LOCKED),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'RUNNING', state, reason, '', now() FROM t),
