@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { root, wallMs } from './svc-deployment.mjs';
+import { root, triggerOverHttp } from './svc-deployment.mjs';
 
 function freePort() {
   return new Promise((resolve) => {
@@ -94,22 +94,7 @@ export function gatewayClient(base, token) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': 2 };
   return {
     base,
-    async trigger(ns, flow) {
-      const sent = wallMs();
-      const { status, at, text } = await new Promise((resolve, reject) => {
-        const req = http.request(`${base}/api/v1/flows/${ns}/${flow}/executions`, { method: 'POST', agent, headers }, (res) => {
-          const at = wallMs();
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, at, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end('{}');
-      });
-      if (status !== 201) throw new Error(`trigger through ${base} failed: ${status} ${text}`);
-      return { id: JSON.parse(text).id, at, sent };
-    },
+    trigger: (ns, flow) => triggerOverHttp(base, agent, headers, ns, flow),
     close() {
       agent.destroy();
     },

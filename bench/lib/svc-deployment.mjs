@@ -31,6 +31,28 @@ function freePort() {
  * @param {{ url: string, dir: string, env?: Record<string, string>, apps?: string[] }} o `env` is added to every process's
  *   environment; `apps` are the apps started (default api-gateway, dispatcher and maintenance; the gateway and a dispatcher are needed).
  */
+/**
+ * POST triggerFlow with an empty body on `agent`: the execution's id, when
+ * the response headers arrived (`at`: the execution is committed by then) and
+ * when the request started (`sent`).
+ */
+export async function triggerOverHttp(base, agent, headers, ns, flow) {
+  const sent = wallMs();
+  const { status, at, text } = await new Promise((resolve, reject) => {
+    const req = http.request(`${base}/api/v1/flows/${ns}/${flow}/executions`, { method: 'POST', agent, headers }, (res) => {
+      const at = wallMs();
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, at, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+  if (status !== 201) throw new Error(`trigger through ${base} failed: ${status} ${text}`);
+  return { id: JSON.parse(text).id, at, sent };
+}
+
 export async function startDeployment(o) {
   const setup = dbLib.createDb({ url: o.url, poolSize: 2 });
   await dbLib.applyMigrations(setup.pool);
@@ -105,21 +127,7 @@ export async function startDeployment(o) {
       // node:http with a keep-alive agent rather than fetch: the load generator
       // shares the 2 cores with what it measures, and fetch costs it about
       // three times the CPU per request.
-      const sent = wallMs();
-      const { status, at, text } = await new Promise((resolve, reject) => {
-        const req = http.request(`${base}/api/v1/flows/${ns}/${flow}/executions`, { method: 'POST', agent, headers: { ...auth, 'content-type': 'application/json', 'content-length': 2 } }, (res) => {
-          const at = wallMs();
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, at, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end('{}');
-      });
-      const body = JSON.parse(text);
-      if (status !== 201) throw new Error(`trigger failed: ${status} ${text}`);
-      return { id: body.id, at, sent };
+      return triggerOverHttp(base, agent, { ...auth, 'content-type': 'application/json', 'content-length': 2 }, ns, flow);
     },
     async stop() {
       agent.destroy();
