@@ -1,8 +1,10 @@
 // Group commit for completions: the task runs that end while a batch is being
 // written are ended together in the next one, in one transaction with one
 // flush (endAndPlan), and each caller is answered once the commit that holds
-// its run is done. One batch is written at a time per process, so under load
-// the batches grow by themselves and a lone completion goes out at once.
+// its run is done. Up to MAX_WRITERS batches are written at a time per
+// process, so under load the batches grow by themselves, a lone completion
+// goes out at once, and completions (a fan-out's) do not all queue behind one
+// transaction.
 //
 // A batch that fails is written again one completion at a time, so one bad
 // completion cannot hold the others back; a completion that still fails is
@@ -10,6 +12,9 @@
 // only when that fails too is the caller told (it retries).
 import type { FollowUp } from './advance.js';
 import type { EndResult, PendingCompletion } from './complete.js';
+
+/** Batches written at once (each its own transaction and connection). */
+export const MAX_WRITERS = 2;
 
 /** Completions written in one transaction at most. */
 export const MAX_BATCH = 64;
@@ -33,7 +38,7 @@ interface Waiting {
 
 export class CompletionBatcher {
   private readonly queue: Waiting[] = [];
-  private writing = false;
+  private writers = 0;
 
   constructor(private readonly o: CompletionBatcherOptions) {}
 
@@ -41,12 +46,12 @@ export class CompletionBatcher {
   submit(item: PendingCompletion): Promise<EndResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (!this.writing) void this.drain();
+      if (this.writers < MAX_WRITERS) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.writing = true;
+    this.writers++;
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, MAX_BATCH);
@@ -60,7 +65,7 @@ export class CompletionBatcher {
         }
       }
     } finally {
-      this.writing = false;
+      this.writers--;
     }
   }
 

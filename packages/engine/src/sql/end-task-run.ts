@@ -41,7 +41,11 @@ const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS 
 
 /**
  * Ending many task runs (the completions that arrived together) and, in the
- * same statement, locking their executions that no planning pass holds (SKIP
+ * same statement, locking their executions that no planning pass or other
+ * batch holds (FOR NO KEY UPDATE: exclusive against passes and batches, but
+ * not against the key-share locks that the history rows of another batch's
+ * runs of the same execution take, so two batches never wait on each other;
+ * SKIP
  * LOCKED: never a wait, so never a deadlock with a pass that holds an
  * execution and waits for one of these runs; and only executions of at most
  * INLINE_PLAN_MAX_TASKS tasks) and reading what planning
@@ -80,7 +84,7 @@ t AS (
   RETURNING ${PLAN_RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}),
 l AS (
   SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t)
-    AND jsonb_array_length(definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS} ORDER BY id FOR UPDATE SKIP LOCKED),
+    AND jsonb_array_length(definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS} ORDER BY id FOR NO KEY UPDATE SKIP LOCKED),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'RUNNING', state, reason, '', now() FROM t),
