@@ -21,6 +21,23 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Whether 127.0.0.1:port can be listened on now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A port N with N, N+1 and N+2 free (the three health ports of svc local): a free port's neighbours may be taken by other tests' processes. */
+async function freePortRun(): Promise<number> {
+  for (;;) {
+    const n = await freePort();
+    if (n < 65533 && (await canListen(n + 1)) && (await canListen(n + 2))) return n;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -35,7 +52,7 @@ test('svc local serves a ready service and Ctrl-C stops everything, database las
   fs.chmodSync(dataDir, 0o755);
   const port = await freePort();
   // The three apps without an API of their own serve their health on this port and the next two.
-  const healthPort = await freePort();
+  const healthPort = await freePortRun();
   let out = '';
   const child = spawn(process.execPath, [path.join(root, 'apps/cli/dist/main.js'), 'local'], {
     env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_HEALTH_PORT: String(healthPort), SVC_LOG_LEVEL: 'info' },

@@ -96,7 +96,7 @@ export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPoli
 export const planTasks = (def: FlowDefinition): PlanTask[] =>
   def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success', maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts }));
 
-export interface RunRead extends TaskRunRow {
+interface RunRead extends TaskRunRow {
   /** The run has a planning request (it ended and has not been planned since). */
   requested: boolean;
 }
@@ -144,17 +144,12 @@ export interface AdvanceOptions {
   storage?: { getBuffer(k: string): Promise<Buffer> };
 }
 
-/**
- * Plans `executions` (locked by the caller) in one read and one write.
- * `runs`: their task runs, already read by the caller in this transaction
- * (END_AND_READ_SQL), in any order; without, they are read here.
- */
+/** Plans `executions` (locked by the caller) in one read and one write. */
 export async function advanceMany(
   c: Client,
   executions: ExecutionRow[],
   now: Date,
   opts: AdvanceOptions = {},
-  runs?: RunRead[],
   /**
    * `quiet`: the NOTIFY that wakes dispatchers for newly QUEUED runs is left
    * to the caller, who claims in this transaction; `queued` receives those
@@ -163,9 +158,7 @@ export async function advanceMany(
   queuedOut?: { quiet: boolean; queued: { id: string; executor_type: string }[] },
 ): Promise<FollowUp[]> {
   if (!executions.length) return [];
-  const all = runs
-    ? [...runs].sort((a, b) => (a.execution_id < b.execution_id ? -1 : a.execution_id > b.execution_id ? 1 : a.task_key < b.task_key ? -1 : a.task_key > b.task_key ? 1 : b.attempt - a.attempt))
-    : (
+  const all = (
     await c.query<RunRead>({
       name: 'svc-plan-read',
       text: `SELECT t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id,

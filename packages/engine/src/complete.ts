@@ -11,7 +11,7 @@
 // masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
+import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
 import { CHANNELS, inTx, type Client, type Conn } from './db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
 import { END_AND_READ_SQL, END_TASK_RUN_SQL } from './sql/end-task-run.js';
@@ -127,7 +127,7 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
   return inTx(pool, async (c) => {
     const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
     const rows = (
-      await c.query<{ kind: 'x' | 'e' | 'r'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null } & Omit<RunRead, 'id' | 'execution_id'>>({
+      await c.query<{ kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }>({
         name: 'svc-end-and-read',
         text: END_AND_READ_SQL,
         values: [
@@ -149,10 +149,13 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
     const executions = rows
       .filter((r) => r.kind === 'e' && r.ex)
       .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
-    const runs = rows.filter((r) => r.kind === 'r') as unknown as RunRead[];
     const claiming = items.some((it, i) => it.claim && results[i]!.executionId);
     const queuedOut = { quiet: claiming, queued: [] as { id: string; executor_type: string }[] };
-    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, runs, queuedOut) : [];
+    // The task runs are read by a statement of their own, after the locks are held: the statement
+    // that took them saw the database as it was when it began, before a batch or pass that held an
+    // execution until then committed (its ends and plan would be missing, and both would plan
+    // from a state the other changed: an execution whose last runs end side by side never ends).
+    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut) : [];
     // The freed slots: one claim per dispatcher and executor type for all of its completions in the batch.
     const wanting = new Map<string, number[]>();
     items.forEach((it, i) => {

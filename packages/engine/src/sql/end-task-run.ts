@@ -29,31 +29,21 @@ m AS (
   SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, ${AT} FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
 SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
 
-/** The task run columns planning reads (advance.ts RunRead, without `requested`). */
-export const PLAN_RUN_COLUMNS = ['id', 'execution_id', 'task_key', 'attempt', 'state', 'reason', 'error', 'pool', 'executor_type', 'outputs', 'child_execution_id'] as const;
-const RUN_COLS = PLAN_RUN_COLUMNS.join(', ');
-/** Typed NULLs for the run columns in rows that are not runs (a UNION's first branch fixes the types). */
-const RUN_TYPES: Record<(typeof PLAN_RUN_COLUMNS)[number], string> = {
-  id: 'text', execution_id: 'text', task_key: 'text', attempt: 'integer', state: 'text', reason: 'text', error: 'text', pool: 'text',
-  executor_type: 'text', outputs: 'jsonb', child_execution_id: 'text',
-};
-const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS ${c}`).join(', ');
+/** The task run columns the end returns. */
+const RUN_COLS = ['id', 'execution_id', 'task_key', 'state', 'reason'].map((c) => `r.${c}`).join(', ');
 
 /**
  * Ending many task runs (the completions that arrived together) and, in the
  * same statement, locking their executions that no planning pass or other
- * batch holds (FOR NO KEY UPDATE: exclusive against passes and batches, but
- * not against the key-share locks that the history rows of another batch's
- * runs of the same execution take, so two batches never wait on each other;
- * SKIP
- * LOCKED: never a wait, so never a deadlock with a pass that holds an
- * execution and waits for one of these runs; and only executions of at most
- * INLINE_PLAN_MAX_TASKS tasks) and reading what planning
- * reads: each locked execution's row and its task runs. An ended run is read
- * from the UPDATE's RETURNING (the statement's snapshot still sees it
- * RUNNING) and counts as requested. A planning request is written only for a
- * run whose execution was not locked: a pass plans it; the locked ones the
- * caller plans in this transaction.
+ * batch holds, with their rows: FOR NO KEY UPDATE, exclusive against passes
+ * and batches but not against the key-share locks that the history rows of
+ * another batch's runs of the same execution take, so two batches never wait
+ * on each other; SKIP LOCKED, so never a wait, and never a deadlock with a
+ * pass that holds an execution and waits for one of these runs; and only
+ * executions of at most INLINE_PLAN_MAX_TASKS tasks. A planning request is
+ * written only for a run whose execution was not locked: a pass plans it;
+ * the caller plans the locked ones in this transaction, reading their task
+ * runs by a statement of its own (this one's snapshot predates the locks).
  *
  * Parameters, one array element per completion: $1 ids, $2 states, $3
  * reasons, $4 errors, $5 exit codes, $6 outputs (JSON text or null), $7
@@ -63,7 +53,7 @@ const NULL_RUN = PLAN_RUN_COLUMNS.slice(1).map((c) => `NULL::${RUN_TYPES[c]} AS 
  *
  * Rows: `kind = 'x'` per ended run (`id` the run, `execution_id`, whether
  * its execution was locked); `kind = 'e'` per locked execution (its row as
- * jsonb in `ex`); `kind = 'r'` per task run of a locked execution.
+ * jsonb in `ex`).
  */
 /**
  * Executions of more tasks than this are left to planning passes: planning
@@ -81,7 +71,7 @@ t AS (
     duration_ms = round(extract(epoch FROM (now() - r.started_at)) * 1000)::bigint, updated_at = now(),
     spec = CASE WHEN r.spec ? 'secrets' THEN r.spec - 'secrets' ELSE r.spec END
   FROM d WHERE r.id = d.id AND r.state IN ${ENDS_TASK_RUN} AND (d.masked OR NOT COALESCE(r.spec ? 'secrets', false))
-  RETURNING ${PLAN_RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}),
+  RETURNING ${RUN_COLS}),
 l AS (
   SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t)
     AND jsonb_array_length(definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS} ORDER BY id FOR NO KEY UPDATE SKIP LOCKED),
@@ -94,12 +84,6 @@ m AS (
   INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
   SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, now() FROM unnest($8::text[], $9::text[], $10::float8[], $11::text[]) AS x(run, n, v, g) JOIN t ON t.id = x.run)
 SELECT 'x' AS kind, t.id, t.execution_id, t.execution_id IN (SELECT id FROM l) AS locked, pg_notify('${CHANNELS.changed}', t.execution_id)::text AS n,
-  NULL::jsonb AS ex, ${NULL_RUN.split(', ').slice(1).join(', ')}, NULL::boolean AS requested FROM t
+  NULL::jsonb AS ex FROM t
 UNION ALL
-SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l), ${NULL_RUN.split(', ').slice(1).join(', ')}, NULL FROM l
-UNION ALL
-SELECT 'r', t.id, t.execution_id, NULL, NULL, NULL, ${PLAN_RUN_COLUMNS.slice(2).map((c) => `t.${c}`).join(', ')}, true FROM t WHERE t.execution_id IN (SELECT id FROM l)
-UNION ALL
-SELECT 'r', r.id, r.execution_id, NULL, NULL, NULL, ${PLAN_RUN_COLUMNS.slice(2).map((c) => `r.${c}`).join(', ')},
-  EXISTS (SELECT 1 FROM plan_requests q WHERE q.task_run_id = r.id)
-FROM task_runs r WHERE r.execution_id IN (SELECT id FROM l) AND r.id NOT IN (SELECT id FROM t)`;
+SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l) FROM l`;
