@@ -6,18 +6,8 @@
 // PostgreSQL, so this is what a scaled-out deployment is.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
-import { root, triggerOverHttp } from './svc-deployment.mjs';
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { appEnv, freePort, root, triggerOverHttp } from './svc-deployment.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,17 +22,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startInstance(o) {
   const port = await freePort();
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    SVC_DATABASE_URL: o.url,
-    SVC_PORT: String(port),
-    SVC_DATA_DIR: o.dir,
-    SVC_STORAGE_URL: o.storageUrl,
-    SVC_LOG_LEVEL: 'warn',
-    SVC_INSTANCE_NAME: o.name,
-    ...o.env,
-  };
+  const env = appEnv({ url: o.url, port, dir: o.dir, storageUrl: o.storageUrl, env: { SVC_INSTANCE_NAME: o.name, ...o.env } });
   const child = spawn(process.execPath, [path.join(root, 'apps', o.app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -17,13 +17,27 @@ const identity = await import(path.join(root, 'packages/identity/dist/index.js')
 export const wallMs = () => performance.timeOrigin + performance.now();
 export const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
   });
+}
+
+/** The environment of an app process of a benchmark deployment; `env` is added last. */
+export function appEnv({ url, port, dir, storageUrl, env = {} }) {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    SVC_DATABASE_URL: url,
+    SVC_PORT: String(port),
+    SVC_DATA_DIR: dir,
+    SVC_STORAGE_URL: storageUrl,
+    SVC_LOG_LEVEL: 'warn',
+    ...env,
+  };
 }
 
 /**
@@ -59,16 +73,7 @@ export async function startDeployment(o) {
   await identity.createUser(setup.pool, { email: 'bench@example.com', role: 'admin', password: 'bench password 1' }, new Date());
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    SVC_DATABASE_URL: o.url,
-    SVC_PORT: String(port),
-    SVC_DATA_DIR: o.dir,
-    SVC_STORAGE_URL: `file://${path.join(o.dir, 'objects')}`,
-    SVC_LOG_LEVEL: 'warn',
-    ...o.env,
-  };
+  const env = appEnv({ url: o.url, port, dir: o.dir, storageUrl: `file://${path.join(o.dir, 'objects')}`, env: o.env });
   const procs = {};
   for (const app of o.apps ?? ['api-gateway', 'dispatcher', 'maintenance']) {
     const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
