@@ -116,8 +116,9 @@ export interface EndResult {
  * pass holds: one commit where ending and a pass take two, and the next
  * tasks are QUEUED (or the execution ended) before the callers free their
  * slots. Round trips, however many completions: BEGIN, one statement that
- * ends the runs, locks the executions and reads what planning reads
- * (END_AND_READ_SQL), the plan's write, COMMIT. An execution a pass holds
+ * ends the runs and locks their executions with their rows
+ * (END_AND_READ_SQL), the read of their task runs (after the locks), the
+ * plan's write, the handoff claim when asked, COMMIT. An execution a pass holds
  * gets planning requests instead (`planned: false`: the caller kicks its
  * planner). A run that recorded secrets, whose completion is to be masked,
  * is ended on the side in the same transaction (endTaskRun) and planned by
