@@ -13,7 +13,8 @@ import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
 import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { CHANNELS, history, notify, type Client } from './db.js';
-import { INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
+import { DEFAULT_TASK_TIMEOUT_MS, INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
+import type { ClaimedRun, ClaimOptions } from './claim.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
 import { APPLY_PLAN_SQL } from './sql/apply-plan.js';
@@ -154,8 +155,12 @@ export async function advanceMany(
    * `quiet`: the NOTIFY that wakes dispatchers for newly QUEUED runs is left
    * to the caller, who claims in this transaction; `queued` receives those
    * runs (id and executor type), so it can send it for the ones it left.
+   * With `handoff`, up to `handoff.limit` runs this step queues for that
+   * claimer's pools and executor type start at once, claimed by it, when no
+   * other run of theirs waits (APPLY_PLAN_SQL); they go to `started`, not
+   * to `queued`.
    */
-  queuedOut?: { quiet: boolean; queued: { id: string; executor_type: string }[] },
+  queuedOut?: { quiet: boolean; queued: { id: string; executor_type: string }[]; handoff?: ClaimOptions; started?: ClaimedRun[] },
 ): Promise<FollowUp[]> {
   if (!executions.length) return [];
   const all = (
@@ -175,23 +180,40 @@ export async function advanceMany(
   }
   const w = new Writes();
   for (const ex of executions) await planOne(c, ex, byExecution.get(ex.id) ?? [], w, now, opts);
-  if (queuedOut) {
-    const byId = new Map(all.map((r) => [r.id, r]));
-    for (const id of w.queue) queuedOut.queued.push({ id, executor_type: byId.get(id)!.executor_type });
-    for (const r of w.retry) queuedOut.queued.push({ id: r.id, executor_type: byId.get(r.prev)!.executor_type });
-  }
+  const byId = new Map(all.map((r) => [r.id, r]));
+  const handoff = queuedOut?.handoff;
+  const direct = handoff
+    ? w.queue.filter((id) => handoff.pools.includes(byId.get(id)!.pool) && byId.get(id)!.executor_type === handoff.executorType).slice(0, Math.max(0, handoff.limit))
+    : [];
   if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.clear.length) return [];
-  const res = await c.query<EndedRow & { kind: string }>({
+  const res = await c.query<EndedRow & { kind: string; run: Record<string, unknown> | null }>({
     name: 'svc-plan-apply',
     text: APPLY_PLAN_SQL,
     values: [
       now, onlineSince(now), JSON.stringify(w.queue), JSON.stringify(w.retry), JSON.stringify(w.end), JSON.stringify(w.clear),
       JSON.stringify(w.execEnd), JSON.stringify([...w.changed]), queuedOut?.quiet ?? false,
+      JSON.stringify(direct), handoff?.instanceId ?? '', JSON.stringify(handoff?.pools ?? []), handoff?.executorType ?? '', handoff?.now ?? null, DEFAULT_TASK_TIMEOUT_MS,
     ],
   });
+  if (queuedOut) {
+    const exById = new Map(executions.map((e) => [e.id, e]));
+    const started = new Set<string>();
+    for (const row of res.rows) {
+      if (row.kind !== 'started' || !row.run) continue;
+      const run = row.run as { id: string; execution_id: string; task_key: string; task_type: string; executor_type: string; pool: string; attempt: number };
+      started.add(run.id);
+      (queuedOut.started ??= []).push({ ...pick(run), execution: exById.get(run.execution_id) as ClaimedRun['execution'] });
+    }
+    for (const id of w.queue) if (!started.has(id)) queuedOut.queued.push({ id, executor_type: byId.get(id)!.executor_type });
+    for (const r of w.retry) queuedOut.queued.push({ id: r.id, executor_type: byId.get(r.prev)!.executor_type });
+  }
   // Recorded in this transaction: a crash after the commit cannot lose them (outbox.ts).
   return recordFollowUps(c, res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd));
 }
+
+const pick = (r: ClaimedRun): ClaimedRun => ({
+  id: r.id, execution_id: r.execution_id, task_key: r.task_key, task_type: r.task_type, executor_type: r.executor_type, pool: r.pool, attempt: r.attempt,
+});
 
 /** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
 async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date, opts: AdvanceOptions): Promise<void> {

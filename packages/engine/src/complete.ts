@@ -150,24 +150,33 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
     const executions = rows
       .filter((r) => r.kind === 'e' && r.ex)
       .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
-    const claiming = items.some((it, i) => it.claim && results[i]!.executionId);
-    const queuedOut = { quiet: claiming, queued: [] as { id: string; executor_type: string }[] };
-    // The task runs are read by a statement of their own, after the locks are held: the statement
-    // that took them saw the database as it was when it began, before a batch or pass that held an
-    // execution until then committed (its ends and plan would be missing, and both would plan
-    // from a state the other changed: an execution whose last runs end side by side never ends).
-    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut) : [];
-    // The freed slots: one claim per dispatcher and executor type for all of its completions in the batch.
+    // The freed slots: per dispatcher and executor type, its completions in the batch.
     const wanting = new Map<string, number[]>();
     items.forEach((it, i) => {
       if (!it.claim || !results[i]!.executionId) return;
       const k = JSON.stringify([it.claim.instanceId, it.claim.pools, it.claim.executorType]);
       wanting.set(k, [...(wanting.get(k) ?? []), i]);
     });
-    for (const idx of wanting.values()) {
-      const o = items[idx[0]!]!.claim!;
-      const { runs: claimed } = await claimRuns(c, { ...o, limit: idx.length });
-      claimed.forEach((run, j) => results[idx[j]!]!.claimed.push(run));
+    const groups = [...wanting.values()].map((idx) => ({ idx, o: items[idx[0]!]!.claim!, filled: 0 }));
+    // The first group's slots take the runs this plan queues for them in the plan's own statement (the handoff).
+    const first = groups[0];
+    const queuedOut = {
+      quiet: groups.length > 0,
+      queued: [] as { id: string; executor_type: string }[],
+      handoff: first ? { ...first.o, limit: first.idx.length } : undefined,
+      started: [] as ClaimedRun[],
+    };
+    // The task runs are read by a statement of their own, after the locks are held: the statement
+    // that took them saw the database as it was when it began, before a batch or pass that held an
+    // execution until then committed (its ends and plan would be missing, and both would plan
+    // from a state the other changed: an execution whose last runs end side by side never ends).
+    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut) : [];
+    if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]!]!.claimed.push(run);
+    // The slots left: one claim per dispatcher and executor type for all of its completions in the batch.
+    for (const g of groups) {
+      if (g.filled >= g.idx.length) continue;
+      const { runs: claimed } = await claimRuns(c, { ...g.o, limit: g.idx.length - g.filled });
+      claimed.forEach((run, j) => results[g.idx[g.filled + j]!]!.claimed.push(run));
     }
     // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
     const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));

@@ -4,11 +4,13 @@
 // ended) when the commit returns, with no planning request left behind; an
 // execution a pass holds gets a request instead, planned by the next pass;
 // and a dispatcher's handoff claims the next run for the freed slot in the
-// same transaction, never starting it before it was queued.
+// same transaction, never starting it before it was queued: a run the plan
+// queues for that slot starts in the plan's own statement when no older run
+// waits, and the oldest waiting run is taken first otherwise.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { CHANNELS, claimRuns, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { CHANNELS, claimRuns, DEFAULT_TASK_TIMEOUT_MS, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -118,4 +120,60 @@ test('dispatchers are woken only for the runs a handoff left: none after a chain
   } finally {
     listener.release();
   }
+});
+
+/** The names of the prepared statements endAndPlan sends (a pool whose clients record them). */
+function recording(p: pg.Pool): { pool: pg.Pool; names: string[] } {
+  const names: string[] = [];
+  const connect = async () => {
+    const client = await p.connect();
+    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+    return Object.assign(Object.create(client), {
+      query: (...a: unknown[]) => {
+        const q = a[0] as { name?: string } | string;
+        names.push(typeof q === 'string' ? q.split(/\s/)[0]! : (q.name ?? 'unnamed'));
+        return query(...a);
+      },
+      release: (err?: Error) => client.release(err),
+    });
+  };
+  return { pool: Object.assign(Object.create(p), { connect }) as pg.Pool, names };
+}
+
+test("a chain's next task starts in the plan's own statement: no claim statement when no older run waits", async () => {
+  const ex = await start('pair');
+  const [a] = await claimOf(ex.id);
+  const rec = recording(pool);
+  const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
+  const r = await endAndPlan(rec.pool, [{ taskRunId: a!.id, done: ok, claim }], now);
+  assert.deepEqual(r.results[0]!.claimed.map((c) => c.task_key), ['b']);
+  assert.equal(r.results[0]!.claimed[0]!.execution?.snapshot_id !== undefined, true, 'its execution carries the snapshot the runner needs');
+  assert.ok(rec.names.includes('svc-plan-apply'), rec.names.join(', '));
+  assert.ok(!rec.names.includes('svc-claim'), `no claim statement: ${rec.names.join(', ')}`);
+  const b = (await pool.query(`SELECT state, claimed_by, extract(epoch FROM timeout_at - started_at)::int AS timeout, (spec->>'timeout_ms')::bigint AS spec_ms FROM task_runs WHERE id = $1`, [r.results[0]!.claimed[0]!.id])).rows[0];
+  assert.equal(b.state, 'RUNNING');
+  assert.equal(b.claimed_by, 'd1');
+  assert.equal(b.timeout * 1000, Number(b.spec_ms ?? DEFAULT_TASK_TIMEOUT_MS), 'the timeout, as a claim sets it');
+});
+
+test('an older QUEUED run of the same pool is taken before the run a plan queues (the handoff keeps the claim order)', async () => {
+  const older = await start('one');
+  const ex = await start('pair');
+  const [a] = (await claimRuns(pool, { instanceId: 'd1', pools: ['default'], executorType: 'process', limit: 50 })).runs.filter((x) => x.execution_id !== older.id);
+  // `older` was claimed too by that claim: put it back in the queue, older than anything the plan queues.
+  await pool.query(`UPDATE task_runs SET state = 'QUEUED', claimed_by = NULL, queued_at = now() - interval '1 minute' WHERE execution_id = $1`, [older.id]);
+  const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
+  const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim }], now);
+  assert.deepEqual(r.results[0]!.claimed.map((c) => c.execution_id), [older.id], 'the older run takes the slot');
+  const b = (await pool.query(`SELECT state FROM task_runs WHERE execution_id = $1 AND task_key = 'b'`, [ex.id])).rows[0];
+  assert.equal(b.state, 'QUEUED', 'the new run waits its turn');
+});
+
+test('a run of another executor type is queued, not started, by a handoff', async () => {
+  const ex = await start('pair');
+  const [a] = await claimOf(ex.id);
+  const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim: { instanceId: 'd1', pools: ['default'], executorType: 'docker' } }], now);
+  assert.deepEqual(r.results[0]!.claimed, []);
+  const b = (await pool.query(`SELECT state FROM task_runs WHERE execution_id = $1 AND task_key = 'b'`, [ex.id])).rows[0];
+  assert.equal(b.state, 'QUEUED');
 });

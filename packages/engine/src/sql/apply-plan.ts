@@ -3,20 +3,45 @@
 // rows, the NOTIFY hints, and the planning requests of the runs it saw,
 // deleted (advance.ts computes the lists; the planner runs it). With $9, the
 // hint for QUEUED runs is the caller's (it claims in the same transaction and
-// wakes dispatchers only for what it left: complete.ts endAndPlan).
+// wakes dispatchers only for what it left: complete.ts endAndPlan). With
+// $10, runs it queues start at once for the caller's freed slot (the handoff,
+// see below).
 import { CHANNELS } from '../db.js';
 import { HAS_FLOW_TRIGGERS, servedSql } from './fragments.js';
-import { ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_RUN } from './guards.js';
+import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_RUN } from './guards.js';
 
 // Its lists are JSON parameters, not arrays: unnest and = ANY estimate rows from an array's
 // length in a custom plan and guess in a generic one, which made PostgreSQL plan this
 // statement again at every pass (0.8 ms); JSON lists get the same estimate in both, so the
 // prepared statement keeps its generic plan.
+//
+// The handoff: $10 lists runs to queue (of the caller's pools and executor
+// type, at most its freed slots) that start at once, claimed by $11, when no
+// QUEUED run of those pools and type is claimable (the claim takes the oldest
+// first, so a run queued now would be taken only when none waits): they go
+// PENDING -> QUEUED -> RUNNING in this statement, with both history rows, and
+// come back as rows of kind 'started' (the claim's fields in \`run\`), so the
+// chain's next task needs no claim statement of its own. Otherwise they are
+// queued like the others. $12 the pools (JSON), $13 the executor type, $14 a test's
+// clock (else the database's), $15 the default task timeout in milliseconds;
+// the times are those the claim writes (claim-task-runs.ts).
+const AT = 'COALESCE($14::timestamptz, now())';
+const START = `GREATEST(${AT}::timestamptz, $1::timestamptz)`;
+
 export const APPLY_PLAN_SQL = `
-WITH q AS (
+WITH go AS (
+  SELECT jsonb_array_length($10::jsonb) > 0 AND NOT EXISTS (SELECT 1 FROM task_runs o WHERE o.state IN ${CLAIMS_TASK_RUN}
+    AND o.pool IN (SELECT jsonb_array_elements_text($12::jsonb)) AND o.executor_type = $13 AND (o.not_before IS NULL OR o.not_before <= ${AT})) AS ok),
+s AS (
+  UPDATE task_runs t SET state = 'RUNNING', reason = '', queued_at = $1, not_before = NULL, claimed_by = $11, claimed_at = ${START}, started_at = ${START},
+    last_heartbeat_at = ${AT}, updated_at = ${AT}, timeout_at = ${START} + COALESCE((t.spec->>'timeout_ms')::bigint, $15::bigint) * interval '1 millisecond'
+  WHERE (SELECT ok FROM go) AND t.id IN (SELECT jsonb_array_elements_text($10::jsonb)) AND t.state IN ${QUEUES_TASK_RUN}
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.started_at),
+q AS (
   UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
     queued_at = $1, not_before = NULL, updated_at = $1
   WHERE t.id IN (SELECT jsonb_array_elements_text($3::jsonb)) AND t.state IN ${QUEUES_TASK_RUN}
+    AND NOT ((SELECT ok FROM go) AND t.id IN (SELECT jsonb_array_elements_text($10::jsonb)))
   RETURNING t.id, t.execution_id, t.reason, t.executor_type),
 r AS (
   INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, spec, created_at, queued_at, not_before, updated_at)
@@ -42,12 +67,15 @@ x AS (
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM q
+  UNION ALL SELECT execution_id, id, 'PENDING', 'QUEUED', '', '', $1 FROM s
+  UNION ALL SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $11, started_at FROM s
   UNION ALL SELECT execution_id, id, NULL, 'PENDING', 'retry', '', $1 FROM r
   UNION ALL SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM r
   UNION ALL SELECT execution_id, id, from_state, state, reason, '', $1 FROM e
   UNION ALL SELECT id, NULL, from_state, state, reason, '', $1 FROM x),
 n AS (
   SELECT DISTINCT executor_type FROM q WHERE NOT $9::boolean UNION SELECT executor_type FROM r WHERE NOT $9::boolean)
-SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flow_triggers FROM x
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL FROM n
-UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL FROM jsonb_array_elements_text($8::jsonb) AS c(id)`;
+SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flow_triggers, NULL::jsonb AS run FROM x
+UNION ALL SELECT 'started', s.id, NULL, NULL, NULL, to_jsonb(s) FROM s
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL, NULL FROM n
+UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL, NULL FROM jsonb_array_elements_text($8::jsonb) AS c(id)`;

@@ -53,7 +53,7 @@ const RUN_COLS = ['id', 'execution_id', 'task_key', 'state', 'reason'].map((c) =
  *
  * Rows: `kind = 'x'` per ended run (`id` the run, `execution_id`, whether
  * its execution was locked); `kind = 'e'` per locked execution (its row as
- * jsonb in `ex`).
+ * jsonb in `ex`, with its snapshot_id: a run the plan starts at once carries it).
  */
 /**
  * Executions of more tasks than this are left to planning passes: planning
@@ -73,7 +73,7 @@ t AS (
   FROM d WHERE r.id = d.id AND r.state IN ${ENDS_TASK_RUN} AND (d.masked OR NOT COALESCE(r.spec ? 'secrets', false))
   RETURNING ${RUN_COLS}),
 l AS (
-  SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id IN (SELECT execution_id FROM t)
+  SELECT ${EXECUTION_COLUMNS}, snapshot_id FROM executions WHERE id IN (SELECT execution_id FROM t)
     AND jsonb_array_length(definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS} ORDER BY id FOR NO KEY UPDATE SKIP LOCKED),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
