@@ -63,6 +63,9 @@ test('a disabled flow loses its schedule and does not fire; enabled again it res
   await sleep(100);
   assert.equal((await scheduledRuns(w.pool, `flow_id = 'etl'`)).length, 1);
   clock = at('2032-07-05T00:00:00Z');
+  // A sync pass that read the clock before it moved could otherwise see the flow enabled and place
+  // the row after the old time (seen once in a full run); passes are 40 ms apart and take milliseconds.
+  await sleep(300);
   await w.pool.query(`UPDATE flows SET enabled = true WHERE namespace = 'changes' AND flow_id = 'etl'`);
   const row = await until('the row back', () => scheduleRow('etl'));
   // No catch-up of the days it was disabled: the next time after now.
