@@ -35,6 +35,7 @@ export {
 } from './sql/schedule-fires.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
+export { pipeline } from './pipeline.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
 export { readSetting } from './settings.js';
 export {

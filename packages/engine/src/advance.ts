@@ -18,6 +18,7 @@ import type { ClaimedRun, ClaimOptions } from './claim.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
 import { APPLY_PLAN_SQL } from './sql/apply-plan.js';
+import { INLINE_PLAN_MAX_TASKS } from './sql/end-task-run.js';
 import { END_EXECUTION_SQL } from './sql/end-execution.js';
 import { recordFollowUps, type FollowUp } from './outbox.js';
 
@@ -97,7 +98,21 @@ export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPoli
 export const planTasks = (def: FlowDefinition): PlanTask[] =>
   def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success', maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts }));
 
-interface RunRead extends TaskRunRow {
+/** What planning reads of each task run (`t`), with whether it has a planning request. */
+const PLAN_READ_COLUMNS = `t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id,
+  EXISTS (SELECT 1 FROM plan_requests p WHERE p.task_run_id = t.id) AS requested`;
+
+/**
+ * The planning read of the executions of the task runs `$1` that are planned
+ * inline (INLINE_PLAN_MAX_TASKS tasks at most), for endAndPlan: sent after the
+ * statement that locks them, in the same round trip.
+ */
+export const PLAN_READ_OF_RUNS_SQL = `SELECT ${PLAN_READ_COLUMNS} FROM task_runs t
+  WHERE t.execution_id IN (SELECT e.id FROM executions e WHERE e.id IN (SELECT r.execution_id FROM task_runs r WHERE r.id = ANY($1::text[]))
+    AND jsonb_array_length(e.definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS})
+  ORDER BY t.execution_id, t.task_key, t.attempt DESC`;
+
+export interface RunRead extends TaskRunRow {
   /** The run has a planning request (it ended and has not been planned since). */
   requested: boolean;
 }
@@ -161,17 +176,19 @@ export async function advanceMany(
    * to `queued`.
    */
   queuedOut?: { quiet: boolean; queued: { id: string; executor_type: string }[]; handoff?: ClaimOptions; started?: ClaimedRun[] },
+  /** The task runs of `executions`, read by the caller after their locks (more rows are ignored); else read here. */
+  runs?: RunRead[],
 ): Promise<FollowUp[]> {
   if (!executions.length) return [];
-  const all = (
-    await c.query<RunRead>({
-      name: 'svc-plan-read',
-      text: `SELECT t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id,
-               EXISTS (SELECT 1 FROM plan_requests p WHERE p.task_run_id = t.id) AS requested
-             FROM task_runs t WHERE t.execution_id = ANY($1) ORDER BY t.execution_id, t.task_key, t.attempt DESC`,
-      values: [executions.map((e) => e.id)],
-    })
-  ).rows;
+  const all =
+    runs ??
+    (
+      await c.query<RunRead>({
+        name: 'svc-plan-read',
+        text: `SELECT ${PLAN_READ_COLUMNS} FROM task_runs t WHERE t.execution_id = ANY($1) ORDER BY t.execution_id, t.task_key, t.attempt DESC`,
+        values: [executions.map((e) => e.id)],
+      })
+    ).rows;
   const byExecution = new Map<string, RunRead[]>();
   for (const r of all) {
     let list = byExecution.get(r.execution_id);

@@ -11,7 +11,8 @@
 // masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
+import { pipeline } from '@svc/db';
+import { advanceMany, PLAN_READ_OF_RUNS_SQL, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
 import { CHANNELS, inTx, type Client, type Conn } from './db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
 import { END_AND_READ_SQL, END_TASK_RUN_SQL } from './sql/end-task-run.js';
@@ -115,75 +116,95 @@ export interface EndResult {
  * their executions in the same transaction, each execution that no planning
  * pass holds: one commit where ending and a pass take two, and the next
  * tasks are QUEUED (or the execution ended) before the callers free their
- * slots. Round trips, however many completions: BEGIN, one statement that
- * ends the runs and locks their executions with their rows
- * (END_AND_READ_SQL), the read of their task runs (after the locks), the
- * plan's write, the handoff claim when asked, COMMIT. An execution a pass holds
+ * slots. Round trips, however many completions: one for BEGIN, the
+ * statement that ends the runs and locks their executions with their rows
+ * (END_AND_READ_SQL) and the read of their task runs after the locks
+ * (PLAN_READ_OF_RUNS_SQL), sent together (@svc/db's pipeline); the plan's
+ * write, which also starts the runs it queues for the freed slots when none
+ * older waits (the handoff); a claim for the slots left, if any; COMMIT.
+ * A chain's step is three. An execution a pass holds
  * gets planning requests instead (`planned: false`: the caller kicks its
  * planner). A run that recorded secrets, whose completion is to be masked,
  * is ended on the side in the same transaction (endTaskRun) and planned by
  * a pass.
  */
 export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions = {}): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
-  return inTx(pool, async (c) => {
-    const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
-    const rows = (
-      await c.query<{ kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }>({
-        name: 'svc-end-and-read',
-        text: END_AND_READ_SQL,
-        values: [
-          items.map((it) => it.taskRunId), items.map((it) => it.done.state), items.map((it) => it.done.reason), items.map((it) => it.done.error.slice(0, 4000)),
-          items.map((it) => it.done.exitCode), items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)), items.map((it) => !it.masking),
-          metrics.map((m) => m.run), metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
-        ],
-      })
-    ).rows;
-    const ended = new Map<string, { executionId: string; locked: boolean }>();
-    for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
-    const results: EndResult[] = [];
-    for (const it of items) {
-      const e = ended.get(it.taskRunId);
-      if (e) results.push({ executionId: e.executionId, planned: e.locked, claimed: [] });
-      // Not RUNNING, or a run with secrets whose completion is to be masked first.
-      else results.push({ executionId: it.masking ? await endTaskRun(c, it.taskRunId, it.done, undefined, it.masking) : null, planned: false, claimed: [] });
-    }
-    const executions = rows
-      .filter((r) => r.kind === 'e' && r.ex)
-      .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
-    // The freed slots: per dispatcher and executor type, its completions in the batch.
-    const wanting = new Map<string, number[]>();
-    items.forEach((it, i) => {
-      if (!it.claim || !results[i]!.executionId) return;
-      const k = JSON.stringify([it.claim.instanceId, it.claim.pools, it.claim.executorType]);
-      wanting.set(k, [...(wanting.get(k) ?? []), i]);
-    });
-    const groups = [...wanting.values()].map((idx) => ({ idx, o: items[idx[0]!]!.claim!, filled: 0 }));
-    // The first group's slots take the runs this plan queues for them in the plan's own statement (the handoff).
-    const first = groups[0];
-    const queuedOut = {
-      quiet: groups.length > 0,
-      queued: [] as { id: string; executor_type: string }[],
-      handoff: first ? { ...first.o, limit: first.idx.length } : undefined,
-      started: [] as ClaimedRun[],
-    };
-    // The task runs are read by a statement of their own, after the locks are held: the statement
-    // that took them saw the database as it was when it began, before a batch or pass that held an
-    // execution until then committed (its ends and plan would be missing, and both would plan
-    // from a state the other changed: an execution whose last runs end side by side never ends).
-    const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut) : [];
-    if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]!]!.claimed.push(run);
-    // The slots left: one claim per dispatcher and executor type for all of its completions in the batch.
-    for (const g of groups) {
-      if (g.filled >= g.idx.length) continue;
-      const { runs: claimed } = await claimRuns(c, { ...g.o, limit: g.idx.length - g.filled });
-      claimed.forEach((run, j) => results[g.idx[g.filled + j]!]!.claimed.push(run));
-    }
-    // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
-    const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));
-    const left = [...new Set(queuedOut.queued.filter((q) => !taken.has(q.id)).map((q) => q.executor_type))];
-    if (left.length) await c.query(`SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`, [left]);
-    return { results, followUps };
+  const c = await pool.connect();
+  try {
+    const out = await endAndPlanIn(c, items, now, opts);
+    await c.query('COMMIT');
+    return out;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+/** endAndPlan on `c`, whose transaction it begins; the caller commits. */
+async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
+  const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
+  // One round trip: BEGIN, the ends with the locks, and the planning read. The read is a
+  // statement of its own, after the locks are held: the statement that took them saw the
+  // database as it was when it began, before a batch or pass that held an execution until
+  // then committed (its ends and plan would be missing, and both would plan from a state
+  // the other changed: an execution whose last runs end side by side never ends).
+  const [, ended_, read] = await pipeline(c, [
+    { text: 'BEGIN' },
+    {
+      name: 'svc-end-and-read',
+      text: END_AND_READ_SQL,
+      values: [
+        items.map((it) => it.taskRunId), items.map((it) => it.done.state), items.map((it) => it.done.reason), items.map((it) => it.done.error.slice(0, 4000)),
+        items.map((it) => it.done.exitCode), items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)), items.map((it) => !it.masking),
+        metrics.map((m) => m.run), metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
+      ],
+    },
+    { name: 'svc-plan-read-of-runs', text: PLAN_READ_OF_RUNS_SQL, values: [items.map((it) => it.taskRunId)] },
+  ]);
+  const rows = ended_!.rows as { kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }[];
+  const ended = new Map<string, { executionId: string; locked: boolean }>();
+  for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
+  const results: EndResult[] = [];
+  for (const it of items) {
+    const e = ended.get(it.taskRunId);
+    if (e) results.push({ executionId: e.executionId, planned: e.locked, claimed: [] });
+    // Not RUNNING, or a run with secrets whose completion is to be masked first.
+    else results.push({ executionId: it.masking ? await endTaskRun(c, it.taskRunId, it.done, undefined, it.masking) : null, planned: false, claimed: [] });
+  }
+  const executions = rows
+    .filter((r) => r.kind === 'e' && r.ex)
+    .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
+  // The freed slots: per dispatcher and executor type, its completions in the batch.
+  const wanting = new Map<string, number[]>();
+  items.forEach((it, i) => {
+    if (!it.claim || !results[i]!.executionId) return;
+    const k = JSON.stringify([it.claim.instanceId, it.claim.pools, it.claim.executorType]);
+    wanting.set(k, [...(wanting.get(k) ?? []), i]);
   });
+  const groups = [...wanting.values()].map((idx) => ({ idx, o: items[idx[0]!]!.claim!, filled: 0 }));
+  // The first group's slots take the runs this plan queues for them in the plan's own statement (the handoff).
+  const first = groups[0];
+  const queuedOut = {
+    quiet: groups.length > 0,
+    queued: [] as { id: string; executor_type: string }[],
+    handoff: first ? { ...first.o, limit: first.idx.length } : undefined,
+    started: [] as ClaimedRun[],
+  };
+  const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut, read!.rows as RunRead[]) : [];
+  if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]!]!.claimed.push(run);
+  // The slots left: one claim per dispatcher and executor type for all of its completions in the batch.
+  for (const g of groups) {
+    if (g.filled >= g.idx.length) continue;
+    const { runs: claimed } = await claimRuns(c, { ...g.o, limit: g.idx.length - g.filled });
+    claimed.forEach((run, j) => results[g.idx[g.filled + j]!]!.claimed.push(run));
+  }
+  // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
+  const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));
+  const left = [...new Set(queuedOut.queued.filter((q) => !taken.has(q.id)).map((q) => q.executor_type))];
+  if (left.length) await c.query(`SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`, [left]);
+  return { results, followUps };
 }
 
 /** Task runs ended by endTaskRuns, and their executions (each once). */

@@ -140,7 +140,7 @@ function recording(p: pg.Pool): { pool: pg.Pool; names: string[] } {
   return { pool: Object.assign(Object.create(p), { connect }) as pg.Pool, names };
 }
 
-test("a chain's next task starts in the plan's own statement: no claim statement when no older run waits", async () => {
+test("a chain's next task starts in the plan's own statement: three round trips, no claim statement when no older run waits", async () => {
   const ex = await start('pair');
   const [a] = await claimOf(ex.id);
   const rec = recording(pool);
@@ -150,6 +150,8 @@ test("a chain's next task starts in the plan's own statement: no claim statement
   assert.equal(r.results[0]!.claimed[0]!.execution?.snapshot_id !== undefined, true, 'its execution carries the snapshot the runner needs');
   assert.ok(rec.names.includes('svc-plan-apply'), rec.names.join(', '));
   assert.ok(!rec.names.includes('svc-claim'), `no claim statement: ${rec.names.join(', ')}`);
+  // Three round trips: BEGIN with the ends and the read (one pipeline), the plan's write, COMMIT.
+  assert.equal(rec.names.length, 3, rec.names.join(', '));
   const b = (await pool.query(`SELECT state, claimed_by, extract(epoch FROM timeout_at - started_at)::int AS timeout, (spec->>'timeout_ms')::bigint AS spec_ms FROM task_runs WHERE id = $1`, [r.results[0]!.claimed[0]!.id])).rows[0];
   assert.equal(b.state, 'RUNNING');
   assert.equal(b.claimed_by, 'd1');
