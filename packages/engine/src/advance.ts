@@ -18,7 +18,6 @@ import type { ClaimedRun, ClaimOptions } from './claim.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
 import { APPLY_PLAN_SQL } from './sql/apply-plan.js';
-import { INLINE_PLAN_MAX_TASKS } from './sql/end-task-run.js';
 import { END_EXECUTION_SQL } from './sql/end-execution.js';
 import { recordFollowUps, type FollowUp } from './outbox.js';
 
@@ -102,15 +101,12 @@ export const planTasks = (def: FlowDefinition): PlanTask[] =>
 const PLAN_READ_COLUMNS = `t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id,
   EXISTS (SELECT 1 FROM plan_requests p WHERE p.task_run_id = t.id) AS requested`;
 
-/**
- * The planning read of the executions of the task runs `$1` that are planned
- * inline (INLINE_PLAN_MAX_TASKS tasks at most), for endAndPlan: sent after the
- * statement that locks them, in the same round trip.
- */
-export const PLAN_READ_OF_RUNS_SQL = `SELECT ${PLAN_READ_COLUMNS} FROM task_runs t
-  WHERE t.execution_id IN (SELECT e.id FROM executions e WHERE e.id IN (SELECT r.execution_id FROM task_runs r WHERE r.id = ANY($1::text[]))
-    AND jsonb_array_length(e.definition->'tasks') <= ${INLINE_PLAN_MAX_TASKS})
-  ORDER BY t.execution_id, t.task_key, t.attempt DESC`;
+/** The planning read of executions (their task runs, latest attempt first per task). */
+export const planRead = (executionIds: string[]): { name: string; text: string; values: unknown[] } => ({
+  name: 'svc-plan-read',
+  text: `SELECT ${PLAN_READ_COLUMNS} FROM task_runs t WHERE t.execution_id = ANY($1) ORDER BY t.execution_id, t.task_key, t.attempt DESC`,
+  values: [executionIds],
+});
 
 export interface RunRead extends TaskRunRow {
   /** The run has a planning request (it ended and has not been planned since). */
@@ -182,13 +178,7 @@ export async function advanceMany(
   if (!executions.length) return [];
   const all =
     runs ??
-    (
-      await c.query<RunRead>({
-        name: 'svc-plan-read',
-        text: `SELECT ${PLAN_READ_COLUMNS} FROM task_runs t WHERE t.execution_id = ANY($1) ORDER BY t.execution_id, t.task_key, t.attempt DESC`,
-        values: [executions.map((e) => e.id)],
-      })
-    ).rows;
+    (await c.query<RunRead>(planRead(executions.map((e) => e.id)))).rows;
   const byExecution = new Map<string, RunRead[]>();
   for (const r of all) {
     let list = byExecution.get(r.execution_id);

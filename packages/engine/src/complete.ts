@@ -12,10 +12,10 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { pipeline } from '@svc/db';
-import { advanceMany, PLAN_READ_OF_RUNS_SQL, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
+import { advanceMany, planRead, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
 import { CHANNELS, inTx, type Client, type Conn } from './db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
-import { END_AND_READ_SQL, END_TASK_RUN_SQL } from './sql/end-task-run.js';
+import { END_AND_READ_SQL, END_TASK_RUN_SQL, INLINE_PLAN_MAX_TASKS } from './sql/end-task-run.js';
 import { planExecutions } from './planner.js';
 import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
 
@@ -99,7 +99,21 @@ export interface PendingCompletion {
    * be the one): the dispatcher launches it without a claim of its own.
    */
   claim?: Omit<ClaimOptions, 'limit' | 'now'>;
+  /**
+   * The run's execution as the caller knows it (a claimed run carries its
+   * definition): its id when it is planned inline (INLINE_PLAN_MAX_TASKS
+   * tasks at most), null when it is not. When every completion of a batch
+   * says, the planning read goes out with the ends in the first round trip.
+   */
+  planRead?: string | null;
 }
+
+/** The planRead of a completion of `run`, from its execution as the claim returned it (undefined when unknown). */
+export const planReadOf = (run: { execution_id: string; execution?: { definition?: { tasks?: unknown[] } } }): string | null | undefined => {
+  const tasks = run.execution?.definition?.tasks;
+  if (!Array.isArray(tasks)) return undefined;
+  return tasks.length <= INLINE_PLAN_MAX_TASKS ? run.execution_id : null;
+};
 
 /** What endAndPlan did for one completion. */
 export interface EndResult {
@@ -118,8 +132,9 @@ export interface EndResult {
  * tasks are QUEUED (or the execution ended) before the callers free their
  * slots. Round trips, however many completions: one for BEGIN, the
  * statement that ends the runs and locks their executions with their rows
- * (END_AND_READ_SQL) and the read of their task runs after the locks
- * (PLAN_READ_OF_RUNS_SQL), sent together (@svc/db's pipeline); the plan's
+ * (END_AND_READ_SQL) and, when the callers named their executions
+ * (`planRead`), the read of their task runs after the locks, sent together
+ * (@svc/db's pipeline; else the read is a round trip of its own); the plan's
  * write, which also starts the runs it queues for the freed slots when none
  * older waits (the handoff); a claim for the slots left, if any; COMMIT.
  * A chain's step is three. An execution a pass holds
@@ -145,11 +160,14 @@ export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now:
 /** endAndPlan on `c`, whose transaction it begins; the caller commits. */
 async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
   const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
-  // One round trip: BEGIN, the ends with the locks, and the planning read. The read is a
-  // statement of its own, after the locks are held: the statement that took them saw the
-  // database as it was when it began, before a batch or pass that held an execution until
-  // then committed (its ends and plan would be missing, and both would plan from a state
-  // the other changed: an execution whose last runs end side by side never ends).
+  // One round trip: BEGIN, the ends with the locks, and the planning read of the executions
+  // the callers named (else advanceMany reads after this). The read is a statement of its own,
+  // after the locks are held: the statement that took them saw the database as it was when it
+  // began, before a batch or pass that held an execution until then committed (its ends and
+  // plan would be missing, and both would plan from a state the other changed: an execution
+  // whose last runs end side by side never ends).
+  const known = items.every((it) => it.planRead !== undefined);
+  const toRead = [...new Set(items.map((it) => it.planRead).filter((id): id is string => !!id))];
   const [, ended_, read] = await pipeline(c, [
     { text: 'BEGIN' },
     {
@@ -161,7 +179,7 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
         metrics.map((m) => m.run), metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
       ],
     },
-    { name: 'svc-plan-read-of-runs', text: PLAN_READ_OF_RUNS_SQL, values: [items.map((it) => it.taskRunId)] },
+    ...(known && toRead.length ? [planRead(toRead)] : []),
   ]);
   const rows = ended_!.rows as { kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }[];
   const ended = new Map<string, { executionId: string; locked: boolean }>();
@@ -192,7 +210,9 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
     handoff: first ? { ...first.o, limit: first.idx.length } : undefined,
     started: [] as ClaimedRun[],
   };
-  const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut, read!.rows as RunRead[]) : [];
+  // The runs read in the first round trip, if they cover every execution locked (they do, unless a caller misnamed one).
+  const runs = read && executions.every((e) => toRead.includes(e.id)) ? (read.rows as RunRead[]) : undefined;
+  const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut, runs) : [];
   if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]!]!.claimed.push(run);
   // The slots left: one claim per dispatcher and executor type for all of its completions in the batch.
   for (const g of groups) {

@@ -18,7 +18,7 @@ import { ensureBundle } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
 import { cancelExecution } from './cancel.js';
 import { claimRuns, clearNoInstanceReason, markUnserved, type ClaimedRun, type ClaimOptions, type ClaimResult } from './claim.js';
-import { endAndPlan, endTaskRun, type TaskCompletion } from './complete.js';
+import { endAndPlan, endTaskRun, planReadOf, type TaskCompletion } from './complete.js';
 import { CompletionBatcher } from './completion-batcher.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
 import { inTx, type Client } from './db.js';
@@ -313,7 +313,7 @@ export class Engine {
   async completeAndClaim(
     taskRunId: string,
     done: TaskCompletion,
-    opts: { fromTask?: boolean; claim?: Omit<ClaimOptions, 'limit' | 'now'> } = {},
+    opts: { fromTask?: boolean; claim?: Omit<ClaimOptions, 'limit' | 'now'>; run?: ClaimedRun } = {},
   ): Promise<{ ended: boolean; claimed: ClaimedRun[] }> {
     const masking = opts.fromTask ? { masterKeys: this.resources.config.masterKeys } : undefined;
     // A runner stopped by a signal asks the gateway whether it is a cancel, but
@@ -326,7 +326,7 @@ export class Engine {
     }
     // The end time is the database's clock: the claim wrote the start with it. Ended and
     // planned in one transaction with the completions that arrive meanwhile (completion-batcher.ts).
-    const r = await withRetry(() => this.completions.submit({ taskRunId, done, masking, claim: opts.claim }), {
+    const r = await withRetry(() => this.completions.submit({ taskRunId, done, masking, claim: opts.claim, planRead: opts.run ? planReadOf(opts.run) : undefined }), {
       what: `ending task run ${taskRunId}`,
       signal: this.stopping.signal,
       onRetry: (err, attempt, delayMs) => this.resources.log.warn('cannot record the end of a task run; retrying', { err, task_run_id: taskRunId, attempt, retry_in_ms: delayMs }),

@@ -8,7 +8,7 @@ export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSin
 export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './planner.js';
 export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, type Created, type EngineConfig, type NewExecution, type StartDeps } from './executions.js';
 export { FlowCache, triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
-export { completeTaskRun, completeTaskRuns, endAndPlan, endTaskRun, type EndResult, type Masking, type PendingCompletion, type TaskCompletion } from './complete.js';
+export { completeTaskRun, completeTaskRuns, endAndPlan, endTaskRun, planReadOf, type EndResult, type Masking, type PendingCompletion, type TaskCompletion } from './complete.js';
 export { SecretMasker, MASK } from './secret-masking.js';
 export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './claim.js';
 export { cancelExecution } from './cancel.js';

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { CHANNELS, claimRuns, DEFAULT_TASK_TIMEOUT_MS, endAndPlan, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { CHANNELS, claimRuns, DEFAULT_TASK_TIMEOUT_MS, endAndPlan, planExecutions, planReadOf, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -145,7 +145,9 @@ test("a chain's next task starts in the plan's own statement: three round trips,
   const [a] = await claimOf(ex.id);
   const rec = recording(pool);
   const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
-  const r = await endAndPlan(rec.pool, [{ taskRunId: a!.id, done: ok, claim }], now);
+  // The claim returned the execution's definition: the caller names the execution, read in the first round trip.
+  assert.equal(planReadOf(a!), ex.id);
+  const r = await endAndPlan(rec.pool, [{ taskRunId: a!.id, done: ok, claim, planRead: planReadOf(a!) }], now);
   assert.deepEqual(r.results[0]!.claimed.map((c) => c.task_key), ['b']);
   assert.equal(r.results[0]!.claimed[0]!.execution?.snapshot_id !== undefined, true, 'its execution carries the snapshot the runner needs');
   assert.ok(rec.names.includes('svc-plan-apply'), rec.names.join(', '));

@@ -100,7 +100,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           const r = await engine.completeAndClaim(
             run.id,
             { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics },
-            { fromTask: true, claim },
+            { fromTask: true, claim, run },
           );
           if (claim && r.ended) next = r.claimed;
         },

@@ -13,7 +13,11 @@ import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_
 // Its lists are JSON parameters, not arrays: unnest and = ANY estimate rows from an array's
 // length in a custom plan and guess in a generic one, which made PostgreSQL plan this
 // statement again at every pass (0.8 ms); JSON lists get the same estimate in both, so the
-// prepared statement keeps its generic plan.
+// prepared statement keeps its generic plan. Rows are found through
+// \`= ANY(ARRAY(SELECT ... FROM the list))\`: a set-returning function over a parameter
+// is estimated at 100 rows, for which a table of a few thousand rows is cheaper to read
+// whole than through its key, and the generic plan read task_runs whole in every CTE
+// (1 ms each at 12,000 rows); an array from a subquery is estimated small, so the key is used.
 //
 // The handoff: $10 lists runs to queue (of the caller's pools and executor
 // type, at most its freed slots) that start at once, claimed by $11, when no
@@ -32,16 +36,17 @@ export const APPLY_PLAN_SQL = `
 WITH go AS (
   SELECT jsonb_array_length($10::jsonb) > 0 AND NOT EXISTS (SELECT 1 FROM task_runs o WHERE o.state IN ${CLAIMS_TASK_RUN}
     AND o.pool IN (SELECT jsonb_array_elements_text($12::jsonb)) AND o.executor_type = $13 AND (o.not_before IS NULL OR o.not_before <= ${AT})) AS ok),
+direct AS (
+  SELECT jsonb_array_elements_text($10::jsonb) AS id WHERE (SELECT ok FROM go)),
 s AS (
   UPDATE task_runs t SET state = 'RUNNING', reason = '', queued_at = $1, not_before = NULL, claimed_by = $11, claimed_at = ${START}, started_at = ${START},
     last_heartbeat_at = ${AT}, updated_at = ${AT}, timeout_at = ${START} + COALESCE((t.spec->>'timeout_ms')::bigint, $15::bigint) * interval '1 millisecond'
-  WHERE (SELECT ok FROM go) AND t.id IN (SELECT jsonb_array_elements_text($10::jsonb)) AND t.state IN ${QUEUES_TASK_RUN}
+  WHERE t.id = ANY(ARRAY(SELECT id FROM direct)) AND t.state IN ${QUEUES_TASK_RUN}
   RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.started_at),
 q AS (
   UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
     queued_at = $1, not_before = NULL, updated_at = $1
-  WHERE t.id IN (SELECT jsonb_array_elements_text($3::jsonb)) AND t.state IN ${QUEUES_TASK_RUN}
-    AND NOT ((SELECT ok FROM go) AND t.id IN (SELECT jsonb_array_elements_text($10::jsonb)))
+  WHERE t.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb) EXCEPT SELECT id FROM direct)) AND t.state IN ${QUEUES_TASK_RUN}
   RETURNING t.id, t.execution_id, t.reason, t.executor_type),
 r AS (
   INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, spec, created_at, queued_at, not_before, updated_at)
@@ -49,20 +54,21 @@ r AS (
     CASE WHEN ${servedSql('p.pool', 'p.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
     p.attempt + 1, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
   FROM jsonb_to_recordset($4::jsonb) AS x(id text, prev text, delay bigint) JOIN task_runs p ON p.id = x.prev
+  WHERE p.id = ANY(ARRAY(SELECT jsonb_array_elements($4::jsonb)->>'prev'))
   ON CONFLICT (execution_id, task_key, attempt) DO NOTHING
   RETURNING id, execution_id, reason, executor_type),
 e AS (
   UPDATE task_runs t SET state = x.state, reason = x.reason, ended_at = $1, updated_at = $1
   FROM jsonb_to_recordset($5::jsonb) AS x(id text, from_state text, state text, reason text)
-  WHERE t.id = x.id AND t.state IN ${STOPS_UNSTARTED_TASK_RUN}
+  WHERE t.id = x.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($5::jsonb)->>'id')) AND t.state IN ${STOPS_UNSTARTED_TASK_RUN}
   RETURNING t.id, t.execution_id, x.from_state, x.state, x.reason),
 f AS (
-  DELETE FROM plan_requests WHERE task_run_id IN (SELECT jsonb_array_elements_text($6::jsonb))),
+  DELETE FROM plan_requests WHERE task_run_id = ANY(ARRAY(SELECT jsonb_array_elements_text($6::jsonb)))),
 x AS (
   UPDATE executions ex SET state = y.state, reason = y.reason, error = y.error, outputs = y.outputs, ended_at = $1, duration_ms = y.duration,
     concurrency_slot = NULL, updated_at = $1, version = ex.version + 1
   FROM jsonb_to_recordset($7::jsonb) AS y(id text, from_state text, state text, reason text, error text, outputs jsonb, duration bigint)
-  WHERE ex.id = y.id AND ex.state IN ${ENDS_EXECUTION}
+  WHERE ex.id = y.id AND ex.id = ANY(ARRAY(SELECT jsonb_array_elements($7::jsonb)->>'id')) AND ex.state IN ${ENDS_EXECUTION}
   RETURNING ex.id, y.from_state, ex.state, ex.reason, ex.flow_id, ex.parent_task_run_id, ex.concurrency_key, ${HAS_FLOW_TRIGGERS}),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
