@@ -3,7 +3,7 @@
 // `name:` in apps/*/src) has a panel and a line in the runbook's metric table,
 // and every metric a panel queries is one the apps serve (theirs, or
 // prom-client's default process metrics). Also: the runbook names the files
-// of infra/ it explains, and the README points at it.
+// of infra/ it explains, and the README and the deployment page point at it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,8 +58,11 @@ test('the runbook explains every served metric and covers each topic of the issu
   }
 });
 
-test('the README points at infra/ and the runbook', () => {
+test('the README points at the deployment page and the runbook, and the deployment page at infra/', () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  assert.match(readme, /\n## Deployment\n/);
+  assert.match(readme, /docs\/operating\/deployment\.md/);
   assert.match(readme, /docs\/runbook\.md/);
+  const deployment = fs.readFileSync(path.join(root, 'docs/operating/deployment.md'), 'utf8');
+  assert.match(deployment, /`infra\//);
+  assert.match(deployment, /\(\.\.\/runbook\.md\)/);
 });
