@@ -28,6 +28,8 @@ interface FlowHead {
   definition: FlowDefinition;
   snapshot_id: string | null;
   version: number;
+  /** The git commit of the sync whose namespace version produced the revision (null when a user saved it). */
+  git_sha: string | null;
 }
 
 /** Flows cached at most (the least recently triggered go first). */
@@ -91,9 +93,9 @@ export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequ
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
   const r = await c.query<FlowHead>({
     name: 'svc-trigger-flow',
-    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version
+    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version, rv.git_sha
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
-     LEFT JOIN namespace_versions v ON v.id = n.head_version_id
+     LEFT JOIN namespace_versions v ON v.id = n.head_version_id LEFT JOIN namespace_versions rv ON rv.id = r.namespace_version_id
      WHERE f.namespace = $1 AND f.flow_id = $2 AND f.deleted_at IS NULL`,
     values: [t.namespace, t.flowId],
   });
@@ -109,6 +111,7 @@ function newExecution(flow: FlowHead, t: TriggerRequest): NewExecution {
     namespace: t.namespace,
     flowId: t.flowId,
     flowRevisionId: flow.revision_id,
+    gitSha: flow.git_sha,
     definition: flow.definition,
     snapshotId: flow.snapshot_id!,
     snapshotVersion: flow.version,

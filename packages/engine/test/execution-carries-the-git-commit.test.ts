@@ -1,0 +1,57 @@
+// An execution of a flow in a git-synced namespace carries `git_sha`: the
+// commit of the sync that produced the flow's current revision. A revision a
+// user saved has none; a later sync that leaves the flow unchanged keeps the
+// commit that produced it; a trigger from the flow cache carries it too.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type pg from 'pg';
+import { saveChanges } from '@svc/namespaces';
+import { FlowCache, loadExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { engineFixture, type EngineFixture } from './support/fixture.js';
+
+let fx: EngineFixture;
+let pool: pg.Pool;
+let deps: StartDeps;
+const SHA1 = 'a'.repeat(40);
+const SHA2 = 'b'.repeat(40);
+
+const flow = (id: string, cmd: string) => JSON.stringify({ id, tasks: [{ id: 't', type: 'command', command: [cmd] }] });
+async function save(files: Record<string, string>, git?: { sha: string }) {
+  await saveChanges(
+    { pool, storage: deps.storage as never, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
+    { namespace: 'gitsha', message: git ? `sync ${git.sha}` : 'edit', author: git ? 'git' : 'someone', changes: Object.entries(files).map(([path, content]) => ({ op: 'put' as const, path, content })), ...(git ? { git } : {}) },
+  );
+}
+const gitShaOf = async (id: string) => (await pool.query(`SELECT git_sha FROM executions WHERE id = $1`, [id])).rows[0].git_sha as string | null;
+const start = (flowId: string) => triggerFlow(pool, deps, { namespace: 'gitsha', flowId, triggerType: 'manual', createdBy: 'test' });
+
+before(async () => {
+  fx = await engineFixture('gitsha', { 'z.flow.yaml': { id: 'z', tasks: [{ id: 't', type: 'command', command: ['true'] }] } });
+  ({ pool, deps } = fx);
+  deps = { ...deps, flows: new FlowCache() };
+});
+after(() => fx.close());
+
+test('an execution carries the commit of the sync that produced its flow revision, in its row and its API object', async () => {
+  await save({ 'a.flow.yaml': flow('a', 'true'), 'b.flow.yaml': flow('b', 'true') }, { sha: SHA1 });
+  const x = await start('a');
+  assert.equal(await gitShaOf(x.id), SHA1);
+  const [api] = await loadExecutions(pool, [x.id]);
+  assert.equal((api as { git_sha?: string }).git_sha, SHA1);
+  // A second trigger comes from the flow cache: the same commit.
+  assert.equal(await gitShaOf((await start('a')).id), SHA1);
+});
+
+test('a later sync that changes another flow keeps the commit that produced this one; a changed flow gets the new commit', async () => {
+  await save({ 'b.flow.yaml': flow('b', 'false') }, { sha: SHA2 });
+  assert.equal(await gitShaOf((await start('a')).id), SHA1);
+  assert.equal(await gitShaOf((await start('b')).id), SHA2);
+});
+
+test('a revision saved by a user has no commit', async () => {
+  await save({ 'a.flow.yaml': flow('a', 'sh') });
+  const x = await start('a');
+  assert.equal(await gitShaOf(x.id), null);
+  const [api] = await loadExecutions(pool, [x.id]);
+  assert.equal(Object.hasOwn(api as object, 'git_sha'), false, 'absent from the API object when unknown');
+});
