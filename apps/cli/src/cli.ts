@@ -29,6 +29,7 @@ export function buildProgram(app: App): Command {
       `
 Environment: SVC_URL and SVC_TOKEN override the context's URL and token; SVC_CONFIG
 names the contexts file; NO_COLOR turns colours off.
+A dry run (--dry-run) changes nothing anywhere: it only reads, and says what it would do.
 Run \`svc <command> --help\` for the options of a command.`,
     );
   program.configureOutput({

@@ -46,6 +46,16 @@ function chunk(changes: Change[]): Change[][] {
   return out;
 }
 
+/** What a push would have done, for the last line of a dry run. */
+function dryRunOutcome(ns: string, dir: string, newNamespace: boolean, version: number, changes: number): string {
+  if (newNamespace) {
+    const save = changes ? ` and save ${changes} change(s) in it as version 1` : ` (${dir} has no files to push)`;
+    return `would create namespace ${ns}${save}; nothing created, nothing saved`;
+  }
+  if (!changes) return `nothing to push: ${ns} version ${version} already matches ${dir}`;
+  return `${changes} change(s) against ${ns} version ${version}, nothing saved`;
+}
+
 function printChanges(write: (s: string) => void, c: Colors, changes: Change[]): void {
   for (const ch of changes) {
     const line = describeChange(ch);
@@ -70,31 +80,42 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new CliError(`${dir} is not a directory`, 2);
   const local = readLocalTree(root);
   let head: Head;
+  /** The namespace does not exist and --create makes it: before the save, or, in a dry run, only in the report. */
+  let newNamespace = false;
   try {
     head = await readHead(api, ns);
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 404 || !opts.create) {
-      if (err instanceof ApiError && err.status === 404) throw new CliError(`namespace ${ns} does not exist: create it with \`svc ns create ${ns}\`, or push with --create`);
-      throw err;
-    }
-    await api.request('POST', '/api/v1/namespaces', { body: { name: ns } });
-    io.stderr.write(`created namespace ${ns}\n`);
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    if (!opts.create) throw new CliError(`namespace ${ns} does not exist: create it with \`svc ns create ${ns}\`, or push with --create`);
+    newNamespace = true;
     head = { version: 0, files: new Map() };
   }
   const changes = computeChanges(local, head.files);
   const format = app.format(cmd);
-  const summary = { namespace: ns, base_version: head.version, dry_run: Boolean(opts.dryRun), changes: changes.map((c) => ({ op: c.op, path: c.path, ...(c.op === 'rename' ? { new_path: c.new_path } : {}), ...(c.op === 'put' ? { kind: c.kind } : {}) })) };
+  const summary = {
+    namespace: ns,
+    new_namespace: newNamespace,
+    base_version: head.version,
+    dry_run: Boolean(opts.dryRun),
+    changes: changes.map((c) => ({ op: c.op, path: c.path, ...(c.op === 'rename' ? { new_path: c.new_path } : {}), ...(c.op === 'put' ? { kind: c.kind } : {}) })),
+  };
+  // A dry run changes nothing anywhere: it has only read, and it stops here.
+  if (opts.dryRun) {
+    if (format === 'table') printChanges((s) => io.stdout.write(s), colorsFor(io), changes);
+    else io.stdout.write(serialize(summary, format));
+    io.stderr.write(`dry run: ${dryRunOutcome(ns, dir, newNamespace, head.version, changes.length)}\n`);
+    return;
+  }
+  if (newNamespace) {
+    await api.request('POST', '/api/v1/namespaces', { body: { name: ns } });
+    io.stderr.write(`created namespace ${ns}\n`);
+  }
   if (!changes.length) {
     if (format !== 'table') io.stdout.write(serialize({ ...summary, version: head.version }, format));
     io.stderr.write(`nothing to push: ${ns} version ${head.version} already matches ${dir}\n`);
     return;
   }
   if (format === 'table') printChanges((s) => io.stdout.write(s), colorsFor(io), changes);
-  if (opts.dryRun) {
-    if (format !== 'table') io.stdout.write(serialize(summary, format));
-    io.stderr.write(`dry run: ${changes.length} change(s) against ${ns} version ${head.version}, nothing saved\n`);
-    return;
-  }
   const message = opts.message ?? `Push ${changes.length} change(s) with the svc CLI`;
   const parts = chunk(changes);
   const bar = progressBar(io, `pushing to ${ns}`, changes.length, 'changes');
@@ -234,12 +255,15 @@ export function registerNs(program: Command, app: App): void {
       .argument('<dir>', 'local directory (.git and node_modules are left out)')
       .requiredOption('-n, --namespace <ns>', 'target namespace')
       .option('-m, --message <text>', 'version message')
-      .option('--dry-run', 'show the change set and save nothing')
+      .option('--dry-run', 'show what the push would do (the change set; with --create, the namespace it would create) and change nothing')
       .option('--create', 'create the namespace when it does not exist'),
   )
     .addHelpText(
       'after',
-      '\nThe change set is computed against the head version by path and SHA-256 content hash\n(same content under a new path is a rename) and saved with base_version set to that\nhead, so a concurrent save makes the push fail with version_conflict instead of losing it.\n',
+      '\nThe change set is computed against the head version by path and SHA-256 content hash\n(same content under a new path is a rename) and saved with base_version set to that\nhead, so a concurrent save makes the push fail with version_conflict instead of losing it.\n' +
+        '\nA dry run changes nothing anywhere: it only reads from the server and writes no file.\n' +
+        'With --create and a namespace that does not exist, it says it would create the namespace\n' +
+        'and lists the files it would push, and creates neither.\n',
     )
     .action((dir: string, opts: PushOptions, cmd: Command) => push(app, cmd, dir, opts));
 
