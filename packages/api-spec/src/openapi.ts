@@ -212,8 +212,8 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
 
   const all = componentSchemas();
   const schemas: Json = {};
-  // Every declared component is published (ListQuery, for one, is only ever
-  // spread into parameters); references made from inside them are followed too.
+  // Every declared component is published, referenced or not (the lint test
+  // flags one that nothing references); references made from inside them are followed too.
   for (const [name, schema] of [...all].sort(([a], [b]) => a.localeCompare(b))) {
     schemas[name] = emit(schema, used, name);
   }
@@ -294,14 +294,33 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
 /** All auth kinds, for exhaustive tables elsewhere. */
 export const AUTH_KINDS: readonly AuthKind[] = ['public', 'role', 'run_token', 'webhook_key', 'signature', 'org_key'];
 
-/** `flowSchema` as OpenAPI components: `FlowFile` and one `FlowFile.<Def>` per `$defs` entry. */
+/**
+ * Whether `node` is a bare presence test, `{required: [...]}` with no
+ * `properties` (the flow schema's `not: {required: ['runtime']}`, "runtime is
+ * absent").
+ */
+function isPresenceTest(node: unknown): node is { required: string[] } {
+  return node !== null && typeof node === 'object' && Array.isArray((node as Json).required) && !('properties' in node);
+}
+
+/**
+ * `flowSchema` as OpenAPI components: `FlowFile` and one `FlowFile.<Def>` per
+ * `$defs` entry. Two rewrites, neither changing what validates:
+ * - internal references point at the components;
+ * - a `not` that is a bare presence test also declares the names it tests as
+ *   `{}` (which constrains nothing), because Redocly's
+ *   no-required-schema-properties-undefined reads `required` without
+ *   `properties` as naming an undefined property.
+ */
 function flowFileComponents(): Json {
   const rewrite = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(rewrite);
     if (node === null || typeof node !== 'object') return node;
     const out: Json = {};
     for (const [k, v] of Object.entries(node)) {
-      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/components/schemas/FlowFile.${v.slice(8)}` : rewrite(v);
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) out[k] = `#/components/schemas/FlowFile.${v.slice(8)}`;
+      else if (k === 'not' && isPresenceTest(v)) out[k] = { ...v, properties: Object.fromEntries(v.required.map((name) => [name, {}])) };
+      else out[k] = rewrite(v);
     }
     return out;
   };

@@ -40,8 +40,12 @@ export const FlowParams = Params({ namespace: NamespaceName, flowId: FlowId });
 export const Limit = Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' });
 export const Cursor = Type.String({ description: 'Opaque cursor from a previous page (`next_cursor`)' });
 
-/** Query of every list operation. Unknown query parameters are ignored. */
-export const ListQuery = component('ListQuery', Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }));
+/**
+ * Query of every list operation. Unknown query parameters are ignored. Not a
+ * component: queries are spread into parameters, so it would be published
+ * unreferenced (Redocly's no-unused-components).
+ */
+export const ListQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) });
 
 export function ListQueryWith(props: TProperties) {
   return Type.Object({ ...ListQuery.properties, ...props });
