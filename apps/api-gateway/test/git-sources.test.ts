@@ -129,6 +129,10 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   const versions = body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud/versions'));
   assert.equal(versions.items[0].git_sha, after1.last_synced_sha);
   assert.equal(versions.items[0].message, 'first');
+  // An execution of a synced flow carries the commit that produced its revision.
+  const ex = await call(gw, t.editor, 'POST', '/api/v1/flows/crud/hello/executions', {});
+  assert.equal(ex.status, 201, ex.body);
+  assert.equal(body(ex).git_sha, after1.last_synced_sha);
 
   // Settings that cannot work: one 422 naming each field.
   const bad = await call(gw, t.admin, 'POST', '/api/v1/git-sources', {
