@@ -30,3 +30,8 @@ export {
   type RunnerMetric,
   type RunnerSpec,
 } from './schemas/runner.js';
+// The API's shapes as TypeScript, generated from the document (scripts/generate-types.ts);
+// clients that want only these import `@svc/api-spec/openapi-types`, and the
+// typed openapi-fetch client is `@svc/api-spec/client`. (`operations` here is
+// the catalog, so the generated per-operation types are `ApiOperations`.)
+export type { components, paths, operations as ApiOperations } from './openapi-types.generated.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { Page } from '../schemas/helpers.js';
-import { Diff, Flow, FlowMetrics, FlowRevision, FlowStats, FlowSummary, UpcomingSchedule, WebhookKey } from '../schemas/entities.js';
+import { Flow, FlowMetrics, FlowRevision, FlowRevisionDiff, FlowStats, FlowSummary, UpcomingSchedule, WebhookKey } from '../schemas/entities.js';
 import { Dashboard, Execution } from '../schemas/resources.js';
 import {
   DashboardQuery,
@@ -71,7 +71,7 @@ export const flowOperations: Operation[] = [
     summary: 'Diff between two revisions of a flow',
     auth: VIEWER,
     request: { params: FlowParams, query: RevisionDiffQuery },
-    responses: { ...ok(Diff), ...notFound },
+    responses: { ...ok(FlowRevisionDiff), ...notFound },
   },
   {
     operationId: 'triggerFlow',

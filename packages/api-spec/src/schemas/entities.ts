@@ -94,14 +94,30 @@ export const MetricValue = component('MetricValue', Type.Object(
   { ...open, description: 'A custom metric reported by a task' },
 ));
 
+/** A trigger of a flow as its file declares it; editors also get the key and URL of a webhook trigger. */
+export const FlowTrigger = component('FlowTrigger', Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String({ description: '`schedule`, `webhook` or `flow`' }),
+    webhook_key: Type.Optional(Nullable(Type.String({ description: 'webhook triggers, editors and above (getFlow): the key of /hooks/{key}; null while the key is kept hashed only' }))),
+    webhook_url: Type.Optional(Nullable(Type.String({ description: 'webhook triggers, editors and above (getFlow): the full URL of /hooks/{key}; null with the key' }))),
+  },
+  open,
+));
+
 export const FlowSummary = component('FlowSummary', Type.Object(
   {
     namespace: Type.String(),
     id: Type.String(),
+    path: Type.Optional(Type.String({ description: 'Path of the `*.flow.yaml` file in the namespace' })),
     description: Type.Optional(Type.String()),
     labels: Type.Optional(StringMap()),
     enabled: Type.Boolean(),
+    revision: Type.Optional(Nullable(Type.Integer({ description: 'Number of the current revision; null without one' }))),
     revision_id: Type.Optional(Nullable(Type.String())),
+    task_count: Type.Optional(Type.Integer({ minimum: 0 })),
+    triggers: Type.Optional(Type.Array(FlowTrigger)),
+    created_at: Type.Optional(DateTime()),
     updated_at: Type.Optional(Nullable(DateTime())),
   },
   open,
@@ -111,10 +127,8 @@ export const Flow = component('Flow', Type.Composite(
   [
     FlowSummary,
     Type.Object({
-      path: Type.Optional(Type.String({ description: 'Path of the `*.flow.yaml` file in the namespace' })),
       source: Type.Optional(Type.String({ description: 'The YAML text of the flow file' })),
       definition: Type.Optional(FreeObject('The parsed flow (see /api/v1/schemas/flow.json)')),
-      triggers: Type.Optional(Type.Array(FreeObject())),
     }),
   ],
   open,
@@ -123,11 +137,13 @@ export const Flow = component('Flow', Type.Composite(
 export const FlowRevision = component('FlowRevision', Type.Object(
   {
     id: Type.String(),
-    namespace: Type.String(),
-    flow_id: Type.String(),
+    revision: Type.Integer({ minimum: 1, description: 'Number of the revision in its flow' }),
+    hash: Type.String({ description: 'Hash of the flow file text' }),
+    namespace_version: Type.Optional(Nullable(Type.Integer({ description: 'The namespace version that saved it; null when that version is gone' }))),
+    created_by: Type.String(),
     created_at: DateTime(),
-    namespace_version: Type.Optional(Nullable(Type.Integer())),
-    source: Type.Optional(Type.String()),
+    source: Type.Optional(Type.String({ description: 'The YAML text (getFlowRevision; not in lists)' })),
+    definition: Type.Optional(FreeObject('The parsed flow (getFlowRevision; not in lists)')),
   },
   open,
 ));
@@ -141,6 +157,18 @@ export const Diff = component('Diff', Type.Object(
     too_large: Type.Optional(Type.Boolean({ description: 'The texts were too large (over 1 MiB) or too different for a line diff: no `diff`' })),
   },
   open,
+));
+
+const RevisionRef = Type.Object({ id: Type.String(), revision: Type.Integer({ minimum: 1 }) }, open);
+
+export const FlowRevisionDiff = component('FlowRevisionDiff', Type.Object(
+  {
+    from: RevisionRef,
+    to: RevisionRef,
+    diff: Type.Optional(Type.String({ description: 'Unified diff of the two flow file texts' })),
+    too_large: Type.Optional(Type.Boolean({ description: 'The texts were too large (over 1 MiB) or too different for a line diff: no `diff`' })),
+  },
+  { ...open, description: 'The line diff between two revisions of a flow' },
 ));
 
 export const FlowStats = component('FlowStats', Type.Object(

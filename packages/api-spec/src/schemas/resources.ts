@@ -33,6 +33,19 @@ export const ErrorEnvelope = component('ErrorEnvelope', Type.Object(
   { additionalProperties: false, description: 'Every error response body' },
 ));
 
+// Not in the spec's table (task runs "may carry additional properties"), but
+// the engine sends it on every task run and the UI shows it: declared so
+// clients read it typed. Inline rather than a component: Nullable() copies it.
+const TaskRunProgress = Type.Object(
+  {
+    type: StringEnum(['started', 'progress'] as const, { description: 'The runner event it comes from (runnerPostEvents)' }),
+    at: DateTime({ description: 'When the service recorded the event' }),
+    message: Type.Optional(Type.String({ description: 'What the runner or task is doing; masked against the run\'s secrets' })),
+    percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { additionalProperties: true, description: 'The latest `started` or `progress` runner event of a task run' },
+);
+
 export const TaskRun = component('TaskRun', Type.Object(
   {
     id: Type.String(),
@@ -52,6 +65,7 @@ export const TaskRun = component('TaskRun', Type.Object(
     started_at: Type.Optional(Nullable(DateTime())),
     ended_at: Type.Optional(Nullable(DateTime())),
     outputs: Type.Optional(Nullable(FreeObject())),
+    progress: Type.Optional(Nullable(TaskRunProgress)),
   },
   { additionalProperties: true, description: 'One attempt of one task of an execution' },
 ));

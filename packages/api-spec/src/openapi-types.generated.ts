@@ -1,0 +1,7544 @@
+// Generated from the OpenAPI document by openapi-typescript: do not edit.
+// Regenerate: node --import tsx packages/api-spec/scripts/generate-types.ts
+// (src/openapi-types.test.ts fails while this file is stale).
+/* eslint-disable */
+
+export interface paths {
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with email and password; sets the svc_session cookie */
+        post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete the current session */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The principal of the credential */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update the own profile */
+        patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the own password (also clears a temporary password) */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out every other session of the own account */
+        post: operations["revokeOtherSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the own API tokens (an admin may pass all=true to see every user's) */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create an API token; the secret is shown once
+         * @description The effective role of a token is the lower of its role and the current role of its owner. `role` defaults to the role of the caller (for a session, the current role of the user) and may not exceed it (403 `forbidden`), so a token cannot mint a stronger one.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an own API token */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users */
+        get: operations["listUsers"];
+        put?: never;
+        /** Create a user */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the name, role or disabled flag of a user */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a user a temporary password */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List executions, newest first */
+        get: operations["listExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An execution with its task runs */
+        get: operations["getExecution"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Artifacts uploaded by the task runs of an execution */
+        get: operations["listExecutionArtifacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/artifacts/{artifactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download one artifact */
+        get: operations["downloadArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an execution (QUEUED: at once; RUNNING: via CANCELLING)
+         * @description Writes the audit event `execution.cancel`.
+         */
+        post: operations["cancelExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event stream of execution state changes
+         * @description Sends `execution` events (data: the execution detail; id: a hash of the states) on each state change of the execution or a task run, `: keep-alive` after about 15 seconds without data, and `event: end` with data `{}` when the execution has ended. Resume with `Last-Event-ID`.
+         */
+        get: operations["streamExecutionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** AI triage results of an execution */
+        get: operations["listExecutionInsights"];
+        put?: never;
+        /** Ask the AI assistant to triage an execution */
+        post: operations["requestTriage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of log lines */
+        get: operations["getExecutionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/logs/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** All log lines as text */
+        get: operations["downloadExecutionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event stream of log lines
+         * @description Sends `line` events (data: a LogLine; id: the read position of each task run), `: keep-alive` after about 15 seconds without data, and `event: end` with data `{}` when the execution has ended. With `Last-Event-ID`, only lines after that position are sent.
+         */
+        get: operations["streamExecutionLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Custom metrics reported by the tasks of an execution */
+        get: operations["listExecutionMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the same snapshot, definition, inputs and labels again; all tasks run
+         * @description Allowed from SUCCESS, FAILED, TIMED_OUT, CANCELLED. Writes the audit event `execution.rerun`.
+         */
+        post: operations["rerunExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart from failed: SUCCESS task runs are reused, the others run
+         * @description Allowed from FAILED, TIMED_OUT, CANCELLED. Writes the audit event `execution.restart`.
+         */
+        post: operations["restartExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List flows */
+        get: operations["listFlows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A flow with its source and parsed definition */
+        get: operations["getFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Enable or disable a flow
+         * @description A disabled flow gets 409 `flow_disabled` on trigger; its schedules and webhooks do not fire.
+         */
+        patch: operations["updateFlow"];
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Diff between two revisions of a flow */
+        get: operations["diffFlowRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an execution of a flow
+         * @description Inputs are validated against the flow inputs at trigger time.
+         */
+        post: operations["triggerFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A custom metric over the last 50 executions, one series per `group_by` tag value */
+        get: operations["getFlowMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Revisions of a flow, newest first */
+        get: operations["listFlowRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One revision of a flow */
+        get: operations["getFlowRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 50 executions of the flow with state and duration */
+        get: operations["getFlowStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{namespace}/{flowId}/triggers/{triggerId}/webhook-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the key of a webhook trigger */
+        post: operations["rotateWebhookKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Next fire times of the active schedules */
+        get: operations["listUpcomingSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schemas/flow.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** JSON Schema (draft 2020-12) of a flow file */
+        get: operations["getFlowSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** KPIs, buckets, running executions and recent failures */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List namespaces */
+        get: operations["listNamespaces"];
+        put?: never;
+        /** Create a namespace */
+        post: operations["createNamespace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A namespace */
+        get: operations["getNamespace"];
+        put?: never;
+        post?: never;
+        /** Delete a namespace with its files, secrets and variables */
+        delete: operations["deleteNamespace"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a change set of files as a new namespace version
+         * @description A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`).
+         */
+        post: operations["saveChanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Diff between two namespace versions */
+        get: operations["diffVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One file of a namespace version */
+        get: operations["getFile"];
+        /** Upload one file (raw bytes) as a new namespace version */
+        put: operations["uploadFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Files of a namespace version */
+        get: operations["listFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/git": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The git source a namespace is mapped from, if any */
+        get: operations["getNamespaceGit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/git/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a change set to a new branch of the mapped git repository
+         * @description Commits the change set on top of the head of the mapped branch, in a new branch named from the message and a short id, and pushes it. The namespace itself is not changed.
+         */
+        post: operations["pushNamespaceBranch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Save the files of an older version as a new version */
+        post: operations["revertVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a namespace file as an execution with flow_id null */
+        post: operations["runFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Validate a file (a flow file against the flow schema and semantic rules) */
+        post: operations["validateFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Versions of a namespace, newest first */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Keys of the secrets of a namespace (never values) */
+        get: operations["listNamespaceSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a namespace secret */
+        put: operations["putNamespaceSecret"];
+        post?: never;
+        /** Delete a namespace secret */
+        delete: operations["deleteNamespaceSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{key}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that a secret resolves from this namespace (namespace, parents, global) or its provider reference; says from which scope, never the value */
+        post: operations["checkNamespaceSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Variables of a namespace */
+        get: operations["listNamespaceVariables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/variables/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a namespace variable */
+        put: operations["putNamespaceVariable"];
+        post?: never;
+        /** Delete a namespace variable */
+        delete: operations["deleteNamespaceVariable"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Keys of the global secrets (never values) */
+        get: operations["listGlobalSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secrets/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a global secret */
+        put: operations["putGlobalSecret"];
+        post?: never;
+        /** Delete a global secret */
+        delete: operations["deleteGlobalSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secrets/{key}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that a global secret (or a provider reference) resolves; never the value */
+        post: operations["checkGlobalSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Global variables */
+        get: operations["listGlobalVariables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/variables/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a global variable */
+        put: operations["putGlobalVariable"];
+        post?: never;
+        /** Delete a global variable */
+        delete: operations["deleteGlobalVariable"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secret-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Configured secret providers */
+        get: operations["listSecretProviders"];
+        put?: never;
+        /** Add a secret provider */
+        post: operations["createSecretProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secret-providers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the settings of a secret provider */
+        put: operations["updateSecretProvider"];
+        post?: never;
+        /** Remove a secret provider */
+        delete: operations["deleteSecretProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secret-providers/{name}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that a secret provider answers */
+        post: operations["checkSecretProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/git-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Git sources */
+        get: operations["listGitSources"];
+        put?: never;
+        /**
+         * Add a git source and its namespace mappings
+         * @description Missing mapped namespaces are created; the first sync is queued. Credentials are named (global secret keys), never sent.
+         */
+        post: operations["createGitSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/git-sources/{sourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A git source */
+        get: operations["getGitSource"];
+        /** Replace the settings of a git source */
+        put: operations["updateGitSource"];
+        post?: never;
+        /** Remove a git source (its namespaces become writable) */
+        delete: operations["deleteGitSource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/git-sources/{sourceId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sync runs of a git source, newest first */
+        get: operations["listGitSyncRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/git-sources/{sourceId}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a sync now
+         * @description Queues a sync run (a run already queued for the source is returned instead); a sync worker runs it.
+         */
+        post: operations["syncGitSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Instances with pools, executors and heartbeat (Online within 60 seconds) */
+        get: operations["listInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Object store kind, usage and last cleanup */
+        get: operations["getStorageStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit events, newest first (kept 365 days) */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The own AI conversations */
+        get: operations["listAIConversations"];
+        put?: never;
+        /** Start a conversation with the assistant */
+        post: operations["createAIConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/conversations/{conversationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A conversation with its messages */
+        get: operations["getAIConversation"];
+        put?: never;
+        post?: never;
+        /** Delete a conversation */
+        delete: operations["deleteAIConversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/conversations/{conversationId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a message; the assistant turn comes back as an event stream */
+        post: operations["sendAIMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/conversations/{conversationId}/actions/{actionId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm an action the assistant proposed; it runs with the own role */
+        post: operations["confirmAIAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/conversations/{conversationId}/actions/{actionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject an action the assistant proposed */
+        post: operations["rejectAIAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/provider": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The AI provider settings (the API key is a secret reference) */
+        get: operations["getAIProvider"];
+        /** Configure the AI provider */
+        put: operations["putAIProvider"];
+        post?: never;
+        /** Remove the AI provider (disables the assistant) */
+        delete: operations["deleteAIProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/provider/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test prompt to the configured (or given) provider */
+        post: operations["testAIProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** AI usage of one UTC day (default today) per user and in total, with the daily limits */
+        get: operations["getAIUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the assistant is enabled */
+        get: operations["getAIStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What to run: command, env, files, limits, values to mask */
+        get: operations["runnerGetSpec"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The namespace files of the pinned snapshot as an archive */
+        get: operations["runnerGetBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The runner is alive; the answer says whether to cancel */
+        post: operations["runnerHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append log lines (already masked by the runner) */
+        post: operations["runnerPostLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report outputs, metrics and progress events */
+        post: operations["runnerPostEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/artifacts/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Upload one artifact (raw bytes) */
+        put: operations["runnerPutArtifact"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/v1/task-runs/{taskRunId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report the end of the task process */
+        post: operations["runnerComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the flow of a webhook trigger
+         * @description The key in the path authorizes the call. Trigger inputs read `trigger.body` (this JSON body) and `trigger.headers`.
+         */
+        post: operations["webhookStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/git/{sourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a sync of a git source from a push notification
+         * @description Authorized by a signature over the body made with the source’s webhook secret.
+         */
+        post: operations["gitPushWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description The request was accepted */
+        Acknowledged: {
+            ok: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AIConversation: {
+            id: string;
+            title: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at?: string;
+            messages?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        AIProvider: {
+            /** @description For example openai or anthropic */
+            type: string;
+            model: string;
+            base_url?: string;
+            /** @description Key of the global secret that holds the API key */
+            api_key_secret?: string;
+            /** @description Whether an API key is stored (it is never returned) */
+            has_api_key?: boolean;
+            auto_triage?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AIProviderRequest: {
+            type: string;
+            model: string;
+            /** @description Base URL of an OpenAI-compatible or Anthropic endpoint; default the provider's own */
+            base_url?: string;
+            /** @description Write-only: stored sealed with the master key, never returned; null removes it, absent keeps it */
+            api_key?: string | null;
+            /** @description Key of a global secret holding the API key, instead of `api_key` */
+            api_key_secret?: string;
+            /** @description Triage FAILED and TIMED_OUT executions without being asked */
+            auto_triage?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AIStatus: {
+            enabled: boolean;
+            provider?: string | null;
+            model?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description AI requests (assistant turns, triages) and provider tokens of one UTC day, per user and in total, with the daily limits */
+        AIUsage: {
+            /** @description The UTC day, YYYY-MM-DD */
+            day: string;
+            /**
+             * Format: date-time
+             * @description When the day ends and its counts no longer apply
+             */
+            resets_at: string;
+            /** @description SVC_AI_USER_REQUESTS_PER_DAY, SVC_AI_USER_TOKENS_PER_DAY, SVC_AI_TOTAL_REQUESTS_PER_DAY, SVC_AI_TOTAL_TOKENS_PER_DAY */
+            limits: {
+                user_requests: number;
+                user_tokens: number;
+                total_requests: number;
+                total_tokens: number;
+            };
+            total: {
+                requests: number;
+                tokens: number;
+            };
+            users: ({
+                /** @description A user's id, or 'auto' for automatic triage */
+                user_id: string;
+                email: string | null;
+            } & {
+                requests: number;
+                tokens: number;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An API token without its secret */
+        ApiToken: {
+            id: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            last_used_at?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A new API token, with its secret shown this once */
+        ApiTokenCreated: {
+            id: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            last_used_at?: string | null;
+            /** @description `svc_` + 43 base62 characters; shown only once */
+            secret: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Artifact: {
+            id: string;
+            task_run_id: string;
+            /** @description The task that made it */
+            task_key: string;
+            name: string;
+            /** Format: int64 */
+            size: number;
+            content_type?: string;
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditEvent: {
+            id: string;
+            /** @description For example execution.cancel */
+            action: string;
+            actor: string;
+            target?: string;
+            payload?: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ChangePasswordRequest: {
+            current_password: string;
+            new_password: string;
+        };
+        CreateAIConversationRequest: {
+            title?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateNamespaceRequest: {
+            /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+            name: string;
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateTokenRequest: {
+            name: string;
+            role?: components["schemas"]["Role"];
+            expires_in_days?: number;
+        };
+        CreateUserRequest: {
+            /** Format: email */
+            email: string;
+            name?: string;
+            role: components["schemas"]["Role"];
+            /** @description Default: a generated temporary password */
+            password?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Dashboard: {
+            /** @enum {string} */
+            range: "24h" | "7d" | "30d";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            bucket_seconds: number;
+            kpis: {
+                executions: number;
+                succeeded: number;
+                failed: number;
+                timed_out: number;
+                cancelled: number;
+                skipped: number;
+                /** @description RUNNING or CANCELLING now; the range does not apply */
+                running: number;
+                /** @description SUCCESS / (SUCCESS + FAILED + TIMED_OUT) in the window; null when no execution ended SUCCESS, FAILED or TIMED_OUT */
+                success_rate: number | null;
+                /** @description Median (percentile_cont 0.5) of the durations of executions ended SUCCESS, FAILED or TIMED_OUT in the window; null without any */
+                median_duration_ms: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+            buckets: ({
+                /**
+                 * Format: date-time
+                 * @description Start of the bucket (UTC); the bucket holds the executions whose end falls in [start, start + bucket_seconds)
+                 */
+                start: string;
+                success: number;
+                failed: number;
+                timed_out: number;
+                cancelled: number;
+                skipped: number;
+                /** @description percentile_cont 0.5 of the durations of SUCCESS, FAILED and TIMED_OUT executions; absent without any */
+                p50_ms?: number;
+                /** @description percentile_cont 0.95 of the same durations; absent without any */
+                p95_ms?: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Up to 20 in RUNNING or CANCELLING, oldest start first; the range does not apply */
+            running: components["schemas"]["ExecutionSummary"][];
+            /** @description Last 10 executions ended FAILED or TIMED_OUT; the range does not apply */
+            recent_failures: ({
+                id: string;
+                state: components["schemas"]["ExecutionState"];
+                namespace: string;
+                flow_id?: string | null;
+                /** Format: date-time */
+                started_at?: string | null;
+                /** Format: date-time */
+                ended_at?: string | null;
+                /** Format: int64 */
+                duration_ms?: number | null;
+                /** @description Summary of the latest finished AI triage; null until one exists */
+                triage_summary: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        Diff: {
+            from?: string | number;
+            to?: string | number;
+            files?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Unified diff text */
+            diff?: string;
+            /** @description The texts were too large (over 1 MiB) or too different for a line diff: no `diff` */
+            too_large?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        ErrorDetail: {
+            /** @description Query or path parameter name, `body`, or a readable body path such as `changes[3].path` */
+            field: string;
+            message: string;
+        };
+        /** @description Every error response body */
+        ErrorEnvelope: {
+            error: {
+                /** @description Stable machine-readable code, e.g. `not_found`, `validation_failed` */
+                code: string;
+                /** @description Human-readable message */
+                message: string;
+                /** @description Present only when the error has details */
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        /** @description One run of a flow (or of a namespace file) */
+        Execution: {
+            id: string;
+            state: components["schemas"]["ExecutionState"];
+            reason: string;
+            error: string;
+            namespace: string;
+            /** @description Null for file runs */
+            flow_id?: string | null;
+            flow_revision_id?: string | null;
+            git_sha?: string;
+            snapshot_id: string;
+            /** Format: int64 */
+            snapshot_version?: number | null;
+            /** @description Free-form input values */
+            inputs: {
+                [key: string]: unknown;
+            };
+            labels: {
+                [key: string]: string;
+            };
+            outputs?: {
+                [key: string]: unknown;
+            } | null;
+            parent_execution_id?: string | null;
+            restart_of_id?: string | null;
+            /** Format: int64 */
+            chain_depth: number;
+            children: components["schemas"]["ExecutionChild"][];
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            ended_at?: string | null;
+            /** Format: int64 */
+            duration_ms?: number | null;
+            secret_keys_used: string[];
+            trigger_type: string;
+            trigger_payload: {
+                [key: string]: unknown;
+            };
+            task_runs: components["schemas"]["TaskRun"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A child execution started by a subflow task */
+        ExecutionChild: {
+            id: string;
+            state: string;
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The execution a webhook started */
+        ExecutionRef: {
+            id: string;
+            state: components["schemas"]["ExecutionState"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Execution state
+         * @enum {string}
+         */
+        ExecutionState: "QUEUED" | "RUNNING" | "CANCELLING" | "SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "SKIPPED";
+        ExecutionSummary: {
+            id: string;
+            state: components["schemas"]["ExecutionState"];
+            namespace: string;
+            flow_id?: string | null;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            ended_at?: string | null;
+            /** Format: int64 */
+            duration_ms?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        FileChange: {
+            /** @enum {string} */
+            op: "put" | "delete" | "rename";
+            path: string;
+            /** @description put only: UTF-8 text */
+            content?: string;
+            /** @description put only: binary content as base64, used instead of `content` */
+            content_base64?: string;
+            executable?: boolean;
+            /** @description rename only */
+            new_path?: string;
+        };
+        FileContent: {
+            path: string;
+            /** Format: int64 */
+            size: number;
+            executable: boolean;
+            sha256?: string;
+            /** @description UTF-8 text, when the file is text */
+            content?: string;
+            /** @description Binary content, when the file is not UTF-8 */
+            content_base64?: string;
+            version?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        FileEntry: {
+            path: string;
+            /** Format: int64 */
+            size: number;
+            executable: boolean;
+            sha256?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Flow: {
+            namespace: string;
+            id: string;
+            /** @description Path of the `*.flow.yaml` file in the namespace */
+            path?: string;
+            description?: string;
+            labels?: {
+                [key: string]: string;
+            };
+            enabled: boolean;
+            /** @description Number of the current revision; null without one */
+            revision?: number | null;
+            revision_id?: string | null;
+            task_count?: number;
+            triggers?: components["schemas"]["FlowTrigger"][];
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string | null;
+            /** @description The YAML text of the flow file */
+            source?: string;
+            /** @description The parsed flow (see /api/v1/schemas/flow.json) */
+            definition?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        FlowMetrics: {
+            metric: string;
+            /** @enum {string} */
+            agg: "sum" | "avg" | "max";
+            group_by?: string;
+            series: ({
+                tag_value: string | null;
+                points: ({
+                    execution_id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    value: number;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        FlowRevision: {
+            id: string;
+            /** @description Number of the revision in its flow */
+            revision: number;
+            /** @description Hash of the flow file text */
+            hash: string;
+            /** @description The namespace version that saved it; null when that version is gone */
+            namespace_version?: number | null;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The YAML text (getFlowRevision; not in lists) */
+            source?: string;
+            /** @description The parsed flow (getFlowRevision; not in lists) */
+            definition?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The line diff between two revisions of a flow */
+        FlowRevisionDiff: {
+            from: {
+                id: string;
+                revision: number;
+            } & {
+                [key: string]: unknown;
+            };
+            to: {
+                id: string;
+                revision: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Unified diff of the two flow file texts */
+            diff?: string;
+            /** @description The texts were too large (over 1 MiB) or too different for a line diff: no `diff` */
+            too_large?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        FlowStats: {
+            /** @description The last 50 executions, newest first */
+            items: ({
+                execution_id: string;
+                state: components["schemas"]["ExecutionState"];
+                /** Format: int64 */
+                duration_ms: number | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                started_at: string | null;
+                /** Format: date-time */
+                ended_at: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        FlowSummary: {
+            namespace: string;
+            id: string;
+            /** @description Path of the `*.flow.yaml` file in the namespace */
+            path?: string;
+            description?: string;
+            labels?: {
+                [key: string]: string;
+            };
+            enabled: boolean;
+            /** @description Number of the current revision; null without one */
+            revision?: number | null;
+            revision_id?: string | null;
+            task_count?: number;
+            triggers?: components["schemas"]["FlowTrigger"][];
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        FlowTrigger: {
+            id: string;
+            /** @description `schedule`, `webhook` or `flow` */
+            type: string;
+            /** @description webhook triggers, editors and above (getFlow): the key of /hooks/{key}; null while the key is kept hashed only */
+            webhook_key?: string | null;
+            /** @description webhook triggers, editors and above (getFlow): the full URL of /hooks/{key}; null with the key */
+            webhook_url?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A git repository synchronized into namespaces */
+        GitSource: {
+            id: string;
+            name: string;
+            repo_url: string;
+            branch: string;
+            auth_type: string;
+            credential_secret_key: string;
+            known_hosts: string;
+            webhook_secret_key: string;
+            webhook_url: string;
+            last_error: string;
+            last_sync_status: string;
+            last_synced_sha: string;
+            /** Format: int64 */
+            poll_interval: number;
+            /** @description Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping's repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say */
+            push_paths: string[];
+            /** Format: date-time */
+            last_sync_at?: string | null;
+            mappings: components["schemas"]["GitSourceMapping"][];
+        } & {
+            [key: string]: unknown;
+        };
+        GitSourceMapping: {
+            namespace: string;
+            /** @description Directory in the repository; empty means the repository root */
+            repo_path: string;
+        };
+        GitSourceRequest: {
+            name: string;
+            /** @description https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key */
+            repo_url: string;
+            /** @default main */
+            branch?: string;
+            /** @description For example none, token, ssh */
+            auth_type?: string;
+            credential_secret_key?: string;
+            known_hosts?: string;
+            webhook_secret_key?: string;
+            /**
+             * Format: int64
+             * @description Seconds; 0 disables polling
+             */
+            poll_interval?: number;
+            /** @description Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping's repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say */
+            push_paths?: string[];
+            mappings: {
+                namespace: string;
+                repo_path: string;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        GitSyncRun: {
+            id: string;
+            source_id: string;
+            /** @description `manual`, `webhook`, `poll` or `push` */
+            trigger?: string;
+            /** @description `queued`, `running`, `success`, `no_change` or `failed` */
+            status: string;
+            sha?: string;
+            error?: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            ended_at?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An AI triage of an execution */
+        Insight: {
+            id: string;
+            execution_id: string;
+            /** @description For example pending, done, failed */
+            state: string;
+            summary?: string | null;
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Instance: {
+            id: string;
+            hostname: string;
+            version: string;
+            pools: string[];
+            executors: string[];
+            /** Format: date-time */
+            last_heartbeat_at: string;
+            /** @description Last heartbeat at most 60 seconds old */
+            online: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        LoginRequest: {
+            email: string;
+            password: string;
+        };
+        /** @description One log line (data of a `line` stream event) */
+        LogLine: {
+            task_run_id: string;
+            task_key: string;
+            attempt: number;
+            /**
+             * Format: int64
+             * @description Sequence number within the task run
+             */
+            n: number;
+            /** @description RFC 3339 timestamp with nanosecond precision */
+            ts: string;
+            /** @description For example `stdout` or `stderr` */
+            stream: string;
+            /** @description Secret values are masked with `***` */
+            text: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The principal of the credential */
+        Me: {
+            id: string;
+            email: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            /**
+             * @description Kind of credential of this request
+             * @enum {string}
+             */
+            auth_type: "token" | "session";
+            /** @description True while the user has a temporary password */
+            must_change_password: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A custom metric reported by a task */
+        MetricValue: {
+            task_run_id: string;
+            /** @description The task that reported it */
+            task_key: string;
+            name: string;
+            value: number;
+            tags: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the task run reported it (its end)
+             */
+            at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Namespace: {
+            name: string;
+            description?: string;
+            /** @description True when mapped from a git source */
+            read_only?: boolean;
+            head_version?: number | null;
+            /** Format: date-time */
+            created_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        NamespaceGit: {
+            read_only: boolean;
+            /** @description The git source this namespace is mapped from */
+            source?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One saved version of a namespace */
+        NamespaceVersion: {
+            id: string;
+            version?: number | null;
+            author: string;
+            message: string;
+            /** Format: date-time */
+            created_at: string;
+            file_count: number;
+            manifest_hash: string;
+            git_sha?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PushNamespaceBranchRequest: {
+            changes: components["schemas"]["FileChange"][];
+            message: string;
+        };
+        PushNamespaceBranchResponse: {
+            branch: string;
+            sha: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PutSecretRequest: {
+            value: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PutVariableRequest: {
+            value: string;
+        } & {
+            [key: string]: unknown;
+        };
+        RevertVersionRequest: {
+            /** @description The version whose files become the new head */
+            version: number;
+            message?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description viewer < operator < editor < admin
+         * @enum {string}
+         */
+        Role: "viewer" | "operator" | "editor" | "admin";
+        RunFileRequest: {
+            path: string;
+            args?: string[];
+            /** @description Variables for the script. Names must match `^[A-Z][A-Z0-9_]*$` and not be reserved (the runner's SVC_*, PATH, HOME, XDG_*, the loader, shells and interpreters, proxies, TLS trust, GIT_*\/SSH_* and package indexes such as PIP_* and NPM_CONFIG_*; README "Security" lists them); any other name is 422 with field `env.<NAME>` */
+            env?: {
+                [key: string]: string;
+            };
+        };
+        RunnerCompleteRequest: {
+            /**
+             * @description Absent: SUCCESS when exit_code is 0, else FAILED
+             * @enum {string}
+             */
+            state?: "SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED";
+            /** @description Empty on success; `exit_code`, `timeout`, `cancelled`, `runtime_not_found`, `executor_error`, `instance_shutdown` */
+            reason?: string;
+            error?: string;
+            /** @description The process's exit code; 128 + signal number when a signal killed it; null when it never ran */
+            exit_code?: number | null;
+            outputs?: {
+                [key: string]: unknown;
+            };
+            metrics?: components["schemas"]["RunnerMetric"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A runner event: the latest `started` or `progress` event is the task run's `progress` ({type, at, message, percent}) and wakes its execution's event stream */
+        RunnerEventsRequest: {
+            /**
+             * @description `started`: the task process started; `progress`: what the runner or task is doing; `heartbeat`: liveness, as runnerHeartbeat
+             * @enum {string}
+             */
+            type: "started" | "progress" | "heartbeat";
+            /** @description Shown on the task run as `progress.message`; masked against the run's secrets */
+            message?: string;
+            percent?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Runner liveness; may carry progress */
+        RunnerHeartbeatRequest: {
+            [key: string]: unknown;
+        };
+        RunnerHeartbeatResponse: {
+            /** @description True when the execution is being cancelled: the runner stops the task */
+            cancel: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        RunnerLogLine: {
+            /** @description Sequence number, 1, 2, 3 … per task run across both streams; a repeated number is stored once. Absent: the position in the batch */
+            n?: number;
+            /** @description Nanoseconds since the epoch as a decimal string. Absent: the time of arrival */
+            ts?: string;
+            /** @description `stdout` or `stderr` */
+            stream: string;
+            /** @description One line without its newline, already masked by the runner */
+            text: string;
+        } & {
+            [key: string]: unknown;
+        };
+        RunnerLogsRequest: {
+            lines: components["schemas"]["RunnerLogLine"][];
+        } & {
+            [key: string]: unknown;
+        };
+        RunnerMetric: {
+            name: string;
+            value: number;
+            tags?: {
+                [key: string]: string;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description What the runner needs to run one task run */
+        RunnerSpec: {
+            task_run_id: string;
+            execution_id: string;
+            /** @description Empty for file runs */
+            flow_id: string;
+            namespace: string;
+            task_id: string;
+            /** @description Identifies the archive of runnerGetBundle; empty when the snapshot has no files */
+            bundle_hash: string;
+            /** @description Working directory relative to the bundle root; empty means the root */
+            workdir: string;
+            attempt: number;
+            /** @description argv; for script tasks `[file, ...args]`, and the runner prefixes the interpreter */
+            command: string[];
+            /** @description The task's whole environment (SVC_* ids and the rendered env); PATH and HOME fall back to the runner's own */
+            env: {
+                [key: string]: string;
+            };
+            /** @description Files written before the start: path relative to the bundle root to content */
+            files?: {
+                [key: string]: string;
+            };
+            /** @description Interpreter of a script task: `python`, `bash`, `bun` or `node` */
+            runtime?: string;
+            limits: {
+                /** @description Largest artifact uploaded; a larger file is skipped with a warning line. 0 or less: no limit */
+                max_artifact_bytes: number;
+                /** @description Largest bundle (sum of extracted file sizes); a larger one fails the run. 0 or less: no limit */
+                max_bundle_bytes: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Values the runner masks in logs */
+            mask_values: string[];
+            /** @description Seconds before the task is killed as TIMED_OUT; 0 or less: no timeout */
+            timeout_seconds: number;
+        } & {
+            [key: string]: unknown;
+        };
+        SaveChangesRequest: {
+            /**
+             * Format: int64
+             * @description 409 version_conflict when the head version differs
+             */
+            base_version?: number;
+            changes: components["schemas"]["FileChange"][];
+            message: string;
+        };
+        /** @description Whether a secret resolves, and from which scope; never its value */
+        SecretCheck: {
+            ok: boolean;
+            /** @description The key or provider reference checked */
+            key: string;
+            /**
+             * @description Where it resolved (when ok)
+             * @enum {string}
+             */
+            scope?: "namespace" | "global" | "provider";
+            /** @description The namespace it resolved from (scope `namespace`) */
+            namespace?: string;
+            /** @description The provider it resolved from (scope `provider`) */
+            provider?: string;
+            /** @description Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error` */
+            error?: string;
+            message?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A secret, without its value (values are never readable) */
+        SecretKey: {
+            key: string;
+            /** @description The namespace; null for a global secret */
+            namespace: string | null;
+            /** @description Always `builtin`: stored in the service, sealed with SVC_MASTER_KEYS */
+            provider: string;
+            /** @description Id of the master key that sealed the value (rotation) */
+            key_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description User id of the last writer */
+            updated_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SecretProvider: {
+            name: string;
+            /** @description `env` or `vault` */
+            type: string;
+            /** @description Settings of the type (never credentials) */
+            config: {
+                [key: string]: unknown;
+            };
+            enabled: boolean;
+            /** @description Credentials are stored sealed; they are write-only */
+            has_credentials: boolean;
+            /** @description Id of the master key that sealed the credentials */
+            credentials_key_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Whether a secret provider answers with its settings */
+        SecretProviderCheck: {
+            ok: boolean;
+            /** @description What was tried and how it went; never a secret */
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SecretProviderRequest: {
+            /** @description Lower case letters, digits, _ and -; starts with a letter or digit; at most 63 chars */
+            name: string;
+            /**
+             * @description env: environment variables; vault: HashiCorp Vault KV v2
+             * @enum {string}
+             */
+            type: "env" | "vault";
+            /** @description Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace` */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only, stored sealed with SVC_MASTER_KEYS. vault: `token`. env: none */
+            credentials?: {
+                [key: string]: unknown;
+            };
+            /** @description Default true */
+            enabled?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        SendAIMessageRequest: {
+            content: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One attempt of one task of an execution */
+        TaskRun: {
+            id: string;
+            task_key: string;
+            task_type: string;
+            executor_type: string;
+            pool: string;
+            state: components["schemas"]["TaskRunState"];
+            reason: string;
+            error: string;
+            /** Format: int64 */
+            attempt: number;
+            child_execution_id?: string | null;
+            reused_from_id?: string | null;
+            /** Format: int64 */
+            exit_code?: number | null;
+            /** Format: int64 */
+            duration_ms?: number | null;
+            /** Format: date-time */
+            queued_at?: string | null;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            ended_at?: string | null;
+            outputs?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The latest `started` or `progress` runner event of a task run */
+            progress?: ({
+                /**
+                 * @description The runner event it comes from (runnerPostEvents)
+                 * @enum {string}
+                 */
+                type: "started" | "progress";
+                /**
+                 * Format: date-time
+                 * @description When the service recorded the event
+                 */
+                at: string;
+                /** @description What the runner or task is doing; masked against the run's secrets */
+                message?: string;
+                percent?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Task run state
+         * @enum {string}
+         */
+        TaskRunState: "PENDING" | "QUEUED" | "RUNNING" | "SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "SKIPPED";
+        TriggerFlowRequest: {
+            /** @description Input values, validated against the flow inputs */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description Added to the labels of the flow */
+            labels?: {
+                [key: string]: string;
+            };
+        };
+        UpcomingSchedule: {
+            namespace: string;
+            flow_id: string;
+            trigger_id: string;
+            cron: string;
+            /** @description IANA time zone the cron is read in */
+            timezone: string;
+            /** @enum {string} */
+            catch_up: "none" | "last";
+            /**
+             * Format: date-time
+             * @description The next fire time, computed in `timezone` (daylight-saving changes included)
+             */
+            next_fire_at: string;
+            /** Format: date-time */
+            last_fired_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        UpdateFlowRequest: {
+            enabled: boolean;
+        };
+        UpdateMeRequest: {
+            name?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        UpdateSecretProviderRequest: {
+            /**
+             * @description env: environment variables; vault: HashiCorp Vault KV v2
+             * @enum {string}
+             */
+            type?: "env" | "vault";
+            /** @description Replaces the whole config; omitted keeps it (or {} when the type changes) */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Replaces the credentials; null removes them; omitted keeps them (none when the type changes) */
+            credentials?: {
+                [key: string]: unknown;
+            } | null;
+            enabled?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        UpdateUserRequest: {
+            name?: string;
+            role?: components["schemas"]["Role"];
+            disabled?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        User: {
+            id: string;
+            email: string;
+            name: string;
+            role: components["schemas"]["Role"];
+            disabled: boolean;
+            must_change_password: boolean;
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A file to validate without saving it */
+        ValidateFileRequest: {
+            /** @description Path of the file in the namespace, e.g. `flows/etl.flow.yaml`; its name decides the validator */
+            path: string;
+            /** @description The file text to validate (UTF-8) */
+            content: string;
+        };
+        /** @description One problem of a file: one entry per failing field */
+        ValidationProblem: {
+            /** @description The failing field as a path, e.g. `tasks[3].retry.max_attempts`; empty for the whole file */
+            field: string;
+            /** @description JSON pointer of the failing node, e.g. `/tasks/3/retry/max_attempts` */
+            pointer: string;
+            /** @description What is wrong, worded for a person */
+            message: string;
+            /** @description 1-based line in the file */
+            line?: number;
+            /** @description 1-based column (UTF-16 code units) */
+            column?: number;
+        };
+        /** @description The problems of a file; a valid file has an empty list */
+        ValidationResult: {
+            /** @description True when `errors` is empty */
+            valid: boolean;
+            /** @description `flow` for `*.flow.yaml` files (schema, semantic rules and templates checked); `unchecked` for files no validator applies to */
+            kind: "flow" | "unchecked";
+            errors: components["schemas"]["ValidationProblem"][];
+        };
+        Variable: {
+            key: string;
+            value: string;
+            /** @description The namespace; null for a global variable */
+            namespace: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description User id of the last writer */
+            updated_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookKey: {
+            key: string;
+            /** @description Full URL of /hooks/{key} */
+            url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * svc flow file
+         * @description A flow file (`*.flow.yaml`): inputs, variables, triggers and 1 to 200 tasks ordered by `depends_on`.
+         */
+        FlowFile: components["schemas"]["FlowFile.Flow"];
+        /**
+         * Flow
+         * @description A flow file (`*.flow.yaml`): inputs, variables, triggers and 1 to 200 tasks ordered by `depends_on`.
+         */
+        "FlowFile.Flow": {
+            /**
+             * @description Flow id, unique in the namespace. At most 63 characters: lower-case letters, digits and hyphens, starting with a letter or digit.
+             * @example nightly-report
+             */
+            id: string;
+            /**
+             * @description What the flow does, shown in the UI. At most 2000 characters.
+             * @example Builds the nightly sales report and mails it to the team.
+             */
+            description?: string;
+            /**
+             * @description Labels carried by every execution of the flow; at most 20 entries.
+             * @example {
+             *       "team": "data",
+             *       "tier": "gold"
+             *     }
+             */
+            labels?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description Inputs a trigger gives to an execution; validated at trigger time and read as `inputs.<id>`.
+             * @default []
+             */
+            inputs?: components["schemas"]["FlowFile.Input"][];
+            /**
+             * @description Static values read as `vars.<key>`; they take precedence over namespace and global variables.
+             * @example {
+             *       "bucket": "reports"
+             *     }
+             */
+            variables?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description Environment variable templates for every task; a task `env` overrides them key by key.
+             * @example {
+             *       "LOG_LEVEL": "info"
+             *     }
+             */
+            env?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description Schedules, webhooks and upstream flows that start executions. Manual triggering needs no declaration.
+             * @default []
+             */
+            triggers?: components["schemas"]["FlowFile.Trigger"][];
+            /** @description Limit on running executions of this flow. Absent means unlimited. */
+            concurrency?: components["schemas"]["FlowFile.Concurrency"];
+            /**
+             * @description Maximum tasks of one execution running at the same time; 0 means unlimited.
+             * @default 0
+             * @example 4
+             */
+            max_parallel?: number;
+            /**
+             * @description Wall time limit of an execution; the execution ends TIMED_OUT when it passes. Default: no limit.
+             * @example 2h
+             */
+            timeout?: components["schemas"]["FlowFile.Duration"];
+            /** @description Default retry policy of the tasks; a task `retry` overrides it. */
+            retry?: components["schemas"]["FlowFile.Retry"];
+            /** @description Default executor of the tasks. Resolution order: task, flow, `namespace.yaml`, instance default. */
+            executor?: components["schemas"]["FlowFile.Executor"];
+            /** @description The tasks of the flow: 1 to 200 items. */
+            tasks: components["schemas"]["FlowFile.Task"][];
+            /**
+             * @description Output templates, resolved when the execution succeeds.
+             * @example {
+             *       "report_url": "{{ tasks.publish.outputs.url }}"
+             *     }
+             */
+            outputs?: components["schemas"]["FlowFile.StringMap"];
+        };
+        /**
+         * Concurrency
+         * @description How many executions of the flow may run at once, and what happens to the others.
+         * @example {
+         *       "limit": 1,
+         *       "behavior": "skip"
+         *     }
+         */
+        "FlowFile.Concurrency": {
+            /**
+             * @description Maximum running executions of the flow.
+             * @example 1
+             */
+            limit: number;
+            /**
+             * @description `queue` holds new executions in QUEUED until a place is free; `skip` ends them SKIPPED.
+             * @default queue
+             * @enum {unknown}
+             */
+            behavior?: "queue" | "skip";
+        };
+        /**
+         * Input
+         * @description A value given to an execution by its trigger.
+         * @example {
+         *       "id": "region",
+         *       "type": "select",
+         *       "values": [
+         *         "eu",
+         *         "us"
+         *       ],
+         *       "default": "eu"
+         *     }
+         */
+        "FlowFile.Input": {
+            /**
+             * @description Input id, read as `inputs.<id>`. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.
+             * @example report_date
+             */
+            id: string;
+            /**
+             * @description Type of the value.
+             * @example string
+             * @enum {unknown}
+             */
+            type: "string" | "int" | "number" | "boolean" | "select" | "json";
+            /**
+             * @description Whether a trigger must give a value when the input has no default.
+             * @default false
+             */
+            required?: boolean;
+            /** @description Value used when a trigger gives none; must match the type (and be one of `values` for a select). */
+            default?: unknown;
+            /** @description Help text shown on the run form. */
+            description?: string;
+        } & (unknown & unknown & unknown & unknown & unknown);
+        /**
+         * Trigger
+         * @description Starts executions of the flow: on a schedule, from a webhook, or when an upstream flow ends.
+         * @example {
+         *       "id": "nightly",
+         *       "type": "schedule",
+         *       "cron": "0 3 * * *",
+         *       "timezone": "Europe/Paris"
+         *     }
+         * @example {
+         *       "id": "on-ingest",
+         *       "type": "flow",
+         *       "flow": "company.data/ingest",
+         *       "states": [
+         *         "SUCCESS"
+         *       ]
+         *     }
+         */
+        "FlowFile.Trigger": {
+            /**
+             * @description Trigger id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits, underscores and hyphens.
+             * @example nightly
+             */
+            id: string;
+            /**
+             * @description `schedule` (cron), `webhook` (POST to /hooks/{key}) or `flow` (an upstream flow ended).
+             * @enum {unknown}
+             */
+            type: "schedule" | "webhook" | "flow";
+            /**
+             * @description Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`.
+             * @example {
+             *       "report_date": "{{ trigger.body.date }}"
+             *     }
+             */
+            inputs?: components["schemas"]["FlowFile.StringMap"];
+        } & (unknown & unknown);
+        /**
+         * Retry
+         * @description How often and how soon a failed or timed-out task run is tried again.
+         * @example {
+         *       "max_attempts": 3,
+         *       "backoff": "exponential",
+         *       "initial": "30s",
+         *       "max": "5m"
+         *     }
+         */
+        "FlowFile.Retry": {
+            /**
+             * @description Attempts in total, counting the first one: 1 to 20.
+             * @default 1
+             * @example 3
+             */
+            max_attempts?: number;
+            /**
+             * @description `fixed` waits `initial` between attempts; `exponential` doubles the wait each time, up to `max`.
+             * @default fixed
+             * @enum {unknown}
+             */
+            backoff?: "fixed" | "exponential";
+            /**
+             * @description Wait before the second attempt.
+             * @default 10s
+             */
+            initial?: components["schemas"]["FlowFile.Duration"];
+            /**
+             * @description Longest wait between two attempts.
+             * @default 10m
+             */
+            max?: components["schemas"]["FlowFile.Duration"];
+        };
+        /**
+         * Executor
+         * @description Where and how task runs execute. Resolution order: task, flow, `namespace.yaml`, instance default.
+         * @example {
+         *       "type": "docker",
+         *       "image": "python:3.12-slim",
+         *       "resources": {
+         *         "limits": {
+         *           "cpu": "1",
+         *           "memory": "512Mi"
+         *         }
+         *       }
+         *     }
+         * @example {
+         *       "pool": "gpu"
+         *     }
+         */
+        "FlowFile.Executor": {
+            /**
+             * @description Executor type. When absent it comes from the flow, `namespace.yaml` or the instance default.
+             * @example docker
+             * @enum {unknown}
+             */
+            type?: "process" | "docker" | "kubernetes";
+            /**
+             * @description Pool of instances that run the task: at most 63 lower-case letters, digits and hyphens.
+             * @default default
+             * @example gpu
+             */
+            pool?: string;
+        } & (unknown & unknown & unknown);
+        /**
+         * Resources
+         * @description CPU and memory of the container.
+         * @example {
+         *       "requests": {
+         *         "cpu": "250m",
+         *         "memory": "256Mi"
+         *       },
+         *       "limits": {
+         *         "cpu": "1",
+         *         "memory": "1Gi"
+         *       }
+         *     }
+         */
+        "FlowFile.Resources": {
+            /** @description kubernetes: what the scheduler reserves for the pod. */
+            requests?: components["schemas"]["FlowFile.ResourceList"];
+            /** @description The most the container may use; docker applies only these. */
+            limits?: components["schemas"]["FlowFile.ResourceList"];
+        };
+        /**
+         * ResourceList
+         * @description A CPU and a memory quantity.
+         */
+        "FlowFile.ResourceList": {
+            /**
+             * @description CPU cores: digits with optional decimals, with an optional `m` suffix for millicores.
+             * @example 500m
+             * @example 2
+             */
+            cpu?: string;
+            /**
+             * @description Memory in bytes: digits with optional decimals and an optional suffix Ki, Mi, Gi, Ti, K, M, G, T.
+             * @example 512Mi
+             * @example 2Gi
+             */
+            memory?: string;
+        };
+        /**
+         * Kubernetes
+         * @description Settings of the pod a kubernetes executor creates.
+         */
+        "FlowFile.Kubernetes": {
+            /**
+             * @description Service account the pod runs as.
+             * @example etl-runner
+             */
+            service_account?: string;
+            /**
+             * @description Node labels the pod must be scheduled on.
+             * @example {
+             *       "kubernetes.io/arch": "amd64"
+             *     }
+             */
+            node_selector?: components["schemas"]["FlowFile.StringMap"];
+            /** @description Taints the pod tolerates. */
+            tolerations?: components["schemas"]["FlowFile.Toleration"][];
+            /**
+             * @description Names of secrets used to pull the image.
+             * @example [
+             *       "registry-credentials"
+             *     ]
+             */
+            image_pull_secrets?: string[];
+            /**
+             * @description Labels added to the pod.
+             * @example {
+             *       "team": "data"
+             *     }
+             */
+            labels?: components["schemas"]["FlowFile.StringMap"];
+            /** @description Annotations added to the pod. */
+            annotations?: components["schemas"]["FlowFile.StringMap"];
+        };
+        /**
+         * Toleration
+         * @description A Kubernetes toleration.
+         * @example {
+         *       "key": "dedicated",
+         *       "operator": "Equal",
+         *       "value": "etl",
+         *       "effect": "NoSchedule"
+         *     }
+         */
+        "FlowFile.Toleration": {
+            /** @description Taint key the toleration applies to; empty with `Exists` matches all taints. */
+            key?: string;
+            /**
+             * @description `Exists` matches any value; `Equal` matches `value`.
+             * @default Equal
+             * @enum {unknown}
+             */
+            operator?: "Exists" | "Equal";
+            /** @description Taint value matched by `Equal`. */
+            value?: string;
+            /**
+             * @description Taint effect matched; empty matches all effects.
+             * @enum {unknown}
+             */
+            effect?: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+            /**
+             * @description `NoExecute` only: how long the pod stays bound after the taint appears.
+             * @example 300
+             */
+            toleration_seconds?: number;
+        };
+        /**
+         * Task
+         * @description One step of the flow. Its `type` decides which other fields it takes.
+         * @example {
+         *       "id": "extract",
+         *       "type": "script",
+         *       "file": "scripts/extract.py"
+         *     }
+         * @example {
+         *       "id": "load",
+         *       "type": "command",
+         *       "command": [
+         *         "psql",
+         *         "-f",
+         *         "load.sql"
+         *       ],
+         *       "depends_on": [
+         *         "extract"
+         *       ]
+         *     }
+         * @example {
+         *       "id": "notify",
+         *       "type": "http",
+         *       "method": "POST",
+         *       "url": "https://hooks.example.com/done",
+         *       "depends_on": [
+         *         "load"
+         *       ]
+         *     }
+         * @example {
+         *       "id": "publish",
+         *       "type": "subflow",
+         *       "flow": "company.data/publish",
+         *       "depends_on": [
+         *         "load"
+         *       ]
+         *     }
+         */
+        "FlowFile.Task": {
+            /**
+             * @description Task id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.
+             * @example extract
+             */
+            id: string;
+            /**
+             * @description `script` runs a file of the namespace, `command` runs an argv, `http` sends a request, `subflow` starts another flow.
+             * @enum {unknown}
+             */
+            type: "script" | "command" | "http" | "subflow";
+            /**
+             * @description Ids of the tasks that must end before this one starts.
+             * @default []
+             * @example [
+             *       "extract"
+             *     ]
+             */
+            depends_on?: string[];
+            /**
+             * @description `success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.
+             * @default success
+             * @enum {unknown}
+             */
+            run_if?: "success" | "failure" | "always";
+            /**
+             * @description Wall time limit of one attempt.
+             * @default 24h
+             */
+            timeout?: components["schemas"]["FlowFile.Duration"];
+            /** @description Retry policy of this task; overrides the flow `retry`. */
+            retry?: components["schemas"]["FlowFile.Retry"];
+            /**
+             * @description Environment variable templates; they override the flow `env` key by key.
+             * @example {
+             *       "TARGET_TABLE": "{{ inputs.table }}"
+             *     }
+             */
+            env?: components["schemas"]["FlowFile.StringMap"];
+        } & (unknown & unknown & unknown & unknown & unknown);
+        /**
+         * Duration
+         * @description One or more groups of a decimal number and a unit (ns, us, µs, ms, s, m, h), e.g. 30s, 10m, 1h30m.
+         * @example 30s
+         * @example 10m
+         * @example 2h
+         * @example 1h30m
+         */
+        "FlowFile.Duration": string;
+        /**
+         * StringMap
+         * @description An object of string to string.
+         */
+        "FlowFile.StringMap": {
+            [key: string]: string;
+        };
+    };
+    responses: {
+        /** @description `unauthorized`: no credential, or an invalid one (revoked or expired token, disabled user) */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `forbidden` (the role is too low), `csrf_failed` (a cookie request failed the Origin check) or `password_change_required` */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `not_found`: unknown API route, or an object that does not exist */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `body_too_large`: the JSON body is larger than 10 MiB */
+        BodyTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `unsupported_media_type`: the `Content-Type` is not JSON */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `validation_failed`: `details` has one `{field, message}` entry per failing field; parameters use their own name, a body that is not JSON gives field `body` */
+        ValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `internal`: unexpected error; the server log has the cause with the request ID */
+        Internal: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description ID of the request; the server log line of the request carries the same ID (`request_id`) */
+        XRequestId: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description `svc_session`; HttpOnly; SameSite=Lax; Path=/ */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Wrong email or password */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description 10 failed logins for one email or 50 for one IP in 15 minutes (code `rate_limited`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Password changed; other sessions end */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The current password is wrong (field current_password) or the new one is refused (field new_password) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        revoked: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Admin only: tokens of every user */
+                all?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ApiToken"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenCreated"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["User"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; without a password in the request, a temporary one is returned once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        role: components["schemas"]["Role"];
+                        disabled: boolean;
+                        must_change_password: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        temporary_password?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A user with this email exists */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `last_admin`: the last enabled admin cannot be demoted or disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        temporary_password: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listExecutions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                state?: "QUEUED" | "RUNNING" | "CANCELLING" | "SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "SKIPPED";
+                /** @description Selects the namespace and its children */
+                namespace?: string;
+                /** @description Flow id */
+                flow?: string;
+                /** @description Label filter `key:value`; repeat for several (all must match) */
+                label?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Execution"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listExecutionArtifacts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Artifact"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    downloadArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifact bytes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description attachment; filename of the artifact */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    cancelExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `execution_ended`: the execution has already ended */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    streamExecutionEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The last received event id, to resume the stream without repeats or gaps */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream of `execution` and `end` events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `no` */
+                    "X-Accel-Buffering"?: string;
+                    /** @description Always `no-cache` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listExecutionInsights: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Insight"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    requestTriage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Triage requested */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Insight"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `ai_disabled`: no AI provider is configured */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            /** @description `rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getExecutionLogs: {
+        parameters: {
+            query?: {
+                /** @description Lines per page, 1 to 5000 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Selects one task */
+                task?: string;
+                /** @description Selects one attempt (of every task, or of `task`) */
+                attempt?: number;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["LogLine"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    downloadExecutionLogs: {
+        parameters: {
+            query?: {
+                /** @description Selects one task */
+                task?: string;
+                /** @description Selects one attempt (of every task, or of `task`) */
+                attempt?: number;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plain text, one line per log line */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description attachment */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    streamExecutionLogs: {
+        parameters: {
+            query?: {
+                /** @description Selects one task */
+                task?: string;
+            };
+            header?: {
+                /** @description The last received event id, to resume the stream without repeats or gaps */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream of `line` and `end` events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `no` */
+                    "X-Accel-Buffering"?: string;
+                    /** @description Always `no-cache` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listExecutionMetrics: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["MetricValue"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rerunExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new execution */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_restartable`: the execution has not ended */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    restartExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new execution */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_restartable`: the execution is not FAILED, TIMED_OUT or CANCELLED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listFlows: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Selects the namespace and its children */
+                namespace?: string;
+                /** @description Substring of the flow id or description */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["FlowSummary"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFlowRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    diffFlowRevisions: {
+        parameters: {
+            query: {
+                /** @description Revision id */
+                from: string;
+                /** @description Revision id; default the current revision */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowRevisionDiff"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    triggerFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TriggerFlowRequest"];
+            };
+        };
+        responses: {
+            /** @description The new execution */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `flow_disabled`: the flow is disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFlowMetrics: {
+        parameters: {
+            query: {
+                /** @description Metric name */
+                metric: string;
+                /** @description Tag whose values split the series */
+                group_by?: string;
+                agg?: "sum" | "avg" | "max";
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowMetrics"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listFlowRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["FlowRevision"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFlowRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowRevision"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFlowStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowStats"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rotateWebhookKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+                triggerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key (the old one stops working) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow or webhook trigger */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listUpcomingSchedules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                namespace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["UpcomingSchedule"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFlowSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Schema of `*.flow.yaml` files, served at /api/v1/schemas/flow.json (not inlined in this document) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowFile"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: {
+                /** @description 24h: 1-hour buckets; 7d and 30d: 1-day buckets */
+                range?: "24h" | "7d" | "30d";
+                /** @description Selects the namespace and all its children */
+                namespace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listNamespaces: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Only this namespace and its children */
+                parent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Namespace"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNamespaceRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The namespace exists */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The namespace has children or running executions (`conflict`), or is mapped from a git source (`namespace_read_only`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    saveChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description The new version */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceVersion"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `version_conflict` (`base_version` differs from the head) or `namespace_read_only` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    diffVersions: {
+        parameters: {
+            query: {
+                from: number;
+                /** @description Default the head version */
+                to?: number;
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Diff"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFile: {
+        parameters: {
+            query: {
+                path: string;
+                /** @description Default the head version */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileContent"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query: {
+                path: string;
+                executable?: boolean;
+                message?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The new version */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceVersion"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `namespace_read_only`: the namespace is mapped from a git source */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Larger than SVC_MAX_FILE_BYTES */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Default the head version */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["FileEntry"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getNamespaceGit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceGit"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    pushNamespaceBranch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushNamespaceBranchRequest"];
+            };
+        };
+        responses: {
+            /** @description The pushed branch */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushNamespaceBranchResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace, or it is not mapped from git */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed` (a change does not apply) or `flow_invalid` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description `git_failed`: the remote refused or could not be reached (the message says why, without credentials) */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revertVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevertVersionRequest"];
+            };
+        };
+        responses: {
+            /** @description The new version */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceVersion"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `namespace_read_only`: the namespace is mapped from a git source */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunFileRequest"];
+            };
+        };
+        responses: {
+            /** @description The new execution */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    validateFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateFileRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["NamespaceVersion"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listNamespaceSecrets: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SecretKey"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putNamespaceSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `builtin_provider_disabled`: SVC_MASTER_KEYS is empty */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteNamespaceSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace or secret */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    checkNamespaceSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description A builtin key, or `<provider>:<path>[#field]` */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listNamespaceVariables: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Variable"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putNamespaceVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutVariableRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Variable"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteNamespaceVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace or variable */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGlobalSecrets: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SecretKey"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putGlobalSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `builtin_provider_disabled`: SVC_MASTER_KEYS is empty */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteGlobalSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such secret */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    checkGlobalSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A builtin key, or `<provider>:<path>[#field]` */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGlobalVariables: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Variable"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putGlobalVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutVariableRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Variable"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteGlobalVariable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such variable */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listSecretProviders: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["SecretProvider"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createSecretProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretProvider"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A provider with this name exists (`conflict`), or credentials while SVC_MASTER_KEYS is empty (`builtin_provider_disabled`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateSecretProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower case letters, digits, _ and -; starts with a letter or digit; at most 63 chars */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretProvider"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such provider */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `builtin_provider_disabled` (credentials while SVC_MASTER_KEYS is empty) or `master_key_missing` (kept credentials sealed with an unlisted key) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteSecretProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower case letters, digits, _ and -; starts with a letter or digit; at most 63 chars */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such provider */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    checkSecretProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Lower case letters, digits, _ and -; starts with a letter or digit; at most 63 chars */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretProviderCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such provider */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGitSources: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["GitSource"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createGitSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitSourceRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSource"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The name is taken, or a mapped namespace is mapped by another source */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getGitSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSource"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such git source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateGitSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitSourceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSource"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such git source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The name is taken, or a mapped namespace is mapped by another source */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteGitSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such git source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listGitSyncRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["GitSyncRun"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such git source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    syncGitSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sync requested */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSyncRun"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such git source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listInstances: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Instance"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getStorageStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+                /** @description Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`) */
+                action?: string;
+                /** @description Only events of this actor: a user id or email */
+                actor?: string;
+                /** @description Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it */
+                resource?: string;
+                /** @description Only events at or after this time */
+                from?: string;
+                /** @description Only events before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AuditEvent"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listAIConversations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AIConversation"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createAIConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateAIConversationRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIConversation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `ai_disabled`: no AI provider is configured */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getAIConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIConversation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such conversation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteAIConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such conversation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    sendAIMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendAIMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description text/event-stream of the events of one assistant turn */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `no` */
+                    "X-Accel-Buffering"?: string;
+                    /** @description Always `no-cache` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such conversation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `ai_disabled`: no AI provider is configured */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description `rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    confirmAIAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: string;
+                actionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such conversation or action */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The action was already decided */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rejectAIAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: string;
+                actionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Acknowledged"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such conversation or action */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The action was already decided */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getAIProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIProvider"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No provider is configured */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    putAIProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AIProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIProvider"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteAIProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    testAIProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AIProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        error?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `ai_disabled`: no AI provider is configured */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getAIUsage: {
+        parameters: {
+            query?: {
+                /** @description A UTC day, YYYY-MM-DD; default today */
+                day?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIUsage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getAIStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AIStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerGetSpec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunnerSpec"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerGetBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archive bytes; `bundle_hash` of the spec identifies it */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunnerHeartbeatRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunnerHeartbeatResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerPostLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunnerLogsRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerPostEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunnerEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerPutArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Larger than SVC_MAX_ARTIFACT_BYTES */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    runnerComplete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunnerCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    webhookStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description The execution started */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionRef"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `flow_disabled`: the flow is disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    gitPushWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Unknown source */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+}
