@@ -1,87 +1,59 @@
-// The shapes the UI reads, as the OpenAPI document (packages/api-spec) gives
-// them. Objects are open on the server; only the fields used here are named.
+// The API objects the UI reads: aliases of the types generated from the
+// OpenAPI document (@svc/api-spec, src/openapi-types.generated.ts), never
+// retyped here, so a field that drifts from the spec breaks the build.
+import type { components } from '@svc/api-spec/openapi-types';
+import { EXECUTION_STATES as MACHINE_EXECUTION_STATES, isExecutionEnded } from '@svc/state-machine';
 
-export type Role = 'viewer' | 'operator' | 'editor' | 'admin';
+type Schemas = components['schemas'];
+
+export type Role = Schemas['Role'];
 export const ROLES: Role[] = ['viewer', 'operator', 'editor', 'admin'];
 
-export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
-export type ExecutionState = (typeof EXECUTION_STATES)[number];
-export type TaskRunState = 'PENDING' | 'QUEUED' | 'RUNNING' | 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED';
-export const ENDED: string[] = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
+export type ExecutionState = Schemas['ExecutionState'];
+export type TaskRunState = Schemas['TaskRunState'];
+/** Every execution state in the spec's order: the state machine's list, which must fit the document's states. */
+export const EXECUTION_STATES: readonly ExecutionState[] = MACHINE_EXECUTION_STATES;
+/** End states of executions (task runs end in the same five). */
+export const ENDED: string[] = EXECUTION_STATES.filter(isExecutionEnded);
 
-export interface Me {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  auth_type: 'token' | 'session';
-  must_change_password: boolean;
-}
+export type Me = Schemas['Me'];
+export type TaskRun = Schemas['TaskRun'];
+/** The latest `started` or `progress` runner event of a task run. */
+export type Progress = NonNullable<TaskRun['progress']>;
+export type Execution = Schemas['Execution'];
+/**
+ * A row of an execution table: a listExecutions item (a whole Execution) or a
+ * getDashboard summary, which has no `created_at` and, among the recent
+ * failures, carries the latest triage's summary.
+ */
+export type ExecutionSummary = Schemas['ExecutionSummary'] & Partial<Pick<Execution, 'created_at'>> & { triage_summary?: string | null };
 
-export interface Progress {
-  type: string;
-  at?: string;
-  message?: string;
-  percent?: number;
-}
+export type Trigger = Schemas['FlowTrigger'];
+/** getFlow; `definition` is free-form in the document, read here as {@link FlowDefinition}. */
+export type Flow = Schemas['Flow'] & { definition?: FlowDefinition };
+export type FlowRevision = Schemas['FlowRevision'];
+export type LogLine = Schemas['LogLine'];
+export type Namespace = Schemas['Namespace'];
+export type FileEntry = Schemas['FileEntry'];
+export type ValidationProblem = Schemas['ValidationProblem'];
+/** getAIUsage: the AI requests and tokens of one UTC day, per user and in total, with the daily limits. */
+export type AIUsage = Schemas['AIUsage'];
+// For the shapes pages still declare locally (Dashboard.tsx, Flow.tsx,
+// Flows.tsx, Execution.tsx, Editor.tsx, Profile.tsx): the generated ones.
+export type Dashboard = Schemas['Dashboard'];
+export type UpcomingSchedule = Schemas['UpcomingSchedule'];
+export type FlowRevisionDiff = Schemas['FlowRevisionDiff'];
+export type FlowStats = Schemas['FlowStats'];
+export type FlowMetrics = Schemas['FlowMetrics'];
+export type Artifact = Schemas['Artifact'];
+export type MetricValue = Schemas['MetricValue'];
+export type NamespaceVersion = Schemas['NamespaceVersion'];
+export type ApiToken = Schemas['ApiToken'];
 
-export interface TaskRun {
-  id: string;
-  task_key: string;
-  task_type: string;
-  executor_type: string;
-  pool: string;
-  state: TaskRunState;
-  reason: string;
-  error: string;
-  attempt: number;
-  child_execution_id?: string | null;
-  reused_from_id?: string | null;
-  exit_code?: number | null;
-  duration_ms?: number | null;
-  queued_at?: string | null;
-  started_at?: string | null;
-  ended_at?: string | null;
-  outputs?: Record<string, unknown> | null;
-  progress?: Progress | null;
-}
-
-export interface Execution {
-  id: string;
-  state: ExecutionState;
-  reason: string;
-  error: string;
-  namespace: string;
-  flow_id?: string | null;
-  flow_revision_id?: string | null;
-  snapshot_version?: number | null;
-  inputs: Record<string, unknown>;
-  labels: Record<string, string>;
-  outputs?: Record<string, unknown> | null;
-  parent_execution_id?: string | null;
-  restart_of_id?: string | null;
-  children: { id: string; state: string; created_at: string }[];
-  created_at: string;
-  created_by: string;
-  started_at?: string | null;
-  ended_at?: string | null;
-  duration_ms?: number | null;
-  trigger_type: string;
-  task_runs: TaskRun[];
-}
-
-export interface ExecutionSummary {
-  id: string;
-  state: ExecutionState;
-  namespace: string;
-  flow_id?: string | null;
-  created_at?: string;
-  started_at?: string | null;
-  ended_at?: string | null;
-  duration_ms?: number | null;
-  labels?: Record<string, string>;
-  triage_summary?: string | null;
-}
+// The parsed flow file (a Flow's or a revision's `definition`): the document
+// publishes it as `FlowFile.*`, but its if/then variants do not survive type
+// generation (every type-specific field is lost), so the UI names the fields
+// it reads. The flow schema (@svc/flow-schema) is their source.
 
 export interface FlowInput {
   id: string;
@@ -115,66 +87,4 @@ export interface FlowDefinition {
   concurrency?: { limit: number; behavior?: string };
   max_parallel?: number;
   retry?: RetryPolicy;
-}
-
-export interface Trigger {
-  id: string;
-  type: string;
-  webhook_key?: string | null;
-  webhook_url?: string | null;
-}
-
-export interface Flow {
-  namespace: string;
-  id: string;
-  description?: string;
-  labels?: Record<string, string>;
-  enabled: boolean;
-  revision_id?: string | null;
-  updated_at?: string | null;
-  path?: string;
-  source?: string;
-  definition?: FlowDefinition;
-  triggers?: Trigger[];
-}
-
-export interface LogLine {
-  task_run_id: string;
-  task_key: string;
-  attempt: number;
-  n: number;
-  ts: string;
-  stream: string;
-  text: string;
-}
-
-export interface Namespace {
-  name: string;
-  description?: string;
-  read_only?: boolean;
-  head_version?: number | null;
-}
-
-export interface FileEntry {
-  path: string;
-  size: number;
-  executable: boolean;
-}
-
-export interface ValidationProblem {
-  field: string;
-  pointer: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-/** getAIUsage: the AI requests and tokens of one UTC day, per user and in total, with the daily limits. */
-export interface AIUsage {
-  day: string;
-  resets_at: string;
-  limits: { user_requests: number; user_tokens: number; total_requests: number; total_tokens: number };
-  total: { requests: number; tokens: number };
-  /** `user_id` 'auto' (email null) is automatic triage, which only the totals limit. */
-  users: { user_id: string; email: string | null; requests: number; tokens: number }[];
 }
