@@ -3,6 +3,7 @@
 // pagination, and event streams that resume with Last-Event-ID.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { CliError } from '../io.js';
+import type { ErrorDetail, ErrorEnvelope, Page } from './types.js';
 
 /** An error response of the API: the envelope `{error: {code, message, details?}}` and the X-Request-Id header. */
 export class ApiError extends Error {
@@ -11,7 +12,7 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId: string | undefined,
-    readonly details: { field?: string; message?: string }[] = [],
+    readonly details: ErrorDetail[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -104,7 +105,7 @@ export class ApiClient {
     let cursor: string | undefined;
     do {
       const limit = Math.min(200, max - out.length);
-      const page = await this.get<{ items: T[]; next_cursor?: string }>(path, { ...query, limit, ...(cursor ? { cursor } : {}) });
+      const page = await this.get<Page<T>>(path, { ...query, limit, ...(cursor ? { cursor } : {}) });
       out.push(...page.items);
       cursor = page.next_cursor;
     } while (cursor && out.length < max);
@@ -167,8 +168,9 @@ async function toApiError(res: Response): Promise<ApiError> {
   const requestId = res.headers.get('x-request-id') ?? undefined;
   const text = await res.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string; details?: { field?: string; message?: string }[] } };
-    if (body.error?.code) return new ApiError(res.status, body.error.code, body.error.message ?? res.statusText, requestId, body.error.details ?? []);
+    // Partial: whatever answered may not be the service (a proxy's error page in JSON, say).
+    const body = JSON.parse(text) as Partial<ErrorEnvelope> | null;
+    if (body?.error?.code) return new ApiError(res.status, body.error.code, body.error.message ?? res.statusText, requestId, body.error.details ?? []);
   } catch {
     // not the envelope: fall through
   }
