@@ -43,6 +43,7 @@ export type AIUsage = Schemas['AIUsage'];
 export type Dashboard = Schemas['Dashboard'];
 export type UpcomingSchedule = Schemas['UpcomingSchedule'];
 export type FlowRevisionDiff = Schemas['FlowRevisionDiff'];
+export type NamespaceDiff = Schemas['NamespaceDiff'];
 export type FlowStats = Schemas['FlowStats'];
 export type FlowMetrics = Schemas['FlowMetrics'];
 export type Artifact = Schemas['Artifact'];

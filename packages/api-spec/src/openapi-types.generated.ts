@@ -1753,19 +1753,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        Diff: {
-            from?: string | number;
-            to?: string | number;
-            files?: {
-                [key: string]: unknown;
-            }[];
-            /** @description Unified diff text */
-            diff?: string;
-            /** @description The texts were too large (over 1 MiB) or too different for a line diff: no `diff` */
-            too_large?: boolean;
-        } & {
-            [key: string]: unknown;
-        };
         ErrorDetail: {
             /** @description Query or path parameter name, `body`, or a readable body path such as `changes[3].path` */
             field: string;
@@ -1887,6 +1874,27 @@ export interface components {
             /** @description Binary content, when the file is not UTF-8 */
             content_base64?: string;
             version?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One changed file of a namespace diff */
+        FileDiff: {
+            path: string;
+            /** @enum {string} */
+            status: "added" | "deleted" | "modified" | "mode_changed";
+            /** @description One side is not UTF-8 text: no `diff` */
+            binary: boolean;
+            /** @description The executable flag on each side; null on the side where the file does not exist */
+            executable: {
+                from: boolean | null;
+                to: boolean | null;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Unified diff; absent for binary files, mode-only changes and `too_large` ones */
+            diff?: string;
+            /** @description The texts were too large or too different for a line diff: no `diff` */
+            too_large?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2201,6 +2209,18 @@ export interface components {
             head_version?: number | null;
             /** Format: date-time */
             created_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The per-file diffs between two versions of a namespace */
+        NamespaceDiff: {
+            namespace: string;
+            /** @description The version diffed from */
+            from: number;
+            /** @description The version diffed to (default the head) */
+            to: number;
+            /** @description The files whose bytes or executable flag differ, by path */
+            files: components["schemas"]["FileDiff"][];
         } & {
             [key: string]: unknown;
         };
@@ -5047,7 +5067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Diff"];
+                    "application/json": components["schemas"]["NamespaceDiff"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { Binary, Page } from '../schemas/helpers.js';
-import { Diff, FileContent, FileEntry, Namespace, NamespaceGit, ValidationResult } from '../schemas/entities.js';
+import { FileContent, FileEntry, Namespace, NamespaceDiff, NamespaceGit, ValidationResult } from '../schemas/entities.js';
 import { Execution, NamespaceVersion } from '../schemas/resources.js';
 import {
   CreateNamespaceRequest,
@@ -89,7 +89,7 @@ export const namespaceOperations: Operation[] = [
     summary: 'Diff between two namespace versions',
     auth: VIEWER,
     request: { params: NamespaceParams, query: VersionDiffQuery },
-    responses: { ...ok(Diff), ...notFound },
+    responses: { ...ok(NamespaceDiff), ...notFound },
   },
   {
     operationId: 'getFile',

@@ -148,15 +148,29 @@ export const FlowRevision = component('FlowRevision', Type.Object(
   open,
 ));
 
-export const Diff = component('Diff', Type.Object(
+export const FileDiff = component('FileDiff', Type.Object(
   {
-    from: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
-    to: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
-    files: Type.Optional(Type.Array(FreeObject())),
-    diff: Type.Optional(Type.String({ description: 'Unified diff text' })),
-    too_large: Type.Optional(Type.Boolean({ description: 'The texts were too large (over 1 MiB) or too different for a line diff: no `diff`' })),
+    path: Type.String(),
+    status: StringEnum(['added', 'deleted', 'modified', 'mode_changed'] as const),
+    binary: Type.Boolean({ description: 'One side is not UTF-8 text: no `diff`' }),
+    executable: Type.Object(
+      { from: Nullable(Type.Boolean()), to: Nullable(Type.Boolean()) },
+      { ...open, description: 'The executable flag on each side; null on the side where the file does not exist' },
+    ),
+    diff: Type.Optional(Type.String({ description: 'Unified diff; absent for binary files, mode-only changes and `too_large` ones' })),
+    too_large: Type.Optional(Type.Boolean({ description: 'The texts were too large or too different for a line diff: no `diff`' })),
   },
-  open,
+  { ...open, description: 'One changed file of a namespace diff' },
+));
+
+export const NamespaceDiff = component('NamespaceDiff', Type.Object(
+  {
+    namespace: Type.String(),
+    from: Type.Integer({ description: 'The version diffed from' }),
+    to: Type.Integer({ description: 'The version diffed to (default the head)' }),
+    files: Type.Array(FileDiff, { description: 'The files whose bytes or executable flag differ, by path' }),
+  },
+  { ...open, description: 'The per-file diffs between two versions of a namespace' },
 ));
 
 const RevisionRef = Type.Object({ id: Type.String(), revision: Type.Integer({ minimum: 1 }) }, open);
