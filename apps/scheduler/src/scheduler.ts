@@ -23,7 +23,7 @@
 // days without sleeping.
 import type pg from 'pg';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine, type EngineTx } from '@svc/engine';
-import { renderTemplateMap, TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
 import {
   advanceSchedules,
   claimDueSchedules,
@@ -217,11 +217,10 @@ export class Scheduler {
     const result: FireResult = { namespace: s.namespace, flowId: s.flow_id, triggerId: s.trigger_id, fireTime: d.fireTime, executionId: null, next: d.next };
     if (!d.fireTime) return { result: { ...result, skipped: 'dropped' } };
     try {
-      const inputs = renderTemplateMap(s.definition.inputs ?? {}, { flow: { id: s.flow_id, namespace: s.namespace } }).values;
       const created = await tx.trigger({
         namespace: s.namespace,
         flowId: s.flow_id,
-        inputs,
+        inputTemplates: { templates: s.definition.inputs ?? {} },
         triggerType: 'schedule',
         triggerId: s.trigger_id,
         triggerPayload: { fire_time: d.fireTime.toISOString(), schedule: s.trigger_id, cron: s.cron, timezone: s.timezone },

@@ -7,7 +7,7 @@
 // (or the scheduler's sweep) gets there first. Past MAX_CHAIN_DEPTH the firing
 // is recorded without an execution and the reason logged: a loop stops.
 import type pg from 'pg';
-import { renderTemplateMap, TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
 import type { FollowUp } from './advance.js';
 import { MAX_CHAIN_DEPTH } from './constants.js';
 import { inTx, type Conn } from './db.js';
@@ -49,16 +49,10 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
       if (!ins.rowCount) return null; // fired already
       const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
       if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
-      let inputs: Record<string, unknown>;
-      try {
-        inputs = renderTemplateMap(t.definition.inputs ?? {}, { trigger: { outputs: up.outputs ?? {} }, flow: { id: t.flow_id, namespace: t.namespace } }).values;
-      } catch (err) {
-        if (err instanceof TemplateError) return { ...res, skipped: 'template_error' };
-        throw err;
-      }
       try {
         const created = await triggerFlowWith(c, deps, {
-          namespace: t.namespace, flowId: t.flow_id, inputs, triggerType: 'flow', triggerId: t.trigger_id,
+          namespace: t.namespace, flowId: t.flow_id, inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
+          triggerType: 'flow', triggerId: t.trigger_id,
           triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
           createdBy: `trigger:${t.trigger_id}`, chainDepth: up.chain_depth + 1,
         });
@@ -66,6 +60,7 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
         followUps.push(...created.followUps);
         return { ...res, executionId: created.id };
       } catch (err) {
+        if (err instanceof TemplateError) return { ...res, skipped: 'template_error' };
         if (err instanceof FlowDisabledError) return { ...res, skipped: 'flow_disabled' };
         if (err instanceof InputsInvalidError) return { ...res, skipped: 'inputs_invalid' };
         if (err instanceof FlowNotFoundError) return { ...res, skipped: 'flow_not_found' };

@@ -1,16 +1,25 @@
 // Triggering a flow by name: the flow's current revision and the namespace's
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
-import type { FlowDefinition } from '@svc/flow-schema';
 import { FlowDisabledError, FlowNotFoundError, createCheckedExecution, createExecution, createExecutionWith, type Created, type NewExecution, type StartDeps } from './executions.js';
 import type { Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
+import { executionVars } from './vars.js';
+import { renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
 
 export interface TriggerRequest {
   namespace: string;
   flowId: string;
   inputs?: Record<string, unknown>;
+  /**
+   * A trigger's input templates (webhook, schedule, flow trigger) and what
+   * they read of the trigger: rendered here into `inputs`, with the flow and,
+   * when a template names it, `vars` (the flow's variables over its
+   * namespace's, as tasks see them). A template that does not resolve throws
+   * TemplateError.
+   */
+  inputTemplates?: { templates: Record<string, string>; trigger?: Record<string, unknown> };
   labels?: Record<string, string>;
   triggerType: string;
   triggerId?: string;
@@ -75,19 +84,31 @@ export class FlowCache {
 export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<Created> {
   const cached = deps.flows?.get(t.namespace, t.flowId);
   if (cached) {
-    const created = await createCheckedExecution(pool, deps, newExecution(cached, t));
+    const created = await createCheckedExecution(pool, deps, newExecution(cached, await withInputs(pool, deps, cached, t)));
     if (created) return created;
     deps.flows!.delete(t.namespace, t.flowId);
   }
   const head = await readFlow(pool, t);
   // A flow with a concurrency limit starts under a lock with a read of its own: nothing to save.
   if (!head.definition.concurrency?.limit) deps.flows?.set(t.namespace, t.flowId, head);
-  return createExecution(pool, deps, newExecution(head, t));
+  return createExecution(pool, deps, newExecution(head, await withInputs(pool, deps, head, t)));
 }
 
 /** triggerFlow inside the caller's transaction (see createExecutionWith). */
 export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
-  return createExecutionWith(c, deps, newExecution(await readFlow(c, t), t));
+  const head = await readFlow(c, t);
+  return createExecutionWith(c, deps, newExecution(head, await withInputs(c, deps, head, t)));
+}
+
+/** `t` with its input templates rendered into `inputs` (see TriggerRequest.inputTemplates). */
+async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, t: TriggerRequest): Promise<TriggerRequest> {
+  if (!t.inputTemplates) return t;
+  const { templates, trigger } = t.inputTemplates;
+  const scope: TemplateScope = { flow: { id: t.flowId, namespace: t.namespace }, ...(trigger ? { trigger } : {}) };
+  if (Object.values(templates).some((x) => /\bvars\b/.test(x))) {
+    scope.vars = await executionVars(c as pg.Pool, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
+  }
+  return { ...t, inputs: renderTemplateMap(templates, scope).values };
 }
 
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {

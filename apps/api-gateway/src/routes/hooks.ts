@@ -10,7 +10,7 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Engine } from '@svc/engine';
-import { renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { TemplateError } from '@svc/flow-schema';
 import { conflict, createRawBodyReader, isJsonContentType, notFound, parseJsonBody, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -74,23 +74,22 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
       const raw = await readRaw(req, res);
       const body = raw === undefined ? null : isJsonContentType(req.headers['content-type']) ? parseJsonBody(raw) : raw.toString('utf8');
       const headers = webhookHeaders(req);
-      let inputs: Record<string, string>;
+      let created: Awaited<ReturnType<typeof deps.engine.trigger>>;
       try {
-        inputs = renderTemplateMap(target.definition.inputs ?? {}, { trigger: { body, headers }, flow: { id: target.flow_id, namespace: target.namespace } }).values;
+        created = await deps.engine.trigger({
+          namespace: target.namespace,
+          flowId: target.flow_id,
+          inputTemplates: { templates: target.definition.inputs ?? {}, trigger: { body, headers } },
+          triggerType: 'webhook',
+          triggerId: target.trigger_id,
+          triggerPayload: { body, headers: storedWebhookHeaders(headers) },
+          createdBy: 'webhook',
+        });
       } catch (err) {
         // The request did not carry what the trigger's input templates read.
         if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
         throw err;
       }
-      const created = await deps.engine.trigger({
-          namespace: target.namespace,
-          flowId: target.flow_id,
-          inputs,
-          triggerType: 'webhook',
-          triggerId: target.trigger_id,
-          triggerPayload: { body, headers: storedWebhookHeaders(headers) },
-          createdBy: 'webhook',
-      });
       const state = created.execution ? (created.execution.state as string) : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED');
       return reply(201, { execution_id: created.id, id: created.id, state });
     },
