@@ -1605,12 +1605,21 @@ export interface components {
             id: string;
             name: string;
             role: components["schemas"]["Role"];
+            /** @description The first 12 characters of the secret (`svc_` and 8 more), to tell tokens apart */
+            prefix: string;
+            /** @description The owner */
+            user_id: string;
+            user_email: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             expires_at: string | null;
             /** Format: date-time */
             last_used_at?: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @description Neither revoked nor expired */
+            active: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1619,12 +1628,21 @@ export interface components {
             id: string;
             name: string;
             role: components["schemas"]["Role"];
+            /** @description The first 12 characters of the secret (`svc_` and 8 more), to tell tokens apart */
+            prefix: string;
+            /** @description The owner */
+            user_id: string;
+            user_email: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             expires_at: string | null;
             /** Format: date-time */
             last_used_at?: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @description Neither revoked nor expired */
+            active: boolean;
             /** @description `svc_` + 43 base62 characters; shown only once */
             secret: string;
         } & {
