@@ -13,7 +13,7 @@ import { ExecutionPage } from './pages/Execution';
 import { Flows } from './pages/Flows';
 import { FlowPage } from './pages/Flow';
 import { Profile } from './pages/Profile';
-import { Admin } from './pages/Admin';
+import { Admin } from './pages/admin/Admin';
 import { Shortcuts } from './components/Shortcuts';
 
 // The editor carries CodeMirror and the schema tooling: loaded only when opened.

@@ -13,7 +13,7 @@ import { match } from './router.tsx';
 import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
 import { schemaAt } from './editor/schema-at.ts';
-import { share } from './pages/AIUsage.tsx';
+import { share } from './pages/admin/AIUsage.tsx';
 import type { FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {

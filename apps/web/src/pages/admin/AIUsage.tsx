@@ -3,10 +3,10 @@
 // SVC_AI_TOTAL_*_PER_DAY and each user's against SVC_AI_USER_*_PER_DAY. The
 // day is in the URL (?day=YYYY-MM-DD), so a look at a past day can be shared;
 // today's figures refresh while the screen is open.
-import { api } from '../api';
-import { useQueryParam } from '../router';
-import type { AIUsage as Usage } from '../types';
-import { Button, ErrorBox, Loading, Section, fmtTime, useLoad } from '../ui';
+import { api } from '../../api';
+import { useQueryParam } from '../../router';
+import type { AIUsage as Usage } from '../../types';
+import { Button, ErrorBox, Loading, Section, fmtTime, useLoad } from '../../ui';
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

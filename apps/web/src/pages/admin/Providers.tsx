@@ -1,0 +1,135 @@
+// Settings › Secret providers: where `secret('provider:path#field')` reads
+// from (env or vault), each checked, enabled or disabled, and deleted; adding
+// and changing one needs the admin role. Credentials are write-only.
+import { useState } from 'react';
+import { api, listAll } from '../../api';
+import { usePermission } from '../../session';
+import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+
+interface Provider {
+  name: string;
+  type: string;
+  enabled: boolean;
+  config?: Record<string, unknown>;
+  has_credentials?: boolean;
+  updated_at?: string;
+}
+
+export function Providers() {
+  const { needs } = usePermission();
+  const list = useLoad(() => listAll<Provider>('/secret-providers'), []);
+  const [name, setName] = useState('');
+  const [type, setType] = useState<'env' | 'vault'>('env');
+  const [prefix, setPrefix] = useState('');
+  const [address, setAddress] = useState('');
+  const [token, setToken] = useState('');
+  const [checked, setChecked] = useState<{ name: string; ok: boolean; message: string }>();
+  const create = useAction(async () => {
+    const body = type === 'env' ? { name, type, config: prefix ? { prefix } : {} } : { name, type, config: { address }, credentials: token ? { token } : undefined };
+    await api('POST', '/secret-providers', body);
+    setName('');
+    setPrefix('');
+    setToken('');
+    list.reload();
+  });
+  const remove = useAction(async (n: string) => {
+    await api('DELETE', `/secret-providers/${encodeURIComponent(n)}`);
+    if (checked?.name === n) setChecked(undefined);
+    list.reload();
+  });
+  const toggle = useAction(async (p: Provider) => {
+    await api('PUT', `/secret-providers/${encodeURIComponent(p.name)}`, { enabled: !p.enabled });
+    list.reload();
+  });
+  const check = useAction(async (n: string) => {
+    setChecked(undefined);
+    const r = await api<{ ok: boolean; message?: string }>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
+    setChecked({ name: n, ok: r.ok, message: r.message ?? '' });
+  });
+  const why = needs('admin');
+  return (
+    <Section title="Secret providers">
+      <p className="muted small">
+        Secrets read as <code>secret('provider:path#field')</code> come from these. Credentials are write-only: they are stored sealed and never shown.
+      </p>
+      <ErrorBox error={list.error ?? remove.error ?? check.error ?? toggle.error} />
+      {list.data ? (
+        <table>
+          <thead>
+            <tr><th>Name</th><th>Type</th><th>Status</th><th>Settings</th><th>Credentials</th><th>Updated</th><th><span className="sr-only">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {list.data.map((p) => (
+              <tr key={p.name}>
+                <td><code>{p.name}</code></td>
+                <td>{p.type}</td>
+                <td>{p.enabled ? <span className="badge state-success">enabled</span> : <span className="badge">disabled</span>}</td>
+                <td>
+                  {Object.keys(p.config ?? {}).length ? (
+                    Object.entries(p.config ?? {}).map(([k, v]) => (
+                      <div key={k} className="small">
+                        {k}: <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+                      </div>
+                    ))
+                  ) : (
+                    <span className="muted">defaults</span>
+                  )}
+                </td>
+                <td>{p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>}</td>
+                <td>{fmtTime(p.updated_at)}</td>
+                <td className="row">
+                  <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>Check</Button>
+                  <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
+                    {p.enabled ? 'Disable' : 'Enable'}
+                  </Button>
+                  <Button aria-label={`Delete provider ${p.name}`} disabledReason={why} onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}>Delete</Button>
+                </td>
+              </tr>
+            ))}
+            {!list.data.length && <tr><td colSpan={7} className="muted">No providers: secrets come from the built-in store only.</td></tr>}
+          </tbody>
+        </table>
+      ) : (
+        !list.error && <Loading />
+      )}
+      {checked && (
+        <p role="status" className={checked.ok ? 'notice small' : 'error small'} data-testid="provider-check">
+          <strong>{checked.name}</strong>: {checked.ok ? 'works' : 'does not work'}
+          {checked.message ? ` — ${checked.message}` : ''}
+        </p>
+      )}
+      {!why ? (
+        <form className="row wrap" aria-label="Add a secret provider" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+          <label>
+            Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9_\-]*" />
+          </label>
+          <label>
+            Type
+            <select value={type} onChange={(e) => setType(e.target.value as 'env' | 'vault')}>
+              <option value="env">env</option>
+              <option value="vault">vault</option>
+            </select>
+          </label>
+          {type === 'env' ? (
+            <label>
+              Variable prefix <input value={prefix} onChange={(e) => setPrefix(e.target.value)} placeholder="SVC_SECRET_" />
+            </label>
+          ) : (
+            <>
+              <label>
+                Vault address <input value={address} onChange={(e) => setAddress(e.target.value)} required placeholder="https://vault:8200" />
+              </label>
+              <label>
+                Token <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+              </label>
+            </>
+          )}
+          <Button type="submit" disabled={create.busy}>Add provider</Button>
+        </form>
+      ) : (
+        <p className="muted small">{why} to add, check or change providers.</p>
+      )}
+      <ErrorBox error={create.error} />
+    </Section>
+  );
+}

@@ -1,0 +1,91 @@
+// Settings › Storage (admin): what the object store holds by kind, from a
+// scan with a time budget, and what the last daily cleanup removed.
+import { api } from '../../api';
+import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
+
+interface StorageStatus {
+  store: string;
+  scanned_at: string;
+  complete: boolean;
+  objects: Record<string, { objects: number; bytes: number }>;
+  total: { objects: number; bytes: number };
+  last_cleanup: (Record<string, unknown> & { started_at?: string; finished_at?: string | null; outcome?: string; duration_ms?: number | null; error?: string; objects?: Record<string, { objects: number; bytes: number }>; rows?: Record<string, number> }) | null;
+  next_cleanup_after: string | null;
+}
+
+/** A byte count in binary units: "512 B", "1.5 KiB", "20 MiB". */
+export function fmtBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
+
+const KIND_HELP: Record<string, string> = {
+  files: 'namespace files',
+  bundles: 'bundles of namespace files sent to runners',
+  artifacts: 'files tasks stored',
+  logs: 'archived log lines',
+  other: 'anything else under the store',
+};
+
+export function Storage() {
+  const s = useLoad(() => api<StorageStatus>('GET', '/storage'), []);
+  const d = s.data;
+  const last = d?.last_cleanup;
+  const removed = last?.objects ? Object.values(last.objects).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;
+  return (
+    <Section title="Storage" actions={<Button disabled={s.loading} onClick={s.reload}>Scan again</Button>}>
+      <ErrorBox error={s.error} />
+      {!d ? (
+        !s.error && <Loading />
+      ) : (
+        <>
+          <p>
+            Store <code>{d.store}</code> · scanned {fmtTime(d.scanned_at)}
+            {!d.complete && <strong> · partial: the scan stopped at its time budget, so the counts are lower bounds</strong>}
+          </p>
+          <table aria-label="Stored objects by kind">
+            <thead>
+              <tr><th>Kind</th><th className="num">Objects</th><th className="num">Size</th></tr>
+            </thead>
+            <tbody>
+              {Object.entries(d.objects).map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k} <span className="muted small">{KIND_HELP[k] ?? ''}</span></th>
+                  <td className="num">{v.objects.toLocaleString('en-US')}</td>
+                  <td className="num">{fmtBytes(v.bytes)}</td>
+                </tr>
+              ))}
+              <tr>
+                <th scope="row">total</th>
+                <td className="num"><strong>{d.total.objects.toLocaleString('en-US')}</strong></td>
+                <td className="num"><strong>{fmtBytes(d.total.bytes)}</strong></td>
+              </tr>
+            </tbody>
+          </table>
+          <h3>Cleanup</h3>
+          {last ? (
+            <div data-testid="last-cleanup">
+              <p>
+                Last run started {fmtTime(last.started_at)}: <span className={`badge ${last.outcome === 'ok' ? 'state-success' : last.outcome === 'running' ? 'state-running' : 'state-failed'}`}>{last.outcome}</span>
+                {last.duration_ms !== null && last.duration_ms !== undefined ? ` in ${fmtDuration(last.duration_ms)}` : ''}
+                {removed ? ` · removed ${removed.objects.toLocaleString('en-US')} objects (${fmtBytes(removed.bytes)})` : ''}
+                {last.rows ? ` · ${last.rows.snapshots ?? 0} snapshots, ${last.rows.file_objects ?? 0} file rows` : ''}
+              </p>
+              {last.error && <p className="error">{last.error}</p>}
+            </div>
+          ) : (
+            <p className="muted">No cleanup has run yet.</p>
+          )}
+          <p className="muted small">Cleanup runs at most once a day{d.next_cleanup_after ? `; the next one not before ${fmtTime(d.next_cleanup_after)}` : ''}.</p>
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,92 @@
+// Settings › Users (admin): each account's role, disable and enable, a new
+// temporary password, and new users (their temporary password shown once).
+import { useState } from 'react';
+import { api, listAll } from '../../api';
+import { ROLES, type Role } from '../../types';
+import { Button, ErrorBox, Loading, Section, useAction, useLoad } from '../../ui';
+
+interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled: boolean;
+  must_change_password: boolean;
+}
+
+export function Users() {
+  const list = useLoad(() => listAll<User>('/users'), []);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [temp, setTemp] = useState<string>();
+  const create = useAction(async () => {
+    const r = await api<User & { temporary_password?: string; password?: string }>('POST', '/users', { email, role });
+    setTemp(r.temporary_password ?? r.password);
+    setEmail('');
+    list.reload();
+  });
+  const reset = useAction(async (u: User) => {
+    const r = await api<{ temporary_password?: string; password?: string }>('POST', `/users/${u.id}/reset-password`);
+    setTemp(r?.temporary_password ?? r?.password);
+    list.reload();
+  });
+  const update = useAction(async (id: string, patch: Partial<User>) => {
+    // Shown at once (a controlled select would otherwise snap back until the list reloads); the reload corrects it either way.
+    if (list.data) list.setData(list.data.map((u) => (u.id === id ? { ...u, ...patch } : u)));
+    try {
+      await api('PATCH', `/users/${id}`, patch);
+    } finally {
+      list.reload();
+    }
+  });
+  return (
+    <Section title="Users">
+      <ErrorBox error={list.error ?? update.error ?? reset.error} />
+      {list.data ? (
+        <table>
+          <thead>
+            <tr><th>Email</th><th>Name</th><th>Role</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {list.data.map((u) => (
+              <tr key={u.id}>
+                <td>{u.email}</td>
+                <td>{u.name}</td>
+                <td>
+                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void update.run(u.id, { role: e.target.value as Role })}>
+                    {ROLES.map((r) => <option key={r}>{r}</option>)}
+                  </select>
+                </td>
+                <td>{u.disabled ? 'disabled' : u.must_change_password ? 'temporary password' : 'active'}</td>
+                <td>
+                  <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>{u.disabled ? 'Enable' : 'Disable'}</Button>{' '}
+                  <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>Reset password</Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        !list.error && <Loading />
+      )}
+      <form className="row wrap" aria-label="Create a user" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+        <label>
+          Email <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        </label>
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.map((r) => <option key={r}>{r}</option>)}
+          </select>
+        </label>
+        <Button type="submit" disabled={create.busy}>Create user</Button>
+      </form>
+      {temp && (
+        <p className="notice" role="status">
+          Temporary password (shown once): <code className="secret">{temp}</code>
+        </p>
+      )}
+      <ErrorBox error={create.error} />
+    </Section>
+  );
+}
