@@ -4,8 +4,9 @@
 // engine, the injected runner reporting to a real gateway. A script task in
 // a Debian image succeeds with its logs and its Job carries the flow's
 // kubernetes settings; the runner works in an image with no libc; image pull
-// errors end image_pull_failed; a pod whose runner never reports, and a Job
-// the API refuses, end executor_error; cancel stops the pod; no Job or pod is
+// errors end image_pull_failed; a pod whose runner never starts the task, and
+// a Job the API refuses, end executor_error, a pod killed after its task
+// started ends lost; cancel stops the pod; no Job or pod is
 // left after any run. Isolation: a task runs with no capability and no
 // privilege escalation; without a service account it gets the task account
 // with no token mounted; a service account the operator did not list, or the
@@ -146,7 +147,7 @@ test('an image that cannot be pulled ends the run image_pull_failed with the kub
   await nothingLeft();
 });
 
-test('a pod that ends without its runner reporting (no svc on the PATH) ends executor_error naming the exit', { skip }, async () => {
+test('a pod that ends without its runner reporting (no svc on the PATH: the task never started) ends executor_error naming the exit', { skip }, async () => {
   const ex = await env.ended(await env.trigger('nosvc'));
   assert.equal(ex.state, 'FAILED');
   assert.equal(ex.runs[0]!.reason, 'executor_error');
@@ -172,14 +173,14 @@ test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the exec
   await nothingLeft();
 });
 
-test('a pod killed outright (deleted without a grace period) ends the run executor_error instead of leaving it running', { skip }, async () => {
+test('a pod killed outright (deleted without a grace period) after its task started ends the run lost (the spec\'s reason for lost work) instead of leaving it running', { skip }, async () => {
   const id = await env.trigger('slow');
   await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
   const [pod] = (await env.core.listNamespacedPod({ namespace: 'svc-jobs', labelSelector: `svc.dev/execution-id=${id}` })).items;
   await env.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: 'svc-jobs', gracePeriodSeconds: 0 });
   const ex = await env.ended(id, 30_000);
   assert.equal(ex.state, 'FAILED');
-  assert.equal(ex.runs[0]!.reason, 'executor_error');
+  assert.equal(ex.runs[0]!.reason, 'lost');
   assert.match(ex.runs[0]!.error, /before its runner reported the end: .*(exited with code 137|BackoffLimitExceeded)/);
   await nothingLeft();
 });

@@ -40,7 +40,7 @@ import { FlowCache, triggerFlow, triggerFlowWith, type TriggerRequest } from './
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
 
 /** Reasons of a FAILED end reported for a task that was stopped from outside (a signal, a killed container): a cancel when its execution is CANCELLING. */
-const STOPPED_REASONS = new Set(['instance_shutdown', 'executor_error']);
+const STOPPED_REASONS = new Set(['instance_shutdown', 'executor_error', 'lost']);
 
 /** The object store (files, bundles, artifacts). */
 export type EngineStorage = ObjectStore;
@@ -342,6 +342,13 @@ export class Engine {
       await this.follow(p.followUps);
     }
     return { ended: true, claimed: r.claimed };
+  }
+
+  /** Whether the runner of this task run reported that the task started (its `started` event, or a progress of the task's). */
+  async taskStarted(taskRunId: string): Promise<boolean> {
+    const r = await this.pool.query<{ p: { type?: string; percent?: number } | null }>(`SELECT progress AS p FROM task_runs WHERE id = $1`, [taskRunId]);
+    const p = r.rows[0]?.p;
+    return !!p && (p.type === 'started' || p.percent !== undefined);
   }
 
   /** Whether this task run's execution is being cancelled. */

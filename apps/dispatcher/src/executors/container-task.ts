@@ -127,8 +127,18 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
  * before its runner delivered the completion). A no-op when the runner
  * already ended it.
  */
-export async function endUnreported(ctx: DispatcherContext, run: ClaimedRun, reason: 'image_pull_failed' | 'executor_error', error: string): Promise<boolean> {
+export async function endUnreported(ctx: DispatcherContext, run: ClaimedRun, reason: 'image_pull_failed' | 'executor_error' | 'lost', error: string): Promise<boolean> {
   return ctx.engine.complete(run.id, { state: 'FAILED', reason, error, exitCode: null }, { fromTask: true });
+}
+
+/**
+ * Ends a run whose container (or pod) ended before its runner reported: `lost`
+ * when the runner had started the task (the spec's reason for lost work), else
+ * `executor_error` (the task never started: the runner could not run, or
+ * could not prepare it).
+ */
+export async function endDied(ctx: DispatcherContext, run: ClaimedRun, error: string): Promise<boolean> {
+  return endUnreported(ctx, run, (await ctx.engine.taskStarted(run.id)) ? 'lost' : 'executor_error', error);
 }
 
 /** Docker's and Kubernetes' memory quantity (Ki, Mi, Gi, Ti binary; K, M, G, T decimal) in bytes. */

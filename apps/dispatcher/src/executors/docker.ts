@@ -31,7 +31,7 @@ import Docker from 'dockerode';
 import { listInstances } from '@svc/db';
 import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
-import { containerTaskOf, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
+import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
 import { RunnerVolumes, runnerMount, type RunnerBundleLike } from './docker-runner-volume.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
@@ -165,7 +165,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   async function finish(container: Docker.Container, run: ClaimedRun, exitCode: number, image: string): Promise<void> {
     try {
       const last = await tail(container);
-      await endUnreported(ctx, run, 'executor_error', `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
+      await endDied(ctx, run, `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
     } finally {
       await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a task container', { err, task_run_id: run.id }));
     }

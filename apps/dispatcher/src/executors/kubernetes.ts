@@ -32,7 +32,7 @@ import type { Config } from '@svc/config';
 import type { ClaimedRun } from '@svc/engine';
 import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
-import { containerTaskOf, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH } from './container-task.js';
+import { containerTaskOf, endDied, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH } from './container-task.js';
 import { jobManifest, TASK_CONTAINER } from './kubernetes-job.js';
 import { dispatcherServiceAccounts, serviceAccountRefusal } from './kubernetes-service-account.js';
 import { jobOutcome, podOutcome, type JobOutcome } from './kubernetes-status.js';
@@ -300,7 +300,7 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
             const pod = watch.pod(name);
             const exitCode = pod?.status?.containerStatuses?.find((c) => c.name === TASK_CONTAINER)?.state?.terminated?.exitCode;
             const tail = exitCode === 0 ? '' : await logTail(pod?.metadata?.name);
-            await endUnreported(ctx, run, 'executor_error', `the task's Kubernetes ${o.kind === 'gone' ? 'Job was deleted' : 'pod ended'} before its runner reported the end: ${o.message}${tail}`);
+            await endDied(ctx, run, `the task's Kubernetes ${o.kind === 'gone' ? 'Job was deleted' : 'pod ended'} before its runner reported the end: ${o.message}${tail}`);
             break;
           }
           default:
