@@ -1,13 +1,15 @@
 // In the browser: API tokens on the profile page (created with a role and an
-// expiry, the secret shown once with a copy button, then revoked), and the
-// execution list's filters (state, namespace, flow, label) and cursor paging.
+// expiry, the secret shown once with a copy button, then revoked), the
+// execution list's filters (state, namespace, flow, label) and cursor paging,
+// and the flows search (ids, descriptions and namespaces; an empty result says
+// what it searched).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
 
-describe('API tokens and the execution list', { skip, concurrency: false }, () => {
+describe('API tokens, the execution list and the flows search', { skip, concurrency: false }, () => {
   let ui: Ui;
   const ids: Record<string, string[]> = { ok: [], bad: [], other: [] };
 
@@ -94,6 +96,45 @@ describe('API tokens and the execution list', { skip, concurrency: false }, () =
     await page.reload();
     await until(ids.ok!.slice(1));
     assert.equal(await filters.getByLabel('Labels').inputValue(), 'team:blue');
+  });
+
+  it('searches flows by namespace as well as id, and says what an empty search looked for', async () => {
+    const page = ui.admin;
+    await page.goto('/flows');
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    const shown = () => page.locator('table.list tbody tr').evaluateAll((rows) => rows.map((r) => `${r.children[1]!.textContent}/${r.children[0]!.textContent}`).sort());
+    const until = async (want: string[]) => {
+      for (let i = 0; i < 100; i++) {
+        if (JSON.stringify(await shown()) === JSON.stringify(want)) return;
+        await page.waitForTimeout(200);
+      }
+      assert.deepEqual(await shown(), want);
+    };
+    await until(['web.lists/bad', 'web.lists/ok', 'web.other/ok']);
+    // "other" is in no flow id or description: only the namespace web.other matches.
+    await search.fill('other');
+    await until(['web.other/ok']);
+    await page.waitForURL(/q=other/);
+    await shot(page, 'flows-01-search-namespace');
+    // Part of a namespace name, in capitals: its flows, whatever their ids.
+    await search.fill('LISTS');
+    await until(['web.lists/bad', 'web.lists/ok']);
+    // An id still matches through the API's search.
+    await search.fill('bad');
+    await until(['web.lists/bad']);
+    // Nothing found: the page says what it searched and offers no "Create one".
+    await search.fill('no-such-flow');
+    const empty = page.getByText('No flows match “no-such-flow” by id, description or namespace.');
+    await empty.waitFor();
+    assert.equal(await page.locator('table.list').count(), 0);
+    assert.equal(await page.getByText('Create one').count(), 0);
+    await shot(page, 'flows-02-search-empty');
+    // Within a selected namespace it says where it looked.
+    await page.getByRole('tree', { name: 'Namespace tree' }).getByRole('button', { name: 'lists' }).click();
+    await page.getByText('No flows match “no-such-flow” by id, description or namespace in web.lists and its children.').waitFor();
+    await page.getByRole('button', { name: 'Clear the search' }).click();
+    await until(['web.lists/bad', 'web.lists/ok']);
+    assert.equal(await search.inputValue(), '');
   });
 
   it('pages through executions with the cursor, forwards and back', async () => {

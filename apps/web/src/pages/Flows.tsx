@@ -1,5 +1,6 @@
 // Flows: the namespace tree (dot-separated names nest) beside the flow list of
-// the selected namespace and its children, each with its last run states.
+// the selected namespace and its children, each with its last run states, and
+// a search over flow ids, descriptions and namespaces.
 import { useState } from 'react';
 import { api, listAll } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
@@ -82,11 +83,64 @@ export function CreateNamespace({ onCreated }: { onCreated: (ns: string) => void
   );
 }
 
+/**
+ * Above this many namespaces matching a search, one listing of the scope
+ * filtered here costs less than one listing per matching namespace.
+ */
+const MAX_SUBTREE_LISTINGS = 8;
+
+/**
+ * The namespaces of `scope` ('' for all) whose name contains `q` (ignoring
+ * case), each given once by the top of its subtree: a child's name holds its
+ * parent's, so every namespace under a match matches too.
+ */
+export function matchingSubtrees(names: string[], scope: string, q: string): string[] {
+  const needle = q.toLowerCase();
+  const inScope = (n: string) => !scope || n === scope || n.startsWith(`${scope}.`);
+  const hits = names.filter((n) => inScope(n) && n.toLowerCase().includes(needle));
+  return hits.filter((n) => !hits.some((h) => n.startsWith(`${h}.`))).sort();
+}
+
+/** The flows of several listings, each once, ordered by namespace and id. */
+export function mergeFlows(lists: Flow[][]): Flow[] {
+  const byKey = new Map<string, Flow>();
+  for (const f of lists.flat()) byKey.set(`${f.namespace}/${f.id}`, f);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...byKey.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.id, b.id));
+}
+
+/** What a flows listing answered: the flows, and the scope and query they answer. */
+interface FlowsFound {
+  scope: string;
+  q: string;
+  flows: Flow[];
+}
+
+/**
+ * The flows of `scope` that `q` finds. The API's `q` matches flow ids and
+ * descriptions only, so the flows of the namespaces whose name matches are
+ * listed beside its answer. `names` are the namespaces the page already has
+ * (read again when it has none yet).
+ */
+async function searchFlows(scope: string, q: string, names?: string[]): Promise<FlowsFound> {
+  const list = (query: { namespace: string; q?: string }) => listAll<Flow>('/flows', query, 5);
+  if (!q) return { scope, q, flows: await list({ namespace: scope }) };
+  const [byText, known] = await Promise.all([list({ namespace: scope, q }), names ?? listAll<Namespace>('/namespaces').then((l) => l.map((n) => n.name))]);
+  const subtrees = matchingSubtrees(known, scope, q);
+  if (!subtrees.length) return { scope, q, flows: byText };
+  const byNamespace =
+    subtrees.length > MAX_SUBTREE_LISTINGS
+      ? [(await list({ namespace: scope })).filter((f) => f.namespace.toLowerCase().includes(q.toLowerCase()))]
+      : await Promise.all(subtrees.map((ns) => list({ namespace: ns })));
+  return { scope, q, flows: mergeFlows([byText, ...byNamespace]) };
+}
+
 export function Flows() {
   const [ns, setNs] = useQueryParam('namespace');
   const [q, setQ] = useQueryParam('q');
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
-  const flows = useLoad(() => listAll<Flow>('/flows', { namespace: ns, q }, 5), [ns, q]);
+  const found = useLoad(() => searchFlows(ns, q, namespaces.data?.map((n) => n.name)), [ns, q]);
+  const shown = found.data;
   return (
     <div className="page split">
       <aside>
@@ -100,13 +154,20 @@ export function Flows() {
           <h1>Flows{ns ? ` in ${ns}` : ''}</h1>
           <div className="spacer" />
           <label>
-            Search <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="id or description" />
+            Search <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="id, description or namespace" />
           </label>
         </div>
-        <ErrorBox error={flows.error} />
-        {!flows.data ? (
-          !flows.error && <Loading what="flows" />
-        ) : flows.data.length === 0 ? (
+        <ErrorBox error={found.error} />
+        {!shown ? (
+          !found.error && <Loading what="flows" />
+        ) : shown.flows.length === 0 && shown.q ? (
+          <p className="muted" role="status">
+            No flows match “{shown.q}” by id, description or namespace{shown.scope ? ` in ${shown.scope} and its children` : ''}.{' '}
+            <button type="button" className="linkish" onClick={() => setQ('')}>
+              Clear the search
+            </button>
+          </p>
+        ) : shown.flows.length === 0 ? (
           <p className="muted">No flows. Create one in the <Link to={ns ? `/editor/${ns}` : '/editor'}>editor</Link>.</p>
         ) : (
           <table className="list">
@@ -120,7 +181,7 @@ export function Flows() {
               </tr>
             </thead>
             <tbody>
-              {flows.data.map((f) => (
+              {shown.flows.map((f) => (
                 <tr key={`${f.namespace}/${f.id}`}>
                   <td>
                     <Link to={`/flows/${f.namespace}/${f.id}`}>{f.id}</Link>
