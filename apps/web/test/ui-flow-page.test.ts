@@ -45,7 +45,8 @@ describe('flow page', { skip, concurrency: false }, () => {
     const fire = page.getByTestId('next-fire-nightly');
     await fire.waitFor();
     assert.equal(await fire.locator('time').getAttribute('datetime'), next.next_fire_at);
-    assert.match(await fire.innerText(), /Next fire .+ \(in \d+h \d+m\) · 0 3 \* \* \* UTC · last fired never/);
+    // Hours and minutes, or under an hour before 03:00 UTC minutes and seconds, or seconds (fmtDuration's forms).
+    assert.match(await fire.innerText(), /Next fire .+ \(in (\d+h \d+m|\d+m \d+s|\d+ m?s)\) · 0 3 \* \* \* UTC · last fired never/);
     assert.equal(new Date(next.next_fire_at).getUTCHours(), 3);
   });
 
