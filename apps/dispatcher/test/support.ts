@@ -54,8 +54,9 @@ export class InjectedFault extends Error {
 
 /** The pool's statements, and those of the clients it lends (transactions), fail as `queries` say. */
 function faultyPool(pool: pg.Pool, queries: [RegExp, number][], fired: string[]): pg.Pool {
-  const faulty = (query: (...a: unknown[]) => unknown) => (q: string | { text: string }, ...rest: unknown[]) => {
-    const text = typeof q === 'string' ? q : q.text;
+  const faulty = (query: (...a: unknown[]) => unknown) => (q: string | { text: string; statements?: { text: string }[] }, ...rest: unknown[]) => {
+    // A pipeline (@svc/db) carries several statements: it fails when one of them would.
+    const text = typeof q === 'string' ? q : q.statements ? q.statements.map((s) => s.text).join('\n') : q.text;
     const i = queries.findIndex(([re, n]) => n > 0 && re.test(text));
     if (i >= 0) {
       queries[i]![1]--;

@@ -47,7 +47,8 @@ class Pipeline {
   private error: Error | null = null;
 
   constructor(
-    private readonly statements: readonly pg.QueryConfig[],
+    /** The statements, in order (public: a test's fault seam reads their texts). */
+    readonly statements: readonly pg.QueryConfig[],
     types: unknown,
     private readonly resolve: (r: pg.QueryResult[]) => void,
     private readonly reject: (err: Error) => void,
@@ -129,6 +130,8 @@ class Pipeline {
  */
 export function pipeline(client: pg.ClientBase, statements: readonly pg.QueryConfig[]): Promise<pg.QueryResult[]> {
   return new Promise((resolve, reject) => {
-    void client.query(new Pipeline(statements, client, resolve, reject) as unknown as pg.QueryConfig);
+    // pg answers a Submittable through its handlers and returns it; a wrapper of the client's query may return a promise instead.
+    const ret: unknown = client.query(new Pipeline(statements, client, resolve, reject) as unknown as pg.QueryConfig);
+    if (ret && typeof (ret as PromiseLike<unknown>).then === 'function') (ret as PromiseLike<unknown>).then(undefined, reject);
   });
 }
