@@ -39,7 +39,8 @@ export type ValidationProblem = Schemas['ValidationProblem'];
 /** getAIUsage: the AI requests and tokens of one UTC day, per user and in total, with the daily limits. */
 export type AIUsage = Schemas['AIUsage'];
 // For the shapes pages still declare locally (Dashboard.tsx, Flow.tsx,
-// Flows.tsx, Execution.tsx, Editor.tsx, Profile.tsx): the generated ones.
+// Flows.tsx, Execution.tsx, Editor.tsx, Profile.tsx, admin/*.tsx): the
+// generated ones.
 export type Dashboard = Schemas['Dashboard'];
 export type UpcomingSchedule = Schemas['UpcomingSchedule'];
 export type FlowRevisionDiff = Schemas['FlowRevisionDiff'];
@@ -50,6 +51,10 @@ export type Artifact = Schemas['Artifact'];
 export type MetricValue = Schemas['MetricValue'];
 export type NamespaceVersion = Schemas['NamespaceVersion'];
 export type ApiToken = Schemas['ApiToken'];
+export type Instance = Schemas['Instance'];
+export type AuditEvent = Schemas['AuditEvent'];
+export type User = Schemas['User'];
+export type SecretProvider = Schemas['SecretProvider'];
 
 // The parsed flow file (a Flow's or a revision's `definition`): the document
 // publishes it as `FlowFile.*`, but its if/then variants do not survive type

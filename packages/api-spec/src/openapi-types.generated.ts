@@ -1666,11 +1666,19 @@ export interface components {
             id: string;
             /** @description For example execution.cancel */
             action: string;
+            /** @description The actor's email, else its id, else its type */
             actor: string;
+            actor_id: string | null;
+            actor_type: string;
+            /** @description `<type>:<id>`; absent when the action has no target */
             target?: string;
             payload?: {
                 [key: string]: unknown;
             };
+            /** @description Client address of the request; empty when none */
+            ip: string;
+            /** @description X-Request-Id of the request that did it */
+            request_id: string;
             /** Format: date-time */
             created_at: string;
         } & {
@@ -2153,12 +2161,26 @@ export interface components {
             id: string;
             hostname: string;
             version: string;
+            /** @description The app the instance runs: `api-gateway`, `scheduler`, `dispatcher` or `maintenance` */
+            kind: string;
             pools: string[];
             executors: string[];
             /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
             last_heartbeat_at: string;
+            /**
+             * Format: date-time
+             * @description Set when the instance shut down cleanly; null while it runs or if it died
+             */
+            stopped_at: string | null;
             /** @description Last heartbeat at most 60 seconds old */
             online: boolean;
+            /**
+             * @description `online` as the spec words it
+             * @enum {string}
+             */
+            status: "Online" | "Offline";
         } & {
             [key: string]: unknown;
         };
