@@ -55,6 +55,7 @@ export type Instance = Schemas['Instance'];
 export type AuditEvent = Schemas['AuditEvent'];
 export type User = Schemas['User'];
 export type SecretProvider = Schemas['SecretProvider'];
+export type StorageStatus = Schemas['StorageStatus'];
 
 // The parsed flow file (a Flow's or a revision's `definition`): the document
 // publishes it as `FlowFile.*`, but its if/then variants do not survive type

@@ -2535,6 +2535,76 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description What the object store holds, by kind, and the storage cleanup */
+        StorageStatus: {
+            /**
+             * @description Kind of object store (SVC_OBJECT_STORE_URL)
+             * @enum {string}
+             */
+            store: "file" | "s3";
+            /** Format: date-time */
+            scanned_at: string;
+            /** @description False when listing the store ran out of its time budget: the counts are partial */
+            complete: boolean;
+            /** @description Objects and bytes by kind */
+            objects: {
+                files: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                bundles: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                artifacts: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                logs: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                other: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            total: {
+                objects: number;
+                /** Format: int64 */
+                bytes: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The record the maintenance lease holder wrote after the last storage cleanup (started_at, finished_at, outcome, ...); null before the first */
+            last_cleanup: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description 24 hours after the last cleanup started; null before the first
+             */
+            next_cleanup_after: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description One attempt of one task of an execution */
         TaskRun: {
             id: string;
@@ -6669,9 +6739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["StorageStatus"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { FreeObject, Page } from '../schemas/helpers.js';
-import { AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance } from '../schemas/entities.js';
+import { AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance, StorageStatus } from '../schemas/entities.js';
 import {
   AIProviderRequest,
   CreateAIConversationRequest,
@@ -39,7 +39,7 @@ export const adminOperations: Operation[] = [
     summary: 'Object store kind, usage and last cleanup',
     auth: ADMIN,
     request: {},
-    responses: ok(FreeObject('Storage status (fields not fixed by the spec)')),
+    responses: ok(StorageStatus),
   },
   {
     operationId: 'listAuditEvents',

@@ -395,6 +395,24 @@ export const Instance = component('Instance', Type.Object(
   open,
 ));
 
+const ObjectCount = Type.Object({ objects: Type.Integer({ minimum: 0 }), bytes: Int64({ minimum: 0 }) }, open);
+
+export const StorageStatus = component('StorageStatus', Type.Object(
+  {
+    store: StringEnum(['file', 's3'] as const, { description: 'Kind of object store (SVC_OBJECT_STORE_URL)' }),
+    scanned_at: DateTime(),
+    complete: Type.Boolean({ description: 'False when listing the store ran out of its time budget: the counts are partial' }),
+    objects: Type.Object(
+      { files: ObjectCount, bundles: ObjectCount, artifacts: ObjectCount, logs: ObjectCount, other: ObjectCount },
+      { ...open, description: 'Objects and bytes by kind' },
+    ),
+    total: ObjectCount,
+    last_cleanup: Nullable(FreeObject('The record the maintenance lease holder wrote after the last storage cleanup (started_at, finished_at, outcome, ...); null before the first')),
+    next_cleanup_after: Nullable(DateTime({ description: '24 hours after the last cleanup started; null before the first' })),
+  },
+  { ...open, description: 'What the object store holds, by kind, and the storage cleanup' },
+));
+
 export const AuditEvent = component('AuditEvent', Type.Object(
   {
     id: Type.String(),
