@@ -11,7 +11,7 @@
 // masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { pipeline } from '@svc/db';
+import { inTransaction, pipeline } from '@svc/db';
 import { advanceMany, planRead, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
 import { CHANNELS, inTx, type Client, type Conn } from './db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './claim.js';
@@ -144,20 +144,10 @@ export interface EndResult {
  * a pass.
  */
 export async function endAndPlan(pool: pg.Pool, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions = {}): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
-  const c = await pool.connect();
-  try {
-    const out = await endAndPlanIn(c, items, now, opts);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+  return inTransaction(pool, (c) => endAndPlanIn(c, items, now, opts), { fnBegins: true });
 }
 
-/** endAndPlan on `c`, whose transaction it begins; the caller commits. */
+/** endAndPlan on `c`, whose transaction it begins (BEGIN goes out with its first statements); the caller commits. */
 async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date, opts: AdvanceOptions): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
   const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
   // One round trip: BEGIN, the ends with the locks, and the planning read of the executions
