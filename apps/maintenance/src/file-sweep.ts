@@ -22,7 +22,7 @@
 // What stays open: a save whose upload lands between the stat and the delete
 // (microseconds) and whose row insert comes more than `settleMs` later. Closing
 // that needs the save to check its objects after writing their rows (see
-// README, Maintenance).
+// docs/operating/maintenance.md).
 import type { ObjectInfo } from '@svc/storage';
 import { countRemovedObject, sleep, type CleanupRun } from './cleanup-context.js';
 import { claimAbsentFileHashes, waitersOnOwnTransaction } from './sql/file-objects.js';

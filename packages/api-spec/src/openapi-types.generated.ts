@@ -2322,7 +2322,7 @@ export interface components {
         RunFileRequest: {
             path: string;
             args?: string[];
-            /** @description Variables for the script. Names must match `^[A-Z][A-Z0-9_]*$` and not be reserved (the runner's SVC_*, PATH, HOME, XDG_*, the loader, shells and interpreters, proxies, TLS trust, GIT_*\/SSH_* and package indexes such as PIP_* and NPM_CONFIG_*; README "Security" lists them); any other name is 422 with field `env.<NAME>` */
+            /** @description Variables for the script. Names must match `^[A-Z][A-Z0-9_]*$` and not be reserved (the runner's SVC_*, PATH, HOME, XDG_*, the loader, shells and interpreters, proxies, TLS trust, GIT_*\/SSH_* and package indexes such as PIP_* and NPM_CONFIG_*; docs/operating/security.md lists them); any other name is 422 with field `env.<NAME>` */
             env?: {
                 [key: string]: string;
             };

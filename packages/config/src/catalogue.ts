@@ -1,4 +1,4 @@
-// The catalogue of every SVC_* variable: the README's configuration table is
+// The catalogue of every SVC_* variable: the configuration table of docs/operating/configuration.md is
 // generated from it and parseConfig reads variables only by these names, so the
 // two cannot drift apart. Where `default` is parseable it is the very text the
 // parser receives when the variable is unset; `derived` marks defaults computed

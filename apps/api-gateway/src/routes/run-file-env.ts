@@ -21,7 +21,7 @@ export interface ReservedEnvGroup {
   prefixes: readonly string[];
 }
 
-/** What runFile's `env` accepts: README.md ("Security") lists the same pattern and groups. */
+/** What runFile's `env` accepts: docs/operating/security.md lists the same pattern and groups. */
 export const RUN_FILE_ENV: { pattern: RegExp; reserved: readonly ReservedEnvGroup[] } = {
   pattern: /^[A-Z][A-Z0-9_]*$/,
   reserved: [

@@ -14,7 +14,7 @@
 //     master key file, the file object store, anything else) loses all group
 //     and other permissions.
 // Not root (or SVC_TASK_USER=root): tasks run as the dispatcher's user, which
-// isolates nothing from it; see the README's Security section.
+// isolates nothing from it; see docs/operating/security.md.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -30,7 +30,7 @@ export const operations: readonly Operation[] = Object.freeze([
 /**
  * Operations of the catalog beyond the spec's "Operation index", each for a
  * reason written down in the docs: getAIUsage, the admin view of the daily AI
- * limits (issue #29, README's security section). The tests that compare the
+ * limits (issue #29, docs/operating/security.md). The tests that compare the
  * document with the index expect exactly these on top of it.
  */
 export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze(['getAIUsage']);
