@@ -37,6 +37,7 @@ import { DashboardHoursCache } from './dashboard-cache.js';
 import { dashboard, flowMetrics, flowStats, type DashboardRange } from './stats.js';
 import { DispatchError, prepareTask, type PreparedTask } from './spec.js';
 import { FlowCache, triggerFlow, triggerFlowWith, type TriggerRequest } from './trigger.js';
+import { listExecutionIds, type ExecutionFilter } from './sql/list-executions.js';
 import { failLostContainerRuns, failLostTaskRuns, stopInstanceTaskRuns, timeOutExecutions, timeOutTaskRuns } from './watchdog.js';
 
 /** Reasons of a FAILED end reported for a task that was stopped from outside (a signal, a killed container): a cancel when its execution is CANCELLING. */
@@ -186,6 +187,11 @@ export class Engine {
   /** The state of an execution; undefined when there is none. */
   async stateOf(id: string): Promise<string | undefined> {
     return (await this.pool.query<{ state: string }>(`SELECT state FROM executions WHERE id = $1`, [id])).rows[0]?.state;
+  }
+
+  /** Ids of the executions matching `f`, newest first (the listExecutions page). */
+  listExecutionIds(f: ExecutionFilter): Promise<{ id: string; created_at: Date }[]> {
+    return listExecutionIds(this.pool, f);
   }
 
   /**

@@ -24,6 +24,7 @@ export type { ClaimedRun, ClaimOptions, ClaimResult } from './claim.js';
 export type { TaskCompletion } from './complete.js';
 export type { NewExecution } from './executions.js';
 export type { TriggerRequest } from './trigger.js';
+export type { ExecutionFilter } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './spec.js';
 export type { FlowTriggerResult } from './flow-triggers.js';
 export { dashboardWindow, type DashboardRange } from './stats.js';

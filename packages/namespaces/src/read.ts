@@ -36,6 +36,11 @@ export async function resolveVersion(db: Queryable, namespace: string, version?:
   return { namespace, version: v, id: r.rows[0].id, snapshotId: r.rows[0].snapshot_id };
 }
 
+/** Whether the snapshot holds a file at `path`. */
+export async function snapshotHasFile(db: Queryable, snapshotId: string, path: string): Promise<boolean> {
+  return ((await db.query(`SELECT 1 FROM snapshot_files WHERE snapshot_id = $1 AND path = $2`, [snapshotId, path])).rowCount ?? 0) > 0;
+}
+
 /** Text when the bytes are UTF-8 without NUL (what editors show), else binary. */
 export function isText(b: Buffer): boolean {
   if (b.subarray(0, 8000).includes(0)) return false;

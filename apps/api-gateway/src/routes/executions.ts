@@ -45,21 +45,14 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
         labels[m[1]!] = m[2]!;
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
-      const r = await db.pool.query<{ id: string; created_at: Date }>(
-        `SELECT id, created_at FROM executions
-         WHERE ($1::text IS NULL OR state = $1)
-           AND ($2::text IS NULL OR namespace = $2 OR namespace LIKE $2 || '.%')
-           AND ($3::text IS NULL OR (flow_id = $3 AND ($4::text IS NULL OR namespace = $4)))
-           AND labels @> $5::jsonb
-           AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7))
-         ORDER BY created_at DESC, id DESC LIMIT $8`,
-        [q.state ?? null, q.namespace ?? null, flow ? flow[1] : (q.flow ?? null), flow ? flow[0] : null, JSON.stringify(labels), after?.created_at ?? null, after?.id ?? null, q.limit + 1],
-      );
-      const page = r.rows.slice(0, q.limit);
+      const rows = await engine.listExecutionIds({
+        state: q.state, namespace: q.namespace, flowId: flow ? flow[1] : q.flow, flowNamespace: flow ? flow[0] : undefined, labels, after, limit: q.limit + 1,
+      });
+      const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {
         items: await engine.executions(page.map((x) => x.id)),
-        ...(r.rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
+        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
       };
     },
 

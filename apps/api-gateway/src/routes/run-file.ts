@@ -12,7 +12,7 @@ import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { normalizePath } from '@svc/namespaces';
+import { NamespaceNotFoundError, normalizePath, resolveVersion, snapshotHasFile, type ResolvedVersion } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { refusedEnvName } from './run-file-env.js';
 
@@ -39,16 +39,14 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         if (refused) problems.push({ field: `env.${k}`, message: refused });
       }
       if (problems.length || !p.ok) throw validationFailed(problems);
-      const ns = (
-        await db.pool.query<{ head_version: number; snapshot_id: string | null }>(
-          `SELECT n.head_version, v.snapshot_id FROM namespaces n LEFT JOIN namespace_versions v ON v.id = n.head_version_id WHERE n.name = $1`,
-          [params.namespace],
-        )
-      ).rows[0];
-      if (!ns) throw notFound(`no namespace ${params.namespace}`, 'namespace_not_found');
-      const file = ns.snapshot_id
-        ? (await db.pool.query(`SELECT 1 FROM snapshot_files WHERE snapshot_id = $1 AND path = $2`, [ns.snapshot_id, p.path])).rowCount
-        : 0;
+      let ns: ResolvedVersion;
+      try {
+        ns = await resolveVersion(db.pool, params.namespace);
+      } catch (err) {
+        if (err instanceof NamespaceNotFoundError) throw notFound(`no namespace ${params.namespace}`, 'namespace_not_found');
+        throw err;
+      }
+      const file = ns.snapshotId ? await snapshotHasFile(db.pool, ns.snapshotId, p.path) : false;
       if (!file) throw notFound(`no file ${p.path} in namespace ${params.namespace}`, 'file_not_found');
       const task = {
         id: 'run',
@@ -63,8 +61,8 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         flowId: null,
         flowRevisionId: null,
         definition,
-        snapshotId: ns.snapshot_id!,
-        snapshotVersion: ns.head_version,
+        snapshotId: ns.snapshotId!,
+        snapshotVersion: ns.version,
         inputs: {},
         labels: {},
         triggerType: 'file',
