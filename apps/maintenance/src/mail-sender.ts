@@ -22,9 +22,9 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
 import { Notifier, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { emailsWaiting, mailSendersRunning } from '@svc/identity';
+import { EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning } from '@svc/identity';
 
-export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
+export { EMAIL_QUEUED_CHANNEL };
 export const POLL_MS = 2_000;
 /** How long a claim holds a row: longer than any SMTP transaction (the transport's own timeouts are 60 s). */
 export const CLAIM_MS = 3 * 60_000;

@@ -88,6 +88,41 @@ export async function takeDailyQuota(db: IdentityDb, organizationId: string, quo
   return { taken: false, used: Number(r[0]!.used), retryAfterSeconds: Number(r[0]!.wait) };
 }
 
+/** The channel whose NOTIFY (payload: the email id) wakes the mail senders for a queued email. */
+export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
+
+/** An email to queue for an organization (the sendEmail body, checked). */
+export interface QueuedEmail {
+  id: string;
+  organizationId: string;
+  keyId: string;
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/**
+ * Queues an email: in one transaction, one unit of the organization's daily
+ * quota (`quota` emails per UTC day), the email row, and the NOTIFY that
+ * wakes a mail sender. Refused (nothing written) when the quota is used up.
+ */
+export async function queueEmail(db: IdentityDb, e: QueuedEmail, quota: number): Promise<QuotaTake> {
+  let take: QuotaTake = { taken: false, used: 0, retryAfterSeconds: 0 };
+  try {
+    await prismaOf(db).$transaction(async (tx) => {
+      take = await takeDailyQuota(tx, e.organizationId, quota);
+      if (!take.taken) throw take;
+      await tx.email.create({ data: { id: e.id, organizationId: e.organizationId, keyId: e.keyId, fromAddress: e.from, toAddress: e.to, subject: e.subject, text: e.text } });
+      await tx.$executeRaw`SELECT pg_notify(${EMAIL_QUEUED_CHANNEL}, ${e.id})`;
+    });
+  } catch (err) {
+    // The refusal is thrown to roll the transaction back.
+    if (err !== take) throw err;
+  }
+  return take;
+}
+
 /** Emails counted today (UTC) per organization id; absent ids counted none. */
 export async function emailsUsedToday(db: IdentityDb, organizationIds: string[]): Promise<Map<string, number>> {
   const rows = await prismaOf(db).$queryRaw<{ organization_id: string; count: number }[]>`

@@ -12,7 +12,7 @@
 // delivers it through SVC_SMTP_URL.
 import type { Request } from 'express';
 import type { Operation } from '@svc/api-spec';
-import { newId, prismaOf, type Db } from '@svc/db';
+import { newId, type Db } from '@svc/db';
 import {
   authenticateOrganizationKey,
   organizationEmailStatus,
@@ -20,14 +20,11 @@ import {
   senderAllowed,
   senderRefusal,
   sendersOfOrganization,
-  takeDailyQuota,
+  queueEmail,
   takeOrganizationToken,
   type OrganizationPrincipal,
 } from '@svc/identity';
 import { RateLimitedError, reply, unauthorized, ValidationFailedError, type HandlerContext, type OperationHandlers } from '@svc/http';
-
-/** Wakes the mail senders (a hint; they poll too). */
-export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
 
 /** The operations that draw from the organization's rate pool: sending, not reading the status. */
 const RATED = new Set(['sendEmail']);
@@ -60,16 +57,6 @@ export interface EmailDeps {
   rateLimit: number;
 }
 
-/** Thrown inside the queueing transaction so that it rolls back; becomes the 429. */
-class QuotaExceeded extends Error {
-  constructor(
-    readonly retryAfterSeconds: number,
-    readonly limit: number,
-  ) {
-    super('daily quota used up');
-  }
-}
-
 export function emailHandlers(deps: EmailDeps): OperationHandlers {
   return {
     async sendEmail({ body, principal }: HandlerContext) {
@@ -82,20 +69,9 @@ export function emailHandlers(deps: EmailDeps): OperationHandlers {
       }
       const quota = who.dailyQuota ?? deps.dailyQuota;
       const id = newId();
-      try {
-        await prismaOf(deps.db.pool).$transaction(async (tx) => {
-          const take = await takeDailyQuota(tx, who.organizationId, quota);
-          if (!take.taken) throw new QuotaExceeded(take.retryAfterSeconds, quota);
-          await tx.email.create({ data: { id, organizationId: who.organizationId, keyId: who.keyId, fromAddress: b.from.trim(), toAddress: b.to, subject: b.subject, text: b.text } });
-          await tx.$executeRaw`SELECT pg_notify(${EMAIL_QUEUED_CHANNEL}, ${id})`;
-        });
-      } catch (err) {
-        if (!(err instanceof QuotaExceeded)) throw err;
-        throw new RateLimitedError(
-          err.retryAfterSeconds,
-          'rate_limit_exceeded',
-          `the organization's daily quota of ${err.limit} emails is used up; it resets at the next UTC midnight`,
-        );
+      const take = await queueEmail(deps.db.pool, { id, organizationId: who.organizationId, keyId: who.keyId, from: b.from.trim(), to: b.to, subject: b.subject, text: b.text }, quota);
+      if (!take.taken) {
+        throw new RateLimitedError(take.retryAfterSeconds, 'rate_limit_exceeded', `the organization's daily quota of ${quota} emails is used up; it resets at the next UTC midnight`);
       }
       return reply(202, { id, status: 'queued' });
     },
