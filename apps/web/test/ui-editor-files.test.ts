@@ -51,7 +51,8 @@ describe('editor: versions, diff, revert, upload', { skip, concurrency: false },
     await page.waitForFunction(() => document.querySelector('.cm-content')?.textContent?.includes('description: second'));
     const versions = page.getByRole('region', { name: 'Versions' });
     await versions.getByRole('button', { name: 'Revert to version 1' }).click();
-    await versions.getByRole('cell', { name: 'Revert to version 1' }).waitFor();
+    // The new head's message; exact, since version 1's action cell (shown while its button has the focus) is named after its buttons too.
+    await versions.getByRole('cell', { name: 'Revert to version 1', exact: true }).waitFor();
     await page.waitForFunction(() => document.querySelector('.cm-content')?.textContent?.includes('description: first'));
     assert.match(await content(), /echo", "one"/);
     // The file list follows: notes.md did not exist in version 1.
