@@ -14,7 +14,7 @@ import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schem
 import { parseDuration } from '@svc/timing';
 import { CHANNELS, history, notify, type Client } from './db.js';
 import { DEFAULT_TASK_TIMEOUT_MS, INSTANCE_ONLINE_MS, RETRY_DEFAULTS } from './constants.js';
-import type { ClaimedRun, ClaimOptions } from './claim.js';
+import { claimedRun, type ClaimedRun, type ClaimOptions } from './claim.js';
 import { newId } from '@svc/db';
 import { executionVars } from './vars.js';
 import { APPLY_PLAN_SQL } from './sql/apply-plan.js';
@@ -207,9 +207,9 @@ export async function advanceMany(
     const started = new Set<string>();
     for (const row of res.rows) {
       if (row.kind !== 'started' || !row.run) continue;
-      const run = row.run as { id: string; execution_id: string; task_key: string; task_type: string; executor_type: string; pool: string; attempt: number };
+      const run = row.run as unknown as ClaimedRun;
       started.add(run.id);
-      (queuedOut.started ??= []).push({ ...pick(run), execution: exById.get(run.execution_id) as ClaimedRun['execution'] });
+      (queuedOut.started ??= []).push(claimedRun(run, exById.get(run.execution_id) as ClaimedRun['execution']));
     }
     for (const id of w.queue) if (!started.has(id)) queuedOut.queued.push({ id, executor_type: byId.get(id)!.executor_type });
     for (const r of w.retry) queuedOut.queued.push({ id: r.id, executor_type: byId.get(r.prev)!.executor_type });
@@ -217,10 +217,6 @@ export async function advanceMany(
   // Recorded in this transaction: a crash after the commit cannot lose them (outbox.ts).
   return recordFollowUps(c, res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd));
 }
-
-const pick = (r: ClaimedRun): ClaimedRun => ({
-  id: r.id, execution_id: r.execution_id, task_key: r.task_key, task_type: r.task_type, executor_type: r.executor_type, pool: r.pool, attempt: r.attempt,
-});
 
 /** Plans one execution from its task runs (every attempt, latest first per task) into `w`. */
 async function planOne(c: Client, ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date, opts: AdvanceOptions): Promise<void> {

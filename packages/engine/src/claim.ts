@@ -42,6 +42,11 @@ export interface ClaimOptions {
 
 
 
+/** A claimed run from a row holding the claim's fields (the claim's, or the plan's that started it: APPLY_PLAN_SQL), with its execution. */
+export const claimedRun = (r: ClaimedRun, execution: ClaimedRun['execution']): ClaimedRun => ({
+  id: r.id, execution_id: r.execution_id, task_key: r.task_key, task_type: r.task_type, executor_type: r.executor_type, pool: r.pool, attempt: r.attempt, execution,
+});
+
 /**
  * Claims up to `limit` QUEUED runs (round trips: one). Sets each run's
  * timeout from the task's `timeout`, recorded in milliseconds on the row when
@@ -57,16 +62,7 @@ export async function claimRuns(pool: pg.Pool | pg.PoolClient, o: ClaimOptions):
   for (const row of r.rows) {
     if (row.id === null) continue;
     const execution = Object.fromEntries([...EXECUTION_FIELDS, 'snapshot_id'].map((f) => [f, row[`e_${f}`]])) as unknown as ExecutionRow & { snapshot_id: string };
-    runs.push({
-      id: row.id,
-      execution_id: row.execution_id as string,
-      task_key: row.task_key as string,
-      task_type: row.task_type as string,
-      executor_type: row.executor_type as string,
-      pool: row.pool as string,
-      attempt: row.attempt as number,
-      execution,
-    });
+    runs.push(claimedRun(row as unknown as ClaimedRun, execution));
   }
   return { runs, nextAt: r.rows[0]?.next_at ?? null, at: r.rows[0]?.claimed_at_now ?? o.now ?? new Date() };
 }

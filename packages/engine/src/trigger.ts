@@ -6,7 +6,7 @@ import type { Client } from './db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from './inputs.js';
 import { executionVars } from './vars.js';
-import { renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
+import { parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
 
 export interface TriggerRequest {
   namespace: string;
@@ -103,9 +103,11 @@ export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequ
 /** `t` with its input templates rendered into `inputs` (see TriggerRequest.inputTemplates). */
 async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, t: TriggerRequest): Promise<TriggerRequest> {
   if (!t.inputTemplates) return t;
-  const { templates, trigger } = t.inputTemplates;
+  const { trigger } = t.inputTemplates;
+  const templates = Object.fromEntries(Object.entries(t.inputTemplates.templates).map(([k, src]) => [k, parseTemplate(src)]));
   const scope: TemplateScope = { flow: { id: t.flowId, namespace: t.namespace }, ...(trigger ? { trigger } : {}) };
-  if (Object.values(templates).some((x) => /\bvars\b/.test(x))) {
+  // Variables are loaded only when a template reads them, as for a task (spec.ts).
+  if (Object.values(templates).some((p) => p.roots.includes('vars'))) {
     scope.vars = await executionVars(c as pg.Pool, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
   }
   return { ...t, inputs: renderTemplateMap(templates, scope).values };
