@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { API, api, listAll, openStream } from '../api';
 import { Dag, latestRuns } from '../components/Dag';
 import { Gantt } from '../components/Gantt';
+import { GitSha } from '../components/GitSha';
 import { Logs } from '../components/Logs';
 import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate } from '../router';
@@ -88,6 +89,7 @@ export function ExecutionPage({ id }: { id: string }) {
         ) : (
           <>File run in {ex.namespace}</>
         )}{' '}
+        {ex.git_sha && <> · commit <GitSha sha={ex.git_sha} /></>}{' '}
         · {ex.trigger_type} by {ex.created_by} · created {fmtTime(ex.created_at)} · started {fmtTime(ex.started_at)} · ended {fmtTime(ex.ended_at)} · {fmtDuration(ex.duration_ms ?? (ex.started_at ? now - Date.parse(ex.started_at) : null))}
       </p>
       <Relations ex={ex} />

@@ -1,7 +1,10 @@
 // The execution list: filters (state, namespace, flow, labels) kept in the
-// URL, cursor paging, and a refresh every few seconds while it is open.
+// URL, cursor paging, and a refresh every few seconds while it is open. The
+// table (also the dashboard's) has a Commit column when a row carries the
+// `git_sha` of a git-synced flow.
 import { useState } from 'react';
 import { api, type Page } from '../api';
+import { GitSha } from '../components/GitSha';
 import { Link, useQueryParam } from '../router';
 import { EXECUTION_STATES, type ExecutionSummary } from '../types';
 import { Button, ErrorBox, Loading, StateBadge, fmtDuration, fmtTime, useLoad } from '../ui';
@@ -77,8 +80,12 @@ export function Executions() {
   );
 }
 
+/** The commit of the sync that produced the row's flow revision, when the flow comes from git. */
+const gitShaOf = (e: ExecutionSummary): string | undefined => (typeof e.git_sha === 'string' && e.git_sha ? e.git_sha : undefined);
+
 export function ExecutionTable({ items, showTriage }: { items: ExecutionSummary[]; showTriage?: boolean }) {
   if (!items.length) return <p className="muted">No executions.</p>;
+  const showCommit = items.some(gitShaOf);
   return (
     <table className="list">
       <thead>
@@ -87,6 +94,7 @@ export function ExecutionTable({ items, showTriage }: { items: ExecutionSummary[
           <th>State</th>
           <th>Namespace</th>
           <th>Flow</th>
+          {showCommit && <th>Commit</th>}
           <th>Started</th>
           <th>Duration</th>
           {showTriage && <th>Triage</th>}
@@ -105,6 +113,7 @@ export function ExecutionTable({ items, showTriage }: { items: ExecutionSummary[
             </td>
             <td>{e.namespace}</td>
             <td>{e.flow_id ? <Link to={`/flows/${e.namespace}/${e.flow_id}`}>{e.flow_id}</Link> : <span className="muted">file run</span>}</td>
+            {showCommit && <td>{gitShaOf(e) ? <GitSha sha={gitShaOf(e)!} /> : <span className="muted">—</span>}</td>}
             <td>{fmtTime(e.started_at ?? e.created_at)}</td>
             <td>{fmtDuration(e.duration_ms)}</td>
             {showTriage && <td>{e.triage_summary ?? <span className="muted">no triage</span>}</td>}
