@@ -268,6 +268,14 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
   assert.match(logTail.content, /using password \*\*\*/);
   assert.match(logTail.content, /FATAL: password authentication failed/);
   assert.match(insight.evidence.find((e: any) => e.kind === 'changes_since_success').content, /ex-ok[\s\S]*Flow definition diff/);
+  // Each item names its place, for the UI's links: the run, the numbers of the tail's lines, the last success.
+  const taskRun = insight.evidence.find((e: any) => e.kind === 'task_run');
+  assert.deepEqual([taskRun.execution_id, taskRun.task_run_id, taskRun.task_key, taskRun.attempt], [failedId, 'tr-failed', 'a', 1]);
+  assert.deepEqual([logTail.task_run_id, logTail.lines.length], ['tr-failed', logTail.content.split('\n').length]);
+  assert.deepEqual(logTail.lines, [...logTail.lines].sort((a: number, b: number) => a - b), 'the lines in order');
+  assert.equal(logTail.lines.at(-1), Number((await gw.db.pool.query(`SELECT max(n) AS n FROM log_lines WHERE task_run_id = 'tr-failed'`)).rows[0].n));
+  assert.equal(insight.evidence.find((e: any) => e.kind === 'changes_since_success').execution_id, 'ex-ok');
+  assert.equal(insight.evidence.find((e: any) => e.kind === 'execution').execution_id, failedId);
   const all = JSON.stringify(insight) + JSON.stringify(llm.requests.filter((q) => q.body.messages[0]?.content?.includes('You triage')));
   assert.ok(!all.includes(SECRET_VALUE), 'no secret value in the insight or the prompt');
   const dash = (await call(viewer, 'GET', '/api/v1/stats/dashboard')).json<{ recent_failures: { id: string; triage_summary: string | null }[] }>();

@@ -24,6 +24,14 @@ export interface Evidence {
   title: string;
   content: string;
   cited?: boolean;
+  /** Where the item comes from, for a link to it: the execution (of the last success, for changes_since_success). */
+  execution_id?: string;
+  /** task_run and log_tail: the task run. */
+  task_run_id?: string;
+  task_key?: string;
+  attempt?: number;
+  /** log_tail: the sequence number (`n`) of each line of `content`, in order. */
+  lines?: number[];
 }
 
 type InsightRow = Prisma.AiInsightGetPayload<object>;
@@ -81,21 +89,23 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   const mask = await new ToolResultMasker(deps).forScope({ namespaces: [e.namespace], executions: [e.id] });
   const ev: Evidence[] = [];
   let n = 0;
-  const add = (kind: Evidence['kind'], title: string, content: string) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content) });
+  const add = (kind: Evidence['kind'], title: string, content: string, ref: Partial<Evidence> = {}) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content), ...ref });
 
-  add('execution', `Execution ${e.id}`, JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2));
+  add('execution', `Execution ${e.id}`, JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2), { execution_id: e.id });
   const runs = await prisma.taskRun.findMany({
     where: { executionId, state: { in: ['FAILED', 'TIMED_OUT'] } },
     orderBy: [{ createdAt: 'asc' }, { taskKey: 'asc' }, { attempt: 'asc' }],
     select: { id: true, taskKey: true, attempt: true, state: true, reason: true, error: true, exitCode: true },
   });
   for (const r of runs) {
-    add('task_run', `Task ${r.taskKey} attempt ${r.attempt}: ${r.state}`, JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2));
-    const lines = await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { stream: true, text: true } });
-    if (lines.length) add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.reverse().map((l) => `[${l.stream}] ${l.text}`).join('\n'));
+    const run = { execution_id: e.id, task_run_id: r.id, task_key: r.taskKey, attempt: r.attempt };
+    add('task_run', `Task ${r.taskKey} attempt ${r.attempt}: ${r.state}`, JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2), run);
+    const lines = (await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { n: true, stream: true, text: true } })).reverse();
+    // One text line per log line (a line holding a newline is shown on one), so `lines` numbers them.
+    if (lines.length) add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.map((l) => `[${l.stream}] ${l.text.replace(/\r?\n/g, ' ')}`).join('\n'), { ...run, lines: lines.map((l) => Number(l.n)) });
   }
   const definition = JSON.stringify(e.definition, null, 2);
-  add('flow_definition', `Flow definition of ${e.namespace}/${e.flowId ?? '(file run)'}`, definition);
+  add('flow_definition', `Flow definition of ${e.namespace}/${e.flowId ?? '(file run)'}`, definition, { execution_id: e.id });
   if (e.flowId) {
     const ok = await prisma.execution.findFirst({
       where: { namespace: e.namespace, flowId: e.flowId, state: 'SUCCESS', createdAt: { lt: e.createdAt } },
@@ -110,7 +120,7 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
       const ib = JSON.stringify(ok.inputs);
       const ia = JSON.stringify(e.inputs);
       parts.push(ib === ia ? 'Inputs: unchanged.' : `Inputs then: ${ib}\nInputs now: ${ia}`);
-      add('changes_since_success', 'Changes since the last successful run', parts.join('\n'));
+      add('changes_since_success', 'Changes since the last successful run', parts.join('\n'), { execution_id: ok.id });
     }
   }
   return { evidence: ev, mask };
