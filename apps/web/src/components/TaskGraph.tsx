@@ -5,7 +5,8 @@
 // or the arrow keys), zooms (the wheel, or + and -) and fits the whole graph
 // (the "Fit" button, or 0); the buttons and the zoom level sit in the corner.
 // Loaded on its own (Dag.tsx lazy-loads it): pages without a graph do not
-// carry React Flow.
+// carry React Flow. The flow page draws a definition with it (no runs): there
+// `describe` gives each node its second line and name instead of a state.
 import { useCallback, useMemo, useRef, type KeyboardEvent } from 'react';
 import { Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, useReactFlow, useViewport, type Edge, type Node, type NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/base.css';
@@ -17,6 +18,14 @@ export interface TaskGraphProps {
   runs: TaskRun[];
   selected?: string;
   onSelect: (task: string | undefined) => void;
+  /** A definition's graph: each task's kind (a CSS class), second line and accessible name, instead of its run state. */
+  describe?: (task: FlowTask) => NodeText;
+}
+
+export interface NodeText {
+  kind: string;
+  sub: string;
+  label: string;
 }
 
 interface TaskData extends Record<string, unknown> {
@@ -26,6 +35,7 @@ interface TaskData extends Record<string, unknown> {
   attempts: number;
   percent?: number;
   selected: boolean;
+  text?: NodeText;
   onSelect: (id: string) => void;
   onFocus: (id: string) => void;
 }
@@ -33,7 +43,27 @@ interface TaskData extends Record<string, unknown> {
 type TaskNodeType = Node<TaskData, 'task'>;
 
 function TaskNode({ data }: NodeProps<TaskNodeType>) {
-  const { id, state, reused, attempts, percent, selected } = data;
+  const { id, state, reused, attempts, percent, selected, text } = data;
+  if (text)
+    return (
+      <>
+        <Handle type="target" position={Position.Left} isConnectable={false} />
+        <button
+          type="button"
+          className={`dag-node def-${text.kind}${selected ? ' selected' : ''}`}
+          style={{ width: NODE_W, height: NODE_H }}
+          aria-pressed={selected}
+          aria-label={text.label}
+          title={text.sub}
+          onClick={() => data.onSelect(id)}
+          onFocus={() => data.onFocus(id)}
+        >
+          <span className="dag-title">{id}</span>
+          <span className="dag-sub">{text.sub}</span>
+        </button>
+        <Handle type="source" position={Position.Right} isConnectable={false} />
+      </>
+    );
   return (
     <>
       <Handle type="target" position={Position.Left} isConnectable={false} />
@@ -63,7 +93,7 @@ const NODE_TYPES = { task: TaskNode };
 const PAN_STEP = 60;
 const FIT = { padding: 0.15, maxZoom: 1 };
 
-function Graph({ tasks, runs, selected, onSelect }: TaskGraphProps) {
+function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
   const flow = useReactFlow<TaskNodeType>();
   const { zoom } = useViewport();
   const box = useRef<HTMLDivElement>(null);
@@ -87,14 +117,18 @@ function Graph({ tasks, runs, selected, onSelect }: TaskGraphProps) {
 
   const nodes: TaskNodeType[] = useMemo(() => {
     const latest = latestRuns(runs);
+    const byId = new Map(tasks.map((t) => [t.id, t]));
     return layout.nodes.map((n) => {
       const run = latest.get(n.id);
+      const task = byId.get(n.id);
       return {
         id: n.id,
         type: 'task',
         position: { x: n.x, y: n.y },
         width: NODE_W,
         height: NODE_H,
+        // React Flow turns pointer events off on nodes neither draggable nor selectable: the task button takes clicks.
+        style: { pointerEvents: 'all' as const },
         data: {
           id: n.id,
           state: run?.state ?? 'PENDING',
@@ -102,12 +136,13 @@ function Graph({ tasks, runs, selected, onSelect }: TaskGraphProps) {
           attempts: runs.filter((r) => r.task_key === n.id).length,
           percent: run?.progress?.percent,
           selected: selected === n.id,
+          text: describe && task ? describe(task) : undefined,
           onSelect: toggle,
           onFocus: reveal,
         },
       };
     });
-  }, [layout, runs, selected, toggle, reveal]);
+  }, [layout, runs, selected, toggle, reveal, tasks, describe]);
   const edges: Edge[] = useMemo(() => {
     const latest = latestRuns(runs);
     return layout.edges.map((e) => ({

@@ -1,9 +1,11 @@
-// One flow: run form, enable/disable, definition, triggers (webhook URL and
+// One flow: run form, enable/disable, the task graph of the definition
+// (components/DefinitionGraph.tsx), the definition's text, triggers (webhook URL and
 // key rotation for editors, next schedule fire times), charts of the last 50
 // durations and of custom metrics, and revisions with a side-by-side diff.
 import { useState } from 'react';
 import { api, listAll } from '../api';
 import { Bars, Lines } from '../components/charts';
+import { DefinitionGraph } from '../components/DefinitionGraph';
 import { DiffView } from '../components/DiffView';
 import { RunForm } from '../components/RunForm';
 import { Link } from '../router';
@@ -59,6 +61,9 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
           <MetricChart base={base} />
         </Section>
       </div>
+      <Section title="Task graph">
+        <DefinitionGraph definition={f.definition} />
+      </Section>
       <Section title="Definition">
         <pre className="code-block">{f.source}</pre>
       </Section>
