@@ -1,13 +1,15 @@
 // Settings: one tab per screen, each in its own file beside this one (secrets
 // and variables, secret providers, users, the audit log, instances, storage,
-// AI usage). Tabs a role cannot use stay in the bar, disabled, saying which
+// git sources, the AI provider, AI usage). Tabs a role cannot use stay in the bar, disabled, saying which
 // role they need; opened by URL they show only that.
 import type { ComponentType } from 'react';
 import { Link } from '../../router';
 import { usePermission } from '../../session';
 import type { Role } from '../../types';
+import { AISettings } from './AISettings';
 import { AIUsage } from './AIUsage';
 import { Audit } from './Audit';
+import { GitSources } from './GitSources';
 import { Instances } from './Instances';
 import { Providers } from './Providers';
 import { SecretsAndVariables } from './SecretsAndVariables';
@@ -22,6 +24,8 @@ const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[
   { id: 'audit', label: 'Audit log', minRole: 'admin', Screen: Audit },
   { id: 'instances', label: 'Instances', minRole: 'admin', Screen: Instances },
   { id: 'storage', label: 'Storage', minRole: 'admin', Screen: Storage },
+  { id: 'git-sources', label: 'Git sources', minRole: 'admin', Screen: GitSources },
+  { id: 'ai-provider', label: 'AI provider', minRole: 'admin', Screen: AISettings },
   { id: 'ai-usage', label: 'AI usage', minRole: 'admin', Screen: AIUsage },
 ];
 
