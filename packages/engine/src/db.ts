@@ -42,6 +42,9 @@ export const CHANNELS = {
   changed: 'svc_execution_changed',
 } as const;
 
+/** The channel of new log lines (payload: execution id): the gateway's live streams listen to it. */
+export const LOG_CHANNEL = 'svc_log_lines';
+
 export async function notify(c: Client | pg.Pool, channel: string, payload: string): Promise<void> {
   await c.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
 }

@@ -2,7 +2,7 @@
 // (engine.ts), the errors it raises (each with a code the gateway maps to the
 // envelope), and the names of its NOTIFY channels. Its tests and the
 // benchmarks reach inside through `@svc/engine/internal`.
-export { Engine, STALE_REQUEST_MS, type EngineResources, type EngineStorage, type EngineTx, type Started, type WatchdogReport } from './engine.js';
+export { Engine, STALE_REQUEST_MS, type ApiExecution, type EngineResources, type EngineStorage, type EngineTx, type Started, type WatchdogReport } from './engine.js';
 export {
   ENGINE_ERROR_CODES,
   EngineError,
@@ -18,13 +18,13 @@ export {
   type EngineErrorDetail,
 } from './errors.js';
 export { CHANNELS } from './db.js';
-export { LOG_CHANNEL, type IncomingLogLine, type RunnerEvent, type TaskRunIdentity } from './runner-io.js';
+export { LOG_CHANNEL, type IncomingLogLine, type RunnerEvent, type TaskRunIdentity } from './systems/runner-io.js';
 export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
-export type { ClaimedRun, ClaimOptions, ClaimResult } from './claim.js';
-export type { TaskCompletion } from './complete.js';
-export type { NewExecution } from './executions.js';
-export type { TriggerRequest } from './trigger.js';
+export type { ClaimedRun, ClaimOptions, ClaimResult } from './systems/dispatch.js';
+export type { TaskCompletion } from './systems/completion.js';
+export type { NewExecution } from './systems/start.js';
+export type { TriggerRequest } from './systems/trigger.js';
 export type { ExecutionFilter } from './sql/list-executions.js';
-export type { PreparedTask, RunnerSpec } from './spec.js';
-export type { FlowTriggerResult } from './flow-triggers.js';
-export { dashboardWindow, type DashboardRange } from './stats.js';
+export type { PreparedTask, RunnerSpec } from './systems/prepare.js';
+export type { FlowTriggerResult } from './systems/flow-triggers.js';
+export { dashboardWindow, type DashboardRange } from './systems/dashboards.js';

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { DashboardHoursCache } from '../src/dashboard-cache.js';
+import { DashboardHoursCache } from '../src/systems/dashboard-cache.js';
 import { hourFigures } from '../src/sql/dashboard-hours.js';
-import { dashboard, dashboardWindow, type DashboardRange } from '../src/stats.js';
+import { dashboard, dashboardWindow, type DashboardRange } from '../src/systems/dashboards.js';
 
 const NOW = new Date('2026-06-10T14:30:00Z');
 const HOUR = 3_600_000;

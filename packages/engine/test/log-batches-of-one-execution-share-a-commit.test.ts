@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { appendLogs, claimTaskRuns, triggerFlow, type ClaimedRun, type IncomingLogLine } from '../src/internal.js';
-import { appendStatement, plainIsSafe } from '../src/runner-io.js';
+import { appendStatement, plainIsSafe } from '../src/systems/log-appender.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 const TASKS = 5;

@@ -9,3 +9,7 @@ export const REQUEST_CANCEL_SQL = `UPDATE executions SET state = 'CANCELLING', c
 /** A task run that has not started, of an execution past its flow timeout. */
 export const CANCEL_UNSTARTED_SQL = `UPDATE task_runs SET state = 'CANCELLED', reason = 'execution_timed_out', ended_at = $2, updated_at = $2
   WHERE id = $1 AND state IN ${STOPS_UNSTARTED_TASK_RUN}`;
+
+/** Children execution $1 waits for (their subflow task run is RUNNING) that have not ended: a cancel cancels them too. */
+export const WAITED_CHILDREN_SQL = `SELECT e.id FROM executions e JOIN task_runs t ON t.id = e.parent_task_run_id
+     WHERE e.parent_execution_id = $1 AND t.state = 'RUNNING' AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING')`;

@@ -23,3 +23,13 @@ export const servedSql = (pool: string, type: string, online: string) =>
 export const HAS_FLOW_TRIGGERS = `ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow'
   AND ft.upstream_namespace = ex.namespace AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`;
 
+
+/** The oldest heartbeat of an instance still online at `now`. */
+export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
+
+/**
+ * SQL for the oldest heartbeat of an instance still online: `onlineSince` of
+ * a test's clock given as the parameter `param`, else of the database's clock
+ * (which wrote the heartbeats).
+ */
+export const onlineSinceSql = (param: string) => `COALESCE(${param}::timestamptz, now() - ${INSTANCE_ONLINE_MS} * interval '1 millisecond')`;

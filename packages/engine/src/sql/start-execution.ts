@@ -2,7 +2,7 @@
 // or SKIPPED by a concurrency limit) or move a QUEUED one to RUNNING, with
 // its task runs.
 import { CHANNELS } from '../db.js';
-import { EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from '../serialize.js';
+import { EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from '../systems/serialize.js';
 import { servedSql } from './fragments.js';
 import { DEQUEUES_EXECUTION } from './guards.js';
 

@@ -1,0 +1,154 @@
+// Pure planning: what one step of an execution writes, from its row and its
+// task runs, decided by the state machine's `plan` (packages/state-machine).
+// No I/O, clock or randomness here: the time and the ids of new rows come in
+// as arguments; systems/advance.ts reads the rows, loads variables when the
+// flow's outputs need them, and writes the result in one statement.
+import { plan, retryDelayMs, type BackoffPolicy, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
+import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
+import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { parseDuration } from '@svc/timing';
+import { RETRY_DEFAULTS } from '../constants.js';
+import type { FollowUp } from '../systems/outbox.js';
+import type { EndedRow, ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
+
+/** The task's backoff: the task's `retry` over the flow's, over the defaults (its attempts are planTasks' `maxAttempts`). */
+export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPolicy {
+  const task = def.tasks.find((t) => t.id === taskKey);
+  const p: RetryPolicy = { ...(def.retry ?? {}), ...(task?.retry ?? {}) };
+  return {
+    backoff: p.backoff ?? RETRY_DEFAULTS.backoff,
+    initialMs: p.initial ? parseDuration(p.initial) : RETRY_DEFAULTS.initialMs,
+    maxMs: p.max ? parseDuration(p.max) : RETRY_DEFAULTS.maxMs,
+  };
+}
+
+export const planTasks = (def: FlowDefinition): PlanTask[] =>
+  def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success', maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts }));
+
+/** Everything one planning step writes, for any number of executions, gathered for one statement. */
+export class Writes {
+  readonly queue: string[] = [];
+  readonly retry: { id: string; prev: string; delay: number }[] = [];
+  readonly end: { id: string; from_state: string; state: string; reason: string }[] = [];
+  readonly execEnd: { id: string; from_state: string; state: string; reason: string; error: string; outputs: Record<string, unknown> | null; duration: number }[] = [];
+  readonly clear: string[] = [];
+  readonly changed = new Set<string>();
+}
+
+/** What must follow the end of an execution, after commit: its waiting parent, its concurrency queue, its flow triggers. */
+export function followUpsOfEnd(row: EndedRow): FollowUp[] {
+  const follow: FollowUp[] = [];
+  if (row.parent_task_run_id) follow.push({ kind: 'child_ended', parentTaskRunId: row.parent_task_run_id, childExecutionId: row.id });
+  if (row.concurrency_key) follow.push({ kind: 'start_queued', concurrencyKey: row.concurrency_key });
+  if (row.has_flow_triggers) follow.push({ kind: 'flow_triggers', executionId: row.id });
+  return follow;
+}
+
+/** An execution's duration when it ends at `now`, from its start (or its creation, if it never started). */
+export const durationAt = (ex: ExecutionRow, now: Date) => Math.max(0, now.getTime() - (ex.started_at ?? ex.created_at).getTime());
+
+/**
+ * The end of a SUCCESS execution whose flow declares outputs, left for the
+ * caller to finish (finishEnd): rendering them may need the execution's
+ * variables, which only the caller can read.
+ */
+export interface PendingEnd {
+  ex: ExecutionRow;
+  reason: string;
+  error: string;
+  /** The task runs as the step leaves them (the ones it skips or cancels in their new state). */
+  final: RunRead[];
+  /** Whether the outputs' templates read `vars` (else they render without them). */
+  readsVars: boolean;
+}
+
+/**
+ * Plans one execution from its task runs (every attempt, latest first per
+ * task) into `w`, at `now`; `newId` names the retries it creates. Returns the
+ * execution's end when its outputs are still to be rendered (finishEnd).
+ */
+export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date, newId: () => string): PendingEnd | null {
+  for (const r of runs) if (r.requested) w.clear.push(r.id);
+  if (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING') return null;
+  const latest = new Map<string, RunRead>();
+  for (const r of runs) if (!latest.has(r.task_key)) latest.set(r.task_key, r);
+  const def = ex.definition;
+  const p: Plan = plan({
+    tasks: planTasks(def),
+    maxParallel: def.max_parallel ?? 0,
+    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error })),
+    stopping: ex.state === 'CANCELLING' ? 'cancel' : null,
+  });
+  const byKey = (k: string) => latest.get(k)!;
+  for (const k of p.queue) w.queue.push(byKey(k).id);
+  for (const { taskKey } of p.retry) {
+    const prev = byKey(taskKey);
+    // The backoff counts from the failed attempt's end, not from this pass.
+    w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(backoffPolicy(def, taskKey), prev.attempt) });
+  }
+  const ended = new Map<string, TaskRunState>();
+  for (const [list, to] of [[p.skip, 'SKIPPED'], [p.cancel, 'CANCELLED']] as const) {
+    for (const s of list) {
+      const r = byKey(s.taskKey);
+      w.end.push({ id: r.id, from_state: r.state, state: to, reason: s.reason });
+      ended.set(s.taskKey, to);
+    }
+  }
+  if (p.queue.length || p.retry.length || ended.size) w.changed.add(ex.id);
+  if (!p.end) return null;
+  const { state } = p.end;
+  const error = p.end.error ?? '';
+  const reason = p.end.failedTask ? `task ${p.end.failedTask} ${state === 'FAILED' ? 'failed' : 'ended'}` : '';
+  if (state === 'SUCCESS' && def.outputs) {
+    const final = [...latest.values()].map((r) => (ended.has(r.task_key) ? { ...r, state: ended.get(r.task_key)! } : r));
+    try {
+      // Variables are read only when the outputs use them (rare, and the caller holds the execution's lock).
+      const readsVars = Object.values(def.outputs).some((src) => parseTemplate(src).roots.includes('vars'));
+      return { ex, reason, error, final, readsVars };
+    } catch (err) {
+      if (!(err instanceof TemplateError)) throw err;
+      w.execEnd.push({ id: ex.id, from_state: ex.state, state: 'FAILED', reason: 'template_error', error: `flow outputs: ${err.message}`, outputs: null, duration: durationAt(ex, now) });
+      w.changed.add(ex.id);
+      return null;
+    }
+  }
+  w.execEnd.push({ id: ex.id, from_state: ex.state, state, reason, error, outputs: null, duration: durationAt(ex, now) });
+  w.changed.add(ex.id);
+  return null;
+}
+
+/** Renders a pending end's outputs with `vars` into `w`: SUCCESS with them, or FAILED template_error when they do not resolve. */
+export function finishEnd(e: PendingEnd, vars: Record<string, string>, w: Writes, now: Date): void {
+  const { ex } = e;
+  let state: 'SUCCESS' | 'FAILED' = 'SUCCESS';
+  let { reason, error } = e;
+  let outputs: Record<string, unknown> | null = null;
+  try {
+    outputs = renderTemplateMap(ex.definition.outputs!, { ...scopeOf(ex, e.final), vars }).values;
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    state = 'FAILED';
+    reason = 'template_error';
+    error = `flow outputs: ${err.message}`;
+  }
+  w.execEnd.push({ id: ex.id, from_state: ex.state, state, reason, error, outputs, duration: durationAt(ex, now) });
+  w.changed.add(ex.id);
+}
+
+/** The template scope of an execution: inputs, labels, ids, trigger data and the tasks' outputs and states. */
+export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'outputs' | 'state'>[]) {
+  const payload = ex.trigger_payload ?? {};
+  return {
+    inputs: ex.inputs,
+    labels: ex.labels,
+    vars: {} as Record<string, string>,
+    execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id },
+    flow: { id: ex.flow_id ?? '', namespace: ex.namespace },
+    tasks: Object.fromEntries(runs.map((r) => [r.task_key, { outputs: r.outputs ?? {}, state: r.state }])),
+    trigger: {
+      body: payload.body,
+      headers: (payload.headers as Record<string, string> | undefined) ?? {},
+      outputs: (payload.outputs as Record<string, unknown> | undefined) ?? {},
+    },
+  };
+}

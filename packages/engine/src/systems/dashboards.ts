@@ -1,0 +1,199 @@
+// The figures of the dashboard and of a flow's charts, computed in SQL over
+// the executions (spec "Dashboard" and its figure table). Every window is
+// half-open, [from, to): an execution that ends exactly on a bucket edge
+// belongs to the bucket that starts there.
+//
+// The dashboard reads closed UTC hours from a rollup (sql/dashboard-hours.ts)
+// and only the open hour (and any hour not rolled up yet) from executions;
+// each request first rolls up the closed hours of its window that lack it,
+// and fetches only the rolled-up hours its process does not hold yet
+// (dashboard-cache.ts). The rollup keeps every duration, so the percentiles
+// stay exact; they are computed here with percentile_cont's own arithmetic
+// (percentile.ts).
+import type pg from 'pg';
+import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
+import { percentilesCont } from './percentile.js';
+import { hourFigures, inNamespace, rollUpHours, unrolledHours, type Figures } from '../sql/dashboard-hours.js';
+
+export type DashboardRange = '24h' | '7d' | '30d';
+
+const RANGES: Record<DashboardRange, { bucketSeconds: number; buckets: number }> = {
+  '24h': { bucketSeconds: 3600, buckets: 24 },
+  '7d': { bucketSeconds: 86_400, buckets: 7 },
+  '30d': { bucketSeconds: 86_400, buckets: 30 },
+};
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The window of a range at `now`: it ends at the end of the current UTC bucket and starts one span earlier. */
+export function dashboardWindow(range: DashboardRange, now: Date): { from: Date; to: Date; bucketSeconds: number; buckets: number } {
+  const { bucketSeconds, buckets } = RANGES[range];
+  const ms = bucketSeconds * 1000;
+  const to = Math.floor(now.getTime() / ms) * ms + ms;
+  return { from: new Date(to - buckets * ms), to: new Date(to), bucketSeconds, buckets };
+}
+
+const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
+
+const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
+
+interface SummaryRow {
+  id: string;
+  state: string;
+  namespace: string;
+  flow_id: string | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  duration_ms: string | null;
+}
+
+const summary = (r: SummaryRow) => ({
+  id: r.id,
+  state: r.state,
+  namespace: r.namespace,
+  flow_id: r.flow_id,
+  started_at: r.started_at?.toISOString() ?? null,
+  ended_at: r.ended_at?.toISOString() ?? null,
+  duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
+});
+
+/** Marks older than this are of no use: no window starts before the 30-day one. */
+const forgetBefore = (now: Date) => new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
+
+/**
+ * Rolls up the closed hours of [from, until) that are not yet. Whatever it
+ * leaves (an hour locked elsewhere) the read takes from executions.
+ */
+async function rollUpClosedHours(pool: pg.Pool, from: Date, until: Date, now: Date): Promise<void> {
+  const hours = await unrolledHours(pool, from, until);
+  if (!hours.length) return;
+  const c = await pool.connect();
+  try {
+    await rollUpHours(c, hours, now, forgetBefore(now));
+  } finally {
+    c.release();
+  }
+}
+
+type Counts = Omit<Figures, 'durations'>;
+const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
+
+/**
+ * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
+ * this process fetched before (one per process: see dashboard-cache.ts).
+ */
+export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }) {
+  const w = dashboardWindow(o.range, o.now);
+  const ns = o.namespace ?? null;
+  const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
+  await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
+  const kept = cache.kept(ns, w.from, w.to);
+  const [hours, running, failures] = await Promise.all([
+    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
+    // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
+    pool.query<SummaryRow & { n: string }>(
+      `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
+       WHERE e.state IN ('RUNNING', 'CANCELLING') AND ${IN_NAMESPACE('$1')}
+       ORDER BY e.started_at NULLS LAST, e.id LIMIT 20`,
+      [ns],
+    ),
+    // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
+    pool.query<SummaryRow & { triage_summary: string | null }>(
+      `SELECT ${SUMMARY},
+         (SELECT i.summary FROM ai_insights i WHERE i.execution_id = e.id AND i.kind = 'triage' AND i.status = 'done' ORDER BY i.created_at DESC LIMIT 1) AS triage_summary
+       FROM executions e
+       WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at IS NOT NULL AND ${IN_NAMESPACE('$1')}
+       ORDER BY e.ended_at DESC, e.id DESC LIMIT 10`,
+      [ns],
+    ),
+  ]);
+
+  // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
+  const marked = new Map<number, KeptHour>();
+  const buckets = Array.from({ length: w.buckets }, () => ({ success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, runs: [] as Float64Array[] }));
+  for (const h of hours) {
+    const ms = h.hour.getTime();
+    const f: Figures = h.figures ?? kept.get(ms)!;
+    if (h.version !== null) marked.set(ms, { ...f, version: h.version });
+    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))]!;
+    for (const k of COUNTS) b[k] += f[k];
+    b.runs.push(f.durations);
+  }
+  cache.update(ns, w.from, w.to, marked, forgetBefore(o.now));
+
+  const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
+  for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
+  const decided = total.success + total.failed + total.timed_out;
+  return {
+    range: o.range,
+    from: w.from.toISOString(),
+    to: w.to.toISOString(),
+    bucket_seconds: w.bucketSeconds,
+    kpis: {
+      executions: decided + total.cancelled + total.skipped,
+      succeeded: total.success,
+      failed: total.failed,
+      timed_out: total.timed_out,
+      cancelled: total.cancelled,
+      skipped: total.skipped,
+      running: Number(running.rows[0]?.n ?? 0),
+      success_rate: decided ? total.success / decided : null,
+      median_duration_ms: percentilesCont(buckets.flatMap((b) => b.runs), [0.5])[0]!,
+    },
+    buckets: buckets.map((b, i) => {
+      const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
+      return {
+        start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
+        success: b.success,
+        failed: b.failed,
+        timed_out: b.timed_out,
+        cancelled: b.cancelled,
+        skipped: b.skipped,
+        ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
+      };
+    }),
+    running: running.rows.map(summary),
+    recent_failures: failures.rows.map((r) => ({ ...summary(r), triage_summary: r.triage_summary })),
+  };
+}
+
+/** The last 50 executions of a flow, newest first. */
+export async function flowStats(pool: pg.Pool, namespace: string, flowId: string) {
+  const r = await pool.query<SummaryRow & { created_at: Date }>(
+    `SELECT ${SUMMARY}, e.created_at FROM executions e WHERE e.namespace = $1 AND e.flow_id = $2 ORDER BY e.created_at DESC, e.id DESC LIMIT 50`,
+    [namespace, flowId],
+  );
+  return { items: r.rows.map((x) => ({ execution_id: x.id, ...summary(x), created_at: x.created_at.toISOString() })) };
+}
+
+/** A getFlowMetrics query: the metric, the tag to group by, the aggregate per execution. */
+export interface FlowMetricsQuery {
+  metric: string;
+  groupBy?: string;
+  agg: 'sum' | 'avg' | 'max';
+}
+
+/**
+ * A custom metric over the last 50 executions of a flow: per execution (and
+ * value of the `groupBy` tag), the `agg` of the values its tasks recorded;
+ * one series per tag value, points oldest first.
+ */
+export async function flowMetrics(pool: pg.Pool, namespace: string, flowId: string, o: FlowMetricsQuery) {
+  const r = await pool.query<{ id: string; created_at: Date; tag_value: string | null; value: number }>(
+    `WITH last AS (SELECT id, created_at FROM executions WHERE namespace = $1 AND flow_id = $2 ORDER BY created_at DESC, id DESC LIMIT 50)
+     SELECT l.id, l.created_at, CASE WHEN $4::text IS NULL THEN NULL ELSE m.tags->>$4 END AS tag_value,
+       (CASE $5 WHEN 'sum' THEN sum(m.value) WHEN 'avg' THEN avg(m.value) ELSE max(m.value) END)::float8 AS value
+     FROM last l JOIN task_metrics m ON m.execution_id = l.id AND m.name = $3
+     GROUP BY l.id, l.created_at, 3
+     ORDER BY 3 NULLS FIRST, l.created_at, l.id`,
+    [namespace, flowId, o.metric, o.groupBy ?? null, o.agg],
+  );
+  const series = new Map<string | null, { execution_id: string; created_at: string; value: number }[]>();
+  for (const x of r.rows) {
+    let points = series.get(x.tag_value);
+    if (!points) series.set(x.tag_value, (points = []));
+    points.push({ execution_id: x.id, created_at: x.created_at.toISOString(), value: x.value });
+  }
+  return { metric: o.metric, agg: o.agg, ...(o.groupBy ? { group_by: o.groupBy } : {}), series: [...series].map(([tag_value, points]) => ({ tag_value, points })) };
+}

@@ -1,0 +1,96 @@
+// Flow triggers: when an execution of `<namespace>/<flow_id>` ends in one of a
+// trigger's `states`, the downstream flow starts with `trigger.outputs` (the
+// upstream outputs), `trigger_type` `flow`, `chain_depth` one more than the
+// upstream's. A firing row (unique per upstream execution, downstream flow and
+// trigger) is written in the same transaction as the downstream execution, so
+// each trigger fires exactly once per upstream execution, whichever instance
+// (or the scheduler's sweep) gets there first. Past MAX_CHAIN_DEPTH the firing
+// is recorded without an execution and the reason logged: a loop stops.
+import type pg from 'pg';
+import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import type { FollowUp } from './advance.js';
+import { MAX_CHAIN_DEPTH } from '../constants.js';
+import { inTx, type Conn } from '../db.js';
+import { FlowDisabledError, FlowNotFoundError, type StartDeps } from './start.js';
+import { InputsInvalidError } from '../planning/inputs.js';
+import { triggerFlowWith } from './trigger.js';
+import { runFollowUps } from './followups.js';
+
+export interface FlowTriggerResult {
+  namespace: string;
+  flowId: string;
+  triggerId: string;
+  executionId: string | null;
+  /** Why no execution started: chain_depth_exceeded, flow_disabled, template_error, inputs_invalid. */
+  skipped?: string;
+}
+
+export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
+  const up = (await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(
+    `SELECT id, namespace, flow_id, state, outputs, chain_depth FROM executions WHERE id = $1`,
+    [upstreamId],
+  )).rows[0];
+  if (!up?.flow_id) return { fired: [], followUps: [] };
+  const triggers = (await pool.query<{ namespace: string; flow_id: string; trigger_id: string; definition: FlowTrigger }>(
+    `SELECT ft.namespace, ft.flow_id, ft.trigger_id, ft.definition FROM flow_triggers ft
+     JOIN flows f ON f.namespace = ft.namespace AND f.flow_id = ft.flow_id AND f.deleted_at IS NULL
+     WHERE ft.type = 'flow' AND ft.upstream_namespace = $1 AND ft.upstream_flow_id = $2 AND $3 = ANY(ft.states)`,
+    [up.namespace, up.flow_id, up.state],
+  )).rows;
+  const fired: FlowTriggerResult[] = [];
+  const followUps: FollowUp[] = [];
+  for (const t of triggers) {
+    const r = await inTx(pool, async (c) => {
+      const ins = await c.query(
+        `INSERT INTO flow_trigger_firings (upstream_execution_id, namespace, flow_id, trigger_id, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT DO NOTHING RETURNING 1`,
+        [up.id, t.namespace, t.flow_id, t.trigger_id, deps.config.now()],
+      );
+      if (!ins.rowCount) return null; // fired already
+      const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
+      if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
+      try {
+        const created = await triggerFlowWith(c, deps, {
+          namespace: t.namespace, flowId: t.flow_id, inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
+          triggerType: 'flow', triggerId: t.trigger_id,
+          triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
+          createdBy: `trigger:${t.trigger_id}`, chainDepth: up.chain_depth + 1,
+        });
+        await c.query(`UPDATE flow_trigger_firings SET execution_id = $5 WHERE upstream_execution_id = $1 AND namespace = $2 AND flow_id = $3 AND trigger_id = $4`, [up.id, t.namespace, t.flow_id, t.trigger_id, created.id]);
+        followUps.push(...created.followUps);
+        return { ...res, executionId: created.id };
+      } catch (err) {
+        if (err instanceof TemplateError) return { ...res, skipped: 'template_error' };
+        if (err instanceof FlowDisabledError) return { ...res, skipped: 'flow_disabled' };
+        if (err instanceof InputsInvalidError) return { ...res, skipped: 'inputs_invalid' };
+        if (err instanceof FlowNotFoundError) return { ...res, skipped: 'flow_not_found' };
+        throw err;
+      }
+    });
+    if (r) fired.push(r);
+  }
+  return { fired, followUps };
+}
+
+/**
+ * The backstop: executions that ended recently and whose flow triggers have
+ * not fired (a follow-up lost to a crash) are fired now. Idempotent.
+ */
+export async function sweepFlowTriggers(pool: pg.Pool, deps: StartDeps, since: Date): Promise<FlowTriggerResult[]> {
+  const ids = (await pool.query<{ id: string }>(
+    `SELECT DISTINCT e.id FROM executions e
+     JOIN flow_triggers ft ON ft.type = 'flow' AND ft.upstream_namespace = e.namespace AND ft.upstream_flow_id = e.flow_id AND e.state = ANY(ft.states)
+     WHERE e.ended_at >= $1
+       AND NOT EXISTS (SELECT 1 FROM flow_trigger_firings x WHERE x.upstream_execution_id = e.id AND x.namespace = ft.namespace AND x.flow_id = ft.flow_id AND x.trigger_id = ft.trigger_id)
+     LIMIT 200`,
+    [since],
+  )).rows;
+  const out: FlowTriggerResult[] = [];
+  for (const { id } of ids) {
+    const r = await fireFlowTriggers(pool, deps, id);
+    out.push(...r.fired);
+    // What the started executions need next (a start that ended at once, say), as for any trigger.
+    await runFollowUps(pool, deps, r.followUps);
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+// Durable follow-ups. A change that causes work outside the rows it locked
+// (an ended execution's waiting parent, its flow's concurrency queue, its
+// flow triggers; a cancelled execution's children) writes that work as
+// `engine_outbox` rows in its own transaction, so a crash after the commit
+// cannot lose it. Whoever committed drains its rows at once (the fast path,
+// as fast as the in-memory follow-ups were); any instance's backstop drains
+// what is left. Each row is taken with FOR UPDATE SKIP LOCKED and deleted in
+// the transaction that holds it while its work is done: two instances never
+// do one row at once, and a crash mid-way leaves the row for the next
+// drainer. Every follow-up's work is idempotent (it acts only while its
+// target is in the state it expects), so doing one again after a crash
+// between its work and the delete changes nothing.
+//
+//   producer:  BEGIN; change; INSERT engine_outbox ...; COMMIT; runFollowUps(ids)
+//   drainer:   BEGIN; SELECT ... FOR UPDATE SKIP LOCKED; work; DELETE; COMMIT
+import type pg from 'pg';
+import { newId } from '@svc/db';
+import type { Client } from '../db.js';
+
+/** The work an engine change causes after its commit. `id` is its outbox row, once written. */
+export type FollowUp =
+  | { kind: 'child_ended'; parentTaskRunId: string; childExecutionId: string; id?: string }
+  | { kind: 'start_queued'; concurrencyKey: string; id?: string }
+  | { kind: 'stop_children'; executionId: string; id?: string }
+  | { kind: 'flow_triggers'; executionId: string; id?: string };
+
+/** Writes follow-ups in the caller's transaction; returns them with their row ids. */
+export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<FollowUp[]> {
+  if (!follow.length) return [];
+  const rows = follow.map((f) => {
+    const { id: _old, kind, ...payload } = f;
+    return { id: newId(), kind, payload };
+  });
+  await c.query({
+    name: 'svc-outbox-record',
+    text: `INSERT INTO engine_outbox (id, kind, payload) SELECT x.id, x.kind, x.payload FROM jsonb_to_recordset($1::jsonb) AS x(id text, kind text, payload jsonb)`,
+    values: [JSON.stringify(rows)],
+  });
+  return follow.map((f, i) => ({ ...f, id: rows[i]!.id }) as FollowUp);
+}
+
+/**
+ * Runs `work` for the outbox row `id` in the transaction that holds the row
+ * (the work's own transactions become savepoints of it), and deletes the row
+ * in that transaction. Returns false, doing nothing, when another instance
+ * holds the row or it is gone (done already). The work runs on the one
+ * connection that holds the row: a drain never waits for a second connection
+ * while it holds one, so drains cannot exhaust a pool between them.
+ */
+export async function withOutboxRow(pool: pg.Pool, id: string, work: (c: Client) => Promise<void>): Promise<boolean> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    const r = await c.query({ name: 'svc-outbox-take', text: `SELECT 1 FROM engine_outbox WHERE id = $1 FOR UPDATE SKIP LOCKED`, values: [id] });
+    if (!r.rowCount) {
+      await c.query('ROLLBACK');
+      return false;
+    }
+    await work(c);
+    await c.query({ name: 'svc-outbox-done', text: `DELETE FROM engine_outbox WHERE id = $1`, values: [id] });
+    await c.query('COMMIT');
+    return true;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+/** Outbox rows older than `olderThanMs` that no instance holds, oldest first (the backstop's pick). */
+export async function pendingFollowUps(pool: pg.Pool, olderThanMs: number, limit: number): Promise<FollowUp[]> {
+  const r = await pool.query<{ id: string; kind: FollowUp['kind']; payload: Record<string, unknown> }>({
+    name: 'svc-outbox-pending',
+    text: `SELECT id, kind, payload FROM engine_outbox WHERE created_at < now() - $1 * interval '1 millisecond' ORDER BY id LIMIT $2`,
+    values: [olderThanMs, limit],
+  });
+  return r.rows.map((row) => ({ ...row.payload, kind: row.kind, id: row.id }) as FollowUp);
+}
