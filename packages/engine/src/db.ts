@@ -2,6 +2,7 @@
 // (every state change appends one, in the same transaction), NOTIFY hints.
 import type pg from 'pg';
 import { inTransaction } from '@svc/db';
+import { INSERT_HISTORY_SQL, NOTIFY_SQL } from './sql/history.js';
 
 export type Client = pg.PoolClient;
 
@@ -46,7 +47,7 @@ export const CHANNELS = {
 export const LOG_CHANNEL = 'svc_log_lines';
 
 export async function notify(c: Client | pg.Pool, channel: string, payload: string): Promise<void> {
-  await c.query(`SELECT pg_notify($1, $2)`, [channel, payload]);
+  await c.query(NOTIFY_SQL, [channel, payload]);
 }
 
 export interface HistoryRow {
@@ -61,8 +62,7 @@ export interface HistoryRow {
 export async function history(c: Client, rows: HistoryRow[], at: Date): Promise<void> {
   if (!rows.length) return;
   await c.query(
-    `INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
+    INSERT_HISTORY_SQL,
     [
       rows.map((r) => r.executionId),
       rows.map((r) => r.taskRunId ?? null),

@@ -13,7 +13,7 @@ import { cancelExecution } from './systems/cancel.js';
 import { Completer, type CompleteOptions } from './systems/completer.js';
 import type { TaskCompletion } from './systems/completion.js';
 import { DashboardHoursCache } from './systems/dashboard-cache.js';
-import { dashboard, flowMetrics, flowStats, type DashboardRange, type FlowMetricsQuery } from './systems/dashboards.js';
+import { dashboard, flowMetrics, flowStats, type Dashboard, type DashboardRange, type FlowMetrics, type FlowMetricsQuery, type FlowStats } from './systems/dashboards.js';
 import { claimRuns, clearNoInstanceReason, markUnserved, type ClaimedRun, type ClaimOptions, type ClaimResult } from './systems/dispatch.js';
 import { deploymentIdOf, onceUntilFailed, runsToStop, stillRunning, taskStarted } from './systems/dispatch-reads.js';
 import { sweepFlowTriggers, type FlowTriggerResult } from './systems/flow-triggers.js';
@@ -281,17 +281,17 @@ export class Engine {
   // ---- figures (systems/dashboards.ts) ------------------------------------------
 
   /** The dashboard (getDashboard) at the engine's clock. */
-  dashboard(o: { range: DashboardRange; namespace?: string }): ReturnType<typeof dashboard> {
+  dashboard(o: { range: DashboardRange; namespace?: string }): Promise<Dashboard> {
     return dashboard(this.pool, this.dashboardHours, { ...o, now: this.sys.now() });
   }
 
   /** The last 50 executions of a flow (getFlowStats). */
-  flowStats(namespace: string, flowId: string): ReturnType<typeof flowStats> {
+  flowStats(namespace: string, flowId: string): Promise<FlowStats> {
     return flowStats(this.pool, namespace, flowId);
   }
 
   /** A custom metric of a flow over its last 50 executions (getFlowMetrics). */
-  flowMetrics(namespace: string, flowId: string, o: FlowMetricsQuery): ReturnType<typeof flowMetrics> {
+  flowMetrics(namespace: string, flowId: string, o: FlowMetricsQuery): Promise<FlowMetrics> {
     return flowMetrics(this.pool, namespace, flowId, o);
   }
 }

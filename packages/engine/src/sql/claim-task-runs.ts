@@ -2,7 +2,7 @@
 // moves them to RUNNING with their timeouts, writes their history rows and
 // the NOTIFY hint, and tells when the next run held back by a backoff is due.
 import { CHANNELS } from '../db.js';
-import { EXECUTION_COLUMNS } from './fragments.js';
+import { EXECUTION_COLUMNS, servedSql } from './fragments.js';
 import { CLAIMS_TASK_RUN } from './guards.js';
 
 export const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim());
@@ -38,3 +38,10 @@ SELECT n.next_at, n.claimed_at_now, k.* FROM (
   SELECT min(not_before) AS next_at, ${AT}::timestamptz AS claimed_at_now FROM task_runs
   WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > ${AT}) n
 LEFT JOIN k ON true`;
+
+/** QUEUED runs of pools $1 and executor types $2 lose `no_instance_for_pool` (a dispatcher serving them came online). */
+export const CLEAR_NO_INSTANCE_SQL = `UPDATE task_runs SET reason = '' WHERE state = 'QUEUED' AND reason = 'no_instance_for_pool' AND pool = ANY($1) AND executor_type = ANY($2)`;
+
+/** QUEUED runs of pools $1 and executor types $2 that no online dispatcher serves are labelled `no_instance_for_pool`. */
+export const MARK_UNSERVED_SQL = `UPDATE task_runs t SET reason = 'no_instance_for_pool'
+     WHERE t.state = 'QUEUED' AND t.reason = '' AND t.pool = ANY($1) AND t.executor_type = ANY($2) AND NOT ${servedSql('t.pool', 't.executor_type', 'now()')}`;

@@ -87,3 +87,9 @@ SELECT 'x' AS kind, t.id, t.execution_id, t.execution_id IN (SELECT id FROM l) A
   NULL::jsonb AS ex FROM t
 UNION ALL
 SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l) FROM l`;
+
+/** The secrets recorded on task run $1 while it is RUNNING (an end to mask first). */
+export const RUNNING_RUN_SECRETS_SQL = `SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1 AND state = 'RUNNING'`;
+
+/** Wakes the dispatchers of the executor types $1 (runs queued that no claim of the batch took). */
+export const NOTIFY_QUEUED_SQL = `SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`;

@@ -11,3 +11,6 @@ export const CHILD_OF_EARLIER_ATTEMPT_SQL = `SELECT e.id FROM executions e JOIN 
 
 /** The child execution subflow task run $2 of execution $1 started. */
 export const CHILD_OF_SQL = `SELECT id FROM executions WHERE parent_execution_id = $1 AND trigger_type = 'subflow' AND trigger_payload->>'parent_task_run_id' = $2 LIMIT 1`;
+
+/** The end of child execution $1 and the state of its parent (a `child_ended` follow-up). */
+export const CHILD_END_SQL = `SELECT e.state, e.outputs, e.error, p.state AS parent_state FROM executions e JOIN executions p ON p.id = e.parent_execution_id WHERE e.id = $1`;

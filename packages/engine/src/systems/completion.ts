@@ -18,6 +18,7 @@ import { claimRuns, type ClaimedRun, type ClaimOptions } from './dispatch.js';
 import { END_AND_READ_SQL, END_TASK_RUN_SQL, INLINE_PLAN_MAX_TASKS } from '../sql/end-task-run.js';
 import { planExecutions } from './planner.js';
 import { recordedValues, SecretMasker, withheld, type RecordedSecrets } from './secret-masking.js';
+import { NOTIFY_QUEUED_SQL, RUNNING_RUN_SECRETS_SQL } from '../sql/end-task-run.js';
 
 export interface TaskCompletion {
   state: 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';
@@ -52,7 +53,7 @@ export async function endTaskRun(c: Client | pg.Pool, taskRunId: string, done: T
   const ended = await endStatement(c, taskRunId, done, now, !masking);
   if (ended || !masking) return ended;
   // Not ended: the run is not RUNNING, or it recorded secrets (one more read tells which).
-  const rec = (await c.query<{ secrets: RecordedSecrets | null }>(`SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1 AND state = 'RUNNING'`, [taskRunId])).rows[0]?.secrets;
+  const rec = (await c.query<{ secrets: RecordedSecrets | null }>(RUNNING_RUN_SECRETS_SQL, [taskRunId])).rows[0]?.secrets;
   if (!rec) return null;
   const values = await recordedValues(c, taskRunId, rec, masking.masterKeys);
   return endStatement(c, taskRunId, values ? new SecretMasker(values).completion(done) : withheld(done), now, true);
@@ -213,7 +214,7 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
   // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
   const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));
   const left = [...new Set(queuedOut.queued.filter((q) => !taken.has(q.id)).map((q) => q.executor_type))];
-  if (left.length) await c.query(`SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`, [left]);
+  if (left.length) await c.query(NOTIFY_QUEUED_SQL, [left]);
   return { results, followUps };
 }
 

@@ -11,11 +11,19 @@
 // stay exact; they are computed here with percentile_cont's own arithmetic
 // (percentile.ts).
 import type pg from 'pg';
+import type { components } from '@svc/api-spec';
+import type { ExecutionState } from '@svc/state-machine';
 import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
 import { percentilesCont } from './percentile.js';
-import { hourFigures, inNamespace, rollUpHours, unrolledHours, type Figures } from '../sql/dashboard-hours.js';
+import { hourFigures, rollUpHours, unrolledHours, type Figures } from '../sql/dashboard-hours.js';
+import { FLOW_METRICS_SQL, FLOW_STATS_SQL, RECENT_FAILURES_SQL, RUNNING_NOW_SQL } from '../sql/dashboards.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
+
+/** The API objects these figures are (getDashboard, getFlowStats, getFlowMetrics). */
+export type Dashboard = components['schemas']['Dashboard'];
+export type FlowStats = components['schemas']['FlowStats'];
+export type FlowMetrics = components['schemas']['FlowMetrics'];
 
 const RANGES: Record<DashboardRange, { bucketSeconds: number; buckets: number }> = {
   '24h': { bucketSeconds: 3600, buckets: 24 },
@@ -34,13 +42,9 @@ export function dashboardWindow(range: DashboardRange, now: Date): { from: Date;
   return { from: new Date(to - buckets * ms), to: new Date(to), bucketSeconds, buckets };
 }
 
-const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
-
-const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
-
 interface SummaryRow {
   id: string;
-  state: string;
+  state: ExecutionState;
   namespace: string;
   flow_id: string | null;
   started_at: Date | null;
@@ -83,7 +87,7 @@ const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as con
  * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
  * this process fetched before (one per process: see dashboard-cache.ts).
  */
-export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }) {
+export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }): Promise<Dashboard> {
   const w = dashboardWindow(o.range, o.now);
   const ns = o.namespace ?? null;
   const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
@@ -93,18 +97,12 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
     hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
     pool.query<SummaryRow & { n: string }>(
-      `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
-       WHERE e.state IN ('RUNNING', 'CANCELLING') AND ${IN_NAMESPACE('$1')}
-       ORDER BY e.started_at NULLS LAST, e.id LIMIT 20`,
+      RUNNING_NOW_SQL,
       [ns],
     ),
     // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
     pool.query<SummaryRow & { triage_summary: string | null }>(
-      `SELECT ${SUMMARY},
-         (SELECT i.summary FROM ai_insights i WHERE i.execution_id = e.id AND i.kind = 'triage' AND i.status = 'done' ORDER BY i.created_at DESC LIMIT 1) AS triage_summary
-       FROM executions e
-       WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at IS NOT NULL AND ${IN_NAMESPACE('$1')}
-       ORDER BY e.ended_at DESC, e.id DESC LIMIT 10`,
+      RECENT_FAILURES_SQL,
       [ns],
     ),
   ]);
@@ -159,9 +157,9 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
 }
 
 /** The last 50 executions of a flow, newest first. */
-export async function flowStats(pool: pg.Pool, namespace: string, flowId: string) {
+export async function flowStats(pool: pg.Pool, namespace: string, flowId: string): Promise<FlowStats> {
   const r = await pool.query<SummaryRow & { created_at: Date }>(
-    `SELECT ${SUMMARY}, e.created_at FROM executions e WHERE e.namespace = $1 AND e.flow_id = $2 ORDER BY e.created_at DESC, e.id DESC LIMIT 50`,
+    FLOW_STATS_SQL,
     [namespace, flowId],
   );
   return { items: r.rows.map((x) => ({ execution_id: x.id, ...summary(x), created_at: x.created_at.toISOString() })) };
@@ -179,14 +177,9 @@ export interface FlowMetricsQuery {
  * value of the `groupBy` tag), the `agg` of the values its tasks recorded;
  * one series per tag value, points oldest first.
  */
-export async function flowMetrics(pool: pg.Pool, namespace: string, flowId: string, o: FlowMetricsQuery) {
+export async function flowMetrics(pool: pg.Pool, namespace: string, flowId: string, o: FlowMetricsQuery): Promise<FlowMetrics> {
   const r = await pool.query<{ id: string; created_at: Date; tag_value: string | null; value: number }>(
-    `WITH last AS (SELECT id, created_at FROM executions WHERE namespace = $1 AND flow_id = $2 ORDER BY created_at DESC, id DESC LIMIT 50)
-     SELECT l.id, l.created_at, CASE WHEN $4::text IS NULL THEN NULL ELSE m.tags->>$4 END AS tag_value,
-       (CASE $5 WHEN 'sum' THEN sum(m.value) WHEN 'avg' THEN avg(m.value) ELSE max(m.value) END)::float8 AS value
-     FROM last l JOIN task_metrics m ON m.execution_id = l.id AND m.name = $3
-     GROUP BY l.id, l.created_at, 3
-     ORDER BY 3 NULLS FIRST, l.created_at, l.id`,
+    FLOW_METRICS_SQL,
     [namespace, flowId, o.metric, o.groupBy ?? null, o.agg],
   );
   const series = new Map<string | null, { execution_id: string; created_at: string; value: number }[]>();

@@ -10,6 +10,7 @@ import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
 import type { ExecutionRow } from './advance.js';
 import { CLAIM_SQL, EXECUTION_FIELDS } from '../sql/claim-task-runs.js';
 import { servedSql } from '../sql/fragments.js';
+import { CLEAR_NO_INSTANCE_SQL, MARK_UNSERVED_SQL } from '../sql/claim-task-runs.js';
 
 export interface ClaimedRun {
   id: string;
@@ -75,7 +76,7 @@ export async function claimTaskRuns(pool: pg.Pool, o: ClaimOptions): Promise<Cla
 
 /** Clears `no_instance_for_pool` on QUEUED runs this dispatcher serves (it is online now). */
 export async function clearNoInstanceReason(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
-  await pool.query(`UPDATE task_runs SET reason = '' WHERE state = 'QUEUED' AND reason = 'no_instance_for_pool' AND pool = ANY($1) AND executor_type = ANY($2)`, [pools, executorTypes]);
+  await pool.query(CLEAR_NO_INSTANCE_SQL, [pools, executorTypes]);
 }
 
 /**
@@ -86,8 +87,7 @@ export async function clearNoInstanceReason(pool: pg.Pool, pools: string[], exec
 export async function markUnserved(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
   if (!executorTypes.length) return;
   await pool.query(
-    `UPDATE task_runs t SET reason = 'no_instance_for_pool'
-     WHERE t.state = 'QUEUED' AND t.reason = '' AND t.pool = ANY($1) AND t.executor_type = ANY($2) AND NOT ${servedSql('t.pool', 't.executor_type', 'now()')}`,
+    MARK_UNSERVED_SQL,
     [pools, executorTypes],
   );
 }

@@ -15,6 +15,7 @@ import { FlowDisabledError, FlowNotFoundError, type StartDeps } from './start.js
 import { InputsInvalidError } from '../planning/inputs.js';
 import { triggerFlowWith } from './trigger.js';
 import { runFollowUps } from './followups.js';
+import { FIRING_EXECUTION_SQL, INSERT_FIRING_SQL, TRIGGERS_OF_END_SQL, UNFIRED_ENDS_SQL, UPSTREAM_SQL } from '../sql/flow-triggers.js';
 
 export interface FlowTriggerResult {
   namespace: string;
@@ -27,14 +28,12 @@ export interface FlowTriggerResult {
 
 export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
   const up = (await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(
-    `SELECT id, namespace, flow_id, state, outputs, chain_depth FROM executions WHERE id = $1`,
+    UPSTREAM_SQL,
     [upstreamId],
   )).rows[0];
   if (!up?.flow_id) return { fired: [], followUps: [] };
   const triggers = (await pool.query<{ namespace: string; flow_id: string; trigger_id: string; definition: FlowTrigger }>(
-    `SELECT ft.namespace, ft.flow_id, ft.trigger_id, ft.definition FROM flow_triggers ft
-     JOIN flows f ON f.namespace = ft.namespace AND f.flow_id = ft.flow_id AND f.deleted_at IS NULL
-     WHERE ft.type = 'flow' AND ft.upstream_namespace = $1 AND ft.upstream_flow_id = $2 AND $3 = ANY(ft.states)`,
+    TRIGGERS_OF_END_SQL,
     [up.namespace, up.flow_id, up.state],
   )).rows;
   const fired: FlowTriggerResult[] = [];
@@ -42,8 +41,7 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
   for (const t of triggers) {
     const r = await inTx(pool, async (c) => {
       const ins = await c.query(
-        `INSERT INTO flow_trigger_firings (upstream_execution_id, namespace, flow_id, trigger_id, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT DO NOTHING RETURNING 1`,
+        INSERT_FIRING_SQL,
         [up.id, t.namespace, t.flow_id, t.trigger_id, deps.config.now()],
       );
       if (!ins.rowCount) return null; // fired already
@@ -56,7 +54,7 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
           triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
           createdBy: `trigger:${t.trigger_id}`, chainDepth: up.chain_depth + 1,
         });
-        await c.query(`UPDATE flow_trigger_firings SET execution_id = $5 WHERE upstream_execution_id = $1 AND namespace = $2 AND flow_id = $3 AND trigger_id = $4`, [up.id, t.namespace, t.flow_id, t.trigger_id, created.id]);
+        await c.query(FIRING_EXECUTION_SQL, [up.id, t.namespace, t.flow_id, t.trigger_id, created.id]);
         followUps.push(...created.followUps);
         return { ...res, executionId: created.id };
       } catch (err) {
@@ -78,11 +76,7 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
  */
 export async function sweepFlowTriggers(pool: pg.Pool, deps: StartDeps, since: Date): Promise<FlowTriggerResult[]> {
   const ids = (await pool.query<{ id: string }>(
-    `SELECT DISTINCT e.id FROM executions e
-     JOIN flow_triggers ft ON ft.type = 'flow' AND ft.upstream_namespace = e.namespace AND ft.upstream_flow_id = e.flow_id AND e.state = ANY(ft.states)
-     WHERE e.ended_at >= $1
-       AND NOT EXISTS (SELECT 1 FROM flow_trigger_firings x WHERE x.upstream_execution_id = e.id AND x.namespace = ft.namespace AND x.flow_id = ft.flow_id AND x.trigger_id = ft.trigger_id)
-     LIMIT 200`,
+    UNFIRED_ENDS_SQL,
     [since],
   )).rows;
   const out: FlowTriggerResult[] = [];

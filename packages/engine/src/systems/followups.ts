@@ -11,6 +11,7 @@ import type { Conn } from '../db.js';
 import { startQueued, type StartDeps } from './start.js';
 import { fireFlowTriggers } from './flow-triggers.js';
 import { pendingFollowUps, withOutboxRow, type FollowUp } from './outbox.js';
+import { CHILD_END_SQL } from '../sql/subflows.js';
 
 /** One follow-up's work on `db`; returns the follow-ups it caused (recorded, with their ids). */
 async function work(db: Conn, deps: StartDeps, f: FollowUp): Promise<FollowUp[]> {
@@ -18,7 +19,7 @@ async function work(db: Conn, deps: StartDeps, f: FollowUp): Promise<FollowUp[]>
     case 'child_ended': {
       const child = (
         await db.query<{ state: string; outputs: Record<string, unknown> | null; error: string; parent_state: string }>(
-          `SELECT e.state, e.outputs, e.error, p.state AS parent_state FROM executions e JOIN executions p ON p.id = e.parent_execution_id WHERE e.id = $1`,
+          CHILD_END_SQL,
           [f.childExecutionId],
         )
       ).rows[0];

@@ -16,6 +16,7 @@
 import type pg from 'pg';
 import { newId } from '@svc/db';
 import type { Client } from '../db.js';
+import { FOLLOW_UP_DONE_SQL, PENDING_FOLLOW_UPS_SQL, RECORD_FOLLOW_UPS_SQL, TAKE_FOLLOW_UP_SQL } from '../sql/outbox.js';
 
 /** The work an engine change causes after its commit. `id` is its outbox row, once written. */
 export type FollowUp =
@@ -33,7 +34,7 @@ export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<Fo
   });
   await c.query({
     name: 'svc-outbox-record',
-    text: `INSERT INTO engine_outbox (id, kind, payload) SELECT x.id, x.kind, x.payload FROM jsonb_to_recordset($1::jsonb) AS x(id text, kind text, payload jsonb)`,
+    text: RECORD_FOLLOW_UPS_SQL,
     values: [JSON.stringify(rows)],
   });
   return follow.map((f, i) => ({ ...f, id: rows[i]!.id }) as FollowUp);
@@ -51,13 +52,13 @@ export async function withOutboxRow(pool: pg.Pool, id: string, work: (c: Client)
   const c = await pool.connect();
   try {
     await c.query('BEGIN');
-    const r = await c.query({ name: 'svc-outbox-take', text: `SELECT 1 FROM engine_outbox WHERE id = $1 FOR UPDATE SKIP LOCKED`, values: [id] });
+    const r = await c.query({ name: 'svc-outbox-take', text: TAKE_FOLLOW_UP_SQL, values: [id] });
     if (!r.rowCount) {
       await c.query('ROLLBACK');
       return false;
     }
     await work(c);
-    await c.query({ name: 'svc-outbox-done', text: `DELETE FROM engine_outbox WHERE id = $1`, values: [id] });
+    await c.query({ name: 'svc-outbox-done', text: FOLLOW_UP_DONE_SQL, values: [id] });
     await c.query('COMMIT');
     return true;
   } catch (err) {
@@ -72,7 +73,7 @@ export async function withOutboxRow(pool: pg.Pool, id: string, work: (c: Client)
 export async function pendingFollowUps(pool: pg.Pool, olderThanMs: number, limit: number): Promise<FollowUp[]> {
   const r = await pool.query<{ id: string; kind: FollowUp['kind']; payload: Record<string, unknown> }>({
     name: 'svc-outbox-pending',
-    text: `SELECT id, kind, payload FROM engine_outbox WHERE created_at < now() - $1 * interval '1 millisecond' ORDER BY id LIMIT $2`,
+    text: PENDING_FOLLOW_UPS_SQL,
     values: [olderThanMs, limit],
   });
   return r.rows.map((row) => ({ ...row.payload, kind: row.kind, id: row.id }) as FollowUp);

@@ -25,6 +25,8 @@ import { advanceMany, EXECUTION_COLUMNS, type AdvanceOptions, type ExecutionRow,
 import { inTx, type Conn } from '../db.js';
 import type { SystemResources } from '../resources.js';
 import { drainOutbox } from './followups.js';
+import { LOCK_REQUESTED_SQL, STALE_REQUESTS_SQL } from '../sql/plan-read.js';
+import { LOCK_EXECUTIONS_SQL } from '../sql/lock-executions.js';
 
 /** A pass that found every requested execution held by another process looks again after this long, */
 const HELD_RETRY_MS = 20;
@@ -55,7 +57,7 @@ export async function planExecutions(pool: Conn, now: () => Date, ids?: string[]
     let locked: ExecutionRow[];
     let more = false;
     if (ids) {
-      locked = (await c.query<ExecutionRow>(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ANY($1) ORDER BY id FOR UPDATE`, [ids])).rows;
+      locked = (await c.query<ExecutionRow>(LOCK_EXECUTIONS_SQL, [ids])).rows;
     } else {
       // `requested` counts the executions with requests: more than were locked means some were
       // held by another pass (or past the batch), and the caller comes back for them.
@@ -63,9 +65,7 @@ export async function planExecutions(pool: Conn, now: () => Date, ids?: string[]
         name: 'svc-plan-lock',
         // `id = ANY(ARRAY(...))`: primary-key lookups whatever the statistics of this
         // short-lived queue table say (a join may be planned as a scan of all executions).
-        text: `WITH f AS MATERIALIZED (SELECT DISTINCT execution_id FROM plan_requests),
-                    l AS (SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ANY(ARRAY(SELECT execution_id FROM f)) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-               SELECT l.*, n.requested FROM (SELECT count(*)::int AS requested FROM f) n LEFT JOIN l ON true`,
+        text: LOCK_REQUESTED_SQL,
         values: [PLAN_BATCH],
       });
       locked = r.rows.filter((x) => x.id !== null);
@@ -79,7 +79,7 @@ export async function planExecutions(pool: Conn, now: () => Date, ids?: string[]
 
 /** Whether any planning request is older than `olderThan` (the poll's cheap check). */
 export async function hasStaleRequests(pool: pg.Pool, olderThan: Date): Promise<boolean> {
-  const r = await pool.query({ name: 'svc-plan-stale', text: `SELECT 1 FROM plan_requests WHERE created_at < $1 LIMIT 1`, values: [olderThan] });
+  const r = await pool.query({ name: 'svc-plan-stale', text: STALE_REQUESTS_SQL, values: [olderThan] });
   return (r.rowCount ?? 0) > 0;
 }
 

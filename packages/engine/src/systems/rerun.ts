@@ -10,6 +10,7 @@ import { createExecution, type StartDeps } from './start.js';
 
 export { NotRestartableError } from '../errors.js';
 import { NotRestartableError } from '../errors.js';
+import { ORIGINAL_SQL } from '../sql/read-executions.js';
 
 interface Original extends ExecutionRow {
   flow_revision_id: string | null;
@@ -20,7 +21,7 @@ interface Original extends ExecutionRow {
 }
 
 async function original(pool: pg.Pool, id: string): Promise<Original> {
-  const r = await pool.query<Original>(`SELECT ${EXECUTION_COLUMNS}, flow_revision_id, snapshot_id, snapshot_version, git_sha, trigger_type FROM executions WHERE id = $1`, [id]);
+  const r = await pool.query<Original>(ORIGINAL_SQL, [id]);
   if (!r.rows[0]) throw new ExecutionNotFoundError(`no execution ${id}`);
   return r.rows[0];
 }

@@ -7,6 +7,7 @@ import type { FollowUp } from './advance.js';
 import { resolveInputs } from '../planning/inputs.js';
 import { executionVars } from './vars.js';
 import { parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
+import { FLOW_HEAD_SQL } from '../sql/trigger-flow.js';
 
 export interface TriggerRequest {
   namespace: string;
@@ -116,10 +117,7 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
   const r = await c.query<FlowHead>({
     name: 'svc-trigger-flow',
-    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version, rv.git_sha
-     FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
-     LEFT JOIN namespace_versions v ON v.id = n.head_version_id LEFT JOIN namespace_versions rv ON rv.id = r.namespace_version_id
-     WHERE f.namespace = $1 AND f.flow_id = $2 AND f.deleted_at IS NULL`,
+    text: FLOW_HEAD_SQL,
     values: [t.namespace, t.flowId],
   });
   const flow = r.rows[0];

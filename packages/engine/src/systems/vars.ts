@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { VariableStore } from '@svc/secrets';
+import { NAMESPACE_FILE_SQL } from '../sql/start-reads.js';
 
 export interface VarsSource {
   namespace: string;
@@ -15,7 +16,7 @@ export interface VarsSource {
 /** Without an object store, the `namespace.yaml` variables are left out. */
 export async function executionVars(pool: pg.Pool | pg.PoolClient, storage: { getBuffer(k: string): Promise<Buffer> } | undefined, ex: VarsSource): Promise<Record<string, string>> {
   let nsFileVars: Record<string, string> = {};
-  const nsFileRow = storage && (await pool.query<{ file_hash: string }>(`SELECT file_hash FROM snapshot_files WHERE snapshot_id = $1 AND path = 'namespace.yaml'`, [ex.snapshot_id])).rows[0];
+  const nsFileRow = storage && (await pool.query<{ file_hash: string }>(NAMESPACE_FILE_SQL, [ex.snapshot_id])).rows[0];
   if (storage && nsFileRow) {
     try {
       nsFileVars = parseNamespaceFile((await storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
