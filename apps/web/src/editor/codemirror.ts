@@ -93,6 +93,8 @@ export interface EditorHandle {
   view: EditorView;
   /** Replaces the document and the language for another file. */
   load(path: string, text: string, readOnly: boolean): void;
+  /** Makes the open document editable or not, keeping its text (a git-mapped namespace's edit for a branch). */
+  setReadOnly(readOnly: boolean): void;
   destroy(): void;
 }
 
@@ -124,6 +126,9 @@ export async function createEditor(
     load(path, text, readOnly) {
       view.setState(EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly)), theme.of(isDark() ? oneDark : [])] }));
       if (schema && isFlowFile(path)) updateSchema(view, schema);
+    },
+    setReadOnly(readOnly) {
+      view.dispatch({ effects: ro.reconfigure(EditorState.readOnly.of(readOnly)) });
     },
     destroy: () => {
       watch.disconnect();

@@ -2,11 +2,16 @@
 // schema's completion and hover docs and the service's inline errors), save
 // with a message against the version the file was opened at (a conflict shows
 // both versions side by side), the version list with diffs and revert, and
-// upload of any file, binary included.
+// upload of any file, binary included. A script or executable file runs from
+// here (editor/RunFile.tsx); a namespace mapped from git says where its files
+// come from, stays read-only, and pushes an edit as a branch instead
+// (editor/GitSource.tsx).
 import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, listAll } from '../api';
 import { DiffView } from '../components/DiffView';
 import { createEditor, type EditorHandle } from '../editor/codemirror';
+import { GitSourcePanel, sourceOf, type NamespaceGit } from '../editor/GitSource';
+import { RunFileDialog, runRefusal } from '../editor/RunFile';
 import { navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import type { FileEntry, Namespace, ValidationProblem } from '../types';
@@ -91,7 +96,22 @@ export default function Editor({ ns }: { ns?: string }) {
 
 function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const { needs } = usePermission();
-  const editWhy = needs('editor') ?? (readOnly ? 'The namespace is read-only: it is mapped from a git source' : null);
+  const git = useLoad(async () => {
+    try {
+      return await api<NamespaceGit>('GET', `/namespaces/${ns}/git`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return { read_only: false, source: null };
+      throw e;
+    }
+  }, [ns]);
+  const source = sourceOf(git.data);
+  const editWhy =
+    needs('editor') ?? (readOnly || git.data?.read_only ? `The namespace is read-only: it is mapped from ${source ? `the git source ${source.name}` : 'a git source'}` : null);
+  // A git-mapped namespace's open file unlocked for an edit to push as a branch (never saved here).
+  const [branchEdit, setBranchEdit] = useState(false);
+  const branchEditRef = useRef(false);
+  branchEditRef.current = branchEdit;
+  const [runOpen, setRunOpen] = useState(false);
   const [file, setFile] = useQueryParam('file');
   const files = useLoad(async () => {
     try {
@@ -151,7 +171,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     }
     setBinary(isBinary);
     setProblems([]);
-    editor.current.load(path, content, isBinary || !!editWhy);
+    editor.current.load(path, content, isBinary || (!!editWhy && !branchEditRef.current));
     setText(content);
     setSavedText(known ? content : '');
   });
@@ -212,12 +232,23 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   });
 
   const dirty = text !== savedText;
+  const onBranchEdit = (on: boolean) => {
+    setBranchEdit(on);
+    branchEditRef.current = on;
+    if (on) editor.current?.setReadOnly(binary);
+    else setOpened((x) => x + 1); // reopens the file as the namespace has it: the edit is dropped
+  };
+  const entry = files.data?.items.find((f) => f.path === file);
   return (
     <>
       <div className="row wrap">
         <h1>{ns}</h1>
         {editWhy && <span className="badge" title={editWhy}>read only</span>}
       </div>
+      <ErrorBox error={git.error} />
+      {source && (
+        <GitSourcePanel ns={ns} source={source} file={file} text={text} dirty={dirty} binary={binary} editing={branchEdit} onEditing={onBranchEdit} />
+      )}
       <div className="editor-layout">
         <nav className="files" aria-label="Files" onKeyDown={arrowFocus('button.tree-item')}>
           {files.data ? (
@@ -271,6 +302,9 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
             <Button className="primary" disabledReason={editWhy ?? (!file ? 'Open a file first' : binary ? 'Binary files are replaced by upload' : null)} disabled={save.busy} onClick={() => saveRef.current()}>
               Save
             </Button>
+            <Button disabledReason={needs('operator') ?? runRefusal(file, entry)} onClick={() => setRunOpen(true)}>
+              Run…
+            </Button>
           </div>
           {binary && binarySize !== undefined && (
             <p className="notice small">
@@ -291,6 +325,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
           <ErrorBox error={save.error ?? open.error} />
         </div>
       </div>
+      {runOpen && file && <RunFileDialog ns={ns} path={file} version={files.data?.version} unsaved={dirty} onClose={() => setRunOpen(false)} />}
       {conflict && (
         <div className="dialog wide" role="dialog" aria-modal="true" aria-labelledby="conflict-title">
           <h2 id="conflict-title">Someone saved this namespace meanwhile</h2>
