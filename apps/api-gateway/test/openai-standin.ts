@@ -10,8 +10,12 @@ export interface StandinRequest {
   body: { model: string; stream?: boolean; messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[]; tools?: { function: { name: string } }[] };
 }
 
-/** What the stand-in answers: text, or tool calls. */
-export type Answer = { text: string } | { toolCalls: { name: string; arguments: Record<string, unknown> }[] };
+/**
+ * What the stand-in answers: text, or tool calls. A streamed text with `hold`
+ * sends its first piece, then waits for `hold` before the rest (a test sees
+ * the answer arrive part by part).
+ */
+export type Answer = { text: string; hold?: Promise<unknown> } | { toolCalls: { name: string; arguments: Record<string, unknown> }[] };
 
 export interface Standin {
   url: string;
@@ -26,7 +30,7 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
     let data = '';
     req.setEncoding('utf8');
     req.on('data', (d) => (data += d));
-    req.on('end', () => {
+    req.on('end', async () => {
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
@@ -48,7 +52,10 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
       chunk({ role: 'assistant', content: '' });
       if ('text' in answer) {
         // In a few pieces, as a real model streams.
-        for (const piece of answer.text.match(/.{1,12}/gs) ?? []) chunk({ content: piece });
+        for (const [i, piece] of (answer.text.match(/.{1,12}/gs) ?? []).entries()) {
+          if (i === 1 && answer.hold) await answer.hold;
+          chunk({ content: piece });
+        }
         chunk({}, 'stop');
       } else {
         answer.toolCalls.forEach((c, i) => {

@@ -1,5 +1,7 @@
 // The shell: who is signed in (login and the temporary-password screen come
-// first), the navigation, the theme, and which page a path shows.
+// first), the navigation, the theme, which page a path shows, and the AI
+// assistant's panel beside every page (opened from the header, kept open
+// across pages and reloads).
 import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError, onAuthProblem } from './api';
 import { Link, match, navigate, useLocation } from './router';
@@ -15,6 +17,7 @@ import { FlowPage } from './pages/Flow';
 import { Profile } from './pages/Profile';
 import { Admin } from './pages/admin/Admin';
 import { Shortcuts } from './components/Shortcuts';
+import { AssistantPanel } from './components/ai/AssistantPanel';
 
 // The editor carries CodeMirror and the schema tooling: loaded only when opened.
 const Editor = lazy(() => import('./pages/Editor'));
@@ -66,6 +69,8 @@ export function App() {
   const [mustChange, setMustChange] = useState(false);
   const [error, setError] = useState<unknown>();
   const [theme, toggleTheme] = useTheme();
+  const [assistant, setAssistant] = useState(() => localStorage.getItem('svc-ai-open') === '1');
+  useEffect(() => localStorage.setItem('svc-ai-open', assistant ? '1' : '0'), [assistant]);
   const loc = useLocation();
 
   const refresh = useCallback(() => {
@@ -137,6 +142,9 @@ export function App() {
         <button type="button" className="ghost" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" aria-keyshortcuts="?" onClick={() => document.dispatchEvent(new KeyboardEvent('keydown', { key: '?' }))}>
           ?
         </button>
+        <button type="button" id="ai-toggle" className={assistant ? 'ghost active' : 'ghost'} aria-expanded={assistant} aria-controls="ai-panel" onClick={() => setAssistant((a) => !a)}>
+          <span aria-hidden="true">✦</span> Assistant
+        </button>
         {themeButton}
         <Link to="/profile" className="who" aria-label={`Profile of ${me.email} (${me.role})`}>
           {me.name || me.email} <span className="badge">{me.role}</span>
@@ -145,9 +153,17 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} className={assistant ? 'beside-ai' : undefined}>
         <Suspense fallback={<Loading what="the editor" />}>{page}</Suspense>
       </main>
+      {assistant && (
+        <AssistantPanel
+          onClose={() => {
+            setAssistant(false);
+            document.getElementById('ai-toggle')?.focus();
+          }}
+        />
+      )}
       <Shortcuts />
     </SessionContext.Provider>
   );

@@ -6,7 +6,8 @@
 // only the rows on screen are in the DOM, so 100,000 lines scroll as smoothly
 // as 100. Lines arrive into a plain array and are flushed to React at most once
 // an animation frame; filtering (task, search) is one pass over that array per
-// change, kept as an index list.
+// change, kept as an index list. A line asked for (`line`: a link to it, from
+// a triage's evidence) is scrolled to and marked once it has arrived.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
@@ -18,12 +19,12 @@ const ROW = 19;
 
 const PAGE = 5000;
 
-export function Logs({ executionId, ended, task, tasks, onTask }: { executionId: string; ended: boolean; task?: string; tasks: string[]; onTask: (t: string | undefined) => void }) {
+export function Logs({ executionId, ended, task, tasks, onTask, line }: { executionId: string; ended: boolean; task?: string; tasks: string[]; onTask: (t: string | undefined) => void; line?: { taskRunId: string; n: number } }) {
   const lines = useRef<LogLine[]>([]);
   const [version, setVersion] = useState(0);
   const [status, setStatus] = useState<'connecting' | 'live' | 'ended' | 'reconnecting'>('connecting');
   const [search, setSearch] = useState('');
-  const [follow, setFollow] = useState(true);
+  const [follow, setFollow] = useState(!line);
   const scroller = useRef<HTMLDivElement>(null);
   const [pageError, setPageError] = useState<unknown>();
   // Whether the execution had ended when this log view opened decides how lines are read, once.
@@ -90,6 +91,12 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
     return idx;
   }, [version, task, search]);
   const count = shown ? shown.length : lines.current.length;
+  // The row of the line asked for, once it is there (and not filtered out).
+  const target = useMemo(() => {
+    if (!line) return -1;
+    const at = lines.current.findIndex((l) => l.task_run_id === line.taskRunId && l.n === line.n);
+    return at < 0 || !shown ? at : shown.indexOf(at);
+  }, [version, shown, line?.taskRunId, line?.n]);
 
   // Following is the virtualiser's own: anchored to the end, it keeps the
   // view at the bottom as lines are appended while the view is there (a
@@ -108,6 +115,16 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
   useEffect(() => {
     if (follow && count) virt.scrollToEnd();
   }, [follow, task, search, virt]);
+
+  // Scrolled to once per line asked for; following stops so arriving lines do not move it away.
+  const shownTarget = useRef('');
+  useEffect(() => {
+    const id = line ? `${line.taskRunId}:${line.n}` : '';
+    if (target < 0 || shownTarget.current === id) return;
+    shownTarget.current = id;
+    setFollow(false);
+    virt.scrollToIndex(target, { align: 'center' });
+  }, [target, virt]);
 
   const download = withQuery(`${API}/executions/${encodeURIComponent(executionId)}/logs/download`, { task });
   return (
@@ -149,8 +166,9 @@ export function Logs({ executionId, ended, task, tasks, onTask }: { executionId:
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
           {virt.getVirtualItems().map((row) => {
             const l = lines.current[shown ? shown[row.index]! : row.index]!;
+            const marked = row.index === target;
             return (
-              <div key={row.key} className={`log-line ${l.stream === 'stderr' ? 'stderr' : ''}`} style={{ transform: `translateY(${row.start}px)`, height: ROW }}>
+              <div key={row.key} className={`log-line ${l.stream === 'stderr' ? 'stderr' : ''}${marked ? ' marked' : ''}`} aria-current={marked || undefined} style={{ transform: `translateY(${row.start}px)`, height: ROW }}>
                 <span className="log-ts">{l.ts.slice(11, 23)}</span>
                 <span className="log-task">{l.task_key}{l.attempt > 1 ? `#${l.attempt}` : ''}</span>
                 <span className="log-text">{l.text}</span>

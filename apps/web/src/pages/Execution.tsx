@@ -7,8 +7,9 @@ import { Dag, latestRuns } from '../components/Dag';
 import { Gantt } from '../components/Gantt';
 import { GitSha } from '../components/GitSha';
 import { Logs } from '../components/Logs';
+import { TRIAGED, Triage } from '../components/ai/Triage';
 import { taskWaits, type TaskWait } from '../components/waits';
-import { Link, navigate } from '../router';
+import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import { ENDED, type Execution, type ExecutionSummary, type FlowDefinition, type TaskRun } from '../types';
 import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, arrowSelect, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
@@ -24,6 +25,16 @@ export function ExecutionPage({ id }: { id: string }) {
   const [now, setNow] = useState(Date.now());
   const [task, setTask] = useState<string>();
   const [tab, setTab] = useState<Tab>('Logs');
+  // A link to a place on this page (a triage's evidence): `?task=` selects the task, `?log=<task run>:<n>` shows that log line.
+  const [taskParam] = useQueryParam('task');
+  const [logParam] = useQueryParam('log');
+  const logLine = /^(.+):(\d+)$/.exec(logParam);
+  useEffect(() => {
+    if (taskParam) setTask(taskParam);
+    if (!taskParam && !logParam) return;
+    setTab('Logs');
+    requestAnimationFrame(() => document.getElementById('execution-details')?.scrollIntoView({ block: 'start' }));
+  }, [taskParam, logParam]);
 
   useEffect(() => {
     setEx(undefined);
@@ -100,6 +111,7 @@ export function ExecutionPage({ id }: { id: string }) {
         </p>
       )}
       <Actions ex={ex} />
+      {TRIAGED.includes(ex.state) && <Triage ex={ex} />}
       {ex.state === 'QUEUED' && <ExecutionWait ex={ex} def={def.data} />}
       <TaskWaits runs={ex.task_runs} def={def.data} now={now} />
       <Section title="Task graph">
@@ -109,7 +121,7 @@ export function ExecutionPage({ id }: { id: string }) {
       <Section title="Timeline">
         <Gantt runs={ex.task_runs} now={now} />
       </Section>
-      <div className="tabs" role="tablist" aria-label="Execution details">
+      <div className="tabs" role="tablist" aria-label="Execution details" id="execution-details">
         {TABS.map((t) => (
           <button
             key={t}
@@ -126,7 +138,7 @@ export function ExecutionPage({ id }: { id: string }) {
         ))}
       </div>
       <div role="tabpanel" aria-label={tab} className="card">
-        {tab === 'Logs' && <Logs executionId={ex.id} ended={ENDED.includes(ex.state)} task={task} tasks={taskKeys} onTask={setTask} />}
+        {tab === 'Logs' && <Logs executionId={ex.id} ended={ENDED.includes(ex.state)} task={task} tasks={taskKeys} onTask={setTask} {...(logLine ? { line: { taskRunId: logLine[1]!, n: Number(logLine[2]) } } : {})} />}
         {tab === 'Outputs' && <Outputs ex={ex} />}
         {tab === 'Artifacts' && <Artifacts id={ex.id} />}
         {tab === 'Metrics' && <Metrics id={ex.id} />}
