@@ -37,6 +37,7 @@ import { LiveHub } from './live/hub.js';
 import { liveSettingsFromConfig } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { gitHandlers, gitWebhook } from './routes/git.js';
+import { organizationHandlers } from './routes/organizations.js';
 import { compressResponses, securityHeaders } from './security-headers.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
@@ -159,6 +160,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...artifactHandlers({ db: deps.db, storage: deps.storage }),
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...gitHandlers(routeDeps),
+    ...organizationHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),

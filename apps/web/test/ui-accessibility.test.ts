@@ -81,7 +81,7 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
           ['flow', `/flows/${NS}/report`, (p) => p.getByText('Builds the daily report').first().waitFor()],
           ['editor', `/editor/${NS}`, (p) => p.getByText('report.flow.yaml').first().waitFor()],
           ['profile', '/profile', (p) => p.getByRole('heading', { name: 'Profile' }).waitFor()],
-          ...(['secrets', 'providers', 'users', 'audit', 'instances', 'storage', 'ai-usage'].map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>])),
+          ...(['secrets', 'providers', 'users', 'audit', 'instances', 'storage', 'git-sources', 'ai-provider', 'ai-usage', 'organizations'].map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>])),
         ];
         for (const [what, url, ready] of pages) {
           await page.goto(url);

@@ -38,6 +38,7 @@ export type Tag =
   | 'storage'
   | 'audit'
   | 'ai'
+  | 'organizations'
   | 'stats'
   | 'schedules'
   | 'schemas'

@@ -188,3 +188,30 @@ export async function organizationEmailStatus(
     sending: configured ? { configured, waiting } : { configured, waiting, detail: 'email sending is not configured (no maintenance instance with SVC_SMTP_URL is running): accepted emails wait in the queue' },
   };
 }
+
+/** An email of an organization as its admins see it: addresses, subject and delivery, not the text. */
+export interface OrganizationEmailRow {
+  id: string;
+  key_id: string | null;
+  from: string;
+  to: string;
+  subject: string;
+  status: string;
+  attempts: number;
+  error: string;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** The organization's emails, newest first; `before` is the last (created_at, id) of the previous page. Reads limit + 1 rows. */
+export async function listOrganizationEmails(db: IdentityDb, organizationId: string, opts: { limit: number; before?: { at: Date; id: string } }): Promise<OrganizationEmailRow[]> {
+  const b = opts.before;
+  const rows = await prismaOf(db).$queryRaw<OrganizationEmailRow[]>`
+    SELECT id, key_id, from_address AS "from", to_address AS "to", subject, status, attempts, error, created_at, sent_at
+    FROM emails
+    WHERE organization_id = ${organizationId}
+      AND (${b?.at ?? null}::timestamptz IS NULL OR (created_at, id) < (${b?.at ?? null}::timestamptz, ${b?.id ?? ''}))
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${opts.limit + 1}`;
+  return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+}

@@ -1,12 +1,13 @@
 // svc org: organizations of the email interface, their `svc_live_` keys,
 // verified senders and daily quotas. Like `svc user`, it works on the
 // database directly (SVC_DATABASE_URL, or the embedded PostgreSQL under
-// SVC_DATA_DIR): there is no admin API for it. The rows are written by
-// @svc/identity's organization functions, the same code the api-gateway
-// authenticates keys and checks senders and quotas with. Where an
-// organization has no own rate or quota, the server's SVC_ORG_RATE_LIMIT and
-// SVC_ORG_DAILY_QUOTA apply: shown from this shell's environment, else their
-// defaults.
+// SVC_DATA_DIR), so it works without a running gateway or an admin account
+// (admins can also use /api/v1/organizations and Settings › Organizations).
+// The rows are written by @svc/identity's organization functions, the same
+// code the api-gateway authenticates keys and checks senders and quotas with.
+// Where an organization has no own rate or quota, the server's
+// SVC_ORG_RATE_LIMIT and SVC_ORG_DAILY_QUOTA apply: shown from this shell's
+// environment, else their defaults.
 import type { Command } from 'commander';
 import { withOutput, type App } from '../app.js';
 import { openDatabase } from '../db.js';

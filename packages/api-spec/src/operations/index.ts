@@ -5,6 +5,7 @@ import { executionOperations } from './executions.js';
 import { flowOperations } from './flows.js';
 import { gitOperations } from './git.js';
 import { namespaceOperations } from './namespaces.js';
+import { organizationAdminOperations } from './organizations.js';
 import { hookOperations, runnerOperations } from './runner.js';
 import { secretOperations } from './secrets.js';
 
@@ -23,6 +24,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...gitOperations,
   ...adminOperations,
   ...aiOperations,
+  ...organizationAdminOperations,
   ...runnerOperations,
   ...hookOperations,
 ]);
@@ -30,10 +32,22 @@ export const operations: readonly Operation[] = Object.freeze([
 /**
  * Operations of the catalog beyond the spec's "Operation index", each for a
  * reason written down in the docs: getAIUsage, the admin view of the daily AI
- * limits (issue #29, docs/operating/security.md). The tests that compare the
- * document with the index expect exactly these on top of it.
+ * limits (issue #29, docs/operating/security.md), and the admin view of the
+ * organizations of the email interface (issue #32, organizations.ts). The
+ * tests that compare the document with the index expect exactly these on top
+ * of it.
  */
-export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze(['getAIUsage']);
+export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
+  'getAIUsage',
+  'listOrganizations',
+  'createOrganization',
+  'updateOrganization',
+  'createOrganizationKey',
+  'revokeOrganizationKey',
+  'addOrganizationSender',
+  'removeOrganizationSender',
+  'listOrganizationEmails',
+]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';
 export { organizationOperations, SendEmailRequest } from './emails.js';

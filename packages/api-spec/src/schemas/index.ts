@@ -1,5 +1,6 @@
 import { componentName } from './helpers.js';
 import * as entities from './entities.js';
+import * as organizations from './organizations.js';
 import * as requests from './requests.js';
 import * as resources from './resources.js';
 import * as runner from './runner.js';
@@ -7,6 +8,7 @@ import * as runner from './runner.js';
 export * from './cursors.js';
 export * from './entities.js';
 export * from './helpers.js';
+export * from './organizations.js';
 export * from './requests.js';
 export * from './resources.js';
 export * from './runner.js';
@@ -14,7 +16,7 @@ export * from './runner.js';
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner]) {
+  for (const mod of [resources, entities, requests, runner, organizations]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;

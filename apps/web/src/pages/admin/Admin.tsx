@@ -1,7 +1,8 @@
 // Settings: one tab per screen, each in its own file beside this one (secrets
 // and variables, secret providers, users, the audit log, instances, storage,
-// git sources, the AI provider, AI usage). Tabs a role cannot use stay in the bar, disabled, saying which
-// role they need; opened by URL they show only that.
+// git sources, the AI provider, AI usage, organizations). Tabs a role cannot
+// use stay in the bar, disabled, saying which role they need; opened by URL
+// they show only that.
 import type { ComponentType } from 'react';
 import { Link } from '../../router';
 import { usePermission } from '../../session';
@@ -11,6 +12,7 @@ import { AIUsage } from './AIUsage';
 import { Audit } from './Audit';
 import { GitSources } from './GitSources';
 import { Instances } from './Instances';
+import { Organizations } from './Organizations';
 import { Providers } from './Providers';
 import { SecretsAndVariables } from './SecretsAndVariables';
 import { Storage } from './Storage';
@@ -27,6 +29,7 @@ const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[
   { id: 'git-sources', label: 'Git sources', minRole: 'admin', Screen: GitSources },
   { id: 'ai-provider', label: 'AI provider', minRole: 'admin', Screen: AISettings },
   { id: 'ai-usage', label: 'AI usage', minRole: 'admin', Screen: AIUsage },
+  { id: 'organizations', label: 'Organizations', minRole: 'admin', Screen: Organizations },
 ];
 
 /** The settings page at /admin/:tab; an unknown or missing tab shows the first. */

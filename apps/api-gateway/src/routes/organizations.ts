@@ -1,0 +1,165 @@
+// The admin view of the organization email interface (issue #32; beyond the
+// spec's operation index, see EXTENSION_OPERATION_IDS): organizations, their
+// `svc_live_` keys, verified senders, daily quotas and sent emails. The rows
+// and rules are @svc/identity's, the ones `svc org` writes on the database and
+// the email endpoint reads. A new key is in createOrganizationKey's answer
+// only (stored as its hash); the audit events name keys by id and prefix.
+import type { Db } from '@svc/db';
+import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import {
+  addOrganizationSender,
+  createOrganization,
+  createOrganizationKey,
+  listOrganizationEmails,
+  listOrganizations,
+  OrganizationError,
+  parseSenderRule,
+  recordAudit,
+  removeOrganizationSender,
+  revokeOrganizationKey,
+  setOrganizationDailyQuota,
+  type OrganizationRow,
+} from '@svc/identity';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export interface OrganizationRouteDeps {
+  db: Db;
+  now: () => Date;
+  /** SVC_ORG_DAILY_QUOTA: the quota of an organization without its own. */
+  dailyQuota: number;
+  /** SVC_ORG_RATE_LIMIT: the rate of an organization without its own. */
+  rateLimit: number;
+}
+
+/** The one place organization errors become HTTP errors. */
+function orgError(err: unknown, field: string): never {
+  if (err instanceof OrganizationError) {
+    switch (err.code) {
+      case 'not_found':
+        throw notFound(err.message);
+      case 'exists':
+        throw conflict('conflict', err.message);
+      case 'invalid_name':
+      case 'invalid_sender':
+      case 'invalid_quota':
+        throw validationFailed([{ field, message: err.message }]);
+    }
+  }
+  throw err;
+}
+
+async function guard<T>(field: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    return orgError(err, field);
+  }
+}
+
+export function organizationHandlers(deps: OrganizationRouteDeps): OperationHandlers<AuthPrincipal> {
+  const pool = deps.db.pool;
+  const body = (o: OrganizationRow) => ({
+    id: o.id,
+    name: o.name,
+    created_at: o.created_at.toISOString(),
+    daily_quota: { own: o.daily_quota, limit: o.daily_quota ?? deps.dailyQuota, used_today: o.used_today },
+    rate_limit: { own: o.rate_limit, per_second: o.rate_limit ?? deps.rateLimit },
+    senders: o.senders,
+    keys: o.keys.map((k) => ({
+      id: k.id,
+      prefix: k.prefix,
+      name: k.name,
+      created_at: k.created_at.toISOString(),
+      last_used_at: k.last_used_at?.toISOString() ?? null,
+      revoked_at: k.revoked_at?.toISOString() ?? null,
+    })),
+  });
+  /** The organization named in the path, else 404. Organizations are few: read whole (listOrganizations). */
+  const find = async (name: string): Promise<OrganizationRow> => {
+    const o = (await listOrganizations(pool)).find((x) => x.name === name);
+    if (!o) throw notFound(`no organization ${name}`);
+    return o;
+  };
+  const audit = (ctx: Ctx, action: string, o: { id: string }, details: Record<string, unknown>) =>
+    recordAudit(pool, { action, ...auditContext(ctx), targetType: 'organization', targetId: o.id, details, at: deps.now() });
+
+  return {
+    async listOrganizations({ query, cursor }: Ctx) {
+      const { limit } = query as { limit: number };
+      const after = (cursor as { name?: string } | undefined)?.name;
+      const rows = (await listOrganizations(pool)).filter((o) => after === undefined || o.name > after);
+      const page = rows.slice(0, limit);
+      return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+    },
+
+    async createOrganization(ctx: Ctx) {
+      const { name } = ctx.body as { name: string };
+      const o = await guard('name', () => createOrganization(pool, name, deps.now()));
+      await audit(ctx, 'organization.create', o, { name });
+      return reply(201, body(await find(name)));
+    },
+
+    async updateOrganization(ctx: Ctx) {
+      const { organization } = ctx.params as { organization: string };
+      const { daily_quota } = ctx.body as { daily_quota: number | null };
+      const o = await find(organization);
+      await guard('daily_quota', () => setOrganizationDailyQuota(pool, organization, daily_quota));
+      await audit(ctx, 'organization.update', o, { name: organization, daily_quota });
+      return body(await find(organization));
+    },
+
+    async createOrganizationKey(ctx: Ctx) {
+      const { organization } = ctx.params as { organization: string };
+      const name = (ctx.body as { name?: string } | undefined)?.name ?? '';
+      const k = await guard('organization', () => createOrganizationKey(pool, organization, name, deps.now()));
+      await audit(ctx, 'organization.key_create', { id: k.organization_id }, { name: organization, key_id: k.id, prefix: k.prefix });
+      return reply(201, { id: k.id, key: k.key, prefix: k.prefix, name });
+    },
+
+    async revokeOrganizationKey(ctx: Ctx) {
+      const { organization, keyId } = ctx.params as { organization: string; keyId: string };
+      const o = await find(organization);
+      const key = o.keys.find((k) => k.id === keyId);
+      if (!key) throw notFound(`organization ${organization} has no key ${keyId}`);
+      await revokeOrganizationKey(pool, keyId, deps.now());
+      await audit(ctx, 'organization.key_revoke', o, { name: organization, key_id: keyId, prefix: key.prefix });
+      return reply(204);
+    },
+
+    async addOrganizationSender(ctx: Ctx) {
+      const { organization } = ctx.params as { organization: string };
+      const { value } = ctx.body as { value: string };
+      const o = await find(organization);
+      const rule = await guard('value', () => addOrganizationSender(pool, organization, value, deps.now()));
+      await audit(ctx, 'organization.sender_add', o, { name: organization, sender: rule.value });
+      return reply(201, rule);
+    },
+
+    async removeOrganizationSender(ctx: Ctx) {
+      const { organization, sender } = ctx.params as { organization: string; sender: string };
+      const o = await find(organization);
+      if (!parseSenderRule(sender)) throw notFound(`organization ${organization} has no sender ${sender}`);
+      const gone = await guard('sender', () => removeOrganizationSender(pool, organization, sender));
+      if (!gone) throw notFound(`organization ${organization} has no sender ${sender}`);
+      await audit(ctx, 'organization.sender_remove', o, { name: organization, sender });
+      return reply(204);
+    },
+
+    async listOrganizationEmails({ params, query, cursor }: Ctx) {
+      const { organization } = params as { organization: string };
+      const { limit } = query as { limit: number };
+      const c = cursor as { created_at?: string; id?: string } | undefined;
+      const o = await find(organization);
+      const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c?.created_at ? { before: { at: new Date(c.created_at), id: c.id ?? '' } } : {}) });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((e) => ({ ...e, created_at: e.created_at.toISOString(), sent_at: e.sent_at?.toISOString() ?? null })),
+        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
+      };
+    },
+  };
+}
