@@ -14,16 +14,22 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../api-gateway/test/openai-standin.ts';
 import { flow, sh } from '../../../e2e/test/engine-support.ts';
 import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
+import { linesStored } from './ai-support.ts';
 
 const skip = browserSkipReason();
 const NS = 'aiui';
 const SECRET = 'ui-sec-' + crypto.randomBytes(8).toString('hex');
 const LATER = 'ui-later-' + crypto.randomBytes(8).toString('hex');
 const ANSWER = 'The task leak exited with code 3 right after printing its token, which is masked in what I read.';
+const A11Y_RULES = [
+  'button-name', 'link-name', 'label', 'select-name', 'aria-input-field-name', 'aria-command-name', 'aria-allowed-attr', 'aria-required-attr', 'aria-roles',
+  'aria-valid-attr', 'aria-valid-attr-value', 'aria-hidden-focus', 'duplicate-id-aria', 'nested-interactive', 'scrollable-region-focusable',
+];
 const HELLO = flow({ id: 'hello', tasks: [{ id: 'greet', type: 'command', command: sh('echo hello') }] });
 const HELLO_NEW = flow({ id: 'hello', description: 'Greets twice', tasks: [{ id: 'greet', type: 'command', command: sh('echo hello') }, { id: 'again', type: 'command', depends_on: ['greet'], command: sh('echo hello again') }] });
 
@@ -70,6 +76,7 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     const e = await s.trigger(NS, 'leak', { inputs: { l: LATER } });
     failedId = e.id;
     assert.equal((await s.waitEnded(failedId, 120_000)).state, 'FAILED');
+    await linesStored(s, failedId, 3);
     // Made a secret after the run: the stored lines still hold it; only the assistant's masking hides it.
     assert.equal((await s.api('PUT', '/api/v1/secrets/LATER', { value: LATER })).status, 200);
   });
@@ -85,6 +92,11 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
   async function ask(page: Page, text: string) {
     await panel(page).getByLabel('Message').fill(text);
     await panel(page).getByRole('button', { name: 'Send' }).click();
+  }
+  /** axe-core's naming and ARIA rules (those of ui-accessibility) on the panel: none broken. */
+  async function accessible(page: Page) {
+    const r = await new AxeBuilder({ page: page as never }).include('#ai-panel').withRules(A11Y_RULES).analyze();
+    assert.deepEqual(r.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), []);
   }
   /** Nothing on the page, visible or not, holds a secret value. */
   async function noSecret(page: Page) {
@@ -130,8 +142,9 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     await shot(page, 'ai-assistant-streaming');
     release();
     await thread(page).getByText(ANSWER).waitFor();
-    assert.equal(await answer.getAttribute('aria-busy'), 'false');
+    // The turn's `end` ends the streaming.
     await panel(page).getByRole('button', { name: 'Send' }).waitFor();
+    assert.equal(await answer.getAttribute('aria-busy'), 'false');
 
     // The user's question, then the two tools with what they answered, then the answer.
     const kinds = await thread(page).locator('[data-kind]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
@@ -213,6 +226,7 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     await thread(page).locator('[data-kind=tool]').first().locator('summary').click();
     assert.match(await thread(page).locator('[data-kind=tool]').first().locator('pre').innerText(), /token \*\*\*/);
     await noSecret(page);
+    await accessible(page);
 
     // A new conversation; the earlier one is listed by its first question and comes back.
     const picker = panel(page).getByRole('combobox', { name: 'Conversation' });

@@ -12,10 +12,12 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { startOpenAIStandin, type Standin } from '../../api-gateway/test/openai-standin.ts';
 import { flow, sh } from '../../../e2e/test/engine-support.ts';
 import { browserSkipReason, login, newUser, shot, startUi, type Ui } from './browser.ts';
+import { linesStored } from './ai-support.ts';
 
 const skip = browserSkipReason();
 const NS = 'triageui';
@@ -60,6 +62,7 @@ describe('AI triage on the execution page', { skip, concurrency: false }, () => 
     assert.equal((await s.waitEnded(okId, 120_000)).state, 'SUCCESS');
     failedId = (await s.trigger(NS, 'deploy', { inputs: { fail: true } })).id;
     assert.equal((await s.waitEnded(failedId, 120_000)).state, 'FAILED');
+    await linesStored(s, failedId, 8);
     assert.equal((await s.api('PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-triage', base_url: llm.url })).status, 200);
     const v = await s.api('POST', '/api/v1/users', { email: VIEWER, role: 'viewer' });
     assert.equal(v.status, 201);
@@ -106,6 +109,10 @@ describe('AI triage on the execution page', { skip, concurrency: false }, () => 
     for (const i of [0, 1, 3, 4]) await items.nth(i).locator('summary').click();
     await shot(page, 'ai-triage-evidence');
     assert.ok(!(await page.content()).includes(SECRET), 'the secret value is on the page');
+    // axe-core's naming and ARIA rules (those of ui-accessibility) on the whole section, evidence open.
+    const rules = ['button-name', 'link-name', 'aria-allowed-attr', 'aria-roles', 'aria-valid-attr', 'aria-valid-attr-value', 'nested-interactive', 'scrollable-region-focusable'];
+    const axe = await new AxeBuilder({ page: page as never }).include('section[aria-label="AI triage"]').withRules(rules).analyze();
+    assert.deepEqual(axe.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), []);
   });
 
   it('each evidence item links to its place: the task run, the log line, the last success', async () => {

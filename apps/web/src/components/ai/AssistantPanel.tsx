@@ -246,7 +246,7 @@ function ItemView({ item, conversationId, onAction }: { item: Item; conversation
             <span className="muted small">{argsLine(item.args)}</span>
             {item.ok === false && <span className="sr-only"> (failed)</span>}
           </summary>
-          {item.done ? <pre className="json" aria-label={`What ${item.name} answered`}>{typeof item.result === 'string' ? item.result : JSON.stringify(item.result, null, 2)}</pre> : <p className="muted small">Running…</p>}
+          {item.done ? <pre className="json" tabIndex={0} aria-label={`What ${item.name} answered`}>{typeof item.result === 'string' ? item.result : JSON.stringify(item.result, null, 2)}</pre> : <p className="muted small">Running…</p>}
         </details>
       );
     case 'action':

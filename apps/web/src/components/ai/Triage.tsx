@@ -160,7 +160,9 @@ function EvidenceItem({ e, ex }: { e: Evidence; ex: Execution }) {
             ))}
           </ol>
         ) : (
-          <pre className="json">{e.content}</pre>
+          <pre className="json" tabIndex={0} aria-label={e.title}>
+            {e.content}
+          </pre>
         )}
       </details>
     </li>
