@@ -3,6 +3,7 @@
 // `runtime_not_found` / `command not found: X` rather than a bare ENOENT.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PrepareError } from './errors.js';
 import type { Runtime } from './types.js';
@@ -14,6 +15,21 @@ export const RUNTIME_CANDIDATES: Record<Runtime, readonly string[]> = {
   node: ['node'],
   bun: ['bun'],
 };
+
+/**
+ * Interpreters that ship with the runner, tried after the PATH: bun from its
+ * npm package (a dependency of this package; its postinstall puts the
+ * platform's binary in `bin/bun.exe`). A runtime found on the task's PATH
+ * wins, so an image or host that installs its own bun uses that one.
+ */
+function shippedInterpreter(runtime: Runtime): string | null {
+  if (runtime !== 'bun') return null;
+  try {
+    return path.join(path.dirname(createRequire(import.meta.url).resolve('bun/package.json')), 'bin', 'bun.exe');
+  } catch {
+    return null;
+  }
+}
 
 export interface Invocation {
   /** Absolute path of the executable. */
@@ -60,6 +76,8 @@ export async function resolveInvocation(command: string[], runtime: string | und
       const file = await findExecutable(name, pathVar, cwd);
       if (file) return { file, args: command, argv0: name };
     }
+    const shipped = shippedInterpreter(runtime);
+    if (shipped && (await isExecutableFile(shipped))) return { file: shipped, args: command, argv0: candidates[0]! };
     // In a container, the executor names the image (SVC_IMAGE): the tool must come from it.
     const image = process.env.SVC_IMAGE ? ` of image ${process.env.SVC_IMAGE}` : '';
     throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on the PATH${image}`);

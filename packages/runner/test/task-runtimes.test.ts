@@ -26,10 +26,29 @@ test('a python script that raises is FAILED exit_code with the last traceback li
   assert.equal(c.error, 'exit code 1: ValueError: bad input');
 });
 
-test('a runtime missing from PATH is FAILED runtime_not_found naming the tool (bun is not installed here)', async () => {
-  const t = new MemoryTransport(makeSpec({ command: ['main.ts'], runtime: 'bun', files: { 'main.ts': 'console.log(1)' } }));
+test('runtime bun runs a TypeScript file (bun from its npm package when none is on the PATH)', async () => {
+  // An enum, a type annotation, an interface and a generic: none of them is JavaScript.
+  const ts = [
+    'enum Colour { Red = 1, Green = 2 }',
+    'interface Sum { total: number }',
+    'function add<T extends number>(a: T, b: T): Sum { return { total: a + b }; }',
+    'const n: number = Number(process.argv[2]);',
+    'console.log(`bun says ${add(n, Colour.Green).total} from ${process.env.SVC_TASK_ID}`);',
+  ].join('\n');
+  const spec = makeSpec({ command: ['main.ts', '40'], runtime: 'bun', files: { 'main.ts': ts } });
+  spec.env.PATH = '/usr/bin:/bin';
+  const t = new MemoryTransport(spec);
   const c = await runTask({ transport: t, workRoot: await root() });
-  assert.deepEqual(c, { state: 'FAILED', reason: 'runtime_not_found', error: 'runtime bun: bun not found on the PATH', exit_code: null, outputs: {}, metrics: [] });
+  assert.equal(c.state, 'SUCCESS', c.error);
+  assert.deepEqual(t.text(), ['bun says 42 from task-1']);
+});
+
+test('a runtime missing from PATH is FAILED runtime_not_found naming the tool', async () => {
+  const spec = makeSpec({ command: ['main.sh'], runtime: 'bash', files: { 'main.sh': 'echo 1' } });
+  spec.env.PATH = '/nonexistent/bin';
+  const t = new MemoryTransport(spec);
+  const c = await runTask({ transport: t, workRoot: await root() });
+  assert.deepEqual(c, { state: 'FAILED', reason: 'runtime_not_found', error: 'runtime bash: bash not found on the PATH', exit_code: null, outputs: {}, metrics: [] });
   assert.equal(t.completions.length, 1);
 });
 
