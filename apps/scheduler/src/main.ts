@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The scheduler process: syncs schedules from the flows, fires due schedule
 // triggers exactly once (however many scheduler instances run), and sweeps
-// flow triggers that a crash left unfired. See scheduler.ts. Its periods
+// flow triggers that a crash left unfired. See scheduler.ts. It advances
+// backfills (backfills.ts). Its periods
 // (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
 // so a bad value stops it with exit code 2 like any other. It also runs the
 // git sync worker (requested syncs and polling of git sources; see
@@ -13,6 +14,7 @@ import { GitSyncWorker } from '@svc/git-sources';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
+import { BackfillAdvancer } from './backfills.js';
 import { Scheduler } from './scheduler.js';
 
 await runService({
@@ -22,16 +24,19 @@ await runService({
     // The store is read when an execution starts (its namespace.yaml executor defaults).
     const storage = await createObjectStore(ctx.config.storage);
     const now = () => ctx.clock.now();
+    const engine = new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log });
     const scheduler = new Scheduler({
       pool: ctx.db.pool,
       log: ctx.log,
-      engine: new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log }),
+      engine,
       now,
       tickMs: ctx.config.schedulerTickMs,
       syncMs: ctx.config.schedulerSyncMs,
       sweepMs: ctx.config.schedulerSweepMs,
     });
     const loop = scheduler.start();
+    // Backfills (backfills.ts): rows the gateway writes, advanced on the tick's period.
+    const backfills = new BackfillAdvancer({ pool: ctx.db.pool, engine, log: ctx.log }).start({ now, intervalMs: ctx.config.schedulerTickMs });
     const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-git-sync-listen' });
     const git = new GitSyncWorker({
       db: ctx.db,
@@ -49,6 +54,7 @@ await runService({
     return {
       async stop() {
         await loop.stop();
+        await backfills.stop();
         await git.stop();
         await notifier.close();
         await storage.close?.();

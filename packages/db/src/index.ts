@@ -33,6 +33,18 @@ export {
   type DueSchedule,
   type ScheduleAdvance,
 } from './sql/schedule-fires.js';
+export {
+  insertBackfill,
+  getBackfill,
+  listBackfills,
+  listBackfillRuns,
+  setBackfillState,
+  cancelBackfill,
+  type BackfillRow,
+  type BackfillRunRow,
+  type BackfillState,
+  type NewBackfill,
+} from './sql/backfills.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
 export { pipeline } from './pipeline.js';

@@ -1,0 +1,198 @@
+// Backfills (issue #33): a flow's schedule trigger run over a past range.
+// The gateway writes a `backfills` row and one `backfill_runs` row per fire
+// time (computed by @svc/timing's FireTimes, as the scheduler fires), and
+// pause/resume/cancel change the row's state. This advancer creates the
+// executions: each pass claims running backfills with FOR UPDATE SKIP
+// LOCKED (so one scheduler instance works on a backfill at a time), counts
+// its unended executions, and creates executions for its oldest pending
+// fire times up to `max_in_flight`, in the claiming transaction. A run row
+// goes from pending to created only with its execution (WHERE state =
+// 'pending'), and its primary key is (backfill, fire time): a fire time
+// becomes one execution however many schedulers run and whenever one stops.
+// Executions go through the engine's trigger, so the flow's concurrency rule
+// applies as to any schedule fire; the trigger payload is a schedule fire's
+// ({ fire_time, schedule, cron, timezone }) plus `backfill`, trigger_type is
+// `schedule` (the spec has no backfill type) and the label `backfill` holds
+// the backfill's id.
+import type pg from 'pg';
+import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
+import { TemplateError } from '@svc/flow-schema';
+
+/** The label every execution of a backfill carries, valued with the backfill's id. */
+export const BACKFILL_LABEL = 'backfill';
+
+/** Execution states that count as in flight. */
+export const IN_FLIGHT_STATES = ['QUEUED', 'RUNNING', 'CANCELLING'] as const;
+
+export interface BackfillLog {
+  info(message: string, meta?: Record<string, unknown>): unknown;
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+}
+
+export interface BackfillAdvancerDeps {
+  pool: pg.Pool;
+  engine: Engine;
+  log: BackfillLog;
+  /** Backfills claimed per transaction. Default 10. */
+  batchSize?: number;
+  /** Executions created per backfill per transaction (the transaction stays short). Default 100. */
+  perPass?: number;
+}
+
+export interface AdvanceResult {
+  /** Executions created in this pass. */
+  created: number;
+  /** Fire times that made no execution (flow disabled, inputs invalid...). */
+  skipped: number;
+  /** Backfills that finished in this pass. */
+  finished: string[];
+}
+
+interface ClaimedBackfill {
+  id: string;
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  cron: string;
+  timezone: string;
+  max_in_flight: number;
+}
+
+export class BackfillAdvancer {
+  constructor(private readonly deps: BackfillAdvancerDeps) {}
+
+  /** Advances every running backfill until each is at its in-flight limit or out of fire times. */
+  async advance(now: Date): Promise<AdvanceResult> {
+    const total: AdvanceResult = { created: 0, skipped: 0, finished: [] };
+    // Backfills already served in this call: a full one goes round again, others wait for the next call.
+    for (let round = 0; round < 1000; round++) {
+      const r = await this.pass(now);
+      total.created += r.created;
+      total.skipped += r.skipped;
+      total.finished.push(...r.finished);
+      if (!r.more) break;
+    }
+    if (total.created || total.skipped || total.finished.length) this.deps.log.info('backfills advanced', { created: total.created, skipped: total.skipped, finished: total.finished });
+    return total;
+  }
+
+  /** One transaction: claims up to batchSize running backfills and serves each. */
+  private async pass(now: Date): Promise<AdvanceResult & { more: boolean }> {
+    const out = { created: 0, skipped: 0, finished: [] as string[], more: false };
+    const perPass = this.deps.perPass ?? 100;
+    await this.deps.engine.transaction(async (c, tx) => {
+      const claimed = await c.query<ClaimedBackfill>(
+        `SELECT id, namespace, flow_id, trigger_id, cron, timezone, max_in_flight FROM backfills
+          WHERE state = 'running' ORDER BY updated_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.deps.batchSize ?? 10],
+      );
+      for (const b of claimed.rows) {
+        const inFlight = Number(
+          (
+            await c.query<{ n: string }>(
+              `SELECT count(*) AS n FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+                WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state = ANY($2)`,
+              [b.id, IN_FLIGHT_STATES],
+            )
+          ).rows[0]!.n,
+        );
+        const room = Math.min(perPass, b.max_in_flight - inFlight);
+        const pending = room > 0
+          ? (await c.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [b.id, room + 1])).rows
+          : [];
+        const trigger = pending.length
+          ? (await c.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [b.namespace, b.flow_id, b.trigger_id])).rows[0]
+          : undefined;
+        let served = 0;
+        for (const p of pending.slice(0, Math.max(room, 0))) {
+          served++;
+          const fireTime = p.fire_time.toISOString();
+          await c.query('SAVEPOINT backfill_fire');
+          let executionId: string | null = null;
+          let reason = '';
+          try {
+            const created = await tx.trigger({
+              namespace: b.namespace,
+              flowId: b.flow_id,
+              inputTemplates: { templates: trigger?.definition.inputs ?? {} },
+              labels: { [BACKFILL_LABEL]: b.id },
+              triggerType: 'schedule',
+              triggerId: b.trigger_id,
+              triggerPayload: { fire_time: fireTime, schedule: b.trigger_id, cron: b.cron, timezone: b.timezone, backfill: b.id },
+              createdBy: 'backfill',
+            });
+            executionId = created.id;
+          } catch (err) {
+            const why = skipReason(err);
+            await c.query('ROLLBACK TO SAVEPOINT backfill_fire');
+            if (!why) throw err;
+            reason = why;
+            this.deps.log.warn('backfill fire time made no execution', { backfill: b.id, fire_time: fireTime, reason, err });
+          }
+          const u = await c.query(
+            `UPDATE backfill_runs SET state = $3, execution_id = $4, reason = $5, created_at = $6
+              WHERE backfill_id = $1 AND fire_time = $2 AND state = 'pending'`,
+            [b.id, p.fire_time, executionId ? 'created' : 'skipped', executionId, reason, now],
+          );
+          if (u.rowCount !== 1) {
+            // Not pending any more (cancelled meanwhile): undo its execution.
+            await c.query('ROLLBACK TO SAVEPOINT backfill_fire');
+            continue;
+          }
+          await c.query('RELEASE SAVEPOINT backfill_fire');
+          if (executionId) out.created++;
+          else out.skipped++;
+        }
+        const left = pending.length - served;
+        if (left > 0 && served === perPass) out.more = true;
+        if (room > 0 && pending.length === 0 && inFlight === 0) {
+          // Nothing pending, nothing in flight: the backfill is done.
+          await c.query(`UPDATE backfills SET state = 'done', ended_at = $2, updated_at = $2 WHERE id = $1 AND state = 'running'`, [b.id, now]);
+          out.finished.push(b.id);
+        } else {
+          await c.query(`UPDATE backfills SET updated_at = $2 WHERE id = $1`, [b.id, now]);
+        }
+      }
+    });
+    return out;
+  }
+
+  /** Advances on an interval until stopped; errors are logged and the loop goes on. */
+  start(opts: { now: () => Date; intervalMs: number }): { stop(): Promise<void> } {
+    let stopped = false;
+    let wake: () => void = () => undefined;
+    const loop = async () => {
+      while (!stopped) {
+        try {
+          await this.advance(opts.now());
+        } catch (err) {
+          this.deps.log.warn('backfill advance failed', { err });
+        }
+        if (stopped) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, opts.intervalMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    };
+    const done = loop();
+    return {
+      async stop() {
+        stopped = true;
+        wake();
+        await done;
+      },
+    };
+  }
+}
+
+function skipReason(err: unknown): string | undefined {
+  if (err instanceof FlowDisabledError) return 'flow_disabled';
+  if (err instanceof FlowNotFoundError) return 'flow_not_found';
+  if (err instanceof InputsInvalidError) return 'inputs_invalid';
+  if (err instanceof TemplateError) return 'template_error';
+  return undefined;
+}

@@ -1,0 +1,139 @@
+// Backfills (issue #33): the rows the gateway writes and reads, and that the
+// scheduler's BackfillAdvancer (apps/scheduler/src/backfills.ts) advances.
+// A backfill's fire times are all written when it is created (one
+// backfill_runs row each, primary key (backfill_id, fire_time)), so what the
+// preview showed is what runs and progress is a count over its rows.
+import type { Queryable } from './queryable.js';
+
+export type BackfillState = 'running' | 'paused' | 'cancelled' | 'done';
+
+export interface NewBackfill {
+  id: string;
+  namespace: string;
+  flowId: string;
+  triggerId: string;
+  cron: string;
+  timezone: string;
+  from: Date;
+  to: Date;
+  maxInFlight: number;
+  createdBy: string;
+  fireTimes: Date[];
+  now: Date;
+}
+
+export interface BackfillRow {
+  id: string;
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  cron: string;
+  timezone: string;
+  range_from: Date;
+  range_to: Date;
+  max_in_flight: number;
+  state: BackfillState;
+  total: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  ended_at: Date | null;
+  /** Fire times with no execution yet. */
+  left: number;
+  /** Executions not ended (QUEUED, RUNNING, CANCELLING). */
+  running: number;
+  /** Executions ended SUCCESS (or SKIPPED by the flow's concurrency rule). */
+  done: number;
+  /** Executions ended FAILED, TIMED_OUT or CANCELLED, and fire times that made no execution. */
+  failed: number;
+  /** Fire times cancelled before they had an execution. */
+  cancelled: number;
+}
+
+export interface BackfillRunRow {
+  fire_time: Date;
+  state: string;
+  execution_id: string | null;
+  execution_state: string | null;
+  reason: string;
+}
+
+const SELECT = `
+  SELECT b.id, b.namespace, b.flow_id, b.trigger_id, b.cron, b.timezone, b.range_from, b.range_to, b.max_in_flight, b.state, b.total,
+         b.created_by, b.created_at, b.updated_at, b.ended_at,
+         count(r.fire_time) FILTER (WHERE r.state = 'pending')::int AS left,
+         count(r.fire_time) FILTER (WHERE r.state = 'created' AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING'))::int AS running,
+         count(r.fire_time) FILTER (WHERE r.state = 'created' AND e.state IN ('SUCCESS', 'SKIPPED'))::int AS done,
+         count(r.fire_time) FILTER (WHERE r.state = 'skipped' OR (r.state = 'created' AND e.state IN ('FAILED', 'TIMED_OUT', 'CANCELLED')))::int AS failed,
+         count(r.fire_time) FILTER (WHERE r.state = 'cancelled')::int AS cancelled
+    FROM backfills b
+    LEFT JOIN backfill_runs r ON r.backfill_id = b.id
+    LEFT JOIN executions e ON e.id = r.execution_id`;
+
+/** Writes a running backfill and its fire times (one statement each). */
+export async function insertBackfill(q: Queryable, b: NewBackfill): Promise<void> {
+  await q.query(
+    `INSERT INTO backfills (id, namespace, flow_id, trigger_id, cron, timezone, range_from, range_to, max_in_flight, state, total, created_by, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11, $12, $12)`,
+    [b.id, b.namespace, b.flowId, b.triggerId, b.cron, b.timezone, b.from, b.to, b.maxInFlight, b.fireTimes.length, b.createdBy, b.now],
+  );
+  await q.query(`INSERT INTO backfill_runs (backfill_id, fire_time) SELECT $1, unnest($2::timestamptz[])`, [b.id, b.fireTimes.map((t) => t.toISOString())]);
+}
+
+/** One backfill with its progress, or undefined. */
+export async function getBackfill(q: Queryable, id: string): Promise<BackfillRow | undefined> {
+  const r = await q.query<BackfillRow>(`${SELECT} WHERE b.id = $1 GROUP BY b.id`, [id]);
+  return r.rows[0];
+}
+
+/** A flow's backfills, newest first, `limit` of them after the cursor (created_at, id). */
+export async function listBackfills(q: Queryable, o: { namespace: string; flowId: string; limit: number; before?: { created_at: Date; id: string } }): Promise<BackfillRow[]> {
+  const r = await q.query<BackfillRow>(
+    `${SELECT} WHERE b.namespace = $1 AND b.flow_id = $2 AND ($3::timestamptz IS NULL OR (b.created_at, b.id) < ($3, $4))
+      GROUP BY b.id ORDER BY b.created_at DESC, b.id DESC LIMIT $5`,
+    [o.namespace, o.flowId, o.before?.created_at ?? null, o.before?.id ?? '', o.limit],
+  );
+  return r.rows;
+}
+
+/** The backfill's fire times, oldest first, with their executions' states. */
+export async function listBackfillRuns(q: Queryable, id: string, o: { limit: number; after?: Date }): Promise<BackfillRunRow[]> {
+  const r = await q.query<BackfillRunRow>(
+    `SELECT r.fire_time, r.state, r.execution_id, e.state AS execution_state, r.reason FROM backfill_runs r LEFT JOIN executions e ON e.id = r.execution_id
+      WHERE r.backfill_id = $1 AND ($2::timestamptz IS NULL OR r.fire_time > $2) ORDER BY r.fire_time LIMIT $3`,
+    [id, o.after ?? null, o.limit],
+  );
+  return r.rows;
+}
+
+/**
+ * Moves a backfill from one of `from` to `to` (pause: running → paused;
+ * resume: paused → running). False when it was in none of them.
+ */
+export async function setBackfillState(q: Queryable, id: string, from: BackfillState[], to: BackfillState, now: Date): Promise<boolean> {
+  const r = await q.query(`UPDATE backfills SET state = $3, updated_at = $4 WHERE id = $1 AND state = ANY($2)`, [id, from, to, now]);
+  return r.rowCount === 1;
+}
+
+/**
+ * Cancels a running or paused backfill: its pending fire times are
+ * cancelled (in the same transaction as the state, so the advancer, which
+ * holds the row while it creates, never creates one after). Returns the ids
+ * of its executions still in flight (the caller cancels them), or null when
+ * it was not running or paused.
+ */
+export async function cancelBackfill(q: Queryable, id: string, now: Date): Promise<string[] | null> {
+  const r = await q.query(
+    `WITH b AS (UPDATE backfills SET state = 'cancelled', updated_at = $2, ended_at = $2 WHERE id = $1 AND state IN ('running', 'paused') RETURNING id),
+          runs AS (UPDATE backfill_runs SET state = 'cancelled' WHERE backfill_id IN (SELECT id FROM b) AND state = 'pending' RETURNING 1)
+     SELECT (SELECT count(*) FROM b)::int AS n, (SELECT count(*) FROM runs)::int AS cancelled`,
+    [id, now],
+  );
+  if (r.rows[0].n !== 1) return null;
+  const e = await q.query<{ id: string }>(
+    `SELECT e.id FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+      WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state IN ('QUEUED', 'RUNNING') ORDER BY r.fire_time`,
+    [id],
+  );
+  return e.rows.map((x) => x.id);
+}
