@@ -1892,6 +1892,8 @@ export interface components {
                 state: components["schemas"]["ExecutionState"];
                 namespace: string;
                 flow_id?: string | null;
+                /** @description The commit of the git sync that produced the flow revision; absent when a user saved it */
+                git_sha?: string;
                 /** Format: date-time */
                 started_at?: string | null;
                 /** Format: date-time */
@@ -1995,6 +1997,8 @@ export interface components {
             state: components["schemas"]["ExecutionState"];
             namespace: string;
             flow_id?: string | null;
+            /** @description The commit of the git sync that produced the flow revision; absent when a user saved it */
+            git_sha?: string;
             /** Format: date-time */
             started_at?: string | null;
             /** Format: date-time */

@@ -7,6 +7,8 @@ import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { saveChanges } from '@svc/namespaces';
 import { FlowCache, loadExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { DashboardHoursCache } from '../src/systems/dashboard-cache.js';
+import { dashboard, flowStats } from '../src/systems/dashboards.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -54,4 +56,22 @@ test('a revision saved by a user has no commit', async () => {
   assert.equal(await gitShaOf(x.id), null);
   const [api] = await loadExecutions(pool, [x.id]);
   assert.equal(Object.hasOwn(api as object, 'git_sha'), false, 'absent from the API object when unknown');
+});
+
+test('the dashboard\'s running and recent failures, and a flow\'s stats, carry the commit (absent without one)', async () => {
+  await save({ 'c.flow.yaml': flow('c', 'true') }, { sha: SHA2 });
+  const running = await start('c');
+  const failed = await start('c');
+  const userSaved = await start('a');
+  // The states a dispatcher would reach, set directly: this reads the dashboard's statements only.
+  await pool.query(`UPDATE executions SET state = 'RUNNING', started_at = now() WHERE id = $1`, [running.id]);
+  await pool.query(`UPDATE executions SET state = 'FAILED', started_at = now(), ended_at = now(), duration_ms = 5 WHERE id = ANY($1)`, [[failed.id, userSaved.id]]);
+  const d = await dashboard(pool, new DashboardHoursCache(), { range: '24h', namespace: 'gitsha', now: new Date() });
+  assert.equal(d.running.find((e) => e.id === running.id)?.git_sha, SHA2);
+  assert.equal(d.recent_failures.find((e) => e.id === failed.id)?.git_sha, SHA2);
+  const plain = d.recent_failures.find((e) => e.id === userSaved.id);
+  assert.ok(plain);
+  assert.equal(Object.hasOwn(plain, 'git_sha'), false);
+  const stats = await flowStats(pool, 'gitsha', 'c');
+  assert.deepEqual(stats.items.filter((e) => e.execution_id === failed.id).map((e) => (e as { git_sha?: string }).git_sha), [SHA2]);
 });

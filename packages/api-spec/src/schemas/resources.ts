@@ -170,6 +170,7 @@ export const ExecutionSummary = component('ExecutionSummary', Type.Object(
     state: ExecutionState,
     namespace: Type.String(),
     flow_id: Type.Optional(Nullable(Type.String())),
+    git_sha: Type.Optional(Type.String({ description: 'The commit of the git sync that produced the flow revision; absent when a user saved it' })),
     started_at: Type.Optional(Nullable(DateTime())),
     ended_at: Type.Optional(Nullable(DateTime())),
     duration_ms: Type.Optional(Nullable(Int64())),

@@ -5,7 +5,7 @@ import { inNamespace } from './dashboard-hours.js';
 export const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
 
 /** The columns of an execution summary (`e`). */
-export const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
+export const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.git_sha, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
 
 /** RUNNING or CANCELLING executions in namespace $1 (or any): the 20 oldest started, with the count of all. */
 export const RUNNING_NOW_SQL = `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e

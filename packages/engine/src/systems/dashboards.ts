@@ -47,6 +47,7 @@ interface SummaryRow {
   state: ExecutionState;
   namespace: string;
   flow_id: string | null;
+  git_sha: string | null;
   started_at: Date | null;
   ended_at: Date | null;
   duration_ms: string | null;
@@ -57,6 +58,8 @@ const summary = (r: SummaryRow) => ({
   state: r.state,
   namespace: r.namespace,
   flow_id: r.flow_id,
+  // The commit of the git sync that produced the flow's revision, as an execution has it (serialize.ts).
+  ...(r.git_sha ? { git_sha: r.git_sha } : {}),
   started_at: r.started_at?.toISOString() ?? null,
   ended_at: r.ended_at?.toISOString() ?? null,
   duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
