@@ -7,10 +7,13 @@
 // The watchdog period is SVC_WATCHDOG_MS. With
 // SVC_SMTP_URL, every instance also delivers the organization emails
 // (mail-sender.ts); without it, /readyz says so under `details.email`, with
-// the number of emails waiting (readiness itself stays ok).
+// the number of emails waiting (readiness itself stays ok). Every instance
+// scans ended executions for alert rules and delivers the alerts (alerts/).
 import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
+import { AlertDeliverer } from './alerts/deliverer.js';
+import { AlertScanner } from './alerts/scanner.js';
 import { MailSender, mailNotConfiguredDetail, UNCONFIGURED_DETAIL_MS } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
 import { createMaintenanceMetrics } from './metrics.js';
@@ -40,6 +43,18 @@ await runService({
       ? new MailSender({ db: ctx.db, smtpUrl: ctx.config.smtpUrl, requireTls: ctx.config.smtpRequireTls, instanceId: ctx.instanceId, log: ctx.log })
       : undefined;
     await mail?.start();
+    // Every instance also scans for alerts (the cursor row is taken SKIP LOCKED) and delivers them (row claims).
+    const scanner = new AlertScanner({ db: ctx.db, log: ctx.log });
+    const alerts = new AlertDeliverer({
+      db: ctx.db,
+      log: ctx.log,
+      instanceId: ctx.instanceId,
+      publicUrl: ctx.config.publicUrl,
+      masterKeys: ctx.config.masterKeys,
+      orgDailyQuota: ctx.config.orgDailyQuota,
+      scan: () => scanner.pass(),
+    });
+    await alerts.start();
     let unconfigured: NodeJS.Timeout | undefined;
     if (!mail) {
       const refresh = () =>
@@ -55,6 +70,7 @@ await runService({
     return {
       async stop() {
         clearInterval(unconfigured);
+        await alerts.stop();
         await mail?.stop();
         await maintenance.stop();
         await storage.close?.();

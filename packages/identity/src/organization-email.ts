@@ -95,7 +95,8 @@ export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
 export interface QueuedEmail {
   id: string;
   organizationId: string;
-  keyId: string;
+  /** The key that sent it; null for the service's own emails (alerts). */
+  keyId: string | null;
   from: string;
   to: string;
   subject: string;

@@ -1,0 +1,206 @@
+// The alert deliverer: sends alert_deliveries. Every maintenance instance runs
+// one; deliveries are claimed with FOR UPDATE SKIP LOCKED (a claim holds a row
+// `sending` until locked_until), so two instances never send one at the same
+// time; one that dies mid-send leaves it to be claimed again once the claim
+// passes (at least once; a webhook receiver tells repeats apart by the
+// X-Svc-Alert-Delivery header). Each try is an alert_delivery_attempts row.
+// Temporary failures are retried with exponential backoff up to MAX_ATTEMPTS.
+//
+// Channels:
+// - email: queued through the organization email interface (@svc/identity
+//   queueEmail: the organization's verified senders and daily quota), then
+//   sent over SMTP by the mail senders;
+// - webhook: POST of the JSON message, signed: X-Svc-Alert-Signature is
+//   `sha256=` and the hex HMAC-SHA256, keyed by the secret the channel names,
+//   of `<timestamp>.<body>`, with the Unix seconds in X-Svc-Alert-Timestamp
+//   (a receiver refuses old timestamps against replay);
+// - slack: POST of `{"text": ...}` to the incoming-webhook URL stored in the
+//   secret the channel names.
+// Secrets resolve in the rule's namespace (then its parents, then global).
+import { createHmac } from 'node:crypto';
+import type { MasterKey } from '@svc/config';
+import { Notifier, newId, type Db } from '@svc/db';
+import { parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
+import type { Logger } from '@svc/logging';
+import { ProviderStore, SecretStore } from '@svc/secrets';
+import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from '../sql/alerts.js';
+import { buildMessage, maskText, type AlertMessage } from './message.js';
+import { assertNever, retryDelayMs, type AlertChannel } from './rules.js';
+import { ALERT_QUEUED_CHANNEL } from './scanner.js';
+
+export const POLL_MS = 2_000;
+export const CLAIM_MS = 2 * 60_000;
+export const MAX_ATTEMPTS = 8;
+export const FIRST_RETRY_MS = 5_000;
+export const HTTP_TIMEOUT_MS = 10_000;
+const BATCH = 10;
+
+export interface AlertDelivererOptions {
+  db: Db;
+  log: Logger;
+  instanceId: string;
+  /** SVC_PUBLIC_URL: the executions' URLs in messages. */
+  publicUrl: string;
+  masterKeys: readonly MasterKey[];
+  /** SVC_ORG_DAILY_QUOTA: the quota of an organization without its own. */
+  orgDailyQuota: number;
+  /** Also runs the scanner before each delivery pass (every instance may: the cursor is taken SKIP LOCKED). */
+  scan?: () => Promise<number>;
+  pollMs?: number;
+  firstRetryMs?: number;
+  claimMs?: number;
+}
+
+class PermanentFailure extends Error {}
+
+export class AlertDeliverer {
+  private readonly notifier: Notifier;
+  private readonly secrets: SecretStore;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly o: AlertDelivererOptions) {
+    this.notifier = new Notifier({ url: o.db.url, log: o.log, applicationName: 'svc-maintenance-alerts' });
+    this.secrets = new SecretStore({ db: o.db.pool, keys: o.masterKeys, providers: new ProviderStore({ db: o.db.pool, keys: o.masterKeys }) });
+  }
+
+  async start(): Promise<void> {
+    this.notifier.subscribe(ALERT_QUEUED_CHANNEL, () => this.kick());
+    this.notifier.onReconnect(() => this.kick());
+    await this.notifier.ready().catch((err) => this.o.log.warn('cannot listen for alerts; polling only', { err }));
+    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass()
+      .catch((err: unknown) => void this.o.log.warn('alert pass failed', { err }))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    if (this.o.scan) await this.o.scan();
+    for (;;) {
+      const batch = await claimDeliveries(this.o.db.pool, this.o.instanceId, this.o.claimMs ?? CLAIM_MS, BATCH);
+      if (!batch.length) return;
+      await Promise.all(batch.map((d) => this.deliver(d)));
+      if (this.stopped) return;
+    }
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const started = performance.now();
+    let outcome: AttemptOutcome;
+    const masks: string[] = [];
+    try {
+      const rule = (
+        await this.o.db.pool.query<{ id: string; name: string; namespace: string; channels: AlertChannel[] }>(`SELECT id, name, namespace, channels FROM alert_rules WHERE id = $1`, [d.rule_id])
+      ).rows[0];
+      if (!rule) throw new PermanentFailure('the rule was deleted');
+      const channel = rule.channels[d.channel];
+      if (!channel) throw new PermanentFailure('the channel was removed from the rule');
+      let message = d.message as AlertMessage | null;
+      if (!message) {
+        message = await buildMessage(this.o.db.pool, d, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), masterKeys: this.o.masterKeys });
+        await saveMessage(this.o.db.pool, d.id, message);
+      }
+      const sent = await this.send(d, rule.namespace, channel, message, (v) => masks.push(v));
+      outcome = { ok: true, final: true, detail: sent.detail, durationMs: performance.now() - started, retryInMs: 0, ...(sent.httpStatus !== undefined ? { httpStatus: sent.httpStatus } : {}) };
+    } catch (err) {
+      const e = err as Error & { httpStatus?: number };
+      const permanent = err instanceof PermanentFailure;
+      const final = permanent || d.attempts >= MAX_ATTEMPTS;
+      const detail = maskText(e.message ?? String(err), masks);
+      outcome = {
+        ok: false,
+        final,
+        detail,
+        durationMs: performance.now() - started,
+        retryInMs: retryDelayMs(d.attempts, this.o.firstRetryMs ?? FIRST_RETRY_MS),
+        ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}),
+      };
+      this.o.log[final ? 'warn' : 'info'](final ? 'alert delivery failed' : 'alert not delivered; retrying', { delivery_id: d.id, attempt: d.attempts, error: detail });
+    }
+    await finishAttempt(this.o.db.pool, d, this.o.instanceId, outcome);
+  }
+
+  private async secret(namespace: string, reference: string, remember: (v: string) => void): Promise<string> {
+    try {
+      const v = (await this.secrets.resolve(namespace, reference)).value;
+      remember(v);
+      return v;
+    } catch (err) {
+      throw new PermanentFailure(`secret ${reference} cannot be read in namespace ${namespace}: ${(err as Error).name}`);
+    }
+  }
+
+  private async send(d: ClaimedDelivery, namespace: string, c: AlertChannel, m: AlertMessage, remember: (v: string) => void): Promise<{ detail: string; httpStatus?: number }> {
+    switch (c.type) {
+      case 'email':
+        return this.email(d, c, m);
+      case 'webhook': {
+        const key = await this.secret(namespace, c.signing_secret, remember);
+        const body = JSON.stringify({ delivery_id: d.id, ...m });
+        const ts = String(Math.floor(Date.now() / 1000));
+        const signature = createHmac('sha256', key).update(`${ts}.${body}`).digest('hex');
+        return this.post(c.url, body, { 'X-Svc-Alert-Delivery': d.id, 'X-Svc-Alert-Timestamp': ts, 'X-Svc-Alert-Signature': `sha256=${signature}`, 'X-Svc-Alert-Event': d.event });
+      }
+      case 'slack': {
+        const url = await this.secret(namespace, c.url_secret, remember);
+        return this.post(url, JSON.stringify({ text: m.text }), {}, `secret ${c.url_secret}`);
+      }
+      default:
+        return assertNever(c);
+    }
+  }
+
+  private async email(d: ClaimedDelivery, c: Extract<AlertChannel, { type: 'email' }>, m: AlertMessage): Promise<{ detail: string }> {
+    const org = (await this.o.db.pool.query<{ id: string; daily_quota: number | null }>(`SELECT id, daily_quota FROM organizations WHERE name = $1`, [c.organization])).rows[0];
+    if (!org) throw new PermanentFailure(`no organization ${c.organization}`);
+    const from = parseMailbox(c.from);
+    if (!from || !senderAllowed(from, await sendersOfOrganization(this.o.db.pool, org.id))) {
+      throw new PermanentFailure(`from ${c.from} is not a verified sender of organization ${c.organization}`);
+    }
+    // The email's id is the delivery's: a retry after a crash between queueing and recording finds it queued already.
+    const exists = await this.o.db.pool.query(`SELECT 1 FROM emails WHERE id = $1`, [d.id]);
+    if (exists.rowCount) return { detail: `queued as email ${d.id}` };
+    const take = await queueEmail(this.o.db.pool, { id: d.id, organizationId: org.id, keyId: null, from: c.from, to: c.to, subject: m.subject, text: m.text }, org.daily_quota ?? this.o.orgDailyQuota);
+    if (!take.taken) throw new Error(`organization ${c.organization} used its daily email quota (${take.used}); retried later`);
+    return { detail: `queued as email ${d.id}` };
+  }
+
+  private async post(url: string, body: string, headers: Record<string, string>, shownAs = url): Promise<{ detail: string; httpStatus: number }> {
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', 'User-Agent': 'svc-alerts', ...headers }, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'manual' });
+    } catch (err) {
+      throw new Error(`POST ${shownAs}: ${(err as Error).message}`);
+    }
+    const answer = (await res.text().catch(() => '')).slice(0, 500);
+    if (res.ok) return { detail: `HTTP ${res.status}`, httpStatus: res.status };
+    const temporary = res.status >= 500 || res.status === 408 || res.status === 429;
+    const e = temporary ? new Error(`HTTP ${res.status}: ${answer}`) : new PermanentFailure(`HTTP ${res.status}: ${answer}`);
+    throw Object.assign(e, { httpStatus: res.status });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    await this.notifier.close();
+  }
+}

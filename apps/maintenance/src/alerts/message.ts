@@ -1,0 +1,111 @@
+// What an alert says: what failed (the rule, the event, the execution's state
+// and error), where (the execution's URL in the UI), the failing task and its
+// last log lines. Built from stored rows, which the engine and the runner
+// already masked, and masked again here against the values of the secrets
+// the execution used (its secret_keys_used, resolved in its namespace), so a
+// value that slipped past is still replaced. A secret that cannot be
+// resolved any more cannot be masked against: its key is named instead.
+import type pg from 'pg';
+import type { MasterKey } from '@svc/config';
+import { ProviderStore, SecretStore } from '@svc/secrets';
+import type { ClaimedDelivery } from '../sql/alerts.js';
+
+export const MASK = '***';
+/** Log lines of the failing task an alert quotes. */
+export const LOG_LINES = 20;
+
+export interface AlertMessage {
+  event: string;
+  rule: { id: string; name: string };
+  execution: { id: string; namespace: string; flow_id: string | null; state: string; error: string; url: string; started_at: string | null; ended_at: string | null } | null;
+  schedule: { namespace: string; flow_id: string; trigger_id: string; due_at: string } | null;
+  task: { key: string; state: string; error: string; last_log_lines: string[] } | null;
+  subject: string;
+  text: string;
+}
+
+const EVENT_WORDS: Record<string, string> = { failed: 'failed', timed_out: 'timed out', recovered: 'recovered', late: 'is late' };
+
+/** Replaces every value (longest first) by MASK. */
+export function maskText(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const v of [...values].sort((a, b) => b.length - a.length)) if (v) out = out.split(v).join(MASK);
+  return out;
+}
+
+export async function buildMessage(
+  pool: pg.Pool,
+  d: ClaimedDelivery,
+  rule: { id: string; name: string },
+  o: { publicUrl: string; masterKeys: readonly MasterKey[] },
+): Promise<AlertMessage> {
+  const what = EVENT_WORDS[d.event] ?? d.event;
+  if (!d.execution_id) {
+    // A schedule that did not fire: subject `schedule:<ns>/<flow>/<trigger>@<time>`.
+    const m = /^schedule:([^/]*)\/([^/]*)\/(.*)@([^@]*)$/.exec(d.subject);
+    const s = { namespace: m?.[1] ?? d.namespace, flow_id: m?.[2] ?? d.flow_id ?? '', trigger_id: m?.[3] ?? '', due_at: m?.[4] ?? '' };
+    const subject = `[svc] schedule ${s.namespace}/${s.flow_id} (${s.trigger_id}) did not fire`;
+    const text = `Alert rule "${rule.name}": the schedule trigger ${s.trigger_id} of flow ${s.namespace}/${s.flow_id} was due at ${s.due_at} and has not fired.\n${o.publicUrl}/flows/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.flow_id)}\n`;
+    return { event: d.event, rule, execution: null, schedule: s, task: null, subject, text };
+  }
+  const ex = (
+    await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; error: string; started_at: Date | null; ended_at: Date | null; secret_keys_used: string[] }>(
+      `SELECT id, namespace, flow_id, state, error, started_at, ended_at, secret_keys_used FROM executions WHERE id = $1`,
+      [d.execution_id],
+    )
+  ).rows[0];
+  if (!ex) throw new Error(`execution ${d.execution_id} no longer exists`);
+  const secrets = await secretValues(pool, ex.namespace, ex.secret_keys_used, o.masterKeys);
+  const mask = (t: string) => maskText(t, secrets);
+
+  let task: AlertMessage['task'] = null;
+  if (d.event !== 'recovered') {
+    const tr = (
+      await pool.query<{ id: string; task_key: string; state: string; error: string }>(
+        `SELECT id, task_key, state, error FROM task_runs WHERE execution_id = $1 AND state IN ('FAILED', 'TIMED_OUT', 'RUNNING')
+         ORDER BY (state = 'RUNNING'), ended_at DESC NULLS LAST, created_at DESC LIMIT 1`,
+        [ex.id],
+      )
+    ).rows[0];
+    if (tr) {
+      const lines = await pool.query<{ text: string }>(`SELECT text FROM log_lines WHERE task_run_id = $1 ORDER BY n DESC LIMIT $2`, [tr.id, LOG_LINES]);
+      task = { key: tr.task_key, state: tr.state, error: mask(tr.error), last_log_lines: lines.rows.reverse().map((l) => mask(l.text)) };
+    }
+  }
+  const url = `${o.publicUrl}/executions/${encodeURIComponent(ex.id)}`;
+  const name = ex.flow_id ? `${ex.namespace}/${ex.flow_id}` : `${ex.namespace} (file run)`;
+  const subject = `[svc] ${name} ${what}`;
+  const parts = [
+    `Alert rule "${rule.name}": execution ${ex.id} of ${name} ${what} (state ${ex.state}).`,
+    url,
+  ];
+  if (ex.error) parts.push(`Error: ${mask(ex.error)}`);
+  if (task) {
+    parts.push(`Task ${task.key} (${task.state})${task.error ? `: ${task.error}` : ''}`);
+    if (task.last_log_lines.length) parts.push(`Last log lines of ${task.key}:`, ...task.last_log_lines.map((l) => `  ${l}`));
+  }
+  return {
+    event: d.event,
+    rule,
+    execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id, state: ex.state, error: mask(ex.error), url, started_at: ex.started_at?.toISOString() ?? null, ended_at: ex.ended_at?.toISOString() ?? null },
+    schedule: null,
+    task,
+    subject: mask(subject),
+    text: mask(`${parts.join("\n")}\n`),
+  };
+}
+
+/** The values of the secrets an execution used, as they resolve now (unresolvable ones skipped). */
+async function secretValues(pool: pg.Pool, namespace: string, keys: readonly string[], masterKeys: readonly MasterKey[]): Promise<string[]> {
+  if (!keys.length) return [];
+  const store = new SecretStore({ db: pool, keys: masterKeys, providers: new ProviderStore({ db: pool, keys: masterKeys }) });
+  const out: string[] = [];
+  for (const k of keys) {
+    try {
+      out.push((await store.resolve(namespace, k)).value);
+    } catch {
+      // Gone or unreadable: nothing to mask against.
+    }
+  }
+  return out;
+}
