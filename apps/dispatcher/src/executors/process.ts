@@ -54,8 +54,9 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots, owner });
   const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId), owner);
   removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
-  // Task processes are spawned by a small helper process: a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
+  // Task processes are spawned by a small helper process (Perl where there is one, else Node): a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
+  ctx.log.info('task processes are spawned by the spawn helper', { spawn_helper: spawner.runtime });
   return {
     type: 'process',
     close: () => {
