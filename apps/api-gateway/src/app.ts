@@ -14,6 +14,7 @@ import { readinessChecks, readinessDetails, runReadiness, type CheckName } from 
 import { createAuthenticator } from './identity/authenticate.js';
 import { auditHandlers } from './routes/audit.js';
 import { adminHandlers } from './routes/admin.js';
+import { alertHandlers } from './routes/alerts.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
@@ -161,6 +162,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...gitHandlers(routeDeps),
     ...organizationHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),
+    ...alertHandlers({ db: deps.db, now }),
     ...scheduleHandlers(routeDeps),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),

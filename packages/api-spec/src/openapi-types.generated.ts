@@ -1473,6 +1473,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alert rules, newest first */
+        get: operations["listAlertRules"];
+        put?: never;
+        /** Create an alert rule: a scope (a namespace and its children, or one flow), events and channels */
+        post: operations["createAlertRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule */
+        get: operations["getAlertRule"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule and its deliveries (pending ones are not sent) */
+        delete: operations["deleteAlertRule"];
+        options?: never;
+        head?: never;
+        /** Change an alert rule (the fields given) */
+        patch: operations["updateAlertRule"];
+        trace?: never;
+    };
+    "/api/v1/alerts/{ruleId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deliveries of a rule, newest first, each with its attempts */
+        get: operations["listAlertDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/v1/task-runs/{taskRunId}/spec": {
         parameters: {
             query?: never;
@@ -1720,6 +1774,95 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AlertDelivery: {
+            /** @description Also X-Svc-Alert-Delivery of a webhook, and the id of an email */
+            id: string;
+            rule_id: string;
+            /** @description `failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time */
+            event: "failed" | "timed_out" | "recovered" | "late";
+            /** @description The execution id, or `schedule:<namespace>/<flow>/<trigger>@<due time>` */
+            subject: string;
+            execution_id: string | null;
+            namespace: string;
+            flow_id: string | null;
+            /** @description The index of the channel in the rule */
+            channel: number;
+            channel_type: "email" | "webhook" | "slack";
+            /** @description Where it goes, without secrets: an address, a URL without its query, a secret name */
+            target: string;
+            status: "pending" | "sending" | "delivered" | "failed" | "suppressed";
+            attempts: number;
+            /** @description The last error, masked; empty when none */
+            error: string;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next
+             */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            attempt_log: components["schemas"]["AlertDeliveryAttempt"][];
+        };
+        AlertDeliveryAttempt: {
+            number: number;
+            /** Format: date-time */
+            at: string;
+            ok: boolean;
+            /** @description A webhook answer; null for an email */
+            http_status: number | null;
+            /** @description The answer or the error, masked */
+            detail: string;
+            duration_ms: number;
+            /** @description The maintenance instance that tried */
+            instance_id: string;
+        };
+        AlertEmailChannel: {
+            /** @constant */
+            type: "email";
+            /** @description The organization of the email interface that sends it (its verified senders and daily quota apply) */
+            organization: string;
+            /** @description A verified sender of the organization */
+            from: string;
+            to: string;
+        };
+        AlertRule: {
+            id: string;
+            name: string;
+            /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+            namespace: string;
+            /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+            flow_id: string | null;
+            events: ("failed" | "timed_out" | "recovered" | "late")[];
+            /** @description late: how long an execution may run */
+            late_after_seconds: number | null;
+            /** @description late: how long past its due time a schedule may not have fired */
+            schedule_grace_seconds: number | null;
+            channels: (components["schemas"]["AlertEmailChannel"] | components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertSlackChannel"])[];
+            /** @description Alerts per hour; past it, further ones are recorded `suppressed` and not sent */
+            rate_limit_per_hour: number;
+            enabled: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AlertSlackChannel: {
+            /** @constant */
+            type: "slack";
+            /** @description The secret that holds the Slack-compatible incoming webhook URL (the URL is a credential) */
+            url_secret: string;
+        };
+        AlertWebhookChannel: {
+            /** @constant */
+            type: "webhook";
+            /** @description Receives a POST of the JSON message */
+            url: string;
+            /** @description The secret whose value keys X-Svc-Alert-Signature: `sha256=` and the hex HMAC-SHA256 of `<X-Svc-Alert-Timestamp>.<body>` */
+            signing_secret: string;
+        };
         /** @description An API token without its secret */
         ApiToken: {
             id: string;
@@ -1812,6 +1955,26 @@ export interface components {
             title?: string;
         } & {
             [key: string]: unknown;
+        };
+        CreateAlertRuleRequest: {
+            name: string;
+            /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+            namespace: string;
+            /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+            flow_id?: string | null;
+            events: ("failed" | "timed_out" | "recovered" | "late")[];
+            /** @description late: how long an execution may run */
+            late_after_seconds?: number | null;
+            /** @description late: how long past its due time a schedule may not have fired */
+            schedule_grace_seconds?: number | null;
+            channels: (components["schemas"]["AlertEmailChannel"] | components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertSlackChannel"])[];
+            /**
+             * @description Alerts per hour (default 20); past it, further ones are recorded `suppressed` and not sent
+             * @default 20
+             */
+            rate_limit_per_hour?: number;
+            /** @default true */
+            enabled?: boolean;
         };
         CreatedOrganizationKey: {
             id: string;
@@ -2871,6 +3034,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        UpdateAlertRuleRequest: {
+            name?: string;
+            /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+            namespace?: string;
+            /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+            flow_id?: string | null;
+            events?: ("failed" | "timed_out" | "recovered" | "late")[];
+            /** @description late: how long an execution may run */
+            late_after_seconds?: number | null;
+            /** @description late: how long past its due time a schedule may not have fired */
+            schedule_grace_seconds?: number | null;
+            channels?: (components["schemas"]["AlertEmailChannel"] | components["schemas"]["AlertWebhookChannel"] | components["schemas"]["AlertSlackChannel"])[];
+            /** @description Alerts per hour; past it, further ones are recorded `suppressed` and not sent */
+            rate_limit_per_hour?: number;
+            enabled?: boolean;
+        };
         UpdateFlowRequest: {
             enabled: boolean;
         };
@@ -3130,7 +3309,7 @@ export interface components {
              */
             type: "schedule" | "webhook" | "flow";
             /**
-             * @description Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`.
+             * @description Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule's offset). All read `flow`, `execution` and `vars`.
              * @example {
              *       "report_date": "{{ trigger.body.date }}"
              *     }
@@ -7801,6 +7980,234 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description No such organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listAlertRules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AlertRule"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such alert rule */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such alert rule */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateAlertRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRule"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such alert rule */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listAlertDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AlertDelivery"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such alert rule */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -40,6 +40,7 @@ const TAGS: { name: Operation['tag']; description: string }[] = [
   { name: 'audit', description: 'Audit log' },
   { name: 'ai', description: 'AI assistant and its provider' },
   { name: 'organizations', description: 'Organizations of the email interface: keys, senders, quotas, sent emails (admin)' },
+  { name: 'alerts', description: 'Alert rules and their deliveries' },
   { name: 'runner', description: 'Runner protocol of `svc exec` (bearer run token)' },
   { name: 'hooks', description: 'Inbound webhooks from other systems' },
 ];

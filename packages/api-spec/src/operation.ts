@@ -39,6 +39,7 @@ export type Tag =
   | 'audit'
   | 'ai'
   | 'organizations'
+  | 'alerts'
   | 'stats'
   | 'schedules'
   | 'schemas'

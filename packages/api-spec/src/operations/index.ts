@@ -1,5 +1,6 @@
 import type { Operation } from '../operation.js';
 import { adminOperations, aiOperations } from './admin.js';
+import { alertOperations } from './alerts.js';
 import { authOperations } from './auth.js';
 import { executionOperations } from './executions.js';
 import { flowOperations } from './flows.js';
@@ -25,6 +26,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...adminOperations,
   ...aiOperations,
   ...organizationAdminOperations,
+  ...alertOperations,
   ...runnerOperations,
   ...hookOperations,
 ]);
@@ -47,6 +49,13 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'addOrganizationSender',
   'removeOrganizationSender',
   'listOrganizationEmails',
+  // Alert rules (issue #33, alerts.ts, docs/using/alerts.md).
+  'listAlertRules',
+  'createAlertRule',
+  'getAlertRule',
+  'updateAlertRule',
+  'deleteAlertRule',
+  'listAlertDeliveries',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

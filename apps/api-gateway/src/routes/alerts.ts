@@ -1,0 +1,250 @@
+// Alert rules (issue #33; beyond the spec's operation index, see
+// EXTENSION_OPERATION_IDS): CRUD on alert_rules and the deliveries that
+// maintenance (apps/maintenance/src/alerts) made of them, with their
+// attempts. A channel names secrets (the webhook's signing key, the Slack
+// URL), never holds one; changes are audited with the rule's fields, which
+// are names and addresses only.
+import type { Db } from '@svc/db';
+import { newId } from '@svc/db';
+import type { components } from '@svc/api-spec';
+import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { parseMailbox, recordAudit } from '@svc/identity';
+import { parseSecretReference } from '@svc/secrets';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+type AlertRule = components['schemas']['AlertRule'];
+type AlertChannel = AlertRule['channels'][number];
+type CreateRequest = components['schemas']['CreateAlertRuleRequest'];
+type UpdateRequest = components['schemas']['UpdateAlertRuleRequest'];
+type AlertDelivery = components['schemas']['AlertDelivery'];
+
+export interface AlertRouteDeps {
+  db: Db;
+  now: () => Date;
+}
+
+interface RuleRow {
+  id: string;
+  name: string;
+  namespace: string;
+  flowId: string | null;
+  events: string[];
+  lateAfterSeconds: number | null;
+  scheduleGraceSeconds: number | null;
+  channels: unknown;
+  rateLimitPerHour: number;
+  enabled: boolean;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function ruleBody(r: RuleRow): AlertRule {
+  return {
+    id: r.id,
+    name: r.name,
+    namespace: r.namespace,
+    flow_id: r.flowId,
+    events: r.events as AlertRule['events'],
+    late_after_seconds: r.lateAfterSeconds,
+    schedule_grace_seconds: r.scheduleGraceSeconds,
+    channels: r.channels as AlertChannel[],
+    rate_limit_per_hour: r.rateLimitPerHour,
+    enabled: r.enabled,
+    created_by: r.createdBy,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+/** What the schema cannot say: secret references parse, addresses are addresses, the organization exists, `late` has its duration. */
+async function check(db: Db, r: { events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] }): Promise<void> {
+  const problems: { field: string; message: string }[] = [];
+  if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
+    problems.push({ field: 'late_after_seconds', message: 'the late event needs late_after_seconds, schedule_grace_seconds or both' });
+  }
+  for (const [i, c] of r.channels.entries()) {
+    const at = `channels[${i}]`;
+    const ref = (field: string, v: string) => {
+      try {
+        parseSecretReference(v);
+      } catch (err) {
+        problems.push({ field: `${at}.${field}`, message: (err as Error).message });
+      }
+    };
+    switch (c.type) {
+      case 'email': {
+        if (!parseMailbox(c.from)) problems.push({ field: `${at}.from`, message: `${JSON.stringify(c.from)} is not an email address` });
+        if (!parseMailbox(c.to)) problems.push({ field: `${at}.to`, message: `${JSON.stringify(c.to)} is not an email address` });
+        const org = await db.prisma.organization.findUnique({ where: { name: c.organization }, select: { id: true } });
+        if (!org) problems.push({ field: `${at}.organization`, message: `no organization ${c.organization}` });
+        break;
+      }
+      case 'webhook':
+        try {
+          const u = new URL(c.url);
+          if (u.username || u.password) problems.push({ field: `${at}.url`, message: 'a webhook URL carries no credentials: sign with signing_secret' });
+        } catch {
+          problems.push({ field: `${at}.url`, message: 'not a URL' });
+        }
+        ref('signing_secret', c.signing_secret);
+        break;
+      case 'slack':
+        ref('url_secret', c.url_secret);
+        break;
+    }
+  }
+  if (problems.length) throw validationFailed(problems);
+}
+
+export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrincipal> {
+  const prisma = deps.db.prisma;
+  const find = async (id: string): Promise<RuleRow> => {
+    const r = await prisma.alertRule.findUnique({ where: { id } });
+    if (!r) throw notFound(`no alert rule ${id}`);
+    return r;
+  };
+  const audit = (ctx: Ctx, action: string, r: RuleRow) =>
+    recordAudit(deps.db.pool, {
+      action,
+      ...auditContext(ctx),
+      targetType: 'alert_rule',
+      targetId: r.id,
+      details: { name: r.name, namespace: r.namespace, flow_id: r.flowId, events: r.events, channels: r.channels, enabled: r.enabled },
+      at: deps.now(),
+    });
+
+  return {
+    async listAlertRules({ query, cursor }: Ctx) {
+      const { limit } = query as { limit: number };
+      const c = cursor as { created_at?: string; id?: string } | undefined;
+      const rows = await prisma.alertRule.findMany({
+        where: c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {},
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return { items: page.map(ruleBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
+    },
+
+    async createAlertRule(ctx: Ctx) {
+      const b = ctx.body as CreateRequest;
+      const fields = {
+        events: b.events,
+        late_after_seconds: b.late_after_seconds ?? null,
+        schedule_grace_seconds: b.schedule_grace_seconds ?? null,
+        channels: b.channels,
+      };
+      await check(deps.db, fields);
+      const now = deps.now();
+      const r = await prisma.alertRule.create({
+        data: {
+          id: newId(),
+          name: b.name,
+          namespace: b.namespace,
+          flowId: b.flow_id ?? null,
+          events: b.events,
+          lateAfterSeconds: fields.late_after_seconds,
+          scheduleGraceSeconds: fields.schedule_grace_seconds,
+          channels: b.channels as object[],
+          rateLimitPerHour: b.rate_limit_per_hour ?? 20,
+          enabled: b.enabled ?? true,
+          createdBy: ctx.principal?.userId ?? '',
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await audit(ctx, 'alert_rule.create', r);
+      return reply(201, ruleBody(r));
+    },
+
+    async getAlertRule({ params }: Ctx) {
+      return ruleBody(await find((params as { ruleId: string }).ruleId));
+    },
+
+    async updateAlertRule(ctx: Ctx) {
+      const { ruleId } = ctx.params as { ruleId: string };
+      const b = ctx.body as UpdateRequest;
+      const old = await find(ruleId);
+      const merged = {
+        events: b.events ?? old.events,
+        late_after_seconds: b.late_after_seconds !== undefined ? b.late_after_seconds : old.lateAfterSeconds,
+        schedule_grace_seconds: b.schedule_grace_seconds !== undefined ? b.schedule_grace_seconds : old.scheduleGraceSeconds,
+        channels: b.channels ?? (old.channels as AlertChannel[]),
+      };
+      await check(deps.db, merged);
+      const r = await prisma.alertRule.update({
+        where: { id: ruleId },
+        data: {
+          ...(b.name !== undefined ? { name: b.name } : {}),
+          ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+          ...(b.flow_id !== undefined ? { flowId: b.flow_id } : {}),
+          events: merged.events,
+          lateAfterSeconds: merged.late_after_seconds,
+          scheduleGraceSeconds: merged.schedule_grace_seconds,
+          channels: merged.channels as object[],
+          ...(b.rate_limit_per_hour !== undefined ? { rateLimitPerHour: b.rate_limit_per_hour } : {}),
+          ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+          updatedAt: deps.now(),
+        },
+      });
+      await audit(ctx, 'alert_rule.update', r);
+      return ruleBody(r);
+    },
+
+    async deleteAlertRule(ctx: Ctx) {
+      const { ruleId } = ctx.params as { ruleId: string };
+      const r = await find(ruleId);
+      const { count } = await prisma.alertRule.deleteMany({ where: { id: ruleId } });
+      if (!count) throw notFound(`no alert rule ${ruleId}`);
+      await audit(ctx, 'alert_rule.delete', r);
+      return reply(204);
+    },
+
+    async listAlertDeliveries({ params, query, cursor }: Ctx) {
+      const { ruleId } = params as { ruleId: string };
+      const { limit } = query as { limit: number };
+      const c = cursor as { created_at?: string; id?: string } | undefined;
+      await find(ruleId);
+      const rows = await prisma.alertDelivery.findMany({
+        where: { ruleId, ...(c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {}) },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: limit + 1,
+        include: { attemptsLog: { orderBy: { number: 'asc' } } },
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const items: AlertDelivery[] = page.map((d) => ({
+        id: d.id,
+        rule_id: d.ruleId,
+        event: d.event as AlertDelivery['event'],
+        subject: d.subject,
+        execution_id: d.executionId,
+        namespace: d.namespace,
+        flow_id: d.flowId,
+        channel: d.channel,
+        channel_type: d.channelType as AlertDelivery['channel_type'],
+        target: d.target,
+        status: d.status as AlertDelivery['status'],
+        attempts: d.attempts,
+        error: d.error,
+        next_attempt_at: d.status === 'pending' ? d.nextAttemptAt.toISOString() : null,
+        created_at: d.createdAt.toISOString(),
+        delivered_at: d.deliveredAt?.toISOString() ?? null,
+        attempt_log: d.attemptsLog.map((a) => ({
+          number: a.number,
+          at: a.at.toISOString(),
+          ok: a.ok,
+          http_status: a.httpStatus,
+          detail: a.detail,
+          duration_ms: a.durationMs,
+          instance_id: a.instanceId,
+        })),
+      }));
+      return { items, ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
+    },
+  };
+}

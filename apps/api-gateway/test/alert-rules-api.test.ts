@@ -1,0 +1,125 @@
+// Alert rules through /api/v1/alerts (issue #33): an editor creates, reads,
+// changes and deletes rules (audited; a viewer reads, and is refused a
+// change); the body is checked beyond its schema (secret references, email
+// addresses, the organization, a duration for `late`); the deliveries of a
+// rule are listed newest first with their attempts, and a deleted rule
+// takes them along.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { newId } from '@svc/db';
+import { createOrganization } from '@svc/identity';
+import { startTestGateway, type TestGateway } from './helpers.js';
+import { login, makeToken, makeUser } from './identity-helpers.js';
+
+let gw: TestGateway;
+let editor = '';
+let viewer = '';
+let admin = '';
+
+before(async () => {
+  gw = await startTestGateway();
+  await makeUser(gw, 'admin@example.com', 'admin');
+  await makeUser(gw, 'ed@example.com', 'editor');
+  await makeUser(gw, 'view@example.com', 'viewer');
+  admin = await makeToken(gw, await login(gw, 'admin@example.com'), 'admin');
+  editor = await makeToken(gw, await login(gw, 'ed@example.com'), 'editor');
+  viewer = await makeToken(gw, await login(gw, 'view@example.com'), 'viewer');
+  await createOrganization(gw.db.pool, 'acme');
+});
+after(async () => gw?.close());
+
+async function call(token: string, method: string, path: string, body?: unknown) {
+  const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  return { status: r.status, text, body: text ? JSON.parse(text) : undefined };
+}
+
+const rule = {
+  name: 'etl failures',
+  namespace: 'team.etl',
+  events: ['failed', 'timed_out', 'late'],
+  late_after_seconds: 3600,
+  channels: [
+    { type: 'email', organization: 'acme', from: 'alerts@acme.test', to: 'oncall@example.test' },
+    { type: 'webhook', url: 'https://hooks.example.test/svc?team=etl', signing_secret: 'ALERT_SIGNING_KEY' },
+    { type: 'slack', url_secret: 'SLACK_URL' },
+  ],
+};
+
+test('an editor creates, reads, changes and deletes a rule; a viewer reads only; changes are audited', async () => {
+  assert.equal((await call(viewer, 'POST', '/api/v1/alerts', rule)).status, 403);
+  const made = await call(editor, 'POST', '/api/v1/alerts', rule);
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.body.flow_id, null);
+  assert.equal(made.body.rate_limit_per_hour, 20);
+  assert.equal(made.body.enabled, true);
+  assert.deepEqual(made.body.channels, rule.channels);
+  const id = made.body.id as string;
+
+  const got = await call(viewer, 'GET', `/api/v1/alerts/${id}`);
+  assert.equal(got.status, 200);
+  assert.equal(got.body.name, 'etl failures');
+  const listed = await call(viewer, 'GET', '/api/v1/alerts');
+  assert.deepEqual(listed.body.items.map((r: { id: string }) => r.id), [id]);
+
+  assert.equal((await call(viewer, 'PATCH', `/api/v1/alerts/${id}`, { enabled: false })).status, 403);
+  const changed = await call(editor, 'PATCH', `/api/v1/alerts/${id}`, { enabled: false, flow_id: 'nightly', rate_limit_per_hour: 5 });
+  assert.equal(changed.status, 200, changed.text);
+  assert.equal(changed.body.enabled, false);
+  assert.equal(changed.body.flow_id, 'nightly');
+  assert.equal(changed.body.rate_limit_per_hour, 5);
+  assert.equal(changed.body.late_after_seconds, 3600);
+
+  assert.equal((await call(viewer, 'DELETE', `/api/v1/alerts/${id}`)).status, 403);
+  assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 204);
+  assert.equal((await call(editor, 'GET', `/api/v1/alerts/${id}`)).status, 404);
+  assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 404);
+
+  const audit = await call(admin, 'GET', '/api/v1/audit?action=alert_rule.*&limit=50');
+  assert.deepEqual(audit.body.items.map((a: { action: string }) => a.action).sort(), ['alert_rule.create', 'alert_rule.delete', 'alert_rule.update']);
+});
+
+test('a body is refused with the fields at fault', async () => {
+  const fields = async (body: unknown) => {
+    const r = await call(editor, 'POST', '/api/v1/alerts', body);
+    assert.equal(r.status, 422, r.text);
+    return r.body.error.details.map((d: { field: string }) => d.field) as string[];
+  };
+  assert.ok((await fields({ ...rule, events: [] })).some((f) => f.includes('events')));
+  assert.ok((await fields({ ...rule, events: ['exploded'] })).some((f) => f.includes('events')));
+  assert.deepEqual(await fields({ ...rule, late_after_seconds: undefined }), ['late_after_seconds']);
+  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'webhook', url: 'https://u:p@x.test/', signing_secret: 'bad key!' }] }), ['channels[0].url', 'channels[0].signing_secret']);
+  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'email', organization: 'nope', from: 'not-an-address', to: 'a@b.test' }] }), ['channels[0].from', 'channels[0].organization']);
+  assert.ok((await fields({ ...rule, channels: [{ type: 'slack', url: 'https://hooks.slack.test/T/B/x' }] })).length > 0, 'a Slack URL is taken from a secret only');
+});
+
+test('deliveries of a rule are listed newest first with their attempts; deleting the rule removes them', async () => {
+  const made = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'with deliveries' });
+  const id = made.body.id as string;
+  const d1 = newId();
+  const d2 = newId();
+  await gw.db.pool.query(
+    `INSERT INTO alert_deliveries (id, rule_id, event, subject, execution_id, namespace, flow_id, channel, channel_type, target, status, attempts, error, created_at, delivered_at)
+     VALUES ($1, $3, 'failed', 'e1', 'e1', 'team.etl', 'f', 1, 'webhook', 'https://hooks.example.test/svc', 'delivered', 2, '', now() - interval '1 minute', now()),
+            ($2, $3, 'failed', 'e2', 'e2', 'team.etl', 'f', 1, 'webhook', 'https://hooks.example.test/svc', 'pending', 1, 'HTTP 503: busy', now(), NULL)`,
+    [d1, d2, id],
+  );
+  await gw.db.pool.query(
+    `INSERT INTO alert_delivery_attempts (id, delivery_id, number, ok, http_status, detail, duration_ms, instance_id) VALUES ($1, $3, 1, false, 503, 'HTTP 503: busy', 12, 'm1'), ($2, $3, 2, true, 200, 'HTTP 200', 8, 'm2'), ($4, $5, 1, false, 503, 'HTTP 503: busy', 9, 'm1')`,
+    [newId(), newId(), d1, newId(), d2],
+  );
+  const page1 = await call(viewer, 'GET', `/api/v1/alerts/${id}/deliveries?limit=1`);
+  assert.equal(page1.status, 200, page1.text);
+  assert.deepEqual(page1.body.items.map((d: { id: string }) => d.id), [d2]);
+  assert.equal(page1.body.items[0].status, 'pending');
+  assert.ok(page1.body.items[0].next_attempt_at);
+  assert.ok(page1.body.next_cursor);
+  const page2 = await call(viewer, 'GET', `/api/v1/alerts/${id}/deliveries?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
+  assert.deepEqual(page2.body.items.map((d: { id: string }) => d.id), [d1]);
+  assert.deepEqual(page2.body.items[0].attempt_log.map((a: { number: number; ok: boolean; http_status: number }) => [a.number, a.ok, a.http_status]), [[1, false, 503], [2, true, 200]]);
+  assert.equal(page2.body.next_cursor, undefined);
+  assert.equal((await call(viewer, 'GET', `/api/v1/alerts/nope/deliveries`)).status, 404);
+
+  assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 204);
+  assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM alert_deliveries WHERE rule_id = $1`, [id])).rows[0].n, 0);
+});
