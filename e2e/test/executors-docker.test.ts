@@ -21,6 +21,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
 import { ensureTestImages, testDocker, type TestImages } from '@svc/container-testing';
+import { until } from './engine-support.js';
 import { startStack, type Stack } from './stack.js';
 
 const d = testDocker();
@@ -203,7 +204,7 @@ test('limits and labels reach the container; cancel stops it within the grace an
   const workVolume = info.Mounts.find((m) => m.Destination === '/.svc-work')?.Name;
   assert.ok(workVolume, 'the run works in a volume of its own');
   assert.equal(info.Mounts.find((m) => m.Destination === '/.svc-runner')?.RW, false, 'the injected runner is mounted read-only');
-  await s.waitFor(e.id, async () => (await logsOf(e.id)).some((l) => l.text === 'started'), 30_000).catch(() => undefined);
+  await until('the task to start', async () => (await logsOf(e.id)).some((l) => l.text === 'started'), 30_000).catch(() => undefined);
 
   const t0 = Date.now();
   assert.equal((await s.api('POST', `/api/v1/executions/${e.id}/cancel`)).status, 200);

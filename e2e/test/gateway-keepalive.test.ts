@@ -57,7 +57,7 @@ function get(agent: http.Agent, url: string): Promise<{ status: number; reused: 
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, localPort: req.socket!.localPort!, keepAlive: res.headers['keep-alive'] }));
+      res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, localPort: req.socket!.localPort!, keepAlive: res.headers['keep-alive'] as string | undefined }));
     });
     req.on('error', reject);
   });

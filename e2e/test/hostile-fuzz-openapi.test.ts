@@ -198,8 +198,8 @@ function bodyArb(op: Op): fc.Arbitrary<{ body?: string; headers: Record<string, 
   );
   const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant(op.body?.contentType === '*/*' ? 'application/json' : (op.body?.contentType ?? 'application/json')) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
   return fc.oneof(
-    { weight: op.body ? 8 : 1, arbitrary: fc.tuple(text, contentType).map(([body, ct]) => ({ body, headers: ct ? { 'content-type': ct } : {} })) },
-    { weight: op.body ? 1 : 3, arbitrary: fc.constant({ headers: {} }) },
+    { weight: op.body ? 8 : 1, arbitrary: fc.tuple(text, contentType).map(([body, ct]): { body?: string; headers: Record<string, string> } => ({ body, headers: ct ? { 'content-type': ct } : {} })) },
+    { weight: op.body ? 1 : 3, arbitrary: fc.constant<{ body?: string; headers: Record<string, string> }>({ headers: {} }) },
   );
 }
 
@@ -209,7 +209,7 @@ function requestArb(op: Op): fc.Arbitrary<Req & { variant: number }> {
     .record({
       params: fc.tuple(...names.map((n) => paramValue(op, n))),
       query: queryArb(op),
-      body: op.method === 'GET' ? fc.constant({ headers: {} as Record<string, string> }) : bodyArb(op),
+      body: op.method === 'GET' ? fc.constant<{ body?: string; headers: Record<string, string> }>({ headers: {} }) : bodyArb(op),
       // 0 and 4..9: the right credential; 1: none; 2: an unknown token; 3: a forged cookie.
       variant: fc.nat({ max: 9 }),
     })

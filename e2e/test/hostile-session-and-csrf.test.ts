@@ -122,7 +122,7 @@ test('cross-site variants of cookie requests are 403 csrf_failed on every state-
 test('same-origin cookie requests pass, form content types are still refused (415), and bearer tokens need no Origin', async () => {
   const v = await login('victim@example.com', 'victim password 1');
   const host = new URL(s.url).host;
-  for (const headers of [{ origin: PUBLIC_URL }, { origin: `http://${host}` }, { 'sec-fetch-site': 'same-origin' }]) {
+  for (const headers of [{ origin: PUBLIC_URL }, { origin: `http://${host}` }, { 'sec-fetch-site': 'same-origin' }] as Record<string, string>[]) {
     const r = await fetch(`${s.url}/api/v1/variables/SAME_ORIGIN`, { method: 'PUT', headers: { cookie: v.cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ value: 'ok' }) });
     assert.ok(r.status < 300, `${JSON.stringify(headers)}: ${r.status} ${await r.text()}`);
   }

@@ -111,7 +111,7 @@ exec postgres -D "$PGDATA" -c listen_addresses="\${POSTGRES_LISTEN:-*}" -c unix_
 
 /** The s3rver stand-in (see the file comment), bundled into one file on the test base's Node. */
 async function buildS3(): Promise<void> {
-  const esbuild = createRequire(path.join(root, 'apps/cli/package.json'))('esbuild') as typeof import('esbuild');
+  const esbuild = createRequire(path.join(root, 'apps/cli/package.json'))('esbuild') as { build(o: Record<string, unknown>): Promise<unknown> };
   const dir = path.join(work, 's3-image');
   await esbuild.build({ entryPoints: [path.join(root, 'e2e/test/compose-standins/s3-standin.cjs')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(dir, 'server.cjs'), logLevel: 'warning' });
   fs.writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${BASE}\nCOPY server.cjs /s3/server.cjs\nENTRYPOINT ["node", "/s3/server.cjs"]\n`);

@@ -97,9 +97,10 @@ export function applyJsonPatch(doc: unknown, ops: JsonPatchOp[]): void {
       if (next === null || typeof next !== 'object') throw new Error(`patch ${op.op} ${op.path}: ${key} is missing`);
       parent = next as Record<string, unknown>;
     }
-    const isArray = Array.isArray(parent);
-    const index = isArray ? (last === '-' ? parent.length : Number(last)) : -1;
-    const exists = isArray ? index < parent.length : Object.hasOwn(parent, last);
+    const list = Array.isArray(parent) ? (parent as unknown[]) : null;
+    const isArray = list !== null;
+    const index = list ? (last === '-' ? list.length : Number(last)) : -1;
+    const exists = list ? index < list.length : Object.hasOwn(parent, last);
     switch (op.op) {
       case 'add':
         if (isArray) (parent as unknown[]).splice(index, 0, op.value);

@@ -29,7 +29,7 @@ function run(app: string, svcEnv: Record<string, string>): Promise<{ code: numbe
 }
 
 const range = 'must be a whole number of milliseconds from 10 to 3600000';
-const cases = [
+const cases: { app: string; bad: Record<string, string>; good: Record<string, string>; report: string }[] = [
   {
     app: 'api-gateway',
     bad: { SVC_SSE_KEEPALIVE_MS: '0' },

@@ -213,7 +213,7 @@ test('push webhook: a wrong or missing signature is 401 and starts nothing; repe
   const runCount = async () => (await runsOf(src.id)).length;
   const before = await runCount();
 
-  for (const headers of [{}, { 'x-hub-signature-256': hubSignature('not-the-secret', Buffer.from(payload)) }, { 'x-hub-signature-256': 'sha256=00' }, { 'x-gitlab-token': 'wrong' }]) {
+  for (const headers of [{}, { 'x-hub-signature-256': hubSignature('not-the-secret', Buffer.from(payload)) }, { 'x-hub-signature-256': 'sha256=00' }, { 'x-gitlab-token': 'wrong' }] as Record<string, string>[]) {
     const r = await hook(headers);
     assert.equal(r.status, 401, JSON.stringify(headers));
     assert.equal(r.json().error.code, 'unauthorized');

@@ -14,13 +14,13 @@ async function list(r: Rootfs): Promise<Record<string, string>> {
   const extract = tar.extract();
   extract.on('entry', (h, stream, next) => {
     let body = '';
-    stream.on('data', (c: Buffer) => (body += c.toString()));
+    stream.on('data', (c: unknown) => void (body += String(c)));
     stream.on('end', () => {
       out[h.name] = h.type === 'symlink' ? `-> ${h.linkname}` : h.type === 'directory' ? 'dir' : body;
       next();
     });
   });
-  const done = new Promise((resolve, reject) => extract.on('finish', resolve).on('error', reject));
+  const done = new Promise<void>((resolve, reject) => extract.on('finish', () => resolve()).on('error', reject));
   r.tar().pipe(extract as unknown as NodeJS.WritableStream);
   await done;
   return out;

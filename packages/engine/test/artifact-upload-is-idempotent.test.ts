@@ -15,14 +15,16 @@ before(async () => {
 after(() => fx.close());
 
 test('uploading the same artifact twice leaves one row, with the last upload', async () => {
+  // The fixture's store is a whole FileObjectStore; StartDeps only names the reads a start needs.
+  const storage = fx.deps.storage as unknown as Parameters<typeof storeArtifact>[1] & NonNullable<typeof fx.deps.storage>;
   const ex = await triggerFlow(fx.pool, fx.deps, { namespace: 'art', flowId: 'a', triggerType: 'manual', createdBy: 'test' });
   const [run] = await claimTaskRuns(fx.pool, { instanceId: 'i', pools: ['default'], executorType: 'process', limit: 1, now: new Date() });
   assert.equal(run?.execution_id, ex.id);
-  const first = await storeArtifact(fx.pool, fx.deps.storage, run.id, 'out/report.txt', Buffer.from('first'));
-  const second = await storeArtifact(fx.pool, fx.deps.storage, run.id, 'out/report.txt', Buffer.from('second!'));
+  const first = await storeArtifact(fx.pool, storage, run.id, 'out/report.txt', Buffer.from('first'));
+  const second = await storeArtifact(fx.pool, storage, run.id, 'out/report.txt', Buffer.from('second!'));
   assert.equal(second.id, first.id, 'the same row');
   const rows = (await fx.pool.query(`SELECT id, name, size, object_key FROM artifacts WHERE task_run_id = $1`, [run.id])).rows;
   assert.equal(rows.length, 1);
   assert.equal(Number(rows[0].size), 7);
-  assert.equal((await fx.deps.storage.getBuffer(rows[0].object_key)).toString(), 'second!');
+  assert.equal((await storage.getBuffer(rows[0].object_key)).toString(), 'second!');
 });

@@ -119,7 +119,7 @@ test('lists filter by label and field selectors and carry the resourceVersion', 
 });
 
 /** Collects a watch's events until `stop` holds. */
-function collect(kc: KubeConfig, path: string, query: Record<string, unknown>, stop: (events: [string, any][]) => boolean): Promise<[string, any][]> {
+function collect(kc: KubeConfig, path: string, query: Record<string, string | number | boolean | undefined>, stop: (events: [string, any][]) => boolean): Promise<[string, any][]> {
   return new Promise((resolve, reject) => {
     const events: [string, any][] = [];
     let ctl: AbortController | undefined;

@@ -70,7 +70,7 @@ test('tar() streams every file of the bundle, under a prefix when given', async 
     stream.on('end', next);
     stream.resume();
   });
-  const done = new Promise((resolve, reject) => extract.on('finish', resolve).on('error', reject));
+  const done = new Promise<void>((resolve, reject) => extract.on('finish', () => resolve()).on('error', reject));
   b.tar('.svc-runner').pipe(extract as unknown as NodeJS.WritableStream);
   await done;
   assert.equal(entries.get('.svc-runner')?.type, 'directory');

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runTask, SpawnHelper } from '../src/index.js';
-import { directSpawn, type SpawnFn } from '../src/process.js';
+import { directSpawn, type SpawnFn, type SpawnOpts } from '../src/process.js';
+import type { Invocation } from '../src/resolve.js';
 import { findPerl, type SpawnHelperRuntime } from '../src/spawn-helper.js';
 import { makeSpec, MemoryTransport, pidAlive, scratchRoots } from '../src/testing/index.js';
 
@@ -134,10 +135,11 @@ test('through the helper: the same environment, directory, session, signals and 
 });
 
 test('through the helper: a missing command, a bad working directory and a NUL byte fail as a direct spawn does', async () => {
-  for (const [inv, opts] of [
+  const cases: [Invocation, SpawnOpts][] = [
     [{ file: '/no/such/command', args: [], argv0: 'x' }, { cwd: '/tmp', env: {} }],
     [{ file: '/bin/true', args: [], argv0: 'true' }, { cwd: '/no/such/dir', env: {} }],
-  ] as const) {
+  ];
+  for (const [inv, opts] of cases) {
     const direct = await directSpawn(inv, opts).then(() => 'started', (e: NodeJS.ErrnoException) => e.code);
     const helped = await helper.spawn(inv, opts).then(() => 'started', (e: NodeJS.ErrnoException) => e.code);
     assert.equal(direct, 'ENOENT');

@@ -1,0 +1,6 @@
+// Types of eslint.config.mjs for the TypeScript files that import it (the lint test).
+import type { Linter } from 'eslint';
+
+export declare const exhaustiveSwitchRules: Linter.RulesRecord;
+declare const config: Linter.Config[];
+export default config;
