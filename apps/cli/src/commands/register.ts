@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { registerAdmin } from './admin.js';
 import { registerAi } from './ai.js';
+import { registerAlert } from './alert.js';
 import { registerAuth } from './auth.js';
 import { registerCompletion } from './completion.js';
 import { registerExecutions } from './executions.js';
@@ -21,6 +22,7 @@ export function registerAll(program: Command, app: App): void {
   registerAdmin(program, app);
   registerAi(program, app);
   registerOrg(program, app);
+  registerAlert(program, app);
   registerServerLocal(program, app);
   registerCompletion(program, app);
 }
