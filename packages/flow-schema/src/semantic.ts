@@ -177,6 +177,8 @@ interface SiteRules {
   roots?: readonly string[];
   /** Whether secret() is allowed (not where the value is stored in the database). */
   secrets: boolean;
+  /** The type of the trigger whose inputs these are: only a schedule's have `trigger.date`. */
+  triggerType?: string;
   /** Task references allowed at all (none: flow env, which every task shares). */
   taskRefs: 'upstream' | 'any' | 'none';
   what: string;
@@ -202,8 +204,8 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   };
   map(flow.env, '/env', { secrets: true, taskRefs: 'none', what: 'flow env (shared by every task)' });
   map(flow.outputs, '/outputs', { secrets: false, taskRefs: 'any', what: 'flow outputs (stored with the execution)' });
-  const triggerRules: SiteRules = { secrets: false, taskRefs: 'none', roots: ['trigger', 'vars', 'flow'], what: 'trigger inputs (resolved before the execution exists)' };
-  flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, triggerRules));
+  const triggerRules: SiteRules = { secrets: false, taskRefs: 'none', roots: ['trigger', 'vars', 'flow', 'execution'], what: 'trigger inputs (resolved as the execution is created)' };
+  flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, { ...triggerRules, triggerType: t.type }));
   flow.tasks.forEach((t, i) => {
     const base = `/tasks/${i}`;
     const rules: SiteRules = { task: t.id, secrets: true, taskRefs: 'upstream', what: `task "${t.id}"` };
@@ -254,6 +256,9 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       if (bad.length) c.add(pointer, (f) => `${f} cannot read ${bad.map((b) => `"${b}"`).join(', ')} here: ${site.what} may read only ${site.roots!.join(', ')}`);
     }
     for (const ref of parsed.refs) {
+      if (site.triggerType !== undefined && site.triggerType !== 'schedule' && ref.root === 'trigger' && ref.path[0] === 'date') {
+        c.add(pointer, (f) => `${f}: {{ ${ref.text} }} is set only for schedule triggers, not for a ${site.triggerType} trigger`);
+      }
       if (ref.root === 'inputs' && typeof ref.path[0] === 'string' && !inputIds.has(ref.path[0])) {
         c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads input "${ref.path[0]}", which the flow does not declare${hint(String(ref.path[0]), inputIds)}`);
       }

@@ -1,5 +1,6 @@
 // CodeMirror set-up for namespace files: the language by file name, for flow
-// files the served JSON Schema (completion and hover docs) and inline errors
+// files the served JSON Schema (completion and hover docs), completion inside
+// `{{ … }}` (template-completion.ts) and inline errors
 // from the service's validateFile, with its line and column.
 import { basicSetup } from 'codemirror';
 import { EditorView, hoverTooltip, keymap } from '@codemirror/view';
@@ -18,6 +19,7 @@ import type { JSONSchema7 } from 'json-schema';
 import { api } from '../api';
 import type { ValidationProblem } from '../types';
 import { schemaAt } from './schema-at';
+import { templateCompletionSource } from './template-completion';
 
 export const isFlowFile = (p: string) => p.endsWith('.flow.yaml');
 
@@ -78,6 +80,7 @@ function languageFor(path: string, schema?: JSONSchema7): Extension[] {
     return [
       yaml(),
       yamlLanguage.data.of({ autocomplete: yamlCompletion() }),
+      yamlLanguage.data.of({ autocomplete: templateCompletionSource }),
       hoverTooltip(yamlSchemaHover({ getHoverTexts: flowHoverTexts(schema) })),
       stateExtensions(schema),
     ];

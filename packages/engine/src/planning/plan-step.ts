@@ -8,6 +8,7 @@ import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
 import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { RETRY_DEFAULTS } from '../constants.js';
+import { startDateOf, triggerDateOf } from './trigger-date.js';
 import type { FollowUp } from '../systems/outbox.js';
 import type { EndedRow, ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
 
@@ -138,17 +139,19 @@ export function finishEnd(e: PendingEnd, vars: Record<string, string>, w: Writes
 /** The template scope of an execution: inputs, labels, ids, trigger data and the tasks' outputs and states. */
 export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'outputs' | 'state'>[]) {
   const payload = ex.trigger_payload ?? {};
+  const date = triggerDateOf(payload);
   return {
     inputs: ex.inputs,
     labels: ex.labels,
     vars: {} as Record<string, string>,
-    execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id },
+    execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id, start_date: startDateOf(ex.started_at, ex.created_at) },
     flow: { id: ex.flow_id ?? '', namespace: ex.namespace },
     tasks: Object.fromEntries(runs.map((r) => [r.task_key, { outputs: r.outputs ?? {}, state: r.state }])),
     trigger: {
       body: payload.body,
       headers: (payload.headers as Record<string, string> | undefined) ?? {},
       outputs: (payload.outputs as Record<string, unknown> | undefined) ?? {},
+      ...(date ? { date } : {}),
     },
   };
 }

@@ -28,6 +28,8 @@ export interface EngineConfig {
 }
 
 export interface NewExecution {
+  /** The id to give it (a trigger whose input templates read `execution.id` chooses it first); default a new one. */
+  id?: string;
   namespace: string;
   flowId: string | null;
   flowRevisionId: string | null;
@@ -159,7 +161,7 @@ async function insertStartedIf(
   checked: boolean,
 ): Promise<{ id: string; now: Date; execution: ApiExecution } | null> {
   const now = deps.config.now();
-  const id = newId();
+  const id = n.id ?? newId();
   const timeoutAt = n.definition.timeout ? new Date(now.getTime() + parseDuration(n.definition.timeout)) : null;
   const r = await c.query<{ kind: string; v: string }>({
     name: 'svc-start-new',
@@ -219,7 +221,7 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
     if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) {
       const state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
       const now = deps.config.now();
-      const id = newId();
+      const id = n.id ?? newId();
       await c.query(
         INSERT_UNSTARTED_EXECUTION_SQL,
         executionValues(id, state, n, now, key, { reason: 'concurrency_limit', timeoutAt: null, endedAt: state === 'SKIPPED' ? now : null }),

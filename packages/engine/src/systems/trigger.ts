@@ -8,6 +8,8 @@ import { resolveInputs } from '../planning/inputs.js';
 import { executionVars } from './vars.js';
 import { parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
 import { FLOW_HEAD_SQL } from '../sql/trigger-flow.js';
+import { newId } from '@svc/db';
+import { startDateOf, triggerDateOf } from '../planning/trigger-date.js';
 
 export interface TriggerRequest {
   namespace: string;
@@ -15,12 +17,16 @@ export interface TriggerRequest {
   inputs?: Record<string, unknown>;
   /**
    * A trigger's input templates (webhook, schedule, flow trigger) and what
-   * they read of the trigger: rendered here into `inputs`, with the flow and,
-   * when a template names it, `vars` (the flow's variables over its
-   * namespace's, as tasks see them). A template that does not resolve throws
-   * TemplateError.
+   * they read of the trigger: rendered here into `inputs`, with the flow, the
+   * execution (its id chosen here; `start_date` the time of rendering, as the
+   * execution does not exist yet), `trigger.date` from a schedule's
+   * `triggerPayload` (fire_time, timezone) and, when a template names it,
+   * `vars` (the flow's variables over its namespace's, as tasks see them). A
+   * template that does not resolve throws TemplateError.
    */
   inputTemplates?: { templates: Record<string, string>; trigger?: Record<string, unknown> };
+  /** The execution's id (set by withInputs when its templates read the execution). */
+  id?: string;
   labels?: Record<string, string>;
   triggerType: string;
   triggerId?: string;
@@ -106,12 +112,18 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
   if (!t.inputTemplates) return t;
   const { trigger } = t.inputTemplates;
   const templates = Object.fromEntries(Object.entries(t.inputTemplates.templates).map(([k, src]) => [k, parseTemplate(src)]));
-  const scope: TemplateScope = { flow: { id: t.flowId, namespace: t.namespace }, ...(trigger ? { trigger } : {}) };
+  const id = t.id ?? newId();
+  const date = triggerDateOf(t.triggerPayload);
+  const scope: TemplateScope = {
+    flow: { id: t.flowId, namespace: t.namespace },
+    execution: { id, namespace: t.namespace, flow_id: t.flowId, start_date: startDateOf(null, deps.config.now()) },
+    ...(trigger || date ? { trigger: { ...(trigger ?? {}), ...(date ? { date } : {}) } } : {}),
+  };
   // Variables are loaded only when a template reads them, as for a task (spec.ts).
   if (Object.values(templates).some((p) => p.roots.includes('vars'))) {
     scope.vars = await executionVars(c as pg.Pool, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
   }
-  return { ...t, inputs: renderTemplateMap(templates, scope).values };
+  return { ...t, id, inputs: renderTemplateMap(templates, scope).values };
 }
 
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
@@ -129,6 +141,7 @@ async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHea
 function newExecution(flow: FlowHead, t: TriggerRequest): NewExecution {
   const inputs = resolveInputs(flow.definition.inputs, t.inputs);
   return {
+    ...(t.id ? { id: t.id } : {}),
     namespace: t.namespace,
     flowId: t.flowId,
     flowRevisionId: flow.revision_id,

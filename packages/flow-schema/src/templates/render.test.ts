@@ -31,7 +31,7 @@ const scope: TemplateScope = {
   },
   vars: { region: 'eu-west-1', 'dash-name': 'dashed' },
   labels: { team: 'data', 'app.kubernetes.io/name': 'etl' },
-  execution: { id: 'ex_1', namespace: 'acme.data', flow_id: 'nightly' },
+  execution: { id: 'ex_1', namespace: 'acme.data', flow_id: 'nightly', start_date: '2026-03-29T01:00:04.120Z' },
   flow: { id: 'nightly', namespace: 'acme.data' },
   tasks: {
     extract: { outputs: { count: 2, path: '/tmp/x' }, state: 'SUCCESS' },
@@ -43,6 +43,7 @@ const scope: TemplateScope = {
     body: { items: [{ id: 'i0' }, { id: 'i1' }], event: 'push', nullish: null },
     headers: { 'x-signature': 'sha256=abc', 'content-type': 'application/json' },
     outputs: { report: 's3://bucket/r.csv' },
+    date: '2026-03-29T03:00:00+02:00',
   },
 };
 
@@ -77,6 +78,8 @@ describe('renderTemplate: every root', () => {
     ['{{ execution.id }}', 'ex_1'],
     ['{{ execution.namespace }}', 'acme.data'],
     ['{{ execution.flow_id }}', 'nightly'],
+    ['{{ execution.start_date }}', '2026-03-29T01:00:04.120Z'],
+    ['{{ trigger.date }}', '2026-03-29T03:00:00+02:00'],
     ['{{ flow.id }}', 'nightly'],
     ['{{ flow.namespace }}', 'acme.data'],
     ['{{ tasks.extract.outputs.count }}', '2'],
@@ -281,6 +284,7 @@ describe('renderTemplate: paths that do not resolve', () => {
     ['{{ trigger.body }}', '{{ trigger.body }}: trigger is not available: the execution was not started by a trigger', {}],
     ['{{ trigger.body.x }}', '{{ trigger.body.x }}: trigger.body is not available for this trigger', { trigger: { headers: {} } }],
     ['{{ trigger.headers.a }}', '{{ trigger.headers.a }}: trigger.headers is not available for this trigger', { trigger: { body: {} } }],
+    ['{{ trigger.date }}', '{{ trigger.date }}: trigger.date is not available: the execution was not started by a schedule', { trigger: { body: {} } }],
     ['{{ trigger.body.x }}', '{{ trigger.body.x }}: trigger.body is a string, it has no key "x"', { trigger: { body: 'raw text' } }],
   ];
   for (const [source, message, s] of cases) {

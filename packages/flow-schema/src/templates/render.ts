@@ -182,10 +182,12 @@ function resolve(ref: TemplateRef, ctx: Context): unknown {
       return walk(value, path, 2, { owner, noun: 'output', subject }, ctx);
     }
     case 'trigger': {
-      const field = path[0] as 'body' | 'headers' | 'outputs';
+      const field = path[0] as 'body' | 'headers' | 'outputs' | 'date';
       if (!isPlainObject(scope.trigger)) return fail('trigger is not available: the execution was not started by a trigger');
       const value = own(scope.trigger, field);
-      if (value === undefined) return fail(`trigger.${field} is not available for this trigger`);
+      if (value === undefined) {
+        return fail(field === 'date' ? 'trigger.date is not available: the execution was not started by a schedule' : `trigger.${field} is not available for this trigger`);
+      }
       const noun = field === 'headers' ? 'header' : field === 'outputs' ? 'output' : 'key';
       return walk(value, path, 1, { owner: `trigger.${field}`, noun, subject: `trigger.${field}` }, ctx);
     }

@@ -18,10 +18,10 @@ export interface PathProblem {
   offset: number;
 }
 
-export const EXECUTION_FIELDS = ['id', 'namespace', 'flow_id'] as const;
+export const EXECUTION_FIELDS = ['id', 'namespace', 'flow_id', 'start_date'] as const;
 export const FLOW_FIELDS = ['id', 'namespace'] as const;
 export const TASK_FIELDS = ['outputs', 'state'] as const;
-export const TRIGGER_FIELDS = ['body', 'headers', 'outputs'] as const;
+export const TRIGGER_FIELDS = ['body', 'headers', 'outputs', 'date'] as const;
 
 /**
  * Checks the members after a root against decisions.md ("Templates"). The
@@ -57,6 +57,7 @@ export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOff
     case 'trigger': {
       const problem = field(root, members, 0, TRIGGER_FIELDS, rootOffset);
       if (problem !== undefined) return problem;
+      if (members[0]?.key === 'date') return leafAt(root, members, 1);
       if (members[0]?.key !== 'headers') return undefined;
       const header = members[1];
       if (header !== undefined && typeof header.key === 'string') header.key = header.key.toLowerCase();

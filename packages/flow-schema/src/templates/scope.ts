@@ -6,7 +6,8 @@ export interface TemplateScope {
   vars?: Record<string, string>;
   /** Labels of the execution. */
   labels?: Record<string, string>;
-  execution?: { id: string; namespace: string; flow_id: string | null };
+  /** `start_date`: when the execution started, RFC 3339 in UTC. */
+  execution?: { id: string; namespace: string; flow_id: string | null; start_date: string };
   flow?: { id: string; namespace: string };
   /** Task runs visible to the template, by task id: normally the upstream tasks that ended. */
   tasks?: Record<string, { outputs?: Record<string, unknown> | null; state?: string }>;
@@ -17,6 +18,8 @@ export interface TemplateScope {
     headers?: Record<string, string>;
     /** Outputs of the upstream execution of a flow trigger. */
     outputs?: Record<string, unknown>;
+    /** The fire time a schedule-triggered (or backfilled) execution is for, RFC 3339 with the schedule's UTC offset. */
+    date?: string;
   };
 }
 
