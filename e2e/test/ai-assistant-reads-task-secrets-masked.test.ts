@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../apps/api-gateway/test/openai-standin.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
 import { startStack, type Stack } from './stack.js';
 import { flow, sh } from './engine-support.js';
 

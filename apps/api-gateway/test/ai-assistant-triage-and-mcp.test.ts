@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
 const SECRET_VALUE = 'hunter2-' + crypto.randomBytes(8).toString('hex');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
-import { startOpenAIStandin, type Standin } from './openai-standin.js';
+import { startOpenAIStandin, type Standin } from '../../../e2e/test/openai-standin.js';
 
 let gw: TestGateway;
 let llm: Standin;

@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const A_USED = 'alpha-used-' + crypto.randomBytes(10).toString('hex');
 const A_OTHER = 'alpha-other-' + crypto.randomBytes(10).toString('hex');

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const TOKEN = 'tok-' + crypto.randomBytes(12).toString('hex');
 const GLOBAL = 'glob-' + crypto.randomBytes(12).toString('hex');

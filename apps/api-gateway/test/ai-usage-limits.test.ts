@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from '@svc/api-spec';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const API_KEY = 'sk-usage-' + crypto.randomBytes(10).toString('hex');
 let gw: TestGateway;

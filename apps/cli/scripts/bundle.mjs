@@ -3,7 +3,7 @@
 // machines that have only Node (no repository, no pnpm):
 //   package.json        name svc-cli, bin svc -> bin/svc.mjs, no dependencies
 //   bin/svc.mjs         dist/main.js and everything it imports (bin/chunks/: lazily loaded parts)
-//   bin/svc-exec.cjs    the runner (apps/runner dist/svc.cjs), for `svc exec`
+//   bin/svc-exec.cjs    svc exec (packages/runner dist/svc.cjs), for `svc exec`
 // `npm pack dist/standalone` makes the tarball; `npm install -g` of it gives a
 // working `svc`. The commands that work on the database directly (user, org,
 // secrets rewrap, local) need the server's packages and say so when run from it.
@@ -32,7 +32,7 @@ await build({
   target: 'node20',
   format: 'esm',
   // Server-side packages (Prisma, PostgreSQL) stay out: only the database commands load them, lazily.
-  external: ['@svc/db', '@svc/identity', '@svc/secrets', '@svc/config', '@svc/svc-exec', '@svc/logging'],
+  external: ['@svc/db', '@svc/identity', '@svc/secrets', '@svc/config', '@svc/runner', '@svc/logging'],
   // CommonJS dependencies (cli-table3, cli-progress) call require() for Node built-ins.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   legalComments: 'none',
@@ -44,7 +44,7 @@ const text = fs.readFileSync(bundle, 'utf8');
 if (!text.startsWith('#!')) fs.writeFileSync(bundle, `#!/usr/bin/env node\n${text}`);
 fs.chmodSync(bundle, 0o755);
 
-const runner = createRequire(import.meta.url).resolve('@svc/svc-exec/svc.cjs');
+const runner = createRequire(import.meta.url).resolve('@svc/runner/svc.cjs');
 fs.copyFileSync(runner, path.join(out, 'bin/svc-exec.cjs'));
 
 fs.writeFileSync(

@@ -54,18 +54,18 @@ function commandPath(c: Command): string {
   return names.join(' ');
 }
 
-/** `svc exec ...`: the runner app (@svc/svc-exec), in this process's node, with the same stdio. */
+/** `svc exec ...`: svc exec of @svc/runner (what apps/runner runs), in this process's node, with the same stdio. */
 function runExec(args: string[], io: CommandIo): Promise<number> {
   // In the repository: the runner package. In the standalone package: its one-file build beside this file.
   let main: string | undefined;
   try {
-    main = createRequire(import.meta.url).resolve('@svc/svc-exec/main');
+    main = createRequire(import.meta.url).resolve('@svc/runner/exec-main');
   } catch {
     const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'svc-exec.cjs');
     if (fs.existsSync(beside)) main = beside;
   }
   if (!main) {
-    io.stderr.write('svc exec: the runner (@svc/svc-exec) is not installed next to this CLI; in containers it comes with the runner bundle\n');
+    io.stderr.write('svc exec: the runner (@svc/runner) is not installed next to this CLI; in containers it comes with the runner bundle\n');
     return Promise.resolve(1);
   }
   const runner = main;

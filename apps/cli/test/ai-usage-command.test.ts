@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createUser } from '@svc/identity';
-import { startOpenAIStandin, type Standin } from '../../api-gateway/test/openai-standin.js';
+import { startOpenAIStandin, type Standin } from '../../../e2e/test/openai-standin.js';
 import { startStack, svc, tempHome, type Stack } from './support.js';
 
 let s: Stack;

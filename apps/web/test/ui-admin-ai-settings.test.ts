@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startOpenAIStandin, type Standin } from '../../api-gateway/test/openai-standin.ts';
+import { startOpenAIStandin, type Standin } from '../../../e2e/test/openai-standin.ts';
 import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();

@@ -16,7 +16,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
-import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../api-gateway/test/openai-standin.ts';
+import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.ts';
 import { flow, sh } from '../../../e2e/test/engine-support.ts';
 import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
 import { linesStored } from './ai-support.ts';

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { startOpenAIStandin, type Standin } from '../../api-gateway/test/openai-standin.ts';
+import { startOpenAIStandin, type Standin } from '../../../e2e/test/openai-standin.ts';
 import { flow, sh } from '../../../e2e/test/engine-support.ts';
 import { browserSkipReason, login, newUser, shot, startUi, type Ui } from './browser.ts';
 import { linesStored } from './ai-support.ts';

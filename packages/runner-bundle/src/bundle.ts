@@ -4,7 +4,7 @@
 //   lib/ld-linux-x86-64.so.2   node's dynamic loader, copied from this machine
 //   lib/libc.so.6 …            every shared library node needs, by soname
 //   bin/node                   this machine's node
-//   svc.cjs                    apps/runner bundled into one CommonJS file
+//   svc.cjs                    svc exec (@svc/runner) bundled into one CommonJS file
 //   svc                        a /bin/sh launcher, for images that carry the
 //                              bundle and put `svc` on their PATH
 //   bundle.json                what went in, and the hash
@@ -62,7 +62,7 @@ export interface EnsureRunnerBundleOptions {
   cacheDir?: string;
   /** The node executable to ship. Default: process.execPath (this process's node). */
   nodePath?: string;
-  /** The bundled svc to ship. Default: dist/svc.cjs of @svc/svc-exec (apps/runner, written by its build). */
+  /** The bundled svc to ship. Default: dist/svc.cjs of @svc/runner (svc exec, written by its build). */
   scriptPath?: string;
 }
 
@@ -101,7 +101,7 @@ const inProcess = new Map<string, Promise<RunnerBundle>>();
 export async function ensureRunnerBundle(opts: EnsureRunnerBundleOptions = {}): Promise<RunnerBundle> {
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(os.tmpdir(), `svc-runner-bundles-${process.getuid?.() ?? 'user'}`));
   const nodePath = opts.nodePath ?? process.execPath;
-  const scriptPath = opts.scriptPath ?? createRequire(import.meta.url).resolve('@svc/svc-exec/svc.cjs');
+  const scriptPath = opts.scriptPath ?? createRequire(import.meta.url).resolve('@svc/runner/svc.cjs');
   const key = [cacheDir, ...[nodePath, scriptPath].map((f) => `${f}:${statKey(f)}`)].join('\0');
   let p = inProcess.get(key);
   if (!p) {
@@ -117,7 +117,7 @@ export async function ensureRunnerBundle(opts: EnsureRunnerBundleOptions = {}): 
 
 function statKey(file: string): string {
   const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st) throw new RunnerBundleError(`${file} does not exist${file.endsWith('svc.cjs') ? ' (build apps/runner: npm run build)' : ''}`);
+  if (!st) throw new RunnerBundleError(`${file} does not exist${file.endsWith('svc.cjs') ? ' (build packages/runner: npm run build)' : ''}`);
   return `${st.size}:${st.mtimeMs}:${st.ino}`;
 }
 

@@ -1,6 +1,6 @@
 // The runner protocol over real HTTP on 127.0.0.1: createHttpTransport's retries
 // against an in-memory server of the runner routes. (`svc exec` itself, the same
-// transport in a process of its own, is tested in apps/runner.)
+// transport in a process of its own, is tested in svc-exec-over-http.test.ts.)
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { createHttpTransport, RunnerHttpError } from '../src/index.js';

@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { bundleDirOf, installRunner, NotInBundleError } from '../src/install-runner.js';
+import { bundleDirOf, installRunner, NotInBundleError } from '../src/exec/install-runner.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const MAIN = path.join(here, '../src/main.ts');
+const MAIN = path.join(here, '../src/exec/main.ts');
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-install-runner-'));
 after(() => fs.rm(tmp, { recursive: true, force: true }));
 

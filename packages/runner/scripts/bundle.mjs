@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Part of the build: bundles dist/main.js and everything it imports (the
+// Part of the build: bundles dist/exec/main.js (`svc exec`) and everything it imports (the
 // workspace packages and npm dependencies) into one CommonJS file,
 // dist/svc.cjs, which the runner bundle (packages/runner-bundle) runs with its
 // own node, loader and libraries inside any image. CommonJS so that it also
@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 await build({
-  entryPoints: [path.join(here, 'dist/main.js')],
+  entryPoints: [path.join(here, 'dist/exec/main.js')],
   outfile: path.join(here, 'dist/svc.cjs'),
   bundle: true,
   platform: 'node',

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { listDir, makeSpec, makeTarGz, RunnerServer, tempRoot } from '@svc/runner/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const MAIN = path.join(here, '../src/main.ts');
+const MAIN = path.join(here, '../src/exec/main.ts');
 const TOKEN = 'run-token-abc';
 
 const cleanups: (() => Promise<unknown>)[] = [];
