@@ -13,6 +13,7 @@ import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { readinessChecks, readinessDetails, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
 import { auditHandlers } from './routes/audit.js';
+import { backfillHandlers } from './routes/backfills.js';
 import { adminHandlers } from './routes/admin.js';
 import { alertHandlers } from './routes/alerts.js';
 import { authHandlers } from './routes/auth.js';
@@ -164,6 +165,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...organizationHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),
     ...alertHandlers({ db: deps.db, now }),
     ...scheduleHandlers(routeDeps),
+    ...backfillHandlers({ db: deps.db, engine, now }),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
     ...aiHandlers({ db: deps.db, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal, usage: aiUsage }),

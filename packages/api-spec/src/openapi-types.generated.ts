@@ -1527,6 +1527,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flows/{namespace}/{flowId}/backfills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The flow's backfills, newest first, with their progress */
+        get: operations["listBackfills"];
+        put?: never;
+        /** Run a schedule trigger over a past range (or preview its fire times with dry_run); every execution is labelled `backfill:<id>` */
+        post: operations["createBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backfills/{backfillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A backfill with its progress (done, running, failed, left) */
+        get: operations["getBackfill"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backfills/{backfillId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a running backfill: no new execution until resumed (those in flight go on) */
+        post: operations["pauseBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backfills/{backfillId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused backfill */
+        post: operations["resumeBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backfills/{backfillId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a running or paused backfill: its fire times left are dropped and its executions in flight cancelled */
+        post: operations["cancelBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/v1/task-runs/{taskRunId}/spec": {
         parameters: {
             query?: never;
@@ -1947,6 +2033,59 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        Backfill: {
+            id: string;
+            namespace: string;
+            flow_id: string;
+            trigger_id: string;
+            cron: string;
+            timezone: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            max_in_flight: number;
+            /** @enum {string} */
+            state: "running" | "paused" | "cancelled" | "done";
+            /** @description The label every execution of the backfill carries, as `key:value` (a listExecutions `label` filter) */
+            label: string;
+            progress: components["schemas"]["BackfillProgress"];
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+        };
+        BackfillPreview: {
+            namespace: string;
+            flow_id: string;
+            trigger_id: string;
+            cron: string;
+            timezone: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Fire times the backfill would create */
+            total: number;
+            /** @description The fire times in UTC, oldest first; the first 1000 when there are more */
+            fire_times: string[];
+        };
+        BackfillProgress: {
+            total: number;
+            /** @description Executions ended SUCCESS (or SKIPPED by the flow concurrency rule) */
+            done: number;
+            /** @description Executions not ended (QUEUED, RUNNING, CANCELLING) */
+            running: number;
+            /** @description Executions ended FAILED, TIMED_OUT or CANCELLED, and fire times that made no execution */
+            failed: number;
+            /** @description Fire times with no execution yet */
+            left: number;
+            /** @description Fire times cancelled before they had an execution */
+            cancelled: number;
+        };
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -1975,6 +2114,30 @@ export interface components {
             rate_limit_per_hour?: number;
             /** @default true */
             enabled?: boolean;
+        };
+        CreateBackfillRequest: {
+            /** @description A `schedule` trigger of the flow; optional when the flow has exactly one */
+            trigger_id?: string;
+            /**
+             * Format: date-time
+             * @description Start of the range (included)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range (included); not in the future
+             */
+            to: string;
+            /**
+             * @description Executions of the backfill not ended at any time, at most
+             * @default 10
+             */
+            max_in_flight?: number;
+            /**
+             * @description Only preview the fire times (200), create nothing
+             * @default false
+             */
+            dry_run?: boolean;
         };
         CreatedOrganizationKey: {
             id: string;
@@ -8209,6 +8372,298 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such alert rule */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listBackfills: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Backfill"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview (dry_run): nothing created */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillPreview"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow or trigger */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Not a schedule trigger, no fire time in the range, too many, or a range in the future */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such backfill */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    pauseBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such backfill */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    resumeBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such backfill */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not paused */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    cancelBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backfill"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such backfill */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Already cancelled or done */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 // svc flow: validate flow files offline (the server's own validator), and
-// list, show, enable, disable and compare the flows of a server.
+// list, show, enable, disable and compare the flows of a server; backfills
+// (flow-backfill.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -7,6 +8,7 @@ import { createFlowValidator } from '@svc/flow-schema';
 import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, printList, printRecord, serialize, when } from '../ui/output.js';
+import { registerFlowBackfill } from './flow-backfill.js';
 
 /** Files named on the command line; a directory stands for every `*.flow.yaml` under it. */
 function expandFlowFiles(cwd: string, args: string[]): string[] {
@@ -147,4 +149,6 @@ export function registerFlow(program: Command, app: App): void {
     if (format !== 'table') return void io.stdout.write(serialize(d, format));
     io.stdout.write(d.diff ?? (d.too_large ? '(the revisions are too large or too different for a line diff)\n' : '(no differences)\n'));
   });
+
+  registerFlowBackfill(flow, app);
 }

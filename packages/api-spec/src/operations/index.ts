@@ -2,6 +2,7 @@ import type { Operation } from '../operation.js';
 import { adminOperations, aiOperations } from './admin.js';
 import { alertOperations } from './alerts.js';
 import { authOperations } from './auth.js';
+import { backfillOperations } from './backfills.js';
 import { executionOperations } from './executions.js';
 import { flowOperations } from './flows.js';
 import { gitOperations } from './git.js';
@@ -27,6 +28,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...aiOperations,
   ...organizationAdminOperations,
   ...alertOperations,
+  ...backfillOperations,
   ...runnerOperations,
   ...hookOperations,
 ]);
@@ -35,7 +37,8 @@ export const operations: readonly Operation[] = Object.freeze([
  * Operations of the catalog beyond the spec's "Operation index", each for a
  * reason written down in the docs: getAIUsage, the admin view of the daily AI
  * limits (issue #29, docs/operating/security.md), and the admin view of the
- * organizations of the email interface (issue #32, organizations.ts). The
+ * organizations of the email interface (issue #32, organizations.ts), and
+ * backfills (issue #33, backfills.ts). The
  * tests that compare the document with the index expect exactly these on top
  * of it.
  */
@@ -56,6 +59,12 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'updateAlertRule',
   'deleteAlertRule',
   'listAlertDeliveries',
+  'createBackfill',
+  'listBackfills',
+  'getBackfill',
+  'pauseBackfill',
+  'resumeBackfill',
+  'cancelBackfill',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

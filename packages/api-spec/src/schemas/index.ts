@@ -1,4 +1,5 @@
 import { componentName } from './helpers.js';
+import * as backfills from './backfills.js';
 import * as alerts from './alerts.js';
 import * as entities from './entities.js';
 import * as organizations from './organizations.js';
@@ -7,6 +8,7 @@ import * as resources from './resources.js';
 import * as runner from './runner.js';
 
 export * from './alerts.js';
+export * from './backfills.js';
 export * from './cursors.js';
 export * from './entities.js';
 export * from './helpers.js';
@@ -18,7 +20,7 @@ export * from './runner.js';
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner, organizations, alerts]) {
+  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;
