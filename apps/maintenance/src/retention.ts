@@ -8,6 +8,7 @@
 // | Instance rows without heartbeat                             | 24 hours                     |
 // | Login attempts                                              | 24 hours                     |
 // | Organization emails (any status), daily quota counters      | SVC_EMAIL_RETENTION_DAYS     |
+// | Alert deliveries no longer tried, with their attempts       | SVC_RETENTION_DAYS           |
 // | Expired sessions                                            | until the next run           |
 // | Git sync runs                                               | never deleted                |
 // | Schedule fire markers (`schedule_fires`)                    | see below                    |
@@ -36,6 +37,7 @@ import { objectKind, type MaintenanceMetrics } from './metrics.js';
 import {
   deleteAiUsageBefore,
   deleteAuditEventsBefore,
+  deleteAlertDeliveriesBefore,
   deleteEmailsBefore,
   deleteEmailUsageBefore,
   deleteExecutionRows,
@@ -151,6 +153,7 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     ['emails', () => deleteEmailsBefore(pool, emailCutoff, batch)],
     ['org_email_usage', () => deleteEmailUsageBefore(pool, emailCutoff, batch)],
     ['ai_usage', () => deleteAiUsageBefore(pool, executionCutoff, batch)],
+    ['alert_deliveries', () => deleteAlertDeliveriesBefore(pool, executionCutoff, batch)],
     // After the executions: a marker waits for the execution it started.
     ['schedule_fires', () => deleteSpentScheduleFires(pool, new Date(now.getTime() - Math.max(deps.retentionDays * DAY_MS, SCHEDULE_FIRE_MIN_RETENTION_MS)), batch)],
   ];

@@ -98,6 +98,15 @@ export async function deleteEmailsBefore(db: Queryable, cutoff: Date, limit: num
   return r.rowCount ?? 0;
 }
 
+/** Alert deliveries (with their attempts, by cascade) made before `cutoff` and no longer being tried (at most `limit`). */
+export async function deleteAlertDeliveriesBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(
+    `DELETE FROM alert_deliveries WHERE id IN (SELECT id FROM alert_deliveries WHERE created_at < $1 AND status NOT IN ('pending', 'sending') ORDER BY created_at LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return r.rowCount ?? 0;
+}
+
 /** Daily quota counters of UTC days that ended before `cutoff` (at most `limit`). */
 export async function deleteEmailUsageBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
   const r = await db.query(
