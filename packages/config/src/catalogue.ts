@@ -148,6 +148,12 @@ export const CATALOGUE = [
     description:
       "OS user (name or uid) the process executor runs task processes as when the dispatcher runs as root; its working and output directories are given to that user and the data directory is closed to it. A dedicated user (useradd --system svc-task) is better than the shared nobody. root: tasks run as root (no isolation). Ignored when the dispatcher is not root (tasks then run as the dispatcher's user).",
   },
+  {
+    variable: 'SVC_SPAWN_HELPER',
+    default: 'auto',
+    description:
+      'The small process that spawns the process executor\'s task processes: perl (a Perl script; a fork of it costs a fraction of a Node runtime\'s), node (a bare Node runtime), or auto: perl when a perl is on the PATH, else node. perl without one stops the dispatcher at start.',
+  },
   { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.' },
   {
     variable: 'SVC_DOCKER_NETWORK',

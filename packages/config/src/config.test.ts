@@ -250,6 +250,7 @@ describe('parseConfig errors', () => {
     ['a pool listed twice', { SVC_POOLS: 'a,a' }, 'SVC_POOLS', /lists "a" twice/],
     ['an unknown executor', { SVC_EXECUTORS: 'process,lambda' }, 'SVC_EXECUTORS', /"lambda" is not an executor type/],
     ['an unknown default executor', { SVC_DEFAULT_EXECUTOR: 'inline' }, 'SVC_DEFAULT_EXECUTOR', /one of process, docker, kubernetes/],
+    ['an unknown spawn helper', { SVC_SPAWN_HELPER: 'python' }, 'SVC_SPAWN_HELPER', /one of auto, perl, node/],
     // Not advertised before they exist: their tasks would wait forever.
     ['a bad k8s namespace', { SVC_K8S_NAMESPACE: 'Jobs_NS' }, 'SVC_K8S_NAMESPACE', /namespace name/],
     ['an admin email without a password', { SVC_ADMIN_EMAIL: 'a@example.com' }, 'SVC_ADMIN_PASSWORD', /must be set when SVC_ADMIN_EMAIL is set/],

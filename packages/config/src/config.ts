@@ -107,6 +107,8 @@ export interface Config {
    * dispatcher starts (a user that does not exist stops it).
    */
   taskUser: string;
+  /** `SVC_SPAWN_HELPER`: which spawn helper starts the process executor's tasks; default `auto` (perl when there is one, else node). */
+  spawnHelper: 'auto' | 'perl' | 'node';
   /** `SVC_DEFAULT_IMAGE`; default undefined (docker and kubernetes tasks must name an image). */
   defaultImage: string | undefined;
   /** `SVC_WORKER_SLOTS`; default 8, per executor type on one dispatcher instance. */
@@ -340,6 +342,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
       if (!/^([a-z_][a-z0-9_.-]*\$?|\d+)$/i.test(text) || text.length > 64) throw new Error('must be a user name or a numeric uid');
       return text;
     }),
+    spawnHelper: read('SVC_SPAWN_HELPER', p.oneOf(['auto', 'perl', 'node'] as const)),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
     dockerNetwork: read('SVC_DOCKER_NETWORK', dockerNetwork),
     dockerNetworks: read('SVC_DOCKER_NETWORKS', (text) => p.list(text, (item) => void dockerNetwork(item)), () => []),

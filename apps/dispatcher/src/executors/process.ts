@@ -55,7 +55,8 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId), owner);
   removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process (Perl where there is one, else Node): a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
-  const spawner = new SpawnHelper({ onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
+  const runtime = ctx.config.spawnHelper === 'auto' ? undefined : ctx.config.spawnHelper;
+  const spawner = new SpawnHelper({ ...(runtime ? { runtime } : {}), onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
   ctx.log.info('task processes are spawned by the spawn helper', { spawn_helper: spawner.runtime });
   return {
     type: 'process',
