@@ -3472,7 +3472,7 @@ export interface components {
              */
             type: "schedule" | "webhook" | "flow";
             /**
-             * @description Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule's offset). All read `flow`, `execution` and `vars`.
+             * @description Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule's offset). All read `flow`, `execution`, `vars` and `secret()` (stored masked; tasks reading the input get the value).
              * @example {
              *       "report_date": "{{ trigger.body.date }}"
              *     }

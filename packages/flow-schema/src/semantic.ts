@@ -9,7 +9,7 @@ import { fieldPath } from './field-path.js';
 import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
 import type { FlowError } from './flow-error.js';
 import type { SourcePositions } from './positions.js';
-import { parseTemplate, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
+import { mixedSecretExpressions, parseTemplate, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
 
 type At = 'key' | 'value';
 
@@ -175,8 +175,12 @@ interface SiteRules {
   task?: string;
   /** Roots allowed here; default all. */
   roots?: readonly string[];
-  /** Whether secret() is allowed (not where the value is stored in the database). */
-  secrets: boolean;
+  /**
+   * Whether secret() is allowed (not where the value is stored in the
+   * database); 'deferred': allowed alone in its expression, into a string
+   * input (trigger inputs: the stored value is masked, tasks read the real one).
+   */
+  secrets: boolean | 'deferred';
   /** The type of the trigger whose inputs these are: only a schedule's have `trigger.date`. */
   triggerType?: string;
   /** Task references allowed at all (none: flow env, which every task shares). */
@@ -204,7 +208,8 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   };
   map(flow.env, '/env', { secrets: true, taskRefs: 'none', what: 'flow env (shared by every task)' });
   map(flow.outputs, '/outputs', { secrets: false, taskRefs: 'any', what: 'flow outputs (stored with the execution)' });
-  const triggerRules: SiteRules = { secrets: false, taskRefs: 'none', roots: ['trigger', 'vars', 'flow', 'execution'], what: 'trigger inputs (resolved as the execution is created)' };
+  // secret() in trigger inputs is deferred (templates/defer-secrets.ts): `inputs` keeps `***`, the tasks that read the input get the value.
+  const triggerRules: SiteRules = { secrets: 'deferred', taskRefs: 'none', roots: ['trigger', 'vars', 'flow', 'execution'], what: 'trigger inputs (resolved as the execution is created)' };
   flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, { ...triggerRules, triggerType: t.type }));
   flow.tasks.forEach((t, i) => {
     const base = `/tasks/${i}`;
@@ -250,6 +255,16 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
     }
     if (!site.secrets && parsed.secretKeys.length) {
       c.add(pointer, (f) => `${f} cannot use secret(): ${site.what} would store the secret's value`);
+    }
+    if (site.secrets === 'deferred' && parsed.secretKeys.length) {
+      for (const e of mixedSecretExpressions(parsed)) {
+        c.add(pointer, (f) => `${f}: {{ ${e} }} calls secret() and reads a value too: in trigger inputs, write secret() in an expression of its own`);
+      }
+      const inputId = pointer.slice(pointer.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~');
+      const declared = flow.inputs?.find((x) => x.id === inputId);
+      if (declared && declared.type !== 'string') {
+        c.add(pointer, (f) => `${f} reads secret(), so input "${inputId}" must be of type string (it is ${declared.type}): its stored value is masked`);
+      }
     }
     if (site.roots) {
       const bad = parsed.roots.filter((r) => !site.roots!.includes(r));

@@ -56,10 +56,31 @@ export function triggerDateOf(payload: Record<string, unknown> | null | undefine
   }
 }
 
-/** The trigger payload fields a rerun or restart carries over, so it renders the same `trigger.date`. */
-export function fireTimeFields(payload: Record<string, unknown> | null | undefined): Record<string, unknown> {
-  if (typeof payload?.fire_time !== 'string') return {};
-  return { fire_time: payload.fire_time, ...(typeof payload.timezone === 'string' ? { timezone: payload.timezone } : {}) };
+/**
+ * The trigger payload key of the recipes of trigger inputs that read
+ * secret() (templates/defer-secrets.ts of @svc/flow-schema): input id →
+ * a template of literal text and secret() calls only, no value in it.
+ */
+export const SECRET_INPUTS_KEY = 'secret_inputs';
+
+/** The recipes of an execution's secret-reading inputs (SECRET_INPUTS_KEY), by input id. */
+export function secretInputsOf(payload: Record<string, unknown> | null | undefined): Record<string, string> {
+  const r = payload?.[SECRET_INPUTS_KEY];
+  if (!r || typeof r !== 'object' || Array.isArray(r)) return {};
+  return Object.fromEntries(Object.entries(r).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+}
+
+/**
+ * The trigger payload fields a rerun or restart carries over, since it
+ * copies the inputs: the fire time (the same `trigger.date`) and the recipes
+ * of secret-reading inputs (whose stored values are masked).
+ */
+export function carriedPayloadFields(payload: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const secretInputs = secretInputsOf(payload);
+  return {
+    ...(typeof payload?.fire_time === 'string' ? { fire_time: payload.fire_time, ...(typeof payload.timezone === 'string' ? { timezone: payload.timezone } : {}) } : {}),
+    ...(Object.keys(secretInputs).length ? { [SECRET_INPUTS_KEY]: secretInputs } : {}),
+  };
 }
 
 /** `execution.start_date`: when the execution started (else, not started yet, when it was created), RFC 3339 in UTC. */

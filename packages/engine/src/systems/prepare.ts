@@ -24,6 +24,7 @@ import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
 import type { ClaimedRun } from './dispatch.js';
 import { recordSecrets } from './secret-masking.js';
 import { executionVars } from './vars.js';
+import { secretInputsOf } from '../planning/trigger-date.js';
 import type { Bundles } from './bundles.js';
 import type { TaskCompletion } from './completion.js';
 import type { SystemResources } from '../resources.js';
@@ -104,16 +105,30 @@ export async function prepareTask(
   };
   const t = task as FlowTask & Record<string, unknown>;
   collect(def.env);
-  for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body', 'inputs']) collect(t[field]);
+  for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body']) collect(t[field]);
+  // A subflow's inputs are stored as its child's inputs: they read a secret-reading input masked (below).
+  const childSources = sources.length;
+  collect(t.inputs);
   const keys = new Set<string>();
   let readsTasks = false;
   let readsVars = false;
-  for (const src of sources) {
+  // Trigger inputs that read secret(): stored masked, rendered here from their recipes for the templates that read them.
+  const recipes = secretInputsOf(ex.trigger_payload);
+  const deferred = new Set<string>();
+  sources.forEach((src, i) => {
     const p = parse(src);
     p.secretKeys.forEach((k) => keys.add(k));
     if (p.taskRefs.length || p.roots.includes('tasks')) readsTasks = true;
     if (p.roots.includes('vars')) readsVars = true;
-  }
+    if (i >= childSources) return;
+    for (const ref of p.refs) {
+      if (ref.root !== 'inputs') continue;
+      const id = ref.path[0];
+      if (id === undefined) Object.keys(recipes).forEach((k) => deferred.add(k));
+      else if (typeof id === 'string' && Object.hasOwn(recipes, id)) deferred.add(id);
+    }
+  });
+  for (const id of deferred) parse(recipes[id]!).secretKeys.forEach((k) => keys.add(k));
   // Only what the templates read is loaded: upstream task runs, variables.
   let runs: Awaited<ReturnType<typeof latestRuns>> = [];
   if (readsTasks) {
@@ -129,6 +144,7 @@ export async function prepareTask(
   if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
 
   const scope = { ...scopeOf(ex, runs), vars };
+  const maskedScope = scope;
   const secrets = new Map<string, string>();
   if (keys.size) {
     const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
@@ -142,9 +158,24 @@ export async function prepareTask(
     }
   }
   const used = new Set<string>();
-  const render = (src: string, where: string): string => {
+  let realScope = scope;
+  if (deferred.size) {
+    const inputs = { ...scope.inputs };
+    for (const id of deferred) {
+      try {
+        const r = renderTemplate(parse(recipes[id]!), {}, (k) => secrets.get(k));
+        r.secretKeysUsed.forEach((k) => used.add(k));
+        inputs[id] = r.text;
+      } catch (err) {
+        if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `inputs.${id}: secret ${JSON.stringify(err.key)} not found`);
+        throw err;
+      }
+    }
+    realScope = { ...scope, inputs };
+  }
+  const render = (src: string, where: string, s: typeof scope = realScope): string => {
     try {
-      const r = renderTemplate(parse(src), scope, (k) => secrets.get(k));
+      const r = renderTemplate(parse(src), s, (k) => secrets.get(k));
       r.secretKeysUsed.forEach((k) => used.add(k));
       return r.text;
     } catch (err) {
@@ -153,8 +184,8 @@ export async function prepareTask(
       throw err;
     }
   };
-  const renderMap = (m: Record<string, string> | undefined, where: string) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, render(v, `${where}.${k}`)]));
+  const renderMap = (m: Record<string, string> | undefined, where: string, s: typeof scope = realScope) =>
+    Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, render(v, `${where}.${k}`, s)]));
 
   const env: Record<string, string> = {
     ...renderMap(def.env, 'env'),
@@ -191,7 +222,7 @@ export async function prepareTask(
       break;
     case 'subflow':
       inline.flow = task.flow;
-      inline.inputs = renderMap(task.inputs, `tasks.${task.id}.inputs`);
+      inline.inputs = renderMap(task.inputs, `tasks.${task.id}.inputs`, maskedScope);
       inline.wait = task.wait ?? true;
       break;
   }

@@ -11,7 +11,7 @@ import { createExecution, type StartDeps } from './start.js';
 export { NotRestartableError } from '../errors.js';
 import { NotRestartableError } from '../errors.js';
 import { ORIGINAL_SQL } from '../sql/read-executions.js';
-import { fireTimeFields } from '../planning/trigger-date.js';
+import { carriedPayloadFields } from '../planning/trigger-date.js';
 
 interface Original extends ExecutionRow {
   flow_revision_id: string | null;
@@ -33,7 +33,7 @@ export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string,
   return createExecution(pool, deps, {
     namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: 'rerun',
-    triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type, ...fireTimeFields(o.trigger_payload) }, createdBy: actor,
+    triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type, ...carriedPayloadFields(o.trigger_payload) }, createdBy: actor,
   });
 }
 
@@ -43,6 +43,6 @@ export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: strin
   return createExecution(pool, deps, {
     namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: o.trigger_type,
-    triggerPayload: { restart_of: id, ...fireTimeFields(o.trigger_payload) }, createdBy: actor, restartOfId: id,
+    triggerPayload: { restart_of: id, ...carriedPayloadFields(o.trigger_payload) }, createdBy: actor, restartOfId: id,
   });
 }

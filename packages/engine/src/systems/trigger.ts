@@ -6,10 +6,10 @@ import type { Client } from '../db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from '../planning/inputs.js';
 import { executionVars } from './vars.js';
-import { parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
+import { deferSecrets, parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
 import { FLOW_HEAD_SQL } from '../sql/trigger-flow.js';
 import { newId } from '@svc/db';
-import { startDateOf, triggerDateOf } from '../planning/trigger-date.js';
+import { SECRET_INPUTS_KEY, startDateOf, triggerDateOf } from '../planning/trigger-date.js';
 
 export interface TriggerRequest {
   namespace: string;
@@ -123,7 +123,19 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
   if (Object.values(templates).some((p) => p.roots.includes('vars'))) {
     scope.vars = await executionVars(c as pg.Pool, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
   }
-  return { ...t, id, inputs: renderTemplateMap(templates, scope).values };
+  // A template that reads secret() is stored masked, with its recipe in the
+  // trigger payload for the tasks that read the input (defer-secrets.ts).
+  const plain = Object.fromEntries(Object.entries(templates).filter(([, p]) => !p.secretKeys.length));
+  const inputs = renderTemplateMap(plain, scope).values as Record<string, unknown>;
+  const recipes: Record<string, string> = {};
+  for (const [k, p] of Object.entries(templates)) {
+    if (!p.secretKeys.length) continue;
+    const d = deferSecrets(p, scope);
+    Object.defineProperty(inputs, k, { value: d.masked, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(recipes, k, { value: d.recipe, enumerable: true, writable: true, configurable: true });
+  }
+  const triggerPayload = Object.keys(recipes).length ? { ...(t.triggerPayload ?? {}), [SECRET_INPUTS_KEY]: recipes } : t.triggerPayload;
+  return { ...t, id, inputs, ...(triggerPayload ? { triggerPayload } : {}) };
 }
 
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {

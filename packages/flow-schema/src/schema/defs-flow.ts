@@ -228,7 +228,7 @@ export const triggerDef: SchemaNode = discriminated({
       enum: [...TRIGGER_TYPES],
     },
     inputs: stringMap(
-      'Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule\'s offset). All read `flow`, `execution` and `vars`.',
+      'Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule\'s offset). All read `flow`, `execution`, `vars` and `secret()` (stored masked; tasks reading the input get the value).',
       { examples: [{ report_date: '{{ trigger.body.date }}' }] },
     ),
   },
