@@ -90,7 +90,9 @@ export async function run() {
 
     // BENCH_WORK_DIR puts the dispatcher's task working directories there (SVC_WORK_DIR), e.g. on a tmpfs; default: under its data directory.
     const workEnv = process.env.BENCH_WORK_DIR ? { SVC_WORK_DIR: path.join(process.env.BENCH_WORK_DIR, path.basename(dir)) } : {};
-    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv } });
+    // SVC_SPAWN_HELPER (perl, node) is passed on, to compare the spawn helpers on the same code.
+    const helperEnv = process.env.SVC_SPAWN_HELPER ? { SVC_SPAWN_HELPER: process.env.SVC_SPAWN_HELPER } : {};
+    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv, ...helperEnv } });
     stops.unshift(() => svc.stop());
     if (workEnv.SVC_WORK_DIR) stops.push(async () => fs.rmSync(workEnv.SVC_WORK_DIR, { recursive: true, force: true }));
     await svc.saveFlows('bench', flowFiles(stampDir));
