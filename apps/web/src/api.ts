@@ -4,13 +4,12 @@
 // both. A 403 `password_change_required` is also announced to the app shell,
 // which then shows the password-change screen whatever page asked.
 
+import type { Answer, ErrorDetail, ErrorEnvelope } from './types';
+
 /** Where the API lives, relative to the page's origin. */
 export const API = '/api/v1';
 
-export interface ErrorDetail {
-  field: string;
-  message: string;
-}
+export type { ErrorDetail };
 
 /** A failed API call, as the envelope and headers told it. */
 export class ApiError extends Error {
@@ -55,7 +54,7 @@ async function toError(res: Response): Promise<ApiError> {
   let message = res.statusText || `HTTP ${res.status}`;
   let details: ErrorDetail[] = [];
   try {
-    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: ErrorDetail[] } };
+    const body = (await res.json()) as Partial<ErrorEnvelope>;
     if (body.error) {
       code = body.error.code ?? code;
       message = body.error.message ?? message;
@@ -126,10 +125,8 @@ async function request<T>(method: string, path: string, body?: unknown, query?: 
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-export interface Page<T> {
-  items: T[];
-  next_cursor?: string;
-}
+/** One page of a list operation: `{items, next_cursor?}`, as every list of the document (listExecutions' here) has it. */
+export type Page<T> = Pick<Answer<'listExecutions'>, 'next_cursor'> & { items: T[] };
 
 /** Every page of a list, for the small lists (namespaces, tokens) a screen shows whole. */
 export async function listAll<T>(path: string, query?: Query, maxPages = 20): Promise<T[]> {

@@ -1,10 +1,18 @@
 // The API objects the UI reads: aliases of the types generated from the
 // OpenAPI document (@svc/api-spec, src/openapi-types.generated.ts), never
 // retyped here, so a field that drifts from the spec breaks the build.
-import type { components } from '@svc/api-spec/openapi-types';
+import type { components, operations } from '@svc/api-spec/openapi-types';
 import { EXECUTION_STATES as MACHINE_EXECUTION_STATES, isExecutionEnded } from '@svc/state-machine';
 
 type Schemas = components['schemas'];
+
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body of an operation's answer with status `S` (its first 2xx by default), e.g. `Answer<'getFlowStats'>`. */
+export type Answer<Op extends keyof operations, S extends keyof operations[Op]['responses'] = Extract<keyof operations[Op]['responses'], 200 | 201 | 202>> = JsonBody<
+  operations[Op]['responses'][S]
+>;
+/** The JSON body an operation takes, e.g. `RequestBody<'saveChanges'>`. */
+export type RequestBody<Op extends keyof operations> = JsonBody<NonNullable<operations[Op]['requestBody']>>;
 
 export type Role = Schemas['Role'];
 export const ROLES: Role[] = ['viewer', 'operator', 'editor', 'admin'];
@@ -56,6 +64,22 @@ export type AuditEvent = Schemas['AuditEvent'];
 export type User = Schemas['User'];
 export type SecretProvider = Schemas['SecretProvider'];
 export type StorageStatus = Schemas['StorageStatus'];
+export type FileDiff = Schemas['FileDiff'];
+export type ErrorDetail = Schemas['ErrorDetail'];
+export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+export type GitSource = Schemas['GitSource'];
+export type GitSourceRequest = Schemas['GitSourceRequest'];
+export type GitSourceMapping = Schemas['GitSourceMapping'];
+export type GitSyncRun = Schemas['GitSyncRun'];
+export type NamespaceGit = Schemas['NamespaceGit'];
+export type Organization = Schemas['Organization'];
+export type CreatedOrganizationKey = Schemas['CreatedOrganizationKey'];
+export type OrganizationEmail = Schemas['OrganizationEmail'];
+export type AIProvider = Schemas['AIProvider'];
+export type AIProviderRequest = Schemas['AIProviderRequest'];
+export type SecretProviderCheck = Schemas['SecretProviderCheck'];
+export type SecretKey = Schemas['SecretKey'];
+export type Variable = Schemas['Variable'];
 
 // The parsed flow file (a Flow's or a revision's `definition`): the document
 // publishes it as `FlowFile.*`, but its if/then variants do not survive type

@@ -5,12 +5,13 @@
 // limit (naming the execution that holds it).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { browserSkipReason, shot, startUi, waitState, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
 const NS = 'web.waits';
-type Run = { task_key: string; state: string; attempt: number };
-const runs = (e: { task_runs: Run[] }) => e.task_runs;
+type Run = components['schemas']['TaskRun'];
+const runs = (e: Pick<components['schemas']['Execution'], 'task_runs'>) => e.task_runs;
 
 // One place: `first` runs, `second` (independent) waits for the place, `third` for `first`.
 const SERIAL = JSON.stringify({

@@ -5,6 +5,7 @@
 // the new password (the old one refused).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ApiOperations, components } from '@svc/api-spec';
 import type { BrowserContext, Page } from 'playwright-core';
 import { browserSkipReason, login, newUser, shot, startUi, type Ui } from './browser.ts';
 
@@ -25,8 +26,8 @@ describe('users and profile', { skip, concurrency: false }, () => {
   const users = () => ui.admin.getByRole('region', { name: 'Users' });
   const row = () => users().getByRole('row').filter({ hasText: EMAIL });
   const tempPassword = async () => (await users().getByRole('status').filter({ hasText: 'Temporary password' }).locator('code').innerText()).trim();
-  type User = { id: string; email: string; name: string; role: string; disabled: boolean; must_change_password: boolean };
-  const apiUser = async (): Promise<User> => ((await ui.stack.api('GET', '/api/v1/users?limit=200')).body as { items: User[] }).items.find((u) => u.id === userId)!;
+  type User = components['schemas']['User'];
+  const apiUser = async (): Promise<User> => ((await ui.stack.api('GET', '/api/v1/users?limit=200')).body as ApiOperations['listUsers']['responses'][200]['content']['application/json']).items.find((u) => u.id === userId)!;
   /** Polls the user through the API until `pred` holds (the UI's PATCH may still be on its way). */
   async function waitUser(pred: (u: User) => boolean): Promise<User> {
     const until = Date.now() + 30_000;

@@ -7,28 +7,20 @@ import { useState } from 'react';
 import { api } from '../api';
 import { GitSha } from '../components/GitSha';
 import { usePermission } from '../session';
-import type { components } from '@svc/api-spec/openapi-types';
+import type { GitSource, GitSourceMapping, NamespaceGit, Answer } from '../types';
 import { Button, CopyButton, ErrorBox, fmtTime, useAction } from '../ui';
 
-type Schemas = components['schemas'];
-export type NamespaceGit = Schemas['NamespaceGit'];
-type PushResult = Schemas['PushNamespaceBranchResponse'];
+export type { NamespaceGit };
+type PushResult = Answer<'pushNamespaceBranch'>;
 
 /**
  * The `source` of getNamespaceGit as the gateway builds it (routes/git.ts):
- * the document declares it free-form, so the fields read here are named.
+ * the document declares it free-form, so the fields read here are named, as
+ * the git source's (getGitSource) and its mapping's.
  */
-export interface MappedSource {
-  id: string;
-  name: string;
-  repo_url: string;
-  branch: string;
-  repo_path: string;
-  last_synced_sha?: string;
-  last_sync_at?: string | null;
-  last_sync_status?: string;
-  last_error?: string;
-}
+export type MappedSource = Pick<GitSource, 'id' | 'name' | 'repo_url' | 'branch'> &
+  Pick<GitSourceMapping, 'repo_path'> &
+  Partial<Pick<GitSource, 'last_synced_sha' | 'last_sync_at' | 'last_sync_status' | 'last_error'>>;
 
 export const sourceOf = (git: NamespaceGit | undefined): MappedSource | undefined => (git?.source ? (git.source as unknown as MappedSource) : undefined);
 

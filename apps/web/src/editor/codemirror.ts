@@ -17,7 +17,7 @@ import { JSONHover, stateExtensions, updateSchema, type FoundCursorData } from '
 import { yamlCompletion, yamlSchemaHover } from 'codemirror-json-schema/yaml';
 import type { JSONSchema7 } from 'json-schema';
 import { api } from '../api';
-import type { ValidationProblem } from '../types';
+import type { Answer, ValidationProblem } from '../types';
 import { schemaAt } from './schema-at';
 import { templateCompletionSource } from './template-completion';
 
@@ -44,7 +44,7 @@ export function serverLinter(ns: () => string, path: () => string, onProblems: (
       const content = view.state.doc.toString();
       let problems: ValidationProblem[];
       try {
-        const r = await api<{ errors: ValidationProblem[] }>('POST', `/namespaces/${ns()}/validate`, { path: path(), content });
+        const r = await api<Answer<'validateFile'>>('POST', `/namespaces/${ns()}/validate`, { path: path(), content });
         problems = r.errors;
       } catch {
         return []; // validation is advisory here; saving reports the same problems

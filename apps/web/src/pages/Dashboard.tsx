@@ -4,21 +4,10 @@
 import { api, listAll } from '../api';
 import { Lines, StackedBars } from '../components/charts';
 import { useQueryParam } from '../router';
-import type { ExecutionSummary, Namespace } from '../types';
+import type { Dashboard as DashboardData, Namespace } from '../types';
 import { ErrorBox, Loading, Section, arrowSelect, fmtDuration, useLoad } from '../ui';
 import { ExecutionTable } from './Executions';
 
-
-interface Dashboard {
-  range: string;
-  from: string;
-  to: string;
-  bucket_seconds: number;
-  kpis: Record<string, number | null>;
-  buckets: ({ start?: string; p50_ms?: number; p95_ms?: number } & Record<string, number>)[];
-  running: ExecutionSummary[];
-  recent_failures: ExecutionSummary[];
-}
 
 const RANGES = ['24h', '7d', '30d'];
 
@@ -26,7 +15,7 @@ export function Dashboard() {
   const [range, setRange] = useQueryParam('range');
   const [namespace, setNamespace] = useQueryParam('namespace');
   const r = range || '24h';
-  const dash = useLoad(() => api<Dashboard>('GET', '/stats/dashboard', undefined, { range: r, namespace }), [r, namespace], 5000);
+  const dash = useLoad(() => api<DashboardData>('GET', '/stats/dashboard', undefined, { range: r, namespace }), [r, namespace], 5000);
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
   const d = dash.data;
   const bucketLabel = (b: { start?: string }, i: number) => {
@@ -84,7 +73,7 @@ export function Dashboard() {
             <Section title="Ended executions per bucket">
               <StackedBars
                 title="Ended executions per bucket by end state"
-                buckets={d.buckets}
+                buckets={d.buckets.map(({ success, failed, timed_out, cancelled, skipped }) => ({ success, failed, timed_out, cancelled, skipped }))}
                 labels={d.buckets.map(bucketLabel)}
                 series={[
                   { key: 'success', label: 'success', className: 'fill-success' },

@@ -14,7 +14,7 @@ import { GitSourcePanel, sourceOf, type NamespaceGit } from '../editor/GitSource
 import { RunFileDialog, runRefusal } from '../editor/RunFile';
 import { navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import type { FileEntry, Namespace, ValidationProblem } from '../types';
+import type { Answer, FileEntry, Namespace, NamespaceDiff, NamespaceVersion, ValidationProblem } from '../types';
 import { Button, ErrorBox, Loading, Section, arrowFocus, fmtTime, useAction, useLoad } from '../ui';
 import { CreateNamespace, NamespaceTree } from './Flows';
 
@@ -26,22 +26,6 @@ tasks:
     type: command
     command: ["echo", "hello"]
 `;
-
-interface Version {
-  id: string;
-  version: number;
-  author: string;
-  message: string;
-  created_at: string;
-  file_count: number;
-}
-
-/** diffVersions: the files that differ between two namespace versions. */
-interface NamespaceDiff {
-  from: number;
-  to: number;
-  files: { path: string; status: 'added' | 'deleted' | 'modified' | 'mode_changed'; binary: boolean; diff?: string; too_large?: boolean; executable?: { from: boolean | null; to: boolean | null } }[];
-}
 
 /** Each changed file of a version diff, side by side (binary, mode-only and oversized changes named). */
 function VersionDiff({ diff, path }: { diff: NamespaceDiff; path: string }) {
@@ -72,6 +56,9 @@ function VersionDiff({ diff, path }: { diff: NamespaceDiff; path: string }) {
     </div>
   );
 }
+
+/** listFiles; the gateway also sends the namespace `version` the files are of, which the document does not declare. */
+type FilesAnswer = Answer<'listFiles'> & { version?: number };
 
 interface Conflict {
   mine: string;
@@ -115,7 +102,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const [file, setFile] = useQueryParam('file');
   const files = useLoad(async () => {
     try {
-      return await api<{ version: number; items: (FileEntry & { hash?: string })[] }>('GET', `/namespaces/${ns}/files`, undefined, { limit: 200 });
+      return await api<FilesAnswer>('GET', `/namespaces/${ns}/files`, undefined, { limit: 200 });
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return { version: 0, items: [] };
       throw e;
@@ -157,13 +144,13 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     let content = '';
     let isBinary = false;
     if (known) {
-      const f = await api<{ content?: string; content_base64?: string; version: number }>('GET', `/namespaces/${ns}/file`, undefined, { path });
+      const f = await api<Answer<'getFile'>>('GET', `/namespaces/${ns}/file`, undefined, { path });
       isBinary = f.content === undefined;
       const b64 = f.content_base64 ?? '';
       const size = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
       setBinarySize(isBinary ? size : undefined);
       content = f.content ?? `(binary file, ${size.toLocaleString('en-US')} bytes: replace it with "Upload file…")`;
-      setBaseVersion(f.version);
+      setBaseVersion(f.version ?? undefined);
     } else {
       content = path.endsWith('.flow.yaml') ? NEW_FLOW(path.split('/').pop()!.replace(/\.flow\.yaml$/, '')) : '';
       setBaseVersion(files.data?.version);
@@ -182,12 +169,12 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
 
   const save = useAction(async (base: number | undefined, content: string) => {
     try {
-      const v = await api<{ version: number }>('POST', `/namespaces/${ns}/changes`, {
+      const v = await api<Answer<'saveChanges'>>('POST', `/namespaces/${ns}/changes`, {
         ...(base !== undefined ? { base_version: base } : {}),
         message: message || `Edit ${file}`,
         changes: [{ op: 'put', path: file, content }],
       });
-      setBaseVersion(v.version);
+      setBaseVersion(v.version ?? undefined);
       setSavedText(content);
       setMessage('');
       setConflict(undefined);
@@ -195,9 +182,9 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
       versions.reload();
     } catch (e) {
       if (e instanceof ApiError && e.code === 'version_conflict') {
-        const head = await api<{ head_version: number }>('GET', `/namespaces/${ns}`);
-        const theirs = await api<{ content?: string }>('GET', `/namespaces/${ns}/file`, undefined, { path: file }).catch(() => ({ content: '(the file was deleted)' }));
-        setConflict({ mine: content, theirs: theirs.content ?? '(binary)', head: head.head_version });
+        const head = await api<Answer<'getNamespace'>>('GET', `/namespaces/${ns}`);
+        const theirs = await api<Answer<'getFile'>>('GET', `/namespaces/${ns}/file`, undefined, { path: file }).catch(() => ({ content: '(the file was deleted)' }));
+        setConflict({ mine: content, theirs: theirs.content ?? '(binary)', head: head.head_version! });
         return;
       }
       throw e;
@@ -209,7 +196,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
 
   const versions = useLoad(async () => {
     try {
-      return await listAll<Version>(`/namespaces/${ns}/versions`, {}, 2);
+      return await listAll<NamespaceVersion>(`/namespaces/${ns}/versions`, {}, 2);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return [];
       throw e;
@@ -366,8 +353,8 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
                   <td>{v.message}</td>
                   <td>{v.file_count}</td>
                   <td className="row">
-                    <Button aria-label={`Diff version ${v.version} with the head`} onClick={() => setDiffFrom(v.version)}>Diff with head</Button>
-                    <Button aria-label={`Revert to version ${v.version}`} disabledReason={editWhy} onClick={() => confirm(`Make version ${v.version} the new head?`) && void revert.run(v.version)}>
+                    <Button aria-label={`Diff version ${v.version} with the head`} onClick={() => setDiffFrom(v.version!)}>Diff with head</Button>
+                    <Button aria-label={`Revert to version ${v.version}`} disabledReason={editWhy} onClick={() => confirm(`Make version ${v.version} the new head?`) && void revert.run(v.version!)}>
                       Revert
                     </Button>
                   </td>

@@ -11,7 +11,7 @@ import { TRIAGED, Triage } from '../components/ai/Triage';
 import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import { ENDED, type Execution, type ExecutionSummary, type FlowDefinition, type TaskRun } from '../types';
+import { ENDED, type Artifact, type Execution, type ExecutionSummary, type Flow, type FlowDefinition, type MetricValue, type TaskRun } from '../types';
 import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, arrowSelect, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const RESTARTABLE = ['FAILED', 'TIMED_OUT', 'CANCELLED'];
@@ -73,7 +73,7 @@ export function ExecutionPage({ id }: { id: string }) {
   const def = useLoad(
     async () =>
       ex?.flow_id && ex.flow_revision_id
-        ? (await api<{ definition?: FlowDefinition }>('GET', `/flows/${ex.namespace}/${ex.flow_id}/revisions/${ex.flow_revision_id}`)).definition
+        ? (await api<Pick<Flow, 'definition'>>('GET', `/flows/${ex.namespace}/${ex.flow_id}/revisions/${ex.flow_revision_id}`)).definition
         : undefined,
     [ex?.flow_revision_id],
   );
@@ -377,16 +377,8 @@ function Outputs({ ex }: { ex: Execution }) {
   );
 }
 
-interface ArtifactItem {
-  id: string;
-  task_key: string;
-  name: string;
-  size: number;
-  created_at: string;
-}
-
 function Artifacts({ id }: { id: string }) {
-  const list = useLoad(() => listAll<ArtifactItem>(`/executions/${encodeURIComponent(id)}/artifacts`), [id]);
+  const list = useLoad(() => listAll<Artifact>(`/executions/${encodeURIComponent(id)}/artifacts`), [id]);
   if (list.error) return <ErrorBox error={list.error} />;
   if (!list.data) return <Loading what="artifacts" />;
   if (!list.data.length) return <p className="muted">No artifacts.</p>;
@@ -409,16 +401,8 @@ function Artifacts({ id }: { id: string }) {
   );
 }
 
-interface MetricItem {
-  task_key: string;
-  name: string;
-  value: number;
-  tags: Record<string, string>;
-  at: string;
-}
-
 function Metrics({ id }: { id: string }) {
-  const list = useLoad(() => listAll<MetricItem>(`/executions/${encodeURIComponent(id)}/metrics`), [id]);
+  const list = useLoad(() => listAll<MetricValue>(`/executions/${encodeURIComponent(id)}/metrics`), [id]);
   if (list.error) return <ErrorBox error={list.error} />;
   if (!list.data) return <Loading what="metrics" />;
   if (!list.data.length) return <p className="muted">No metrics.</p>;

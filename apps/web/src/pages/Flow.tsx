@@ -10,7 +10,7 @@ import { DiffView } from '../components/DiffView';
 import { RunForm } from '../components/RunForm';
 import { Link } from '../router';
 import { usePermission } from '../session';
-import type { Flow, Trigger } from '../types';
+import type { Answer, Flow, FlowRevision, Trigger, UpcomingSchedule } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
@@ -74,16 +74,6 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
   );
 }
 
-interface Upcoming {
-  flow_id: string;
-  namespace: string;
-  trigger_id: string;
-  next_fire_at: string;
-  last_fired_at?: string | null;
-  cron: string;
-  timezone: string;
-}
-
 /** "in 3h 5m" / "in 40 s" from now to `iso`. */
 export function fromNow(iso: string, now = Date.now()): string {
   const ms = Date.parse(iso) - now;
@@ -94,7 +84,7 @@ export function fromNow(iso: string, now = Date.now()): string {
 function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; flowId: string; enabled: boolean; triggers: Trigger[]; onRotated: () => void }) {
   const { needs } = usePermission();
   const upcoming = useLoad(
-    async () => (await listAll<Upcoming>('/schedules/upcoming', { namespace: ns }, 5)).filter((s) => s.flow_id === flowId && s.namespace === ns),
+    async () => (await listAll<UpcomingSchedule>('/schedules/upcoming', { namespace: ns }, 5)).filter((s) => s.flow_id === flowId && s.namespace === ns),
     [ns, flowId, enabled],
     30_000,
   );
@@ -146,7 +136,7 @@ function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; fl
 }
 
 function Durations({ base }: { base: string }) {
-  const stats = useLoad(() => api<{ items: { execution_id: string; state: string; duration_ms: number | null; created_at: string }[] }>('GET', `${base}/stats`), [base]);
+  const stats = useLoad(() => api<Answer<'getFlowStats'>>('GET', `${base}/stats`), [base]);
   if (stats.error) return <ErrorBox error={stats.error} />;
   if (!stats.data) return <Loading />;
   const items = [...stats.data.items].reverse().filter((s) => s.duration_ms !== null);
@@ -166,7 +156,7 @@ function MetricChart({ base }: { base: string }) {
   const data = useLoad(
     async () =>
       metric
-        ? api<{ series: { tag_value: string | null; points: { value: number }[] }[] }>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg })
+        ? api<Answer<'getFlowMetrics'>>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg })
         : undefined,
     [base, metric, groupBy, agg],
   );
@@ -203,18 +193,10 @@ function MetricChart({ base }: { base: string }) {
   );
 }
 
-interface Revision {
-  id: string;
-  revision: number;
-  created_at: string;
-  created_by?: string;
-  namespace_version?: number | null;
-}
-
 function Revisions({ base, current }: { base: string; current?: string }) {
-  const revs = useLoad(() => listAll<Revision>(`${base}/revisions`, {}, 3), [base]);
+  const revs = useLoad(() => listAll<FlowRevision>(`${base}/revisions`, {}, 3), [base]);
   const [from, setFrom] = useState<string>();
-  const diff = useLoad(async () => (from ? api<{ diff?: string; too_large?: boolean; from: { revision: number }; to: { revision: number } }>('GET', `${base}/diff`, undefined, { from }) : undefined), [base, from]);
+  const diff = useLoad(async () => (from ? api<Answer<'diffFlowRevisions'>>('GET', `${base}/diff`, undefined, { from }) : undefined), [base, from]);
   if (revs.error) return <ErrorBox error={revs.error} />;
   if (!revs.data) return <Loading />;
   return (

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { api, listAll } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import type { Flow, Namespace } from '../types';
+import type { Answer, Flow, Namespace } from '../types';
 import { Button, ErrorBox, Loading, arrowFocus, useAction, useLoad } from '../ui';
 
 interface TreeNode {
@@ -202,14 +202,8 @@ export function Flows() {
   );
 }
 
-interface Stat {
-  execution_id: string;
-  state: string;
-  duration_ms: number | null;
-}
-
 function LastRuns({ ns, flow }: { ns: string; flow: string }) {
-  const stats = useLoad(() => api<{ items: Stat[] }>('GET', `/flows/${ns}/${flow}/stats`), [ns, flow]);
+  const stats = useLoad(() => api<Answer<'getFlowStats'>>('GET', `/flows/${ns}/${flow}/stats`), [ns, flow]);
   if (!stats.data) return null;
   const last = stats.data.items.slice(0, 5);
   if (!last.length) return <span className="muted">never run</span>;

@@ -3,21 +3,9 @@
 import { useState } from 'react';
 import { api, listAll } from '../api';
 import { roleAtLeast, useSession } from '../session';
-import { ROLES, type Role } from '../types';
+import { ROLES, type Answer, type ApiToken, type Role } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
 import { PasswordForm } from './Login';
-
-interface Token {
-  id: string;
-  name: string;
-  role: Role;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at?: string | null;
-  prefix?: string;
-  revoked_at?: string | null;
-  active?: boolean;
-}
 
 export function Profile() {
   const { me, refresh } = useSession();
@@ -26,7 +14,7 @@ export function Profile() {
     await api('PATCH', '/auth/me', { name });
     refresh();
   });
-  const others = useAction(() => api<{ revoked: number }>('POST', '/auth/sessions/revoke-others'));
+  const others = useAction(() => api<Answer<'revokeOtherSessions'>>('POST', '/auth/sessions/revoke-others'));
   const [revoked, setRevoked] = useState<number>();
   const [pwDone, setPwDone] = useState(false);
   return (
@@ -67,13 +55,13 @@ export function Profile() {
 
 function Tokens() {
   const { me } = useSession();
-  const tokens = useLoad(() => listAll<Token>('/tokens'), []);
+  const tokens = useLoad(() => listAll<ApiToken>('/tokens'), []);
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>(me.role);
   const [days, setDays] = useState('90');
   const [secret, setSecret] = useState<string>();
   const create = useAction(async () => {
-    const t = await api<Token & { secret: string }>('POST', '/tokens', { name, role, ...(days ? { expires_in_days: Number(days) } : {}) });
+    const t = await api<Answer<'createToken'>>('POST', '/tokens', { name, role, ...(days ? { expires_in_days: Number(days) } : {}) });
     setSecret(t.secret);
     setName('');
     tokens.reload();

@@ -4,6 +4,7 @@
 // ai_disabled, 429 rate_limited) comes back as the API's envelope and is
 // thrown as an ApiError like every other call's.
 import { API, ApiError, type ErrorDetail } from '../../api';
+import type { ErrorEnvelope } from '../../types';
 import type { TurnEvent } from './types';
 
 /**
@@ -42,7 +43,7 @@ async function envelopeError(res: Response): Promise<ApiError> {
   let message = res.statusText || `HTTP ${res.status}`;
   let details: ErrorDetail[] = [];
   try {
-    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: ErrorDetail[] } };
+    const body = (await res.json()) as Partial<ErrorEnvelope>;
     code = body.error?.code ?? code;
     message = body.error?.message ?? message;
     details = body.error?.details ?? [];

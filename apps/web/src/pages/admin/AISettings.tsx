@@ -6,13 +6,11 @@
 // the form without saving them (the gateway sends the stored key only to the
 // stored endpoint), or the saved ones when nothing is configured in the form.
 import { useEffect, useState } from 'react';
-import type { components, operations } from '@svc/api-spec/openapi-types';
 import { api, ApiError } from '../../api';
+import type { AIProvider as Provider, AIProviderRequest as ProviderRequest, Answer } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-type Provider = components['schemas']['AIProvider'];
-type ProviderRequest = components['schemas']['AIProviderRequest'];
-type TestResult = operations['testAIProvider']['responses'][200]['content']['application/json'];
+type TestResult = Answer<'testAIProvider'>;
 
 /** The types the gateway accepts (apps/api-gateway/src/ai/provider.ts PROVIDER_TYPES), with what each needs. */
 const TYPES: { id: string; label: string; hint: string }[] = [

@@ -4,19 +4,9 @@
 import { useState } from 'react';
 import { api, type Page } from '../../api';
 import { useQueryParam } from '../../router';
+import type { Answer } from '../../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtTime, useLoad } from '../../ui';
 
-interface AuditItem {
-  id: string;
-  action: string;
-  actor: string;
-  actor_type?: string;
-  target?: string;
-  payload?: Record<string, unknown>;
-  ip?: string;
-  request_id?: string;
-  created_at: string;
-}
 
 /** Actions the service records, offered as suggestions (any other value filters too; `user.*` is a prefix). */
 const AUDIT_ACTIONS = [
@@ -46,7 +36,7 @@ export function Audit() {
   const cursor = cursors[cursors.length - 1];
   const [open, setOpen] = useState<string>();
   const page = useLoad(
-    () => api<Page<AuditItem>>('GET', '/audit', undefined, { actor: actor.trim(), action: action.trim(), resource: resource.trim(), from: localToIso(from), to: localToIso(to), limit, cursor }),
+    () => api<Answer<'listAuditEvents'>>('GET', '/audit', undefined, { actor: actor.trim(), action: action.trim(), resource: resource.trim(), from: localToIso(from), to: localToIso(to), limit, cursor }),
     [actor, action, resource, from, to, limit, cursor],
   );
   const reset = () => setCursors([]);

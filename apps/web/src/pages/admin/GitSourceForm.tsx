@@ -5,12 +5,11 @@
 // (putGlobalSecret) from a password field that starts empty and is cleared
 // after the save: the value is write-only, as everywhere.
 import { useState } from 'react';
-import type { components } from '@svc/api-spec/openapi-types';
 import { api } from '../../api';
+import type { GitSource, GitSourceMapping, GitSourceRequest } from '../../types';
 import { Button, ErrorBox, useAction } from '../../ui';
 
-export type GitSource = components['schemas']['GitSource'];
-type GitSourceRequest = components['schemas']['GitSourceRequest'];
+export type { GitSource };
 
 /** auth_type values (packages/git-sources/src/git/auth.ts) and what the credential secret holds for each. */
 const AUTH: { id: string; label: string; credential: string }[] = [
@@ -19,11 +18,6 @@ const AUTH: { id: string; label: string; credential: string }[] = [
   { id: 'basic', label: 'User and password (https)', credential: 'user:password' },
   { id: 'ssh', label: 'SSH key (ssh:// or user@host:path)', credential: 'a private key (OpenSSH format)' },
 ];
-
-interface Row {
-  namespace: string;
-  repo_path: string;
-}
 
 /** Create (no `source`) or edit `source`; `done` gets the saved source. */
 export function GitSourceForm({ source, done, cancel }: { source?: GitSource; done: (s: GitSource) => void; cancel: () => void }) {
@@ -38,9 +32,9 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
   const [webhookSecret, setWebhookSecret] = useState('');
   const [poll, setPoll] = useState(String(source?.poll_interval ?? 0));
   const [pushPaths, setPushPaths] = useState((source?.push_paths ?? []).join('\n'));
-  const [rows, setRows] = useState<Row[]>(source?.mappings.map((m) => ({ ...m })) ?? [{ namespace: '', repo_path: '' }]);
+  const [rows, setRows] = useState<GitSourceMapping[]>(source?.mappings.map((m) => ({ ...m })) ?? [{ namespace: '', repo_path: '' }]);
 
-  const setRow = (i: number, patch: Partial<Row>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const setRow = (i: number, patch: Partial<GitSourceMapping>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const auth = AUTH.find((a) => a.id === authType);
 
   const save = useAction(async () => {

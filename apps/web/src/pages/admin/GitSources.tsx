@@ -6,13 +6,12 @@
 // GitLab and Gitea. Syncs run in the scheduler's sync workers: "Sync now"
 // queues a run (syncGitSource) and the runs list shows it go.
 import { useRef, useState } from 'react';
-import type { components } from '@svc/api-spec/openapi-types';
 import { api, listAll } from '../../api';
 import { Link, useQueryParam } from '../../router';
+import type { Answer, GitSyncRun } from '../../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { GitSourceForm, type GitSource } from './GitSourceForm';
 
-type GitSyncRun = components['schemas']['GitSyncRun'];
 
 const short = (sha: string | undefined) => (sha ? sha.slice(0, 10) : '');
 const ACTIVE = new Set(['queued', 'running']);
@@ -110,7 +109,7 @@ function SourceDetail({ source: s, onChange }: { source: GitSource; onChange: ()
   const newest = useRef<string | undefined>(undefined);
   const runs = useLoad(
     async () => {
-      const page = await api<{ items: GitSyncRun[] }>('GET', `/git-sources/${encodeURIComponent(s.id)}/runs`, undefined, { limit: 20 });
+      const page = await api<Answer<'listGitSyncRuns'>>('GET', `/git-sources/${encodeURIComponent(s.id)}/runs`, undefined, { limit: 20 });
       const head = page.items[0] ? `${page.items[0].id} ${page.items[0].status}` : '';
       if (newest.current !== undefined && newest.current !== head) onChange();
       newest.current = head;

@@ -3,20 +3,9 @@
 // executors) served now.
 import { useEffect, useState } from 'react';
 import { listAll } from '../../api';
+import type { Instance } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
-interface Instance {
-  id: string;
-  hostname: string;
-  version: string;
-  kind: string;
-  pools: string[];
-  executors: string[];
-  started_at: string;
-  last_heartbeat_at: string;
-  stopped_at: string | null;
-  online: boolean;
-}
 
 /** "12 s ago", "3m 5s ago" from `iso` to now. */
 function ago(iso: string, now: number): string {

@@ -5,14 +5,11 @@
 // shown once, right after it is made (createOrganizationKey's answer is the
 // only place it ever appears); the list names keys by prefix only.
 import { useState } from 'react';
-import type { components } from '@svc/api-spec/openapi-types';
 import { api, listAll } from '../../api';
 import { useQueryParam } from '../../router';
+import type { Answer, CreatedOrganizationKey as CreatedKey, Organization } from '../../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-type Organization = components['schemas']['Organization'];
-type CreatedKey = components['schemas']['CreatedOrganizationKey'];
-type Email = components['schemas']['OrganizationEmail'];
 
 const path = (o: string) => `/organizations/${encodeURIComponent(o)}`;
 
@@ -74,7 +71,7 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
   const [made, setMade] = useState<CreatedKey>();
   const [sender, setSender] = useState('');
   const [quota, setQuota] = useState(o.daily_quota.own === null ? '' : String(o.daily_quota.own));
-  const emails = useLoad(() => api<{ items: Email[] }>('GET', `${path(o.name)}/emails`, undefined, { limit: 50 }).then((p) => p.items), [o.name], 10_000);
+  const emails = useLoad(() => api<Answer<'listOrganizationEmails'>>('GET', `${path(o.name)}/emails`, undefined, { limit: 50 }).then((p) => p.items), [o.name], 10_000);
 
   const makeKey = useAction(async () => {
     setMade(await api<CreatedKey>('POST', `${path(o.name)}/keys`, { name: keyName }));

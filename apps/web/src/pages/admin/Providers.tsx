@@ -4,26 +4,19 @@
 import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { usePermission } from '../../session';
+import type { Answer, SecretProvider, SecretProviderCheck } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-interface Provider {
-  name: string;
-  type: string;
-  enabled: boolean;
-  config?: Record<string, unknown>;
-  has_credentials?: boolean;
-  updated_at?: string;
-}
 
 export function Providers() {
   const { needs } = usePermission();
-  const list = useLoad(() => listAll<Provider>('/secret-providers'), []);
+  const list = useLoad(() => listAll<SecretProvider>('/secret-providers'), []);
   const [name, setName] = useState('');
   const [type, setType] = useState<'env' | 'vault'>('env');
   const [prefix, setPrefix] = useState('');
   const [address, setAddress] = useState('');
   const [token, setToken] = useState('');
-  const [checked, setChecked] = useState<{ name: string; ok: boolean; message: string }>();
+  const [checked, setChecked] = useState<SecretProviderCheck & { name: string }>();
   const create = useAction(async () => {
     const body = type === 'env' ? { name, type, config: prefix ? { prefix } : {} } : { name, type, config: { address }, credentials: token ? { token } : undefined };
     await api('POST', '/secret-providers', body);
@@ -37,13 +30,13 @@ export function Providers() {
     if (checked?.name === n) setChecked(undefined);
     list.reload();
   });
-  const toggle = useAction(async (p: Provider) => {
+  const toggle = useAction(async (p: SecretProvider) => {
     await api('PUT', `/secret-providers/${encodeURIComponent(p.name)}`, { enabled: !p.enabled });
     list.reload();
   });
   const check = useAction(async (n: string) => {
     setChecked(undefined);
-    const r = await api<{ ok: boolean; message?: string }>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
+    const r = await api<Answer<'checkSecretProvider'>>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
     setChecked({ name: n, ok: r.ok, message: r.message ?? '' });
   });
   const why = needs('admin');

@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { usePermission } from '../../session';
-import type { Namespace } from '../../types';
+import type { Namespace, SecretKey, Variable } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 export function SecretsAndVariables() {
@@ -32,8 +32,11 @@ export function SecretsAndVariables() {
   );
 }
 
+/** A row of listNamespaceSecrets / listGlobalSecrets (no value) or of the variables' lists. */
+type KeyRow = Pick<SecretKey, 'key' | 'created_at' | 'updated_at'> & Partial<Pick<Variable, 'value'>>;
+
 function KeyList({ title, path, secret, writeWhy }: { title: string; path: string; secret?: boolean; writeWhy: string | null }) {
-  const list = useLoad(() => listAll<{ key: string; value?: string; created_at?: string; updated_at?: string }>(path), [path]);
+  const list = useLoad(() => listAll<KeyRow>(path), [path]);
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const put = useAction(async () => {

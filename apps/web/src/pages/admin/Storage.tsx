@@ -1,17 +1,28 @@
 // Settings › Storage (admin): what the object store holds by kind, from a
 // scan with a time budget, and what the last daily cleanup removed.
 import { api } from '../../api';
+import type { StorageStatus } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
-interface StorageStatus {
-  store: string;
-  scanned_at: string;
-  complete: boolean;
-  objects: Record<string, { objects: number; bytes: number }>;
-  total: { objects: number; bytes: number };
-  last_cleanup: (Record<string, unknown> & { started_at?: string; finished_at?: string | null; outcome?: string; duration_ms?: number | null; error?: string; objects?: Record<string, { objects: number; bytes: number }>; rows?: Record<string, number> }) | null;
-  next_cleanup_after: string | null;
-}
+type Count = StorageStatus['total'];
+/**
+ * getStorageStatus, read by kind (`objects` as a map of its kinds), with
+ * `last_cleanup` (free-form in the document) read as the cleanup run's record.
+ */
+type StorageView = StorageStatus & {
+  objects: Record<string, Count>;
+  last_cleanup:
+    | (NonNullable<StorageStatus['last_cleanup']> & {
+        started_at?: string;
+        finished_at?: string | null;
+        outcome?: string;
+        duration_ms?: number | null;
+        error?: string;
+        objects?: Record<string, Count>;
+        rows?: Record<string, number>;
+      })
+    | null;
+};
 
 /** A byte count in binary units: "512 B", "1.5 KiB", "20 MiB". */
 export function fmtBytes(n: number): string {
@@ -35,7 +46,7 @@ const KIND_HELP: Record<string, string> = {
 };
 
 export function Storage() {
-  const s = useLoad(() => api<StorageStatus>('GET', '/storage'), []);
+  const s = useLoad(() => api<StorageView>('GET', '/storage'), []);
   const d = s.data;
   const last = d?.last_cleanup;
   const removed = last?.objects ? Object.values(last.objects).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;

@@ -2,17 +2,8 @@
 // temporary password, and new users (their temporary password shown once).
 import { useState } from 'react';
 import { api, listAll } from '../../api';
-import { ROLES, type Role } from '../../types';
+import { ROLES, type Answer, type Role, type User } from '../../types';
 import { Button, ErrorBox, Loading, Section, useAction, useLoad } from '../../ui';
-
-interface User {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  disabled: boolean;
-  must_change_password: boolean;
-}
 
 export function Users() {
   const list = useLoad(() => listAll<User>('/users'), []);
@@ -26,7 +17,7 @@ export function Users() {
     list.reload();
   });
   const reset = useAction(async (u: User) => {
-    const r = await api<{ temporary_password?: string; password?: string }>('POST', `/users/${u.id}/reset-password`);
+    const r = await api<Answer<'resetUserPassword'>>('POST', `/users/${u.id}/reset-password`);
     setTemp(r?.temporary_password ?? r?.password);
     list.reload();
   });
