@@ -7,6 +7,7 @@
 // error; a non-admin is refused.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { createUser } from '@svc/identity';
 import { startOpenAIStandin, type Standin } from '../../../e2e/test/openai-standin.js';
 import { startStack, svc, tempHome, type Stack } from './support.js';
@@ -60,7 +61,7 @@ after(async () => {
   home.cleanup();
 });
 
-type Usage = { day: string; resets_at: string; limits: Record<string, number>; total: { requests: number; tokens: number }; users: { user_id: string; email: string | null; requests: number; tokens: number }[] };
+type Usage = components['schemas']['AIUsage'];
 
 test('after a few turns, svc ai usage shows each user and the total against the limits, as a table and as JSON', async () => {
   await turn(opToken);

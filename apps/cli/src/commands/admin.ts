@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { enc, withOutput, type App } from '../app.js';
 import { colorsFor, printList, serialize, when } from '../ui/output.js';
+import type { Answer, ApiToken, Instance } from '../api/types.js';
 
 export function registerAdmin(program: Command, app: App): void {
   const { io } = app;
@@ -14,7 +15,7 @@ export function registerAdmin(program: Command, app: App): void {
       .option('--role <role>', 'viewer, operator, editor or admin (default: your role; at most your role)')
       .option('--expires-in-days <n>', 'expiry, 1 to 365 days (default: never)'),
   ).action(async (name: string, opts: { role?: string; expiresInDays?: string }, cmd: Command) => {
-    const t = await app.client(cmd).request('POST', '/api/v1/tokens', {
+    const t = await app.client(cmd).request<Answer<'createToken'>>('POST', '/api/v1/tokens', {
       body: { name, ...(opts.role ? { role: opts.role } : {}), ...(opts.expiresInDays ? { expires_in_days: Number(opts.expiresInDays) } : {}) },
     });
     const format = app.format(cmd);
@@ -24,7 +25,7 @@ export function registerAdmin(program: Command, app: App): void {
   });
   withOutput(token.command('list').description('List your API tokens').option('--all', 'every user\'s tokens (admin)')).action(
     async (opts: { all?: boolean }, cmd: Command) => {
-      const items = await app.client(cmd).list('/api/v1/tokens', opts.all ? { all: true } : {});
+      const items = await app.client(cmd).list<ApiToken>('/api/v1/tokens', opts.all ? { all: true } : {});
       printList(io, app.format(cmd), items, [
         ['ID', (t) => t.id],
         ['NAME', (t) => t.name],
@@ -47,7 +48,7 @@ export function registerAdmin(program: Command, app: App): void {
 
   withOutput(program.command('instances').description('List the service instances, their pools, executors and heartbeat (admin)')).action(
     async (_o, cmd: Command) => {
-      const items = await app.client(cmd).list('/api/v1/instances');
+      const items = await app.client(cmd).list<Instance>('/api/v1/instances');
       const c = colorsFor(io);
       printList(io, app.format(cmd), items, [
         ['ID', (i) => i.id],

@@ -2,13 +2,11 @@
 // per user and for the deployment, against the daily limits
 // (SVC_AI_*_PER_DAY), as getAIUsage answers them.
 import type { Command } from 'commander';
-import type { schemas } from '@svc/api-spec';
+import type { AIUsage } from '../api/types.js';
 import { withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, renderTable, serialize, when, type Colors } from '../ui/output.js';
 
-/** The response of getAIUsage, as the spec declares it. */
-type AIUsage = (typeof schemas.AIUsage)['static'];
 type UserUsage = AIUsage['users'][number];
 
 /** What `--day` accepts: the spec's pattern for the `day` query parameter. */

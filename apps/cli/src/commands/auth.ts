@@ -4,6 +4,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import { ApiClient, ApiError } from '../api/client.js';
+import type { Answer, Me } from '../api/types.js';
 import { withOutput, type App } from '../app.js';
 import { contextNameFor, DEFAULT_URL, readContexts, writeContexts, type SvcContext } from '../config/contexts.js';
 import { CliError, type CommandIo } from '../io.js';
@@ -29,7 +30,7 @@ async function tokenFromPassword(url: string, email: string, password: string): 
   const headers = { cookie, origin: new URL(url).origin };
   try {
     const name = `svc CLI on ${os.hostname()} (${new Date().toISOString().slice(0, 10)})`;
-    const tok = await anon.request<{ id: string; secret: string }>('POST', '/api/v1/tokens', { headers, body: { name } });
+    const tok = await anon.request<Answer<'createToken'>>('POST', '/api/v1/tokens', { headers, body: { name } });
     return tok;
   } finally {
     await anon.raw('POST', '/api/v1/auth/logout', { headers }).catch(() => undefined);
@@ -53,7 +54,7 @@ async function login(app: App, urlArg: string | undefined, opts: LoginOptions): 
   let tokenId: string | undefined;
   let user: string | undefined;
   if (token) {
-    const me = await new ApiClient(url, token).get<{ email?: string }>('/api/v1/auth/me');
+    const me = await new ApiClient(url, token).get<Me>('/api/v1/auth/me');
     user = me.email;
   } else {
     const email = opts.email ?? (interactive ? await askText(io, 'Email') : undefined);
@@ -128,7 +129,7 @@ export function registerAuth(program: Command, app: App): void {
     .action((_opts, cmd: Command) => logout(app, cmd));
 
   withOutput(program.command('whoami').description('Show the user of the current credential')).action(async (_o, cmd: Command) => {
-    const me = await app.client(cmd).get<Record<string, unknown>>('/api/v1/auth/me');
+    const me = await app.client(cmd).get<Me>('/api/v1/auth/me');
     const t = app.target(cmd);
     printRecord(io, app.format(cmd), { ...me, server: t.url }, [
       ['email', (m) => m.email],

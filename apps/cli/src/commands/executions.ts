@@ -10,6 +10,7 @@ import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when } from '../ui/output.js';
 import { progressBar } from '../ui/progress.js';
+import type { Answer, Artifact, LogLine } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 
 const EXIT_CODES_HELP = `
@@ -62,6 +63,9 @@ interface RunOptions {
 }
 
 /** Follows an execution (when asked) and sets the exit code from its end state. */
+/** getFlow; its `definition` is free-form in the document, read here for the types of its inputs (the flow schema's). */
+type FlowWithInputs = Answer<'getFlow'> & { definition?: { inputs?: { id: string; type: string }[] } };
+
 async function maybeWatch(app: App, cmd: Command, api: ApiClient, e: Execution, watch: boolean | undefined, logs = true): Promise<void> {
   const format = app.format(cmd);
   if (!watch) {
@@ -90,7 +94,7 @@ async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promi
   const given = keyValues(opts.input, '--input');
   if (Object.keys(given).length) {
     // Typed from the flow's declaration, so `--input count=3` sends the number 3.
-    const flow = await api.get<{ definition?: { inputs?: { id: string; type: string }[] } }>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+    const flow = await api.get<FlowWithInputs>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
     const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
     for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
   }
@@ -107,7 +111,7 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
       ...(opts.task ? { query: { task: opts.task } } : {}),
       onEvent: (ev) => {
         if (ev.event !== 'line') return;
-        const l = JSON.parse(ev.data) as { task_key: string; text: string };
+        const l = JSON.parse(ev.data) as LogLine;
         io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
       },
       onReconnect: (n, last) => io.stderr.write(`(log stream dropped; reconnecting${last ? ` from ${last}` : ''}, try ${n})\n`),
@@ -118,7 +122,7 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
   }
   let cursor: string | undefined;
   do {
-    const page = await api.get<{ items: { task_key: string; text: string }[]; next_cursor?: string }>(`/api/v1/executions/${enc(id)}/logs`, {
+    const page = await api.get<Answer<'getExecutionLogs'>>(`/api/v1/executions/${enc(id)}/logs`, {
       limit: 5000,
       task: opts.task,
       attempt: opts.attempt,
@@ -131,7 +135,7 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
 
 async function download(app: App, api: ApiClient, id: string, names: string[], dir: string): Promise<void> {
   const { io } = app;
-  const all = await api.list<{ id: string; name: string; size: number; task_key: string }>(`/api/v1/executions/${enc(id)}/artifacts`);
+  const all = await api.list<Artifact>(`/api/v1/executions/${enc(id)}/artifacts`);
   const chosen = names.length ? all.filter((a) => names.includes(a.name) || names.includes(a.id)) : all;
   const missing = names.filter((n) => !all.some((a) => a.name === n || a.id === n));
   if (missing.length) throw new CliError(`no artifact ${missing.join(', ')} in execution ${id} (see svc artifacts list ${id})`);
@@ -202,7 +206,7 @@ export function registerExecutions(program: Command, app: App): void {
   });
 
   withOutput(ex.command('get').description('Show an execution and its task runs').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
-    const e = await app.client(cmd).get<Execution & Record<string, unknown>>(`/api/v1/executions/${enc(id)}`);
+    const e = await app.client(cmd).get<Execution>(`/api/v1/executions/${enc(id)}`);
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(e, format));
     const c = colorsFor(io);
@@ -279,7 +283,7 @@ export function registerExecutions(program: Command, app: App): void {
 
   const art = program.command('artifacts').alias('artifact').description('List and download the artifacts of an execution');
   withOutput(art.command('list').description('List the artifacts of an execution').argument('<execution-id>')).action(async (id: string, _o, cmd: Command) => {
-    const items = await app.client(cmd).list(`/api/v1/executions/${enc(id)}/artifacts`);
+    const items = await app.client(cmd).list<Artifact>(`/api/v1/executions/${enc(id)}/artifacts`);
     printList(io, app.format(cmd), items, [
       ['ID', (a) => a.id],
       ['TASK', (a) => a.task_key],

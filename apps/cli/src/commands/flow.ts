@@ -9,6 +9,7 @@ import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, printList, printRecord, serialize, when } from '../ui/output.js';
 import { registerFlowBackfill } from './flow-backfill.js';
+import type { Answer, FlowRevision, FlowSummary } from '../api/types.js';
 
 /** Files named on the command line; a directory stands for every `*.flow.yaml` under it. */
 function expandFlowFiles(cwd: string, args: string[]): string[] {
@@ -82,7 +83,7 @@ export function registerFlow(program: Command, app: App): void {
       .option('-n, --namespace <ns>', 'only this namespace and its children')
       .option('-q, --query <text>', 'substring of the flow id or description'),
   ).action(async (opts: { namespace?: string; query?: string }, cmd: Command) => {
-    const items = await app.client(cmd).list('/api/v1/flows', { namespace: opts.namespace, q: opts.query });
+    const items = await app.client(cmd).list<FlowSummary>('/api/v1/flows', { namespace: opts.namespace, q: opts.query });
     printList(io, app.format(cmd), items, [
       ['NAMESPACE', (f) => f.namespace],
       ['FLOW', (f) => f.id],
@@ -95,7 +96,7 @@ export function registerFlow(program: Command, app: App): void {
   withOutput(flow.command('get').description('Show a flow').argument('<ns/flow>').option('--source', 'print only the YAML source')).action(
     async (ref: string, opts: { source?: boolean }, cmd: Command) => {
       const { namespace, flowId } = splitFlowRef(ref);
-      const f = await app.client(cmd).get(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+      const f = await app.client(cmd).get<Answer<'getFlow'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
       if (opts.source) return void io.stdout.write(f.source ?? '');
       printRecord(io, app.format(cmd), f, [
         ['namespace', (x) => x.namespace],
@@ -126,7 +127,7 @@ export function registerFlow(program: Command, app: App): void {
   withOutput(flow.command('revisions').description('List the revisions of a flow, newest first').argument('<ns/flow>')).action(
     async (ref: string, _o, cmd: Command) => {
       const { namespace, flowId } = splitFlowRef(ref);
-      const items = await app.client(cmd).list(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/revisions`);
+      const items = await app.client(cmd).list<FlowRevision>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/revisions`);
       printList(io, app.format(cmd), items, [
         ['REVISION', (r) => r.id],
         ['CREATED', (r) => when(r.created_at)],
@@ -144,7 +145,7 @@ export function registerFlow(program: Command, app: App): void {
       .option('--to <revision>', 'newer revision id (default the current one)'),
   ).action(async (ref: string, opts: { from: string; to?: string }, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
-    const d = await app.client(cmd).get(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/diff`, { from: opts.from, to: opts.to });
+    const d = await app.client(cmd).get<Answer<'diffFlowRevisions'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/diff`, { from: opts.from, to: opts.to });
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(d, format));
     io.stdout.write(d.diff ?? (d.too_large ? '(the revisions are too large or too different for a line diff)\n' : '(no differences)\n'));

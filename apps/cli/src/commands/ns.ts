@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ApiError, type ApiClient } from '../api/client.js';
+import type { Answer, FileEntry, Namespace, NamespaceDiff, NamespaceVersion } from '../api/types.js';
 import { enc, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { computeChanges, describeChange, readLocalTree, toWire, type Change, type FileState } from '../ns/changeset.js';
@@ -16,15 +17,18 @@ import { confirm } from '@inquirer/prompts';
 const MAX_CHANGES = 1000;
 const MAX_CHUNK_BYTES = 8 * 1024 * 1024;
 
+/** A listFiles item; the gateway names the file's content hash `hash`, which the document does not declare. */
+type ListedFile = FileEntry & { hash: string };
+
 interface Head {
   version: number;
   files: Map<string, FileState>;
 }
 
 async function readHead(api: ApiClient, ns: string, version?: number): Promise<Head> {
-  const info = await api.get<{ head_version: number }>(`/api/v1/namespaces/${enc(ns)}`);
+  const info = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`);
   const v = version ?? info.head_version ?? 0;
-  const items = await api.list<{ path: string; hash: string; executable: boolean }>(`/api/v1/namespaces/${enc(ns)}/files`, { version: v });
+  const items = await api.list<ListedFile>(`/api/v1/namespaces/${enc(ns)}/files`, { version: v });
   return { version: v, files: new Map(items.map((f) => [f.path, { hash: f.hash, executable: f.executable }])) };
 }
 
@@ -120,17 +124,17 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
   const parts = chunk(changes);
   const bar = progressBar(io, `pushing to ${ns}`, changes.length, 'changes');
   let base = head.version;
-  let saved: { version: number; id: string } | undefined;
+  let saved: Answer<'saveChanges'> | undefined;
   try {
     for (const [i, part] of parts.entries()) {
       try {
-        saved = await api.request('POST', `/api/v1/namespaces/${enc(ns)}/changes`, {
+        saved = await api.request<Answer<'saveChanges'>>('POST', `/api/v1/namespaces/${enc(ns)}/changes`, {
           body: { base_version: base, message: parts.length > 1 ? `${message} (part ${i + 1} of ${parts.length})` : message, changes: part.map(toWire) },
         });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'version_conflict') {
           bar.stop();
-          const now = await api.get<{ head_version: number }>(`/api/v1/namespaces/${enc(ns)}`).then((n) => n.head_version, () => undefined);
+          const now = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`).then((n) => n.head_version, () => undefined);
           const done = i > 0 ? ` The first ${i} part(s) were saved (up to version ${base}).` : ' Nothing was saved.';
           throw new CliError(
             `version_conflict: ${ns} changed on the server while pushing: it was at version ${base}${now !== undefined ? ` and is now at version ${now}` : ''}.${done}\n` +
@@ -139,7 +143,7 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
         }
         throw err;
       }
-      base = saved!.version;
+      base = saved!.version!;
       bar.increment(part.length);
     }
   } finally {
@@ -161,7 +165,7 @@ async function pull(app: App, cmd: Command, ns: string, dir: string, opts: { ver
     for (const [p, st] of [...head.files.entries()].sort()) {
       const target = path.join(root, ...p.split('/'));
       if (!target.startsWith(root + path.sep)) throw new CliError(`refusing to write outside ${dir}: ${p}`);
-      const f = await api.get<{ content?: string; content_base64?: string }>(`/api/v1/namespaces/${enc(ns)}/file`, { path: p, version: head.version });
+      const f = await api.get<Answer<'getFile'>>(`/api/v1/namespaces/${enc(ns)}/file`, { path: p, version: head.version });
       const body = f.content !== undefined ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content_base64 ?? '', 'base64');
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, body);
@@ -197,14 +201,13 @@ async function diff(app: App, cmd: Command, ns: string, dir: string | undefined,
     printChanges((s) => io.stdout.write(s), colorsFor(io), changes);
     return;
   }
-  const d = await api.get(`/api/v1/namespaces/${enc(ns)}/diff`, { from: Number(opts.from), to: opts.to !== undefined ? Number(opts.to) : undefined, path: opts.path });
+  const d = await api.get<NamespaceDiff>(`/api/v1/namespaces/${enc(ns)}/diff`, { from: Number(opts.from), to: opts.to !== undefined ? Number(opts.to) : undefined, path: opts.path });
   if (format !== 'table') return void io.stdout.write(serialize(d, format));
   const c = colorsFor(io);
-  for (const f of (d.files ?? []) as { path?: string; status?: string; change?: string; op?: string; new_path?: string; diff?: string }[]) {
-    io.stdout.write(`${c.bold(`${f.status ?? f.change ?? f.op ?? 'changed'} ${f.path ?? ''}${f.new_path ? ` -> ${f.new_path}` : ''}`)}\n`);
+  for (const f of d.files) {
+    io.stdout.write(`${c.bold(`${f.status} ${f.path}`)}\n`);
     if (f.diff) io.stdout.write(f.diff.endsWith('\n') ? f.diff : `${f.diff}\n`);
   }
-  if (d.diff) io.stdout.write(d.diff);
 }
 
 export function registerNs(program: Command, app: App): void {
@@ -213,7 +216,7 @@ export function registerNs(program: Command, app: App): void {
 
   withOutput(ns.command('list').description('List namespaces').option('--parent <ns>', 'only the children of this namespace')).action(
     async (opts: { parent?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list('/api/v1/namespaces', { parent: opts.parent });
+      const items = await app.client(cmd).list<Namespace>('/api/v1/namespaces', { parent: opts.parent });
       printList(io, app.format(cmd), items, [
         ['NAMESPACE', (n) => n.name],
         ['VERSION', (n) => n.head_version],
@@ -288,7 +291,7 @@ export function registerNs(program: Command, app: App): void {
 
   withOutput(ns.command('versions').description('List the versions of a namespace, newest first').argument('<ns>').option('--limit <n>', 'at most this many', '50')).action(
     async (name: string, opts: { limit: string }, cmd: Command) => {
-      const items = await app.client(cmd).list(`/api/v1/namespaces/${enc(name)}/versions`, {}, Number(opts.limit));
+      const items = await app.client(cmd).list<NamespaceVersion>(`/api/v1/namespaces/${enc(name)}/versions`, {}, Number(opts.limit));
       printList(io, app.format(cmd), items, [
         ['VERSION', (v) => v.version],
         ['CREATED', (v) => when(v.created_at)],
@@ -307,7 +310,7 @@ export function registerNs(program: Command, app: App): void {
     .action(async (name: string, version: string, opts: { message?: string }, cmd: Command) => {
       const v = Number(version);
       if (!Number.isInteger(v) || v < 0) throw new CliError(`not a version number: ${version}`, 2);
-      const saved = await app.client(cmd).request('POST', `/api/v1/namespaces/${enc(name)}/revert`, { body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
+      const saved = await app.client(cmd).request<Answer<'revertVersion'>>('POST', `/api/v1/namespaces/${enc(name)}/revert`, { body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
       io.stderr.write(`saved ${name} version ${saved.version} with the files of version ${v}\n`);
     });
 }

@@ -6,6 +6,7 @@ import { enc, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { printList, when } from '../ui/output.js';
 import { askHidden, readAllStdin } from '../ui/prompt.js';
+import type { SecretKey, Variable } from '../api/types.js';
 
 const scope = (ns: string | undefined) => (ns ? `/api/v1/namespaces/${enc(ns)}` : '/api/v1');
 const where = (ns: string | undefined) => (ns ? `namespace ${ns}` : 'global scope');
@@ -33,7 +34,7 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     });
   withOutput(secret.command('list').description('List secret keys (values are never shown)').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list(`${scope(opts.namespace)}/secrets`);
+      const items = await app.client(cmd).list<SecretKey>(`${scope(opts.namespace)}/secrets`);
       printList(io, app.format(cmd), items, [
         ['KEY', (s) => s.key],
         ['UPDATED', (s) => when(s.updated_at ?? s.created_at)],
@@ -63,7 +64,7 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     });
   withOutput(v.command('list').description('List variables').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list(`${scope(opts.namespace)}/variables`);
+      const items = await app.client(cmd).list<Variable>(`${scope(opts.namespace)}/variables`);
       printList(io, app.format(cmd), items, [
         ['KEY', (x) => x.key],
         ['VALUE', (x) => x.value],

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '@svc/config';
+import type { RequestBody } from '../api/types.js';
 import { applyMigrations, createDb, startPostgresKeeper, type KeptPostgres } from '@svc/db';
 import { bootstrapAdmin, generatePassword } from '@svc/identity';
 
@@ -83,7 +84,7 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   const { url, kept } = await startDatabase(config, io);
 
   const db = createDb({ url, applicationName: 'svc-local' });
-  let createdAdmin: { email: string; password: string } | undefined;
+  let createdAdmin: RequestBody<'login'> | undefined;
   try {
     const applied = await applyMigrations(db.pool);
     if (applied.length) say(io, `applied migrations: ${applied.join(', ')}`);

@@ -4,6 +4,7 @@
 // at the bottom of standard error with the log lines scrolling above it;
 // elsewhere each state change is one line on standard error, logs on stdout.
 import type { ApiClient } from '../api/client.js';
+import type { Execution, LogLine, TaskRun } from '../api/types.js';
 import { enc } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, duration, stateColor, type Colors } from './output.js';
@@ -21,30 +22,7 @@ export function exitCodeFor(state: string): number {
   return END_STATE_EXIT_CODES[state] ?? 1;
 }
 
-export interface TaskRun {
-  id: string;
-  task_key: string;
-  attempt: number;
-  state: string;
-  reason?: string;
-  error?: string;
-  started_at?: string | null;
-  ended_at?: string | null;
-  duration_ms?: number | null;
-}
-
-export interface Execution {
-  id: string;
-  state: string;
-  reason?: string;
-  error?: string;
-  namespace: string;
-  flow_id: string | null;
-  started_at?: string | null;
-  created_at: string;
-  duration_ms?: number | null;
-  task_runs: TaskRun[];
-}
+export type { Execution, TaskRun };
 
 const ENDED = new Set(['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED']);
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -181,7 +159,7 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
           ...(opts.task ? { query: { task: opts.task } } : {}),
           onEvent: (ev) => {
             if (ev.event !== 'line') return;
-            const l = JSON.parse(ev.data) as { task_key: string; text: string; stream?: string };
+            const l = JSON.parse(ev.data) as LogLine;
             clear();
             (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
             draw();
