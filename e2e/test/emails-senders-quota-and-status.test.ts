@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
+import type { components } from '@svc/api-spec';
 import { addOrganizationSender, createOrganization, createOrganizationKey, setOrganizationDailyQuota } from '@svc/identity';
 import { startStack, type Proc, type Stack } from './stack.js';
 
@@ -85,7 +86,7 @@ const status = async (k: string) => {
   assert.ok(!text.includes(k) && !text.includes(PASSWORD), 'no key, no SMTP password in the status');
   return { status: r.status, body: JSON.parse(text) };
 };
-type ErrorBody = { error: { code: string; message: string; details?: { field: string; message: string }[] } };
+type ErrorBody = components['schemas']['ErrorEnvelope'];
 
 test('a from outside the verified senders is 422 validation_failed on field from, naming the rule', async () => {
   for (const from of ['app@evil.test', 'app@mail.acme.test', 'app@acme.test.evil.test', 'billing@partner.test', 'sales@partner.test', 'Acme <app@evil.test>', 'app@other.test']) {

@@ -5,6 +5,7 @@
 // recorded.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { markInstanceStopped, registerInstance } from '@svc/db';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw, testClock } from './identity-helpers.js';
@@ -25,17 +26,7 @@ after(() => gw.close());
 
 const get = (path: string, token?: string) => raw(gw, 'GET', path, token ? { authorization: `Bearer ${token}` } : {});
 
-interface InstanceItem {
-  id: string;
-  hostname: string;
-  version: string;
-  kind: string;
-  pools: string[];
-  executors: string[];
-  last_heartbeat_at: string;
-  online: boolean;
-  status: string;
-}
+type InstanceItem = components['schemas']['Instance'];
 
 test('instances are listed to admins with pools, executors, last heartbeat and Online or Offline', async () => {
   const now = clock.now().getTime();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { login, makeToken, makeUser } from './identity-helpers.js';
-import { claimRuns, completeRun, postLines, saveFlow, sleep, startLiveGateway, trigger, waitEnded, type ClaimedRun, type LiveGateway } from './live-helpers.js';
+import { claimRuns, completeRun, postLines, saveFlow, sleep, startLiveGateway, trigger, waitEnded, type ClaimedRun, type LiveGateway, type PostedLine } from './live-helpers.js';
 
 let gw: LiveGateway;
 let viewer: string;
@@ -66,7 +66,7 @@ before(async () => {
   await completeRun(gw, build2);
   await waitEnded(gw, exId);
 
-  const byRun = (r: ClaimedRun, x: { n: number; ts: bigint; text: string; stream?: string }[]) =>
+  const byRun = (r: ClaimedRun, x: (Omit<PostedLine, 'ts'> & { ts: bigint })[]) =>
     x.map((l) => ({ task_key: r.taskKey, attempt: r.attempt, n: l.n, ts: iso(l.ts), text: l.text, stream: l.stream ?? 'stdout', run: r.id, raw: l.ts }));
   const all = [
     ...byRun(build1, [{ n: 1, ts: 1_000n, text: 'b1 compiling' }, { n: 2, ts: 3_000n, text: 'b1 tie' }, { n: 3, ts: 7_000n, text: 'b1 failed', stream: 'stderr' }]),

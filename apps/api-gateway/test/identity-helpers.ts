@@ -1,6 +1,7 @@
 // Real identities for tests: users written through the identity package,
 // sessions and tokens obtained through the HTTP API like any client.
 import http from 'node:http';
+import type { components } from '@svc/api-spec';
 import { createUser, type Role } from '@svc/identity';
 import type { TestGateway } from './helpers.js';
 
@@ -42,7 +43,7 @@ export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
-  json<T = { error: { code: string; message: string; details?: { field: string; message: string }[] } }>(): T;
+  json<T = components['schemas']['ErrorEnvelope']>(): T;
 }
 
 /**

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { components } from '@svc/api-spec';
 import { parseConfig } from '@svc/config';
 import { createDb } from '@svc/db';
 import { createTestDatabase } from '@svc/db/testing';
@@ -113,12 +114,9 @@ export async function trigger(gw: LiveGateway, ns: string, flow: string): Promis
   return r.body.id as string;
 }
 
-export interface PostedLine {
-  n: number;
-  ts?: string;
-  stream?: string;
-  text: string;
-}
+type RunnerLogLine = components['schemas']['RunnerLogLine'];
+/** A line of runnerPostLogs, numbered here (`stream` may be left out: postLines sends `stdout`). */
+export type PostedLine = Required<Pick<RunnerLogLine, 'n'>> & Pick<RunnerLogLine, 'text' | 'ts'> & Partial<Pick<RunnerLogLine, 'stream'>>;
 
 /** runnerPostLogs over HTTP. */
 export async function postLines(gw: { url: string }, run: ClaimedRun, lines: PostedLine[]): Promise<void> {

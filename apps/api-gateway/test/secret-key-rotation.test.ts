@@ -4,6 +4,7 @@
 // rewrapSecrets moves the old rows to B.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { formatMasterKeys, generateMasterKey, ProviderStore, rewrapSecrets, SecretStore } from '@svc/secrets';
 import { startVaultStandIn, type VaultStandIn } from '@svc/secrets/testing';
 import { startTestGateway, type TestGateway } from './helpers.js';
@@ -77,7 +78,7 @@ test('a rotated master key: old values keep resolving, new ones use the new key,
   const lost = (await call(gwB, admin, 'POST', '/api/v1/namespaces/team/secrets/OLD/check')).json<Record<string, unknown>>();
   assert.deepEqual([lost.ok, lost.error], [false, 'master_key_missing']);
   assert.deepEqual((await call(gwB, admin, 'POST', '/api/v1/namespaces/team/secrets/NEW/check')).json<{ ok: boolean }>().ok, true);
-  const providerCheck = (await call(gwB, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<{ ok: boolean; message: string }>();
+  const providerCheck = (await call(gwB, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<components['schemas']['SecretProviderCheck']>();
   assert.equal(providerCheck.ok, false);
   assert.match(providerCheck.message, /master_key_missing/);
 

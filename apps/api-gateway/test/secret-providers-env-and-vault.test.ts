@@ -3,6 +3,7 @@
 // write-only and stored sealed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { formatMasterKeys, generateMasterKey } from '@svc/secrets';
 import { startVaultStandIn, type VaultStandIn } from '@svc/secrets/testing';
 import { startTestGateway, type TestGateway } from './helpers.js';
@@ -83,14 +84,14 @@ test('update replaces settings, keeps the token unless given, and each change is
   assert.equal(moved.status, 200, moved.body);
   assertConforms('updateSecretProvider', 200, moved.json());
   assert.equal(moved.json<{ has_credentials: boolean }>().has_credentials, true);
-  const down = (await call(gw, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<{ ok: boolean; message: string }>();
+  const down = (await call(gw, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<components['schemas']['SecretProviderCheck']>();
   assert.equal(down.ok, false);
   assert.match(down.message, /cannot reach Vault/);
   assert.equal((await put({ config: { address: vault.address, mount: 'kv', namespace: 'eng' } })).status, 200);
   assert.equal((await check('vault:team/db#user')).ok, true, 'the kept token still works');
 
   assert.equal((await put({ credentials: { token: P.wrong } })).status, 200);
-  const refused = (await call(gw, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<{ ok: boolean; message: string }>();
+  const refused = (await call(gw, admin, 'POST', '/api/v1/secret-providers/vault/check')).json<components['schemas']['SecretProviderCheck']>();
   assert.deepEqual(refused, { ok: false, message: `Vault at ${vault.address} refused the token (403)` });
   assert.equal((await check('vault:team/db#user')).error, 'provider_error');
   assert.equal((await put({ credentials: { token: P.token } })).status, 200);

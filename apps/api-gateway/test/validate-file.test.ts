@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
+import type { components } from '@svc/api-spec';
 
 let gw: TestGateway;
 let token: string;
@@ -36,7 +37,7 @@ test('an invalid flow file answers every problem with field, pointer, message, l
   ].join('\n');
   const r = await validate({ path: 'hello.flow.yaml', content });
   assert.equal(r.status, 200);
-  const body = (await r.json()) as { valid: boolean; kind: string; errors: Record<string, unknown>[] };
+  const body = (await r.json()) as components['schemas']['ValidationResult'];
   assert.equal(body.valid, false);
   assert.equal(body.kind, 'flow');
   assert.deepEqual(

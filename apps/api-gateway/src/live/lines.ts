@@ -1,6 +1,7 @@
 // Pure pieces of log delivery: the Log line object of the spec, its
 // nanosecond timestamp and the read position of a log stream (the `seq` of
 // the last line sent). No I/O here; the SQL and the streams build on it.
+import type { components } from '@svc/api-spec';
 import { isInt8Text } from '@svc/http';
 
 /** A stored log line as the queries return it (`ts` is int8 as text, nanoseconds since the epoch). */
@@ -14,17 +15,8 @@ export interface LogRow {
   text: string;
 }
 
-/** The spec's Log line object. */
-export interface LogLine {
-  task_run_id: string;
-  task_key: string;
-  attempt: number;
-  n: number;
-  /** RFC 3339 UTC with nine fraction digits. */
-  ts: string;
-  stream: string;
-  text: string;
-}
+/** The spec's Log line object (`ts` RFC 3339 UTC with nine fraction digits), as generated from the document. */
+export type LogLine = components['schemas']['LogLine'];
 
 const NS_PER_S = 1_000_000_000n;
 

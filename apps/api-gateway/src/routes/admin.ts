@@ -8,6 +8,7 @@ import { listInstances, readSetting, type InstanceRow } from '@svc/db';
 import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
+import type { Answer, Schemas } from './api-types.js';
 
 /** The `settings` key under which apps/maintenance records the last storage cleanup (JSON). */
 export const STORAGE_CLEANUP_SETTING = 'storage_cleanup';
@@ -35,7 +36,7 @@ export function kindOfKey(key: string): ObjectKind {
   return top === 'files' || top === 'bundles' || top === 'artifacts' || top === 'logs' ? top : 'other';
 }
 
-function instanceItem(i: InstanceRow) {
+function instanceItem(i: InstanceRow): Schemas['Instance'] {
   return {
     id: i.id,
     hostname: i.hostname,
@@ -88,7 +89,7 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
       return {
         items: page.map(instanceItem),
         ...(rows.length > limit && tail ? { next_cursor: encodeCursor({ id: tail.id }) } : {}),
-      };
+      } satisfies Answer<'listInstances'>;
     },
 
     async getStorageStatus() {
@@ -107,7 +108,7 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
         total,
         last_cleanup: last,
         next_cleanup_after: Number.isNaN(startedAt) ? null : new Date(startedAt + CLEANUP_INTERVAL_MS).toISOString(),
-      };
+      } satisfies Answer<'getStorageStatus'>;
     },
   };
 }

@@ -22,6 +22,7 @@ import { toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
 import type { AIUsage } from '../ai/usage.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -45,7 +46,7 @@ export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI p
 const CONVERSATION = { id: true, title: true, createdAt: true, updatedAt: true } as const;
 type ConversationRow = Prisma.AiConversationGetPayload<{ select: typeof CONVERSATION }>;
 
-function conversationBody(r: ConversationRow, messages?: unknown[], actions?: unknown[]) {
+function conversationBody(r: ConversationRow, messages?: Schemas['AIConversation']['messages'], actions?: unknown[]): Schemas['AIConversation'] {
   return { id: r.id, title: r.title, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(), ...(messages ? { messages } : {}), ...(actions ? { actions } : {}) };
 }
 
@@ -133,23 +134,23 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
   const providerBody = async () => {
     const p = await providers.get();
     if (!p) return undefined;
-    return { type: p.type, model: p.model, base_url: p.baseUrl, has_api_key: p.hasApiKey, ...(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}), auto_triage: p.autoTriage, updated_at: p.updatedAt.toISOString() };
+    return { type: p.type, model: p.model, base_url: p.baseUrl, has_api_key: p.hasApiKey, ...(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}), auto_triage: p.autoTriage, updated_at: p.updatedAt.toISOString() } satisfies Answer<'getAIProvider'>;
   };
 
   const testSettings = async (s: ProviderSettings) => {
     try {
       const out = await chatModel(s).chat({ messages: [{ role: 'user', content: 'Reply with the single word: ok' }], maxTokens: 16 });
-      return { ok: true, model: s.model, reply: out.text.slice(0, 200) };
+      return { ok: true, model: s.model, reply: out.text.slice(0, 200) } satisfies Answer<'testAIProvider'>;
     } catch (err) {
       // The provider's message, never the key: SDK errors do not carry it.
-      return { ok: false, model: s.model, error: String((err as Error)?.message ?? err).slice(0, 500) };
+      return { ok: false, model: s.model, error: String((err as Error)?.message ?? err).slice(0, 500) } satisfies Answer<'testAIProvider'>;
     }
   };
 
   return {
     async getAIStatus() {
       const p = await providers.get();
-      return { enabled: !!p, provider: p?.type ?? null, model: p?.model ?? null, auto_triage: p?.autoTriage ?? false };
+      return { enabled: !!p, provider: p?.type ?? null, model: p?.model ?? null, auto_triage: p?.autoTriage ?? false } satisfies Answer<'getAIStatus'>;
     },
 
     async getAIProvider() {
@@ -159,7 +160,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
     },
 
     async putAIProvider(ctx: Ctx) {
-      const b = ctx.body as { type: string; model: string; base_url?: string; api_key?: string | null; api_key_secret?: string; auto_triage?: boolean };
+      const b = ctx.body as RequestBody<'putAIProvider'>;
       const problems = [];
       if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
       const urlProblem = baseUrlProblem(b.base_url);
@@ -222,7 +223,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map((c) => conversationBody(c)), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}) };
+      return { items: page.map((c) => conversationBody(c)), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listAIConversations'>;
     },
 
     async createAIConversation(ctx: Ctx) {
@@ -336,7 +337,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const a = await pendingAction(ctx);
       const r = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'rejected', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
       if (!r.count) throw conflict('conflict', 'the action was already decided');
-      return { ok: true };
+      return { ok: true } satisfies Answer<'rejectAIAction'>;
     },
 
     async getAIUsage(ctx: Ctx) {
@@ -352,7 +353,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const rows = await insightsOf(pool, id, limit, after);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map(insightBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
+      return { items: page.map(insightBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listExecutionInsights'>;
     },
 
     async requestTriage(ctx: Ctx) {

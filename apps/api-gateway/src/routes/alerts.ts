@@ -61,7 +61,7 @@ function ruleBody(r: RuleRow): AlertRule {
 
 /** What the schema cannot say: secret references parse, addresses are addresses, the organization exists, `late` has its duration. */
 async function check(db: Db, r: { events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] }): Promise<void> {
-  const problems: { field: string; message: string }[] = [];
+  const problems: components['schemas']['ErrorDetail'][] = [];
   if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
     problems.push({ field: 'late_after_seconds', message: 'the late event needs late_after_seconds, schedule_grace_seconds or both' });
   }

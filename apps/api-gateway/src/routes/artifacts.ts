@@ -8,6 +8,7 @@ import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '../live/sql.js';
 import { requireExecution, safeFileName } from './logs.js';
+import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -17,7 +18,7 @@ export interface ArtifactRouteDeps {
 }
 
 
-function artifactJson(a: ArtifactRow) {
+function artifactJson(a: ArtifactRow): Schemas['Artifact'] {
   return {
     id: a.id,
     name: a.name,
@@ -52,7 +53,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
         items: page.map(artifactJson),
         // Microseconds kept as stored (timestamptz(6)): a millisecond cursor could skip rows created in the same millisecond.
         ...(rows.length > limit && tail ? { next_cursor: encodeCursor({ c: tail.created_key, id: tail.id }) } : {}),
-      };
+      } satisfies Answer<'listExecutionArtifacts'>;
     },
 
     async downloadArtifact({ params, res }: Ctx) {
@@ -86,7 +87,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
       return {
         items: page.map((m) => ({ task_run_id: m.task_run_id, task_key: m.task_key, name: m.name, value: m.value, tags: m.tags, at: m.at.toISOString() })),
         ...(rows.length > limit && tail ? { next_cursor: encodeCursor({ id: tail.id }) } : {}),
-      };
+      } satisfies Answer<'listExecutionMetrics'>;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Db } from '@svc/db';
 import { encodeCursor, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { findUserIdByIdOrEmail, listAudit, type AuditActor } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
+import type { Answer } from './api-types.js';
 
 /** The audit fields of a request: its principal as actor, client IP, request id. */
 export function auditContext(ctx: HandlerContext<AuthPrincipal>): { actor: AuditActor; ip: string; requestId: string } {
@@ -48,7 +49,7 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
           created_at: r.at.toISOString(),
         })),
         ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ at: last.at.toISOString(), id: last.id }) } : {}),
-      };
+      } satisfies Answer<'listAuditEvents'>;
     },
   };
 }

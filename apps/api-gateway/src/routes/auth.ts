@@ -24,6 +24,7 @@ import {
 import type { AuthPrincipal } from '../identity/principal.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
 import { auditContext } from './audit.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 export interface AuthRouteDeps {
   db: Db;
@@ -34,7 +35,7 @@ export interface AuthRouteDeps {
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
-export function meBody(p: { userId: string; email: string; name: string; role: string; userRole?: string; authType: string; mustChangePassword: boolean; tokenId?: string }) {
+export function meBody(p: { userId: string; email: string; name: string; role: Schemas['Role']; userRole?: Schemas['Role']; authType: Schemas['Me']['auth_type']; mustChangePassword: boolean; tokenId?: string }): Schemas['Me'] {
   return {
     id: p.userId,
     email: p.email,
@@ -72,7 +73,7 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
 
   return {
     async login({ req, res, body, requestId }: Ctx) {
-      const { email: rawEmail } = body as { email: string; password: string };
+      const { email: rawEmail } = body as RequestBody<'login'>;
       const email = normalizeEmail(rawEmail);
       req.body = body; // passport-local reads the credentials from req.body
       const ip = clientIp(req);
@@ -112,7 +113,7 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
 
     async changePassword(ctx: Ctx) {
       const p = ctx.principal!;
-      const { current_password, new_password } = ctx.body as { current_password: string; new_password: string };
+      const { current_password, new_password } = ctx.body as RequestBody<'changePassword'>;
       const user = await findUserByEmail(db.prisma, p.email);
       if (!user || !(await verifyPassword(current_password, user.password_hash))) {
         throw validationFailed([{ field: 'current_password', message: 'is not your current password' }]);
@@ -126,7 +127,7 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
     },
 
     async revokeOtherSessions({ principal }: Ctx) {
-      return { revoked: await deleteOtherSessions(db.prisma, principal!.userId, principal!.sessionId) };
+      return { revoked: await deleteOtherSessions(db.prisma, principal!.userId, principal!.sessionId) } satisfies Answer<'revokeOtherSessions'>;
     },
   };
 }

@@ -7,6 +7,7 @@ import { encodeCursor, HttpError, notFound, reply, validationFailed, type Handle
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import type { Answer, RequestBody } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -26,7 +27,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
 
   return {
     async triggerFlow({ params, body, principal }: Ctx) {
-      const b = (body ?? {}) as { inputs?: Record<string, unknown>; labels?: Record<string, string> };
+      const b = (body ?? {}) as RequestBody<'triggerFlow'>;
       const started = await engine.trigger({ namespace: params.namespace, flowId: params.flowId, inputs: b.inputs, labels: b.labels, triggerType: 'manual', createdBy: principal!.email });
       // The start statement's own result, when it created and started the execution alone (no second read).
       return reply(201, started.execution ?? (await one(started.id)));
@@ -53,7 +54,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       return {
         items: await engine.executions(page.map((x) => x.id)),
         ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
-      };
+      } satisfies Answer<'listExecutions'>;
     },
 
     async cancelExecution(ctx: Ctx) {

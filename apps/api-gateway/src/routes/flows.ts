@@ -7,10 +7,11 @@ import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { triggersWithWebhookKeys } from './webhook-keys.js';
+import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
-function summary(f: FlowRow) {
+function summary(f: FlowRow): Schemas['FlowSummary'] {
   const def = f.definition as { triggers?: { id: string; type: string }[]; tasks?: unknown[] } | null;
   return {
     namespace: f.namespace,
@@ -28,7 +29,7 @@ function summary(f: FlowRow) {
   };
 }
 
-function revisionBody(r: RevisionRow) {
+function revisionBody(r: RevisionRow): Schemas['FlowRevision'] {
   return {
     id: r.id,
     revision: r.revision,
@@ -65,7 +66,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const rows = await listFlows(db.prisma, { limit: q.limit, ...(q.namespace !== undefined ? { namespace: q.namespace } : {}), ...(q.q !== undefined ? { q: q.q } : {}), ...(after ? { after } : {}) });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return { items: page.map(summary), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ namespace: last.namespace, flow_id: last.flow_id }) } : {}) };
+      return { items: page.map(summary), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ namespace: last.namespace, flow_id: last.flow_id }) } : {}) } satisfies Answer<'listFlows'>;
     },
 
     async getFlow({ params, principal }: Ctx) {
@@ -73,7 +74,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const view = summary(f);
       // Editors see the key and URL of each webhook trigger (see webhook-keys.ts).
       const triggers = roleAtLeast(principal!.role, 'editor')
-        ? await triggersWithWebhookKeys({ pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now }, f.namespace, f.flow_id, view.triggers)
+        ? await triggersWithWebhookKeys({ pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now }, f.namespace, f.flow_id, view.triggers ?? [])
         : view.triggers;
       return { ...view, triggers, definition: f.definition, source: f.source_yaml };
     },
@@ -97,7 +98,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       return {
         items: page.map((x) => ({ ...revisionBody(x), source: undefined, definition: undefined })),
         ...(rows.length > q.limit ? { next_cursor: encodeCursor({ revision: page[page.length - 1]!.revision }) } : {}),
-      };
+      } satisfies Answer<'listFlowRevisions'>;
     },
 
     getFlowRevision: async ({ params }: Ctx) => revisionBody(await revisionById(params.namespace, params.flowId, params.revisionId as string)),
@@ -109,7 +110,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       if (!to) throw validationFailed([{ field: 'to', message: 'the flow has no revision' }]);
       const [a, b] = [await revisionById(params.namespace, params.flowId, q.from), await revisionById(params.namespace, params.flowId, to)];
       const diff = await boundedPatch(`a/${f.path}`, `b/${f.path}`, a.source_yaml, b.source_yaml, `revision ${a.revision}`, `revision ${b.revision}`);
-      return { from: { id: a.id, revision: a.revision }, to: { id: b.id, revision: b.revision }, ...(diff === undefined ? { too_large: true } : { diff }) };
+      return { from: { id: a.id, revision: a.revision }, to: { id: b.id, revision: b.revision }, ...(diff === undefined ? { too_large: true } : { diff }) } satisfies Answer<'diffFlowRevisions'>;
     },
   };
 }

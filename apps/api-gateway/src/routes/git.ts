@@ -45,6 +45,7 @@ import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { namespaceError } from './namespaces.js';
+import type { Answer, RequestBody } from './api-types.js';
 
 export interface GitRouteDeps {
   db: Db;
@@ -151,7 +152,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       const q = query as { limit: number };
       const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}) };
+      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}) } satisfies Answer<'listGitSources'>;
     },
 
     getGitSource: ({ params }: Ctx) => guard(async () => body(await getGitSource(src, params.sourceId))),
@@ -182,7 +183,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       const rows = await guard(() => listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }));
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return { items: page.map(gitSyncRunBody), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}) };
+      return { items: page.map(gitSyncRunBody), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listGitSyncRuns'>;
     },
 
     async syncGitSource(ctx: Ctx) {
@@ -193,7 +194,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
     async getNamespaceGit({ params }: Ctx) {
       await guard(() => getNamespace(deps.db.prisma, params.namespace));
       const mapped = await sourceOfNamespace(src, params.namespace);
-      if (!mapped) return { read_only: false, source: null };
+      if (!mapped) return { read_only: false, source: null } satisfies Answer<'getNamespaceGit'>;
       const s = mapped.source;
       return {
         read_only: true,
@@ -208,12 +209,12 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
           last_sync_status: s.lastSyncStatus,
           last_error: s.lastError,
         },
-      };
+      } satisfies Answer<'getNamespaceGit'>;
     },
 
     async pushNamespaceBranch(ctx: Ctx) {
       const { params, principal } = ctx;
-      const req = ctx.body as { changes: FileChange[]; message: string };
+      const req = ctx.body as RequestBody<'pushNamespaceBranch'>;
       await guard(() => getNamespace(deps.db.prisma, params.namespace));
       const { paths, ...out } = await guard(() => pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }));
       await recordAudit(deps.db.pool, {
@@ -229,12 +230,12 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
 
     async gitPushWebhook({ body: payload, principal, req }: HandlerContext<GitSourceRecord>) {
       const source = principal!;
-      if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' });
+      if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' } satisfies Answer<'gitPushWebhook', 202>);
       const branch = pushedBranch(payload);
       // A push to another branch changes nothing this source syncs.
-      if (branch !== undefined && branch !== source.branch) return reply(202, { requested: false, reason: `push to ${branch}, not ${source.branch}` });
+      if (branch !== undefined && branch !== source.branch) return reply(202, { requested: false, reason: `push to ${branch}, not ${source.branch}` } satisfies Answer<'gitPushWebhook', 202>);
       const run = await requestSync(deps.db.pool, { sourceId: source.id, trigger: 'webhook', requestedBy: 'webhook', now: deps.now() });
-      return reply(202, { requested: true, run_id: run.id, status: run.status });
+      return reply(202, { requested: true, run_id: run.id, status: run.status } satisfies Answer<'gitPushWebhook', 202>);
     },
   };
 }

@@ -16,6 +16,7 @@ import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { findWebhookKey, rotateWebhookKey, type WebhookKeyDeps, type WebhookTarget } from './webhook-keys.js';
+import type { Answer, Schemas } from './api-types.js';
 
 export interface HookRouteDeps extends WebhookKeyDeps {
   engine: Engine;
@@ -90,8 +91,8 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
         throw err;
       }
-      const state = created.execution ? (created.execution.state as string) : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED');
-      return reply(201, { execution_id: created.id, id: created.id, state });
+      const state = (created.execution ? created.execution.state : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED')) as Schemas['ExecutionState'];
+      return reply(201, { execution_id: created.id, id: created.id, state } satisfies Answer<'webhookStart', 201>);
     },
 
     async rotateWebhookKey(ctx: HandlerContext<AuthPrincipal>) {

@@ -32,6 +32,7 @@ import {
 } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 export interface NamespaceRouteDeps {
   db: Db;
@@ -57,7 +58,7 @@ export function namespaceError(err: unknown): never {
   throw err;
 }
 
-export function versionBody(v: VersionRow) {
+export function versionBody(v: VersionRow): Schemas['NamespaceVersion'] {
   return {
     id: v.id,
     version: v.version,
@@ -71,7 +72,7 @@ export function versionBody(v: VersionRow) {
   };
 }
 
-function namespaceBody(n: NamespaceInfo) {
+function namespaceBody(n: NamespaceInfo): Schemas['Namespace'] {
   return {
     name: n.name,
     description: n.description,
@@ -118,7 +119,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
 
   return {
     async createNamespace({ body, principal }: Ctx) {
-      const b = body as { name: string; description?: string };
+      const b = body as RequestBody<'createNamespace'>;
       const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: principal!.email, now: deps.now() }));
       return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
@@ -127,7 +128,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       const q = query as { limit: number; parent?: string };
       const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(namespaceBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+      return { items: page.map(namespaceBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listNamespaces'>;
     },
 
     getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
@@ -138,7 +139,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
     },
 
     async saveChanges({ params, body, principal }: Ctx) {
-      const b = body as { base_version?: number; changes: FileChange[]; message: string };
+      const b = body as RequestBody<'saveChanges'>;
       const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }));
       return reply(201, versionBody(v));
     },
@@ -183,7 +184,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         hash: f.entry.hash,
         encoding: text ? 'utf8' : 'base64',
         ...(text ? { content: f.content.toString('utf8') } : { content_base64: f.content.toString('base64') }),
-      };
+      } satisfies Answer<'getFile'>;
     },
 
     async listVersions({ params, query, cursor }: Ctx) {
@@ -193,7 +194,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         const before = (cursor as { version?: number } | undefined)?.version ?? null;
         const rows = await listVersions(db.prisma, params.namespace, { limit: q.limit, ...(before !== null ? { beforeVersion: before } : {}) });
         const page = rows.slice(0, q.limit);
-        return { items: page.map(versionBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) };
+        return { items: page.map(versionBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) } satisfies Answer<'listVersions'>;
       });
     },
 

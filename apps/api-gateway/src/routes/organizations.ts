@@ -22,6 +22,7 @@ import {
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import type { Answer } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -92,7 +93,7 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       const after = (cursor as { name?: string } | undefined)?.name;
       const rows = (await listOrganizations(pool)).filter((o) => after === undefined || o.name > after);
       const page = rows.slice(0, limit);
-      return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+      return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listOrganizations'>;
     },
 
     async createOrganization(ctx: Ctx) {
@@ -116,7 +117,7 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       const name = (ctx.body as { name?: string } | undefined)?.name ?? '';
       const k = await guard('organization', () => createOrganizationKey(pool, organization, name, deps.now()));
       await audit(ctx, 'organization.key_create', { id: k.organization_id }, { name: organization, key_id: k.id, prefix: k.prefix });
-      return reply(201, { id: k.id, key: k.key, prefix: k.prefix, name });
+      return reply(201, { id: k.id, key: k.key, prefix: k.prefix, name } satisfies Answer<'createOrganizationKey', 201>);
     },
 
     async revokeOrganizationKey(ctx: Ctx) {
@@ -159,7 +160,7 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       return {
         items: page.map((e) => ({ ...e, created_at: e.created_at.toISOString(), sent_at: e.sent_at?.toISOString() ?? null })),
         ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
-      };
+      } satisfies Answer<'listOrganizationEmails'>;
     },
   };
 }

@@ -15,6 +15,7 @@ import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContex
 import { NamespaceNotFoundError, normalizePath, resolveVersion, snapshotHasFile, type ResolvedVersion } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { refusedEnvName } from './run-file-env.js';
+import type { RequestBody } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -30,7 +31,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
   const { db } = deps;
   return {
     async runFile({ params, body, principal }: Ctx) {
-      const b = body as { path: string; args?: string[]; env?: Record<string, string> };
+      const b = body as RequestBody<'runFile'>;
       const problems: ErrorDetail[] = [];
       const p = normalizePath(b.path);
       if (!p.ok) problems.push({ field: 'path', message: p.message });

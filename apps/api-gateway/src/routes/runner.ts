@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { Operation, RunnerCompletion, RunnerEventsRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
 import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
+import type { Answer } from './api-types.js';
 
 export interface RunnerRouteDeps {
   engine: Engine;
@@ -100,7 +101,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       // From the task: masked against the secrets the run resolved.
       const ended = await engine.complete(params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, { fromTask: true });
-      return { accepted: ended };
+      return { accepted: ended } satisfies Answer<'runnerComplete'>;
     },
   };
 }

@@ -5,6 +5,7 @@
 import { listUpcomingSchedules, type Db, type UpcomingScheduleKey } from '@svc/db';
 import { encodeCursor, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
+import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -24,14 +25,14 @@ export function scheduleHandlers(deps: { db: Db }): OperationHandlers<AuthPrinci
           trigger_id: s.trigger_id,
           cron: s.cron,
           timezone: s.timezone,
-          catch_up: s.catch_up,
+          catch_up: s.catch_up as Schemas['UpcomingSchedule']['catch_up'],
           next_fire_at: s.next_fire_at.toISOString(),
           last_fired_at: s.last_fired_at?.toISOString() ?? null,
         })),
         ...(rows.length > q.limit && last
           ? { next_cursor: encodeCursor({ next_fire_at: last.next_fire_at.toISOString(), namespace: last.namespace, flow_id: last.flow_id, trigger_id: last.trigger_id }) }
           : {}),
-      };
+      } satisfies Answer<'listUpcomingSchedules'>;
     },
   };
 }

@@ -2,6 +2,7 @@
 import path from 'node:path/posix';
 import { editorFlowSchema, validateFlow } from '@svc/flow-schema';
 import { validationFailed, type OperationHandlers } from '@svc/http';
+import type { Answer, RequestBody } from './api-types.js';
 
 /** Files whose name ends so are flow files. */
 export const FLOW_FILE_SUFFIX = '.flow.yaml';
@@ -21,12 +22,12 @@ export function schemaHandlers(): OperationHandlers {
     getFlowSchema: () => editorFlowSchema,
 
     validateFile: ({ body }) => {
-      const { path: filePath, content } = body as { path: string; content: string };
+      const { path: filePath, content } = body as RequestBody<'validateFile'>;
       const problem = checkRelativePath(filePath);
       if (problem) throw validationFailed([{ field: 'path', message: problem }]);
-      if (!path.basename(filePath).endsWith(FLOW_FILE_SUFFIX)) return { valid: true, kind: 'unchecked', errors: [] };
+      if (!path.basename(filePath).endsWith(FLOW_FILE_SUFFIX)) return { valid: true, kind: 'unchecked', errors: [] } satisfies Answer<'validateFile'>;
       const { errors } = validateFlow(content);
-      return { valid: errors.length === 0, kind: 'flow', errors };
+      return { valid: errors.length === 0, kind: 'flow', errors } satisfies Answer<'validateFile'>;
     },
   };
 }

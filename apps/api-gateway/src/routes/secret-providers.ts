@@ -6,11 +6,12 @@ import { ProviderNotFoundError, ProviderStore, type ProviderChange, type Provide
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError, type SecretRouteDeps } from './secrets.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 type Settings = Record<string, unknown>;
 
-function providerBody(p: ProviderInfo) {
+function providerBody(p: ProviderInfo): Schemas['SecretProvider'] {
   return {
     name: p.name,
     type: p.type,
@@ -46,11 +47,11 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const after = ctx.cursor as { name: string } | undefined;
       const rows = await providers.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
       const page = rows.slice(0, limit);
-      return { items: page.map(providerBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) };
+      return { items: page.map(providerBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listSecretProviders'>;
     },
 
     async createSecretProvider(ctx: Ctx) {
-      const b = ctx.body as { name: string; type: string; config?: Settings; credentials?: Settings; enabled?: boolean };
+      const b = ctx.body as RequestBody<'createSecretProvider'>;
       const now = deps.now();
       const info = await guarded(() =>
         db.prisma.$transaction(async (tx) => {
@@ -67,7 +68,7 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
 
     async updateSecretProvider(ctx: Ctx) {
       const { name } = ctx.params as { name: string };
-      const b = ctx.body as { type?: string; config?: Settings; credentials?: Settings | null; enabled?: boolean };
+      const b = ctx.body as RequestBody<'updateSecretProvider'>;
       const change: ProviderChange = {
         ...(b.type !== undefined ? { type: b.type } : {}),
         ...(b.config !== undefined ? { config: b.config } : {}),

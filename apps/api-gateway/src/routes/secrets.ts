@@ -23,6 +23,7 @@ import {
 } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -54,7 +55,7 @@ export function secretHttpError(err: unknown): unknown {
   return err;
 }
 
-export function secretBody(m: SecretMeta) {
+export function secretBody(m: SecretMeta): Schemas['SecretKey'] {
   return {
     key: m.key,
     namespace: m.namespace === GLOBAL_SCOPE ? null : m.namespace,
@@ -66,7 +67,7 @@ export function secretBody(m: SecretMeta) {
   };
 }
 
-function checkBody(key: string, c: SecretCheckResult) {
+function checkBody(key: string, c: SecretCheckResult): Schemas['SecretCheck'] {
   if (!c.ok) return { ok: false, key, error: c.reason, message: c.message };
   const s = c.scope;
   switch (s.type) {
@@ -96,7 +97,7 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
-    return { items: page.map(secretBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) };
+    return { items: page.map(secretBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) } satisfies Answer<'listNamespaceSecrets'>;
   }
 
   async function put(namespace: string, ctx: Ctx) {

@@ -5,12 +5,13 @@ import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerCont
 import { createApiToken, generateApiToken, listApiTokens, recordAudit, revokeApiToken, type Role, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
 const DAY_MS = 86_400_000;
 
-function tokenBody(t: TokenRow, now: Date) {
+function tokenBody(t: TokenRow, now: Date): Schemas['ApiToken'] {
   return {
     id: t.id,
     name: t.name,
@@ -31,7 +32,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
   return {
     async createToken(ctx: Ctx) {
       const p = ctx.principal!;
-      const body = ctx.body as { name: string; role?: Role; expires_in_days?: number };
+      const body = ctx.body as RequestBody<'createToken'>;
       const { name, expires_in_days } = body;
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
       const role = body.role ?? p.role;
@@ -44,7 +45,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       await recordAudit(db.prisma, { action: 'token.create', ...auditContext(ctx), targetType: 'token', targetId: id, details: { name, role, expires_at: expires?.toISOString() ?? null }, at: now });
       const row: TokenRow = { id, user_id: p.userId, email: p.email, name, prefix, role, created_at: now, expires_at: expires, last_used_at: null, revoked_at: null };
       // The secret is in this response only; the database keeps its SHA-256.
-      return reply(201, { ...tokenBody(row, now), secret });
+      return reply(201, { ...tokenBody(row, now), secret } satisfies Answer<'createToken', 201>);
     },
 
     async listTokens({ principal, query, cursor }: Ctx) {
@@ -57,7 +58,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       return {
         items: page.map((t) => tokenBody(t, now)),
         ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}),
-      };
+      } satisfies Answer<'listTokens'>;
     },
 
     async revokeToken(ctx: Ctx) {

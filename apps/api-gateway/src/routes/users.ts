@@ -18,10 +18,11 @@ import {
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
-export function userBody(u: UserRow) {
+export function userBody(u: UserRow): Schemas['User'] {
   return {
     id: u.id,
     email: u.email,
@@ -42,11 +43,11 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       const after = cursor as { email: string } | undefined;
       const rows = await listUsers(db.prisma, { limit: q.limit, ...(after ? { afterEmail: after.email } : {}) });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) };
+      return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) } satisfies Answer<'listUsers'>;
     },
 
     async createUser(ctx: Ctx) {
-      const b = ctx.body as { email: string; role: Role; name?: string; password?: string };
+      const b = ctx.body as RequestBody<'createUser'>;
       if (b.password !== undefined) {
         const problem = passwordProblem(b.password);
         if (problem) throw validationFailed([{ field: 'password', message: problem }]);
@@ -55,7 +56,7 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       try {
         const { user, temporaryPassword } = await createUser(db.prisma, { email: b.email, role: b.role, name: b.name, password: b.password }, now);
         await recordAudit(db.prisma, { action: 'user.create', ...auditContext(ctx), targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role }, at: now });
-        return reply(201, { ...userBody(user), ...(temporaryPassword ? { temporary_password: temporaryPassword } : {}) });
+        return reply(201, { ...userBody(user), ...(temporaryPassword ? { temporary_password: temporaryPassword } : {}) } satisfies Answer<'createUser', 201>);
       } catch (err) {
         if (err instanceof EmailTakenError) throw conflict('conflict', err.message);
         throw err;
@@ -64,7 +65,7 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
 
     async updateUser(ctx: Ctx) {
       const { userId } = ctx.params as { userId: string };
-      const change = ctx.body as { role?: Role; disabled?: boolean; name?: string };
+      const change = ctx.body as RequestBody<'updateUser'>;
       const now = deps.now();
       try {
         const { before, after } = await updateUser(db.prisma, userId, change, now);
@@ -89,7 +90,7 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       // The user signs in with it, then must set a new one; their sessions end now.
       await setPassword(db.prisma, userId, temporary, { temporary: true, now });
       await recordAudit(db.prisma, { action: 'user.password_reset', ...auditContext(ctx), targetType: 'user', targetId: userId, at: now });
-      return { temporary_password: temporary };
+      return { temporary_password: temporary } satisfies Answer<'resetUserPassword'>;
     },
   };
 }

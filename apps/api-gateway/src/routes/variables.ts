@@ -7,10 +7,11 @@ import { GLOBAL_SCOPE, VariableStore, type VariableRecord } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { assertNamespace } from './secrets.js';
+import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
-function variableBody(v: VariableRecord) {
+function variableBody(v: VariableRecord): Schemas['Variable'] {
   return {
     key: v.key,
     value: v.value,
@@ -30,7 +31,7 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
-    return { items: page.map(variableBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) };
+    return { items: page.map(variableBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) } satisfies Answer<'listNamespaceVariables'>;
   }
 
   async function put(namespace: string, ctx: Ctx) {

@@ -12,6 +12,7 @@ import type { FlowTrigger } from '@svc/flow-schema';
 import { notFound } from '@svc/http';
 import { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists } from '@svc/namespaces';
 import { open, seal } from '@svc/secrets';
+import type { Schemas } from './api-types.js';
 
 export interface WebhookKeyDeps {
   pool: pg.Pool;
@@ -59,7 +60,7 @@ async function assertWebhookTrigger(pool: pg.Pool, namespace: string, flowId: st
 }
 
 /** Replaces the key of a webhook trigger (the old one stops working with this statement's commit). */
-export async function rotateWebhookKey(deps: WebhookKeyDeps, namespace: string, flowId: string, triggerId: string): Promise<{ key: string; url: string }> {
+export async function rotateWebhookKey(deps: WebhookKeyDeps, namespace: string, flowId: string, triggerId: string): Promise<Schemas['WebhookKey']> {
   await assertWebhookTrigger(deps.pool, namespace, flowId, triggerId);
   const key = (await writeKey(deps, namespace, flowId, triggerId, 'replace'))!;
   return { key, url: hookUrl(deps.publicUrl, key) };
@@ -70,7 +71,7 @@ export async function rotateWebhookKey(deps: WebhookKeyDeps, namespace: string, 
  * the key and URL when it is readable (sealed), null when only its hash is
  * kept. With master keys, a trigger without a key gets one here.
  */
-export async function readableWebhookKeys(deps: WebhookKeyDeps, namespace: string, flowId: string): Promise<Map<string, { key: string; url: string } | null>> {
+export async function readableWebhookKeys(deps: WebhookKeyDeps, namespace: string, flowId: string): Promise<Map<string, Schemas['WebhookKey'] | null>> {
   const load = () => webhookKeysOfFlow(deps.pool, namespace, flowId);
   let rows = await load();
   if (deps.masterKeys.length && rows.some((r) => !r.has_key)) {
@@ -78,7 +79,7 @@ export async function readableWebhookKeys(deps: WebhookKeyDeps, namespace: strin
     for (const r of rows.filter((x) => !x.has_key)) await writeKey(deps, namespace, flowId, r.trigger_id, 'create');
     rows = await load();
   }
-  const out = new Map<string, { key: string; url: string } | null>();
+  const out = new Map<string, Schemas['WebhookKey'] | null>();
   for (const r of rows) {
     let key: string | null = null;
     if (r.key_ciphertext && r.key_nonce && r.key_id) {
