@@ -168,7 +168,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...backfillHandlers({ db: deps.db, engine, now }),
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
-    ...aiHandlers({ db: deps.db, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal, usage: aiUsage }),
+    ...aiHandlers({ db: deps.db, engine, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal, usage: aiUsage }),
   };
   const authenticate = createAuthenticator(routeDeps);
   const authenticateRunner = runnerAuthenticator(engine);

@@ -12,9 +12,9 @@
 // so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
-import { newId, Prisma, type PrismaClient } from '@svc/db';
 import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
+import type { ConversationStore } from './conversations.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';
@@ -44,7 +44,8 @@ export type Part = { type: 'tool_call'; id: string; name: string; arguments: str
 
 export interface TurnDeps {
   pool: pg.Pool;
-  prisma: PrismaClient;
+  /** Where the conversation, its messages and proposed actions are read and written. */
+  conversations: ConversationStore;
   invoke: Invoke;
   model: ChatModel;
   principal: AuthPrincipal;
@@ -58,8 +59,8 @@ export interface TurnDeps {
 }
 
 /** The stored conversation as chat messages; tool results masked again, each with its own scope (a secret made since they were stored). */
-async function history(prisma: PrismaClient, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
-  const rows = (await prisma.aiMessage.findMany({ where: { conversationId }, orderBy: { seq: 'asc' }, select: { id: true, seq: true, role: true, content: true, parts: true } })) as MessageRow[];
+async function history(conversations: ConversationStore, conversationId: string, masker: ToolResultMasker): Promise<ChatMessage[]> {
+  const rows = (await conversations.messages(conversationId)) as unknown as MessageRow[];
   const out: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
   for (const r of rows) {
     if (r.role === 'user') out.push({ role: 'user', content: r.content });
@@ -92,22 +93,6 @@ function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
     i = j - 1;
   }
   return out;
-}
-
-/**
- * Appends a message as the conversation's next `seq`, in one statement (the
- * number and the row together, so two writers cannot take the same number),
- * and marks the conversation updated.
- */
-export async function appendMessage(pool: pg.Pool, prisma: PrismaClient, conversationId: string, m: { role: string; content: string; parts?: Part[]; model?: string; inputTokens?: number; outputTokens?: number }): Promise<string> {
-  const id = newId();
-  await pool.query(
-    `INSERT INTO ai_messages (id, conversation_id, seq, role, content, parts, model, input_tokens, output_tokens)
-     VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ai_messages WHERE conversation_id = $2), $3, $4, $5, $6, $7, $8)`,
-    [id, conversationId, m.role, m.content, JSON.stringify(m.parts ?? []), m.model ?? '', m.inputTokens ?? null, m.outputTokens ?? null],
-  );
-  await prisma.aiConversation.update({ where: { id: conversationId }, data: { updatedAt: new Date() } });
-  return id;
 }
 
 /**
@@ -150,11 +135,8 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
       }
       diff = masker.text(fileDiff(String(args.path ?? ''), restored.before, restored.content));
     }
-    const id = newId();
     const summary = tool.summary?.(args) ?? tool.name;
-    await deps.prisma.aiPendingAction.create({
-      data: { id, conversationId, messageId, tool: tool.name, arguments: { input: args, ...(diff !== undefined ? { diff } : {}) } as Prisma.InputJsonValue, summary, status: 'pending' },
-    });
+    const id = await deps.conversations.propose({ conversationId, messageId, tool: tool.name, arguments: { input: args, ...(diff !== undefined ? { diff } : {}) }, summary });
     deps.send('action_proposed', { id, tool: tool.name, summary, arguments: args, ...(diff !== undefined ? { diff } : {}) });
     const result = { proposed: true, action_id: id, status: 'pending', note: 'Not run yet: the user must confirm it.' };
     deps.send('tool_result', { id: call.id, name: call.name, ok: true, result });
@@ -174,18 +156,18 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
 }
 
 export async function runTurn(deps: TurnDeps, conversationId: string, content: string): Promise<void> {
-  await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'user', content });
+  await deps.conversations.appendMessage(conversationId, { role: 'user', content });
   const tools = TOOLS.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
   let lastId = '';
   let stop = 'max_rounds';
   try {
     for (let round = 0; round < MAX_ROUNDS && !deps.signal.aborted; round++) {
-      const messages = await history(deps.prisma, conversationId, deps.masker);
+      const messages = await history(deps.conversations, conversationId, deps.masker);
       if (round > 0) await deps.usage?.checkTokens(deps.principal.userId);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
       await deps.usage?.addTokens(deps.principal.userId, (out.inputTokens ?? estimateTokens(JSON.stringify(messages))) + (out.outputTokens ?? estimateTokens(out.text + JSON.stringify(out.toolCalls))));
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
-      lastId = await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
+      lastId = await deps.conversations.appendMessage(conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
       if (!out.toolCalls.length) {
         stop = 'end_turn';
         break;
@@ -195,7 +177,7 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
         deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
         results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call), scope: scopeOfArgs(safeJson(call.arguments)) });
       }
-      await appendMessage(deps.pool, deps.prisma, conversationId, { role: 'tool', content: '', parts: results });
+      await deps.conversations.appendMessage(conversationId, { role: 'tool', content: '', parts: results });
     }
   } catch (err) {
     stop = 'error';

@@ -7,7 +7,8 @@
 // status, the reads of existing conversations and insights, and the provider
 // settings themselves answers 409 `ai_disabled` while no provider is set.
 import type pg from 'pg';
-import { newId, Prisma, type Db } from '@svc/db';
+import type { Db } from '@svc/db';
+import type { Engine } from '@svc/engine';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { MasterKey } from '@svc/config';
@@ -15,6 +16,7 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
+import { ConversationStore, type ActionRow, type ConversationCursor, type ConversationRow } from '../ai/conversations.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
@@ -28,6 +30,8 @@ type Ctx = HandlerContext<AuthPrincipal>;
 
 export interface AIRouteDeps {
   db: Db;
+  /** Whether an execution exists and its state (the engine owns executions). */
+  engine: Pick<Engine, 'stateOf'>;
   masterKeys: readonly MasterKey[];
   now: () => Date;
   invoke: Invoke;
@@ -42,15 +46,10 @@ export interface AIRouteDeps {
 
 export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI provider is configured (PUT /api/v1/ai/provider)');
 
-/** The conversation fields its API object shows. */
-const CONVERSATION = { id: true, title: true, createdAt: true, updatedAt: true } as const;
-type ConversationRow = Prisma.AiConversationGetPayload<{ select: typeof CONVERSATION }>;
-
 function conversationBody(r: ConversationRow, messages?: Schemas['AIConversation']['messages'], actions?: unknown[]): Schemas['AIConversation'] {
   return { id: r.id, title: r.title, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(), ...(messages ? { messages } : {}), ...(actions ? { actions } : {}) };
 }
 
-type ActionRow = Prisma.AiPendingActionGetPayload<object>;
 /** What a pending action stores in `arguments`: the tool's input, and the diff shown for a save. */
 const actionArgs = (a: ActionRow) => a.arguments as { input: Record<string, unknown>; diff?: string };
 
@@ -102,7 +101,7 @@ export function endpointOf(type: string, baseUrl: string): string {
 
 export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
   const pool: pg.Pool = deps.db.pool;
-  const prisma = deps.db.prisma;
+  const conversations = new ConversationStore(pool, deps.db.prisma);
   const providers = new AIProviderStore({ pool, masterKeys: deps.masterKeys });
 
   const requireProvider = async (): Promise<ProviderSettings> => {
@@ -118,14 +117,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
   /** The caller's own conversation, else 404 (another user's conversation does not exist for them). */
   const ownConversation = async (ctx: Ctx) => {
     const id = String(ctx.params.conversationId);
-    const c = await prisma.aiConversation.findFirst({ where: { id, userId: ctx.principal!.userId }, select: CONVERSATION });
+    const c = await conversations.own(ctx.principal!.userId, id);
     if (!c) throw notFound(`no conversation ${id}`);
     return c;
   };
 
   const pendingAction = async (ctx: Ctx) => {
     const conv = await ownConversation(ctx);
-    const a = await prisma.aiPendingAction.findFirst({ where: { id: String(ctx.params.actionId), conversationId: conv.id } });
+    const a = await conversations.action(conv.id, String(ctx.params.actionId));
     if (!a) throw notFound(`no action ${String(ctx.params.actionId)}`);
     if (a.status !== 'pending') throw conflict('conflict', `the action was already decided (${a.status})`);
     return a;
@@ -212,15 +211,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async listAIConversations(ctx: Ctx) {
       const { limit } = ctx.query as { limit: number };
-      const after = ctx.cursor as { updated_at: string; id: string } | undefined;
       // Newest first; the cursor is the last (updated_at, id) shown.
-      const at = after ? new Date(after.updated_at) : undefined;
-      const rows = await prisma.aiConversation.findMany({
-        where: { userId: ctx.principal!.userId, ...(at ? { OR: [{ updatedAt: { lt: at } }, { updatedAt: at, id: { lt: String(after!.id) } }] } : {}) },
-        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }],
-        take: limit + 1,
-        select: CONVERSATION,
-      });
+      const rows = await conversations.page(ctx.principal!.userId, limit, ctx.cursor as ConversationCursor | undefined);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return { items: page.map((c) => conversationBody(c)), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listAIConversations'>;
@@ -229,18 +221,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
     async createAIConversation(ctx: Ctx) {
       await requireProvider();
       const b = (ctx.body ?? {}) as { title?: string };
-      const c = await prisma.aiConversation.create({ data: { id: newId(), userId: ctx.principal!.userId, title: b.title ?? '' }, select: CONVERSATION });
+      const c = await conversations.create(ctx.principal!.userId, b.title ?? '');
       return reply(201, conversationBody(c, [], []));
     },
 
     async getAIConversation(ctx: Ctx) {
       const c = await ownConversation(ctx);
-      const messages = await prisma.aiMessage.findMany({
-        where: { conversationId: c.id },
-        orderBy: { seq: 'asc' },
-        select: { id: true, seq: true, role: true, content: true, parts: true, model: true, createdAt: true },
-      });
-      const actions = await prisma.aiPendingAction.findMany({ where: { conversationId: c.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      const messages = await conversations.messages(c.id);
+      const actions = await conversations.actions(c.id);
       // Tool results, diffs and action results were masked when stored; masked again for a secret made
       // since, each with the scope of its own call (masking.ts), never with every stored secret.
       const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
@@ -260,7 +248,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async deleteAIConversation(ctx: Ctx) {
       const c = await ownConversation(ctx);
-      await prisma.aiConversation.delete({ where: { id: c.id } });
+      await conversations.delete(c.id);
       return reply(204);
     },
 
@@ -270,13 +258,13 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const { content } = ctx.body as { content: string };
       // 429 before the stream opens when a daily limit is reached.
       await deps.usage.take(ctx.principal!.userId);
-      if (!c.title) await prisma.aiConversation.update({ where: { id: c.id }, data: { title: content.slice(0, 80) } });
+      if (!c.title) await conversations.setTitle(c.id, content.slice(0, 80));
       const sse = new SseWriter(ctx.res, deps.signal ? { signal: deps.signal } : {});
       sse.open();
       await runTurn(
         {
           pool,
-          prisma,
+          conversations,
           invoke: deps.invoke,
           model: chatModel(settings),
           principal: ctx.principal!,
@@ -300,8 +288,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const tool = toolByName(a.tool);
       if (!tool || tool.kind !== 'action') throw conflict('conflict', `unknown action ${a.tool}`);
       // Claimed first, so two confirmations cannot both run it.
-      const claimed = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'confirmed', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
-      if (!claimed.count) throw conflict('conflict', 'the action was already decided');
+      if (!(await conversations.decide(a.id, 'confirmed', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       const audit = (outcome: string, extra: Record<string, unknown>) =>
         recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversationId, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
       const from = { req: ctx.req, requestId: ctx.requestId, log: ctx.log };
@@ -322,12 +309,12 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
         const result = await scoped.value(r.body, args);
-        await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'succeeded', result: (result ?? Prisma.JsonNull) as Prisma.InputJsonValue } });
+        await conversations.finish(a.id, { result });
         await audit('succeeded', {});
         return { id: a.id, tool: a.tool, status: 'succeeded', result };
       } catch (err) {
         const e = asHttpError(err);
-        await prisma.aiPendingAction.update({ where: { id: a.id }, data: { status: 'failed', error: `${e.code}: ${e.message}` } });
+        await conversations.finish(a.id, { error: `${e.code}: ${e.message}` });
         await audit('failed', { error: e.code });
         throw e;
       }
@@ -335,8 +322,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async rejectAIAction(ctx: Ctx) {
       const a = await pendingAction(ctx);
-      const r = await prisma.aiPendingAction.updateMany({ where: { id: a.id, status: 'pending' }, data: { status: 'rejected', decidedAt: deps.now(), decidedBy: ctx.principal!.userId } });
-      if (!r.count) throw conflict('conflict', 'the action was already decided');
+      if (!(await conversations.decide(a.id, 'rejected', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       return { ok: true } satisfies Answer<'rejectAIAction'>;
     },
 
@@ -347,7 +333,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async listExecutionInsights(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      if (!(await prisma.execution.findUnique({ where: { id }, select: { id: true } }))) throw notFound(`no execution ${id}`, 'execution_not_found');
+      if (!(await deps.engine.stateOf(id))) throw notFound(`no execution ${id}`, 'execution_not_found');
       const { limit } = ctx.query as { limit: number };
       const after = ctx.cursor as { created_at: string; id: string } | undefined;
       const rows = await insightsOf(pool, id, limit, after);
@@ -358,10 +344,10 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async requestTriage(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      const e = await prisma.execution.findUnique({ where: { id }, select: { state: true } });
-      if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
+      const state = await deps.engine.stateOf(id);
+      if (!state) throw notFound(`no execution ${id}`, 'execution_not_found');
       await requireProvider();
-      if (!TRIAGE_STATES.has(e.state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${e.state}`);
+      if (!TRIAGE_STATES.has(state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${state}`);
       await deps.usage.take(ctx.principal!.userId);
       const insight = await createInsight(pool, id, ctx.principal!.userId);
       const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal!.userId).finally(() => deps.background.delete(run));
