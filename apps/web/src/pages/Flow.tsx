@@ -1,9 +1,11 @@
 // One flow: run form, enable/disable, the task graph of the definition
 // (components/DefinitionGraph.tsx), the definition's text, triggers (webhook URL and
-// key rotation for editors, next schedule fire times), charts of the last 50
+// key rotation for editors, next schedule fire times), backfills of a schedule
+// (components/BackfillSection.tsx), charts of the last 50
 // durations and of custom metrics, and revisions with a side-by-side diff.
 import { useState } from 'react';
 import { api, listAll } from '../api';
+import { BackfillSection } from '../components/BackfillSection';
 import { Bars, Lines } from '../components/charts';
 import { DefinitionGraph } from '../components/DefinitionGraph';
 import { DiffView } from '../components/DiffView';
@@ -61,6 +63,11 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
           <MetricChart base={base} />
         </Section>
       </div>
+      {(f.triggers ?? []).some((t) => t.type === 'schedule') && (
+        <Section title="Backfill">
+          <BackfillSection ns={ns} flowId={flowId} triggers={f.triggers ?? []} />
+        </Section>
+      )}
       <Section title="Task graph">
         <DefinitionGraph definition={f.definition} />
       </Section>
