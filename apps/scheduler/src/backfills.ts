@@ -13,7 +13,8 @@
 // applies as to any schedule fire; the trigger payload is a schedule fire's
 // ({ fire_time, schedule, cron, timezone }) plus `backfill`, trigger_type is
 // `schedule` (the spec has no backfill type) and the label `backfill` holds
-// the backfill's id.
+// the backfill's id. A fire time that meets a disabled flow pauses the
+// backfill (resumed by hand) rather than spending the fire times left.
 import type pg from 'pg';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
@@ -104,6 +105,7 @@ export class BackfillAdvancer {
           ? (await c.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [b.namespace, b.flow_id, b.trigger_id])).rows[0]
           : undefined;
         let served = 0;
+        let paused = false;
         for (const p of pending.slice(0, Math.max(room, 0))) {
           served++;
           const fireTime = p.fire_time.toISOString();
@@ -126,6 +128,14 @@ export class BackfillAdvancer {
             const why = skipReason(err);
             await c.query('ROLLBACK TO SAVEPOINT backfill_fire');
             if (!why) throw err;
+            if (why === 'flow_disabled') {
+              // A disabled flow would spend every fire time left: the backfill waits, paused, for the flow and a resume.
+              await c.query('RELEASE SAVEPOINT backfill_fire');
+              await c.query(`UPDATE backfills SET state = 'paused', updated_at = $2 WHERE id = $1`, [b.id, now]);
+              this.deps.log.warn('backfill paused: its flow is disabled', { backfill: b.id, namespace: b.namespace, flow_id: b.flow_id });
+              paused = true;
+              break;
+            }
             reason = why;
             this.deps.log.warn('backfill fire time made no execution', { backfill: b.id, fire_time: fireTime, reason, err });
           }
@@ -143,6 +153,7 @@ export class BackfillAdvancer {
           if (executionId) out.created++;
           else out.skipped++;
         }
+        if (paused) continue;
         const left = pending.length - served;
         if (left > 0 && served === perPass) out.more = true;
         if (room > 0 && pending.length === 0 && inFlight === 0) {

@@ -149,3 +149,17 @@ test("the flow's concurrency rule applies: limit 1 with skip leaves the others S
   assert.equal(b?.state, 'done');
   assert.equal(b?.done, 3);
 });
+
+test('a disabled flow pauses its backfill with its fire times left; enabled and resumed, it carries on', async () => {
+  const { id } = await create('small', 'hourly', '0 * * * *', 'America/New_York', '2026-06-01T00:00:00Z', '2026-06-01T02:00:00Z', 10);
+  await w.pool.query(`UPDATE flows SET enabled = false WHERE namespace = 'bf' AND flow_id = 'small'`);
+  const { a } = advancer();
+  assert.equal((await a.advance(new Date())).created, 0);
+  let b = await getBackfill(w.pool, id);
+  assert.deepEqual([b?.state, b?.left, b?.failed], ['paused', 3, 0]);
+  await w.pool.query(`UPDATE flows SET enabled = true WHERE namespace = 'bf' AND flow_id = 'small'`);
+  assert.ok(await setBackfillState(w.pool, id, ['paused'], 'running', new Date()));
+  assert.equal((await a.advance(new Date())).created, 3);
+  b = await getBackfill(w.pool, id);
+  assert.deepEqual([b?.state, b?.left, (b?.running ?? 0) + (b?.done ?? 0)], ['running', 0, 3]);
+});
