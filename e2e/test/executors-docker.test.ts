@@ -217,6 +217,19 @@ test('limits and labels reach the container; cancel stops it within the grace an
   await assert.rejects(docker.getVolume(workVolume!).inspect(), 'the run\'s volume is removed with it');
 });
 
+test('a container killed outright after its task started ends the run lost (the spec\'s reason for lost work)', { skip }, async () => {
+  const e = await s.trigger(NS, 'limited');
+  await until('the task to start', async () => (await logsOf(e.id)).some((l) => l.text === 'started'), 60_000);
+  const [c] = (await containersOf(e.id)).filter((x) => x.State === 'running');
+  assert.ok(c, 'its container runs');
+  // SIGKILL to the container: its runner dies with the task, and reports nothing.
+  await docker.getContainer(c.Id).kill({ signal: 'SIGKILL' });
+  const done = await s.waitEnded(e.id, 60_000);
+  assert.equal(done.state, 'FAILED');
+  assert.equal(done.task_runs[0].reason, 'lost', JSON.stringify(done.task_runs[0]));
+  assert.match(done.task_runs[0].error, /exited with code 137 before its runner reported an end/);
+});
+
 test('a network the flow names: host refused by default, listed ones run, container: and others refused unless listed; the error names the network and the setting', { skip }, async () => {
   const ended = async (flowId: string) => {
     const e = await s.trigger(NS, flowId);
