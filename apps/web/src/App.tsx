@@ -15,6 +15,7 @@ import { ExecutionPage } from './pages/Execution';
 import { Flows } from './pages/Flows';
 import { FlowPage } from './pages/Flow';
 import { Profile } from './pages/Profile';
+import { Alerts } from './pages/Alerts';
 import { Admin } from './pages/admin/Admin';
 import { Shortcuts } from './components/Shortcuts';
 import { AssistantPanel } from './components/ai/AssistantPanel';
@@ -51,6 +52,7 @@ const ROUTES: Route[] = [
   { pattern: '/flows/:ns/:flow', render: (p) => <FlowPage ns={p.ns!} flowId={p.flow!} /> },
   { pattern: '/editor', render: () => <Editor /> },
   { pattern: '/editor/:ns', render: (p) => <Editor ns={p.ns} /> },
+  { pattern: '/alerts', render: () => <Alerts /> },
   { pattern: '/profile', render: () => <Profile /> },
   { pattern: '/admin', render: () => <Admin /> },
   { pattern: '/admin/:tab', render: (p) => <Admin tab={p.tab} /> },
@@ -61,6 +63,7 @@ const NAV: { to: string; label: string; minRole?: Role }[] = [
   { to: '/executions', label: 'Executions' },
   { to: '/flows', label: 'Flows' },
   { to: '/editor', label: 'Editor' },
+  { to: '/alerts', label: 'Alerts' },
   { to: '/admin', label: 'Settings' },
 ];
 
