@@ -43,6 +43,7 @@ import { organizationHandlers } from './routes/organizations.js';
 import { compressResponses, securityHeaders } from './security-headers.js';
 import { runFileHandlers } from './routes/run-file.js';
 import { scheduleHandlers } from './routes/schedules.js';
+import { createSso } from './routes/sso.js';
 import { aiHandlers } from './routes/ai.js';
 import { createInvoker } from './ai/invoke.js';
 import { mountMcp } from './ai/mcp.js';
@@ -139,6 +140,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     now,
     limits: { userRequests: deps.config.aiUserRequestsPerDay, userTokens: deps.config.aiUserTokensPerDay, totalRequests: deps.config.aiTotalRequestsPerDay, totalTokens: deps.config.aiTotalTokensPerDay },
   });
+  // Single sign-on (issue #34): its operations, and the two browser navigations to the IdP and back.
+  const sso = createSso({ ...routeDeps, log: deps.log });
   const background = new Set<Promise<unknown>>();
   const stopping = new AbortController();
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
@@ -166,6 +169,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...alertHandlers({ db: deps.db, now }),
     ...scheduleHandlers(routeDeps),
     ...backfillHandlers({ db: deps.db, engine, now }),
+    ...sso.handlers,
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
     ...aiHandlers({ db: deps.db, engine, masterKeys: deps.config.masterKeys, now, invoke, log: deps.log, background, signal: stopping.signal, usage: aiUsage }),
@@ -187,6 +191,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     log: deps.log,
     bodyLimit: deps.config.maxBodyBytes,
   });
+  app.use(sso.router);
   app.use(api);
   const stopAutoTriage = startAutoTriage({
     deps: { pool: deps.db.pool, masterKeys: deps.config.masterKeys, providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }), log: deps.log, usage: aiUsage },

@@ -1613,6 +1613,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sso/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether single sign-on is offered, and the name on its button (for the login page) */
+        get: operations["getSsoStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sso/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenID Connect settings (the client secret is named by its secret reference, never shown) */
+        get: operations["getOidcSettings"];
+        /** Write the OpenID Connect settings; the issuer's discovery document is read first (audited) */
+        put: operations["putOidcSettings"];
+        post?: never;
+        /** Remove the OpenID Connect settings (SSO users keep their accounts; audited) */
+        delete: operations["deleteOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sso/oidc/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: ends the svc session, and names the IdP's logout URL when it has one */
+        post: operations["oidcLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/v1/task-runs/{taskRunId}/spec": {
         parameters: {
             query?: never;
@@ -2744,6 +2797,59 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OidcSettings: {
+            /** @description Whether "Sign in with <display_name>" is offered */
+            enabled: boolean;
+            /** @description The name on the login button */
+            display_name: string;
+            /** @description The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address) */
+            issuer_url: string;
+            client_id: string;
+            /** @description The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown */
+            client_secret_secret: string;
+            /** @description Requested scopes; `openid` is always added */
+            scopes: string[];
+            /** @description The ID token or userinfo claim that holds the groups (a dotted path such as `realm_access.roles`) */
+            groups_claim: string;
+            /** @description Users who signed in through SSO may not sign in with a password */
+            password_login_disabled: boolean;
+            default_role: components["schemas"]["Role"];
+            /** @description IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role */
+            group_roles: {
+                /** @description A value of the groups claim */
+                group: string;
+                role: components["schemas"]["Role"];
+            }[];
+            /** @description The redirect URI to register at the IdP */
+            redirect_uri: string;
+            updated_by: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        OidcSettingsRequest: {
+            /** @description Whether "Sign in with <display_name>" is offered */
+            enabled?: boolean;
+            /** @description The name on the login button */
+            display_name: string;
+            /** @description The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address) */
+            issuer_url: string;
+            client_id: string;
+            /** @description The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown */
+            client_secret_secret: string;
+            /** @description Requested scopes; `openid` is always added */
+            scopes?: string[];
+            /** @description The ID token or userinfo claim that holds the groups (a dotted path such as `realm_access.roles`) */
+            groups_claim?: string;
+            /** @description Users who signed in through SSO may not sign in with a password */
+            password_login_disabled?: boolean;
+            default_role?: components["schemas"]["Role"];
+            /** @description IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role */
+            group_roles?: {
+                /** @description A value of the groups claim */
+                group: string;
+                role: components["schemas"]["Role"];
+            }[];
+        };
         Organization: {
             id: string;
             name: string;
@@ -3044,6 +3150,17 @@ export interface components {
             content: string;
         } & {
             [key: string]: unknown;
+        };
+        SsoLogout: {
+            /** @description The IdP's RP-initiated logout URL, when it has one: the browser goes there next */
+            end_session_url?: string;
+        };
+        SsoStatus: {
+            /** @description Whether OpenID Connect login is offered */
+            oidc: boolean;
+            display_name?: string;
+            /** @description Where the browser goes to sign in */
+            login_url?: string;
         };
         /** @description What the object store holds, by kind, and the storage cleanup */
         StorageStatus: {
@@ -8673,6 +8790,161 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getSsoStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStatus"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Not configured */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    putOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Invalid settings, an unknown secret, or an issuer whose discovery document cannot be read */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Not configured */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    oidcLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoLogout"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
         };
     };

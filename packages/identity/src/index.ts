@@ -9,3 +9,4 @@ export * from './sql/credentials.js';
 export * from './organizations.js';
 export * from './email-senders.js';
 export * from './organization-email.js';
+export * from './sso.js';

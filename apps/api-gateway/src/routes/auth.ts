@@ -13,6 +13,7 @@ import {
   findUserByEmail,
   generateSessionToken,
   normalizeEmail,
+  passwordLoginRefused,
   passwordProblem,
   recordAudit,
   setDisplayName,
@@ -61,7 +62,9 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       findUserByEmail(db.prisma, email)
         .then(async (user) => {
           const ok = await verifyPassword(password, user?.password_hash);
-          done(null, ok && user && !user.disabled ? user : false);
+          // An SSO user may be held to SSO (issue #34, sso_settings.password_login_disabled).
+          const refused = ok && user ? await passwordLoginRefused(db.pool, user.id) : false;
+          done(null, ok && user && !user.disabled && !refused ? user : false);
         })
         .catch(done);
     }),

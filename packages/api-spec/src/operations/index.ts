@@ -10,6 +10,7 @@ import { namespaceOperations } from './namespaces.js';
 import { organizationAdminOperations } from './organizations.js';
 import { hookOperations, runnerOperations } from './runner.js';
 import { secretOperations } from './secrets.js';
+import { ssoOperations } from './sso.js';
 
 /**
  * The operation catalog: one entry per row of the spec's "Operation index".
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...organizationAdminOperations,
   ...alertOperations,
   ...backfillOperations,
+  ...ssoOperations,
   ...runnerOperations,
   ...hookOperations,
 ]);
@@ -65,6 +67,12 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'pauseBackfill',
   'resumeBackfill',
   'cancelBackfill',
+  // Single sign-on (issue #34, sso.ts, docs/operating/sso.md).
+  'getSsoStatus',
+  'getOidcSettings',
+  'putOidcSettings',
+  'deleteOidcSettings',
+  'oidcLogout',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

@@ -6,6 +6,7 @@ import * as organizations from './organizations.js';
 import * as requests from './requests.js';
 import * as resources from './resources.js';
 import * as runner from './runner.js';
+import * as sso from './sso.js';
 
 export * from './alerts.js';
 export * from './backfills.js';
@@ -16,11 +17,12 @@ export * from './organizations.js';
 export * from './requests.js';
 export * from './resources.js';
 export * from './runner.js';
+export * from './sso.js';
 
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills]) {
+  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, sso]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;

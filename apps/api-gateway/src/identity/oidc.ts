@@ -1,0 +1,218 @@
+// The OpenID Connect client of single sign-on (issue #34): the admin's settings
+// (sso_settings), the issuer's discovery document and keys, and the passport
+// strategy of openid-client that runs the authorization code flow with PKCE,
+// `state` and `nonce`.
+//
+// Discovery is read when the settings are written and again at most once an
+// hour; the issuer's JWKS is cached across logins (getJwksCache/setJwksCache)
+// and openid-client fetches it again when it is 5 minutes old, or when an ID
+// token names a key it does not hold (a rotation), at most once a minute.
+// ID tokens are judged on the gateway's clock (tests move it).
+import type pg from 'pg';
+import * as client from 'openid-client';
+import { Strategy, type AuthenticateOptions, type VerifyFunction } from 'openid-client/passport';
+import type { Request } from 'express';
+import type { MasterKey } from '@svc/config';
+import { ProviderStore, SecretStore } from '@svc/secrets';
+import type { GroupRole, Role } from '@svc/identity';
+
+export const OIDC_CALLBACK_PATH = '/api/v1/sso/oidc/callback';
+export const OIDC_LOGIN_PATH = '/api/v1/sso/oidc/login';
+/** How long a login may take at the IdP. */
+export const LOGIN_STATE_TTL_MS = 10 * 60_000;
+const DISCOVERY_TTL_MS = 60 * 60_000;
+
+export interface OidcSettingsRow {
+  enabled: boolean;
+  displayName: string;
+  issuerUrl: string;
+  clientId: string;
+  clientSecretSecret: string;
+  scopes: string[];
+  groupsClaim: string;
+  passwordLoginDisabled: boolean;
+  defaultRole: Role;
+  groupRoles: GroupRole[];
+  updatedBy: string;
+  updatedAt: Date;
+}
+
+interface DbRow {
+  enabled: boolean;
+  display_name: string;
+  issuer_url: string;
+  client_id: string;
+  client_secret_secret: string;
+  scopes: string[] | null;
+  groups_claim: string;
+  password_login_disabled: boolean;
+  default_role: string;
+  group_roles: GroupRole[];
+  updated_by: string;
+  updated_at: Date;
+}
+
+const fromDb = (r: DbRow): OidcSettingsRow => ({
+  enabled: r.enabled,
+  displayName: r.display_name,
+  issuerUrl: r.issuer_url,
+  clientId: r.client_id,
+  clientSecretSecret: r.client_secret_secret,
+  scopes: r.scopes ?? [],
+  groupsClaim: r.groups_claim,
+  passwordLoginDisabled: r.password_login_disabled,
+  defaultRole: r.default_role as Role,
+  groupRoles: r.group_roles,
+  updatedBy: r.updated_by,
+  updatedAt: r.updated_at,
+});
+
+export async function readOidcSettings(pool: pg.Pool): Promise<OidcSettingsRow | undefined> {
+  const r = await pool.query<DbRow>(`SELECT * FROM sso_settings WHERE id = 'oidc'`);
+  return r.rows[0] ? fromDb(r.rows[0]) : undefined;
+}
+
+export async function writeOidcSettings(pool: pg.Pool, s: Omit<OidcSettingsRow, 'updatedAt'>, now: Date): Promise<OidcSettingsRow> {
+  const r = await pool.query<DbRow>(
+    `INSERT INTO sso_settings (id, enabled, display_name, issuer_url, client_id, client_secret_secret, scopes, groups_claim, password_login_disabled, default_role, group_roles, updated_by, created_at, updated_at)
+     VALUES ('oidc', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+     ON CONFLICT (id) DO UPDATE SET enabled = $1, display_name = $2, issuer_url = $3, client_id = $4, client_secret_secret = $5, scopes = $6, groups_claim = $7,
+       password_login_disabled = $8, default_role = $9, group_roles = $10, updated_by = $11, updated_at = $12
+     RETURNING *`,
+    [s.enabled, s.displayName, s.issuerUrl, s.clientId, s.clientSecretSecret, s.scopes, s.groupsClaim, s.passwordLoginDisabled, s.defaultRole, JSON.stringify(s.groupRoles), s.updatedBy, now],
+  );
+  return fromDb(r.rows[0]!);
+}
+
+export async function deleteOidcSettings(pool: pg.Pool): Promise<boolean> {
+  return ((await pool.query(`DELETE FROM sso_settings WHERE id = 'oidc'`)).rowCount ?? 0) > 0;
+}
+
+/** http is allowed only on a loopback issuer (a local IdP, tests); anything else must be https. */
+export function issuerProblem(issuerUrl: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(issuerUrl);
+  } catch {
+    return 'not a URL';
+  }
+  if (u.username || u.password || u.search || u.hash) return 'an issuer URL has no credentials, query or fragment';
+  if (u.protocol === 'https:') return undefined;
+  if (u.protocol === 'http:' && isLoopback(u.hostname)) return undefined;
+  return 'must be https (http only on a loopback address)';
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** The scope parameter: `openid` first, then the admin's scopes. */
+export function scopeOf(s: Pick<OidcSettingsRow, 'scopes'>): string {
+  return ['openid', ...s.scopes.filter((x) => x !== 'openid')].join(' ');
+}
+
+/** The value at a dotted path of the claims, as a list of strings. */
+export function groupsOf(claims: Record<string, unknown>, path: string): string[] {
+  let v: unknown = claims;
+  if (path in claims) v = claims[path];
+  else for (const part of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+export class OidcSettingsError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Discovered {
+  key: string;
+  at: number;
+  server: client.ServerMetadata;
+  jwks?: client.ExportedJWKSCache;
+}
+
+/**
+ * One per gateway: the discovered issuer and its cached keys, and the client
+ * Configuration of a login (built per request: the client secret is resolved
+ * from its secret reference each time, and the clock follows the gateway's).
+ */
+export class OidcClient {
+  private discovered?: Discovered;
+
+  constructor(private readonly deps: { pool: pg.Pool; masterKeys: readonly MasterKey[]; now: () => Date; publicUrl: string }) {}
+
+  get redirectUri(): string {
+    return this.deps.publicUrl + OIDC_CALLBACK_PATH;
+  }
+
+  /** The client secret, from the global secret the settings name. */
+  async clientSecret(s: Pick<OidcSettingsRow, 'clientSecretSecret'>): Promise<string> {
+    const store = new SecretStore({ db: this.deps.pool, keys: this.deps.masterKeys, providers: new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }) });
+    return (await store.resolve('', s.clientSecretSecret)).value;
+  }
+
+  /** Reads the issuer's discovery document (now, or from the cache when it is under an hour old). */
+  async server(s: Pick<OidcSettingsRow, 'issuerUrl' | 'clientId'>, fresh = false): Promise<client.ServerMetadata> {
+    const key = `${s.issuerUrl}\n${s.clientId}`;
+    const d = this.discovered;
+    if (!fresh && d && d.key === key && Date.now() - d.at < DISCOVERY_TTL_MS) return d.server;
+    const insecure = new URL(s.issuerUrl).protocol === 'http:';
+    const config = await client.discovery(new URL(s.issuerUrl), s.clientId, undefined, client.None(), {
+      ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+      timeout: 10,
+    });
+    const server = config.serverMetadata();
+    this.discovered = { key, at: Date.now(), server, ...(d && d.key === key && d.jwks ? { jwks: d.jwks } : {}) };
+    return server;
+  }
+
+  /** A Configuration for one login, with the cached keys. */
+  async configuration(s: OidcSettingsRow): Promise<client.Configuration> {
+    const server = await this.server(s);
+    const secret = await this.clientSecret(s);
+    const skew = Math.round((this.deps.now().getTime() - Date.now()) / 1000);
+    const config = new client.Configuration(server, s.clientId, { client_secret: secret, [client.clockSkew]: skew }, client.ClientSecretBasic(secret));
+    if (new URL(s.issuerUrl).protocol === 'http:') client.allowInsecureRequests(config);
+    config.timeout = 10;
+    if (this.discovered?.jwks) client.setJwksCache(config, this.discovered.jwks);
+    return config;
+  }
+
+  /** Keeps the keys a login fetched for the next one. */
+  keepKeys(config: client.Configuration): void {
+    const jwks = client.getJwksCache(config);
+    if (jwks && this.discovered && this.discovered.server.issuer === config.serverMetadata().issuer) this.discovered.jwks = jwks;
+  }
+
+  forget(): void {
+    this.discovered = undefined;
+  }
+}
+
+/**
+ * openid-client's passport strategy, with `state` and `nonce` on every
+ * authorization request (the stock one adds state only without PKCE, and a
+ * nonce only for implicit flows): the strategy stores both with the PKCE
+ * verifier and checks them on the way back.
+ */
+export class SvcOidcStrategy extends Strategy {
+  constructor(config: client.Configuration, opts: { callbackURL: string; scope: string }, verify: VerifyFunction) {
+    super({ config, name: 'oidc', sessionKey: 'oidc', callbackURL: opts.callbackURL, scope: opts.scope }, verify);
+  }
+
+  override authorizationRequestParams<TOptions extends AuthenticateOptions>(req: Request, options: TOptions): URLSearchParams {
+    const params = new URLSearchParams(super.authorizationRequestParams(req, options) as URLSearchParams);
+    params.set('state', client.randomState());
+    params.set('nonce', client.randomNonce());
+    return params;
+  }
+}
+
+export interface LoginState {
+  code_verifier: string;
+  state?: string;
+  nonce?: string;
+}

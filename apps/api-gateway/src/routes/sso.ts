@@ -1,0 +1,352 @@
+// Single sign-on through OpenID Connect (issue #34). The admin's settings and
+// the logout are operations of the catalog (operations/sso.ts); the browser's
+// two navigations, to the IdP and back, are plain routes (ssoRouter below):
+// they answer with redirects, never JSON.
+//
+// A login: GET /api/v1/sso/oidc/login runs passport with openid-client's
+// strategy, which builds the authorization URL (PKCE S256, state, nonce); the
+// verifier, state and nonce go in sso_login_states under the hash of a random
+// `svc_oidc` cookie (HttpOnly, 10 minutes, path of the callback). The IdP sends
+// the browser to /callback: the row is taken (deleted, so it serves once), and
+// the strategy checks state, exchanges the code with the verifier and checks
+// the ID token (signature with the issuer's keys, iss, aud, exp, nonce). The
+// user is then created or updated from the claims (email_verified required)
+// and gets an svc session like a password login's.
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { Passport } from 'passport';
+import * as client from 'openid-client';
+import type { Db } from '@svc/db';
+import { newId } from '@svc/db';
+import type { MasterKey } from '@svc/config';
+import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { parseSecretReference } from '@svc/secrets';
+import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, sha256, SsoEmailTakenError, upsertSsoUser, type Role } from '@svc/identity';
+import type { Logger } from '@svc/logging';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
+import {
+  deleteOidcSettings,
+  groupsOf,
+  issuerProblem,
+  LOGIN_STATE_TTL_MS,
+  OIDC_CALLBACK_PATH,
+  OIDC_LOGIN_PATH,
+  OidcClient,
+  readOidcSettings,
+  scopeOf,
+  SvcOidcStrategy,
+  writeOidcSettings,
+  type LoginState,
+  type OidcSettingsRow,
+} from '../identity/oidc.js';
+import { auditContext } from './audit.js';
+import type { RequestBody, Schemas } from './api-types.js';
+
+export const OIDC_STATE_COOKIE = 'svc_oidc';
+
+export interface SsoDeps {
+  db: Db;
+  publicUrl: string;
+  sessionTtlMs: number;
+  masterKeys: readonly MasterKey[];
+  now: () => Date;
+  log: Logger;
+}
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+function settingsBody(s: OidcSettingsRow, redirectUri: string): Schemas['OidcSettings'] {
+  return {
+    enabled: s.enabled,
+    display_name: s.displayName,
+    issuer_url: s.issuerUrl,
+    client_id: s.clientId,
+    client_secret_secret: s.clientSecretSecret,
+    scopes: s.scopes,
+    groups_claim: s.groupsClaim,
+    password_login_disabled: s.passwordLoginDisabled,
+    default_role: s.defaultRole,
+    group_roles: s.groupRoles,
+    redirect_uri: redirectUri,
+    updated_by: s.updatedBy,
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
+
+/** Why a login failed, as /login?sso_error= names it. */
+type SsoFailure = 'state' | 'denied' | 'token' | 'email_unverified' | 'disabled' | 'email_taken' | 'not_configured';
+
+class LoginRefused extends Error {
+  constructor(
+    readonly reason: SsoFailure,
+    message: string,
+    readonly email?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An error's name and message only: openid-client's causes can hold tokens and responses. */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err).slice(0, 300);
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return `${err.name}: ${err.message}${cause}`.slice(0, 300);
+}
+
+/** What passport's strategy asked for, run on a response stand-in so the state row is written before the browser is sent away. */
+type Outcome = { redirect: string } | { user: Express.User } | { fail: unknown };
+
+function runStrategy(passport: InstanceType<typeof Passport>, strategy: SvcOidcStrategy, req: Request): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    const res = {
+      statusCode: 200,
+      setHeader: (k: string, v: string) => void (headers[k.toLowerCase()] = v),
+      end: () => resolve({ redirect: headers.location! }),
+    };
+    passport.authenticate(strategy, { session: false }, (err: unknown, user: Express.User | false, info: unknown) => {
+      if (err) reject(err);
+      else if (user) resolve({ user });
+      else resolve({ fail: info });
+    })(req, res, reject);
+  });
+}
+
+export function createSso(deps: SsoDeps) {
+  const { db } = deps;
+  const oidc = new OidcClient({ pool: db.pool, masterKeys: deps.masterKeys, now: deps.now, publicUrl: deps.publicUrl });
+  const passport = new Passport();
+  const secure = deps.publicUrl.startsWith('https://');
+  const stateCookie = (value: string, maxAgeMs: number) =>
+    stringifySetCookie(OIDC_STATE_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: OIDC_CALLBACK_PATH, secure, maxAge: Math.floor(maxAgeMs / 1000), ...(maxAgeMs === 0 ? { expires: new Date(0) } : {}) });
+  const toLogin = (res: Response, reason: SsoFailure) => res.redirect(302, `/login?sso_error=${reason}`);
+
+  async function usable(): Promise<OidcSettingsRow | undefined> {
+    const s = await readOidcSettings(db.pool);
+    return s?.enabled ? s : undefined;
+  }
+
+  async function start(req: Request, res: Response): Promise<void> {
+    const s = await usable();
+    if (!s) return toLogin(res, 'not_configured');
+    const config = await oidc.configuration(s);
+    const session: Record<string, LoginState> = {};
+    (req as Request & { session?: unknown }).session = session;
+    const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (_t, done) => done(null, false));
+    const out = await runStrategy(passport, strategy, req);
+    const st = session.oidc;
+    if (!('redirect' in out) || !st?.code_verifier || !st.state || !st.nonce) throw new Error('the OIDC strategy did not build an authorization request');
+    const id = randomBytes(32).toString('base64url');
+    const now = deps.now();
+    await db.pool.query(`DELETE FROM sso_login_states WHERE created_at < $1`, [new Date(now.getTime() - LOGIN_STATE_TTL_MS)]);
+    await db.pool.query(`INSERT INTO sso_login_states (id_hash, code_verifier, state, nonce, created_at) VALUES ($1, $2, $3, $4, $5)`, [sha256(id), st.code_verifier, st.state, st.nonce, now]);
+    res.append('Set-Cookie', stateCookie(id, LOGIN_STATE_TTL_MS));
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, out.redirect);
+  }
+
+  /** The login's state row, taken once; undefined when missing or older than 10 minutes. */
+  async function takeState(req: Request): Promise<LoginState | undefined> {
+    let id: string | undefined;
+    try {
+      id = parseCookie(req.headers.cookie ?? '')[OIDC_STATE_COOKIE];
+    } catch {
+      return undefined;
+    }
+    if (!id) return undefined;
+    const r = await db.pool.query<{ code_verifier: string; state: string; nonce: string; created_at: Date }>(
+      `DELETE FROM sso_login_states WHERE id_hash = $1 RETURNING code_verifier, state, nonce, created_at`,
+      [sha256(id)],
+    );
+    const row = r.rows[0];
+    if (!row || deps.now().getTime() - row.created_at.getTime() > LOGIN_STATE_TTL_MS) return undefined;
+    return { code_verifier: row.code_verifier, state: row.state, nonce: row.nonce };
+  }
+
+  interface Verified {
+    tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers;
+  }
+
+  async function callback(req: Request, res: Response): Promise<void> {
+    res.append('Set-Cookie', stateCookie('', 0));
+    res.setHeader('Cache-Control', 'no-store');
+    const ip = req.ip ?? req.socket.remoteAddress ?? '';
+    const requestId = String(res.locals.requestId ?? '');
+    const refuse = async (reason: SsoFailure, detail: string, email?: string) => {
+      deps.log.warn('sso login refused', { request_id: requestId, reason, detail });
+      await recordAudit(db.prisma, { action: 'auth.login_failed', actor: { id: null, type: 'anonymous' }, ip, requestId, details: { method: 'oidc', reason, ...(email ? { email } : {}) }, at: deps.now() });
+      toLogin(res, reason);
+    };
+    try {
+      const s = await usable();
+      if (!s) throw new LoginRefused('not_configured', 'SSO is not configured');
+      const state = await takeState(req);
+      if (!state) throw new LoginRefused('state', 'no login in progress in this browser (missing, used or expired svc_oidc cookie)');
+      const config = await oidc.configuration(s);
+      (req as Request & { session?: unknown }).session = { oidc: state };
+      const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => done(null, { tokens } as Verified as Express.User));
+      let out: Outcome;
+      try {
+        out = await runStrategy(passport, strategy, req);
+      } catch (err) {
+        const reason: SsoFailure = err instanceof client.AuthorizationResponseError ? 'denied' : /"state"/.test(describe(err)) ? 'state' : 'token';
+        throw new LoginRefused(reason, describe(err));
+      } finally {
+        oidc.keepKeys(config);
+      }
+      if (!('user' in out)) throw new LoginRefused('denied', `the IdP refused: ${JSON.stringify((out as { fail?: unknown }).fail ?? null).slice(0, 200)}`);
+      const { tokens } = out.user as Verified;
+      const idClaims = tokens.claims();
+      if (!idClaims) throw new LoginRefused('token', 'no ID token');
+      let claims: Record<string, unknown> = { ...idClaims };
+      if (config.serverMetadata().userinfo_endpoint && tokens.access_token) {
+        try {
+          claims = { ...(await client.fetchUserInfo(config, tokens.access_token, idClaims.sub)), ...idClaims };
+        } catch (err) {
+          throw new LoginRefused('token', `userinfo: ${describe(err)}`);
+        }
+      }
+      const email = typeof claims.email === 'string' ? claims.email.trim() : '';
+      if (!email || claims.email_verified !== true) throw new LoginRefused('email_unverified', 'the IdP did not assert a verified email (email, email_verified)');
+      const name = typeof claims.name === 'string' ? claims.name.slice(0, 200) : '';
+      const groups = groupsOf(claims, s.groupsClaim);
+      const role = roleForGroups(groups, s.groupRoles, s.defaultRole);
+      const now = deps.now();
+      let up;
+      try {
+        up = await upsertSsoUser(db.pool, { issuer: idClaims.iss, subject: idClaims.sub, email, name, role }, now);
+      } catch (err) {
+        if (err instanceof SsoEmailTakenError) throw new LoginRefused('email_taken', err.message);
+        throw err;
+      }
+      const { user } = up;
+      const actor = { id: user.id, type: 'user' as const };
+      if (up.created) {
+        await recordAudit(db.prisma, { action: 'user.create', actor, targetType: 'user', targetId: user.id, ip, requestId, details: { via: 'oidc', email: user.email, role: user.role, groups }, at: now });
+      }
+      if (up.roleBefore) {
+        await recordAudit(db.prisma, { action: 'user.update', actor, targetType: 'user', targetId: user.id, ip, requestId, details: { via: 'oidc', role: { before: up.roleBefore, after: user.role }, groups }, at: now });
+      }
+      if (up.roleKept) deps.log.warn('sso group mapping would demote the last admin; role kept', { request_id: requestId, user_id: user.id });
+      if (user.disabled) throw new LoginRefused('disabled', 'the user is disabled', user.email);
+      const { token, hash } = generateSessionToken();
+      const sessionId = newId();
+      const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 500);
+      await createSession(db.prisma, { id: sessionId, userId: user.id, hash, ip, userAgent, now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
+      await recordAudit(db.prisma, { action: 'auth.login', actor, targetType: 'session', targetId: sessionId, ip, requestId, details: { method: 'oidc', issuer: idClaims.iss }, at: now });
+      setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
+      res.redirect(302, '/');
+    } catch (err) {
+      if (err instanceof LoginRefused) return refuse(err.reason, err.message, err.email);
+      throw err;
+    }
+  }
+
+  const router: Router = express.Router();
+  const named = (route: string) => (_req: Request, res: Response, next: () => void) => {
+    res.locals.route = route;
+    next();
+  };
+  router.get(OIDC_LOGIN_PATH, named(OIDC_LOGIN_PATH), (req, res, next) => void start(req, res).catch(next));
+  router.get(OIDC_CALLBACK_PATH, named(OIDC_CALLBACK_PATH), (req, res, next) => void callback(req, res).catch(next));
+
+  async function check(body: RequestBody<'putOidcSettings'>): Promise<void> {
+    const problems: Schemas['ErrorDetail'][] = [];
+    const issuer = issuerProblem(body.issuer_url);
+    if (issuer) problems.push({ field: 'issuer_url', message: issuer });
+    try {
+      parseSecretReference(body.client_secret_secret);
+    } catch (err) {
+      problems.push({ field: 'client_secret_secret', message: (err as Error).message });
+    }
+    if (problems.length) throw validationFailed(problems);
+    try {
+      await oidc.clientSecret({ clientSecretSecret: body.client_secret_secret });
+    } catch {
+      problems.push({ field: 'client_secret_secret', message: `no global secret ${body.client_secret_secret} can be read` });
+    }
+    try {
+      const server = await oidc.server({ issuerUrl: body.issuer_url, clientId: body.client_id }, true);
+      if (!server.authorization_endpoint || !server.token_endpoint || !server.jwks_uri) problems.push({ field: 'issuer_url', message: 'the discovery document lacks an authorization, token or JWKS endpoint' });
+    } catch (err) {
+      problems.push({ field: 'issuer_url', message: `the discovery document cannot be read: ${describe(err)}` });
+    }
+    if (problems.length) throw validationFailed(problems);
+  }
+
+  const handlers: OperationHandlers<AuthPrincipal> = {
+    async getSsoStatus() {
+      const s = await usable();
+      return (s ? { oidc: true, display_name: s.displayName, login_url: OIDC_LOGIN_PATH } : { oidc: false }) satisfies Schemas['SsoStatus'];
+    },
+
+    async getOidcSettings() {
+      const s = await readOidcSettings(db.pool);
+      if (!s) throw notFound('single sign-on is not configured');
+      return settingsBody(s, oidc.redirectUri);
+    },
+
+    async putOidcSettings(ctx: Ctx) {
+      const body = ctx.body as RequestBody<'putOidcSettings'>;
+      await check(body);
+      const before = await readOidcSettings(db.pool);
+      const written = await writeOidcSettings(
+        db.pool,
+        {
+          enabled: body.enabled ?? true,
+          displayName: body.display_name,
+          issuerUrl: body.issuer_url,
+          clientId: body.client_id,
+          clientSecretSecret: body.client_secret_secret,
+          scopes: body.scopes ?? ['email', 'profile'],
+          groupsClaim: body.groups_claim ?? 'groups',
+          passwordLoginDisabled: body.password_login_disabled ?? false,
+          defaultRole: (body.default_role ?? 'viewer') as Role,
+          groupRoles: (body.group_roles ?? []) as OidcSettingsRow['groupRoles'],
+          updatedBy: ctx.principal!.email,
+        },
+        deps.now(),
+      );
+      const shown = settingsBody(written, oidc.redirectUri);
+      await recordAudit(db.prisma, {
+        action: before ? 'sso.oidc_update' : 'sso.oidc_create',
+        ...auditContext(ctx),
+        targetType: 'sso',
+        targetId: 'oidc',
+        details: { before: before ? settingsBody(before, oidc.redirectUri) : null, after: shown },
+        at: deps.now(),
+      });
+      return shown;
+    },
+
+    async deleteOidcSettings(ctx: Ctx) {
+      if (!(await deleteOidcSettings(db.pool))) throw notFound('single sign-on is not configured');
+      oidc.forget();
+      await recordAudit(db.prisma, { action: 'sso.oidc_delete', ...auditContext(ctx), targetType: 'sso', targetId: 'oidc', at: deps.now() });
+      return reply(204);
+    },
+
+    async oidcLogout({ res, principal }: Ctx) {
+      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
+      clearSessionCookie(res, { publicUrl: deps.publicUrl });
+      const s = await usable();
+      const linked = s ? await db.pool.query(`SELECT 1 FROM sso_identities WHERE user_id = $1 LIMIT 1`, [principal!.userId]) : undefined;
+      if (!s || !linked?.rowCount) return {} satisfies Schemas['SsoLogout'];
+      try {
+        const server = await oidc.server(s);
+        if (!server.end_session_endpoint) return {};
+        const config = new client.Configuration(server, s.clientId);
+        if (new URL(s.issuerUrl).protocol === 'http:') client.allowInsecureRequests(config);
+        const url = client.buildEndSessionUrl(config, { client_id: s.clientId, post_logout_redirect_uri: `${deps.publicUrl}/login` });
+        return { end_session_url: url.href } satisfies Schemas['SsoLogout'];
+      } catch (err) {
+        deps.log.warn('sso logout: the IdP discovery document cannot be read', { err: describe(err) });
+        return {};
+      }
+    },
+  };
+
+  return { router, handlers };
+}

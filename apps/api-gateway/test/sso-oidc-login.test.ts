@@ -1,0 +1,348 @@
+// Single sign-on through OpenID Connect (issue #34), end to end over real
+// HTTP: a gateway with its own database, a real OIDC provider (oidc-provider)
+// on loopback, and a browser stand-in that follows the redirects and fills
+// the IdP's forms. Good logins, the group mapping at every login, and each
+// refusal: wrong state, replayed code, expired ID token, foreign issuer,
+// disabled user, unverified email, password login turned off; the client
+// secret appears in no response and no log line.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseConfig } from '@svc/config';
+import { createDb } from '@svc/db';
+import { createTestDatabase } from '@svc/db/testing';
+import { createTestLogger } from '@svc/logging';
+import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
+import { createObjectStore } from '@svc/storage';
+import { buildGateway } from '../src/app.js';
+import type { TestGateway } from './helpers.js';
+import { login, makeUser, PASSWORD, raw } from './identity-helpers.js';
+import { freePort, startIdp, TestBrowser, type TestIdp } from './oidc-provider-standin.js';
+import { assertConforms, assertNoLeak } from './secrets-helpers.js';
+
+const CLIENT_ID = 'svc-test';
+const SECRET = `oidc-secret-${crypto.randomBytes(12).toString('hex')}`;
+
+/** The gateway's clock: real time plus an offset the tests move (ID tokens are judged on it). */
+let offset = 0;
+const now = () => new Date(Date.now() + offset);
+
+let gw: TestGateway;
+let idp: TestIdp;
+let foreign: TestIdp;
+let admin: string;
+const responses: string[] = [];
+
+/** A gateway on a port chosen first: its public URL is the redirect URI the IdP knows. */
+async function startGatewayAt(port: number, env: Record<string, string>): Promise<TestGateway> {
+  const tdb = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
+  const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: String(port), ...env });
+  const db = createDb({ url: tdb.url, poolSize: 4 });
+  const storage = await createObjectStore(config.storage);
+  const { logger, lines } = createTestLogger({ level: 'debug' });
+  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', now, uiDir: path.join(dataDir, 'no-ui') });
+  const server = gateway.app.listen(port, '127.0.0.1');
+  applyHttpTimeouts(server, httpTimeouts(config));
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    gateway,
+    db,
+    tdb,
+    storage,
+    logs: lines,
+    async close() {
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await db.close();
+      await tdb.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const asAdmin = async (method: string, p: string, body?: unknown) => {
+  const r = await raw(gw, method, p, { cookie: admin, 'sec-fetch-site': 'same-origin', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+  responses.push(`${method} ${p} -> ${r.status} ${JSON.stringify(r.headers)} ${r.body}`);
+  return r;
+};
+
+const settings = (extra: Record<string, unknown> = {}) => ({
+  display_name: 'Test IdP',
+  issuer_url: idp.issuer,
+  client_id: CLIENT_ID,
+  client_secret_secret: 'oidc_client_secret',
+  scopes: ['email', 'profile', 'groups'],
+  groups_claim: 'groups',
+  default_role: 'viewer',
+  group_roles: [
+    { group: 'svc-editors', role: 'editor' },
+    { group: 'svc-admins', role: 'admin' },
+  ],
+  ...extra,
+});
+
+const browsers: TestBrowser[] = [];
+function browser(): TestBrowser {
+  const b = new TestBrowser();
+  browsers.push(b);
+  return b;
+}
+
+/** Starts a login at the gateway; returns the authorization URL it redirected to. */
+async function start(b: TestBrowser): Promise<URL> {
+  const r = await b.request('GET', `${gw.url}/api/v1/sso/oidc/login`);
+  assert.equal(r.status, 302, r.body);
+  assert.ok(b.cookie(gw.url, 'svc_oidc'), 'the login state cookie is set');
+  return new URL(r.headers.location!);
+}
+
+/** The whole flow up to the callback URL (not yet followed). */
+async function toCallback(b: TestBrowser, account: string, at = idp): Promise<string> {
+  const auth = await start(b);
+  const url = at === idp ? auth.href : auth.href.replace(idp.issuer, at.issuer);
+  return b.throughIdp(url, account, `${gw.url}/api/v1/sso/oidc/callback`);
+}
+
+/** Follows the callback; returns where the gateway sent the browser. */
+async function back(b: TestBrowser, callbackUrl: string): Promise<string> {
+  const r = await b.request('GET', callbackUrl);
+  assert.equal(r.status, 302, r.body);
+  return r.headers.location!;
+}
+
+async function ssoLogin(account: string): Promise<{ b: TestBrowser; cookie: string }> {
+  const b = browser();
+  const to = await back(b, await toCallback(b, account));
+  assert.equal(to, '/', `signed in and sent home, not to ${to}`);
+  const session = b.cookie(gw.url, 'svc_session');
+  assert.ok(session, 'svc_session is set');
+  return { b, cookie: `svc_session=${session}` };
+}
+
+const me = async (cookie: string) => raw(gw, 'GET', '/api/v1/auth/me', { cookie, 'sec-fetch-site': 'same-origin' });
+
+async function refused(b: TestBrowser, callbackUrl: string, reason: string) {
+  const to = await back(b, callbackUrl);
+  assert.equal(to, `/login?sso_error=${reason}`);
+  assert.equal(b.cookie(gw.url, 'svc_session'), undefined, 'no session');
+}
+
+before(async () => {
+  const [gwPort, idpPort, foreignPort] = [await freePort(), await freePort(), await freePort()];
+  const publicUrl = `http://127.0.0.1:${gwPort}`;
+  const client = { clientId: CLIENT_ID, clientSecret: SECRET, redirectUri: `${publicUrl}/api/v1/sso/oidc/callback`, postLogoutRedirectUri: `${publicUrl}/login` };
+  idp = await startIdp({ ...client, port: idpPort });
+  foreign = await startIdp({ ...client, port: foreignPort });
+  gw = await startGatewayAt(gwPort, { SVC_PUBLIC_URL: publicUrl, SVC_MASTER_KEYS: `k1:${crypto.randomBytes(32).toString('base64')}` });
+  await makeUser(gw, 'admin@example.com', 'admin');
+  admin = await login(gw, 'admin@example.com');
+  assert.equal((await asAdmin('PUT', '/api/v1/secrets/oidc_client_secret', { value: SECRET })).status, 200);
+  for (const [id, a] of [
+    ['alice', { email: 'alice@example.com', email_verified: true, name: 'Alice', groups: ['svc-editors'] }],
+    ['bob', { email: 'bob@example.com', email_verified: true, name: 'Bob', groups: [] }],
+    ['carol', { email: 'carol@example.com', email_verified: false, name: 'Carol', groups: ['svc-admins'] }],
+    ['dave', { email: 'dave@example.com', email_verified: true, name: 'Dave', groups: [] }],
+  ] as const) {
+    idp.accounts.set(id, { ...a, groups: [...a.groups] });
+    foreign.accounts.set(id, { ...a, groups: [...a.groups] });
+  }
+});
+
+after(async () => {
+  await gw?.close();
+  await idp?.close();
+  await foreign?.close();
+});
+
+test('an admin configures OIDC; the status is public; bad settings are refused with their field', async () => {
+  assert.equal((await raw(gw, 'GET', '/api/v1/sso/status')).json<{ oidc: boolean }>().oidc, false);
+  assert.equal((await asAdmin('GET', '/api/v1/sso/oidc')).status, 404);
+  const bad = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ issuer_url: 'http://idp.example.com', client_secret_secret: 'no_such_secret' }));
+  assert.equal(bad.status, 422);
+  const fields = bad.json().error.details!.map((d) => d.field);
+  assert.deepEqual(fields, ['issuer_url']);
+  const unknownSecret = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ client_secret_secret: 'no_such_secret' }));
+  assert.equal(unknownSecret.status, 422);
+  assert.deepEqual(unknownSecret.json().error.details!.map((d) => d.field), ['client_secret_secret']);
+  const unreachable = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ issuer_url: `http://127.0.0.1:${await freePort()}` }));
+  assert.equal(unreachable.status, 422);
+  assert.deepEqual(unreachable.json().error.details!.map((d) => d.field), ['issuer_url']);
+
+  const put = await asAdmin('PUT', '/api/v1/sso/oidc', settings());
+  assert.equal(put.status, 200, put.body);
+  assertConforms('putOidcSettings', 200, put.json());
+  const got = (await asAdmin('GET', '/api/v1/sso/oidc')).json<{ client_secret_secret: string; redirect_uri: string; group_roles: unknown[] }>();
+  assert.equal(got.client_secret_secret, 'oidc_client_secret');
+  assert.equal(got.redirect_uri, `${gw.url}/api/v1/sso/oidc/callback`);
+  assert.equal(got.group_roles.length, 2);
+  const status = await raw(gw, 'GET', '/api/v1/sso/status');
+  assert.deepEqual(status.json(), { oidc: true, display_name: 'Test IdP', login_url: '/api/v1/sso/oidc/login' });
+  const audit = await gw.db.pool.query(`SELECT action, actor_id FROM audit_events WHERE action LIKE 'sso.%' ORDER BY id`);
+  assert.deepEqual(audit.rows.map((r) => r.action), ['sso.oidc_create']);
+  // A viewer may not read the settings.
+  await makeUser(gw, 'viewer@example.com', 'viewer');
+  const viewer = await login(gw, 'viewer@example.com');
+  assert.equal((await raw(gw, 'GET', '/api/v1/sso/oidc', { cookie: viewer, 'sec-fetch-site': 'same-origin' })).status, 403);
+});
+
+test('the authorization request carries PKCE S256, state, nonce, the scopes and the redirect URI', async () => {
+  const auth = await start(browser());
+  assert.equal(auth.origin + auth.pathname, `${idp.issuer}/auth`);
+  const q = auth.searchParams;
+  assert.equal(q.get('response_type'), 'code');
+  assert.equal(q.get('client_id'), CLIENT_ID);
+  assert.equal(q.get('code_challenge_method'), 'S256');
+  assert.match(q.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
+  assert.match(q.get('state') ?? '', /^[A-Za-z0-9_-]{20,}$/);
+  assert.match(q.get('nonce') ?? '', /^[A-Za-z0-9_-]{20,}$/);
+  assert.equal(q.get('scope'), 'openid email profile groups');
+  assert.equal(q.get('redirect_uri'), `${gw.url}/api/v1/sso/oidc/callback`);
+});
+
+test('a good login creates the user from the claims, maps groups to a role, and the session works on /api/v1', async () => {
+  const { cookie } = await ssoLogin('alice');
+  const r = await me(cookie);
+  assert.equal(r.status, 200);
+  const body = r.json<{ email: string; name: string; role: string; auth_type: string }>();
+  assert.deepEqual([body.email, body.name, body.role, body.auth_type], ['alice@example.com', 'Alice', 'editor', 'session']);
+  const flows = await raw(gw, 'GET', '/api/v1/namespaces', { cookie, 'sec-fetch-site': 'same-origin' });
+  assert.equal(flows.status, 200);
+  const audit = await gw.db.pool.query(`SELECT action, details FROM audit_events WHERE actor_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`);
+  assert.deepEqual(audit.rows.map((x) => x.action), ['user.create', 'auth.login']);
+  assert.equal(audit.rows[1].details.method, 'oidc');
+});
+
+test('the group mapping is applied again at every login: up to admin, then down to the default role', async () => {
+  idp.accounts.get('alice')!.groups = ['svc-editors', 'svc-admins'];
+  assert.equal((await me((await ssoLogin('alice')).cookie)).json<{ role: string }>().role, 'admin');
+  idp.accounts.get('alice')!.groups = ['unmapped'];
+  idp.accounts.get('alice')!.name = 'Alice Liddell';
+  const r = (await me((await ssoLogin('alice')).cookie)).json<{ role: string; name: string }>();
+  assert.deepEqual([r.role, r.name], ['viewer', 'Alice Liddell']);
+  const changes = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'user.update' AND target_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`);
+  assert.deepEqual(changes.rows.map((x) => x.details.role), [{ before: 'editor', after: 'admin' }, { before: 'admin', after: 'viewer' }]);
+  assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'alice@example.com'`)).rows[0].n, 1, 'the same user each time');
+  idp.accounts.get('alice')!.groups = ['svc-editors'];
+});
+
+test('a wrong state is refused', async () => {
+  const b = browser();
+  const cb = new URL(await toCallback(b, 'alice'));
+  cb.searchParams.set('state', crypto.randomBytes(32).toString('base64url'));
+  await refused(b, cb.href, 'state');
+});
+
+test('a login without its state cookie (another browser) is refused', async () => {
+  const b = browser();
+  const cb = await toCallback(b, 'alice');
+  await refused(browser(), cb, 'state');
+});
+
+test('a replayed code is refused: with the used state, and with a fresh state', async () => {
+  const b = browser();
+  const cb = await toCallback(b, 'alice');
+  assert.equal(await back(b, cb), '/');
+  const cookieBefore = b.cookie(gw.url, 'svc_session');
+  // The same callback again (the state was used).
+  const replay = browser();
+  replay.jar.set(gw.url, new Map(b.jar.get(gw.url)));
+  replay.jar.get(gw.url)!.delete('svc_session');
+  await refused(replay, cb, 'state');
+  // The old code under a new login's state: the IdP refuses the code.
+  const c = browser();
+  const fresh = new URL(await toCallback(c, 'alice'));
+  const old = new URL(cb);
+  fresh.searchParams.set('code', old.searchParams.get('code')!);
+  await refused(c, fresh.href, 'token');
+  assert.ok(cookieBefore);
+});
+
+test('an expired ID token is refused (judged on the gateway clock)', async () => {
+  const b = browser();
+  const cb = await toCallback(b, 'alice');
+  offset += 5 * 60_000; // the ID token lives 60 s; tolerance 30 s
+  try {
+    await refused(b, cb, 'token');
+  } finally {
+    offset -= 5 * 60_000;
+  }
+  const logged = gw.logs().filter((l) => l.msg === 'sso login refused' || l.message === 'sso login refused');
+  assert.ok(logged.some((l) => /exp|expired|timestamp/i.test(String(l.detail))), JSON.stringify(logged.at(-1)));
+});
+
+test('an answer from a foreign issuer is refused', async () => {
+  const b = browser();
+  const cb = await toCallback(b, 'alice', foreign);
+  assert.equal(new URL(cb).searchParams.get('iss'), foreign.issuer, 'the foreign IdP answered');
+  await refused(b, cb, 'token');
+});
+
+test('a disabled user cannot sign in through SSO', async () => {
+  await ssoLogin('bob');
+  const bob = (await gw.db.pool.query(`SELECT id FROM users WHERE email = 'bob@example.com'`)).rows[0].id as string;
+  assert.equal((await asAdmin('PATCH', `/api/v1/users/${bob}`, { disabled: true })).status, 200);
+  const b = browser();
+  await refused(b, await toCallback(b, 'bob'), 'disabled');
+  const failed = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'auth.login_failed' ORDER BY id DESC LIMIT 1`);
+  assert.deepEqual([failed.rows[0].details.reason, failed.rows[0].details.email], ['disabled', 'bob@example.com']);
+});
+
+test('an unverified email is refused and creates no user', async () => {
+  const b = browser();
+  await refused(b, await toCallback(b, 'carol'), 'email_unverified');
+  assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'carol@example.com'`)).rows[0].n, 0);
+});
+
+test('the password login is refused for an SSO user when turned off, and only for SSO users', async () => {
+  await makeUser(gw, 'dave@example.com', 'operator');
+  const password = () => raw(gw, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'dave@example.com', password: PASSWORD }));
+  assert.equal((await password()).status, 200, 'a password user');
+  const { cookie } = await ssoLogin('dave'); // linked by the verified email
+  assert.equal((await me(cookie)).json<{ role: string }>().role, 'viewer');
+  assert.equal((await password()).status, 200, 'allowed while the setting is off');
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ password_login_disabled: true }))).status, 200);
+  const r = await password();
+  assert.equal(r.status, 401);
+  assert.equal(r.json().error.code, 'unauthorized');
+  assert.equal((await raw(gw, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'admin@example.com', password: PASSWORD }))).status, 200, 'not an SSO user');
+  assert.equal((await me((await ssoLogin('dave')).cookie)).status, 200, 'SSO still works');
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings())).status, 200);
+  const audit = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'sso.oidc_update' ORDER BY id`);
+  assert.deepEqual(audit.rows.map((x) => x.details.after.password_login_disabled), [true, false]);
+});
+
+test('logout ends the svc session and names the IdP end-session URL', async () => {
+  const { cookie } = await ssoLogin('alice');
+  const r = await raw(gw, 'POST', '/api/v1/sso/oidc/logout', { cookie, 'sec-fetch-site': 'same-origin' });
+  assert.equal(r.status, 200, r.body);
+  assertConforms('oidcLogout', 200, r.json());
+  const end = new URL(r.json<{ end_session_url: string }>().end_session_url);
+  assert.equal(end.origin + end.pathname, `${idp.issuer}/session/end`);
+  assert.equal(end.searchParams.get('client_id'), CLIENT_ID);
+  assert.equal(end.searchParams.get('post_logout_redirect_uri'), `${gw.url}/login`);
+  assert.match(String(r.headers['set-cookie']), /svc_session=;/);
+  assert.equal((await me(cookie)).status, 401);
+  // The IdP accepts the URL (its logout confirmation page).
+  const b = browser();
+  assert.equal((await b.request('GET', end.href)).status, 200);
+});
+
+test('no response and no log line carries the client secret', async () => {
+  const texts = [...responses, ...browsers.flatMap((b) => b.seen.map((s) => `${s.method} ${s.url} -> ${s.status} ${JSON.stringify(s.headers)} ${s.body}`)), ...gw.logs().map((l) => JSON.stringify(l))];
+  assert.ok(texts.length > 50, `${texts.length} texts checked`);
+  assert.ok(texts.some((t) => t.includes('sso login refused')), 'refusals are logged');
+  assertNoLeak([SECRET], texts);
+});
+
+test('SSO removed: the login is no longer offered', async () => {
+  assert.equal((await asAdmin('DELETE', '/api/v1/sso/oidc')).status, 204);
+  assert.deepEqual((await raw(gw, 'GET', '/api/v1/sso/status')).json(), { oidc: false });
+  const r = await browser().request('GET', `${gw.url}/api/v1/sso/oidc/login`);
+  assert.equal(r.headers.location, '/login?sso_error=not_configured');
+});

@@ -1,0 +1,79 @@
+// Schemas of single sign-on (issue #34, operations/sso.ts): the OpenID Connect
+// settings an admin writes, what the login page may know, and the logout answer.
+import { Type } from '@sinclair/typebox';
+import { component, DateTime } from './helpers.js';
+import { RoleSchema } from './entities.js';
+
+const closed = { additionalProperties: false } as const;
+
+const GroupRole = Type.Object(
+  {
+    group: Type.String({ minLength: 1, maxLength: 255, description: 'A value of the groups claim' }),
+    role: RoleSchema,
+  },
+  closed,
+);
+
+const settingsFields = {
+  enabled: Type.Boolean({ description: 'Whether "Sign in with <display_name>" is offered' }),
+  display_name: Type.String({ minLength: 1, maxLength: 60, description: 'The name on the login button' }),
+  issuer_url: Type.String({ minLength: 1, maxLength: 1024, description: 'The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address)' }),
+  client_id: Type.String({ minLength: 1, maxLength: 255 }),
+  client_secret_secret: Type.String({ minLength: 1, maxLength: 1350, description: 'The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown' }),
+  scopes: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), { maxItems: 20, description: 'Requested scopes; `openid` is always added' }),
+  groups_claim: Type.String({ minLength: 1, maxLength: 100, description: 'The ID token or userinfo claim that holds the groups (a dotted path such as `realm_access.roles`)' }),
+  password_login_disabled: Type.Boolean({ description: 'Users who signed in through SSO may not sign in with a password' }),
+  default_role: RoleSchema,
+  group_roles: Type.Array(GroupRole, { maxItems: 200, description: 'IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role' }),
+};
+
+export const OidcSettingsRequest = component(
+  'OidcSettingsRequest',
+  Type.Object(
+    {
+      ...settingsFields,
+      scopes: Type.Optional(settingsFields.scopes),
+      groups_claim: Type.Optional(settingsFields.groups_claim),
+      password_login_disabled: Type.Optional(settingsFields.password_login_disabled),
+      default_role: Type.Optional(settingsFields.default_role),
+      group_roles: Type.Optional(settingsFields.group_roles),
+      enabled: Type.Optional(settingsFields.enabled),
+    },
+    closed,
+  ),
+);
+
+export const OidcSettings = component(
+  'OidcSettings',
+  Type.Object(
+    {
+      ...settingsFields,
+      redirect_uri: Type.String({ description: 'The redirect URI to register at the IdP' }),
+      updated_by: Type.String(),
+      updated_at: DateTime(),
+    },
+    closed,
+  ),
+);
+
+export const SsoStatus = component(
+  'SsoStatus',
+  Type.Object(
+    {
+      oidc: Type.Boolean({ description: 'Whether OpenID Connect login is offered' }),
+      display_name: Type.Optional(Type.String()),
+      login_url: Type.Optional(Type.String({ description: 'Where the browser goes to sign in' })),
+    },
+    closed,
+  ),
+);
+
+export const SsoLogout = component(
+  'SsoLogout',
+  Type.Object(
+    {
+      end_session_url: Type.Optional(Type.String({ description: "The IdP's RP-initiated logout URL, when it has one: the browser goes there next" })),
+    },
+    closed,
+  ),
+);
