@@ -4,12 +4,18 @@
 // images and frames without an accessible name and for broken ARIA, and for
 // content wider than the window (a horizontal scroll bar of the page).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { browserSkipReason, login, shot, startUi, waitState, watchCsp, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
+
+/** The main navigation's paths and the Settings tabs, read from the UI's own sources, so a new page or tab is checked without editing this list. */
+const src = (file: string) => fs.readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8');
+const NAV_PATHS = [...src('App.tsx').slice(src('App.tsx').indexOf('const NAV')).split('];')[0]!.matchAll(/to: '([^']+)'/g)].map((m) => m[1]!);
+const SETTINGS_TABS = [...src('pages/admin/Admin.tsx').slice(src('pages/admin/Admin.tsx').indexOf('const TABS')).split('];')[0]!.matchAll(/id: '([^']+)'/g)].map((m) => m[1]!);
 const NS = 'web.a11y';
 
 /** axe-core rules about names and ARIA: what "an accessible name on every control" means. */
@@ -81,8 +87,12 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
           ['flow', `/flows/${NS}/report`, (p) => p.getByText('Builds the daily report').first().waitFor()],
           ['editor', `/editor/${NS}`, (p) => p.getByText('report.flow.yaml').first().waitFor()],
           ['profile', '/profile', (p) => p.getByRole('heading', { name: 'Profile' }).waitFor()],
-          ...(['secrets', 'providers', 'users', 'audit', 'instances', 'storage', 'git-sources', 'ai-provider', 'ai-usage', 'organizations'].map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>])),
+          ['alerts', '/alerts', (p) => p.getByRole('heading', { name: 'Alert rules' }).waitFor()],
+          ...SETTINGS_TABS.map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>]),
         ];
+        // Every page of the main navigation is among them (Settings through its tabs, the editor on a namespace).
+        assert.ok(SETTINGS_TABS.length >= 10 && NAV_PATHS.length >= 6, `read the navigation: ${NAV_PATHS.join(', ')}; tabs: ${SETTINGS_TABS.join(', ')}`);
+        for (const to of NAV_PATHS) assert.ok(pages.some(([, url]) => url === to || url.startsWith(`${to}/`)), `the navigation's ${to} is checked`);
         for (const [what, url, ready] of pages) {
           await page.goto(url);
           await ready(page);
