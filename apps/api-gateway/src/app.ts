@@ -12,6 +12,8 @@ import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { readinessChecks, readinessDetails, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
+import { namespaceRoles } from './identity/namespace-roles.js';
+import { roleBindingHandlers } from './routes/role-bindings.js';
 import { auditHandlers } from './routes/audit.js';
 import { backfillHandlers } from './routes/backfills.js';
 import { adminHandlers } from './routes/admin.js';
@@ -133,7 +135,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const liveSettings = liveSettingsFromConfig(deps.config);
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
-  const { invoke, operation } = createInvoker(operations, () => handlers);
+  // Role bindings (issue #34) raise a caller's role on the namespaces they cover, in the one role check.
+  const nsRoles = namespaceRoles(deps.db.pool);
+  const { invoke, operation } = createInvoker(operations, () => handlers, nsRoles);
   // Daily AI limits, per user and for the deployment (SVC_AI_*_PER_DAY), shared by turns and triages.
   const aiUsage = new AIUsage({
     prisma: deps.db.prisma,
@@ -169,6 +173,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...alertHandlers({ db: deps.db, now }),
     ...scheduleHandlers(routeDeps),
     ...backfillHandlers({ db: deps.db, engine, now }),
+    ...roleBindingHandlers({ db: deps.db, now }),
     ...sso.handlers,
     ...runFileHandlers({ db: deps.db, engine }),
     ...statsHandlers({ db: deps.db, engine }),
@@ -185,6 +190,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     operations,
     handlers,
     authenticate,
+    namespaceRoles: nsRoles,
     authenticateRunner,
     verifyWebhookKey: webhookKeyVerifier(deps.db.pool),
     verifySignature: gitHook.verify,
@@ -199,7 +205,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     pollMs: deps.config.aiTriagePollMs,
     background,
   });
-  mountMcp(app, { authenticate: (req) => authenticate(req), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes, pool: deps.db.pool, masterKeys: deps.config.masterKeys }, named);
+  mountMcp(app, { authenticate: (req) => authenticate(req), highestRole: (p) => nsRoles.highestRole(p), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes, pool: deps.db.pool, masterKeys: deps.config.masterKeys }, named);
   // The organization email interface: its own key kind, outside the operation index.
   const orgApi = express.Router();
   mountOperations(orgApi, {

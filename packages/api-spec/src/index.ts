@@ -9,6 +9,7 @@ export {
   type OperationResponse,
   type Tag,
 } from './operation.js';
+export { namespaceSources, type NamespaceSource, type NamespacedRecord } from './namespaces.js';
 export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
 export {
   AUTH_KINDS,

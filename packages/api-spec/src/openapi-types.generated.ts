@@ -1613,6 +1613,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/role-bindings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Role bindings, by namespace, optionally of one namespace, user or group */
+        get: operations["listRoleBindings"];
+        put?: never;
+        /** Give a user or an IdP group a role on a namespace and its children */
+        post: operations["createRoleBinding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/role-bindings/{bindingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a role binding */
+        delete: operations["deleteRoleBinding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sso/status": {
         parameters: {
             query?: never;
@@ -2205,6 +2240,15 @@ export interface components {
             description?: string;
         } & {
             [key: string]: unknown;
+        };
+        CreateRoleBindingRequest: {
+            /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+            namespace: string;
+            /** @description A user id or email; exactly one of `user` and `group` */
+            user?: string;
+            /** @description An IdP group name; exactly one of `user` and `group` */
+            group?: string;
+            role: components["schemas"]["Role"];
         };
         CreateTokenRequest: {
             name: string;
@@ -2935,6 +2979,25 @@ export interface components {
          * @enum {string}
          */
         Role: "viewer" | "operator" | "editor" | "admin";
+        RoleBinding: {
+            id: string;
+            /** @description The binding covers this namespace and its children */
+            namespace: string;
+            /** @description The bound user; null for a group binding */
+            user_id: string | null;
+            /** @description The bound user's email; null for a group binding */
+            user_email: string | null;
+            /** @description The bound IdP group (as in the groups claim); null for a user binding */
+            group: string | null;
+            role: components["schemas"]["Role"];
+            /** @description Email of the admin who created it */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RoleBindingList: {
+            items: components["schemas"]["RoleBinding"][];
+        };
         RunFileRequest: {
             path: string;
             args?: string[];
@@ -8781,6 +8844,124 @@ export interface operations {
             };
             /** @description Already cancelled or done */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listRoleBindings: {
+        parameters: {
+            query?: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace?: string;
+                /** @description A user id or email */
+                user?: string;
+                group?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBindingList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createRoleBinding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRoleBindingRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBinding"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such user */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The user or group already has a binding on this namespace */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteRoleBinding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bindingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such role binding */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -112,7 +112,7 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
   for (const id of ['saveChanges', 'uploadFile', 'revertVersion', 'updateFlow', 'putNamespaceSecret', 'deleteNamespaceVariable', 'rotateWebhookKey', 'pushNamespaceBranch', 'validateFile']) {
     assert.equal(label(id), 'editor', id);
   }
-  const adminReads = ['listUsers', 'listAuditEvents', 'listInstances', 'getStorageStatus', 'getAIUsage', 'listOrganizations', 'listOrganizationEmails', 'getOidcSettings'];
+  const adminReads = ['listUsers', 'listAuditEvents', 'listInstances', 'getStorageStatus', 'getAIUsage', 'listOrganizations', 'listOrganizationEmails', 'listRoleBindings', 'getOidcSettings'];
   for (const id of [...adminReads, 'createUser', 'updateUser', 'resetUserPassword', 'putGlobalSecret', 'deleteGlobalVariable', 'createSecretProvider', 'createGitSource', 'syncGitSource', 'putAIProvider', 'deleteAIProvider', 'testAIProvider', 'createNamespace', 'deleteNamespace']) {
     assert.equal(label(id), 'admin', id);
   }

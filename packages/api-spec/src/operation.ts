@@ -101,6 +101,12 @@ export interface Operation {
    * the OpenAPI builder and need not be listed.
    */
   responses: Record<number, OperationResponse>;
+  /**
+   * Only the caller's global role counts, even where the operation names a
+   * namespace: role bindings never raise a caller's role for it (the role
+   * binding operations themselves).
+   */
+  globalRoleOnly?: boolean;
   /** Response is a `text/event-stream` that stays open (see service-spec "Events"). */
   streaming?: boolean;
 }

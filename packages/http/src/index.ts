@@ -61,3 +61,4 @@ export {
   type Reply,
 } from './mount.js';
 export { ROLES, roleAtLeast, isRole, type Role } from '@svc/api-spec';
+export { checkRole, checkRoleWithBody, namespaceInBody, type NamespaceRoles, type RoleCheckParts } from './roles.js';

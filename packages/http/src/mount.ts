@@ -1,10 +1,11 @@
 import type { Request, Response, Router } from 'express';
-import { roleAtLeast, successStatus, type Operation, type Role } from '@svc/api-spec';
+import { successStatus, type Operation, type Role } from '@svc/api-spec';
 import { assertNever } from '@svc/assert';
-import { forbidden, notImplemented, unauthorized, validationFailed } from './errors.js';
+import { notImplemented, unauthorized, validationFailed } from './errors.js';
 import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { withFields, type HttpLogger } from './logger.js';
 import { createRequestValidator, replaceNul, type RequestValidator } from './validation.js';
+import { checkRole, checkRoleWithBody, type NamespaceRoles } from './roles.js';
 
 /** What `authenticate` returns for a session or API token: at least a role. */
 export interface Principal {
@@ -65,6 +66,12 @@ export interface MountOptions<P extends Principal = Principal> {
    * latter can exempt the own-profile operations). Returning undefined is 401.
    */
   authenticate: (req: Request, op: Operation) => P | undefined | Promise<P | undefined>;
+  /**
+   * Role bindings (issue #34): a caller whose global role falls short of an
+   * operation's may still call it on a namespace where a binding raises its
+   * role (roles.ts). Absent: the global role only.
+   */
+  namespaceRoles?: NamespaceRoles<P>;
   /** Verifies the bearer run token of a runner operation. Required once a runner handler is mounted. */
   authenticateRunner?: (req: Request, op: Operation) => unknown | Promise<unknown>;
   /** Verifies the key in the path of `/hooks/{key}`. Required once its handler is mounted. */
@@ -147,6 +154,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
 
       let principal: unknown;
       let raw: Buffer | undefined;
+      let bodyRoleCheck = false;
       const auth = op.auth;
       switch (auth.kind) {
         case 'public':
@@ -154,7 +162,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         case 'role': {
           const p = await opts.authenticate(req, op);
           if (p === undefined || p === null) throw unauthorized();
-          if (!roleAtLeast(p.role, auth.minRole)) throw forbidden(`This operation needs the ${auth.minRole} role`);
+          bodyRoleCheck = (await checkRole(op, p, { params: req.params, query: req.query as Record<string, unknown> }, opts.namespaceRoles)) === 'body';
           principal = p;
           break;
         }
@@ -183,6 +191,8 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
           raw = await readBody(req, res);
         }
         body = parseJsonBody(raw);
+        // A namespace named in the body: checked once the body is parsed, before it is validated.
+        if (bodyRoleCheck) await checkRoleWithBody(op, principal as P, { params: req.params, query: req.query as Record<string, unknown>, body }, opts.namespaceRoles!);
         // What a runner reports comes from the task (its output, its outputs file): a NUL in it is
         // kept as U+FFFD rather than refused, which would lose the report. Other callers get 422.
         if (auth.kind === 'run_token' && raw?.includes('\\u0000')) body = replaceNul(body);

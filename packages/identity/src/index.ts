@@ -10,3 +10,4 @@ export * from './organizations.js';
 export * from './email-senders.js';
 export * from './organization-email.js';
 export * from './sso.js';
+export * from './role-bindings.js';

@@ -3,8 +3,8 @@
 // through here, so they get exactly the caller's permissions (the operation's
 // minimum role), the operation's own validation, handler and audit events.
 import type { Request, Response } from 'express';
-import { roleAtLeast, type Operation } from '@svc/api-spec';
-import { createRequestValidator, forbidden, HttpError, toHttpError, type CompiledOperation, type HttpLogger, type OperationHandlers } from '@svc/http';
+import type { Operation } from '@svc/api-spec';
+import { checkRole, checkRoleWithBody, createRequestValidator, forbidden, HttpError, toHttpError, type CompiledOperation, type HttpLogger, type NamespaceRoles, type OperationHandlers } from '@svc/http';
 import { engineErrorToHttp } from '../engine-errors.js';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { assertAccountUsable } from '../identity/authenticate.js';
@@ -84,7 +84,7 @@ export function minRoleOf(op: Operation) {
   return op.auth.kind === 'role' ? op.auth.minRole : undefined;
 }
 
-export function createInvoker(operations: readonly Operation[], handlers: () => OperationHandlers): { invoke: Invoke; operation(id: string): Operation } {
+export function createInvoker(operations: readonly Operation[], handlers: () => OperationHandlers, namespaceRoles?: NamespaceRoles<AuthPrincipal>): { invoke: Invoke; operation(id: string): Operation } {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
   const validator = createRequestValidator();
   const compiled = new Map<string, CompiledOperation>();
@@ -99,8 +99,10 @@ export function createInvoker(operations: readonly Operation[], handlers: () => 
     if (!handler) throw new Error(`no handler for ${operationId}`);
     // The same account check as /api/v1: a tool runs only what its caller could call there.
     assertAccountUsable(principal, operationId);
-    const need = minRoleOf(op);
-    if (op.auth.kind !== 'public' && !(need && roleAtLeast(principal.role, need))) throw forbidden(`This operation needs the ${need ?? 'another'} role`);
+    // The same role check as /api/v1 (@svc/http roles.ts): the global role, raised on a namespace by its role bindings.
+    if (op.auth.kind !== 'public' && op.auth.kind !== 'role') throw forbidden('This operation needs the another role');
+    const parts = { params: input.params ?? {}, query: input.query ?? {} };
+    if ((await checkRole(op, principal, parts, namespaceRoles)) === 'body') await checkRoleWithBody(op, principal, { ...parts, body: input.body ?? {} }, namespaceRoles!);
     let c = compiled.get(operationId);
     if (!c) compiled.set(operationId, (c = validator.compileOperation(op)));
     // Parameters arrive as strings over HTTP; the validator coerces them the same way here.

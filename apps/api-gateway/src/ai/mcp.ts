@@ -23,6 +23,8 @@ export const FLOW_SCHEMA_URI = 'svc://schemas/flow.json';
 
 export interface McpDeps {
   authenticate: (req: Request) => Promise<AuthPrincipal>;
+  /** The caller's highest role on any namespace (role bindings, issue #34): a tool is listed when some namespace allows it; each call is still checked on its own namespace. */
+  highestRole?: (principal: AuthPrincipal) => Promise<import('@svc/api-spec').Role>;
   invoke: Invoke;
   operation: (id: string) => import('@svc/api-spec').Operation;
   version: string;
@@ -46,13 +48,13 @@ function shapeOf(t: ToolDef): Record<string, z.ZodType> {
   return shape;
 }
 
-function serverFor(deps: McpDeps, principal: AuthPrincipal, req: Request, requestId: string): McpServer {
+function serverFor(deps: McpDeps, principal: AuthPrincipal, reach: import('@svc/api-spec').Role, req: Request, requestId: string): McpServer {
   const server = new McpServer({ name: 'svc', version: deps.version }, { capabilities: { tools: {}, resources: {} } });
   const from = { req, requestId, log: deps.log };
   const masker = new ToolResultMasker({ pool: deps.pool, masterKeys: deps.masterKeys, log: deps.log });
   for (const t of MCP_TOOLS) {
     const need = minRoleOf(deps.operation(t.operationId));
-    if (need && !roleAtLeast(principal.role, need)) continue;
+    if (need && !roleAtLeast(reach, need)) continue;
     server.registerTool(t.name, { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t), annotations: t.annotations }, async (args: Record<string, unknown>) => {
       try {
         const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
@@ -100,7 +102,8 @@ export function mountMcp(app: Express, deps: McpDeps, named: (route: string) => 
     if (principal.authType !== 'token') throw unauthorized('/mcp needs a bearer API token');
     req.body = parseJsonBody(await readBody(req, res));
     const requestId = String(res.locals.requestId ?? '');
-    const server = serverFor(deps, principal, req, requestId);
+    const reach = deps.highestRole ? await deps.highestRole(principal) : principal.role;
+    const server = serverFor(deps, principal, reach, req, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

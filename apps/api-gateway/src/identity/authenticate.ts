@@ -59,6 +59,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       email: row.email,
       name: row.display_name,
       authType: 'token',
+      tokenRole: row.cred_role as Role,
       tokenId: row.cred_id,
       mustChangePassword: row.must_change_password,
     };

@@ -10,6 +10,8 @@ export interface AuthPrincipal {
   /** The owner's own role. */
   userRole: Role;
   authType: 'session' | 'token';
+  /** The token's own role, for a token: a role binding never raises the caller above it. */
+  tokenRole?: Role;
   sessionId?: string;
   tokenId?: string;
   mustChangePassword: boolean;

@@ -2,7 +2,7 @@
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { createApiToken, generateApiToken, listApiTokens, recordAudit, revokeApiToken, type Role, type TokenRow } from '@svc/identity';
+import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type Role, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';
@@ -36,7 +36,10 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const { name, expires_in_days } = body;
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
       const role = body.role ?? p.role;
-      if (!roleAtLeast(p.role, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
+      // Up to the highest role the caller's role bindings give it on some namespace (issue #34): such a
+      // token is still the owner's global role everywhere else, and never more than its binding where one applies.
+      const reach = roleAtLeast(p.role, role) ? p.role : await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+      if (!roleAtLeast(reach, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
       const now = deps.now();
       const { secret, hash, prefix } = generateApiToken();
       const expires = expires_in_days ? new Date(now.getTime() + expires_in_days * DAY_MS) : null;

@@ -3,6 +3,7 @@ import { adminOperations, aiOperations } from './admin.js';
 import { alertOperations } from './alerts.js';
 import { authOperations } from './auth.js';
 import { backfillOperations } from './backfills.js';
+import { roleBindingOperations } from './role-bindings.js';
 import { executionOperations } from './executions.js';
 import { flowOperations } from './flows.js';
 import { gitOperations } from './git.js';
@@ -30,6 +31,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...organizationAdminOperations,
   ...alertOperations,
   ...backfillOperations,
+  ...roleBindingOperations,
   ...ssoOperations,
   ...runnerOperations,
   ...hookOperations,
@@ -67,6 +69,10 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'pauseBackfill',
   'resumeBackfill',
   'cancelBackfill',
+  // Role bindings (issue #34, role-bindings.ts, docs/operating/roles.md).
+  'listRoleBindings',
+  'createRoleBinding',
+  'deleteRoleBinding',
   // Single sign-on (issue #34, sso.ts, docs/operating/sso.md).
   'getSsoStatus',
   'getOidcSettings',

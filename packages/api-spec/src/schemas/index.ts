@@ -5,6 +5,7 @@ import * as entities from './entities.js';
 import * as organizations from './organizations.js';
 import * as requests from './requests.js';
 import * as resources from './resources.js';
+import * as roleBindings from './role-bindings.js';
 import * as runner from './runner.js';
 import * as sso from './sso.js';
 
@@ -16,13 +17,14 @@ export * from './helpers.js';
 export * from './organizations.js';
 export * from './requests.js';
 export * from './resources.js';
+export * from './role-bindings.js';
 export * from './runner.js';
 export * from './sso.js';
 
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, sso]) {
+  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, roleBindings, sso]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;

@@ -1,0 +1,41 @@
+// Role bindings in the gateway's one role check (issue #34, @svc/http
+// roles.ts): the caller's role on a namespace, and the namespace of the
+// records operations name by id. The check calls these only when a caller's
+// global role falls short of an operation's, so every admin, and every call
+// the global role allows, runs no query for them.
+import type pg from 'pg';
+import type { NamespacedRecord, Role } from '@svc/api-spec';
+import type { NamespaceRoles } from '@svc/http';
+import { namespaceRole } from '@svc/identity';
+import type { AuthPrincipal } from './principal.js';
+
+const RECORD_TABLES: Record<NamespacedRecord, string> = { execution: 'executions', backfill: 'backfills', alertRule: 'alert_rules' };
+
+/** How long "there is no binding at all" is believed before asking again (MCP tool lists only, never a check). */
+const EMPTY_TTL_MS = 5_000;
+
+export interface GatewayNamespaceRoles extends NamespaceRoles<AuthPrincipal> {
+  /** The caller's highest role on any namespace, for what to offer (MCP tool lists); no query while the table is known empty. */
+  highestRole(p: AuthPrincipal): Promise<Role>;
+}
+
+export function namespaceRoles(pool: pg.Pool): GatewayNamespaceRoles {
+  const subject = (p: AuthPrincipal) => ({ userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+  let emptyUntil = 0;
+  return {
+    roleFor: (p, namespace) => namespaceRole(pool, subject(p), namespace),
+    async recordNamespace(record, id) {
+      const r = await pool.query<{ namespace: string }>(`SELECT namespace FROM ${RECORD_TABLES[record]} WHERE id = $1`, [id]);
+      return r.rows[0]?.namespace;
+    },
+    async highestRole(p) {
+      if (p.role === 'admin' || Date.now() < emptyUntil) return p.role;
+      const any = await pool.query(`SELECT 1 FROM role_bindings LIMIT 1`);
+      if (!any.rowCount) {
+        emptyUntil = Date.now() + EMPTY_TTL_MS;
+        return p.role;
+      }
+      return namespaceRole(pool, subject(p));
+    },
+  };
+}
