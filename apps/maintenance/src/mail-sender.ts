@@ -20,9 +20,10 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
-import { Notifier, type Db } from '@svc/db';
+import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import { EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning } from '@svc/identity';
+import { WokenPasses } from './woken-passes.js';
 
 export { EMAIL_QUEUED_CHANNEL };
 export const POLL_MS = 2_000;
@@ -114,46 +115,24 @@ export async function mailNotConfiguredDetail(db: Db): Promise<string> {
 
 export class MailSender {
   private readonly transport: Transporter<SMTPTransport.SentMessageInfo>;
-  private readonly notifier: Notifier;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = false;
+  private readonly passes: WokenPasses;
   private readonly requireTls: boolean;
   private presenceAt = 0;
 
   constructor(private readonly o: MailSenderOptions) {
     this.requireTls = o.requireTls ?? smtpRequiresTlsByDefault(o.smtpUrl);
     this.transport = nodemailer.createTransport(smtpTransportOptions(o.smtpUrl, this.requireTls));
-    this.notifier = new Notifier({ url: o.db.url, log: o.log, applicationName: 'svc-maintenance-mail' });
+    this.passes = new WokenPasses({ dbUrl: o.db.url, channel: EMAIL_QUEUED_CHANNEL, applicationName: 'svc-maintenance-mail', pollMs: o.pollMs ?? POLL_MS, log: o.log, what: 'queued emails', pass: () => this.pass() });
   }
 
   async start(): Promise<void> {
     await this.markPresent();
-    this.notifier.subscribe(EMAIL_QUEUED_CHANNEL, () => this.kick());
-    this.notifier.onReconnect(() => this.kick());
-    await this.notifier.ready().catch((err) => this.o.log.warn('cannot listen for queued emails; polling only', { err }));
-    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? POLL_MS);
-    this.timer.unref();
-    this.kick();
+    await this.passes.start();
   }
 
   /** Runs a pass now, or right after the one running. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((err: unknown) => void this.o.log.warn('mail pass failed', { err }))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.passes.kick();
   }
 
   /** Keeps this sender's row in mail_sender_instances fresh (at most every PRESENCE_MS). */
@@ -173,7 +152,7 @@ export class MailSender {
       const batch = await this.claim();
       if (!batch.length) return;
       await Promise.all(batch.map((e) => this.send(e)));
-      if (this.stopped) return;
+      if (this.passes.stopped) return;
     }
   }
 
@@ -224,11 +203,8 @@ export class MailSender {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
     await this.o.db.pool.query(`DELETE FROM mail_sender_instances WHERE instance_id = $1`, [this.o.instanceId]).catch(() => undefined);
-    await this.notifier.close();
     this.transport.close();
   }
 }

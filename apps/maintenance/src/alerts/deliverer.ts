@@ -19,14 +19,16 @@
 // Secrets resolve in the rule's namespace (then its parents, then global).
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
-import { Notifier, newId, type Db } from '@svc/db';
+import { newId, type Db } from '@svc/db';
 import { parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from '../sql/alerts.js';
 import { buildMessage, maskText, type AlertMessage } from './message.js';
-import { assertNever, retryDelayMs, type AlertChannel } from './rules.js';
+import { assertNever } from '@svc/assert';
+import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';
+import { WokenPasses } from '../woken-passes.js';
 
 export const POLL_MS = 2_000;
 export const CLAIM_MS = 2 * 60_000;
@@ -54,42 +56,21 @@ export interface AlertDelivererOptions {
 class PermanentFailure extends Error {}
 
 export class AlertDeliverer {
-  private readonly notifier: Notifier;
+  private readonly passes: WokenPasses;
   private readonly secrets: SecretStore;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = false;
 
   constructor(private readonly o: AlertDelivererOptions) {
-    this.notifier = new Notifier({ url: o.db.url, log: o.log, applicationName: 'svc-maintenance-alerts' });
+    this.passes = new WokenPasses({ dbUrl: o.db.url, channel: ALERT_QUEUED_CHANNEL, applicationName: 'svc-maintenance-alerts', pollMs: o.pollMs ?? POLL_MS, log: o.log, what: 'alerts', pass: () => this.pass() });
     this.secrets = new SecretStore({ db: o.db.pool, keys: o.masterKeys, providers: new ProviderStore({ db: o.db.pool, keys: o.masterKeys }) });
   }
 
-  async start(): Promise<void> {
-    this.notifier.subscribe(ALERT_QUEUED_CHANNEL, () => this.kick());
-    this.notifier.onReconnect(() => this.kick());
-    await this.notifier.ready().catch((err) => this.o.log.warn('cannot listen for alerts; polling only', { err }));
-    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? POLL_MS);
-    this.timer.unref();
-    this.kick();
+  start(): Promise<void> {
+    return this.passes.start();
   }
 
+  /** Runs a pass now, or right after the one running. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((err: unknown) => void this.o.log.warn('alert pass failed', { err }))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.passes.kick();
   }
 
   private async pass(): Promise<void> {
@@ -98,7 +79,7 @@ export class AlertDeliverer {
       const batch = await claimDeliveries(this.o.db.pool, this.o.instanceId, this.o.claimMs ?? CLAIM_MS, BATCH);
       if (!batch.length) return;
       await Promise.all(batch.map((d) => this.deliver(d)));
-      if (this.stopped) return;
+      if (this.passes.stopped) return;
     }
   }
 
@@ -197,10 +178,7 @@ export class AlertDeliverer {
     throw Object.assign(e, { httpStatus: res.status });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
-    await this.notifier.close();
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 }

@@ -1,6 +1,7 @@
 // Alert rules as the scanner and the deliverer read them (rows of
 // alert_rules, written by the gateway's /api/v1/alerts), and which events of
 // an ended execution a rule raises. Pure: no I/O.
+import { assertNever } from '@svc/assert';
 
 /** failed: FAILED; timed_out: TIMED_OUT; recovered: the first SUCCESS after a failure; late: running too long, or a schedule overdue. */
 export const ALERT_EVENTS = ['failed', 'timed_out', 'recovered', 'late'] as const;
@@ -67,8 +68,4 @@ export function channelTarget(c: AlertChannel): string {
 /** Backoff of the n-th failed attempt (from 1): first, doubled per attempt, at most an hour. */
 export function retryDelayMs(attempt: number, firstMs: number): number {
   return Math.min(3_600_000, firstMs * 2 ** Math.max(0, attempt - 1));
-}
-
-export function assertNever(x: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(x)}`);
 }
