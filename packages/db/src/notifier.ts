@@ -25,6 +25,7 @@
 // later subscriber then needs no round trip, and the channels of this service
 // are few and fixed. A new connection LISTENs only the channels with handlers.
 import pg from 'pg';
+import { assertNever } from '@svc/assert';
 
 /** The logger the notifier writes to (a winston Logger fits). The connection string is never logged. */
 export interface NotifierLog {
@@ -319,6 +320,3 @@ export class Notifier {
   }
 }
 
-function assertNever(x: never): never {
-  throw new Error(`unexpected notifier mode: ${String(x)}`);
-}

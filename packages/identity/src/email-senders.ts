@@ -9,6 +9,7 @@
 // - a domain rule matches addresses at that domain, in any case, and not at
 //   its subdomains (`acme.test` does not cover `mail.acme.test`: verify that
 //   one too).
+import { assertNever } from '@svc/assert';
 
 export interface Mailbox {
   /** The display name, unquoted; '' when there is none. */
@@ -103,9 +104,6 @@ export function senderAllowed(from: Mailbox, rules: readonly SenderRule[]): bool
   });
 }
 
-function assertNever(x: never): never {
-  throw new Error(`unexpected sender rule kind ${String(x)}`);
-}
 
 /** The message of the 422 for a `from` outside the rules: names the rule, never lists other organizations' data. */
 export function senderRefusal(from: Mailbox): string {

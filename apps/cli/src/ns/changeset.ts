@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { assertNever } from '@svc/assert';
 
 export interface FileState {
   hash: string;
@@ -114,9 +115,6 @@ export function toWire(c: Change): Record<string, unknown> {
   }
 }
 
-function assertNever(x: never): never {
-  throw new Error(`unexpected change ${JSON.stringify(x)}`);
-}
 
 /** One line per change: `+ added`, `~ modified`, `- deleted`, `> old -> new`. */
 export function describeChange(c: Change): string {
