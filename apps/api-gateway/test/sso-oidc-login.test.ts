@@ -20,7 +20,7 @@ import { createObjectStore } from '@svc/storage';
 import { buildGateway } from '../src/app.js';
 import type { TestGateway } from './helpers.js';
 import { login, makeUser, PASSWORD, raw } from './identity-helpers.js';
-import { freePort, startIdp, TestBrowser, type TestIdp } from './oidc-provider-standin.js';
+import { freePort, startIdp, TestBrowser, type TestIdp } from '../../../e2e/test/oidc-provider-standin.js';
 import { assertConforms, assertNoLeak } from './secrets-helpers.js';
 
 const CLIENT_ID = 'svc-test';

@@ -6,7 +6,7 @@ import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from
 import { api, ApiError, onAuthProblem } from './api';
 import { Link, match, navigate, useLocation } from './router';
 import { SessionContext, roleAtLeast } from './session';
-import type { Me, Role } from './types';
+import type { Answer, Me, Role } from './types';
 import { ErrorBox, Loading } from './ui';
 import { Login, PasswordChange } from './pages/Login';
 import { Dashboard } from './pages/Dashboard';
@@ -100,10 +100,15 @@ export function App() {
   );
 
   const signOut = () => {
-    void api('POST', '/auth/logout').finally(() => {
-      setMe(null);
-      navigate('/');
-    });
+    // The SSO logout ends the session like /auth/logout and, for an SSO user, names the IdP's logout page to go to next (issue #34).
+    void api<Answer<'oidcLogout'>>('POST', '/sso/oidc/logout')
+      .catch(() => api('POST', '/auth/logout').then((): Answer<'oidcLogout'> => ({})))
+      .catch((): Answer<'oidcLogout'> => ({}))
+      .then((r) => {
+        setMe(null);
+        if (r.end_session_url) window.location.assign(r.end_session_url);
+        else navigate('/');
+      });
   };
 
   const themeButton = (

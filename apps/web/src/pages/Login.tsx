@@ -1,12 +1,26 @@
 import { useState, type ReactNode } from 'react';
 import { api } from '../api';
-import type { Me } from '../types';
-import { ErrorBox, useAction } from '../ui';
+import type { Answer, Me } from '../types';
+import { ErrorBox, useAction, useLoad } from '../ui';
+
+/** What /login?sso_error= means (apps/api-gateway/src/routes/sso.ts). */
+const SSO_ERRORS: Record<string, string> = {
+  state: 'The single sign-on did not match a login started in this browser (or it took too long). Try again.',
+  token: 'The identity provider’s answer could not be verified. Try again, or ask an admin to check the SSO settings.',
+  denied: 'The identity provider did not sign you in.',
+  email_unverified: 'Your identity provider does not vouch for your email address (email_verified), so svc cannot sign you in.',
+  disabled: 'Your account is disabled.',
+  email_taken: 'Your email address belongs to an account linked to another identity. Ask an admin.',
+  not_configured: 'Single sign-on is not configured.',
+};
 
 export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => void; themeButton: ReactNode }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useAction(async () => onSignedIn(await api<Me>('POST', '/auth/login', { email, password })));
+  // Single sign-on (issue #34): offered when an admin configured it; a refused SSO login comes back with ?sso_error=.
+  const sso = useLoad(() => api<Answer<'getSsoStatus'>>('GET', '/sso/status'), []);
+  const ssoError = new URLSearchParams(window.location.search).get('sso_error');
   return (
     <main className="narrow">
       <div className="row">
@@ -14,6 +28,18 @@ export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => voi
         <div className="spacer" />
         {themeButton}
       </div>
+      {ssoError && (
+        <p className="error" role="alert">
+          {SSO_ERRORS[ssoError] ?? 'Single sign-on failed.'}
+        </p>
+      )}
+      {sso.data?.oidc && sso.data.login_url && (
+        <p>
+          <a className="button primary" href={sso.data.login_url}>
+            Sign in with {sso.data.display_name}
+          </a>
+        </p>
+      )}
       <form
         className="stack"
         onSubmit={(e) => {

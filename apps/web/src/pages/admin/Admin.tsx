@@ -13,6 +13,7 @@ import { Audit } from './Audit';
 import { GitSources } from './GitSources';
 import { Instances } from './Instances';
 import { Organizations } from './Organizations';
+import { SingleSignOn } from './SingleSignOn';
 import { Providers } from './Providers';
 import { SecretsAndVariables } from './SecretsAndVariables';
 import { Storage } from './Storage';
@@ -30,6 +31,7 @@ const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[
   { id: 'ai-provider', label: 'AI provider', minRole: 'admin', Screen: AISettings },
   { id: 'ai-usage', label: 'AI usage', minRole: 'admin', Screen: AIUsage },
   { id: 'organizations', label: 'Organizations', minRole: 'admin', Screen: Organizations },
+  { id: 'sso', label: 'Single sign-on', minRole: 'admin', Screen: SingleSignOn },
 ];
 
 /** The settings page at /admin/:tab; an unknown or missing tab shows the first. */

@@ -1,9 +1,9 @@
-// A real OpenID Connect provider for tests: the certified `oidc-provider`
-// package, in process on loopback, with its development login and consent
-// forms. Accounts are a map the test edits (claims at each login), and the
-// client is registered for the gateway's redirect URI. Also a small browser
-// over fetch (cookies per origin, redirects followed by hand) that signs in
-// through those forms as a user would.
+// A real OpenID Connect provider for tests, shared by the gateway's and the
+// web UI's: the certified `oidc-provider` package, in process on loopback,
+// with its development login and consent forms. Accounts are a map the test
+// edits (claims at each login), and the client is registered for the
+// gateway's redirect URI. Also a small browser over fetch (cookies per
+// origin, redirects followed by hand) that signs in through those forms.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 // @ts-expect-error oidc-provider ships no type declarations

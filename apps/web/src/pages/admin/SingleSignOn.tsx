@@ -1,0 +1,190 @@
+// Settings › Single sign-on (admin, issue #34): the OpenID Connect settings
+// (getOidcSettings, putOidcSettings, deleteOidcSettings). The client secret is
+// named by a global secret (a reference), never typed here nor shown; the
+// redirect URI to register at the IdP is shown once saved. The gateway reads
+// the issuer's discovery document before saving and names a field it refuses.
+import { useEffect, useState } from 'react';
+import { api, ApiError } from '../../api';
+import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
+import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+
+type Settings = Answer<'getOidcSettings'>;
+type Mapping = NonNullable<RequestBody<'putOidcSettings'>['group_roles']>;
+
+/** getOidcSettings, or null when none is configured (its 404). */
+async function loadSettings(): Promise<Settings | null> {
+  try {
+    return await api<Settings>('GET', '/sso/oidc');
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  }
+}
+
+/** One `group = role` per line. */
+const mappingText = (m: Mapping) => m.map((x) => `${x.group} = ${x.role}`).join('\n');
+function parseMapping(text: string): Mapping | string {
+  const out: Mapping = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (!line.trim()) continue;
+    const m = /^\s*(.+?)\s*=\s*(\w+)\s*$/.exec(line);
+    if (!m || !ROLES.includes(m[2] as Role)) return `Line ${i + 1}: write “group = role” with a role of ${ROLES.join(', ')}.`;
+    out.push({ group: m[1]!, role: m[2] as Role });
+  }
+  return out;
+}
+
+export function SingleSignOn() {
+  const settings = useLoad(loadSettings, []);
+  const s = settings.data;
+  const [enabled, setEnabled] = useState(true);
+  const [name, setName] = useState('');
+  const [issuer, setIssuer] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [secretRef, setSecretRef] = useState('');
+  const [scopes, setScopes] = useState('email profile');
+  const [groupsClaim, setGroupsClaim] = useState('groups');
+  const [defaultRole, setDefaultRole] = useState<Role>('viewer');
+  const [mapping, setMapping] = useState('');
+  const [noPassword, setNoPassword] = useState(false);
+  const [local, setLocal] = useState<string>();
+  const [saved, setSaved] = useState('');
+
+  useEffect(() => {
+    if (s === undefined) return;
+    setEnabled(s?.enabled ?? true);
+    setName(s?.display_name ?? '');
+    setIssuer(s?.issuer_url ?? '');
+    setClientId(s?.client_id ?? '');
+    setSecretRef(s?.client_secret_secret ?? '');
+    setScopes(s ? s.scopes.join(' ') : 'email profile');
+    setGroupsClaim(s?.groups_claim ?? 'groups');
+    setDefaultRole(s?.default_role ?? 'viewer');
+    setMapping(s ? mappingText(s.group_roles) : '');
+    setNoPassword(s?.password_login_disabled ?? false);
+  }, [s]);
+
+  const save = useAction(async () => {
+    setSaved('');
+    const groupRoles = parseMapping(mapping);
+    if (typeof groupRoles === 'string') return setLocal(groupRoles);
+    setLocal(undefined);
+    const body: RequestBody<'putOidcSettings'> = {
+      enabled,
+      display_name: name,
+      issuer_url: issuer.trim(),
+      client_id: clientId.trim(),
+      client_secret_secret: secretRef.trim(),
+      scopes: scopes.split(/[\s,]+/).filter(Boolean),
+      groups_claim: groupsClaim.trim(),
+      default_role: defaultRole,
+      group_roles: groupRoles,
+      password_login_disabled: noPassword,
+    };
+    const out = await api<Settings>('PUT', '/sso/oidc', body);
+    settings.setData(out);
+    setSaved(`Saved: sign in with ${out.display_name} through ${out.issuer_url}`);
+  });
+  const remove = useAction(async () => {
+    await api('DELETE', '/sso/oidc');
+    setSaved('');
+    settings.setData(null);
+  });
+
+  return (
+    <Section title="Single sign-on">
+      <p className="muted small">
+        OpenID Connect login through one identity provider. Users are created at their first login from a verified email; their role follows the group mapping at every
+        login. The client secret stays in a global secret: name it here, its value is never shown.
+      </p>
+      <ErrorBox error={settings.error} />
+      {s === undefined ? (
+        !settings.error && <Loading what="the single sign-on settings" />
+      ) : (
+        <>
+          <p data-testid="sso-status">
+            {s ? (
+              <>
+                <span className={`badge ${s.enabled ? 'state-success' : ''}`}>{s.enabled ? 'enabled' : 'off'}</span> <strong>{s.display_name}</strong> · <code>{s.issuer_url}</code> ·
+                redirect URI <code>{s.redirect_uri}</code>
+                <span className="muted small"> · updated {fmtTime(s.updated_at)} by {s.updated_by}</span>
+              </>
+            ) : (
+              <>
+                <span className="badge">off</span> Single sign-on is not configured: users sign in with a password.
+              </>
+            )}
+          </p>
+          <form
+            className="stack"
+            aria-label="Single sign-on settings"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void save.run();
+            }}
+          >
+            <label className="inline">
+              <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Offer “Sign in with …” on the login page
+            </label>
+            <label>
+              Button name
+              <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={60} placeholder="Keycloak" />
+            </label>
+            <label>
+              Issuer URL
+              <input value={issuer} onChange={(e) => setIssuer(e.target.value)} required placeholder="https://sso.example.com/realms/acme" />
+            </label>
+            <label>
+              Client ID
+              <input value={clientId} onChange={(e) => setClientId(e.target.value)} required />
+            </label>
+            <label>
+              Client secret (global secret name)
+              <input value={secretRef} onChange={(e) => setSecretRef(e.target.value)} required placeholder="oidc_client_secret" />
+            </label>
+            <label>
+              Scopes
+              <input value={scopes} onChange={(e) => setScopes(e.target.value)} placeholder="email profile" />
+            </label>
+            <label>
+              Groups claim
+              <input value={groupsClaim} onChange={(e) => setGroupsClaim(e.target.value)} placeholder="groups" />
+            </label>
+            <label>
+              Group mapping (one “group = role” per line)
+              <textarea rows={4} value={mapping} onChange={(e) => setMapping(e.target.value)} placeholder={'svc-admins = admin\nsvc-editors = editor'} />
+            </label>
+            <label>
+              Role without a mapped group
+              <select value={defaultRole} onChange={(e) => setDefaultRole(e.target.value as Role)}>
+                {ROLES.map((r) => (
+                  <option key={r}>{r}</option>
+                ))}
+              </select>
+            </label>
+            <label className="inline">
+              <input type="checkbox" checked={noPassword} onChange={(e) => setNoPassword(e.target.checked)} /> Users who signed in through SSO may not use a password
+            </label>
+            {local && (
+              <p className="error" role="alert">
+                {local}
+              </p>
+            )}
+            <div className="row">
+              <Button type="submit" className="primary" disabled={save.busy}>
+                Save
+              </Button>
+              {s && (
+                <Button type="button" className="danger" disabled={remove.busy} onClick={() => void remove.run()}>
+                  Remove
+                </Button>
+              )}
+            </div>
+            {saved && <p role="status">{saved}</p>}
+            <ErrorBox error={save.error ?? remove.error} />
+          </form>
+        </>
+      )}
+    </Section>
+  );
+}
