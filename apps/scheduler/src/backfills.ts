@@ -18,6 +18,7 @@
 import type pg from 'pg';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
+import { runLoop, type Loop } from './loop.js';
 
 /** The label every execution of a backfill carries, valued with the backfill's id. */
 export const BACKFILL_LABEL = 'backfill';
@@ -169,34 +170,14 @@ export class BackfillAdvancer {
   }
 
   /** Advances on an interval until stopped; errors are logged and the loop goes on. */
-  start(opts: { now: () => Date; intervalMs: number }): { stop(): Promise<void> } {
-    let stopped = false;
-    let wake: () => void = () => undefined;
-    const loop = async () => {
-      while (!stopped) {
-        try {
-          await this.advance(opts.now());
-        } catch (err) {
-          this.deps.log.warn('backfill advance failed', { err });
-        }
-        if (stopped) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, opts.intervalMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+  start(opts: { now: () => Date; intervalMs: number }): Loop {
+    return runLoop(async () => {
+      try {
+        await this.advance(opts.now());
+      } catch (err) {
+        this.deps.log.warn('backfill advance failed', { err });
       }
-    };
-    const done = loop();
-    return {
-      async stop() {
-        stopped = true;
-        wake();
-        await done;
-      },
-    };
+    }, opts.intervalMs);
   }
 }
 

@@ -39,6 +39,7 @@ import {
 } from '@svc/db';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
+import { runLoop, type Loop } from './loop.js';
 
 export interface SchedulerLog {
   info(message: string, meta?: Record<string, unknown>): unknown;
@@ -248,13 +249,11 @@ export class Scheduler {
   }
 
   /** Runs sync, tick and sweep on their intervals until stopped. Errors are logged and the loop goes on. */
-  start(): { stop(): Promise<void> } {
+  start(): Loop {
     const now = this.deps.now ?? (() => new Date());
     const tickMs = this.deps.tickMs ?? 1000;
     const syncMs = this.deps.syncMs ?? 2000;
     const sweepMs = this.deps.sweepMs ?? 5000;
-    let stopped = false;
-    let wake: () => void = () => undefined;
     const guard = async (what: string, fn: () => Promise<unknown>) => {
       try {
         await fn();
@@ -262,40 +261,22 @@ export class Scheduler {
         this.deps.log.warn(`scheduler ${what} failed`, { err });
       }
     };
-    const loop = async () => {
-      // Intervals run on the monotonic clock; `now()` only decides what is due (tests move it).
-      let nextSync = 0;
-      let nextSweep = 0;
-      while (!stopped) {
-        const t = now();
-        if (performance.now() >= nextSync) {
-          nextSync = performance.now() + syncMs;
-          await guard('sync', () => this.syncIfChanged(t));
-        }
-        if (stopped) break;
-        await guard('tick', () => this.tick(t));
-        if (performance.now() >= nextSweep && !stopped) {
-          nextSweep = performance.now() + sweepMs;
-          await guard('sweep', () => this.sweep(t));
-        }
-        if (stopped) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, tickMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+    // Intervals run on the monotonic clock; `now()` only decides what is due (tests move it).
+    let nextSync = 0;
+    let nextSweep = 0;
+    return runLoop(async (stopped) => {
+      const t = now();
+      if (performance.now() >= nextSync) {
+        nextSync = performance.now() + syncMs;
+        await guard('sync', () => this.syncIfChanged(t));
       }
-    };
-    const done = loop();
-    return {
-      async stop() {
-        stopped = true;
-        wake();
-        await done;
-      },
-    };
+      if (stopped()) return;
+      await guard('tick', () => this.tick(t));
+      if (performance.now() >= nextSweep && !stopped()) {
+        nextSweep = performance.now() + sweepMs;
+        await guard('sweep', () => this.sweep(t));
+      }
+    }, tickMs);
   }
 }
 
