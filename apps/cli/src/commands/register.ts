@@ -10,6 +10,7 @@ import { registerExecutions } from './executions.js';
 import { registerFlow } from './flow.js';
 import { registerNs } from './ns.js';
 import { registerOrg } from './org.js';
+import { registerRoleBinding } from './role-binding.js';
 import { registerSecretsAndVars } from './secrets-vars.js';
 import { registerServerLocal } from './server-local.js';
 
@@ -23,6 +24,7 @@ export function registerAll(program: Command, app: App): void {
   registerAi(program, app);
   registerOrg(program, app);
   registerAlert(program, app);
+  registerRoleBinding(program, app);
   registerServerLocal(program, app);
   registerCompletion(program, app);
 }

@@ -15,6 +15,7 @@ import { Instances } from './Instances';
 import { Organizations } from './Organizations';
 import { SingleSignOn } from './SingleSignOn';
 import { Providers } from './Providers';
+import { RoleBindings } from './RoleBindings';
 import { SecretsAndVariables } from './SecretsAndVariables';
 import { Storage } from './Storage';
 import { Users } from './Users';
@@ -24,6 +25,7 @@ const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[
   { id: 'secrets', label: 'Secrets & variables', minRole: 'viewer', Screen: SecretsAndVariables },
   { id: 'providers', label: 'Secret providers', minRole: 'viewer', Screen: Providers },
   { id: 'users', label: 'Users', minRole: 'admin', Screen: Users },
+  { id: 'role-bindings', label: 'Role bindings', minRole: 'admin', Screen: RoleBindings },
   { id: 'audit', label: 'Audit log', minRole: 'admin', Screen: Audit },
   { id: 'instances', label: 'Instances', minRole: 'admin', Screen: Instances },
   { id: 'storage', label: 'Storage', minRole: 'admin', Screen: Storage },

@@ -1,0 +1,89 @@
+// Settings › Role bindings (admin, issue #34): who has a role on which
+// namespace beyond their global role. A binding gives a user, or an IdP group
+// (as the SSO groups claim names it), a role on a namespace and its
+// children; a caller's role there is the highest of its global role and the
+// bindings that cover it (docs/operating/roles.md). Every change is audited.
+import { useState } from 'react';
+import { api } from '../../api';
+import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
+import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+
+type Binding = Answer<'listRoleBindings'>['items'][number];
+
+export function RoleBindings() {
+  const list = useLoad(() => api<Answer<'listRoleBindings'>>('GET', '/role-bindings').then((r) => r.items), []);
+  const [namespace, setNamespace] = useState('');
+  const [kind, setKind] = useState<'user' | 'group'>('user');
+  const [subject, setSubject] = useState('');
+  const [role, setRole] = useState<Role>('editor');
+  const create = useAction(async () => {
+    const body: RequestBody<'createRoleBinding'> = { namespace, role, ...(kind === 'user' ? { user: subject } : { group: subject }) };
+    await api('POST', '/role-bindings', body);
+    setSubject('');
+    list.reload();
+  });
+  const remove = useAction(async (b: Binding) => {
+    await api('DELETE', `/role-bindings/${encodeURIComponent(b.id)}`);
+    list.reload();
+  });
+  const who = (b: Binding) => (b.group !== null ? `group ${b.group}` : (b.user_email ?? b.user_id ?? ''));
+  return (
+    <Section title="Role bindings">
+      <p className="muted small">
+        A binding gives a user or an IdP group a role on a namespace and its children (<code>team</code> covers <code>team.etl</code>). There, a caller has the highest of
+        its global role and its bindings; an API token never more than its own role. Bindings only raise a role: the global role still applies everywhere.
+      </p>
+      <ErrorBox error={list.error} />
+      {list.data ? (
+        <table aria-label="Role bindings">
+          <thead>
+            <tr><th>Namespace</th><th>User or group</th><th>Role</th><th>Created by</th><th>Created</th><th /></tr>
+          </thead>
+          <tbody>
+            {list.data.map((b) => (
+              <tr key={b.id}>
+                <td>{b.namespace}</td>
+                <td>{who(b)}</td>
+                <td>{b.role}</td>
+                <td>{b.created_by}</td>
+                <td>{fmtTime(b.created_at)}</td>
+                <td>
+                  <Button aria-label={`Delete the binding of ${who(b)} on ${b.namespace}`} disabled={remove.busy} onClick={() => confirm(`Remove the ${b.role} role of ${who(b)} on ${b.namespace}?`) && void remove.run(b)}>
+                    Delete
+                  </Button>
+                </td>
+              </tr>
+            ))}
+            {!list.data.length && <tr><td colSpan={6} className="muted">No bindings: every user has their global role everywhere.</td></tr>}
+          </tbody>
+        </table>
+      ) : (
+        !list.error && <Loading what="the role bindings" />
+      )}
+      <ErrorBox error={remove.error} />
+      <form className="row wrap" aria-label="Add a role binding" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+        <label>
+          Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team" />
+        </label>
+        <label>
+          For{' '}
+          <select value={kind} onChange={(e) => setKind(e.target.value as 'user' | 'group')}>
+            <option value="user">a user</option>
+            <option value="group">an IdP group</option>
+          </select>
+        </label>
+        <label>
+          {kind === 'user' ? 'User email' : 'Group name'} <input value={subject} onChange={(e) => setSubject(e.target.value)} required placeholder={kind === 'user' ? 'ann@example.com' : 'data-team'} />
+        </label>
+        <label>
+          Role{' '}
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </label>
+        <Button type="submit" disabled={create.busy}>Add binding</Button>
+      </form>
+      <ErrorBox error={create.error} />
+    </Section>
+  );
+}
