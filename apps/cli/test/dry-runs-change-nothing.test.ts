@@ -42,21 +42,35 @@ interface Proxy {
   close(): Promise<void>;
 }
 
-/** An HTTP proxy in front of `target` that records the method and path of each request it forwards. */
+/**
+ * An HTTP proxy in front of `target` that records the method and path of each
+ * request it forwards, marked ` (dry_run)` when its JSON body says `dry_run: true`.
+ */
 async function recordingProxy(target: string): Promise<Proxy> {
   const upstream = new URL(target);
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
-    requests.push(`${req.method} ${req.url}`);
-    const fwd = http.request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    fwd.on('error', (err) => res.writeHead(502).end(String(err)));
-    req.pipe(fwd);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      let dryRun = false;
+      try {
+        dryRun = (JSON.parse(body.toString('utf8')) as { dry_run?: unknown }).dry_run === true;
+      } catch {
+        // not JSON
+      }
+      requests.push(`${req.method} ${req.url}${dryRun ? ' (dry_run)' : ''}`);
+      const fwd = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      fwd.on('error', (err) => res.writeHead(502).end(String(err)));
+      fwd.end(body);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -72,10 +86,12 @@ async function recordingProxy(target: string): Promise<Proxy> {
 }
 
 /**
- * Requests that change nothing: reads, and the POSTs the spec defines as
- * read-only checks (validateFile). A dry run may send these and no others.
+ * Requests that change nothing: reads, the POSTs the spec defines as
+ * read-only checks (validateFile), and a backfill's preview (createBackfill
+ * with dry_run, which stores nothing: the state probe checks it). A dry run
+ * may send these and no others.
  */
-const READ_ONLY = [/^(GET|HEAD) /, /^POST \/api\/v1\/namespaces\/[^/?]+\/validate(\?|$)/];
+const READ_ONLY = [/^(GET|HEAD) /, /^POST \/api\/v1\/namespaces\/[^/?]+\/validate(\?|$)/, /^POST \/api\/v1\/flows\/[^/?]+\/[^/?]+\/backfills \(dry_run\)$/];
 
 /** Every file and directory under `dirs`, with its mode, mtime and content hash. */
 function snapshot(dirs: string[]): Record<string, string> {
@@ -201,6 +217,26 @@ const CASES: DryRun[] = [
       assert.deepEqual(r.stdout.trim().split('\n').sort(), ['+ new.txt', '- old.txt', '~ hello.flow.yaml']);
       assert.match(r.stderr, /dry run: 3 change\(s\) against dry\.existing version 1, nothing saved/);
       assert.doesNotMatch(r.stderr, /would create/);
+    },
+  },
+  {
+    command: 'flow backfill',
+    name: 'flow backfill of a nightly schedule over a past week',
+    setup: async () => {
+      await s.saveFlow('dry.backfill', { 'nightly.flow.yaml': `${FLOW.replace('id: hello', 'id: nightly')}triggers:\n  - id: every-night\n    type: schedule\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n`, 'scripts/greet.sh': '#!/bin/sh\necho hello\n' }, ['scripts/greet.sh']);
+    },
+    args: () => ['flow', 'backfill', 'dry.backfill/nightly', '--from', '2026-01-05', '--to', '2026-01-11T23:59:59Z', '--dry-run'],
+    state: async () => {
+      const r = await s.api('GET', '/api/v1/flows/dry.backfill/nightly/backfills');
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.items.map((b: { id: string; state: string }) => `${b.id} ${b.state}`);
+    },
+    says: (r) => {
+      const lines = r.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^7 fire time\(s\) of every-night \(0 2 \* \* \*, Europe\/Berlin\); dry run, nothing created$/);
+      // 02:00 in Berlin in winter is 01:00 UTC.
+      assert.match(lines[1]!, /^2026-01-05T01:00:00(\.000)?Z /);
+      assert.match(lines[7]!, /^2026-01-11T01:00:00(\.000)?Z /);
     },
   },
 ];

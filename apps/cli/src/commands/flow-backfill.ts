@@ -68,7 +68,13 @@ export function registerFlowBackfill(flow: Command, app: App): void {
       .option('--trigger <id>', 'the schedule trigger (needed when the flow has several)')
       .option('--max-in-flight <n>', 'executions of the backfill not ended at a time, at most', (v) => Number(v))
       .option('--dry-run', 'print the fire times it would create; create nothing'),
-  ).action(async (ref: string, opts: { from?: string; to?: string; trigger?: string; maxInFlight?: number; dryRun?: boolean; output?: string }, cmd: Command) => {
+  )
+    .addHelpText(
+      'after',
+      '\nA dry run changes nothing anywhere: the service computes the fire times the backfill would create\n' +
+        '(createBackfill with dry_run, which stores nothing), and the CLI prints them and writes no file.\n',
+    )
+    .action(async (ref: string, opts: { from?: string; to?: string; trigger?: string; maxInFlight?: number; dryRun?: boolean; output?: string }, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
     // Not requiredOption: commander would ask the subcommands (status, pause...) for them too.
     if (!opts.from || !opts.to) throw new CliError('svc flow backfill NS/FLOW needs --from and --to', 2);
