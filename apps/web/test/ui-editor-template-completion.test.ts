@@ -25,10 +25,10 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
   });
   after(async () => ui?.stop());
 
-  const options = async (page: Page) => {
-    const list = page.locator('.cm-tooltip-autocomplete');
-    await list.waitFor();
-    return list.locator('li .cm-completionLabel').allInnerTexts();
+  /** The options shown once the list offers `expected` (typed keys arrive one by one: the list first shows the roots). */
+  const options = async (page: Page, expected: string) => {
+    await page.waitForFunction((l) => [...document.querySelectorAll('.cm-tooltip-autocomplete li .cm-completionLabel')].some((e) => e.textContent!.startsWith(l)), expected);
+    return page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allInnerTexts();
   };
   const onlyOption = (page: Page, label: string) =>
     page.waitForFunction((l) => {
@@ -46,7 +46,7 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('env: {STARTED: "{{ execution.', { delay: 20 });
-    const fields = await options(page);
+    const fields = await options(page, 'start_date');
     for (const f of ['id', 'namespace', 'flow_id', 'start_date']) assert.ok(fields.some((o) => o.startsWith(f)), `${f} offered: ${fields.join(', ')}`);
     await shot(page, 'editor-template-completion-01-execution');
     await page.keyboard.type('sta', { delay: 20 });
@@ -58,7 +58,7 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('# the day: {{ trigger.', { delay: 20 });
-    const trigger = await options(page);
+    const trigger = await options(page, 'date');
     assert.ok(trigger.some((o) => o.startsWith('date')), `date offered: ${trigger.join(', ')}`);
     await shot(page, 'editor-template-completion-02-trigger');
     await page.keyboard.type('da', { delay: 20 });
