@@ -228,6 +228,9 @@ test('the group mapping is applied again at every login: up to admin, then down 
   const changes = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'user.update' AND target_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`);
   assert.deepEqual(changes.rows.map((x) => x.details.role), [{ before: 'editor', after: 'admin' }, { before: 'admin', after: 'viewer' }]);
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'alice@example.com'`)).rows[0].n, 1, 'the same user each time');
+  // The groups of the last login are kept for role bindings of IdP groups (issue #34, docs/operating/roles.md).
+  const groups = await gw.db.pool.query(`SELECT group_name FROM user_groups WHERE user_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY group_name`);
+  assert.deepEqual(groups.rows.map((x) => x.group_name), ['unmapped']);
   idp.accounts.get('alice')!.groups = ['svc-editors'];
 });
 

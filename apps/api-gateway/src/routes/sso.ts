@@ -22,7 +22,7 @@ import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
 import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { parseSecretReference } from '@svc/secrets';
-import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, sha256, SsoEmailTakenError, upsertSsoUser, type Role } from '@svc/identity';
+import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, setUserGroups, sha256, SsoEmailTakenError, upsertSsoUser, type Role } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
@@ -222,6 +222,8 @@ export function createSso(deps: SsoDeps) {
         throw err;
       }
       const { user } = up;
+      // The groups as of this login: role bindings of IdP groups apply through them (issue #34, docs/operating/roles.md).
+      await setUserGroups(db.pool, user.id, groups);
       const actor = { id: user.id, type: 'user' as const };
       if (up.created) {
         await recordAudit(db.prisma, { action: 'user.create', actor, targetType: 'user', targetId: user.id, ip, requestId, details: { via: 'oidc', email: user.email, role: user.role, groups }, at: now });
