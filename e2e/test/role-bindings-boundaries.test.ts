@@ -134,6 +134,12 @@ test('the binding operations are in the document, admin only, and a binding cann
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', role: 'admin' })).status, 422);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'x@example.com', group: 'g', role: 'admin' })).status, 422);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'nobody@example.com', role: 'admin' })).status, 404);
+  // getMe names where a binding raises the caller, for the UI; nothing for an admin.
+  const me = async (token: string) => (await (await fetch(`${s.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { role: string; role_bindings?: unknown };
+  assert.deepEqual((await me(tokens.editor)).role_bindings, [{ namespace: 'team', role: 'editor' }]);
+  assert.equal((await me(tokens.editor)).role, 'viewer');
+  assert.equal((await me(tokens.viewer)).role_bindings, undefined);
+  assert.equal((await me(s.token)).role_bindings, undefined);
   // Even the admin-bound user is not a global admin: the bindings are managed by global admins only.
   const byBound = await call(tokens.admin, 'get', '/api/v1/role-bindings?namespace=team');
   assert.equal(byBound.status, 403);

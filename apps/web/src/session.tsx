@@ -21,11 +21,28 @@ export function roleAtLeast(have: Role, need: Role): boolean {
   return ROLES.indexOf(have) >= ROLES.indexOf(need);
 }
 
-/** `can(role)` and, for a disabled control, the reason: null when allowed. */
+/**
+ * The caller's role on a namespace: its global role, raised by the role
+ * bindings that cover the namespace (issue #34; getMe's `role_bindings`, the
+ * namespace itself or an ancestor). Without a namespace, the global role.
+ */
+export function roleOn(me: Me, namespace?: string): Role {
+  let role = me.role;
+  if (namespace === undefined) return role;
+  for (const b of me.role_bindings ?? []) {
+    if ((namespace === b.namespace || namespace.startsWith(`${b.namespace}.`)) && !roleAtLeast(role, b.role)) role = b.role;
+  }
+  return role;
+}
+
+/** `can(role, namespace?)` and, for a disabled control, the reason: null when allowed. Give the namespace an action is on, so a role binding there counts. */
 export function usePermission() {
   const { me } = useSession();
   return {
-    can: (need: Role) => roleAtLeast(me.role, need),
-    needs: (need: Role): string | null => (roleAtLeast(me.role, need) ? null : `Needs the ${need} role (you are ${me.role})`),
+    can: (need: Role, namespace?: string) => roleAtLeast(roleOn(me, namespace), need),
+    needs: (need: Role, namespace?: string): string | null => {
+      const have = roleOn(me, namespace);
+      return roleAtLeast(have, need) ? null : `Needs the ${need} role (you are ${have}${namespace !== undefined && have !== me.role ? ` on ${namespace}` : ''})`;
+    },
   };
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
+import { browserSkipReason, login, newUser, shot, startUi, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
 
@@ -17,7 +17,11 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
 
   before(async () => {
     ui = await startUi({ maintenance: false, dispatchers: 0 });
-    for (const ns of ['team', 'team.etl', 'other']) assert.equal((await ui.stack.api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
+    for (const ns of ['team', 'team.etl', 'other']) {
+      assert.equal((await ui.stack.api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
+      const saved = await ui.stack.api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'flow', changes: [{ op: 'put', path: 'f.flow.yaml', content: JSON.stringify({ id: 'f', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }] });
+      assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    }
     assert.equal((await ui.stack.api('POST', '/api/v1/users', { email: 'ann@example.com', role: 'viewer', password: 'ann password 12' })).status, 201);
   });
   after(async () => ui?.stop());
@@ -78,6 +82,29 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
     annToken = ((await tok.json()) as { secret: string }).secret;
     assert.equal(await annSaves('team.etl'), 201);
     assert.equal(await annSaves('other'), 403);
+  });
+
+  it("the bound user's screens offer what the binding allows, and only there", async () => {
+    const { page } = await newUser(ui.browser, ui.stack.url);
+    await login(page, 'ann@example.com', 'ann password 12');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    // Editor on team.etl through the binding on team: the flow can be disabled there.
+    await page.goto('/flows/team.etl/f');
+    const toggle = page.getByRole('button', { name: 'Disable' });
+    await toggle.waitFor();
+    assert.equal(await toggle.isEnabled(), true);
+    await shot(page, 'role-binding-editor-on-child');
+    // Not on other: the button says why.
+    await page.goto('/flows/other/f');
+    await page.getByRole('button', { name: 'Disable' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Disable' }).isEnabled(), false);
+    assert.equal(await page.getByRole('button', { name: 'Disable' }).getAttribute('title'), 'Needs the editor role (you are viewer)');
+    // Back on team.etl, the click works: the API agrees with the screen.
+    await page.goto('/flows/team.etl/f');
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable' }).waitFor();
+    assert.equal((await ui.stack.api('GET', '/api/v1/flows/team.etl/f')).body.enabled, false);
+    await page.context().close();
   });
 
   it('deleting a binding in the table takes the role away at once, and both changes are audited', async () => {

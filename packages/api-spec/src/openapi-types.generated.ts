@@ -2774,6 +2774,11 @@ export interface components {
             auth_type: "token" | "session";
             /** @description True while the user has a temporary password */
             must_change_password: boolean;
+            /** @description Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none */
+            role_bindings?: {
+                namespace: string;
+                role: components["schemas"]["Role"];
+            }[];
         } & {
             [key: string]: unknown;
         };

@@ -146,3 +146,45 @@ export async function namespaceRole(pool: pg.Pool, s: RoleSubject, namespace?: s
   const own = bound === null ? s.userRole : higherRole(s.userRole, bound);
   return s.tokenRole === undefined ? own : lowerRole(s.tokenRole, own);
 }
+
+export interface NamespaceRoleGrant {
+  namespace: string;
+  role: Role;
+}
+
+/** How long "there is no binding at all" is believed before asking again; for what to show only (getMe), never for a check. */
+const EMPTY_TTL_MS = 5_000;
+const emptyUntil = new WeakMap<pg.Pool, number>();
+
+/**
+ * The namespaces where a binding raises the caller above its global role
+ * (its own bindings and its groups'), each with the role it has there (lowered
+ * to a token's role); a namespace whose role the global one already gives is
+ * left out. No query for an admin, nor (for a few seconds after one saw none)
+ * while there is no binding at all. For showing what a caller may do (the web
+ * UI's buttons); the role check itself is namespaceRole's.
+ */
+export async function raisedNamespaces(pool: pg.Pool, s: RoleSubject): Promise<NamespaceRoleGrant[]> {
+  const own = s.tokenRole === undefined ? s.userRole : lowerRole(s.tokenRole, s.userRole);
+  if (s.userRole === 'admin' || own === 'admin' || Date.now() < (emptyUntil.get(pool) ?? 0)) return [];
+  const any = await pool.query(`SELECT 1 FROM role_bindings LIMIT 1`);
+  if (!any.rowCount) {
+    emptyUntil.set(pool, Date.now() + EMPTY_TTL_MS);
+    return [];
+  }
+  const r = await pool.query<NamespaceRoleGrant>(
+    `SELECT b.namespace, b.role FROM role_bindings b
+      WHERE b.user_id = $1 OR b.group_name IN (SELECT group_name FROM user_groups WHERE user_id = $1)`,
+    [s.userId],
+  );
+  const best = new Map<string, Role>();
+  for (const { namespace, role } of r.rows) {
+    const capped = s.tokenRole === undefined ? role : lowerRole(s.tokenRole, role);
+    const prev = best.get(namespace);
+    best.set(namespace, prev === undefined ? capped : higherRole(prev, capped));
+  }
+  return [...best]
+    .filter(([, role]) => ROLES.indexOf(role) > ROLES.indexOf(own))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([namespace, role]) => ({ namespace, role }));
+}

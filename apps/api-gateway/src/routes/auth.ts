@@ -15,6 +15,7 @@ import {
   normalizeEmail,
   passwordLoginRefused,
   passwordProblem,
+  raisedNamespaces,
   recordAudit,
   setDisplayName,
   setPassword,
@@ -106,7 +107,12 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       return reply(204);
     },
 
-    getMe: ({ principal }: Ctx) => meBody(principal!),
+    async getMe({ principal }: Ctx) {
+      const p = principal!;
+      // Where role bindings raise the caller (issue #34), so the UI can offer what the API allows there.
+      const raised = await raisedNamespaces(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+      return { ...meBody(p), ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
+    },
 
     async updateMe({ principal, body }: Ctx) {
       const { name } = body as { name?: string };

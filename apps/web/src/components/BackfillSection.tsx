@@ -62,7 +62,7 @@ export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: 
   });
 
   if (!schedules.length) return <p className="muted">No schedule trigger: a backfill runs a schedule over past dates.</p>;
-  const why = needs('operator');
+  const why = needs('operator', ns);
   return (
     <div className="backfill">
       <form

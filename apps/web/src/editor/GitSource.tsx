@@ -46,7 +46,7 @@ export function GitSourcePanel({ ns, source, file, text, dirty, binary, editing,
     const r = await api<PushResult>('POST', `/namespaces/${ns}/git/push`, { message: message || `Edit ${file}`, changes: [{ op: 'put', path: file, content: text }] });
     setPushed({ ...r, path: file });
   });
-  const editWhy = needs('editor') ?? (!file ? 'Open a file first' : binary ? 'Binary files cannot be edited here' : null);
+  const editWhy = needs('editor', ns) ?? (!file ? 'Open a file first' : binary ? 'Binary files cannot be edited here' : null);
   const pushWhy = editWhy ?? (!editing ? 'Edit the file for a branch first' : !dirty ? 'Change the file first: the branch holds your edit' : null);
   return (
     <section className="notice git-source" aria-label="Git source">

@@ -93,7 +93,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   }, [ns]);
   const source = sourceOf(git.data);
   const editWhy =
-    needs('editor') ?? (readOnly || git.data?.read_only ? `The namespace is read-only: it is mapped from ${source ? `the git source ${source.name}` : 'a git source'}` : null);
+    needs('editor', ns) ?? (readOnly || git.data?.read_only ? `The namespace is read-only: it is mapped from ${source ? `the git source ${source.name}` : 'a git source'}` : null);
   // A git-mapped namespace's open file unlocked for an edit to push as a branch (never saved here).
   const [branchEdit, setBranchEdit] = useState(false);
   const branchEditRef = useRef(false);
@@ -289,7 +289,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
             <Button className="primary" disabledReason={editWhy ?? (!file ? 'Open a file first' : binary ? 'Binary files are replaced by upload' : null)} disabled={save.busy} onClick={() => saveRef.current()}>
               Save
             </Button>
-            <Button disabledReason={needs('operator') ?? runRefusal(file, entry)} onClick={() => setRunOpen(true)}>
+            <Button disabledReason={needs('operator', ns) ?? runRefusal(file, entry)} onClick={() => setRunOpen(true)}>
               Run…
             </Button>
           </div>

@@ -195,7 +195,7 @@ function Actions({ ex }: { ex: Execution }) {
     if (what !== 'cancel' && r?.id) navigate(`/executions/${r.id}`);
   });
   const ended = ENDED.includes(ex.state);
-  const op = needs('operator');
+  const op = needs('operator', ex.namespace);
   const plan = restartPlan(ex.task_runs);
   return (
     <div className="row wrap actions">

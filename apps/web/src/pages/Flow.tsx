@@ -26,7 +26,7 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
   if (flow.error) return <ErrorBox error={flow.error} />;
   if (!flow.data) return <Loading what="the flow" />;
   const f = flow.data;
-  const runWhy = needs('operator') ?? (f.enabled ? null : 'The flow is disabled');
+  const runWhy = needs('operator', ns) ?? (f.enabled ? null : 'The flow is disabled');
   return (
     <div className="page">
       <div className="row wrap">
@@ -41,7 +41,7 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
         <Link className="button" to={`/editor/${ns}?file=${encodeURIComponent(f.path ?? '')}`}>
           Open in editor
         </Link>
-        <Button disabledReason={needs('editor')} disabled={toggle.busy} onClick={() => void toggle.run()}>
+        <Button disabledReason={needs('editor', ns)} disabled={toggle.busy} onClick={() => void toggle.run()}>
           {f.enabled ? 'Disable' : 'Enable'}
         </Button>
       </div>
@@ -111,7 +111,7 @@ function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; fl
                 <div className="row wrap">
                   <code className="secret" data-testid="webhook-url">{t.webhook_url}</code> <CopyButton text={t.webhook_url} label="Copy webhook URL" />
                   <Button
-                    disabledReason={needs('editor')}
+                    disabledReason={needs('editor', ns)}
                     disabled={rotate.busy}
                     onClick={() => confirm('Rotate the key? The old URL stops working at once.') && void rotate.run(t.id)}
                   >

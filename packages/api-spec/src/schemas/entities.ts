@@ -19,6 +19,12 @@ export const Me = component('Me', Type.Object(
     role: RoleSchema,
     auth_type: StringEnum(['token', 'session'] as const, { description: 'Kind of credential of this request' }),
     must_change_password: Type.Boolean({ description: 'True while the user has a temporary password' }),
+    role_bindings: Type.Optional(
+      Type.Array(Type.Object({ namespace: Type.String(), role: RoleSchema }, { additionalProperties: false }), {
+        description:
+          'Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none',
+      }),
+    ),
   },
   { ...open, description: 'The principal of the credential' },
 ));

@@ -48,7 +48,7 @@ export function Triage({ ex }: { ex: Execution }) {
 
   const off = status.data && !status.data.enabled ? 'AI is off: no AI provider is configured' : null;
   const button = (
-    <Button className={latest ? '' : 'primary'} disabledReason={needs('operator') ?? off ?? (inFlight ? 'A triage is running' : null)} disabled={ask.busy} onClick={() => void ask.run()}>
+    <Button className={latest ? '' : 'primary'} disabledReason={needs('operator', ex.namespace) ?? off ?? (inFlight ? 'A triage is running' : null)} disabled={ask.busy} onClick={() => void ask.run()}>
       {latest ? 'Triage again' : 'Triage with AI'}
     </Button>
   );

@@ -11,7 +11,7 @@ export function SecretsAndVariables() {
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
   const [ns, setNs] = useState('');
   const { needs } = usePermission();
-  const writeWhy = ns ? needs('editor') : needs('admin');
+  const writeWhy = ns ? needs('editor', ns) : needs('admin');
   const prefix = ns ? `/namespaces/${ns}` : '';
   return (
     <>
