@@ -4,6 +4,7 @@
 // edits (claims at each login), and the client is registered for the
 // gateway's redirect URI. Also a small browser over fetch (cookies per
 // origin, redirects followed by hand) that signs in through those forms.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 // @ts-expect-error oidc-provider ships no type declarations
@@ -31,10 +32,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startIdp(opts: { port?: number; clientId: string; clientSecret: string; redirectUri: string; postLogoutRedirectUri: string; idTokenTtlSeconds?: number }): Promise<TestIdp> {
+/** A private RSA signing key as a JWK, for an IdP that rotates its keys. */
+export function signingKey(kid: string): Record<string, unknown> {
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+}
+
+export async function startIdp(opts: {
+  port?: number;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  postLogoutRedirectUri: string;
+  idTokenTtlSeconds?: number;
+  /** Signing keys (default: the package's development key). */
+  keys?: Record<string, unknown>[];
+  /** Share another instance's accounts (a restarted IdP). */
+  accounts?: Map<string, Account>;
+}): Promise<TestIdp> {
   const port = opts.port ?? (await freePort());
   const issuer = `http://127.0.0.1:${port}`;
-  const accounts = new Map<string, Account>();
+  const accounts = opts.accounts ?? new Map<string, Account>();
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -50,6 +68,7 @@ export async function startIdp(opts: { port?: number; clientId: string; clientSe
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
     scopes: ['openid', 'email', 'profile', 'groups'],
     ttl: { IdToken: opts.idTokenTtlSeconds ?? 60 },
+    ...(opts.keys ? { jwks: { keys: opts.keys } } : {}),
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     async findAccount(_ctx: unknown, id: string) {
       const a = accounts.get(id);

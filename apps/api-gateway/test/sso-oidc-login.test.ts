@@ -3,8 +3,8 @@
 // on loopback, and a browser stand-in that follows the redirects and fills
 // the IdP's forms. Good logins, the group mapping at every login, and each
 // refusal: wrong state, replayed code, expired ID token, foreign issuer,
-// disabled user, unverified email, password login turned off; the client
-// secret appears in no response and no log line.
+// disabled user, unverified email, password login turned off; a key rotation
+// at the IdP; the client secret appears in no response and no log line.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { createObjectStore } from '@svc/storage';
 import { buildGateway } from '../src/app.js';
 import type { TestGateway } from './helpers.js';
 import { login, makeUser, PASSWORD, raw } from './identity-helpers.js';
-import { freePort, startIdp, TestBrowser, type TestIdp } from '../../../e2e/test/oidc-provider-standin.js';
+import { freePort, signingKey, startIdp, TestBrowser, type TestIdp } from '../../../e2e/test/oidc-provider-standin.js';
 import { assertConforms, assertNoLeak } from './secrets-helpers.js';
 
 const CLIENT_ID = 'svc-test';
@@ -34,6 +34,7 @@ let gw: TestGateway;
 let idp: TestIdp;
 let foreign: TestIdp;
 let admin: string;
+let idpClient: Parameters<typeof startIdp>[0];
 const responses: string[] = [];
 
 /** A gateway on a port chosen first: its public URL is the redirect URI the IdP knows. */
@@ -137,7 +138,8 @@ before(async () => {
   const [gwPort, idpPort, foreignPort] = [await freePort(), await freePort(), await freePort()];
   const publicUrl = `http://127.0.0.1:${gwPort}`;
   const client = { clientId: CLIENT_ID, clientSecret: SECRET, redirectUri: `${publicUrl}/api/v1/sso/oidc/callback`, postLogoutRedirectUri: `${publicUrl}/login` };
-  idp = await startIdp({ ...client, port: idpPort });
+  idpClient = { ...client, port: idpPort };
+  idp = await startIdp(idpClient);
   foreign = await startIdp({ ...client, port: foreignPort });
   gw = await startGatewayAt(gwPort, { SVC_PUBLIC_URL: publicUrl, SVC_MASTER_KEYS: `k1:${crypto.randomBytes(32).toString('base64')}` });
   await makeUser(gw, 'admin@example.com', 'admin');
@@ -341,6 +343,25 @@ test('no response and no log line carries the client secret', async () => {
   assert.ok(texts.length > 50, `${texts.length} texts checked`);
   assert.ok(texts.some((t) => t.includes('sso login refused')), 'refusals are logged');
   assertNoLeak([SECRET], texts);
+});
+
+test("the issuer's keys are cached across logins and a rotated key is fetched (at most once a minute)", async () => {
+  // The IdP restarts with its own key; saving the settings reads discovery and the keys again.
+  await idp.close();
+  idp = await startIdp({ ...idpClient, keys: [signingKey('k-old')], accounts: idp.accounts });
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings())).status, 200);
+  await ssoLogin('alice');
+  const fetchedAt = Date.now();
+  // It rotates to a new key: within the minute the cached keys are used and the new one is unknown.
+  await idp.close();
+  idp = await startIdp({ ...idpClient, keys: [signingKey('k-new')], accounts: idp.accounts });
+  const b = browser();
+  await refused(b, await toCallback(b, 'alice'), 'token');
+  const detail = String(gw.logs().filter((l) => l.message === 'sso login refused').at(-1)?.detail);
+  assert.match(detail, /key/i, detail);
+  // A minute after the last fetch, an unknown key makes the gateway fetch the JWKS again.
+  await new Promise((r) => setTimeout(r, Math.max(0, fetchedAt + 61_000 - Date.now())));
+  assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200);
 });
 
 test('SSO removed: the login is no longer offered', async () => {

@@ -4,9 +4,10 @@
 // `state` and `nonce`.
 //
 // Discovery is read when the settings are written and again at most once an
-// hour; the issuer's JWKS is cached across logins (getJwksCache/setJwksCache)
-// and openid-client fetches it again when it is 5 minutes old, or when an ID
-// token names a key it does not hold (a rotation), at most once a minute.
+// hour. Every ID token's signature is checked with the issuer's keys: the
+// JWKS is cached across logins (getJwksCache/setJwksCache), and openid-client
+// fetches it again when it is 5 minutes old, or when an ID token names a key
+// it does not hold (a rotation), at most once a minute.
 // ID tokens are judged on the gateway's clock (tests move it).
 import type pg from 'pg';
 import * as client from 'openid-client';
@@ -165,7 +166,8 @@ export class OidcClient {
       timeout: 10,
     });
     const server = config.serverMetadata();
-    this.discovered = { key, at: Date.now(), server, ...(d && d.key === key && d.jwks ? { jwks: d.jwks } : {}) };
+    // Saving the settings (fresh) reads the keys again too; an hourly re-discovery keeps them.
+    this.discovered = { key, at: Date.now(), server, ...(!fresh && d && d.key === key && d.jwks ? { jwks: d.jwks } : {}) };
     return server;
   }
 
@@ -177,6 +179,8 @@ export class OidcClient {
     const config = new client.Configuration(server, s.clientId, { client_secret: secret, [client.clockSkew]: skew }, client.ClientSecretBasic(secret));
     if (new URL(s.issuerUrl).protocol === 'http:') client.allowInsecureRequests(config);
     config.timeout = 10;
+    // Check the ID token's signature with the issuer's keys (openid-client otherwise trusts the token endpoint's TLS alone).
+    client.enableNonRepudiationChecks(config);
     if (this.discovered?.jwks) client.setJwksCache(config, this.discovered.jwks);
     return config;
   }
