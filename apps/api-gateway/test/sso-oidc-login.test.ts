@@ -25,6 +25,7 @@ import { assertConforms, assertNoLeak } from './secrets-helpers.js';
 
 const CLIENT_ID = 'svc-test';
 const SECRET = `oidc-secret-${crypto.randomBytes(12).toString('hex')}`;
+const MASTER_KEYS = `k1:${crypto.randomBytes(32).toString('base64')}`;
 
 /** The gateway's clock: real time plus an offset the tests move (ID tokens are judged on it). */
 let offset = 0;
@@ -38,11 +39,11 @@ let idpClient: Parameters<typeof startIdp>[0];
 const responses: string[] = [];
 
 /** A gateway on a port chosen first: its public URL is the redirect URI the IdP knows. */
-async function startGatewayAt(port: number, env: Record<string, string>): Promise<TestGateway> {
-  const tdb = await createTestDatabase();
+async function startGatewayAt(port: number, env: Record<string, string>, databaseUrl?: string): Promise<TestGateway> {
+  const tdb = databaseUrl ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: String(port), ...env });
-  const db = createDb({ url: tdb.url, poolSize: 4 });
+  const db = createDb({ url: databaseUrl ?? tdb!.url, poolSize: 4 });
   const storage = await createObjectStore(config.storage);
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', now, uiDir: path.join(dataDir, 'no-ui') });
@@ -61,7 +62,7 @@ async function startGatewayAt(port: number, env: Record<string, string>): Promis
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();
-      await tdb.drop();
+      await tdb?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -141,7 +142,7 @@ before(async () => {
   idpClient = { ...client, port: idpPort };
   idp = await startIdp(idpClient);
   foreign = await startIdp({ ...client, port: foreignPort });
-  gw = await startGatewayAt(gwPort, { SVC_PUBLIC_URL: publicUrl, SVC_MASTER_KEYS: `k1:${crypto.randomBytes(32).toString('base64')}` });
+  gw = await startGatewayAt(gwPort, { SVC_PUBLIC_URL: publicUrl, SVC_MASTER_KEYS: MASTER_KEYS });
   await makeUser(gw, 'admin@example.com', 'admin');
   admin = await login(gw, 'admin@example.com');
   assert.equal((await asAdmin('PUT', '/api/v1/secrets/oidc_client_secret', { value: SECRET })).status, 200);
@@ -362,6 +363,21 @@ test("the issuer's keys are cached across logins and a rotated key is fetched (a
   // A minute after the last fetch, an unknown key makes the gateway fetch the JWKS again.
   await new Promise((r) => setTimeout(r, Math.max(0, fetchedAt + 61_000 - Date.now())));
   assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200);
+});
+
+test('an IdP that cannot be reached sends the browser back to the login page with the reason', async () => {
+  // A second gateway instance on the same database, which has not read the discovery document yet.
+  const port = await freePort();
+  const second = await startGatewayAt(port, { SVC_PUBLIC_URL: `http://127.0.0.1:${port}`, SVC_MASTER_KEYS: MASTER_KEYS }, gw.db.url);
+  try {
+    await idp.close();
+    const r = await browser().request('GET', `${second.url}/api/v1/sso/oidc/login`);
+    assert.equal(r.status, 302);
+    assert.equal(r.headers.location, '/login?sso_error=unavailable');
+    assert.ok(second.logs().some((l) => l.message === 'sso login: the IdP or the client secret cannot be reached'));
+  } finally {
+    await second.close();
+  }
 });
 
 test('SSO removed: the login is no longer offered', async () => {

@@ -76,7 +76,7 @@ function settingsBody(s: OidcSettingsRow, redirectUri: string): Schemas['OidcSet
 }
 
 /** Why a login failed, as /login?sso_error= names it. */
-type SsoFailure = 'state' | 'denied' | 'token' | 'email_unverified' | 'disabled' | 'email_taken' | 'not_configured';
+type SsoFailure = 'state' | 'denied' | 'token' | 'email_unverified' | 'disabled' | 'email_taken' | 'not_configured' | 'unavailable';
 
 class LoginRefused extends Error {
   constructor(
@@ -131,7 +131,14 @@ export function createSso(deps: SsoDeps) {
   async function start(req: Request, res: Response): Promise<void> {
     const s = await usable();
     if (!s) return toLogin(res, 'not_configured');
-    const config = await oidc.configuration(s);
+    let config: client.Configuration;
+    try {
+      config = await oidc.configuration(s);
+    } catch (err) {
+      // The discovery document cannot be read, or the client secret's reference cannot be resolved.
+      deps.log.warn('sso login: the IdP or the client secret cannot be reached', { err: describe(err) });
+      return toLogin(res, 'unavailable');
+    }
     const session: Record<string, LoginState> = {};
     (req as Request & { session?: unknown }).session = session;
     const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (_t, done) => done(null, false));
@@ -184,7 +191,12 @@ export function createSso(deps: SsoDeps) {
       if (!s) throw new LoginRefused('not_configured', 'SSO is not configured');
       const state = await takeState(req);
       if (!state) throw new LoginRefused('state', 'no login in progress in this browser (missing, used or expired svc_oidc cookie)');
-      const config = await oidc.configuration(s);
+      let config: client.Configuration;
+      try {
+        config = await oidc.configuration(s);
+      } catch (err) {
+        throw new LoginRefused('unavailable', `the IdP or the client secret cannot be reached: ${describe(err)}`);
+      }
       (req as Request & { session?: unknown }).session = { oidc: state };
       const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => done(null, { tokens } as Verified as Express.User));
       let out: Outcome;

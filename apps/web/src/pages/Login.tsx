@@ -12,6 +12,7 @@ const SSO_ERRORS: Record<string, string> = {
   disabled: 'Your account is disabled.',
   email_taken: 'Your email address belongs to an account linked to another identity. Ask an admin.',
   not_configured: 'Single sign-on is not configured.',
+  unavailable: 'The identity provider cannot be reached right now. Try again later, or sign in with a password.',
 };
 
 export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => void; themeButton: ReactNode }) {
