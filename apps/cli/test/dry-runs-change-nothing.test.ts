@@ -15,6 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Command } from 'commander';
+import type { components } from '@svc/api-spec';
 import { cliMain, startStack, svc, tempHome, writeTree, type Stack, type SvcResult } from './support.js';
 
 let s: Stack;
@@ -229,7 +230,7 @@ const CASES: DryRun[] = [
     state: async () => {
       const r = await s.api('GET', '/api/v1/flows/dry.backfill/nightly/backfills');
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      return r.body.items.map((b: { id: string; state: string }) => `${b.id} ${b.state}`);
+      return (r.body.items as components['schemas']['Backfill'][]).map((b) => `${b.id} ${b.state}`);
     },
     says: (r) => {
       const lines = r.stdout.trim().split('\n');

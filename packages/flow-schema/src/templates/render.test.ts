@@ -182,7 +182,7 @@ describe('renderTemplate: text around expressions', () => {
   });
 
   it('writes a null execution.flow_id as empty text, or its default()', () => {
-    const adhoc: TemplateScope = { execution: { id: 'e', namespace: 'n', flow_id: null } };
+    const adhoc: TemplateScope = { execution: { id: 'e', namespace: 'n', flow_id: null, start_date: '2026-01-01T00:00:00Z' } };
     assert.equal(render('[{{ execution.flow_id }}]', adhoc), '[]');
     assert.equal(render("{{ default(execution.flow_id, 'adhoc') }}", adhoc), 'adhoc');
   });
