@@ -102,8 +102,15 @@ export async function run() {
     const to = new Date(Math.floor(Date.now() / day) * day + day);
     const marks = (await db.query(`SELECT hour, version::text FROM dashboard_hours`)).rows;
     const explain = async (ns, known) =>
-      (await db.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${HOUR_FIGURES_SQL}`, [new Date(to.getTime() - 30 * day), to, ns, known.map((m) => m.hour), known.map((m) => m.version)]))
-        .rows.map((r) => r['QUERY PLAN']);
+      (
+        await db.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${HOUR_FIGURES_SQL}`, [
+          new Date(to.getTime() - 30 * day),
+          to,
+          ns,
+          known.map((m) => m.hour),
+          known.map((m) => m.version),
+        ])
+      ).rows.map((r) => r['QUERY PLAN']);
     // A process's first request (it knows no hour) and the next ones (it knows every rolled-up hour).
     result.plan_30d_first = await explain(null, []);
     result.plan_30d_next = await explain(null, marks);

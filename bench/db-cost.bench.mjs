@@ -71,7 +71,11 @@ const FLOWS = {
 
 async function inFlight(count, concurrency, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => { while (next < count) await fn(next++, worker); }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (next < count) await fn(next++, worker);
+    }),
+  );
 }
 
 async function waitAllEnded(obs, ids, timeoutMs = 600_000) {
@@ -94,7 +98,10 @@ async function drive(obs, clients, flow, count) {
     trig[i] = { ...(await clients[g].trigger(NS, flow)), gateway: g };
   });
   const triggeredMs = wallMs() - t0;
-  const rows = await waitAllEnded(obs, trig.map((x) => x.id));
+  const rows = await waitAllEnded(
+    obs,
+    trig.map((x) => x.id),
+  );
   return { t0, trig, rows, triggeredMs };
 }
 
@@ -202,8 +209,16 @@ async function scenario(ctx, name, clients, flow, tasks, count) {
   const wallMsTotal = Math.max(...ended.values()) - t0;
   const toEnd = trig.map((x) => ended.get(x.id) - x.sent);
   // The processes' CPU as measured (an app's idle background is a few ms a second and would only add noise); PostgreSQL's model figure is net of its idle background.
-  const cpuPerExecution = Object.fromEntries(Object.entries(raw.cpu).filter(([, v]) => v).map(([k, v]) => [k, r2(v / count)]));
-  const check = await checks(ctx.obs, trig.map((x) => x.id), tasks);
+  const cpuPerExecution = Object.fromEntries(
+    Object.entries(raw.cpu)
+      .filter(([, v]) => v)
+      .map(([k, v]) => [k, r2(v / count)]),
+  );
+  const check = await checks(
+    ctx.obs,
+    trig.map((x) => x.id),
+    tasks,
+  );
   const vacuum = await vacuumCost(ctx, count);
   const out = {
     name,
@@ -226,19 +241,39 @@ async function scenario(ctx, name, clients, flow, tasks, count) {
     per_task: tasks > 1 ? withVacuum(perUnit(net, count * tasks, ctx.indexes), vacuum, tasks) : undefined,
     cpu_ms_per_execution: cpuPerExecution,
     checks: check,
-    window: { seconds: r1(raw.seconds), idle_statements_charged: r1((ctx.idle.statements ?? 0) * raw.seconds), idle_pg_cpu_ms_charged: r1((ctx.idle.cpu.postgres ?? 0) * raw.seconds), rollbacks: raw.rollbacks },
+    window: {
+      seconds: r1(raw.seconds),
+      idle_statements_charged: r1((ctx.idle.statements ?? 0) * raw.seconds),
+      idle_pg_cpu_ms_charged: r1((ctx.idle.cpu.postgres ?? 0) * raw.seconds),
+      rollbacks: raw.rollbacks,
+    },
     top_statements: top,
   };
   if (!check.ok) console.error(`db-cost: ${name}: the exactly-once checks failed: ${JSON.stringify(check)}`);
-  console.error(`db-cost: ${name}: ${out.per_second}/s, p50 trigger->end ${out.trigger_to_end_p50_ms} ms, ${out.per_execution.round_trips} round trips, ${out.per_execution.pg_cpu_ms} ms PostgreSQL CPU per execution, checks ${check.ok ? 'ok' : 'FAILED'}`);
+  console.error(
+    `db-cost: ${name}: ${out.per_second}/s, p50 trigger->end ${out.trigger_to_end_p50_ms} ms, ${out.per_execution.round_trips} round trips, ${out.per_execution.pg_cpu_ms} ms PostgreSQL CPU per execution, checks ${check.ok ? 'ok' : 'FAILED'}`,
+  );
   return out;
 }
 
 /** The model with the vacuum that follows (per execution, or per task over `tasks`), and PostgreSQL's CPU and projection with it. */
 function withVacuum(m, vacuum, tasks = 1) {
-  const v = { pg_cpu_ms: +(vacuum.pg_cpu_ms / tasks).toFixed(3), wal_bytes: r2(vacuum.wal_bytes / tasks), wal_fpi_bytes: r2(vacuum.wal_fpi_bytes / tasks), wal_records: r2(vacuum.wal_records / tasks) };
+  const v = {
+    pg_cpu_ms: +(vacuum.pg_cpu_ms / tasks).toFixed(3),
+    wal_bytes: r2(vacuum.wal_bytes / tasks),
+    wal_fpi_bytes: r2(vacuum.wal_fpi_bytes / tasks),
+    wal_records: r2(vacuum.wal_records / tasks),
+  };
   const cpu = m.pg_cpu_ms + v.pg_cpu_ms;
-  return { ...m, vacuum_pg_cpu_ms: v.pg_cpu_ms, vacuum_wal_bytes: v.wal_bytes, pg_cpu_ms_with_vacuum: +cpu.toFixed(3), wal_bytes_with_vacuum: r2(m.wal_bytes + v.wal_bytes), projected_per_pg_core_per_second_with_vacuum: cpu > 0 ? Math.round(1000 / cpu) : null, vacuum: { ...v, wall_ms_total: vacuum.wall_ms } };
+  return {
+    ...m,
+    vacuum_pg_cpu_ms: v.pg_cpu_ms,
+    vacuum_wal_bytes: v.wal_bytes,
+    pg_cpu_ms_with_vacuum: +cpu.toFixed(3),
+    wal_bytes_with_vacuum: r2(m.wal_bytes + v.wal_bytes),
+    projected_per_pg_core_per_second_with_vacuum: cpu > 0 ? Math.round(1000 / cpu) : null,
+    vacuum: { ...v, wall_ms_total: vacuum.wall_ms },
+  };
 }
 
 /** (chain of `CHAIN`) - (one task), per added task, for every scalar of the model. */
@@ -288,7 +323,11 @@ export async function run() {
     await maint.connect();
     stops.unshift(() => maint.end());
     const settings = Object.fromEntries(
-      (await admin.query(`SELECT name, setting || coalesce(unit, '') AS v FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'wal_compression', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size', 'commit_delay', 'autovacuum', 'data_checksums')`)).rows.map((x) => [x.name, x.v]),
+      (
+        await admin.query(
+          `SELECT name, setting || coalesce(unit, '') AS v FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_level', 'wal_compression', 'shared_buffers', 'checkpoint_timeout', 'max_wal_size', 'commit_delay', 'autovacuum', 'data_checksums')`,
+        )
+      ).rows.map((x) => [x.name, x.v]),
     );
 
     const obs = await observer(obsClient);
@@ -333,7 +372,16 @@ export async function run() {
 
     const oneModel = one1.per_execution;
     const result = {
-      config: { executions: COUNT, in_flight: IN_FLIGHT, warmup: WARMUP, idle_ms: IDLE_MS, slots_per_dispatcher: SLOTS, postgres: settings, load_average_at_start: startedLoad, load_average_at_end: loadavg() },
+      config: {
+        executions: COUNT,
+        in_flight: IN_FLIGHT,
+        warmup: WARMUP,
+        idle_ms: IDLE_MS,
+        slots_per_dispatcher: SLOTS,
+        postgres: settings,
+        load_average_at_start: startedLoad,
+        load_average_at_end: loadavg(),
+      },
       model_one_task_execution: oneModel,
       model_chain5: { per_execution: chain1.per_execution, per_task: chain1.per_task },
       model_marginal_task: marginalPerTask(oneModel, chain1.per_execution),
@@ -377,11 +425,25 @@ function pick(s) {
 }
 
 function summarizeIdle(i) {
-  return { seconds: r1(i.seconds), statements: r2(i.statements), commits: r2(i.commits), xids: r2(i.xids), wal_bytes: r1(i.wal_bytes), cpu_ms: Object.fromEntries(Object.entries(i.cpu).filter(([, v]) => v).map(([k, v]) => [k, r2(v)])), wal_records: Object.fromEntries(Object.entries(i.wal_by_record).map(([k, v]) => [k, r2(v.count)])) };
+  return {
+    seconds: r1(i.seconds),
+    statements: r2(i.statements),
+    commits: r2(i.commits),
+    xids: r2(i.xids),
+    wal_bytes: r1(i.wal_bytes),
+    cpu_ms: Object.fromEntries(
+      Object.entries(i.cpu)
+        .filter(([, v]) => v)
+        .map(([k, v]) => [k, r2(v)]),
+    ),
+    wal_records: Object.fromEntries(Object.entries(i.wal_by_record).map(([k, v]) => [k, r2(v.count)])),
+  };
 }
 
 function printTable(r) {
-  const m = r.model_one_task_execution, c = r.model_chain5.per_execution, t = r.model_marginal_task;
+  const m = r.model_one_task_execution,
+    c = r.model_chain5.per_execution,
+    t = r.model_marginal_task;
   const rows = [
     ['round trips', 'round_trips'],
     ['commits (all)', 'commits'],
@@ -402,11 +464,18 @@ function printTable(r) {
   ];
   console.log('per execution | one task | chain of 5 | each added task');
   for (const [label, k] of rows) {
-    if (label.startsWith('rows updated')) console.log(`${label} | ${m.rows_updated} (${m.rows_hot_updated}) | ${c.rows_updated} (${c.rows_hot_updated}) | ${t.rows_updated} (${t.rows_hot_updated})`);
-    else if (label === 'index entries (derived)') console.log(`${label} | ${m.index_entries_derived_range.join('–')} | ${c.index_entries_derived_range.join('–')} | ${t.index_entries_derived_full}–${r2(t.index_entries_derived_full + t.index_entries_derived_partial_at_most)}`);
+    if (label.startsWith('rows updated'))
+      console.log(`${label} | ${m.rows_updated} (${m.rows_hot_updated}) | ${c.rows_updated} (${c.rows_hot_updated}) | ${t.rows_updated} (${t.rows_hot_updated})`);
+    else if (label === 'index entries (derived)')
+      console.log(
+        `${label} | ${m.index_entries_derived_range.join('–')} | ${c.index_entries_derived_range.join('–')} | ${t.index_entries_derived_full}–${r2(t.index_entries_derived_full + t.index_entries_derived_partial_at_most)}`,
+      );
     else console.log(`${label} | ${m[k]} | ${c[k]} | ${t[k]}`);
   }
   const s = r.scale;
   console.log('scale | per s | p50 trigger->end ms | PG CPU ms/execution | claimed by | checks');
-  for (const k of ['one_1x1', 'one_2x2', 'one_1x1_after']) console.log(`${k} | ${s[k].per_second} | ${s[k].trigger_to_end_p50_ms} | ${s[k].pg_cpu_ms_per_execution} | ${JSON.stringify(s[k].task_runs_claimed_by)} | ${s[k].checks_ok ? 'ok' : 'FAILED'}`);
+  for (const k of ['one_1x1', 'one_2x2', 'one_1x1_after'])
+    console.log(
+      `${k} | ${s[k].per_second} | ${s[k].trigger_to_end_p50_ms} | ${s[k].pg_cpu_ms_per_execution} | ${JSON.stringify(s[k].task_runs_claimed_by)} | ${s[k].checks_ok ? 'ok' : 'FAILED'}`,
+    );
 }

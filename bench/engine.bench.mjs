@@ -56,7 +56,9 @@ const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSy
 
 function spawnCost(targetMiB) {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(targetMiB), path.join(root, 'packages/runner/dist/index.js')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(path.join(import.meta.dirname, 'lib/spawn-cost-child.mjs'), [String(targetMiB), path.join(root, 'packages/runner/dist/index.js')], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.once('message', resolve);
     child.once('exit', (c) => c !== 0 && reject(new Error(`spawn-cost child exited with ${c}`)));
   });
@@ -92,7 +94,11 @@ export async function run() {
     const workEnv = process.env.BENCH_WORK_DIR ? { SVC_WORK_DIR: path.join(process.env.BENCH_WORK_DIR, path.basename(dir)) } : {};
     // SVC_SPAWN_HELPER (perl, node) is passed on, to compare the spawn helpers on the same code.
     const helperEnv = process.env.SVC_SPAWN_HELPER ? { SVC_SPAWN_HELPER: process.env.SVC_SPAWN_HELPER } : {};
-    const svc = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv, ...helperEnv } });
+    const svc = await startDeployment({
+      url: cluster.url,
+      dir: path.join(dir, 'svc'),
+      env: { SVC_WORKER_SLOTS: String(SLOTS), SVC_EXECUTORS: 'process', ...workEnv, ...helperEnv },
+    });
     stops.unshift(() => svc.stop());
     if (workEnv.SVC_WORK_DIR) stops.push(async () => fs.rmSync(workEnv.SVC_WORK_DIR, { recursive: true, force: true }));
     await svc.saveFlows('bench', flowFiles(stampDir));
@@ -101,13 +107,16 @@ export async function run() {
     const obs = new pg.Pool({ connectionString: observerUrl, max: 4 });
     stops.unshift(() => obs.end());
 
-    const cpu = cpuClock({
-      dispatcher: svc.procs.dispatcher.child.pid,
-      gateway: svc.procs['api-gateway'].child.pid,
-      maintenance: svc.procs.maintenance.child.pid,
-      baseline_worker: base.pid,
-      bench: process.pid,
-    }, Number(fs.readFileSync(path.join(dir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]));
+    const cpu = cpuClock(
+      {
+        dispatcher: svc.procs.dispatcher.child.pid,
+        gateway: svc.procs['api-gateway'].child.pid,
+        maintenance: svc.procs.maintenance.child.pid,
+        baseline_worker: base.pid,
+        bench: process.pid,
+      },
+      Number(fs.readFileSync(path.join(dir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]),
+    );
     const probe = await startSpawnProbe();
     stops.unshift(() => probe.stop());
     const ctx = { svc, base, obs, counter: statementCounter(obs), cpu, probe, slots: SLOTS, stampDir, idle: { svc: 0, baseline: 0 } };
@@ -126,7 +135,11 @@ export async function run() {
     const result = {
       latency_p50_ms: fig(lat.svc.p50_ms, lat.baseline.p50_ms, { target: '<= 1.5 x baseline', met: lat.svc.p50_ms <= lat.baseline.p50_ms * 1.5 }),
       latency_p99_ms: fig(lat.svc.p99_ms, lat.baseline.p99_ms, { target: '< 100', met: lat.svc.p99_ms < 100 }),
-      throughput_per_second: fig(tp.svc.per_second, tp.baseline.per_second, { in_flight: THROUGHPUT_IN_FLIGHT, target: '>= 0.6 x baseline', met: tp.svc.per_second >= tp.baseline.per_second * 0.6 }),
+      throughput_per_second: fig(tp.svc.per_second, tp.baseline.per_second, {
+        in_flight: THROUGHPUT_IN_FLIGHT,
+        target: '>= 0.6 x baseline',
+        met: tp.svc.per_second >= tp.baseline.per_second * 0.6,
+      }),
       chain_40_wall_ms: fig(ch.svc.wall_ms, ch.baseline.wall_ms, { target: '<= 1.3 x baseline', met: ch.svc.wall_ms <= ch.baseline.wall_ms * 1.3 }),
       fanout_200_wall_ms: fig(fan.svc.wall_ms, fan.baseline.wall_ms, { target: '<= 1.5 x baseline', met: fan.svc.wall_ms <= fan.baseline.wall_ms * 1.5 }),
       fanout_overhead_per_task_ms: fig(fan.svc.overhead_per_task_ms, fan.baseline.overhead_per_task_ms, { pure_spawn_200_true_8_slots_ms: fan.pure_spawn_ms.median }),

@@ -51,7 +51,8 @@ async function measure(d, db, ns) {
   for (let i = 0; i < SAMPLES; i++) {
     const t = await d.trigger(ns, 'one');
     await waitAllEnded(db, [t.id]);
-    const row = (await db.query(`SELECT e.state, t.started_at, t.progress, e.ended_at FROM executions e JOIN task_runs t ON t.execution_id = e.id WHERE e.id = $1`, [t.id])).rows[0];
+    const row = (await db.query(`SELECT e.state, t.started_at, t.progress, e.ended_at FROM executions e JOIN task_runs t ON t.execution_id = e.id WHERE e.id = $1`, [t.id]))
+      .rows[0];
     if (row.state !== 'SUCCESS') throw new Error(`${ns}: execution ${t.id} ended ${row.state}`);
     toClaim.push(row.started_at.getTime() - t.sent);
     if (row.progress?.type === 'started') toStart.push(Date.parse(row.progress.at) - t.sent);

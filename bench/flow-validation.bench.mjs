@@ -38,7 +38,9 @@ export function twoHundredTaskFlow() {
         lines.push(`  - {id: t${i}, type: http, method: POST, url: "https://api.example.com/{{ execution.id }}", headers: {X-Up: "${up}"}, body: "{{ json(inputs) }}"${deps}}`);
         break;
       default:
-        lines.push(`  - {id: t${i}, type: script, file: etl/s${i}.sh, executor: {type: docker, image: "alpine:3", resources: {limits: {cpu: "1", memory: 512Mi}}}, run_if: always${deps}}`);
+        lines.push(
+          `  - {id: t${i}, type: script, file: etl/s${i}.sh, executor: {type: docker, image: "alpine:3", resources: {limits: {cpu: "1", memory: 512Mi}}}, run_if: always${deps}}`,
+        );
     }
   }
   lines.push('outputs: {last: "{{ tasks.t199.outputs.path }}"}');

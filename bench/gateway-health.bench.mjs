@@ -39,7 +39,11 @@ async function load(url, ms, concurrency) {
         });
     });
   const start = Date.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (Date.now() < until) await one(); }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) await one();
+    }),
+  );
   const secs = (Date.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);

@@ -94,9 +94,7 @@ function memorySampler(procs) {
     sample,
     summary(name) {
       const rows = phases[name];
-      return Object.fromEntries(
-        APPS.map((app) => [app, { start_mib: rows[0][app], peak_mib: Math.max(...rows.map((r) => r[app])), end_mib: rows.at(-1)[app] }]),
-      );
+      return Object.fromEntries(APPS.map((app) => [app, { start_mib: rows[0][app], peak_mib: Math.max(...rows.map((r) => r[app])), end_mib: rows.at(-1)[app] }]));
     },
     stop: () => clearInterval(timer),
   };
@@ -271,6 +269,9 @@ export async function run() {
     loadavg.end = os.loadavg().map((x) => round(x, 2));
     return { load, memory, loadavg, node_options: process.env.BENCH_NODE_OPTIONS ?? null };
   } finally {
-    for (const stop of stops) await Promise.resolve().then(stop).catch(() => undefined);
+    for (const stop of stops)
+      await Promise.resolve()
+        .then(stop)
+        .catch(() => undefined);
   }
 }

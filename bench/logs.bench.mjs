@@ -53,7 +53,8 @@ const RUNNERS = 10;
 const POOL = 'bench-runners';
 const LINE = (i) => `${String(i).padStart(8, '0')} ${'lorem ipsum dolor sit amet '.repeat(4).slice(0, 90)}`;
 
-const flow = (id, tasks) => JSON.stringify({ id, tasks: Array.from({ length: tasks }, (_, i) => ({ id: `t${i}`, type: 'command', command: ['true'], executor: { type: 'process', pool: POOL } })) });
+const flow = (id, tasks) =>
+  JSON.stringify({ id, tasks: Array.from({ length: tasks }, (_, i) => ({ id: `t${i}`, type: 'command', command: ['true'], executor: { type: 'process', pool: POOL } })) });
 
 /**
  * RUNNERS runners post 500-line batches as fast as the gateway answers, for
@@ -183,7 +184,9 @@ async function pages(d, db, total) {
     times.sort((a, b) => a - b);
     return { items, median_ms: round(q(times, 0.5)), p95_ms: round(q(times, 0.95)) };
   };
-  const mid = (await db.query(`SELECT ts::text, task_run_id, n FROM log_lines WHERE execution_id = $1 ORDER BY ts, task_run_id, n OFFSET $2 LIMIT 1`, [ex.id, Math.floor(total / 2)])).rows[0];
+  const mid = (
+    await db.query(`SELECT ts::text, task_run_id, n FROM log_lines WHERE execution_id = $1 ORDER BY ts, task_run_id, n OFFSET $2 LIMIT 1`, [ex.id, Math.floor(total / 2)])
+  ).rows[0];
   const cursor = Buffer.from(JSON.stringify({ ts: mid.ts, t: mid.task_run_id, n: mid.n })).toString('base64url');
   return {
     lines_in_execution: per * runs.length,
@@ -203,7 +206,10 @@ export async function run() {
     const d = await startDeployment({ url: cluster.url, dir: path.join(dir, 'svc'), env: JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') });
     stops.unshift(() => d.stop());
     const postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    d.cpu = cpuClock({ gateway: d.procs['api-gateway'].child.pid, dispatcher: d.procs.dispatcher.child.pid, maintenance: d.procs.maintenance.child.pid, bench: process.pid }, postmaster);
+    d.cpu = cpuClock(
+      { gateway: d.procs['api-gateway'].child.pid, dispatcher: d.procs.dispatcher.child.pid, maintenance: d.procs.maintenance.child.pid, bench: process.pid },
+      postmaster,
+    );
     d.token = (await d.api('POST', '/api/v1/tokens', { name: 'bench-reader', role: 'viewer' })).body.secret;
     await d.saveFlows('logs', { 'ten.flow.yaml': flow('ten', RUNNERS), 'eleven.flow.yaml': flow('eleven', RUNNERS + 1), 'one.flow.yaml': flow('one', 1) });
     const db = new pg.Pool({ connectionString: cluster.url, max: 4 });

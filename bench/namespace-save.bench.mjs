@@ -34,21 +34,40 @@ export async function run() {
   });
   try {
     for (let i = 0; i < 100; i++) {
-      try { if ((await fetch(`${base}/healthz`)).ok) break; } catch {}
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
       await new Promise((r) => setTimeout(r, 100));
     }
-    const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }) });
+    const login = await fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
+    });
     const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie'))[0];
-    const tok = await (await fetch(`${base}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'b', role: 'admin' }) })).json();
+    const tok = await (
+      await fetch(`${base}/api/v1/tokens`, {
+        method: 'POST',
+        headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'b', role: 'admin' }),
+      })
+    ).json();
     const auth = { authorization: `Bearer ${tok.secret}` };
     await fetch(`${base}/api/v1/namespaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
     const storage = await storageLib.createObjectStore(`file://${objects}`);
 
-    const small = [], smallBundle = [], large = [], largeBundle = [];
+    const small = [],
+      smallBundle = [],
+      large = [],
+      largeBundle = [];
     for (let round = 0; round < 5; round++) {
       const changes = Array.from({ length: 1000 }, (_, i) => ({ op: 'put', path: `small/${round}/f${i}.py`, content: `# file ${i} ${crypto.randomUUID()}\nprint(${i})\n` }));
       let t = process.hrtime.bigint();
-      const r = await fetch(`${base}/api/v1/namespaces/bench/changes`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'bench', changes }) });
+      const r = await fetch(`${base}/api/v1/namespaces/bench/changes`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'bench', changes }),
+      });
       if (r.status !== 201) throw new Error(`save: ${r.status} ${await r.text()}`);
       small.push(ms(t));
       const v = await r.json();
@@ -58,7 +77,11 @@ export async function run() {
 
       const big = crypto.randomBytes(10_000_000);
       t = process.hrtime.bigint();
-      const u = await fetch(`${base}/api/v1/namespaces/bench/file?path=big/${round}.bin`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: big });
+      const u = await fetch(`${base}/api/v1/namespaces/bench/file?path=big/${round}.bin`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: big,
+      });
       if (u.status !== 201) throw new Error(`upload: ${u.status} ${await u.text()}`);
       large.push(ms(t));
       const lv = await u.json();
@@ -66,7 +89,11 @@ export async function run() {
       await namespaces.ensureBundle(setup.pool, storage, lv.snapshot_id, new Date());
       largeBundle.push(ms(t));
       // Keep the namespace under the bundle limit for the next round.
-      await fetch(`${base}/api/v1/namespaces/bench/changes`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'clean', changes: [{ op: 'delete', path: `big/${round}.bin` }] }) });
+      await fetch(`${base}/api/v1/namespaces/bench/changes`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'clean', changes: [{ op: 'delete', path: `big/${round}.bin` }] }),
+      });
     }
     return {
       save_1000_small_files_ms: +median(small).toFixed(1),

@@ -60,9 +60,20 @@ async function schedulerCost(url, dir) {
     const storage = await storageLib.FileObjectStore.open(path.join(dir, 'objects'));
     const saveDeps = { pool, storage, now: () => new Date(), maxFileBytes: 1 << 22, maxBundleBytes: 1 << 28 };
     await namespaces.createNamespace(pool, { name: 'bench', createdBy: 'bench', now: new Date() });
-    await namespaces.saveChanges(saveDeps, { namespace: 'bench', message: 'bench', author: 'bench', changes: Object.entries(flowFiles()).map(([p, content]) => ({ op: 'put', path: p, content })) });
+    await namespaces.saveChanges(saveDeps, {
+      namespace: 'bench',
+      message: 'bench',
+      author: 'bench',
+      changes: Object.entries(flowFiles()).map(([p, content]) => ({ op: 'put', path: p, content })),
+    });
     // As apps/scheduler/src/main.ts builds it.
-    const engine = new Engine({ pool, storage, clock: { now: () => new Date() }, config: { defaultExecutor: 'process', masterKeys: [], maxArtifactBytes: 1 << 27, maxBundleBytes: 1 << 27 }, log: silent });
+    const engine = new Engine({
+      pool,
+      storage,
+      clock: { now: () => new Date() },
+      config: { defaultExecutor: 'process', masterKeys: [], maxArtifactBytes: 1 << 27, maxBundleBytes: 1 << 27 },
+      log: silent,
+    });
     const scheduler = new Scheduler({ pool, log: silent, engine });
 
     let t = process.hrtime.bigint();
@@ -99,7 +110,10 @@ async function schedulerCost(url, dir) {
     }
 
     const dueTicks = {};
-    for (const [k, rounds] of [[10, 10], [100, 5]]) {
+    for (const [k, rounds] of [
+      [10, 10],
+      [100, 5],
+    ]) {
       const samples = [];
       for (let round = 0; round < rounds; round++) {
         const now = new Date();

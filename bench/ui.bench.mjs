@@ -43,7 +43,13 @@ function bundle() {
   // What the first page load fetches: the entry script and stylesheet index.html names.
   const initial = files.filter((f) => index.includes(f.file));
   const sum = (xs, k) => xs.reduce((t, f) => t + f[k], 0);
-  return { files, initial_bytes: sum(initial, 'bytes'), initial_gzip_bytes: sum(initial, 'gzip_bytes'), total_bytes: sum(files, 'bytes'), total_gzip_bytes: sum(files, 'gzip_bytes') };
+  return {
+    files,
+    initial_bytes: sum(initial, 'bytes'),
+    initial_gzip_bytes: sum(initial, 'gzip_bytes'),
+    total_bytes: sum(files, 'bytes'),
+    total_gzip_bytes: sum(files, 'gzip_bytes'),
+  };
 }
 
 async function waitEnded(d, id) {
@@ -66,7 +72,14 @@ export async function run() {
     stops.unshift(() => d.stop());
     if (!browser.ok) throw new Error(`no browser: ${browser.reason}`);
     stops.unshift(() => browser.stop());
-    const flow = (id, cmd) => JSON.stringify({ id, tasks: [{ id: 'print', type: 'command', command: ['sh', '-c', cmd] }, { id: 'after', type: 'command', depends_on: ['print'], command: ['true'] }] });
+    const flow = (id, cmd) =>
+      JSON.stringify({
+        id,
+        tasks: [
+          { id: 'print', type: 'command', command: ['sh', '-c', cmd] },
+          { id: 'after', type: 'command', depends_on: ['print'], command: ['true'] },
+        ],
+      });
     await d.saveFlows('bench', {
       'logs.flow.yaml': flow('logs', `seq 1 ${LINES} | sed 's/^/log line number /'`),
       'big.flow.yaml': flow('big', `seq 1 100000 | sed 's/^/log line number /'`),
@@ -83,7 +96,11 @@ export async function run() {
     const b = await chromium.connect(browser.wsEndpoint);
     stops.unshift(() => b.close());
     // Sign in once; each sample's context starts from these cookies and nothing else.
-    const login = await fetch(`${d.base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }) });
+    const login = await fetch(`${d.base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
+    });
     const session = /svc_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')[1];
     const cold = async (fn) => {
       const context = await b.newContext({ viewport: { width: 1440, height: 900 } });
@@ -115,7 +132,10 @@ export async function run() {
     });
     const execution = await measure(`/executions/${logs}`, async (page) => {
       await page.getByRole('button', { name: /^Task after:/ }).waitFor();
-      await page.getByTestId('log-status').getByText(`${LINES.toLocaleString('en-US')} lines · ended`).waitFor();
+      await page
+        .getByTestId('log-status')
+        .getByText(`${LINES.toLocaleString('en-US')} lines · ended`)
+        .waitFor();
     });
     const hundredK = await cold(async (page) => {
       const t = performance.now();

@@ -33,16 +33,30 @@ try {
 if (report?.metadata?.vulnerabilities) {
   const failing = Object.values(report.advisories ?? {}).filter((a) => LEVELS.indexOf(a.severity) >= LEVELS.indexOf(level));
   const counts = report.metadata.vulnerabilities;
-  console.log(`pnpm audit --prod: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')} (${report.metadata.dependencies ?? '?'} dependencies)`);
-  for (const a of failing) console.log(`${a.severity.toUpperCase()} ${a.module_name} ${a.vulnerable_versions}: ${a.title} (${a.url}); patched: ${a.patched_versions}; via ${(a.findings ?? []).flatMap((f) => f.paths ?? []).slice(0, 3).join(' | ')}`);
+  console.log(
+    `pnpm audit --prod: ${Object.entries(counts)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')} (${report.metadata.dependencies ?? '?'} dependencies)`,
+  );
+  for (const a of failing)
+    console.log(
+      `${a.severity.toUpperCase()} ${a.module_name} ${a.vulnerable_versions}: ${a.title} (${a.url}); patched: ${a.patched_versions}; via ${(a.findings ?? [])
+        .flatMap((f) => f.paths ?? [])
+        .slice(0, 3)
+        .join(' | ')}`,
+    );
   process.exit(failing.length ? 1 : 0);
 }
 
 const text = `${out}\n${err}`;
-const unreachable = /ERR_PNPM_AUDIT_BAD_RESPONSE|ERR_PNPM_AUDIT_ENDPOINT|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|fetch failed|socket hang up|responded with (40[4-5]|5\d\d)/;
+const unreachable =
+  /ERR_PNPM_AUDIT_BAD_RESPONSE|ERR_PNPM_AUDIT_ENDPOINT|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|fetch failed|socket hang up|responded with (40[4-5]|5\d\d)/;
 if (r.error?.code === 'ETIMEDOUT' || unreachable.test(text)) {
   const reason = (text.match(/responded with \d+/) ?? text.match(/ERR_PNPM_\w+|E[A-Z]{4,}|fetch failed|socket hang up/) ?? ['unknown'])[0];
-  loud([`dependency audit SKIPPED: the registry's audit endpoint could not be reached (${reason}).`, 'Known advisories were NOT checked. Run `npm run audit` where the registry answers audits.']);
+  loud([
+    `dependency audit SKIPPED: the registry's audit endpoint could not be reached (${reason}).`,
+    'Known advisories were NOT checked. Run `npm run audit` where the registry answers audits.',
+  ]);
   process.exit(3);
 }
 process.stderr.write(text);

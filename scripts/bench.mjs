@@ -9,7 +9,10 @@ import { bootstrap, root } from './bootstrap.mjs';
 
 bootstrap();
 const filters = process.argv.slice(2);
-const files = fs.readdirSync(path.join(root, 'bench')).filter((f) => f.endsWith('.bench.mjs') && (!filters.length || filters.some((x) => f.includes(x)))).sort();
+const files = fs
+  .readdirSync(path.join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.mjs') && (!filters.length || filters.some((x) => f.includes(x))))
+  .sort();
 console.log(`# ${new Date().toISOString()} on ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
 let failed = 0;
 for (const f of files) {

@@ -15,7 +15,11 @@ const toolsDir = path.join(root, '.tools');
 export const pnpmBin = path.join(toolsDir, 'node_modules', '.bin', 'pnpm');
 
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : ['inherit', 2, 2], env: { ...process.env, PATH: `${path.dirname(pnpmBin)}${path.delimiter}${process.env.PATH}`, ...opts.env } });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: opts.quiet ? ['ignore', 'pipe', 'pipe'] : ['inherit', 2, 2],
+    env: { ...process.env, PATH: `${path.dirname(pnpmBin)}${path.delimiter}${process.env.PATH}`, ...opts.env },
+  });
   if (r.status !== 0) {
     if (opts.quiet) process.stderr.write(`${r.stdout ?? ''}${r.stderr ?? ''}`);
     throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);

@@ -19,7 +19,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
 
 /** playwright-core, from the web app's dependencies (the only package that declares it). */
 export async function loadPlaywright() {
@@ -36,7 +46,8 @@ export async function loadPlaywright() {
 export async function startBrowser({ dir, log = () => undefined, install = true }) {
   if (!fs.existsSync(CHROMIUM)) {
     const isRoot = process.getuid?.() === 0;
-    if (!install || !isRoot) return { ok: false, reason: `${CHROMIUM} is missing and cannot be installed (${!isRoot ? 'not root' : 'install disabled'}): apt-get install chromium` };
+    if (!install || !isRoot)
+      return { ok: false, reason: `${CHROMIUM} is missing and cannot be installed (${!isRoot ? 'not root' : 'install disabled'}): apt-get install chromium` };
     log('installing chromium with apt-get (about 30 s, once per machine)');
     const r = await aptInstall(['chromium']);
     if (!r.ok || !fs.existsSync(CHROMIUM)) return { ok: false, reason: `apt-get install chromium failed: ${r.output.trim().split('\n').slice(-3).join(' | ')}` };

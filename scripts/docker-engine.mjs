@@ -30,7 +30,10 @@ const PACKAGES = [
   { name: 'openssh-client', present: () => fs.existsSync('/usr/bin/ssh') },
   // The Compose test (e2e/test/infra-compose.test.ts): Debian's Compose, and the PostgreSQL server its image is made of.
   { name: 'docker-compose', present: () => fs.existsSync('/usr/bin/docker-compose') },
-  { name: 'postgresql', present: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(`/usr/lib/postgresql/${v}/bin/postgres`)) },
+  {
+    name: 'postgresql',
+    present: () => fs.existsSync('/usr/lib/postgresql') && fs.readdirSync('/usr/lib/postgresql').some((v) => fs.existsSync(`/usr/lib/postgresql/${v}/bin/postgres`)),
+  },
 ];
 
 /** How long dockerd may take to answer its first ping (it is ready in about 2 s). */
@@ -69,7 +72,11 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
     if (missing.length) {
       const isRoot = process.getuid?.() === 0;
       if (!install || !isRoot || !onPath('apt-get')) {
-        if (!findDockerd()) return { ok: false, reason: `dockerd is not installed and cannot be (${!isRoot ? 'not root' : !install ? 'install disabled' : 'no apt-get'}): apt-get install ${missing.join(' ')}` };
+        if (!findDockerd())
+          return {
+            ok: false,
+            reason: `dockerd is not installed and cannot be (${!isRoot ? 'not root' : !install ? 'install disabled' : 'no apt-get'}): apt-get install ${missing.join(' ')}`,
+          };
         log(`missing ${missing.join(', ')} (not installed: ${!isRoot ? 'not root' : 'no apt-get'}); the test images that need them will fail`);
       } else {
         const t = Date.now();
@@ -87,11 +94,19 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
     const child = spawn(
       dockerd,
       [
-        '--data-root', p.dataRoot,
-        '--exec-root', p.execRoot,
-        '--host', `unix://${p.socket}`,
-        '--pidfile', p.pidfile,
-        '--iptables=false', '--ip6tables=false', '--bridge=none', '--ip-forward=false', '--ip-masq=false',
+        '--data-root',
+        p.dataRoot,
+        '--exec-root',
+        p.execRoot,
+        '--host',
+        `unix://${p.socket}`,
+        '--pidfile',
+        p.pidfile,
+        '--iptables=false',
+        '--ip6tables=false',
+        '--bridge=none',
+        '--ip-forward=false',
+        '--ip-masq=false',
         '--shutdown-timeout=2',
         '--log-level=warn',
       ],
@@ -166,7 +181,6 @@ export async function stopDockerLeftovers(dir) {
   fs.rmSync(p.execRoot, { recursive: true, force: true });
 }
 
-
 function findDockerd() {
   for (const dir of withSbin(process.env.PATH).split(':')) {
     const f = path.join(dir || '.', 'dockerd');
@@ -181,9 +195,10 @@ function findDockerd() {
 }
 
 function onPath(name) {
-  return withSbin(process.env.PATH).split(':').some((d) => fs.existsSync(path.join(d || '.', name)));
+  return withSbin(process.env.PATH)
+    .split(':')
+    .some((d) => fs.existsSync(path.join(d || '.', name)));
 }
-
 
 /** A busybox with no program interpreter (no PT_INTERP): the one a libc-less image can run. */
 function isStaticBusybox(file) {

@@ -131,22 +131,27 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
   const summaryFile = path.join(dataDir, 'summary.json');
   const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
   const args = [
-    '--import', 'tsx',
+    '--import',
+    'tsx',
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=600000', // per test file too: the Compose and image files build images on a shared 2-core machine
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`,
+    `--test-reporter-destination=${summaryFile}`,
     ...files,
   ];
-  const code = stopping ? 1 : await new Promise((resolve) => {
-    const child = (testChild = spawn(process.execPath, args, {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
-    }));
-    child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
-  });
+  const code = stopping
+    ? 1
+    : await new Promise((resolve) => {
+        const child = (testChild = spawn(process.execPath, args, {
+          cwd: root,
+          stdio: 'inherit',
+          env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
+        }));
+        child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
+      });
   testChild = null;
   await pg.stop().catch((err) => process.stderr.write(`[test] stopping PostgreSQL: ${err.message}\n`));
 

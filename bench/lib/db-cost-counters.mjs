@@ -112,7 +112,10 @@ export async function snapshot(obs, cpu) {
  * to a database with the pg_walinspect extension (WAL is the cluster's).
  */
 export async function walRecords(admin, fromLsn, toLsn) {
-  const r = await admin.query(`SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`, [fromLsn, toLsn]);
+  const r = await admin.query(`SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0`, [
+    fromLsn,
+    toLsn,
+  ]);
   return Object.fromEntries(r.rows.map((x) => [x.type, { count: Number(x.count), record_bytes: Number(x.record_size), fpi_bytes: Number(x.fpi_size) }]));
 }
 
@@ -173,7 +176,12 @@ export function lessIdle(d, idle) {
 export function perUnit(net, units, indexes) {
   const per = (v) => (v === null ? null : r3(v / units));
   const tables = {};
-  let ins = 0, upd = 0, hot = 0, del = 0, idxFull = 0, idxPartialMax = 0;
+  let ins = 0,
+    upd = 0,
+    hot = 0,
+    del = 0,
+    idxFull = 0,
+    idxPartialMax = 0;
   for (const [t, x] of Object.entries(net.tables)) {
     // Below a hundredth of a row per unit is background noise left after the idle subtraction.
     if (Math.max(x.ins, x.upd, x.del) / units < 0.01) continue;
@@ -228,7 +236,12 @@ export function perUnit(net, units, indexes) {
     wal_records: per(net.wal_records),
     wal_fpi: per(net.wal_fpi),
     wal_fpi_bytes: hasWal ? r2(fpiBytes / units) : null,
-    wal_bytes_by_resource_manager: Object.fromEntries(Object.entries(walByRmgr).filter(([, v]) => v / units >= 1).sort((x, y) => y[1] - x[1]).map(([k, v]) => [k, r2(v / units)])),
+    wal_bytes_by_resource_manager: Object.fromEntries(
+      Object.entries(walByRmgr)
+        .filter(([, v]) => v / units >= 1)
+        .sort((x, y) => y[1] - x[1])
+        .map(([k, v]) => [k, r2(v / units)]),
+    ),
     wal_records_by_type: Object.fromEntries(Object.entries(walRecordsPer).sort((x, y) => y[1] - x[1])),
     pg_cpu_ms: pgCpuMs === undefined ? null : per(pgCpuMs),
     projected_per_pg_core_per_second: pgCpuMs > 0 ? Math.round(1000 / (pgCpuMs / units)) : null,

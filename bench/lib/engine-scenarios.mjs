@@ -88,7 +88,12 @@ export async function idleRates(ctx, ms = 4_000) {
 
 /** Latency from triggerFlow's response (addJob's return) to the task's process start, interleaved. */
 export async function latency(ctx, samples, warmup = 10) {
-  const svc = [], baseline = [], toClaim = [], claimToStart = [], http = [], add = [];
+  const svc = [],
+    baseline = [],
+    toClaim = [],
+    claimToStart = [],
+    http = [],
+    add = [];
   for (let i = 0; i < samples + warmup; i++) {
     const s = await ctx.svc.trigger('bench', 'lat');
     const sStart = await readStamp(path.join(ctx.stampDir, s.id));
@@ -116,14 +121,24 @@ export async function latency(ctx, samples, warmup = 10) {
   const sum = (xs) => ({ p50_ms: r2(quantile(xs, 0.5)), p99_ms: r2(quantile(xs, 0.99)), max_ms: r2(Math.max(...xs)), min_ms: r2(Math.min(...xs)) });
   return {
     samples,
-    svc: { ...sum(svc), trigger_request_p50_ms: r2(median(http)), response_to_claim_p50_ms: r2(median(toClaim)), claim_to_process_start_p50_ms: r2(median(claimToStart)), claim_to_process_start_p99_ms: r2(quantile(claimToStart, 0.99)) },
+    svc: {
+      ...sum(svc),
+      trigger_request_p50_ms: r2(median(http)),
+      response_to_claim_p50_ms: r2(median(toClaim)),
+      claim_to_process_start_p50_ms: r2(median(claimToStart)),
+      claim_to_process_start_p99_ms: r2(quantile(claimToStart, 0.99)),
+    },
     baseline: { ...sum(baseline), add_job_p50_ms: r2(median(add)) },
   };
 }
 
 async function inFlight(count, concurrency, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < count) await fn(next++); }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
 }
 
 /** `count` one-task executions (jobs) of `true`, `concurrency` triggers (adds) in flight: completions per second. */
@@ -154,14 +169,24 @@ export async function throughput(ctx, count, concurrency) {
   return {
     count,
     triggers_in_flight: concurrency,
-    svc: { per_second: r1(count / (sMs / 1000)), wall_ms: r1(sMs), all_triggered_after_ms: r1(triggeredMs), not_success: failed, cpu_ms_per_execution: svcCpu, round_trips: svcTrips },
+    svc: {
+      per_second: r1(count / (sMs / 1000)),
+      wall_ms: r1(sMs),
+      all_triggered_after_ms: r1(triggeredMs),
+      not_success: failed,
+      cpu_ms_per_execution: svcCpu,
+      round_trips: svcTrips,
+    },
     baseline: { per_second: r1(count / (bMs / 1000)), wall_ms: r1(bMs), all_added_after_ms: r1(addedMs), cpu_ms_per_job: baseCpu, round_trips: baseTrips },
   };
 }
 
 /** A chain of `n` sequential `true` tasks (jobs), `rounds` times each. */
 export async function chain(ctx, n, rounds) {
-  const svc = [], baseline = [], svcDetail = [], baseDetail = [];
+  const svc = [],
+    baseline = [],
+    svcDetail = [],
+    baseDetail = [];
   for (let round = 0; round < rounds; round++) {
     let c0 = ctx.cpu.take();
     const t0 = wallMs();
@@ -172,7 +197,13 @@ export async function chain(ctx, n, rounds) {
     svc.push(row.ended - t0);
     const runs = await taskRuns(ctx, id);
     const handoffs = runs.slice(1).map((t, i) => t.started_at - runs[i].ended_at);
-    svcDetail.push({ wall_ms: r1(row.ended - t0), execution_started_to_ended_ms: r1(row.ended - row.started), handoff_p50_ms: r2(median(handoffs)), ...taskRunGaps(runs), cpu_ms_per_task: cpu });
+    svcDetail.push({
+      wall_ms: r1(row.ended - t0),
+      execution_started_to_ended_ms: r1(row.ended - row.started),
+      handoff_p50_ms: r2(median(handoffs)),
+      ...taskRunGaps(runs),
+      cpu_ms_per_task: cpu,
+    });
     await sleep(500);
 
     c0 = ctx.cpu.take();
@@ -183,7 +214,12 @@ export async function chain(ctx, n, rounds) {
     baseDetail.push({ cpu_ms_per_task: ctx.cpu.since(c0, ctx.cpu.take(), n) });
     await sleep(500);
   }
-  return { tasks: n, rounds, svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail }, baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), detail: baseDetail } };
+  return {
+    tasks: n,
+    rounds,
+    svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail },
+    baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), detail: baseDetail },
+  };
 }
 
 /**
@@ -192,7 +228,13 @@ export async function chain(ctx, n, rounds) {
  * slots from a small Node process (ctx.probe, spawn-probe.mjs).
  */
 export async function fanOut(ctx, n, rounds) {
-  const svc = [], baseline = [], svcDetail = [], baseDetail = [], svcTrips = [], baseTrips = [], pure = [];
+  const svc = [],
+    baseline = [],
+    svcDetail = [],
+    baseDetail = [],
+    svcTrips = [],
+    baseTrips = [],
+    pure = [];
   for (let round = 0; round < rounds; round++) {
     await ctx.counter.reset();
     let c0 = ctx.cpu.take();

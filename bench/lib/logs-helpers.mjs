@@ -83,10 +83,14 @@ export function runnerClient(base, run) {
       for (let i = 0; i < texts.length; i++) body += `${i ? ',' : ''}{"n":${++n},"ts":"${stamp()}","stream":"stdout","text":${textJson(texts[i])}}`;
       body += ']}';
       return new Promise((resolve, reject) => {
-        const req = http.request(u, { method: 'POST', agent, headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode < 300 ? resolve() : reject(new Error(`runnerPostLogs answered ${res.statusCode}`))));
-        });
+        const req = http.request(
+          u,
+          { method: 'POST', agent, headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode < 300 ? resolve() : reject(new Error(`runnerPostLogs answered ${res.statusCode}`))));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -16,7 +16,14 @@ const spawnTrue = () =>
 process.on('message', async ({ count, concurrency }) => {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (next < count) { next++; await spawnTrue(); } }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++;
+        await spawnTrue();
+      }
+    }),
+  );
   process.send({ wall_ms: performance.now() - t0 });
 });
 process.send({ ready: true });

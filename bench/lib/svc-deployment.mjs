@@ -82,7 +82,10 @@ export async function startDeployment(o) {
     child.stderr.on('data', (d) => (p.out += d));
     procs[app] = p;
   }
-  const output = () => Object.entries(procs).map(([app, p]) => (p.out ? `--- ${app}\n${p.out}` : '')).join('');
+  const output = () =>
+    Object.entries(procs)
+      .map(([app, p]) => (p.out ? `--- ${app}\n${p.out}` : ''))
+      .join('');
   try {
     for (let i = 0; ; i++) {
       try {
@@ -101,14 +104,28 @@ export async function startDeployment(o) {
     throw err;
   }
   await setup.close();
-  const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }) });
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
+  });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')[0];
-  const tok = await (await fetch(`${base}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', role: 'admin' }) })).json();
+  const tok = await (
+    await fetch(`${base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', role: 'admin' }),
+    })
+  ).json();
   const auth = { authorization: `Bearer ${tok.secret}` };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
   const api = async (method, p, body) => {
-    const r = await fetch(`${base}${p}`, { method, headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${base}${p}`, {
+      method,
+      headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -120,7 +137,10 @@ export async function startDeployment(o) {
     /** Creates namespace `ns` and saves `files` (path -> content) in one change. */
     async saveFlows(ns, files) {
       await api('POST', '/api/v1/namespaces', { name: ns });
-      const r = await api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'bench', changes: Object.entries(files).map(([p, content]) => ({ op: 'put', path: p, content })) });
+      const r = await api('POST', `/api/v1/namespaces/${ns}/changes`, {
+        message: 'bench',
+        changes: Object.entries(files).map(([p, content]) => ({ op: 'put', path: p, content })),
+      });
       if (r.status !== 201) throw new Error(`save failed: ${r.status} ${JSON.stringify(r.body)}`);
     },
     /**

@@ -24,7 +24,12 @@ function decide(r: StandinRequest): Answer {
   const msgs = r.body.messages;
   if (msgs[msgs.length - 1]!.role === 'tool') return { text: 'Read them.' };
   const id = /execution (\S+)/.exec([...msgs].reverse().find((m) => m.role === 'user')?.content ?? '')?.[1] ?? '';
-  return { toolCalls: [{ name: 'read_logs', arguments: { execution_id: id } }, { name: 'get_execution', arguments: { execution_id: id } }] };
+  return {
+    toolCalls: [
+      { name: 'read_logs', arguments: { execution_id: id } },
+      { name: 'get_execution', arguments: { execution_id: id } },
+    ],
+  };
 }
 
 before(async () => {
@@ -41,7 +46,15 @@ before(async () => {
           id: 'leak',
           type: 'command',
           env: { S: "{{ secret('TOKEN') }}", L: '{{ inputs.l }}' },
-          command: sh(['echo "token $S"', 'echo "later $L"', `printf '{"outputs": {"token": "%s", "later": "%s"}}\\n' "$S" "$L" >> "$SVC_OUTPUTS"`, 'echo "failing with $L" >&2', 'exit 3'].join('; ')),
+          command: sh(
+            [
+              'echo "token $S"',
+              'echo "later $L"',
+              `printf '{"outputs": {"token": "%s", "later": "%s"}}\\n' "$S" "$L" >> "$SVC_OUTPUTS"`,
+              'echo "failing with $L" >&2',
+              'exit 3',
+            ].join('; '),
+          ),
         },
       ],
     }),

@@ -137,7 +137,10 @@ test('each failed execution reaches SMTP and the webhook exactly once across two
   assert.equal(deliveries.body.items.length, 8);
   assert.ok(deliveries.body.items.every((d: { status: string; attempt_log: unknown[] }) => d.status === 'delivered' && d.attempt_log.length === 1));
   const sent = await s.db.query(`SELECT status FROM emails`);
-  assert.deepEqual(sent.rows.map((r) => r.status), ['sent', 'sent', 'sent', 'sent']);
+  assert.deepEqual(
+    sent.rows.map((r) => r.status),
+    ['sent', 'sent', 'sent', 'sent'],
+  );
 
   for (const text of [...mails, ...hooks.map((x) => x.body), JSON.stringify(deliveries.body), ...s.procs.map((p) => p.output())]) {
     assert.ok(!text.includes(SECRET), 'the task secret is masked');

@@ -169,6 +169,10 @@ test('no API shape is declared outside packages/api-spec (apps/*/src, apps/*/tes
   const files = sources();
   assert.ok(files.includes('apps/web/src/types.ts') && files.includes('apps/cli/src/ui/watch.ts'), 'the web UI and the CLI are checked');
   const findings = files.flatMap((f) => check(f, fs.readFileSync(path.join(root, f), 'utf8'), index));
-  assert.deepEqual(findings, [], `API shapes declared outside the spec package (packages/api-spec; the web UI aliases them in apps/web/src/types.ts, the CLI in apps/cli/src/api/types.ts):\n${findings.join('\n')}`);
+  assert.deepEqual(
+    findings,
+    [],
+    `API shapes declared outside the spec package (packages/api-spec; the web UI aliases them in apps/web/src/types.ts, the CLI in apps/cli/src/api/types.ts):\n${findings.join('\n')}`,
+  );
   for (const a of NOT_API_OBJECTS) assert.ok(files.includes(a.file), `${a.file} (allowed ${a.name}) still exists`);
 });

@@ -108,7 +108,11 @@ test('bad input: 401 without a live key, 415 for a body that is not JSON, 422 wi
   const e = ((await r422.json()) as { error: { code: string; details: { field: string }[] } }).error;
   assert.equal(e.code, 'validation_failed');
   const fields = e.details.map((d) => d.field).sort();
-  for (const f of ['from', 'to', 'subject', 'text']) assert.ok(fields.some((x) => x.endsWith(f)), `a detail for ${f}: ${JSON.stringify(e.details)}`);
+  for (const f of ['from', 'to', 'subject', 'text'])
+    assert.ok(
+      fields.some((x) => x.endsWith(f)),
+      `a detail for ${f}: ${JSON.stringify(e.details)}`,
+    );
 });
 
 test('the keys of one organization share one rate pool across both gateways', async () => {

@@ -95,7 +95,11 @@ test('a from outside the verified senders is 422 validation_failed on field from
     assert.equal(r.status, 422, from);
     const e = (JSON.parse(text) as ErrorBody).error;
     assert.equal(e.code, 'validation_failed');
-    assert.deepEqual(e.details!.map((d) => d.field), ['from'], from);
+    assert.deepEqual(
+      e.details!.map((d) => d.field),
+      ['from'],
+      from,
+    );
     assert.match(e.details![0]!.message, /not a verified sender/);
     assert.match(e.details![0]!.message, /not its subdomains/);
     assert.ok(!text.includes(key));
@@ -188,7 +192,10 @@ test('once a maintenance instance sends mail, the queue drains and the reports s
   const mailer = s.startApp('maintenance', { SVC_SMTP_URL: smtp });
   for (let i = 0; i < 1200 && received.length < 7; i++) await sleep(50);
   assert.equal(received.length, 7, mailer.output());
-  assert.ok(received.some((m) => /From: "Acme, Inc." <news@acme.test>/.test(m)), received.join('\n---\n'));
+  assert.ok(
+    received.some((m) => /From: "Acme, Inc." <news@acme.test>/.test(m)),
+    received.join('\n---\n'),
+  );
   for (let i = 0; i < 200 && (await status(key)).body.sending.waiting > 0; i++) await sleep(50);
   const a = await status(key);
   assert.equal(a.body.sending.configured, true);

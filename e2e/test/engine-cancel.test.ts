@@ -24,7 +24,9 @@ before(async () => {
         {
           id: 'work',
           type: 'command',
-          command: sh('sleep 301 & echo $! > "{{ inputs.dir }}/polite"; trap "" TERM; sleep 302 & echo $! > "{{ inputs.dir }}/stubborn"; echo $$ > "{{ inputs.dir }}/shell"; wait; wait'),
+          command: sh(
+            'sleep 301 & echo $! > "{{ inputs.dir }}/polite"; trap "" TERM; sleep 302 & echo $! > "{{ inputs.dir }}/stubborn"; echo $$ > "{{ inputs.dir }}/shell"; wait; wait',
+          ),
         },
         { id: 'later', type: 'command', depends_on: ['work'], command: ['true'] },
         { id: 'parallel', type: 'command', command: ['sleep', '300'] },

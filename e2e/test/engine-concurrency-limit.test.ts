@@ -73,14 +73,21 @@ test('parallel triggers of a queue-limited flow never run more than the limit at
   const done = await Promise.all(created.map((e) => s.waitEnded(e.id, 60_000)));
   sampling = false;
   await sampler;
-  assert.ok(done.every((d) => d.state === 'SUCCESS'), JSON.stringify(done.map((d) => d.state)));
+  assert.ok(
+    done.every((d) => d.state === 'SUCCESS'),
+    JSON.stringify(done.map((d) => d.state)),
+  );
   assert.ok(peak <= 2, `saw ${peak} running at once`);
   // Two ran at once from the start (both RUNNING when created); on a loaded machine a run may end before the next starts.
   assert.ok(maxOverlap(done.map(interval)) <= 2);
   // Queued ones started in the order they were created.
   const queued = done.filter((d) => created.find((c) => c.id === d.id)!.state === 'QUEUED').sort((x, y) => ms(x.created_at) - ms(y.created_at) || (x.id < y.id ? -1 : 1));
   const starts = queued.map((d) => ms(d.started_at));
-  assert.deepEqual(starts, [...starts].sort((x, y) => x - y), 'oldest first');
+  assert.deepEqual(
+    starts,
+    [...starts].sort((x, y) => x - y),
+    'oldest first',
+  );
 });
 
 test('parallel triggers of a skip-limited flow run exactly the limit and skip the rest', async () => {

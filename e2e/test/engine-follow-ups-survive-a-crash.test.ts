@@ -33,7 +33,10 @@ const get = async (id: string) => (await s.api('GET', `/api/v1/executions/${id}`
 function commitThenDie(op: 'cancel' | 'complete', id: string): Promise<{ signal: NodeJS.Signals | null; out: string }> {
   const url = (s.db as unknown as { options: { connectionString: string } }).options.connectionString;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'e2e/test/fixtures/commit-then-die.ts'), url, op, id], { cwd: path.join(root, 'e2e'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'e2e/test/fixtures/commit-then-die.ts'), url, op, id], {
+      cwd: path.join(root, 'e2e'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
     child.on('error', reject);

@@ -24,7 +24,8 @@ before(async () => {
       if (req.url === '/missing') return void res.writeHead(404).end('nope');
       if (req.url === '/created') return void res.writeHead(201).end('made');
       if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 5000);
-      if (req.url?.startsWith('/echo')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, auth: req.headers['x-auth'] ?? null }));
+      if (req.url?.startsWith('/echo'))
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body, auth: req.headers['x-auth'] ?? null }));
       res.writeHead(500).end('unexpected');
     });
   });
@@ -39,7 +40,13 @@ before(async () => {
       inputs: [{ id: 'base', type: 'string' }],
       tasks: [
         { id: 'call', type: 'http', url: '{{ inputs.base }}/ok' },
-        { id: 'use', type: 'command', depends_on: ['call'], env: { B: '{{ tasks.call.outputs.body }}', S: '{{ tasks.call.outputs.status }}' }, command: sh('printf \'{"outputs": {"got": "%s %s"}}\\n\' "$B" "$S" >> "$SVC_OUTPUTS"') },
+        {
+          id: 'use',
+          type: 'command',
+          depends_on: ['call'],
+          env: { B: '{{ tasks.call.outputs.body }}', S: '{{ tasks.call.outputs.status }}' },
+          command: sh('printf \'{"outputs": {"got": "%s %s"}}\\n\' "$B" "$S" >> "$SVC_OUTPUTS"'),
+        },
       ],
     }),
     'expect404.flow.yaml': one('expect404', { url: '{{ inputs.base }}/missing', expect_status: [404] }),
@@ -47,7 +54,10 @@ before(async () => {
     'expect200.flow.yaml': one('expect200', { url: '{{ inputs.base }}/created', expect_status: [200] }),
     'post.flow.yaml': flow({
       id: 'post',
-      inputs: [{ id: 'base', type: 'string' }, { id: 'name', type: 'string' }],
+      inputs: [
+        { id: 'base', type: 'string' },
+        { id: 'name', type: 'string' },
+      ],
       tasks: [
         {
           id: 'call',

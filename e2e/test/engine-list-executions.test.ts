@@ -43,25 +43,43 @@ test('the namespace filter selects the namespace and its children, not a namespa
   const all = await list('namespace=lst&limit=200');
   all.items.forEach(assertExecutionShape);
   assert.deepEqual(new Set(all.items.map((e) => e.id)), new Set([...ids.ok!, ...ids.bad!, ...ids.child!]));
-  assert.deepEqual((await list('namespace=lst.child')).items.map((e) => e.id), ids.child);
-  assert.deepEqual((await list('namespace=lstother')).items.map((e) => e.id), ids.other);
+  assert.deepEqual(
+    (await list('namespace=lst.child')).items.map((e) => e.id),
+    ids.child,
+  );
+  assert.deepEqual(
+    (await list('namespace=lstother')).items.map((e) => e.id),
+    ids.other,
+  );
 });
 
 test('the state filter selects executions in that state', async () => {
-  assert.deepEqual((await list('namespace=lst&state=FAILED')).items.map((e) => e.id), ids.bad);
+  assert.deepEqual(
+    (await list('namespace=lst&state=FAILED')).items.map((e) => e.id),
+    ids.bad,
+  );
   const succeeded = await list('namespace=lst&state=SUCCESS&limit=200');
   assert.ok(succeeded.items.every((e) => e.state === 'SUCCESS'));
   assert.deepEqual(new Set(succeeded.items.map((e) => e.id)), new Set([...ids.ok!, ...ids.child!]));
   assert.deepEqual((await list('namespace=lst&state=RUNNING')).items, []);
   const bad = await s.api('GET', '/api/v1/executions?state=BOGUS');
   assert.equal(bad.status, 422);
-  assert.ok(bad.body.error.details.some((d: any) => d.field === 'state'), JSON.stringify(bad.body));
+  assert.ok(
+    bad.body.error.details.some((d: any) => d.field === 'state'),
+    JSON.stringify(bad.body),
+  );
 });
 
 test('the flow filter selects executions of that flow', async () => {
   // namespace/flow names one flow exactly.
-  assert.deepEqual((await list('flow=lst/ok&limit=200')).items.map((e) => e.id), newestFirst(ids.ok!));
-  assert.deepEqual((await list('flow=lst/bad')).items.map((e) => e.id), ids.bad);
+  assert.deepEqual(
+    (await list('flow=lst/ok&limit=200')).items.map((e) => e.id),
+    newestFirst(ids.ok!),
+  );
+  assert.deepEqual(
+    (await list('flow=lst/bad')).items.map((e) => e.id),
+    ids.bad,
+  );
   // A flow id with a namespace filter: that flow id in the namespace and its children.
   const withChildren = (await list('flow=ok&namespace=lst&limit=200')).items.map((e) => e.id);
   assert.deepEqual(new Set(withChildren), new Set([...ids.ok!, ...ids.child!]));
@@ -81,7 +99,10 @@ test('pages follow the cursor newest first with no repeat and no gap; the last p
   assert.equal(everything.length, 6);
   // Newest first: created_at descending.
   const created = (await list('namespace=lst&limit=200')).items.map((e) => Date.parse(e.created_at));
-  assert.deepEqual(created, [...created].sort((a, b) => b - a));
+  assert.deepEqual(
+    created,
+    [...created].sort((a, b) => b - a),
+  );
   assert.equal(everything[0], ids.ok![3], 'the newest execution comes first');
 
   const seen: string[] = [];
@@ -108,5 +129,8 @@ test('a limit above 200 or a cursor that does not decode is refused with 422 nam
   assert.ok(big.body.error.details.some((d: any) => d.field === 'limit'));
   const cur = await s.api('GET', '/api/v1/executions?cursor=%%%not-a-cursor');
   assert.equal(cur.status, 422);
-  assert.ok(cur.body.error.details.some((d: any) => d.field === 'cursor'), JSON.stringify(cur.body));
+  assert.ok(
+    cur.body.error.details.some((d: any) => d.field === 'cursor'),
+    JSON.stringify(cur.body),
+  );
 });

@@ -33,7 +33,9 @@ before(async () => {
           id: 'work',
           type: 'command',
           retry: { max_attempts: 2, initial: '200ms' },
-          command: sh('echo $$ > "{{ inputs.dir }}/attempt-$SVC_ATTEMPT"; if [ "$SVC_ATTEMPT" = 1 ]; then sleep 300 & wait; fi; printf \'{"outputs": {"attempt": "%s"}}\\n\' "$SVC_ATTEMPT" >> "$SVC_OUTPUTS"'),
+          command: sh(
+            'echo $$ > "{{ inputs.dir }}/attempt-$SVC_ATTEMPT"; if [ "$SVC_ATTEMPT" = 1 ]; then sleep 300 & wait; fi; printf \'{"outputs": {"attempt": "%s"}}\\n\' "$SVC_ATTEMPT" >> "$SVC_OUTPUTS"',
+          ),
         },
       ],
     }),
@@ -82,7 +84,11 @@ test('a task of a pool nobody serves stays QUEUED no_instance_for_pool, and runs
   const gpu = s.startApp('dispatcher', { SVC_POOLS: 'gpu', SVC_WORKER_SLOTS: '1' });
   const gpuId = await online(gpu);
   // One slot: one runs, the other waits QUEUED with no reason.
-  const states = (x: any) => ['one', 'two'].map((k) => run(x, k).state).sort().join();
+  const states = (x: any) =>
+    ['one', 'two']
+      .map((k) => run(x, k).state)
+      .sort()
+      .join();
   const busy = await s.waitFor(e.id, (x) => states(x) === 'QUEUED,RUNNING');
   const waiting = ['one', 'two'].map((k) => run(busy, k)).find((r) => r.state === 'QUEUED');
   assert.equal(waiting.reason, '', 'a run waiting for a slot has no reason');
@@ -95,7 +101,10 @@ test('a task of a pool nobody serves stays QUEUED no_instance_for_pool, and runs
   }
   assert.equal(maxOverlap(runs.map((r) => [ms(r.started_at), ms(r.ended_at)])), 1, 'one slot runs one task at a time');
   const claimedBy = await s.db.query(`SELECT DISTINCT claimed_by FROM task_runs WHERE execution_id = $1`, [e.id]);
-  assert.deepEqual(claimedBy.rows.map((x) => x.claimed_by), [gpuId]);
+  assert.deepEqual(
+    claimedBy.rows.map((x) => x.claimed_by),
+    [gpuId],
+  );
 });
 
 test('a dispatcher stopped by SIGTERM mid-run ends its task run FAILED instance_shutdown; attempt 2 runs on another dispatcher', async () => {

@@ -22,7 +22,13 @@ const gated = (version: string) =>
     tasks: [
       { id: 'setup', type: 'command', command: sh(`echo run >> "{{ inputs.dir }}/setup.count"; ${emit({ token: 'abc', version })}`) },
       { id: 'check', type: 'command', depends_on: ['setup'], command: sh('test -f "{{ inputs.dir }}/ok" || { echo "not ready" >&2; exit 1; }') },
-      { id: 'report', type: 'command', depends_on: ['check'], env: { T: '{{ tasks.setup.outputs.token }}' }, command: sh(`printf '{"outputs": {"t": "%s"}}\\n' "$T" >> "$SVC_OUTPUTS"; sh ./script.sh`) },
+      {
+        id: 'report',
+        type: 'command',
+        depends_on: ['check'],
+        env: { T: '{{ tasks.setup.outputs.token }}' },
+        command: sh(`printf '{"outputs": {"t": "%s"}}\\n' "$T" >> "$SVC_OUTPUTS"; sh ./script.sh`),
+      },
     ],
   });
 

@@ -21,14 +21,23 @@ before(async () => {
           id: 'flaky',
           type: 'command',
           retry: { max_attempts: 3, backoff: 'fixed', initial: '300ms' },
-          command: sh(`printf '{"outputs": {"attempt": "%s"}}\\n' "$SVC_ATTEMPT" >> "$SVC_OUTPUTS"; [ "$SVC_ATTEMPT" -ge 3 ] || { echo "attempt $SVC_ATTEMPT failed" >&2; exit 3; }`),
+          command: sh(
+            `printf '{"outputs": {"attempt": "%s"}}\\n' "$SVC_ATTEMPT" >> "$SVC_OUTPUTS"; [ "$SVC_ATTEMPT" -ge 3 ] || { echo "attempt $SVC_ATTEMPT failed" >&2; exit 3; }`,
+          ),
         },
         { id: 'after', type: 'command', depends_on: ['flaky'], command: ['true'] },
       ],
     }),
     'always.flow.yaml': flow({
       id: 'always',
-      tasks: [{ id: 'broken', type: 'command', retry: { max_attempts: 4, backoff: 'exponential', initial: '200ms', max: '500ms' }, command: sh('echo "no luck $SVC_ATTEMPT" >&2; exit 1') }],
+      tasks: [
+        {
+          id: 'broken',
+          type: 'command',
+          retry: { max_attempts: 4, backoff: 'exponential', initial: '200ms', max: '500ms' },
+          command: sh('echo "no luck $SVC_ATTEMPT" >&2; exit 1'),
+        },
+      ],
     }),
     'policy.flow.yaml': flow({
       id: 'policy',
@@ -61,14 +70,29 @@ test('a failing task is retried as attempts 1..n, each waiting the fixed backoff
   const done = await s.waitEnded(e.id);
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
   const runs = runsOf(done, 'flaky');
-  assert.deepEqual(runs.map((r) => r.attempt), [1, 2, 3]);
-  assert.deepEqual(runs.map((r) => r.state), ['FAILED', 'FAILED', 'SUCCESS']);
-  assert.deepEqual(runs.map((r) => r.reason), ['exit_code', 'exit_code', '']);
+  assert.deepEqual(
+    runs.map((r) => r.attempt),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    runs.map((r) => r.state),
+    ['FAILED', 'FAILED', 'SUCCESS'],
+  );
+  assert.deepEqual(
+    runs.map((r) => r.reason),
+    ['exit_code', 'exit_code', ''],
+  );
   assert.equal(runs[0].error, 'exit code 3: attempt 1 failed');
   assert.equal(runs[1].error, 'exit code 3: attempt 2 failed');
-  assert.deepEqual(runs.map((r) => r.exit_code), [3, 3, 0]);
+  assert.deepEqual(
+    runs.map((r) => r.exit_code),
+    [3, 3, 0],
+  );
   // The task saw its attempt number.
-  assert.deepEqual(runs.map((r) => r.outputs?.attempt), ['1', '2', '3']);
+  assert.deepEqual(
+    runs.map((r) => r.outputs?.attempt),
+    ['1', '2', '3'],
+  );
   assert.equal(new Set(runs.map((r) => r.id)).size, 3, 'one task run row per attempt');
   for (let i = 1; i < runs.length; i++) {
     const gap = ms(runs[i].started_at) - ms(runs[i - 1].ended_at);
@@ -85,7 +109,10 @@ test('exponential backoff doubles from initial and is capped by max; the executi
   const done = await s.waitEnded(e.id);
   assert.equal(done.state, 'FAILED');
   const runs = runsOf(done, 'broken');
-  assert.deepEqual(runs.map((r) => r.attempt), [1, 2, 3, 4]);
+  assert.deepEqual(
+    runs.map((r) => r.attempt),
+    [1, 2, 3, 4],
+  );
   assert.ok(runs.every((r) => r.state === 'FAILED' && r.reason === 'exit_code'));
   assert.deepEqual(await backoffs(e.id, 'broken'), [200, 400, 500]);
   for (const [i, want] of [200, 400, 500].entries()) {
@@ -100,9 +127,18 @@ test("the flow's retry policy applies to every task and a task's own retry overr
   const e = await s.trigger(NS, 'policy');
   const done = await s.waitEnded(e.id);
   assert.equal(done.state, 'FAILED');
-  assert.deepEqual(runsOf(done, 'inherits').map((r) => r.attempt), [1, 2]);
-  assert.deepEqual(runsOf(done, 'own').map((r) => r.attempt), [1, 2, 3]);
-  assert.deepEqual(runsOf(done, 'once').map((r) => r.attempt), [1]);
+  assert.deepEqual(
+    runsOf(done, 'inherits').map((r) => r.attempt),
+    [1, 2],
+  );
+  assert.deepEqual(
+    runsOf(done, 'own').map((r) => r.attempt),
+    [1, 2, 3],
+  );
+  assert.deepEqual(
+    runsOf(done, 'once').map((r) => r.attempt),
+    [1],
+  );
   // `own` names no initial: the flow's 200ms applies.
   assert.deepEqual(await backoffs(e.id, 'own'), [200, 200]);
 });
@@ -124,10 +160,13 @@ test('a TIMED_OUT attempt is retried like a failed one', async () => {
   const e = await s.trigger(NS, 'slow');
   const done = await s.waitEnded(e.id);
   const runs = runsOf(done, 'sleepy');
-  assert.deepEqual(runs.map((r) => [r.attempt, r.state, r.reason]), [
-    [1, 'TIMED_OUT', 'timeout'],
-    [2, 'TIMED_OUT', 'timeout'],
-  ]);
+  assert.deepEqual(
+    runs.map((r) => [r.attempt, r.state, r.reason]),
+    [
+      [1, 'TIMED_OUT', 'timeout'],
+      [2, 'TIMED_OUT', 'timeout'],
+    ],
+  );
   for (const r of runs) assert.ok(r.duration_ms >= 900 && r.duration_ms < 5000, `attempt ran ${r.duration_ms} ms with a 1s timeout`);
   assert.equal(done.state, 'FAILED');
 });

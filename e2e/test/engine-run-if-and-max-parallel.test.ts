@@ -24,7 +24,10 @@ before(async () => {
   const sleeper = (id: string) => ({ id, type: 'command', command: ['sleep', '0.6'] });
   await s.saveFlow(NS, {
     'fails.flow.yaml': flow({ id: 'fails', tasks: handlers({ id: 'first', type: 'command', command: sh('echo first broke >&2; exit 4') }) }),
-    'succeeds.flow.yaml': flow({ id: 'succeeds', tasks: [{ id: 'first', type: 'command', command: ['true'] }, ...handlers({ id: 'x', type: 'command', command: ['true'] }).slice(1, 4)] }),
+    'succeeds.flow.yaml': flow({
+      id: 'succeeds',
+      tasks: [{ id: 'first', type: 'command', command: ['true'] }, ...handlers({ id: 'x', type: 'command', command: ['true'] }).slice(1, 4)],
+    }),
     'times.flow.yaml': flow({
       id: 'times',
       tasks: [
@@ -83,7 +86,11 @@ test('max_parallel bounds the task runs at once and queues them in task order', 
   const runs = ['t1', 't2', 't3', 't4', 't5'].map((k) => run(done, k));
   assert.equal(maxOverlap(runs.map((r) => [ms(r.started_at), ms(r.ended_at)])), 2);
   const queued = runs.map((r) => ms(r.queued_at));
-  assert.deepEqual(queued, [...queued].sort((a, b) => a - b), 'queued in the order of the task list');
+  assert.deepEqual(
+    queued,
+    [...queued].sort((a, b) => a - b),
+    'queued in the order of the task list',
+  );
   assert.ok(ms(runs[2].queued_at) >= Math.min(ms(runs[0].ended_at), ms(runs[1].ended_at)), 't3 queued only once a place freed');
 });
 

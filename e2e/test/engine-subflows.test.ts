@@ -36,10 +36,20 @@ before(async () => {
   await s.saveFlow(NS, {
     'waits.flow.yaml': flow({
       id: 'waits',
-      inputs: [{ id: 'v', type: 'string', default: 'abc' }, { id: 'pause', type: 'number', default: 0.5 }, { id: 'fail', type: 'boolean', default: false }],
+      inputs: [
+        { id: 'v', type: 'string', default: 'abc' },
+        { id: 'pause', type: 'number', default: 0.5 },
+        { id: 'fail', type: 'boolean', default: false },
+      ],
       tasks: [
         { id: 'call', type: 'subflow', flow: 'sub.lib/child', inputs: { x: '{{ inputs.v }}', pause: '{{ inputs.pause }}', fail: '{{ inputs.fail }}' } },
-        { id: 'use', type: 'command', depends_on: ['call'], env: { Y: '{{ tasks.call.outputs.outputs.y }}' }, command: sh('printf \'{"outputs": {"seen": "%s"}}\\n\' "$Y" >> "$SVC_OUTPUTS"') },
+        {
+          id: 'use',
+          type: 'command',
+          depends_on: ['call'],
+          env: { Y: '{{ tasks.call.outputs.outputs.y }}' },
+          command: sh('printf \'{"outputs": {"seen": "%s"}}\\n\' "$Y" >> "$SVC_OUTPUTS"'),
+        },
       ],
     }),
     'fire.flow.yaml': flow({
@@ -105,7 +115,10 @@ test('a subflow task with wait false succeeds once the child started; the child 
   assert.ok(['QUEUED', 'RUNNING'].includes(child.state), `the child is ${child.state} when the parent has ended`);
   assert.equal(child.parent_execution_id, e.id);
   assert.equal(child.chain_depth, 1);
-  assert.deepEqual(done.children.map((c: any) => c.id), [childId]);
+  assert.deepEqual(
+    done.children.map((c: any) => c.id),
+    [childId],
+  );
   const childDone = await s.waitEnded(childId);
   assert.equal(childDone.state, 'SUCCESS');
   assert.ok(ms(childDone.ended_at) > ms(done.ended_at));
@@ -129,7 +142,7 @@ test('a flow that calls itself is stopped by the depth limit: the deepest subflo
   const done = await s.waitEnded(e.id);
   assert.equal(done.state, 'FAILED');
   const chain: any[] = [done];
-  for (let cur = done; run(cur, 'again').child_execution_id; ) {
+  for (let cur = done; run(cur, 'again').child_execution_id;) {
     cur = await s.waitEnded(run(cur, 'again').child_execution_id);
     chain.push(cur);
     assert.ok(chain.length < 100, 'the recursion did not stop');

@@ -126,14 +126,21 @@ test('secrets resolve from the namespace, its parent and the global scope, are r
 
   const lines = (await s.db.query(`SELECT task_key, n, stream, text FROM log_lines WHERE execution_id = $1 ORDER BY task_key, n`, [e.id])).rows;
   const uses = lines.filter((l) => l.task_key === 'uses');
-  assert.deepEqual(uses.map((l) => l.n), [1, 2, 3, 4], 'sequence numbers 1..n without gaps');
+  assert.deepEqual(
+    uses.map((l) => l.n),
+    [1, 2, 3, 4],
+    'sequence numbers 1..n without gaps',
+  );
   const text = (stream: string) => uses.filter((l) => l.stream === stream).map((l) => l.text);
   assert.deepEqual(text('stdout'), ['own=***', 'global *** and again ***', 'plain line']);
   assert.deepEqual(text('stderr'), ['parent=***']);
   // No stored line, of any task, holds a secret value.
   const all = (await s.db.query(`SELECT text FROM log_lines WHERE execution_id = $1`, [e.id])).rows.map((r) => r.text).join('\n');
   for (const v of [OWN, PARENT, GLOBAL]) assert.ok(!all.includes(v), `a log line holds the secret value ${v}`);
-  assert.deepEqual(lines.filter((l) => l.task_key === 'quiet').map((l) => l.text), ['nothing secret']);
+  assert.deepEqual(
+    lines.filter((l) => l.task_key === 'quiet').map((l) => l.text),
+    ['nothing secret'],
+  );
 
   // The values are never stored with the execution either.
   const row = JSON.stringify((await s.db.query(`SELECT * FROM executions WHERE id = $1`, [e.id])).rows[0]);

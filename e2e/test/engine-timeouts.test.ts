@@ -74,10 +74,14 @@ test('a flow past its timeout ends TIMED_OUT: the running task is stopped and th
   assert.equal(run(done, 'never').state, 'CANCELLED');
   assert.equal(run(done, 'never').reason, 'execution_timed_out');
   // The task that was running is stopped: it ends, and its processes go.
-  await until('the running task of the timed-out execution to end', async () => {
-    const now = (await s.api('GET', `/api/v1/executions/${e.id}`)).body;
-    return !['PENDING', 'QUEUED', 'RUNNING'].includes(run(now, 'long').state);
-  }, 10_000);
+  await until(
+    'the running task of the timed-out execution to end',
+    async () => {
+      const now = (await s.api('GET', `/api/v1/executions/${e.id}`)).body;
+      return !['PENDING', 'QUEUED', 'RUNNING'].includes(run(now, 'long').state);
+    },
+    10_000,
+  );
   await until('the running task process group to be gone', () => !alive(child), 5000);
   const later = (await s.api('GET', `/api/v1/executions/${e.id}`)).body;
   assert.equal(later.state, 'TIMED_OUT', 'the execution stays TIMED_OUT once its running task is stopped');

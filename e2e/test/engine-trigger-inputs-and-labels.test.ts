@@ -118,7 +118,10 @@ test('invalid inputs are refused with 422 validation_failed, one detail per fiel
 
   const one = await s.api('POST', `/api/v1/flows/${NS}/typed/executions`, { inputs: { i: 1.5, req: 'x' } });
   assert.equal(one.status, 422);
-  assert.deepEqual(one.body.error.details.map((d: any) => d.field), ['inputs.i']);
+  assert.deepEqual(
+    one.body.error.details.map((d: any) => d.field),
+    ['inputs.i'],
+  );
 
   const afterCount = (await s.api('GET', `/api/v1/executions?namespace=${NS}&flow=typed&limit=200`)).body.items.length;
   assert.equal(afterCount, countBefore, 'no execution is created for refused inputs');
@@ -133,9 +136,16 @@ test('a trigger body that does not match the schema is refused with 422 naming t
     const r = await s.api('POST', `/api/v1/flows/${NS}/hello/executions`, body);
     assert.equal(r.status, 422, JSON.stringify(body));
     assert.equal(r.body.error.code, 'validation_failed');
-    assert.deepEqual(r.body.error.details.map((d: any) => d.field), [field]);
+    assert.deepEqual(
+      r.body.error.details.map((d: any) => d.field),
+      [field],
+    );
   }
-  const raw = await fetch(`${s.url}/api/v1/flows/${NS}/hello/executions`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: '{not json' });
+  const raw = await fetch(`${s.url}/api/v1/flows/${NS}/hello/executions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+    body: '{not json',
+  });
   assert.equal(raw.status, 422);
   assert.deepEqual(((await raw.json()) as { error: { details: unknown } }).error.details, [{ field: 'body', message: 'invalid JSON' }]);
 });

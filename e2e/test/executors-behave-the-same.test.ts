@@ -33,7 +33,10 @@ before(async () => {
   targets = await executorTargets();
   const env: Record<string, string> = {};
   for (const t of targets) Object.assign(env, t.env);
-  env.SVC_EXECUTORS = targets.filter((t) => !t.skip).map((t) => t.type).join(',');
+  env.SVC_EXECUTORS = targets
+    .filter((t) => !t.skip)
+    .map((t) => t.type)
+    .join(',');
   s = await startStack({ env });
   for (const t of targets) {
     if (t.skip) continue;
@@ -60,7 +63,9 @@ async function outcome(id: string) {
   const metrics = (await s.db.query(`SELECT name, value, tags FROM task_metrics WHERE execution_id = $1`, [id])).rows;
   const artifacts = (await s.api('GET', `/api/v1/executions/${id}/artifacts`)).body;
   const items = artifacts.items as { name: string; size: number; id: string }[];
-  const bodies = await Promise.all(items.map(async (a) => (await fetch(`${s.url}/api/v1/executions/${id}/artifacts/${a.id}`, { headers: { authorization: `Bearer ${s.token}` } })).text()));
+  const bodies = await Promise.all(
+    items.map(async (a) => (await fetch(`${s.url}/api/v1/executions/${id}/artifacts/${a.id}`, { headers: { authorization: `Bearer ${s.token}` } })).text()),
+  );
   return {
     state: done.state,
     executors: [...new Set((done.task_runs as { executor_type: string }[]).map((r) => r.executor_type))],

@@ -56,11 +56,24 @@ before(async () => {
   images = await ensureTestImages(docker);
   await buildPoisonedImage();
   // Best effort: runner volumes left by earlier runs go, so that this stack's first docker task is the one that fills its volume.
-  for (const v of (await docker.listVolumes({ filters: JSON.stringify({ label: ['svc.dev/runner-bundle'] }) })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters: JSON.stringify({ label: ['svc.dev/runner-bundle'] }) })).Volumes ?? [])
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
   started = Math.floor(Date.now() / 1000);
   const host = (d as { host: string }).host;
   s = await startStack({
-    env: { SVC_EXECUTORS: 'process,docker', SVC_DOCKER_HOST: host, SVC_KILL_DELAY_MS: '2000', SVC_DEFAULT_EXECUTOR: 'docker', SVC_DEFAULT_IMAGE: images.musl, SVC_DOCKER_NETWORK: 'host', SVC_DOCKER_NETWORKS: 'host', SVC_DOCKER_PIDS_LIMIT: '300' },
+    env: {
+      SVC_EXECUTORS: 'process,docker',
+      SVC_DOCKER_HOST: host,
+      SVC_KILL_DELAY_MS: '2000',
+      SVC_DEFAULT_EXECUTOR: 'docker',
+      SVC_DEFAULT_IMAGE: images.musl,
+      SVC_DOCKER_NETWORK: 'host',
+      SVC_DOCKER_NETWORKS: 'host',
+      SVC_DOCKER_PIDS_LIMIT: '300',
+    },
   });
   // The network policy's dispatchers: default network none; one allows nothing more, one allows host.
   const strict = { SVC_EXECUTORS: 'docker', SVC_DOCKER_HOST: host, SVC_DOCKER_NETWORK: 'none' };
@@ -69,31 +82,57 @@ before(async () => {
   s.startApp('dispatcher', { ...strict, SVC_POOLS: 'nethost', SVC_DOCKER_NETWORKS: 'host' });
   const onNet = (id: string, pool: string, network: string) =>
     flow({ id, tasks: [{ id: 't', type: 'command', executor: { type: 'docker', image: images.busybox, pool, network }, command: ['sh', '-c', 'echo on the network'] }] });
-  await s.saveFlow(
-    NS,
-    {
-      'hello.sh': 'echo "hello from $(cat /etc/os-release 2>/dev/null | head -c0)bash $BASH_VERSION"\necho "to stderr" >&2\necho \'{"outputs": {"n": 42}}\' >> "$SVC_OUTPUTS"\n',
-      'busy.flow.yaml': flow({ id: 'busy', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'b', type: 'command', command: ['sh', '-c', 'echo busybox says hi; ls /lib 2>&1 | head -3; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status; exit 0'] }] }),
-      'slim.flow.yaml': flow({ id: 'slim', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 's', type: 'script', file: 'hello.sh' }] }),
-      'onpath.flow.yaml': flow({ id: 'onpath', tasks: [{ id: 'p', type: 'command', executor: { type: 'docker', image: images.withSvc, inject_runner: false }, command: ['sh', '-c', 'echo runner from the image; command -v svc'] }] }),
-      'limited.flow.yaml': flow({
-        id: 'limited',
-        executor: { type: 'docker', image: images.busybox, resources: { limits: { cpu: '500m', memory: '64Mi' } } },
-        tasks: [{ id: 'slow', type: 'command', command: ['sh', '-c', 'echo started; sleep 60'] }],
-      }),
-      'unpullable.flow.yaml': flow({ id: 'unpullable', tasks: [{ id: 'u', type: 'command', executor: { type: 'docker', image: '127.0.0.1:1/nothing:1', pull: 'always' }, command: ['true'] }] }),
-      'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 'm', type: 'command', executor: { type: 'docker', image: 'local/not-here:1', pull: 'never' }, command: ['true'] }] }),
-      'noruntime.py': 'print("never")\n',
-      'noruntime.flow.yaml': flow({ id: 'noruntime', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'py', type: 'script', file: 'noruntime.py' }] }),
-      'poisoned.flow.yaml': flow({ id: 'poisoned', executor: { type: 'docker', image: POISONED }, tasks: [{ id: 'p', type: 'command', command: ['sh', '-c', 'echo poisoned image ran its task'] }] }),
-      'clean.flow.yaml': flow({ id: 'clean', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 'c', type: 'command', command: ['sh', '-c', 'echo clean image ran its task'] }] }),
-      'hostnet-default.flow.yaml': onNet('hostnet-default', 'netdefault', 'host'),
-      'container-net.flow.yaml': onNet('container-net', 'nethost', 'container:svc-some-container'),
-      'other-net.flow.yaml': onNet('other-net', 'nethost', 'etl-net'),
-      'hostnet-listed.flow.yaml': onNet('hostnet-listed', 'nethost', 'host'),
-      'survive.flow.yaml': flow({ id: 'survive', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'long', type: 'command', command: ['sh', '-c', 'sleep 4; echo still here'] }] }),
-    },
-  );
+  await s.saveFlow(NS, {
+    'hello.sh': 'echo "hello from $(cat /etc/os-release 2>/dev/null | head -c0)bash $BASH_VERSION"\necho "to stderr" >&2\necho \'{"outputs": {"n": 42}}\' >> "$SVC_OUTPUTS"\n',
+    'busy.flow.yaml': flow({
+      id: 'busy',
+      executor: { type: 'docker', image: images.busybox },
+      tasks: [{ id: 'b', type: 'command', command: ['sh', '-c', 'echo busybox says hi; ls /lib 2>&1 | head -3; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status; exit 0'] }],
+    }),
+    'slim.flow.yaml': flow({ id: 'slim', executor: { type: 'docker', image: images.debian }, tasks: [{ id: 's', type: 'script', file: 'hello.sh' }] }),
+    'onpath.flow.yaml': flow({
+      id: 'onpath',
+      tasks: [
+        {
+          id: 'p',
+          type: 'command',
+          executor: { type: 'docker', image: images.withSvc, inject_runner: false },
+          command: ['sh', '-c', 'echo runner from the image; command -v svc'],
+        },
+      ],
+    }),
+    'limited.flow.yaml': flow({
+      id: 'limited',
+      executor: { type: 'docker', image: images.busybox, resources: { limits: { cpu: '500m', memory: '64Mi' } } },
+      tasks: [{ id: 'slow', type: 'command', command: ['sh', '-c', 'echo started; sleep 60'] }],
+    }),
+    'unpullable.flow.yaml': flow({
+      id: 'unpullable',
+      tasks: [{ id: 'u', type: 'command', executor: { type: 'docker', image: '127.0.0.1:1/nothing:1', pull: 'always' }, command: ['true'] }],
+    }),
+    'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 'm', type: 'command', executor: { type: 'docker', image: 'local/not-here:1', pull: 'never' }, command: ['true'] }] }),
+    'noruntime.py': 'print("never")\n',
+    'noruntime.flow.yaml': flow({ id: 'noruntime', executor: { type: 'docker', image: images.busybox }, tasks: [{ id: 'py', type: 'script', file: 'noruntime.py' }] }),
+    'poisoned.flow.yaml': flow({
+      id: 'poisoned',
+      executor: { type: 'docker', image: POISONED },
+      tasks: [{ id: 'p', type: 'command', command: ['sh', '-c', 'echo poisoned image ran its task'] }],
+    }),
+    'clean.flow.yaml': flow({
+      id: 'clean',
+      executor: { type: 'docker', image: images.debian },
+      tasks: [{ id: 'c', type: 'command', command: ['sh', '-c', 'echo clean image ran its task'] }],
+    }),
+    'hostnet-default.flow.yaml': onNet('hostnet-default', 'netdefault', 'host'),
+    'container-net.flow.yaml': onNet('container-net', 'nethost', 'container:svc-some-container'),
+    'other-net.flow.yaml': onNet('other-net', 'nethost', 'etl-net'),
+    'hostnet-listed.flow.yaml': onNet('hostnet-listed', 'nethost', 'host'),
+    'survive.flow.yaml': flow({
+      id: 'survive',
+      executor: { type: 'docker', image: images.busybox },
+      tasks: [{ id: 'long', type: 'command', command: ['sh', '-c', 'sleep 4; echo still here'] }],
+    }),
+  });
   // No executor anywhere: SVC_DEFAULT_EXECUTOR (docker here) and SVC_DEFAULT_IMAGE.
   await s.saveFlow('dockdefault', {
     'noimage.flow.yaml': flow({ id: 'noimage', tasks: [{ id: 'n', type: 'command', command: ['sh', '-c', 'ls /lib/ld-musl-x86_64.so.1'] }] }),
@@ -106,7 +145,11 @@ after(async () => {
 
 /** Containers the engine created since the stack started from `image`: [name, image]. */
 async function containersCreatedFrom(image: string): Promise<string[]> {
-  const stream = (await docker.getEvents({ since: started, until: Math.ceil(Date.now() / 1000), filters: JSON.stringify({ type: ['container'], event: ['create'] }) })) as unknown as NodeJS.ReadableStream;
+  const stream = (await docker.getEvents({
+    since: started,
+    until: Math.ceil(Date.now() / 1000),
+    filters: JSON.stringify({ type: ['container'], event: ['create'] }),
+  })) as unknown as NodeJS.ReadableStream;
   let text = '';
   for await (const chunk of stream) text += String(chunk);
   return text
@@ -117,7 +160,12 @@ async function containersCreatedFrom(image: string): Promise<string[]> {
     .map((e) => e.Actor.Attributes.name);
 }
 
-const logsOf = async (id: string) => (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1 ORDER BY task_key, n`, [id])).rows as { task_key: string; stream: string; text: string }[];
+const logsOf = async (id: string) =>
+  (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1 ORDER BY task_key, n`, [id])).rows as {
+    task_key: string;
+    stream: string;
+    text: string;
+  }[];
 const containersOf = (executionId: string) => docker.listContainers({ all: true, filters: { label: [`svc.dev/execution-id=${executionId}`] } });
 
 // First: the stack's first docker task fills the runner volume, and its image carries a runner of its own.
@@ -125,7 +173,10 @@ test("a task image cannot write the runner volume: no container of it but its ta
   const e = await s.trigger(NS, 'poisoned');
   const done = await s.waitEnded(e.id, 120_000);
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
-  assert.ok((await logsOf(e.id)).some((l) => l.text === 'poisoned image ran its task'), 'its own runner is hidden under the real one');
+  assert.ok(
+    (await logsOf(e.id)).some((l) => l.text === 'poisoned image ran its task'),
+    'its own runner is hidden under the real one',
+  );
   const clean = await s.waitEnded((await s.trigger(NS, 'clean')).id, 120_000);
   assert.equal(clean.state, 'SUCCESS', JSON.stringify(clean));
   assert.ok((await logsOf(clean.id)).some((l) => l.text === 'clean image ran its task'));
@@ -139,9 +190,15 @@ test('a command task runs in a busybox image with no libc: the injected runner n
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
   assert.equal(done.task_runs[0].executor_type, 'docker');
   const lines = await logsOf(e.id);
-  assert.ok(lines.some((l) => l.text === 'busybox says hi'), JSON.stringify(lines));
+  assert.ok(
+    lines.some((l) => l.text === 'busybox says hi'),
+    JSON.stringify(lines),
+  );
   // As the task's process sees it: no setuid gain, and no NET_RAW (capability bit 13).
-  assert.ok(lines.some((l) => /^NoNewPrivs:\s+1$/.test(l.text)), JSON.stringify(lines));
+  assert.ok(
+    lines.some((l) => /^NoNewPrivs:\s+1$/.test(l.text)),
+    JSON.stringify(lines),
+  );
   const capEff = BigInt(`0x${/^CapEff:\s+([0-9a-f]+)$/.exec(lines.find((l) => l.text.startsWith('CapEff:'))!.text)![1]}`);
   assert.equal(capEff & (1n << 13n), 0n, `NET_RAW dropped: CapEff ${capEff.toString(16)}`);
   // The runner reports the end before its process exits: the container goes a moment later.
@@ -154,7 +211,10 @@ test('a bash script runs in a slim glibc image: logs of both streams and outputs
   const done = await s.waitEnded(e.id, 120_000);
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
   const lines = await logsOf(e.id);
-  assert.ok(lines.some((l) => l.stream === 'stdout' && /^hello from bash \d/.test(l.text)), JSON.stringify(lines));
+  assert.ok(
+    lines.some((l) => l.stream === 'stdout' && /^hello from bash \d/.test(l.text)),
+    JSON.stringify(lines),
+  );
   assert.ok(lines.some((l) => l.stream === 'stderr' && l.text === 'to stderr'));
   assert.deepEqual(done.task_runs[0].outputs, { n: 42 });
   assert.equal(done.task_runs[0].exit_code, 0);
@@ -176,7 +236,10 @@ test('inject_runner false runs the svc found on the image PATH', { skip }, async
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
   const lines = await logsOf(e.id);
   assert.ok(lines.some((l) => l.text === 'runner from the image'));
-  assert.ok(lines.some((l) => /\/svc$/.test(l.text)), 'svc is on the PATH of the image');
+  assert.ok(
+    lines.some((l) => /\/svc$/.test(l.text)),
+    'svc is on the PATH of the image',
+  );
 });
 
 test('limits and labels reach the container; cancel stops it within the grace and it is removed', { skip }, async () => {
@@ -214,10 +277,10 @@ test('limits and labels reach the container; cancel stops it within the grace an
   assert.ok(Date.now() - t0 < 15_000, `cancelled within the grace (${Date.now() - t0} ms)`);
   for (let i = 0; i < 100 && (await containersOf(e.id)).length; i++) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(await containersOf(e.id), [], 'the container is removed');
-  await assert.rejects(docker.getVolume(workVolume!).inspect(), 'the run\'s volume is removed with it');
+  await assert.rejects(docker.getVolume(workVolume!).inspect(), "the run's volume is removed with it");
 });
 
-test('a container killed outright after its task started ends the run lost (the spec\'s reason for lost work)', { skip }, async () => {
+test("a container killed outright after its task started ends the run lost (the spec's reason for lost work)", { skip }, async () => {
   const e = await s.trigger(NS, 'limited');
   await until('the task to start', async () => (await logsOf(e.id)).some((l) => l.text === 'started'), 60_000);
   const [c] = (await containersOf(e.id)).filter((x) => x.State === 'running');
@@ -230,28 +293,32 @@ test('a container killed outright after its task started ends the run lost (the 
   assert.match(done.task_runs[0].error, /exited with code 137 before its runner reported an end/);
 });
 
-test('a network the flow names: host refused by default, listed ones run, container: and others refused unless listed; the error names the network and the setting', { skip }, async () => {
-  const ended = async (flowId: string) => {
-    const e = await s.trigger(NS, flowId);
-    const done = await s.waitEnded(e.id, 120_000);
-    return { e, done, run: done.task_runs[0] };
-  };
-  const refused = [
-    ['hostnet-default', 'host', /it is empty/],
-    ['container-net', 'container:svc-some-container', /it lists host/],
-    ['other-net', 'etl-net', /it lists host/],
-  ] as const;
-  for (const [flowId, network, listed] of refused) {
-    const { e, done, run } = await ended(flowId);
-    assert.equal(done.state, 'FAILED', `${flowId}: ${JSON.stringify(done)}`);
-    assert.equal(run.reason, 'executor_error', flowId);
-    assert.ok(run.error.includes(`the network ${network} is not allowed`) && run.error.includes('SVC_DOCKER_NETWORKS'), run.error);
-    assert.match(run.error, listed);
-    assert.deepEqual(await containersOf(e.id), [], `${flowId}: no container`);
-  }
-  const { done } = await ended('hostnet-listed');
-  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
-});
+test(
+  'a network the flow names: host refused by default, listed ones run, container: and others refused unless listed; the error names the network and the setting',
+  { skip },
+  async () => {
+    const ended = async (flowId: string) => {
+      const e = await s.trigger(NS, flowId);
+      const done = await s.waitEnded(e.id, 120_000);
+      return { e, done, run: done.task_runs[0] };
+    };
+    const refused = [
+      ['hostnet-default', 'host', /it is empty/],
+      ['container-net', 'container:svc-some-container', /it lists host/],
+      ['other-net', 'etl-net', /it lists host/],
+    ] as const;
+    for (const [flowId, network, listed] of refused) {
+      const { e, done, run } = await ended(flowId);
+      assert.equal(done.state, 'FAILED', `${flowId}: ${JSON.stringify(done)}`);
+      assert.equal(run.reason, 'executor_error', flowId);
+      assert.ok(run.error.includes(`the network ${network} is not allowed`) && run.error.includes('SVC_DOCKER_NETWORKS'), run.error);
+      assert.match(run.error, listed);
+      assert.deepEqual(await containersOf(e.id), [], `${flowId}: no container`);
+    }
+    const { done } = await ended('hostnet-listed');
+    assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  },
+);
 
 test('pull never with a missing image ends image_pull_failed with the reason', { skip }, async () => {
   const e = await s.trigger(NS, 'missing');
@@ -261,7 +328,7 @@ test('pull never with a missing image ends image_pull_failed with the reason', {
   assert.match(done.task_runs[0].error, /local\/not-here:1.*not present.*never/);
 });
 
-test('pull always from a registry that does not answer ends image_pull_failed with the engine\'s message', { skip }, async () => {
+test("pull always from a registry that does not answer ends image_pull_failed with the engine's message", { skip }, async () => {
   const e = await s.trigger(NS, 'unpullable');
   const done = await s.waitEnded(e.id, 60_000);
   assert.equal(done.state, 'FAILED');

@@ -54,7 +54,9 @@ async function round(t: TestContext, app: App): Promise<void> {
     victim = victims.find((p) => p.child.pid === busiest[0]?.pid) ?? victim;
   }
   const victimRuns = (
-    await q(s, `SELECT count(*)::int AS n FROM task_runs t JOIN instances i ON i.id = t.claimed_by WHERE t.state = 'RUNNING' AND (i.metadata->>'pid')::int = $1`, [victim.child.pid])
+    await q(s, `SELECT count(*)::int AS n FROM task_runs t JOIN instances i ON i.id = t.claimed_by WHERE t.state = 'RUNNING' AND (i.metadata->>'pid')::int = $1`, [
+      victim.child.pid,
+    ])
   )[0].n as number;
   await kill9(victim);
   const killedAt = Date.now();
@@ -73,7 +75,14 @@ async function round(t: TestContext, app: App): Promise<void> {
   const figures = await checkRound(s, ns, subs, { httpCalls: (k) => target.calls.get(k) ?? 0 });
   figures.drainMs = drainMs;
   t.diagnostic(
-    JSON.stringify({ fault: `kill -9 ${app}`, taskRunsInFlightAtKill: running, victimRunningTaskRuns: victimRuns, downMs, drainAfterLastSubmissionMs: Date.now() - submittedAt, ...figures }),
+    JSON.stringify({
+      fault: `kill -9 ${app}`,
+      taskRunsInFlightAtKill: running,
+      victimRunningTaskRuns: victimRuns,
+      downMs,
+      drainAfterLastSubmissionMs: Date.now() - submittedAt,
+      ...figures,
+    }),
   );
   assert.equal(figures.submissions.acknowledged, EXECUTIONS);
   assert.ok(figures.scheduleFires >= 1, 'the schedule fired during the round');

@@ -63,12 +63,20 @@ test('the object store down for 20 s mid-run: artifacts survive, saves fail clea
 
   proxy.setMode('refuse');
   const outageAt = Date.now();
-  const notReady = await until('/readyz to report the store', async () => {
-    const r = await readyz();
-    return r.status === 503 ? r : undefined;
-  }, 15_000, 200);
+  const notReady = await until(
+    '/readyz to report the store',
+    async () => {
+      const r = await readyz();
+      return r.status === 503 ? r : undefined;
+    },
+    15_000,
+    200,
+  );
   // A save while the store is down: refused with the envelope, and no version is left behind.
-  const save = await s.api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'during the outage', changes: [{ op: 'put', path: 'notes/outage.txt', content: `written at ${Date.now()}` }] });
+  const save = await s.api('POST', `/api/v1/namespaces/${ns}/changes`, {
+    message: 'during the outage',
+    changes: [{ op: 'put', path: 'notes/outage.txt', content: `written at ${Date.now()}` }],
+  });
   await sleep(Math.max(0, OUTAGE_MS - (Date.now() - outageAt)));
   proxy.setMode('open');
   const resets = proxy.stats().reset;
@@ -95,7 +103,11 @@ test('the object store down for 20 s mid-run: artifacts survive, saves fail clea
      WHERE e.namespace = $1 AND t.task_key = 'lines' AND t.state = 'SUCCESS'`,
     [ns],
   );
-  assert.deepEqual(arts.filter((a) => !a.artifact), [], 'every succeeded task has its artifact row');
+  assert.deepEqual(
+    arts.filter((a) => !a.artifact),
+    [],
+    'every succeeded task has its artifact row',
+  );
   for (const a of arts) {
     const r = await fetch(`${s.url}/api/v1/executions/${a.execution_id}/artifacts/${a.artifact}`, { headers: { authorization: `Bearer ${s.token}` } });
     assert.equal(r.status, 200, `artifact of ${a.task_run}`);
@@ -106,7 +118,9 @@ test('the object store down for 20 s mid-run: artifacts survive, saves fail clea
   assert.equal(again.status, 201, JSON.stringify(again.body));
 
   const artifactRetries = s.procs.reduce((n, p) => n + (p.output().match(/cannot store an artifact; retrying/g)?.length ?? 0), 0);
-  const failedRuns = await q(s, `SELECT t.reason, t.error FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1 AND t.reason = 'executor_error'`, [ns]);
+  const failedRuns = await q(s, `SELECT t.reason, t.error FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1 AND t.reason = 'executor_error'`, [
+    ns,
+  ]);
   t.diagnostic(
     JSON.stringify({
       fault: `object store connections reset for ${OUTAGE_MS / 1000} s`,

@@ -60,8 +60,12 @@ test('PostgreSQL restarted mid-run: every app rides it out; nothing lost, nothin
   const stopSchedules = keepSchedulesDue(s, ns);
   const run = submitBusy(s, ns, { count: EXECUTIONS, webhookKey: hookKey });
   await until('the run to be busy', async () => run.sent() >= EXECUTIONS / 2, 180_000, 100);
-  const [busy] = await q(s, `SELECT count(*) FILTER (WHERE t.state = 'RUNNING')::int AS running, count(DISTINCT e.id) FILTER (WHERE e.state = 'RUNNING')::int AS executions
-                             FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1`, [ns]);
+  const [busy] = await q(
+    s,
+    `SELECT count(*) FILTER (WHERE t.state = 'RUNNING')::int AS running, count(DISTINCT e.id) FILTER (WHERE e.state = 'RUNNING')::int AS executions
+                             FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1`,
+    [ns],
+  );
 
   const stoppedAt = Date.now();
   await cluster.stop();
@@ -80,11 +84,25 @@ test('PostgreSQL restarted mid-run: every app rides it out; nothing lost, nothin
   const drainMs = await drain(s, ns);
   // No app died of it: the same processes, all still running.
   for (const p of s.procs) assert.equal(p.child.exitCode, null, `pid ${p.child.pid} exited:\n${p.output().slice(-3000)}`);
-  assert.deepEqual(s.procs.map((p) => p.child.pid), pids, 'no process was restarted');
+  assert.deepEqual(
+    s.procs.map((p) => p.child.pid),
+    pids,
+    'no process was restarted',
+  );
   await gatewayUp(s);
   const figures = await checkRound(s, ns, subs, { httpCalls: (k) => target.calls.get(k) ?? 0 });
   figures.drainMs = drainMs;
-  t.diagnostic(JSON.stringify({ fault: 'PostgreSQL stopped and started', runningTaskRunsAtStop: busy.running, runningExecutionsAtStop: busy.executions, stopMs, downMs, readyAfterMs, ...figures }));
+  t.diagnostic(
+    JSON.stringify({
+      fault: 'PostgreSQL stopped and started',
+      runningTaskRunsAtStop: busy.running,
+      runningExecutionsAtStop: busy.executions,
+      stopMs,
+      downMs,
+      readyAfterMs,
+      ...figures,
+    }),
+  );
   assert.equal(figures.submissions.acknowledged, EXECUTIONS);
   assert.ok(figures.scheduleFires >= 1, 'the schedule fired during the round');
 });

@@ -49,7 +49,10 @@ before(async () => {
   await s.saveFlow(NS, {
     'remote.flow.yaml': flow({
       id: 'remote',
-      inputs: [{ id: 'lines', type: 'int' }, { id: 'pause', type: 'number' }],
+      inputs: [
+        { id: 'lines', type: 'int' },
+        { id: 'pause', type: 'number' },
+      ],
       tasks: [
         {
           id: 'work',
@@ -99,7 +102,12 @@ test('runners cut off from the api for 30 s (15 s blackholed, 15 s refused) lose
   const runners = runs.map((r) => ({ run: r, done: svcExec(r.id, signRunToken(key, r.id, new Date(Date.now() + 3600_000))) }));
 
   // Every runner has started its task (a first line is stored), then a few seconds more.
-  await until('every runner started', async () => (await q(s, `SELECT count(DISTINCT task_run_id)::int AS n FROM log_lines WHERE execution_id = ANY($1)`, [ids]))[0].n === RUNS.length, 60_000, 100);
+  await until(
+    'every runner started',
+    async () => (await q(s, `SELECT count(DISTINCT task_run_id)::int AS n FROM log_lines WHERE execution_id = ANY($1)`, [ids]))[0].n === RUNS.length,
+    60_000,
+    100,
+  );
   await sleep(CUT_AT_MS);
   const linesAtCut = (await q(s, `SELECT count(*)::int AS n FROM log_lines WHERE execution_id = ANY($1)`, [ids]))[0].n;
   proxy.setMode('blackhole');
@@ -131,7 +139,11 @@ test('runners cut off from the api for 30 s (15 s blackholed, 15 s refused) lose
       `run ${i}: every printed line stored once, in order`,
     );
     const all = await q(s, `SELECT n FROM log_lines WHERE task_run_id = $1 ORDER BY n`, [tr.id]);
-    assert.deepEqual(all.map((l) => l.n), all.map((_, k) => k + 1), `run ${i}: line numbers without a gap`);
+    assert.deepEqual(
+      all.map((l) => l.n),
+      all.map((_, k) => k + 1),
+      `run ${i}: line numbers without a gap`,
+    );
     const art = await q(s, `SELECT id FROM artifacts WHERE task_run_id = $1 AND name = 'report.txt'`, [tr.id]);
     assert.equal(art.length, 1, `run ${i}: its artifact`);
     const body = await (await fetch(`${s.url}/api/v1/executions/${id}/artifacts/${art[0].id}`, { headers: { authorization: `Bearer ${s.token}` } })).text();

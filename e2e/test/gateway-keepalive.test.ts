@@ -34,7 +34,15 @@ after(async () => {
 async function startGateway(env: Record<string, string> = {}): Promise<string> {
   let out = '';
   const child = spawn(process.execPath, [path.join(root, 'apps/api-gateway/dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATABASE_URL: tdb.url, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: path.join(dir, `data-${gateways.length}`), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      SVC_DATABASE_URL: tdb.url,
+      SVC_PORT: '0',
+      SVC_LOG_LEVEL: 'info',
+      SVC_DATA_DIR: path.join(dir, `data-${gateways.length}`),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   gateways.push(child);
@@ -57,7 +65,9 @@ function get(agent: http.Agent, url: string): Promise<{ status: number; reused: 
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, localPort: req.socket!.localPort!, keepAlive: res.headers['keep-alive'] as string | undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, reused: req.reusedSocket, localPort: req.socket!.localPort!, keepAlive: res.headers['keep-alive'] as string | undefined }),
+      );
     });
     req.on('error', reject);
   });

@@ -34,7 +34,13 @@ test('two scheduler processes sync each commit once, by poll and by push webhook
   const repo = new TestRepo(root, 'e2e');
   const first = repo.commit({ 'flows/hello.flow.yaml': flow('hello') }, 'first');
   assert.ok([200, 201].includes((await s.api('PUT', '/api/v1/secrets/E2E_GIT_WEBHOOK', { value: WEBHOOK_SECRET })).status));
-  const created = await s.api('POST', '/api/v1/git-sources', { name: 'e2e', repo_url: repo.fileUrl, poll_interval: 1, webhook_secret_key: 'E2E_GIT_WEBHOOK', mappings: [{ namespace: 'e2e.git', repo_path: 'flows' }] });
+  const created = await s.api('POST', '/api/v1/git-sources', {
+    name: 'e2e',
+    repo_url: repo.fileUrl,
+    poll_interval: 1,
+    webhook_secret_key: 'E2E_GIT_WEBHOOK',
+    mappings: [{ namespace: 'e2e.git', repo_path: 'flows' }],
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const id = created.body.id as string;
   await until('first sync', async () => (await source(id)).last_synced_sha === first);
@@ -49,9 +55,17 @@ test('two scheduler processes sync each commit once, by poll and by push webhook
   // The push webhook: a bad signature starts nothing, a good one syncs.
   const third = repo.commit({ 'flows/bye.flow.yaml': flow('bye') }, 'third');
   const payload = JSON.stringify({ ref: 'refs/heads/main' });
-  const bad = await fetch(`${s.url}/hooks/git/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature('wrong', Buffer.from(payload)) }, body: payload });
+  const bad = await fetch(`${s.url}/hooks/git/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature('wrong', Buffer.from(payload)) },
+    body: payload,
+  });
   assert.equal(bad.status, 401);
-  const good = await fetch(`${s.url}/hooks/git/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(WEBHOOK_SECRET, Buffer.from(payload)) }, body: payload });
+  const good = await fetch(`${s.url}/hooks/git/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(WEBHOOK_SECRET, Buffer.from(payload)) },
+    body: payload,
+  });
   assert.equal(good.status, 202);
   await until('third synced', async () => (await source(id)).last_synced_sha === third);
   await until('no sync running', async () => (await runs(id)).every((r) => r.status !== 'running' && r.status !== 'queued'));
@@ -60,7 +74,10 @@ test('two scheduler processes sync each commit once, by poll and by push webhook
   const ok = (await runs(id)).filter((r) => r.status === 'success');
   assert.deepEqual(ok.map((r) => r.sha).sort(), [first, second, third].sort());
   const all = (await s.api('GET', '/api/v1/namespaces/e2e.git/versions')).body.items;
-  assert.deepEqual(all.map((v: { git_sha: string }) => v.git_sha), [third, second, first]);
+  assert.deepEqual(
+    all.map((v: { git_sha: string }) => v.git_sha),
+    [third, second, first],
+  );
   // Two scheduler instances ran throughout.
   assert.equal((await s.db.query(`SELECT count(*)::int AS n FROM instances WHERE kind = 'scheduler' AND stopped_at IS NULL`)).rows[0].n, 2);
 

@@ -150,7 +150,16 @@ function fixtureFor(op: Op, name: string): string {
   return fixtures[name] ?? 'x';
 }
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/vnd.api+json', ''];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+  'application/vnd.api+json',
+  '',
+];
 
 /** Percent-encodes a path segment; a lone surrogate becomes U+FFFD first, as a browser would send it. */
 const enc = (v: string) => encodeURIComponent(v.toWellFormed());
@@ -171,7 +180,10 @@ function queryArb(op: Op): fc.Arbitrary<string> {
       schemaArbitrary(p.schema, doc).map((v) => [[p.name, typeof v === 'string' ? v : JSON.stringify(v)]]),
       hostileString().map((v) => [[p.name, v]]),
       fc.constantFrom('-1', '0', '201', '5001', '1e9', '99999999999999999999', 'abc', '').map((v) => [[p.name, v]]),
-      fc.tuple(hostileString(), hostileString()).map(([a, b]) => [[p.name, a], [p.name, b]]),
+      fc.tuple(hostileString(), hostileString()).map(([a, b]) => [
+        [p.name, a],
+        [p.name, b],
+      ]),
     );
   return fc
     .tuple(
@@ -194,11 +206,23 @@ function bodyArb(op: Op): fc.Arbitrary<{ body?: string; headers: Record<string, 
     { weight: schema ? 4 : 0, arbitrary: schemaArbitrary(schema, doc).map((v) => JSON.stringify(v)) },
     { weight: schema ? 3 : 0, arbitrary: mutatedArbitrary(schema, doc).map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: hostileJson().map((v) => JSON.stringify(v) ?? 'null') },
-    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\ufeff{}', '{"a":1,}', "{'a':1}", '{"__proto__":{"admin":true}}')) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\ufeff{}', '{"a":1,}', "{'a':1}", '{"__proto__":{"admin":true}}'),
+      ),
+    },
   );
-  const contentType = fc.oneof({ weight: 6, arbitrary: fc.constant(op.body?.contentType === '*/*' ? 'application/json' : (op.body?.contentType ?? 'application/json')) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
+  const contentType = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(op.body?.contentType === '*/*' ? 'application/json' : (op.body?.contentType ?? 'application/json')) },
+    { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+  );
   return fc.oneof(
-    { weight: op.body ? 8 : 1, arbitrary: fc.tuple(text, contentType).map(([body, ct]): { body?: string; headers: Record<string, string> } => ({ body, headers: ct ? { 'content-type': ct } : {} })) },
+    {
+      weight: op.body ? 8 : 1,
+      arbitrary: fc.tuple(text, contentType).map(([body, ct]): { body?: string; headers: Record<string, string> } => ({ body, headers: ct ? { 'content-type': ct } : {} })),
+    },
     { weight: op.body ? 1 : 3, arbitrary: fc.constant<{ body?: string; headers: Record<string, string> }>({ headers: {} }) },
   );
 }
@@ -251,7 +275,9 @@ function fixedRequests(op: Op): Req[] {
     { path, query: '', headers: { ...json, 'content-encoding': 'x-unknown' }, body: '{}' },
     { path, query: '', headers: json, body: '{"__proto__":{"role":"admin","polluted":true},"constructor":{"prototype":{"polluted":true}}}' },
     // Every string of a schema-shaped body holding a NUL (PostgreSQL text cannot).
-    ...(op.body?.contentType === 'application/json' ? [{ path, query: '', headers: json, body: JSON.stringify(withNul(fc.sample(schemaArbitrary(op.body.schema, doc), { seed: SEED, numRuns: 1 })[0])) }] : []),
+    ...(op.body?.contentType === 'application/json'
+      ? [{ path, query: '', headers: json, body: JSON.stringify(withNul(fc.sample(schemaArbitrary(op.body.schema, doc), { seed: SEED, numRuns: 1 })[0])) }]
+      : []),
     { path, query: `?${'a'.repeat(7000)}=1&limit=${'9'.repeat(400)}&cursor=${'%'.repeat(50)}`, headers: auth },
   ];
 }
@@ -277,7 +303,8 @@ function chunkedHugeBody(op: Op): Promise<void> {
         try {
           const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)] as [string, string]));
           assertWellFormed({ status: res.statusCode!, headers, text }, `${op.id} chunked huge body`);
-          if (op.auth !== 'public' || op.id === 'login') assert.ok([401, 403, 404, 413, 415, 422, 429].includes(res.statusCode!), `${op.id} chunked huge body: ${res.statusCode} ${text}`);
+          if (op.auth !== 'public' || op.id === 'login')
+            assert.ok([401, 403, 404, 413, 415, 422, 429].includes(res.statusCode!), `${op.id} chunked huge body: ${res.statusCode} ${text}`);
           resolve();
         } catch (err) {
           reject(err);

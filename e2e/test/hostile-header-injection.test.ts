@@ -85,8 +85,12 @@ test('CR/LF from a webhook body never becomes a header or a request upstream, no
     assert.ok(call.state === 'SUCCESS' || (call.state === 'FAILED' && call.reason === 'http_error'), `${JSON.stringify(who)}: ${call.state} ${call.reason} ${call.error}`);
     // In the URL (path and query) and the body only: sent, the URL parser drops or escapes line breaks.
     const callUrl = done.task_runs.find((t: any) => t.task_key === 'call_url');
-    assert.ok(callUrl.state === 'SUCCESS' || (callUrl.state === 'FAILED' && callUrl.reason === 'http_error'), `${JSON.stringify(who)} in the URL: ${callUrl.state} ${callUrl.reason} ${callUrl.error}`);
-    outcomes[JSON.stringify(who)] = `header: ${call.state === 'SUCCESS' ? 'sent, value kept inside its header' : `refused (${call.reason})`}; url and body: ${callUrl.state === 'SUCCESS' ? 'sent' : `refused (${callUrl.reason})`}`;
+    assert.ok(
+      callUrl.state === 'SUCCESS' || (callUrl.state === 'FAILED' && callUrl.reason === 'http_error'),
+      `${JSON.stringify(who)} in the URL: ${callUrl.state} ${callUrl.reason} ${callUrl.error}`,
+    );
+    outcomes[JSON.stringify(who)] =
+      `header: ${call.state === 'SUCCESS' ? 'sent, value kept inside its header' : `refused (${call.reason})`}; url and body: ${callUrl.state === 'SUCCESS' ? 'sent' : `refused (${callUrl.reason})`}`;
     const echo = done.task_runs.find((t: any) => t.task_key === 'echo');
     assert.equal(echo.state, 'SUCCESS');
     const lines = (await s.db.query(`SELECT task_key, stream, text FROM log_lines WHERE execution_id = $1`, [id])).rows;
@@ -134,7 +138,11 @@ test("injected line breaks never start a line of the gateway's own (text) log", 
     fetch(`${s.url}/hooks/abc%0d%0a${MARK}%20ERROR%20forged`, { method: 'POST' }),
     fetch(`${s.url}/api/v1/executions/%0a${MARK}`, { headers: { authorization: `Bearer ${s.token}` } }),
     fetch(`${s.url}/healthz`, { headers: { 'x-request-id': `a${MARK}` } }),
-    fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `x\n${MARK} ERROR forged`, password: `p\r\n${MARK}` }) }),
+    fetch(`${s.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `x\n${MARK} ERROR forged`, password: `p\r\n${MARK}` }),
+    }),
   ];
   for (const r of await Promise.all(tries)) await r.text();
   await new Promise((r) => setTimeout(r, 500));

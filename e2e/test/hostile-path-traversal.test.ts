@@ -100,7 +100,9 @@ test('flow file:, files: and workdir that climb out are refused as flow_invalid,
   }
   for (const p of TO_NEW('pwned')) flows.push({ task: `{id: t, type: command, command: ["true"], files: {${JSON.stringify(p)}: "pwned"}}` });
   for (const [i, f] of flows.entries()) {
-    const r = await call('POST', `/api/v1/namespaces/${NS}/changes`, { body: { message: 'm', changes: [{ op: 'put', path: `f${i}.flow.yaml`, content: `id: f${i}\ntasks:\n  - ${f.task}\n` }] } });
+    const r = await call('POST', `/api/v1/namespaces/${NS}/changes`, {
+      body: { message: 'm', changes: [{ op: 'put', path: `f${i}.flow.yaml`, content: `id: f${i}\ntasks:\n  - ${f.task}\n` }] },
+    });
     if (r.status === 201) {
       // Accepted by the schema: then the run must fail before touching anything outside.
       const ex = await s.trigger(NS, `f${i}`);
@@ -151,7 +153,9 @@ test('artifact names over the runner protocol are names, never paths: stored ins
   const names = [...TO_NEW('pwned'), '..', '.', 'a/../../../b', '/etc/passwd', 'evil"; filename=x.exe', 'line\r\nSet-Cookie: svc_session=fixed', 'ok.txt'];
   for (const name of names) {
     const r = await fetch(`${s.url}/api/runner/v1/task-runs/${run.id}/artifacts/${encodeURIComponent(name)}`, {
-      method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: `content of ${name}`,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+      body: `content of ${name}`,
     });
     const a = await answerOf(r);
     assertWellFormed(a, `PUT artifact ${JSON.stringify(name)}`);
@@ -161,7 +165,8 @@ test('artifact names over the runner protocol are names, never paths: stored ins
   assertCanaryAlone();
   // Every object the store holds is inside its directory (no key climbed out of it).
   const storeRoot = fs.realpathSync(s.dataDir);
-  const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [fs.realpathSync(path.join(d, e.name))]));
+  const walk = (d: string): string[] =>
+    fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [fs.realpathSync(path.join(d, e.name))]));
   for (const f of walk(storeRoot)) assert.ok(f.startsWith(storeRoot + path.sep), f);
   const arts = (await call('GET', `/api/v1/executions/${ex.id}/artifacts?limit=200`)).json.items;
   assert.ok(arts.length >= 1);
@@ -176,7 +181,11 @@ test('artifact names over the runner protocol are names, never paths: stored ins
   // Download routes with climbing ids find nothing.
   // Sent as written (fetch would resolve `..` and `%2e%2e` to another route before sending).
   for (const id of ['..', '%2e%2e', '..%2f..%2fetc%2fpasswd', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', encodeURIComponent(canary)]) {
-    for (const p of [`/api/v1/executions/${ex.id}/artifacts/${id}`, `/api/v1/executions/${id}/logs/download`, `/api/v1/executions/${ex.id}/artifacts/${id}/../../../../../..${canary}`]) {
+    for (const p of [
+      `/api/v1/executions/${ex.id}/artifacts/${id}`,
+      `/api/v1/executions/${id}/logs/download`,
+      `/api/v1/executions/${ex.id}/artifacts/${id}/../../../../../..${canary}`,
+    ]) {
       const d = await rawGet(p);
       answers.push(d.text);
       assert.ok(!d.text.includes(CANARY_TEXT), p);
@@ -188,7 +197,9 @@ test('artifact names over the runner protocol are names, never paths: stored ins
 
 test('git-source mappings that climb out of the repository are refused', async () => {
   for (const repoPath of ['..', '../..', 'a/../../b', '..\\..', 'a/\u0001']) {
-    const r = await call('POST', '/api/v1/git-sources', { body: { name: `g${Math.random()}`, repo_url: 'https://git.example.test/r.git', mappings: [{ namespace: 'gitns', repo_path: repoPath }] } });
+    const r = await call('POST', '/api/v1/git-sources', {
+      body: { name: `g${Math.random()}`, repo_url: 'https://git.example.test/r.git', mappings: [{ namespace: 'gitns', repo_path: repoPath }] },
+    });
     assert.equal(r.status, 422, `${JSON.stringify(repoPath)}: ${r.text}`);
   }
 });

@@ -22,10 +22,28 @@ const ROUTES = (id: string): { name: string; method: string; path: string; body?
   { name: 'runnerGetSpec', method: 'GET', path: `/api/runner/v1/task-runs/${id}/spec` },
   { name: 'runnerGetBundle', method: 'GET', path: `/api/runner/v1/task-runs/${id}/bundle` },
   { name: 'runnerHeartbeat', method: 'POST', path: `/api/runner/v1/task-runs/${id}/heartbeat`, body: '{}', type: 'application/json' },
-  { name: 'runnerPostLogs', method: 'POST', path: `/api/runner/v1/task-runs/${id}/logs`, body: JSON.stringify({ lines: [{ n: 1, stream: 'stdout', text: 'INJECTED' }] }), type: 'application/json' },
-  { name: 'runnerPostEvents', method: 'POST', path: `/api/runner/v1/task-runs/${id}/events`, body: JSON.stringify({ type: 'progress', message: 'INJECTED' }), type: 'application/json' },
+  {
+    name: 'runnerPostLogs',
+    method: 'POST',
+    path: `/api/runner/v1/task-runs/${id}/logs`,
+    body: JSON.stringify({ lines: [{ n: 1, stream: 'stdout', text: 'INJECTED' }] }),
+    type: 'application/json',
+  },
+  {
+    name: 'runnerPostEvents',
+    method: 'POST',
+    path: `/api/runner/v1/task-runs/${id}/events`,
+    body: JSON.stringify({ type: 'progress', message: 'INJECTED' }),
+    type: 'application/json',
+  },
   { name: 'runnerPutArtifact', method: 'PUT', path: `/api/runner/v1/task-runs/${id}/artifacts/injected.txt`, body: 'INJECTED', type: 'text/plain' },
-  { name: 'runnerComplete', method: 'POST', path: `/api/runner/v1/task-runs/${id}/complete`, body: JSON.stringify({ state: 'FAILED', exit_code: 1, error: 'INJECTED' }), type: 'application/json' },
+  {
+    name: 'runnerComplete',
+    method: 'POST',
+    path: `/api/runner/v1/task-runs/${id}/complete`,
+    body: JSON.stringify({ state: 'FAILED', exit_code: 1, error: 'INJECTED' }),
+    type: 'application/json',
+  },
 ];
 
 async function call(route: ReturnType<typeof ROUTES>[number], authorization: string | undefined) {
@@ -101,7 +119,7 @@ test("every runner route refuses another run's token, forged, tampered and expir
   console.log(`run tokens: ${refused} foreign, forged or expired token calls refused on ${ROUTES('').length} runner routes`);
 });
 
-test("after a run ended, its token gets no spec, its events and completions change nothing, and heartbeats say stop", async () => {
+test('after a run ended, its token gets no spec, its events and completions change nothing, and heartbeats say stop', async () => {
   const tokenA = `Bearer ${signRunToken(key, runA.id, new Date(Date.now() + 3600_000))}`;
   const routes = Object.fromEntries(ROUTES(runA.id).map((r) => [r.name, r]));
   // What a task printed may hold a NUL (PostgreSQL text cannot): kept as U+FFFD, not refused and not a 500.

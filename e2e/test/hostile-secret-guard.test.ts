@@ -15,7 +15,10 @@ test('a secret value in a response fails the test file at stop(), naming the key
   // The leak, made on purpose: the same value stored as a (readable) variable and read back.
   await s.api('PUT', '/api/v1/variables/NOT_A_SECRET', { value });
   await s.api('GET', '/api/v1/variables');
-  const err = await s.stop().then(() => undefined, (e: Error) => e);
+  const err = await s.stop().then(
+    () => undefined,
+    (e: Error) => e,
+  );
   assert.ok(err, 'stop() failed');
   assert.match(err.message, /the value of secret GUARD_SECRET is in the response to GET \/api\/v1\/variables/);
   assert.ok(!err.message.includes(value), 'the report does not repeat the value');

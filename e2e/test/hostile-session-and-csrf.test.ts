@@ -70,12 +70,48 @@ test('logout ends the session on the server: the old cookie is refused afterward
 
 /** Cookie-authenticated state-changing routes, each with a request that would change something, and how to see whether it did. */
 const ROUTES: { name: string; method: string; path: string; body?: unknown; changed: () => Promise<boolean> }[] = [
-  { name: 'createToken', method: 'POST', path: '/api/v1/tokens', body: { name: 'csrf-token', role: 'admin' }, changed: async () => (await s.api('GET', '/api/v1/tokens')).body.items.some((t: any) => t.name === 'csrf-token') },
-  { name: 'putGlobalVariable', method: 'PUT', path: '/api/v1/variables/CSRF_VAR', body: { value: 'csrf' }, changed: async () => (await s.api('GET', '/api/v1/variables')).body.items.some((v: any) => v.key === 'CSRF_VAR') },
-  { name: 'putGlobalSecret', method: 'PUT', path: '/api/v1/secrets/CSRF_SECRET', body: { value: 'csrf-secret-value' }, changed: async () => (await s.api('GET', '/api/v1/secrets')).body.items.some((v: any) => v.key === 'CSRF_SECRET') },
-  { name: 'createUser', method: 'POST', path: '/api/v1/users', body: { email: 'csrf@example.com', role: 'admin', name: 'x' }, changed: async () => (await s.api('GET', '/api/v1/users')).body.items.some((u: any) => u.email === 'csrf@example.com') },
-  { name: 'updateMe', method: 'PATCH', path: '/api/v1/auth/me', body: { name: 'CSRF was here' }, changed: async () => (await s.db.query(`SELECT 1 FROM users WHERE display_name = 'CSRF was here'`)).rowCount! > 0 },
-  { name: 'triggerFlow', method: 'POST', path: '/api/v1/flows/csrf/f/executions', body: {}, changed: async () => (await s.db.query(`SELECT 1 FROM executions WHERE namespace = 'csrf'`)).rowCount! > 0 },
+  {
+    name: 'createToken',
+    method: 'POST',
+    path: '/api/v1/tokens',
+    body: { name: 'csrf-token', role: 'admin' },
+    changed: async () => (await s.api('GET', '/api/v1/tokens')).body.items.some((t: any) => t.name === 'csrf-token'),
+  },
+  {
+    name: 'putGlobalVariable',
+    method: 'PUT',
+    path: '/api/v1/variables/CSRF_VAR',
+    body: { value: 'csrf' },
+    changed: async () => (await s.api('GET', '/api/v1/variables')).body.items.some((v: any) => v.key === 'CSRF_VAR'),
+  },
+  {
+    name: 'putGlobalSecret',
+    method: 'PUT',
+    path: '/api/v1/secrets/CSRF_SECRET',
+    body: { value: 'csrf-secret-value' },
+    changed: async () => (await s.api('GET', '/api/v1/secrets')).body.items.some((v: any) => v.key === 'CSRF_SECRET'),
+  },
+  {
+    name: 'createUser',
+    method: 'POST',
+    path: '/api/v1/users',
+    body: { email: 'csrf@example.com', role: 'admin', name: 'x' },
+    changed: async () => (await s.api('GET', '/api/v1/users')).body.items.some((u: any) => u.email === 'csrf@example.com'),
+  },
+  {
+    name: 'updateMe',
+    method: 'PATCH',
+    path: '/api/v1/auth/me',
+    body: { name: 'CSRF was here' },
+    changed: async () => (await s.db.query(`SELECT 1 FROM users WHERE display_name = 'CSRF was here'`)).rowCount! > 0,
+  },
+  {
+    name: 'triggerFlow',
+    method: 'POST',
+    path: '/api/v1/flows/csrf/f/executions',
+    body: {},
+    changed: async () => (await s.db.query(`SELECT 1 FROM executions WHERE namespace = 'csrf'`)).rowCount! > 0,
+  },
   { name: 'deleteNamespace', method: 'DELETE', path: '/api/v1/namespaces/csrf', changed: async () => (await s.api('GET', '/api/v1/namespaces/csrf')).status === 404 },
   { name: 'logout', method: 'POST', path: '/api/v1/auth/logout', changed: async () => false /* checked below: the session still works */ },
 ];
@@ -123,15 +159,30 @@ test('same-origin cookie requests pass, form content types are still refused (41
   const v = await login('victim@example.com', 'victim password 1');
   const host = new URL(s.url).host;
   for (const headers of [{ origin: PUBLIC_URL }, { origin: `http://${host}` }, { 'sec-fetch-site': 'same-origin' }] as Record<string, string>[]) {
-    const r = await fetch(`${s.url}/api/v1/variables/SAME_ORIGIN`, { method: 'PUT', headers: { cookie: v.cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ value: 'ok' }) });
+    const r = await fetch(`${s.url}/api/v1/variables/SAME_ORIGIN`, {
+      method: 'PUT',
+      headers: { cookie: v.cookie, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ value: 'ok' }),
+    });
     assert.ok(r.status < 300, `${JSON.stringify(headers)}: ${r.status} ${await r.text()}`);
   }
   for (const contentType of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain']) {
-    const r = await fetch(`${s.url}/api/v1/variables/FORM_VAR`, { method: 'PUT', headers: { cookie: v.cookie, 'content-type': contentType, 'sec-fetch-site': 'same-origin' }, body: '{"value":"form"}' });
+    const r = await fetch(`${s.url}/api/v1/variables/FORM_VAR`, {
+      method: 'PUT',
+      headers: { cookie: v.cookie, 'content-type': contentType, 'sec-fetch-site': 'same-origin' },
+      body: '{"value":"form"}',
+    });
     assert.equal(r.status, 415, contentType);
   }
-  assert.equal((await s.api('GET', '/api/v1/variables')).body.items.some((x: any) => x.key === 'FORM_VAR'), false);
-  const bearer = await fetch(`${s.url}/api/v1/variables/BEARER_VAR`, { method: 'PUT', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', origin: 'https://evil.example' }, body: JSON.stringify({ value: 'ok' }) });
+  assert.equal(
+    (await s.api('GET', '/api/v1/variables')).body.items.some((x: any) => x.key === 'FORM_VAR'),
+    false,
+  );
+  const bearer = await fetch(`${s.url}/api/v1/variables/BEARER_VAR`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', origin: 'https://evil.example' },
+    body: JSON.stringify({ value: 'ok' }),
+  });
   assert.ok(bearer.status < 300, 'no Origin check for bearer tokens (spec)');
   // A safe method with a cross-site Origin reads, as the spec allows, and changes nothing.
   assert.equal((await fetch(`${s.url}/api/v1/auth/me`, { headers: { cookie: v.cookie, origin: 'https://evil.example' } })).status, 200);

@@ -14,13 +14,20 @@ const QUICK_MS = 15_000;
 
 function billionLaughs(levels = 10): string {
   let src = 'lol0: &lol0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-  for (let i = 1; i < levels; i++) src += `lol${i}: &lol${i} [${Array(9).fill(`*lol${i - 1}`).join(', ')}]\n`;
+  for (let i = 1; i < levels; i++)
+    src += `lol${i}: &lol${i} [${Array(9)
+      .fill(`*lol${i - 1}`)
+      .join(', ')}]\n`;
   return src;
 }
 
 const BOMBS: { name: string; source: string; message: RegExp }[] = [
   { name: 'billion laughs (10^9 nodes)', source: `id: b\n${billionLaughs()}tasks: [{id: t, type: command, command: ["true"]}]\n`, message: /alias bomb/ },
-  { name: 'billion laughs inside a task', source: `id: b\nx: &a [1,1,1,1,1,1,1,1,1,1]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nw: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\nv: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\ntasks: [{id: t, type: command, command: *e}]\n`, message: /alias bomb/ },
+  {
+    name: 'billion laughs inside a task',
+    source: `id: b\nx: &a [1,1,1,1,1,1,1,1,1,1]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nw: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\nv: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\ntasks: [{id: t, type: command, command: *e}]\n`,
+    message: /alias bomb/,
+  },
   {
     name: 'a long string aliased 20,000 times (few nodes, 18 GB expanded)',
     source: `id: b\nvariables: {big: &big "${'x'.repeat(900_000)}"}\ninputs: [{id: j, type: json, default: [${Array(20_000).fill('*big').join(',')}]}]\ntasks: [{id: t, type: command, command: ["true"]}]\n`,
@@ -28,8 +35,16 @@ const BOMBS: { name: string; source: string; message: RegExp }[] = [
   },
   { name: 'a recursive alias', source: 'id: b\na: &loop\n  b: *loop\ntasks: []\n', message: /recursive alias/ },
   { name: 'flow sequences nested 100,000 deep', source: `id: b\ntasks: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, message: /nest|depth|deep|could not be read|syntax/i },
-  { name: 'block mappings nested 1,000 deep', source: `id: b\n${Array.from({ length: 1000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')} 1\n`, message: /nest|depth|deep|could not be read|syntax/i },
-  { name: 'JSON (flow style) objects nested 100,000 deep', source: `{"id": "b", "tasks": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}\n`, message: /nest|depth|deep|could not be read|syntax/i },
+  {
+    name: 'block mappings nested 1,000 deep',
+    source: `id: b\n${Array.from({ length: 1000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')} 1\n`,
+    message: /nest|depth|deep|could not be read|syntax/i,
+  },
+  {
+    name: 'JSON (flow style) objects nested 100,000 deep',
+    source: `{"id": "b", "tasks": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}\n`,
+    message: /nest|depth|deep|could not be read|syntax/i,
+  },
   { name: 'a file over 1 MiB', source: `id: b\ndescription: "${'x'.repeat(1_100_000)}"\ntasks: []\n`, message: /more than the limit/ },
   { name: 'a custom tag', source: 'id: b\nx: !!js/function "function () { return 1 }"\ntasks: []\n', message: /tag|syntax|unknown/i },
 ];
@@ -66,7 +81,12 @@ async function whileProbing<T>(work: () => Promise<T>): Promise<{ value: T; ms: 
 }
 
 const post = async (p: string, body: unknown) => {
-  const r = await fetch(`${s.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+  const r = await fetch(`${s.url}${p}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
   const a = await answerOf(r);
   assertWellFormed(a, p);
   return { status: a.status, json: JSON.parse(a.text) };
@@ -86,7 +106,9 @@ for (const bomb of BOMBS) {
       assert.equal(validate.value.json.valid, false);
       assert.match(validate.value.json.errors.map((e: any) => e.message).join(' | '), bomb.message);
     }
-    console.log(`${bomb.name}: ${Buffer.byteLength(bomb.source)} bytes refused on save in ${save.ms} ms and on validate in ${validate.ms} ms; slowest /healthz meanwhile ${Math.max(save.slowestProbeMs, validate.slowestProbeMs)} ms over ${save.probes + validate.probes} probes`);
+    console.log(
+      `${bomb.name}: ${Buffer.byteLength(bomb.source)} bytes refused on save in ${save.ms} ms and on validate in ${validate.ms} ms; slowest /healthz meanwhile ${Math.max(save.slowestProbeMs, validate.slowestProbeMs)} ms over ${save.probes + validate.probes} probes`,
+    );
   });
 }
 

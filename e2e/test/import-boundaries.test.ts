@@ -23,7 +23,10 @@ interface Workspace {
 
 function workspaces(): Workspace[] {
   const out: Workspace[] = [];
-  for (const [parent, kind] of [['apps', 'app'], ['packages', 'package']] as const) {
+  for (const [parent, kind] of [
+    ['apps', 'app'],
+    ['packages', 'package'],
+  ] as const) {
     for (const d of fs.readdirSync(path.join(root, parent))) {
       const file = path.join(root, parent, d, 'package.json');
       if (!fs.existsSync(file)) continue;

@@ -113,7 +113,15 @@ exec postgres -D "$PGDATA" -c listen_addresses="\${POSTGRES_LISTEN:-*}" -c unix_
 async function buildS3(): Promise<void> {
   const esbuild = createRequire(path.join(root, 'apps/cli/package.json'))('esbuild') as { build(o: Record<string, unknown>): Promise<unknown> };
   const dir = path.join(work, 's3-image');
-  await esbuild.build({ entryPoints: [path.join(root, 'e2e/test/compose-standins/s3-standin.cjs')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(dir, 'server.cjs'), logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [path.join(root, 'e2e/test/compose-standins/s3-standin.cjs')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: path.join(dir, 'server.cjs'),
+    logLevel: 'warning',
+  });
   fs.writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${BASE}\nCOPY server.cjs /s3/server.cjs\nENTRYPOINT ["node", "/s3/server.cjs"]\n`);
   await docker(['build', '-q', '-t', S3_IMAGE, dir], { timeoutMs: 120_000 });
 }
@@ -210,8 +218,18 @@ async function states(): Promise<Record<string, { id: string; running: boolean; 
   const ids = (await docker(['ps', '-aq', '--filter', `label=com.docker.compose.project=${project}`])).split('\n').filter(Boolean);
   const out: Record<string, { id: string; running: boolean; health?: string; exit: number; restarts: number }[]> = {};
   for (const id of ids) {
-    const [c] = JSON.parse(await docker(['inspect', id])) as { RestartCount: number; Config: { Labels: Record<string, string> }; State: { Running: boolean; ExitCode: number; Health?: { Status: string } } }[];
-    (out[c!.Config.Labels['com.docker.compose.service']!] ??= []).push({ id, running: c!.State.Running, health: c!.State.Health?.Status, exit: c!.State.ExitCode, restarts: c!.RestartCount });
+    const [c] = JSON.parse(await docker(['inspect', id])) as {
+      RestartCount: number;
+      Config: { Labels: Record<string, string> };
+      State: { Running: boolean; ExitCode: number; Health?: { Status: string } };
+    }[];
+    (out[c!.Config.Labels['com.docker.compose.service']!] ??= []).push({
+      id,
+      running: c!.State.Running,
+      health: c!.State.Health?.Status,
+      exit: c!.State.ExitCode,
+      restarts: c!.RestartCount,
+    });
   }
   return out;
 }
@@ -223,14 +241,19 @@ test('the Compose stack comes up: the migrations ran once and ended, every app t
       const st = await states();
       if (st.migrate?.[0] && !st.migrate[0].running && st.migrate[0].exit !== 0) throw new Final(`migrate exited ${st.migrate[0].exit}: ${await lastLogs(st.migrate[0].id)}`);
       // An app that died (and is restarted by its policy) will not come up by waiting: say why at once.
-      for (const n of [...APPS, 'postgres', 's3']) for (const x of st[n] ?? []) if (x.restarts > 0 || (!x.running && x.exit !== 0)) throw new Final(`${n} exited with ${x.exit} (restarted ${x.restarts} times): ${await lastLogs(x.id)}`);
+      for (const n of [...APPS, 'postgres', 's3'])
+        for (const x of st[n] ?? [])
+          if (x.restarts > 0 || (!x.running && x.exit !== 0)) throw new Final(`${n} exited with ${x.exit} (restarted ${x.restarts} times): ${await lastLogs(x.id)}`);
       const healthy = ['postgres', 's3', 'api-gateway', 'scheduler', 'maintenance'].every((n) => st[n]?.[0]?.health === 'healthy');
       return healthy && st.dispatcher?.length === 2 && st.dispatcher.every((x) => x.running) ? st : undefined;
     },
     240_000,
   );
   assert.equal(s.migrate!.length, 1);
-  assert.deepEqual(s.migrate!.map((m) => [m.running, m.exit]), [[false, 0]]);
+  assert.deepEqual(
+    s.migrate!.map((m) => [m.running, m.exit]),
+    [[false, 0]],
+  );
   // No secret is in any app container's environment: they read files.
   const ids = (await docker(['ps', '-q', '--filter', `label=com.docker.compose.project=${project}`])).split('\n').filter(Boolean);
   const secrets = ['database_url', 'storage_url', 'master_keys', 'admin_password'].map((n) => fs.readFileSync(path.join(work, 'secrets', n), 'utf8').trim());
@@ -244,13 +267,25 @@ test('through the stack: a git-synced namespace, a docker task run by a dispatch
   const gw = `http://127.0.0.1:${ports.gateway}`;
   // The first admin, from the admin_password secret.
   const password = fs.readFileSync(path.join(work, 'secrets/admin_password'), 'utf8').trim();
-  const login = await fetch(`${gw}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@localhost', password }) });
+  const login = await fetch(`${gw}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@localhost', password }),
+  });
   assert.equal(login.status, 200, await login.clone().text());
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const tokenRes = await fetch(`${gw}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'compose-test', role: 'admin' }) });
+  const tokenRes = await fetch(`${gw}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'compose-test', role: 'admin' }),
+  });
   const token = ((await tokenRes.json()) as { secret: string }).secret;
   const api = async (method: string, p: string, body?: unknown) => {
-    const r = await fetch(`${gw}${p}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${gw}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -267,13 +302,22 @@ test('through the stack: a git-synced namespace, a docker task run by a dispatch
   const repo = new TestRepo(gitRoot, 'compose');
   const flow = { id: 'hello', tasks: [{ id: 'greet', type: 'command', command: ['sh', '-c', 'echo hello from a docker task; echo "second line"'] }] };
   const sha = repo.commit({ 'flows/hello.flow.yaml': JSON.stringify(flow) }, 'first');
-  const created = await api('POST', '/api/v1/git-sources', { name: 'compose', repo_url: `${daemon!.url}/compose.git`, poll_interval: 1, mappings: [{ namespace: 'compose.git', repo_path: 'flows' }] });
+  const created = await api('POST', '/api/v1/git-sources', {
+    name: 'compose',
+    repo_url: `${daemon!.url}/compose.git`,
+    poll_interval: 1,
+    mappings: [{ namespace: 'compose.git', repo_path: 'flows' }],
+  });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  await until('synced', async () => {
-    const src = (await api('GET', `/api/v1/git-sources/${created.body.id}`)).body;
-    if (src.last_sync_status === 'failed') throw new Error(`sync failed: ${src.last_error}`);
-    return src.last_synced_sha === sha ? true : undefined;
-  }, 90_000);
+  await until(
+    'synced',
+    async () => {
+      const src = (await api('GET', `/api/v1/git-sources/${created.body.id}`)).body;
+      if (src.last_sync_status === 'failed') throw new Error(`sync failed: ${src.last_error}`);
+      return src.last_synced_sha === sha ? true : undefined;
+    },
+    90_000,
+  );
 
   // The flow, run as a docker task by one of the dispatchers; its log followed live.
   const ex = await api('POST', '/api/v1/flows/compose.git/hello/executions', {});

@@ -20,7 +20,9 @@ function sources(dir: string): string[] {
 
 const served = new Set(
   ['api-gateway', 'maintenance'].flatMap((app) =>
-    sources(path.join(root, 'apps', app, 'src')).flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!)),
+    sources(path.join(root, 'apps', app, 'src')).flatMap((f) =>
+      [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!),
+    ),
   ),
 );
 const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'infra/grafana/svc-dashboard.json'), 'utf8')) as {
@@ -41,15 +43,30 @@ test('the apps define the metrics this test expects to find', () => {
 
 test('every svc_ metric the apps serve has a panel, and every panel queries a served metric', () => {
   const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:svc|process|nodejs)_[a-z0-9_]+)\b/g)].map((m) => m[1]!)));
-  for (const m of served) assert.ok([...used].some((u) => base(u) === m || u === m), `no panel for ${m}`);
+  for (const m of served)
+    assert.ok(
+      [...used].some((u) => base(u) === m || u === m),
+      `no panel for ${m}`,
+    );
   for (const u of used) assert.ok(served.has(u) || served.has(base(u)) || PROM_CLIENT_DEFAULTS.test(u), `${u} is not served by the apps`);
   assert.ok(dashboard.panels.every((p) => p.type === 'row' || (p.targets?.length ?? 0) > 0));
-  assert.deepEqual(dashboard.templating.list.map((v) => v.name), ['datasource']);
+  assert.deepEqual(
+    dashboard.templating.list.map((v) => v.name),
+    ['datasource'],
+  );
 });
 
 test('the runbook explains every served metric and covers each topic of the issue', () => {
   for (const m of served) assert.match(runbook, new RegExp(`\\| \`${m}[{\`]`), `runbook metric table: ${m}`);
-  for (const heading of ['## Sizing', '## Scaling each app', '## Rotating master keys', '## Upgrading', '## Backup and restore', '## Metrics and alerts', '## Migrations, and how they coexist with the services']) {
+  for (const heading of [
+    '## Sizing',
+    '## Scaling each app',
+    '## Rotating master keys',
+    '## Upgrading',
+    '## Backup and restore',
+    '## Metrics and alerts',
+    '## Migrations, and how they coexist with the services',
+  ]) {
     assert.ok(runbook.includes(`\n${heading}\n`), heading);
   }
   assert.match(runbook, /svc secrets rewrap|"args":\["secrets","rewrap"\]/);

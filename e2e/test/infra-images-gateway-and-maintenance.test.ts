@@ -35,12 +35,28 @@ test('the build context leaves out installed modules, build output, local data a
   const probe = `FROM ${BASE}\nCOPY . /ctx\nRUN cd /ctx && find . -maxdepth 3 \\( -name node_modules -o -name dist -o -name .svc-data -o -name .test-data -o -name .git -o -name .tools -o -name .turbo \\) -print > /found\n`;
   const id = (await docker(['build', '-q', '-f', '-', '.'], { input: probe, timeoutMs: 120_000 })).trim();
   assert.equal((await docker(['run', '--rm', '--entrypoint', 'cat', id, '/found'])).trim(), '', 'in the build context');
-  const present = await docker(['run', '--rm', '--entrypoint', 'sh', id, '-c', 'ls -d /ctx/pnpm-lock.yaml /ctx/apps/api-gateway/src /ctx/infra/Dockerfile /ctx/e2e/package.json /ctx/scripts/bootstrap.mjs']);
+  const present = await docker([
+    'run',
+    '--rm',
+    '--entrypoint',
+    'sh',
+    id,
+    '-c',
+    'ls -d /ctx/pnpm-lock.yaml /ctx/apps/api-gateway/src /ctx/infra/Dockerfile /ctx/e2e/package.json /ctx/scripts/bootstrap.mjs',
+  ]);
   assert.equal(present.trim().split('\n').length, 5);
 });
 
 test('the gateway and maintenance images run as node with a HEALTHCHECK and only their own production files', { skip }, async () => {
-  for (const app of APPS) assert.deepEqual(await imageFacts(app, ['api-gateway', 'scheduler', 'dispatcher', 'maintenance', 'cli'].filter((a) => a !== app)), [], app);
+  for (const app of APPS)
+    assert.deepEqual(
+      await imageFacts(
+        app,
+        ['api-gateway', 'scheduler', 'dispatcher', 'maintenance', 'cli'].filter((a) => a !== app),
+      ),
+      [],
+      app,
+    );
 });
 
 test('the gateway image migrates, then answers /healthz and /readyz against a real database and turns healthy', { skip }, async () => {

@@ -7,7 +7,23 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { startGitDaemon, TestRepo, tempRoot } from '@svc/git-sources/testing';
-import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, processTree, RUNNER, skip, startApp, status, until } from './infra-images.js';
+import {
+  build,
+  docker,
+  freePort,
+  healthy,
+  image,
+  imageFacts,
+  importNodeBase,
+  importPrebuilt,
+  MASTER_KEYS,
+  processTree,
+  RUNNER,
+  skip,
+  startApp,
+  status,
+  until,
+} from './infra-images.js';
 import { startStack } from './stack.js';
 
 const BASE = 'svc-test/node24-local:sdc';
@@ -32,7 +48,15 @@ after(async () => {
 });
 
 test('the scheduler, dispatcher and CLI images run as node with a HEALTHCHECK and only their own production files', { skip }, async () => {
-  for (const app of APPS) assert.deepEqual(await imageFacts(app, ['api-gateway', 'scheduler', 'dispatcher', 'maintenance', 'cli'].filter((a) => a !== app)), [], app);
+  for (const app of APPS)
+    assert.deepEqual(
+      await imageFacts(
+        app,
+        ['api-gateway', 'scheduler', 'dispatcher', 'maintenance', 'cli'].filter((a) => a !== app),
+      ),
+      [],
+      app,
+    );
 });
 
 test('the scheduler and dispatcher images start against a real database, turn healthy and serve /readyz and /metrics', { skip }, async () => {
@@ -58,7 +82,7 @@ test('the CLI image answers; `svc local` there needs SVC_DATABASE_URL, since the
   await assert.rejects(docker(['run', '--rm', '--network', 'none', image('cli'), 'local']), /not part of this installation[^]*set SVC_DATABASE_URL/);
 });
 
-test('the runner image, FROM scratch, installs its bundle through the bundle\'s own loader', { skip }, async () => {
+test("the runner image, FROM scratch, installs its bundle through the bundle's own loader", { skip }, async () => {
   const argv = ['/.svc-runner/lib/ld-linux-x86-64.so.2', '--inhibit-cache', '--library-path', '/.svc-runner/lib', '/.svc-runner/bin/node', '/.svc-runner/svc.cjs'];
   const id = (await docker(['create', '--network', 'none', RUNNER, ...argv, 'install-runner', '/installed'])).trim();
   started.push(id);
@@ -78,9 +102,18 @@ test('a git source syncs from a git daemon through the scheduler image (its git,
     const repo = new TestRepo(gitRoot, 'images');
     const sha = repo.commit({ 'flows/hello.flow.yaml': JSON.stringify({ id: 'hello', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }, 'first');
     const url = (stack.db as unknown as { options: { connectionString: string } }).options.connectionString;
-    const id = await startApp('scheduler', { SVC_DATABASE_URL: url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_HOST: '127.0.0.1', SVC_HEALTH_PORT: String(await freePort()), SVC_GIT_SYNC_TICK_MS: '200' }, started);
+    const id = await startApp(
+      'scheduler',
+      { SVC_DATABASE_URL: url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_HOST: '127.0.0.1', SVC_HEALTH_PORT: String(await freePort()), SVC_GIT_SYNC_TICK_MS: '200' },
+      started,
+    );
     await healthy(id);
-    const created = await stack.api('POST', '/api/v1/git-sources', { name: 'images', repo_url: `${daemon.url}/images.git`, poll_interval: 1, mappings: [{ namespace: 'images.git', repo_path: 'flows' }] });
+    const created = await stack.api('POST', '/api/v1/git-sources', {
+      name: 'images',
+      repo_url: `${daemon.url}/images.git`,
+      poll_interval: 1,
+      mappings: [{ namespace: 'images.git', repo_path: 'flows' }],
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const source = await until(
       'the image synced the commit',

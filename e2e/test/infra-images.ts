@@ -101,7 +101,32 @@ export async function importNodeBase(tag: string): Promise<void> {
   r.file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n');
   r.file('/etc/group', 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n');
   r.file('/etc/os-release', `ID=svc-test-node${IMAGE_NODE_MAJOR}\nNAME="svc test base: Node ${IMAGE_NODE_MAJOR} and this machine's Debian tools"\n`);
-  const tools = ['sh', 'dash', 'bash', 'env', 'cat', 'ls', 'mkdir', 'rm', 'cp', 'mv', 'ln', 'chown', 'chmod', 'test', '[', 'id', 'find', 'grep', 'sed', 'sleep', 'true', 'uname', 'ps', 'tar']
+  const tools = [
+    'sh',
+    'dash',
+    'bash',
+    'env',
+    'cat',
+    'ls',
+    'mkdir',
+    'rm',
+    'cp',
+    'mv',
+    'ln',
+    'chown',
+    'chmod',
+    'test',
+    '[',
+    'id',
+    'find',
+    'grep',
+    'sed',
+    'sleep',
+    'true',
+    'uname',
+    'ps',
+    'tar',
+  ]
     .map((t) => `/usr/bin/${t}`)
     .filter((f) => fs.existsSync(f));
   // tini (Debian's, or the copy docker.io ships as docker-init), git with its helpers, ssh.
@@ -146,8 +171,7 @@ export async function importPrebuilt(tag: string, apps: string[]): Promise<void>
   }
 }
 
-export const build = (file: string, tag: string, args: string[]) =>
-  docker(['build', '-q', '-f', file, ...args, '-t', tag, '.'], { timeoutMs: 240_000 });
+export const build = (file: string, tag: string, args: string[]) => docker(['build', '-q', '-f', file, ...args, '-t', tag, '.'], { timeoutMs: 240_000 });
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -162,7 +186,9 @@ export function freePort(): Promise<number> {
 /** Starts an app image on the host network; its own HEALTHCHECK is polled every second instead of every 30 s. */
 export async function startApp(app: string, env: Record<string, string>, started: string[]): Promise<string> {
   const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const id = (await docker(['run', '-d', '--network', 'host', '--label', `${TEST_LABEL}=1`, '--health-interval', '1s', '--health-start-period', '1s', ...envArgs, image(app)])).trim();
+  const id = (
+    await docker(['run', '-d', '--network', 'host', '--label', `${TEST_LABEL}=1`, '--health-interval', '1s', '--health-start-period', '1s', ...envArgs, image(app)])
+  ).trim();
   started.push(id);
   return id;
 }
@@ -199,7 +225,12 @@ export const healthy = (id: string) =>
   until(
     `container ${id.slice(0, 12)} healthy`,
     async () => {
-      const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', id])) as { Running: boolean; ExitCode: number; OOMKilled: boolean; Health?: { Status: string; Log?: { Output: string }[] } };
+      const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', id])) as {
+        Running: boolean;
+        ExitCode: number;
+        OOMKilled: boolean;
+        Health?: { Status: string; Log?: { Output: string }[] };
+      };
       if (!state.Running) throw new Final(`container ${id.slice(0, 12)} exited with ${state.ExitCode}${state.OOMKilled ? ' (OOM-killed)' : ''}: ${await lastLogs(id)}`);
       if (state.Health?.Status === 'healthy') return true;
       if (state.Health?.Status === 'unhealthy') throw new Error(`unhealthy: ${state.Health.Log?.at(-1)?.Output}`);
@@ -213,12 +244,27 @@ export const status = async (url: string) => (await fetch(url, { signal: AbortSi
 /** The image's user, HEALTHCHECK and entrypoint, and what /app holds: only this app's production files (no embedded PostgreSQL). */
 export async function imageFacts(app: string, others: string[]): Promise<string[]> {
   const faults: string[] = [];
-  const cfg = JSON.parse(await docker(['inspect', '--format', '{{json .Config}}', image(app)])) as { User: string; Healthcheck?: { Test: string[] }; Entrypoint: string[]; Env: string[] };
+  const cfg = JSON.parse(await docker(['inspect', '--format', '{{json .Config}}', image(app)])) as {
+    User: string;
+    Healthcheck?: { Test: string[] };
+    Entrypoint: string[];
+    Env: string[];
+  };
   if (cfg.User !== 'node') faults.push(`user ${cfg.User}`);
   if (JSON.stringify(cfg.Healthcheck?.Test) !== JSON.stringify(['CMD', 'node', '/app/healthcheck.mjs'])) faults.push(`healthcheck ${JSON.stringify(cfg.Healthcheck)}`);
   if (JSON.stringify(cfg.Entrypoint) !== JSON.stringify(['tini', '--', 'node', '/app/dist/main.js'])) faults.push(`entrypoint ${JSON.stringify(cfg.Entrypoint)}`);
   if (!cfg.Env.includes(`SVC_APP=${app}`) || !cfg.Env.includes('NODE_ENV=production')) faults.push('env');
-  const names = (await docker(['run', '--rm', '--entrypoint', 'sh', image(app), '-c', 'id -un; ls -A /app; ls /app/node_modules/@svc; ls /app/node_modules/.pnpm; test -w /app || echo app-read-only; test -w /var/lib/svc && echo data-writable'])).split('\n');
+  const names = (
+    await docker([
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      image(app),
+      '-c',
+      'id -un; ls -A /app; ls /app/node_modules/@svc; ls /app/node_modules/.pnpm; test -w /app || echo app-read-only; test -w /var/lib/svc && echo data-writable',
+    ])
+  ).split('\n');
   if (names[0] !== 'node') faults.push(`runs as ${names[0]}`);
   for (const dev of ['typescript@', 'tsx@', 'eslint@', 'turbo@', 'prisma@', 'esbuild@']) if (names.some((n) => n.startsWith(dev))) faults.push(`devDependency ${dev}`);
   // The embedded PostgreSQL (binaries of about 100 MB) is for `npm start` and the tests, not the images.

@@ -88,7 +88,10 @@ export type JsonPatchOp = { op: 'add' | 'replace' | 'remove' | 'test'; path: str
 /** RFC 6902 add, replace, remove and test, in place; a path that does not resolve throws. */
 export function applyJsonPatch(doc: unknown, ops: JsonPatchOp[]): void {
   for (const op of ops) {
-    const keys = op.path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = op.path
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = keys.pop();
     if (last === undefined) throw new Error(`patch ${op.op} ${op.path}: the root cannot be patched`);
     let parent = doc as Record<string, unknown> | unknown[];

@@ -84,12 +84,20 @@ async function validate(o: K8sObject): Promise<void> {
 /** Keys sorted at every level: two renderings compare equal whatever their key order. */
 function sortDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortDeep);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-const noKustomize = kubectl.status === 0 && /Kustomize Version: v5/.test(kubectl.stdout) ? false : `no kubectl with Kustomize v5 on this machine (${(kubectl.error?.message ?? kubectl.stdout ?? '').trim().split('\n')[0]}): the renderer is not compared with Kustomize`;
+const noKustomize =
+  kubectl.status === 0 && /Kustomize Version: v5/.test(kubectl.stdout)
+    ? false
+    : `no kubectl with Kustomize v5 on this machine (${(kubectl.error?.message ?? kubectl.stdout ?? '').trim().split('\n')[0]}): the renderer is not compared with Kustomize`;
 if (noKustomize) process.stderr.write(`\n!! ${noKustomize}\n\n`);
 
 test('the renderer prints what `kubectl kustomize` prints, for every kustomization', { skip: noKustomize }, () => {
@@ -157,7 +165,8 @@ for (const overlay of overlays) {
   const dispatcherEnv = (containersOf(byName('Deployment', 'svc-dispatcher'))[0]!.env ?? []) as { name: string; value?: string }[];
   /** Where task Jobs run (the dispatcher's SVC_K8S_NAMESPACE). */
   const taskNs = dispatcherEnv.find((e) => e.name === 'SVC_K8S_NAMESPACE')?.value ?? '';
-  const podOf = (d: K8sObject) => (d.spec as { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } }).template;
+  const podOf = (d: K8sObject) =>
+    (d.spec as { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } }).template;
 
   test(`${overlay}: one Deployment per app, each with requests, a PodDisruptionBudget, a namespace and its pushed image`, () => {
     assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), APPS.map((a) => `svc-${a}`).sort());
@@ -165,7 +174,8 @@ for (const overlay of overlays) {
     const ns = byName('Deployment', 'svc-api-gateway').metadata.namespace;
     assert.ok(ns && taskNs && ns !== taskNs, `${ns} / ${taskNs}`);
     const inTasks = new Set(['ServiceAccount/svc-task', 'Role/svc-task-jobs', 'RoleBinding/svc-dispatcher-task-jobs', 'NetworkPolicy/svc-task-no-ingress']);
-    for (const o of objects.filter((x) => x.kind !== 'Namespace')) assert.equal(o.metadata.namespace, inTasks.has(`${o.kind}/${o.metadata.name}`) ? taskNs : ns, `${o.kind}/${o.metadata.name}`);
+    for (const o of objects.filter((x) => x.kind !== 'Namespace'))
+      assert.equal(o.metadata.namespace, inTasks.has(`${o.kind}/${o.metadata.name}`) ? taskNs : ns, `${o.kind}/${o.metadata.name}`);
     const taskNamespace = byName('Namespace', taskNs);
     const pss = taskNamespace.metadata.labels as Record<string, string>;
     // Restricted needs runAsNonRoot, which the dispatcher sets only with SVC_K8S_RUN_AS_NON_ROOT: baseline is what task pods pass.
@@ -174,7 +184,8 @@ for (const overlay of overlays) {
     assert.equal(pss['pod-security.kubernetes.io/warn'], 'restricted');
     // The executor is resolved where executions are created (gateway, scheduler): one value for every app, from the shared ConfigMap.
     assert.equal((byName('ConfigMap', 'svc-config').data as Record<string, string>).SVC_DEFAULT_EXECUTOR, 'kubernetes');
-    for (const d of deployments) assert.ok(!((containersOf(d)[0]!.env ?? []) as { name: string }[]).some((e) => e.name === 'SVC_DEFAULT_EXECUTOR'), `${d.metadata.name} overrides SVC_DEFAULT_EXECUTOR`);
+    for (const d of deployments)
+      assert.ok(!((containersOf(d)[0]!.env ?? []) as { name: string }[]).some((e) => e.name === 'SVC_DEFAULT_EXECUTOR'), `${d.metadata.name} overrides SVC_DEFAULT_EXECUTOR`);
     for (const d of deployments) {
       const [c] = containersOf(d);
       const req = (c!.resources as { requests?: { cpu?: string; memory?: string } }).requests;
@@ -182,7 +193,9 @@ for (const overlay of overlays) {
       assert.match(c!.image, /^registry\.example\.com\/svc\/[a-z-]+:[\w.-]+$/, d.metadata.name);
       assert.equal(c!.image.split('/').at(-1)!.split(':')[0], d.metadata.name.replace(/^svc-/, ''));
       const labels = podOf(d).metadata.labels;
-      const pdbs = of('PodDisruptionBudget').filter((p) => Object.entries((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels).every(([k, v]) => labels[k] === v));
+      const pdbs = of('PodDisruptionBudget').filter((p) =>
+        Object.entries((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels).every(([k, v]) => labels[k] === v),
+      );
       assert.equal(pdbs.length, 1, `${d.metadata.name}: PodDisruptionBudget`);
       assert.deepEqual((d.spec as { selector: { matchLabels: object } }).selector.matchLabels, (pdbs[0]!.spec as { selector: { matchLabels: object } }).selector.matchLabels);
       const sc = c!.securityContext as { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean };
@@ -213,7 +226,11 @@ for (const overlay of overlays) {
         assert.ok(port, `${d.metadata.name}: ${isGateway ? 'SVC_PORT' : 'SVC_HEALTH_PORT'} set`);
         const ports = (c!.ports ?? []) as { name: string; containerPort: number }[];
         const probe = (p: string) => (c![p] as { httpGet: { path: string; port: string | number } } | undefined)?.httpGet;
-        assert.deepEqual(['readinessProbe', 'livenessProbe', 'startupProbe'].map((p) => probe(p)?.path), ['/readyz', '/healthz', '/healthz'], d.metadata.name);
+        assert.deepEqual(
+          ['readinessProbe', 'livenessProbe', 'startupProbe'].map((p) => probe(p)?.path),
+          ['/readyz', '/healthz', '/healthz'],
+          d.metadata.name,
+        );
         for (const p of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
           const h = probe(p)!;
           const number = typeof h.port === 'number' ? h.port : ports.find((x) => x.name === h.port)?.containerPort;
@@ -238,22 +255,32 @@ for (const overlay of overlays) {
     const sa = byName('ServiceAccount', spec.serviceAccountName);
     assert.ok(sa);
     assert.equal(of('ClusterRole').length + of('ClusterRoleBinding').length, 0);
-    const bindings = of('RoleBinding').filter((b) => (b.subjects as { kind: string; name: string; namespace: string }[]).some((s) => s.kind === 'ServiceAccount' && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace));
+    const bindings = of('RoleBinding').filter((b) =>
+      (b.subjects as { kind: string; name: string; namespace: string }[]).some(
+        (s) => s.kind === 'ServiceAccount' && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace,
+      ),
+    );
     assert.equal(bindings.length, 1);
     assert.equal(bindings[0]!.metadata.namespace, taskNs, 'its rights are in the task namespace');
     assert.equal(of('Role').filter((r) => r.metadata.namespace === sa.metadata.namespace).length, 0, 'no rights where the Secrets are');
     const role = of('Role').find((r) => r.metadata.name === (bindings[0]!.roleRef as { name: string }).name && r.metadata.namespace === taskNs)!;
-    const rules = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) => r.resources.map((res) => `${r.apiGroups.join()}/${res}: ${[...r.verbs].sort().join(' ')}`));
+    const rules = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) =>
+      r.resources.map((res) => `${r.apiGroups.join()}/${res}: ${[...r.verbs].sort().join(' ')}`),
+    );
     assert.deepEqual(rules.sort(), ['/pods/log: get', '/pods: delete get list watch', 'batch/jobs: create delete get list watch']);
     const env = Object.fromEntries(dispatcherEnv.map((e) => [e.name, e.value]));
     assert.match(env.SVC_RUNNER_IMAGE!, /^registry\.example\.com\/svc\/runner:/);
-    assert.equal(env.SVC_RUNNER_URL, `http://${byName('Service', 'svc-api-gateway').metadata.name}.${sa.metadata.namespace}`, 'the gateway, as pods of the task namespace reach it');
+    assert.equal(
+      env.SVC_RUNNER_URL,
+      `http://${byName('Service', 'svc-api-gateway').metadata.name}.${sa.metadata.namespace}`,
+      'the gateway, as pods of the task namespace reach it',
+    );
     // Task pods: a service account of their own, in their namespace, with no rights and no token.
     const taskSa = of('ServiceAccount').find((x) => x.metadata.name === env.SVC_K8S_TASK_SERVICE_ACCOUNT && x.metadata.namespace === taskNs)!;
     assert.ok(taskSa, `${env.SVC_K8S_TASK_SERVICE_ACCOUNT} in ${taskNs}`);
     assert.equal(taskSa.automountServiceAccountToken, false);
     assert.ok(!of('RoleBinding').some((b) => (b.subjects as { name: string }[]).some((x) => x.name === taskSa.metadata.name)), 'no Role names the task account');
-    assert.equal(env.SVC_K8S_DISPATCHER_SERVICE_ACCOUNT, sa.metadata.name, 'no task may use the dispatcher\'s own account');
+    assert.equal(env.SVC_K8S_DISPATCHER_SERVICE_ACCOUNT, sa.metadata.name, "no task may use the dispatcher's own account");
     const killDelayS = Number(describeConfig().find((v) => v.variable === 'SVC_KILL_DELAY_MS')!.default) / 1000;
     assert.ok(spec.terminationGracePeriodSeconds > killDelayS, 'SIGTERM, then the tasks get SIGKILL after the kill delay, before Kubernetes kills the pod');
     for (const other of deployments.filter((x) => x !== d)) assert.equal(podOf(other).spec.automountServiceAccountToken, false, other.metadata.name);
@@ -267,16 +294,24 @@ for (const overlay of overlays) {
     assert.equal(c!.envFrom, undefined);
     assert.deepEqual(c!.env, [{ name: 'SVC_DATABASE_URL_FILE', value: '/run/secrets/svc/SVC_DATABASE_URL' }]);
     const volumes = (podOf(job).spec.volumes ?? []) as { projected?: { sources: { secret?: { name: string } }[] } }[];
-    assert.deepEqual(volumes.flatMap((v) => v.projected?.sources ?? []).map((x) => x.secret?.name), ['svc-database']);
+    assert.deepEqual(
+      volumes.flatMap((v) => v.projected?.sources ?? []).map((x) => x.secret?.name),
+      ['svc-database'],
+    );
     assert.equal((job.metadata.labels as Record<string, string>)['app.kubernetes.io/component'], 'migration');
-    assert.ok(objects.filter((o) => (o.metadata.labels as Record<string, string> | undefined)?.['app.kubernetes.io/component'] === 'migration').every((o) => o.kind === 'Job'), 'the selector of the first apply picks the Job alone');
+    assert.ok(
+      objects.filter((o) => (o.metadata.labels as Record<string, string> | undefined)?.['app.kubernetes.io/component'] === 'migration').every((o) => o.kind === 'Job'),
+      'the selector of the first apply picks the Job alone',
+    );
   });
 
   test(`${overlay}: every SVC_ variable set is known, no Secret is in an environment, and the configuration of every container loads from its mounted files`, () => {
     const secrets = [...rendered.get('secrets-example')!, ...of('Secret')].filter((o) => o.kind === 'Secret');
-    const secretData = (name: string) => (secrets.find((s) => s.metadata.name === name)!.stringData as Record<string, string>);
+    const secretData = (name: string) => secrets.find((s) => s.metadata.name === name)!.stringData as Record<string, string>;
     const config = byName('ConfigMap', 'svc-config').data as Record<string, string>;
-    const dockerfileEnv = Object.fromEntries([...fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/\\$/, '')]));
+    const dockerfileEnv = Object.fromEntries(
+      [...fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/\\$/, '')]),
+    );
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-manifests-'));
     try {
       for (const o of [...deployments, byName('Job', 'svc-migrate')]) {
@@ -292,7 +327,11 @@ for (const overlay of overlays) {
             env[e.name] = e.value ?? overlay;
           }
           const svcVars = Object.keys(env).filter((k) => k.startsWith('SVC_') && k !== 'SVC_APP');
-          assert.deepEqual(svcVars.filter((v) => !known.has(v)), [], `${o.metadata.name}: unknown variables`);
+          assert.deepEqual(
+            svcVars.filter((v) => !known.has(v)),
+            [],
+            `${o.metadata.name}: unknown variables`,
+          );
           // Each *_FILE names a key of a Secret mounted (read-only, projected) at its directory: that file, written here.
           const mounts = (c.volumeMounts ?? []) as { name: string; mountPath: string; readOnly?: boolean }[];
           for (const [k, file] of Object.entries(env).filter(([k]) => k.endsWith('_FILE'))) {
@@ -327,8 +366,18 @@ for (const overlay of overlays) {
 }
 
 test('staging carries the example Secrets; production carries none', () => {
-  assert.deepEqual(rendered.get('overlays/production')!.filter((o) => o.kind === 'Secret'), []);
-  assert.deepEqual(rendered.get('overlays/staging')!.filter((o) => o.kind === 'Secret').map((s) => s.metadata.name).sort(), ['svc-database', 'svc-master-keys', 'svc-storage']);
+  assert.deepEqual(
+    rendered.get('overlays/production')!.filter((o) => o.kind === 'Secret'),
+    [],
+  );
+  assert.deepEqual(
+    rendered
+      .get('overlays/staging')!
+      .filter((o) => o.kind === 'Secret')
+      .map((s) => s.metadata.name)
+      .sort(),
+    ['svc-database', 'svc-master-keys', 'svc-storage'],
+  );
 });
 
 test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations first, every app, two dispatchers on the docker executor, and secrets as files', () => {
@@ -348,7 +397,11 @@ test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations fi
     assert.ok(fs.existsSync(path.join(root, 'apps', appArg, 'package.json')), app);
     if (app !== 'migrate') assert.equal(appArg, app);
     const env = s[app]!.environment as Record<string, string>;
-    assert.deepEqual(Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k)), [], app);
+    assert.deepEqual(
+      Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k)),
+      [],
+      app,
+    );
     // No secret in an environment: each *_FILE is a Compose secret the service mounts.
     for (const v of ['SVC_DATABASE_URL', 'SVC_MASTER_KEYS', 'SVC_STORAGE_URL']) assert.equal(env[v], undefined, `${app}: ${v}`);
     const files = secretFiles(app);

@@ -21,9 +21,7 @@ const TARGETS = ['apps/*/src/**/*.ts', 'packages/*/src/**/*.ts'];
 type Result = Pick<ESLint.LintResult, 'filePath' | 'messages'>;
 
 function violations(results: Result[]): string[] {
-  return results.flatMap((r) =>
-    r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line ?? 0}:${m.column ?? 0} ${m.message}${m.ruleId ? ` (${m.ruleId})` : ''}`),
-  );
+  return results.flatMap((r) => r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line ?? 0}:${m.column ?? 0} ${m.message}${m.ruleId ? ` (${m.ruleId})` : ''}`));
 }
 
 test('every switch over a union in apps/*/src and packages/*/src is exhaustive', async () => {

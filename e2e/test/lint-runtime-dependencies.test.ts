@@ -38,12 +38,20 @@ const isProduction = (rel: string) => !/(^|\/)(test|testing)(\/|$)|\.test\.tsx?$
 
 function files(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile() && /\.tsx?$/.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 /** What a workspace package imports at run time without declaring it among dependencies/peerDependencies. */
 export function undeclared(pkgDir: string): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { name: string; dependencies?: object; peerDependencies?: object; optionalDependencies?: object };
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
+    name: string;
+    dependencies?: object;
+    peerDependencies?: object;
+    optionalDependencies?: object;
+  };
   const declared = new Set([pkg.name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
   const out: string[] = [];
   for (const file of files(path.join(pkgDir, 'src'))) {
@@ -58,7 +66,9 @@ export function undeclared(pkgDir: string): string[] {
 }
 
 // apps/web is bundled by Vite into static files: its imports are build inputs, not installed at run time.
-const PACKAGES = ['apps', 'packages'].flatMap((d) => fs.readdirSync(path.join(root, d)).map((n) => path.join(root, d, n))).filter((d) => fs.existsSync(path.join(d, 'package.json')) && !d.endsWith(`${path.sep}web`));
+const PACKAGES = ['apps', 'packages']
+  .flatMap((d) => fs.readdirSync(path.join(root, d)).map((n) => path.join(root, d, n)))
+  .filter((d) => fs.existsSync(path.join(d, 'package.json')) && !d.endsWith(`${path.sep}web`));
 
 test('every package imported at run time by apps/*/src and packages/*/src is among its dependencies', () => {
   assert.ok(PACKAGES.length > 20, `found ${PACKAGES.length} workspace packages`);
@@ -72,7 +82,15 @@ test('the check finds a devDependency imported at run time, and leaves type-only
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: '@svc/x', dependencies: { pg: '1' }, devDependencies: { '@svc/identity': '1', 'smtp-server': '1' } }));
     fs.writeFileSync(
       path.join(dir, 'src/a.ts'),
-      ["import pg from 'pg';", "import type { A } from '@svc/identity/types';", "import { b } from '@svc/identity';", "// import x from 'left-pad';", "const m = await import('smtp-server');", "export { c } from './c.js';", "import fs from 'node:fs';"].join('\n'),
+      [
+        "import pg from 'pg';",
+        "import type { A } from '@svc/identity/types';",
+        "import { b } from '@svc/identity';",
+        "// import x from 'left-pad';",
+        "const m = await import('smtp-server');",
+        "export { c } from './c.js';",
+        "import fs from 'node:fs';",
+      ].join('\n'),
     );
     fs.writeFileSync(path.join(dir, 'src/test/t.ts'), "import { SMTPServer } from 'smtp-server';\n");
     fs.writeFileSync(path.join(dir, 'src/testing.ts'), "import { SMTPServer } from 'smtp-server';\n");

@@ -131,7 +131,9 @@ test('200 concurrent streams on one execution keep the gateway memory flat; slow
   let maxLiveConnections = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(gateway))), 50);
   const connSampler = setInterval(async () => {
-    const r = await s.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'svc-api-gateway-live'`).catch(() => undefined);
+    const r = await s.db
+      .query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'svc-api-gateway-live'`)
+      .catch(() => undefined);
     if (r) maxLiveConnections = Math.max(maxLiveConnections, r.rows[0].n);
   }, 200);
   try {
@@ -175,6 +177,8 @@ test('200 concurrent streams on one execution keep the gateway memory flat; slow
     assert.equal(c.lines, LINES);
     assert.ok(c.ended);
   }
-  console.log(`# 200 streams: gateway RSS baseline ${baseline.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, CPU with only slow clients ${idleCpu} ms / 3 s, live connections ${maxLiveConnections}`);
+  console.log(
+    `# 200 streams: gateway RSS baseline ${baseline.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, CPU with only slow clients ${idleCpu} ms / 3 s, live connections ${maxLiveConnections}`,
+  );
   agent.destroy();
 });

@@ -34,5 +34,5 @@ test('the lines a task prints while a flow timeout stops it reach the live strea
   const details = events.events.filter((e) => e.event === 'execution').map((e) => JSON.parse(e.data));
   assert.deepEqual(events.events.at(-1), { event: 'end', data: '{}' });
   assert.equal(details.at(-1).state, 'TIMED_OUT');
-  assert.equal(details.at(-1).task_runs[0].state, done.task_runs[0].state, 'the stopped task run\'s end state was streamed before the end');
+  assert.equal(details.at(-1).task_runs[0].state, done.task_runs[0].state, "the stopped task run's end state was streamed before the end");
 });

@@ -14,7 +14,9 @@ let s: Stack;
 
 before(async () => {
   s = await startStack();
-  await s.saveFlow('stop', { 'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 'slow', type: 'command', command: sh('for i in 1 2 3; do echo "early $i"; done; sleep 4; echo late') }] }) });
+  await s.saveFlow('stop', {
+    'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 'slow', type: 'command', command: sh('for i in 1 2 3; do echo "early $i"; done; sleep 4; echo late') }] }),
+  });
 });
 after(() => s?.stop());
 
@@ -56,6 +58,9 @@ test('SIGTERM ends open streams at once; another gateway resumes the log stream'
   }
   const resumed = await SseClient.open(`http://127.0.0.1:${port}/api/v1/executions/${ex.id}/logs/stream`, { ...auth, 'last-event-id': logs.lastId! });
   await resumed.done;
-  assert.deepEqual(resumed.lines.map((e) => JSON.parse(e.data).text), ['late']);
+  assert.deepEqual(
+    resumed.lines.map((e) => JSON.parse(e.data).text),
+    ['late'],
+  );
   assert.deepEqual(resumed.events.at(-1), { event: 'end', data: '{}' });
 });

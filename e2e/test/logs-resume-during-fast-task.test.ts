@@ -62,7 +62,10 @@ test('a stream cut in the middle of a fast-writing task resumes with Last-Event-
   assert.equal(done.state, 'SUCCESS');
   const stored = await allStored(ex.id);
   assert.equal(stored.length, LINES);
-  assert.deepEqual(stored.map((l) => l.text), Array.from({ length: LINES }, (_, i) => `line ${i + 1} of the fast task`));
+  assert.deepEqual(
+    stored.map((l) => l.text),
+    Array.from({ length: LINES }, (_, i) => `line ${i + 1} of the fast task`),
+  );
   assert.equal(received.length, LINES, `received ${received.length} lines over three connections`);
   assert.deepEqual(received, stored);
 

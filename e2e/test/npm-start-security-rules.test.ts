@@ -41,7 +41,11 @@ let adminToken = '';
 async function api(method: string, p: string, opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
   const r = await fetch(`${base}${p}`, {
     method,
-    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), ...(opts.body !== undefined || opts.raw ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    headers: {
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+      ...(opts.body !== undefined || opts.raw ? { 'content-type': 'application/json' } : {}),
+      ...opts.headers,
+    },
     body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
   });
   const text = await r.text();
@@ -58,7 +62,11 @@ async function tokenFor(email: string, password: string): Promise<string> {
   const login = await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
   assert.equal(login.status, 200, await login.clone().text());
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const r = await fetch(`${base}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'black-box' }) });
+  const r = await fetch(`${base}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'black-box' }),
+  });
   assert.equal(r.status, 201, await r.clone().text());
   return ((await r.json()) as { secret: string }).secret;
 }
@@ -98,7 +106,11 @@ test('the UI is served with a strict Content-Security-Policy and the browser sec
   const home = await fetch(`${base}/`);
   assert.equal(home.status, 200);
   const csp = home.headers.get('content-security-policy') ?? '';
-  const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? '';
+  const directive = (name: string) =>
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith(`${name} `)) ?? '';
   assert.match(directive('script-src'), /'self'/);
   assert.doesNotMatch(directive('script-src'), /'unsafe-inline'|'unsafe-eval'/);
   assert.equal(directive('frame-ancestors'), "frame-ancestors 'none'");
@@ -141,18 +153,27 @@ test('/mcp refuses the token of a user whose password was reset, as /api/v1 does
 
 test('runFile takes only allowed environment names; a git repo_url with a token in it is refused', async () => {
   assert.ok([200, 201].includes((await api('POST', '/api/v1/namespaces', { token: adminToken, body: { name: 'blackbox' } })).status));
-  const saved = await api('POST', '/api/v1/namespaces/blackbox/changes', { token: adminToken, body: { message: 'a script', changes: [{ op: 'put', path: 'hello.sh', content: 'echo hi\n' }] } });
+  const saved = await api('POST', '/api/v1/namespaces/blackbox/changes', {
+    token: adminToken,
+    body: { message: 'a script', changes: [{ op: 'put', path: 'hello.sh', content: 'echo hi\n' }] },
+  });
   assert.equal(saved.status, 201, JSON.stringify(saved.body));
   for (const name of ['HTTPS_PROXY', 'PIP_INDEX_URL', 'NODE_TLS_REJECT_UNAUTHORIZED', 'npm_config_registry']) {
     const r = await api('POST', '/api/v1/namespaces/blackbox/run', { token: adminToken, body: { path: 'hello.sh', env: { [name]: 'x' } } });
     assert.equal(r.status, 422, `${name}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.error.code, 'validation_failed');
-    assert.deepEqual(r.body.error.details.map((d: { field: string }) => d.field), [`env.${name}`]);
+    assert.deepEqual(
+      r.body.error.details.map((d: { field: string }) => d.field),
+      [`env.${name}`],
+    );
   }
   const ok = await api('POST', '/api/v1/namespaces/blackbox/run', { token: adminToken, body: { path: 'hello.sh', env: { GREETING: 'hi' } } });
   assert.equal(ok.status, 201, JSON.stringify(ok.body));
 
-  const git = await api('POST', '/api/v1/git-sources', { token: adminToken, body: { name: 'leaky', repo_url: 'https://ghp_secret123@example.com/o/r.git', mappings: [{ namespace: 'leaky', repo_path: '' }] } });
+  const git = await api('POST', '/api/v1/git-sources', {
+    token: adminToken,
+    body: { name: 'leaky', repo_url: 'https://ghp_secret123@example.com/o/r.git', mappings: [{ namespace: 'leaky', repo_path: '' }] },
+  });
   assert.equal(git.status, 422, JSON.stringify(git.body));
   const field = git.body.error.details.find((d: { field: string }) => d.field === 'repo_url');
   assert.match(field.message, /credential_secret_key/);
@@ -182,7 +203,10 @@ test('organization email: only from verified senders; the status says sending is
   const send = (from: string) => api('POST', '/api/v1/emails', { token: key, body: { from, to: 'someone@example.org', subject: 'hi', text: 'hello' } });
   const refused = await send('Mallory <ceo@other.example>');
   assert.equal(refused.status, 422, JSON.stringify(refused.body));
-  assert.deepEqual(refused.body.error.details.map((d: { field: string }) => d.field), ['from']);
+  assert.deepEqual(
+    refused.body.error.details.map((d: { field: string }) => d.field),
+    ['from'],
+  );
   assert.equal((await send('sub@mail.blackbox.example')).status, 422, 'a verified domain does not cover its subdomains');
   const ok = await send('Billing <billing@blackbox.example>');
   assert.equal(ok.status, 202, JSON.stringify(ok.body));
@@ -203,16 +227,31 @@ test('git push-back never writes CI configuration, and says which change it refu
   try {
     const repo = new TestRepo(gitRoot, 'bb');
     const sha = repo.commit({ 'flows/a.flow.yaml': JSON.stringify({ id: 'a', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }, 'first');
-    const src = await api('POST', '/api/v1/git-sources', { token: adminToken, body: { name: 'bb', repo_url: repo.fileUrl, poll_interval: 1, mappings: [{ namespace: 'bb.git', repo_path: 'flows' }] } });
+    const src = await api('POST', '/api/v1/git-sources', {
+      token: adminToken,
+      body: { name: 'bb', repo_url: repo.fileUrl, poll_interval: 1, mappings: [{ namespace: 'bb.git', repo_path: 'flows' }] },
+    });
     assert.equal(src.status, 201, JSON.stringify(src.body));
     const until = Date.now() + 60_000;
     while ((await api('GET', `/api/v1/git-sources/${src.body.id}`, { token: adminToken })).body.last_synced_sha !== sha) {
       assert.ok(Date.now() < until, 'the scheduler of svc local synced the source');
       await new Promise((r) => setTimeout(r, 300));
     }
-    const push = await api('POST', '/api/v1/namespaces/bb.git/git/push', { token: adminToken, body: { message: 'ci', changes: [{ op: 'put', path: 'b.txt', content: 'b' }, { op: 'put', path: '.github/workflows/x.yml', content: 'on: push\n' }] } });
+    const push = await api('POST', '/api/v1/namespaces/bb.git/git/push', {
+      token: adminToken,
+      body: {
+        message: 'ci',
+        changes: [
+          { op: 'put', path: 'b.txt', content: 'b' },
+          { op: 'put', path: '.github/workflows/x.yml', content: 'on: push\n' },
+        ],
+      },
+    });
     assert.equal(push.status, 422, JSON.stringify(push.body));
-    assert.deepEqual(push.body.error.details.map((d: { field: string }) => d.field), ['changes[1].path']);
+    assert.deepEqual(
+      push.body.error.details.map((d: { field: string }) => d.field),
+      ['changes[1].path'],
+    );
     assert.deepEqual(repo.branches(), ['main'], 'nothing was pushed');
   } finally {
     fs.rmSync(gitRoot, { recursive: true, force: true });

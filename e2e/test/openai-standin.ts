@@ -7,7 +7,12 @@ import type { AddressInfo } from 'node:net';
 
 export interface StandinRequest {
   authorization: string | undefined;
-  body: { model: string; stream?: boolean; messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[]; tools?: { function: { name: string } }[] };
+  body: {
+    model: string;
+    stream?: boolean;
+    messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+    tools?: { function: { name: string } }[];
+  };
 }
 
 /**
@@ -41,10 +46,24 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
       const id = `chatcmpl-${++n}`;
       const base = { id, object: 'chat.completion.chunk', created: 1, model: r.body.model };
       if (!r.body.stream) {
-        const message = 'text' in answer
-          ? { role: 'assistant', content: answer.text }
-          : { role: 'assistant', content: null, tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, object: 'chat.completion', created: 1, model: r.body.model, choices: [{ index: 0, message, finish_reason: 'text' in answer ? 'stop' : 'tool_calls' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }));
+        const message =
+          'text' in answer
+            ? { role: 'assistant', content: answer.text }
+            : {
+                role: 'assistant',
+                content: null,
+                tool_calls: answer.toolCalls.map((c, i) => ({ id: `call_${n}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+              };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id,
+            object: 'chat.completion',
+            created: 1,
+            model: r.body.model,
+            choices: [{ index: 0, message, finish_reason: 'text' in answer ? 'stop' : 'tool_calls' }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -67,7 +86,8 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
         });
         chunk({}, 'tool_calls');
       }
-      if ((r.body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+      if ((r.body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage)
+        res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
       res.end('data: [DONE]\n\n');
     });
   });
@@ -77,9 +97,10 @@ export async function startOpenAIStandin(decide: (req: StandinRequest) => Answer
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

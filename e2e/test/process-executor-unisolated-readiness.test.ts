@@ -39,8 +39,15 @@ test("tasks as the dispatcher's user: /readyz stays ready and carries details.pr
   assert.equal(body.status, 'ok');
   assert.deepEqual(body.checks, { database: 'ok', migrations: 'ok', started: 'ok' });
   const uid = process.getuid!();
-  assert.match(body.details?.process_executor ?? '', new RegExp(`^unisolated: tasks run as the dispatcher's user \\(uid ${uid}\\) because .*/proc/<pid>/environ`), JSON.stringify(body));
-  const warning = proc.output().split('\n').find((l) => l.includes('the process executor is unisolated'));
+  assert.match(
+    body.details?.process_executor ?? '',
+    new RegExp(`^unisolated: tasks run as the dispatcher's user \\(uid ${uid}\\) because .*/proc/<pid>/environ`),
+    JSON.stringify(body),
+  );
+  const warning = proc
+    .output()
+    .split('\n')
+    .find((l) => l.includes('the process executor is unisolated'));
   assert.ok(warning && JSON.parse(warning).level === 'warn', proc.output());
 });
 

@@ -39,8 +39,8 @@ before(async () => {
             [
               'echo "uid=$(id -u) gid=$(id -g)"',
               'env | sort | sed "s/^/env: /"',
-              'echo "proc-keys=$(cat /proc/[0-9]*/environ 2>/dev/null | tr \'\\0\' \'\\n\' | grep -c -e ^SVC_MASTER_KEYS= -e ^SVC_DATABASE_URL=)"',
-              'cat /proc/[0-9]*/environ 2>/dev/null | tr \'\\0\' \'\\n\' | sed "s/^/proc: /"',
+              "echo \"proc-keys=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -e ^SVC_MASTER_KEYS= -e ^SVC_DATABASE_URL=)\"",
+              "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | sed \"s/^/proc: /\"",
               'ls "$DATA" >/dev/null 2>&1 && echo data=listed || echo data=closed',
               'cat "$DATA/master-keys" 2>/dev/null && echo key=read || echo key=closed',
               'ls "$DATA/objects" >/dev/null 2>&1 && echo objects=listed || echo objects=closed',
@@ -58,33 +58,47 @@ before(async () => {
 });
 after(() => s?.stop());
 
-test('as root, a process task runs as the task user with none of the dispatcher\'s environment, and the data directory is closed to it', { skip: !root && 'needs root' }, async () => {
-  // The dispatcher does hold the values a task must not see.
-  const dispatcher = s.procs[s.procs.length - 1]!.child.pid!;
-  const own = fs.readFileSync(`/proc/${dispatcher}/environ`, 'utf8');
-  assert.ok(own.includes(`SVC_MASTER_KEYS=k1:${KEY_VALUE}`) && own.includes('SVC_DATABASE_URL='));
+test(
+  "as root, a process task runs as the task user with none of the dispatcher's environment, and the data directory is closed to it",
+  { skip: !root && 'needs root' },
+  async () => {
+    // The dispatcher does hold the values a task must not see.
+    const dispatcher = s.procs[s.procs.length - 1]!.child.pid!;
+    const own = fs.readFileSync(`/proc/${dispatcher}/environ`, 'utf8');
+    assert.ok(own.includes(`SVC_MASTER_KEYS=k1:${KEY_VALUE}`) && own.includes('SVC_DATABASE_URL='));
 
-  for (let i = 0; i < 2; i++) {
-    // Twice: the second run gets the kept working directory and io directory back.
-    const e = await s.trigger(NS, 'probe', { inputs: { data: s.dataDir } });
-    const done = await s.waitEnded(e.id);
-    assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
-    const lines = (await s.db.query(`SELECT text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [e.id])).rows.map((r) => r.text as string);
-    const text = lines.join('\n');
-    const nobody = /^nobody:x:(\d+):(\d+):/m.exec(fs.readFileSync('/etc/passwd', 'utf8'))!;
-    assert.ok(lines.includes(`uid=${nobody[1]} gid=${nobody[2]}`), text);
-    assert.ok(!lines.some((l) => /^env: SVC_(MASTER_KEYS|DATABASE_URL|STORAGE_URL|DATA_DIR|WORK_DIR|PORT|WATCHDOG_MS|KILL_DELAY_MS|LOG_LEVEL)=/.test(l)), text);
-    assert.ok(lines.includes('env: USER=nobody') && lines.some((l) => l.startsWith('env: PATH=')), text);
-    assert.ok(lines.includes('proc-keys=0'), text);
-    assert.ok(!text.includes(KEY_VALUE), 'the master key reached the task');
-    assert.ok(!text.includes(new URL(own.split('\0').find((v) => v.startsWith('SVC_DATABASE_URL='))!.slice(17)).password), 'the database password reached the task');
-    for (const l of ['data=closed', 'key=closed', 'objects=closed', 'workdir=writable']) assert.ok(lines.includes(l), `${l}\n${text}`);
-    assert.deepEqual(run(done, 'probe').outputs, { uid: nobody[1] });
-    const artifacts = (await s.api('GET', `/api/v1/executions/${e.id}/artifacts`)).body.items.map((a: any) => a.name);
-    assert.deepEqual(artifacts, ['a.txt'], 'links to the key are not uploaded');
-  }
-  // The data directory is closed to others but for traversal; the key file is the owner's only.
-  assert.equal(fs.statSync(s.dataDir).mode & 0o777, 0o711);
-  assert.equal(fs.statSync(path.join(s.dataDir, 'master-keys')).mode & 0o777, 0o600);
-  assert.equal(fs.statSync(path.join(s.dataDir, 'objects')).mode & 0o077, 0);
-});
+    for (let i = 0; i < 2; i++) {
+      // Twice: the second run gets the kept working directory and io directory back.
+      const e = await s.trigger(NS, 'probe', { inputs: { data: s.dataDir } });
+      const done = await s.waitEnded(e.id);
+      assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+      const lines = (await s.db.query(`SELECT text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [e.id])).rows.map((r) => r.text as string);
+      const text = lines.join('\n');
+      const nobody = /^nobody:x:(\d+):(\d+):/m.exec(fs.readFileSync('/etc/passwd', 'utf8'))!;
+      assert.ok(lines.includes(`uid=${nobody[1]} gid=${nobody[2]}`), text);
+      assert.ok(!lines.some((l) => /^env: SVC_(MASTER_KEYS|DATABASE_URL|STORAGE_URL|DATA_DIR|WORK_DIR|PORT|WATCHDOG_MS|KILL_DELAY_MS|LOG_LEVEL)=/.test(l)), text);
+      assert.ok(lines.includes('env: USER=nobody') && lines.some((l) => l.startsWith('env: PATH=')), text);
+      assert.ok(lines.includes('proc-keys=0'), text);
+      assert.ok(!text.includes(KEY_VALUE), 'the master key reached the task');
+      assert.ok(
+        !text.includes(
+          new URL(
+            own
+              .split('\0')
+              .find((v) => v.startsWith('SVC_DATABASE_URL='))!
+              .slice(17),
+          ).password,
+        ),
+        'the database password reached the task',
+      );
+      for (const l of ['data=closed', 'key=closed', 'objects=closed', 'workdir=writable']) assert.ok(lines.includes(l), `${l}\n${text}`);
+      assert.deepEqual(run(done, 'probe').outputs, { uid: nobody[1] });
+      const artifacts = (await s.api('GET', `/api/v1/executions/${e.id}/artifacts`)).body.items.map((a: any) => a.name);
+      assert.deepEqual(artifacts, ['a.txt'], 'links to the key are not uploaded');
+    }
+    // The data directory is closed to others but for traversal; the key file is the owner's only.
+    assert.equal(fs.statSync(s.dataDir).mode & 0o777, 0o711);
+    assert.equal(fs.statSync(path.join(s.dataDir, 'master-keys')).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.join(s.dataDir, 'objects')).mode & 0o077, 0);
+  },
+);

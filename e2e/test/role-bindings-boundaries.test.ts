@@ -36,7 +36,11 @@ async function login(email: string, password: string): Promise<string> {
 }
 
 async function mintToken(cookie: string, role: Role): Promise<{ status: number; secret?: string }> {
-  const r = await fetch(`${s.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: `t-${role}`, role }) });
+  const r = await fetch(`${s.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `t-${role}`, role }),
+  });
   const body = (await r.json()) as { secret?: string };
   return { status: r.status, ...(body.secret ? { secret: body.secret } : {}) };
 }
@@ -67,7 +71,16 @@ const properties = (schema: unknown) => ((schema as { properties?: Record<string
 /** A request of `op` aimed at namespace `ns`: its namespace parameters and record ids are those of `ns`, the rest placeholders. */
 function requestFor(op: Operation, ns: Ns): { path: string; body?: unknown } {
   const f = fixture[ns];
-  const values: Record<string, string> = { namespace: ns, flowId: 'f', executionId: f.executionId, backfillId: f.backfillId, ruleId: f.ruleId, revisionId: '1', triggerId: 'hook', key: 'K' };
+  const values: Record<string, string> = {
+    namespace: ns,
+    flowId: 'f',
+    executionId: f.executionId,
+    backfillId: f.backfillId,
+    ruleId: f.ruleId,
+    revisionId: '1',
+    triggerId: 'hook',
+    key: 'K',
+  };
   let path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
   if ('namespace' in properties(op.request.query)) path += `?namespace=${encodeURIComponent(ns)}`;
   if (op.request.body === undefined) return { path };
@@ -96,9 +109,19 @@ before(async () => {
       }),
     });
     const ex = await s.trigger(ns, 'f');
-    const bf = await s.api('POST', `/api/v1/flows/${ns}/f/backfills`, { trigger_id: 'hourly', from: hourAgo.toISOString(), to: new Date(Date.now() - 60_000).toISOString(), max_in_flight: 1 });
+    const bf = await s.api('POST', `/api/v1/flows/${ns}/f/backfills`, {
+      trigger_id: 'hourly',
+      from: hourAgo.toISOString(),
+      to: new Date(Date.now() - 60_000).toISOString(),
+      max_in_flight: 1,
+    });
     assert.equal(bf.status, 201, JSON.stringify(bf.body));
-    const rule = await s.api('POST', '/api/v1/alerts', { name: `r-${ns}`, namespace: ns, events: ['failed'], channels: [{ type: 'webhook', url: 'http://127.0.0.1:9/x', signing_secret: 'ALERT_KEY' }] });
+    const rule = await s.api('POST', '/api/v1/alerts', {
+      name: `r-${ns}`,
+      namespace: ns,
+      events: ['failed'],
+      channels: [{ type: 'webhook', url: 'http://127.0.0.1:9/x', signing_secret: 'ALERT_KEY' }],
+    });
     assert.equal(rule.status, 201, JSON.stringify(rule.body));
     fixture[ns] = { executionId: ex.id, backfillId: bf.body.id, ruleId: rule.body.id };
   }
@@ -129,13 +152,18 @@ test('the binding operations are in the document, admin only, and a binding cann
   }
   const list = await s.api('GET', '/api/v1/role-bindings?namespace=team');
   assert.equal(list.status, 200);
-  assert.deepEqual(list.body.items.map((b: { user_email: string; role: string }) => `${b.user_email}:${b.role}`).sort(), ['bound-admin@example.com:admin', 'bound-editor@example.com:editor', 'bound-operator@example.com:operator']);
+  assert.deepEqual(list.body.items.map((b: { user_email: string; role: string }) => `${b.user_email}:${b.role}`).sort(), [
+    'bound-admin@example.com:admin',
+    'bound-editor@example.com:editor',
+    'bound-operator@example.com:operator',
+  ]);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'bound-editor@example.com', role: 'admin' })).status, 409);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', role: 'admin' })).status, 422);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'x@example.com', group: 'g', role: 'admin' })).status, 422);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'nobody@example.com', role: 'admin' })).status, 404);
   // getMe names where a binding raises the caller, for the UI; nothing for an admin.
-  const me = async (token: string) => (await (await fetch(`${s.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { role: string; role_bindings?: unknown };
+  const me = async (token: string) =>
+    (await (await fetch(`${s.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { role: string; role_bindings?: unknown };
   assert.deepEqual((await me(tokens.editor)).role_bindings, [{ namespace: 'team', role: 'editor' }]);
   assert.equal((await me(tokens.editor)).role, 'viewer');
   assert.equal((await me(tokens.viewer)).role_bindings, undefined);
@@ -211,7 +239,11 @@ test('every operation: allowed on the bound namespace and its child, refused on 
     }
     const below = ROLES[ROLES.indexOf(need) - 1]! as keyof typeof tokens;
     // Refusals first: they change nothing.
-    for (const [who, ns] of [[need, 'other'], [below, 'team'], [below, 'team.child']] as const) {
+    for (const [who, ns] of [
+      [need, 'other'],
+      [below, 'team'],
+      [below, 'team.child'],
+    ] as const) {
       const { path, body } = requestFor(op, ns);
       const r = await call(tokens[who], op.method, path, body);
       assert.equal(r.status, 403, `${op.operationId} (needs ${need}) on ${ns} as one bound ${who} to team: ${r.status}`);
@@ -225,7 +257,26 @@ test('every operation: allowed on the bound namespace and its child, refused on 
     checked.push(op.operationId);
   }
   // The walk covered every namespaced operation the issue names.
-  for (const id of ['saveChanges', 'uploadFile', 'updateFlow', 'triggerFlow', 'cancelExecution', 'rerunExecution', 'restartExecution', 'putNamespaceSecret', 'putNamespaceVariable', 'rotateWebhookKey', 'runFile', 'pushNamespaceBranch', 'createBackfill', 'pauseBackfill', 'createAlertRule', 'getExecutionLogs', 'putGlobalSecret', 'createUser']) {
+  for (const id of [
+    'saveChanges',
+    'uploadFile',
+    'updateFlow',
+    'triggerFlow',
+    'cancelExecution',
+    'rerunExecution',
+    'restartExecution',
+    'putNamespaceSecret',
+    'putNamespaceVariable',
+    'rotateWebhookKey',
+    'runFile',
+    'pushNamespaceBranch',
+    'createBackfill',
+    'pauseBackfill',
+    'createAlertRule',
+    'getExecutionLogs',
+    'putGlobalSecret',
+    'createUser',
+  ]) {
     assert.ok(checked.includes(id), id);
   }
   assert.ok(checked.length >= 60, `walked ${checked.length} operations`);

@@ -70,7 +70,10 @@ test('the api-gateway reads SVC_DATABASE_URL and SVC_MASTER_KEYS from files, wit
     // What the process really has (Linux): the paths, not the values.
     const environ = fs.readFileSync(`/proc/${gw.child.pid}/environ`, 'utf8').split('\0');
     assert.ok(environ.includes(`SVC_DATABASE_URL_FILE=${dbFile}`) && environ.includes(`SVC_MASTER_KEYS_FILE=${keysFile}`));
-    assert.deepEqual(environ.filter((e) => /^SVC_(DATABASE_URL|MASTER_KEYS)=/.test(e)), []);
+    assert.deepEqual(
+      environ.filter((e) => /^SVC_(DATABASE_URL|MASTER_KEYS)=/.test(e)),
+      [],
+    );
     const ready = await fetch(`${url}/readyz`);
     const report = (await ready.json()) as { checks: Record<string, string> };
     assert.equal(ready.status, 200, JSON.stringify(report));
@@ -81,7 +84,11 @@ test('the api-gateway reads SVC_DATABASE_URL and SVC_MASTER_KEYS from files, wit
     const db = new pg.Pool({ connectionString: tdb.url, max: 1 });
     try {
       await createUser(db, { email: 'files@example.com', role: 'admin', password: 'files password 1' }, new Date());
-      const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'files@example.com', password: 'files password 1' }) });
+      const login = await fetch(`${url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'files@example.com', password: 'files password 1' }),
+      });
       const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
       const put = await fetch(`${url}/api/v1/secrets/FROM_FILE_KEY`, {
         method: 'PUT',
@@ -90,7 +97,10 @@ test('the api-gateway reads SVC_DATABASE_URL and SVC_MASTER_KEYS from files, wit
       });
       assert.equal(put.status, 200, await put.text());
       const row = await db.query(`SELECT key_id FROM secrets WHERE key = 'FROM_FILE_KEY'`);
-      assert.deepEqual(row.rows.map((r) => r.key_id), ['f1']);
+      assert.deepEqual(
+        row.rows.map((r) => r.key_id),
+        ['f1'],
+      );
     } finally {
       await db.end();
     }

@@ -40,7 +40,8 @@ before(async () => {
       const u = new URL(req.url!, baseA);
       const key = String(req.headers['x-api-key'] ?? '');
       const echo = JSON.stringify({ url: req.url, header: key, nested: { [key || 'none']: [key] } });
-      if (u.pathname === '/echo') return void res.writeHead(200, { 'content-type': 'application/json', 'x-echo-key': encodeURIComponent(key), location: `/x?k=${encodeURIComponent(key)}` }).end(echo);
+      if (u.pathname === '/echo')
+        return void res.writeHead(200, { 'content-type': 'application/json', 'x-echo-key': encodeURIComponent(key), location: `/x?k=${encodeURIComponent(key)}` }).end(echo);
       if (u.pathname === '/fail') return void res.writeHead(500, { 'content-type': 'application/json' }).end(echo);
       if (u.pathname === '/same') return void res.writeHead(302, { location: '/echo' }).end();
       if (u.pathname === '/away') return void res.writeHead(302, { location: `${baseB}/land` }).end();
@@ -83,7 +84,9 @@ before(async () => {
               `printf '{"outputs": {"plain": "%s", "nested": {"deep": ["%s", {"k": "%s"}]}, "%s": "as a key"}, "metrics": [{"name": "m-%s", "value": 1, "tags": {"t": "%s"}}]}\\n' "$Q" "$Q" "$Q" "$Q" "$Q" "$Q" >> "$SVC_OUTPUTS"`,
               'echo "stderr says $S" >&2',
               'exit 3',
-            ].join('; ').replace(/\$Q/g, '$(printf %s "$S" | sed \'s/"/\\\\"/g\')'),
+            ]
+              .join('; ')
+              .replace(/\$Q/g, '$(printf %s "$S" | sed \'s/"/\\\\"/g\')'),
           ),
         },
       ],
@@ -96,11 +99,22 @@ before(async () => {
     }),
     'redirects.flow.yaml': flow({
       id: 'redirects',
-      inputs: [{ id: 'a', type: 'string' }, { id: 'b', type: 'string' }],
+      inputs: [
+        { id: 'a', type: 'string' },
+        { id: 'b', type: 'string' },
+      ],
       tasks: [
         httpTask('same', '{{ inputs.a }}/same'),
         httpTask('away', '{{ inputs.a }}/away', {
-          headers: { 'X-Api-Key': key, Authorization: `Bearer ${key}`, Cookie: `c=${key}`, 'Proxy-Authorization': `Basic ${key}`, 'X-Trace': 'custom', Accept: 'text/plain', 'User-Agent': 'svc-test' },
+          headers: {
+            'X-Api-Key': key,
+            Authorization: `Bearer ${key}`,
+            Cookie: `c=${key}`,
+            'Proxy-Authorization': `Basic ${key}`,
+            'X-Trace': 'custom',
+            Accept: 'text/plain',
+            'User-Agent': 'svc-test',
+          },
         }),
         httpTask('post_away', '{{ inputs.a }}/post-away', { method: 'POST', body: 'payload', headers: { 'X-Api-Key': key, 'Content-Type': 'text/plain' } }),
         httpTask('keep_away', '{{ inputs.a }}/keep-away', { method: 'POST', body: 'kept', headers: { 'X-Api-Key': key, 'Content-Type': 'text/plain' } }),
@@ -116,9 +130,19 @@ before(async () => {
 
   // A viewer with an API token of their own.
   await createUser(s.db, { email: 'viewer@example.com', role: 'viewer', password: 'viewer password 1' }, new Date());
-  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }) });
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }),
+  });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const tok = (await (await fetch(`${s.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'v', role: 'viewer' }) })).json()) as { secret: string };
+  const tok = (await (
+    await fetch(`${s.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'v', role: 'viewer' }),
+    })
+  ).json()) as { secret: string };
   viewer = async (p) => {
     const r = await fetch(`${s.url}${p}`, { headers: { authorization: `Bearer ${tok.secret}` } });
     return { status: r.status, text: await r.text() };
@@ -196,7 +220,10 @@ test('http and process tasks that echo, print and write a secret leave only *** 
   assert.equal(script.error, 'exit code 3: stderr says ***');
   assert.deepEqual(script.outputs, { plain: '***', nested: { deep: ['***', { k: '***' }] }, '***': 'as a key' });
   const metrics = JSON.parse((await viewer(`/api/v1/executions/${e.id}/metrics`)).text).items;
-  assert.deepEqual(metrics.map((m: any) => [m.name, m.tags]), [['m-***', { t: '***' }]]);
+  assert.deepEqual(
+    metrics.map((m: any) => [m.name, m.tags]),
+    [['m-***', { t: '***' }]],
+  );
 
   // The execution's error is the first failing task's, masked with it.
   assert.ok(done.error.includes('***'), done.error);
@@ -246,7 +273,10 @@ test('a completion posted over the runner protocol (svc exec) is masked against 
   assert.deepEqual(work.outputs, { token: '***', list: ['a *** b'], '***': { deeper: '***' } });
   assert.equal(done.error, work.error);
   const metrics = JSON.parse((await viewer(`/api/v1/executions/${e.id}/metrics`)).text).items;
-  assert.deepEqual(metrics.map((m: any) => [m.name, m.value, m.tags]), [['n-***', 2, { '***': '***' }]]);
+  assert.deepEqual(
+    metrics.map((m: any) => [m.name, m.value, m.tags]),
+    [['n-***', 2, { '***': '***' }]],
+  );
   await assertViewerSeesNoSecret(e.id);
 });
 
@@ -260,7 +290,10 @@ test('http tasks follow redirects by hand: a hop to another origin drops credent
   const same = run(done, 'same');
   assert.equal(same.state, 'SUCCESS', JSON.stringify(same));
   assert.equal(JSON.parse(same.outputs.body).header, '***');
-  assert.ok(seenByA.some((r) => r.url === '/echo' && r.headers['x-api-key'] === SECRET), 'the same-origin hop kept X-Api-Key');
+  assert.ok(
+    seenByA.some((r) => r.url === '/echo' && r.headers['x-api-key'] === SECRET),
+    'the same-origin hop kept X-Api-Key',
+  );
 
   // Another origin: only standard headers arrive.
   const away = run(done, 'away');
@@ -278,9 +311,15 @@ test('http tasks follow redirects by hand: a hop to another origin drops credent
 
   // 303 after a POST: GET without the body; 307: the method and body stay.
   assert.equal(run(done, 'post_away').state, 'SUCCESS');
-  assert.ok(landed.some((r) => r.method === 'GET' && r.body === '' && r.headers['content-type'] === undefined), '303 turned the POST into a bodiless GET');
+  assert.ok(
+    landed.some((r) => r.method === 'GET' && r.body === '' && r.headers['content-type'] === undefined),
+    '303 turned the POST into a bodiless GET',
+  );
   assert.equal(run(done, 'keep_away').state, 'SUCCESS');
-  assert.ok(landed.some((r) => r.method === 'POST' && r.body === 'kept' && r.headers['content-type'] === 'text/plain'), '307 kept the method and body');
+  assert.ok(
+    landed.some((r) => r.method === 'POST' && r.body === 'kept' && r.headers['content-type'] === 'text/plain'),
+    '307 kept the method and body',
+  );
 
   // Back to the first origin: what was dropped stays dropped.
   assert.equal(run(done, 'and_back').state, 'SUCCESS');

@@ -118,13 +118,27 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
       await new Promise((r) => setTimeout(r, 50));
     }
     await createUser(db, { email: 'e2e@example.com', role: 'admin', password: 'e2e password 1' }, new Date());
-    const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'e2e@example.com', password: 'e2e password 1' }) });
+    const login = await fetch(`${url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'e2e@example.com', password: 'e2e password 1' }),
+    });
     const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-    const secret = (await (await fetch(`${url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e', role: 'admin' }) })).json()) as { secret: string };
+    const secret = (await (
+      await fetch(`${url}/api/v1/tokens`, {
+        method: 'POST',
+        headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'e2e', role: 'admin' }),
+      })
+    ).json()) as { secret: string };
     tok = secret;
     api = async (method: string, p: string, body?: unknown) => {
       secretGuard.sent(method, p, body);
-      const r = await fetch(`${url}${p}`, { method, headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${url}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${tok.secret}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await r.text();
       secretGuard.answered(method, p, text);
       return { status: r.status, body: text ? JSON.parse(text) : undefined };

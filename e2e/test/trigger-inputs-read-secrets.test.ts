@@ -33,7 +33,10 @@ before(async () => {
   await s.saveFlow(NS, {
     'deploy.flow.yaml': flow({
       id: 'deploy',
-      inputs: [{ id: 'auth', type: 'string' }, { id: 'who', type: 'string' }],
+      inputs: [
+        { id: 'auth', type: 'string' },
+        { id: 'who', type: 'string' },
+      ],
       triggers: [{ id: 'hook', type: 'webhook', inputs: { auth: "Bearer {{ secret('DEPLOY_TOKEN') }} for {{ trigger.body.who }}", who: '{{ trigger.body.who }}' } }],
       outputs: { auth: '{{ inputs.auth }}' },
       tasks: [{ id: 'use', type: 'command', env: { AUTH: '{{ inputs.auth }}' }, command: reveal('AUTH') }],
@@ -47,9 +50,19 @@ before(async () => {
     }),
   });
   await createUser(s.db, { email: 'viewer@example.com', role: 'viewer', password: 'viewer password 1' }, new Date());
-  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }) });
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }),
+  });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const tok = (await (await fetch(`${s.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'v', role: 'viewer' }) })).json()) as { secret: string };
+  const tok = (await (
+    await fetch(`${s.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'v', role: 'viewer' }),
+    })
+  ).json()) as { secret: string };
   viewer = async (p) => {
     const r = await fetch(`${s.url}${p}`, { headers: { authorization: `Bearer ${tok.secret}` } });
     return { status: r.status, text: await r.text() };
@@ -101,7 +114,7 @@ test('a webhook input reading secret() is *** in the execution, and its task get
   assert.equal(out.sha, sha(`Bearer ${SECRET} for ana`), 'the task read the real value');
   assert.equal(out.seen, 'Bearer *** for ana');
   assert.deepEqual(ex.outputs, { auth: 'Bearer *** for ana' }, 'flow outputs read the stored (masked) input');
-  await until('the task\'s log line', async () => (await logText(id)).includes('got Bearer *** for ana'));
+  await until("the task's log line", async () => (await logText(id)).includes('got Bearer *** for ana'));
   await assertNowhere(id);
 
   // A rerun copies the inputs (masked) and the recipe: its task gets the value again.
@@ -117,7 +130,7 @@ test('a webhook input reading secret() is *** in the execution, and its task get
 test('a flow trigger input reading secret() reaches its task the same way', async () => {
   const up = await s.trigger(NS, 'up');
   assert.equal((await s.waitEnded(up.id)).state, 'SUCCESS');
-  const down = await until('the flow trigger\'s execution', async () => {
+  const down = await until("the flow trigger's execution", async () => {
     const list = (await s.api('GET', `/api/v1/executions?namespace=${NS}&flow_id=down&limit=10`)).body.items as any[];
     return list.find((e) => e.trigger_type === 'flow');
   });
@@ -127,6 +140,6 @@ test('a flow trigger input reading secret() reaches its task the same way', asyn
   assert.deepEqual(ex.secret_keys_used, ['DEPLOY_TOKEN']);
   assert.equal(run(ex, 'use').outputs.sha, sha(SECRET));
   assert.equal(run(ex, 'use').outputs.seen, '***');
-  await until('the task\'s log line', async () => (await logText(ex.id)).includes('got ***'));
+  await until("the task's log line", async () => (await logText(ex.id)).includes('got ***'));
   await assertNowhere(ex.id);
 });

@@ -31,7 +31,10 @@ before(async () => {
   const downstream = (id: string, state: string) =>
     flow({
       id,
-      inputs: [{ id: 'v', type: 'string' }, { id: 'up_state', type: 'string' }],
+      inputs: [
+        { id: 'v', type: 'string' },
+        { id: 'up_state', type: 'string' },
+      ],
       triggers: [{ id: 'after_up', type: 'flow', flow: `${NS}/up`, states: [state], inputs: { v: "{{ default(trigger.outputs.v, 'none') }}", up_state: state } }],
       tasks: [{ id: 'show', type: 'command', env: { V: '{{ inputs.v }}' }, command: sh(`echo "got $V"; printf '{"outputs": {"seen": "%s"}}\\n' "$V" >> "$SVC_OUTPUTS"`) }],
     });
@@ -93,7 +96,10 @@ for (const state of STATES) {
     // Sweeps of two schedulers and two dispatchers later, still exactly one, and only for this state.
     await sleep(800);
     const all = await downstreamOf(up.id);
-    assert.deepEqual(all.map((r) => r.flow_id), [DOWNSTREAM[state]]);
+    assert.deepEqual(
+      all.map((r) => r.flow_id),
+      [DOWNSTREAM[state]],
+    );
     const firings = (await s.db.query(`SELECT flow_id, execution_id FROM flow_trigger_firings WHERE upstream_execution_id = $1`, [up.id])).rows;
     assert.deepEqual(firings, [{ flow_id: DOWNSTREAM[state], execution_id: down.id }]);
   });
@@ -105,7 +111,9 @@ test(`a flow that triggers itself on SUCCESS is stopped by the depth limit: ${MA
   const chain = await until(
     'the whole chain',
     async () => {
-      const rows = (await s.db.query(`SELECT id, chain_depth, state, trigger_type, trigger_payload->>'upstream_execution_id' AS up FROM executions WHERE flow_id = 'loop' ORDER BY chain_depth`)).rows;
+      const rows = (
+        await s.db.query(`SELECT id, chain_depth, state, trigger_type, trigger_payload->>'upstream_execution_id' AS up FROM executions WHERE flow_id = 'loop' ORDER BY chain_depth`)
+      ).rows;
       const last = rows.find((r) => r.chain_depth === MAX_CHAIN_DEPTH);
       if (!last || last.state !== 'SUCCESS') return undefined;
       const stop = (await s.db.query(`SELECT execution_id FROM flow_trigger_firings WHERE upstream_execution_id = $1`, [last.id])).rows;
@@ -113,7 +121,11 @@ test(`a flow that triggers itself on SUCCESS is stopped by the depth limit: ${MA
     },
     60_000,
   );
-  assert.deepEqual(chain.rows.map((r) => r.chain_depth), [...Array(MAX_CHAIN_DEPTH + 1).keys()], 'depths 0 to 10, one execution each');
+  assert.deepEqual(
+    chain.rows.map((r) => r.chain_depth),
+    [...Array(MAX_CHAIN_DEPTH + 1).keys()],
+    'depths 0 to 10, one execution each',
+  );
   assert.equal(chain.rows[0].id, first.id);
   for (let d = 1; d <= MAX_CHAIN_DEPTH; d++) {
     assert.equal(chain.rows[d].trigger_type, 'flow');

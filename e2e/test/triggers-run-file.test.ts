@@ -35,9 +35,17 @@ test('runFile starts an execution with flow_id null and trigger_type file; args 
   assert.deepEqual(run(done, 'run').outputs, { first: 'one two' });
   assert.deepEqual(done.trigger_payload, { path: 'scripts/report.sh', args: ['one two', "{{ secret('X') }}"], env: { GREETING: 'hi {{ inputs.x }}' } });
   assert.deepEqual(done.secret_keys_used, []);
-  const row = (await s.db.query(`SELECT e.definition, e.snapshot_id, v.snapshot_id AS head FROM executions e JOIN namespaces n ON n.name = e.namespace JOIN namespace_versions v ON v.id = n.head_version_id WHERE e.id = $1`, [done.id])).rows[0];
+  const row = (
+    await s.db.query(
+      `SELECT e.definition, e.snapshot_id, v.snapshot_id AS head FROM executions e JOIN namespaces n ON n.name = e.namespace JOIN namespace_versions v ON v.id = n.head_version_id WHERE e.id = $1`,
+      [done.id],
+    )
+  ).rows[0];
   assert.equal(row.definition.id, 'run-file');
-  assert.deepEqual(row.definition.tasks.map((t: any) => [t.id, t.type, t.file]), [['run', 'script', 'scripts/report.sh']]);
+  assert.deepEqual(
+    row.definition.tasks.map((t: any) => [t.id, t.type, t.file]),
+    [['run', 'script', 'scripts/report.sh']],
+  );
   assert.equal(row.snapshot_id, row.head, 'pinned to the current snapshot');
 });
 

@@ -17,11 +17,21 @@ before(async () => {
   for (let i = 0; i < 2; i++) s.startApp('scheduler', { SVC_SCHEDULER_TICK_MS: '50', SVC_SCHEDULER_SYNC_MS: '200' });
   const files: Record<string, string> = {};
   for (let i = 0; i < FLOWS; i++) {
-    files[`f${i}.flow.yaml`] = flow({ id: `f${i}`, triggers: [{ id: 'minutely', type: 'schedule', cron: '* * * * *' }], tasks: [{ id: 't', type: 'command', command: sh('true') }] });
+    files[`f${i}.flow.yaml`] = flow({
+      id: `f${i}`,
+      triggers: [{ id: 'minutely', type: 'schedule', cron: '* * * * *' }],
+      tasks: [{ id: 't', type: 'command', command: sh('true') }],
+    });
   }
-  files['berlin.flow.yaml'] = flow({ id: 'berlin', triggers: [{ id: 'morning', type: 'schedule', cron: '0 7 * * 1-5', timezone: 'Europe/Berlin', catch_up: 'none' }], tasks: [{ id: 't', type: 'command', command: sh('true') }] });
+  files['berlin.flow.yaml'] = flow({
+    id: 'berlin',
+    triggers: [{ id: 'morning', type: 'schedule', cron: '0 7 * * 1-5', timezone: 'Europe/Berlin', catch_up: 'none' }],
+    tasks: [{ id: 't', type: 'command', command: sh('true') }],
+  });
   await s.saveFlow(NS, files);
-  await s.saveFlow('elsewhere', { 'x.flow.yaml': flow({ id: 'x', triggers: [{ id: 'hourly', type: 'schedule', cron: '@hourly' }], tasks: [{ id: 't', type: 'command', command: sh('true') }] }) });
+  await s.saveFlow('elsewhere', {
+    'x.flow.yaml': flow({ id: 'x', triggers: [{ id: 'hourly', type: 'schedule', cron: '@hourly' }], tasks: [{ id: 't', type: 'command', command: sh('true') }] }),
+  });
 });
 after(() => s.stop());
 
@@ -38,7 +48,10 @@ test('listUpcomingSchedules pages through the active schedules, soonest first, f
   } while (cursor);
   assert.equal(seen.length, FLOWS + 1, 'the child namespace sched.team is included, elsewhere is not');
   const times = seen.map((x) => Date.parse(x.next_fire_at));
-  assert.deepEqual(times, [...times].sort((a, b) => a - b));
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => a - b),
+  );
   const berlin = seen.find((x) => x.flow_id === 'berlin');
   assert.equal(berlin.timezone, 'Europe/Berlin');
   assert.equal(berlin.cron, '0 7 * * 1-5');
@@ -65,7 +78,11 @@ test('two scheduler processes fire each due time of each schedule exactly once',
   assert.equal(new Set(keys).size, keys.length, 'no fire time started two executions');
   assert.equal(fires.length, runs.length);
   assert.ok(fires.every((f) => f.execution_id));
-  for (let i = 0; i < FLOWS; i++) assert.ok(runs.some((r) => r.flow_id === `f${i}`), `f${i} fired`);
+  for (let i = 0; i < FLOWS; i++)
+    assert.ok(
+      runs.some((r) => r.flow_id === `f${i}`),
+      `f${i} fired`,
+    );
   // Each fire time is a whole minute.
   assert.ok(runs.every((r) => Date.parse(r.fire_time) % 60_000 === 0));
   // Both processes are alive and registered.
@@ -80,8 +97,16 @@ test('a disabled flow leaves the upcoming list and does not fire; a changed cron
   await sleep(600);
   assert.equal((await s.db.query(`SELECT count(*)::int AS n FROM executions WHERE flow_id = 'f0'`)).rows[0].n, before);
 
-  await s.saveFlow(NS, { 'f1.flow.yaml': flow({ id: 'f1', triggers: [{ id: 'minutely', type: 'schedule', cron: '0 12 1 1 *', timezone: 'Asia/Kolkata' }], tasks: [{ id: 't', type: 'command', command: sh('true') }] }) });
-  const f1 = await until('the new cron listed', async () => (await s.api('GET', `/api/v1/schedules/upcoming?namespace=${NS}&limit=100`)).body.items.find((x: any) => x.flow_id === 'f1' && x.cron === '0 12 1 1 *'));
+  await s.saveFlow(NS, {
+    'f1.flow.yaml': flow({
+      id: 'f1',
+      triggers: [{ id: 'minutely', type: 'schedule', cron: '0 12 1 1 *', timezone: 'Asia/Kolkata' }],
+      tasks: [{ id: 't', type: 'command', command: sh('true') }],
+    }),
+  });
+  const f1 = await until('the new cron listed', async () =>
+    (await s.api('GET', `/api/v1/schedules/upcoming?namespace=${NS}&limit=100`)).body.items.find((x: any) => x.flow_id === 'f1' && x.cron === '0 12 1 1 *'),
+  );
   // 12:00 in Kolkata (UTC+5:30) on 1 January is 06:30 UTC.
   assert.match(f1.next_fire_at, /-01-01T06:30:00(\.000)?Z$/);
 });

@@ -14,8 +14,7 @@ const NS = 'hooks';
 const PUBLIC_URL = 'https://svc.example.test/base';
 const MAX_BODY = 64 * 1024;
 
-const hook = (key: string, body: string | undefined, headers: Record<string, string> = {}) =>
-  fetch(`${s.url}/hooks/${key}`, { method: 'POST', headers, body });
+const hook = (key: string, body: string | undefined, headers: Record<string, string> = {}) => fetch(`${s.url}/hooks/${key}`, { method: 'POST', headers, body });
 const json = async (r: Response) => ({ status: r.status, body: (await r.json()) as any });
 const triggerView = async (flowId: string) => (await s.api('GET', `/api/v1/flows/${NS}/${flowId}`)).body.triggers as any[];
 const keyOf = async (flowId: string, triggerId: string) => (await triggerView(flowId)).find((t) => t.id === triggerId).webhook_key as string;
@@ -49,7 +48,10 @@ before(async () => {
     }),
     'text.flow.yaml': flow({
       id: 'text',
-      inputs: [{ id: 'raw', type: 'string' }, { id: 'ctype', type: 'string' }],
+      inputs: [
+        { id: 'raw', type: 'string' },
+        { id: 'ctype', type: 'string' },
+      ],
       triggers: [{ id: 'raw', type: 'webhook', inputs: { raw: '{{ trigger.body }}', ctype: '{{ trigger.headers["content-type"] }}' } }],
       tasks: [{ id: 'echo', type: 'command', env: { RAW: '{{ inputs.raw }}' }, command: sh('printf \'%s\\n\' "$RAW"') }],
     }),
@@ -70,11 +72,18 @@ test('editors see the key and URL of each webhook trigger in getFlow; viewers do
   assert.ok(!stored.key_ciphertext.toString('latin1').includes(incoming.webhook_key), 'the key is not stored in clear');
 
   await createUser(s.db, { email: 'viewer@example.com', role: 'viewer', password: 'viewer password 1' }, new Date());
-  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }) });
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'viewer@example.com', password: 'viewer password 1' }),
+  });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
   const asViewer = (await (await fetch(`${s.url}/api/v1/flows/${NS}/greet`, { headers: { cookie } })).json()) as any;
   assert.equal(JSON.stringify(asViewer).includes(incoming.webhook_key), false);
-  assert.deepEqual(asViewer.triggers.find((t: any) => t.id === 'incoming'), { id: 'incoming', type: 'webhook' });
+  assert.deepEqual(
+    asViewer.triggers.find((t: any) => t.id === 'incoming'),
+    { id: 'incoming', type: 'webhook' },
+  );
   const rotate = await fetch(`${s.url}/api/v1/flows/${NS}/greet/triggers/incoming/webhook-key`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin' } });
   assert.equal(rotate.status, 403, 'rotating needs the editor role');
 });

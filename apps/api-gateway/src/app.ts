@@ -142,7 +142,12 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const aiUsage = new AIUsage({
     prisma: deps.db.prisma,
     now,
-    limits: { userRequests: deps.config.aiUserRequestsPerDay, userTokens: deps.config.aiUserTokensPerDay, totalRequests: deps.config.aiTotalRequestsPerDay, totalTokens: deps.config.aiTotalTokensPerDay },
+    limits: {
+      userRequests: deps.config.aiUserRequestsPerDay,
+      userTokens: deps.config.aiUserTokensPerDay,
+      totalRequests: deps.config.aiTotalRequestsPerDay,
+      totalTokens: deps.config.aiTotalTokensPerDay,
+    },
   });
   // Single sign-on (issue #34): its operations, and the two browser navigations to the IdP and back.
   const sso = createSso({ ...routeDeps, log: deps.log });
@@ -200,12 +205,33 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.use(sso.router);
   app.use(api);
   const stopAutoTriage = startAutoTriage({
-    deps: { pool: deps.db.pool, masterKeys: deps.config.masterKeys, providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }), log: deps.log, usage: aiUsage },
+    deps: {
+      pool: deps.db.pool,
+      masterKeys: deps.config.masterKeys,
+      providers: new AIProviderStore({ pool: deps.db.pool, masterKeys: deps.config.masterKeys }),
+      log: deps.log,
+      usage: aiUsage,
+    },
     perHour: deps.config.aiTriagePerHour,
     pollMs: deps.config.aiTriagePollMs,
     background,
   });
-  mountMcp(app, { authenticate: (req) => authenticate(req), highestRole: (p) => nsRoles.highestRole(p), invoke, operation, version: deps.version, publicUrl: deps.config.publicUrl, log: deps.log, bodyLimit: deps.config.maxBodyBytes, pool: deps.db.pool, masterKeys: deps.config.masterKeys }, named);
+  mountMcp(
+    app,
+    {
+      authenticate: (req) => authenticate(req),
+      highestRole: (p) => nsRoles.highestRole(p),
+      invoke,
+      operation,
+      version: deps.version,
+      publicUrl: deps.config.publicUrl,
+      log: deps.log,
+      bodyLimit: deps.config.maxBodyBytes,
+      pool: deps.db.pool,
+      masterKeys: deps.config.masterKeys,
+    },
+    named,
+  );
   // The organization email interface: its own key kind, outside the operation index.
   const orgApi = express.Router();
   mountOperations(orgApi, {

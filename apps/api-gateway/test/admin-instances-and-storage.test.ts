@@ -119,7 +119,13 @@ test('the storage status counts objects and bytes by kind and shows the last cle
     duration_ms: 1250,
     outcome: 'ok',
     instance_id: 'maint-1',
-    objects: { files: { objects: 4, bytes: 4096 }, bundles: { objects: 1, bytes: 1000 }, artifacts: { objects: 0, bytes: 0 }, logs: { objects: 0, bytes: 0 }, other: { objects: 2, bytes: 64 } },
+    objects: {
+      files: { objects: 4, bytes: 4096 },
+      bundles: { objects: 1, bytes: 1000 },
+      artifacts: { objects: 0, bytes: 0 },
+      logs: { objects: 0, bytes: 0 },
+      other: { objects: 2, bytes: 64 },
+    },
     rows: { snapshots: 1, file_objects: 3, bundles_released: 1 },
     kept: { young_objects: 5, restored_files: 0 },
   };

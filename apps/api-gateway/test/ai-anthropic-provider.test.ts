@@ -16,7 +16,8 @@ import { startAnthropicStandin, type AnthropicAnswer, type AnthropicRequest, typ
 const API_KEY = 'sk-ant-test-' + crypto.randomBytes(12).toString('hex');
 const MODEL = 'claude-standin-1';
 const FLOW = 'id: load\ndescription: Loads\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n';
-const NEW_FLOW = 'id: load\ndescription: Loads, twice\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n  - {id: b, type: command, command: [echo, "again"], depends_on: [a]}\n';
+const NEW_FLOW =
+  'id: load\ndescription: Loads, twice\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n  - {id: b, type: command, command: [echo, "again"], depends_on: [a]}\n';
 
 let gw: TestGateway;
 let llm: AnthropicStandin;
@@ -26,11 +27,16 @@ const systemOf = (r: AnthropicRequest) => (typeof r.body.system === 'string' ? r
 const blocks = (m: { content: string | ContentBlock[] } | undefined): ContentBlock[] => (!m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content);
 /** The last text the user wrote. */
 const lastUserText = (r: AnthropicRequest) =>
-  r.body.messages.flatMap((m) => (m.role === 'user' ? blocks(m).filter((b) => b.type === 'text') : [])).map((b) => (b as { text: string }).text).at(-1) ?? '';
+  r.body.messages
+    .flatMap((m) => (m.role === 'user' ? blocks(m).filter((b) => b.type === 'text') : []))
+    .map((b) => (b as { text: string }).text)
+    .at(-1) ?? '';
 
 function decide(r: AnthropicRequest): AnthropicAnswer {
   if (systemOf(r).includes('You triage failed workflow executions')) {
-    return { text: '{"summary": "Task a exited 2: psql could not connect", "probable_cause": "The database host is down", "suggested_fix": "Check the db host", "evidence": ["E2"]}' };
+    return {
+      text: '{"summary": "Task a exited 2: psql could not connect", "probable_cause": "The database host is down", "suggested_fix": "Check the db host", "evidence": ["E2"]}',
+    };
   }
   if (!r.body.tools) return { text: 'ok' };
   const last = r.body.messages[r.body.messages.length - 1]!;
@@ -38,9 +44,17 @@ function decide(r: AnthropicRequest): AnthropicAnswer {
   if (results.length) return { text: `Done: ${results.length} tool result(s).` };
   const u = lastUserText(r);
   if (u.includes('list my flows')) return { toolCalls: [{ name: 'list_flows', arguments: { namespace: 'team' } }] };
-  if (u.includes('flow and the schema')) return { text: 'Let me look at both.', toolCalls: [{ name: 'get_flow', arguments: { namespace: 'team', flow_id: 'load' } }, { name: 'get_flow_schema', arguments: {} }] };
+  if (u.includes('flow and the schema'))
+    return {
+      text: 'Let me look at both.',
+      toolCalls: [
+        { name: 'get_flow', arguments: { namespace: 'team', flow_id: 'load' } },
+        { name: 'get_flow_schema', arguments: {} },
+      ],
+    };
   if (u.includes('overload')) return { text: 'Starting to ans', error: { type: 'overloaded_error', message: 'Overloaded' } };
-  if (u.includes('add a second task')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
+  if (u.includes('add a second task'))
+    return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
   return { text: 'Hello from the stand-in.' };
 }
 
@@ -60,7 +74,10 @@ before(async () => {
   operator = await makeToken(gw, await login(gw, 'op@example.com'), 'operator');
   viewer = await makeToken(gw, await login(gw, 'vi@example.com'), 'viewer');
   assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name: 'team' })).status, 201);
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'flows', changes: [{ op: 'put', path: 'flows/load.flow.yaml', content: FLOW }] })).status, 201);
+  assert.equal(
+    (await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'flows', changes: [{ op: 'put', path: 'flows/load.flow.yaml', content: FLOW }] })).status,
+    201,
+  );
   await gw.db.pool.query(`INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes) VALUES ('snap-an', 'team', 'h', 0, 0)`);
   await gw.db.pool.query(
     `INSERT INTO executions (id, state, namespace, flow_id, snapshot_id, definition, created_by, trigger_type, created_at, ended_at, error)
@@ -71,7 +88,9 @@ before(async () => {
     `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, reason, error, exit_code)
      VALUES ('tr-an', 'ex-an', 'a', 'command', 'process', 'default', 'FAILED', 1, 'exit_code', 'psql: could not connect to server', 2)`,
   );
-  await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-an', 1, 'ex-an', 'a', 1, '1700000000000000000', 'stderr', 'psql: could not connect to server: Connection refused', 1)`);
+  await gw.db.pool.query(
+    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-an', 1, 'ex-an', 'a', 1, '1700000000000000000', 'stderr', 'psql: could not connect to server: Connection refused', 1)`,
+  );
 });
 
 after(async () => {
@@ -92,7 +111,10 @@ test('testAIProvider through the Anthropic SDK: the stored key reaches the provi
   assert.equal(req.body.model, MODEL);
   assert.equal(req.body.max_tokens, 16);
   assert.equal(req.body.stream, true);
-  assert.deepEqual(req.body.messages.map((m) => m.role), ['user']);
+  assert.deepEqual(
+    req.body.messages.map((m) => m.role),
+    ['user'],
+  );
   assert.deepEqual((await call(viewer, 'GET', '/api/v1/ai/status')).json(), { enabled: true, provider: 'anthropic', model: MODEL, auto_triage: false });
 
   // Settings given in the body are tried as they are: a wrong key fails with the provider's error, never a key.
@@ -107,25 +129,45 @@ test('testAIProvider through the Anthropic SDK: the stored key reaches the provi
   const stored = await call(admin, 'POST', '/api/v1/ai/provider/test', { type: 'anthropic', model: MODEL, base_url: llm.url });
   assert.equal(stored.json<{ ok: boolean }>().ok, true, stored.body);
   assert.ok(!JSON.stringify(gw.logs()).includes(API_KEY), 'the key is in no log line');
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), [], 'the API refused no request');
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+    'the API refused no request',
+  );
 });
 
 test('a conversation with a tool call: tool_use goes to the tool, its result back as a tool_result, the answer streams', async () => {
   const id = await newConversation(editor);
   const events = await send(editor, id, 'please list my flows');
-  assert.deepEqual(events.map((e) => e.event).filter((n) => n !== 'text'), ['tool_call', 'tool_result', 'end'], JSON.stringify(events));
+  assert.deepEqual(
+    events.map((e) => e.event).filter((n) => n !== 'text'),
+    ['tool_call', 'tool_result', 'end'],
+    JSON.stringify(events),
+  );
   const callEv = events.find((e) => e.event === 'tool_call')!.data;
   assert.deepEqual([callEv.name, callEv.arguments], ['list_flows', { namespace: 'team' }]);
   const result = events.find((e) => e.event === 'tool_result')!.data;
   assert.equal(result.ok, true);
-  assert.deepEqual(result.result.items.map((f: { id: string }) => f.id), ['load']);
-  assert.equal(events.filter((e) => e.event === 'text').map((e) => e.data.delta).join(''), 'Done: 1 tool result(s).');
+  assert.deepEqual(
+    result.result.items.map((f: { id: string }) => f.id),
+    ['load'],
+  );
+  assert.equal(
+    events
+      .filter((e) => e.event === 'text')
+      .map((e) => e.data.delta)
+      .join(''),
+    'Done: 1 tool result(s).',
+  );
   assert.equal(events.at(-1)!.data.stop_reason, 'end_turn');
 
   // What the model got on its second call: its own tool_use, then the result in the next (user) message.
   const second = llm.requests.at(-1)!;
   assert.match(systemOf(second), /assistant of svc/, 'the system prompt goes as the top-level system');
-  assert.deepEqual(second.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+  assert.deepEqual(
+    second.body.messages.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
   const use = blocks(second.body.messages[1]).find((b) => b.type === 'tool_use') as { id: string; name: string; input: unknown };
   assert.equal(use.name, 'list_flows');
   assert.deepEqual(use.input, { namespace: 'team' });
@@ -135,29 +177,64 @@ test('a conversation with a tool call: tool_use goes to the tool, its result bac
   assert.ok(second.body.tools!.some((t) => t.name === 'save_flow' && t.input_schema.type === 'object'));
 
   const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
-  assert.deepEqual(conv.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    conv.messages.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+  );
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });
 
 test('parallel tool calls with text: both results go back in one message, results first; a later turn replays the history', async () => {
   const id = await newConversation(editor);
   const events = await send(editor, id, 'show me the flow and the schema');
-  assert.deepEqual(events.map((e) => e.event).filter((n) => n !== 'text'), ['tool_call', 'tool_result', 'tool_call', 'tool_result', 'end'], JSON.stringify(events.map((e) => e.event)));
-  assert.ok(events.filter((e) => e.event === 'tool_result').every((e) => e.data.ok), JSON.stringify(events));
-  const text = events.filter((e) => e.event === 'text').map((e) => e.data.delta).join('');
+  assert.deepEqual(
+    events.map((e) => e.event).filter((n) => n !== 'text'),
+    ['tool_call', 'tool_result', 'tool_call', 'tool_result', 'end'],
+    JSON.stringify(events.map((e) => e.event)),
+  );
+  assert.ok(
+    events.filter((e) => e.event === 'tool_result').every((e) => e.data.ok),
+    JSON.stringify(events),
+  );
+  const text = events
+    .filter((e) => e.event === 'text')
+    .map((e) => e.data.delta)
+    .join('');
   assert.equal(text, 'Let me look at both.Done: 2 tool result(s).');
   const second = llm.requests.at(-1)!;
-  assert.deepEqual(second.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
-  assert.deepEqual(blocks(second.body.messages[1]).map((b) => b.type), ['text', 'tool_use', 'tool_use']);
-  assert.deepEqual(blocks(second.body.messages[2]).map((b) => b.type), ['tool_result', 'tool_result']);
+  assert.deepEqual(
+    second.body.messages.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
+  assert.deepEqual(
+    blocks(second.body.messages[1]).map((b) => b.type),
+    ['text', 'tool_use', 'tool_use'],
+  );
+  assert.deepEqual(
+    blocks(second.body.messages[2]).map((b) => b.type),
+    ['tool_result', 'tool_result'],
+  );
 
   // The next turn sends the whole conversation again, in a shape the API accepts.
   const events2 = await send(editor, id, 'thanks, hello again');
-  assert.deepEqual(events2.map((e) => e.event).filter((n) => n !== 'text'), ['end'], JSON.stringify(events2));
+  assert.deepEqual(
+    events2.map((e) => e.event).filter((n) => n !== 'text'),
+    ['end'],
+    JSON.stringify(events2),
+  );
   assert.equal(events2.at(-1)!.data.stop_reason, 'end_turn');
   const third = llm.requests.at(-1)!;
-  assert.deepEqual(third.body.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    third.body.messages.map((m) => m.role),
+    ['user', 'assistant', 'user', 'assistant', 'user'],
+  );
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });
 
 test('a proposed flow change through Anthropic runs only when confirmed', async () => {
@@ -175,13 +252,17 @@ test('a proposed flow change through Anthropic runs only when confirmed', async 
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.json<{ status: string }>().status, 'succeeded');
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });
 
 test('triage through Anthropic: the prompt in the system field, the insight with cause, fix and cited evidence', async () => {
   const r = await call(operator, 'POST', '/api/v1/executions/ex-an/insights');
   assert.equal(r.status, 202, r.body);
-  let insight: { state: string; summary: string; probable_cause: string; suggested_fix: string; model: string; evidence: { id: string; kind: string; cited: boolean }[] } | undefined;
+  let insight:
+    { state: string; summary: string; probable_cause: string; suggested_fix: string; model: string; evidence: { id: string; kind: string; cited: boolean }[] } | undefined;
   for (let i = 0; i < 300; i++) {
     insight = (await call(viewer, 'GET', '/api/v1/executions/ex-an/insights')).json<{ items: NonNullable<typeof insight>[] }>().items[0];
     if (insight?.state === 'done' || insight?.state === 'failed') break;
@@ -192,12 +273,22 @@ test('triage through Anthropic: the prompt in the system field, the insight with
   assert.equal(insight.probable_cause, 'The database host is down');
   assert.equal(insight.suggested_fix, 'Check the db host');
   assert.equal(insight.model, MODEL);
-  assert.deepEqual(insight.evidence.filter((e) => e.cited).map((e) => e.kind), ['task_run']);
+  assert.deepEqual(
+    insight.evidence.filter((e) => e.cited).map((e) => e.kind),
+    ['task_run'],
+  );
   const req = llm.requests.find((q) => systemOf(q).includes('You triage'))!;
-  assert.deepEqual(req.body.messages.map((m) => m.role), ['user'], 'only the evidence as the user message');
+  assert.deepEqual(
+    req.body.messages.map((m) => m.role),
+    ['user'],
+    'only the evidence as the user message',
+  );
   assert.match(lastUserText(req), /psql: could not connect to server: Connection refused/);
   assert.equal(req.body.max_tokens, 1024);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });
 
 test('a turn cut short after the model called a tool: the next turn still goes through (the call gets an error result)', async () => {
@@ -209,28 +300,54 @@ test('a turn cut short after the model called a tool: the next turn still goes t
     [id, JSON.stringify([{ type: 'tool_call', id: 'toolu_cut_0', name: 'list_flows', arguments: '{"namespace":"team"}' }])],
   );
   const events = await send(editor, id, 'hello after the cut');
-  assert.deepEqual(events.map((e) => e.event).filter((n) => n !== 'text'), ['end'], JSON.stringify(events));
+  assert.deepEqual(
+    events.map((e) => e.event).filter((n) => n !== 'text'),
+    ['end'],
+    JSON.stringify(events),
+  );
   assert.equal(events.at(-1)!.data.stop_reason, 'end_turn');
   const req = llm.requests.at(-1)!;
-  assert.deepEqual(req.body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
-  assert.deepEqual(blocks(req.body.messages[2]).map((b) => b.type), ['tool_result', 'text']);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    req.body.messages.map((m) => m.role),
+    ['user', 'assistant', 'user'],
+  );
+  assert.deepEqual(
+    blocks(req.body.messages[2]).map((b) => b.type),
+    ['tool_result', 'text'],
+  );
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });
 
 test('the API failing mid-stream (an error event): the turn ends with error then end, the partial answer is not stored, the next turn works', async () => {
   const id = await newConversation(editor);
   const events = await send(editor, id, 'this one will overload');
   const names = events.map((e) => e.event);
-  assert.deepEqual(names.filter((n) => n !== 'text'), ['error', 'end'], JSON.stringify(events));
+  assert.deepEqual(
+    names.filter((n) => n !== 'text'),
+    ['error', 'end'],
+    JSON.stringify(events),
+  );
   assert.equal(events.find((e) => e.event === 'error')!.data.code, 'provider_error');
   assert.match(events.find((e) => e.event === 'error')!.data.message, /overloaded/i);
   assert.equal(events.at(-1)!.data.stop_reason, 'error');
   assert.ok(!JSON.stringify(events).includes(API_KEY));
   const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
-  assert.deepEqual(conv.messages.map((m) => m.role), ['user']);
+  assert.deepEqual(
+    conv.messages.map((m) => m.role),
+    ['user'],
+  );
   const next = await send(editor, id, 'hello again');
   assert.equal(next.at(-1)!.data.stop_reason, 'end_turn', JSON.stringify(next));
   // Two user messages in a row go as one user message with two text blocks.
-  assert.deepEqual(llm.requests.at(-1)!.body.messages.map((m) => [m.role, blocks(m).length]), [['user', 2]]);
-  assert.deepEqual(llm.refused.filter((e) => e.type !== 'authentication_error'), []);
+  assert.deepEqual(
+    llm.requests.at(-1)!.body.messages.map((m) => [m.role, blocks(m).length]),
+    [['user', 2]],
+  );
+  assert.deepEqual(
+    llm.refused.filter((e) => e.type !== 'authentication_error'),
+    [],
+  );
 });

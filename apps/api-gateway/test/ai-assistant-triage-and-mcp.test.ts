@@ -17,7 +17,8 @@ import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } fr
 const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
 const SECRET_VALUE = 'hunter2-' + crypto.randomBytes(8).toString('hex');
 const FLOW = 'id: load\ndescription: Loads\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n';
-const NEW_FLOW = 'id: load\ndescription: Loads, twice\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n  - {id: b, type: command, command: [echo, "again"], depends_on: [a]}\n';
+const NEW_FLOW =
+  'id: load\ndescription: Loads, twice\ntasks:\n  - {id: a, type: command, command: [echo, "hi"]}\n  - {id: b, type: command, command: [echo, "again"], depends_on: [a]}\n';
 
 let gw: TestGateway;
 let llm: Standin;
@@ -30,15 +31,19 @@ const lastUser = (r: StandinRequest) => [...r.body.messages].reverse().find((m) 
 function decide(r: StandinRequest): Answer {
   const msgs = r.body.messages;
   if (msgs[0]?.content?.includes('You triage failed workflow executions')) {
-    return { text: '{"summary": "Task a failed: the database refused the connection", "probable_cause": "Wrong password for db", "suggested_fix": "Rotate the db secret", "evidence": ["E2", "E3"]}' };
+    return {
+      text: '{"summary": "Task a failed: the database refused the connection", "probable_cause": "Wrong password for db", "suggested_fix": "Rotate the db secret", "evidence": ["E2", "E3"]}',
+    };
   }
   if (!r.body.tools) return { text: 'ok' };
   const last = msgs[msgs.length - 1]!;
   if (last.role === 'tool') return { text: `Done. The tool said: ${String(last.content).slice(0, 40)}` };
   const u = lastUser(r);
   if (u.includes('list my flows')) return { toolCalls: [{ name: 'list_flows', arguments: { namespace: 'team' } }] };
-  if (u.includes('add a second task')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
-  if (u.includes('break the flow')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: 'id: load\ntasks: []\n', message: 'oops' } }] };
+  if (u.includes('add a second task'))
+    return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: NEW_FLOW, message: 'Add task b' } }] };
+  if (u.includes('break the flow'))
+    return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'flows/load.flow.yaml', content: 'id: load\ntasks: []\n', message: 'oops' } }] };
   return { text: 'Hello! How can I help?' };
 }
 
@@ -61,7 +66,10 @@ before(async () => {
   operator = await makeToken(gw, await login(gw, 'op@example.com'), 'operator');
   viewer = await makeToken(gw, await login(gw, 'vi@example.com'), 'viewer');
   assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name: 'team' })).status, 201);
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'flows', changes: [{ op: 'put', path: 'flows/load.flow.yaml', content: FLOW }] })).status, 201);
+  assert.equal(
+    (await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'flows', changes: [{ op: 'put', path: 'flows/load.flow.yaml', content: FLOW }] })).status,
+    201,
+  );
   assert.equal((await call(editor, 'PUT', '/api/v1/namespaces/team/secrets/DB_PASSWORD', { value: SECRET_VALUE })).status, 200);
 
   // A failed execution of the flow whose task error and log lines carry the secret value (as a careless task would print it).
@@ -81,7 +89,10 @@ before(async () => {
   );
   const lines = ['connecting to db', `using password ${SECRET_VALUE}`, 'FATAL: password authentication failed'];
   for (const [i, text] of lines.entries()) {
-    await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-failed', $1, 'ex-failed', 'a', 1, $2, 'stderr', $3, $4)`, [i + 1, String(1_700_000_000_000_000_000n + BigInt(i)), text, i + 1]);
+    await gw.db.pool.query(
+      `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-failed', $1, 'ex-failed', 'a', 1, $2, 'stderr', $3, $4)`,
+      [i + 1, String(1_700_000_000_000_000_000n + BigInt(i)), text, i + 1],
+    );
   }
 });
 
@@ -94,7 +105,11 @@ test('without a provider: the status says disabled to every viewer, other AI ope
   const s = await call(viewer, 'GET', '/api/v1/ai/status');
   assert.equal(s.status, 200);
   assert.equal(s.json<{ enabled: boolean }>().enabled, false);
-  for (const [token, method, path] of [[editor, 'POST', '/api/v1/ai/conversations'], [operator, 'POST', `/api/v1/executions/${failedId}/insights`], [admin, 'POST', '/api/v1/ai/provider/test']] as const) {
+  for (const [token, method, path] of [
+    [editor, 'POST', '/api/v1/ai/conversations'],
+    [operator, 'POST', `/api/v1/executions/${failedId}/insights`],
+    [admin, 'POST', '/api/v1/ai/provider/test'],
+  ] as const) {
     const r = await call(token, method, path, path.endsWith('/test') ? undefined : {});
     assert.equal(r.status, 409, `${path}: ${r.body}`);
     assert.equal(r.json().error.code, 'ai_disabled');
@@ -108,7 +123,10 @@ test('the provider: admin only; the API key sealed, never returned or logged; th
   assert.equal(bad.status, 422);
   const put = await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url, api_key: API_KEY });
   assert.equal(put.status, 200, put.body);
-  assert.deepEqual({ ...put.json<Record<string, unknown>>(), updated_at: 'x' }, { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url, has_api_key: true, auto_triage: false, updated_at: 'x' });
+  assert.deepEqual(
+    { ...put.json<Record<string, unknown>>(), updated_at: 'x' },
+    { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url, has_api_key: true, auto_triage: false, updated_at: 'x' },
+  );
   const got = await call(viewer, 'GET', '/api/v1/ai/provider');
   assert.equal(got.status, 200);
   assert.ok(!got.body.includes(API_KEY));
@@ -142,7 +160,10 @@ test('getAIProvider is a viewer read (every role sees the settings, never a key)
   const withCreds = new URL(llm.url);
   withCreds.username = 'proxyuser';
   withCreds.password = 'pw-' + crypto.randomBytes(6).toString('hex');
-  for (const [method, path] of [['PUT', '/api/v1/ai/provider'], ['POST', '/api/v1/ai/provider/test']] as const) {
+  for (const [method, path] of [
+    ['PUT', '/api/v1/ai/provider'],
+    ['POST', '/api/v1/ai/provider/test'],
+  ] as const) {
     const r = await call(admin, method, path, { type: 'openai_compatible', model: 'x', base_url: withCreds.href });
     assert.equal(r.status, 422, r.body);
     assert.equal(r.json().error.code, 'validation_failed');
@@ -156,20 +177,33 @@ test('a conversation with a tool call: the tool runs with the caller, its result
   const id = await newConversation(editor);
   const events = await send(editor, id, 'please list my flows');
   const names = events.map((e) => e.event);
-  assert.deepEqual(names.filter((n) => n !== 'text'), ['tool_call', 'tool_result', 'end'], JSON.stringify(events));
+  assert.deepEqual(
+    names.filter((n) => n !== 'text'),
+    ['tool_call', 'tool_result', 'end'],
+    JSON.stringify(events),
+  );
   assert.equal(names.at(-1), 'end');
   const callEv = events.find((e) => e.event === 'tool_call')!.data;
   assert.deepEqual([callEv.name, callEv.arguments], ['list_flows', { namespace: 'team' }]);
   const result = events.find((e) => e.event === 'tool_result')!.data;
   assert.equal(result.ok, true);
-  assert.deepEqual(result.result.items.map((f: { id: string }) => f.id), ['load']);
-  const text = events.filter((e) => e.event === 'text').map((e) => e.data.delta).join('');
+  assert.deepEqual(
+    result.result.items.map((f: { id: string }) => f.id),
+    ['load'],
+  );
+  const text = events
+    .filter((e) => e.event === 'text')
+    .map((e) => e.data.delta)
+    .join('');
   assert.match(text, /^Done\. The tool said: /);
   // The model got the tool's answer as a tool message.
   const toolMsg = llm.requests.at(-1)!.body.messages.find((m) => m.role === 'tool')!;
   assert.match(String(toolMsg.content), /"id":"load"/);
   const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
-  assert.deepEqual(conv.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.deepEqual(
+    conv.messages.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+  );
 });
 
 test('a proposed flow change runs only when confirmed (with a diff, audited); a rejected one is discarded', async () => {
@@ -188,7 +222,10 @@ test('a proposed flow change runs only when confirmed (with a diff, audited); a 
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW);
   assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`)).status, 409, 'decided once');
   const audit = (await call(admin, 'GET', '/api/v1/audit?action=ai.action.confirm')).json<{ items: { target_id?: string; payload?: { tool: string; outcome: string } }[] }>();
-  assert.ok(audit.items.some((a) => a.payload?.tool === 'save_flow' && a.payload.outcome === 'succeeded'), JSON.stringify(audit));
+  assert.ok(
+    audit.items.some((a) => a.payload?.tool === 'save_flow' && a.payload.outcome === 'succeeded'),
+    JSON.stringify(audit),
+  );
 
   const events2 = await send(editor, id, 'now break the flow');
   const proposed2 = events2.find((e) => e.event === 'action_proposed')!.data;
@@ -197,7 +234,10 @@ test('a proposed flow change runs only when confirmed (with a diff, audited); a 
   assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed2.id}/confirm`)).status, 409);
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW, 'unchanged');
   const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ actions: { status: string }[] }>();
-  assert.deepEqual(conv.actions.map((a) => a.status), ['succeeded', 'rejected']);
+  assert.deepEqual(
+    conv.actions.map((a) => a.status),
+    ['succeeded', 'rejected'],
+  );
 });
 
 test('role limits: a viewer may talk, but a change it confirms is refused with 403 and nothing changes', async () => {
@@ -213,7 +253,12 @@ test('role limits: a viewer may talk, but a change it confirms is refused with 4
 
 test('a conversation belongs to its user: another user gets 404 on read, send, delete and confirm, and does not list it', async () => {
   const id = await newConversation(editor);
-  for (const [m, p, b] of [['GET', `/api/v1/ai/conversations/${id}`, undefined], ['POST', `/api/v1/ai/conversations/${id}/messages`, { content: 'hi' }], ['DELETE', `/api/v1/ai/conversations/${id}`, undefined], ['POST', `/api/v1/ai/conversations/${id}/actions/x/confirm`, undefined]] as const) {
+  for (const [m, p, b] of [
+    ['GET', `/api/v1/ai/conversations/${id}`, undefined],
+    ['POST', `/api/v1/ai/conversations/${id}/messages`, { content: 'hi' }],
+    ['DELETE', `/api/v1/ai/conversations/${id}`, undefined],
+    ['POST', `/api/v1/ai/conversations/${id}/actions/x/confirm`, undefined],
+  ] as const) {
     assert.equal((await call(operator, m, p, b)).status, 404, `${m} ${p}`);
   }
   const list = (await call(operator, 'GET', '/api/v1/ai/conversations')).json<{ items: { id: string }[] }>();
@@ -239,7 +284,11 @@ test('listAIConversations pages newest first with a cursor: every conversation o
   assert.equal(ids.length, 5, 'each of the five once');
   assert.equal(new Set(ids).size, 5);
   const times = seen.map((c) => Date.parse(c.updated_at));
-  assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+  assert.deepEqual(
+    times,
+    [...times].sort((a, b) => b - a),
+    'newest first',
+  );
   const gone = [...mine][0]!;
   assert.equal((await call(viewer, 'DELETE', `/api/v1/ai/conversations/${gone}`)).status, 204);
   assert.ok(!(await call(viewer, 'GET', '/api/v1/ai/conversations?limit=100')).json<{ items: { id: string }[] }>().items.some((c) => c.id === gone));
@@ -263,7 +312,10 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
   assert.equal(insight.suggested_fix, 'Rotate the db secret');
   const kinds = insight.evidence.map((e: any) => e.kind);
   assert.deepEqual(kinds, ['execution', 'task_run', 'log_tail', 'flow_definition', 'changes_since_success']);
-  assert.deepEqual(insight.evidence.filter((e: any) => e.cited).map((e: any) => e.id), ['E2', 'E3']);
+  assert.deepEqual(
+    insight.evidence.filter((e: any) => e.cited).map((e: any) => e.id),
+    ['E2', 'E3'],
+  );
   const logTail = insight.evidence.find((e: any) => e.kind === 'log_tail');
   assert.match(logTail.content, /using password \*\*\*/);
   assert.match(logTail.content, /FATAL: password authentication failed/);
@@ -272,7 +324,11 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
   const taskRun = insight.evidence.find((e: any) => e.kind === 'task_run');
   assert.deepEqual([taskRun.execution_id, taskRun.task_run_id, taskRun.task_key, taskRun.attempt], [failedId, 'tr-failed', 'a', 1]);
   assert.deepEqual([logTail.task_run_id, logTail.lines.length], ['tr-failed', logTail.content.split('\n').length]);
-  assert.deepEqual(logTail.lines, [...logTail.lines].sort((a: number, b: number) => a - b), 'the lines in order');
+  assert.deepEqual(
+    logTail.lines,
+    [...logTail.lines].sort((a: number, b: number) => a - b),
+    'the lines in order',
+  );
   assert.equal(logTail.lines.at(-1), Number((await gw.db.pool.query(`SELECT max(n) AS n FROM log_lines WHERE task_run_id = 'tr-failed'`)).rows[0].n));
   assert.equal(insight.evidence.find((e: any) => e.kind === 'changes_since_success').execution_id, 'ex-ok');
   assert.equal(insight.evidence.find((e: any) => e.kind === 'execution').execution_id, failedId);
@@ -295,12 +351,23 @@ test('MCP: the public card; 401 without a bearer token, with a bad or revoked on
   assert.equal(c.transport.type, 'streamable-http');
   assert.match(c.transport.url, /\/mcp$/);
   assert.equal(c.authentication.type, 'bearer');
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  });
   const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   assert.equal((await raw(gw, 'POST', '/mcp', h, init)).status, 401);
   assert.equal((await raw(gw, 'POST', '/mcp', { ...h, authorization: 'Bearer svc_nottoken' }, init)).status, 401);
   assert.equal((await raw(gw, 'POST', '/mcp', { ...h, cookie: editorCookie, 'sec-fetch-site': 'same-origin' }, init)).status, 401);
-  const created = await raw(gw, 'POST', '/api/v1/tokens', { 'content-type': 'application/json', cookie: editorCookie, 'sec-fetch-site': 'same-origin' }, JSON.stringify({ name: 'gone', role: 'viewer' }));
+  const created = await raw(
+    gw,
+    'POST',
+    '/api/v1/tokens',
+    { 'content-type': 'application/json', cookie: editorCookie, 'sec-fetch-site': 'same-origin' },
+    JSON.stringify({ name: 'gone', role: 'viewer' }),
+  );
   const { id, secret } = created.json<{ id: string; secret: string }>();
   assert.equal((await raw(gw, 'POST', '/mcp', { ...h, authorization: `Bearer ${secret}` }, init)).status, 200);
   assert.equal((await call(editor, 'DELETE', `/api/v1/tokens/${id}`)).status, 204);
@@ -310,7 +377,8 @@ test('MCP: the public card; 401 without a bearer token, with a bad or revoked on
 test('MCP through the SDK client: tools by role, a trigger with inputs, a log read, the flow schema, and a viewer refused a cancel', async () => {
   const op = await mcpClient(operator);
   const opTools = (await op.listTools()).tools.map((t) => t.name);
-  for (const t of ['list_flows', 'get_flow', 'trigger_flow', 'get_execution', 'read_logs', 'cancel_execution', 'rerun_execution', 'restart_execution', 'request_triage']) assert.ok(opTools.includes(t), t);
+  for (const t of ['list_flows', 'get_flow', 'trigger_flow', 'get_execution', 'read_logs', 'cancel_execution', 'rerun_execution', 'restart_execution', 'request_triage'])
+    assert.ok(opTools.includes(t), t);
   assert.ok(!opTools.includes('validate_flow'), 'validate needs editor');
   const trig = await op.callTool({ name: 'trigger_flow', arguments: { namespace: 'team', flow_id: 'load', inputs: {} } });
   assert.ok(!trig.isError, JSON.stringify(trig));
@@ -322,7 +390,10 @@ test('MCP through the SDK client: tools by role, a trigger with inputs, a log re
   assert.ok(!logs.isError, JSON.stringify(logs));
   const items = (logs.structuredContent as { items: { text: string }[] }).items;
   // Bounded by the limit; stored raw here (runners mask before storing), the result is masked again.
-  assert.deepEqual(items.map((l) => l.text), ['connecting to db', 'using password ***']);
+  assert.deepEqual(
+    items.map((l) => l.text),
+    ['connecting to db', 'using password ***'],
+  );
   const schema = await op.readResource({ uri: 'svc://schemas/flow.json' });
   assert.match(String((schema.contents[0] as { text: string }).text), /2020-12/);
   await op.close();
@@ -355,7 +426,10 @@ test('a provider that does not answer: the turn ends with an error event then en
     assert.ok(!t.body.includes(API_KEY), 'the stored key was kept and is not shown');
     const id = await newConversation(editor);
     const events = await send(editor, id, 'hello');
-    assert.deepEqual(events.map((e) => e.event), ['error', 'end']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['error', 'end'],
+    );
     assert.equal(events[1]!.data.stop_reason, 'error');
   } finally {
     assert.equal((await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url })).status, 200);

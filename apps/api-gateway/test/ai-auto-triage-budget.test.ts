@@ -12,8 +12,15 @@ let llm: Standin;
 let admin: string;
 
 const put = (autoTriage: boolean) =>
-  raw(gw, 'PUT', '/api/v1/ai/provider', { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, JSON.stringify({ type: 'openai_compatible', model: 'm', base_url: llm.url, auto_triage: autoTriage }));
-const insights = async () => (await gw.db.pool.query<{ execution_id: string; status: string; requested_by: string }>(`SELECT execution_id, status, requested_by FROM ai_insights ORDER BY execution_id`)).rows;
+  raw(
+    gw,
+    'PUT',
+    '/api/v1/ai/provider',
+    { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    JSON.stringify({ type: 'openai_compatible', model: 'm', base_url: llm.url, auto_triage: autoTriage }),
+  );
+const insights = async () =>
+  (await gw.db.pool.query<{ execution_id: string; status: string; requested_by: string }>(`SELECT execution_id, status, requested_by FROM ai_insights ORDER BY execution_id`)).rows;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {

@@ -12,7 +12,13 @@ export interface TurnEvent {
 /** Calls on the gateway `gateway()` returns (a test file's gateway starts in its `before`). */
 export function aiClient(gateway: () => TestGateway) {
   const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-    raw(gateway(), method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+    raw(
+      gateway(),
+      method,
+      path,
+      { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body === undefined ? undefined : JSON.stringify(body),
+    );
 
   /** Sends a message and reads the whole turn: the stream as received, and its events in order. */
   async function turn(token: string, conversationId: string, content: string): Promise<{ raw: string; events: TurnEvent[] }> {
@@ -22,7 +28,16 @@ export function aiClient(gateway: () => TestGateway) {
     const events = r.body
       .split('\n\n')
       .filter((b) => b.includes('event:'))
-      .map((b) => ({ event: /event: (.*)/.exec(b)![1]!, data: JSON.parse(b.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')) }));
+      .map((b) => ({
+        event: /event: (.*)/.exec(b)![1]!,
+        data: JSON.parse(
+          b
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n'),
+        ),
+      }));
     return { raw: r.body, events };
   }
 

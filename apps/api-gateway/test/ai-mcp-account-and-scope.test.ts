@@ -35,10 +35,16 @@ let admin: string, operator: string, pwUser: string, pwUserId: string;
 
 function decide(r: StandinRequest): Answer {
   const msgs = r.body.messages;
-  if (msgs[0]?.content?.includes('You triage failed workflow executions')) return { text: '{"summary": "it failed", "probable_cause": "x", "suggested_fix": "y", "evidence": ["E1"]}' };
+  if (msgs[0]?.content?.includes('You triage failed workflow executions'))
+    return { text: '{"summary": "it failed", "probable_cause": "x", "suggested_fix": "y", "evidence": ["E1"]}' };
   if (!r.body.tools) return { text: 'ok' };
   if (msgs[msgs.length - 1]!.role === 'tool') return { text: 'Read.' };
-  return { toolCalls: [{ name: 'get_execution', arguments: { execution_id: 'ex-alpha' } }, { name: 'list_executions', arguments: {} }] };
+  return {
+    toolCalls: [
+      { name: 'get_execution', arguments: { execution_id: 'ex-alpha' } },
+      { name: 'list_executions', arguments: {} },
+    ],
+  };
 }
 
 const { call, turn, newConversation } = aiClient(() => gw);
@@ -95,12 +101,18 @@ test('a user whose password was reset gets 403 password_change_required on /mcp,
   assert.equal(api.status, 403);
   assert.equal(api.json().error.code, 'password_change_required');
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-  const r = await raw(gw, 'POST', '/mcp', { authorization: `Bearer ${pwUser}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, JSON.stringify(init));
+  const r = await raw(
+    gw,
+    'POST',
+    '/mcp',
+    { authorization: `Bearer ${pwUser}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    JSON.stringify(init),
+  );
   assert.equal(r.status, 403, r.body);
   assert.equal(r.json().error.code, 'password_change_required');
 });
 
-test('MCP answers mask the secrets of the answer\'s own scopes, not a guess of another namespace\'s secret', async () => {
+test("MCP answers mask the secrets of the answer's own scopes, not a guess of another namespace's secret", async () => {
   const client = await mcp(operator);
   try {
     const exec = JSON.stringify(await client.callTool({ name: 'get_execution', arguments: { execution_id: 'ex-alpha' } }));
@@ -126,13 +138,13 @@ test('assistant answers, stored conversations and triage evidence mask the same 
   const conv = await call(operator, 'GET', `/api/v1/ai/conversations/${id}`);
   assert.ok(conv.body.includes(B_SECRET), 'read back the same way: no oracle on re-read');
   assertNoSecret('the stored conversation', conv.body);
-  assertNoSecret("the model requests", JSON.stringify(llm.requests.map((r) => r.body)));
+  assertNoSecret('the model requests', JSON.stringify(llm.requests.map((r) => r.body)));
 
   const tr = await call(operator, 'POST', '/api/v1/executions/ex-alpha/insights');
   assert.equal(tr.status, 202, tr.body);
   let insight: { state: string; evidence: { content: string }[] } | undefined;
   for (let i = 0; i < 100; i++) {
-    insight = (await call(operator, 'GET', '/api/v1/executions/ex-alpha/insights')).json<{ items: typeof insight[] }>().items[0];
+    insight = (await call(operator, 'GET', '/api/v1/executions/ex-alpha/insights')).json<{ items: (typeof insight)[] }>().items[0];
     if (insight && insight.state !== 'pending' && insight.state !== 'running') break;
     await new Promise((r) => setTimeout(r, 100));
   }

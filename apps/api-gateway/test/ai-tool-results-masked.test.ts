@@ -39,9 +39,16 @@ function decide(r: StandinRequest): Answer {
       ],
     };
   }
-  if (u.includes('add a line to the notes')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***\nother=***\nowner=ops\n', message: 'Owner' } }] };
-  if (u.includes('change the token line')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***-v2\nother=***\n', message: 'v2' } }] };
-  if (u.includes('rotate the notes')) return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=(rotated, see the secret API_TOKEN)\n', message: 'No token in notes' } }] };
+  if (u.includes('add a line to the notes'))
+    return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***\nother=***\nowner=ops\n', message: 'Owner' } }] };
+  if (u.includes('change the token line'))
+    return { toolCalls: [{ name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=***-v2\nother=***\n', message: 'v2' } }] };
+  if (u.includes('rotate the notes'))
+    return {
+      toolCalls: [
+        { name: 'save_flow', arguments: { namespace: 'team', path: 'notes/creds.txt', content: 'token=(rotated, see the secret API_TOKEN)\n', message: 'No token in notes' } },
+      ],
+    };
   return { text: 'Hello' };
 }
 
@@ -76,7 +83,15 @@ before(async () => {
   editor = await makeToken(gw, await login(gw, 'ed@example.com'), 'editor');
   operator = await makeToken(gw, await login(gw, 'op@example.com'), 'operator');
   assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name: 'team' })).status, 201);
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'notes', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  assert.equal(
+    (
+      await call(editor, 'POST', '/api/v1/namespaces/team/changes', {
+        message: 'notes',
+        changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }],
+      })
+    ).status,
+    201,
+  );
 
   // A run whose task printed and output the token (stored as it was: the value was made a secret only after the run).
   await gw.db.pool.query(`INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes) VALUES ('snap-leak', 'team', 'h', 0, 0)`);
@@ -88,10 +103,16 @@ before(async () => {
   await gw.db.pool.query(
     `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt, reason, error, exit_code, outputs)
      VALUES ('tr-leak', 'ex-leak', 'get', 'command', 'process', 'default', 'FAILED', 1, 'exit_code', $1, 22, $2)`,
-    [`curl: (22) 401 with ${TOKEN}`, JSON.stringify({ token: TOKEN, nested: { url: `https://api.example.com/?t=${encodeURIComponent(TOKEN)}`, [TOKEN]: 'as a key' }, other: GLOBAL })],
+    [
+      `curl: (22) 401 with ${TOKEN}`,
+      JSON.stringify({ token: TOKEN, nested: { url: `https://api.example.com/?t=${encodeURIComponent(TOKEN)}`, [TOKEN]: 'as a key' }, other: GLOBAL }),
+    ],
   );
   for (const [i, text] of ['fetching', `token is ${TOKEN}`, `{"auth":"${TOKEN}","global":"${GLOBAL}"}`, 'HTTP 401'].entries()) {
-    await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-leak', $1, 'ex-leak', 'get', 1, $2, 'stdout', $3, $4)`, [i + 1, String(1_700_000_000_000_000_000n + BigInt(i)), text, i + 1]);
+    await gw.db.pool.query(
+      `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-leak', $1, 'ex-leak', 'get', 1, $2, 'stdout', $3, $4)`,
+      [i + 1, String(1_700_000_000_000_000_000n + BigInt(i)), text, i + 1],
+    );
   }
   // Now the values are secrets: one of the namespace, one global.
   assert.equal((await call(editor, 'PUT', '/api/v1/namespaces/team/secrets/API_TOKEN', { value: TOKEN })).status, 200);
@@ -110,7 +131,16 @@ test('tool results read by the assistant are masked before the model, the event 
   const id = c.json<{ id: string }>().id;
   const turn = await send(editor, id, 'why did it fail?');
   const results = turn.events.filter((e) => e.event === 'tool_result');
-  assert.deepEqual(results.map((e) => [e.data.name, e.data.ok]), [['read_logs', true], ['get_execution', true], ['read_file', true], ['list_executions', true]], turn.raw);
+  assert.deepEqual(
+    results.map((e) => [e.data.name, e.data.ok]),
+    [
+      ['read_logs', true],
+      ['get_execution', true],
+      ['read_file', true],
+      ['list_executions', true],
+    ],
+    turn.raw,
+  );
   assert.equal(turn.events.at(-1)!.data.stop_reason, 'end_turn');
   assertNoSecret({ event_stream: turn.raw, ...(await everywhere(id)) });
 
@@ -142,7 +172,15 @@ test('a proposed change to a file holding a secret: the diff shows the line chan
 
 test('a proposed change that copies the masked lines it read keeps their secret values; one that would write *** over a value is refused', async () => {
   const fileNow = async () => (await call(editor, 'GET', '/api/v1/namespaces/team/file?path=notes/creds.txt')).json<{ content: string }>().content;
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'notes again', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  assert.equal(
+    (
+      await call(editor, 'POST', '/api/v1/namespaces/team/changes', {
+        message: 'notes again',
+        changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }],
+      })
+    ).status,
+    201,
+  );
   const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
   const id = c.json<{ id: string }>().id;
 
@@ -172,11 +210,27 @@ test('a proposed change that copies the masked lines it read keeps their secret 
 test('a proposed save confirmed after the file changed: a masked line that no longer matches refuses the save (409)', async () => {
   const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
   const id = c.json<{ id: string }>().id;
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'reset', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  assert.equal(
+    (
+      await call(editor, 'POST', '/api/v1/namespaces/team/changes', {
+        message: 'reset',
+        changes: [{ op: 'put', path: 'notes/creds.txt', content: `token=${TOKEN}\nother=${GLOBAL}\n` }],
+      })
+    ).status,
+    201,
+  );
   const turn = await send(editor, id, 'add a line to the notes');
   const proposed = turn.events.find((e) => e.event === 'action_proposed')!.data;
   // Someone rewrites the token line before the confirmation.
-  assert.equal((await call(editor, 'POST', '/api/v1/namespaces/team/changes', { message: 'edit', changes: [{ op: 'put', path: 'notes/creds.txt', content: `token: ${TOKEN}\nother=${GLOBAL}\n` }] })).status, 201);
+  assert.equal(
+    (
+      await call(editor, 'POST', '/api/v1/namespaces/team/changes', {
+        message: 'edit',
+        changes: [{ op: 'put', path: 'notes/creds.txt', content: `token: ${TOKEN}\nother=${GLOBAL}\n` }],
+      })
+    ).status,
+    201,
+  );
   const r = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
   assert.equal(r.status, 409, r.body);
   assert.equal(r.json<{ error: { code: string } }>().error.code, 'conflict');
@@ -202,7 +256,10 @@ test('MCP tool results are masked too', async () => {
 
 test('a value made a secret after a turn stored it: masked when the conversation is read and when it is replayed to the model', async () => {
   const late = 'late-' + crypto.randomBytes(12).toString('hex');
-  await gw.db.pool.query(`INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-leak', 5, 'ex-leak', 'get', 1, '1700000000000000009', 'stdout', $1, 5)`, [`new token ${late}`]);
+  await gw.db.pool.query(
+    `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) VALUES ('tr-leak', 5, 'ex-leak', 'get', 1, '1700000000000000009', 'stdout', $1, 5)`,
+    [`new token ${late}`],
+  );
   const c = await call(editor, 'POST', '/api/v1/ai/conversations', {});
   const id = c.json<{ id: string }>().id;
   const turn = await send(editor, id, 'why did it fail this time?');

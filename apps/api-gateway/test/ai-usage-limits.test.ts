@@ -93,7 +93,12 @@ test('per-user and deployment request limits: 429 rate_limited with Retry-After;
   assert.equal((await call(t.op1, 'GET', '/api/v1/ai/usage')).status, 403, 'admins only');
   const u = await call(t.admin, 'GET', '/api/v1/ai/usage');
   assert.equal(u.status, 200, u.body);
-  const usage = u.json<{ day: string; limits: Record<string, number>; total: { requests: number; tokens: number }; users: { email: string | null; requests: number; tokens: number }[] }>();
+  const usage = u.json<{
+    day: string;
+    limits: Record<string, number>;
+    total: { requests: number; tokens: number };
+    users: { email: string | null; requests: number; tokens: number }[];
+  }>();
   assert.equal(usage.day, new Date().toISOString().slice(0, 10));
   assert.deepEqual(usage.limits, { user_requests: 2, user_tokens: 1_000_000, total_requests: 3, total_tokens: 10_000_000 });
   assert.equal(usage.total.requests, 3);

@@ -29,7 +29,11 @@ before(async () => {
 after(async () => gw?.close());
 
 async function call(token: string, method: string, path: string, body?: unknown) {
-  const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, text, body: text ? JSON.parse(text) : undefined };
 }
@@ -60,7 +64,10 @@ test('an editor creates, reads, changes and deletes a rule; a viewer reads only;
   assert.equal(got.status, 200);
   assert.equal(got.body.name, 'etl failures');
   const listed = await call(viewer, 'GET', '/api/v1/alerts');
-  assert.deepEqual(listed.body.items.map((r: { id: string }) => r.id), [id]);
+  assert.deepEqual(
+    listed.body.items.map((r: { id: string }) => r.id),
+    [id],
+  );
 
   assert.equal((await call(viewer, 'PATCH', `/api/v1/alerts/${id}`, { enabled: false })).status, 403);
   const changed = await call(editor, 'PATCH', `/api/v1/alerts/${id}`, { enabled: false, flow_id: 'nightly', rate_limit_per_hour: 5 });
@@ -88,8 +95,14 @@ test('a body is refused with the fields at fault', async () => {
   assert.ok((await fields({ ...rule, events: [] })).some((f) => f.includes('events')));
   assert.ok((await fields({ ...rule, events: ['exploded'] })).some((f) => f.includes('events')));
   assert.deepEqual(await fields({ ...rule, late_after_seconds: undefined }), ['late_after_seconds']);
-  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'webhook', url: 'https://u:p@x.test/', signing_secret: 'bad key!' }] }), ['channels[0].url', 'channels[0].signing_secret']);
-  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'email', organization: 'nope', from: 'not-an-address', to: 'a@b.test' }] }), ['channels[0].from', 'channels[0].organization']);
+  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'webhook', url: 'https://u:p@x.test/', signing_secret: 'bad key!' }] }), [
+    'channels[0].url',
+    'channels[0].signing_secret',
+  ]);
+  assert.deepEqual(await fields({ ...rule, channels: [{ type: 'email', organization: 'nope', from: 'not-an-address', to: 'a@b.test' }] }), [
+    'channels[0].from',
+    'channels[0].organization',
+  ]);
   assert.ok((await fields({ ...rule, channels: [{ type: 'slack', url: 'https://hooks.slack.test/T/B/x' }] })).length > 0, 'a Slack URL is taken from a secret only');
 });
 
@@ -110,13 +123,25 @@ test('deliveries of a rule are listed newest first with their attempts; deleting
   );
   const page1 = await call(viewer, 'GET', `/api/v1/alerts/${id}/deliveries?limit=1`);
   assert.equal(page1.status, 200, page1.text);
-  assert.deepEqual(page1.body.items.map((d: { id: string }) => d.id), [d2]);
+  assert.deepEqual(
+    page1.body.items.map((d: { id: string }) => d.id),
+    [d2],
+  );
   assert.equal(page1.body.items[0].status, 'pending');
   assert.ok(page1.body.items[0].next_attempt_at);
   assert.ok(page1.body.next_cursor);
   const page2 = await call(viewer, 'GET', `/api/v1/alerts/${id}/deliveries?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
-  assert.deepEqual(page2.body.items.map((d: { id: string }) => d.id), [d1]);
-  assert.deepEqual(page2.body.items[0].attempt_log.map((a: { number: number; ok: boolean; http_status: number }) => [a.number, a.ok, a.http_status]), [[1, false, 503], [2, true, 200]]);
+  assert.deepEqual(
+    page2.body.items.map((d: { id: string }) => d.id),
+    [d1],
+  );
+  assert.deepEqual(
+    page2.body.items[0].attempt_log.map((a: { number: number; ok: boolean; http_status: number }) => [a.number, a.ok, a.http_status]),
+    [
+      [1, false, 503],
+      [2, true, 200],
+    ],
+  );
   assert.equal(page2.body.next_cursor, undefined);
   assert.equal((await call(viewer, 'GET', `/api/v1/alerts/nope/deliveries`)).status, 404);
 

@@ -54,7 +54,11 @@ export interface AnthropicStandin {
 }
 
 class ApiError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -84,7 +88,8 @@ function check(r: AnthropicRequest, apiKey: string | undefined): void {
       if (!m.content && !(last && m.role === 'assistant')) throw invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
       return;
     }
-    if (!Array.isArray(m.content) || (!m.content.length && !(last && m.role === 'assistant'))) throw invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+    if (!Array.isArray(m.content) || (!m.content.length && !(last && m.role === 'assistant')))
+      throw invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
     m.content.forEach((c, j) => {
       if (c.type === 'text' && !c.text) throw invalid(`messages.${i}.content.${j}.text: text content blocks must be non-empty`);
       if (c.type === 'tool_use') {
@@ -101,15 +106,23 @@ function check(r: AnthropicRequest, apiKey: string | undefined): void {
       const blocks = typeof next.content === 'string' ? [] : next.content;
       const results = blocks.filter((c) => c.type === 'tool_result').map((c) => (c as { tool_use_id: string }).tool_use_id);
       const missing = uses.filter((id) => !results.includes(id));
-      if (next.role !== 'user' || missing.length) throw invalid(`messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ') || uses.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+      if (next.role !== 'user' || missing.length)
+        throw invalid(
+          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ') || uses.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        );
       const firstOther = blocks.findIndex((c) => c.type !== 'tool_result');
-      if (firstOther !== -1 && blocks.slice(firstOther).some((c) => c.type === 'tool_result')) throw invalid(`messages.${i + 1}: tool_result blocks must come first in the content`);
+      if (firstOther !== -1 && blocks.slice(firstOther).some((c) => c.type === 'tool_result'))
+        throw invalid(`messages.${i + 1}: tool_result blocks must come first in the content`);
     }
     if (m.role === 'user' && Array.isArray(m.content)) {
       const prev = b.messages[i - 1];
-      const prevUses = prev && prev.role === 'assistant' && Array.isArray(prev.content) ? prev.content.filter((c) => c.type === 'tool_use').map((c) => (c as { id: string }).id) : [];
+      const prevUses =
+        prev && prev.role === 'assistant' && Array.isArray(prev.content) ? prev.content.filter((c) => c.type === 'tool_use').map((c) => (c as { id: string }).id) : [];
       for (const c of m.content) {
-        if (c.type === 'tool_result' && !prevUses.includes(c.tool_use_id)) throw invalid(`messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${c.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+        if (c.type === 'tool_result' && !prevUses.includes(c.tool_use_id))
+          throw invalid(
+            `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${c.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          );
       }
     }
   });
@@ -128,7 +141,9 @@ export async function startAnthropicStandin(decide: (req: AnthropicRequest) => A
       const requestId = `req_standin_${++n}`;
       const fail = (e: ApiError) => {
         refused.push({ status: e.status, type: e.type, message: e.message });
-        res.writeHead(e.status, { 'content-type': 'application/json', 'request-id': requestId }).end(JSON.stringify({ type: 'error', error: { type: e.type, message: e.message }, request_id: requestId }));
+        res
+          .writeHead(e.status, { 'content-type': 'application/json', 'request-id': requestId })
+          .end(JSON.stringify({ type: 'error', error: { type: e.type, message: e.message }, request_id: requestId }));
       };
       if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') return fail(new ApiError(404, 'not_found_error', `Not found: ${req.method} ${req.url}`));
       let r: AnthropicRequest;
@@ -154,12 +169,25 @@ export async function startAnthropicStandin(decide: (req: AnthropicRequest) => A
       usage.input_tokens = Math.round(usage.input_tokens);
       if (answer.error && !r.body.stream) return fail(new ApiError(answer.error.type === 'overloaded_error' ? 529 : 500, answer.error.type, answer.error.message));
       if (!r.body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model: r.body.model, content, stop_reason: stopReason, stop_sequence: null, usage }));
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'request-id': requestId })
+          .end(JSON.stringify({ id, type: 'message', role: 'assistant', model: r.body.model, content, stop_reason: stopReason, stop_sequence: null, usage }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
       const event = (type: string, payload: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-      event('message_start', { message: { id, type: 'message', role: 'assistant', model: r.body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } });
+      event('message_start', {
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: r.body.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+        },
+      });
       content.forEach((block, index) => {
         if (block.type === 'text') {
           event('content_block_start', { index, content_block: { type: 'text', text: '' } });

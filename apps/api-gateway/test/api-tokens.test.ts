@@ -21,7 +21,13 @@ after(() => gw.close());
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
 test('a token is svc_ and 43 base62 characters, shown once, stored only as a hash', async () => {
-  const r = await raw(gw, 'POST', '/api/v1/tokens', { cookie: carolCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, JSON.stringify({ name: 'ci', role: 'editor' }));
+  const r = await raw(
+    gw,
+    'POST',
+    '/api/v1/tokens',
+    { cookie: carolCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    JSON.stringify({ name: 'ci', role: 'editor' }),
+  );
   assert.equal(r.status, 201);
   const created = r.json<{ id: string; secret: string; role: string; expires_at: null }>();
   assert.match(created.secret, /^svc_[0-9A-Za-z]{43}$/);
@@ -46,7 +52,13 @@ test('two tokens never collide and use the whole alphabet', async () => {
 test('the effective role is the lower of the token role and the owner role; demoting the owner lowers it', async () => {
   const adminToken = await makeToken(gw, carolCookie, 'admin');
   assert.equal((await raw(gw, 'GET', '/api/v1/users', bearer(adminToken))).status, 200);
-  const demote = await raw(gw, 'PATCH', `/api/v1/users/${carolId}`, { cookie: adminCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, JSON.stringify({ role: 'operator' }));
+  const demote = await raw(
+    gw,
+    'PATCH',
+    `/api/v1/users/${carolId}`,
+    { cookie: adminCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    JSON.stringify({ role: 'operator' }),
+  );
   assert.equal(demote.status, 200);
   const r = await raw(gw, 'GET', '/api/v1/users', bearer(adminToken));
   assert.equal(r.status, 403);
@@ -58,14 +70,14 @@ test('the effective role is the lower of the token role and the owner role; demo
   assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(viewerToken))).json<{ role: string }>().role, 'viewer');
 });
 
-test('role is optional: it defaults to the caller\'s role, and a token never mints a stronger one', async () => {
+test("role is optional: it defaults to the caller's role, and a token never mints a stronger one", async () => {
   await makeUser(gw, 'dave@example.com', 'editor');
   const daveCookie = await login(gw, 'dave@example.com');
   const session = { cookie: daveCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' };
   const r = await raw(gw, 'POST', '/api/v1/tokens', session, JSON.stringify({ name: 'no role' }));
   assert.equal(r.status, 201, r.body);
   const created = r.json<{ role: string; secret: string }>();
-  assert.equal(created.role, 'editor', 'the owner\'s current role');
+  assert.equal(created.role, 'editor', "the owner's current role");
   assert.equal((await raw(gw, 'GET', '/api/v1/auth/me', bearer(created.secret))).json<{ role: string }>().role, 'editor');
   // Above one's own role: refused, for a session and for a token.
   const above = await raw(gw, 'POST', '/api/v1/tokens', session, JSON.stringify({ name: 'too much', role: 'admin' }));
@@ -74,7 +86,7 @@ test('role is optional: it defaults to the caller\'s role, and a token never min
   const viewerToken = await makeToken(gw, daveCookie, 'viewer');
   const minted = await raw(gw, 'POST', '/api/v1/tokens', { ...bearer(viewerToken), 'content-type': 'application/json' }, JSON.stringify({ name: 'from a viewer token' }));
   assert.equal(minted.status, 201, minted.body);
-  assert.equal(minted.json<{ role: string }>().role, 'viewer', 'a token\'s default is its own effective role');
+  assert.equal(minted.json<{ role: string }>().role, 'viewer', "a token's default is its own effective role");
   const escalate = await raw(gw, 'POST', '/api/v1/tokens', { ...bearer(viewerToken), 'content-type': 'application/json' }, JSON.stringify({ name: 'escalate', role: 'editor' }));
   assert.equal(escalate.status, 403);
   // The effective role still follows the owner: demoted to viewer, the editor token reads as viewer.
@@ -97,7 +109,13 @@ test('expires_in_days: the token works until then and is 401 after (the clock mo
 
 test('expires_in_days outside 1 to 365 is refused with the field', async () => {
   for (const days of [0, 366, 1.5]) {
-    const r = await raw(gw, 'POST', '/api/v1/tokens', { cookie: adminCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, JSON.stringify({ name: 'x', role: 'viewer', expires_in_days: days }));
+    const r = await raw(
+      gw,
+      'POST',
+      '/api/v1/tokens',
+      { cookie: adminCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      JSON.stringify({ name: 'x', role: 'viewer', expires_in_days: days }),
+    );
     assert.equal(r.status, 422, String(days));
     assert.equal(r.json().error.details![0]!.field, 'expires_in_days');
   }

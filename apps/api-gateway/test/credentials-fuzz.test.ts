@@ -21,7 +21,7 @@ after(() => gw.close());
 /** Deterministic random (seeded), so a failure reproduces. */
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
 }
 
 test('500 malformed credentials all answer 401 unauthorized in the envelope', async () => {
@@ -69,7 +69,13 @@ test('500 malformed credentials all answer 401 unauthorized in the envelope', as
     ] as const);
     let r;
     try {
-      r = await raw(gw, method, path, { ...headers, ...(method === 'GET' ? {} : { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' }) }, method === 'GET' ? undefined : '{}');
+      r = await raw(
+        gw,
+        method,
+        path,
+        { ...headers, ...(method === 'GET' ? {} : { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' }) },
+        method === 'GET' ? undefined : '{}',
+      );
     } catch (err) {
       // Node's HTTP client refuses to send some header values (control characters): nothing reached the server.
       if ((err as NodeJS.ErrnoException).code === 'ERR_INVALID_CHAR') continue;

@@ -50,8 +50,21 @@ function possible(field: { type?: string; format?: string }): unknown {
 const listOps = operations.filter((op): op is Operation & { request: { cursor: object } } => op.request.cursor !== undefined && op.method === 'get');
 
 test('every list operation with a handler declares what its cursor holds', () => {
-  const named = ['listExecutions', 'listUpcomingSchedules', 'listAuditEvents', 'listVersions', 'listFlowRevisions', 'listExecutionArtifacts', 'getExecutionLogs', 'listExecutionMetrics'];
-  for (const id of named) assert.ok(listOps.some((op) => op.operationId === id), id);
+  const named = [
+    'listExecutions',
+    'listUpcomingSchedules',
+    'listAuditEvents',
+    'listVersions',
+    'listFlowRevisions',
+    'listExecutionArtifacts',
+    'getExecutionLogs',
+    'listExecutionMetrics',
+  ];
+  for (const id of named)
+    assert.ok(
+      listOps.some((op) => op.operationId === id),
+      id,
+    );
 });
 
 test('a cursor holding a value the database refuses is 422 on field cursor, for every list operation', async () => {

@@ -54,7 +54,13 @@ test('the dashboard over 24h: window, buckets by end time with their edges, KPIs
   assert.equal(d.status, 200, JSON.stringify(d.body));
   assert.deepEqual([d.body.range, d.body.from, d.body.to, d.body.bucket_seconds], ['24h', '2026-06-09T15:00:00.000Z', '2026-06-10T15:00:00.000Z', 3600]);
   assert.deepEqual(d.body.kpis, {
-    executions: 6, succeeded: 2, failed: 1, timed_out: 1, cancelled: 1, skipped: 1, running: 2,
+    executions: 6,
+    succeeded: 2,
+    failed: 1,
+    timed_out: 1,
+    cancelled: 1,
+    skipped: 1,
+    running: 2,
     success_rate: 2 / 4,
     median_duration_ms: 250, // of 100, 200, 300, 500
   });
@@ -62,14 +68,28 @@ test('the dashboard over 24h: window, buckets by end time with their edges, KPIs
   const at = (iso: string) => d.body.buckets.find((b: any) => b.start === iso);
   assert.deepEqual(at('2026-06-09T15:00:00.000Z'), { start: '2026-06-09T15:00:00.000Z', success: 1, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, p50_ms: 100, p95_ms: 100 });
   assert.deepEqual(at('2026-06-10T14:00:00.000Z'), { start: '2026-06-10T14:00:00.000Z', success: 0, failed: 1, timed_out: 1, cancelled: 0, skipped: 0, p50_ms: 400, p95_ms: 490 });
-  assert.deepEqual(at('2026-06-10T13:00:00.000Z'), { start: '2026-06-10T13:00:00.000Z', success: 0, failed: 0, timed_out: 0, cancelled: 1, skipped: 1 }, 'no percentiles without SUCCESS, FAILED or TIMED_OUT');
+  assert.deepEqual(
+    at('2026-06-10T13:00:00.000Z'),
+    { start: '2026-06-10T13:00:00.000Z', success: 0, failed: 0, timed_out: 0, cancelled: 1, skipped: 1 },
+    'no percentiles without SUCCESS, FAILED or TIMED_OUT',
+  );
   assert.deepEqual(at('2026-06-10T05:00:00.000Z'), { start: '2026-06-10T05:00:00.000Z', success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 }, 'an empty bucket');
-  assert.deepEqual(d.body.running.map((e: any) => [e.state, e.namespace]), [['CANCELLING', 'team'], ['RUNNING', 'team']], 'oldest start first; teamx is not a child of team');
-  assert.deepEqual(d.body.recent_failures.map((e: any) => [e.state, e.ended_at, e.triage_summary]), [
-    ['TIMED_OUT', '2026-06-10T14:29:00.000Z', null],
-    ['FAILED', '2026-06-10T14:00:00.000Z', null],
-    ['FAILED', '2026-05-01T00:00:00.000Z', null],
-  ]);
+  assert.deepEqual(
+    d.body.running.map((e: any) => [e.state, e.namespace]),
+    [
+      ['CANCELLING', 'team'],
+      ['RUNNING', 'team'],
+    ],
+    'oldest start first; teamx is not a child of team',
+  );
+  assert.deepEqual(
+    d.body.recent_failures.map((e: any) => [e.state, e.ended_at, e.triage_summary]),
+    [
+      ['TIMED_OUT', '2026-06-10T14:29:00.000Z', null],
+      ['FAILED', '2026-06-10T14:00:00.000Z', null],
+      ['FAILED', '2026-05-01T00:00:00.000Z', null],
+    ],
+  );
 
   // Every namespace: the sibling counts too.
   const all = await get('/api/v1/stats/dashboard');
@@ -96,7 +116,16 @@ test('flow stats: the last 50 executions newest first; flow metrics: one series 
     await gw.db.pool.query(`INSERT INTO flows (namespace, flow_id, path, enabled) VALUES ('team', 'm', 'm.flow.yaml', true)`);
   }
   const ids: string[] = [];
-  for (let i = 0; i < 55; i++) ids.push(await ex({ flow: 'm', state: 'SUCCESS', created: new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString(), ended: new Date(Date.UTC(2026, 5, 1, 0, i, 30)).toISOString(), duration: i }));
+  for (let i = 0; i < 55; i++)
+    ids.push(
+      await ex({
+        flow: 'm',
+        state: 'SUCCESS',
+        created: new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString(),
+        ended: new Date(Date.UTC(2026, 5, 1, 0, i, 30)).toISOString(),
+        duration: i,
+      }),
+    );
   const stats = await get('/api/v1/flows/team/m/stats');
   assert.equal(stats.status, 200, JSON.stringify(stats.body));
   assert.equal(stats.body.items.length, 50);
@@ -105,10 +134,18 @@ test('flow stats: the last 50 executions newest first; flow metrics: one series 
   assert.equal(stats.body.items[49].execution_id, ids[5]);
   // Metrics on the last two executions (and one older, outside the 50).
   for (const e of [ids[54]!, ids[53]!, ids[0]!]) {
-    await gw.db.pool.query(`INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt) VALUES ($1 || '-t', $1, 't', 'command', 'process', 'default', 'SUCCESS', 1)`, [e]);
+    await gw.db.pool.query(
+      `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, attempt) VALUES ($1 || '-t', $1, 't', 'command', 'process', 'default', 'SUCCESS', 1)`,
+      [e],
+    );
   }
   const m = (e: string, name: string, value: number, region: string) =>
-    gw.db.pool.query(`INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at) VALUES ($1, $1 || '-t', 't', $2, $3, $4, now())`, [e, name, value, JSON.stringify({ region })]);
+    gw.db.pool.query(`INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at) VALUES ($1, $1 || '-t', 't', $2, $3, $4, now())`, [
+      e,
+      name,
+      value,
+      JSON.stringify({ region }),
+    ]);
   await m(ids[54]!, 'rows', 10, 'eu');
   await m(ids[54]!, 'rows', 5, 'eu');
   await m(ids[54]!, 'rows', 7, 'us');
@@ -116,12 +153,29 @@ test('flow stats: the last 50 executions newest first; flow metrics: one series 
   await m(ids[0]!, 'rows', 1000, 'eu');
   const sum = await get('/api/v1/flows/team/m/metrics?metric=rows&group_by=region');
   assert.equal(sum.status, 200, JSON.stringify(sum.body));
-  assert.deepEqual(sum.body.series.map((s: any) => [s.tag_value, s.points.map((p: any) => [p.execution_id, p.value])]), [
-    ['eu', [[ids[53], 2], [ids[54], 15]]],
-    ['us', [[ids[54], 7]]],
-  ]);
+  assert.deepEqual(
+    sum.body.series.map((s: any) => [s.tag_value, s.points.map((p: any) => [p.execution_id, p.value])]),
+    [
+      [
+        'eu',
+        [
+          [ids[53], 2],
+          [ids[54], 15],
+        ],
+      ],
+      ['us', [[ids[54], 7]]],
+    ],
+  );
   const max = await get('/api/v1/flows/team/m/metrics?metric=rows&agg=max');
-  assert.deepEqual(max.body.series, [{ tag_value: null, points: [{ execution_id: ids[53], created_at: max.body.series[0].points[0].created_at, value: 2 }, { execution_id: ids[54], created_at: max.body.series[0].points[1].created_at, value: 10 }] }]);
+  assert.deepEqual(max.body.series, [
+    {
+      tag_value: null,
+      points: [
+        { execution_id: ids[53], created_at: max.body.series[0].points[0].created_at, value: 2 },
+        { execution_id: ids[54], created_at: max.body.series[0].points[1].created_at, value: 10 },
+      ],
+    },
+  ]);
   assert.equal((await get('/api/v1/flows/team/m/metrics?metric=rows&agg=median')).body.error.details[0].field, 'agg');
   assert.equal((await get('/api/v1/flows/team/m/metrics')).body.error.details[0].field, 'metric');
   assert.equal((await get('/api/v1/flows/team/nope/stats')).status, 404);
@@ -135,7 +189,10 @@ test('a recent failure carries the summary of its latest finished triage', async
   await insight('i2', 'done', 'the disk was full again', '2026-06-10T12:05:00Z');
   await insight('i3', 'running', 'not yet', '2026-06-10T12:06:00Z');
   const d = await get('/api/v1/stats/dashboard?namespace=triaged');
-  assert.deepEqual(d.body.recent_failures.map((e: any) => [e.id, e.triage_summary]), [[id, 'the disk was full again']]);
+  assert.deepEqual(
+    d.body.recent_failures.map((e: any) => [e.id, e.triage_summary]),
+    [[id, 'the disk was full again']],
+  );
 });
 
 test('running: oldest start first, at most 20, counted in full; recent failures: the last 10 ended, whatever the range; viewers may read, strangers may not', async () => {
@@ -152,9 +209,22 @@ test('running: oldest start first, at most 20, counted in full; recent failures:
   const d = await get('/api/v1/stats/dashboard?range=24h&namespace=caps');
   assert.equal(d.status, 200);
   assert.equal(d.body.kpis.running, 23, 'every running execution counts');
-  assert.deepEqual(d.body.running.map((e: any) => e.started_at), [...starts].sort().slice(0, 20).map((s) => new Date(s).toISOString()));
+  assert.deepEqual(
+    d.body.running.map((e: any) => e.started_at),
+    [...starts]
+      .sort()
+      .slice(0, 20)
+      .map((s) => new Date(s).toISOString()),
+  );
   assert.ok(d.body.running.every((e: any) => e.state === 'RUNNING' || e.state === 'CANCELLING'));
-  assert.deepEqual(d.body.recent_failures.map((e: any) => e.ended_at), [...ends].reverse().slice(0, 10).map((s) => new Date(s).toISOString()), 'newest end first, none of them in the 24h window');
+  assert.deepEqual(
+    d.body.recent_failures.map((e: any) => e.ended_at),
+    [...ends]
+      .reverse()
+      .slice(0, 10)
+      .map((s) => new Date(s).toISOString()),
+    'newest end first, none of them in the 24h window',
+  );
   assert.deepEqual(d.body.kpis.failed + d.body.kpis.timed_out, 0);
 
   assert.equal((await raw(gw, 'GET', '/api/v1/stats/dashboard')).status, 401);
@@ -168,7 +238,10 @@ test('namespace a.b selects a.b and a.b.c, never a.bc or a: KPIs, buckets, runni
   }
   const d = await get('/api/v1/stats/dashboard?namespace=a.b');
   assert.deepEqual(d.body.kpis, { executions: 4, succeeded: 2, failed: 2, timed_out: 0, cancelled: 0, skipped: 0, running: 2, success_rate: 0.5, median_duration_ms: 155 }); // of 10, 10, 300, 500
-  assert.deepEqual(d.body.buckets.find((b: any) => b.start === '2026-06-10T09:00:00.000Z'), { start: '2026-06-10T09:00:00.000Z', success: 2, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, p50_ms: 400, p95_ms: 490 });
+  assert.deepEqual(
+    d.body.buckets.find((b: any) => b.start === '2026-06-10T09:00:00.000Z'),
+    { start: '2026-06-10T09:00:00.000Z', success: 2, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, p50_ms: 400, p95_ms: 490 },
+  );
   assert.deepEqual(d.body.running.map((e: any) => e.namespace).sort(), ['a.b', 'a.b.c']);
   assert.deepEqual(d.body.recent_failures.map((e: any) => e.namespace).sort(), ['a.b', 'a.b.c']);
   const a = await get('/api/v1/stats/dashboard?namespace=a');
@@ -184,15 +257,18 @@ test('day buckets: an end at 00:00 UTC opens its day, the window starts at a mid
   await ex({ ns: 'days', state: 'SKIPPED', ended: '2026-06-10T14:29:59Z' }); // today, the open hour
 
   const week = await get('/api/v1/stats/dashboard?range=7d&namespace=days');
-  assert.deepEqual(week.body.buckets.map((b: any) => [b.start.slice(0, 10), b.success, b.failed, b.timed_out, b.skipped, b.p50_ms ?? null]), [
-    ['2026-06-04', 1, 0, 0, 0, 10],
-    ['2026-06-05', 0, 0, 0, 0, null],
-    ['2026-06-06', 0, 0, 1, 0, 30],
-    ['2026-06-07', 0, 1, 0, 0, 40],
-    ['2026-06-08', 0, 0, 0, 0, null],
-    ['2026-06-09', 0, 0, 0, 0, null],
-    ['2026-06-10', 1, 0, 0, 1, 50],
-  ]);
+  assert.deepEqual(
+    week.body.buckets.map((b: any) => [b.start.slice(0, 10), b.success, b.failed, b.timed_out, b.skipped, b.p50_ms ?? null]),
+    [
+      ['2026-06-04', 1, 0, 0, 0, 10],
+      ['2026-06-05', 0, 0, 0, 0, null],
+      ['2026-06-06', 0, 0, 1, 0, 30],
+      ['2026-06-07', 0, 1, 0, 0, 40],
+      ['2026-06-08', 0, 0, 0, 0, null],
+      ['2026-06-09', 0, 0, 0, 0, null],
+      ['2026-06-10', 1, 0, 0, 1, 50],
+    ],
+  );
   assert.deepEqual(week.body.kpis, { executions: 5, succeeded: 2, failed: 1, timed_out: 1, cancelled: 0, skipped: 1, running: 0, success_rate: 0.5, median_duration_ms: 35 });
   const month = await get('/api/v1/stats/dashboard?range=30d&namespace=days');
   assert.deepEqual([month.body.from, month.body.to], ['2026-05-12T00:00:00.000Z', '2026-06-11T00:00:00.000Z']);

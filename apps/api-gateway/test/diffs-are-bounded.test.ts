@@ -26,8 +26,26 @@ before(async () => {
   viewer = await makeToken(gw, cookie, 'viewer');
   assert.equal((await call(editor, 'POST', '/api/v1/namespaces', { name: 'big' })).status, 201);
   const save = (message: string, changes: unknown[]) => call(editor, 'POST', '/api/v1/namespaces/big/changes', { message, changes });
-  assert.equal((await save('v1', [{ op: 'put', path: 'huge.txt', content: text('a', 120_000) }, { op: 'put', path: 'wide.txt', content: text('c', 30_000) }, { op: 'put', path: 'small.txt', content: 'one\ntwo\n' }])).status, 201);
-  assert.equal((await save('v2', [{ op: 'put', path: 'huge.txt', content: text('b', 120_000) }, { op: 'put', path: 'wide.txt', content: text('d', 30_000) }, { op: 'put', path: 'small.txt', content: 'one\nthree\n' }])).status, 201);
+  assert.equal(
+    (
+      await save('v1', [
+        { op: 'put', path: 'huge.txt', content: text('a', 120_000) },
+        { op: 'put', path: 'wide.txt', content: text('c', 30_000) },
+        { op: 'put', path: 'small.txt', content: 'one\ntwo\n' },
+      ])
+    ).status,
+    201,
+  );
+  assert.equal(
+    (
+      await save('v2', [
+        { op: 'put', path: 'huge.txt', content: text('b', 120_000) },
+        { op: 'put', path: 'wide.txt', content: text('d', 30_000) },
+        { op: 'put', path: 'small.txt', content: 'one\nthree\n' },
+      ])
+    ).status,
+    201,
+  );
 });
 after(() => gw.close());
 

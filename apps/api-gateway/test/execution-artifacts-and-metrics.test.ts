@@ -33,7 +33,13 @@ before(async () => {
   gw = await startLiveGateway();
   await makeUser(gw, 'viewer@example.com', 'viewer');
   viewer = await makeToken(gw, await login(gw, 'viewer@example.com'), 'viewer');
-  await saveFlow(gw, 'arts', { id: 'make', tasks: [{ id: 'build', type: 'command', command: ['true'] }, { id: 'check', type: 'command', command: ['true'] }] });
+  await saveFlow(gw, 'arts', {
+    id: 'make',
+    tasks: [
+      { id: 'build', type: 'command', command: ['true'] },
+      { id: 'check', type: 'command', command: ['true'] },
+    ],
+  });
   exId = await trigger(gw, 'arts', 'make');
   const runs = await claimRuns(gw);
   build = runs.find((r) => r.taskKey === 'build')!;
@@ -41,7 +47,14 @@ before(async () => {
   await putArtifact(build, 'report.txt', Buffer.from('all good\n'), 'text/plain');
   await putArtifact(build, 'bin.dat', big, 'application/octet-stream');
   await putArtifact(check, 'out/summary.json', Buffer.from('{"ok":true}'), 'application/json');
-  await completeRun(gw, build, { state: 'SUCCESS', exit_code: 0, metrics: [{ name: 'rows', value: 42, tags: { table: 'users' } }, { name: 'rows', value: 7.5, tags: { table: 'orders' } }] });
+  await completeRun(gw, build, {
+    state: 'SUCCESS',
+    exit_code: 0,
+    metrics: [
+      { name: 'rows', value: 42, tags: { table: 'users' } },
+      { name: 'rows', value: 7.5, tags: { table: 'orders' } },
+    ],
+  });
   await completeRun(gw, check, { state: 'SUCCESS', exit_code: 0, metrics: [{ name: 'duration', value: 1.25 }] });
   otherEx = await trigger(gw, 'arts', 'make');
   const others = await claimRuns(gw);
@@ -117,7 +130,9 @@ test('metrics are listed with task, tags and time, and paged', async () => {
   const r = await get(`/api/v1/executions/${exId}/metrics`);
   assert.equal(r.status, 200);
   const body = (await r.json()) as { items: any[]; next_cursor?: string };
-  const rows = body.items.map((m) => ({ task_key: m.task_key, task_run_id: m.task_run_id, name: m.name, value: m.value, tags: m.tags })).sort((a, b) => `${a.name}${a.value}`.localeCompare(`${b.name}${b.value}`));
+  const rows = body.items
+    .map((m) => ({ task_key: m.task_key, task_run_id: m.task_run_id, name: m.name, value: m.value, tags: m.tags }))
+    .sort((a, b) => `${a.name}${a.value}`.localeCompare(`${b.name}${b.value}`));
   assert.deepEqual(rows, [
     { task_key: 'check', task_run_id: check.id, name: 'duration', value: 1.25, tags: {} },
     { task_key: 'build', task_run_id: build.id, name: 'rows', value: 42, tags: { table: 'users' } },
@@ -136,8 +151,16 @@ test('listed artifacts and metrics carry exactly the fields the API description 
   const check = (items: Record<string, unknown>[], schema: { properties: Record<string, unknown>; required?: string[] }, what: string) => {
     assert.ok(items.length > 0, `${what}: nothing listed`);
     for (const item of items) {
-      assert.deepEqual(Object.keys(item).filter((k) => !(k in schema.properties)), [], `${what}: undeclared fields`);
-      assert.deepEqual((schema.required ?? []).filter((k) => item[k] === undefined), [], `${what}: required fields missing`);
+      assert.deepEqual(
+        Object.keys(item).filter((k) => !(k in schema.properties)),
+        [],
+        `${what}: undeclared fields`,
+      );
+      assert.deepEqual(
+        (schema.required ?? []).filter((k) => item[k] === undefined),
+        [],
+        `${what}: required fields missing`,
+      );
     }
   };
   check(((await (await get(`/api/v1/executions/${exId}/artifacts`)).json()) as { items: Record<string, unknown>[] }).items, schemas.Artifact as never, 'Artifact');

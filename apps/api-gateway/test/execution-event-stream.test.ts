@@ -79,7 +79,10 @@ test('a stream opened after the end sends the final detail once, then end; with 
   await waitEnded(gw, id);
   const c = await SseClient.open(url(id), auth());
   await c.done;
-  assert.deepEqual(c.events.map((e) => e.event), ['execution', 'end']);
+  assert.deepEqual(
+    c.events.map((e) => e.event),
+    ['execution', 'end'],
+  );
   assert.equal(details(c)[0].state, 'SUCCESS');
   const again = await SseClient.open(url(id), { ...auth(), 'last-event-id': c.events[0]!.id! });
   await again.done;

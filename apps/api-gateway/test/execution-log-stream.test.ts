@@ -64,7 +64,10 @@ test('a live stream sends each line as it is posted, with the stream headers, th
   assert.deepEqual(Object.keys(first).sort(), ['attempt', 'n', 'stream', 'task_key', 'task_run_id', 'text', 'ts']);
   assert.match(first.ts, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
   // The id is the read position of every task run at once: the place of the line in the order the execution's lines were stored.
-  assert.deepEqual(c.lines.map((e) => e.id), ['1', '2', '3', '4', '5', '6']);
+  assert.deepEqual(
+    c.lines.map((e) => e.id),
+    ['1', '2', '3', '4', '5', '6'],
+  );
   assert.equal(c.closed, false, 'open while the execution runs');
   await completeRun(gw, alpha);
   await completeRun(gw, beta);
@@ -107,11 +110,17 @@ test('a stream opened after the end sends every line, then end, and matches getE
   assert.equal(c.lines.length, 1300);
   assert.deepEqual(c.events.at(-1), { event: 'end', data: '{}' });
   const page = await gw.api('GET', `/api/v1/executions/${id}/logs?limit=5000`);
-  assert.deepEqual(c.lines.map((e) => JSON.parse(e.data)), page.body.items);
+  assert.deepEqual(
+    c.lines.map((e) => JSON.parse(e.data)),
+    page.body.items,
+  );
   // Resuming from the last id of an ended execution: nothing repeats, just end.
   const again = await SseClient.open(streamUrl(gw, id), { ...auth(), 'last-event-id': c.lastId! });
   await again.done;
-  assert.deepEqual(again.events.map((e) => e.event), ['end']);
+  assert.deepEqual(
+    again.events.map((e) => e.event),
+    ['end'],
+  );
 });
 
 test('the task filter selects one task', async () => {
@@ -124,7 +133,10 @@ test('the task filter selects one task', async () => {
   await c.done;
   assert.deepEqual(texts(c), ['b1', 'b2', 'b3']);
   // Positions in the execution's order: beta's lines were stored after alpha's five.
-  assert.deepEqual(c.lines.map((e) => e.id), ['6', '7', '8']);
+  assert.deepEqual(
+    c.lines.map((e) => e.id),
+    ['6', '7', '8'],
+  );
   assert.equal(c.events.at(-1)!.event, 'end');
 });
 
@@ -149,7 +161,11 @@ test('Last-Event-ID resumes after a dropped connection with no repeat and no gap
   assert.equal(stored.length, 950);
   assert.deepEqual([...got].sort(), [...stored].sort(), 'every line exactly once');
   // Within each task run the order is n order.
-  for (const p of ['a', 'b']) assert.deepEqual(got.filter((t) => t[0] === p), stored.filter((t: string) => t[0] === p));
+  for (const p of ['a', 'b'])
+    assert.deepEqual(
+      got.filter((t) => t[0] === p),
+      stored.filter((t: string) => t[0] === p),
+    );
 });
 
 test('a Last-Event-ID the server never sent is 422', async () => {
@@ -174,7 +190,11 @@ test('a Last-Event-ID past int8, or of another form, is 422; one past every line
   await completeRun(gw, alpha);
   await completeRun(gw, beta);
   await c.done;
-  assert.deepEqual(c.events.map((e) => e.event), ['end'], 'nothing after the position; the stream ends with its execution');
+  assert.deepEqual(
+    c.events.map((e) => e.event),
+    ['end'],
+    'nothing after the position; the stream ends with its execution',
+  );
 });
 
 test('the event id stays one short number however many task runs wrote, and resuming from it is exact', async () => {
@@ -187,14 +207,20 @@ test('the event id stays one short number however many task runs wrote, and resu
   for (const [i, run] of runs.entries()) await postLines(gw, run, [{ n: 1, ts: nextTs(), text: `w${i}` }]);
   await c.until(() => c.lines.length === width);
   c.destroy();
-  assert.ok(c.lines.every((e) => e.id!.length <= 19), `ids of at most 19 characters, the last is ${c.lines.at(-1)!.id!.length}`);
+  assert.ok(
+    c.lines.every((e) => e.id!.length <= 19),
+    `ids of at most 19 characters, the last is ${c.lines.at(-1)!.id!.length}`,
+  );
   // Resume from the middle: exactly the second half, in order.
   const half = c.lines[width / 2 - 1]!.id!;
   const r = await SseClient.open(streamUrl(gw, id), { ...auth(), 'last-event-id': half });
   await r.until(() => r.lines.length === width / 2);
   for (const run of runs) await completeRun(gw, run);
   await r.done;
-  assert.deepEqual(texts(r), Array.from({ length: width / 2 }, (_, i) => `w${i + width / 2}`));
+  assert.deepEqual(
+    texts(r),
+    Array.from({ length: width / 2 }, (_, i) => `w${i + width / 2}`),
+  );
 });
 
 test('a line posted to one gateway instance reaches a stream on another at once (LISTEN/NOTIFY, not the poll)', async () => {

@@ -62,16 +62,30 @@ before(async () => {
   }
   build2 = second!;
   assert.equal(build2.attempt, 2);
-  await postLines(gw, build2, [{ n: 1, ts: ts(200_000_000n), text: 'b2 compiling' }, { n: 2, ts: ts(200_000_001n), text: 'b2 ok' }]);
+  await postLines(gw, build2, [
+    { n: 1, ts: ts(200_000_000n), text: 'b2 compiling' },
+    { n: 2, ts: ts(200_000_001n), text: 'b2 ok' },
+  ]);
   await completeRun(gw, build2);
   await waitEnded(gw, exId);
 
   const byRun = (r: ClaimedRun, x: (Omit<PostedLine, 'ts'> & { ts: bigint })[]) =>
     x.map((l) => ({ task_key: r.taskKey, attempt: r.attempt, n: l.n, ts: iso(l.ts), text: l.text, stream: l.stream ?? 'stdout', run: r.id, raw: l.ts }));
   const all = [
-    ...byRun(build1, [{ n: 1, ts: 1_000n, text: 'b1 compiling' }, { n: 2, ts: 3_000n, text: 'b1 tie' }, { n: 3, ts: 7_000n, text: 'b1 failed', stream: 'stderr' }]),
-    ...byRun(check, [{ n: 1, ts: 2_000n, text: 'c1 start' }, { n: 2, ts: 3_000n, text: 'c1 tie' }, { n: 3, ts: 123_456_789n, text: 'c1 done ✓ "quoted"' }]),
-    ...byRun(build2, [{ n: 1, ts: 200_000_000n, text: 'b2 compiling' }, { n: 2, ts: 200_000_001n, text: 'b2 ok' }]),
+    ...byRun(build1, [
+      { n: 1, ts: 1_000n, text: 'b1 compiling' },
+      { n: 2, ts: 3_000n, text: 'b1 tie' },
+      { n: 3, ts: 7_000n, text: 'b1 failed', stream: 'stderr' },
+    ]),
+    ...byRun(check, [
+      { n: 1, ts: 2_000n, text: 'c1 start' },
+      { n: 2, ts: 3_000n, text: 'c1 tie' },
+      { n: 3, ts: 123_456_789n, text: 'c1 done ✓ "quoted"' },
+    ]),
+    ...byRun(build2, [
+      { n: 1, ts: 200_000_000n, text: 'b2 compiling' },
+      { n: 2, ts: 200_000_001n, text: 'b2 ok' },
+    ]),
   ];
   all.sort((a, b) => (a.raw !== b.raw ? (a.raw < b.raw ? -1 : 1) : a.run !== b.run ? (a.run < b.run ? -1 : 1) : a.n - b.n));
   expected = all.map(({ run: _r, raw: _x, ...rest }) => rest);
@@ -110,22 +124,43 @@ test('cursor paging walks every line once, in order', async () => {
 
 test('task and attempt filters select lines', async () => {
   const build = await gw.api('GET', `/api/v1/executions/${exId}/logs?task=build`);
-  assert.deepEqual(strip(build.body.items), expected.filter((l) => l.task_key === 'build'));
+  assert.deepEqual(
+    strip(build.body.items),
+    expected.filter((l) => l.task_key === 'build'),
+  );
   const second = await gw.api('GET', `/api/v1/executions/${exId}/logs?task=build&attempt=2`);
-  assert.deepEqual(second.body.items.map((l: any) => l.text), ['b2 compiling', 'b2 ok']);
+  assert.deepEqual(
+    second.body.items.map((l: any) => l.text),
+    ['b2 compiling', 'b2 ok'],
+  );
   const firstAttempts = await gw.api('GET', `/api/v1/executions/${exId}/logs?attempt=1&limit=2`);
-  assert.deepEqual(firstAttempts.body.items.map((l: any) => l.text), ['b1 compiling', 'c1 start']);
+  assert.deepEqual(
+    firstAttempts.body.items.map((l: any) => l.text),
+    ['b1 compiling', 'c1 start'],
+  );
   assert.ok(firstAttempts.body.next_cursor);
   const none = await gw.api('GET', `/api/v1/executions/${exId}/logs?task=nope`);
   assert.deepEqual(none.body, { items: [] });
 });
 
 test('limit is 1 to 5000 (default 1000); bad limit, attempt and cursor are 422 on their own field', async () => {
-  for (const [q, field] of [['limit=5001', 'limit'], ['limit=0', 'limit'], ['limit=x', 'limit'], ['attempt=0', 'attempt'], ['attempt=x', 'attempt'], ['cursor=%%%', 'cursor'], ['cursor=' + Buffer.from('{"a":1}').toString('base64url'), 'cursor']] as const) {
+  for (const [q, field] of [
+    ['limit=5001', 'limit'],
+    ['limit=0', 'limit'],
+    ['limit=x', 'limit'],
+    ['attempt=0', 'attempt'],
+    ['attempt=x', 'attempt'],
+    ['cursor=%%%', 'cursor'],
+    ['cursor=' + Buffer.from('{"a":1}').toString('base64url'), 'cursor'],
+  ] as const) {
     const r = await gw.api('GET', `/api/v1/executions/${exId}/logs?${q}`);
     assert.equal(r.status, 422, q);
     assert.equal(r.body.error.code, 'validation_failed', q);
-    assert.deepEqual(r.body.error.details.map((d: any) => d.field), [field], q);
+    assert.deepEqual(
+      r.body.error.details.map((d: any) => d.field),
+      [field],
+      q,
+    );
   }
   assert.equal((await gw.api('GET', `/api/v1/executions/${exId}/logs?limit=5000`)).status, 200);
   assert.equal((await gw.api('GET', `/api/v1/executions/${exId}/logs?limit=1`)).body.items.length, 1);
@@ -141,7 +176,12 @@ test('the download is every line as text, in order, with a file name naming name
   assert.ok(text.startsWith('2026-01-01T00:00:00.000001000Z [build#1 stdout] b1 compiling\n'));
   const only = await (await fetch(`${gw.url}/api/v1/executions/${exId}/logs/download?task=check`, { headers: { authorization: `Bearer ${viewer}` } })).text();
   assert.equal(only.split('\n').filter(Boolean).length, 3);
-  assert.ok(only.split('\n').filter(Boolean).every((l) => l.includes('[check#1 stdout]')));
+  assert.ok(
+    only
+      .split('\n')
+      .filter(Boolean)
+      .every((l) => l.includes('[check#1 stdout]')),
+  );
 });
 
 test('a download larger than one database batch is complete and in order', async () => {

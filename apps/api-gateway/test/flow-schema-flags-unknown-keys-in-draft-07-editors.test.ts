@@ -44,7 +44,10 @@ test('a validator that ignores unevaluatedProperties flags unknown keys in the s
   for (const t of typos) {
     const value = yaml.load(`${t.src.join('\n')}\n`);
     assert.equal(check(value), false, `${t.name} must be flagged`);
-    assert.ok(check.errors?.some((e) => e.keyword === 'propertyNames'), `${t.name}: flagged by propertyNames: ${JSON.stringify(check.errors)}`);
+    assert.ok(
+      check.errors?.some((e) => e.keyword === 'propertyNames'),
+      `${t.name}: flagged by propertyNames: ${JSON.stringify(check.errors)}`,
+    );
   }
 });
 

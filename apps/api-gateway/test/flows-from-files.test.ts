@@ -15,18 +15,38 @@ before(async () => {
   admin = await makeToken(gw, cookie, 'admin');
   editor = await makeToken(gw, cookie, 'editor');
   viewer = await makeToken(gw, cookie, 'viewer');
-  for (const name of ['team', 'team.etl', 'other']) await raw(gw, 'POST', '/api/v1/namespaces', { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, JSON.stringify({ name }));
+  for (const name of ['team', 'team.etl', 'other'])
+    await raw(gw, 'POST', '/api/v1/namespaces', { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, JSON.stringify({ name }));
 });
 after(() => gw.close());
 
 const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+  raw(
+    gw,
+    method,
+    path,
+    { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
 const save = (ns: string, changes: unknown[]) => call(editor, 'POST', `/api/v1/namespaces/${ns}/changes`, { message: 'flows', changes });
-const flowYaml = (id: string, echo = 'hi', extra: string[] = []) => [`id: ${id}`, 'description: A test flow', ...extra, 'tasks:', `  - {id: a, type: command, command: [echo, "${echo}"]}`, ''].join('\n');
+const flowYaml = (id: string, echo = 'hi', extra: string[] = []) =>
+  [`id: ${id}`, 'description: A test flow', ...extra, 'tasks:', `  - {id: a, type: command, command: [echo, "${echo}"]}`, ''].join('\n');
 
 test('saving a flow file creates the flow, enabled, at revision 1', async () => {
-  assert.equal((await save('team.etl', [{ op: 'put', path: 'flows/load.flow.yaml', content: flowYaml('load', 'hi', ['triggers:', '  - {id: nightly, type: schedule, cron: "0 2 * * *"}']) }])).status, 201);
-  const f = (await call(viewer, 'GET', '/api/v1/flows/team.etl/load')).json<{ id: string; enabled: boolean; revision: number; path: string; triggers: unknown[]; definition: { tasks: unknown[] }; source: string }>();
+  assert.equal(
+    (await save('team.etl', [{ op: 'put', path: 'flows/load.flow.yaml', content: flowYaml('load', 'hi', ['triggers:', '  - {id: nightly, type: schedule, cron: "0 2 * * *"}']) }]))
+      .status,
+    201,
+  );
+  const f = (await call(viewer, 'GET', '/api/v1/flows/team.etl/load')).json<{
+    id: string;
+    enabled: boolean;
+    revision: number;
+    path: string;
+    triggers: unknown[];
+    definition: { tasks: unknown[] };
+    source: string;
+  }>();
   assert.equal(f.id, 'load');
   assert.equal(f.enabled, true);
   assert.equal(f.revision, 1);
@@ -55,9 +75,15 @@ test('an invalid flow file is refused whole: 422 flow_invalid with <path>:<point
 
 test('changed content adds a revision; identical content adds none', async () => {
   await save('team.etl', [{ op: 'put', path: 'flows/load.flow.yaml', content: flowYaml('load', 'v2') }]);
-  await save('team.etl', [{ op: 'put', path: 'flows/load.flow.yaml', content: flowYaml('load', 'v2') }, { op: 'put', path: 'unrelated.txt', content: 'x' }]);
+  await save('team.etl', [
+    { op: 'put', path: 'flows/load.flow.yaml', content: flowYaml('load', 'v2') },
+    { op: 'put', path: 'unrelated.txt', content: 'x' },
+  ]);
   const revs = (await call(viewer, 'GET', '/api/v1/flows/team.etl/load/revisions')).json<{ items: { revision: number; id: string; namespace_version: number }[] }>();
-  assert.deepEqual(revs.items.map((r) => r.revision), [2, 1]);
+  assert.deepEqual(
+    revs.items.map((r) => r.revision),
+    [2, 1],
+  );
   const one = (await call(viewer, 'GET', `/api/v1/flows/team.etl/load/revisions/${revs.items[1]!.id}`)).json<{ source: string; revision: number }>();
   assert.match(one.source, /echo, "hi"/);
   const d = (await call(viewer, 'GET', `/api/v1/flows/team.etl/load/diff?from=${revs.items[1]!.id}`)).json<{ diff: string; to: { revision: number } }>();
@@ -91,10 +117,16 @@ test('two files defining one flow id are refused', async () => {
 });
 
 test('listFlows filters by namespace with its children and pages; updateFlow enables and disables', async () => {
-  await save('team', [{ op: 'put', path: 'a.flow.yaml', content: flowYaml('alpha') }, { op: 'put', path: 'b.flow.yaml', content: flowYaml('beta') }]);
+  await save('team', [
+    { op: 'put', path: 'a.flow.yaml', content: flowYaml('alpha') },
+    { op: 'put', path: 'b.flow.yaml', content: flowYaml('beta') },
+  ]);
   await save('other', [{ op: 'put', path: 'x.flow.yaml', content: flowYaml('xray') }]);
   const team = (await call(viewer, 'GET', '/api/v1/flows?namespace=team')).json<{ items: { namespace: string; id: string }[] }>();
-  assert.deepEqual(team.items.map((f) => `${f.namespace}/${f.id}`), ['team/alpha', 'team/beta', 'team.etl/load']);
+  assert.deepEqual(
+    team.items.map((f) => `${f.namespace}/${f.id}`),
+    ['team/alpha', 'team/beta', 'team.etl/load'],
+  );
   const p1 = (await call(viewer, 'GET', '/api/v1/flows?limit=2')).json<{ items: { id: string }[]; next_cursor: string }>();
   const p2 = (await call(viewer, 'GET', `/api/v1/flows?limit=2&cursor=${p1.next_cursor}`)).json<{ items: { id: string }[] }>();
   assert.deepEqual([...p1.items, ...p2.items].map((f) => f.id).sort(), ['alpha', 'beta', 'load', 'xray']);

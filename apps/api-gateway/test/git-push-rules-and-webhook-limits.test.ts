@@ -60,7 +60,10 @@ const push = (ns: string, changes: Json[], message = 'a change') => call(gw, t.e
 function assertRefused(r: { status: number; body: string }, fields: string[]): void {
   assert.equal(r.status, 422, r.body);
   assert.equal(body(r).error.code, 'validation_failed');
-  assert.deepEqual(body(r).error.details.map((d: Json) => d.field), fields);
+  assert.deepEqual(
+    body(r).error.details.map((d: Json) => d.field),
+    fields,
+  );
 }
 
 test('CI configuration is never pushed, wherever it is and whatever push_paths say; nothing reaches the remote', async () => {
@@ -69,12 +72,28 @@ test('CI configuration is never pushed, wherever it is and whatever push_paths s
   const src = await createSource({ name: 'ci', repo_url: `${daemon.url}/ci.git`, mappings: [{ namespace: 'ci', repo_path: '' }] });
   assert.deepEqual(src.push_paths, []);
   const put = (p: string) => ({ op: 'put', path: p, content: 'on: push\njobs: {}\n' });
-  for (const p of ['.github/workflows/evil.yml', '.gitlab-ci.yml', '.gitlab/ci/x.yml', '.circleci/config.yml', 'Jenkinsfile', '.buildkite/pipeline.yml', 'azure-pipelines.yml', '.drone.yml', 'bitbucket-pipelines.yml', 'sub/.GitHub/workflows/x.yml']) {
+  for (const p of [
+    '.github/workflows/evil.yml',
+    '.gitlab-ci.yml',
+    '.gitlab/ci/x.yml',
+    '.circleci/config.yml',
+    'Jenkinsfile',
+    '.buildkite/pipeline.yml',
+    'azure-pipelines.yml',
+    '.drone.yml',
+    'bitbucket-pipelines.yml',
+    'sub/.GitHub/workflows/x.yml',
+  ]) {
     assertRefused(await push('ci', [put('ok.txt'), put(p)]), ['changes[1].path']);
   }
   assertRefused(await push('ci', [{ op: 'rename', path: 'a.flow.yaml', new_path: '.github/workflows/a.yml' }]), ['changes[0].new_path']);
   // Opening everything to push_paths does not open CI paths.
-  const upd = await call(gw, t.admin, 'PUT', `/api/v1/git-sources/${src.id}`, { name: 'ci', repo_url: `${daemon.url}/ci.git`, push_paths: ['**'], mappings: [{ namespace: 'ci', repo_path: '' }] });
+  const upd = await call(gw, t.admin, 'PUT', `/api/v1/git-sources/${src.id}`, {
+    name: 'ci',
+    repo_url: `${daemon.url}/ci.git`,
+    push_paths: ['**'],
+    mappings: [{ namespace: 'ci', repo_path: '' }],
+  });
   assert.equal(upd.status, 200, upd.body);
   assert.deepEqual(body(upd).push_paths, ['**']);
   assertRefused(await push('ci', [put('.github/workflows/evil.yml')]), ['changes[0].path']);
@@ -85,12 +104,35 @@ test('CI configuration is never pushed, wherever it is and whatever push_paths s
 test('push_paths narrow what a push writes; an allowed push is audited with its source, branch, sha and paths', async () => {
   const repo = new TestRepo(root, 'narrow');
   repo.commit({ 'flows/a.flow.yaml': flow('a'), 'flows/old.txt': 'o' }, 'first');
-  const bad = await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'narrow', repo_url: `${daemon.url}/narrow.git`, push_paths: ['ok/**', '/abs', 'a/../b'], mappings: [{ namespace: 'narrow', repo_path: 'flows' }] });
+  const bad = await call(gw, t.admin, 'POST', '/api/v1/git-sources', {
+    name: 'narrow',
+    repo_url: `${daemon.url}/narrow.git`,
+    push_paths: ['ok/**', '/abs', 'a/../b'],
+    mappings: [{ namespace: 'narrow', repo_path: 'flows' }],
+  });
   assertRefused(bad, ['push_paths[1]', 'push_paths[2]']);
-  const src = await createSource({ name: 'narrow', repo_url: `${daemon.url}/narrow.git`, push_paths: ['flows/*.flow.yaml', 'flows/old.txt'], mappings: [{ namespace: 'narrow', repo_path: 'flows' }] });
-  assertRefused(await push('narrow', [{ op: 'put', path: 'b.flow.yaml', content: flow('b') }, { op: 'put', path: 'bin/run.sh', content: '#!/bin/sh\n' }]), ['changes[1].path']);
+  const src = await createSource({
+    name: 'narrow',
+    repo_url: `${daemon.url}/narrow.git`,
+    push_paths: ['flows/*.flow.yaml', 'flows/old.txt'],
+    mappings: [{ namespace: 'narrow', repo_path: 'flows' }],
+  });
+  assertRefused(
+    await push('narrow', [
+      { op: 'put', path: 'b.flow.yaml', content: flow('b') },
+      { op: 'put', path: 'bin/run.sh', content: '#!/bin/sh\n' },
+    ]),
+    ['changes[1].path'],
+  );
 
-  const ok = await push('narrow', [{ op: 'put', path: 'b.flow.yaml', content: flow('b') }, { op: 'delete', path: 'old.txt' }], 'Add b');
+  const ok = await push(
+    'narrow',
+    [
+      { op: 'put', path: 'b.flow.yaml', content: flow('b') },
+      { op: 'delete', path: 'old.txt' },
+    ],
+    'Add b',
+  );
   assert.equal(ok.status, 201, ok.body);
   assertConforms('pushNamespaceBranch', 201, body(ok));
   assert.equal(repo.show(body(ok).branch, 'flows/b.flow.yaml'), flow('b'));
@@ -99,18 +141,36 @@ test('push_paths narrow what a push writes; an allowed push is audited with its 
   assert.equal(audit[0].target_type, 'git_source');
   assert.equal(audit[0].target_id, src.id);
   assert.equal(audit[0].actor_type, 'token');
-  assert.deepEqual(audit[0].details, { namespace: 'narrow', branch: body(ok).branch, sha: body(ok).sha, base_sha: body(ok).base_sha, paths: ['flows/b.flow.yaml', 'flows/old.txt'] });
+  assert.deepEqual(audit[0].details, {
+    namespace: 'narrow',
+    branch: body(ok).branch,
+    sha: body(ok).sha,
+    base_sha: body(ok).base_sha,
+    paths: ['flows/b.flow.yaml', 'flows/old.txt'],
+  });
 });
 
 test('a repo_url with user info (a token as the user name, or user:token) is 422 naming repo_url and credential_secret_key', async () => {
-  for (const url of ['https://ghp_PLANTEDtoken123@example.com/o/r.git', 'https://x-access-token:PLANTEDtoken@example.com/o/r.git', 'http://PLANTED@example.com/r.git', 'https://user:@example.com/r.git']) {
+  for (const url of [
+    'https://ghp_PLANTEDtoken123@example.com/o/r.git',
+    'https://x-access-token:PLANTEDtoken@example.com/o/r.git',
+    'http://PLANTED@example.com/r.git',
+    'https://user:@example.com/r.git',
+  ]) {
     const r = await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'userinfo', repo_url: url, mappings: [{ namespace: 'userinfo', repo_path: '' }] });
     assertRefused(r, ['repo_url']);
     assert.match(body(r).error.details[0].message, /credential_secret_key/);
     assert.doesNotMatch(r.body, /PLANTED/, 'the credential is not echoed');
   }
   // An ssh user is not a credential.
-  const ssh = await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'ssh-user', repo_url: 'ssh://git@example.com/o/r.git', auth_type: 'ssh', credential_secret_key: 'GIT_WEBHOOK', known_hosts: 'example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl', mappings: [{ namespace: 'ssh-user', repo_path: '' }] });
+  const ssh = await call(gw, t.admin, 'POST', '/api/v1/git-sources', {
+    name: 'ssh-user',
+    repo_url: 'ssh://git@example.com/o/r.git',
+    auth_type: 'ssh',
+    credential_secret_key: 'GIT_WEBHOOK',
+    known_hosts: 'example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
+    mappings: [{ namespace: 'ssh-user', repo_path: '' }],
+  });
   assert.equal(ssh.status, 201, ssh.body);
 });
 

@@ -11,7 +11,17 @@ import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { formatMasterKeys, generateMasterKey, SecretStore } from '@svc/secrets';
 import { GitSyncWorker, hubSignature } from '@svc/git-sources';
-import { sshdUnavailable, startGitDaemon, startHttpsGitServer, startSshGitServer, TestRepo, tempRoot, type HttpsGitServer, type SshGitServer, type TestServer } from '@svc/git-sources/testing';
+import {
+  sshdUnavailable,
+  startGitDaemon,
+  startHttpsGitServer,
+  startSshGitServer,
+  TestRepo,
+  tempRoot,
+  type HttpsGitServer,
+  type SshGitServer,
+  type TestServer,
+} from '@svc/git-sources/testing';
 import { createTestLogger } from '@svc/logging';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
@@ -102,9 +112,30 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   repo.commit({ 'hello.flow.yaml': flow('hello') }, 'first');
   // A viewer reads, only an admin writes.
   assert.equal((await call(gw, t.editor, 'POST', '/api/v1/git-sources', { name: 'x', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud', repo_path: '' }] })).status, 403);
-  const created = await createSource({ name: 'crud', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud', repo_path: '/' }], webhook_secret_key: 'GIT_WEBHOOK', poll_interval: 0 });
+  const created = await createSource({
+    name: 'crud',
+    repo_url: repo.fileUrl,
+    mappings: [{ namespace: 'crud', repo_path: '/' }],
+    webhook_secret_key: 'GIT_WEBHOOK',
+    poll_interval: 0,
+  });
   assert.deepEqual(Object.keys(created).sort(), [
-    'auth_type', 'branch', 'credential_secret_key', 'id', 'known_hosts', 'last_error', 'last_sync_at', 'last_sync_status', 'last_synced_sha', 'mappings', 'name', 'poll_interval', 'push_paths', 'repo_url', 'webhook_secret_key', 'webhook_url',
+    'auth_type',
+    'branch',
+    'credential_secret_key',
+    'id',
+    'known_hosts',
+    'last_error',
+    'last_sync_at',
+    'last_sync_status',
+    'last_synced_sha',
+    'mappings',
+    'name',
+    'poll_interval',
+    'push_paths',
+    'repo_url',
+    'webhook_secret_key',
+    'webhook_url',
   ]);
   assert.equal(created.branch, 'main');
   assert.equal(created.auth_type, 'none');
@@ -143,16 +174,33 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
     mappings: [{ namespace: 'Not A Namespace', repo_path: '../up' }],
   });
   assert.equal(bad.status, 422);
-  const fields = body(bad).error.details.map((d: Json) => d.field).sort();
+  const fields = body(bad)
+    .error.details.map((d: Json) => d.field)
+    .sort();
   assert.deepEqual(fields, ['branch', 'credential_secret_key', 'mappings[0].namespace', 'mappings[0].repo_path', 'repo_url']);
-  const sshNoHosts = await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'ssh-no-hosts', repo_url: 'ssh://git@example.com/x.git', auth_type: 'ssh', credential_secret_key: 'GIT_SSH_KEY', mappings: [{ namespace: 'x', repo_path: '' }] });
-  assert.deepEqual(body(sshNoHosts).error.details.map((d: Json) => d.field), ['known_hosts']);
+  const sshNoHosts = await call(gw, t.admin, 'POST', '/api/v1/git-sources', {
+    name: 'ssh-no-hosts',
+    repo_url: 'ssh://git@example.com/x.git',
+    auth_type: 'ssh',
+    credential_secret_key: 'GIT_SSH_KEY',
+    mappings: [{ namespace: 'x', repo_path: '' }],
+  });
+  assert.deepEqual(
+    body(sshNoHosts).error.details.map((d: Json) => d.field),
+    ['known_hosts'],
+  );
   // A namespace is mapped by one source at most; names are unique.
   assert.equal((await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'other', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud', repo_path: '' }] })).status, 409);
   assert.equal((await call(gw, t.admin, 'POST', '/api/v1/git-sources', { name: 'crud', repo_url: repo.fileUrl, mappings: [{ namespace: 'crud-2', repo_path: '' }] })).status, 409);
 
   // Update replaces settings; a namespace no longer mapped becomes writable.
-  const upd = await call(gw, t.admin, 'PUT', `/api/v1/git-sources/${created.id}`, { name: 'crud', repo_url: repo.fileUrl, poll_interval: 300, webhook_secret_key: 'GIT_WEBHOOK', mappings: [{ namespace: 'crud-moved', repo_path: '' }] });
+  const upd = await call(gw, t.admin, 'PUT', `/api/v1/git-sources/${created.id}`, {
+    name: 'crud',
+    repo_url: repo.fileUrl,
+    poll_interval: 300,
+    webhook_secret_key: 'GIT_WEBHOOK',
+    mappings: [{ namespace: 'crud-moved', repo_path: '' }],
+  });
   assert.equal(upd.status, 200, upd.body);
   assert.equal(body(upd).poll_interval, 300);
   assert.equal(body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud/git')).read_only, false);
@@ -213,7 +261,12 @@ test('push webhook: a wrong or missing signature is 401 and starts nothing; repe
   const runCount = async () => (await runsOf(src.id)).length;
   const before = await runCount();
 
-  for (const headers of [{}, { 'x-hub-signature-256': hubSignature('not-the-secret', Buffer.from(payload)) }, { 'x-hub-signature-256': 'sha256=00' }, { 'x-gitlab-token': 'wrong' }] as Record<string, string>[]) {
+  for (const headers of [
+    {},
+    { 'x-hub-signature-256': hubSignature('not-the-secret', Buffer.from(payload)) },
+    { 'x-hub-signature-256': 'sha256=00' },
+    { 'x-gitlab-token': 'wrong' },
+  ] as Record<string, string>[]) {
     const r = await hook(headers);
     assert.equal(r.status, 401, JSON.stringify(headers));
     assert.equal(r.json().error.code, 'unauthorized');
@@ -260,9 +313,15 @@ test('syncGitSource over git daemon: 202 with the queued run, repeated requests 
   assert.equal(body(r2).id, body(r1).id);
   await worker.tick();
   const runs = await runsOf(src.id);
-  assert.deepEqual(runs.map((r) => r.status), ['success']);
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    ['success'],
+  );
   assertConforms('listGitSyncRuns', 200, { items: runs });
-  assert.deepEqual(runs[0].details.namespaces.map((n: Json) => [n.namespace, n.changes]), [['daemon', 1]]);
+  assert.deepEqual(
+    runs[0].details.namespaces.map((n: Json) => [n.namespace, n.changes]),
+    [['daemon', 1]],
+  );
 });
 
 test('pushNamespaceBranch: a new branch on top of the mapped head, visible in the remote', async () => {
@@ -300,7 +359,10 @@ test('pushNamespaceBranch: a new branch on top of the mapped head, visible in th
   // The namespace changes only when the branch is merged and synced.
   assert.equal(body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/pushed/versions')).items.length, 1);
 
-  const invalid = await call(gw, t.editor, 'POST', '/api/v1/namespaces/pushed/git/push', { message: 'bad', changes: [{ op: 'put', path: 'x.flow.yaml', content: JSON.stringify({ id: 'x', tasks: [] }) }] });
+  const invalid = await call(gw, t.editor, 'POST', '/api/v1/namespaces/pushed/git/push', {
+    message: 'bad',
+    changes: [{ op: 'put', path: 'x.flow.yaml', content: JSON.stringify({ id: 'x', tasks: [] }) }],
+  });
   assert.equal(invalid.status, 422);
   assert.equal(body(invalid).error.code, 'flow_invalid');
   const missing = await call(gw, t.editor, 'POST', '/api/v1/namespaces/pushed/git/push', { message: 'bad', changes: [{ op: 'delete', path: 'nope.txt' }] });
@@ -313,7 +375,13 @@ test('pushNamespaceBranch: a new branch on top of the mapped head, visible in th
 test('HTTPS with a token: sync and push authenticate through askpass; a wrong token fails without showing it', async () => {
   const repo = new TestRepo(root, 'private');
   repo.commit({ 'p.flow.yaml': flow('p') }, 'private first');
-  const src = await createSource({ name: 'https', repo_url: `${httpsServer.url}/private.git`, auth_type: 'token', credential_secret_key: 'GIT_TOKEN', mappings: [{ namespace: 'private', repo_path: '' }] });
+  const src = await createSource({
+    name: 'https',
+    repo_url: `${httpsServer.url}/private.git`,
+    auth_type: 'token',
+    credential_secret_key: 'GIT_TOKEN',
+    mappings: [{ namespace: 'private', repo_path: '' }],
+  });
   await worker.tick();
   const s = await sourceOf(src.id);
   assert.equal(s.last_sync_status, 'success', s.last_error);
@@ -323,7 +391,13 @@ test('HTTPS with a token: sync and push authenticate through askpass; a wrong to
   assert.equal(pushed.status, 201, pushed.body);
   assert.equal(repo.show(body(pushed).branch, 'q.txt'), 'q');
 
-  const wrong = await createSource({ name: 'https-wrong', repo_url: `${httpsServer.url}/private.git`, auth_type: 'token', credential_secret_key: 'GIT_WRONG_TOKEN', mappings: [{ namespace: 'private-wrong', repo_path: '' }] });
+  const wrong = await createSource({
+    name: 'https-wrong',
+    repo_url: `${httpsServer.url}/private.git`,
+    auth_type: 'token',
+    credential_secret_key: 'GIT_WRONG_TOKEN',
+    mappings: [{ namespace: 'private-wrong', repo_path: '' }],
+  });
   await worker.tick();
   const w = await sourceOf(wrong.id);
   assert.equal(w.last_sync_status, 'failed');
@@ -342,7 +416,14 @@ test('SSH with a key and strict known_hosts', { skip: sshSkip ?? false }, async 
   const repo = new TestRepo(root, 'over-ssh');
   repo.commit({ 's.flow.yaml': flow('s') }, 'ssh first');
   const url = `${server.url}${repo.bare}`;
-  const src = await createSource({ name: 'ssh', repo_url: url, auth_type: 'ssh', credential_secret_key: 'GIT_SSH_KEY', known_hosts: server.knownHosts, mappings: [{ namespace: 'over-ssh', repo_path: '' }] });
+  const src = await createSource({
+    name: 'ssh',
+    repo_url: url,
+    auth_type: 'ssh',
+    credential_secret_key: 'GIT_SSH_KEY',
+    known_hosts: server.knownHosts,
+    mappings: [{ namespace: 'over-ssh', repo_path: '' }],
+  });
   await worker.tick();
   const s = await sourceOf(src.id);
   assert.equal(s.last_sync_status, 'success', s.last_error);
@@ -352,7 +433,14 @@ test('SSH with a key and strict known_hosts', { skip: sshSkip ?? false }, async 
   assert.equal(repo.show(body(pushed).branch, 'k.txt'), 'k');
 
   // A host key other than the one known: refused before any authentication.
-  const changed = await createSource({ name: 'ssh-changed-key', repo_url: url, auth_type: 'ssh', credential_secret_key: 'GIT_SSH_KEY', known_hosts: server.wrongKnownHosts, mappings: [{ namespace: 'ssh-changed', repo_path: '' }] });
+  const changed = await createSource({
+    name: 'ssh-changed-key',
+    repo_url: url,
+    auth_type: 'ssh',
+    credential_secret_key: 'GIT_SSH_KEY',
+    known_hosts: server.wrongKnownHosts,
+    mappings: [{ namespace: 'ssh-changed', repo_path: '' }],
+  });
   await worker.tick();
   const c = await sourceOf(changed.id);
   assert.equal(c.last_sync_status, 'failed');
@@ -370,6 +458,8 @@ test('no credential in any response, log line, sync run or source row of this fi
   assertNoLeak(planted, [...rec.seen, ...logs, ...runs, ...sources, ...audit]);
   // Scratch directories (askpass script, private key, known_hosts) are removed after each operation
   // (younger ones may belong to another test file running now).
-  const stale = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('svc-git-') && fs.existsSync(`${os.tmpdir()}/${d}/home`) && fs.statSync(`${os.tmpdir()}/${d}`).mtimeMs < Date.now() - 10_000);
+  const stale = fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith('svc-git-') && fs.existsSync(`${os.tmpdir()}/${d}/home`) && fs.statSync(`${os.tmpdir()}/${d}`).mtimeMs < Date.now() - 10_000);
   assert.deepEqual(stale, []);
 });

@@ -23,24 +23,36 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(opts: {
-  env?: Record<string, string>;
-  databaseUrl?: string;
-  storage?: ObjectStore;
-  checkOverrides?: GatewayDeps['checkOverrides'];
-  now?: () => Date;
-  /** Share another gateway's database (a second instance). */
-  shareWith?: TestGateway;
-  /** The built UI to serve; default a directory that does not exist (the landing page). */
-  uiDir?: string;
-} = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  opts: {
+    env?: Record<string, string>;
+    databaseUrl?: string;
+    storage?: ObjectStore;
+    checkOverrides?: GatewayDeps['checkOverrides'];
+    now?: () => Date;
+    /** Share another gateway's database (a second instance). */
+    shareWith?: TestGateway;
+    /** The built UI to serve; default a directory that does not exist (the landing page). */
+    uiDir?: string;
+  } = {},
+): Promise<TestGateway> {
   const tdb = opts.databaseUrl || opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-gw-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
   const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', checkOverrides: opts.checkOverrides, now: opts.now, uiDir: opts.uiDir ?? path.join(dataDir, 'no-ui') });
+  const gateway = buildGateway({
+    config,
+    log: logger,
+    db,
+    storage,
+    instanceId: 'test-instance',
+    version: '9.9.9',
+    checkOverrides: opts.checkOverrides,
+    now: opts.now,
+    uiDir: opts.uiDir ?? path.join(dataDir, 'no-ui'),
+  });
   const server = gateway.app.listen(0, '127.0.0.1');
   // As main.ts does: a test client's idle connection must not meet Node's 5 s default.
   applyHttpTimeouts(server, httpTimeouts(config));

@@ -90,7 +90,10 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export async function saveFlow(gw: LiveGateway, ns: string, def: Record<string, unknown>): Promise<void> {
   const made = await gw.api('POST', '/api/v1/namespaces', { name: ns });
   if (made.status !== 201 && made.status !== 409) throw new Error(`createNamespace: ${made.status} ${JSON.stringify(made.body)}`);
-  const r = await gw.api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'test', changes: [{ op: 'put', path: `${String(def.id)}.flow.yaml`, content: JSON.stringify(def, null, 1) }] });
+  const r = await gw.api('POST', `/api/v1/namespaces/${ns}/changes`, {
+    message: 'test',
+    changes: [{ op: 'put', path: `${String(def.id)}.flow.yaml`, content: JSON.stringify(def, null, 1) }],
+  });
   if (r.status !== 201) throw new Error(`saveChanges: ${r.status} ${JSON.stringify(r.body)}`);
 }
 

@@ -52,7 +52,10 @@ test('a stream keeps receiving notifications after its gateway LISTEN connection
   await post('during the outage');
   await until('the hub to listen again', () => gw2.gateway.live.stats().listening);
   await c.until(() => c.lines.length === 1, 5000);
-  assert.ok(gw2.logs().some((l) => /notification connection re-established/.test(String(l.message))), 'the reconnect was logged');
+  assert.ok(
+    gw2.logs().some((l) => /notification connection re-established/.test(String(l.message))),
+    'the reconnect was logged',
+  );
 
   const latencies: number[] = [];
   for (let i = 1; i <= 5; i++) {

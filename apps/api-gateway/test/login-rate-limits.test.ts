@@ -92,8 +92,14 @@ test('100 concurrent logins, right and wrong, all get their answer while other r
   assert.deepEqual(readStatuses, Array(20).fill(200));
   // A stalled pool gave up after its 10 s connection timeout; this bound is far above a healthy answer and far below that.
   assert.ok(readsTook < 8000, `reads answered within ${readsTook} ms`);
-  assert.deepEqual(loginStatuses.filter((l) => l.right).map((l) => l.status), Array(50).fill(200));
-  assert.deepEqual(loginStatuses.filter((l) => !l.right).map((l) => l.status), Array(50).fill(401));
+  assert.deepEqual(
+    loginStatuses.filter((l) => l.right).map((l) => l.status),
+    Array(50).fill(200),
+  );
+  assert.deepEqual(
+    loginStatuses.filter((l) => !l.right).map((l) => l.status),
+    Array(50).fill(401),
+  );
 });
 
 test('login reads at most 16 KiB before any credential: a larger body is 413 body_too_large and counts as no attempt', async () => {
@@ -118,7 +124,10 @@ test('by default (SVC_TRUST_PROXY unset) X-Forwarded-For is ignored: a client ca
     // Fifty different claimed addresses were one socket address: the limit holds.
     assert.equal((await attempt(plain, 'spoof-last@example.com', 'wrong password', '198.51.100.250')).status, 429);
     const ips = await a.db.pool.query<{ ip: string }>(`SELECT DISTINCT ip FROM login_attempts WHERE email LIKE 'spoof%'`);
-    assert.deepEqual(ips.rows.map((r) => r.ip), ['127.0.0.1']);
+    assert.deepEqual(
+      ips.rows.map((r) => r.ip),
+      ['127.0.0.1'],
+    );
   } finally {
     await plain.close();
   }

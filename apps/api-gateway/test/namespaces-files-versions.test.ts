@@ -20,8 +20,15 @@ before(async () => {
 after(() => gw.close());
 
 const call = (token: string, method: string, path: string, body?: unknown): Promise<RawResponse> =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
-const save = (ns: string, changes: unknown[], extra: Record<string, unknown> = {}) => call(editor, 'POST', `/api/v1/namespaces/${ns}/changes`, { message: 'test', changes, ...extra });
+  raw(
+    gw,
+    method,
+    path,
+    { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
+const save = (ns: string, changes: unknown[], extra: Record<string, unknown> = {}) =>
+  call(editor, 'POST', `/api/v1/namespaces/${ns}/changes`, { message: 'test', changes, ...extra });
 const json = <T>(r: RawResponse) => r.json<T>();
 
 test('namespaces form a tree: creating a.b.c creates its parents; listing is in tree order', async () => {
@@ -31,9 +38,15 @@ test('namespaces form a tree: creating a.b.c creates its parents; listing is in 
   await call(admin, 'POST', '/api/v1/namespaces', { name: 'acme.web' });
   assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name: 'acme.web' })).status, 409);
   const list = json<{ items: { name: string; depth: number; children: string[] }[] }>(await call(viewer, 'GET', '/api/v1/namespaces?parent=acme'));
-  assert.deepEqual(list.items.map((n) => n.name), ['acme', 'acme.data', 'acme.data.etl', 'acme.web']);
+  assert.deepEqual(
+    list.items.map((n) => n.name),
+    ['acme', 'acme.data', 'acme.data.etl', 'acme.web'],
+  );
   assert.deepEqual(list.items[0]!.children, ['acme.data', 'acme.web']);
-  assert.deepEqual(list.items.map((n) => n.depth), [0, 1, 2, 1]);
+  assert.deepEqual(
+    list.items.map((n) => n.depth),
+    [0, 1, 2, 1],
+  );
   const bad = await call(admin, 'POST', '/api/v1/namespaces', { name: 'Acme..x' });
   assert.equal(bad.status, 422);
   assert.equal(bad.json().error.details![0]!.field, 'name');
@@ -52,7 +65,14 @@ test('a save is one new version with author, message, file count and manifest ha
   assert.equal(v.file_count, 2);
   assert.match(v.manifest_hash, /^[0-9a-f]{64}$/);
   const files = json<{ items: { path: string; executable: boolean }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/files'));
-  assert.deepEqual(files.items.map((f) => [f.path, f.executable]), [['docs/readme.md', false], ['scripts/hello.py', true]], 'paths normalised');
+  assert.deepEqual(
+    files.items.map((f) => [f.path, f.executable]),
+    [
+      ['docs/readme.md', false],
+      ['scripts/hello.py', true],
+    ],
+    'paths normalised',
+  );
   const f = json<{ content: string; encoding: string; version: number }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/file?path=scripts/hello.py'));
   assert.deepEqual([f.content, f.encoding, f.version], ['print("hi")\n', 'utf8', 1]);
 });
@@ -75,7 +95,13 @@ test('binary content round-trips through content_base64 and upload', async () =>
   assert.equal(got.encoding, 'base64');
   assert.ok(Buffer.from(got.content_base64, 'base64').equals(bytes));
   const other = crypto.randomBytes(5000);
-  const up = await raw(gw, 'PUT', '/api/v1/namespaces/acme.data/file?path=data/up.bin&executable=true&message=upload', { authorization: `Bearer ${editor}`, 'content-type': 'application/octet-stream' }, other);
+  const up = await raw(
+    gw,
+    'PUT',
+    '/api/v1/namespaces/acme.data/file?path=data/up.bin&executable=true&message=upload',
+    { authorization: `Bearer ${editor}`, 'content-type': 'application/octet-stream' },
+    other,
+  );
   assert.equal(up.status, 201, up.body);
   const back = json<{ content_base64: string; executable: boolean }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/file?path=data/up.bin'));
   assert.ok(Buffer.from(back.content_base64, 'base64').equals(other));
@@ -84,7 +110,15 @@ test('binary content round-trips through content_base64 and upload', async () =>
 
 test('the same content is stored once', async () => {
   const content = `shared ${crypto.randomUUID()}`;
-  assert.equal((await save('acme.web', [{ op: 'put', path: 'a.txt', content }, { op: 'put', path: 'b/c.txt', content }])).status, 201);
+  assert.equal(
+    (
+      await save('acme.web', [
+        { op: 'put', path: 'a.txt', content },
+        { op: 'put', path: 'b/c.txt', content },
+      ])
+    ).status,
+    201,
+  );
   assert.equal((await save('acme.data', [{ op: 'put', path: 'copy.txt', content }])).status, 201);
   const hash = crypto.createHash('sha256').update(content).digest('hex');
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM file_objects WHERE hash = $1`, [hash])).rows[0].n, 1);
@@ -122,7 +156,10 @@ test('deletes, renames, clashes and content rules', async () => {
   const badB64 = await save('acme.web', [{ op: 'put', path: 'y.txt', content_base64: 'not base64!' }]);
   assert.equal(badB64.json().error.details![0]!.field, 'changes[0].content_base64');
   // All changes of a refused set are discarded: the first put did not land.
-  await save('acme.web', [{ op: 'put', path: 'partial.txt', content: 'x' }, { op: 'delete', path: 'nope.txt' }]);
+  await save('acme.web', [
+    { op: 'put', path: 'partial.txt', content: 'x' },
+    { op: 'delete', path: 'nope.txt' },
+  ]);
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/acme.web/file?path=partial.txt')).status, 404);
   assert.equal((await save('acme.web', [])).status, 422, 'at least one change');
   assert.equal((await call(editor, 'POST', '/api/v1/namespaces/acme.web/changes', { changes: [{ op: 'delete', path: 'x' }], message: '' })).status, 422, 'a message is required');
@@ -132,7 +169,13 @@ test('SVC_MAX_FILE_BYTES and SVC_MAX_BUNDLE_BYTES answer 413 too_large', async (
   const big = await save('acme.web', [{ op: 'put', path: 'big.txt', content: 'x'.repeat(64 * 1024 + 1) }]);
   assert.equal(big.status, 413);
   assert.equal(big.json().error.code, 'too_large');
-  const upload = await raw(gw, 'PUT', '/api/v1/namespaces/acme.web/file?path=big.bin', { authorization: `Bearer ${editor}`, 'content-type': 'application/octet-stream' }, 'y'.repeat(64 * 1024 + 1));
+  const upload = await raw(
+    gw,
+    'PUT',
+    '/api/v1/namespaces/acme.web/file?path=big.bin',
+    { authorization: `Bearer ${editor}`, 'content-type': 'application/octet-stream' },
+    'y'.repeat(64 * 1024 + 1),
+  );
   assert.equal(upload.status, 413);
   const many = Array.from({ length: 5 }, (_, i) => ({ op: 'put', path: `fill/${i}.txt`, content: crypto.randomBytes(30_000).toString('hex').slice(0, 60_000) }));
   const bundle = await save('acme.web', many);
@@ -143,29 +186,51 @@ test('SVC_MAX_FILE_BYTES and SVC_MAX_BUNDLE_BYTES answer 413 too_large', async (
 test('getFile reads older versions; listVersions is newest first and pages; diffs are unified, binaries flagged', async () => {
   await call(admin, 'POST', '/api/v1/namespaces', { name: 'hist' });
   await save('hist', [{ op: 'put', path: 'a.txt', content: 'one\ntwo\n' }]);
-  await save('hist', [{ op: 'put', path: 'a.txt', content: 'one\nTWO\nthree\n' }, { op: 'put', path: 'b.bin', content_base64: Buffer.from([0, 1, 2]).toString('base64') }]);
+  await save('hist', [
+    { op: 'put', path: 'a.txt', content: 'one\nTWO\nthree\n' },
+    { op: 'put', path: 'b.bin', content_base64: Buffer.from([0, 1, 2]).toString('base64') },
+  ]);
   await save('hist', [{ op: 'delete', path: 'a.txt' }]);
   assert.equal(json<{ content: string }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/file?path=a.txt&version=1')).content, 'one\ntwo\n');
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/hist/file?path=a.txt')).status, 404);
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/hist/file?path=a.txt&version=9')).status, 404);
   const p1 = json<{ items: { version: number }[]; next_cursor: string }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/versions?limit=2'));
-  assert.deepEqual(p1.items.map((v) => v.version), [3, 2]);
+  assert.deepEqual(
+    p1.items.map((v) => v.version),
+    [3, 2],
+  );
   const p2 = json<{ items: { version: number }[]; next_cursor?: string }>(await call(viewer, 'GET', `/api/v1/namespaces/hist/versions?limit=2&cursor=${p1.next_cursor}`));
-  assert.deepEqual(p2.items.map((v) => v.version), [1]);
+  assert.deepEqual(
+    p2.items.map((v) => v.version),
+    [1],
+  );
   assert.equal(p2.next_cursor, undefined);
-  const d = json<{ from: number; to: number; files: { path: string; status: string; binary: boolean; diff?: string }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/diff?from=1&to=2'));
-  assert.deepEqual(d.files.map((f) => [f.path, f.status, f.binary]), [['a.txt', 'modified', false], ['b.bin', 'added', true]]);
+  const d = json<{ from: number; to: number; files: { path: string; status: string; binary: boolean; diff?: string }[] }>(
+    await call(viewer, 'GET', '/api/v1/namespaces/hist/diff?from=1&to=2'),
+  );
+  assert.deepEqual(
+    d.files.map((f) => [f.path, f.status, f.binary]),
+    [
+      ['a.txt', 'modified', false],
+      ['b.bin', 'added', true],
+    ],
+  );
   assert.match(d.files[0]!.diff!, /^-two$/m);
   assert.match(d.files[0]!.diff!, /^\+TWO$/m);
   assert.match(d.files[0]!.diff!, /^\+three$/m);
   assert.equal(d.files[1]!.diff, undefined);
   const toHead = json<{ to: number; files: { status: string }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/diff?from=2'));
   assert.equal(toHead.to, 3);
-  assert.deepEqual(toHead.files.map((f) => f.status), ['deleted']);
+  assert.deepEqual(
+    toHead.files.map((f) => f.status),
+    ['deleted'],
+  );
 });
 
 test('revert makes a new version whose files equal an older one', async () => {
-  const v1 = json<{ items: { version: number; manifest_hash: string }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/versions?limit=200')).items.find((v) => v.version === 1)!;
+  const v1 = json<{ items: { version: number; manifest_hash: string }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/hist/versions?limit=200')).items.find(
+    (v) => v.version === 1,
+  )!;
   const r = await call(editor, 'POST', '/api/v1/namespaces/hist/revert', { version: 1, message: 'back to one' });
   assert.equal(r.status, 201);
   const v = json<{ version: number; manifest_hash: string; message: string }>(r);

@@ -23,7 +23,11 @@ before(async () => {
 after(async () => gw?.close());
 
 async function call(token: string, method: string, path: string, body?: unknown) {
-  const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, text, body: text ? JSON.parse(text) : undefined };
 }
@@ -34,15 +38,18 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
 
   const made = await call(admin, 'POST', '/api/v1/organizations', { name: 'acme' });
   assert.equal(made.status, 201, made.text);
-  assert.deepEqual({ ...made.body, id: 'x', created_at: 'x' }, {
-    id: 'x',
-    name: 'acme',
-    created_at: 'x',
-    daily_quota: { own: null, limit: 500, used_today: 0 },
-    rate_limit: { own: null, per_second: 50 },
-    senders: [],
-    keys: [],
-  });
+  assert.deepEqual(
+    { ...made.body, id: 'x', created_at: 'x' },
+    {
+      id: 'x',
+      name: 'acme',
+      created_at: 'x',
+      daily_quota: { own: null, limit: 500, used_today: 0 },
+      rate_limit: { own: null, per_second: 50 },
+      senders: [],
+      keys: [],
+    },
+  );
   assert.equal((await call(admin, 'POST', '/api/v1/organizations', { name: 'acme' })).status, 409);
   const bad = await call(admin, 'POST', '/api/v1/organizations', { name: 'Not A Name' });
   assert.equal(bad.status, 422);
@@ -75,7 +82,10 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
   const acme = listed.body.items[0];
   assert.equal(acme.daily_quota.used_today, 1);
   assert.deepEqual(acme.senders, [{ kind: 'domain', value: 'acme.test' }]);
-  assert.deepEqual(acme.keys.map((k: { id: string; prefix: string; revoked_at: null }) => [k.id, k.prefix, k.revoked_at]), [[key.body.id, key.body.prefix, null]]);
+  assert.deepEqual(
+    acme.keys.map((k: { id: string; prefix: string; revoked_at: null }) => [k.id, k.prefix, k.revoked_at]),
+    [[key.body.id, key.body.prefix, null]],
+  );
   assert.ok(acme.keys[0].last_used_at, 'the key was used');
 
   const emails = await call(admin, 'GET', '/api/v1/organizations/acme/emails');

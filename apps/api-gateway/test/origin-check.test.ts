@@ -18,8 +18,7 @@ before(async () => {
 after(() => gw.close());
 
 // A state-changing cookie request: PATCH /api/v1/auth/me.
-const patchMe = (headers: Record<string, string>) =>
-  raw(gw, 'PATCH', '/api/v1/auth/me', { 'content-type': 'application/json', ...headers }, JSON.stringify({ name: 'Fay' }));
+const patchMe = (headers: Record<string, string>) => raw(gw, 'PATCH', '/api/v1/auth/me', { 'content-type': 'application/json', ...headers }, JSON.stringify({ name: 'Fay' }));
 const host = () => new URL(gw.url).host;
 
 test('accepted: Origin is the origin of SVC_PUBLIC_URL', async () => {

@@ -35,13 +35,15 @@ test('readyz is 200 with every check ok on a healthy deployment', async () => {
 test('concurrent readiness probes do not disturb each other', async () => {
   const rs = await Promise.all(Array.from({ length: 20 }, () => fetch(`${gw.url}/readyz`)));
   const bodies = (await Promise.all(rs.map((r) => r.json()))) as { status: string; checks: Record<string, string> }[];
-  assert.deepEqual(rs.map((r) => r.status), Array(20).fill(200), JSON.stringify(bodies.find((b) => b.status !== 'ok')));
+  assert.deepEqual(
+    rs.map((r) => r.status),
+    Array(20).fill(200),
+    JSON.stringify(bodies.find((b) => b.status !== 'ok')),
+  );
 });
 
 test('a stored secret whose key id SVC_MASTER_KEYS lacks fails master_keys with master_key_missing', async () => {
-  await gw.db.pool.query(
-    `INSERT INTO secrets (namespace, key, ciphertext, nonce, key_id) VALUES ('', 'A', '\\x00', '\\x00', 'k1'), ('team', 'B', '\\x00', '\\x00', 'retired')`,
-  );
+  await gw.db.pool.query(`INSERT INTO secrets (namespace, key, ciphertext, nonce, key_id) VALUES ('', 'A', '\\x00', '\\x00', 'k1'), ('team', 'B', '\\x00', '\\x00', 'retired')`);
   try {
     const r = await fetch(`${gw.url}/readyz`);
     assert.equal(r.status, 503);

@@ -25,10 +25,17 @@ before(async () => {
   await makeUser(gw, 'root@example.com', 'admin');
   const admin = await makeToken(gw, await login(gw, 'root@example.com'), 'admin');
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${gw.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   for (const ns of ['team', 'team.etl', 'other']) {
     assert.equal((await api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
-    const saved = await api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'f', changes: [{ op: 'put', path: 'f.flow.yaml', content: JSON.stringify({ id: 'f', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }] });
+    const saved = await api('POST', `/api/v1/namespaces/${ns}/changes`, {
+      message: 'f',
+      changes: [{ op: 'put', path: 'f.flow.yaml', content: JSON.stringify({ id: 'f', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }],
+    });
     assert.equal(saved.status, 201);
   }
   await makeUser(gw, 'bound@example.com', 'viewer');

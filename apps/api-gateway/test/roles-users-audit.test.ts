@@ -129,7 +129,9 @@ test('the audit log records logins, tokens, user changes and resets; admin-only,
   await raw(gw, 'PATCH', `/api/v1/users/${u.id}`, as(cookie), JSON.stringify({ role: 'editor' }));
   await raw(gw, 'POST', `/api/v1/users/${u.id}/reset-password`, as(cookie));
   await raw(gw, 'POST', '/api/v1/users', as(cookie), JSON.stringify({ email: 'ivy@example.com', role: 'viewer' }));
-  const all = (await raw(gw, 'GET', `/api/v1/audit?from=${encodeURIComponent(from)}&limit=200`, { cookie })).json<{ items: { action: string; actor: string; target?: string; payload: Record<string, unknown> }[] }>();
+  const all = (await raw(gw, 'GET', `/api/v1/audit?from=${encodeURIComponent(from)}&limit=200`, { cookie })).json<{
+    items: { action: string; actor: string; target?: string; payload: Record<string, unknown> }[];
+  }>();
   const actions = all.items.map((e) => e.action).reverse();
   assert.deepEqual(actions, ['auth.login_failed', 'auth.login', 'token.create', 'token.revoke', 'user.role_change', 'user.password_reset', 'user.create']);
   assert.equal(all.items.find((e) => e.action === 'user.role_change')!.payload.to, 'editor');
@@ -139,7 +141,9 @@ test('the audit log records logins, tokens, user changes and resets; admin-only,
   const onlyTokens = (await raw(gw, 'GET', `/api/v1/audit?action=token.create&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: unknown[] }>();
   assert.equal(onlyTokens.items.length, 1);
   // By resource (a type, or a type and id as `target` reads) and by action prefix.
-  const onUser = (await raw(gw, 'GET', `/api/v1/audit?resource=${encodeURIComponent(`user:${u.id}`)}&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string; target: string }[] }>();
+  const onUser = (await raw(gw, 'GET', `/api/v1/audit?resource=${encodeURIComponent(`user:${u.id}`)}&from=${encodeURIComponent(from)}`, { cookie })).json<{
+    items: { action: string; target: string }[];
+  }>();
   assert.deepEqual(onUser.items.map((e) => e.action).reverse(), ['user.role_change', 'user.password_reset']);
   assert.ok(onUser.items.every((e) => e.target === `user:${u.id}`));
   const onTokens = (await raw(gw, 'GET', `/api/v1/audit?resource=token&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string }[] }>();
@@ -148,14 +152,19 @@ test('the audit log records logins, tokens, user changes and resets; admin-only,
   assert.deepEqual(userActions.items.map((e) => e.action).reverse(), ['user.role_change', 'user.password_reset', 'user.create']);
   const byActor = (await raw(gw, 'GET', `/api/v1/audit?actor=admin@example.com&from=${encodeURIComponent(from)}`, { cookie })).json<{ items: { action: string }[] }>();
   assert.ok(byActor.items.length >= 5 && !byActor.items.some((e) => e.action === 'auth.login_failed'));
-  const earlier = (await raw(gw, 'GET', `/api/v1/audit?to=${encodeURIComponent(from)}&action=user.create`, { cookie })).json<{ items: { created_at: string; payload: { email: string } }[] }>();
+  const earlier = (await raw(gw, 'GET', `/api/v1/audit?to=${encodeURIComponent(from)}&action=user.create`, { cookie })).json<{
+    items: { created_at: string; payload: { email: string } }[];
+  }>();
   assert.ok(earlier.items.length >= 1, 'the user created in an earlier test');
   assert.ok(earlier.items.every((e) => e.created_at < from && e.payload.email !== 'ivy@example.com'));
 
   const seen: string[] = [];
   let cursor = '';
   for (let i = 0; i < 10; i++) {
-    const page = (await raw(gw, 'GET', `/api/v1/audit?limit=2&from=${encodeURIComponent(from)}${cursor}`, { cookie })).json<{ items: { action: string }[]; next_cursor?: string }>();
+    const page = (await raw(gw, 'GET', `/api/v1/audit?limit=2&from=${encodeURIComponent(from)}${cursor}`, { cookie })).json<{
+      items: { action: string }[];
+      next_cursor?: string;
+    }>();
     seen.push(...page.items.map((e) => e.action));
     if (!page.next_cursor) break;
     cursor = `&cursor=${page.next_cursor}`;

@@ -51,7 +51,10 @@ after(async () => {
 test('a rotated master key: old values keep resolving, new ones use the new key, the old key retires after rewrap', async () => {
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/namespaces/team/secrets/OLD', { value: P.old })).json<{ key_id: string }>().key_id, 'keyA');
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/secrets/GLOBAL', { value: P.global })).status, 200);
-  assert.equal((await call(gwA, admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.token } })).status, 201);
+  assert.equal(
+    (await call(gwA, admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.token } })).status,
+    201,
+  );
   assert.equal((await readyz(gwA)).status, 200);
 
   // Restart with B first and A still listed.
@@ -65,7 +68,13 @@ test('a rotated master key: old values keep resolving, new ones use the new key,
   const fresh = await call(gwBA, admin, 'PUT', '/api/v1/namespaces/team/secrets/NEW', { value: P.fresh });
   assert.equal(fresh.json<{ key_id: string }>().key_id, 'keyB', 'new puts use the first key');
   const listed = await call(gwBA, admin, 'GET', '/api/v1/namespaces/team/secrets');
-  assert.deepEqual(listed.json<{ items: { key: string; key_id: string }[] }>().items.map((i) => [i.key, i.key_id]), [['NEW', 'keyB'], ['OLD', 'keyA']]);
+  assert.deepEqual(
+    listed.json<{ items: { key: string; key_id: string }[] }>().items.map((i) => [i.key, i.key_id]),
+    [
+      ['NEW', 'keyB'],
+      ['OLD', 'keyA'],
+    ],
+  );
   assert.deepEqual((await call(gwBA, admin, 'POST', '/api/v1/secret-providers/vault/check')).json(), { ok: true, message: `Vault at ${vault.address} accepts the token` });
 
   // Restart with B alone: the rows sealed with A cannot open.

@@ -54,7 +54,12 @@ test('an env provider serves env:<NAME> from <prefix><NAME>', async () => {
 });
 
 test('a Vault provider: token sealed at rest and never shown; vault:<path>#<field> resolves over HTTP', async () => {
-  const r = await call(gw, admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address, mount: 'kv', namespace: 'eng' }, credentials: { token: P.token } });
+  const r = await call(gw, admin, 'POST', '/api/v1/secret-providers', {
+    name: 'vault',
+    type: 'vault',
+    config: { address: vault.address, mount: 'kv', namespace: 'eng' },
+    credentials: { token: P.token },
+  });
   assert.equal(r.status, 201, r.body);
   const body = r.json<Record<string, unknown>>();
   assertConforms('createSecretProvider', 201, body);
@@ -65,7 +70,10 @@ test('a Vault provider: token sealed at rest and never shown; vault:<path>#<fiel
 
   const list = await call(gw, editor, 'GET', '/api/v1/secret-providers');
   assertConforms('listSecretProviders', 200, list.json());
-  assert.deepEqual(list.json<{ items: { name: string }[] }>().items.map((i) => i.name), ['env', 'vault']);
+  assert.deepEqual(
+    list.json<{ items: { name: string }[] }>().items.map((i) => i.name),
+    ['env', 'vault'],
+  );
 
   vault.requests.length = 0;
   assert.deepEqual(await check('vault:team/db#password'), { ok: true, key: 'vault:team/db#password', scope: 'provider', provider: 'vault' });
@@ -106,7 +114,17 @@ test('update replaces settings, keeps the token unless given, and each change is
   const audit = await call(gw, admin, 'GET', '/api/v1/audit?action=secret_provider.update');
   const events = audit.json<{ items: { target: string; payload: Record<string, unknown> }[] }>().items;
   // Newest first; the refused update (credentials: null) left no event.
-  assert.deepEqual(events.map((e) => [e.payload.enabled, e.payload.credentials_changed]), [[true, false], [false, false], [true, true], [true, true], [true, false], [true, false]]);
+  assert.deepEqual(
+    events.map((e) => [e.payload.enabled, e.payload.credentials_changed]),
+    [
+      [true, false],
+      [false, false],
+      [true, true],
+      [true, true],
+      [true, false],
+      [true, false],
+    ],
+  );
   assert.ok(events.every((e) => e.target === 'secret_provider:vault'));
 });
 
@@ -118,11 +136,18 @@ test('validation: names, types, settings, duplicates, unknown providers', async 
   assert.equal((await create({ name: 'x', type: 'aws' })).json().error.details![0]!.field, 'type');
   const badConfig = await create({ name: 'x', type: 'vault', config: { address: 'ftp://h', other: 1 }, credentials: { token: P.wrong } });
   assert.equal(badConfig.status, 422);
-  assert.deepEqual(badConfig.json().error.details!.map((d) => d.field), ['config.address', 'config.other']);
+  assert.deepEqual(
+    badConfig.json().error.details!.map((d) => d.field),
+    ['config.address', 'config.other'],
+  );
   const dup = await create({ name: 'env', type: 'env' });
   assert.equal(dup.status, 409);
   assert.equal(dup.json().error.code, 'conflict');
-  for (const [method, path] of [['PUT', '/api/v1/secret-providers/ghost'], ['DELETE', '/api/v1/secret-providers/ghost'], ['POST', '/api/v1/secret-providers/ghost/check']] as const) {
+  for (const [method, path] of [
+    ['PUT', '/api/v1/secret-providers/ghost'],
+    ['DELETE', '/api/v1/secret-providers/ghost'],
+    ['POST', '/api/v1/secret-providers/ghost/check'],
+  ] as const) {
     const r = await call(gw, admin, method, path, method === 'PUT' ? {} : undefined);
     assert.equal(r.status, 404, `${method} ${path}`);
   }
@@ -132,9 +157,15 @@ test('delete removes a provider and is audited; nothing ever showed a credential
   assert.equal((await call(gw, admin, 'DELETE', '/api/v1/secret-providers/vault')).status, 204);
   assert.equal((await call(gw, admin, 'DELETE', '/api/v1/secret-providers/vault')).status, 404);
   const audit = await call(gw, admin, 'GET', '/api/v1/audit?action=secret_provider.delete');
-  assert.deepEqual(audit.json<{ items: { target: string }[] }>().items.map((e) => e.target), ['secret_provider:vault', 'secret_provider:rawenv']);
+  assert.deepEqual(
+    audit.json<{ items: { target: string }[] }>().items.map((e) => e.target),
+    ['secret_provider:vault', 'secret_provider:rawenv'],
+  );
   const auditRows = (await gw.db.pool.query(`SELECT * FROM audit_events`)).rows.map((r) => JSON.stringify(r));
   assert.ok(auditRows.some((a) => a.includes('secret_provider.create')));
   assertNoLeak(Object.values(P), [...seen, ...gw.logs().map((l) => JSON.stringify(l)), ...auditRows]);
-  assert.ok(vault.requests.some((r) => r.token === P.wrong), 'the wrong token was really sent to the stand-in');
+  assert.ok(
+    vault.requests.some((r) => r.token === P.wrong),
+    'the wrong token was really sent to the stand-in',
+  );
 });

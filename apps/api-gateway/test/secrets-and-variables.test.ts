@@ -70,10 +70,16 @@ test('namespace secrets: put answers metadata, list shows keys only, delete remo
   const list = await call(gw, t.viewer, 'GET', ns('team'));
   assert.equal(list.status, 200);
   assertConforms('listNamespaceSecrets', 200, list.json());
-  assert.deepEqual(list.json<{ items: { key: string }[] }>().items.map((i) => i.key), ['API', 'DB_PASSWORD']);
+  assert.deepEqual(
+    list.json<{ items: { key: string }[] }>().items.map((i) => i.key),
+    ['API', 'DB_PASSWORD'],
+  );
   const page1 = await call(gw, t.viewer, 'GET', ns('team', '?limit=1'));
   const { items, next_cursor } = page1.json<{ items: { key: string }[]; next_cursor: string }>();
-  assert.deepEqual(items.map((i) => i.key), ['API']);
+  assert.deepEqual(
+    items.map((i) => i.key),
+    ['API'],
+  );
   const page2 = (await call(gw, t.viewer, 'GET', ns('team', `?limit=1&cursor=${next_cursor}`))).json<{ items: { key: string }[]; next_cursor?: string }>();
   assert.deepEqual([page2.items.map((i) => i.key), page2.next_cursor], [['DB_PASSWORD'], undefined]);
 
@@ -111,9 +117,16 @@ test('global secrets are written by admins and listed by anyone', async () => {
   assert.equal((await call(gw, t.admin, 'PUT', '/api/v1/secrets/API_KEY', { value: P.apiKey })).status, 200);
   const list = await call(gw, t.viewer, 'GET', '/api/v1/secrets');
   assertConforms('listGlobalSecrets', 200, list.json());
-  assert.deepEqual(list.json<{ items: { key: string }[] }>().items.map((i) => i.key), ['API_KEY', 'DB_PASSWORD']);
+  assert.deepEqual(
+    list.json<{ items: { key: string }[] }>().items.map((i) => i.key),
+    ['API_KEY', 'DB_PASSWORD'],
+  );
   const teamList = await call(gw, t.viewer, 'GET', ns('team'));
-  assert.deepEqual(teamList.json<{ items: { key: string }[] }>().items.map((i) => i.key), ['DB_PASSWORD'], 'scopes do not mix in lists');
+  assert.deepEqual(
+    teamList.json<{ items: { key: string }[] }>().items.map((i) => i.key),
+    ['DB_PASSWORD'],
+    'scopes do not mix in lists',
+  );
 });
 
 test('check says from which scope a key resolves: namespace, then each parent, then global', async () => {
@@ -177,7 +190,10 @@ test('secret writes and deletes are audited without the value', async () => {
   const events = r.json<{ items: { target: string; payload: Record<string, unknown> }[] }>().items;
   const put = events.find((e) => e.target === 'secret:team/AUDITED');
   assert.deepEqual(put?.payload, { namespace: 'team', key: 'AUDITED', created: true, key_id: 'k1' });
-  assert.ok(events.some((e) => e.target === 'secret:DB_PASSWORD' && e.payload.namespace === null), 'global puts too');
+  assert.ok(
+    events.some((e) => e.target === 'secret:DB_PASSWORD' && e.payload.namespace === null),
+    'global puts too',
+  );
   const del = await call(gw, t.admin, 'GET', '/api/v1/audit?action=secret.delete');
   assert.ok(del.json<{ items: { target: string }[] }>().items.some((e) => e.target === 'secret:team/AUDITED'));
 });
@@ -188,7 +204,12 @@ test('with no master key, secret writes are 409 builtin_provider_disabled; reads
   assert.equal(put.json().error.code, 'builtin_provider_disabled');
   const g = await call(noKeys, t.admin, 'PUT', '/api/v1/secrets/NEW', { value: P.noKeys });
   assert.equal(g.json().error.code, 'builtin_provider_disabled');
-  const provider = await call(noKeys, t.admin, 'POST', '/api/v1/secret-providers', { name: 'nokeys', type: 'vault', config: { address: vault.address }, credentials: { token: P.noKeysToken } });
+  const provider = await call(noKeys, t.admin, 'POST', '/api/v1/secret-providers', {
+    name: 'nokeys',
+    type: 'vault',
+    config: { address: vault.address },
+    credentials: { token: P.noKeysToken },
+  });
   assert.equal(provider.status, 409);
   assert.equal(provider.json().error.code, 'builtin_provider_disabled');
   assert.equal((await call(noKeys, t.viewer, 'GET', ns('team'))).status, 200);
@@ -213,10 +234,19 @@ test('variables: put, list, delete in both scopes; vars precedence flow > namesp
 
   const list = await call(gw, t.viewer, 'GET', '/api/v1/namespaces/team/variables');
   assertConforms('listNamespaceVariables', 200, list.json());
-  assert.deepEqual(list.json<{ items: { key: string; value: string }[] }>().items.map((i) => [i.key, i.value]), [['region', 'team-region'], ['team_only', 't']]);
+  assert.deepEqual(
+    list.json<{ items: { key: string; value: string }[] }>().items.map((i) => [i.key, i.value]),
+    [
+      ['region', 'team-region'],
+      ['team_only', 't'],
+    ],
+  );
   const globals = await call(gw, t.viewer, 'GET', '/api/v1/variables');
   assertConforms('listGlobalVariables', 200, globals.json());
-  assert.deepEqual(globals.json<{ items: { key: string }[] }>().items.map((i) => i.key), ['only_global', 'region']);
+  assert.deepEqual(
+    globals.json<{ items: { key: string }[] }>().items.map((i) => i.key),
+    ['only_global', 'region'],
+  );
 
   const vars = new VariableStore(gw.db.pool);
   assert.deepEqual(await vars.resolveVars('team.data.raw'), { region: 'data-region', only_global: 'g', team_only: 't' });
@@ -282,11 +312,13 @@ test('leak check: every route, success and error, with planted values; no respon
   ];
   const statuses: number[] = [];
   for (const [cred, method, path, body] of exercise) statuses.push((await call(gw, cred, method, path, body)).status);
-  assert.deepEqual(statuses, [
-    200, 422, 422, 422, 422, 403, 200, 200, 200, 204, 200, 200, 200, 204, 404,
-    200, 200, 204, 200, 200, 204,
-    201, 201, 409, 422, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 422, 204, 404, 404,
-  ]);
+  assert.deepEqual(
+    statuses,
+    [
+      200, 422, 422, 422, 422, 403, 200, 200, 200, 204, 200, 200, 200, 204, 404, 200, 200, 204, 200, 200, 204, 201, 201, 409, 422, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200,
+      200, 200, 422, 204, 404, 404,
+    ],
+  );
   // Every operation of the three route groups was called at least once in this file.
   const groups = operations.filter((o) => ['secrets', 'variables', 'secret-providers'].includes(o.tag));
   assert.equal(groups.length, 19);
@@ -294,7 +326,10 @@ test('leak check: every route, success and error, with planted values; no respon
     const re = new RegExp(`^${o.method.toUpperCase()} ${o.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?\\S*)? `);
     return !rec.seen.some((s) => re.test(s));
   });
-  assert.deepEqual(uncalled.map((o) => o.operationId), []);
+  assert.deepEqual(
+    uncalled.map((o) => o.operationId),
+    [],
+  );
 
   // The answers say something useful all the same.
   const providerCheck = await call(gw, t.editor, 'POST', ns('team', `/${enc('vault:team/db#password')}/check`));

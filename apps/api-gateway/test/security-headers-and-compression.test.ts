@@ -22,7 +22,10 @@ const js = `export const words = ${JSON.stringify('lorem ipsum dolor sit amet '.
 
 before(async () => {
   fs.mkdirSync(path.join(uiDir, 'assets'));
-  fs.writeFileSync(path.join(uiDir, 'index.html'), '<!doctype html><html><head></head><script src="/theme.js"></script><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>');
+  fs.writeFileSync(
+    path.join(uiDir, 'index.html'),
+    '<!doctype html><html><head></head><script src="/theme.js"></script><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>',
+  );
   fs.writeFileSync(path.join(uiDir, 'assets', 'index-abc123.js'), js);
   fs.writeFileSync(path.join(uiDir, 'theme.js'), 'document.documentElement.dataset.theme = "light";\n');
   [gw, live] = await Promise.all([startTestGateway({ uiDir }), startLiveGateway()]);
@@ -131,8 +134,10 @@ test('only text is compressed: the flow schema (JSON) is, an artifact-like octet
   const { compressible } = await import('../src/security-headers.js');
   const res = (type: string) => ({ getHeader: (n: string) => (n.toLowerCase() === 'content-type' ? type : undefined) }) as never;
   const req = { headers: { 'accept-encoding': 'gzip' } } as never;
-  for (const type of ['application/octet-stream', 'image/png', 'application/zip', 'text/event-stream', 'text/event-stream; charset=utf-8']) assert.equal(compressible(req, res(type)), false, type);
-  for (const type of ['text/html; charset=utf-8', 'text/javascript', 'application/json; charset=utf-8', 'application/problem+json', 'image/svg+xml']) assert.equal(compressible(req, res(type)), true, type);
+  for (const type of ['application/octet-stream', 'image/png', 'application/zip', 'text/event-stream', 'text/event-stream; charset=utf-8'])
+    assert.equal(compressible(req, res(type)), false, type);
+  for (const type of ['text/html; charset=utf-8', 'text/javascript', 'application/json; charset=utf-8', 'application/problem+json', 'image/svg+xml'])
+    assert.equal(compressible(req, res(type)), true, type);
 });
 
 test('an event stream is never compressed, and its first event arrives while the stream stays open', async () => {

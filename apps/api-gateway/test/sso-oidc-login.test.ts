@@ -69,7 +69,13 @@ async function startGatewayAt(port: number, env: Record<string, string>, databas
 }
 
 const asAdmin = async (method: string, p: string, body?: unknown) => {
-  const r = await raw(gw, method, p, { cookie: admin, 'sec-fetch-site': 'same-origin', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+  const r = await raw(
+    gw,
+    method,
+    p,
+    { cookie: admin, 'sec-fetch-site': 'same-origin', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
   responses.push(`${method} ${p} -> ${r.status} ${JSON.stringify(r.headers)} ${r.body}`);
   return r;
 };
@@ -172,10 +178,16 @@ test('an admin configures OIDC; the status is public; bad settings are refused w
   assert.deepEqual(fields, ['issuer_url']);
   const unknownSecret = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ client_secret_secret: 'no_such_secret' }));
   assert.equal(unknownSecret.status, 422);
-  assert.deepEqual(unknownSecret.json().error.details!.map((d) => d.field), ['client_secret_secret']);
+  assert.deepEqual(
+    unknownSecret.json().error.details!.map((d) => d.field),
+    ['client_secret_secret'],
+  );
   const unreachable = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ issuer_url: `http://127.0.0.1:${await freePort()}` }));
   assert.equal(unreachable.status, 422);
-  assert.deepEqual(unreachable.json().error.details!.map((d) => d.field), ['issuer_url']);
+  assert.deepEqual(
+    unreachable.json().error.details!.map((d) => d.field),
+    ['issuer_url'],
+  );
 
   const put = await asAdmin('PUT', '/api/v1/sso/oidc', settings());
   assert.equal(put.status, 200, put.body);
@@ -187,7 +199,10 @@ test('an admin configures OIDC; the status is public; bad settings are refused w
   const status = await raw(gw, 'GET', '/api/v1/sso/status');
   assert.deepEqual(status.json(), { oidc: true, display_name: 'Test IdP', login_url: '/api/v1/sso/oidc/login' });
   const audit = await gw.db.pool.query(`SELECT action, actor_id FROM audit_events WHERE action LIKE 'sso.%' ORDER BY id`);
-  assert.deepEqual(audit.rows.map((r) => r.action), ['sso.oidc_create']);
+  assert.deepEqual(
+    audit.rows.map((r) => r.action),
+    ['sso.oidc_create'],
+  );
   // A viewer may not read the settings.
   await makeUser(gw, 'viewer@example.com', 'viewer');
   const viewer = await login(gw, 'viewer@example.com');
@@ -217,7 +232,10 @@ test('a good login creates the user from the claims, maps groups to a role, and 
   const flows = await raw(gw, 'GET', '/api/v1/namespaces', { cookie, 'sec-fetch-site': 'same-origin' });
   assert.equal(flows.status, 200);
   const audit = await gw.db.pool.query(`SELECT action, details FROM audit_events WHERE actor_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`);
-  assert.deepEqual(audit.rows.map((x) => x.action), ['user.create', 'auth.login']);
+  assert.deepEqual(
+    audit.rows.map((x) => x.action),
+    ['user.create', 'auth.login'],
+  );
   assert.equal(audit.rows[1].details.method, 'oidc');
 });
 
@@ -228,12 +246,23 @@ test('the group mapping is applied again at every login: up to admin, then down 
   idp.accounts.get('alice')!.name = 'Alice Liddell';
   const r = (await me((await ssoLogin('alice')).cookie)).json<{ role: string; name: string }>();
   assert.deepEqual([r.role, r.name], ['viewer', 'Alice Liddell']);
-  const changes = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'user.update' AND target_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`);
-  assert.deepEqual(changes.rows.map((x) => x.details.role), [{ before: 'editor', after: 'admin' }, { before: 'admin', after: 'viewer' }]);
+  const changes = await gw.db.pool.query(
+    `SELECT details FROM audit_events WHERE action = 'user.update' AND target_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY id`,
+  );
+  assert.deepEqual(
+    changes.rows.map((x) => x.details.role),
+    [
+      { before: 'editor', after: 'admin' },
+      { before: 'admin', after: 'viewer' },
+    ],
+  );
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'alice@example.com'`)).rows[0].n, 1, 'the same user each time');
   // The groups of the last login are kept for role bindings of IdP groups (issue #34, docs/operating/roles.md).
   const groups = await gw.db.pool.query(`SELECT group_name FROM user_groups WHERE user_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY group_name`);
-  assert.deepEqual(groups.rows.map((x) => x.group_name), ['unmapped']);
+  assert.deepEqual(
+    groups.rows.map((x) => x.group_name),
+    ['unmapped'],
+  );
   idp.accounts.get('alice')!.groups = ['svc-editors'];
 });
 
@@ -279,7 +308,10 @@ test('an expired ID token is refused (judged on the gateway clock)', async () =>
     offset -= 5 * 60_000;
   }
   const logged = gw.logs().filter((l) => l.msg === 'sso login refused' || l.message === 'sso login refused');
-  assert.ok(logged.some((l) => /exp|expired|timestamp/i.test(String(l.detail))), JSON.stringify(logged.at(-1)));
+  assert.ok(
+    logged.some((l) => /exp|expired|timestamp/i.test(String(l.detail))),
+    JSON.stringify(logged.at(-1)),
+  );
 });
 
 test('an answer from a foreign issuer is refused', async () => {
@@ -316,11 +348,18 @@ test('the password login is refused for an SSO user when turned off, and only fo
   const r = await password();
   assert.equal(r.status, 401);
   assert.equal(r.json().error.code, 'unauthorized');
-  assert.equal((await raw(gw, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'admin@example.com', password: PASSWORD }))).status, 200, 'not an SSO user');
+  assert.equal(
+    (await raw(gw, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'admin@example.com', password: PASSWORD }))).status,
+    200,
+    'not an SSO user',
+  );
   assert.equal((await me((await ssoLogin('dave')).cookie)).status, 200, 'SSO still works');
   assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings())).status, 200);
   const audit = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'sso.oidc_update' ORDER BY id`);
-  assert.deepEqual(audit.rows.map((x) => x.details.after.password_login_disabled), [true, false]);
+  assert.deepEqual(
+    audit.rows.map((x) => x.details.after.password_login_disabled),
+    [true, false],
+  );
 });
 
 test('logout ends the svc session and names the IdP end-session URL', async () => {
@@ -340,9 +379,16 @@ test('logout ends the svc session and names the IdP end-session URL', async () =
 });
 
 test('no response and no log line carries the client secret', async () => {
-  const texts = [...responses, ...browsers.flatMap((b) => b.seen.map((s) => `${s.method} ${s.url} -> ${s.status} ${JSON.stringify(s.headers)} ${s.body}`)), ...gw.logs().map((l) => JSON.stringify(l))];
+  const texts = [
+    ...responses,
+    ...browsers.flatMap((b) => b.seen.map((s) => `${s.method} ${s.url} -> ${s.status} ${JSON.stringify(s.headers)} ${s.body}`)),
+    ...gw.logs().map((l) => JSON.stringify(l)),
+  ];
   assert.ok(texts.length > 50, `${texts.length} texts checked`);
-  assert.ok(texts.some((t) => t.includes('sso login refused')), 'refusals are logged');
+  assert.ok(
+    texts.some((t) => t.includes('sso login refused')),
+    'refusals are logged',
+  );
   assertNoLeak([SECRET], texts);
 });
 
@@ -358,7 +404,12 @@ test("the issuer's keys are cached across logins and a rotated key is fetched (a
   idp = await startIdp({ ...idpClient, keys: [signingKey('k-new')], accounts: idp.accounts });
   const b = browser();
   await refused(b, await toCallback(b, 'alice'), 'token');
-  const detail = String(gw.logs().filter((l) => l.message === 'sso login refused').at(-1)?.detail);
+  const detail = String(
+    gw
+      .logs()
+      .filter((l) => l.message === 'sso login refused')
+      .at(-1)?.detail,
+  );
   assert.match(detail, /key/i, detail);
   // A minute after the last fetch, an unknown key makes the gateway fetch the JWKS again.
   await new Promise((r) => setTimeout(r, Math.max(0, fetchedAt + 61_000 - Date.now())));

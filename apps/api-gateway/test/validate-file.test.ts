@@ -17,7 +17,11 @@ before(async () => {
 after(() => gw.close());
 
 const validate = (body: unknown, ns = 'team.data') =>
-  fetch(`${gw.url}/api/v1/namespaces/${ns}/validate`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  fetch(`${gw.url}/api/v1/namespaces/${ns}/validate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
 
 test('a valid flow file answers valid with an empty list', async () => {
   const r = await validate({ path: 'flows/hello.flow.yaml', content: 'id: hello\ntasks:\n  - {id: a, type: command, command: [echo, hi]}\n' });
@@ -52,11 +56,13 @@ test('an invalid flow file answers every problem with field, pointer, message, l
 });
 
 test('YAML syntax errors and semantic errors are reported the same way', async () => {
-  const bad = await (await validate({ path: 'x.flow.yaml', content: 'id: x\ntasks: [\n' })).json() as { valid: boolean; errors: { line?: number }[] };
+  const bad = (await (await validate({ path: 'x.flow.yaml', content: 'id: x\ntasks: [\n' })).json()) as { valid: boolean; errors: { line?: number }[] };
   assert.equal(bad.valid, false);
   assert.equal(bad.errors.length, 1);
   assert.equal(typeof bad.errors[0]!.line, 'number');
-  const cyc = await (await validate({ path: 'x.flow.yaml', content: 'id: x\ntasks:\n  - {id: a, type: http, url: u, depends_on: [a]}\n' })).json() as { errors: { message: string }[] };
+  const cyc = (await (await validate({ path: 'x.flow.yaml', content: 'id: x\ntasks:\n  - {id: a, type: http, url: u, depends_on: [a]}\n' })).json()) as {
+    errors: { message: string }[];
+  };
   assert.match(cyc.errors[0]!.message, /cannot depend on itself/);
 });
 
@@ -77,7 +83,10 @@ test('bad requests get validation_failed with the field', async () => {
     assert.equal(r.status, 422, JSON.stringify(body));
     const e = (await r.json()) as { error: { code: string; details: { field: string }[] } };
     assert.equal(e.error.code, 'validation_failed');
-    assert.ok(e.error.details.some((d) => d.field === field), `${JSON.stringify(body)} -> ${JSON.stringify(e.error.details)}`);
+    assert.ok(
+      e.error.details.some((d) => d.field === field),
+      `${JSON.stringify(body)} -> ${JSON.stringify(e.error.details)}`,
+    );
   }
   const ns = await validate({ path: 'a.flow.yaml', content: 'x' }, 'Bad_NS');
   assert.equal(ns.status, 422);

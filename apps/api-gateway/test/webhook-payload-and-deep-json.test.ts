@@ -32,7 +32,13 @@ const FLOW = [
 ].join('\n');
 
 const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  raw(gw, method, path, { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+  raw(
+    gw,
+    method,
+    path,
+    { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  );
 
 before(async () => {
   gw = await startTestGateway({ env: { SVC_MASTER_KEYS: `k1:${crypto.randomBytes(32).toString('base64')}` } });
@@ -51,7 +57,11 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 test('a json input nesting past 64 levels is 422 on field body; 64 levels is accepted', async () => {
   const deep = await call('POST', '/api/v1/flows/deep/hooked/executions', `{"inputs": {"doc": ${nested(10_000)}, "sig": "s"}}`);
   assert.equal(deep.status, 422, deep.body);
-  assert.deepEqual(deep.json<{ error: { code: string; details: unknown } }>().error, { code: 'validation_failed', message: deep.json<{ error: { message: string } }>().error.message, details: [{ field: 'body', message: 'nests deeper than 64 levels' }] });
+  assert.deepEqual(deep.json<{ error: { code: string; details: unknown } }>().error, {
+    code: 'validation_failed',
+    message: deep.json<{ error: { message: string } }>().error.message,
+    details: [{ field: 'body', message: 'nests deeper than 64 levels' }],
+  });
   // The top-level object and `inputs` are two levels: 62 more fit.
   const fits = await call('POST', '/api/v1/flows/deep/hooked/executions', `{"inputs": {"doc": ${nested(62)}, "sig": "s"}}`);
   assert.equal(fits.status, 201, fits.body);
@@ -64,14 +74,20 @@ test('a webhook body nesting past 64 levels is 422 in the same envelope', async 
 });
 
 test('credential-like webhook headers are masked in trigger_payload, while templates read them', async () => {
-  const r = await raw(gw, 'POST', `/hooks/${hookKey}`, {
-    'content-type': 'application/json',
-    'x-api-key': 'apikey-planted-1',
-    'x-hub-signature-256': 'sha256=planted-signature',
-    'x-gitlab-token': 'gitlab-planted',
-    'stripe-signature': 't=1,v1=planted',
-    'x-delivery': 'delivery-7',
-  }, '{"doc": 1}');
+  const r = await raw(
+    gw,
+    'POST',
+    `/hooks/${hookKey}`,
+    {
+      'content-type': 'application/json',
+      'x-api-key': 'apikey-planted-1',
+      'x-hub-signature-256': 'sha256=planted-signature',
+      'x-gitlab-token': 'gitlab-planted',
+      'stripe-signature': 't=1,v1=planted',
+      'x-delivery': 'delivery-7',
+    },
+    '{"doc": 1}',
+  );
   assert.equal(r.status, 201, r.body);
   const viewerToken = await makeToken(gw, await login(gw, 'root@example.com'), 'viewer');
   const ex = await raw(gw, 'GET', `/api/v1/executions/${r.json<{ id: string }>().id}`, { authorization: `Bearer ${viewerToken}` });

@@ -129,7 +129,9 @@ export async function runCli(argv: string[], io: CommandIo): Promise<number> {
       return 2;
     }
     if (isMissingServerPackage(err)) {
-      io.stderr.write(describeError(new Error(`this command works on the server's database and needs the full svc installation (the repository), not the standalone CLI package`), io));
+      io.stderr.write(
+        describeError(new Error(`this command works on the server's database and needs the full svc installation (the repository), not the standalone CLI package`), io),
+      );
       return 1;
     }
     if (err instanceof CliError) {

@@ -24,7 +24,11 @@ async function tokenOf(email: string, password: string, role: string): Promise<s
   const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
   assert.equal(login.status, 200);
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const r = await fetch(`${s.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cli', role }) });
+  const r = await fetch(`${s.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'cli', role }),
+  });
   assert.equal(r.status, 201);
   return ((await r.json()) as { secret: string }).secret;
 }
@@ -88,7 +92,13 @@ test('after a few turns, svc ai usage shows each user and the total against the 
     assert.equal(u.day, today);
     assert.deepEqual(u.limits, { user_requests: 2, user_tokens: 1000, total_requests: 50, total_tokens: 5000 });
     assert.deepEqual(u.total, { requests: 3, tokens: 45 });
-    assert.deepEqual(u.users.map((x) => [x.email, x.requests, x.tokens]), [['op@example.com', 2, 30], ['e2e@example.com', 1, 15]]);
+    assert.deepEqual(
+      u.users.map((x) => [x.email, x.requests, x.tokens]),
+      [
+        ['op@example.com', 2, 30],
+        ['e2e@example.com', 1, 15],
+      ],
+    );
   }
 });
 

@@ -32,7 +32,9 @@ before(async () => {
   env = { ...home.env, SVC_URL: s.url, SVC_TOKEN: s.token };
   await createOrganization(s.db, 'acme');
   await addOrganizationSender(s.db, 'acme', 'acme.test');
-  await s.saveFlow('cli.alerts', { 'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'fail', type: 'command', command: ['sh', '-c', 'echo about to fail; exit 1'] }] }) });
+  await s.saveFlow('cli.alerts', {
+    'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'fail', type: 'command', command: ['sh', '-c', 'echo about to fail; exit 1'] }] }),
+  });
   assert.equal((await s.api('PUT', '/api/v1/secrets/HOOK_KEY', { value: 'hook-signing-value-1234' })).status, 200);
 });
 after(async () => {
@@ -42,7 +44,24 @@ after(async () => {
 });
 
 test('svc alert create, list, deliveries and delete', async () => {
-  const made = await svc(['alert', 'create', 'cli', '--on', 'failed,timed_out', '--name', 'cli failures', '--email', 'acme:alerts@acme.test:oncall@example.test', '--webhook', hookUrl, '--signing-secret', 'HOOK_KEY'], { env });
+  const made = await svc(
+    [
+      'alert',
+      'create',
+      'cli',
+      '--on',
+      'failed,timed_out',
+      '--name',
+      'cli failures',
+      '--email',
+      'acme:alerts@acme.test:oncall@example.test',
+      '--webhook',
+      hookUrl,
+      '--signing-secret',
+      'HOOK_KEY',
+    ],
+    { env },
+  );
   assert.equal(made.code, 0, made.stderr);
   const id = made.stdout.trim();
   assert.match(made.stderr, /alert rule .* "cli failures" created/);
@@ -53,17 +72,24 @@ test('svc alert create, list, deliveries and delete', async () => {
   assert.match(table.stdout, /cli \(and children\)/);
   assert.match(table.stdout, /email oncall@example\.test; webhook http:\/\/127\.0\.0\.1/);
   const json = JSON.parse((await svc(['alert', 'list', '-o', 'json'], { env })).stdout);
-  assert.deepEqual(json.map((r: { id: string }) => r.id), [id]);
+  assert.deepEqual(
+    json.map((r: { id: string }) => r.id),
+    [id],
+  );
   assert.deepEqual(json[0].events, ['failed', 'timed_out']);
 
   const e = await s.waitEnded((await s.trigger('cli.alerts', 'boom')).id, 60_000);
   assert.equal(e.state, 'FAILED');
   await until(() => hooks.some((h) => h.includes(e.id)), 60_000, 'the webhook');
-  const d = await until(async () => {
-    const r = await svc(['alert', 'deliveries', id, '-o', 'json'], { env });
-    const rows = JSON.parse(r.stdout) as { channel_type: string; status: string }[];
-    return rows.find((x) => x.channel_type === 'webhook' && x.status === 'delivered') ? rows : undefined;
-  }, 30_000, 'the delivery recorded');
+  const d = await until(
+    async () => {
+      const r = await svc(['alert', 'deliveries', id, '-o', 'json'], { env });
+      const rows = JSON.parse(r.stdout) as { channel_type: string; status: string }[];
+      return rows.find((x) => x.channel_type === 'webhook' && x.status === 'delivered') ? rows : undefined;
+    },
+    30_000,
+    'the delivery recorded',
+  );
   assert.equal(d.length, 2, 'email and webhook');
   const shown = await svc(['alert', 'deliveries', id], { env });
   assert.equal(shown.code, 0, shown.stderr);

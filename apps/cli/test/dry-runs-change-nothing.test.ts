@@ -62,13 +62,10 @@ async function recordingProxy(target: string): Promise<Proxy> {
         // not JSON
       }
       requests.push(`${req.method} ${req.url}${dryRun ? ' (dry_run)' : ''}`);
-      const fwd = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
+      const fwd = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
       fwd.on('error', (err) => res.writeHead(502).end(String(err)));
       fwd.end(body);
     });
@@ -224,7 +221,14 @@ const CASES: DryRun[] = [
     command: 'flow backfill',
     name: 'flow backfill of a nightly schedule over a past week',
     setup: async () => {
-      await s.saveFlow('dry.backfill', { 'nightly.flow.yaml': `${FLOW.replace('id: hello', 'id: nightly')}triggers:\n  - id: every-night\n    type: schedule\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n`, 'scripts/greet.sh': '#!/bin/sh\necho hello\n' }, ['scripts/greet.sh']);
+      await s.saveFlow(
+        'dry.backfill',
+        {
+          'nightly.flow.yaml': `${FLOW.replace('id: hello', 'id: nightly')}triggers:\n  - id: every-night\n    type: schedule\n    cron: "0 2 * * *"\n    timezone: Europe/Berlin\n`,
+          'scripts/greet.sh': '#!/bin/sh\necho hello\n',
+        },
+        ['scripts/greet.sh'],
+      );
     },
     args: () => ['flow', 'backfill', 'dry.backfill/nightly', '--from', '2026-01-05', '--to', '2026-01-11T23:59:59Z', '--dry-run'],
     state: async () => {
@@ -276,7 +280,10 @@ for (const [i, c] of CASES.entries()) {
     assert.deepEqual(dry.files.after, dry.files.before, 'no local file changed');
     c.says(dry.r);
 
-    const real = await observe(c.args(dir).filter((a) => a !== '--dry-run'), c.state);
+    const real = await observe(
+      c.args(dir).filter((a) => a !== '--dry-run'),
+      c.state,
+    );
     assert.equal(real.r.code, 0, real.r.stderr);
     assert.notDeepEqual(real.writes, [], 'without --dry-run it writes, and the request check sees it');
     assert.notDeepEqual(real.state.after, real.state.before, 'without --dry-run the state probe sees the change');

@@ -86,10 +86,14 @@ test('a backfill runs to the end through pause, a scheduler restart and resume; 
   sched = scheduler();
   const res = await svc(['flow', 'backfill', 'resume', created.id], { env });
   assert.equal(res.code, 0, res.stderr);
-  const done = await until(async () => {
-    const b = JSON.parse((await svc(['flow', 'backfill', 'status', created.id, '-o', 'json'], { env })).stdout);
-    return b.state === 'done' ? b : undefined;
-  }, 90_000, 'backfill done');
+  const done = await until(
+    async () => {
+      const b = JSON.parse((await svc(['flow', 'backfill', 'status', created.id, '-o', 'json'], { env })).stdout);
+      return b.state === 'done' ? b : undefined;
+    },
+    90_000,
+    'backfill done',
+  );
   assert.deepEqual(done.progress, { total: 4, done: 4, running: 0, failed: 0, left: 0, cancelled: 0 });
 
   const table = await svc(['flow', 'backfill', 'status', created.id], { env });
@@ -99,8 +103,19 @@ test('a backfill runs to the end through pause, a scheduler restart and resume; 
 
   const ex = await s.api('GET', `/api/v1/executions?label=${encodeURIComponent(created.label)}&limit=100`);
   assert.equal(ex.status, 200);
-  const payloads = ex.body.items.map((e: { trigger_payload: Record<string, unknown> }) => e.trigger_payload).sort((a: { fire_time: string }, b: { fire_time: string }) => a.fire_time.localeCompare(b.fire_time));
-  assert.deepEqual(payloads, ['2026-03-27T01:30:00.000Z', '2026-03-28T01:30:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z'].map((t) => ({ fire_time: t, schedule: 'berlin', cron: '30 2 * * *', timezone: 'Europe/Berlin', backfill: created.id })));
+  const payloads = ex.body.items
+    .map((e: { trigger_payload: Record<string, unknown> }) => e.trigger_payload)
+    .sort((a: { fire_time: string }, b: { fire_time: string }) => a.fire_time.localeCompare(b.fire_time));
+  assert.deepEqual(
+    payloads,
+    ['2026-03-27T01:30:00.000Z', '2026-03-28T01:30:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z'].map((t) => ({
+      fire_time: t,
+      schedule: 'berlin',
+      cron: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      backfill: created.id,
+    })),
+  );
   for (const e of ex.body.items) {
     assert.equal(e.trigger_type, 'schedule');
     assert.equal(e.state, 'SUCCESS');

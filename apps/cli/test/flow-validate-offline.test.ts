@@ -31,11 +31,20 @@ test('a broken file prints file:line:column: message for every problem and exits
   const r = await svc(['flow', 'validate', 'flows/good.flow.yaml', 'bad.flow.yaml', 'broken.flow.yaml'], { cwd: dir, env });
   assert.equal(r.code, 1);
   const lines = r.stdout.trim().split('\n');
-  assert.ok(lines.every((l) => /^[^:]+:\d+:\d+: .+/.test(l)), r.stdout);
+  assert.ok(
+    lines.every((l) => /^[^:]+:\d+:\d+: .+/.test(l)),
+    r.stdout,
+  );
   assert.ok(lines.includes('bad.flow.yaml:6:21: tasks[0].retry.max_attempts must be between 1 and 20, got 25'), r.stdout);
   assert.ok(lines.includes('bad.flow.yaml:7:5: tasks[0] has unknown property "comand" (did you mean "command"?)'), r.stdout);
-  assert.ok(lines.some((l) => l.startsWith('bad.flow.yaml:1:5: id must')), r.stdout);
-  assert.ok(lines.some((l) => /^broken\.flow\.yaml:\d+:\d+: YAML syntax error/.test(l)), r.stdout);
+  assert.ok(
+    lines.some((l) => l.startsWith('bad.flow.yaml:1:5: id must')),
+    r.stdout,
+  );
+  assert.ok(
+    lines.some((l) => /^broken\.flow\.yaml:\d+:\d+: YAML syntax error/.test(l)),
+    r.stdout,
+  );
   assert.ok(!lines.some((l) => l.startsWith('flows/good')), 'valid files print nothing');
   assert.doesNotMatch(r.stdout, /\x1b\[/, 'no colours when stdout is not a terminal');
   assert.match(r.stderr, /problem\(s\) in 2 of 3 flow file\(s\)/);

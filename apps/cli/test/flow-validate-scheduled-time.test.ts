@@ -53,6 +53,12 @@ test('trigger.date in a webhook trigger and an unknown execution field are probl
   const r = await svc(['flow', 'validate', 'hook.flow.yaml'], { cwd: dir, env });
   assert.equal(r.code, 1);
   const lines = r.stdout.trim().split('\n');
-  assert.ok(lines.some((l) => /^hook\.flow\.yaml:5:\d+: triggers\[0\]\.inputs\.day: \{\{ trigger\.date \}\} is set only for schedule triggers, not for a webhook trigger$/.test(l)), r.stdout);
-  assert.ok(lines.some((l) => /^hook\.flow\.yaml:7:\d+: .*unknown field "started" of execution .*\(fields: id, namespace, flow_id, start_date\)/.test(l)), r.stdout);
+  assert.ok(
+    lines.some((l) => /^hook\.flow\.yaml:5:\d+: triggers\[0\]\.inputs\.day: \{\{ trigger\.date \}\} is set only for schedule triggers, not for a webhook trigger$/.test(l)),
+    r.stdout,
+  );
+  assert.ok(
+    lines.some((l) => /^hook\.flow\.yaml:7:\d+: .*unknown field "started" of execution .*\(fields: id, namespace, flow_id, start_date\)/.test(l)),
+    r.stdout,
+  );
 });

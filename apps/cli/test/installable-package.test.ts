@@ -55,7 +55,7 @@ test('the installed svc validates offline and talks to a real server', () => {
   writeTree(work, { 'flows/a.flow.yaml': 'id: a\ntasks:\n  - id: x\n    type: command\n    command: ["true"]\n', 'flows/b.flow.yaml': 'id: b\ntasks: []\n' });
   const bad = run(['flow', 'validate', 'flows']);
   assert.equal(bad.status, 1);
-  assert.equal(bad.stdout, "flows/b.flow.yaml:2:1: tasks must have between 1 and 200 items, got 0\n");
+  assert.equal(bad.stdout, 'flows/b.flow.yaml:2:1: tasks must have between 1 and 200 items, got 0\n');
   const env = { SVC_URL: s.url, SVC_TOKEN: s.token };
   const c = run(['ns', 'create', 'pkg.test'], env);
   assert.equal(c.status, 0, c.stderr);

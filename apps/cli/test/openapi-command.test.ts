@@ -51,9 +51,7 @@ function indexOperationIds(markdown: string): string[] {
 }
 
 function operationIds(doc: any): string[] {
-  return Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
-    Object.values(item).map((o) => o.operationId),
-  );
+  return Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((o) => o.operationId));
 }
 
 test('the built cli exists (build apps/cli first)', () => {

@@ -39,7 +39,10 @@ test('svc org create, key create (printed once, stored hashed) and key revoke', 
   const listed = await svc(['org', 'list', '-o', 'json'], { env });
   assert.equal(listed.code, 0, listed.stderr);
   const rows = JSON.parse(listed.stdout) as { organization: string; key_id: string; prefix: string; revoked_at: string | null }[];
-  assert.deepEqual(rows.map((x) => [x.organization, x.key_id, x.prefix, x.revoked_at]), [['acme', row.id, row.prefix, null]]);
+  assert.deepEqual(
+    rows.map((x) => [x.organization, x.key_id, x.prefix, x.revoked_at]),
+    [['acme', row.id, row.prefix, null]],
+  );
   assert.ok(!listed.stdout.includes(key), 'the key itself is never listed');
   const r = await svc(['org', 'key', 'revoke', row.id], { env });
   assert.equal(r.code, 0, r.stderr);

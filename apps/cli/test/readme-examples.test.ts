@@ -26,7 +26,8 @@ before(async () => {
   s = await startStack({ maintenance: false });
   await createUser(s.db, { email: 'admin@example.com', role: 'admin', password: 'readme password 1' }, new Date());
   writeTree(home.dir, {
-    'flows/hello.flow.yaml': 'id: hello\ninputs:\n  - id: who\n    type: string\n    default: world\ntasks:\n  - id: greet\n    type: script\n    file: scripts/hello.sh\n    args: ["{{ inputs.who }}"]\n',
+    'flows/hello.flow.yaml':
+      'id: hello\ninputs:\n  - id: who\n    type: string\n    default: world\ntasks:\n  - id: greet\n    type: script\n    file: scripts/hello.sh\n    args: ["{{ inputs.who }}"]\n',
     'flows/scripts/hello.sh*': '#!/bin/sh\necho "hello $1"\n',
   });
 });

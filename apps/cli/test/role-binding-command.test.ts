@@ -47,14 +47,25 @@ test('svc role-binding create, list and delete; the binding applies on the names
   assert.match(table.stdout, /cli\s+user:bob@example\.com\s+editor\s+e2e@example\.com/);
   assert.match(table.stdout, /elsewhere\s+group:ops\s+operator/);
   const json = JSON.parse((await svc(['role-binding', 'list', '--namespace', 'cli', '-o', 'json'], { env })).stdout);
-  assert.deepEqual(json.map((b: { id: string; role: string }) => [b.id, b.role]), [[id, 'editor']]);
+  assert.deepEqual(
+    json.map((b: { id: string; role: string }) => [b.id, b.role]),
+    [[id, 'editor']],
+  );
   const byUser = JSON.parse((await svc(['role-binding', 'list', '--user', 'bob@example.com', '-o', 'json'], { env })).stdout);
   assert.equal(byUser.length, 1);
 
   // Bob (global viewer) mints an editor token (up to his binding) and may write under cli only.
-  const login = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bob@example.com', password: 'bob password 12' }) });
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bob@example.com', password: 'bob password 12' }),
+  });
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const tok = await fetch(`${s.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bob', role: 'editor' }) });
+  const tok = await fetch(`${s.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bob', role: 'editor' }),
+  });
   assert.equal(tok.status, 201);
   bobToken = ((await tok.json()) as { secret: string }).secret;
   assert.equal(await bobSaves('cli.child'), 201);

@@ -200,7 +200,10 @@ async function cuttingProxy(target: string): Promise<{ url: string; cut(): void;
 test('run --watch resumes the event and log streams after dropped connections: every line once, the right end state', async () => {
   const proxy = await cuttingProxy(s.url);
   try {
-    const child = spawn(process.execPath, [cliMain, 'run', `${NS}/steps`, '--watch'], { env: { PATH: process.env.PATH ?? '', ...env, SVC_URL: proxy.url }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliMain, 'run', `${NS}/steps`, '--watch'], {
+      env: { PATH: process.env.PATH ?? '', ...env, SVC_URL: proxy.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

@@ -86,10 +86,14 @@ test('svc login in a terminal prompts for the email and a masked password', { sk
 test('svc run --watch on a terminal shows a live task view redrawn in place, in colour', { skip }, async () => {
   start('watch', ['run', `${NS}/live`, '--watch'], { ...home.env, SVC_URL: s.url, SVC_TOKEN: s.token });
   // While it runs: the view shows the running task with its spinner and the others waiting or done.
-  const during = await until(() => {
-    const sc = screen('watch');
-    return /transform\s+RUNNING/.test(sc) ? sc : undefined;
-  }, 30_000, 'transform RUNNING in the live view');
+  const during = await until(
+    () => {
+      const sc = screen('watch');
+      return /transform\s+RUNNING/.test(sc) ? sc : undefined;
+    },
+    30_000,
+    'transform RUNNING in the live view',
+  );
   assert.match(during, /✓ extract\s+SUCCESS/, during);
   assert.match(during, /tty\/live .* RUNNING\s+\d\/\d tasks/, during);
   const end = await until(() => (/EXIT:\d+/.test(screen('watch')) ? screen('watch') : undefined), 60_000, 'the watch to end');

@@ -180,7 +180,12 @@ export class Dispatcher {
     const { ctx } = this;
     ctx.log.error('task run failed in the executor; it ends executor_error', { err, task_run_id: run.id });
     try {
-      await ctx.engine.complete(run.id, { state: 'FAILED', reason: 'executor_error', error: `executor error: ${err instanceof Error ? err.message : String(err)}`, exitCode: null });
+      await ctx.engine.complete(run.id, {
+        state: 'FAILED',
+        reason: 'executor_error',
+        error: `executor error: ${err instanceof Error ? err.message : String(err)}`,
+        exitCode: null,
+      });
     } catch (finishErr) {
       // Only while stopping: the stop ends the instance's runs, or the watchdog's `lost` rule does once this instance is gone.
       ctx.log.error('cannot end the task run; the instance stop or the lost rule ends it', { err: finishErr, task_run_id: run.id });

@@ -47,7 +47,7 @@ await runService({
     if (svc.config.executors.includes('kubernetes')) {
       const kubeConfig = kubeConfigFor(svc.config);
       if (!kubeConfig) {
-        svc.log.warn('kubernetes is in SVC_EXECUTORS but there is no cluster configuration (SVC_K8S_API_URL, or a pod\'s service account): it is not served');
+        svc.log.warn("kubernetes is in SVC_EXECUTORS but there is no cluster configuration (SVC_K8S_API_URL, or a pod's service account): it is not served");
       } else {
         const b = await runnerBundle();
         executors.push(kubernetesExecutor(ctx, { kubeConfig, runnerArgv: b.argv(RUNNER_MOUNT), runnerImage: svc.config.runnerImage ?? `svc-runner:${b.hash}` }));

@@ -26,7 +26,13 @@ test('SVC_K8S_API_URL and SVC_K8S_TOKEN: requests carry the token; a wrong one i
   const list = await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: 'svc-jobs' });
   assert.deepEqual(list.items, []);
   const wrong = kubeConfigFor(cfg(s.url, 'not-the-token'), {})!;
-  const err = await wrong.makeApiClient(BatchV1Api).listNamespacedJob({ namespace: 'svc-jobs' }).then(() => null, (e: unknown) => e);
+  const err = await wrong
+    .makeApiClient(BatchV1Api)
+    .listNamespacedJob({ namespace: 'svc-jobs' })
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   assert.equal((err as { code: number }).code, 401);
   assert.equal(apiMessage(err), 'Unauthorized (HTTP 401)');
 });

@@ -47,16 +47,32 @@ before(async () => {
         }),
         tasks: [{ id: 'say', type: 'script', file: 'hello.sh' }],
       }),
-      'nolibc.flow.yaml': flow({ id: 'nolibc', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo "no libc: $(ls /lib 2>/dev/null | wc -l) files in /lib"'], executor: k8s(images.busybox) }] }),
+      'nolibc.flow.yaml': flow({
+        id: 'nolibc',
+        tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo "no libc: $(ls /lib 2>/dev/null | wc -l) files in /lib"'], executor: k8s(images.busybox) }],
+      }),
       'missing.flow.yaml': flow({ id: 'missing', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s('svc-test/absent:1') }] }),
       'invalid.flow.yaml': flow({ id: 'invalid', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s('Not/Valid:Ref') }] }),
       'nosvc.flow.yaml': flow({ id: 'nosvc', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.debian, { inject_runner: false }) }] }),
       'refused.flow.yaml': flow({
         id: 'refused',
-        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', toleration_seconds: 5 }] } }) }],
+        tasks: [
+          {
+            id: 't',
+            type: 'command',
+            command: ['true'],
+            executor: k8s(images.busybox, { kubernetes: { tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', toleration_seconds: 5 }] } }),
+          },
+        ],
       }),
-      'unlisted.flow.yaml': flow({ id: 'unlisted', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'cluster-admin' } }) }] }),
-      'own.flow.yaml': flow({ id: 'own', tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'svc-dispatcher' } }) }] }),
+      'unlisted.flow.yaml': flow({
+        id: 'unlisted',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'cluster-admin' } }) }],
+      }),
+      'own.flow.yaml': flow({
+        id: 'own',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'svc-dispatcher' } }) }],
+      }),
       'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo started; sleep 300'], executor: k8s(images.debian) }] }),
     },
     { docker, runnerImage: images.runner, runnerArgv: bundle.argv() },
@@ -78,7 +94,10 @@ test('a script task in a Debian image runs in a Job and succeeds with its logs; 
   assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
   const lines = await env.logLines(id);
   assert.ok(lines.includes('hello from a pod'), lines.join('\n'));
-  assert.ok(lines.some((l) => /^task say in svc-test\/debian/.test(l) || /^task say in /.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /^task say in svc-test\/debian/.test(l) || /^task say in /.test(l)),
+    lines.join('\n'),
+  );
   assert.ok(lines.includes('CapEff: 0000000000000000') && lines.includes('NoNewPrivs: 1'), `no capability, no privilege escalation:\n${lines.join('\n')}`);
 
   const job = env.createdJobs.find((j) => j.metadata.labels?.['svc.dev/execution-id'] === id)!;
@@ -119,7 +138,10 @@ test('the injected runner runs in an image without any libc', { skip }, async ()
 
 test("a service account the operator did not list, or the dispatcher's own, fails the run executor_error naming it and the setting; no Job is made", { skip }, async () => {
   const cases: [string, RegExp][] = [
-    ['unlisted', /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS \(it lists etl-runner\)$/],
+    [
+      'unlisted',
+      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS \(it lists etl-runner\)$/,
+    ],
     ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
   ];
   for (const [flowId, message] of cases) {
@@ -158,7 +180,10 @@ test('a pod that ends without its runner reporting (no svc on the PATH: the task
 test('a Job the API refuses ends executor_error with the API message', { skip }, async () => {
   const ex = await env.ended(await env.trigger('refused'));
   assert.equal(ex.runs[0]!.reason, 'executor_error');
-  assert.match(ex.runs[0]!.error, /cannot create the Kubernetes Job svc-[a-z0-9-]+ in namespace svc-jobs: Job\.batch "svc-[a-z0-9-]+" is invalid: spec\.template\.spec\.tolerations\[0\]\.effect: .*effect must be 'NoExecute' when `tolerationSeconds` is set \(HTTP 422\)/);
+  assert.match(
+    ex.runs[0]!.error,
+    /cannot create the Kubernetes Job svc-[a-z0-9-]+ in namespace svc-jobs: Job\.batch "svc-[a-z0-9-]+" is invalid: spec\.template\.spec\.tolerations\[0\]\.effect: .*effect must be 'NoExecute' when `tolerationSeconds` is set \(HTTP 422\)/,
+  );
 });
 
 test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the execution ends CANCELLED and nothing is left', { skip }, async () => {
@@ -173,27 +198,40 @@ test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the exec
   await nothingLeft();
 });
 
-test('a pod killed outright (deleted without a grace period) after its task started ends the run lost (the spec\'s reason for lost work) instead of leaving it running', { skip }, async () => {
-  const id = await env.trigger('slow');
-  await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
-  const [pod] = (await env.core.listNamespacedPod({ namespace: 'svc-jobs', labelSelector: `svc.dev/execution-id=${id}` })).items;
-  await env.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: 'svc-jobs', gracePeriodSeconds: 0 });
-  const ex = await env.ended(id, 30_000);
-  assert.equal(ex.state, 'FAILED');
-  assert.equal(ex.runs[0]!.reason, 'lost');
-  assert.match(ex.runs[0]!.error, /before its runner reported the end: .*(exited with code 137|BackoffLimitExceeded)/);
-  await nothingLeft();
-});
+test(
+  "a pod killed outright (deleted without a grace period) after its task started ends the run lost (the spec's reason for lost work) instead of leaving it running",
+  { skip },
+  async () => {
+    const id = await env.trigger('slow');
+    await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
+    const [pod] = (await env.core.listNamespacedPod({ namespace: 'svc-jobs', labelSelector: `svc.dev/execution-id=${id}` })).items;
+    await env.core.deleteNamespacedPod({ name: pod!.metadata!.name!, namespace: 'svc-jobs', gracePeriodSeconds: 0 });
+    const ex = await env.ended(id, 30_000);
+    assert.equal(ex.state, 'FAILED');
+    assert.equal(ex.runs[0]!.reason, 'lost');
+    assert.match(ex.runs[0]!.error, /before its runner reported the end: .*(exited with code 137|BackoffLimitExceeded)/);
+    await nothingLeft();
+  },
+);
 
 test('a Job left by a dispatcher that died, for a run that has ended, is deleted by the sweep', { skip }, async () => {
   const ended = await env.ended(await env.trigger('nolibc'));
   await nothingLeft();
   const leftover = 'svc-left-by-a-dead-dispatcher';
-  const labels = { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/deployment': await env.engine.deploymentId(), 'svc.dev/instance-id': 'disp-gone', 'svc.dev/task-run-id': ended.runs[0]!.id };
+  const labels = {
+    'app.kubernetes.io/managed-by': 'svc',
+    'svc.dev/deployment': await env.engine.deploymentId(),
+    'svc.dev/instance-id': 'disp-gone',
+    'svc.dev/task-run-id': ended.runs[0]!.id,
+  };
   const foreign = 'not-ours';
   // Another deployment's Job for a run id this one knows as ended: not ours to delete either.
   const otherDeployment = 'svc-of-another-deployment';
-  for (const [name, l] of [[leftover, labels], [foreign, { app: 'other' }], [otherDeployment, { ...labels, 'svc.dev/deployment': 'another' }]] as const) {
+  for (const [name, l] of [
+    [leftover, labels],
+    [foreign, { app: 'other' }],
+    [otherDeployment, { ...labels, 'svc.dev/deployment': 'another' }],
+  ] as const) {
     await env.batch.createNamespacedJob({
       namespace: 'svc-jobs',
       body: { metadata: { name, labels: l }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'svc-test/absent:1' }] } } } },

@@ -98,10 +98,17 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
   gateway.stdout!.on('data', (d) => (gwOut += d));
   gateway.stderr!.on('data', (d) => (gwOut += d));
   const gatewayExited = new Promise((r) => gateway.once('exit', r));
-  await until(`the gateway to answer (${gwOut})`, async () => {
-    if (gateway.exitCode !== null) throw new Error(`the gateway exited:\n${gwOut}`);
-    return fetch(`${gatewayUrl}/healthz`).then((r) => r.ok, () => false);
-  }, 90_000);
+  await until(
+    `the gateway to answer (${gwOut})`,
+    async () => {
+      if (gateway.exitCode !== null) throw new Error(`the gateway exited:\n${gwOut}`);
+      return fetch(`${gatewayUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    90_000,
+  );
 
   const config = loadConfig({
     ...shared,
@@ -151,12 +158,16 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
       return (await engine.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
     },
     async ended(executionId, ms = 60_000) {
-      return until(`execution ${executionId} to end`, async () => {
-        const ex = (await db.pool.query(`SELECT state FROM executions WHERE id = $1`, [executionId])).rows[0];
-        if (!ex || ['RUNNING', 'QUEUED', 'CANCELLING', 'PENDING'].includes(ex.state)) return undefined;
-        const runs = (await db.pool.query(`SELECT id, state, reason, error FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt`, [executionId])).rows;
-        return { state: ex.state as string, runs };
-      }, ms);
+      return until(
+        `execution ${executionId} to end`,
+        async () => {
+          const ex = (await db.pool.query(`SELECT state FROM executions WHERE id = $1`, [executionId])).rows[0];
+          if (!ex || ['RUNNING', 'QUEUED', 'CANCELLING', 'PENDING'].includes(ex.state)) return undefined;
+          const runs = (await db.pool.query(`SELECT id, state, reason, error FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt`, [executionId])).rows;
+          return { state: ex.state as string, runs };
+        },
+        ms,
+      );
     },
     async logLines(executionId) {
       return (await db.pool.query<{ text: string }>(`SELECT text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [executionId])).rows.map((r) => r.text);

@@ -82,7 +82,10 @@ test('after PostgreSQL restarts, notifications flow again: a standalone notifier
     const after = await claimLatency();
     assert.equal(after.state, 'SUCCESS');
     assert.ok(after.ms < 5_000, `claimed in ${after.ms} ms after the restart (poll every ${POLL_MS} ms)`);
-    assert.ok(env.logs().some((l) => /notification connection lost/.test(String(l.message ?? l.msg ?? ''))), 'the loss was logged');
+    assert.ok(
+      env.logs().some((l) => /notification connection lost/.test(String(l.message ?? l.msg ?? ''))),
+      'the loss was logged',
+    );
   } finally {
     await notifier.close();
   }

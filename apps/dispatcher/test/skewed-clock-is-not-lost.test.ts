@@ -21,7 +21,10 @@ after(() => env.close());
 
 test('the running task of a dispatcher whose clock is 10 minutes behind is neither timed out nor lost', async () => {
   const id = await env.trigger('slow');
-  const run = await until('the task to run', async () => (await env.pool.query(`SELECT id, started_at, timeout_at, last_heartbeat_at FROM task_runs WHERE execution_id = $1 AND state = 'RUNNING'`, [id])).rows[0]);
+  const run = await until(
+    'the task to run',
+    async () => (await env.pool.query(`SELECT id, started_at, timeout_at, last_heartbeat_at FROM task_runs WHERE execution_id = $1 AND state = 'RUNNING'`, [id])).rows[0],
+  );
   const dbNow = (await env.pool.query<{ now: Date }>(`SELECT now()`)).rows[0]!.now.getTime();
   assert.ok(Math.abs(run.started_at.getTime() - dbNow) < 30_000, `started by the database's clock: ${run.started_at.toISOString()}`);
   // What the maintenance holder's watchdog runs, by the database's clock.

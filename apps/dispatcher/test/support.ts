@@ -54,17 +54,19 @@ export class InjectedFault extends Error {
 
 /** The pool's statements, and those of the clients it lends (transactions), fail as `queries` say. */
 function faultyPool(pool: pg.Pool, queries: [RegExp, number][], fired: string[]): pg.Pool {
-  const faulty = (query: (...a: unknown[]) => unknown) => (q: string | { text: string; statements?: { text: string }[] }, ...rest: unknown[]) => {
-    // A pipeline (@svc/db) carries several statements: it fails when one of them would.
-    const text = typeof q === 'string' ? q : q.statements ? q.statements.map((s) => s.text).join('\n') : q.text;
-    const i = queries.findIndex(([re, n]) => n > 0 && re.test(text));
-    if (i >= 0) {
-      queries[i]![1]--;
-      fired.push(`query ${queries[i]![0]}`);
-      return Promise.reject(new InjectedFault(`query ${queries[i]![0]}`));
-    }
-    return query(q, ...rest);
-  };
+  const faulty =
+    (query: (...a: unknown[]) => unknown) =>
+    (q: string | { text: string; statements?: { text: string }[] }, ...rest: unknown[]) => {
+      // A pipeline (@svc/db) carries several statements: it fails when one of them would.
+      const text = typeof q === 'string' ? q : q.statements ? q.statements.map((s) => s.text).join('\n') : q.text;
+      const i = queries.findIndex(([re, n]) => n > 0 && re.test(text));
+      if (i >= 0) {
+        queries[i]![1]--;
+        fired.push(`query ${queries[i]![0]}`);
+        return Promise.reject(new InjectedFault(`query ${queries[i]![0]}`));
+      }
+      return query(q, ...rest);
+    };
   const wrapped = new WeakSet<pg.PoolClient>();
   return new Proxy(pool, {
     get(target, prop, receiver) {
@@ -96,14 +98,16 @@ function faultyStore(store: ObjectStore, puts: [RegExp, number][], gets: [RegExp
   return new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
-      if (prop === 'put') return async (key: string, ...rest: unknown[]) => {
-        if (take(puts, key, 'put')) throw new InjectedFault(`put ${key}`);
-        return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
-      };
-      if (prop === 'get') return async (key: string, ...rest: unknown[]) => {
-        if (take(gets, key, 'get')) throw new InjectedFault(`get ${key}`);
-        return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
-      };
+      if (prop === 'put')
+        return async (key: string, ...rest: unknown[]) => {
+          if (take(puts, key, 'put')) throw new InjectedFault(`put ${key}`);
+          return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
+        };
+      if (prop === 'get')
+        return async (key: string, ...rest: unknown[]) => {
+          if (take(gets, key, 'get')) throw new InjectedFault(`get ${key}`);
+          return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
+        };
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
@@ -123,7 +127,10 @@ export interface DispatcherEnv {
   logs: () => Record<string, unknown>[];
   trigger(flowId: string): Promise<string>;
   /** The execution once it ended, with its task runs (attempt order). */
-  ended(executionId: string, ms?: number): Promise<{ state: string; runs: { id: string; attempt: number; state: string; reason: string; error: string; duration_ms: string | null }[] }>;
+  ended(
+    executionId: string,
+    ms?: number,
+  ): Promise<{ state: string; runs: { id: string; attempt: number; state: string; reason: string; error: string; duration_ms: string | null }[] }>;
   close(): Promise<void>;
 }
 
@@ -166,7 +173,11 @@ export async function startDispatcher(
   const config = loadConfig({ SVC_DATABASE_URL: url, SVC_WORK_DIR: path.join(dir, 'work'), SVC_WORKER_SLOTS: '4' });
   const instanceId = `disp-${path.basename(dir)}`;
   // As run-service registers an instance (the heartbeat loop is not needed for the length of a test).
-  await registerInstance(db.pool, { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['inline', ...config.executors] }, new Date());
+  await registerInstance(
+    db.pool,
+    { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['inline', ...config.executors] },
+    new Date(),
+  );
   const { logger, lines } = createTestLogger({ level: 'debug' });
   const faultyStorage = faultyStore(storage, puts, gets, fired);
   const faultyDb = { ...db, pool: faultyPool(db.pool, queries, fired) };
@@ -201,14 +212,18 @@ export async function startDispatcher(
       return (await engine.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
     },
     async ended(executionId, ms = 30_000) {
-      return until(`execution ${executionId} to end`, async () => {
-        const ex = (await db.pool.query(`SELECT state FROM executions WHERE id = $1`, [executionId])).rows[0];
-        if (!ex || ['RUNNING', 'QUEUED', 'CANCELLING'].includes(ex.state)) return undefined;
-        const runs = (
-          await db.pool.query(`SELECT id, attempt, state, reason, error, duration_ms FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt`, [executionId])
-        ).rows;
-        return { state: ex.state as string, runs };
-      }, ms);
+      return until(
+        `execution ${executionId} to end`,
+        async () => {
+          const ex = (await db.pool.query(`SELECT state FROM executions WHERE id = $1`, [executionId])).rows[0];
+          if (!ex || ['RUNNING', 'QUEUED', 'CANCELLING'].includes(ex.state)) return undefined;
+          const runs = (
+            await db.pool.query(`SELECT id, attempt, state, reason, error, duration_ms FROM task_runs WHERE execution_id = $1 ORDER BY task_key, attempt`, [executionId])
+          ).rows;
+          return { state: ex.state as string, runs };
+        },
+        ms,
+      );
     },
     async close() {
       await dispatcher.stop();

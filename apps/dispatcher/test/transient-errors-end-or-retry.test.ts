@@ -38,16 +38,25 @@ test('a database error while the end is recorded is retried: the run ends SUCCES
   // The statement that ends task runs (END_AND_READ_SQL, ending a batch of completions).
   env.faults.queryOnce(/UPDATE task_runs r SET state = d\.state, reason = d\.reason/);
   const ex = await env.ended(await env.trigger('end'));
-  assert.ok(env.faults.fired.some((f) => f.includes('UPDATE task_runs')), 'the fault fired');
+  assert.ok(
+    env.faults.fired.some((f) => f.includes('UPDATE task_runs')),
+    'the fault fired',
+  );
   assert.equal(ex.state, 'SUCCESS');
-  assert.deepEqual(ex.runs.map((r) => [r.attempt, r.state, r.reason]), [[1, 'SUCCESS', '']]);
+  assert.deepEqual(
+    ex.runs.map((r) => [r.attempt, r.state, r.reason]),
+    [[1, 'SUCCESS', '']],
+  );
 });
 
 test('a database error while a log batch is stored is retried: no line lost, none twice', async () => {
   env.faults.queryOnce(/INSERT INTO log_lines/);
   const id = await env.trigger('logs');
   const ex = await env.ended(id);
-  assert.ok(env.faults.fired.some((f) => f.includes('log_lines')), 'the fault fired');
+  assert.ok(
+    env.faults.fired.some((f) => f.includes('log_lines')),
+    'the fault fired',
+  );
   assert.equal(ex.state, 'SUCCESS');
   const lines = (await env.pool.query<{ n: number; text: string }>(`SELECT n, text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [id])).rows;
   assert.equal(lines.length, 3000);
@@ -61,8 +70,14 @@ test('an object store error while an artifact is stored is retried: the artifact
   env.faults.putOnce(/^artifacts\//);
   const id = await env.trigger('art');
   const ex = await env.ended(id);
-  assert.ok(env.faults.fired.some((f) => f.startsWith('put artifacts/')), 'the fault fired');
+  assert.ok(
+    env.faults.fired.some((f) => f.startsWith('put artifacts/')),
+    'the fault fired',
+  );
   assert.equal(ex.state, 'SUCCESS');
   const rows = (await env.pool.query(`SELECT name, size FROM artifacts WHERE execution_id = $1`, [id])).rows;
-  assert.deepEqual(rows.map((r) => [r.name, Number(r.size)]), [['out.txt', 4]]);
+  assert.deepEqual(
+    rows.map((r) => [r.name, Number(r.size)]),
+    [['out.txt', 4]],
+  );
 });

@@ -68,7 +68,13 @@ async function claimAndDelete(run: CleanupRun, chunk: ObjectInfo[]): Promise<voi
   try {
     await c.query('BEGIN');
     await c.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
-    const claimed = new Set(await claimAbsentFileHashes(c, chunk.map((o) => fileHashOf(o.key)!), run.now));
+    const claimed = new Set(
+      await claimAbsentFileHashes(
+        c,
+        chunk.map((o) => fileHashOf(o.key)!),
+        run.now,
+      ),
+    );
     for (const o of chunk) {
       if (!claimed.has(fileHashOf(o.key)!)) continue; // a row appeared since the listing
       const info = await run.storage.stat(o.key);

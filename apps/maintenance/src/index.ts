@@ -1,7 +1,17 @@
 export { startLeaseKeeper, MAINTENANCE_LEASE, LEASE_TTL_MS, LEASE_TICK_MS, type LeaseKeeper, type LeaseKeeperOptions } from './lease-keeper.js';
 export { startWatchdog, watchdogOnce, WATCHDOG_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, type WatchdogDeps, type WatchdogResult } from './watchdog-loop.js';
 export { startMaintenance, MAINTENANCE_INTERVAL_MS, type Maintenance, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
-export { runRetention, DEFAULT_EMAIL_RETENTION_DAYS, AUDIT_RETENTION_MS, INSTANCE_RETENTION_MS, LOGIN_ATTEMPT_RETENTION_MS, SCHEDULE_FIRE_MIN_RETENTION_MS, DEFAULT_BATCH_SIZE, type RetentionDeps, type RetentionResult } from './retention.js';
+export {
+  runRetention,
+  DEFAULT_EMAIL_RETENTION_DAYS,
+  AUDIT_RETENTION_MS,
+  INSTANCE_RETENTION_MS,
+  LOGIN_ATTEMPT_RETENTION_MS,
+  SCHEDULE_FIRE_MIN_RETENTION_MS,
+  DEFAULT_BATCH_SIZE,
+  type RetentionDeps,
+  type RetentionResult,
+} from './retention.js';
 export {
   runStorageCleanupIfDue,
   cleanupStorage,

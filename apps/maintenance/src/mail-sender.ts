@@ -122,7 +122,15 @@ export class MailSender {
   constructor(private readonly o: MailSenderOptions) {
     this.requireTls = o.requireTls ?? smtpRequiresTlsByDefault(o.smtpUrl);
     this.transport = nodemailer.createTransport(smtpTransportOptions(o.smtpUrl, this.requireTls));
-    this.passes = new WokenPasses({ dbUrl: o.db.url, channel: EMAIL_QUEUED_CHANNEL, applicationName: 'svc-maintenance-mail', pollMs: o.pollMs ?? POLL_MS, log: o.log, what: 'queued emails', pass: () => this.pass() });
+    this.passes = new WokenPasses({
+      dbUrl: o.db.url,
+      channel: EMAIL_QUEUED_CHANNEL,
+      applicationName: 'svc-maintenance-mail',
+      pollMs: o.pollMs ?? POLL_MS,
+      log: o.log,
+      what: 'queued emails',
+      pass: () => this.pass(),
+    });
   }
 
   async start(): Promise<void> {
@@ -138,10 +146,9 @@ export class MailSender {
   /** Keeps this sender's row in mail_sender_instances fresh (at most every PRESENCE_MS). */
   private async markPresent(): Promise<void> {
     if (Date.now() - this.presenceAt < PRESENCE_MS) return;
-    await this.o.db.pool.query(
-      `INSERT INTO mail_sender_instances (instance_id, seen_at) VALUES ($1, now()) ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`,
-      [this.o.instanceId],
-    );
+    await this.o.db.pool.query(`INSERT INTO mail_sender_instances (instance_id, seen_at) VALUES ($1, now()) ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`, [
+      this.o.instanceId,
+    ]);
     this.presenceAt = Date.now();
   }
 

@@ -86,7 +86,10 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     const common = { db: opts.db, storage: opts.storage, log, metrics, batchSize: opts.batchSize, shouldContinue: isHolder };
     let retention: RetentionResult;
     try {
-      retention = await runRetention({ ...common, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) }, now);
+      retention = await runRetention(
+        { ...common, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) },
+        now,
+      );
       metrics.runs.inc({ job: 'retention', outcome: 'ok' });
       metrics.lastRun.set({ job: 'retention' }, now.getTime() / 1000);
       log.info('retention', { executions: retention.executions, rows: retention.rows, objects: retention.objects, bytes: retention.objectBytes, complete: retention.complete });
@@ -97,9 +100,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     }
     let storage: CleanupOutcome;
     try {
-      storage = isHolder()
-        ? await runStorageCleanupIfDue({ ...common, settleMs: opts.settleMs, instanceId: opts.instanceId }, now)
-        : { ran: false, last: null };
+      storage = isHolder() ? await runStorageCleanupIfDue({ ...common, settleMs: opts.settleMs, instanceId: opts.instanceId }, now) : { ran: false, last: null };
       if (storage.ran) {
         metrics.runs.inc({ job: 'storage_cleanup', outcome: storage.record.outcome === 'ok' ? 'ok' : 'interrupted' });
         metrics.lastRun.set({ job: 'storage_cleanup' }, now.getTime() / 1000);

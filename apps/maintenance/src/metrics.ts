@@ -33,11 +33,31 @@ export function createMaintenanceMetrics(opts: MaintenanceMetricsOptions = {}): 
   return {
     registry,
     leaseHeld: new client.Gauge({ name: 'svc_maintenance_lease_held', help: '1 while this instance holds the maintenance lease', registers }),
-    runs: new client.Counter({ name: 'svc_maintenance_runs_total', help: 'Maintenance runs by job and outcome (ok, error, not_due)', labelNames: ['job', 'outcome'] as const, registers }),
+    runs: new client.Counter({
+      name: 'svc_maintenance_runs_total',
+      help: 'Maintenance runs by job and outcome (ok, error, not_due)',
+      labelNames: ['job', 'outcome'] as const,
+      registers,
+    }),
     lastRun: new client.Gauge({ name: 'svc_maintenance_last_run_timestamp_seconds', help: 'Time of the last successful run of each job', labelNames: ['job'] as const, registers }),
-    rowsDeleted: new client.Counter({ name: 'svc_maintenance_rows_deleted_total', help: 'Rows deleted by retention and storage cleanup, by table', labelNames: ['table'] as const, registers }),
-    objectsDeleted: new client.Counter({ name: 'svc_maintenance_objects_deleted_total', help: 'Objects deleted from the object store, by kind', labelNames: ['kind'] as const, registers }),
-    bytesDeleted: new client.Counter({ name: 'svc_maintenance_bytes_deleted_total', help: 'Bytes of the objects deleted from the object store, by kind', labelNames: ['kind'] as const, registers }),
+    rowsDeleted: new client.Counter({
+      name: 'svc_maintenance_rows_deleted_total',
+      help: 'Rows deleted by retention and storage cleanup, by table',
+      labelNames: ['table'] as const,
+      registers,
+    }),
+    objectsDeleted: new client.Counter({
+      name: 'svc_maintenance_objects_deleted_total',
+      help: 'Objects deleted from the object store, by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    bytesDeleted: new client.Counter({
+      name: 'svc_maintenance_bytes_deleted_total',
+      help: 'Bytes of the objects deleted from the object store, by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     watchdogEnded: new client.Counter({
       name: 'svc_maintenance_watchdog_ended_total',
       help: 'Executions and task runs ended by the watchdog, by rule (execution_timeout, task_timeout, lost)',

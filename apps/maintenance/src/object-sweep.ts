@@ -53,8 +53,14 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
       const malformed = page.filter((o) => fileHashOf(o.key) === null);
       for (const o of malformed) await deleteIfStillOld(run, o.key);
       const addressed = page.filter((o) => fileHashOf(o.key) !== null);
-      const rows = await existingFileHashes(pool, addressed.map((o) => fileHashOf(o.key)!));
-      await deleteOrphanFiles(run, addressed.filter((o) => !rows.has(fileHashOf(o.key)!)));
+      const rows = await existingFileHashes(
+        pool,
+        addressed.map((o) => fileHashOf(o.key)!),
+      );
+      await deleteOrphanFiles(
+        run,
+        addressed.filter((o) => !rows.has(fileHashOf(o.key)!)),
+      );
       return;
     }
     case 'bundles/': {
@@ -79,7 +85,10 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
       return;
     }
     case 'logs/': {
-      const rows = await existingLogArchiveKeys(pool, page.map((o) => o.key));
+      const rows = await existingLogArchiveKeys(
+        pool,
+        page.map((o) => o.key),
+      );
       for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
       return;
     }

@@ -95,9 +95,7 @@ export async function runStorageCleanupIfDue(deps: CleanupDeps & { instanceId: s
     record.duration_ms = Math.round(performance.now() - started);
     record.finished_at = new Date(now.getTime() + record.duration_ms).toISOString();
     Object.assign(record, run.tally);
-    await writeSetting(pool, STORAGE_CLEANUP_SETTING, JSON.stringify(record)).catch((e: unknown) =>
-      deps.log.error('storage cleanup: could not record the run', { err: e }),
-    );
+    await writeSetting(pool, STORAGE_CLEANUP_SETTING, JSON.stringify(record)).catch((e: unknown) => deps.log.error('storage cleanup: could not record the run', { err: e }));
   }
   return { ran: true, record };
 }
@@ -127,7 +125,10 @@ async function releaseBundles(run: CleanupRun): Promise<void> {
       // A fetch that read the row just before it was cleared touches
       // last_used_at (always: the row is days old) or builds the bundle again.
       await sleep(run.settleMs);
-      const states = await snapshotBundleStates(run.db.pool, withObjects.map((b) => b.id));
+      const states = await snapshotBundleStates(
+        run.db.pool,
+        withObjects.map((b) => b.id),
+      );
       for (const b of withObjects) {
         const s = states.get(b.id);
         if (s && (s.bundleKey !== null || s.lastUsedAt.getTime() >= cutoff.getTime())) continue;

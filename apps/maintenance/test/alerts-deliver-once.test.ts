@@ -98,7 +98,16 @@ async function execution(o: { namespace?: string; flowId: string; state: string;
   await env.db.pool.query(
     `INSERT INTO executions (id, state, error, namespace, flow_id, snapshot_id, definition, created_by, trigger_type, started_at, ended_at, secret_keys_used)
      VALUES ($1, $2, $3, $4, $5, $6, '{"id":"f","tasks":[]}', 'test', 'manual', now() - interval '1 hour', $7, $8)`,
-    [id, o.state, o.state === 'FAILED' ? `task load failed: password ${SECRET} refused` : '', o.namespace ?? 'team', o.flowId, snapshotId, ended ? new Date() : null, ['DB_PASSWORD']],
+    [
+      id,
+      o.state,
+      o.state === 'FAILED' ? `task load failed: password ${SECRET} refused` : '',
+      o.namespace ?? 'team',
+      o.flowId,
+      snapshotId,
+      ended ? new Date() : null,
+      ['DB_PASSWORD'],
+    ],
   );
   if (o.state === 'FAILED' || o.state === 'TIMED_OUT') {
     const tr = newId();
@@ -153,7 +162,12 @@ function instance(id: string) {
 }
 
 const deliveries = async (ruleId: string) =>
-  (await env.db.pool.query(`SELECT id, event, execution_id, channel_type, status, attempts, error, target, message FROM alert_deliveries WHERE rule_id = $1 ORDER BY created_at, id`, [ruleId])).rows;
+  (
+    await env.db.pool.query(
+      `SELECT id, event, execution_id, channel_type, status, attempts, error, target, message FROM alert_deliveries WHERE rule_id = $1 ORDER BY created_at, id`,
+      [ruleId],
+    )
+  ).rows;
 
 test('failed executions alert once by email and by signed webhook across two instances, masked, with the task and its last log lines', async () => {
   const ruleId = await rule({
@@ -182,7 +196,10 @@ test('failed executions alert once by email and by signed webhook across two ins
   }
   const rows = await deliveries(ruleId);
   assert.equal(rows.length, 24, 'one delivery per execution and channel');
-  assert.ok(rows.every((r) => r.status === 'delivered'), JSON.stringify(rows.filter((r) => r.status !== 'delivered')));
+  assert.ok(
+    rows.every((r) => r.status === 'delivered'),
+    JSON.stringify(rows.filter((r) => r.status !== 'delivered')),
+  );
   for (const id of ids) {
     assert.equal(mails.filter((m) => m.raw.includes(id)).length, 1, `one email for ${id}`);
     assert.equal(hooks.filter((h) => JSON.parse(h.body).execution.id === id).length, 1, `one webhook for ${id}`);
@@ -217,7 +234,9 @@ test('failed executions alert once by email and by signed webhook across two ins
     assert.ok(!text.includes(SIGNING_KEY), 'the signing key is never shown');
   }
   // The two 500s were retried: one webhook delivery (or two) took more attempts, all recorded.
-  const attempts = (await env.db.pool.query(`SELECT a.ok, a.http_status, a.number FROM alert_delivery_attempts a JOIN alert_deliveries d ON d.id = a.delivery_id WHERE d.rule_id = $1`, [ruleId])).rows;
+  const attempts = (
+    await env.db.pool.query(`SELECT a.ok, a.http_status, a.number FROM alert_delivery_attempts a JOIN alert_deliveries d ON d.id = a.delivery_id WHERE d.rule_id = $1`, [ruleId])
+  ).rows;
   assert.equal(attempts.filter((x) => !x.ok).length, 2);
   assert.ok(attempts.filter((x) => !x.ok).every((x) => x.http_status === 500));
   assert.equal(attempts.filter((x) => x.ok).length, 24);
@@ -225,9 +244,20 @@ test('failed executions alert once by email and by signed webhook across two ins
 });
 
 test('recovered is the first success after a failure; late is an execution still running past the duration; the rate limit suppresses', async () => {
-  const recovered = await rule({ name: 'recoveries', flowId: 'nightly', events: ['recovered'], channels: [{ type: 'webhook', url: hookUrl, signing_secret: 'ALERT_SIGNING_KEY' }] });
+  const recovered = await rule({
+    name: 'recoveries',
+    flowId: 'nightly',
+    events: ['recovered'],
+    channels: [{ type: 'webhook', url: hookUrl, signing_secret: 'ALERT_SIGNING_KEY' }],
+  });
   const late = await rule({ name: 'late', events: ['late'], lateAfter: 60, channels: [{ type: 'webhook', url: hookUrl, signing_secret: 'ALERT_SIGNING_KEY' }] });
-  const limited = await rule({ name: 'limited', namespace: 'busy', events: ['failed'], rate: 2, channels: [{ type: 'webhook', url: hookUrl, signing_secret: 'ALERT_SIGNING_KEY' }] });
+  const limited = await rule({
+    name: 'limited',
+    namespace: 'busy',
+    events: ['failed'],
+    rate: 2,
+    channels: [{ type: 'webhook', url: hookUrl, signing_secret: 'ALERT_SIGNING_KEY' }],
+  });
   hooks.length = 0;
   const a = instance('m3');
   await a.start();
@@ -241,9 +271,15 @@ test('recovered is the first success after a failure; late is an execution still
     await until('the alerts', async () => (await deliveries(recovered)).length >= 1 && (await deliveries(late)).length >= 1 && (await deliveries(limited)).length >= 4);
     await new Promise((r) => setTimeout(r, 1000));
     const rec = await deliveries(recovered);
-    assert.deepEqual(rec.map((r) => [r.event, r.execution_id]), [['recovered', first]]);
+    assert.deepEqual(
+      rec.map((r) => [r.event, r.execution_id]),
+      [['recovered', first]],
+    );
     const l = await deliveries(late);
-    assert.deepEqual(l.map((r) => [r.event, r.execution_id]), [['late', running]]);
+    assert.deepEqual(
+      l.map((r) => [r.event, r.execution_id]),
+      [['late', running]],
+    );
     const lim = await deliveries(limited);
     assert.deepEqual(lim.map((r) => r.status).sort(), ['delivered', 'delivered', 'suppressed', 'suppressed']);
     await until('delivered', async () => (await deliveries(late))[0].status === 'delivered');
@@ -258,12 +294,17 @@ test('a schedule past its grace raises late once; Slack gets the text at the URL
   await secrets.put('sched', 'SLACK_URL', `${hookUrl.replace('/alerts', '')}${slackPath}`);
   await env.db.pool.query(`INSERT INTO namespaces (name) VALUES ('sched')`);
   await env.db.pool.query(`INSERT INTO flows (namespace, flow_id, path) VALUES ('sched', 'daily', 'daily.flow.yaml')`);
-  await env.db.pool.query(`INSERT INTO schedules (namespace, flow_id, trigger_id, cron, next_fire_at) VALUES ('sched', 'daily', 'every-day', '0 3 * * *', now() - interval '10 minutes')`);
+  await env.db.pool.query(
+    `INSERT INTO schedules (namespace, flow_id, trigger_id, cron, next_fire_at) VALUES ('sched', 'daily', 'every-day', '0 3 * * *', now() - interval '10 minutes')`,
+  );
   const ruleId = await rule({
     name: 'schedules',
     namespace: 'sched',
     events: ['late'],
-    channels: [{ type: 'slack', url_secret: 'SLACK_URL' }, { type: 'webhook', url: `${hookUrl}?answer=404`, signing_secret: 'ALERT_SIGNING_KEY' }],
+    channels: [
+      { type: 'slack', url_secret: 'SLACK_URL' },
+      { type: 'webhook', url: `${hookUrl}?answer=404`, signing_secret: 'ALERT_SIGNING_KEY' },
+    ],
   });
   await env.db.pool.query(`UPDATE alert_rules SET schedule_grace_seconds = 60 WHERE id = $1`, [ruleId]);
   hooks.length = 0;
@@ -279,7 +320,13 @@ test('a schedule past its grace raises late once; Slack gets the text at the URL
     await a.stop();
   }
   const rows = await deliveries(ruleId);
-  assert.deepEqual(rows.map((r) => [r.channel_type, r.status, r.attempts]).sort(), [['slack', 'delivered', 1], ['webhook', 'failed', 1]].sort());
+  assert.deepEqual(
+    rows.map((r) => [r.channel_type, r.status, r.attempts]).sort(),
+    [
+      ['slack', 'delivered', 1],
+      ['webhook', 'failed', 1],
+    ].sort(),
+  );
   assert.ok(rows.every((r) => r.event === 'late' && r.execution_id === null));
   assert.equal(rows.find((r) => r.channel_type === 'slack').target, 'secret SLACK_URL', 'the Slack URL is named by its secret, never shown');
   assert.match(rows.find((r) => r.channel_type === 'webhook').error, /HTTP 404/);

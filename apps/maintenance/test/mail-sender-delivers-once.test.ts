@@ -61,7 +61,12 @@ after(async () => {
 
 async function queue(to: string, subject: string): Promise<string> {
   const id = newId();
-  await env.db.pool.query(`INSERT INTO emails (id, organization_id, from_address, to_address, subject, text) VALUES ($1, $2, 'app@acme.test', $3, $4, 'hello')`, [id, orgId, to, subject]);
+  await env.db.pool.query(`INSERT INTO emails (id, organization_id, from_address, to_address, subject, text) VALUES ($1, $2, 'app@acme.test', $3, $4, 'hello')`, [
+    id,
+    orgId,
+    to,
+    subject,
+  ]);
   return id;
 }
 const row = async (id: string) => (await env.db.pool.query(`SELECT status, attempts, error, message_id FROM emails WHERE id = $1`, [id])).rows[0];

@@ -54,7 +54,11 @@ after(async () => {
 
 async function queue(subject: string): Promise<string> {
   const id = newId();
-  await env.db.pool.query(`INSERT INTO emails (id, organization_id, from_address, to_address, subject, text) VALUES ($1, $2, 'app@acme.test', 'bob@example.test', $3, 'hello')`, [id, orgId, subject]);
+  await env.db.pool.query(`INSERT INTO emails (id, organization_id, from_address, to_address, subject, text) VALUES ($1, $2, 'app@acme.test', 'bob@example.test', $3, 'hello')`, [
+    id,
+    orgId,
+    subject,
+  ]);
   return id;
 }
 const row = async (id: string) => (await env.db.pool.query(`SELECT status, attempts, error FROM emails WHERE id = $1`, [id])).rows[0];

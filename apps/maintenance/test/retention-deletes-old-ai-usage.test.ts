@@ -19,7 +19,10 @@ async function usage(userId: string, day: string): Promise<void> {
   await env.db.pool.query(`INSERT INTO ai_usage (user_id, day, requests, tokens) VALUES ($1, $2::date, 3, 45)`, [userId, day]);
 }
 
-const days = async () => (await env.db.pool.query<{ user_id: string; day: string }>(`SELECT user_id, to_char(day, 'YYYY-MM-DD') AS day FROM ai_usage ORDER BY day, user_id`)).rows.map((r) => `${r.user_id} ${r.day}`);
+const days = async () =>
+  (await env.db.pool.query<{ user_id: string; day: string }>(`SELECT user_id, to_char(day, 'YYYY-MM-DD') AS day FROM ai_usage ORDER BY day, user_id`)).rows.map(
+    (r) => `${r.user_id} ${r.day}`,
+  );
 
 test('ai_usage rows of days older than SVC_RETENTION_DAYS go; the days inside it and today stay', async () => {
   // Midday, so "ended more than N days ago" is one day apart from "inside the window".

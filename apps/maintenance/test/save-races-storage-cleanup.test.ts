@@ -101,7 +101,9 @@ test(`a save racing the storage cleanup loses no file (${ROUNDS} rounds)`, async
   assert.ok(files > ROUNDS * 3);
   await cleanupStorage({ db: env.db, storage: env.storage, log: env.log, settleMs: 0 }, new Date(Date.now() + 2 * DAY));
   await checkAll('after a later cleanup');
-  const head = (await env.db.pool.query<{ snapshot_id: string }>(`SELECT v.snapshot_id FROM namespaces n JOIN namespace_versions v ON v.id = n.head_version_id WHERE n.name = 'race'`)).rows[0]!;
+  const head = (
+    await env.db.pool.query<{ snapshot_id: string }>(`SELECT v.snapshot_id FROM namespaces n JOIN namespace_versions v ON v.id = n.head_version_id WHERE n.name = 'race'`)
+  ).rows[0]!;
   assert.ok((await ensureBundle(env.db.pool, env.storage, head.snapshot_id, new Date())).size > 0);
   // The cleanup did work during the races: each round's unwanted orphan was
   // deleted, or put back with its batch because a save was writing rows.

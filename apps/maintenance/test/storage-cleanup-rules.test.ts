@@ -31,7 +31,12 @@ test('objects without a row are deleted once older than 1 hour; young ones, obje
   await env.db.pool.query(`INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, state) VALUES ($1, $2, 't', 'command', 'process', 'SUCCESS')`, [tr, ex]);
   const keptArtifact = `artifacts/${ex}/${tr}/kept.txt`;
   await putObject(env, keptArtifact, 'kept', old);
-  await env.db.pool.query(`INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, sha256) VALUES ($1, $2, $3, 'kept.txt', $4, 4, 'x')`, [newId(), ex, tr, keptArtifact]);
+  await env.db.pool.query(`INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, sha256) VALUES ($1, $2, $3, 'kept.txt', $4, 4, 'x')`, [
+    newId(),
+    ex,
+    tr,
+    keptArtifact,
+  ]);
   const keptLog = `logs/${ex}.log.gz`;
   await putObject(env, keptLog, 'gz', old);
   await env.db.pool.query(`INSERT INTO log_archives (execution_id, object_key, size, line_count) VALUES ($1, $2, 2, 1)`, [ex, keptLog]);
@@ -45,7 +50,15 @@ test('objects without a row are deleted once older than 1 hour; young ones, obje
     `logs/${newId()}.log.gz`,
     'health/instance-1/probe',
   ];
-  const stay = [fileKey(sha('young orphan')), `bundles/${newId()}.tar.gz`, `artifacts/${newId()}/${newId()}/young.txt`, 'health/instance-2/probe', keptArtifact, keptLog, 'operator/notes.txt'];
+  const stay = [
+    fileKey(sha('young orphan')),
+    `bundles/${newId()}.tar.gz`,
+    `artifacts/${newId()}/${newId()}/young.txt`,
+    'health/instance-2/probe',
+    keptArtifact,
+    keptLog,
+    'operator/notes.txt',
+  ];
   for (const k of gone) await putObject(env, k, gone.indexOf(k) === 0 ? 'orphan content' : 'x', old);
   for (const k of stay.slice(0, 4)) await putObject(env, k, k.startsWith('files/') ? 'young orphan' : 'x', young);
   await putObject(env, 'operator/notes.txt', 'mine', new Date(t0.getTime() - 300 * DAY));
@@ -70,7 +83,10 @@ test('a bundle unused for 7 days is deleted and forgotten; one used, built or pi
   const days = (n: number) => new Date(t0.getTime() - n * DAY);
   // A real bundle of a saved version, built and last fetched 8 days ago.
   await createNamespace(env.db.pool, { name: 'bund', createdBy: 't', now: days(9) });
-  const v = await saveChanges(saveDeps(() => days(9)), { namespace: 'bund', message: 'm', author: 'a', changes: [{ op: 'put', path: 'run.sh', content: 'echo hi' }] });
+  const v = await saveChanges(
+    saveDeps(() => days(9)),
+    { namespace: 'bund', message: 'm', author: 'a', changes: [{ op: 'put', path: 'run.sh', content: 'echo hi' }] },
+  );
   const built = await ensureBundle(env.db.pool, env.storage, v.snapshot_id, days(8));
   setModified(env, built.key, days(8));
   // Bundles of snapshots pinned by executions (which keep the snapshots themselves).
@@ -130,16 +146,22 @@ test('unreferenced snapshots go with their files and bundle; file rows no snapsh
   const ago = (ms: number) => new Date(t0.getTime() - ms);
   await createNamespace(env.db.pool, { name: 'gone', createdBy: 't', now: ago(3 * HOUR) });
   await createNamespace(env.db.pool, { name: 'keep', createdBy: 't', now: ago(3 * HOUR) });
-  const goneV = await saveChanges(saveDeps(() => ago(3 * HOUR)), {
-    namespace: 'gone',
-    message: 'm',
-    author: 'a',
-    changes: [
-      { op: 'put', path: 'only-here.txt', content: 'content only gone has' },
-      { op: 'put', path: 'shared.txt', content: 'content both have' },
-    ],
-  });
-  await saveChanges(saveDeps(() => ago(3 * HOUR)), { namespace: 'keep', message: 'm', author: 'a', changes: [{ op: 'put', path: 'copy.txt', content: 'content both have' }] });
+  const goneV = await saveChanges(
+    saveDeps(() => ago(3 * HOUR)),
+    {
+      namespace: 'gone',
+      message: 'm',
+      author: 'a',
+      changes: [
+        { op: 'put', path: 'only-here.txt', content: 'content only gone has' },
+        { op: 'put', path: 'shared.txt', content: 'content both have' },
+      ],
+    },
+  );
+  await saveChanges(
+    saveDeps(() => ago(3 * HOUR)),
+    { namespace: 'keep', message: 'm', author: 'a', changes: [{ op: 'put', path: 'copy.txt', content: 'content both have' }] },
+  );
   const bundle = await ensureBundle(env.db.pool, env.storage, goneV.snapshot_id, ago(3 * HOUR));
   await deleteNamespace(env.db.pool, 'gone');
   // An unreferenced snapshot used within the hour, and one only an execution pins.
@@ -182,7 +204,10 @@ test('a save that saw a row the cleanup then deletes still finds the object when
   assert.ok(tally.rows.file_objects >= 1);
   assert.equal((await env.db.pool.query(`SELECT 1 FROM file_objects WHERE hash = $1`, [h])).rowCount, 0, 'the cleanup deleted the row');
   // The save's transaction (snapshotFor) writes the row again and refers to it.
-  await env.db.pool.query(`INSERT INTO file_objects (hash, size, created_at, last_used_at) VALUES ($1, $2, $3, $3) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`, [h, content.length, t0]);
+  await env.db.pool.query(
+    `INSERT INTO file_objects (hash, size, created_at, last_used_at) VALUES ($1, $2, $3, $3) ON CONFLICT (hash) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
+    [h, content.length, t0],
+  );
   assert.equal((await env.storage.getBuffer(fileKey(h))).toString(), content, 'the object outlived its row');
   clock.advance(DAY);
   await cleanupStorage(deps, clock.now());

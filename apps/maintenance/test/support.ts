@@ -72,15 +72,22 @@ export async function count(db: Db, sql: string, params: unknown[] = []): Promis
 }
 
 /** A snapshot row (no files) with chosen times. */
-export async function seedSnapshot(
-  db: Db,
-  o: { id?: string; namespace?: string; createdAt: Date; lastUsedAt?: Date; bundleKey?: string; bundleBuiltAt?: Date },
-): Promise<string> {
+export async function seedSnapshot(db: Db, o: { id?: string; namespace?: string; createdAt: Date; lastUsedAt?: Date; bundleKey?: string; bundleBuiltAt?: Date }): Promise<string> {
   const id = o.id ?? newId();
   await db.pool.query(
     `INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes, created_at, last_used_at, bundle_key, bundle_hash, bundle_size, bundle_built_at)
      VALUES ($1, $2, $3, 0, 0, $4, $5, $6, $7, $8, $9)`,
-    [id, o.namespace ?? 'ns', `m-${id}`, o.createdAt, o.lastUsedAt ?? o.createdAt, o.bundleKey ?? null, o.bundleKey ? 'h' : null, o.bundleKey ? 10 : null, o.bundleKey ? (o.bundleBuiltAt ?? o.createdAt) : null],
+    [
+      id,
+      o.namespace ?? 'ns',
+      `m-${id}`,
+      o.createdAt,
+      o.lastUsedAt ?? o.createdAt,
+      o.bundleKey ?? null,
+      o.bundleKey ? 'h' : null,
+      o.bundleKey ? 10 : null,
+      o.bundleKey ? (o.bundleBuiltAt ?? o.createdAt) : null,
+    ],
   );
   return id;
 }
@@ -104,7 +111,11 @@ export async function seedTaskRunWithData(env: TestEnv, executionId: string, at:
     `INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, state, created_at, started_at, ended_at) VALUES ($1, $2, 't', 'command', 'process', 'SUCCESS', $3, $3, $3)`,
     [taskRunId, executionId, at],
   );
-  await db.pool.query(`INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, at) VALUES ($1, $2, 'RUNNING', 'SUCCESS', $3)`, [executionId, taskRunId, at]);
+  await db.pool.query(`INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, at) VALUES ($1, $2, 'RUNNING', 'SUCCESS', $3)`, [
+    executionId,
+    taskRunId,
+    at,
+  ]);
   await db.pool.query(
     `INSERT INTO log_lines (task_run_id, n, execution_id, task_key, attempt, ts, stream, text, seq) SELECT $1, n, $2, 't', 1, n, 'stdout', 'line', n FROM generate_series(1, 7) AS n`,
     [taskRunId, executionId],
@@ -112,10 +123,13 @@ export async function seedTaskRunWithData(env: TestEnv, executionId: string, at:
   await db.pool.query(`INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, at) VALUES ($1, $2, 't', 'rows', 3, $3)`, [executionId, taskRunId, at]);
   const artifactKey = `artifacts/${executionId}/${taskRunId}/out/report.txt`;
   await putObject(env, artifactKey, 'report', at);
-  await db.pool.query(
-    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, sha256, created_at) VALUES ($1, $2, $3, 'out/report.txt', $4, 6, 'x', $5)`,
-    [newId(), executionId, taskRunId, artifactKey, at],
-  );
+  await db.pool.query(`INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, sha256, created_at) VALUES ($1, $2, $3, 'out/report.txt', $4, 6, 'x', $5)`, [
+    newId(),
+    executionId,
+    taskRunId,
+    artifactKey,
+    at,
+  ]);
   await db.pool.query(`INSERT INTO ai_insights (id, execution_id, status, created_at) VALUES ($1, $2, 'done', $3)`, [newId(), executionId, at]);
   return { taskRunId, artifactKey };
 }

@@ -36,7 +36,11 @@ before(async () => {
         { op: 'put', path: 'whole.flow.yaml', content: flow({ id: 'whole', timeout: '10m', tasks: [{ id: 'a', type: 'command', command: ['true'] }] }) },
         { op: 'put', path: 'silent.flow.yaml', content: flow({ id: 'silent', tasks: [{ id: 't', type: 'command', timeout: '5m', command: ['true'] }] }) },
         { op: 'put', path: 'proc.flow.yaml', content: flow({ id: 'proc', tasks: [{ id: 'p', type: 'command', retry: { max_attempts: 2, initial: '1s' }, command: ['true'] }] }) },
-        { op: 'put', path: 'cont.flow.yaml', content: flow({ id: 'cont', tasks: [{ id: 'c', type: 'command', executor: { type: 'docker', image: 'busybox' }, command: ['true'] }] }) },
+        {
+          op: 'put',
+          path: 'cont.flow.yaml',
+          content: flow({ id: 'cont', tasks: [{ id: 'c', type: 'command', executor: { type: 'docker', image: 'busybox' }, command: ['true'] }] }),
+        },
       ],
     },
   );
@@ -52,7 +56,15 @@ before(async () => {
 });
 after(() => env.close());
 
-const deps = () => ({ db: env.db, log: env.log, engine: testEngine({ pool: env.db.pool, storage: env.storage, now: clock.now }), now: clock.now, isHolder: () => true, heartbeatTimeoutMs: 60 * S, metrics: env.metrics });
+const deps = () => ({
+  db: env.db,
+  log: env.log,
+  engine: testEngine({ pool: env.db.pool, storage: env.storage, now: clock.now }),
+  now: clock.now,
+  isHolder: () => true,
+  heartbeatTimeoutMs: 60 * S,
+  metrics: env.metrics,
+});
 const runOf = async (flowId: string, attempt = 1) =>
   (await env.db.pool.query(`SELECT id, state, reason, attempt FROM task_runs WHERE execution_id = $1 AND attempt = $2`, [ids[flowId], attempt])).rows[0];
 const execution = async (flowId: string) => (await env.db.pool.query(`SELECT state, reason FROM executions WHERE id = $1`, [ids[flowId]])).rows[0];
@@ -100,7 +112,7 @@ test('process runs of an instance offline for 60 s fail as lost at once and are 
   assert.ok(r.lost.includes((await runOf('proc')).id), JSON.stringify(r));
   assert.equal((await runOf('proc')).state, 'FAILED');
   assert.equal((await runOf('proc')).reason, 'lost');
-  assert.ok((await runOf('proc', 2)), 'the retry policy queued attempt 2');
+  assert.ok(await runOf('proc', 2), 'the retry policy queued attempt 2');
   assert.equal((await execution('proc')).state, 'RUNNING');
   assert.equal((await runOf('cont')).state, 'RUNNING', 'its task heartbeat is 31 s old');
   at(12 * M + 31 * S);

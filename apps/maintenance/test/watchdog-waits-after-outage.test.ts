@@ -24,7 +24,12 @@ before(async () => {
   await createNamespace(env.db.pool, { name: 'o', createdBy: 't', now: new Date() });
   await saveChanges(
     { pool: env.db.pool, storage: env.storage, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 1 << 24 },
-    { namespace: 'o', message: 'f', author: 't', changes: [{ op: 'put', path: 'w.flow.yaml', content: JSON.stringify({ id: 'w', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }] },
+    {
+      namespace: 'o',
+      message: 'f',
+      author: 't',
+      changes: [{ op: 'put', path: 'w.flow.yaml', content: JSON.stringify({ id: 'w', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }],
+    },
   );
   for (const instance of ['live', 'dead']) {
     await registerInstance(env.db.pool, { id: instance, kind: 'dispatcher', hostname: 'h', version: '1', pools: ['default'], executors: ['process'] });

@@ -74,7 +74,8 @@ export class BackfillAdvancer {
       total.finished.push(...r.finished);
       if (!r.more) break;
     }
-    if (total.created || total.skipped || total.finished.length) this.deps.log.info('backfills advanced', { created: total.created, skipped: total.skipped, finished: total.finished });
+    if (total.created || total.skipped || total.finished.length)
+      this.deps.log.info('backfills advanced', { created: total.created, skipped: total.skipped, finished: total.finished });
     return total;
   }
 
@@ -99,11 +100,19 @@ export class BackfillAdvancer {
           ).rows[0]!.n,
         );
         const room = Math.min(perPass, b.max_in_flight - inFlight);
-        const pending = room > 0
-          ? (await c.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [b.id, room + 1])).rows
-          : [];
+        const pending =
+          room > 0
+            ? (await c.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [b.id, room + 1]))
+                .rows
+            : [];
         const trigger = pending.length
-          ? (await c.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [b.namespace, b.flow_id, b.trigger_id])).rows[0]
+          ? (
+              await c.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [
+                b.namespace,
+                b.flow_id,
+                b.trigger_id,
+              ])
+            ).rows[0]
           : undefined;
         let served = 0;
         let paused = false;

@@ -50,4 +50,3 @@ export function decideFire(times: FireTimes, due: Date, now: Date, catchUp: Catc
       return assertNever(catchUp, 'catch_up');
   }
 }
-

@@ -25,7 +25,9 @@ test('what cron-parser does on its own (kept as the reason for fire-times.ts): a
   // If a cron-parser upgrade changes this, fire-times.ts may be simplified.
   const berlinSpring = parseCron('30 2 * * *').nextTimes(new Date('2026-03-28T12:00:00Z'), 1, 'Europe/Berlin');
   assert.equal(berlinSpring[0]!.toISOString(), '2026-03-29T01:30:00.000Z'); // 03:30 CEST
-  const berlinFall = parseCron('*/30 * * * *').nextTimes(new Date('2026-10-24T23:30:00Z'), 4, 'Europe/Berlin').map((d) => d.toISOString());
+  const berlinFall = parseCron('*/30 * * * *')
+    .nextTimes(new Date('2026-10-24T23:30:00Z'), 4, 'Europe/Berlin')
+    .map((d) => d.toISOString());
   assert.deepEqual(berlinFall, ['2026-10-25T00:00:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T01:30:00.000Z']);
 });
 
@@ -48,11 +50,7 @@ test('Europe/Berlin spring forward: every 30 minutes skips 02:00 and 02:30 and f
 });
 
 test('Europe/Berlin fall back: a daily 02:30 fires once, and every 30 minutes fires the repeated hour once', () => {
-  assert.deepEqual(seq('30 2 * * *', 'Europe/Berlin', '2026-10-23T12:00:00Z', 3), [
-    '2026-10-24T00:30=02:30',
-    '2026-10-25T00:30=02:30',
-    '2026-10-26T01:30=02:30',
-  ]);
+  assert.deepEqual(seq('30 2 * * *', 'Europe/Berlin', '2026-10-23T12:00:00Z', 3), ['2026-10-24T00:30=02:30', '2026-10-25T00:30=02:30', '2026-10-26T01:30=02:30']);
   assert.deepEqual(seq('*/30 * * * *', 'Europe/Berlin', '2026-10-24T23:15:00Z', 5), [
     '2026-10-24T23:30=01:30',
     '2026-10-25T00:00=02:00',
@@ -70,16 +68,8 @@ test('Europe/Berlin fall back: asked from inside the repeated hour, the next tim
 });
 
 test('America/New_York spring forward: a daily 02:15 fires at 03:00; hourly skips nothing but fires 03:00 once', () => {
-  assert.deepEqual(seq('15 2 * * *', 'America/New_York', '2026-03-07T00:00:00Z', 3), [
-    '2026-03-07T07:15=02:15',
-    '2026-03-08T07:00=03:00',
-    '2026-03-09T06:15=02:15',
-  ]);
-  assert.deepEqual(seq('0 * * * *', 'America/New_York', '2026-03-08T05:30:00Z', 3), [
-    '2026-03-08T06:00=01:00',
-    '2026-03-08T07:00=03:00',
-    '2026-03-08T08:00=04:00',
-  ]);
+  assert.deepEqual(seq('15 2 * * *', 'America/New_York', '2026-03-07T00:00:00Z', 3), ['2026-03-07T07:15=02:15', '2026-03-08T07:00=03:00', '2026-03-09T06:15=02:15']);
+  assert.deepEqual(seq('0 * * * *', 'America/New_York', '2026-03-08T05:30:00Z', 3), ['2026-03-08T06:00=01:00', '2026-03-08T07:00=03:00', '2026-03-08T08:00=04:00']);
 });
 
 test('America/New_York fall back: hourly fires 01:00 once, a daily 01:30 fires once', () => {

@@ -200,7 +200,15 @@ export class Scheduler {
       if (claimed < batchSize || batchFailed) break;
     }
     for (const f of fired) {
-      if (f.executionId || f.skipped) this.deps.log.info('schedule fired', { namespace: f.namespace, flow_id: f.flowId, trigger_id: f.triggerId, fire_time: f.fireTime?.toISOString() ?? null, execution_id: f.executionId, skipped: f.skipped });
+      if (f.executionId || f.skipped)
+        this.deps.log.info('schedule fired', {
+          namespace: f.namespace,
+          flow_id: f.flowId,
+          trigger_id: f.triggerId,
+          fire_time: f.fireTime?.toISOString() ?? null,
+          execution_id: f.executionId,
+          skipped: f.skipped,
+        });
     }
     return { fired, failed };
   }

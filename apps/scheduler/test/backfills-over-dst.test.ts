@@ -32,11 +32,32 @@ function advancer(): { a: BackfillAdvancer; engine: Engine } {
   return { a: new BackfillAdvancer({ pool: deps.pool, engine: deps.engine, log: silent }), engine: deps.engine };
 }
 
-async function create(flowId: string, triggerId: string, cron: string, timezone: string, from: string, to: string, maxInFlight: number): Promise<{ id: string; fireTimes: Date[] }> {
+async function create(
+  flowId: string,
+  triggerId: string,
+  cron: string,
+  timezone: string,
+  from: string,
+  to: string,
+  maxInFlight: number,
+): Promise<{ id: string; fireTimes: Date[] }> {
   const id = newId();
   // As the gateway's createBackfill computes them.
   const fireTimes = new FireTimes(cron, new ZoneClock(timezone)).between(new Date(from), new Date(to), 10_000);
-  await insertBackfill(w.pool, { id, namespace: 'bf', flowId, triggerId, cron, timezone, from: new Date(from), to: new Date(to), maxInFlight, createdBy: 'test', fireTimes, now: new Date() });
+  await insertBackfill(w.pool, {
+    id,
+    namespace: 'bf',
+    flowId,
+    triggerId,
+    cron,
+    timezone,
+    from: new Date(from),
+    to: new Date(to),
+    maxInFlight,
+    createdBy: 'test',
+    fireTimes,
+    now: new Date(),
+  });
   return { id, fireTimes };
 }
 
@@ -47,7 +68,15 @@ async function create(flowId: string, triggerId: string, cron: string, timezone:
  * does (the clock skips 02:00-03:00), the next valid minute, 03:00 at +02:00.
  */
 function expectedBerlin0230(day: string): string {
-  const fmt = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const fmt = new Intl.DateTimeFormat('sv-SE', {
+    timeZone: 'Europe/Berlin',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
   const candidates = [2, 1]
     .map((h) => new Date(Date.parse(`${day}T02:30:00Z`) - h * 3_600_000))
     .filter((t) => fmt.format(t) === `${day} 02:30`)
@@ -63,8 +92,12 @@ test('1,000 daily fire times over six DST changes: exactly the expected instants
   for (let d = Date.UTC(2025, 5, 1); expected.length < 1000; d += 86_400_000) expected.push(expectedBerlin0230(new Date(d).toISOString().slice(0, 10)));
   assert.equal(expected.at(-1), '2028-02-25T01:30:00.000Z');
   // Spot checks of the rules: skipped (2026-03-29 03:00 +02:00), repeated (2026-10-25, first pass +02:00), summer and winter days.
-  for (const t of ['2026-03-29T01:00:00.000Z', '2026-10-25T00:30:00.000Z', '2026-07-01T00:30:00.000Z', '2026-12-01T01:30:00.000Z', '2027-03-28T01:00:00.000Z']) assert.ok(expected.includes(t), t);
-  assert.deepEqual(fireTimes.map((t) => t.toISOString()), expected);
+  for (const t of ['2026-03-29T01:00:00.000Z', '2026-10-25T00:30:00.000Z', '2026-07-01T00:30:00.000Z', '2026-12-01T01:30:00.000Z', '2027-03-28T01:00:00.000Z'])
+    assert.ok(expected.includes(t), t);
+  assert.deepEqual(
+    fireTimes.map((t) => t.toISOString()),
+    expected,
+  );
 
   const one = advancer();
   const two = advancer();
@@ -73,12 +106,22 @@ test('1,000 daily fire times over six DST changes: exactly the expected instants
   assert.equal(r1.created + r2.created, 1000, `created ${r1.created} + ${r2.created}`);
   const ms = performance.now() - t0;
 
-  const rows = await w.pool.query<{ fire_time: string; trigger_type: string; trigger_id: string; payload: Record<string, unknown>; labels: Record<string, string>; created_by: string }>(
+  const rows = await w.pool.query<{
+    fire_time: string;
+    trigger_type: string;
+    trigger_id: string;
+    payload: Record<string, unknown>;
+    labels: Record<string, string>;
+    created_by: string;
+  }>(
     `SELECT trigger_payload->>'fire_time' AS fire_time, trigger_type, trigger_id, trigger_payload AS payload, labels, created_by FROM executions WHERE labels->>'backfill' = $1 ORDER BY 1`,
     [id],
   );
   assert.equal(rows.rows.length, 1000);
-  assert.deepEqual(rows.rows.map((r) => r.fire_time), expected);
+  assert.deepEqual(
+    rows.rows.map((r) => r.fire_time),
+    expected,
+  );
   const r0 = rows.rows[0]!;
   assert.equal(r0.trigger_type, 'schedule');
   assert.equal(r0.trigger_id, 'nightly');
@@ -132,7 +175,10 @@ test('in-flight limit, pause, resume, a new advancer after a restart, and cancel
   assert.equal(b?.state, 'cancelled');
   assert.deepEqual([b?.left, b?.cancelled], [0, 4]);
   const fires = await w.pool.query<{ fire_time: string }>(`SELECT trigger_payload->>'fire_time' AS fire_time FROM executions WHERE labels->>'backfill' = $1 ORDER BY 1`, [id]);
-  assert.deepEqual(fires.rows.map((r) => r.fire_time), ['2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T07:00:00.000Z']);
+  assert.deepEqual(
+    fires.rows.map((r) => r.fire_time),
+    ['2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T07:00:00.000Z'],
+  );
 });
 
 test("the flow's concurrency rule applies: limit 1 with skip leaves the others SKIPPED, and the backfill ends done", async () => {

@@ -40,7 +40,11 @@ test('after two hours down, catch_up last (and the default) fires only the lates
   assert.deepEqual(await firesOf('none'), ['10:00']);
   // All three wait for 12:10 now.
   const next = (await w.pool.query(`SELECT flow_id, next_fire_at FROM schedules ORDER BY flow_id`)).rows.map((x) => [x.flow_id, new Date(x.next_fire_at).toISOString()]);
-  assert.deepEqual(next, [['default', '2031-02-03T12:10:00.000Z'], ['last', '2031-02-03T12:10:00.000Z'], ['none', '2031-02-03T12:10:00.000Z']]);
+  assert.deepEqual(next, [
+    ['default', '2031-02-03T12:10:00.000Z'],
+    ['last', '2031-02-03T12:10:00.000Z'],
+    ['none', '2031-02-03T12:10:00.000Z'],
+  ]);
   // The fire time of the late execution is the missed time, not the tick.
   const late = (await scheduledRuns(w.pool, `flow_id = 'last' AND trigger_payload->>'fire_time' LIKE '%T12:00%'`))[0]!;
   assert.equal(late.fire_time, '2031-02-03T12:00:00.000Z');

@@ -38,7 +38,10 @@ async function ticked(zone: string, from: string, to: string): Promise<Record<st
   for (let t = at(from, 5).getTime(); t <= Date.parse(to) + 5000; t += 60_000) {
     const r = await s.tick(new Date(t));
     assert.equal(r.failed, 0);
-    assert.ok(r.fired.every((f) => f.executionId), `nothing dropped at ${new Date(t).toISOString()}: ${JSON.stringify(r.fired)}`);
+    assert.ok(
+      r.fired.every((f) => f.executionId),
+      `nothing dropped at ${new Date(t).toISOString()}: ${JSON.stringify(r.fired)}`,
+    );
   }
   const clock = new ZoneClock(zone);
   const runs = await scheduledRuns(w.pool, `trigger_payload->>'fire_time' BETWEEN $1 AND $2 AND trigger_payload->>'timezone' = $3`, [from, to, zone]);

@@ -53,9 +53,15 @@ test('two schedulers ticking at once fire each fire time of each schedule exactl
   assert.ok(firedByA > 0 && firedByB > 0, `a fired ${firedByA}, b fired ${firedByB}`);
   for (let i = 0; i < FLOWS; i++) {
     const times = runs.filter((r) => r.flow_id === `f${i}`).map((r) => r.fire_time);
-    assert.deepEqual(times, [1, 2, 3, 4, 5].map((m) => `2030-05-01T10:0${m}:00.000Z`));
+    assert.deepEqual(
+      times,
+      [1, 2, 3, 4, 5].map((m) => `2030-05-01T10:0${m}:00.000Z`),
+    );
   }
-  assert.deepEqual(runs.filter((r) => r.flow_id === 'two').map((r) => `${r.trigger_id}@${r.fire_time.slice(11, 16)}`), ['a@10:02', 'b@10:02', 'a@10:04', 'b@10:04']);
+  assert.deepEqual(
+    runs.filter((r) => r.flow_id === 'two').map((r) => `${r.trigger_id}@${r.fire_time.slice(11, 16)}`),
+    ['a@10:02', 'b@10:02', 'a@10:04', 'b@10:04'],
+  );
   // The marker rows point at the executions.
   const fires = (await w.pool.query(`SELECT count(*)::int AS n, count(execution_id)::int AS with_execution FROM schedule_fires`)).rows[0];
   assert.deepEqual(fires, { n: runs.length, with_execution: runs.length });
@@ -67,7 +73,10 @@ test('two schedulers ticking at once fire each fire time of each schedule exactl
     trigger_payload: { fire_time: '2030-05-01T10:01:00.000Z', schedule: 'every_minute', cron: '* * * * *', timezone: 'UTC' },
   });
   const next = (await w.pool.query(`SELECT DISTINCT next_fire_at FROM schedules WHERE flow_id LIKE 'f%'`)).rows;
-  assert.deepEqual(next.map((r) => new Date(r.next_fire_at).toISOString()), ['2030-05-01T10:06:00.000Z']);
+  assert.deepEqual(
+    next.map((r) => new Date(r.next_fire_at).toISOString()),
+    ['2030-05-01T10:06:00.000Z'],
+  );
 });
 
 test('the same fire time ticked again by either instance starts nothing more', async () => {
@@ -84,6 +93,9 @@ test('a schedule row moved back onto a fire time already fired (e.g. re-created)
   const before = (await scheduledRuns(w.pool)).length;
   await w.pool.query(`UPDATE schedules SET next_fire_at = '2030-05-01T10:05:00Z' WHERE flow_id = 'f3'`);
   const r = await w.scheduler().tick(at('2030-05-01T10:05:30Z'));
-  assert.deepEqual(r.fired.map((f) => [f.flowId, f.skipped, f.next.toISOString()]), [['f3', 'already_fired', '2030-05-01T10:06:00.000Z']]);
+  assert.deepEqual(
+    r.fired.map((f) => [f.flowId, f.skipped, f.next.toISOString()]),
+    [['f3', 'already_fired', '2030-05-01T10:06:00.000Z']],
+  );
   assert.equal((await scheduledRuns(w.pool)).length, before);
 });

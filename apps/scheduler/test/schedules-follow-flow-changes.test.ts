@@ -22,8 +22,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
 }
 const scheduleRow = async (flow: string) =>
   (await w.pool.query(`SELECT cron, timezone, catch_up, next_fire_at FROM schedules WHERE namespace = 'changes' AND flow_id = $1`, [flow])).rows[0] as
-    | { cron: string; timezone: string; catch_up: string; next_fire_at: Date }
-    | undefined;
+    { cron: string; timezone: string; catch_up: string; next_fire_at: Date } | undefined;
 
 before(async () => {
   w = await startWorld();

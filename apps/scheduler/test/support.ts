@@ -68,7 +68,11 @@ export async function startWorld(): Promise<World> {
 export const at = (iso: string, seconds = 0) => new Date(Date.parse(iso) + seconds * 1000);
 
 /** Executions started by schedules: trigger id and fire time, oldest fire first. */
-export async function scheduledRuns(pool: pg.Pool, where = 'true', params: unknown[] = []): Promise<{ id: string; namespace: string; flow_id: string; trigger_id: string; fire_time: string; created_by: string; state: string }[]> {
+export async function scheduledRuns(
+  pool: pg.Pool,
+  where = 'true',
+  params: unknown[] = [],
+): Promise<{ id: string; namespace: string; flow_id: string; trigger_id: string; fire_time: string; created_by: string; state: string }[]> {
   const r = await pool.query(
     `SELECT id, namespace, flow_id, trigger_id, trigger_payload->>'fire_time' AS fire_time, created_by, state FROM executions
      WHERE trigger_type = 'schedule' AND ${where} ORDER BY trigger_payload->>'fire_time', namespace, flow_id, trigger_id`,

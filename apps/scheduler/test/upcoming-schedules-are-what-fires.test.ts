@@ -34,11 +34,11 @@ test('next fire times honour each time zone across a daylight-saving change, and
   });
   const s = w.scheduler();
   await s.sync(at('2026-03-07T12:00:00Z'));
-  assert.deepEqual(await upcoming('zones'), [
-    'berlin/daily_0230 Europe/Berlin 2026-03-08T01:30:00.000Z',
-    'utc/daily_0230 UTC 2026-03-08T02:30:00.000Z',
-    'newyork/daily_0215 America/New_York 2026-03-08T07:00:00.000Z',
-  ], 'soonest first, each in its zone: Berlin on CET (UTC+1); in New York 02:15 is skipped that day, so 03:00 EDT (UTC-4)');
+  assert.deepEqual(
+    await upcoming('zones'),
+    ['berlin/daily_0230 Europe/Berlin 2026-03-08T01:30:00.000Z', 'utc/daily_0230 UTC 2026-03-08T02:30:00.000Z', 'newyork/daily_0215 America/New_York 2026-03-08T07:00:00.000Z'],
+    'soonest first, each in its zone: Berlin on CET (UTC+1); in New York 02:15 is skipped that day, so 03:00 EDT (UTC-4)',
+  );
 
   // Fired on the DST day in New York: the next is 02:15 EDT the day after.
   await s.tick(at('2026-03-08T07:00:00Z', 5));
@@ -63,11 +63,7 @@ test('a disabled flow, a removed trigger and a trigger changed but not synced ye
   const s = w.scheduler();
   const now = at('2026-06-10T12:00:00Z');
   await s.sync(now);
-  assert.deepEqual(await upcoming('gone'), [
-    'a/nightly UTC 2026-06-11T03:00:00.000Z',
-    'b/nightly UTC 2026-06-11T04:00:00.000Z',
-    'b/weekly UTC 2026-06-15T05:00:00.000Z',
-  ]);
+  assert.deepEqual(await upcoming('gone'), ['a/nightly UTC 2026-06-11T03:00:00.000Z', 'b/nightly UTC 2026-06-11T04:00:00.000Z', 'b/weekly UTC 2026-06-15T05:00:00.000Z']);
 
   // Disabled: gone from the list at once, before any sync deletes its row.
   await setFlowEnabled(w.pool, 'gone', 'a', false, now);

@@ -117,9 +117,37 @@ export function App() {
     </button>
   );
 
-  if (me === undefined) return error ? <main className="narrow"><ErrorBox error={error} /></main> : <main className="narrow"><Loading /></main>;
-  if (me === null) return <Login onSignedIn={(m) => { setMe(m); setMustChange(m.must_change_password); }} themeButton={themeButton} />;
-  if (mustChange) return <PasswordChange me={me} onDone={() => { setMustChange(false); refresh(); }} onSignOut={signOut} />;
+  if (me === undefined)
+    return error ? (
+      <main className="narrow">
+        <ErrorBox error={error} />
+      </main>
+    ) : (
+      <main className="narrow">
+        <Loading />
+      </main>
+    );
+  if (me === null)
+    return (
+      <Login
+        onSignedIn={(m) => {
+          setMe(m);
+          setMustChange(m.must_change_password);
+        }}
+        themeButton={themeButton}
+      />
+    );
+  if (mustChange)
+    return (
+      <PasswordChange
+        me={me}
+        onDone={() => {
+          setMustChange(false);
+          refresh();
+        }}
+        onSignOut={signOut}
+      />
+    );
 
   let page: ReactNode = <NotFound />;
   for (const r of ROUTES) {
@@ -147,10 +175,24 @@ export function App() {
           ))}
         </nav>
         <div className="spacer" />
-        <button type="button" className="ghost" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" aria-keyshortcuts="?" onClick={() => document.dispatchEvent(new KeyboardEvent('keydown', { key: '?' }))}>
+        <button
+          type="button"
+          className="ghost"
+          aria-label="Keyboard shortcuts"
+          title="Keyboard shortcuts (?)"
+          aria-keyshortcuts="?"
+          onClick={() => document.dispatchEvent(new KeyboardEvent('keydown', { key: '?' }))}
+        >
           ?
         </button>
-        <button type="button" id="ai-toggle" className={assistant ? 'ghost active' : 'ghost'} aria-expanded={assistant} aria-controls="ai-panel" onClick={() => setAssistant((a) => !a)}>
+        <button
+          type="button"
+          id="ai-toggle"
+          className={assistant ? 'ghost active' : 'ghost'}
+          aria-expanded={assistant}
+          aria-controls="ai-panel"
+          onClick={() => setAssistant((a) => !a)}
+        >
           <span aria-hidden="true">✦</span> Assistant
         </button>
         {themeButton}

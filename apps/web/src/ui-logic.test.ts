@@ -75,7 +75,13 @@ describe('task graph layout', () => {
     const at = new Map(g.nodes.map((n) => [n.id, n]));
     assert.ok(at.get('a')!.x < at.get('b')!.x && at.get('b')!.x < at.get('c')!.x);
     assert.ok(at.has('x') && at.has('y') && at.has('file-task'));
-    assert.deepEqual(g.edges.filter((e) => e.to === 'c').map((e) => e.from).sort(), ['a', 'b']);
+    assert.deepEqual(
+      g.edges
+        .filter((e) => e.to === 'c')
+        .map((e) => e.from)
+        .sort(),
+      ['a', 'b'],
+    );
     for (const n of g.nodes) assert.ok(n.x + NODE_W <= g.width && n.y + NODE_H <= g.height);
   });
 });
@@ -83,7 +89,10 @@ describe('task graph layout', () => {
 describe('namespace tree and routes', () => {
   it('nests dot-separated namespaces, adding missing parents', () => {
     const t = namespaceTree(['team.etl', 'team', 'other.a.b']);
-    assert.deepEqual(t.map((n) => n.full), ['other', 'team']);
+    assert.deepEqual(
+      t.map((n) => n.full),
+      ['other', 'team'],
+    );
     assert.equal(t[0]!.children[0]!.children[0]!.full, 'other.a.b');
     assert.equal(t[1]!.children[0]!.full, 'team.etl');
   });
@@ -99,8 +108,14 @@ describe('namespace tree and routes', () => {
   });
   it('merges the flows search listings, each flow once, by namespace and id', () => {
     const f = (namespace: string, id: string) => ({ namespace, id, enabled: true });
-    const merged = mergeFlows([[f('web.other', 'ok'), f('web', 'z')], [f('web', 'a'), f('web.other', 'ok')]]);
-    assert.deepEqual(merged.map((x) => `${x.namespace}/${x.id}`), ['web/a', 'web/z', 'web.other/ok']);
+    const merged = mergeFlows([
+      [f('web.other', 'ok'), f('web', 'z')],
+      [f('web', 'a'), f('web.other', 'ok')],
+    ]);
+    assert.deepEqual(
+      merged.map((x) => `${x.namespace}/${x.id}`),
+      ['web/a', 'web/z', 'web.other/ok'],
+    );
   });
   it('matches routes with params, dots and encoded parts', () => {
     assert.deepEqual(match('/flows/:ns/:flow', '/flows/team.etl/daily'), { ns: 'team.etl', flow: 'daily' });
@@ -140,12 +155,16 @@ describe('why task runs wait', () => {
     assert.deepEqual(taskWaits(def, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), [{ kind: 'max_parallel', task: 'c', limit: 2, holders: ['a', 'b'] }]);
     assert.deepEqual(taskWaits({ ...def, max_parallel: 3 }, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), []);
   });
-  it('dates a retry from the failed attempt\'s end and the backoff: task over flow over defaults', () => {
+  it("dates a retry from the failed attempt's end and the backoff: task over flow over defaults", () => {
     const def = { id: 'f', retry: { max_attempts: 4, backoff: 'exponential', initial: '1s', max: '3s' }, tasks: [{ id: 'a', type: 'command' }] };
     assert.deepEqual(retryPolicy(def, 'a'), { maxAttempts: 4, backoff: 'exponential', initialMs: 1000, maxMs: 3000 });
     assert.deepEqual(retryPolicy({ id: 'f' }, 'a'), { maxAttempts: 1, backoff: 'fixed', initialMs: 10_000, maxMs: 600_000 });
     const end = Date.parse('2030-01-01T00:00:00Z');
-    const runs = [run('a', 'FAILED', { ended_at: new Date(end).toISOString() }), run('a', 'FAILED', { attempt: 2, ended_at: new Date(end + 5000).toISOString() }), run('a', 'QUEUED', { attempt: 3 })];
+    const runs = [
+      run('a', 'FAILED', { ended_at: new Date(end).toISOString() }),
+      run('a', 'FAILED', { attempt: 2, ended_at: new Date(end + 5000).toISOString() }),
+      run('a', 'QUEUED', { attempt: 3 }),
+    ];
     const [w] = taskWaits(def, runs, end + 5000);
     assert.equal(w?.kind, 'retry_backoff');
     // After attempt 2, exponential: 1s * 2 = 2s.
@@ -162,7 +181,13 @@ describe('schema under a pointer (hover docs)', () => {
   const schema = {
     $ref: '#/$defs/Flow',
     $defs: {
-      Flow: { type: 'object', properties: { tasks: { description: 'The tasks.', type: 'array', items: { $ref: '#/$defs/Task' } }, env: { type: 'object', additionalProperties: { type: 'string', description: 'An env template.' } } } },
+      Flow: {
+        type: 'object',
+        properties: {
+          tasks: { description: 'The tasks.', type: 'array', items: { $ref: '#/$defs/Task' } },
+          env: { type: 'object', additionalProperties: { type: 'string', description: 'An env template.' } },
+        },
+      },
       Task: {
         description: 'A task.',
         type: 'object',
@@ -173,7 +198,7 @@ describe('schema under a pointer (hover docs)', () => {
       Retry: { type: 'object', description: 'Retry policy.', properties: { max_attempts: { type: 'integer', description: 'Attempts in all.' } } },
     },
   };
-  it('finds a task\'s own keys, keys of its if/then rules, and into refs, maps and items', () => {
+  it("finds a task's own keys, keys of its if/then rules, and into refs, maps and items", () => {
     assert.equal(schemaAt(schema, '/tasks')?.description, 'The tasks.');
     assert.equal(schemaAt(schema, '/tasks/1')?.description, 'A task.');
     assert.equal(schemaAt(schema, '/tasks/0/id')?.description, 'Task id.');
@@ -188,6 +213,9 @@ describe('schema under a pointer (hover docs)', () => {
 
 describe('share of an AI limit used', () => {
   it('is floored, so 100% means reached; a small use is <1%, none is 0%', () => {
-    assert.deepEqual([share(0, 20), share(8, 20), share(699, 4000), share(1, 1000), share(999, 1000), share(1000, 1000), share(7, 5), share(3, 0)], ['0%', '40%', '17%', '<1%', '99%', '100%', '100%', '—']);
+    assert.deepEqual(
+      [share(0, 20), share(8, 20), share(699, 4000), share(1, 1000), share(999, 1000), share(1000, 1000), share(7, 5), share(3, 0)],
+      ['0%', '40%', '17%', '<1%', '99%', '100%', '100%', '—'],
+    );
   });
 });

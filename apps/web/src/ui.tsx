@@ -93,7 +93,8 @@ export function ErrorBox({ error }: { error: unknown }) {
           {e.code} · HTTP {e.status}
           {e.requestId && (
             <>
-              {' '}· request ID <code data-testid="request-id">{e.requestId}</code>
+              {' '}
+              · request ID <code data-testid="request-id">{e.requestId}</code>
             </>
           )}
         </div>
@@ -228,7 +229,13 @@ export function arrowFocus(selector: string) {
  * Left and Right, radios with Up and Down too.
  */
 export function arrowSelect<T>(items: readonly T[], current: T, select: (t: T) => void, role: 'tab' | 'radio') {
-  const [forward, back] = role === 'radio' ? [['ArrowRight', 'ArrowDown'], ['ArrowLeft', 'ArrowUp']] : [['ArrowRight'], ['ArrowLeft']];
+  const [forward, back] =
+    role === 'radio'
+      ? [
+          ['ArrowRight', 'ArrowDown'],
+          ['ArrowLeft', 'ArrowUp'],
+        ]
+      : [['ArrowRight'], ['ArrowLeft']];
   return (e: KeyboardEvent<HTMLElement>) => {
     const step = forward.includes(e.key) ? 1 : back.includes(e.key) ? -1 : 0;
     if (!step) return;

@@ -14,16 +14,49 @@ const skip = browserSkipReason();
 
 /** The main navigation's paths and the Settings tabs, read from the UI's own sources, so a new page or tab is checked without editing this list. */
 const src = (file: string) => fs.readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8');
-const NAV_PATHS = [...src('App.tsx').slice(src('App.tsx').indexOf('const NAV')).split('];')[0]!.matchAll(/to: '([^']+)'/g)].map((m) => m[1]!);
-const SETTINGS_TABS = [...src('pages/admin/Admin.tsx').slice(src('pages/admin/Admin.tsx').indexOf('const TABS')).split('];')[0]!.matchAll(/id: '([^']+)'/g)].map((m) => m[1]!);
+const NAV_PATHS = [
+  ...src('App.tsx')
+    .slice(src('App.tsx').indexOf('const NAV'))
+    .split('];')[0]!
+    .matchAll(/to: '([^']+)'/g),
+].map((m) => m[1]!);
+const SETTINGS_TABS = [
+  ...src('pages/admin/Admin.tsx')
+    .slice(src('pages/admin/Admin.tsx').indexOf('const TABS'))
+    .split('];')[0]!
+    .matchAll(/id: '([^']+)'/g),
+].map((m) => m[1]!);
 const NS = 'web.a11y';
 
 /** axe-core rules about names and ARIA: what "an accessible name on every control" means. */
 const RULES = [
-  'button-name', 'link-name', 'label', 'select-name', 'input-button-name', 'input-image-alt', 'image-alt', 'svg-img-alt', 'role-img-alt',
-  'aria-input-field-name', 'aria-toggle-field-name', 'aria-command-name', 'aria-meter-name', 'aria-progressbar-name', 'aria-tooltip-name', 'aria-dialog-name',
-  'aria-allowed-attr', 'aria-required-attr', 'aria-roles', 'aria-valid-attr', 'aria-valid-attr-value', 'aria-hidden-focus', 'frame-title', 'document-title', 'duplicate-id-aria',
-  'nested-interactive', 'scrollable-region-focusable',
+  'button-name',
+  'link-name',
+  'label',
+  'select-name',
+  'input-button-name',
+  'input-image-alt',
+  'image-alt',
+  'svg-img-alt',
+  'role-img-alt',
+  'aria-input-field-name',
+  'aria-toggle-field-name',
+  'aria-command-name',
+  'aria-meter-name',
+  'aria-progressbar-name',
+  'aria-tooltip-name',
+  'aria-dialog-name',
+  'aria-allowed-attr',
+  'aria-required-attr',
+  'aria-roles',
+  'aria-valid-attr',
+  'aria-valid-attr-value',
+  'aria-hidden-focus',
+  'frame-title',
+  'document-title',
+  'duplicate-id-aria',
+  'nested-interactive',
+  'scrollable-region-focusable',
 ];
 
 async function check(page: Page, what: string): Promise<string[]> {
@@ -88,11 +121,22 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
           ['editor', `/editor/${NS}`, (p) => p.getByText('report.flow.yaml').first().waitFor()],
           ['profile', '/profile', (p) => p.getByRole('heading', { name: 'Profile' }).waitFor()],
           ['alerts', '/alerts', (p) => p.getByRole('heading', { name: 'Alert rules' }).waitFor()],
-          ...SETTINGS_TABS.map((tab) => [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [string, string, (p: Page) => Promise<unknown>]),
+          ...SETTINGS_TABS.map(
+            (tab) =>
+              [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [
+                string,
+                string,
+                (p: Page) => Promise<unknown>,
+              ],
+          ),
         ];
         // Every page of the main navigation is among them (Settings through its tabs, the editor on a namespace).
         assert.ok(SETTINGS_TABS.length >= 10 && NAV_PATHS.length >= 6, `read the navigation: ${NAV_PATHS.join(', ')}; tabs: ${SETTINGS_TABS.join(', ')}`);
-        for (const to of NAV_PATHS) assert.ok(pages.some(([, url]) => url === to || url.startsWith(`${to}/`)), `the navigation's ${to} is checked`);
+        for (const to of NAV_PATHS)
+          assert.ok(
+            pages.some(([, url]) => url === to || url.startsWith(`${to}/`)),
+            `the navigation's ${to} is checked`,
+          );
         for (const [what, url, ready] of pages) {
           await page.goto(url);
           await ready(page);

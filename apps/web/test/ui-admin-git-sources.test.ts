@@ -51,7 +51,9 @@ describe('git sources screen', { skip, concurrency: false }, () => {
   const secretsNowhere = async (page: Page) => {
     const text = await page.locator('body').innerText();
     for (const s of [HOOK_SECRET, TOKEN]) assert.ok(!text.includes(s), `${s.slice(0, 6)}… is not on the page`);
-    const inFields = await page.locator('input, textarea').evaluateAll((els, ss) => els.filter((e) => ss.some((s) => (e as HTMLInputElement).value.includes(s))).length, [HOOK_SECRET, TOKEN]);
+    const inFields = await page
+      .locator('input, textarea')
+      .evaluateAll((els, ss) => els.filter((e) => ss.some((s) => (e as HTMLInputElement).value.includes(s))).length, [HOOK_SECRET, TOKEN]);
     assert.equal(inFields, 0, 'nor left in a field');
   };
 
@@ -89,7 +91,10 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     await row.getByText(first.slice(0, 10)).waitFor();
     assert.match(await row.innerText(), /flows → team\.flows\s+docs → team\.docs/);
     assert.deepEqual(
-      await d.getByRole('table', { name: 'Mappings' }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim())),
+      await d
+        .getByRole('table', { name: 'Mappings' })
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim())),
       ['flows team.flows', 'docs team.docs'],
     );
     assert.equal((await ui.stack.api('GET', '/api/v1/flows/team.flows/hello')).status, 200, 'the mapped directory became the namespace');
@@ -109,7 +114,8 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     assert.ok(url.endsWith(`/hooks/git/${sourceId}`), url);
     const text = await d.innerText();
     assert.match(text, /Signed with the value of the global secret GIT_HOOK_SECRET/);
-    for (const host of ['GitHub: repository Settings → Webhooks', 'GitLab: project Settings → Webhooks', 'Gitea / Forgejo: repository Settings → Webhooks']) assert.ok(text.includes(host), host);
+    for (const host of ['GitHub: repository Settings → Webhooks', 'GitLab: project Settings → Webhooks', 'Gitea / Forgejo: repository Settings → Webhooks'])
+      assert.ok(text.includes(host), host);
     await d.getByText('Push webhook').scrollIntoViewIfNeeded();
     await shot(page, 'admin-git-sources-webhook');
 
@@ -117,7 +123,11 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     const second = repo.commit({ 'flows/bye.flow.yaml': flow('bye') }, 'second');
     const payload = JSON.stringify({ ref: 'refs/heads/main' });
     const hook = `${ui.stack.url}/hooks/git/${sourceId}`;
-    const res = await fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': hubSignature(HOOK_SECRET, Buffer.from(payload)) }, body: payload });
+    const res = await fetch(hook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': hubSignature(HOOK_SECRET, Buffer.from(payload)) },
+      body: payload,
+    });
     assert.equal(res.status, 202, await res.text());
     await d.getByRole('table', { name: 'Sync runs' }).getByText(second.slice(0, 10)).waitFor({ timeout: 60_000 });
     assert.deepEqual((await runRows(page, 'flows-repo'))[0], ['webhook', 'success', second.slice(0, 10), '']);
@@ -170,8 +180,13 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     await shot(page, 'admin-git-sources-token');
 
     await screen(page).getByRole('button', { name: 'Delete private' }).click();
-    await screen(page).getByRole('row', { name: /private/ }).waitFor({ state: 'detached' });
+    await screen(page)
+      .getByRole('row', { name: /private/ })
+      .waitFor({ state: 'detached' });
     assert.equal(await detail(page, 'private').count(), 0);
-    assert.deepEqual((await ui.stack.api('GET', '/api/v1/git-sources')).body.items.map((s: { name: string }) => s.name), ['flows-repo']);
+    assert.deepEqual(
+      (await ui.stack.api('GET', '/api/v1/git-sources')).body.items.map((s: { name: string }) => s.name),
+      ['flows-repo'],
+    );
   });
 });

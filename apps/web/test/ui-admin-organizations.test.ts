@@ -24,7 +24,10 @@ describe('organizations screen', { skip, concurrency: false }, () => {
   const screen = (page: Page) => page.getByRole('region', { name: 'Organizations' });
   const detail = (page: Page) => page.getByRole('region', { name: 'Organization acme' });
   const rows = (page: Page, table: string) =>
-    detail(page).getByRole('table', { name: table }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((c) => (c as HTMLElement).innerText.trim())));
+    detail(page)
+      .getByRole('table', { name: table })
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((c) => (c as HTMLElement).innerText.trim())));
   const send = (k: string, subject: string) =>
     fetch(`${ui.stack.url}/api/v1/emails`, {
       method: 'POST',
@@ -60,7 +63,10 @@ describe('organizations screen', { skip, concurrency: false }, () => {
     assert.match(key, /^svc_live_[0-9A-Za-z]{43}$/);
     assert.match(await once.innerText(), /copy it now, it is not shown again/);
     const keys = await rows(page, 'Keys');
-    assert.deepEqual(keys.map((r) => [r[0], r[1], r[3], r[4]]), [['billing app', `${key.slice(0, 15)}…`, 'never', 'live']]);
+    assert.deepEqual(
+      keys.map((r) => [r[0], r[1], r[3], r[4]]),
+      [['billing app', `${key.slice(0, 15)}…`, 'never', 'live']],
+    );
     await shot(page, 'admin-organizations-new-key');
 
     await once.getByRole('button', { name: 'Done' }).click();
@@ -80,20 +86,31 @@ describe('organizations screen', { skip, concurrency: false }, () => {
     await detail(page).getByRole('button', { name: 'Add sender' }).click();
     await detail(page).getByRole('list', { name: 'Verified senders' }).getByText('any address at this domain (not subdomains)').waitFor();
 
-    await detail(page).getByLabel(/Own quota/).fill('2');
+    await detail(page)
+      .getByLabel(/Own quota/)
+      .fill('2');
     await detail(page).getByRole('button', { name: 'Save quota' }).click();
-    await detail(page).getByTestId('org-quota').getByText(/^0 of 2 emails sent today \(UTC\) · its own quota/).waitFor();
+    await detail(page)
+      .getByTestId('org-quota')
+      .getByText(/^0 of 2 emails sent today \(UTC\) · its own quota/)
+      .waitFor();
 
     assert.equal((await send(key, 'Invoice 1')).status, 202);
     assert.equal((await send(key, 'Invoice 2')).status, 202);
     assert.equal((await send(key, 'Invoice 3')).status, 429, 'past the quota');
     await detail(page).getByRole('button', { name: 'Refresh' }).click();
     await detail(page).getByRole('table', { name: 'Sent emails' }).getByText('Invoice 2').waitFor();
-    assert.deepEqual((await rows(page, 'Sent emails')).map((r) => r.slice(1, 6)).sort((a, b) => a[2]!.localeCompare(b[2]!)), [
-      ['Billing <billing@acme.test>', 'bob@example.test', 'Invoice 1', 'queued', '—'],
-      ['Billing <billing@acme.test>', 'bob@example.test', 'Invoice 2', 'queued', '—'],
-    ]);
-    await detail(page).getByTestId('org-quota').getByText(/^2 of 2 emails sent today/).waitFor();
+    assert.deepEqual(
+      (await rows(page, 'Sent emails')).map((r) => r.slice(1, 6)).sort((a, b) => a[2]!.localeCompare(b[2]!)),
+      [
+        ['Billing <billing@acme.test>', 'bob@example.test', 'Invoice 1', 'queued', '—'],
+        ['Billing <billing@acme.test>', 'bob@example.test', 'Invoice 2', 'queued', '—'],
+      ],
+    );
+    await detail(page)
+      .getByTestId('org-quota')
+      .getByText(/^2 of 2 emails sent today/)
+      .waitFor();
     assert.equal(await detail(page).getByRole('meter', { name: 'Emails sent today of the daily quota' }).getAttribute('value'), '2');
     assert.notEqual((await rows(page, 'Keys'))[0]![3], 'never', 'the key was used');
     const listRow = screen(page).getByRole('row', { name: /acme/ });
@@ -104,8 +121,13 @@ describe('organizations screen', { skip, concurrency: false }, () => {
 
   it('a revoked key is refused at once; a removed sender leaves none', async () => {
     const page = ui.admin;
-    await detail(page).getByRole('button', { name: `Revoke key ${key.slice(0, 15)}` }).click();
-    await detail(page).getByRole('table', { name: 'Keys' }).getByText(/^revoked /).waitFor();
+    await detail(page)
+      .getByRole('button', { name: `Revoke key ${key.slice(0, 15)}` })
+      .click();
+    await detail(page)
+      .getByRole('table', { name: 'Keys' })
+      .getByText(/^revoked /)
+      .waitFor();
     assert.equal((await send(key, 'After revoke')).status, 401);
     await detail(page).getByRole('button', { name: 'Remove sender acme.test' }).click();
     await detail(page).getByText('None: every email is refused until a sender is added.').waitFor();

@@ -19,7 +19,10 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
     ui = await startUi({ maintenance: false, dispatchers: 0 });
     for (const ns of ['team', 'team.etl', 'other']) {
       assert.equal((await ui.stack.api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
-      const saved = await ui.stack.api('POST', `/api/v1/namespaces/${ns}/changes`, { message: 'flow', changes: [{ op: 'put', path: 'f.flow.yaml', content: JSON.stringify({ id: 'f', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }] });
+      const saved = await ui.stack.api('POST', `/api/v1/namespaces/${ns}/changes`, {
+        message: 'flow',
+        changes: [{ op: 'put', path: 'f.flow.yaml', content: JSON.stringify({ id: 'f', tasks: [{ id: 't', type: 'command', command: ['true'] }] }) }],
+      });
       assert.equal(saved.status, 201, JSON.stringify(saved.body));
     }
     assert.equal((await ui.stack.api('POST', '/api/v1/users', { email: 'ann@example.com', role: 'viewer', password: 'ann password 12' })).status, 201);
@@ -28,7 +31,10 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
 
   const screen = (page: Page) => page.getByRole('region', { name: 'Role bindings' });
   const rows = (page: Page) =>
-    screen(page).getByRole('table', { name: 'Role bindings' }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((c) => (c as HTMLElement).innerText.trim())));
+    screen(page)
+      .getByRole('table', { name: 'Role bindings' })
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((c) => (c as HTMLElement).innerText.trim())));
   /** Ann's attempt to save a file on `ns`, with a token of the editor role (allowed up to her highest binding). */
   const annSaves = async (ns: string) => {
     const r = await fetch(`${ui.stack.url}/api/v1/namespaces/${ns}/changes`, {
@@ -64,7 +70,10 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
       ['team', 'ann@example.com', 'editor', 'e2e@example.com'],
     ]);
     const api = await ui.stack.api('GET', '/api/v1/role-bindings');
-    assert.deepEqual(api.body.items.map((b: { namespace: string; role: string }) => `${b.namespace}:${b.role}`), ['other:operator', 'team:editor']);
+    assert.deepEqual(
+      api.body.items.map((b: { namespace: string; role: string }) => `${b.namespace}:${b.role}`),
+      ['other:operator', 'team:editor'],
+    );
 
     // A wrong namespace is refused with the API's message, shown on the form.
     await form.getByLabel('Namespace').fill('Not A Namespace');
@@ -75,9 +84,17 @@ describe('role bindings screen', { skip, concurrency: false }, () => {
     await shot(page, 'admin-role-bindings');
 
     // Ann, a global viewer, is an editor on team and its child only.
-    const login = await fetch(`${ui.stack.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ann@example.com', password: 'ann password 12' }) });
+    const login = await fetch(`${ui.stack.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ann@example.com', password: 'ann password 12' }),
+    });
     const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-    const tok = await fetch(`${ui.stack.url}/api/v1/tokens`, { method: 'POST', headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ann', role: 'editor' }) });
+    const tok = await fetch(`${ui.stack.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'ann', role: 'editor' }),
+    });
     assert.equal(tok.status, 201);
     annToken = ((await tok.json()) as { secret: string }).secret;
     assert.equal(await annSaves('team.etl'), 201);

@@ -27,11 +27,31 @@ const SECRET = 'ui-sec-' + crypto.randomBytes(8).toString('hex');
 const LATER = 'ui-later-' + crypto.randomBytes(8).toString('hex');
 const ANSWER = 'The task leak exited with code 3 right after printing its token, which is masked in what I read.';
 const A11Y_RULES = [
-  'button-name', 'link-name', 'label', 'select-name', 'aria-input-field-name', 'aria-command-name', 'aria-allowed-attr', 'aria-required-attr', 'aria-roles',
-  'aria-valid-attr', 'aria-valid-attr-value', 'aria-hidden-focus', 'duplicate-id-aria', 'nested-interactive', 'scrollable-region-focusable',
+  'button-name',
+  'link-name',
+  'label',
+  'select-name',
+  'aria-input-field-name',
+  'aria-command-name',
+  'aria-allowed-attr',
+  'aria-required-attr',
+  'aria-roles',
+  'aria-valid-attr',
+  'aria-valid-attr-value',
+  'aria-hidden-focus',
+  'duplicate-id-aria',
+  'nested-interactive',
+  'scrollable-region-focusable',
 ];
 const HELLO = flow({ id: 'hello', tasks: [{ id: 'greet', type: 'command', command: sh('echo hello') }] });
-const HELLO_NEW = flow({ id: 'hello', description: 'Greets twice', tasks: [{ id: 'greet', type: 'command', command: sh('echo hello') }, { id: 'again', type: 'command', depends_on: ['greet'], command: sh('echo hello again') }] });
+const HELLO_NEW = flow({
+  id: 'hello',
+  description: 'Greets twice',
+  tasks: [
+    { id: 'greet', type: 'command', command: sh('echo hello') },
+    { id: 'again', type: 'command', depends_on: ['greet'], command: sh('echo hello again') },
+  ],
+});
 
 describe('AI assistant panel', { skip, concurrency: false }, () => {
   let ui: Ui;
@@ -48,12 +68,22 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     const asked = [...msgs].reverse().find((m) => m.role === 'user')?.content ?? '';
     const afterTools = msgs[msgs.length - 1]!.role === 'tool';
     if (/why did execution/.test(asked)) {
-      return afterTools ? { text: ANSWER, hold } : { toolCalls: [{ name: 'read_logs', arguments: { execution_id: failedId } }, { name: 'get_execution', arguments: { execution_id: failedId } }] };
+      return afterTools
+        ? { text: ANSWER, hold }
+        : {
+            toolCalls: [
+              { name: 'read_logs', arguments: { execution_id: failedId } },
+              { name: 'get_execution', arguments: { execution_id: failedId } },
+            ],
+          };
     }
     if (/greet twice/.test(asked)) {
-      return afterTools ? { text: 'I proposed the change to hello.flow.yaml; confirm it to save.' } : { toolCalls: [{ name: 'save_flow', arguments: { namespace: NS, path: 'hello.flow.yaml', content: HELLO_NEW, message: 'greet twice' } }] };
+      return afterTools
+        ? { text: 'I proposed the change to hello.flow.yaml; confirm it to save.' }
+        : { toolCalls: [{ name: 'save_flow', arguments: { namespace: NS, path: 'hello.flow.yaml', content: HELLO_NEW, message: 'greet twice' } }] };
     }
-    if (/run hello/.test(asked)) return afterTools ? { text: 'Proposed a run of hello.' } : { toolCalls: [{ name: 'trigger_flow', arguments: { namespace: NS, flow_id: 'hello' } }] };
+    if (/run hello/.test(asked))
+      return afterTools ? { text: 'Proposed a run of hello.' } : { toolCalls: [{ name: 'trigger_flow', arguments: { namespace: NS, flow_id: 'hello' } }] };
     if (/stop the slow/.test(asked)) return afterTools ? { text: 'Proposed to cancel it.' } : { toolCalls: [{ name: 'cancel_execution', arguments: { execution_id: slowId } }] };
     return { text: 'ok' };
   }
@@ -70,7 +100,14 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
       'leak.flow.yaml': flow({
         id: 'leak',
         inputs: [{ id: 'l', type: 'string' }],
-        tasks: [{ id: 'leak', type: 'command', env: { S: "{{ secret('TOKEN') }}", L: '{{ inputs.l }}' }, command: sh('echo "token $S"; echo "later $L"; echo "failing with $L" >&2; exit 3') }],
+        tasks: [
+          {
+            id: 'leak',
+            type: 'command',
+            env: { S: "{{ secret('TOKEN') }}", L: '{{ inputs.l }}' },
+            command: sh('echo "token $S"; echo "later $L"; echo "failing with $L" >&2; exit 3'),
+          },
+        ],
       }),
     });
     const e = await s.trigger(NS, 'leak', { inputs: { l: LATER } });
@@ -96,7 +133,10 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
   /** axe-core's naming and ARIA rules (those of ui-accessibility) on the panel: none broken. */
   async function accessible(page: Page) {
     const r = await new AxeBuilder({ page: page as never }).include('#ai-panel').withRules(A11Y_RULES).analyze();
-    assert.deepEqual(r.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), []);
+    assert.deepEqual(
+      r.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)),
+      [],
+    );
   }
   /** Nothing on the page, visible or not, holds a secret value. */
   async function noSecret(page: Page) {
@@ -121,7 +161,11 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     await panel(page).getByText('stand-in-1').waitFor();
     assert.ok(await panel(page).getByLabel('Message').isEnabled());
     // On every page of the navigation, the panel stays open.
-    for (const [link, heading] of [['Executions', 'Executions'], ['Flows', 'Flows'], ['Dashboard', 'Dashboard']] as const) {
+    for (const [link, heading] of [
+      ['Executions', 'Executions'],
+      ['Flows', 'Flows'],
+      ['Dashboard', 'Dashboard'],
+    ] as const) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
       await page.getByRole('heading', { name: heading, exact: true }).first().waitFor();
       assert.equal(await panel(page).count(), 1, `the panel on ${link}`);
@@ -147,7 +191,9 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     assert.equal(await answer.getAttribute('aria-busy'), 'false');
 
     // The user's question, then the two tools with what they answered, then the answer.
-    const kinds = await thread(page).locator('[data-kind]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
+    const kinds = await thread(page)
+      .locator('[data-kind]')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
     assert.deepEqual(kinds, ['user', 'tool', 'tool', 'assistant']);
     const tools = thread(page).locator('[data-kind=tool]');
     assert.match(await tools.nth(0).locator('summary').innerText(), new RegExp(`✓ Called read_logs execution_id: ${failedId}`));
@@ -217,12 +263,42 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     await page.reload();
     await thread(page).getByText(ANSWER).waitFor();
     // The stored conversation reads as it streamed: questions, tools, answers, and the decided actions.
-    const kinds = await thread(page).locator('[data-kind]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
-    assert.deepEqual(kinds, ['user', 'tool', 'tool', 'assistant', 'user', 'tool', 'action', 'assistant', 'user', 'tool', 'action', 'assistant', 'user', 'tool', 'action', 'assistant']);
-    await action(page, /Save hello\.flow\.yaml/).getByRole('status').getByText('Done').waitFor();
-    await action(page, /Trigger aiui\/hello/).getByRole('status').getByText('Refused').waitFor();
-    await action(page, /Cancel execution/).getByRole('status').getByText('Done').waitFor();
-    await action(page, /Save hello\.flow\.yaml/).getByRole('table', { name: /Differences between hello\.flow\.yaml/ }).waitFor();
+    const kinds = await thread(page)
+      .locator('[data-kind]')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
+    assert.deepEqual(kinds, [
+      'user',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+      'tool',
+      'action',
+      'assistant',
+      'user',
+      'tool',
+      'action',
+      'assistant',
+      'user',
+      'tool',
+      'action',
+      'assistant',
+    ]);
+    await action(page, /Save hello\.flow\.yaml/)
+      .getByRole('status')
+      .getByText('Done')
+      .waitFor();
+    await action(page, /Trigger aiui\/hello/)
+      .getByRole('status')
+      .getByText('Refused')
+      .waitFor();
+    await action(page, /Cancel execution/)
+      .getByRole('status')
+      .getByText('Done')
+      .waitFor();
+    await action(page, /Save hello\.flow\.yaml/)
+      .getByRole('table', { name: /Differences between hello\.flow\.yaml/ })
+      .waitFor();
     await thread(page).locator('[data-kind=tool]').first().locator('summary').click();
     assert.match(await thread(page).locator('[data-kind=tool]').first().locator('pre').innerText(), /token \*\*\*/);
     await noSecret(page);
@@ -231,7 +307,9 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     // A new conversation; the earlier one is listed by its first question and comes back.
     const picker = panel(page).getByRole('combobox', { name: 'Conversation' });
     await panel(page).getByRole('button', { name: 'New', exact: true }).click();
-    await thread(page).getByText(/Ask about your flows and executions/).waitFor();
+    await thread(page)
+      .getByText(/Ask about your flows and executions/)
+      .waitFor();
     await ask(page, 'hello there');
     await thread(page).getByText('ok', { exact: true }).waitFor();
     await panel(page).getByRole('button', { name: 'Send' }).waitFor();
@@ -246,7 +324,9 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
 
     // Deleting it leaves the other one.
     await panel(page).getByRole('button', { name: 'Delete this conversation' }).click();
-    await thread(page).getByText(/Ask about your flows and executions/).waitFor();
+    await thread(page)
+      .getByText(/Ask about your flows and executions/)
+      .waitFor();
     await page.waitForFunction(() => document.querySelectorAll('#ai-panel select option').length === 2);
     assert.match((await picker.locator('option').allInnerTexts())[1]!, /^hello there/);
     await noSecret(page);

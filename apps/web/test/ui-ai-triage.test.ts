@@ -53,7 +53,9 @@ describe('AI triage on the execution page', { skip, concurrency: false }, () => 
             type: 'command',
             depends_on: ['build'],
             env: { T: "{{ secret('REGISTRY') }}", FAIL: '{{ inputs.fail }}' },
-            command: sh('for i in 1 2 3 4 5; do echo "step $i"; done; echo "pushing with $T"; if [ "$FAIL" = true ]; then echo "error: registry refused the token" >&2; exit 4; fi'),
+            command: sh(
+              'for i in 1 2 3 4 5; do echo "step $i"; done; echo "pushing with $T"; if [ "$FAIL" = true ]; then echo "error: registry refused the token" >&2; exit 4; fi',
+            ),
           },
         ],
       }),
@@ -112,7 +114,10 @@ describe('AI triage on the execution page', { skip, concurrency: false }, () => 
     // axe-core's naming and ARIA rules (those of ui-accessibility) on the whole section, evidence open.
     const rules = ['button-name', 'link-name', 'aria-allowed-attr', 'aria-roles', 'aria-valid-attr', 'aria-valid-attr-value', 'nested-interactive', 'scrollable-region-focusable'];
     const axe = await new AxeBuilder({ page: page as never }).include('section[aria-label="AI triage"]').withRules(rules).analyze();
-    assert.deepEqual(axe.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), []);
+    assert.deepEqual(
+      axe.violations.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)),
+      [],
+    );
   });
 
   it('each evidence item links to its place: the task run, the log line, the last success', async () => {
@@ -139,7 +144,9 @@ describe('AI triage on the execution page', { skip, concurrency: false }, () => 
     await shot(page, 'ai-triage-log-line');
 
     // The last success.
-    await evidence(page).getByRole('link', { name: `Last success ${okId}` }).click();
+    await evidence(page)
+      .getByRole('link', { name: `Last success ${okId}` })
+      .click();
     await page.getByRole('heading', { name: `Execution ${okId}` }).waitFor();
     assert.equal(await section(page).count(), 0, 'a successful execution has no triage section');
     assert.ok(!(await page.content()).includes(SECRET));

@@ -42,7 +42,10 @@ describe('AI usage screen', { skip, concurrency: false }, () => {
   const screen = (page: Page) => page.getByRole('region', { name: 'AI usage' });
   /** The cells of a table's body rows, as the user reads them. */
   const cells = (page: Page, table: string) =>
-    screen(page).getByRole('table', { name: table }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => (c as HTMLElement).innerText.trim()).filter(Boolean)));
+    screen(page)
+      .getByRole('table', { name: table })
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('th, td')].map((c) => (c as HTMLElement).innerText.trim()).filter(Boolean)));
 
   it("an admin opens AI usage from the navigation and reads today's totals and users against the limits", async () => {
     const page = ui.admin;
@@ -81,7 +84,13 @@ describe('AI usage screen', { skip, concurrency: false }, () => {
 
     await screen(page).getByLabel('Day (UTC)').fill('2020-01-01');
     await screen(page).getByText('No AI requests on 2020-01-01.').waitFor();
-    assert.deepEqual((await cells(page, 'Deployment totals')).map((r) => r.slice(0, 2)), [['Requests', '0'], ['Tokens', '0']]);
+    assert.deepEqual(
+      (await cells(page, 'Deployment totals')).map((r) => r.slice(0, 2)),
+      [
+        ['Requests', '0'],
+        ['Tokens', '0'],
+      ],
+    );
 
     // A reload keeps the day; Today goes back to today's figures.
     await page.reload();

@@ -36,7 +36,9 @@ describe('alerts page', { skip, concurrency: false }, () => {
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
     hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/svc`;
     ui = await startUi();
-    await ui.stack.saveFlow(NS, { 'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'explode', type: 'command', command: ['sh', '-c', 'echo going down; exit 1'] }] }) });
+    await ui.stack.saveFlow(NS, {
+      'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'explode', type: 'command', command: ['sh', '-c', 'echo going down; exit 1'] }] }),
+    });
     assert.equal((await ui.stack.api('PUT', '/api/v1/secrets/ALERT_SIGNING_KEY', { value: 'ui-alert-signing-value-77' })).status, 200);
   });
   after(async () => {
@@ -73,7 +75,10 @@ describe('alerts page', { skip, concurrency: false }, () => {
     await form.waitFor({ state: 'detached' });
 
     const listed = await cells(page, 'Alert rules', 'Alert rules');
-    assert.deepEqual(listed.map((r) => r.slice(0, 5)), [['web failures', 'web and children', 'failed, timed_out', `Webhook ${hookUrl} (signed with secret ALERT_SIGNING_KEY)`, 'yes']]);
+    assert.deepEqual(
+      listed.map((r) => r.slice(0, 5)),
+      [['web failures', 'web and children', 'failed, timed_out', `Webhook ${hookUrl} (signed with secret ALERT_SIGNING_KEY)`, 'yes']],
+    );
     await page.getByRole('region', { name: 'Deliveries of web failures' }).getByText('No deliveries yet.').waitFor();
     assert.ok(new URL(page.url()).searchParams.get('rule'));
   });
@@ -108,9 +113,23 @@ describe('alerts page', { skip, concurrency: false }, () => {
     await rules(page).getByRole('button', { name: 'Edit web failures' }).click();
     await page.getByRole('form', { name: 'Alert rule' }).waitFor();
     const r = await new AxeBuilder({ page: page as never })
-      .withRules(['button-name', 'link-name', 'label', 'select-name', 'aria-allowed-attr', 'aria-required-attr', 'aria-roles', 'aria-valid-attr', 'aria-valid-attr-value', 'nested-interactive'])
+      .withRules([
+        'button-name',
+        'link-name',
+        'label',
+        'select-name',
+        'aria-allowed-attr',
+        'aria-required-attr',
+        'aria-roles',
+        'aria-valid-attr',
+        'aria-valid-attr-value',
+        'nested-interactive',
+      ])
       .analyze();
-    assert.deepEqual(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), []);
+    assert.deepEqual(
+      r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+    );
   });
 
   it('edits and deletes the rule', async () => {
@@ -121,7 +140,10 @@ describe('alerts page', { skip, concurrency: false }, () => {
     await form.getByRole('button', { name: 'Save rule' }).click();
     await form.waitFor({ state: 'detached' });
     await rules(page).getByText('failed, timed_out, recovered').waitFor();
-    assert.deepEqual((await ui.stack.api('GET', '/api/v1/alerts')).body.items.map((x: { name: string }) => x.name), ['web failures and recoveries']);
+    assert.deepEqual(
+      (await ui.stack.api('GET', '/api/v1/alerts')).body.items.map((x: { name: string }) => x.name),
+      ['web failures and recoveries'],
+    );
 
     await rules(page).getByRole('button', { name: 'Delete web failures and recoveries' }).click();
     await rules(page).getByText('No alert rules yet.').waitFor();

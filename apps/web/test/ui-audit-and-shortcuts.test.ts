@@ -21,18 +21,26 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     const db = ui.stack.db;
     // Old events written straight into the table (their times cannot be made through the API).
     for (let i = 0; i < TICKS; i++) {
-      await db.query(`INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, details) VALUES ($1, $2, NULL, 'system', 'test.tick', 'thing', $3, $4)`, [
-        `tick${String(i).padStart(3, '0')}`,
-        tickAt(i),
-        String(i),
-        JSON.stringify({ n: i }),
-      ]);
+      await db.query(
+        `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, details) VALUES ($1, $2, NULL, 'system', 'test.tick', 'thing', $3, $4)`,
+        [`tick${String(i).padStart(3, '0')}`, tickAt(i), String(i), JSON.stringify({ n: i })],
+      );
     }
     const other = await ui.stack.api('POST', '/api/v1/users', { email: 'other@example.com', role: 'viewer' });
     otherId = other.body.id;
     const me = (await db.query(`SELECT id FROM users WHERE email = 'e2e@example.com'`)).rows[0].id as string;
-    for (const [n, actor] of [[1, me], [2, otherId], [3, me], [4, otherId], [5, me]] as const) {
-      await db.query(`INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id) VALUES ($1, $2, $3, 'user', 'test.act', 'thing', 'acted')`, [`act${n}`, new Date(Date.UTC(2021, 0, 1, n)), actor]);
+    for (const [n, actor] of [
+      [1, me],
+      [2, otherId],
+      [3, me],
+      [4, otherId],
+      [5, me],
+    ] as const) {
+      await db.query(`INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id) VALUES ($1, $2, $3, 'user', 'test.act', 'thing', 'acted')`, [
+        `act${n}`,
+        new Date(Date.UTC(2021, 0, 1, n)),
+        actor,
+      ]);
     }
   });
   after(async () => ui?.stop());
@@ -52,7 +60,10 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     await status.getByText('Page 1 · 20 events').waitFor();
     // Newest first.
     const first = await resources(page);
-    assert.deepEqual(first, Array.from({ length: 20 }, (_, i) => `thing:${24 - i}`));
+    assert.deepEqual(
+      first,
+      Array.from({ length: 20 }, (_, i) => `thing:${24 - i}`),
+    );
     await shot(page, 'audit-01-action-page-1');
     await page.getByRole('button', { name: 'Older →' }).click();
     await status.getByText('Page 2 · 5 events').waitFor();
@@ -67,7 +78,7 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     await status.getByText('Page 1 · 30 events').waitFor();
   });
 
-  it('filters by time range, keeps the filters in the URL, and shows an event\'s details', async () => {
+  it("filters by time range, keeps the filters in the URL, and shows an event's details", async () => {
     const page = ui.admin;
     await page.goto('/admin/audit?action=test.tick');
     await page.getByTestId('audit-page').getByText('Page 1 · 25 events').waitFor();
@@ -114,7 +125,9 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     // Clicking a resource in the table filters by it: the user created for this test, by the admin.
     await filters(page).getByRole('button', { name: 'Clear filters' }).click();
     await filters(page).getByLabel('Action').fill('user.create');
-    await table(page).getByRole('button', { name: `user:${otherId}` }).click();
+    await table(page)
+      .getByRole('button', { name: `user:${otherId}` })
+      .click();
     await page.waitForURL((u) => u.searchParams.get('resource') === `user:${otherId}`);
     await page.getByTestId('audit-page').getByText('Page 1 · 1 event').waitFor();
     assert.deepEqual(await table(page).locator('tbody tr td:nth-child(3)').allInnerTexts(), ['e2e@example.com']);

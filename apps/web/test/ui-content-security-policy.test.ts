@@ -71,7 +71,10 @@ describe('the UI under its Content-Security-Policy', { skip, concurrency: false 
     assert.equal(ran, false, 'the inline script did not run');
     const deadline = Date.now() + 5_000;
     while (!cspViolations.some((v) => v.includes('script-src')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(cspViolations.some((v) => v.includes('script-src')), JSON.stringify(cspViolations));
+    assert.ok(
+      cspViolations.some((v) => v.includes('script-src')),
+      JSON.stringify(cspViolations),
+    );
     // Expected: not a failure of the UI.
     cspViolations.length = 0;
   });

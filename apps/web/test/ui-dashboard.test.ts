@@ -37,7 +37,10 @@ describe('dashboard charts', { skip, concurrency: false }, () => {
     assert.ok((await stacked.locator('rect.fill-success').count()) >= 1);
     assert.ok((await stacked.locator('rect.fill-failed').count()) >= 1);
     assert.equal(await stacked.locator('rect.fill-cancelled').count(), 0);
-    assert.deepEqual((await stacked.getByRole('listitem').allInnerTexts()).map((t) => t.trim()), ['success', 'failed', 'timed out', 'cancelled', 'skipped']);
+    assert.deepEqual(
+      (await stacked.getByRole('listitem').allInnerTexts()).map((t) => t.trim()),
+      ['success', 'failed', 'timed out', 'cancelled', 'skipped'],
+    );
     const lines = page.getByRole('region', { name: 'Durations p50 / p95' });
     await lines.getByRole('img', { name: /Duration percentiles per bucket, up to \d/ }).waitFor();
     for (const cls of ['line-p50', 'line-p95']) {
@@ -54,7 +57,11 @@ describe('dashboard charts', { skip, concurrency: false }, () => {
     await page.waitForURL(/range=7d/);
     assert.equal(await ranges.getByRole('radio', { name: '7d' }).getAttribute('aria-checked'), 'true');
     // Day buckets: the caption names dates, not times.
-    await page.getByRole('region', { name: 'Ended executions per bucket' }).locator('figcaption').filter({ hasText: /\d{1,4}[./-]\d{1,2}[./-]\d{1,4}/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Ended executions per bucket' })
+      .locator('figcaption')
+      .filter({ hasText: /\d{1,4}[./-]\d{1,2}[./-]\d{1,4}/ })
+      .waitFor();
     await page.getByLabel('Executions: 5').waitFor();
     await page.keyboard.press('ArrowRight');
     await page.waitForURL(/range=30d/);

@@ -45,7 +45,7 @@ describe('editor: versions, diff, revert, upload', { skip, concurrency: false },
     assert.deepEqual(await added.locator('td.code.add').allInnerTexts(), ['# notes']);
   });
 
-  it('reverts the namespace to version 1: a new head with version 1\'s files', async () => {
+  it("reverts the namespace to version 1: a new head with version 1's files", async () => {
     const page = ui.admin;
     await page.goto(`/editor/${NS}?file=etl.flow.yaml`);
     await page.waitForFunction(() => document.querySelector('.cm-content')?.textContent?.includes('description: second'));

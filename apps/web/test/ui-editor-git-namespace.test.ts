@@ -31,7 +31,11 @@ describe('editor: a git-mapped namespace', { skip, concurrency: false }, () => {
     daemon = await startGitDaemon(root);
     repo = new TestRepo(root, 'webrepo');
     synced = repo.commit({ 'flows/daily.flow.yaml': FLOW, 'README.md': '# not mapped\n' }, 'Add the daily flow');
-    const created = await ui.stack.api('POST', '/api/v1/git-sources', { name: 'web-repo', repo_url: `${daemon.url}/webrepo.git`, mappings: [{ namespace: NS, repo_path: 'flows' }] });
+    const created = await ui.stack.api('POST', '/api/v1/git-sources', {
+      name: 'web-repo',
+      repo_url: `${daemon.url}/webrepo.git`,
+      mappings: [{ namespace: NS, repo_path: 'flows' }],
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     sourceId = created.body.id;
     for (let i = 0; i < 600; i++) {

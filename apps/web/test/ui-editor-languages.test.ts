@@ -50,20 +50,23 @@ describe('editor: hover docs and highlighting', { skip, concurrency: false }, ()
    * tooltip's text; with `key`, only where a line starts with it (a key, not a value).
    */
   async function hover(page: Page, text: string, key = false): Promise<string> {
-    const box = await page.evaluate(([t, k]) => {
-      const walker = document.createTreeWalker(document.querySelector('.cm-content')!, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const at = n.textContent!.indexOf(t);
-        if (at < 0) continue;
-        if (k && !n.parentElement!.closest('.cm-line')!.textContent!.trim().startsWith(`${t}:`)) continue;
-        const r = document.createRange();
-        r.setStart(n, at + 1);
-        r.setEnd(n, at + 2);
-        const b = r.getBoundingClientRect();
-        return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-      }
-      return null;
-    }, [text, key] as const);
+    const box = await page.evaluate(
+      ([t, k]) => {
+        const walker = document.createTreeWalker(document.querySelector('.cm-content')!, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const at = n.textContent!.indexOf(t);
+          if (at < 0) continue;
+          if (k && !n.parentElement!.closest('.cm-line')!.textContent!.trim().startsWith(`${t}:`)) continue;
+          const r = document.createRange();
+          r.setStart(n, at + 1);
+          r.setEnd(n, at + 2);
+          const b = r.getBoundingClientRect();
+          return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+        }
+        return null;
+      },
+      [text, key] as const,
+    );
     assert.ok(box, `"${text}" is in the editor`);
     await page.mouse.move(0, 0);
     await page.locator('.cm-tooltip-hover').waitFor({ state: 'detached' });
@@ -73,7 +76,7 @@ describe('editor: hover docs and highlighting', { skip, concurrency: false }, ()
     return tip.innerText();
   }
 
-  it('shows the schema\'s docs when hovering a key of a flow file', async () => {
+  it("shows the schema's docs when hovering a key of a flow file", async () => {
     const page = ui.admin;
     await open(page, 'langs.flow.yaml');
     assert.match(await hover(page, 'max_parallel'), /Maximum tasks of one execution running at the same time/);
@@ -84,7 +87,7 @@ describe('editor: hover docs and highlighting', { skip, concurrency: false }, ()
   // Inside a task: codemirror-json-schema's own schema lookup loses a task's
   // properties (a $ref to a definition with allOf/if/then); the editor looks
   // the key up in the flow schema itself (src/editor/schema-at.ts).
-  it('shows the schema\'s docs when hovering a key inside a task', async () => {
+  it("shows the schema's docs when hovering a key inside a task", async () => {
     const page = ui.admin;
     await open(page, 'langs.flow.yaml');
     assert.match(await hover(page, 'depends_on'), /Ids of the tasks that must end before this one starts/);
@@ -118,7 +121,7 @@ describe('editor: hover docs and highlighting', { skip, concurrency: false }, ()
       let kw: string | null = null;
       let s: string | null = null;
       let comment: string | null = null;
-      for (const until = Date.now() + 15_000; ; ) {
+      for (const until = Date.now() + 15_000; ;) {
         [kw, s, comment] = [await colourOf(page, keyword), await colourOf(page, str), await colourOf(page, 'a comment')];
         if ((kw && s && comment && kw !== base && s !== base && comment !== base && kw !== s && s !== comment) || Date.now() > until) break;
         await new Promise((r) => setTimeout(r, 200));

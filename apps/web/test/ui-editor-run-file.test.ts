@@ -117,7 +117,10 @@ describe('editor: run a file', { skip, concurrency: false }, () => {
     await waitState(page, 'SUCCESS');
     await logLines(new URL(page.url()).pathname.split('/').pop()!, 1);
     await page.reload();
-    await page.getByRole('log', { name: 'Log lines' }).getByText(/^tool ran in /).waitFor();
+    await page
+      .getByRole('log', { name: 'Log lines' })
+      .getByText(/^tool ran in /)
+      .waitFor();
 
     const created = await ui.stack.api('POST', '/api/v1/users', { email: 'runfile-viewer@example.com', role: 'viewer', password: 'viewer password 1' });
     assert.equal(created.status, 201, JSON.stringify(created.body));

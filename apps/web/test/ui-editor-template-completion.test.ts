@@ -47,7 +47,11 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await page.keyboard.press('Enter');
     await page.keyboard.type('env: {STARTED: "{{ execution.', { delay: 20 });
     const fields = await options(page, 'start_date');
-    for (const f of ['id', 'namespace', 'flow_id', 'start_date']) assert.ok(fields.some((o) => o.startsWith(f)), `${f} offered: ${fields.join(', ')}`);
+    for (const f of ['id', 'namespace', 'flow_id', 'start_date'])
+      assert.ok(
+        fields.some((o) => o.startsWith(f)),
+        `${f} offered: ${fields.join(', ')}`,
+      );
     await shot(page, 'editor-template-completion-01-execution');
     await page.keyboard.type('sta', { delay: 20 });
     // The list narrows to what was typed; Enter takes the selected option.
@@ -59,7 +63,10 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await page.keyboard.press('Enter');
     await page.keyboard.type('# the day: {{ trigger.', { delay: 20 });
     const trigger = await options(page, 'date');
-    assert.ok(trigger.some((o) => o.startsWith('date')), `date offered: ${trigger.join(', ')}`);
+    assert.ok(
+      trigger.some((o) => o.startsWith('date')),
+      `date offered: ${trigger.join(', ')}`,
+    );
     await shot(page, 'editor-template-completion-02-trigger');
     await page.keyboard.type('da', { delay: 20 });
     await onlyOption(page, 'date');

@@ -54,7 +54,7 @@ describe('execution page details', { skip, concurrency: false }, () => {
   });
   after(async () => ui?.stop());
 
-  it('shows the flow outputs and each task\'s outputs', async () => {
+  it("shows the flow outputs and each task's outputs", async () => {
     const page = ui.admin;
     await page.goto(`/executions/${report}`);
     await waitState(page, 'SUCCESS');
@@ -136,7 +136,11 @@ describe('execution page details', { skip, concurrency: false }, () => {
   it('says a queued task run waits because every slot of its pool is busy, and live', async () => {
     const page = ui.admin;
     const pair = await ui.stack.trigger(NS, 'pair');
-    const waiting = await ui.stack.waitFor(pair.id, (e) => e.task_runs.some((r: { state: string }) => r.state === 'RUNNING') && e.task_runs.some((r: { state: string }) => r.state === 'QUEUED'), 60_000);
+    const waiting = await ui.stack.waitFor(
+      pair.id,
+      (e) => e.task_runs.some((r: { state: string }) => r.state === 'RUNNING') && e.task_runs.some((r: { state: string }) => r.state === 'QUEUED'),
+      60_000,
+    );
     const queuedKey = waiting.task_runs.find((r: { state: string }) => r.state === 'QUEUED').task_key as string;
     const runningKey = queuedKey === 'left' ? 'right' : 'left';
     await page.goto(`/executions/${pair.id}`);

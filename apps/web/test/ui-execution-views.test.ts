@@ -49,10 +49,16 @@ describe('execution page views', { skip, concurrency: false }, () => {
     const zoomText = () => graph.getByTestId('graph-zoom').innerText();
     await page.waitForFunction(() => document.querySelectorAll('.react-flow__node').length === 12);
     // The fit runs once React Flow has measured the nodes, a frame or more after they appear (later on a loaded machine).
-    await page.waitForFunction(() => {
-      const el = document.querySelector('.react-flow__viewport');
-      return !!el && new DOMMatrixReadOnly(getComputedStyle(el).transform).a < 1;
-    }, undefined, { timeout: 15_000 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () => {
+          const el = document.querySelector('.react-flow__viewport');
+          return !!el && new DOMMatrixReadOnly(getComputedStyle(el).transform).a < 1;
+        },
+        undefined,
+        { timeout: 15_000 },
+      )
+      .catch(() => undefined);
     const fitted = await graphViewport(page);
     assert.ok(fitted.zoom < 1, `fitted zoom ${fitted.zoom}`);
     assert.equal(await zoomText(), `${Math.round(fitted.zoom * 100)}%`);
@@ -119,7 +125,10 @@ describe('execution page views', { skip, concurrency: false }, () => {
     await page.keyboard.press('Enter');
     assert.equal(await part9.getAttribute('aria-pressed'), 'true');
     await page.getByRole('log', { name: 'Log lines' }).getByText('part 9 done').waitFor();
-    await page.getByTestId('log-status').getByText(/^1 of 43 lines/).waitFor();
+    await page
+      .getByTestId('log-status')
+      .getByText(/^1 of 43 lines/)
+      .waitFor();
     await shot(page, 'graph-03-node-selected');
     // The Fit button brings the whole graph back.
     await graph.getByRole('button', { name: 'Fit the graph to the view' }).click();

@@ -28,7 +28,8 @@ describe('flow page: the task graph of the definition', { skip, concurrency: fal
     ui = await startUi({ dispatchers: 0, maintenance: false });
     await ui.stack.saveFlow(NS, {
       'ingest.flow.yaml': 'id: ingest\ntasks:\n  - {id: fetch, type: command, command: ["true"]}\n',
-      'child.flow.yaml': 'id: child\ndescription: Loads one batch\ntasks:\n  - {id: write, type: command, command: ["echo", "write"]}\n  - {id: verify, type: command, command: ["true"], depends_on: [write]}\n',
+      'child.flow.yaml':
+        'id: child\ndescription: Loads one batch\ntasks:\n  - {id: write, type: command, command: ["echo", "write"]}\n  - {id: verify, type: command, command: ["true"], depends_on: [write]}\n',
       'transform.sh': '#!/bin/sh\necho transform\n',
       'pipeline.flow.yaml': PIPELINE,
     });
@@ -63,7 +64,13 @@ describe('flow page: the task graph of the definition', { skip, concurrency: fal
     assert.ok((await x('load')) < (await x('notify')));
     // Subflow nodes are drawn apart from the others.
     assert.match((await graph.getByRole('button', { name: /^Task load:/ }).getAttribute('class')) ?? '', /def-subflow/);
-    assert.equal(await graph.getByRole('button', { name: /^Task notify:/ }).locator('.dag-sub').innerText(), 'http POST https://example.com/hook · on always');
+    assert.equal(
+      await graph
+        .getByRole('button', { name: /^Task notify:/ })
+        .locator('.dag-sub')
+        .innerText(),
+      'http POST https://example.com/hook · on always',
+    );
     // Upstream and subflows, as links.
     assert.equal(await section.getByTestId('upstream-flows').innerText(), `Starts when ${NS}/ingest ends in SUCCESS.`);
     const subflows = section.getByRole('list', { name: 'Subflows' }).getByRole('listitem');
@@ -79,7 +86,10 @@ describe('flow page: the task graph of the definition', { skip, concurrency: fal
     const graph = section.getByRole('group', { name: 'Task graph' });
     await graph.getByRole('button', { name: /^Task transform:/ }).click();
     const details = section.getByTestId('task-definition');
-    assert.match(await details.innerText(), /Task\s+transform \(script\)\s+Does\s+script transform\.sh\s+Depends on\s+extract\s+Needed by\s+load\s+Runs if\s+success of its dependencies\s+Retry\s+up to 3 attempts, exponential backoff/);
+    assert.match(
+      await details.innerText(),
+      /Task\s+transform \(script\)\s+Does\s+script transform\.sh\s+Depends on\s+extract\s+Needed by\s+load\s+Runs if\s+success of its dependencies\s+Retry\s+up to 3 attempts, exponential backoff/,
+    );
     // The keyboard selects too: Enter on a focused node.
     await graph.getByRole('button', { name: /^Task load:/ }).focus();
     await page.keyboard.press('Enter');

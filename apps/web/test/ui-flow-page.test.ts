@@ -33,7 +33,7 @@ describe('flow page', { skip, concurrency: false }, () => {
   });
   after(async () => ui?.stop());
 
-  it('shows the schedule\'s next fire time as the scheduler planned it', async () => {
+  it("shows the schedule's next fire time as the scheduler planned it", async () => {
     const page = ui.admin;
     let next: { next_fire_at: string } | undefined;
     for (let i = 0; i < 600 && !next; i++) {

@@ -61,7 +61,9 @@ async function nodeColour(page: Page, node: Locator, state: string): Promise<[st
 
 /** The log view's scroll position: top, and whether it shows the last line. */
 const scrollOf = (page: Page) =>
-  page.getByRole('log', { name: 'Log lines' }).evaluate((el) => ({ top: el.scrollTop, atBottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 30, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
+  page
+    .getByRole('log', { name: 'Log lines' })
+    .evaluate((el) => ({ top: el.scrollTop, atBottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 30, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
 /** The count the log view's status shows ("1,234 lines · live"). */
 const parseCount = (status: string) => Number(status.replace(/,/g, '').replace(/[^\d].*$/s, ''));
 const lineCount = async (page: Page) => parseCount((await page.getByTestId('log-status').textContent())!);
@@ -157,10 +159,14 @@ describe('live execution page, related executions and secret scopes', { skip, co
 
     // Follow again: to the bottom, and the last line when the run ends.
     await follow.check();
-    await page.waitForFunction(() => {
-      const el = document.querySelector('[role=log]')!;
-      return el.scrollTop + el.clientHeight >= el.scrollHeight - 30;
-    }, undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => {
+        const el = document.querySelector('[role=log]')!;
+        return el.scrollTop + el.clientHeight >= el.scrollHeight - 30;
+      },
+      undefined,
+      { timeout: 10_000 },
+    );
     await waitState(page, 'SUCCESS');
     await log.getByText('row 600', { exact: true }).waitFor();
     assert.ok((await scrollOf(page)).atBottom);
@@ -193,7 +199,10 @@ describe('live execution page, related executions and secret scopes', { skip, co
     assert.equal(await secrets.getByRole('cell', { name: 'NS_TOKEN', exact: true }).count(), 0, 'a namespace secret is not listed globally');
     // Stored where they were set.
     const stored = (await ui.stack.db.query(`SELECT namespace, key FROM secrets WHERE key IN ('G_TOKEN', 'NS_TOKEN') ORDER BY key`)).rows;
-    assert.deepEqual(stored.map((r) => r.key), ['G_TOKEN', 'NS_TOKEN']);
+    assert.deepEqual(
+      stored.map((r) => r.key),
+      ['G_TOKEN', 'NS_TOKEN'],
+    );
     assert.notEqual(stored[0].namespace, stored[1].namespace);
 
     // A run in the namespace resolves both (namespace, then parents, then global) and its log shows them masked.

@@ -70,9 +70,18 @@ describe('settings pages', { skip, concurrency: false }, () => {
       await section.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(1000);
     }
-    await served.getByRole('listitem').filter({ hasText: /^gpu: .*process/ }).waitFor();
-    await served.getByRole('listitem').filter({ hasText: /^default: .*process/ }).waitFor();
-    await section.getByTestId('instance-summary').getByText(/^4 online, 0 offline/).waitFor();
+    await served
+      .getByRole('listitem')
+      .filter({ hasText: /^gpu: .*process/ })
+      .waitFor();
+    await served
+      .getByRole('listitem')
+      .filter({ hasText: /^default: .*process/ })
+      .waitFor();
+    await section
+      .getByTestId('instance-summary')
+      .getByText(/^4 online, 0 offline/)
+      .waitFor();
     const table = section.getByRole('table', { name: 'Instances' });
     assert.equal(await table.getByText('Online', { exact: true }).count(), 4);
     await table.getByRole('row', { name: /dispatcher .*gpu/ }).waitFor();
@@ -85,7 +94,10 @@ describe('settings pages', { skip, concurrency: false }, () => {
       await section.getByRole('button', { name: 'Refresh' }).click();
       await page.waitForTimeout(1000);
     }
-    await section.getByTestId('instance-summary').getByText(/^3 online, 1 offline/).waitFor();
+    await section
+      .getByTestId('instance-summary')
+      .getByText(/^3 online, 1 offline/)
+      .waitFor();
     assert.equal(await table.getByText('Offline', { exact: true }).count(), 0);
     await section.getByLabel('Show offline instances').check();
     const offline = table.getByRole('row').filter({ hasText: 'Offline' });

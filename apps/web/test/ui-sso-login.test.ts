@@ -89,7 +89,10 @@ describe('single sign-on', { skip, concurrency: false }, () => {
       // The provider asks to confirm its own logout, then sends the browser back to /login.
       await page.waitForURL((u) => u.href.startsWith(idp.issuer));
       await shot(page, 'sso-idp-logout');
-      await page.getByRole('button', { name: /yes|sign.?out/i }).first().click();
+      await page
+        .getByRole('button', { name: /yes|sign.?out/i })
+        .first()
+        .click();
       await page.waitForURL((u) => u.href.startsWith(ui.stack.url));
       await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor();
       const after = await page.evaluate(async () => (await fetch('/api/v1/auth/me')).status);
@@ -109,7 +112,10 @@ describe('single sign-on', { skip, concurrency: false }, () => {
       await page.locator('input[name="password"]').fill('any password');
       await page.getByRole('button', { name: 'Sign-in' }).click();
       await page.getByRole('button', { name: 'Continue' }).click();
-      await page.getByRole('alert').getByText(/does not vouch for your email address/).waitFor();
+      await page
+        .getByRole('alert')
+        .getByText(/does not vouch for your email address/)
+        .waitFor();
       assert.equal(new URL(page.url()).search, '?sso_error=email_unverified');
       await shot(page, 'sso-refused');
       assert.equal((await ui.stack.db.query(`SELECT count(*)::int AS n FROM users WHERE email = 'frank@example.com'`)).rows[0].n, 0);

@@ -75,10 +75,7 @@ describe('why a run waits', { skip, concurrency: false }, () => {
     const text = await retry.innerText();
     assert.match(text, /^fetch retries at .+ \(in (9m [0-5]?\ds|10m 0s)\): attempt 2 of 3, after attempt 1 ended FAILED/);
     // The time named is the failed attempt's end plus the 10 minute backoff, as this browser writes times.
-    const due = await page.evaluate(
-      (end) => new Date(Date.parse(end) + 600_000).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }),
-      failed.ended_at as string,
-    );
+    const due = await page.evaluate((end) => new Date(Date.parse(end) + 600_000).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }), failed.ended_at as string);
     assert.ok(text.includes(`retries at ${due} `), `${text} names ${due}`);
     // Not also told as a slot wait: the run is held by its backoff.
     assert.equal(await page.getByTestId('task-wait').locator('[data-wait=slots]').count(), 0);

@@ -161,7 +161,10 @@ describe('API tokens, the execution list and the flows search', { skip, concurre
     assert.equal(await page.getByRole('button', { name: 'Next →' }).isDisabled(), true);
     await page.getByRole('button', { name: '← Previous' }).click();
     await page.getByTestId('page-number').getByText('Page 2').waitFor();
-    await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll('table.list tbody tr td:first-child code')].map((e) => e.textContent)) === JSON.stringify(want), seen.slice(2, 4));
+    await page.waitForFunction(
+      (want) => JSON.stringify([...document.querySelectorAll('table.list tbody tr td:first-child code')].map((e) => e.textContent)) === JSON.stringify(want),
+      seen.slice(2, 4),
+    );
     await shot(page, 'executions-02-paged');
   });
 });

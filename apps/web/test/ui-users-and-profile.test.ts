@@ -27,7 +27,10 @@ describe('users and profile', { skip, concurrency: false }, () => {
   const row = () => users().getByRole('row').filter({ hasText: EMAIL });
   const tempPassword = async () => (await users().getByRole('status').filter({ hasText: 'Temporary password' }).locator('code').innerText()).trim();
   type User = components['schemas']['User'];
-  const apiUser = async (): Promise<User> => ((await ui.stack.api('GET', '/api/v1/users?limit=200')).body as ApiOperations['listUsers']['responses'][200]['content']['application/json']).items.find((u) => u.id === userId)!;
+  const apiUser = async (): Promise<User> =>
+    ((await ui.stack.api('GET', '/api/v1/users?limit=200')).body as ApiOperations['listUsers']['responses'][200]['content']['application/json']).items.find(
+      (u) => u.id === userId,
+    )!;
   /** Polls the user through the API until `pred` holds (the UI's PATCH may still be on its way). */
   async function waitUser(pred: (u: User) => boolean): Promise<User> {
     const until = Date.now() + 30_000;
@@ -75,12 +78,24 @@ describe('users and profile', { skip, concurrency: false }, () => {
   it('changes the role: shown at once, kept, and the user is shown with it', async () => {
     const page = ui.admin;
     await page.goto('/admin/users');
-    await row().getByRole('combobox', { name: `Role of ${EMAIL}` }).selectOption('operator');
+    await row()
+      .getByRole('combobox', { name: `Role of ${EMAIL}` })
+      .selectOption('operator');
     // The select shows the new role at once and keeps it once the list reloads.
-    assert.equal(await row().getByRole('combobox', { name: `Role of ${EMAIL}` }).inputValue(), 'operator');
+    assert.equal(
+      await row()
+        .getByRole('combobox', { name: `Role of ${EMAIL}` })
+        .inputValue(),
+      'operator',
+    );
     await waitUser((u) => u.role === 'operator');
     await page.reload();
-    assert.equal(await row().getByRole('combobox', { name: `Role of ${EMAIL}` }).inputValue(), 'operator');
+    assert.equal(
+      await row()
+        .getByRole('combobox', { name: `Role of ${EMAIL}` })
+        .inputValue(),
+      'operator',
+    );
     await shot(page, 'users-02-role');
     // Dora's next page load shows her as an operator.
     await dora.page.goto('/');
@@ -90,7 +105,9 @@ describe('users and profile', { skip, concurrency: false }, () => {
   it('disables the account (signed out, sign-in refused) and enables it again', async () => {
     const page = ui.admin;
     await page.goto('/admin/users');
-    await row().getByRole('button', { name: `Disable ${EMAIL}` }).click();
+    await row()
+      .getByRole('button', { name: `Disable ${EMAIL}` })
+      .click();
     await row().getByRole('cell', { name: 'disabled', exact: true }).waitFor();
     // The row shows the change at once; the PATCH may still be on its way.
     assert.equal((await waitUser((u) => u.disabled)).disabled, true);
@@ -104,7 +121,9 @@ describe('users and profile', { skip, concurrency: false }, () => {
     await alert.getByTestId('request-id').waitFor();
     await shot(dora.page, 'users-04-disabled-sign-in');
 
-    await row().getByRole('button', { name: `Enable ${EMAIL}` }).click();
+    await row()
+      .getByRole('button', { name: `Enable ${EMAIL}` })
+      .click();
     await row().getByRole('cell', { name: 'active', exact: true }).waitFor();
     assert.equal((await waitUser((u) => !u.disabled)).disabled, false);
     await login(dora.page, EMAIL, 'dora first password');
@@ -114,7 +133,9 @@ describe('users and profile', { skip, concurrency: false }, () => {
   it('resets the password: a new temporary one, the old password refused', async () => {
     const page = ui.admin;
     await page.goto('/admin/users');
-    await row().getByRole('button', { name: `Reset the password of ${EMAIL}` }).click(); // the confirm() is accepted
+    await row()
+      .getByRole('button', { name: `Reset the password of ${EMAIL}` })
+      .click(); // the confirm() is accepted
     await row().getByRole('cell', { name: 'temporary password', exact: true }).waitFor();
     const temp = await tempPassword();
     assert.equal((await apiUser()).must_change_password, true);
@@ -154,7 +175,10 @@ describe('users and profile', { skip, concurrency: false }, () => {
     assert.equal(await page.getByRole('heading', { name: 'Dashboard' }).count(), 0);
     await login(page, EMAIL, 'dora third password');
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    await page.getByRole('link', { name: `Profile of ${EMAIL} (operator)` }).getByText('Dora Explorer').waitFor();
+    await page
+      .getByRole('link', { name: `Profile of ${EMAIL} (operator)` })
+      .getByText('Dora Explorer')
+      .waitFor();
     await shot(page, 'profile-02-signed-in-again');
   });
 });

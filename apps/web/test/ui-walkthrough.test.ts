@@ -150,7 +150,7 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     assert.match(flow.body.source, /max_parallel: 0/);
   });
 
-  it('a save over someone else\'s newer version opens the conflict dialog with both versions', async () => {
+  it("a save over someone else's newer version opens the conflict dialog with both versions", async () => {
     // Someone else saves the file while it is open here.
     const theirs = FLOW.replace('Prints lines, then checks the mode', 'Changed by someone else') + 'max_parallel: 0\n';
     const r = await stack.api('POST', `/api/v1/namespaces/${NS}/changes`, { message: 'elsewhere', changes: [{ op: 'put', path: 'hello.flow.yaml', content: theirs }] });
@@ -246,7 +246,10 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await page.goto(`/executions/${last}`);
     // An ended execution's logs are read in pages, not streamed.
     await page.getByRole('log', { name: 'Log lines' }).getByText('mode fail').waitFor();
-    await page.getByTestId('log-status').getByText(/lines · ended/).waitFor();
+    await page
+      .getByTestId('log-status')
+      .getByText(/lines · ended/)
+      .waitFor();
     for (const name of ['Cancel', 'Rerun', 'Restart from failed…']) assert.equal(await page.getByRole('button', { name }).isDisabled(), true, name);
     await page.goto(`/editor/${NS}?file=hello.flow.yaml`);
     await page.getByText('read only').waitFor();
@@ -274,7 +277,10 @@ describe('web UI walkthrough', { skip, concurrency: false }, () => {
     await why.getByRole('link', { name: holder.id }).waitFor();
     await shot(admin, '11-queued-execution');
     await admin.goto(`/executions/${parked.id}`);
-    await admin.getByTestId('task-wait').getByText(/no online instance serves pool "nowhere" with the process executor/).waitFor();
+    await admin
+      .getByTestId('task-wait')
+      .getByText(/no online instance serves pool "nowhere" with the process executor/)
+      .waitFor();
     await shot(admin, '12-queued-task-run');
     for (const e of [waiting, parked, holder]) await stack.api('POST', `/api/v1/executions/${e.id}/cancel`);
   });

@@ -129,7 +129,11 @@ function neverSent(err: unknown): boolean {
  * failure leaves the submission `unknown` (it may or may not have been
  * created, and is not retried: the check is then that it exists at most once).
  */
-export function submitBusy(s: Stack, ns: string, o: { count: number; webhookKey: string; workers?: number; pauseMs?: number }): { done: Promise<Submission[]>; sent: () => number } {
+export function submitBusy(
+  s: Stack,
+  ns: string,
+  o: { count: number; webhookKey: string; workers?: number; pauseMs?: number },
+): { done: Promise<Submission[]>; sent: () => number } {
   const out: Submission[] = [];
   let next = 0;
   const keyOf = (i: number) => `${ns}-${i}${i % 3 === 0 ? '-f' : i % 7 === 0 ? '-h' : ''}`;
@@ -147,7 +151,12 @@ export function submitBusy(s: Stack, ns: string, o: { count: number; webhookKey:
                 body: JSON.stringify({ inputs: { key } }),
                 signal: AbortSignal.timeout(30_000),
               })
-            : await fetch(`${s.url}/hooks/${o.webhookKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }), signal: AbortSignal.timeout(30_000) });
+            : await fetch(`${s.url}/hooks/${o.webhookKey}`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ key }),
+                signal: AbortSignal.timeout(30_000),
+              });
         const body = (await r.json().catch(() => ({}))) as { id?: string; execution_id?: string };
         if (r.status === 201) return { key, via, outcome: 'acknowledged', refused, executionId: body.id ?? body.execution_id };
         // A 5xx answer (the database unreachable, say) may still have been committed before it failed: unknown.

@@ -100,14 +100,24 @@ export async function checkRound(s: Stack, ns: string, subs: Submission[], o: { 
   for (const r of logs) {
     const total = r.task_key === 'lines' ? LINES : LEAF_LINES;
     logLines += r.ns.length;
-    assert.deepEqual(r.ns, r.ns.map((_: number, i: number) => i + 1), `task run ${r.id} (${r.task_key} ${r.state} ${r.reason}): line numbers 1..k without a gap`);
-    assert.deepEqual(r.texts, r.texts.map((_: string, i: number) => `line ${i + 1} of ${total}`), `task run ${r.id} (${r.task_key} ${r.state} ${r.reason}): its own lines, in order, none missing in between`);
+    assert.deepEqual(
+      r.ns,
+      r.ns.map((_: number, i: number) => i + 1),
+      `task run ${r.id} (${r.task_key} ${r.state} ${r.reason}): line numbers 1..k without a gap`,
+    );
+    assert.deepEqual(
+      r.texts,
+      r.texts.map((_: string, i: number) => `line ${i + 1} of ${total}`),
+      `task run ${r.id} (${r.task_key} ${r.state} ${r.reason}): its own lines, in order, none missing in between`,
+    );
     if (r.state === 'SUCCESS') assert.equal(r.texts.length, total, `task run ${r.id} succeeded: all ${total} lines stored`);
   }
 
   // One execution per acknowledged submission, at most one per unanswered one.
   const byKey = new Map(
-    (await q(s, `SELECT inputs->>'key' AS key, array_agg(id) AS ids FROM executions WHERE namespace = $1 AND flow_id = 'busy' AND trigger_type <> 'schedule' GROUP BY 1`, [ns])).map((r) => [r.key, r.ids as string[]]),
+    (
+      await q(s, `SELECT inputs->>'key' AS key, array_agg(id) AS ids FROM executions WHERE namespace = $1 AND flow_id = 'busy' AND trigger_type <> 'schedule' GROUP BY 1`, [ns])
+    ).map((r) => [r.key, r.ids as string[]]),
   );
   for (const sub of subs) {
     const ids = byKey.get(sub.key) ?? [];
@@ -120,7 +130,11 @@ export async function checkRound(s: Stack, ns: string, subs: Submission[], o: { 
 
   // One execution per schedule fire time.
   const fires = await q(s, `SELECT trigger_payload->>'fire_time' AS t, count(*)::int AS n FROM executions WHERE namespace = $1 AND trigger_type = 'schedule' GROUP BY 1`, [ns]);
-  assert.deepEqual(fires.filter((f) => f.n > 1), [], 'no schedule fire time started two executions');
+  assert.deepEqual(
+    fires.filter((f) => f.n > 1),
+    [],
+    'no schedule fire time started two executions',
+  );
 
   // One `after` per ended `busy` (flow trigger), never two.
   const after = await q(
@@ -130,11 +144,19 @@ export async function checkRound(s: Stack, ns: string, subs: Submission[], o: { 
      WHERE b.namespace = $1 AND b.flow_id = 'busy' GROUP BY b.id`,
     [ns],
   );
-  assert.deepEqual(after.filter((r) => r.n !== 1), [], 'every ended busy execution fired its flow trigger exactly once');
+  assert.deepEqual(
+    after.filter((r) => r.n !== 1),
+    [],
+    'every ended busy execution fired its flow trigger exactly once',
+  );
 
   // Subflows: one child per subflow task run; a child that succeeded is the one its parent's task took.
   const children = await q(s, `SELECT parent_task_run_id AS p, count(*)::int AS n FROM executions WHERE namespace = $1 AND flow_id = 'leaf' GROUP BY 1`, [ns]);
-  assert.deepEqual(children.filter((c) => c.n > 1 || c.p === null), [], 'one child per subflow task run');
+  assert.deepEqual(
+    children.filter((c) => c.n > 1 || c.p === null),
+    [],
+    'one child per subflow task run',
+  );
   const wasted = await q(
     s,
     `SELECT c.id AS child, c.state AS child_state, t.id AS task_run, t.attempt, t.state, t.reason, t.error FROM executions c JOIN task_runs t ON t.id = c.parent_task_run_id
@@ -160,7 +182,11 @@ export async function checkRound(s: Stack, ns: string, subs: Submission[], o: { 
      WHERE e.namespace = $1 AND t.state IN ('FAILED', 'TIMED_OUT') GROUP BY 1`,
     [ns],
   );
-  const success = await q(s, `SELECT DISTINCT e.inputs->>'key' AS key FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1 AND t.task_key = 'call' AND t.state = 'SUCCESS'`, [ns]);
+  const success = await q(
+    s,
+    `SELECT DISTINCT e.inputs->>'key' AS key FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE e.namespace = $1 AND t.task_key = 'call' AND t.state = 'SUCCESS'`,
+    [ns],
+  );
   if (o.httpCalls) for (const r of success) assert.ok(o.httpCalls(r.key) >= 1, `the http task of ${r.key} succeeded, so the server saw it`);
   return {
     namespace: ns,

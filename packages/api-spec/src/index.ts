@@ -1,24 +1,8 @@
 export { ROLES, isRole, roleAtLeast, type Role } from './roles.js';
-export {
-  successStatus,
-  type AuthKind,
-  type HttpMethod,
-  type Operation,
-  type OperationAuth,
-  type OperationRequest,
-  type OperationResponse,
-  type Tag,
-} from './operation.js';
+export { successStatus, type AuthKind, type HttpMethod, type Operation, type OperationAuth, type OperationRequest, type OperationResponse, type Tag } from './operation.js';
 export { namespaceSources, type NamespaceSource, type NamespacedRecord } from './namespaces.js';
 export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
-export {
-  AUTH_KINDS,
-  DEFAULT_DOCUMENT_VERSION,
-  DEFAULT_SERVER_URL,
-  buildOpenApiDocument,
-  minRoleLabel,
-  type OpenApiOptions,
-} from './openapi.js';
+export { AUTH_KINDS, DEFAULT_DOCUMENT_VERSION, DEFAULT_SERVER_URL, buildOpenApiDocument, minRoleLabel, type OpenApiOptions } from './openapi.js';
 export * as schemas from './schemas/index.js';
 // The runner protocol's wire types, derived from the schemas the gateway validates with.
 export {

@@ -28,7 +28,7 @@ interface LintReport {
 function redoclyEntry(): string {
   const dir = path.join(packageDir, 'node_modules', '@redocly', 'cli');
   const { bin } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
-  return path.join(dir, typeof bin === 'string' ? bin : bin.redocly ?? Object.values(bin)[0]!);
+  return path.join(dir, typeof bin === 'string' ? bin : (bin.redocly ?? Object.values(bin)[0]!));
 }
 
 /** Runs `redocly lint` with this package's redocly.yaml on `doc`, written to a temporary file. */
@@ -54,7 +54,7 @@ function lint(doc: unknown): LintReport {
 
 const describe = (p: LintProblem) => `${p.severity} ${p.ruleId} at ${p.location?.[0]?.pointer ?? '?'}: ${p.message}`;
 
-test('the OpenAPI document passes Redocly\'s recommended rules with no error and no warning', () => {
+test("the OpenAPI document passes Redocly's recommended rules with no error and no warning", () => {
   const report = lint(buildOpenApiDocument());
   assert.deepEqual(report.problems.map(describe), []);
   assert.deepEqual(report.totals, { errors: 0, warnings: 0, ignored: 0 });

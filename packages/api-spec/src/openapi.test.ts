@@ -59,24 +59,28 @@ test('the validator used above does reject a broken document', async () => {
   assert.equal(result.valid, false);
 });
 
-test('every row of the spec operation index is in the catalog and the document exactly once, and nothing else is', { skip: !specAvailable && `spec not found at ${specPath}` }, () => {
-  assert.ok(index.length >= 100, `parsed ${index.length} rows`);
-  const doc = buildOpenApiDocument();
-  const inDoc: IndexRow[] = [];
-  for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>)) {
-    for (const [method, op] of Object.entries(item)) inDoc.push({ operationId: op.operationId, method, path: p });
-  }
-  const key = (r: IndexRow) => `${r.operationId} ${r.method.toUpperCase()} ${r.path}`;
-  const extensions = new Set(EXTENSION_OPERATION_IDS);
-  for (const id of extensions) assert.ok(!index.some((r) => r.operationId === id), `${id} is in the spec index now: drop it from the extensions`);
-  const expected = [...index, ...operations.filter((o) => extensions.has(o.operationId)).map((o) => ({ operationId: o.operationId, method: o.method, path: o.path }))];
-  const catalogRows = operations.map((o) => ({ operationId: o.operationId, method: o.method, path: o.path }));
-  for (const rows of [catalogRows, inDoc]) {
-    assert.deepEqual(rows.map(key).sort(), expected.map(key).sort());
-    const ids = rows.map((r) => r.operationId);
-    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
-  }
-});
+test(
+  'every row of the spec operation index is in the catalog and the document exactly once, and nothing else is',
+  { skip: !specAvailable && `spec not found at ${specPath}` },
+  () => {
+    assert.ok(index.length >= 100, `parsed ${index.length} rows`);
+    const doc = buildOpenApiDocument();
+    const inDoc: IndexRow[] = [];
+    for (const [p, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string }>>)) {
+      for (const [method, op] of Object.entries(item)) inDoc.push({ operationId: op.operationId, method, path: p });
+    }
+    const key = (r: IndexRow) => `${r.operationId} ${r.method.toUpperCase()} ${r.path}`;
+    const extensions = new Set(EXTENSION_OPERATION_IDS);
+    for (const id of extensions) assert.ok(!index.some((r) => r.operationId === id), `${id} is in the spec index now: drop it from the extensions`);
+    const expected = [...index, ...operations.filter((o) => extensions.has(o.operationId)).map((o) => ({ operationId: o.operationId, method: o.method, path: o.path }))];
+    const catalogRows = operations.map((o) => ({ operationId: o.operationId, method: o.method, path: o.path }));
+    for (const rows of [catalogRows, inDoc]) {
+      assert.deepEqual(rows.map(key).sort(), expected.map(key).sort());
+      const ids = rows.map((r) => r.operationId);
+      assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    }
+  },
+);
 
 test('no two operations share a method and path', () => {
   const seen = new Map<string, string>();
@@ -109,11 +113,46 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
   for (const id of ['triggerFlow', 'cancelExecution', 'rerunExecution', 'restartExecution', 'requestTriage', 'runFile']) {
     assert.equal(label(id), 'operator', id);
   }
-  for (const id of ['saveChanges', 'uploadFile', 'revertVersion', 'updateFlow', 'putNamespaceSecret', 'deleteNamespaceVariable', 'rotateWebhookKey', 'pushNamespaceBranch', 'validateFile']) {
+  for (const id of [
+    'saveChanges',
+    'uploadFile',
+    'revertVersion',
+    'updateFlow',
+    'putNamespaceSecret',
+    'deleteNamespaceVariable',
+    'rotateWebhookKey',
+    'pushNamespaceBranch',
+    'validateFile',
+  ]) {
     assert.equal(label(id), 'editor', id);
   }
-  const adminReads = ['listUsers', 'listAuditEvents', 'listInstances', 'getStorageStatus', 'getAIUsage', 'listOrganizations', 'listOrganizationEmails', 'listRoleBindings', 'getOidcSettings'];
-  for (const id of [...adminReads, 'createUser', 'updateUser', 'resetUserPassword', 'putGlobalSecret', 'deleteGlobalVariable', 'createSecretProvider', 'createGitSource', 'syncGitSource', 'putAIProvider', 'deleteAIProvider', 'testAIProvider', 'createNamespace', 'deleteNamespace']) {
+  const adminReads = [
+    'listUsers',
+    'listAuditEvents',
+    'listInstances',
+    'getStorageStatus',
+    'getAIUsage',
+    'listOrganizations',
+    'listOrganizationEmails',
+    'listRoleBindings',
+    'getOidcSettings',
+  ];
+  for (const id of [
+    ...adminReads,
+    'createUser',
+    'updateUser',
+    'resetUserPassword',
+    'putGlobalSecret',
+    'deleteGlobalVariable',
+    'createSecretProvider',
+    'createGitSource',
+    'syncGitSource',
+    'putAIProvider',
+    'deleteAIProvider',
+    'testAIProvider',
+    'createNamespace',
+    'deleteNamespace',
+  ]) {
     assert.equal(label(id), 'admin', id);
   }
   // The AI provider settings are a read like the others (no key in them); the status too.
@@ -146,7 +185,24 @@ test('resource components keep the required lists of the spec', () => {
   const required = (name: string) => [...((schemas.get(name) as { required?: string[] }).required ?? [])].sort();
   assert.deepEqual(
     required('Execution'),
-    ['id', 'state', 'reason', 'error', 'namespace', 'snapshot_id', 'inputs', 'labels', 'chain_depth', 'children', 'created_at', 'created_by', 'secret_keys_used', 'trigger_type', 'trigger_payload', 'task_runs'].sort(),
+    [
+      'id',
+      'state',
+      'reason',
+      'error',
+      'namespace',
+      'snapshot_id',
+      'inputs',
+      'labels',
+      'chain_depth',
+      'children',
+      'created_at',
+      'created_by',
+      'secret_keys_used',
+      'trigger_type',
+      'trigger_payload',
+      'task_runs',
+    ].sort(),
   );
   assert.deepEqual(required('TaskRun'), ['id', 'task_key', 'task_type', 'executor_type', 'pool', 'state', 'reason', 'error', 'attempt'].sort());
   assert.deepEqual(required('ExecutionChild'), ['created_at', 'id', 'state']);

@@ -56,8 +56,7 @@ const ERROR_RESPONSES: Record<string, { status: number; description: string }> =
   UnsupportedMediaType: { status: 415, description: '`unsupported_media_type`: the `Content-Type` is not JSON' },
   ValidationFailed: {
     status: 422,
-    description:
-      '`validation_failed`: `details` has one `{field, message}` entry per failing field; parameters use their own name, a body that is not JSON gives field `body`',
+    description: '`validation_failed`: `details` has one `{field, message}` entry per failing field; parameters use their own name, a body that is not JSON gives field `body`',
   },
   Internal: { status: 500, description: '`internal`: unexpected error; the server log has the cause with the request ID' },
 };

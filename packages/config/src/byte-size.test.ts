@@ -27,7 +27,10 @@ describe('parseByteSize', () => {
   const invalid = ['', 'MiB', '-1', '-1MiB', '1.5', '10XB', '10 M', '10TB', '1e6', '0x10', '1.0001B', '10 MiB extra', '99999999999999999999'];
   for (const text of invalid) {
     it(`refuses ${JSON.stringify(text)}`, () => {
-      assert.throws(() => parseByteSize(text), (err: unknown) => err instanceof ByteSizeError && err.text === text);
+      assert.throws(
+        () => parseByteSize(text),
+        (err: unknown) => err instanceof ByteSizeError && err.text === text,
+      );
     });
   }
 

@@ -18,9 +18,7 @@ export class ByteSizeError extends Error {
     readonly text: string,
     readonly reason?: string,
   ) {
-    super(
-      `not a byte size: ${JSON.stringify(text)} (${reason ?? 'expected a whole number of bytes or a number with B, KB, MB, GB, KiB, MiB or GiB, e.g. 10MiB'})`,
-    );
+    super(`not a byte size: ${JSON.stringify(text)} (${reason ?? 'expected a whole number of bytes or a number with B, KB, MB, GB, KiB, MiB or GiB, e.g. 10MiB'})`);
   }
 }
 
@@ -52,7 +50,11 @@ function checked(text: string, bytes: number): number {
 /** Formats bytes with the largest binary unit that divides them exactly: `10485760` -> `10MiB`, `1500` -> `1500B`. */
 export function formatByteSize(bytes: number): string {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`cannot format ${bytes} as a byte size`);
-  for (const [unit, factor] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+  for (const [unit, factor] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes > 0 && bytes % factor === 0) return `${bytes / factor}${unit}`;
   }
   return `${bytes}B`;

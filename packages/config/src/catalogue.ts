@@ -57,12 +57,14 @@ export const CATALOGUE = [
     variable: 'SVC_HTTP_HEADERS_TIMEOUT',
     default: 'SVC_HTTP_KEEPALIVE_TIMEOUT + 1s',
     derived: true,
-    description: 'Duration within which a client must send the headers of a request before the connection is closed; longer than SVC_HTTP_KEEPALIVE_TIMEOUT (at most 1h). Event streams and uploads are not limited by it.',
+    description:
+      'Duration within which a client must send the headers of a request before the connection is closed; longer than SVC_HTTP_KEEPALIVE_TIMEOUT (at most 1h). Event streams and uploads are not limited by it.',
   },
   {
     variable: 'SVC_SSE_KEEPALIVE_MS',
     default: '15000',
-    description: 'Milliseconds without data after which an event stream of the API gateway sends a keep-alive comment (10 to 3600000); shorten it for proxies with short idle timeouts.',
+    description:
+      'Milliseconds without data after which an event stream of the API gateway sends a keep-alive comment (10 to 3600000); shorten it for proxies with short idle timeouts.',
   },
   {
     variable: 'SVC_TRUST_PROXY',
@@ -102,15 +104,22 @@ export const CATALOGUE = [
     variable: 'SVC_MASTER_KEYS',
     default: null,
     secret: true,
-    description: 'Comma-separated KEY_ID:BASE64 keys of 32 bytes each (openssl rand -base64 32) that encrypt builtin secrets; the first encrypts, all decrypt. Unset: secret writes are refused, except in embedded mode where a key is generated once in the data dir.',
+    description:
+      'Comma-separated KEY_ID:BASE64 keys of 32 bytes each (openssl rand -base64 32) that encrypt builtin secrets; the first encrypts, all decrypt. Unset: secret writes are refused, except in embedded mode where a key is generated once in the data dir.',
   },
-  { variable: 'SVC_RETENTION_DAYS', default: '90', description: 'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept; also the daily AI usage counters (ai_usage), after their UTC day.' },
+  {
+    variable: 'SVC_RETENTION_DAYS',
+    default: '90',
+    description:
+      'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept; also the daily AI usage counters (ai_usage), after their UTC day.',
+  },
   // --- auth ---
   { variable: 'SVC_SESSION_TTL', default: '168h', description: 'Lifetime of a login session after its last use, as a duration (e.g. 12h, 30m).' },
   {
     variable: 'SVC_ADMIN_EMAIL',
     default: null,
-    description: 'Email of the admin created at start when no user exists; needs SVC_ADMIN_PASSWORD. In embedded mode without it, admin@localhost is created with a printed password.',
+    description:
+      'Email of the admin created at start when no user exists; needs SVC_ADMIN_PASSWORD. In embedded mode without it, admin@localhost is created with a printed password.',
   },
   { variable: 'SVC_ADMIN_PASSWORD', default: null, secret: true, description: 'Password of the SVC_ADMIN_EMAIL admin; needs SVC_ADMIN_EMAIL.' },
   // --- execution ---
@@ -122,20 +131,35 @@ export const CATALOGUE = [
   {
     variable: 'SVC_EXECUTORS',
     default: 'process',
-    description: 'Comma-separated executor types this instance runs: process, docker, kubernetes. The inline executor is always on; "inline" alone enables only it. A dispatcher advertises docker only while its Docker engine (SVC_DOCKER_HOST) answers, and kubernetes only with a cluster configuration (SVC_K8S_API_URL, or in-cluster).',
+    description:
+      'Comma-separated executor types this instance runs: process, docker, kubernetes. The inline executor is always on; "inline" alone enables only it. A dispatcher advertises docker only while its Docker engine (SVC_DOCKER_HOST) answers, and kubernetes only with a cluster configuration (SVC_K8S_API_URL, or in-cluster).',
   },
   {
     variable: 'SVC_DEFAULT_EXECUTOR',
     default: 'process',
-    description: 'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes. Read where executions are created (the API gateway, the scheduler), not by the dispatcher: give every app the same value.',
+    description:
+      'Executor type of tasks whose task, flow and namespace.yaml name none: process, docker or kubernetes. Read where executions are created (the API gateway, the scheduler), not by the dispatcher: give every app the same value.',
   },
-  { variable: 'SVC_DEFAULT_IMAGE', default: null, description: 'Container image of docker and kubernetes tasks whose task, flow and namespace.yaml name none; unset: such a task fails executor_error naming the missing image.' },
-  { variable: 'SVC_WORKER_SLOTS', default: '8', description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline; kubernetes has SVC_K8S_MAX_JOBS).' },
-  { variable: 'SVC_K8S_MAX_JOBS', default: '50', description: 'Kubernetes Jobs one dispatcher instance keeps running at once (the kubernetes executor\'s slots; SVC_WORKER_SLOTS does not apply to it).' },
+  {
+    variable: 'SVC_DEFAULT_IMAGE',
+    default: null,
+    description: 'Container image of docker and kubernetes tasks whose task, flow and namespace.yaml name none; unset: such a task fails executor_error naming the missing image.',
+  },
+  {
+    variable: 'SVC_WORKER_SLOTS',
+    default: '8',
+    description: 'Task runs one dispatcher instance runs at once for each executor type (process, docker, inline; kubernetes has SVC_K8S_MAX_JOBS).',
+  },
+  {
+    variable: 'SVC_K8S_MAX_JOBS',
+    default: '50',
+    description: "Kubernetes Jobs one dispatcher instance keeps running at once (the kubernetes executor's slots; SVC_WORKER_SLOTS does not apply to it).",
+  },
   {
     variable: 'SVC_HEARTBEAT_TIMEOUT',
     default: '60s',
-    description: 'Duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost (the container may outlive its dispatcher and keeps reporting).',
+    description:
+      'Duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost (the container may outlive its dispatcher and keeps reporting).',
   },
   {
     variable: 'SVC_KILL_DELAY_MS',
@@ -152,20 +176,24 @@ export const CATALOGUE = [
     variable: 'SVC_SPAWN_HELPER',
     default: 'auto',
     description:
-      'The small process that spawns the process executor\'s task processes: perl (a Perl script; a fork of it costs a fraction of a Node runtime\'s), node (a bare Node runtime), or auto: perl when a perl is on the PATH, else node. perl without one stops the dispatcher at start.',
+      "The small process that spawns the process executor's task processes: perl (a Perl script; a fork of it costs a fraction of a Node runtime's), node (a bare Node runtime), or auto: perl when a perl is on the PATH, else node. perl without one stops the dispatcher at start.",
   },
-  { variable: 'SVC_DOCKER_HOST', default: null, description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.' },
+  {
+    variable: 'SVC_DOCKER_HOST',
+    default: null,
+    description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.',
+  },
   {
     variable: 'SVC_DOCKER_NETWORK',
     default: 'svc-tasks',
     description:
-      'Network of docker tasks that name none: svc-tasks (the default) is a bridge network the dispatcher creates when missing (labelled, not internal: tasks reach the outside and the gateway at SVC_RUNNER_URL, not the host\'s loopback); any other name must exist; host puts tasks on the host\'s network (no network isolation). Always allowed, whatever SVC_DOCKER_NETWORKS says.',
+      "Network of docker tasks that name none: svc-tasks (the default) is a bridge network the dispatcher creates when missing (labelled, not internal: tasks reach the outside and the gateway at SVC_RUNNER_URL, not the host's loopback); any other name must exist; host puts tasks on the host's network (no network isolation). Always allowed, whatever SVC_DOCKER_NETWORKS says.",
   },
   {
     variable: 'SVC_DOCKER_NETWORKS',
     default: null,
     description:
-      'Comma-separated networks a flow\'s executor.network may name besides SVC_DOCKER_NETWORK; unset: none. host and container:<id> (another container\'s network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it.',
+      "Comma-separated networks a flow's executor.network may name besides SVC_DOCKER_NETWORK; unset: none. host and container:<id> (another container's network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it.",
   },
   {
     variable: 'SVC_DOCKER_PIDS_LIMIT',
@@ -176,39 +204,51 @@ export const CATALOGUE = [
     variable: 'SVC_RUNNER_URL',
     default: 'SVC_PUBLIC_URL',
     derived: true,
-    description: 'Base URL at which runners inside docker and kubernetes tasks reach the API gateway (its /api/runner/v1); a loopback address works only for docker tasks on SVC_DOCKER_NETWORK=host; tasks on a bridge network (the default svc-tasks) and in a cluster need an address their containers can reach.',
+    description:
+      'Base URL at which runners inside docker and kubernetes tasks reach the API gateway (its /api/runner/v1); a loopback address works only for docker tasks on SVC_DOCKER_NETWORK=host; tasks on a bridge network (the default svc-tasks) and in a cluster need an address their containers can reach.',
   },
   {
     variable: 'SVC_RUNNER_IMAGE',
     default: null,
-    description: 'Image of the kubernetes executor\'s init container, holding the runner bundle at /.svc-runner, which it copies into the pod for inject_runner; unset: svc-runner:<bundle hash>, the image infra/ builds.',
+    description:
+      "Image of the kubernetes executor's init container, holding the runner bundle at /.svc-runner, which it copies into the pod for inject_runner; unset: svc-runner:<bundle hash>, the image infra/ builds.",
   },
-  { variable: 'SVC_K8S_API_URL', default: null, description: 'Kubernetes API server URL of the kubernetes executor; unset: the in-cluster service account when the dispatcher runs in a pod (KUBERNETES_SERVICE_HOST), else no kubernetes executor is advertised.' },
+  {
+    variable: 'SVC_K8S_API_URL',
+    default: null,
+    description:
+      'Kubernetes API server URL of the kubernetes executor; unset: the in-cluster service account when the dispatcher runs in a pod (KUBERNETES_SERVICE_HOST), else no kubernetes executor is advertised.',
+  },
   { variable: 'SVC_K8S_NAMESPACE', default: 'default', description: 'Kubernetes namespace in which task Jobs are created.' },
-  { variable: 'SVC_K8S_TOKEN', default: null, secret: true, description: 'Bearer token for SVC_K8S_API_URL (a service account token with rights on Jobs and Pods in SVC_K8S_NAMESPACE).' },
+  {
+    variable: 'SVC_K8S_TOKEN',
+    default: null,
+    secret: true,
+    description: 'Bearer token for SVC_K8S_API_URL (a service account token with rights on Jobs and Pods in SVC_K8S_NAMESPACE).',
+  },
   {
     variable: 'SVC_K8S_TASK_SERVICE_ACCOUNT',
     default: 'svc-task',
     description:
-      'Service account of kubernetes task pods whose flow names none; give it no Role: its token is never mounted (automountServiceAccountToken: false). Must exist in SVC_K8S_NAMESPACE, and must not be the dispatcher\'s own (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT).',
+      "Service account of kubernetes task pods whose flow names none; give it no Role: its token is never mounted (automountServiceAccountToken: false). Must exist in SVC_K8S_NAMESPACE, and must not be the dispatcher's own (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT).",
   },
   {
     variable: 'SVC_K8S_SERVICE_ACCOUNTS',
     default: null,
     description:
-      'Comma-separated service accounts a flow\'s executor.kubernetes.service_account may name (their token is mounted); unset: none, and such a task run fails executor_error naming the account and this setting. The dispatcher\'s own service account is refused here and at run time.',
+      "Comma-separated service accounts a flow's executor.kubernetes.service_account may name (their token is mounted); unset: none, and such a task run fails executor_error naming the account and this setting. The dispatcher's own service account is refused here and at run time.",
   },
   {
     variable: 'SVC_K8S_DISPATCHER_SERVICE_ACCOUNT',
     default: 'svc-dispatcher',
     description:
-      'Name of the dispatcher\'s own service account (the one with rights on Jobs), which no task may use; in a pod, the name in the mounted service account token is refused as well.',
+      "Name of the dispatcher's own service account (the one with rights on Jobs), which no task may use; in a pod, the name in the mounted service account token is refused as well.",
   },
   {
     variable: 'SVC_K8S_RUN_AS_NON_ROOT',
     default: 'false',
     description:
-      'true: kubernetes task pods get runAsNonRoot: true, so the kubelet refuses a task image (and the runner image) whose user is root or not numeric. Every task container already runs without privilege escalation, with no capabilities and the runtime\'s default seccomp profile.',
+      "true: kubernetes task pods get runAsNonRoot: true, so the kubelet refuses a task image (and the runner image) whose user is root or not numeric. Every task container already runs without privilege escalation, with no capabilities and the runtime's default seccomp profile.",
   },
   // --- triggers and maintenance ---
   { variable: 'SVC_SCHEDULER_TICK_MS', default: '1000', description: 'Milliseconds between two checks of the scheduler for due schedules (10 to 3600000).' },
@@ -225,19 +265,25 @@ export const CATALOGUE = [
   {
     variable: 'SVC_GIT_SYNC_TICK_MS',
     default: '2000',
-    description: 'Milliseconds between two checks of the scheduler\'s git sync worker for requested syncs and git sources due a poll (10 to 3600000); a sync request also wakes it at once.',
+    description:
+      "Milliseconds between two checks of the scheduler's git sync worker for requested syncs and git sources due a poll (10 to 3600000); a sync request also wakes it at once.",
   },
   {
     variable: 'SVC_WATCHDOG_MS',
     default: '5000',
-    description: 'Milliseconds between two runs of the maintenance lease holder\'s watchdog (flow and task timeouts, lost task runs); 10 to 3600000.',
+    description: "Milliseconds between two runs of the maintenance lease holder's watchdog (flow and task timeouts, lost task runs); 10 to 3600000.",
   },
   // --- limits ---
   { variable: 'SVC_MAX_FILE_BYTES', default: '10MiB', description: 'Largest namespace file accepted; a byte size (plain bytes, or with B, KB, MB, GB, KiB, MiB, GiB).' },
   { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
   { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact a task can upload; a byte size.' },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
-  { variable: 'SVC_ORG_RATE_LIMIT', default: '10', description: 'Requests per second to POST /api/v1/emails shared by all API keys of one organization, across every api-gateway instance (a token bucket in PostgreSQL holding one second of requests); past it 429 rate_limit_exceeded with Retry-After.' },
+  {
+    variable: 'SVC_ORG_RATE_LIMIT',
+    default: '10',
+    description:
+      'Requests per second to POST /api/v1/emails shared by all API keys of one organization, across every api-gateway instance (a token bucket in PostgreSQL holding one second of requests); past it 429 rate_limit_exceeded with Retry-After.',
+  },
   {
     variable: 'SVC_ORG_DAILY_QUOTA',
     default: '10000',
@@ -245,14 +291,44 @@ export const CATALOGUE = [
       'Emails one organization may have accepted per UTC day (0 or more), across every api-gateway instance, unless `svc org quota set` gives it its own; past it POST /api/v1/emails answers 429 rate_limit_exceeded with Retry-After until the next UTC midnight.',
   },
   // --- AI ---
-  { variable: 'SVC_AI_TRIAGE_PER_HOUR', default: '20', description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.' },
-  { variable: 'SVC_AI_TRIAGE_POLL_MS', default: '15000', description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).' },
-  { variable: 'SVC_AI_USER_REQUESTS_PER_DAY', default: '200', description: 'AI requests (assistant turns and triages) one user may start per UTC day; past it 429 rate_limited with Retry-After until midnight UTC.' },
-  { variable: 'SVC_AI_USER_TOKENS_PER_DAY', default: '1000000', description: 'AI provider tokens (input and output) one user may use per UTC day; past it 429 rate_limited, and a turn in progress stops before its next model call.' },
-  { variable: 'SVC_AI_TOTAL_REQUESTS_PER_DAY', default: '2000', description: 'AI requests per UTC day for the whole deployment (every user and automatic triage together); past it 429 rate_limited and automatic triage waits.' },
-  { variable: 'SVC_AI_TOTAL_TOKENS_PER_DAY', default: '10000000', description: 'AI provider tokens per UTC day for the whole deployment; past it 429 rate_limited and automatic triage waits.' },
+  {
+    variable: 'SVC_AI_TRIAGE_PER_HOUR',
+    default: '20',
+    description: 'Automatic AI triages (provider auto_triage on) started per hour at most, across every api-gateway instance; failures past it wait for a manual requestTriage.',
+  },
+  {
+    variable: 'SVC_AI_TRIAGE_POLL_MS',
+    default: '15000',
+    description: 'Milliseconds between two looks of an api-gateway for new FAILED or TIMED_OUT executions to triage automatically (10 to 3600000).',
+  },
+  {
+    variable: 'SVC_AI_USER_REQUESTS_PER_DAY',
+    default: '200',
+    description: 'AI requests (assistant turns and triages) one user may start per UTC day; past it 429 rate_limited with Retry-After until midnight UTC.',
+  },
+  {
+    variable: 'SVC_AI_USER_TOKENS_PER_DAY',
+    default: '1000000',
+    description: 'AI provider tokens (input and output) one user may use per UTC day; past it 429 rate_limited, and a turn in progress stops before its next model call.',
+  },
+  {
+    variable: 'SVC_AI_TOTAL_REQUESTS_PER_DAY',
+    default: '2000',
+    description: 'AI requests per UTC day for the whole deployment (every user and automatic triage together); past it 429 rate_limited and automatic triage waits.',
+  },
+  {
+    variable: 'SVC_AI_TOTAL_TOKENS_PER_DAY',
+    default: '10000000',
+    description: 'AI provider tokens per UTC day for the whole deployment; past it 429 rate_limited and automatic triage waits.',
+  },
   // --- email ---
-  { variable: 'SVC_SMTP_URL', default: null, credential: true, description: 'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.' },
+  {
+    variable: 'SVC_SMTP_URL',
+    default: null,
+    credential: true,
+    description:
+      'SMTP server the maintenance processes deliver the organization emails through, smtp://USER:PASSWORD@HOST:PORT or smtps:// for implicit TLS; unset: emails stay queued.',
+  },
   {
     variable: 'SVC_SMTP_REQUIRE_TLS',
     default: 'true, false when the SVC_SMTP_URL host is loopback',
@@ -260,7 +336,11 @@ export const CATALOGUE = [
     description:
       'true: an smtp:// server must offer STARTTLS and the mail sender upgrades to TLS before sending credentials or mail; a server without it fails the email with the reason recorded on it. false: plain SMTP is accepted (a relay on the same host).',
   },
-  { variable: 'SVC_EMAIL_RETENTION_DAYS', default: '30', description: 'Days organization emails (whatever their status) and their daily quota counters are kept; the maintenance lease holder deletes older ones every hour.' },
+  {
+    variable: 'SVC_EMAIL_RETENTION_DAYS',
+    default: '30',
+    description: 'Days organization emails (whatever their status) and their daily quota counters are kept; the maintenance lease holder deletes older ones every hour.',
+  },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -353,10 +353,30 @@ describe('describeConfig', () => {
     const names = new Set(describeConfig().map((r) => r.variable));
     // grep -o 'SVC_[A-Z0-9_]*' over both documents, less the task runtime contract (describeTaskEnvironment).
     const fromDocuments = [
-      'SVC_ADMIN_EMAIL', 'SVC_ADMIN_PASSWORD', 'SVC_DATABASE_URL', 'SVC_DATA_DIR', 'SVC_HEARTBEAT_TIMEOUT', 'SVC_HOST',
-      'SVC_K8S_MAX_JOBS', 'SVC_LOG_FORMAT', 'SVC_LOG_LEVEL', 'SVC_MASTER_KEYS', 'SVC_MAX_ARTIFACT_BYTES', 'SVC_MAX_BUNDLE_BYTES',
-      'SVC_MAX_FILE_BYTES', 'SVC_ORG_RATE_LIMIT', 'SVC_POOLS', 'SVC_PORT', 'SVC_PUBLIC_URL', 'SVC_RETENTION_DAYS',
-      'SVC_SESSION_TTL', 'SVC_SMTP_URL', 'SVC_STORAGE_URL', 'SVC_TOKEN', 'SVC_URL', 'SVC_WORKER_SLOTS',
+      'SVC_ADMIN_EMAIL',
+      'SVC_ADMIN_PASSWORD',
+      'SVC_DATABASE_URL',
+      'SVC_DATA_DIR',
+      'SVC_HEARTBEAT_TIMEOUT',
+      'SVC_HOST',
+      'SVC_K8S_MAX_JOBS',
+      'SVC_LOG_FORMAT',
+      'SVC_LOG_LEVEL',
+      'SVC_MASTER_KEYS',
+      'SVC_MAX_ARTIFACT_BYTES',
+      'SVC_MAX_BUNDLE_BYTES',
+      'SVC_MAX_FILE_BYTES',
+      'SVC_ORG_RATE_LIMIT',
+      'SVC_POOLS',
+      'SVC_PORT',
+      'SVC_PUBLIC_URL',
+      'SVC_RETENTION_DAYS',
+      'SVC_SESSION_TTL',
+      'SVC_SMTP_URL',
+      'SVC_STORAGE_URL',
+      'SVC_TOKEN',
+      'SVC_URL',
+      'SVC_WORKER_SLOTS',
     ];
     for (const name of fromDocuments) assert.ok(names.has(name), `${name} is missing`);
   });
@@ -370,13 +390,16 @@ describe('describeConfig', () => {
       },
     });
     parseConfig(env, machine);
-    assert.deepEqual([...read].sort(), describeConfig().map((r) => r.variable).sort());
+    assert.deepEqual(
+      [...read].sort(),
+      describeConfig()
+        .map((r) => r.variable)
+        .sort(),
+    );
   });
 
   it('gives defaults that parse to the values parseConfig uses', () => {
-    const literal = Object.fromEntries(
-      CATALOGUE.filter((e) => e.default !== null && !('derived' in e)).map((e) => [e.variable, e.default as string]),
-    );
+    const literal = Object.fromEntries(CATALOGUE.filter((e) => e.default !== null && !('derived' in e)).map((e) => [e.variable, e.default as string]));
     assert.deepEqual(parseConfig(literal, machine), parseConfig({}, machine));
   });
 });

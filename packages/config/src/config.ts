@@ -269,18 +269,27 @@ export function parseConfig(given: Record<string, string | undefined> = process.
   const smtpUrl = read('SVC_SMTP_URL', (text) => (p.url(text, ['smtp:', 'smtps:']), text));
   const port = read('SVC_PORT', p.port);
   const host = read('SVC_HOST', p.host);
-  const publicUrl = read('SVC_PUBLIC_URL', p.baseUrl, () =>
-    host === undefined || port === undefined ? '' : defaultPublicUrl(host, port),
-  );
+  const publicUrl = read('SVC_PUBLIC_URL', p.baseUrl, () => (host === undefined || port === undefined ? '' : defaultPublicUrl(host, port)));
   const httpKeepAliveTimeoutMs = read('SVC_HTTP_KEEPALIVE_TIMEOUT', timeout);
   const httpHeadersTimeoutMs = read('SVC_HTTP_HEADERS_TIMEOUT', timeout, () => (httpKeepAliveTimeoutMs ?? 0) + 1000);
-  if (raw('SVC_HTTP_HEADERS_TIMEOUT') !== undefined && httpHeadersTimeoutMs !== undefined && httpKeepAliveTimeoutMs !== undefined && httpHeadersTimeoutMs <= httpKeepAliveTimeoutMs) {
+  if (
+    raw('SVC_HTTP_HEADERS_TIMEOUT') !== undefined &&
+    httpHeadersTimeoutMs !== undefined &&
+    httpKeepAliveTimeoutMs !== undefined &&
+    httpHeadersTimeoutMs <= httpKeepAliveTimeoutMs
+  ) {
     // A headers timer shorter than the keep-alive one can cut a reused connection the client still counts on.
     fail('SVC_HTTP_HEADERS_TIMEOUT', `must be longer than SVC_HTTP_KEEPALIVE_TIMEOUT (${formatDuration(httpKeepAliveTimeoutMs)})`);
   }
-  const dataDir = read('SVC_DATA_DIR', (text) => path.resolve(cwd, text), () => path.resolve(cwd, '.svc-data'));
-  const storageUrl = read('SVC_STORAGE_URL', (text) => (parseStorageUrl(text), text), () =>
-    dataDir === undefined ? '' : pathToFileURL(path.join(dataDir, 'objects')).href,
+  const dataDir = read(
+    'SVC_DATA_DIR',
+    (text) => path.resolve(cwd, text),
+    () => path.resolve(cwd, '.svc-data'),
+  );
+  const storageUrl = read(
+    'SVC_STORAGE_URL',
+    (text) => (parseStorageUrl(text), text),
+    () => (dataDir === undefined ? '' : pathToFileURL(path.join(dataDir, 'objects')).href),
   );
   const adminEmail = read('SVC_ADMIN_EMAIL', (text) => {
     if (!EMAIL.test(text)) throw new Error('must be an email address');
@@ -296,7 +305,11 @@ export function parseConfig(given: Record<string, string | undefined> = process.
 
   const k8sDispatcherServiceAccount = read('SVC_K8S_DISPATCHER_SERVICE_ACCOUNT', serviceAccountName);
   const k8sTaskServiceAccount = read('SVC_K8S_TASK_SERVICE_ACCOUNT', serviceAccountName);
-  const k8sServiceAccounts = read('SVC_K8S_SERVICE_ACCOUNTS', (text) => p.list(text, (item) => void serviceAccountName(item)), () => []);
+  const k8sServiceAccounts = read(
+    'SVC_K8S_SERVICE_ACCOUNTS',
+    (text) => p.list(text, (item) => void serviceAccountName(item)),
+    () => [],
+  );
   // The dispatcher's own account has rights on Jobs (and so on every task's run token): no task may run with it.
   if (k8sDispatcherServiceAccount !== undefined && k8sServiceAccounts?.includes(k8sDispatcherServiceAccount)) {
     fail('SVC_K8S_SERVICE_ACCOUNTS', `must not list the dispatcher's own service account "${k8sDispatcherServiceAccount}" (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT)`);
@@ -317,7 +330,11 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     trustProxy: read('SVC_TRUST_PROXY', trustProxy),
     instanceName: read('SVC_INSTANCE_NAME', instanceName, () => options.hostname ?? os.hostname()),
     dataDir,
-    workDir: read('SVC_WORK_DIR', (text) => path.resolve(cwd, text), () => (dataDir === undefined ? '' : path.join(dataDir, 'work'))),
+    workDir: read(
+      'SVC_WORK_DIR',
+      (text) => path.resolve(cwd, text),
+      () => (dataDir === undefined ? '' : path.join(dataDir, 'work')),
+    ),
     databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),
     storageUrl,
     storage: storageUrl ? parseStorageUrl(storageUrl) : undefined,
@@ -345,7 +362,11 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     spawnHelper: read('SVC_SPAWN_HELPER', p.oneOf(['auto', 'perl', 'node'] as const)),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
     dockerNetwork: read('SVC_DOCKER_NETWORK', dockerNetwork),
-    dockerNetworks: read('SVC_DOCKER_NETWORKS', (text) => p.list(text, (item) => void dockerNetwork(item)), () => []),
+    dockerNetworks: read(
+      'SVC_DOCKER_NETWORKS',
+      (text) => p.list(text, (item) => void dockerNetwork(item)),
+      () => [],
+    ),
     dockerPidsLimit: read('SVC_DOCKER_PIDS_LIMIT', p.positiveInteger),
     runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),
     runnerImage: read('SVC_RUNNER_IMAGE', p.noWhitespace('an image reference')),
@@ -492,7 +513,15 @@ function serviceAccountName(text: string): string {
 
 function orderByCatalogue(problems: ConfigProblem[]): ConfigProblem[] {
   // A `_FILE` form sits right after its variable, as in describeConfig.
-  const order = new Map<string, number>(CATALOGUE.flatMap((e, i) => [[e.variable, 2 * i], [fileVariable(e.variable), 2 * i + 1]] as const));
+  const order = new Map<string, number>(
+    CATALOGUE.flatMap(
+      (e, i) =>
+        [
+          [e.variable, 2 * i],
+          [fileVariable(e.variable), 2 * i + 1],
+        ] as const,
+    ),
+  );
   // One line per variable: two messages about one variable are joined.
   const merged = new Map<string, ConfigProblem>();
   for (const problem of problems) {

@@ -29,8 +29,6 @@ export class ConfigError extends Error {
 
 /** `invalid configuration:` followed by one indented line per problem. */
 export function formatProblems(problems: readonly ConfigProblem[]): string {
-  const lines = problems.map(
-    (p) => `  ${p.variable}: ${p.message}${p.got === undefined ? '' : ` (got ${JSON.stringify(p.got)})`}`,
-  );
+  const lines = problems.map((p) => `  ${p.variable}: ${p.message}${p.got === undefined ? '' : ` (got ${JSON.stringify(p.got)})`}`);
   return ['invalid configuration:', ...lines].join('\n');
 }

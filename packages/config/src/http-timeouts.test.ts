@@ -36,11 +36,19 @@ describe('SVC_HTTP_KEEPALIVE_TIMEOUT and SVC_HTTP_HEADERS_TIMEOUT', () => {
     ['a number without a unit', { SVC_HTTP_KEEPALIVE_TIMEOUT: '75' }, 'SVC_HTTP_KEEPALIVE_TIMEOUT', /must be a duration/],
     ['under a second', { SVC_HTTP_KEEPALIVE_TIMEOUT: '500ms' }, 'SVC_HTTP_KEEPALIVE_TIMEOUT', /must be from 1s to 1h/],
     ['over an hour', { SVC_HTTP_HEADERS_TIMEOUT: '2h' }, 'SVC_HTTP_HEADERS_TIMEOUT', /must be from 1s to 1h/],
-    ['headers not longer than keep-alive', { SVC_HTTP_KEEPALIVE_TIMEOUT: '90s', SVC_HTTP_HEADERS_TIMEOUT: '60s' }, 'SVC_HTTP_HEADERS_TIMEOUT', /must be longer than SVC_HTTP_KEEPALIVE_TIMEOUT \(1m30s\)/],
+    [
+      'headers not longer than keep-alive',
+      { SVC_HTTP_KEEPALIVE_TIMEOUT: '90s', SVC_HTTP_HEADERS_TIMEOUT: '60s' },
+      'SVC_HTTP_HEADERS_TIMEOUT',
+      /must be longer than SVC_HTTP_KEEPALIVE_TIMEOUT \(1m30s\)/,
+    ],
   ] as const) {
     it(`refuses ${what}`, () => {
       const problems = problemsOf(env);
-      assert.deepEqual(problems.map((p) => p.variable), [variable]);
+      assert.deepEqual(
+        problems.map((p) => p.variable),
+        [variable],
+      );
       assert.match(problems[0]!.message, message);
     });
   }

@@ -80,14 +80,17 @@ describe('secrets as files (X_FILE)', () => {
     let code: number | undefined;
     assert.throws(
       () =>
-        loadConfig({ SVC_MASTER_KEYS: keys, SVC_MASTER_KEYS_FILE: file }, {
-          ...machine,
-          stderr: { write: (s: string) => (stderr += s) },
-          exit: (c: number) => {
-            code = c;
-            throw new Error('exited');
+        loadConfig(
+          { SVC_MASTER_KEYS: keys, SVC_MASTER_KEYS_FILE: file },
+          {
+            ...machine,
+            stderr: { write: (s: string) => (stderr += s) },
+            exit: (c: number) => {
+              code = c;
+              throw new Error('exited');
+            },
           },
-        }),
+        ),
       /exited/,
     );
     assert.equal(code, 2);
@@ -105,11 +108,17 @@ describe('secrets as files (X_FILE)', () => {
     assert.deepEqual(problemsOf({ SVC_DATABASE_URL_FILE: missing }), [{ variable: 'SVC_DATABASE_URL_FILE', message: `cannot read ${JSON.stringify(missing)}: no such file` }]);
     assert.deepEqual(problemsOf({ SVC_MASTER_KEYS_FILE: dir }), [{ variable: 'SVC_MASTER_KEYS_FILE', message: `cannot read ${JSON.stringify(dir)}: is a directory` }]);
     const empty = secretFile('\n');
-    assert.deepEqual(problemsOf({ SVC_ADMIN_EMAIL: 'a@b.c', SVC_ADMIN_PASSWORD_FILE: empty }).find((p) => p.variable === 'SVC_ADMIN_PASSWORD_FILE'), {
-      variable: 'SVC_ADMIN_PASSWORD_FILE',
-      message: `${JSON.stringify(empty)} is empty`,
-    });
-    assert.throws(() => readVariable({ SVC_DATABASE_URL_FILE: missing }, 'SVC_DATABASE_URL'), (err: unknown) => err instanceof ConfigError && err.message.includes(missing));
+    assert.deepEqual(
+      problemsOf({ SVC_ADMIN_EMAIL: 'a@b.c', SVC_ADMIN_PASSWORD_FILE: empty }).find((p) => p.variable === 'SVC_ADMIN_PASSWORD_FILE'),
+      {
+        variable: 'SVC_ADMIN_PASSWORD_FILE',
+        message: `${JSON.stringify(empty)} is empty`,
+      },
+    );
+    assert.throws(
+      () => readVariable({ SVC_DATABASE_URL_FILE: missing }, 'SVC_DATABASE_URL'),
+      (err: unknown) => err instanceof ConfigError && err.message.includes(missing),
+    );
   });
 
   it('never shows the content of a file, even when the value in it is invalid', () => {
@@ -121,7 +130,10 @@ describe('secrets as files (X_FILE)', () => {
       SVC_SMTP_URL: 'smtp://x:y@h:25',
       SVC_SMTP_URL_FILE: secretFile('smtp://mailer:other-s3cr3t@h:25'),
     });
-    assert.deepEqual(problems.map((p) => p.variable), ['SVC_DATABASE_URL', 'SVC_MASTER_KEYS', 'SVC_SMTP_URL_FILE']);
+    assert.deepEqual(
+      problems.map((p) => p.variable),
+      ['SVC_DATABASE_URL', 'SVC_MASTER_KEYS', 'SVC_SMTP_URL_FILE'],
+    );
     for (const p of problems) assert.equal(p.got, undefined, `${p.variable} echoes nothing`);
     assert.match(problems[0]!.message, /\(read from SVC_DATABASE_URL_FILE\)$/);
     assert.match(problems[1]!.message, /\(read from SVC_MASTER_KEYS_FILE\)$/);

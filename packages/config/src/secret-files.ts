@@ -22,7 +22,10 @@ const isSet = (value: string | undefined): value is string => value !== undefine
  * variable and the path, never the content: setting both `X` and `X_FILE`,
  * a file that cannot be read, an empty file.
  */
-export function resolveFileVariables(env: Record<string, string | undefined>, names: readonly VariableName[]): { env: Record<string, string | undefined>; problems: ConfigProblem[] } {
+export function resolveFileVariables(
+  env: Record<string, string | undefined>,
+  names: readonly VariableName[],
+): { env: Record<string, string | undefined>; problems: ConfigProblem[] } {
   const out: Record<string, string | undefined> = {};
   const problems: ConfigProblem[] = [];
   for (const name of names) {

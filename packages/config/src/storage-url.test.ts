@@ -55,7 +55,10 @@ describe('parseStorageUrl', () => {
   ];
   for (const [text, message] of bad) {
     it(`refuses ${JSON.stringify(text)}`, () => {
-      assert.throws(() => parseStorageUrl(text), (err: unknown) => err instanceof StorageUrlError && message.test(err.message));
+      assert.throws(
+        () => parseStorageUrl(text),
+        (err: unknown) => err instanceof StorageUrlError && message.test(err.message),
+      );
     });
   }
 });

@@ -44,9 +44,7 @@ export function parseStorageUrl(text: string): StorageTarget {
   try {
     url = new URL(text);
   } catch {
-    throw new StorageUrlError(
-      'expected file:///ABSOLUTE/DIR or s3://KEY:SECRET@HOST:PORT/BUCKET?ssl=false (percent-encode any / : @ in the key and secret)',
-    );
+    throw new StorageUrlError('expected file:///ABSOLUTE/DIR or s3://KEY:SECRET@HOST:PORT/BUCKET?ssl=false (percent-encode any / : @ in the key and secret)');
   }
   switch (url.protocol) {
     case 'file:':

@@ -10,10 +10,7 @@ import tar from 'tar-stream';
 import { listSharedLibraries, readElfInfo } from '@svc/runner-bundle';
 
 type Entry =
-  | { type: 'directory'; mode: number }
-  | { type: 'file'; mode: number; from: string }
-  | { type: 'file'; mode: number; content: Buffer }
-  | { type: 'symlink'; linkname: string };
+  { type: 'directory'; mode: number } | { type: 'file'; mode: number; from: string } | { type: 'file'; mode: number; content: Buffer } | { type: 'symlink'; linkname: string };
 
 export class Rootfs {
   private readonly entries = new Map<string, Entry>([['/', { type: 'directory', mode: 0o755 }]]);

@@ -57,7 +57,8 @@ function prismaOnPool(pool: pg.Pool): PrismaClient {
  */
 export function prismaOf(db: pg.Pool | PrismaDb): PrismaDb {
   if (!(db instanceof pg.Pool)) {
-    if (typeof (db as { $queryRaw?: unknown }).$queryRaw !== 'function') throw new TypeError('expected a pg.Pool or a Prisma client; a client checked out of the pool runs hand-written SQL only');
+    if (typeof (db as { $queryRaw?: unknown }).$queryRaw !== 'function')
+      throw new TypeError('expected a pg.Pool or a Prisma client; a client checked out of the pool runs hand-written SQL only');
     return db;
   }
   let client = clients.get(db);

@@ -24,4 +24,3 @@ export function readEmbeddedConnection(dir: string): EmbeddedConnectionInfo | nu
     return null;
   }
 }
-

@@ -1,14 +1,6 @@
 export { createDb, prismaOf, survivesConnectionLoss, Prisma, PrismaClient, type Db, type DbOptions, type PrismaDb } from './client.js';
 export { newId } from './ids.js';
-export {
-  applyMigrations,
-  defaultMigrationsDir,
-  loadMigrations,
-  migrationStatus,
-  MigrationError,
-  type Migration,
-  type MigrationStatus,
-} from './migrate.js';
+export { applyMigrations, defaultMigrationsDir, loadMigrations, migrationStatus, MigrationError, type Migration, type MigrationStatus } from './migrate.js';
 // The embedded cluster itself is a separate entry (`@svc/db/embedded`): see embedded.ts.
 export { readEmbeddedConnection, EMBEDDED_INFO_FILE, type EmbeddedConnectionInfo } from './embedded-info.js';
 export type { Queryable } from './sql/queryable.js';
@@ -25,14 +17,7 @@ export {
   type UpcomingSchedule,
   type UpcomingScheduleKey,
 } from './sql/schedules.js';
-export {
-  claimDueSchedules,
-  insertScheduleFire,
-  advanceSchedules,
-  deleteSpentScheduleFires,
-  type DueSchedule,
-  type ScheduleAdvance,
-} from './sql/schedule-fires.js';
+export { claimDueSchedules, insertScheduleFire, advanceSchedules, deleteSpentScheduleFires, type DueSchedule, type ScheduleAdvance } from './sql/schedule-fires.js';
 export {
   insertBackfill,
   getBackfill,

@@ -240,11 +240,14 @@ export class Notifier {
     const wasListening = this.mode === 'listening';
     if (this.downSince === undefined) {
       this.downSince = Date.now();
-      this.opts.log.warn(wasListening ? 'notification connection lost; polling continues until it is back' : 'cannot open the notification connection; polling continues meanwhile', {
-        err,
-        channels: [...this.handlers.keys()],
-        application_name: this.opts.applicationName ?? 'svc-notifier',
-      });
+      this.opts.log.warn(
+        wasListening ? 'notification connection lost; polling continues until it is back' : 'cannot open the notification connection; polling continues meanwhile',
+        {
+          err,
+          channels: [...this.handlers.keys()],
+          application_name: this.opts.applicationName ?? 'svc-notifier',
+        },
+      );
     } else {
       this.opts.log.debug?.('notification connection attempt failed', { err, attempts: this.attempts + 1 });
     }
@@ -319,4 +322,3 @@ export class Notifier {
     }
   }
 }
-

@@ -23,7 +23,10 @@ test('the build carries at least one migration and the template has all of them'
   const s = await migrationStatus(pool);
   assert.deepEqual(s.pending, []);
   assert.deepEqual(s.unknown, []);
-  assert.deepEqual(s.applied, migrations.map((m) => m.name));
+  assert.deepEqual(
+    s.applied,
+    migrations.map((m) => m.name),
+  );
 });
 
 test('applying again is a no-op, even from several callers at once', async () => {
@@ -54,9 +57,15 @@ test('a fresh database gets every migration applied, with Prisma-compatible chec
   p.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
   try {
     const applied = await applyMigrations(p);
-    assert.deepEqual(applied, loadMigrations().map((m) => m.name));
+    assert.deepEqual(
+      applied,
+      loadMigrations().map((m) => m.name),
+    );
     const r = await p.query(`SELECT migration_name, checksum FROM "_prisma_migrations" ORDER BY migration_name`);
-    assert.deepEqual(r.rows.map((x) => x.checksum), loadMigrations().map((m) => m.checksum));
+    assert.deepEqual(
+      r.rows.map((x) => x.checksum),
+      loadMigrations().map((m) => m.checksum),
+    );
     const tables = await p.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`);
     assert.ok(tables.rows[0].n > 20, `expected the domain tables, got ${tables.rows[0].n}`);
   } finally {

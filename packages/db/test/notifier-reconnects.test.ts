@@ -83,8 +83,14 @@ test('delivers notifications, and after its backend is terminated reconnects, LI
     await until('notifications on both channels after the reconnect', () => got.length === 2);
     assert.deepEqual(got, ['alpha:3', 'beta:4']);
 
-    assert.ok(log.lines.some((l) => l.level === 'warn' && /lost/.test(l.msg)), JSON.stringify(log.lines));
-    assert.ok(log.lines.some((l) => l.level === 'info' && /re-established/.test(l.msg)), JSON.stringify(log.lines));
+    assert.ok(
+      log.lines.some((l) => l.level === 'warn' && /lost/.test(l.msg)),
+      JSON.stringify(log.lines),
+    );
+    assert.ok(
+      log.lines.some((l) => l.level === 'info' && /re-established/.test(l.msg)),
+      JSON.stringify(log.lines),
+    );
     const password = new URL(tdb.url).password;
     for (const l of log.lines) {
       const text = JSON.stringify(l, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v));
@@ -104,7 +110,10 @@ test('a channel subscribed while listening is LISTENed at once; an unsubscribed 
     const offA = notifier.subscribe('t_a', (p) => got.push(`a:${p}`));
     assert.equal(await notifier.ready(), true);
     notifier.subscribe('t_b', (p) => got.push(`b:${p}`));
-    await until('LISTEN t_b', async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE '%t_b%' AND state = 'idle'`, [name])).rowCount);
+    await until(
+      'LISTEN t_b',
+      async () => (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE '%t_b%' AND state = 'idle'`, [name])).rowCount,
+    );
     await notify('t_b', '1');
     await until('the notification on t_b', () => got.length === 1);
     offA();

@@ -76,7 +76,10 @@ test('one round trip: one Sync, so one ReadyForQuery, for all the statements', a
     const onReady = () => turns++;
     conn.on('readyForQuery', onReady);
     const r = await pipeline(c, [{ text: 'BEGIN' }, count(), { text: `SELECT 1 AS one` }, { text: 'COMMIT' }]);
-    assert.deepEqual(r.map((x) => x.command), ['BEGIN', 'SELECT', 'SELECT', 'COMMIT']);
+    assert.deepEqual(
+      r.map((x) => x.command),
+      ['BEGIN', 'SELECT', 'SELECT', 'COMMIT'],
+    );
     assert.equal(turns, 1);
     await c.query('SELECT 1');
     await c.query('SELECT 2');

@@ -32,7 +32,6 @@ export async function inTx<T>(db: Conn, fn: (c: Client) => Promise<T>): Promise<
   }
 }
 
-
 /** Channels. NOTIFY is only a wake-up hint: every listener also polls. */
 export const CHANNELS = {
   /** A task run became QUEUED (payload: executor type). */
@@ -61,16 +60,13 @@ export interface HistoryRow {
 
 export async function history(c: Client, rows: HistoryRow[], at: Date): Promise<void> {
   if (!rows.length) return;
-  await c.query(
-    INSERT_HISTORY_SQL,
-    [
-      rows.map((r) => r.executionId),
-      rows.map((r) => r.taskRunId ?? null),
-      rows.map((r) => r.from),
-      rows.map((r) => r.to),
-      rows.map((r) => r.reason ?? ''),
-      rows.map((r) => r.actor ?? ''),
-      rows.map(() => at),
-    ],
-  );
+  await c.query(INSERT_HISTORY_SQL, [
+    rows.map((r) => r.executionId),
+    rows.map((r) => r.taskRunId ?? null),
+    rows.map((r) => r.from),
+    rows.map((r) => r.to),
+    rows.map((r) => r.reason ?? ''),
+    rows.map((r) => r.actor ?? ''),
+    rows.map(() => at),
+  ]);
 }

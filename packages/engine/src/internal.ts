@@ -6,9 +6,30 @@ export { resolveInputs, type InputProblem } from './planning/inputs.js';
 export { loadRunTokenKey, signRunToken, verifyRunToken } from './systems/run-tokens.js';
 export { advance, advanceMany, latestRuns, lockExecution, onlineSince, onlineSinceSql, scopeOf, type ExecutionRow, type FollowUp, type TaskRunRow } from './systems/advance.js';
 export { Planner, planExecutions, hasStaleRequests, PLAN_BATCH, type PlannerOptions, type PassResult } from './systems/planner.js';
-export { createExecution, createExecutionWith, startExecution, startQueued, resolveExecutor, SnapshotFacts, type Created, type EngineConfig, type NewExecution, type StartDeps } from './systems/start.js';
+export {
+  createExecution,
+  createExecutionWith,
+  startExecution,
+  startQueued,
+  resolveExecutor,
+  SnapshotFacts,
+  type Created,
+  type EngineConfig,
+  type NewExecution,
+  type StartDeps,
+} from './systems/start.js';
 export { FlowCache, triggerFlow, triggerFlowWith, type TriggerRequest } from './systems/trigger.js';
-export { completeTaskRun, completeTaskRuns, endAndPlan, endTaskRun, planReadOf, type EndResult, type Masking, type PendingCompletion, type TaskCompletion } from './systems/completion.js';
+export {
+  completeTaskRun,
+  completeTaskRuns,
+  endAndPlan,
+  endTaskRun,
+  planReadOf,
+  type EndResult,
+  type Masking,
+  type PendingCompletion,
+  type TaskCompletion,
+} from './systems/completion.js';
 export { SecretMasker, MASK } from './systems/secret-masking.js';
 export { claimRuns, claimTaskRuns, clearNoInstanceReason, type ClaimedRun, type ClaimResult } from './systems/dispatch.js';
 export { cancelExecution } from './systems/cancel.js';
@@ -29,7 +50,12 @@ import type pg from 'pg';
 import { Engine as TheEngine, type EngineStorage } from './engine.js';
 
 /** An Engine for tests and benchmarks: the process executor by default, no master keys, generous limits, a quiet log. */
-export function testEngine(o: { pool: pg.Pool; storage: EngineStorage; now?: () => Date; log?: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown } }): TheEngine {
+export function testEngine(o: {
+  pool: pg.Pool;
+  storage: EngineStorage;
+  now?: () => Date;
+  log?: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown };
+}): TheEngine {
   return new TheEngine({
     pool: o.pool,
     storage: o.storage,

@@ -36,7 +36,11 @@ export interface EngineResources {
     /** SVC_MAX_BUNDLE_BYTES. */
     maxBundleBytes: number;
   };
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
+  log: {
+    warn(msg: string, meta?: Record<string, unknown>): unknown;
+    info(msg: string, meta?: Record<string, unknown>): unknown;
+    debug?(msg: string, meta?: Record<string, unknown>): unknown;
+  };
 }
 
 /** What the engine's systems share: built once by the Engine. */

@@ -69,7 +69,11 @@ async function reference(range: DashboardRange, namespace: string | null) {
   return {
     kpis: {
       executions: decided + n(all?.cancelled) + n(all?.skipped),
-      succeeded: n(all?.success), failed: n(all?.failed), timed_out: n(all?.timed_out), cancelled: n(all?.cancelled), skipped: n(all?.skipped),
+      succeeded: n(all?.success),
+      failed: n(all?.failed),
+      timed_out: n(all?.timed_out),
+      cancelled: n(all?.cancelled),
+      skipped: n(all?.skipped),
       success_rate: decided ? n(all?.success) / decided : null,
       median_duration_ms: all?.p50 ?? null,
     },
@@ -77,7 +81,11 @@ async function reference(range: DashboardRange, namespace: string | null) {
       const b = r.rows.find((x) => x.b === i);
       return {
         start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
-        success: n(b?.success), failed: n(b?.failed), timed_out: n(b?.timed_out), cancelled: n(b?.cancelled), skipped: n(b?.skipped),
+        success: n(b?.success),
+        failed: n(b?.failed),
+        timed_out: n(b?.timed_out),
+        cancelled: n(b?.cancelled),
+        skipped: n(b?.skipped),
         ...(b && b.p50 !== null ? { p50_ms: b.p50, p95_ms: b.p95 } : {}),
       };
     }),
@@ -125,7 +133,10 @@ test('cold, then rolled up: every figure equals percentile_cont over the executi
   const hours = await marked();
   const currentHour = hourOf(NOW);
   assert.equal(hours.length, 29 * 24 + 14, 'the closed hours of the 30-day window: 29 days, and today from 00:00 to 14:00');
-  assert.ok(hours.every((h) => h < currentHour), 'the open hour is read live');
+  assert.ok(
+    hours.every((h) => h < currentHour),
+    'the open hour is read live',
+  );
   await assertAgrees('rolled up');
   const figures = await pool.query(`SELECT count(*)::int AS n FROM dashboard_hour_figures`);
   assert.ok(figures.rows[0].n > hours.length, 'one row per hour and namespace');
@@ -134,11 +145,18 @@ test('cold, then rolled up: every figure equals percentile_cont over the executi
   const kept = caches[0]!.kept(null, w.from, w.to);
   assert.equal(kept.size, hours.length);
   const again = await hourFigures(pool, { from: w.from, to: w.to, namespace: null, known: new Map([...kept].map(([h, e]) => [h, e.version])) });
-  assert.deepEqual(again.filter((h) => h.version !== null && h.figures !== null), [], 'no rolled-up hour sent twice');
-  assert.ok(again.every((h) => h.version !== null || h.hour.getTime() >= hourOf(NOW)), 'only the open hour read live');
+  assert.deepEqual(
+    again.filter((h) => h.version !== null && h.figures !== null),
+    [],
+    'no rolled-up hour sent twice',
+  );
+  assert.ok(
+    again.every((h) => h.version !== null || h.hour.getTime() >= hourOf(NOW)),
+    'only the open hour read live',
+  );
 });
 
-test('changes to executions ended in rolled-up hours (a late end, a restart, a deletion, a new duration) delete those hours\' marks', async () => {
+test("changes to executions ended in rolled-up hours (a late end, a restart, a deletion, a new duration) delete those hours' marks", async () => {
   await assertAgrees('before');
   const closed = new Date(hourOf(NOW) - 5 * HOUR + 17 * 60_000);
   // A late end, committed after its hour was rolled up (another instance's clock, a slow commit).
@@ -147,7 +165,11 @@ test('changes to executions ended in rolled-up hours (a late end, a restart, a d
   await assertAgrees('a late end');
 
   // A restart: an ended execution runs again (no end time) and ends in the open hour.
-  const victim = (await pool.query<{ id: string; ended_at: Date }>(`SELECT id, ended_at FROM executions WHERE state = 'FAILED' AND ended_at < $1 ORDER BY ended_at LIMIT 1 OFFSET 40`, [new Date(hourOf(NOW) - 24 * HOUR)])).rows[0]!;
+  const victim = (
+    await pool.query<{ id: string; ended_at: Date }>(`SELECT id, ended_at FROM executions WHERE state = 'FAILED' AND ended_at < $1 ORDER BY ended_at LIMIT 1 OFFSET 40`, [
+      new Date(hourOf(NOW) - 24 * HOUR),
+    ])
+  ).rows[0]!;
   await pool.query(`UPDATE executions SET state = 'RUNNING', ended_at = NULL, duration_ms = NULL WHERE id = $1`, [victim.id]);
   assert.ok(!(await marked()).includes(hourOf(victim.ended_at)));
   await assertAgrees('restarted');
@@ -155,13 +177,18 @@ test('changes to executions ended in rolled-up hours (a late end, a restart, a d
   await assertAgrees('restarted and ended again');
 
   // Retention: executions deleted from old hours.
-  const gone = await pool.query<{ ended_at: Date }>(`DELETE FROM executions WHERE id IN (SELECT id FROM executions WHERE ended_at < $1 ORDER BY ended_at LIMIT 50) RETURNING ended_at`, [new Date(NOW.getTime() - 20 * 24 * HOUR)]);
+  const gone = await pool.query<{ ended_at: Date }>(
+    `DELETE FROM executions WHERE id IN (SELECT id FROM executions WHERE ended_at < $1 ORDER BY ended_at LIMIT 50) RETURNING ended_at`,
+    [new Date(NOW.getTime() - 20 * 24 * HOUR)],
+  );
   const marks = await marked();
   assert.ok(gone.rows.every((r) => !marks.includes(hourOf(r.ended_at))));
   await assertAgrees('deleted');
 
   // Another duration, another state, another namespace.
-  await pool.query(`UPDATE executions SET duration_ms = duration_ms + 1 WHERE id IN (SELECT id FROM executions WHERE state = 'SUCCESS' AND ended_at < $1 LIMIT 5)`, [new Date(hourOf(NOW))]);
+  await pool.query(`UPDATE executions SET duration_ms = duration_ms + 1 WHERE id IN (SELECT id FROM executions WHERE state = 'SUCCESS' AND ended_at < $1 LIMIT 5)`, [
+    new Date(hourOf(NOW)),
+  ]);
   await pool.query(`UPDATE executions SET state = 'TIMED_OUT' WHERE id IN (SELECT id FROM executions WHERE state = 'FAILED' AND ended_at < $1 LIMIT 5)`, [new Date(hourOf(NOW))]);
   await pool.query(`UPDATE executions SET namespace = 'a.bc' WHERE id IN (SELECT id FROM executions WHERE namespace = 'a.b' AND ended_at < $1 LIMIT 5)`, [new Date(hourOf(NOW))]);
   await assertAgrees('updated');

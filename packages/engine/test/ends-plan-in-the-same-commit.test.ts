@@ -22,10 +22,20 @@ const now = () => new Date();
 before(async () => {
   fx = await engineFixture('eap', {
     'one.flow.yaml': { id: 'one', tasks: [{ id: 't', type: 'command', command: ['true'] }] },
-    'pair.flow.yaml': { id: 'pair', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] }] },
+    'pair.flow.yaml': {
+      id: 'pair',
+      tasks: [
+        { id: 'a', type: 'command', command: ['true'] },
+        { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] },
+      ],
+    },
     'fork.flow.yaml': {
       id: 'fork',
-      tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] }, { id: 'c', type: 'command', command: ['true'], depends_on: ['a'] }],
+      tasks: [
+        { id: 'a', type: 'command', command: ['true'] },
+        { id: 'b', type: 'command', command: ['true'], depends_on: ['a'] },
+        { id: 'c', type: 'command', command: ['true'], depends_on: ['a'] },
+      ],
     },
   });
   ({ pool, deps } = fx);
@@ -49,13 +59,30 @@ test('runs of several executions ended in one batch: each execution planned in t
   const runs = await claimOf(x.id, y.id);
   runs.sort((p, q) => (p.execution_id === x.id ? -1 : 1) - (q.execution_id === x.id ? -1 : 1));
   assert.equal(runs.length, 2);
-  const r = await endAndPlan(pool, runs.map((run) => ({ taskRunId: run.id, done: ok })), now);
-  assert.deepEqual(r.results.map((e) => [e.executionId, e.planned]), [[x.id, true], [y.id, true]]);
+  const r = await endAndPlan(
+    pool,
+    runs.map((run) => ({ taskRunId: run.id, done: ok })),
+    now,
+  );
+  assert.deepEqual(
+    r.results.map((e) => [e.executionId, e.planned]),
+    [
+      [x.id, true],
+      [y.id, true],
+    ],
+  );
   assert.deepEqual([await state(x.id), await state(y.id)], ['SUCCESS', 'SUCCESS']);
   assert.deepEqual([await requests(x.id), await requests(y.id)], [0, 0]);
   // Ending them again changes nothing.
-  const again = await endAndPlan(pool, runs.map((run) => ({ taskRunId: run.id, done: ok })), now);
-  assert.deepEqual(again.results.map((e) => e.executionId), [null, null]);
+  const again = await endAndPlan(
+    pool,
+    runs.map((run) => ({ taskRunId: run.id, done: ok })),
+    now,
+  );
+  assert.deepEqual(
+    again.results.map((e) => e.executionId),
+    [null, null],
+  );
 });
 
 test('an execution a pass holds gets a planning request instead, and the next pass plans it', async () => {
@@ -88,14 +115,20 @@ test('a handoff claims the next task of the execution for the freed slot in the 
   assert.equal(a!.task_key, 'a');
   const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim: { instanceId: 'd1', pools: ['default'], executorType: 'process' } }], now);
   assert.equal(r.results[0]!.planned, true);
-  assert.deepEqual(r.results[0]!.claimed.map((c) => c.task_key), ['b']);
+  assert.deepEqual(
+    r.results[0]!.claimed.map((c) => c.task_key),
+    ['b'],
+  );
   assert.equal(r.results[0]!.claimed[0]!.execution?.id, ex.id, 'with its execution, as a claim returns it');
   const b = (await pool.query(`SELECT state, claimed_by, queued_at, started_at FROM task_runs WHERE id = $1`, [r.results[0]!.claimed[0]!.id])).rows[0];
   assert.equal(b.state, 'RUNNING');
   assert.equal(b.claimed_by, 'd1');
   assert.ok(b.started_at >= b.queued_at, `started ${b.started_at.toISOString()} before queued ${b.queued_at.toISOString()}`);
   const hist = (await pool.query(`SELECT to_state, at FROM execution_history WHERE task_run_id = $1 ORDER BY seq`, [r.results[0]!.claimed[0]!.id])).rows;
-  assert.deepEqual(hist.map((h) => h.to_state), ['PENDING', 'QUEUED', 'RUNNING']);
+  assert.deepEqual(
+    hist.map((h) => h.to_state),
+    ['PENDING', 'QUEUED', 'RUNNING'],
+  );
   assert.ok(hist[2].at >= hist[1].at, 'the history shows it running no earlier than queued');
 });
 
@@ -107,7 +140,10 @@ test('dispatchers are woken only for the runs a handoff left: none after a chain
   const settle = () => new Promise((r) => setTimeout(r, 300));
   try {
     const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
-    for (const [flow, expected] of [['pair', []], ['fork', ['process']]] as const) {
+    for (const [flow, expected] of [
+      ['pair', []],
+      ['fork', ['process']],
+    ] as const) {
       const ex = await start(flow);
       const [a] = await claimOf(ex.id);
       await settle();
@@ -148,13 +184,21 @@ test("a chain's next task starts in the plan's own statement: three round trips,
   // The claim returned the execution's definition: the caller names the execution, read in the first round trip.
   assert.equal(planReadOf(a!), ex.id);
   const r = await endAndPlan(rec.pool, [{ taskRunId: a!.id, done: ok, claim, planRead: planReadOf(a!) }], now);
-  assert.deepEqual(r.results[0]!.claimed.map((c) => c.task_key), ['b']);
+  assert.deepEqual(
+    r.results[0]!.claimed.map((c) => c.task_key),
+    ['b'],
+  );
   assert.equal(r.results[0]!.claimed[0]!.execution?.snapshot_id !== undefined, true, 'its execution carries the snapshot the runner needs');
   assert.ok(rec.names.includes('svc-plan-apply'), rec.names.join(', '));
   assert.ok(!rec.names.includes('svc-claim'), `no claim statement: ${rec.names.join(', ')}`);
   // Three round trips: BEGIN with the ends and the read (one pipeline), the plan's write, COMMIT.
   assert.equal(rec.names.length, 3, rec.names.join(', '));
-  const b = (await pool.query(`SELECT state, claimed_by, extract(epoch FROM timeout_at - started_at)::int AS timeout, (spec->>'timeout_ms')::bigint AS spec_ms FROM task_runs WHERE id = $1`, [r.results[0]!.claimed[0]!.id])).rows[0];
+  const b = (
+    await pool.query(
+      `SELECT state, claimed_by, extract(epoch FROM timeout_at - started_at)::int AS timeout, (spec->>'timeout_ms')::bigint AS spec_ms FROM task_runs WHERE id = $1`,
+      [r.results[0]!.claimed[0]!.id],
+    )
+  ).rows[0];
   assert.equal(b.state, 'RUNNING');
   assert.equal(b.claimed_by, 'd1');
   assert.equal(b.timeout * 1000, Number(b.spec_ms ?? DEFAULT_TASK_TIMEOUT_MS), 'the timeout, as a claim sets it');
@@ -168,7 +212,11 @@ test('an older QUEUED run of the same pool is taken before the run a plan queues
   await pool.query(`UPDATE task_runs SET state = 'QUEUED', claimed_by = NULL, queued_at = now() - interval '1 minute' WHERE execution_id = $1`, [older.id]);
   const claim = { instanceId: 'd1', pools: ['default'], executorType: 'process' };
   const r = await endAndPlan(pool, [{ taskRunId: a!.id, done: ok, claim }], now);
-  assert.deepEqual(r.results[0]!.claimed.map((c) => c.execution_id), [older.id], 'the older run takes the slot');
+  assert.deepEqual(
+    r.results[0]!.claimed.map((c) => c.execution_id),
+    [older.id],
+    'the older run takes the slot',
+  );
   const b = (await pool.query(`SELECT state FROM task_runs WHERE execution_id = $1 AND task_key = 'b'`, [ex.id])).rows[0];
   assert.equal(b.state, 'QUEUED', 'the new run waits its turn');
 });

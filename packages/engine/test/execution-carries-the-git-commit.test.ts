@@ -21,7 +21,13 @@ const flow = (id: string, cmd: string) => JSON.stringify({ id, tasks: [{ id: 't'
 async function save(files: Record<string, string>, git?: { sha: string }) {
   await saveChanges(
     { pool, storage: deps.storage as never, now: () => new Date(), maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20 },
-    { namespace: 'gitsha', message: git ? `sync ${git.sha}` : 'edit', author: git ? 'git' : 'someone', changes: Object.entries(files).map(([path, content]) => ({ op: 'put' as const, path, content })), ...(git ? { git } : {}) },
+    {
+      namespace: 'gitsha',
+      message: git ? `sync ${git.sha}` : 'edit',
+      author: git ? 'git' : 'someone',
+      changes: Object.entries(files).map(([path, content]) => ({ op: 'put' as const, path, content })),
+      ...(git ? { git } : {}),
+    },
   );
 }
 const gitShaOf = async (id: string) => (await pool.query(`SELECT git_sha FROM executions WHERE id = $1`, [id])).rows[0].git_sha as string | null;
@@ -58,7 +64,7 @@ test('a revision saved by a user has no commit', async () => {
   assert.equal(Object.hasOwn(api as object, 'git_sha'), false, 'absent from the API object when unknown');
 });
 
-test('the dashboard\'s running and recent failures, and a flow\'s stats, carry the commit (absent without one)', async () => {
+test("the dashboard's running and recent failures, and a flow's stats, carry the commit (absent without one)", async () => {
   await save({ 'c.flow.yaml': flow('c', 'true') }, { sha: SHA2 });
   const running = await start('c');
   const failed = await start('c');
@@ -73,5 +79,8 @@ test('the dashboard\'s running and recent failures, and a flow\'s stats, carry t
   assert.ok(plain);
   assert.equal(Object.hasOwn(plain, 'git_sha'), false);
   const stats = await flowStats(pool, 'gitsha', 'c');
-  assert.deepEqual(stats.items.filter((e) => e.execution_id === failed.id).map((e) => (e as { git_sha?: string }).git_sha), [SHA2]);
+  assert.deepEqual(
+    stats.items.filter((e) => e.execution_id === failed.id).map((e) => (e as { git_sha?: string }).git_sha),
+    [SHA2],
+  );
 });

@@ -45,7 +45,9 @@ test('30 runs of one execution ending at once, planned by two planners: the join
   const { id } = await triggerFlow(pool, deps, { namespace: 'plan', flowId: 'fan', triggerType: 'manual', createdBy: 'test' });
   const runs = await claimAll();
   assert.equal(runs.length, FAN, 'every fan task was QUEUED at start and is claimed');
-  const planners = [newPool(), newPool()].map((p) => new Planner({ pool: p, now: () => new Date(), followUps: async () => undefined, onError: (err) => assert.fail(String(err)), pollMs: 0 }));
+  const planners = [newPool(), newPool()].map(
+    (p) => new Planner({ pool: p, now: () => new Date(), followUps: async () => undefined, onError: (err) => assert.fail(String(err)), pollMs: 0 }),
+  );
   await Promise.all(
     runs.map(async (r, i) => {
       assert.ok(await endTaskRun(pool, r.id, ok, () => new Date()));
@@ -53,7 +55,9 @@ test('30 runs of one execution ending at once, planned by two planners: the join
     }),
   );
   await Promise.all(planners.map((p) => p.kick()));
-  const last = await until('the join task to be queued', async () => (await pool.query(`SELECT id, state FROM task_runs WHERE execution_id = $1 AND task_key = 'last'`, [id])).rows.find((r) => r.state === 'QUEUED'));
+  const last = await until('the join task to be queued', async () =>
+    (await pool.query(`SELECT id, state FROM task_runs WHERE execution_id = $1 AND task_key = 'last'`, [id])).rows.find((r) => r.state === 'QUEUED'),
+  );
   const lastRuns = await pool.query(`SELECT id FROM task_runs WHERE execution_id = $1 AND task_key = 'last'`, [id]);
   assert.equal(lastRuns.rowCount, 1, 'one task run for the join task');
   const queuedRows = await pool.query(`SELECT count(*)::int AS n FROM execution_history WHERE task_run_id = $1 AND to_state = 'QUEUED'`, [last.id]);

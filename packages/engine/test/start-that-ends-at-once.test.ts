@@ -33,7 +33,8 @@ test('a restart whose every task is reused ends in its start transaction, with t
   assert.ok(ex.ended_at);
   const runs = (await pool.query(`SELECT state, reason, reused_from_id FROM task_runs WHERE execution_id = $1`, [again.id])).rows;
   assert.deepEqual(runs, [{ state: 'SUCCESS', reason: 'reused', reused_from_id: run!.id }]);
-  const hist = (await pool.query(`SELECT task_run_id IS NULL AS execution, from_state, to_state, reason FROM execution_history WHERE execution_id = $1 ORDER BY seq`, [again.id])).rows;
+  const hist = (await pool.query(`SELECT task_run_id IS NULL AS execution, from_state, to_state, reason FROM execution_history WHERE execution_id = $1 ORDER BY seq`, [again.id]))
+    .rows;
   assert.deepEqual(hist, [
     { execution: true, from_state: null, to_state: 'RUNNING', reason: '' },
     { execution: false, from_state: null, to_state: 'SUCCESS', reason: 'reused' },

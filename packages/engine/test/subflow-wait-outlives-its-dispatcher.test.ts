@@ -78,7 +78,8 @@ test('a dispatcher gone silent: its http run ends lost, its subflow run waiting 
 
   await finishChild(childId);
   assert.deepEqual(await stateOf(call.id), { state: 'SUCCESS', reason: '' });
-  const children = (await pool.query(`SELECT count(*)::int AS n FROM executions WHERE parent_execution_id = (SELECT execution_id FROM task_runs WHERE id = $1)`, [call.id])).rows[0].n;
+  const children = (await pool.query(`SELECT count(*)::int AS n FROM executions WHERE parent_execution_id = (SELECT execution_id FROM task_runs WHERE id = $1)`, [call.id])).rows[0]
+    .n;
   assert.equal(children, 1, 'no second child');
 });
 
@@ -127,13 +128,21 @@ test('a subflow run that does not wait, lost after starting its child: the retry
   await registerInstance(pool, { id: 'killed-nowait', kind: 'dispatcher', hostname: 'test', version: 'test', pools: ['default'], executors: ['process'] }, new Date());
   const ex = await triggerFlow(pool, deps, { namespace: 'sub', flowId: 'fire', triggerType: 'manual', createdBy: 'test' });
   const claim = async (instance: string) =>
-    (await claimRuns(pool, { instanceId: instance, pools: ['default'], executorType: 'inline', limit: 10, now: new Date() })).runs.find((r) => r.execution_id === ex.id && r.task_key === 'call');
+    (await claimRuns(pool, { instanceId: instance, pools: ['default'], executorType: 'inline', limit: 10, now: new Date() })).runs.find(
+      (r) => r.execution_id === ex.id && r.task_key === 'call',
+    );
   const first = (await claim('killed-nowait'))!;
   const engine = testEngine({ pool, storage: deps.storage as never });
   // The child starts; the dispatcher dies before the run's SUCCESS is recorded.
   await engine.trigger({
-    namespace: 'sub', flowId: 'child', inputs: {}, triggerType: 'subflow', triggerPayload: { parent_execution_id: ex.id, parent_task_run_id: first.id },
-    createdBy: `execution:${ex.id}`, parentExecutionId: ex.id, chainDepth: 1,
+    namespace: 'sub',
+    flowId: 'child',
+    inputs: {},
+    triggerType: 'subflow',
+    triggerPayload: { parent_execution_id: ex.id, parent_task_run_id: first.id },
+    createdBy: `execution:${ex.id}`,
+    parentExecutionId: ex.id,
+    chainDepth: 1,
   });
   await pool.query(`UPDATE instances SET last_heartbeat_at = now() - interval '2 minutes' WHERE id = 'killed-nowait'`);
   const lost = await failLostTaskRuns(pool);

@@ -20,9 +20,14 @@ before(async () => {
   fx = await engineFixture('sched', {
     'nightly.flow.yaml': {
       id: 'nightly',
-      inputs: [{ id: 'day', type: 'string' }, { id: 'made_for', type: 'string' }],
+      inputs: [
+        { id: 'day', type: 'string' },
+        { id: 'made_for', type: 'string' },
+      ],
       triggers: [{ id: 'hourly', type: 'schedule', cron: '30 * * * *', timezone: 'Europe/Berlin', inputs: { day: '{{ trigger.date }}', made_for: '{{ execution.id }}' } }],
-      tasks: [{ id: 'report', type: 'command', command: ['echo', '{{ trigger.date }}', '{{ inputs.day }}'], env: { RUN: '{{ execution.id }}', STARTED: '{{ execution.start_date }}' } }],
+      tasks: [
+        { id: 'report', type: 'command', command: ['echo', '{{ trigger.date }}', '{{ inputs.day }}'], env: { RUN: '{{ execution.id }}', STARTED: '{{ execution.start_date }}' } },
+      ],
     },
   });
   ({ pool, deps } = fx);
@@ -35,7 +40,11 @@ const specDeps = () => ({ pool, storage: deps.storage!, masterKeys: [], maxArtif
 /** What the scheduler does when `fireTime` comes (apps/scheduler: triggerFlow with the trigger's input templates and this payload). */
 const fire = (fireTime: string, timezone = 'Europe/Berlin') =>
   triggerFlow(pool, deps, {
-    namespace: 'sched', flowId: 'nightly', triggerType: 'schedule', triggerId: 'hourly', createdBy: 'schedule',
+    namespace: 'sched',
+    flowId: 'nightly',
+    triggerType: 'schedule',
+    triggerId: 'hourly',
+    createdBy: 'schedule',
     inputTemplates: { templates: { day: '{{ trigger.date }}', made_for: '{{ execution.id }}' } },
     triggerPayload: { fire_time: fireTime, schedule: 'hourly', cron: '30 * * * *', timezone },
   });
@@ -45,7 +54,7 @@ async function prepared(executionId: string) {
   return prepareTask(specDeps(), tr, async () => 'hash');
 }
 
-test('trigger.date carries the schedule\'s offset at the fire time, on both sides of each DST change', async () => {
+test("trigger.date carries the schedule's offset at the fire time, on both sides of each DST change", async () => {
   const cases: [string, string][] = [
     ['2026-03-29T00:30:00.000Z', '2026-03-29T01:30:00+01:00'], // CET, the last hour before the spring change
     ['2026-03-29T01:30:00.000Z', '2026-03-29T03:30:00+02:00'], // CEST: 02:30 does not exist that night
@@ -93,7 +102,13 @@ test('an execution not started by a schedule has no trigger.date: its task fails
   });
   // And a webhook's input template that reads it is refused before anything starts.
   await assert.rejects(
-    triggerFlow(pool, deps, { namespace: 'sched', flowId: 'nightly', inputTemplates: { templates: { day: '{{ trigger.date }}', made_for: 'x' }, trigger: { body: {}, headers: {} } }, triggerType: 'webhook', createdBy: 'webhook' }),
+    triggerFlow(pool, deps, {
+      namespace: 'sched',
+      flowId: 'nightly',
+      inputTemplates: { templates: { day: '{{ trigger.date }}', made_for: 'x' }, trigger: { body: {}, headers: {} } },
+      triggerType: 'webhook',
+      createdBy: 'webhook',
+    }),
     TemplateError,
   );
 });

@@ -41,7 +41,14 @@ async function saveElsewhere(path: string, content: unknown): Promise<void> {
 }
 
 const trigger = () => triggerFlow(pool, deps, { namespace: 'fc', flowId: 'cached', triggerType: 'manual', createdBy: 'test' });
-const current = async () => (await fx.newPool().query(`SELECT f.current_revision_id AS rev, n.head_version AS version FROM flows f JOIN namespaces n ON n.name = f.namespace WHERE f.namespace = 'fc' AND f.flow_id = 'cached'`)).rows[0] as { rev: string; version: number };
+const current = async () =>
+  (
+    await fx
+      .newPool()
+      .query(
+        `SELECT f.current_revision_id AS rev, n.head_version AS version FROM flows f JOIN namespaces n ON n.name = f.namespace WHERE f.namespace = 'fc' AND f.flow_id = 'cached'`,
+      )
+  ).rows[0] as { rev: string; version: number };
 
 test('a trigger from the cache is one statement, and starts the current revision', async () => {
   await trigger(); // fills the cache

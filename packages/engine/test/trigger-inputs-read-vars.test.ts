@@ -20,7 +20,11 @@ before(async () => {
     'load.flow.yaml': {
       id: 'load',
       variables: { table: 'orders' },
-      inputs: [{ id: 'where', type: 'string' }, { id: 'tier', type: 'string' }, { id: 'table', type: 'string' }],
+      inputs: [
+        { id: 'where', type: 'string' },
+        { id: 'tier', type: 'string' },
+        { id: 'table', type: 'string' },
+      ],
       tasks: [{ id: 't', type: 'command', command: ['true'] }],
     },
   });
@@ -35,7 +39,10 @@ const fire = (templates: Record<string, string>, trigger?: Record<string, unknow
 const inputsOf = async (id: string) => (await pool.query(`SELECT inputs FROM executions WHERE id = $1`, [id])).rows[0].inputs as Record<string, unknown>;
 
 test('input templates read vars from every scope, with the trigger and the flow', async () => {
-  const x = await fire({ where: '{{ vars.region }}/{{ trigger.body.day }}/{{ flow.id }}', tier: '{{ vars.tier }}', table: '{{ vars.table }}' }, { body: { day: 'mon' }, headers: {} });
+  const x = await fire(
+    { where: '{{ vars.region }}/{{ trigger.body.day }}/{{ flow.id }}', tier: '{{ vars.tier }}', table: '{{ vars.table }}' },
+    { body: { day: 'mon' }, headers: {} },
+  );
   assert.deepEqual(await inputsOf(x.id), { where: 'eu-west/mon/load', tier: 'gold', table: 'orders' });
   // Again, from the flow cache: the same scope.
   const y = await fire({ where: '{{ vars.region }}', tier: 't', table: 't' });

@@ -29,7 +29,13 @@ const FLOW = {
 before(async () => {
   fx = await engineFixture('resp', {
     'shapes.flow.yaml': FLOW,
-    'one.flow.yaml': { id: 'one', tasks: [{ id: 'a', type: 'command', command: ['true'] }, { id: 'b', type: 'command', command: ['false'] }] },
+    'one.flow.yaml': {
+      id: 'one',
+      tasks: [
+        { id: 'a', type: 'command', command: ['true'] },
+        { id: 'b', type: 'command', command: ['false'] },
+      ],
+    },
   });
   ({ pool, deps } = fx);
   // A dispatcher serving the default pool only: `elsewhere` waits with no_instance_for_pool.
@@ -40,7 +46,14 @@ before(async () => {
 after(() => fx.close());
 
 test('the execution a trigger returns is the one a read returns', async () => {
-  const created = await triggerFlow(pool, deps, { namespace: 'resp', flowId: 'shapes', inputs: { n: '7' }, labels: { run: 'x' }, triggerType: 'manual', createdBy: 'someone@example.com' });
+  const created = await triggerFlow(pool, deps, {
+    namespace: 'resp',
+    flowId: 'shapes',
+    inputs: { n: '7' },
+    labels: { run: 'x' },
+    triggerType: 'manual',
+    createdBy: 'someone@example.com',
+  });
   assert.ok(created.execution, 'the start statement returned the execution');
   const [read] = await loadExecutions(pool, [created.id]);
   assert.deepEqual(created.execution, read);
@@ -54,7 +67,12 @@ test('a restart starts with the reused task run copied and the others queued', a
   const first = await triggerFlow(pool, deps, { namespace: 'resp', flowId: 'one', triggerType: 'manual', createdBy: 'test' });
   const { runs } = await claimRuns(pool, { instanceId: 'd1', pools: ['default'], executorType: 'process', limit: 10, now: new Date() });
   for (const r of runs.filter((r) => r.execution_id === first.id)) {
-    await endTaskRun(pool, r.id, r.task_key === 'a' ? { state: 'SUCCESS', reason: '', error: '', exitCode: 0 } : { state: 'FAILED', reason: 'exit_code', error: 'exit code 1', exitCode: 1 }, () => new Date());
+    await endTaskRun(
+      pool,
+      r.id,
+      r.task_key === 'a' ? { state: 'SUCCESS', reason: '', error: '', exitCode: 0 } : { state: 'FAILED', reason: 'exit_code', error: 'exit code 1', exitCode: 1 },
+      () => new Date(),
+    );
   }
   await planExecutions(pool, () => new Date(), [first.id]);
   const again = await restartExecution(pool, deps, first.id, 'test');

@@ -3,16 +3,7 @@ import { fieldPath, isRecord, valueAt } from './field-path.js';
 import type { FlowError } from './flow-error.js';
 import { escapePointerToken, type SourcePositions } from './positions.js';
 import { PATTERN_HINTS } from './schema/patterns.js';
-import {
-  allFields,
-  EXECUTOR_FAMILY,
-  INPUT_FAMILY,
-  TASK_FAMILY,
-  TRIGGER_FAMILY,
-  typesTaking,
-  withArticle,
-  type VariantFamily,
-} from './schema/variants.js';
+import { allFields, EXECUTOR_FAMILY, INPUT_FAMILY, TASK_FAMILY, TRIGGER_FAMILY, typesTaking, withArticle, type VariantFamily } from './schema/variants.js';
 
 /**
  * One reworded ajv error before grouping. `subject` starts the sentence and
@@ -49,11 +40,7 @@ interface Problem {
  * - `propertyNames` produces a pattern error and a wrapper error; they
  *   become one message about the offending key.
  */
-export function explainErrors(
-  ajvErrors: readonly ErrorObject[],
-  root: unknown,
-  positions: SourcePositions | undefined,
-): FlowError[] {
+export function explainErrors(ajvErrors: readonly ErrorObject[], root: unknown, positions: SourcePositions | undefined): FlowError[] {
   const errors = ajvErrors.filter((e) => e.keyword !== 'if');
   const badType = objectsWithBadType(errors);
   const problems: Problem[] = [];
@@ -62,11 +49,7 @@ export function explainErrors(
     if (p !== undefined) problems.push({ ...p, field: fieldPath(p.pointer, root) });
   }
   const pointersWithOwnError = new Set(problems.filter((p) => !p.unknownProperty).map((p) => p.pointer));
-  const kept = problems.filter(
-    (p) =>
-      !p.unknownProperty ||
-      ![...pointersWithOwnError].some((q) => q === p.pointer || q.startsWith(`${p.pointer}/`)),
-  );
+  const kept = problems.filter((p) => !p.unknownProperty || ![...pointersWithOwnError].some((q) => q === p.pointer || q.startsWith(`${p.pointer}/`)));
   return group(kept, positions);
 }
 
@@ -97,12 +80,7 @@ function knownType(family: VariantFamily, obj: unknown): string | undefined {
   return Object.hasOwn(family.variants, obj.type) ? obj.type : undefined;
 }
 
-function explainOne(
-  e: ErrorObject,
-  all: readonly ErrorObject[],
-  root: unknown,
-  badType: ReadonlySet<string>,
-): Problem | undefined {
+function explainOne(e: ErrorObject, all: readonly ErrorObject[], root: unknown, badType: ReadonlySet<string>): Problem | undefined {
   const at = e.instancePath;
   const field = fieldPath(at, root);
   const subject = field === '' ? 'the flow file' : field;
@@ -120,9 +98,7 @@ function explainOne(
       const family = familyAt(at);
       const type = family && knownType(family, valueAt(root, at));
       const forType =
-        family && type !== undefined && e.schemaPath.includes('/then/') && family.variants[type]?.required.includes(missing)
-          ? ` for ${withArticle(`${type} ${family.noun}`)}`
-          : '';
+        family && type !== undefined && e.schemaPath.includes('/then/') && family.variants[type]?.required.includes(missing) ? ` for ${withArticle(`${type} ${family.noun}`)}` : '';
       return { pointer, subject: fieldPath(pointer, root), predicate: `is required${forType}`, locate: here };
     }
     case 'additionalProperties':
@@ -141,9 +117,7 @@ function explainOne(
           // A field this type takes is only "unevaluated" because a failing `then` dropped its
           // annotations; the failure itself is reported on its own.
           if (takers.includes(type)) return undefined;
-          const predicate =
-            `is not allowed for ${withArticle(`${type} ${family.noun}`)} ` +
-            `(only ${listWords(takers)} ${family.noun}s take it)`;
+          const predicate = `is not allowed for ${withArticle(`${type} ${family.noun}`)} ` + `(only ${listWords(takers)} ${family.noun}s take it)`;
           return mark({ pointer, subject: fieldPath(pointer, root), predicate, locate });
         }
         const allowed = type !== undefined ? [...family.common, ...(family.variants[type]?.fields ?? [])] : allFields(family);
@@ -168,7 +142,13 @@ function explainOne(
       return simple(`must be ${typeWords(e.params.type)}, got ${describe(data)}${quoteHint(e.params.type, data)}`);
     case 'enum': {
       const allowed = (e.params.allowedValues as unknown[]) ?? [];
-      const suggestion = typeof data === 'string' ? didYouMean(data, allowed.filter((v): v is string => typeof v === 'string')) : '';
+      const suggestion =
+        typeof data === 'string'
+          ? didYouMean(
+              data,
+              allowed.filter((v): v is string => typeof v === 'string'),
+            )
+          : '';
       return simple(`must be one of ${allowed.map((v) => String(v)).join(', ')}, got ${describe(data)}${suggestion}`);
     }
     case 'const':
@@ -176,9 +156,7 @@ function explainOne(
     case 'pattern':
       return simple(`must ${patternHint(String(e.params.pattern))}, got ${describe(data)}`);
     case 'minLength':
-      return simple(
-        e.params.limit === 1 ? 'must not be empty' : `must be at least ${String(e.params.limit)} characters long, got ${lengthOf(data)}`,
-      );
+      return simple(e.params.limit === 1 ? 'must not be empty' : `must be at least ${String(e.params.limit)} characters long, got ${lengthOf(data)}`);
     case 'maxLength':
       return simple(`must be at most ${String(e.params.limit)} characters long, got ${lengthOf(data)}`);
     case 'minimum':
@@ -191,9 +169,7 @@ function explainOne(
       return simple(rangeWords(schema, 'minItems', 'maxItems', e, String(Array.isArray(data) ? data.length : '?'), 'items'));
     case 'minProperties':
     case 'maxProperties':
-      return simple(
-        rangeWords(schema, 'minProperties', 'maxProperties', e, String(isRecord(data) ? Object.keys(data).length : '?'), 'entries'),
-      );
+      return simple(rangeWords(schema, 'minProperties', 'maxProperties', e, String(isRecord(data) ? Object.keys(data).length : '?'), 'entries'));
     case 'uniqueItems': {
       const i = Number(e.params.i);
       const j = Number(e.params.j);
@@ -245,14 +221,7 @@ function group(problems: readonly Problem[], positions: SourcePositions | undefi
     .map(({ e }) => e);
 }
 
-function rangeWords(
-  schema: Record<string, unknown>,
-  minKey: string,
-  maxKey: string,
-  e: ErrorObject,
-  got: string,
-  unit: string,
-): string {
+function rangeWords(schema: Record<string, unknown>, minKey: string, maxKey: string, e: ErrorObject, got: string, unit: string): string {
   const min = schema[minKey];
   const max = schema[maxKey];
   const u = unit === '' ? '' : ` ${unit}`;
@@ -282,7 +251,10 @@ function typeNames(t: unknown): string[] {
 }
 
 function typeWords(t: unknown): string {
-  return listWords(typeNames(t).map((n) => TYPE_WORDS[n] ?? n), 'or');
+  return listWords(
+    typeNames(t).map((n) => TYPE_WORDS[n] ?? n),
+    'or',
+  );
 }
 
 /** YAML reads `8080` and `true` as a number and a boolean; say how to get a string. */
@@ -332,9 +304,7 @@ function didYouMean(word: string, candidates: readonly string[]): string {
 
 /** Optimal string alignment distance: a swap of two neighbours (`fiel` for `file`) counts as one edit. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   const at = (i: number, j: number): number => (d[i] as number[])[j] as number;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {

@@ -41,12 +41,7 @@ export type {
   SubflowTask,
   FlowTask,
 } from './flow-definition.js';
-export {
-  TASK_TYPES,
-  TRIGGER_TYPES,
-  EXECUTOR_TYPES,
-  INPUT_TYPES,
-} from './schema/variants.js';
+export { TASK_TYPES, TRIGGER_TYPES, EXECUTOR_TYPES, INPUT_TYPES } from './schema/variants.js';
 export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIGGER_STATES } from './schema/defs-flow.js';
 export { SCRIPT_RUNTIMES, HTTP_METHODS } from './schema/defs-task.js';
 export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';

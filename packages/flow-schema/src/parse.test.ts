@@ -7,7 +7,10 @@ const lines = (...l: string[]): string => `${l.join('\n')}\n`;
 /** The classic "billion laughs": ten levels of nine aliases each, ~10^9 strings once expanded. */
 function billionLaughs(): string {
   let src = 'lol0: &lol0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-  for (let i = 1; i < 10; i++) src += `lol${i}: &lol${i} [${Array(9).fill(`*lol${i - 1}`).join(', ')}]\n`;
+  for (let i = 1; i < 10; i++)
+    src += `lol${i}: &lol${i} [${Array(9)
+      .fill(`*lol${i - 1}`)
+      .join(', ')}]\n`;
   return src;
 }
 

@@ -161,18 +161,10 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
     frame.size += by;
     frame.bytes += bytes;
     if (frame.size > maxNodes) {
-      throw new SourceBoundError(
-        `the flow file expands to more than ${maxNodes} YAML nodes (aliases counted at full size); ` +
-          'this looks like an alias bomb',
-        offset,
-      );
+      throw new SourceBoundError(`the flow file expands to more than ${maxNodes} YAML nodes (aliases counted at full size); ` + 'this looks like an alias bomb', offset);
     }
     if (frame.bytes > maxBytes) {
-      throw new SourceBoundError(
-        `the flow file expands to more than ${maxBytes} bytes of values (aliases counted at full size); ` +
-          'this looks like an alias bomb',
-        offset,
-      );
+      throw new SourceBoundError(`the flow file expands to more than ${maxBytes} bytes of values (aliases counted at full size); ` + 'this looks like an alias bomb', offset);
     }
   };
 
@@ -205,8 +197,7 @@ function indexEvents(source: string, events: readonly yaml.Event[], maxNodes: nu
     return pointer;
   };
 
-  const anchorName = (e: { anchorStart: number; anchorEnd: number }): string | null =>
-    e.anchorStart >= 0 ? source.slice(e.anchorStart, e.anchorEnd) : null;
+  const anchorName = (e: { anchorStart: number; anchorEnd: number }): string | null => (e.anchorStart >= 0 ? source.slice(e.anchorStart, e.anchorEnd) : null);
 
   for (const e of events) {
     switch (e.type) {

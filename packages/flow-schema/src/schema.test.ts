@@ -69,7 +69,10 @@ describe('flowSchema', () => {
     const props = propertySchemas(flowSchema);
     assert.ok(props.length > 80, `only ${props.length} properties found`);
     const missing = props.filter((p) => typeof p.node.description !== 'string' || p.node.description === '');
-    assert.deepEqual(missing.map((p) => p.pointer), []);
+    assert.deepEqual(
+      missing.map((p) => p.pointer),
+      [],
+    );
   });
 
   it('has defaults and examples that pass their own schema', () => {

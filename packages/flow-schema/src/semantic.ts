@@ -209,7 +209,12 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   map(flow.env, '/env', { secrets: true, taskRefs: 'none', what: 'flow env (shared by every task)' });
   map(flow.outputs, '/outputs', { secrets: false, taskRefs: 'any', what: 'flow outputs (stored with the execution)' });
   // secret() in trigger inputs is deferred (templates/defer-secrets.ts): `inputs` keeps `***`, the tasks that read the input get the value.
-  const triggerRules: SiteRules = { secrets: 'deferred', taskRefs: 'none', roots: ['trigger', 'vars', 'flow', 'execution'], what: 'trigger inputs (resolved as the execution is created)' };
+  const triggerRules: SiteRules = {
+    secrets: 'deferred',
+    taskRefs: 'none',
+    roots: ['trigger', 'vars', 'flow', 'execution'],
+    what: 'trigger inputs (resolved as the execution is created)',
+  };
   flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, { ...triggerRules, triggerType: t.type }));
   flow.tasks.forEach((t, i) => {
     const base = `/tasks/${i}`;
@@ -260,7 +265,10 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       for (const e of mixedSecretExpressions(parsed)) {
         c.add(pointer, (f) => `${f}: {{ ${e} }} calls secret() and reads a value too: in trigger inputs, write secret() in an expression of its own`);
       }
-      const inputId = pointer.slice(pointer.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~');
+      const inputId = pointer
+        .slice(pointer.lastIndexOf('/') + 1)
+        .replaceAll('~1', '/')
+        .replaceAll('~0', '~');
       const declared = flow.inputs?.find((x) => x.id === inputId);
       if (declared && declared.type !== 'string') {
         c.add(pointer, (f) => `${f} reads secret(), so input "${inputId}" must be of type string (it is ${declared.type}): its stored value is masked`);
@@ -286,7 +294,8 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       } else if (site.taskRefs === 'none') {
         c.add(pointer, (f) => `${f}: {{ ${expression} }} reads task "${taskId}", but ${site.what} cannot read tasks`);
       } else if (site.taskRefs === 'upstream' && site.task !== undefined && !isUpstream(site.task, taskId)) {
-        const why = taskId === site.task ? 'a task cannot read its own outputs' : `"${taskId}" is not upstream of "${site.task}" (add it to depends_on, directly or through another task)`;
+        const why =
+          taskId === site.task ? 'a task cannot read its own outputs' : `"${taskId}" is not upstream of "${site.task}" (add it to depends_on, directly or through another task)`;
         c.add(pointer, (f) => `${f}: {{ ${expression} }} reads task "${taskId}", but ${why}`);
       }
     }

@@ -15,23 +15,135 @@ const T = '  - {id: a, type: http, url: u}';
 
 const cases: Case[] = [
   { level: 'flow', src: ['id: demo', 'tasks:', T, 'schedule: daily'], field: 'schedule', message: 'the flow file has unknown property "schedule"', line: 4, column: 1 },
-  { level: 'concurrency', src: ['id: demo', 'concurrency: {limit: 1, mode: skip}', 'tasks:', T], field: 'concurrency.mode', message: 'concurrency has unknown property "mode"', line: 2, column: 25 },
-  { level: 'input', src: ['id: demo', 'inputs:', '  - id: a', '    type: string', '    label: A', 'tasks:', T], field: 'inputs[0].label', message: 'inputs[0] has unknown property "label"', line: 5, column: 5 },
-  { level: 'schedule trigger', src: ['id: demo', 'triggers:', '  - {id: t, type: schedule, cron: "@daily", tz: UTC}', 'tasks:', T], field: 'triggers[0].tz', message: 'triggers[0] has unknown property "tz"', line: 3, column: 45 },
-  { level: 'webhook trigger', src: ['id: demo', 'triggers:', '  - id: t', '    type: webhook', '    secret: x', 'tasks:', T], field: 'triggers[0].secret', message: 'triggers[0] has unknown property "secret"', line: 5, column: 5 },
-  { level: 'flow trigger', src: ['id: demo', 'triggers:', '  - id: t', '    type: flow', '    flow: ns/up', '    states: [SUCCESS]', '    stat: x', 'tasks:', T], field: 'triggers[0].stat', message: 'triggers[0] has unknown property "stat" (did you mean "states"?)', line: 7, column: 5 },
+  {
+    level: 'concurrency',
+    src: ['id: demo', 'concurrency: {limit: 1, mode: skip}', 'tasks:', T],
+    field: 'concurrency.mode',
+    message: 'concurrency has unknown property "mode"',
+    line: 2,
+    column: 25,
+  },
+  {
+    level: 'input',
+    src: ['id: demo', 'inputs:', '  - id: a', '    type: string', '    label: A', 'tasks:', T],
+    field: 'inputs[0].label',
+    message: 'inputs[0] has unknown property "label"',
+    line: 5,
+    column: 5,
+  },
+  {
+    level: 'schedule trigger',
+    src: ['id: demo', 'triggers:', '  - {id: t, type: schedule, cron: "@daily", tz: UTC}', 'tasks:', T],
+    field: 'triggers[0].tz',
+    message: 'triggers[0] has unknown property "tz"',
+    line: 3,
+    column: 45,
+  },
+  {
+    level: 'webhook trigger',
+    src: ['id: demo', 'triggers:', '  - id: t', '    type: webhook', '    secret: x', 'tasks:', T],
+    field: 'triggers[0].secret',
+    message: 'triggers[0] has unknown property "secret"',
+    line: 5,
+    column: 5,
+  },
+  {
+    level: 'flow trigger',
+    src: ['id: demo', 'triggers:', '  - id: t', '    type: flow', '    flow: ns/up', '    states: [SUCCESS]', '    stat: x', 'tasks:', T],
+    field: 'triggers[0].stat',
+    message: 'triggers[0] has unknown property "stat" (did you mean "states"?)',
+    line: 7,
+    column: 5,
+  },
   { level: 'retry', src: ['id: demo', 'retry:', '  attempts: 3', 'tasks:', T], field: 'retry.attempts', message: 'retry has unknown property "attempts"', line: 3, column: 3 },
-  { level: 'typed executor', src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  cpus: 2', 'tasks:', T], field: 'executor.cpus', message: 'executor has unknown property "cpus"', line: 5, column: 3 },
-  { level: 'untyped executor', src: ['id: demo', 'executor:', '  pol: gpu', 'tasks:', T], field: 'executor.pol', message: 'executor has unknown property "pol" (did you mean "pool"?)', line: 3, column: 3 },
-  { level: 'resources', src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  resources:', '    limit: {cpu: "1"}', 'tasks:', T], field: 'executor.resources.limit', message: 'executor.resources has unknown property "limit" (did you mean "limits"?)', line: 6, column: 5 },
-  { level: 'resource list', src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  resources:', '    limits:', '      gpu: "1"', 'tasks:', T], field: 'executor.resources.limits.gpu', message: 'executor.resources.limits has unknown property "gpu"', line: 7, column: 7 },
-  { level: 'kubernetes', src: ['id: demo', 'executor:', '  type: kubernetes', '  image: alpine', '  kubernetes:', '    namespace: etl', 'tasks:', T], field: 'executor.kubernetes.namespace', message: 'executor.kubernetes has unknown property "namespace"', line: 6, column: 5 },
-  { level: 'toleration', src: ['id: demo', 'executor:', '  type: kubernetes', '  image: alpine', '  kubernetes:', '    tolerations:', '      - key: a', '        seconds: 5', 'tasks:', T], field: 'executor.kubernetes.tolerations[0].seconds', message: 'executor.kubernetes.tolerations[0] has unknown property "seconds"', line: 8, column: 9 },
-  { level: 'script task', src: ['id: demo', 'tasks:', '  - id: a', '    type: script', '    file: a.py', '    fiel: b.py'], field: 'tasks[0].fiel', message: 'tasks[0] has unknown property "fiel" (did you mean "file"?)', line: 6, column: 5 },
-  { level: 'command task', src: ['id: demo', 'tasks:', '  - {id: a, type: command, command: [ls], shell: true}'], field: 'tasks[0].shell', message: 'tasks[0] has unknown property "shell"', line: 3, column: 43 },
-  { level: 'http task', src: ['id: demo', 'tasks:', '  - {id: a, type: http, url: u, timeout_ms: 5}'], field: 'tasks[0].timeout_ms', message: 'tasks[0] has unknown property "timeout_ms"', line: 3, column: 33 },
-  { level: 'subflow task', src: ['id: demo', 'tasks:', '  - {id: a, type: subflow, flow: ns/f, namespace: ns}'], field: 'tasks[0].namespace', message: 'tasks[0] has unknown property "namespace"', line: 3, column: 40 },
-  { level: 'task without a type', src: ['id: demo', 'tasks:', '  - {id: a, file: a.py, descripton: x}'], field: 'tasks[0].descripton', message: 'tasks[0] has unknown property "descripton"', line: 3, column: 25 },
+  {
+    level: 'typed executor',
+    src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  cpus: 2', 'tasks:', T],
+    field: 'executor.cpus',
+    message: 'executor has unknown property "cpus"',
+    line: 5,
+    column: 3,
+  },
+  {
+    level: 'untyped executor',
+    src: ['id: demo', 'executor:', '  pol: gpu', 'tasks:', T],
+    field: 'executor.pol',
+    message: 'executor has unknown property "pol" (did you mean "pool"?)',
+    line: 3,
+    column: 3,
+  },
+  {
+    level: 'resources',
+    src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  resources:', '    limit: {cpu: "1"}', 'tasks:', T],
+    field: 'executor.resources.limit',
+    message: 'executor.resources has unknown property "limit" (did you mean "limits"?)',
+    line: 6,
+    column: 5,
+  },
+  {
+    level: 'resource list',
+    src: ['id: demo', 'executor:', '  type: docker', '  image: alpine', '  resources:', '    limits:', '      gpu: "1"', 'tasks:', T],
+    field: 'executor.resources.limits.gpu',
+    message: 'executor.resources.limits has unknown property "gpu"',
+    line: 7,
+    column: 7,
+  },
+  {
+    level: 'kubernetes',
+    src: ['id: demo', 'executor:', '  type: kubernetes', '  image: alpine', '  kubernetes:', '    namespace: etl', 'tasks:', T],
+    field: 'executor.kubernetes.namespace',
+    message: 'executor.kubernetes has unknown property "namespace"',
+    line: 6,
+    column: 5,
+  },
+  {
+    level: 'toleration',
+    src: ['id: demo', 'executor:', '  type: kubernetes', '  image: alpine', '  kubernetes:', '    tolerations:', '      - key: a', '        seconds: 5', 'tasks:', T],
+    field: 'executor.kubernetes.tolerations[0].seconds',
+    message: 'executor.kubernetes.tolerations[0] has unknown property "seconds"',
+    line: 8,
+    column: 9,
+  },
+  {
+    level: 'script task',
+    src: ['id: demo', 'tasks:', '  - id: a', '    type: script', '    file: a.py', '    fiel: b.py'],
+    field: 'tasks[0].fiel',
+    message: 'tasks[0] has unknown property "fiel" (did you mean "file"?)',
+    line: 6,
+    column: 5,
+  },
+  {
+    level: 'command task',
+    src: ['id: demo', 'tasks:', '  - {id: a, type: command, command: [ls], shell: true}'],
+    field: 'tasks[0].shell',
+    message: 'tasks[0] has unknown property "shell"',
+    line: 3,
+    column: 43,
+  },
+  {
+    level: 'http task',
+    src: ['id: demo', 'tasks:', '  - {id: a, type: http, url: u, timeout_ms: 5}'],
+    field: 'tasks[0].timeout_ms',
+    message: 'tasks[0] has unknown property "timeout_ms"',
+    line: 3,
+    column: 33,
+  },
+  {
+    level: 'subflow task',
+    src: ['id: demo', 'tasks:', '  - {id: a, type: subflow, flow: ns/f, namespace: ns}'],
+    field: 'tasks[0].namespace',
+    message: 'tasks[0] has unknown property "namespace"',
+    line: 3,
+    column: 40,
+  },
+  {
+    level: 'task without a type',
+    src: ['id: demo', 'tasks:', '  - {id: a, file: a.py, descripton: x}'],
+    field: 'tasks[0].descripton',
+    message: 'tasks[0] has unknown property "descripton"',
+    line: 3,
+    column: 25,
+  },
 ];
 
 describe('validateFlow rejects unknown properties at every level', () => {
@@ -82,7 +194,10 @@ describe('validateFlow error placement and wording', () => {
 
   it('quotes keys that are not identifiers in the field path', () => {
     const { errors } = validateFlow(`id: demo\nlabels:\n  app.kubernetes.io/name: 1\n  "7": x\ntasks:\n${T}\n`);
-    assert.deepEqual(errors.map((e) => [e.field, e.pointer, e.line]), [['labels["app.kubernetes.io/name"]', '/labels/app.kubernetes.io~1name', 3]]);
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.pointer, e.line]),
+      [['labels["app.kubernetes.io/name"]', '/labels/app.kubernetes.io~1name', 3]],
+    );
   });
 
   it('says what a non-mapping file is', () => {

@@ -68,9 +68,7 @@ describe('validateFlow accepts valid flows', () => {
   });
 
   it('a subflow task', () => {
-    assertValid(
-      lines('id: s', 'tasks:', '  - id: child', '    type: subflow', '    flow: company.data/load-warehouse', '    inputs: {table: users}', '    wait: false'),
-    );
+    assertValid(lines('id: s', 'tasks:', '  - id: child', '    type: subflow', '    flow: company.data/load-warehouse', '    inputs: {table: users}', '    wait: false'));
   });
 
   it('each trigger type', () => {

@@ -1,4 +1,12 @@
-export { GitCommandError, GitCredentialError, GitSourceConflictError, GitSourceInvalidError, GitSourceNotFoundError, NamespaceNotMappedError, type GitFieldProblem } from './errors.js';
+export {
+  GitCommandError,
+  GitCredentialError,
+  GitSourceConflictError,
+  GitSourceInvalidError,
+  GitSourceNotFoundError,
+  NamespaceNotMappedError,
+  type GitFieldProblem,
+} from './errors.js';
 export { Redactor } from './redact.js';
 export { AUTH_TYPES, isAuthType, openAuth, sshCommand, type AuthSession, type AuthSettings, type AuthType } from './git/auth.js';
 export { ScratchRepo, type Commit, type RemoteRef, type TreeFile, type TreeListing } from './git/repo.js';

@@ -3,7 +3,22 @@ import { test } from 'node:test';
 import { globToRegExp, isCiPath, pushPathProblem, pushPathRefusal } from './push-paths.js';
 
 test('CI configuration is refused at the root and below it, in any case', () => {
-  for (const p of ['.github/workflows/ci.yml', '.GitHub/workflows/x.yml', '.gitlab-ci.yml', '.gitlab/ci/x.yml', '.circleci/config.yml', 'Jenkinsfile', 'ci/Jenkinsfile.release', '.buildkite/pipeline.yml', 'azure-pipelines.yml', '.drone.yml', 'bitbucket-pipelines.yml', 'flows/.github/workflows/x.yml', '.gitea/workflows/a.yml', '.forgejo/workflows/a.yml']) {
+  for (const p of [
+    '.github/workflows/ci.yml',
+    '.GitHub/workflows/x.yml',
+    '.gitlab-ci.yml',
+    '.gitlab/ci/x.yml',
+    '.circleci/config.yml',
+    'Jenkinsfile',
+    'ci/Jenkinsfile.release',
+    '.buildkite/pipeline.yml',
+    'azure-pipelines.yml',
+    '.drone.yml',
+    'bitbucket-pipelines.yml',
+    'flows/.github/workflows/x.yml',
+    '.gitea/workflows/a.yml',
+    '.forgejo/workflows/a.yml',
+  ]) {
     assert.ok(isCiPath(p), p);
     assert.match(pushPathRefusal(p, []) ?? '', /CI configuration/, p);
     assert.match(pushPathRefusal(p, ['**']) ?? '', /CI configuration/, `${p}: push_paths do not open CI paths`);

@@ -65,7 +65,8 @@ function prepare(changes: FileChange[]): { ops: { op: FileChange['op']; path: st
     const p = normalizePath(c.path);
     if (!p.ok) return void problems.push({ field: `${at}.path`, message: p.message });
     if (c.op === 'put') {
-      if ((c.content === undefined) === (c.content_base64 === undefined)) return void problems.push({ field: `${at}.content`, message: 'a put needs exactly one of content or content_base64' });
+      if ((c.content === undefined) === (c.content_base64 === undefined))
+        return void problems.push({ field: `${at}.content`, message: 'a put needs exactly one of content or content_base64' });
       const body = c.content !== undefined ? Buffer.from(c.content, 'utf8') : Buffer.from(c.content_base64!, 'base64');
       const text = body.toString('utf8');
       if (isFlowFile(p.path)) for (const e of validateFlow(text).errors) invalid.push({ field: `${p.path}:${e.pointer}`, message: e.message });

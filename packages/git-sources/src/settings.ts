@@ -102,15 +102,18 @@ export function parseGitSourceInput(b: GitSourceInput): { ok: true; settings: Gi
   const authType = b.auth_type ?? 'none';
   if (!isAuthType(authType)) problems.push({ field: 'auth_type', message: `must be one of ${AUTH_TYPES.join(', ')}` });
   const credentialSecretKey = b.credential_secret_key ?? '';
-  if (authType !== 'none' && !credentialSecretKey) problems.push({ field: 'credential_secret_key', message: `is required for auth_type ${authType}: the key of a global secret holding the credential` });
+  if (authType !== 'none' && !credentialSecretKey)
+    problems.push({ field: 'credential_secret_key', message: `is required for auth_type ${authType}: the key of a global secret holding the credential` });
   if (credentialSecretKey && !BUILTIN_KEY_PATTERN.test(credentialSecretKey)) problems.push({ field: 'credential_secret_key', message: 'is not a secret key' });
   if (authType === 'none' && credentialSecretKey) problems.push({ field: 'credential_secret_key', message: 'is only for auth_type token, basic or ssh' });
   const knownHosts = (b.known_hosts ?? '').replace(/\r\n/g, '\n').trim();
   if (t.ok) {
     if (authType === 'ssh' && t.transport !== 'ssh') problems.push({ field: 'auth_type', message: 'ssh needs an ssh:// or user@host:path repo_url' });
-    if ((authType === 'token' || authType === 'basic') && t.transport !== 'https' && t.transport !== 'http') problems.push({ field: 'auth_type', message: `${authType} needs an https:// repo_url` });
+    if ((authType === 'token' || authType === 'basic') && t.transport !== 'https' && t.transport !== 'http')
+      problems.push({ field: 'auth_type', message: `${authType} needs an https:// repo_url` });
     // Host keys are checked strictly: without a known host every connection fails.
-    if (t.transport === 'ssh' && !knownHosts) problems.push({ field: 'known_hosts', message: 'is required for an ssh remote: its host key lines (ssh-keyscan output, checked before use)' });
+    if (t.transport === 'ssh' && !knownHosts)
+      problems.push({ field: 'known_hosts', message: 'is required for an ssh remote: its host key lines (ssh-keyscan output, checked before use)' });
   }
   const webhookSecretKey = b.webhook_secret_key ?? '';
   if (webhookSecretKey && !BUILTIN_KEY_PATTERN.test(webhookSecretKey)) problems.push({ field: 'webhook_secret_key', message: 'is not a secret key' });

@@ -115,9 +115,11 @@ async function assertMappingsFree(deps: SourceDeps, s: GitSourceSettings, selfId
 async function ensureNamespaces(deps: SourceDeps, s: GitSourceSettings): Promise<void> {
   for (const m of s.mappings) {
     if (await namespaceExists(deps.db.prisma, m.namespace)) continue;
-    await createNamespace(deps.db.prisma, { name: m.namespace, description: `Synced from git source ${s.name}`, createdBy: `git:${s.name}`, now: deps.now() }).catch((err: unknown) => {
-      if ((err as Error).name !== 'NamespaceExistsError') throw err;
-    });
+    await createNamespace(deps.db.prisma, { name: m.namespace, description: `Synced from git source ${s.name}`, createdBy: `git:${s.name}`, now: deps.now() }).catch(
+      (err: unknown) => {
+        if ((err as Error).name !== 'NamespaceExistsError') throw err;
+      },
+    );
   }
 }
 

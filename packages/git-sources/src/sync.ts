@@ -91,7 +91,8 @@ async function planMapping(
   skipped: NonNullable<SyncOutcome['details']['skipped']>,
 ): Promise<Planned> {
   const listing = await repo.listTree(sha, m.repoPath);
-  for (const s of listing.skipped) skipped.push({ namespace: m.namespace, path: s.path, reason: s.mode === '120000' ? 'symbolic link' : s.mode === '160000' ? 'submodule' : `mode ${s.mode}` });
+  for (const s of listing.skipped)
+    skipped.push({ namespace: m.namespace, path: s.path, reason: s.mode === '120000' ? 'symbolic link' : s.mode === '160000' ? 'submodule' : `mode ${s.mode}` });
   // Sizes come with the listing: nothing too large is read into memory.
   const total = listing.files.reduce((n, f) => n + f.size, 0);
   if (total > deps.maxBundleBytes) {
@@ -112,7 +113,13 @@ async function planMapping(
     }
     const body = blobs.get(f.oid)!;
     const text = body.toString('utf8');
-    if (isFlowFile(f.path)) for (const e of validateFlow(text).errors) problems.push({ namespace: m.namespace, field: `${f.path}:${e.pointer}`, message: e.line !== undefined ? `${e.message} (line ${e.line}, column ${e.column ?? 1})` : e.message });
+    if (isFlowFile(f.path))
+      for (const e of validateFlow(text).errors)
+        problems.push({
+          namespace: m.namespace,
+          field: `${f.path}:${e.pointer}`,
+          message: e.line !== undefined ? `${e.message} (line ${e.line}, column ${e.column ?? 1})` : e.message,
+        });
     if (f.path === NAMESPACE_FILE) for (const e of validateNamespaceFile(text)) problems.push({ namespace: m.namespace, field: `${f.path}:${e.pointer}`, message: e.message });
     const hash = contentHash(body);
     want.set(f.path, { hash, size: body.length, executable: f.mode === '100755' });
@@ -161,7 +168,10 @@ export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promi
     for (const m of source.mappings) plans.push(await planMapping(deps, repo, commit.sha, m, problems, skipped));
     const message = versionMessage(commit.message, commit.sha);
     if (problems.length) {
-      const first = problems.slice(0, 3).map((p) => `${p.namespace} ${p.field}: ${p.message}`).join('; ');
+      const first = problems
+        .slice(0, 3)
+        .map((p) => `${p.namespace} ${p.field}: ${p.message}`)
+        .join('; ');
       return {
         status: 'failed',
         sha: commit.sha,
@@ -172,15 +182,23 @@ export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promi
     const namespaces: NonNullable<SyncOutcome['details']['namespaces']> = [];
     for (const plan of plans) {
       if (!(await namespaceExists(deps.pool, plan.namespace))) {
-        await createNamespace(deps.pool, { name: plan.namespace, description: `Synced from git source ${source.name}`, createdBy: `git:${source.name}`, now: deps.now() }).catch((err: unknown) => {
-          if ((err as Error).name !== 'NamespaceExistsError') throw err;
-        });
+        await createNamespace(deps.pool, { name: plan.namespace, description: `Synced from git source ${source.name}`, createdBy: `git:${source.name}`, now: deps.now() }).catch(
+          (err: unknown) => {
+            if ((err as Error).name !== 'NamespaceExistsError') throw err;
+          },
+        );
       }
       if (!plan.changes.length) {
         namespaces.push({ namespace: plan.namespace, version: null, version_id: null, changes: 0 });
         continue;
       }
-      const v = await saveChanges(deps, { namespace: plan.namespace, changes: plan.changes, message, author: commit.authorEmail || `git:${source.name}`, git: { sha: commit.sha } });
+      const v = await saveChanges(deps, {
+        namespace: plan.namespace,
+        changes: plan.changes,
+        message,
+        author: commit.authorEmail || `git:${source.name}`,
+        git: { sha: commit.sha },
+      });
       namespaces.push({ namespace: plan.namespace, version: v.version, version_id: v.id, changes: plan.changes.length });
     }
     const changed = namespaces.some((n) => n.changes > 0);

@@ -163,9 +163,31 @@ export async function startHttpsGitServer(root: string, token: string): Promise<
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-https-'));
   const keyFile = path.join(dir, 'key.pem');
   const caFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   const requests: HttpsGitServer['requests'] = [];
   const server = https.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) }, (req, res) => {
     const auth = req.headers.authorization ?? '';
@@ -325,7 +347,13 @@ export async function startSshGitServer(): Promise<SshGitServer> {
   } catch (err) {
     throw new Error(`${(err as Error).message}: ${stderr}`);
   }
-  const pub = (name: string) => fs.readFileSync(path.join(dir, `${name}.pub`), 'utf8').trim().split(' ').slice(0, 2).join(' ');
+  const pub = (name: string) =>
+    fs
+      .readFileSync(path.join(dir, `${name}.pub`), 'utf8')
+      .trim()
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
   return {
     url: `ssh://${user}@127.0.0.1:${port}`,
     clientKey: fs.readFileSync(path.join(dir, 'client'), 'utf8'),

@@ -87,12 +87,15 @@ export class GitSyncWorker {
         report.busy++;
         continue;
       }
-      const renew = setInterval(() => {
-        renewLease(this.pool, lease, this.deps.holderId, leaseMs).then(
-          (held) => held || this.deps.log.warn('git sync lease lost while syncing', { source_id: id }),
-          (err: unknown) => this.deps.log.warn('git sync lease renewal failed', { source_id: id, error: (err as Error).message }),
-        );
-      }, Math.max(1000, Math.floor(leaseMs / 3)));
+      const renew = setInterval(
+        () => {
+          renewLease(this.pool, lease, this.deps.holderId, leaseMs).then(
+            (held) => held || this.deps.log.warn('git sync lease lost while syncing', { source_id: id }),
+            (err: unknown) => this.deps.log.warn('git sync lease renewal failed', { source_id: id, error: (err as Error).message }),
+          );
+        },
+        Math.max(1000, Math.floor(leaseMs / 3)),
+      );
       try {
         const done = await this.syncClaimed(id, now);
         if (done) report.synced.push(done);

@@ -49,15 +49,34 @@ test('symbolic links in a repository are skipped by the sync and nothing they po
   const now = () => new Date();
   await createGitSource({ db, now }, parsed.settings, 'admin@example.test');
   const log = { info: () => undefined, warn: () => undefined };
-  const w = new GitSyncWorker({ db, pool: db.pool, storage, now, maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20, secrets: new SecretStore({ db: db.pool, keys: [generateMasterKey('k1')] }), log, holderId: 'w' });
+  const w = new GitSyncWorker({
+    db,
+    pool: db.pool,
+    storage,
+    now,
+    maxFileBytes: 1 << 20,
+    maxBundleBytes: 10 << 20,
+    secrets: new SecretStore({ db: db.pool, keys: [generateMasterKey('k1')] }),
+    log,
+    holderId: 'w',
+  });
   const t = await w.tick();
-  assert.deepEqual(t.synced.map((s) => s.status), ['success']);
-  const files = (await db.pool.query(
-    `SELECT f.path FROM namespaces n JOIN namespace_versions v ON v.id = n.head_version_id JOIN snapshot_files f ON f.snapshot_id = v.snapshot_id WHERE n.name = 'git.links' ORDER BY f.path`,
-  )).rows.map((r) => r.path);
+  assert.deepEqual(
+    t.synced.map((s) => s.status),
+    ['success'],
+  );
+  const files = (
+    await db.pool.query(
+      `SELECT f.path FROM namespaces n JOIN namespace_versions v ON v.id = n.head_version_id JOIN snapshot_files f ON f.snapshot_id = v.snapshot_id WHERE n.name = 'git.links' ORDER BY f.path`,
+    )
+  ).rows.map((r) => r.path);
   assert.deepEqual(files, ['ok.flow.yaml']);
   const run = (await db.pool.query(`SELECT details FROM git_sync_runs ORDER BY started_at DESC LIMIT 1`)).rows[0];
-  assert.deepEqual(run.details.skipped.map((x: any) => [x.path, x.reason]).sort(), [['leak.txt', 'symbolic link'], ['root', 'symbolic link'], ['up', 'symbolic link']]);
+  assert.deepEqual(run.details.skipped.map((x: any) => [x.path, x.reason]).sort(), [
+    ['leak.txt', 'symbolic link'],
+    ['root', 'symbolic link'],
+    ['up', 'symbolic link'],
+  ]);
   // No stored object holds the canary.
   const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
   for (const f of walk(path.join(root, 'objects'))) assert.ok(!fs.readFileSync(f).includes(CANARY_TEXT), f);

@@ -11,7 +11,19 @@ import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { deleteNamespace, NamespaceReadOnlyError, revertVersion, saveChanges, listVersions, type SaveDeps } from '@svc/namespaces';
 import { generateMasterKey, SecretStore } from '@svc/secrets';
 import { FileObjectStore } from '@svc/storage';
-import { branchProblem, createGitSource, getGitSource, GitSyncWorker, normalizeRepoPath, openAuth, parseGitSourceInput, requestSync, transportOf, type GitSourceInput, type GitSyncWorkerDeps } from '../src/index.js';
+import {
+  branchProblem,
+  createGitSource,
+  getGitSource,
+  GitSyncWorker,
+  normalizeRepoPath,
+  openAuth,
+  parseGitSourceInput,
+  requestSync,
+  transportOf,
+  type GitSourceInput,
+  type GitSyncWorkerDeps,
+} from '../src/index.js';
 import { TestRepo, tempRoot } from '../src/testing.js';
 
 const flow = (id: string, command = 'true') => JSON.stringify({ id, tasks: [{ id: 't', type: 'command', command: [command] }] });
@@ -70,7 +82,9 @@ async function files(namespace: string): Promise<Record<string, { executable: bo
 }
 
 async function flowsOf(namespace: string): Promise<string[]> {
-  return (await db.pool.query<{ flow_id: string }>(`SELECT flow_id FROM flows WHERE namespace = $1 AND deleted_at IS NULL ORDER BY flow_id`, [namespace])).rows.map((r) => r.flow_id);
+  return (await db.pool.query<{ flow_id: string }>(`SELECT flow_id FROM flows WHERE namespace = $1 AND deleted_at IS NULL ORDER BY flow_id`, [namespace])).rows.map(
+    (r) => r.flow_id,
+  );
 }
 
 test('first sync, incremental sync, a deleted file, and an invalid flow that changes nothing', async () => {
@@ -83,12 +97,21 @@ test('first sync, incremental sync, a deleted file, and an invalid flow that cha
     },
     'Add hello\n\nWith a script.',
   );
-  const src = await source({ repo_url: repo.fileUrl, mappings: [{ namespace: 'git.team', repo_path: 'team' }, { namespace: 'git.all', repo_path: '' }] });
+  const src = await source({
+    repo_url: repo.fileUrl,
+    mappings: [
+      { namespace: 'git.team', repo_path: 'team' },
+      { namespace: 'git.all', repo_path: '' },
+    ],
+  });
   const w = worker('w1');
 
   // First sync (queued by the create).
   const t1 = await w.tick();
-  assert.deepEqual(t1.synced.map((s) => s.status), ['success']);
+  assert.deepEqual(
+    t1.synced.map((s) => s.status),
+    ['success'],
+  );
   assert.deepEqual(await files('git.team'), { 'hello.flow.yaml': { executable: false }, 'scripts/run.sh': { executable: true } });
   assert.deepEqual(Object.keys(await files('git.all')), ['README.md', 'team/hello.flow.yaml', 'team/scripts/run.sh']);
   assert.deepEqual(await flowsOf('git.team'), ['hello']);
@@ -105,7 +128,10 @@ test('first sync, incremental sync, a deleted file, and an invalid flow that cha
   // Incremental: one changed file, one new; a commit outside `team` leaves git.team alone.
   const sha2 = repo.commit({ 'team/hello.flow.yaml': flow('hello', 'false'), 'team/bye.flow.yaml': flow('bye') }, 'Change hello, add bye');
   await requestSync(db.pool, { sourceId: src.id, trigger: 'manual', requestedBy: 'x', now: clock });
-  assert.deepEqual((await w.tick()).synced.map((x) => x.status), ['success']);
+  assert.deepEqual(
+    (await w.tick()).synced.map((x) => x.status),
+    ['success'],
+  );
   const [v2] = await listVersions(db.prisma, 'git.team', { limit: 5 });
   assert.equal(v2!.version, 2);
   assert.equal(v2!.git_sha, sha2);
@@ -132,13 +158,19 @@ test('first sync, incremental sync, a deleted file, and an invalid flow that cha
   const before = await heads();
   const bad = repo.commit({ 'team/broken.flow.yaml': JSON.stringify({ id: 'broken', tasks: [] }), 'README.md': '# docs v3\n' }, 'Break it');
   await requestSync(db.pool, { sourceId: src.id, trigger: 'manual', requestedBy: 'x', now: clock });
-  assert.deepEqual((await w.tick()).synced.map((x) => x.status), ['failed']);
+  assert.deepEqual(
+    (await w.tick()).synced.map((x) => x.status),
+    ['failed'],
+  );
   assert.deepEqual(await heads(), before, 'no namespace got a version');
   const failed = (await runs(src.id)).at(-1)!;
   assert.equal(failed.status, 'failed');
   assert.equal(failed.sha, bad);
   assert.match(failed.error, /invalid file/);
-  assert.ok(failed.details.problems.some((p: { namespace: string; field: string }) => p.namespace === 'git.team' && p.field.startsWith('broken.flow.yaml:')), JSON.stringify(failed.details));
+  assert.ok(
+    failed.details.problems.some((p: { namespace: string; field: string }) => p.namespace === 'git.team' && p.field.startsWith('broken.flow.yaml:')),
+    JSON.stringify(failed.details),
+  );
   s = await getGitSource({ db, now: () => clock }, src.id);
   assert.equal(s.lastSyncStatus, 'failed');
   assert.equal(s.lastSyncedSha, sha4);
@@ -153,7 +185,10 @@ test('first sync, incremental sync, a deleted file, and an invalid flow that cha
   assert.equal(s.lastSyncedSha, fixed);
   assert.equal(s.lastError, '');
   // Every sync is recorded, none deleted.
-  assert.deepEqual((await runs(src.id)).map((r) => r.status), ['success', 'success', 'success', 'success', 'failed', 'success']);
+  assert.deepEqual(
+    (await runs(src.id)).map((r) => r.status),
+    ['success', 'success', 'success', 'success', 'failed', 'success'],
+  );
 });
 
 test('a file over SVC_MAX_FILE_BYTES fails the sync before its content is read, changing nothing', async () => {
@@ -190,7 +225,10 @@ test('repeated requests become one queued run', async () => {
   for (let i = 0; i < 5; i++) ids.add((await requestSync(db.pool, { sourceId: src.id, trigger: 'webhook', requestedBy: 'webhook', now: clock })).id);
   assert.equal(ids.size, 1, 'the create queued one run; five more requests joined it');
   await worker('w-c').tick();
-  assert.deepEqual((await runs(src.id)).map((r) => r.status), ['success']);
+  assert.deepEqual(
+    (await runs(src.id)).map((r) => r.status),
+    ['success'],
+  );
 });
 
 test('polling: two workers sync each new commit once, and a quiet poll records no run', async () => {
@@ -204,14 +242,20 @@ test('polling: two workers sync each new commit once, and a quiet poll records n
     return [...a.synced, ...b.synced].filter((x) => x.sourceId === src.id);
   };
   assert.equal((await both()).length, 1);
-  assert.deepEqual((await runs(src.id)).map((r) => [r.trigger, r.status, r.sha]), [['manual', 'success', first]]);
+  assert.deepEqual(
+    (await runs(src.id)).map((r) => [r.trigger, r.status, r.sha]),
+    [['manual', 'success', first]],
+  );
   // Not due again before poll_interval.
   assert.equal((await both()).length, 0);
 
   // Due, nothing new: one of them looks, no run is recorded, last_sync_at moves.
   clock = new Date(clock.getTime() + 61_000);
   const quiet = await both();
-  assert.deepEqual(quiet.map((x) => x.status), ['unchanged']);
+  assert.deepEqual(
+    quiet.map((x) => x.status),
+    ['unchanged'],
+  );
   assert.equal((await runs(src.id)).length, 1);
   assert.equal((await getGitSource({ db, now: () => clock }, src.id)).lastSyncAt!.getTime(), clock.getTime());
 
@@ -220,7 +264,13 @@ test('polling: two workers sync each new commit once, and a quiet poll records n
   clock = new Date(clock.getTime() + 61_000);
   const rounds = await Promise.all([both(), both(), both()]);
   assert.equal(rounds.flat().length, 1);
-  assert.deepEqual((await runs(src.id)).map((r) => [r.trigger, r.status, r.sha]), [['manual', 'success', first], ['poll', 'success', second]]);
+  assert.deepEqual(
+    (await runs(src.id)).map((r) => [r.trigger, r.status, r.sha]),
+    [
+      ['manual', 'success', first],
+      ['poll', 'success', second],
+    ],
+  );
 });
 
 test('a run left running by a stopped instance is failed by the next holder', async () => {
@@ -232,14 +282,22 @@ test('a run left running by a stopped instance is failed by the next holder', as
   await inTransaction(db.pool, (c) => requestGitSync(c, { sourceId: src.id, runId: newId(), trigger: 'manual', requestedBy: 'x', now: clock }));
   await worker('w-a').tick();
   const r = await runs(src.id);
-  assert.deepEqual(r.map((x) => x.status), ['failed', 'success']);
+  assert.deepEqual(
+    r.map((x) => x.status),
+    ['failed', 'success'],
+  );
   assert.match(r[0].error, /stopped/);
 });
 
 test('a missing credential secret fails the run and names the key only', async () => {
   const repo = new TestRepo(root, 'nocred');
   repo.commit({ 'a.txt': 'a\n' }, 'one');
-  const src = await source({ repo_url: 'https://127.0.0.1:1/nocred.git', auth_type: 'token', credential_secret_key: 'NO_SUCH_SECRET', mappings: [{ namespace: 'nocred', repo_path: '' }] });
+  const src = await source({
+    repo_url: 'https://127.0.0.1:1/nocred.git',
+    auth_type: 'token',
+    credential_secret_key: 'NO_SUCH_SECRET',
+    mappings: [{ namespace: 'nocred', repo_path: '' }],
+  });
   await worker('w-n').tick();
   const [r] = await runs(src.id);
   assert.equal(r.status, 'failed');

@@ -22,7 +22,10 @@ export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const [type, ...params] = header.split(';').map((s) => s.trim().toLowerCase());
   if (!type || !/^application\/([a-z0-9.+-]+\+)?json$/.test(type)) return false;
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 

@@ -11,7 +11,15 @@ test('a cursor round-trips and is URL-safe', () => {
 });
 
 test('anything that is not a cursor we made is 422 on field cursor', () => {
-  for (const bad of ['', 'has space', 'bm90IGpzb24', encodeCursor({}).replace(/./, '%'), Buffer.from('"str"').toString('base64url'), Buffer.from('null').toString('base64url'), 'A'.repeat(5000)]) {
+  for (const bad of [
+    '',
+    'has space',
+    'bm90IGpzb24',
+    encodeCursor({}).replace(/./, '%'),
+    Buffer.from('"str"').toString('base64url'),
+    Buffer.from('null').toString('base64url'),
+    'A'.repeat(5000),
+  ]) {
     assert.equal(tryDecodeCursor(bad), undefined, bad);
     assert.throws(
       () => decodeCursor(bad),

@@ -25,16 +25,7 @@ export {
 export { withFields, type HttpLogger, type LogFields } from './logger.js';
 export { requestId, newRequestId, REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from './request-id.js';
 export { requestLogger, routeOf, API_NOT_FOUND_ROUTE, UNMATCHED_ROUTE } from './request-logger.js';
-export {
-  jsonBody,
-  hasBody,
-  isJsonContentType,
-  assertJsonContentType,
-  createRawBodyReader,
-  parseJsonBody,
-  DEFAULT_BODY_LIMIT,
-  type BodyOptions,
-} from './body.js';
+export { jsonBody, hasBody, isJsonContentType, assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT, type BodyOptions } from './body.js';
 export {
   compileOperation,
   createRequestValidator,
@@ -49,16 +40,6 @@ export {
 } from './validation.js';
 export { encodeCursor, decodeCursor, tryDecodeCursor, isCursorTime, isInt8Text } from './cursor.js';
 export { errorHandler, apiNotFound, unmatched, toHttpError } from './error-handler.js';
-export {
-  mountOperations,
-  reply,
-  toExpressPath,
-  type Handler,
-  type HandlerContext,
-  type MountOptions,
-  type OperationHandlers,
-  type Principal,
-  type Reply,
-} from './mount.js';
+export { mountOperations, reply, toExpressPath, type Handler, type HandlerContext, type MountOptions, type OperationHandlers, type Principal, type Reply } from './mount.js';
 export { ROLES, roleAtLeast, isRole, type Role } from '@svc/api-spec';
 export { checkRole, checkRoleWithBody, namespaceInBody, type NamespaceRoles, type RoleCheckParts } from './roles.js';

@@ -16,19 +16,10 @@ test('the whole catalog mounts without handlers', () => {
 });
 
 test('a handler for an unknown operationId is refused at mount time', () => {
-  assert.throws(
-    () => mountOperations(express.Router(), { operations, handlers: { triggerFlw: () => 1 }, authenticate: () => undefined, log }),
-    /unknown operations: triggerFlw/,
-  );
+  assert.throws(() => mountOperations(express.Router(), { operations, handlers: { triggerFlw: () => 1 }, authenticate: () => undefined, log }), /unknown operations: triggerFlw/);
 });
 
 test('a runner or webhook handler without its verifier is refused at mount time', () => {
-  assert.throws(
-    () => mountOperations(express.Router(), { operations, handlers: { runnerGetSpec: () => 1 }, authenticate: () => undefined, log }),
-    /authenticateRunner/,
-  );
-  assert.throws(
-    () => mountOperations(express.Router(), { operations, handlers: { gitPushWebhook: () => 1 }, authenticate: () => undefined, log }),
-    /verifySignature/,
-  );
+  assert.throws(() => mountOperations(express.Router(), { operations, handlers: { runnerGetSpec: () => 1 }, authenticate: () => undefined, log }), /authenticateRunner/);
+  assert.throws(() => mountOperations(express.Router(), { operations, handlers: { gitPushWebhook: () => 1 }, authenticate: () => undefined, log }), /verifySignature/);
 });

@@ -49,7 +49,13 @@ test('saveChanges enforces the spec limits with one entry per field', () => {
     detailsOf(() =>
       save.validateRequest({
         params: { namespace: 'team.etl' },
-        body: { changes: [{ op: 'put', path: 'a' }, { op: 'move', path: 'p'.repeat(513) }], message: 'm' },
+        body: {
+          changes: [
+            { op: 'put', path: 'a' },
+            { op: 'move', path: 'p'.repeat(513) },
+          ],
+          message: 'm',
+        },
       }),
     ),
     [
@@ -57,38 +63,53 @@ test('saveChanges enforces the spec limits with one entry per field', () => {
       { field: 'changes[1].path', message: 'must be at most 512 characters' },
     ],
   );
-  assert.deepEqual(detailsOf(() => save.validateRequest({ params: { namespace: 'a'.repeat(129) }, body: { changes: [], message: '' } })), [
-    { field: 'namespace', message: 'must be at most 128 characters' },
-    { field: 'changes', message: 'must have at least 1 item' },
-    { field: 'message', message: 'must not be empty' },
-  ]);
+  assert.deepEqual(
+    detailsOf(() => save.validateRequest({ params: { namespace: 'a'.repeat(129) }, body: { changes: [], message: '' } })),
+    [
+      { field: 'namespace', message: 'must be at most 128 characters' },
+      { field: 'changes', message: 'must have at least 1 item' },
+      { field: 'message', message: 'must not be empty' },
+    ],
+  );
   const ok = save.validateRequest({ params: { namespace: 'team.etl-2' }, body: { base_version: 3, changes: [{ op: 'rename', path: 'a', new_path: 'b' }], message: 'm' } });
   assert.equal((ok.body as { base_version: number }).base_version, 3);
 });
 
 test('list and log limits, dashboard range, execution state and token expiry follow the spec', () => {
-  assert.deepEqual(detailsOf(() => byId('listExecutions').validateRequest({ query: { limit: '201', state: 'DONE' } })), [
-    { field: 'limit', message: 'must be at most 200' },
-    { field: 'state', message: 'must be one of: QUEUED, RUNNING, CANCELLING, SUCCESS, FAILED, TIMED_OUT, CANCELLED, SKIPPED' },
-  ]);
+  assert.deepEqual(
+    detailsOf(() => byId('listExecutions').validateRequest({ query: { limit: '201', state: 'DONE' } })),
+    [
+      { field: 'limit', message: 'must be at most 200' },
+      { field: 'state', message: 'must be one of: QUEUED, RUNNING, CANCELLING, SUCCESS, FAILED, TIMED_OUT, CANCELLED, SKIPPED' },
+    ],
+  );
   assert.equal(byId('listExecutions').validateRequest({ query: {} }).query.limit, 50);
   const logs = byId('getExecutionLogs');
   assert.equal(logs.validateRequest({ params: { executionId: 'e1' }, query: {} }).query.limit, 1000);
   assert.equal(logs.validateRequest({ params: { executionId: 'e1' }, query: { limit: '5000' } }).query.limit, 5000);
-  assert.deepEqual(detailsOf(() => logs.validateRequest({ params: { executionId: 'e1' }, query: { limit: '5001' } })), [
-    { field: 'limit', message: 'must be at most 5000' },
-  ]);
-  assert.deepEqual(detailsOf(() => byId('getDashboard').validateRequest({ query: { range: '90d' } })), [
-    { field: 'range', message: 'must be one of: 24h, 7d, 30d' },
-  ]);
-  assert.deepEqual(detailsOf(() => byId('createToken').validateRequest({ body: { name: 'ci', role: 'root', expires_in_days: 366 } })), [
-    { field: 'role', message: 'must be one of: viewer, operator, editor, admin' },
-    { field: 'expires_in_days', message: 'must be at most 365' },
-  ]);
-  assert.deepEqual(detailsOf(() => byId('login').validateRequest({ body: { email: 'a@b.c' } })), [{ field: 'password', message: 'is required' }]);
-  assert.deepEqual(detailsOf(() => byId('triggerFlow').validateRequest({ params: { namespace: 'ns', flowId: 'f' }, body: { labels: { a: 1 } } })), [
-    { field: 'labels.a', message: 'must be a string' },
-  ]);
+  assert.deepEqual(
+    detailsOf(() => logs.validateRequest({ params: { executionId: 'e1' }, query: { limit: '5001' } })),
+    [{ field: 'limit', message: 'must be at most 5000' }],
+  );
+  assert.deepEqual(
+    detailsOf(() => byId('getDashboard').validateRequest({ query: { range: '90d' } })),
+    [{ field: 'range', message: 'must be one of: 24h, 7d, 30d' }],
+  );
+  assert.deepEqual(
+    detailsOf(() => byId('createToken').validateRequest({ body: { name: 'ci', role: 'root', expires_in_days: 366 } })),
+    [
+      { field: 'role', message: 'must be one of: viewer, operator, editor, admin' },
+      { field: 'expires_in_days', message: 'must be at most 365' },
+    ],
+  );
+  assert.deepEqual(
+    detailsOf(() => byId('login').validateRequest({ body: { email: 'a@b.c' } })),
+    [{ field: 'password', message: 'is required' }],
+  );
+  assert.deepEqual(
+    detailsOf(() => byId('triggerFlow').validateRequest({ params: { namespace: 'ns', flowId: 'f' }, body: { labels: { a: 1 } } })),
+    [{ field: 'labels.a', message: 'must be a string' }],
+  );
 });
 
 test('a repeated query parameter fills an array parameter; a single one is wrapped', () => {

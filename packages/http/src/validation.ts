@@ -6,8 +6,7 @@ import { validationFailed, type ErrorDetail } from './errors.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module object.
 type FormatsPlugin = typeof addFormatsModule.default;
-const addFormats: FormatsPlugin =
-  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
 
 type Part = 'params' | 'query' | 'body';
 

@@ -152,7 +152,9 @@ test('a cursor that does not decode is 422 on field cursor; a good one reaches t
     assert.equal(r.status, 422, JSON.stringify(value));
     assert.deepEqual(r.json.error.details, [{ field: 'cursor', message: 'is not a valid cursor' }]);
   }
-  const leap = await call(`/api/v1/things?cursor=${encodeCursor({ created_at: '2024-02-29T23:59:59.123456+02:00', id: 'e1', n: -(2 ** 31), ts: '-9223372036854775808' })}`, { headers: viewer });
+  const leap = await call(`/api/v1/things?cursor=${encodeCursor({ created_at: '2024-02-29T23:59:59.123456+02:00', id: 'e1', n: -(2 ** 31), ts: '-9223372036854775808' })}`, {
+    headers: viewer,
+  });
   assert.equal(leap.status, 200);
   const cursor = encodeCursor({ created_at: '2026-01-01T00:00:00Z', id: 'e1' });
   const ok = await call(`/api/v1/things?cursor=${cursor}`, { headers: viewer });

@@ -68,8 +68,7 @@ test('a public operation needs no credential; a webhook key is checked by its ve
 });
 
 test('a signed webhook is verified over the raw body before the body is parsed or validated', async () => {
-  const post = (body: string, signature: string) =>
-    fetch(`${srv.url}/hooks/git/src1`, { method: 'POST', headers: { ...json, 'x-signature': signature }, body });
+  const post = (body: string, signature: string) => fetch(`${srv.url}/hooks/git/src1`, { method: 'POST', headers: { ...json, 'x-signature': signature }, body });
   const forged = await post('{not json', sign('something else'));
   assert.equal(forged.status, 401, 'a bad signature wins over invalid JSON');
   const badJson = await post('{not json', sign('{not json'));

@@ -30,9 +30,11 @@ export interface LogLine {
 
 export function recordingLogger(): HttpLogger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (message: string, fields: LogFields = {}) => {
-    lines.push({ level, message, fields });
-  };
+  const at =
+    (level: LogLine['level']) =>
+    (message: string, fields: LogFields = {}) => {
+      lines.push({ level, message, fields });
+    };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -50,7 +52,10 @@ export const fakeOperations: Operation[] = [
     tag: 'flows',
     summary: 'list',
     auth: { kind: 'role', minRole: 'viewer' },
-    request: { query: ListQuery, cursor: schemas.CursorOf({ created_at: schemas.CursorTime, id: schemas.CursorText, n: Type.Optional(schemas.CursorInt4), ts: Type.Optional(schemas.CursorInt8) }) },
+    request: {
+      query: ListQuery,
+      cursor: schemas.CursorOf({ created_at: schemas.CursorTime, id: schemas.CursorText, n: Type.Optional(schemas.CursorInt4), ts: Type.Optional(schemas.CursorInt8) }),
+    },
     responses: { 200: { description: 'ok' } },
   },
   {

@@ -104,7 +104,6 @@ export function senderAllowed(from: Mailbox, rules: readonly SenderRule[]): bool
   });
 }
 
-
 /** The message of the 422 for a `from` outside the rules: names the rule, never lists other organizations' data. */
 export function senderRefusal(from: Mailbox): string {
   return `from ${from.local}@${from.domain} is not a verified sender of this organization: it must be a verified address, or an address at a verified domain (a domain covers only itself, not its subdomains); an admin adds one with svc org sender add`;

@@ -186,7 +186,9 @@ export async function organizationEmailStatus(
     senders,
     daily_quota: { limit, used_today: usedToday, remaining: Math.max(0, limit - usedToday), resets_at: midnight.toISOString() },
     rate_limit: { per_second: org.rateLimit ?? defaults.rateLimit },
-    sending: configured ? { configured, waiting } : { configured, waiting, detail: 'email sending is not configured (no maintenance instance with SVC_SMTP_URL is running): accepted emails wait in the queue' },
+    sending: configured
+      ? { configured, waiting }
+      : { configured, waiting, detail: 'email sending is not configured (no maintenance instance with SVC_SMTP_URL is running): accepted emails wait in the queue' },
   };
 }
 

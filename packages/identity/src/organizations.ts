@@ -41,7 +41,11 @@ export interface OrganizationRow {
 }
 
 export async function createOrganization(db: IdentityDb, name: string, now = new Date()): Promise<{ id: string; name: string }> {
-  if (!ORG_NAME_PATTERN.test(name)) throw new OrganizationError('invalid_name', `organization name ${JSON.stringify(name)}: 1 to 63 lower-case letters, digits, dots, hyphens or underscores, starting with a letter or digit`);
+  if (!ORG_NAME_PATTERN.test(name))
+    throw new OrganizationError(
+      'invalid_name',
+      `organization name ${JSON.stringify(name)}: 1 to 63 lower-case letters, digits, dots, hyphens or underscores, starting with a letter or digit`,
+    );
   const prisma = prismaOf(db);
   if (await prisma.organization.findUnique({ where: { name } })) throw new OrganizationError('exists', `organization ${name} already exists`);
   const id = newId();
@@ -54,7 +58,10 @@ export async function listOrganizations(db: IdentityDb): Promise<OrganizationRow
     include: { keys: { orderBy: { createdAt: 'asc' } }, senders: { orderBy: [{ kind: 'asc' }, { value: 'asc' }] } },
     orderBy: { name: 'asc' },
   });
-  const used = await emailsUsedToday(db, rows.map((o) => o.id));
+  const used = await emailsUsedToday(
+    db,
+    rows.map((o) => o.id),
+  );
   return rows.map((o) => ({
     id: o.id,
     name: o.name,
@@ -68,7 +75,12 @@ export async function listOrganizations(db: IdentityDb): Promise<OrganizationRow
 }
 
 /** A new key of organization `orgName`: the key itself is returned once and stored only as its hash. */
-export async function createOrganizationKey(db: IdentityDb, orgName: string, keyName = '', now = new Date()): Promise<{ id: string; key: string; prefix: string; organization_id: string }> {
+export async function createOrganizationKey(
+  db: IdentityDb,
+  orgName: string,
+  keyName = '',
+  now = new Date(),
+): Promise<{ id: string; key: string; prefix: string; organization_id: string }> {
   const prisma = prismaOf(db);
   const org = await prisma.organization.findUnique({ where: { name: orgName } });
   if (!org) throw new OrganizationError('not_found', `no organization ${orgName}`);

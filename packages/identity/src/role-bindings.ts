@@ -62,7 +62,11 @@ export class RoleBindingExistsError extends Error {
 }
 
 /** Creates a binding for exactly one of `userId`, `group`; a second one for the same subject and namespace is refused. */
-export async function createRoleBinding(pool: pg.Pool, b: { namespace: string; userId?: string; group?: string; role: Role; createdBy: string }, now: Date): Promise<RoleBindingRow> {
+export async function createRoleBinding(
+  pool: pg.Pool,
+  b: { namespace: string; userId?: string; group?: string; role: Role; createdBy: string },
+  now: Date,
+): Promise<RoleBindingRow> {
   const id = newId();
   try {
     await pool.query(`INSERT INTO role_bindings (id, namespace, user_id, group_name, role, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [

@@ -87,9 +87,6 @@ export async function upsertSsoUser(pool: pg.Pool, c: SsoClaims, now: Date): Pro
 
 /** Whether the password login is refused for this user: an SSO user while the settings say so. */
 export async function passwordLoginRefused(pool: pg.Pool, userId: string): Promise<boolean> {
-  const r = await pool.query(
-    `SELECT 1 FROM sso_identities i JOIN sso_settings s ON s.id = 'oidc' AND s.password_login_disabled WHERE i.user_id = $1 LIMIT 1`,
-    [userId],
-  );
+  const r = await pool.query(`SELECT 1 FROM sso_identities i JOIN sso_settings s ON s.id = 'oidc' AND s.password_login_disabled WHERE i.user_id = $1 LIMIT 1`, [userId]);
   return (r.rowCount ?? 0) > 0;
 }

@@ -119,7 +119,19 @@ export async function createUser(db: IdentityDb, u: NewUser, now: Date): Promise
   // skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: a taken email returns no row
   // instead of failing, so a caller's transaction stays usable.
   const [row] = await prismaOf(db).user.createManyAndReturn({
-    data: [{ id: newId(), email, displayName: u.name ?? '', passwordHash: hash, role: u.role, mustChangePassword: u.mustChangePassword ?? temporaryPassword !== undefined, createdAt: now, updatedAt: now, passwordChangedAt: now }],
+    data: [
+      {
+        id: newId(),
+        email,
+        displayName: u.name ?? '',
+        passwordHash: hash,
+        role: u.role,
+        mustChangePassword: u.mustChangePassword ?? temporaryPassword !== undefined,
+        createdAt: now,
+        updatedAt: now,
+        passwordChangedAt: now,
+      },
+    ],
     skipDuplicates: true,
   });
   if (!row) throw new EmailTakenError(email);

@@ -44,7 +44,16 @@ export class Cluster {
         if (e.resource !== 'pods' || e.type !== 'ADDED') return;
         queueMicrotask(() =>
           this.store.update('pods', e.object.metadata.namespace!, e.object.metadata.name!, (o) => {
-            o.status.conditions = [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: timestamp(), reason: 'Unschedulable', message: '0/0 nodes are available: the stand-in runs no node without a Docker engine.' }];
+            o.status.conditions = [
+              {
+                type: 'PodScheduled',
+                status: 'False',
+                lastProbeTime: null,
+                lastTransitionTime: timestamp(),
+                reason: 'Unschedulable',
+                message: '0/0 nodes are available: the stand-in runs no node without a Docker engine.',
+              },
+            ];
           }),
         );
       });
@@ -61,8 +70,10 @@ export class Cluster {
 
   createJob(ns: string, body: any): KubeObject {
     this.requireNamespace(ns);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json');
-    if (body.kind !== undefined && body.kind !== 'Job') throw badRequest(`${body.kind} in version "v1" cannot be handled as a Job: no kind "${body.kind}" is registered for version "batch/v1"`);
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json');
+    if (body.kind !== undefined && body.kind !== 'Job')
+      throw badRequest(`${body.kind} in version "v1" cannot be handled as a Job: no kind "${body.kind}" is registered for version "batch/v1"`);
     const meta = body.metadata ?? {};
     if (meta.namespace !== undefined && meta.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     let name: string = meta.name ?? '';
@@ -93,7 +104,10 @@ export class Cluster {
     if (policy === undefined) {
       // batch/v1 Jobs keep the legacy default: the pods are orphaned.
       policy = opts.orphanDependents === false ? 'Background' : 'Orphan';
-      if (opts.orphanDependents === undefined) warnings.push('child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning');
+      if (opts.orphanDependents === undefined)
+        warnings.push(
+          'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
+        );
     }
     const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: 'batch', kind: 'jobs', uid: job.metadata.uid } };
     switch (policy) {
@@ -118,7 +132,9 @@ export class Cluster {
         this.store.remove('jobs', ns, name);
         return { body: success, warnings };
       default:
-        throw invalid(RESOURCES.jobs, name, [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` }]);
+        throw invalid(RESOURCES.jobs, name, [
+          { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` },
+        ]);
     }
   }
 
@@ -156,7 +172,10 @@ export class Cluster {
     const inits: string[] = (pod.spec.initContainers ?? []).map((c: any) => c.name);
     let container = q.container;
     if (!container) {
-      if (apps.length !== 1) throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${apps.join(' ')}]${inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : ''}`);
+      if (apps.length !== 1)
+        throw badRequest(
+          `a container name must be specified for pod ${name}, choose one of: [${apps.join(' ')}]${inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : ''}`,
+        );
       container = apps[0]!;
     }
     if (!apps.includes(container) && !inits.includes(container)) throw badRequest(`container ${container} is not valid for pod ${name}`);

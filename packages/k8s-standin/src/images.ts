@@ -6,7 +6,9 @@ import type Docker from 'dockerode';
 const COMPONENT = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
 const DOMAIN_PART = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const DOMAIN = `(?:${DOMAIN_PART}(?:\\.${DOMAIN_PART})*|\\[[0-9a-fA-F:]+\\])(?::[0-9]+)?`;
-const REFERENCE = new RegExp(`^(?:(${DOMAIN})/)?(${COMPONENT}(?:/${COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$`);
+const REFERENCE = new RegExp(
+  `^(?:(${DOMAIN})/)?(${COMPONENT}(?:/${COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$`,
+);
 
 /** The fully qualified reference (`docker.io/library/debian:latest`), or null for a malformed one. */
 export function qualifiedImage(image: string): string | null {
@@ -34,7 +36,8 @@ export type ImageCheck = { ok: true; imageId: string } | { ok: false; reason: 'I
 
 export async function checkImage(docker: Docker, image: string, policy: PullPolicy, registryError: string): Promise<ImageCheck> {
   const fq = qualifiedImage(image);
-  if (!fq) return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": couldn't parse image name "${image}": invalid reference format` };
+  if (!fq)
+    return { ok: false, reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": couldn't parse image name "${image}": invalid reference format` };
   let imageId: string | null = null;
   try {
     imageId = ((await docker.getImage(image).inspect()) as { Id: string }).Id;

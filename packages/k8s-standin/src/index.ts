@@ -45,7 +45,12 @@ export interface Standin {
   url: string;
   token: string;
   /** For `new KubeConfig().loadFromOptions(...)`. */
-  kubeConfigOptions: { clusters: { name: string; server: string; skipTLSVerify: boolean }[]; users: { name: string; token: string }[]; contexts: { name: string; cluster: string; user: string; namespace: string }[]; currentContext: string };
+  kubeConfigOptions: {
+    clusters: { name: string; server: string; skipTLSVerify: boolean }[];
+    users: { name: string; token: string }[];
+    contexts: { name: string; cluster: string; user: string; namespace: string }[];
+    currentContext: string;
+  };
   /** The objects, for assertions (what a client could read too). */
   store: Store;
   /** Name of the one node; the label its Docker containers and volumes carry is `io.svc.k8s-standin=<id>`. */

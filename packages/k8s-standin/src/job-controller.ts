@@ -99,10 +99,16 @@ export class JobController {
   private later(ns: string, name: string, ms: number): void {
     const k = `${ns}/${name}`;
     clearTimeout(this.timers.get(k));
-    this.timers.set(k, setTimeout(() => {
-      this.timers.delete(k);
-      this.enqueue(ns, name);
-    }, Math.max(0, ms)));
+    this.timers.set(
+      k,
+      setTimeout(
+        () => {
+          this.timers.delete(k);
+          this.enqueue(ns, name);
+        },
+        Math.max(0, ms),
+      ),
+    );
   }
 
   private pods(job: KubeObject): KubeObject[] {
@@ -253,6 +259,8 @@ function qosClass(spec: any): string {
   const cs: any[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
   const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
   if (!any) return 'BestEffort';
-  const guaranteed = cs.every((c) => ['cpu', 'memory'].every((r) => c.resources?.limits?.[r] !== undefined && (c.resources?.requests?.[r] ?? c.resources.limits[r]) === c.resources.limits[r]));
+  const guaranteed = cs.every((c) =>
+    ['cpu', 'memory'].every((r) => c.resources?.limits?.[r] !== undefined && (c.resources?.requests?.[r] ?? c.resources.limits[r]) === c.resources.limits[r]),
+  );
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }

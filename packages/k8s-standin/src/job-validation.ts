@@ -59,13 +59,21 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
   const out: StatusCause[] = [];
   const volumeNames = new Set<string>();
   (spec?.volumes ?? []).forEach((v: any, i: number) => {
-    if (!v?.name || labelNameError(v.name)) out.push({ reason: 'FieldValueInvalid', field: `${field}.volumes[${i}].name`, message: `Invalid value: "${v?.name ?? ''}": ${labelNameError(v?.name ?? '') ?? 'Required value'}` });
+    if (!v?.name || labelNameError(v.name))
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: `${field}.volumes[${i}].name`,
+        message: `Invalid value: "${v?.name ?? ''}": ${labelNameError(v?.name ?? '') ?? 'Required value'}`,
+      });
     volumeNames.add(v?.name);
     if (!v?.emptyDir) out.push({ reason: 'FieldValueNotSupported', field: `${field}.volumes[${i}]`, message: 'the stand-in supports emptyDir volumes only' });
   });
   if (!Array.isArray(spec?.containers) || spec.containers.length === 0) out.push({ reason: 'FieldValueRequired', field: `${field}.containers`, message: 'Required value' });
   const names = new Set<string>();
-  for (const [list, items] of [['initContainers', spec?.initContainers ?? []], ['containers', spec?.containers ?? []]] as const) {
+  for (const [list, items] of [
+    ['initContainers', spec?.initContainers ?? []],
+    ['containers', spec?.containers ?? []],
+  ] as const) {
     (items as any[]).forEach((c, i) => {
       out.push(...containerCauses(c, `${field}.${list}[${i}]`, volumeNames));
       if (c?.name && names.has(c.name)) out.push({ reason: 'FieldValueDuplicate', field: `${field}.${list}[${i}].name`, message: `Duplicate value: "${c.name}"` });
@@ -74,11 +82,22 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
   }
   (spec?.tolerations ?? []).forEach((t: any, i: number) => {
     const f = `${field}.tolerations[${i}]`;
-    if (t.operator !== undefined && !['Exists', 'Equal'].includes(t.operator)) out.push({ reason: 'FieldValueNotSupported', field: `${f}.operator`, message: `Unsupported value: "${t.operator}": supported values: "Equal", "Exists"` });
-    if (t.operator === 'Exists' && t.value) out.push({ reason: 'FieldValueInvalid', field: `${f}.operator`, message: `Invalid value: "${t.value}": value must be empty when \`operator\` is 'Exists'` });
-    if (!t.key && t.operator !== 'Exists') out.push({ reason: 'FieldValueInvalid', field: `${f}.operator`, message: `Invalid value: "${t.operator ?? 'Equal'}": operator must be Exists when \`key\` is empty, which means "match all values and all keys"` });
+    if (t.operator !== undefined && !['Exists', 'Equal'].includes(t.operator))
+      out.push({ reason: 'FieldValueNotSupported', field: `${f}.operator`, message: `Unsupported value: "${t.operator}": supported values: "Equal", "Exists"` });
+    if (t.operator === 'Exists' && t.value)
+      out.push({ reason: 'FieldValueInvalid', field: `${f}.operator`, message: `Invalid value: "${t.value}": value must be empty when \`operator\` is 'Exists'` });
+    if (!t.key && t.operator !== 'Exists')
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: `${f}.operator`,
+        message: `Invalid value: "${t.operator ?? 'Equal'}": operator must be Exists when \`key\` is empty, which means "match all values and all keys"`,
+      });
     if (t.effect !== undefined && t.effect !== '' && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect)) {
-      out.push({ reason: 'FieldValueNotSupported', field: `${f}.effect`, message: `Unsupported value: "${t.effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"` });
+      out.push({
+        reason: 'FieldValueNotSupported',
+        field: `${f}.effect`,
+        message: `Unsupported value: "${t.effect}": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+      });
     }
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
       out.push({ reason: 'FieldValueInvalid', field: `${f}.effect`, message: `Invalid value: "${t.effect ?? ''}": effect must be 'NoExecute' when \`tolerationSeconds\` is set` });
@@ -88,7 +107,11 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
     if (!s?.name) out.push({ reason: 'FieldValueRequired', field: `${field}.imagePullSecrets[${i}].name`, message: 'Required value' });
   });
   if (spec?.serviceAccountName && subdomainError(spec.serviceAccountName)) {
-    out.push({ reason: 'FieldValueInvalid', field: `${field}.serviceAccountName`, message: `Invalid value: "${spec.serviceAccountName}": ${subdomainError(spec.serviceAccountName)}` });
+    out.push({
+      reason: 'FieldValueInvalid',
+      field: `${field}.serviceAccountName`,
+      message: `Invalid value: "${spec.serviceAccountName}": ${subdomainError(spec.serviceAccountName)}`,
+    });
   }
   out.push(...labelCauses(spec?.nodeSelector, `${field}.nodeSelector`));
   return out;
@@ -104,14 +127,22 @@ export function jobCauses(job: KubeObject): StatusCause[] {
   const spec = job.spec ?? {};
   for (const f of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished', 'completions', 'parallelism'] as const) {
     if (spec[f] !== undefined && !(Number.isInteger(spec[f]) && spec[f] >= (f === 'activeDeadlineSeconds' ? 1 : 0))) {
-      out.push({ reason: 'FieldValueInvalid', field: `spec.${f}`, message: `Invalid value: ${JSON.stringify(spec[f])}: must be ${f === 'activeDeadlineSeconds' ? 'greater than 0' : 'greater than or equal to 0'}` });
+      out.push({
+        reason: 'FieldValueInvalid',
+        field: `spec.${f}`,
+        message: `Invalid value: ${JSON.stringify(spec[f])}: must be ${f === 'activeDeadlineSeconds' ? 'greater than 0' : 'greater than or equal to 0'}`,
+      });
     }
   }
   const template = spec.template ?? {};
   out.push(...labelCauses(template.metadata?.labels, 'spec.template.metadata.labels'));
   const rp = template.spec?.restartPolicy;
   if (rp !== 'Never' && rp !== 'OnFailure') {
-    out.push({ reason: rp === undefined ? 'FieldValueRequired' : 'FieldValueNotSupported', field: 'spec.template.spec.restartPolicy', message: `${rp === undefined ? 'Required value' : `Unsupported value: "${rp}"`}: supported values: "OnFailure", "Never"` });
+    out.push({
+      reason: rp === undefined ? 'FieldValueRequired' : 'FieldValueNotSupported',
+      field: 'spec.template.spec.restartPolicy',
+      message: `${rp === undefined ? 'Required value' : `Unsupported value: "${rp}"`}: supported values: "OnFailure", "Never"`,
+    });
   }
   out.push(...podSpecCauses(template.spec, 'spec.template.spec'));
   return out;

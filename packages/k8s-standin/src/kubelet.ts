@@ -112,7 +112,11 @@ class PodWorker {
     await this.stopContainers();
     await running;
     for (const c of this.containers.values()) await c.remove({ force: true, v: true }).catch(() => undefined);
-    for (const v of this.volumes) await this.k.opts.docker.getVolume(v).remove().catch(() => undefined);
+    for (const v of this.volumes)
+      await this.k.opts.docker
+        .getVolume(v)
+        .remove()
+        .catch(() => undefined);
     this.k.store.remove('pods', this.ns, this.name);
   }
 
@@ -148,7 +152,16 @@ class PodWorker {
     const inits: any[] = spec.initContainers ?? [];
     const apps: any[] = spec.containers ?? [];
     const waiting = (reason: string) => ({ waiting: { reason } });
-    const status = (c: any, reason: string) => ({ name: c.name, state: waiting(reason), lastState: {}, ready: false, restartCount: 0, image: c.image, imageID: '', started: false });
+    const status = (c: any, reason: string) => ({
+      name: c.name,
+      state: waiting(reason),
+      lastState: {},
+      ready: false,
+      restartCount: 0,
+      image: c.image,
+      imageID: '',
+      started: false,
+    });
     this.update((s) => {
       s.phase = 'Pending';
       s.hostIP = this.k.opts.hostIP;
@@ -254,18 +267,34 @@ class PodWorker {
       }
       this.setState(kind, c.name, (cs) => {
         Object.assign(cs, { lastState: { terminated }, restartCount: restarts + 1, ready: false, started: false });
-        cs.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${this.name}_${this.ns}(${this.uid})` } };
+        cs.state = {
+          waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${this.name}_${this.ns}(${this.uid})` },
+        };
       });
       await sleep(delay, this.stop.signal);
     }
   }
 
   /** The container's securityContext fields over the pod's (the fields both levels have). */
-  private security(c: any): { runAsUser?: number; runAsGroup?: number; runAsNonRoot?: boolean; seccompProfile?: { type?: string }; capabilities?: { add?: string[]; drop?: string[] }; allowPrivilegeEscalation?: boolean } {
+  private security(c: any): {
+    runAsUser?: number;
+    runAsGroup?: number;
+    runAsNonRoot?: boolean;
+    seccompProfile?: { type?: string };
+    capabilities?: { add?: string[]; drop?: string[] };
+    allowPrivilegeEscalation?: boolean;
+  } {
     const pod = this.spec.securityContext ?? {};
     const own = c.securityContext ?? {};
     const pick = <K extends string>(k: K) => own[k] ?? pod[k];
-    return { runAsUser: pick('runAsUser'), runAsGroup: pick('runAsGroup'), runAsNonRoot: pick('runAsNonRoot'), seccompProfile: pick('seccompProfile'), capabilities: own.capabilities, allowPrivilegeEscalation: own.allowPrivilegeEscalation };
+    return {
+      runAsUser: pick('runAsUser'),
+      runAsGroup: pick('runAsGroup'),
+      runAsNonRoot: pick('runAsNonRoot'),
+      seccompProfile: pick('seccompProfile'),
+      capabilities: own.capabilities,
+      allowPrivilegeEscalation: own.allowPrivilegeEscalation,
+    };
   }
 
   /** The kubelet's refusal of a runAsNonRoot container whose user is root or cannot be verified, else null. */
@@ -275,8 +304,10 @@ class PodWorker {
     if (sec.runAsUser !== undefined) return sec.runAsUser === 0 ? "container's runAsUser breaks non-root policy" : null;
     const info = (await this.k.opts.docker.getImage(imageId).inspect()) as { Config?: { User?: string } };
     const user = (info.Config?.User ?? '').split(':')[0]!;
-    if (user === '' || user === '0' || user === 'root') return `container has runAsNonRoot and image will run as root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
-    if (!/^\d+$/.test(user)) return `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
+    if (user === '' || user === '0' || user === 'root')
+      return `container has runAsNonRoot and image will run as root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
+    if (!/^\d+$/.test(user))
+      return `container has runAsNonRoot and image has non-numeric user (${user}), cannot verify user is non-root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
     return null;
   }
 
@@ -429,8 +460,16 @@ export class Kubelet {
     await Promise.all([...this.workers.values()].map((w) => w.done.catch(() => undefined)));
     const { docker, ownerLabel } = this.opts;
     const filters = JSON.stringify({ label: [`${ownerLabel[0]}=${ownerLabel[1]}`] });
-    for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined);
+    for (const c of await docker.listContainers({ all: true, filters }))
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
     const { Volumes } = await docker.listVolumes({ filters });
-    for (const v of Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+    for (const v of Volumes ?? [])
+      await docker
+        .getVolume(v.Name)
+        .remove()
+        .catch(() => undefined);
   }
 }

@@ -151,10 +151,18 @@ export function labelCauses(labels: Labels | undefined, field: string): StatusCa
     const prefix = slash >= 0 ? k.slice(0, slash) : '';
     const name = slash >= 0 ? k.slice(slash + 1) : k;
     if ((prefix && subdomainError(prefix)) || name.length > 63 || !LABEL_NAME.test(name)) {
-      out.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      out.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      });
     }
     if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
-      out.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: "${String(v)}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character` });
+      out.push({
+        reason: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: "${String(v)}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      });
     }
   }
   return out;

@@ -4,7 +4,7 @@ import { timestamp, type KubeObject } from './meta.js';
 /** Docker's multiplexed log frames (8-byte headers) to plain bytes. */
 export function demux(buf: Buffer): Buffer {
   const out: Buffer[] = [];
-  for (let i = 0; i + 8 <= buf.length; ) {
+  for (let i = 0; i + 8 <= buf.length;) {
     const size = buf.readUInt32BE(i + 4);
     out.push(buf.subarray(i + 8, i + 8 + size));
     i += 8 + size;
@@ -23,9 +23,24 @@ export function conditions(pod: KubeObject): void {
   const completed = s.phase === 'Succeeded' || s.phase === 'Failed';
   const want: [string, boolean, string?, string?][] = [
     ['PodReadyToStartContainers', true],
-    ['Initialized', pendingInits.length === 0, pendingInits.length ? 'ContainersNotInitialized' : undefined, pendingInits.length ? `containers with incomplete status: [${pendingInits.join(' ')}]` : undefined],
-    ['Ready', unready.length === 0, unready.length ? (completed ? 'PodCompleted' : 'ContainersNotReady') : undefined, unready.length && !completed ? `containers with unready status: [${unready.join(' ')}]` : undefined],
-    ['ContainersReady', unready.length === 0, unready.length ? (completed ? 'PodCompleted' : 'ContainersNotReady') : undefined, unready.length && !completed ? `containers with unready status: [${unready.join(' ')}]` : undefined],
+    [
+      'Initialized',
+      pendingInits.length === 0,
+      pendingInits.length ? 'ContainersNotInitialized' : undefined,
+      pendingInits.length ? `containers with incomplete status: [${pendingInits.join(' ')}]` : undefined,
+    ],
+    [
+      'Ready',
+      unready.length === 0,
+      unready.length ? (completed ? 'PodCompleted' : 'ContainersNotReady') : undefined,
+      unready.length && !completed ? `containers with unready status: [${unready.join(' ')}]` : undefined,
+    ],
+    [
+      'ContainersReady',
+      unready.length === 0,
+      unready.length ? (completed ? 'PodCompleted' : 'ContainersNotReady') : undefined,
+      unready.length && !completed ? `containers with unready status: [${unready.join(' ')}]` : undefined,
+    ],
     ['PodScheduled', true],
   ];
   const old: any[] = s.conditions ?? [];

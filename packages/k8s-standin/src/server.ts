@@ -126,7 +126,15 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
         const labels = parseLabelSelector(q.get('labelSelector'));
         const fields = parseFieldSelector(q.get('fieldSelector'), RESOURCES[resource].kind);
         const rv = store.version();
-        return json(res, 200, listBody(resource, store.list(resource, ns, (o) => labels(o.metadata.labels) && fields(o)), rv));
+        return json(
+          res,
+          200,
+          listBody(
+            resource,
+            store.list(resource, ns, (o) => labels(o.metadata.labels) && fields(o)),
+            rv,
+          ),
+        );
       }
       if (method === 'POST' && resource === 'jobs' && ns !== undefined) return json(res, 201, cluster.createJob(ns, await readBody(req)));
       throw new StatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
@@ -141,7 +149,12 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
       if (sub === 'log') {
         if (resource !== 'pods' || method !== 'GET') throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
         const follow = bool(q.get('follow'));
-        const stream = await cluster.podLogs(ns, name, { container: q.get('container') ?? undefined, follow, tailLines: int(q, 'tailLines'), timestamps: bool(q.get('timestamps')) });
+        const stream = await cluster.podLogs(ns, name, {
+          container: q.get('container') ?? undefined,
+          follow,
+          tailLines: int(q, 'tailLines'),
+          timestamps: bool(q.get('timestamps')),
+        });
         res.writeHead(200, { 'content-type': 'text/plain', ...(follow ? { 'transfer-encoding': 'chunked' } : {}) });
         req.on('close', () => stream.destroy());
         await pipeline(stream, res).catch(() => undefined);
@@ -149,7 +162,12 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
       }
       if (method === 'GET') {
         const o = store.get(resource, ns, name);
-        if (!o) throw new StatusError(404, 'NotFound', `${resource === 'jobs' ? 'jobs.batch' : 'pods'} "${name}" not found`, { name, group: resource === 'jobs' ? 'batch' : undefined, kind: resource });
+        if (!o)
+          throw new StatusError(404, 'NotFound', `${resource === 'jobs' ? 'jobs.batch' : 'pods'} "${name}" not found`, {
+            name,
+            group: resource === 'jobs' ? 'batch' : undefined,
+            kind: resource,
+          });
         return json(res, 200, o);
       }
       if (method === 'DELETE' && !sub) {
@@ -189,5 +207,10 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     });
   });
   // Open watches would keep close() waiting.
-  return { server, endWatches: () => { for (const w of watches) w.end(); } };
+  return {
+    server,
+    endWatches: () => {
+      for (const w of watches) w.end();
+    },
+  };
 }

@@ -32,14 +32,20 @@ test('a created Job is stored with the API server defaults and its pod is create
   assert.equal(created.spec!.backoffLimit, 0, 'as sent');
   assert.deepEqual(plain(created.metadata!.labels), { app: 'test' });
   assert.deepEqual(plain(created.spec!.template.metadata!.labels), {
-    app: 'test', 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': 'defaults', 'controller-uid': uid, 'job-name': 'defaults',
+    app: 'test',
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': 'defaults',
+    'controller-uid': uid,
+    'job-name': 'defaults',
   });
   const tpl = created.spec!.template.spec!;
   assert.equal(tpl.containers[0]!.imagePullPolicy, 'Always', 'no tag: Always');
   assert.equal(tpl.terminationGracePeriodSeconds, 30);
   assert.equal(tpl.containers[0]!.terminationMessagePath, '/dev/termination-log');
 
-  const pods = await until('the pod', async () => (await c.core.listNamespacedPod({ namespace: 'default', labelSelector: 'job-name=defaults' })).items.filter((p) => p.status?.conditions?.length));
+  const pods = await until('the pod', async () =>
+    (await c.core.listNamespacedPod({ namespace: 'default', labelSelector: 'job-name=defaults' })).items.filter((p) => p.status?.conditions?.length),
+  );
   assert.equal(pods.length, 1);
   const pod = pods[0]!;
   assert.match(pod.metadata!.name!, /^defaults-[a-z0-9]{5}$/);
@@ -55,7 +61,16 @@ test('a created Job is stored with the API server defaults and its pod is create
 test('API errors are Status bodies: 404 NotFound, 409 AlreadyExists, 422 Invalid, 404 for a missing namespace', async () => {
   const nf = await apiError(c.batch.readNamespacedJob({ name: 'nope', namespace: 'default' }));
   assert.equal(nf.code, 404);
-  assert.deepEqual(nf.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'jobs.batch "nope" not found', reason: 'NotFound', details: { name: 'nope', group: 'batch', kind: 'jobs' }, code: 404 });
+  assert.deepEqual(nf.body, {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'jobs.batch "nope" not found',
+    reason: 'NotFound',
+    details: { name: 'nope', group: 'batch', kind: 'jobs' },
+    code: 404,
+  });
   const podNf = await apiError(c.core.deleteNamespacedPod({ name: 'nope', namespace: 'default' }));
   assert.equal(podNf.body.message, 'pods "nope" not found');
 
@@ -69,10 +84,16 @@ test('API errors are Status bodies: 404 NotFound, 409 AlreadyExists, 422 Invalid
   assert.equal(bad.code, 422);
   assert.equal(bad.body.reason, 'Invalid');
   assert.match(bad.body.message, /^Job\.batch "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
-  assert.deepEqual(bad.body.details.causes.map((x: any) => [x.reason, x.field]), [['FieldValueInvalid', 'metadata.name']]);
+  assert.deepEqual(
+    bad.body.details.causes.map((x: any) => [x.reason, x.field]),
+    [['FieldValueInvalid', 'metadata.name']],
+  );
 
   const tol = await apiError(
-    c.batch.createNamespacedJob({ namespace: 'default', body: job('tol', { image: 'busybox:1' }, {}, { tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule', tolerationSeconds: 5 }] }) }),
+    c.batch.createNamespacedJob({
+      namespace: 'default',
+      body: job('tol', { image: 'busybox:1' }, {}, { tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule', tolerationSeconds: 5 }] }),
+    }),
   );
   assert.equal(tol.code, 422);
   assert.match(tol.body.message, /spec\.template\.spec\.tolerations\[0\]\.effect: Invalid value: "NoSchedule": effect must be 'NoExecute' when `tolerationSeconds` is set/);
@@ -80,7 +101,9 @@ test('API errors are Status bodies: 404 NotFound, 409 AlreadyExists, 422 Invalid
   const rp = await apiError(c.batch.createNamespacedJob({ namespace: 'default', body: job('rp', { image: 'busybox:1' }, {}, { restartPolicy: 'Always' }) }));
   assert.match(rp.body.message, /spec\.template\.spec\.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"/);
 
-  const limits = await apiError(c.batch.createNamespacedJob({ namespace: 'default', body: job('res', { image: 'busybox:1', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }) }));
+  const limits = await apiError(
+    c.batch.createNamespacedJob({ namespace: 'default', body: job('res', { image: 'busybox:1', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }) }),
+  );
   assert.match(limits.body.message, /must be less than or equal to cpu limit of 1/);
 
   const ns = await apiError(c.batch.createNamespacedJob({ namespace: 'elsewhere', body: job('x', { image: 'busybox:1' }) }));
@@ -100,12 +123,16 @@ test('a request without the bearer token is 401 Unauthorized', async () => {
 });
 
 test('lists filter by label and field selectors and carry the resourceVersion', async () => {
-  for (const [name, tier] of [['sel-a', 'a'], ['sel-b', 'b']] as const) {
+  for (const [name, tier] of [
+    ['sel-a', 'a'],
+    ['sel-b', 'b'],
+  ] as const) {
     const body = job(name, { image: 'busybox:1' });
     body.metadata!.labels = { sel: 'yes', tier };
     await c.batch.createNamespacedJob({ namespace: 'jobs', body });
   }
-  const names = async (labelSelector?: string, fieldSelector?: string) => (await c.batch.listNamespacedJob({ namespace: 'jobs', labelSelector, fieldSelector })).items.map((j) => j.metadata!.name).sort();
+  const names = async (labelSelector?: string, fieldSelector?: string) =>
+    (await c.batch.listNamespacedJob({ namespace: 'jobs', labelSelector, fieldSelector })).items.map((j) => j.metadata!.name).sort();
   assert.deepEqual(await names('sel=yes'), ['sel-a', 'sel-b']);
   assert.deepEqual(await names('sel=yes,tier!=a'), ['sel-b']);
   assert.deepEqual(await names('tier in (a, c)'), ['sel-a']);
@@ -125,20 +152,25 @@ function collect(kc: KubeConfig, path: string, query: Record<string, string | nu
     let ctl: AbortController | undefined;
     let ended = false;
     new Watch(kc)
-      .watch(path, query, (type, obj) => {
-        events.push([type, obj]);
-        if (!ended && stop(events)) {
-          ended = true;
-          ctl?.abort();
-          resolve(events);
-        }
-      }, (err) => {
-        if (!ended) {
-          ended = true;
-          if (err && (err as Error).name !== 'AbortError') reject(err);
-          else resolve(events);
-        }
-      })
+      .watch(
+        path,
+        query,
+        (type, obj) => {
+          events.push([type, obj]);
+          if (!ended && stop(events)) {
+            ended = true;
+            ctl?.abort();
+            resolve(events);
+          }
+        },
+        (err) => {
+          if (!ended) {
+            ended = true;
+            if (err && (err as Error).name !== 'AbortError') reject(err);
+            else resolve(events);
+          }
+        },
+      )
       .then((c) => {
         ctl = c;
         if (ended) c.abort();
@@ -157,7 +189,11 @@ test('a watch starts with the current objects as ADDED, then streams MODIFIED an
   assert.equal(got[0]![1].metadata.name, 'watched');
   assert.equal(got.at(-1)![0], 'DELETED');
   const rvs = got.map(([, o]) => Number(o.metadata.resourceVersion));
-  assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'resourceVersions increase');
+  assert.deepEqual(
+    rvs,
+    [...rvs].sort((a, b) => a - b),
+    'resourceVersions increase',
+  );
 });
 
 test('a watch from a resourceVersion replays the changes after it; one older than the history gets 410 Expired', async () => {
@@ -179,7 +215,13 @@ test('a watch from a resourceVersion replays the changes after it; one older tha
 test("client-node's informer (ListWatch) follows Jobs through list and watch", async () => {
   const seen: string[] = [];
   const batch = c.batch;
-  const informer = new ListWatch<V1Job>('/apis/batch/v1/namespaces/default/jobs', new Watch(c.kc), () => batch.listNamespacedJob({ namespace: 'default', labelSelector: 'inf=1' }), false, 'inf=1');
+  const informer = new ListWatch<V1Job>(
+    '/apis/batch/v1/namespaces/default/jobs',
+    new Watch(c.kc),
+    () => batch.listNamespacedJob({ namespace: 'default', labelSelector: 'inf=1' }),
+    false,
+    'inf=1',
+  );
   informer.on('add', (j) => seen.push(`add ${j.metadata!.name}`));
   informer.on('delete', (j) => seen.push(`delete ${j.metadata!.name}`));
   await informer.start();
@@ -201,7 +243,13 @@ test('deleting a Job: Orphan (the batch/v1 default, with its warning) keeps the 
   }
   const before = requests.length;
   await c.batch.deleteNamespacedJob({ name: 'orphan', namespace: 'jobs' });
-  assert.equal(requests.slice(before).find((r) => r.method === 'DELETE')?.query.get('propagationPolicy'), null);
+  assert.equal(
+    requests
+      .slice(before)
+      .find((r) => r.method === 'DELETE')
+      ?.query.get('propagationPolicy'),
+    null,
+  );
   const orphaned = await podsOf('orphan');
   assert.equal(orphaned.length, 1, 'the pod stays');
   assert.equal(orphaned[0]!.metadata!.ownerReferences, undefined, 'without its owner');

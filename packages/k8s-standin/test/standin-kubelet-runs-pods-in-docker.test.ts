@@ -43,14 +43,19 @@ function watchPods(jobName: string, stop: (type: string, pod: any) => boolean): 
     let ctl: AbortController | undefined;
     let done = false;
     new Watch(c.kc)
-      .watch('/api/v1/namespaces/default/pods', { labelSelector: `job-name=${jobName}` }, (type, obj) => {
-        events.push([type, obj]);
-        if (!done && stop(type, obj)) {
-          done = true;
-          ctl?.abort();
-          resolve(events);
-        }
-      }, (err) => !done && (err && (err as Error).name !== 'AbortError' ? reject(err) : resolve(events)))
+      .watch(
+        '/api/v1/namespaces/default/pods',
+        { labelSelector: `job-name=${jobName}` },
+        (type, obj) => {
+          events.push([type, obj]);
+          if (!done && stop(type, obj)) {
+            done = true;
+            ctl?.abort();
+            resolve(events);
+          }
+        },
+        (err) => !done && (err && (err as Error).name !== 'AbortError' ? reject(err) : resolve(events)),
+      )
       .then((x) => {
         ctl = x;
         if (done) x.abort();
@@ -66,7 +71,10 @@ test('a pod runs in Docker: init container into an emptyDir, then the container 
       image: busybox,
       command: ['sh', '-c'],
       args: ['cat /data/x; echo "greeting=$GREETING pod=$POD_NAME"; sleep 0.5'],
-      env: [{ name: 'GREETING', value: 'hello' }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+      env: [
+        { name: 'GREETING', value: 'hello' },
+        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      ],
       resources: { requests: { cpu: '250m' }, limits: { cpu: '500m', memory: '64Mi' } },
       volumeMounts: [{ name: 'shared', mountPath: '/data' }],
     },
@@ -84,7 +92,13 @@ test('a pod runs in Docker: init container into an emptyDir, then the container 
   assert.ok(waiting.includes('PodInitializing'), `the container waits for the init container: ${waiting}`);
 
   const j = await jobDone('runs');
-  assert.deepEqual(j.status!.conditions!.map((x) => [x.type, x.status, x.reason]), [['SuccessCriteriaMet', 'True', 'CompletionsReached'], ['Complete', 'True', 'CompletionsReached']]);
+  assert.deepEqual(
+    j.status!.conditions!.map((x) => [x.type, x.status, x.reason]),
+    [
+      ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
+      ['Complete', 'True', 'CompletionsReached'],
+    ],
+  );
   assert.equal(j.status!.succeeded, 1);
   assert.ok(j.status!.completionTime instanceof Date);
 
@@ -138,7 +152,12 @@ test('images: a missing one waits in ErrImagePull and ImagePullBackOff, Never gi
   const cases: [string, string, string, RegExp][] = [
     ['pull-missing', 'svc-test/nothing-here:1', 'IfNotPresent', /^Failed to pull image "svc-test\/nothing-here:1": .*"docker\.io\/svc-test\/nothing-here:1"/],
     ['pull-never', 'svc-test/nothing-here:1', 'Never', /^Container image "svc-test\/nothing-here:1" is not present with pull policy of Never$/],
-    ['pull-invalid', 'Not/A:Valid:Ref', 'IfNotPresent', /^Failed to apply default image tag "Not\/A:Valid:Ref": couldn't parse image name "Not\/A:Valid:Ref": invalid reference format$/],
+    [
+      'pull-invalid',
+      'Not/A:Valid:Ref',
+      'IfNotPresent',
+      /^Failed to apply default image tag "Not\/A:Valid:Ref": couldn't parse image name "Not\/A:Valid:Ref": invalid reference format$/,
+    ],
   ];
   const expected: Record<string, string> = { 'pull-missing': 'ErrImagePull', 'pull-never': 'ErrImageNeverPull', 'pull-invalid': 'InvalidImageName' };
   for (const [name, image, imagePullPolicy] of cases) await c.batch.createNamespacedJob({ namespace: 'default', body: job(name, { image, imagePullPolicy }) });
@@ -163,8 +182,19 @@ test('images: a missing one waits in ErrImagePull and ImagePullBackOff, Never gi
 
 test('deletion: SIGTERM, SIGKILL after the grace period, then the containers and volumes are removed', { skip }, async () => {
   const script = (trap: string) => `${trap}; echo started; while true; do sleep 0.1; done`;
-  await c.batch.createNamespacedJob({ namespace: 'default', body: job('obeys', { image: busybox, command: ['sh', '-c', script("trap 'echo got TERM; exit 0' TERM")] }, {}, { terminationGracePeriodSeconds: 30, volumes: [{ name: 'v', emptyDir: {} }] }) });
-  await c.batch.createNamespacedJob({ namespace: 'default', body: job('ignores', { image: busybox, command: ['sh', '-c', script("trap '' TERM")] }, {}, { terminationGracePeriodSeconds: 2 }) });
+  await c.batch.createNamespacedJob({
+    namespace: 'default',
+    body: job(
+      'obeys',
+      { image: busybox, command: ['sh', '-c', script("trap 'echo got TERM; exit 0' TERM")] },
+      {},
+      { terminationGracePeriodSeconds: 30, volumes: [{ name: 'v', emptyDir: {} }] },
+    ),
+  });
+  await c.batch.createNamespacedJob({
+    namespace: 'default',
+    body: job('ignores', { image: busybox, command: ['sh', '-c', script("trap '' TERM")] }, {}, { terminationGracePeriodSeconds: 2 }),
+  });
   const running = async (n: string) => {
     const [p] = await podsOf(n);
     return p?.status?.phase === 'Running' && (await c.core.readNamespacedPodLog({ name: p.metadata!.name!, namespace: 'default' })) === 'started\n' && p;
@@ -172,7 +202,10 @@ test('deletion: SIGTERM, SIGKILL after the grace period, then the containers and
   const obeys = (await until('obeys to run', () => running('obeys'))) as V1Pod;
   const ignores = (await until('ignores to run', () => running('ignores'))) as V1Pod;
 
-  for (const [name, pod] of [['obeys', obeys], ['ignores', ignores]] as const) {
+  for (const [name, pod] of [
+    ['obeys', obeys],
+    ['ignores', ignores],
+  ] as const) {
     const gone = watchPods(name, (type, p) => type === 'DELETED' && p.metadata?.uid === pod.metadata!.uid);
     const t0 = Date.now();
     const answer = plain(await c.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace: 'default' }));
@@ -183,7 +216,10 @@ test('deletion: SIGTERM, SIGKILL after the grace period, then the containers and
     // The container's end as the kubelet reported it (the DELETED event, or, when the removal raced the
     // status write, the last event before it that carries it).
     const mine = events.filter((e) => e[1].metadata?.uid === pod.metadata!.uid);
-    const term = mine.map((e) => e[1].status?.containerStatuses?.[0]?.state?.terminated).filter(Boolean).at(-1);
+    const term = mine
+      .map((e) => e[1].status?.containerStatuses?.[0]?.state?.terminated)
+      .filter(Boolean)
+      .at(-1);
     assert.ok(term, `the container's end was reported: ${JSON.stringify(events.map((e) => [e[0], e[1].metadata?.name, e[1].status?.containerStatuses?.[0]?.state]))}`);
     if (name === 'obeys') {
       assert.ok(ms < 10_000, `ended at SIGTERM, in ${ms} ms`);
@@ -201,7 +237,10 @@ test('deletion: SIGTERM, SIGKILL after the grace period, then the containers and
 });
 
 test('activeDeadlineSeconds fails the Job DeadlineExceeded and deletes its pod', { skip }, async () => {
-  await c.batch.createNamespacedJob({ namespace: 'default', body: job('deadline', { image: busybox, command: ['sleep', '60'] }, { activeDeadlineSeconds: 1 }, { terminationGracePeriodSeconds: 1 }) });
+  await c.batch.createNamespacedJob({
+    namespace: 'default',
+    body: job('deadline', { image: busybox, command: ['sleep', '60'] }, { activeDeadlineSeconds: 1 }, { terminationGracePeriodSeconds: 1 }),
+  });
   const j = await jobDone('deadline');
   const failed = j.status!.conditions!.find((x) => x.type === 'Failed')!;
   assert.deepEqual([failed.reason, failed.message], ['DeadlineExceeded', 'Job was active longer than specified deadline']);
@@ -213,7 +252,10 @@ test('securityContext: dropped capabilities, no privilege escalation and the def
   const hardened = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
   await c.batch.createNamespacedJob({ namespace: 'default', body: job('hardened', { image: busybox, command: status, securityContext: hardened }) });
   await c.batch.createNamespacedJob({ namespace: 'default', body: job('plain', { image: busybox, command: status }) });
-  await c.batch.createNamespacedJob({ namespace: 'default', body: job('nonroot-user', { image: busybox, command: status, securityContext: { runAsUser: 65534 } }, {}, { securityContext: { runAsNonRoot: true } }) });
+  await c.batch.createNamespacedJob({
+    namespace: 'default',
+    body: job('nonroot-user', { image: busybox, command: status, securityContext: { runAsUser: 65534 } }, {}, { securityContext: { runAsNonRoot: true } }),
+  });
   await c.batch.createNamespacedJob({ namespace: 'default', body: job('nonroot-image', { image: busybox, command: status }, {}, { securityContext: { runAsNonRoot: true } }) });
   const logOf = async (name: string) => {
     await jobDone(name);
@@ -228,7 +270,9 @@ test('securityContext: dropped capabilities, no privilege escalation and the def
     return waiting?.reason === 'CreateContainerConfigError' && waiting;
   });
   assert.match(w.message!, /^container has runAsNonRoot and image will run as root \(pod: "nonroot-image-[a-z0-9]+_default\(.+\)", container: main\)$/);
-  const [info] = await docker.listContainers({ all: true, filters: JSON.stringify({ label: ['io.kubernetes.container.name=main', `io.kubernetes.pod.namespace=default`] }) }).then((l) => l.filter((x) => x.Labels['io.kubernetes.pod.name']?.startsWith('hardened-')));
+  const [info] = await docker
+    .listContainers({ all: true, filters: JSON.stringify({ label: ['io.kubernetes.container.name=main', `io.kubernetes.pod.namespace=default`] }) })
+    .then((l) => l.filter((x) => x.Labels['io.kubernetes.pod.name']?.startsWith('hardened-')));
   const inspect = await docker.getContainer(info!.Id).inspect();
   assert.deepEqual(inspect.HostConfig.CapDrop, ['ALL']);
   assert.deepEqual(inspect.HostConfig.SecurityOpt, ['no-new-privileges']);

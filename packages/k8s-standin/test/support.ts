@@ -37,7 +37,11 @@ export function job(name: string, container: Record<string, unknown>, spec: Reco
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name, labels: { app: 'test' } },
-    spec: { backoffLimit: 0, ...spec, template: { metadata: { labels: { app: 'test' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', ...container } as never], ...pod } } },
+    spec: {
+      backoffLimit: 0,
+      ...spec,
+      template: { metadata: { labels: { app: 'test' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', ...container } as never], ...pod } },
+    },
   };
 }
 

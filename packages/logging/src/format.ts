@@ -31,10 +31,7 @@ export function textLine(info: TransformableInfo): string {
     if (isSerializedError(plain)) {
       stacks.push(errorBlock(plain));
       const { name, message, stack: _stack, cause: _cause, ...fields } = plain;
-      return [
-        `${key}=${quote(`${name}: ${message}`)}`,
-        ...Object.entries(fields).map(([field, v]) => `${key}.${field}=${render(v)}`),
-      ].join(' ');
+      return [`${key}=${quote(`${name}: ${message}`)}`, ...Object.entries(fields).map(([field, v]) => `${key}.${field}=${render(v)}`)].join(' ');
     }
     if (key === 'stack' && typeof plain === 'string') {
       stacks.push(plain);

@@ -1,11 +1,2 @@
-export {
-  createLogger,
-  type CreateLoggerOptions,
-  createTestLogger,
-  type CreateTestLoggerOptions,
-  type LogFormat,
-  type Logger,
-  type LogLevel,
-  type TestLogger,
-} from './logger.js';
+export { createLogger, type CreateLoggerOptions, createTestLogger, type CreateTestLoggerOptions, type LogFormat, type Logger, type LogLevel, type TestLogger } from './logger.js';
 export { type SerializedError, serializeError } from './serialize.js';

@@ -16,7 +16,15 @@ function capture(opts: Partial<CreateLoggerOptions> = {}) {
     },
   });
   const logger = createLogger({ service: 'api-gateway', now: fixed, stream, ...opts });
-  return { logger, text: () => text, json: () => text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    logger,
+    text: () => text,
+    json: () =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('createLogger, json format', () => {
@@ -118,10 +126,7 @@ describe('createLogger, text format', () => {
   it('writes TIMESTAMP LEVEL [service] message key=value', () => {
     const { logger, text } = capture({ format: 'text' });
     logger.info('request done', { request_id: 'r-1', status: 200, note: 'two words', ok: true, tags: { a: 1 } });
-    assert.equal(
-      text(),
-      '2026-01-02T03:04:05.000Z INFO  [api-gateway] request done request_id=r-1 status=200 note="two words" ok=true tags={"a":1}\n',
-    );
+    assert.equal(text(), '2026-01-02T03:04:05.000Z INFO  [api-gateway] request done request_id=r-1 status=200 note="two words" ok=true tags={"a":1}\n');
   });
 
   it('keeps the entry on one line and puts error stacks, with causes, on indented lines after it', () => {

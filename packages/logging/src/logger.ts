@@ -87,7 +87,11 @@ export function createTestLogger(opts: CreateTestLoggerOptions = {}): TestLogger
   let captured: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      captured.push(...String(chunk).split('\n').filter((l) => l !== ''));
+      captured.push(
+        ...String(chunk)
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       callback();
     },
   });

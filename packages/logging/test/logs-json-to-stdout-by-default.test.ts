@@ -25,7 +25,10 @@ it('a default logger writes JSON lines to stdout and nothing to stderr', { timeo
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(code, 0);
   assert.equal(stderr, '');
-  const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(lines.length, 2);
   assert.deepEqual([lines[0]!.service, lines[0]!.message, lines[0]!.due], ['scheduler', 'tick', 3]);
   assert.equal((lines[1]!.err as { message: string }).message, 'boom');

@@ -100,9 +100,12 @@ export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshot
   pack.finalize();
   await Promise.all([upload, compress]);
   const hash = hasher.digest('hex');
-  await db.query(
-    `UPDATE snapshots SET bundle_key = $2, bundle_size = $3, bundle_hash = $4, bundle_built_at = $5, last_used_at = $5 WHERE id = $1`,
-    [snapshotId, key, size, hash, now],
-  );
+  await db.query(`UPDATE snapshots SET bundle_key = $2, bundle_size = $3, bundle_hash = $4, bundle_built_at = $5, last_used_at = $5 WHERE id = $1`, [
+    snapshotId,
+    key,
+    size,
+    hash,
+    now,
+  ]);
   return { snapshotId, key, size, hash, built: true };
 }

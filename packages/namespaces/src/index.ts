@@ -5,7 +5,19 @@ export { saveChanges, applyChanges, assertWritable, type FileChange, type SaveDe
 export { revertVersion } from './revert.js';
 export { createNamespace, deleteNamespace, getNamespace, listNamespaces, listVersions, namespaceExists, type NamespaceInfo, type NamespaceRow } from './namespaces.js';
 export { findFlow, findFlowRevision, listFlowRevisions, listFlows, setFlowEnabled, type FlowQuery, type FlowRow, type NamespacesDb, type RevisionRow } from './flows.js';
-export { boundedPatch, diffVersions, isText, MAX_DIFF_BYTES, loadManifest, readFile, resolveVersion, snapshotHasFile, type FileDiff, type FileRead, type ResolvedVersion } from './read.js';
+export {
+  boundedPatch,
+  diffVersions,
+  isText,
+  MAX_DIFF_BYTES,
+  loadManifest,
+  readFile,
+  resolveVersion,
+  snapshotHasFile,
+  type FileDiff,
+  type FileRead,
+  type ResolvedVersion,
+} from './read.js';
 export { ensureBundle, bundleKey, SnapshotNotFoundError, type BundleInfo } from './bundle.js';
 export { parseNamespaceFile, validateNamespaceFile, type NamespaceFile } from './namespace-file.js';
 export { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists, type WebhookKeyRow, type WebhookKeyWrite } from './webhook-keys.js';

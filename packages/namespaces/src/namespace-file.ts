@@ -25,7 +25,8 @@ export interface NamespaceFile {
 export function validateNamespaceFile(source: string): { pointer: string; message: string }[] {
   // The flow file's safe loader: the same size, depth and alias-expansion bounds (no alias bomb), the core schema, no duplicate keys.
   const parsed = loadBounded(source);
-  if (parsed.errors.length) return parsed.errors.map((e) => ({ pointer: e.pointer, message: `not valid YAML: ${e.message.split('\n')[0]!.replace('the flow file', 'namespace.yaml')}` }));
+  if (parsed.errors.length)
+    return parsed.errors.map((e) => ({ pointer: e.pointer, message: `not valid YAML: ${e.message.split('\n')[0]!.replace('the flow file', 'namespace.yaml')}` }));
   const value = parsed.value ?? {};
   if (check(value)) return [];
   return (check.errors ?? []).map((e) => ({

@@ -49,7 +49,8 @@ export async function createNamespace(db: pg.Pool | PrismaClient, n: { name: str
   return (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
     // skipDuplicates is ON CONFLICT DO NOTHING: existing parents stay as they are.
     const parents = parentNamespaces(n.name).reverse();
-    if (parents.length) await tx.namespace.createMany({ data: parents.map((p) => ({ name: p, createdBy: n.createdBy, createdAt: n.now, updatedAt: n.now })), skipDuplicates: true });
+    if (parents.length)
+      await tx.namespace.createMany({ data: parents.map((p) => ({ name: p, createdBy: n.createdBy, createdAt: n.now, updatedAt: n.now })), skipDuplicates: true });
     const [row] = await tx.namespace.createManyAndReturn({
       data: [{ name: n.name, description: n.description ?? '', createdBy: n.createdBy, createdAt: n.now, updatedAt: n.now }],
       skipDuplicates: true,
@@ -87,7 +88,10 @@ export async function listNamespaces(db: NamespacesDb, q: { parent?: string; lim
   const names = await listNamespaceNamesInTreeOrder(prisma, { ...q, limit: q.limit + 1 });
   const rows = await prisma.namespace.findMany({ where: { name: { in: names } } });
   const byName = new Map(rows.map((r) => [r.name, namespaceRow(r)]));
-  return describe(prisma, names.flatMap((n) => byName.get(n) ?? []));
+  return describe(
+    prisma,
+    names.flatMap((n) => byName.get(n) ?? []),
+  );
 }
 
 export async function getNamespace(db: NamespacesDb, name: string): Promise<NamespaceInfo> {

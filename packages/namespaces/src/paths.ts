@@ -16,7 +16,10 @@ export function normalizePath(input: string): PathResult {
   if (input.startsWith('/')) return { ok: false, message: 'must be relative to the namespace root (no leading /)' };
   if (/^[A-Za-z]:/.test(input)) return { ok: false, message: 'must be relative to the namespace root (no drive letter)' };
   if (input.endsWith('/')) return { ok: false, message: 'must name a file, not a folder (no trailing /)' };
-  const segments = input.normalize('NFC').split('/').filter((s) => s !== '' && s !== '.');
+  const segments = input
+    .normalize('NFC')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   if (segments.some((s) => s === '..')) return { ok: false, message: 'must not contain ".." segments' };
   if (segments.some((s) => s.trim() === '')) return { ok: false, message: 'must not contain blank segments' };
   if (segments.length === 0) return { ok: false, message: 'must name a file' };

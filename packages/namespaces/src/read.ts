@@ -118,7 +118,16 @@ export async function diffVersions(db: Queryable, storage: ObjectStore, namespac
     if (!binary && status !== 'mode_changed') {
       budget -= bx.length + by.length;
       const patch =
-        budget < 0 ? undefined : await boundedPatch(x ? `a/${path}` : '/dev/null', y ? `b/${path}` : '/dev/null', bx.toString('utf8'), by.toString('utf8'), `version ${a.version}`, `version ${b.version}`);
+        budget < 0
+          ? undefined
+          : await boundedPatch(
+              x ? `a/${path}` : '/dev/null',
+              y ? `b/${path}` : '/dev/null',
+              bx.toString('utf8'),
+              by.toString('utf8'),
+              `version ${a.version}`,
+              `version ${b.version}`,
+            );
       if (patch === undefined) d.too_large = true;
       else d.diff = patch;
     }

@@ -137,12 +137,8 @@ async function prepare(deps: SaveDeps, changes: FileChange[]): Promise<{ prepare
   if (invalid.length) throw new FlowFilesInvalidError(invalid);
 
   // Upload contents the store does not have yet (content-addressed: idempotent).
-  const known = new Set(
-    (await deps.pool.query<{ hash: string }>(`SELECT hash FROM file_objects WHERE hash = ANY($1)`, [[...contents.keys()]])).rows.map((r) => r.hash),
-  );
-  await Promise.all(
-    [...contents].filter(([h]) => !known.has(h)).map(([h, body]) => deps.storage.put(fileObjectKey(h), body, { contentType: 'application/octet-stream' })),
-  );
+  const known = new Set((await deps.pool.query<{ hash: string }>(`SELECT hash FROM file_objects WHERE hash = ANY($1)`, [[...contents.keys()]])).rows.map((r) => r.hash));
+  await Promise.all([...contents].filter(([h]) => !known.has(h)).map(([h, body]) => deps.storage.put(fileObjectKey(h), body, { contentType: 'application/octet-stream' })));
   return { prepared, contents };
 }
 
@@ -217,10 +213,14 @@ export async function snapshotFor(
       if (!(await uploaded.storage.exists(fileObjectKey(hash)))) await uploaded.storage.put(fileObjectKey(hash), body, { contentType: 'application/octet-stream' });
     }
   }
-  await c.query(
-    `INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes, created_at, last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-    [id, namespace, hash, paths.length, manifestBytes(m), now],
-  );
+  await c.query(`INSERT INTO snapshots (id, namespace, manifest_hash, file_count, total_bytes, created_at, last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`, [
+    id,
+    namespace,
+    hash,
+    paths.length,
+    manifestBytes(m),
+    now,
+  ]);
   await c.query(
     `INSERT INTO snapshot_files (snapshot_id, path, file_hash, executable)
      SELECT $1, p, h, x FROM unnest($2::text[], $3::text[], $4::boolean[]) AS t(p, h, x)`,
@@ -259,10 +259,7 @@ export async function writeVersion(
 
 /** Locks the namespace row for the rest of the transaction. */
 export async function lockNamespace(c: pg.PoolClient, name: string): Promise<{ name: string; headVersion: number; headVersionId: string | null }> {
-  const r = await c.query<{ head_version: number; head_version_id: string | null }>(
-    `SELECT head_version, head_version_id FROM namespaces WHERE name = $1 FOR UPDATE`,
-    [name],
-  );
+  const r = await c.query<{ head_version: number; head_version_id: string | null }>(`SELECT head_version, head_version_id FROM namespaces WHERE name = $1 FOR UPDATE`, [name]);
   if (!r.rows[0]) throw new NamespaceNotFoundError(name);
   return { name, headVersion: r.rows[0].head_version, headVersionId: r.rows[0].head_version_id };
 }
@@ -273,10 +270,7 @@ export async function lockNamespace(c: pg.PoolClient, name: string): Promise<{ n
  * check and the write then see the same mapping).
  */
 export async function assertWritable(c: pg.PoolClient | pg.Pool, namespace: string): Promise<void> {
-  const r = await c.query<{ name: string }>(
-    `SELECT s.name FROM git_source_mappings m JOIN git_sources s ON s.id = m.git_source_id WHERE m.namespace = $1`,
-    [namespace],
-  );
+  const r = await c.query<{ name: string }>(`SELECT s.name FROM git_source_mappings m JOIN git_sources s ON s.id = m.git_source_id WHERE m.namespace = $1`, [namespace]);
   if (r.rows[0]) throw new NamespaceReadOnlyError(namespace, r.rows[0].name);
 }
 

@@ -21,7 +21,18 @@ const buf = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b.buffer,
 export async function createWebhookKey(db: NamespacesDb, w: WebhookKeyWrite): Promise<boolean> {
   // skipDuplicates is ON CONFLICT DO NOTHING: of two editors looking at once, the first key is kept.
   const r = await prismaOf(db).webhookKey.createMany({
-    data: [{ namespace: w.namespace, flowId: w.flowId, triggerId: w.triggerId, keyHash: w.hash, keyCiphertext: bytes(w.sealed?.ciphertext), keyNonce: bytes(w.sealed?.nonce), keyId: w.sealed?.keyId ?? null, createdAt: w.now }],
+    data: [
+      {
+        namespace: w.namespace,
+        flowId: w.flowId,
+        triggerId: w.triggerId,
+        keyHash: w.hash,
+        keyCiphertext: bytes(w.sealed?.ciphertext),
+        keyNonce: bytes(w.sealed?.nonce),
+        keyId: w.sealed?.keyId ?? null,
+        createdAt: w.now,
+      },
+    ],
     skipDuplicates: true,
   });
   return r.count > 0;
@@ -86,7 +97,10 @@ export interface WebhookTarget {
 /** The webhook trigger whose key has this hash (its flow not deleted), or undefined. */
 export async function findWebhookTargetByHash(db: NamespacesDb, hash: string): Promise<WebhookTarget | undefined> {
   const prisma = prismaOf(db);
-  const k = await prisma.webhookKey.findUnique({ where: { keyHash: hash }, select: { namespace: true, flowId: true, triggerId: true, flow: { select: { enabled: true, deletedAt: true } } } });
+  const k = await prisma.webhookKey.findUnique({
+    where: { keyHash: hash },
+    select: { namespace: true, flowId: true, triggerId: true, flow: { select: { enabled: true, deletedAt: true } } },
+  });
   if (!k || k.flow.deletedAt !== null) return undefined;
   const t = await prisma.flowTrigger.findFirst({ where: { namespace: k.namespace, flowId: k.flowId, triggerId: k.triggerId, type: 'webhook' }, select: { definition: true } });
   if (!t) return undefined;

@@ -57,7 +57,12 @@ test('a bundle holds the snapshot files with their modes, is built once, and is 
   assert.equal(fs.statSync(path.join(out, 'run.sh')).mode & 0o111, 0o111, 'executable bit kept');
   assert.equal(fs.statSync(path.join(out, 'lib/deep/data.json')).mode & 0o111, 0);
   assert.deepEqual([...fs.readFileSync(path.join(out, 'bin.dat'))], [0, 255, 1, 2]);
-  assert.deepEqual(execFileSync('tar', ['-tzf', path.join(out, 'b.tar.gz')], { encoding: 'utf8' }).trim().split('\n'), ['bin.dat', 'lib/', 'lib/deep/', 'lib/deep/data.json', 'run.sh']);
+  assert.deepEqual(
+    execFileSync('tar', ['-tzf', path.join(out, 'b.tar.gz')], { encoding: 'utf8' })
+      .trim()
+      .split('\n'),
+    ['bin.dat', 'lib/', 'lib/deep/', 'lib/deep/data.json', 'run.sh'],
+  );
 
   // Rebuilding from scratch (cache lost) gives the same bytes.
   await deps.storage.delete(first.key);

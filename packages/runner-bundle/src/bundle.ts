@@ -188,12 +188,10 @@ async function planBundle(nodePath: string, scriptPath: string): Promise<Plan> {
 }
 
 function launcherScript(loader: string | null): string {
-  const start = loader
-    ? `exec "$d/lib/${loader}" --inhibit-cache --library-path "$d/lib" "$d/bin/node" "$d/svc.cjs" "$@"`
-    : `exec "$d/bin/node" "$d/svc.cjs" "$@"`;
+  const start = loader ? `exec "$d/lib/${loader}" --inhibit-cache --library-path "$d/lib" "$d/bin/node" "$d/svc.cjs" "$@"` : `exec "$d/bin/node" "$d/svc.cjs" "$@"`;
   return [
     '#!/bin/sh',
-    '# svc from the runner bundle this file is in, started with the bundle\'s own',
+    "# svc from the runner bundle this file is in, started with the bundle's own",
     '# loader and libraries. Put a link to it on the PATH (readlink -f finds the bundle).',
     'self=$0',
     'if [ -L "$self" ]; then self=$(readlink -f "$self" 2>/dev/null || echo "$self"); fi',
@@ -220,9 +218,7 @@ function bundleAt(dir: string, hash: string, plan: Plan): RunnerBundle {
     arch: plan.arch,
     argv(mountDir = RUNNER_MOUNT) {
       const at = (rel: string) => path.posix.join(mountDir, rel);
-      return plan.loader
-        ? [at(`lib/${plan.loader}`), '--inhibit-cache', '--library-path', at('lib'), at('bin/node'), at('svc.cjs')]
-        : [at('bin/node'), at('svc.cjs')];
+      return plan.loader ? [at(`lib/${plan.loader}`), '--inhibit-cache', '--library-path', at('lib'), at('bin/node'), at('svc.cjs')] : [at('bin/node'), at('svc.cjs')];
     },
     tar(prefix?: string) {
       return packDirectory(dir, prefix);

@@ -16,5 +16,8 @@ test('the loader list gives each needed library by soname; the vdso and the load
 });
 
 test('a library the loader cannot find is an error naming it', () => {
-  assert.throws(() => parseLoaderList('node', '\tlibmissing.so.1 => not found\n'), (err: unknown) => err instanceof LibraryResolutionError && /libmissing\.so\.1 not found/.test(err.message));
+  assert.throws(
+    () => parseLoaderList('node', '\tlibmissing.so.1 => not found\n'),
+    (err: unknown) => err instanceof LibraryResolutionError && /libmissing\.so\.1 not found/.test(err.message),
+  );
 });

@@ -38,7 +38,12 @@ test('the bundle holds node, its loader and libraries and svc; argv starts it fr
   for (const l of ['ld-linux-x86-64.so.2', 'libc.so.6', 'libm.so.6', 'libstdc++.so.6', 'libgcc_s.so.1']) assert.ok(lib.includes(l), `${l} in ${lib}`);
   assert.deepEqual((await fs.readdir(b.dir)).sort(), ['bin', 'bundle.json', 'lib', 'svc', 'svc.cjs']);
   assert.deepEqual(b.argv(), [
-    `${RUNNER_MOUNT}/lib/ld-linux-x86-64.so.2`, '--inhibit-cache', '--library-path', `${RUNNER_MOUNT}/lib`, `${RUNNER_MOUNT}/bin/node`, `${RUNNER_MOUNT}/svc.cjs`,
+    `${RUNNER_MOUNT}/lib/ld-linux-x86-64.so.2`,
+    '--inhibit-cache',
+    '--library-path',
+    `${RUNNER_MOUNT}/lib`,
+    `${RUNNER_MOUNT}/bin/node`,
+    `${RUNNER_MOUNT}/svc.cjs`,
   ]);
   assert.equal(b.argv('/x')[4], '/x/bin/node');
   assert.equal((await ensureRunnerBundle()).dir, b.dir, 'the second call finds the same bundle');
@@ -55,7 +60,13 @@ test('svc exec from the bundle, through its own loader and with an empty environ
     encoding: 'utf8',
   });
   assert.match(r.stderr, /ended FAILED/);
-  assert.deepEqual(s.lines.map((l) => [l.stream, l.text]), [['stdout', 'hello'], ['stderr', 'oops']]);
+  assert.deepEqual(
+    s.lines.map((l) => [l.stream, l.text]),
+    [
+      ['stdout', 'hello'],
+      ['stderr', 'oops'],
+    ],
+  );
   assert.equal(s.completions.length, 1);
   assert.equal(s.completions[0]!.state, 'FAILED');
   assert.equal(s.completions[0]!.exit_code, 3);

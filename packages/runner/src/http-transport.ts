@@ -65,8 +65,7 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
         if (res.status < 500) throw failure;
       } catch (err) {
         if (err instanceof RunnerHttpError && err.status !== null && err.status < 500) throw err;
-        failure =
-          err instanceof RunnerHttpError ? err : new RunnerHttpError(r.method, url, null, `${r.method} ${url}: ${describeNetworkError(err)}`, { cause: err });
+        failure = err instanceof RunnerHttpError ? err : new RunnerHttpError(r.method, url, null, `${r.method} ${url}: ${describeNetworkError(err)}`, { cause: err });
       }
       if (Date.now() + delay > deadline) {
         throw new RunnerHttpError(failure.method, url, failure.status, `${failure.message} (gave up after ${attempt} attempts)`, { cause: failure });

@@ -1,17 +1,6 @@
 // @svc/runner: runs one task run. Used inside the dispatcher process (process
 // executor, direct transport) and as `svc exec` in containers (HTTP transport).
-export type {
-  Completion,
-  CompletionReason,
-  CompletionState,
-  LogLine,
-  Metric,
-  RunnerSpec,
-  RunnerTransport,
-  RunnerEvent,
-  RunOptions,
-  Runtime,
-} from './types.js';
+export type { Completion, CompletionReason, CompletionState, LogLine, Metric, RunnerSpec, RunnerTransport, RunnerEvent, RunOptions, Runtime } from './types.js';
 export { runTask } from './run-task.js';
 export { BundleCache, type BundleCacheOptions, type BundleEntry, type ManifestItem } from './bundle-cache.js';
 export { WorkdirPool, type WorkdirLease, type WorkdirPoolOptions } from './workdir-pool.js';

@@ -25,7 +25,10 @@ test('numbers lines without gaps, keeps ts increasing, posts one batch at a time
   b.add('stdout', 'last');
   await b.flush();
   const all = posts.flat();
-  assert.deepEqual(all.map((l) => l.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(
+    all.map((l) => l.n),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+  );
   assert.deepEqual(all.map((l) => l.text).slice(-2), ['l9', 'last']);
   assert.ok(all.every((l, i) => i === 0 || BigInt(l.ts) > BigInt(all[i - 1]!.ts)));
   assert.ok(posts.every((p) => p.length <= 3));

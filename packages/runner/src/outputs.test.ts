@@ -22,14 +22,7 @@ test('merges outputs and collects metrics, later lines winning', () => {
 
 test('a bad line is ignored whole and becomes a warning naming its line', () => {
   const r = parseOutputs(
-    [
-      'not json',
-      '{"outputs": {"ok": true}}',
-      '[1,2]',
-      '{"outputs": {"half": 1}, "metrics": [{"name": "x", "value": "NaN"}]}',
-      '{"other": 1}',
-      '{"outputs": []}',
-    ].join('\n'),
+    ['not json', '{"outputs": {"ok": true}}', '[1,2]', '{"outputs": {"half": 1}, "metrics": [{"name": "x", "value": "NaN"}]}', '{"other": 1}', '{"outputs": []}'].join('\n'),
   );
   assert.deepEqual(r.outputs, { ok: true });
   assert.deepEqual(r.metrics, []);

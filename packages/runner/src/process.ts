@@ -43,8 +43,7 @@ export interface SpawnOpts {
 }
 
 /** spawn's identity options of SpawnOpts (none when the task runs as the runner's own user). */
-export const identityOf = (o: { uid?: number; gid?: number }): { uid?: number; gid?: number } =>
-  o.uid !== undefined && o.gid !== undefined ? { uid: o.uid, gid: o.gid } : {};
+export const identityOf = (o: { uid?: number; gid?: number }): { uid?: number; gid?: number } => (o.uid !== undefined && o.gid !== undefined ? { uid: o.uid, gid: o.gid } : {});
 
 /** How every task process is spawned (here or by the spawn helper): its own process group, stdin closed, output piped. */
 export const TASK_SPAWN_OPTIONS = { detached: true, stdio: ['ignore', 'pipe', 'pipe'] } as const satisfies SpawnOptions;

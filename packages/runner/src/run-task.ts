@@ -206,8 +206,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   stop.onStop((cause) => started.stop(cause));
   const raced = stop.cause();
   if (raced) proc.stop(raced);
-  const timer =
-    spec.timeout_seconds > 0 ? setTimeout(() => started.stop('timeout'), Math.min(spec.timeout_seconds * 1000, MAX_TIMER_MS)) : null;
+  const timer = spec.timeout_seconds > 0 ? setTimeout(() => started.stop('timeout'), Math.min(spec.timeout_seconds * 1000, MAX_TIMER_MS)) : null;
   try {
     const exit = await proc.done;
     if (timer) clearTimeout(timer);

@@ -83,7 +83,17 @@ function exitOf(status: number): { code: number | null; signal: NodeJS.Signals |
 function perlFrame(m: ToSpawner): Buffer {
   const fields =
     m.t === 'start'
-      ? ['S' + m.id, m.file, m.argv0, m.cwd, m.uid === undefined ? '' : String(m.uid), m.gid === undefined ? '' : String(m.gid), String(m.args.length), ...m.args, ...Object.entries(m.env).map(([k, v]) => `${k}=${v}`)]
+      ? [
+          'S' + m.id,
+          m.file,
+          m.argv0,
+          m.cwd,
+          m.uid === undefined ? '' : String(m.uid),
+          m.gid === undefined ? '' : String(m.gid),
+          String(m.args.length),
+          ...m.args,
+          ...Object.entries(m.env).map(([k, v]) => `${k}=${v}`),
+        ]
       : ['P' + m.id, m.paused ? '1' : '0'];
   const body = Buffer.from(fields.join('\0'));
   const head = Buffer.alloc(4);
@@ -173,7 +183,10 @@ export class SpawnHelper {
         : spawn(this.perl!, ['-e', PERL_SPAWNER], { stdio: ['pipe', 'pipe', 'inherit'], env: helperEnv() });
     if (this.runtime === 'node') proc.on('message', (m: FromSpawner) => this.onMessage(m));
     else {
-      proc.stdout!.on('data', perlReader((m) => this.onMessage(m)));
+      proc.stdout!.on(
+        'data',
+        perlReader((m) => this.onMessage(m)),
+      );
       proc.stdin!.on('error', () => {}); // a dead helper is reported through 'exit'
     }
     proc.once('exit', (code, signal) => {

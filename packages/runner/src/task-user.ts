@@ -31,7 +31,11 @@ export function lookupUser(nameOrUid: string): TaskUser {
     line = execFileSync('getent', ['passwd', nameOrUid], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0] ?? '';
   } catch {
     const byNumber = /^\d+$/.test(nameOrUid);
-    line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.split(':')[byNumber ? 2 : 0] === nameOrUid) ?? '';
+    line =
+      fs
+        .readFileSync('/etc/passwd', 'utf8')
+        .split('\n')
+        .find((l) => l.split(':')[byNumber ? 2 : 0] === nameOrUid) ?? '';
   }
   const f = line.split(':');
   if (f.length < 7 || !/^\d+$/.test(f[2]!) || !/^\d+$/.test(f[3]!)) throw new TaskUserNotFoundError(nameOrUid);

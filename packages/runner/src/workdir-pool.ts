@@ -194,7 +194,14 @@ export class WorkdirPool {
       wd.recs.set(rel, { kind, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, mode: st.mode, src });
     };
     const unchanged = (rec: Rec | undefined, st: fs.BigIntStats | undefined): rec is Rec =>
-      !!rec && !!st && st.ino === rec.ino && st.size === rec.size && st.mtimeNs === rec.mtimeNs && st.ctimeNs === rec.ctimeNs && st.mode === rec.mode && st.nlink === (rec.kind === 'file' ? 1n : st.nlink);
+      !!rec &&
+      !!st &&
+      st.ino === rec.ino &&
+      st.size === rec.size &&
+      st.mtimeNs === rec.mtimeNs &&
+      st.ctimeNs === rec.ctimeNs &&
+      st.mode === rec.mode &&
+      st.nlink === (rec.kind === 'file' ? 1n : st.nlink);
 
     // The root: the same directory, or give up on it (the task replaced it).
     const rootSt = fs.lstatSync(wd.dir, { bigint: true });

@@ -41,7 +41,10 @@ test('the size limit holds for a cached bundle too, and a failed extraction is n
   const tgz = await makeTarGz([{ name: 'big.bin', content: 'x'.repeat(1000) }]);
   const cache = new BundleCache({ root: path.join(await root(), 'cache') });
   await cache.fill('h2', async () => Readable.from([tgz]), await root(), 0);
-  await assert.rejects(cache.fill('h2', async () => Readable.from([tgz]), await root(), 100), BundleTooLargeError);
+  await assert.rejects(
+    cache.fill('h2', async () => Readable.from([tgz]), await root(), 100),
+    BundleTooLargeError,
+  );
   await assert.rejects(cache.fill('h3', async () => Readable.from([Buffer.from('not a tar.gz at all, but long enough to be read')]), await root(), 0));
   let fetched = 0;
   await cache.fill('h3', async () => (fetched++, Readable.from([tgz])), await root(), 0);

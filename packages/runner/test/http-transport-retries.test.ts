@@ -55,7 +55,10 @@ test('a gateway restart loses no log line: connection refused is retried until i
   await new Promise((r) => setTimeout(r, 300));
   await s.start(port);
   await posting;
-  assert.deepEqual(s.lines.map((l) => l.text), ['during restart']);
+  assert.deepEqual(
+    s.lines.map((l) => l.text),
+    ['during restart'],
+  );
 });
 
 test('transient failures past retryForMs give up with the cause', async () => {

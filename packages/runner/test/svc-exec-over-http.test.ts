@@ -52,11 +52,7 @@ test('svc exec runs a task end to end over HTTP (bundle, logs, outputs, artifact
     { name: 'scripts/job.sh', content: '#!/bin/bash\necho "job says $1"\necho "warn: $SECRET_TOKEN" >&2\n', mode: 0o755 },
   ]);
   const spec = makeSpec({
-    command: [
-      'bash',
-      '-c',
-      'scripts/job.sh hi; echo \'{"outputs": {"answer": 42}}\' >> "$SVC_OUTPUTS"; printf "artifact body" > "$SVC_ARTIFACTS_DIR/out.txt"',
-    ],
+    command: ['bash', '-c', 'scripts/job.sh hi; echo \'{"outputs": {"answer": 42}}\' >> "$SVC_OUTPUTS"; printf "artifact body" > "$SVC_ARTIFACTS_DIR/out.txt"'],
     mask_values: ['tok-secret-value'],
   });
   spec.env.SECRET_TOKEN = 'tok-secret-value';

@@ -95,12 +95,15 @@ for (const [label, entries] of [
   ['a ../ entry', [{ name: '../escaped.txt', content: 'x' }]],
   ['an absolute entry', [{ name: '/tmp/svc-runner-abs-escape.txt', content: 'x' }]],
   ['a symlink to outside', [{ name: 'out', type: 'symlink', linkname: '../../..' }]],
-  ['a write through a symlink chain', [
-    { name: 'a/', type: 'directory' },
-    { name: 'a/b', type: 'symlink', linkname: '..' },
-    { name: 'c', type: 'symlink', linkname: 'a/b/../..' },
-    { name: 'c/escaped.txt', content: 'x' },
-  ]],
+  [
+    'a write through a symlink chain',
+    [
+      { name: 'a/', type: 'directory' },
+      { name: 'a/b', type: 'symlink', linkname: '..' },
+      { name: 'c', type: 'symlink', linkname: 'a/b/../..' },
+      { name: 'c/escaped.txt', content: 'x' },
+    ],
+  ],
   ['a hard link to outside', [{ name: 'h', type: 'link', linkname: '../../etc/passwd' }]],
 ] as const) {
   test(`a bundle with ${label} is refused (executor_error) and nothing lands outside`, async () => {

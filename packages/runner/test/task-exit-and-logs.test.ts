@@ -39,9 +39,15 @@ test('stdout and stderr lines arrive in order, numbered without gaps, ts increas
   const c = await runTask({ transport: t, workRoot: await root(), logBatchLines: 7 });
   assert.equal(c.state, 'SUCCESS');
   const lines = t.lines;
-  assert.deepEqual(lines.map((l) => l.n), Array.from({ length: 61 }, (_, i) => i + 1));
+  assert.deepEqual(
+    lines.map((l) => l.n),
+    Array.from({ length: 61 }, (_, i) => i + 1),
+  );
   assert.deepEqual(t.text('stdout'), [...Array.from({ length: 30 }, (_, i) => `out ${i + 1}`), 'no newline']);
-  assert.deepEqual(t.text('stderr'), Array.from({ length: 30 }, (_, i) => `err ${i + 1}`));
+  assert.deepEqual(
+    t.text('stderr'),
+    Array.from({ length: 30 }, (_, i) => `err ${i + 1}`),
+  );
   // Lines are numbered in arrival order. Between two pipes the OS gives no
   // order (a loaded machine may deliver "err i" before "out i"), so only each
   // stream's own order is asserted above.
@@ -57,8 +63,14 @@ test('many lines against a slow service: never two postLogs at once, nothing los
   t.postDelayMs = 5;
   const c = await runTask({ transport: t, workRoot: await root(), logBatchLines: 100 });
   assert.equal(c.state, 'SUCCESS');
-  assert.deepEqual(t.text(), Array.from({ length: 5000 }, (_, i) => String(i + 1)));
-  assert.deepEqual(t.lines.map((l) => l.n), Array.from({ length: 5000 }, (_, i) => i + 1));
+  assert.deepEqual(
+    t.text(),
+    Array.from({ length: 5000 }, (_, i) => String(i + 1)),
+  );
+  assert.deepEqual(
+    t.lines.map((l) => l.n),
+    Array.from({ length: 5000 }, (_, i) => i + 1),
+  );
   assert.equal(t.maxPostsInFlight, 1);
   assert.ok(t.posts.every((p) => p.length <= 100));
 });

@@ -15,11 +15,9 @@ test('with an io directory: outputs and artifacts go there, the working director
   const workRoot = await root();
   const ioDir = path.join(await root(), 'io');
   await fs.mkdir(path.join(ioDir, 'artifacts'), { recursive: true });
-  const script = [
-    'pwd > "$SVC_ARTIFACTS_DIR/cwd.txt"',
-    'ls -A > "$SVC_ARTIFACTS_DIR/ls.txt"',
-    `echo '{"outputs": {"outputs_file": "'"$SVC_OUTPUTS"'"}}' >> "$SVC_OUTPUTS"`,
-  ].join('\n');
+  const script = ['pwd > "$SVC_ARTIFACTS_DIR/cwd.txt"', 'ls -A > "$SVC_ARTIFACTS_DIR/ls.txt"', `echo '{"outputs": {"outputs_file": "'"$SVC_OUTPUTS"'"}}' >> "$SVC_OUTPUTS"`].join(
+    '\n',
+  );
   const t = new MemoryTransport(makeSpec({ command: ['bash', '-c', script], files: { 'input.txt': 'hello' } }));
   let groupGone: boolean | null = null;
   const c = await runTask({ transport: t, workRoot, ioDir, onProcessEnd: (g) => (groupGone = g) });

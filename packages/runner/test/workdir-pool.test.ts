@@ -137,7 +137,11 @@ test('a kept directory whose records are trusted is still emptied of the files o
   const b = await pool.acquire('h1', source, 0); // the records are old enough to trust from here on
   b.release(true);
   await new Promise((r) => setTimeout(r, 60));
-  const other = await makeTarGz([{ name: 'conf/', type: 'directory' }, { name: 'conf/other.yaml', content: 'x: 1\n' }, { name: 'data.csv', content: 'other\n' }]);
+  const other = await makeTarGz([
+    { name: 'conf/', type: 'directory' },
+    { name: 'conf/other.yaml', content: 'x: 1\n' },
+    { name: 'data.csv', content: 'other\n' },
+  ]);
   const c = await pool.acquire('h2', async () => Readable.from([other]), 0);
   assert.equal(c.dir, a.dir);
   assert.deepEqual(tree(c.dir), { conf: 'dir 755', 'conf/other.yaml': 'file 644 nlink=1 x: 1\n', 'data.csv': 'file 644 nlink=1 other\n' });
@@ -154,7 +158,10 @@ test('a directory whose task may still run is not reused; a different bundle rep
   assert.notEqual(b.dir, a.dir);
   b.release(true);
 
-  const other = await makeTarGz([{ name: 'data.csv', content: 'other\n' }, { name: 'only-here.txt', content: '1' }]);
+  const other = await makeTarGz([
+    { name: 'data.csv', content: 'other\n' },
+    { name: 'only-here.txt', content: '1' },
+  ]);
   const c = await pool.acquire('h2', async () => Readable.from([other]), 0);
   assert.equal(c.dir, b.dir, 'the idle directory is taken for another bundle');
   assert.deepEqual(tree(c.dir), { 'data.csv': 'file 644 nlink=1 other\n', 'only-here.txt': 'file 644 nlink=1 1' });

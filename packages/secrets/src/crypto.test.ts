@@ -38,13 +38,16 @@ describe('seal and open', () => {
 
   it('a key id that is not listed is MasterKeyMissingError naming the id', () => {
     const s = seal('v', [A], aad);
-    assert.throws(() => open(s, [B], aad), (err: unknown) => {
-      assert.ok(err instanceof MasterKeyMissingError);
-      assert.equal(err.keyId, 'A');
-      assert.equal(err.reason, 'master_key_missing');
-      assert.match(err.message, /master_key_missing/);
-      return true;
-    });
+    assert.throws(
+      () => open(s, [B], aad),
+      (err: unknown) => {
+        assert.ok(err instanceof MasterKeyMissingError);
+        assert.equal(err.keyId, 'A');
+        assert.equal(err.reason, 'master_key_missing');
+        assert.match(err.message, /master_key_missing/);
+        return true;
+      },
+    );
   });
 
   it('refuses to seal without keys (builtin_provider_disabled)', () => {
@@ -78,7 +81,10 @@ describe('seal and open', () => {
   it('a different key under the same id fails as undecryptable, not as missing', () => {
     const s = seal('v', [A], aad);
     const impostor = { id: 'A', key: generateMasterKey('x').key };
-    assert.throws(() => open(s, [impostor], aad), (err: unknown) => err instanceof SecretDecryptError && err.reason === 'secret_undecryptable');
+    assert.throws(
+      () => open(s, [impostor], aad),
+      (err: unknown) => err instanceof SecretDecryptError && err.reason === 'secret_undecryptable',
+    );
   });
 
   it('error messages never carry the plaintext or key material', () => {
@@ -101,7 +107,10 @@ describe('seal and open', () => {
 
   it('formatMasterKeys writes what SVC_MASTER_KEYS parsing reads', () => {
     const parsed = parseMasterKeys(formatMasterKeys([B, A]));
-    assert.deepEqual(parsed.map((k) => k.id), ['B', 'A']);
+    assert.deepEqual(
+      parsed.map((k) => k.id),
+      ['B', 'A'],
+    );
     assert.ok(parsed[0]!.key.equals(B.key));
   });
 

@@ -28,7 +28,10 @@ export class MasterKeyMissingError extends Error {
 export class SecretDecryptError extends Error {
   override readonly name = 'SecretDecryptError';
   readonly reason = 'secret_undecryptable';
-  constructor(readonly keyId: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly keyId: string,
+    options?: { cause?: unknown },
+  ) {
     super(`secret_undecryptable: the ciphertext does not authenticate with master key ${keyId} (altered, moved to another row, or a different key under this id)`, options);
   }
 }
@@ -50,7 +53,10 @@ export class SecretNotFoundError extends Error {
 export class SecretReferenceError extends Error {
   override readonly name = 'SecretReferenceError';
   readonly reason = 'invalid_secret_reference';
-  constructor(readonly reference: string, readonly problem: string) {
+  constructor(
+    readonly reference: string,
+    readonly problem: string,
+  ) {
     super(`invalid secret reference ${JSON.stringify(reference)}: ${problem}`);
   }
 }
@@ -59,7 +65,10 @@ export class SecretReferenceError extends Error {
 export class ProviderNotFoundError extends Error {
   override readonly name = 'ProviderNotFoundError';
   readonly reason = 'provider_not_found';
-  constructor(readonly provider: string, readonly disabled = false) {
+  constructor(
+    readonly provider: string,
+    readonly disabled = false,
+  ) {
     super(disabled ? `secret provider ${provider} is disabled` : `no secret provider named ${provider}`);
   }
 }

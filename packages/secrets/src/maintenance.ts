@@ -32,7 +32,6 @@ export interface RewrapOptions {
   batchSize?: number;
 }
 
-
 function reasonOf(err: unknown): string {
   const reason = (err as { reason?: unknown }).reason;
   if (reason === 'master_key_missing' || reason === 'secret_undecryptable') return reason;
@@ -92,7 +91,12 @@ export async function rewrapSecrets(pool: pg.Pool, keys: readonly MasterKey[], o
         try {
           const plain = open({ ciphertext: row.credentials_ciphertext, nonce: row.credentials_nonce, keyId: row.credentials_key_id }, keys, aad);
           const s = seal(plain, keys, aad);
-          await c.query(`UPDATE secret_providers SET credentials_ciphertext = $2, credentials_nonce = $3, credentials_key_id = $4 WHERE name = $1`, [row.name, s.ciphertext, s.nonce, s.keyId]);
+          await c.query(`UPDATE secret_providers SET credentials_ciphertext = $2, credentials_nonce = $3, credentials_key_id = $4 WHERE name = $1`, [
+            row.name,
+            s.ciphertext,
+            s.nonce,
+            s.keyId,
+          ]);
           report.providers++;
         } catch (err) {
           report.skipped.push({ table: 'secret_providers', id: row.name, keyId: row.credentials_key_id, reason: reasonOf(err) });
@@ -113,9 +117,7 @@ export async function rewrapSecrets(pool: pg.Pool, keys: readonly MasterKey[], o
  * this is not empty.
  */
 export async function missingMasterKeyIds(db: Queryable, keys: readonly MasterKey[]): Promise<string[]> {
-  const r = await db.query<{ key_id: string }>(
-    `SELECT key_id FROM secrets UNION SELECT credentials_key_id FROM secret_providers WHERE credentials_key_id IS NOT NULL ORDER BY 1`,
-  );
+  const r = await db.query<{ key_id: string }>(`SELECT key_id FROM secrets UNION SELECT credentials_key_id FROM secret_providers WHERE credentials_key_id IS NOT NULL ORDER BY 1`);
   const have = new Set(keys.map((k) => k.id));
   return r.rows.map((x) => x.key_id).filter((id) => !have.has(id));
 }

@@ -18,10 +18,7 @@ export function scopeChain(namespace: string): string[] {
 }
 
 /** Where a secret resolved from. */
-export type SecretScope =
-  | { type: 'namespace'; namespace: string }
-  | { type: 'global' }
-  | { type: 'provider'; provider: string };
+export type SecretScope = { type: 'namespace'; namespace: string } | { type: 'global' } | { type: 'provider'; provider: string };
 
 export function scopeOf(storedNamespace: string): SecretScope {
   return storedNamespace === GLOBAL_SCOPE ? { type: 'global' } : { type: 'namespace', namespace: storedNamespace };

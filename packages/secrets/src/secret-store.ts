@@ -29,9 +29,7 @@ export interface ResolvedSecret {
 }
 
 /** Outcome of `check`: where the reference resolves, or why it does not. Never the value. */
-export type SecretCheckResult =
-  | { ok: true; scope: SecretScope }
-  | { ok: false; reason: string; message: string };
+export type SecretCheckResult = { ok: true; scope: SecretScope } | { ok: false; reason: string; message: string };
 
 interface SecretRow {
   namespace: string;

@@ -3,14 +3,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { generateMasterKey } from '../src/crypto.js';
-import {
-  BuiltinProviderDisabledError,
-  ProviderConfigError,
-  ProviderError,
-  ProviderExistsError,
-  ProviderNotFoundError,
-  SecretNotFoundError,
-} from '../src/errors.js';
+import { BuiltinProviderDisabledError, ProviderConfigError, ProviderError, ProviderExistsError, ProviderNotFoundError, SecretNotFoundError } from '../src/errors.js';
 import { ProviderStore } from '../src/provider-store.js';
 import { SecretStore } from '../src/secret-store.js';
 import { startVaultStandIn, type VaultStandIn } from '../src/testing.js';
@@ -78,7 +71,10 @@ test('vault:<path>#<field> resolves over HTTP with the token; missing paths are 
 test('a wrong token, an unreachable server and a disabled provider fail with messages that name no secret', async () => {
   const { providers, secrets } = stores();
   await providers.create({ name: 'bad', type: 'vault', config: { address: vault.address }, credentials: { token: 'wrong-token-xyz' } });
-  await assert.rejects(secrets.resolve('', 'bad:team/db#password'), (err: unknown) => err instanceof ProviderError && err.status === 403 && !err.message.includes('wrong-token-xyz'));
+  await assert.rejects(
+    secrets.resolve('', 'bad:team/db#password'),
+    (err: unknown) => err instanceof ProviderError && err.status === 403 && !err.message.includes('wrong-token-xyz'),
+  );
   const c = await providers.check('bad');
   assert.equal(c.ok, false);
   assert.match(c.message, /refused the token/);
@@ -107,7 +103,10 @@ test('env:<NAME> reads the configured prefix', async () => {
 test('create and update validate settings; update keeps credentials unless replaced', async () => {
   const { providers, secrets } = stores();
   await assert.rejects(providers.create({ name: 'Bad Name', type: 'env' }), (err: unknown) => err instanceof ProviderConfigError && err.problems[0]!.field === 'name');
-  await assert.rejects(providers.create({ name: 'v', type: 'vault', config: { address: vault.address } }), (err: unknown) => err instanceof ProviderConfigError && err.problems[0]!.field === 'credentials.token');
+  await assert.rejects(
+    providers.create({ name: 'v', type: 'vault', config: { address: vault.address } }),
+    (err: unknown) => err instanceof ProviderConfigError && err.problems[0]!.field === 'credentials.token',
+  );
   await providers.create({ name: 'v', type: 'vault', config: { address: 'http://127.0.0.1:1' }, credentials: { token: TOKEN } });
   await assert.rejects(providers.create({ name: 'v', type: 'env' }), ProviderExistsError);
 

@@ -41,12 +41,28 @@ test('put stores only ciphertext; list gives metadata by key; delete removes', a
 
   const raw = await pool.query(`SELECT * FROM secrets`);
   assert.equal(JSON.stringify(raw.rows).includes('value-of-db'), false);
-  assert.equal(raw.rows.some((r: { ciphertext: Buffer }) => r.ciphertext.includes(Buffer.from('value-of-db'))), false);
+  assert.equal(
+    raw.rows.some((r: { ciphertext: Buffer }) => r.ciphertext.includes(Buffer.from('value-of-db'))),
+    false,
+  );
 
-  assert.deepEqual((await store.list('team', { limit: 10 })).map((s) => s.key), ['API', 'DB']);
-  assert.deepEqual((await store.list('team', { limit: 1 })).map((s) => s.key), ['API', 'DB'], 'one extra row marks a next page');
-  assert.deepEqual((await store.list('team', { limit: 10, afterKey: 'API' })).map((s) => s.key), ['DB']);
-  assert.deepEqual((await store.list('', { limit: 10 })).map((s) => [s.namespace, s.key]), [['', 'API']]);
+  assert.deepEqual(
+    (await store.list('team', { limit: 10 })).map((s) => s.key),
+    ['API', 'DB'],
+  );
+  assert.deepEqual(
+    (await store.list('team', { limit: 1 })).map((s) => s.key),
+    ['API', 'DB'],
+    'one extra row marks a next page',
+  );
+  assert.deepEqual(
+    (await store.list('team', { limit: 10, afterKey: 'API' })).map((s) => s.key),
+    ['DB'],
+  );
+  assert.deepEqual(
+    (await store.list('', { limit: 10 })).map((s) => [s.namespace, s.key]),
+    [['', 'API']],
+  );
   assert.equal(Object.hasOwn((await store.list('team', { limit: 10 }))[0]!, 'value'), false);
 
   assert.equal(await store.delete('team', 'DB'), true);
@@ -85,9 +101,7 @@ test('a ciphertext copied to another row does not open there', async () => {
   const store = new SecretStore({ db: pool, keys: [A] });
   await store.put('team', 'REAL', 'real-value');
   await store.put('team', 'DECOY', 'decoy-value');
-  await pool.query(
-    `UPDATE secrets d SET ciphertext = r.ciphertext, nonce = r.nonce FROM secrets r WHERE d.key = 'DECOY' AND r.key = 'REAL'`,
-  );
+  await pool.query(`UPDATE secrets d SET ciphertext = r.ciphertext, nonce = r.nonce FROM secrets r WHERE d.key = 'DECOY' AND r.key = 'REAL'`);
   await assert.rejects(store.resolve('team', 'DECOY'), SecretDecryptError);
   const c = await store.check('team', 'DECOY');
   assert.equal(!c.ok && c.reason, 'secret_undecryptable');
@@ -141,6 +155,9 @@ test('deleting a namespace scope removes its secrets and variables only', async 
   await store.put('', 'A', '3');
   await pool.query(`INSERT INTO variables (namespace, key, value) VALUES ('team', 'V', 'x'), ('team.data', 'V', 'y')`);
   assert.deepEqual(await deleteNamespaceSecretsAndVariables(pool, 'team'), { secrets: 1, variables: 1 });
-  assert.deepEqual((await pool.query(`SELECT namespace FROM secrets ORDER BY namespace`)).rows.map((r) => r.namespace), ['', 'team.data']);
+  assert.deepEqual(
+    (await pool.query(`SELECT namespace FROM secrets ORDER BY namespace`)).rows.map((r) => r.namespace),
+    ['', 'team.data'],
+  );
   await assert.rejects(deleteNamespaceSecretsAndVariables(pool, ''), RangeError);
 });

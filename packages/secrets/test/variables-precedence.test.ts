@@ -27,8 +27,17 @@ test('put, list, delete per scope', async () => {
   assert.deepEqual(again.variable.createdAt, t);
   await vars.put('team', 'a', '1');
   await vars.put('', 'region', 'global');
-  assert.deepEqual((await vars.list('team', { limit: 50 })).map((v) => [v.key, v.value]), [['a', '1'], ['region', 'us']]);
-  assert.deepEqual((await vars.list('', { limit: 50 })).map((v) => [v.key, v.value]), [['region', 'global']]);
+  assert.deepEqual(
+    (await vars.list('team', { limit: 50 })).map((v) => [v.key, v.value]),
+    [
+      ['a', '1'],
+      ['region', 'us'],
+    ],
+  );
+  assert.deepEqual(
+    (await vars.list('', { limit: 50 })).map((v) => [v.key, v.value]),
+    [['region', 'global']],
+  );
   assert.equal(await vars.delete('team', 'a'), true);
   assert.equal(await vars.delete('team', 'a'), false);
   await pool.query('DELETE FROM variables');

@@ -1,5 +1,14 @@
 export { runService, resolveDatabaseUrl, type ServiceContext, type ServiceHandle, type RunServiceOptions } from './run-service.js';
 export { systemClock, type Clock } from './clock.js';
 export { buildVersion } from './version.js';
-export { databaseChecks, runReadiness, startHealthServer, READINESS_TIMEOUT_MS, type HealthServer, type HealthServerOptions, type ReadinessCheck, type ReadinessReport } from './health-server.js';
+export {
+  databaseChecks,
+  runReadiness,
+  startHealthServer,
+  READINESS_TIMEOUT_MS,
+  type HealthServer,
+  type HealthServerOptions,
+  type ReadinessCheck,
+  type ReadinessReport,
+} from './health-server.js';
 export { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from './http-timeouts.js';

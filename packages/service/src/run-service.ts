@@ -79,10 +79,7 @@ export interface RunServiceOptions {
 
 export class NoDatabaseError extends Error {
   constructor(readonly dataDir: string) {
-    super(
-      `SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir}: ` +
-        'run `npm start` (which starts one) or set SVC_DATABASE_URL',
-    );
+    super(`SVC_DATABASE_URL is not set and no embedded PostgreSQL is running under ${dataDir}: ` + 'run `npm start` (which starts one) or set SVC_DATABASE_URL');
     this.name = 'NoDatabaseError';
   }
 }

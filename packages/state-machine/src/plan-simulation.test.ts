@@ -110,7 +110,10 @@ test(`random flows (${SEEDS} seeds) always end with every task ended, within max
       // Judged on the states after this plan's skips, which a queued task may depend on.
       for (const key of p.queue) {
         const task = flow.tasks.find((t) => t.id === key)!;
-        assert.ok(runIfHolds(task, (id) => sim.latest(id).state), `${at}: ${key} queued with run_if ${task.runIf} not met`);
+        assert.ok(
+          runIfHolds(task, (id) => sim.latest(id).state),
+          `${at}: ${key} queued with run_if ${task.runIf} not met`,
+        );
         sim.move(sim.latest(key), 'queue');
       }
       for (const c of p.cancel) {
@@ -126,7 +129,10 @@ test(`random flows (${SEEDS} seeds) always end with every task ended, within max
 
       const latest = sim.latestAll();
       if (p.end) {
-        assert.ok(latest.every((r) => isTaskRunEnded(r.state)), `${at}: ended with a task not ended`);
+        assert.ok(
+          latest.every((r) => isTaskRunEnded(r.state)),
+          `${at}: ended with a task not ended`,
+        );
         const failed = latest.find((r) => r.state === 'FAILED' || r.state === 'TIMED_OUT');
         const expected =
           stopping === 'cancel'

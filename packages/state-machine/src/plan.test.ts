@@ -17,9 +17,9 @@ function runs(states: Record<string, TaskRunState>): PlanRun[] {
 
 /** Deep-freezes the input so a planner that mutated it would throw. */
 function frozen(input: PlanInput): PlanInput {
-  for (const x of input.tasks) Object.freeze(x.dependsOn), Object.freeze(x);
+  for (const x of input.tasks) (Object.freeze(x.dependsOn), Object.freeze(x));
   for (const r of input.runs) Object.freeze(r);
-  Object.freeze(input.tasks), Object.freeze(input.runs);
+  (Object.freeze(input.tasks), Object.freeze(input.runs));
   return Object.freeze(input);
 }
 
@@ -130,7 +130,13 @@ test('a diamond waits for both branches, then follows run_if', () => {
 test('a dependency id that names no task counts as never ended', () => {
   const tasks = [t('a'), t('b', ['a', 'ghost'], 'always')];
   assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }), { queue: [], retry: [], skip: [], cancel: [] });
-  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }, 0, 'cancel'), { queue: [], retry: [], skip: [], cancel: [{ taskKey: 'b', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
+  assert.deepEqual(planOf(tasks, { a: 'SUCCESS', b: 'PENDING' }, 0, 'cancel'), {
+    queue: [],
+    retry: [],
+    skip: [],
+    cancel: [{ taskKey: 'b', reason: 'cancelled' }],
+    end: { state: 'CANCELLED' },
+  });
 });
 
 // --- max_parallel ------------------------------------------------------------------------------
@@ -174,18 +180,38 @@ test('retries: the latest attempt wins', () => {
   const exhausted = plan({
     tasks,
     maxParallel: 0,
-    runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED', error: 'first' }, { taskKey: 'a', attempt: 3, state: 'TIMED_OUT', error: 'third' }, { taskKey: 'a', attempt: 2, state: 'FAILED', error: 'second' }, b1],
+    runs: [
+      { taskKey: 'a', attempt: 1, state: 'FAILED', error: 'first' },
+      { taskKey: 'a', attempt: 3, state: 'TIMED_OUT', error: 'third' },
+      { taskKey: 'a', attempt: 2, state: 'FAILED', error: 'second' },
+      b1,
+    ],
   });
   assert.deepEqual(exhausted, { queue: [], retry: [], skip: skipped('b'), cancel: [], end: { state: 'FAILED', failedTask: 'a', error: 'third' } });
 });
 
 test('a retry waiting in QUEUED counts against max_parallel', () => {
-  const p = plan({ tasks: [t('a'), t('b')], maxParallel: 1, runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'a', attempt: 2, state: 'QUEUED' }, { taskKey: 'b', attempt: 1, state: 'PENDING' }] });
+  const p = plan({
+    tasks: [t('a'), t('b')],
+    maxParallel: 1,
+    runs: [
+      { taskKey: 'a', attempt: 1, state: 'FAILED' },
+      { taskKey: 'a', attempt: 2, state: 'QUEUED' },
+      { taskKey: 'b', attempt: 1, state: 'PENDING' },
+    ],
+  });
   assert.deepEqual(p.queue, []);
 });
 
 test('an execution whose earlier attempt failed but latest succeeded ends SUCCESS', () => {
-  const p = plan({ tasks: [t('a')], maxParallel: 0, runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'a', attempt: 2, state: 'SUCCESS' }] });
+  const p = plan({
+    tasks: [t('a')],
+    maxParallel: 0,
+    runs: [
+      { taskKey: 'a', attempt: 1, state: 'FAILED' },
+      { taskKey: 'a', attempt: 2, state: 'SUCCESS' },
+    ],
+  });
   assert.deepEqual(p.end, { state: 'SUCCESS' });
 });
 
@@ -272,7 +298,15 @@ test('stopping with every task ended ends at once', () => {
 });
 
 test('stopping cancels a waiting retry attempt', () => {
-  const p = plan({ tasks: [t('a')], maxParallel: 0, stopping: 'cancel', runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'a', attempt: 2, state: 'QUEUED' }] });
+  const p = plan({
+    tasks: [t('a')],
+    maxParallel: 0,
+    stopping: 'cancel',
+    runs: [
+      { taskKey: 'a', attempt: 1, state: 'FAILED' },
+      { taskKey: 'a', attempt: 2, state: 'QUEUED' },
+    ],
+  });
   assert.deepEqual(p, { queue: [], retry: [], skip: [], cancel: [{ taskKey: 'a', reason: 'cancelled' }], end: { state: 'CANCELLED' } });
 });
 
@@ -281,14 +315,34 @@ test('stopping cancels a waiting retry attempt', () => {
 test('retry: a failed or timed-out latest attempt with attempts left gets the next attempt, and its dependents wait', () => {
   for (const failed of ['FAILED', 'TIMED_OUT'] as const) {
     const tasks = [t('a', [], 'success', 3), t('b', ['a']), t('h', ['a'], 'failure')];
-    const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 2, state: failed, error: 'x' }, { taskKey: 'b', attempt: 1, state: 'PENDING' }, { taskKey: 'h', attempt: 1, state: 'PENDING' }] }));
+    const p = plan(
+      frozen({
+        tasks,
+        maxParallel: 0,
+        runs: [
+          { taskKey: 'a', attempt: 2, state: failed, error: 'x' },
+          { taskKey: 'b', attempt: 1, state: 'PENDING' },
+          { taskKey: 'h', attempt: 1, state: 'PENDING' },
+        ],
+      }),
+    );
     assert.deepEqual(p, { queue: [], retry: [{ taskKey: 'a', attempt: 3 }], skip: [], cancel: [] }, failed);
   }
 });
 
 test('retry: the last attempt failing is final: dependents are decided and the execution ends', () => {
   const tasks = [t('a', [], 'success', 3), t('b', ['a']), t('h', ['a'], 'failure')];
-  const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'a', attempt: 3, state: 'FAILED', error: 'x' }, { taskKey: 'b', attempt: 1, state: 'PENDING' }, { taskKey: 'h', attempt: 1, state: 'PENDING' }] }));
+  const p = plan(
+    frozen({
+      tasks,
+      maxParallel: 0,
+      runs: [
+        { taskKey: 'a', attempt: 3, state: 'FAILED', error: 'x' },
+        { taskKey: 'b', attempt: 1, state: 'PENDING' },
+        { taskKey: 'h', attempt: 1, state: 'PENDING' },
+      ],
+    }),
+  );
   assert.deepEqual(p, { queue: ['h'], retry: [], skip: skipped('b'), cancel: [] });
 });
 
@@ -300,7 +354,17 @@ test('retry: no attempts are made past max_attempts 1 (the default), nor while s
 
 test('retry: a retried attempt counts against max_parallel, but is made even when the limit is reached', () => {
   const tasks = [t('a', [], 'success', 2), t('b'), t('c')];
-  const p = plan(frozen({ tasks, maxParallel: 1, runs: [{ taskKey: 'a', attempt: 1, state: 'FAILED' }, { taskKey: 'b', attempt: 1, state: 'RUNNING' }, { taskKey: 'c', attempt: 1, state: 'PENDING' }] }));
+  const p = plan(
+    frozen({
+      tasks,
+      maxParallel: 1,
+      runs: [
+        { taskKey: 'a', attempt: 1, state: 'FAILED' },
+        { taskKey: 'b', attempt: 1, state: 'RUNNING' },
+        { taskKey: 'c', attempt: 1, state: 'PENDING' },
+      ],
+    }),
+  );
   assert.deepEqual(p, { queue: [], retry: [{ taskKey: 'a', attempt: 2 }], skip: [], cancel: [] });
 });
 

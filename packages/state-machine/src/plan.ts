@@ -163,7 +163,7 @@ export function plan(input: PlanInput): Plan {
   // Skips next, to a fixed point: a skip can make another task decidable, a queue cannot
   // (a QUEUED run has not ended, just like a PENDING one).
   const skipped = new Set<string>();
-  for (let again = true; again; ) {
+  for (let again = true; again;) {
     again = false;
     for (const t of input.tasks) {
       if (state.get(t.id) !== 'PENDING') continue;

@@ -6,7 +6,10 @@ const S = 1000;
 
 test('fixed backoff waits the initial delay after every attempt', () => {
   const policy = { backoff: 'fixed', initialMs: 10 * S, maxMs: 600 * S } as const;
-  assert.deepEqual([1, 2, 3, 19].map((a) => retryDelayMs(policy, a)), [10 * S, 10 * S, 10 * S, 10 * S]);
+  assert.deepEqual(
+    [1, 2, 3, 19].map((a) => retryDelayMs(policy, a)),
+    [10 * S, 10 * S, 10 * S, 10 * S],
+  );
 });
 
 test('exponential backoff doubles per attempt from the initial delay and stops at the maximum', () => {

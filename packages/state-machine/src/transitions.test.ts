@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EXECUTION_STATES, type ExecutionState, TASK_RUN_STATES, type TaskRunState } from './states.js';
-import {
-  canRerun,
-  canRestart,
-  EXECUTION_EVENTS,
-  nextExecutionState,
-  nextTaskRunState,
-  TASK_RUN_EVENTS,
-  type TransitionResult,
-} from './transitions.js';
+import { canRerun, canRestart, EXECUTION_EVENTS, nextExecutionState, nextTaskRunState, TASK_RUN_EVENTS, type TransitionResult } from './transitions.js';
 
 // Cell notation: `→S` the state becomes S; `=S` it stays S (changed: false);
 // ` (r)` the reason recorded, `()` an emptied reason; `✗r` refused with r.

@@ -49,41 +49,15 @@ export type ExecutionEvent = (typeof EXECUTION_EVENTS)[number];
  * - `lose`: its instance went offline or its runner is gone: RUNNING → FAILED, reason `lost`.
  * - `shutdown`: the claiming instance got SIGTERM: RUNNING → FAILED, reason `instance_shutdown`.
  */
-export const TASK_RUN_EVENTS = [
-  'create',
-  'reuse',
-  'queue',
-  'skip',
-  'claim',
-  'no_instance',
-  'no_slot',
-  'succeed',
-  'fail',
-  'time_out',
-  'cancel',
-  'lose',
-  'shutdown',
-] as const;
+export const TASK_RUN_EVENTS = ['create', 'reuse', 'queue', 'skip', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'] as const;
 export type TaskRunEvent = (typeof TASK_RUN_EVENTS)[number];
 
 /** Why an execution event does not apply. `execution_ended` is the API's 409 code for cancel. */
 export type ExecutionRefusal =
-  | 'execution_ended'
-  | 'execution_exists'
-  | 'execution_not_created'
-  | 'execution_not_queued'
-  | 'execution_not_running'
-  | 'execution_not_cancelling'
-  | 'execution_cancelling';
+  'execution_ended' | 'execution_exists' | 'execution_not_created' | 'execution_not_queued' | 'execution_not_running' | 'execution_not_cancelling' | 'execution_cancelling';
 
 /** Why a task run event does not apply (for example a late runner report on a run already marked lost). */
-export type TaskRunRefusal =
-  | 'task_run_ended'
-  | 'task_run_exists'
-  | 'task_run_not_created'
-  | 'task_run_not_pending'
-  | 'task_run_not_queued'
-  | 'task_run_not_running';
+export type TaskRunRefusal = 'task_run_ended' | 'task_run_exists' | 'task_run_not_created' | 'task_run_not_pending' | 'task_run_not_queued' | 'task_run_not_running';
 
 export type TransitionResult<S extends string, R extends string> =
   | {

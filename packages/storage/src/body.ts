@@ -31,11 +31,7 @@ export async function* bodyChunks(key: string, body: ObjectBody, expectedSize: n
   let total = 0;
   try {
     for await (const chunk of source) {
-      const buf = Buffer.isBuffer(chunk)
-        ? chunk
-        : typeof chunk === 'string'
-          ? Buffer.from(chunk, 'utf8')
-          : Buffer.from(chunk as Uint8Array);
+      const buf = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array);
       total += buf.length;
       if (expectedSize !== undefined && total > expectedSize) throw new ObjectSizeMismatchError(key, expectedSize, total);
       if (buf.length > 0) yield buf;
@@ -78,12 +74,7 @@ export function discardBody(body: ObjectBody): void {
  * arguments are checked before any I/O, and a body the store could not take
  * is destroyed so a stream source is never left half-read and open.
  */
-export async function guardedPut(
-  key: string,
-  body: ObjectBody,
-  opts: PutOptions,
-  write: () => Promise<{ size: number }>,
-): Promise<{ size: number }> {
+export async function guardedPut(key: string, body: ObjectBody, opts: PutOptions, write: () => Promise<{ size: number }>): Promise<{ size: number }> {
   try {
     validateObjectKey(key);
     checkExpectedSize(opts.size);

@@ -41,7 +41,11 @@ describe('parseObjectStoreUrl', () => {
     ['s3://k:s@host/bucket?region=EU%20WEST', /region/],
   ];
   for (const [url, message] of bad) {
-    it(`rejects ${url}`, () => assert.throws(() => parseObjectStoreUrl(url), (err: unknown) => err instanceof InvalidStorageUrlError && message.test(err.message)));
+    it(`rejects ${url}`, () =>
+      assert.throws(
+        () => parseObjectStoreUrl(url),
+        (err: unknown) => err instanceof InvalidStorageUrlError && message.test(err.message),
+      ));
   }
 
   it('never puts the secret key in the error', () => {

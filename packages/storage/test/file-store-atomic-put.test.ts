@@ -131,7 +131,10 @@ describe('file store housekeeping and layout', () => {
     await assert.rejects(stat(path.join(root, 'a', 'b')), { code: 'ENOENT' });
     assert.equal((await store.getBuffer('a/two')).toString(), '2');
     await store.delete('a/two');
-    assert.deepEqual((await readdir(root)).filter((n) => n !== '.tmp'), []);
+    assert.deepEqual(
+      (await readdir(root)).filter((n) => n !== '.tmp'),
+      [],
+    );
     assert.ok((await stat(root)).isDirectory());
   });
 

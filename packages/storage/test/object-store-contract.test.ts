@@ -112,7 +112,10 @@ for (const harness of harnesses) {
       assert.equal(key.length, 1024);
       await store.put(key, 'deep');
       assert.equal((await store.getBuffer(key)).toString(), 'deep');
-      assert.deepEqual((await collect(store.list('abcd/abcd/'))).map((o) => o.key), [key]);
+      assert.deepEqual(
+        (await collect(store.list('abcd/abcd/'))).map((o) => o.key),
+        [key],
+      );
     });
 
     it('stat and exists describe present and missing objects', async () => {

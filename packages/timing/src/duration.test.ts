@@ -29,7 +29,10 @@ describe('parseDuration', () => {
   const invalid = ['', '1', '10', '1.5', '1d', '1w', '-1s', '+1s', '1 s', ' 1s', '1s ', 's', 'h1', '1h 30m', '1S', '1H', 'ms', '1.2.3s', 'abc', '1e3s', '1,5s'];
   for (const text of invalid) {
     it(`refuses ${JSON.stringify(text)}`, () => {
-      assert.throws(() => parseDuration(text), (err: unknown) => err instanceof DurationError && err.text === text);
+      assert.throws(
+        () => parseDuration(text),
+        (err: unknown) => err instanceof DurationError && err.text === text,
+      );
     });
   }
 });

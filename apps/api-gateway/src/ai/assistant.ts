@@ -40,7 +40,8 @@ interface MessageRow {
 }
 
 /** A tool result keeps the scope of its call (`scope`), so it is masked again the same way (masking.ts). */
-export type Part = { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string; scope?: MaskScope };
+export type Part =
+  { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string; scope?: MaskScope };
 
 export interface TurnDeps {
   pool: pg.Pool;
@@ -89,7 +90,8 @@ function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
     for (let j = i + 1; j < msgs.length && msgs[j]!.role === 'tool'; j++) answered.add((msgs[j] as { toolCallId: string }).toolCallId);
     let j = i + 1;
     while (j < msgs.length && msgs[j]!.role === 'tool') out.push(msgs[j++]!);
-    for (const c of m.toolCalls) if (!answered.has(c.id)) out.push({ role: 'tool', toolCallId: c.id, name: c.name, content: JSON.stringify({ error: 'no result: the turn ended before this tool ran' }) });
+    for (const c of m.toolCalls)
+      if (!answered.has(c.id)) out.push({ role: 'tool', toolCallId: c.id, name: c.name, content: JSON.stringify({ error: 'no result: the turn ended before this tool ran' }) });
     i = j - 1;
   }
   return out;
@@ -165,9 +167,19 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
       const messages = await history(deps.conversations, conversationId, deps.masker);
       if (round > 0) await deps.usage?.checkTokens(deps.principal.userId);
       const out = await deps.model.chat({ messages, tools, signal: deps.signal, onText: (delta) => deps.send('text', { delta }) });
-      await deps.usage?.addTokens(deps.principal.userId, (out.inputTokens ?? estimateTokens(JSON.stringify(messages))) + (out.outputTokens ?? estimateTokens(out.text + JSON.stringify(out.toolCalls))));
+      await deps.usage?.addTokens(
+        deps.principal.userId,
+        (out.inputTokens ?? estimateTokens(JSON.stringify(messages))) + (out.outputTokens ?? estimateTokens(out.text + JSON.stringify(out.toolCalls))),
+      );
       const parts: Part[] = out.toolCalls.map((c) => ({ type: 'tool_call', id: c.id, name: c.name, arguments: c.arguments }));
-      lastId = await deps.conversations.appendMessage(conversationId, { role: 'assistant', content: out.text, parts, model: deps.model.model, ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}), ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}) });
+      lastId = await deps.conversations.appendMessage(conversationId, {
+        role: 'assistant',
+        content: out.text,
+        parts,
+        model: deps.model.model,
+        ...(out.inputTokens !== undefined ? { inputTokens: out.inputTokens } : {}),
+        ...(out.outputTokens !== undefined ? { outputTokens: out.outputTokens } : {}),
+      });
       if (!out.toolCalls.length) {
         stop = 'end_turn';
         break;
@@ -175,7 +187,13 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
       const results: Part[] = [];
       for (const call of out.toolCalls) {
         deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
-        results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: await runTool(deps, conversationId, lastId, call), scope: scopeOfArgs(safeJson(call.arguments)) });
+        results.push({
+          type: 'tool_result',
+          tool_call_id: call.id,
+          name: call.name,
+          content: await runTool(deps, conversationId, lastId, call),
+          scope: scopeOfArgs(safeJson(call.arguments)),
+        });
       }
       await deps.conversations.appendMessage(conversationId, { role: 'tool', content: '', parts: results });
     }

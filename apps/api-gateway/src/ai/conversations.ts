@@ -65,7 +65,10 @@ export class ConversationStore {
    * number and the row together, so two writers cannot take the same number),
    * and marks the conversation updated.
    */
-  async appendMessage(conversationId: string, m: { role: string; content: string; parts?: unknown[]; model?: string; inputTokens?: number; outputTokens?: number }): Promise<string> {
+  async appendMessage(
+    conversationId: string,
+    m: { role: string; content: string; parts?: unknown[]; model?: string; inputTokens?: number; outputTokens?: number },
+  ): Promise<string> {
     const id = newId();
     await this.pool.query(
       `INSERT INTO ai_messages (id, conversation_id, seq, role, content, parts, model, input_tokens, output_tokens)

@@ -4,7 +4,18 @@
 // minimum role), the operation's own validation, handler and audit events.
 import type { Request, Response } from 'express';
 import type { Operation } from '@svc/api-spec';
-import { checkRole, checkRoleWithBody, createRequestValidator, forbidden, HttpError, toHttpError, type CompiledOperation, type HttpLogger, type NamespaceRoles, type OperationHandlers } from '@svc/http';
+import {
+  checkRole,
+  checkRoleWithBody,
+  createRequestValidator,
+  forbidden,
+  HttpError,
+  toHttpError,
+  type CompiledOperation,
+  type HttpLogger,
+  type NamespaceRoles,
+  type OperationHandlers,
+} from '@svc/http';
 import { engineErrorToHttp } from '../engine-errors.js';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { assertAccountUsable } from '../identity/authenticate.js';
@@ -84,7 +95,11 @@ export function minRoleOf(op: Operation) {
   return op.auth.kind === 'role' ? op.auth.minRole : undefined;
 }
 
-export function createInvoker(operations: readonly Operation[], handlers: () => OperationHandlers, namespaceRoles?: NamespaceRoles<AuthPrincipal>): { invoke: Invoke; operation(id: string): Operation } {
+export function createInvoker(
+  operations: readonly Operation[],
+  handlers: () => OperationHandlers,
+  namespaceRoles?: NamespaceRoles<AuthPrincipal>,
+): { invoke: Invoke; operation(id: string): Operation } {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
   const validator = createRequestValidator();
   const compiled = new Map<string, CompiledOperation>();
@@ -106,7 +121,12 @@ export function createInvoker(operations: readonly Operation[], handlers: () => 
     let c = compiled.get(operationId);
     if (!c) compiled.set(operationId, (c = validator.compileOperation(op)));
     // Parameters arrive as strings over HTTP; the validator coerces them the same way here.
-    const asStrings = (o: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, typeof v === 'string' || Array.isArray(v) ? v : String(v)]));
+    const asStrings = (o: Record<string, unknown> | undefined) =>
+      Object.fromEntries(
+        Object.entries(o ?? {})
+          .filter(([, v]) => v !== undefined && v !== null)
+          .map(([k, v]) => [k, typeof v === 'string' || Array.isArray(v) ? v : String(v)]),
+      );
     const res = new CapturedResponse();
     try {
       const v = c.validateRequest({ params: asStrings(input.params), query: asStrings(input.query), body: input.body });

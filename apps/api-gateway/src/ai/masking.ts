@@ -47,7 +47,11 @@ const keyOf = (s: MaskScope) => JSON.stringify([uniq(s.namespaces), uniq(s.execu
 
 /** The current values of the builtin secrets of one stored scope ('' global); one that cannot be opened is skipped and logged, never its value. */
 async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promise<string[]> {
-  const rows = (await deps.pool.query<{ key: string; ciphertext: Buffer; nonce: Buffer; key_id: string }>(`SELECT key, ciphertext, nonce, key_id FROM secrets WHERE namespace = $1`, [namespace])).rows;
+  const rows = (
+    await deps.pool.query<{ key: string; ciphertext: Buffer; nonce: Buffer; key_id: string }>(`SELECT key, ciphertext, nonce, key_id FROM secrets WHERE namespace = $1`, [
+      namespace,
+    ])
+  ).rows;
   const out: string[] = [];
   for (const r of rows) {
     try {
@@ -65,7 +69,8 @@ async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promi
  * outside `inNamespace` when given (an object's `id` that is not its execution).
  */
 export async function executionSecretValues(deps: ResultMaskerDeps, executionId: string, inNamespace?: string): Promise<{ namespace: string; values: string[] } | undefined> {
-  const e = (await deps.pool.query<{ namespace: string; secret_keys_used: string[] | null }>(`SELECT namespace, secret_keys_used FROM executions WHERE id = $1`, [executionId])).rows[0];
+  const e = (await deps.pool.query<{ namespace: string; secret_keys_used: string[] | null }>(`SELECT namespace, secret_keys_used FROM executions WHERE id = $1`, [executionId]))
+    .rows[0];
   if (!e || (inNamespace !== undefined && e.namespace !== inNamespace)) return undefined;
   const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
   const values: string[] = [];

@@ -55,22 +55,34 @@ function serverFor(deps: McpDeps, principal: AuthPrincipal, reach: import('@svc/
   for (const t of MCP_TOOLS) {
     const need = minRoleOf(deps.operation(t.operationId));
     if (need && !roleAtLeast(reach, need)) continue;
-    server.registerTool(t.name, { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t), annotations: t.annotations }, async (args: Record<string, unknown>) => {
-      try {
-        const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
-        const body = await masker.value(r.body, args);
-        return { content: [{ type: 'text' as const, text: resultText(body) }], structuredContent: body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body } };
-      } catch (err) {
-        const e = asHttpError(err);
-        const error = await masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
-        return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error }) }] };
-      }
-    });
+    server.registerTool(
+      t.name,
+      { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t), annotations: t.annotations },
+      async (args: Record<string, unknown>) => {
+        try {
+          const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
+          const body = await masker.value(r.body, args);
+          return {
+            content: [{ type: 'text' as const, text: resultText(body) }],
+            structuredContent: body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body },
+          };
+        } catch (err) {
+          const e = asHttpError(err);
+          const error = await masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
+          return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error }) }] };
+        }
+      },
+    );
   }
-  server.registerResource('flow-schema', FLOW_SCHEMA_URI, { title: 'Flow file JSON Schema', description: 'JSON Schema (draft 2020-12) of *.flow.yaml files', mimeType: 'application/schema+json' }, async (uri) => {
-    const r = await deps.invoke('getFlowSchema', principal, {}, from);
-    return { contents: [{ uri: uri.href, mimeType: 'application/schema+json', text: JSON.stringify(r.body) }] };
-  });
+  server.registerResource(
+    'flow-schema',
+    FLOW_SCHEMA_URI,
+    { title: 'Flow file JSON Schema', description: 'JSON Schema (draft 2020-12) of *.flow.yaml files', mimeType: 'application/schema+json' },
+    async (uri) => {
+      const r = await deps.invoke('getFlowSchema', principal, {}, from);
+      return { contents: [{ uri: uri.href, mimeType: 'application/schema+json', text: JSON.stringify(r.body) }] };
+    },
+  );
   return server;
 }
 
@@ -81,7 +93,11 @@ export function mcpCard(deps: Pick<McpDeps, 'version' | 'publicUrl'>) {
     version: deps.version,
     description: 'List, read and validate flows, trigger them with inputs, follow executions and their logs, cancel, rerun, restart and request AI triage.',
     transport: { type: 'streamable-http', url: `${deps.publicUrl.replace(/\/$/, '')}/mcp` },
-    authentication: { type: 'bearer', required: true, description: 'An svc API token (Authorization: Bearer svc_...); its effective role limits the tools. Session cookies are not accepted.' },
+    authentication: {
+      type: 'bearer',
+      required: true,
+      description: 'An svc API token (Authorization: Bearer svc_...); its effective role limits the tools. Session cookies are not accepted.',
+    },
     capabilities: { tools: true, resources: true },
     tools: MCP_TOOLS.map((t) => t.name),
     resources: [FLOW_SCHEMA_URI],

@@ -70,7 +70,11 @@ export class AIProviderStore {
     const sealed = typeof p.apiKey === 'string' ? seal(p.apiKey, this.deps.masterKeys, aad) : undefined;
     const keepKey = p.apiKey === undefined;
     const fields = { type: p.type, baseUrl: p.baseUrl, model: p.model, settings: p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}, updatedBy: p.by, enabled: true };
-    const key = { apiKeyCiphertext: sealed ? Uint8Array.from(sealed.ciphertext) : null, apiKeyNonce: sealed ? Uint8Array.from(sealed.nonce) : null, apiKeyKeyId: sealed?.keyId ?? null };
+    const key = {
+      apiKeyCiphertext: sealed ? Uint8Array.from(sealed.ciphertext) : null,
+      apiKeyNonce: sealed ? Uint8Array.from(sealed.nonce) : null,
+      apiKeyKeyId: sealed?.keyId ?? null,
+    };
     await this.prisma.aiProvider.upsert({
       where: { id: 'default' },
       create: { id: 'default', ...fields, ...key, autoTriage: p.autoTriage ?? false },
@@ -177,7 +181,9 @@ function openAIModel(s: ProviderSettings): ChatModel {
           // The usage chunk at the end: the tokens counted against the daily limits (usage.ts).
           stream_options: { include_usage: true },
           max_tokens: req.maxTokens ?? 2048,
-          ...(req.tools?.length ? { tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) } : {}),
+          ...(req.tools?.length
+            ? { tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+            : {}),
         },
         { signal: req.signal },
       );
@@ -201,7 +207,12 @@ function openAIModel(s: ProviderSettings): ChatModel {
         }
       }
       const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
-      return { text, toolCalls, ...(usage?.prompt_tokens !== undefined ? { inputTokens: usage.prompt_tokens } : {}), ...(usage?.completion_tokens !== undefined ? { outputTokens: usage.completion_tokens } : {}) };
+      return {
+        text,
+        toolCalls,
+        ...(usage?.prompt_tokens !== undefined ? { inputTokens: usage.prompt_tokens } : {}),
+        ...(usage?.completion_tokens !== undefined ? { outputTokens: usage.completion_tokens } : {}),
+      };
     },
   };
 }
@@ -211,7 +222,10 @@ function anthropicModel(s: ProviderSettings): ChatModel {
   return {
     model: s.model,
     async chat(req) {
-      const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+      const system = req.messages
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n\n');
       const messages = anthropicMessages(req.messages);
       const stream = client.messages.stream(
         {

@@ -112,7 +112,11 @@ export const TOOLS: ToolDef[] = [
     kind: 'read',
     annotations: READ,
     operationId: 'getExecutionLogs',
-    parameters: { type: 'object', properties: { ...executionArg, task: str('Task id'), limit: { type: 'integer', minimum: 1, maximum: MAX_LOG_LINES } }, required: ['execution_id'] },
+    parameters: {
+      type: 'object',
+      properties: { ...executionArg, task: str('Task id'), limit: { type: 'integer', minimum: 1, maximum: MAX_LOG_LINES } },
+      required: ['execution_id'],
+    },
     toInput: (a) => ({ params: { executionId: s(a.execution_id) }, query: { task: s(a.task), limit: Math.min(MAX_LOG_LINES, Math.max(1, Number(a.limit) || 100)) } }),
   },
   {
@@ -130,17 +134,28 @@ export const TOOLS: ToolDef[] = [
     kind: 'read',
     annotations: READ,
     operationId: 'validateFile',
-    parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path ending in .flow.yaml'), content: str('The YAML text') }, required: ['namespace', 'path', 'content'] },
+    parameters: {
+      type: 'object',
+      properties: { namespace: str('Namespace'), path: str('File path ending in .flow.yaml'), content: str('The YAML text') },
+      required: ['namespace', 'path', 'content'],
+    },
     toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { path: s(a.path) ?? '', content: s(a.content) ?? '' } }),
   },
   {
     name: 'save_flow',
-    description: 'Save (create or replace) a file of a namespace, e.g. a flow, as a new namespace version. Needs the user\'s confirmation.',
+    description: "Save (create or replace) a file of a namespace, e.g. a flow, as a new namespace version. Needs the user's confirmation.",
     kind: 'action',
     annotations: OVERWRITES,
     operationId: 'saveChanges',
-    parameters: { type: 'object', properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml'), content: str('The whole new file text'), message: str('Change message') }, required: ['namespace', 'path', 'content'] },
-    toInput: (a) => ({ params: { namespace: s(a.namespace) }, body: { changes: [{ op: 'put', path: s(a.path) ?? '', content: s(a.content) ?? '' }], message: (s(a.message) || `Save ${s(a.path)}`).slice(0, 500) } }),
+    parameters: {
+      type: 'object',
+      properties: { namespace: str('Namespace'), path: str('File path, e.g. flows/etl.flow.yaml'), content: str('The whole new file text'), message: str('Change message') },
+      required: ['namespace', 'path', 'content'],
+    },
+    toInput: (a) => ({
+      params: { namespace: s(a.namespace) },
+      body: { changes: [{ op: 'put', path: s(a.path) ?? '', content: s(a.content) ?? '' }], message: (s(a.message) || `Save ${s(a.path)}`).slice(0, 500) },
+    }),
     summary: (a) => `Save ${s(a.path)} in namespace ${s(a.namespace)}${a.message ? `: ${s(a.message)}` : ''}`,
   },
   {
@@ -149,7 +164,11 @@ export const TOOLS: ToolDef[] = [
     kind: 'action',
     annotations: ADDS,
     operationId: 'triggerFlow',
-    parameters: { type: 'object', properties: { namespace: str('Namespace'), flow_id: str('Flow id'), inputs: { type: 'object', description: 'Input values by input id' } }, required: ['namespace', 'flow_id'] },
+    parameters: {
+      type: 'object',
+      properties: { namespace: str('Namespace'), flow_id: str('Flow id'), inputs: { type: 'object', description: 'Input values by input id' } },
+      required: ['namespace', 'flow_id'],
+    },
     toInput: (a) => ({ params: { namespace: s(a.namespace), flowId: s(a.flow_id) }, body: { inputs: a.inputs && typeof a.inputs === 'object' ? a.inputs : {} } }),
     summary: (a) => `Trigger ${s(a.namespace)}/${s(a.flow_id)}${a.inputs && Object.keys(a.inputs).length ? ` with inputs ${JSON.stringify(a.inputs)}` : ''}`,
   },

@@ -77,7 +77,19 @@ export async function createInsight(pool: pg.Pool, executionId: string, requeste
   return prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending', requestedBy } });
 }
 
-const EXECUTION = { id: true, state: true, reason: true, error: true, namespace: true, flowId: true, definition: true, inputs: true, createdAt: true, snapshotVersion: true, secretKeysUsed: true } as const;
+const EXECUTION = {
+  id: true,
+  state: true,
+  reason: true,
+  error: true,
+  namespace: true,
+  flowId: true,
+  definition: true,
+  inputs: true,
+  createdAt: true,
+  snapshotVersion: true,
+  secretKeysUsed: true,
+} as const;
 
 /** Collects the evidence of an execution, every text masked against its secrets. */
 export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: SecretMasker }> {
@@ -91,7 +103,12 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   let n = 0;
   const add = (kind: Evidence['kind'], title: string, content: string, ref: Partial<Evidence> = {}) => ev.push({ id: `E${++n}`, kind, title, content: mask.text(content), ...ref });
 
-  add('execution', `Execution ${e.id}`, JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2), { execution_id: e.id });
+  add(
+    'execution',
+    `Execution ${e.id}`,
+    JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2),
+    { execution_id: e.id },
+  );
   const runs = await prisma.taskRun.findMany({
     where: { executionId, state: { in: ['FAILED', 'TIMED_OUT'] } },
     orderBy: [{ createdAt: 'asc' }, { taskKey: 'asc' }, { attempt: 'asc' }],
@@ -99,10 +116,21 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   });
   for (const r of runs) {
     const run = { execution_id: e.id, task_run_id: r.id, task_key: r.taskKey, attempt: r.attempt };
-    add('task_run', `Task ${r.taskKey} attempt ${r.attempt}: ${r.state}`, JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2), run);
-    const lines = (await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { n: true, stream: true, text: true } })).reverse();
+    add(
+      'task_run',
+      `Task ${r.taskKey} attempt ${r.attempt}: ${r.state}`,
+      JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2),
+      run,
+    );
+    const lines = (
+      await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { n: true, stream: true, text: true } })
+    ).reverse();
     // One text line per log line (a line holding a newline is shown on one), so `lines` numbers them.
-    if (lines.length) add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.map((l) => `[${l.stream}] ${l.text.replace(/\r?\n/g, ' ')}`).join('\n'), { ...run, lines: lines.map((l) => Number(l.n)) });
+    if (lines.length)
+      add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.map((l) => `[${l.stream}] ${l.text.replace(/\r?\n/g, ' ')}`).join('\n'), {
+        ...run,
+        lines: lines.map((l) => Number(l.n)),
+      });
   }
   const definition = JSON.stringify(e.definition, null, 2);
   add('flow_definition', `Flow definition of ${e.namespace}/${e.flowId ?? '(file run)'}`, definition, { execution_id: e.id });
@@ -160,20 +188,45 @@ export async function runTriage(deps: TriageDeps, insightId: string, executionId
     const { evidence, mask } = await collectEvidence(deps, executionId);
     const model = chatModel(settings);
     const prompt = evidence.map((e) => `### ${e.id} (${e.kind}): ${e.title}\n${e.content}`).join('\n\n');
-    const out = await model.chat({ messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: prompt }], maxTokens: 1024 });
+    const out = await model.chat({
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: prompt },
+      ],
+      maxTokens: 1024,
+    });
     await deps.usage?.addTokens(usageUser, (out.inputTokens ?? estimateTokens(SYSTEM + prompt)) + (out.outputTokens ?? estimateTokens(out.text)));
     const t = parseTriage(mask.text(out.text));
     const cited = new Set(t.evidence);
     // Every answer shows its evidence: without citations, all of it stands behind the answer.
     const marked = evidence.map((e) => ({ ...e, cited: cited.size === 0 || cited.has(e.id) }));
-    const details = [`**Summary**: ${t.summary}`, `**Probable cause**: ${t.probable_cause}`, `**Suggested fix**: ${t.suggested_fix}`, `**Evidence**: ${marked.filter((e) => e.cited).map((e) => `${e.id} ${e.title}`).join('; ')}`].join('\n\n');
+    const details = [
+      `**Summary**: ${t.summary}`,
+      `**Probable cause**: ${t.probable_cause}`,
+      `**Suggested fix**: ${t.suggested_fix}`,
+      `**Evidence**: ${marked
+        .filter((e) => e.cited)
+        .map((e) => `${e.id} ${e.title}`)
+        .join('; ')}`,
+    ].join('\n\n');
     // The model saw only masked text, but its answer is masked again in case it echoed a secret from elsewhere.
     await insights.update({
       where: { id: insightId },
-      data: { status: 'done', summary: t.summary || '(no summary)', probableCause: t.probable_cause, suggestedFix: t.suggested_fix, details, evidence: marked as unknown as Prisma.InputJsonValue, model: settings.model, completedAt: new Date() },
+      data: {
+        status: 'done',
+        summary: t.summary || '(no summary)',
+        probableCause: t.probable_cause,
+        suggestedFix: t.suggested_fix,
+        details,
+        evidence: marked as unknown as Prisma.InputJsonValue,
+        model: settings.model,
+        completedAt: new Date(),
+      },
     });
   } catch (err) {
     deps.log.warn('triage failed', { insight_id: insightId, execution_id: executionId, err });
-    await insights.update({ where: { id: insightId }, data: { status: 'failed', error: String((err as Error)?.message ?? err).slice(0, 1000), completedAt: new Date() } }).catch(() => undefined);
+    await insights
+      .update({ where: { id: insightId }, data: { status: 'failed', error: String((err as Error)?.message ?? err).slice(0, 1000), completedAt: new Date() } })
+      .catch(() => undefined);
   }
 }

@@ -41,7 +41,11 @@ export class AIUsageLimitError extends RateLimitedError {
   ) {
     const who = limit.startsWith('user_') ? 'your' : "the deployment's";
     const what = limit.endsWith('_requests') ? `${value} AI requests` : `${value} AI tokens`;
-    super((resetsAt.getTime() - now.getTime()) / 1000, 'rate_limited', `AI usage limit reached: ${who} daily limit of ${what} (${SETTING[limit]}); it resets at ${resetsAt.toISOString()}`);
+    super(
+      (resetsAt.getTime() - now.getTime()) / 1000,
+      'rate_limited',
+      `AI usage limit reached: ${who} daily limit of ${what} (${SETTING[limit]}); it resets at ${resetsAt.toISOString()}`,
+    );
     this.name = 'AIUsageLimitError';
   }
 }
@@ -79,7 +83,12 @@ export class AIUsage {
   }
 
   private error(limit: LimitName, now: Date): AIUsageLimitError {
-    const value = { user_requests: this.deps.limits.userRequests, user_tokens: this.deps.limits.userTokens, total_requests: this.deps.limits.totalRequests, total_tokens: this.deps.limits.totalTokens }[limit];
+    const value = {
+      user_requests: this.deps.limits.userRequests,
+      user_tokens: this.deps.limits.userTokens,
+      total_requests: this.deps.limits.totalRequests,
+      total_tokens: this.deps.limits.totalTokens,
+    }[limit];
     return new AIUsageLimitError(limit, value, utcDay(now).next, now);
   }
 

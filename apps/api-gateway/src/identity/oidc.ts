@@ -80,7 +80,20 @@ export async function writeOidcSettings(pool: pg.Pool, s: Omit<OidcSettingsRow, 
      ON CONFLICT (id) DO UPDATE SET enabled = $1, display_name = $2, issuer_url = $3, client_id = $4, client_secret_secret = $5, scopes = $6, groups_claim = $7,
        password_login_disabled = $8, default_role = $9, group_roles = $10, updated_by = $11, updated_at = $12
      RETURNING *`,
-    [s.enabled, s.displayName, s.issuerUrl, s.clientId, s.clientSecretSecret, s.scopes, s.groupsClaim, s.passwordLoginDisabled, s.defaultRole, JSON.stringify(s.groupRoles), s.updatedBy, now],
+    [
+      s.enabled,
+      s.displayName,
+      s.issuerUrl,
+      s.clientId,
+      s.clientSecretSecret,
+      s.scopes,
+      s.groupsClaim,
+      s.passwordLoginDisabled,
+      s.defaultRole,
+      JSON.stringify(s.groupRoles),
+      s.updatedBy,
+      now,
+    ],
   );
   return fromDb(r.rows[0]!);
 }

@@ -35,7 +35,11 @@ export function statesHash(detail: Record<string, unknown>): string {
   const runs = ((detail.task_runs ?? []) as { id: string; state: string; progress?: { at?: string } | null }[])
     .map((r) => `${r.id}:${r.state}${r.progress?.at ? `:${r.progress.at}` : ''}`)
     .sort();
-  return crypto.createHash('sha256').update(`${String(detail.state)}|${runs.join(',')}`).digest('base64url').slice(0, 22);
+  return crypto
+    .createHash('sha256')
+    .update(`${String(detail.state)}|${runs.join(',')}`)
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 async function snapshot(o: EventStreamOptions): Promise<Snapshot | undefined> {

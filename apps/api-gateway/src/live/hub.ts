@@ -34,7 +34,11 @@ const CHANNEL_NAMES: Record<LiveChannel, string> = { logs: LOG_CHANNEL, changed:
 export interface LiveHubOptions {
   /** PostgreSQL URL of the LISTEN connection and of the stream pool. */
   databaseUrl: string;
-  log: { warn(msg: string, meta?: Record<string, unknown>): unknown; info(msg: string, meta?: Record<string, unknown>): unknown; debug?(msg: string, meta?: Record<string, unknown>): unknown };
+  log: {
+    warn(msg: string, meta?: Record<string, unknown>): unknown;
+    info(msg: string, meta?: Record<string, unknown>): unknown;
+    debug?(msg: string, meta?: Record<string, unknown>): unknown;
+  };
   /** Connections the streams of this gateway may use at once for their reads. Default 4. */
   queryPoolSize?: number;
   /** Delay before a lost LISTEN connection is re-opened (doubling on each failed attempt, up to 10 s). Default 1000 ms. */
@@ -117,7 +121,14 @@ export class LiveHub {
 
   stats(): LiveHubStats {
     const executions = new Set([...this.subs.logs.keys(), ...this.subs.changed.keys()]);
-    return { subscriptions: this.count, executions: executions.size, listening: this.notifier.listening, sharedInFlight: this.inFlight.size, reads: this.reads, joined: this.joined };
+    return {
+      subscriptions: this.count,
+      executions: executions.size,
+      listening: this.notifier.listening,
+      sharedInFlight: this.inFlight.size,
+      reads: this.reads,
+      joined: this.joined,
+    };
   }
 
   /**

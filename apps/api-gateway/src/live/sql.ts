@@ -136,10 +136,10 @@ export async function artifactPage(db: Queryable, executionId: string, limit: nu
 }
 
 export async function artifactOf(db: Queryable, executionId: string, artifactId: string): Promise<ArtifactRow | undefined> {
-  const r = await db.query<ArtifactRow>(
-    `SELECT ${ARTIFACT_COLUMNS} FROM artifacts a JOIN task_runs tr ON tr.id = a.task_run_id WHERE a.id = $1 AND a.execution_id = $2`,
-    [artifactId, executionId],
-  );
+  const r = await db.query<ArtifactRow>(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts a JOIN task_runs tr ON tr.id = a.task_run_id WHERE a.id = $1 AND a.execution_id = $2`, [
+    artifactId,
+    executionId,
+  ]);
   return r.rows[0];
 }
 

@@ -12,7 +12,12 @@ export interface SseOptions {
 
 /** Formats one event; multi-line data gets one `data:` line per line, as the format requires. */
 export function sseEvent(event: string, data: string, id?: string): string {
-  const body = data.includes('\n') ? data.split('\n').map((l) => `data: ${l}`).join('\n') : `data: ${data}`;
+  const body = data.includes('\n')
+    ? data
+        .split('\n')
+        .map((l) => `data: ${l}`)
+        .join('\n')
+    : `data: ${data}`;
   return `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\n${body}\n\n`;
 }
 
@@ -23,7 +28,10 @@ export class SseWriter {
   private waitingForDrain = false;
   private readonly keepAliveMs: number;
 
-  constructor(private readonly res: Response, opts: SseOptions = {}) {
+  constructor(
+    private readonly res: Response,
+    opts: SseOptions = {},
+  ) {
     this.keepAliveMs = opts.keepAliveMs ?? 15_000;
     const onGone = () => this.finish();
     res.once('close', onGone);

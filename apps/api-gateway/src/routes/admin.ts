@@ -30,7 +30,6 @@ export interface AdminRouteDeps {
   scanBudgetMs?: number;
 }
 
-
 export function kindOfKey(key: string): ObjectKind {
   const top = key.split('/', 1)[0];
   return top === 'files' || top === 'bundles' || top === 'artifacts' || top === 'logs' ? top : 'other';
@@ -93,10 +92,7 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
     },
 
     async getStorageStatus() {
-      const [scan, setting] = await Promise.all([
-        scanStore(deps.storage, deps.scanBudgetMs ?? STORAGE_SCAN_BUDGET_MS),
-        readSetting(deps.db.prisma, STORAGE_CLEANUP_SETTING),
-      ]);
+      const [scan, setting] = await Promise.all([scanStore(deps.storage, deps.scanBudgetMs ?? STORAGE_SCAN_BUDGET_MS), readSetting(deps.db.prisma, STORAGE_CLEANUP_SETTING)]);
       const last = parseRecord(setting);
       const startedAt = typeof last?.started_at === 'string' ? Date.parse(last.started_at) : NaN;
       const total = Object.values(scan.by_kind).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 });

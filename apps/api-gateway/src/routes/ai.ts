@@ -47,7 +47,14 @@ export interface AIRouteDeps {
 export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI provider is configured (PUT /api/v1/ai/provider)');
 
 function conversationBody(r: ConversationRow, messages?: Schemas['AIConversation']['messages'], actions?: unknown[]): Schemas['AIConversation'] {
-  return { id: r.id, title: r.title, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString(), ...(messages ? { messages } : {}), ...(actions ? { actions } : {}) };
+  return {
+    id: r.id,
+    title: r.title,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    ...(messages ? { messages } : {}),
+    ...(actions ? { actions } : {}),
+  };
 }
 
 /** What a pending action stores in `arguments`: the tool's input, and the diff shown for a save. */
@@ -133,7 +140,15 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
   const providerBody = async () => {
     const p = await providers.get();
     if (!p) return undefined;
-    return { type: p.type, model: p.model, base_url: p.baseUrl, has_api_key: p.hasApiKey, ...(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}), auto_triage: p.autoTriage, updated_at: p.updatedAt.toISOString() } satisfies Answer<'getAIProvider'>;
+    return {
+      type: p.type,
+      model: p.model,
+      base_url: p.baseUrl,
+      has_api_key: p.hasApiKey,
+      ...(p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}),
+      auto_triage: p.autoTriage,
+      updated_at: p.updatedAt.toISOString(),
+    } satisfies Answer<'getAIProvider'>;
   };
 
   const testSettings = async (s: ProviderSettings) => {
@@ -171,11 +186,26 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       if (problems.length) throw validationFailed(problems);
       const now = deps.now();
       try {
-        await providers.put({ type: b.type as (typeof PROVIDER_TYPES)[number], model: b.model, baseUrl: b.base_url ?? '', ...(b.api_key !== undefined ? { apiKey: b.api_key } : {}), ...(b.api_key_secret ? { apiKeySecret: b.api_key_secret } : {}), ...(b.auto_triage !== undefined ? { autoTriage: b.auto_triage } : {}), by: ctx.principal!.userId });
+        await providers.put({
+          type: b.type as (typeof PROVIDER_TYPES)[number],
+          model: b.model,
+          baseUrl: b.base_url ?? '',
+          ...(b.api_key !== undefined ? { apiKey: b.api_key } : {}),
+          ...(b.api_key_secret ? { apiKeySecret: b.api_key_secret } : {}),
+          ...(b.auto_triage !== undefined ? { autoTriage: b.auto_triage } : {}),
+          by: ctx.principal!.userId,
+        });
       } catch (err) {
         throw secretHttpError(err);
       }
-      await recordAudit(pool, { action: 'ai_provider.put', ...auditContext(ctx), targetType: 'ai_provider', targetId: 'default', details: { type: b.type, model: b.model, base_url: b.base_url ?? '', api_key_changed: b.api_key !== undefined }, at: now });
+      await recordAudit(pool, {
+        action: 'ai_provider.put',
+        ...auditContext(ctx),
+        targetType: 'ai_provider',
+        targetId: 'default',
+        details: { type: b.type, model: b.model, base_url: b.base_url ?? '', api_key_changed: b.api_key !== undefined },
+        at: now,
+      });
       return (await providerBody())!;
     },
 
@@ -200,7 +230,9 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         if (apiKey === undefined) {
           const stored = await providers.settings().catch(() => undefined);
           if (stored?.apiKey && endpointOf(stored.type, stored.baseUrl) !== endpointOf(b.type, b.base_url ?? '')) {
-            throw validationFailed([{ field: 'api_key', message: 'is required when base_url differs from the stored provider\'s: the stored key is sent only to the stored base URL' }]);
+            throw validationFailed([
+              { field: 'api_key', message: "is required when base_url differs from the stored provider's: the stored key is sent only to the stored base URL" },
+            ]);
           }
           apiKey = stored?.apiKey ?? '';
         }
@@ -215,7 +247,10 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const rows = await conversations.page(ctx.principal!.userId, limit, ctx.cursor as ConversationCursor | undefined);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map((c) => conversationBody(c)), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listAIConversations'>;
+      return {
+        items: page.map((c) => conversationBody(c)),
+        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}),
+      } satisfies Answer<'listAIConversations'>;
     },
 
     async createAIConversation(ctx: Ctx) {
@@ -233,14 +268,30 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       // since, each with the scope of its own call (masking.ts), never with every stored secret.
       const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
       const maskParts = async (parts: unknown) =>
-        Array.isArray(parts) ? Promise.all(parts.map(async (p: Part) => (p?.type === 'tool_result' ? { ...p, content: await mask.stored(String(p.content), p.scope) } : p))) : parts;
+        Array.isArray(parts)
+          ? Promise.all(parts.map(async (p: Part) => (p?.type === 'tool_result' ? { ...p, content: await mask.stored(String(p.content), p.scope) } : p)))
+          : parts;
       return conversationBody(
         c,
-        await Promise.all(messages.map(async (m) => ({ id: m.id, seq: m.seq, role: m.role, content: m.content, parts: m.role === 'tool' ? await maskParts(m.parts) : m.parts, model: m.model, created_at: m.createdAt.toISOString() }))),
+        await Promise.all(
+          messages.map(async (m) => ({
+            id: m.id,
+            seq: m.seq,
+            role: m.role,
+            content: m.content,
+            parts: m.role === 'tool' ? await maskParts(m.parts) : m.parts,
+            model: m.model,
+            created_at: m.createdAt.toISOString(),
+          })),
+        ),
         await Promise.all(
           actions.map(async (a) => {
             const b = actionBody(a);
-            return { ...b, ...(b.diff !== undefined ? { diff: await mask.text(b.diff, b.arguments) } : {}), ...('result' in b ? { result: await mask.value(b.result, b.arguments) } : {}) };
+            return {
+              ...b,
+              ...(b.diff !== undefined ? { diff: await mask.text(b.diff, b.arguments) } : {}),
+              ...('result' in b ? { result: await mask.value(b.result, b.arguments) } : {}),
+            };
           }),
         ),
       );
@@ -290,7 +341,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       // Claimed first, so two confirmations cannot both run it.
       if (!(await conversations.decide(a.id, 'confirmed', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       const audit = (outcome: string, extra: Record<string, unknown>) =>
-        recordAudit(pool, { action: 'ai.action.confirm', ...auditContext(ctx), targetType: 'ai_action', targetId: a.id, details: { conversation_id: a.conversationId, tool: a.tool, summary: a.summary, outcome, ...extra }, at: deps.now() });
+        recordAudit(pool, {
+          action: 'ai.action.confirm',
+          ...auditContext(ctx),
+          targetType: 'ai_action',
+          targetId: a.id,
+          details: { conversation_id: a.conversationId, tool: a.tool, summary: a.summary, outcome, ...extra },
+          at: deps.now(),
+        });
       const from = { req: ctx.req, requestId: ctx.requestId, log: ctx.log };
       const args = actionArgs(a).input;
       try {
@@ -339,7 +397,10 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       const rows = await insightsOf(pool, id, limit, after);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map(insightBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listExecutionInsights'>;
+      return {
+        items: page.map(insightBody),
+        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}),
+      } satisfies Answer<'listExecutionInsights'>;
     },
 
     async requestTriage(ctx: Ctx) {
@@ -350,7 +411,9 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       if (!TRIAGE_STATES.has(state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${state}`);
       await deps.usage.take(ctx.principal!.userId);
       const insight = await createInsight(pool, id, ctx.principal!.userId);
-      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal!.userId).finally(() => deps.background.delete(run));
+      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal!.userId).finally(() =>
+        deps.background.delete(run),
+      );
       deps.background.add(run);
       return reply(202, insightBody(insight));
     },

@@ -17,7 +17,6 @@ export interface ArtifactRouteDeps {
   storage: ObjectStore;
 }
 
-
 function artifactJson(a: ArtifactRow): Schemas['Artifact'] {
   return {
     id: a.id,

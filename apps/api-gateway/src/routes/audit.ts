@@ -32,7 +32,16 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
       const targetType = q.resource ? (colon < 0 ? q.resource : q.resource.slice(0, colon)) : undefined;
       const targetId = q.resource && colon >= 0 ? q.resource.slice(colon + 1) : undefined;
       const after = cursor as { at: string; id: string } | undefined;
-      const rows = await listAudit(deps.db.prisma, { action: q.action, actorId, targetType: targetType || undefined, targetId: targetId || undefined, from: date(q.from, 'from'), to: date(q.to, 'to'), limit: q.limit, after });
+      const rows = await listAudit(deps.db.prisma, {
+        action: q.action,
+        actorId,
+        targetType: targetType || undefined,
+        targetId: targetId || undefined,
+        from: date(q.from, 'from'),
+        to: date(q.to, 'to'),
+        limit: q.limit,
+        after,
+      });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {
@@ -53,4 +62,3 @@ export function auditHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal
     },
   };
 }
-

@@ -37,7 +37,16 @@ export interface AuthRouteDeps {
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
-export function meBody(p: { userId: string; email: string; name: string; role: Schemas['Role']; userRole?: Schemas['Role']; authType: Schemas['Me']['auth_type']; mustChangePassword: boolean; tokenId?: string }): Schemas['Me'] {
+export function meBody(p: {
+  userId: string;
+  email: string;
+  name: string;
+  role: Schemas['Role'];
+  userRole?: Schemas['Role'];
+  authType: Schemas['Me']['auth_type'];
+  mustChangePassword: boolean;
+  tokenId?: string;
+}): Schemas['Me'] {
   return {
     id: p.userId,
     email: p.email,

@@ -64,7 +64,14 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
     if (!r.rowCount) throw notFound(`no flow ${namespace}/${flowId}`);
   };
   const audit = (ctx: Ctx, action: string, b: { id: string; namespace: string; flow_id: string }, details: Record<string, unknown> = {}) =>
-    recordAudit(pool, { action, ...auditContext(ctx), targetType: 'backfill', targetId: b.id, details: { namespace: b.namespace, flow_id: b.flow_id, ...details }, at: deps.now() });
+    recordAudit(pool, {
+      action,
+      ...auditContext(ctx),
+      targetType: 'backfill',
+      targetId: b.id,
+      details: { namespace: b.namespace, flow_id: b.flow_id, ...details },
+      at: deps.now(),
+    });
   /** pause and resume: one state to another, 409 from any other. */
   const move = async (ctx: Ctx, from: BackfillState, to: BackfillState, action: string) => {
     const id = ctx.params.backfillId as string;
@@ -90,7 +97,14 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
         trigger = triggers.find((t) => t.trigger_id === body.trigger_id);
         if (!trigger) throw notFound(`flow ${namespace}/${flowId} has no schedule trigger ${body.trigger_id}`);
       } else if (triggers.length !== 1) {
-        throw validationFailed([{ field: 'trigger_id', message: triggers.length ? `the flow has ${triggers.length} schedule triggers: name one (${triggers.map((t) => t.trigger_id).join(', ')})` : 'the flow has no schedule trigger' }]);
+        throw validationFailed([
+          {
+            field: 'trigger_id',
+            message: triggers.length
+              ? `the flow has ${triggers.length} schedule triggers: name one (${triggers.map((t) => t.trigger_id).join(', ')})`
+              : 'the flow has no schedule trigger',
+          },
+        ]);
       }
       const cron = trigger!.definition.cron ?? '';
       const timezone = trigger!.definition.timezone ?? 'UTC';
@@ -104,7 +118,8 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       } catch (err) {
         throw validationFailed([{ field: 'trigger_id', message: `the trigger's schedule is not usable: ${(err as Error).message}` }]);
       }
-      if (fireTimes.length > BACKFILL_MAX_FIRE_TIMES) throw validationFailed([{ field: 'to', message: `the range holds more than ${BACKFILL_MAX_FIRE_TIMES} fire times: split it` }]);
+      if (fireTimes.length > BACKFILL_MAX_FIRE_TIMES)
+        throw validationFailed([{ field: 'to', message: `the range holds more than ${BACKFILL_MAX_FIRE_TIMES} fire times: split it` }]);
       if (!fireTimes.length) throw validationFailed([{ field: 'from', message: 'no fire time of the schedule in the range' }]);
       const triggerId = trigger!.trigger_id;
       if (body.dry_run) {

@@ -69,9 +69,17 @@ export function emailHandlers(deps: EmailDeps): OperationHandlers {
       }
       const quota = who.dailyQuota ?? deps.dailyQuota;
       const id = newId();
-      const take = await queueEmail(deps.db.pool, { id, organizationId: who.organizationId, keyId: who.keyId, from: b.from.trim(), to: b.to, subject: b.subject, text: b.text }, quota);
+      const take = await queueEmail(
+        deps.db.pool,
+        { id, organizationId: who.organizationId, keyId: who.keyId, from: b.from.trim(), to: b.to, subject: b.subject, text: b.text },
+        quota,
+      );
       if (!take.taken) {
-        throw new RateLimitedError(take.retryAfterSeconds, 'rate_limit_exceeded', `the organization's daily quota of ${quota} emails is used up; it resets at the next UTC midnight`);
+        throw new RateLimitedError(
+          take.retryAfterSeconds,
+          'rate_limit_exceeded',
+          `the organization's daily quota of ${quota} emails is used up; it resets at the next UTC midnight`,
+        );
       }
       return reply(202, { id, status: 'queued' });
     },

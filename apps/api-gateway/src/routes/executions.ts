@@ -28,7 +28,14 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
   return {
     async triggerFlow({ params, body, principal }: Ctx) {
       const b = (body ?? {}) as RequestBody<'triggerFlow'>;
-      const started = await engine.trigger({ namespace: params.namespace, flowId: params.flowId, inputs: b.inputs, labels: b.labels, triggerType: 'manual', createdBy: principal!.email });
+      const started = await engine.trigger({
+        namespace: params.namespace,
+        flowId: params.flowId,
+        inputs: b.inputs,
+        labels: b.labels,
+        triggerType: 'manual',
+        createdBy: principal!.email,
+      });
       // The start statement's own result, when it created and started the execution alone (no second read).
       return reply(201, started.execution ?? (await one(started.id)));
     },
@@ -47,7 +54,13 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
       const rows = await engine.listExecutionIds({
-        state: q.state, namespace: q.namespace, flowId: flow ? flow[1] : q.flow, flowNamespace: flow ? flow[0] : undefined, labels, after, limit: q.limit + 1,
+        state: q.state,
+        namespace: q.namespace,
+        flowId: flow ? flow[1] : q.flow,
+        flowNamespace: flow ? flow[0] : undefined,
+        labels,
+        after,
+        limit: q.limit + 1,
       });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
@@ -67,14 +80,28 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     async rerunExecution(ctx: Ctx) {
       const id = ctx.params.executionId as string;
       const created = await engine.rerun(id, ctx.principal!.email);
-      await recordAudit(db.pool, { action: 'execution.rerun', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { new_execution_id: created.id }, at: deps.now() });
+      await recordAudit(db.pool, {
+        action: 'execution.rerun',
+        ...auditContext(ctx),
+        targetType: 'execution',
+        targetId: id,
+        details: { new_execution_id: created.id },
+        at: deps.now(),
+      });
       return reply(201, await one(created.id));
     },
 
     async restartExecution(ctx: Ctx) {
       const id = ctx.params.executionId as string;
       const created = await engine.restart(id, ctx.principal!.email);
-      await recordAudit(db.pool, { action: 'execution.restart', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { new_execution_id: created.id }, at: deps.now() });
+      await recordAudit(db.pool, {
+        action: 'execution.restart',
+        ...auditContext(ctx),
+        targetType: 'execution',
+        targetId: id,
+        details: { new_execution_id: created.id },
+        at: deps.now(),
+      });
       return reply(201, await one(created.id));
     },
   };

@@ -63,10 +63,18 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
     async listFlows({ query, cursor }: Ctx) {
       const q = query as { limit: number; namespace?: string; q?: string };
       const after = cursor as { namespace: string; flow_id: string } | undefined;
-      const rows = await listFlows(db.prisma, { limit: q.limit, ...(q.namespace !== undefined ? { namespace: q.namespace } : {}), ...(q.q !== undefined ? { q: q.q } : {}), ...(after ? { after } : {}) });
+      const rows = await listFlows(db.prisma, {
+        limit: q.limit,
+        ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
+        ...(q.q !== undefined ? { q: q.q } : {}),
+        ...(after ? { after } : {}),
+      });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return { items: page.map(summary), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ namespace: last.namespace, flow_id: last.flow_id }) } : {}) } satisfies Answer<'listFlows'>;
+      return {
+        items: page.map(summary),
+        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ namespace: last.namespace, flow_id: last.flow_id }) } : {}),
+      } satisfies Answer<'listFlows'>;
     },
 
     async getFlow({ params, principal }: Ctx) {
@@ -74,7 +82,12 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const view = summary(f);
       // Editors see the key and URL of each webhook trigger (see webhook-keys.ts).
       const triggers = roleAtLeast(principal!.role, 'editor')
-        ? await triggersWithWebhookKeys({ pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now }, f.namespace, f.flow_id, view.triggers ?? [])
+        ? await triggersWithWebhookKeys(
+            { pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now },
+            f.namespace,
+            f.flow_id,
+            view.triggers ?? [],
+          )
         : view.triggers;
       return { ...view, triggers, definition: f.definition, source: f.source_yaml };
     },
@@ -85,7 +98,13 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       await flowOrThrow(params.namespace, params.flowId);
       const now = deps.now();
       await setFlowEnabled(db.prisma, params.namespace, params.flowId, enabled, now);
-      await recordAudit(db.prisma, { action: enabled ? 'flow.enable' : 'flow.disable', ...auditContext(ctx), targetType: 'flow', targetId: `${params.namespace}/${params.flowId}`, at: now });
+      await recordAudit(db.prisma, {
+        action: enabled ? 'flow.enable' : 'flow.disable',
+        ...auditContext(ctx),
+        targetType: 'flow',
+        targetId: `${params.namespace}/${params.flowId}`,
+        at: now,
+      });
       return summary(await flowOrThrow(params.namespace, params.flowId));
     },
 
@@ -110,7 +129,11 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       if (!to) throw validationFailed([{ field: 'to', message: 'the flow has no revision' }]);
       const [a, b] = [await revisionById(params.namespace, params.flowId, q.from), await revisionById(params.namespace, params.flowId, to)];
       const diff = await boundedPatch(`a/${f.path}`, `b/${f.path}`, a.source_yaml, b.source_yaml, `revision ${a.revision}`, `revision ${b.revision}`);
-      return { from: { id: a.id, revision: a.revision }, to: { id: b.id, revision: b.revision }, ...(diff === undefined ? { too_large: true } : { diff }) } satisfies Answer<'diffFlowRevisions'>;
+      return {
+        from: { id: a.id, revision: a.revision },
+        to: { id: b.id, revision: b.revision },
+        ...(diff === undefined ? { too_large: true } : { diff }),
+      } satisfies Answer<'diffFlowRevisions'>;
     },
   };
 }

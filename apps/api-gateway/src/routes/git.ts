@@ -160,14 +160,28 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
     async createGitSource(ctx: Ctx) {
       const s = settingsOf(ctx.body);
       const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
-      await recordAudit(deps.db.pool, { action: 'git_source.create', ...auditContext(ctx), targetType: 'git_source', targetId: created.id, details: { name: s.name }, at: deps.now() });
+      await recordAudit(deps.db.pool, {
+        action: 'git_source.create',
+        ...auditContext(ctx),
+        targetType: 'git_source',
+        targetId: created.id,
+        details: { name: s.name },
+        at: deps.now(),
+      });
       return reply(201, body(created));
     },
 
     async updateGitSource(ctx: Ctx) {
       const s = settingsOf(ctx.body);
       const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
-      await recordAudit(deps.db.pool, { action: 'git_source.update', ...auditContext(ctx), targetType: 'git_source', targetId: updated.id, details: { name: s.name }, at: deps.now() });
+      await recordAudit(deps.db.pool, {
+        action: 'git_source.update',
+        ...auditContext(ctx),
+        targetType: 'git_source',
+        targetId: updated.id,
+        details: { name: s.name },
+        at: deps.now(),
+      });
       return body(updated);
     },
 
@@ -180,10 +194,15 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
     async listGitSyncRuns({ params, query, cursor }: Ctx) {
       const q = query as { limit: number };
       const c = cursor as { started_at?: string; id?: string } | undefined;
-      const rows = await guard(() => listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }));
+      const rows = await guard(() =>
+        listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }),
+      );
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return { items: page.map(gitSyncRunBody), ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}) } satisfies Answer<'listGitSyncRuns'>;
+      return {
+        items: page.map(gitSyncRunBody),
+        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}),
+      } satisfies Answer<'listGitSyncRuns'>;
     },
 
     async syncGitSource(ctx: Ctx) {
@@ -216,7 +235,9 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       const { params, principal } = ctx;
       const req = ctx.body as RequestBody<'pushNamespaceBranch'>;
       await guard(() => getNamespace(deps.db.prisma, params.namespace));
-      const { paths, ...out } = await guard(() => pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }));
+      const { paths, ...out } = await guard(() =>
+        pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }),
+      );
       await recordAudit(deps.db.pool, {
         action: 'git.push',
         ...auditContext(ctx),
@@ -233,7 +254,8 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' } satisfies Answer<'gitPushWebhook', 202>);
       const branch = pushedBranch(payload);
       // A push to another branch changes nothing this source syncs.
-      if (branch !== undefined && branch !== source.branch) return reply(202, { requested: false, reason: `push to ${branch}, not ${source.branch}` } satisfies Answer<'gitPushWebhook', 202>);
+      if (branch !== undefined && branch !== source.branch)
+        return reply(202, { requested: false, reason: `push to ${branch}, not ${source.branch}` } satisfies Answer<'gitPushWebhook', 202>);
       const run = await requestSync(deps.db.pool, { sourceId: source.id, trigger: 'webhook', requestedBy: 'webhook', now: deps.now() });
       return reply(202, { requested: true, run_id: run.id, status: run.status } satisfies Answer<'gitPushWebhook', 202>);
     },

@@ -98,7 +98,14 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
     async rotateWebhookKey(ctx: HandlerContext<AuthPrincipal>) {
       const { namespace, flowId, triggerId } = ctx.params as { namespace: string; flowId: string; triggerId: string };
       const out = await rotateWebhookKey(deps, namespace, flowId, triggerId);
-      await recordAudit(deps.pool, { action: 'flow.webhook_key.rotate', ...auditContext(ctx), targetType: 'flow', targetId: `${namespace}/${flowId}`, details: { trigger_id: triggerId }, at: deps.now() });
+      await recordAudit(deps.pool, {
+        action: 'flow.webhook_key.rotate',
+        ...auditContext(ctx),
+        targetType: 'flow',
+        targetId: `${namespace}/${flowId}`,
+        details: { trigger_id: triggerId },
+        at: deps.now(),
+      });
       return out;
     },
   };

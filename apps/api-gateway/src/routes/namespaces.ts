@@ -128,7 +128,10 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       const q = query as { limit: number; parent?: string };
       const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(namespaceBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listNamespaces'>;
+      return {
+        items: page.map(namespaceBody),
+        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}),
+      } satisfies Answer<'listNamespaces'>;
     },
 
     getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
@@ -140,7 +143,9 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
 
     async saveChanges({ params, body, principal }: Ctx) {
       const b = body as RequestBody<'saveChanges'>;
-      const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }));
+      const v = await guard(() =>
+        saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }),
+      );
       return reply(201, versionBody(v));
     },
 
@@ -194,7 +199,10 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         const before = (cursor as { version?: number } | undefined)?.version ?? null;
         const rows = await listVersions(db.prisma, params.namespace, { limit: q.limit, ...(before !== null ? { beforeVersion: before } : {}) });
         const page = rows.slice(0, q.limit);
-        return { items: page.map(versionBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}) } satisfies Answer<'listVersions'>;
+        return {
+          items: page.map(versionBody),
+          ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}),
+        } satisfies Answer<'listVersions'>;
       });
     },
 
@@ -205,7 +213,9 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
 
     async revertVersion({ params, body, principal }: Ctx) {
       const b = body as { version: number; message?: string; base_version?: number };
-      const v = await guard(() => revertVersion(saveDeps, { namespace: params.namespace, version: b.version, message: b.message, author: principal!.email, baseVersion: b.base_version }));
+      const v = await guard(() =>
+        revertVersion(saveDeps, { namespace: params.namespace, version: b.version, message: b.message, author: principal!.email, baseVersion: b.base_version }),
+      );
       return reply(201, versionBody(v));
     },
   };

@@ -62,7 +62,11 @@ export function roleBindingHandlers(deps: { db: Db; now: () => Date }): Operatio
         if (userId === undefined) throw notFound(`no user ${b.user}`);
       }
       try {
-        const row = await createRoleBinding(pool, { namespace: b.namespace, ...(userId ? { userId } : { group: b.group! }), role: b.role as Role, createdBy: ctx.principal!.email }, deps.now());
+        const row = await createRoleBinding(
+          pool,
+          { namespace: b.namespace, ...(userId ? { userId } : { group: b.group! }), role: b.role as Role, createdBy: ctx.principal!.email },
+          deps.now(),
+        );
         await audit(ctx, 'role_binding.create', row);
         return reply(201, bindingBody(row));
       } catch (err) {

@@ -29,9 +29,17 @@ export const RUN_FILE_ENV: { pattern: RegExp; reserved: readonly ReservedEnvGrou
     // directory that tools read their configuration from (.npmrc, .gitconfig, pip.conf, .netrc).
     { why: "the runner's own variables, the interpreter lookup and where configuration is read from", names: ['PATH', 'HOME', 'TMPDIR', 'SHELL'], prefixes: ['SVC_', 'XDG_'] },
     // The dynamic loader and the C library: LD_PRELOAD runs code in every process.
-    { why: 'controls the dynamic loader or the C library', names: ['GCONV_PATH', 'HOSTALIASES', 'LOCPATH', 'NLSPATH', 'GLIBC_TUNABLES', 'RESOLV_HOST_CONF', 'LOCALDOMAIN', 'RES_OPTIONS'], prefixes: ['LD_', 'DYLD_', 'MALLOC_'] },
+    {
+      why: 'controls the dynamic loader or the C library',
+      names: ['GCONV_PATH', 'HOSTALIASES', 'LOCPATH', 'NLSPATH', 'GLIBC_TUNABLES', 'RESOLV_HOST_CONF', 'LOCALDOMAIN', 'RES_OPTIONS'],
+      prefixes: ['LD_', 'DYLD_', 'MALLOC_'],
+    },
     // Shells evaluate these at start (BASH_ENV='$(cmd)') or change how a script's words are read.
-    { why: 'makes a shell run or read something else', names: ['ENV', 'SHELLOPTS', 'BASHOPTS', 'PS1', 'PS2', 'PS4', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE', 'EXECIGNORE', 'ZDOTDIR'], prefixes: ['BASH_'] },
+    {
+      why: 'makes a shell run or read something else',
+      names: ['ENV', 'SHELLOPTS', 'BASHOPTS', 'PS1', 'PS2', 'PS4', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE', 'EXECIGNORE', 'ZDOTDIR'],
+      prefixes: ['BASH_'],
+    },
     // Interpreter start-up: options, preloads and module paths (NODE_OPTIONS=--import=..., PYTHONSTARTUP, PERL5OPT=-M...).
     {
       why: 'makes an interpreter load or run something else',
@@ -39,11 +47,26 @@ export const RUN_FILE_ENV: { pattern: RegExp; reserved: readonly ReservedEnvGrou
       prefixes: ['PYTHON', 'PERL', 'RUBY', 'BUN_', 'DENO_', 'LUA_', 'JAVA_', '_JAVA_', 'JDK_'],
     },
     // Proxies: they see, and may change, every request the script makes.
-    { why: "sends the script's network traffic through a proxy", names: ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'FTP_PROXY', 'RSYNC_PROXY', 'GRPC_PROXY'], prefixes: [] },
+    {
+      why: "sends the script's network traffic through a proxy",
+      names: ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'FTP_PROXY', 'RSYNC_PROXY', 'GRPC_PROXY'],
+      prefixes: [],
+    },
     // TLS trust: a CA bundle of the operator's, or no verification at all, lets a third party answer as any host.
     {
       why: 'changes which TLS certificates the script trusts',
-      names: ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_TLS_REJECT_UNAUTHORIZED', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'AWS_CA_BUNDLE', 'GRPC_DEFAULT_SSL_ROOTS_FILE_PATH', 'WGETRC', 'CURL_HOME'],
+      names: [
+        'SSL_CERT_FILE',
+        'SSL_CERT_DIR',
+        'NODE_TLS_REJECT_UNAUTHORIZED',
+        'NODE_EXTRA_CA_CERTS',
+        'REQUESTS_CA_BUNDLE',
+        'CURL_CA_BUNDLE',
+        'AWS_CA_BUNDLE',
+        'GRPC_DEFAULT_SSL_ROOTS_FILE_PATH',
+        'WGETRC',
+        'CURL_HOME',
+      ],
       prefixes: ['OPENSSL_'],
     },
     // git: its hooks run commands (GIT_SSH_COMMAND, GIT_CONFIG_*), GIT_SSL_NO_VERIFY drops TLS checks; ssh's askpass and agent.

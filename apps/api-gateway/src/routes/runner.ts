@@ -100,7 +100,11 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       const c = body as RunnerCompletion;
       const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       // From the task: masked against the secrets the run resolved.
-      const ended = await engine.complete(params.taskRunId as string, { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics }, { fromTask: true });
+      const ended = await engine.complete(
+        params.taskRunId as string,
+        { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics },
+        { fromTask: true },
+      );
       return { accepted: ended } satisfies Answer<'runnerComplete'>;
     },
   };

@@ -47,7 +47,10 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const after = ctx.cursor as { name: string } | undefined;
       const rows = await providers.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
       const page = rows.slice(0, limit);
-      return { items: page.map(providerBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listSecretProviders'>;
+      return {
+        items: page.map(providerBody),
+        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}),
+      } satisfies Answer<'listSecretProviders'>;
     },
 
     async createSecretProvider(ctx: Ctx) {
@@ -56,10 +59,23 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const info = await guarded(() =>
         db.prisma.$transaction(async (tx) => {
           const created = await providers.withDb(tx).create(
-            { name: b.name, type: b.type, ...(b.config ? { config: b.config } : {}), ...(b.credentials ? { credentials: b.credentials } : {}), ...(b.enabled !== undefined ? { enabled: b.enabled } : {}) },
+            {
+              name: b.name,
+              type: b.type,
+              ...(b.config ? { config: b.config } : {}),
+              ...(b.credentials ? { credentials: b.credentials } : {}),
+              ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+            },
             now,
           );
-          await recordAudit(tx, { action: 'secret_provider.create', ...auditContext(ctx), targetType: 'secret_provider', targetId: created.name, details: auditDetails(created, created.hasCredentials), at: now });
+          await recordAudit(tx, {
+            action: 'secret_provider.create',
+            ...auditContext(ctx),
+            targetType: 'secret_provider',
+            targetId: created.name,
+            details: auditDetails(created, created.hasCredentials),
+            at: now,
+          });
           return created;
         }),
       );
@@ -79,7 +95,14 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const info = await guarded(() =>
         db.prisma.$transaction(async (tx) => {
           const updated = await providers.withDb(tx).update(name, change, now);
-          await recordAudit(tx, { action: 'secret_provider.update', ...auditContext(ctx), targetType: 'secret_provider', targetId: name, details: auditDetails(updated, b.credentials !== undefined), at: now });
+          await recordAudit(tx, {
+            action: 'secret_provider.update',
+            ...auditContext(ctx),
+            targetType: 'secret_provider',
+            targetId: name,
+            details: auditDetails(updated, b.credentials !== undefined),
+            at: now,
+          });
           return updated;
         }),
       );

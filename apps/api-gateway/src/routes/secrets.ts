@@ -97,7 +97,10 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
-    return { items: page.map(secretBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) } satisfies Answer<'listNamespaceSecrets'>;
+    return {
+      items: page.map(secretBody),
+      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}),
+    } satisfies Answer<'listNamespaceSecrets'>;
   }
 
   async function put(namespace: string, ctx: Ctx) {

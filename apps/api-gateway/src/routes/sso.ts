@@ -120,7 +120,14 @@ export function createSso(deps: SsoDeps) {
   const passport = new Passport();
   const secure = deps.publicUrl.startsWith('https://');
   const stateCookie = (value: string, maxAgeMs: number) =>
-    stringifySetCookie(OIDC_STATE_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: OIDC_CALLBACK_PATH, secure, maxAge: Math.floor(maxAgeMs / 1000), ...(maxAgeMs === 0 ? { expires: new Date(0) } : {}) });
+    stringifySetCookie(OIDC_STATE_COOKIE, value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: OIDC_CALLBACK_PATH,
+      secure,
+      maxAge: Math.floor(maxAgeMs / 1000),
+      ...(maxAgeMs === 0 ? { expires: new Date(0) } : {}),
+    });
   const toLogin = (res: Response, reason: SsoFailure) => res.redirect(302, `/login?sso_error=${reason}`);
 
   async function usable(): Promise<OidcSettingsRow | undefined> {
@@ -148,7 +155,13 @@ export function createSso(deps: SsoDeps) {
     const id = randomBytes(32).toString('base64url');
     const now = deps.now();
     await db.pool.query(`DELETE FROM sso_login_states WHERE created_at < $1`, [new Date(now.getTime() - LOGIN_STATE_TTL_MS)]);
-    await db.pool.query(`INSERT INTO sso_login_states (id_hash, code_verifier, state, nonce, created_at) VALUES ($1, $2, $3, $4, $5)`, [sha256(id), st.code_verifier, st.state, st.nonce, now]);
+    await db.pool.query(`INSERT INTO sso_login_states (id_hash, code_verifier, state, nonce, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+      sha256(id),
+      st.code_verifier,
+      st.state,
+      st.nonce,
+      now,
+    ]);
     res.append('Set-Cookie', stateCookie(id, LOGIN_STATE_TTL_MS));
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, out.redirect);
@@ -183,7 +196,14 @@ export function createSso(deps: SsoDeps) {
     const requestId = String(res.locals.requestId ?? '');
     const refuse = async (reason: SsoFailure, detail: string, email?: string) => {
       deps.log.warn('sso login refused', { request_id: requestId, reason, detail });
-      await recordAudit(db.prisma, { action: 'auth.login_failed', actor: { id: null, type: 'anonymous' }, ip, requestId, details: { method: 'oidc', reason, ...(email ? { email } : {}) }, at: deps.now() });
+      await recordAudit(db.prisma, {
+        action: 'auth.login_failed',
+        actor: { id: null, type: 'anonymous' },
+        ip,
+        requestId,
+        details: { method: 'oidc', reason, ...(email ? { email } : {}) },
+        at: deps.now(),
+      });
       toLogin(res, reason);
     };
     try {
@@ -238,10 +258,28 @@ export function createSso(deps: SsoDeps) {
       await setUserGroups(db.pool, user.id, groups);
       const actor = { id: user.id, type: 'user' as const };
       if (up.created) {
-        await recordAudit(db.prisma, { action: 'user.create', actor, targetType: 'user', targetId: user.id, ip, requestId, details: { via: 'oidc', email: user.email, role: user.role, groups }, at: now });
+        await recordAudit(db.prisma, {
+          action: 'user.create',
+          actor,
+          targetType: 'user',
+          targetId: user.id,
+          ip,
+          requestId,
+          details: { via: 'oidc', email: user.email, role: user.role, groups },
+          at: now,
+        });
       }
       if (up.roleBefore) {
-        await recordAudit(db.prisma, { action: 'user.update', actor, targetType: 'user', targetId: user.id, ip, requestId, details: { via: 'oidc', role: { before: up.roleBefore, after: user.role }, groups }, at: now });
+        await recordAudit(db.prisma, {
+          action: 'user.update',
+          actor,
+          targetType: 'user',
+          targetId: user.id,
+          ip,
+          requestId,
+          details: { via: 'oidc', role: { before: up.roleBefore, after: user.role }, groups },
+          at: now,
+        });
       }
       if (up.roleKept) deps.log.warn('sso group mapping would demote the last admin; role kept', { request_id: requestId, user_id: user.id });
       if (user.disabled) throw new LoginRefused('disabled', 'the user is disabled', user.email);
@@ -249,7 +287,16 @@ export function createSso(deps: SsoDeps) {
       const sessionId = newId();
       const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 500);
       await createSession(db.prisma, { id: sessionId, userId: user.id, hash, ip, userAgent, now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
-      await recordAudit(db.prisma, { action: 'auth.login', actor, targetType: 'session', targetId: sessionId, ip, requestId, details: { method: 'oidc', issuer: idClaims.iss }, at: now });
+      await recordAudit(db.prisma, {
+        action: 'auth.login',
+        actor,
+        targetType: 'session',
+        targetId: sessionId,
+        ip,
+        requestId,
+        details: { method: 'oidc', issuer: idClaims.iss },
+        at: now,
+      });
       setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
       res.redirect(302, '/');
     } catch (err) {
@@ -283,7 +330,8 @@ export function createSso(deps: SsoDeps) {
     }
     try {
       const server = await oidc.server({ issuerUrl: body.issuer_url, clientId: body.client_id }, true);
-      if (!server.authorization_endpoint || !server.token_endpoint || !server.jwks_uri) problems.push({ field: 'issuer_url', message: 'the discovery document lacks an authorization, token or JWKS endpoint' });
+      if (!server.authorization_endpoint || !server.token_endpoint || !server.jwks_uri)
+        problems.push({ field: 'issuer_url', message: 'the discovery document lacks an authorization, token or JWKS endpoint' });
     } catch (err) {
       problems.push({ field: 'issuer_url', message: `the discovery document cannot be read: ${describe(err)}` });
     }

@@ -38,14 +38,23 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const role = body.role ?? p.role;
       // Up to the highest role the caller's role bindings give it on some namespace (issue #34): such a
       // token is still the owner's global role everywhere else, and never more than its binding where one applies.
-      const reach = roleAtLeast(p.role, role) ? p.role : await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+      const reach = roleAtLeast(p.role, role)
+        ? p.role
+        : await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
       if (!roleAtLeast(reach, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
       const now = deps.now();
       const { secret, hash, prefix } = generateApiToken();
       const expires = expires_in_days ? new Date(now.getTime() + expires_in_days * DAY_MS) : null;
       const id = newId();
       await createApiToken(db.prisma, { id, userId: p.userId, name, hash, prefix, role, expiresAt: expires, now });
-      await recordAudit(db.prisma, { action: 'token.create', ...auditContext(ctx), targetType: 'token', targetId: id, details: { name, role, expires_at: expires?.toISOString() ?? null }, at: now });
+      await recordAudit(db.prisma, {
+        action: 'token.create',
+        ...auditContext(ctx),
+        targetType: 'token',
+        targetId: id,
+        details: { name, role, expires_at: expires?.toISOString() ?? null },
+        at: now,
+      });
       const row: TokenRow = { id, user_id: p.userId, email: p.email, name, prefix, role, created_at: now, expires_at: expires, last_used_at: null, revoked_at: null };
       // The secret is in this response only; the database keeps its SHA-256.
       return reply(201, { ...tokenBody(row, now), secret } satisfies Answer<'createToken', 201>);

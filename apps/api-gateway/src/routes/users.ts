@@ -55,7 +55,14 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       const now = deps.now();
       try {
         const { user, temporaryPassword } = await createUser(db.prisma, { email: b.email, role: b.role, name: b.name, password: b.password }, now);
-        await recordAudit(db.prisma, { action: 'user.create', ...auditContext(ctx), targetType: 'user', targetId: user.id, details: { email: user.email, role: user.role }, at: now });
+        await recordAudit(db.prisma, {
+          action: 'user.create',
+          ...auditContext(ctx),
+          targetType: 'user',
+          targetId: user.id,
+          details: { email: user.email, role: user.role },
+          at: now,
+        });
         return reply(201, { ...userBody(user), ...(temporaryPassword ? { temporary_password: temporaryPassword } : {}) } satisfies Answer<'createUser', 201>);
       } catch (err) {
         if (err instanceof EmailTakenError) throw conflict('conflict', err.message);

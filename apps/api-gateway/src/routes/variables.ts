@@ -31,7 +31,10 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
-    return { items: page.map(variableBody), ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}) } satisfies Answer<'listNamespaceVariables'>;
+    return {
+      items: page.map(variableBody),
+      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}),
+    } satisfies Answer<'listNamespaceVariables'>;
   }
 
   async function put(namespace: string, ctx: Ctx) {

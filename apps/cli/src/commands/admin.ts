@@ -23,10 +23,13 @@ export function registerAdmin(program: Command, app: App): void {
     io.stdout.write(`${t.secret}\n`);
     io.stderr.write(`token ${t.id} "${t.name}" (${t.role}${t.expires_at ? `, expires ${when(t.expires_at)}` : ''}): the secret above is shown only this once\n`);
   });
-  withOutput(token.command('list').description('List your API tokens').option('--all', 'every user\'s tokens (admin)')).action(
-    async (opts: { all?: boolean }, cmd: Command) => {
-      const items = await app.client(cmd).list<ApiToken>('/api/v1/tokens', opts.all ? { all: true } : {});
-      printList(io, app.format(cmd), items, [
+  withOutput(token.command('list').description('List your API tokens').option('--all', "every user's tokens (admin)")).action(async (opts: { all?: boolean }, cmd: Command) => {
+    const items = await app.client(cmd).list<ApiToken>('/api/v1/tokens', opts.all ? { all: true } : {});
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
         ['ID', (t) => t.id],
         ['NAME', (t) => t.name],
         ['ROLE', (t) => t.role],
@@ -34,9 +37,10 @@ export function registerAdmin(program: Command, app: App): void {
         ['EXPIRES', (t) => when(t.expires_at) || 'never'],
         ['LAST USED', (t) => when(t.last_used_at)],
         ['REVOKED', (t) => when(t.revoked_at)],
-      ], 'no tokens');
-    },
-  );
+      ],
+      'no tokens',
+    );
+  });
   token
     .command('revoke')
     .description('Revoke an API token')
@@ -46,11 +50,14 @@ export function registerAdmin(program: Command, app: App): void {
       io.stderr.write(`token ${id} revoked\n`);
     });
 
-  withOutput(program.command('instances').description('List the service instances, their pools, executors and heartbeat (admin)')).action(
-    async (_o, cmd: Command) => {
-      const items = await app.client(cmd).list<Instance>('/api/v1/instances');
-      const c = colorsFor(io);
-      printList(io, app.format(cmd), items, [
+  withOutput(program.command('instances').description('List the service instances, their pools, executors and heartbeat (admin)')).action(async (_o, cmd: Command) => {
+    const items = await app.client(cmd).list<Instance>('/api/v1/instances');
+    const c = colorsFor(io);
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
         ['ID', (i) => i.id],
         ['HOST', (i) => i.hostname],
         ['KIND', (i) => i.kind ?? ''],
@@ -59,7 +66,8 @@ export function registerAdmin(program: Command, app: App): void {
         ['EXECUTORS', (i) => (i.executors ?? []).join(',')],
         ['STATUS', (i) => (i.online ? c.green('Online') : c.red('Offline'))],
         ['LAST HEARTBEAT', (i) => when(i.last_heartbeat_at)],
-      ], 'no instances');
-    },
-  );
+      ],
+      'no instances',
+    );
+  });
 }

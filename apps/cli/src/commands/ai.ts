@@ -34,11 +34,18 @@ export function renderUsage(u: AIUsage, c: Colors): string {
     { who: c.bold('TOTAL'), requests: u.total.requests, tokens: u.total.tokens, requestLimit: u.limits.total_requests, tokenLimit: u.limits.total_tokens },
   ];
   const title = `AI usage of ${u.day} (UTC), counts reset at ${when(u.resets_at)} UTC${u.users.length ? '' : ': no AI requests that day'}\n`;
-  return title + renderTable(rows, [
-    ['USER', (r) => r.who],
-    ['REQUESTS', (r) => against(c, r.requests, r.requestLimit)],
-    ['TOKENS', (r) => against(c, r.tokens, r.tokenLimit)],
-  ], c);
+  return (
+    title +
+    renderTable(
+      rows,
+      [
+        ['USER', (r) => r.who],
+        ['REQUESTS', (r) => against(c, r.requests, r.requestLimit)],
+        ['TOKENS', (r) => against(c, r.tokens, r.tokenLimit)],
+      ],
+      c,
+    )
+  );
 }
 
 export function registerAi(program: Command, app: App): void {

@@ -49,7 +49,10 @@ interface CreateOptions {
 /** The createAlertRule body of `svc alert create SCOPE ...`: SCOPE is a namespace, or NAMESPACE/FLOW. */
 export function createBody(scope: string, o: CreateOptions): CreateRequest {
   const where = scope.includes('/') ? splitFlowRef(scope) : { namespace: scope, flowId: undefined };
-  const events = o.on.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean);
+  const events = o.on
+    .flatMap((e) => e.split(','))
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const e of events) if (!EVENTS.includes(e)) throw new CliError(`--on takes ${EVENTS.join(', ')}; got "${e}"`, 2);
   const channels: Channel[] = [];
   for (const e of o.email) {
@@ -135,26 +138,26 @@ export function registerAlert(program: Command, app: App): void {
       io.stderr.write(`alert rule ${id} deleted\n`);
     });
 
-  withOutput(
-    alert.command('deliveries <id>').description("A rule's deliveries, newest first, with their attempts").option('--limit <n>', 'at most this many', '50'),
-  ).action(async (id: string, o: { limit: string }, cmd: Command) => {
-    const rows = await app.client(cmd).list<AlertDelivery>(`/api/v1/alerts/${enc(id)}/deliveries`, {}, Number(o.limit) || 50);
-    const format = app.format(cmd);
-    if (format !== 'table') return void io.stdout.write(serialize(rows, format));
-    io.stdout.write(
-      renderTable(
-        rows,
-        [
-          ['CREATED', (d) => when(d.created_at)],
-          ['EVENT', (d) => d.event],
-          ['EXECUTION', (d) => d.execution_id ?? d.subject],
-          ['CHANNEL', (d) => `${d.channel_type} ${d.target}`],
-          ['STATUS', (d) => d.status],
-          ['ATTEMPTS', (d) => d.attempt_log.map((a) => `#${a.number} ${a.ok ? 'ok' : 'failed'}${a.http_status ? ` ${a.http_status}` : ''}`).join(', ') || String(d.attempts)],
-          ['ERROR', (d) => d.error],
-        ],
-        colorsFor(io),
-      ),
-    );
-  });
+  withOutput(alert.command('deliveries <id>').description("A rule's deliveries, newest first, with their attempts").option('--limit <n>', 'at most this many', '50')).action(
+    async (id: string, o: { limit: string }, cmd: Command) => {
+      const rows = await app.client(cmd).list<AlertDelivery>(`/api/v1/alerts/${enc(id)}/deliveries`, {}, Number(o.limit) || 50);
+      const format = app.format(cmd);
+      if (format !== 'table') return void io.stdout.write(serialize(rows, format));
+      io.stdout.write(
+        renderTable(
+          rows,
+          [
+            ['CREATED', (d) => when(d.created_at)],
+            ['EVENT', (d) => d.event],
+            ['EXECUTION', (d) => d.execution_id ?? d.subject],
+            ['CHANNEL', (d) => `${d.channel_type} ${d.target}`],
+            ['STATUS', (d) => d.status],
+            ['ATTEMPTS', (d) => d.attempt_log.map((a) => `#${a.number} ${a.ok ? 'ok' : 'failed'}${a.http_status ? ` ${a.http_status}` : ''}`).join(', ') || String(d.attempts)],
+            ['ERROR', (d) => d.error],
+          ],
+          colorsFor(io),
+        ),
+      );
+    },
+  );
 }

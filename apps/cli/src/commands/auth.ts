@@ -88,12 +88,10 @@ async function logout(app: App, cmd: Command): Promise<void> {
   if (!ctx) throw new CliError(name ? `no context named "${name}"` : 'not logged in (no current context)');
   if (ctx.token_id) {
     // Revoke the token login created; a token that is already gone is fine.
-    await new ApiClient(ctx.url, ctx.token)
-      .request('DELETE', `/api/v1/tokens/${encodeURIComponent(ctx.token_id)}`)
-      .catch((err) => {
-        if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
-        io.stderr.write(`(could not revoke the token on the server: ${err.message})\n`);
-      });
+    await new ApiClient(ctx.url, ctx.token).request('DELETE', `/api/v1/tokens/${encodeURIComponent(ctx.token_id)}`).catch((err) => {
+      if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
+      io.stderr.write(`(could not revoke the token on the server: ${err.message})\n`);
+    });
   }
   data.contexts = data.contexts.filter((c) => c.name !== ctx.name);
   if (data.current === ctx.name) delete data.current;
@@ -143,12 +141,18 @@ export function registerAuth(program: Command, app: App): void {
   withOutput(ctx.command('list').description('List the contexts')).action((_o, cmd: Command) => {
     const data = readContexts(app.contextsFile);
     const rows = data.contexts.map((c) => ({ current: c.name === data.current, name: c.name, url: c.url, user: c.user ?? '' }));
-    printList(io, app.format(cmd), rows, [
-      ['CURRENT', (r) => (r.current ? '*' : '')],
-      ['NAME', (r) => r.name],
-      ['URL', (r) => r.url],
-      ['USER', (r) => r.user],
-    ], 'no contexts: run svc login');
+    printList(
+      io,
+      app.format(cmd),
+      rows,
+      [
+        ['CURRENT', (r) => (r.current ? '*' : '')],
+        ['NAME', (r) => r.name],
+        ['URL', (r) => r.url],
+        ['USER', (r) => r.user],
+      ],
+      'no contexts: run svc login',
+    );
   });
   ctx
     .command('use')

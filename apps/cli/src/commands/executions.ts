@@ -14,7 +14,9 @@ import type { Answer, Artifact, LogLine } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 
 const EXIT_CODES_HELP = `
-Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES).map(([s, n]) => `${n} ${s}`).join(', ')};
+Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES)
+  .map(([s, n]) => `${n} ${s}`)
+  .join(', ')};
 1 an error of the CLI or a lost connection, 2 a usage error.`;
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -141,7 +143,12 @@ async function download(app: App, api: ApiClient, id: string, names: string[], d
   if (missing.length) throw new CliError(`no artifact ${missing.join(', ')} in execution ${id} (see svc artifacts list ${id})`);
   if (!chosen.length) return void io.stderr.write(`execution ${id} has no artifacts\n`);
   const root = path.resolve(io.cwd, dir);
-  const bar = progressBar(io, 'downloading', chosen.reduce((n, a) => n + a.size, 0), 'bytes');
+  const bar = progressBar(
+    io,
+    'downloading',
+    chosen.reduce((n, a) => n + a.size, 0),
+    'bytes',
+  );
   try {
     for (const a of chosen) {
       // Two tasks may leave artifacts of one name: the task key keeps them apart.
@@ -168,16 +175,16 @@ export function registerExecutions(program: Command, app: App): void {
   const { io } = app;
 
   withOutput(
-      program
-        .command('run')
-        .description('Start an execution of a flow; with --watch follow it to its end')
-        .argument('<ns/flow>', 'namespace and flow id, e.g. team.etl/nightly')
-        .option('-i, --input <key=value>', 'an input (repeatable); typed from the flow\'s inputs', collect, [])
-        .option('--input-file <file.json>', 'inputs as a JSON object (--input wins per key)')
-        .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
-        .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
-        .option('--no-logs', 'with --watch: do not print the log lines'),
-    )
+    program
+      .command('run')
+      .description('Start an execution of a flow; with --watch follow it to its end')
+      .argument('<ns/flow>', 'namespace and flow id, e.g. team.etl/nightly')
+      .option('-i, --input <key=value>', "an input (repeatable); typed from the flow's inputs", collect, [])
+      .option('--input-file <file.json>', 'inputs as a JSON object (--input wins per key)')
+      .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
+      .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
+      .option('--no-logs', 'with --watch: do not print the log lines'),
+  )
     .addHelpText('after', EXIT_CODES_HELP)
     .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));
 
@@ -194,15 +201,25 @@ export function registerExecutions(program: Command, app: App): void {
   ).action(async (opts: { namespace?: string; flow?: string; state?: string; label: string[]; limit: string }, cmd: Command) => {
     const items = await app
       .client(cmd)
-      .list<Execution>('/api/v1/executions', { namespace: opts.namespace, flow: opts.flow, state: opts.state?.toUpperCase(), label: opts.label.map((l) => l.replace('=', ':')) }, Number(opts.limit));
+      .list<Execution>(
+        '/api/v1/executions',
+        { namespace: opts.namespace, flow: opts.flow, state: opts.state?.toUpperCase(), label: opts.label.map((l) => l.replace('=', ':')) },
+        Number(opts.limit),
+      );
     const c = colorsFor(io);
-    printList(io, app.format(cmd), items, [
-      ['ID', (e) => e.id],
-      ['FLOW', (e) => `${e.namespace}/${e.flow_id ?? '(file)'}`],
-      ['STATE', (e) => stateColor(c, e.state)],
-      ['CREATED', (e) => when(e.created_at)],
-      ['DURATION', (e) => duration(e.duration_ms)],
-    ], 'no executions');
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
+        ['ID', (e) => e.id],
+        ['FLOW', (e) => `${e.namespace}/${e.flow_id ?? '(file)'}`],
+        ['STATE', (e) => stateColor(c, e.state)],
+        ['CREATED', (e) => when(e.created_at)],
+        ['DURATION', (e) => duration(e.duration_ms)],
+      ],
+      'no executions',
+    );
   });
 
   withOutput(ex.command('get').description('Show an execution and its task runs').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
@@ -220,20 +237,30 @@ export function registerExecutions(program: Command, app: App): void {
       ['duration', (x) => duration(x.duration_ms)],
       ['trigger', (x) => x.trigger_type],
       ['inputs', (x) => JSON.stringify(x.inputs ?? {})],
-      ['labels', (x) => Object.entries(x.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')],
+      [
+        'labels',
+        (x) =>
+          Object.entries(x.labels ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', '),
+      ],
       ['error', (x) => x.error],
     ]);
     if (e.task_runs?.length) {
       io.stdout.write('\n');
       io.stdout.write(
-        renderTable(e.task_runs, [
-          ['TASK', (r) => r.task_key],
-          ['ATTEMPT', (r) => r.attempt],
-          ['STATE', (r) => stateColor(c, r.state)],
-          ['REASON', (r) => r.reason],
-          ['DURATION', (r) => duration(r.duration_ms)],
-          ['ERROR', (r) => (r.error ?? '').split('\n')[0]!.slice(0, 80)],
-        ], c),
+        renderTable(
+          e.task_runs,
+          [
+            ['TASK', (r) => r.task_key],
+            ['ATTEMPT', (r) => r.attempt],
+            ['STATE', (r) => stateColor(c, r.state)],
+            ['REASON', (r) => r.reason],
+            ['DURATION', (r) => duration(r.duration_ms)],
+            ['ERROR', (r) => (r.error ?? '').split('\n')[0]!.slice(0, 80)],
+          ],
+          c,
+        ),
       );
     }
   });
@@ -257,14 +284,14 @@ export function registerExecutions(program: Command, app: App): void {
     ['rerun', 'Run the same snapshot, definition, inputs and labels again (all tasks run)'],
     ['restart', 'Restart a FAILED, TIMED_OUT or CANCELLED execution from its failed tasks (successful ones are reused)'],
   ] as const) {
-      withOutput(
-        ex
-          .command(name)
-          .description(what)
-          .argument('<id>')
-          .option('-w, --watch', 'follow the new execution to its end; exit code from its end state')
-          .option('--no-logs', 'with --watch: do not print the log lines'),
-      )
+    withOutput(
+      ex
+        .command(name)
+        .description(what)
+        .argument('<id>')
+        .option('-w, --watch', 'follow the new execution to its end; exit code from its end state')
+        .option('--no-logs', 'with --watch: do not print the log lines'),
+    )
       .addHelpText('after', EXIT_CODES_HELP)
       .action(async (id: string, opts: { watch?: boolean; logs: boolean }, cmd: Command) => {
         const api = app.client(cmd);
@@ -284,13 +311,19 @@ export function registerExecutions(program: Command, app: App): void {
   const art = program.command('artifacts').alias('artifact').description('List and download the artifacts of an execution');
   withOutput(art.command('list').description('List the artifacts of an execution').argument('<execution-id>')).action(async (id: string, _o, cmd: Command) => {
     const items = await app.client(cmd).list<Artifact>(`/api/v1/executions/${enc(id)}/artifacts`);
-    printList(io, app.format(cmd), items, [
-      ['ID', (a) => a.id],
-      ['TASK', (a) => a.task_key],
-      ['NAME', (a) => a.name],
-      ['SIZE', (a) => a.size],
-      ['CREATED', (a) => when(a.created_at)],
-    ], 'no artifacts');
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
+        ['ID', (a) => a.id],
+        ['TASK', (a) => a.task_key],
+        ['NAME', (a) => a.name],
+        ['SIZE', (a) => a.size],
+        ['CREATED', (a) => when(a.created_at)],
+      ],
+      'no artifacts',
+    );
   });
   art
     .command('download')

@@ -61,7 +61,7 @@ export function registerFlowBackfill(flow: Command, app: App): void {
   const backfill = withOutput(
     flow
       .command('backfill')
-      .description('Run a flow\'s schedule trigger over a past range (see also: backfill status|list|pause|resume|cancel)')
+      .description("Run a flow's schedule trigger over a past range (see also: backfill status|list|pause|resume|cancel)")
       .argument('<ns/flow>')
       .option('--from <date>', 'start of the range, included (2026-03-01 or an RFC 3339 date-time); required')
       .option('--to <date>', 'end of the range, included; required')
@@ -75,30 +75,30 @@ export function registerFlowBackfill(flow: Command, app: App): void {
         '(createBackfill with dry_run, which stores nothing), and the CLI prints them and writes no file.\n',
     )
     .action(async (ref: string, opts: { from?: string; to?: string; trigger?: string; maxInFlight?: number; dryRun?: boolean; output?: string }, cmd: Command) => {
-    const { namespace, flowId } = splitFlowRef(ref);
-    // Not requiredOption: commander would ask the subcommands (status, pause...) for them too.
-    if (!opts.from || !opts.to) throw new CliError('svc flow backfill NS/FLOW needs --from and --to', 2);
-    const body = {
-      from: dateArg(opts.from, 'from'),
-      to: dateArg(opts.to, 'to'),
-      ...(opts.trigger ? { trigger_id: opts.trigger } : {}),
-      ...(opts.maxInFlight !== undefined ? { max_in_flight: opts.maxInFlight } : {}),
-      ...(opts.dryRun ? { dry_run: true } : {}),
-    };
-    const answer = await app.client(cmd).request('POST', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}/backfills`, { body });
-    const format = app.format(cmd);
-    if (opts.dryRun) {
-      const p = answer as BackfillPreview;
-      if (format !== 'table') return void io.stdout.write(serialize(p, format));
-      io.stdout.write(`${p.total} fire time(s) of ${p.trigger_id} (${p.cron}, ${p.timezone}); dry run, nothing created\n`);
-      for (const t of p.fire_times) io.stdout.write(`${t}  ${localTime(t, p.timezone)}\n`);
-      if (p.total > p.fire_times.length) io.stdout.write(`... and ${p.total - p.fire_times.length} more\n`);
-      return;
-    }
-    const b = answer as Backfill;
-    printRecord(io, format, b, FIELDS);
-    if (format === 'table') io.stderr.write(`follow it: svc flow backfill status ${b.id}; its executions: svc executions list --label ${b.label}\n`);
-  });
+      const { namespace, flowId } = splitFlowRef(ref);
+      // Not requiredOption: commander would ask the subcommands (status, pause...) for them too.
+      if (!opts.from || !opts.to) throw new CliError('svc flow backfill NS/FLOW needs --from and --to', 2);
+      const body = {
+        from: dateArg(opts.from, 'from'),
+        to: dateArg(opts.to, 'to'),
+        ...(opts.trigger ? { trigger_id: opts.trigger } : {}),
+        ...(opts.maxInFlight !== undefined ? { max_in_flight: opts.maxInFlight } : {}),
+        ...(opts.dryRun ? { dry_run: true } : {}),
+      };
+      const answer = await app.client(cmd).request('POST', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}/backfills`, { body });
+      const format = app.format(cmd);
+      if (opts.dryRun) {
+        const p = answer as BackfillPreview;
+        if (format !== 'table') return void io.stdout.write(serialize(p, format));
+        io.stdout.write(`${p.total} fire time(s) of ${p.trigger_id} (${p.cron}, ${p.timezone}); dry run, nothing created\n`);
+        for (const t of p.fire_times) io.stdout.write(`${t}  ${localTime(t, p.timezone)}\n`);
+        if (p.total > p.fire_times.length) io.stdout.write(`... and ${p.total - p.fire_times.length} more\n`);
+        return;
+      }
+      const b = answer as Backfill;
+      printRecord(io, format, b, FIELDS);
+      if (format === 'table') io.stderr.write(`follow it: svc flow backfill status ${b.id}; its executions: svc executions list --label ${b.label}\n`);
+    });
 
   withOutput(backfill.command('status').description('Show a backfill and its progress').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
     const b = await app.client(cmd).get<Backfill>(`/api/v1/backfills/${enc(id)}`);
@@ -108,14 +108,20 @@ export function registerFlowBackfill(flow: Command, app: App): void {
   withOutput(backfill.command('list').description('List the backfills of a flow, newest first').argument('<ns/flow>')).action(async (ref: string, _o, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
     const items = await app.client(cmd).list<Backfill>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/backfills`);
-    printList(io, formatOf(cmd), items, [
-      ['ID', (b) => b.id],
-      ['TRIGGER', (b) => b.trigger_id],
-      ['FROM', (b) => when(b.from)],
-      ['TO', (b) => when(b.to)],
-      ['STATE', (b) => b.state],
-      ['PROGRESS', progress],
-    ], 'no backfills');
+    printList(
+      io,
+      formatOf(cmd),
+      items,
+      [
+        ['ID', (b) => b.id],
+        ['TRIGGER', (b) => b.trigger_id],
+        ['FROM', (b) => when(b.from)],
+        ['TO', (b) => when(b.to)],
+        ['STATE', (b) => b.state],
+        ['PROGRESS', progress],
+      ],
+      'no backfills',
+    );
   });
 
   for (const [name, what] of [

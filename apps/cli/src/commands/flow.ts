@@ -53,11 +53,7 @@ export function validateFiles(io: CommandIo, args: string[], quiet: boolean): nu
     for (const e of errors) io.stdout.write(`${c.bold(`${file}:${e.line ?? 1}:${e.column ?? 1}:`)} ${c.red(e.message)}\n`);
   }
   if (!quiet) {
-    io.stderr.write(
-      bad
-        ? `${problems} problem(s) in ${bad} of ${files.length} flow file(s)\n`
-        : `${files.length} flow file(s) valid\n`,
-    );
+    io.stderr.write(bad ? `${problems} problem(s) in ${bad} of ${files.length} flow file(s)\n` : `${files.length} flow file(s) valid\n`);
   }
   return bad || !files.length ? 1 : 0;
 }
@@ -68,7 +64,7 @@ export function registerFlow(program: Command, app: App): void {
 
   flow
     .command('validate')
-    .description('Validate *.flow.yaml files offline with the server\'s validator; exit 1 on any problem')
+    .description("Validate *.flow.yaml files offline with the server's validator; exit 1 on any problem")
     .argument('<files...>', 'flow files, or directories to search for *.flow.yaml')
     .option('-q, --quiet', 'print only the problems')
     .addHelpText('after', '\nEach problem is printed as file:line:column: message (for editors, pre-commit hooks and CI).\n')
@@ -84,13 +80,19 @@ export function registerFlow(program: Command, app: App): void {
       .option('-q, --query <text>', 'substring of the flow id or description'),
   ).action(async (opts: { namespace?: string; query?: string }, cmd: Command) => {
     const items = await app.client(cmd).list<FlowSummary>('/api/v1/flows', { namespace: opts.namespace, q: opts.query });
-    printList(io, app.format(cmd), items, [
-      ['NAMESPACE', (f) => f.namespace],
-      ['FLOW', (f) => f.id],
-      ['ENABLED', (f) => (f.enabled ? 'yes' : 'no')],
-      ['UPDATED', (f) => when(f.updated_at)],
-      ['DESCRIPTION', (f) => (f.description ?? '').split('\n')[0]!.slice(0, 60)],
-    ], 'no flows');
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
+        ['NAMESPACE', (f) => f.namespace],
+        ['FLOW', (f) => f.id],
+        ['ENABLED', (f) => (f.enabled ? 'yes' : 'no')],
+        ['UPDATED', (f) => when(f.updated_at)],
+        ['DESCRIPTION', (f) => (f.description ?? '').split('\n')[0]!.slice(0, 60)],
+      ],
+      'no flows',
+    );
   });
 
   withOutput(flow.command('get').description('Show a flow').argument('<ns/flow>').option('--source', 'print only the YAML source')).action(
@@ -112,7 +114,10 @@ export function registerFlow(program: Command, app: App): void {
     },
   );
 
-  for (const [name, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [name, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     flow
       .command(name)
       .description(enabled ? 'Enable a flow' : 'Disable a flow: triggers get 409 flow_disabled, schedules and webhooks stop')
@@ -124,17 +129,21 @@ export function registerFlow(program: Command, app: App): void {
       });
   }
 
-  withOutput(flow.command('revisions').description('List the revisions of a flow, newest first').argument('<ns/flow>')).action(
-    async (ref: string, _o, cmd: Command) => {
-      const { namespace, flowId } = splitFlowRef(ref);
-      const items = await app.client(cmd).list<FlowRevision>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/revisions`);
-      printList(io, app.format(cmd), items, [
+  withOutput(flow.command('revisions').description('List the revisions of a flow, newest first').argument('<ns/flow>')).action(async (ref: string, _o, cmd: Command) => {
+    const { namespace, flowId } = splitFlowRef(ref);
+    const items = await app.client(cmd).list<FlowRevision>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/revisions`);
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
         ['REVISION', (r) => r.id],
         ['CREATED', (r) => when(r.created_at)],
         ['NS VERSION', (r) => r.namespace_version],
-      ], 'no revisions');
-    },
-  );
+      ],
+      'no revisions',
+    );
+  });
 
   withOutput(
     flow

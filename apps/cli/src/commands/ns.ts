@@ -134,7 +134,10 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
       } catch (err) {
         if (err instanceof ApiError && err.code === 'version_conflict') {
           bar.stop();
-          const now = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`).then((n) => n.head_version, () => undefined);
+          const now = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`).then(
+            (n) => n.head_version,
+            () => undefined,
+          );
           const done = i > 0 ? ` The first ${i} part(s) were saved (up to version ${base}).` : ' Nothing was saved.';
           throw new CliError(
             `version_conflict: ${ns} changed on the server while pushing: it was at version ${base}${now !== undefined ? ` and is now at version ${now}` : ''}.${done}\n` +
@@ -195,13 +198,23 @@ async function diff(app: App, cmd: Command, ns: string, dir: string | undefined,
     if (!dir) throw new CliError('give a directory to compare with the head version, or --from VERSION', 2);
     const head = await readHead(api, ns);
     const changes = computeChanges(readLocalTree(path.resolve(io.cwd, dir)), head.files);
-    if (format !== 'table') return void io.stdout.write(serialize(changes.map((c) => ({ op: c.op, path: c.path, ...(c.op === 'rename' ? { new_path: c.new_path } : {}) })), format));
+    if (format !== 'table')
+      return void io.stdout.write(
+        serialize(
+          changes.map((c) => ({ op: c.op, path: c.path, ...(c.op === 'rename' ? { new_path: c.new_path } : {}) })),
+          format,
+        ),
+      );
     if (!changes.length) return void io.stderr.write(`${dir} matches ${ns} version ${head.version}\n`);
     io.stderr.write(`changes that push would make to ${ns} version ${head.version}:\n`);
     printChanges((s) => io.stdout.write(s), colorsFor(io), changes);
     return;
   }
-  const d = await api.get<NamespaceDiff>(`/api/v1/namespaces/${enc(ns)}/diff`, { from: Number(opts.from), to: opts.to !== undefined ? Number(opts.to) : undefined, path: opts.path });
+  const d = await api.get<NamespaceDiff>(`/api/v1/namespaces/${enc(ns)}/diff`, {
+    from: Number(opts.from),
+    to: opts.to !== undefined ? Number(opts.to) : undefined,
+    path: opts.path,
+  });
   if (format !== 'table') return void io.stdout.write(serialize(d, format));
   const c = colorsFor(io);
   for (const f of d.files) {
@@ -217,14 +230,20 @@ export function registerNs(program: Command, app: App): void {
   withOutput(ns.command('list').description('List namespaces').option('--parent <ns>', 'only the children of this namespace')).action(
     async (opts: { parent?: string }, cmd: Command) => {
       const items = await app.client(cmd).list<Namespace>('/api/v1/namespaces', { parent: opts.parent });
-      printList(io, app.format(cmd), items, [
-        ['NAMESPACE', (n) => n.name],
-        ['VERSION', (n) => n.head_version],
-        ['FILES', (n) => n.file_count],
-        ['FLOWS', (n) => n.flow_count],
-        ['UPDATED', (n) => when(n.updated_at)],
-        ['DESCRIPTION', (n) => n.description],
-      ], 'no namespaces');
+      printList(
+        io,
+        app.format(cmd),
+        items,
+        [
+          ['NAMESPACE', (n) => n.name],
+          ['VERSION', (n) => n.head_version],
+          ['FILES', (n) => n.file_count],
+          ['FLOWS', (n) => n.flow_count],
+          ['UPDATED', (n) => when(n.updated_at)],
+          ['DESCRIPTION', (n) => n.description],
+        ],
+        'no namespaces',
+      );
     },
   );
 
@@ -254,7 +273,7 @@ export function registerNs(program: Command, app: App): void {
   withOutput(
     ns
       .command('push')
-      .description('Make a namespace\'s files equal to a directory: one save of puts, renames and deletes on the head version')
+      .description("Make a namespace's files equal to a directory: one save of puts, renames and deletes on the head version")
       .argument('<dir>', 'local directory (.git and node_modules are left out)')
       .requiredOption('-n, --namespace <ns>', 'target namespace')
       .option('-m, --message <text>', 'version message')
@@ -292,13 +311,19 @@ export function registerNs(program: Command, app: App): void {
   withOutput(ns.command('versions').description('List the versions of a namespace, newest first').argument('<ns>').option('--limit <n>', 'at most this many', '50')).action(
     async (name: string, opts: { limit: string }, cmd: Command) => {
       const items = await app.client(cmd).list<NamespaceVersion>(`/api/v1/namespaces/${enc(name)}/versions`, {}, Number(opts.limit));
-      printList(io, app.format(cmd), items, [
-        ['VERSION', (v) => v.version],
-        ['CREATED', (v) => when(v.created_at)],
-        ['AUTHOR', (v) => v.author],
-        ['FILES', (v) => v.file_count],
-        ['MESSAGE', (v) => String(v.message ?? '').split('\n')[0]],
-      ], 'no versions');
+      printList(
+        io,
+        app.format(cmd),
+        items,
+        [
+          ['VERSION', (v) => v.version],
+          ['CREATED', (v) => when(v.created_at)],
+          ['AUTHOR', (v) => v.author],
+          ['FILES', (v) => v.file_count],
+          ['MESSAGE', (v) => String(v.message ?? '').split('\n')[0]],
+        ],
+        'no versions',
+      );
     },
   );
 
@@ -310,7 +335,9 @@ export function registerNs(program: Command, app: App): void {
     .action(async (name: string, version: string, opts: { message?: string }, cmd: Command) => {
       const v = Number(version);
       if (!Number.isInteger(v) || v < 0) throw new CliError(`not a version number: ${version}`, 2);
-      const saved = await app.client(cmd).request<Answer<'revertVersion'>>('POST', `/api/v1/namespaces/${enc(name)}/revert`, { body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
+      const saved = await app
+        .client(cmd)
+        .request<Answer<'revertVersion'>>('POST', `/api/v1/namespaces/${enc(name)}/revert`, { body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
       io.stderr.write(`saved ${name} version ${saved.version} with the files of version ${v}\n`);
     });
 }

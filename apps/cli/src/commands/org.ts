@@ -78,17 +78,23 @@ export function registerOrg(program: Command, app: App): void {
         revoked_at: k?.revoked_at ?? null,
       })),
     );
-    printList(io, app.format(cmd), rows, [
-      ['ORGANIZATION', (r) => r.organization],
-      ['RATE/S', (r) => String(r.effective_rate_limit)],
-      ['TODAY', (r) => `${r.used_today}/${r.effective_daily_quota}`],
-      ['SENDERS', (r) => r.senders.join(',')],
-      ['KEY ID', (r) => r.key_id],
-      ['PREFIX', (r) => r.prefix],
-      ['NAME', (r) => r.name],
-      ['CREATED', (r) => when(r.created_at)],
-      ['REVOKED', (r) => (r.revoked_at ? when(r.revoked_at) : '')],
-    ], 'no organizations');
+    printList(
+      io,
+      app.format(cmd),
+      rows,
+      [
+        ['ORGANIZATION', (r) => r.organization],
+        ['RATE/S', (r) => String(r.effective_rate_limit)],
+        ['TODAY', (r) => `${r.used_today}/${r.effective_daily_quota}`],
+        ['SENDERS', (r) => r.senders.join(',')],
+        ['KEY ID', (r) => r.key_id],
+        ['PREFIX', (r) => r.prefix],
+        ['NAME', (r) => r.name],
+        ['CREATED', (r) => when(r.created_at)],
+        ['REVOKED', (r) => (r.revoked_at ? when(r.revoked_at) : '')],
+      ],
+      'no organizations',
+    );
   });
 
   withOutput(org.command('show').description("An organization: its rate limit, daily quota and today's use, verified senders and keys").argument('<org-name>')).action(
@@ -101,7 +107,12 @@ export function registerOrg(program: Command, app: App): void {
         organization: o.name,
         organization_id: o.id,
         rate_limit: { per_second: o.rate_limit ?? d.rateLimit, source: o.rate_limit === null ? 'SVC_ORG_RATE_LIMIT' : 'organization' },
-        daily_quota: { limit: quota, used_today: o.used_today, remaining: Math.max(0, quota - o.used_today), source: o.daily_quota === null ? 'SVC_ORG_DAILY_QUOTA' : 'organization' },
+        daily_quota: {
+          limit: quota,
+          used_today: o.used_today,
+          remaining: Math.max(0, quota - o.used_today),
+          source: o.daily_quota === null ? 'SVC_ORG_DAILY_QUOTA' : 'organization',
+        },
         senders: o.senders,
         keys: o.keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created_at: k.created_at, revoked_at: k.revoked_at })),
       };
@@ -115,9 +126,7 @@ export function registerOrg(program: Command, app: App): void {
     },
   );
 
-  const sender = org
-    .command('sender')
-    .description('Verified senders: the from of an email must be one of these addresses, or at one of these domains (not their subdomains)');
+  const sender = org.command('sender').description('Verified senders: the from of an email must be one of these addresses, or at one of these domains (not their subdomains)');
   sender
     .command('add')
     .description('Add a verified domain (acme.example) or address (billing@acme.example)')
@@ -138,10 +147,16 @@ export function registerOrg(program: Command, app: App): void {
     });
   withOutput(sender.command('list').description('List the verified senders of an organization').argument('<org-name>')).action(async (orgName: string, _o, cmd: Command) => {
     const rows = await onDb((db, identity) => identity.listOrganizationSenders(db.pool, orgName));
-    printList(io, app.format(cmd), rows, [
-      ['SENDER', (r) => r.value],
-      ['KIND', (r) => r.kind],
-    ], `${orgName} has no verified sender: every email is refused`);
+    printList(
+      io,
+      app.format(cmd),
+      rows,
+      [
+        ['SENDER', (r) => r.value],
+        ['KIND', (r) => r.kind],
+      ],
+      `${orgName} has no verified sender: every email is refused`,
+    );
   });
 
   const quota = org.command('quota').description('Daily quota: emails an organization may have accepted per UTC day');

@@ -35,11 +35,17 @@ export function registerSecretsAndVars(program: Command, app: App): void {
   withOutput(secret.command('list').description('List secret keys (values are never shown)').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
       const items = await app.client(cmd).list<SecretKey>(`${scope(opts.namespace)}/secrets`);
-      printList(io, app.format(cmd), items, [
-        ['KEY', (s) => s.key],
-        ['UPDATED', (s) => when(s.updated_at ?? s.created_at)],
-        ['UPDATED BY', (s) => s.updated_by ?? ''],
-      ], `no secrets in ${where(opts.namespace)}`);
+      printList(
+        io,
+        app.format(cmd),
+        items,
+        [
+          ['KEY', (s) => s.key],
+          ['UPDATED', (s) => when(s.updated_at ?? s.created_at)],
+          ['UPDATED BY', (s) => s.updated_by ?? ''],
+        ],
+        `no secrets in ${where(opts.namespace)}`,
+      );
     },
   );
   secret
@@ -65,11 +71,17 @@ export function registerSecretsAndVars(program: Command, app: App): void {
   withOutput(v.command('list').description('List variables').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
       const items = await app.client(cmd).list<Variable>(`${scope(opts.namespace)}/variables`);
-      printList(io, app.format(cmd), items, [
-        ['KEY', (x) => x.key],
-        ['VALUE', (x) => x.value],
-        ['UPDATED', (x) => when(x.updated_at)],
-      ], `no variables in ${where(opts.namespace)}`);
+      printList(
+        io,
+        app.format(cmd),
+        items,
+        [
+          ['KEY', (x) => x.key],
+          ['VALUE', (x) => x.value],
+          ['UPDATED', (x) => when(x.updated_at)],
+        ],
+        `no variables in ${where(opts.namespace)}`,
+      );
     },
   );
   v.command('delete')

@@ -82,7 +82,14 @@ or asked for without echo on a terminal.
         if (!u) throw new CliError(`no user with email ${identity.normalizeEmail(opts.email)}`);
         await identity.setPassword(db.pool, u.id, pw, { temporary: false, now });
         await db.pool.query(`UPDATE users SET disabled = false WHERE id = $1`, [u.id]);
-        await identity.recordAudit(db.pool, { action: 'user.password_reset', actor: { id: null, type: 'system' }, targetType: 'user', targetId: u.id, details: { via: 'cli' }, at: now });
+        await identity.recordAudit(db.pool, {
+          action: 'user.password_reset',
+          actor: { id: null, type: 'system' },
+          targetType: 'user',
+          targetId: u.id,
+          details: { via: 'cli' },
+          at: now,
+        });
         io.stdout.write(`password of ${u.email} reset\n`);
       } finally {
         await db.close();
@@ -106,7 +113,14 @@ or asked for without echo on a terminal.
           if (err instanceof identity.EmailTakenError) throw new CliError(err.message);
           throw err;
         });
-        await identity.recordAudit(db.pool, { action: 'user.create', actor: { id: null, type: 'system' }, targetType: 'user', targetId: u.id, details: { email: u.email, role, via: 'cli' }, at: now });
+        await identity.recordAudit(db.pool, {
+          action: 'user.create',
+          actor: { id: null, type: 'system' },
+          targetType: 'user',
+          targetId: u.id,
+          details: { email: u.email, role, via: 'cli' },
+          at: now,
+        });
         io.stdout.write(`created ${u.email} (${role})\n`);
       } finally {
         await db.close();

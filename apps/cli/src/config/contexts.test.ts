@@ -28,7 +28,10 @@ test('SVC_TOKEN_FILE gives the token from a mounted file, less one trailing newl
     const file = path.join(dir, 'token');
     fs.writeFileSync(file, 'svc_from_file\n', { mode: 0o600 });
     assert.equal(resolveTarget({ SVC_TOKEN_FILE: file }, { contexts: [] }).token, 'svc_from_file');
-    assert.throws(() => resolveTarget({ SVC_TOKEN: 'svc_env', SVC_TOKEN_FILE: file }, { contexts: [] }), (err: Error & { exitCode?: number }) => /SVC_TOKEN and SVC_TOKEN_FILE are both set/.test(err.message) && err.exitCode === 2);
+    assert.throws(
+      () => resolveTarget({ SVC_TOKEN: 'svc_env', SVC_TOKEN_FILE: file }, { contexts: [] }),
+      (err: Error & { exitCode?: number }) => /SVC_TOKEN and SVC_TOKEN_FILE are both set/.test(err.message) && err.exitCode === 2,
+    );
     assert.throws(() => resolveTarget({ SVC_TOKEN_FILE: path.join(dir, 'none') }, { contexts: [] }), /SVC_TOKEN_FILE: cannot read .*none.*ENOENT/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -158,7 +158,9 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   if (await waitReady(base, 60_000)) {
     io.stdout.write(`\nsvc is up: ${base}  (Ctrl-C stops it)\n`);
     if (createdAdmin) {
-      io.stdout.write(`first admin: ${createdAdmin.email}  password: ${createdAdmin.password}  (shown once; change it with POST /api/v1/auth/password or svc user reset-password)\n`);
+      io.stdout.write(
+        `first admin: ${createdAdmin.email}  password: ${createdAdmin.password}  (shown once; change it with POST /api/v1/auth/password or svc user reset-password)\n`,
+      );
     }
     io.stdout.write('\n');
   } else if (!stopping) {

@@ -40,5 +40,10 @@ test('a rename that also changes the mode is a rename and a put; a mode change a
 
 test('binary content goes as base64, text as UTF-8', () => {
   assert.deepEqual(toWire({ op: 'put', path: 'a', kind: 'added', executable: false, content: Buffer.from('hé') }), { op: 'put', path: 'a', content: 'hé', executable: false });
-  assert.deepEqual(toWire({ op: 'put', path: 'b', kind: 'added', executable: false, content: Buffer.from([0, 1, 2]) }), { op: 'put', path: 'b', content_base64: 'AAEC', executable: false });
+  assert.deepEqual(toWire({ op: 'put', path: 'b', kind: 'added', executable: false, content: Buffer.from([0, 1, 2]) }), {
+    op: 'put',
+    path: 'b',
+    content_base64: 'AAEC',
+    executable: false,
+  });
 });

@@ -20,9 +20,7 @@ export interface LocalFile extends FileState {
 }
 
 export type Change =
-  | { op: 'put'; path: string; kind: 'added' | 'modified'; executable: boolean; content: Buffer }
-  | { op: 'delete'; path: string }
-  | { op: 'rename'; path: string; new_path: string };
+  { op: 'put'; path: string; kind: 'added' | 'modified'; executable: boolean; content: Buffer } | { op: 'delete'; path: string } | { op: 'rename'; path: string; new_path: string };
 
 export const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -114,7 +112,6 @@ export function toWire(c: Change): Record<string, unknown> {
       return assertNever(c);
   }
 }
-
 
 /** One line per change: `+ added`, `~ modified`, `- deleted`, `> old -> new`. */
 export function describeChange(c: Change): string {

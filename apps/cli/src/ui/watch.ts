@@ -153,20 +153,21 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
       onReconnect: reconnect('event'),
       signal: abort.signal,
     });
-    const logs = opts.logs === false
-      ? Promise.resolve()
-      : api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
-          ...(opts.task ? { query: { task: opts.task } } : {}),
-          onEvent: (ev) => {
-            if (ev.event !== 'line') return;
-            const l = JSON.parse(ev.data) as LogLine;
-            clear();
-            (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
-            draw();
-          },
-          onReconnect: reconnect('log'),
-          signal: abort.signal,
-        });
+    const logs =
+      opts.logs === false
+        ? Promise.resolve()
+        : api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
+            ...(opts.task ? { query: { task: opts.task } } : {}),
+            onEvent: (ev) => {
+              if (ev.event !== 'line') return;
+              const l = JSON.parse(ev.data) as LogLine;
+              clear();
+              (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
+              draw();
+            },
+            onReconnect: reconnect('log'),
+            signal: abort.signal,
+          });
     await events;
     // The log stream ends with the execution too; a short grace for its last lines.
     await Promise.race([logs, new Promise((r) => setTimeout(r, 10_000).unref())]);

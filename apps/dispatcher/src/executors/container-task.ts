@@ -65,7 +65,10 @@ export const MANAGED_BY = 'svc';
 
 /** A label value as Kubernetes accepts it (at most 63 of [A-Za-z0-9._-], alphanumeric at both ends). */
 export function labelValue(v: string): string {
-  return v.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  return v
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
 }
 
 /**

@@ -97,7 +97,10 @@ export class RunnerVolumes {
       }
     } finally {
       // Another dispatcher's filler may use the same id (imported in the same second): it stays then.
-      await this.docker.getImage(image).remove().catch(() => undefined);
+      await this.docker
+        .getImage(image)
+        .remove()
+        .catch(() => undefined);
     }
     return name;
   }
@@ -132,8 +135,15 @@ export class RunnerVolumes {
         });
       } catch (err) {
         if (statusOf(err) !== 409) throw err;
-        const held = await this.docker.getContainer(fillerName).inspect().catch(() => null);
-        if (held && Date.now() - Date.parse(held.Created) > FILLER_STALE_MS) await this.docker.getContainer(fillerName).remove({ force: true }).catch(() => undefined);
+        const held = await this.docker
+          .getContainer(fillerName)
+          .inspect()
+          .catch(() => null);
+        if (held && Date.now() - Date.parse(held.Created) > FILLER_STALE_MS)
+          await this.docker
+            .getContainer(fillerName)
+            .remove({ force: true })
+            .catch(() => undefined);
         if (Date.now() > deadline) throw new Error(`the runner volume ${name} is being filled by another dispatcher for too long`);
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -13,7 +13,7 @@ const defaults = { dockerNetwork: 'svc-tasks', dockerNetworks: [] as string[] };
 test('no network named, or the default named: the default', () => {
   assert.deepEqual(taskNetwork(undefined, defaults), { network: 'svc-tasks' });
   assert.deepEqual(taskNetwork('svc-tasks', defaults), { network: 'svc-tasks' });
-  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'host', dockerNetworks: [] }), { network: 'host' }, 'a host default is the operator\'s choice');
+  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'host', dockerNetworks: [] }), { network: 'host' }, "a host default is the operator's choice");
 });
 
 test('by default a flow may name no other network: host and container: are refused, naming the network and the setting', () => {
@@ -56,7 +56,9 @@ test('svc-tasks is created when missing, labelled and not internal; an existing 
   await ensureTaskNetwork(engine(true));
   assert.deepEqual(created, []);
   await ensureTaskNetwork(engine(false));
-  assert.deepEqual(created, [{ Name: 'svc-tasks', Driver: 'bridge', Internal: false, CheckDuplicate: true, Labels: { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/purpose': 'task-network' } }]);
+  assert.deepEqual(created, [
+    { Name: 'svc-tasks', Driver: 'bridge', Internal: false, CheckDuplicate: true, Labels: { 'app.kubernetes.io/managed-by': 'svc', 'svc.dev/purpose': 'task-network' } },
+  ]);
   await ensureTaskNetwork(engine(false, 409));
   await assert.rejects(ensureTaskNetwork(engine(false, 500)), /HTTP 500/);
 });

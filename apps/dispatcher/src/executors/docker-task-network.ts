@@ -40,7 +40,9 @@ export function taskNetwork(requested: string | undefined, config: Pick<Config, 
   const allowed = config.dockerNetworks;
   if (allowed.includes(requested) || (requested.startsWith('container:') && allowed.includes('container:*'))) return { network: requested };
   const listed = allowed.length ? `it lists ${allowed.join(', ')}` : 'it is empty';
-  return { refused: `the network ${requested} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS (${listed}); the default network is ${config.dockerNetwork} (SVC_DOCKER_NETWORK)` };
+  return {
+    refused: `the network ${requested} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS (${listed}); the default network is ${config.dockerNetwork} (SVC_DOCKER_NETWORK)`,
+  };
 }
 
 /** Creates DEFAULT_TASK_NETWORK when it is missing (idempotent; another dispatcher may create it at the same time). */
@@ -52,7 +54,13 @@ export async function ensureTaskNetwork(docker: Docker): Promise<void> {
     if ((err as { statusCode?: number }).statusCode !== 404) throw err;
   }
   try {
-    await docker.createNetwork({ Name: DEFAULT_TASK_NETWORK, Driver: 'bridge', Internal: false, CheckDuplicate: true, Labels: { [LABELS.managedBy]: MANAGED_BY, 'svc.dev/purpose': 'task-network' } });
+    await docker.createNetwork({
+      Name: DEFAULT_TASK_NETWORK,
+      Driver: 'bridge',
+      Internal: false,
+      CheckDuplicate: true,
+      Labels: { [LABELS.managedBy]: MANAGED_BY, 'svc.dev/purpose': 'task-network' },
+    });
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode !== 409) throw err;
   }

@@ -13,7 +13,6 @@ function expected(status: number, expect: number[] | null): boolean {
 }
 
 export function inlineExecutor(ctx: DispatcherContext): Executor {
-
   async function http(run: ClaimedRun, f: Record<string, unknown>, timeoutSeconds: number, signal: AbortSignal): Promise<TaskCompletion> {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
     const both = AbortSignal.any([signal, timeout]);
@@ -32,11 +31,22 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
         ...(buf.length > HTTP_BODY_LIMIT ? { body_truncated: true } : {}),
       };
       if (expected(res.status, f.expect_status as number[] | null)) return { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs };
-      return { state: 'FAILED', reason: 'unexpected_status', error: `HTTP ${res.status} from ${String(f.method)} ${String(f.url)} is not an expected status`, exitCode: null, outputs };
+      return {
+        state: 'FAILED',
+        reason: 'unexpected_status',
+        error: `HTTP ${res.status} from ${String(f.method)} ${String(f.url)} is not an expected status`,
+        exitCode: null,
+        outputs,
+      };
     } catch (err) {
       if (timeout.aborted) return { state: 'TIMED_OUT', reason: 'timeout', error: `no answer within ${timeoutSeconds} s`, exitCode: null };
       if (signal.aborted) return { state: 'CANCELLED', reason: 'cancelled', error: '', exitCode: null };
-      return { state: 'FAILED', reason: 'http_error', error: `${String(f.method)} ${String(f.url)} failed: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}`, exitCode: null };
+      return {
+        state: 'FAILED',
+        reason: 'http_error',
+        error: `${String(f.method)} ${String(f.url)} failed: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}`,
+        exitCode: null,
+      };
     }
   }
 

@@ -9,7 +9,14 @@ import type { ContainerTask } from './container-task.js';
 import { DEADLINE_MARGIN_S, FINISHED_JOB_TTL_S, imagePullPolicy, INSTALL_DIR, jobManifest } from './kubernetes-job.js';
 
 const RUNNER_ARGV = ['/.svc-runner/lib/ld-linux-x86-64.so.2', '--inhibit-cache', '--library-path', '/.svc-runner/lib', '/.svc-runner/bin/node', '/.svc-runner/svc.cjs'];
-const OPTS = { namespace: 'svc-jobs', taskServiceAccount: 'svc-task', runnerImage: 'svc-runner:abc123', runnerArgv: RUNNER_ARGV, runnerMount: '/.svc-runner', terminationGraceSeconds: 10 };
+const OPTS = {
+  namespace: 'svc-jobs',
+  taskServiceAccount: 'svc-task',
+  runnerImage: 'svc-runner:abc123',
+  runnerArgv: RUNNER_ARGV,
+  runnerMount: '/.svc-runner',
+  terminationGraceSeconds: 10,
+};
 const LABELS = {
   'app.kubernetes.io/managed-by': 'svc',
   'svc.dev/instance-id': 'disp-1',

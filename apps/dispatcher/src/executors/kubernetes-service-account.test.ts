@@ -11,7 +11,7 @@ import { dispatcherServiceAccounts, serviceAccountOfToken, serviceAccountRefusal
 
 const jwt = (claims: object) => ['{"alg":"RS256"}', JSON.stringify(claims), 'sig'].map((p, i) => (i < 2 ? Buffer.from(p).toString('base64url') : p)).join('.');
 
-test('a flow may name only a listed account, never the dispatcher\'s own; the refusal names the account and the setting', () => {
+test("a flow may name only a listed account, never the dispatcher's own; the refusal names the account and the setting", () => {
   assert.equal(serviceAccountRefusal(undefined, [], ['svc-dispatcher']), null, 'none named: the task account');
   assert.equal(serviceAccountRefusal('etl-runner', ['etl-runner'], ['svc-dispatcher']), null);
   assert.match(serviceAccountRefusal('etl-runner', [], ['svc-dispatcher'])!, /service account etl-runner is not allowed.*SVC_K8S_SERVICE_ACCOUNTS \(it is empty\)/);
@@ -24,7 +24,11 @@ test("the dispatcher's own accounts: the setting, SVC_K8S_TOKEN's and the mounte
   try {
     assert.deepEqual(dispatcherServiceAccounts({ k8sDispatcherServiceAccount: 'svc-dispatcher', k8sToken: undefined }, dir), ['svc-dispatcher']);
     fs.writeFileSync(path.join(dir, 'token'), jwt({ sub: 'system:serviceaccount:svc:in-pod', 'kubernetes.io': { namespace: 'svc' } }));
-    assert.deepEqual(dispatcherServiceAccounts({ k8sDispatcherServiceAccount: 'svc-dispatcher', k8sToken: jwt({ sub: 'system:serviceaccount:ops:remote' }) }, dir), ['svc-dispatcher', 'remote', 'in-pod']);
+    assert.deepEqual(dispatcherServiceAccounts({ k8sDispatcherServiceAccount: 'svc-dispatcher', k8sToken: jwt({ sub: 'system:serviceaccount:ops:remote' }) }, dir), [
+      'svc-dispatcher',
+      'remote',
+      'in-pod',
+    ]);
     assert.equal(serviceAccountOfToken('not-a-jwt'), undefined);
     assert.equal(serviceAccountOfToken(jwt({ sub: 'alice@example.com' })), undefined);
   } finally {

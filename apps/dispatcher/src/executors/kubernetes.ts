@@ -92,7 +92,10 @@ export function kubeConfigFor(config: Pick<Config, 'k8sApiUrl' | 'k8sToken' | 'k
     try {
       kc.loadFromCluster(serviceAccountDir);
     } finally {
-      for (const [k, v] of [['KUBERNETES_SERVICE_HOST', saved.host], ['KUBERNETES_SERVICE_PORT', saved.port]] as const) {
+      for (const [k, v] of [
+        ['KUBERNETES_SERVICE_HOST', saved.host],
+        ['KUBERNETES_SERVICE_PORT', saved.port],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -137,7 +140,6 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
   }
   let sweepTimer: NodeJS.Timeout | undefined;
   let swept: Promise<void> | undefined;
-
 
   /**
    * Deletes this deployment's Jobs (of any of its dispatchers) whose task runs

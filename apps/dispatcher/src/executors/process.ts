@@ -56,7 +56,10 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process (Perl where there is one, else Node): a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const runtime = ctx.config.spawnHelper === 'auto' ? undefined : ctx.config.spawnHelper;
-  const spawner = new SpawnHelper({ ...(runtime ? { runtime } : {}), onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }) });
+  const spawner = new SpawnHelper({
+    ...(runtime ? { runtime } : {}),
+    onHelperExit: (code, signal) => ctx.log.warn('spawn helper exited; it is restarted for the next task', { code, signal }),
+  });
   ctx.log.info('task processes are spawned by the spawn helper', { spawn_helper: spawner.runtime });
   return {
     type: 'process',
@@ -112,7 +115,16 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       let reusable = true;
       try {
         await runTask({
-          transport, workRoot, signal, heartbeatMs: ctx.heartbeatMs, killDelayMs: ctx.killDelayMs, bundleCache, workdirs, spawn: spawner.spawn, ioDir, user,
+          transport,
+          workRoot,
+          signal,
+          heartbeatMs: ctx.heartbeatMs,
+          killDelayMs: ctx.killDelayMs,
+          bundleCache,
+          workdirs,
+          spawn: spawner.spawn,
+          ioDir,
+          user,
           onProcessEnd: (groupGone) => (reusable = groupGone),
         });
       } finally {

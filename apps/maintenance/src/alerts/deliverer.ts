@@ -60,7 +60,15 @@ export class AlertDeliverer {
   private readonly secrets: SecretStore;
 
   constructor(private readonly o: AlertDelivererOptions) {
-    this.passes = new WokenPasses({ dbUrl: o.db.url, channel: ALERT_QUEUED_CHANNEL, applicationName: 'svc-maintenance-alerts', pollMs: o.pollMs ?? POLL_MS, log: o.log, what: 'alerts', pass: () => this.pass() });
+    this.passes = new WokenPasses({
+      dbUrl: o.db.url,
+      channel: ALERT_QUEUED_CHANNEL,
+      applicationName: 'svc-maintenance-alerts',
+      pollMs: o.pollMs ?? POLL_MS,
+      log: o.log,
+      what: 'alerts',
+      pass: () => this.pass(),
+    });
     this.secrets = new SecretStore({ db: o.db.pool, keys: o.masterKeys, providers: new ProviderStore({ db: o.db.pool, keys: o.masterKeys }) });
   }
 
@@ -89,7 +97,10 @@ export class AlertDeliverer {
     const masks: string[] = [];
     try {
       const rule = (
-        await this.o.db.pool.query<{ id: string; name: string; namespace: string; channels: AlertChannel[] }>(`SELECT id, name, namespace, channels FROM alert_rules WHERE id = $1`, [d.rule_id])
+        await this.o.db.pool.query<{ id: string; name: string; namespace: string; channels: AlertChannel[] }>(
+          `SELECT id, name, namespace, channels FROM alert_rules WHERE id = $1`,
+          [d.rule_id],
+        )
       ).rows[0];
       if (!rule) throw new PermanentFailure('the rule was deleted');
       const channel = rule.channels[d.channel];
@@ -100,7 +111,14 @@ export class AlertDeliverer {
         await saveMessage(this.o.db.pool, d.id, message);
       }
       const sent = await this.send(d, rule.namespace, channel, message, (v) => masks.push(v));
-      outcome = { ok: true, final: true, detail: sent.detail, durationMs: performance.now() - started, retryInMs: 0, ...(sent.httpStatus !== undefined ? { httpStatus: sent.httpStatus } : {}) };
+      outcome = {
+        ok: true,
+        final: true,
+        detail: sent.detail,
+        durationMs: performance.now() - started,
+        retryInMs: 0,
+        ...(sent.httpStatus !== undefined ? { httpStatus: sent.httpStatus } : {}),
+      };
     } catch (err) {
       const e = err as Error & { httpStatus?: number };
       const permanent = err instanceof PermanentFailure;
@@ -159,7 +177,11 @@ export class AlertDeliverer {
     // The email's id is the delivery's: a retry after a crash between queueing and recording finds it queued already.
     const exists = await this.o.db.pool.query(`SELECT 1 FROM emails WHERE id = $1`, [d.id]);
     if (exists.rowCount) return { detail: `queued as email ${d.id}` };
-    const take = await queueEmail(this.o.db.pool, { id: d.id, organizationId: org.id, keyId: null, from: c.from, to: c.to, subject: m.subject, text: m.text }, org.daily_quota ?? this.o.orgDailyQuota);
+    const take = await queueEmail(
+      this.o.db.pool,
+      { id: d.id, organizationId: org.id, keyId: null, from: c.from, to: c.to, subject: m.subject, text: m.text },
+      org.daily_quota ?? this.o.orgDailyQuota,
+    );
     if (!take.taken) throw new Error(`organization ${c.organization} used its daily email quota (${take.used}); retried later`);
     return { detail: `queued as email ${d.id}` };
   }
@@ -167,7 +189,13 @@ export class AlertDeliverer {
   private async post(url: string, body: string, headers: Record<string, string>, shownAs = url): Promise<{ detail: string; httpStatus: number }> {
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', body, headers: { 'Content-Type': 'application/json', 'User-Agent': 'svc-alerts', ...headers }, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS), redirect: 'manual' });
+      res = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json', 'User-Agent': 'svc-alerts', ...headers },
+        signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+        redirect: 'manual',
+      });
     } catch (err) {
       throw new Error(`POST ${shownAs}: ${(err as Error).message}`);
     }

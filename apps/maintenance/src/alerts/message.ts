@@ -49,10 +49,16 @@ export async function buildMessage(
     return { event: d.event, rule, execution: null, schedule: s, task: null, subject, text };
   }
   const ex = (
-    await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; error: string; started_at: Date | null; ended_at: Date | null; secret_keys_used: string[] }>(
-      `SELECT id, namespace, flow_id, state, error, started_at, ended_at, secret_keys_used FROM executions WHERE id = $1`,
-      [d.execution_id],
-    )
+    await pool.query<{
+      id: string;
+      namespace: string;
+      flow_id: string | null;
+      state: string;
+      error: string;
+      started_at: Date | null;
+      ended_at: Date | null;
+      secret_keys_used: string[];
+    }>(`SELECT id, namespace, flow_id, state, error, started_at, ended_at, secret_keys_used FROM executions WHERE id = $1`, [d.execution_id])
   ).rows[0];
   if (!ex) throw new Error(`execution ${d.execution_id} no longer exists`);
   const secrets = await secretValues(pool, ex.namespace, ex.secret_keys_used, o.masterKeys);
@@ -75,10 +81,7 @@ export async function buildMessage(
   const url = `${o.publicUrl}/executions/${encodeURIComponent(ex.id)}`;
   const name = ex.flow_id ? `${ex.namespace}/${ex.flow_id}` : `${ex.namespace} (file run)`;
   const subject = `[svc] ${name} ${what}`;
-  const parts = [
-    `Alert rule "${rule.name}": execution ${ex.id} of ${name} ${what} (state ${ex.state}).`,
-    url,
-  ];
+  const parts = [`Alert rule "${rule.name}": execution ${ex.id} of ${name} ${what} (state ${ex.state}).`, url];
   if (ex.error) parts.push(`Error: ${mask(ex.error)}`);
   if (task) {
     parts.push(`Task ${task.key} (${task.state})${task.error ? `: ${task.error}` : ''}`);
@@ -87,11 +90,20 @@ export async function buildMessage(
   return {
     event: d.event,
     rule,
-    execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id, state: ex.state, error: mask(ex.error), url, started_at: ex.started_at?.toISOString() ?? null, ended_at: ex.ended_at?.toISOString() ?? null },
+    execution: {
+      id: ex.id,
+      namespace: ex.namespace,
+      flow_id: ex.flow_id,
+      state: ex.state,
+      error: mask(ex.error),
+      url,
+      started_at: ex.started_at?.toISOString() ?? null,
+      ended_at: ex.ended_at?.toISOString() ?? null,
+    },
     schedule: null,
     task,
     subject: mask(subject),
-    text: mask(`${parts.join("\n")}\n`),
+    text: mask(`${parts.join('\n')}\n`),
   };
 }
 

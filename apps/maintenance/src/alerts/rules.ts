@@ -9,9 +9,7 @@ export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 /** A channel as stored: secret values never, only references to secrets (their names). */
 export type AlertChannel =
-  | { type: 'email'; organization: string; from: string; to: string }
-  | { type: 'webhook'; url: string; signing_secret: string }
-  | { type: 'slack'; url_secret: string };
+  { type: 'email'; organization: string; from: string; to: string } | { type: 'webhook'; url: string; signing_secret: string } | { type: 'slack'; url_secret: string };
 
 export interface AlertRuleRow {
   id: string;

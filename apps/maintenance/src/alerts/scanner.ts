@@ -20,7 +20,19 @@
 // further ones recorded `suppressed` (visible, never sent).
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { alertsLastHour, enabledRules, endedAfter, insertDelivery, lockCursor, moveCursor, previousEndState, runningLate, schedulesLate, settledBound, type EndedExecution } from '../sql/alerts.js';
+import {
+  alertsLastHour,
+  enabledRules,
+  endedAfter,
+  insertDelivery,
+  lockCursor,
+  moveCursor,
+  previousEndState,
+  runningLate,
+  schedulesLate,
+  settledBound,
+  type EndedExecution,
+} from '../sql/alerts.js';
 import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } from './rules.js';
 
 /** The channel whose NOTIFY wakes the deliverers when deliveries were written. */

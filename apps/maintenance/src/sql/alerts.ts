@@ -8,9 +8,7 @@ type Q = pg.Pool | pg.PoolClient;
 
 /** The scanner's cursor, locked for this transaction; undefined while another instance scans. */
 export async function lockCursor(c: pg.PoolClient): Promise<{ ended_at: Date; execution_id: string } | undefined> {
-  const r = await c.query<{ ended_at: Date; execution_id: string }>(
-    `SELECT ended_at, execution_id FROM alert_scan_cursors WHERE name = 'executions' FOR UPDATE SKIP LOCKED`,
-  );
+  const r = await c.query<{ ended_at: Date; execution_id: string }>(`SELECT ended_at, execution_id FROM alert_scan_cursors WHERE name = 'executions' FOR UPDATE SKIP LOCKED`);
   return r.rows[0];
 }
 
@@ -77,7 +75,12 @@ export async function runningLate(c: Q, rule: AlertRuleRow, seconds: number, lim
 }
 
 /** Schedules of the rule's scope whose next fire time passed `seconds` ago without firing. */
-export async function schedulesLate(c: Q, rule: AlertRuleRow, seconds: number, limit: number): Promise<{ namespace: string; flow_id: string; trigger_id: string; next_fire_at: Date }[]> {
+export async function schedulesLate(
+  c: Q,
+  rule: AlertRuleRow,
+  seconds: number,
+  limit: number,
+): Promise<{ namespace: string; flow_id: string; trigger_id: string; next_fire_at: Date }[]> {
   const r = await c.query(
     `SELECT namespace, flow_id, trigger_id, next_fire_at FROM schedules
      WHERE next_fire_at < now() - $3 * interval '1 second' AND ${SCOPE}
@@ -115,7 +118,20 @@ export async function insertDelivery(c: Q, d: NewDelivery): Promise<boolean> {
     `INSERT INTO alert_deliveries (id, rule_id, event, subject, execution_id, namespace, flow_id, channel, channel_type, target, status, error)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (rule_id, subject, event, channel) DO NOTHING`,
-    [newId(), d.ruleId, d.event, d.subject, d.executionId, d.namespace, d.flowId, d.channel, d.channelType, d.target, d.suppressed ? 'suppressed' : 'pending', d.suppressed ? "the rule's rate limit was reached" : ''],
+    [
+      newId(),
+      d.ruleId,
+      d.event,
+      d.subject,
+      d.executionId,
+      d.namespace,
+      d.flowId,
+      d.channel,
+      d.channelType,
+      d.target,
+      d.suppressed ? 'suppressed' : 'pending',
+      d.suppressed ? "the rule's rate limit was reached" : '',
+    ],
   );
   return (r.rowCount ?? 0) > 0;
 }

@@ -50,8 +50,6 @@ export async function claimAbsentFileHashes(db: Queryable, hashes: string[], now
 
 /** How many other transactions wait for the caller's transaction to end (a row lock or a uniqueness check). */
 export async function waitersOnOwnTransaction(db: Queryable): Promise<number> {
-  const r = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = pg_current_xact_id()::xid AND NOT granted`,
-  );
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = pg_current_xact_id()::xid AND NOT granted`);
   return r.rows[0]?.n ?? 0;
 }

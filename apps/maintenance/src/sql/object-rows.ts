@@ -4,10 +4,10 @@ import type { Queryable } from '@svc/db';
 
 /** Object keys of artifact rows among (task run, name) pairs. */
 export async function existingArtifactKeys(db: Queryable, refs: { taskRunId: string; name: string }[]): Promise<Set<string>> {
-  const r = await db.query<{ object_key: string }>(
-    `SELECT a.object_key FROM artifacts a JOIN unnest($1::text[], $2::text[]) AS k(t, n) ON a.task_run_id = k.t AND a.name = k.n`,
-    [refs.map((x) => x.taskRunId), refs.map((x) => x.name)],
-  );
+  const r = await db.query<{ object_key: string }>(`SELECT a.object_key FROM artifacts a JOIN unnest($1::text[], $2::text[]) AS k(t, n) ON a.task_run_id = k.t AND a.name = k.n`, [
+    refs.map((x) => x.taskRunId),
+    refs.map((x) => x.name),
+  ]);
   return new Set(r.rows.map((x) => x.object_key));
 }
 

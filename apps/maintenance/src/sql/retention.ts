@@ -34,10 +34,7 @@ export type ExecutionChildTable = (typeof EXECUTION_CHILD_TABLES)[number];
 
 /** Ended executions whose end is before `cutoff`, oldest end first. */
 export async function selectExpiredExecutions(db: Queryable, cutoff: Date, limit: number): Promise<string[]> {
-  const r = await db.query<{ id: string }>(
-    `SELECT id FROM executions WHERE ended_at < $1 AND state = ANY($2) ORDER BY ended_at LIMIT $3`,
-    [cutoff, EXECUTION_END_STATES, limit],
-  );
+  const r = await db.query<{ id: string }>(`SELECT id FROM executions WHERE ended_at < $1 AND state = ANY($2) ORDER BY ended_at LIMIT $3`, [cutoff, EXECUTION_END_STATES, limit]);
   return r.rows.map((x) => x.id);
 }
 
@@ -55,10 +52,7 @@ export async function objectKeysOfExecutions(db: Queryable, executionIds: string
 /** Deletes at most `limit` rows of `child` that belong to these executions. */
 export async function deleteExecutionRows(db: Queryable, child: ExecutionChildTable, executionIds: string[], limit: number): Promise<number> {
   // Table and column come from the constant list above, never from input.
-  const r = await db.query(
-    `DELETE FROM ${child.table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${child.table} WHERE ${child.column} = ANY($1) LIMIT $2))`,
-    [executionIds, limit],
-  );
+  const r = await db.query(`DELETE FROM ${child.table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${child.table} WHERE ${child.column} = ANY($1) LIMIT $2))`, [executionIds, limit]);
   return r.rowCount ?? 0;
 }
 

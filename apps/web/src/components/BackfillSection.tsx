@@ -49,7 +49,13 @@ export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: 
     return () => clearInterval(t);
   }, [running, reload]);
 
-  const body = (dryRun: boolean): RequestBody<'createBackfill'> => ({ trigger_id: trigger, from: utc(from), to: utc(to), max_in_flight: Number(maxInFlight) || 10, dry_run: dryRun });
+  const body = (dryRun: boolean): RequestBody<'createBackfill'> => ({
+    trigger_id: trigger,
+    from: utc(from),
+    to: utc(to),
+    max_in_flight: Number(maxInFlight) || 10,
+    dry_run: dryRun,
+  });
   const doPreview = useAction(async () => setPreview(await api<Preview>('POST', base, body(true))));
   const start = useAction(async () => {
     await api<Backfill>('POST', base, body(false));
@@ -166,7 +172,11 @@ export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: 
                     </Button>
                   )}
                   {(b.state === 'running' || b.state === 'paused') && (
-                    <Button disabledReason={why} disabled={act.busy} onClick={() => confirm('Cancel the backfill? Its fire times left are dropped and its running executions cancelled.') && void act.run(b.id, 'cancel')}>
+                    <Button
+                      disabledReason={why}
+                      disabled={act.busy}
+                      onClick={() => confirm('Cancel the backfill? Its fire times left are dropped and its running executions cancelled.') && void act.run(b.id, 'cancel')}
+                    >
                       Cancel
                     </Button>
                   )}

@@ -16,7 +16,13 @@ export function preloadTaskGraph(): void {
 
 export function Dag(props: TaskGraphProps) {
   return (
-    <Suspense fallback={<p className="muted" role="status">Drawing the task graph…</p>}>
+    <Suspense
+      fallback={
+        <p className="muted" role="status">
+          Drawing the task graph…
+        </p>
+      }
+    >
       <TaskGraph {...props} />
     </Suspense>
   );

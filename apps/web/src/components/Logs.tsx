@@ -19,7 +19,21 @@ const ROW = 19;
 
 const PAGE = 5000;
 
-export function Logs({ executionId, ended, task, tasks, onTask, line }: { executionId: string; ended: boolean; task?: string; tasks: string[]; onTask: (t: string | undefined) => void; line?: { taskRunId: string; n: number } }) {
+export function Logs({
+  executionId,
+  ended,
+  task,
+  tasks,
+  onTask,
+  line,
+}: {
+  executionId: string;
+  ended: boolean;
+  task?: string;
+  tasks: string[];
+  onTask: (t: string | undefined) => void;
+  line?: { taskRunId: string; n: number };
+}) {
   const lines = useRef<LogLine[]>([]);
   const [version, setVersion] = useState(0);
   const [status, setStatus] = useState<'connecting' | 'live' | 'ended' | 'reconnecting'>('connecting');
@@ -35,10 +49,11 @@ export function Logs({ executionId, ended, task, tasks, onTask, line }: { execut
     setVersion((v) => v + 1);
     let frame = 0;
     const schedule = () => {
-      if (!frame) frame = requestAnimationFrame(() => {
-        frame = 0;
-        setVersion((v) => v + 1);
-      });
+      if (!frame)
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          setVersion((v) => v + 1);
+        });
     };
     if (endedAtOpen.current) {
       let stop = false;
@@ -168,9 +183,17 @@ export function Logs({ executionId, ended, task, tasks, onTask, line }: { execut
             const l = lines.current[shown ? shown[row.index]! : row.index]!;
             const marked = row.index === target;
             return (
-              <div key={row.key} className={`log-line ${l.stream === 'stderr' ? 'stderr' : ''}${marked ? ' marked' : ''}`} aria-current={marked || undefined} style={{ transform: `translateY(${row.start}px)`, height: ROW }}>
+              <div
+                key={row.key}
+                className={`log-line ${l.stream === 'stderr' ? 'stderr' : ''}${marked ? ' marked' : ''}`}
+                aria-current={marked || undefined}
+                style={{ transform: `translateY(${row.start}px)`, height: ROW }}
+              >
                 <span className="log-ts">{l.ts.slice(11, 23)}</span>
-                <span className="log-task">{l.task_key}{l.attempt > 1 ? `#${l.attempt}` : ''}</span>
+                <span className="log-task">
+                  {l.task_key}
+                  {l.attempt > 1 ? `#${l.attempt}` : ''}
+                </span>
                 <span className="log-text">{l.text}</span>
               </div>
             );

@@ -82,7 +82,10 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
         e.preventDefault();
         const { ok, errors } = checkInputs(inputs, values);
         const lab: Record<string, string> = {};
-        for (const part of labels.split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const part of labels
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
           const at = part.indexOf(':');
           if (at < 1) errors['__labels'] = 'Labels are key:value pairs separated by commas';
           else lab[part.slice(0, at).trim()] = part.slice(at + 1).trim();
@@ -100,7 +103,11 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
         return (
           <div key={i.id} className="field">
             <label htmlFor={id}>
-              {i.id} <span className="muted small">({i.type}{i.required ? ', required' : ''})</span>
+              {i.id}{' '}
+              <span className="muted small">
+                ({i.type}
+                {i.required ? ', required' : ''})
+              </span>
             </label>
             {i.type === 'boolean' ? (
               <input type="checkbox" {...common} checked={values[i.id] === true} onChange={(e) => set(i.id, e.target.checked)} />
@@ -116,7 +123,13 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
             ) : i.type === 'json' ? (
               <textarea {...common} rows={4} value={String(values[i.id] ?? '')} onChange={(e) => set(i.id, e.target.value)} />
             ) : (
-              <input {...common} type={i.type === 'string' ? 'text' : 'number'} step={i.type === 'int' ? 1 : 'any'} value={String(values[i.id] ?? '')} onChange={(e) => set(i.id, e.target.value)} />
+              <input
+                {...common}
+                type={i.type === 'string' ? 'text' : 'number'}
+                step={i.type === 'int' ? 1 : 'any'}
+                value={String(values[i.id] ?? '')}
+                onChange={(e) => set(i.id, e.target.value)}
+              />
             )}
             {i.description && (
               <span id={`${id}-help`} className="muted small">
@@ -134,7 +147,11 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
       <div className="field">
         <label htmlFor="run-labels">Labels</label>
         <input id="run-labels" value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="key:value, key:value" />
-        {errors['__labels'] && <span className="field-error" role="alert">{errors['__labels']}</span>}
+        {errors['__labels'] && (
+          <span className="field-error" role="alert">
+            {errors['__labels']}
+          </span>
+        )}
       </div>
       <Button type="submit" className="primary" disabledReason={disabledReason} disabled={run.busy}>
         Run

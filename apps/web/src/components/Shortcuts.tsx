@@ -116,20 +116,14 @@ export function Shortcuts() {
       )}
       {help && (
         <div className="dialog-backdrop" onClick={() => setHelp(false)}>
-          <div
-            className="dialog shortcuts"
-            role="dialog"
-            aria-modal="true"
-            aria-labelledby="shortcuts-title"
-            tabIndex={-1}
-            ref={dialog}
-            onClick={(e) => e.stopPropagation()}
-          >
+          <div className="dialog shortcuts" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" tabIndex={-1} ref={dialog} onClick={(e) => e.stopPropagation()}>
             <h2 id="shortcuts-title">Keyboard shortcuts</h2>
             <table aria-label="Keyboard shortcuts">
               <tbody>
                 <tr>
-                  <th scope="row"><kbd>/</kbd></th>
+                  <th scope="row">
+                    <kbd>/</kbd>
+                  </th>
                   <td>Focus the search of the page (the flow list's when the page has none)</td>
                 </tr>
                 {GO_TO.map((g) => (
@@ -141,15 +135,21 @@ export function Shortcuts() {
                   </tr>
                 ))}
                 <tr>
-                  <th scope="row"><kbd>?</kbd></th>
+                  <th scope="row">
+                    <kbd>?</kbd>
+                  </th>
                   <td>Show or hide this list</td>
                 </tr>
                 <tr>
-                  <th scope="row"><kbd>Esc</kbd></th>
+                  <th scope="row">
+                    <kbd>Esc</kbd>
+                  </th>
                   <td>Close this list</td>
                 </tr>
                 <tr>
-                  <th scope="row"><kbd>Ctrl</kbd> <kbd>S</kbd></th>
+                  <th scope="row">
+                    <kbd>Ctrl</kbd> <kbd>S</kbd>
+                  </th>
                   <td>Save, in the editor</td>
                 </tr>
               </tbody>

@@ -167,7 +167,8 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
       '0': () => void flow.fitView(FIT),
     };
     // Arrow keys pan only when the graph itself has focus: on a node they stay the browser's.
-    if (onBackground) Object.assign(keys, { ArrowLeft: () => pan(PAN_STEP, 0), ArrowRight: () => pan(-PAN_STEP, 0), ArrowUp: () => pan(0, PAN_STEP), ArrowDown: () => pan(0, -PAN_STEP) });
+    if (onBackground)
+      Object.assign(keys, { ArrowLeft: () => pan(PAN_STEP, 0), ArrowRight: () => pan(-PAN_STEP, 0), ArrowUp: () => pan(0, PAN_STEP), ArrowDown: () => pan(0, -PAN_STEP) });
     const act = keys[e.key];
     if (!act) return;
     e.preventDefault();
@@ -177,17 +178,7 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
   // Tall enough for the graph at full size, within what a laptop screen spares.
   const height = Math.min(Math.max(layout.height + 40, 140), 460);
   return (
-    <div
-      ref={box}
-      className="dag"
-      style={{ height }}
-      role="group"
-      aria-label="Task graph"
-      aria-describedby="dag-keys"
-      tabIndex={0}
-      onKeyDown={onKeyDown}
-      data-testid="task-graph"
-    >
+    <div ref={box} className="dag" style={{ height }} role="group" aria-label="Task graph" aria-describedby="dag-keys" tabIndex={0} onKeyDown={onKeyDown} data-testid="task-graph">
       <span id="dag-keys" className="sr-only">
         Drag or use the arrow keys to pan, the wheel or plus and minus to zoom, 0 to fit the whole graph.
       </span>
@@ -222,7 +213,9 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
             {Math.round(zoom * 100)}%
           </span>
         </Panel>
-        {layout.nodes.length > 8 && <MiniMap pannable zoomable ariaLabel="Overview of the task graph" nodeClassName={(n) => `state-${String((n.data as TaskData).state).toLowerCase()}`} />}
+        {layout.nodes.length > 8 && (
+          <MiniMap pannable zoomable ariaLabel="Overview of the task graph" nodeClassName={(n) => `state-${String((n.data as TaskData).state).toLowerCase()}`} />
+        )}
       </ReactFlow>
     </div>
   );

@@ -39,7 +39,15 @@ export function StackedBars({ buckets, series, labels, title }: { buckets: Recor
   );
 }
 
-export function Lines({ series, title, format = fmtDuration }: { series: { label: string; className: string; values: (number | undefined)[] }[]; title: string; format?: (v: number) => string }) {
+export function Lines({
+  series,
+  title,
+  format = fmtDuration,
+}: {
+  series: { label: string; className: string; values: (number | undefined)[] }[];
+  title: string;
+  format?: (v: number) => string;
+}) {
   const n = Math.max(1, ...series.map((s) => s.values.length));
   const max = Math.max(1, ...series.flatMap((s) => s.values.filter((v): v is number => v !== undefined)));
   const x = (i: number) => (n === 1 ? 50 : (i / (n - 1)) * 100);
@@ -53,7 +61,9 @@ export function Lines({ series, title, format = fmtDuration }: { series: { label
           return (
             <g key={s.label} className={s.className}>
               <polyline points={pts.join(' ')} vectorEffect="non-scaling-stroke" fill="none" />
-              {s.values.map((v, i) => (v === undefined ? null : <line key={i} x1={x(i) - 0.5} x2={x(i) + 0.5} y1={y(v)} y2={y(v)} vectorEffect="non-scaling-stroke" style={{ strokeWidth: 5 }} />))}
+              {s.values.map((v, i) =>
+                v === undefined ? null : <line key={i} x1={x(i) - 0.5} x2={x(i) + 0.5} y1={y(v)} y2={y(v)} vectorEffect="non-scaling-stroke" style={{ strokeWidth: 5 }} />,
+              )}
             </g>
           );
         })}
@@ -65,7 +75,15 @@ export function Lines({ series, title, format = fmtDuration }: { series: { label
 }
 
 /** One bar per item, coloured by its class; used for the last-50 durations of a flow. */
-export function Bars({ items, title, format = fmtDuration }: { items: { value: number; className: string; label: string; href?: string }[]; title: string; format?: (v: number) => string }) {
+export function Bars({
+  items,
+  title,
+  format = fmtDuration,
+}: {
+  items: { value: number; className: string; label: string; href?: string }[];
+  title: string;
+  format?: (v: number) => string;
+}) {
   const max = Math.max(1, ...items.map((i) => i.value));
   const bw = 100 / Math.max(items.length, 1);
   return (

@@ -51,8 +51,8 @@ export function GitSourcePanel({ ns, source, file, text, dirty, binary, editing,
   return (
     <section className="notice git-source" aria-label="Git source">
       <p>
-        <strong>Read-only: mapped from the git source {source.name}.</strong> Its files change when the source syncs, so saving, uploads and reverts are off here; an edit
-        can be pushed as a branch of the repository instead, for a pull request.
+        <strong>Read-only: mapped from the git source {source.name}.</strong> Its files change when the source syncs, so saving, uploads and reverts are off here; an edit can be
+        pushed as a branch of the repository instead, for a pull request.
       </p>
       <dl className="git-source-facts">
         <dt>Repository</dt>
@@ -86,7 +86,15 @@ export function GitSourcePanel({ ns, source, file, text, dirty, binary, editing,
             <Button className="primary" disabledReason={pushWhy} disabled={push.busy} onClick={() => void push.run()}>
               Push as a branch
             </Button>
-            <Button onClick={() => { onEditing(false); setPushed(undefined); push.clear(); }}>Stop editing (drop the edit)</Button>
+            <Button
+              onClick={() => {
+                onEditing(false);
+                setPushed(undefined);
+                push.clear();
+              }}
+            >
+              Stop editing (drop the edit)
+            </Button>
           </>
         ) : (
           <Button disabledReason={editWhy} onClick={() => onEditing(true)}>
@@ -97,8 +105,8 @@ export function GitSourcePanel({ ns, source, file, text, dirty, binary, editing,
       <ErrorBox error={push.error} />
       {pushed && (
         <p className="pushed" role="status" data-testid="pushed-branch">
-          Pushed <code>{pushed.path}</code> to the new branch <code>{pushed.branch}</code> <CopyButton text={pushed.branch} label="Copy branch name" /> (commit <GitSha sha={pushed.sha} />) of{' '}
-          <code>{source.repo_url}</code>: open a pull request from it into <code>{source.branch}</code>.
+          Pushed <code>{pushed.path}</code> to the new branch <code>{pushed.branch}</code> <CopyButton text={pushed.branch} label="Copy branch name" /> (commit{' '}
+          <GitSha sha={pushed.sha} />) of <code>{source.repo_url}</code>: open a pull request from it into <code>{source.branch}</code>.
         </p>
       )}
     </section>

@@ -85,10 +85,19 @@ export function RunFileDialog({ ns, path, version, unsaved, onClose }: { ns: str
         </label>
         <label className="field">
           Environment, NAME=value a line
-          <textarea rows={3} value={envText} onChange={(e) => setEnvText(e.target.value)} placeholder="REPORT_DATE=2026-01-31" spellCheck={false} aria-invalid={parsed.problems.length ? true : undefined} />
+          <textarea
+            rows={3}
+            value={envText}
+            onChange={(e) => setEnvText(e.target.value)}
+            placeholder="REPORT_DATE=2026-01-31"
+            spellCheck={false}
+            aria-invalid={parsed.problems.length ? true : undefined}
+          />
         </label>
         {parsed.problems.map((p) => (
-          <p key={p} className="field-error">{p}</p>
+          <p key={p} className="field-error">
+            {p}
+          </p>
         ))}
         <ErrorBox error={run.error} />
         <div className="row">

@@ -53,7 +53,13 @@ export function serverLinter(ns: () => string, path: () => string, onProblems: (
       return problems.map((p): Diagnostic => {
         const from = offsetOf(view.state, p.line, p.column);
         const line = view.state.doc.lineAt(from);
-        return { from, to: Math.max(from + 1, line.to) > line.to ? line.to : Math.max(from + 1, line.to), severity: 'error', message: p.field ? `${p.field}: ${p.message}` : p.message, source: 'svc' };
+        return {
+          from,
+          to: Math.max(from + 1, line.to) > line.to ? line.to : Math.max(from + 1, line.to),
+          severity: 'error',
+          message: p.field ? `${p.field}: ${p.message}` : p.message,
+          source: 'svc',
+        };
       });
     },
     { delay: 400 },
@@ -127,7 +133,9 @@ export async function createEditor(
   return {
     view,
     load(path, text, readOnly) {
-      view.setState(EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly)), theme.of(isDark() ? oneDark : [])] }));
+      view.setState(
+        EditorState.create({ doc: text, extensions: [...base, lang.of(languageFor(path, schema)), ro.of(EditorState.readOnly.of(readOnly)), theme.of(isDark() ? oneDark : [])] }),
+      );
       if (schema && isFlowFile(path)) updateSchema(view, schema);
     },
     setReadOnly(readOnly) {

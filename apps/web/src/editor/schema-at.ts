@@ -91,7 +91,7 @@ export function schemaAt(root: Node, pointer: string): Node | undefined {
   if (!cur) return undefined;
   // Follow the `$ref` chain; the referring node last, so its siblings of `$ref` win.
   const chain: Node[] = [cur];
-  for (let n = cur; typeof n.$ref === 'string' && chain.length < 20; ) {
+  for (let n = cur; typeof n.$ref === 'string' && chain.length < 20;) {
     const t = deref(root, n.$ref);
     if (!t || chain.includes(t)) break;
     chain.push(t);

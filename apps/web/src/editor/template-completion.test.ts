@@ -31,15 +31,21 @@ describe('template completion', () => {
 
   it('offers execution.start_date and trigger.date with what they hold', () => {
     const ex = templateCompletions('  env: {A: "{{ execution.', doc)!;
-    assert.deepEqual(ex.options.map((o) => o.label), ['id', 'namespace', 'flow_id', 'start_date']);
+    assert.deepEqual(
+      ex.options.map((o) => o.label),
+      ['id', 'namespace', 'flow_id', 'start_date'],
+    );
     assert.match(ex.options.find((o) => o.label === 'start_date')!.detail!, /RFC 3339/);
     const tr = templateCompletions('    inputs: {day: "{{ trigger.da', doc)!;
-    assert.deepEqual(tr.options.map((o) => o.label), ['body', 'headers', 'outputs', 'date']);
+    assert.deepEqual(
+      tr.options.map((o) => o.label),
+      ['body', 'headers', 'outputs', 'date'],
+    );
     assert.equal(tr.from, '    inputs: {day: "{{ trigger.'.length);
     assert.match(tr.options.find((o) => o.label === 'date')!.detail!, /schedule's offset/);
   });
 
-  it('offers the flow\'s inputs and tasks, and a task\'s fields', () => {
+  it("offers the flow's inputs and tasks, and a task's fields", () => {
     assert.deepEqual(labels('x: "{{ inputs.'), ['day', 'region']);
     assert.deepEqual(labels('x: "{{ tasks.'), ['extract', 'load']);
     assert.deepEqual(labels('x: "{{ tasks.extract.'), ['outputs', 'state']);

@@ -47,32 +47,66 @@ export function Alerts() {
   const current = list.data?.find((r) => r.id === open);
   return (
     <>
-      <Section title="Alert rules" actions={<Button onClick={() => setEditing('new')} disabledReason={needs('editor')}>New rule</Button>}>
+      <Section
+        title="Alert rules"
+        actions={
+          <Button onClick={() => setEditing('new')} disabledReason={needs('editor')}>
+            New rule
+          </Button>
+        }
+      >
         <p className="muted small">
-          A rule watches a namespace (and its children) or one flow, and sends failed, timed-out, recovered or late executions by email, signed webhook or Slack. Each
-          execution and event is sent once per channel, retried until it is delivered.
+          A rule watches a namespace (and its children) or one flow, and sends failed, timed-out, recovered or late executions by email, signed webhook or Slack. Each execution and
+          event is sent once per channel, retried until it is delivered.
         </p>
         <ErrorBox error={list.error ?? remove.error} />
         {list.data ? (
           <table aria-label="Alert rules">
             <thead>
-              <tr><th>Name</th><th>Scope</th><th>Events</th><th>Channels</th><th>Enabled</th><th><span className="sr-only">Actions</span></th></tr>
+              <tr>
+                <th>Name</th>
+                <th>Scope</th>
+                <th>Events</th>
+                <th>Channels</th>
+                <th>Enabled</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {list.data.map((r) => (
                 <tr key={r.id} className={r.id === open ? 'selected' : undefined}>
-                  <td><button type="button" className="linkish" onClick={() => setOpen(r.id)}>{r.name}</button></td>
+                  <td>
+                    <button type="button" className="linkish" onClick={() => setOpen(r.id)}>
+                      {r.name}
+                    </button>
+                  </td>
                   <td>{r.flow_id ? `${r.namespace}/${r.flow_id}` : `${r.namespace} and children`}</td>
                   <td>{r.events.join(', ')}</td>
-                  <td>{r.channels.map((c, i) => <div key={i}>{channelText(c)}</div>)}</td>
+                  <td>
+                    {r.channels.map((c, i) => (
+                      <div key={i}>{channelText(c)}</div>
+                    ))}
+                  </td>
                   <td>{r.enabled ? 'yes' : 'no'}</td>
                   <td className="row">
-                    <Button onClick={() => setEditing(r)} disabledReason={needs('editor')} aria-label={`Edit ${r.name}`}>Edit</Button>
-                    <Button onClick={() => void remove.run(r)} disabledReason={needs('editor')} aria-label={`Delete ${r.name}`}>Delete</Button>
+                    <Button onClick={() => setEditing(r)} disabledReason={needs('editor')} aria-label={`Edit ${r.name}`}>
+                      Edit
+                    </Button>
+                    <Button onClick={() => void remove.run(r)} disabledReason={needs('editor')} aria-label={`Delete ${r.name}`}>
+                      Delete
+                    </Button>
                   </td>
                 </tr>
               ))}
-              {!list.data.length && <tr><td colSpan={6} className="muted">No alert rules yet.</td></tr>}
+              {!list.data.length && (
+                <tr>
+                  <td colSpan={6} className="muted">
+                    No alert rules yet.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         ) : (
@@ -126,30 +160,47 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
     type === 'email' ? { type, organization: '', from: '', to: '' } : type === 'webhook' ? { type, url: '', signing_secret: '' } : { type, url_secret: '' };
   return (
     <Section title={rule ? `Edit rule ${rule.name}` : 'New alert rule'}>
-      <form aria-label="Alert rule" className="stack" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
-        <label>Name <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} /></label>
+      <form
+        aria-label="Alert rule"
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run();
+        }}
+      >
+        <label>
+          Name <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
         <div className="row wrap">
-          <label>Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team.etl" /></label>
-          <label>Flow (empty: every flow of the namespace and its children) <input value={flowId} onChange={(e) => setFlowId(e.target.value)} placeholder="nightly" /></label>
+          <label>
+            Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team.etl" />
+          </label>
+          <label>
+            Flow (empty: every flow of the namespace and its children) <input value={flowId} onChange={(e) => setFlowId(e.target.value)} placeholder="nightly" />
+          </label>
         </div>
         <fieldset>
           <legend>Events</legend>
           <div className="row wrap">
-          {EVENTS.map((ev) => (
-            <label key={ev.value} className="check">
-              <input
-                type="checkbox"
-                checked={events.includes(ev.value)}
-                onChange={(e) => setEvents(e.target.checked ? [...events, ev.value] : events.filter((x) => x !== ev.value))}
-              />
-              {ev.label}
-            </label>
-          ))}
+            {EVENTS.map((ev) => (
+              <label key={ev.value} className="check">
+                <input
+                  type="checkbox"
+                  checked={events.includes(ev.value)}
+                  onChange={(e) => setEvents(e.target.checked ? [...events, ev.value] : events.filter((x) => x !== ev.value))}
+                />
+                {ev.label}
+              </label>
+            ))}
           </div>
           {events.includes('late') && (
             <div className="row wrap">
-              <label>Running longer than (minutes) <input type="number" min={1} value={lateAfter} onChange={(e) => setLateAfter(e.target.value)} /></label>
-              <label>Schedule not fired after its due time by (minutes) <input type="number" min={1} value={grace} onChange={(e) => setGrace(e.target.value)} /></label>
+              <label>
+                Running longer than (minutes) <input type="number" min={1} value={lateAfter} onChange={(e) => setLateAfter(e.target.value)} />
+              </label>
+              <label>
+                Schedule not fired after its due time by (minutes) <input type="number" min={1} value={grace} onChange={(e) => setGrace(e.target.value)} />
+              </label>
             </div>
           )}
         </fieldset>
@@ -167,19 +218,33 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
               </label>
               {c.type === 'email' && (
                 <>
-                  <label>Organization <input value={c.organization} onChange={(e) => setChannel(i, { ...c, organization: e.target.value })} required /></label>
-                  <label>From <input value={c.from} onChange={(e) => setChannel(i, { ...c, from: e.target.value })} required placeholder="alerts@acme.example" /></label>
-                  <label>To <input value={c.to} onChange={(e) => setChannel(i, { ...c, to: e.target.value })} required placeholder="oncall@acme.example" /></label>
+                  <label>
+                    Organization <input value={c.organization} onChange={(e) => setChannel(i, { ...c, organization: e.target.value })} required />
+                  </label>
+                  <label>
+                    From <input value={c.from} onChange={(e) => setChannel(i, { ...c, from: e.target.value })} required placeholder="alerts@acme.example" />
+                  </label>
+                  <label>
+                    To <input value={c.to} onChange={(e) => setChannel(i, { ...c, to: e.target.value })} required placeholder="oncall@acme.example" />
+                  </label>
                 </>
               )}
               {c.type === 'webhook' && (
                 <>
-                  <label>URL <input value={c.url} onChange={(e) => setChannel(i, { ...c, url: e.target.value })} required placeholder="https://hooks.acme.example/svc" /></label>
-                  <label>Signing secret (name) <input value={c.signing_secret} onChange={(e) => setChannel(i, { ...c, signing_secret: e.target.value })} required placeholder="ALERT_SIGNING_KEY" /></label>
+                  <label>
+                    URL <input value={c.url} onChange={(e) => setChannel(i, { ...c, url: e.target.value })} required placeholder="https://hooks.acme.example/svc" />
+                  </label>
+                  <label>
+                    Signing secret (name){' '}
+                    <input value={c.signing_secret} onChange={(e) => setChannel(i, { ...c, signing_secret: e.target.value })} required placeholder="ALERT_SIGNING_KEY" />
+                  </label>
                 </>
               )}
               {c.type === 'slack' && (
-                <label>Secret holding the webhook URL (name) <input value={c.url_secret} onChange={(e) => setChannel(i, { ...c, url_secret: e.target.value })} required placeholder="SLACK_URL" /></label>
+                <label>
+                  Secret holding the webhook URL (name){' '}
+                  <input value={c.url_secret} onChange={(e) => setChannel(i, { ...c, url_secret: e.target.value })} required placeholder="SLACK_URL" />
+                </label>
               )}
               {channels.length > 1 && <Button onClick={() => setChannels(channels.filter((_, j) => j !== i))}>Remove channel</Button>}
             </div>
@@ -187,12 +252,18 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
           {channels.length < 10 && <Button onClick={() => setChannels([...channels, blank('webhook')])}>Add channel</Button>}
         </fieldset>
         <div className="row wrap">
-          <label>Alerts per hour at most <input type="number" min={1} max={10000} value={rate} onChange={(e) => setRate(e.target.value)} /></label>
-          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
+          <label>
+            Alerts per hour at most <input type="number" min={1} max={10000} value={rate} onChange={(e) => setRate(e.target.value)} />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled
+          </label>
         </div>
         <ErrorBox error={save.error} />
         <div className="row">
-          <Button type="submit" disabled={save.busy}>{rule ? 'Save rule' : 'Create rule'}</Button>
+          <Button type="submit" disabled={save.busy}>
+            {rule ? 'Save rule' : 'Create rule'}
+          </Button>
           <Button onClick={() => onDone()}>Cancel</Button>
         </div>
       </form>
@@ -201,14 +272,25 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
 }
 
 function Deliveries({ rule }: { rule: AlertRule }) {
-  const rows = useLoad(() => api<Page<AlertDelivery>>('GET', `/alerts/${encodeURIComponent(rule.id)}/deliveries`, undefined, { limit: 100 }).then((p) => p.items), [rule.id], 5_000);
+  const rows = useLoad(
+    () => api<Page<AlertDelivery>>('GET', `/alerts/${encodeURIComponent(rule.id)}/deliveries`, undefined, { limit: 100 }).then((p) => p.items),
+    [rule.id],
+    5_000,
+  );
   return (
     <Section title={`Deliveries of ${rule.name}`} actions={<Button onClick={rows.reload}>Refresh</Button>}>
       <ErrorBox error={rows.error} />
       {rows.data ? (
         <table aria-label="Deliveries">
           <thead>
-            <tr><th>Created</th><th>Event</th><th>Execution</th><th>Channel</th><th>Status</th><th>Attempts</th></tr>
+            <tr>
+              <th>Created</th>
+              <th>Event</th>
+              <th>Execution</th>
+              <th>Channel</th>
+              <th>Status</th>
+              <th>Attempts</th>
+            </tr>
           </thead>
           <tbody>
             {rows.data.map((d) => (
@@ -216,7 +298,9 @@ function Deliveries({ rule }: { rule: AlertRule }) {
                 <td>{fmtTime(d.created_at)}</td>
                 <td>{d.event}</td>
                 <td>{d.execution_id ? <Link to={`/executions/${encodeURIComponent(d.execution_id)}`}>{d.execution_id}</Link> : d.subject}</td>
-                <td>{d.channel_type} {d.target}</td>
+                <td>
+                  {d.channel_type} {d.target}
+                </td>
                 <td>
                   {d.status}
                   {d.error && <div className="muted small">{d.error}</div>}
@@ -234,7 +318,13 @@ function Deliveries({ rule }: { rule: AlertRule }) {
                 </td>
               </tr>
             ))}
-            {!rows.data.length && <tr><td colSpan={6} className="muted">No deliveries yet.</td></tr>}
+            {!rows.data.length && (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No deliveries yet.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (

@@ -8,7 +8,6 @@ import type { Dashboard as DashboardData, Namespace } from '../types';
 import { ErrorBox, Loading, Section, arrowSelect, fmtDuration, useLoad } from '../ui';
 import { ExecutionTable } from './Executions';
 
-
 const RANGES = ['24h', '7d', '30d'];
 
 export function Dashboard() {

@@ -72,9 +72,18 @@ export default function Editor({ ns }: { ns?: string }) {
     <div className="page split">
       <aside>
         <h2>Namespaces</h2>
-        {namespaces.data ? <NamespaceTree names={namespaces.data.map((n) => n.name)} selected={ns ?? ''} onSelect={(n) => navigate(n ? `/editor/${n}` : '/editor')} /> : <Loading />}
+        {namespaces.data ? (
+          <NamespaceTree names={namespaces.data.map((n) => n.name)} selected={ns ?? ''} onSelect={(n) => navigate(n ? `/editor/${n}` : '/editor')} />
+        ) : (
+          <Loading />
+        )}
         <ErrorBox error={namespaces.error} />
-        <CreateNamespace onCreated={(n) => { namespaces.reload(); navigate(`/editor/${n}`); }} />
+        <CreateNamespace
+          onCreated={(n) => {
+            namespaces.reload();
+            navigate(`/editor/${n}`);
+          }}
+        />
       </aside>
       <div>{ns ? <NamespaceEditor key={ns} ns={ns} readOnly={!!namespaces.data?.find((n) => n.name === ns)?.read_only} /> : <p className="muted">Choose a namespace.</p>}</div>
     </div>
@@ -152,7 +161,14 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
       content = f.content ?? `(binary file, ${size.toLocaleString('en-US')} bytes: replace it with "Upload file…")`;
       setBaseVersion(f.version ?? undefined);
     } else {
-      content = path.endsWith('.flow.yaml') ? NEW_FLOW(path.split('/').pop()!.replace(/\.flow\.yaml$/, '')) : '';
+      content = path.endsWith('.flow.yaml')
+        ? NEW_FLOW(
+            path
+              .split('/')
+              .pop()!
+              .replace(/\.flow\.yaml$/, ''),
+          )
+        : '';
       setBaseVersion(files.data?.version);
       setBinarySize(undefined);
     }
@@ -203,7 +219,10 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     }
   }, [ns]);
   const [diffFrom, setDiffFrom] = useState<number>();
-  const diff = useLoad(async () => (diffFrom !== undefined ? api<NamespaceDiff>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined), [ns, diffFrom, file]);
+  const diff = useLoad(
+    async () => (diffFrom !== undefined ? api<NamespaceDiff>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined),
+    [ns, diffFrom, file],
+  );
   const revert = useAction(async (version: number) => {
     await api('POST', `/namespaces/${ns}/revert`, { version, message: `Revert to version ${version}` });
     files.reload();
@@ -230,19 +249,26 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     <>
       <div className="row wrap">
         <h1>{ns}</h1>
-        {editWhy && <span className="badge" title={editWhy}>read only</span>}
+        {editWhy && (
+          <span className="badge" title={editWhy}>
+            read only
+          </span>
+        )}
       </div>
       <ErrorBox error={git.error} />
-      {source && (
-        <GitSourcePanel ns={ns} source={source} file={file} text={text} dirty={dirty} binary={binary} editing={branchEdit} onEditing={onBranchEdit} />
-      )}
+      {source && <GitSourcePanel ns={ns} source={source} file={file} text={text} dirty={dirty} binary={binary} editing={branchEdit} onEditing={onBranchEdit} />}
       <div className="editor-layout">
         <nav className="files" aria-label="Files" onKeyDown={arrowFocus('button.tree-item')}>
           {files.data ? (
             <ul>
               {files.data.items.map((f) => (
                 <li key={f.path}>
-                  <button type="button" className={`tree-item${file === f.path ? ' active' : ''}`} aria-current={file === f.path ? 'true' : undefined} onClick={() => setFile(f.path)}>
+                  <button
+                    type="button"
+                    className={`tree-item${file === f.path ? ' active' : ''}`}
+                    aria-current={file === f.path ? 'true' : undefined}
+                    onClick={() => setFile(f.path)}
+                  >
                     {f.path}
                   </button>
                 </li>
@@ -267,11 +293,15 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
               <Button type="submit">New file</Button>
               <label className="button">
                 Upload file…
-                <input type="file" className="sr-only" onChange={(e) => {
+                <input
+                  type="file"
+                  className="sr-only"
+                  onChange={(e) => {
                     const picked = e.target.files?.[0];
                     e.target.value = ''; // the same file can be picked again
                     if (picked) void upload.run(picked);
-                  }} />
+                  }}
+                />
               </label>
               <ErrorBox error={upload.error} />
             </form>
@@ -286,7 +316,12 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
             <label>
               Message <input value={message} onChange={(e) => setMessage(e.target.value)} placeholder={file ? `Edit ${file}` : ''} maxLength={500} />
             </label>
-            <Button className="primary" disabledReason={editWhy ?? (!file ? 'Open a file first' : binary ? 'Binary files are replaced by upload' : null)} disabled={save.busy} onClick={() => saveRef.current()}>
+            <Button
+              className="primary"
+              disabledReason={editWhy ?? (!file ? 'Open a file first' : binary ? 'Binary files are replaced by upload' : null)}
+              disabled={save.busy}
+              onClick={() => saveRef.current()}
+            >
               Save
             </Button>
             <Button disabledReason={needs('operator', ns) ?? runRefusal(file, entry)} onClick={() => setRunOpen(true)}>
@@ -294,9 +329,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
             </Button>
           </div>
           {binary && binarySize !== undefined && (
-            <p className="notice small">
-              Binary file, {binarySize.toLocaleString('en-US')} bytes. It is not edited here: upload a file under the same path to replace it.
-            </p>
+            <p className="notice small">Binary file, {binarySize.toLocaleString('en-US')} bytes. It is not edited here: upload a file under the same path to replace it.</p>
           )}
           <div ref={host} className="cm-host" data-testid="editor" />
           {problems.length > 0 && (
@@ -322,18 +355,29 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
           <div className="grid2">
             <div>
               <h3>Theirs (version {conflict.head})</h3>
-              <pre className="code-block" data-testid="conflict-theirs">{conflict.theirs}</pre>
+              <pre className="code-block" data-testid="conflict-theirs">
+                {conflict.theirs}
+              </pre>
             </div>
             <div>
               <h3>Yours</h3>
-              <pre className="code-block" data-testid="conflict-mine">{conflict.mine}</pre>
+              <pre className="code-block" data-testid="conflict-mine">
+                {conflict.mine}
+              </pre>
             </div>
           </div>
           <div className="row">
             <Button className="primary" onClick={() => void save.run(conflict.head, conflict.mine)}>
               Save mine over version {conflict.head}
             </Button>
-            <Button onClick={() => { setConflict(undefined); setOpened((x) => x + 1); }}>Take theirs</Button>
+            <Button
+              onClick={() => {
+                setConflict(undefined);
+                setOpened((x) => x + 1);
+              }}
+            >
+              Take theirs
+            </Button>
             <Button onClick={() => setConflict(undefined)}>Back to editing</Button>
           </div>
         </div>
@@ -342,7 +386,16 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
         {versions.data ? (
           <table>
             <thead>
-              <tr><th>Version</th><th>Saved</th><th>Author</th><th>Message</th><th>Files</th><th><span className="sr-only">Actions</span></th></tr>
+              <tr>
+                <th>Version</th>
+                <th>Saved</th>
+                <th>Author</th>
+                <th>Message</th>
+                <th>Files</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {versions.data.map((v) => (
@@ -353,8 +406,14 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
                   <td>{v.message}</td>
                   <td>{v.file_count}</td>
                   <td className="row">
-                    <Button aria-label={`Diff version ${v.version} with the head`} onClick={() => setDiffFrom(v.version!)}>Diff with head</Button>
-                    <Button aria-label={`Revert to version ${v.version}`} disabledReason={editWhy} onClick={() => confirm(`Make version ${v.version} the new head?`) && void revert.run(v.version!)}>
+                    <Button aria-label={`Diff version ${v.version} with the head`} onClick={() => setDiffFrom(v.version!)}>
+                      Diff with head
+                    </Button>
+                    <Button
+                      aria-label={`Revert to version ${v.version}`}
+                      disabledReason={editWhy}
+                      onClick={() => confirm(`Make version ${v.version} the new head?`) && void revert.run(v.version!)}
+                    >
                       Revert
                     </Button>
                   </td>

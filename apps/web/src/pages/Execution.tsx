@@ -45,7 +45,10 @@ export function ExecutionPage({ id }: { id: string }) {
     let streamed = false;
     let gone = false;
     const path = `/executions/${encodeURIComponent(id)}`;
-    api<Execution>('GET', path).then((e) => !streamed && !gone && setEx(e), (e: unknown) => !gone && setLoadError(e));
+    api<Execution>('GET', path).then(
+      (e) => !streamed && !gone && setEx(e),
+      (e: unknown) => !gone && setLoadError(e),
+    );
     const close = openStream(`${path}/events`, ['execution'], {
       onEvent: (_n, data) => {
         streamed = true;
@@ -54,7 +57,10 @@ export function ExecutionPage({ id }: { id: string }) {
       },
       onEnd: () => {
         setLive(false);
-        api<Execution>('GET', path).then((e) => !gone && setEx(e), () => undefined);
+        api<Execution>('GET', path).then(
+          (e) => !gone && setEx(e),
+          () => undefined,
+        );
       },
       onError: () => setLive(false),
     });
@@ -90,18 +96,31 @@ export function ExecutionPage({ id }: { id: string }) {
           Execution <code>{ex.id}</code>
         </h1>
         <StateBadge state={ex.state} />
-        {live && <span className="badge live" title="Updates arrive as they happen">live</span>}
+        {live && (
+          <span className="badge live" title="Updates arrive as they happen">
+            live
+          </span>
+        )}
       </div>
       <p className="muted">
         {ex.flow_id ? (
           <>
-            Flow <Link to={`/flows/${ex.namespace}/${ex.flow_id}`}>{ex.namespace}/{ex.flow_id}</Link>
+            Flow{' '}
+            <Link to={`/flows/${ex.namespace}/${ex.flow_id}`}>
+              {ex.namespace}/{ex.flow_id}
+            </Link>
           </>
         ) : (
           <>File run in {ex.namespace}</>
         )}{' '}
-        {ex.git_sha && <> · commit <GitSha sha={ex.git_sha} /></>}{' '}
-        · {ex.trigger_type} by {ex.created_by} · created {fmtTime(ex.created_at)} · started {fmtTime(ex.started_at)} · ended {fmtTime(ex.ended_at)} · {fmtDuration(ex.duration_ms ?? (ex.started_at ? now - Date.parse(ex.started_at) : null))}
+        {ex.git_sha && (
+          <>
+            {' '}
+            · commit <GitSha sha={ex.git_sha} />
+          </>
+        )}{' '}
+        · {ex.trigger_type} by {ex.created_by} · created {fmtTime(ex.created_at)} · started {fmtTime(ex.started_at)} · ended {fmtTime(ex.ended_at)} ·{' '}
+        {fmtDuration(ex.duration_ms ?? (ex.started_at ? now - Date.parse(ex.started_at) : null))}
       </p>
       <Relations ex={ex} />
       {ex.error && (
@@ -138,7 +157,16 @@ export function ExecutionPage({ id }: { id: string }) {
         ))}
       </div>
       <div role="tabpanel" aria-label={tab} className="card">
-        {tab === 'Logs' && <Logs executionId={ex.id} ended={ENDED.includes(ex.state)} task={task} tasks={taskKeys} onTask={setTask} {...(logLine ? { line: { taskRunId: logLine[1]!, n: Number(logLine[2]) } } : {})} />}
+        {tab === 'Logs' && (
+          <Logs
+            executionId={ex.id}
+            ended={ENDED.includes(ex.state)}
+            task={task}
+            tasks={taskKeys}
+            onTask={setTask}
+            {...(logLine ? { line: { taskRunId: logLine[1]!, n: Number(logLine[2]) } } : {})}
+          />
+        )}
         {tab === 'Outputs' && <Outputs ex={ex} />}
         {tab === 'Artifacts' && <Artifacts id={ex.id} />}
         {tab === 'Metrics' && <Metrics id={ex.id} />}
@@ -228,7 +256,14 @@ function Actions({ ex }: { ex: Execution }) {
             </div>
           </div>
           <div className="row">
-            <Button className="primary" autoFocus onClick={() => { setConfirmRestart(false); void act.run('restart'); }}>
+            <Button
+              className="primary"
+              autoFocus
+              onClick={() => {
+                setConfirmRestart(false);
+                void act.run('restart');
+              }}
+            >
               Restart
             </Button>
             <Button onClick={() => setConfirmRestart(false)}>Keep as is</Button>
@@ -303,7 +338,8 @@ function TaskWaits({ runs, def, now }: { runs: TaskRun[]; def?: FlowDefinition; 
               `no online instance serves pool "${r.pool}" with the ${r.executor_type} executor; it runs when one comes online.`
             ) : (
               <>
-                every {r.executor_type} slot of pool &quot;{r.pool}&quot; is busy (SVC_WORKER_SLOTS{r.executor_type === 'kubernetes' ? ', SVC_K8S_MAX_JOBS' : ''} per instance); it runs when one frees.{' '}
+                every {r.executor_type} slot of pool &quot;{r.pool}&quot; is busy (SVC_WORKER_SLOTS{r.executor_type === 'kubernetes' ? ', SVC_K8S_MAX_JOBS' : ''} per instance); it
+                runs when one frees.{' '}
                 {held.length ? `Slots are held by this execution's ${held.join(', ')} and maybe by other executions.` : 'The slots are held by other executions.'}
               </>
             )}
@@ -331,8 +367,8 @@ function WaitText({ w, now }: { w: TaskWait; now: number }) {
     case 'retry_backoff':
       return (
         <>
-          <strong>{w.task}</strong> retries at {fmtTime(new Date(w.dueAt).toISOString())} (in {fmtDuration(Math.max(0, w.dueAt - now))}): attempt {w.attempt} of {w.maxAttempts}, after attempt {w.previous.attempt}{' '}
-          ended {w.previous.state}
+          <strong>{w.task}</strong> retries at {fmtTime(new Date(w.dueAt).toISOString())} (in {fmtDuration(Math.max(0, w.dueAt - now))}): attempt {w.attempt} of {w.maxAttempts},
+          after attempt {w.previous.attempt} ended {w.previous.state}
           {w.previous.reason ? ` (${w.previous.reason})` : ''}
           {w.previous.error ? `: ${w.previous.error}` : ''}.
         </>
@@ -385,12 +421,21 @@ function Artifacts({ id }: { id: string }) {
   return (
     <table>
       <thead>
-        <tr><th>Name</th><th>Task</th><th>Size</th><th>Created</th></tr>
+        <tr>
+          <th>Name</th>
+          <th>Task</th>
+          <th>Size</th>
+          <th>Created</th>
+        </tr>
       </thead>
       <tbody>
         {list.data.map((a) => (
           <tr key={a.id}>
-            <td><a href={`${API}/executions/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(a.id)}`} download={a.name}>{a.name}</a></td>
+            <td>
+              <a href={`${API}/executions/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(a.id)}`} download={a.name}>
+                {a.name}
+              </a>
+            </td>
             <td>{a.task_key}</td>
             <td>{a.size.toLocaleString()} B</td>
             <td>{fmtTime(a.created_at)}</td>
@@ -409,7 +454,12 @@ function Metrics({ id }: { id: string }) {
   return (
     <table>
       <thead>
-        <tr><th>Task</th><th>Metric</th><th>Value</th><th>Tags</th></tr>
+        <tr>
+          <th>Task</th>
+          <th>Metric</th>
+          <th>Value</th>
+          <th>Tags</th>
+        </tr>
       </thead>
       <tbody>
         {list.data.map((m, i) => (
@@ -417,7 +467,11 @@ function Metrics({ id }: { id: string }) {
             <td>{m.task_key}</td>
             <td>{m.name}</td>
             <td>{m.value}</td>
-            <td>{Object.entries(m.tags).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
+            <td>
+              {Object.entries(m.tags)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(', ')}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -19,7 +19,10 @@ export function Executions() {
   // The cursors of the pages before this one, so "Previous" can go back.
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const labels = label.split(',').map((s) => s.trim()).filter(Boolean);
+  const labels = label
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const list = useLoad(
     () => api<Page<ExecutionSummary>>('GET', '/executions', undefined, { state, namespace, flow, label: labels, cursor, limit }),
     [state, namespace, flow, label, cursor, limit],
@@ -32,7 +35,13 @@ export function Executions() {
       <form className="row wrap filters" role="search" aria-label="Filter executions" onSubmit={(e) => e.preventDefault()}>
         <label>
           State
-          <select value={state} onChange={(e) => { setState(e.target.value); resetPaging(); }}>
+          <select
+            value={state}
+            onChange={(e) => {
+              setState(e.target.value);
+              resetPaging();
+            }}
+          >
             <option value="">any</option>
             {EXECUTION_STATES.map((s) => (
               <option key={s}>{s}</option>
@@ -40,20 +49,52 @@ export function Executions() {
           </select>
         </label>
         <label>
-          Namespace <input value={namespace} onChange={(e) => { setNamespace(e.target.value); resetPaging(); }} placeholder="e.g. team.etl" />
+          Namespace{' '}
+          <input
+            value={namespace}
+            onChange={(e) => {
+              setNamespace(e.target.value);
+              resetPaging();
+            }}
+            placeholder="e.g. team.etl"
+          />
         </label>
         <label>
-          Flow <input value={flow} onChange={(e) => { setFlow(e.target.value); resetPaging(); }} placeholder="flow id" />
+          Flow{' '}
+          <input
+            value={flow}
+            onChange={(e) => {
+              setFlow(e.target.value);
+              resetPaging();
+            }}
+            placeholder="flow id"
+          />
         </label>
         <label>
-          Labels <input value={label} onChange={(e) => { setLabel(e.target.value); resetPaging(); }} placeholder="key:value, key:value" />
+          Labels{' '}
+          <input
+            value={label}
+            onChange={(e) => {
+              setLabel(e.target.value);
+              resetPaging();
+            }}
+            placeholder="key:value, key:value"
+          />
         </label>
         <label>
           Per page
-          <select value={String(limit)} onChange={(e) => { setPerPage(e.target.value === '50' ? '' : e.target.value); resetPaging(); }}>
-            {[...new Set([20, 50, 100, 200, limit])].sort((a, b) => a - b).map((n) => (
-              <option key={n}>{n}</option>
-            ))}
+          <select
+            value={String(limit)}
+            onChange={(e) => {
+              setPerPage(e.target.value === '50' ? '' : e.target.value);
+              resetPaging();
+            }}
+          >
+            {[...new Set([20, 50, 100, 200, limit])]
+              .sort((a, b) => a - b)
+              .map((n) => (
+                <option key={n}>{n}</option>
+              ))}
           </select>
         </label>
       </form>

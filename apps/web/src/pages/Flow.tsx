@@ -109,7 +109,10 @@ function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; fl
             {t.type === 'webhook' &&
               (t.webhook_url ? (
                 <div className="row wrap">
-                  <code className="secret" data-testid="webhook-url">{t.webhook_url}</code> <CopyButton text={t.webhook_url} label="Copy webhook URL" />
+                  <code className="secret" data-testid="webhook-url">
+                    {t.webhook_url}
+                  </code>{' '}
+                  <CopyButton text={t.webhook_url} label="Copy webhook URL" />
                   <Button
                     disabledReason={needs('editor', ns)}
                     disabled={rotate.busy}
@@ -161,10 +164,7 @@ function MetricChart({ base }: { base: string }) {
   const [groupBy, setGroupBy] = useState('');
   const [agg, setAgg] = useState('sum');
   const data = useLoad(
-    async () =>
-      metric
-        ? api<Answer<'getFlowMetrics'>>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg })
-        : undefined,
+    async () => (metric ? api<Answer<'getFlowMetrics'>>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg }) : undefined),
     [base, metric, groupBy, agg],
   );
   return (
@@ -210,12 +210,23 @@ function Revisions({ base, current }: { base: string; current?: string }) {
     <>
       <table>
         <thead>
-          <tr><th>Revision</th><th>Saved</th><th>By</th><th>Namespace version</th><th><span className="sr-only">Compare</span></th></tr>
+          <tr>
+            <th>Revision</th>
+            <th>Saved</th>
+            <th>By</th>
+            <th>Namespace version</th>
+            <th>
+              <span className="sr-only">Compare</span>
+            </th>
+          </tr>
         </thead>
         <tbody>
           {revs.data.map((r) => (
             <tr key={r.id}>
-              <td>#{r.revision}{r.id === current ? ' (current)' : ''}</td>
+              <td>
+                #{r.revision}
+                {r.id === current ? ' (current)' : ''}
+              </td>
               <td>{fmtTime(r.created_at)}</td>
               <td>{r.created_by}</td>
               <td>{r.namespace_version ?? '—'}</td>

@@ -139,7 +139,15 @@ export function Flows() {
   const [ns, setNs] = useQueryParam('namespace');
   const [q, setQ] = useQueryParam('q');
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
-  const found = useLoad(() => searchFlows(ns, q, namespaces.data?.map((n) => n.name)), [ns, q]);
+  const found = useLoad(
+    () =>
+      searchFlows(
+        ns,
+        q,
+        namespaces.data?.map((n) => n.name),
+      ),
+    [ns, q],
+  );
   const shown = found.data;
   return (
     <div className="page split">
@@ -147,7 +155,12 @@ export function Flows() {
         <h2>Namespaces</h2>
         {namespaces.data ? <NamespaceTree names={namespaces.data.map((n) => n.name)} selected={ns} onSelect={setNs} /> : <Loading />}
         <ErrorBox error={namespaces.error} />
-        <CreateNamespace onCreated={(n) => { namespaces.reload(); navigate(`/editor/${n}`); }} />
+        <CreateNamespace
+          onCreated={(n) => {
+            namespaces.reload();
+            navigate(`/editor/${n}`);
+          }}
+        />
       </aside>
       <div>
         <div className="row wrap">
@@ -168,7 +181,9 @@ export function Flows() {
             </button>
           </p>
         ) : shown.flows.length === 0 ? (
-          <p className="muted">No flows. Create one in the <Link to={ns ? `/editor/${ns}` : '/editor'}>editor</Link>.</p>
+          <p className="muted">
+            No flows. Create one in the <Link to={ns ? `/editor/${ns}` : '/editor'}>editor</Link>.
+          </p>
         ) : (
           <table className="list">
             <thead>
@@ -217,4 +232,3 @@ function LastRuns({ ns, flow }: { ns: string; flow: string }) {
     </span>
   );
 }
-

@@ -144,7 +144,10 @@ function Tokens() {
                 </td>
                 <td>
                   {!t.revoked_at && (
-                    <Button aria-label={`Revoke token ${t.name}`} onClick={() => confirm(`Revoke token ${t.name}? Scripts using it stop working at once.`) && void revoke.run(t.id)}>
+                    <Button
+                      aria-label={`Revoke token ${t.name}`}
+                      onClick={() => confirm(`Revoke token ${t.name}? Scripts using it stop working at once.`) && void revoke.run(t.id)}
+                    >
                       Revoke
                     </Button>
                   )}

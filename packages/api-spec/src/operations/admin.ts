@@ -2,15 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { FreeObject, Page } from '../schemas/helpers.js';
 import { AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance, StorageStatus } from '../schemas/entities.js';
-import {
-  AIProviderRequest,
-  CreateAIConversationRequest,
-  ListQuery,
-  ListQueryWith,
-  OpaqueId,
-  Params,
-  SendAIMessageRequest,
-} from '../schemas/requests.js';
+import { AIProviderRequest, CreateAIConversationRequest, ListQuery, ListQueryWith, OpaqueId, Params, SendAIMessageRequest } from '../schemas/requests.js';
 import { AuditCursor, ConversationsCursor, IdCursor } from '../schemas/cursors.js';
 import { ADMIN, EVENT_STREAM, STREAM_HEADERS, VIEWER, created, err, noContent, ok } from './shared.js';
 
@@ -52,7 +44,12 @@ export const adminOperations: Operation[] = [
       query: ListQueryWith({
         action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`)' })),
         actor: Type.Optional(Type.String({ description: 'Only events of this actor: a user id or email' })),
-        resource: Type.Optional(Type.String({ maxLength: 300, description: 'Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events\' `target` shows it' })),
+        resource: Type.Optional(
+          Type.String({
+            maxLength: 300,
+            description: "Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it",
+          }),
+        ),
         from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
         to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
       }),

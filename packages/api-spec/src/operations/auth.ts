@@ -73,7 +73,10 @@ export const authOperations: Operation[] = [
     summary: 'Change the own password (also clears a temporary password)',
     auth: VIEWER,
     request: { body: ChangePasswordRequest },
-    responses: { ...noContent('Password changed; other sessions end'), ...err(422, 'The current password is wrong (field current_password) or the new one is refused (field new_password)') },
+    responses: {
+      ...noContent('Password changed; other sessions end'),
+      ...err(422, 'The current password is wrong (field current_password) or the new one is refused (field new_password)'),
+    },
   },
   {
     operationId: 'revokeOtherSessions',
@@ -90,7 +93,7 @@ export const authOperations: Operation[] = [
     method: 'get',
     path: '/api/v1/tokens',
     tag: 'tokens',
-    summary: 'List the own API tokens (an admin may pass all=true to see every user\'s)',
+    summary: "List the own API tokens (an admin may pass all=true to see every user's)",
     auth: VIEWER,
     request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }), cursor: TokensCursor },
     responses: ok(Page(ApiToken)),

@@ -20,7 +20,7 @@ export const backfillOperations: Operation[] = [
     method: 'post',
     path: '/api/v1/flows/{namespace}/{flowId}/backfills',
     tag: 'schedules',
-    summary: "Run a schedule trigger over a past range (or preview its fire times with dry_run); every execution is labelled `backfill:<id>`",
+    summary: 'Run a schedule trigger over a past range (or preview its fire times with dry_run); every execution is labelled `backfill:<id>`',
     auth: OPERATOR,
     request: { params: FlowParams, body: CreateBackfillRequest },
     responses: {
@@ -81,4 +81,3 @@ export const backfillOperations: Operation[] = [
     responses: { ...ok(Backfill), ...noBackfill, ...err(409, 'Already cancelled or done') },
   },
 ];
-

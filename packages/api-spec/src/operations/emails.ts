@@ -17,7 +17,8 @@ export const SendEmailRequest = Type.Object(
       minLength: 3,
       maxLength: 400,
       pattern: `^(?:${ADDRESS}|[^<>\\r\\n]*<${ADDRESS}>)$`,
-      description: 'Sender: an address, or a display name and an address (`Acme Billing <billing@acme.example>`); it must be a verified sender of the organization (an address, or an address at a verified domain, not a subdomain)',
+      description:
+        'Sender: an address, or a display name and an address (`Acme Billing <billing@acme.example>`); it must be a verified sender of the organization (an address, or an address at a verified domain, not a subdomain)',
     }),
     to: Address('Recipient address (one)'),
     subject: Type.String({ minLength: 1, maxLength: 998, pattern: '^[^\\r\\n]*$', description: 'One line (RFC 5322 line limit)' }),
@@ -63,7 +64,8 @@ export const organizationOperations: Operation[] = [
       ...err(415, 'The body is not JSON'),
       ...err(422, 'A field is missing or malformed (one detail per field), or `from` is not a verified sender of the organization (field `from`)'),
       429: {
-        description: "The organization's shared rate (SVC_ORG_RATE_LIMIT) or its daily quota (SVC_ORG_DAILY_QUOTA, or its own) is used up (code `rate_limit_exceeded`); for the quota Retry-After runs to the next UTC midnight",
+        description:
+          "The organization's shared rate (SVC_ORG_RATE_LIMIT) or its daily quota (SVC_ORG_DAILY_QUOTA, or its own) is used up (code `rate_limit_exceeded`); for the quota Retry-After runs to the next UTC midnight",
         headers: { 'Retry-After': 'Seconds to wait' },
       },
     },

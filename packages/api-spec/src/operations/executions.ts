@@ -3,16 +3,7 @@ import type { Operation } from '../operation.js';
 import { Binary, Page } from '../schemas/helpers.js';
 import { Artifact, Insight, MetricValue } from '../schemas/entities.js';
 import { Execution, LogLine } from '../schemas/resources.js';
-import {
-  ExecutionLogsQuery,
-  ExecutionParams,
-  ListExecutionsQuery,
-  ListQuery,
-  OpaqueId,
-  Params,
-  TaskAttemptFilterQuery,
-  TaskFilterQuery,
-} from '../schemas/requests.js';
+import { ExecutionLogsQuery, ExecutionParams, ListExecutionsQuery, ListQuery, OpaqueId, Params, TaskAttemptFilterQuery, TaskFilterQuery } from '../schemas/requests.js';
 import { ArtifactsCursor, ExecutionsCursor, InsightsCursor, LogsCursor, MetricsCursor } from '../schemas/cursors.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
 
@@ -114,7 +105,12 @@ export const executionOperations: Operation[] = [
     summary: 'Ask the AI assistant to triage an execution',
     auth: OPERATOR,
     request: { params: ExecutionParams },
-    responses: { ...accepted(Insight, 'Triage requested'), ...notFound, ...err(409, '`ai_disabled`: no AI provider is configured'), ...err(429, '`rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets') },
+    responses: {
+      ...accepted(Insight, 'Triage requested'),
+      ...notFound,
+      ...err(409, '`ai_disabled`: no AI provider is configured'),
+      ...err(429, '`rate_limited`: a daily AI limit (SVC_AI_*_PER_DAY) is reached; `Retry-After` gives the seconds until it resets'),
+    },
   },
   {
     operationId: 'getExecutionLogs',

@@ -63,7 +63,11 @@ export const namespaceOperations: Operation[] = [
     summary: 'Delete a namespace with its files, secrets and variables',
     auth: ADMIN,
     request: { params: NamespaceParams },
-    responses: { ...noContent('Deleted'), ...notFound, ...err(409, 'The namespace has children or running executions (`conflict`), or is mapped from a git source (`namespace_read_only`)') },
+    responses: {
+      ...noContent('Deleted'),
+      ...notFound,
+      ...err(409, 'The namespace has children or running executions (`conflict`), or is mapped from a git source (`namespace_read_only`)'),
+    },
   },
   {
     operationId: 'saveChanges',
@@ -71,8 +75,7 @@ export const namespaceOperations: Operation[] = [
     path: '/api/v1/namespaces/{namespace}/changes',
     tag: 'namespaces',
     summary: 'Save a change set of files as a new namespace version',
-    description:
-      'A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`).',
+    description: 'A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`).',
     auth: EDITOR,
     request: { params: NamespaceParams, body: SaveChangesRequest },
     responses: {
@@ -143,7 +146,8 @@ export const namespaceOperations: Operation[] = [
     summary: 'Push a change set to a new branch of the mapped git repository',
     auth: EDITOR,
     request: { params: NamespaceParams, body: PushNamespaceBranchRequest },
-    description: 'Commits the change set on top of the head of the mapped branch, in a new branch named from the message and a short id, and pushes it. The namespace itself is not changed.',
+    description:
+      'Commits the change set on top of the head of the mapped branch, in a new branch named from the message and a short id, and pushes it. The namespace itself is not changed.',
     responses: {
       ...created(PushNamespaceBranchResponse, 'The pushed branch'),
       ...err(404, 'No such namespace, or it is not mapped from git'),

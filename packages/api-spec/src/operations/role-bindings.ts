@@ -18,13 +18,11 @@ export const roleBindingOperations: Operation[] = [
     auth: ADMIN,
     globalRoleOnly: true,
     request: {
-      query: Type.Object(
-        {
-          namespace: Type.Optional(NamespaceName),
-          user: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'A user id or email' })),
-          group: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-        },
-      ),
+      query: Type.Object({
+        namespace: Type.Optional(NamespaceName),
+        user: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'A user id or email' })),
+        group: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+      }),
     },
     responses: { ...ok(RoleBindingList) },
   },

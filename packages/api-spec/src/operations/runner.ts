@@ -3,14 +3,7 @@ import type { Operation } from '../operation.js';
 import { Binary, FreeObject } from '../schemas/helpers.js';
 import { ExecutionRef } from '../schemas/entities.js';
 import { AnyJson, OpaqueId, Params } from '../schemas/requests.js';
-import {
-  RunnerCompleteRequest,
-  RunnerEventsRequest,
-  RunnerHeartbeatRequest,
-  RunnerHeartbeatResponse,
-  RunnerLogsRequest,
-  RunnerSpec,
-} from '../schemas/runner.js';
+import { RunnerCompleteRequest, RunnerEventsRequest, RunnerHeartbeatRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '../schemas/runner.js';
 import { RUN_TOKEN, accepted, created, err, noContent, ok } from './shared.js';
 
 const TaskRunParams = Params({ taskRunId: OpaqueId });
@@ -94,7 +87,10 @@ export const runnerOperations: Operation[] = [
     summary: 'Report the end of the task process',
     auth: RUN_TOKEN,
     request: { params: TaskRunParams, body: RunnerCompleteRequest },
-    responses: { ...ok(FreeObject('`{"accepted": true}` when this report ended the task run; `false` when it had ended already (a late or repeated report changes nothing)')), ...ended },
+    responses: {
+      ...ok(FreeObject('`{"accepted": true}` when this report ended the task run; `false` when it had ended already (a late or repeated report changes nothing)')),
+      ...ended,
+    },
   },
 ];
 

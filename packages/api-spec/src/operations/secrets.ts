@@ -187,7 +187,10 @@ export const secretOperations: Operation[] = [
     summary: 'Add a secret provider',
     auth: ADMIN,
     request: { body: SecretProviderRequest },
-    responses: { ...created(SecretProvider), ...err(409, 'A provider with this name exists (`conflict`), or credentials while SVC_MASTER_KEYS is empty (`builtin_provider_disabled`)') },
+    responses: {
+      ...created(SecretProvider),
+      ...err(409, 'A provider with this name exists (`conflict`), or credentials while SVC_MASTER_KEYS is empty (`builtin_provider_disabled`)'),
+    },
   },
   {
     operationId: 'updateSecretProvider',
@@ -197,7 +200,11 @@ export const secretOperations: Operation[] = [
     summary: 'Replace the settings of a secret provider',
     auth: ADMIN,
     request: { params: ProviderName, body: UpdateSecretProviderRequest },
-    responses: { ...ok(SecretProvider), ...err(404, 'No such provider'), ...err(409, '`builtin_provider_disabled` (credentials while SVC_MASTER_KEYS is empty) or `master_key_missing` (kept credentials sealed with an unlisted key)') },
+    responses: {
+      ...ok(SecretProvider),
+      ...err(404, 'No such provider'),
+      ...err(409, '`builtin_provider_disabled` (credentials while SVC_MASTER_KEYS is empty) or `master_key_missing` (kept credentials sealed with an unlisted key)'),
+    },
   },
   {
     operationId: 'deleteSecretProvider',

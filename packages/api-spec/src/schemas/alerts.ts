@@ -47,7 +47,8 @@ export const AlertSlackChannel = component(
 export const AlertChannel = Type.Union([AlertEmailChannel, AlertWebhookChannel, AlertSlackChannel]);
 
 export const AlertEvent = Type.Union([Type.Literal('failed'), Type.Literal('timed_out'), Type.Literal('recovered'), Type.Literal('late')], {
-  description: '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time',
+  description:
+    '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time',
 });
 
 const ruleFields = {
@@ -78,7 +79,9 @@ export const CreateAlertRuleRequest = component(
       late_after_seconds: Type.Optional(ruleFields.late_after_seconds),
       schedule_grace_seconds: Type.Optional(ruleFields.schedule_grace_seconds),
       channels: ruleFields.channels,
-      rate_limit_per_hour: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: 'Alerts per hour (default 20); past it, further ones are recorded `suppressed` and not sent' })),
+      rate_limit_per_hour: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 10_000, default: 20, description: 'Alerts per hour (default 20); past it, further ones are recorded `suppressed` and not sent' }),
+      ),
       enabled: Type.Optional(Type.Boolean({ default: true })),
     },
     { additionalProperties: false },

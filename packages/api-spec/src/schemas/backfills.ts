@@ -15,7 +15,7 @@ export const CreateBackfillRequest = component(
   'CreateBackfillRequest',
   Type.Object(
     {
-      trigger_id: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: "A `schedule` trigger of the flow; optional when the flow has exactly one" })),
+      trigger_id: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'A `schedule` trigger of the flow; optional when the flow has exactly one' })),
       from: DateTime({ description: 'Start of the range (included)' }),
       to: DateTime({ description: 'End of the range (included); not in the future' }),
       max_in_flight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Executions of the backfill not ended at any time, at most' })),

@@ -17,8 +17,7 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 export const DateTime = (options: { description?: string } = {}) => Type.String({ format: 'date-time', ...options });
 
 /** 64-bit integer (JSON numbers above 2^53 lose precision; the service never gets there). */
-export const Int64 = (options: { description?: string; minimum?: number; maximum?: number } = {}) =>
-  Type.Integer({ format: 'int64', ...options });
+export const Int64 = (options: { description?: string; minimum?: number; maximum?: number } = {}) => Type.Integer({ format: 'int64', ...options });
 
 /** Object of string to string. */
 export const StringMap = (options: { description?: string; maxProperties?: number } = {}) =>
@@ -26,8 +25,7 @@ export const StringMap = (options: { description?: string; maxProperties?: numbe
   Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string' }, ...options });
 
 /** Free-form JSON object (fields not shown by the spec). */
-export const FreeObject = (description?: string) =>
-  Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+export const FreeObject = (description?: string) => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
 
 /** Shape of every list response: `{ items, next_cursor? }`. */
 export function Page<T extends TSchema>(item: T, description?: string) {
@@ -41,8 +39,7 @@ export function Page<T extends TSchema>(item: T, description?: string) {
 }
 
 /** Binary payload in a non-JSON body (OpenAPI 3.1 describes it by media type). */
-export const Binary = (mediaType = 'application/octet-stream') =>
-  Type.Unsafe<Uint8Array>({ type: 'string', contentMediaType: mediaType });
+export const Binary = (mediaType = 'application/octet-stream') => Type.Unsafe<Uint8Array>({ type: 'string', contentMediaType: mediaType });
 
 /**
  * String enum as a plain `enum` keyword (TypeBox's literal unions become

@@ -82,4 +82,3 @@ export const CreatedOrganizationKey = component(
     { additionalProperties: false },
   ),
 );
-

@@ -107,57 +107,72 @@ export const UploadFileQuery = Type.Object({
 
 // ---- bodies ----------------------------------------------------------------
 
-export const LoginRequest = component('LoginRequest', Type.Object(
-  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
-  closed,
-));
+export const LoginRequest = component(
+  'LoginRequest',
+  Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }, closed),
+);
 
 export const UpdateMeRequest = component('UpdateMeRequest', Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, open));
 
-export const ChangePasswordRequest = component('ChangePasswordRequest', Type.Object(
-  {
-    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
-    new_password: Type.String({ minLength: 8, maxLength: 1024 }),
-  },
-  closed,
-));
+export const ChangePasswordRequest = component(
+  'ChangePasswordRequest',
+  Type.Object(
+    {
+      current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+      new_password: Type.String({ minLength: 8, maxLength: 1024 }),
+    },
+    closed,
+  ),
+);
 
-export const CreateTokenRequest = component('CreateTokenRequest', Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    /** Default: the caller's role (for a session, the owner's current role); at most that role. */
-    role: Type.Optional(RoleSchema),
-    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
-  },
-  closed,
-));
+export const CreateTokenRequest = component(
+  'CreateTokenRequest',
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      /** Default: the caller's role (for a session, the owner's current role); at most that role. */
+      role: Type.Optional(RoleSchema),
+      expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+    },
+    closed,
+  ),
+);
 
-export const CreateUserRequest = component('CreateUserRequest', Type.Object(
-  {
-    email: Type.String({ format: 'email', maxLength: 320 }),
-    name: Type.Optional(Type.String({ maxLength: 200 })),
-    role: RoleSchema,
-    password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'Default: a generated temporary password' })),
-  },
-  open,
-));
+export const CreateUserRequest = component(
+  'CreateUserRequest',
+  Type.Object(
+    {
+      email: Type.String({ format: 'email', maxLength: 320 }),
+      name: Type.Optional(Type.String({ maxLength: 200 })),
+      role: RoleSchema,
+      password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024, description: 'Default: a generated temporary password' })),
+    },
+    open,
+  ),
+);
 
-export const UpdateUserRequest = component('UpdateUserRequest', Type.Object(
-  {
-    name: Type.Optional(Type.String({ maxLength: 200 })),
-    role: Type.Optional(RoleSchema),
-    disabled: Type.Optional(Type.Boolean()),
-  },
-  open,
-));
+export const UpdateUserRequest = component(
+  'UpdateUserRequest',
+  Type.Object(
+    {
+      name: Type.Optional(Type.String({ maxLength: 200 })),
+      role: Type.Optional(RoleSchema),
+      disabled: Type.Optional(Type.Boolean()),
+    },
+    open,
+  ),
+);
 
-export const TriggerFlowRequest = component('TriggerFlowRequest', Type.Object(
-  {
-    inputs: Type.Optional(FreeObject('Input values, validated against the flow inputs')),
-    labels: Type.Optional(StringMap({ description: 'Added to the labels of the flow' })),
-  },
-  closed,
-));
+export const TriggerFlowRequest = component(
+  'TriggerFlowRequest',
+  Type.Object(
+    {
+      inputs: Type.Optional(FreeObject('Input values, validated against the flow inputs')),
+      labels: Type.Optional(StringMap({ description: 'Added to the labels of the flow' })),
+    },
+    closed,
+  ),
+);
 
 export const UpdateFlowRequest = component('UpdateFlowRequest', Type.Object({ enabled: Type.Boolean() }, closed));
 
@@ -172,99 +187,123 @@ const ChangeFields = {
 
 export const FileChange = component('FileChange', Type.Object(ChangeFields, closed));
 
-export const SaveChangesRequest = component('SaveChangesRequest', Type.Object(
-  {
-    base_version: Type.Optional(Int64({ description: '409 version_conflict when the head version differs' })),
-    changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
-    message: Type.String({ minLength: 1, maxLength: 500 }),
-  },
-  closed,
-));
+export const SaveChangesRequest = component(
+  'SaveChangesRequest',
+  Type.Object(
+    {
+      base_version: Type.Optional(Int64({ description: '409 version_conflict when the head version differs' })),
+      changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
+      message: Type.String({ minLength: 1, maxLength: 500 }),
+    },
+    closed,
+  ),
+);
 
-export const PushNamespaceBranchRequest = component('PushNamespaceBranchRequest', Type.Object(
-  {
-    changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
-    message: Type.String({ minLength: 1, maxLength: 500 }),
-  },
-  closed,
-));
+export const PushNamespaceBranchRequest = component(
+  'PushNamespaceBranchRequest',
+  Type.Object(
+    {
+      changes: Type.Array(FileChange, { minItems: 1, maxItems: 1000 }),
+      message: Type.String({ minLength: 1, maxLength: 500 }),
+    },
+    closed,
+  ),
+);
 
-export const PushNamespaceBranchResponse = component('PushNamespaceBranchResponse', Type.Object(
-  { branch: Type.String(), sha: Type.String() },
-  { additionalProperties: true },
-));
+export const PushNamespaceBranchResponse = component('PushNamespaceBranchResponse', Type.Object({ branch: Type.String(), sha: Type.String() }, { additionalProperties: true }));
 
-export const CreateNamespaceRequest = component('CreateNamespaceRequest', Type.Object(
-  { name: NamespaceName, description: Type.Optional(Type.String({ maxLength: 2000 })) },
-  open,
-));
+export const CreateNamespaceRequest = component('CreateNamespaceRequest', Type.Object({ name: NamespaceName, description: Type.Optional(Type.String({ maxLength: 2000 })) }, open));
 
-export const RevertVersionRequest = component('RevertVersionRequest', Type.Object(
-  {
-    version: Type.Integer({ minimum: 0, description: 'The version whose files become the new head' }),
-    message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-  },
-  open,
-));
+export const RevertVersionRequest = component(
+  'RevertVersionRequest',
+  Type.Object(
+    {
+      version: Type.Integer({ minimum: 0, description: 'The version whose files become the new head' }),
+      message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    },
+    open,
+  ),
+);
 
-export const RunFileRequest = component('RunFileRequest', Type.Object(
-  {
-    path: Type.String({ minLength: 1, maxLength: 512 }),
-    args: Type.Optional(Type.Array(Type.String())),
-    env: Type.Optional(StringMap({
-      description:
-        'Variables for the script. Names must match `^[A-Z][A-Z0-9_]*$` and not be reserved (the runner\'s SVC_*, PATH, HOME, XDG_*, the loader, shells and interpreters, ' +
-        'proxies, TLS trust, GIT_*/SSH_* and package indexes such as PIP_* and NPM_CONFIG_*; docs/operating/security.md lists them); any other name is 422 with field `env.<NAME>`',
-    })),
-  },
-  closed,
-));
+export const RunFileRequest = component(
+  'RunFileRequest',
+  Type.Object(
+    {
+      path: Type.String({ minLength: 1, maxLength: 512 }),
+      args: Type.Optional(Type.Array(Type.String())),
+      env: Type.Optional(
+        StringMap({
+          description:
+            "Variables for the script. Names must match `^[A-Z][A-Z0-9_]*$` and not be reserved (the runner's SVC_*, PATH, HOME, XDG_*, the loader, shells and interpreters, " +
+            'proxies, TLS trust, GIT_*/SSH_* and package indexes such as PIP_* and NPM_CONFIG_*; docs/operating/security.md lists them); any other name is 422 with field `env.<NAME>`',
+        }),
+      ),
+    },
+    closed,
+  ),
+);
 
-export const ValidateFileRequest = component('ValidateFileRequest', Type.Object(
-  {
-    path: Type.String({ minLength: 1, maxLength: 512, description: 'Path of the file in the namespace, e.g. `flows/etl.flow.yaml`; its name decides the validator' }),
-    content: Type.String({ description: 'The file text to validate (UTF-8)' }),
-  },
-  { additionalProperties: false, description: 'A file to validate without saving it' },
-));
+export const ValidateFileRequest = component(
+  'ValidateFileRequest',
+  Type.Object(
+    {
+      path: Type.String({ minLength: 1, maxLength: 512, description: 'Path of the file in the namespace, e.g. `flows/etl.flow.yaml`; its name decides the validator' }),
+      content: Type.String({ description: 'The file text to validate (UTF-8)' }),
+    },
+    { additionalProperties: false, description: 'A file to validate without saving it' },
+  ),
+);
 
 export const PutSecretRequest = component('PutSecretRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
 export const PutVariableRequest = component('PutVariableRequest', Type.Object({ value: Type.String({ maxLength: 65536 }) }, open));
 
-export const GitSourceRequest = component('GitSourceRequest', Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    repo_url: Type.String({ minLength: 1, description: 'https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key' }),
-    branch: Type.Optional(Type.String({ default: 'main' })),
-    auth_type: Type.Optional(Type.String({ description: 'For example none, token, ssh' })),
-    credential_secret_key: Type.Optional(Type.String()),
-    known_hosts: Type.Optional(Type.String()),
-    webhook_secret_key: Type.Optional(Type.String()),
-    poll_interval: Type.Optional(Int64({ minimum: 0, description: 'Seconds; 0 disables polling' })),
-    push_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 50, description: 'Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping\'s repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say' })),
-    mappings: Type.Array(
-      Type.Object(
-        { namespace: Type.String({ maxLength: 128 }), repo_path: Type.String({ maxLength: 512 }) },
-        closed,
+export const GitSourceRequest = component(
+  'GitSourceRequest',
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      repo_url: Type.String({
+        minLength: 1,
+        description:
+          'https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key',
+      }),
+      branch: Type.Optional(Type.String({ default: 'main' })),
+      auth_type: Type.Optional(Type.String({ description: 'For example none, token, ssh' })),
+      credential_secret_key: Type.Optional(Type.String()),
+      known_hosts: Type.Optional(Type.String()),
+      webhook_secret_key: Type.Optional(Type.String()),
+      poll_interval: Type.Optional(Int64({ minimum: 0, description: 'Seconds; 0 disables polling' })),
+      push_paths: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+          maxItems: 50,
+          description:
+            "Globs from the repository root (`*` and `?` within a segment, `**` across segments) that a branch push (pushNamespaceBranch) may write; empty: anything under the mapping's repo_path. CI configuration (.github/, .gitlab-ci.yml, .gitlab/, .circleci/, Jenkinsfile, .buildkite/, azure-pipelines.yml, .drone.yml, bitbucket-pipelines.yml, ...) is refused whatever they say",
+        }),
       ),
-    ),
-  },
-  open,
-));
+      mappings: Type.Array(Type.Object({ namespace: Type.String({ maxLength: 128 }), repo_path: Type.String({ maxLength: 512 }) }, closed)),
+    },
+    open,
+  ),
+);
 
 export const CreateAIConversationRequest = component('CreateAIConversationRequest', Type.Object({ title: Type.Optional(Type.String({ maxLength: 200 })) }, open));
 export const SendAIMessageRequest = component('SendAIMessageRequest', Type.Object({ content: Type.String({ minLength: 1, maxLength: 100000 }) }, open));
-export const AIProviderRequest = component('AIProviderRequest', Type.Object(
-  {
-    type: Type.String({ minLength: 1 }),
-    model: Type.String({ minLength: 1 }),
-    base_url: Type.Optional(Type.String({ description: 'Base URL of an OpenAI-compatible or Anthropic endpoint; default the provider\'s own' })),
-    api_key: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: 'Write-only: stored sealed with the master key, never returned; null removes it, absent keeps it' }))),
-    api_key_secret: Type.Optional(Type.String({ description: 'Key of a global secret holding the API key, instead of `api_key`' })),
-    auto_triage: Type.Optional(Type.Boolean({ description: 'Triage FAILED and TIMED_OUT executions without being asked' })),
-  },
-  open,
-));
+export const AIProviderRequest = component(
+  'AIProviderRequest',
+  Type.Object(
+    {
+      type: Type.String({ minLength: 1 }),
+      model: Type.String({ minLength: 1 }),
+      base_url: Type.Optional(Type.String({ description: "Base URL of an OpenAI-compatible or Anthropic endpoint; default the provider's own" })),
+      api_key: Type.Optional(
+        Nullable(Type.String({ maxLength: 4096, description: 'Write-only: stored sealed with the master key, never returned; null removes it, absent keeps it' })),
+      ),
+      api_key_secret: Type.Optional(Type.String({ description: 'Key of a global secret holding the API key, instead of `api_key`' })),
+      auto_triage: Type.Optional(Type.Boolean({ description: 'Triage FAILED and TIMED_OUT executions without being asked' })),
+    },
+    open,
+  ),
+);
 
 /** Any JSON: webhook payloads come from other systems (`trigger.body`). */
 export const AnyJson = Type.Unknown({ description: 'Any JSON value' });
@@ -291,22 +330,28 @@ export const SecretReferenceParam = Type.String({
   description: 'A builtin key, or `<provider>:<path>[#field]`',
 });
 
-export const SecretProviderRequest = component('SecretProviderRequest', Type.Object(
-  {
-    name: SecretProviderName,
-    type: SecretProviderType,
-    config: Type.Optional(FreeObject('Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace`')),
-    credentials: Type.Optional(FreeObject('Write-only, stored sealed with SVC_MASTER_KEYS. vault: `token`. env: none')),
-    enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
-  },
-  open,
-));
-export const UpdateSecretProviderRequest = component('UpdateSecretProviderRequest', Type.Object(
-  {
-    type: Type.Optional(SecretProviderType),
-    config: Type.Optional(FreeObject('Replaces the whole config; omitted keeps it (or {} when the type changes)')),
-    credentials: Type.Optional(Nullable(FreeObject('Replaces the credentials; null removes them; omitted keeps them (none when the type changes)'))),
-    enabled: Type.Optional(Type.Boolean()),
-  },
-  open,
-));
+export const SecretProviderRequest = component(
+  'SecretProviderRequest',
+  Type.Object(
+    {
+      name: SecretProviderName,
+      type: SecretProviderType,
+      config: Type.Optional(FreeObject('Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace`')),
+      credentials: Type.Optional(FreeObject('Write-only, stored sealed with SVC_MASTER_KEYS. vault: `token`. env: none')),
+      enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+    },
+    open,
+  ),
+);
+export const UpdateSecretProviderRequest = component(
+  'UpdateSecretProviderRequest',
+  Type.Object(
+    {
+      type: Type.Optional(SecretProviderType),
+      config: Type.Optional(FreeObject('Replaces the whole config; omitted keeps it (or {} when the type changes)')),
+      credentials: Type.Optional(Nullable(FreeObject('Replaces the credentials; null removes them; omitted keeps them (none when the type changes)'))),
+      enabled: Type.Optional(Type.Boolean()),
+    },
+    open,
+  ),
+);

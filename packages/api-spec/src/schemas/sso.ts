@@ -17,14 +17,28 @@ const GroupRole = Type.Object(
 const settingsFields = {
   enabled: Type.Boolean({ description: 'Whether "Sign in with <display_name>" is offered' }),
   display_name: Type.String({ minLength: 1, maxLength: 60, description: 'The name on the login button' }),
-  issuer_url: Type.String({ minLength: 1, maxLength: 1024, description: 'The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address)' }),
+  issuer_url: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: 'The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address)',
+  }),
   client_id: Type.String({ minLength: 1, maxLength: 255 }),
-  client_secret_secret: Type.String({ minLength: 1, maxLength: 1350, description: 'The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown' }),
-  scopes: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), { maxItems: 20, description: 'Requested scopes; `openid` is always added' }),
+  client_secret_secret: Type.String({
+    minLength: 1,
+    maxLength: 1350,
+    description: 'The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown',
+  }),
+  scopes: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), {
+    maxItems: 20,
+    description: 'Requested scopes; `openid` is always added',
+  }),
   groups_claim: Type.String({ minLength: 1, maxLength: 100, description: 'The ID token or userinfo claim that holds the groups (a dotted path such as `realm_access.roles`)' }),
   password_login_disabled: Type.Boolean({ description: 'Users who signed in through SSO may not sign in with a password' }),
   default_role: RoleSchema,
-  group_roles: Type.Array(GroupRole, { maxItems: 200, description: 'IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role' }),
+  group_roles: Type.Array(GroupRole, {
+    maxItems: 200,
+    description: 'IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role',
+  }),
 };
 
 export const OidcSettingsRequest = component(

@@ -35,10 +35,7 @@ const DUE = `enabled AND (sync_requested_at IS NOT NULL OR (poll_interval > 0 AN
 
 /** Ids of due sources, requested ones first, then by poll time; at most `limit`. */
 export async function selectDueGitSources(q: Queryable, now: Date, limit: number): Promise<string[]> {
-  const r = await q.query<{ id: string }>(
-    `SELECT id FROM git_sources WHERE ${DUE} ORDER BY sync_requested_at NULLS LAST, next_poll_at NULLS FIRST, id LIMIT $2`,
-    [now, limit],
-  );
+  const r = await q.query<{ id: string }>(`SELECT id FROM git_sources WHERE ${DUE} ORDER BY sync_requested_at NULLS LAST, next_poll_at NULLS FIRST, id LIMIT $2`, [now, limit]);
   return r.rows.map((row) => row.id);
 }
 
@@ -55,10 +52,7 @@ export async function requestGitSync(
 ): Promise<{ run: GitSyncRunRow; created: boolean } | undefined> {
   const src = await q.query(`SELECT id FROM git_sources WHERE id = $1 FOR UPDATE`, [r.sourceId]);
   if (!src.rowCount) return undefined;
-  const queued = await q.query<GitSyncRunRow>(
-    `SELECT ${RUN_COLUMNS} FROM git_sync_runs WHERE git_source_id = $1 AND status = 'queued' ORDER BY started_at LIMIT 1`,
-    [r.sourceId],
-  );
+  const queued = await q.query<GitSyncRunRow>(`SELECT ${RUN_COLUMNS} FROM git_sync_runs WHERE git_source_id = $1 AND status = 'queued' ORDER BY started_at LIMIT 1`, [r.sourceId]);
   if (queued.rows[0]) return { run: queued.rows[0], created: false };
   const run = await q.query<GitSyncRunRow>(
     `INSERT INTO git_sync_runs (id, git_source_id, trigger, requested_by, status, started_at) VALUES ($1, $2, $3, $4, 'queued', $5) RETURNING ${RUN_COLUMNS}`,

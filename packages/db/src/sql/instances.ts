@@ -65,13 +65,33 @@ export async function markInstanceStopped(db: Queryable, id: string, now?: Date)
 /** @param now a test's clock; default the database's (Online is judged against the clock that wrote the heartbeats). */
 export async function listInstances(db: Queryable, now?: Date): Promise<InstanceRow[]> {
   const r = await db.query<{
-    id: string; kind: InstanceKind; hostname: string; version: string; pools: string[]; executors: string[];
-    metadata: Record<string, unknown>; started_at: Date; last_heartbeat_at: Date; stopped_at: Date | null; at: Date;
-  }>(`SELECT id, kind, hostname, version, pools, executors, metadata, started_at, last_heartbeat_at, stopped_at, COALESCE($1::timestamptz, now()) AS at
-      FROM instances ORDER BY kind, started_at`, [now ?? null]);
+    id: string;
+    kind: InstanceKind;
+    hostname: string;
+    version: string;
+    pools: string[];
+    executors: string[];
+    metadata: Record<string, unknown>;
+    started_at: Date;
+    last_heartbeat_at: Date;
+    stopped_at: Date | null;
+    at: Date;
+  }>(
+    `SELECT id, kind, hostname, version, pools, executors, metadata, started_at, last_heartbeat_at, stopped_at, COALESCE($1::timestamptz, now()) AS at
+      FROM instances ORDER BY kind, started_at`,
+    [now ?? null],
+  );
   return r.rows.map((row) => ({
-    id: row.id, kind: row.kind, hostname: row.hostname, version: row.version, pools: row.pools, executors: row.executors,
-    metadata: row.metadata, startedAt: row.started_at, lastHeartbeatAt: row.last_heartbeat_at, stoppedAt: row.stopped_at,
+    id: row.id,
+    kind: row.kind,
+    hostname: row.hostname,
+    version: row.version,
+    pools: row.pools,
+    executors: row.executors,
+    metadata: row.metadata,
+    startedAt: row.started_at,
+    lastHeartbeatAt: row.last_heartbeat_at,
+    stoppedAt: row.stopped_at,
     online: row.stopped_at === null && row.at.getTime() - row.last_heartbeat_at.getTime() <= INSTANCE_ONLINE_WINDOW_MS,
   }));
 }

@@ -142,10 +142,7 @@ export interface UpcomingScheduleKey {
  * @svc/scheduler). `namespace` selects that namespace and its children (as
  * listFlows does).
  */
-export async function listUpcomingSchedules(
-  q: Queryable,
-  opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number },
-): Promise<UpcomingSchedule[]> {
+export async function listUpcomingSchedules(q: Queryable, opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number }): Promise<UpcomingSchedule[]> {
   const { namespace, after, limit } = opts;
   const r = await q.query<UpcomingSchedule>(
     `SELECT s.namespace, s.flow_id, s.trigger_id, s.cron, s.timezone, s.catch_up, s.next_fire_at, s.last_fired_at

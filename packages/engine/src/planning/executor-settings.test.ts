@@ -23,7 +23,13 @@ test('each field comes from the task, else the flow, else namespace.yaml', () =>
   });
   assert.deepEqual(mergeExecutorSpec(task(), flow(), null), {});
   assert.deepEqual(mergeExecutorSpec(task({ type: 'kubernetes', image: 'a', kubernetes: { service_account: 'sa' } }), def, ns), {
-    type: 'kubernetes', pool: 'ns-pool', image: 'a', pull: 'never', network: 'ns-net', resources: { limits: { memory: '1Gi' } }, kubernetes: { service_account: 'sa' },
+    type: 'kubernetes',
+    pool: 'ns-pool',
+    image: 'a',
+    pull: 'never',
+    network: 'ns-net',
+    resources: { limits: { memory: '1Gi' } },
+    kubernetes: { service_account: 'sa' },
   });
 });
 
@@ -33,5 +39,8 @@ test('the type resolves task, flow, namespace.yaml, then the instance default; h
   assert.deepEqual(resolveExecutor(task(), flow({ type: 'process', pool: 'p' }), ns, 'docker'), { type: 'process', pool: 'p' });
   assert.deepEqual(resolveExecutor(task(), flow(), ns, 'docker'), { type: 'kubernetes', pool: 'default' });
   assert.deepEqual(resolveExecutor(task(), flow(), null, 'docker'), { type: 'docker', pool: 'default' });
-  assert.deepEqual(resolveExecutor({ id: 'h', type: 'http', url: 'http://x' } as FlowTask, flow({ type: 'docker', image: 'x' }), ns, 'docker'), { type: 'inline', pool: 'default' });
+  assert.deepEqual(resolveExecutor({ id: 'h', type: 'http', url: 'http://x' } as FlowTask, flow({ type: 'docker', image: 'x' }), ns, 'docker'), {
+    type: 'inline',
+    pool: 'default',
+  });
 });

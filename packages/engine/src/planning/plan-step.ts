@@ -24,7 +24,12 @@ export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPoli
 }
 
 export const planTasks = (def: FlowDefinition): PlanTask[] =>
-  def.tasks.map((t) => ({ id: t.id, dependsOn: t.depends_on ?? [], runIf: t.run_if ?? 'success', maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts }));
+  def.tasks.map((t) => ({
+    id: t.id,
+    dependsOn: t.depends_on ?? [],
+    runIf: t.run_if ?? 'success',
+    maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
+  }));
 
 /** Everything one planning step writes, for any number of executions, gathered for one statement. */
 export class Writes {
@@ -88,7 +93,10 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
     w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(backoffPolicy(def, taskKey), prev.attempt) });
   }
   const ended = new Map<string, TaskRunState>();
-  for (const [list, to] of [[p.skip, 'SKIPPED'], [p.cancel, 'CANCELLED']] as const) {
+  for (const [list, to] of [
+    [p.skip, 'SKIPPED'],
+    [p.cancel, 'CANCELLED'],
+  ] as const) {
     for (const s of list) {
       const r = byKey(s.taskKey);
       w.end.push({ id: r.id, from_state: r.state, state: to, reason: s.reason });
@@ -108,7 +116,15 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
       return { ex, reason, error, final, readsVars };
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
-      w.execEnd.push({ id: ex.id, from_state: ex.state, state: 'FAILED', reason: 'template_error', error: `flow outputs: ${err.message}`, outputs: null, duration: durationAt(ex, now) });
+      w.execEnd.push({
+        id: ex.id,
+        from_state: ex.state,
+        state: 'FAILED',
+        reason: 'template_error',
+        error: `flow outputs: ${err.message}`,
+        outputs: null,
+        duration: durationAt(ex, now),
+      });
       w.changed.add(ex.id);
       return null;
     }

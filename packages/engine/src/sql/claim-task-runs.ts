@@ -6,8 +6,6 @@ import { EXECUTION_COLUMNS, servedSql } from './fragments.js';
 import { CLAIMS_TASK_RUN } from './guards.js';
 
 export const EXECUTION_FIELDS = EXECUTION_COLUMNS.split(',').map((c) => c.trim());
-;
-
 // Claim times (start, timeout, first task heartbeat, backoff checks) are the
 // database's clock unless a test passes its own, so a dispatcher whose clock is
 // off cannot start a run already timed out, or look silent, to the watchdog.

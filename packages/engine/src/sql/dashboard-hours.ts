@@ -61,10 +61,7 @@ export async function rollUpHours(c: pg.PoolClient, hours: Date[], now: Date, fo
   for (const h of hours) if (h.getTime() % HOUR_MS !== 0) throw new RangeError(`not a UTC hour: ${h.toISOString()}`);
   await c.query('BEGIN');
   try {
-    const locked = await c.query<{ hour: Date }>(
-      `SELECT h AS hour FROM unnest($1::timestamptz[]) h WHERE pg_try_advisory_xact_lock(dashboard_hour_lock_key(h))`,
-      [hours],
-    );
+    const locked = await c.query<{ hour: Date }>(`SELECT h AS hour FROM unnest($1::timestamptz[]) h WHERE pg_try_advisory_xact_lock(dashboard_hour_lock_key(h))`, [hours]);
     // A statement after the locks: it sees a roll-up another instance committed before we got the lock (and skips it).
     const marked = await c.query<{ hour: Date }>(
       `WITH marked AS (

@@ -23,7 +23,6 @@ export const servedSql = (pool: string, type: string, online: string) =>
 export const HAS_FLOW_TRIGGERS = `ex.flow_id IS NOT NULL AND EXISTS (SELECT 1 FROM flow_triggers ft WHERE ft.type = 'flow'
   AND ft.upstream_namespace = ex.namespace AND ft.upstream_flow_id = ex.flow_id AND ex.state = ANY(ft.states)) AS has_flow_triggers`;
 
-
 /** The oldest heartbeat of an instance still online at `now`. */
 export const onlineSince = (now: Date) => new Date(now.getTime() - INSTANCE_ONLINE_MS);
 

@@ -4,14 +4,7 @@
 // task run acts only `WHERE state IN (<the states 'succeed', 'fail',
 // 'time_out', 'lose' and 'shutdown' leave>)`, and a change to the table
 // changes the statement.
-import {
-  executionStatesFor,
-  taskRunStatesFor,
-  type ExecutionEvent,
-  type ExecutionState,
-  type TaskRunEvent,
-  type TaskRunState,
-} from '@svc/state-machine';
+import { executionStatesFor, taskRunStatesFor, type ExecutionEvent, type ExecutionState, type TaskRunEvent, type TaskRunState } from '@svc/state-machine';
 
 const quoted = (states: readonly string[]): string => {
   if (!states.length) throw new Error('a guard needs at least one state');

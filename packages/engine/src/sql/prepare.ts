@@ -4,7 +4,9 @@
 import { EXECUTION_COLUMNS } from './fragments.js';
 
 /** Task run $1 with its execution's row and snapshot. */
-export const PREPARE_READ_SQL = `SELECT ${EXECUTION_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
+export const PREPARE_READ_SQL = `SELECT ${EXECUTION_COLUMNS.split(',')
+  .map((c) => `e.${c.trim()}`)
+  .join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
        FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`;
 
 /** Records the secrets ($3, sealed) task run $4 resolved, and their keys ($2) on its execution $1. */

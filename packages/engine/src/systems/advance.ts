@@ -37,10 +37,7 @@ export async function lockExecution(c: Client, id: string): Promise<ExecutionRow
 
 /** The latest attempt of each task of an execution. */
 export async function latestRuns(c: Client, executionId: string): Promise<TaskRunRow[]> {
-  const r = await c.query<TaskRunRow>(
-    LATEST_RUNS_SQL,
-    [executionId],
-  );
+  const r = await c.query<TaskRunRow>(LATEST_RUNS_SQL, [executionId]);
   return r.rows;
 }
 
@@ -75,9 +72,7 @@ export async function advanceMany(
   runs?: RunRead[],
 ): Promise<FollowUp[]> {
   if (!executions.length) return [];
-  const all =
-    runs ??
-    (await c.query<RunRead>(planRead(executions.map((e) => e.id)))).rows;
+  const all = runs ?? (await c.query<RunRead>(planRead(executions.map((e) => e.id)))).rows;
   const byExecution = new Map<string, RunRead[]>();
   for (const r of all) {
     let list = byExecution.get(r.execution_id);
@@ -99,9 +94,21 @@ export async function advanceMany(
     name: 'svc-plan-apply',
     text: APPLY_PLAN_SQL,
     values: [
-      now, onlineSince(now), JSON.stringify(w.queue), JSON.stringify(w.retry), JSON.stringify(w.end), JSON.stringify(w.clear),
-      JSON.stringify(w.execEnd), JSON.stringify([...w.changed]), queuedOut?.quiet ?? false,
-      JSON.stringify(direct), handoff?.instanceId ?? '', JSON.stringify(handoff?.pools ?? []), handoff?.executorType ?? '', handoff?.now ?? null, DEFAULT_TASK_TIMEOUT_MS,
+      now,
+      onlineSince(now),
+      JSON.stringify(w.queue),
+      JSON.stringify(w.retry),
+      JSON.stringify(w.end),
+      JSON.stringify(w.clear),
+      JSON.stringify(w.execEnd),
+      JSON.stringify([...w.changed]),
+      queuedOut?.quiet ?? false,
+      JSON.stringify(direct),
+      handoff?.instanceId ?? '',
+      JSON.stringify(handoff?.pools ?? []),
+      handoff?.executorType ?? '',
+      handoff?.now ?? null,
+      DEFAULT_TASK_TIMEOUT_MS,
     ],
   });
   if (queuedOut) {
@@ -137,10 +144,15 @@ export async function endExecution(
   end: { state: string; reason: string; error: string; outputs?: Record<string, unknown> | null },
   now: Date,
 ): Promise<FollowUp[]> {
-  const r = await c.query<EndedRow>(
-    END_EXECUTION_SQL,
-    [ex.id, end.state, end.reason, end.error, end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs), now, durationAt(ex, now)],
-  );
+  const r = await c.query<EndedRow>(END_EXECUTION_SQL, [
+    ex.id,
+    end.state,
+    end.reason,
+    end.error,
+    end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs),
+    now,
+    durationAt(ex, now),
+  ]);
   await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);
   await notify(c, CHANNELS.changed, ex.id);
   return recordFollowUps(c, r.rows[0] ? followUpsOfEnd(r.rows[0]) : []);

@@ -34,9 +34,6 @@ export async function cancelExecution(pool: Conn, id: string, actor: string, now
 
 /** Children this execution waits for (their subflow task run is RUNNING) that have not ended. */
 export async function waitedChildren(pool: Conn, id: string): Promise<string[]> {
-  const r = await pool.query<{ id: string }>(
-    WAITED_CHILDREN_SQL,
-    [id],
-  );
+  const r = await pool.query<{ id: string }>(WAITED_CHILDREN_SQL, [id]);
   return r.rows.map((x) => x.id);
 }

@@ -24,7 +24,10 @@ test('a lone completion is written at once; those arriving while every writer is
   const all = ['a', 'b', 'c', 'd', 'e'].map((id) => b.submit(item(id)));
   assert.deepEqual(batches, [['a'], ['b']], 'two writers start at once, one completion each');
   release();
-  assert.deepEqual((await Promise.all(all)).map((r) => r.executionId), ['ex-a', 'ex-b', 'ex-c', 'ex-d', 'ex-e']);
+  assert.deepEqual(
+    (await Promise.all(all)).map((r) => r.executionId),
+    ['ex-a', 'ex-b', 'ex-c', 'ex-d', 'ex-e'],
+  );
   assert.deepEqual(batches, [['a'], ['b'], ['c', 'd', 'e']]);
 });
 

@@ -29,7 +29,6 @@ export interface TaskCompletion {
   metrics?: { name: string; value: number; tags?: Record<string, string> }[];
 }
 
-
 /**
  * How a completion reported by a task is masked: the master keys that open
  * the secret values recorded on its run. Every completion whose text comes
@@ -39,7 +38,6 @@ export interface TaskCompletion {
 export interface Masking {
   masterKeys: readonly MasterKey[];
 }
-
 
 /**
  * Ends a RUNNING task run in one statement (on a pool, or in the caller's
@@ -65,8 +63,17 @@ async function endStatement(c: Client | pg.Pool, taskRunId: string, done: TaskCo
     name: 'svc-end-task-run',
     text: END_TASK_RUN_SQL,
     values: [
-      taskRunId, done.state, done.reason, done.error.slice(0, 4000), done.exitCode, done.outputs ? JSON.stringify(done.outputs) : null, now,
-      metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})), masked,
+      taskRunId,
+      done.state,
+      done.reason,
+      done.error.slice(0, 4000),
+      done.exitCode,
+      done.outputs ? JSON.stringify(done.outputs) : null,
+      now,
+      metrics.map((m) => m.name),
+      metrics.map((m) => m.value),
+      metrics.map((m) => JSON.stringify(m.tags ?? {})),
+      masked,
     ],
   });
   return r.rows[0]?.execution_id ?? null;
@@ -165,9 +172,17 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
       name: 'svc-end-and-read',
       text: END_AND_READ_SQL,
       values: [
-        items.map((it) => it.taskRunId), items.map((it) => it.done.state), items.map((it) => it.done.reason), items.map((it) => it.done.error.slice(0, 4000)),
-        items.map((it) => it.done.exitCode), items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)), items.map((it) => !it.masking),
-        metrics.map((m) => m.run), metrics.map((m) => m.name), metrics.map((m) => m.value), metrics.map((m) => JSON.stringify(m.tags ?? {})),
+        items.map((it) => it.taskRunId),
+        items.map((it) => it.done.state),
+        items.map((it) => it.done.reason),
+        items.map((it) => it.done.error.slice(0, 4000)),
+        items.map((it) => it.done.exitCode),
+        items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)),
+        items.map((it) => !it.masking),
+        metrics.map((m) => m.run),
+        metrics.map((m) => m.name),
+        metrics.map((m) => m.value),
+        metrics.map((m) => JSON.stringify(m.tags ?? {})),
       ],
     },
     ...(known && toRead.length ? [planRead(toRead)] : []),
@@ -184,7 +199,9 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
   }
   const executions = rows
     .filter((r) => r.kind === 'e' && r.ex)
-    .map((r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow);
+    .map(
+      (r) => ({ ...r.ex, started_at: r.ex!.started_at ? new Date(r.ex!.started_at as string) : null, created_at: new Date(r.ex!.created_at as string) }) as unknown as ExecutionRow,
+    );
   // The freed slots: per dispatcher and executor type, its completions in the batch.
   const wanting = new Map<string, number[]>();
   items.forEach((it, i) => {

@@ -99,15 +99,9 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
   const [hours, running, failures] = await Promise.all([
     hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
-    pool.query<SummaryRow & { n: string }>(
-      RUNNING_NOW_SQL,
-      [ns],
-    ),
+    pool.query<SummaryRow & { n: string }>(RUNNING_NOW_SQL, [ns]),
     // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
-    pool.query<SummaryRow & { triage_summary: string | null }>(
-      RECENT_FAILURES_SQL,
-      [ns],
-    ),
+    pool.query<SummaryRow & { triage_summary: string | null }>(RECENT_FAILURES_SQL, [ns]),
   ]);
 
   // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
@@ -140,7 +134,10 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
       skipped: total.skipped,
       running: Number(running.rows[0]?.n ?? 0),
       success_rate: decided ? total.success / decided : null,
-      median_duration_ms: percentilesCont(buckets.flatMap((b) => b.runs), [0.5])[0]!,
+      median_duration_ms: percentilesCont(
+        buckets.flatMap((b) => b.runs),
+        [0.5],
+      )[0]!,
     },
     buckets: buckets.map((b, i) => {
       const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
@@ -161,10 +158,7 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
 
 /** The last 50 executions of a flow, newest first. */
 export async function flowStats(pool: pg.Pool, namespace: string, flowId: string): Promise<FlowStats> {
-  const r = await pool.query<SummaryRow & { created_at: Date }>(
-    FLOW_STATS_SQL,
-    [namespace, flowId],
-  );
+  const r = await pool.query<SummaryRow & { created_at: Date }>(FLOW_STATS_SQL, [namespace, flowId]);
   return { items: r.rows.map((x) => ({ execution_id: x.id, ...summary(x), created_at: x.created_at.toISOString() })) };
 }
 
@@ -181,10 +175,7 @@ export interface FlowMetricsQuery {
  * one series per tag value, points oldest first.
  */
 export async function flowMetrics(pool: pg.Pool, namespace: string, flowId: string, o: FlowMetricsQuery): Promise<FlowMetrics> {
-  const r = await pool.query<{ id: string; created_at: Date; tag_value: string | null; value: number }>(
-    FLOW_METRICS_SQL,
-    [namespace, flowId, o.metric, o.groupBy ?? null, o.agg],
-  );
+  const r = await pool.query<{ id: string; created_at: Date; tag_value: string | null; value: number }>(FLOW_METRICS_SQL, [namespace, flowId, o.metric, o.groupBy ?? null, o.agg]);
   const series = new Map<string | null, { execution_id: string; created_at: string; value: number }[]>();
   for (const x of r.rows) {
     let points = series.get(x.tag_value);

@@ -22,10 +22,7 @@ export async function stillRunning(pool: pg.Pool, taskRunIds: string[]): Promise
 /** Of these task runs, those to stop: ended, or of an execution no longer RUNNING. */
 export async function runsToStop(pool: pg.Pool, taskRunIds: string[]): Promise<string[]> {
   if (!taskRunIds.length) return [];
-  const r = await pool.query<{ id: string }>(
-    RUNS_TO_STOP_SQL,
-    [taskRunIds],
-  );
+  const r = await pool.query<{ id: string }>(RUNS_TO_STOP_SQL, [taskRunIds]);
   return r.rows.map((x) => x.id);
 }
 

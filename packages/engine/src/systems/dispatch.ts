@@ -41,11 +41,16 @@ export interface ClaimOptions {
   now?: Date;
 }
 
-
-
 /** A claimed run from a row holding the claim's fields (the claim's, or the plan's that started it: APPLY_PLAN_SQL), with its execution. */
 export const claimedRun = (r: ClaimedRun, execution: ClaimedRun['execution']): ClaimedRun => ({
-  id: r.id, execution_id: r.execution_id, task_key: r.task_key, task_type: r.task_type, executor_type: r.executor_type, pool: r.pool, attempt: r.attempt, execution,
+  id: r.id,
+  execution_id: r.execution_id,
+  task_key: r.task_key,
+  task_type: r.task_type,
+  executor_type: r.executor_type,
+  pool: r.pool,
+  attempt: r.attempt,
+  execution,
 });
 
 /**
@@ -86,8 +91,5 @@ export async function clearNoInstanceReason(pool: pg.Pool, pools: string[], exec
  */
 export async function markUnserved(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
   if (!executorTypes.length) return;
-  await pool.query(
-    MARK_UNSERVED_SQL,
-    [pools, executorTypes],
-  );
+  await pool.query(MARK_UNSERVED_SQL, [pools, executorTypes]);
 }

@@ -27,32 +27,33 @@ export interface FlowTriggerResult {
 }
 
 export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
-  const up = (await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(
-    UPSTREAM_SQL,
-    [upstreamId],
-  )).rows[0];
+  const up = (
+    await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(UPSTREAM_SQL, [
+      upstreamId,
+    ])
+  ).rows[0];
   if (!up?.flow_id) return { fired: [], followUps: [] };
-  const triggers = (await pool.query<{ namespace: string; flow_id: string; trigger_id: string; definition: FlowTrigger }>(
-    TRIGGERS_OF_END_SQL,
-    [up.namespace, up.flow_id, up.state],
-  )).rows;
+  const triggers = (
+    await pool.query<{ namespace: string; flow_id: string; trigger_id: string; definition: FlowTrigger }>(TRIGGERS_OF_END_SQL, [up.namespace, up.flow_id, up.state])
+  ).rows;
   const fired: FlowTriggerResult[] = [];
   const followUps: FollowUp[] = [];
   for (const t of triggers) {
     const r = await inTx(pool, async (c) => {
-      const ins = await c.query(
-        INSERT_FIRING_SQL,
-        [up.id, t.namespace, t.flow_id, t.trigger_id, deps.config.now()],
-      );
+      const ins = await c.query(INSERT_FIRING_SQL, [up.id, t.namespace, t.flow_id, t.trigger_id, deps.config.now()]);
       if (!ins.rowCount) return null; // fired already
       const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
       if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
       try {
         const created = await triggerFlowWith(c, deps, {
-          namespace: t.namespace, flowId: t.flow_id, inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
-          triggerType: 'flow', triggerId: t.trigger_id,
+          namespace: t.namespace,
+          flowId: t.flow_id,
+          inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
+          triggerType: 'flow',
+          triggerId: t.trigger_id,
           triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
-          createdBy: `trigger:${t.trigger_id}`, chainDepth: up.chain_depth + 1,
+          createdBy: `trigger:${t.trigger_id}`,
+          chainDepth: up.chain_depth + 1,
         });
         await c.query(FIRING_EXECUTION_SQL, [up.id, t.namespace, t.flow_id, t.trigger_id, created.id]);
         followUps.push(...created.followUps);
@@ -75,10 +76,7 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
  * not fired (a follow-up lost to a crash) are fired now. Idempotent.
  */
 export async function sweepFlowTriggers(pool: pg.Pool, deps: StartDeps, since: Date): Promise<FlowTriggerResult[]> {
-  const ids = (await pool.query<{ id: string }>(
-    UNFIRED_ENDS_SQL,
-    [since],
-  )).rows;
+  const ids = (await pool.query<{ id: string }>(UNFIRED_ENDS_SQL, [since])).rows;
   const out: FlowTriggerResult[] = [];
   for (const { id } of ids) {
     const r = await fireFlowTriggers(pool, deps, id);

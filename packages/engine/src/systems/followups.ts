@@ -17,14 +17,16 @@ import { CHILD_END_SQL } from '../sql/subflows.js';
 async function work(db: Conn, deps: StartDeps, f: FollowUp): Promise<FollowUp[]> {
   switch (f.kind) {
     case 'child_ended': {
-      const child = (
-        await db.query<{ state: string; outputs: Record<string, unknown> | null; error: string; parent_state: string }>(
-          CHILD_END_SQL,
-          [f.childExecutionId],
-        )
-      ).rows[0];
+      const child = (await db.query<{ state: string; outputs: Record<string, unknown> | null; error: string; parent_state: string }>(CHILD_END_SQL, [f.childExecutionId])).rows[0];
       if (!child) return [];
-      const state = child.state === 'SUCCESS' ? 'SUCCESS' : child.state === 'CANCELLED' && child.parent_state === 'CANCELLING' ? 'CANCELLED' : child.state === 'TIMED_OUT' ? 'TIMED_OUT' : 'FAILED';
+      const state =
+        child.state === 'SUCCESS'
+          ? 'SUCCESS'
+          : child.state === 'CANCELLED' && child.parent_state === 'CANCELLING'
+            ? 'CANCELLED'
+            : child.state === 'TIMED_OUT'
+              ? 'TIMED_OUT'
+              : 'FAILED';
       const r = await completeTaskRun(
         db,
         f.parentTaskRunId,

@@ -130,7 +130,12 @@ export class LogAppender {
       group.forEach((b, i) => b.resolve(stored[i]!));
     } catch (err) {
       if (group.length === 1) group[0]!.reject(err);
-      else for (const b of group) await this.store(executionId, [b]).then(([n]) => b.resolve(n!), (e: unknown) => b.reject(e));
+      else
+        for (const b of group)
+          await this.store(executionId, [b]).then(
+            ([n]) => b.resolve(n!),
+            (e: unknown) => b.reject(e),
+          );
     }
   }
 
@@ -147,7 +152,9 @@ export class LogAppender {
     const plain = plainIsSafe(batches, this.highest);
     let stored: number[];
     try {
-      stored = plain ? await this.run(appendStatement(executionId, batches, 'plain'), batches, 'plain') : await this.run(appendStatement(executionId, batches, 'safe'), batches, 'safe');
+      stored = plain
+        ? await this.run(appendStatement(executionId, batches, 'plain'), batches, 'plain')
+        : await this.run(appendStatement(executionId, batches, 'safe'), batches, 'safe');
     } catch (err) {
       if (!plain || (err as { code?: string }).code !== '23505') throw err;
       stored = await this.run(appendStatement(executionId, batches, 'safe'), batches, 'safe');
@@ -213,4 +220,3 @@ export function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogL
   if (!a) appenders.set(pool, (a = new LogAppender(pool)));
   return a.append(taskRunId, lines, who);
 }
-

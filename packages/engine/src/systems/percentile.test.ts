@@ -21,7 +21,7 @@ function lcg(seed: number) {
 /** `values` cut into sorted runs of random lengths (some empty). */
 function runsOf(values: number[], rnd: () => number): Float64Array[] {
   const runs: Float64Array[] = [];
-  for (let i = 0; i < values.length; ) {
+  for (let i = 0; i < values.length;) {
     const len = Math.floor(rnd() * 40);
     runs.push(Float64Array.from(values.slice(i, i + len)).sort());
     i += len;
@@ -56,7 +56,11 @@ test('the k-th value and percentile_cont over sorted runs agree with a full sort
     const sorted = [...values].sort((a, b) => a - b);
     for (const k of [0, values.length >> 1, values.length - 1]) assert.equal(kth(runs, k), sorted[k]);
     const ps = [0, 0.25, 0.5, 0.95, 0.99, 1];
-    assert.deepEqual(percentilesCont(runs, ps), ps.map((p) => reference(values, p)), `n=${values.length}`);
+    assert.deepEqual(
+      percentilesCont(runs, ps),
+      ps.map((p) => reference(values, p)),
+      `n=${values.length}`,
+    );
   }
   assert.throws(() => kth([Float64Array.of(1)], 1), RangeError);
 });

@@ -136,7 +136,7 @@ export class Planner {
   }
 
   private async drain(): Promise<void> {
-    for (let held = 0; ; ) {
+    for (let held = 0; ;) {
       this.again = false;
       let r: PassResult;
       try {

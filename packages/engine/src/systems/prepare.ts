@@ -64,12 +64,7 @@ export interface PreparedTask {
 const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
 
 /** Builds everything a task run needs to run, resolving its templates now. */
-export async function prepareTask(
-  deps: SpecDeps,
-  run: string | ClaimedRun,
-  bundleHash: () => Promise<string>,
-  onSnapshot?: (snapshotId: string) => void,
-): Promise<PreparedTask> {
+export async function prepareTask(deps: SpecDeps, run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
   // The claim returns the execution's row; otherwise one read for the task run and its execution.
   let tr: { id: string; execution_id: string; task_key: string; attempt: number };
   let ex: ExecutionRow & { snapshot_id: string };
@@ -78,10 +73,7 @@ export async function prepareTask(
     ex = run.execution;
   } else {
     const taskRunId = typeof run === 'string' ? run : run.id;
-    const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(
-      PREPARE_READ_SQL,
-      [taskRunId],
-    )).rows[0];
+    const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(PREPARE_READ_SQL, [taskRunId])).rows[0];
     if (!row) throw new Error(`no task run ${taskRunId}`);
     tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
     ex = row;
@@ -152,7 +144,8 @@ export async function prepareTask(
       try {
         secrets.set(k, (await store.resolve(ex.namespace, k)).value);
       } catch (err) {
-        if (err instanceof SecretNotFoundError) throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
+        if (err instanceof SecretNotFoundError)
+          throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
         throw err;
       }
     }
@@ -249,10 +242,7 @@ export async function prepareTask(
     // The run's secrets are recorded (values sealed) so that its completion,
     // whoever reports it, is masked before it is stored (secret-masking.ts).
     const rec = recordSecrets(tr.id, ex.namespace, secretKeysUsed, spec.mask_values, deps.masterKeys);
-    await deps.pool.query(
-      RECORD_RUN_SECRETS_SQL,
-      [ex.id, secretKeysUsed, JSON.stringify(rec), tr.id],
-    );
+    await deps.pool.query(RECORD_RUN_SECRETS_SQL, [ex.id, secretKeysUsed, JSON.stringify(rec), tr.id]);
   }
   return { spec, task, execution: ex, inline, secretKeysUsed };
 }
@@ -274,13 +264,30 @@ export async function prepareOrEnd(
 ): Promise<PrepareResult> {
   const id = typeof run === 'string' ? run : run.id;
   const { resources } = sys;
-  const specDeps = { pool: sys.pool, storage: resources.storage, masterKeys: resources.config.masterKeys, maxArtifactBytes: resources.config.maxArtifactBytes, maxBundleBytes: resources.config.maxBundleBytes };
+  const specDeps = {
+    pool: sys.pool,
+    storage: resources.storage,
+    masterKeys: resources.config.masterKeys,
+    maxArtifactBytes: resources.config.maxArtifactBytes,
+    maxBundleBytes: resources.config.maxBundleBytes,
+  };
   try {
     let snapshotId = '';
-    return { ok: true, prepared: await prepareTask(specDeps, run, async () => (await bundles.of(snapshotId)).hash, (snap) => (snapshotId = snap)) };
+    return {
+      ok: true,
+      prepared: await prepareTask(
+        specDeps,
+        run,
+        async () => (await bundles.of(snapshotId)).hash,
+        (snap) => (snapshotId = snap),
+      ),
+    };
   } catch (err) {
     if (!(err instanceof DispatchError)) resources.log.warn('preparing a task run failed; it ends executor_error', { err, task_run_id: id });
-    const failure = err instanceof DispatchError ? { reason: err.reason, error: err.message } : { reason: 'executor_error', error: `preparing the task failed: ${err instanceof Error ? err.message : String(err)}` };
+    const failure =
+      err instanceof DispatchError
+        ? { reason: err.reason, error: err.message }
+        : { reason: 'executor_error', error: `preparing the task failed: ${err instanceof Error ? err.message : String(err)}` };
     await complete(id, { state: 'FAILED', ...failure, exitCode: null });
     return { ok: false, error: failure.error };
   }

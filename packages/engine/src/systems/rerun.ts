@@ -31,9 +31,18 @@ export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string,
   const o = await original(pool, id);
   if (!canRerun(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
   return createExecution(pool, deps, {
-    namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
-    snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: 'rerun',
-    triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type, ...carriedPayloadFields(o.trigger_payload) }, createdBy: actor,
+    namespace: o.namespace,
+    flowId: o.flow_id,
+    flowRevisionId: o.flow_revision_id,
+    definition: o.definition,
+    snapshotId: o.snapshot_id,
+    snapshotVersion: o.snapshot_version,
+    gitSha: o.git_sha,
+    inputs: o.inputs,
+    labels: o.labels,
+    triggerType: 'rerun',
+    triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type, ...carriedPayloadFields(o.trigger_payload) },
+    createdBy: actor,
   });
 }
 
@@ -41,8 +50,18 @@ export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: strin
   const o = await original(pool, id);
   if (!canRestart(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
   return createExecution(pool, deps, {
-    namespace: o.namespace, flowId: o.flow_id, flowRevisionId: o.flow_revision_id, definition: o.definition, snapshotId: o.snapshot_id,
-    snapshotVersion: o.snapshot_version, gitSha: o.git_sha, inputs: o.inputs, labels: o.labels, triggerType: o.trigger_type,
-    triggerPayload: { restart_of: id, ...carriedPayloadFields(o.trigger_payload) }, createdBy: actor, restartOfId: id,
+    namespace: o.namespace,
+    flowId: o.flow_id,
+    flowRevisionId: o.flow_revision_id,
+    definition: o.definition,
+    snapshotId: o.snapshot_id,
+    snapshotVersion: o.snapshot_version,
+    gitSha: o.git_sha,
+    inputs: o.inputs,
+    labels: o.labels,
+    triggerType: o.trigger_type,
+    triggerPayload: { restart_of: id, ...carriedPayloadFields(o.trigger_payload) },
+    createdBy: actor,
+    restartOfId: id,
   });
 }

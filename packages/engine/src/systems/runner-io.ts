@@ -9,7 +9,17 @@ import { CHANNELS } from '../db.js';
 import { recordedValues, SecretMasker, type RecordedSecrets } from './secret-masking.js';
 import { ARTIFACT_TASK_RUN_SQL, HEARTBEAT_SQL, RECORD_PROGRESS_SQL, RUN_SECRETS_SQL, UPSERT_ARTIFACT_SQL } from '../sql/runner-io.js';
 
-export { appendLogs, appendStatement, LOG_CHANNEL, LogAppender, plainIsSafe, type AppendBatch, type IncomingLogLine, type LogAppenderOptions, type TaskRunIdentity } from './log-appender.js';
+export {
+  appendLogs,
+  appendStatement,
+  LOG_CHANNEL,
+  LogAppender,
+  plainIsSafe,
+  type AppendBatch,
+  type IncomingLogLine,
+  type LogAppenderOptions,
+  type TaskRunIdentity,
+} from './log-appender.js';
 
 /**
  * Object key of an artifact. Artifact names are the task's relative paths and
@@ -37,10 +47,16 @@ export async function storeArtifact(
   if (!tr) throw new Error(`no task run ${taskRunId}`);
   const key = artifactKey(tr.execution_id, taskRunId, name);
   await storage.put(key, body, { contentType, size: body.length });
-  const r = await pool.query<{ id: string }>(
-    UPSERT_ARTIFACT_SQL,
-    [newId(), tr.execution_id, taskRunId, name, key, body.length, contentType, crypto.createHash('sha256').update(body).digest('hex')],
-  );
+  const r = await pool.query<{ id: string }>(UPSERT_ARTIFACT_SQL, [
+    newId(),
+    tr.execution_id,
+    taskRunId,
+    name,
+    key,
+    body.length,
+    contentType,
+    crypto.createHash('sha256').update(body).digest('hex'),
+  ]);
   return { id: r.rows[0]!.id, size: body.length };
 }
 
@@ -49,10 +65,7 @@ export async function storeArtifact(
  * @param now a test's clock; default the database's (the watchdog judges the heartbeat against it).
  */
 export async function heartbeatTaskRun(pool: pg.Pool, taskRunId: string, now?: Date): Promise<{ cancel: boolean; known: boolean }> {
-  const r = await pool.query<{ state: string; ex_state: string }>(
-    HEARTBEAT_SQL,
-    [taskRunId, now ?? null],
-  );
+  const r = await pool.query<{ state: string; ex_state: string }>(HEARTBEAT_SQL, [taskRunId, now ?? null]);
   const row = r.rows[0];
   if (!row) return { cancel: true, known: false };
   return { cancel: row.state !== 'RUNNING' || !['RUNNING'].includes(row.ex_state), known: true };
@@ -83,12 +96,8 @@ export async function recordRunnerEvent(pool: pg.Pool, taskRunId: string, e: Run
     }
   }
   const progress = { type: e.type, ...(message !== undefined ? { message } : {}), ...(e.percent !== undefined ? { percent: e.percent } : {}) };
-  const r = await pool.query<{ execution_id: string }>(
-    RECORD_PROGRESS_SQL,
-    [taskRunId, JSON.stringify(progress), CHANNELS.changed],
-  );
+  const r = await pool.query<{ execution_id: string }>(RECORD_PROGRESS_SQL, [taskRunId, JSON.stringify(progress), CHANNELS.changed]);
   return r.rowCount === 1;
 }
 
 export { CHANNELS };
-

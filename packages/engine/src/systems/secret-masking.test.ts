@@ -21,9 +21,19 @@ test('each line of a multi-line value is masked on its own (4 characters or more
 test('a completion keeps its state and exit code; error, reason, outputs and metrics are masked', () => {
   const m = new SecretMasker(['pw']);
   const done = m.completion({ state: 'FAILED', reason: 'pw', error: 'bad pw', exitCode: 2, outputs: { pw: 'pw' }, metrics: [{ name: 'pw', value: 1, tags: { pw: 'pw' } }] });
-  assert.deepEqual(done, { state: 'FAILED', reason: '***', error: 'bad ***', exitCode: 2, outputs: { '***': '***' }, metrics: [{ name: '***', value: 1, tags: { '***': '***' } }] });
+  assert.deepEqual(done, {
+    state: 'FAILED',
+    reason: '***',
+    error: 'bad ***',
+    exitCode: 2,
+    outputs: { '***': '***' },
+    metrics: [{ name: '***', value: 1, tags: { '***': '***' } }],
+  });
   assert.deepEqual(withheld({ state: 'FAILED', reason: 'exit_code', error: 'pw', exitCode: 1, outputs: { a: 'pw' } }), {
-    state: 'FAILED', reason: 'exit_code', error: 'the error text was withheld: the secrets of this task run could not be read to mask it', exitCode: 1,
+    state: 'FAILED',
+    reason: 'exit_code',
+    error: 'the error text was withheld: the secrets of this task run could not be read to mask it',
+    exitCode: 1,
   });
 });
 

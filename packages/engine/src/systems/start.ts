@@ -66,10 +66,7 @@ export interface StartDeps {
 
 /** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
 async function reusableRuns(c: Client | pg.Pool, executionId: string): Promise<Map<string, ReusedRun>> {
-  const r = await c.query<ReusedRun & { task_key: string; state: string }>(
-    REUSABLE_RUNS_SQL,
-    [executionId],
-  );
+  const r = await c.query<ReusedRun & { task_key: string; state: string }>(REUSABLE_RUNS_SQL, [executionId]);
   return new Map(r.rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
 }
 
@@ -83,14 +80,18 @@ type StartRows = StartRow[];
  * PENDING or reused, and the caller plans the first step with `advance` in
  * the same transaction.
  */
-async function startRows(c: Client | pg.Pool, deps: StartDeps, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<{ rows: StartRows; planned: boolean }> {
+async function startRows(
+  c: Client | pg.Pool,
+  deps: StartDeps,
+  def: FlowDefinition,
+  snapshotId: string,
+  restartOfId: string | null,
+): Promise<{ rows: StartRows; planned: boolean }> {
   // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
   const reuse = restartOfId ? await reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
   const nsFile = await namespaceFileOf(c, deps, snapshotId);
   return startRowsOf(def, reuse, nsFile, deps.config.defaultExecutor, newId);
 }
-
-
 
 /** Moves a QUEUED execution (held by a concurrency limit, locked by the caller) to RUNNING with its task runs, in the caller's transaction. */
 export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
@@ -135,18 +136,45 @@ const concurrencyKey = (n: NewExecution) => (n.definition.concurrency?.limit && 
 
 function executionValues(id: string, state: string, n: NewExecution, now: Date, key: string | null, extra: { reason: string; timeoutAt: Date | null; endedAt: Date | null }) {
   const v: Record<(typeof EXECUTION_INSERT_COLUMNS)[number], unknown> = {
-    id, state, namespace: n.namespace, flow_id: n.flowId, flow_revision_id: n.flowRevisionId, git_sha: n.gitSha ?? null, snapshot_id: n.snapshotId,
-    snapshot_version: n.snapshotVersion, definition: JSON.stringify(n.definition), inputs: JSON.stringify(n.inputs), labels: JSON.stringify(n.labels),
-    parent_execution_id: n.parentExecutionId ?? null, parent_task_run_id: n.parentTaskRunId ?? null, restart_of_id: n.restartOfId ?? null,
-    chain_depth: n.chainDepth ?? 0, created_by: n.createdBy, created_at: now, trigger_type: n.triggerType, trigger_id: n.triggerId ?? null,
-    trigger_payload: JSON.stringify(n.triggerPayload ?? {}), concurrency_key: key, updated_at: now, reason: extra.reason,
-    started_at: state === 'RUNNING' ? now : null, timeout_at: extra.timeoutAt, ended_at: extra.endedAt, duration_ms: extra.endedAt ? 0 : null,
+    id,
+    state,
+    namespace: n.namespace,
+    flow_id: n.flowId,
+    flow_revision_id: n.flowRevisionId,
+    git_sha: n.gitSha ?? null,
+    snapshot_id: n.snapshotId,
+    snapshot_version: n.snapshotVersion,
+    definition: JSON.stringify(n.definition),
+    inputs: JSON.stringify(n.inputs),
+    labels: JSON.stringify(n.labels),
+    parent_execution_id: n.parentExecutionId ?? null,
+    parent_task_run_id: n.parentTaskRunId ?? null,
+    restart_of_id: n.restartOfId ?? null,
+    chain_depth: n.chainDepth ?? 0,
+    created_by: n.createdBy,
+    created_at: now,
+    trigger_type: n.triggerType,
+    trigger_id: n.triggerId ?? null,
+    trigger_payload: JSON.stringify(n.triggerPayload ?? {}),
+    concurrency_key: key,
+    updated_at: now,
+    reason: extra.reason,
+    started_at: state === 'RUNNING' ? now : null,
+    timeout_at: extra.timeoutAt,
+    ended_at: extra.endedAt,
+    duration_ms: extra.endedAt ? 0 : null,
   };
   return EXECUTION_INSERT_COLUMNS.map((c) => v[c]);
 }
 
 /** Inserts a RUNNING execution with its task runs, their history and NOTIFYs: one statement. */
-async function insertStarted(c: Client | pg.Pool, deps: StartDeps, n: NewExecution, rows: StartRows, key: string | null): Promise<{ id: string; now: Date; execution: ApiExecution }> {
+async function insertStarted(
+  c: Client | pg.Pool,
+  deps: StartDeps,
+  n: NewExecution,
+  rows: StartRows,
+  key: string | null,
+): Promise<{ id: string; now: Date; execution: ApiExecution }> {
   const r = await insertStartedIf(c, deps, n, rows, key, false);
   return r!;
 }
@@ -199,9 +227,20 @@ function startedExecution(rows: { kind: string; v: string }[]): ApiExecution {
 async function startUnplanned(c: Client, deps: StartDeps, n: NewExecution, rows: StartRows, key: string | null): Promise<{ id: string; followUps: FollowUp[] }> {
   const { id, now } = await insertStarted(c, deps, n, rows, key);
   const ex: ExecutionRow = {
-    id, state: 'RUNNING', namespace: n.namespace, flow_id: n.flowId, definition: n.definition, inputs: n.inputs, labels: n.labels,
-    trigger_payload: n.triggerPayload ?? {}, parent_execution_id: n.parentExecutionId ?? null, parent_task_run_id: n.parentTaskRunId ?? null,
-    started_at: now, created_at: now, concurrency_key: key, chain_depth: n.chainDepth ?? 0,
+    id,
+    state: 'RUNNING',
+    namespace: n.namespace,
+    flow_id: n.flowId,
+    definition: n.definition,
+    inputs: n.inputs,
+    labels: n.labels,
+    trigger_payload: n.triggerPayload ?? {},
+    parent_execution_id: n.parentExecutionId ?? null,
+    parent_task_run_id: n.parentTaskRunId ?? null,
+    started_at: now,
+    created_at: now,
+    concurrency_key: key,
+    chain_depth: n.chainDepth ?? 0,
   };
   return { id, followUps: await advance(c, ex, now) };
 }

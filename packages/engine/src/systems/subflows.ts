@@ -54,8 +54,15 @@ export async function startSubflow(
   } else {
     try {
       child = await trigger({
-        namespace: ns!, flowId: flowId!, inputs: f.inputs, triggerType: 'subflow', triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
-        createdBy: `execution:${parent.id}`, parentExecutionId: parent.id, parentTaskRunId: f.wait ? run.id : undefined, chainDepth: parent.chain_depth + 1,
+        namespace: ns!,
+        flowId: flowId!,
+        inputs: f.inputs,
+        triggerType: 'subflow',
+        triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },
+        createdBy: `execution:${parent.id}`,
+        parentExecutionId: parent.id,
+        parentTaskRunId: f.wait ? run.id : undefined,
+        chainDepth: parent.chain_depth + 1,
       });
     } catch (err) {
       // A start whose commit went through while its answer was lost (a connection cut then) left the child behind.

@@ -14,7 +14,11 @@ export interface VarsSource {
 }
 
 /** Without an object store, the `namespace.yaml` variables are left out. */
-export async function executionVars(pool: pg.Pool | pg.PoolClient, storage: { getBuffer(k: string): Promise<Buffer> } | undefined, ex: VarsSource): Promise<Record<string, string>> {
+export async function executionVars(
+  pool: pg.Pool | pg.PoolClient,
+  storage: { getBuffer(k: string): Promise<Buffer> } | undefined,
+  ex: VarsSource,
+): Promise<Record<string, string>> {
   let nsFileVars: Record<string, string> = {};
   const nsFileRow = storage && (await pool.query<{ file_hash: string }>(NAMESPACE_FILE_SQL, [ex.snapshot_id])).rows[0];
   if (storage && nsFileRow) {

@@ -28,7 +28,11 @@ export async function timeOutExecutions(pool: pg.Pool, now: Date): Promise<{ ids
       const runs = await latestRuns(c, id);
       const unstarted = runs.filter((r) => r.state === 'PENDING' || r.state === 'QUEUED');
       for (const r of unstarted) await c.query(CANCEL_UNSTARTED_SQL, [r.id, now]);
-      await history(c, unstarted.map((r) => ({ executionId: id, taskRunId: r.id, from: r.state, to: 'CANCELLED', reason: 'execution_timed_out' })), now);
+      await history(
+        c,
+        unstarted.map((r) => ({ executionId: id, taskRunId: r.id, from: r.state, to: 'CANCELLED', reason: 'execution_timed_out' })),
+        now,
+      );
       const out = await endExecution(c, ex, { state: 'TIMED_OUT', reason: 'timeout', error: `the flow timeout ${ex.definition.timeout ?? ''} passed` }, now);
       await notify(c, CHANNELS.stop, id);
       return [...out, ...(await recordFollowUps(c, [{ kind: 'stop_children', executionId: id }]))];
@@ -48,15 +52,12 @@ async function endMany(pool: pg.Pool, ids: string[], done: TaskCompletion, now?:
 
 /** @param now a test's clock (or the time the caller read from the database); default the database's clock, which wrote the claims' timeouts. */
 export async function timeOutTaskRuns(pool: pg.Pool, now?: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
-  const ids = (
-    await pool.query<{ id: string }>(
-      TIMED_OUT_RUNS_SQL,
-      [now ? new Date(now.getTime() - TIMEOUT_GRACE_MS) : null, TIMEOUT_GRACE_MS],
-    )
-  ).rows.map((r) => r.id);
-  return { ids, followUps: await endMany(pool, ids, { state: 'TIMED_OUT', reason: 'timeout', error: 'no report from the runner 60 s after the task timeout', exitCode: null }, now) };
+  const ids = (await pool.query<{ id: string }>(TIMED_OUT_RUNS_SQL, [now ? new Date(now.getTime() - TIMEOUT_GRACE_MS) : null, TIMEOUT_GRACE_MS])).rows.map((r) => r.id);
+  return {
+    ids,
+    followUps: await endMany(pool, ids, { state: 'TIMED_OUT', reason: 'timeout', error: 'no report from the runner 60 s after the task timeout', exitCode: null }, now),
+  };
 }
-
 
 /**
  * RUNNING task runs whose claiming instance is offline (stopped, or no heartbeat for 60 s, or its row is gone),
@@ -64,12 +65,7 @@ export async function timeOutTaskRuns(pool: pg.Pool, now?: Date): Promise<{ ids:
  * @param now a test's clock (or the time the caller read from the database); default the database's clock, which wrote the heartbeats.
  */
 export async function failLostTaskRuns(pool: pg.Pool, now?: Date, executorTypes = ['process', 'inline']): Promise<{ ids: string[]; followUps: FollowUp[] }> {
-  const ids = (
-    await pool.query<{ id: string }>(
-      LOST_RUNS_SQL,
-      [now ? onlineSince(now) : null, executorTypes],
-    )
-  ).rows.map((r) => r.id);
+  const ids = (await pool.query<{ id: string }>(LOST_RUNS_SQL, [now ? onlineSince(now) : null, executorTypes])).rows.map((r) => r.id);
   return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away', exitCode: null }, now) };
 }
 
@@ -87,7 +83,12 @@ export async function stopInstanceTaskRuns(pool: pg.Pool, instanceId: string, no
   const ended = await inTx(pool, async (c) => {
     await markInstanceStopped(c, instanceId, now);
     const running = (await c.query<{ id: string }>(RUNNING_ON_INSTANCE_SQL, [instanceId])).rows;
-    return endTaskRuns(c, running.map((r) => r.id), done, now);
+    return endTaskRuns(
+      c,
+      running.map((r) => r.id),
+      done,
+      now,
+    );
   });
   const r = await planEnded(pool, () => now ?? new Date(), ended);
   return { ids: r.ended, followUps: r.followUps };
@@ -105,12 +106,17 @@ export const CONTAINER_EXECUTORS = ['docker', 'kubernetes'] as const;
  * `heartbeatTimeoutMs` (SVC_HEARTBEAT_TIMEOUT).
  */
 export async function failLostContainerRuns(pool: pg.Pool, now: Date, heartbeatTimeoutMs: number): Promise<{ ids: string[]; followUps: FollowUp[] }> {
-  const r = await pool.query<{ id: string }>(
-    LOST_CONTAINER_RUNS_SQL,
-    [CONTAINER_EXECUTORS, onlineSince(now), new Date(now.getTime() - heartbeatTimeoutMs)],
-  );
+  const r = await pool.query<{ id: string }>(LOST_CONTAINER_RUNS_SQL, [CONTAINER_EXECUTORS, onlineSince(now), new Date(now.getTime() - heartbeatTimeoutMs)]);
   const ids = r.rows.map((x) => x.id);
-  return { ids, followUps: await endMany(pool, ids, { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away and its runner stopped reporting', exitCode: null }, now) };
+  return {
+    ids,
+    followUps: await endMany(
+      pool,
+      ids,
+      { state: 'FAILED', reason: 'lost', error: 'the instance running this task went away and its runner stopped reporting', exitCode: null },
+      now,
+    ),
+  };
 }
 
 /** Planning requests older than this are the watchdog's (their own process plans them within milliseconds). */

@@ -10,8 +10,7 @@ const executorSpecific: Record<string, SchemaNode> = {
     examples: ['python:3.12-slim'],
   },
   inject_runner: {
-    description:
-      'docker and kubernetes: mount the runner binary into the container. When false the runner must be on the image PATH.',
+    description: 'docker and kubernetes: mount the runner binary into the container. When false the runner must be on the image PATH.',
     type: 'boolean',
     default: true,
   },
@@ -55,10 +54,7 @@ export const executorDef: SchemaNode = discriminated({
   specific: executorSpecific,
   // Without a type, the effective one is only known at dispatch, so every field is accepted here.
   untyped: { properties: executorSpecific },
-  examples: [
-    { type: 'docker', image: 'python:3.12-slim', resources: { limits: { cpu: '1', memory: '512Mi' } } },
-    { pool: 'gpu' },
-  ],
+  examples: [{ type: 'docker', image: 'python:3.12-slim', resources: { limits: { cpu: '1', memory: '512Mi' } } }, { pool: 'gpu' }],
 });
 
 function resourceList(description: string): SchemaNode {

@@ -1,13 +1,5 @@
 import { discriminated, ref, stringMap, type SchemaNode } from './builders.js';
-import {
-  CRON_PATTERN,
-  DURATION_PATTERN,
-  FLOW_ID_PATTERN,
-  FLOW_REF_PATTERN,
-  TASK_ID_PATTERN,
-  TIMEZONE_PATTERN,
-  TRIGGER_ID_PATTERN,
-} from './patterns.js';
+import { CRON_PATTERN, DURATION_PATTERN, FLOW_ID_PATTERN, FLOW_REF_PATTERN, TASK_ID_PATTERN, TIMEZONE_PATTERN, TRIGGER_ID_PATTERN } from './patterns.js';
 import { INPUT_FAMILY, INPUT_TYPES, TRIGGER_FAMILY, TRIGGER_TYPES } from './variants.js';
 
 /** Longest flow, task, input and trigger id (a DNS label, so ids fit in pod and job names). */
@@ -21,13 +13,11 @@ export const FLOW_TRIGGER_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED
 
 export const flowDef: SchemaNode = {
   title: 'Flow',
-  description:
-    'A flow file (`*.flow.yaml`): inputs, variables, triggers and 1 to 200 tasks ordered by `depends_on`.',
+  description: 'A flow file (`*.flow.yaml`): inputs, variables, triggers and 1 to 200 tasks ordered by `depends_on`.',
   type: 'object',
   properties: {
     id: {
-      description:
-        'Flow id, unique in the namespace. At most 63 characters: lower-case letters, digits and hyphens, starting with a letter or digit.',
+      description: 'Flow id, unique in the namespace. At most 63 characters: lower-case letters, digits and hyphens, starting with a letter or digit.',
       type: 'string',
       maxLength: MAX_ID_LENGTH,
       pattern: FLOW_ID_PATTERN,
@@ -118,8 +108,7 @@ export const concurrencyDef: SchemaNode = {
 
 const inputCommon: Record<string, SchemaNode> = {
   id: {
-    description:
-      'Input id, read as `inputs.<id>`. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.',
+    description: 'Input id, read as `inputs.<id>`. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.',
     type: 'string',
     maxLength: MAX_ID_LENGTH,
     pattern: TASK_ID_PATTERN,
@@ -216,8 +205,7 @@ export const triggerDef: SchemaNode = discriminated({
   description: 'Starts executions of the flow: on a schedule, from a webhook, or when an upstream flow ends.',
   common: {
     id: {
-      description:
-        'Trigger id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits, underscores and hyphens.',
+      description: 'Trigger id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits, underscores and hyphens.',
       type: 'string',
       maxLength: MAX_ID_LENGTH,
       pattern: TRIGGER_ID_PATTERN,
@@ -228,7 +216,7 @@ export const triggerDef: SchemaNode = discriminated({
       enum: [...TRIGGER_TYPES],
     },
     inputs: stringMap(
-      'Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule\'s offset). All read `flow`, `execution`, `vars` and `secret()` (stored masked; tasks reading the input get the value).',
+      "Input templates. Webhook triggers read `trigger.body` and `trigger.headers`; flow triggers read `trigger.outputs`; schedule triggers read `trigger.date` (the fire time, RFC 3339 with the schedule's offset). All read `flow`, `execution`, `vars` and `secret()` (stored masked; tasks reading the input get the value).",
       { examples: [{ report_date: '{{ trigger.body.date }}' }] },
     ),
   },

@@ -8,16 +8,14 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as
 
 const taskCommon: Record<string, SchemaNode> = {
   id: {
-    description:
-      'Task id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.',
+    description: 'Task id, unique in the flow. At most 63 characters: a lower-case letter, then lower-case letters, digits and underscores.',
     type: 'string',
     maxLength: MAX_ID_LENGTH,
     pattern: TASK_ID_PATTERN,
     examples: ['extract'],
   },
   type: {
-    description:
-      '`script` runs a file of the namespace, `command` runs an argv, `http` sends a request, `subflow` starts another flow.',
+    description: '`script` runs a file of the namespace, `command` runs an argv, `http` sends a request, `subflow` starts another flow.',
     enum: [...TASK_TYPES],
   },
   depends_on: {
@@ -29,8 +27,7 @@ const taskCommon: Record<string, SchemaNode> = {
     examples: [['extract']],
   },
   run_if: {
-    description:
-      '`success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.',
+    description: '`success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.',
     enum: ['success', 'failure', 'always'],
     default: 'success',
   },
@@ -58,9 +55,7 @@ const taskSpecific: Record<string, SchemaNode> = {
     propertyNames: { pattern: RELATIVE_PATH_PATTERN },
     examples: [{ 'config/settings.json': '{"region": "{{ inputs.region }}"}' }],
   }),
-  file: relativePath('script: file to run, relative to the namespace root; required for script tasks.', [
-    'scripts/extract.py',
-  ]),
+  file: relativePath('script: file to run, relative to the namespace root; required for script tasks.', ['scripts/extract.py']),
   runtime: {
     description: 'script: interpreter. Default from the file extension: .py python, .sh bash, .ts bun, .js node.',
     enum: [...SCRIPT_RUNTIMES],

@@ -35,8 +35,7 @@ export { DURATION_PATTERN };
  * Ranges inside each field are checked by the scheduler's cron parser; the
  * schema only catches the shape (a wrong number of fields is the usual typo).
  */
-export const CRON_PATTERN =
-  '^(?:@(?:hourly|daily|weekly|monthly)|[0-9A-Za-z*,/-]+(?:[ \\t]+[0-9A-Za-z*,/-]+){4})$';
+export const CRON_PATTERN = '^(?:@(?:hourly|daily|weekly|monthly)|[0-9A-Za-z*,/-]+(?:[ \\t]+[0-9A-Za-z*,/-]+){4})$';
 
 /**
  * The shape of an IANA zone name (`UTC`, `Europe/Paris`, `America/Argentina/Buenos_Aires`,

@@ -9,7 +9,7 @@ import { parseTemplate } from './parse.js';
 import { renderTemplate } from './render.js';
 
 const scope = { trigger: { body: { who: 'ana {{ not a template }}' } }, flow: { id: 'f', namespace: 'n' } };
-const secrets = (k: string) => ({ TOKEN: 't0k', X: 'x-value' } as Record<string, string>)[k];
+const secrets = (k: string) => (({ TOKEN: 't0k', X: 'x-value' }) as Record<string, string>)[k];
 
 describe('deferSecrets', () => {
   it('masks each secret() expression and keeps it in the recipe, rendering the rest now (escaped)', () => {

@@ -1,13 +1,5 @@
 export { TEMPLATE_ROOTS, TEMPLATE_FUNCTIONS } from './ast.js';
-export type {
-  TemplateRoot,
-  TemplateFunction,
-  TemplateRef,
-  TemplateLiteral,
-  Expr,
-  Segment,
-  ParsedTemplate,
-} from './ast.js';
+export type { TemplateRoot, TemplateFunction, TemplateRef, TemplateLiteral, Expr, Segment, ParsedTemplate } from './ast.js';
 export { TemplateSyntaxError, TemplateError, SecretNotFoundError } from './errors.js';
 export { parseTemplate, isTemplate, MAX_EXPRESSION_DEPTH } from './parse.js';
 export { EXECUTION_FIELDS, FLOW_FIELDS, TASK_FIELDS, TRIGGER_FIELDS } from './roots.js';

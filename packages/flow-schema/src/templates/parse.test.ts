@@ -119,17 +119,23 @@ describe('parseTemplate: segments, whitespace and escapes', () => {
 
   it('joins adjacent expressions with no text between them', () => {
     const t = parseTemplate('{{inputs.a}}{{inputs.b}}');
-    assert.deepEqual(t.segments.map((s) => s.kind), ['expression', 'expression']);
+    assert.deepEqual(
+      t.segments.map((s) => s.kind),
+      ['expression', 'expression'],
+    );
   });
 
   for (const source of ['{{inputs.x}}', '{{ inputs.x }}', '{{   inputs.x\t}}', '{{\n  inputs.x\n}}', '{{ inputs . x }}', '{{ inputs [ "x" ] }}']) {
     it(`reads ${JSON.stringify(source)} as inputs.x`, () => {
       const t = parseTemplate(source);
-      assert.deepEqual(t.refs.map((r) => [r.root, r.path]), [['inputs', ['x']]]);
+      assert.deepEqual(
+        t.refs.map((r) => [r.root, r.path]),
+        [['inputs', ['x']]],
+      );
     });
   }
 
-  it('writes a literal {{ as {{ \'{{\' }}', () => {
+  it("writes a literal {{ as {{ '{{' }}", () => {
     const t = parseTemplate("a {{ '{{' }} b }}");
     assert.deepEqual(t.segments[1], { kind: 'expression', expression: "'{{'", offset: 2, expr: { kind: 'literal', value: '{{' } });
     assert.deepEqual(t.segments[2], { kind: 'text', text: ' b }}' });
@@ -188,9 +194,7 @@ describe('parseTemplate: what it reports', () => {
   });
 
   it('lists the tasks referenced, once per task and expression', () => {
-    const t = parseTemplate(
-      '{{ tasks.a.outputs.x }} {{ tasks.b.state }} {{ tasks.a.outputs.x }} {{ default(tasks.c.outputs.y, tasks.a.outputs.z) }}',
-    );
+    const t = parseTemplate('{{ tasks.a.outputs.x }} {{ tasks.b.state }} {{ tasks.a.outputs.x }} {{ default(tasks.c.outputs.y, tasks.a.outputs.z) }}');
     assert.deepEqual(t.taskRefs, [
       { taskId: 'a', expression: 'tasks.a.outputs.x' },
       { taskId: 'b', expression: 'tasks.b.state' },
@@ -203,7 +207,10 @@ describe('parseTemplate: what it reports', () => {
     const t = parseTemplate('{{ vars.a }}{{ inputs.b }}{{ vars.c }}{{ 1 }}');
     assert.deepEqual(t.roots, ['vars', 'inputs']);
     assert.deepEqual(t.expressions, ['vars.a', 'inputs.b', 'vars.c', '1']);
-    assert.deepEqual(t.refs.map((r) => r.text), ['vars.a', 'inputs.b', 'vars.c']);
+    assert.deepEqual(
+      t.refs.map((r) => r.text),
+      ['vars.a', 'inputs.b', 'vars.c'],
+    );
   });
 
   it('keeps the source', () => {
@@ -241,7 +248,12 @@ describe('parseTemplate: syntax errors', () => {
     ['{{ json() }}', 'expected a value, got ")", after json( in {{ json() }}', 8, 'json()'],
     ['{{ json(inputs, 1) }}', 'expected ")" after json(inputs in {{ json(inputs, 1) }} (json() takes one argument)', 14, 'json(inputs, 1)'],
     ['{{ default(inputs.x) }}', 'expected "," after default(inputs.x in {{ default(inputs.x) }}', 19, 'default(inputs.x)'],
-    ['{{ default(inputs.x, 1, 2) }}', 'expected ")" after default(inputs.x, 1 in {{ default(inputs.x, 1, 2) }} (default() takes a value and a fallback)', 22, 'default(inputs.x, 1, 2)'],
+    [
+      '{{ default(inputs.x, 1, 2) }}',
+      'expected ")" after default(inputs.x, 1 in {{ default(inputs.x, 1, 2) }} (default() takes a value and a fallback)',
+      22,
+      'default(inputs.x, 1, 2)',
+    ],
     ['{{ upper(inputs.x) }}', 'unknown function "upper" in {{ upper(inputs.x) }} (functions: secret, json, default)', 3, 'upper(inputs.x)'],
     ['{{ inputs(1) }}', 'unknown function "inputs" in {{ inputs(1) }} (functions: secret, json, default)', 3, 'inputs(1)'],
     ['{{ inputs.x() }}', 'unexpected "(" after inputs.x in {{ inputs.x() }}', 11, 'inputs.x()'],

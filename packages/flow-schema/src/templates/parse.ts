@@ -1,12 +1,5 @@
 import { assertNever } from '@svc/assert';
-import {
-  TEMPLATE_FUNCTIONS,
-  TEMPLATE_ROOTS,
-  type Expr,
-  type ParsedTemplate,
-  type TemplateFunction,
-  type TemplateRoot,
-} from './ast.js';
+import { TEMPLATE_FUNCTIONS, TEMPLATE_ROOTS, type Expr, type ParsedTemplate, type TemplateFunction, type TemplateRoot } from './ast.js';
 import { TemplateSyntaxError } from './errors.js';
 import { positionText } from './path-text.js';
 import { checkRootPath, type PathMember } from './roots.js';

@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  parseTemplate,
-  renderTemplateList,
-  renderTemplateMap,
-  SecretNotFoundError,
-  TemplateError,
-  type SecretLookup,
-  type TemplateScope,
-} from './index.js';
+import { parseTemplate, renderTemplateList, renderTemplateMap, SecretNotFoundError, TemplateError, type SecretLookup, type TemplateScope } from './index.js';
 
 const scope: TemplateScope = { inputs: { table: 'users', since: '2024-01-01' }, vars: { host: 'db.internal' } };
 const secrets: SecretLookup = (key) => ({ A: 'a-value', B: 'b-value', C: 'c-value' })[key];
@@ -49,11 +41,14 @@ describe('renderTemplateMap', () => {
   });
 
   it('fails on the first value that does not resolve, naming its expression', () => {
-    assert.throws(() => renderTemplateMap({ A: 'ok', B: '{{ inputs.nope }}' }, scope), (e: unknown) => {
-      assert.ok(e instanceof TemplateError);
-      assert.equal(e.expression, 'inputs.nope');
-      return true;
-    });
+    assert.throws(
+      () => renderTemplateMap({ A: 'ok', B: '{{ inputs.nope }}' }, scope),
+      (e: unknown) => {
+        assert.ok(e instanceof TemplateError);
+        assert.equal(e.expression, 'inputs.nope');
+        return true;
+      },
+    );
     assert.throws(() => renderTemplateMap({ A: "{{ secret('Z') }}" }, scope, secrets), SecretNotFoundError);
   });
 });

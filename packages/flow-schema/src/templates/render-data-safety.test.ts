@@ -39,8 +39,16 @@ describe('renderTemplate never reaches JS internals', () => {
     ['{{ inputs.a.constructor }}', { inputs: { a: [1] } }, '{{ inputs.a.constructor }}: inputs.a is a list: use an index such as inputs.a[0], not "constructor"'],
     ['{{ vars.__proto__ }}', { vars: {} }, '{{ vars.__proto__ }}: vars has no variable "__proto__" (variables: none)'],
     ['{{ labels.constructor }}', { labels: { team: 'x' } }, '{{ labels.constructor }}: labels has no label "constructor" (labels: team)'],
-    ['{{ tasks.constructor.state }}', { tasks: {} }, '{{ tasks.constructor.state }}: task "constructor" is not available: it is not an upstream task that has ended (available: none)'],
-    ['{{ tasks.__proto__.outputs.x }}', { tasks: {} }, '{{ tasks.__proto__.outputs.x }}: task "__proto__" is not available: it is not an upstream task that has ended (available: none)'],
+    [
+      '{{ tasks.constructor.state }}',
+      { tasks: {} },
+      '{{ tasks.constructor.state }}: task "constructor" is not available: it is not an upstream task that has ended (available: none)',
+    ],
+    [
+      '{{ tasks.__proto__.outputs.x }}',
+      { tasks: {} },
+      '{{ tasks.__proto__.outputs.x }}: task "__proto__" is not available: it is not an upstream task that has ended (available: none)',
+    ],
     ['{{ tasks.a.outputs.constructor }}', { tasks: { a: { outputs: {} } } }, '{{ tasks.a.outputs.constructor }}: task "a" has no output "constructor" (outputs: none)'],
     ['{{ trigger.body.constructor }}', { trigger: { body: {} } }, '{{ trigger.body.constructor }}: trigger.body has no key "constructor" (keys: none)'],
     ['{{ trigger.headers.constructor }}', { trigger: { headers: {} } }, '{{ trigger.headers.constructor }}: trigger.headers has no header "constructor" (headers: none)'],
@@ -102,10 +110,13 @@ describe('renderTemplate never reaches JS internals', () => {
   it('a value that cannot be JSON is a template_error, not a crash', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
-    assert.throws(() => renderTemplate('{{ inputs.c }}', { inputs: { c: cyclic } }), (e: unknown) => {
-      assert.ok(e instanceof TemplateError);
-      assert.match(e.message, /^\{\{ inputs\.c \}\}: value cannot be written as JSON/);
-      return true;
-    });
+    assert.throws(
+      () => renderTemplate('{{ inputs.c }}', { inputs: { c: cyclic } }),
+      (e: unknown) => {
+        assert.ok(e instanceof TemplateError);
+        assert.match(e.message, /^\{\{ inputs\.c \}\}: value cannot be written as JSON/);
+        return true;
+      },
+    );
   });
 });

@@ -37,7 +37,15 @@ const scope: TemplateScope = {
     extract: { outputs: { count: 2, path: '/tmp/x' }, state: 'SUCCESS' },
     empty: { outputs: {}, state: 'SUCCESS' },
     failed: { outputs: null, state: 'FAILED' },
-    nested: { outputs: { rows: [{ id: 1, name: 'one' }, { id: 2, name: 'two' }] }, state: 'SUCCESS' },
+    nested: {
+      outputs: {
+        rows: [
+          { id: 1, name: 'one' },
+          { id: 2, name: 'two' },
+        ],
+      },
+      state: 'SUCCESS',
+    },
   },
   trigger: {
     body: { items: [{ id: 'i0' }, { id: 'i1' }], event: 'push', nullish: null },
@@ -219,7 +227,7 @@ describe('renderTemplate: secrets', () => {
 
   const missing: [string, string, string][] = [
     ["{{ secret('NOPE') }}", 'NOPE', "secret('NOPE')"],
-    ["ok {{ secret('API_KEY') }} {{ secret(\"GONE\") }}", 'GONE', 'secret("GONE")'],
+    ['ok {{ secret(\'API_KEY\') }} {{ secret("GONE") }}', 'GONE', 'secret("GONE")'],
     ["{{ default(inputs.missing, secret('NOPE')) }}", 'NOPE', "default(inputs.missing, secret('NOPE'))"],
     ["{{ default(secret('NOPE'), 'x') }}", 'NOPE', "default(secret('NOPE'), 'x')"],
     ["{{ secret('constructor') }}", 'constructor', "secret('constructor')"],
@@ -264,7 +272,10 @@ describe('renderTemplate: paths that do not resolve', () => {
     ['{{ tasks.extract.outputs.rows }}', '{{ tasks.extract.outputs.rows }}: task "extract" has no output "rows" (outputs: count, path)'],
     ['{{ tasks.empty.outputs.x }}', '{{ tasks.empty.outputs.x }}: task "empty" has no output "x" (outputs: none)'],
     ['{{ tasks.failed.outputs.x }}', '{{ tasks.failed.outputs.x }}: task "failed" has no outputs'],
-    ['{{ tasks.load.outputs.x }}', '{{ tasks.load.outputs.x }}: task "load" is not available: it is not an upstream task that has ended (available: extract, empty, failed, nested)'],
+    [
+      '{{ tasks.load.outputs.x }}',
+      '{{ tasks.load.outputs.x }}: task "load" is not available: it is not an upstream task that has ended (available: extract, empty, failed, nested)',
+    ],
     ['{{ tasks.nested.outputs.rows[5] }}', '{{ tasks.nested.outputs.rows[5] }}: tasks.nested.outputs.rows has 2 items, no index 5'],
     ['{{ tasks.nested.outputs.rows[0].email }}', '{{ tasks.nested.outputs.rows[0].email }}: tasks.nested.outputs.rows[0] has no key "email" (keys: id, name)'],
     ['{{ trigger.body.items[2] }}', '{{ trigger.body.items[2] }}: trigger.body.items has 2 items, no index 2'],

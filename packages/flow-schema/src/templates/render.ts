@@ -59,11 +59,7 @@ export function renderTemplateMap(
 }
 
 /** Renders every item of a list (command, args). */
-export function renderTemplateList(
-  list: readonly (string | ParsedTemplate)[],
-  scope: TemplateScope,
-  secrets?: SecretLookup,
-): { values: string[]; secretKeysUsed: string[] } {
+export function renderTemplateList(list: readonly (string | ParsedTemplate)[], scope: TemplateScope, secrets?: SecretLookup): { values: string[]; secretKeysUsed: string[] } {
   const used: string[] = [];
   const values = list.map((t) => renderInto(t, scope, secrets, used));
   return { values, secretKeysUsed: used };

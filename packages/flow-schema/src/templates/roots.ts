@@ -69,14 +69,12 @@ export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOff
 }
 
 /** `members[index]` must be one of `fields`. */
-function field(
-  root: TemplateRoot,
-  members: PathMember[],
-  index: number,
-  fields: readonly string[],
-  previousOffset: number,
-): PathProblem | undefined {
-  const owner = pathText(root, members.map((m) => m.key), index);
+function field(root: TemplateRoot, members: PathMember[], index: number, fields: readonly string[], previousOffset: number): PathProblem | undefined {
+  const owner = pathText(
+    root,
+    members.map((m) => m.key),
+    index,
+  );
   const member = members[index];
   if (member === undefined) {
     return { what: `${owner} needs a field`, hint: `fields: ${fields.join(', ')}`, offset: previousOffset };

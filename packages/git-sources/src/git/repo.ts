@@ -132,7 +132,11 @@ export class ScratchRepo {
    * A commit whose tree is `base`'s with `updates` applied (oid null removes
    * the path), parent `base`. Returns null when the tree would not change.
    */
-  async commitOnto(base: string, updates: { repoPath: string; mode: string; oid: string | null }[], meta: { message: string; authorName: string; authorEmail: string }): Promise<string | null> {
+  async commitOnto(
+    base: string,
+    updates: { repoPath: string; mode: string; oid: string | null }[],
+    meta: { message: string; authorName: string; authorEmail: string },
+  ): Promise<string | null> {
     const index = path.join(path.dirname(this.gitDir), 'index');
     const env = { GIT_INDEX_FILE: index };
     await this.run(['read-tree', base], { env });

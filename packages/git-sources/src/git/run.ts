@@ -70,7 +70,12 @@ export function gitEnv(home: string, extra: Record<string, string> = {}): Record
 /** Runs `git <args>`; resolves with stdout, rejects with a GitCommandError whose message is redacted stderr. */
 export function git(args: string[], opts: GitRunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: gitEnv(opts.home, opts.env), stdio: ['pipe', 'pipe', 'pipe'], ...(opts.signal ? { signal: opts.signal, killSignal: 'SIGKILL' as const } : {}) });
+    const child = spawn('git', args, {
+      cwd: opts.cwd,
+      env: gitEnv(opts.home, opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.signal ? { signal: opts.signal, killSignal: 'SIGKILL' as const } : {}),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let timedOut = false;

@@ -78,7 +78,10 @@ async function execCommand(argv: string[]): Promise<number> {
     signalled = true;
     process.stderr.write(`svc exec: ${sig}, stopping the task\n`);
     // A cancelled execution's container is stopped the same way as a stopping dispatcher's: the heartbeat tells which.
-    const asked = transport.heartbeat().then((r) => r.cancel, () => false);
+    const asked = transport.heartbeat().then(
+      (r) => r.cancel,
+      () => false,
+    );
     const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), CAUSE_TIMEOUT_MS).unref());
     void Promise.race([asked, timeout]).then((cancelled) => (cancelled ? cancel : shutdown).abort());
   };

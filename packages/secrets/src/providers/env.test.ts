@@ -43,7 +43,10 @@ describe('env provider', () => {
       () => validateProviderSettings('env', { prefix: '1X', other: 1 }, { token: 't' }),
       (err: unknown) => err instanceof ProviderConfigError && err.problems.map((p) => p.field).join() === 'config.prefix,config.other,credentials',
     );
-    assert.throws(() => validateProviderSettings('aws', {}, undefined), (err: unknown) => err instanceof ProviderConfigError && err.problems[0]!.field === 'type');
+    assert.throws(
+      () => validateProviderSettings('aws', {}, undefined),
+      (err: unknown) => err instanceof ProviderConfigError && err.problems[0]!.field === 'type',
+    );
   });
 });
 

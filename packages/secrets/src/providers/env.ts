@@ -14,7 +14,10 @@ export interface EnvProviderConfig {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validates the settings of an `env` provider; it takes no credentials. */
-export function parseEnvConfig(config: Record<string, unknown>, credentials: Record<string, unknown> | undefined): { config: EnvProviderConfig; problems: ProviderConfigProblem[] } {
+export function parseEnvConfig(
+  config: Record<string, unknown>,
+  credentials: Record<string, unknown> | undefined,
+): { config: EnvProviderConfig; problems: ProviderConfigProblem[] } {
   const problems: ProviderConfigProblem[] = [];
   const prefix = config.prefix ?? '';
   if (typeof prefix !== 'string' || (prefix !== '' && !ENV_NAME.test(prefix))) {

@@ -52,7 +52,8 @@ export function parseVaultConfig(
   if (typeof mount !== 'string' || !validPath(mount)) problems.push({ field: 'config.mount', message: 'must be a path of the KV v2 engine, e.g. secret' });
   const namespace = config.namespace;
   if (namespace !== undefined && (typeof namespace !== 'string' || !validPath(namespace))) problems.push({ field: 'config.namespace', message: 'must be a Vault namespace path' });
-  for (const k of Object.keys(config)) if (!['address', 'mount', 'namespace'].includes(k)) problems.push({ field: `config.${k}`, message: 'is not a setting of the vault provider' });
+  for (const k of Object.keys(config))
+    if (!['address', 'mount', 'namespace'].includes(k)) problems.push({ field: `config.${k}`, message: 'is not a setting of the vault provider' });
 
   let creds: VaultCredentials | undefined;
   if (credentials === undefined) problems.push({ field: 'credentials.token', message: 'is required' });
@@ -106,7 +107,8 @@ export function createVaultProvider(name: string, config: VaultProviderConfig, c
       const data = body?.data?.data;
       // A deleted or destroyed version answers with `data: null`.
       if (data === null || data === undefined) return undefined;
-      if (typeof data !== 'object' || Array.isArray(data)) throw new ProviderError(name, `Vault's answer for ${path} has no KV v2 data object (is ${config.mount} a KV v2 mount?)`, r.status);
+      if (typeof data !== 'object' || Array.isArray(data))
+        throw new ProviderError(name, `Vault's answer for ${path} has no KV v2 data object (is ${config.mount} a KV v2 mount?)`, r.status);
       return pickField(name, path, data as Record<string, unknown>, field);
     },
 

@@ -131,7 +131,11 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
     <aside id="ai-panel" className="ai-panel" aria-label="AI assistant">
       <header className="ai-head">
         <h2>AI assistant</h2>
-        {status.data?.model && <span className="badge" title={`Provider ${status.data.provider ?? ''}`}>{status.data.model}</span>}
+        {status.data?.model && (
+          <span className="badge" title={`Provider ${status.data.provider ?? ''}`}>
+            {status.data.model}
+          </span>
+        )}
         <div className="spacer" />
         <Button className="ghost" onClick={onClose} aria-label="Close the assistant">
           ✕
@@ -143,8 +147,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
         <Loading what="the assistant" />
       ) : !enabled ? (
         <p className="muted ai-off" role="note">
-          The assistant is off: no AI provider is configured.{' '}
-          {me.role === 'admin' ? <Link to="/admin">An admin sets one in Settings.</Link> : 'An admin sets one in Settings.'}
+          The assistant is off: no AI provider is configured. {me.role === 'admin' ? <Link to="/admin">An admin sets one in Settings.</Link> : 'An admin sets one in Settings.'}
         </p>
       ) : null}
       <div className="row ai-convs">
@@ -169,7 +172,9 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
       </div>
       <div className="ai-thread" ref={thread} role="log" aria-label="Conversation" aria-live="polite" aria-busy={busy}>
         {loading && <Loading what="the conversation" />}
-        {!loading && !items.length && <p className="muted">Ask about your flows and executions: why one failed, what a flow does, or to change one. Changes wait for your confirmation.</p>}
+        {!loading && !items.length && (
+          <p className="muted">Ask about your flows and executions: why one failed, what a flow does, or to change one. Changes wait for your confirmation.</p>
+        )}
         {items.map((i) => (
           <ItemView key={i.key} item={i} conversationId={current} onAction={(a) => setItems((xs) => withAction(xs, a))} />
         ))}
@@ -242,11 +247,19 @@ function ItemView({ item, conversationId, onAction }: { item: Item; conversation
       return (
         <details className="ai-tool" data-kind="tool">
           <summary>
-            <span className="ai-tool-state" aria-hidden="true">{!item.done ? '…' : item.ok === false ? '✗' : '✓'}</span> Called <code>{item.name}</code>{' '}
-            <span className="muted small">{argsLine(item.args)}</span>
+            <span className="ai-tool-state" aria-hidden="true">
+              {!item.done ? '…' : item.ok === false ? '✗' : '✓'}
+            </span>{' '}
+            Called <code>{item.name}</code> <span className="muted small">{argsLine(item.args)}</span>
             {item.ok === false && <span className="sr-only"> (failed)</span>}
           </summary>
-          {item.done ? <pre className="json" tabIndex={0} aria-label={`What ${item.name} answered`}>{typeof item.result === 'string' ? item.result : JSON.stringify(item.result, null, 2)}</pre> : <p className="muted small">Running…</p>}
+          {item.done ? (
+            <pre className="json" tabIndex={0} aria-label={`What ${item.name} answered`}>
+              {typeof item.result === 'string' ? item.result : JSON.stringify(item.result, null, 2)}
+            </pre>
+          ) : (
+            <p className="muted small">Running…</p>
+          )}
         </details>
       );
     case 'action':
@@ -339,7 +352,8 @@ function ActionOutcome({ action }: { action: AIAction }) {
     const file = String(action.arguments.path ?? '');
     return (
       <p>
-        Saved{typeof r.version === 'number' ? ` as version ${r.version}` : ''}: <Link to={`/editor/${encodeURIComponent(ns)}?file=${encodeURIComponent(file)}`}>open {file} in the editor</Link>
+        Saved{typeof r.version === 'number' ? ` as version ${r.version}` : ''}:{' '}
+        <Link to={`/editor/${encodeURIComponent(ns)}?file=${encodeURIComponent(file)}`}>open {file} in the editor</Link>
       </p>
     );
   }

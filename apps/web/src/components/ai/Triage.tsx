@@ -48,7 +48,12 @@ export function Triage({ ex }: { ex: Execution }) {
 
   const off = status.data && !status.data.enabled ? 'AI is off: no AI provider is configured' : null;
   const button = (
-    <Button className={latest ? '' : 'primary'} disabledReason={needs('operator', ex.namespace) ?? off ?? (inFlight ? 'A triage is running' : null)} disabled={ask.busy} onClick={() => void ask.run()}>
+    <Button
+      className={latest ? '' : 'primary'}
+      disabledReason={needs('operator', ex.namespace) ?? off ?? (inFlight ? 'A triage is running' : null)}
+      disabled={ask.busy}
+      onClick={() => void ask.run()}
+    >
       {latest ? 'Triage again' : 'Triage with AI'}
     </Button>
   );
@@ -58,7 +63,13 @@ export function Triage({ ex }: { ex: Execution }) {
       {!insights.data ? (
         <Loading what="the triage" />
       ) : !latest ? (
-        <p className="muted">{off ? `${off}; an admin sets one in Settings › AI provider.` : status.data?.auto_triage ? 'No triage yet: one starts by itself for failed executions.' : 'Not triaged yet. The assistant reads the failed task runs, their last log lines, the flow and what changed since the last success, and names the probable cause.'}</p>
+        <p className="muted">
+          {off
+            ? `${off}; an admin sets one in Settings › AI provider.`
+            : status.data?.auto_triage
+              ? 'No triage yet: one starts by itself for failed executions.'
+              : 'Not triaged yet. The assistant reads the failed task runs, their last log lines, the flow and what changed since the last success, and names the probable cause.'}
+        </p>
       ) : (
         <InsightView insight={latest} ex={ex} />
       )}
@@ -128,7 +139,9 @@ function placeLink(e: Evidence, ex: Execution): { to: string; text: string } | u
     case 'task_run':
       return e.task_key ? { to: placeOf(e.execution_id ?? ex.id, { task: e.task_key }), text: `Task ${e.task_key}, attempt ${e.attempt ?? 1}` } : undefined;
     case 'log_tail':
-      return e.task_key && e.task_run_id && e.lines?.length ? { to: placeOf(e.execution_id ?? ex.id, { task: e.task_key, taskRunId: e.task_run_id, n: e.lines[0] }), text: `Logs of ${e.task_key}, attempt ${e.attempt ?? 1}` } : undefined;
+      return e.task_key && e.task_run_id && e.lines?.length
+        ? { to: placeOf(e.execution_id ?? ex.id, { task: e.task_key, taskRunId: e.task_run_id, n: e.lines[0] }), text: `Logs of ${e.task_key}, attempt ${e.attempt ?? 1}` }
+        : undefined;
     case 'flow_definition':
       return ex.flow_id ? { to: `/flows/${encodeURIComponent(ex.namespace)}/${encodeURIComponent(ex.flow_id)}`, text: `Flow ${ex.namespace}/${ex.flow_id}` } : undefined;
     case 'changes_since_success':
@@ -153,7 +166,10 @@ function EvidenceItem({ e, ex }: { e: Evidence; ex: Execution }) {
           <ol className="evidence-lines" aria-label={`Log lines of ${e.task_key}`}>
             {lines.map((text, i) => (
               <li key={i}>
-                <Link to={placeOf(e.execution_id ?? ex.id, { task: e.task_key, taskRunId: e.task_run_id, n: e.lines![i] })} aria-label={`Line ${e.lines![i]} of ${e.task_key}: ${text}`}>
+                <Link
+                  to={placeOf(e.execution_id ?? ex.id, { task: e.task_key, taskRunId: e.task_run_id, n: e.lines![i] })}
+                  aria-label={`Line ${e.lines![i]} of ${e.task_key}: ${text}`}
+                >
                   <span className="ln">{e.lines![i]}</span> <code>{text}</code>
                 </Link>
               </li>

@@ -14,11 +14,15 @@ describe('SseParser', () => {
       const p = new SseParser();
       const got: { event: string; data: string }[] = [];
       for (let i = 0; i < text.length; i += size) got.push(...p.push(text.slice(i, i + size)));
-      assert.deepEqual(got, [
-        { event: 'text', data: '{"delta":"Hel"}' },
-        { event: 'text', data: '{"delta":"lo"}' },
-        { event: 'end', data: '{"a":\n1}' },
-      ], `pieces of ${size}`);
+      assert.deepEqual(
+        got,
+        [
+          { event: 'text', data: '{"delta":"Hel"}' },
+          { event: 'text', data: '{"delta":"lo"}' },
+          { event: 'end', data: '{"a":\n1}' },
+        ],
+        `pieces of ${size}`,
+      );
     }
   });
   it('keeps a partial event until its end arrives', () => {
@@ -61,8 +65,28 @@ describe('a conversation as items', () => {
     created_at: '2026-01-01T00:00:00Z',
     messages: [
       { id: 'm0', seq: 1, role: 'user', content: 'why?', parts: [], created_at: '' },
-      { id: 'm1', seq: 2, role: 'assistant', content: 'Let me look.', parts: [{ type: 'tool_call', id: 'c1', name: 'read_logs', arguments: '{"execution_id":"e1"}' }, { type: 'tool_call', id: 'c2', name: 'cancel_execution', arguments: '{"execution_id":"e1"}' }], created_at: '' },
-      { id: 'm2', seq: 3, role: 'tool', content: '', parts: [{ type: 'tool_result', tool_call_id: 'c1', name: 'read_logs', content: '{"items":[]}' }, { type: 'tool_result', tool_call_id: 'c2', name: 'cancel_execution', content: '{"proposed":true,"action_id":"a1"}' }], created_at: '' },
+      {
+        id: 'm1',
+        seq: 2,
+        role: 'assistant',
+        content: 'Let me look.',
+        parts: [
+          { type: 'tool_call', id: 'c1', name: 'read_logs', arguments: '{"execution_id":"e1"}' },
+          { type: 'tool_call', id: 'c2', name: 'cancel_execution', arguments: '{"execution_id":"e1"}' },
+        ],
+        created_at: '',
+      },
+      {
+        id: 'm2',
+        seq: 3,
+        role: 'tool',
+        content: '',
+        parts: [
+          { type: 'tool_result', tool_call_id: 'c1', name: 'read_logs', content: '{"items":[]}' },
+          { type: 'tool_result', tool_call_id: 'c2', name: 'cancel_execution', content: '{"proposed":true,"action_id":"a1"}' },
+        ],
+        created_at: '',
+      },
       { id: 'm3', seq: 4, role: 'assistant', content: 'Proposed.', parts: [], created_at: '' },
     ],
     actions: [{ id: 'a1', tool: 'cancel_execution', summary: 'Cancel execution e1', arguments: { execution_id: 'e1' }, status: 'pending' }],
@@ -83,7 +107,10 @@ describe('a conversation as items', () => {
     for (const e of events.slice(1)) items = applyEvent(items, e);
     // The action comes before its call's result event, after the call: the same place as stored.
     assert.deepEqual(shape(items), [...expected.slice(0, 4), expected[4], expected[5]]);
-    assert.ok(items.every((i) => i.kind !== 'assistant' || !i.streaming), 'nothing streams after end');
+    assert.ok(
+      items.every((i) => i.kind !== 'assistant' || !i.streaming),
+      'nothing streams after end',
+    );
   });
   it('stored: the same items', () => {
     assert.deepEqual(shape(itemsOf(stored)), expected);
@@ -91,7 +118,10 @@ describe('a conversation as items', () => {
   it('an error of the provider is an item, and ends the streaming answer', () => {
     let items = applyEvent([], { event: 'text', data: { delta: 'Hm' } });
     items = applyEvent(items, { event: 'error', data: { code: 'provider_error', message: 'down' } });
-    assert.deepEqual(shape(items), [['assistant', 'Hm'], ['error', 'provider_error']]);
+    assert.deepEqual(shape(items), [
+      ['assistant', 'Hm'],
+      ['error', 'provider_error'],
+    ]);
     assert.equal(items[0]?.kind === 'assistant' && items[0].streaming, false);
   });
 });

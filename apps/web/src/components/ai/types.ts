@@ -12,9 +12,7 @@ type Schemas = components['schemas'];
 export type AIStatus = Schemas['AIStatus'] & { auto_triage?: boolean };
 
 /** A part of a stored message: a tool call of the assistant, or the text a tool answered (masked). */
-export type StoredPart =
-  | { type: 'tool_call'; id: string; name: string; arguments: string }
-  | { type: 'tool_result'; tool_call_id: string; name: string; content: string };
+export type StoredPart = { type: 'tool_call'; id: string; name: string; arguments: string } | { type: 'tool_result'; tool_call_id: string; name: string; content: string };
 
 export interface StoredMessage {
   id: string;

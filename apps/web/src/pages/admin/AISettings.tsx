@@ -101,7 +101,22 @@ export function AISettings() {
             {p ? (
               <>
                 <span className="badge state-success">enabled</span> <strong>{p.type}</strong> · <code>{p.model}</code>
-                {p.base_url ? <> at <code>{p.base_url}</code></> : null} · API key: {p.has_api_key ? 'stored (hidden)' : p.api_key_secret ? <>from secret <code>{p.api_key_secret}</code></> : 'none'}
+                {p.base_url ? (
+                  <>
+                    {' '}
+                    at <code>{p.base_url}</code>
+                  </>
+                ) : null}{' '}
+                · API key:{' '}
+                {p.has_api_key ? (
+                  'stored (hidden)'
+                ) : p.api_key_secret ? (
+                  <>
+                    from secret <code>{p.api_key_secret}</code>
+                  </>
+                ) : (
+                  'none'
+                )}
                 {typeof p.updated_at === 'string' && <span className="muted small"> · updated {fmtTime(p.updated_at)}</span>}
               </>
             ) : (
@@ -122,7 +137,9 @@ export function AISettings() {
               Type
               <select value={type} onChange={(e) => setType(e.target.value)}>
                 {TYPES.map((t) => (
-                  <option key={t.id} value={t.id}>{t.label}</option>
+                  <option key={t.id} value={t.id}>
+                    {t.label}
+                  </option>
                 ))}
               </select>
             </label>
@@ -155,7 +172,9 @@ export function AISettings() {
               <input type="checkbox" checked={autoTriage} onChange={(e) => setAutoTriage(e.target.checked)} /> Triage failed and timed-out executions automatically
             </label>
             <div className="row">
-              <Button type="submit" disabled={save.busy}>Save</Button>
+              <Button type="submit" disabled={save.busy}>
+                Save
+              </Button>
               <Button disabled={test.busy || (!model && !p)} onClick={() => void test.run()}>
                 {test.busy ? 'Testing…' : 'Test connection'}
               </Button>
@@ -167,7 +186,11 @@ export function AISettings() {
             </div>
           </form>
           <ErrorBox error={save.error ?? test.error ?? remove.error} />
-          {saved && <p role="status" className="notice small">{saved}</p>}
+          {saved && (
+            <p role="status" className="notice small">
+              {saved}
+            </p>
+          )}
           {tested && (
             <p role="status" className={tested.ok ? 'notice small' : 'error small'} data-testid="ai-provider-test">
               {tested.ok ? (

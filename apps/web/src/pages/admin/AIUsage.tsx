@@ -25,7 +25,12 @@ function Against({ used, limit }: { used: number; limit: number }) {
   return (
     <>
       {num(used)} <span className="muted">/ {num(limit)}</span>
-      {reached && <> <span className="badge state-failed">limit reached</span></>}
+      {reached && (
+        <>
+          {' '}
+          <span className="badge state-failed">limit reached</span>
+        </>
+      )}
     </>
   );
 }
@@ -60,13 +65,21 @@ export function AIUsage() {
       ) : (
         <>
           <p>
-            AI requests (assistant turns and triages) and provider tokens of <strong>{u.day}</strong> (UTC). The counts reset at {fmtTime(u.resets_at)}; past a limit, requests
-            are refused until then.
+            AI requests (assistant turns and triages) and provider tokens of <strong>{u.day}</strong> (UTC). The counts reset at {fmtTime(u.resets_at)}; past a limit, requests are
+            refused until then.
           </p>
           <h3>Deployment totals</h3>
           <table aria-label="Deployment totals">
             <thead>
-              <tr><th>Counted</th><th className="num">Used</th><th className="num">Daily limit</th><th className="num">Share</th><th><span className="sr-only">Gauge</span></th></tr>
+              <tr>
+                <th>Counted</th>
+                <th className="num">Used</th>
+                <th className="num">Daily limit</th>
+                <th className="num">Share</th>
+                <th>
+                  <span className="sr-only">Gauge</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {(
@@ -78,7 +91,9 @@ export function AIUsage() {
                 <tr key={what}>
                   <th scope="row">{what}</th>
                   <td className="num">{num(used)}</td>
-                  <td className="num" title={setting}>{num(limit)}</td>
+                  <td className="num" title={setting}>
+                    {num(limit)}
+                  </td>
                   <td className="num">{share(used, limit)}</td>
                   <td>
                     <meter min={0} max={limit} value={Math.min(used, limit)} high={limit * 0.8} optimum={0} aria-label={`${what} used of the daily limit`} />
@@ -94,25 +109,41 @@ export function AIUsage() {
           </p>
           <table aria-label="AI usage per user">
             <thead>
-              <tr><th>User</th><th className="num">Requests</th><th className="num">Tokens</th></tr>
+              <tr>
+                <th>User</th>
+                <th className="num">Requests</th>
+                <th className="num">Tokens</th>
+              </tr>
             </thead>
             <tbody>
               {u.users.map((x) =>
                 x.user_id === 'auto' ? (
                   <tr key={x.user_id}>
-                    <th scope="row"><span className="muted">Automatic triage</span></th>
+                    <th scope="row">
+                      <span className="muted">Automatic triage</span>
+                    </th>
                     <td className="num">{num(x.requests)}</td>
                     <td className="num">{num(x.tokens)}</td>
                   </tr>
                 ) : (
                   <tr key={x.user_id}>
                     <th scope="row">{x.email ?? <code>{x.user_id}</code>}</th>
-                    <td className="num"><Against used={x.requests} limit={u.limits.user_requests} /></td>
-                    <td className="num"><Against used={x.tokens} limit={u.limits.user_tokens} /></td>
+                    <td className="num">
+                      <Against used={x.requests} limit={u.limits.user_requests} />
+                    </td>
+                    <td className="num">
+                      <Against used={x.tokens} limit={u.limits.user_tokens} />
+                    </td>
                   </tr>
                 ),
               )}
-              {!u.users.length && <tr><td colSpan={3} className="muted">No AI requests on {u.day}.</td></tr>}
+              {!u.users.length && (
+                <tr>
+                  <td colSpan={3} className="muted">
+                    No AI requests on {u.day}.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         </>

@@ -7,12 +7,36 @@ import { useQueryParam } from '../../router';
 import type { Answer } from '../../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtTime, useLoad } from '../../ui';
 
-
 /** Actions the service records, offered as suggestions (any other value filters too; `user.*` is a prefix). */
 const AUDIT_ACTIONS = [
-  'auth.*', 'auth.login', 'auth.login_failed', 'user.*', 'user.create', 'user.update', 'user.role_change', 'user.disable', 'user.enable', 'user.password_reset', 'user.password_change',
-  'token.*', 'token.create', 'token.revoke', 'secret.*', 'variable.*', 'secret_provider.*', 'execution.*', 'execution.cancel', 'execution.rerun', 'execution.restart',
-  'flow.*', 'flow.enable', 'flow.disable', 'flow.webhook_key.rotate', 'git_source.*', 'ai_provider.*', 'ai.action.confirm',
+  'auth.*',
+  'auth.login',
+  'auth.login_failed',
+  'user.*',
+  'user.create',
+  'user.update',
+  'user.role_change',
+  'user.disable',
+  'user.enable',
+  'user.password_reset',
+  'user.password_change',
+  'token.*',
+  'token.create',
+  'token.revoke',
+  'secret.*',
+  'variable.*',
+  'secret_provider.*',
+  'execution.*',
+  'execution.cancel',
+  'execution.rerun',
+  'execution.restart',
+  'flow.*',
+  'flow.enable',
+  'flow.disable',
+  'flow.webhook_key.rotate',
+  'git_source.*',
+  'ai_provider.*',
+  'ai.action.confirm',
 ];
 const RESOURCE_TYPES = ['execution', 'flow', 'user', 'token', 'secret', 'variable', 'secret_provider', 'git_source', 'session', 'ai_provider', 'ai_action'];
 
@@ -36,7 +60,16 @@ export function Audit() {
   const cursor = cursors[cursors.length - 1];
   const [open, setOpen] = useState<string>();
   const page = useLoad(
-    () => api<Answer<'listAuditEvents'>>('GET', '/audit', undefined, { actor: actor.trim(), action: action.trim(), resource: resource.trim(), from: localToIso(from), to: localToIso(to), limit, cursor }),
+    () =>
+      api<Answer<'listAuditEvents'>>('GET', '/audit', undefined, {
+        actor: actor.trim(),
+        action: action.trim(),
+        resource: resource.trim(),
+        from: localToIso(from),
+        to: localToIso(to),
+        limit,
+        cursor,
+      }),
     [actor, action, resource, from, to, limit, cursor],
   );
   const reset = () => setCursors([]);
@@ -54,13 +87,17 @@ export function Audit() {
         <label>
           Action <input type="search" list="audit-actions" value={action} onChange={filter(setAction)} placeholder="e.g. user.* or execution.cancel" />
           <datalist id="audit-actions">
-            {AUDIT_ACTIONS.map((a) => <option key={a} value={a} />)}
+            {AUDIT_ACTIONS.map((a) => (
+              <option key={a} value={a} />
+            ))}
           </datalist>
         </label>
         <label>
           Resource <input type="search" list="audit-resources" value={resource} onChange={filter(setResource)} placeholder="type or type:id" />
           <datalist id="audit-resources">
-            {RESOURCE_TYPES.map((a) => <option key={a} value={a} />)}
+            {RESOURCE_TYPES.map((a) => (
+              <option key={a} value={a} />
+            ))}
           </datalist>
         </label>
         <label>
@@ -71,12 +108,29 @@ export function Audit() {
         </label>
         <label>
           Per page
-          <select value={String(limit)} onChange={(e) => { setPerPage(e.target.value === '50' ? '' : e.target.value); reset(); }}>
-            {[...new Set([20, 50, 100, 200, limit])].sort((a, b) => a - b).map((n) => <option key={n}>{n}</option>)}
+          <select
+            value={String(limit)}
+            onChange={(e) => {
+              setPerPage(e.target.value === '50' ? '' : e.target.value);
+              reset();
+            }}
+          >
+            {[...new Set([20, 50, 100, 200, limit])]
+              .sort((a, b) => a - b)
+              .map((n) => (
+                <option key={n}>{n}</option>
+              ))}
           </select>
         </label>
         {filtered && (
-          <Button onClick={() => { for (const set of [setActor, setAction, setResource, setFrom, setTo]) set(''); reset(); }}>Clear filters</Button>
+          <Button
+            onClick={() => {
+              for (const set of [setActor, setAction, setResource, setFrom, setTo]) set('');
+              reset();
+            }}
+          >
+            Clear filters
+          </Button>
         )}
       </form>
       <ErrorBox error={page.error} />
@@ -88,21 +142,46 @@ export function Audit() {
             <div className="scroll-x">
               <table aria-label="Audit events">
                 <thead>
-                  <tr><th>Time</th><th>Action</th><th>Actor</th><th>Resource</th><th>IP</th><th>Details</th></tr>
+                  <tr>
+                    <th>Time</th>
+                    <th>Action</th>
+                    <th>Actor</th>
+                    <th>Resource</th>
+                    <th>IP</th>
+                    <th>Details</th>
+                  </tr>
                 </thead>
                 <tbody>
                   {page.data.items.map((e) => (
                     <tr key={e.id}>
                       <td>{fmtTime(e.created_at)}</td>
-                      <td><code>{e.action}</code></td>
                       <td>
-                        <button type="button" className="linkish" title={`Only events of ${e.actor}`} onClick={() => { setActor(e.actor); reset(); }}>
+                        <code>{e.action}</code>
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          className="linkish"
+                          title={`Only events of ${e.actor}`}
+                          onClick={() => {
+                            setActor(e.actor);
+                            reset();
+                          }}
+                        >
                           {e.actor}
                         </button>
                       </td>
                       <td>
                         {e.target ? (
-                          <button type="button" className="linkish" title={`Only events on ${e.target}`} onClick={() => { setResource(e.target!); reset(); }}>
+                          <button
+                            type="button"
+                            className="linkish"
+                            title={`Only events on ${e.target}`}
+                            onClick={() => {
+                              setResource(e.target!);
+                              reset();
+                            }}
+                          >
                             {e.target}
                           </button>
                         ) : (
@@ -113,7 +192,11 @@ export function Audit() {
                       <td>
                         {e.payload && Object.keys(e.payload).length ? (
                           <>
-                            <Button aria-expanded={open === e.id} aria-label={`Details of ${e.action} at ${fmtTime(e.created_at)}`} onClick={() => setOpen(open === e.id ? undefined : e.id)}>
+                            <Button
+                              aria-expanded={open === e.id}
+                              aria-label={`Details of ${e.action} at ${fmtTime(e.created_at)}`}
+                              onClick={() => setOpen(open === e.id ? undefined : e.id)}
+                            >
                               {open === e.id ? 'Hide' : 'Show'}
                             </Button>
                             {open === e.id && <Json value={{ ...e.payload, ...(e.request_id ? { request_id: e.request_id } : {}) }} />}

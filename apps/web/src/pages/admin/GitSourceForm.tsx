@@ -47,7 +47,10 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
       known_hosts: knownHosts,
       webhook_secret_key: webhookKey,
       poll_interval: Number(poll) || 0,
-      push_paths: pushPaths.split('\n').map((s) => s.trim()).filter(Boolean),
+      push_paths: pushPaths
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean),
       mappings: rows,
     };
     // The secrets first: a source naming a secret that does not exist yet would fail its first sync.
@@ -87,7 +90,9 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
           Authentication
           <select value={authType} onChange={(e) => setAuthType(e.target.value)}>
             {AUTH.map((a) => (
-              <option key={a.id} value={a.id}>{a.label}</option>
+              <option key={a.id} value={a.id}>
+                {a.label}
+              </option>
             ))}
           </select>
         </label>
@@ -124,19 +129,30 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
         {rows.map((r, i) => (
           <div key={i} className="row">
             <label>
-              Namespace <input aria-label={`Mapping ${i + 1} namespace`} value={r.namespace} onChange={(e) => setRow(i, { namespace: e.target.value })} required placeholder="team.flows" />
+              Namespace{' '}
+              <input aria-label={`Mapping ${i + 1} namespace`} value={r.namespace} onChange={(e) => setRow(i, { namespace: e.target.value })} required placeholder="team.flows" />
             </label>
             <label>
-              Repository path <input aria-label={`Mapping ${i + 1} repository path`} value={r.repo_path} onChange={(e) => setRow(i, { repo_path: e.target.value })} placeholder="(repository root)" />
+              Repository path{' '}
+              <input
+                aria-label={`Mapping ${i + 1} repository path`}
+                value={r.repo_path}
+                onChange={(e) => setRow(i, { repo_path: e.target.value })}
+                placeholder="(repository root)"
+              />
             </label>
-            <Button aria-label={`Remove mapping ${i + 1}`} disabled={rows.length === 1} onClick={() => setRows(rows.filter((_, j) => j !== i))}>Remove</Button>
+            <Button aria-label={`Remove mapping ${i + 1}`} disabled={rows.length === 1} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+              Remove
+            </Button>
           </div>
         ))}
         <Button onClick={() => setRows([...rows, { namespace: '', repo_path: '' }])}>Add mapping</Button>
       </fieldset>
       <ErrorBox error={save.error} />
       <div className="row">
-        <Button type="submit" disabled={save.busy}>{source ? 'Save changes' : 'Create source'}</Button>
+        <Button type="submit" disabled={save.busy}>
+          {source ? 'Save changes' : 'Create source'}
+        </Button>
         <Button onClick={cancel}>Cancel</Button>
       </div>
     </form>

@@ -12,7 +12,6 @@ import type { Answer, GitSyncRun } from '../../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { GitSourceForm, type GitSource } from './GitSourceForm';
 
-
 const short = (sha: string | undefined) => (sha ? sha.slice(0, 10) : '');
 const ACTIVE = new Set(['queued', 'running']);
 
@@ -42,7 +41,14 @@ export function GitSources() {
   const current = list.data?.find((s) => s.id === open);
   return (
     <>
-      <Section title="Git sources" actions={<Button onClick={() => setEditing('new')} disabled={editing === 'new'}>Add git source</Button>}>
+      <Section
+        title="Git sources"
+        actions={
+          <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
+            Add git source
+          </Button>
+        }
+      >
         <p className="muted small">
           Repositories whose directories become namespaces. A mapped namespace is read-only here: change it in git (or push a branch from the editor). Credentials live in global
           secrets, named below, and are never shown.
@@ -64,18 +70,32 @@ export function GitSources() {
         {list.data ? (
           <table aria-label="Git sources">
             <thead>
-              <tr><th>Name</th><th>Repository</th><th>Mappings</th><th>Last sync</th><th><span className="sr-only">Actions</span></th></tr>
+              <tr>
+                <th>Name</th>
+                <th>Repository</th>
+                <th>Mappings</th>
+                <th>Last sync</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {list.data.map((s) => (
                 <tr key={s.id} className={s.id === open ? 'selected' : undefined}>
                   <td>
-                    <button type="button" className="linkish" aria-label={`Open git source ${s.name}`} onClick={() => setOpen(s.id)}>{s.name}</button>
+                    <button type="button" className="linkish" aria-label={`Open git source ${s.name}`} onClick={() => setOpen(s.id)}>
+                      {s.name}
+                    </button>
                   </td>
-                  <td><code>{s.repo_url}</code> <span className="muted">@ {s.branch}</span></td>
+                  <td>
+                    <code>{s.repo_url}</code> <span className="muted">@ {s.branch}</span>
+                  </td>
                   <td>
                     {s.mappings.map((m) => (
-                      <div key={m.namespace} className="small"><code>{m.repo_path || '/'}</code> → <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link></div>
+                      <div key={m.namespace} className="small">
+                        <code>{m.repo_path || '/'}</code> → <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link>
+                      </div>
                     ))}
                   </td>
                   <td>
@@ -84,13 +104,28 @@ export function GitSources() {
                     {s.last_error && <div className="small git-error">{s.last_error}</div>}
                   </td>
                   <td className="row">
-                    <Button aria-label={`Sync ${s.name} now`} disabled={sync.busy} onClick={() => void sync.run(s.id)}>Sync now</Button>
-                    <Button aria-label={`Edit ${s.name}`} onClick={() => setEditing(s)}>Edit</Button>
-                    <Button aria-label={`Delete ${s.name}`} onClick={() => confirm(`Delete git source ${s.name}? Its namespaces stay, with their files, and become editable.`) && void remove.run(s)}>Delete</Button>
+                    <Button aria-label={`Sync ${s.name} now`} disabled={sync.busy} onClick={() => void sync.run(s.id)}>
+                      Sync now
+                    </Button>
+                    <Button aria-label={`Edit ${s.name}`} onClick={() => setEditing(s)}>
+                      Edit
+                    </Button>
+                    <Button
+                      aria-label={`Delete ${s.name}`}
+                      onClick={() => confirm(`Delete git source ${s.name}? Its namespaces stay, with their files, and become editable.`) && void remove.run(s)}
+                    >
+                      Delete
+                    </Button>
                   </td>
                 </tr>
               ))}
-              {!list.data.length && <tr><td colSpan={5} className="muted">No git sources: every namespace is edited here.</td></tr>}
+              {!list.data.length && (
+                <tr>
+                  <td colSpan={5} className="muted">
+                    No git sources: every namespace is edited here.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         ) : (
@@ -123,24 +158,50 @@ function SourceDetail({ source: s, onChange }: { source: GitSource; onChange: ()
     <Section title={`Git source ${s.name}`} actions={<Button onClick={runs.reload}>Refresh</Button>}>
       <dl className="kv">
         <dt>Repository</dt>
-        <dd><code>{s.repo_url}</code> branch <code>{s.branch}</code></dd>
+        <dd>
+          <code>{s.repo_url}</code> branch <code>{s.branch}</code>
+        </dd>
         <dt>Authentication</dt>
-        <dd>{s.auth_type === 'none' || !s.auth_type ? 'none' : <>{s.auth_type}, credential in secret <code>{s.credential_secret_key}</code> (hidden)</>}</dd>
+        <dd>
+          {s.auth_type === 'none' || !s.auth_type ? (
+            'none'
+          ) : (
+            <>
+              {s.auth_type}, credential in secret <code>{s.credential_secret_key}</code> (hidden)
+            </>
+          )}
+        </dd>
         <dt>Polling</dt>
         <dd>{s.poll_interval ? `every ${s.poll_interval} s` : 'off: on push notifications and by hand'}</dd>
         {s.push_paths.length > 0 && (
           <>
             <dt>Branch pushes may write</dt>
-            <dd>{s.push_paths.map((p) => <code key={p}>{p} </code>)}</dd>
+            <dd>
+              {s.push_paths.map((p) => (
+                <code key={p}>{p} </code>
+              ))}
+            </dd>
           </>
         )}
       </dl>
       <h3>Mappings</h3>
       <table aria-label="Mappings">
-        <thead><tr><th>Repository path</th><th>Namespace</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Repository path</th>
+            <th>Namespace</th>
+          </tr>
+        </thead>
         <tbody>
           {s.mappings.map((m) => (
-            <tr key={m.namespace}><td><code>{m.repo_path || '(repository root)'}</code></td><td><Link to={`/editor/${m.namespace}`}>{m.namespace}</Link></td></tr>
+            <tr key={m.namespace}>
+              <td>
+                <code>{m.repo_path || '(repository root)'}</code>
+              </td>
+              <td>
+                <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link>
+              </td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -148,19 +209,36 @@ function SourceDetail({ source: s, onChange }: { source: GitSource; onChange: ()
       <ErrorBox error={runs.error} />
       {runs.data ? (
         <table aria-label="Sync runs">
-          <thead><tr><th>Started</th><th>Trigger</th><th>Status</th><th>Commit</th><th>Ended</th><th>Error</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>Trigger</th>
+              <th>Status</th>
+              <th>Commit</th>
+              <th>Ended</th>
+              <th>Error</th>
+            </tr>
+          </thead>
           <tbody>
             {runs.data.map((r) => (
               <tr key={r.id}>
                 <td>{fmtTime(r.started_at)}</td>
                 <td>{r.trigger}</td>
-                <td><SyncStatus status={r.status} /></td>
+                <td>
+                  <SyncStatus status={r.status} />
+                </td>
                 <td>{r.sha ? <code title={r.sha}>{short(r.sha)}</code> : <span className="muted">—</span>}</td>
                 <td>{fmtTime(r.ended_at)}</td>
                 <td className="git-error">{r.error}</td>
               </tr>
             ))}
-            {!runs.data.length && <tr><td colSpan={6} className="muted">No sync runs yet: press Sync now.</td></tr>}
+            {!runs.data.length && (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No sync runs yet: press Sync now.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (
@@ -181,8 +259,8 @@ function Webhook({ source: s }: { source: GitSource }) {
       </p>
       {s.webhook_secret_key ? (
         <p className="small">
-          Signed with the value of the global secret <code>{s.webhook_secret_key}</code>: give the host that same value. A push to <code>{s.branch}</code> queues a sync; pushes
-          to other branches are acknowledged and ignored.
+          Signed with the value of the global secret <code>{s.webhook_secret_key}</code>: give the host that same value. A push to <code>{s.branch}</code> queues a sync; pushes to
+          other branches are acknowledged and ignored.
         </p>
       ) : (
         <p className="notice small">No webhook secret is set: every notification is refused (401). Edit the source and name a global secret to sign with.</p>
@@ -193,8 +271,8 @@ function Webhook({ source: s }: { source: GitSource }) {
           secret's value; events: “Just the push event”.
         </li>
         <li>
-          <strong>GitLab</strong>: project Settings → Webhooks → Add new webhook. URL: the URL above; Secret token: the webhook secret's value; Trigger: “Push events”
-          (optionally filtered to <code>{s.branch}</code>).
+          <strong>GitLab</strong>: project Settings → Webhooks → Add new webhook. URL: the URL above; Secret token: the webhook secret's value; Trigger: “Push events” (optionally
+          filtered to <code>{s.branch}</code>).
         </li>
         <li>
           <strong>Gitea / Forgejo</strong>: repository Settings → Webhooks → Add webhook → Gitea. Target URL: the URL above; HTTP method POST; content type{' '}

@@ -6,7 +6,6 @@ import { listAll } from '../../api';
 import type { Instance } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
-
 /** "12 s ago", "3m 5s ago" from `iso` to now. */
 function ago(iso: string, now: number): string {
   const ms = Math.max(0, now - Date.parse(iso));
@@ -46,11 +45,13 @@ export function Instances() {
           <h3>Pools served now</h3>
           {pools.size ? (
             <ul className="inline-list" aria-label="Pools served now">
-              {[...pools].sort(([a], [b]) => a.localeCompare(b)).map(([p, ex]) => (
-                <li key={p}>
-                  <code>{p}</code>: {[...ex].sort().join(', ')}
-                </li>
-              ))}
+              {[...pools]
+                .sort(([a], [b]) => a.localeCompare(b))
+                .map(([p, ex]) => (
+                  <li key={p}>
+                    <code>{p}</code>: {[...ex].sort().join(', ')}
+                  </li>
+                ))}
             </ul>
           ) : (
             <p className="muted">No online instance serves a pool: task runs wait (besides inline tasks).</p>
@@ -60,7 +61,16 @@ export function Instances() {
           </label>
           <table aria-label="Instances">
             <thead>
-              <tr><th>Status</th><th>Kind</th><th>Host</th><th>Version</th><th>Pools</th><th>Executors</th><th>Started</th><th>Last heartbeat</th></tr>
+              <tr>
+                <th>Status</th>
+                <th>Kind</th>
+                <th>Host</th>
+                <th>Version</th>
+                <th>Pools</th>
+                <th>Executors</th>
+                <th>Started</th>
+                <th>Last heartbeat</th>
+              </tr>
             </thead>
             <tbody>
               {shown.map((i) => (
@@ -68,8 +78,20 @@ export function Instances() {
                   <td>{i.online ? <span className="badge state-success">Online</span> : <span className="badge">Offline</span>}</td>
                   <td>{i.kind}</td>
                   <td>{i.hostname}</td>
-                  <td><code>{i.version}</code></td>
-                  <td>{i.pools.length ? i.pools.map((p) => <code key={p} className="chip">{p}</code>) : <span className="muted">none</span>}</td>
+                  <td>
+                    <code>{i.version}</code>
+                  </td>
+                  <td>
+                    {i.pools.length ? (
+                      i.pools.map((p) => (
+                        <code key={p} className="chip">
+                          {p}
+                        </code>
+                      ))
+                    ) : (
+                      <span className="muted">none</span>
+                    )}
+                  </td>
                   <td>{i.executors.length ? i.executors.join(', ') : <span className="muted">none</span>}</td>
                   <td>{fmtTime(i.started_at)}</td>
                   <td>
@@ -78,7 +100,13 @@ export function Instances() {
                   </td>
                 </tr>
               ))}
-              {!shown.length && <tr><td colSpan={8} className="muted">No {showOffline ? '' : 'online '}instances.</td></tr>}
+              {!shown.length && (
+                <tr>
+                  <td colSpan={8} className="muted">
+                    No {showOffline ? '' : 'online '}instances.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         </>

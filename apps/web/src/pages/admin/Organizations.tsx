@@ -10,7 +10,6 @@ import { useQueryParam } from '../../router';
 import type { Answer, CreatedOrganizationKey as CreatedKey, Organization } from '../../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-
 const path = (o: string) => `/organizations/${encodeURIComponent(o)}`;
 
 export function Organizations() {
@@ -28,36 +27,63 @@ export function Organizations() {
     <>
       <Section title="Organizations">
         <p className="muted small">
-          Organizations send email through <code>POST /api/v1/emails</code> with a <code>svc_live_</code> key. All keys of an organization share its rate limit and daily
-          quota; an email's <em>from</em> must be a verified sender. A key is shown once, when it is made.
+          Organizations send email through <code>POST /api/v1/emails</code> with a <code>svc_live_</code> key. All keys of an organization share its rate limit and daily quota; an
+          email's <em>from</em> must be a verified sender. A key is shown once, when it is made.
         </p>
         <ErrorBox error={list.error} />
         {list.data ? (
           <table aria-label="Organizations">
             <thead>
-              <tr><th>Name</th><th className="num">Sent today</th><th>Senders</th><th className="num">Live keys</th><th>Created</th></tr>
+              <tr>
+                <th>Name</th>
+                <th className="num">Sent today</th>
+                <th>Senders</th>
+                <th className="num">Live keys</th>
+                <th>Created</th>
+              </tr>
             </thead>
             <tbody>
               {list.data.map((o) => (
                 <tr key={o.id} className={o.name === open ? 'selected' : undefined}>
-                  <td><button type="button" className="linkish" onClick={() => setOpen(o.name)}>{o.name}</button></td>
-                  <td className="num">{o.daily_quota.used_today} <span className="muted">/ {o.daily_quota.limit}</span></td>
+                  <td>
+                    <button type="button" className="linkish" onClick={() => setOpen(o.name)}>
+                      {o.name}
+                    </button>
+                  </td>
+                  <td className="num">
+                    {o.daily_quota.used_today} <span className="muted">/ {o.daily_quota.limit}</span>
+                  </td>
                   <td>{o.senders.map((s) => s.value).join(', ') || <span className="muted">none</span>}</td>
                   <td className="num">{o.keys.filter((k) => !k.revoked_at).length}</td>
                   <td>{fmtTime(o.created_at)}</td>
                 </tr>
               ))}
-              {!list.data.length && <tr><td colSpan={5} className="muted">No organizations yet.</td></tr>}
+              {!list.data.length && (
+                <tr>
+                  <td colSpan={5} className="muted">
+                    No organizations yet.
+                  </td>
+                </tr>
+              )}
             </tbody>
           </table>
         ) : (
           !list.error && <Loading what="the organizations" />
         )}
-        <form className="row wrap" aria-label="Add an organization" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+        <form
+          className="row wrap"
+          aria-label="Add an organization"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run();
+          }}
+        >
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9._\-]{0,62}" placeholder="acme" />
           </label>
-          <Button type="submit" disabled={create.busy}>Add organization</Button>
+          <Button type="submit" disabled={create.busy}>
+            Add organization
+          </Button>
         </form>
         <ErrorBox error={create.error} />
       </Section>
@@ -114,16 +140,25 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
     >
       <h3>Daily quota</h3>
       <p data-testid="org-quota">
-        {q.used_today} of {q.limit} emails sent today (UTC) · {q.own === null ? 'the server default (SVC_ORG_DAILY_QUOTA)' : 'its own quota'} · rate limit {o.rate_limit.per_second}/s
-        shared by its keys
+        {q.used_today} of {q.limit} emails sent today (UTC) · {q.own === null ? 'the server default (SVC_ORG_DAILY_QUOTA)' : 'its own quota'} · rate limit {o.rate_limit.per_second}
+        /s shared by its keys
       </p>
       <meter min={0} max={Math.max(q.limit, 1)} value={Math.min(q.used_today, q.limit)} high={q.limit * 0.8} optimum={0} aria-label="Emails sent today of the daily quota" />
-      <form className="row wrap" aria-label="Daily quota" onSubmit={(e) => { e.preventDefault(); void saveQuota.run(); }}>
+      <form
+        className="row wrap"
+        aria-label="Daily quota"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void saveQuota.run();
+        }}
+      >
         <label>
           Own quota (emails a day; empty: server default; 0 stops its email)
           <input type="number" min={0} value={quota} onChange={(e) => setQuota(e.target.value)} />
         </label>
-        <Button type="submit" disabled={saveQuota.busy}>Save quota</Button>
+        <Button type="submit" disabled={saveQuota.busy}>
+          Save quota
+        </Button>
       </form>
       <ErrorBox error={saveQuota.error} />
 
@@ -140,30 +175,60 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
         </div>
       )}
       <table aria-label="Keys">
-        <thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Key</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th>Status</th>
+            <th>
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {o.keys.map((k) => (
             <tr key={k.id}>
               <td>{k.name || <span className="muted">—</span>}</td>
-              <td><code>{k.prefix}…</code></td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
               <td>{fmtTime(k.created_at)}</td>
               <td>{k.last_used_at ? fmtTime(k.last_used_at) : <span className="muted">never</span>}</td>
               <td>{k.revoked_at ? <span className="badge state-failed">revoked {fmtTime(k.revoked_at)}</span> : <span className="badge state-success">live</span>}</td>
               <td>
                 {!k.revoked_at && (
-                  <Button aria-label={`Revoke key ${k.prefix}`} onClick={() => confirm(`Revoke key ${k.prefix}…? Requests with it are refused at once.`) && void revoke.run(k.id)}>Revoke</Button>
+                  <Button aria-label={`Revoke key ${k.prefix}`} onClick={() => confirm(`Revoke key ${k.prefix}…? Requests with it are refused at once.`) && void revoke.run(k.id)}>
+                    Revoke
+                  </Button>
                 )}
               </td>
             </tr>
           ))}
-          {!o.keys.length && <tr><td colSpan={6} className="muted">No keys: make one to send email.</td></tr>}
+          {!o.keys.length && (
+            <tr>
+              <td colSpan={6} className="muted">
+                No keys: make one to send email.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
-      <form className="row wrap" aria-label="Create a key" onSubmit={(e) => { e.preventDefault(); void makeKey.run(); }}>
+      <form
+        className="row wrap"
+        aria-label="Create a key"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void makeKey.run();
+        }}
+      >
         <label>
           Key name <input value={keyName} onChange={(e) => setKeyName(e.target.value)} maxLength={100} placeholder="billing app" />
         </label>
-        <Button type="submit" disabled={makeKey.busy}>Create key</Button>
+        <Button type="submit" disabled={makeKey.busy}>
+          Create key
+        </Button>
       </form>
       <ErrorBox error={makeKey.error ?? revoke.error} />
 
@@ -172,16 +237,27 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
         {o.senders.map((s) => (
           <li key={s.value} className="row">
             <code>{s.value}</code> <span className="muted small">{s.kind === 'domain' ? 'any address at this domain (not subdomains)' : 'this address'}</span>
-            <Button aria-label={`Remove sender ${s.value}`} onClick={() => void removeSender.run(s.value)}>Remove</Button>
+            <Button aria-label={`Remove sender ${s.value}`} onClick={() => void removeSender.run(s.value)}>
+              Remove
+            </Button>
           </li>
         ))}
         {!o.senders.length && <li className="muted">None: every email is refused until a sender is added.</li>}
       </ul>
-      <form className="row wrap" aria-label="Add a sender" onSubmit={(e) => { e.preventDefault(); void addSender.run(); }}>
+      <form
+        className="row wrap"
+        aria-label="Add a sender"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void addSender.run();
+        }}
+      >
         <label>
           Domain or address <input value={sender} onChange={(e) => setSender(e.target.value)} required placeholder="acme.example or billing@acme.example" />
         </label>
-        <Button type="submit" disabled={addSender.busy}>Add sender</Button>
+        <Button type="submit" disabled={addSender.busy}>
+          Add sender
+        </Button>
       </form>
       <ErrorBox error={addSender.error ?? removeSender.error} />
 
@@ -189,7 +265,17 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
       <ErrorBox error={emails.error} />
       {emails.data ? (
         <table aria-label="Sent emails">
-          <thead><tr><th>Accepted</th><th>From</th><th>To</th><th>Subject</th><th>Status</th><th>Sent</th><th>Error</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Accepted</th>
+              <th>From</th>
+              <th>To</th>
+              <th>Subject</th>
+              <th>Status</th>
+              <th>Sent</th>
+              <th>Error</th>
+            </tr>
+          </thead>
           <tbody>
             {emails.data.map((e) => (
               <tr key={e.id}>
@@ -197,12 +283,21 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
                 <td>{e.from}</td>
                 <td>{e.to}</td>
                 <td>{e.subject}</td>
-                <td><span className={`badge ${e.status === 'sent' ? 'state-success' : e.status === 'failed' ? 'state-failed' : 'state-queued'}`}>{e.status}</span>{e.attempts > 1 ? <span className="muted small"> {e.attempts} attempts</span> : null}</td>
+                <td>
+                  <span className={`badge ${e.status === 'sent' ? 'state-success' : e.status === 'failed' ? 'state-failed' : 'state-queued'}`}>{e.status}</span>
+                  {e.attempts > 1 ? <span className="muted small"> {e.attempts} attempts</span> : null}
+                </td>
                 <td>{e.sent_at ? fmtTime(e.sent_at) : <span className="muted">—</span>}</td>
                 <td className="git-error">{e.error}</td>
               </tr>
             ))}
-            {!emails.data.length && <tr><td colSpan={7} className="muted">No emails yet.</td></tr>}
+            {!emails.data.length && (
+              <tr>
+                <td colSpan={7} className="muted">
+                  No emails yet.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (

@@ -7,7 +7,6 @@ import { usePermission } from '../../session';
 import type { Answer, SecretProvider, SecretProviderCheck } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-
 export function Providers() {
   const { needs } = usePermission();
   const list = useLoad(() => listAll<SecretProvider>('/secret-providers'), []);
@@ -49,12 +48,24 @@ export function Providers() {
       {list.data ? (
         <table>
           <thead>
-            <tr><th>Name</th><th>Type</th><th>Status</th><th>Settings</th><th>Credentials</th><th>Updated</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr>
+              <th>Name</th>
+              <th>Type</th>
+              <th>Status</th>
+              <th>Settings</th>
+              <th>Credentials</th>
+              <th>Updated</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {list.data.map((p) => (
               <tr key={p.name}>
-                <td><code>{p.name}</code></td>
+                <td>
+                  <code>{p.name}</code>
+                </td>
                 <td>{p.type}</td>
                 <td>{p.enabled ? <span className="badge state-success">enabled</span> : <span className="badge">disabled</span>}</td>
                 <td>
@@ -71,15 +82,29 @@ export function Providers() {
                 <td>{p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>}</td>
                 <td>{fmtTime(p.updated_at)}</td>
                 <td className="row">
-                  <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>Check</Button>
+                  <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>
+                    Check
+                  </Button>
                   <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
                     {p.enabled ? 'Disable' : 'Enable'}
                   </Button>
-                  <Button aria-label={`Delete provider ${p.name}`} disabledReason={why} onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}>Delete</Button>
+                  <Button
+                    aria-label={`Delete provider ${p.name}`}
+                    disabledReason={why}
+                    onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}
+                  >
+                    Delete
+                  </Button>
                 </td>
               </tr>
             ))}
-            {!list.data.length && <tr><td colSpan={7} className="muted">No providers: secrets come from the built-in store only.</td></tr>}
+            {!list.data.length && (
+              <tr>
+                <td colSpan={7} className="muted">
+                  No providers: secrets come from the built-in store only.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (
@@ -92,7 +117,14 @@ export function Providers() {
         </p>
       )}
       {!why ? (
-        <form className="row wrap" aria-label="Add a secret provider" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+        <form
+          className="row wrap"
+          aria-label="Add a secret provider"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run();
+          }}
+        >
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9_\-]*" />
           </label>
@@ -117,7 +149,9 @@ export function Providers() {
               </label>
             </>
           )}
-          <Button type="submit" disabled={create.busy}>Add provider</Button>
+          <Button type="submit" disabled={create.busy}>
+            Add provider
+          </Button>
         </form>
       ) : (
         <p className="muted small">{why} to add, check or change providers.</p>

@@ -30,14 +30,21 @@ export function RoleBindings() {
   return (
     <Section title="Role bindings">
       <p className="muted small">
-        A binding gives a user or an IdP group a role on a namespace and its children (<code>team</code> covers <code>team.etl</code>). There, a caller has the highest of
-        its global role and its bindings; an API token never more than its own role. Bindings only raise a role: the global role still applies everywhere.
+        A binding gives a user or an IdP group a role on a namespace and its children (<code>team</code> covers <code>team.etl</code>). There, a caller has the highest of its
+        global role and its bindings; an API token never more than its own role. Bindings only raise a role: the global role still applies everywhere.
       </p>
       <ErrorBox error={list.error} />
       {list.data ? (
         <table aria-label="Role bindings">
           <thead>
-            <tr><th>Namespace</th><th>User or group</th><th>Role</th><th>Created by</th><th>Created</th><th /></tr>
+            <tr>
+              <th>Namespace</th>
+              <th>User or group</th>
+              <th>Role</th>
+              <th>Created by</th>
+              <th>Created</th>
+              <th />
+            </tr>
           </thead>
           <tbody>
             {list.data.map((b) => (
@@ -48,20 +55,37 @@ export function RoleBindings() {
                 <td>{b.created_by}</td>
                 <td>{fmtTime(b.created_at)}</td>
                 <td>
-                  <Button aria-label={`Delete the binding of ${who(b)} on ${b.namespace}`} disabled={remove.busy} onClick={() => confirm(`Remove the ${b.role} role of ${who(b)} on ${b.namespace}?`) && void remove.run(b)}>
+                  <Button
+                    aria-label={`Delete the binding of ${who(b)} on ${b.namespace}`}
+                    disabled={remove.busy}
+                    onClick={() => confirm(`Remove the ${b.role} role of ${who(b)} on ${b.namespace}?`) && void remove.run(b)}
+                  >
                     Delete
                   </Button>
                 </td>
               </tr>
             ))}
-            {!list.data.length && <tr><td colSpan={6} className="muted">No bindings: every user has their global role everywhere.</td></tr>}
+            {!list.data.length && (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No bindings: every user has their global role everywhere.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (
         !list.error && <Loading what="the role bindings" />
       )}
       <ErrorBox error={remove.error} />
-      <form className="row wrap" aria-label="Add a role binding" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+      <form
+        className="row wrap"
+        aria-label="Add a role binding"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
         <label>
           Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team" />
         </label>
@@ -73,15 +97,22 @@ export function RoleBindings() {
           </select>
         </label>
         <label>
-          {kind === 'user' ? 'User email' : 'Group name'} <input value={subject} onChange={(e) => setSubject(e.target.value)} required placeholder={kind === 'user' ? 'ann@example.com' : 'data-team'} />
+          {kind === 'user' ? 'User email' : 'Group name'}{' '}
+          <input value={subject} onChange={(e) => setSubject(e.target.value)} required placeholder={kind === 'user' ? 'ann@example.com' : 'data-team'} />
         </label>
         <label>
           Role{' '}
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </label>
-        <Button type="submit" disabled={create.busy}>Add binding</Button>
+        <Button type="submit" disabled={create.busy}>
+          Add binding
+        </Button>
       </form>
       <ErrorBox error={create.error} />
     </Section>

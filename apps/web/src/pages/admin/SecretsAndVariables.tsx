@@ -55,12 +55,21 @@ function KeyList({ title, path, secret, writeWhy }: { title: string; path: strin
       {list.data ? (
         <table>
           <thead>
-            <tr><th>Key</th><th>{secret ? 'Value' : 'Value'}</th><th>Updated</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr>
+              <th>Key</th>
+              <th>{secret ? 'Value' : 'Value'}</th>
+              <th>Updated</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {list.data.map((s) => (
               <tr key={s.key}>
-                <td><code>{s.key}</code></td>
+                <td>
+                  <code>{s.key}</code>
+                </td>
                 <td>{secret ? <span className="muted">hidden</span> : s.value}</td>
                 <td>{fmtTime(s.updated_at ?? s.created_at)}</td>
                 <td>
@@ -70,24 +79,40 @@ function KeyList({ title, path, secret, writeWhy }: { title: string; path: strin
                 </td>
               </tr>
             ))}
-            {!list.data.length && <tr><td colSpan={4} className="muted">None.</td></tr>}
+            {!list.data.length && (
+              <tr>
+                <td colSpan={4} className="muted">
+                  None.
+                </td>
+              </tr>
+            )}
           </tbody>
         </table>
       ) : (
         !list.error && <Loading />
       )}
       {!writeWhy ? (
-        <form className="row wrap" onSubmit={(e) => { e.preventDefault(); void put.run(); }}>
+        <form
+          className="row wrap"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void put.run();
+          }}
+        >
           <label>
             Key <input value={key} onChange={(e) => setKey(e.target.value)} required pattern="[A-Za-z0-9_.\-]+" />
           </label>
           <label>
             Value <input type={secret ? 'password' : 'text'} autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} required />
           </label>
-          <Button type="submit" disabled={put.busy}>Set {secret ? 'secret' : 'variable'}</Button>
+          <Button type="submit" disabled={put.busy}>
+            Set {secret ? 'secret' : 'variable'}
+          </Button>
         </form>
       ) : (
-        <p className="muted small">{writeWhy} to change {title.toLowerCase()}.</p>
+        <p className="muted small">
+          {writeWhy} to change {title.toLowerCase()}.
+        </p>
       )}
       <ErrorBox error={put.error} />
     </Section>

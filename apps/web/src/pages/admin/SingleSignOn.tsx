@@ -94,8 +94,8 @@ export function SingleSignOn() {
   return (
     <Section title="Single sign-on">
       <p className="muted small">
-        OpenID Connect login through one identity provider. Users are created at their first login from a verified email; their role follows the group mapping at every
-        login. The client secret stays in a global secret: name it here, its value is never shown.
+        OpenID Connect login through one identity provider. Users are created at their first login from a verified email; their role follows the group mapping at every login. The
+        client secret stays in a global secret: name it here, its value is never shown.
       </p>
       <ErrorBox error={settings.error} />
       {s === undefined ? (
@@ -105,9 +105,12 @@ export function SingleSignOn() {
           <p data-testid="sso-status">
             {s ? (
               <>
-                <span className={`badge ${s.enabled ? 'state-success' : ''}`}>{s.enabled ? 'enabled' : 'off'}</span> <strong>{s.display_name}</strong> · <code>{s.issuer_url}</code> ·
-                redirect URI <code>{s.redirect_uri}</code>
-                <span className="muted small"> · updated {fmtTime(s.updated_at)} by {s.updated_by}</span>
+                <span className={`badge ${s.enabled ? 'state-success' : ''}`}>{s.enabled ? 'enabled' : 'off'}</span> <strong>{s.display_name}</strong> · <code>{s.issuer_url}</code>{' '}
+                · redirect URI <code>{s.redirect_uri}</code>
+                <span className="muted small">
+                  {' '}
+                  · updated {fmtTime(s.updated_at)} by {s.updated_by}
+                </span>
               </>
             ) : (
               <>

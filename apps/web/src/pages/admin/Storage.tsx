@@ -51,7 +51,14 @@ export function Storage() {
   const last = d?.last_cleanup;
   const removed = last?.objects ? Object.values(last.objects).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;
   return (
-    <Section title="Storage" actions={<Button disabled={s.loading} onClick={s.reload}>Scan again</Button>}>
+    <Section
+      title="Storage"
+      actions={
+        <Button disabled={s.loading} onClick={s.reload}>
+          Scan again
+        </Button>
+      }
+    >
       <ErrorBox error={s.error} />
       {!d ? (
         !s.error && <Loading />
@@ -63,20 +70,30 @@ export function Storage() {
           </p>
           <table aria-label="Stored objects by kind">
             <thead>
-              <tr><th>Kind</th><th className="num">Objects</th><th className="num">Size</th></tr>
+              <tr>
+                <th>Kind</th>
+                <th className="num">Objects</th>
+                <th className="num">Size</th>
+              </tr>
             </thead>
             <tbody>
               {Object.entries(d.objects).map(([k, v]) => (
                 <tr key={k}>
-                  <th scope="row">{k} <span className="muted small">{KIND_HELP[k] ?? ''}</span></th>
+                  <th scope="row">
+                    {k} <span className="muted small">{KIND_HELP[k] ?? ''}</span>
+                  </th>
                   <td className="num">{v.objects.toLocaleString('en-US')}</td>
                   <td className="num">{fmtBytes(v.bytes)}</td>
                 </tr>
               ))}
               <tr>
                 <th scope="row">total</th>
-                <td className="num"><strong>{d.total.objects.toLocaleString('en-US')}</strong></td>
-                <td className="num"><strong>{fmtBytes(d.total.bytes)}</strong></td>
+                <td className="num">
+                  <strong>{d.total.objects.toLocaleString('en-US')}</strong>
+                </td>
+                <td className="num">
+                  <strong>{fmtBytes(d.total.bytes)}</strong>
+                </td>
               </tr>
             </tbody>
           </table>
@@ -84,7 +101,8 @@ export function Storage() {
           {last ? (
             <div data-testid="last-cleanup">
               <p>
-                Last run started {fmtTime(last.started_at)}: <span className={`badge ${last.outcome === 'ok' ? 'state-success' : last.outcome === 'running' ? 'state-running' : 'state-failed'}`}>{last.outcome}</span>
+                Last run started {fmtTime(last.started_at)}:{' '}
+                <span className={`badge ${last.outcome === 'ok' ? 'state-success' : last.outcome === 'running' ? 'state-running' : 'state-failed'}`}>{last.outcome}</span>
                 {last.duration_ms !== null && last.duration_ms !== undefined ? ` in ${fmtDuration(last.duration_ms)}` : ''}
                 {removed ? ` · removed ${removed.objects.toLocaleString('en-US')} objects (${fmtBytes(removed.bytes)})` : ''}
                 {last.rows ? ` · ${last.rows.snapshots ?? 0} snapshots, ${last.rows.file_objects ?? 0} file rows` : ''}

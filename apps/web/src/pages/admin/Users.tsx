@@ -36,7 +36,15 @@ export function Users() {
       {list.data ? (
         <table>
           <thead>
-            <tr><th>Email</th><th>Name</th><th>Role</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+            <tr>
+              <th>Email</th>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {list.data.map((u) => (
@@ -45,13 +53,19 @@ export function Users() {
                 <td>{u.name}</td>
                 <td>
                   <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void update.run(u.id, { role: e.target.value as Role })}>
-                    {ROLES.map((r) => <option key={r}>{r}</option>)}
+                    {ROLES.map((r) => (
+                      <option key={r}>{r}</option>
+                    ))}
                   </select>
                 </td>
                 <td>{u.disabled ? 'disabled' : u.must_change_password ? 'temporary password' : 'active'}</td>
                 <td>
-                  <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>{u.disabled ? 'Enable' : 'Disable'}</Button>{' '}
-                  <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>Reset password</Button>
+                  <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>
+                    {u.disabled ? 'Enable' : 'Disable'}
+                  </Button>{' '}
+                  <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>
+                    Reset password
+                  </Button>
                 </td>
               </tr>
             ))}
@@ -60,17 +74,28 @@ export function Users() {
       ) : (
         !list.error && <Loading />
       )}
-      <form className="row wrap" aria-label="Create a user" onSubmit={(e) => { e.preventDefault(); void create.run(); }}>
+      <form
+        className="row wrap"
+        aria-label="Create a user"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
         <label>
           Email <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
         </label>
         <label>
           Role
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => <option key={r}>{r}</option>)}
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
           </select>
         </label>
-        <Button type="submit" disabled={create.busy}>Create user</Button>
+        <Button type="submit" disabled={create.busy}>
+          Create user
+        </Button>
       </form>
       {temp && (
         <p className="notice" role="status">
