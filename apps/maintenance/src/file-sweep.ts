@@ -37,7 +37,7 @@ const LOCK_TIMEOUT_MS = 2_000;
 /** `files/ab/ab…` → the hash, or null for a key that is not a content-addressed file object. */
 export function fileHashOf(key: string): string | null {
   const m = /^files\/([0-9a-f]{2})\/([0-9a-f]{64})$/.exec(key);
-  return m && m[2]!.startsWith(m[1]!) ? m[2]! : null;
+  return m && m[2].startsWith(m[1]) ? m[2] : null;
 }
 
 /** Deletes the old file objects among `orphans` (listed without a row), in placeholder transactions. */

@@ -164,7 +164,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
       clearInterval(timer);
       await watchdog.stop();
       await current;
-      await keeper!.stop();
+      await keeper.stop();
       metrics.leaseHeld.set(0);
     },
   };

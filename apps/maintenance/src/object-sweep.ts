@@ -77,7 +77,7 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
     case 'artifacts/': {
       const refOf = (key: string) => {
         const parts = key.split('/');
-        return parts.length >= 4 ? { taskRunId: parts[2]!, name: parts.slice(3).join('/') } : undefined;
+        return parts.length >= 4 ? { taskRunId: parts[2], name: parts.slice(3).join('/') } : undefined;
       };
       const refs = page.map((o) => refOf(o.key)).filter((r): r is { taskRunId: string; name: string } => r !== undefined);
       const rows = await existingArtifactKeys(pool, refs);

@@ -97,7 +97,7 @@ export class BackfillAdvancer {
                 WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state = ANY($2)`,
               [b.id, IN_FLIGHT_STATES],
             )
-          ).rows[0]!.n,
+          ).rows[0].n,
         );
         const room = Math.min(perPass, b.max_in_flight - inFlight);
         const pending =

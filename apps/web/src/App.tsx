@@ -47,9 +47,9 @@ interface Route {
 const ROUTES: Route[] = [
   { pattern: '/', render: () => <Dashboard /> },
   { pattern: '/executions', render: () => <Executions /> },
-  { pattern: '/executions/:id', render: (p) => <ExecutionPage id={p.id!} /> },
+  { pattern: '/executions/:id', render: (p) => <ExecutionPage id={p.id} /> },
   { pattern: '/flows', render: () => <Flows /> },
-  { pattern: '/flows/:ns/:flow', render: (p) => <FlowPage ns={p.ns!} flowId={p.flow!} /> },
+  { pattern: '/flows/:ns/:flow', render: (p) => <FlowPage ns={p.ns} flowId={p.flow} /> },
   { pattern: '/editor', render: () => <Editor /> },
   { pattern: '/editor/:ns', render: (p) => <Editor ns={p.ns} /> },
   { pattern: '/alerts', render: () => <Alerts /> },

@@ -48,13 +48,13 @@ export function match(pattern: string, path: string): Record<string, string> | n
   const s = path.split('/').filter(Boolean);
   const out: Record<string, string> = {};
   for (let i = 0; i < p.length; i++) {
-    const part = p[i]!;
+    const part = p[i];
     if (part === '*') {
       out['*'] = s.slice(i).map(decodeURIComponent).join('/');
       return out;
     }
     if (i >= s.length) return null;
-    if (part.startsWith(':')) out[part.slice(1)] = decodeURIComponent(s[i]!);
+    if (part.startsWith(':')) out[part.slice(1)] = decodeURIComponent(s[i]);
     else if (part !== s[i]) return null;
   }
   return p.length === s.length ? out : null;

@@ -240,7 +240,7 @@ export function arrowSelect<T>(items: readonly T[], current: T, select: (t: T) =
     const step = forward.includes(e.key) ? 1 : back.includes(e.key) ? -1 : 0;
     if (!step) return;
     e.preventDefault();
-    const next = items[(items.indexOf(current) + step + items.length) % items.length]!;
+    const next = items[(items.indexOf(current) + step + items.length) % items.length];
     select(next);
     e.currentTarget.parentElement?.querySelectorAll<HTMLElement>(`[role=${role}]`)[items.indexOf(next)]?.focus();
   };

@@ -18,7 +18,7 @@ export type NamespaceSource = { in: 'path' | 'query' | 'body'; name: string } | 
 const RECORD_PARAMS: Record<string, NamespacedRecord> = { executionId: 'execution', backfillId: 'backfill', ruleId: 'alertRule' };
 
 function properties(schema: unknown): Record<string, unknown> {
-  return ((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as Record<string, unknown>;
+  return (schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
 }
 
 /**

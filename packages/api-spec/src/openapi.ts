@@ -87,7 +87,7 @@ interface ObjectSchema {
 }
 
 function pathParamNames(path: string): string[] {
-  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 }
 
 function parameters(op: Operation, used: Set<string>): Json[] {
@@ -173,7 +173,7 @@ function responses(op: Operation, used: Set<string>): Json {
     [true, 'Internal'],
   ];
   for (const [applies, name] of generic) {
-    const status = String(ERROR_RESPONSES[name]!.status);
+    const status = String(ERROR_RESPONSES[name].status);
     if (applies && out[status] === undefined) out[status] = ref('responses', name);
   }
   return out;
@@ -325,7 +325,7 @@ function flowFileComponents(): Json {
     }
     return out;
   };
-  const { $defs, $schema: _schema, $id: _id, ...root } = flowSchema as Json;
+  const { $defs, $schema: _schema, $id: _id, ...root } = flowSchema;
   const components: Json = { FlowFile: rewrite(root) };
   for (const [name, def] of Object.entries($defs as Json)) components[`FlowFile.${name}`] = rewrite(def);
   return components;

@@ -34,7 +34,7 @@ export function parseByteSize(text: string): number {
   if (!match) throw new ByteSizeError(text);
   const [, number, unit] = match;
   if (unit === undefined) {
-    if (number!.includes('.')) throw new ByteSizeError(text, 'a plain number of bytes must be a whole number');
+    if (number.includes('.')) throw new ByteSizeError(text, 'a plain number of bytes must be a whole number');
     return checked(text, Number(number));
   }
   const factor = UNIT_BYTES[unit.toLowerCase()];

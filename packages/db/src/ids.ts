@@ -12,7 +12,7 @@ function randomUnit(): number {
     crypto.randomFillSync(pool);
     at = 0;
   }
-  return pool[at++]! / 256;
+  return pool[at++] / 256;
 }
 
 const next = monotonicFactory(randomUnit);

@@ -202,7 +202,7 @@ function group(problems: readonly Problem[], positions: SourcePositions | undefi
   }
   const out: FlowError[] = [];
   for (const [pointer, list] of byPointer) {
-    const first = list[0] as Problem;
+    const first = list[0];
     const sameSubject = list.every((p) => p.subject === first.subject);
     const message = sameSubject
       ? `${first.subject} ${[...new Set(list.map((p) => p.predicate))].join(', and ')}`
@@ -305,13 +305,13 @@ function didYouMean(word: string, candidates: readonly string[]): string {
 /** Optimal string alignment distance: a swap of two neighbours (`fiel` for `file`) counts as one edit. */
 function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  const at = (i: number, j: number): number => (d[i] as number[])[j] as number;
+  const at = (i: number, j: number): number => d[i][j];
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
-      (d[i] as number[])[j] = v;
+      d[i][j] = v;
     }
   }
   return at(a.length, b.length);

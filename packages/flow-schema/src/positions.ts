@@ -57,10 +57,10 @@ export class SourcePositions {
     let hi = this.lineStarts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((this.lineStarts[mid] as number) <= offset) lo = mid;
+      if (this.lineStarts[mid] <= offset) lo = mid;
       else hi = mid - 1;
     }
-    const lineStart = this.lineStarts[lo] as number;
+    const lineStart = this.lineStarts[lo];
     // A byte order mark is invisible in editors, so it does not count as a column.
     const bom = lo === 0 && this.source.charCodeAt(0) === 0xfeff && offset > 0 ? 1 : 0;
     return { line: lo + 1, column: offset - lineStart - bom + 1 };

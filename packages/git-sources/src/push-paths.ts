@@ -54,7 +54,7 @@ export function isCiPath(repoPath: string): boolean {
 export function globToRegExp(glob: string): RegExp {
   let out = '';
   for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
+    const c = glob[i];
     if (c === '*' && glob[i + 1] === '*') {
       const slashAfter = glob[i + 2] === '/';
       out += slashAfter ? '(?:.*/)?' : '.*';

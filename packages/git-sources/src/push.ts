@@ -112,7 +112,7 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
     const tree = new Map((await repo.listTree(base.sha, repoPath)).files.map((f) => [f.path, f]));
     const puts = ops.filter((o) => o.put);
     const oids = await repo.writeBlobs(puts.map((o) => o.put!.body));
-    const putOid = new Map(puts.map((o, i) => [o, oids[i]!]));
+    const putOid = new Map(puts.map((o, i) => [o, oids[i]]));
     const updates: { repoPath: string; mode: string; oid: string | null }[] = [];
     const problems: FieldProblem[] = [];
     ops.forEach((o, i) => {

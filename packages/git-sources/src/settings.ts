@@ -46,7 +46,7 @@ export function transportOf(url: string): { ok: true; transport: Transport } | {
   if (url.startsWith('-')) return { ok: false, message: 'must not start with -' };
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
   if (scheme) {
-    const s = scheme[1]!.toLowerCase();
+    const s = scheme[1].toLowerCase();
     if (!['https', 'http', 'ssh', 'git', 'file'].includes(s)) return { ok: false, message: `scheme ${s} is not one of https, http, ssh, git, file` };
     let u: URL;
     try {

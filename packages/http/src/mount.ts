@@ -162,7 +162,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         case 'role': {
           const p = await opts.authenticate(req, op);
           if (p === undefined || p === null) throw unauthorized();
-          bodyRoleCheck = (await checkRole(op, p, { params: req.params, query: req.query as Record<string, unknown> }, opts.namespaceRoles)) === 'body';
+          bodyRoleCheck = (await checkRole(op, p, { params: req.params, query: req.query }, opts.namespaceRoles)) === 'body';
           principal = p;
           break;
         }
@@ -192,7 +192,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         }
         body = parseJsonBody(raw);
         // A namespace named in the body: checked once the body is parsed, before it is validated.
-        if (bodyRoleCheck) await checkRoleWithBody(op, principal as P, { params: req.params, query: req.query as Record<string, unknown>, body }, opts.namespaceRoles!);
+        if (bodyRoleCheck) await checkRoleWithBody(op, principal as P, { params: req.params, query: req.query, body }, opts.namespaceRoles!);
         // What a runner reports comes from the task (its output, its outputs file): a NUL in it is
         // kept as U+FFFD rather than refused, which would lose the report. Other callers get 422.
         if (auth.kind === 'run_token' && raw?.includes('\\u0000')) body = replaceNul(body);
@@ -248,7 +248,7 @@ function undecodableParam(operations: readonly Operation[], req: Request) {
     const matches = pattern.every((p, i) => {
       const name = /^\{([^}]+)\}$/.exec(p)?.[1];
       if (name === undefined) return p === segments[i];
-      if (field === undefined && undecodable(segments[i]!)) field = name;
+      if (field === undefined && undecodable(segments[i])) field = name;
       return segments[i] !== '';
     });
     if (matches && field !== undefined) return validationFailed([{ field, message: 'is not valid percent-encoded UTF-8' }]);

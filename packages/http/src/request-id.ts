@@ -17,12 +17,12 @@ export function newRequestId(now: number = Date.now()): string {
   let time = '';
   let t = now;
   for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32]! + time;
+    time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
   const bytes = randomBytes(16);
   let rand = '';
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32];
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i] % 32];
   return time + rand;
 }
 

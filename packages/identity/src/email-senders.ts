@@ -63,12 +63,12 @@ export function parseMailbox(text: string): Mailbox | null {
   let name = '';
   let addr = t;
   if (bracket) {
-    const raw = bracket[1]!.trim();
-    addr = bracket[2]!.trim();
+    const raw = bracket[1].trim();
+    addr = bracket[2].trim();
     if (raw.startsWith('"')) {
       const q = /^"((?:[^"\\]|\\.)*)"$/.exec(raw);
       if (!q) return null;
-      name = q[1]!.replace(/\\(.)/g, '$1');
+      name = q[1].replace(/\\(.)/g, '$1');
     } else {
       if (!PHRASE.test(raw)) return null;
       name = raw;

@@ -21,7 +21,7 @@ async function windowState(c: pg.PoolClient, column: 'email' | 'ip', value: stri
      FROM login_attempts WHERE ${column} = $1 AND NOT succeeded AND at > $2`,
     [value, since, max],
   );
-  const row = r.rows[0]!;
+  const row = r.rows[0];
   if (Number(row.n) < max || !row.nth) return 0;
   // Allowed again when fewer than `max` failures remain in the window: when the
   // max-th newest failure leaves it.
@@ -52,7 +52,7 @@ export async function withLoginLimits<T extends { succeeded: boolean }>(
     const wait = Math.max(await windowState(c, 'email', who.email, t, MAX_FAILURES_PER_EMAIL), await windowState(c, 'ip', who.ip, t, MAX_FAILURES_PER_IP));
     if (wait > 0) return { refused: { retryAfterSeconds: wait } };
     const r = await c.query<{ id: string }>(`INSERT INTO login_attempts (email, ip, succeeded, at) VALUES ($1, $2, false, $3) RETURNING id`, [who.email, who.ip, t]);
-    return { id: r.rows[0]!.id };
+    return { id: r.rows[0].id };
   });
   if ('refused' in reserved) return reserved;
   let result: T;

@@ -81,11 +81,11 @@ export async function takeDailyQuota(db: IdentityDb, organizationId: string, quo
     SELECT ${organizationId}, (now() AT TIME ZONE 'UTC')::date, 1 WHERE ${quota}::int >= 1
     ON CONFLICT (organization_id, day) DO UPDATE SET count = u.count + 1 WHERE u.count < ${quota}::int
     RETURNING u.count`;
-  if (taken.length) return { taken: true, used: Number(taken[0]!.count) };
+  if (taken.length) return { taken: true, used: Number(taken[0].count) };
   const r = await prisma.$queryRaw<{ used: number; wait: number }[]>`
     SELECT COALESCE((SELECT count FROM org_email_usage WHERE organization_id = ${organizationId} AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS used,
            extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day' - (now() AT TIME ZONE 'UTC'))::float8 AS wait`;
-  return { taken: false, used: Number(r[0]!.used), retryAfterSeconds: Number(r[0]!.wait) };
+  return { taken: false, used: Number(r[0].used), retryAfterSeconds: Number(r[0].wait) };
 }
 
 /** The channel whose NOTIFY (payload: the email id) wakes the mail senders for a queued email. */

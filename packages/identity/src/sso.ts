@@ -16,7 +16,7 @@ export function roleForGroups(groups: readonly string[], mapping: readonly Group
   const have = new Set(groups);
   let best = -1;
   for (const m of mapping) if (have.has(m.group)) best = Math.max(best, ROLES.indexOf(m.role));
-  return best >= 0 ? ROLES[best]! : defaultRole;
+  return best >= 0 ? ROLES[best] : defaultRole;
 }
 
 export interface SsoClaims {

@@ -15,7 +15,7 @@ export function qualifiedImage(image: string): string | null {
   const m = REFERENCE.exec(image);
   if (!m) return null;
   let domain: string | undefined = m[1];
-  let path = m[2]!;
+  let path = m[2];
   const [, , , tag, digest] = m;
   // As the Docker CLI splits it: a first component is a registry only with a dot, a port, or "localhost".
   if (domain && !/[.:]/.test(domain) && domain !== 'localhost' && domain.toLowerCase() === domain) {

@@ -88,7 +88,7 @@ export async function startStandin(opts: StandinOptions = {}): Promise<Standin> 
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const ns = (opts.namespaces ?? ['default'])[0]!;
+  const ns = (opts.namespaces ?? ['default'])[0];
   return {
     url,
     token,

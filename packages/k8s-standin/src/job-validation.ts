@@ -19,7 +19,7 @@ export function cpuCores(q: unknown): number | null {
 export function memoryBytes(q: unknown): number | null {
   const m = typeof q === 'string' ? MEMORY.exec(q) : typeof q === 'number' ? [String(q), String(q), ''] : null;
   if (!m) return null;
-  return Math.round(Number(m[1]) * MEM_MULT[m[2] ?? '']!);
+  return Math.round(Number(m[1]) * MEM_MULT[m[2] ?? '']);
 }
 
 const quantity = (res: string, q: unknown) => (res === 'cpu' ? cpuCores(q) : res === 'memory' ? memoryBytes(q) : typeof q === 'string' && /^\d+$/.test(q) ? Number(q) : null);

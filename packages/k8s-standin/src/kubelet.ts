@@ -303,7 +303,7 @@ class PodWorker {
     if (!sec.runAsNonRoot) return null;
     if (sec.runAsUser !== undefined) return sec.runAsUser === 0 ? "container's runAsUser breaks non-root policy" : null;
     const info = (await this.k.opts.docker.getImage(imageId).inspect()) as { Config?: { User?: string } };
-    const user = (info.Config?.User ?? '').split(':')[0]!;
+    const user = (info.Config?.User ?? '').split(':')[0];
     if (user === '' || user === '0' || user === 'root')
       return `container has runAsNonRoot and image will run as root (pod: "${this.name}_${this.ns}(${this.uid})", container: ${c.name})`;
     if (!/^\d+$/.test(user))
@@ -376,7 +376,7 @@ class PodWorker {
         return this.k.opts.hostIP;
       default: {
         const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-        return m ? (pod?.metadata?.[m[1] as 'labels' | 'annotations']?.[m[2]!] ?? '') : '';
+        return m ? (pod?.metadata?.[m[1] as 'labels' | 'annotations']?.[m[2]] ?? '') : '';
       }
     }
   }

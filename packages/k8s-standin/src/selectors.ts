@@ -29,18 +29,18 @@ export function parseLabelSelector(selector: string | undefined | null): (labels
     let m = /^([^\s!=,()]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(t);
     if (m) {
       const [, key, op, list] = m;
-      const values = new Set(list!.split(',').map((v) => v.trim()));
-      return op === 'in' ? (l) => l[key!] !== undefined && values.has(l[key!]!) : (l) => l[key!] === undefined || !values.has(l[key!]!);
+      const values = new Set(list.split(',').map((v) => v.trim()));
+      return op === 'in' ? (l) => l[key] !== undefined && values.has(l[key]) : (l) => l[key] === undefined || !values.has(l[key]);
     }
     m = /^([^\s!=,()]+)\s*(==|=|!=)\s*([^\s!=,()]*)$/.exec(t);
     if (m) {
       const [, key, op, value] = m;
-      return op === '!=' ? (l) => l[key!] !== value : (l) => l[key!] === value;
+      return op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value;
     }
     m = /^(!?)([^\s!=,()]+)$/.exec(t);
     if (m) {
       const [, not, key] = m;
-      return not ? (l) => l[key!] === undefined : (l) => l[key!] !== undefined;
+      return not ? (l) => l[key] === undefined : (l) => l[key] !== undefined;
     }
     throw badRequest(`unable to parse requirement: found '${t}', expected: in, notin, =, ==, !=, gt, lt`);
   });
@@ -77,8 +77,8 @@ export function parseFieldSelector(selector: string | undefined | null, kind: st
     const m = /^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/.exec(t);
     if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${t}'`);
     const [, field, op, value] = m;
-    if (!SUPPORTED_FIELDS[kind]?.includes(field!)) throw badRequest(`field label not supported: ${field}`);
-    return (o: KubeObject) => (op === '!=' ? fieldOf(o, field!) !== value : fieldOf(o, field!) === value);
+    if (!SUPPORTED_FIELDS[kind]?.includes(field)) throw badRequest(`field label not supported: ${field}`);
+    return (o: KubeObject) => (op === '!=' ? fieldOf(o, field) !== value : fieldOf(o, field) === value);
   });
   return (o) => reqs.every((r) => r(o));
 }

@@ -112,13 +112,13 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     if (method === 'GET' && p === '/version') return json(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-svc-standin', platform: 'linux/amd64' });
     let m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(p);
     if (m && method === 'GET') {
-      cluster.requireNamespace(m[1]!);
+      cluster.requireNamespace(m[1]);
       return json(res, 200, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: m[1] }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
     }
     m = /^\/(?:apis\/batch\/v1\/(jobs)|api\/v1\/(pods))$/.exec(p) ?? /^\/(?:apis\/batch\/v1\/namespaces\/([^/]+)\/(jobs)|api\/v1\/namespaces\/([^/]+)\/(pods))$/.exec(p);
     if (m) {
       const namespaced = p.includes('/namespaces/');
-      const ns = namespaced ? (m[1] ?? m[3])! : undefined;
+      const ns = namespaced ? (m[1] ?? m[3]) : undefined;
       const resource = (namespaced ? (m[2] ?? m[4]) : (m[1] ?? m[2])) as Resource;
       if (ns !== undefined) cluster.requireNamespace(ns);
       if (method === 'GET') {
@@ -141,9 +141,9 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     }
     m = /^\/(?:apis\/batch\/v1\/namespaces\/([^/]+)\/(jobs)|api\/v1\/namespaces\/([^/]+)\/(pods))\/([^/]+)(?:\/(status|log))?$/.exec(p);
     if (m) {
-      const ns = (m[1] ?? m[3])!;
+      const ns = m[1] ?? m[3];
       const resource = (m[2] ?? m[4]) as Resource;
-      const name = decodeURIComponent(m[5]!);
+      const name = decodeURIComponent(m[5]);
       const sub = m[6];
       cluster.requireNamespace(ns);
       if (sub === 'log') {
@@ -192,10 +192,10 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     const url = new URL(req.url ?? '/', 'http://standin');
     // Reported once the status is known (a watch's answer goes on long after).
     const origWriteHead = res.writeHead.bind(res);
-    res.writeHead = ((code: number, ...rest: unknown[]) => {
+    res.writeHead = (code: number, ...rest: unknown[]) => {
       opts.onRequest?.({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, status: code });
       return (origWriteHead as (...a: unknown[]) => http.ServerResponse)(code, ...rest);
-    }) as typeof res.writeHead;
+    };
     if (req.headers.authorization !== `Bearer ${opts.token}`) {
       req.resume();
       return json(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });

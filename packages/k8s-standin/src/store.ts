@@ -34,7 +34,7 @@ export class Store {
 
   /** The oldest resourceVersion a watch can resume from. */
   oldestResumable(): number {
-    return this.history.length ? this.history[0]!.rv - 1 : this.rv;
+    return this.history.length ? this.history[0].rv - 1 : this.rv;
   }
 
   get(resource: Resource, ns: string, name: string): KubeObject | undefined {

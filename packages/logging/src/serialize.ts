@@ -51,7 +51,7 @@ export function toPlain(value: unknown, seen: WeakSet<object> = new WeakSet()): 
       break;
   }
   if (value === null) return null;
-  const object = value as object;
+  const object = value;
   if (seen.has(object)) return CIRCULAR;
   if (object instanceof Error) return serializeError(object, seen);
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();

@@ -91,7 +91,7 @@ export async function syncFlows(c: pg.PoolClient, deps: { storage: ObjectStore; 
          RETURNING revision_count, (SELECT hash FROM flow_revisions WHERE id = flows.current_revision_id) AS current_hash`,
         [s.namespace, f.id, f.path, def.description ?? '', JSON.stringify(def.labels ?? {}), deps.now],
       )
-    ).rows[0]!;
+    ).rows[0];
     const hash = crypto.createHash('sha256').update(f.source!).digest('hex');
     if (flow.current_hash !== hash) {
       const revisionId = newId();

@@ -26,7 +26,7 @@ export function validateNamespaceFile(source: string): { pointer: string; messag
   // The flow file's safe loader: the same size, depth and alias-expansion bounds (no alias bomb), the core schema, no duplicate keys.
   const parsed = loadBounded(source);
   if (parsed.errors.length)
-    return parsed.errors.map((e) => ({ pointer: e.pointer, message: `not valid YAML: ${e.message.split('\n')[0]!.replace('the flow file', 'namespace.yaml')}` }));
+    return parsed.errors.map((e) => ({ pointer: e.pointer, message: `not valid YAML: ${e.message.split('\n')[0].replace('the flow file', 'namespace.yaml')}` }));
   const value = parsed.value ?? {};
   if (check(value)) return [];
   return (check.errors ?? []).map((e) => ({
@@ -37,12 +37,12 @@ export function validateNamespaceFile(source: string): { pointer: string; messag
 
 /** A namespace.yaml already accepted by {@link validateNamespaceFile} (on save), loaded the same bounded way. */
 export function parseNamespaceFile(source: string): NamespaceFile {
-  return (loadBounded(source).value ?? {}) as NamespaceFile;
+  return loadBounded(source).value ?? {};
 }
 
 /** parseFlowYaml, where an empty file (or one of comments only) is an empty namespace.yaml, which is valid. */
 function loadBounded(source: string): ReturnType<typeof parseFlowYaml> {
   const parsed = parseFlowYaml(source);
-  if (parsed.errors.length === 1 && /the flow file is empty/.test(parsed.errors[0]!.message)) return { value: {}, errors: [] };
+  if (parsed.errors.length === 1 && /the flow file is empty/.test(parsed.errors[0].message)) return { value: {}, errors: [] };
   return parsed;
 }

@@ -98,7 +98,7 @@ export async function getNamespace(db: NamespacesDb, name: string): Promise<Name
   const prisma = prismaOf(db);
   const r = await prisma.namespace.findUnique({ where: { name } });
   if (!r) throw new NamespaceNotFoundError(name);
-  return (await describe(prisma, [namespaceRow(r)]))[0]!;
+  return (await describe(prisma, [namespaceRow(r)]))[0];
 }
 
 /** A namespace's versions, newest first; one row more than `limit` tells the caller another page follows. */

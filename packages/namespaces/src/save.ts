@@ -251,7 +251,7 @@ export async function writeVersion(
        RETURNING id, namespace, version, author, message, created_at, file_count, manifest_hash, snapshot_id, git_sha`,
       [id, ns.name, version, meta.author, meta.message, snapshotId, manifestHash(m), m.size, ns.headVersionId, JSON.stringify(meta.changes), now, meta.gitSha ?? null],
     )
-  ).rows[0]!;
+  ).rows[0];
   await c.query(`UPDATE namespaces SET head_version = $2, head_version_id = $3, updated_at = $4 WHERE name = $1`, [ns.name, version, id, now]);
   await syncFlows(c, { storage: deps.storage, now }, { namespace: ns.name, versionId: id, author: meta.author, before: head, after: m, contents: meta.contents });
   return row;

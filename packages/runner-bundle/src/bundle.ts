@@ -230,7 +230,7 @@ function bundleAt(dir: string, hash: string, plan: Plan): RunnerBundle {
 async function verify(bundle: RunnerBundle): Promise<void> {
   const [file, ...args] = bundle.argv(bundle.dir);
   try {
-    const { stdout } = await promisify(execFile)(file!, [...args, '--help'], { env: {}, encoding: 'utf8', timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(file, [...args, '--help'], { env: {}, encoding: 'utf8', timeout: 30_000 });
     if (!stdout.includes('usage: svc exec')) throw new Error(`unexpected output ${JSON.stringify(stdout.slice(0, 200))}`);
   } catch (err) {
     throw new RunnerBundleError(`the bundle built in ${bundle.dir} does not start`, { cause: err });

@@ -30,7 +30,7 @@ export function parseLoaderList(file: string, output: string): SharedLibrary[] {
     const m = /^\s*(\S+) => (.+?)(?: \(0x[0-9a-f]+\))?\s*$/.exec(line);
     if (!m) continue;
     if (m[2] === 'not found') throw new LibraryResolutionError(file, `${m[1]} not found`);
-    libs.push({ soname: m[1]!, path: m[2]! });
+    libs.push({ soname: m[1], path: m[2] });
   }
   return libs;
 }

@@ -45,7 +45,7 @@ async function walk(pack: tar.Pack, dir: string, name: string): Promise<void> {
       await new Promise<void>((resolve, reject) => {
         const source = fs.createReadStream(p);
         source.once('error', reject);
-        source.pipe(pack.entry({ ...header, type: 'file', size: st.size }, (err) => (err ? reject(err) : resolve())) as unknown as NodeJS.WritableStream);
+        source.pipe(pack.entry({ ...header, type: 'file', size: st.size }, (err) => (err ? reject(err) : resolve())));
       });
     }
   }

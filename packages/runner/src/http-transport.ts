@@ -58,7 +58,7 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
           body: built?.body,
           signal: r.timeoutMs === null ? undefined : AbortSignal.timeout(r.timeoutMs),
           ...(built?.stream ? { duplex: 'half' } : {}),
-        } as RequestInit);
+        });
         if (res.ok) return res;
         const text = await res.text().catch(() => '');
         failure = new RunnerHttpError(r.method, url, res.status, `${r.method} ${url}: HTTP ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`);
@@ -116,7 +116,7 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
             let stream = body as fs.ReadStream;
             if (used) reopened.push((stream = fs.createReadStream(filePath!)));
             used = true;
-            return { body: Readable.toWeb(stream) as unknown as RequestBody, headers, stream: true };
+            return { body: Readable.toWeb(stream), headers, stream: true };
           },
         });
         await res.body?.cancel();

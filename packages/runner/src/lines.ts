@@ -87,7 +87,7 @@ export function cutUtf8(text: string, maxBytes: number): string[] {
   while (from < bytes.length) {
     let to = Math.min(from + maxBytes, bytes.length);
     // Back off continuation bytes (10xxxxxx) so the cut lands on a character start.
-    while (to < bytes.length && to > from && (bytes[to]! & 0xc0) === 0x80) to--;
+    while (to < bytes.length && to > from && (bytes[to] & 0xc0) === 0x80) to--;
     if (to === from) to = Math.min(from + maxBytes, bytes.length); // maxBytes below one character
     out.push(bytes.toString('utf8', from, to));
     from = to;

@@ -86,8 +86,8 @@ export const directSpawn: SpawnFn = (inv, opts) =>
     child.once('spawn', () =>
       resolve({
         pid: child.pid!,
-        stdout: child.stdout!,
-        stderr: child.stderr!,
+        stdout: child.stdout,
+        stderr: child.stderr,
         onExit: exit.onExit,
       }),
     );
@@ -149,7 +149,7 @@ export class TaskProcess {
     };
     const pipes = [child.stdout, child.stderr];
     for (const [i, stream] of (['stdout', 'stderr'] as const).entries()) {
-      const pipe = pipes[i]!;
+      const pipe = pipes[i];
       pipe.on('data', (chunk: Buffer) => opts.onOutput(stream, chunk));
       onStreamDone(pipe, () => {
         opts.onStreamEnd(stream);

@@ -77,7 +77,7 @@ export async function resolveInvocation(command: string[], runtime: string | und
       if (file) return { file, args: command, argv0: name };
     }
     const shipped = shippedInterpreter(runtime);
-    if (shipped && (await isExecutableFile(shipped))) return { file: shipped, args: command, argv0: candidates[0]! };
+    if (shipped && (await isExecutableFile(shipped))) return { file: shipped, args: command, argv0: candidates[0] };
     // In a container, the executor names the image (SVC_IMAGE): the tool must come from it.
     const image = process.env.SVC_IMAGE ? ` of image ${process.env.SVC_IMAGE}` : '';
     throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on the PATH${image}`);

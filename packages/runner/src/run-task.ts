@@ -165,7 +165,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   if (spec.files) await writeFiles(bundleRoot, spec.files, opts.user);
   const cwd = await resolveCwd(bundleRoot, spec.workdir);
   const env = taskEnv(spec, outputsFile, artifactsDir, opts.user);
-  const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH!, cwd);
+  const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH, cwd);
   const early = stop.cause();
   if (early) return stoppedBeforeStart(early);
 

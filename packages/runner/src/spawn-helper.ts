@@ -112,7 +112,7 @@ function perlReader(onMessage: (m: FromSpawner) => void): (chunk: Buffer) => voi
       if (buf.length - at - 4 < len) break;
       const frame = buf.subarray(at + 4, at + 4 + len);
       at += 4 + len;
-      const type = String.fromCharCode(frame[0]!);
+      const type = String.fromCharCode(frame[0]);
       const nul = frame.indexOf(0);
       const id = Number(frame.subarray(1, nul).toString());
       const rest = frame.subarray(nul + 1);

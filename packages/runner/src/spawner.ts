@@ -36,7 +36,7 @@ process.on('message', (m: ToSpawner) => {
       const finish = () => {
         if (open === 0 && exit) send({ t: 'done', id: m.id, ...exit });
       };
-      for (const [s, pipe] of [child.stdout!, child.stderr!].entries()) {
+      for (const [s, pipe] of [child.stdout, child.stderr].entries()) {
         pipe.on('data', (d: Buffer) => send({ t: 'data', id: m.id, s: s as 0 | 1, d }));
         onStreamDone(pipe, () => {
           open--;

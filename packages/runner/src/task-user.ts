@@ -38,8 +38,8 @@ export function lookupUser(nameOrUid: string): TaskUser {
         .find((l) => l.split(':')[byNumber ? 2 : 0] === nameOrUid) ?? '';
   }
   const f = line.split(':');
-  if (f.length < 7 || !/^\d+$/.test(f[2]!) || !/^\d+$/.test(f[3]!)) throw new TaskUserNotFoundError(nameOrUid);
-  return { name: f[0]!, uid: Number(f[2]), gid: Number(f[3]), home: f[5] || '/' };
+  if (f.length < 7 || !/^\d+$/.test(f[2]) || !/^\d+$/.test(f[3])) throw new TaskUserNotFoundError(nameOrUid);
+  return { name: f[0], uid: Number(f[2]), gid: Number(f[3]), home: f[5] || '/' };
 }
 
 /**

@@ -161,7 +161,7 @@ export class WorkdirPool {
   /** The idle directory that last held this bundle, else the most recently used one. */
   private takeIdle(entry: BundleEntry): Workdir | null {
     for (let i = this.idle.length - 1; i >= 0; i--) {
-      if (this.idle[i]!.bundleDir === entry.dir) return this.idle.splice(i, 1)[0]!;
+      if (this.idle[i].bundleDir === entry.dir) return this.idle.splice(i, 1)[0];
     }
     return this.idle.pop() ?? null;
   }

@@ -57,13 +57,13 @@ export async function runReadiness(checks: Record<string, ReadinessCheck>, timeo
   try {
     const results = await Promise.all(
       names.map((name) =>
-        Promise.race([checks[name]!(), deadline]).then(
+        Promise.race([checks[name](), deadline]).then(
           () => 'ok',
           (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'failed',
         ),
       ),
     );
-    const report = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
+    const report = Object.fromEntries(names.map((n, i) => [n, results[i]]));
     const failed = names.filter((n) => report[n] !== 'ok');
     return failed.length ? { status: 'fail', checks: report, failed } : { status: 'ok', checks: report };
   } finally {

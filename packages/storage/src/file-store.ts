@@ -333,7 +333,7 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 function errorCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
 /** ENOTDIR: a parent of the key is an object; EISDIR: the key is a folder. Neither holds an object. */

@@ -31,7 +31,7 @@ export class PartReader {
       }
     }
     if (this.pendingBytes === 0) return null;
-    const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    const all = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     const part = all.subarray(0, this.partSize);
     // Copy the remainder so the whole concatenated buffer is not kept alive by it.
     const rest = all.length > this.partSize ? Buffer.from(all.subarray(this.partSize)) : null;

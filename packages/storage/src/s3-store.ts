@@ -272,6 +272,6 @@ export class S3ObjectStore implements ObjectStore {
 }
 
 function isNotFound(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? (err as { code: unknown }).code : undefined;
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
   return code === 'NoSuchKey' || code === 'NotFound';
 }

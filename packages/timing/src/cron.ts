@@ -66,7 +66,7 @@ export function parseCron(expression: string): CronSchedule {
     expression,
     fields,
     nextTimes,
-    next: (after, timeZone) => nextTimes(after, 1, timeZone)[0]!,
+    next: (after, timeZone) => nextTimes(after, 1, timeZone)[0],
   };
 }
 

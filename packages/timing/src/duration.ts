@@ -46,7 +46,7 @@ export function parseDuration(text: string): number {
     const match = group.exec(text);
     if (!match) throw new DurationError(text);
     const [, number, unit] = match;
-    total += Number(number) * UNIT_MS[unit!]!;
+    total += Number(number) * UNIT_MS[unit];
   }
   if (!Number.isFinite(total)) throw new DurationError(text);
   // Summing ms and sub-ms groups leaves binary noise (1.1s -> 1100.0000000000002).

@@ -51,7 +51,7 @@ export class ZoneClock {
     if (this.utc) return t;
     const p: Record<string, number> = {};
     for (const part of this.fmt.formatToParts(new Date(t))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + (((t % 1000) + 1000) % 1000);
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) + (((t % 1000) + 1000) % 1000);
   }
 
   /** UTC offset at instant `t`, in milliseconds. */

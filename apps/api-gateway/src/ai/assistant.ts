@@ -83,13 +83,13 @@ async function history(conversations: ConversationStore, conversationId: string,
 function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (let i = 0; i < msgs.length; i++) {
-    const m = msgs[i]!;
+    const m = msgs[i];
     out.push(m);
     if (m.role !== 'assistant' || !m.toolCalls?.length) continue;
     const answered = new Set<string>();
-    for (let j = i + 1; j < msgs.length && msgs[j]!.role === 'tool'; j++) answered.add((msgs[j] as { toolCallId: string }).toolCallId);
+    for (let j = i + 1; j < msgs.length && msgs[j].role === 'tool'; j++) answered.add((msgs[j] as { toolCallId: string }).toolCallId);
     let j = i + 1;
-    while (j < msgs.length && msgs[j]!.role === 'tool') out.push(msgs[j++]!);
+    while (j < msgs.length && msgs[j].role === 'tool') out.push(msgs[j++]);
     for (const c of m.toolCalls)
       if (!answered.has(c.id)) out.push({ role: 'tool', toolCallId: c.id, name: c.name, content: JSON.stringify({ error: 'no result: the turn ended before this tool ran' }) });
     i = j - 1;

@@ -18,7 +18,7 @@ const LOCK_KEY = 0x5376_6354; // any constant shared by every gateway
 export async function claimAutoTriages(pool: pg.Pool, perHour: number): Promise<{ id: string; execution_id: string }[]> {
   return inTransaction(pool, async (c) => {
     // Another gateway is claiming: nothing was written, so the (empty) transaction just ends.
-    const locked = (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [LOCK_KEY])).rows[0]!.ok;
+    const locked = (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [LOCK_KEY])).rows[0].ok;
     if (!locked) return [];
     const candidates = await c.query<{ id: string }>(
       `SELECT e.id FROM executions e

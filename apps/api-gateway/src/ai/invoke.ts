@@ -130,7 +130,7 @@ export function createInvoker(
     const res = new CapturedResponse();
     try {
       const v = c.validateRequest({ params: asStrings(input.params), query: asStrings(input.query), body: input.body });
-      const result = (await handler({
+      const result = await handler({
         req: from.req,
         res: res as unknown as Response,
         operation: op,
@@ -141,7 +141,7 @@ export function createInvoker(
         principal,
         requestId: from.requestId,
         log: from.log,
-      })) as unknown;
+      });
       // A reply(...) or a plain {status, body?, headers?} (mount.ts sends both the same way).
       const r = result as { status?: unknown; body?: unknown } | null;
       const plain = r && typeof r === 'object' && typeof r.status === 'number' && Object.keys(r).every((k) => k === 'status' || k === 'body' || k === 'headers');

@@ -175,7 +175,7 @@ export function parseTriage(text: string): { summary: string; probable_cause: st
       // Not JSON after all: fall through.
     }
   }
-  return { summary: text.trim().split('\n')[0]!.slice(0, 500), probable_cause: '', suggested_fix: '', evidence: [] };
+  return { summary: text.trim().split('\n')[0].slice(0, 500), probable_cause: '', suggested_fix: '', evidence: [] };
 }
 
 /** Runs a pending insight to its end (done or failed). Never throws. */
@@ -218,7 +218,7 @@ export async function runTriage(deps: TriageDeps, insightId: string, executionId
         probableCause: t.probable_cause,
         suggestedFix: t.suggested_fix,
         details,
-        evidence: marked as unknown as Prisma.InputJsonValue,
+        evidence: marked,
         model: settings.model,
         completedAt: new Date(),
       },

@@ -38,8 +38,8 @@ export interface AuthenticatorDeps {
 
 function bearerToken(header: string): string {
   const m = /^Bearer ([^\s]+)$/.exec(header);
-  if (!m || !API_TOKEN_PATTERN.test(m[1]!)) throw unauthorized('invalid credential');
-  return m[1]!;
+  if (!m || !API_TOKEN_PATTERN.test(m[1])) throw unauthorized('invalid credential');
+  return m[1];
 }
 
 export function createAuthenticator(deps: AuthenticatorDeps) {

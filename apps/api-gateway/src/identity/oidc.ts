@@ -95,7 +95,7 @@ export async function writeOidcSettings(pool: pg.Pool, s: Omit<OidcSettingsRow, 
       now,
     ],
   );
-  return fromDb(r.rows[0]!);
+  return fromDb(r.rows[0]);
 }
 
 export async function deleteOidcSettings(pool: pg.Pool): Promise<boolean> {

@@ -102,7 +102,7 @@ export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLine
     if (x.seq === null || x.seq === undefined) continue;
     rows.push({ task_run_id: x.task_run_id!, n: x.n!, task_key: x.task_key!, attempt: x.attempt!, ts: x.ts!, stream: x.stream!, text: x.text!, seq: x.seq });
   }
-  return { state: r.rows[0]!.state, running: r.rows[0]!.running, rows, full: rows.length >= q.limit };
+  return { state: r.rows[0].state, running: r.rows[0].running, rows, full: rows.length >= q.limit };
 }
 
 // ---- artifacts and metrics ---------------------------------------------------

@@ -39,7 +39,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
   const { db } = deps;
   return {
     async listExecutionArtifacts({ params, query, cursor }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       const limit = (query as { limit: number }).limit;
       // Checked against the operation's cursor shape before the handler runs.
       const c = cursor as { c: string; id: string } | undefined;
@@ -56,10 +56,10 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
     },
 
     async downloadArtifact({ params, res }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       await requireExecution(db, id);
-      const a = await artifactOf(db.pool, id, params.artifactId as string);
-      if (!a) throw notFound(`no artifact ${params.artifactId as string} in execution ${id}`);
+      const a = await artifactOf(db.pool, id, params.artifactId);
+      if (!a) throw notFound(`no artifact ${params.artifactId} in execution ${id}`);
       let body: NodeJS.ReadableStream;
       try {
         body = await deps.storage.get(a.object_key);
@@ -76,7 +76,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
     },
 
     async listExecutionMetrics({ params, query, cursor }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       const limit = (query as { limit: number }).limit;
       const after = (cursor as { id: string } | undefined)?.id;
       await requireExecution(db, id);

@@ -74,7 +74,7 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
     });
   /** pause and resume: one state to another, 409 from any other. */
   const move = async (ctx: Ctx, from: BackfillState, to: BackfillState, action: string) => {
-    const id = ctx.params.backfillId as string;
+    const id = ctx.params.backfillId;
     const b = await one(id);
     if (!(await setBackfillState(pool, id, [from], to, deps.now()))) throw conflict('conflict', `backfill ${id} is ${b.state}, not ${from}`);
     await audit(ctx, action, b);
@@ -106,8 +106,8 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
           },
         ]);
       }
-      const cron = trigger!.definition.cron ?? '';
-      const timezone = trigger!.definition.timezone ?? 'UTC';
+      const cron = trigger.definition.cron ?? '';
+      const timezone = trigger.definition.timezone ?? 'UTC';
       const from = new Date(body.from);
       const to = new Date(body.to);
       if (!(from.getTime() <= to.getTime())) throw validationFailed([{ field: 'to', message: 'must not be before from' }]);
@@ -121,7 +121,7 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       if (fireTimes.length > BACKFILL_MAX_FIRE_TIMES)
         throw validationFailed([{ field: 'to', message: `the range holds more than ${BACKFILL_MAX_FIRE_TIMES} fire times: split it` }]);
       if (!fireTimes.length) throw validationFailed([{ field: 'from', message: 'no fire time of the schedule in the range' }]);
-      const triggerId = trigger!.trigger_id;
+      const triggerId = trigger.trigger_id;
       if (body.dry_run) {
         return {
           namespace,
@@ -157,14 +157,14 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       };
     },
 
-    getBackfill: async ({ params }: Ctx) => backfillBody(await one(params.backfillId as string)),
+    getBackfill: async ({ params }: Ctx) => backfillBody(await one(params.backfillId)),
 
     pauseBackfill: (ctx: Ctx) => move(ctx, 'running', 'paused', 'backfill.pause'),
 
     resumeBackfill: (ctx: Ctx) => move(ctx, 'paused', 'running', 'backfill.resume'),
 
     async cancelBackfill(ctx: Ctx) {
-      const id = ctx.params.backfillId as string;
+      const id = ctx.params.backfillId;
       const b = await one(id);
       const inFlight = await cancelBackfill(pool, id, deps.now());
       if (!inFlight) throw conflict('conflict', `backfill ${id} is ${b.state}`);

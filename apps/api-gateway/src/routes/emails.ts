@@ -32,7 +32,7 @@ const RATED = new Set(['sendEmail']);
 export function orgKeyAuthenticator(db: Db, defaultRate: number) {
   return async (req: Request, op: Operation): Promise<OrganizationPrincipal> => {
     const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    const principal = m ? await authenticateOrganizationKey(db.pool, m[1]!) : null;
+    const principal = m ? await authenticateOrganizationKey(db.pool, m[1]) : null;
     if (!principal) throw unauthorized('a valid organization key (Authorization: Bearer svc_live_...) is required');
     if (!RATED.has(op.operationId)) return principal;
     const wait = await takeOrganizationToken(db.pool, principal.organizationId, principal.rateLimit ?? defaultRate);

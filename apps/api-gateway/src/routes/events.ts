@@ -21,7 +21,7 @@ export interface EventRouteDeps {
 export function eventHandlers(deps: EventRouteDeps): OperationHandlers<AuthPrincipal> {
   return {
     async streamExecutionEvents({ params, req, res, log }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       await requireExecution(deps.db, id);
       const lastId = req.headers['last-event-id'];
       const sse = new SseWriter(res, { keepAliveMs: deps.live.keepAliveMs, signal: deps.hub.signal });

@@ -40,7 +40,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       return reply(201, started.execution ?? (await one(started.id)));
     },
 
-    getExecution: ({ params }: Ctx) => one(params.executionId as string),
+    getExecution: ({ params }: Ctx) => one(params.executionId),
 
     async listExecutions({ query, cursor }: Ctx) {
       const q = query as { limit: number; state?: string; namespace?: string; flow?: string; label?: string[] };
@@ -50,7 +50,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       for (const l of q.label ?? []) {
         const m = /^([^=:]+)[=:](.*)$/.exec(l);
         if (!m) throw validationFailed([{ field: 'label', message: 'must be key:value' }]);
-        labels[m[1]!] = m[2]!;
+        labels[m[1]] = m[2]!;
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
       const rows = await engine.listExecutionIds({
@@ -71,14 +71,14 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     },
 
     async cancelExecution(ctx: Ctx) {
-      const id = ctx.params.executionId as string;
+      const id = ctx.params.executionId;
       const out = await engine.cancel(id, ctx.principal!.email);
       await recordAudit(db.pool, { action: 'execution.cancel', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { state: out.state }, at: deps.now() });
       return one(id);
     },
 
     async rerunExecution(ctx: Ctx) {
-      const id = ctx.params.executionId as string;
+      const id = ctx.params.executionId;
       const created = await engine.rerun(id, ctx.principal!.email);
       await recordAudit(db.pool, {
         action: 'execution.rerun',
@@ -92,7 +92,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     },
 
     async restartExecution(ctx: Ctx) {
-      const id = ctx.params.executionId as string;
+      const id = ctx.params.executionId;
       const created = await engine.restart(id, ctx.principal!.email);
       await recordAudit(db.pool, {
         action: 'execution.restart',

@@ -116,11 +116,11 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const page = rows.slice(0, q.limit);
       return {
         items: page.map((x) => ({ ...revisionBody(x), source: undefined, definition: undefined })),
-        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ revision: page[page.length - 1]!.revision }) } : {}),
+        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ revision: page[page.length - 1].revision }) } : {}),
       } satisfies Answer<'listFlowRevisions'>;
     },
 
-    getFlowRevision: async ({ params }: Ctx) => revisionBody(await revisionById(params.namespace, params.flowId, params.revisionId as string)),
+    getFlowRevision: async ({ params }: Ctx) => revisionBody(await revisionById(params.namespace, params.flowId, params.revisionId)),
 
     async diffFlowRevisions({ params, query }: Ctx) {
       const q = query as { from: string; to?: string };

@@ -152,7 +152,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       const q = query as { limit: number };
       const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}) } satisfies Answer<'listGitSources'>;
+      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1].id }) } : {}) } satisfies Answer<'listGitSources'>;
     },
 
     getGitSource: ({ params }: Ctx) => guard(async () => body(await getGitSource(src, params.sourceId))),

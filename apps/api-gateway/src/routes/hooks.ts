@@ -91,7 +91,7 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
         throw err;
       }
-      const state = (created.execution ? created.execution.state : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED')) as Schemas['ExecutionState'];
+      const state = created.execution ? created.execution.state : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED');
       return reply(201, { execution_id: created.id, id: created.id, state } satisfies Answer<'webhookStart', 201>);
     },
 

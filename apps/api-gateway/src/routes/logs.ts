@@ -59,7 +59,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
   const { db } = deps;
   return {
     async getExecutionLogs({ params, query, cursor, req, res }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       const q = query as { limit: number; task?: string; attempt?: number };
       const attempt = q.attempt;
       const after = keyOf(cursor);
@@ -80,7 +80,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
     },
 
     async downloadExecutionLogs({ params, query, req, res }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       const { task, attempt } = query as { task?: string; attempt?: number };
       const head = await requireExecution(db, id);
       const name = safeFileName(`${head.namespace}-${head.flow_id ?? 'file'}-${head.id}.log`);
@@ -97,7 +97,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
         let text = '';
         for (const r of rows) text += downloadLine(r, fmt);
         if (!(await writeDrained(res, text))) return;
-        const last = rows[rows.length - 1]!;
+        const last = rows[rows.length - 1];
         after = { ts: last.ts, taskRunId: last.task_run_id, n: last.n };
         if (rows.length < DOWNLOAD_BATCH) break;
       }
@@ -105,7 +105,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
     },
 
     async streamExecutionLogs({ params, query, req, res, log }: Ctx) {
-      const id = params.executionId as string;
+      const id = params.executionId;
       const task = (query as { task?: string }).task;
       await requireExecution(db, id);
       let start: Position = '0';

@@ -130,7 +130,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       const page = rows.slice(0, q.limit);
       return {
         items: page.map(namespaceBody),
-        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}),
+        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}),
       } satisfies Answer<'listNamespaces'>;
     },
 
@@ -201,7 +201,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         const page = rows.slice(0, q.limit);
         return {
           items: page.map(versionBody),
-          ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1]!.version }) } : {}),
+          ...(rows.length > q.limit ? { next_cursor: encodeCursor({ version: page[page.length - 1].version }) } : {}),
         } satisfies Answer<'listVersions'>;
       });
     },

@@ -93,7 +93,7 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       const after = (cursor as { name?: string } | undefined)?.name;
       const rows = (await listOrganizations(pool)).filter((o) => after === undefined || o.name > after);
       const page = rows.slice(0, limit);
-      return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}) } satisfies Answer<'listOrganizations'>;
+      return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}) } satisfies Answer<'listOrganizations'>;
     },
 
     async createOrganization(ctx: Ctx) {

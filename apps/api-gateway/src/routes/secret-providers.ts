@@ -49,7 +49,7 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       const page = rows.slice(0, limit);
       return {
         items: page.map(providerBody),
-        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1]!.name }) } : {}),
+        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}),
       } satisfies Answer<'listSecretProviders'>;
     },
 

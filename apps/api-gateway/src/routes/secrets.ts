@@ -99,7 +99,7 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
     const page = rows.slice(0, limit);
     return {
       items: page.map(secretBody),
-      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}),
+      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1].key }) } : {}),
     } satisfies Answer<'listNamespaceSecrets'>;
   }
 

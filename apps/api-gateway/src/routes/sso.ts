@@ -104,7 +104,7 @@ function runStrategy(passport: InstanceType<typeof Passport>, strategy: SvcOidcS
     const res = {
       statusCode: 200,
       setHeader: (k: string, v: string) => void (headers[k.toLowerCase()] = v),
-      end: () => resolve({ redirect: headers.location! }),
+      end: () => resolve({ redirect: headers.location }),
     };
     passport.authenticate(strategy, { session: false }, (err: unknown, user: Express.User | false, info: unknown) => {
       if (err) reject(err);
@@ -218,7 +218,7 @@ export function createSso(deps: SsoDeps) {
         throw new LoginRefused('unavailable', `the IdP or the client secret cannot be reached: ${describe(err)}`);
       }
       (req as Request & { session?: unknown }).session = { oidc: state };
-      const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => done(null, { tokens } as Verified as Express.User));
+      const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => done(null, { tokens }));
       let out: Outcome;
       try {
         out = await runStrategy(passport, strategy, req);
@@ -365,8 +365,8 @@ export function createSso(deps: SsoDeps) {
           scopes: body.scopes ?? ['email', 'profile'],
           groupsClaim: body.groups_claim ?? 'groups',
           passwordLoginDisabled: body.password_login_disabled ?? false,
-          defaultRole: (body.default_role ?? 'viewer') as Role,
-          groupRoles: (body.group_roles ?? []) as OidcSettingsRow['groupRoles'],
+          defaultRole: body.default_role ?? 'viewer',
+          groupRoles: body.group_roles ?? [],
           updatedBy: ctx.principal!.email,
         },
         deps.now(),

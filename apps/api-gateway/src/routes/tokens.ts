@@ -69,7 +69,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const now = deps.now();
       return {
         items: page.map((t) => tokenBody(t, now)),
-        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1]!.id }) } : {}),
+        ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1].id }) } : {}),
       } satisfies Answer<'listTokens'>;
     },
 

@@ -43,7 +43,7 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       const after = cursor as { email: string } | undefined;
       const rows = await listUsers(db.prisma, { limit: q.limit, ...(after ? { afterEmail: after.email } : {}) });
       const page = rows.slice(0, q.limit);
-      return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1]!.email }) } : {}) } satisfies Answer<'listUsers'>;
+      return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1].email }) } : {}) } satisfies Answer<'listUsers'>;
     },
 
     async createUser(ctx: Ctx) {

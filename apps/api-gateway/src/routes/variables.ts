@@ -33,7 +33,7 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
     const page = rows.slice(0, limit);
     return {
       items: page.map(variableBody),
-      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1]!.key }) } : {}),
+      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1].key }) } : {}),
     } satisfies Answer<'listNamespaceVariables'>;
   }
 

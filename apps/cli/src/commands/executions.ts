@@ -257,7 +257,7 @@ export function registerExecutions(program: Command, app: App): void {
             ['STATE', (r) => stateColor(c, r.state)],
             ['REASON', (r) => r.reason],
             ['DURATION', (r) => duration(r.duration_ms)],
-            ['ERROR', (r) => (r.error ?? '').split('\n')[0]!.slice(0, 80)],
+            ['ERROR', (r) => (r.error ?? '').split('\n')[0].slice(0, 80)],
           ],
           c,
         ),

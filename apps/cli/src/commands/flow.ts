@@ -89,7 +89,7 @@ export function registerFlow(program: Command, app: App): void {
         ['FLOW', (f) => f.id],
         ['ENABLED', (f) => (f.enabled ? 'yes' : 'no')],
         ['UPDATED', (f) => when(f.updated_at)],
-        ['DESCRIPTION', (f) => (f.description ?? '').split('\n')[0]!.slice(0, 60)],
+        ['DESCRIPTION', (f) => (f.description ?? '').split('\n')[0].slice(0, 60)],
       ],
       'no flows',
     );

@@ -146,7 +146,7 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
         }
         throw err;
       }
-      base = saved!.version!;
+      base = saved.version!;
       bar.increment(part.length);
     }
   } finally {

@@ -149,7 +149,7 @@ present in SVC_MASTER_KEYS while it runs.
       const db = await openDatabase(io);
       try {
         const report = await rewrapSecrets(db.pool, keys, { batchSize: 200 });
-        io.stdout.write(`re-encrypted ${report.secrets} secret(s) and ${report.providers} provider credential(s) with key ${keys[0]!.id}\n`);
+        io.stdout.write(`re-encrypted ${report.secrets} secret(s) and ${report.providers} provider credential(s) with key ${keys[0].id}\n`);
         if (report.skipped.length) {
           io.stderr.write(`skipped ${report.skipped.length}: ${JSON.stringify(report.skipped.slice(0, 10))}\n`);
           app.exitCode = 1;

@@ -5,7 +5,7 @@ import type { CommandIo } from '../io.js';
 
 function context(io: CommandIo) {
   const output = io.stderr as NodeJS.WritableStream;
-  const stdin = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  const stdin = io.stdin ?? process.stdin;
   return { input: stdin, output: typeof output.on === 'function' ? output : process.stderr, clearPromptOnDone: false };
 }
 

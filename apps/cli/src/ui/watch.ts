@@ -48,7 +48,7 @@ function icon(c: Colors, state: string, tick: number): string {
     case 'SKIPPED':
       return c.yellow('-');
     case 'RUNNING':
-      return c.cyan(SPINNER[tick % SPINNER.length]!);
+      return c.cyan(SPINNER[tick % SPINNER.length]);
     default:
       return c.dim('·');
   }

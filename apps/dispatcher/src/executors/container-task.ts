@@ -149,7 +149,7 @@ export function memoryBytes(q: string): number {
   const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$/.exec(q);
   if (!m) throw new Error(`not a memory quantity: ${q}`);
   const mult: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-  return Math.round(Number(m[1]) * mult[m[2] ?? '']!);
+  return Math.round(Number(m[1]) * mult[m[2] ?? '']);
 }
 
 /** A cpu quantity (`1.5`, `500m`) in nano CPUs (Docker's NanoCpus). */

@@ -154,7 +154,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   /** The last lines the container printed (the runner's own messages), for an unreported end. */
   async function tail(container: Docker.Container): Promise<string> {
     try {
-      const buf = (await container.logs({ stdout: true, stderr: true, tail: 5, follow: false })) as unknown as Buffer;
+      const buf = await container.logs({ stdout: true, stderr: true, tail: 5, follow: false });
       return demux(buf).trim().split('\n').slice(-5).join(' | ');
     } catch {
       return '';
@@ -186,9 +186,9 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     if (!containers.length) return;
     const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
     online.add(ctx.instanceId);
-    const running = new Set(await ctx.engine.stillRunning(containers.map((c) => c.Labels[LABELS.taskRun]!)));
+    const running = new Set(await ctx.engine.stillRunning(containers.map((c) => c.Labels[LABELS.taskRun])));
     for (const c of containers) {
-      const runId = c.Labels[LABELS.taskRun]!;
+      const runId = c.Labels[LABELS.taskRun];
       const ended = !running.has(runId);
       const ownerOnline = online.has(c.Labels[LABELS.instance] ?? '');
       const container = docker.getContainer(c.Id);

@@ -94,7 +94,7 @@ export class AlertScanner {
           after = { ended_at: bound, execution_id: '' };
           break;
         }
-        const last = ended[ended.length - 1]!;
+        const last = ended[ended.length - 1];
         after = { ended_at: last.ended_at, execution_id: last.id };
       }
       await moveCursor(c, after.ended_at, after.execution_id);

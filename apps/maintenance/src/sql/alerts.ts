@@ -19,7 +19,7 @@ export async function moveCursor(c: pg.PoolClient, endedAt: Date, executionId: s
 /** The database's clock minus `settleMs`: the scanner reads executions that ended up to then. */
 export async function settledBound(c: Q, settleMs: number): Promise<Date> {
   const r = await c.query<{ t: Date }>(`SELECT now() - $1 * interval '1 millisecond' AS t`, [settleMs]);
-  return r.rows[0]!.t;
+  return r.rows[0].t;
 }
 
 export async function enabledRules(c: Q): Promise<AlertRuleRow[]> {
@@ -96,7 +96,7 @@ export async function alertsLastHour(c: Q, ruleId: string): Promise<number> {
     `SELECT count(DISTINCT (subject, event))::int AS n FROM alert_deliveries WHERE rule_id = $1 AND created_at > now() - interval '1 hour' AND status <> 'suppressed'`,
     [ruleId],
   );
-  return r.rows[0]!.n;
+  return r.rows[0].n;
 }
 
 export interface NewDelivery {

@@ -22,7 +22,7 @@ export function zoned(iso: string, timeZone: string): string {
       .formatToParts(d)
       .map((x) => [x.type, x.value]),
   );
-  const off = Math.round((Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!) - Math.floor(d.getTime() / 1000) * 1000) / 60_000);
+  const off = Math.round((Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second) - Math.floor(d.getTime() / 1000) * 1000) / 60_000);
   const abs = Math.abs(off);
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${off < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

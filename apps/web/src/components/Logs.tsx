@@ -98,7 +98,7 @@ export function Logs({
     if (!task && !q) return null; // every line: no index list needed
     const idx: number[] = [];
     for (let i = 0; i < all.length; i++) {
-      const l = all[i]!;
+      const l = all[i];
       if (task && l.task_key !== task) continue;
       if (q && !l.text.toLowerCase().includes(q)) continue;
       idx.push(i);
@@ -180,7 +180,7 @@ export function Logs({
       >
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
           {virt.getVirtualItems().map((row) => {
-            const l = lines.current[shown ? shown[row.index]! : row.index]!;
+            const l = lines.current[shown ? shown[row.index] : row.index];
             const marked = row.index === target;
             return (
               <div

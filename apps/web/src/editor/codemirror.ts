@@ -75,7 +75,7 @@ function flowHoverTexts(schema: JSONSchema7 | undefined) {
   const base = JSONHover.prototype.getHoverTexts;
   return (data: FoundCursorData, ...rest: unknown[]) => {
     const own = schema ? schemaAt(schema as Record<string, unknown>, data.pointer) : undefined;
-    const pick = own?.description ? { ...data, schema: own as FoundCursorData['schema'] } : data;
+    const pick = own?.description ? { ...data, schema: own } : data;
     // The library calls this with its schema draft as a second argument (for oneOf/anyOf names).
     return (base as (d: FoundCursorData, ...r: unknown[]) => ReturnType<typeof base>)(pick, ...rest);
   };

@@ -49,10 +49,10 @@ function child(root: Node, node: Node, key: string): Node | undefined {
   const index = /^\d+$/.test(key) ? Number(key) : undefined;
   for (const n of nodes) {
     if (index !== undefined) {
-      if (Array.isArray(n.prefixItems) && isNode(n.prefixItems[index])) return n.prefixItems[index] as Node;
+      if (Array.isArray(n.prefixItems) && isNode(n.prefixItems[index])) return n.prefixItems[index];
       if (isNode(n.items)) return n.items;
     }
-    if (isNode(n.properties) && isNode(n.properties[key])) return n.properties[key] as Node;
+    if (isNode(n.properties) && isNode(n.properties[key])) return n.properties[key];
   }
   for (const n of nodes) {
     if (isNode(n.patternProperties)) {

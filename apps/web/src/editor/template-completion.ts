@@ -37,7 +37,7 @@ export function declaredIds(doc: string): { inputs: string[]; tasks: string[] } 
     const top = /^([A-Za-z_][\w-]*):/.exec(line);
     if (top) list = top[1] === 'inputs' || top[1] === 'tasks' ? top[1] : null;
     const item = list && /^\s*-\s*(?:\{\s*)?id:\s*["']?([A-Za-z0-9_][\w-]*)/.exec(line);
-    if (list && item && !out[list].includes(item[1]!)) out[list].push(item[1]!);
+    if (list && item && !out[list].includes(item[1])) out[list].push(item[1]);
   }
   return out;
 }
@@ -71,7 +71,7 @@ export function templateCompletions(before: string, doc = ''): { from: number; o
   const fields = (names: readonly string[], owner: string): TemplateOption[] =>
     names.map((n) => ({ label: n, type: 'property', ...(DETAILS[`${owner}.${n}`] ? { detail: DETAILS[`${owner}.${n}`] } : {}) }));
   if (rest.length === 0) {
-    if (FIELDS[root]) return { from, options: fields(FIELDS[root]!, root) };
+    if (FIELDS[root]) return { from, options: fields(FIELDS[root], root) };
     if (root === 'inputs') return { from, options: ids.inputs.map((i) => ({ label: i, type: 'property' })) };
     if (root === 'tasks') return { from, options: ids.tasks.map((i) => ({ label: i, type: 'property' })) };
     return null;

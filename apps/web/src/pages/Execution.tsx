@@ -164,7 +164,7 @@ export function ExecutionPage({ id }: { id: string }) {
             task={task}
             tasks={taskKeys}
             onTask={setTask}
-            {...(logLine ? { line: { taskRunId: logLine[1]!, n: Number(logLine[2]) } } : {})}
+            {...(logLine ? { line: { taskRunId: logLine[1], n: Number(logLine[2]) } } : {})}
           />
         )}
         {tab === 'Outputs' && <Outputs ex={ex} />}

@@ -60,7 +60,7 @@ export async function requestGitSync(
   );
   await q.query(`UPDATE git_sources SET sync_requested_at = COALESCE(sync_requested_at, $2) WHERE id = $1`, [r.sourceId, r.now]);
   await q.query(`SELECT pg_notify($1, $2)`, [GIT_SYNC_CHANNEL, r.sourceId]);
-  return { run: run.rows[0]!, created: true };
+  return { run: run.rows[0], created: true };
 }
 
 export interface GitSourceClaim {
@@ -114,7 +114,7 @@ export async function insertRunningGitSyncRun(q: Queryable, r: { id: string; sou
     `INSERT INTO git_sync_runs (id, git_source_id, trigger, requested_by, status, started_at) VALUES ($1, $2, $3, $4, 'running', $5) RETURNING ${RUN_COLUMNS}`,
     [r.id, r.sourceId, r.trigger, r.requestedBy, r.now],
   );
-  return row.rows[0]!;
+  return row.rows[0];
 }
 
 /** Ends a run: its status (`success`, `no_change`, `failed`), commit, error and details. */

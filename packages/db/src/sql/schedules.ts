@@ -117,7 +117,7 @@ export async function triggerFingerprint(q: Queryable): Promise<string> {
     `SELECT concat_ws('/', (SELECT count(*) FROM flow_triggers), (SELECT max(updated_at) FROM flow_triggers),
                            (SELECT count(*) FILTER (WHERE enabled AND deleted_at IS NULL) FROM flows), (SELECT max(updated_at) FROM flows)) AS fp`,
   );
-  return r.rows[0]!.fp;
+  return r.rows[0].fp;
 }
 
 export interface UpcomingSchedule extends ScheduleSpec {

@@ -33,7 +33,7 @@ export function mergeExecutorSpec(task: FlowTask, def: FlowDefinition, nsFile: N
     const level = levels.find((l) => (l as Record<string, unknown>)[f] !== undefined);
     if (level) out[f] = (level as Record<string, unknown>)[f];
   }
-  return out as UntypedExecutor & { type?: string };
+  return out;
 }
 
 /** A task's timeout in milliseconds (default 24h), kept on its task runs for the claim. */

@@ -59,7 +59,7 @@ export function resolveInputs(defs: readonly FlowInput[] | undefined, given: Rec
       else if (def.required) problems.push({ field: `inputs.${def.id}`, message: 'is required' });
       continue;
     }
-    const r = coerce(def, given![def.id]);
+    const r = coerce(def, given[def.id]);
     if (r.ok) out[def.id] = r.value;
     else problems.push({ field: `inputs.${def.id}`, message: r.message });
   }

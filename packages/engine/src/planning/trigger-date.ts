@@ -30,13 +30,13 @@ export function rfc3339InZone(t: Date, timeZone: string): string {
   const p: Record<string, number> = {};
   for (const part of formatter(timeZone).formatToParts(t)) if (part.type !== 'literal') p[part.type] = Number(part.value);
   const wholeSeconds = Math.floor(ms / 1000) * 1000;
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
   const offsetMinutes = Math.round((wall - wholeSeconds) / 60_000);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
   const frac = ms - wholeSeconds;
   return (
-    `${pad(p.year!, 4)}-${pad(p.month!)}-${pad(p.day!)}T${pad(p.hour!)}:${pad(p.minute!)}:${pad(p.second!)}` +
+    `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}` +
     `${frac ? `.${pad(frac, 3)}` : ''}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
   );
 }
@@ -67,7 +67,7 @@ export const SECRET_INPUTS_KEY = 'secret_inputs';
 export function secretInputsOf(payload: Record<string, unknown> | null | undefined): Record<string, string> {
   const r = payload?.[SECRET_INPUTS_KEY];
   if (!r || typeof r !== 'object' || Array.isArray(r)) return {};
-  return Object.fromEntries(Object.entries(r).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  return Object.fromEntries(Object.entries(r).filter(([, v]) => typeof v === 'string'));
 }
 
 /**

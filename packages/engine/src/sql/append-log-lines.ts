@@ -9,7 +9,7 @@ const numberArray = (xs: readonly number[]) => `{${xs.join(',')}}`;
 function textArray(xs: readonly string[]): string {
   let out = '{';
   for (let i = 0; i < xs.length; i++) {
-    const x = xs[i]!;
+    const x = xs[i];
     if (i) out += ',';
     out += x.includes('"') || x.includes('\\') ? `"${x.replace(/[\\"]/g, '\\$&')}"` : `"${x}"`;
   }

@@ -128,7 +128,7 @@ export async function advanceMany(
 }
 
 async function varsOf(c: Client, ex: ExecutionRow, opts: AdvanceOptions): Promise<Record<string, string>> {
-  const snapshot = (await c.query<{ snapshot_id: string }>(EXECUTION_SNAPSHOT_SQL, [ex.id])).rows[0]!.snapshot_id;
+  const snapshot = (await c.query<{ snapshot_id: string }>(EXECUTION_SNAPSHOT_SQL, [ex.id])).rows[0].snapshot_id;
   return executionVars(c, opts.storage, { namespace: ex.namespace, snapshot_id: snapshot, definition: ex.definition });
 }
 

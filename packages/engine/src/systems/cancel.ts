@@ -27,7 +27,7 @@ export async function cancelExecution(pool: Conn, id: string, actor: string, now
     await history(c, [{ executionId: id, from: ex.state, to: 'CANCELLING', actor }], at);
     await notify(c, CHANNELS.stop, id);
     const follow = await advance(c, { ...ex, state: 'CANCELLING' }, at);
-    const state = (await c.query<{ state: ExecutionState }>(EXECUTION_STATE_SQL, [id])).rows[0]!.state;
+    const state = (await c.query<{ state: ExecutionState }>(EXECUTION_STATE_SQL, [id])).rows[0].state;
     return { state, followUps: [...follow, ...(await recordFollowUps(c, [{ kind: 'stop_children', executionId: id }]))] };
   });
 }

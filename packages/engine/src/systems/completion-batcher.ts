@@ -58,7 +58,7 @@ export class CompletionBatcher {
         try {
           const { results, followUps } = await this.o.write(batch.map((w) => w.item));
           await this.o.follow(followUps);
-          batch.forEach((w, i) => w.resolve(results[i]!));
+          batch.forEach((w, i) => w.resolve(results[i]));
         } catch (err) {
           if (batch.length > 1) this.o.onSplit?.(err, batch.length);
           for (const w of batch) await this.one(w, batch.length > 1);
@@ -74,7 +74,7 @@ export class CompletionBatcher {
       if (again) {
         const { results, followUps } = await this.o.write([w.item]);
         await this.o.follow(followUps);
-        return w.resolve(results[0]!);
+        return w.resolve(results[0]);
       }
     } catch {
       // Fall through to ending it alone.

@@ -187,7 +187,7 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
     },
     ...(known && toRead.length ? [planRead(toRead)] : []),
   ]);
-  const rows = ended_!.rows as { kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }[];
+  const rows = ended_.rows as { kind: 'x' | 'e'; id: string; execution_id: string; locked: boolean | null; ex: Record<string, unknown> | null }[];
   const ended = new Map<string, { executionId: string; locked: boolean }>();
   for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
   const results: EndResult[] = [];
@@ -205,11 +205,11 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
   // The freed slots: per dispatcher and executor type, its completions in the batch.
   const wanting = new Map<string, number[]>();
   items.forEach((it, i) => {
-    if (!it.claim || !results[i]!.executionId) return;
+    if (!it.claim || !results[i].executionId) return;
     const k = JSON.stringify([it.claim.instanceId, it.claim.pools, it.claim.executorType]);
     wanting.set(k, [...(wanting.get(k) ?? []), i]);
   });
-  const groups = [...wanting.values()].map((idx) => ({ idx, o: items[idx[0]!]!.claim!, filled: 0 }));
+  const groups = [...wanting.values()].map((idx) => ({ idx, o: items[idx[0]].claim!, filled: 0 }));
   // The first group's slots take the runs this plan queues for them in the plan's own statement (the handoff).
   const first = groups[0];
   const queuedOut = {
@@ -221,12 +221,12 @@ async function endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: (
   // The runs read in the first round trip, if they cover every execution locked (they do, unless a caller misnamed one).
   const runs = read && executions.every((e) => toRead.includes(e.id)) ? (read.rows as RunRead[]) : undefined;
   const followUps = executions.length ? await advanceMany(c, executions, now(), opts, queuedOut, runs) : [];
-  if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]!]!.claimed.push(run);
+  if (first) for (const run of queuedOut.started) results[first.idx[first.filled++]].claimed.push(run);
   // The slots left: one claim per dispatcher and executor type for all of its completions in the batch.
   for (const g of groups) {
     if (g.filled >= g.idx.length) continue;
     const { runs: claimed } = await claimRuns(c, { ...g.o, limit: g.idx.length - g.filled });
-    claimed.forEach((run, j) => results[g.idx[g.filled + j]!]!.claimed.push(run));
+    claimed.forEach((run, j) => results[g.idx[g.filled + j]].claimed.push(run));
   }
   // The runs queued here that these claims did not take: wake the dispatchers for them (a chain's next task, claimed, needs none).
   const taken = new Set(results.flatMap((r) => r.claimed.map((x) => x.id)));

@@ -111,7 +111,7 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
     const ms = h.hour.getTime();
     const f: Figures = h.figures ?? kept.get(ms)!;
     if (h.version !== null) marked.set(ms, { ...f, version: h.version });
-    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))]!;
+    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))];
     for (const k of COUNTS) b[k] += f[k];
     b.runs.push(f.durations);
   }

@@ -28,7 +28,7 @@ export async function runsToStop(pool: pg.Pool, taskRunIds: string[]): Promise<s
 
 /** The deployment's identity (sql/database.ts DEPLOYMENT_ID_SQL). */
 export function deploymentIdOf(pool: pg.Pool): Promise<string> {
-  return pool.query<{ id: string }>(DEPLOYMENT_ID_SQL).then((r) => r.rows[0]!.id);
+  return pool.query<{ id: string }>(DEPLOYMENT_ID_SQL).then((r) => r.rows[0].id);
 }
 
 /** `load` called once, its promise kept; called again after it failed. */

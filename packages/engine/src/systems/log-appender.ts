@@ -112,9 +112,9 @@ export class LogAppender {
       this.queues.delete(executionId);
       return;
     }
-    let total = q.waiting[0]!.lines.length;
+    let total = q.waiting[0].lines.length;
     let take = 1;
-    while (take < q.waiting.length && total + q.waiting[take]!.lines.length <= this.maxLines) total += q.waiting[take++]!.lines.length;
+    while (take < q.waiting.length && total + q.waiting[take].lines.length <= this.maxLines) total += q.waiting[take++].lines.length;
     const group = q.waiting.splice(0, take);
     q.inFlight = true;
     void this.commit(executionId, group).finally(() => {
@@ -127,13 +127,13 @@ export class LogAppender {
   private async commit(executionId: string, group: PendingBatch[]): Promise<void> {
     try {
       const stored = await this.store(executionId, group);
-      group.forEach((b, i) => b.resolve(stored[i]!));
+      group.forEach((b, i) => b.resolve(stored[i]));
     } catch (err) {
-      if (group.length === 1) group[0]!.reject(err);
+      if (group.length === 1) group[0].reject(err);
       else
         for (const b of group)
           await this.store(executionId, [b]).then(
-            ([n]) => b.resolve(n!),
+            ([n]) => b.resolve(n),
             (e: unknown) => b.reject(e),
           );
     }
@@ -188,8 +188,8 @@ export function plainIsSafe(batches: readonly AppendBatch[], highest: ReadonlyMa
   const above = new Map<string, number>();
   for (const b of batches) {
     const floor = above.get(b.taskRunId) ?? highest.get(b.taskRunId);
-    if (floor === undefined || b.lines[0]!.n <= floor) return false;
-    for (let i = 1; i < b.lines.length; i++) if (b.lines[i]!.n === b.lines[i - 1]!.n) return false;
+    if (floor === undefined || b.lines[0].n <= floor) return false;
+    for (let i = 1; i < b.lines.length; i++) if (b.lines[i].n === b.lines[i - 1].n) return false;
     above.set(b.taskRunId, b.lines.at(-1)!.n);
   }
   return true;
@@ -203,7 +203,7 @@ export interface AppendBatch {
 }
 
 function inOrder(lines: IncomingLogLine[]): IncomingLogLine[] {
-  for (let i = 1; i < lines.length; i++) if (lines[i]!.n < lines[i - 1]!.n) return [...lines].sort((a, b) => a.n - b.n);
+  for (let i = 1; i < lines.length; i++) if (lines[i].n < lines[i - 1].n) return [...lines].sort((a, b) => a.n - b.n);
   return lines;
 }
 

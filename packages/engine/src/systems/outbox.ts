@@ -37,7 +37,7 @@ export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<Fo
     text: RECORD_FOLLOW_UPS_SQL,
     values: [JSON.stringify(rows)],
   });
-  return follow.map((f, i) => ({ ...f, id: rows[i]!.id }) as FollowUp);
+  return follow.map((f, i) => ({ ...f, id: rows[i].id }));
 }
 
 /**

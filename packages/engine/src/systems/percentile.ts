@@ -38,8 +38,8 @@ export function kth(runs: readonly Float64Array[], k: number): number {
   let n = 0;
   for (const r of runs) {
     if (!r.length) continue;
-    if (r[0]! < lo) lo = r[0]!;
-    if (r[r.length - 1]! > hi) hi = r[r.length - 1]!;
+    if (r[0] < lo) lo = r[0]!;
+    if (r[r.length - 1] > hi) hi = r[r.length - 1]!;
     n += r.length;
   }
   if (!(k >= 0 && k < n)) throw new RangeError(`kth: k=${k} outside 0..${n - 1}`);
@@ -60,7 +60,7 @@ function countAtMost(r: Float64Array, v: number): number {
   let hi = r.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (r[mid]! <= v) lo = mid + 1;
+    if (r[mid] <= v) lo = mid + 1;
     else hi = mid;
   }
   return lo;

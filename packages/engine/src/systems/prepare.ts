@@ -120,7 +120,7 @@ export async function prepareTask(deps: SpecDeps, run: string | ClaimedRun, bund
       else if (typeof id === 'string' && Object.hasOwn(recipes, id)) deferred.add(id);
     }
   });
-  for (const id of deferred) parse(recipes[id]!).secretKeys.forEach((k) => keys.add(k));
+  for (const id of deferred) parse(recipes[id]).secretKeys.forEach((k) => keys.add(k));
   // Only what the templates read is loaded: upstream task runs, variables.
   let runs: Awaited<ReturnType<typeof latestRuns>> = [];
   if (readsTasks) {
@@ -156,7 +156,7 @@ export async function prepareTask(deps: SpecDeps, run: string | ClaimedRun, bund
     const inputs = { ...scope.inputs };
     for (const id of deferred) {
       try {
-        const r = renderTemplate(parse(recipes[id]!), {}, (k) => secrets.get(k));
+        const r = renderTemplate(parse(recipes[id]), {}, (k) => secrets.get(k));
         r.secretKeysUsed.forEach((k) => used.add(k));
         inputs[id] = r.text;
       } catch (err) {

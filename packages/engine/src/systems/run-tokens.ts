@@ -11,7 +11,7 @@ const SETTING = 'run_token_key';
 export async function loadRunTokenKey(pool: pg.Pool): Promise<Buffer> {
   await pool.query(INSERT_SETTING_SQL, [SETTING, crypto.randomBytes(32).toString('base64')]);
   const r = await pool.query<{ value: string }>(SETTING_SQL, [SETTING]);
-  return Buffer.from(r.rows[0]!.value, 'base64');
+  return Buffer.from(r.rows[0].value, 'base64');
 }
 
 const mac = (key: Buffer, body: string) => crypto.createHmac('sha256', key).update(body).digest('base64url');
@@ -28,7 +28,7 @@ export function verifyRunToken(key: Buffer, token: string, taskRunId: string, no
   const exp = Number(parts[2]);
   if (!Number.isSafeInteger(exp) || exp * 1000 <= now.getTime()) return false;
   const expected = Buffer.from(mac(key, parts.slice(0, 3).join('.')));
-  const got = Buffer.from(parts[3]!);
+  const got = Buffer.from(parts[3]);
   return expected.length === got.length && crypto.timingSafeEqual(expected, got);
 }
 

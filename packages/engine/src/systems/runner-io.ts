@@ -57,7 +57,7 @@ export async function storeArtifact(
     contentType,
     crypto.createHash('sha256').update(body).digest('hex'),
   ]);
-  return { id: r.rows[0]!.id, size: body.length };
+  return { id: r.rows[0].id, size: body.length };
 }
 
 /**

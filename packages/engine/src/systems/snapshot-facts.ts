@@ -38,7 +38,7 @@ export async function namespaceFileOf(
     const r = await c.query<{ file_hash: string }>(NAMESPACE_FILE_SQL, [snapshotId]);
     if (!r.rows[0]) return null;
     try {
-      return parseNamespaceFile((await storage.getBuffer(fileObjectKey(r.rows[0].file_hash))).toString('utf8')) as NamespaceFile;
+      return parseNamespaceFile((await storage.getBuffer(fileObjectKey(r.rows[0].file_hash))).toString('utf8'));
     } catch {
       return null;
     }

@@ -97,7 +97,7 @@ async function startRows(
 export async function startExecution(c: Client, deps: StartDeps, ex: ExecutionRow, now: Date): Promise<FollowUp[]> {
   const def = ex.definition;
   const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
-  const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(EXECUTION_PINS_SQL, [ex.id])).rows[0]!;
+  const row = (await c.query<{ snapshot_id: string; restart_of_id: string | null }>(EXECUTION_PINS_SQL, [ex.id])).rows[0];
   const start = await startRows(c, deps, def, row.snapshot_id, row.restart_of_id);
   await c.query(START_QUEUED_SQL, [ex.id, now, onlineSince(now), JSON.stringify(start.rows), timeoutAt]);
   return start.planned ? [] : advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
@@ -257,7 +257,7 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
     await c.query(CONCURRENCY_LOCK_SQL, [key]);
     const running = await c.query<{ n: number; queued: number }>(CONCURRENCY_COUNTS_SQL, [key]);
     // Full, or others already wait (oldest first): this one waits or is skipped.
-    if (running.rows[0]!.n >= limit! || running.rows[0]!.queued > 0) {
+    if (running.rows[0].n >= limit! || running.rows[0].queued > 0) {
       const state = (n.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
       const now = deps.config.now();
       const id = n.id ?? newId();
@@ -285,7 +285,7 @@ export async function startQueued(pool: Conn, deps: StartDeps, key: string): Pro
       const ex = next.rows[0];
       if (!ex) return follow;
       const running = await c.query<{ n: number }>(CONCURRENCY_RUNNING_SQL, [key]);
-      if (ex.limit !== null && running.rows[0]!.n >= ex.limit) return follow;
+      if (ex.limit !== null && running.rows[0].n >= ex.limit) return follow;
       follow.push(...(await startExecution(c, deps, ex, deps.config.now())));
     }
   });

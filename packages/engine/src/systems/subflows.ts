@@ -54,8 +54,8 @@ export async function startSubflow(
   } else {
     try {
       child = await trigger({
-        namespace: ns!,
-        flowId: flowId!,
+        namespace: ns,
+        flowId: flowId,
         inputs: f.inputs,
         triggerType: 'subflow',
         triggerPayload: { parent_execution_id: parent.id, parent_task_run_id: run.id },

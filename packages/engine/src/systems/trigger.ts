@@ -121,7 +121,7 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
   };
   // Variables are loaded only when a template reads them, as for a task (spec.ts).
   if (Object.values(templates).some((p) => p.roots.includes('vars'))) {
-    scope.vars = await executionVars(c as pg.Pool, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
+    scope.vars = await executionVars(c, deps.storage, { namespace: t.namespace, snapshot_id: head.snapshot_id!, definition: head.definition });
   }
   // A template that reads secret() is stored masked, with its recipe in the
   // trigger payload for the tasks that read the input (defer-secrets.ts).

@@ -28,5 +28,5 @@ export async function executionVars(
       nsFileVars = {};
     }
   }
-  return { ...nsFileVars, ...(await new VariableStore(pool as pg.Pool).resolveVars(ex.namespace, ex.definition.variables ?? {})) };
+  return { ...nsFileVars, ...(await new VariableStore(pool).resolveVars(ex.namespace, ex.definition.variables ?? {})) };
 }

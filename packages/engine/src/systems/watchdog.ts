@@ -128,7 +128,7 @@ export const STALE_REQUEST_MS = 5_000;
  */
 export async function watchdogPass(sys: SystemResources, o: { now?: Date; judgeLiveness: boolean; heartbeatTimeoutMs: number }): Promise<WatchdogReport> {
   const { pool } = sys;
-  const now = o.now ?? (await pool.query<{ now: Date }>(DATABASE_NOW_SQL)).rows[0]!.now;
+  const now = o.now ?? (await pool.query<{ now: Date }>(DATABASE_NOW_SQL)).rows[0].now;
   const ex = await timeOutExecutions(pool, now);
   const to = await timeOutTaskRuns(pool, now);
   const none = { ids: [] as string[], followUps: [] as FollowUp[] };

@@ -11,7 +11,7 @@ export function memberText(key: string | number): string {
 /** `tasks.extract.outputs.rows` from a root and its members. */
 export function pathText(root: string, keys: readonly (string | number)[], count = keys.length): string {
   let text = root;
-  for (let i = 0; i < count; i++) text += memberText(keys[i] as string | number);
+  for (let i = 0; i < count; i++) text += memberText(keys[i]);
   return text;
 }
 

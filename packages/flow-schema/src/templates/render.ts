@@ -198,7 +198,7 @@ function walk(value: unknown, path: readonly (string | number)[], start: number,
   let owner = step.owner;
   if (current === undefined) throw new TemplateError(ctx.expression, `${owner} is not available here`);
   for (let i = start; i < path.length; i++) {
-    const key = path[i] as string | number;
+    const key = path[i];
     const first = i === start;
     const subject = first ? step.subject : owner;
     const noun = first ? step.noun : 'key';

@@ -68,7 +68,7 @@ export class Scanner {
       while (i < s.length && isIdentPart(s.charCodeAt(i))) i++;
       tok = { type: 'ident', value: s.slice(start, i), start, end: i };
     } else if (c === 0x2e || c === 0x5b || c === 0x5d || c === 0x28 || c === 0x29 || c === 0x2c /* . [ ] ( ) , */) {
-      tok = { type: 'punct', value: s[i] as string, start, end: i + 1 };
+      tok = { type: 'punct', value: s[i], start, end: i + 1 };
     } else {
       const ch = String.fromCodePoint(s.codePointAt(i) as number);
       throw this.fail(`unexpected character ${JSON.stringify(ch)} at ${positionText(s, i)}`, i);

@@ -67,7 +67,7 @@ export class ScratchRepo {
   async remoteHead(remote: RemoteRef): Promise<string | null> {
     const out = (await this.run(['ls-remote', '--heads', remote.url, `refs/heads/${remote.branch}`])).toString('utf8');
     const line = out.split('\n').find((l) => l.endsWith(`\trefs/heads/${remote.branch}`));
-    return line ? line.split('\t')[0]! : null;
+    return line ? line.split('\t')[0] : null;
   }
 
   /** Fetches the branch head (depth 1) and describes it. */
@@ -108,7 +108,7 @@ export class ScratchRepo {
       const [oid, type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
       if (type !== 'blob') throw new Error(`object ${oid} is ${type}, not a blob`);
       const n = Number(size);
-      out.set(oid!, buf.subarray(nl + 1, nl + 1 + n));
+      out.set(oid, buf.subarray(nl + 1, nl + 1 + n));
       at = nl + 1 + n + 1;
     }
     return out;

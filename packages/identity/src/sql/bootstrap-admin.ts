@@ -17,6 +17,6 @@ export async function insertFirstUser(pool: pg.Pool, u: { email: string; name: s
        RETURNING id, email, display_name, password_hash, role, disabled, must_change_password, created_at, last_login_at`,
       [newId(), u.email, u.name, u.passwordHash, u.role, u.now],
     );
-    return r.rows[0]!;
+    return r.rows[0];
   });
 }

@@ -22,7 +22,7 @@ export function parseExecArgs(argv: string[], env: NodeJS.ProcessEnv, tmpdir: st
   let server = env.SVC_SERVER ?? '';
   let taskRunId = env.SVC_TASK_RUN_ID ?? '';
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
+    const arg = args[i];
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;

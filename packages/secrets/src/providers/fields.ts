@@ -15,7 +15,7 @@ export function pickField(provider: string, path: string, data: Record<string, u
   if (field !== undefined) return Object.hasOwn(data, field) && data[field] !== null ? asText(data[field]) : undefined;
   if (Object.hasOwn(data, 'value')) return asText(data.value);
   const keys = Object.keys(data);
-  if (keys.length === 1) return asText(data[keys[0]!]);
+  if (keys.length === 1) return asText(data[keys[0]]);
   if (keys.length === 0) return undefined;
   // Field names are not secret; listing them helps the author pick one.
   throw new ProviderError(provider, `the secret at ${path} has several fields (${keys.sort().join(', ')}); name one with #field`);

@@ -18,7 +18,7 @@ export async function upsertVariable(db: PrismaDb, v: { namespace: string; key: 
     INSERT INTO variables (namespace, key, value, created_at, updated_at, updated_by) VALUES (${v.namespace}, ${v.key}, ${v.value}, ${v.now}, ${v.now}, ${v.by})
     ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
     RETURNING namespace, key, value, created_at, updated_at, updated_by, (xmax = 0) AS created`;
-  return rows[0]!;
+  return rows[0];
 }
 
 export async function upsertSecret(
@@ -31,7 +31,7 @@ export async function upsertSecret(
     ON CONFLICT (namespace, key) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, nonce = EXCLUDED.nonce, key_id = EXCLUDED.key_id,
       updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
     RETURNING namespace, key, key_id, created_at, updated_at, updated_by, (xmax = 0) AS created`;
-  return rows[0]!;
+  return rows[0];
 }
 
 /** Locks a provider's row for a read-modify-write (update); false when there is none. */

@@ -39,7 +39,7 @@ const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[
 /** The settings page at /admin/:tab; an unknown or missing tab shows the first. */
 export function Admin({ tab = 'secrets' }: { tab?: string }) {
   const { can, needs } = usePermission();
-  const current = TABS.find((t) => t.id === tab) ?? TABS[0]!;
+  const current = TABS.find((t) => t.id === tab) ?? TABS[0];
   return (
     <div className="page">
       <h1>Settings</h1>

@@ -29,7 +29,7 @@ function parseMapping(text: string): Mapping | string {
     if (!line.trim()) continue;
     const m = /^\s*(.+?)\s*=\s*(\w+)\s*$/.exec(line);
     if (!m || !ROLES.includes(m[2] as Role)) return `Line ${i + 1}: write “group = role” with a role of ${ROLES.join(', ')}.`;
-    out.push({ group: m[1]!, role: m[2] as Role });
+    out.push({ group: m[1], role: m[2] as Role });
   }
   return out;
 }
