@@ -41,7 +41,8 @@ async function saveFlows(ns: string, now: () => Date, files: Record<string, stri
   );
 }
 
-const retention = (now: Date) => runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: RETENTION_DAYS, batchSize: 2 }, now);
+const retention = (now: Date) =>
+  runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: RETENTION_DAYS, batchSize: 2 }, now);
 
 /** The markers of namespace `ns` as `flow@fire time`, in order. */
 async function markers(ns: string): Promise<string[]> {

@@ -22,7 +22,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning } from '@svc/identity';
+import { claimEmails, EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning, markEmailNotSent, markEmailSent, type ClaimedEmail } from '@svc/identity';
 import { WokenPasses } from './woken-passes.js';
 
 export { EMAIL_QUEUED_CHANNEL };
@@ -46,15 +46,6 @@ export interface MailSenderOptions {
   pollMs?: number;
   firstRetryMs?: number;
   claimMs?: number;
-}
-
-interface Claimed {
-  id: string;
-  from_address: string;
-  to_address: string;
-  subject: string;
-  text: string;
-  attempts: number;
 }
 
 /** Whether an SMTP failure may pass on a later attempt: a 4xx answer, or no answer at all (connection, timeout). */
@@ -163,35 +154,20 @@ export class MailSender {
     }
   }
 
-  private async claim(): Promise<Claimed[]> {
-    const r = await this.o.db.pool.query<Claimed>(
-      `UPDATE emails SET status = 'sending', locked_by = $1, locked_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-       WHERE id IN (
-         SELECT id FROM emails
-         WHERE (status = 'queued' AND next_attempt_at <= now()) OR (status = 'sending' AND locked_until < now())
-         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING id, from_address, to_address, subject, text, attempts`,
-      [this.o.instanceId, this.o.claimMs ?? CLAIM_MS, BATCH],
-    );
-    return r.rows;
+  /** Claims due emails (the queue's statements are @svc/identity's: email-queue.ts). */
+  private claim(): Promise<ClaimedEmail[]> {
+    return claimEmails(this.o.db.pool, this.o.instanceId, this.o.claimMs ?? CLAIM_MS, BATCH);
   }
 
-  private async send(e: Claimed): Promise<void> {
+  private async send(e: ClaimedEmail): Promise<void> {
     try {
       const info = await this.transport.sendMail({ from: e.from_address, to: e.to_address, subject: e.subject, text: e.text });
-      await this.o.db.pool.query(
-        `UPDATE emails SET status = 'sent', sent_at = now(), message_id = $2, error = '', locked_by = NULL, locked_until = NULL WHERE id = $1 AND locked_by = $3`,
-        [e.id, info.messageId ?? null, this.o.instanceId],
-      );
+      await markEmailSent(this.o.db.pool, e.id, info.messageId ?? null, this.o.instanceId);
     } catch (err) {
       const message = this.describe(err);
       const last = !isTemporary(err) || e.attempts >= MAX_ATTEMPTS;
       const delay = Math.min(3600_000, (this.o.firstRetryMs ?? FIRST_RETRY_MS) * 2 ** (e.attempts - 1));
-      await this.o.db.pool.query(
-        `UPDATE emails SET status = $2, error = $3, next_attempt_at = now() + $4 * interval '1 millisecond', locked_by = NULL, locked_until = NULL
-         WHERE id = $1 AND locked_by = $5`,
-        [e.id, last ? 'failed' : 'queued', message, delay, this.o.instanceId],
-      );
+      await markEmailNotSent(this.o.db.pool, e.id, { last, error: message, retryMs: delay, senderId: this.o.instanceId });
       this.o.log[last ? 'warn' : 'info'](last ? 'email failed' : 'email not sent; retrying', { email_id: e.id, attempt: e.attempts, error: message });
     }
   }

@@ -87,7 +87,7 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     let retention: RetentionResult;
     try {
       retention = await runRetention(
-        { ...common, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) },
+        { ...common, engine: opts.engine, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) },
         now,
       );
       metrics.runs.inc({ job: 'retention', outcome: 'ok' });

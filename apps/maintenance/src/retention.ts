@@ -25,12 +25,18 @@
 //   execution it started is gone. See deleteSpentScheduleFires in @svc/db.
 // - a `flow_trigger_firings` row in the same statement as its upstream
 //   execution (ON DELETE CASCADE), never ahead of it: see
-//   EXECUTION_CHILD_TABLES.
+//   EXECUTION_CHILD_TABLES in @svc/engine (src/sql/retention.ts).
+//
+// The statements are their tables' owners': an execution and its rows go
+// through the engine (Engine.retention), emails and their quota counters
+// through @svc/identity; this loop orders them and checks the lease.
 //
 // Every statement deletes at most `batchSize` rows and the loops re-check the
 // lease between statements, so a run never holds locks for long on the tables
 // users write, and a holder that lost its lease stops at the next batch.
 import { deleteSpentScheduleFires, type Db } from '@svc/db';
+import type { Engine } from '@svc/engine';
+import { deleteEmailsBefore, deleteEmailUsageBefore } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
@@ -38,16 +44,9 @@ import {
   deleteAiUsageBefore,
   deleteAuditEventsBefore,
   deleteAlertDeliveriesBefore,
-  deleteEmailsBefore,
-  deleteEmailUsageBefore,
-  deleteExecutionRows,
-  deleteExecutions,
   deleteExpiredSessions,
   deleteLoginAttemptsBefore,
   deleteSilentInstances,
-  EXECUTION_CHILD_TABLES,
-  objectKeysOfExecutions,
-  selectExpiredExecutions,
 } from './sql/retention.js';
 
 const DAY_MS = 86_400_000;
@@ -71,6 +70,8 @@ export const DEFAULT_EXECUTION_BATCH = 100;
 
 export interface RetentionDeps {
   db: Db;
+  /** The engine: ended executions and their rows go through its retention (the engine owns those tables). */
+  engine: Pick<Engine, 'retention'>;
   storage: ObjectStore;
   log: Logger;
   metrics?: MaintenanceMetrics;
@@ -117,18 +118,19 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
   };
 
   const executionCutoff = new Date(now.getTime() - deps.retentionDays * DAY_MS);
-  executions: for (;;) {
+  const executions = deps.engine.retention;
+  expired: for (;;) {
     if (!go()) break;
-    const ids = await selectExpiredExecutions(pool, executionCutoff, deps.executionBatch ?? DEFAULT_EXECUTION_BATCH);
+    const ids = await executions.expired(executionCutoff, deps.executionBatch ?? DEFAULT_EXECUTION_BATCH);
     if (!ids.length) break;
     // Keys are read before their rows go; the objects go after the executions,
     // so a crash in between leaves objects without a row, which the storage
     // cleanup removes, and never a row without its object.
-    const keys = await objectKeysOfExecutions(pool, ids);
-    for (const child of EXECUTION_CHILD_TABLES) {
-      if (!(await drain(child.table, () => deleteExecutionRows(pool, child, ids, batch)))) break executions;
+    const keys = await executions.objectKeys(ids);
+    for (const table of executions.childTables) {
+      if (!(await drain(table, () => executions.deleteRows(table, ids, batch)))) break expired;
     }
-    const deleted = new Set(await deleteExecutions(pool, ids, executionCutoff));
+    const deleted = new Set(await executions.deleteExecutions(ids, executionCutoff));
     count('executions', deleted.size);
     // Nothing deleted means nothing will change on the next round either.
     if (!deleted.size) break;

@@ -14,7 +14,7 @@ before(async () => {
 after(() => env.close());
 
 const retention = (now: Date, extra: Partial<Parameters<typeof runRetention>[0]> = {}) =>
-  runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 30, batchSize: 3, executionBatch: 2, ...extra }, now);
+  runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 30, batchSize: 3, executionBatch: 2, ...extra }, now);
 
 test('ended executions go with their task runs, logs, metrics, artifacts (rows and objects), archives and insights SVC_RETENTION_DAYS after their end', async () => {
   const clock = testClock();

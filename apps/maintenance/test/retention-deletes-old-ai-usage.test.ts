@@ -36,13 +36,13 @@ test('ai_usage rows of days older than SVC_RETENTION_DAYS go; the days inside it
   await usage('u1', ago(0));
   await usage('auto', ago(0));
 
-  const r = await runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 2 }, now);
+  const r = await runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 2 }, now);
   assert.equal(r.rows.ai_usage, 5, 'three of day -400, day -120 and day -91, in batches of 2');
   assert.deepEqual(await days(), [`u2 ${ago(90)}`, `u1 ${ago(1)}`, `auto ${ago(0)}`, `u1 ${ago(0)}`]);
 
   // A run with nothing old deletes nothing; a shorter setting takes more, never today.
-  assert.equal((await runRetention({ db: env.db, storage: env.storage, log: env.log, retentionDays: 90 }, now)).rows.ai_usage, undefined);
-  const short = await runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 1, batchSize: 2 }, now);
+  assert.equal((await runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, retentionDays: 90 }, now)).rows.ai_usage, undefined);
+  const short = await runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 1, batchSize: 2 }, now);
   assert.equal(short.rows.ai_usage, 1, 'day -90; yesterday ended 12 hours ago');
   assert.equal(await count(env.db, `SELECT 1 FROM ai_usage WHERE day = $1::date`, [ago(0)]), 2);
   assert.match(await env.metrics.registry.metrics(), /svc_maintenance_rows_deleted_total\{table="ai_usage"\} 6/);

@@ -31,7 +31,7 @@ test('alert deliveries past SVC_RETENTION_DAYS go with their attempts unless sti
   const ago = (days: number) => new Date(now.getTime() - days * DAY);
   const old = [await delivery(ago(91), 'delivered'), await delivery(ago(100), 'failed'), await delivery(ago(200), 'suppressed'), await delivery(ago(95), 'delivered')];
   const kept = [await delivery(ago(91), 'pending'), await delivery(ago(92), 'sending'), await delivery(ago(89), 'delivered')];
-  const r = await runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 3 }, now);
+  const r = await runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 3 }, now);
   assert.equal(r.rows.alert_deliveries, 4);
   assert.equal(await count(env.db, `SELECT 1 FROM alert_deliveries WHERE id = ANY($1)`, [old]), 0);
   assert.equal(await count(env.db, `SELECT 1 FROM alert_delivery_attempts WHERE delivery_id = ANY($1)`, [old]), 0);

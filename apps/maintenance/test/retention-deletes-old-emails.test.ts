@@ -35,7 +35,7 @@ test('emails older than SVC_EMAIL_RETENTION_DAYS go, whatever their status; youn
   for (const d of [ago(40), ago(32)]) await env.db.pool.query(`INSERT INTO org_email_usage (organization_id, day, count) VALUES ($1, $2::date, 5)`, [orgId, day(d)]);
   for (const d of [ago(20), now]) await env.db.pool.query(`INSERT INTO org_email_usage (organization_id, day, count) VALUES ($1, $2::date, 5)`, [orgId, day(d)]);
 
-  const r = await runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 3 }, now);
+  const r = await runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, batchSize: 3 }, now);
   assert.equal(r.rows.emails, 4);
   assert.equal(r.rows.org_email_usage, 2);
   assert.equal(await count(env.db, `SELECT 1 FROM emails WHERE id = ANY($1)`, [old]), 0);
@@ -43,7 +43,10 @@ test('emails older than SVC_EMAIL_RETENTION_DAYS go, whatever their status; youn
   assert.equal(await count(env.db, `SELECT 1 FROM org_email_usage`), 2);
 
   // A shorter setting takes the 29-day-old one too.
-  const again = await runRetention({ db: env.db, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, emailRetentionDays: 7, batchSize: 3 }, now);
+  const again = await runRetention(
+    { db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: 90, emailRetentionDays: 7, batchSize: 3 },
+    now,
+  );
   assert.equal(again.rows.emails, 1);
   assert.equal(await count(env.db, `SELECT 1 FROM emails WHERE id = ANY($1)`, [young]), 1);
   assert.match(await env.metrics.registry.metrics(), /svc_maintenance_rows_deleted_total\{table="emails"\} 5/);

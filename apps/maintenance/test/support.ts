@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb, newId, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { testEngine } from '@svc/engine/internal';
 import { createTestLogger, type Logger } from '@svc/logging';
 import { FileObjectStore } from '@svc/storage';
 import { createMaintenanceMetrics, type MaintenanceMetrics } from '../src/index.js';
@@ -20,6 +21,8 @@ export interface TestEnv {
   log: Logger;
   logs: () => Record<string, unknown>[];
   metrics: MaintenanceMetrics;
+  /** An engine on this database (retention deletes executions through it). */
+  engine: ReturnType<typeof testEngine>;
   close(): Promise<void>;
 }
 
@@ -37,6 +40,7 @@ export async function setupEnv(): Promise<TestEnv> {
     log: logger,
     logs: lines,
     metrics: createMaintenanceMetrics({ defaultMetrics: false }),
+    engine: testEngine({ pool: db.pool, storage }),
     async close() {
       await db.close();
       await tdb.drop();

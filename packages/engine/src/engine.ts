@@ -23,6 +23,7 @@ import { plannerOf, type Planner } from './systems/planner.js';
 import { prepareOrEnd, type PreparedTask } from './systems/prepare.js';
 import { executionState, listExecutionIds, type ExecutionFilter } from './systems/read-executions.js';
 import { rerunExecution, restartExecution } from './systems/rerun.js';
+import { ExecutionRetention } from './systems/retention.js';
 import { appendLogs, heartbeatTaskRun, recordRunnerEvent, storeArtifact, type IncomingLogLine, type RunnerEvent, type TaskRunIdentity } from './systems/runner-io.js';
 import { RunTokens } from './systems/run-tokens.js';
 import { loadExecutions } from './systems/serialize.js';
@@ -31,9 +32,6 @@ import { startSubflow, type SubflowTask } from './systems/subflows.js';
 import { triggerFlow, triggerFlowWith, type TriggerRequest } from './systems/trigger.js';
 import { stopInstanceTaskRuns, watchdogPass } from './systems/watchdog.js';
 import { TaskRunNotStartableError } from './errors.js';
-
-export type { ApiExecution, EngineResources, EngineStorage, EngineTx, Started, WatchdogReport } from './resources.js';
-export { STALE_REQUEST_MS } from './systems/watchdog.js';
 
 export class Engine {
   /** What the systems share. */
@@ -48,6 +46,8 @@ export class Engine {
   private readonly deployment = onceUntilFailed(() => deploymentIdOf(this.pool));
   /** The rolled-up hours of the dashboard this process fetched (checked against the database at every request). */
   private readonly dashboardHours = new DashboardHoursCache();
+  /** Deletes ended executions past retention with all their rows (systems/retention.ts): the maintenance lease holder's. */
+  readonly retention: ExecutionRetention;
 
   constructor(readonly resources: EngineResources) {
     this.sys = systemResources(resources, this.stopping.signal);
@@ -55,6 +55,7 @@ export class Engine {
     this.bundles = new Bundles(this.pool, resources.storage, this.sys.now);
     this.completer = new Completer(this.sys, () => this.planner);
     this.runTokens = new RunTokens(this.pool, this.sys.now);
+    this.retention = new ExecutionRetention(this.pool);
   }
 
   private async started(created: { id: string; followUps: FollowUp[]; execution?: ApiExecution }): Promise<Started> {
@@ -295,5 +296,3 @@ export class Engine {
     return flowMetrics(this.pool, namespace, flowId, o);
   }
 }
-
-export type { ClaimedRun, FlowTriggerResult, IncomingLogLine, NewExecution, PreparedTask, RunnerEvent, TaskCompletion, TaskRunIdentity, TriggerRequest };

@@ -2,7 +2,10 @@
 // (engine.ts), the errors it raises (each with a code the gateway maps to the
 // envelope), and the names of its NOTIFY channels. Its tests and the
 // benchmarks reach inside through `@svc/engine/internal`.
-export { Engine, STALE_REQUEST_MS, type ApiExecution, type EngineResources, type EngineStorage, type EngineTx, type Started, type WatchdogReport } from './engine.js';
+export { Engine } from './engine.js';
+export type { ApiExecution, EngineResources, EngineStorage, EngineTx, Started, WatchdogReport } from './resources.js';
+export { STALE_REQUEST_MS } from './systems/watchdog.js';
+export type { ExecutionObject, ExecutionRetention, ExecutionChildTable } from './systems/retention.js';
 export {
   ENGINE_ERROR_CODES,
   EngineError,

@@ -44,10 +44,13 @@ export { fireFlowTriggers, sweepFlowTriggers, type FlowTriggerResult } from './s
 export * from './errors.js';
 export { withRetry, IO_RETRY_FOR_MS, RetriesExhaustedError } from './retry.js';
 export { failLostContainerRuns, CONTAINER_EXECUTORS } from './systems/watchdog.js';
-export { Engine, STALE_REQUEST_MS } from './engine.js';
+export { Engine } from './engine.js';
+export { STALE_REQUEST_MS } from './systems/watchdog.js';
+export { ExecutionRetention, EXECUTION_CHILD_TABLES, EXECUTION_END_STATES } from './systems/retention.js';
 
 import type pg from 'pg';
-import { Engine as TheEngine, type EngineStorage } from './engine.js';
+import { Engine as TheEngine } from './engine.js';
+import type { EngineStorage } from './resources.js';
 
 /** An Engine for tests and benchmarks: the process executor by default, no master keys, generous limits, a quiet log. */
 export function testEngine(o: {

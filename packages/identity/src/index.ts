@@ -9,5 +9,6 @@ export * from './sql/credentials.js';
 export * from './organizations.js';
 export * from './email-senders.js';
 export * from './organization-email.js';
+export * from './email-queue.js';
 export * from './sso.js';
 export * from './role-bindings.js';

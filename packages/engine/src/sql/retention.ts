@@ -1,0 +1,42 @@
+// Retention of ended executions (systems/retention.ts): the maintenance lease
+// holder deletes them with every row hung on them, in bounded batches, so no
+// single statement holds locks for long on tables users and runners write.
+
+/** Execution states after which an execution never changes again. */
+export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+
+/**
+ * Tables holding rows of an execution, emptied child-first in bounded batches
+ * before the execution row is deleted (whose ON DELETE CASCADE is then only a
+ * backstop for rows written meanwhile). `log_lines` has no foreign key.
+ * `ai_insights` is the AI module's table: its rows go here only with their
+ * execution.
+ *
+ * `flow_trigger_firings` is left out on purpose: its rows (a few per
+ * execution, one per downstream trigger) are the exactly-once markers of the
+ * flow triggers of their upstream execution, and go by the cascade in the
+ * very statement that deletes that execution. Deleted ahead, they would be
+ * missing if the execution is kept after all (restarted meanwhile, so
+ * DELETE_EXECUTIONS_SQL's re-check spares it) and its triggers would fire
+ * again when it ends. Once the execution is gone nothing can fire for it:
+ * fireFlowTriggers starts from the execution row.
+ */
+export const EXECUTION_CHILD_TABLES = ['log_lines', 'task_metrics', 'execution_history', 'ai_insights', 'artifacts', 'log_archives', 'task_runs'] as const;
+
+export type ExecutionChildTable = (typeof EXECUTION_CHILD_TABLES)[number];
+
+/** Ended executions whose end is before $1 (states $2), oldest end first, at most $3. */
+export const EXPIRED_EXECUTIONS_SQL = `SELECT id FROM executions WHERE ended_at < $1 AND state = ANY($2) ORDER BY ended_at LIMIT $3`;
+
+/** Object store keys the rows of executions $1 point at (artifacts, archived logs). */
+export const OBJECT_KEYS_OF_EXECUTIONS_SQL = `SELECT execution_id, object_key, size FROM artifacts WHERE execution_id = ANY($1)
+     UNION ALL
+     SELECT execution_id, object_key, size FROM log_archives WHERE execution_id = ANY($1)`;
+
+/** Per child table: deletes at most $2 of its rows that belong to executions $1 (each table's rows by `execution_id`). */
+export const DELETE_EXECUTION_ROWS_SQL = Object.fromEntries(
+  EXECUTION_CHILD_TABLES.map((t) => [t, `DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE execution_id = ANY($1) LIMIT $2))`]),
+) as Record<ExecutionChildTable, string>;
+
+/** Deletes executions $1 that still ended before $2; returns the ids deleted. */
+export const DELETE_EXECUTIONS_SQL = `DELETE FROM executions WHERE id = ANY($1) AND ended_at < $2 RETURNING id`;

@@ -1,0 +1,54 @@
+// Retention of ended executions: the statements the maintenance lease holder
+// runs (apps/maintenance retention.ts loops over them, checking its lease
+// between statements, and deletes the objects after the rows). The engine
+// owns every table of an execution, so these deletes are its own.
+import type pg from 'pg';
+import {
+  DELETE_EXECUTION_ROWS_SQL,
+  DELETE_EXECUTIONS_SQL,
+  EXECUTION_CHILD_TABLES,
+  EXECUTION_END_STATES,
+  EXPIRED_EXECUTIONS_SQL,
+  OBJECT_KEYS_OF_EXECUTIONS_SQL,
+  type ExecutionChildTable,
+} from '../sql/retention.js';
+
+export { EXECUTION_CHILD_TABLES, EXECUTION_END_STATES, type ExecutionChildTable };
+
+/** An object of the store a row of an execution points at. */
+export interface ExecutionObject {
+  executionId: string;
+  key: string;
+  size: number;
+}
+
+export class ExecutionRetention {
+  /** The tables of an execution's rows, in the order they are emptied (sql/retention.ts). */
+  readonly childTables = EXECUTION_CHILD_TABLES;
+
+  constructor(private readonly db: Pick<pg.Pool, 'query'>) {}
+
+  /** Ended executions whose end is before `cutoff`, oldest end first, at most `limit`. */
+  async expired(cutoff: Date, limit: number): Promise<string[]> {
+    const r = await this.db.query<{ id: string }>(EXPIRED_EXECUTIONS_SQL, [cutoff, EXECUTION_END_STATES, limit]);
+    return r.rows.map((x) => x.id);
+  }
+
+  /** Object store keys the rows of these executions point at (artifacts, archived logs): read before their rows go. */
+  async objectKeys(executionIds: string[]): Promise<ExecutionObject[]> {
+    const r = await this.db.query<{ execution_id: string; object_key: string; size: string }>(OBJECT_KEYS_OF_EXECUTIONS_SQL, [executionIds]);
+    return r.rows.map((x) => ({ executionId: x.execution_id, key: x.object_key, size: Number(x.size) }));
+  }
+
+  /** Deletes at most `limit` rows of `table` that belong to these executions; how many it deleted. */
+  async deleteRows(table: ExecutionChildTable, executionIds: string[], limit: number): Promise<number> {
+    const r = await this.db.query(DELETE_EXECUTION_ROWS_SQL[table], [executionIds, limit]);
+    return r.rowCount ?? 0;
+  }
+
+  /** Deletes these executions when they still ended before `cutoff` (a restarted one is kept); the ids deleted. */
+  async deleteExecutions(executionIds: string[], cutoff: Date): Promise<string[]> {
+    const r = await this.db.query<{ id: string }>(DELETE_EXECUTIONS_SQL, [executionIds, cutoff]);
+    return r.rows.map((x) => x.id);
+  }
+}
