@@ -16,7 +16,7 @@ import { loadConfig } from '@svc/config';
 import { createDb, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { Engine } from '@svc/engine';
-import { startStandin, type KubeObject, type Standin } from '@svc/k8s-standin';
+import { startStandin, type Job, type Standin } from '@svc/k8s-standin';
 import { createTestLogger } from '@svc/logging';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { FileObjectStore } from '@svc/storage';
@@ -48,7 +48,7 @@ export interface KubernetesEnv {
   core: CoreV1Api;
   gatewayUrl: string;
   /** Every Job as the API stored it at creation (with the API server's defaults). */
-  createdJobs: KubeObject[];
+  createdJobs: Job[];
   trigger(flowId: string): Promise<string>;
   /** The execution once ended, with its task runs. */
   ended(executionId: string, ms?: number): Promise<{ state: string; runs: { id: string; state: string; reason: string; error: string }[] }>;
@@ -81,7 +81,7 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     { namespace: 'ns', message: 'flows', author: 't', changes: Object.entries(files).map(([p, content]) => ({ op: 'put' as const, path: p, content })) },
   );
   const standin = await startStandin({ docker: opts.docker, namespaces: ['default', 'svc-jobs'], backOffMs: 200 });
-  const createdJobs: KubeObject[] = [];
+  const createdJobs: Job[] = [];
   standin.store.subscribe((e) => {
     if (e.resource === 'jobs' && e.type === 'ADDED') createdJobs.push(e.object);
   });

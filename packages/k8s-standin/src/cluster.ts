@@ -6,7 +6,24 @@ import type { Readable } from 'node:stream';
 import { defaultJob, jobCauses } from './job-validation.js';
 import { JobController } from './job-controller.js';
 import type { Kubelet } from './kubelet.js';
-import { alreadyExists, badRequest, invalid, namespaceNotFound, newUid, notFound, randomSuffix, RESOURCES, StatusError, timestamp, type KubeObject } from './meta.js';
+import {
+  alreadyExists,
+  badRequest,
+  invalid,
+  namespaceNotFound,
+  newUid,
+  notFound,
+  randomSuffix,
+  RESOURCES,
+  StatusError,
+  timestamp,
+  type Job,
+  type JobRequest,
+  type ObjectMeta,
+  type Pod,
+  type Unchecked,
+  type JobSpec,
+} from './meta.js';
 import type { Store } from './store.js';
 
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
@@ -19,7 +36,7 @@ export interface DeleteOptions {
 
 /** What a delete answers: the object (still there, being deleted) or a Success Status; plus API warnings. */
 export interface DeleteResult {
-  body: KubeObject | Record<string, unknown>;
+  body: Job | Record<string, unknown>;
   warnings: string[];
 }
 
@@ -68,10 +85,12 @@ export class Cluster {
     if (!this.namespaces.has(ns)) throw namespaceNotFound(ns);
   }
 
-  createJob(ns: string, body: any): KubeObject {
+  createJob(ns: string, json: unknown): Job {
     this.requireNamespace(ns);
-    if (!body || typeof body !== 'object' || Array.isArray(body))
+    if (!json || typeof json !== 'object' || Array.isArray(json))
       throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json');
+    // What is read of it is checked below and by jobCauses.
+    const body = json as { kind?: string; metadata?: ObjectMeta; spec?: Unchecked<JobSpec> };
     if (body.kind !== undefined && body.kind !== 'Job')
       throw badRequest(`${body.kind} in version "v1" cannot be handled as a Job: no kind "${body.kind}" is registered for version "batch/v1"`);
     const meta = body.metadata ?? {};
@@ -79,7 +98,7 @@ export class Cluster {
     let name: string = meta.name ?? '';
     if (!name && meta.generateName) name = `${meta.generateName}${randomSuffix()}`;
     if (!name) throw invalid(RESOURCES.jobs, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
-    const job: KubeObject = {
+    const job: JobRequest = {
       apiVersion: 'batch/v1',
       kind: 'Job',
       // What the server owns is not taken from the client.
@@ -91,8 +110,7 @@ export class Cluster {
     const causes = jobCauses(job);
     if (causes.length) throw invalid(RESOURCES.jobs, name, causes);
     if (this.store.get('jobs', ns, name)) throw alreadyExists(RESOURCES.jobs, name);
-    defaultJob(job);
-    return this.store.create('jobs', job);
+    return this.store.create('jobs', defaultJob(job));
   }
 
   deleteJob(ns: string, name: string, opts: DeleteOptions): DeleteResult {
@@ -143,7 +161,7 @@ export class Cluster {
    * stops it (SIGTERM, SIGKILL after the grace period), then removes it. A
    * pod no kubelet runs, or a grace period of 0, goes at once.
    */
-  deletePod(ns: string, name: string, graceSeconds?: number): KubeObject {
+  deletePod(ns: string, name: string, graceSeconds?: number): Pod {
     this.requireNamespace(ns);
     const pod = this.store.get('pods', ns, name);
     if (!pod) throw notFound(RESOURCES.pods, name);
@@ -168,8 +186,8 @@ export class Cluster {
     this.requireNamespace(ns);
     const pod = this.store.get('pods', ns, name);
     if (!pod) throw notFound(RESOURCES.pods, name);
-    const apps: string[] = (pod.spec.containers ?? []).map((c: any) => c.name);
-    const inits: string[] = (pod.spec.initContainers ?? []).map((c: any) => c.name);
+    const apps = (pod.spec.containers ?? []).map((c) => c.name);
+    const inits = (pod.spec.initContainers ?? []).map((c) => c.name);
     let container = q.container;
     if (!container) {
       if (apps.length !== 1)

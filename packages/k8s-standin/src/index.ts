@@ -20,7 +20,7 @@ import { Store } from './store.js';
 
 export { cpuCores, defaultPullPolicy, memoryBytes } from './job-validation.js';
 export { qualifiedImage } from './images.js';
-export { StatusError, type KubeObject } from './meta.js';
+export { StatusError, type Job, type KubeObject, type Pod } from './meta.js';
 export type { Store, StoreEvent } from './store.js';
 
 export interface StandinOptions {

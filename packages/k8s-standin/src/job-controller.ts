@@ -16,7 +16,7 @@
 //     pods without their owner. Pods are deleted with their own
 //     terminationGracePeriodSeconds (a Job's gracePeriodSeconds is not
 //     passed on to its pods, as in Kubernetes).
-import { randomSuffix, timestamp, type KubeObject } from './meta.js';
+import { randomSuffix, timestamp, type Job, type JobStatus, type Pod, type PodSpec } from './meta.js';
 import type { Store } from './store.js';
 
 export interface JobControllerOptions {
@@ -27,9 +27,9 @@ export interface JobControllerOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-const terminal = (p: KubeObject) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
-const ownerUid = (p: KubeObject) => p.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.uid;
-const finished = (job: KubeObject) => (job.status?.conditions ?? []).some((c: any) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+const terminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+const ownerUid = (p: Pod) => p.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.uid;
+const finished = (job: Job) => (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
 export class JobController {
   private unsubscribe?: () => void;
@@ -48,12 +48,12 @@ export class JobController {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((e) => {
-      const o = e.object;
       if (e.resource === 'jobs') {
-        if (e.type === 'DELETED') this.collect(o);
-        else this.enqueue(o.metadata.namespace!, o.metadata.name!);
+        if (e.type === 'DELETED') this.collect(e.object);
+        else this.enqueue(e.object.metadata.namespace!, e.object.metadata.name!);
         return;
       }
+      const o = e.object;
       const uid = ownerUid(o);
       const owner = o.metadata.ownerReferences?.find((r) => r.uid === uid);
       if (!uid || !owner) return;
@@ -70,7 +70,7 @@ export class JobController {
   }
 
   private count(jobUid: string, podUid: string, as: 'succeeded' | 'failed'): void {
-    const m = this.counted.get(jobUid) ?? new Map();
+    const m = this.counted.get(jobUid) ?? new Map<string, 'succeeded' | 'failed'>();
     this.counted.set(jobUid, m);
     if (m.has(podUid)) return;
     m.set(podUid, as);
@@ -111,12 +111,12 @@ export class JobController {
     );
   }
 
-  private pods(job: KubeObject): KubeObject[] {
+  private pods(job: Job): Pod[] {
     return this.store.list('pods', job.metadata.namespace, (p) => ownerUid(p) === job.metadata.uid);
   }
 
   /** Background deletion and ownerless pods: the garbage collector deletes the dependents of a removed Job. */
-  private collect(job: KubeObject): void {
+  private collect(job: Job): void {
     const uid = job.metadata.uid!;
     for (const p of this.store.list('pods', job.metadata.namespace, (p) => ownerUid(p) === uid)) {
       if (!p.metadata.deletionTimestamp) this.opts.deletePod(p.metadata.namespace!, p.metadata.name!);
@@ -143,10 +143,10 @@ export class JobController {
     const failed = counts.filter((c) => c === 'failed').length;
     const active = pods.filter((p) => !terminal(p) && !p.metadata.deletionTimestamp);
     const terminating = pods.filter((p) => !terminal(p) && p.metadata.deletionTimestamp).length;
-    const ready = active.filter((p) => (p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')).length;
+    const ready = active.filter((p) => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')).length;
 
     if (finished(job)) {
-      const failedJob = (job.status.conditions ?? []).some((c: any) => c.type === 'Failed' && c.status === 'True');
+      const failedJob = (job.status.conditions ?? []).some((c) => c.type === 'Failed' && c.status === 'True');
       if (failedJob) for (const p of active) this.opts.deletePod(ns, p.metadata.name!);
       this.writeStatus(job, { active: 0, ready: 0, succeeded, failed, terminating });
       const ttl = spec.ttlSecondsAfterFinished;
@@ -202,19 +202,17 @@ export class JobController {
     this.writeStatus(job, { startTime, active: active.length, ready, succeeded, failed, terminating });
   }
 
-  private writeStatus(job: KubeObject, fields: Record<string, unknown>): void {
+  private writeStatus(job: Job, fields: JobStatus): void {
     this.store.update('jobs', job.metadata.namespace!, job.metadata.name!, (o) => {
       const s = (o.status ??= {});
-      for (const [k, v] of Object.entries(fields)) {
-        // Zero counts are omitted, as the API server's omitempty does.
-        if (['active', 'succeeded', 'failed'].includes(k) && v === 0) delete s[k];
-        else s[k] = v;
-      }
+      Object.assign(s, fields);
+      // Zero counts are omitted, as the API server's omitempty does.
+      for (const k of ['active', 'succeeded', 'failed'] as const) if (fields[k] === 0) delete s[k];
       s.uncountedTerminatedPods ??= {};
     });
   }
 
-  private createPod(job: KubeObject): void {
+  private createPod(job: Job): void {
     const t = job.spec.template;
     const ns = job.metadata.namespace!;
     let name = `${job.metadata.name}-${randomSuffix()}`;
@@ -231,7 +229,7 @@ export class JobController {
       { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
       { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     ];
-    const pod: KubeObject = {
+    const pod: Pod = {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
@@ -249,14 +247,14 @@ export class JobController {
   }
 }
 
-function lastTransition(job: KubeObject): string {
-  const c = (job.status?.conditions ?? []).find((x: any) => x.type === 'Complete' || x.type === 'Failed');
+function lastTransition(job: Job): string {
+  const c = (job.status?.conditions ?? []).find((x) => x.type === 'Complete' || x.type === 'Failed');
   return c?.lastTransitionTime ?? timestamp();
 }
 
 /** Guaranteed when every container's requests equal its limits for cpu and memory; BestEffort with none at all. */
-function qosClass(spec: any): string {
-  const cs: any[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+function qosClass(spec: PodSpec): string {
+  const cs = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
   const any = cs.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
   if (!any) return 'BestEffort';
   const guaranteed = cs.every((c) =>

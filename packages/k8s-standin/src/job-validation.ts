@@ -2,7 +2,19 @@
 // the validation of apis/batch and core/v1 pod templates that a Job of the
 // kubernetes executor can run into, and the defaults the server writes into
 // the stored object (a client reading the Job back sees them).
-import { labelCauses, labelNameError, subdomainError, type KubeObject, type StatusCause } from './meta.js';
+import {
+  labelCauses,
+  labelNameError,
+  subdomainError,
+  type Container,
+  type Job,
+  type JobRequest,
+  type JobSpec,
+  type PodSpec,
+  type PodTemplateSpec,
+  type StatusCause,
+  type Unchecked,
+} from './meta.js';
 
 const CPU = /^(\d+(?:\.\d+)?)(m)?$/;
 const MEMORY = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
@@ -24,7 +36,7 @@ export function memoryBytes(q: unknown): number | null {
 
 const quantity = (res: string, q: unknown) => (res === 'cpu' ? cpuCores(q) : res === 'memory' ? memoryBytes(q) : typeof q === 'string' && /^\d+$/.test(q) ? Number(q) : null);
 
-function containerCauses(c: any, field: string, volumeNames: Set<string>): StatusCause[] {
+function containerCauses(c: Unchecked<Container>, field: string, volumeNames: Set<string | undefined>): StatusCause[] {
   const out: StatusCause[] = [];
   const err = (f: string, reason: string, message: string) => out.push({ reason, field: `${field}.${f}`, message });
   if (!c.name) err('name', 'FieldValueRequired', 'Required value');
@@ -45,20 +57,20 @@ function containerCauses(c: any, field: string, volumeNames: Set<string>): Statu
       err(`resources.requests`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be less than or equal to ${res} limit of ${String(limit)}`);
     }
   }
-  (c.env ?? []).forEach((e: any, i: number) => {
+  (c.env ?? []).forEach((e, i) => {
     if (!e?.name) err(`env[${i}].name`, 'FieldValueRequired', 'Required value');
   });
-  (c.volumeMounts ?? []).forEach((m: any, i: number) => {
+  (c.volumeMounts ?? []).forEach((m, i) => {
     if (!volumeNames.has(m?.name)) err(`volumeMounts[${i}].name`, 'FieldValueNotFound', `Not found: "${m?.name}"`);
     if (!m?.mountPath) err(`volumeMounts[${i}].mountPath`, 'FieldValueRequired', 'Required value');
   });
   return out;
 }
 
-function podSpecCauses(spec: any, field: string): StatusCause[] {
+function podSpecCauses(spec: Unchecked<PodSpec> | undefined, field: string): StatusCause[] {
   const out: StatusCause[] = [];
-  const volumeNames = new Set<string>();
-  (spec?.volumes ?? []).forEach((v: any, i: number) => {
+  const volumeNames = new Set<string | undefined>();
+  (spec?.volumes ?? []).forEach((v, i) => {
     if (!v?.name || labelNameError(v.name))
       out.push({
         reason: 'FieldValueInvalid',
@@ -69,18 +81,18 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
     if (!v?.emptyDir) out.push({ reason: 'FieldValueNotSupported', field: `${field}.volumes[${i}]`, message: 'the stand-in supports emptyDir volumes only' });
   });
   if (!Array.isArray(spec?.containers) || spec.containers.length === 0) out.push({ reason: 'FieldValueRequired', field: `${field}.containers`, message: 'Required value' });
-  const names = new Set<string>();
+  const names = new Set<string | undefined>();
   for (const [list, items] of [
     ['initContainers', spec?.initContainers ?? []],
     ['containers', spec?.containers ?? []],
   ] as const) {
-    (items as any[]).forEach((c, i) => {
+    items.forEach((c, i) => {
       out.push(...containerCauses(c, `${field}.${list}[${i}]`, volumeNames));
       if (c?.name && names.has(c.name)) out.push({ reason: 'FieldValueDuplicate', field: `${field}.${list}[${i}].name`, message: `Duplicate value: "${c.name}"` });
       names.add(c?.name);
     });
   }
-  (spec?.tolerations ?? []).forEach((t: any, i: number) => {
+  (spec?.tolerations ?? []).forEach((t, i) => {
     const f = `${field}.tolerations[${i}]`;
     if (t.operator !== undefined && !['Exists', 'Equal'].includes(t.operator))
       out.push({ reason: 'FieldValueNotSupported', field: `${f}.operator`, message: `Unsupported value: "${t.operator}": supported values: "Equal", "Exists"` });
@@ -103,7 +115,7 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
       out.push({ reason: 'FieldValueInvalid', field: `${f}.effect`, message: `Invalid value: "${t.effect ?? ''}": effect must be 'NoExecute' when \`tolerationSeconds\` is set` });
     }
   });
-  (spec?.imagePullSecrets ?? []).forEach((s: any, i: number) => {
+  (spec?.imagePullSecrets ?? []).forEach((s, i) => {
     if (!s?.name) out.push({ reason: 'FieldValueRequired', field: `${field}.imagePullSecrets[${i}].name`, message: 'Required value' });
   });
   if (spec?.serviceAccountName && subdomainError(spec.serviceAccountName)) {
@@ -118,23 +130,24 @@ function podSpecCauses(spec: any, field: string): StatusCause[] {
 }
 
 /** Everything wrong with a Job about to be created (its name already chosen). */
-export function jobCauses(job: KubeObject): StatusCause[] {
+export function jobCauses(job: JobRequest): StatusCause[] {
   const out: StatusCause[] = [];
   const name = job.metadata.name ?? '';
   const nameErr = subdomainError(name) ?? (name.length > 63 ? 'must be no more than 63 characters' : null);
   if (nameErr) out.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": ${nameErr}` });
   out.push(...labelCauses(job.metadata.labels, 'metadata.labels'));
-  const spec = job.spec ?? {};
+  const spec: Unchecked<JobSpec> = job.spec ?? {};
   for (const f of ['backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished', 'completions', 'parallelism'] as const) {
-    if (spec[f] !== undefined && !(Number.isInteger(spec[f]) && spec[f] >= (f === 'activeDeadlineSeconds' ? 1 : 0))) {
+    const v = spec[f];
+    if (v !== undefined && !(Number.isInteger(v) && v >= (f === 'activeDeadlineSeconds' ? 1 : 0))) {
       out.push({
         reason: 'FieldValueInvalid',
         field: `spec.${f}`,
-        message: `Invalid value: ${JSON.stringify(spec[f])}: must be ${f === 'activeDeadlineSeconds' ? 'greater than 0' : 'greater than or equal to 0'}`,
+        message: `Invalid value: ${JSON.stringify(v)}: must be ${f === 'activeDeadlineSeconds' ? 'greater than 0' : 'greater than or equal to 0'}`,
       });
     }
   }
-  const template = spec.template ?? {};
+  const template: Unchecked<PodTemplateSpec> = spec.template ?? {};
   out.push(...labelCauses(template.metadata?.labels, 'spec.template.metadata.labels'));
   const rp = template.spec?.restartPolicy;
   if (rp !== 'Never' && rp !== 'OnFailure') {
@@ -156,8 +169,9 @@ export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
   return !tag || tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
-function defaultContainer(c: any): void {
-  c.imagePullPolicy ??= defaultPullPolicy(c.image);
+function defaultContainer(c: Unchecked<Container>): void {
+  // Validated: every container has an image.
+  c.imagePullPolicy ??= defaultPullPolicy(c.image!);
   c.terminationMessagePath ??= '/dev/termination-log';
   c.terminationMessagePolicy ??= 'File';
   c.resources ??= {};
@@ -168,8 +182,8 @@ function defaultContainer(c: any): void {
   }
 }
 
-/** The API server's defaults, written into the stored Job (uid-dependent selector labels included). */
-export function defaultJob(job: KubeObject): void {
+/** The API server's defaults, written into the Job about to be stored (uid-dependent selector labels included); after `jobCauses` found nothing wrong, they make it a `Job`. */
+export function defaultJob(job: JobRequest): Job {
   const spec = (job.spec ??= {});
   spec.parallelism ??= 1;
   spec.completions ??= 1;
@@ -201,4 +215,5 @@ export function defaultJob(job: KubeObject): void {
   for (const c of [...(ps.initContainers ?? []), ...(ps.containers ?? [])]) defaultContainer(c);
   for (const tol of ps.tolerations ?? []) if (tol.operator === undefined && tol.key) tol.operator = 'Equal';
   job.status ??= {};
+  return job as Job;
 }

@@ -25,7 +25,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { checkImage, type PullPolicy } from './images.js';
 import { cpuCores, memoryBytes } from './job-validation.js';
-import { badRequest, timestamp, type KubeObject } from './meta.js';
+import { badRequest, timestamp, type Container, type ContainerStateTerminated, type ContainerStatus, type Pod, type PodSpec, type PodStatus } from './meta.js';
 import { conditions, demux } from './pod-status.js';
 import type { Store } from './store.js';
 
@@ -78,7 +78,7 @@ class PodWorker {
     private readonly ns: string,
     private readonly name: string,
     private readonly uid: string,
-    private readonly spec: any,
+    private readonly spec: PodSpec,
   ) {
     this.done = this.lifecycle();
   }
@@ -132,16 +132,16 @@ class PodWorker {
     );
   }
 
-  private update(change: (status: any, pod: KubeObject) => void): void {
+  private update(change: (status: PodStatus, pod: Pod) => void): void {
     this.k.store.update('pods', this.ns, this.name, (o) => {
       change((o.status ??= {}), o);
       conditions(o);
     });
   }
 
-  private setState(kind: ContainerKind, name: string, change: (cs: any) => void): void {
+  private setState(kind: ContainerKind, name: string, change: (cs: ContainerStatus) => void): void {
     this.update((s) => {
-      const list: any[] = kind === 'init' ? (s.initContainerStatuses ??= []) : (s.containerStatuses ??= []);
+      const list = kind === 'init' ? (s.initContainerStatuses ??= []) : (s.containerStatuses ??= []);
       const cs = list.find((c) => c.name === name);
       if (cs) change(cs);
     });
@@ -149,16 +149,16 @@ class PodWorker {
 
   private async runPod(): Promise<void> {
     const { spec } = this;
-    const inits: any[] = spec.initContainers ?? [];
-    const apps: any[] = spec.containers ?? [];
+    const inits = spec.initContainers ?? [];
+    const apps = spec.containers ?? [];
     const waiting = (reason: string) => ({ waiting: { reason } });
-    const status = (c: any, reason: string) => ({
+    const status = (c: Container, reason: string): ContainerStatus => ({
       name: c.name,
       state: waiting(reason),
       lastState: {},
       ready: false,
       restartCount: 0,
-      image: c.image,
+      image: c.image!,
       imageID: '',
       started: false,
     });
@@ -194,16 +194,16 @@ class PodWorker {
 
   private setAppsWaiting(reason: string): void {
     this.update((s) => {
-      for (const cs of s.containerStatuses ?? []) if (cs.state.waiting) cs.state = { waiting: { reason } };
+      for (const cs of s.containerStatuses ?? []) if (cs.state!.waiting) cs.state = { waiting: { reason } };
     });
   }
 
   /** Waits until the image is there (or the pod is deleted): false when deleted first. */
-  private async awaitImage(c: any, kind: ContainerKind): Promise<string | null> {
+  private async awaitImage(c: Container, kind: ContainerKind): Promise<string | null> {
     const { docker, registryError, backOffMs } = this.k.opts;
     for (let delay = backOffMs; ; delay = Math.min(delay * 2, backOffMs * 8)) {
       if (this.stop.signal.aborted) return null;
-      const r = await checkImage(docker, c.image, c.imagePullPolicy as PullPolicy, registryError);
+      const r = await checkImage(docker, c.image!, c.imagePullPolicy as PullPolicy, registryError);
       if (r.ok) return r.imageId;
       this.setState(kind, c.name, (cs) => (cs.state = { waiting: { reason: r.reason, message: r.message } }));
       if (r.reason === 'ErrImagePull') {
@@ -216,7 +216,7 @@ class PodWorker {
     }
   }
 
-  private async runContainer(c: any, kind: ContainerKind): Promise<ContainerResult> {
+  private async runContainer(c: Container, kind: ContainerKind): Promise<ContainerResult> {
     const { docker } = this.k.opts;
     const policy = this.spec.restartPolicy ?? 'Always';
     for (let restarts = 0, delay = this.k.opts.backOffMs; ; restarts++, delay = Math.min(delay * 2, this.k.opts.backOffMs * 8)) {
@@ -235,7 +235,7 @@ class PodWorker {
       this.containers.set(c.name, container);
       if (this.stop.signal.aborted) return { exitCode: 0, stopped: true };
       const containerID = `docker://${container.id}`;
-      let terminated: any;
+      let terminated: ContainerStateTerminated;
       try {
         await container.start();
         // Deleted while it started: stopContainers may have run before this container existed.
@@ -244,7 +244,7 @@ class PodWorker {
         this.setState(kind, c.name, (cs) => {
           Object.assign(cs, { state: { running: { startedAt: started } }, imageID: `docker://${imageId}`, containerID, started: true, ready: kind === 'app' });
         });
-        if (kind === 'app') this.update((s) => (s.phase = (s.containerStatuses ?? []).every((x: any) => x.state.running || x.state.terminated) ? 'Running' : s.phase));
+        if (kind === 'app') this.update((s) => (s.phase = (s.containerStatuses ?? []).every((x) => x.state!.running || x.state!.terminated) ? 'Running' : s.phase));
         await container.wait();
         const info = await container.inspect();
         const exitCode = info.State.ExitCode;
@@ -276,7 +276,7 @@ class PodWorker {
   }
 
   /** The container's securityContext fields over the pod's (the fields both levels have). */
-  private security(c: any): {
+  private security(c: Container): {
     runAsUser?: number;
     runAsGroup?: number;
     runAsNonRoot?: boolean;
@@ -286,19 +286,18 @@ class PodWorker {
   } {
     const pod = this.spec.securityContext ?? {};
     const own = c.securityContext ?? {};
-    const pick = <K extends string>(k: K) => own[k] ?? pod[k];
     return {
-      runAsUser: pick('runAsUser'),
-      runAsGroup: pick('runAsGroup'),
-      runAsNonRoot: pick('runAsNonRoot'),
-      seccompProfile: pick('seccompProfile'),
+      runAsUser: own.runAsUser ?? pod.runAsUser,
+      runAsGroup: own.runAsGroup ?? pod.runAsGroup,
+      runAsNonRoot: own.runAsNonRoot ?? pod.runAsNonRoot,
+      seccompProfile: own.seccompProfile ?? pod.seccompProfile,
       capabilities: own.capabilities,
       allowPrivilegeEscalation: own.allowPrivilegeEscalation,
     };
   }
 
   /** The kubelet's refusal of a runAsNonRoot container whose user is root or cannot be verified, else null. */
-  private async nonRootError(c: any, imageId: string): Promise<string | null> {
+  private async nonRootError(c: Container, imageId: string): Promise<string | null> {
     const sec = this.security(c);
     if (!sec.runAsNonRoot) return null;
     if (sec.runAsUser !== undefined) return sec.runAsUser === 0 ? "container's runAsUser breaks non-root policy" : null;
@@ -311,7 +310,7 @@ class PodWorker {
     return null;
   }
 
-  private dockerConfig(c: any, restarts: number): Docker.ContainerCreateOptions {
+  private dockerConfig(c: Container, restarts: number): Docker.ContainerCreateOptions {
     const sec = this.security(c);
     const securityOpt: string[] = [];
     if (sec.allowPrivilegeEscalation === false) securityOpt.push('no-new-privileges');
@@ -349,7 +348,7 @@ class PodWorker {
         SecurityOpt: securityOpt,
         ...(sec.capabilities?.add?.length ? { CapAdd: sec.capabilities.add } : {}),
         ...(sec.capabilities?.drop?.length ? { CapDrop: sec.capabilities.drop } : {}),
-        Mounts: (c.volumeMounts ?? []).map((m: any) => ({ Type: 'volume' as const, Source: `k8s-standin_${this.uid}_${m.name}`, Target: m.mountPath, ReadOnly: !!m.readOnly })),
+        Mounts: (c.volumeMounts ?? []).map((m) => ({ Type: 'volume' as const, Source: `k8s-standin_${this.uid}_${m.name}`, Target: m.mountPath, ReadOnly: !!m.readOnly })),
         ...(cpu !== null ? { NanoCpus: Math.round(cpu * 1e9) } : {}),
         ...(mem !== null ? { Memory: mem } : {}),
         ...(cpuReq !== null ? { CpuShares: Math.max(2, Math.round(cpuReq * 1024)) } : {}),
@@ -376,7 +375,7 @@ class PodWorker {
         return this.k.opts.hostIP;
       default: {
         const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-        return m ? (pod?.metadata?.[m[1] as 'labels' | 'annotations']?.[m[2]] ?? '') : '';
+        return m ? (pod?.metadata[m[1] as 'labels' | 'annotations']?.[m[2]] ?? '') : '';
       }
     }
   }
@@ -411,7 +410,7 @@ export class Kubelet {
     });
   }
 
-  private bind(pod: KubeObject): void {
+  private bind(pod: Pod): void {
     const ns = pod.metadata.namespace!;
     const name = pod.metadata.name!;
     const bound = this.store.update('pods', ns, name, (o) => {
@@ -430,12 +429,12 @@ export class Kubelet {
   }
 
   /** The log of one container (its latest run), as `kubectl logs` reads it. */
-  async logs(pod: KubeObject, container: string, opts: { follow: boolean; tailLines?: number; timestamps: boolean }): Promise<Readable> {
+  async logs(pod: Pod, container: string, opts: { follow: boolean; tailLines?: number; timestamps: boolean }): Promise<Readable> {
     const w = this.workers.get(pod.metadata.uid!);
     const c = w?.containers.get(container);
     if (!c) {
       const all = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-      const reason = all.find((x: any) => x.name === container)?.state?.waiting?.reason ?? 'ContainerCreating';
+      const reason = all.find((x) => x.name === container)?.state?.waiting?.reason ?? 'ContainerCreating';
       const why = ['ErrImagePull', 'ImagePullBackOff'].includes(reason) ? 'trying and failing to pull image' : reason === 'InvalidImageName' ? 'InvalidImageName' : reason;
       throw badRequest(`container "${container}" in pod "${pod.metadata.name}" is waiting to start: ${why}`);
     }
@@ -445,7 +444,7 @@ export class Kubelet {
       const stream = await c.logs({ ...base, follow: true });
       this.opts.docker.modem.demuxStream(stream, out, out);
       stream.on('end', () => out.end());
-      stream.on('error', (err) => out.destroy(err));
+      stream.on('error', (err: Error) => out.destroy(err));
       out.on('close', () => (stream as unknown as { destroy?: () => void }).destroy?.());
     } else {
       out.end(demux(await c.logs({ ...base, follow: false })));

@@ -2,6 +2,17 @@
 // Kubernetes API server answers them (apimachinery's StatusError and the
 // field paths of its validation messages).
 import crypto from 'node:crypto';
+import type {
+  V1Container,
+  V1ContainerStateTerminated,
+  V1ContainerStatus,
+  V1JobCondition,
+  V1JobSpec,
+  V1JobStatus,
+  V1PodSpec,
+  V1PodStatus,
+  V1PodTemplateSpec,
+} from '@kubernetes/client-node';
 
 export type Labels = Record<string, string>;
 
@@ -30,14 +41,61 @@ export interface ObjectMeta {
   finalizers?: string[];
 }
 
-/** Any stored object: Jobs and Pods keep their spec and status as the client sent and the controllers wrote them. */
-export interface KubeObject {
+/**
+ * A model type of @kubernetes/client-node as it travels in JSON: times are
+ * RFC 3339 strings (or null, as the API server writes an unset
+ * `lastProbeTime`), not the client's `Date`s.
+ */
+export type Json<T> = T extends Date ? string | null : T extends (infer U)[] ? Json<U>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+
+/** Every field optional, at every depth: a request body before validation. */
+export type Unchecked<T> = T extends (infer U)[]
+  ? Unchecked<U>[]
+  : T extends object
+    ? string extends keyof T
+      ? { [k: string]: Unchecked<T[keyof T]> } // maps (labels, quantities) keep their values' type
+      : { [K in keyof T]?: Unchecked<T[K]> }
+    : T;
+
+export type JobSpec = Json<V1JobSpec>;
+export type PodTemplateSpec = Json<V1PodTemplateSpec>;
+export type JobStatus = Json<V1JobStatus>;
+export type JobCondition = Json<V1JobCondition>;
+export type PodSpec = Json<V1PodSpec>;
+export type PodStatus = Json<V1PodStatus>;
+export type Container = Json<V1Container>;
+export type ContainerStatus = Json<V1ContainerStatus>;
+export type ContainerStateTerminated = Json<V1ContainerStateTerminated>;
+
+/** A stored Job: its spec as the client sent it, validated and defaulted (so its template has a spec); its status as the Job controller wrote it. */
+export interface Job {
   apiVersion: string;
-  kind: string;
+  kind: 'Job';
   metadata: ObjectMeta;
-  spec?: any;
-  status?: any;
+  spec: JobSpec & { template: PodTemplateSpec & { spec: PodSpec } };
+  status: JobStatus;
 }
+
+/** A stored Pod: its spec from its Job's template; its status as the kubelet wrote it. */
+export interface Pod {
+  apiVersion: string;
+  kind: 'Pod';
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status: PodStatus;
+}
+
+/** A Job as a client sent it, before validation and defaults make it a stored `Job`. */
+export interface JobRequest {
+  apiVersion: string;
+  kind: 'Job';
+  metadata: ObjectMeta;
+  spec: Unchecked<JobSpec>;
+  status: JobStatus;
+}
+
+/** Any stored object. */
+export type KubeObject = Job | Pod;
 
 /** The API server's time format (RFC 3339, seconds). */
 export function timestamp(d = new Date()): string {
@@ -144,7 +202,7 @@ export function labelNameError(name: string): string | null {
 }
 
 /** Causes for label keys and values that Kubernetes would refuse. */
-export function labelCauses(labels: Labels | undefined, field: string): StatusCause[] {
+export function labelCauses(labels: Record<string, unknown> | undefined, field: string): StatusCause[] {
   const out: StatusCause[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
     const slash = k.lastIndexOf('/');

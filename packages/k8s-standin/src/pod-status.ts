@@ -1,5 +1,5 @@
 // What the kubelet derives for a pod's status, and Docker's log framing.
-import { timestamp, type KubeObject } from './meta.js';
+import { timestamp, type Pod } from './meta.js';
 
 /** Docker's multiplexed log frames (8-byte headers) to plain bytes. */
 export function demux(buf: Buffer): Buffer {
@@ -13,12 +13,13 @@ export function demux(buf: Buffer): Buffer {
 }
 
 /** The pod conditions the kubelet derives from the container statuses. */
-export function conditions(pod: KubeObject): void {
+export function conditions(pod: Pod): void {
   const s = pod.status;
   const now = timestamp();
-  const inits: any[] = s.initContainerStatuses ?? [];
-  const apps: any[] = s.containerStatuses ?? [];
-  const pendingInits = inits.filter((c) => !(c.state.terminated && c.state.terminated.exitCode === 0)).map((c) => c.name);
+  const inits = s.initContainerStatuses ?? [];
+  const apps = s.containerStatuses ?? [];
+  // The kubelet gives every container status a state.
+  const pendingInits = inits.filter((c) => !(c.state!.terminated && c.state!.terminated.exitCode === 0)).map((c) => c.name);
   const unready = apps.filter((c) => !c.ready).map((c) => c.name);
   const completed = s.phase === 'Succeeded' || s.phase === 'Failed';
   const want: [string, boolean, string?, string?][] = [
@@ -43,7 +44,7 @@ export function conditions(pod: KubeObject): void {
     ],
     ['PodScheduled', true],
   ];
-  const old: any[] = s.conditions ?? [];
+  const old = s.conditions ?? [];
   s.conditions = want.map(([type, ok, reason, message]) => {
     const prev = old.find((c) => c.type === type);
     const status = ok ? 'True' : 'False';

@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Cluster, DeleteOptions } from './cluster.js';
 import { RESOURCES, StatusError, badRequest, type KubeObject } from './meta.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
-import type { Resource, StoreEvent } from './store.js';
+import type { EventType, Resource } from './store.js';
 
 export interface ApiOptions {
   token: string;
@@ -60,11 +60,16 @@ function listBody(resource: Resource, items: KubeObject[], rv: string) {
     kind: `${info.kind}List`,
     apiVersion: info.apiVersion,
     metadata: { resourceVersion: rv },
-    items: items.map(({ apiVersion: _a, kind: _k, ...rest }) => rest),
+    items: items.map((o) => {
+      const item: Partial<KubeObject> = { ...o };
+      delete item.apiVersion;
+      delete item.kind;
+      return item;
+    }),
   };
 }
 
-export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: http.Server; endWatches(): void } {
+export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: http.Server; endWatches: () => void } {
   const { store } = cluster;
   const watches = new Set<http.ServerResponse>();
 
@@ -77,9 +82,9 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     // The API server answers a watch at once, before any event.
     res.flushHeaders();
     const send = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
-    let replay: StoreEvent[];
+    let replay: { type: EventType; object: KubeObject }[];
     if (!rvParam || rvParam === '0') {
-      replay = store.list(resource, ns, matches).map((o) => ({ type: 'ADDED', resource, object: o, rv: Number(o.metadata.resourceVersion) }));
+      replay = store.list(resource, ns, matches).map((o) => ({ type: 'ADDED', object: o }));
     } else {
       const since = /^\d+$/.test(rvParam) ? store.since(Number(rvParam)) : null;
       if (!since) {

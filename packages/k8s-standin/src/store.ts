@@ -3,18 +3,27 @@
 // watches replay from a resourceVersion (older than the history: 410 Gone, as
 // after etcd's compaction). Objects are copied in and out, so nobody holds a
 // reference into the store.
-import { StatusError, timestamp, newUid, type KubeObject } from './meta.js';
+import { StatusError, timestamp, newUid, type Job, type KubeObject, type Pod } from './meta.js';
 
 export type Resource = 'jobs' | 'pods';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface StoreEvent {
+/** The objects of a resource. */
+export interface ObjectOf {
+  jobs: Job;
+  pods: Pod;
+}
+
+interface EventOf<R extends Resource> {
   type: EventType;
-  resource: Resource;
-  object: KubeObject;
+  resource: R;
+  object: ObjectOf[R];
   /** The resourceVersion of the change. */
   rv: number;
 }
+
+/** A change; `resource` tells whether `object` is a Job or a Pod. */
+export type StoreEvent = EventOf<'jobs'> | EventOf<'pods'>;
 
 const key = (resource: Resource, ns: string, name: string) => `${resource}/${ns}/${name}`;
 
@@ -37,15 +46,17 @@ export class Store {
     return this.history.length ? this.history[0].rv - 1 : this.rv;
   }
 
-  get(resource: Resource, ns: string, name: string): KubeObject | undefined {
-    const o = this.objects.get(key(resource, ns, name));
+  get<R extends Resource>(resource: R, ns: string, name: string): ObjectOf[R] | undefined {
+    const o = this.objects.get(key(resource, ns, name)) as ObjectOf[R] | undefined;
     return o && structuredClone(o);
   }
 
-  list(resource: Resource, ns: string | undefined, match: (o: KubeObject) => boolean = () => true): KubeObject[] {
-    const out: KubeObject[] = [];
-    for (const [k, o] of this.objects) {
+  list<R extends Resource>(resource: R, ns: string | undefined, match: (o: ObjectOf[R]) => boolean = () => true): ObjectOf[R][] {
+    const out: ObjectOf[R][] = [];
+    for (const [k, stored] of this.objects) {
       if (!k.startsWith(`${resource}/`)) continue;
+      // The key's prefix is the resource.
+      const o = stored as ObjectOf[R];
       if (ns !== undefined && o.metadata.namespace !== ns) continue;
       if (match(o)) out.push(structuredClone(o));
     }
@@ -53,7 +64,7 @@ export class Store {
   }
 
   /** Adds a new object (name already chosen), setting uid, resourceVersion and creationTimestamp. */
-  create(resource: Resource, obj: KubeObject): KubeObject {
+  create<R extends Resource>(resource: R, obj: ObjectOf[R]): ObjectOf[R] {
     const k = key(resource, obj.metadata.namespace!, obj.metadata.name!);
     if (this.objects.has(k)) throw new StatusError(409, 'AlreadyExists', `exists: ${k}`);
     const o = structuredClone(obj);
@@ -64,9 +75,9 @@ export class Store {
   }
 
   /** Replaces an existing object; undefined when it is gone. */
-  update(resource: Resource, ns: string, name: string, change: (o: KubeObject) => void): KubeObject | undefined {
+  update<R extends Resource>(resource: R, ns: string, name: string, change: (o: ObjectOf[R]) => void): ObjectOf[R] | undefined {
     const k = key(resource, ns, name);
-    const cur = this.objects.get(k);
+    const cur = this.objects.get(k) as ObjectOf[R] | undefined;
     if (!cur) return undefined;
     const o = structuredClone(cur);
     change(o);
@@ -75,21 +86,22 @@ export class Store {
   }
 
   /** Removes an object for good; the DELETED event carries a new resourceVersion. */
-  remove(resource: Resource, ns: string, name: string): KubeObject | undefined {
+  remove<R extends Resource>(resource: R, ns: string, name: string): ObjectOf[R] | undefined {
     const k = key(resource, ns, name);
-    const cur = this.objects.get(k);
+    const cur = this.objects.get(k) as ObjectOf[R] | undefined;
     if (!cur) return undefined;
     this.objects.delete(k);
     const o = structuredClone(cur);
     o.metadata.resourceVersion = String(++this.rv);
-    this.publish({ type: 'DELETED', resource, object: o, rv: this.rv });
+    this.publish({ type: 'DELETED', resource, object: o, rv: this.rv } as StoreEvent);
     return structuredClone(o);
   }
 
-  private commit(type: EventType, resource: Resource, k: string, o: KubeObject): KubeObject {
+  private commit<R extends Resource>(type: EventType, resource: R, k: string, o: ObjectOf[R]): ObjectOf[R] {
     o.metadata.resourceVersion = String(++this.rv);
     this.objects.set(k, o);
-    this.publish({ type, resource, object: structuredClone(o), rv: this.rv });
+    // `object` is of `resource`, as every caller passes them together.
+    this.publish({ type, resource, object: structuredClone(o), rv: this.rv } as StoreEvent);
     return structuredClone(o);
   }
 
@@ -102,7 +114,7 @@ export class Store {
   /** Changes after `rv`, oldest first; null when the history no longer reaches back that far. */
   since(rv: number): StoreEvent[] | null {
     if (rv < this.oldestResumable()) return null;
-    return this.history.filter((e) => e.rv > rv).map((e) => ({ ...e, object: structuredClone(e.object) }));
+    return this.history.filter((e) => e.rv > rv).map((e) => structuredClone(e));
   }
 
   /** Every change from now on (controllers, kubelet, watches); returns the unsubscribe. */
