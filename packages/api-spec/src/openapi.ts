@@ -325,7 +325,9 @@ function flowFileComponents(): Json {
     }
     return out;
   };
-  const { $defs, $schema: _schema, $id: _id, ...root } = flowSchema;
+  // The root without its `$defs` (components of their own), `$schema` and `$id` (the flow schema's, not a component's).
+  const root: Json = Object.fromEntries(Object.entries(flowSchema).filter(([k]) => k !== '$defs' && k !== '$schema' && k !== '$id'));
+  const $defs = flowSchema.$defs;
   const components: Json = { FlowFile: rewrite(root) };
   for (const [name, def] of Object.entries($defs as Json)) components[`FlowFile.${name}`] = rewrite(def);
   return components;
