@@ -11,10 +11,13 @@
 // (a 404 or 422 after it is fine: the check comes first). Then: a token is
 // lowered to its own role, a group binding applies through the user's IdP
 // groups, every binding change is audited, and a deleted binding stops
-// counting at once.
+// counting at once. A user whose global role is `none`, bound as viewer to
+// `team`, reads `team` and `team.child` through every viewer operation and
+// gets 403 on `other`; of the operations that name no namespace it may call
+// only its own account's and the read-scoped lists.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { namespaceSources, operations, ROLES, type Operation, type Role } from '@svc/api-spec';
+import { namespaceSources, operations, OWN_ACCOUNT_OPERATION_IDS, READ_SCOPED_LIST_OPERATION_IDS, SPEC_ROLES, type Operation, type SpecRole } from '@svc/api-spec';
 import { createUser, setUserGroups } from '@svc/identity';
 import { startStack, type Stack } from './stack.js';
 import { flow, sh } from './engine-support.js';
@@ -26,8 +29,10 @@ let s: Stack;
 /** Per namespace: a flow `f`, an execution, a backfill, an alert rule. */
 const fixture = {} as Record<Ns, { executionId: string; backfillId: string; ruleId: string }>;
 /** Bearer tokens (role admin, lowered to what each user may have) of users bound to `team`. */
-const tokens = {} as Record<'viewer' | Exclude<Role, 'viewer'>, string>;
+const tokens = {} as Record<SpecRole, string>;
 const bindingIds: Record<string, string> = {};
+/** A bearer token of a user whose global role is `none`, bound as viewer to `team`. */
+let noneToken = '';
 
 async function login(email: string, password: string): Promise<string> {
   const r = await fetch(`${s.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
@@ -35,7 +40,7 @@ async function login(email: string, password: string): Promise<string> {
   return /svc_session=[^;]+/.exec(r.headers.get('set-cookie') ?? '')![0];
 }
 
-async function mintToken(cookie: string, role: Role): Promise<{ status: number; secret?: string }> {
+async function mintToken(cookie: string, role: SpecRole): Promise<{ status: number; secret?: string }> {
   const r = await fetch(`${s.url}/api/v1/tokens`, {
     method: 'POST',
     headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
@@ -125,7 +130,7 @@ before(async () => {
     assert.equal(rule.status, 201, JSON.stringify(rule.body));
     fixture[ns] = { executionId: ex.id, backfillId: bf.body.id, ruleId: rule.body.id };
   }
-  for (const role of ROLES) {
+  for (const role of SPEC_ROLES) {
     const email = `bound-${role}@example.com`;
     await createUser(s.db, { email, role: 'viewer', password: 'bound password 1' }, new Date());
     if (role !== 'viewer') {
@@ -138,6 +143,19 @@ before(async () => {
     assert.equal(t.status, 201, `a user bound as ${role} somewhere may mint a ${role} token`);
     tokens[role] = t.secret!;
   }
+  await createUser(s.db, { email: 'bound-none@example.com', role: 'none', password: 'bound password 1' }, new Date());
+  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'bound-none@example.com', role: 'viewer' })).status, 201);
+  const noneCookie = await login('bound-none@example.com', 'bound password 1');
+  // Without a role, a `none` user's token gets the highest role its bindings give it.
+  const r = await fetch(`${s.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie: noneCookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 't-none' }),
+  });
+  const t = (await r.json()) as { role: string; secret: string };
+  assert.equal(r.status, 201);
+  assert.equal(t.role, 'viewer');
+  noneToken = t.secret;
 });
 
 after(async () => {
@@ -155,6 +173,7 @@ test('the binding operations are in the document, admin only, and a binding cann
   assert.deepEqual(list.body.items.map((b: { user_email: string; role: string }) => `${b.user_email}:${b.role}`).sort(), [
     'bound-admin@example.com:admin',
     'bound-editor@example.com:editor',
+    'bound-none@example.com:viewer',
     'bound-operator@example.com:operator',
   ]);
   assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team', user: 'bound-editor@example.com', role: 'admin' })).status, 409);
@@ -206,11 +225,56 @@ test('a token is lowered to its own role; a group binding applies through the Id
   const audit = await s.api('GET', '/api/v1/audit?action=role_binding.*&limit=100');
   assert.equal(audit.status, 200);
   const actions = audit.body.items.map((e: { action: string }) => e.action);
-  assert.equal(actions.filter((a: string) => a === 'role_binding.create').length, 4);
+  assert.equal(actions.filter((a: string) => a === 'role_binding.create').length, 5);
   assert.equal(actions.filter((a: string) => a === 'role_binding.delete').length, 1);
   const del = audit.body.items.find((e: { action: string }) => e.action === 'role_binding.delete');
   assert.equal(del.payload?.group, 'ops-team');
   assert.equal(del.target, `role_binding:${g.body.id}`);
+});
+
+test('a none user bound as viewer: every viewer operation on the bound namespace and its child, 403 elsewhere; its account and the read-scoped lists only', async () => {
+  let walked = 0;
+  for (const op of ordered) {
+    if (minRole(op) !== 'viewer') {
+      // Nothing above viewer: a viewer binding never gives more.
+      if (namespaceSources(op).length === 0) continue;
+      const { path, body } = requestFor(op, 'team');
+      assert.equal((await call(noneToken, op.method, path, body)).status, 403, `${op.operationId} on team needs more than the viewer binding`);
+      continue;
+    }
+    walked++;
+    if (namespaceSources(op).length > 0) {
+      for (const ns of ['team', 'team.child'] as const) {
+        const { path, body } = requestFor(op, ns);
+        const r = await call(noneToken, op.method, path, body);
+        assert.ok(r.status !== 401 && r.status !== 403, `${op.operationId} on ${ns} as none bound viewer to team: ${r.status}`);
+      }
+      const { path, body } = requestFor(op, 'other');
+      const r = await call(noneToken, op.method, path, body);
+      assert.equal(r.status, 403, `${op.operationId} on other as none: ${r.status}`);
+      assert.equal(r.code, 'forbidden', op.operationId);
+      continue;
+    }
+    // No namespace named: the account's own operations and the read-scoped lists (their items are filtered), nothing else.
+    const open = OWN_ACCOUNT_OPERATION_IDS.has(op.operationId) || READ_SCOPED_LIST_OPERATION_IDS.has(op.operationId);
+    if (op.operationId === 'logout' || op.operationId === 'revokeOtherSessions') continue;
+    const { path } = requestFor(op, 'team');
+    const r = await call(noneToken, op.method, path.replace(/\?namespace=[^&]*$/, ''), op.request.body === undefined ? undefined : {});
+    if (open) assert.ok(r.status !== 401 && r.status !== 403, `${op.operationId} is open to none: ${r.status}`);
+    else assert.equal(r.status, 403, `${op.operationId} is not open to none: ${r.status}`);
+  }
+  assert.ok(walked >= 40, `walked ${walked} viewer operations`);
+  // The read-scoped lists without a namespace show only the bound ones.
+  const list = async (path: string) => {
+    const r = await fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${noneToken}` } });
+    assert.equal(r.status, 200, path);
+    return ((await r.json()) as { items: { namespace?: string; name?: string }[] }).items.map((i) => i.namespace ?? i.name);
+  };
+  assert.deepEqual(await list('/api/v1/namespaces'), ['team', 'team.child']);
+  assert.deepEqual((await list('/api/v1/flows')).sort(), ['team', 'team.child']);
+  assert.deepEqual([...new Set(await list('/api/v1/executions'))].sort(), ['team', 'team.child']);
+  assert.deepEqual([...new Set(await list('/api/v1/alerts'))].sort(), ['team', 'team.child']);
+  for (const ns of await list('/api/v1/schedules/upcoming')) assert.ok(ns === 'team' || ns === 'team.child', ns);
 });
 
 test('every operation: allowed on the bound namespace and its child, refused on a sibling and one role below', async () => {
@@ -237,7 +301,7 @@ test('every operation: allowed on the bound namespace and its child, refused on 
       checked.push(op.operationId);
       continue;
     }
-    const below = ROLES[ROLES.indexOf(need) - 1]! as keyof typeof tokens;
+    const below = SPEC_ROLES[SPEC_ROLES.indexOf(need) - 1]!;
     // Refusals first: they change nothing.
     for (const [who, ns] of [
       [need, 'other'],

@@ -54,8 +54,9 @@ const ROUTES: Route[] = [
   { pattern: '/editor/:ns', render: (p) => <Editor ns={p.ns} /> },
   { pattern: '/alerts', render: () => <Alerts /> },
   { pattern: '/profile', render: () => <Profile /> },
-  { pattern: '/admin', render: () => <Admin /> },
-  { pattern: '/admin/:tab', render: (p) => <Admin tab={p.tab} /> },
+  // Settings read global things (secrets, git sources, providers): not for `none` (issue #34).
+  { pattern: '/admin', render: () => <Admin />, minRole: 'viewer' },
+  { pattern: '/admin/:tab', render: (p) => <Admin tab={p.tab} />, minRole: 'viewer' },
 ];
 
 const NAV: { to: string; label: string; minRole?: Role }[] = [
@@ -64,7 +65,7 @@ const NAV: { to: string; label: string; minRole?: Role }[] = [
   { to: '/flows', label: 'Flows' },
   { to: '/editor', label: 'Editor' },
   { to: '/alerts', label: 'Alerts' },
-  { to: '/admin', label: 'Settings' },
+  { to: '/admin', label: 'Settings', minRole: 'viewer' },
 ];
 
 export function App() {
@@ -168,7 +169,7 @@ export function App() {
           svc
         </Link>
         <nav aria-label="Main">
-          {NAV.map((n) => (
+          {NAV.filter((n) => !n.minRole || roleAtLeast(me.role, n.minRole)).map((n) => (
             <Link key={n.to} to={n.to} aria-current={current(n.to) ? 'page' : undefined}>
               {n.label}
             </Link>

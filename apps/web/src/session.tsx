@@ -35,10 +35,21 @@ export function roleOn(me: Me, namespace?: string): Role {
   return role;
 }
 
-/** `can(role, namespace?)` and, for a disabled control, the reason: null when allowed. Give the namespace an action is on, so a role binding there counts. */
+/** The caller's highest role on any namespace: its global role or the highest role a binding gives it. */
+export function highestRole(me: Me): Role {
+  let role = me.role;
+  for (const b of me.role_bindings ?? []) if (!roleAtLeast(role, b.role)) role = b.role;
+  return role;
+}
+
+/**
+ * `can(role, namespace?)` and, for a disabled control, the reason: null when allowed. Give the namespace an action is on, so a role binding there counts.
+ * `needsSomewhere(role)`: the same for an action whose namespace is chosen later (a new alert rule): allowed when some namespace allows it.
+ */
 export function usePermission() {
   const { me } = useSession();
   return {
+    needsSomewhere: (need: Role): string | null => (roleAtLeast(highestRole(me), need) ? null : `Needs the ${need} role on some namespace (you are ${me.role})`),
     can: (need: Role, namespace?: string) => roleAtLeast(roleOn(me, namespace), need),
     needs: (need: Role, namespace?: string): string | null => {
       const have = roleOn(me, namespace);

@@ -15,7 +15,11 @@ export type Answer<Op extends keyof operations, S extends keyof operations[Op]['
 export type RequestBody<Op extends keyof operations> = JsonBody<NonNullable<operations[Op]['requestBody']>>;
 
 export type Role = Schemas['Role'];
-export const ROLES: Role[] = ['viewer', 'operator', 'editor', 'admin'];
+/** Global roles, lowest first; `none` (issue #34) reads only the namespaces its role bindings open. */
+export const ROLES: Role[] = ['none', 'viewer', 'operator', 'editor', 'admin'];
+export type BindingRole = Schemas['BindingRole'];
+/** The roles a role binding may give: never `none`. */
+export const BINDING_ROLES: BindingRole[] = ['viewer', 'operator', 'editor', 'admin'];
 
 export type ExecutionState = Schemas['ExecutionState'];
 export type TaskRunState = Schemas['TaskRunState'];

@@ -37,3 +37,36 @@ export function namespaceSources(op: Operation): NamespaceSource[] {
   if ('namespace' in properties(op.request.body)) out.push({ in: 'body', name: 'namespace' });
   return out;
 }
+
+/**
+ * What a caller whose global role is `none` (issue #34) may call without
+ * naming a namespace: its own account (profile, password, sessions, tokens)
+ * and the AI assistant's conversations, whose tools are checked one by one.
+ */
+export const OWN_ACCOUNT_OPERATION_IDS: ReadonlySet<string> = new Set([
+  'getMe',
+  'updateMe',
+  'logout',
+  'oidcLogout',
+  'changePassword',
+  'revokeOtherSessions',
+  'listTokens',
+  'createToken',
+  'revokeToken',
+  'getAIStatus',
+  'listAIConversations',
+  'getAIConversation',
+  'createAIConversation',
+  'deleteAIConversation',
+  'sendAIMessage',
+  'confirmAIAction',
+  'rejectAIAction',
+]);
+
+/**
+ * The lists whose items a caller whose global role is `none` gets limited to
+ * the namespaces it may read (in SQL, so pages stay whole): called without a
+ * namespace, they are open to it; with one, the namespace is checked as for
+ * any operation that names one.
+ */
+export const READ_SCOPED_LIST_OPERATION_IDS: ReadonlySet<string> = new Set(['listNamespaces', 'listFlows', 'listExecutions', 'listUpcomingSchedules', 'listAlertRules']);

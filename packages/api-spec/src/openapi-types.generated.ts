@@ -2174,6 +2174,11 @@ export interface components {
             /** @description Fire times cancelled before they had an execution */
             cancelled: number;
         };
+        /**
+         * @description viewer < operator < editor < admin
+         * @enum {string}
+         */
+        BindingRole: "viewer" | "operator" | "editor" | "admin";
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -2248,7 +2253,7 @@ export interface components {
             user?: string;
             /** @description An IdP group name; exactly one of `user` and `group` */
             group?: string;
-            role: components["schemas"]["Role"];
+            role: components["schemas"]["BindingRole"];
         };
         CreateTokenRequest: {
             name: string;
@@ -2774,10 +2779,10 @@ export interface components {
             auth_type: "token" | "session";
             /** @description True while the user has a temporary password */
             must_change_password: boolean;
-            /** @description Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none */
+            /** @description Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read */
             role_bindings?: {
                 namespace: string;
-                role: components["schemas"]["Role"];
+                role: components["schemas"]["BindingRole"];
             }[];
         } & {
             [key: string]: unknown;
@@ -2980,10 +2985,10 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description viewer < operator < editor < admin
+         * @description none < viewer < operator < editor < admin; `none` (extension, issue #34) reads only the namespaces a role binding opens to it
          * @enum {string}
          */
-        Role: "viewer" | "operator" | "editor" | "admin";
+        Role: "none" | "viewer" | "operator" | "editor" | "admin";
         RoleBinding: {
             id: string;
             /** @description The binding covers this namespace and its children */
@@ -2994,7 +2999,7 @@ export interface components {
             user_email: string | null;
             /** @description The bound IdP group (as in the groups claim); null for a user binding */
             group: string | null;
-            role: components["schemas"]["Role"];
+            role: components["schemas"]["BindingRole"];
             /** @description Email of the admin who created it */
             created_by: string;
             /** Format: date-time */

@@ -248,7 +248,8 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
         'API of the svc workflow orchestration service: `/api/v1` (UI, CLI, scripts), `/api/runner/v1` (runner protocol of `svc exec`) and `/hooks` (inbound webhooks).',
         '',
         `Roles in ascending order: ${ROLES.map((r) => `\`${r}\``).join(' < ')}. Each operation carries \`x-min-role\`: its minimum role, ` +
-          'or `public`, `run_token`, `webhook_key`, `signature` for operations outside the role table. A higher role may call every operation of a lower role.',
+          'or `public`, `run_token`, `webhook_key`, `signature` for operations outside the role table. A higher role may call every operation of a lower role. ' +
+          "`none` (extension) is no operation's minimum: such a caller reads only the namespaces a role binding opens to it, and lists show it only their items.",
         '',
         'Errors use the envelope `{"error": {"code", "message", "details?"}}`; every response carries `X-Request-Id`.',
         '',

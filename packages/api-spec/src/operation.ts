@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Role } from './roles.js';
+import type { SpecRole } from './roles.js';
 
 /**
  * Who may call an operation.
@@ -11,7 +11,8 @@ import type { Role } from './roles.js';
  * - `org_key`: a bearer `svc_live_` key of an organization (the organization
  *   email interface, outside the operation index and the OpenAPI document).
  */
-export type OperationAuth = { kind: 'public' } | { kind: 'role'; minRole: Role } | { kind: 'run_token' } | { kind: 'webhook_key' } | { kind: 'signature' } | { kind: 'org_key' };
+export type OperationAuth =
+  { kind: 'public' } | { kind: 'role'; minRole: SpecRole } | { kind: 'run_token' } | { kind: 'webhook_key' } | { kind: 'signature' } | { kind: 'org_key' };
 
 export type AuthKind = OperationAuth['kind'];
 

@@ -90,3 +90,23 @@ test('a namespace in the body: refused before the body without a binding of the 
   await assert.rejects(checkRoleWithBody(op('updateAlertRule'), viewer, { params: { ruleId: 'r1' }, query: {}, body: { namespace: 'other' } }, ns), forbidden);
   await assert.rejects(checkRoleWithBody(op('updateAlertRule'), viewer, { params: { ruleId: 'r2' }, query: {}, body: { namespace: 'team' } }, ns), forbidden);
 });
+
+test('none: its account and the read-scoped lists without a namespace; a bound namespace as viewer; nothing else', async () => {
+  const { ns, calls } = bindings({ team: 'viewer' }, 'none', { 'ex-team': 'team', 'ex-other': 'other' });
+  const none = { role: 'none' as Role };
+  for (const id of ['getMe', 'changePassword', 'listTokens', 'createToken', 'listNamespaces', 'listFlows', 'listExecutions', 'listAlertRules', 'listUpcomingSchedules']) {
+    assert.equal(await checkRole(op(id), none, { params: {}, query: {} }, ns), 'done', id);
+  }
+  assert.deepEqual(calls, [], 'no binding read for them');
+  for (const id of ['listGlobalSecrets', 'listGlobalVariables', 'listGitSources', 'listSecretProviders', 'getAIProvider', 'getDashboard']) {
+    await assert.rejects(checkRole(op(id), none, { params: {}, query: {} }, ns), forbidden, id);
+  }
+  assert.equal(await checkRole(op('listExecutions'), none, { params: {}, query: { namespace: 'team.etl' } }, ns), 'done');
+  await assert.rejects(checkRole(op('listExecutions'), none, { params: {}, query: { namespace: 'other' } }, ns), forbidden);
+  assert.equal(await checkRole(op('getExecution'), none, { params: { executionId: 'ex-team' }, query: {} }, ns), 'done');
+  await assert.rejects(checkRole(op('getExecution'), none, { params: { executionId: 'ex-other' }, query: {} }, ns), forbidden);
+  await assert.rejects(checkRole(op('triggerFlow'), none, { params: { namespace: 'team', flowId: 'f' }, query: {} }, ns), forbidden);
+  // Without a binding at all, a none caller reads no namespace.
+  const empty = bindings({}, 'none').ns;
+  await assert.rejects(checkRole(op('getFlow'), none, { params: { namespace: 'team', flowId: 'f' }, query: {} }, empty), forbidden);
+});

@@ -1,9 +1,21 @@
 // The one role check of every role operation (issue #34): the caller's global
 // role first, with no query; only when it falls short, and the operation names
 // a namespace (api-spec namespaceSources), its role on each named namespace,
-// raised by the role bindings covering it. mountOperations and the gateway's
-// in-process invoker (AI assistant tools, MCP tools) both call it.
-import { namespaceSources, roleAtLeast, type NamespacedRecord, type NamespaceSource, type Operation, type Role } from '@svc/api-spec';
+// raised by the role bindings covering it. A caller whose role is `none` may
+// also call its own account's operations, and the read-scoped lists when they
+// name no namespace (their handlers then show it only the namespaces it may
+// read). mountOperations and the gateway's in-process invoker (AI assistant
+// tools, MCP tools) both call it.
+import {
+  namespaceSources,
+  OWN_ACCOUNT_OPERATION_IDS,
+  READ_SCOPED_LIST_OPERATION_IDS,
+  roleAtLeast,
+  type NamespacedRecord,
+  type NamespaceSource,
+  type Operation,
+  type Role,
+} from '@svc/api-spec';
 import { forbidden } from './errors.js';
 
 /** What role bindings add to the check; without it, only the global role counts. */
@@ -46,6 +58,10 @@ export async function checkRole<P extends { role: Role }>(op: Operation, princip
   if (op.auth.kind !== 'role') return 'done';
   const need = op.auth.minRole;
   if (roleAtLeast(principal.role, need)) return 'done';
+  if (need === 'viewer' && principal.role === 'none') {
+    if (OWN_ACCOUNT_OPERATION_IDS.has(op.operationId)) return 'done';
+    if (READ_SCOPED_LIST_OPERATION_IDS.has(op.operationId) && parts.query.namespace === undefined) return 'done';
+  }
   const sources = sourcesOf(op);
   if (!ns || sources.length === 0) throw denied(need);
   if (sources.some((s) => s.in === 'body') && parts.body === undefined) {

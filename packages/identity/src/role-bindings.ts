@@ -2,11 +2,13 @@
 // a namespace and its children. A caller's role for a namespace is the highest
 // of its global role and the bindings that cover it (the namespace itself or
 // an ancestor: `a.b` covers `a.b.c`); a token's is then lowered to the
-// token's role. Bindings only raise a role: with none, every rule stays as it
-// was (docs/operating/roles.md). Raw SQL on the pool.
+// token's role. Bindings only raise a role: without them, every rule stays as it
+// was (docs/operating/roles.md). A caller whose global role is `none` reads
+// only the namespaces its bindings cover (readableNamespaces). Raw SQL on the
+// pool.
 import type pg from 'pg';
 import { newId } from '@svc/db';
-import { lowerRole, ROLES, type Role } from './users.js';
+import { lowerRole, ROLES, type BindingRole, type Role } from './users.js';
 
 export interface RoleBindingRow {
   id: string;
@@ -15,13 +17,13 @@ export interface RoleBindingRow {
   /** The user's email, for a user binding. */
   user_email: string | null;
   group_name: string | null;
-  role: Role;
+  role: BindingRole;
   created_by: string;
   created_at: Date;
 }
 
 /** The higher of two roles. */
-export function higherRole(a: Role, b: Role): Role {
+export function higherRole<R extends Role>(a: R, b: R): R {
   return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b;
 }
 
@@ -64,7 +66,7 @@ export class RoleBindingExistsError extends Error {
 /** Creates a binding for exactly one of `userId`, `group`; a second one for the same subject and namespace is refused. */
 export async function createRoleBinding(
   pool: pg.Pool,
-  b: { namespace: string; userId?: string; group?: string; role: Role; createdBy: string },
+  b: { namespace: string; userId?: string; group?: string; role: BindingRole; createdBy: string },
   now: Date,
 ): Promise<RoleBindingRow> {
   const id = newId();
@@ -153,7 +155,7 @@ export async function namespaceRole(pool: pg.Pool, s: RoleSubject, namespace?: s
 
 export interface NamespaceRoleGrant {
   namespace: string;
-  role: Role;
+  role: BindingRole;
 }
 
 /** How long "there is no binding at all" is believed before asking again; for what to show only (getMe), never for a check. */
@@ -176,14 +178,16 @@ export async function raisedNamespaces(pool: pg.Pool, s: RoleSubject): Promise<N
     emptyUntil.set(pool, Date.now() + EMPTY_TTL_MS);
     return [];
   }
-  const r = await pool.query<NamespaceRoleGrant>(
+  const r = await pool.query<{ namespace: string; role: BindingRole }>(
     `SELECT b.namespace, b.role FROM role_bindings b
       WHERE b.user_id = $1 OR b.group_name IN (SELECT group_name FROM user_groups WHERE user_id = $1)`,
     [s.userId],
   );
-  const best = new Map<string, Role>();
+  const best = new Map<string, BindingRole>();
   for (const { namespace, role } of r.rows) {
     const capped = s.tokenRole === undefined ? role : lowerRole(s.tokenRole, role);
+    // A `none` token caps every binding to nothing: no grant.
+    if (capped === 'none') continue;
     const prev = best.get(namespace);
     best.set(namespace, prev === undefined ? capped : higherRole(prev, capped));
   }
@@ -191,4 +195,25 @@ export async function raisedNamespaces(pool: pg.Pool, s: RoleSubject): Promise<N
     .filter(([, role]) => ROLES.indexOf(role) > ROLES.indexOf(own))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([namespace, role]) => ({ namespace, role }));
+}
+
+/**
+ * The namespaces a caller may read, each with its children: null when its
+ * role (for a token, the lower of the token's and the owner's) is at least
+ * `viewer`, which reads every namespace (no query). Otherwise (global role
+ * `none`) the namespaces of its bindings and its groups' (every binding gives
+ * at least viewer), without those another one covers; empty for a `none`
+ * token, which reads nothing.
+ */
+export async function readableNamespaces(pool: pg.Pool, s: RoleSubject): Promise<string[] | null> {
+  const own = s.tokenRole === undefined ? s.userRole : lowerRole(s.tokenRole, s.userRole);
+  if (own !== 'none') return null;
+  if (s.tokenRole === 'none') return [];
+  const r = await pool.query<{ namespace: string }>(
+    `SELECT DISTINCT b.namespace FROM role_bindings b
+      WHERE b.user_id = $1 OR b.group_name IN (SELECT group_name FROM user_groups WHERE user_id = $1)`,
+    [s.userId],
+  );
+  const all = r.rows.map((x) => x.namespace);
+  return all.filter((n) => !all.some((m) => m !== n && covers(m, n))).sort();
 }

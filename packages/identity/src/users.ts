@@ -7,8 +7,11 @@ import { generatePassword, hashPassword } from './passwords.js';
 import { insertFirstUser } from './sql/bootstrap-admin.js';
 import { lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
 
-export const ROLES = ['viewer', 'operator', 'editor', 'admin'] as const;
+/** `none` (issue #34) is below the spec's four: it reads only the namespaces a role binding opens (role-bindings.ts). */
+export const ROLES = ['none', 'viewer', 'operator', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
+/** A role a binding gives on a namespace: never `none`. */
+export type BindingRole = Exclude<Role, 'none'>;
 
 export function isRole(x: unknown): x is Role {
   return typeof x === 'string' && (ROLES as readonly string[]).includes(x);

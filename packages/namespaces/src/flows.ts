@@ -83,6 +83,8 @@ export interface FlowQuery {
   namespace?: string;
   /** Case-insensitive substring of the id or the description. */
   q?: string;
+  /** Only these namespaces and their descendants (a caller's readable ones, issue #34); absent: all. */
+  within?: readonly string[];
   limit: number;
   after?: { namespace: string; flow_id: string };
 }
@@ -91,6 +93,7 @@ export interface FlowQuery {
 export async function listFlows(db: NamespacesDb, q: FlowQuery): Promise<FlowRow[]> {
   const and: Prisma.FlowWhereInput[] = [{ deletedAt: null }];
   if (q.namespace !== undefined) and.push({ OR: [{ namespace: q.namespace }, { namespace: { startsWith: `${q.namespace}.` } }] });
+  if (q.within !== undefined) and.push({ OR: q.within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: `${w}.` } }]) });
   if (q.q !== undefined) and.push({ OR: [{ flowId: { contains: q.q, mode: 'insensitive' } }, { description: { contains: q.q, mode: 'insensitive' } }] });
   if (q.after) and.push({ OR: [{ namespace: { gt: q.after.namespace } }, { namespace: q.after.namespace, flowId: { gt: q.after.flow_id } }] });
   const rows = await prismaOf(db).flow.findMany({ where: { AND: and }, include: WITH_CURRENT, orderBy: [{ namespace: 'asc' }, { flowId: 'asc' }], take: q.limit + 1 });

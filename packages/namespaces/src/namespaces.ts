@@ -83,7 +83,7 @@ async function describe(db: PrismaDb, rows: NamespaceRow[]): Promise<NamespaceIn
 }
 
 /** Namespaces in tree order (a parent before its children), optionally one subtree; paged by name. */
-export async function listNamespaces(db: NamespacesDb, q: { parent?: string; limit: number; after?: string }): Promise<NamespaceInfo[]> {
+export async function listNamespaces(db: NamespacesDb, q: { parent?: string; limit: number; after?: string; within?: readonly string[] }): Promise<NamespaceInfo[]> {
   const prisma = prismaOf(db);
   const names = await listNamespaceNamesInTreeOrder(prisma, { ...q, limit: q.limit + 1 });
   const rows = await prisma.namespace.findMany({ where: { name: { in: names } } });

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { NamespacedRecord, Role } from '@svc/api-spec';
 import type { NamespaceRoles } from '@svc/http';
-import { namespaceRole } from '@svc/identity';
+import { namespaceRole, readableNamespaces } from '@svc/identity';
 import type { AuthPrincipal } from './principal.js';
 
 const RECORD_TABLES: Record<NamespacedRecord, string> = { execution: 'executions', backfill: 'backfills', alertRule: 'alert_rules' };
@@ -38,4 +38,21 @@ export function namespaceRoles(pool: pg.Pool): GatewayNamespaceRoles {
       return namespaceRole(pool, subject(p));
     },
   };
+}
+
+const scopes = new WeakMap<AuthPrincipal, Promise<string[] | null>>();
+
+/**
+ * The namespaces (each with its children) the caller may read, for the lists'
+ * SQL filters: null for a role of viewer or more, which reads everything (no
+ * query). Read once per request (the principal is the request's).
+ */
+export function readScope(pool: pg.Pool, p: AuthPrincipal): Promise<string[] | null> {
+  if (p.role !== 'none') return Promise.resolve(null);
+  let s = scopes.get(p);
+  if (!s) {
+    s = readableNamespaces(pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+    scopes.set(p, s);
+  }
+  return s;
 }

@@ -11,6 +11,7 @@ import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, t
 import { parseMailbox, recordAudit } from '@svc/identity';
 import { parseSecretReference } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
@@ -117,11 +118,18 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
     });
 
   return {
-    async listAlertRules({ query, cursor }: Ctx) {
+    async listAlertRules({ query, cursor, principal }: Ctx) {
       const { limit } = query as { limit: number };
       const c = cursor as { created_at?: string; id?: string } | undefined;
+      // A caller who may read only some namespaces (issue #34) sees only their rules.
+      const within = await readScope(deps.db.pool, principal!);
       const rows = await prisma.alertRule.findMany({
-        where: c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {},
+        where: {
+          AND: [
+            c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {},
+            within ? { OR: within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: `${w}.` } }]) } : {},
+          ],
+        },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: limit + 1,
       });

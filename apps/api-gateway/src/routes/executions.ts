@@ -6,6 +6,7 @@ import type { Engine } from '@svc/engine';
 import { encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
 import type { Answer, RequestBody } from './api-types.js';
 
@@ -42,7 +43,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
 
     getExecution: ({ params }: Ctx) => one(params.executionId),
 
-    async listExecutions({ query, cursor }: Ctx) {
+    async listExecutions({ query, cursor, principal }: Ctx) {
       const q = query as { limit: number; state?: string; namespace?: string; flow?: string; label?: string[] };
       const after = cursor as { created_at: string; id: string } | undefined;
       // Every `label=key:value` (or key=value) must match.
@@ -53,7 +54,9 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
         labels[m[1]] = m[2]!;
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
+      const within = await readScope(db.pool, principal!);
       const rows = await engine.listExecutionIds({
+        ...(within ? { within } : {}),
         state: q.state,
         namespace: q.namespace,
         flowId: flow ? flow[1] : q.flow,

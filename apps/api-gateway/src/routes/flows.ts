@@ -5,6 +5,7 @@ import type { MasterKey } from '@svc/config';
 import { encodeCursor, notFound, roleAtLeast, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
 import { triggersWithWebhookKeys } from './webhook-keys.js';
 import type { Answer, Schemas } from './api-types.js';
@@ -60,11 +61,13 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
   }
 
   return {
-    async listFlows({ query, cursor }: Ctx) {
+    async listFlows({ query, cursor, principal }: Ctx) {
       const q = query as { limit: number; namespace?: string; q?: string };
       const after = cursor as { namespace: string; flow_id: string } | undefined;
+      const within = await readScope(db.pool, principal!);
       const rows = await listFlows(db.prisma, {
         limit: q.limit,
+        ...(within ? { within } : {}),
         ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
         ...(q.q !== undefined ? { q: q.q } : {}),
         ...(after ? { after } : {}),

@@ -32,6 +32,7 @@ import {
 } from '@svc/namespaces';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 export interface NamespaceRouteDeps {
@@ -124,9 +125,10 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
 
-    async listNamespaces({ query, cursor }: Ctx) {
+    async listNamespaces({ query, cursor, principal }: Ctx) {
       const q = query as { limit: number; parent?: string };
-      const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name });
+      const within = await readScope(db.pool, principal!);
+      const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name, ...(within ? { within } : {}) });
       const page = rows.slice(0, q.limit);
       return {
         items: page.map(namespaceBody),

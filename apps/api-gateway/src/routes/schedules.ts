@@ -5,17 +5,19 @@
 import { listUpcomingSchedules, type Db, type UpcomingScheduleKey } from '@svc/db';
 import { encodeCursor, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import type { Answer, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
 export function scheduleHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal> {
   return {
-    async listUpcomingSchedules({ query, cursor }: Ctx) {
+    async listUpcomingSchedules({ query, cursor, principal }: Ctx) {
       const q = query as { limit: number; namespace?: string };
       const after = cursor as UpcomingScheduleKey | undefined;
+      const within = await readScope(deps.db.pool, principal!);
       // One row more than the page tells whether there is a next page.
-      const rows = await listUpcomingSchedules(deps.db.pool, { namespace: q.namespace, after, limit: q.limit + 1 });
+      const rows = await listUpcomingSchedules(deps.db.pool, { namespace: q.namespace, after, limit: q.limit + 1, ...(within ? { within } : {}) });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {

@@ -34,13 +34,13 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       const p = ctx.principal!;
       const body = ctx.body as RequestBody<'createToken'>;
       const { name, expires_in_days } = body;
+      const subject = { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) };
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
-      const role = body.role ?? p.role;
+      // For a caller whose role is `none` (issue #34), the highest role its bindings give it: a `none` token would read nothing.
+      const role = body.role ?? (p.role === 'none' ? await namespaceRole(db.pool, subject) : p.role);
       // Up to the highest role the caller's role bindings give it on some namespace (issue #34): such a
       // token is still the owner's global role everywhere else, and never more than its binding where one applies.
-      const reach = roleAtLeast(p.role, role)
-        ? p.role
-        : await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+      const reach = roleAtLeast(p.role, role) ? p.role : await namespaceRole(db.pool, subject);
       if (!roleAtLeast(reach, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
       const now = deps.now();
       const { secret, hash, prefix } = generateApiToken();

@@ -12,7 +12,7 @@ export function registerAdmin(program: Command, app: App): void {
       .command('create')
       .description('Create an API token; its secret is printed once, on standard output')
       .argument('<name>')
-      .option('--role <role>', 'viewer, operator, editor or admin (default: your role; at most your role)')
+      .option('--role <role>', 'none, viewer, operator, editor or admin (default: your role; at most your role or what a role binding gives you)')
       .option('--expires-in-days <n>', 'expiry, 1 to 365 days (default: never)'),
   ).action(async (name: string, opts: { role?: string; expiresInDays?: string }, cmd: Command) => {
     const t = await app.client(cmd).request<Answer<'createToken'>>('POST', '/api/v1/tokens', {

@@ -99,7 +99,7 @@ or asked for without echo on a terminal.
     .command('create')
     .description('Create a user')
     .requiredOption('--email <email>', 'email of the user')
-    .option('--role <role>', 'viewer, operator, editor or admin', 'viewer')
+    .option('--role <role>', 'none, viewer, operator, editor or admin (none: only the namespaces a role binding opens)', 'viewer')
     .option('--name <name>', 'display name')
     .action(async (opts: { email: string; role: string; name?: string }) => {
       const identity = await import('@svc/identity');

@@ -1,7 +1,8 @@
 // Alerts (issue #33): the alert rules (scope, events, channels), a form to
 // create or edit one, and the deliveries of the rule opened (?rule=ID) with
 // their attempts. Channels name secrets (the webhook's signing key, the Slack
-// URL), never hold one. Reads are the viewer's; changes need the editor role.
+// URL), never hold one. Reads are the viewer's; changes need the editor role
+// on the rule's namespace (a role binding counts, issue #34).
 import { useState } from 'react';
 import type { components } from '@svc/api-spec/openapi-types';
 import { api, listAll } from '../api';
@@ -36,7 +37,7 @@ function channelText(c: Channel): string {
 export function Alerts() {
   const [open, setOpen] = useQueryParam('rule');
   const [editing, setEditing] = useState<AlertRule | 'new' | undefined>();
-  const { needs } = usePermission();
+  const { needs, needsSomewhere } = usePermission();
   const list = useLoad(() => listAll<AlertRule>('/alerts'), []);
   const remove = useAction(async (r: AlertRule) => {
     if (!window.confirm(`Delete the alert rule "${r.name}" and its deliveries?`)) return;
@@ -50,7 +51,7 @@ export function Alerts() {
       <Section
         title="Alert rules"
         actions={
-          <Button onClick={() => setEditing('new')} disabledReason={needs('editor')}>
+          <Button onClick={() => setEditing('new')} disabledReason={needsSomewhere('editor')}>
             New rule
           </Button>
         }
@@ -91,10 +92,10 @@ export function Alerts() {
                   </td>
                   <td>{r.enabled ? 'yes' : 'no'}</td>
                   <td className="row">
-                    <Button onClick={() => setEditing(r)} disabledReason={needs('editor')} aria-label={`Edit ${r.name}`}>
+                    <Button onClick={() => setEditing(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Edit ${r.name}`}>
                       Edit
                     </Button>
-                    <Button onClick={() => void remove.run(r)} disabledReason={needs('editor')} aria-label={`Delete ${r.name}`}>
+                    <Button onClick={() => void remove.run(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Delete ${r.name}`}>
                       Delete
                     </Button>
                   </td>

@@ -1,9 +1,11 @@
 // The dashboard (getDashboard): KPI tiles, ended executions per bucket by end
 // state, p50/p95 durations, what runs now and the recent failures with their
-// triage summary. Refreshed every 5 seconds while open.
+// triage summary. Refreshed every 5 seconds while open. A `none` user (issue
+// #34) reads only its bound namespaces: its dashboard is always one of them.
 import { api, listAll } from '../api';
 import { Lines, StackedBars } from '../components/charts';
 import { useQueryParam } from '../router';
+import { useSession } from '../session';
 import type { Dashboard as DashboardData, Namespace } from '../types';
 import { ErrorBox, Loading, Section, arrowSelect, fmtDuration, useLoad } from '../ui';
 import { ExecutionTable } from './Executions';
@@ -12,9 +14,19 @@ const RANGES = ['24h', '7d', '30d'];
 
 export function Dashboard() {
   const [range, setRange] = useQueryParam('range');
-  const [namespace, setNamespace] = useQueryParam('namespace');
+  const [chosen, setNamespace] = useQueryParam('namespace');
+  const { me } = useSession();
+  const scoped = me.role === 'none';
+  const namespace = chosen || (scoped ? (me.role_bindings?.[0]?.namespace ?? '') : '');
   const r = range || '24h';
-  const dash = useLoad(() => api<DashboardData>('GET', '/stats/dashboard', undefined, { range: r, namespace }), [r, namespace], 5000);
+  const dash = useLoad(
+    () =>
+      scoped && !namespace
+        ? Promise.reject(new Error('No namespace is open to you yet: ask an admin for a role binding.'))
+        : api<DashboardData>('GET', '/stats/dashboard', undefined, { range: r, namespace }),
+    [r, namespace],
+    5000,
+  );
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
   const d = dash.data;
   const bucketLabel = (b: { start?: string }, i: number) => {
@@ -46,7 +58,7 @@ export function Dashboard() {
         <label>
           Namespace
           <select value={namespace} onChange={(e) => setNamespace(e.target.value)}>
-            <option value="">all</option>
+            {!scoped && <option value="">all</option>}
             {namespaces.data?.map((n) => (
               <option key={n.name}>{n.name}</option>
             ))}

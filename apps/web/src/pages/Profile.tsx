@@ -2,7 +2,7 @@
 // with a role and an expiry; the secret is shown once with a copy button).
 import { useState } from 'react';
 import { api, listAll } from '../api';
-import { roleAtLeast, useSession } from '../session';
+import { highestRole, roleAtLeast, useSession } from '../session';
 import { ROLES, type Answer, type ApiToken, type Role } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
 import { PasswordForm } from './Login';
@@ -57,7 +57,8 @@ function Tokens() {
   const { me } = useSession();
   const tokens = useLoad(() => listAll<ApiToken>('/tokens'), []);
   const [name, setName] = useState('');
-  const [role, setRole] = useState<Role>(me.role);
+  // Up to the highest role a role binding gives (issue #34): a `none` user's token is for its bound namespaces.
+  const [role, setRole] = useState<Role>(highestRole(me));
   const [days, setDays] = useState('90');
   const [secret, setSecret] = useState<string>();
   const create = useAction(async () => {
@@ -85,7 +86,7 @@ function Tokens() {
         <label>
           Role
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.filter((r) => roleAtLeast(me.role, r)).map((r) => (
+            {ROLES.filter((r) => roleAtLeast(highestRole(me), r)).map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>

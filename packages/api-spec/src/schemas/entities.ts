@@ -3,13 +3,21 @@
 // (`additionalProperties: true`) so servers may add fields without breaking
 // generated clients.
 import { Type } from '@sinclair/typebox';
-import { ROLES } from '../roles.js';
+import { ROLES, SPEC_ROLES } from '../roles.js';
 import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
 import { ExecutionState } from './resources.js';
 
 const open = { additionalProperties: true } as const;
 
-export const RoleSchema = component('Role', StringEnum(ROLES, { description: 'viewer < operator < editor < admin' }));
+export const RoleSchema = component(
+  'Role',
+  StringEnum(ROLES, {
+    description: 'none < viewer < operator < editor < admin; `none` (extension, issue #34) reads only the namespaces a role binding opens to it',
+  }),
+);
+
+/** A role a binding gives on a namespace: the spec's four, never `none`. */
+export const BindingRoleSchema = component('BindingRole', StringEnum(SPEC_ROLES, { description: 'viewer < operator < editor < admin' }));
 
 export const Me = component(
   'Me',
@@ -22,9 +30,9 @@ export const Me = component(
       auth_type: StringEnum(['token', 'session'] as const, { description: 'Kind of credential of this request' }),
       must_change_password: Type.Boolean({ description: 'True while the user has a temporary password' }),
       role_bindings: Type.Optional(
-        Type.Array(Type.Object({ namespace: Type.String(), role: RoleSchema }, { additionalProperties: false }), {
+        Type.Array(Type.Object({ namespace: Type.String(), role: BindingRoleSchema }, { additionalProperties: false }), {
           description:
-            'Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none',
+            'Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read',
         }),
       ),
     },

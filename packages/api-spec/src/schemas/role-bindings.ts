@@ -2,7 +2,7 @@
 // #34): a role on a namespace and its children for a user or an IdP group.
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, Nullable } from './helpers.js';
-import { RoleSchema } from './entities.js';
+import { BindingRoleSchema } from './entities.js';
 import { NamespaceName } from './requests.js';
 
 const closed = { additionalProperties: false } as const;
@@ -16,7 +16,7 @@ export const RoleBinding = component(
       user_id: Nullable(Type.String({ description: 'The bound user; null for a group binding' })),
       user_email: Nullable(Type.String({ description: "The bound user's email; null for a group binding" })),
       group: Nullable(Type.String({ description: 'The bound IdP group (as in the groups claim); null for a user binding' })),
-      role: RoleSchema,
+      role: BindingRoleSchema,
       created_by: Type.String({ description: 'Email of the admin who created it' }),
       created_at: DateTime(),
     },
@@ -33,7 +33,7 @@ export const CreateRoleBindingRequest = component(
       namespace: NamespaceName,
       user: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'A user id or email; exactly one of `user` and `group`' })),
       group: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'An IdP group name; exactly one of `user` and `group`' })),
-      role: RoleSchema,
+      role: BindingRoleSchema,
     },
     closed,
   ),

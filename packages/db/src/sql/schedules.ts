@@ -142,7 +142,10 @@ export interface UpcomingScheduleKey {
  * @svc/scheduler). `namespace` selects that namespace and its children (as
  * listFlows does).
  */
-export async function listUpcomingSchedules(q: Queryable, opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number }): Promise<UpcomingSchedule[]> {
+export async function listUpcomingSchedules(
+  q: Queryable,
+  opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number; /** Only these namespaces and their children (issue #34); absent: all. */ within?: readonly string[] },
+): Promise<UpcomingSchedule[]> {
   const { namespace, after, limit } = opts;
   const r = await q.query<UpcomingSchedule>(
     `SELECT s.namespace, s.flow_id, s.trigger_id, s.cron, s.timezone, s.catch_up, s.next_fire_at, s.last_fired_at
@@ -150,9 +153,10 @@ export async function listUpcomingSchedules(q: Queryable, opts: { namespace?: st
      WHERE s.next_fire_at IS NOT NULL
        AND ($1::text IS NULL OR s.namespace = $1 OR s.namespace LIKE $1 || '.%')
        AND ($2::timestamptz IS NULL OR (s.next_fire_at, s.namespace, s.flow_id, s.trigger_id) > ($2, $3, $4, $5))
+       AND ($7::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($7::text[]) w WHERE s.namespace = w OR left(s.namespace, length(w) + 1) = w || '.'))
      ORDER BY s.next_fire_at, s.namespace, s.flow_id, s.trigger_id
      LIMIT $6`,
-    [namespace ?? null, after?.next_fire_at ?? null, after?.namespace ?? null, after?.flow_id ?? null, after?.trigger_id ?? null, limit],
+    [namespace ?? null, after?.next_fire_at ?? null, after?.namespace ?? null, after?.flow_id ?? null, after?.trigger_id ?? null, limit, opts.within ?? null],
   );
   return r.rows;
 }

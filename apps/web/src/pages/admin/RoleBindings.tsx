@@ -5,7 +5,7 @@
 // bindings that cover it (docs/operating/roles.md). Every change is audited.
 import { useState } from 'react';
 import { api } from '../../api';
-import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
+import { BINDING_ROLES, type Answer, type BindingRole, type RequestBody } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 type Binding = Answer<'listRoleBindings'>['items'][number];
@@ -15,7 +15,7 @@ export function RoleBindings() {
   const [namespace, setNamespace] = useState('');
   const [kind, setKind] = useState<'user' | 'group'>('user');
   const [subject, setSubject] = useState('');
-  const [role, setRole] = useState<Role>('editor');
+  const [role, setRole] = useState<BindingRole>('editor');
   const create = useAction(async () => {
     const body: RequestBody<'createRoleBinding'> = { namespace, role, ...(kind === 'user' ? { user: subject } : { group: subject }) };
     await api('POST', '/role-bindings', body);
@@ -102,8 +102,8 @@ export function RoleBindings() {
         </label>
         <label>
           Role{' '}
-          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
+          <select value={role} onChange={(e) => setRole(e.target.value as BindingRole)}>
+            {BINDING_ROLES.map((r) => (
               <option key={r} value={r}>
                 {r}
               </option>
