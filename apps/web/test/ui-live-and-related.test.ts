@@ -167,6 +167,14 @@ describe('live execution page, related executions and secret scopes', { skip, co
       undefined,
       { timeout: 10_000 },
     );
+    // A scroll up without the wheel (the scroll bar, a touch) stops following too.
+    await page.evaluate(() => {
+      const el = document.querySelector('[role=log]')!;
+      el.scrollTop = Math.max(0, el.scrollTop - 600);
+    });
+    for (let i = 0; i < 40 && (await follow.isChecked()); i++) await page.waitForTimeout(50);
+    assert.equal(await follow.isChecked(), false, 'scrolling up with the scroll bar turns Follow off');
+    await follow.check();
     await waitState(page, 'SUCCESS');
     await log.getByText('row 600', { exact: true }).waitFor();
     assert.ok((await scrollOf(page)).atBottom);

@@ -118,13 +118,43 @@ export function Logs({
   // scrollTop written from outside is undone by its scroll bookkeeping, and
   // scrollToIndex per batch fell behind). Scrolled up, the rows on screen stay
   // put while lines arrive below them.
-  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end', followOnAppend: follow });
+  // Lines that arrive in the same frame as a scroll up (before its scroll
+  // event, so before the virtualiser or the listener below saw it) must not
+  // pull the view back: it follows only while the view, as the browser has it
+  // now, is at the bottom.
+  const el = scroller.current;
+  const atBottom = !el || el.scrollTop + el.clientHeight >= el.scrollHeight - ROW;
+  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end', followOnAppend: follow && atBottom });
 
   // The user scrolls up: following stops before anything else renders, so a
-  // batch of lines already on its way cannot pull the view back down.
+  // batch of lines already on its way cannot pull the view back down. The
+  // wheel listener is not passive, so the browser scrolls only after it ran
+  // (React's is passive: the scroll could land first and the next appended
+  // line snap the view back). A scroll up by other means (the scroll bar, a
+  // touch) stops it as well: the virtualiser itself only ever scrolls down
+  // while following.
+  const following = useRef(follow);
+  following.current = follow;
   const stopFollowing = () => {
-    if (follow) flushSync(() => setFollow(false));
+    if (following.current) flushSync(() => setFollow(false));
   };
+  const lastTop = useRef(0);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const onWheel = (e: WheelEvent) => e.deltaY < 0 && stopFollowing();
+    const onScroll = () => {
+      const up = el.scrollTop < lastTop.current - 1;
+      lastTop.current = el.scrollTop;
+      if (up && el.scrollTop + el.clientHeight < el.scrollHeight - ROW) stopFollowing();
+    };
+    el.addEventListener('wheel', onWheel, { passive: false });
+    el.addEventListener('scroll', onScroll, { passive: true });
+    return () => {
+      el.removeEventListener('wheel', onWheel);
+      el.removeEventListener('scroll', onScroll);
+    };
+  }, []);
 
   // Follow ticked again, or another filter: to the last line.
   useEffect(() => {
@@ -175,7 +205,6 @@ export function Logs({
         role="log"
         aria-label="Log lines"
         aria-live="off"
-        onWheel={(e) => e.deltaY < 0 && stopFollowing()}
         onKeyDown={(e) => (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') && stopFollowing()}
       >
         <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
