@@ -14,7 +14,7 @@ function initial(inputs: FlowInput[]): Values {
   for (const i of inputs) {
     if (i.type === 'boolean') v[i.id] = i.default === true;
     else if (i.default === undefined) v[i.id] = '';
-    else v[i.id] = i.type === 'json' ? JSON.stringify(i.default, null, 2) : String(i.default);
+    else v[i.id] = i.type !== 'json' && typeof i.default === 'string' ? i.default : JSON.stringify(i.default, null, 2);
   }
   return v;
 }

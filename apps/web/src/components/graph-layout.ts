@@ -27,7 +27,8 @@ export interface GraphEdge {
  */
 export function layoutGraph(tasks: FlowTask[], runs: TaskRun[]): { nodes: GraphNode[]; edges: GraphEdge[]; width: number; height: number } {
   const all = [...tasks];
-  for (const r of runs) if (!all.some((t) => t.id === r.task_key)) all.push({ id: r.task_key, type: r.task_type });
+  // A run's task type is one of the flow file's task types.
+  for (const r of runs) if (!all.some((t) => t.id === r.task_key)) all.push({ id: r.task_key, type: r.task_type as FlowTask['type'] });
   const known = new Set(all.map((t) => t.id));
   const edges = all.flatMap((t) => (t.depends_on ?? []).filter((d) => known.has(d) && d !== t.id).map((d) => ({ from: d, to: t.id })));
   const g = new Graph();
@@ -37,7 +38,7 @@ export function layoutGraph(tasks: FlowTask[], runs: TaskRun[]): { nodes: GraphN
   for (const e of edges) g.setEdge(e.from, e.to);
   layout(g);
   const nodes = all.map((t) => {
-    const n = g.node(t.id);
+    const n = g.node(t.id) as { x: number; y: number };
     return { id: t.id, x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 };
   });
   const width = Math.max(200, ...nodes.map((n) => n.x + NODE_W)) + 8;

@@ -72,7 +72,7 @@ export function serverLinter(ns: () => string, path: () => string, onProblems: (
  * library's own pick when the schema has no description there.
  */
 function flowHoverTexts(schema: JSONSchema7 | undefined) {
-  const base = JSONHover.prototype.getHoverTexts;
+  const base = JSONHover.prototype.getHoverTexts.bind(JSONHover.prototype);
   return (data: FoundCursorData, ...rest: unknown[]) => {
     const own = schema ? schemaAt(schema as Record<string, unknown>, data.pointer) : undefined;
     const pick = own?.description ? { ...data, schema: own } : data;

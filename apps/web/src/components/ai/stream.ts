@@ -75,7 +75,7 @@ export async function sendMessage(conversationId: string, content: string, onEve
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      for (const e of parser.push(value)) onEvent({ event: e.event, data: JSON.parse(e.data) } as TurnEvent);
+      for (const e of parser.push(value)) onEvent({ event: e.event, data: JSON.parse(e.data) as unknown } as TurnEvent);
     }
   } catch (err) {
     if (signal?.aborted) return;

@@ -2,7 +2,7 @@
 // action, resource and time (the filters live in the URL), paged with the
 // cursor, each event's details shown on demand.
 import { useState } from 'react';
-import { api, type Page } from '../../api';
+import { api } from '../../api';
 import { useQueryParam } from '../../router';
 import type { Answer } from '../../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtTime, useLoad } from '../../ui';
