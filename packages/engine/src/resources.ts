@@ -49,8 +49,8 @@ export interface SystemResources {
   readonly resources: EngineResources;
   /** What starting an execution needs (configuration, object store, the per-process caches). */
   readonly deps: StartDeps;
-  /** The engine's clock. */
-  now(): Date;
+  /** The engine's clock (a function property: systems take it unbound). */
+  readonly now: () => Date;
   /** Runs follow-ups after a commit; a failure is logged and left in the outbox for the backstop. */
   follow(f: FollowUp[]): Promise<void>;
   /** Aborted when the engine stops: retried writes give up. */

@@ -19,7 +19,7 @@
 // Secrets resolve in the rule's namespace (then its parents, then global).
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
-import { newId, type Db } from '@svc/db';
+import type { Db } from '@svc/db';
 import { parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';

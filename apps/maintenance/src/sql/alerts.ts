@@ -65,7 +65,7 @@ const SCOPE = `(namespace = $1 OR namespace LIKE replace(replace($1, '_', '\\_')
 
 /** Executions of the rule's scope still RUNNING `seconds` after they started. */
 export async function runningLate(c: Q, rule: AlertRuleRow, seconds: number, limit: number): Promise<{ id: string; namespace: string; flow_id: string | null }[]> {
-  const r = await c.query(
+  const r = await c.query<{ id: string; namespace: string; flow_id: string | null }>(
     `SELECT id, namespace, flow_id FROM executions
      WHERE state = 'RUNNING' AND started_at < now() - $3 * interval '1 second' AND ${SCOPE}
      ORDER BY started_at LIMIT $4`,
@@ -81,7 +81,7 @@ export async function schedulesLate(
   seconds: number,
   limit: number,
 ): Promise<{ namespace: string; flow_id: string; trigger_id: string; next_fire_at: Date }[]> {
-  const r = await c.query(
+  const r = await c.query<{ namespace: string; flow_id: string; trigger_id: string; next_fire_at: Date }>(
     `SELECT namespace, flow_id, trigger_id, next_fire_at FROM schedules
      WHERE next_fire_at < now() - $3 * interval '1 second' AND ${SCOPE}
      ORDER BY next_fire_at LIMIT $4`,

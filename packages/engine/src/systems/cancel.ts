@@ -3,7 +3,6 @@
 // stopped by their dispatchers, then CANCELLED); CANCELLING → no change; an
 // ended execution → ExecutionEndedError (409 execution_ended). The children a
 // cancelled execution waits for are cancelled too.
-import type pg from 'pg';
 import { nextExecutionState, type ExecutionState } from '@svc/state-machine';
 import { advance, endExecution, lockExecution, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Conn } from '../db.js';

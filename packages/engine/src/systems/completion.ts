@@ -13,7 +13,7 @@ import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { inTransaction, pipeline } from '@svc/db';
 import { advanceMany, planRead, type AdvanceOptions, type ExecutionRow, type FollowUp, type RunRead } from './advance.js';
-import { CHANNELS, type Client, type Conn } from '../db.js';
+import type { Client, Conn } from '../db.js';
 import { claimRuns, type ClaimedRun, type ClaimOptions } from './dispatch.js';
 import { END_AND_READ_SQL, END_TASK_RUN_SQL, INLINE_PLAN_MAX_TASKS } from '../sql/end-task-run.js';
 import { planExecutions } from './planner.js';

@@ -5,11 +5,9 @@
 // dispatcher needs to prepare each run (its execution's row), and the time
 // the next run held back by a retry backoff becomes claimable.
 import type pg from 'pg';
-import { CHANNELS } from '../db.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
 import type { ExecutionRow } from './advance.js';
 import { CLAIM_SQL, EXECUTION_FIELDS } from '../sql/claim-task-runs.js';
-import { servedSql } from '../sql/fragments.js';
 import { CLEAR_NO_INSTANCE_SQL, MARK_UNSERVED_SQL } from '../sql/claim-task-runs.js';
 
 export interface ClaimedRun {

@@ -29,6 +29,7 @@ export type FollowUp =
 export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<FollowUp[]> {
   if (!follow.length) return [];
   const rows = follow.map((f) => {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the rest is the payload: the old row id is left out by name
     const { id: _old, kind, ...payload } = f;
     return { id: newId(), kind, payload };
   });

@@ -21,7 +21,7 @@
 // requests left behind by a process that died between a completion and its
 // pass.
 import type pg from 'pg';
-import { advanceMany, EXECUTION_COLUMNS, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
+import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
 import { inTx, type Conn } from '../db.js';
 import type { SystemResources } from '../resources.js';
 import { drainOutbox } from './followups.js';

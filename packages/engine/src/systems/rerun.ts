@@ -4,7 +4,7 @@
 // other tasks running.
 import type pg from 'pg';
 import { canRerun, canRestart } from '@svc/state-machine';
-import { EXECUTION_COLUMNS, type ExecutionRow, type FollowUp } from './advance.js';
+import type { ExecutionRow, FollowUp } from './advance.js';
 import { ExecutionNotFoundError } from './cancel.js';
 import { createExecution, type StartDeps } from './start.js';
 

@@ -53,9 +53,60 @@ export const TASK_RUN_API_COLUMNS = [
   'progress',
 ] as const;
 
+/** A timestamp as the database hands it over: a Date (a column) or a text with an offset (inside JSON it built). */
+type Stamp = Date | string | null;
+
+type ApiTaskRun = ApiExecution['task_runs'][number];
+
+/** An executions row of EXECUTION_API_COLUMNS as pg returns it (or as the start statement's JSON holds it). */
+export type ExecutionApiRow = Pick<
+  ApiExecution,
+  | 'id'
+  | 'state'
+  | 'reason'
+  | 'error'
+  | 'namespace'
+  | 'flow_id'
+  | 'flow_revision_id'
+  | 'snapshot_id'
+  | 'snapshot_version'
+  | 'inputs'
+  | 'labels'
+  | 'outputs'
+  | 'parent_execution_id'
+  | 'restart_of_id'
+  | 'chain_depth'
+  | 'created_by'
+  | 'secret_keys_used'
+  | 'trigger_type'
+  | 'trigger_payload'
+> & { git_sha: string | null; trigger_id: string | null; created_at: Stamp; started_at: Stamp; ended_at: Stamp; duration_ms: number | string | null };
+
+/** A task run of TASK_RUN_API_COLUMNS, as JSON built by the database (timestamps as text). */
+export type TaskRunApiRow = Pick<
+  ApiTaskRun,
+  | 'id'
+  | 'task_key'
+  | 'task_type'
+  | 'executor_type'
+  | 'pool'
+  | 'state'
+  | 'reason'
+  | 'error'
+  | 'attempt'
+  | 'child_execution_id'
+  | 'reused_from_id'
+  | 'exit_code'
+  | 'outputs'
+  | 'progress'
+> & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
+
+/** A child execution as the load statement builds it. */
+export type ExecutionChildRow = { id: string; state: string; created_at: Stamp; namespace: string; flow_id: string | null };
+
 /** A timestamp as the API writes it: from a Date (a column) or a text with an offset (inside JSON built by the database). */
-const ts = (v: unknown) => (v === null || v === undefined ? null : (v instanceof Date ? v : new Date(v as string)).toISOString());
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const ts = (v: Stamp | undefined) => (v === null || v === undefined ? null : (v instanceof Date ? v : new Date(v)).toISOString());
+const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
 // One statement: the executions, each with its task runs and children as JSON
 // arrays. A GET answers with this; a trigger answers with what its start
@@ -70,7 +121,7 @@ FROM executions e WHERE e.id = ANY($1)`;
 
 export async function loadExecutions(db: Queryable, ids: string[]): Promise<ApiExecution[]> {
   if (!ids.length) return [];
-  const ex = await db.query({ name: 'svc-load-executions', text: LOAD_SQL, values: [ids] });
+  const ex = await db.query<ExecutionApiRow & { task_runs: TaskRunApiRow[]; children: ExecutionChildRow[] }>({ name: 'svc-load-executions', text: LOAD_SQL, values: [ids] });
   const byId = new Map<string, ApiExecution>();
   for (const e of ex.rows) byId.set(e.id, apiExecution(e, e.task_runs, e.children));
   return ids.map((id) => byId.get(id)).filter((x): x is ApiExecution => x !== undefined);
@@ -80,8 +131,7 @@ export async function loadExecutions(db: Queryable, ids: string[]): Promise<ApiE
  * The API's Execution object from an executions row (EXECUTION_API_COLUMNS),
  * its task runs (TASK_RUN_API_COLUMNS, in creation order) and its children.
  */
-// Rows and JSON built by the database, so their fields are as the columns hold them (`any`).
-export function apiExecution(e: Record<string, any>, taskRuns: Record<string, any>[], children: Record<string, any>[]): ApiExecution {
+export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], children: ExecutionChildRow[]): ApiExecution {
   return {
     id: e.id,
     state: e.state,

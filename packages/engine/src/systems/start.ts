@@ -6,7 +6,7 @@ import type { FlowDefinition } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { advance, onlineSince, type ExecutionRow, type FollowUp } from './advance.js';
 import { CHANNELS, history, inTx, notify, type Client, type Conn } from '../db.js';
-import { apiExecution } from './serialize.js';
+import { apiExecution, type ExecutionApiRow, type TaskRunApiRow } from './serialize.js';
 import type { ApiExecution } from '../resources.js';
 import { namespaceFileOf, SnapshotFacts } from './snapshot-facts.js';
 import { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type NamespaceFile } from '../planning/executor.js';
@@ -18,7 +18,6 @@ import { EXECUTION_PINS_SQL, REUSABLE_RUNS_SQL } from '../sql/start-reads.js';
 export { mergeExecutorSpec, resolveExecutor, SnapshotFacts, taskTimeoutMs, type ReusedRun };
 
 export { FlowDisabledError, FlowNotFoundError } from '../errors.js';
-import { FlowDisabledError, FlowNotFoundError } from '../errors.js';
 import type { FlowCache } from './trigger.js';
 
 export interface EngineConfig {
@@ -217,9 +216,9 @@ export async function createCheckedExecution(pool: pg.Pool, deps: StartDeps, n: 
 
 /** The API object of an execution as its start statement returned it (a new execution has no children yet). */
 function startedExecution(rows: { kind: string; v: string }[]): ApiExecution {
-  const ex = JSON.parse(rows.find((r) => r.kind === 'started')!.v);
-  const runs = rows.filter((r) => r.kind === 'task_run').map((r) => JSON.parse(r.v) as Record<string, unknown>);
-  runs.sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0)); // loadExecutions' order: created_at (all equal here), attempt (1), id
+  const ex = JSON.parse(rows.find((r) => r.kind === 'started')!.v) as ExecutionApiRow;
+  const runs = rows.filter((r) => r.kind === 'task_run').map((r) => JSON.parse(r.v) as TaskRunApiRow);
+  runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // loadExecutions' order: created_at (all equal here), attempt (1), id
   return apiExecution(ex, runs, []);
 }
 
