@@ -128,7 +128,7 @@ async function planMapping(
   const clash = pathClash(want);
   if (clash) problems.push({ namespace: m.namespace, field: clash[1], message: `${clash[0]} is both a file and a folder` });
 
-  const head = (await namespaceExists(deps.pool, m.namespace)) ? await loadManifest(deps.pool, await headVersionId(deps.pool, m.namespace)) : new Map();
+  const head = (await namespaceExists(deps.pool, m.namespace)) ? await loadManifest(deps.pool, await headVersionId(deps.pool, m.namespace)) : (new Map() as Manifest);
   const changes: FileChange[] = [];
   for (const [path, e] of [...want].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const had = head.get(path);

@@ -78,7 +78,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * empty. Never through a link, and with a task user only a file it owns
  * (openTaskFile): the task cannot have the runner read another file for it.
  */
-export async function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES, user?: TaskUser): Promise<ParsedOutputs> {
+export function readOutputs(file: string, maxBytes = MAX_OUTPUTS_FILE_BYTES, user?: TaskUser): ParsedOutputs {
   // Synchronous: usually the file does not exist, and a trip through the thread pool costs more than the call.
   if (!fs.lstatSync(file, { throwIfNoEntry: false })) return { outputs: {}, metrics: [], warnings: [] };
   const f = openTaskFile(file, user);

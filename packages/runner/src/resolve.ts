@@ -42,7 +42,7 @@ export interface Invocation {
 
 // Synchronous: a PATH search is a few stat calls of microseconds each, cheaper
 // than a trip through libuv's thread pool per call.
-async function isExecutableFile(p: string): Promise<boolean> {
+function isExecutableFile(p: string): boolean {
   try {
     if (!fs.statSync(p, { throwIfNoEntry: false })?.isFile()) return false;
     fs.accessSync(p, fs.constants.X_OK);
@@ -53,15 +53,15 @@ async function isExecutableFile(p: string): Promise<boolean> {
 }
 
 /** `name` found on `pathVar` (POSIX rules: an empty entry is the cwd), or null. A name with a slash is taken relative to `cwd`. */
-export async function findExecutable(name: string, pathVar: string, cwd: string): Promise<string | null> {
+export function findExecutable(name: string, pathVar: string, cwd: string): string | null {
   if (!name) return null;
   if (name.includes('/')) {
     const p = path.resolve(cwd, name);
-    return (await isExecutableFile(p)) ? p : null;
+    return isExecutableFile(p) ? p : null;
   }
   for (const dir of pathVar.split(':')) {
     const p = path.resolve(cwd, dir || '.', name);
-    if (await isExecutableFile(p)) return p;
+    if (isExecutableFile(p)) return p;
   }
   return null;
 }
@@ -73,17 +73,17 @@ export async function resolveInvocation(command: string[], runtime: string | und
     if (!isRuntime(runtime)) throw new PrepareError('executor_error', `unknown runtime ${JSON.stringify(runtime)}`);
     const candidates = RUNTIME_CANDIDATES[runtime];
     for (const name of candidates) {
-      const file = await findExecutable(name, pathVar, cwd);
+      const file = findExecutable(name, pathVar, cwd);
       if (file) return { file, args: command, argv0: name };
     }
     const shipped = shippedInterpreter(runtime);
-    if (shipped && (await isExecutableFile(shipped))) return { file: shipped, args: command, argv0: candidates[0] };
+    if (shipped && isExecutableFile(shipped)) return { file: shipped, args: command, argv0: candidates[0] };
     // In a container, the executor names the image (SVC_IMAGE): the tool must come from it.
     const image = process.env.SVC_IMAGE ? ` of image ${process.env.SVC_IMAGE}` : '';
     throw new PrepareError('runtime_not_found', `runtime ${runtime}: ${candidates.join(' or ')} not found on the PATH${image}`);
   }
   const [name, ...args] = command as [string, ...string[]];
-  const file = await findExecutable(name, pathVar, cwd);
+  const file = findExecutable(name, pathVar, cwd);
   if (!file) {
     const exists = name.includes('/') && (await fsp.stat(path.resolve(cwd, name)).catch(() => null))?.isFile();
     throw new PrepareError('executor_error', exists ? `command not executable: ${name}` : `command not found: ${name}`);

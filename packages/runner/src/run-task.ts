@@ -88,7 +88,7 @@ export async function runTask(opts: RunOptions): Promise<Completion> {
       lease = await opts.workdirs.acquire(spec.bundle_hash, () => transport.getBundle(), spec.limits.max_bundle_bytes);
       runDir = lease.dir;
     } else {
-      runDir = await makeRunDir(opts.workRoot, spec.task_run_id);
+      runDir = makeRunDir(opts.workRoot, spec.task_run_id);
     }
     completion = await execute(spec, runDir, runOpts, log, {
       cause: () => stopCause,
@@ -163,7 +163,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     if (bundle) await extractBundle(bundle, bundleRoot, spec.limits.max_bundle_bytes);
   }
   if (spec.files) await writeFiles(bundleRoot, spec.files, opts.user);
-  const cwd = await resolveCwd(bundleRoot, spec.workdir);
+  const cwd = resolveCwd(bundleRoot, spec.workdir);
   const env = taskEnv(spec, outputsFile, artifactsDir, opts.user);
   const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH, cwd);
   const early = stop.cause();
@@ -214,7 +214,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     const warn = (text: string) => {
       for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
     };
-    const parsed = await readOutputs(outputsFile, undefined, opts.user);
+    const parsed = readOutputs(outputsFile, undefined, opts.user);
     parsed.warnings.forEach(warn);
     (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes, opts.user)).forEach(warn);
     await batcher.flush();
@@ -315,7 +315,7 @@ function removeTree(dir: string): void {
   }
 }
 
-async function makeRunDir(workRoot: string, taskRunId: string): Promise<string> {
+function makeRunDir(workRoot: string, taskRunId: string): string {
   fs.mkdirSync(workRoot, { recursive: true });
   const safeId = taskRunId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'run';
   // realpath: confinement checks compare physical paths, and workRoot may sit behind a link (/tmp on some systems).

@@ -167,7 +167,7 @@ export async function writeFiles(root: string, files: Record<string, string>, ow
 }
 
 /** The task's cwd: `workdir` under root; it must exist and be a directory inside. */
-export async function resolveCwd(root: string, workdir: string): Promise<string> {
+export function resolveCwd(root: string, workdir: string): string {
   const lexical = confine(root, workdir || '.');
   let real: string | null = null;
   try {

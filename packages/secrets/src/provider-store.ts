@@ -2,6 +2,7 @@
 // are plain JSON; credentials are sealed with the master key, bound to the
 // provider's name, and never leave this module except into a live provider.
 import type { MasterKey } from '@svc/config';
+import type { Prisma } from '@svc/db';
 import { openText, providerCredentialsAad, seal } from './crypto.js';
 import { ProviderConfigError, ProviderExistsError, ProviderNotFoundError } from './errors.js';
 import { PROVIDER_NAME_PATTERN } from './reference.js';
@@ -163,7 +164,7 @@ export class ProviderStore {
         {
           name: p.name,
           type: s.type,
-          config: s.config as object,
+          config: s.config as Prisma.InputJsonObject,
           credentialsCiphertext: bytes(sealed.ciphertext),
           credentialsNonce: bytes(sealed.nonce),
           credentialsKeyId: sealed.keyId,
@@ -198,7 +199,7 @@ export class ProviderStore {
       where: { name },
       data: {
         type: s.type,
-        config: s.config as object,
+        config: s.config as Prisma.InputJsonObject,
         credentialsCiphertext: bytes(sealed.ciphertext),
         credentialsNonce: bytes(sealed.nonce),
         credentialsKeyId: sealed.keyId,

@@ -97,8 +97,11 @@ export function isStorageError(err: unknown): boolean {
  * Carries an error of the caller's body stream through `put`, which rethrows the
  * original error unchanged instead of blaming the store for it.
  */
-export class BodySourceFailure {
-  constructor(readonly error: unknown) {}
+export class BodySourceFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('the body of a put failed', { cause: error });
+    this.name = 'BodySourceFailure';
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { Client } from 'minio';
+import { Client, type BucketItem } from 'minio';
 import { bodyBytes, bodyChunks, guardedPut } from './body.js';
 import { wrapStoreError, ObjectNotFoundError, ObjectSizeMismatchError, ObjectStoreError } from './errors.js';
 import { PartReader } from './part-reader.js';
@@ -200,7 +200,9 @@ export class S3ObjectStore implements ObjectStore {
     validateListPrefix(prefix);
     await this.init();
     try {
-      for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
+      // The stream's items, which its type leaves untyped.
+      const items = this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<BucketItem>;
+      for await (const item of items) {
         // Objects written by other tools under names we could not address are skipped, as the file store does.
         if (item.name === undefined || !isValidObjectKey(item.name)) continue;
         yield { key: item.name, size: item.size, lastModified: item.lastModified };
@@ -210,8 +212,9 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.agent.destroy();
+    return Promise.resolve();
   }
 
   private async ensureBucket(): Promise<void> {

@@ -67,15 +67,15 @@ export class MemoryTransport implements RunnerTransport {
     return typeof this.spec === 'function' ? this.spec() : structuredClone(this.spec);
   }
 
-  async getBundle(): Promise<NodeJS.ReadableStream | null> {
+  getBundle(): Promise<NodeJS.ReadableStream | null> {
     this.calls.push('getBundle');
-    return this.bundle ? Readable.from([this.bundle]) : null;
+    return Promise.resolve(this.bundle ? Readable.from([this.bundle]) : null);
   }
 
-  async heartbeat(): Promise<{ cancel: boolean }> {
+  heartbeat(): Promise<{ cancel: boolean }> {
     this.heartbeats++;
     this.calls.push('heartbeat');
-    return { cancel: this.cancelAtHeartbeat > 0 && this.heartbeats >= this.cancelAtHeartbeat };
+    return Promise.resolve({ cancel: this.cancelAtHeartbeat > 0 && this.heartbeats >= this.cancelAtHeartbeat });
   }
 
   async postLogs(lines: LogLine[]): Promise<void> {
@@ -95,9 +95,10 @@ export class MemoryTransport implements RunnerTransport {
     this.artifactSizes.set(name, size);
   }
 
-  async complete(c: Completion): Promise<void> {
+  complete(c: Completion): Promise<void> {
     this.calls.push('complete');
     this.completions.push(structuredClone(c));
+    return Promise.resolve();
   }
 }
 

@@ -33,26 +33,31 @@ export function createEnvProvider(name: string, config: EnvProviderConfig, deps:
   // The service's own settings (SVC_MASTER_KEYS, SVC_DATABASE_URL...) live in
   // the same environment; a flow must never read them through a reference.
   const reserved = new Set(describeConfig().map((d) => d.variable));
+  function read(path: string, field: string | undefined): string | undefined {
+    const variable = config.prefix + path;
+    if (!ENV_NAME.test(variable)) throw new ProviderError(name, `${variable} is not an environment variable name`);
+    if (reserved.has(variable)) throw new ProviderError(name, `${variable} is a setting of the service and is never served as a secret`);
+    const value = env[variable];
+    if (value === undefined) return undefined;
+    if (field === undefined) return value;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new ProviderError(name, `${variable} is not a JSON object, so it has no field ${field}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ProviderError(name, `${variable} is not a JSON object, so it has no field ${field}`);
+    return pickField(name, path, parsed as Record<string, unknown>, field);
+  }
   return {
-    async get(path, field) {
-      const variable = config.prefix + path;
-      if (!ENV_NAME.test(variable)) throw new ProviderError(name, `${variable} is not an environment variable name`);
-      if (reserved.has(variable)) throw new ProviderError(name, `${variable} is a setting of the service and is never served as a secret`);
-      const value = env[variable];
-      if (value === undefined) return undefined;
-      if (field === undefined) return value;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        throw new ProviderError(name, `${variable} is not a JSON object, so it has no field ${field}`);
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ProviderError(name, `${variable} is not a JSON object, so it has no field ${field}`);
-      return pickField(name, path, parsed as Record<string, unknown>, field);
-    },
-    async check() {
+    // A refusal is a rejected promise, as SecretProvider.get promises, not a synchronous throw.
+    get: (path, field) => new Promise((resolve) => resolve(read(path, field))),
+    check() {
       const count = Object.keys(env).filter((k) => k.startsWith(config.prefix) && !reserved.has(k)).length;
-      return { ok: true, message: config.prefix ? `${count} environment variable(s) start with ${config.prefix}` : `reads environment variables by name (${count} set)` };
+      return Promise.resolve({
+        ok: true,
+        message: config.prefix ? `${count} environment variable(s) start with ${config.prefix}` : `reads environment variables by name (${count} set)`,
+      });
     },
   };
 }
