@@ -89,18 +89,18 @@ export class ApiClient {
   }
 
   /** A JSON request; 204 and empty bodies give undefined. */
-  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.raw(method, path, opts);
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  get<T = any>(path: string, query?: Query): Promise<T> {
+  get<T = unknown>(path: string, query?: Query): Promise<T> {
     return this.request<T>('GET', path, query ? { query } : {});
   }
 
   /** Every item of a cursor-paginated list, or the first `max` of them. */
-  async list<T = any>(path: string, query: Query = {}, max = Infinity): Promise<T[]> {
+  async list<T = unknown>(path: string, query: Query = {}, max = Infinity): Promise<T[]> {
     const out: T[] = [];
     let cursor: string | undefined;
     do {

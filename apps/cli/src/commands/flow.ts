@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createFlowValidator } from '@svc/flow-schema';
+import { createFlowValidator, type FlowDefinition } from '@svc/flow-schema';
 import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, printList, printRecord, serialize, when } from '../ui/output.js';
@@ -100,6 +100,8 @@ export function registerFlow(program: Command, app: App): void {
       const { namespace, flowId } = splitFlowRef(ref);
       const f = await app.client(cmd).get<Answer<'getFlow'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
       if (opts.source) return void io.stdout.write(f.source ?? '');
+      // The server parsed and validated `definition` against the flow schema: only its task and trigger ids are read here.
+      const definition = f.definition as Partial<Pick<FlowDefinition, 'tasks' | 'triggers'>> | undefined;
       printRecord(io, app.format(cmd), f, [
         ['namespace', (x) => x.namespace],
         ['id', (x) => x.id],
@@ -108,8 +110,8 @@ export function registerFlow(program: Command, app: App): void {
         ['revision', (x) => x.revision_id],
         ['updated', (x) => when(x.updated_at)],
         ['description', (x) => x.description],
-        ['tasks', (x) => (x.definition?.tasks ?? []).map((t: { id: string }) => t.id).join(', ')],
-        ['triggers', (x) => (x.triggers ?? x.definition?.triggers ?? []).map((t: { id: string; type: string }) => `${t.id} (${t.type})`).join(', ')],
+        ['tasks', () => (definition?.tasks ?? []).map((t) => t.id).join(', ')],
+        ['triggers', (x) => (x.triggers ?? definition?.triggers ?? []).map((t) => `${t.id} (${t.type})`).join(', ')],
       ]);
     },
   );

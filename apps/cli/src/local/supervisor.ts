@@ -113,7 +113,8 @@ export async function runLocal(_args: string[], io: Io, env: NodeJS.ProcessEnv =
   const healthOffset = { maintenance: 0, scheduler: 1, dispatcher: 2 } as const;
   const envOf = (name: (typeof LOCAL_SERVICES)[number]): NodeJS.ProcessEnv => {
     if (!config.healthPort || name === 'api-gateway') return childEnv;
-    const { SVC_METRICS_PORT: _former, ...rest } = childEnv;
+    const rest = { ...childEnv };
+    delete rest.SVC_METRICS_PORT;
     return { ...rest, SVC_HEALTH_PORT: String(config.healthPort + healthOffset[name]) };
   };
 

@@ -29,8 +29,9 @@ export type Column<T> = [header: string, cell: (row: T) => unknown];
 
 function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v) ?? '';
 }
 
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], colors: Colors): string {
@@ -75,7 +76,7 @@ export function printList<T>(io: CommandIo, format: Format, rows: readonly T[], 
 }
 
 /** Prints one object: `key: value` lines, or the whole object as JSON/YAML. */
-export function printRecord(io: CommandIo, format: Format, obj: object, fields: readonly Column<any>[]): void {
+export function printRecord<T extends object>(io: CommandIo, format: Format, obj: T, fields: readonly Column<T>[]): void {
   if (format !== 'table') return void io.stdout.write(serialize(obj, format));
   const c = colorsFor(io);
   const width = Math.max(...fields.map(([h]) => h.length));
