@@ -71,7 +71,7 @@ async function buildAll(docker: Dockerode, opts: EnsureTestImagesOptions): Promi
   await ensureImage(docker, images.musl, () => muslRootfs(), ['CMD ["/bin/sh"]']);
   await ensureImage(docker, images.busybox, () => busyboxRootfs(), ['CMD ["/bin/sh"]']);
   await ensureImage(docker, images.withSvc, async () => withSvc(await debianRootfs(), bundle), ['CMD ["svc", "--help"]']);
-  await ensureImage(docker, images.runner, async () => new Rootfs().copyTree(bundle.dir, RUNNER_MOUNT), []);
+  await ensureImage(docker, images.runner, () => new Rootfs().copyTree(bundle.dir, RUNNER_MOUNT), []);
   return images;
 }
 

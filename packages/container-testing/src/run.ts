@@ -34,7 +34,7 @@ export async function runContainer(
     let err = '';
     stdout.on('data', (d: Buffer) => (out += d.toString()));
     stderr.on('data', (d: Buffer) => (err += d.toString()));
-    c.modem.demuxStream(stream, stdout, stderr);
+    docker.modem.demuxStream(stream, stdout, stderr);
     const ended = new Promise<void>((resolve) => stream.once('end', () => resolve()));
     await c.start();
     let timer: NodeJS.Timeout | undefined;

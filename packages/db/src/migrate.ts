@@ -71,7 +71,7 @@ const BOOKKEEPING_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 )`;
 
 async function recorded(client: pg.ClientBase | pg.Pool): Promise<{ name: string; finished: boolean }[]> {
-  const exists = await client.query(`SELECT to_regclass('"_prisma_migrations"') AS t`);
+  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('"_prisma_migrations"') AS t`);
   if (!exists.rows[0]?.t) return [];
   const r = await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
     `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"`,

@@ -188,7 +188,8 @@ export class Notifier {
       this.lost(client, err);
       return;
     }
-    if (this.mode !== 'connecting') throw new Error(`notifier: listening from mode ${this.mode}`);
+    // this.mode may have changed during the await, which TypeScript's narrowing does not see.
+    if (this.mode !== 'connecting') throw new Error(`notifier: listening from mode ${String(this.mode)}`);
     this.mode = 'listening';
     if (this.downSince !== undefined) {
       this.opts.log.info('notification connection re-established', { attempts: this.attempts, down_ms: Date.now() - this.downSince, channels: [...this.listened] });

@@ -268,7 +268,9 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
-  return String(v);
+  // What parsed YAML leaves: a number or a boolean.
+  const scalar = v as number | boolean;
+  return String(scalar);
 }
 
 function lengthOf(data: unknown): string {

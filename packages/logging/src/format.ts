@@ -30,7 +30,9 @@ export function textLine(info: TransformableInfo): string {
     const plain = toPlain(value);
     if (isSerializedError(plain)) {
       stacks.push(errorBlock(plain));
-      const { name, message, stack: _stack, cause: _cause, ...fields } = plain;
+      const { name, message, ...fields } = plain;
+      delete fields.stack;
+      delete fields.cause;
       return [`${key}=${quote(`${name}: ${message}`)}`, ...Object.entries(fields).map(([field, v]) => `${key}.${field}=${render(v)}`)].join(' ');
     }
     if (key === 'stack' && typeof plain === 'string') {
@@ -39,7 +41,8 @@ export function textLine(info: TransformableInfo): string {
     }
     return `${key}=${render(plain)}`;
   });
-  const head = `${String(info.timestamp)} ${info.level.toUpperCase().padEnd(5)} [${String(info.service)}] ${oneLine(String(info.message ?? ''))}`;
+  const message: unknown = info.message ?? '';
+  const head = `${String(info.timestamp)} ${info.level.toUpperCase().padEnd(5)} [${String(info.service)}] ${oneLine(String(message))}`;
   const line = [head, ...pairs.filter((p): p is string => p !== undefined)].join(' ');
   return [line, ...stacks.map((s) => s.replace(/^/gm, '    '))].join('\n');
 }

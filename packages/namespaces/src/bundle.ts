@@ -74,7 +74,7 @@ export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshot
   // error) stops the build at once: nothing reads \`out\` any more, so packing
   // on would wait forever once its buffers fill, and the rejection must not go
   // unobserved until the end (an unhandled rejection ends the process).
-  const uploadFailed = new Promise<never>((_, reject) => upload.catch(reject));
+  const uploadFailed = new Promise<never>((_, reject) => void upload.catch(reject));
   uploadFailed.catch(() => undefined);
   compress.catch(() => undefined); // observed below; after a failed upload it fails too
   upload.catch(() => pack.destroy());

@@ -174,9 +174,10 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
         details: () => details,
         checks: {
           ...databaseChecks(db),
-          async started() {
-            if (stopping) throw new Error('stopping');
-            if (!handle) throw new Error('starting');
+          started() {
+            if (stopping) return Promise.reject(new Error('stopping'));
+            if (!handle) return Promise.reject(new Error('starting'));
+            return Promise.resolve();
           },
         },
       });
@@ -199,7 +200,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     // The database's clock, not ours: liveness is judged by other hosts, whose clocks may differ from this one.
     heartbeatInstance(db.pool, instanceId)
       .then((alive) => (alive ? undefined : registerInstance(db.pool, registration)))
-      .catch((err) => ctx.log.warn('heartbeat failed', { err }));
+      .catch((err: unknown) => ctx.log.warn('heartbeat failed', { err }));
   }, INSTANCE_HEARTBEAT_INTERVAL_MS);
   // Kept referenced: it is what holds a service process alive until a signal
   // stops it. The apps' own loops use unreferenced timers, and the open

@@ -123,7 +123,7 @@ export async function setBackfillState(q: Queryable, id: string, from: BackfillS
  * it was not running or paused.
  */
 export async function cancelBackfill(q: Queryable, id: string, now: Date): Promise<string[] | null> {
-  const r = await q.query(
+  const r = await q.query<{ n: number; cancelled: number }>(
     `WITH b AS (UPDATE backfills SET state = 'cancelled', updated_at = $2, ended_at = $2 WHERE id = $1 AND state IN ('running', 'paused') RETURNING id),
           runs AS (UPDATE backfill_runs SET state = 'cancelled' WHERE backfill_id IN (SELECT id FROM b) AND state = 'pending' RETURNING 1)
      SELECT (SELECT count(*) FROM b)::int AS n, (SELECT count(*) FROM runs)::int AS cancelled`,
