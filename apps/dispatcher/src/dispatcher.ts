@@ -57,7 +57,7 @@ export class Dispatcher {
     const { ctx } = this;
     for (const e of this.executors) await e.ready?.();
     await this.advertise();
-    this.advertiseTimer = setInterval(() => void this.advertise().catch((err) => ctx.log.warn('cannot update the advertised executors', { err })), ADVERTISE_MS);
+    this.advertiseTimer = setInterval(() => void this.advertise().catch((err: unknown) => ctx.log.warn('cannot update the advertised executors', { err })), ADVERTISE_MS);
     this.advertiseTimer.unref();
     const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-dispatcher-listen', minDelayMs: this.opts.notifyReconnectMs });
     this.notifier = notifier;

@@ -38,7 +38,11 @@ await runService({
     const workRoot = svc.config.workDir || path.join(os.tmpdir(), 'svc-work');
     // The runner injected into containers: built (or found) once, on the first container task that needs it.
     let bundle: ReturnType<typeof ensureRunnerBundle> | undefined;
-    const runnerBundle = () => (bundle ??= ensureRunnerBundle({ cacheDir: path.join(workRoot, '.runner-bundles') }).catch((err) => ((bundle = undefined), Promise.reject(err))));
+    const runnerBundle = () =>
+      (bundle ??= ensureRunnerBundle({ cacheDir: path.join(workRoot, '.runner-bundles') }).catch((err: unknown) => {
+        bundle = undefined;
+        throw err;
+      }));
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
     if (svc.config.executors.includes('docker')) {

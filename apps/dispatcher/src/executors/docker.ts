@@ -87,7 +87,11 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   const runnerVolumes = new RunnerVolumes(docker, opts.runnerMount);
   // Made once, on the first task that runs on it; a failure is tried again by the next task.
   let taskNetworkReady: Promise<void> | undefined;
-  const ensureNetwork = () => (taskNetworkReady ??= ensureTaskNetwork(docker).catch((err) => ((taskNetworkReady = undefined), Promise.reject(err))));
+  const ensureNetwork = () =>
+    (taskNetworkReady ??= ensureTaskNetwork(docker).catch((err: unknown) => {
+      taskNetworkReady = undefined;
+      throw err;
+    }));
   if (ctx.config.dockerNetwork !== 'host' && isLoopbackUrl(ctx.config.runnerUrl)) {
     ctx.log.warn('SVC_RUNNER_URL is a loopback address, which docker tasks on a network other than host cannot reach: set it to an address of the gateway their network reaches', {
       runner_url: ctx.config.runnerUrl,
@@ -167,7 +171,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       const last = await tail(container);
       await endDied(ctx, run, `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
     } finally {
-      await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a task container', { err, task_run_id: run.id }));
+      await container.remove({ force: true, v: true }).catch((err: unknown) => ctx.log.warn('cannot remove a task container', { err, task_run_id: run.id }));
     }
   }
 
@@ -203,7 +207,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       }
       if (!remove) continue;
       ctx.log.info('removing a task container left by a dispatcher', { container: c.Id, task_run_id: runId });
-      await container.remove({ force: true, v: true }).catch((err) => ctx.log.warn('cannot remove a leftover container', { err, container: c.Id }));
+      await container.remove({ force: true, v: true }).catch((err: unknown) => ctx.log.warn('cannot remove a leftover container', { err, container: c.Id }));
     }
   }
 
@@ -213,11 +217,11 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     const run = { id: runId, execution_id: c.Labels[LABELS.execution] ?? '', task_key: c.Labels[LABELS.task] ?? '', task_type: '', executor_type: 'docker', pool: '', attempt: 0 };
     void waitFor(container, null)
       .then((code) => finish(container, run, code, c.Image))
-      .catch((err) => ctx.log.warn('an adopted container failed', { err, container: c.Id }))
+      .catch((err: unknown) => ctx.log.warn('an adopted container failed', { err, container: c.Id }))
       .finally(() => adopted.delete(c.Id));
   }
   const sweepTimer = setInterval(() => {
-    if (healthy) void sweepLeftovers().catch((err) => ctx.log.warn('cannot sweep leftover containers', { err }));
+    if (healthy) void sweepLeftovers().catch((err: unknown) => ctx.log.warn('cannot sweep leftover containers', { err }));
   }, SWEEP_MS);
   sweepTimer.unref();
 
@@ -226,7 +230,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     available: () => healthy && !closed,
     async ready() {
       healthy = await ping();
-      if (healthy) await sweepLeftovers().catch((err) => ctx.log.warn('cannot sweep leftover containers', { err }));
+      if (healthy) await sweepLeftovers().catch((err: unknown) => ctx.log.warn('cannot sweep leftover containers', { err }));
     },
     close() {
       closed = true;

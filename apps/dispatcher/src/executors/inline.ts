@@ -16,11 +16,13 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
   async function http(run: ClaimedRun, f: Record<string, unknown>, timeoutSeconds: number, signal: AbortSignal): Promise<TaskCompletion> {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
     const both = AbortSignal.any([signal, timeout]);
+    // A string template of the flow schema, rendered by the engine.
+    const body = f.body as string | undefined;
     try {
       const res = await fetchFollowing(String(f.url), {
         method: String(f.method),
         headers: f.headers as Record<string, string>,
-        body: f.body === undefined || f.method === 'GET' || f.method === 'HEAD' ? undefined : String(f.body),
+        body: body === undefined || f.method === 'GET' || f.method === 'HEAD' ? undefined : body,
         signal: both,
       });
       const buf = Buffer.from(await res.arrayBuffer());

@@ -157,7 +157,7 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       const running = new Set(await ctx.engine.stillRunning([...byRun.keys()]));
       for (const [id, job] of byRun) {
         if (running.has(id)) continue;
-        await deleteJob(job, 'Background').catch((err) => ctx.log.warn('cannot delete a leftover Kubernetes Job', { err, job, namespace }));
+        await deleteJob(job, 'Background').catch((err: unknown) => ctx.log.warn('cannot delete a leftover Kubernetes Job', { err, job, namespace }));
       }
     } catch (err) {
       ctx.log.warn('cannot sweep leftover Kubernetes Jobs', { err, namespace });
@@ -243,9 +243,10 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       clearInterval(sweepTimer);
       watch.close();
     },
-    async ready() {
+    ready() {
       // Leftovers of dispatchers that died are swept at start, then every SWEEP_MS.
       void startSweeping();
+      return Promise.resolve();
     },
     async run(run: ClaimedRun, signal: AbortSignal) {
       void startSweeping();
@@ -309,7 +310,9 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
             assertNever(o);
         }
       } finally {
-        await deleteJob(name, 'Background').catch((err) => ctx.log.warn('cannot delete a finished Kubernetes Job; the sweep retries', { err, job: name, task_run_id: run.id }));
+        await deleteJob(name, 'Background').catch((err: unknown) =>
+          ctx.log.warn('cannot delete a finished Kubernetes Job; the sweep retries', { err, job: name, task_run_id: run.id }),
+        );
       }
     },
   };

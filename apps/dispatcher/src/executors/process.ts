@@ -53,7 +53,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   // Working directories are kept and synced to the bundle instead of made and removed per task (workdir-pool.ts: inode churn is costly).
   const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots, owner });
   const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId), owner);
-  removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
+  removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err: unknown) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
   // Task processes are spawned by a small helper process (Perl where there is one, else Node): a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const runtime = ctx.config.spawnHelper === 'auto' ? undefined : ctx.config.spawnHelper;
   const spawner = new SpawnHelper({
@@ -76,7 +76,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       const prepared = await engine.prepare(run);
       if (!prepared) return;
       const transport: RunnerTransport = {
-        getSpec: async () => prepared.spec,
+        getSpec: () => Promise.resolve(prepared.spec),
         getBundle: async () => (prepared.spec.bundle_hash ? (await engine.bundle(prepared.execution.snapshot_id)).stream : null),
         // The database's clock: the watchdog judges the heartbeat against it.
         heartbeat: async () => engine.heartbeat(run.id),
