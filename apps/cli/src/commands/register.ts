@@ -13,6 +13,7 @@ import { registerOrg } from './org.js';
 import { registerRoleBinding } from './role-binding.js';
 import { registerSecretsAndVars } from './secrets-vars.js';
 import { registerServerLocal } from './server-local.js';
+import { registerSso } from './sso.js';
 
 export function registerAll(program: Command, app: App): void {
   registerAuth(program, app);
@@ -25,6 +26,7 @@ export function registerAll(program: Command, app: App): void {
   registerOrg(program, app);
   registerAlert(program, app);
   registerRoleBinding(program, app);
+  registerSso(program, app);
   registerServerLocal(program, app);
   registerCompletion(program, app);
 }
