@@ -98,7 +98,7 @@ test('list and log limits, dashboard range, execution state and token expiry fol
   assert.deepEqual(
     detailsOf(() => byId('createToken').validateRequest({ body: { name: 'ci', role: 'root', expires_in_days: 366 } })),
     [
-      { field: 'role', message: 'must be one of: viewer, operator, editor, admin' },
+      { field: 'role', message: 'must be one of: none, viewer, operator, editor, admin' },
       { field: 'expires_in_days', message: 'must be at most 365' },
     ],
   );

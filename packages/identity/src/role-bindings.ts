@@ -166,13 +166,15 @@ const emptyUntil = new WeakMap<pg.Pool, number>();
  * The namespaces where a binding raises the caller above its global role
  * (its own bindings and its groups'), each with the role it has there (lowered
  * to a token's role); a namespace whose role the global one already gives is
- * left out. No query for an admin, nor (for a few seconds after one saw none)
- * while there is no binding at all. For showing what a caller may do (the web
+ * left out. No query for an admin, nor (for a few seconds after one saw none,
+ * and not for a `none` caller) while there is no binding at all. For showing what a caller may do (the web
  * UI's buttons); the role check itself is namespaceRole's.
  */
 export async function raisedNamespaces(pool: pg.Pool, s: RoleSubject): Promise<NamespaceRoleGrant[]> {
   const own = s.tokenRole === undefined ? s.userRole : lowerRole(s.tokenRole, s.userRole);
-  if (s.userRole === 'admin' || own === 'admin' || Date.now() < (emptyUntil.get(pool) ?? 0)) return [];
+  if (s.userRole === 'admin' || own === 'admin') return [];
+  // A `none` caller reads only what these name: never from the "no binding at all" shortcut, which may be a few seconds old.
+  if (own !== 'none' && Date.now() < (emptyUntil.get(pool) ?? 0)) return [];
   const any = await pool.query(`SELECT 1 FROM role_bindings LIMIT 1`);
   if (!any.rowCount) {
     emptyUntil.set(pool, Date.now() + EMPTY_TTL_MS);

@@ -29,7 +29,8 @@ export function namespaceRoles(pool: pg.Pool): GatewayNamespaceRoles {
       return r.rows[0]?.namespace;
     },
     async highestRole(p) {
-      if (p.role === 'admin' || Date.now() < emptyUntil) return p.role;
+      // A `none` caller is never answered from the shortcut: its tools are only what its bindings open.
+      if (p.role === 'admin' || (p.role !== 'none' && Date.now() < emptyUntil)) return p.role;
       const any = await pool.query(`SELECT 1 FROM role_bindings LIMIT 1`);
       if (!any.rowCount) {
         emptyUntil = Date.now() + EMPTY_TTL_MS;

@@ -107,7 +107,10 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       await createSession(db.prisma, { id: sessionId, userId: user.id, hash, ip, userAgent, now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
       await recordAudit(db.prisma, { action: 'auth.login', actor: { id: user.id, type: 'user' }, targetType: 'session', targetId: sessionId, ip, requestId, at: now });
       setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
-      return meBody({ userId: user.id, email: user.email, name: user.display_name, role: user.role, authType: 'session', mustChangePassword: user.must_change_password });
+      const me = meBody({ userId: user.id, email: user.email, name: user.display_name, role: user.role, authType: 'session', mustChangePassword: user.must_change_password });
+      // As getMe answers: the UI starts from this answer, and a `none` user reads only these namespaces (issue #34).
+      const raised = await raisedNamespaces(db.pool, { userId: user.id, userRole: user.role });
+      return { ...me, ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },
 
     async logout({ res, principal }: Ctx) {
