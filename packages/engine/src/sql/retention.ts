@@ -9,8 +9,8 @@ export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLE
  * Tables holding rows of an execution, emptied child-first in bounded batches
  * before the execution row is deleted (whose ON DELETE CASCADE is then only a
  * backstop for rows written meanwhile). `log_lines` has no foreign key.
- * `ai_insights` is the AI module's table: its rows go here only with their
- * execution.
+ * `ai_insights` is not listed: it is the AI module's table, and its few rows
+ * (a triage per failed execution at most) go by that cascade.
  *
  * `flow_trigger_firings` is left out on purpose: its rows (a few per
  * execution, one per downstream trigger) are the exactly-once markers of the
@@ -21,7 +21,7 @@ export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLE
  * again when it ends. Once the execution is gone nothing can fire for it:
  * fireFlowTriggers starts from the execution row.
  */
-export const EXECUTION_CHILD_TABLES = ['log_lines', 'task_metrics', 'execution_history', 'ai_insights', 'artifacts', 'log_archives', 'task_runs'] as const;
+export const EXECUTION_CHILD_TABLES = ['log_lines', 'task_metrics', 'execution_history', 'artifacts', 'log_archives', 'task_runs'] as const;
 
 export type ExecutionChildTable = (typeof EXECUTION_CHILD_TABLES)[number];
 
