@@ -30,7 +30,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /** body-parser errors carry `type`; this maps them to our envelope codes. */
-function mapBodyParserError(err: unknown, limitBytes: number | undefined): unknown {
+function mapBodyParserError(err: unknown, limitBytes: number | undefined): Error {
   const type = (err as { type?: unknown } | null)?.type;
   switch (type) {
     case 'entity.too.large':
@@ -42,7 +42,8 @@ function mapBodyParserError(err: unknown, limitBytes: number | undefined): unkno
     case 'request.size.invalid':
       return new HttpError(400, 'bad_request', 'The request body was incomplete', { cause: err });
     default:
-      return err;
+      // body-parser's own errors are Errors; anything else is wrapped (the error handler answers 500 for either).
+      return err instanceof Error ? err : new Error('reading the request body failed', { cause: err });
   }
 }
 

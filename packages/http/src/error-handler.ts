@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError, errorEnvelope, notFound } from './errors.js';
 import type { HttpLogger } from './logger.js';
@@ -27,7 +28,7 @@ export function toHttpError(err: unknown): HttpError {
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown } | null;
   const status = Number(e?.status ?? e?.statusCode);
   if (status >= 400 && status < 500 && e?.expose === true) {
-    return new HttpError(status, STATUS_CODES[status] ?? 'bad_request', String(e.message ?? 'Bad request'), { cause: err });
+    return new HttpError(status, STATUS_CODES[status] ?? 'bad_request', typeof e.message === 'string' ? e.message : 'Bad request', { cause: err });
   }
   return new HttpError(500, 'internal', 'Internal error; the server log has the cause with the request ID', { cause: err });
 }
@@ -38,7 +39,7 @@ function describeCause(err: unknown): Record<string, unknown> {
       error: err.message,
       error_name: err.name,
       stack: err.stack,
-      ...(err.cause !== undefined ? { cause: err.cause instanceof Error ? (err.cause.stack ?? err.cause.message) : String(err.cause) } : {}),
+      ...(err.cause !== undefined ? { cause: err.cause instanceof Error ? (err.cause.stack ?? err.cause.message) : inspect(err.cause) } : {}),
     };
   }
   return { error: String(err) };
@@ -51,6 +52,7 @@ function describeCause(err: unknown): Record<string, unknown> {
  * 5xx causes are logged at error level with the request ID and stack.
  */
 export function errorHandler(log: HttpLogger, opts: { mapError?: (err: unknown) => HttpError | undefined } = {}): ErrorRequestHandler {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- Express tells an error handler by its four parameters
   return (err, req, res, _next) => {
     // The app's domain errors (the engine's coded errors) first, then the generic mapping.
     const httpErr = (err instanceof HttpError ? undefined : opts.mapError?.(err)) ?? toHttpError(err);

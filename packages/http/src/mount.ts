@@ -50,9 +50,10 @@ export function reply(status: number, body?: unknown, headers?: Record<string, s
  * with a numeric status and no other keys but `headers`, or nothing after
  * writing the response itself (streams, downloads).
  */
-export type Handler<P = unknown> = (ctx: HandlerContext<P>) => unknown | Promise<unknown>;
+export type Handler<P = unknown> = (ctx: HandlerContext<P>) => unknown; // a value, or a promise of one
 
 /** Handlers by operationId; each route group contributes its part of the map. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a map of any principal's handlers: Handler<P> is contravariant in P, so no other default accepts them all
 export type OperationHandlers<P = any> = Partial<Record<string, Handler<P>>>;
 
 export interface MountOptions<P extends Principal = Principal> {
@@ -73,16 +74,16 @@ export interface MountOptions<P extends Principal = Principal> {
    */
   namespaceRoles?: NamespaceRoles<P>;
   /** Verifies the bearer run token of a runner operation. Required once a runner handler is mounted. */
-  authenticateRunner?: (req: Request, op: Operation) => unknown | Promise<unknown>;
+  authenticateRunner?: (req: Request, op: Operation) => unknown; // a value, or a promise of one
   /** Verifies the key in the path of `/hooks/{key}`. Required once its handler is mounted. */
-  verifyWebhookKey?: (req: Request, op: Operation) => unknown | Promise<unknown>;
+  verifyWebhookKey?: (req: Request, op: Operation) => unknown; // a value, or a promise of one
   /**
    * Verifies the signature of a signed webhook over the raw body, which is read
    * first (within the body limit) for that reason.
    */
-  verifySignature?: (req: Request, rawBody: Buffer, op: Operation) => unknown | Promise<unknown>;
+  verifySignature?: (req: Request, rawBody: Buffer, op: Operation) => unknown; // a value, or a promise of one
   /** Verifies the bearer organization key of an `org_key` operation (401 when it is not live, 429 past the organization's rate). */
-  authenticateOrgKey?: (req: Request, op: Operation) => unknown | Promise<unknown>;
+  authenticateOrgKey?: (req: Request, op: Operation) => unknown; // a value, or a promise of one
   log: HttpLogger;
   /** Largest JSON body in bytes. Default 10 MiB (413 `body_too_large` beyond). */
   bodyLimit?: number | string;
@@ -256,7 +257,7 @@ function undecodableParam(operations: readonly Operation[], req: Request) {
   return validationFailed([{ field: 'path', message: 'is not valid percent-encoded UTF-8' }]);
 }
 
-function assertVerifier(op: Operation, opts: MountOptions<any>): void {
+function assertVerifier<P extends Principal>(op: Operation, opts: MountOptions<P>): void {
   const missing =
     (op.auth.kind === 'run_token' && !opts.authenticateRunner && 'authenticateRunner') ||
     (op.auth.kind === 'webhook_key' && !opts.verifyWebhookKey && 'verifyWebhookKey') ||

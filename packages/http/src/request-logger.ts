@@ -12,9 +12,9 @@ export const UNMATCHED_ROUTE = 'unmatched';
  * Routes mounted by `mountOperations` record the catalog path (`/api/v1/executions/{executionId}`).
  */
 export function routeOf(req: Request, res: Response): string {
-  const recorded = res.locals.route;
+  const recorded: unknown = res.locals.route;
   if (typeof recorded === 'string') return recorded;
-  const route = (req as Request & { route?: { path?: unknown } }).route;
+  const route = req.route as { path?: unknown } | undefined;
   if (route && typeof route.path === 'string') return req.baseUrl + route.path;
   return UNMATCHED_ROUTE;
 }

@@ -184,15 +184,17 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 function describeType(type: unknown): string {
-  const list = Array.isArray(type) ? type : String(type).split(',');
-  return list.map((t) => TYPE_NAMES[t] ?? String(t)).join(' or ');
+  // Ajv names a type, or several, as strings.
+  const list: unknown[] = Array.isArray(type) ? type : typeof type === 'string' ? type.split(',') : [type];
+  return list.map((t) => (typeof t === 'string' ? (TYPE_NAMES[t] ?? t) : JSON.stringify(t))).join(' or ');
 }
 
 const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
 
 /** A message for a person, without JSON Schema vocabulary. */
 export function messageFor(e: ErrorObject): string {
-  const p = e.params as Record<string, unknown>;
+  // Ajv's params of the keywords below: numbers for the limits, a string for the format.
+  const p = e.params as { type?: unknown; allowedValues?: unknown[]; allowedValue?: unknown; limit?: number; multipleOf?: number; format?: string };
   switch (e.keyword) {
     case 'required':
       return 'is required';
@@ -201,7 +203,7 @@ export function messageFor(e: ErrorObject): string {
     case 'type':
       return `must be ${describeType(p.type)}`;
     case 'enum':
-      return `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+      return `must be one of: ${(p.allowedValues ?? []).map(String).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'maximum':

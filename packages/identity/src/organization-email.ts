@@ -103,6 +103,13 @@ export interface QueuedEmail {
   text: string;
 }
 
+/** Thrown inside queueEmail's transaction to roll it back when the daily quota is used up. */
+class QuotaRefused extends Error {
+  constructor() {
+    super('the daily quota is used up');
+  }
+}
+
 /**
  * Queues an email: in one transaction, one unit of the organization's daily
  * quota (`quota` emails per UTC day), the email row, and the NOTIFY that
@@ -113,13 +120,13 @@ export async function queueEmail(db: IdentityDb, e: QueuedEmail, quota: number):
   try {
     await prismaOf(db).$transaction(async (tx) => {
       take = await takeDailyQuota(tx, e.organizationId, quota);
-      if (!take.taken) throw take;
+      if (!take.taken) throw new QuotaRefused();
       await tx.email.create({ data: { id: e.id, organizationId: e.organizationId, keyId: e.keyId, fromAddress: e.from, toAddress: e.to, subject: e.subject, text: e.text } });
       await tx.$executeRaw`SELECT pg_notify(${EMAIL_QUEUED_CHANNEL}, ${e.id})`;
     });
   } catch (err) {
     // The refusal is thrown to roll the transaction back.
-    if (err !== take) throw err;
+    if (!(err instanceof QuotaRefused)) throw err;
   }
   return take;
 }

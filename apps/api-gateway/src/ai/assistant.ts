@@ -20,7 +20,7 @@ import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';
 import { restoreMaskedLines, scopeOfArgs, unresolvedMaskMessage, type MaskScope, type ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
-import { fileDiff, resultText, TOOLS, toolByName } from './tools.js';
+import { argText, fileDiff, resultText, TOOLS, toolByName } from './tools.js';
 import { AIUsageLimitError, estimateTokens, type AIUsage } from './usage.js';
 
 /** Model calls of one turn at most (each may call tools). */
@@ -112,7 +112,7 @@ export async function restoreProposedSave(invoke: Invoke, principal: AuthPrincip
   } catch {
     // A new file: nothing to restore, the diff is against nothing.
   }
-  return { before, ...restoreMaskedLines(before, String(input.content ?? ''), masker) };
+  return { before, ...restoreMaskedLines(before, argText(input.content), masker) };
 }
 
 /** Runs one tool call: a read runs now, an action becomes a pending action. Returns the text the model gets back. */
@@ -131,11 +131,11 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
       const masker = await deps.masker.masker(args);
       const restored = await restoreProposedSave(deps.invoke, deps.principal, deps.from, masker, args);
       if (restored.unresolved.length) {
-        const error = { status: 409, code: 'conflict', message: unresolvedMaskMessage(String(args.path ?? ''), restored.unresolved) };
+        const error = { status: 409, code: 'conflict', message: unresolvedMaskMessage(argText(args.path), restored.unresolved) };
         deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
         return JSON.stringify({ error });
       }
-      diff = masker.text(fileDiff(String(args.path ?? ''), restored.before, restored.content));
+      diff = masker.text(fileDiff(argText(args.path), restored.before, restored.content));
     }
     const summary = tool.summary?.(args) ?? tool.name;
     const id = await deps.conversations.propose({ conversationId, messageId, tool: tool.name, arguments: { input: args, ...(diff !== undefined ? { diff } : {}) }, summary });

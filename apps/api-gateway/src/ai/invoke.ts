@@ -81,7 +81,8 @@ class CapturedResponse {
   written(): unknown {
     if (!this.chunks.length) return undefined;
     const text = Buffer.concat(this.chunks).toString('utf8');
-    return String(this.getHeader('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
+    const type = this.getHeader('content-type');
+    return (typeof type === 'string' ? type : Array.isArray(type) ? type.join(',') : '').includes('json') ? JSON.parse(text) : text;
   }
 }
 
@@ -99,7 +100,7 @@ export function createInvoker(
   operations: readonly Operation[],
   handlers: () => OperationHandlers,
   namespaceRoles?: NamespaceRoles<AuthPrincipal>,
-): { invoke: Invoke; operation(id: string): Operation } {
+): { invoke: Invoke; operation: (id: string) => Operation } {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
   const validator = createRequestValidator();
   const compiled = new Map<string, CompiledOperation>();

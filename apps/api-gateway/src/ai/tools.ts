@@ -48,7 +48,14 @@ export const MAX_LOG_LINES = 200;
 export const MAX_RESULT_CHARS = 20_000;
 
 const str = (description: string) => ({ type: 'string', description });
-const s = (v: unknown) => (v === undefined || v === null ? undefined : String(v));
+/** A tool argument as text: a string as it is, a number or boolean written out, anything else as JSON; empty when absent. */
+export function argText(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+const s = (v: unknown) => (v === undefined || v === null ? undefined : argText(v));
 const executionArg = { execution_id: str('Execution id') };
 
 export const TOOLS: ToolDef[] = [

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { newId, prismaOf, type Prisma } from '@svc/db';
 import { SecretMasker } from '@svc/engine/internal';
-import { fileDiff } from './tools.js';
+import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
 import { chatModel, type AIProviderStore } from './provider.js';
 import { AUTO_USER, estimateTokens, type AIUsage } from './usage.js';
@@ -166,9 +166,9 @@ export function parseTriage(text: string): { summary: string; probable_cause: st
     try {
       const v = JSON.parse(m[0]) as Record<string, unknown>;
       return {
-        summary: String(v.summary ?? '').trim(),
-        probable_cause: String(v.probable_cause ?? '').trim(),
-        suggested_fix: String(v.suggested_fix ?? '').trim(),
+        summary: argText(v.summary).trim(),
+        probable_cause: argText(v.probable_cause).trim(),
+        suggested_fix: argText(v.suggested_fix).trim(),
         evidence: Array.isArray(v.evidence) ? v.evidence.map(String) : [],
       };
     } catch {

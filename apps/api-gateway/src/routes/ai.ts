@@ -20,7 +20,7 @@ import { ConversationStore, type ActionRow, type ConversationCursor, type Conver
 import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
-import { toolByName } from '../ai/tools.js';
+import { argText, toolByName } from '../ai/tools.js';
 import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
 import type { AIUsage } from '../ai/usage.js';
@@ -361,7 +361,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
           // is now; one that cannot be restored refuses the save (409), also
           // when the file changed since the proposal.
           const restored = await restoreProposedSave(deps.invoke, ctx.principal!, from, masker, args);
-          if (restored.unresolved.length) throw conflict('conflict', unresolvedMaskMessage(String(args.path ?? ''), restored.unresolved));
+          if (restored.unresolved.length) throw conflict('conflict', unresolvedMaskMessage(argText(args.path), restored.unresolved));
           input = { ...args, content: restored.content };
         }
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);

@@ -81,7 +81,11 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
   );
   const checkPassword = (req: Request) =>
     new Promise<UserRow | false>((resolve, reject) => {
-      passport.authenticate('local', { session: false }, (err: unknown, user: UserRow | false) => (err ? reject(err) : resolve(user)))(req, req.res!, reject);
+      // passport's types leave the middleware it returns untyped; the local strategy passes Errors only.
+      const middleware = passport.authenticate('local', { session: false }, (err: unknown, user: UserRow | false) =>
+        err ? reject(err instanceof Error ? err : new Error('password check failed')) : resolve(user),
+      ) as (req: Request, res: unknown, next: (err?: unknown) => void) => void;
+      middleware(req, req.res!, (err) => reject(err instanceof Error ? err : new Error('password check failed')));
     });
 
   return {

@@ -39,7 +39,7 @@ import {
 } from '@svc/git-sources';
 import { conflict, createRawBodyReader, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
-import { getNamespace, type FileChange } from '@svc/namespaces';
+import { getNamespace } from '@svc/namespaces';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -92,7 +92,8 @@ function settingsOf(body: unknown) {
 export const GIT_WEBHOOK_MAX_BYTES = 1024 * 1024;
 
 async function webhookSource(deps: Pick<GitRouteDeps, 'db' | 'now'>, idParam: unknown): Promise<GitSourceRecord> {
-  const id = String(idParam ?? '');
+  // Express gives path parameters as strings.
+  const id = typeof idParam === 'string' ? idParam : '';
   // Checked before the lookup: PostgreSQL refuses a NUL in text, and no source id holds one.
   if (id.includes('\u0000')) throw notFound(`no git source ${JSON.stringify(id)}`);
   try {

@@ -16,7 +16,7 @@ import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { findWebhookKey, rotateWebhookKey, type WebhookKeyDeps, type WebhookTarget } from './webhook-keys.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer } from './api-types.js';
 
 export interface HookRouteDeps extends WebhookKeyDeps {
   engine: Engine;

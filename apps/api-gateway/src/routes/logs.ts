@@ -58,7 +58,7 @@ export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
   return {
-    async getExecutionLogs({ params, query, cursor, req, res }: Ctx) {
+    async getExecutionLogs({ params, query, cursor, res }: Ctx) {
       const id = params.executionId;
       const q = query as { limit: number; task?: string; attempt?: number };
       const attempt = q.attempt;
@@ -79,7 +79,7 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       res.end(body);
     },
 
-    async downloadExecutionLogs({ params, query, req, res }: Ctx) {
+    async downloadExecutionLogs({ params, query, res }: Ctx) {
       const id = params.executionId;
       const { task, attempt } = query as { task?: string; attempt?: number };
       const head = await requireExecution(db, id);

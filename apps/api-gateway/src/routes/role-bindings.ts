@@ -5,7 +5,7 @@
 import type { Db } from '@svc/db';
 import type { components } from '@svc/api-spec';
 import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { createRoleBinding, deleteRoleBinding, findUserIdByIdOrEmail, listRoleBindings, recordAudit, RoleBindingExistsError, type Role, type RoleBindingRow } from '@svc/identity';
+import { createRoleBinding, deleteRoleBinding, findUserIdByIdOrEmail, listRoleBindings, recordAudit, RoleBindingExistsError, type RoleBindingRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 

@@ -3,7 +3,7 @@
 // task run and checked by signature alone.
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import type { Operation, RunnerCompletion, RunnerEventsRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
+import type { RunnerCompletion, RunnerEventsRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
 import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { Answer } from './api-types.js';
@@ -15,7 +15,7 @@ export interface RunnerRouteDeps {
 }
 
 export function runnerAuthenticator(engine: Engine) {
-  return async (req: Request, _op: Operation) => {
+  return async (req: Request) => {
     const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     const taskRunId = String(req.params.taskRunId ?? '');
     if (!m || !(await engine.verifyRunToken(m[1], taskRunId))) throw unauthorized('invalid run token');

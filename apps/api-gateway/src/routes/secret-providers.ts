@@ -9,7 +9,6 @@ import { secretHttpError, type SecretRouteDeps } from './secrets.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
-type Settings = Record<string, unknown>;
 
 function providerBody(p: ProviderInfo): Schemas['SecretProvider'] {
   return {

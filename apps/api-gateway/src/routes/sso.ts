@@ -22,7 +22,7 @@ import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
 import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { parseSecretReference } from '@svc/secrets';
-import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, setUserGroups, sha256, SsoEmailTakenError, upsertSsoUser, type Role } from '@svc/identity';
+import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, setUserGroups, sha256, SsoEmailTakenError, upsertSsoUser } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
@@ -98,6 +98,11 @@ function describe(err: unknown): string {
 /** What passport's strategy asked for, run on a response stand-in so the state row is written before the browser is sent away. */
 type Outcome = { redirect: string } | { user: Express.User } | { fail: unknown };
 
+/** What passport hands on as an error, as an Error (its strategies pass Errors; anything else is wrapped). */
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(typeof err === 'string' ? err : 'single sign-on failed');
+}
+
 function runStrategy(passport: InstanceType<typeof Passport>, strategy: SvcOidcStrategy, req: Request): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
@@ -106,11 +111,13 @@ function runStrategy(passport: InstanceType<typeof Passport>, strategy: SvcOidcS
       setHeader: (k: string, v: string) => void (headers[k.toLowerCase()] = v),
       end: () => resolve({ redirect: headers.location }),
     };
-    passport.authenticate(strategy, { session: false }, (err: unknown, user: Express.User | false, info: unknown) => {
-      if (err) reject(err);
+    // passport's types leave the middleware it returns untyped.
+    const middleware = passport.authenticate(strategy, { session: false }, (err: unknown, user: Express.User | false, info: unknown) => {
+      if (err) reject(asError(err));
       else if (user) resolve({ user });
       else resolve({ fail: info });
-    })(req, res, reject);
+    }) as (req: Request, res: unknown, next: (err?: unknown) => void) => void;
+    middleware(req, res, (err) => reject(asError(err)));
   });
 }
 
@@ -148,7 +155,9 @@ export function createSso(deps: SsoDeps) {
     }
     const session: Record<string, LoginState> = {};
     (req as Request & { session?: unknown }).session = session;
-    const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (_t, done) => done(null, false));
+    const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (_t, done) => {
+      done(null, false);
+    });
     const out = await runStrategy(passport, strategy, req);
     const st = session.oidc;
     if (!('redirect' in out) || !st?.code_verifier || !st.state || !st.nonce) throw new Error('the OIDC strategy did not build an authorization request');
@@ -218,7 +227,9 @@ export function createSso(deps: SsoDeps) {
         throw new LoginRefused('unavailable', `the IdP or the client secret cannot be reached: ${describe(err)}`);
       }
       (req as Request & { session?: unknown }).session = { oidc: state };
-      const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => done(null, { tokens }));
+      const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (tokens, done) => {
+        done(null, { tokens });
+      });
       let out: Outcome;
       try {
         out = await runStrategy(passport, strategy, req);

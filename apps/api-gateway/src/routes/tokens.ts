@@ -2,7 +2,7 @@
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type Role, type TokenRow } from '@svc/identity';
+import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';

@@ -13,7 +13,6 @@ import {
   setPassword,
   updateUser,
   UserNotFoundError,
-  type Role,
   type UserRow,
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
