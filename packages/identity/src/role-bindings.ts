@@ -84,6 +84,8 @@ export async function createRoleBinding(
     if ((err as { code?: string }).code === '23505') throw new RoleBindingExistsError();
     throw err;
   }
+  // There is a binding now: this process stops believing there is none (raisedNamespaces).
+  emptyUntil.delete(pool);
   return (await findRoleBinding(pool, id))!;
 }
 
