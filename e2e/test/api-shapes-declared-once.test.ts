@@ -8,7 +8,12 @@
 //   - an interface, type alias or inline object type (`ctx.body as {...}`,
 //     `api<{...}>(...)`) whose property names are exactly those of a schema
 //     (schemas with two properties or more: `{ items }` or `{ name }` alone say
-//     nothing).
+//     nothing);
+//   - an intersection of a generated type (`Schemas['X']`,
+//     `components['schemas']['X']`, `Answer<'op'>`) with an object type that
+//     declares a property the document already declares for it: a field
+//     retyped on top of the generated one (the way a free-form field used to
+//     be read), instead of declared in the spec.
 // `FlowFile.*` schemas are the flow file's (the flow schema, @svc/flow-schema,
 // is their source), not API objects. A check of a small source with known
 // faults runs first, so a checker that finds nothing cannot pass.
@@ -33,12 +38,22 @@ interface SchemaIndex {
   names: Set<string>;
   /** Sorted property names joined by commas → the schemas with exactly those properties. */
   byProperties: Map<string, string[]>;
+  /** `Schemas['X']` or `Answer<'op'>` → the properties the document declares for it. */
+  declared: Map<string, Set<string>>;
 }
 
-function schemaIndex(schemas: Record<string, { properties?: Record<string, unknown> }>): SchemaIndex {
+interface Doc {
+  components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+  paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string; properties?: object } }> }> }>>;
+}
+
+function schemaIndex(doc: Doc): SchemaIndex {
+  const schemas = doc.components.schemas;
   const names = new Set<string>();
   const byProperties = new Map<string, string[]>();
+  const declared = new Map<string, Set<string>>();
   for (const [name, schema] of Object.entries(schemas)) {
+    declared.set(`Schemas['${name}']`, new Set(Object.keys(schema.properties ?? {})));
     if (name.startsWith('FlowFile.')) continue;
     names.add(name);
     const props = Object.keys(schema.properties ?? {}).sort();
@@ -46,7 +61,26 @@ function schemaIndex(schemas: Record<string, { properties?: Record<string, unkno
     const key = props.join(',');
     byProperties.set(key, [...(byProperties.get(key) ?? []), name]);
   }
-  return { names, byProperties };
+  // An operation's answer: the JSON body of its first 2xx response, a component or inline.
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const status = Object.keys(op.responses ?? {}).find((s) => s.startsWith('2'));
+      const schema = status ? op.responses?.[status]?.content?.['application/json']?.schema : undefined;
+      if (!op.operationId || !schema) continue;
+      const ref = schema.$ref?.replace('#/components/schemas/', '');
+      const props = ref ? schemas[ref]?.properties : schema.properties;
+      declared.set(`Answer<'${op.operationId}'>`, new Set(Object.keys(props ?? {})));
+    }
+  }
+  return { names, byProperties, declared };
+}
+
+/** `components['schemas']['X']`, `Schemas['X']` or `Answer<'op'>` (its default status), as the key of {@link SchemaIndex.declared}. */
+function generatedKey(text: string): string | undefined {
+  const schema = /^(?:components\s*\[\s*'schemas'\s*\]|Schemas)\s*\[\s*'([^']+)'\s*\]$/.exec(text);
+  if (schema) return `Schemas['${schema[1]}']`;
+  const answer = /^Answer\s*<\s*'([^']+)'\s*>$/.exec(text);
+  return answer ? `Answer<'${answer[1]}'>` : undefined;
 }
 
 /** An indexed access into the generated types (`components['schemas']['X']`, `Schemas['X']`, `operations[...]`) or a helper over them. */
@@ -108,6 +142,15 @@ function check(file: string, text: string, index: SchemaIndex): string[] {
       const match = byProps(n.members);
       if (match && !allowed(enclosingDeclaration(n))) out.push(`${at(n)} an object type with the properties of ${match.join(' and ')}: use the generated type`);
     }
+    if (ts.isIntersectionTypeNode(n)) {
+      const bases = n.types.map((t) => generatedKey(t.getText(sf))).filter((k): k is string => k !== undefined && index.declared.has(k));
+      for (const lit of n.types.filter(ts.isTypeLiteralNode)) {
+        for (const name of memberNames(lit.members) ?? []) {
+          const base = bases.find((b) => index.declared.get(b)!.has(name));
+          if (base) out.push(`${at(lit)} retypes ${name} of ${base}, which the document declares: use the generated field (or declare it in the spec)`);
+        }
+      }
+    }
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -135,8 +178,8 @@ function sources(): string[] {
   return out.sort();
 }
 
-const doc = buildOpenApiDocument() as unknown as { components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
-const index = schemaIndex(doc.components.schemas);
+const doc = buildOpenApiDocument() as unknown as Doc;
+const index = schemaIndex(doc);
 
 test('the checker finds shapes retyped from the document, and lets aliases of the generated types and other shapes pass', () => {
   const token = Object.keys(doc.components.schemas.ApiToken?.properties ?? {});
@@ -148,8 +191,10 @@ test('the checker finds shapes retyped from the document, and lets aliases of th
     `type Role = 'viewer' | 'admin';`,
     `interface Token { ${fields(token)} }`,
     `const body = ctx.body as { ${fields([...token].reverse())} };`,
-    // Allowed: aliases of the generated types, extended or not, and shapes of the UI's own.
     `type Flow = components['schemas']['Flow'] & { definition?: FlowDefinition };`,
+    `type Files = Answer<'listFiles'> & { version?: number };`,
+    // Allowed: aliases of the generated types, extended with fields the document does not declare or not, and shapes of the UI's own.
+    `type Summary = Schemas['ExecutionSummary'] & { triage_summary?: string | null };`,
     `type User = Schemas['User'];`,
     `type Page<T> = Pick<Answer<'listExecutions'>, 'next_cursor'> & { items: T[] };`,
     `interface Props { id: string; onSelect: () => void }`,
@@ -162,6 +207,8 @@ test('the checker finds shapes retyped from the document, and lets aliases of th
     'fixture.ts:3 type Role is a schema of the document: use the generated type',
     'fixture.ts:4 interface Token has the properties of ApiToken: use the generated type',
     'fixture.ts:5 an object type with the properties of ApiToken: use the generated type',
+    "fixture.ts:6 retypes definition of Schemas['Flow'], which the document declares: use the generated field (or declare it in the spec)",
+    "fixture.ts:7 retypes version of Answer<'listFiles'>, which the document declares: use the generated field (or declare it in the spec)",
   ]);
 });
 

@@ -9,6 +9,7 @@ import type { components } from '@svc/api-spec';
 import { markInstanceStopped, registerInstance } from '@svc/db';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw, testClock } from './identity-helpers.js';
+import { assertConforms } from './secrets-helpers.js';
 
 const clock = testClock();
 let gw: TestGateway;
@@ -111,6 +112,7 @@ test('the storage status counts objects and bytes by kind and shows the last cle
   assert.deepEqual(s.total, { objects: 7, bytes: 128 });
   assert.equal(s.last_cleanup, null);
   assert.equal(s.next_cleanup_after, null);
+  assertConforms('getStorageStatus', 200, s);
 
   // What apps/maintenance writes after a cleanup (settings `storage_cleanup`).
   const record = {
@@ -128,11 +130,16 @@ test('the storage status counts objects and bytes by kind and shows the last cle
     },
     rows: { snapshots: 1, file_objects: 3, bundles_released: 1 },
     kept: { young_objects: 5, restored_files: 0 },
-  };
-  await gw.db.pool.query(`INSERT INTO settings (key, value) VALUES ('storage_cleanup', $1)`, [JSON.stringify(record)]);
+  } satisfies components['schemas']['StorageCleanup'];
+  // A record that is not one (no start time) is no cleanup.
+  await gw.db.pool.query(`INSERT INTO settings (key, value) VALUES ('storage_cleanup', $1)`, [JSON.stringify({ outcome: 'ok' })]);
+  assert.equal((await get('/api/v1/storage', admin)).json<{ last_cleanup: unknown }>().last_cleanup, null);
+  await gw.db.pool.query(`UPDATE settings SET value = $1 WHERE key = 'storage_cleanup'`, [JSON.stringify(record)]);
   const after = (await get('/api/v1/storage', admin)).json<{ last_cleanup: unknown; next_cleanup_after: string }>();
   assert.deepEqual(after.last_cleanup, record);
   assert.equal(after.next_cleanup_after, '2026-06-02T03:00:00.000Z');
+  // The record as the document declares it (StorageCleanup).
+  assertConforms('getStorageStatus', 200, after);
 });
 
 test('both routes are for admins only', async () => {

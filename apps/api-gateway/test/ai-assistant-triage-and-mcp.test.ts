@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
+import { assertConforms } from './secrets-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
@@ -199,11 +200,17 @@ test('a conversation with a tool call: the tool runs with the caller, its result
   // The model got the tool's answer as a tool message.
   const toolMsg = llm.requests.at(-1)!.body.messages.find((m) => m.role === 'tool')!;
   assert.match(String(toolMsg.content), /"id":"load"/);
-  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string }[] }>();
+  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string; parts: { type: string }[] }[] }>();
   assert.deepEqual(
     conv.messages.map((m) => m.role),
     ['user', 'assistant', 'tool', 'assistant'],
   );
+  // The messages as the document declares them (AIMessage), tool call and tool result parts included.
+  assert.deepEqual(
+    conv.messages.map((m) => m.parts.map((p) => p.type)),
+    [[], ['tool_call'], ['tool_result'], []],
+  );
+  assertConforms('getAIConversation', 200, conv);
 });
 
 test('a proposed flow change runs only when confirmed (with a diff, audited); a rejected one is discarded', async () => {
@@ -219,6 +226,7 @@ test('a proposed flow change runs only when confirmed (with a diff, audited); a 
   const ok = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`);
   assert.equal(ok.status, 200, ok.body);
   assert.equal(ok.json<{ status: string }>().status, 'succeeded');
+  assertConforms('confirmAIAction', 200, ok.json());
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW);
   assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed.id}/confirm`)).status, 409, 'decided once');
   const audit = (await call(admin, 'GET', '/api/v1/audit?action=ai.action.confirm')).json<{ items: { target_id?: string; payload?: { tool: string; outcome: string } }[] }>();
@@ -231,6 +239,7 @@ test('a proposed flow change runs only when confirmed (with a diff, audited); a 
   const proposed2 = events2.find((e) => e.event === 'action_proposed')!.data;
   const rej = await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed2.id}/reject`);
   assert.equal(rej.status, 200);
+  assertConforms('rejectAIAction', 200, rej.json());
   assert.equal((await call(editor, 'POST', `/api/v1/ai/conversations/${id}/actions/${proposed2.id}/confirm`)).status, 409);
   assert.equal((await call(viewer, 'GET', '/api/v1/namespaces/team/file?path=flows/load.flow.yaml')).json<{ content: string }>().content, NEW_FLOW, 'unchanged');
   const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ actions: { status: string }[] }>();
@@ -238,6 +247,8 @@ test('a proposed flow change runs only when confirmed (with a diff, audited); a 
     conv.actions.map((a) => a.status),
     ['succeeded', 'rejected'],
   );
+  // The actions as the document declares them (AIAction): diff, result, times.
+  assertConforms('getAIConversation', 200, conv);
 });
 
 test('role limits: a viewer may talk, but a change it confirms is refused with 403 and nothing changes', async () => {
@@ -300,6 +311,7 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
   assert.equal(ok.status, 409, 'a successful execution is not triaged');
   const r = await call(operator, 'POST', `/api/v1/executions/${failedId}/insights`);
   assert.equal(r.status, 202, r.body);
+  assertConforms('requestTriage', 202, r.json());
   let insight: any;
   for (let i = 0; i < 100; i++) {
     insight = (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json<{ items: any[] }>().items[0];
@@ -307,6 +319,8 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
     await new Promise((res) => setTimeout(res, 50));
   }
   assert.equal(insight.state, 'done', JSON.stringify(insight));
+  // The insight and its evidence as the document declares them (Insight, InsightEvidence).
+  assertConforms('listExecutionInsights', 200, (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json());
   assert.equal(insight.summary, 'Task a failed: the database refused the connection');
   assert.equal(insight.probable_cause, 'Wrong password for db');
   assert.equal(insight.suggested_fix, 'Rotate the db secret');

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { TestGateway } from './helpers.js';
 import { raw, type RawResponse } from './identity-helpers.js';
+import { assertConforms } from './secrets-helpers.js';
 
 export interface TurnEvent {
   event: string;
@@ -44,6 +45,7 @@ export function aiClient(gateway: () => TestGateway) {
   async function newConversation(token: string): Promise<string> {
     const r = await call(token, 'POST', '/api/v1/ai/conversations', { title: 't' });
     assert.equal(r.status, 201, r.body);
+    assertConforms('createAIConversation', 201, r.json());
     return r.json<{ id: string }>().id;
   }
 

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { validateFlowValue } from '@svc/flow-schema';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { assertConforms } from './secrets-helpers.js';
 
 let gw: TestGateway;
 let admin: string;
@@ -54,6 +56,9 @@ test('saving a flow file creates the flow, enabled, at revision 1', async () => 
   assert.deepEqual(f.triggers, [{ id: 'nightly', type: 'schedule' }]);
   assert.equal(f.definition.tasks.length, 1);
   assert.match(f.source, /id: load/);
+  // The answer as the document declares it (Flow), its definition a flow file (FlowFile: the flow schema).
+  assertConforms('getFlow', 200, f);
+  assert.deepEqual(validateFlowValue(f.definition).errors, []);
   const triggers = (await gw.db.pool.query(`SELECT trigger_id, type FROM flow_triggers WHERE namespace = 'team.etl' AND flow_id = 'load'`)).rows;
   assert.deepEqual(triggers, [{ trigger_id: 'nightly', type: 'schedule' }]);
 });
@@ -84,8 +89,10 @@ test('changed content adds a revision; identical content adds none', async () =>
     revs.items.map((r) => r.revision),
     [2, 1],
   );
-  const one = (await call(viewer, 'GET', `/api/v1/flows/team.etl/load/revisions/${revs.items[1]!.id}`)).json<{ source: string; revision: number }>();
+  const one = (await call(viewer, 'GET', `/api/v1/flows/team.etl/load/revisions/${revs.items[1]!.id}`)).json<{ source: string; revision: number; definition: unknown }>();
   assert.match(one.source, /echo, "hi"/);
+  assertConforms('getFlowRevision', 200, one);
+  assert.deepEqual(validateFlowValue(one.definition).errors, []);
   const d = (await call(viewer, 'GET', `/api/v1/flows/team.etl/load/diff?from=${revs.items[1]!.id}`)).json<{ diff: string; to: { revision: number } }>();
   assert.equal(d.to.revision, 2);
   assert.match(d.diff, /^-.*echo, "hi"/m);
@@ -146,4 +153,16 @@ test('namespace.yaml is validated on save', async () => {
   assert.equal(bad.status, 422);
   assert.equal(bad.json().error.code, 'flow_invalid');
   assert.ok(bad.json().error.details!.every((d) => d.field.startsWith('namespace.yaml:')));
+});
+
+// Last: the flow it leaves behind would show in the lists above.
+test('a flow without a current revision leaves out its definition and source (never null)', async () => {
+  await save('team', [{ op: 'put', path: 'bare.flow.yaml', content: flowYaml('bare') }]);
+  await gw.db.pool.query(`UPDATE flows SET current_revision_id = NULL WHERE namespace = 'team' AND flow_id = 'bare'`);
+  const r = await call(viewer, 'GET', '/api/v1/flows/team/bare');
+  assert.equal(r.status, 200, r.body);
+  const f = r.json<Record<string, unknown>>();
+  assert.equal(f.revision, null);
+  assert.ok(!('definition' in f) && !('source' in f), r.body);
+  assertConforms('getFlow', 200, f);
 });

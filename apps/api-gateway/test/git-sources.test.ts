@@ -204,6 +204,7 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   assert.equal(upd.status, 200, upd.body);
   assert.equal(body(upd).poll_interval, 300);
   assert.equal(body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud/git')).read_only, false);
+  assertConforms('getNamespaceGit', 200, body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud/git')));
   assert.equal((await call(gw, t.editor, 'POST', '/api/v1/namespaces/crud/changes', { message: 'now mine', changes: [{ op: 'put', path: 'x.txt', content: 'x' }] })).status, 201);
   await worker.tick();
   assert.equal(body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud-moved/versions')).items[0].git_sha, repo.revParse('main'));

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw, type RawResponse } from './identity-helpers.js';
+import { assertConforms } from './secrets-helpers.js';
 
 let gw: TestGateway;
 let admin: string;
@@ -64,7 +65,7 @@ test('a save is one new version with author, message, file count and manifest ha
   assert.equal(v.author, 'admin@example.com');
   assert.equal(v.file_count, 2);
   assert.match(v.manifest_hash, /^[0-9a-f]{64}$/);
-  const files = json<{ items: { path: string; executable: boolean }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/files'));
+  const files = json<{ version: number; items: { path: string; executable: boolean; sha256: string }[] }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/files'));
   assert.deepEqual(
     files.items.map((f) => [f.path, f.executable]),
     [
@@ -73,8 +74,14 @@ test('a save is one new version with author, message, file count and manifest ha
     ],
     'paths normalised',
   );
-  const f = json<{ content: string; encoding: string; version: number }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/file?path=scripts/hello.py'));
-  assert.deepEqual([f.content, f.encoding, f.version], ['print("hi")\n', 'utf8', 1]);
+  // The page as the document declares it (FilePage): each file's SHA-256, and the version they are of.
+  assertConforms('listFiles', 200, files);
+  assert.equal(files.version, 1);
+  const sha = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+  assert.equal(files.items.find((x) => x.path === 'scripts/hello.py')?.sha256, sha('print("hi")\n'));
+  const f = json<{ content: string; encoding: string; version: number; sha256: string }>(await call(viewer, 'GET', '/api/v1/namespaces/acme.data/file?path=scripts/hello.py'));
+  assert.deepEqual([f.content, f.encoding, f.version, f.sha256], ['print("hi")\n', 'utf8', 1, sha('print("hi")\n')]);
+  assertConforms('getFile', 200, f);
 });
 
 test('paths that could escape the namespace are refused with 422 and the field', async () => {

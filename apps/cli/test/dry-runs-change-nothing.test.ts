@@ -116,7 +116,7 @@ async function namespaceState(ns: string): Promise<unknown> {
   if (n.status === 404) return { exists: false };
   assert.equal(n.status, 200, JSON.stringify(n.body));
   const f = await s.api('GET', `/api/v1/namespaces/${ns}/files?limit=200`);
-  return { exists: true, head_version: n.body.head_version, files: f.body.items.map((x: any) => `${x.path} ${x.hash} ${x.executable}`) };
+  return { exists: true, head_version: n.body.head_version, files: f.body.items.map((x: any) => `${x.path} ${x.sha256} ${x.executable}`) };
 }
 
 interface Observed {

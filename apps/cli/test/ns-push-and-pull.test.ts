@@ -28,7 +28,7 @@ after(async () => {
 
 async function files(): Promise<Record<string, { hash: string; executable: boolean }>> {
   const r = await s.api('GET', `/api/v1/namespaces/${NS}/files?limit=200`);
-  return Object.fromEntries(r.body.items.map((f: any) => [f.path, { hash: f.hash, executable: f.executable }]));
+  return Object.fromEntries(r.body.items.map((f: any) => [f.path, { hash: f.sha256, executable: f.executable }]));
 }
 
 test('push --create saves a directory of flows and scripts as version 1', async () => {

@@ -41,8 +41,8 @@ export type Execution = Schemas['Execution'];
 export type ExecutionSummary = Schemas['ExecutionSummary'] & Partial<Pick<Execution, 'created_at'>> & { triage_summary?: string | null };
 
 export type Trigger = Schemas['FlowTrigger'];
-/** getFlow; `definition` is free-form in the document, read here as {@link FlowDefinition}. */
-export type Flow = Schemas['Flow'] & { definition?: FlowDefinition };
+/** getFlow; `definition` is the parsed flow file ({@link FlowDefinition}). */
+export type Flow = Schemas['Flow'];
 export type FlowRevision = Schemas['FlowRevision'];
 export type LogLine = Schemas['LogLine'];
 export type Namespace = Schemas['Namespace'];
@@ -84,42 +84,26 @@ export type AIProviderRequest = Schemas['AIProviderRequest'];
 export type SecretProviderCheck = Schemas['SecretProviderCheck'];
 export type SecretKey = Schemas['SecretKey'];
 export type Variable = Schemas['Variable'];
+export type FileContent = Schemas['FileContent'];
+export type NamespaceGitSource = Schemas['NamespaceGitSource'];
+export type StorageCleanup = Schemas['StorageCleanup'];
+/** getAIStatus: whether a provider is set, and which. */
+export type AIStatus = Schemas['AIStatus'];
+export type AIConversation = Schemas['AIConversation'];
+export type AIMessage = Schemas['AIMessage'];
+export type AIMessagePart = Schemas['AIMessagePart'];
+/** An action the assistant proposed (save_flow, trigger_flow, cancel_execution, rerun_execution, restart_execution). */
+export type AIAction = Schemas['AIAction'];
+export type AIActionStatus = Schemas['AIActionStatus'];
+/** An AI triage of an execution (listExecutionInsights, requestTriage). */
+export type Insight = Schemas['Insight'];
+export type InsightEvidence = Schemas['InsightEvidence'];
 
-// The parsed flow file (a Flow's or a revision's `definition`): the document
-// publishes it as `FlowFile.*`, but its if/then variants do not survive type
-// generation (every type-specific field is lost), so the UI names the fields
-// it reads. The flow schema (@svc/flow-schema) is their source.
-
-export interface FlowInput {
-  id: string;
-  type: 'string' | 'int' | 'number' | 'boolean' | 'select' | 'json';
-  required?: boolean;
-  default?: unknown;
-  values?: unknown[];
-  description?: string;
-}
-
-export interface FlowTask {
-  id: string;
-  type: string;
-  depends_on?: string[];
-  run_if?: string;
-  retry?: RetryPolicy;
-}
-
-export interface RetryPolicy {
-  max_attempts?: number;
-  backoff?: string;
-  initial?: string;
-  max?: string;
-}
-
-export interface FlowDefinition {
-  id: string;
-  description?: string;
-  inputs?: FlowInput[];
-  tasks?: FlowTask[];
-  concurrency?: { limit: number; behavior?: string };
-  max_parallel?: number;
-  retry?: RetryPolicy;
-}
+// The parsed flow file (a Flow's or a revision's `definition`), published as
+// `FlowFile.*` from the flow schema (@svc/flow-schema). The fields of each
+// task, trigger and input type are optional in these types (the generator
+// flattens the schema's if/then variants); the schema says which one requires what.
+export type FlowDefinition = Schemas['FlowFile'];
+export type FlowInput = Schemas['FlowFile.Input'];
+export type FlowTask = Schemas['FlowFile.Task'];
+export type RetryPolicy = Schemas['FlowFile.Retry'];

@@ -14,7 +14,7 @@ import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
 import { schemaAt } from './editor/schema-at.ts';
 import { share } from './pages/admin/AIUsage.tsx';
-import type { FlowInput, TaskRun } from './types.ts';
+import type { FlowDefinition, FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
   const inputs: FlowInput[] = [
@@ -137,7 +137,7 @@ describe('why task runs wait', () => {
   const run = (task_key: string, state: string, extra: Partial<TaskRun> = {}) =>
     ({ id: `${task_key}-${extra.attempt ?? 1}`, task_key, state, attempt: 1, pool: 'default', executor_type: 'process', reason: '', error: '', ...extra }) as TaskRun;
   it('names unfinished dependencies, a failed one with attempts left among them', () => {
-    const def = {
+    const def: FlowDefinition = {
       id: 'f',
       tasks: [
         { id: 'a', type: 'command', retry: { max_attempts: 2 } },
@@ -151,14 +151,14 @@ describe('why task runs wait', () => {
     assert.deepEqual(taskWaits({ ...def, tasks: def.tasks.map((t) => ({ ...t, retry: undefined })) }, [run('a', 'FAILED'), run('b', 'SUCCESS'), run('c', 'PENDING')], 0), []);
   });
   it('names the tasks that hold max_parallel', () => {
-    const def = { id: 'f', max_parallel: 2, tasks: ['a', 'b', 'c'].map((id) => ({ id, type: 'command' })) };
+    const def: FlowDefinition = { id: 'f', max_parallel: 2, tasks: ['a', 'b', 'c'].map((id) => ({ id, type: 'command' })) };
     assert.deepEqual(taskWaits(def, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), [{ kind: 'max_parallel', task: 'c', limit: 2, holders: ['a', 'b'] }]);
     assert.deepEqual(taskWaits({ ...def, max_parallel: 3 }, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), []);
   });
   it("dates a retry from the failed attempt's end and the backoff: task over flow over defaults", () => {
-    const def = { id: 'f', retry: { max_attempts: 4, backoff: 'exponential', initial: '1s', max: '3s' }, tasks: [{ id: 'a', type: 'command' }] };
+    const def: FlowDefinition = { id: 'f', retry: { max_attempts: 4, backoff: 'exponential', initial: '1s', max: '3s' }, tasks: [{ id: 'a', type: 'command' }] };
     assert.deepEqual(retryPolicy(def, 'a'), { maxAttempts: 4, backoff: 'exponential', initialMs: 1000, maxMs: 3000 });
-    assert.deepEqual(retryPolicy({ id: 'f' }, 'a'), { maxAttempts: 1, backoff: 'fixed', initialMs: 10_000, maxMs: 600_000 });
+    assert.deepEqual(retryPolicy({ id: 'f', tasks: [] }, 'a'), { maxAttempts: 1, backoff: 'fixed', initialMs: 10_000, maxMs: 600_000 });
     const end = Date.parse('2030-01-01T00:00:00Z');
     const runs = [
       run('a', 'FAILED', { ended_at: new Date(end).toISOString() }),

@@ -24,10 +24,44 @@ const HEADER = `// Generated from the OpenAPI document by openapi-typescript: do
 
 `;
 
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; allOf?: unknown[] };
+const isConditional = (x: unknown): x is { if: unknown; then: JsonSchema } =>
+  typeof x === 'object' && x !== null && 'if' in x && 'then' in x && !('else' in x) && typeof (x as { then: unknown }).then === 'object';
+
+/**
+ * openapi-typescript drops the `if`/`then` variants of the flow file's
+ * schemas (`allOf` of `{if: {type: const}, then: {properties}}`), so the
+ * fields of one task type, trigger type, executor type or select input would
+ * be missing from `FlowFile.*`. In the copy types are generated from, each
+ * `then` property joins the object's own properties, optional (one declared
+ * by several variants differently becomes their `anyOf`); which variant
+ * requires what stays with the schema and the validators. The published
+ * document is not changed.
+ */
+export function flattenConditionals(schemas: Record<string, JsonSchema>): void {
+  for (const [name, s] of Object.entries(schemas)) {
+    if (!name.startsWith('FlowFile') || !Array.isArray(s.allOf) || !s.allOf.every(isConditional)) continue;
+    const own = s.properties ?? {};
+    const added = new Map<string, unknown[]>();
+    for (const c of s.allOf) {
+      for (const [k, v] of Object.entries(c.then.properties ?? {})) {
+        if (k in own) continue;
+        const seen = added.get(k) ?? [];
+        if (!seen.some((x) => JSON.stringify(x) === JSON.stringify(v))) seen.push(v);
+        added.set(k, seen);
+      }
+    }
+    const rest: JsonSchema = { ...s };
+    delete rest.allOf;
+    schemas[name] = { ...rest, properties: { ...own, ...Object.fromEntries([...added].map(([k, vs]) => [k, vs.length === 1 ? vs[0] : { anyOf: vs }])) } };
+  }
+}
+
 /** The text of the generated file for the current document; deterministic (no dates, no paths). */
 export async function generateTypes(): Promise<string> {
   // The document's defaults (version, server URL) are fixed, so the output only changes with the schemas.
-  const doc = buildOpenApiDocument() as unknown as OpenAPI3;
+  const doc = buildOpenApiDocument() as unknown as OpenAPI3 & { components: { schemas: Record<string, JsonSchema> } };
+  flattenConditionals(doc.components.schemas);
   const ast = await openapiTS(doc, {
     // An object without `additionalProperties: true` gets no index signature:
     // a field the document does not declare is a compile error, not `unknown`.

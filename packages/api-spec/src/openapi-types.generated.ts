@@ -1870,6 +1870,49 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description An action the assistant proposed; it runs only when its user confirms it */
+        AIAction: {
+            id: string;
+            /** @description save_flow, trigger_flow, cancel_execution, rerun_execution or restart_execution */
+            tool: string;
+            summary: string;
+            /** @description The input of the tool */
+            arguments: {
+                [key: string]: unknown;
+            };
+            /** @description save_flow: the unified diff of the file, secret values masked */
+            diff?: string;
+            status: components["schemas"]["AIActionStatus"];
+            /** @description The answer of the operation it ran (succeeded), masked */
+            result?: unknown;
+            /** @description Why it failed: `<code>: <message>` */
+            error?: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was confirmed or rejected
+             */
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A confirmed action that ran */
+        AIActionOutcome: {
+            id: string;
+            tool: string;
+            /** @enum {string} */
+            status: "succeeded";
+            /** @description The answer of the operation it ran, masked */
+            result: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description `confirmed` while it runs
+         * @enum {string}
+         */
+        AIActionStatus: "pending" | "confirmed" | "succeeded" | "failed" | "rejected";
         AIConversation: {
             id: string;
             title: string;
@@ -1877,12 +1920,53 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at?: string;
-            messages?: {
-                [key: string]: unknown;
-            }[];
+            /** @description getAIConversation and createAIConversation; not in lists */
+            messages?: components["schemas"]["AIMessage"][];
+            /** @description getAIConversation and createAIConversation; not in lists */
+            actions?: components["schemas"]["AIAction"][];
         } & {
             [key: string]: unknown;
         };
+        /** @description A message of a conversation */
+        AIMessage: {
+            id: string;
+            /** @description Order in the conversation */
+            seq: number;
+            /** @enum {string} */
+            role: "user" | "assistant" | "tool";
+            /** @description The text; empty for tool messages */
+            content: string;
+            /** @description assistant: the tools it called; tool: what they answered */
+            parts: components["schemas"]["AIMessagePart"][];
+            /** @description assistant: the model that wrote it */
+            model?: string;
+            /** Format: date-time */
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A part of a stored message: a tool call of the assistant, or the answer of a tool */
+        AIMessagePart: ({
+            /** @enum {string} */
+            type: "tool_call";
+            id: string;
+            /** @description The tool */
+            name: string;
+            /** @description The arguments as JSON text */
+            arguments: string;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /** @enum {string} */
+            type: "tool_result";
+            tool_call_id: string;
+            /** @description The tool */
+            name: string;
+            /** @description What the tool answered, secret values masked (JSON text, or a truncated text) */
+            content: string;
+        } & {
+            [key: string]: unknown;
+        });
         AIProvider: {
             /** @description For example openai or anthropic */
             type: string;
@@ -1914,6 +1998,8 @@ export interface components {
             enabled: boolean;
             provider?: string | null;
             model?: string | null;
+            /** @description FAILED and TIMED_OUT executions are triaged without being asked */
+            auto_triage?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2453,11 +2539,17 @@ export interface components {
             /** Format: int64 */
             size: number;
             executable: boolean;
-            sha256?: string;
+            /** @description SHA-256 of the content, lower-case hex */
+            sha256: string;
             /** @description UTF-8 text, when the file is text */
             content?: string;
             /** @description Binary content, when the file is not UTF-8 */
             content_base64?: string;
+            /**
+             * @description Which of `content` and `content_base64` is set
+             * @enum {string}
+             */
+            encoding?: "utf8" | "base64";
             version?: number | null;
         } & {
             [key: string]: unknown;
@@ -2488,9 +2580,18 @@ export interface components {
             /** Format: int64 */
             size: number;
             executable: boolean;
-            sha256?: string;
+            /** @description SHA-256 of the content, lower-case hex */
+            sha256: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description A page of the files of a namespace version */
+        FilePage: {
+            items: components["schemas"]["FileEntry"][];
+            /** @description Present when more rows follow; pass it back as `cursor`. */
+            next_cursor?: string;
+            /** @description Extension: the namespace version the files are of (the head unless `version` was asked); 0 before the first save */
+            version: number;
         };
         Flow: {
             namespace: string;
@@ -2511,12 +2612,9 @@ export interface components {
             created_at?: string;
             /** Format: date-time */
             updated_at?: string | null;
-            /** @description The YAML text of the flow file */
+            /** @description The YAML text of the flow file (getFlow); absent while the flow has no revision */
             source?: string;
-            /** @description The parsed flow (see /api/v1/schemas/flow.json) */
-            definition?: {
-                [key: string]: unknown;
-            };
+            definition?: components["schemas"]["FlowFile"];
         } & {
             [key: string]: unknown;
         };
@@ -2554,10 +2652,7 @@ export interface components {
             created_at: string;
             /** @description The YAML text (getFlowRevision; not in lists) */
             source?: string;
-            /** @description The parsed flow (getFlowRevision; not in lists) */
-            definition?: {
-                [key: string]: unknown;
-            };
+            definition?: components["schemas"]["FlowFile"];
         } & {
             [key: string]: unknown;
         };
@@ -2708,11 +2803,50 @@ export interface components {
         Insight: {
             id: string;
             execution_id: string;
-            /** @description For example pending, done, failed */
+            /** @description `pending`, `running`, `done` or `failed` */
             state: string;
+            /** @description Set when `done` */
             summary?: string | null;
+            /** @description Empty until `done` */
+            probable_cause?: string;
+            /** @description Empty until `done` */
+            suggested_fix?: string;
+            /** @description The whole answer as Markdown, with its evidence; empty until `done` */
+            details?: string;
+            /** @description What the triage was given, each item marked `cited` or not */
+            evidence?: components["schemas"]["InsightEvidence"][];
+            /** @description The model that answered; empty until it ran */
+            model?: string;
+            /** @description Why it `failed` */
+            error?: string;
+            /** @description The requesting user's id, or `auto` for automatic triage */
+            requested_by?: string;
             /** Format: date-time */
             created_at: string;
+            /** Format: date-time */
+            completed_at?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One item of evidence a triage was given */
+        InsightEvidence: {
+            /** @description E1, E2, ... in the order given to the model */
+            id: string;
+            /** @enum {string} */
+            kind: "execution" | "task_run" | "log_tail" | "flow_definition" | "changes_since_success";
+            title: string;
+            /** @description The text given to the model, secret values masked */
+            content: string;
+            /** @description The answer rests on it (every item when the model cited none) */
+            cited?: boolean;
+            /** @description The execution it comes from (of the last success, for changes_since_success) */
+            execution_id?: string;
+            /** @description task_run and log_tail: the task run */
+            task_run_id?: string;
+            task_key?: string;
+            attempt?: number;
+            /** @description log_tail: the sequence number (`n`) of each line of `content`, in order */
+            lines?: number[];
         } & {
             [key: string]: unknown;
         };
@@ -2830,10 +2964,26 @@ export interface components {
         };
         NamespaceGit: {
             read_only: boolean;
-            /** @description The git source this namespace is mapped from */
-            source?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description The git source this namespace is mapped from; null when it is not mapped */
+            source?: components["schemas"]["NamespaceGitSource"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The git source a namespace is mapped from, with its mapping and last sync (fields of the git source) */
+        NamespaceGitSource: {
+            id: string;
+            name: string;
+            repo_url: string;
+            branch: string;
+            /** @description The directory of the repository mapped to the namespace; empty for the root */
+            repo_path: string;
+            /** @description Empty before the first sync */
+            last_synced_sha: string;
+            /** Format: date-time */
+            last_sync_at: string | null;
+            last_sync_status: string;
+            /** @description Empty when the last sync did not fail */
+            last_error: string;
         } & {
             [key: string]: unknown;
         };
@@ -3235,6 +3385,89 @@ export interface components {
             /** @description Where the browser goes to sign in */
             login_url?: string;
         };
+        /** @description The record the maintenance lease holder writes for a storage cleanup run */
+        StorageCleanup: {
+            /** Format: date-time */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Null while it runs (or when its instance died in the middle)
+             */
+            finished_at: string | null;
+            /** Format: int64 */
+            duration_ms: number | null;
+            /**
+             * @description `interrupted`: the instance lost the lease and stopped between steps
+             * @enum {string}
+             */
+            outcome: "running" | "ok" | "error" | "interrupted";
+            /** @description Why it ended `error` */
+            error?: string;
+            /** @description The maintenance instance that ran it */
+            instance_id: string;
+            /** @description Objects and bytes removed, by kind */
+            objects: {
+                files: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                bundles: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                artifacts: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                logs: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                other: {
+                    objects: number;
+                    /** Format: int64 */
+                    bytes: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Rows removed */
+            rows: {
+                /** @description Snapshots no version or execution referred to, with their files */
+                snapshots: number;
+                /** @description file_objects rows no snapshot referred to (their objects go at the next run) */
+                file_objects: number;
+                /** @description Bundles forgotten because unused for 7 days */
+                bundles_released: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description What was kept on purpose */
+            kept: {
+                /** @description Objects without a row left alone because younger than 1 hour */
+                young_objects: number;
+                /** @description File objects put back because a save was writing their row meanwhile */
+                restored_files: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** @description What the object store holds, by kind, and the storage cleanup */
         StorageStatus: {
             /**
@@ -3293,10 +3526,8 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description The record the maintenance lease holder wrote after the last storage cleanup (started_at, finished_at, outcome, ...); null before the first */
-            last_cleanup: {
-                [key: string]: unknown;
-            } | null;
+            /** @description The last storage cleanup (the running one while it runs); null before the first */
+            last_cleanup: components["schemas"]["StorageCleanup"] | null;
             /**
              * Format: date-time
              * @description 24 hours after the last cleanup started; null before the first
@@ -3631,7 +3862,15 @@ export interface components {
             default?: unknown;
             /** @description Help text shown on the run form. */
             description?: string;
-        } & (unknown & unknown & unknown & unknown & unknown);
+            /**
+             * @description The values a `select` input allows.
+             * @example [
+             *       "eu",
+             *       "us"
+             *     ]
+             */
+            values?: (string | number | boolean)[];
+        };
         /**
          * Trigger
          * @description Starts executions of the flow: on a schedule, from a webhook, or when an upstream flow ends.
@@ -3668,7 +3907,42 @@ export interface components {
              *     }
              */
             inputs?: components["schemas"]["FlowFile.StringMap"];
-        } & (unknown & unknown);
+            /**
+             * @description schedule: five cron fields (minute hour day-of-month month day-of-week), or @hourly, @daily, @weekly, @monthly.
+             * @example 0 3 * * *
+             * @example *\/15 * * * MON-FRI
+             * @example @daily
+             */
+            cron?: string;
+            /**
+             * @description schedule: IANA time zone the cron expression is read in.
+             * @default UTC
+             * @example Europe/Paris
+             */
+            timezone?: string;
+            /**
+             * @description schedule: after downtime, `none` fires no missed time; `last` fires only the latest missed time.
+             * @default last
+             * @enum {unknown}
+             */
+            catch_up?: "none" | "last";
+            /**
+             * @description flow trigger: upstream flow as `<namespace>/<flow_id>`.
+             * @example company.data/ingest
+             */
+            flow?: string;
+            /**
+             * @description flow trigger: end states of the upstream execution that fire this trigger.
+             * @example [
+             *       "SUCCESS"
+             *     ]
+             * @example [
+             *       "FAILED",
+             *       "TIMED_OUT"
+             *     ]
+             */
+            states?: ("SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED")[];
+        };
         /**
          * Retry
          * @description How often and how soon a failed or timed-out task run is tried again.
@@ -3733,7 +4007,32 @@ export interface components {
              * @example gpu
              */
             pool?: string;
-        } & (unknown & unknown & unknown);
+            /**
+             * @description docker and kubernetes: container image the task runs in; required for these types.
+             * @example python:3.12-slim
+             */
+            image?: string;
+            /**
+             * @description docker and kubernetes: mount the runner binary into the container. When false the runner must be on the image PATH.
+             * @default true
+             */
+            inject_runner?: boolean;
+            /**
+             * @description docker: when to pull the image.
+             * @default if_not_present
+             * @enum {unknown}
+             */
+            pull?: "always" | "if_not_present" | "never";
+            /**
+             * @description docker: name of the network the container joins.
+             * @example host
+             */
+            network?: string;
+            /** @description docker and kubernetes: CPU and memory requests and limits (docker uses the limits). */
+            resources?: components["schemas"]["FlowFile.Resources"];
+            /** @description kubernetes: pod settings. */
+            kubernetes?: components["schemas"]["FlowFile.Kubernetes"];
+        };
         /**
          * Resources
          * @description CPU and memory of the container.
@@ -3917,7 +4216,94 @@ export interface components {
              *     }
              */
             env?: components["schemas"]["FlowFile.StringMap"];
-        } & (unknown & unknown & unknown & unknown & unknown);
+            /** @description script and command: executor of this task; overrides the flow `executor`. */
+            executor?: components["schemas"]["FlowFile.Executor"];
+            /**
+             * @description script and command: files written into the workdir before the task starts. Key: path relative to the namespace root; value: file template (`secret()` allowed). Replaces a namespace file at the same path.
+             * @example {
+             *       "config/settings.json": "{\"region\": \"{{ inputs.region }}\"}"
+             *     }
+             */
+            files?: components["schemas"]["FlowFile.StringMap"];
+            file?: string;
+            /**
+             * @description script: interpreter. Default from the file extension: .py python, .sh bash, .ts bun, .js node.
+             * @enum {unknown}
+             */
+            runtime?: "python" | "bash" | "bun" | "node";
+            /**
+             * @description script: argument templates passed to the script.
+             * @example [
+             *       "--date",
+             *       "{{ inputs.report_date }}"
+             *     ]
+             */
+            args?: string[];
+            /**
+             * @description command: argv templates, run without a shell; required for command tasks.
+             * @example [
+             *       "python",
+             *       "-m",
+             *       "etl.load",
+             *       "{{ inputs.table }}"
+             *     ]
+             */
+            command?: string[];
+            /**
+             * @description command: working directory relative to the namespace root. Default: the root.
+             * @example etl
+             */
+            workdir?: string;
+            /**
+             * @description http: request method.
+             * @default GET
+             * @enum {unknown}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+            /**
+             * @description http: URL template; required for http tasks.
+             * @example https://api.example.com/reports/{{ inputs.report_date }}
+             */
+            url?: string;
+            /**
+             * @description http: header templates.
+             * @example {
+             *       "Authorization": "Bearer {{ secret('API_TOKEN') }}"
+             *     }
+             */
+            headers?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description http: body template.
+             * @example {"date": "{{ inputs.report_date }}"}
+             */
+            body?: string;
+            /**
+             * @description http: status codes that count as success. Default: 200 to 299.
+             * @example [
+             *       200,
+             *       201,
+             *       204
+             *     ]
+             */
+            expect_status?: number[];
+            /**
+             * @description subflow: child flow as `<namespace>/<flow_id>`; required for subflow tasks.
+             * @example company.data/load-warehouse
+             */
+            flow?: string;
+            /**
+             * @description subflow: input templates of the child flow.
+             * @example {
+             *       "table": "{{ tasks.extract.outputs.table }}"
+             *     }
+             */
+            inputs?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description subflow: wait for the child execution to end (and take its outcome).
+             * @default true
+             */
+            wait?: boolean;
+        };
         /**
          * Duration
          * @description One or more groups of a decimal number and a unit (ns, us, µs, ms, s, m, h), e.g. 30s, 10m, 1h30m.
@@ -6046,11 +6432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["FileEntry"][];
-                        /** @description Present when more rows follow; pass it back as `cursor`. */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["FilePage"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -7744,9 +8126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AIActionOutcome"];
                 };
             };
             401: components["responses"]["Unauthorized"];

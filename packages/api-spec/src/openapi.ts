@@ -218,14 +218,14 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): Json {
   for (const [name, schema] of [...all].sort(([a], [b]) => a.localeCompare(b))) {
     schemas[name] = emit(schema, used, name);
   }
-  for (const name of used) {
-    if (!(name in schemas)) throw new Error(`schema component ${name} is referenced but not exported`);
-  }
 
   // The flow file schema is written once (@svc/flow-schema) and published here
   // as components: its $defs become `FlowFile.<Def>` and its internal
   // references are rewritten to point at them.
   Object.assign(schemas, flowFileComponents());
+  for (const name of used) {
+    if (!(name in schemas)) throw new Error(`schema component ${name} is referenced but not exported`);
+  }
   const getSchema = paths[FLOW_SCHEMA_PATH]?.get as { responses: Record<string, { content: Record<string, Json> }> } | undefined;
   const schemaResponse = getSchema?.responses['200']?.content['application/json'];
   if (schemaResponse) schemaResponse.schema = ref('schemas', 'FlowFile');

@@ -13,30 +13,18 @@ import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
 import { chatModel, type AIProviderStore } from './provider.js';
 import { AUTO_USER, estimateTokens, type AIUsage } from './usage.js';
+import type { Schemas } from '../routes/api-types.js';
 
 /** Log lines of each failed task run given to the model (its tail). */
 export const LOG_TAIL_LINES = 50;
 export const TRIAGE_STATES = new Set(['FAILED', 'TIMED_OUT']);
 
-export interface Evidence {
-  id: string;
-  kind: 'task_run' | 'log_tail' | 'flow_definition' | 'changes_since_success' | 'execution';
-  title: string;
-  content: string;
-  cited?: boolean;
-  /** Where the item comes from, for a link to it: the execution (of the last success, for changes_since_success). */
-  execution_id?: string;
-  /** task_run and log_tail: the task run. */
-  task_run_id?: string;
-  task_key?: string;
-  attempt?: number;
-  /** log_tail: the sequence number (`n`) of each line of `content`, in order. */
-  lines?: number[];
-}
+/** An evidence item (the InsightEvidence object): stored with the insight as it is shown. */
+export type Evidence = Schemas['InsightEvidence'];
 
 type InsightRow = Prisma.AiInsightGetPayload<object>;
 
-export function insightBody(r: InsightRow) {
+export function insightBody(r: InsightRow): Schemas['Insight'] {
   return {
     id: r.id,
     execution_id: r.executionId,
@@ -45,6 +33,7 @@ export function insightBody(r: InsightRow) {
     probable_cause: r.probableCause,
     suggested_fix: r.suggestedFix,
     details: r.details,
+    // Written by runTriage below as Evidence[] (a JSON column).
     evidence: r.evidence as unknown as Evidence[],
     model: r.model,
     ...(r.error ? { error: r.error } : {}),

@@ -64,11 +64,17 @@ export async function scanStore(storage: ObjectStore, budgetMs: number): Promise
   return { by_kind, complete: true };
 }
 
-function parseRecord(text: string | undefined): Record<string, unknown> | null {
+/**
+ * The cleanup record as apps/maintenance writes it (the StorageCleanup
+ * object); a record without a readable `started_at` is none.
+ */
+function parseRecord(text: string | undefined): Schemas['StorageCleanup'] | null {
   if (!text) return null;
   try {
     const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+    const startedAt = (v as { started_at?: unknown }).started_at;
+    return typeof startedAt === 'string' && !Number.isNaN(Date.parse(startedAt)) ? (v as Schemas['StorageCleanup']) : null;
   } catch {
     return null;
   }
@@ -94,7 +100,7 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
     async getStorageStatus() {
       const [scan, setting] = await Promise.all([scanStore(deps.storage, deps.scanBudgetMs ?? STORAGE_SCAN_BUDGET_MS), readSetting(deps.db.prisma, STORAGE_CLEANUP_SETTING)]);
       const last = parseRecord(setting);
-      const startedAt = typeof last?.started_at === 'string' ? Date.parse(last.started_at) : NaN;
+      const startedAt = last ? Date.parse(last.started_at) : NaN;
       const total = Object.values(scan.by_kind).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 });
       return {
         store: deps.storage.kind,

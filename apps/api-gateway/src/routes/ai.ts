@@ -16,7 +16,7 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
-import { ConversationStore, type ActionRow, type ConversationCursor, type ConversationRow } from '../ai/conversations.js';
+import { ConversationStore, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '../ai/conversations.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
@@ -46,7 +46,7 @@ export interface AIRouteDeps {
 
 export const aiDisabled = () => conflict('ai_disabled', 'AI is disabled: no AI provider is configured (PUT /api/v1/ai/provider)');
 
-function conversationBody(r: ConversationRow, messages?: Schemas['AIConversation']['messages'], actions?: unknown[]): Schemas['AIConversation'] {
+function conversationBody(r: ConversationRow, messages?: Schemas['AIMessage'][], actions?: Schemas['AIAction'][]): Schemas['AIConversation'] {
   return {
     id: r.id,
     title: r.title,
@@ -60,7 +60,10 @@ function conversationBody(r: ConversationRow, messages?: Schemas['AIConversation
 /** What a pending action stores in `arguments`: the tool's input, and the diff shown for a save. */
 const actionArgs = (a: ActionRow) => a.arguments as { input: Record<string, unknown>; diff?: string };
 
-function actionBody(a: ActionRow) {
+/** A message's parts as the turn stored them (assistant.ts writes Part[]). */
+const partsOf = (m: MessageRow): Part[] => (Array.isArray(m.parts) ? (m.parts as unknown as Part[]) : []);
+
+function actionBody(a: ActionRow): Schemas['AIAction'] {
   const args = actionArgs(a);
   return {
     id: a.id,
@@ -68,7 +71,8 @@ function actionBody(a: ActionRow) {
     summary: a.summary,
     arguments: args.input,
     ...(args.diff !== undefined ? { diff: args.diff } : {}),
-    status: a.status,
+    // Written by the store only as one of these (ai_pending_actions.status).
+    status: a.status as Schemas['AIActionStatus'],
     ...(a.result !== null && a.result !== undefined ? { result: a.result } : {}),
     ...(a.error ? { error: a.error } : {}),
     created_at: a.createdAt.toISOString(),
@@ -257,7 +261,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       await requireProvider();
       const b = (ctx.body ?? {}) as { title?: string };
       const c = await conversations.create(ctx.principal!.userId, b.title ?? '');
-      return reply(201, conversationBody(c, [], []));
+      return reply(201, conversationBody(c, [], []) satisfies Answer<'createAIConversation', 201>);
     },
 
     async getAIConversation(ctx: Ctx) {
@@ -267,19 +271,17 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       // Tool results, diffs and action results were masked when stored; masked again for a secret made
       // since, each with the scope of its own call (masking.ts), never with every stored secret.
       const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
-      const maskParts = async (parts: unknown) =>
-        Array.isArray(parts)
-          ? Promise.all(parts.map(async (p: Part) => (p?.type === 'tool_result' ? { ...p, content: await mask.stored(String(p.content), p.scope) } : p)))
-          : parts;
+      const maskParts = (parts: Part[]) => Promise.all(parts.map(async (p) => (p.type === 'tool_result' ? { ...p, content: await mask.stored(p.content, p.scope) } : p)));
       return conversationBody(
         c,
         await Promise.all(
-          messages.map(async (m) => ({
+          messages.map(async (m): Promise<Schemas['AIMessage']> => ({
             id: m.id,
             seq: m.seq,
-            role: m.role,
+            // The turn writes only these roles (assistant.ts).
+            role: m.role as Schemas['AIMessage']['role'],
             content: m.content,
-            parts: m.role === 'tool' ? await maskParts(m.parts) : m.parts,
+            parts: m.role === 'tool' ? await maskParts(partsOf(m)) : partsOf(m),
             model: m.model,
             created_at: m.createdAt.toISOString(),
           })),
@@ -369,7 +371,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         const result = await scoped.value(r.body, args);
         await conversations.finish(a.id, { result });
         await audit('succeeded', {});
-        return { id: a.id, tool: a.tool, status: 'succeeded', result };
+        return { id: a.id, tool: a.tool, status: 'succeeded', result } satisfies Answer<'confirmAIAction'>;
       } catch (err) {
         const e = asHttpError(err);
         await conversations.finish(a.id, { error: `${e.code}: ${e.message}` });

@@ -39,7 +39,8 @@ function revisionBody(r: RevisionRow): Schemas['FlowRevision'] {
     created_by: r.created_by,
     created_at: r.created_at.toISOString(),
     source: r.source_yaml,
-    definition: r.definition,
+    // The flow as it was saved, so it passed the flow schema (@svc/flow-schema).
+    definition: r.definition as Schemas['FlowFile'],
   };
 }
 
@@ -92,7 +93,13 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
             view.triggers ?? [],
           )
         : view.triggers;
-      return { ...view, triggers, definition: f.definition, source: f.source_yaml };
+      // A flow without a current revision has no text and no definition: both are left out, not null.
+      return {
+        ...view,
+        triggers,
+        ...(f.definition ? { definition: f.definition as Schemas['FlowFile'] } : {}),
+        ...(f.source_yaml !== null ? { source: f.source_yaml } : {}),
+      } satisfies Answer<'getFlow'>;
     },
 
     async updateFlow(ctx: Ctx) {

@@ -171,9 +171,9 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         const page = paths.slice(0, q.limit);
         return {
           version: v.version,
-          items: page.map((path) => ({ path, size: m.get(path)!.size, executable: m.get(path)!.executable, hash: m.get(path)!.hash })),
+          items: page.map((path) => ({ path, size: m.get(path)!.size, executable: m.get(path)!.executable, sha256: m.get(path)!.hash })),
           ...(paths.length > q.limit ? { next_cursor: encodeCursor({ path: page[page.length - 1] }) } : {}),
-        };
+        } satisfies Answer<'listFiles'>;
       });
     },
 
@@ -188,7 +188,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
         version: f.version,
         size: f.entry.size,
         executable: f.entry.executable,
-        hash: f.entry.hash,
+        sha256: f.entry.hash,
         encoding: text ? 'utf8' : 'base64',
         ...(text ? { content: f.content.toString('utf8') } : { content_base64: f.content.toString('base64') }),
       } satisfies Answer<'getFile'>;

@@ -65,9 +65,6 @@ interface RunOptions {
 }
 
 /** Follows an execution (when asked) and sets the exit code from its end state. */
-/** getFlow; its `definition` is free-form in the document, read here for the types of its inputs (the flow schema's). */
-type FlowWithInputs = Answer<'getFlow'> & { definition?: { inputs?: { id: string; type: string }[] } };
-
 async function maybeWatch(app: App, cmd: Command, api: ApiClient, e: Execution, watch: boolean | undefined, logs = true): Promise<void> {
   const format = app.format(cmd);
   if (!watch) {
@@ -96,7 +93,7 @@ async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promi
   const given = keyValues(opts.input, '--input');
   if (Object.keys(given).length) {
     // Typed from the flow's declaration, so `--input count=3` sends the number 3.
-    const flow = await api.get<FlowWithInputs>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+    const flow = await api.get<Answer<'getFlow'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
     const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
     for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
   }

@@ -17,9 +17,6 @@ import { confirm } from '@inquirer/prompts';
 const MAX_CHANGES = 1000;
 const MAX_CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** A listFiles item; the gateway names the file's content hash `hash`, which the document does not declare. */
-type ListedFile = FileEntry & { hash: string };
-
 interface Head {
   version: number;
   files: Map<string, FileState>;
@@ -28,8 +25,8 @@ interface Head {
 async function readHead(api: ApiClient, ns: string, version?: number): Promise<Head> {
   const info = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`);
   const v = version ?? info.head_version ?? 0;
-  const items = await api.list<ListedFile>(`/api/v1/namespaces/${enc(ns)}/files`, { version: v });
-  return { version: v, files: new Map(items.map((f) => [f.path, { hash: f.hash, executable: f.executable }])) };
+  const items = await api.list<FileEntry>(`/api/v1/namespaces/${enc(ns)}/files`, { version: v });
+  return { version: v, files: new Map(items.map((f) => [f.path, { hash: f.sha256, executable: f.executable }])) };
 }
 
 function chunk(changes: Change[]): Change[][] {

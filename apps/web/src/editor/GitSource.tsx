@@ -7,22 +7,16 @@ import { useState } from 'react';
 import { api } from '../api';
 import { GitSha } from '../components/GitSha';
 import { usePermission } from '../session';
-import type { GitSource, GitSourceMapping, NamespaceGit, Answer } from '../types';
+import type { NamespaceGit, NamespaceGitSource, Answer } from '../types';
 import { Button, CopyButton, ErrorBox, fmtTime, useAction } from '../ui';
 
 export type { NamespaceGit };
 type PushResult = Answer<'pushNamespaceBranch'>;
 
-/**
- * The `source` of getNamespaceGit as the gateway builds it (routes/git.ts):
- * the document declares it free-form, so the fields read here are named, as
- * the git source's (getGitSource) and its mapping's.
- */
-export type MappedSource = Pick<GitSource, 'id' | 'name' | 'repo_url' | 'branch'> &
-  Pick<GitSourceMapping, 'repo_path'> &
-  Partial<Pick<GitSource, 'last_synced_sha' | 'last_sync_at' | 'last_sync_status' | 'last_error'>>;
+/** The `source` of getNamespaceGit: the git source, its mapping of this namespace and its last sync. */
+export type MappedSource = NamespaceGitSource;
 
-export const sourceOf = (git: NamespaceGit | undefined): MappedSource | undefined => (git?.source ? (git.source as unknown as MappedSource) : undefined);
+export const sourceOf = (git: NamespaceGit | undefined): MappedSource | undefined => git?.source ?? undefined;
 
 export interface GitSourcePanelProps {
   ns: string;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseArgs, parseEnv, runRefusal, runsWith } from './RunFile.tsx';
 
-const entry = (path: string, executable = false) => ({ path, size: 1, executable });
+const entry = (path: string, executable = false) => ({ path, size: 1, executable, sha256: '' });
 
 describe('run a file from the editor', () => {
   it('offers scripts and executable files, and says why not otherwise', () => {

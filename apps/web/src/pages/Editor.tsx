@@ -14,7 +14,7 @@ import { GitSourcePanel, sourceOf, type NamespaceGit } from '../editor/GitSource
 import { RunFileDialog, runRefusal } from '../editor/RunFile';
 import { navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import type { Answer, FileEntry, Namespace, NamespaceDiff, NamespaceVersion, ValidationProblem } from '../types';
+import type { Answer, Namespace, NamespaceDiff, NamespaceVersion, ValidationProblem } from '../types';
 import { Button, ErrorBox, Loading, Section, arrowFocus, fmtTime, useAction, useLoad } from '../ui';
 import { CreateNamespace, NamespaceTree } from './Flows';
 
@@ -57,8 +57,8 @@ function VersionDiff({ diff, path }: { diff: NamespaceDiff; path: string }) {
   );
 }
 
-/** listFiles; the gateway also sends the namespace `version` the files are of, which the document does not declare. */
-type FilesAnswer = Answer<'listFiles'> & { version?: number };
+/** listFiles, with the namespace `version` the files are of (an extension of the list page). */
+type FilesAnswer = Answer<'listFiles'>;
 
 interface Conflict {
   mine: string;

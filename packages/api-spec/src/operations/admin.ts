@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
-import { FreeObject, Page } from '../schemas/helpers.js';
-import { AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance, StorageStatus } from '../schemas/entities.js';
+import { Page } from '../schemas/helpers.js';
+import { AIActionOutcome, AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance, StorageStatus } from '../schemas/entities.js';
 import { AIProviderRequest, CreateAIConversationRequest, ListQuery, ListQueryWith, OpaqueId, Params, SendAIMessageRequest } from '../schemas/requests.js';
 import { AuditCursor, ConversationsCursor, IdCursor } from '../schemas/cursors.js';
 import { ADMIN, EVENT_STREAM, STREAM_HEADERS, VIEWER, created, err, noContent, ok } from './shared.js';
@@ -126,7 +126,7 @@ export const aiOperations: Operation[] = [
     summary: 'Confirm an action the assistant proposed; it runs with the own role',
     auth: VIEWER,
     request: { params: ActionParams },
-    responses: { ...ok(FreeObject('Result of the action')), ...err(404, 'No such conversation or action'), ...err(409, 'The action was already decided') },
+    responses: { ...ok(AIActionOutcome), ...err(404, 'No such conversation or action'), ...err(409, 'The action was already decided') },
   },
   {
     operationId: 'rejectAIAction',

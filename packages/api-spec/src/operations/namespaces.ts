@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { Binary, Page } from '../schemas/helpers.js';
-import { FileContent, FileEntry, Namespace, NamespaceDiff, NamespaceGit, ValidationResult } from '../schemas/entities.js';
+import { FileContent, FilePage, Namespace, NamespaceDiff, NamespaceGit, ValidationResult } from '../schemas/entities.js';
 import { Execution, NamespaceVersion } from '../schemas/resources.js';
 import {
   CreateNamespaceRequest,
@@ -126,7 +126,7 @@ export const namespaceOperations: Operation[] = [
       query: ListQueryWith({ version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })) }),
       cursor: FilesCursor,
     },
-    responses: { ...ok(Page(FileEntry)), ...notFound },
+    responses: { ...ok(FilePage), ...notFound },
   },
   {
     operationId: 'getNamespaceGit',

@@ -4,7 +4,7 @@
 // generated clients.
 import { Type } from '@sinclair/typebox';
 import { ROLES, SPEC_ROLES } from '../roles.js';
-import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
+import { component, DateTime, FlowFileRef, FreeObject, Int64, Nullable, NullableRef, StringEnum, StringMap } from './helpers.js';
 import { ExecutionState } from './resources.js';
 
 const open = { additionalProperties: true } as const;
@@ -102,15 +102,42 @@ export const Artifact = component(
   ),
 );
 
+export const InsightEvidence = component(
+  'InsightEvidence',
+  Type.Object(
+    {
+      id: Type.String({ description: 'E1, E2, ... in the order given to the model' }),
+      kind: StringEnum(['execution', 'task_run', 'log_tail', 'flow_definition', 'changes_since_success'] as const),
+      title: Type.String(),
+      content: Type.String({ description: 'The text given to the model, secret values masked' }),
+      cited: Type.Optional(Type.Boolean({ description: 'The answer rests on it (every item when the model cited none)' })),
+      execution_id: Type.Optional(Type.String({ description: 'The execution it comes from (of the last success, for changes_since_success)' })),
+      task_run_id: Type.Optional(Type.String({ description: 'task_run and log_tail: the task run' })),
+      task_key: Type.Optional(Type.String()),
+      attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+      lines: Type.Optional(Type.Array(Type.Integer(), { description: 'log_tail: the sequence number (`n`) of each line of `content`, in order' })),
+    },
+    { ...open, description: 'One item of evidence a triage was given' },
+  ),
+);
+
 export const Insight = component(
   'Insight',
   Type.Object(
     {
       id: Type.String(),
       execution_id: Type.String(),
-      state: Type.String({ description: 'For example pending, done, failed' }),
-      summary: Type.Optional(Nullable(Type.String())),
+      state: Type.String({ description: '`pending`, `running`, `done` or `failed`' }),
+      summary: Type.Optional(Nullable(Type.String({ description: 'Set when `done`' }))),
+      probable_cause: Type.Optional(Type.String({ description: 'Empty until `done`' })),
+      suggested_fix: Type.Optional(Type.String({ description: 'Empty until `done`' })),
+      details: Type.Optional(Type.String({ description: 'The whole answer as Markdown, with its evidence; empty until `done`' })),
+      evidence: Type.Optional(Type.Array(InsightEvidence, { description: 'What the triage was given, each item marked `cited` or not' })),
+      model: Type.Optional(Type.String({ description: 'The model that answered; empty until it ran' })),
+      error: Type.Optional(Type.String({ description: 'Why it `failed`' })),
+      requested_by: Type.Optional(Type.String({ description: "The requesting user's id, or `auto` for automatic triage" })),
       created_at: DateTime(),
+      completed_at: Type.Optional(Nullable(DateTime())),
     },
     { ...open, description: 'An AI triage of an execution' },
   ),
@@ -174,8 +201,8 @@ export const Flow = component(
     [
       FlowSummary,
       Type.Object({
-        source: Type.Optional(Type.String({ description: 'The YAML text of the flow file' })),
-        definition: Type.Optional(FreeObject('The parsed flow (see /api/v1/schemas/flow.json)')),
+        source: Type.Optional(Type.String({ description: 'The YAML text of the flow file (getFlow); absent while the flow has no revision' })),
+        definition: Type.Optional(FlowFileRef('The parsed flow (getFlow; the flow schema, /api/v1/schemas/flow.json); absent while the flow has no revision')),
       }),
     ],
     open,
@@ -193,7 +220,7 @@ export const FlowRevision = component(
       created_by: Type.String(),
       created_at: DateTime(),
       source: Type.Optional(Type.String({ description: 'The YAML text (getFlowRevision; not in lists)' })),
-      definition: Type.Optional(FreeObject('The parsed flow (getFlowRevision; not in lists)')),
+      definition: Type.Optional(FlowFileRef('The parsed flow (getFlowRevision; not in lists)')),
     },
     open,
   ),
@@ -329,9 +356,21 @@ export const FileEntry = component(
       path: Type.String(),
       size: Int64(),
       executable: Type.Boolean(),
-      sha256: Type.Optional(Type.String()),
+      sha256: Type.String({ description: 'SHA-256 of the content, lower-case hex' }),
     },
     open,
+  ),
+);
+
+export const FilePage = component(
+  'FilePage',
+  Type.Object(
+    {
+      items: Type.Array(FileEntry),
+      next_cursor: Type.Optional(Type.String({ description: 'Present when more rows follow; pass it back as `cursor`.' })),
+      version: Type.Integer({ description: 'Extension: the namespace version the files are of (the head unless `version` was asked); 0 before the first save' }),
+    },
+    { additionalProperties: false, description: 'A page of the files of a namespace version' },
   ),
 );
 
@@ -343,10 +382,29 @@ export const FileContent = component(
       Type.Object({
         content: Type.Optional(Type.String({ description: 'UTF-8 text, when the file is text' })),
         content_base64: Type.Optional(Type.String({ description: 'Binary content, when the file is not UTF-8' })),
+        encoding: Type.Optional(StringEnum(['utf8', 'base64'] as const, { description: 'Which of `content` and `content_base64` is set' })),
         version: Type.Optional(Nullable(Type.Integer())),
       }),
     ],
     open,
+  ),
+);
+
+export const NamespaceGitSource = component(
+  'NamespaceGitSource',
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      repo_url: Type.String(),
+      branch: Type.String(),
+      repo_path: Type.String({ description: 'The directory of the repository mapped to the namespace; empty for the root' }),
+      last_synced_sha: Type.String({ description: 'Empty before the first sync' }),
+      last_sync_at: Nullable(DateTime()),
+      last_sync_status: Type.String(),
+      last_error: Type.String({ description: 'Empty when the last sync did not fail' }),
+    },
+    { ...open, description: 'The git source a namespace is mapped from, with its mapping and last sync (fields of the git source)' },
   ),
 );
 
@@ -355,7 +413,7 @@ export const NamespaceGit = component(
   Type.Object(
     {
       read_only: Type.Boolean(),
-      source: Type.Optional(Nullable(FreeObject('The git source this namespace is mapped from'))),
+      source: Type.Optional(NullableRef(NamespaceGitSource, 'The git source this namespace is mapped from; null when it is not mapped')),
     },
     open,
   ),
@@ -493,6 +551,39 @@ export const Instance = component(
 );
 
 const ObjectCount = Type.Object({ objects: Type.Integer({ minimum: 0 }), bytes: Int64({ minimum: 0 }) }, open);
+const ByKind = (description: string) =>
+  Type.Object({ files: ObjectCount, bundles: ObjectCount, artifacts: ObjectCount, logs: ObjectCount, other: ObjectCount }, { ...open, description });
+
+export const StorageCleanup = component(
+  'StorageCleanup',
+  Type.Object(
+    {
+      started_at: DateTime(),
+      finished_at: Nullable(DateTime({ description: 'Null while it runs (or when its instance died in the middle)' })),
+      duration_ms: Nullable(Int64()),
+      outcome: StringEnum(['running', 'ok', 'error', 'interrupted'] as const, { description: '`interrupted`: the instance lost the lease and stopped between steps' }),
+      error: Type.Optional(Type.String({ description: 'Why it ended `error`' })),
+      instance_id: Type.String({ description: 'The maintenance instance that ran it' }),
+      objects: ByKind('Objects and bytes removed, by kind'),
+      rows: Type.Object(
+        {
+          snapshots: Type.Integer({ minimum: 0, description: 'Snapshots no version or execution referred to, with their files' }),
+          file_objects: Type.Integer({ minimum: 0, description: 'file_objects rows no snapshot referred to (their objects go at the next run)' }),
+          bundles_released: Type.Integer({ minimum: 0, description: 'Bundles forgotten because unused for 7 days' }),
+        },
+        { ...open, description: 'Rows removed' },
+      ),
+      kept: Type.Object(
+        {
+          young_objects: Type.Integer({ minimum: 0, description: 'Objects without a row left alone because younger than 1 hour' }),
+          restored_files: Type.Integer({ minimum: 0, description: 'File objects put back because a save was writing their row meanwhile' }),
+        },
+        { ...open, description: 'What was kept on purpose' },
+      ),
+    },
+    { ...open, description: 'The record the maintenance lease holder writes for a storage cleanup run' },
+  ),
+);
 
 export const StorageStatus = component(
   'StorageStatus',
@@ -501,14 +592,9 @@ export const StorageStatus = component(
       store: StringEnum(['file', 's3'] as const, { description: 'Kind of object store (SVC_OBJECT_STORE_URL)' }),
       scanned_at: DateTime(),
       complete: Type.Boolean({ description: 'False when listing the store ran out of its time budget: the counts are partial' }),
-      objects: Type.Object(
-        { files: ObjectCount, bundles: ObjectCount, artifacts: ObjectCount, logs: ObjectCount, other: ObjectCount },
-        { ...open, description: 'Objects and bytes by kind' },
-      ),
+      objects: ByKind('Objects and bytes by kind'),
       total: ObjectCount,
-      last_cleanup: Nullable(
-        FreeObject('The record the maintenance lease holder wrote after the last storage cleanup (started_at, finished_at, outcome, ...); null before the first'),
-      ),
+      last_cleanup: NullableRef(StorageCleanup, 'The last storage cleanup (the running one while it runs); null before the first'),
       next_cleanup_after: Nullable(DateTime({ description: '24 hours after the last cleanup started; null before the first' })),
     },
     { ...open, description: 'What the object store holds, by kind, and the storage cleanup' },
@@ -534,6 +620,86 @@ export const AuditEvent = component(
   ),
 );
 
+export const AIMessagePart = component(
+  'AIMessagePart',
+  Type.Union(
+    [
+      Type.Object(
+        {
+          type: StringEnum(['tool_call'] as const),
+          id: Type.String(),
+          name: Type.String({ description: 'The tool' }),
+          arguments: Type.String({ description: 'The arguments as JSON text' }),
+        },
+        { ...open, description: 'A tool the assistant called' },
+      ),
+      Type.Object(
+        {
+          type: StringEnum(['tool_result'] as const),
+          tool_call_id: Type.String(),
+          name: Type.String({ description: 'The tool' }),
+          content: Type.String({ description: 'What the tool answered, secret values masked (JSON text, or a truncated text)' }),
+        },
+        { ...open, description: 'What a tool answered' },
+      ),
+    ],
+    { description: 'A part of a stored message: a tool call of the assistant, or the answer of a tool' },
+  ),
+);
+
+export const AIMessage = component(
+  'AIMessage',
+  Type.Object(
+    {
+      id: Type.String(),
+      seq: Type.Integer({ minimum: 1, description: 'Order in the conversation' }),
+      role: StringEnum(['user', 'assistant', 'tool'] as const),
+      content: Type.String({ description: 'The text; empty for tool messages' }),
+      parts: Type.Array(AIMessagePart, { description: 'assistant: the tools it called; tool: what they answered' }),
+      model: Type.Optional(Type.String({ description: 'assistant: the model that wrote it' })),
+      created_at: DateTime(),
+    },
+    { ...open, description: 'A message of a conversation' },
+  ),
+);
+
+export const AIActionStatus = component(
+  'AIActionStatus',
+  StringEnum(['pending', 'confirmed', 'succeeded', 'failed', 'rejected'] as const, { description: '`confirmed` while it runs' }),
+);
+
+export const AIAction = component(
+  'AIAction',
+  Type.Object(
+    {
+      id: Type.String(),
+      tool: Type.String({ description: 'save_flow, trigger_flow, cancel_execution, rerun_execution or restart_execution' }),
+      summary: Type.String(),
+      arguments: FreeObject('The input of the tool'),
+      diff: Type.Optional(Type.String({ description: 'save_flow: the unified diff of the file, secret values masked' })),
+      status: AIActionStatus,
+      result: Type.Optional(Type.Unknown({ description: 'The answer of the operation it ran (succeeded), masked' })),
+      error: Type.Optional(Type.String({ description: 'Why it failed: `<code>: <message>`' })),
+      created_at: DateTime(),
+      decided_at: Nullable(DateTime({ description: 'When it was confirmed or rejected' })),
+    },
+    { ...open, description: 'An action the assistant proposed; it runs only when its user confirms it' },
+  ),
+);
+
+export const AIActionOutcome = component(
+  'AIActionOutcome',
+  Type.Object(
+    {
+      id: Type.String(),
+      tool: Type.String(),
+      status: StringEnum(['succeeded'] as const),
+      result: Type.Unknown({ description: 'The answer of the operation it ran, masked' }),
+    },
+    { ...open, description: 'A confirmed action that ran' },
+  ),
+);
+
 export const AIConversation = component(
   'AIConversation',
   Type.Object(
@@ -542,7 +708,8 @@ export const AIConversation = component(
       title: Type.String(),
       created_at: DateTime(),
       updated_at: Type.Optional(DateTime()),
-      messages: Type.Optional(Type.Array(FreeObject())),
+      messages: Type.Optional(Type.Array(AIMessage, { description: 'getAIConversation and createAIConversation; not in lists' })),
+      actions: Type.Optional(Type.Array(AIAction, { description: 'getAIConversation and createAIConversation; not in lists' })),
     },
     open,
   ),
@@ -565,7 +732,15 @@ export const AIProvider = component(
 
 export const AIStatus = component(
   'AIStatus',
-  Type.Object({ enabled: Type.Boolean(), provider: Type.Optional(Nullable(Type.String())), model: Type.Optional(Nullable(Type.String())) }, open),
+  Type.Object(
+    {
+      enabled: Type.Boolean(),
+      provider: Type.Optional(Nullable(Type.String())),
+      model: Type.Optional(Nullable(Type.String())),
+      auto_triage: Type.Optional(Type.Boolean({ description: 'FAILED and TIMED_OUT executions are triaged without being asked' })),
+    },
+    open,
+  ),
 );
 
 const UsageCount = Type.Object({ requests: Type.Integer({ minimum: 0 }), tokens: Type.Integer({ minimum: 0 }) });

@@ -27,6 +27,14 @@ export const StringMap = (options: { description?: string; maxProperties?: numbe
 /** Free-form JSON object (fields not shown by the spec). */
 export const FreeObject = (description?: string) => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
 
+/**
+ * A named component, or null: `anyOf` the component's `$ref` and `null` in the
+ * document (Nullable() copies a schema, so it would inline the component).
+ */
+export function NullableRef<T extends TSchema>(schema: T, description?: string): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }], ...(description ? { description } : {}) });
+}
+
 /** Shape of every list response: `{ items, next_cursor? }`. */
 export function Page<T extends TSchema>(item: T, description?: string) {
   return Type.Object(
@@ -68,3 +76,11 @@ export function componentName(schema: unknown): string | undefined {
   const name = (schema as Record<symbol, unknown>)[COMPONENT];
   return typeof name === 'string' ? name : undefined;
 }
+
+/**
+ * A parsed flow file: in the document, a `$ref` to the `FlowFile` component
+ * (the flow schema of @svc/flow-schema, published by the OpenAPI builder);
+ * here a free object, since the flow is checked against its schema when it
+ * is saved. (A `$ref` carries no description in the document.)
+ */
+export const FlowFileRef = (description?: string) => component('FlowFile', FreeObject(description));

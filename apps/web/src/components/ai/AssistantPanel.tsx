@@ -13,7 +13,8 @@ import { Button, ErrorBox, Loading, fmtTime, useLoad } from '../../ui';
 import { DiffView } from '../DiffView';
 import { applyEvent, argsLine, itemsOf, withAction, type Item } from './conversation';
 import { sendMessage } from './stream';
-import type { AIAction, AIStatus, Conversation, ConversationSummary } from './types';
+import type { Answer } from '../../types';
+import type { AIStatus, Conversation, ConversationSummary, ShownAction } from './types';
 
 const LAST = 'svc-ai-conversation';
 
@@ -224,7 +225,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
   );
 }
 
-function ItemView({ item, conversationId, onAction }: { item: Item; conversationId: string; onAction: (a: AIAction) => void }) {
+function ItemView({ item, conversationId, onAction }: { item: Item; conversationId: string; onAction: (a: ShownAction) => void }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -274,7 +275,10 @@ function ItemView({ item, conversationId, onAction }: { item: Item; conversation
   }
 }
 
-const STATUS_TEXT: Record<AIAction['status'], string> = {
+/** A text argument of a tool (`path`, `namespace`), or `fallback` when it is missing. */
+const textArg = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
+
+const STATUS_TEXT: Record<ShownAction['status'], string> = {
   pending: 'Waiting for your decision',
   confirmed: 'Confirmed, running',
   succeeded: 'Done',
@@ -283,7 +287,7 @@ const STATUS_TEXT: Record<AIAction['status'], string> = {
 };
 
 /** A proposed change: what it does (the diff of a save), and Confirm or Refuse while pending; then its outcome. */
-function ActionView({ action, conversationId, onChange }: { action: AIAction; conversationId: string; onChange: (a: AIAction) => void }) {
+function ActionView({ action, conversationId, onChange }: { action: ShownAction; conversationId: string; onChange: (a: ShownAction) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const path = `/ai/conversations/${encodeURIComponent(conversationId)}/actions/${encodeURIComponent(action.id)}`;
@@ -292,7 +296,7 @@ function ActionView({ action, conversationId, onChange }: { action: AIAction; co
     setError(undefined);
     try {
       if (how === 'confirm') {
-        const r = await api<{ status: AIAction['status']; result?: unknown }>('POST', `${path}/confirm`);
+        const r = await api<Answer<'confirmAIAction'>>('POST', `${path}/confirm`);
         onChange({ ...action, status: r.status, result: r.result });
       } else {
         await api('POST', `${path}/reject`);
@@ -319,7 +323,7 @@ function ActionView({ action, conversationId, onChange }: { action: AIAction; co
         </span>
       </header>
       {action.diff !== undefined ? (
-        <DiffView diff={action.diff} leftTitle={`${String(args.path ?? 'file')} now`} rightTitle="proposed" />
+        <DiffView diff={action.diff} leftTitle={`${textArg(args.path, 'file')} now`} rightTitle="proposed" />
       ) : (
         Object.keys(args).length > 0 && <pre className="json small">{JSON.stringify(args, null, 2)}</pre>
       )}
@@ -345,11 +349,11 @@ function ActionView({ action, conversationId, onChange }: { action: AIAction; co
 }
 
 /** Where a done action's result lives: the execution it started or changed, the file it saved. */
-function ActionOutcome({ action }: { action: AIAction }) {
+function ActionOutcome({ action }: { action: ShownAction }) {
   const r = (action.result ?? {}) as { id?: unknown; version?: unknown };
   if (action.tool === 'save_flow') {
-    const ns = String(action.arguments.namespace ?? '');
-    const file = String(action.arguments.path ?? '');
+    const ns = textArg(action.arguments.namespace, '');
+    const file = textArg(action.arguments.path, '');
     return (
       <p>
         Saved{typeof r.version === 'number' ? ` as version ${r.version}` : ''}:{' '}

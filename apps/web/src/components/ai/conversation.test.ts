@@ -89,7 +89,7 @@ describe('a conversation as items', () => {
       },
       { id: 'm3', seq: 4, role: 'assistant', content: 'Proposed.', parts: [], created_at: '' },
     ],
-    actions: [{ id: 'a1', tool: 'cancel_execution', summary: 'Cancel execution e1', arguments: { execution_id: 'e1' }, status: 'pending' }],
+    actions: [{ id: 'a1', tool: 'cancel_execution', summary: 'Cancel execution e1', arguments: { execution_id: 'e1' }, status: 'pending', created_at: '', decided_at: null }],
   };
   const expected = [
     ['user', 'why?'],

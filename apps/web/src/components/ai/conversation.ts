@@ -3,14 +3,14 @@
 // tool answered, and the actions it proposed, each after the call that
 // proposed it. Built the same way from a stored conversation (a resumed one)
 // and from the events of a turn as they arrive, so both read alike.
-import type { AIAction, Conversation, TurnEvent } from './types';
+import type { Conversation, ShownAction, TurnEvent } from './types';
 
 export type Item =
   | { kind: 'user'; key: string; text: string }
   | { kind: 'assistant'; key: string; text: string; streaming: boolean }
   /** `ok` is known for a streamed call; a stored one has only the text its tool answered. */
   | { kind: 'tool'; key: string; callId: string; name: string; args: unknown; done: boolean; ok?: boolean; result?: unknown }
-  | { kind: 'action'; key: string; action: AIAction }
+  | { kind: 'action'; key: string; action: ShownAction }
   | { kind: 'error'; key: string; code: string; message: string };
 
 /** A tool's stored answer: parsed when it is JSON, else the text (a truncated one). */
@@ -93,7 +93,7 @@ export function applyEvent(items: Item[], e: TurnEvent): Item[] {
 }
 
 /** The items with `action` replaced by its newer state. */
-export function withAction(items: Item[], action: AIAction): Item[] {
+export function withAction(items: Item[], action: ShownAction): Item[] {
   return items.map((i) => (i.kind === 'action' && i.action.id === action.id ? { ...i, action } : i));
 }
 

@@ -5,24 +5,9 @@ import type { StorageStatus } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
 type Count = StorageStatus['total'];
-/**
- * getStorageStatus, read by kind (`objects` as a map of its kinds), with
- * `last_cleanup` (free-form in the document) read as the cleanup run's record.
- */
-type StorageView = StorageStatus & {
-  objects: Record<string, Count>;
-  last_cleanup:
-    | (NonNullable<StorageStatus['last_cleanup']> & {
-        started_at?: string;
-        finished_at?: string | null;
-        outcome?: string;
-        duration_ms?: number | null;
-        error?: string;
-        objects?: Record<string, Count>;
-        rows?: Record<string, number>;
-      })
-    | null;
-};
+/** The object kinds of a scan and of a cleanup, in the order shown. */
+const KINDS = ['files', 'bundles', 'artifacts', 'logs', 'other'] as const;
+const byKind = (objects: StorageStatus['objects']): [string, Count][] => KINDS.map((k) => [k, objects[k]]);
 
 /** A byte count in binary units: "512 B", "1.5 KiB", "20 MiB". */
 export function fmtBytes(n: number): string {
@@ -46,10 +31,10 @@ const KIND_HELP: Record<string, string> = {
 };
 
 export function Storage() {
-  const s = useLoad(() => api<StorageView>('GET', '/storage'), []);
+  const s = useLoad(() => api<StorageStatus>('GET', '/storage'), []);
   const d = s.data;
   const last = d?.last_cleanup;
-  const removed = last?.objects ? Object.values(last.objects).reduce((t, k) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;
+  const removed = last ? byKind(last.objects).reduce((t, [, k]) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;
   return (
     <Section
       title="Storage"
@@ -77,7 +62,7 @@ export function Storage() {
               </tr>
             </thead>
             <tbody>
-              {Object.entries(d.objects).map(([k, v]) => (
+              {byKind(d.objects).map(([k, v]) => (
                 <tr key={k}>
                   <th scope="row">
                     {k} <span className="muted small">{KIND_HELP[k] ?? ''}</span>
@@ -103,9 +88,9 @@ export function Storage() {
               <p>
                 Last run started {fmtTime(last.started_at)}:{' '}
                 <span className={`badge ${last.outcome === 'ok' ? 'state-success' : last.outcome === 'running' ? 'state-running' : 'state-failed'}`}>{last.outcome}</span>
-                {last.duration_ms !== null && last.duration_ms !== undefined ? ` in ${fmtDuration(last.duration_ms)}` : ''}
+                {last.duration_ms !== null ? ` in ${fmtDuration(last.duration_ms)}` : ''}
                 {removed ? ` · removed ${removed.objects.toLocaleString('en-US')} objects (${fmtBytes(removed.bytes)})` : ''}
-                {last.rows ? ` · ${last.rows.snapshots ?? 0} snapshots, ${last.rows.file_objects ?? 0} file rows` : ''}
+                {` · ${last.rows.snapshots} snapshots, ${last.rows.file_objects} file rows`}
               </p>
               {last.error && <p className="error">{last.error}</p>}
             </div>
