@@ -90,3 +90,30 @@ export async function passwordLoginRefused(pool: pg.Pool, userId: string): Promi
   const r = await pool.query(`SELECT 1 FROM sso_identities i JOIN sso_settings s ON s.id = 'oidc' AND s.password_login_disabled WHERE i.user_id = $1 LIMIT 1`, [userId]);
   return (r.rowCount ?? 0) > 0;
 }
+
+/** What an authorization request must find again at its callback: PKCE verifier, `state` and `nonce`. */
+export interface SsoLoginState {
+  code_verifier: string;
+  state: string;
+  nonce: string;
+}
+
+/** Stores a login's state under the hash of its cookie's id, first deleting states older than `ttlMs`. */
+export async function saveSsoLoginState(pool: pg.Pool, idHash: string, s: SsoLoginState, now: Date, ttlMs: number): Promise<void> {
+  await pool.query(`DELETE FROM sso_login_states WHERE created_at < $1`, [new Date(now.getTime() - ttlMs)]);
+  await pool.query(`INSERT INTO sso_login_states (id_hash, code_verifier, state, nonce, created_at) VALUES ($1, $2, $3, $4, $5)`, [idHash, s.code_verifier, s.state, s.nonce, now]);
+}
+
+/** Takes a login's state once (a replayed callback finds none); undefined when missing or older than `ttlMs`. */
+export async function takeSsoLoginState(pool: pg.Pool, idHash: string, now: Date, ttlMs: number): Promise<SsoLoginState | undefined> {
+  const r = await pool.query<SsoLoginState & { created_at: Date }>(`DELETE FROM sso_login_states WHERE id_hash = $1 RETURNING code_verifier, state, nonce, created_at`, [idHash]);
+  const row = r.rows[0];
+  if (!row || now.getTime() - row.created_at.getTime() > ttlMs) return undefined;
+  return { code_verifier: row.code_verifier, state: row.state, nonce: row.nonce };
+}
+
+/** True when the user has signed in through single sign-on at least once. */
+export async function hasSsoIdentity(pool: pg.Pool, userId: string): Promise<boolean> {
+  const r = await pool.query(`SELECT 1 FROM sso_identities WHERE user_id = $1 LIMIT 1`, [userId]);
+  return (r.rowCount ?? 0) > 0;
+}

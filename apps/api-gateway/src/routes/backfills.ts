@@ -6,7 +6,19 @@
 // dry run answers the preview and writes nothing. Pause, resume and cancel
 // change the backfill's row (cancel also cancels its executions in flight);
 // every change is audited.
-import { cancelBackfill, getBackfill, insertBackfill, listBackfills, newId, setBackfillState, type BackfillRow, type BackfillState, type Db } from '@svc/db';
+import {
+  cancelBackfill,
+  flowExists,
+  getBackfill,
+  insertBackfill,
+  scheduleTriggersOf,
+  listBackfills,
+  newId,
+  setBackfillState,
+  type BackfillRow,
+  type BackfillState,
+  type Db,
+} from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { schemas, type components } from '@svc/api-spec';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
@@ -59,9 +71,8 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
     if (!b) throw notFound(`no backfill ${id}`);
     return b;
   };
-  const flowExists = async (namespace: string, flowId: string) => {
-    const r = await pool.query(`SELECT 1 FROM flows WHERE namespace = $1 AND flow_id = $2 AND deleted_at IS NULL`, [namespace, flowId]);
-    if (!r.rowCount) throw notFound(`no flow ${namespace}/${flowId}`);
+  const flowOrThrow = async (namespace: string, flowId: string) => {
+    if (!(await flowExists(pool, namespace, flowId))) throw notFound(`no flow ${namespace}/${flowId}`);
   };
   const audit = (ctx: Ctx, action: string, b: { id: string; namespace: string; flow_id: string }, details: Record<string, unknown> = {}) =>
     recordAudit(pool, {
@@ -85,13 +96,8 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
     async createBackfill(ctx: Ctx) {
       const { namespace, flowId } = ctx.params as { namespace: string; flowId: string };
       const body = ctx.body as CreateBackfillRequest;
-      await flowExists(namespace, flowId);
-      const triggers = (
-        await pool.query<{ trigger_id: string; definition: { cron?: string; timezone?: string } }>(
-          `SELECT trigger_id, definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND type = 'schedule' ORDER BY trigger_id`,
-          [namespace, flowId],
-        )
-      ).rows;
+      await flowOrThrow(namespace, flowId);
+      const triggers = await scheduleTriggersOf(pool, namespace, flowId);
       let trigger: (typeof triggers)[number] | undefined = triggers[0];
       if (body.trigger_id !== undefined) {
         trigger = triggers.find((t) => t.trigger_id === body.trigger_id);
@@ -147,7 +153,7 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       const { namespace, flowId } = params as { namespace: string; flowId: string };
       const { limit } = query as { limit: number };
       const c = cursor as { created_at: string; id: string } | undefined;
-      await flowExists(namespace, flowId);
+      await flowOrThrow(namespace, flowId);
       const rows = await listBackfills(pool, { namespace, flowId, limit: limit + 1, ...(c ? { before: { created_at: new Date(c.created_at), id: c.id } } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];

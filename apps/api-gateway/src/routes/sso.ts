@@ -22,7 +22,20 @@ import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
 import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { parseSecretReference } from '@svc/secrets';
-import { createSession, deleteSession, generateSessionToken, recordAudit, roleForGroups, setUserGroups, sha256, SsoEmailTakenError, upsertSsoUser } from '@svc/identity';
+import {
+  createSession,
+  deleteSession,
+  generateSessionToken,
+  hasSsoIdentity,
+  recordAudit,
+  roleForGroups,
+  saveSsoLoginState,
+  setUserGroups,
+  sha256,
+  SsoEmailTakenError,
+  takeSsoLoginState,
+  upsertSsoUser,
+} from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
@@ -163,14 +176,7 @@ export function createSso(deps: SsoDeps) {
     if (!('redirect' in out) || !st?.code_verifier || !st.state || !st.nonce) throw new Error('the OIDC strategy did not build an authorization request');
     const id = randomBytes(32).toString('base64url');
     const now = deps.now();
-    await db.pool.query(`DELETE FROM sso_login_states WHERE created_at < $1`, [new Date(now.getTime() - LOGIN_STATE_TTL_MS)]);
-    await db.pool.query(`INSERT INTO sso_login_states (id_hash, code_verifier, state, nonce, created_at) VALUES ($1, $2, $3, $4, $5)`, [
-      sha256(id),
-      st.code_verifier,
-      st.state,
-      st.nonce,
-      now,
-    ]);
+    await saveSsoLoginState(db.pool, sha256(id), { code_verifier: st.code_verifier, state: st.state, nonce: st.nonce }, now, LOGIN_STATE_TTL_MS);
     res.append('Set-Cookie', stateCookie(id, LOGIN_STATE_TTL_MS));
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, out.redirect);
@@ -185,13 +191,7 @@ export function createSso(deps: SsoDeps) {
       return undefined;
     }
     if (!id) return undefined;
-    const r = await db.pool.query<{ code_verifier: string; state: string; nonce: string; created_at: Date }>(
-      `DELETE FROM sso_login_states WHERE id_hash = $1 RETURNING code_verifier, state, nonce, created_at`,
-      [sha256(id)],
-    );
-    const row = r.rows[0];
-    if (!row || deps.now().getTime() - row.created_at.getTime() > LOGIN_STATE_TTL_MS) return undefined;
-    return { code_verifier: row.code_verifier, state: row.state, nonce: row.nonce };
+    return takeSsoLoginState(db.pool, sha256(id), deps.now(), LOGIN_STATE_TTL_MS);
   }
 
   interface Verified {
@@ -405,8 +405,7 @@ export function createSso(deps: SsoDeps) {
       if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       const s = await usable();
-      const linked = s ? await db.pool.query(`SELECT 1 FROM sso_identities WHERE user_id = $1 LIMIT 1`, [principal!.userId]) : undefined;
-      if (!s || !linked?.rowCount) return {} satisfies Schemas['SsoLogout'];
+      if (!s || !(await hasSsoIdentity(db.pool, principal!.userId))) return {} satisfies Schemas['SsoLogout'];
       try {
         const server = await oidc.server(s);
         if (!server.end_session_endpoint) return {};

@@ -70,6 +70,27 @@ const SELECT = `
     LEFT JOIN backfill_runs r ON r.backfill_id = b.id
     LEFT JOIN executions e ON e.id = r.execution_id`;
 
+/** A flow's schedule trigger as a backfill reads it: its id and its cron and zone. */
+export interface BackfillScheduleTrigger {
+  trigger_id: string;
+  definition: { cron?: string; timezone?: string };
+}
+
+/** True when the flow exists (and is not deleted). */
+export async function flowExists(q: Queryable, namespace: string, flowId: string): Promise<boolean> {
+  const r = await q.query(`SELECT 1 FROM flows WHERE namespace = $1 AND flow_id = $2 AND deleted_at IS NULL`, [namespace, flowId]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** The flow's schedule triggers, by trigger id: what a backfill can replay. */
+export async function scheduleTriggersOf(q: Queryable, namespace: string, flowId: string): Promise<BackfillScheduleTrigger[]> {
+  const r = await q.query<BackfillScheduleTrigger>(
+    `SELECT trigger_id, definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND type = 'schedule' ORDER BY trigger_id`,
+    [namespace, flowId],
+  );
+  return r.rows;
+}
+
 /** Writes a running backfill and its fire times (one statement each). */
 export async function insertBackfill(q: Queryable, b: NewBackfill): Promise<void> {
   await q.query(
