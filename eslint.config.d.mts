@@ -2,5 +2,7 @@
 import type { Linter } from 'eslint';
 
 export declare const exhaustiveSwitchRules: Linter.RulesRecord;
+export declare const SOURCES: string[];
+export declare function typeCheckedConfig(files: string[], tsconfigRootDir: string): Linter.Config[];
 declare const config: Linter.Config[];
 export default config;

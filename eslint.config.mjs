@@ -1,12 +1,14 @@
-// ESLint runs one rule: every `switch` over a union names every member (STYLE.md
-// habit 2), so a new state, event or error code breaks `npm test` wherever it
-// is not handled, even behind a `default:` that would otherwise swallow it.
-// `npm test` runs it (e2e/test/lint-exhaustive-switches.test.ts); alone:
-// `npm run lint` (after a build: type information comes from each package's
-// tsconfig.json and the dist/*.d.ts of the packages it imports).
+// ESLint: typescript-eslint's type-checked recommended rules (issue #31) over
+// apps/*/src and packages/*/src, plus one rule of our own: every `switch` over
+// a union names every member (STYLE.md habit 2), so a new state, event or
+// error code breaks `npm test` wherever it is not handled, even behind a
+// `default:` that would otherwise swallow it. `npm test` runs it
+// (e2e/test/lint-type-checked.test.ts); alone: `npm run lint` (after a build:
+// type information comes from each package's tsconfig.json and the
+// dist/*.d.ts of the packages it imports).
 import tseslint from 'typescript-eslint';
 
-/** The rule and its options, shared with the test that proves it fires. */
+/** The exhaustive-switch rule and its options, shared with the test that proves it fires. */
 export const exhaustiveSwitchRules = {
   '@typescript-eslint/switch-exhaustiveness-check': [
     'error',
@@ -21,18 +23,24 @@ export const exhaustiveSwitchRules = {
   ],
 };
 
-export default [
-  {
-    ignores: ['**/dist/**', '**/node_modules/**', 'packages/db/src/generated/**', '**/*.test.ts'],
-  },
-  {
-    files: ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'packages/*/src/**/*.ts'],
-    languageOptions: {
-      parser: tseslint.parser,
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+/** What is linted: the source of every app and package (tests are type-checked, not linted). */
+export const SOURCES = ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'packages/*/src/**/*.ts'];
+
+/** The whole rule set for files matching `files`, with type information from the tsconfig nearest each file. */
+export function typeCheckedConfig(files, tsconfigRootDir) {
+  return [
+    ...tseslint.configs.recommendedTypeChecked.map((c) => ({ ...c, files })),
+    {
+      files,
+      languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir } },
+      linterOptions: { reportUnusedDisableDirectives: 'off' },
+      rules: {
+        ...exhaustiveSwitchRules,
+        // `let x; const f = () => x; x = start(f)`: a late single assignment read by a closure stays `let`.
+        'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      },
     },
-    plugins: { '@typescript-eslint': tseslint.plugin },
-    linterOptions: { reportUnusedDisableDirectives: 'off' },
-    rules: exhaustiveSwitchRules,
-  },
-];
+  ];
+}
+
+export default [{ ignores: ['**/dist/**', '**/node_modules/**', 'packages/db/src/generated/**', '**/*.test.ts'] }, ...typeCheckedConfig(SOURCES, import.meta.dirname)];

@@ -8,7 +8,7 @@
 import { useRef, useState } from 'react';
 import { api, listAll } from '../../api';
 import { Link, useQueryParam } from '../../router';
-import type { Answer, GitSyncRun } from '../../types';
+import type { Answer } from '../../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { GitSourceForm, type GitSource } from './GitSourceForm';
 
