@@ -15,7 +15,7 @@ type OidcSettings = components['schemas']['OidcSettings'];
 type OidcSettingsRequest = components['schemas']['OidcSettingsRequest'];
 type SsoStatus = components['schemas']['SsoStatus'];
 type GroupRole = OidcSettings['group_roles'][number];
-type Role = GroupRole['role'];
+type Role = components['schemas']['Role'];
 
 const ROLES = ['none', 'viewer', 'operator', 'editor', 'admin'] as const satisfies readonly Role[];
 const PATH = '/api/v1/sso/oidc';
