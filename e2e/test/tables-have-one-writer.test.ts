@@ -41,7 +41,7 @@ const OWNERS: Owner[] = [
     },
   },
   {
-    dir: 'apps/api-gateway/src/ai/',
+    dir: 'packages/ai-data/src/',
     tables: {
       ai_conversations: 'aiConversation',
       ai_messages: 'aiMessage',
@@ -58,10 +58,7 @@ const OWNERS: Owner[] = [
  * Writes outside the owner, each with its reason: `file` may run `verb` on `table`.
  * Keep this list short; a new entry needs the reason in docs/architecture/overview.md too.
  */
-const EXCEPTIONS = [
-  // The daily AI counters' retention: maintenance cannot call the gateway (apps never import apps), and the AI data has no package yet.
-  { file: 'apps/maintenance/src/sql/retention.ts', verb: 'DELETE', table: 'ai_usage' },
-];
+const EXCEPTIONS: { file: string; verb: string; table: string }[] = [];
 
 function sources(): string[] {
   const out: string[] = [];

@@ -34,20 +34,14 @@
 // Every statement deletes at most `batchSize` rows and the loops re-check the
 // lease between statements, so a run never holds locks for long on the tables
 // users write, and a holder that lost its lease stops at the next batch.
+import { deleteAiUsageBefore } from '@svc/ai-data';
 import { deleteSpentScheduleFires, type Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { deleteEmailsBefore, deleteEmailUsageBefore } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
-import {
-  deleteAiUsageBefore,
-  deleteAuditEventsBefore,
-  deleteAlertDeliveriesBefore,
-  deleteExpiredSessions,
-  deleteLoginAttemptsBefore,
-  deleteSilentInstances,
-} from './sql/retention.js';
+import { deleteAuditEventsBefore, deleteAlertDeliveriesBefore, deleteExpiredSessions, deleteLoginAttemptsBefore, deleteSilentInstances } from './sql/retention.js';
 
 const DAY_MS = 86_400_000;
 /** Audit events are kept 365 days (spec). */

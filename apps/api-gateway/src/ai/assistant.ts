@@ -12,9 +12,9 @@
 // so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
+import type { ConversationStore } from '@svc/ai-data';
 import type { HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
-import type { ConversationStore } from './conversations.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';

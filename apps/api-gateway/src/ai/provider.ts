@@ -1,13 +1,14 @@
 // The AI provider: its one settings row (ai_provider, id 'default'; absent =
-// AI disabled), the API key sealed with the master keys like a secret, and a
-// provider-neutral chat call over the official SDKs (openai for OpenAI and
-// OpenAI-compatible servers, @anthropic-ai/sdk for Anthropic). The key is
-// opened only to build a client; it is never returned, logged or audited.
+// AI disabled; read and written by @svc/ai-data), the API key sealed with the
+// master keys like a secret, and a provider-neutral chat call over the
+// official SDKs (openai for OpenAI and OpenAI-compatible servers,
+// @anthropic-ai/sdk for Anthropic). The key is opened only to build a client;
+// it is never returned, logged or audited.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type pg from 'pg';
+import { deleteProvider, enabledProvider, putProvider, type ProviderSettingsRow } from '@svc/ai-data';
 import type { MasterKey } from '@svc/config';
-import { prismaOf, type Prisma } from '@svc/db';
 import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
 
 export const PROVIDER_TYPES = ['openai', 'openai_compatible', 'ollama', 'anthropic'] as const;
@@ -34,18 +35,14 @@ export interface ProviderSettings {
   apiKey: string;
 }
 
-type Row = Prisma.AiProviderGetPayload<object>;
+type Row = ProviderSettingsRow;
 const settingsOf = (r: Row) => (r.settings ?? {}) as { api_key_secret?: string };
 
 export class AIProviderStore {
   constructor(private readonly deps: { pool: pg.Pool; masterKeys: readonly MasterKey[] }) {}
 
-  private get prisma() {
-    return prismaOf(this.deps.pool);
-  }
-
-  private async row(): Promise<Row | undefined> {
-    return (await this.prisma.aiProvider.findFirst({ where: { id: 'default', enabled: true } })) ?? undefined;
+  private row(): Promise<Row | undefined> {
+    return enabledProvider(this.deps.pool);
   }
 
   async get(): Promise<ProviderRow | undefined> {
@@ -68,23 +65,24 @@ export class AIProviderStore {
    */
   async put(p: { type: ProviderType; model: string; baseUrl: string; apiKey?: string | null; apiKeySecret?: string; autoTriage?: boolean; by: string }): Promise<void> {
     const sealed = typeof p.apiKey === 'string' ? seal(p.apiKey, this.deps.masterKeys, aad) : undefined;
-    const keepKey = p.apiKey === undefined;
-    const fields = { type: p.type, baseUrl: p.baseUrl, model: p.model, settings: p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {}, updatedBy: p.by, enabled: true };
-    const key = {
-      apiKeyCiphertext: sealed ? Uint8Array.from(sealed.ciphertext) : null,
-      apiKeyNonce: sealed ? Uint8Array.from(sealed.nonce) : null,
-      apiKeyKeyId: sealed?.keyId ?? null,
-    };
-    await this.prisma.aiProvider.upsert({
-      where: { id: 'default' },
-      create: { id: 'default', ...fields, ...key, autoTriage: p.autoTriage ?? false },
-      // The stored key stays unless a key (or its removal) is given; auto_triage unless given.
-      update: { ...fields, ...(keepKey ? {} : key), ...(p.autoTriage !== undefined ? { autoTriage: p.autoTriage } : {}) },
+    // The stored key stays unless a key (or its removal, null) is given.
+    const key =
+      p.apiKey === undefined
+        ? undefined
+        : { apiKeyCiphertext: sealed ? Uint8Array.from(sealed.ciphertext) : null, apiKeyNonce: sealed ? Uint8Array.from(sealed.nonce) : null, apiKeyKeyId: sealed?.keyId ?? null };
+    await putProvider(this.deps.pool, {
+      type: p.type,
+      model: p.model,
+      baseUrl: p.baseUrl,
+      settings: p.apiKeySecret ? { api_key_secret: p.apiKeySecret } : {},
+      updatedBy: p.by,
+      ...(key ? { key } : {}),
+      ...(p.autoTriage !== undefined ? { autoTriage: p.autoTriage } : {}),
     });
   }
 
   async delete(): Promise<boolean> {
-    return (await this.prisma.aiProvider.deleteMany({ where: { id: 'default' } })).count > 0;
+    return deleteProvider(this.deps.pool);
   }
 
   /** The settings with the API key opened (stored key, else the referenced global secret); undefined when AI is disabled. */

@@ -4,10 +4,12 @@
 // secret value the execution used, ask the model for a summary, a probable
 // cause and a suggested fix, and store it as an insight citing its evidence.
 // The evidence is masked with the execution's scope (masking.ts): the
-// secrets it used, and those of its namespace, its parents and globals.
+// secrets it used, and those of its namespace, its parents and globals. The
+// insight rows are written by @svc/ai-data.
 import type pg from 'pg';
+import { completeInsight, failInsight, markInsightRunning, type InsightRow } from '@svc/ai-data';
 import type { MasterKey } from '@svc/config';
-import { newId, prismaOf, type Prisma } from '@svc/db';
+import { prismaOf } from '@svc/db';
 import { SecretMasker } from '@svc/engine/internal';
 import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
@@ -21,8 +23,6 @@ export const TRIAGE_STATES = new Set(['FAILED', 'TIMED_OUT']);
 
 /** An evidence item (the InsightEvidence object): stored with the insight as it is shown. */
 export type Evidence = Schemas['InsightEvidence'];
-
-type InsightRow = Prisma.AiInsightGetPayload<object>;
 
 export function insightBody(r: InsightRow): Schemas['Insight'] {
   return {
@@ -50,20 +50,6 @@ export interface TriageDeps {
   log: { warn(msg: string, meta?: Record<string, unknown>): unknown };
   /** Daily limits: the triage's request is taken by its caller; its tokens are counted here. */
   usage?: AIUsage;
-}
-
-/** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
-export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }) {
-  const at = before ? new Date(before.created_at) : undefined;
-  return prismaOf(pool).aiInsight.findMany({
-    where: { executionId, ...(at ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: String(before!.id) } }] } : {}) },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-  });
-}
-
-export async function createInsight(pool: pg.Pool, executionId: string, requestedBy: string): Promise<InsightRow> {
-  return prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending', requestedBy } });
 }
 
 const EXECUTION = {
@@ -169,9 +155,8 @@ export function parseTriage(text: string): { summary: string; probable_cause: st
 
 /** Runs a pending insight to its end (done or failed). Never throws. */
 export async function runTriage(deps: TriageDeps, insightId: string, executionId: string, usageUser: string = AUTO_USER): Promise<void> {
-  const insights = prismaOf(deps.pool).aiInsight;
   try {
-    await insights.update({ where: { id: insightId }, data: { status: 'running' } });
+    await markInsightRunning(deps.pool, insightId);
     const settings = await deps.providers.settings();
     if (!settings) throw new Error('AI is disabled: no provider is configured');
     const { evidence, mask } = await collectEvidence(deps, executionId);
@@ -199,23 +184,16 @@ export async function runTriage(deps: TriageDeps, insightId: string, executionId
         .join('; ')}`,
     ].join('\n\n');
     // The model saw only masked text, but its answer is masked again in case it echoed a secret from elsewhere.
-    await insights.update({
-      where: { id: insightId },
-      data: {
-        status: 'done',
-        summary: t.summary || '(no summary)',
-        probableCause: t.probable_cause,
-        suggestedFix: t.suggested_fix,
-        details,
-        evidence: marked,
-        model: settings.model,
-        completedAt: new Date(),
-      },
+    await completeInsight(deps.pool, insightId, {
+      summary: t.summary || '(no summary)',
+      probableCause: t.probable_cause,
+      suggestedFix: t.suggested_fix,
+      details,
+      evidence: marked,
+      model: settings.model,
     });
   } catch (err) {
     deps.log.warn('triage failed', { insight_id: insightId, execution_id: executionId, err });
-    await insights
-      .update({ where: { id: insightId }, data: { status: 'failed', error: String((err as Error)?.message ?? err).slice(0, 1000), completedAt: new Date() } })
-      .catch(() => undefined);
+    await failInsight(deps.pool, insightId, String((err as Error)?.message ?? err).slice(0, 1000)).catch(() => undefined);
   }
 }

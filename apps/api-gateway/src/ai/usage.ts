@@ -6,13 +6,14 @@
 // lock so two gateways cannot both take the last one; tokens are added after
 // each model call, so a turn passes a token limit by at most one call, and the
 // next model call of that turn is refused. Automatic triage counts under
-// AUTO_USER: only the totals apply to it.
-import { Prisma, type PrismaClient } from '@svc/db';
+// AUTO_USER: only the totals apply to it. The counters are read and written
+// by @svc/ai-data (AiUsageCounters).
+import { AiUsageCounters, type DayCounts } from '@svc/ai-data';
+import type { PrismaClient } from '@svc/db';
 import { RateLimitedError } from '@svc/http';
 
 /** The usage row of automatic triage. */
 export const AUTO_USER = 'auto';
-const LOCK_KEY = 0x5376_6155; // shared by every gateway
 
 /** Each limit per UTC day (SVC_AI_*_PER_DAY). */
 export interface AIUsageLimits {
@@ -61,24 +62,22 @@ export function utcDay(t: Date): { day: Date; next: Date } {
   return { day, next: new Date(day.getTime() + 86_400_000) };
 }
 
-type Tx = Prisma.TransactionClient | PrismaClient;
-
 export class AIUsage {
-  constructor(private readonly deps: { prisma: PrismaClient; limits: AIUsageLimits; now: () => Date }) {}
+  private readonly counters: AiUsageCounters;
 
-  /** The first limit that `userId` (AUTO_USER: the totals only) has reached today, if any. */
-  private async reached(tx: Tx, userId: string, day: Date): Promise<LimitName | undefined> {
+  constructor(private readonly deps: { prisma: PrismaClient; limits: AIUsageLimits; now: () => Date }) {
+    this.counters = new AiUsageCounters(deps.prisma);
+  }
+
+  /** The first limit that `userId` (AUTO_USER: the totals only) has reached with the day's `counts`, if any. */
+  private reached(userId: string, { mine, total }: DayCounts): LimitName | undefined {
     const l = this.deps.limits;
-    const [mine, total] = await Promise.all([
-      tx.aiUsage.findUnique({ where: { userId_day: { userId, day } }, select: { requests: true, tokens: true } }),
-      tx.aiUsage.aggregate({ where: { day }, _sum: { requests: true, tokens: true } }),
-    ]);
     if (userId !== AUTO_USER) {
       if ((mine?.requests ?? 0) >= l.userRequests) return 'user_requests';
       if ((mine?.tokens ?? 0) >= l.userTokens) return 'user_tokens';
     }
-    if ((total._sum.requests ?? 0) >= l.totalRequests) return 'total_requests';
-    if ((total._sum.tokens ?? 0) >= l.totalTokens) return 'total_tokens';
+    if ((total.requests ?? 0) >= l.totalRequests) return 'total_requests';
+    if ((total.tokens ?? 0) >= l.totalTokens) return 'total_tokens';
     return undefined;
   }
 
@@ -99,13 +98,7 @@ export class AIUsage {
   async take(userId: string): Promise<void> {
     const now = this.deps.now();
     const { day } = utcDay(now);
-    const limit = await this.deps.prisma.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${LOCK_KEY}::bigint)`;
-      const hit = await this.reached(tx, userId, day);
-      if (hit) return hit;
-      await tx.aiUsage.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, requests: 1 }, update: { requests: { increment: 1 }, updatedAt: now } });
-      return undefined;
-    });
+    const limit = await this.counters.takeRequest(userId, day, now, (counts) => this.reached(userId, counts));
     if (limit) throw this.error(limit, now);
   }
 
@@ -116,13 +109,13 @@ export class AIUsage {
    */
   async checkTokens(userId: string): Promise<void> {
     const now = this.deps.now();
-    const hit = await this.reached(this.deps.prisma, userId, utcDay(now).day);
+    const hit = this.reached(userId, await this.counters.counts(userId, utcDay(now).day));
     if (hit === 'user_tokens' || hit === 'total_tokens') throw this.error(hit, now);
   }
 
   /** Whether the deployment's limits of today are reached (automatic triage then claims nothing). */
   async totalsReached(): Promise<boolean> {
-    return (await this.reached(this.deps.prisma, AUTO_USER, utcDay(this.deps.now()).day)) !== undefined;
+    return this.reached(AUTO_USER, await this.counters.counts(AUTO_USER, utcDay(this.deps.now()).day)) !== undefined;
   }
 
   /** Adds a model call's tokens to `userId`'s day. */
@@ -130,15 +123,14 @@ export class AIUsage {
     if (!(tokens > 0)) return;
     const now = this.deps.now();
     const { day } = utcDay(now);
-    const n = Math.round(tokens);
-    await this.deps.prisma.aiUsage.upsert({ where: { userId_day: { userId, day } }, create: { userId, day, tokens: n }, update: { tokens: { increment: n }, updatedAt: now } });
+    await this.counters.addTokens(userId, day, Math.round(tokens), now);
   }
 
   /** The use of one UTC day (default today): each user's row with the totals and the limits. */
   async report(dayText?: string) {
     const now = this.deps.now();
     const day = dayText ? new Date(`${dayText}T00:00:00Z`) : utcDay(now).day;
-    const rows = await this.deps.prisma.aiUsage.findMany({ where: { day }, orderBy: [{ tokens: 'desc' }, { userId: 'asc' }] });
+    const rows = await this.counters.day(day);
     const users = await this.deps.prisma.user.findMany({ where: { id: { in: rows.map((r) => r.userId) } }, select: { id: true, email: true } });
     const email = new Map(users.map((u) => [u.id, u.email]));
     const l = this.deps.limits;

@@ -7,6 +7,7 @@
 // status, the reads of existing conversations and insights, and the provider
 // settings themselves answers 409 `ai_disabled` while no provider is set.
 import type pg from 'pg';
+import { ConversationStore, createInsight, insightsOf, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '@svc/ai-data';
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
@@ -16,12 +17,11 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
-import { ConversationStore, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '../ai/conversations.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { argText, toolByName } from '../ai/tools.js';
-import { createInsight, insightBody, insightsOf, runTriage, TRIAGE_STATES } from '../ai/triage.js';
+import { insightBody, runTriage, TRIAGE_STATES } from '../ai/triage.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
 import type { AIUsage } from '../ai/usage.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';

@@ -1,7 +1,8 @@
 // Retention statements (spec, Limits: retention and cleanup) of the tables
 // maintenance owns or no other package writes. An execution and its rows are
 // the engine's (Engine.retention), the email queue @svc/identity's
-// (deleteEmailsBefore, deleteEmailUsageBefore). Every statement deletes a
+// (deleteEmailsBefore, deleteEmailUsageBefore), the AI usage counters
+// @svc/ai-data's (deleteAiUsageBefore). Every statement deletes a
 // bounded number of rows, so no single statement holds locks for long on
 // tables that users and runners write; callers loop.
 import type { Queryable } from '@svc/db';
@@ -34,20 +35,6 @@ export async function deleteExpiredSessions(db: Queryable, now: Date, limit: num
 export async function deleteAlertDeliveriesBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
   const r = await db.query(
     `DELETE FROM alert_deliveries WHERE id IN (SELECT id FROM alert_deliveries WHERE created_at < $1 AND status NOT IN ('pending', 'sending') ORDER BY created_at LIMIT $2)`,
-    [cutoff, limit],
-  );
-  return r.rowCount ?? 0;
-}
-
-/**
- * Daily AI usage counters (`ai_usage`, one row per user and UTC day) of days
- * that ended before `cutoff` (at most `limit`). Only today's row is ever
- * read for the limits; older ones serve the admins' look back (getAIUsage).
- */
-export async function deleteAiUsageBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
-  const r = await db.query(
-    `DELETE FROM ai_usage WHERE (user_id, day) IN (
-       SELECT user_id, day FROM ai_usage WHERE day + 1 <= ($1::timestamptz AT TIME ZONE 'UTC')::date ORDER BY day LIMIT $2)`,
     [cutoff, limit],
   );
   return r.rowCount ?? 0;

@@ -1,10 +1,9 @@
-// The assistant's data, one owner: conversations, their messages and the
-// actions the assistant proposed (ai_conversations, ai_messages,
-// ai_pending_actions). The routes (routes/ai.ts) and the turn
-// (assistant.ts) read and write them only through this store; retention
-// (apps/maintenance) deletes whole old conversations by age. Prisma Client for
-// the ordinary reads and writes; a message's insert is one hand-written
-// statement, so its `seq` and its row are taken together.
+// The assistant's data: conversations, their messages and the actions the
+// assistant proposed (ai_conversations, ai_messages, ai_pending_actions). The
+// gateway's routes (routes/ai.ts) and its turn (ai/assistant.ts) read and
+// write them only through this store. Prisma Client for the ordinary reads
+// and writes; a message's insert is one hand-written statement, so its `seq`
+// and its row are taken together.
 import type pg from 'pg';
 import { newId, Prisma, type PrismaClient } from '@svc/db';
 

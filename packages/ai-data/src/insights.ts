@@ -1,0 +1,79 @@
+// AI insights (ai_insights): a triage of a failed execution, from its pending
+// claim to done or failed. The gateway's triage (ai/triage.ts) and automatic
+// triage (ai/auto-triage.ts) collect the evidence and ask the model; the rows
+// are written here. An execution's insights go with it (foreign key cascade)
+// when the engine's retention deletes it.
+import type pg from 'pg';
+import { inTransaction, newId, prismaOf, type Prisma } from '@svc/db';
+
+export type InsightRow = Prisma.AiInsightGetPayload<object>;
+
+/** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
+export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }): Promise<InsightRow[]> {
+  const at = before ? new Date(before.created_at) : undefined;
+  return prismaOf(pool).aiInsight.findMany({
+    where: { executionId, ...(at ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: String(before!.id) } }] } : {}) },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+}
+
+/** A new pending triage insight of `executionId`. */
+export async function createInsight(pool: pg.Pool, executionId: string, requestedBy: string): Promise<InsightRow> {
+  return prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending', requestedBy } });
+}
+
+export async function markInsightRunning(pool: pg.Pool, id: string): Promise<void> {
+  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'running' } });
+}
+
+/** The model's answer: the insight is done. */
+export async function completeInsight(
+  pool: pg.Pool,
+  id: string,
+  a: { summary: string; probableCause: string; suggestedFix: string; details: string; evidence: Prisma.InputJsonValue; model: string },
+): Promise<void> {
+  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'done', ...a, completedAt: new Date() } });
+}
+
+/** The insight failed with `error` (the caller keeps it short). */
+export async function failInsight(pool: pg.Pool, id: string, error: string): Promise<void> {
+  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'failed', error, completedAt: new Date() } });
+}
+
+const AUTO_TRIAGE_LOCK_KEY = 0x5376_6354; // any constant shared by every gateway
+
+/**
+ * Automatic triage's claim: executions that ended FAILED or TIMED_OUT in the
+ * last hour and have no insight yet, up to the rest of the hour's budget
+ * (`perHour` less the insights `requester` started in the last hour), each
+ * given a pending insight requested by `requester`; the new insights. Under a
+ * transaction-scoped advisory lock: while another gateway claims, nothing.
+ */
+export async function claimAutoTriages(pool: pg.Pool, perHour: number, requester: string): Promise<{ id: string; execution_id: string }[]> {
+  return inTransaction(pool, async (c) => {
+    // Another gateway is claiming: nothing was written, so the (empty) transaction just ends.
+    const locked = (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [AUTO_TRIAGE_LOCK_KEY])).rows[0].ok;
+    if (!locked) return [];
+    const candidates = await c.query<{ id: string }>(
+      `SELECT e.id FROM executions e
+       WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at > now() - interval '1 hour'
+         AND NOT EXISTS (SELECT 1 FROM ai_insights i WHERE i.execution_id = e.id)
+       ORDER BY e.ended_at DESC
+       LIMIT GREATEST(0, $1 - (SELECT count(*) FROM ai_insights WHERE requested_by = $2 AND created_at > now() - interval '1 hour'))`,
+      [perHour, requester],
+    );
+    const out: { id: string; execution_id: string }[] = [];
+    for (const e of candidates.rows) {
+      const id = newId();
+      await c.query(`INSERT INTO ai_insights (id, execution_id, kind, status, requested_by) VALUES ($1, $2, 'triage', 'pending', $3)`, [id, e.id, requester]);
+      out.push({ id, execution_id: e.id });
+    }
+    return out;
+  });
+}
+
+/** A claimed insight that will not run (a daily limit was reached): failed with `error`, now. */
+export async function failClaimedInsight(pool: pg.Pool, id: string, error: string): Promise<void> {
+  await pool.query(`UPDATE ai_insights SET status = 'failed', error = $2, completed_at = now() WHERE id = $1`, [id, error]);
+}
