@@ -9,7 +9,7 @@ export const EXECUTION_END_STATES = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLE
  * Tables holding rows of an execution, emptied child-first in bounded batches
  * before the execution row is deleted (whose ON DELETE CASCADE is then only a
  * backstop for rows written meanwhile). `log_lines` has no foreign key.
- * `ai_insights` is not listed: it is the AI module's table, and its few rows
+ * `ai_insights` is not listed: it is `@svc/ai-data`'s table, and its few rows
  * (a triage per failed execution at most) go by that cascade.
  *
  * `flow_trigger_firings` is left out on purpose: its rows (a few per
