@@ -85,13 +85,10 @@ test('100 concurrent logins, right and wrong, all get their answer while other r
     Array.from({ length: 10 }, (_, j) => ({ right: j % 2 === 0, p: attempt(j % 2 ? a : b, u, j % 2 === 0 ? PASSWORD : `wrong-${j}-password`, `192.0.2.${i + 1}`) })),
   );
   const reads = Array.from({ length: 20 }, () => raw(a, 'GET', '/api/v1/auth/me', { authorization: `Bearer ${token}` }));
-  const started = Date.now();
   const readStatuses = (await Promise.all(reads)).map((r) => r.status);
-  const readsTook = Date.now() - started;
   const loginStatuses = await Promise.all(logins.map(async (l) => ({ right: l.right, status: (await l.p).status })));
+  // A stalled pool gives up after its connection timeout and the read fails: every read answering 200 is the check (no time bound: timings belong to bench/).
   assert.deepEqual(readStatuses, Array(20).fill(200));
-  // A stalled pool gave up after its 10 s connection timeout; this bound is far above a healthy answer and far below that.
-  assert.ok(readsTook < 8000, `reads answered within ${readsTook} ms`);
   assert.deepEqual(
     loginStatuses.filter((l) => l.right).map((l) => l.status),
     Array(50).fill(200),
