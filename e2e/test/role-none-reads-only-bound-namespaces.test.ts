@@ -3,8 +3,9 @@
 // surface: the lists (paged in SQL, so every page is full and the cursor walk
 // returns each of its items once), the live streams of executions, the MCP
 // tools and the AI assistant's tools (a local OpenAI-compatible stand-in
-// drives the assistant), with its session and with its API token alike. A
-// global viewer still reads everything, as before.
+// drives the assistant), with its session and with its API token alike, and
+// the dashboard over red and red.sub. A global viewer still reads
+// everything, as before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from './openai-standin.js';
@@ -139,9 +140,11 @@ test('its account: getMe names the bound namespace, the account operations answe
     assert.equal(me.body.role, 'none');
     assert.deepEqual(me.body.role_bindings, [{ namespace: 'red', role: 'viewer' }]);
     assert.equal((await get(who, '/api/v1/tokens')).status, 200);
-    for (const path of ['/api/v1/secrets', '/api/v1/variables', '/api/v1/git-sources', '/api/v1/users', '/api/v1/secret-providers', '/api/v1/stats/dashboard']) {
+    for (const path of ['/api/v1/secrets', '/api/v1/variables', '/api/v1/git-sources', '/api/v1/users', '/api/v1/secret-providers']) {
       assert.equal((await get(who, path)).status, 403, path);
     }
+    // The dashboard: over its namespaces without one (the last test reads its figures), or one of them.
+    assert.equal((await get(who, '/api/v1/stats/dashboard')).status, 200);
     assert.equal((await get(who, '/api/v1/stats/dashboard?namespace=red')).status, 200);
     assert.equal((await get(who, '/api/v1/stats/dashboard?namespace=blue')).status, 403);
   }
@@ -280,4 +283,75 @@ test("the assistant's tools read only the bound namespaces", async () => {
   for (const id of executions.blue) assert.ok(!theirs.includes(id), `blue execution ${id} reached the stream`);
   const toModel = JSON.stringify(llm.requests.flatMap((q) => q.body.messages.filter((m) => m.role === 'tool')));
   for (const id of executions.blue) assert.ok(!toModel.includes(id), `blue execution ${id} reached the model`);
+});
+
+test('the dashboard without a namespace covers the bound namespace and its child only; a viewer still sees all', async () => {
+  // A failure and a running execution in each namespace, on top of the successes above.
+  const failed: Record<string, string> = {};
+  const running: Record<string, string> = {};
+  for (const ns of ['red', 'red.sub', 'blue'] as const) {
+    await s.saveFlow(ns, {
+      'broken.flow.yaml': flow({ id: 'broken', tasks: [{ id: 't', type: 'command', command: sh('exit 3') }] }),
+      'hang.flow.yaml': flow({ id: 'hang', tasks: [{ id: 't', type: 'command', command: sh('sleep 120') }] }),
+    });
+    const f = await s.trigger(ns, 'broken');
+    assert.equal((await s.waitEnded(f.id, 60_000)).state, 'FAILED');
+    failed[ns] = f.id;
+    running[ns] = (await s.trigger(ns, 'hang')).id;
+  }
+  for (const id of Object.values(running)) await s.waitFor(id, (e) => e.state === 'RUNNING', 60_000);
+
+  type Dash = {
+    kpis: Record<string, number | null>;
+    buckets: { success: number; failed: number }[];
+    running: { id: string; namespace: string }[];
+    recent_failures: { id: string; namespace: string }[];
+  };
+  const dash = async (who: { cookie: string } | { token: string } | 'admin', query = '') => {
+    const r = who === 'admin' ? await s.api('GET', `/api/v1/stats/dashboard?range=24h${query}`) : await get(who, `/api/v1/stats/dashboard?range=24h${query}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body as Dash;
+  };
+  const red = await dash('admin', '&namespace=red');
+  const all = await dash('admin');
+  const blue = await dash('admin', '&namespace=blue');
+  // What each side should count, read independently of the filter under test.
+  assert.equal(red.kpis.executions, 3 + 2 + 1 + 1 + 1, 'red: the f runs, a slow run in red.sub, and a failure in red and red.sub');
+  assert.equal(blue.kpis.executions, 3 + 1 + 1);
+  assert.equal(all.kpis.executions, (red.kpis.executions ?? 0) + (blue.kpis.executions ?? 0));
+
+  for (const who of [{ cookie: noneCookie }, { token: noneToken }]) {
+    const d = await dash(who);
+    assert.deepEqual(d.kpis, red.kpis, 'the KPIs of red and red.sub, nothing of blue');
+    assert.equal(d.kpis.failed, 2);
+    assert.equal(d.kpis.running, 2);
+    assert.deepEqual(d.buckets, red.buckets);
+    assert.equal(
+      d.buckets.reduce((n, b) => n + b.success + b.failed, 0),
+      red.kpis.executions,
+    );
+    assert.deepEqual(d.running.map((e) => e.id).sort(), [running.red, running['red.sub']].sort());
+    const failures = d.recent_failures.map((e) => e.id);
+    assert.ok(failures.includes(failed.red!) && failures.includes(failed['red.sub']!), failures.join(','));
+    assert.ok(!failures.includes(failed.blue!), 'no blue failure');
+    for (const e of [...d.running, ...d.recent_failures]) assert.ok(e.namespace === 'red' || e.namespace === 'red.sub', e.namespace);
+    // A namespace given: checked as before.
+    assert.deepEqual(
+      (await dash(who, '&namespace=red.sub')).running.map((e) => e.id),
+      [running['red.sub']],
+    );
+    const refused = await get(who, '/api/v1/stats/dashboard?range=24h&namespace=blue');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'forbidden');
+  }
+
+  // A global viewer: every namespace, as before.
+  const v = await dash({ token: viewerToken });
+  assert.deepEqual(v.kpis, all.kpis);
+  assert.equal(v.kpis.failed, 3);
+  assert.equal(v.kpis.running, 3);
+  assert.ok(v.running.some((e) => e.id === running.blue) && v.recent_failures.some((e) => e.id === failed.blue));
+
+  for (const id of Object.values(running)) await s.api('POST', `/api/v1/executions/${id}/cancel`);
+  for (const id of Object.values(running)) await s.waitEnded(id, 60_000);
 });

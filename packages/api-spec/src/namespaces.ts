@@ -65,8 +65,16 @@ export const OWN_ACCOUNT_OPERATION_IDS: ReadonlySet<string> = new Set([
 
 /**
  * The lists whose items a caller whose global role is `none` gets limited to
- * the namespaces it may read (in SQL, so pages stay whole): called without a
- * namespace, they are open to it; with one, the namespace is checked as for
- * any operation that names one.
+ * the namespaces it may read (in SQL, so pages stay whole), and the dashboard,
+ * whose figures it gets over those namespaces: called without a namespace,
+ * they are open to it; with one, the namespace is checked as for any
+ * operation that names one.
  */
-export const READ_SCOPED_LIST_OPERATION_IDS: ReadonlySet<string> = new Set(['listNamespaces', 'listFlows', 'listExecutions', 'listUpcomingSchedules', 'listAlertRules']);
+export const READ_SCOPED_LIST_OPERATION_IDS: ReadonlySet<string> = new Set([
+  'listNamespaces',
+  'listFlows',
+  'listExecutions',
+  'listUpcomingSchedules',
+  'listAlertRules',
+  'getDashboard',
+]);

@@ -13,7 +13,7 @@ import { cancelExecution } from './systems/cancel.js';
 import { Completer, type CompleteOptions } from './systems/completer.js';
 import type { TaskCompletion } from './systems/completion.js';
 import { DashboardHoursCache } from './systems/dashboard-cache.js';
-import { dashboard, flowMetrics, flowStats, type Dashboard, type DashboardRange, type FlowMetrics, type FlowMetricsQuery, type FlowStats } from './systems/dashboards.js';
+import { dashboard, flowMetrics, flowStats, type Dashboard, type DashboardQuery, type FlowMetrics, type FlowMetricsQuery, type FlowStats } from './systems/dashboards.js';
 import { claimRuns, clearNoInstanceReason, markUnserved, type ClaimedRun, type ClaimOptions, type ClaimResult } from './systems/dispatch.js';
 import { deploymentIdOf, onceUntilFailed, runsToStop, stillRunning, taskStarted } from './systems/dispatch-reads.js';
 import { sweepFlowTriggers, type FlowTriggerResult } from './systems/flow-triggers.js';
@@ -281,8 +281,8 @@ export class Engine {
 
   // ---- figures (systems/dashboards.ts) ------------------------------------------
 
-  /** The dashboard (getDashboard) at the engine's clock. */
-  dashboard(o: { range: DashboardRange; namespace?: string }): Promise<Dashboard> {
+  /** The dashboard (getDashboard) at the engine's clock: every namespace, one, or only those `within` (issue #34). */
+  dashboard(o: DashboardQuery): Promise<Dashboard> {
     return dashboard(this.pool, this.dashboardHours, { ...o, now: this.sys.now() });
   }
 

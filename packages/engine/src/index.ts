@@ -30,4 +30,4 @@ export type { TriggerRequest } from './systems/trigger.js';
 export type { ExecutionFilter } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './systems/prepare.js';
 export type { FlowTriggerResult } from './systems/flow-triggers.js';
-export { dashboardWindow, type DashboardRange } from './systems/dashboards.js';
+export { dashboardWindow, type DashboardQuery, type DashboardRange } from './systems/dashboards.js';

@@ -4,7 +4,8 @@
 // changes to executions that ended in rolled-up hours, and with the lock
 // interleavings that several instances produce. Each check runs through two
 // processes' caches of rolled-up hours (one that keeps everything, one that
-// can keep almost nothing), which must never serve a stale hour.
+// can keep almost nothing), which must never serve a stale hour, over every
+// namespace, one namespace, and a `none` caller's readable ones (`within`).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -47,8 +48,13 @@ function randomExecution(windowStart: number) {
   return { ns: pick(NAMESPACES), state, ended, duration };
 }
 
+/** A dashboard's filter: one namespace (null: all), or only some namespaces and their children. */
+type Filter = { namespace: string | null } | { within: string[] };
+const WITHIN_SQL = `($5::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($5::text[]) w WHERE e.namespace = w OR e.namespace LIKE w || '.%'))`;
+const filterArgs = (f: Filter) => ('within' in f ? [null, f.within] : [f.namespace, null]);
+
 /** The figures as percentile_cont computes them over the executions (the dashboard's statement before the rollup). */
-async function reference(range: DashboardRange, namespace: string | null) {
+async function reference(range: DashboardRange, f: Filter) {
   const w = dashboardWindow(range, NOW);
   const r = await pool.query<{ b: number | null; success: string; failed: string; timed_out: string; cancelled: string; skipped: string; p50: number | null; p95: number | null }>(
     `SELECT floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int AS b,
@@ -59,9 +65,9 @@ async function reference(range: DashboardRange, namespace: string | null) {
        percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')) AS p95
      FROM executions e
      WHERE e.ended_at >= $1 AND e.ended_at < $2 AND e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED')
-       AND ($4::text IS NULL OR e.namespace = $4 OR e.namespace LIKE $4 || '.%')
+       AND ($4::text IS NULL OR e.namespace = $4 OR e.namespace LIKE $4 || '.%') AND ${WITHIN_SQL}
      GROUP BY GROUPING SETS ((floor(extract(epoch FROM (e.ended_at - $1::timestamptz)) / $3)::int), ())`,
-    [w.from, w.to, w.bucketSeconds, namespace],
+    [w.from, w.to, w.bucketSeconds, ...filterArgs(f)],
   );
   const all = r.rows.find((x) => x.b === null);
   const n = (v: string | undefined) => Number(v ?? 0);
@@ -95,14 +101,17 @@ async function reference(range: DashboardRange, namespace: string | null) {
 // Two processes: one keeps every hour it fetched, the other almost none (it evicts at once).
 const caches = [new DashboardHoursCache(), new DashboardHoursCache(10)];
 
+// `a.b` and `b` (with a.b.c, not a nor a.bc), and none at all.
+const FILTERS: Filter[] = [{ namespace: null }, { namespace: 'a' }, { namespace: 'a.b' }, { namespace: 'b' }, { within: ['a.b', 'b'] }, { within: [] }];
+
 async function assertAgrees(label: string, q: pg.Pool = pool) {
   for (const range of ['24h', '7d', '30d'] as const) {
-    for (const namespace of [null, 'a', 'a.b', 'b']) {
-      const expected = await reference(range, namespace);
+    for (const f of FILTERS) {
+      const expected = await reference(range, f);
       for (const [i, cache] of caches.entries()) {
-        const d = await dashboard(q, cache, { range, namespace: namespace ?? undefined, now: NOW });
+        const d = await dashboard(q, cache, { range, ...('within' in f ? { within: f.within } : { namespace: f.namespace ?? undefined }), now: NOW });
         const { running: _, ...kpis } = d.kpis;
-        assert.deepEqual({ kpis, buckets: d.buckets }, expected, `${label}: ${range} ${namespace ?? 'every namespace'}, cache ${i}`);
+        assert.deepEqual({ kpis, buckets: d.buckets }, expected, `${label}: ${range} ${JSON.stringify(f)}, cache ${i}`);
       }
     }
   }
@@ -154,6 +163,34 @@ test('cold, then rolled up: every figure equals percentile_cont over the executi
     again.every((h) => h.version !== null || h.hour.getTime() >= hourOf(NOW)),
     'only the open hour read live',
   );
+});
+
+test('within: the running list and count and the recent failures are those of the readable namespaces and their children only', async () => {
+  for (const f of FILTERS) {
+    const d = await dashboard(pool, new DashboardHoursCache(), { range: '24h', ...('within' in f ? { within: f.within } : { namespace: f.namespace ?? undefined }), now: NOW });
+    const ids = async (sql: string) => (await pool.query<{ id: string }>(sql, filterArgs(f))).rows.map((r) => r.id);
+    const where = `($1::text IS NULL OR e.namespace = $1 OR e.namespace LIKE $1 || '.%') AND ${WITHIN_SQL.replaceAll('$5', '$2')}`;
+    const running = await ids(`SELECT e.id FROM executions e WHERE e.state IN ('RUNNING', 'CANCELLING') AND ${where} ORDER BY e.started_at NULLS LAST, e.id`);
+    const failures = await ids(
+      `SELECT e.id FROM executions e WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at IS NOT NULL AND ${where} ORDER BY e.ended_at DESC, e.id DESC LIMIT 10`,
+    );
+    const label = JSON.stringify(f);
+    assert.equal(d.kpis.running, running.length, label);
+    assert.deepEqual(
+      d.running.map((e) => e.id),
+      running.slice(0, 20),
+      label,
+    );
+    assert.deepEqual(
+      d.recent_failures.map((e) => e.id),
+      failures,
+      label,
+    );
+    if ('within' in f && f.within.length) {
+      assert.ok(running.length > 0 && failures.length > 0, `${label}: something to show`);
+      for (const e of [...d.running, ...d.recent_failures]) assert.ok(['a.b', 'a.b.c', 'b'].includes(e.namespace), `${label}: ${e.namespace}`);
+    }
+  }
 });
 
 test("changes to executions ended in rolled-up hours (a late end, a restart, a deletion, a new duration) delete those hours' marks", async () => {

@@ -91,16 +91,29 @@ test('a namespace in the body: refused before the body without a binding of the 
   await assert.rejects(checkRoleWithBody(op('updateAlertRule'), viewer, { params: { ruleId: 'r2' }, query: {}, body: { namespace: 'team' } }, ns), forbidden);
 });
 
-test('none: its account and the read-scoped lists without a namespace; a bound namespace as viewer; nothing else', async () => {
+test('none: its account, the read-scoped lists and the dashboard without a namespace; a bound namespace as viewer; nothing else', async () => {
   const { ns, calls } = bindings({ team: 'viewer' }, 'none', { 'ex-team': 'team', 'ex-other': 'other' });
   const none = { role: 'none' as Role };
-  for (const id of ['getMe', 'changePassword', 'listTokens', 'createToken', 'listNamespaces', 'listFlows', 'listExecutions', 'listAlertRules', 'listUpcomingSchedules']) {
+  for (const id of [
+    'getMe',
+    'changePassword',
+    'listTokens',
+    'createToken',
+    'listNamespaces',
+    'listFlows',
+    'listExecutions',
+    'listAlertRules',
+    'listUpcomingSchedules',
+    'getDashboard',
+  ]) {
     assert.equal(await checkRole(op(id), none, { params: {}, query: {} }, ns), 'done', id);
   }
   assert.deepEqual(calls, [], 'no binding read for them');
-  for (const id of ['listGlobalSecrets', 'listGlobalVariables', 'listGitSources', 'listSecretProviders', 'getAIProvider', 'getDashboard']) {
+  for (const id of ['listGlobalSecrets', 'listGlobalVariables', 'listGitSources', 'listSecretProviders', 'getAIProvider']) {
     await assert.rejects(checkRole(op(id), none, { params: {}, query: {} }, ns), forbidden, id);
   }
+  assert.equal(await checkRole(op('getDashboard'), none, { params: {}, query: { namespace: 'team.etl' } }, ns), 'done');
+  await assert.rejects(checkRole(op('getDashboard'), none, { params: {}, query: { namespace: 'other' } }, ns), forbidden);
   assert.equal(await checkRole(op('listExecutions'), none, { params: {}, query: { namespace: 'team.etl' } }, ns), 'done');
   await assert.rejects(checkRole(op('listExecutions'), none, { params: {}, query: { namespace: 'other' } }, ns), forbidden);
   assert.equal(await checkRole(op('getExecution'), none, { params: { executionId: 'ex-team' }, query: {} }, ns), 'done');

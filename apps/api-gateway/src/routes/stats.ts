@@ -1,9 +1,12 @@
 // The dashboard and a flow's charts: figures the engine computes in SQL
-// (packages/engine/src/stats.ts). Viewers may read them all.
+// (packages/engine/src/systems/dashboards.ts). Viewers may read them all; a
+// `none` caller's dashboard without a namespace covers only the namespaces it
+// may read (issue #34), with one namespace the role check decided.
 import type { Db } from '@svc/db';
 import type { DashboardRange, Engine } from '@svc/engine';
 import type { HandlerContext, OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { readScope } from '../identity/namespace-roles.js';
 import { requireFlow } from './flows.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
@@ -13,9 +16,11 @@ export function statsHandlers(deps: { db: Db; engine: Engine }): OperationHandle
   const flowOrThrow = (namespace: string, flowId: string) => requireFlow(deps.db, namespace, flowId);
   return {
     // `range` is checked by the operation's schema (24h, 7d or 30d; another is 422 on field range).
-    getDashboard: ({ query }: Ctx) => {
+    async getDashboard({ query, principal }: Ctx) {
       const q = query as { range: DashboardRange; namespace?: string };
-      return engine.dashboard({ range: q.range, namespace: q.namespace });
+      // Null (no query) for a role of viewer or more: the dashboard as before.
+      const within = q.namespace === undefined ? await readScope(deps.db.pool, principal!) : null;
+      return engine.dashboard(within ? { range: q.range, within } : { range: q.range, namespace: q.namespace });
     },
 
     async getFlowStats({ params }: Ctx) {

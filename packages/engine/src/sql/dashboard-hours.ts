@@ -14,14 +14,17 @@ const HOUR_MS = 3_600_000;
 /** SQL: namespace column `col` is the namespace `$n` or one of its children (`a.b`: `a.b`, `a.b.c`, never `a.bc`); any when `$n` is null. */
 export const inNamespace = (col: string, n: string) => `(${n}::text IS NULL OR ${col} = ${n} OR ${col} LIKE ${n} || '.%')`;
 
+/** SQL: namespace column `col` is one of the namespaces of array `$w` or a child of one (a caller's readable namespaces, issue #34); none when empty. */
+export const inNamespaces = (col: string, w: string) => `EXISTS (SELECT 1 FROM unnest(${w}::text[]) w WHERE ${col} = w OR left(${col}, length(w) + 1) = w || '.')`;
+
 /**
  * SQL: figures per hour and namespace of the executions ended in the hours of
- * relation `hours` (column `hour`), in namespace `$ns` and its children when
- * given: counts per end state and every duration of SUCCESS, FAILED and
- * TIMED_OUT, ascending, 8 bytes each (a null duration adds nothing to a
- * percentile, as in percentile_cont).
+ * relation `hours` (column `hour`) whose namespace passes `where` (SQL over
+ * `e.namespace`) when given: counts per end state and every duration of
+ * SUCCESS, FAILED and TIMED_OUT, ascending, 8 bytes each (a null duration
+ * adds nothing to a percentile, as in percentile_cont).
  */
-const FIGURES_OF = (hours: string, ns?: string) => `
+const FIGURES_OF = (hours: string, where?: string) => `
   SELECT h.hour, e.namespace,
     (count(*) FILTER (WHERE e.state = 'SUCCESS'))::int AS success,
     (count(*) FILTER (WHERE e.state = 'FAILED'))::int AS failed,
@@ -32,7 +35,7 @@ const FIGURES_OF = (hours: string, ns?: string) => `
                FILTER (WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT') AND e.duration_ms IS NOT NULL), ''::bytea) AS durations_ms
   FROM ${hours} h
   JOIN executions e ON e.ended_at >= h.hour AND e.ended_at < h.hour + interval '1 hour'
-  WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED')${ns ? ` AND ${inNamespace('e.namespace', ns)}` : ''}
+  WHERE e.state IN ('SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED')${where ? ` AND ${where}` : ''}
   GROUP BY h.hour, e.namespace`;
 
 /** The closed hours in [from, until) without a mark, oldest first. */
@@ -106,15 +109,20 @@ export interface HourFigures {
 
 /**
  * Per UTC hour of [from, to) (whole hours), the figures of the executions
- * ended in it, in namespace `namespace` and its children (all when null):
+ * ended in it, in namespace `namespace` and its children (all when null), or
+ * when `within` is given, in those namespaces and their children only:
  * every marked hour with its version, and its figures from the rollup unless
  * `known` (hour in ms → version) holds that very version; every other hour
  * from `executions` (left out when it has none). One statement, one
  * snapshot: an hour is counted once, from one side.
  */
-export async function hourFigures(q: pg.Pool | pg.PoolClient, o: { from: Date; to: Date; namespace: string | null; known: ReadonlyMap<number, string> }): Promise<HourFigures[]> {
+export async function hourFigures(
+  q: pg.Pool | pg.PoolClient,
+  o: { from: Date; to: Date; namespace: string | null; within?: readonly string[]; known: ReadonlyMap<number, string> },
+): Promise<HourFigures[]> {
   type Row = { hour: Date; version: string | null; known: boolean; durations: Buffer | null } & { [K in keyof Omit<Figures, 'durations'>]: number | null };
-  const r = await q.query<Row>(HOUR_FIGURES_SQL, [o.from, o.to, o.namespace, [...o.known.keys()].map((h) => new Date(h)), [...o.known.values()]]);
+  const [sql, filter] = o.within ? [HOUR_FIGURES_WITHIN_SQL, o.within] : [HOUR_FIGURES_SQL, o.namespace];
+  const r = await q.query<Row>(sql, [o.from, o.to, filter, [...o.known.keys()].map((h) => new Date(h)), [...o.known.values()]]);
   return r.rows.map((x) => ({
     hour: x.hour,
     version: x.version,
@@ -132,8 +140,8 @@ export async function hourFigures(q: pg.Pool | pg.PoolClient, o: { from: Date; t
   }));
 }
 
-/** hourFigures' statement ($1 from, $2 to, $3 namespace or null, $4 and $5 the known hours and versions); exported for the benchmark's EXPLAIN. */
-export const HOUR_FIGURES_SQL =
+/** hourFigures' statement, its namespaces passing `where` (SQL over a namespace column). */
+const hourFiguresSql = (where: (col: string) => string) =>
   // Figures rows exist only with their hour's mark (written in one transaction, deleted by ON DELETE CASCADE).
   `WITH marks AS MATERIALIZED (
      SELECT d.hour, d.version, k.hour IS NOT NULL AS known
@@ -146,14 +154,20 @@ export const HOUR_FIGURES_SQL =
    CROSS JOIN LATERAL (
      SELECT ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
      FROM dashboard_hour_figures f
-     WHERE NOT m.known AND f.hour = m.hour AND ${inNamespace('f.namespace', '$3')}) f
+     WHERE NOT m.known AND f.hour = m.hour AND ${where('f.namespace')}) f
    UNION ALL
    -- Each hour without a mark on its own (LATERAL): an index range scan of its end times, whatever the namespace.
    SELECT u.hour, NULL, false, ${SUMS}, string_agg(f.durations_ms, ''::bytea) AS durations
    FROM generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') u(hour)
-   CROSS JOIN LATERAL (${FIGURES_OF('(SELECT u.hour)', '$3')}) f
+   CROSS JOIN LATERAL (${FIGURES_OF('(SELECT u.hour)', where('e.namespace'))}) f
    WHERE NOT EXISTS (SELECT 1 FROM dashboard_hours d WHERE d.hour = u.hour)
    GROUP BY u.hour`;
+
+/** hourFigures' statement ($1 from, $2 to, $3 namespace or null, $4 and $5 the known hours and versions); exported for the benchmark's EXPLAIN. */
+export const HOUR_FIGURES_SQL = hourFiguresSql((col) => inNamespace(col, '$3'));
+
+/** The same with $3 the namespaces a caller may read (`within`, issue #34). */
+export const HOUR_FIGURES_WITHIN_SQL = hourFiguresSql((col) => inNamespaces(col, '$3'));
 
 /**
  * Durations stored as 8-byte big-endian integers (int8send), back to back.

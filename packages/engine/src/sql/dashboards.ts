@@ -1,23 +1,33 @@
 // The dashboard's and a flow's charts' reads of executions (systems/dashboards.ts);
 // the hourly rollup's statements are dashboard-hours.ts.
-import { inNamespace } from './dashboard-hours.js';
+import { inNamespace, inNamespaces } from './dashboard-hours.js';
 
 export const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
+/** Executions in the namespaces of array $n and their children (a caller's readable ones, issue #34). */
+const WITHIN = (n: string) => inNamespaces('e.namespace', n);
 
 /** The columns of an execution summary (`e`). */
 export const SUMMARY = `e.id, e.state, e.namespace, e.flow_id, e.git_sha, e.started_at, e.ended_at, e.duration_ms::int8::text AS duration_ms`;
 
-/** RUNNING or CANCELLING executions in namespace $1 (or any): the 20 oldest started, with the count of all. */
-export const RUNNING_NOW_SQL = `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
-       WHERE e.state IN ('RUNNING', 'CANCELLING') AND ${IN_NAMESPACE('$1')}
+const runningNow = (where: string) => `SELECT ${SUMMARY}, count(*) OVER () AS n FROM executions e
+       WHERE e.state IN ('RUNNING', 'CANCELLING') AND ${where}
        ORDER BY e.started_at NULLS LAST, e.id LIMIT 20`;
 
-/** The last 10 executions ended FAILED or TIMED_OUT in namespace $1 (or any), with their latest triage's summary. */
-export const RECENT_FAILURES_SQL = `SELECT ${SUMMARY},
+/** RUNNING or CANCELLING executions in namespace $1 (or any): the 20 oldest started, with the count of all. */
+export const RUNNING_NOW_SQL = runningNow(IN_NAMESPACE('$1'));
+/** The same in the namespaces of array $1 and their children. */
+export const RUNNING_WITHIN_SQL = runningNow(WITHIN('$1'));
+
+const recentFailures = (where: string) => `SELECT ${SUMMARY},
          (SELECT i.summary FROM ai_insights i WHERE i.execution_id = e.id AND i.kind = 'triage' AND i.status = 'done' ORDER BY i.created_at DESC LIMIT 1) AS triage_summary
        FROM executions e
-       WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at IS NOT NULL AND ${IN_NAMESPACE('$1')}
+       WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at IS NOT NULL AND ${where}
        ORDER BY e.ended_at DESC, e.id DESC LIMIT 10`;
+
+/** The last 10 executions ended FAILED or TIMED_OUT in namespace $1 (or any), with their latest triage's summary. */
+export const RECENT_FAILURES_SQL = recentFailures(IN_NAMESPACE('$1'));
+/** The same in the namespaces of array $1 and their children. */
+export const RECENT_FAILURES_WITHIN_SQL = recentFailures(WITHIN('$1'));
 
 /** The last 50 executions of flow $1/$2, newest first. */
 export const FLOW_STATS_SQL = `SELECT ${SUMMARY}, e.created_at FROM executions e WHERE e.namespace = $1 AND e.flow_id = $2 ORDER BY e.created_at DESC, e.id DESC LIMIT 50`;

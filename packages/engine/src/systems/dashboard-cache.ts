@@ -1,5 +1,5 @@
 // The rolled-up hours' figures a process keeps between dashboard requests,
-// per namespace filter, so that a request fetches only the hours it has not
+// per filter (a namespace, all of them, or a caller's readable ones), so that a request fetches only the hours it has not
 // seen: on the benchmark, ~400,000 durations (3 MB) for a 30-day window at
 // the first request, one hour's at the next ones.
 //
@@ -17,16 +17,16 @@ export interface KeptHour extends Figures {
 const MAX_VALUES = 4_000_000;
 
 export class DashboardHoursCache {
-  /** Per filter (namespace, '' for all), per hour (ms): in least recently used order of the filters. */
+  /** Per filter (namespace, '' for all, or another key the caller chose), per hour (ms): in least recently used order of the filters. */
   private readonly filters = new Map<string, Map<number, KeptHour>>();
 
   /** @param maxValues Durations kept at most, all filters together; the least recently used filters go first. Default 4,000,000. */
   constructor(private readonly maxValues = MAX_VALUES) {}
 
-  /** The hours of [from, to) kept for `namespace` (a copy: requests run concurrently). */
-  kept(namespace: string | null, from: Date, to: Date): Map<number, KeptHour> {
+  /** The hours of [from, to) kept for `filter` (a copy: requests run concurrently). */
+  kept(filter: string | null, from: Date, to: Date): Map<number, KeptHour> {
     const out = new Map<number, KeptHour>();
-    for (const [h, e] of this.filters.get(namespace ?? '') ?? []) if (h >= from.getTime() && h < to.getTime()) out.set(h, e);
+    for (const [h, e] of this.filters.get(filter ?? '') ?? []) if (h >= from.getTime() && h < to.getTime()) out.set(h, e);
     return out;
   }
 
@@ -35,8 +35,8 @@ export class DashboardHoursCache {
    * (any other kept hour of that window lost its mark); hours before
    * `forgetBefore` are dropped.
    */
-  update(namespace: string | null, from: Date, to: Date, marked: ReadonlyMap<number, KeptHour>, forgetBefore: Date): void {
-    const key = namespace ?? '';
+  update(filter: string | null, from: Date, to: Date, marked: ReadonlyMap<number, KeptHour>, forgetBefore: Date): void {
+    const key = filter ?? '';
     const hours = this.filters.get(key) ?? new Map<number, KeptHour>();
     for (const h of hours.keys()) if (h < forgetBefore.getTime() || (h >= from.getTime() && h < to.getTime() && !marked.has(h))) hours.delete(h);
     for (const [h, e] of marked) hours.set(h, e);

@@ -16,9 +16,16 @@ import type { ExecutionState } from '@svc/state-machine';
 import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
 import { percentilesCont } from './percentile.js';
 import { hourFigures, rollUpHours, unrolledHours, type Figures } from '../sql/dashboard-hours.js';
-import { FLOW_METRICS_SQL, FLOW_STATS_SQL, RECENT_FAILURES_SQL, RUNNING_NOW_SQL } from '../sql/dashboards.js';
+import { FLOW_METRICS_SQL, FLOW_STATS_SQL, RECENT_FAILURES_SQL, RECENT_FAILURES_WITHIN_SQL, RUNNING_NOW_SQL, RUNNING_WITHIN_SQL } from '../sql/dashboards.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
+
+/**
+ * What a dashboard covers: every namespace, one `namespace` and its children,
+ * or (`within`) only the namespaces a caller may read and their children
+ * (a `none` caller's, issue #34; none at all when empty).
+ */
+export type DashboardQuery = { range: DashboardRange } & ({ namespace?: string; within?: never } | { within: readonly string[]; namespace?: never });
 
 /** The API objects these figures are (getDashboard, getFlowStats, getFlowMetrics). */
 export type Dashboard = components['schemas']['Dashboard'];
@@ -88,20 +95,26 @@ const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as con
 
 /**
  * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
- * this process fetched before (one per process: see dashboard-cache.ts).
+ * this process fetched before (one per process: see dashboard-cache.ts), per
+ * filter: a namespace, '' for all, or for `within` its sorted namespaces
+ * after a NUL (no
+ * namespace holds one: PostgreSQL text cannot).
  */
-export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { range: DashboardRange; namespace?: string; now: Date }): Promise<Dashboard> {
+export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: DashboardQuery & { now: Date }): Promise<Dashboard> {
   const w = dashboardWindow(o.range, o.now);
   const ns = o.namespace ?? null;
+  const within = o.within ? { list: o.within, key: `\0${[...o.within].sort().join('\0')}` } : null;
+  const filter = within?.key ?? ns;
   const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
   await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
-  const kept = cache.kept(ns, w.from, w.to);
+  const kept = cache.kept(filter, w.from, w.to);
+  const known = new Map([...kept].map(([h, e]) => [h, e.version]));
   const [hours, running, failures] = await Promise.all([
-    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, known: new Map([...kept].map(([h, e]) => [h, e.version])) }),
+    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, ...(within ? { within: within.list } : {}), known }),
     // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
-    pool.query<SummaryRow & { n: string }>(RUNNING_NOW_SQL, [ns]),
+    pool.query<SummaryRow & { n: string }>(within ? RUNNING_WITHIN_SQL : RUNNING_NOW_SQL, [within ? within.list : ns]),
     // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
-    pool.query<SummaryRow & { triage_summary: string | null }>(RECENT_FAILURES_SQL, [ns]),
+    pool.query<SummaryRow & { triage_summary: string | null }>(within ? RECENT_FAILURES_WITHIN_SQL : RECENT_FAILURES_SQL, [within ? within.list : ns]),
   ]);
 
   // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
@@ -115,7 +128,7 @@ export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: { 
     for (const k of COUNTS) b[k] += f[k];
     b.runs.push(f.durations);
   }
-  cache.update(ns, w.from, w.to, marked, forgetBefore(o.now));
+  cache.update(filter, w.from, w.to, marked, forgetBefore(o.now));
 
   const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
   for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
