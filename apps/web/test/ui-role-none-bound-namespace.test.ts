@@ -1,6 +1,6 @@
 // A user whose global role is `none` (issue #34) in the browser: Nora, bound
-// as editor to `alpha`, sees only alpha's flows, executions and alert rules
-// (nothing of `zulu`), no Settings in the navigation, and may open "New rule"
+// as editor to `alpha`, sees only alpha's dashboard figures, flows, executions
+// and alert rules (nothing of `zulu`), no Settings in the navigation, and may open "New rule"
 // on the Alerts page (her binding allows rules on alpha) and create one there;
 // Vic, bound as viewer only, sees the button disabled with its reason.
 import assert from 'node:assert/strict';
@@ -13,12 +13,19 @@ const skip = browserSkipReason();
 describe('a none user bound to one namespace', { skip, concurrency: false }, () => {
   let ui: Ui;
   let nora: Page;
+  let zuluFailure = '';
 
   before(async () => {
     ui = await startUi({ maintenance: false });
     for (const ns of ['alpha', 'zulu']) {
       await ui.stack.saveFlow(ns, { [`${ns}-load.flow.yaml`]: JSON.stringify({ id: `${ns}-load`, tasks: [{ id: 't', type: 'command', command: ['true'] }] }) });
       for (let i = 0; i < 2; i++) await ui.stack.waitEnded((await ui.stack.trigger(ns, `${ns}-load`)).id, 60_000);
+      if (ns === 'zulu') {
+        // Figures the dashboard must not count for Nora: two more runs in zulu, one of them a failure.
+        await ui.stack.waitEnded((await ui.stack.trigger(ns, `${ns}-load`)).id, 60_000);
+        await ui.stack.saveFlow(ns, { 'zulu-broken.flow.yaml': JSON.stringify({ id: 'zulu-broken', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'exit 3'] }] }) });
+        zuluFailure = (await ui.stack.waitEnded((await ui.stack.trigger(ns, 'zulu-broken')).id, 60_000)).id;
+      }
       const rule = await ui.stack.api('POST', '/api/v1/alerts', {
         name: `${ns} failures`,
         namespace: ns,
@@ -50,15 +57,32 @@ describe('a none user bound to one namespace', { skip, concurrency: false }, () 
         return [...table.querySelectorAll('tbody tr')].map((tr) => (tr.querySelectorAll('td')[i] as HTMLElement | undefined)?.innerText.trim() ?? '');
       }, header);
 
-  it('navigates without Settings; the dashboard is that of its namespace', async () => {
+  it("navigates without Settings; the dashboard counts its namespace's executions, none of zulu's", async () => {
     const links = await nav(nora).getByRole('link').allInnerTexts();
     assert.deepEqual(links, ['Dashboard', 'Executions', 'Flows', 'Editor', 'Alerts']);
     // Right after the bindings were made: a `none` user's getMe never comes from the "no bindings" shortcut.
     await nora.getByRole('heading', { name: 'Ended executions per bucket' }).waitFor();
     assert.equal(await nora.getByText('No namespace is open to you').count(), 0);
-    assert.equal(await nora.getByLabel('Namespace').inputValue(), 'alpha');
-    assert.deepEqual(await nora.getByLabel('Namespace').locator('option').allInnerTexts(), ['alpha']);
+    // Every namespace of hers (only alpha): alpha's two successes; zulu's four runs and its failure are not there.
+    assert.equal(await nora.getByLabel('Namespace').inputValue(), '');
+    assert.deepEqual(await nora.getByLabel('Namespace').locator('option').allInnerTexts(), ['all of mine', 'alpha']);
+    const kpis = nora.getByTestId('kpis');
+    await kpis.getByLabel('Executions: 2').waitFor();
+    await kpis.getByLabel('Succeeded: 2').waitFor();
+    await kpis.getByLabel('Failed: 0').waitFor();
+    const failures = nora.getByRole('region', { name: 'Recent failures' });
+    assert.equal(await failures.getByText('zulu').count(), 0);
+    assert.equal(await nora.getByText(zuluFailure).count(), 0, "zulu's failure is not listed");
+    assert.equal(await nora.locator('main').getByText('zulu').count(), 0, 'nothing of zulu on the dashboard');
     await shot(nora, 'role-none-dashboard');
+    // The admin's dashboard of every namespace counts zulu's too (the figures above are alpha's, not a stale zero).
+    const all = await ui.stack.api('GET', '/api/v1/stats/dashboard?range=24h');
+    assert.equal(all.body.kpis.executions, 6);
+    assert.equal(all.body.kpis.failed, 1);
+    // The picker still narrows to one namespace.
+    await nora.getByLabel('Namespace').selectOption('alpha');
+    await nora.waitForURL(/namespace=alpha/);
+    await kpis.getByLabel('Executions: 2').waitFor();
   });
 
   it("lists only the bound namespace's flows and executions", async () => {

@@ -1,7 +1,8 @@
 // The dashboard (getDashboard): KPI tiles, ended executions per bucket by end
 // state, p50/p95 durations, what runs now and the recent failures with their
 // triage summary. Refreshed every 5 seconds while open. A `none` user (issue
-// #34) reads only its bound namespaces: its dashboard is always one of them.
+// #34) reads only its bound namespaces: its "all" is theirs (the API limits
+// the figures to them), and the picker offers only them.
 import { api, listAll } from '../api';
 import { Lines, StackedBars } from '../components/charts';
 import { useQueryParam } from '../router';
@@ -14,14 +15,13 @@ const RANGES = ['24h', '7d', '30d'];
 
 export function Dashboard() {
   const [range, setRange] = useQueryParam('range');
-  const [chosen, setNamespace] = useQueryParam('namespace');
+  const [namespace, setNamespace] = useQueryParam('namespace');
   const { me } = useSession();
   const scoped = me.role === 'none';
-  const namespace = chosen || (scoped ? (me.role_bindings?.[0]?.namespace ?? '') : '');
   const r = range || '24h';
   const dash = useLoad(
     () =>
-      scoped && !namespace
+      scoped && !me.role_bindings?.length
         ? Promise.reject(new Error('No namespace is open to you yet: ask an admin for a role binding.'))
         : api<DashboardData>('GET', '/stats/dashboard', undefined, { range: r, namespace }),
     [r, namespace],
@@ -58,7 +58,7 @@ export function Dashboard() {
         <label>
           Namespace
           <select value={namespace} onChange={(e) => setNamespace(e.target.value)}>
-            {!scoped && <option value="">all</option>}
+            <option value="">{scoped ? 'all of mine' : 'all'}</option>
             {namespaces.data?.map((n) => (
               <option key={n.name}>{n.name}</option>
             ))}
