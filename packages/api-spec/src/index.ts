@@ -20,3 +20,4 @@ export {
 // typed openapi-fetch client is `@svc/api-spec/client`. (`operations` here is
 // the catalog, so the generated per-operation types are `ApiOperations`.)
 export type { components, paths, operations as ApiOperations } from './openapi-types.generated.js';
+export type { AITurnEvent, AITurnEventData, AITurnEventName, AITurnSend } from './ai-turn-events.js';

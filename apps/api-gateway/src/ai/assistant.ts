@@ -14,6 +14,7 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { ConversationStore } from '@svc/ai-data';
 import type { HttpLogger } from '@svc/http';
+import type { AITurnSend } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
@@ -51,7 +52,7 @@ export interface TurnDeps {
   model: ChatModel;
   principal: AuthPrincipal;
   from: { req: Request; requestId: string; log: HttpLogger };
-  send: (event: string, data: unknown) => void;
+  send: AITurnSend;
   signal: AbortSignal;
   /** Masks tool results against the secret values. */
   masker: ToolResultMasker;
