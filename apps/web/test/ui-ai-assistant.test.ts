@@ -313,6 +313,8 @@ describe('AI assistant panel', { skip, concurrency: false }, () => {
     await ask(page, 'hello there');
     await thread(page).getByText('ok', { exact: true }).waitFor();
     await panel(page).getByRole('button', { name: 'Send' }).waitFor();
+    // The list is read again once the turn ends.
+    await picker.locator('option', { hasText: /^hello there · / }).waitFor({ state: 'attached' });
     const titles = await picker.locator('option').allInnerTexts();
     assert.equal(titles[0], 'New conversation');
     assert.match(titles[1]!, /^hello there · /, 'newest first');

@@ -34,7 +34,15 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
   /** A conversation send() just created: its (empty) stored state is not read over the turn streaming into it. */
   const created = useRef('');
 
-  const refreshList = () => listAll<ConversationSummary>('/ai/conversations', undefined, 2).then(setList, setError);
+  // Only the latest read of the list is shown: an earlier one answering last would bring back an older list.
+  const listRead = useRef(0);
+  const refreshList = () => {
+    const n = ++listRead.current;
+    return listAll<ConversationSummary>('/ai/conversations', undefined, 2).then(
+      (l) => n === listRead.current && setList(l),
+      (e: unknown) => n === listRead.current && setError(e),
+    );
+  };
   useEffect(() => {
     void refreshList();
     input.current?.focus();
