@@ -13,7 +13,7 @@ const NS = 'conc';
 before(async () => {
   s = await startStack({ env: { SVC_WORKER_SLOTS: '16' } });
   await s.saveFlow(NS, {
-    'one.flow.yaml': flow({ id: 'one', concurrency: { limit: 1, behavior: 'queue' }, tasks: [{ id: 'a', type: 'command', command: ['sleep', '0.6'] }] }),
+    'one.flow.yaml': flow({ id: 'one', concurrency: { limit: 1, behavior: 'queue' }, tasks: [{ id: 'a', type: 'command', command: ['sleep', '1.5'] }] }),
     'skipper.flow.yaml': flow({ id: 'skipper', concurrency: { limit: 1, behavior: 'skip' }, tasks: [{ id: 'a', type: 'command', command: ['sleep', '1'] }] }),
     'two.flow.yaml': flow({ id: 'two', concurrency: { limit: 2 }, tasks: [{ id: 'a', type: 'command', command: ['sleep', '0.3'] }] }),
     'hold.flow.yaml': flow({ id: 'hold', concurrency: { limit: 1 }, tasks: [{ id: 'a', type: 'command', command: ['sleep', '300'] }] }),
@@ -58,8 +58,14 @@ test('behavior skip ends a new execution SKIPPED while the limit is full', async
 
 test('parallel triggers of a queue-limited flow never run more than the limit at once, and all run', async () => {
   const created = await Promise.all(Array.from({ length: 12 }, () => s.trigger(NS, 'two')));
-  assert.equal(created.filter((e) => e.state === 'RUNNING').length, 2);
-  assert.equal(created.filter((e) => e.state === 'QUEUED').length, 10);
+  // Each trigger finds the limit full or not: RUNNING or QUEUED. Two RUNNING and ten QUEUED when all land
+  // within a run's 0.3 s; on a loaded machine a run may end before a later trigger lands, which then starts
+  // at once. What must hold either way is checked below: never more than two at once, all run, oldest first.
+  assert.deepEqual(
+    created.filter((e) => e.state !== 'RUNNING' && e.state !== 'QUEUED'),
+    [],
+  );
+  assert.ok(created.filter((e) => e.state === 'RUNNING').length >= 1);
   // Sample the running count while they drain.
   let peak = 0;
   let sampling = true;
