@@ -8,7 +8,8 @@ import type { components } from '@svc/api-spec/openapi-types';
 import { api, listAll } from '../api';
 import { Link, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/DataTable';
+import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../ui';
 
 type AlertRule = components['schemas']['AlertRule'];
 type AlertDelivery = components['schemas']['AlertDelivery'];
@@ -61,58 +62,39 @@ export function Alerts() {
           event is sent once per channel, retried until it is delivered.
         </p>
         <ErrorBox error={list.error ?? remove.error} />
-        {list.data ? (
-          <table aria-label="Alert rules">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Scope</th>
-                <th>Events</th>
-                <th>Channels</th>
-                <th>Enabled</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((r) => (
-                <tr key={r.id} className={r.id === open ? 'selected' : undefined}>
-                  <td>
-                    <button type="button" className="linkish" onClick={() => setOpen(r.id)}>
-                      {r.name}
-                    </button>
-                  </td>
-                  <td>{r.flow_id ? `${r.namespace}/${r.flow_id}` : `${r.namespace} and children`}</td>
-                  <td>{r.events.join(', ')}</td>
-                  <td>
-                    {r.channels.map((c, i) => (
-                      <div key={i}>{channelText(c)}</div>
-                    ))}
-                  </td>
-                  <td>{r.enabled ? 'yes' : 'no'}</td>
-                  <td className="row">
-                    <Button onClick={() => setEditing(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Edit ${r.name}`}>
-                      Edit
-                    </Button>
-                    <Button onClick={() => void remove.run(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Delete ${r.name}`}>
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-              {!list.data.length && (
-                <tr>
-                  <td colSpan={6} className="muted">
-                    No alert rules yet.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        ) : (
-          !list.error && <Loading what="the alert rules" />
-        )}
+        <DataTable
+          label="Alert rules"
+          rows={list.data}
+          error={list.error}
+          loading="the alert rules"
+          rowKey={(r) => r.id}
+          selected={(r) => r.id === open}
+          empty="No alert rules yet."
+          columns={[
+            {
+              header: 'Name',
+              cell: (r) => (
+                <button type="button" className="linkish" onClick={() => setOpen(r.id)}>
+                  {r.name}
+                </button>
+              ),
+            },
+            { header: 'Scope', cell: (r) => (r.flow_id ? `${r.namespace}/${r.flow_id}` : `${r.namespace} and children`) },
+            { header: 'Events', cell: (r) => r.events.join(', ') },
+            { header: 'Channels', cell: (r) => r.channels.map((c, i) => <div key={i}>{channelText(c)}</div>) },
+            { header: 'Enabled', cell: (r) => (r.enabled ? 'yes' : 'no') },
+          ]}
+          actions={(r) => (
+            <>
+              <Button onClick={() => setEditing(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Edit ${r.name}`}>
+                Edit
+              </Button>
+              <Button onClick={() => void remove.run(r)} disabledReason={needs('editor', r.namespace)} aria-label={`Delete ${r.name}`}>
+                Delete
+              </Button>
+            </>
+          )}
+        />
       </Section>
       {editing && (
         <RuleForm
@@ -281,56 +263,50 @@ function Deliveries({ rule }: { rule: AlertRule }) {
   return (
     <Section title={`Deliveries of ${rule.name}`} actions={<Button onClick={rows.reload}>Refresh</Button>}>
       <ErrorBox error={rows.error} />
-      {rows.data ? (
-        <table aria-label="Deliveries">
-          <thead>
-            <tr>
-              <th>Created</th>
-              <th>Event</th>
-              <th>Execution</th>
-              <th>Channel</th>
-              <th>Status</th>
-              <th>Attempts</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.data.map((d) => (
-              <tr key={d.id}>
-                <td>{fmtTime(d.created_at)}</td>
-                <td>{d.event}</td>
-                <td>{d.execution_id ? <Link to={`/executions/${encodeURIComponent(d.execution_id)}`}>{d.execution_id}</Link> : d.subject}</td>
-                <td>
-                  {d.channel_type} {d.target}
-                </td>
-                <td>
-                  {d.status}
-                  {d.error && <div className="muted small">{d.error}</div>}
-                  {d.next_attempt_at && <div className="muted small">next try {fmtTime(d.next_attempt_at)}</div>}
-                </td>
-                <td>
-                  <ul aria-label={`Attempts of delivery ${d.id}`} className="plain">
-                    {d.attempt_log.map((a) => (
-                      <li key={a.number}>
-                        #{a.number} {fmtTime(a.at)} {a.ok ? 'ok' : 'failed'}
-                        {a.http_status !== null ? ` · HTTP ${a.http_status}` : ''} · {a.duration_ms} ms{a.detail ? ` · ${a.detail}` : ''}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-            {!rows.data.length && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No deliveries yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !rows.error && <Loading what="the deliveries" />
-      )}
+      <DataTable
+        label="Deliveries"
+        rows={rows.data}
+        error={rows.error}
+        loading="the deliveries"
+        rowKey={(d) => d.id}
+        empty="No deliveries yet."
+        columns={[
+          { header: 'Created', cell: (d) => fmtTime(d.created_at) },
+          { header: 'Event', cell: (d) => d.event },
+          { header: 'Execution', cell: (d) => (d.execution_id ? <Link to={`/executions/${encodeURIComponent(d.execution_id)}`}>{d.execution_id}</Link> : d.subject) },
+          {
+            header: 'Channel',
+            cell: (d) => (
+              <>
+                {d.channel_type} {d.target}
+              </>
+            ),
+          },
+          {
+            header: 'Status',
+            cell: (d) => (
+              <>
+                {d.status}
+                {d.error && <div className="muted small">{d.error}</div>}
+                {d.next_attempt_at && <div className="muted small">next try {fmtTime(d.next_attempt_at)}</div>}
+              </>
+            ),
+          },
+          {
+            header: 'Attempts',
+            cell: (d) => (
+              <ul aria-label={`Attempts of delivery ${d.id}`} className="plain">
+                {d.attempt_log.map((a) => (
+                  <li key={a.number}>
+                    #{a.number} {fmtTime(a.at)} {a.ok ? 'ok' : 'failed'}
+                    {a.http_status !== null ? ` · HTTP ${a.http_status}` : ''} · {a.duration_ms} ms{a.detail ? ` · ${a.detail}` : ''}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+        ]}
+      />
     </Section>
   );
 }
