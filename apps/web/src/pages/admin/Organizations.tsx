@@ -8,7 +8,8 @@ import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { useQueryParam } from '../../router';
 import type { Answer, CreatedOrganizationKey as CreatedKey, Organization } from '../../types';
-import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { ActionForm, DataTable } from '../../components/DataTable';
+import { Button, CopyButton, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 const path = (o: string) => `/organizations/${encodeURIComponent(o)}`;
 
@@ -31,60 +32,42 @@ export function Organizations() {
           email's <em>from</em> must be a verified sender. A key is shown once, when it is made.
         </p>
         <ErrorBox error={list.error} />
-        {list.data ? (
-          <table aria-label="Organizations">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th className="num">Sent today</th>
-                <th>Senders</th>
-                <th className="num">Live keys</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((o) => (
-                <tr key={o.id} className={o.name === open ? 'selected' : undefined}>
-                  <td>
-                    <button type="button" className="linkish" onClick={() => setOpen(o.name)}>
-                      {o.name}
-                    </button>
-                  </td>
-                  <td className="num">
-                    {o.daily_quota.used_today} <span className="muted">/ {o.daily_quota.limit}</span>
-                  </td>
-                  <td>{o.senders.map((s) => s.value).join(', ') || <span className="muted">none</span>}</td>
-                  <td className="num">{o.keys.filter((k) => !k.revoked_at).length}</td>
-                  <td>{fmtTime(o.created_at)}</td>
-                </tr>
-              ))}
-              {!list.data.length && (
-                <tr>
-                  <td colSpan={5} className="muted">
-                    No organizations yet.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        ) : (
-          !list.error && <Loading what="the organizations" />
-        )}
-        <form
-          className="row wrap"
-          aria-label="Add an organization"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create.run();
-          }}
-        >
+        <DataTable
+          label="Organizations"
+          rows={list.data}
+          error={list.error}
+          loading="the organizations"
+          rowKey={(o) => o.id}
+          selected={(o) => o.name === open}
+          empty="No organizations yet."
+          columns={[
+            {
+              header: 'Name',
+              cell: (o) => (
+                <button type="button" className="linkish" onClick={() => setOpen(o.name)}>
+                  {o.name}
+                </button>
+              ),
+            },
+            {
+              header: 'Sent today',
+              className: 'num',
+              cell: (o) => (
+                <>
+                  {o.daily_quota.used_today} <span className="muted">/ {o.daily_quota.limit}</span>
+                </>
+              ),
+            },
+            { header: 'Senders', cell: (o) => o.senders.map((s) => s.value).join(', ') || <span className="muted">none</span> },
+            { header: 'Live keys', className: 'num', cell: (o) => o.keys.filter((k) => !k.revoked_at).length },
+            { header: 'Created', cell: (o) => fmtTime(o.created_at) },
+          ]}
+        />
+        <ActionForm label="Add an organization" action={create} submit="Add organization">
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9._\-]{0,62}" placeholder="acme" />
           </label>
-          <Button type="submit" disabled={create.busy}>
-            Add organization
-          </Button>
-        </form>
+        </ActionForm>
         <ErrorBox error={create.error} />
       </Section>
       {current && <OrganizationDetail key={current.id} org={current} onChange={list.reload} />}
@@ -144,22 +127,12 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
         /s shared by its keys
       </p>
       <meter min={0} max={Math.max(q.limit, 1)} value={Math.min(q.used_today, q.limit)} high={q.limit * 0.8} optimum={0} aria-label="Emails sent today of the daily quota" />
-      <form
-        className="row wrap"
-        aria-label="Daily quota"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void saveQuota.run();
-        }}
-      >
+      <ActionForm label="Daily quota" action={saveQuota} submit="Save quota">
         <label>
           Own quota (emails a day; empty: server default; 0 stops its email)
           <input type="number" min={0} value={quota} onChange={(e) => setQuota(e.target.value)} />
         </label>
-        <Button type="submit" disabled={saveQuota.busy}>
-          Save quota
-        </Button>
-      </form>
+      </ActionForm>
       <ErrorBox error={saveQuota.error} />
 
       <h3>Keys</h3>
@@ -174,62 +147,34 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
           </p>
         </div>
       )}
-      <table aria-label="Keys">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Created</th>
-            <th>Last used</th>
-            <th>Status</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {o.keys.map((k) => (
-            <tr key={k.id}>
-              <td>{k.name || <span className="muted">—</span>}</td>
-              <td>
-                <code>{k.prefix}…</code>
-              </td>
-              <td>{fmtTime(k.created_at)}</td>
-              <td>{k.last_used_at ? fmtTime(k.last_used_at) : <span className="muted">never</span>}</td>
-              <td>{k.revoked_at ? <span className="badge state-failed">revoked {fmtTime(k.revoked_at)}</span> : <span className="badge state-success">live</span>}</td>
-              <td>
-                {!k.revoked_at && (
-                  <Button aria-label={`Revoke key ${k.prefix}`} onClick={() => confirm(`Revoke key ${k.prefix}…? Requests with it are refused at once.`) && void revoke.run(k.id)}>
-                    Revoke
-                  </Button>
-                )}
-              </td>
-            </tr>
-          ))}
-          {!o.keys.length && (
-            <tr>
-              <td colSpan={6} className="muted">
-                No keys: make one to send email.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <form
-        className="row wrap"
-        aria-label="Create a key"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void makeKey.run();
-        }}
-      >
+      <DataTable
+        label="Keys"
+        rows={o.keys}
+        rowKey={(k) => k.id}
+        empty="No keys: make one to send email."
+        columns={[
+          { header: 'Name', cell: (k) => k.name || <span className="muted">—</span> },
+          { header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+          { header: 'Created', cell: (k) => fmtTime(k.created_at) },
+          { header: 'Last used', cell: (k) => (k.last_used_at ? fmtTime(k.last_used_at) : <span className="muted">never</span>) },
+          {
+            header: 'Status',
+            cell: (k) => (k.revoked_at ? <span className="badge state-failed">revoked {fmtTime(k.revoked_at)}</span> : <span className="badge state-success">live</span>),
+          },
+        ]}
+        actions={(k) =>
+          !k.revoked_at && (
+            <Button aria-label={`Revoke key ${k.prefix}`} onClick={() => confirm(`Revoke key ${k.prefix}…? Requests with it are refused at once.`) && void revoke.run(k.id)}>
+              Revoke
+            </Button>
+          )
+        }
+      />
+      <ActionForm label="Create a key" action={makeKey} submit="Create key">
         <label>
           Key name <input value={keyName} onChange={(e) => setKeyName(e.target.value)} maxLength={100} placeholder="billing app" />
         </label>
-        <Button type="submit" disabled={makeKey.busy}>
-          Create key
-        </Button>
-      </form>
+      </ActionForm>
       <ErrorBox error={makeKey.error ?? revoke.error} />
 
       <h3>Verified senders</h3>
@@ -244,65 +189,40 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
         ))}
         {!o.senders.length && <li className="muted">None: every email is refused until a sender is added.</li>}
       </ul>
-      <form
-        className="row wrap"
-        aria-label="Add a sender"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void addSender.run();
-        }}
-      >
+      <ActionForm label="Add a sender" action={addSender} submit="Add sender">
         <label>
           Domain or address <input value={sender} onChange={(e) => setSender(e.target.value)} required placeholder="acme.example or billing@acme.example" />
         </label>
-        <Button type="submit" disabled={addSender.busy}>
-          Add sender
-        </Button>
-      </form>
+      </ActionForm>
       <ErrorBox error={addSender.error ?? removeSender.error} />
 
       <h3>Sent emails</h3>
       <ErrorBox error={emails.error} />
-      {emails.data ? (
-        <table aria-label="Sent emails">
-          <thead>
-            <tr>
-              <th>Accepted</th>
-              <th>From</th>
-              <th>To</th>
-              <th>Subject</th>
-              <th>Status</th>
-              <th>Sent</th>
-              <th>Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {emails.data.map((e) => (
-              <tr key={e.id}>
-                <td>{fmtTime(e.created_at)}</td>
-                <td>{e.from}</td>
-                <td>{e.to}</td>
-                <td>{e.subject}</td>
-                <td>
-                  <span className={`badge ${e.status === 'sent' ? 'state-success' : e.status === 'failed' ? 'state-failed' : 'state-queued'}`}>{e.status}</span>
-                  {e.attempts > 1 ? <span className="muted small"> {e.attempts} attempts</span> : null}
-                </td>
-                <td>{e.sent_at ? fmtTime(e.sent_at) : <span className="muted">—</span>}</td>
-                <td className="git-error">{e.error}</td>
-              </tr>
-            ))}
-            {!emails.data.length && (
-              <tr>
-                <td colSpan={7} className="muted">
-                  No emails yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !emails.error && <Loading what="the emails" />
-      )}
+      <DataTable
+        label="Sent emails"
+        rows={emails.data}
+        error={emails.error}
+        loading="the emails"
+        rowKey={(e) => e.id}
+        empty="No emails yet."
+        columns={[
+          { header: 'Accepted', cell: (e) => fmtTime(e.created_at) },
+          { header: 'From', cell: (e) => e.from },
+          { header: 'To', cell: (e) => e.to },
+          { header: 'Subject', cell: (e) => e.subject },
+          {
+            header: 'Status',
+            cell: (e) => (
+              <>
+                <span className={`badge ${e.status === 'sent' ? 'state-success' : e.status === 'failed' ? 'state-failed' : 'state-queued'}`}>{e.status}</span>
+                {e.attempts > 1 ? <span className="muted small"> {e.attempts} attempts</span> : null}
+              </>
+            ),
+          },
+          { header: 'Sent', cell: (e) => (e.sent_at ? fmtTime(e.sent_at) : <span className="muted">—</span>) },
+          { header: 'Error', cellClassName: 'git-error', cell: (e) => e.error },
+        ]}
+      />
     </Section>
   );
 }
