@@ -15,7 +15,13 @@
 // `schedule` (the spec has no backfill type) and the label `backfill` holds
 // the backfill's id. A fire time that meets a disabled flow pauses the
 // backfill (resumed by hand) rather than spending the fire times left.
+// Each pass also writes, on the run rows, the outcome of the executions that
+// have ended (in the claiming transaction, after counting those in flight,
+// so a backfill ends done with every outcome written), and of those of
+// backfills not running (paused, cancelled): progress reads the outcome, and
+// survives retention deleting the executions.
 import type pg from 'pg';
+import { recordRunOutcomes } from '@svc/db';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
 import { runLoop, type Loop } from './loop.js';
@@ -39,6 +45,8 @@ export interface BackfillAdvancerDeps {
   batchSize?: number;
   /** Executions created per backfill per transaction (the transaction stays short). Default 100. */
   perPass?: number;
+  /** Outcomes written per call for backfills not running. Default 1,000. */
+  outcomeBatch?: number;
 }
 
 export interface AdvanceResult {
@@ -66,6 +74,8 @@ export class BackfillAdvancer {
   /** Advances every running backfill until each is at its in-flight limit or out of fire times. */
   async advance(now: Date): Promise<AdvanceResult> {
     const total: AdvanceResult = { created: 0, skipped: 0, finished: [] };
+    // Executions of paused, cancelled or done backfills that ended since the advancer last served them.
+    await recordRunOutcomes(this.deps.pool, { limit: this.deps.outcomeBatch ?? 1000 });
     // Backfills already served in this call: a full one goes round again, others wait for the next call.
     for (let round = 0; round < 1000; round++) {
       const r = await this.pass(now);
@@ -99,6 +109,8 @@ export class BackfillAdvancer {
             )
           ).rows[0].n,
         );
+        // After that count: whatever was not in flight has ended, and has its outcome written before the backfill can end done.
+        await recordRunOutcomes(c, { id: b.id, limit: 10_000 });
         const room = Math.min(perPass, b.max_in_flight - inFlight);
         const pending =
           room > 0

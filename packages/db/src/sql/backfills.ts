@@ -3,9 +3,25 @@
 // A backfill's fire times are all written when it is created (one
 // backfill_runs row each, primary key (backfill_id, fire_time)), so what the
 // preview showed is what runs and progress is a count over its rows.
+// A run's outcome is written on its row once its execution has ended
+// (recordRunOutcomes, by the advancer), and progress reads it before the
+// execution's state: retention deleting old executions changes no count.
 import type { Queryable } from './queryable.js';
 
 export type BackfillState = 'running' | 'paused' | 'cancelled' | 'done';
+
+/** A fire time's outcome once its execution has ended (backfill_runs.outcome). */
+export type BackfillRunOutcome = 'done' | 'failed' | 'cancelled';
+
+/** Execution states after which an execution never changes again. */
+const ENDED = `('SUCCESS', 'SKIPPED', 'FAILED', 'TIMED_OUT', 'CANCELLED')`;
+
+/** The outcome an ended execution state `s` (SQL) stands for; null while it has not ended. */
+const outcomeOf = (s: string) =>
+  `CASE WHEN ${s} IN ('SUCCESS', 'SKIPPED') THEN 'done' WHEN ${s} IN ('FAILED', 'TIMED_OUT') THEN 'failed' WHEN ${s} = 'CANCELLED' THEN 'cancelled' END`;
+
+/** A created run's outcome: the one written on its row, else its execution's (gone after retention: then only the written one). */
+const OUTCOME = `COALESCE(r.outcome, ${outcomeOf('e.state')})`;
 
 export interface NewBackfill {
   id: string;
@@ -42,7 +58,7 @@ export interface BackfillRow {
   left: number;
   /** Executions not ended (QUEUED, RUNNING, CANCELLING). */
   running: number;
-  /** Executions ended SUCCESS (or SKIPPED by the flow's concurrency rule). */
+  /** Executions ended SUCCESS (or SKIPPED by the flow's concurrency rule), by their outcome as written. */
   done: number;
   /** Executions ended FAILED, TIMED_OUT or CANCELLED, and fire times that made no execution. */
   failed: number;
@@ -54,7 +70,10 @@ export interface BackfillRunRow {
   fire_time: Date;
   state: string;
   execution_id: string | null;
+  /** The execution's state while it exists (retention deletes it). */
   execution_state: string | null;
+  /** Written once its execution has ended. */
+  outcome: BackfillRunOutcome | null;
   reason: string;
 }
 
@@ -62,9 +81,9 @@ const SELECT = `
   SELECT b.id, b.namespace, b.flow_id, b.trigger_id, b.cron, b.timezone, b.range_from, b.range_to, b.max_in_flight, b.state, b.total,
          b.created_by, b.created_at, b.updated_at, b.ended_at,
          count(r.fire_time) FILTER (WHERE r.state = 'pending')::int AS left,
-         count(r.fire_time) FILTER (WHERE r.state = 'created' AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING'))::int AS running,
-         count(r.fire_time) FILTER (WHERE r.state = 'created' AND e.state IN ('SUCCESS', 'SKIPPED'))::int AS done,
-         count(r.fire_time) FILTER (WHERE r.state = 'skipped' OR (r.state = 'created' AND e.state IN ('FAILED', 'TIMED_OUT', 'CANCELLED')))::int AS failed,
+         count(r.fire_time) FILTER (WHERE r.state = 'created' AND r.outcome IS NULL AND e.state IN ('QUEUED', 'RUNNING', 'CANCELLING'))::int AS running,
+         count(r.fire_time) FILTER (WHERE r.state = 'created' AND ${OUTCOME} = 'done')::int AS done,
+         count(r.fire_time) FILTER (WHERE r.state = 'skipped' OR (r.state = 'created' AND ${OUTCOME} IN ('failed', 'cancelled')))::int AS failed,
          count(r.fire_time) FILTER (WHERE r.state = 'cancelled')::int AS cancelled
     FROM backfills b
     LEFT JOIN backfill_runs r ON r.backfill_id = b.id
@@ -120,7 +139,7 @@ export async function listBackfills(q: Queryable, o: { namespace: string; flowId
 /** The backfill's fire times, oldest first, with their executions' states. */
 export async function listBackfillRuns(q: Queryable, id: string, o: { limit: number; after?: Date }): Promise<BackfillRunRow[]> {
   const r = await q.query<BackfillRunRow>(
-    `SELECT r.fire_time, r.state, r.execution_id, e.state AS execution_state, r.reason FROM backfill_runs r LEFT JOIN executions e ON e.id = r.execution_id
+    `SELECT r.fire_time, r.state, r.execution_id, e.state AS execution_state, ${OUTCOME} AS outcome, r.reason FROM backfill_runs r LEFT JOIN executions e ON e.id = r.execution_id
       WHERE r.backfill_id = $1 AND ($2::timestamptz IS NULL OR r.fire_time > $2) ORDER BY r.fire_time LIMIT $3`,
     [id, o.after ?? null, o.limit],
   );
@@ -157,4 +176,27 @@ export async function cancelBackfill(q: Queryable, id: string, now: Date): Promi
     [id],
   );
   return e.rows.map((x) => x.id);
+}
+
+/**
+ * Writes the outcome of the fire times whose execution has ended and whose
+ * outcome is not written yet: of backfill `id` (the advancer, in the
+ * transaction that holds the backfill's row), or, without `id`, of every
+ * backfill not running (paused, cancelled, done: executions that end after
+ * the advancer last served them), at most `limit` rows, skipping rows
+ * another transaction is writing. Returns how many it wrote. The rows to
+ * look at are those of the partial index backfill_runs_unrecorded_idx.
+ */
+export async function recordRunOutcomes(q: Queryable, o: { id?: string; limit: number }): Promise<number> {
+  const r = await q.query(
+    `WITH ended AS (
+       SELECT r.backfill_id, r.fire_time, e.state FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+        WHERE r.state = 'created' AND r.outcome IS NULL AND e.state IN ${ENDED}
+          AND ${o.id === undefined ? `r.backfill_id IN (SELECT id FROM backfills WHERE state <> 'running')` : 'r.backfill_id = $2'}
+        ORDER BY r.backfill_id, r.fire_time LIMIT $1 FOR UPDATE OF r SKIP LOCKED)
+     UPDATE backfill_runs r SET outcome = ${outcomeOf('ended.state')}
+       FROM ended WHERE r.backfill_id = ended.backfill_id AND r.fire_time = ended.fire_time`,
+    o.id === undefined ? [o.limit] : [o.limit, o.id],
+  );
+  return r.rowCount ?? 0;
 }
