@@ -9,7 +9,8 @@ import { useRef, useState } from 'react';
 import { api, listAll } from '../../api';
 import { Link, useQueryParam } from '../../router';
 import type { Answer } from '../../types';
-import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { DataTable } from '../../components/DataTable';
+import { Button, CopyButton, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { GitSourceForm, type GitSource } from './GitSourceForm';
 
 const short = (sha: string | undefined) => (sha ? sha.slice(0, 10) : '');
@@ -67,70 +68,68 @@ export function GitSources() {
             }}
           />
         )}
-        {list.data ? (
-          <table aria-label="Git sources">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Repository</th>
-                <th>Mappings</th>
-                <th>Last sync</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((s) => (
-                <tr key={s.id} className={s.id === open ? 'selected' : undefined}>
-                  <td>
-                    <button type="button" className="linkish" aria-label={`Open git source ${s.name}`} onClick={() => setOpen(s.id)}>
-                      {s.name}
-                    </button>
-                  </td>
-                  <td>
-                    <code>{s.repo_url}</code> <span className="muted">@ {s.branch}</span>
-                  </td>
-                  <td>
-                    {s.mappings.map((m) => (
-                      <div key={m.namespace} className="small">
-                        <code>{m.repo_path || '/'}</code> → <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link>
-                      </div>
-                    ))}
-                  </td>
-                  <td>
-                    <SyncStatus status={s.last_sync_status} /> {s.last_synced_sha && <code className="small">{short(s.last_synced_sha)}</code>}
-                    <div className="muted small">{s.last_sync_at ? fmtTime(s.last_sync_at) : ''}</div>
-                    {s.last_error && <div className="small git-error">{s.last_error}</div>}
-                  </td>
-                  <td className="row">
-                    <Button aria-label={`Sync ${s.name} now`} disabled={sync.busy} onClick={() => void sync.run(s.id)}>
-                      Sync now
-                    </Button>
-                    <Button aria-label={`Edit ${s.name}`} onClick={() => setEditing(s)}>
-                      Edit
-                    </Button>
-                    <Button
-                      aria-label={`Delete ${s.name}`}
-                      onClick={() => confirm(`Delete git source ${s.name}? Its namespaces stay, with their files, and become editable.`) && void remove.run(s)}
-                    >
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-              {!list.data.length && (
-                <tr>
-                  <td colSpan={5} className="muted">
-                    No git sources: every namespace is edited here.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        ) : (
-          !list.error && <Loading what="the git sources" />
-        )}
+        <DataTable
+          label="Git sources"
+          rows={list.data}
+          error={list.error}
+          loading="the git sources"
+          rowKey={(s) => s.id}
+          selected={(s) => s.id === open}
+          empty="No git sources: every namespace is edited here."
+          columns={[
+            {
+              header: 'Name',
+              cell: (s) => (
+                <button type="button" className="linkish" aria-label={`Open git source ${s.name}`} onClick={() => setOpen(s.id)}>
+                  {s.name}
+                </button>
+              ),
+            },
+            {
+              header: 'Repository',
+              cell: (s) => (
+                <>
+                  <code>{s.repo_url}</code> <span className="muted">@ {s.branch}</span>
+                </>
+              ),
+            },
+            {
+              header: 'Mappings',
+              cell: (s) =>
+                s.mappings.map((m) => (
+                  <div key={m.namespace} className="small">
+                    <code>{m.repo_path || '/'}</code> → <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link>
+                  </div>
+                )),
+            },
+            {
+              header: 'Last sync',
+              cell: (s) => (
+                <>
+                  <SyncStatus status={s.last_sync_status} /> {s.last_synced_sha && <code className="small">{short(s.last_synced_sha)}</code>}
+                  <div className="muted small">{s.last_sync_at ? fmtTime(s.last_sync_at) : ''}</div>
+                  {s.last_error && <div className="small git-error">{s.last_error}</div>}
+                </>
+              ),
+            },
+          ]}
+          actions={(s) => (
+            <>
+              <Button aria-label={`Sync ${s.name} now`} disabled={sync.busy} onClick={() => void sync.run(s.id)}>
+                Sync now
+              </Button>
+              <Button aria-label={`Edit ${s.name}`} onClick={() => setEditing(s)}>
+                Edit
+              </Button>
+              <Button
+                aria-label={`Delete ${s.name}`}
+                onClick={() => confirm(`Delete git source ${s.name}? Its namespaces stay, with their files, and become editable.`) && void remove.run(s)}
+              >
+                Delete
+              </Button>
+            </>
+          )}
+        />
       </Section>
       {current && <SourceDetail key={`${current.id}-${syncs}`} source={current} onChange={list.reload} />}
     </>
@@ -185,65 +184,33 @@ function SourceDetail({ source: s, onChange }: { source: GitSource; onChange: ()
         )}
       </dl>
       <h3>Mappings</h3>
-      <table aria-label="Mappings">
-        <thead>
-          <tr>
-            <th>Repository path</th>
-            <th>Namespace</th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.mappings.map((m) => (
-            <tr key={m.namespace}>
-              <td>
-                <code>{m.repo_path || '(repository root)'}</code>
-              </td>
-              <td>
-                <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label="Mappings"
+        rows={s.mappings}
+        rowKey={(m) => m.namespace}
+        columns={[
+          { header: 'Repository path', cell: (m) => <code>{m.repo_path || '(repository root)'}</code> },
+          { header: 'Namespace', cell: (m) => <Link to={`/editor/${m.namespace}`}>{m.namespace}</Link> },
+        ]}
+      />
       <h3>Sync runs</h3>
       <ErrorBox error={runs.error} />
-      {runs.data ? (
-        <table aria-label="Sync runs">
-          <thead>
-            <tr>
-              <th>Started</th>
-              <th>Trigger</th>
-              <th>Status</th>
-              <th>Commit</th>
-              <th>Ended</th>
-              <th>Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.map((r) => (
-              <tr key={r.id}>
-                <td>{fmtTime(r.started_at)}</td>
-                <td>{r.trigger}</td>
-                <td>
-                  <SyncStatus status={r.status} />
-                </td>
-                <td>{r.sha ? <code title={r.sha}>{short(r.sha)}</code> : <span className="muted">—</span>}</td>
-                <td>{fmtTime(r.ended_at)}</td>
-                <td className="git-error">{r.error}</td>
-              </tr>
-            ))}
-            {!runs.data.length && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No sync runs yet: press Sync now.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !runs.error && <Loading what="the sync runs" />
-      )}
+      <DataTable
+        label="Sync runs"
+        rows={runs.data}
+        error={runs.error}
+        loading="the sync runs"
+        rowKey={(r) => r.id}
+        empty="No sync runs yet: press Sync now."
+        columns={[
+          { header: 'Started', cell: (r) => fmtTime(r.started_at) },
+          { header: 'Trigger', cell: (r) => r.trigger },
+          { header: 'Status', cell: (r) => <SyncStatus status={r.status} /> },
+          { header: 'Commit', cell: (r) => (r.sha ? <code title={r.sha}>{short(r.sha)}</code> : <span className="muted">—</span>) },
+          { header: 'Ended', cell: (r) => fmtTime(r.ended_at) },
+          { header: 'Error', cellClassName: 'git-error', cell: (r) => r.error },
+        ]}
+      />
       <Webhook source={s} />
     </Section>
   );
