@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { usePermission } from '../../session';
 import type { Answer, SecretProvider, SecretProviderCheck } from '../../types';
-import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { ActionForm, DataTable } from '../../components/DataTable';
+import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 export function Providers() {
   const { needs } = usePermission();
@@ -45,71 +46,49 @@ export function Providers() {
         Secrets read as <code>secret('provider:path#field')</code> come from these. Credentials are write-only: they are stored sealed and never shown.
       </p>
       <ErrorBox error={list.error ?? remove.error ?? check.error ?? toggle.error} />
-      {list.data ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Type</th>
-              <th>Status</th>
-              <th>Settings</th>
-              <th>Credentials</th>
-              <th>Updated</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((p) => (
-              <tr key={p.name}>
-                <td>
-                  <code>{p.name}</code>
-                </td>
-                <td>{p.type}</td>
-                <td>{p.enabled ? <span className="badge state-success">enabled</span> : <span className="badge">disabled</span>}</td>
-                <td>
-                  {Object.keys(p.config ?? {}).length ? (
-                    Object.entries(p.config ?? {}).map(([k, v]) => (
-                      <div key={k} className="small">
-                        {k}: <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
-                      </div>
-                    ))
-                  ) : (
-                    <span className="muted">defaults</span>
-                  )}
-                </td>
-                <td>{p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>}</td>
-                <td>{fmtTime(p.updated_at)}</td>
-                <td className="row">
-                  <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>
-                    Check
-                  </Button>
-                  <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
-                    {p.enabled ? 'Disable' : 'Enable'}
-                  </Button>
-                  <Button
-                    aria-label={`Delete provider ${p.name}`}
-                    disabledReason={why}
-                    onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}
-                  >
-                    Delete
-                  </Button>
-                </td>
-              </tr>
-            ))}
-            {!list.data.length && (
-              <tr>
-                <td colSpan={7} className="muted">
-                  No providers: secrets come from the built-in store only.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !list.error && <Loading />
-      )}
+      <DataTable
+        rows={list.data}
+        error={list.error}
+        rowKey={(p) => p.name}
+        empty="No providers: secrets come from the built-in store only."
+        columns={[
+          { header: 'Name', cell: (p) => <code>{p.name}</code> },
+          { header: 'Type', cell: (p) => p.type },
+          { header: 'Status', cell: (p) => (p.enabled ? <span className="badge state-success">enabled</span> : <span className="badge">disabled</span>) },
+          {
+            header: 'Settings',
+            cell: (p) =>
+              Object.keys(p.config ?? {}).length ? (
+                Object.entries(p.config ?? {}).map(([k, v]) => (
+                  <div key={k} className="small">
+                    {k}: <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+                  </div>
+                ))
+              ) : (
+                <span className="muted">defaults</span>
+              ),
+          },
+          { header: 'Credentials', cell: (p) => (p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>) },
+          { header: 'Updated', cell: (p) => fmtTime(p.updated_at) },
+        ]}
+        actions={(p) => (
+          <>
+            <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>
+              Check
+            </Button>
+            <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
+              {p.enabled ? 'Disable' : 'Enable'}
+            </Button>
+            <Button
+              aria-label={`Delete provider ${p.name}`}
+              disabledReason={why}
+              onClick={() => confirm(`Delete provider ${p.name}? Secrets read through it stop resolving.`) && void remove.run(p.name)}
+            >
+              Delete
+            </Button>
+          </>
+        )}
+      />
       {checked && (
         <p role="status" className={checked.ok ? 'notice small' : 'error small'} data-testid="provider-check">
           <strong>{checked.name}</strong>: {checked.ok ? 'works' : 'does not work'}
@@ -117,14 +96,7 @@ export function Providers() {
         </p>
       )}
       {!why ? (
-        <form
-          className="row wrap"
-          aria-label="Add a secret provider"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create.run();
-          }}
-        >
+        <ActionForm label="Add a secret provider" action={create} submit="Add provider">
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required pattern="[a-z0-9][a-z0-9_\-]*" />
           </label>
@@ -149,10 +121,7 @@ export function Providers() {
               </label>
             </>
           )}
-          <Button type="submit" disabled={create.busy}>
-            Add provider
-          </Button>
-        </form>
+        </ActionForm>
       ) : (
         <p className="muted small">{why} to add, check or change providers.</p>
       )}
