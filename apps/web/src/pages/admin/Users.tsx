@@ -3,7 +3,8 @@
 import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { ROLES, type Answer, type Role, type User } from '../../types';
-import { Button, ErrorBox, Loading, Section, useAction, useLoad } from '../../ui';
+import { ActionForm, DataTable } from '../../components/DataTable';
+import { Button, ErrorBox, Section, useAction, useLoad } from '../../ui';
 
 export function Users() {
   const list = useLoad(() => listAll<User>('/users'), []);
@@ -33,55 +34,37 @@ export function Users() {
   return (
     <Section title="Users">
       <ErrorBox error={list.error ?? update.error ?? reset.error} />
-      {list.data ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Email</th>
-              <th>Name</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((u) => (
-              <tr key={u.id}>
-                <td>{u.email}</td>
-                <td>{u.name}</td>
-                <td>
-                  <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void update.run(u.id, { role: e.target.value as Role })}>
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                </td>
-                <td>{u.disabled ? 'disabled' : u.must_change_password ? 'temporary password' : 'active'}</td>
-                <td>
-                  <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>
-                    {u.disabled ? 'Enable' : 'Disable'}
-                  </Button>{' '}
-                  <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>
-                    Reset password
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        !list.error && <Loading />
-      )}
-      <form
-        className="row wrap"
-        aria-label="Create a user"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
+      <DataTable
+        rows={list.data}
+        error={list.error}
+        rowKey={(u) => u.id}
+        columns={[
+          { header: 'Email', cell: (u) => u.email },
+          { header: 'Name', cell: (u) => u.name },
+          {
+            header: 'Role',
+            cell: (u) => (
+              <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void update.run(u.id, { role: e.target.value as Role })}>
+                {ROLES.map((r) => (
+                  <option key={r}>{r}</option>
+                ))}
+              </select>
+            ),
+          },
+          { header: 'Status', cell: (u) => (u.disabled ? 'disabled' : u.must_change_password ? 'temporary password' : 'active') },
+        ]}
+        actions={(u) => (
+          <>
+            <Button aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.email}`} onClick={() => void update.run(u.id, { disabled: !u.disabled })}>
+              {u.disabled ? 'Enable' : 'Disable'}
+            </Button>
+            <Button aria-label={`Reset the password of ${u.email}`} onClick={() => confirm(`Give ${u.email} a new temporary password?`) && void reset.run(u)}>
+              Reset password
+            </Button>
+          </>
+        )}
+      />
+      <ActionForm label="Create a user" action={create} submit="Create user">
         <label>
           Email <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
         </label>
@@ -93,10 +76,7 @@ export function Users() {
             ))}
           </select>
         </label>
-        <Button type="submit" disabled={create.busy}>
-          Create user
-        </Button>
-      </form>
+      </ActionForm>
       {temp && (
         <p className="notice" role="status">
           Temporary password (shown once): <code className="secret">{temp}</code>
