@@ -6,7 +6,8 @@
 import { useState } from 'react';
 import { api } from '../../api';
 import { BINDING_ROLES, type Answer, type BindingRole, type RequestBody } from '../../types';
-import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { ActionForm, DataTable } from '../../components/DataTable';
+import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 type Binding = Answer<'listRoleBindings'>['items'][number];
 
@@ -34,58 +35,32 @@ export function RoleBindings() {
         global role and its bindings; an API token never more than its own role. Bindings only raise a role: the global role still applies everywhere.
       </p>
       <ErrorBox error={list.error} />
-      {list.data ? (
-        <table aria-label="Role bindings">
-          <thead>
-            <tr>
-              <th>Namespace</th>
-              <th>User or group</th>
-              <th>Role</th>
-              <th>Created by</th>
-              <th>Created</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((b) => (
-              <tr key={b.id}>
-                <td>{b.namespace}</td>
-                <td>{who(b)}</td>
-                <td>{b.role}</td>
-                <td>{b.created_by}</td>
-                <td>{fmtTime(b.created_at)}</td>
-                <td>
-                  <Button
-                    aria-label={`Delete the binding of ${who(b)} on ${b.namespace}`}
-                    disabled={remove.busy}
-                    onClick={() => confirm(`Remove the ${b.role} role of ${who(b)} on ${b.namespace}?`) && void remove.run(b)}
-                  >
-                    Delete
-                  </Button>
-                </td>
-              </tr>
-            ))}
-            {!list.data.length && (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No bindings: every user has their global role everywhere.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !list.error && <Loading what="the role bindings" />
-      )}
+      <DataTable
+        label="Role bindings"
+        rows={list.data}
+        error={list.error}
+        loading="the role bindings"
+        rowKey={(b) => b.id}
+        empty="No bindings: every user has their global role everywhere."
+        columns={[
+          { header: 'Namespace', cell: (b) => b.namespace },
+          { header: 'User or group', cell: who },
+          { header: 'Role', cell: (b) => b.role },
+          { header: 'Created by', cell: (b) => b.created_by },
+          { header: 'Created', cell: (b) => fmtTime(b.created_at) },
+        ]}
+        actions={(b) => (
+          <Button
+            aria-label={`Delete the binding of ${who(b)} on ${b.namespace}`}
+            disabled={remove.busy}
+            onClick={() => confirm(`Remove the ${b.role} role of ${who(b)} on ${b.namespace}?`) && void remove.run(b)}
+          >
+            Delete
+          </Button>
+        )}
+      />
       <ErrorBox error={remove.error} />
-      <form
-        className="row wrap"
-        aria-label="Add a role binding"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
+      <ActionForm label="Add a role binding" action={create} submit="Add binding">
         <label>
           Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team" />
         </label>
@@ -110,10 +85,7 @@ export function RoleBindings() {
             ))}
           </select>
         </label>
-        <Button type="submit" disabled={create.busy}>
-          Add binding
-        </Button>
-      </form>
+      </ActionForm>
       <ErrorBox error={create.error} />
     </Section>
   );
