@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { usePermission } from '../../session';
 import type { Namespace, SecretKey, Variable } from '../../types';
-import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { ActionForm, DataTable } from '../../components/DataTable';
+import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 export function SecretsAndVariables() {
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
@@ -52,63 +53,31 @@ function KeyList({ title, path, secret, writeWhy }: { title: string; path: strin
   return (
     <Section title={title}>
       <ErrorBox error={list.error ?? del.error} />
-      {list.data ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>{secret ? 'Value' : 'Value'}</th>
-              <th>Updated</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((s) => (
-              <tr key={s.key}>
-                <td>
-                  <code>{s.key}</code>
-                </td>
-                <td>{secret ? <span className="muted">hidden</span> : s.value}</td>
-                <td>{fmtTime(s.updated_at ?? s.created_at)}</td>
-                <td>
-                  <Button aria-label={`Delete ${s.key}`} disabledReason={writeWhy} onClick={() => confirm(`Delete ${s.key}?`) && void del.run(s.key)}>
-                    Delete
-                  </Button>
-                </td>
-              </tr>
-            ))}
-            {!list.data.length && (
-              <tr>
-                <td colSpan={4} className="muted">
-                  None.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      ) : (
-        !list.error && <Loading />
-      )}
+      <DataTable
+        rows={list.data}
+        error={list.error}
+        rowKey={(s) => s.key}
+        empty="None."
+        columns={[
+          { header: 'Key', cell: (s) => <code>{s.key}</code> },
+          { header: 'Value', cell: (s) => (secret ? <span className="muted">hidden</span> : s.value) },
+          { header: 'Updated', cell: (s) => fmtTime(s.updated_at ?? s.created_at) },
+        ]}
+        actions={(s) => (
+          <Button aria-label={`Delete ${s.key}`} disabledReason={writeWhy} onClick={() => confirm(`Delete ${s.key}?`) && void del.run(s.key)}>
+            Delete
+          </Button>
+        )}
+      />
       {!writeWhy ? (
-        <form
-          className="row wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void put.run();
-          }}
-        >
+        <ActionForm action={put} submit={`Set ${secret ? 'secret' : 'variable'}`}>
           <label>
             Key <input value={key} onChange={(e) => setKey(e.target.value)} required pattern="[A-Za-z0-9_.\-]+" />
           </label>
           <label>
             Value <input type={secret ? 'password' : 'text'} autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} required />
           </label>
-          <Button type="submit" disabled={put.busy}>
-            Set {secret ? 'secret' : 'variable'}
-          </Button>
-        </form>
+        </ActionForm>
       ) : (
         <p className="muted small">
           {writeWhy} to change {title.toLowerCase()}.
