@@ -16,6 +16,10 @@ export interface Column<T> {
   className?: string;
   /** A class for the cells only, not the header (e.g. `git-error`). */
   cellClassName?: string;
+  /** A cell's tooltip (e.g. the setting its value comes from). */
+  cellTitle?: (row: T) => string;
+  /** The cells are row headers (`<th scope="row">`), naming their row. */
+  rowHeader?: boolean;
 }
 
 export interface DataTableProps<T> {
@@ -35,9 +39,13 @@ export interface DataTableProps<T> {
   loading?: string;
   /** The load's error: when set, no "Loading" line (the screen shows the error in its ErrorBox). */
   error?: unknown;
+  /** A row's tooltip (e.g. its ID). */
+  rowTitle?: (row: T) => string;
+  /** Rows after the items (e.g. a total), as `<tr>` elements. */
+  after?: ReactNode;
 }
 
-export function DataTable<T>({ label, columns, rows, rowKey, empty, actions, selected, loading, error }: DataTableProps<T>) {
+export function DataTable<T>({ label, columns, rows, rowKey, empty, actions, selected, loading, error, rowTitle, after }: DataTableProps<T>) {
   if (!rows) return error ? null : <Loading what={loading} />;
   const width = columns.length + (actions ? 1 : 0);
   return (
@@ -58,15 +66,23 @@ export function DataTable<T>({ label, columns, rows, rowKey, empty, actions, sel
       </thead>
       <tbody>
         {rows.map((r) => (
-          <tr key={rowKey(r)} className={selected?.(r) ? 'selected' : undefined}>
-            {columns.map((c, i) => (
-              <td key={i} className={[c.className, c.cellClassName].filter(Boolean).join(' ') || undefined}>
-                {c.cell(r)}
-              </td>
-            ))}
+          <tr key={rowKey(r)} className={selected?.(r) ? 'selected' : undefined} title={rowTitle?.(r)}>
+            {columns.map((c, i) => {
+              const className = [c.className, c.cellClassName].filter(Boolean).join(' ') || undefined;
+              return c.rowHeader ? (
+                <th key={i} scope="row" className={className} title={c.cellTitle?.(r)}>
+                  {c.cell(r)}
+                </th>
+              ) : (
+                <td key={i} className={className} title={c.cellTitle?.(r)}>
+                  {c.cell(r)}
+                </td>
+              );
+            })}
             {actions && <td className="row">{actions(r)}</td>}
           </tr>
         ))}
+        {after}
         {!rows.length && empty !== undefined && (
           <tr>
             <td colSpan={width} className="muted">

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'react';
 import { listAll } from '../../api';
 import type { Instance } from '../../types';
+import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
 /** "12 s ago", "3m 5s ago" from `iso` to now. */
@@ -59,56 +60,43 @@ export function Instances() {
           <label className="check">
             <input type="checkbox" checked={showOffline} onChange={(e) => setShowOffline(e.target.checked)} /> Show offline instances
           </label>
-          <table aria-label="Instances">
-            <thead>
-              <tr>
-                <th>Status</th>
-                <th>Kind</th>
-                <th>Host</th>
-                <th>Version</th>
-                <th>Pools</th>
-                <th>Executors</th>
-                <th>Started</th>
-                <th>Last heartbeat</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((i) => (
-                <tr key={i.id} title={i.id}>
-                  <td>{i.online ? <span className="badge state-success">Online</span> : <span className="badge">Offline</span>}</td>
-                  <td>{i.kind}</td>
-                  <td>{i.hostname}</td>
-                  <td>
-                    <code>{i.version}</code>
-                  </td>
-                  <td>
-                    {i.pools.length ? (
-                      i.pools.map((p) => (
-                        <code key={p} className="chip">
-                          {p}
-                        </code>
-                      ))
-                    ) : (
-                      <span className="muted">none</span>
-                    )}
-                  </td>
-                  <td>{i.executors.length ? i.executors.join(', ') : <span className="muted">none</span>}</td>
-                  <td>{fmtTime(i.started_at)}</td>
-                  <td>
+          <DataTable
+            label="Instances"
+            rows={shown}
+            rowKey={(i) => i.id}
+            rowTitle={(i) => i.id}
+            empty={`No ${showOffline ? '' : 'online '}instances.`}
+            columns={[
+              { header: 'Status', cell: (i) => (i.online ? <span className="badge state-success">Online</span> : <span className="badge">Offline</span>) },
+              { header: 'Kind', cell: (i) => i.kind },
+              { header: 'Host', cell: (i) => i.hostname },
+              { header: 'Version', cell: (i) => <code>{i.version}</code> },
+              {
+                header: 'Pools',
+                cell: (i) =>
+                  i.pools.length ? (
+                    i.pools.map((p) => (
+                      <code key={p} className="chip">
+                        {p}
+                      </code>
+                    ))
+                  ) : (
+                    <span className="muted">none</span>
+                  ),
+              },
+              { header: 'Executors', cell: (i) => (i.executors.length ? i.executors.join(', ') : <span className="muted">none</span>) },
+              { header: 'Started', cell: (i) => fmtTime(i.started_at) },
+              {
+                header: 'Last heartbeat',
+                cell: (i) => (
+                  <>
                     {ago(i.last_heartbeat_at, now)}
                     {i.stopped_at ? <span className="muted small"> · stopped {fmtTime(i.stopped_at)}</span> : null}
-                  </td>
-                </tr>
-              ))}
-              {!shown.length && (
-                <tr>
-                  <td colSpan={8} className="muted">
-                    No {showOffline ? '' : 'online '}instances.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         </>
       )}
     </Section>
