@@ -2,6 +2,7 @@
 // scan with a time budget, and what the last daily cleanup removed.
 import { api } from '../../api';
 import type { StorageStatus } from '../../types';
+import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
 type Count = StorageStatus['total'];
@@ -53,24 +54,24 @@ export function Storage() {
             Store <code>{d.store}</code> · scanned {fmtTime(d.scanned_at)}
             {!d.complete && <strong> · partial: the scan stopped at its time budget, so the counts are lower bounds</strong>}
           </p>
-          <table aria-label="Stored objects by kind">
-            <thead>
-              <tr>
-                <th>Kind</th>
-                <th className="num">Objects</th>
-                <th className="num">Size</th>
-              </tr>
-            </thead>
-            <tbody>
-              {byKind(d.objects).map(([k, v]) => (
-                <tr key={k}>
-                  <th scope="row">
+          <DataTable
+            label="Stored objects by kind"
+            rows={byKind(d.objects)}
+            rowKey={([k]) => k}
+            columns={[
+              {
+                header: 'Kind',
+                rowHeader: true,
+                cell: ([k]) => (
+                  <>
                     {k} <span className="muted small">{KIND_HELP[k] ?? ''}</span>
-                  </th>
-                  <td className="num">{v.objects.toLocaleString('en-US')}</td>
-                  <td className="num">{fmtBytes(v.bytes)}</td>
-                </tr>
-              ))}
+                  </>
+                ),
+              },
+              { header: 'Objects', className: 'num', cell: ([, v]) => v.objects.toLocaleString('en-US') },
+              { header: 'Size', className: 'num', cell: ([, v]) => fmtBytes(v.bytes) },
+            ]}
+            after={
               <tr>
                 <th scope="row">total</th>
                 <td className="num">
@@ -80,8 +81,8 @@ export function Storage() {
                   <strong>{fmtBytes(d.total.bytes)}</strong>
                 </td>
               </tr>
-            </tbody>
-          </table>
+            }
+          />
           <h3>Cleanup</h3>
           {last ? (
             <div data-testid="last-cleanup">
