@@ -6,6 +6,7 @@
 import { api } from '../../api';
 import { useQueryParam } from '../../router';
 import type { AIUsage as Usage } from '../../types';
+import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtTime, useLoad } from '../../ui';
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
@@ -69,83 +70,48 @@ export function AIUsage() {
             refused until then.
           </p>
           <h3>Deployment totals</h3>
-          <table aria-label="Deployment totals">
-            <thead>
-              <tr>
-                <th>Counted</th>
-                <th className="num">Used</th>
-                <th className="num">Daily limit</th>
-                <th className="num">Share</th>
-                <th>
-                  <span className="sr-only">Gauge</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {(
-                [
-                  ['Requests', u.total.requests, u.limits.total_requests, 'SVC_AI_TOTAL_REQUESTS_PER_DAY'],
-                  ['Tokens', u.total.tokens, u.limits.total_tokens, 'SVC_AI_TOTAL_TOKENS_PER_DAY'],
-                ] as const
-              ).map(([what, used, limit, setting]) => (
-                <tr key={what}>
-                  <th scope="row">{what}</th>
-                  <td className="num">{num(used)}</td>
-                  <td className="num" title={setting}>
-                    {num(limit)}
-                  </td>
-                  <td className="num">{share(used, limit)}</td>
-                  <td>
-                    <meter min={0} max={limit} value={Math.min(used, limit)} high={limit * 0.8} optimum={0} aria-label={`${what} used of the daily limit`} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            label="Deployment totals"
+            rows={
+              [
+                ['Requests', u.total.requests, u.limits.total_requests, 'SVC_AI_TOTAL_REQUESTS_PER_DAY'],
+                ['Tokens', u.total.tokens, u.limits.total_tokens, 'SVC_AI_TOTAL_TOKENS_PER_DAY'],
+              ] as const
+            }
+            rowKey={([what]) => what}
+            columns={[
+              { header: 'Counted', rowHeader: true, cell: ([what]) => what },
+              { header: 'Used', className: 'num', cell: ([, used]) => num(used) },
+              { header: 'Daily limit', className: 'num', cellTitle: ([, , , setting]) => setting, cell: ([, , limit]) => num(limit) },
+              { header: 'Share', className: 'num', cell: ([, used, limit]) => share(used, limit) },
+              {
+                header: <span className="sr-only">Gauge</span>,
+                cell: ([what, used, limit]) => (
+                  <meter min={0} max={limit} value={Math.min(used, limit)} high={limit * 0.8} optimum={0} aria-label={`${what} used of the daily limit`} />
+                ),
+              },
+            ]}
+          />
           <h3>Per user</h3>
           <p className="muted small">
             Each user may make {num(u.limits.user_requests)} requests and use {num(u.limits.user_tokens)} tokens a day (SVC_AI_USER_REQUESTS_PER_DAY, SVC_AI_USER_TOKENS_PER_DAY);
             automatic triage counts only toward the totals.
           </p>
-          <table aria-label="AI usage per user">
-            <thead>
-              <tr>
-                <th>User</th>
-                <th className="num">Requests</th>
-                <th className="num">Tokens</th>
-              </tr>
-            </thead>
-            <tbody>
-              {u.users.map((x) =>
-                x.user_id === 'auto' ? (
-                  <tr key={x.user_id}>
-                    <th scope="row">
-                      <span className="muted">Automatic triage</span>
-                    </th>
-                    <td className="num">{num(x.requests)}</td>
-                    <td className="num">{num(x.tokens)}</td>
-                  </tr>
-                ) : (
-                  <tr key={x.user_id}>
-                    <th scope="row">{x.email ?? <code>{x.user_id}</code>}</th>
-                    <td className="num">
-                      <Against used={x.requests} limit={u.limits.user_requests} />
-                    </td>
-                    <td className="num">
-                      <Against used={x.tokens} limit={u.limits.user_tokens} />
-                    </td>
-                  </tr>
-                ),
-              )}
-              {!u.users.length && (
-                <tr>
-                  <td colSpan={3} className="muted">
-                    No AI requests on {u.day}.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
+          <DataTable
+            label="AI usage per user"
+            rows={u.users}
+            rowKey={(x) => x.user_id}
+            empty={`No AI requests on ${u.day}.`}
+            columns={[
+              { header: 'User', rowHeader: true, cell: (x) => (x.user_id === 'auto' ? <span className="muted">Automatic triage</span> : (x.email ?? <code>{x.user_id}</code>)) },
+              {
+                header: 'Requests',
+                className: 'num',
+                cell: (x) => (x.user_id === 'auto' ? num(x.requests) : <Against used={x.requests} limit={u.limits.user_requests} />),
+              },
+              { header: 'Tokens', className: 'num', cell: (x) => (x.user_id === 'auto' ? num(x.tokens) : <Against used={x.tokens} limit={u.limits.user_tokens} />) },
+            ]}
+          />
         </>
       )}
     </Section>
