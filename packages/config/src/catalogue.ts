@@ -341,6 +341,13 @@ export const CATALOGUE = [
     default: '30',
     description: 'Days organization emails (whatever their status) and their daily quota counters are kept; the maintenance lease holder deletes older ones every hour.',
   },
+  // --- alerts ---
+  {
+    variable: 'SVC_ALERT_ALLOW_PRIVATE_TARGETS',
+    default: 'false',
+    description:
+      'true: alert webhook and Slack channels may point at loopback, private, link-local, unique-local and other non-public addresses (an on-premise receiver). false: the API refuses such a literal address or localhost, and maintenance refuses to send where the host resolves to one (against server-side request forgery).',
+  },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

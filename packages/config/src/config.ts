@@ -193,6 +193,8 @@ export interface Config {
   smtpRequireTls: boolean;
   /** `SVC_EMAIL_RETENTION_DAYS`: days organization emails are kept; default 30. */
   emailRetentionDays: number;
+  /** `SVC_ALERT_ALLOW_PRIVATE_TARGETS`: alert webhooks may reach non-public addresses; default false. */
+  alertAllowPrivateTargets: boolean;
   /** `SVC_LOG_LEVEL`; default `info`. */
   logLevel: LogLevel;
   /** `SVC_LOG_FORMAT`; default `json`. */
@@ -400,6 +402,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     smtpUrl,
     smtpRequireTls: read('SVC_SMTP_REQUIRE_TLS', trueOrFalse, () => smtpRequiresTlsByDefault(smtpUrl)),
     emailRetentionDays: read('SVC_EMAIL_RETENTION_DAYS', p.positiveInteger),
+    alertAllowPrivateTargets: read('SVC_ALERT_ALLOW_PRIVATE_TARGETS', trueOrFalse),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
     cliUrl: read('SVC_URL', p.baseUrl),
