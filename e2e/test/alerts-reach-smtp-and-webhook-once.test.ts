@@ -56,7 +56,8 @@ before(async () => {
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
 
-  s = await startStack({ maintenance: false });
+  // The receivers are on loopback: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
+  s = await startStack({ maintenance: false, env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
   const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
   s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl });
   s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl });

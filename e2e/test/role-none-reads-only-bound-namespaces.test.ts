@@ -87,7 +87,8 @@ async function mcp(token: string, method: string, params: Record<string, unknown
 
 before(async () => {
   llm = await startOpenAIStandin(decide);
-  s = await startStack();
+  // Its alert rules name a loopback receiver: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
+  s = await startStack({ env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
   const counts = { red: 3, 'red.sub': 2, blue: 3 } as const;
   for (const ns of ['red', 'red.sub', 'blue'] as const) {
     await s.saveFlow(ns, {

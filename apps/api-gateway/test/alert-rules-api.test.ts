@@ -106,6 +106,66 @@ test('a body is refused with the fields at fault', async () => {
   assert.ok((await fields({ ...rule, channels: [{ type: 'slack', url: 'https://hooks.slack.test/T/B/x' }] })).length > 0, 'a Slack URL is taken from a secret only');
 });
 
+test('a webhook URL naming a literal loopback, private or metadata address is refused unless SVC_ALERT_ALLOW_PRIVATE_TARGETS', async () => {
+  const hook = (url: string) => ({ type: 'webhook', url, signing_secret: 'ALERT_SIGNING_KEY' });
+  const refused = [
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'http://127.0.0.1:8080/api/v1/admin',
+    'http://localhost:9000/',
+    'http://10.0.0.5/hook',
+    'http://172.16.3.4/hook',
+    'http://192.168.1.10/hook',
+    'http://[::1]/hook',
+    'http://[fd00::5]/hook',
+    'http://[fe80::1]/hook',
+    'http://[::ffff:10.0.0.5]/hook',
+    'http://0.0.0.0/hook',
+    'http://2130706433/hook',
+  ];
+  for (const url of refused) {
+    const r = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'ssrf', channels: [rule.channels[0], hook(url)] });
+    assert.equal(r.status, 422, `${url}: ${r.text}`);
+    assert.equal(r.body.error.code, 'validation_failed');
+    assert.deepEqual(
+      r.body.error.details.map((d: { field: string }) => d.field),
+      ['channels[1].url'],
+      url,
+    );
+    assert.match(r.body.error.details[0].message, /(loopback|private|link-local|unique-local|unspecified).*SVC_ALERT_ALLOW_PRIVATE_TARGETS/, url);
+  }
+  const other = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'ssrf', channels: [hook('file:///etc/passwd')] });
+  assert.equal(other.status, 422, other.text);
+
+  // A public literal, and a host name (judged when maintenance resolves it), pass.
+  const pub = await call(editor, 'POST', '/api/v1/alerts', {
+    ...rule,
+    name: 'public literal',
+    channels: [hook('https://93.184.215.14/hook'), hook('https://hooks.example.test/x')],
+  });
+  assert.equal(pub.status, 201, pub.text);
+  // A change is checked too.
+  const moved = await call(editor, 'PATCH', `/api/v1/alerts/${pub.body.id}`, { channels: [hook('https://93.184.215.14/hook'), hook('http://169.254.169.254/')] });
+  assert.equal(moved.status, 422, moved.text);
+  assert.deepEqual(
+    moved.body.error.details.map((d: { field: string }) => d.field),
+    ['channels[1].url'],
+  );
+  assert.equal((await call(editor, 'GET', `/api/v1/alerts/${pub.body.id}`)).body.channels[1].url, 'https://hooks.example.test/x');
+
+  // An on-premise deployment allows private receivers.
+  const onPrem = await startTestGateway({ shareWith: gw, env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
+  try {
+    const r = await fetch(`${onPrem.url}/api/v1/alerts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...rule, name: 'on premise', channels: [hook('http://10.0.0.5/hook'), hook('http://localhost:9000/')] }),
+    });
+    assert.equal(r.status, 201, await r.text());
+  } finally {
+    await onPrem.close();
+  }
+});
+
 test('deliveries of a rule are listed newest first with their attempts; deleting the rule removes them', async () => {
   const made = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'with deliveries' });
   const id = made.body.id as string;

@@ -28,7 +28,8 @@ before(async () => {
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/svc`;
-  s = await startStack();
+  // Its alert receiver is on loopback: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
+  s = await startStack({ env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
   env = { ...home.env, SVC_URL: s.url, SVC_TOKEN: s.token };
   await createOrganization(s.db, 'acme');
   await addOrganizationSender(s.db, 'acme', 'acme.test');

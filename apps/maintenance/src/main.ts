@@ -52,6 +52,7 @@ await runService({
       publicUrl: ctx.config.publicUrl,
       masterKeys: ctx.config.masterKeys,
       orgDailyQuota: ctx.config.orgDailyQuota,
+      allowPrivateTargets: ctx.config.alertAllowPrivateTargets,
       scan: () => scanner.pass(),
     });
     await alerts.start();

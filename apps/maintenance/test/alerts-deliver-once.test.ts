@@ -8,8 +8,14 @@
 // and log lines here, so the alert's own masking is what is tested); a
 // webhook refused with 500 is retried with backoff and its attempts are
 // recorded; recovered and late events; the rate limit suppresses past it.
+// Against server-side request forgery (SVC_ALERT_ALLOW_PRIVATE_TARGETS off):
+// literal private, metadata and unique-local addresses and host names that
+// resolve to loopback are refused for good without a connection; allowed, a
+// name is connected to at the address checked (Host kept) and a redirect is
+// not followed. The other tests deliver to loopback receivers, so allow it.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -17,7 +23,7 @@ import { SMTPServer } from 'smtp-server';
 import { newId } from '@svc/db';
 import { addOrganizationSender, createOrganization } from '@svc/identity';
 import { generateMasterKey, SecretStore } from '@svc/secrets';
-import { AlertDeliverer, AlertScanner, MailSender } from '../src/index.js';
+import { AlertDeliverer, AlertScanner, MailSender, type AlertDelivererOptions } from '../src/index.js';
 import { seedSnapshot, setupEnv, type TestEnv } from './support.js';
 
 const SECRET = 'pg-Pa55-leaks-nowhere-7731';
@@ -30,6 +36,8 @@ const mails: { to: string; subject: string; raw: string }[] = [];
 let hook: http.Server;
 let hookUrl: string;
 const hooks: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+/** Every request the receiver got, whatever its answer. */
+const hookRequests: { url: string; host: string | undefined }[] = [];
 /** Answers the next webhook requests with these statuses (consumed in order), then 200; `?answer=N` in the URL answers N. */
 const hookStatuses: number[] = [];
 let snapshotId = '';
@@ -60,6 +68,7 @@ before(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      hookRequests.push({ url: req.url ?? '', host: req.headers.host });
       const asked = /answer=(\d+)/.exec(req.url ?? '')?.[1];
       const status = asked ? Number(asked) : (hookStatuses.shift() ?? 200);
       if (status === 200) hooks.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
@@ -135,7 +144,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 /** One maintenance instance's alert work: scanner, deliverer and mail sender. */
-function instance(id: string) {
+function instance(id: string, o: { allowPrivateTargets?: boolean; resolve?: AlertDelivererOptions['resolve'] } = {}) {
   // Executions are read a second after their end (rows here get their ended_at from this process's clock
   // before they commit, as the engine's do): with no settle time a scan could pass an end not yet committed.
   const scanner = new AlertScanner({ db: env.db, log: env.log, settleMs: 1000 });
@@ -146,6 +155,8 @@ function instance(id: string) {
     publicUrl: 'https://svc.example.test',
     masterKeys,
     orgDailyQuota: 1000,
+    allowPrivateTargets: o.allowPrivateTargets ?? true,
+    ...(o.resolve ? { resolve: o.resolve } : {}),
     scan: () => scanner.pass(),
     pollMs: 100,
     firstRetryMs: 100,
@@ -334,4 +345,98 @@ test('a schedule past its grace raises late once; Slack gets the text at the URL
   const text = JSON.parse(slack.body).text as string;
   assert.match(text, /the schedule trigger every-day of flow sched\/daily was due at .* and has not fired/);
   for (const r of rows) assert.ok(!JSON.stringify(r).includes('xoxb-url-token-9911'));
+});
+
+/** Resolves alerts.example.test to the given addresses, other names with the system resolver. */
+const mapped =
+  (...addresses: string[]): NonNullable<AlertDelivererOptions['resolve']> =>
+  async (host) =>
+    host === 'alerts.example.test' ? addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) : lookup(host, { all: true });
+
+/** Runs one instance until every delivery of the rule has ended; returns them. */
+async function deliverAll(ruleId: string, count: number, o: Parameters<typeof instance>[1]) {
+  const a = instance(newId(), o);
+  await a.start();
+  try {
+    await until('every delivery ends', async () => {
+      const rows = await deliveries(ruleId);
+      return rows.length === count && rows.every((r) => r.status === 'delivered' || r.status === 'failed');
+    });
+  } finally {
+    await a.stop();
+  }
+  return (await env.db.pool.query(`SELECT channel, status, attempts, error FROM alert_deliveries WHERE rule_id = $1 ORDER BY channel`, [ruleId])).rows;
+}
+
+test('with SVC_ALERT_ALLOW_PRIVATE_TARGETS off, private, metadata and loopback targets are refused once, without a connection', async () => {
+  const port = new URL(hookUrl).port;
+  const secrets = new SecretStore({ db: env.db.pool, keys: masterKeys });
+  await secrets.put('guard', 'SLACK_URL', `http://[::ffff:127.0.0.1]:${port}/slack/T1/B1/xoxb-guard-5521`);
+  const ruleId = await rule({
+    name: 'ssrf',
+    namespace: 'guard',
+    events: ['failed'],
+    channels: [
+      { type: 'webhook', url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', signing_secret: 'ALERT_SIGNING_KEY' },
+      { type: 'webhook', url: 'http://10.0.0.5:9/hook', signing_secret: 'ALERT_SIGNING_KEY' },
+      { type: 'webhook', url: `http://localhost:${port}/alerts?via=localhost`, signing_secret: 'ALERT_SIGNING_KEY' },
+      { type: 'webhook', url: `http://alerts.example.test:${port}/alerts?via=mapped`, signing_secret: 'ALERT_SIGNING_KEY' },
+      { type: 'slack', url_secret: 'SLACK_URL' },
+      { type: 'webhook', url: 'http://[fd00::5]/hook', signing_secret: 'ALERT_SIGNING_KEY' },
+    ],
+  });
+  hookRequests.length = 0;
+  await execution({ namespace: 'guard', flowId: 'g', state: 'FAILED' });
+  const rows = await deliverAll(ruleId, 6, { allowPrivateTargets: false, resolve: mapped('93.184.215.14', '127.0.0.1') });
+  assert.deepEqual(
+    rows.map((r) => [r.channel, r.status, r.attempts]),
+    [0, 1, 2, 3, 4, 5].map((c) => [c, 'failed', 1]),
+    'refused for good, not retried',
+  );
+  const errors = rows.map((r) => r.error as string);
+  assert.match(errors[0]!, /address 169\.254\.169\.254 is link-local: refused \(SVC_ALERT_ALLOW_PRIVATE_TARGETS\)/);
+  assert.match(errors[1]!, /address 10\.0\.0\.5 is private: refused \(SVC_ALERT_ALLOW_PRIVATE_TARGETS\)/);
+  assert.match(errors[2]!, /address (127\.0\.0\.1|::1) \(of localhost\) is loopback: refused/);
+  assert.match(errors[3]!, /address 127\.0\.0\.1 \(of alerts\.example\.test\) is loopback: refused/, 'one private address among public ones is enough');
+  assert.match(errors[4]!, /^POST secret SLACK_URL: address \S+ is loopback: refused/);
+  assert.ok(!errors[4]!.includes('xoxb-guard-5521'), 'the Slack URL stays secret');
+  assert.match(errors[5]!, /address fd00::5 is unique-local: refused/);
+  assert.deepEqual(hookRequests, [], 'no request reached the loopback receiver');
+});
+
+test('allowed, a name is connected to at its checked address with its Host kept, and a redirect is not followed', async () => {
+  const port = new URL(hookUrl).port;
+  const redirects: string[] = [];
+  const redirector = http.createServer((req, res) => {
+    redirects.push(req.url ?? '');
+    req.resume();
+    res.writeHead(302, { location: `${hookUrl}?via=redirect` }).end();
+  });
+  await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', () => r()));
+  try {
+    const ruleId = await rule({
+      name: 'allowed',
+      namespace: 'guard2',
+      events: ['failed'],
+      channels: [
+        { type: 'webhook', url: `http://alerts.example.test:${port}/alerts?via=mapped`, signing_secret: 'ALERT_SIGNING_KEY' },
+        { type: 'webhook', url: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/go`, signing_secret: 'ALERT_SIGNING_KEY' },
+      ],
+    });
+    hookRequests.length = 0;
+    await execution({ namespace: 'guard2', flowId: 'g', state: 'FAILED' });
+    const rows = await deliverAll(ruleId, 2, { allowPrivateTargets: true, resolve: mapped('127.0.0.1') });
+    assert.deepEqual(
+      rows.map((r) => [r.channel, r.status, r.attempts]),
+      [
+        [0, 'delivered', 1],
+        [1, 'failed', 1],
+      ],
+    );
+    assert.deepEqual(hookRequests, [{ url: '/alerts?via=mapped', host: `alerts.example.test:${port}` }], 'the redirect target got nothing');
+    assert.deepEqual(redirects, ['/go']);
+    assert.match(rows[1].error as string, /HTTP 302: redirects are not followed \(Location http:\/\/127\.0\.0\.1:\d+\/alerts\?via=redirect\)/);
+  } finally {
+    await new Promise<void>((r) => redirector.close(() => r()));
+  }
 });

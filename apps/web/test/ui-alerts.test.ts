@@ -35,7 +35,8 @@ describe('alerts page', { skip, concurrency: false }, () => {
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
     hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/svc`;
-    ui = await startUi();
+    // The receiver is on loopback: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
+    ui = await startUi({ env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
     await ui.stack.saveFlow(NS, {
       'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'explode', type: 'command', command: ['sh', '-c', 'echo going down; exit 1'] }] }),
     });

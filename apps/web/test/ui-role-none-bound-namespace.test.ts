@@ -16,7 +16,8 @@ describe('a none user bound to one namespace', { skip, concurrency: false }, () 
   let zuluFailure = '';
 
   before(async () => {
-    ui = await startUi({ maintenance: false });
+    // The alert rule names a loopback receiver: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
+    ui = await startUi({ maintenance: false, env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
     for (const ns of ['alpha', 'zulu']) {
       await ui.stack.saveFlow(ns, { [`${ns}-load.flow.yaml`]: JSON.stringify({ id: `${ns}-load`, tasks: [{ id: 't', type: 'command', command: ['true'] }] }) });
       for (let i = 0; i < 2; i++) await ui.stack.waitEnded((await ui.stack.trigger(ns, `${ns}-load`)).id, 60_000);

@@ -4,6 +4,7 @@
 // attempts. A channel names secrets (the webhook's signing key, the Slack
 // URL), never holds one; changes are audited with the rule's fields, which
 // are names and addresses only.
+import { literalTargetProblem } from '@svc/config';
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import type { components } from '@svc/api-spec';
@@ -24,6 +25,8 @@ type AlertDelivery = components['schemas']['AlertDelivery'];
 export interface AlertRouteDeps {
   db: Db;
   now: () => Date;
+  /** SVC_ALERT_ALLOW_PRIVATE_TARGETS: a webhook URL may name a loopback or private address. */
+  allowPrivateTargets: boolean;
 }
 
 interface RuleRow {
@@ -60,8 +63,17 @@ function ruleBody(r: RuleRow): AlertRule {
   };
 }
 
-/** What the schema cannot say: secret references parse, addresses are addresses, the organization exists, `late` has its duration. */
-async function check(db: Db, r: { events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] }): Promise<void> {
+/**
+ * What the schema cannot say: secret references parse, addresses are
+ * addresses, the organization exists, `late` has its duration, and (unless
+ * SVC_ALERT_ALLOW_PRIVATE_TARGETS) a webhook URL names no literal loopback or
+ * private address. Host names are judged by maintenance when it resolves them.
+ */
+async function check(
+  db: Db,
+  allowPrivateTargets: boolean,
+  r: { events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] },
+): Promise<void> {
   const problems: components['schemas']['ErrorDetail'][] = [];
   if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
     problems.push({ field: 'late_after_seconds', message: 'the late event needs late_after_seconds, schedule_grace_seconds or both' });
@@ -86,7 +98,10 @@ async function check(db: Db, r: { events: string[]; late_after_seconds: number |
       case 'webhook':
         try {
           const u = new URL(c.url);
+          if (u.protocol !== 'http:' && u.protocol !== 'https:') problems.push({ field: `${at}.url`, message: 'a webhook URL is http:// or https://' });
           if (u.username || u.password) problems.push({ field: `${at}.url`, message: 'a webhook URL carries no credentials: sign with signing_secret' });
+          const refused = allowPrivateTargets ? null : literalTargetProblem(u);
+          if (refused) problems.push({ field: `${at}.url`, message: `${refused}: refused unless SVC_ALERT_ALLOW_PRIVATE_TARGETS is true` });
         } catch {
           problems.push({ field: `${at}.url`, message: 'not a URL' });
         }
@@ -146,7 +161,7 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
         schedule_grace_seconds: b.schedule_grace_seconds ?? null,
         channels: b.channels,
       };
-      await check(deps.db, fields);
+      await check(deps.db, deps.allowPrivateTargets, fields);
       const now = deps.now();
       const r = await prisma.alertRule.create({
         data: {
@@ -183,7 +198,7 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
         schedule_grace_seconds: b.schedule_grace_seconds !== undefined ? b.schedule_grace_seconds : old.scheduleGraceSeconds,
         channels: b.channels ?? (old.channels as AlertChannel[]),
       };
-      await check(deps.db, merged);
+      await check(deps.db, deps.allowPrivateTargets, merged);
       const r = await prisma.alertRule.update({
         where: { id: ruleId },
         data: {

@@ -17,6 +17,10 @@
 // - slack: POST of `{"text": ...}` to the incoming-webhook URL stored in the
 //   secret the channel names.
 // Secrets resolve in the rule's namespace (then its parents, then global).
+// Unless SVC_ALERT_ALLOW_PRIVATE_TARGETS, a webhook or Slack URL whose host is
+// or resolves to a loopback, private, link-local or other non-public address
+// is refused for good (target-guard.ts: against server-side request forgery);
+// redirects are never followed.
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
@@ -29,6 +33,7 @@ import { assertNever } from '@svc/assert';
 import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';
 import { WokenPasses } from '../woken-passes.js';
+import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from './target-guard.js';
 
 export const POLL_MS = 2_000;
 export const CLAIM_MS = 2 * 60_000;
@@ -46,6 +51,10 @@ export interface AlertDelivererOptions {
   masterKeys: readonly MasterKey[];
   /** SVC_ORG_DAILY_QUOTA: the quota of an organization without its own. */
   orgDailyQuota: number;
+  /** SVC_ALERT_ALLOW_PRIVATE_TARGETS: webhooks may reach loopback, private and other non-public addresses. */
+  allowPrivateTargets: boolean;
+  /** How host names are resolved; default the system resolver (a test maps its own names). */
+  resolve?: Resolve;
   /** Also runs the scanner before each delivery pass (every instance may: the cursor is taken SKIP LOCKED). */
   scan?: () => Promise<number>;
   pollMs?: number;
@@ -187,22 +196,28 @@ export class AlertDeliverer {
   }
 
   private async post(url: string, body: string, headers: Record<string, string>, shownAs = url): Promise<{ detail: string; httpStatus: number }> {
-    let res: Response;
+    let res: { status: number; location: string | undefined; text: string };
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        body,
-        headers: { 'Content-Type': 'application/json', 'User-Agent': 'svc-alerts', ...headers },
-        signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-        redirect: 'manual',
-      });
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        throw new RefusedTarget('not a URL');
+      }
+      const at = await checkedAddress(target, { allowPrivate: this.o.allowPrivateTargets, resolve: this.o.resolve ?? systemResolve });
+      res = await postTo(target, at, body, { 'Content-Type': 'application/json', 'User-Agent': 'svc-alerts', ...headers }, HTTP_TIMEOUT_MS);
     } catch (err) {
-      throw new Error(`POST ${shownAs}: ${(err as Error).message}`);
+      const text = `POST ${shownAs}: ${(err as Error).message}`;
+      throw err instanceof RefusedTarget ? new PermanentFailure(text) : new Error(text);
     }
-    const answer = (await res.text().catch(() => '')).slice(0, 500);
-    if (res.ok) return { detail: `HTTP ${res.status}`, httpStatus: res.status };
+    if (res.status >= 200 && res.status < 300) return { detail: `HTTP ${res.status}`, httpStatus: res.status };
+    if (res.status >= 300 && res.status < 400) {
+      throw Object.assign(new PermanentFailure(`HTTP ${res.status}: redirects are not followed${res.location ? ` (Location ${res.location.slice(0, 200)})` : ''}`), {
+        httpStatus: res.status,
+      });
+    }
     const temporary = res.status >= 500 || res.status === 408 || res.status === 429;
-    const e = temporary ? new Error(`HTTP ${res.status}: ${answer}`) : new PermanentFailure(`HTTP ${res.status}: ${answer}`);
+    const e = temporary ? new Error(`HTTP ${res.status}: ${res.text}`) : new PermanentFailure(`HTTP ${res.status}: ${res.text}`);
     throw Object.assign(e, { httpStatus: res.status });
   }
 
