@@ -2118,7 +2118,7 @@ export interface components {
         AlertWebhookChannel: {
             /** @constant */
             type: "webhook";
-            /** @description Receives a POST of the JSON message */
+            /** @description Receives a POST of the JSON message. A host that is or resolves to a loopback, private, link-local or other non-public address is refused (422 for a literal address or localhost, a failed delivery for a name) unless SVC_ALERT_ALLOW_PRIVATE_TARGETS is set; redirects are not followed */
             url: string;
             /** @description The secret whose value keys X-Svc-Alert-Signature: `sha256=` and the hex HMAC-SHA256 of `<X-Svc-Alert-Timestamp>.<body>` */
             signing_secret: string;

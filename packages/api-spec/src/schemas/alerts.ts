@@ -26,7 +26,13 @@ export const AlertWebhookChannel = component(
   Type.Object(
     {
       type: Type.Literal('webhook'),
-      url: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://', description: 'Receives a POST of the JSON message' }),
+      url: Type.String({
+        minLength: 8,
+        maxLength: 2048,
+        pattern: '^https?://',
+        description:
+          'Receives a POST of the JSON message. A host that is or resolves to a loopback, private, link-local or other non-public address is refused (422 for a literal address or localhost, a failed delivery for a name) unless SVC_ALERT_ALLOW_PRIVATE_TARGETS is set; redirects are not followed',
+      }),
       signing_secret: SecretRef('The secret whose value keys X-Svc-Alert-Signature: `sha256=` and the hex HMAC-SHA256 of `<X-Svc-Alert-Timestamp>.<body>`'),
     },
     { additionalProperties: false },
