@@ -27,10 +27,9 @@ async function original(pool: pg.Pool, id: string): Promise<Original> {
   return r.rows[0];
 }
 
-export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
-  const o = await original(pool, id);
-  if (!canRerun(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
-  return createExecution(pool, deps, {
+/** What a rerun and a restart take from the original: its flow revision, snapshot, inputs and labels. */
+function sameRun(o: Original) {
+  return {
     namespace: o.namespace,
     flowId: o.flow_id,
     flowRevisionId: o.flow_revision_id,
@@ -40,6 +39,14 @@ export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string,
     gitSha: o.git_sha,
     inputs: o.inputs,
     labels: o.labels,
+  };
+}
+
+export async function rerunExecution(pool: pg.Pool, deps: StartDeps, id: string, actor: string): Promise<{ id: string; followUps: FollowUp[] }> {
+  const o = await original(pool, id);
+  if (!canRerun(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: rerun needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
+  return createExecution(pool, deps, {
+    ...sameRun(o),
     triggerType: 'rerun',
     triggerPayload: { rerun_of: id, original_trigger_type: o.trigger_type, ...carriedPayloadFields(o.trigger_payload) },
     createdBy: actor,
@@ -50,15 +57,7 @@ export async function restartExecution(pool: pg.Pool, deps: StartDeps, id: strin
   const o = await original(pool, id);
   if (!canRestart(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: restart needs FAILED, TIMED_OUT or CANCELLED`);
   return createExecution(pool, deps, {
-    namespace: o.namespace,
-    flowId: o.flow_id,
-    flowRevisionId: o.flow_revision_id,
-    definition: o.definition,
-    snapshotId: o.snapshot_id,
-    snapshotVersion: o.snapshot_version,
-    gitSha: o.git_sha,
-    inputs: o.inputs,
-    labels: o.labels,
+    ...sameRun(o),
     triggerType: o.trigger_type,
     triggerPayload: { restart_of: id, ...carriedPayloadFields(o.trigger_payload) },
     createdBy: actor,
