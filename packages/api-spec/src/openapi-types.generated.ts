@@ -5514,7 +5514,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Selects the namespace and its children */
                 namespace?: string;
-                /** @description Substring of the flow id or description */
+                /** @description Extension: selects the flows whose id, description or namespace contains this text, ignoring case; `%`, `_` and `\` match themselves. At most 200 characters; combines with `namespace`, and the cursor pages through the matches */
                 q?: string;
             };
             header?: never;

@@ -81,7 +81,10 @@ export async function findFlow(db: NamespacesDb, namespace: string, flowId: stri
 export interface FlowQuery {
   /** This namespace and its descendants. */
   namespace?: string;
-  /** Case-insensitive substring of the id or the description. */
+  /**
+   * Case-insensitive substring of the id, the description or the namespace,
+   * matched literally: `%`, `_` and `\` are plain characters. Empty: no filter.
+   */
   q?: string;
   /** Only these namespaces and their descendants (a caller's readable ones, issue #34); absent: all. */
   within?: readonly string[];
@@ -89,12 +92,26 @@ export interface FlowQuery {
   after?: { namespace: string; flow_id: string };
 }
 
+/**
+ * `text` with LIKE's wildcards escaped, so it matches only itself: Prisma's
+ * `contains` and `startsWith` are LIKE/ILIKE patterns that keep `%` and `_`
+ * as wildcards (prisma/prisma#19506), and `\` is PostgreSQL's default escape.
+ */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 /** Flows by namespace and id; one row more than `limit` tells the caller another page follows. */
 export async function listFlows(db: NamespacesDb, q: FlowQuery): Promise<FlowRow[]> {
   const and: Prisma.FlowWhereInput[] = [{ deletedAt: null }];
-  if (q.namespace !== undefined) and.push({ OR: [{ namespace: q.namespace }, { namespace: { startsWith: `${q.namespace}.` } }] });
-  if (q.within !== undefined) and.push({ OR: q.within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: `${w}.` } }]) });
-  if (q.q !== undefined) and.push({ OR: [{ flowId: { contains: q.q, mode: 'insensitive' } }, { description: { contains: q.q, mode: 'insensitive' } }] });
+  if (q.namespace !== undefined) and.push({ OR: [{ namespace: q.namespace }, { namespace: { startsWith: likeLiteral(`${q.namespace}.`) } }] });
+  // Prisma reads `OR: []` as no condition at all: no readable namespace must select nothing, not everything.
+  if (q.within !== undefined && q.within.length === 0) return [];
+  if (q.within !== undefined) and.push({ OR: q.within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: likeLiteral(`${w}.`) } }]) });
+  if (q.q) {
+    const contains = { contains: likeLiteral(q.q), mode: 'insensitive' } as const;
+    and.push({ OR: [{ flowId: contains }, { description: contains }, { namespace: contains }] });
+  }
   if (q.after) and.push({ OR: [{ namespace: { gt: q.after.namespace } }, { namespace: q.after.namespace, flowId: { gt: q.after.flow_id } }] });
   const rows = await prismaOf(db).flow.findMany({ where: { AND: and }, include: WITH_CURRENT, orderBy: [{ namespace: 'asc' }, { flowId: 'asc' }], take: q.limit + 1 });
   return rows.map(flowRow);

@@ -36,7 +36,13 @@ export const flowOperations: Operation[] = [
     request: {
       query: ListQueryWith({
         namespace: Type.Optional(Type.String({ description: 'Selects the namespace and its children' })),
-        q: Type.Optional(Type.String({ description: 'Substring of the flow id or description' })),
+        q: Type.Optional(
+          Type.String({
+            maxLength: 200,
+            description:
+              'Extension: selects the flows whose id, description or namespace contains this text, ignoring case; `%`, `_` and `\\` match themselves. At most 200 characters; combines with `namespace`, and the cursor pages through the matches',
+          }),
+        ),
       }),
       cursor: FlowsCursor,
     },
