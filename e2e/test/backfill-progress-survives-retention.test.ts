@@ -2,9 +2,12 @@
 // advancer writes each fire time's outcome on its backfill_runs row once the
 // execution has ended, so when maintenance's retention (runRetention, as
 // after SVC_RETENTION_DAYS) deletes the executions, the backfill reports the
-// same done/failed/cancelled counts and stays `done`. Real database, flows
-// saved through @svc/namespaces, executions ended through the engine (task
-// runs claimed and completed, one cancelled), days passed with the clock.
+// same done/failed/cancelled counts and stays `done`. The backfill itself
+// goes SVC_RETENTION_DAYS after its own end, which is later than its
+// executions' (here moved two days on, as a long backfill's last fire times
+// would be). Real database, flows saved through @svc/namespaces, executions
+// ended through the engine (task runs claimed and completed, one cancelled),
+// days passed with the clock.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { cancelBackfill, getBackfill, insertBackfill, listBackfillRuns, newId, type BackfillRow } from '@svc/db';
@@ -89,11 +92,11 @@ async function untilEnded(id: string): Promise<string[]> {
 const progress = (b: BackfillRow | undefined) =>
   b && { state: b.state, total: b.total, left: b.left, running: b.running, done: b.done, failed: b.failed, cancelled: b.cancelled, ended_at: b.ended_at };
 const executionsOf = async (id: string) => (await env.db.pool.query(`SELECT 1 FROM executions WHERE labels->>'backfill' = $1`, [id])).rowCount;
-const retention = () =>
-  runRetention(
-    { db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: RETENTION_DAYS },
-    new Date(Date.now() + (RETENTION_DAYS + 1) * DAY),
-  );
+const retention = (days = RETENTION_DAYS + 1) =>
+  runRetention({ db: env.db, engine: env.engine, storage: env.storage, log: env.log, metrics: env.metrics, retentionDays: RETENTION_DAYS }, new Date(Date.now() + days * DAY));
+/** The backfill ended `days` after its executions (retention deletes an ended backfill SVC_RETENTION_DAYS after its end). */
+const endLater = (id: string, days: number) =>
+  env.db.pool.query(`UPDATE backfills SET ended_at = ended_at + make_interval(days => $2), updated_at = updated_at + make_interval(days => $2) WHERE id = $1`, [id, days]);
 
 test('a backfill run to the end keeps its progress and its done state once retention has deleted its executions', async () => {
   const id = await create(5, 5);
@@ -109,6 +112,7 @@ test('a backfill run to the end keeps its progress and its done state once reten
   assert.deepEqual(await untilEnded(id), ['SUCCESS', 'FAILED', 'SUCCESS', 'CANCELLED', 'SUCCESS']);
 
   assert.deepEqual((await advancer.advance(new Date())).finished, [id]);
+  await endLater(id, 2);
   const ended = progress(await getBackfill(env.db.pool, id));
   assert.deepEqual({ ...ended, ended_at: undefined }, { state: 'done', total: 5, left: 0, running: 0, done: 3, failed: 2, cancelled: 0, ended_at: undefined });
   // Ended done, every fire time has its outcome written on its row.
@@ -135,6 +139,11 @@ test('a backfill run to the end keeps its progress and its done state once reten
   // The advancer serving it again changes nothing.
   await advancer.advance(new Date());
   assert.deepEqual(progress(await getBackfill(env.db.pool, id)), ended);
+  // SVC_RETENTION_DAYS after its own end, the backfill goes too, with its fire times.
+  const later = await retention(RETENTION_DAYS + 3);
+  assert.deepEqual({ backfills: later.rows.backfills, backfill_runs: later.rows.backfill_runs }, { backfills: 1, backfill_runs: 5 });
+  assert.equal(await getBackfill(env.db.pool, id), undefined);
+  assert.equal((await env.db.pool.query(`SELECT 1 FROM backfill_runs WHERE backfill_id = $1`, [id])).rowCount, 0);
 });
 
 test('a cancelled backfill whose executions end after the cancel keeps their outcome through retention', async () => {
@@ -150,6 +159,7 @@ test('a cancelled backfill whose executions end after the cancel keeps their out
   }
   assert.deepEqual(await untilEnded(id), ['CANCELLED', 'CANCELLED']);
   await advancer.advance(new Date());
+  await endLater(id, 2);
   const cancelled = progress(await getBackfill(env.db.pool, id));
   assert.deepEqual({ ...cancelled, ended_at: undefined }, { state: 'cancelled', total: 4, left: 0, running: 0, done: 0, failed: 2, cancelled: 2, ended_at: undefined });
   const written = await env.db.pool.query<{ outcome: string | null }>(`SELECT outcome FROM backfill_runs WHERE backfill_id = $1 ORDER BY fire_time`, [id]);

@@ -9,6 +9,7 @@
 // | Login attempts                                              | 24 hours                     |
 // | Organization emails (any status), daily quota counters      | SVC_EMAIL_RETENTION_DAYS     |
 // | Alert deliveries no longer tried, with their attempts       | SVC_RETENTION_DAYS           |
+// | Ended backfills (cancelled, done), with their fire times    | SVC_RETENTION_DAYS after end |
 // | Expired sessions                                            | until the next run           |
 // | Git sync runs                                               | never deleted                |
 // | Schedule fire markers (`schedule_fires`)                    | see below                    |
@@ -29,13 +30,15 @@
 //
 // The statements are their tables' owners': an execution and its rows go
 // through the engine (Engine.retention), emails and their quota counters
-// through @svc/identity; this loop orders them and checks the lease.
+// through @svc/identity, backfills and their fire times through @svc/db
+// (the backfill SQL the gateway and the scheduler use); this loop orders them
+// and checks the lease.
 //
 // Every statement deletes at most `batchSize` rows and the loops re-check the
 // lease between statements, so a run never holds locks for long on the tables
 // users write, and a holder that lost its lease stops at the next batch.
 import { deleteAiUsageBefore } from '@svc/ai-data';
-import { deleteSpentScheduleFires, type Db } from '@svc/db';
+import { deleteEndedBackfillRuns, deleteEndedBackfills, deleteSpentScheduleFires, type Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { deleteEmailsBefore, deleteEmailUsageBefore } from '@svc/identity';
 import type { Logger } from '@svc/logging';
@@ -150,6 +153,10 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     ['org_email_usage', () => deleteEmailUsageBefore(pool, emailCutoff, batch)],
     ['ai_usage', () => deleteAiUsageBefore(pool, executionCutoff, batch)],
     ['alert_deliveries', () => deleteAlertDeliveriesBefore(pool, executionCutoff, batch)],
+    // A backfill's fire times first, then the backfills left without any (so no cascade grows a statement).
+    // Running and paused backfills have not ended and stay, however old.
+    ['backfill_runs', () => deleteEndedBackfillRuns(pool, executionCutoff, batch)],
+    ['backfills', () => deleteEndedBackfills(pool, executionCutoff, batch)],
     // After the executions: a marker waits for the execution it started.
     ['schedule_fires', () => deleteSpentScheduleFires(pool, new Date(now.getTime() - Math.max(deps.retentionDays * DAY_MS, SCHEDULE_FIRE_MIN_RETENTION_MS)), batch)],
   ];

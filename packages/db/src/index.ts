@@ -26,6 +26,8 @@ export {
   setBackfillState,
   cancelBackfill,
   recordRunOutcomes,
+  deleteEndedBackfillRuns,
+  deleteEndedBackfills,
   flowExists,
   scheduleTriggersOf,
   type BackfillRow,

@@ -6,6 +6,9 @@
 // A run's outcome is written on its row once its execution has ended
 // (recordRunOutcomes, by the advancer), and progress reads it before the
 // execution's state: retention deleting old executions changes no count.
+// A backfill that ended (cancelled, done) more than SVC_RETENTION_DAYS ago
+// goes with its rows in maintenance's retention (deleteEndedBackfillRuns,
+// then deleteEndedBackfills); running and paused ones stay however old.
 import type { Queryable } from './queryable.js';
 
 export type BackfillState = 'running' | 'paused' | 'cancelled' | 'done';
@@ -197,6 +200,48 @@ export async function recordRunOutcomes(q: Queryable, o: { id?: string; limit: n
      UPDATE backfill_runs r SET outcome = ${outcomeOf('ended.state')}
        FROM ended WHERE r.backfill_id = ended.backfill_id AND r.fire_time = ended.fire_time`,
     o.id === undefined ? [o.limit] : [o.limit, o.id],
+  );
+  return r.rowCount ?? 0;
+}
+
+/** Backfill states that never change again; `ended_at` is set when a backfill enters one. */
+const ENDED_BACKFILL = `('cancelled', 'done')`;
+
+/**
+ * Retention (maintenance's hourly pass), step 1 of 2: deletes at most `limit`
+ * fire-time rows of backfills that ended (cancelled or done) before `cutoff`.
+ * Running and paused backfills have no ended_at and are never touched.
+ * Rows another transaction holds (another maintenance instance deleting
+ * them, the advancer writing an outcome) are skipped, and a row already gone
+ * is not counted: several instances at once delete each row once. Callers
+ * loop until it deletes fewer than `limit`. Returns how many it deleted.
+ */
+export async function deleteEndedBackfillRuns(q: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await q.query(
+    `WITH doomed AS (
+       SELECT r.backfill_id, r.fire_time FROM backfills b JOIN backfill_runs r ON r.backfill_id = b.id
+        WHERE b.state IN ${ENDED_BACKFILL} AND b.ended_at < $1
+        LIMIT $2 FOR UPDATE OF r SKIP LOCKED)
+     DELETE FROM backfill_runs r USING doomed d WHERE r.backfill_id = d.backfill_id AND r.fire_time = d.fire_time`,
+    [cutoff, limit],
+  );
+  return r.rowCount ?? 0;
+}
+
+/**
+ * Retention, step 2 of 2 (after {@link deleteEndedBackfillRuns}): deletes at
+ * most `limit` backfills that ended before `cutoff` and have no fire-time row
+ * left, so the foreign key's cascade deletes nothing and no statement grows
+ * with a backfill's size (up to 10,000 fire times). A backfill whose rows are
+ * still being deleted waits for the next pass. Returns how many it deleted.
+ */
+export async function deleteEndedBackfills(q: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await q.query(
+    `DELETE FROM backfills WHERE id IN (
+       SELECT b.id FROM backfills b
+        WHERE b.state IN ${ENDED_BACKFILL} AND b.ended_at < $1 AND NOT EXISTS (SELECT 1 FROM backfill_runs r WHERE r.backfill_id = b.id)
+        ORDER BY b.ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
   );
   return r.rowCount ?? 0;
 }
