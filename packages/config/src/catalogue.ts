@@ -111,7 +111,7 @@ export const CATALOGUE = [
     variable: 'SVC_RETENTION_DAYS',
     default: '90',
     description:
-      'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept; also the daily AI usage counters (ai_usage), after their UTC day.',
+      'Days after their end that executions, with their task runs, logs, metrics, artifacts and AI insights, are kept; also ended (cancelled, done) backfills with their fire times, after their end; also the daily AI usage counters (ai_usage), after their UTC day.',
   },
   // --- auth ---
   { variable: 'SVC_SESSION_TTL', default: '168h', description: 'Lifetime of a login session after its last use, as a duration (e.g. 12h, 30m).' },
