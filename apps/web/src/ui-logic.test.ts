@@ -1,14 +1,14 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
-// diff, the graph's layout, the namespace tree, the flows search and route
-// matching, why task runs wait, the schema under a pointer for hover docs, and
-// the share of an AI limit used.
+// diff, the graph's layout, the namespace tree, route matching, why task runs
+// wait, the schema under a pointer for hover docs, and the share of an AI
+// limit used.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
 import { restartPlan } from './pages/Execution.tsx';
 import { sideBySide } from './components/DiffView.tsx';
 import { layoutGraph, NODE_H, NODE_W } from './components/graph-layout.ts';
-import { matchingSubtrees, mergeFlows, namespaceTree } from './pages/Flows.tsx';
+import { namespaceTree } from './pages/Flows.tsx';
 import { match } from './router.tsx';
 import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
@@ -95,27 +95,6 @@ describe('namespace tree and routes', () => {
     );
     assert.equal(t[0]!.children[0]!.children[0]!.full, 'other.a.b');
     assert.equal(t[1]!.children[0]!.full, 'team.etl');
-  });
-  it('finds the namespaces a flows search matches, each subtree once, inside the selected one', () => {
-    const names = ['web', 'web.lists', 'web.lists.archive', 'web.other', 'team.lists', 'listing'];
-    assert.deepEqual(matchingSubtrees(names, '', 'LIST'), ['listing', 'team.lists', 'web.lists']);
-    assert.deepEqual(matchingSubtrees(names, 'web', 'list'), ['web.lists']);
-    // A match above the selected namespace is not a match in it; the selected one's own name is.
-    assert.deepEqual(matchingSubtrees(names, 'web.other', 'web'), ['web.other']);
-    assert.deepEqual(matchingSubtrees(names, 'web.other', 'list'), []);
-    // A query across a dot matches the child without its parent.
-    assert.deepEqual(matchingSubtrees(names, '', 'lists.a'), ['web.lists.archive']);
-  });
-  it('merges the flows search listings, each flow once, by namespace and id', () => {
-    const f = (namespace: string, id: string) => ({ namespace, id, enabled: true });
-    const merged = mergeFlows([
-      [f('web.other', 'ok'), f('web', 'z')],
-      [f('web', 'a'), f('web.other', 'ok')],
-    ]);
-    assert.deepEqual(
-      merged.map((x) => `${x.namespace}/${x.id}`),
-      ['web/a', 'web/z', 'web.other/ok'],
-    );
   });
   it('matches routes with params, dots and encoded parts', () => {
     assert.deepEqual(match('/flows/:ns/:flow', '/flows/team.etl/daily'), { ns: 'team.etl', flow: 'daily' });

@@ -1,8 +1,8 @@
 // In the browser: API tokens on the profile page (created with a role and an
 // expiry, the secret shown once with a copy button, then revoked), the
 // execution list's filters (state, namespace, flow, label) and cursor paging,
-// and the flows search (ids, descriptions and namespaces; an empty result says
-// what it searched).
+// and the flows search (ids, descriptions and namespaces, searched by the
+// server once the typing pauses; an empty result says what it searched).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { browserSkipReason, shot, startUi, type Ui } from './browser.ts';
@@ -17,7 +17,7 @@ describe('API tokens, the execution list and the flows search', { skip, concurre
     ui = await startUi();
     await ui.stack.saveFlow('web.lists', {
       'ok.flow.yaml': 'id: ok\ntasks:\n  - {id: t, type: command, command: ["true"]}\n',
-      'bad.flow.yaml': 'id: bad\ntasks:\n  - {id: t, type: command, command: ["false"]}\n',
+      'bad.flow.yaml': 'id: bad\ndescription: Fails ON PURPOSE\ntasks:\n  - {id: t, type: command, command: ["false"]}\n',
     });
     await ui.stack.saveFlow('web.other', { 'ok.flow.yaml': 'id: ok\ntasks:\n  - {id: t, type: command, command: ["true"]}\n' });
     for (let i = 0; i < 3; i++) ids.ok!.push((await ui.stack.trigger('web.lists', 'ok', { labels: { team: i === 0 ? 'red' : 'blue' } })).id);
@@ -135,6 +135,47 @@ describe('API tokens, the execution list and the flows search', { skip, concurre
     await page.getByRole('button', { name: 'Clear the search' }).click();
     await until(['web.lists/bad', 'web.lists/ok']);
     assert.equal(await search.inputValue(), '');
+  });
+
+  it('searches flows on the server once typing pauses, by description and by a fragment of a namespace', async () => {
+    const page = ui.admin;
+    await page.goto('/flows');
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    const rows = page.locator('table.list tbody tr');
+    const shown = () => rows.evaluateAll((trs) => trs.map((r) => `${r.children[1]!.textContent}/${r.children[0]!.textContent}`).sort());
+    const until = async (want: string[]) => {
+      for (let i = 0; i < 100; i++) {
+        if (JSON.stringify(await shown()) === JSON.stringify(want)) return;
+        await page.waitForTimeout(200);
+      }
+      assert.deepEqual(await shown(), want);
+    };
+    await until(['web.lists/bad', 'web.lists/ok', 'web.other/ok']);
+    // The q of every flows listing the page asks for from here on.
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname === '/api/v1/flows') asked.push(u.searchParams.get('q') ?? '');
+    });
+    // Typed key by key, in other case than the description: the server finds it, asked once the typing pauses, not once a key.
+    await search.click();
+    await page.keyboard.type('on purpose', { delay: 40 });
+    await until(['web.lists/bad']);
+    await page.waitForURL(/q=on\+purpose/);
+    assert.equal(asked[asked.length - 1], 'on purpose');
+    assert.ok(asked.length <= 2, `one listing per pause, not one per key: ${JSON.stringify(asked)}`);
+    assert.equal(await rows.first().locator('td').nth(2).innerText(), 'Fails ON PURPOSE');
+    await shot(page, 'flows-03-search-description');
+    // A fragment of a namespace name across its dot: web.other's flows, and a namespace it does not cut (web.lists) is not listed.
+    asked.length = 0;
+    await search.fill('B.OTH');
+    await until(['web.other/ok']);
+    assert.deepEqual(asked, ['B.OTH']);
+    await shot(page, 'flows-04-search-namespace-fragment');
+    // The search lives in the URL: a reload lists the same rows and shows the text.
+    await page.reload();
+    await until(['web.other/ok']);
+    assert.equal(await search.inputValue(), 'B.OTH');
   });
 
   it('pages through executions with the cursor, forwards and back', async () => {

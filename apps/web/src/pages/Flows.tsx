@@ -1,7 +1,7 @@
 // Flows: the namespace tree (dot-separated names nest) beside the flow list of
 // the selected namespace and its children, each with its last run states, and
 // a search over flow ids, descriptions and namespaces.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, listAll } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
@@ -83,31 +83,10 @@ export function CreateNamespace({ onCreated }: { onCreated: (ns: string) => void
   );
 }
 
-/**
- * Above this many namespaces matching a search, one listing of the scope
- * filtered here costs less than one listing per matching namespace.
- */
-const MAX_SUBTREE_LISTINGS = 8;
-
-/**
- * The namespaces of `scope` ('' for all) whose name contains `q` (ignoring
- * case), each given once by the top of its subtree: a child's name holds its
- * parent's, so every namespace under a match matches too.
- */
-export function matchingSubtrees(names: string[], scope: string, q: string): string[] {
-  const needle = q.toLowerCase();
-  const inScope = (n: string) => !scope || n === scope || n.startsWith(`${scope}.`);
-  const hits = names.filter((n) => inScope(n) && n.toLowerCase().includes(needle));
-  return hits.filter((n) => !hits.some((h) => n.startsWith(`${h}.`))).sort();
-}
-
-/** The flows of several listings, each once, ordered by namespace and id. */
-export function mergeFlows(lists: Flow[][]): Flow[] {
-  const byKey = new Map<string, Flow>();
-  for (const f of lists.flat()) byKey.set(`${f.namespace}/${f.id}`, f);
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...byKey.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.id, b.id));
-}
+/** How long the search waits after the last key before it asks the server. */
+const SEARCH_DEBOUNCE_MS = 300;
+/** listFlows' limit on `q`; the input stops there, so the server never answers 422. */
+const SEARCH_MAX = 200;
 
 /** What a flows listing answered: the flows, and the scope and query they answer. */
 interface FlowsFound {
@@ -116,38 +95,43 @@ interface FlowsFound {
   flows: Flow[];
 }
 
+/** The flows of `scope` ('' for all) whose id, description or namespace contains `q`: the server searches (listFlows' `q`). */
+async function searchFlows(scope: string, q: string): Promise<FlowsFound> {
+  return { scope, q, flows: await listAll<Flow>('/flows', { namespace: scope, q }, 5) };
+}
+
 /**
- * The flows of `scope` that `q` finds. The API's `q` matches flow ids and
- * descriptions only, so the flows of the namespaces whose name matches are
- * listed beside its answer. `names` are the namespaces the page already has
- * (read again when it has none yet).
+ * The search text as typed, and the query in the URL, which follows it
+ * `SEARCH_DEBOUNCE_MS` after the last change (so one request per pause, not
+ * per key); a change of the URL (Clear, back) resets the text.
  */
-async function searchFlows(scope: string, q: string, names?: string[]): Promise<FlowsFound> {
-  const list = (query: { namespace: string; q?: string }) => listAll<Flow>('/flows', query, 5);
-  if (!q) return { scope, q, flows: await list({ namespace: scope }) };
-  const [byText, known] = await Promise.all([list({ namespace: scope, q }), names ?? listAll<Namespace>('/namespaces').then((l) => l.map((n) => n.name))]);
-  const subtrees = matchingSubtrees(known, scope, q);
-  if (!subtrees.length) return { scope, q, flows: byText };
-  const byNamespace =
-    subtrees.length > MAX_SUBTREE_LISTINGS
-      ? [(await list({ namespace: scope })).filter((f) => f.namespace.toLowerCase().includes(q.toLowerCase()))]
-      : await Promise.all(subtrees.map((ns) => list({ namespace: ns })));
-  return { scope, q, flows: mergeFlows([byText, ...byNamespace]) };
+function useDebouncedQuery(name: string): { text: string; setText: (v: string) => void; query: string; setQuery: (v: string) => void } {
+  const [query, setQuery] = useQueryParam(name);
+  const [text, setText] = useState(query);
+  useEffect(() => setText(query), [query]);
+  useEffect(() => {
+    if (text === query) return;
+    const t = setTimeout(() => setQuery(text), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+    // Keyed on the text only: a new query (ours, after the wait) must not restart the wait.
+  }, [text]);
+  return {
+    text,
+    setText,
+    query,
+    setQuery: (v: string) => {
+      setText(v);
+      setQuery(v);
+    },
+  };
 }
 
 export function Flows() {
   const [ns, setNs] = useQueryParam('namespace');
-  const [q, setQ] = useQueryParam('q');
+  const search = useDebouncedQuery('q');
+  const q = search.query;
   const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
-  const found = useLoad(
-    () =>
-      searchFlows(
-        ns,
-        q,
-        namespaces.data?.map((n) => n.name),
-      ),
-    [ns, q],
-  );
+  const found = useLoad(() => searchFlows(ns, q), [ns, q]);
   const shown = found.data;
   return (
     <div className="page split">
@@ -167,7 +151,7 @@ export function Flows() {
           <h1>Flows{ns ? ` in ${ns}` : ''}</h1>
           <div className="spacer" />
           <label>
-            Search <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="id, description or namespace" />
+            Search <input type="search" value={search.text} onChange={(e) => search.setText(e.target.value)} maxLength={SEARCH_MAX} placeholder="id, description or namespace" />
           </label>
         </div>
         <ErrorBox error={found.error} />
@@ -176,7 +160,7 @@ export function Flows() {
         ) : shown.flows.length === 0 && shown.q ? (
           <p className="muted" role="status">
             No flows match “{shown.q}” by id, description or namespace{shown.scope ? ` in ${shown.scope} and its children` : ''}.{' '}
-            <button type="button" className="linkish" onClick={() => setQ('')}>
+            <button type="button" className="linkish" onClick={() => search.setQuery('')}>
               Clear the search
             </button>
           </p>
