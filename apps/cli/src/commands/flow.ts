@@ -3,7 +3,7 @@
 // (flow-backfill.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createFlowValidator, type FlowDefinition } from '@svc/flow-schema';
 import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import type { CommandIo } from '../io.js';
@@ -77,9 +77,12 @@ export function registerFlow(program: Command, app: App): void {
       .command('list')
       .description('List flows')
       .option('-n, --namespace <ns>', 'only this namespace and its children')
-      .option('-q, --query <text>', 'substring of the flow id or description'),
-  ).action(async (opts: { namespace?: string; query?: string }, cmd: Command) => {
-    const items = await app.client(cmd).list<FlowSummary>('/api/v1/flows', { namespace: opts.namespace, q: opts.query });
+      .option('--search <text>', 'only flows whose id, description or namespace contains the text (any case; % and _ are plain characters)')
+      // The name --search had before (kept for scripts).
+      .addOption(new Option('-q, --query <text>').hideHelp()),
+  ).action(async (opts: { namespace?: string; search?: string; query?: string }, cmd: Command) => {
+    // The server searches (listFlows' q), so every page of the answer is of matches.
+    const items = await app.client(cmd).list<FlowSummary>('/api/v1/flows', { namespace: opts.namespace, q: opts.search ?? opts.query });
     printList(
       io,
       app.format(cmd),
