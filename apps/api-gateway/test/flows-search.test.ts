@@ -63,6 +63,19 @@ async function walk(token: string, query: Record<string, string>, limit: number)
   throw new Error('more than 20 pages');
 }
 
+/** A token without a role of its own: the owner's, bindings included (a token's role caps them). */
+async function ownerRoleToken(email: string): Promise<string> {
+  const minted = await raw(
+    gw,
+    'POST',
+    '/api/v1/tokens',
+    { cookie: await login(gw, email), 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    JSON.stringify({ name: 'mine' }),
+  );
+  assert.equal(minted.status, 201, minted.body);
+  return minted.json<{ secret: string }>().secret;
+}
+
 before(async () => {
   gw = await startTestGateway();
   await makeUser(gw, 'admin@example.com', 'admin');
@@ -84,16 +97,7 @@ before(async () => {
   // A `none` user bound as viewer to search.beta only.
   await makeUser(gw, 'nobody@example.com', 'none');
   assert.equal((await api('POST', '/api/v1/role-bindings', { namespace: 'search.beta', user: 'nobody@example.com', role: 'viewer' })).status, 201);
-  // Its token without a role of its own: the owner's, bindings included (a token role caps them).
-  const minted = await raw(
-    gw,
-    'POST',
-    '/api/v1/tokens',
-    { cookie: await login(gw, 'nobody@example.com'), 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    JSON.stringify({ name: 'mine' }),
-  );
-  assert.equal(minted.status, 201, minted.body);
-  bound = minted.json<{ secret: string }>().secret;
+  bound = await ownerRoleToken('nobody@example.com');
   const me = (await raw(gw, 'GET', '/api/v1/auth/me', { authorization: `Bearer ${bound}` })).json<{ role: string; role_bindings?: unknown }>();
   assert.deepEqual([me.role, me.role_bindings], ['none', [{ namespace: 'search.beta', role: 'viewer' }]]);
 });
@@ -160,15 +164,19 @@ test('a none user bound to one namespace finds only the matches there', async ()
   assert.deepEqual((await list(admin, { q: 'report' })).ids, ['other/nightly-report']);
 });
 
-test("a none user's token with the role none reads no flow, searched or not", async () => {
-  // Such a token's bindings are capped at none: it reads no namespace at all (an empty scope, not no scope).
+test('a none user without a binding, or with a token of role none, reads no flow, searched or not', async () => {
+  // Both read no namespace at all (an empty scope, not no scope): a token's bindings are capped at its role.
   const capped = await makeToken(gw, await login(gw, 'nobody@example.com'), 'none');
-  for (const query of [{}, { q: 'nightly' }, { q: 'search' }, { q: 'SEARCH.beta' }]) {
-    const r = await list(capped, query);
-    assert.equal(r.status, 200, JSON.stringify(query));
-    assert.deepEqual(r.ids, [], JSON.stringify(query));
+  await makeUser(gw, 'unbound@example.com', 'none');
+  const unbound = await ownerRoleToken('unbound@example.com');
+  for (const token of [capped, unbound]) {
+    for (const query of [{}, { q: 'nightly' }, { q: 'search' }, { q: 'SEARCH.beta' }]) {
+      const r = await list(token, query);
+      assert.equal(r.status, 200, JSON.stringify(query));
+      assert.deepEqual(r.ids, [], JSON.stringify(query));
+    }
+    assert.equal((await list(token, { namespace: 'search.beta', q: 'sync' })).status, 403);
   }
-  assert.equal((await list(capped, { namespace: 'search.beta', q: 'sync' })).status, 403);
 });
 
 test('q longer than 200 characters is 422 validation_failed on field q', async () => {
