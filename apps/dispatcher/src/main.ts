@@ -46,7 +46,7 @@ await runService({
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
     if (svc.config.executors.includes('docker')) {
-      executors.push(dockerExecutor(ctx, { docker: dockerClient(svc.config.dockerHost), bundle: runnerBundle, runnerMount: RUNNER_MOUNT }));
+      executors.push(dockerExecutor(ctx, { docker: dockerClient(svc.config.dockerHost), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics }));
     }
     if (svc.config.executors.includes('kubernetes')) {
       const kubeConfig = kubeConfigFor(svc.config);

@@ -21,6 +21,18 @@
 // engine: the one that creates it fills the volume while the others wait for
 // it to go. Writing the files again under a running task's node (another
 // dispatcher filling at the same time) would crash that task (SIGBUS).
+//
+// Old versions' volumes (removeStale): once its own volume is ready, a
+// dispatcher removes the runner volumes of other bundle versions, the
+// unversioned `svc-runner-<hash>` ones included, selected by the labels fill()
+// sets and by name, never its own version's. It never asks whether a volume is
+// used: Docker refuses (409) to remove a volume that any container mounts,
+// created-but-not-started and exited ones included, so a task of an older
+// dispatcher keeps its runner from the moment its container is created; such
+// a volume is left for the next pass. A dispatcher whose volume was removed
+// between its tasks notices it (holdsRunner: Docker made an empty volume for
+// the new container's mount, with the labels runnerMount gives it) and fills
+// it again.
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import tar from 'tar-stream';
@@ -46,10 +58,35 @@ export interface RunnerBundleLike {
 }
 
 export const runnerVolumeName = (bundle: Pick<RunnerBundleLike, 'hash'>) => `svc-runner-v2-${bundle.hash.slice(0, 32)}`;
+/** Names runner volumes have had: `svc-runner-v2-<hash>`, and `svc-runner-<hash>` before v2. */
+const RUNNER_VOLUME_NAME = /^svc-runner-(?:v2-)?[0-9a-f]+$/;
 
-/** The mount of the runner volume in a task container: read-only, and never filled from the task's image. */
-export function runnerMount(volume: string, target: string): Docker.MountSettings {
-  return { Type: 'volume', Source: volume, Target: target, ReadOnly: true, VolumeOptions: { NoCopy: true } } as Docker.MountSettings;
+/** The labels of a runner volume: made by svc, holding bundle `hash`. */
+const volumeLabels = (hash: string) => ({ [LABELS.managedBy]: MANAGED_BY, [BUNDLE_LABEL]: hash });
+
+/**
+ * The mount of the runner volume in a task container: read-only, and never
+ * filled from the task's image. Should the volume be gone (removed as another
+ * version's by a newer dispatcher), Docker creates it empty with these labels.
+ */
+export function runnerMount(volume: string, target: string, hash: string): Docker.MountSettings {
+  return { Type: 'volume', Source: volume, Target: target, ReadOnly: true, VolumeOptions: volumeOptions(hash) };
+}
+
+/** NoCopy, so that no image's files are copied into the volume; labels for a volume Docker makes for the mount. */
+function volumeOptions(hash: string): Docker.MountSettings['VolumeOptions'] {
+  // The type wants a DriverConfig: none is sent (the engine's default driver).
+  const options: Omit<VolumeOptions, 'DriverConfig'> = { NoCopy: true, Labels: volumeLabels(hash) };
+  return options as VolumeOptions;
+}
+type VolumeOptions = NonNullable<Docker.MountSettings['VolumeOptions']>;
+
+/** What a pass of removeStale did. */
+export interface StaleVolumesPass {
+  /** Volumes removed. */
+  removed: { name: string; bundle: string }[];
+  /** Volumes of other versions a container still mounts (Docker answered 409), left for the next pass. */
+  inUse: string[];
 }
 
 const statusOf = (err: unknown) => (err as { statusCode?: number })?.statusCode;
@@ -74,12 +111,56 @@ export class RunnerVolumes {
     return v;
   }
 
+  /** Whether the runner volume mounted by `container` (created, not started) is complete: false when it was removed since it was filled and Docker made an empty one for this mount. */
+  async holdsRunner(container: Docker.Container): Promise<boolean> {
+    return container.getArchive({ path: `${this.mountDir}/${COMPLETE_MARK}` }).then(
+      (s) => (s.resume(), true),
+      (err) => {
+        if (statusOf(err) === 404) return false;
+        throw err;
+      },
+    );
+  }
+
+  /** Forgets that `bundle`'s volume was filled: the next volumeFor checks it again (and fills it when it is not complete). */
+  forget(bundle: Pick<RunnerBundleLike, 'hash'>): void {
+    this.filled.delete(bundle.hash);
+  }
+
+  /**
+   * Removes the runner volumes svc made (the managed-by and bundle labels,
+   * a runner volume's name) except `current`'s: those of other bundle
+   * versions, and the unversioned ones of before v2, which are never mounted
+   * again. A volume a container mounts (running, created or exited) is in
+   * use (Docker answers 409): it stays until a later pass.
+   */
+  async removeStale(current: Pick<RunnerBundleLike, 'hash'>, onRemoved: (v: { name: string; bundle: string }) => void = () => undefined): Promise<StaleVolumesPass> {
+    const keep = runnerVolumeName(current);
+    const list = await this.docker.listVolumes({ filters: { label: [`${LABELS.managedBy}=${MANAGED_BY}`, BUNDLE_LABEL] } });
+    const pass: StaleVolumesPass = { removed: [], inUse: [] };
+    for (const v of list.Volumes ?? []) {
+      const bundle = v.Labels?.[BUNDLE_LABEL];
+      // The filter is the engine's: check again what decides a removal.
+      if (!bundle || v.Labels?.[LABELS.managedBy] !== MANAGED_BY || !RUNNER_VOLUME_NAME.test(v.Name) || v.Name === keep) continue;
+      try {
+        await this.docker.getVolume(v.Name).remove();
+      } catch (err) {
+        if (statusOf(err) === 409) pass.inUse.push(v.Name);
+        else if (statusOf(err) !== 404) throw err; // 404: another dispatcher's pass removed it first
+        continue;
+      }
+      pass.removed.push({ name: v.Name, bundle });
+      onRemoved({ name: v.Name, bundle });
+    }
+    return pass;
+  }
+
   private async fill(bundle: RunnerBundleLike): Promise<string> {
     const name = runnerVolumeName(bundle);
-    await this.docker.createVolume({ Name: name, Labels: { [LABELS.managedBy]: MANAGED_BY, [BUNDLE_LABEL]: bundle.hash } });
+    await this.docker.createVolume({ Name: name, Labels: volumeLabels(bundle.hash) });
     const image = await this.emptyImage();
     try {
-      const filler = await this.createFiller(image, name);
+      const filler = await this.createFiller(image, name, bundle.hash);
       try {
         const complete = await filler.getArchive({ path: `${this.mountDir}/${COMPLETE_MARK}` }).then(
           (s) => (s.resume(), true),
@@ -121,7 +202,7 @@ export class RunnerVolumes {
   }
 
   /** Creates the (never started) filler of volume `name`, waiting while another dispatcher holds it; a filler older than FILLER_STALE_MS was left by a dead dispatcher and is removed. */
-  private async createFiller(image: string, name: string): Promise<Docker.Container> {
+  private async createFiller(image: string, name: string, hash: string): Promise<Docker.Container> {
     const fillerName = `${name}-filler`;
     const deadline = Date.now() + FILLER_WAIT_MS;
     for (;;) {
@@ -131,7 +212,10 @@ export class RunnerVolumes {
           Image: image,
           Entrypoint: ['/.none'],
           Labels: { [LABELS.managedBy]: MANAGED_BY },
-          HostConfig: { Mounts: [{ Type: 'volume', Source: name, Target: this.mountDir, VolumeOptions: { NoCopy: true } } as Docker.MountSettings], NetworkMode: 'none' },
+          HostConfig: {
+            Mounts: [{ Type: 'volume', Source: name, Target: this.mountDir, VolumeOptions: volumeOptions(hash) }],
+            NetworkMode: 'none',
+          },
         });
       } catch (err) {
         if (statusOf(err) !== 409) throw err;

@@ -13,6 +13,12 @@
 // runtime tool it names; it is filled through an image the dispatcher makes,
 // never a task's (docker-runner-volume.ts). The run's own files live in an
 // anonymous volume mounted at /.svc-work, removed with the container.
+// Once its runner volume is ready, and then every STALE_VOLUMES_MS, the
+// executor removes the runner volumes of other runner versions that no
+// container mounts (counted in svc_dispatcher_runner_volumes_removed_total);
+// not while a dispatcher of another build version is online (a rolling
+// upgrade: an older dispatcher between tasks would find its volume gone;
+// one of this version or later then fills it again, an older one cannot).
 //
 // Isolation (docker-task-network.ts): a task runs on SVC_DOCKER_NETWORK
 // (default the svc-tasks bridge network, created when missing) or on a
@@ -28,11 +34,12 @@
 // removes them after, as it does its own.
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
-import { listInstances } from '@svc/db';
+import client from 'prom-client';
+import { listInstances, type InstanceRow } from '@svc/db';
 import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
-import { RunnerVolumes, runnerMount, type RunnerBundleLike } from './docker-runner-volume.js';
+import { RunnerVolumes, runnerMount, runnerVolumeName, type RunnerBundleLike } from './docker-runner-volume.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
 
@@ -46,6 +53,8 @@ export const PING_MS = 5_000;
 export const SWEEP_MS = 10_000;
 /** An exited container whose run ended is a leftover after this long (its dispatcher removes it within milliseconds). */
 const LEFTOVER_AFTER_MS = 10_000;
+/** How often the runner volumes of other runner versions are removed (and once when this dispatcher's own is ready). */
+export const STALE_VOLUMES_MS = 60 * 60_000;
 
 export interface DockerExecutorOptions {
   docker: Docker;
@@ -55,6 +64,10 @@ export interface DockerExecutorOptions {
   runnerMount: string;
   /** Health checks period; default PING_MS. */
   pingMs?: number;
+  /** Period of the removal of other runner versions' volumes; default STALE_VOLUMES_MS. */
+  staleVolumesMs?: number;
+  /** The process's Prometheus registry (served at /metrics): the executor's counters are added to it. */
+  metrics?: client.Registry;
 }
 
 /** A Docker Engine client for SVC_DOCKER_HOST (unix:// or tcp://), else DOCKER_HOST, else the default socket. */
@@ -79,12 +92,35 @@ export class ImagePullError extends Error {
   override readonly name = 'ImagePullError';
 }
 
-export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptions): Executor & { ready(): Promise<void> } {
+/**
+ * Why other runner versions' volumes must stay for now, if they must: an
+ * online dispatcher of another build version than `self` (its runner volume
+ * must be there for its next task), or no row of `self` to tell its version.
+ */
+export function keepOtherVersions(instances: InstanceRow[], self: string): string | undefined {
+  const dispatchers = instances.filter((i) => i.kind === 'dispatcher' && i.online);
+  const own = dispatchers.find((i) => i.id === self);
+  if (!own) return 'this dispatcher has no online instance row to tell its version by';
+  const other = dispatchers.find((i) => i.version !== own.version);
+  return other && `dispatcher ${other.id} of version ${other.version} is online (this one is ${own.version})`;
+}
+
+export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptions): Executor & { ready(): Promise<void>; removeStaleVolumes(): Promise<void> } {
   const { docker } = opts;
   let healthy = false;
   let closed = false;
   const adopted = new Set<string>();
   const runnerVolumes = new RunnerVolumes(docker, opts.runnerMount);
+  const volumesRemoved = opts.metrics
+    ? new client.Counter({
+        name: 'svc_dispatcher_runner_volumes_removed_total',
+        help: 'Runner volumes of other runner versions removed from the Docker engine',
+        registers: [opts.metrics],
+      })
+    : undefined;
+  /** This dispatcher's runner bundle, once its volume is ready: other versions' volumes are removed from then on. */
+  let currentBundle: RunnerBundleLike | undefined;
+  let removingStale: Promise<void> | undefined;
   // Made once, on the first task that runs on it; a failure is tried again by the next task.
   let taskNetworkReady: Promise<void> | undefined;
   const ensureNetwork = () =>
@@ -225,6 +261,32 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   }, SWEEP_MS);
   sweepTimer.unref();
 
+  /** Removes the runner volumes of other versions that no container mounts, once this dispatcher's is ready (one pass at a time, off the tasks' path; a call during a pass waits for it). */
+  function removeStaleVolumes(): Promise<void> {
+    const bundle = currentBundle;
+    if (!bundle || closed) return Promise.resolve();
+    return (removingStale ??= (async () => {
+      const keep = keepOtherVersions(await listInstances(ctx.db.pool), ctx.instanceId);
+      if (keep) {
+        ctx.log.info('runner volumes of other versions are kept for now', { reason: keep });
+        return;
+      }
+      const pass = await runnerVolumes.removeStale(bundle, ({ name, bundle: hash }) => {
+        ctx.log.info('removed the runner volume of another runner version', { volume: name, runner_bundle: hash });
+        volumesRemoved?.inc();
+      });
+      if (pass.inUse.length) ctx.log.info('runner volumes of other versions are still mounted by containers: kept until a later pass', { volumes: pass.inUse });
+    })()
+      .catch((err: unknown) => {
+        ctx.log.warn('cannot remove the runner volumes of other versions', { err });
+      })
+      .finally(() => (removingStale = undefined)));
+  }
+  const staleTimer = setInterval(() => {
+    if (healthy) void removeStaleVolumes();
+  }, opts.staleVolumesMs ?? STALE_VOLUMES_MS);
+  staleTimer.unref();
+
   return {
     type: 'docker',
     available: () => healthy && !closed,
@@ -236,7 +298,9 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       closed = true;
       clearInterval(pingTimer);
       clearInterval(sweepTimer);
+      clearInterval(staleTimer);
     },
+    removeStaleVolumes,
     async run(run: ClaimedRun, signal: AbortSignal) {
       const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
       if (!task) return;
@@ -262,15 +326,19 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       }
       const mounts: Docker.MountSettings[] = [{ Type: 'volume', Target: WORK_MOUNT } as Docker.MountSettings];
       let command = task.command;
+      let bundle: RunnerBundleLike | undefined;
       if (task.injectRunner) {
-        const bundle = await opts.bundle();
-        mounts.push(runnerMount(await runnerVolumes.volumeFor(bundle), opts.runnerMount));
+        bundle = await opts.bundle();
+        mounts.push(runnerMount(await runnerVolumes.volumeFor(bundle), opts.runnerMount, bundle.hash));
         command = [...bundle.argv(opts.runnerMount), ...task.command];
+        if (!currentBundle) {
+          currentBundle = bundle;
+          void removeStaleVolumes();
+        }
       }
       const limits = task.resources.limits ?? {};
-      let container: Docker.Container;
-      try {
-        container = await docker.createContainer({
+      const create = () =>
+        docker.createContainer({
           name: task.name,
           Image: task.image,
           Entrypoint: command,
@@ -289,7 +357,23 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
             ...(limits.cpu ? { NanoCpus: nanoCpus(limits.cpu) } : {}),
           },
         });
+      let container: Docker.Container | undefined;
+      try {
+        container = await create();
+        // Once created, the container holds the runner volume: no removal can take it now. But it may have
+        // gone before (removed as another version's by a newer dispatcher while we had no task), and Docker
+        // then made an empty one for this mount: fill it again.
+        if (bundle && !(await runnerVolumes.holdsRunner(container))) {
+          ctx.log.warn('the runner volume was removed since it was filled: filling it again', { volume: runnerVolumeName(bundle), task_run_id: run.id });
+          await container.remove({ force: true, v: true });
+          container = undefined;
+          runnerVolumes.forget(bundle);
+          await runnerVolumes.volumeFor(bundle);
+          container = await create();
+          if (!(await runnerVolumes.holdsRunner(container))) throw new Error(`the runner volume ${runnerVolumeName(bundle)} is empty after it was filled`);
+        }
       } catch (err) {
+        await container?.remove({ force: true, v: true }).catch(() => undefined);
         await endUnreported(ctx, run, 'executor_error', `creating the container of image ${task.image} failed: ${engineMessage(err)}`);
         return;
       }
