@@ -138,20 +138,15 @@ export function Logs({
   const stopFollowing = () => {
     if (following.current) flushSync(() => setFollow(false));
   };
-  // A scroll event is the user's when the view moved up, or ended further
-  // from the bottom than the last one left it: lines appended in the same
-  // frame may have moved the bottom (and the virtualiser's write) further
-  // down than the user's scroll up, so the position alone can read as down.
-  const last = useRef({ top: 0, fromBottom: 0 });
+  const lastTop = useRef(0);
   useEffect(() => {
     const el = scroller.current;
     if (!el) return;
     const onWheel = (e: WheelEvent) => e.deltaY < 0 && stopFollowing();
     const onScroll = () => {
-      const fromBottom = el.scrollHeight - el.clientHeight - el.scrollTop;
-      const up = el.scrollTop < last.current.top - 1 || fromBottom > last.current.fromBottom + ROW;
-      last.current = { top: el.scrollTop, fromBottom };
-      if (up && fromBottom > ROW) stopFollowing();
+      const up = el.scrollTop < lastTop.current - 1;
+      lastTop.current = el.scrollTop;
+      if (up && el.scrollTop + el.clientHeight < el.scrollHeight - ROW) stopFollowing();
     };
     el.addEventListener('wheel', onWheel, { passive: false });
     el.addEventListener('scroll', onScroll, { passive: true });
