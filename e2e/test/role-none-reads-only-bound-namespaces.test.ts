@@ -192,6 +192,16 @@ test('every list shows only the bound namespace and its child, page by page', as
   for (const n of ['blue', 'red', 'red.sub']) assert.ok(names.includes(n), n);
 });
 
+test('with no binding, every list is empty: no namespace, flow, execution, alert rule or schedule', async () => {
+  assert.equal((await s.api('POST', '/api/v1/users', { email: 'unbound@example.com', role: 'none', password: 'unbound password 1' })).status, 201);
+  const who = { cookie: await login('unbound@example.com', 'unbound password 1') };
+  for (const path of ['/api/v1/namespaces', '/api/v1/flows', '/api/v1/executions', '/api/v1/alerts', '/api/v1/schedules/upcoming']) {
+    const r = await get(who, path);
+    assert.equal(r.status, 200, path);
+    assert.deepEqual(r.body.items, [], path);
+  }
+});
+
 /** Reads a server-sent event stream until `until` matches what came, or `ms` passes. */
 async function readStream(path: string, token: string, until: RegExp, ms: number): Promise<{ status: number; text: string }> {
   const ac = new AbortController();

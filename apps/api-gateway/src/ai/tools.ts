@@ -65,7 +65,7 @@ export const TOOLS: ToolDef[] = [
     kind: 'read',
     annotations: READ,
     operationId: 'listFlows',
-    parameters: { type: 'object', properties: { namespace: str('Namespace'), q: str('Substring of the flow id or description') } },
+    parameters: { type: 'object', properties: { namespace: str('Namespace'), q: str('Text found, in any case, in the flow id, its description or its namespace') } },
     toInput: (a) => ({ query: { namespace: s(a.namespace), q: s(a.q), limit: 100 } }),
   },
   {

@@ -138,6 +138,8 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       const c = cursor as { created_at?: string; id?: string } | undefined;
       // A caller who may read only some namespaces (issue #34) sees only their rules.
       const within = await readScope(deps.db.pool, principal!);
+      // No readable namespace: no rule (Prisma reads `OR: []` as no condition, which would select every rule).
+      if (within?.length === 0) return { items: [] };
       const rows = await prisma.alertRule.findMany({
         where: {
           AND: [
