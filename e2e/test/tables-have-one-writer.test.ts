@@ -1,8 +1,8 @@
 // One owner per table (issue #31): the tables of an execution and its logs,
-// the AI data and the email queue are each written by one place only; every
-// other package calls the owner's functions. Checked statically over the
-// sources of apps/*/src and packages/*/src (tests and generated code left
-// out): the SQL text of INSERT INTO / UPDATE / DELETE FROM <table>, and
+// the AI data, the email queue and the backfills are each written by one
+// place only; every other package calls the owner's functions. Checked
+// statically over the sources of apps/*/src and packages/*/src (tests and
+// generated code left out): the SQL text of INSERT INTO / UPDATE / DELETE FROM <table>, and
 // Prisma writes (`.<model>.create|update|upsert|delete…`, or a model's
 // delegate taken into a variable, which hides the write from the scan).
 // docs/architecture/overview.md lists the owners.
@@ -16,7 +16,7 @@ import { EXECUTION_CHILD_TABLES } from '@svc/engine/internal';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 interface Owner {
-  /** Where the writes live: a folder of the repository. */
+  /** Where the writes live: a folder of the repository, or one file. */
   dir: string;
   tables: Record<string, string>;
 }
@@ -52,6 +52,7 @@ const OWNERS: Owner[] = [
     },
   },
   { dir: 'packages/identity/src/', tables: { emails: 'email', org_email_usage: 'orgEmailUsage' } },
+  { dir: 'packages/db/src/sql/backfills.ts', tables: { backfills: 'backfill', backfill_runs: 'backfillRun' } },
 ];
 
 /**
@@ -109,7 +110,7 @@ test('the scan sees each kind of write it checks for (so an empty result means s
   assert.deepEqual(seen('const insights = prismaOf(pool).aiInsight;'), ['.aiInsight taken as a delegate']);
 });
 
-test('the tables of executions and logs, the AI data and the email queue are written by their owner only', () => {
+test('the tables of executions and logs, the AI data, the email queue and the backfills are written by their owner only', () => {
   const files = sources();
   assert.ok(files.includes('packages/engine/src/sql/start-execution.ts') && files.includes('apps/maintenance/src/retention.ts'), 'the scan reads the sources');
   const foreign: string[] = [];
@@ -127,7 +128,8 @@ test('the tables of executions and logs, the AI data and the email queue are wri
   }
   assert.deepEqual(foreign, [], `writes outside the owner; call the owner's functions instead:\n${foreign.join('\n')}`);
   // The owners do write what they own (the scan is not blind to them).
-  for (const t of ['executions', 'task_runs', 'log_lines', 'ai_messages', 'ai_insights', 'emails']) assert.ok(byOwner.get(t)?.size, `no write of ${t} found in its owner`);
+  for (const t of ['executions', 'task_runs', 'log_lines', 'ai_messages', 'ai_insights', 'emails', 'backfills', 'backfill_runs'])
+    assert.ok(byOwner.get(t)?.size, `no write of ${t} found in its owner`);
 });
 
 test("the engine's execution retention deletes only the engine's tables (an execution's AI insights go by their foreign key's cascade)", () => {

@@ -20,8 +20,21 @@
 // so a backfill ends done with every outcome written), and of those of
 // backfills not running (paused, cancelled): progress reads the outcome, and
 // survives retention deleting the executions.
+// The statements are @svc/db's (packages/db/src/sql/backfills.ts, the one
+// writer of backfills and backfill_runs), each run on the claiming
+// transaction's client; this file holds only the savepoints around a fire.
 import type pg from 'pg';
-import { recordRunOutcomes } from '@svc/db';
+import {
+  backfillTriggerDefinition,
+  claimRunningBackfills,
+  countBackfillRunsIn,
+  finishBackfill,
+  pauseClaimedBackfill,
+  pendingFireTimes,
+  recordBackfillRun,
+  recordRunOutcomes,
+  touchBackfill,
+} from '@svc/db';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
 import { runLoop, type Loop } from './loop.js';
@@ -58,16 +71,6 @@ export interface AdvanceResult {
   finished: string[];
 }
 
-interface ClaimedBackfill {
-  id: string;
-  namespace: string;
-  flow_id: string;
-  trigger_id: string;
-  cron: string;
-  timezone: string;
-  max_in_flight: number;
-}
-
 export class BackfillAdvancer {
   constructor(private readonly deps: BackfillAdvancerDeps) {}
 
@@ -94,43 +97,19 @@ export class BackfillAdvancer {
     const out = { created: 0, skipped: 0, finished: [] as string[], more: false };
     const perPass = this.deps.perPass ?? 100;
     await this.deps.engine.transaction(async (c, tx) => {
-      const claimed = await c.query<ClaimedBackfill>(
-        `SELECT id, namespace, flow_id, trigger_id, cron, timezone, max_in_flight FROM backfills
-          WHERE state = 'running' ORDER BY updated_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.deps.batchSize ?? 10],
-      );
-      for (const b of claimed.rows) {
-        const inFlight = Number(
-          (
-            await c.query<{ n: string }>(
-              `SELECT count(*) AS n FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
-                WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state = ANY($2)`,
-              [b.id, IN_FLIGHT_STATES],
-            )
-          ).rows[0].n,
-        );
+      const claimed = await claimRunningBackfills(c, this.deps.batchSize ?? 10);
+      for (const b of claimed) {
+        const inFlight = await countBackfillRunsIn(c, b.id, IN_FLIGHT_STATES);
         // After that count: whatever was not in flight has ended, and has its outcome written before the backfill can end done.
         await recordRunOutcomes(c, { id: b.id, limit: 10_000 });
         const room = Math.min(perPass, b.max_in_flight - inFlight);
-        const pending =
-          room > 0
-            ? (await c.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [b.id, room + 1]))
-                .rows
-            : [];
-        const trigger = pending.length
-          ? (
-              await c.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [
-                b.namespace,
-                b.flow_id,
-                b.trigger_id,
-              ])
-            ).rows[0]
-          : undefined;
+        const pending = room > 0 ? await pendingFireTimes(c, b.id, room + 1) : [];
+        const definition = pending.length ? await backfillTriggerDefinition(c, b) : undefined;
         let served = 0;
         let paused = false;
-        for (const p of pending.slice(0, Math.max(room, 0))) {
+        for (const at of pending.slice(0, Math.max(room, 0))) {
           served++;
-          const fireTime = p.fire_time.toISOString();
+          const fireTime = at.toISOString();
           await c.query('SAVEPOINT backfill_fire');
           let executionId: string | null = null;
           let reason = '';
@@ -138,7 +117,7 @@ export class BackfillAdvancer {
             const created = await tx.trigger({
               namespace: b.namespace,
               flowId: b.flow_id,
-              inputTemplates: { templates: trigger?.definition.inputs ?? {} },
+              inputTemplates: { templates: definition?.inputs ?? {} },
               labels: { [BACKFILL_LABEL]: b.id },
               triggerType: 'schedule',
               triggerId: b.trigger_id,
@@ -153,7 +132,7 @@ export class BackfillAdvancer {
             if (why === 'flow_disabled') {
               // A disabled flow would spend every fire time left: the backfill waits, paused, for the flow and a resume.
               await c.query('RELEASE SAVEPOINT backfill_fire');
-              await c.query(`UPDATE backfills SET state = 'paused', updated_at = $2 WHERE id = $1`, [b.id, now]);
+              await pauseClaimedBackfill(c, b.id, now);
               this.deps.log.warn('backfill paused: its flow is disabled', { backfill: b.id, namespace: b.namespace, flow_id: b.flow_id });
               paused = true;
               break;
@@ -161,12 +140,8 @@ export class BackfillAdvancer {
             reason = why;
             this.deps.log.warn('backfill fire time made no execution', { backfill: b.id, fire_time: fireTime, reason, err });
           }
-          const u = await c.query(
-            `UPDATE backfill_runs SET state = $3, execution_id = $4, reason = $5, created_at = $6
-              WHERE backfill_id = $1 AND fire_time = $2 AND state = 'pending'`,
-            [b.id, p.fire_time, executionId ? 'created' : 'skipped', executionId, reason, now],
-          );
-          if (u.rowCount !== 1) {
+          const recorded = await recordBackfillRun(c, { backfillId: b.id, fireTime: at, state: executionId ? 'created' : 'skipped', executionId, reason, now });
+          if (!recorded) {
             // Not pending any more (cancelled meanwhile): undo its execution.
             await c.query('ROLLBACK TO SAVEPOINT backfill_fire');
             continue;
@@ -180,10 +155,10 @@ export class BackfillAdvancer {
         if (left > 0 && served === perPass) out.more = true;
         if (room > 0 && pending.length === 0 && inFlight === 0) {
           // Nothing pending, nothing in flight: the backfill is done.
-          await c.query(`UPDATE backfills SET state = 'done', ended_at = $2, updated_at = $2 WHERE id = $1 AND state = 'running'`, [b.id, now]);
+          await finishBackfill(c, b.id, now);
           out.finished.push(b.id);
         } else {
-          await c.query(`UPDATE backfills SET updated_at = $2 WHERE id = $1`, [b.id, now]);
+          await touchBackfill(c, b.id, now);
         }
       }
     });

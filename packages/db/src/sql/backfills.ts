@@ -1,5 +1,8 @@
 // Backfills (issue #33): the rows the gateway writes and reads, and that the
 // scheduler's BackfillAdvancer (apps/scheduler/src/backfills.ts) advances.
+// Every write of backfills and backfill_runs is here (one owner per table,
+// e2e/test/tables-have-one-writer.test.ts): the gateway, the advancer and
+// maintenance's retention call these functions.
 // A backfill's fire times are all written when it is created (one
 // backfill_runs row each, primary key (backfill_id, fire_time)), so what the
 // preview showed is what runs and progress is a count over its rows.
@@ -202,6 +205,97 @@ export async function recordRunOutcomes(q: Queryable, o: { id?: string; limit: n
     o.id === undefined ? [o.limit] : [o.limit, o.id],
   );
   return r.rowCount ?? 0;
+}
+
+// The advancer's statements (apps/scheduler/src/backfills.ts): each runs in
+// the advancer's transaction, on the client it is given, which holds the
+// claimed backfills' rows until it commits.
+
+/** A running backfill as the advancer claims it. */
+export interface ClaimedBackfillRow {
+  id: string;
+  namespace: string;
+  flow_id: string;
+  trigger_id: string;
+  cron: string;
+  timezone: string;
+  max_in_flight: number;
+}
+
+/**
+ * Locks up to `limit` running backfills, least recently served first,
+ * skipping rows another transaction holds (another scheduler serving them,
+ * a cancel): one scheduler instance works on a backfill at a time. Run
+ * inside the transaction that serves them.
+ */
+export async function claimRunningBackfills(q: Queryable, limit: number): Promise<ClaimedBackfillRow[]> {
+  const r = await q.query<ClaimedBackfillRow>(
+    `SELECT id, namespace, flow_id, trigger_id, cron, timezone, max_in_flight FROM backfills
+      WHERE state = 'running' ORDER BY updated_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+  return r.rows;
+}
+
+/** How many of the backfill's created fire times have an execution in one of `states` (the in-flight ones). */
+export async function countBackfillRunsIn(q: Queryable, id: string, states: readonly string[]): Promise<number> {
+  const r = await q.query<{ n: string }>(
+    `SELECT count(*) AS n FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+      WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state = ANY($2)`,
+    [id, states],
+  );
+  return Number(r.rows[0].n);
+}
+
+/** The backfill's oldest `limit` pending fire times. */
+export async function pendingFireTimes(q: Queryable, id: string, limit: number): Promise<Date[]> {
+  const r = await q.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [id, limit]);
+  return r.rows.map((x) => x.fire_time);
+}
+
+/** The declaration of the flow's trigger a backfill replays (its `inputs`), or undefined when the trigger is gone. */
+export async function backfillTriggerDefinition(
+  q: Queryable,
+  b: { namespace: string; flow_id: string; trigger_id: string },
+): Promise<{ inputs?: Record<string, string> } | undefined> {
+  const r = await q.query<{ definition: { inputs?: Record<string, string> } }>(`SELECT definition FROM flow_triggers WHERE namespace = $1 AND flow_id = $2 AND trigger_id = $3`, [
+    b.namespace,
+    b.flow_id,
+    b.trigger_id,
+  ]);
+  return r.rows[0]?.definition;
+}
+
+/**
+ * Writes what became of a pending fire time: `created` with its execution,
+ * or `skipped` with the reason it made none. False when the fire time was
+ * not pending any more (cancelled meanwhile): the caller undoes its execution.
+ */
+export async function recordBackfillRun(
+  q: Queryable,
+  run: { backfillId: string; fireTime: Date; state: 'created' | 'skipped'; executionId: string | null; reason: string; now: Date },
+): Promise<boolean> {
+  const r = await q.query(
+    `UPDATE backfill_runs SET state = $3, execution_id = $4, reason = $5, created_at = $6
+      WHERE backfill_id = $1 AND fire_time = $2 AND state = 'pending'`,
+    [run.backfillId, run.fireTime, run.state, run.executionId, run.reason, run.now],
+  );
+  return r.rowCount === 1;
+}
+
+/** Pauses a claimed backfill whose flow is disabled (it waits for a resume by hand). */
+export async function pauseClaimedBackfill(q: Queryable, id: string, now: Date): Promise<void> {
+  await q.query(`UPDATE backfills SET state = 'paused', updated_at = $2 WHERE id = $1`, [id, now]);
+}
+
+/** Ends a running backfill done (nothing pending, nothing in flight). */
+export async function finishBackfill(q: Queryable, id: string, now: Date): Promise<void> {
+  await q.query(`UPDATE backfills SET state = 'done', ended_at = $2, updated_at = $2 WHERE id = $1 AND state = 'running'`, [id, now]);
+}
+
+/** Marks a claimed backfill served now: the next claim takes those served longest ago first. */
+export async function touchBackfill(q: Queryable, id: string, now: Date): Promise<void> {
+  await q.query(`UPDATE backfills SET updated_at = $2 WHERE id = $1`, [id, now]);
 }
 
 /** Backfill states that never change again; `ended_at` is set when a backfill enters one. */
