@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { assertConforms } from './secrets-helpers.js';
+import { assertConforms, conformanceErrors } from './secrets-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
 const API_KEY = 'sk-test-' + crypto.randomBytes(12).toString('hex');
@@ -200,7 +200,7 @@ test('a conversation with a tool call: the tool runs with the caller, its result
   // The model got the tool's answer as a tool message.
   const toolMsg = llm.requests.at(-1)!.body.messages.find((m) => m.role === 'tool')!;
   assert.match(String(toolMsg.content), /"id":"load"/);
-  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string; parts: { type: string }[] }[] }>();
+  const conv = (await call(editor, 'GET', `/api/v1/ai/conversations/${id}`)).json<{ messages: { role: string; parts: Record<string, unknown>[] }[] }>();
   assert.deepEqual(
     conv.messages.map((m) => m.role),
     ['user', 'assistant', 'tool', 'assistant'],
@@ -211,6 +211,17 @@ test('a conversation with a tool call: the tool runs with the caller, its result
     [[], ['tool_call'], ['tool_result'], []],
   );
   assertConforms('getAIConversation', 200, conv);
+  // And no field it does not declare: the tool result's `scope` (what its call read, to mask it again
+  // on replay) stays in the row and is not sent.
+  assertConforms('getAIConversation', 200, conv, { closed: true });
+  assert.deepEqual(Object.keys(conv.messages[2]!.parts[0]!).sort(), ['content', 'name', 'tool_call_id', 'type']);
+  const stored = await gw.db.pool.query<{ parts: { type: string; scope?: unknown }[] }>(`SELECT parts FROM ai_messages WHERE conversation_id = $1 AND role = 'tool'`, [id]);
+  assert.deepEqual(stored.rows[0]?.parts[0]?.scope, { namespaces: ['team'], executions: [] }, 'the scope is kept where it is used');
+  // The closed check tells: the part as it was sent before, with its scope, is refused (the open document takes it).
+  const withScope = structuredClone(conv);
+  withScope.messages[2]!.parts[0]!.scope = { namespaces: ['team'], executions: [] };
+  assert.match(conformanceErrors('getAIConversation', 200, withScope, { closed: true }) ?? '', /must NOT have additional properties/);
+  assert.equal(conformanceErrors('getAIConversation', 200, withScope), undefined);
 });
 
 test('a proposed flow change runs only when confirmed (with a diff, audited); a rejected one is discarded', async () => {

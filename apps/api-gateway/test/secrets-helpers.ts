@@ -29,14 +29,36 @@ export function createRecorder() {
 
 const ajv = new Ajv({ strict: false, validateFormats: false, allowUnionTypes: true });
 
-/** Asserts that `body` matches the response schema of `operationId` for `status`. */
-export function assertConforms(operationId: string, status: number, body: unknown): void {
+/**
+ * A copy of `schema` where every object that declares properties allows no
+ * other (`additionalProperties: false`). The document keeps its objects open
+ * so servers may add fields; closed, a body shows a field sent but never
+ * declared. Free objects (no properties, as `arguments`) stay open.
+ */
+export function closedSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = closedSchema(v);
+  const props = out.properties;
+  if (props !== null && typeof props === 'object' && Object.keys(props).length > 0 && out.additionalProperties === true) out.additionalProperties = false;
+  return out;
+}
+
+/** Why `body` does not match the response schema of `operationId` for `status` (closed: with no undeclared field); undefined when it does. */
+export function conformanceErrors(operationId: string, status: number, body: unknown, opts: { closed?: boolean } = {}): string | undefined {
   const op = operations.find((o) => o.operationId === operationId);
   assert.ok(op, operationId);
   const schema = op.responses[status]?.schema;
   assert.ok(schema, `${operationId} declares no schema for ${status}`);
-  const validate = ajv.compile(schema as object);
-  assert.ok(validate(body), `${operationId} ${status}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`);
+  const validate = ajv.compile((opts.closed ? closedSchema(schema) : schema) as object);
+  return validate(body) ? undefined : ajv.errorsText(validate.errors);
+}
+
+/** Asserts that `body` matches the response schema of `operationId` for `status`; closed: and sends no field the document does not declare. */
+export function assertConforms(operationId: string, status: number, body: unknown, opts: { closed?: boolean } = {}): void {
+  const errors = conformanceErrors(operationId, status, body, opts);
+  assert.equal(errors, undefined, `${operationId} ${status}${opts.closed ? ' (closed)' : ''}: ${errors} in ${JSON.stringify(body)}`);
 }
 
 /** Asserts that none of `texts` contains any of `planted`, naming the first offender. */

@@ -63,6 +63,17 @@ const actionArgs = (a: ActionRow) => a.arguments as { input: Record<string, unkn
 /** A message's parts as the turn stored them (assistant.ts writes Part[]). */
 const partsOf = (m: MessageRow): Part[] => (Array.isArray(m.parts) ? (m.parts as unknown as Part[]) : []);
 
+/**
+ * A stored part as the API shows it (AIMessagePart): its declared fields only. A tool result's
+ * `scope` (the namespaces and executions its call read) is bookkeeping of the masking of stored
+ * results (masking.ts): kept in the row, never sent.
+ */
+function partBody(p: Part, content?: string): Schemas['AIMessagePart'] {
+  return p.type === 'tool_call'
+    ? { type: p.type, id: p.id, name: p.name, arguments: p.arguments }
+    : { type: p.type, tool_call_id: p.tool_call_id, name: p.name, content: content ?? p.content };
+}
+
 function actionBody(a: ActionRow): Schemas['AIAction'] {
   const args = actionArgs(a);
   return {
@@ -271,7 +282,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       // Tool results, diffs and action results were masked when stored; masked again for a secret made
       // since, each with the scope of its own call (masking.ts), never with every stored secret.
       const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
-      const maskParts = (parts: Part[]) => Promise.all(parts.map(async (p) => (p.type === 'tool_result' ? { ...p, content: await mask.stored(p.content, p.scope) } : p)));
+      const maskParts = (parts: Part[]) => Promise.all(parts.map(async (p) => (p.type === 'tool_result' ? partBody(p, await mask.stored(p.content, p.scope)) : partBody(p))));
       return conversationBody(
         c,
         await Promise.all(
@@ -281,7 +292,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
             // The turn writes only these roles (assistant.ts).
             role: m.role as Schemas['AIMessage']['role'],
             content: m.content,
-            parts: m.role === 'tool' ? await maskParts(partsOf(m)) : partsOf(m),
+            parts: m.role === 'tool' ? await maskParts(partsOf(m)) : partsOf(m).map((p) => partBody(p)),
             model: m.model,
             created_at: m.createdAt.toISOString(),
           })),
