@@ -12,6 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
+import { INSIGHT_STATES } from '@svc/ai-data';
+import { buildOpenApiDocument } from '@svc/api-spec';
 import { assertConforms, conformanceErrors } from './secrets-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
 
@@ -330,8 +332,10 @@ test('triage: an insight with summary, cause and fix citing its evidence, no sec
     await new Promise((res) => setTimeout(res, 50));
   }
   assert.equal(insight.state, 'done', JSON.stringify(insight));
-  // The insight and its evidence as the document declares them (Insight, InsightEvidence).
-  assertConforms('listExecutionInsights', 200, (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json());
+  // The insight and its evidence as the document declares them (Insight, InsightEvidence), with no undeclared field.
+  const listed = (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json<{ items: Record<string, unknown>[] }>();
+  assertConforms('listExecutionInsights', 200, listed);
+  assertConforms('listExecutionInsights', 200, listed, { closed: true });
   assert.equal(insight.summary, 'Task a failed: the database refused the connection');
   assert.equal(insight.probable_cause, 'Wrong password for db');
   assert.equal(insight.suggested_fix, 'Rotate the db secret');
@@ -456,7 +460,34 @@ test('a provider that does not answer: the turn ends with an error event then en
       ['error', 'end'],
     );
     assert.equal(events[1]!.data.stop_reason, 'error');
+    // A triage it does not answer: `pending`, then `failed` with why, each as the document declares it (InsightState), no undeclared field.
+    const r = await call(operator, 'POST', `/api/v1/executions/${failedId}/insights`);
+    assert.equal(r.status, 202, r.body);
+    assertConforms('requestTriage', 202, r.json(), { closed: true });
+    const triageId = r.json<{ id: string }>().id;
+    let listed: { items: { id: string; state: string; error?: string }[] } = { items: [] };
+    for (let i = 0; i < 200; i++) {
+      listed = (await call(viewer, 'GET', `/api/v1/executions/${failedId}/insights`)).json();
+      const s = listed.items.find((x) => x.id === triageId)?.state;
+      if (s === 'done' || s === 'failed') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    const failed = listed.items.find((x) => x.id === triageId);
+    assert.equal(failed?.state, 'failed', JSON.stringify(failed));
+    assert.ok(failed?.error, 'says why');
+    assert.ok(!failed.error.includes(API_KEY));
+    assertConforms('listExecutionInsights', 200, listed, { closed: true });
   } finally {
     assert.equal((await call(admin, 'PUT', '/api/v1/ai/provider', { type: 'openai_compatible', model: 'stand-in-1', base_url: llm.url })).status, 200);
   }
+});
+
+test('insight states: the document declares exactly the states @svc/ai-data writes; each validates, another does not', () => {
+  const doc = buildOpenApiDocument() as unknown as { components: { schemas: Record<string, { enum?: string[]; properties?: Record<string, { $ref?: string }> }> } };
+  assert.equal(doc.components.schemas.Insight?.properties?.state?.$ref, '#/components/schemas/InsightState');
+  assert.deepEqual(doc.components.schemas.InsightState?.enum, [...INSIGHT_STATES]);
+  const body = (state: string) => ({ items: [{ id: 'i', execution_id: 'e', state, created_at: '2026-11-28T00:00:00.000Z' }] });
+  for (const state of INSIGHT_STATES) assert.equal(conformanceErrors('listExecutionInsights', 200, body(state), { closed: true }), undefined, state);
+  for (const state of ['finished', 'error', 'DONE', ''])
+    assert.match(conformanceErrors('listExecutionInsights', 200, body(state)) ?? '', /must be equal to one of the allowed values/, state);
 });

@@ -6,25 +6,49 @@
 import type pg from 'pg';
 import { inTransaction, newId, prismaOf, type Prisma } from '@svc/db';
 
-export type InsightRow = Prisma.AiInsightGetPayload<object>;
+/**
+ * The states an insight is written with (ai_insights.status), in the order it
+ * goes through them: the API's `InsightState` enum lists exactly these (the
+ * gateway's insightBody does not compile against another set).
+ */
+export const INSIGHT_STATES = ['pending', 'running', 'done', 'failed'] as const;
+export type InsightState = (typeof INSIGHT_STATES)[number];
+
+/** An ai_insights row; its status is one of {@link INSIGHT_STATES} (every write below takes an InsightState). */
+export type InsightRow = Omit<Prisma.AiInsightGetPayload<object>, 'status'> & { status: InsightState };
+
+const isInsightState = (s: string): s is InsightState => (INSIGHT_STATES as readonly string[]).includes(s);
+
+/** A row as read: a status no writer here stores is an error, not a value passed on to the API. */
+function narrow(r: Prisma.AiInsightGetPayload<object>): InsightRow {
+  const { status } = r;
+  if (!isInsightState(status)) throw new Error(`ai_insights ${r.id} has status ${JSON.stringify(status)}, not one of ${INSIGHT_STATES.join(', ')}`);
+  return { ...r, status };
+}
+
+/** Every update of an insight: its new state (an InsightState, so another value does not compile) and the fields that go with it. */
+async function setState(pool: pg.Pool, id: string, state: InsightState, fields: Omit<Prisma.AiInsightUncheckedUpdateInput, 'status'> = {}): Promise<void> {
+  await prismaOf(pool).aiInsight.update({ where: { id }, data: { ...fields, status: state } });
+}
 
 /** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
 export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }): Promise<InsightRow[]> {
   const at = before ? new Date(before.created_at) : undefined;
-  return prismaOf(pool).aiInsight.findMany({
+  const rows = await prismaOf(pool).aiInsight.findMany({
     where: { executionId, ...(at ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: String(before!.id) } }] } : {}) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit + 1,
   });
+  return rows.map(narrow);
 }
 
 /** A new pending triage insight of `executionId`. */
 export async function createInsight(pool: pg.Pool, executionId: string, requestedBy: string): Promise<InsightRow> {
-  return prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending', requestedBy } });
+  return narrow(await prismaOf(pool).aiInsight.create({ data: { id: newId(), executionId, kind: 'triage', status: 'pending' satisfies InsightState, requestedBy } }));
 }
 
 export async function markInsightRunning(pool: pg.Pool, id: string): Promise<void> {
-  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'running' } });
+  await setState(pool, id, 'running');
 }
 
 /** The model's answer: the insight is done. */
@@ -33,12 +57,12 @@ export async function completeInsight(
   id: string,
   a: { summary: string; probableCause: string; suggestedFix: string; details: string; evidence: Prisma.InputJsonValue; model: string },
 ): Promise<void> {
-  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'done', ...a, completedAt: new Date() } });
+  await setState(pool, id, 'done', { ...a, completedAt: new Date() });
 }
 
 /** The insight failed with `error` (the caller keeps it short). */
 export async function failInsight(pool: pg.Pool, id: string, error: string): Promise<void> {
-  await prismaOf(pool).aiInsight.update({ where: { id }, data: { status: 'failed', error, completedAt: new Date() } });
+  await setState(pool, id, 'failed', { error, completedAt: new Date() });
 }
 
 const AUTO_TRIAGE_LOCK_KEY = 0x5376_6354; // any constant shared by every gateway
@@ -66,7 +90,12 @@ export async function claimAutoTriages(pool: pg.Pool, perHour: number, requester
     const out: { id: string; execution_id: string }[] = [];
     for (const e of candidates.rows) {
       const id = newId();
-      await c.query(`INSERT INTO ai_insights (id, execution_id, kind, status, requested_by) VALUES ($1, $2, 'triage', 'pending', $3)`, [id, e.id, requester]);
+      await c.query(`INSERT INTO ai_insights (id, execution_id, kind, status, requested_by) VALUES ($1, $2, 'triage', $3, $4)`, [
+        id,
+        e.id,
+        'pending' satisfies InsightState,
+        requester,
+      ]);
       out.push({ id, execution_id: e.id });
     }
     return out;
@@ -75,5 +104,5 @@ export async function claimAutoTriages(pool: pg.Pool, perHour: number, requester
 
 /** A claimed insight that will not run (a daily limit was reached): failed with `error`, now. */
 export async function failClaimedInsight(pool: pg.Pool, id: string, error: string): Promise<void> {
-  await pool.query(`UPDATE ai_insights SET status = 'failed', error = $2, completed_at = now() WHERE id = $1`, [id, error]);
+  await pool.query(`UPDATE ai_insights SET status = $3, error = $2, completed_at = now() WHERE id = $1`, [id, error, 'failed' satisfies InsightState]);
 }

@@ -2803,8 +2803,7 @@ export interface components {
         Insight: {
             id: string;
             execution_id: string;
-            /** @description `pending`, `running`, `done` or `failed` */
-            state: string;
+            state: components["schemas"]["InsightState"];
             /** @description Set when `done` */
             summary?: string | null;
             /** @description Empty until `done` */
@@ -2850,6 +2849,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description `pending`: requested (by a user, or claimed by automatic triage), not started yet; `running`: its evidence is being collected and the model asked; `done`: the model answered (`summary`, `probable_cause`, `suggested_fix`, `details` and `evidence` set); `failed`: it ended without an answer, `error` says why (no provider, the model or provider failed, or a daily AI limit was reached before it ran)
+         * @enum {string}
+         */
+        InsightState: "pending" | "running" | "done" | "failed";
         Instance: {
             id: string;
             hostname: string;

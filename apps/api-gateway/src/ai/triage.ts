@@ -28,6 +28,7 @@ export function insightBody(r: InsightRow): Schemas['Insight'] {
   return {
     id: r.id,
     execution_id: r.executionId,
+    // An InsightState of @svc/ai-data: a state it writes that the document's InsightState lacks does not compile.
     state: r.status,
     summary: r.status === 'done' ? r.summary : null,
     probable_cause: r.probableCause,

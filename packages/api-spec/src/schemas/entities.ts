@@ -121,13 +121,21 @@ export const InsightEvidence = component(
   ),
 );
 
+export const InsightState = component(
+  'InsightState',
+  StringEnum(['pending', 'running', 'done', 'failed'] as const, {
+    description:
+      '`pending`: requested (by a user, or claimed by automatic triage), not started yet; `running`: its evidence is being collected and the model asked; `done`: the model answered (`summary`, `probable_cause`, `suggested_fix`, `details` and `evidence` set); `failed`: it ended without an answer, `error` says why (no provider, the model or provider failed, or a daily AI limit was reached before it ran)',
+  }),
+);
+
 export const Insight = component(
   'Insight',
   Type.Object(
     {
       id: Type.String(),
       execution_id: Type.String(),
-      state: Type.String({ description: '`pending`, `running`, `done` or `failed`' }),
+      state: InsightState,
       summary: Type.Optional(Nullable(Type.String({ description: 'Set when `done`' }))),
       probable_cause: Type.Optional(Type.String({ description: 'Empty until `done`' })),
       suggested_fix: Type.Optional(Type.String({ description: 'Empty until `done`' })),
