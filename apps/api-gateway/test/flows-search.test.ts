@@ -5,6 +5,7 @@
 // 422 `validation_failed` on field `q`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 
@@ -38,7 +39,7 @@ interface Listed {
   status: number;
   ids: string[];
   next?: string;
-  body: { items?: { namespace: string; id: string }[]; next_cursor?: string; error?: { code: string; details?: { field: string; message: string }[] } };
+  body: { items?: Pick<components['schemas']['FlowSummary'], 'namespace' | 'id'>[]; next_cursor?: string } & Partial<components['schemas']['ErrorEnvelope']>;
 }
 
 async function list(token: string, query: Record<string, string>): Promise<Listed> {
@@ -170,7 +171,8 @@ test('a none user without a binding, or with a token of role none, reads no flow
   await makeUser(gw, 'unbound@example.com', 'none');
   const unbound = await ownerRoleToken('unbound@example.com');
   for (const token of [capped, unbound]) {
-    for (const query of [{}, { q: 'nightly' }, { q: 'search' }, { q: 'SEARCH.beta' }]) {
+    const queries: Record<string, string>[] = [{}, { q: 'nightly' }, { q: 'search' }, { q: 'SEARCH.beta' }];
+    for (const query of queries) {
       const r = await list(token, query);
       assert.equal(r.status, 200, JSON.stringify(query));
       assert.deepEqual(r.ids, [], JSON.stringify(query));
