@@ -94,6 +94,12 @@ export const CATALOGUE = [
     description: 'PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB). When unset, an embedded PostgreSQL is started with its data under SVC_DATA_DIR.',
   },
   {
+    variable: 'SVC_DATABASE_WAIT',
+    default: '60s',
+    description:
+      'How long a service, and the migrate command of the images, keeps trying to reach PostgreSQL at start while it is not listening, not in DNS yet or still starting up, before it exits with an error; 0s tries once. A wrong password or a missing database ends it at once.',
+  },
+  {
     variable: 'SVC_STORAGE_URL',
     default: 'file://SVC_DATA_DIR/objects',
     derived: true,

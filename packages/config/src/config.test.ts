@@ -43,6 +43,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.dataDir, '/srv/app/.svc-data');
     assert.equal(config.workDir, '/srv/app/.svc-data/work');
     assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.databaseWaitMs, 60_000);
     assert.equal(config.storageUrl, 'file:///srv/app/.svc-data/objects');
     assert.deepEqual(config.storage, { kind: 'file', dir: '/srv/app/.svc-data/objects' });
     assert.deepEqual(config.masterKeys, []);
@@ -101,6 +102,7 @@ describe('parseConfig values', () => {
         SVC_INSTANCE_NAME: 'dispatcher-1',
         SVC_DATA_DIR: 'state',
         SVC_DATABASE_URL: 'postgresql://svc:pw@db:5432/svc',
+        SVC_DATABASE_WAIT: '0s',
         SVC_STORAGE_URL: 's3://k:s@minio:9000/objects?ssl=false',
         SVC_MASTER_KEYS: ` acc1:${k1.toString('base64')} `,
         SVC_RETENTION_DAYS: '30',
@@ -150,6 +152,7 @@ describe('parseConfig values', () => {
     assert.equal(config.dataDir, '/srv/app/state');
     assert.equal(config.workDir, '/srv/app/scratch/tasks', 'relative to the working directory');
     assert.equal(config.databaseUrl, 'postgresql://svc:pw@db:5432/svc');
+    assert.equal(config.databaseWaitMs, 0, '0s: one try');
     assert.equal(config.storage.kind, 's3');
     assert.equal(config.masterKeys.length, 1);
     assert.ok(config.masterKeys[0]!.key.equals(k1));
@@ -215,6 +218,8 @@ describe('parseConfig errors', () => {
     ['a bad duration', { SVC_SESSION_TTL: '7d' }, 'SVC_SESSION_TTL', /must be a duration/],
     ['a bare number as duration', { SVC_HEARTBEAT_TIMEOUT: '60' }, 'SVC_HEARTBEAT_TIMEOUT', /must be a duration/],
     ['a zero duration', { SVC_HEARTBEAT_TIMEOUT: '0s' }, 'SVC_HEARTBEAT_TIMEOUT', /longer than 0/],
+    ['a database wait that is not a duration', { SVC_DATABASE_WAIT: 'forever' }, 'SVC_DATABASE_WAIT', /must be a duration/],
+    ['a database wait over an hour', { SVC_DATABASE_WAIT: '2h' }, 'SVC_DATABASE_WAIT', /at most 1h/],
     ['SVC_LOG_FORMAT=xml', { SVC_LOG_FORMAT: 'xml' }, 'SVC_LOG_FORMAT', /must be one of json, text/],
     ['SVC_LOG_LEVEL=verbose', { SVC_LOG_LEVEL: 'verbose' }, 'SVC_LOG_LEVEL', /must be one of debug, info, warn, error/],
     ['master keys without a colon', { SVC_MASTER_KEYS: 'abc' }, 'SVC_MASTER_KEYS', /no ":"/],

@@ -81,6 +81,8 @@ export interface Config {
   workDir: string;
   /** `SVC_DATABASE_URL`; default undefined, meaning the embedded PostgreSQL is used. */
   databaseUrl: string | undefined;
+  /** `SVC_DATABASE_WAIT` in milliseconds: how long start-up retries an unreachable database; default 60s, 0 tries once. */
+  databaseWaitMs: number;
   /** `SVC_STORAGE_URL`; default `file://<dataDir>/objects`. */
   storageUrl: string;
   /** `storageUrl` parsed. */
@@ -338,6 +340,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
       () => (dataDir === undefined ? '' : path.join(dataDir, 'work')),
     ),
     databaseUrl: read('SVC_DATABASE_URL', (text) => (p.url(text, ['postgres:', 'postgresql:']), text)),
+    databaseWaitMs: read('SVC_DATABASE_WAIT', p.durationUpTo(MAX_MS)),
     storageUrl,
     storage: storageUrl ? parseStorageUrl(storageUrl) : undefined,
     masterKeys: read('SVC_MASTER_KEYS', parseMasterKeys) ?? [],

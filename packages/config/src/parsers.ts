@@ -44,6 +44,20 @@ export function positiveDuration(text: string): number {
   return ms;
 }
 
+/** A duration from 0 (`0s`) to `max` milliseconds. */
+export function durationUpTo(max: number): (text: string) => number {
+  return (text) => {
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch {
+      throw new Error('must be a duration such as 0s, 30s, 10m or 1h (units ns, us, ms, s, m, h)');
+    }
+    if (ms > max) throw new Error(`must be at most ${formatDuration(max)}`);
+    return ms;
+  };
+}
+
 /** A duration from `min` to `max` milliseconds, e.g. the HTTP server timeouts. */
 export function durationBetween(min: number, max: number): (text: string) => number {
   return (text) => {

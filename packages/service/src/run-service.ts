@@ -9,6 +9,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '@svc/config';
 import {
   applyMigrations,
+  waitForDatabase,
   createDb,
   heartbeatInstance,
   INSTANCE_HEARTBEAT_INTERVAL_MS,
@@ -101,6 +102,17 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   let db: Db;
   try {
     db = createDb({ url: resolveDatabaseUrl(config), applicationName: `svc-${opts.kind}` });
+    // Started with its database (Compose, a rollout, a reboot): wait for it to come up, up to SVC_DATABASE_WAIT.
+    await waitForDatabase(db.pool, {
+      timeoutMs: config.databaseWaitMs,
+      onRetry: (err, waitedMs) =>
+        log.warn('the database is not reachable yet: trying again', {
+          reason: err instanceof Error ? err.message : String(err),
+          code: (err as { code?: unknown }).code,
+          waited_ms: waitedMs,
+          wait_ms: config.databaseWaitMs,
+        }),
+    });
     const applied = await applyMigrations(db.pool);
     if (applied.length) log.info('migrations applied', { migrations: applied });
   } catch (err) {
