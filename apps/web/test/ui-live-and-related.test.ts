@@ -168,10 +168,6 @@ describe('live execution page, related executions and secret scopes', { skip, co
       { timeout: 10_000 },
     );
     // A scroll up without the wheel (the scroll bar, a touch) stops following too.
-    // It comes a frame after the view reached the bottom, as a user's would:
-    // both in one frame would give the page a single scroll event, from the
-    // held position straight to one further down, with no scroll up in it.
-    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.evaluate(() => {
       const el = document.querySelector('[role=log]')!;
       el.scrollTop = Math.max(0, el.scrollTop - 600);

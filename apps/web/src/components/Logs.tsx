@@ -9,7 +9,7 @@
 // change, kept as an index list. A line asked for (`line`: a link to it, from
 // a triage's evidence) is scrolled to and marked once it has arrived.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { API, api, openStream, withQuery, type Page } from '../api';
 import type { LogLine } from '../types';
@@ -40,6 +40,8 @@ export function Logs({
   const [search, setSearch] = useState('');
   const [follow, setFollow] = useState(!line);
   const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(follow);
+  following.current = follow;
   const [pageError, setPageError] = useState<unknown>();
   // Whether the execution had ended when this log view opened decides how lines are read, once.
   const endedAtOpen = useRef(ended);
@@ -113,18 +115,35 @@ export function Logs({
     return at < 0 || !shown ? at : shown.indexOf(at);
   }, [version, shown, line?.taskRunId, line?.n]);
 
-  // Following is the virtualiser's own: anchored to the end, it keeps the
-  // view at the bottom as lines are appended while the view is there (a
-  // scrollTop written from outside is undone by its scroll bookkeeping, and
-  // scrollToIndex per batch fell behind). Scrolled up, the rows on screen stay
-  // put while lines arrive below them.
-  // Lines that arrive in the same frame as a scroll up (before its scroll
-  // event, so before the virtualiser or the listener below saw it) must not
-  // pull the view back: it follows only while the view, as the browser has it
-  // now, is at the bottom.
-  const el = scroller.current;
-  const atBottom = !el || el.scrollTop + el.clientHeight >= el.scrollHeight - ROW;
-  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end', followOnAppend: follow && atBottom });
+  // Following: once lines are in the page (a layout effect, after the
+  // virtualiser's own), the view goes to the last line if it was at the
+  // bottom of what was there before, through the virtualiser's scrollToEnd
+  // (a scrollTop written from outside is undone by its scroll bookkeeping,
+  // and scrollToIndex per batch fell behind). It is decided then, not while
+  // rendering: React may render a batch before a scroll up and commit it
+  // after, and its followOnAppend, read at render, pulled such a view back
+  // down (seen under load). Found scrolled up there, before the scroll's
+  // own event, following stops. Scrolled up, the rows on screen stay put
+  // while lines arrive below them (anchorTo end).
+  const virt = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20, anchorTo: 'end' });
+  const heightBefore = useRef(0);
+  const followedBefore = useRef(false);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const before = heightBefore.current;
+    heightBefore.current = el.scrollHeight;
+    // Follow ticked in this very commit: the effect below takes the view down.
+    const was = followedBefore.current;
+    followedBefore.current = following.current;
+    if (!following.current || !was || el.scrollHeight <= before) return;
+    if (el.scrollTop + el.clientHeight >= before - ROW) {
+      virt.scrollToEnd();
+    } else {
+      virt.cancelScroll();
+      setFollow(false);
+    }
+  });
 
   // The user scrolls up: following stops before anything else renders, so a
   // batch of lines already on its way cannot pull the view back down. The
@@ -133,10 +152,13 @@ export function Logs({
   // line snap the view back). A scroll up by other means (the scroll bar, a
   // touch) stops it as well: the virtualiser itself only ever scrolls down
   // while following.
-  const following = useRef(follow);
-  following.current = follow;
+  // The virtualiser's last scrollToEnd is called off too: it keeps aiming at
+  // the end for a few frames, and lines arriving before it saw the user's
+  // scroll would send the view back down.
   const stopFollowing = () => {
-    if (following.current) flushSync(() => setFollow(false));
+    if (!following.current) return;
+    virt.cancelScroll();
+    flushSync(() => setFollow(false));
   };
   const lastTop = useRef(0);
   useEffect(() => {
