@@ -212,15 +212,7 @@ export async function recordRunOutcomes(q: Queryable, o: { id?: string; limit: n
 // claimed backfills' rows until it commits.
 
 /** A running backfill as the advancer claims it. */
-export interface ClaimedBackfillRow {
-  id: string;
-  namespace: string;
-  flow_id: string;
-  trigger_id: string;
-  cron: string;
-  timezone: string;
-  max_in_flight: number;
-}
+export type ClaimedBackfillRow = Pick<BackfillRow, 'id' | 'namespace' | 'flow_id' | 'trigger_id' | 'cron' | 'timezone' | 'max_in_flight'>;
 
 /**
  * Locks up to `limit` running backfills, least recently served first,
