@@ -101,13 +101,21 @@ function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * A Prisma condition on a row's `namespace`: one of `names` or below one of
+ * them. No name selects nothing: Prisma reads `OR: []` as no condition at
+ * all, which would select every row.
+ */
+export function inNamespaces(names: readonly string[]): { OR: { namespace: string | { startsWith: string } }[] } | { namespace: { in: string[] } } {
+  if (!names.length) return { namespace: { in: [] } };
+  return { OR: names.flatMap((n) => [{ namespace: n }, { namespace: { startsWith: likeLiteral(`${n}.`) } }]) };
+}
+
 /** Flows by namespace and id; one row more than `limit` tells the caller another page follows. */
 export async function listFlows(db: NamespacesDb, q: FlowQuery): Promise<FlowRow[]> {
   const and: Prisma.FlowWhereInput[] = [{ deletedAt: null }];
-  if (q.namespace !== undefined) and.push({ OR: [{ namespace: q.namespace }, { namespace: { startsWith: likeLiteral(`${q.namespace}.`) } }] });
-  // Prisma reads `OR: []` as no condition at all: no readable namespace must select nothing, not everything.
-  if (q.within !== undefined && q.within.length === 0) return [];
-  if (q.within !== undefined) and.push({ OR: q.within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: likeLiteral(`${w}.`) } }]) });
+  if (q.namespace !== undefined) and.push(inNamespaces([q.namespace]));
+  if (q.within !== undefined) and.push(inNamespaces(q.within));
   if (q.q) {
     const contains = { contains: likeLiteral(q.q), mode: 'insensitive' } as const;
     and.push({ OR: [{ flowId: contains }, { description: contains }, { namespace: contains }] });

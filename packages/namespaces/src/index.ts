@@ -4,7 +4,18 @@ export * from './manifest.js';
 export { saveChanges, applyChanges, assertWritable, type FileChange, type SaveDeps, type SaveRequest, type VersionRow } from './save.js';
 export { revertVersion } from './revert.js';
 export { createNamespace, deleteNamespace, getNamespace, listNamespaces, listVersions, namespaceExists, type NamespaceInfo, type NamespaceRow } from './namespaces.js';
-export { findFlow, findFlowRevision, listFlowRevisions, listFlows, setFlowEnabled, type FlowQuery, type FlowRow, type NamespacesDb, type RevisionRow } from './flows.js';
+export {
+  findFlow,
+  findFlowRevision,
+  inNamespaces,
+  listFlowRevisions,
+  listFlows,
+  setFlowEnabled,
+  type FlowQuery,
+  type FlowRow,
+  type NamespacesDb,
+  type RevisionRow,
+} from './flows.js';
 export {
   boundedPatch,
   diffVersions,

@@ -10,6 +10,7 @@ import { newId } from '@svc/db';
 import type { components } from '@svc/api-spec';
 import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { parseMailbox, recordAudit } from '@svc/identity';
+import { inNamespaces } from '@svc/namespaces';
 import { parseSecretReference } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
@@ -138,13 +139,11 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       const c = cursor as { created_at?: string; id?: string } | undefined;
       // A caller who may read only some namespaces (issue #34) sees only their rules.
       const within = await readScope(deps.db.pool, principal!);
-      // No readable namespace: no rule (Prisma reads `OR: []` as no condition, which would select every rule).
-      if (within?.length === 0) return { items: [] };
       const rows = await prisma.alertRule.findMany({
         where: {
           AND: [
             c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {},
-            within ? { OR: within.flatMap((w) => [{ namespace: w }, { namespace: { startsWith: `${w}.` } }]) } : {},
+            within ? inNamespaces(within) : {},
           ],
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
