@@ -74,6 +74,8 @@ describe('alerts page', { skip, concurrency: false }, () => {
     await shot(page, 'alerts-new-rule');
     await form.getByRole('button', { name: 'Create rule' }).click();
     await form.waitFor({ state: 'detached' });
+    // The form closes before the list has reloaded: wait for the new row.
+    await rules(page).getByRole('button', { name: 'web failures', exact: true }).waitFor();
 
     const listed = await cells(page, 'Alert rules', 'Alert rules');
     assert.deepEqual(
