@@ -12,23 +12,10 @@ import { IO_RETRY_FOR_MS, withRetry, type ClaimedRun, type PreparedTask } from '
 import fs from 'node:fs';
 import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
+import { removeDeadInstanceDirs } from './dead-instance-dirs.js';
 import { IoDirs } from './io-dirs.js';
 import { closeDataDir, taskUserFor, unisolatedWarning } from './task-isolation.js';
 import type { Executor, Handoff } from './types.js';
-
-/**
- * Removes the directories (under each parent, one per dispatcher instance)
- * of instances that are not online: left by a dispatcher that died. Those of
- * online instances sharing this work directory are in use and stay.
- */
-async function removeDeadInstanceDirs(ctx: DispatcherContext, parents: string[]): Promise<void> {
-  // Online on the database's clock, which wrote the heartbeats.
-  const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
-  online.add(ctx.instanceId);
-  for (const parent of parents) {
-    for (const name of fs.readdirSync(parent)) if (!online.has(name)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-  }
-}
 
 export function processExecutor(ctx: DispatcherContext): Executor {
   const workRoot = ctx.config.workDir || path.join(os.tmpdir(), 'svc-work');
@@ -53,7 +40,11 @@ export function processExecutor(ctx: DispatcherContext): Executor {
   // Working directories are kept and synced to the bundle instead of made and removed per task (workdir-pool.ts: inode churn is costly).
   const workdirs = new WorkdirPool({ root: path.join(workdirParent, ctx.instanceId), cache: bundleCache, maxIdle: ctx.config.workerSlots, owner });
   const ioDirs = new IoDirs(path.join(ioParent, ctx.instanceId), owner);
-  removeDeadInstanceDirs(ctx, [cacheParent, workdirParent, ioParent]).catch((err: unknown) => ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }));
+  // Online on the database's clock, which wrote the heartbeats.
+  const onlineIds = async () => (await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id);
+  removeDeadInstanceDirs([cacheParent, workdirParent, ioParent], ctx.instanceId, onlineIds).catch((err: unknown) =>
+    ctx.log.warn('cannot remove the work directories of stopped dispatchers', { err }),
+  );
   // Task processes are spawned by a small helper process (Perl where there is one, else Node): a fork from the dispatcher copies its page tables (milliseconds of CPU at its size; bench/RESULTS.md).
   const runtime = ctx.config.spawnHelper === 'auto' ? undefined : ctx.config.spawnHelper;
   const spawner = new SpawnHelper({
