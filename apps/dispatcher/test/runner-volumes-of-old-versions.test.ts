@@ -253,17 +253,18 @@ test("the docker executor removes other versions' volumes once its own is ready,
 
     // A newer dispatcher removed this one's volume while it had no task: its next task fills it again.
     // Once the first task's container is gone (its dispatcher removes it just after the run ended).
-    for (let i = 0; ; i++) {
-      const gone = await docker
-        .getVolume(runnerVolumeName(bundle))
-        .remove()
-        .then(
-          () => true,
-          (err: { statusCode?: number }) => (err.statusCode === 404 ? true : err.statusCode === 409 && i < 100 ? false : Promise.reject(err as Error)),
-        );
-      if (gone) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      'its own volume removed',
+      () =>
+        docker
+          .getVolume(runnerVolumeName(bundle))
+          .remove()
+          .then(
+            () => true,
+            (err: { statusCode?: number }) => (err.statusCode === 404 ? true : err.statusCode === 409 ? false : Promise.reject(err as Error)),
+          ),
+      10_000,
+    );
     const second = await env.ended(await env.trigger('boxed'));
     assert.match(second.runs[0].error, /exited with code 0 before its runner reported an end/, 'the runner was there: the container started it');
     assert.ok(env.logs().some((l) => l.message === 'the runner volume was removed since it was filled: filling it again' && l.volume === runnerVolumeName(bundle)));

@@ -26,8 +26,9 @@ export async function removeDeadInstanceDirs(parents: readonly string[], self: s
   for (const { parent, names } of listed) {
     for (const name of names) {
       if (online.has(name)) continue;
-      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-      removed.push(path.join(parent, name));
+      const dir = path.join(parent, name);
+      fs.rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
     }
   }
   return removed;
