@@ -44,7 +44,8 @@ test('a scheduler started before its database comes up once the database listens
   up = true;
   for (let i = 0; ; i++) {
     const r = await s.db.query(`SELECT 1 FROM instances WHERE kind = 'scheduler' AND stopped_at IS NULL AND started_at >= $1`, [new Date(started)]);
-    if (r.rowCount) break;
+    // Its instance row is written before its "started" line, which its output may show a moment later.
+    if (r.rowCount && /"message":"started"/.test(scheduler.output())) break;
     assert.equal(scheduler.child.exitCode, null, scheduler.output());
     if (i > 600) assert.fail(`the scheduler did not come up:\n${scheduler.output()}`);
     await new Promise((res) => setTimeout(res, 50));
