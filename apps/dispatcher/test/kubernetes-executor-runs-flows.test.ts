@@ -140,7 +140,7 @@ test("a service account the operator did not list, or the dispatcher's own, fail
   const cases: [string, RegExp][] = [
     [
       'unlisted',
-      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS \(it lists etl-runner\)$/,
+      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed in namespace [a-z0-9.-]+: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of [a-z0-9.-]+ \(for namespace [a-z0-9.-]+ it lists etl-runner\)$/,
     ],
     ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
   ];

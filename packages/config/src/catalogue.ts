@@ -199,7 +199,7 @@ export const CATALOGUE = [
     variable: 'SVC_DOCKER_NETWORKS',
     default: null,
     description:
-      "Comma-separated networks a flow's executor.network may name besides SVC_DOCKER_NETWORK; unset: none. host and container:<id> (another container's network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it.",
+      "Networks a flow's executor.network may name besides SVC_DOCKER_NETWORK, by namespace: PREFIX=NET|NET;PREFIX=NET (a prefix covers that namespace and its descendants, team covers team.x but not teams; * every namespace), or a comma-separated list that every namespace may use; unset: none. host and container:<id> (another container's network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it and the namespace.",
   },
   {
     variable: 'SVC_DOCKER_PIDS_LIMIT',
@@ -242,7 +242,7 @@ export const CATALOGUE = [
     variable: 'SVC_K8S_SERVICE_ACCOUNTS',
     default: null,
     description:
-      "Comma-separated service accounts a flow's executor.kubernetes.service_account may name (their token is mounted); unset: none, and such a task run fails executor_error naming the account and this setting. The dispatcher's own service account is refused here and at run time.",
+      "Service accounts a flow's executor.kubernetes.service_account may name (their token is mounted), by namespace: PREFIX=SA|SA;PREFIX=SA (a prefix covers that namespace and its descendants, team covers team.x but not teams; * every namespace), or a comma-separated list that every namespace may use; unset: none, and such a task run fails executor_error naming the account, the namespace and this setting. The dispatcher's own service account is refused here and at run time.",
   },
   {
     variable: 'SVC_K8S_DISPATCHER_SERVICE_ACCOUNT',

@@ -8,6 +8,7 @@ import { formatDuration } from '@svc/timing';
 import { CATALOGUE, type VariableName, catalogueEntry, isSecret } from './catalogue.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { type MasterKey, parseMasterKeys } from './master-keys.js';
+import { allAllowed, type NamespaceAllowlist, parseNamespaceAllowlist } from './namespace-allowlist.js';
 import * as p from './parsers.js';
 import { fileVariable, resolveFileVariables } from './secret-files.js';
 import { type StorageTarget, parseStorageUrl } from './storage-url.js';
@@ -131,10 +132,12 @@ export interface Config {
   dockerNetwork: string;
   /**
    * `SVC_DOCKER_NETWORKS`: the other networks a flow's `executor.network`
-   * may name; default [] (none). `host` and `container:<id>` only when listed
-   * as such (`container:*` allows every `container:`).
+   * may name, by namespace prefix (namespace-allowlist.ts; the flat form is
+   * one entry for every namespace); default [] (none). `host` and
+   * `container:<id>` only when listed as such (`container:*` allows every
+   * `container:`).
    */
-  dockerNetworks: string[];
+  dockerNetworks: NamespaceAllowlist;
   /** `SVC_DOCKER_PIDS_LIMIT`: Docker PidsLimit of each task container; default 1024. */
   dockerPidsLimit: number;
   /** `SVC_RUNNER_URL`; default the public URL: where runners in containers reach the gateway. */
@@ -149,8 +152,12 @@ export interface Config {
   k8sToken: string | undefined;
   /** `SVC_K8S_TASK_SERVICE_ACCOUNT`: service account of task pods whose flow names none, its token never mounted; default `svc-task`. */
   k8sTaskServiceAccount: string;
-  /** `SVC_K8S_SERVICE_ACCOUNTS`: service accounts a flow may name; default [] (none). Never holds `k8sDispatcherServiceAccount`. */
-  k8sServiceAccounts: string[];
+  /**
+   * `SVC_K8S_SERVICE_ACCOUNTS`: service accounts a flow may name, by
+   * namespace prefix (namespace-allowlist.ts; the flat form is one entry for
+   * every namespace); default [] (none). Never holds `k8sDispatcherServiceAccount`.
+   */
+  k8sServiceAccounts: NamespaceAllowlist;
   /** `SVC_K8S_DISPATCHER_SERVICE_ACCOUNT`: the dispatcher's own service account, refused to tasks; default `svc-dispatcher`. */
   k8sDispatcherServiceAccount: string;
   /** `SVC_K8S_RUN_AS_NON_ROOT`: task pods get `runAsNonRoot: true`; default false. */
@@ -311,11 +318,11 @@ export function parseConfig(given: Record<string, string | undefined> = process.
   const k8sTaskServiceAccount = read('SVC_K8S_TASK_SERVICE_ACCOUNT', serviceAccountName);
   const k8sServiceAccounts = read(
     'SVC_K8S_SERVICE_ACCOUNTS',
-    (text) => p.list(text, (item) => void serviceAccountName(item)),
-    () => [],
+    (text) => parseNamespaceAllowlist(text, (item) => void serviceAccountName(item)),
+    (): NamespaceAllowlist => [],
   );
   // The dispatcher's own account has rights on Jobs (and so on every task's run token): no task may run with it.
-  if (k8sDispatcherServiceAccount !== undefined && k8sServiceAccounts?.includes(k8sDispatcherServiceAccount)) {
+  if (k8sDispatcherServiceAccount !== undefined && k8sServiceAccounts && allAllowed(k8sServiceAccounts).includes(k8sDispatcherServiceAccount)) {
     fail('SVC_K8S_SERVICE_ACCOUNTS', `must not list the dispatcher's own service account "${k8sDispatcherServiceAccount}" (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT)`);
   }
   if (k8sDispatcherServiceAccount !== undefined && k8sTaskServiceAccount === k8sDispatcherServiceAccount) {
@@ -369,8 +376,8 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     dockerNetwork: read('SVC_DOCKER_NETWORK', dockerNetwork),
     dockerNetworks: read(
       'SVC_DOCKER_NETWORKS',
-      (text) => p.list(text, (item) => void dockerNetwork(item)),
-      () => [],
+      (text) => parseNamespaceAllowlist(text, (item) => void dockerNetwork(item)),
+      (): NamespaceAllowlist => [],
     ),
     dockerPidsLimit: read('SVC_DOCKER_PIDS_LIMIT', p.positiveInteger),
     runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from './config.js';
 import { ConfigError } from './errors.js';
+import { allowedIn } from './namespace-allowlist.js';
 
 const machine = { cwd: '/srv/app', hostname: 'node-7' };
 
@@ -44,10 +45,10 @@ test('set values are read', () => {
     machine,
   );
   assert.equal(c.dockerNetwork, 'host');
-  assert.deepEqual(c.dockerNetworks, ['etl-net', 'container:*', 'container:db-1']);
+  assert.deepEqual(c.dockerNetworks, [{ prefix: null, names: ['etl-net', 'container:*', 'container:db-1'] }], 'the flat form: every namespace');
   assert.equal(c.dockerPidsLimit, 64);
   assert.equal(c.k8sTaskServiceAccount, 'task-nothing');
-  assert.deepEqual(c.k8sServiceAccounts, ['etl-runner', 'reports.reader']);
+  assert.deepEqual(c.k8sServiceAccounts, [{ prefix: null, names: ['etl-runner', 'reports.reader'] }]);
   assert.equal(c.k8sDispatcherServiceAccount, 'svc-prod-dispatcher');
   assert.equal(c.k8sRunAsNonRoot, true);
 });
@@ -70,4 +71,32 @@ test('bad values are refused, each on its variable', () => {
   });
   assert.deepEqual(Object.keys(p).sort(), ['SVC_DOCKER_NETWORK', 'SVC_DOCKER_NETWORKS', 'SVC_DOCKER_PIDS_LIMIT', 'SVC_K8S_RUN_AS_NON_ROOT', 'SVC_K8S_SERVICE_ACCOUNTS']);
   assert.match(p.SVC_K8S_RUN_AS_NON_ROOT!, /true or false/);
+});
+
+test('the map form: namespace prefixes to the names each may use, * for every namespace; a prefix covers descendants at the dot only', () => {
+  const c = parseConfig({ SVC_DOCKER_NETWORKS: 'team-a=net-a|container:*; team-b.etl=net-b;*=shared', SVC_K8S_SERVICE_ACCOUNTS: 'team-a=sa1|sa2;team-b.etl=sa3' }, machine);
+  assert.deepEqual(c.dockerNetworks, [
+    { prefix: 'team-a', names: ['net-a', 'container:*'] },
+    { prefix: 'team-b.etl', names: ['net-b'] },
+    { prefix: null, names: ['shared'] },
+  ]);
+  assert.deepEqual(allowedIn(c.k8sServiceAccounts, 'team-a'), ['sa1', 'sa2']);
+  assert.deepEqual(allowedIn(c.k8sServiceAccounts, 'team-a.x.y'), ['sa1', 'sa2']);
+  assert.deepEqual(allowedIn(c.k8sServiceAccounts, 'team-ab'), [], 'team-a does not cover team-ab');
+  assert.deepEqual(allowedIn(c.k8sServiceAccounts, 'team-b'), [], 'a parent is not covered by its child');
+  assert.deepEqual(allowedIn(c.k8sServiceAccounts, 'team-b.etl'), ['sa3']);
+  assert.deepEqual(allowedIn(c.dockerNetworks, 'team-b.etl.nightly'), ['net-b', 'shared']);
+});
+
+test('a bad map is refused with a message naming what is wrong; the dispatcher account is refused in any entry', () => {
+  const p = problems({ SVC_DOCKER_NETWORKS: 'team-a=net-a;Team_B=x;team-c=;team-a=y', SVC_K8S_SERVICE_ACCOUNTS: 'team-a=ok;team-b=svc-dispatcher' });
+  assert.match(p.SVC_DOCKER_NETWORKS!, /"Team_B" is not a namespace prefix/);
+  assert.match(p.SVC_DOCKER_NETWORKS!, /the entry of "team-c" has an empty name/);
+  assert.match(p.SVC_DOCKER_NETWORKS!, /names the prefix "team-a" twice/);
+  assert.match(p.SVC_K8S_SERVICE_ACCOUNTS!, /dispatcher's own service account "svc-dispatcher"/);
+  assert.match(
+    problems({ SVC_K8S_SERVICE_ACCOUNTS: 'team-a=sa1,sa2' }).SVC_K8S_SERVICE_ACCOUNTS!,
+    /"sa1,sa2" must be a Kubernetes service account name/,
+    'names of an entry are separated by |',
+  );
 });

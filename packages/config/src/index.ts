@@ -21,3 +21,4 @@ export { type FileStorageTarget, parseStorageUrl, type S3StorageTarget, type Sto
 export { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
 export { fileVariable, readVariable } from './secret-files.js';
 export { literalTargetProblem, nonPublicAddressKind, urlHost } from './network-targets.js';
+export { type AllowlistEntry, allAllowed, allowedIn, describeAllowlist, type NamespaceAllowlist, namespaceCovers, parseNamespaceAllowlist } from './namespace-allowlist.js';

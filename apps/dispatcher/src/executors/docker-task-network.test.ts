@@ -8,30 +8,57 @@ import { test } from 'node:test';
 import type Docker from 'dockerode';
 import { DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 
-const defaults = { dockerNetwork: 'svc-tasks', dockerNetworks: [] as string[] };
+const defaults = { dockerNetwork: 'svc-tasks', dockerNetworks: [] };
+const everywhere = (...names: string[]) => [{ prefix: null, names }];
 
 test('no network named, or the default named: the default', () => {
-  assert.deepEqual(taskNetwork(undefined, defaults), { network: 'svc-tasks' });
-  assert.deepEqual(taskNetwork('svc-tasks', defaults), { network: 'svc-tasks' });
-  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'host', dockerNetworks: [] }), { network: 'host' }, "a host default is the operator's choice");
+  assert.deepEqual(taskNetwork(undefined, 'team-a', defaults), { network: 'svc-tasks' });
+  assert.deepEqual(taskNetwork('svc-tasks', 'team-a', defaults), { network: 'svc-tasks' });
+  assert.deepEqual(taskNetwork('host', 'team-a', { dockerNetwork: 'host', dockerNetworks: [] }), { network: 'host' }, "a host default is the operator's choice");
 });
 
 test('by default a flow may name no other network: host and container: are refused, naming the network and the setting', () => {
   for (const n of ['host', 'container:db', 'bridge', 'etl-net']) {
-    const c = taskNetwork(n, defaults);
+    const c = taskNetwork(n, 'team-a', defaults);
     assert.ok('refused' in c, n);
-    assert.match(c.refused, new RegExp(`^the network ${n} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS \\(it is empty\\)`));
+    assert.match(
+      c.refused,
+      new RegExp(
+        `^the network ${n} is not allowed in namespace team-a: an operator must list it in SVC_DOCKER_NETWORKS for a prefix of team-a \\(it lists none for namespace team-a\\)`,
+      ),
+    );
   }
 });
 
 test('listed networks are allowed literally; container:* allows every container: but not host', () => {
-  const cfg = { dockerNetwork: 'svc-tasks', dockerNetworks: ['etl-net', 'container:*'] };
-  assert.deepEqual(taskNetwork('etl-net', cfg), { network: 'etl-net' });
-  assert.deepEqual(taskNetwork('container:db-1', cfg), { network: 'container:db-1' });
-  assert.ok('refused' in taskNetwork('host', cfg));
-  assert.ok('refused' in taskNetwork('ETL-NET', cfg), 'no case folding');
-  assert.ok('refused' in taskNetwork('container:db', { dockerNetwork: 'svc-tasks', dockerNetworks: ['container:db-1'] }), 'one container listed allows only it');
-  assert.deepEqual(taskNetwork('host', { dockerNetwork: 'svc-tasks', dockerNetworks: ['host'] }), { network: 'host' });
+  const cfg = { dockerNetwork: 'svc-tasks', dockerNetworks: everywhere('etl-net', 'container:*') };
+  assert.deepEqual(taskNetwork('etl-net', 'team-a', cfg), { network: 'etl-net' });
+  assert.deepEqual(taskNetwork('container:db-1', 'team-a', cfg), { network: 'container:db-1' });
+  assert.ok('refused' in taskNetwork('host', 'team-a', cfg));
+  assert.ok('refused' in taskNetwork('ETL-NET', 'team-a', cfg), 'no case folding');
+  assert.ok(
+    'refused' in taskNetwork('container:db', 'team-a', { dockerNetwork: 'svc-tasks', dockerNetworks: everywhere('container:db-1') }),
+    'one container listed allows only it',
+  );
+  assert.deepEqual(taskNetwork('host', 'team-a', { dockerNetwork: 'svc-tasks', dockerNetworks: everywhere('host') }), { network: 'host' });
+});
+
+test('a network mapped to a namespace prefix serves that namespace and its descendants only, naming the namespace when refused', () => {
+  const cfg = {
+    dockerNetwork: 'svc-tasks',
+    dockerNetworks: [
+      { prefix: 'team-a', names: ['net-a'] },
+      { prefix: 'team-b', names: ['net-b'] },
+      { prefix: null, names: ['shared'] },
+    ],
+  };
+  assert.deepEqual(taskNetwork('net-a', 'team-a', cfg), { network: 'net-a' });
+  assert.deepEqual(taskNetwork('net-a', 'team-a.etl', cfg), { network: 'net-a' });
+  assert.deepEqual(taskNetwork('shared', 'team-b', cfg), { network: 'shared' });
+  const c = taskNetwork('net-b', 'team-a', cfg);
+  assert.ok('refused' in c);
+  assert.match(c.refused, /^the network net-b is not allowed in namespace team-a: .*\(for namespace team-a it lists net-a, shared\)/);
+  assert.ok('refused' in taskNetwork('net-a', 'team-ab', cfg), 'team-a does not cover team-ab');
 });
 
 test('NET_RAW is among the dropped capabilities; loopback runner URLs are told apart', () => {

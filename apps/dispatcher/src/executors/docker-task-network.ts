@@ -5,15 +5,17 @@
 // exposed over TCP), `container:<id>` another container's network namespace
 // (another task's, a database's). So a flow's `executor.network` is accepted
 // only when it is the operator's default (SVC_DOCKER_NETWORK) or listed in
-// SVC_DOCKER_NETWORKS, literally (`container:*` allows every container:);
-// anything else fails the run executor_error before a container exists.
+// SVC_DOCKER_NETWORKS for the flow's namespace (an entry whose prefix covers
+// it, or the flat form: every namespace; @svc/config namespace-allowlist.ts),
+// literally (`container:*` allows every container:); anything else fails the
+// run executor_error, naming the namespace, before a container exists.
 //
 // The default, `svc-tasks`, is a bridge network the dispatcher creates when
 // it is missing (labelled as svc's, not internal: tasks reach the outside
 // world and the gateway at SVC_RUNNER_URL). Only that name is created: any
 // other default is the operator's to make.
 import type Docker from 'dockerode';
-import type { Config } from '@svc/config';
+import { allowedIn, type Config } from '@svc/config';
 import { LABELS, MANAGED_BY } from './container-task.js';
 
 /** The default of SVC_DOCKER_NETWORK: the network the dispatcher creates when it is missing. */
@@ -34,14 +36,14 @@ export const DROPPED_CAPABILITIES = ['NET_RAW', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP
 
 export type NetworkChoice = { network: string } | { refused: string };
 
-/** The network a task runs on, or why it may not run on the one its flow names. */
-export function taskNetwork(requested: string | undefined, config: Pick<Config, 'dockerNetwork' | 'dockerNetworks'>): NetworkChoice {
+/** The network a task of `namespace` runs on, or why it may not run on the one its flow names. */
+export function taskNetwork(requested: string | undefined, namespace: string, config: Pick<Config, 'dockerNetwork' | 'dockerNetworks'>): NetworkChoice {
   if (requested === undefined || requested === config.dockerNetwork) return { network: config.dockerNetwork };
-  const allowed = config.dockerNetworks;
+  const allowed = allowedIn(config.dockerNetworks, namespace);
   if (allowed.includes(requested) || (requested.startsWith('container:') && allowed.includes('container:*'))) return { network: requested };
-  const listed = allowed.length ? `it lists ${allowed.join(', ')}` : 'it is empty';
+  const listed = allowed.length ? `for namespace ${namespace} it lists ${allowed.join(', ')}` : `it lists none for namespace ${namespace}`;
   return {
-    refused: `the network ${requested} is not allowed: an operator must list it in SVC_DOCKER_NETWORKS (${listed}); the default network is ${config.dockerNetwork} (SVC_DOCKER_NETWORK)`,
+    refused: `the network ${requested} is not allowed in namespace ${namespace}: an operator must list it in SVC_DOCKER_NETWORKS for a prefix of ${namespace} (${listed}); the default network is ${config.dockerNetwork} (SVC_DOCKER_NETWORK)`,
   };
 }
 

@@ -22,7 +22,7 @@
 //
 // Isolation (docker-task-network.ts): a task runs on SVC_DOCKER_NETWORK
 // (default the svc-tasks bridge network, created when missing) or on a
-// network its flow names that SVC_DOCKER_NETWORKS lists, else it fails
+// network its flow names that SVC_DOCKER_NETWORKS lists for its namespace, else it fails
 // executor_error before any container exists; every container runs with
 // no-new-privileges, without DROPPED_CAPABILITIES (NET_RAW...), and at most
 // SVC_DOCKER_PIDS_LIMIT processes.
@@ -304,7 +304,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     async run(run: ClaimedRun, signal: AbortSignal) {
       const task = await containerTaskOf(ctx, run, (inject) => (inject ? [] : SVC_ON_PATH));
       if (!task) return;
-      const net = taskNetwork(task.network, ctx.config);
+      const net = taskNetwork(task.network, task.prepared.execution.namespace, ctx.config);
       if ('refused' in net) {
         await endUnreported(ctx, run, 'executor_error', `task ${run.task_key} cannot run on the docker executor: ${net.refused}`);
         return;

@@ -11,12 +11,34 @@ import { dispatcherServiceAccounts, serviceAccountOfToken, serviceAccountRefusal
 
 const jwt = (claims: object) => ['{"alg":"RS256"}', JSON.stringify(claims), 'sig'].map((p, i) => (i < 2 ? Buffer.from(p).toString('base64url') : p)).join('.');
 
-test("a flow may name only a listed account, never the dispatcher's own; the refusal names the account and the setting", () => {
-  assert.equal(serviceAccountRefusal(undefined, [], ['svc-dispatcher']), null, 'none named: the task account');
-  assert.equal(serviceAccountRefusal('etl-runner', ['etl-runner'], ['svc-dispatcher']), null);
-  assert.match(serviceAccountRefusal('etl-runner', [], ['svc-dispatcher'])!, /service account etl-runner is not allowed.*SVC_K8S_SERVICE_ACCOUNTS \(it is empty\)/);
-  assert.match(serviceAccountRefusal('etl-runner', ['a', 'b'], ['svc-dispatcher'])!, /etl-runner.*SVC_K8S_SERVICE_ACCOUNTS \(it lists a, b\)/);
-  assert.match(serviceAccountRefusal('svc-dispatcher', ['svc-dispatcher'], ['svc-dispatcher'])!, /svc-dispatcher is the dispatcher's own.*SVC_K8S_SERVICE_ACCOUNTS/);
+const everywhere = (...names: string[]) => [{ prefix: null, names }];
+
+test("a flow may name only a listed account, never the dispatcher's own; the refusal names the account, the namespace and the setting", () => {
+  assert.equal(serviceAccountRefusal(undefined, 'team-a', [], ['svc-dispatcher']), null, 'none named: the task account');
+  assert.equal(serviceAccountRefusal('etl-runner', 'team-a', everywhere('etl-runner'), ['svc-dispatcher']), null);
+  assert.match(
+    serviceAccountRefusal('etl-runner', 'team-a', [], ['svc-dispatcher'])!,
+    /^the service account etl-runner is not allowed in namespace team-a: .*SVC_K8S_SERVICE_ACCOUNTS .*\(it lists none for namespace team-a\)$/,
+  );
+  assert.match(
+    serviceAccountRefusal('etl-runner', 'team-a', everywhere('a', 'b'), ['svc-dispatcher'])!,
+    /etl-runner.*SVC_K8S_SERVICE_ACCOUNTS.*\(for namespace team-a it lists a, b\)/,
+  );
+  assert.match(
+    serviceAccountRefusal('svc-dispatcher', 'team-a', everywhere('svc-dispatcher'), ['svc-dispatcher'])!,
+    /svc-dispatcher is the dispatcher's own.*SVC_K8S_SERVICE_ACCOUNTS/,
+  );
+});
+
+test('an account mapped to a namespace prefix serves that namespace and its descendants only', () => {
+  const map = [
+    { prefix: 'team-a', names: ['sa-a'] },
+    { prefix: 'team-b', names: ['sa-b'] },
+  ];
+  assert.equal(serviceAccountRefusal('sa-a', 'team-a', map, []), null);
+  assert.equal(serviceAccountRefusal('sa-a', 'team-a.etl', map, []), null, 'a descendant');
+  assert.match(serviceAccountRefusal('sa-b', 'team-a', map, [])!, /sa-b is not allowed in namespace team-a.*\(for namespace team-a it lists sa-a\)/);
+  assert.match(serviceAccountRefusal('sa-a', 'team-ab', map, [])!, /not allowed in namespace team-ab/, 'a prefix is a namespace, not a string prefix');
 });
 
 test("the dispatcher's own accounts: the setting, SVC_K8S_TOKEN's and the mounted token's", () => {

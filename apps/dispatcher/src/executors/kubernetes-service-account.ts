@@ -2,14 +2,16 @@
 // can create Jobs and read pods (and with them every other task's run token
 // in its environment): a task running as it could take over the platform.
 // So a flow's `executor.kubernetes.service_account` is accepted only when the
-// operator lists it in SVC_K8S_SERVICE_ACCOUNTS, and never when it is one of
+// operator lists it in SVC_K8S_SERVICE_ACCOUNTS for the flow's namespace (an
+// entry whose prefix covers it, or the flat form: every namespace; see
+// @svc/config namespace-allowlist.ts), and never when it is one of
 // the dispatcher's own accounts, even if listed (config parse refuses a listed
 // SVC_K8S_DISPATCHER_SERVICE_ACCOUNT; the names read from tokens here are
 // known only at run time). Names are compared without their namespace: the
 // same name in the task namespace is refused too, which costs nothing.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '@svc/config';
+import { allowedIn, type Config, type NamespaceAllowlist } from '@svc/config';
 
 /** Where Kubernetes mounts a pod's service account files. */
 export const IN_CLUSTER_SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -51,18 +53,19 @@ export function dispatcherServiceAccounts(config: Pick<Config, 'k8sDispatcherSer
 }
 
 /**
- * Why a task may not run as the service account its flow names, or null when
- * it may. Null too when the flow names none (the task service account, whose
- * token is not mounted).
+ * Why a task of `namespace` may not run as the service account its flow
+ * names, or null when it may. Null too when the flow names none (the task
+ * service account, whose token is not mounted).
  */
-export function serviceAccountRefusal(requested: string | undefined, allowed: readonly string[], own: readonly string[]): string | null {
+export function serviceAccountRefusal(requested: string | undefined, namespace: string, allowlist: NamespaceAllowlist, own: readonly string[]): string | null {
   if (requested === undefined) return null;
   if (own.includes(requested)) {
     return `the service account ${requested} is the dispatcher's own (SVC_K8S_DISPATCHER_SERVICE_ACCOUNT, or the account of its token): no task may run as it, whatever SVC_K8S_SERVICE_ACCOUNTS lists`;
   }
+  const allowed = allowedIn(allowlist, namespace);
   if (!allowed.includes(requested)) {
-    const listed = allowed.length ? `it lists ${allowed.join(', ')}` : 'it is empty';
-    return `the service account ${requested} is not allowed: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS (${listed})`;
+    const listed = allowed.length ? `for namespace ${namespace} it lists ${allowed.join(', ')}` : `it lists none for namespace ${namespace}`;
+    return `the service account ${requested} is not allowed in namespace ${namespace}: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of ${namespace} (${listed})`;
   }
   return null;
 }

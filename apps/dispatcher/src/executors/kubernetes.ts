@@ -28,7 +28,7 @@
 import { STATUS_CODES } from 'node:http';
 import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { assertNever } from '@svc/assert';
-import type { Config } from '@svc/config';
+import { allAllowed, type Config } from '@svc/config';
 import type { ClaimedRun } from '@svc/engine';
 import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
@@ -134,7 +134,7 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
   const graceSeconds = Math.ceil(ctx.killDelayMs / 1000);
   const runnerCommand = (injected: boolean) => (injected ? opts.runnerArgv : SVC_ON_PATH);
   const ownAccounts = opts.ownServiceAccounts ?? dispatcherServiceAccounts(ctx.config);
-  const listedOwn = ctx.config.k8sServiceAccounts.filter((a) => ownAccounts.includes(a));
+  const listedOwn = allAllowed(ctx.config.k8sServiceAccounts).filter((a) => ownAccounts.includes(a));
   if (listedOwn.length) {
     ctx.log.error("SVC_K8S_SERVICE_ACCOUNTS lists the dispatcher's own service account; tasks naming it are refused", { service_accounts: listedOwn });
   }
@@ -253,7 +253,7 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       await watch.start();
       const task = await containerTaskOf(ctx, run, runnerCommand);
       if (!task) return;
-      const refused = serviceAccountRefusal(task.kubernetes.service_account, ctx.config.k8sServiceAccounts, ownAccounts);
+      const refused = serviceAccountRefusal(task.kubernetes.service_account, task.prepared.execution.namespace, ctx.config.k8sServiceAccounts, ownAccounts);
       if (refused) {
         await endUnreported(ctx, run, 'executor_error', `task ${run.task_key} cannot run on the kubernetes executor: ${refused}`);
         return;
