@@ -2,7 +2,9 @@
 // snapshot and cached in the object store. The archive is deterministic
 // (sorted entries, fixed times and owners, gzip without a timestamp), so two
 // instances that build the same snapshot at once write identical bytes to the
-// same key and either result is right.
+// same key and either result is right. Each file object's bytes are checked
+// against the sha256 that names them as they are packed: a changed object
+// fails the build (FileObjectHashMismatchError) and no bundle is stored.
 import crypto from 'node:crypto';
 import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -10,7 +12,7 @@ import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import type { Queryable } from '@svc/db';
 import type { ObjectStore } from '@svc/storage';
-import { fileObjectKey } from './manifest.js';
+import { contentHash, fileObjectKey } from './manifest.js';
 
 export interface BundleInfo {
   snapshotId: string;
@@ -26,6 +28,25 @@ export class SnapshotNotFoundError extends Error {
   override readonly name = 'SnapshotNotFoundError';
   constructor(readonly snapshotId: string) {
     super(`no snapshot ${snapshotId}`);
+  }
+}
+
+/**
+ * A file object's bytes do not hash to its key: the object store's copy was
+ * changed (or damaged) after it was written. The bundle is not built, so no
+ * task runs with that file.
+ */
+export class FileObjectHashMismatchError extends Error {
+  override readonly name = 'FileObjectHashMismatchError';
+  constructor(
+    readonly snapshotId: string,
+    readonly path: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(
+      `file ${JSON.stringify(path)} of snapshot ${snapshotId} does not match its sha256 in the object store (expected ${expected}, found ${actual}): the stored object was changed; the bundle is not built`,
+    );
   }
 }
 
@@ -90,6 +111,15 @@ export async function ensureBundle(db: Queryable, storage: ObjectStore, snapshot
       pack.entry({ ...header, name: `${dir}/`, type: 'directory', mode: 0o755 });
     }
     const content = await Promise.race([storage.getBuffer(fileObjectKey(f.file_hash)), uploadFailed]);
+    // A file object is named by the sha256 of its bytes: bytes that hash to anything else were changed in the store.
+    const actual = contentHash(content);
+    if (actual !== f.file_hash) {
+      const err = new FileObjectHashMismatchError(snapshotId, f.path, f.file_hash, actual);
+      // The upload fails with the archive, so nothing is stored under the bundle's key.
+      pack.destroy(err);
+      await Promise.allSettled([upload, compress]);
+      throw err;
+    }
     await Promise.race([
       new Promise<void>((resolve, reject) =>
         pack.entry({ ...header, name: f.path, type: 'file', mode: f.executable ? 0o755 : 0o644, size: content.length }, content, (err) => (err ? reject(err) : resolve())),

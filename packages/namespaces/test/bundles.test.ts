@@ -2,6 +2,7 @@
 // archive extracts with the system tar to exactly the snapshot's files.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,4 +78,34 @@ test('concurrent builds of one snapshot agree', async () => {
   assert.equal(new Set(results.map((r) => r.hash)).size, 1);
   const row = (await db.pool.query(`SELECT bundle_hash FROM snapshots WHERE id = $1`, [v.snapshot_id])).rows[0];
   assert.equal(row.bundle_hash, results[0]!.hash);
+});
+
+test('a file object changed in the store fails the build with a clear error, and no bundle is stored', async () => {
+  const v = await saveChanges(deps, {
+    namespace: 'ns',
+    message: 'm',
+    author: 'a',
+    changes: [
+      { op: 'put', path: 'a-first.txt', content: 'untouched' },
+      { op: 'put', path: 'run.sh', content: '#!/bin/sh\necho genuine\n', executable: true },
+    ],
+  });
+  const hash = crypto.createHash('sha256').update('#!/bin/sh\necho genuine\n').digest('hex');
+  // Someone with access to the object store overwrites the file object (same key, other bytes).
+  await deps.storage.put(`files/${hash.slice(0, 2)}/${hash}`, Buffer.from('#!/bin/sh\necho tampered\n'));
+  await assert.rejects(ensureBundle(db.pool, deps.storage, v.snapshot_id, new Date()), (err: Error) => {
+    assert.equal(err.name, 'FileObjectHashMismatchError');
+    assert.match(err.message, /file "run\.sh" of snapshot .* does not match its sha256 in the object store/);
+    assert.ok(err.message.includes(`expected ${hash}`), err.message);
+    assert.ok(!err.message.includes('tampered'), 'the content is not in the message');
+    return true;
+  });
+  assert.equal(await deps.storage.exists(`bundles/${v.snapshot_id}.tar.gz`), false, 'no bundle under the key');
+  const row = (await db.pool.query(`SELECT bundle_key, bundle_hash FROM snapshots WHERE id = $1`, [v.snapshot_id])).rows[0];
+  assert.deepEqual(row, { bundle_key: null, bundle_hash: null });
+
+  // The object put back as it was: the bundle builds.
+  await deps.storage.put(`files/${hash.slice(0, 2)}/${hash}`, Buffer.from('#!/bin/sh\necho genuine\n'));
+  const built = await ensureBundle(db.pool, deps.storage, v.snapshot_id, new Date());
+  assert.equal(built.built, true);
 });
