@@ -8,6 +8,7 @@ import pg from 'pg';
 import client from 'prom-client';
 import { inTransaction, survivesConnectionLoss, type Db } from '@svc/db';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
+import { liveStreamFigures } from './live/sse.js';
 
 export { EXECUTION_STATES, TASK_RUN_STATES };
 export const GAUGE_QUERY_TIMEOUT_MS = 5_000;
@@ -114,6 +115,27 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
       if (!c) return;
       if (!c.size) this.set({ pool: 'default' }, 0);
       for (const [queue, n] of c) this.set({ pool: queue }, n);
+    },
+  });
+
+  // This instance's event and log streams (no database read).
+  new client.Gauge({
+    name: 'svc_live_streams',
+    help: 'Event and log streams open on this instance; state waiting_for_drain: the client stopped reading and the stream waits for its socket',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const f = liveStreamFigures();
+      this.set({ state: 'open' }, f.open);
+      this.set({ state: 'waiting_for_drain' }, f.waitingForDrain);
+    },
+  });
+  new client.Gauge({
+    name: 'svc_live_stream_buffered_bytes',
+    help: "Bytes written to this instance's open streams that their sockets have not taken yet",
+    registers: [registry],
+    collect() {
+      this.set(liveStreamFigures().bufferedBytes);
     },
   });
 

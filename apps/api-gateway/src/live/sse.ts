@@ -21,6 +21,26 @@ export function sseEvent(event: string, data: string, id?: string): string {
   return `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\n${body}\n\n`;
 }
 
+/** The streams this process has open, for the instance's stream gauges (liveStreamFigures). */
+const openWriters = new Set<SseWriter>();
+
+/**
+ * This instance's open event streams: how many, how many wait for their
+ * socket to drain (a client that stopped reading), and the bytes written to
+ * them that the kernel has not taken yet. With back-pressure each stream
+ * holds at most about one write beyond its socket's high-water mark, however
+ * far behind its client is.
+ */
+export function liveStreamFigures(): { open: number; waitingForDrain: number; bufferedBytes: number } {
+  let waitingForDrain = 0;
+  let bufferedBytes = 0;
+  for (const w of openWriters) {
+    if (w.waiting) waitingForDrain++;
+    bufferedBytes += w.bufferedBytes;
+  }
+  return { open: openWriters.size, waitingForDrain, bufferedBytes };
+}
+
 export class SseWriter {
   private readonly gone = new AbortController();
   private lastWrite = Date.now();
@@ -33,6 +53,7 @@ export class SseWriter {
     opts: SseOptions = {},
   ) {
     this.keepAliveMs = opts.keepAliveMs ?? 15_000;
+    openWriters.add(this);
     const onGone = () => this.finish();
     res.once('close', onGone);
     res.once('error', onGone);
@@ -55,6 +76,16 @@ export class SseWriter {
 
   get closed(): boolean {
     return this.gone.signal.aborted;
+  }
+
+  /** Waiting for the socket to drain before writing more. */
+  get waiting(): boolean {
+    return this.waitingForDrain;
+  }
+
+  /** Bytes written to this response that the kernel has not taken yet. */
+  get bufferedBytes(): number {
+    return this.res.writableLength;
   }
 
   /** Sends status 200 and the stream headers at once, so the client sees the stream open. */
@@ -99,6 +130,7 @@ export class SseWriter {
   }
 
   private finish(): void {
+    openWriters.delete(this);
     clearTimeout(this.keepAlive);
     this.keepAlive = undefined;
     if (!this.gone.signal.aborted) this.gone.abort();
