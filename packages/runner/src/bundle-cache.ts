@@ -63,6 +63,11 @@ export class BundleCache {
     fs.mkdirSync(o.root, { recursive: true });
   }
 
+  /** Where a bundle being received is spooled while its hash is checked (bundle-verify.ts): inside the cache's own directory. */
+  get spoolDir(): string {
+    return this.o.root;
+  }
+
   /**
    * Fills the empty directory `target` with the files of bundle `hash`,
    * extracting `source()` first when this bundle is not cached yet.

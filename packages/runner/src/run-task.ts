@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uploadArtifacts } from './artifacts.js';
+import { BundleHashMismatchError, verifiedBundle } from './bundle-verify.js';
 import { assertNever } from '@svc/assert';
 import { BundleTooLargeError, CompletionDeliveryError, errorMessage, PrepareError, UnsafePathError } from './errors.js';
 import { cutUtf8, LineSplitter, MAX_LINE_BYTES } from './lines.js';
@@ -85,7 +86,9 @@ export async function runTask(opts: RunOptions): Promise<Completion> {
   try {
     spec = checkSpec(await transport.getSpec());
     if (opts.workdirs && opts.ioDir && !opts.keepWorkdir) {
-      lease = await opts.workdirs.acquire(spec.bundle_hash, () => transport.getBundle(), spec.limits.max_bundle_bytes);
+      const hash = spec.bundle_hash;
+      const spool = opts.bundleCache?.spoolDir ?? opts.workRoot;
+      lease = await opts.workdirs.acquire(hash, () => verifiedBundle(() => transport.getBundle(), hash, spool), spec.limits.max_bundle_bytes);
       runDir = lease.dir;
     } else {
       runDir = makeRunDir(opts.workRoot, spec.task_run_id);
@@ -157,9 +160,11 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   if (stop.bundleReady) {
     // Synced by the pool.
   } else if (opts.bundleCache && spec.bundle_hash) {
-    await opts.bundleCache.fill(spec.bundle_hash, () => transport.getBundle(), bundleRoot, spec.limits.max_bundle_bytes);
+    const spool = opts.bundleCache.spoolDir;
+    await opts.bundleCache.fill(spec.bundle_hash, () => verifiedBundle(() => transport.getBundle(), spec.bundle_hash, spool), bundleRoot, spec.limits.max_bundle_bytes);
   } else {
-    const bundle = await transport.getBundle();
+    // Checked against bundle_hash before anything of it is unpacked (bundle-verify.ts).
+    const bundle = await verifiedBundle(() => transport.getBundle(), spec.bundle_hash, opts.workRoot);
     if (bundle) await extractBundle(bundle, bundleRoot, spec.limits.max_bundle_bytes);
   }
   if (spec.files) await writeFiles(bundleRoot, spec.files, opts.user);
@@ -290,7 +295,8 @@ function stoppedBeforeStart(cause: StopCause): Completion {
 function prepareFailure(err: unknown): Completion {
   const base = { state: 'FAILED' as const, exit_code: null, outputs: {}, metrics: [] };
   if (err instanceof PrepareError) return { ...base, reason: err.reason, error: err.message };
-  if (err instanceof UnsafePathError || err instanceof BundleTooLargeError) return { ...base, reason: 'executor_error', error: `bundle: ${err.message}` };
+  if (err instanceof UnsafePathError || err instanceof BundleTooLargeError || err instanceof BundleHashMismatchError)
+    return { ...base, reason: 'executor_error', error: `bundle: ${err.message}` };
   return { ...base, reason: 'executor_error', error: `runner error: ${errorMessage(err)}` };
 }
 

@@ -201,7 +201,7 @@ test('runTask with a pool: the task runs in the kept directory with the bundle a
   const tgz = await makeTarGz(BUNDLE);
   const script = ['ls -A | sort | tr "\\n" " " > "$SVC_ARTIFACTS_DIR/ls.txt"', 'pwd > "$SVC_ARTIFACTS_DIR/cwd.txt"', 'echo dirty >> data.csv', 'touch left-behind'].join('\n');
   const run = async () => {
-    const t = new MemoryTransport(makeSpec({ command: ['bash', '-c', script], bundle_hash: 'h1', files: { 'input.txt': 'hello' } }), tgz);
+    const t = new MemoryTransport(makeSpec({ command: ['bash', '-c', script], files: { 'input.txt': 'hello' } }), tgz);
     const c = await runTask({ transport: t, workRoot: path.join(base, 'unused'), ioDir, bundleCache: cache, workdirs: pool });
     assert.equal(c.state, 'SUCCESS', c.error);
     for (const e of await fsp.readdir(path.join(ioDir, 'artifacts'))) await fsp.rm(path.join(ioDir, 'artifacts', e));

@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import type { Completion, LogLine, RunnerSpec, RunnerTransport } from '../index.js';
+import { bundleHashOf } from './runner-server.js';
 
 export function makeSpec(overrides: Partial<RunnerSpec> & Pick<RunnerSpec, 'command'>): RunnerSpec {
   const id = overrides.task_run_id ?? `tr-${Math.random().toString(36).slice(2, 10)}`;
@@ -64,7 +65,9 @@ export class MemoryTransport implements RunnerTransport {
 
   async getSpec(): Promise<RunnerSpec> {
     this.calls.push('getSpec');
-    return typeof this.spec === 'function' ? this.spec() : structuredClone(this.spec);
+    const spec = typeof this.spec === 'function' ? await this.spec() : structuredClone(this.spec);
+    // As the service does: bundle_hash is the sha256 of the bundle served (unless a test sets another).
+    return { ...spec, bundle_hash: spec.bundle_hash || bundleHashOf(this.bundle) };
   }
 
   getBundle(): Promise<NodeJS.ReadableStream | null> {

@@ -1,5 +1,6 @@
 // A small in-memory implementation of the runner routes over node:http, for
 // tests of createHttpTransport and `svc exec`.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Completion, LogLine, RunnerSpec } from '../index.js';
@@ -19,6 +20,9 @@ export interface RunnerServerOptions {
   /** Port to listen on (0 = any). */
   port?: number;
 }
+
+/** The `bundle_hash` of a bundle: the sha256 of its bytes ('' for none). */
+export const bundleHashOf = (bundle: Buffer | null | undefined) => (bundle ? crypto.createHash('sha256').update(bundle).digest('hex') : '');
 
 export class RunnerServer {
   readonly requests: { method: string; route: Route | 'unknown'; status: number }[] = [];
@@ -84,7 +88,8 @@ export class RunnerServer {
     if (forced) return send(forced, { error: 'refused' });
     switch (`${req.method} ${route}`) {
       case 'GET spec':
-        return send(200, this.opts.spec);
+        // As the service does: bundle_hash is the sha256 of the bundle served (unless a test sets another).
+        return send(200, { ...this.opts.spec, bundle_hash: this.opts.spec.bundle_hash || bundleHashOf(this.opts.bundle) });
       case 'GET bundle':
         return this.opts.bundle ? send(200, this.opts.bundle, 'application/gzip') : send(204);
       case 'POST heartbeat':
