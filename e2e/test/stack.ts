@@ -85,6 +85,8 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
     SVC_MASTER_KEYS: `k1:${Buffer.alloc(32, 9).toString('base64')}`,
     SVC_WATCHDOG_MS: '500',
     SVC_KILL_DELAY_MS: '1000',
+    // The tests' http tasks call servers of their own on loopback; a test of the address guard sets it to '' (unset).
+    SVC_HTTP_TASK_ALLOWED_HOSTS: '127.0.0.1,::1,localhost',
     ...opts.env,
   };
   const procs: Proc[] = [];
@@ -216,7 +218,7 @@ async function startStackOnce(opts: StackOptions): Promise<Stack> {
 
 /**
  * The suite-wide secret guard: every secret value a test PUTs through
- * `s.api` (global and namespace secrets) is remembered, and at `stop()` every
+ * `s.api` (global, namespace and platform secrets) is remembered, and at `stop()` every
  * response body `s.api` returned and every app's captured output is searched
  * for it. A value found fails the test file (stop throws), naming the secret
  * key and where, never the value. A response is searched only for the values
@@ -230,7 +232,7 @@ class SecretGuard {
   private answers: [string, string][] = [];
 
   sent(method: string, p: string, body: unknown): void {
-    const m = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?secrets\/([^/?]+)$/.exec(p);
+    const m = /^\/api\/v1\/(?:(?:namespaces\/[^/]+\/)?secrets|platform-secrets)\/([^/?]+)$/.exec(p);
     const value = (body as { value?: unknown } | undefined)?.value;
     if (method === 'PUT' && m && typeof value === 'string' && value.length >= 6 && !this.values.has(value)) {
       this.values.set(value, { key: decodeURIComponent(m[1]!), since: this.answers.length });

@@ -347,6 +347,19 @@ export const CATALOGUE = [
     default: '30',
     description: 'Days organization emails (whatever their status) and their daily quota counters are kept; the maintenance lease holder deletes older ones every hour.',
   },
+  // --- http tasks ---
+  {
+    variable: 'SVC_HTTP_TASK_ALLOW_PRIVATE_TARGETS',
+    default: 'false',
+    description:
+      "true: http tasks (sent by the dispatcher, from inside the deployment's network) may reach loopback, private, link-local (the cloud metadata address), unique-local and other non-public addresses. false: the host is resolved once, every address must be public (or listed in SVC_HTTP_TASK_ALLOWED_HOSTS), the connection goes to the checked address, and a redirect to a refused address is not followed; a refused target fails the task run http_error naming the host and why. npm start on your own machine: SVC_HTTP_TASK_ALLOWED_HOSTS=127.0.0.1,::1,localhost reaches local servers.",
+  },
+  {
+    variable: 'SVC_HTTP_TASK_ALLOWED_HOSTS',
+    default: null,
+    description:
+      'Comma-separated host names (exact, as the task URL writes them), IP addresses and CIDR ranges (10.1.0.0/16, fd00::/8) http tasks may reach although they are not public, when SVC_HTTP_TASK_ALLOW_PRIVATE_TARGETS is false; a listed name may resolve to any address (still resolved once and pinned). Unset: none.',
+  },
   // --- alerts ---
   {
     variable: 'SVC_ALERT_ALLOW_PRIVATE_TARGETS',

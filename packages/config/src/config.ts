@@ -9,6 +9,7 @@ import { CATALOGUE, type VariableName, catalogueEntry, isSecret } from './catalo
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { type MasterKey, parseMasterKeys } from './master-keys.js';
 import { allAllowed, type NamespaceAllowlist, parseNamespaceAllowlist } from './namespace-allowlist.js';
+import { parseTargetAllowlist, type TargetAllowlist } from './network-targets.js';
 import * as p from './parsers.js';
 import { fileVariable, resolveFileVariables } from './secret-files.js';
 import { type StorageTarget, parseStorageUrl } from './storage-url.js';
@@ -202,8 +203,18 @@ export interface Config {
   smtpRequireTls: boolean;
   /** `SVC_EMAIL_RETENTION_DAYS`: days organization emails are kept; default 30. */
   emailRetentionDays: number;
+  /** `SVC_HTTP_TASK_ALLOW_PRIVATE_TARGETS`: http tasks may reach non-public addresses; default false. */
+  httpTaskAllowPrivateTargets: boolean;
+  /** `SVC_HTTP_TASK_ALLOWED_HOSTS`: non-public hosts and ranges http tasks may reach all the same; default none. */
+  httpTaskAllowedHosts: TargetAllowlist;
   /** `SVC_ALERT_ALLOW_PRIVATE_TARGETS`: alert webhooks may reach non-public addresses; default false. */
   alertAllowPrivateTargets: boolean;
+  /** `SVC_ALERT_RULES_PER_NAMESPACE`: alert rules one namespace may hold (its children count apart); default 100. */
+  alertRulesPerNamespace: number;
+  /** `SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW`: backfill executions of one flow unended at once, all its backfills together; default 100. */
+  backfillMaxInFlightPerFlow: number;
+  /** `SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE`: backfill executions of one namespace's flows unended at once (its children count apart); default 200. */
+  backfillMaxInFlightPerNamespace: number;
   /** `SVC_LOG_LEVEL`; default `info`. */
   logLevel: LogLevel;
   /** `SVC_LOG_FORMAT`; default `json`. */
@@ -412,7 +423,12 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     smtpUrl,
     smtpRequireTls: read('SVC_SMTP_REQUIRE_TLS', trueOrFalse, () => smtpRequiresTlsByDefault(smtpUrl)),
     emailRetentionDays: read('SVC_EMAIL_RETENTION_DAYS', p.positiveInteger),
+    httpTaskAllowPrivateTargets: read('SVC_HTTP_TASK_ALLOW_PRIVATE_TARGETS', trueOrFalse),
+    httpTaskAllowedHosts: read('SVC_HTTP_TASK_ALLOWED_HOSTS', parseTargetAllowlist, (): TargetAllowlist => ({ hosts: [], ranges: [] })),
     alertAllowPrivateTargets: read('SVC_ALERT_ALLOW_PRIVATE_TARGETS', trueOrFalse),
+    alertRulesPerNamespace: read('SVC_ALERT_RULES_PER_NAMESPACE', p.countUpTo(100_000)),
+    backfillMaxInFlightPerFlow: read('SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW', p.countUpTo(100_000)),
+    backfillMaxInFlightPerNamespace: read('SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE', p.countUpTo(100_000)),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
     cliUrl: read('SVC_URL', p.baseUrl),

@@ -20,5 +20,5 @@ export { type MasterKey, MasterKeysError, parseMasterKeys } from './master-keys.
 export { type FileStorageTarget, parseStorageUrl, type S3StorageTarget, type StorageTarget, StorageUrlError } from './storage-url.js';
 export { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
 export { fileVariable, readVariable } from './secret-files.js';
-export { literalTargetProblem, nonPublicAddressKind, urlHost } from './network-targets.js';
+export { addressListed, hostListed, literalTargetProblem, nonPublicAddressKind, parseTargetAllowlist, type TargetAllowlist, urlHost } from './network-targets.js';
 export { type AllowlistEntry, allAllowed, allowedIn, describeAllowlist, type NamespaceAllowlist, namespaceCovers, parseNamespaceAllowlist } from './namespace-allowlist.js';

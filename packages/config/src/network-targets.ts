@@ -53,3 +53,54 @@ export function literalTargetProblem(url: URL): string | null {
   const kind = nonPublicAddressKind(host);
   return kind ? `address ${host} is ${kind}` : null;
 }
+
+/**
+ * The hosts and address ranges an operator lets a guarded request reach
+ * although they are not public (SVC_HTTP_TASK_ALLOWED_HOSTS): host names as
+ * a URL writes them (lower case, exact: `db.internal` allows only that name),
+ * and IP addresses or CIDR ranges (`127.0.0.1`, `10.1.0.0/16`, `::1/128`).
+ */
+export interface TargetAllowlist {
+  hosts: string[];
+  ranges: string[];
+}
+
+/** Parses a comma-separated list of host names, IP addresses and CIDR ranges. Throws naming every bad entry. */
+export function parseTargetAllowlist(text: string): TargetAllowlist {
+  const out: TargetAllowlist = { hosts: [], ranges: [] };
+  const problems: string[] = [];
+  for (const item of text.split(',').map((s) => s.trim().toLowerCase())) {
+    if (item === '') {
+      problems.push('has an empty entry');
+      continue;
+    }
+    const bare = item.replace(/^\[|\]$/g, '');
+    if (isIP(bare)) out.ranges.push(bare.includes(':') ? `${bare}/128` : `${bare}/32`);
+    else if (item.includes('/')) {
+      try {
+        ipaddr.parseCIDR(item);
+        out.ranges.push(item);
+      } catch {
+        problems.push(`"${item}" is not a CIDR range such as 10.0.0.0/8 or fd00::/8`);
+      }
+    } else if (/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(item) && item.length <= 253) out.hosts.push(item.replace(/\.$/, ''));
+    else problems.push(`"${item}" is not a host name, an IP address or a CIDR range`);
+  }
+  if (problems.length) throw new Error([...new Set(problems)].join('; '));
+  return out;
+}
+
+/** True when `address` (an IP address) lies in one of the list's ranges. An IPv4-mapped IPv6 address is judged by its IPv4 address. */
+export function addressListed(list: TargetAllowlist, address: string): boolean {
+  let ip = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return list.ranges.some((r) => {
+    const [net, bits] = ipaddr.parseCIDR(r);
+    return net.kind() === ip.kind() && ip.match([net, bits] as never);
+  });
+}
+
+/** True when the host name (as urlHost gives it) is listed. */
+export function hostListed(list: TargetAllowlist, host: string): boolean {
+  return list.hosts.includes(host.replace(/\.$/, ''));
+}

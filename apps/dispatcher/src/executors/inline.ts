@@ -1,7 +1,10 @@
 // The inline executor, always on: `http` tasks (a request from the
-// dispatcher) and `subflow` tasks (a child execution).
+// dispatcher, through the address guard of http-task-guard.ts) and
+// `subflow` tasks (a child execution).
 import type { ClaimedRun, TaskCompletion } from '@svc/engine';
+import { RefusedTarget, type Resolve } from '@svc/net-guard';
 import type { DispatcherContext } from '../context.js';
+import { httpTaskGuard } from './http-task-guard.js';
 import { fetchFollowing } from './redirects.js';
 import type { Executor } from './types.js';
 
@@ -12,7 +15,15 @@ function expected(status: number, expect: number[] | null): boolean {
   return expect ? expect.includes(status) : status >= 200 && status <= 299;
 }
 
-export function inlineExecutor(ctx: DispatcherContext): Executor {
+/** The RefusedTarget behind a failed request (fetch wraps a connection's error as its cause), if it was one. */
+function refusalOf(err: unknown): RefusedTarget | undefined {
+  for (let e = err; e instanceof Error; e = (e as Error & { cause?: unknown }).cause) if (e instanceof RefusedTarget) return e;
+  return undefined;
+}
+
+/** `resolve`: the host name lookup of the address guard (tests map their own names); default the system's. */
+export function inlineExecutor(ctx: DispatcherContext, opts: { resolve?: Resolve } = {}): Executor {
+  const guard = httpTaskGuard(ctx.config, opts.resolve);
   async function http(run: ClaimedRun, f: Record<string, unknown>, timeoutSeconds: number, signal: AbortSignal): Promise<TaskCompletion> {
     const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
     const both = AbortSignal.any([signal, timeout]);
@@ -24,6 +35,8 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
         headers: f.headers as Record<string, string>,
         body: body === undefined || f.method === 'GET' || f.method === 'HEAD' ? undefined : body,
         signal: both,
+        dispatcher: guard.agent,
+        policy: guard.policy,
       });
       const buf = Buffer.from(await res.arrayBuffer());
       const outputs = {
@@ -43,6 +56,11 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
     } catch (err) {
       if (timeout.aborted) return { state: 'TIMED_OUT', reason: 'timeout', error: `no answer within ${timeoutSeconds} s`, exitCode: null };
       if (signal.aborted) return { state: 'CANCELLED', reason: 'cancelled', error: '', exitCode: null };
+      const refused = refusalOf(err);
+      if (refused) {
+        // The host and the address, never the URL's path or query (a rendered secret may sit there).
+        return { state: 'FAILED', reason: 'http_error', error: `${String(f.method)} to host ${hostOf(String(f.url))} refused: ${refused.message}`, exitCode: null };
+      }
       return {
         state: 'FAILED',
         reason: 'http_error',
@@ -54,6 +72,9 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
 
   return {
     type: 'inline',
+    close() {
+      void guard.agent.close();
+    },
     async run(run: ClaimedRun, signal: AbortSignal) {
       const prepared = await ctx.engine.prepare(run);
       if (!prepared) return;
@@ -66,4 +87,13 @@ export function inlineExecutor(ctx: DispatcherContext): Executor {
       if (done) await ctx.engine.complete(run.id, done, { fromTask: true });
     },
   };
+}
+
+/** The host[:port] of a URL, or the text when it is no URL. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }

@@ -6,6 +6,15 @@
 // dropped, and stay dropped for the rest of the chain. Methods change as
 // fetch changes them: 303 to GET (except HEAD), 301 and 302 after a POST to
 // GET, each without the body and its content headers; 307 and 308 keep both.
+//
+// Every hop goes through the address guard (http-task-guard.ts): a literal
+// address is checked here before the request, a name where it is resolved
+// (the agent's lookup), so a redirect to a private address fails the task as
+// the first request would.
+import { isIP } from 'node:net';
+import { urlHost } from '@svc/config';
+import { addressesRefusal, RefusedTarget, type TargetPolicy } from '@svc/net-guard';
+import { fetch, type Dispatcher, type Response } from 'undici';
 
 /** Redirects followed before the task fails (`http_error`); fetch allows 20, an API needs far fewer. */
 export const MAX_REDIRECTS = 10;
@@ -33,6 +42,19 @@ export interface FollowInit {
   headers: Record<string, string>;
   body: string | undefined;
   signal: AbortSignal;
+  /** The agent every hop connects through (its lookup refuses and pins names: http-task-guard.ts). */
+  dispatcher: Dispatcher;
+  /** The policy literal addresses are checked against before each hop. */
+  policy: TargetPolicy;
+}
+
+/** Throws RefusedTarget when `url` names a literal address the policy refuses (names are judged by the agent's lookup). */
+export function refuseLiteral(url: URL, policy: TargetPolicy): void {
+  const host = urlHost(url);
+  const family = isIP(host);
+  if (!family) return;
+  const refused = addressesRefusal(host, [{ address: host, family }], policy, true);
+  if (refused) throw new RefusedTarget(refused);
 }
 
 /** fetch with redirects followed by hand (see above). The response of the last hop; a redirect without Location is returned as is. */
@@ -41,7 +63,8 @@ export async function fetchFollowing(start: string, init: FollowInit): Promise<R
   let { method, body } = init;
   let headers = { ...init.headers };
   for (let hops = 0; ; hops++) {
-    const res = await fetch(url, { method, headers, body, signal: init.signal, redirect: 'manual' });
+    refuseLiteral(url, init.policy);
+    const res = await fetch(url, { method, headers, body, signal: init.signal, redirect: 'manual', dispatcher: init.dispatcher });
     const location = res.headers.get('location');
     if (!REDIRECT_STATUSES.has(res.status) || location === null) return res;
     await res.body?.cancel().catch(() => {});

@@ -19,7 +19,7 @@
 // Secrets resolve in the rule's namespace (then its parents, then global).
 // Unless SVC_ALERT_ALLOW_PRIVATE_TARGETS, a webhook or Slack URL whose host is
 // or resolves to a loopback, private, link-local or other non-public address
-// is refused for good (target-guard.ts: against server-side request forgery);
+// is refused for good (@svc/net-guard: against server-side request forgery);
 // redirects are never followed.
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
@@ -33,7 +33,7 @@ import { assertNever } from '@svc/assert';
 import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';
 import { WokenPasses } from '../woken-passes.js';
-import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from './target-guard.js';
+import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from '@svc/net-guard';
 
 export const POLL_MS = 2_000;
 export const CLAIM_MS = 2 * 60_000;
