@@ -14,6 +14,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -24,6 +25,9 @@ import { describeConfig, parseConfig, parseMasterKeys } from '@svc/config';
 import { startHealthServer } from '@svc/service';
 import { applyJsonPatch, containersOf, render, type K8sObject } from './infra-kustomize.js';
 import { root } from './stack.js';
+// The kubernetes executor's own label constants and Job builder: the task pods the policies must select.
+import { LABELS, labelValue, MANAGED_BY, type ContainerTask } from '../../apps/dispatcher/src/executors/container-task.js';
+import { jobManifest } from '../../apps/dispatcher/src/executors/kubernetes-job.js';
 
 const k8s = path.join(root, 'infra', 'kubernetes');
 const overlays = fs.readdirSync(path.join(k8s, 'overlays')).sort();
@@ -91,6 +95,82 @@ function sortDeep(v: unknown): unknown {
         .map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]),
     );
   return v;
+}
+
+/** A pod as NetworkPolicy sees it: its namespace's labels, its labels, its address and its named ports. */
+interface Peer {
+  namespace: string;
+  labels: Record<string, string>;
+  ip: string;
+  ports?: Record<string, number>;
+}
+type Selector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+type PolicyPeer = { podSelector?: Selector; namespaceSelector?: Selector; ipBlock?: { cidr: string; except?: string[] } };
+type PolicyRule = { to?: PolicyPeer[]; from?: PolicyPeer[]; ports?: { protocol?: string; port?: number | string }[] };
+type Policy = K8sObject & { spec: { podSelector: Selector; policyTypes: string[]; ingress?: PolicyRule[]; egress?: PolicyRule[] } };
+
+/** A label selector's meaning (an empty one selects everything). */
+function selects(sel: Selector, labels: Record<string, string>): boolean {
+  const byLabels = Object.entries(sel.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  return (
+    byLabels &&
+    (sel.matchExpressions ?? []).every((e) => {
+      switch (e.operator) {
+        case 'In':
+          return e.key in labels && e.values!.includes(labels[e.key]!);
+        case 'NotIn':
+          return !(e.key in labels) || !e.values!.includes(labels[e.key]!);
+        case 'Exists':
+          return e.key in labels;
+        case 'DoesNotExist':
+          return !(e.key in labels);
+        default:
+          throw new Error(`operator ${e.operator}`);
+      }
+    })
+  );
+}
+
+const inCidr = (ip: string, cidr: string) => {
+  const [base, bits] = cidr.split('/');
+  const family = net.isIPv6(base!) ? 'ipv6' : 'ipv4';
+  if ((net.isIPv6(ip) ? 'ipv6' : 'ipv4') !== family) return false;
+  const list = new net.BlockList();
+  list.addSubnet(base!, Number(bits), family);
+  return list.check(ip, family);
+};
+
+/** Whether a peer of a rule matches `p` (a pod of `policyNs`'s cluster, or an outside address). */
+function peerMatches(peer: PolicyPeer, p: Peer, policyNs: string, nsLabels: (ns: string) => Record<string, string>): boolean {
+  if (peer.ipBlock) return inCidr(p.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c) => inCidr(p.ip, c));
+  if (!p.namespace) return false; // an outside address: only ipBlocks match it
+  const nsOk = peer.namespaceSelector ? selects(peer.namespaceSelector, nsLabels(p.namespace)) : p.namespace === policyNs;
+  return nsOk && selects(peer.podSelector ?? {}, p.labels);
+}
+
+/**
+ * Whether the policies let `from` connect to `to` on `port`: the egress
+ * policies of `from`'s namespace and the ingress policies of `to`'s (a side
+ * no policy of that type selects is open, as in Kubernetes).
+ */
+function allowed(policies: Policy[], from: Peer, to: Peer, port: number, protocol = 'TCP'): boolean {
+  const nsLabels = (ns: string) => ({ 'kubernetes.io/metadata.name': ns });
+  const side = (self: Peer, other: Peer, type: 'Ingress' | 'Egress') => {
+    if (!self.namespace) return true; // outside the cluster: no policy of ours applies
+    const own = policies.filter((x) => x.metadata.namespace === self.namespace && x.spec.policyTypes.includes(type) && selects(x.spec.podSelector, self.labels));
+    if (!own.length) return true;
+    return own.some((x) =>
+      ((type === 'Egress' ? x.spec.egress : x.spec.ingress) ?? []).some((r) => {
+        const peers = type === 'Egress' ? r.to : r.from;
+        const peerOk = !peers?.length || peers.some((pp) => peerMatches(pp, other, x.metadata.namespace!, nsLabels));
+        const portOk =
+          !r.ports?.length ||
+          r.ports.some((rp) => (rp.protocol ?? 'TCP') === protocol && (rp.port === undefined || (typeof rp.port === 'number' ? rp.port : to.ports?.[rp.port]) === port));
+        return peerOk && portOk;
+      }),
+    );
+  };
+  return side(from, to, 'Egress') && side(to, from, 'Ingress');
 }
 
 const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
@@ -173,7 +253,13 @@ for (const overlay of overlays) {
     // The apps in one namespace, task pods' objects in another, which holds no Secret of svc's.
     const ns = byName('Deployment', 'svc-api-gateway').metadata.namespace;
     assert.ok(ns && taskNs && ns !== taskNs, `${ns} / ${taskNs}`);
-    const inTasks = new Set(['ServiceAccount/svc-task', 'Role/svc-task-jobs', 'RoleBinding/svc-dispatcher-task-jobs', 'NetworkPolicy/svc-task-no-ingress']);
+    const inTasks = new Set([
+      'ServiceAccount/svc-task',
+      'Role/svc-task-jobs',
+      'RoleBinding/svc-dispatcher-task-jobs',
+      'NetworkPolicy/svc-task-no-ingress',
+      'NetworkPolicy/svc-task-egress',
+    ]);
     for (const o of objects.filter((x) => x.kind !== 'Namespace'))
       assert.equal(o.metadata.namespace, inTasks.has(`${o.kind}/${o.metadata.name}`) ? taskNs : ns, `${o.kind}/${o.metadata.name}`);
     const taskNamespace = byName('Namespace', taskNs);
@@ -284,6 +370,104 @@ for (const overlay of overlays) {
     const killDelayS = Number(describeConfig().find((v) => v.variable === 'SVC_KILL_DELAY_MS')!.default) / 1000;
     assert.ok(spec.terminationGracePeriodSeconds > killDelayS, 'SIGTERM, then the tasks get SIGKILL after the kill delay, before Kubernetes kills the pod');
     for (const other of deployments.filter((x) => x !== d)) assert.equal(podOf(other).spec.automountServiceAccountToken, false, other.metadata.name);
+  });
+
+  test(`${overlay}: task pods reach DNS, the gateway's runner port and the public internet only; svc's pods take connections only where they serve`, () => {
+    const policies = of('NetworkPolicy') as Policy[];
+    const appNs = byName('Deployment', 'svc-api-gateway').metadata.namespace!;
+    // A task pod as the kubernetes executor makes it: its Job built by jobManifest, with the labels it gives every
+    // task (LABELS, MANAGED_BY), a user label, and those the Job controller adds.
+    const executorLabels = {
+      [LABELS.managedBy]: MANAGED_BY,
+      [LABELS.deployment]: 'dep-1',
+      [LABELS.instance]: labelValue('dispatcher-1'),
+      [LABELS.execution]: labelValue('ex-1'),
+      [LABELS.taskRun]: labelValue('tr-1'),
+      [LABELS.namespace]: labelValue('team-a'),
+      [LABELS.flow]: labelValue('etl'),
+      [LABELS.task]: labelValue('load'),
+    };
+    const job = jobManifest(
+      {
+        prepared: { spec: { timeout_seconds: 60 } },
+        image: 'debian:bookworm-slim',
+        injectRunner: true,
+        pull: 'if_not_present',
+        resources: {},
+        kubernetes: { labels: { team: 'data' } },
+        command: ['svc', 'exec'],
+        env: {},
+        labels: executorLabels,
+        name: 'svc-tr-1',
+      } as unknown as ContainerTask,
+      { namespace: taskNs, taskServiceAccount: 'svc-task', runnerImage: 'runner', runnerArgv: ['svc'], runnerMount: '/.svc-runner', terminationGraceSeconds: 10 },
+    );
+    const podLabels: Record<string, string> = { ...job.spec!.template.metadata!.labels!, 'batch.kubernetes.io/job-name': 'svc-tr-1', 'job-name': 'svc-tr-1' };
+    assert.equal(podLabels[LABELS.managedBy], MANAGED_BY);
+    const task: Peer = { namespace: taskNs, labels: podLabels, ip: '10.244.3.7' };
+    const selecting = policies
+      .filter((x) => x.metadata.namespace === taskNs && selects(x.spec.podSelector, podLabels))
+      .map((x) => `${x.metadata.name}: ${x.spec.policyTypes.join()}`);
+    assert.deepEqual(selecting.sort(), ['svc-task-egress: Egress', 'svc-task-no-ingress: Ingress']);
+    // The egress policy selects task pods only: not a pod of the task namespace that svc did not start.
+    const egress = byName('NetworkPolicy', 'svc-task-egress') as Policy;
+    assert.equal(selects(egress.spec.podSelector, { team: 'data' }), false);
+    assert.equal(selects(egress.spec.podSelector, { ...podLabels, [LABELS.managedBy]: 'someone-else' }), false);
+
+    // svc's pods, with their labels and named ports, at in-cluster (private) addresses.
+    const pod = (name: string, ip: string): Peer => {
+      const d = byName('Deployment', name);
+      const ports = Object.fromEntries(((containersOf(d)[0]!.ports ?? []) as { name: string; containerPort: number }[]).map((x) => [x.name, x.containerPort]));
+      return { namespace: appNs, labels: podOf(d).metadata.labels, ip, ports };
+    };
+    const gw = pod('svc-api-gateway', '10.244.1.10');
+    const gwPort = gw.ports!.http!;
+    // The port the runner reaches: the gateway Service's target, the port SVC_RUNNER_URL's Service forwards to.
+    assert.equal((byName('Service', 'svc-api-gateway').spec as { ports: { targetPort: string }[] }).ports[0]!.targetPort, 'http');
+    const others = ['svc-scheduler', 'svc-dispatcher', 'svc-maintenance'].map((n, i) => pod(n, `10.244.2.${i + 1}`));
+    const dns: Peer = { namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' }, ip: '10.96.0.10' };
+    const outside = (ip: string): Peer => ({ namespace: '', labels: {}, ip });
+
+    assert.ok(allowed(policies, task, dns, 53, 'UDP'), 'DNS over UDP');
+    assert.ok(allowed(policies, task, dns, 53, 'TCP'), 'DNS over TCP');
+    assert.ok(allowed(policies, task, gw, gwPort), "the gateway's runner port");
+    assert.ok(!allowed(policies, task, gw, 9464), 'no other port of the gateway');
+    for (const o of others) for (const port of Object.values(o.ports!)) assert.ok(!allowed(policies, task, o, port), `${o.labels['app.kubernetes.io/name']}:${port}`);
+    // A pod of another namespace (PostgreSQL run in the cluster, say) and private or link-local addresses.
+    assert.ok(!allowed(policies, task, { namespace: 'databases', labels: { app: 'postgres' }, ip: '10.244.9.9' }, 5432), 'an in-cluster database');
+    for (const ip of [
+      '169.254.169.254',
+      '169.254.20.10',
+      '10.0.0.5',
+      '172.17.0.1',
+      '192.168.1.20',
+      '100.64.0.1',
+      '127.0.0.1',
+      '0.0.0.1',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::1',
+      '::ffff:10.0.0.5',
+    ])
+      for (const port of [80, 443, 5432, 8333, 8888, 9000, 9333]) assert.ok(!allowed(policies, task, outside(ip), port), `${ip}:${port}`);
+    for (const ip of ['1.1.1.1', '151.101.1.69', '2606:4700:4700::1111']) for (const port of [80, 443, 22]) assert.ok(allowed(policies, task, outside(ip), port), `${ip}:${port}`);
+    assert.ok(!allowed(policies, gw, task, 8080), 'nothing connects to a task pod');
+
+    // Ingress to svc's pods: every pod of the app namespace is covered (nothing by default), the gateway's API port
+    // from anywhere, the others' health port from anywhere but the task namespace.
+    const deny = byName('NetworkPolicy', 'svc-default-deny-ingress') as Policy;
+    assert.equal(deny.metadata.namespace, appNs);
+    assert.deepEqual([deny.spec.podSelector, deny.spec.policyTypes, deny.spec.ingress], [{}, ['Ingress'], undefined]);
+    const monitoring: Peer = { namespace: 'monitoring', labels: { app: 'prometheus' }, ip: '10.244.7.7' };
+    for (const from of [monitoring, outside('203.0.113.9'), task]) assert.ok(allowed(policies, from, gw, gwPort), `${from.namespace || from.ip} to the gateway`);
+    for (const o of others) {
+      const name = o.labels['app.kubernetes.io/name'];
+      assert.ok(allowed(policies, monitoring, o, o.ports!.health!), `${name}: scraped and probed`);
+      assert.ok(!allowed(policies, { ...monitoring, namespace: taskNs }, o, o.ports!.health!), `${name}: not from the task namespace`);
+      assert.ok(!allowed(policies, monitoring, o, 5432), `${name}: no other port`);
+    }
+    const migrate = { namespace: appNs, labels: podOf(byName('Job', 'svc-migrate')).metadata.labels, ip: '10.244.2.9' };
+    assert.ok(!allowed(policies, monitoring, migrate, 9464), 'the migration Job takes no connection');
   });
 
   test(`${overlay}: a migration Job of the same release runs before the rollout, with the database URL only`, () => {
