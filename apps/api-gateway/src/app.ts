@@ -27,6 +27,7 @@ import { statsHandlers } from './routes/stats.js';
 import { emailHandlers, orgKeyAuthenticator } from './routes/emails.js';
 import { flowHandlers } from './routes/flows.js';
 import { namespaceHandlers } from './routes/namespaces.js';
+import { namespaceCallerHandlers } from './routes/namespace-callers.js';
 import { schemaHandlers } from './routes/schemas.js';
 import { secretProviderHandlers } from './routes/secret-providers.js';
 import { secretHandlers } from './routes/secrets.js';
@@ -164,6 +165,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...adminHandlers({ db: deps.db, storage: deps.storage, now, clockOverride: deps.now }),
     ...namespaceHandlers(routeDeps),
     ...flowHandlers(routeDeps),
+    ...namespaceCallerHandlers({ db: deps.db, now }),
     ...secretHandlers(routeDeps),
     ...variableHandlers(routeDeps),
     ...secretProviderHandlers(routeDeps),

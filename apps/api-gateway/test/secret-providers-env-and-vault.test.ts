@@ -38,7 +38,7 @@ after(async () => {
 const check = async (ref: string) => (await call(gw, editor, 'POST', `/api/v1/namespaces/team/secrets/${encodeURIComponent(ref)}/check`)).json<Record<string, unknown>>();
 
 test('an env provider serves env:<NAME> from <prefix><NAME>', async () => {
-  const r = await call(gw, admin, 'POST', '/api/v1/secret-providers', { name: 'env', type: 'env', config: { prefix: ENV_PREFIX } });
+  const r = await call(gw, admin, 'POST', '/api/v1/secret-providers', { name: 'env', type: 'env', config: { prefix: ENV_PREFIX }, namespaces: ['team'] });
   assert.equal(r.status, 201, r.body);
   assertConforms('createSecretProvider', 201, r.json());
   assert.deepEqual(r.json<Record<string, unknown>>().config, { prefix: ENV_PREFIX });
@@ -47,7 +47,7 @@ test('an env provider serves env:<NAME> from <prefix><NAME>', async () => {
   const c = await call(gw, admin, 'POST', '/api/v1/secret-providers/env/check');
   assertConforms('checkSecretProvider', 200, c.json());
   assert.deepEqual(c.json(), { ok: true, message: `1 environment variable(s) start with ${ENV_PREFIX}` });
-  assert.equal((await call(gw, admin, 'POST', '/api/v1/secret-providers', { name: 'rawenv', type: 'env' })).status, 201);
+  assert.equal((await call(gw, admin, 'POST', '/api/v1/secret-providers', { name: 'rawenv', type: 'env', namespaces: ['team'] })).status, 201);
   const own = await check('rawenv:SVC_MASTER_KEYS');
   assert.deepEqual([own.ok, own.error], [false, 'provider_error'], 'the service own settings are never served');
   assert.equal((await call(gw, admin, 'DELETE', '/api/v1/secret-providers/rawenv')).status, 204);
@@ -59,6 +59,7 @@ test('a Vault provider: token sealed at rest and never shown; vault:<path>#<fiel
     type: 'vault',
     config: { address: vault.address, mount: 'kv', namespace: 'eng' },
     credentials: { token: P.token },
+    namespaces: ['team'],
   });
   assert.equal(r.status, 201, r.body);
   const body = r.json<Record<string, unknown>>();

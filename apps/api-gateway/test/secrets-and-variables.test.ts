@@ -289,9 +289,9 @@ test('leak check: every route, success and error, with planted values; no respon
     [t.viewer, 'GET', '/api/v1/variables'],
     [t.admin, 'DELETE', '/api/v1/variables/v1'],
     // providers: env and vault, with credentials in every shape
-    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'env', type: 'env', config: { prefix: ENV_PREFIX } }],
-    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.vaultToken } }],
-    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.vaultToken } }],
+    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'env', type: 'env', config: { prefix: ENV_PREFIX }, namespaces: ['team'] }],
+    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.vaultToken }, namespaces: ['team'] }],
+    [t.admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.vaultToken }, namespaces: ['team'] }],
     [t.admin, 'POST', '/api/v1/secret-providers', { name: 'bad', type: 'vault', config: { address: 'ftp://x' }, credentials: { token: P.vaultToken, extra: P.vaultToken2 } }],
     [t.admin, 'POST', '/api/v1/secret-providers', { name: 'wrong', type: 'vault', config: { address: vault.address }, credentials: { token: P.vaultToken2 } }],
     [t.viewer, 'GET', '/api/v1/secret-providers'],

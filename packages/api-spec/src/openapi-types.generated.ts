@@ -664,6 +664,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/allowed-callers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the namespaces whose flows may start this namespace's flows as subflows and listen to its executions
+         * @description Extension (issue #40, docs/operating/roles.md). A flow reaches its own namespace and its children only; each namespace listed here (covering its children) may reach this one too. Admins only; audited as `namespace.allowed_callers`.
+         */
+        put: operations["setNamespaceAllowedCallers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/changes": {
         parameters: {
             query?: never;
@@ -675,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Save a change set of files as a new namespace version
-         * @description A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`).
+         * @description A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`). So is a new or changed flow that names what its namespace may not reach: a subflow or flow trigger into a namespace that is neither its own nor a child, unless that namespace lists it in `allowed_callers`, or a `secret()` through a provider that does not serve the namespace (issue #40).
          */
         post: operations["saveChanges"];
         delete?: never;
@@ -1068,6 +1088,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/platform-secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Names of the platform secrets (never values), and whether a flow-readable global secret has the same name */
+        get: operations["listPlatformSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/platform-secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or replace a platform secret (a credential of the git sources or single sign-on; no flow can read it) */
+        put: operations["putPlatformSecret"];
+        post?: never;
+        /** Delete a platform secret (a git source or the SSO settings naming it stop authenticating) */
+        delete: operations["deletePlatformSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/git-sources": {
         parameters: {
             query?: never;
@@ -1188,6 +1243,26 @@ export interface paths {
         };
         /** Audit events, newest first (kept 365 days) */
         get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every audit event the filters select, newest first, as NDJSON
+         * @description The filters of listAuditEvents, without paging: one AuditEvent per line (`application/x-ndjson`), streamed as the events are read (keyset batches), as an attachment named `audit-<time>.ndjson`. An event with no more lines after it means the export is complete.
+         */
+        get: operations["exportAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1384,7 +1459,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set the organization's daily quota (0 stops its email; null for SVC_ORG_DAILY_QUOTA) */
+        /** Set the organization's daily quota (0 stops its email; null for SVC_ORG_DAILY_QUOTA) and the namespaces whose alert rules may send as it (the whole list; each covers its children) */
         patch: operations["updateOrganization"];
         trace?: never;
     };
@@ -1679,6 +1754,24 @@ export interface paths {
         post?: never;
         /** Remove the OpenID Connect settings (SSO users keep their accounts; audited) */
         delete: operations["deleteOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sso/oidc/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The IdP identities linked to the caller's own account */
+        get: operations["getOidcLink"];
+        put?: never;
+        /** Start linking an IdP identity to the caller's own account (a browser session): answers the IdP's authorization URL; the callback links the identity that signs in there to this signed-in user (audited as user.sso_link) */
+        post: operations["startOidcLink"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2760,14 +2853,16 @@ export interface components {
         };
         GitSourceRequest: {
             name: string;
-            /** @description https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key */
+            /** @description https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a platform secret in credential_secret_key */
             repo_url: string;
             /** @default main */
             branch?: string;
             /** @description For example none, token, ssh */
             auth_type?: string;
+            /** @description The platform secret (PUT /api/v1/platform-secrets/{name}) holding the credential; a global or namespace secret, which flows can read, is 422 */
             credential_secret_key?: string;
             known_hosts?: string;
+            /** @description The platform secret whose value signs push notifications; a global or namespace secret, which flows can read, is 422 */
             webhook_secret_key?: string;
             /**
              * Format: int64
@@ -2951,6 +3046,8 @@ export interface components {
             head_version?: number | null;
             /** Format: date-time */
             created_at?: string;
+            /** @description Extension (issue #40): namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers */
+            allowed_callers?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -3013,7 +3110,7 @@ export interface components {
             /** @description The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address) */
             issuer_url: string;
             client_id: string;
-            /** @description The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown */
+            /** @description The name of the platform secret (PUT /api/v1/platform-secrets/{name}) that holds the client secret; a global or namespace secret or a provider reference, which flows can read, is 422. The value is never shown */
             client_secret_secret: string;
             /** @description Requested scopes; `openid` is always added */
             scopes: string[];
@@ -3028,12 +3125,25 @@ export interface components {
                 group: string;
                 role: components["schemas"]["Role"];
             }[];
+            /** @description An IdP identity not linked yet whose verified email is an existing user's is linked to that user at login. Never to an admin. Off (the default): such a login is refused (`link_required`) and the user links the identity from their profile */
+            link_by_email: boolean;
+            /** @description Lower-case email domains (exact, no subdomains) an SSO login's email must have; empty: any */
+            allowed_email_domains: string[];
+            /** @description The Google Workspace domain every ID token's `hd` claim must equal; empty: not checked */
+            google_hd: string;
+            /** @description The Microsoft Entra tenant id every ID token's `tid` claim must equal; empty: not checked */
+            entra_tid: string;
+            /** @description An SSO login never creates a user: only users already linked (or linked now by email) sign in */
+            existing_users_only: boolean;
+            /** @description A session an SSO login creates ends this long after the login, however it is used; null: only SVC_SESSION_TTL after its last use */
+            session_max_age_seconds: number | null;
             /** @description The redirect URI to register at the IdP */
             redirect_uri: string;
             updated_by: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Omitted fields take their defaults, except `default_role` and the sign-up controls (`link_by_email`, `allowed_email_domains`, `google_hd`, `entra_tid`, `existing_users_only`, `session_max_age_seconds`), which keep their stored values when omitted (defaults for new settings: `none`, off, empty, null) */
         OidcSettingsRequest: {
             /** @description Whether "Sign in with <display_name>" is offered */
             enabled?: boolean;
@@ -3042,7 +3152,7 @@ export interface components {
             /** @description The issuer identifier; its /.well-known/openid-configuration is read (https, or http on a loopback address) */
             issuer_url: string;
             client_id: string;
-            /** @description The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown */
+            /** @description The name of the platform secret (PUT /api/v1/platform-secrets/{name}) that holds the client secret; a global or namespace secret or a provider reference, which flows can read, is 422. The value is never shown */
             client_secret_secret: string;
             /** @description Requested scopes; `openid` is always added */
             scopes?: string[];
@@ -3057,6 +3167,18 @@ export interface components {
                 group: string;
                 role: components["schemas"]["Role"];
             }[];
+            /** @description An IdP identity not linked yet whose verified email is an existing user's is linked to that user at login. Never to an admin. Off (the default): such a login is refused (`link_required`) and the user links the identity from their profile */
+            link_by_email?: boolean;
+            /** @description Lower-case email domains (exact, no subdomains) an SSO login's email must have; empty: any */
+            allowed_email_domains?: string[];
+            /** @description The Google Workspace domain every ID token's `hd` claim must equal; empty: not checked */
+            google_hd?: string;
+            /** @description The Microsoft Entra tenant id every ID token's `tid` claim must equal; empty: not checked */
+            entra_tid?: string;
+            /** @description An SSO login never creates a user: only users already linked (or linked now by email) sign in */
+            existing_users_only?: boolean;
+            /** @description A session an SSO login creates ends this long after the login, however it is used; null: only SVC_SESSION_TTL after its last use */
+            session_max_age_seconds?: number | null;
         };
         Organization: {
             id: string;
@@ -3076,6 +3198,8 @@ export interface components {
                 per_second: number;
             };
             senders: components["schemas"]["OrganizationSender"][];
+            /** @description Namespaces whose alert rules may send as the organization, each covering its children (`team` covers `team.etl`); empty: none */
+            namespaces: string[];
             keys: components["schemas"]["OrganizationKey"][];
         };
         OrganizationEmail: {
@@ -3111,6 +3235,21 @@ export interface components {
             kind: "domain" | "address";
             value: string;
         };
+        PlatformSecret: {
+            name: string;
+            /** @description Id of the master key that sealed the value (rotation) */
+            key_id: string;
+            /** @description Copied by the upgrade from the global secret of the same name and still sealed as it was; `svc secrets rewrap` seals it again as a platform secret */
+            upgraded_from_global: boolean;
+            /** @description A global secret of the same name exists: flows can read that one, so the credential is not out of their reach until an admin deletes it */
+            global_copy: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Id of the user who wrote it last; empty when unknown */
+            updated_by: string;
+        };
         PushNamespaceBranchRequest: {
             changes: components["schemas"]["FileChange"][];
             message: string;
@@ -3120,6 +3259,10 @@ export interface components {
             sha: string;
         } & {
             [key: string]: unknown;
+        };
+        PutPlatformSecretRequest: {
+            /** @description The value; never returned, logged or audited */
+            value: string;
         };
         PutSecretRequest: {
             value: string;
@@ -3335,6 +3478,8 @@ export interface components {
             enabled: boolean;
             /** @description Credentials are stored sealed; they are write-only */
             has_credentials: boolean;
+            /** @description Extension (issue #40): the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none */
+            namespaces: string[];
             /** @description Id of the master key that sealed the credentials */
             credentials_key_id: string | null;
             /** Format: date-time */
@@ -3370,6 +3515,8 @@ export interface components {
             };
             /** @description Default true */
             enabled?: boolean;
+            /** @description Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. Default [] (no flow may use the provider until an admin lists its namespaces) */
+            namespaces?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -3377,6 +3524,28 @@ export interface components {
             content: string;
         } & {
             [key: string]: unknown;
+        };
+        SetAllowedCallersRequest: {
+            /** @description Replaces the list: namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions; [] allows none */
+            allowed_callers: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        SsoLink: {
+            /** @description Whether single sign-on is configured and enabled, so an identity can be linked */
+            offered: boolean;
+            /** @description The IdP identities linked to the caller's account */
+            identities: {
+                issuer: string;
+                /** Format: date-time */
+                linked_at: string;
+                /** Format: date-time */
+                last_login_at: string | null;
+            }[];
+        };
+        SsoLinkStart: {
+            /** @description The IdP's authorization URL: the browser goes there next; the answer also sets the svc_oidc cookie of the login */
+            authorization_url: string;
         };
         SsoLogout: {
             /** @description The IdP's RP-initiated logout URL, when it has one: the browser goes there next */
@@ -3661,6 +3830,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             enabled?: boolean;
+            /** @description Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. Replaces the list; omitted keeps it */
+            namespaces?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -6205,6 +6376,50 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    setNamespaceAllowedCallers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAllowedCallersRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such namespace */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
     saveChanges: {
         parameters: {
             query?: never;
@@ -7505,6 +7720,122 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listPlatformSecrets: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 */
+                limit?: number;
+                /** @description Opaque cursor from a previous page (`next_cursor`) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["PlatformSecret"][];
+                        /** @description Present when more rows follow; pass it back as `cursor`. */
+                        next_cursor?: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putPlatformSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A platform secret name (the characters of a builtin secret key) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutPlatformSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `builtin_provider_disabled`: SVC_MASTER_KEYS is empty */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deletePlatformSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A platform secret name (the characters of a builtin secret key) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such platform secret */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
     listGitSources: {
         parameters: {
             query?: {
@@ -7863,6 +8194,8 @@ export interface operations {
                 actor?: string;
                 /** @description Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it */
                 resource?: string;
+                /** @description Only events in this namespace or one below it (their `payload.namespace`): namespace, file, flow and execution events */
+                namespace?: string;
                 /** @description Only events at or after this time */
                 from?: string;
                 /** @description Only events before this time */
@@ -7886,6 +8219,47 @@ export interface operations {
                         /** @description Present when more rows follow; pass it back as `cursor`. */
                         next_cursor?: string;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`) */
+                action?: string;
+                /** @description Only events of this actor: a user id or email */
+                actor?: string;
+                /** @description Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it */
+                resource?: string;
+                /** @description Only events in this namespace or one below it (their `payload.namespace`): namespace, file, flow and execution events */
+                namespace?: string;
+                /** @description Only events at or after this time */
+                from?: string;
+                /** @description Only events before this time */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/x-ndjson: one AuditEvent object per line */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description attachment */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -8489,7 +8863,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Emails per UTC day */
-                    daily_quota: number | null;
+                    daily_quota?: number | null;
+                    /** @description Replaces the list: namespaces whose alert rules may name the organization in an email channel, each with its children; [] allows none */
+                    namespaces?: string[];
                 };
             };
         };
@@ -9487,6 +9863,66 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description Not configured */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getOidcLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoLink"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    startOidcLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoLinkStart"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Single sign-on is not configured, or the caller is not signed in with a browser session */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;

@@ -168,7 +168,7 @@ export class Engine {
   }
 
   /** A subflow task starts its child: null when the run waits for the child's end, else the run's completion (systems/subflows.ts). */
-  startSubflow(run: ClaimedRun, f: SubflowTask, parent: { id: string; chain_depth: number }): Promise<TaskCompletion | null> {
+  startSubflow(run: ClaimedRun, f: SubflowTask, parent: { id: string; chain_depth: number; namespace?: string }): Promise<TaskCompletion | null> {
     return startSubflow(this.sys, (req) => this.trigger(req), run, f, parent);
   }
 

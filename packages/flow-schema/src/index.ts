@@ -45,5 +45,5 @@ export { TASK_TYPES, TRIGGER_TYPES, EXECUTOR_TYPES, INPUT_TYPES } from './schema
 export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIGGER_STATES } from './schema/defs-flow.js';
 export { SCRIPT_RUNTIMES, HTTP_METHODS } from './schema/defs-task.js';
 export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';
-export { checkFlowSemantics } from './semantic.js';
+export { checkFlowSemantics, secretReferenceSites } from './semantic.js';
 export * from './templates/index.js';

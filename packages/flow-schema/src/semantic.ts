@@ -244,6 +244,27 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   return sites;
 }
 
+/**
+ * The `secret()` references of a flow's templates, by JSON pointer of the
+ * template (`/tasks/1/env/TOKEN`), in order; templates that do not parse are
+ * left out (validation reports them). For checks of where a flow's secrets
+ * may come from (issue #40: secret providers serve listed namespaces).
+ */
+export function secretReferenceSites(flow: FlowDefinition): { pointer: string; references: string[] }[] {
+  const out: { pointer: string; references: string[] }[] = [];
+  for (const { pointer, source } of templateSites(flow)) {
+    let parsed: ParsedTemplate;
+    try {
+      parsed = parseTemplate(source);
+    } catch (err) {
+      if (err instanceof TemplateSyntaxError) continue;
+      throw err;
+    }
+    if (parsed.secretKeys.length) out.push({ pointer, references: [...parsed.secretKeys] });
+  }
+  return out;
+}
+
 function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstream): void {
   const taskIds = new Set(flow.tasks.map((t) => t.id));
   const inputIds = new Set((flow.inputs ?? []).map((i) => i.id));

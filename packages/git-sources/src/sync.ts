@@ -4,10 +4,13 @@
 // namespace's head. Every mapping is read and checked before anything is
 // written: flow files and namespace.yaml validated, paths, sizes and
 // file/folder clashes checked. One problem anywhere fails the sync with the
-// details and leaves every namespace as it was. Writes go through
+// details and leaves every namespace as it was; so does a new or changed flow
+// that names what its namespace may not reach (a subflow or flow trigger into
+// another namespace, a secret provider that does not serve it: issue #40).
+// Writes go through
 // saveChanges, the path of every other save (flows, triggers, snapshots).
 import type pg from 'pg';
-import { validateFlow } from '@svc/flow-schema';
+import { validateFlow, type FlowDefinition } from '@svc/flow-schema';
 import {
   contentHash,
   createNamespace,
@@ -17,13 +20,14 @@ import {
   namespaceExists,
   normalizePath,
   pathClash,
+  reachProblems,
   saveChanges,
   validateNamespaceFile,
   type FileChange,
   type Manifest,
   type SaveDeps,
 } from '@svc/namespaces';
-import type { SecretStore } from '@svc/secrets';
+import type { PlatformSecretStore } from '@svc/secrets';
 import { GitCommandError, GitCredentialError } from './errors.js';
 import { openAuth, type AuthType } from './git/auth.js';
 import { ScratchRepo } from './git/repo.js';
@@ -31,7 +35,8 @@ import { Redactor } from './redact.js';
 import type { GitSourceRecord } from './sources.js';
 
 export interface SyncDeps extends SaveDeps {
-  secrets: SecretStore;
+  /** Where credential_secret_key is read: the platform secrets, which no flow can resolve (issue #40). */
+  credentials: PlatformSecretStore;
   /** Longest a git command may run, in ms. Default 300 000. */
   gitTimeoutMs?: number;
   /** Aborted when the service stops: running git commands are killed and the run ends failed. Default: none. */
@@ -58,13 +63,13 @@ export interface SyncOutcome {
   };
 }
 
-/** The credential of a source, from the global secret it names ('' for auth none). */
-export async function sourceCredential(secrets: SecretStore, s: Pick<GitSourceRecord, 'authType' | 'credentialSecretKey'>): Promise<string> {
+/** The credential of a source, from the platform secret it names ('' for auth none). */
+export async function sourceCredential(credentials: PlatformSecretStore, s: Pick<GitSourceRecord, 'authType' | 'credentialSecretKey'>): Promise<string> {
   if (s.authType === 'none') return '';
   try {
-    return (await secrets.resolve('', s.credentialSecretKey)).value;
+    return await credentials.read(s.credentialSecretKey);
   } catch (err) {
-    throw new GitCredentialError(`the credential of auth_type ${s.authType} could not be read from the global secret ${s.credentialSecretKey}: ${(err as Error).name}`);
+    throw new GitCredentialError(`the credential of auth_type ${s.authType} could not be read from the platform secret ${s.credentialSecretKey}: ${(err as Error).name}`);
   }
 }
 
@@ -136,6 +141,15 @@ async function planMapping(
     changes.push({ op: 'put', path, content_base64: contents.get(path)!.toString('base64'), executable: e.executable });
   }
   for (const path of [...head.keys()].sort()) if (!want.has(path)) changes.push({ op: 'delete', path });
+  // New and changed flows may name only what the namespace reaches (subflows, flow triggers, secret
+  // providers: @svc/namespaces reach.ts); a refusal fails the sync like an invalid file, before anything is written.
+  const written: { path: string; definition: FlowDefinition }[] = [];
+  for (const c of changes) {
+    if (c.op !== 'put' || !isFlowFile(c.path)) continue;
+    const { flow } = validateFlow(contents.get(c.path)!.toString('utf8'));
+    if (flow) written.push({ path: c.path, definition: flow });
+  }
+  for (const p of await reachProblems(deps.pool, m.namespace, written)) problems.push({ namespace: m.namespace, ...p });
   return { namespace: m.namespace, changes };
 }
 
@@ -153,7 +167,7 @@ async function headVersionId(pool: pg.Pool, namespace: string): Promise<string |
 export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promise<SyncOutcome> {
   let credential: string;
   try {
-    credential = await sourceCredential(deps.secrets, source);
+    credential = await sourceCredential(deps.credentials, source);
   } catch (err) {
     return { status: 'failed', sha: '', error: (err as Error).message, details: {} };
   }
@@ -214,7 +228,7 @@ export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promi
 
 /** The branch head on the remote without fetching (polls: unchanged means nothing to do). */
 export async function remoteHead(deps: SyncDeps, source: GitSourceRecord): Promise<string | null> {
-  const credential = await sourceCredential(deps.secrets, source);
+  const credential = await sourceCredential(deps.credentials, source);
   const auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
   try {
     const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs, deps.signal);

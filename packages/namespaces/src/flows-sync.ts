@@ -15,6 +15,7 @@ import type { ObjectStore } from '@svc/storage';
 import { FlowFilesInvalidError, type FieldProblem } from './errors.js';
 import { fileObjectKey, type Manifest } from './manifest.js';
 import { isFlowFile } from './paths.js';
+import { reachProblems } from './reach.js';
 
 interface SyncInput {
   namespace: string;
@@ -65,6 +66,13 @@ export async function syncFlows(c: pg.PoolClient, deps: { storage: ObjectStore; 
     else seen.set(f.id, f.path);
   }
   if (problems.length) throw new FlowFilesInvalidError(problems);
+  // New and changed flows may name only what their namespace reaches (reach.ts); flows left as they were are checked when they run.
+  const reachable = await reachProblems(
+    c,
+    s.namespace,
+    files.flatMap((f) => (f.definition ? [{ path: f.path, definition: f.definition }] : [])),
+  );
+  if (reachable.length) throw new FlowFilesInvalidError(reachable);
 
   // Flows whose file is gone: deleted (their triggers stop at once).
   const kept = new Set(files.map((f) => f.id));

@@ -3,7 +3,18 @@ export * from './paths.js';
 export * from './manifest.js';
 export { saveChanges, applyChanges, assertWritable, type FileChange, type SaveDeps, type SaveRequest, type VersionRow } from './save.js';
 export { revertVersion } from './revert.js';
-export { createNamespace, deleteNamespace, getNamespace, listNamespaces, listVersions, namespaceExists, type NamespaceInfo, type NamespaceRow } from './namespaces.js';
+export { allowedCallersOf, covers, mayReach, providerRefusal, providerServes, reachesByNesting, reachProblems, reachRefusal } from './reach.js';
+export {
+  createNamespace,
+  deleteNamespace,
+  getNamespace,
+  listNamespaces,
+  listVersions,
+  namespaceExists,
+  setAllowedCallers,
+  type NamespaceInfo,
+  type NamespaceRow,
+} from './namespaces.js';
 export {
   findFlow,
   findFlowRevision,

@@ -15,6 +15,8 @@ export interface NamespaceRow {
   description: string;
   head_version: number;
   created_by: string;
+  /** Namespaces whose flows may reach this one (subflows, flow triggers), each covering its children (reach.ts). */
+  allowed_callers: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -31,10 +33,32 @@ export interface NamespaceInfo extends NamespaceRow {
 
 const parentOf = (name: string) => (name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : null);
 
-type NamespaceModel = { name: string; description: string; headVersion: number; createdBy: string; createdAt: Date; updatedAt: Date };
+type NamespaceModel = { name: string; description: string; headVersion: number; createdBy: string; allowedCallers: string[]; createdAt: Date; updatedAt: Date };
 
 function namespaceRow(n: NamespaceModel): NamespaceRow {
-  return { name: n.name, description: n.description, head_version: n.headVersion, created_by: n.createdBy, created_at: n.createdAt, updated_at: n.updatedAt };
+  return {
+    name: n.name,
+    description: n.description,
+    head_version: n.headVersion,
+    created_by: n.createdBy,
+    allowed_callers: n.allowedCallers,
+    created_at: n.createdAt,
+    updated_at: n.updatedAt,
+  };
+}
+
+/**
+ * Replaces the allowed callers of a namespace (admins only, audited by the
+ * caller in the same transaction): namespaces, each covering its children,
+ * whose flows may start this namespace's flows as subflows and listen to its
+ * executions. Sorted, without duplicates; returns the row as it is now.
+ * @throws NamespaceNotFoundError
+ */
+export async function setAllowedCallers(db: NamespacesDb, name: string, callers: readonly string[], now: Date): Promise<NamespaceRow> {
+  const list = [...new Set(callers)].sort();
+  const [row] = await prismaOf(db).namespace.updateManyAndReturn({ where: { name }, data: { allowedCallers: list, updatedAt: now } });
+  if (!row) throw new NamespaceNotFoundError(name);
+  return namespaceRow(row);
 }
 
 export async function namespaceExists(db: NamespacesDb, name: string): Promise<boolean> {

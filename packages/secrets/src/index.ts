@@ -21,3 +21,4 @@ export { PROVIDER_TYPES, isProviderType, DEFAULT_PROVIDER_TIMEOUT_MS, type Provi
 export { validateProviderSettings, buildProvider, type ValidSettings } from './providers/build.js';
 export { createEnvProvider, parseEnvConfig, type EnvProviderConfig } from './providers/env.js';
 export { createVaultProvider, parseVaultConfig, type VaultProviderConfig, type VaultCredentials } from './providers/vault.js';
+export { ProviderScopeError, providerServes, parseProviderScope, ALL_NAMESPACES, MAX_PROVIDER_NAMESPACES } from './provider-scope.js';

@@ -5,6 +5,7 @@ import type { MasterKey } from '@svc/config';
 import type { Prisma } from '@svc/db';
 import { openText, providerCredentialsAad, seal } from './crypto.js';
 import { ProviderConfigError, ProviderExistsError, ProviderNotFoundError } from './errors.js';
+import { parseProviderScope, providerServes, ProviderScopeError } from './provider-scope.js';
 import { PROVIDER_NAME_PATTERN } from './reference.js';
 import { buildProvider, validateProviderSettings, type Settings, type ValidSettings } from './providers/build.js';
 import type { ProviderDeps, SecretProvider } from './providers/types.js';
@@ -18,6 +19,8 @@ export interface ProviderInfo {
   config: Settings;
   enabled: boolean;
   priority: number;
+  /** Namespaces served, each covering its children; `*` every namespace; empty none (provider-scope.ts). */
+  namespaces: string[];
   hasCredentials: boolean;
   /** Master key id that sealed the credentials; null without credentials. */
   credentialsKeyId: string | null;
@@ -34,6 +37,8 @@ export interface NewProvider {
   credentials?: Settings;
   /** Default true. */
   enabled?: boolean;
+  /** Namespaces served (each covering its children, `*` every one). Default: none. */
+  namespaces?: string[];
 }
 
 export interface ProviderChange {
@@ -45,6 +50,8 @@ export interface ProviderChange {
   credentials?: Settings | null;
   /** Default: unchanged. */
   enabled?: boolean;
+  /** Replaces the namespaces served. Default: unchanged. */
+  namespaces?: string[];
 }
 
 interface ProviderRow {
@@ -56,6 +63,7 @@ interface ProviderRow {
   credentials_key_id: string | null;
   enabled: boolean;
   priority: number;
+  namespaces: string[];
   created_at: Date;
   updated_at: Date;
 }
@@ -69,9 +77,17 @@ type ProviderModel = {
   credentialsKeyId: string | null;
   enabled: boolean;
   priority: number;
+  namespaces: string[];
   createdAt: Date;
   updatedAt: Date;
 };
+
+/** A scope as given, checked (ProviderConfigError naming `namespaces[i]`). */
+function checkedScope(scope: unknown): string[] {
+  const r = parseProviderScope(scope);
+  if (r.problems.length) throw new ProviderConfigError(r.problems);
+  return r.namespaces;
+}
 
 // Prisma returns Bytes as Uint8Array and types its input as one over a plain
 // ArrayBuffer; the crypto works on Buffers.
@@ -88,6 +104,7 @@ function providerRow(m: ProviderModel): ProviderRow {
     credentials_key_id: m.credentialsKeyId,
     enabled: m.enabled,
     priority: m.priority,
+    namespaces: m.namespaces,
     created_at: m.createdAt,
     updated_at: m.updatedAt,
   };
@@ -100,6 +117,7 @@ function info(r: ProviderRow): ProviderInfo {
     config: r.config,
     enabled: r.enabled,
     priority: r.priority,
+    namespaces: r.namespaces,
     hasCredentials: r.credentials_ciphertext !== null,
     credentialsKeyId: r.credentials_key_id,
     createdAt: r.created_at,
@@ -157,6 +175,7 @@ export class ProviderStore {
       throw new ProviderConfigError([{ field: 'name', message: 'must have 1 to 63 of a-z 0-9 _ - and start with a letter or digit' }]);
     }
     const s = validateProviderSettings(p.type, p.config ?? {}, p.credentials);
+    const scope = checkedScope(p.namespaces ?? []);
     const sealed = this.sealCredentials(p.name, s);
     // skipDuplicates is ON CONFLICT DO NOTHING: a taken name returns no row and leaves the caller's transaction usable.
     const [created] = await this.db.prisma.secretProvider.createManyAndReturn({
@@ -169,6 +188,7 @@ export class ProviderStore {
           credentialsNonce: bytes(sealed.nonce),
           credentialsKeyId: sealed.keyId,
           enabled: p.enabled ?? true,
+          namespaces: scope,
           createdAt: now,
           updatedAt: now,
         },
@@ -194,6 +214,7 @@ export class ProviderStore {
     const config = change.config ?? (retyped ? {} : cur.config);
     const credentials = change.credentials === null ? undefined : (change.credentials ?? (retyped ? undefined : this.openCredentials(cur)));
     const s = validateProviderSettings(type, config, credentials);
+    const scope = change.namespaces === undefined ? cur.namespaces : checkedScope(change.namespaces);
     const sealed = this.sealCredentials(name, s);
     const r = await this.db.prisma.secretProvider.updateManyAndReturn({
       where: { name },
@@ -204,6 +225,7 @@ export class ProviderStore {
         credentialsNonce: bytes(sealed.nonce),
         credentialsKeyId: sealed.keyId,
         enabled: change.enabled ?? cur.enabled,
+        namespaces: scope,
         updatedAt: now,
       },
     });
@@ -233,13 +255,16 @@ export class ProviderStore {
   }
 
   /**
-   * The live provider `name`, credentials opened.
-   * @throws ProviderNotFoundError (absent or disabled), MasterKeyMissingError, SecretDecryptError.
+   * The live provider `name`, credentials opened. With `forNamespace` (a
+   * flow's namespace), only when the provider serves it; without (the
+   * service's own settings, the check of an admin), whatever its scope.
+   * @throws ProviderNotFoundError (absent or disabled), ProviderScopeError, MasterKeyMissingError, SecretDecryptError.
    */
-  async open(name: string): Promise<SecretProvider> {
+  async open(name: string, forNamespace?: string): Promise<SecretProvider> {
     const r = await this.row(name);
     if (!r) throw new ProviderNotFoundError(name);
     if (!r.enabled) throw new ProviderNotFoundError(name, true);
+    if (forNamespace !== undefined && !providerServes(r.namespaces, forNamespace)) throw new ProviderScopeError(name, forNamespace);
     const s = validateProviderSettings(r.type, r.config, this.openCredentials(r));
     return buildProvider(name, s, this.deps);
   }

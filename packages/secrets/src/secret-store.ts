@@ -6,7 +6,7 @@ import { openText, seal, secretAad } from './crypto.js';
 import { SecretNotFoundError } from './errors.js';
 import type { ProviderStore } from './provider-store.js';
 import { parseSecretReference } from './reference.js';
-import { scopeChain, scopeOf, type SecretScope } from './scope.js';
+import { GLOBAL_SCOPE, scopeChain, scopeOf, type SecretScope } from './scope.js';
 import { upsertSecret } from './sql/upserts.js';
 import { StoreHandle, type StoreDb } from './store-db.js';
 
@@ -116,13 +116,15 @@ export class SecretStore {
    * a builtin key from the namespace, then each parent, then global; a
    * `<provider>:<path>[#field]` from that provider.
    * @throws SecretNotFoundError, SecretReferenceError, MasterKeyMissingError,
-   *   SecretDecryptError, ProviderNotFoundError, ProviderError.
+   *   SecretDecryptError, ProviderNotFoundError, ProviderScopeError (a provider
+   *   that does not serve `namespace`), ProviderError.
    */
   async resolve(namespace: string, reference: string): Promise<ResolvedSecret> {
     const ref = parseSecretReference(reference);
     if (ref.kind === 'provider') {
       if (!this.providers) throw new SecretNotFoundError(reference, [`provider:${ref.provider}`]);
-      const provider = await this.providers.open(ref.provider);
+      // A flow's namespace only through a provider that serves it; '' is the service's own settings (no flow).
+      const provider = await this.providers.open(ref.provider, namespace === GLOBAL_SCOPE ? undefined : namespace);
       const value = await provider.get(ref.path, ref.field);
       if (value === undefined) throw new SecretNotFoundError(reference, [`provider:${ref.provider}`]);
       return { value, scope: { type: 'provider', provider: ref.provider } };

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { generateMasterKey } from '../src/crypto.js';
 import { BuiltinProviderDisabledError, ProviderConfigError, ProviderError, ProviderExistsError, ProviderNotFoundError, SecretNotFoundError } from '../src/errors.js';
+import { ProviderScopeError } from '../src/provider-scope.js';
 import { ProviderStore } from '../src/provider-store.js';
 import { SecretStore } from '../src/secret-store.js';
 import { startVaultStandIn, type VaultStandIn } from '../src/testing.js';
@@ -53,11 +54,20 @@ test('vault credentials are sealed at rest and never shown', async () => {
 
 test('vault:<path>#<field> resolves over HTTP with the token; missing paths are secret_not_found', async () => {
   const { providers, secrets } = stores();
-  await providers.create({ name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: TOKEN } });
+  await providers.create({ name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: TOKEN }, namespaces: ['team'] });
   await providers.create({ name: 'kv', type: 'vault', config: { address: vault.address, mount: 'kv' }, credentials: { token: TOKEN } });
   vault.requests.length = 0;
   assert.deepEqual(await secrets.resolve('team', 'vault:team/db#password'), { value: 'vault-db-password', scope: { type: 'provider', provider: 'vault' } });
-  assert.deepEqual(vault.requests, [{ method: 'GET', path: '/v1/secret/data/team/db', token: TOKEN, namespace: undefined }]);
+  // Scoped to `team` (issue #40): its children too, never a sibling or a look-alike; '' is the service's own settings, unscoped.
+  assert.equal((await secrets.resolve('team.etl', 'vault:team/db#password')).value, 'vault-db-password');
+  for (const other of ['teams', 'other'])
+    await assert.rejects(
+      secrets.resolve(other, 'vault:team/db#password'),
+      (err: unknown) => err instanceof ProviderScopeError && err.provider === 'vault' && err.namespace === other && !err.message.includes('vault-db-password'),
+    );
+  await assert.rejects(secrets.resolve('other', 'kv:team/db'), ProviderScopeError, 'a provider with no namespaces serves none');
+  const asked = { method: 'GET', path: '/v1/secret/data/team/db', token: TOKEN, namespace: undefined };
+  assert.deepEqual(vault.requests, [asked, asked], 'the refused references never reached Vault');
   assert.equal((await secrets.resolve('', 'vault:single')).value, 'only-field', 'the only field is the default');
   assert.equal((await secrets.resolve('', 'kv:team/db')).value, 'other-mount', 'the field `value` is the default');
   await assert.rejects(secrets.resolve('', 'vault:team/db'), (err: unknown) => err instanceof ProviderError && /password, user/.test(err.message));
@@ -94,7 +104,7 @@ test('a wrong token, an unreachable server and a disabled provider fail with mes
 
 test('env:<NAME> reads the configured prefix', async () => {
   const { providers, secrets } = stores();
-  await providers.create({ name: 'env', type: 'env', config: { prefix: 'APP_SECRET_' } });
+  await providers.create({ name: 'env', type: 'env', config: { prefix: 'APP_SECRET_' }, namespaces: ['*'] });
   assert.deepEqual(await secrets.resolve('any', 'env:DB'), { value: 'env-db-value', scope: { type: 'provider', provider: 'env' } });
   await assert.rejects(secrets.resolve('any', 'env:NOPE'), SecretNotFoundError);
   assert.equal((await providers.check('env')).ok, true);

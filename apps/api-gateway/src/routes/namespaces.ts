@@ -73,7 +73,7 @@ export function versionBody(v: VersionRow): Schemas['NamespaceVersion'] {
   };
 }
 
-function namespaceBody(n: NamespaceInfo): Schemas['Namespace'] {
+export function namespaceBody(n: NamespaceInfo): Schemas['Namespace'] {
   return {
     name: n.name,
     description: n.description,
@@ -89,6 +89,7 @@ function namespaceBody(n: NamespaceInfo): Schemas['Namespace'] {
     updated_at: n.updated_at.toISOString(),
   };
 }
+    allowed_callers: n.allowed_callers,
 
 /** Reads an octet-stream body of at most `limit` bytes (413 too_large past it). */
 async function readRawBody(req: Request, limit: number): Promise<Buffer> {

@@ -1,5 +1,6 @@
 // External secret providers (admin). Credentials are write-only: accepted in
-// create and update, stored sealed, never returned or audited.
+// create and update, stored sealed, never returned or audited. `namespaces`
+// says which namespaces' flows may use a provider (issue #40); it is audited.
 import { encodeCursor, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
@@ -16,6 +17,7 @@ function providerBody(p: ProviderInfo): Schemas['SecretProvider'] {
     type: p.type,
     config: p.config,
     enabled: p.enabled,
+    namespaces: p.namespaces,
     has_credentials: p.hasCredentials,
     credentials_key_id: p.credentialsKeyId,
     created_at: p.createdAt.toISOString(),
@@ -25,7 +27,7 @@ function providerBody(p: ProviderInfo): Schemas['SecretProvider'] {
 
 /** What the audit log keeps of a provider: its settings and whether credentials changed, never the credentials. */
 function auditDetails(p: ProviderInfo, credentialsChanged: boolean) {
-  return { type: p.type, config: p.config, enabled: p.enabled, has_credentials: p.hasCredentials, credentials_changed: credentialsChanged };
+  return { type: p.type, config: p.config, enabled: p.enabled, namespaces: p.namespaces, has_credentials: p.hasCredentials, credentials_changed: credentialsChanged };
 }
 
 export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPrincipal> {
@@ -64,6 +66,7 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
               ...(b.config ? { config: b.config } : {}),
               ...(b.credentials ? { credentials: b.credentials } : {}),
               ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+              ...(b.namespaces !== undefined ? { namespaces: b.namespaces } : {}),
             },
             now,
           );
@@ -89,6 +92,7 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
         ...(b.config !== undefined ? { config: b.config } : {}),
         ...(b.credentials !== undefined ? { credentials: b.credentials } : {}),
         ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+        ...(b.namespaces !== undefined ? { namespaces: b.namespaces } : {}),
       };
       const now = deps.now();
       const info = await guarded(() =>

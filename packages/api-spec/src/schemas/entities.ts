@@ -352,6 +352,12 @@ export const Namespace = component(
       read_only: Type.Optional(Type.Boolean({ description: 'True when mapped from a git source' })),
       head_version: Type.Optional(Nullable(Type.Integer())),
       created_at: Type.Optional(DateTime()),
+      allowed_callers: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            "Extension (issue #40): namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers",
+        }),
+      ),
     },
     open,
   ),
@@ -481,7 +487,10 @@ export const SecretCheck = component(
       namespace: Type.Optional(Type.String({ description: 'The namespace it resolved from (scope `namespace`)' })),
       provider: Type.Optional(Type.String({ description: 'The provider it resolved from (scope `provider`)' })),
       error: Type.Optional(
-        Type.String({ description: 'Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error`' }),
+        Type.String({
+          description:
+            'Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error`, `secret_provider_not_allowed` (the provider does not serve the namespace)',
+        }),
       ),
       message: Type.Optional(Type.String()),
     },
@@ -513,6 +522,9 @@ export const SecretProvider = component(
       config: FreeObject('Settings of the type (never credentials)'),
       enabled: Type.Boolean(),
       has_credentials: Type.Boolean({ description: 'Credentials are stored sealed; they are write-only' }),
+      namespaces: Type.Array(Type.String(), {
+        description: 'Extension (issue #40): the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none',
+      }),
       credentials_key_id: Nullable(Type.String({ description: 'Id of the master key that sealed the credentials' })),
       created_at: DateTime(),
       updated_at: DateTime(),

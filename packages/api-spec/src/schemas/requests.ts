@@ -214,6 +214,20 @@ export const PushNamespaceBranchResponse = component('PushNamespaceBranchRespons
 
 export const CreateNamespaceRequest = component('CreateNamespaceRequest', Type.Object({ name: NamespaceName, description: Type.Optional(Type.String({ maxLength: 2000 })) }, open));
 
+export const SetAllowedCallersRequest = component(
+  'SetAllowedCallersRequest',
+  Type.Object(
+    {
+      allowed_callers: Type.Array(NamespaceName, {
+        maxItems: 200,
+        description:
+          "Replaces the list: namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions; [] allows none",
+      }),
+    },
+    open,
+  ),
+);
+
 export const RevertVersionRequest = component(
   'RevertVersionRequest',
   Type.Object(
@@ -334,6 +348,14 @@ export const SecretProviderRequest = component(
   'SecretProviderRequest',
   Type.Object(
     {
+/** The namespaces a secret provider serves (issue #40). */
+function ProviderNamespaces(what: string) {
+  return Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^(?:\\*|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$' }), {
+    maxItems: 200,
+    description: `Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. ${what}`,
+  });
+}
+
       name: SecretProviderName,
       type: SecretProviderType,
       config: Type.Optional(FreeObject('Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace`')),
@@ -343,6 +365,7 @@ export const SecretProviderRequest = component(
     open,
   ),
 );
+      namespaces: Type.Optional(ProviderNamespaces('Default [] (no flow may use the provider until an admin lists its namespaces)')),
 export const UpdateSecretProviderRequest = component(
   'UpdateSecretProviderRequest',
   Type.Object(
@@ -355,3 +378,4 @@ export const UpdateSecretProviderRequest = component(
     open,
   ),
 );
+      namespaces: Type.Optional(ProviderNamespaces('Replaces the list; omitted keeps it')),

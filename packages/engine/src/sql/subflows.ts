@@ -14,3 +14,6 @@ export const CHILD_OF_SQL = `SELECT id FROM executions WHERE parent_execution_id
 
 /** The end of child execution $1 and the state of its parent (a `child_ended` follow-up). */
 export const CHILD_END_SQL = `SELECT e.state, e.outputs, e.error, p.state AS parent_state FROM executions e JOIN executions p ON p.id = e.parent_execution_id WHERE e.id = $1`;
+
+/** The namespace of execution $1 (a subflow's parent: what its child may be). */
+export const EXECUTION_NAMESPACE_SQL = `SELECT namespace FROM executions WHERE id = $1`;

@@ -5,9 +5,12 @@
 // trigger) is written in the same transaction as the downstream execution, so
 // each trigger fires exactly once per upstream execution, whichever instance
 // (or the scheduler's sweep) gets there first. Past MAX_CHAIN_DEPTH the firing
-// is recorded without an execution and the reason logged: a loop stops.
+// is recorded without an execution and the reason logged: a loop stops. So
+// is a firing whose downstream flow's namespace may not listen to the
+// upstream's (issue #40, @svc/namespaces reach.ts): the trigger does not fire.
 import type pg from 'pg';
 import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import { mayReach } from '@svc/namespaces';
 import type { FollowUp } from './advance.js';
 import { MAX_CHAIN_DEPTH } from '../constants.js';
 import { inTx, type Conn } from '../db.js';
@@ -22,7 +25,7 @@ export interface FlowTriggerResult {
   flowId: string;
   triggerId: string;
   executionId: string | null;
-  /** Why no execution started: chain_depth_exceeded, flow_disabled, template_error, inputs_invalid. */
+  /** Why no execution started: chain_depth_exceeded, namespace_not_allowed, flow_disabled, template_error, inputs_invalid, flow_not_found. */
   skipped?: string;
 }
 
@@ -44,6 +47,9 @@ export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: 
       if (!ins.rowCount) return null; // fired already
       const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
       if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
+      // A flow may listen only to its own namespace and its children unless the upstream's allowed callers cover it
+      // (checked at save too; a flow saved before, or an allowance removed since, is stopped here): no execution starts.
+      if (!(await mayReach(c, t.namespace, up.namespace))) return { ...res, skipped: 'namespace_not_allowed' };
       try {
         const created = await triggerFlowWith(c, deps, {
           namespace: t.namespace,

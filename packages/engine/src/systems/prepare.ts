@@ -17,7 +17,7 @@ import {
   type FlowTask,
   type ParsedTemplate,
 } from '@svc/flow-schema';
-import { ProviderStore, SecretNotFoundError, SecretStore } from '@svc/secrets';
+import { ProviderScopeError, ProviderStore, SecretNotFoundError, SecretStore } from '@svc/secrets';
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
@@ -33,11 +33,11 @@ import { PREPARE_READ_SQL, RECORD_RUN_SECRETS_SQL } from '../sql/prepare.js';
 // The runner spec's shape is the wire contract's, declared once in @svc/api-spec.
 export type { RunnerSpec };
 
-/** A task run that cannot be prepared: reason `template_error` or `secret_not_found`. */
+/** A task run that cannot be prepared: reason `template_error`, `secret_not_found` or `secret_provider_not_allowed`. */
 export class DispatchError extends Error {
   override readonly name = 'DispatchError';
   constructor(
-    readonly reason: 'template_error' | 'secret_not_found',
+    readonly reason: 'template_error' | 'secret_not_found' | 'secret_provider_not_allowed',
     message: string,
   ) {
     super(message);
@@ -146,6 +146,8 @@ export async function prepareTask(deps: SpecDeps, run: string | ClaimedRun, bund
       } catch (err) {
         if (err instanceof SecretNotFoundError)
           throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
+        // The provider's scope does not cover this namespace (issue #40): its name and the namespace, never the path's value.
+        if (err instanceof ProviderScopeError) throw new DispatchError('secret_provider_not_allowed', `secret ${JSON.stringify(k)}: ${err.message}`);
         throw err;
       }
     }

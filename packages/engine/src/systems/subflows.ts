@@ -1,12 +1,13 @@
 // Subflow tasks: a task run that starts a child execution. With `wait`, the
 // child's end completes the task run (its `child_ended` follow-up,
 // followups.ts); without, the task run succeeds once the child exists.
+import { mayReach, reachRefusal } from '@svc/namespaces';
 import { isExecutionEnded, isExecutionState } from '@svc/state-machine';
 import { MAX_CHAIN_DEPTH } from '../constants.js';
 import { IO_RETRY_FOR_MS, withRetry } from '../retry.js';
 import type { Started, SystemResources } from '../resources.js';
 import { EXECUTION_STATE_SQL } from '../sql/read-executions.js';
-import { CHILD_OF_EARLIER_ATTEMPT_SQL, CHILD_OF_SQL, LINK_CHILD_SQL } from '../sql/subflows.js';
+import { CHILD_OF_EARLIER_ATTEMPT_SQL, CHILD_OF_SQL, EXECUTION_NAMESPACE_SQL, LINK_CHILD_SQL } from '../sql/subflows.js';
 import type { TaskCompletion } from './completion.js';
 import type { ClaimedRun } from './dispatch.js';
 import type { TriggerRequest } from './trigger.js';
@@ -21,7 +22,9 @@ export interface SubflowTask {
 /**
  * Starts the child execution of a subflow task run. With `wait`, null is
  * returned (the child's end completes the run); without, the run's SUCCESS.
- * A child that cannot start, or nesting past MAX_CHAIN_DEPTH, fails it.
+ * A child that cannot start, nesting past MAX_CHAIN_DEPTH, or a child of a
+ * namespace the parent's may not reach (namespace_not_allowed: @svc/namespaces
+ * reach.ts) fails it; in the last case no child starts.
  * `trigger` is the engine's (its follow-ups run).
  */
 export async function startSubflow(
@@ -29,7 +32,7 @@ export async function startSubflow(
   trigger: (req: TriggerRequest) => Promise<Started>,
   run: ClaimedRun,
   f: SubflowTask,
-  parent: { id: string; chain_depth: number },
+  parent: { id: string; chain_depth: number; namespace?: string },
 ): Promise<TaskCompletion | null> {
   if (parent.chain_depth + 1 > MAX_CHAIN_DEPTH) {
     return { state: 'FAILED', reason: 'chain_depth_exceeded', error: `subflow nesting would exceed ${MAX_CHAIN_DEPTH} levels (a flow that calls itself?)`, exitCode: null };
@@ -37,6 +40,11 @@ export async function startSubflow(
   const { pool } = sys;
   const log = sys.resources.log;
   const [ns, flowId] = f.flow.split('/');
+  // Checked at save too; checked again here because the flow may have been saved before the rule, or the allowance removed since.
+  const caller = parent.namespace ?? (await pool.query<{ namespace: string }>(EXECUTION_NAMESPACE_SQL, [parent.id])).rows[0]?.namespace;
+  if (caller === undefined || !(await mayReach(pool, caller, ns))) {
+    return { state: 'FAILED', reason: 'namespace_not_allowed', error: reachRefusal('subflow', caller ?? '(unknown)', ns), exitCode: null };
+  }
   // Once the child exists, no error may end this run: its retry would start
   // the child a second time. So the reads and writes after the start ride
   // out a database outage (retried, like a run's end), and what still fails

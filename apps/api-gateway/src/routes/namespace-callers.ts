@@ -1,0 +1,42 @@
+// The allowed callers of a namespace (issue #40, docs/operating/roles.md):
+// the namespaces whose flows may start its flows as subflows and listen to
+// its executions. Admins only; each change audited with the list before and
+// after, in the transaction that makes it.
+import { type HandlerContext, type OperationHandlers } from '@svc/http';
+import { recordAudit } from '@svc/identity';
+import { getNamespace, setAllowedCallers } from '@svc/namespaces';
+import type { Db } from '@svc/db';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { namespaceBody, namespaceError } from './namespaces.js';
+import type { RequestBody } from './api-types.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+export function namespaceCallerHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  return {
+    async setNamespaceAllowedCallers(ctx: Ctx) {
+      const name = ctx.params.namespace;
+      const b = ctx.body as RequestBody<'setNamespaceAllowedCallers'>;
+      const now = deps.now();
+      try {
+        await db.prisma.$transaction(async (tx) => {
+          const before = (await getNamespace(tx, name)).allowed_callers;
+          const row = await setAllowedCallers(tx, name, b.allowed_callers, now);
+          await recordAudit(tx, {
+            action: 'namespace.allowed_callers',
+            ...auditContext(ctx),
+            targetType: 'namespace',
+            targetId: name,
+            details: { namespace: name, before, after: row.allowed_callers },
+            at: now,
+          });
+        });
+        return namespaceBody(await getNamespace(db.prisma, name));
+      } catch (err) {
+        return namespaceError(err);
+      }
+    },
+  };
+}
