@@ -79,17 +79,9 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'putOidcSettings',
   'deleteOidcSettings',
   'oidcLogout',
-]);
-
   // What a flow names outside its namespace (issue #40, namespaces.ts, docs/operating/roles.md).
   'setNamespaceAllowedCallers',
-  'getOidcLink',
-  'startOidcLink',
-  // The audit export (issue #40, audit.ts, docs/using/api.md).
-  'exportAuditEvents',
-  // Platform secrets (issue #40, platform-secrets.ts, docs/operating/security.md).
-  'listPlatformSecrets',
-  'putPlatformSecret',
-  'deletePlatformSecret',
+]);
+
 export { FLOW_SCHEMA_PATH } from './flows.js';
 export { organizationOperations, SendEmailRequest } from './emails.js';
