@@ -9,7 +9,7 @@ import type { Answer, FileEntry, Namespace, NamespaceDiff, NamespaceVersion } fr
 import { enc, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { computeChanges, describeChange, readLocalTree, toWire, type Change, type FileState } from '../ns/changeset.js';
-import { colorsFor, printList, serialize, when, type Colors } from '../ui/output.js';
+import { colorsFor, printList, printRecord, serialize, when, type Colors } from '../ui/output.js';
 import { progressBar } from '../ui/progress.js';
 import { confirm } from '@inquirer/prompts';
 
@@ -220,6 +220,15 @@ async function diff(app: App, cmd: Command, ns: string, dir: string | undefined,
   }
 }
 
+const NAMESPACE_FIELDS: [string, (n: Namespace) => unknown][] = [
+  ['Name', (n) => n.name],
+  ['Description', (n) => n.description ?? ''],
+  ['Version', (n) => n.head_version ?? 0],
+  ['Read only', (n) => (n.read_only ? 'yes (git source)' : 'no')],
+  ['Allowed callers', (n) => (n.allowed_callers?.length ? n.allowed_callers.join(', ') : "(none: its own flows and its parents' only)")],
+  ['Created', (n) => when(n.created_at)],
+];
+
 export function registerNs(program: Command, app: App): void {
   const { io } = app;
   const ns = program.command('ns').alias('namespace').description('Namespaces: list, create, delete, push and pull files, versions');
@@ -251,6 +260,30 @@ export function registerNs(program: Command, app: App): void {
     .action(async (name: string, opts: { description?: string }, cmd: Command) => {
       await app.client(cmd).request('POST', '/api/v1/namespaces', { body: { name, ...(opts.description ? { description: opts.description } : {}) } });
       io.stderr.write(`created namespace ${name}\n`);
+    });
+
+  withOutput(ns.command('get').description('Show a namespace, with the namespaces allowed to call into it').argument('<name>')).action(
+    async (name: string, _opts: unknown, cmd: Command) => {
+      const n = await app.client(cmd).request<Namespace>('GET', `/api/v1/namespaces/${enc(name)}`);
+      printRecord(io, app.format(cmd), n, NAMESPACE_FIELDS);
+    },
+  );
+
+  ns.command('allow-callers')
+    .description("Set the namespaces whose flows may start this namespace's flows as subflows and listen to its executions (admin)")
+    .argument('<name>', 'the namespace called into')
+    .argument('[callers...]', 'namespaces allowed to call, each with its children; replaces the list')
+    .option('--none', 'allow no other namespace (empties the list)')
+    .addHelpText(
+      'after',
+      '\nA flow reaches its own namespace and its children without this; anything else is refused when the flow is saved and when it runs.\nExamples:\n  svc ns allow-callers shared.lib team-a team-b\n  svc ns allow-callers shared.lib --none\n',
+    )
+    .action(async (name: string, callers: string[], opts: { none?: boolean }, cmd: Command) => {
+      if (opts.none && callers.length) throw new CliError('give callers or --none, not both', 2);
+      if (!opts.none && !callers.length) throw new CliError('name at least one caller namespace, or --none to allow none', 2);
+      const n = await app.client(cmd).request<Namespace>('PUT', `/api/v1/namespaces/${enc(name)}/allowed-callers`, { body: { allowed_callers: callers } });
+      const list = n.allowed_callers ?? [];
+      io.stderr.write(list.length ? `${name} may be called by: ${list.join(', ')} (and their children)\n` : `${name} may be called by no other namespace\n`);
     });
 
   ns.command('delete')

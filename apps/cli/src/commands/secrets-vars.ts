@@ -6,7 +6,9 @@ import { enc, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { printList, when } from '../ui/output.js';
 import { askHidden, readAllStdin } from '../ui/prompt.js';
-import type { SecretKey, Variable } from '../api/types.js';
+import type { Answer, SecretKey, Variable } from '../api/types.js';
+
+type Provider = Answer<'updateSecretProvider'>;
 
 const scope = (ns: string | undefined) => (ns ? `/api/v1/namespaces/${enc(ns)}` : '/api/v1');
 const where = (ns: string | undefined) => (ns ? `namespace ${ns}` : 'global scope');
@@ -56,6 +58,38 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
       await app.client(cmd).request('DELETE', `${scope(opts.namespace)}/secrets/${enc(key)}`);
       io.stderr.write(`secret ${key} deleted from ${where(opts.namespace)}\n`);
+    });
+
+  // Secret providers (admin writes; issue #40): which namespaces' flows may use each.
+  const provider = secret.command('provider').description('External secret providers (env, vault): list them, set the namespaces they serve');
+  withOutput(provider.command('list').description('List secret providers and the namespaces they serve')).action(async (_opts: unknown, cmd: Command) => {
+    const items = await app.client(cmd).list<Provider>('/api/v1/secret-providers');
+    printList(
+      io,
+      app.format(cmd),
+      items,
+      [
+        ['NAME', (p) => p.name],
+        ['TYPE', (p) => p.type],
+        ['ENABLED', (p) => (p.enabled ? 'yes' : 'no')],
+        ['NAMESPACES', (p) => (p.namespaces.length ? p.namespaces.join(', ') : '(none)')],
+      ],
+      'no secret providers',
+    );
+  });
+  provider
+    .command('namespaces')
+    .description("Set the namespaces whose flows may use a provider's references (admin); each covers its children")
+    .argument('<name>', 'the provider')
+    .argument('[namespaces...]', 'namespaces served; replaces the list')
+    .option('--all', 'serve every namespace (*)')
+    .option('--none', 'serve no namespace')
+    .addHelpText('after', '\nExamples:\n  svc secret provider namespaces vault team-a team-b.etl\n  svc secret provider namespaces vault --none\n')
+    .action(async (name: string, namespaces: string[], opts: { all?: boolean; none?: boolean }, cmd: Command) => {
+      if ([namespaces.length > 0, !!opts.all, !!opts.none].filter(Boolean).length !== 1) throw new CliError('give namespaces, --all or --none (exactly one of them)', 2);
+      const list = opts.all ? ['*'] : opts.none ? [] : namespaces;
+      const p = await app.client(cmd).request<Provider>('PUT', `/api/v1/secret-providers/${enc(name)}`, { body: { namespaces: list } });
+      io.stderr.write(`secret provider ${name} serves ${p.namespaces.length ? p.namespaces.join(', ') : 'no namespace'}\n`);
     });
 
   const v = program.command('var').alias('variable').description('Set, list and delete variables of a namespace (-n) or global ones');
