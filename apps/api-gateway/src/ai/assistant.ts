@@ -19,7 +19,7 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';
-import { restoreMaskedLines, scopeOfArgs, unresolvedMaskMessage, type MaskScope, type ToolResultMasker } from './masking.js';
+import { NO_SCOPE, restoreMaskedLines, scopeOfError, scopeOfInput, unresolvedMaskMessage, type MaskScope, type ToolResultMasker } from './masking.js';
 import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
 import { argText, fileDiff, resultText, TOOLS, toolByName } from './tools.js';
 import { AIUsageLimitError, estimateTokens, type AIUsage } from './usage.js';
@@ -70,7 +70,9 @@ async function history(conversations: ConversationStore, conversationId: string,
       const calls = r.parts.filter((p): p is Extract<Part, { type: 'tool_call' }> => p.type === 'tool_call');
       out.push({ role: 'assistant', content: r.content, ...(calls.length ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}) });
     } else if (r.role === 'tool') {
-      for (const p of r.parts) if (p.type === 'tool_result') out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: await masker.stored(p.content, p.scope) });
+      for (const p of r.parts)
+        if (p.type === 'tool_result')
+          out.push({ role: 'tool', toolCallId: p.tool_call_id, name: p.name, content: await masker.stored(p.content, p.scope, toolByName(p.name)?.operationId) });
     }
   }
   return answerEveryCall(out);
@@ -117,24 +119,32 @@ export async function restoreProposedSave(invoke: Invoke, principal: AuthPrincip
 }
 
 /** Runs one tool call: a read runs now, an action becomes a pending action. Returns the text the model gets back. */
-async function runTool(deps: TurnDeps, conversationId: string, messageId: string, call: ToolCall): Promise<string> {
+/** What a tool call gives back to the model, and the scope it was masked with (stored with it). */
+interface ToolOutcome {
+  content: string;
+  scope: MaskScope;
+}
+
+async function runTool(deps: TurnDeps, conversationId: string, messageId: string, call: ToolCall): Promise<ToolOutcome> {
   const tool = toolByName(call.name);
   const args = safeJson(call.arguments);
   if (!tool) {
     deps.send('tool_result', { id: call.id, name: call.name, ok: false, error: `unknown tool ${call.name}` });
-    return JSON.stringify({ error: `unknown tool ${call.name}` });
+    return { content: JSON.stringify({ error: `unknown tool ${call.name}` }), scope: NO_SCOPE };
   }
+  // What the operation names (its path's namespace or execution), never an argument it does not take.
+  const scope = scopeOfInput(tool.toInput(args));
   if (tool.kind === 'action') {
     let diff: string | undefined;
     if (tool.name === 'save_flow') {
       // Lines the model copied as it read them (masked) are saved as they are
       // in the file; the diff is against the real file, then masked.
-      const masker = await deps.masker.masker(args);
+      const masker = await deps.masker.masker(scope);
       const restored = await restoreProposedSave(deps.invoke, deps.principal, deps.from, masker, args);
       if (restored.unresolved.length) {
         const error = { status: 409, code: 'conflict', message: unresolvedMaskMessage(argText(args.path), restored.unresolved) };
         deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
-        return JSON.stringify({ error });
+        return { content: JSON.stringify({ error }), scope };
       }
       diff = masker.text(fileDiff(argText(args.path), restored.before, restored.content));
     }
@@ -143,18 +153,19 @@ async function runTool(deps: TurnDeps, conversationId: string, messageId: string
     deps.send('action_proposed', { id, tool: tool.name, summary, arguments: args, ...(diff !== undefined ? { diff } : {}) });
     const result = { proposed: true, action_id: id, status: 'pending', note: 'Not run yet: the user must confirm it.' };
     deps.send('tool_result', { id: call.id, name: call.name, ok: true, result });
-    return JSON.stringify(result);
+    return { content: JSON.stringify(result), scope };
   }
   try {
     const r = await deps.invoke(tool.operationId, deps.principal, tool.toInput(args), deps.from);
-    const body = await deps.masker.value(r.body, args);
+    const body = await deps.masker.value(r.body, scope, tool.operationId);
     deps.send('tool_result', { id: call.id, name: call.name, ok: true, result: body });
-    return resultText(body);
+    return { content: resultText(body), scope };
   } catch (err) {
     const e = asHttpError(err);
-    const error = await deps.masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
+    const errorScope = scopeOfError(scope, e.status);
+    const error = await deps.masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, errorScope);
     deps.send('tool_result', { id: call.id, name: call.name, ok: false, error });
-    return JSON.stringify({ error });
+    return { content: JSON.stringify({ error }), scope: errorScope };
   }
 }
 
@@ -188,13 +199,8 @@ export async function runTurn(deps: TurnDeps, conversationId: string, content: s
       const results: Part[] = [];
       for (const call of out.toolCalls) {
         deps.send('tool_call', { id: call.id, name: call.name, arguments: safeJson(call.arguments) });
-        results.push({
-          type: 'tool_result',
-          tool_call_id: call.id,
-          name: call.name,
-          content: await runTool(deps, conversationId, lastId, call),
-          scope: scopeOfArgs(safeJson(call.arguments)),
-        });
+        const done = await runTool(deps, conversationId, lastId, call);
+        results.push({ type: 'tool_result', tool_call_id: call.id, name: call.name, content: done.content, scope: done.scope });
       }
       await deps.conversations.appendMessage(conversationId, { role: 'tool', content: '', parts: results });
     }

@@ -8,15 +8,23 @@
 //
 // What masks an answer is its own scope, as a run's mask_values are the
 // secrets that run resolved: the builtin secrets of the namespaces the
-// answer concerns (the tool's `namespace` argument, the namespace of its
-// `execution_id`, and, inside the result, the `namespace` of each object for
-// that object's part), their parents and the global scope, plus the secrets
-// an execution of the answer used (`secret_keys_used`, provider references
+// answer concerns, their parents and the global scope, plus the secrets an
+// execution of the answer used (`secret_keys_used`, provider references
 // included). Never every stored secret: masking with a secret the answer did
 // not involve would turn masking into an oracle (an operator puts a guess of
 // another namespace's secret in a run's inputs and sees whether it comes back
-// as `***`). A stored tool result keeps the scope of its call, so it is
-// masked the same way when the conversation is read or replayed.
+// as `***`).
+//
+// The scope is taken from server facts only, never from the data returned:
+// the record the operation named (the namespace of its path or query, the
+// execution of its path, whose namespace is read from the database), and, in
+// a list of executions (listExecutions), each listed execution's own
+// namespace and secrets, read from the database by the id the server listed.
+// A `namespace` key inside the data (a webhook body `{"namespace": "prod",
+// "g": [guesses]}`) changes nothing. A failed call (401, 403, 404) read no
+// record, so its error is masked with the global scope only. A stored tool
+// result keeps the scope of its call, so it is masked the same way when the
+// conversation is read or replayed.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { MASK, SecretMasker } from '@svc/engine/internal';
@@ -34,13 +42,29 @@ export interface MaskScope {
   executions: string[];
 }
 
-/** The scope of a tool call's arguments: its `namespace` and its `execution_id`. */
-export function scopeOfArgs(args: Record<string, unknown> = {}): MaskScope {
+/**
+ * The scope of an operation call: the namespace its path or query names and
+ * the execution its path names (an argument a tool does not pass on to its
+ * operation names nothing).
+ */
+export function scopeOfInput(input: { params?: Record<string, unknown>; query?: Record<string, unknown> } = {}): MaskScope {
+  const ns = input.params?.namespace ?? input.query?.namespace;
   return {
-    namespaces: typeof args.namespace === 'string' ? [args.namespace] : [],
-    executions: typeof args.execution_id === 'string' ? [args.execution_id] : [],
+    namespaces: typeof ns === 'string' ? [ns] : [],
+    executions: typeof input.params?.executionId === 'string' ? [input.params.executionId] : [],
   };
 }
+
+/** Nothing named: the global scope only. */
+export const NO_SCOPE: MaskScope = { namespaces: [], executions: [] };
+
+/** The scope of a failed call's error: none when it was refused or found nothing (no record of the scope was read). */
+export function scopeOfError(scope: MaskScope, status: number): MaskScope {
+  return status === 401 || status === 403 || status === 404 ? NO_SCOPE : scope;
+}
+
+/** Answers that list executions of more than one namespace (`items`): each item is masked with its own execution's scope. */
+const EXECUTION_LISTS: ReadonlySet<string> = new Set(['listExecutions']);
 
 const uniq = (xs: Iterable<string>) => [...new Set(xs)].sort();
 const keyOf = (s: MaskScope) => JSON.stringify([uniq(s.namespaces), uniq(s.executions)]);
@@ -64,14 +88,14 @@ async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promi
 }
 
 /**
- * An execution's namespace and the values of the secrets it used (as they are
- * now), provider references included; none for an unknown execution, or one
- * outside `inNamespace` when given (an object's `id` that is not its execution).
+ * An execution's namespace (from the database) and the values of the secrets
+ * it used (as they are now), provider references included; none for an
+ * unknown execution.
  */
-export async function executionSecretValues(deps: ResultMaskerDeps, executionId: string, inNamespace?: string): Promise<{ namespace: string; values: string[] } | undefined> {
+export async function executionSecretValues(deps: ResultMaskerDeps, executionId: string): Promise<{ namespace: string; values: string[] } | undefined> {
   const e = (await deps.pool.query<{ namespace: string; secret_keys_used: string[] | null }>(`SELECT namespace, secret_keys_used FROM executions WHERE id = $1`, [executionId]))
     .rows[0];
-  if (!e || (inNamespace !== undefined && e.namespace !== inNamespace)) return undefined;
+  if (!e) return undefined;
   const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
   const values: string[] = [];
   for (const key of e.secret_keys_used ?? []) {
@@ -104,16 +128,15 @@ export class ToolResultMasker {
     return p;
   }
 
-  private execution(id: string, inNamespace?: string) {
-    const k = `${id}\0${inNamespace ?? ''}`;
-    let p = this.perExecution.get(k);
-    if (!p) this.perExecution.set(k, (p = executionSecretValues(this.deps, id, inNamespace)));
+  private execution(id: string) {
+    let p = this.perExecution.get(id);
+    if (!p) this.perExecution.set(id, (p = executionSecretValues(this.deps, id)));
     return p;
   }
 
-  /** The masker of a scope: its namespaces' chains and globals, its executions' namespaces and used secrets. */
-  async forScope(scope: MaskScope, objectIds: { id: string; namespace: string }[] = []): Promise<SecretMasker> {
-    const key = keyOf(scope) + JSON.stringify(objectIds);
+  /** The masker of a scope: its namespaces' chains and globals, its executions' namespaces (from the database) and used secrets. */
+  async forScope(scope: MaskScope): Promise<SecretMasker> {
+    const key = keyOf(scope);
     let p = this.maskers.get(key);
     if (!p) {
       p = (async () => {
@@ -121,8 +144,7 @@ export class ToolResultMasker {
         for (const e of scope.executions) this.used.executions.add(e);
         const namespaces = new Set(scope.namespaces);
         const values: string[] = [];
-        const execs = [...scope.executions.map((id) => this.execution(id)), ...objectIds.map((o) => this.execution(o.id, o.namespace))];
-        for (const e of await Promise.all(execs)) {
+        for (const e of await Promise.all(scope.executions.map((id) => this.execution(id)))) {
           if (!e) continue;
           namespaces.add(e.namespace);
           values.push(...e.values);
@@ -137,73 +159,53 @@ export class ToolResultMasker {
     return p;
   }
 
-  /** The masker for a tool call with these arguments (its argument scope only). */
-  async masker(args: Record<string, unknown> = {}): Promise<SecretMasker> {
-    return this.forScope(scopeOfArgs(args));
+  /** The masker of a call's scope. */
+  async masker(scope: MaskScope): Promise<SecretMasker> {
+    return this.forScope(scope);
   }
 
   /**
-   * A JSON value with every string (and key) masked: with the arguments'
-   * scope, and an object that names its `namespace` (a flow, an execution of
-   * a list) with that namespace instead (and, when its `id` is an execution
-   * of that namespace, that execution's secrets).
+   * A JSON value with every string (and key) masked with the call's scope;
+   * in the answer of an operation that lists executions (`operationId`), each
+   * item of `items` with that execution's scope as well, read from the
+   * database by the item's id. Never by a `namespace` found in the data.
    */
-  async value<T>(v: T, args?: Record<string, unknown> | MaskScope): Promise<T> {
-    const scope = isScope(args) ? args : scopeOfArgs(args);
-    const plan = new Map<unknown, Promise<SecretMasker>>();
-    const walk = (x: unknown, s: MaskScope, ids: { id: string; namespace: string }[]) => {
-      if (Array.isArray(x)) return x.forEach((y) => walk(y, s, ids));
-      if (!x || typeof x !== 'object') return;
-      const o = x as Record<string, unknown>;
-      if (typeof o.namespace === 'string') {
-        s = { namespaces: [o.namespace], executions: s.executions };
-        ids = typeof o.id === 'string' ? [{ id: o.id, namespace: o.namespace }] : [];
-      }
-      plan.set(o, this.forScope(s, ids));
-      for (const y of Object.values(o)) walk(y, s, ids);
-    };
-    walk(v, scope, []);
+  async value<T>(v: T, scope: MaskScope, operationId?: string): Promise<T> {
     const top = await this.forScope(scope);
-    const resolved = new Map<unknown, SecretMasker>();
-    for (const [o, p] of plan) resolved.set(o, await p);
-    const apply = (x: unknown, m: SecretMasker): unknown => {
-      if (typeof x === 'string') return m.text(x);
-      if (Array.isArray(x)) return x.map((y) => apply(y, m));
-      if (!x || typeof x !== 'object') return x;
-      const mo = resolved.get(x) ?? m;
-      const out: Record<string, unknown> = {};
-      // A `__proto__` key must stay a key (as SecretMasker.value does).
-      for (const [k, y] of Object.entries(x)) Object.defineProperty(out, mo.text(k), { value: apply(y, mo), enumerable: true, writable: true, configurable: true });
-      return out;
-    };
-    return apply(v, top) as T;
+    if (operationId === undefined || !EXECUTION_LISTS.has(operationId) || !v || typeof v !== 'object' || !Array.isArray((v as { items?: unknown }).items)) {
+      return top.value(v) as T;
+    }
+    const { items, ...rest } = v as { items: unknown[] } & Record<string, unknown>;
+    const masked = await Promise.all(
+      items.map(async (item) => {
+        const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+        const m = typeof id === 'string' ? await this.forScope({ namespaces: scope.namespaces, executions: [...scope.executions, id] }) : top;
+        return m.value(item);
+      }),
+    );
+    return { ...(top.value(rest) as Record<string, unknown>), items: masked } as T;
   }
 
-  /** Text masked with the arguments' scope; without arguments, with everything this masker was used for so far (text of the whole turn). */
-  async text(s: string, args?: Record<string, unknown> | MaskScope): Promise<string> {
-    const scope = args === undefined ? { namespaces: [...this.used.namespaces], executions: [...this.used.executions] } : isScope(args) ? args : scopeOfArgs(args);
-    return (await this.forScope(scope)).text(s);
+  /** Text masked with a call's scope; without one, with everything this masker was used for so far (text of the whole turn). */
+  async text(s: string, scope?: MaskScope): Promise<string> {
+    return (await this.forScope(scope ?? { namespaces: [...this.used.namespaces], executions: [...this.used.executions] })).text(s);
   }
 
   /**
    * A stored tool result (JSON text, as resultText wrote it) masked again
-   * as it was when stored: per object when it parses, else (cut short) with
-   * its call's scope. A result stored before scopes were kept has none: the
-   * objects' own namespaces and the globals then.
+   * as it was when stored: with its call's scope (and per listed execution,
+   * by `operationId`) when it parses, else (cut short) with its call's
+   * scope. A result stored before scopes were kept has none: the globals.
    */
-  async stored(content: string, scope: MaskScope = { namespaces: [], executions: [] }): Promise<string> {
+  async stored(content: string, scope: MaskScope = NO_SCOPE, operationId?: string): Promise<string> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(content);
     } catch {
       return this.text(content, scope);
     }
-    return typeof parsed === 'string' ? this.text(content, scope) : JSON.stringify(await this.value(parsed, scope));
+    return typeof parsed === 'string' ? this.text(content, scope) : JSON.stringify(await this.value(parsed, scope, operationId));
   }
-}
-
-function isScope(x: unknown): x is MaskScope {
-  return !!x && typeof x === 'object' && Array.isArray((x as MaskScope).namespaces) && Array.isArray((x as MaskScope).executions);
 }
 
 /**

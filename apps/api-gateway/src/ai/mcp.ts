@@ -14,7 +14,7 @@ import { roleAtLeast } from '@svc/api-spec';
 import { createRawBodyReader, parseJsonBody, unauthorized, type HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { asHttpError, minRoleOf, type Invoke } from './invoke.js';
-import { ToolResultMasker } from './masking.js';
+import { scopeOfError, scopeOfInput, ToolResultMasker } from './masking.js';
 import { resultText, TOOLS, TRIAGE_TOOL, type ToolDef } from './tools.js';
 
 // Saving files stays with the assistant (behind a confirmation) and the API.
@@ -59,16 +59,18 @@ function serverFor(deps: McpDeps, principal: AuthPrincipal, reach: import('@svc/
       t.name,
       { description: `${t.description} (needs the ${need ?? 'viewer'} role)`, inputSchema: shapeOf(t), annotations: t.annotations },
       async (args: Record<string, unknown>) => {
+        // Masked with what the operation names (its path's namespace or execution), never a namespace in the data.
+        const scope = scopeOfInput(t.toInput(args));
         try {
           const r = await deps.invoke(t.operationId, principal, t.toInput(args), from);
-          const body = await masker.value(r.body, args);
+          const body = await masker.value(r.body, scope, t.operationId);
           return {
             content: [{ type: 'text' as const, text: resultText(body) }],
             structuredContent: body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body },
           };
         } catch (err) {
           const e = asHttpError(err);
-          const error = await masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, args);
+          const error = await masker.value({ status: e.status, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, scopeOfError(scope, e.status));
           return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ error }) }] };
         }
       },

@@ -18,7 +18,7 @@ import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
-import { ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
+import { NO_SCOPE, scopeOfInput, ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
 import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
 import { argText, toolByName } from '../ai/tools.js';
 import { insightBody, runTriage, TRIAGE_STATES } from '../ai/triage.js';
@@ -282,7 +282,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       // Tool results, diffs and action results were masked when stored; masked again for a secret made
       // since, each with the scope of its own call (masking.ts), never with every stored secret.
       const mask = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
-      const maskParts = (parts: Part[]) => Promise.all(parts.map(async (p) => (p.type === 'tool_result' ? partBody(p, await mask.stored(p.content, p.scope)) : partBody(p))));
+      const maskParts = (parts: Part[]) =>
+        Promise.all(parts.map(async (p) => (p.type === 'tool_result' ? partBody(p, await mask.stored(p.content, p.scope, toolByName(p.name)?.operationId)) : partBody(p))));
       return conversationBody(
         c,
         await Promise.all(
@@ -300,10 +301,12 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         await Promise.all(
           actions.map(async (a) => {
             const b = actionBody(a);
+            const t = toolByName(a.tool);
+            const scope = t ? scopeOfInput(t.toInput(b.arguments)) : NO_SCOPE;
             return {
               ...b,
-              ...(b.diff !== undefined ? { diff: await mask.text(b.diff, b.arguments) } : {}),
-              ...('result' in b ? { result: await mask.value(b.result, b.arguments) } : {}),
+              ...(b.diff !== undefined ? { diff: await mask.text(b.diff, scope) } : {}),
+              ...('result' in b ? { result: await mask.value(b.result, scope, t?.operationId) } : {}),
             };
           }),
         ),
@@ -367,7 +370,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       try {
         // One masker for the confirmation, with the scope of the action's arguments.
         const scoped = new ToolResultMasker({ pool, masterKeys: deps.masterKeys, log: deps.log });
-        const masker = await scoped.masker(args);
+        const scope = scopeOfInput(tool.toInput(args));
+        const masker = await scoped.masker(scope);
         let input = args;
         if (a.tool === 'save_flow') {
           // Lines copied masked get their real text back from the file as it
@@ -379,7 +383,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
         }
         const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
-        const result = await scoped.value(r.body, args);
+        const result = await scoped.value(r.body, scope, tool.operationId);
         await conversations.finish(a.id, { result });
         await audit('succeeded', {});
         return { id: a.id, tool: a.tool, status: 'succeeded', result } satisfies Answer<'confirmAIAction'>;
