@@ -9,7 +9,11 @@
 //     holding no secret of the URL or the headers;
 //   - with a Docker engine: SVC_DOCKER_NETWORKS maps host to team-a and a
 //     container: network to team-b; team-a's task naming team-b's network
-//     fails executor_error naming team-a, naming host it runs.
+//     fails executor_error naming team-a, naming host it runs;
+//   - the run token is in no task's environment: not in a process task's,
+//     nor in a docker task's or its container's (docker inspect, and the
+//     runner's /proc/1/environ as the task reads it); the docker runner
+//     read it from SVC_RUN_TOKEN_FILE and removed the file before the task.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -158,4 +162,44 @@ test('a docker network mapped only to team-b is refused to team-a, naming the na
   assert.match(t.error, /the network container:svc-e2e-team-b-db is not allowed in namespace team-a: .*SVC_DOCKER_NETWORKS.*\(for namespace team-a it lists host\)/);
   const ok = await runAsEditor('team-a', 'ours');
   assert.equal(ok.state, 'SUCCESS', JSON.stringify(ok));
+});
+
+/** A shell script writing, as outputs, how many SVC_RUN_TOKEN* variables its environment and the runner's (pid 1) hold, and what is left of the token file. */
+const PROBE = [
+  'p1=$(tr "\\0" "\\n" < /proc/1/environ 2>/dev/null)',
+  'n() { grep -c "$1" || true; }',
+  'printf \'{"outputs": {"env_token": %s, "pid1_token": %s, "pid1_file_var": %s, "file_left": %s}}\\n\' "$(env | n ^SVC_RUN_TOKEN)" "$(echo "$p1" | n ^SVC_RUN_TOKEN=)" "$(echo "$p1" | n ^SVC_RUN_TOKEN_FILE=)" "$(ls -A /.svc-token 2>/dev/null | wc -l)" >> "$SVC_OUTPUTS"',
+  'sleep "${PAUSE:-0}"',
+].join('\n');
+
+test('the run token is in no task environment: a process task sees none', async () => {
+  await saveAsEditor('team-a', { 'probe.flow.yaml': flow({ id: 'probe', tasks: [{ id: 't', type: 'command', executor: { type: 'process' }, command: ['sh', '-c', PROBE] }] }) });
+  const done = await runAsEditor('team-a', 'probe');
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.equal(run(done, 't').outputs.env_token, 0, 'no SVC_RUN_TOKEN variable in the task environment');
+});
+
+test("a docker task runs with its token as a file read and removed by the runner: none in its environment, the runner's or the container's", { skip: noDocker }, async () => {
+  const docker = (d as { docker: Dockerode }).docker;
+  await saveAsEditor('team-a', {
+    'dprobe.flow.yaml': flow({
+      id: 'dprobe',
+      tasks: [{ id: 't', type: 'command', env: { PAUSE: '3' }, executor: { type: 'docker', image: images!.busybox, network: 'host' }, command: ['sh', '-c', PROBE] }],
+    }),
+  });
+  const started = await asEditor('POST', '/api/v1/flows/team-a/dprobe/executions', {});
+  assert.equal(started.status, 201);
+  // While it sleeps: the container's configuration names the file, not the token.
+  const c = await (async () => {
+    for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      const [found] = await docker.listContainers({ all: true, filters: { label: [`svc.dev/execution-id=${started.body.id}`] } });
+      if (found) return docker.getContainer(found.Id).inspect();
+    }
+    throw new Error('no container');
+  })();
+  assert.ok(c.Config.Env.includes('SVC_RUN_TOKEN_FILE=/.svc-token/token'), JSON.stringify(c.Config.Env));
+  assert.ok(!c.Config.Env.some((e) => e.startsWith('SVC_RUN_TOKEN=')), 'no token in the container environment');
+  const done = await s.waitEnded(started.body.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.deepEqual(run(done, 't').outputs, { env_token: 0, pid1_token: 0, pid1_file_var: 1, file_left: 0 });
 });

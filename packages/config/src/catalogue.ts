@@ -196,6 +196,12 @@ export const CATALOGUE = [
       "Network of docker tasks that name none: svc-tasks (the default) is a bridge network the dispatcher creates when missing (labelled, not internal: tasks reach the outside and the gateway at SVC_RUNNER_URL, not the host's loopback); any other name must exist; host puts tasks on the host's network (no network isolation). Always allowed, whatever SVC_DOCKER_NETWORKS says.",
   },
   {
+    variable: 'SVC_DOCKER_NETWORK_INTERNAL',
+    default: 'false',
+    description:
+      "true: the svc-tasks network is created internal (Docker's --internal: no route out, tasks reach only containers attached to it, not the host, the internet or a metadata address); attach the gateway to it (docker network connect svc-tasks GATEWAY) and set SVC_RUNNER_URL to its name there, or no task can report. An existing svc-tasks that is not internal fails tasks executor_error until removed. false: created as an ordinary bridge (tasks reach the outside).",
+  },
+  {
     variable: 'SVC_DOCKER_NETWORKS',
     default: null,
     description:

@@ -139,6 +139,8 @@ export interface Config {
    * `container:`).
    */
   dockerNetworks: NamespaceAllowlist;
+  /** `SVC_DOCKER_NETWORK_INTERNAL`: svc-tasks is created internal (the gateway must be attached to it); default false. */
+  dockerNetworkInternal: boolean;
   /** `SVC_DOCKER_PIDS_LIMIT`: Docker PidsLimit of each task container; default 1024. */
   dockerPidsLimit: number;
   /** `SVC_RUNNER_URL`; default the public URL: where runners in containers reach the gateway. */
@@ -390,6 +392,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
     k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {
       if (!POOL_PATTERN.test(text)) throw new Error('must be a Kubernetes namespace name (at most 63 lower-case letters, digits, hyphens)');
+    dockerNetworkInternal: read('SVC_DOCKER_NETWORK_INTERNAL', trueOrFalse),
       return text;
     }),
     k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),

@@ -41,8 +41,15 @@ export interface ContainerTask {
   kubernetes: KubernetesPodSettings;
   /** The container's command: `svc exec` (from the injected bundle, or `svc` on the image's PATH). */
   command: string[];
-  /** The runner's environment: where to report, with which token. The task's own env comes from the spec. */
+  /** The runner's environment: where to report. The task's own env comes from the spec. Never the token. */
   env: Record<string, string>;
+  /**
+   * The run token: it reports this run and fetches its spec (the secret
+   * values the task resolved). Delivered as a file the runner reads through
+   * SVC_RUN_TOKEN_FILE (docker-run-token.ts, the kubernetes Secret), never in
+   * an environment.
+   */
+  token: string;
   /** Labels naming the run (container labels, Kubernetes labels): found again after a dispatcher crash. */
   labels: Record<string, string>;
   /** A name unique per task run, valid for Docker and as a Kubernetes object name (lower case, at most 63). */
@@ -104,10 +111,10 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
     resources: settings.resources ?? {},
     kubernetes: settings.kubernetes ?? {},
     command: [...runnerCommand(injectRunner), 'exec'],
+    token,
     env: {
       SVC_SERVER: ctx.config.runnerUrl,
       SVC_TASK_RUN_ID: run.id,
-      SVC_RUN_TOKEN: token,
       // Named in the runner's messages (a missing runtime names the image).
       SVC_IMAGE: image,
     },

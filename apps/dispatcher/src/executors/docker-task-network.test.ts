@@ -74,7 +74,7 @@ test('svc-tasks is created when missing, labelled and not internal; an existing 
   const created: unknown[] = [];
   const engine = (exists: boolean, createFails?: number) =>
     ({
-      getNetwork: (name: string) => ({ inspect: async () => (exists ? { Name: name } : Promise.reject(status(404))) }),
+      getNetwork: (name: string) => ({ inspect: async () => (exists ? { Name: name, Internal: false } : Promise.reject(status(404))) }),
       createNetwork: async (o: unknown) => {
         created.push(o);
         if (createFails) throw status(createFails);
@@ -88,4 +88,19 @@ test('svc-tasks is created when missing, labelled and not internal; an existing 
   ]);
   await ensureTaskNetwork(engine(false, 409));
   await assert.rejects(ensureTaskNetwork(engine(false, 500)), /HTTP 500/);
+});
+
+test('SVC_DOCKER_NETWORK_INTERNAL: svc-tasks is created internal; an existing one that is not internal is refused, naming what to do', async () => {
+  const created: { Internal?: boolean }[] = [];
+  const engine = (existing: { Internal: boolean } | undefined) =>
+    ({
+      getNetwork: () => ({ inspect: async () => existing ?? Promise.reject(Object.assign(new Error('HTTP 404'), { statusCode: 404 })) }),
+      createNetwork: async (o: { Internal?: boolean }) => void created.push(o),
+    }) as unknown as Docker;
+  await ensureTaskNetwork(engine(undefined), true);
+  assert.equal(created[0]?.Internal, true);
+  await ensureTaskNetwork(engine({ Internal: true }), true);
+  await assert.rejects(ensureTaskNetwork(engine({ Internal: false }), true), /svc-tasks exists and is not internal, while SVC_DOCKER_NETWORK_INTERNAL is true: remove it/);
+  await ensureTaskNetwork(engine({ Internal: true }), false);
+  assert.equal(created.length, 1);
 });

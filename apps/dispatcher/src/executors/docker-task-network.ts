@@ -11,9 +11,17 @@
 // run executor_error, naming the namespace, before a container exists.
 //
 // The default, `svc-tasks`, is a bridge network the dispatcher creates when
-// it is missing (labelled as svc's, not internal: tasks reach the outside
-// world and the gateway at SVC_RUNNER_URL). Only that name is created: any
-// other default is the operator's to make.
+// it is missing (labelled as svc's). Not internal by default: tasks reach the
+// outside world and the gateway at SVC_RUNNER_URL wherever the gateway runs
+// (on the host, in another compose project, behind a load balancer), which
+// an internal network cannot promise, since its containers reach only the
+// containers attached to it. SVC_DOCKER_NETWORK_INTERNAL=true creates it
+// internal: tasks reach nothing but the containers on svc-tasks, so the
+// operator attaches the gateway to it (`docker network connect svc-tasks
+// <gateway container>`) and sets SVC_RUNNER_URL to the gateway's name there.
+// An existing svc-tasks that is not internal then fails every task on it
+// executor_error (removing it is the operator's call: tasks may be on it).
+// Only that name is created: any other default is the operator's to make.
 import type Docker from 'dockerode';
 import { allowedIn, type Config } from '@svc/config';
 import { LABELS, MANAGED_BY } from './container-task.js';
@@ -47,10 +55,20 @@ export function taskNetwork(requested: string | undefined, namespace: string, co
   };
 }
 
-/** Creates DEFAULT_TASK_NETWORK when it is missing (idempotent; another dispatcher may create it at the same time). */
-export async function ensureTaskNetwork(docker: Docker): Promise<void> {
+/**
+ * Creates DEFAULT_TASK_NETWORK when it is missing (idempotent; another
+ * dispatcher may create it at the same time), internal when `internal`
+ * (SVC_DOCKER_NETWORK_INTERNAL). Throws when `internal` and an existing one
+ * is not.
+ */
+export async function ensureTaskNetwork(docker: Docker, internal = false): Promise<void> {
   try {
-    await docker.getNetwork(DEFAULT_TASK_NETWORK).inspect();
+    const found = (await docker.getNetwork(DEFAULT_TASK_NETWORK).inspect()) as { Internal?: boolean };
+    if (internal && !found.Internal) {
+      throw new Error(
+        `the network ${DEFAULT_TASK_NETWORK} exists and is not internal, while SVC_DOCKER_NETWORK_INTERNAL is true: remove it (docker network rm ${DEFAULT_TASK_NETWORK}, once no container uses it) and the next task creates it internal`,
+      );
+    }
     return;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode !== 404) throw err;
@@ -59,7 +77,7 @@ export async function ensureTaskNetwork(docker: Docker): Promise<void> {
     await docker.createNetwork({
       Name: DEFAULT_TASK_NETWORK,
       Driver: 'bridge',
-      Internal: false,
+      Internal: internal,
       CheckDuplicate: true,
       Labels: { [LABELS.managedBy]: MANAGED_BY, 'svc.dev/purpose': 'task-network' },
     });

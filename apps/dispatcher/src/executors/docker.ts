@@ -27,6 +27,11 @@
 // no-new-privileges, without DROPPED_CAPABILITIES (NET_RAW...), and at most
 // SVC_DOCKER_PIDS_LIMIT processes.
 //
+// The run token reaches the runner as a file, /.svc-token/token, mode 0400
+// and owned by the container's user, written before the container starts
+// and removed by the runner once read (docker-run-token.ts): never in the
+// container's environment.
+//
 // Containers carry labels naming the instance, execution, task run,
 // namespace and flow. At start, the executor removes the containers of
 // dispatchers that are gone whose task run has ended, and adopts those whose
@@ -40,6 +45,7 @@ import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
 import { RunnerVolumes, runnerMount, runnerVolumeName, type RunnerBundleLike } from './docker-runner-volume.js';
+import { putRunToken, TOKEN_FILE } from './docker-run-token.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
 
@@ -124,7 +130,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   // Made once, on the first task that runs on it; a failure is tried again by the next task.
   let taskNetworkReady: Promise<void> | undefined;
   const ensureNetwork = () =>
-    (taskNetworkReady ??= ensureTaskNetwork(docker).catch((err: unknown) => {
+    (taskNetworkReady ??= ensureTaskNetwork(docker, ctx.config.dockerNetworkInternal).catch((err: unknown) => {
       taskNetworkReady = undefined;
       throw err;
     }));
@@ -313,7 +319,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
         try {
           await ensureNetwork();
         } catch (err) {
-          await endUnreported(ctx, run, 'executor_error', `cannot create the task network ${DEFAULT_TASK_NETWORK} (SVC_DOCKER_NETWORK): ${engineMessage(err)}`);
+          await endUnreported(ctx, run, 'executor_error', `cannot use the task network ${DEFAULT_TASK_NETWORK} (SVC_DOCKER_NETWORK): ${engineMessage(err)}`);
           return;
         }
       }
@@ -343,7 +349,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
           Image: task.image,
           Entrypoint: command,
           Cmd: [],
-          Env: Object.entries({ ...task.env, SVC_WORK_ROOT: WORK_MOUNT }).map(([k, v]) => `${k}=${v}`),
+          Env: Object.entries({ ...task.env, SVC_RUN_TOKEN_FILE: TOKEN_FILE, SVC_WORK_ROOT: WORK_MOUNT }).map(([k, v]) => `${k}=${v}`),
           WorkingDir: WORK_MOUNT,
           Labels: task.labels,
           HostConfig: {
@@ -372,6 +378,8 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
           container = await create();
           if (!(await runnerVolumes.holdsRunner(container))) throw new Error(`the runner volume ${runnerVolumeName(bundle)} is empty after it was filled`);
         }
+        // The token as a file of the container's user, never in its environment (docker-run-token.ts).
+        await putRunToken(container, task.token);
       } catch (err) {
         await container?.remove({ force: true, v: true }).catch(() => undefined);
         await endUnreported(ctx, run, 'executor_error', `creating the container of image ${task.image} failed: ${engineMessage(err)}`);

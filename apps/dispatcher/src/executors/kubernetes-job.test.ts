@@ -27,7 +27,7 @@ const LABELS = {
   'svc.dev/task-id': 'load',
 };
 const SECURE = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
-const ENV = { SVC_SERVER: 'http://gw:8080', SVC_TASK_RUN_ID: 'tr-1', SVC_RUN_TOKEN: 'tok', SVC_IMAGE: 'python:3.12-slim' };
+const ENV = { SVC_SERVER: 'http://gw:8080', SVC_TASK_RUN_ID: 'tr-1', SVC_IMAGE: 'python:3.12-slim' };
 
 function task(over: Partial<ContainerTask> = {}, timeoutSeconds = 600): ContainerTask {
   return {
@@ -41,6 +41,7 @@ function task(over: Partial<ContainerTask> = {}, timeoutSeconds = 600): Containe
     kubernetes: {},
     command: [...RUNNER_ARGV, 'exec'],
     env: ENV,
+    token: 'tok',
     labels: LABELS,
     name: 'svc-tr-1',
     ...over,
@@ -108,8 +109,8 @@ test('a task with every kubernetes setting: the Job carries each of them, the re
       env: [
         { name: 'SVC_SERVER', value: 'http://gw:8080' },
         { name: 'SVC_TASK_RUN_ID', value: 'tr-1' },
-        { name: 'SVC_RUN_TOKEN', value: 'tok' },
         { name: 'SVC_IMAGE', value: 'python:3.12-slim' },
+        { name: 'SVC_RUN_TOKEN', value: 'tok' },
       ],
       resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
       volumeMounts: [{ name: 'svc-runner', mountPath: '/.svc-runner', readOnly: true }],

@@ -112,7 +112,7 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
     image: task.image,
     imagePullPolicy: imagePullPolicy(task.pull),
     command: task.command,
-    env: Object.entries(task.env).map(([name, value]) => ({ name, value })),
+    env: Object.entries({ ...task.env, SVC_RUN_TOKEN: task.token }).map(([name, value]) => ({ name, value })),
     resources: requests || limits ? defined({ requests, limits }) : undefined,
     volumeMounts: task.injectRunner ? [{ name: RUNNER_VOLUME, mountPath: opts.runnerMount, readOnly: true }] : undefined,
     securityContext: containerSecurityContext(),

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { parseExecArgs } from './args.js';
 
@@ -26,4 +29,22 @@ test('usage errors', () => {
   assert.equal(parseExecArgs(['exec', '--bogus'], env, '/tmp').kind, 'usage-error');
   assert.equal(parseExecArgs(['exec', '--server'], env, '/tmp').kind, 'usage-error');
   assert.equal(parseExecArgs(['--help'], env, '/tmp').kind, 'help');
+});
+
+test('the run token from SVC_RUN_TOKEN_FILE wins over SVC_RUN_TOKEN, and the file is removed once read', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-token-'));
+  try {
+    const file = path.join(dir, 'token');
+    fs.writeFileSync(file, 'from-file\n', { mode: 0o400 });
+    const a = parseExecArgs(['exec', '--server', 'http://h:1', '--task-run', 'tr1'], { SVC_RUN_TOKEN: 'from-env', SVC_RUN_TOKEN_FILE: file }, '/tmp');
+    assert.equal(a.kind === 'run' && a.args.token, 'from-file');
+    assert.equal(fs.existsSync(file), false, 'removed: the task after it cannot read it');
+    const missing = parseExecArgs(['exec', '--server', 'http://h:1', '--task-run', 'tr1'], { SVC_RUN_TOKEN_FILE: file }, '/tmp');
+    assert.equal(missing.kind, 'usage-error');
+    assert.match(missing.kind === 'usage-error' ? missing.message : '', /cannot read the run token file .*SVC_RUN_TOKEN_FILE/);
+    const empty = parseExecArgs(['exec', '--server', 'http://h:1', '--task-run', 'tr1'], { SVC_RUN_TOKEN_FILE: 'x' }, '/tmp', () => '');
+    assert.match(empty.kind === 'usage-error' ? empty.message : '', /is empty/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
