@@ -25,7 +25,7 @@ export { LOG_CHANNEL, type IncomingLogLine, type RunnerEvent, type TaskRunIdenti
 export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
 export type { ClaimedRun, ClaimOptions, ClaimResult } from './systems/dispatch.js';
 export type { TaskCompletion } from './systems/completion.js';
-export type { NewExecution } from './systems/start.js';
+export type { NewExecution, StartAudit } from './systems/start.js';
 export type { TriggerRequest } from './systems/trigger.js';
 export type { ExecutionFilter } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './systems/prepare.js';

@@ -72,7 +72,16 @@ const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.joi
   ${RETURN_EXECUTION}, NULL::text AS from_state`;
 const START_QUEUED_EXECUTION = `UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $5::timestamptz, updated_at = $2, version = version + 1
   WHERE id = $1 AND state IN ${DEQUEUES_EXECUTION} ${RETURN_EXECUTION}, 'QUEUED'::text AS from_state`;
-const startSql = (executionStatement: string) => `
+/** The parameter after START_CHECKED_PARAM: the audit events of the start (a JSON array of StartAudit rows, usually empty or one). */
+export const START_AUDIT_PARAM = START_CHECKED_PARAM + 1;
+// Who started it, written by the start statement itself so the trigger path has no second round trip
+// (bench/RESULTS.md, trigger-audit); none when the array is empty or the checked insert wrote nothing.
+const AUDIT_CTE = `,
+a AS (
+  INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
+  SELECT j.id, $2, j.actor_id, j.actor_type, j.action, 'execution', x.id, coalesce(j.ip, ''), coalesce(j.request_id, ''), coalesce(j.details, '{}')
+  FROM x, jsonb_to_recordset($${START_AUDIT_PARAM}::jsonb) AS j(id text, actor_id text, actor_type text, action text, ip text, request_id text, details jsonb))`;
+const startSql = (executionStatement: string, audit = '') => `
 WITH x AS (${executionStatement}),
 r AS (
   INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
@@ -92,13 +101,18 @@ h AS (
   SELECT id, NULL, from_state, 'RUNNING', '', '', $2 FROM x
   UNION ALL SELECT execution_id, id, NULL, CASE WHEN state = 'SUCCESS' THEN 'SUCCESS' ELSE 'PENDING' END, CASE WHEN state = 'SUCCESS' THEN 'reused' ELSE '' END, '', $2 FROM r
   UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $2 FROM r WHERE state IN ('QUEUED', 'SKIPPED')),
-q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')
+q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')${audit}
 SELECT 'started' AS kind, row_to_json(x)::text AS v FROM x
 UNION ALL SELECT 'task_run', row_to_json(r)::text FROM r
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', q.executor_type)::text FROM q
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', x.id)::text FROM x`;
-export const START_NEW_SQL = startSql(INSERT_EXECUTION);
+export const START_NEW_SQL = startSql(INSERT_EXECUTION, AUDIT_CTE);
 export const START_QUEUED_SQL = startSql(START_QUEUED_EXECUTION);
 
 /** An execution that does not start (QUEUED or SKIPPED by its concurrency limit): the row alone. */
 export const INSERT_UNSTARTED_EXECUTION_SQL = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** The audit events of a start that inserted the execution alone (QUEUED or SKIPPED): $1 the execution id, $2 the time, $3 the JSON array of StartAudit rows. */
+export const INSERT_START_AUDIT_SQL = `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
+  SELECT j.id, $2, j.actor_id, j.actor_type, j.action, 'execution', $1, coalesce(j.ip, ''), coalesce(j.request_id, ''), coalesce(j.details, '{}')
+  FROM jsonb_to_recordset($3::jsonb) AS j(id text, actor_id text, actor_type text, action text, ip text, request_id text, details jsonb)`;

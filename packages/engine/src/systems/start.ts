@@ -11,7 +11,7 @@ import type { ApiExecution } from '../resources.js';
 import { namespaceFileOf, SnapshotFacts } from './snapshot-facts.js';
 import { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type NamespaceFile } from '../planning/executor.js';
 import { startRowsOf, type ReusedRun, type StartRow } from '../planning/start-rows.js';
-import { EXECUTION_INSERT_COLUMNS, INSERT_UNSTARTED_EXECUTION_SQL, START_NEW_SQL, START_QUEUED_SQL } from '../sql/start-execution.js';
+import { EXECUTION_INSERT_COLUMNS, INSERT_START_AUDIT_SQL, INSERT_UNSTARTED_EXECUTION_SQL, START_NEW_SQL, START_QUEUED_SQL } from '../sql/start-execution.js';
 import { CONCURRENCY_COUNTS_SQL, CONCURRENCY_LOCK_SQL, CONCURRENCY_RUNNING_SQL, NEXT_QUEUED_SQL } from '../sql/concurrency.js';
 import { EXECUTION_PINS_SQL, REUSABLE_RUNS_SQL } from '../sql/start-reads.js';
 
@@ -47,7 +47,41 @@ export interface NewExecution {
   chainDepth?: number;
   /** Ignore the flow's concurrency limit (restart and rerun keep it; subflows too). Default false. */
   gitSha?: string | null;
+  /** The audit event of who started it, written with the execution (its target: the execution). Default none. */
+  audit?: StartAudit;
 }
+
+/**
+ * An audit event of a start (a row of audit_events, as @svc/identity's
+ * recordAudit writes them), written by the statement that inserts the
+ * execution: the trigger path keeps one round trip (bench/RESULTS.md).
+ */
+export interface StartAudit {
+  id: string;
+  action: string;
+  actorId: string | null;
+  actorType: string;
+  ip: string;
+  requestId: string;
+  details: Record<string, unknown>;
+}
+
+const auditRows = (n: NewExecution) =>
+  JSON.stringify(
+    n.audit
+      ? [
+          {
+            id: n.audit.id,
+            action: n.audit.action,
+            actor_id: n.audit.actorId,
+            actor_type: n.audit.actorType,
+            ip: n.audit.ip,
+            request_id: n.audit.requestId,
+            details: n.audit.details,
+          },
+        ]
+      : [],
+  );
 
 /** The snapshot's namespace.yaml executor defaults (read once per snapshot and process). */
 export async function namespaceExecutorOf(pool: pg.Pool, deps: StartDeps, snapshotId: string): Promise<NamespaceFile> {
@@ -193,7 +227,15 @@ async function insertStartedIf(
   const r = await c.query<{ kind: string; v: string }>({
     name: 'svc-start-new',
     text: START_NEW_SQL,
-    values: [id, now, onlineSince(now), JSON.stringify(rows), ...executionValues(id, 'RUNNING', n, now, key, { reason: '', timeoutAt, endedAt: null }).slice(1), checked],
+    values: [
+      id,
+      now,
+      onlineSince(now),
+      JSON.stringify(rows),
+      ...executionValues(id, 'RUNNING', n, now, key, { reason: '', timeoutAt, endedAt: null }).slice(1),
+      checked,
+      auditRows(n),
+    ],
   });
   if (!r.rows.some((x) => x.kind === 'started')) return null;
   return { id, now, execution: startedExecution(r.rows) };
@@ -265,6 +307,7 @@ export async function createExecutionWith(c: Client, deps: StartDeps, n: NewExec
         executionValues(id, state, n, now, key, { reason: 'concurrency_limit', timeoutAt: null, endedAt: state === 'SKIPPED' ? now : null }),
       );
       await history(c, [{ executionId: id, from: null, to: state, reason: 'concurrency_limit' }], now);
+      if (n.audit) await c.query(INSERT_START_AUDIT_SQL, [id, now, auditRows(n)]);
       await notify(c, CHANNELS.changed, id);
       return { id, followUps: [] };
     }

@@ -1,7 +1,17 @@
 // Triggering a flow by name: the flow's current revision and the namespace's
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
-import { FlowDisabledError, FlowNotFoundError, createCheckedExecution, createExecution, createExecutionWith, type Created, type NewExecution, type StartDeps } from './start.js';
+import {
+  FlowDisabledError,
+  FlowNotFoundError,
+  createCheckedExecution,
+  createExecution,
+  createExecutionWith,
+  type Created,
+  type NewExecution,
+  type StartAudit,
+  type StartDeps,
+} from './start.js';
 import type { Client } from '../db.js';
 import type { FollowUp } from './advance.js';
 import { resolveInputs } from '../planning/inputs.js';
@@ -35,6 +45,8 @@ export interface TriggerRequest {
   parentExecutionId?: string;
   parentTaskRunId?: string;
   chainDepth?: number;
+  /** Who started it, for the audit log (see NewExecution.audit). */
+  audit?: StartAudit;
 }
 
 /** What a trigger reads of a flow: its current revision and its namespace's head snapshot. */
@@ -170,5 +182,6 @@ function newExecution(flow: FlowHead, t: TriggerRequest): NewExecution {
     parentExecutionId: t.parentExecutionId ?? null,
     parentTaskRunId: t.parentTaskRunId ?? null,
     chainDepth: t.chainDepth ?? 0,
+    ...(t.audit ? { audit: t.audit } : {}),
   };
 }
