@@ -453,11 +453,13 @@ for (const overlay of overlays) {
     for (const ip of ['1.1.1.1', '151.101.1.69', '2606:4700:4700::1111']) for (const port of [80, 443, 22]) assert.ok(allowed(policies, task, outside(ip), port), `${ip}:${port}`);
     assert.ok(!allowed(policies, gw, task, 8080), 'nothing connects to a task pod');
 
-    // Ingress to svc's pods: every pod of the app namespace is covered (nothing by default), the gateway's API port
+    // Ingress to svc's pods: every svc pod of the app namespace is covered (nothing by default), the gateway's API port
     // from anywhere, the others' health port from anywhere but the task namespace.
     const deny = byName('NetworkPolicy', 'svc-default-deny-ingress') as Policy;
     assert.equal(deny.metadata.namespace, appNs);
-    assert.deepEqual([deny.spec.podSelector, deny.spec.policyTypes, deny.spec.ingress], [{}, ['Ingress'], undefined]);
+    assert.deepEqual([deny.spec.policyTypes, deny.spec.ingress], [['Ingress'], undefined]);
+    for (const d of [...deployments, byName('Job', 'svc-migrate')]) assert.ok(selects(deny.spec.podSelector, podOf(d).metadata.labels), `${d.metadata.name}: no ingress but what a policy allows`);
+    assert.equal(selects(deny.spec.podSelector, { app: 'postgres' }), false, "a pod of the operator's in the namespace keeps its own rules");
     const monitoring: Peer = { namespace: 'monitoring', labels: { app: 'prometheus' }, ip: '10.244.7.7' };
     for (const from of [monitoring, outside('203.0.113.9'), task]) assert.ok(allowed(policies, from, gw, gwPort), `${from.namespace || from.ip} to the gateway`);
     for (const o of others) {
