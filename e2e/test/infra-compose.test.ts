@@ -10,19 +10,24 @@
 // - Images: the app images of infra/Dockerfile built as in the image tests
 //   (./infra-images.ts); PostgreSQL from Debian's package, with the official
 //   image's environment (POSTGRES_USER, POSTGRES_DB, POSTGRES_PASSWORD_FILE);
-//   the S3 store an s3rver stand-in started with SeaweedFS's arguments and
-//   identities file (./compose-standins/s3-standin.cjs): no registry is
-//   reachable, and neither SeaweedFS nor its build tools can be installed.
+//   the S3 store an s3rver stand-in started with SeaweedFS's arguments,
+//   identities file and security settings (./compose-standins/s3-standin.cjs;
+//   it checks the mounted security.toml, its keys and certificates): no
+//   registry is reachable, and neither SeaweedFS nor its build tools can be
+//   installed.
 // - Network: every service on the host network, on free loopback ports, since
-//   this machine's Docker engine makes no bridge (--bridge=none); so the task
-//   network (svc-tasks) is replaced by the host's, and the two secret URLs
-//   name 127.0.0.1 and those ports instead of `postgres` and `s3`.
+//   this machine's Docker engine makes no bridge (--bridge=none); so the data,
+//   default and task networks are replaced by the host's, the S3 gateway binds
+//   loopback instead of 0.0.0.0, and the two secret URLs name 127.0.0.1 and
+//   those ports instead of `postgres` and `s3`. The networks as shipped are
+//   checked from the file (the first test).
 // - Two dispatchers on one host network cannot share a health port: theirs is
 //   off (0) and so is their healthcheck.
 // - Healthchecks of the apps: the same command, run every second (as the
 //   image tests do) instead of every 15 s, so the stack is found healthy sooner.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -165,7 +170,7 @@ function writeComposeFile(taskImage: string): void {
   s.postgres!.image = PG_IMAGE;
   s.postgres!.environment = { ...s.postgres!.environment, PGPORT: String(ports.pg), POSTGRES_LISTEN: '127.0.0.1' };
   s.s3!.image = S3_IMAGE;
-  s.s3!.command = (s.s3!.command as string[]).map((a) => (a.startsWith('-s3.port=') ? `-s3.port=${ports.s3}` : a));
+  s.s3!.command = (s.s3!.command as string[]).map((a) => (a.startsWith('-s3.port=') ? `-s3.port=${ports.s3}` : a === '-s3.ip.bind=0.0.0.0' ? '-s3.ip.bind=127.0.0.1' : a));
   s.s3!.healthcheck.test = ['CMD-SHELL', `node -e "fetch('http://127.0.0.1:${ports.s3}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"`];
   s['api-gateway']!.environment.SVC_PORT = String(ports.gateway);
   s['api-gateway']!.environment.SVC_PUBLIC_URL = `http://127.0.0.1:${ports.gateway}`;
@@ -233,6 +238,87 @@ async function states(): Promise<Record<string, { id: string; running: boolean; 
   }
   return out;
 }
+
+// The file as shipped (no Docker needed): what sits on which network, and SeaweedFS's exposure and security settings.
+test('the networks as shipped: PostgreSQL and the S3 store on an internal data network tasks never join; the task network holds the gateway alone; SeaweedFS exposes its S3 port only, with JWT keys and gRPC mutual TLS', async () => {
+  const c = mergeKeys(yaml.load(fs.readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'))) as {
+    services: Record<string, Record<string, any>>;
+    secrets: Record<string, { file: string }>;
+    networks: Record<string, { name?: string; internal?: boolean }>;
+  };
+  const s = c.services;
+  const on = (net: string) =>
+    Object.entries(s)
+      .filter(([, x]) => ((x.networks as string[] | undefined) ?? ['default']).includes(net))
+      .map(([n]) => n)
+      .sort();
+  // The task network: the dispatchers' SVC_DOCKER_NETWORK, holding the gateway alone (task containers join it at run time).
+  const taskNet = Object.entries(c.networks).find(([, n]) => n.name === s.dispatcher!.environment.SVC_DOCKER_NETWORK)?.[0];
+  assert.ok(taskNet, 'the task network is declared');
+  assert.deepEqual(on(taskNet), ['api-gateway']);
+  assert.equal(s.dispatcher!.environment.SVC_RUNNER_URL, 'http://api-gateway:8080', 'runners report to the gateway, by its name on the task network');
+  // The data network: internal (no route out, no published port), PostgreSQL, the S3 store, the migrations and the apps.
+  assert.equal(c.networks.data?.internal, true);
+  assert.deepEqual(on('data'), ['api-gateway', 'dispatcher', 'maintenance', 'migrate', 'postgres', 's3', 'scheduler']);
+  for (const store of ['postgres', 's3']) {
+    assert.deepEqual(s[store]!.networks, ['data'], `${store}: on the data network only`);
+    assert.equal(s[store]!.ports, undefined, `${store}: no published port`);
+    assert.equal(s[store]!.network_mode, undefined, store);
+  }
+  for (const n of Object.keys(s)) assert.ok(!(s[n]!.networks ?? []).includes(taskNet) || n === 'api-gateway', n);
+  // The URLs the apps use name the stores on the data network.
+  const secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-compose-secrets-'));
+  try {
+    await run('sh', [path.join(root, 'infra/compose-secrets.sh'), secretsDir]);
+    const read = (f: string) => fs.readFileSync(path.join(secretsDir, f), 'utf8');
+    assert.match(read('database_url'), /@postgres:5432\//);
+    assert.match(read('storage_url'), /@s3:9000\//);
+
+    // SeaweedFS: master, volume server and filer on the container's loopback; the S3 gateway alone beyond it.
+    const args = s.s3!.command as string[];
+    for (const a of ['server', '-ip=127.0.0.1', '-ip.bind=127.0.0.1', '-s3', '-s3.port=9000', '-s3.ip.bind=0.0.0.0', '-s3.config=/run/secrets/s3_config'])
+      assert.ok(args.includes(a), a);
+    assert.deepEqual(
+      args.filter((a) => /^-(master|volume|filer)\.(ip|port\.public|publicUrl)|^-(filer|webdav|iam|sftp|mq\.broker)(=|$)|^-whiteList=/.test(a)),
+      [],
+      'no server of it bound or published elsewhere, none but the S3 gateway started beside it',
+    );
+    // Its security settings, mounted where SeaweedFS reads them, as written by compose-secrets.sh.
+    const mounts = Object.fromEntries(
+      (s.s3!.secrets as (string | { source: string; target: string })[]).map((x) => (typeof x === 'string' ? [`/run/secrets/${x}`, x] : [x.target, x.source])),
+    );
+    const file = (mount: string) => path.join(secretsDir, path.basename(c.secrets[mounts[mount]!]!.file));
+    assert.ok(mounts['/etc/seaweedfs/security.toml'], 'security.toml is mounted where SeaweedFS reads it');
+    const toml = fs.readFileSync(file('/etc/seaweedfs/security.toml'), 'utf8');
+    const section = (name: string) => {
+      const m = new RegExp(`^\\[${name.replace(/\./g, '\\.')}\\]\\n((?:[^\\[].*\\n?)*)`, 'm').exec(toml);
+      return m ? Object.fromEntries([...m[1]!.matchAll(/^(\w+) = "?([^"\n]*)"?$/gm)].map((x) => [x[1]!, x[2]!])) : undefined;
+    };
+    for (const jwt of ['jwt.signing', 'jwt.filer_signing', 'jwt.filer_signing.read']) assert.match(section(jwt)?.key ?? '', /^[A-Za-z0-9]{32,}$/, `[${jwt}] key`);
+    assert.equal(section('jwt.signing.read'), undefined, "read JWTs on the volume server would break the filer's reads");
+    assert.equal(section('access')?.ui, 'false');
+    assert.equal(section('filer.expose_directory_metadata')?.enabled, 'false');
+    const ca = new crypto.X509Certificate(fs.readFileSync(file(section('grpc')!.ca!)));
+    assert.ok(ca.ca);
+    for (const g of ['grpc.master', 'grpc.volume', 'grpc.filer', 'grpc.s3', 'grpc.client']) {
+      const { cert, key } = section(g) ?? {};
+      assert.ok(cert && key && mounts[cert] && mounts[key], `[${g}]: a mounted certificate and key`);
+      const x = new crypto.X509Certificate(fs.readFileSync(file(cert)));
+      assert.ok(x.verify(ca.publicKey), `[${g}]: signed by the mounted CA`);
+      assert.ok(x.checkPrivateKey(crypto.createPrivateKey(fs.readFileSync(file(key)))), `[${g}]: its key`);
+      assert.deepEqual(x.keyUsage?.sort(), ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2'], `[${g}]: server and client authentication`);
+    }
+    // Idempotent: a second run keeps every file (the keys and certificates the store already uses).
+    const before = fs.readdirSync(secretsDir).map((f) => read(f));
+    await run('sh', [path.join(root, 'infra/compose-secrets.sh'), secretsDir]);
+    assert.deepEqual(
+      fs.readdirSync(secretsDir).map((f) => read(f)),
+      before,
+    );
+  } finally {
+    fs.rmSync(secretsDir, { recursive: true, force: true });
+  }
+});
 
 test('the Compose stack comes up: the migrations ran once and ended, every app turns healthy, two dispatchers run', { skip }, async () => {
   const s = await until(
