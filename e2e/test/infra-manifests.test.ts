@@ -458,7 +458,8 @@ for (const overlay of overlays) {
     const deny = byName('NetworkPolicy', 'svc-default-deny-ingress') as Policy;
     assert.equal(deny.metadata.namespace, appNs);
     assert.deepEqual([deny.spec.policyTypes, deny.spec.ingress], [['Ingress'], undefined]);
-    for (const d of [...deployments, byName('Job', 'svc-migrate')]) assert.ok(selects(deny.spec.podSelector, podOf(d).metadata.labels), `${d.metadata.name}: no ingress but what a policy allows`);
+    for (const d of [...deployments, byName('Job', 'svc-migrate')])
+      assert.ok(selects(deny.spec.podSelector, podOf(d).metadata.labels), `${d.metadata.name}: no ingress but what a policy allows`);
     assert.equal(selects(deny.spec.podSelector, { app: 'postgres' }), false, "a pod of the operator's in the namespace keeps its own rules");
     const monitoring: Peer = { namespace: 'monitoring', labels: { app: 'prometheus' }, ip: '10.244.7.7' };
     for (const from of [monitoring, outside('203.0.113.9'), task]) assert.ok(allowed(policies, from, gw, gwPort), `${from.namespace || from.ip} to the gateway`);
