@@ -1,8 +1,10 @@
-// The audit log page (filters by actor, action, resource and time range, kept
-// in the URL; paging forwards and back) and the global keyboard shortcuts
+// The audit log page (filters by actor, action, resource, namespace and time
+// range, kept in the URL; paging forwards and back; Download takes every event
+// the filters select as NDJSON) and the global keyboard shortcuts
 // (`?` lists them, `g` + a key goes to a page, `/` focuses the search; keys
 // typed into a field stay there), in the browser.
 import assert from 'node:assert/strict';
+import { text as streamText } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkipReason, shot, startUi, waitState, type Ui } from './browser.ts';
@@ -24,6 +26,17 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
       await db.query(
         `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, details) VALUES ($1, $2, NULL, 'system', 'test.tick', 'thing', $3, $4)`,
         [`tick${String(i).padStart(3, '0')}`, tickAt(i), String(i), JSON.stringify({ n: i })],
+      );
+    }
+    // Events of namespaces: team-a, one below it, and team-ab (not below team-a).
+    for (const [n, ns] of [
+      [1, 'team-a'],
+      [2, 'team-a.etl'],
+      [3, 'team-ab'],
+    ] as const) {
+      await db.query(
+        `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, details) VALUES ($1, $2, NULL, 'system', 'demo.ns', 'namespace', $3, $4)`,
+        [`ns${n}`, new Date(Date.UTC(2022, 0, 1, n)), ns, JSON.stringify({ namespace: ns })],
       );
     }
     const other = await ui.stack.api('POST', '/api/v1/users', { email: 'other@example.com', role: 'viewer' });
@@ -134,6 +147,37 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     // A filter that matches nothing says so.
     await filters(page).getByLabel('Actor').fill('nobody@example.com');
     await page.getByText('No audit events match these filters.').waitFor();
+  });
+
+  it('filters by namespace and downloads every event the filters select as NDJSON', async () => {
+    const page = ui.admin;
+    await page.goto('/admin/audit?action=test.tick&limit=20');
+    await page.getByTestId('audit-page').getByText('Page 1 · 20 events').waitFor();
+    // The download is not the page: all 25 ticks, newest first, one JSON object a line.
+    const [all] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    assert.match(all.suggestedFilename(), /^audit-.*\.ndjson$/);
+    const lines = (await streamText(await all.createReadStream()))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { action: string; target: string; payload: { n: number } });
+    assert.deepEqual(
+      lines.map((e) => e.target),
+      Array.from({ length: TICKS }, (_, i) => `thing:${TICKS - 1 - i}`),
+    );
+    assert.ok(lines.every((e) => e.action === 'test.tick'));
+    // Namespace team-a: its events and those below it, not team-ab's; the download follows the filter.
+    await filters(page).getByLabel('Action').fill('');
+    await filters(page).getByLabel('Namespace').fill('team-a');
+    await page.getByTestId('audit-page').getByText('Page 1 · 2 events').waitFor();
+    assert.deepEqual(await resources(page), ['namespace:team-a.etl', 'namespace:team-a']);
+    assert.match(page.url(), /namespace=team-a/);
+    await shot(page, 'audit-04-namespace-download');
+    const [some] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    const ns = (await streamText(await some.createReadStream()))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { payload: { namespace: string } }).payload.namespace);
+    assert.deepEqual(ns, ['team-a.etl', 'team-a']);
   });
 
   it('? lists the shortcuts; g then a key goes to a page; / focuses the search; typing in a field is left alone', async () => {

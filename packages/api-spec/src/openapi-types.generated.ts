@@ -1260,7 +1260,7 @@ export interface paths {
         };
         /**
          * Every audit event the filters select, newest first, as NDJSON
-         * @description The filters of listAuditEvents, without paging: one AuditEvent per line (`application/x-ndjson`), streamed as the events are read (keyset batches), as an attachment named `audit-<time>.ndjson`. An event with no more lines after it means the export is complete.
+         * @description The filters of listAuditEvents, without paging: one AuditEvent per line (`application/x-ndjson`), streamed as the events are read (keyset batches, so the export is never held in memory), as an attachment named `audit-<time>.ndjson`.
          */
         get: operations["exportAuditEvents"];
         put?: never;
@@ -3443,7 +3443,7 @@ export interface components {
             namespace?: string;
             /** @description The provider it resolved from (scope `provider`) */
             provider?: string;
-            /** @description Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error` */
+            /** @description Reason when not ok: `secret_not_found`, `master_key_missing`, `secret_undecryptable`, `provider_not_found`, `provider_error`, `secret_provider_not_allowed` (the provider does not serve the namespace) */
             error?: string;
             message?: string;
         } & {

@@ -129,6 +129,7 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
   const adminReads = [
     'listUsers',
     'listAuditEvents',
+    'exportAuditEvents',
     'listInstances',
     'getStorageStatus',
     'getAIUsage',
@@ -240,6 +241,7 @@ test('stream, log download, artifact download and flow schema responses carry th
   assert.deepEqual(content('/api/v1/executions/{executionId}/logs/stream'), ['text/event-stream']);
   assert.deepEqual(content('/api/v1/ai/conversations/{conversationId}/messages', 'post'), ['text/event-stream']);
   assert.deepEqual(content('/api/v1/executions/{executionId}/logs/download'), ['text/plain']);
+  assert.deepEqual(content('/api/v1/audit/export'), ['application/x-ndjson']);
   assert.deepEqual(content('/api/v1/executions/{executionId}/artifacts/{artifactId}'), ['application/octet-stream']);
   assert.match(paths['/api/v1/schemas/flow.json'].get.responses['200'].description, /\/api\/v1\/schemas\/flow\.json/);
   const logsQuery = paths['/api/v1/executions/{executionId}/logs'].get.parameters.find((p: any) => p.name === 'limit');

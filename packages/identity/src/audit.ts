@@ -48,6 +48,8 @@ export interface AuditQuery {
   actorId?: string;
   targetType?: string;
   targetId?: string;
+  /** Events whose `details.namespace` is this namespace or one below it (`team-a` takes `team-a.etl`). */
+  namespace?: string;
   from?: Date;
   to?: Date;
   limit: number;
@@ -69,18 +71,26 @@ export interface AuditRow {
   details: Record<string, unknown>;
 }
 
+/** `text` matched literally by a LIKE prefix (Prisma's startsWith passes `%` and `_` through as wildcards). */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** Newest first; one row more than `limit` tells the caller another page follows. */
 export async function listAudit(db: IdentityDb, q: AuditQuery): Promise<AuditRow[]> {
   const prisma = prismaOf(db);
   const at = q.after ? new Date(q.after.at) : undefined;
+  const and: Prisma.AuditEventWhereInput[] = [];
+  if (q.namespace !== undefined) {
+    and.push({ OR: [{ details: { path: ['namespace'], equals: q.namespace } }, { details: { path: ['namespace'], string_starts_with: likeLiteral(`${q.namespace}.`) } }] });
+  }
+  if (q.after) and.push({ OR: [{ at: { lt: at } }, { at, id: { lt: q.after.id } }] });
   const rows = await prisma.auditEvent.findMany({
     where: {
-      ...(q.action ? { action: q.action.endsWith('*') ? { startsWith: q.action.slice(0, -1) } : q.action } : {}),
+      ...(q.action ? { action: q.action.endsWith('*') ? { startsWith: likeLiteral(q.action.slice(0, -1)) } : q.action } : {}),
       ...(q.actorId ? { actorId: q.actorId } : {}),
       ...(q.targetType ? { targetType: q.targetType } : {}),
       ...(q.targetId ? { targetId: q.targetId } : {}),
       ...(q.from || q.to ? { at: { ...(q.from ? { gte: q.from } : {}), ...(q.to ? { lt: q.to } : {}) } } : {}),
-      ...(q.after ? { OR: [{ at: { lt: at } }, { at, id: { lt: q.after.id } }] } : {}),
+      ...(and.length ? { AND: and } : {}),
     },
     orderBy: [{ at: 'desc' }, { id: 'desc' }],
     take: q.limit + 1,

@@ -7,7 +7,7 @@ import { encodeCursor, HttpError, notFound, reply, validationFailed, type Handle
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
-import { auditContext } from './audit.js';
+import { auditContext, startAudit } from './audit.js';
 import type { Answer, RequestBody } from './api-types.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
@@ -27,8 +27,9 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
   };
 
   return {
-    async triggerFlow({ params, body, principal }: Ctx) {
-      const b = (body ?? {}) as RequestBody<'triggerFlow'>;
+    async triggerFlow(ctx: Ctx) {
+      const { params, principal } = ctx;
+      const b = (ctx.body ?? {}) as RequestBody<'triggerFlow'>;
       const started = await engine.trigger({
         namespace: params.namespace,
         flowId: params.flowId,
@@ -36,6 +37,13 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
         labels: b.labels,
         triggerType: 'manual',
         createdBy: principal!.email,
+        // Input names only: a value may be a secret.
+        audit: startAudit(ctx, 'execution.trigger', {
+          namespace: params.namespace,
+          flow_id: params.flowId,
+          trigger_type: 'manual',
+          input_keys: Object.keys(b.inputs ?? {}).sort(),
+        }),
       });
       // The start statement's own result, when it created and started the execution alone (no second read).
       return reply(201, started.execution ?? (await one(started.id)));
@@ -76,36 +84,46 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     async cancelExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
       const out = await engine.cancel(id, ctx.principal!.email);
-      await recordAudit(db.pool, { action: 'execution.cancel', ...auditContext(ctx), targetType: 'execution', targetId: id, details: { state: out.state }, at: deps.now() });
-      return one(id);
+      const e = await one(id);
+      await recordAudit(db.pool, {
+        action: 'execution.cancel',
+        ...auditContext(ctx),
+        targetType: 'execution',
+        targetId: id,
+        details: { namespace: e.namespace, flow_id: e.flow_id, state: out.state },
+        at: deps.now(),
+      });
+      return e;
     },
 
     async rerunExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
       const created = await engine.rerun(id, ctx.principal!.email);
+      const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.rerun',
         ...auditContext(ctx),
         targetType: 'execution',
         targetId: id,
-        details: { new_execution_id: created.id },
+        details: { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id },
         at: deps.now(),
       });
-      return reply(201, await one(created.id));
+      return reply(201, e);
     },
 
     async restartExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
       const created = await engine.restart(id, ctx.principal!.email);
+      const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.restart',
         ...auditContext(ctx),
         targetType: 'execution',
         targetId: id,
-        details: { new_execution_id: created.id },
+        details: { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id },
         at: deps.now(),
       });
-      return reply(201, await one(created.id));
+      return reply(201, e);
     },
   };
 }

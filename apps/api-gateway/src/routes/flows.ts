@@ -113,6 +113,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
         ...auditContext(ctx),
         targetType: 'flow',
         targetId: `${params.namespace}/${params.flowId}`,
+        details: { namespace: params.namespace, flow_id: params.flowId },
         at: now,
       });
       return summary(await flowOrThrow(params.namespace, params.flowId));

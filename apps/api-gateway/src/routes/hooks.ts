@@ -103,7 +103,7 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         ...auditContext(ctx),
         targetType: 'flow',
         targetId: `${namespace}/${flowId}`,
-        details: { trigger_id: triggerId },
+        details: { namespace, flow_id: flowId, trigger_id: triggerId },
         at: deps.now(),
       });
       return out;

@@ -2,8 +2,10 @@
 import type { Request } from 'express';
 import type { Db } from '@svc/db';
 import { conflict, encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { recordAudit } from '@svc/identity';
 import {
   ChangeError,
+  contentHash,
   createNamespace,
   deleteNamespace,
   diffVersions,
@@ -26,6 +28,7 @@ import {
   TooLargeError,
   VersionConflictError,
   VersionNotFoundError,
+  versionChanges,
   type FileChange,
   type NamespaceInfo,
   type VersionRow,
@@ -33,6 +36,7 @@ import {
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
+import { auditContext } from './audit.js';
 import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 export interface NamespaceRouteDeps {
@@ -85,11 +89,11 @@ export function namespaceBody(n: NamespaceInfo): Schemas['Namespace'] {
     flow_count: n.flow_count,
     read_only: n.read_only,
     created_by: n.created_by,
+    allowed_callers: n.allowed_callers,
     created_at: n.created_at.toISOString(),
     updated_at: n.updated_at.toISOString(),
   };
 }
-    allowed_callers: n.allowed_callers,
 
 /** Reads an octet-stream body of at most `limit` bytes (413 too_large past it). */
 async function readRawBody(req: Request, limit: number): Promise<Buffer> {
@@ -111,6 +115,25 @@ async function readRawBody(req: Request, limit: number): Promise<Buffer> {
 export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
   const saveDeps = { pool: db.pool, storage: deps.storage, now: deps.now, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes };
+  // Who changed what, after the change committed: the version, the paths it changed and their flows (never the content).
+  const auditVersion = async (ctx: Ctx, action: 'namespace.save' | 'namespace.revert', v: VersionRow, extra: Record<string, unknown> = {}) => {
+    const changes = await versionChanges(db.pool, v.namespace, v);
+    await recordAudit(db.prisma, {
+      action,
+      ...auditContext(ctx),
+      targetType: 'namespace',
+      targetId: v.namespace,
+      details: {
+        namespace: v.namespace,
+        version: v.version,
+        ...extra,
+        paths: changes.paths,
+        ...(changes.more_paths ? { more_paths: changes.more_paths } : {}),
+        flows: changes.flows,
+      },
+      at: v.created_at,
+    });
+  };
   const guard = async <T>(fn: () => Promise<T>) => {
     try {
       return await fn();
@@ -120,9 +143,11 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
   };
 
   return {
-    async createNamespace({ body, principal }: Ctx) {
-      const b = body as RequestBody<'createNamespace'>;
-      const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: principal!.email, now: deps.now() }));
+    async createNamespace(ctx: Ctx) {
+      const b = ctx.body as RequestBody<'createNamespace'>;
+      const now = deps.now();
+      const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: ctx.principal!.email, now }));
+      await recordAudit(db.prisma, { action: 'namespace.create', ...auditContext(ctx), targetType: 'namespace', targetId: row.name, details: { namespace: row.name }, at: now });
       return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
 
@@ -139,26 +164,39 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
 
     getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
 
-    async deleteNamespace({ params }: Ctx) {
-      await guard(() => deleteNamespace(db.prisma, params.namespace));
+    async deleteNamespace(ctx: Ctx) {
+      const name = ctx.params.namespace;
+      await guard(() => deleteNamespace(db.prisma, name));
+      await recordAudit(db.prisma, { action: 'namespace.delete', ...auditContext(ctx), targetType: 'namespace', targetId: name, details: { namespace: name }, at: deps.now() });
       return reply(204);
     },
 
-    async saveChanges({ params, body, principal }: Ctx) {
-      const b = body as RequestBody<'saveChanges'>;
+    async saveChanges(ctx: Ctx) {
+      const { params, principal } = ctx;
+      const b = ctx.body as RequestBody<'saveChanges'>;
       const v = await guard(() =>
         saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }),
       );
+      await auditVersion(ctx, 'namespace.save', v);
       return reply(201, versionBody(v));
     },
 
-    async uploadFile({ req, params, query, principal }: Ctx) {
+    async uploadFile(ctx: Ctx) {
+      const { req, params, query, principal } = ctx;
       const q = query as { path: string; executable?: boolean; message?: string };
       const p = normalizePath(q.path);
       if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
       const content = await readRawBody(req, deps.maxFileBytes);
       const change: FileChange = { op: 'put', path: p.path, content_base64: content.toString('base64'), ...(q.executable !== undefined ? { executable: q.executable } : {}) };
       const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, changes: [change], message: q.message ?? `Upload ${p.path}`, author: principal!.email }));
+      await recordAudit(db.prisma, {
+        action: 'file.upload',
+        ...auditContext(ctx),
+        targetType: 'file',
+        targetId: `${v.namespace}/${p.path}`,
+        details: { namespace: v.namespace, path: p.path, size: content.length, sha256: contentHash(content), version: v.version },
+        at: v.created_at,
+      });
       return reply(201, versionBody(v));
     },
 
@@ -214,11 +252,13 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       return guard(() => diffVersions(db.pool, deps.storage, params.namespace, q.from, q.to, q.path));
     },
 
-    async revertVersion({ params, body, principal }: Ctx) {
-      const b = body as { version: number; message?: string; base_version?: number };
+    async revertVersion(ctx: Ctx) {
+      const { params, principal } = ctx;
+      const b = ctx.body as { version: number; message?: string; base_version?: number };
       const v = await guard(() =>
         revertVersion(saveDeps, { namespace: params.namespace, version: b.version, message: b.message, author: principal!.email, baseVersion: b.base_version }),
       );
+      await auditVersion(ctx, 'namespace.revert', v, { to_version: b.version });
       return reply(201, versionBody(v));
     },
   };

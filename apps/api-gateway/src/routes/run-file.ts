@@ -14,6 +14,7 @@ import type { FlowDefinition } from '@svc/flow-schema';
 import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { NamespaceNotFoundError, normalizePath, resolveVersion, snapshotHasFile, type ResolvedVersion } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { startAudit } from './audit.js';
 import { refusedEnvName } from './run-file-env.js';
 import type { RequestBody } from './api-types.js';
 
@@ -30,8 +31,9 @@ export const literalTemplate = (text: string): string => text.replaceAll('{{', "
 export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrincipal> {
   const { db } = deps;
   return {
-    async runFile({ params, body, principal }: Ctx) {
-      const b = body as RequestBody<'runFile'>;
+    async runFile(ctx: Ctx) {
+      const { params, principal } = ctx;
+      const b = ctx.body as RequestBody<'runFile'>;
       const problems: ErrorDetail[] = [];
       const p = normalizePath(b.path);
       if (!p.ok) problems.push({ field: 'path', message: p.message });
@@ -69,6 +71,14 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         triggerType: 'file',
         triggerPayload: { path: p.path, args: b.args ?? [], env: b.env ?? {} },
         createdBy: principal!.email,
+        // The environment's names and the number of arguments only: their values may be secrets.
+        audit: startAudit(ctx, 'file.run', {
+          namespace: params.namespace,
+          path: p.path,
+          trigger_type: 'file',
+          arg_count: b.args?.length ?? 0,
+          env_keys: Object.keys(b.env ?? {}).sort(),
+        }),
       });
       return reply(201, created.execution ?? (await deps.engine.executions([created.id]))[0]);
     },

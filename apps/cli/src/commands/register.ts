@@ -4,6 +4,7 @@ import type { App } from '../app.js';
 import { registerAdmin } from './admin.js';
 import { registerAi } from './ai.js';
 import { registerAlert } from './alert.js';
+import { registerAudit } from './audit.js';
 import { registerAuth } from './auth.js';
 import { registerCompletion } from './completion.js';
 import { registerExecutions } from './executions.js';
@@ -22,6 +23,7 @@ export function registerAll(program: Command, app: App): void {
   registerExecutions(program, app);
   registerSecretsAndVars(program, app);
   registerAdmin(program, app);
+  registerAudit(program, app);
   registerAi(program, app);
   registerOrg(program, app);
   registerAlert(program, app);

@@ -11,6 +11,23 @@ const ActionParams = Params({ conversationId: OpaqueId, actionId: OpaqueId });
 const aiDisabled = err(409, '`ai_disabled`: no AI provider is configured');
 const noConversation = err(404, 'No such conversation');
 
+/** The filters of the audit list and its export. */
+const AUDIT_FILTERS = {
+  action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`)' })),
+  actor: Type.Optional(Type.String({ description: 'Only events of this actor: a user id or email' })),
+  resource: Type.Optional(
+    Type.String({
+      maxLength: 300,
+      description: "Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it",
+    }),
+  ),
+  namespace: Type.Optional(
+    Type.String({ maxLength: 300, description: 'Only events in this namespace or one below it (their `payload.namespace`): namespace, file, flow and execution events' }),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
+};
+
 // Instances, audit log and storage status are shown to an admin only.
 export const adminOperations: Operation[] = [
   {
@@ -40,22 +57,28 @@ export const adminOperations: Operation[] = [
     tag: 'audit',
     summary: 'Audit events, newest first (kept 365 days)',
     auth: ADMIN,
-    request: {
-      query: ListQueryWith({
-        action: Type.Optional(Type.String({ description: 'Only this action, for example execution.cancel; a trailing `*` matches a prefix (`user.*`)' })),
-        actor: Type.Optional(Type.String({ description: 'Only events of this actor: a user id or email' })),
-        resource: Type.Optional(
-          Type.String({
-            maxLength: 300,
-            description: "Only events on this resource: a type (`execution`) or a type and id (`execution:01J...`), as the events' `target` shows it",
-          }),
-        ),
-        from: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this time' })),
-        to: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this time' })),
-      }),
-      cursor: AuditCursor,
-    },
+    request: { query: ListQueryWith(AUDIT_FILTERS), cursor: AuditCursor },
     responses: ok(Page(AuditEvent)),
+  },
+  {
+    operationId: 'exportAuditEvents',
+    method: 'get',
+    path: '/api/v1/audit/export',
+    tag: 'audit',
+    summary: 'Every audit event the filters select, newest first, as NDJSON',
+    description:
+      'The filters of listAuditEvents, without paging: one AuditEvent per line (`application/x-ndjson`), streamed as the events are read ' +
+      '(keyset batches, so the export is never held in memory), as an attachment named `audit-<time>.ndjson`.',
+    auth: ADMIN,
+    request: { query: Type.Object(AUDIT_FILTERS) },
+    responses: {
+      200: {
+        description: 'application/x-ndjson: one AuditEvent object per line',
+        contentType: 'application/x-ndjson',
+        schema: Type.String(),
+        headers: { 'Content-Disposition': 'attachment' },
+      },
+    },
   },
 ];
 

@@ -81,6 +81,8 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'oidcLogout',
   // What a flow names outside its namespace (issue #40, namespaces.ts, docs/operating/roles.md).
   'setNamespaceAllowedCallers',
+  // The audit export (issue #40, audit.ts, docs/using/api.md).
+  'exportAuditEvents',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

@@ -1,8 +1,9 @@
 // Settings › Audit log (admin): the recorded events, filtered by actor,
-// action, resource and time (the filters live in the URL), paged with the
-// cursor, each event's details shown on demand.
+// action, resource, namespace and time (the filters live in the URL), paged
+// with the cursor, each event's details shown on demand; Download takes every
+// event the filters select as NDJSON (exportAuditEvents).
 import { useState } from 'react';
-import { api } from '../../api';
+import { API, api, withQuery } from '../../api';
 import { useQueryParam } from '../../router';
 import type { Answer } from '../../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtTime, useLoad } from '../../ui';
@@ -30,6 +31,15 @@ const AUDIT_ACTIONS = [
   'execution.cancel',
   'execution.rerun',
   'execution.restart',
+  'execution.trigger',
+  'namespace.*',
+  'namespace.create',
+  'namespace.delete',
+  'namespace.save',
+  'namespace.revert',
+  'file.*',
+  'file.upload',
+  'file.run',
   'flow.*',
   'flow.enable',
   'flow.disable',
@@ -38,7 +48,7 @@ const AUDIT_ACTIONS = [
   'ai_provider.*',
   'ai.action.confirm',
 ];
-const RESOURCE_TYPES = ['execution', 'flow', 'user', 'token', 'secret', 'variable', 'secret_provider', 'git_source', 'session', 'ai_provider', 'ai_action'];
+const RESOURCE_TYPES = ['execution', 'namespace', 'file', 'flow', 'user', 'token', 'secret', 'variable', 'secret_provider', 'git_source', 'session', 'ai_provider', 'ai_action'];
 
 /** A datetime-local value (local time, no zone) as an ISO instant; empty stays empty. */
 function localToIso(v: string): string {
@@ -52,6 +62,7 @@ export function Audit() {
   const [actor, setActor] = useQueryParam('actor');
   const [action, setAction] = useQueryParam('action');
   const [resource, setResource] = useQueryParam('resource');
+  const [namespace, setNamespace] = useQueryParam('namespace');
   const [from, setFrom] = useQueryParam('from');
   const [to, setTo] = useQueryParam('to');
   const [perPage, setPerPage] = useQueryParam('limit');
@@ -65,21 +76,41 @@ export function Audit() {
         actor: actor.trim(),
         action: action.trim(),
         resource: resource.trim(),
+        namespace: namespace.trim(),
         from: localToIso(from),
         to: localToIso(to),
         limit,
         cursor,
       }),
-    [actor, action, resource, from, to, limit, cursor],
+    [actor, action, resource, namespace, from, to, limit, cursor],
   );
+  // The same filters, every page: the browser downloads what the server streams.
+  const download = withQuery(`${API}/audit/export`, {
+    actor: actor.trim(),
+    action: action.trim(),
+    resource: resource.trim(),
+    namespace: namespace.trim(),
+    from: localToIso(from),
+    to: localToIso(to),
+  });
   const reset = () => setCursors([]);
   const filter = (set: (v: string) => void) => (e: { target: { value: string } }) => {
     set(e.target.value);
     reset();
   };
-  const filtered = !!(actor || action || resource || from || to);
+  const filtered = !!(actor || action || resource || namespace || from || to);
   return (
-    <Section title="Audit log" actions={<Button onClick={page.reload}>Refresh</Button>}>
+    <Section
+      title="Audit log"
+      actions={
+        <>
+          <a className="button" href={download} download title="Every event these filters select, as NDJSON (one JSON object a line)">
+            Download
+          </a>
+          <Button onClick={page.reload}>Refresh</Button>
+        </>
+      }
+    >
       <form className="row wrap filters" role="search" aria-label="Filter audit events" onSubmit={(e) => e.preventDefault()}>
         <label>
           Actor <input type="search" value={actor} onChange={filter(setActor)} placeholder="email or user id" />
@@ -99,6 +130,9 @@ export function Audit() {
               <option key={a} value={a} />
             ))}
           </datalist>
+        </label>
+        <label>
+          Namespace <input type="search" value={namespace} onChange={filter(setNamespace)} placeholder="and the ones below it" />
         </label>
         <label>
           From <input type="datetime-local" step={1} value={from} onChange={filter(setFrom)} />
@@ -125,7 +159,7 @@ export function Audit() {
         {filtered && (
           <Button
             onClick={() => {
-              for (const set of [setActor, setAction, setResource, setFrom, setTo]) set('');
+              for (const set of [setActor, setAction, setResource, setNamespace, setFrom, setTo]) set('');
               reset();
             }}
           >
