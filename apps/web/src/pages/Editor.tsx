@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, listAll } from '../api';
 import { DiffView } from '../components/DiffView';
 import { createEditor, type EditorHandle } from '../editor/codemirror';
+import { AllowedCallers } from '../editor/AllowedCallers';
 import { GitSourcePanel, sourceOf, type NamespaceGit } from '../editor/GitSource';
 import { RunFileDialog, runRefusal } from '../editor/RunFile';
 import { navigate, useQueryParam } from '../router';
@@ -427,6 +428,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
         <ErrorBox error={versions.error ?? revert.error ?? diff.error} />
         {diff.data && <VersionDiff diff={diff.data} path={file} />}
       </Section>
+      <AllowedCallers ns={ns} />
     </>
   );
 }

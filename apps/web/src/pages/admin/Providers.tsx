@@ -1,12 +1,15 @@
 // Settings › Secret providers: where `secret('provider:path#field')` reads
 // from (env or vault), each checked, enabled or disabled, and deleted; adding
-// and changing one needs the admin role. Credentials are write-only.
+// and changing one needs the admin role. Credentials are write-only. Each
+// serves the namespaces it lists (issue #40): a flow of another namespace is
+// refused when saved and when it runs.
 import { useState } from 'react';
 import { api, listAll } from '../../api';
 import { usePermission } from '../../session';
 import type { Answer, SecretProvider, SecretProviderCheck } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
+import { namesOf } from '../../editor/AllowedCallers';
 
 export function Providers() {
   const { needs } = usePermission();
@@ -16,11 +19,15 @@ export function Providers() {
   const [prefix, setPrefix] = useState('');
   const [address, setAddress] = useState('');
   const [token, setToken] = useState('');
+  const [scope, setScope] = useState('');
   const [checked, setChecked] = useState<SecretProviderCheck & { name: string }>();
   const create = useAction(async () => {
-    const body = type === 'env' ? { name, type, config: prefix ? { prefix } : {} } : { name, type, config: { address }, credentials: token ? { token } : undefined };
+    const namespaces = namesOf(scope);
+    const body =
+      type === 'env' ? { name, type, config: prefix ? { prefix } : {}, namespaces } : { name, type, config: { address }, credentials: token ? { token } : undefined, namespaces };
     await api('POST', '/secret-providers', body);
     setName('');
+    setScope('');
     setPrefix('');
     setToken('');
     list.reload();
@@ -34,6 +41,13 @@ export function Providers() {
     await api('PUT', `/secret-providers/${encodeURIComponent(p.name)}`, { enabled: !p.enabled });
     list.reload();
   });
+  const [scoping, setScoping] = useState<{ name: string; text: string }>();
+  const rescope = useAction(async () => {
+    if (!scoping) return;
+    await api('PUT', `/secret-providers/${encodeURIComponent(scoping.name)}`, { namespaces: namesOf(scoping.text) });
+    setScoping(undefined);
+    list.reload();
+  });
   const check = useAction(async (n: string) => {
     setChecked(undefined);
     const r = await api<Answer<'checkSecretProvider'>>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
@@ -43,9 +57,10 @@ export function Providers() {
   return (
     <Section title="Secret providers">
       <p className="muted small">
-        Secrets read as <code>secret('provider:path#field')</code> come from these. Credentials are write-only: they are stored sealed and never shown.
+        Secrets read as <code>secret('provider:path#field')</code> come from these. Each serves the flows of the namespaces it lists (and their children) only. Credentials are
+        write-only: they are stored sealed and never shown.
       </p>
-      <ErrorBox error={list.error ?? remove.error ?? check.error ?? toggle.error} />
+      <ErrorBox error={list.error ?? remove.error ?? check.error ?? toggle.error ?? rescope.error} />
       <DataTable
         rows={list.data}
         error={list.error}
@@ -69,12 +84,28 @@ export function Providers() {
               ),
           },
           { header: 'Credentials', cell: (p) => (p.has_credentials ? 'set (hidden)' : <span className="muted">none</span>) },
+          {
+            header: 'Namespaces',
+            cell: (p) =>
+              p.namespaces.length ? (
+                p.namespaces.map((n) => (
+                  <div key={n} className="small">
+                    <code>{n}</code>
+                  </div>
+                ))
+              ) : (
+                <span className="muted">none: no flow may use it</span>
+              ),
+          },
           { header: 'Updated', cell: (p) => fmtTime(p.updated_at) },
         ]}
         actions={(p) => (
           <>
             <Button aria-label={`Check provider ${p.name}`} disabledReason={why} disabled={check.busy} onClick={() => void check.run(p.name)}>
               Check
+            </Button>
+            <Button aria-label={`Set the namespaces of provider ${p.name}`} disabledReason={why} onClick={() => setScoping({ name: p.name, text: p.namespaces.join(', ') })}>
+              Namespaces…
             </Button>
             <Button aria-label={`${p.enabled ? 'Disable' : 'Enable'} provider ${p.name}`} disabledReason={why} disabled={toggle.busy} onClick={() => void toggle.run(p)}>
               {p.enabled ? 'Disable' : 'Enable'}
@@ -89,6 +120,15 @@ export function Providers() {
           </>
         )}
       />
+      {scoping && (
+        <ActionForm label={`Namespaces of provider ${scoping.name}`} action={rescope} submit="Save namespaces">
+          <label>
+            Serves flows of <input value={scoping.text} onChange={(e) => setScoping({ ...scoping, text: e.target.value })} placeholder="team-a, team-b.etl or *" />
+          </label>
+          <span className="muted small">Each namespace covers its children; * serves every namespace; empty serves none.</span>
+          <Button onClick={() => setScoping(undefined)}>Cancel</Button>
+        </ActionForm>
+      )}
       {checked && (
         <p role="status" className={checked.ok ? 'notice small' : 'error small'} data-testid="provider-check">
           <strong>{checked.name}</strong>: {checked.ok ? 'works' : 'does not work'}
@@ -106,6 +146,9 @@ export function Providers() {
               <option value="env">env</option>
               <option value="vault">vault</option>
             </select>
+          </label>
+          <label>
+            Serves flows of <input value={scope} onChange={(e) => setScope(e.target.value)} placeholder="team-a, team-b.etl or *" />
           </label>
           {type === 'env' ? (
             <label>
