@@ -10,7 +10,7 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 /** `--since`/`--until`: an ISO date or date-time, or a duration ago (`30m`, `24h`, `7d`, `2w`). */
 export function timeArg(value: string, flag: string, now: Date): string {
   const ago = /^(\d+)([smhdw])$/.exec(value.trim());
-  if (ago) return new Date(now.getTime() - Number(ago[1]) * UNIT_MS[ago[2]!]!).toISOString();
+  if (ago) return new Date(now.getTime() - Number(ago[1]) * UNIT_MS[ago[2]]).toISOString();
   const d = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
     throw new CliError(`${flag} takes an ISO date or date-time (2026-01-31, 2026-01-31T12:00:00Z) or a duration ago (30m, 24h, 7d); got "${value}"`, 2);
