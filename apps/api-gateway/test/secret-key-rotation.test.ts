@@ -93,7 +93,7 @@ test('a rotated master key: old values keep resolving, new ones use the new key,
 
   // The operator rewraps with both keys listed, then A can go for good.
   const report = await rewrapSecrets(gwB.db.pool, [B, A]);
-  assert.deepEqual(report, { secrets: 2, providers: 1, skipped: [] });
+  assert.deepEqual(report, { secrets: 2, providers: 1, platformSecrets: 0, skipped: [] });
   const healed = await readyz(gwB);
   assert.equal(healed.status, 200, JSON.stringify(healed.body));
   assert.deepEqual((await call(gwB, admin, 'POST', '/api/v1/namespaces/team/secrets/OLD/check')).json<{ ok: boolean }>().ok, true);

@@ -27,6 +27,15 @@ export function secretAad(namespace: string, key: string): string {
   return `svc/secret/v1\0${namespace}\0${key}`;
 }
 
+/**
+ * Additional authenticated data of a platform secret (platform-store.ts): a
+ * context of its own, so a platform ciphertext copied into `secrets` never
+ * opens there as a secret a flow could resolve.
+ */
+export function platformSecretAad(name: string): string {
+  return `svc/platform-secret/v1\0${name}`;
+}
+
 /** Additional authenticated data of a provider's credentials. */
 export function providerCredentialsAad(provider: string): string {
   return `svc/secret-provider/v1\0${provider}`;

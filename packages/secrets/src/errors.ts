@@ -115,3 +115,12 @@ export class ProviderError extends Error {
     super(`secret provider ${provider}: ${message}`, options);
   }
 }
+
+/** No platform secret has this name (platform-store.ts). */
+export class PlatformSecretNotFoundError extends Error {
+  override readonly name = 'PlatformSecretNotFoundError';
+  readonly reason = 'platform_secret_not_found';
+  constructor(readonly secretName: string) {
+    super(`platform_secret_not_found: no platform secret ${secretName}`);
+  }
+}

@@ -1,4 +1,4 @@
-export { seal, open, openText, secretAad, providerCredentialsAad, generateMasterKey, formatMasterKeys, type Sealed } from './crypto.js';
+export { seal, open, openText, secretAad, providerCredentialsAad, platformSecretAad, generateMasterKey, formatMasterKeys, type Sealed } from './crypto.js';
 export {
   BuiltinProviderDisabledError,
   MasterKeyMissingError,
@@ -9,11 +9,20 @@ export {
   ProviderExistsError,
   ProviderConfigError,
   ProviderError,
+  PlatformSecretNotFoundError,
   type ProviderConfigProblem,
 } from './errors.js';
 export { GLOBAL_SCOPE, scopeChain, scopeOf, type SecretScope } from './scope.js';
 export { parseSecretReference, formatSecretReference, BUILTIN_KEY_PATTERN, PROVIDER_NAME_PATTERN, type SecretReference } from './reference.js';
 export { SecretStore, type SecretStoreOptions, type SecretMeta, type ResolvedSecret, type SecretCheckResult } from './secret-store.js';
+export {
+  PlatformSecretStore,
+  PLATFORM_SECRET_NAME_PATTERN,
+  type PlatformSecretStoreOptions,
+  type PlatformSecretMeta,
+  type PlatformSecretListed,
+  type PlatformSealedAs,
+} from './platform-store.js';
 export { VariableStore, type VariableRecord } from './variable-store.js';
 export { ProviderStore, type ProviderStoreOptions, type ProviderInfo, type NewProvider, type ProviderChange } from './provider-store.js';
 export { rewrapSecrets, missingMasterKeyIds, deleteNamespaceSecretsAndVariables, type RewrapReport, type RewrapSkip, type RewrapOptions } from './maintenance.js';

@@ -125,7 +125,7 @@ test('rotation: old rows open with the old key listed second; rewrap moves them;
 
   const updatedBefore = (await pool.query(`SELECT updated_at FROM secrets WHERE key = 'OLD1'`)).rows[0].updated_at as Date;
   const report = await rewrapSecrets(pool, [B, A], { batchSize: 1 });
-  assert.deepEqual(report, { secrets: 2, providers: 1, skipped: [] });
+  assert.deepEqual(report, { secrets: 2, providers: 1, platformSecrets: 0, skipped: [] });
   assert.deepEqual((await pool.query(`SELECT DISTINCT key_id FROM secrets`)).rows, [{ key_id: 'B' }]);
   assert.deepEqual((await pool.query(`SELECT updated_at FROM secrets WHERE key = 'OLD1'`)).rows[0].updated_at, updatedBefore);
   assert.deepEqual(await missingMasterKeyIds(pool, [B]), []);
@@ -136,7 +136,7 @@ test('rotation: old rows open with the old key listed second; rewrap moves them;
   assert.equal((await providersB.get('v'))?.credentialsKeyId, 'B');
   await providersB.open('v'); // credentials open with B alone
 
-  assert.deepEqual(await rewrapSecrets(pool, [B]), { secrets: 0, providers: 0, skipped: [] }, 'nothing left to move');
+  assert.deepEqual(await rewrapSecrets(pool, [B]), { secrets: 0, providers: 0, platformSecrets: 0, skipped: [] }, 'nothing left to move');
 });
 
 test('rewrap reports rows it cannot open and leaves them as they are', async () => {
@@ -144,7 +144,7 @@ test('rewrap reports rows it cannot open and leaves them as they are', async () 
   await new SecretStore({ db: pool, keys: [B] }).put('team', 'KEPT', 'kept');
   const C = generateMasterKey('C');
   const report = await rewrapSecrets(pool, [C, B]);
-  assert.deepEqual(report, { secrets: 1, providers: 0, skipped: [{ table: 'secrets', id: 'team/LOST', keyId: 'A', reason: 'master_key_missing' }] });
+  assert.deepEqual(report, { secrets: 1, providers: 0, platformSecrets: 0, skipped: [{ table: 'secrets', id: 'team/LOST', keyId: 'A', reason: 'master_key_missing' }] });
   assert.equal((await pool.query(`SELECT key_id FROM secrets WHERE key = 'LOST'`)).rows[0].key_id, 'A');
 });
 

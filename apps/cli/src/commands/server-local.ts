@@ -131,7 +131,7 @@ or asked for without echo on a terminal.
     .command('secrets')
     .description('Re-encrypt secrets with the first master key (key rotation)')
     .command('rewrap')
-    .description('Re-encrypt every builtin secret and provider credential sealed with an older master key')
+    .description('Re-encrypt every builtin secret, provider credential and platform secret sealed with an older master key')
     .addHelpText(
       'after',
       `
@@ -149,7 +149,9 @@ present in SVC_MASTER_KEYS while it runs.
       const db = await openDatabase(io);
       try {
         const report = await rewrapSecrets(db.pool, keys, { batchSize: 200 });
-        io.stdout.write(`re-encrypted ${report.secrets} secret(s) and ${report.providers} provider credential(s) with key ${keys[0].id}\n`);
+        io.stdout.write(
+          `re-encrypted ${report.secrets} secret(s), ${report.providers} provider credential(s) and ${report.platformSecrets} platform secret(s) with key ${keys[0].id}\n`,
+        );
         if (report.skipped.length) {
           io.stderr.write(`skipped ${report.skipped.length}: ${JSON.stringify(report.skipped.slice(0, 10))}\n`);
           app.exitCode = 1;

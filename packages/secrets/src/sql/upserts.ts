@@ -38,3 +38,16 @@ export async function upsertSecret(
 export async function lockProvider(db: PrismaDb, name: string): Promise<boolean> {
   return (await db.$executeRaw`SELECT 1 FROM secret_providers WHERE name = ${name} FOR UPDATE`) > 0;
 }
+
+export async function upsertPlatformSecret(
+  db: PrismaDb,
+  s: { name: string; ciphertext: Buffer; nonce: Buffer; keyId: string; now: Date; by: string },
+): Promise<Omit<UpsertedRow, 'namespace' | 'key'> & { name: string; key_id: string; sealed_as: string }> {
+  const rows = await db.$queryRaw<(Omit<UpsertedRow, 'namespace' | 'key'> & { name: string; key_id: string; sealed_as: string })[]>`
+    INSERT INTO platform_secrets (name, ciphertext, nonce, key_id, sealed_as, created_at, updated_at, updated_by)
+    VALUES (${s.name}, ${s.ciphertext}, ${s.nonce}, ${s.keyId}, 'platform', ${s.now}, ${s.now}, ${s.by})
+    ON CONFLICT (name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, nonce = EXCLUDED.nonce, key_id = EXCLUDED.key_id, sealed_as = 'platform',
+      updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
+    RETURNING name, key_id, sealed_as, created_at, updated_at, updated_by, (xmax = 0) AS created`;
+  return rows[0];
+}
