@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import { addOrganizationSender, createOrganization } from '@svc/identity';
+import { addOrganizationSender, createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { flow, sh, until } from './engine-support.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -63,6 +63,7 @@ before(async () => {
   s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl });
   await createOrganization(s.db, 'acme');
   await addOrganizationSender(s.db, 'acme', 'acme.test');
+  await setOrganizationNamespaces(s.db, 'acme', ['alerts']);
   await s.saveFlow(NS, {
     'load.flow.yaml': flow({
       id: 'load',

@@ -177,7 +177,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...gitHandlers(routeDeps),
     ...organizationHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),
-    ...alertHandlers({ db: deps.db, now, allowPrivateTargets: deps.config.alertAllowPrivateTargets }),
+    ...alertHandlers({ db: deps.db, now, allowPrivateTargets: deps.config.alertAllowPrivateTargets, rulesPerNamespace: deps.config.alertRulesPerNamespace }),
     ...scheduleHandlers(routeDeps),
     ...backfillHandlers({ db: deps.db, engine, now }),
     ...roleBindingHandlers({ db: deps.db, now }),

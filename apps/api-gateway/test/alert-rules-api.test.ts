@@ -3,11 +3,15 @@
 // change); the body is checked beyond its schema (secret references, email
 // addresses, the organization, a duration for `late`); the deliveries of a
 // rule are listed newest first with their attempts, and a deleted rule
-// takes them along.
+// takes them along. An email channel may name only an organization that
+// allows the rule's namespace (422 on the channel's organization, at create
+// and update), the namespace must exist, and a namespace holds at most
+// SVC_ALERT_RULES_PER_NAMESPACE rules, also when gateways save at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { components } from '@svc/api-spec';
 import { newId } from '@svc/db';
-import { createOrganization } from '@svc/identity';
+import { createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
 
@@ -25,6 +29,10 @@ before(async () => {
   editor = await makeToken(gw, await login(gw, 'ed@example.com'), 'editor');
   viewer = await makeToken(gw, await login(gw, 'view@example.com'), 'viewer');
   await createOrganization(gw.db.pool, 'acme');
+  await setOrganizationNamespaces(gw.db.pool, 'acme', ['team']);
+  await createOrganization(gw.db.pool, 'other-org');
+  await setOrganizationNamespaces(gw.db.pool, 'other-org', ['team-b']);
+  for (const name of ['team.etl', 'team-b', 'capped', 'race']) assert.equal((await call(admin, 'POST', '/api/v1/namespaces', { name })).status, 201, name);
 });
 after(async () => gw?.close());
 
@@ -207,4 +215,89 @@ test('deliveries of a rule are listed newest first with their attempts; deleting
 
   assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 204);
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM alert_deliveries WHERE rule_id = $1`, [id])).rows[0].n, 0);
+});
+
+const email = (organization: string) => ({ type: 'email', organization, from: 'alerts@acme.test', to: 'oncall@example.test' });
+
+test('an email channel names only an organization that allows the rule namespace; the namespace must exist', async () => {
+  const refused = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'other org', channels: [rule.channels[1], email('other-org')] });
+  assert.equal(refused.status, 422, refused.text);
+  assert.deepEqual(
+    refused.body.error.details.map((d: { field: string }) => d.field),
+    ['channels[1].organization'],
+  );
+  assert.match(refused.body.error.details[0].message, /organization other-org does not allow namespace team\.etl/);
+  // team-b is other-org's: there it passes, and acme (team only) is refused.
+  const theirs = await call(editor, 'POST', '/api/v1/alerts', { ...rule, namespace: 'team-b', name: 'b', channels: [email('other-org')] });
+  assert.equal(theirs.status, 201, theirs.text);
+  const moved = await call(editor, 'PATCH', `/api/v1/alerts/${theirs.body.id}`, { channels: [email('acme')] });
+  assert.equal(moved.status, 422, moved.text);
+  assert.deepEqual(
+    moved.body.error.details.map((d: { field: string }) => d.field),
+    ['channels[0].organization'],
+  );
+  // Moving the rule to team.etl keeps other-org's channel: refused too.
+  const away = await call(editor, 'PATCH', `/api/v1/alerts/${theirs.body.id}`, { namespace: 'team.etl' });
+  assert.equal(away.status, 422, away.text);
+  assert.deepEqual(
+    away.body.error.details.map((d: { field: string }) => d.field),
+    ['channels[0].organization'],
+  );
+  assert.equal((await call(viewer, 'GET', `/api/v1/alerts/${theirs.body.id}`)).body.namespace, 'team-b', 'a refused change changes nothing');
+
+  // An admin allows team.etl's parent for other-org: the same rule passes.
+  const allow = await call(admin, 'PATCH', '/api/v1/organizations/other-org', { namespaces: ['team-b', 'team'] });
+  assert.equal(allow.status, 200, allow.text);
+  assert.deepEqual(allow.body.namespaces, ['team', 'team-b']);
+  const now = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'other org allowed', channels: [email('other-org')] });
+  assert.equal(now.status, 201, now.text);
+  assert.equal((await call(admin, 'PATCH', '/api/v1/organizations/other-org', { namespaces: ['team-b'] })).status, 200);
+
+  const nowhere = await call(editor, 'POST', '/api/v1/alerts', { ...rule, namespace: 'no-such-ns', name: 'x' });
+  assert.equal(nowhere.status, 422, nowhere.text);
+  assert.deepEqual(
+    nowhere.body.error.details.map((d: { field: string }) => d.field),
+    ['namespace'],
+  );
+  for (const id of [theirs.body.id, now.body.id]) assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 204);
+});
+
+test('a namespace holds at most SVC_ALERT_RULES_PER_NAMESPACE rules, counted apart from its children and across gateways', async () => {
+  const env = { SVC_ALERT_RULES_PER_NAMESPACE: '3' };
+  const a = await startTestGateway({ shareWith: gw, env });
+  const b = await startTestGateway({ shareWith: gw, env });
+  try {
+    const post = (g: TestGateway, body: unknown) =>
+      fetch(`${g.url}/api/v1/alerts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string } & Partial<components['schemas']['ErrorEnvelope']> }));
+    const hook = { type: 'webhook', url: 'https://hooks.example.test/x', signing_secret: 'K' };
+    for (let i = 0; i < 3; i++) assert.equal((await post(a, { ...rule, namespace: 'capped', name: `c${i}`, channels: [hook] })).status, 201);
+    const past = await post(b, { ...rule, namespace: 'capped', name: 'c3', channels: [hook] });
+    assert.equal(past.status, 422);
+    assert.deepEqual(
+      past.body.error!.details!.map((d) => d.field),
+      ['namespace'],
+    );
+    assert.match(past.body.error!.details![0]!.message, /holds 3 alert rules.*SVC_ALERT_RULES_PER_NAMESPACE/);
+    // Moving a rule into the full namespace is refused; team.etl (a sibling's child) has room.
+    const elsewhere = await post(a, { ...rule, name: 'elsewhere', channels: [hook] });
+    assert.equal(elsewhere.status, 201);
+    const move = await fetch(`${b.url}/api/v1/alerts/${elsewhere.body.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: 'capped' }),
+    });
+    assert.equal(move.status, 422);
+
+    // Eight creates at once through two gateways: exactly three pass.
+    const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? a : b, { ...rule, namespace: 'race', name: `r${i}`, channels: [hook] })));
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 201, 201, 422, 422, 422, 422, 422]);
+    assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM alert_rules WHERE namespace = 'race'`)).rows[0].n, 3);
+  } finally {
+    await a.close();
+    await b.close();
+  }
 });

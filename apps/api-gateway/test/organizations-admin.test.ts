@@ -47,6 +47,7 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
       daily_quota: { own: null, limit: 500, used_today: 0 },
       rate_limit: { own: null, per_second: 50 },
       senders: [],
+      namespaces: [],
       keys: [],
     },
   );
@@ -71,6 +72,23 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
   assert.equal(quota.status, 200, quota.text);
   assert.deepEqual(quota.body.daily_quota, { own: 1, limit: 1, used_today: 0 });
   assert.equal((await call(admin, 'PATCH', '/api/v1/organizations/acme', { daily_quota: -1 })).status, 422);
+
+  // The namespaces whose alert rules may send as it: the whole list, each once, a child of a listed one dropped.
+  const ns = await call(admin, 'PATCH', '/api/v1/organizations/acme', { namespaces: ['team-b', 'team-a.etl', 'team-a', 'team-b'] });
+  assert.equal(ns.status, 200, ns.text);
+  assert.deepEqual(ns.body.namespaces, ['team-a', 'team-b']);
+  assert.equal(ns.body.daily_quota.own, 1, 'the quota is left as it was');
+  for (const bad of [{ namespaces: ['Not/A/Namespace'] }, { namespaces: Array.from({ length: 101 }, (_, i) => `n${i}`) }, {}]) {
+    const r = await call(admin, 'PATCH', '/api/v1/organizations/acme', bad);
+    assert.equal(r.status, 422, JSON.stringify(bad));
+  }
+  const badName = await call(admin, 'PATCH', '/api/v1/organizations/acme', { namespaces: ['ok', 'UPPER'] });
+  assert.ok(
+    badName.body.error.details.some((d: { field: string }) => d.field.startsWith('namespaces')),
+    badName.text,
+  );
+  assert.deepEqual((await call(admin, 'PATCH', '/api/v1/organizations/acme', { namespaces: ['team-a'] })).body.namespaces, ['team-a']);
+  assert.equal((await call(admin, 'PATCH', '/api/v1/organizations/nope', { namespaces: ['team-a'] })).status, 404);
 
   // The key sends; past the quota of one, the next is refused.
   const send = (k: string) => call(k, 'POST', '/api/v1/emails', { from: 'Billing <billing@acme.test>', to: 'bob@example.test', subject: 'Invoice 7', text: 'secret body text' });
@@ -105,7 +123,7 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
 
   // The key itself only ever was in the create answer.
   const audit = await call(admin, 'GET', '/api/v1/audit?action=organization.*&limit=200');
-  assert.deepEqual(audit.body.items.map((a: { action: string }) => a.action).sort(), [
+  assert.deepEqual([...new Set(audit.body.items.map((a: { action: string }) => a.action))].sort(), [
     'organization.create',
     'organization.key_create',
     'organization.key_revoke',
@@ -113,5 +131,7 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
     'organization.sender_remove',
     'organization.update',
   ]);
+  const changed = audit.body.items.find((a: { payload?: { namespaces?: string[] } }) => a.payload?.namespaces?.length === 1);
+  assert.deepEqual(changed?.payload, { name: 'acme', namespaces_before: ['team-a', 'team-b'], namespaces: ['team-a'] }, 'the list before and after is audited');
   for (const text of [audit.text, (await call(admin, 'GET', '/api/v1/organizations')).text, JSON.stringify(gw.logs())]) assert.ok(!text.includes(key.body.key));
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { addOrganizationSender, createOrganization } from '@svc/identity';
+import { addOrganizationSender, createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { startStack, svc, tempHome, until, type Stack } from './support.js';
 
 let s: Stack;
@@ -33,6 +33,7 @@ before(async () => {
   env = { ...home.env, SVC_URL: s.url, SVC_TOKEN: s.token };
   await createOrganization(s.db, 'acme');
   await addOrganizationSender(s.db, 'acme', 'acme.test');
+  await setOrganizationNamespaces(s.db, 'acme', ['cli']);
   await s.saveFlow('cli.alerts', {
     'boom.flow.yaml': JSON.stringify({ id: 'boom', tasks: [{ id: 'fail', type: 'command', command: ['sh', '-c', 'echo about to fail; exit 1'] }] }),
   });

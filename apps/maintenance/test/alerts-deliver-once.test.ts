@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { newId } from '@svc/db';
-import { addOrganizationSender, createOrganization } from '@svc/identity';
+import { addOrganizationSender, createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { generateMasterKey, SecretStore } from '@svc/secrets';
 import { AlertDeliverer, AlertScanner, MailSender, type AlertDelivererOptions } from '../src/index.js';
 import { seedSnapshot, setupEnv, type TestEnv } from './support.js';
@@ -80,6 +80,7 @@ before(async () => {
 
   await createOrganization(env.db.pool, 'acme');
   await addOrganizationSender(env.db.pool, 'acme', 'acme.test');
+  await setOrganizationNamespaces(env.db.pool, 'acme', ['team', 'busy', 'sched']);
   const secrets = new SecretStore({ db: env.db.pool, keys: masterKeys });
   await secrets.put('team', 'DB_PASSWORD', SECRET);
   await secrets.put('', 'ALERT_SIGNING_KEY', SIGNING_KEY);

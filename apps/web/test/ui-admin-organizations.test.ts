@@ -4,7 +4,10 @@
 // sends through POST /api/v1/emails with the key, and the admin sees the
 // emails (queued: no SMTP server in this stack), today's use against the
 // quota and the key's last use; a revoked key is refused at once, and a
-// removed sender leaves none. Everything shown comes from the real service.
+// removed sender leaves none. The admin allows namespaces to send as the
+// organization; on the Alerts page a rule of a namespace it does not allow is
+// refused with the field named, and saved once the namespace is allowed.
+// Everything shown comes from the real service.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -114,7 +117,7 @@ describe('organizations screen', { skip, concurrency: false }, () => {
     assert.equal(await detail(page).getByRole('meter', { name: 'Emails sent today of the daily quota' }).getAttribute('value'), '2');
     assert.notEqual((await rows(page, 'Keys'))[0]![3], 'never', 'the key was used');
     const listRow = screen(page).getByRole('row', { name: /acme/ });
-    assert.match(await listRow.innerText(), /acme\s+2 \/ 2\s+acme\.test\s+1/);
+    assert.match(await listRow.innerText(), /acme\s+2 \/ 2\s+acme\.test\s+none\s+1/);
     await keyNowhere(page);
     await shot(page, 'admin-organizations-emails');
   });
@@ -135,5 +138,49 @@ describe('organizations screen', { skip, concurrency: false }, () => {
     assert.ok(audit.includes('organization.key_revoke') && audit.includes('organization.sender_remove'), audit.join(','));
     await keyNowhere(page);
     await shot(page, 'admin-organizations-revoked');
+  });
+
+  it('allows namespaces; an alert rule of another namespace is refused with the field named, then saved once allowed', async () => {
+    const page = ui.admin;
+    for (const name of ['team-a', 'team-b']) assert.equal((await ui.stack.api('POST', '/api/v1/namespaces', { name })).status, 201);
+    const allowed = detail(page).getByRole('list', { name: 'Allowed namespaces' });
+    await allowed.getByText('None: no alert rule may send as this organization until a namespace is added.').waitFor();
+    const allow = async (ns: string) => {
+      await detail(page).getByRole('form', { name: 'Allow a namespace' }).getByLabel('Namespace').fill(ns);
+      await detail(page).getByRole('button', { name: 'Allow namespace' }).click();
+    };
+    await allow('team-b');
+    await allowed.getByText('team-b', { exact: true }).waitFor();
+    await allow('Not A Namespace');
+    await detail(page)
+      .getByRole('alert')
+      .getByText(/namespaces/)
+      .first()
+      .waitFor();
+    assert.match(await screen(page).getByRole('row', { name: /acme/ }).innerText(), /team-b/);
+    await shot(page, 'admin-organizations-namespaces');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Alerts' }).click();
+    const rules = page.getByRole('region', { name: 'Alert rules' });
+    await rules.getByRole('button', { name: 'New rule' }).click();
+    const form = page.getByRole('form', { name: 'Alert rule' });
+    await form.getByLabel('Name', { exact: true }).fill('a by email');
+    await form.getByLabel('Namespace', { exact: true }).fill('team-a');
+    const channel = form.getByRole('group', { name: 'Channel 1' });
+    await channel.getByLabel('Organization').fill('acme');
+    await channel.getByLabel('From', { exact: true }).fill('alerts@acme.test');
+    await channel.getByLabel('To', { exact: true }).fill('oncall@example.test');
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'channels[0].organization' });
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /channels\[0\]\.organization: organization acme does not allow namespace team-a/);
+    await shot(page, 'alerts-email-organization-refused');
+
+    // The admin allows team-a; the same form saves.
+    await ui.stack.api('PATCH', '/api/v1/organizations/acme', { namespaces: ['team-b', 'team-a'] });
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    await form.waitFor({ state: 'detached' });
+    await rules.getByRole('button', { name: 'a by email', exact: true }).waitFor();
+    await page.goBack();
   });
 });

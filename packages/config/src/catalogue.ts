@@ -373,6 +373,12 @@ export const CATALOGUE = [
     description:
       'true: alert webhook and Slack channels may point at loopback, private, link-local, unique-local and other non-public addresses (an on-premise receiver). false: the API refuses such a literal address or localhost, and maintenance refuses to send where the host resolves to one (against server-side request forgery).',
   },
+  {
+    variable: 'SVC_ALERT_RULES_PER_NAMESPACE',
+    default: '100',
+    description:
+      'Alert rules one namespace may hold (1 to 100000; rules of its child namespaces count apart), counted under a lock across every api-gateway instance; past it creating or moving a rule there answers 422 validation_failed on namespace.',
+  },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -211,6 +211,8 @@ export interface Config {
   httpTaskAllowedHosts: TargetAllowlist;
   /** `SVC_ALERT_ALLOW_PRIVATE_TARGETS`: alert webhooks may reach non-public addresses; default false. */
   alertAllowPrivateTargets: boolean;
+  /** `SVC_ALERT_RULES_PER_NAMESPACE`: alert rules one namespace may hold (its children count apart); default 100. */
+  alertRulesPerNamespace: number;
   /** `SVC_LOG_LEVEL`; default `info`. */
   logLevel: LogLevel;
   /** `SVC_LOG_FORMAT`; default `json`. */
@@ -423,6 +425,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     httpTaskAllowPrivateTargets: read('SVC_HTTP_TASK_ALLOW_PRIVATE_TARGETS', trueOrFalse),
     httpTaskAllowedHosts: read('SVC_HTTP_TASK_ALLOWED_HOSTS', parseTargetAllowlist, (): TargetAllowlist => ({ hosts: [], ranges: [] })),
     alertAllowPrivateTargets: read('SVC_ALERT_ALLOW_PRIVATE_TARGETS', trueOrFalse),
+    alertRulesPerNamespace: read('SVC_ALERT_RULES_PER_NAMESPACE', p.countUpTo(100_000)),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
     cliUrl: read('SVC_URL', p.baseUrl),

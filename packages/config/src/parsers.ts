@@ -18,6 +18,15 @@ export function positiveInteger(text: string): number {
   return Number(text);
 }
 
+/** A whole number from 1 to `max` (a count cap). */
+export function countUpTo(max: number): (text: string) => number {
+  return (text) => {
+    const n = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(n >= 1 && n <= max)) throw new Error(`must be a whole number from 1 to ${max}`);
+    return n;
+  };
+}
+
 /** A whole number of milliseconds from `min` to `max` (the `SVC_*_MS` knobs). */
 export function milliseconds(min: number, max: number): (text: string) => number {
   return (text) => {

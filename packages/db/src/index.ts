@@ -64,3 +64,4 @@ export {
   type GitSyncRunRow,
   type GitSourceClaim,
 } from './sql/git-sync.js';
+export { lockAndCountAlertRules } from './sql/alert-rules.js';

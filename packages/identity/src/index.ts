@@ -12,3 +12,4 @@ export * from './organization-email.js';
 export * from './email-queue.js';
 export * from './sso.js';
 export * from './role-bindings.js';
+export * from './organization-namespaces.js';

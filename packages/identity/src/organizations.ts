@@ -20,7 +20,7 @@ export const ORG_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export class OrganizationError extends Error {
   override readonly name = 'OrganizationError';
   constructor(
-    readonly code: 'invalid_name' | 'exists' | 'not_found' | 'invalid_sender' | 'invalid_quota',
+    readonly code: 'invalid_name' | 'exists' | 'not_found' | 'invalid_sender' | 'invalid_quota' | 'invalid_namespace',
     message: string,
   ) {
     super(message);
@@ -36,6 +36,8 @@ export interface OrganizationRow {
   /** Emails counted today (UTC). */
   used_today: number;
   senders: SenderRule[];
+  /** Namespaces whose alert rules may send as the organization, each with its children; empty: none. */
+  namespaces: string[];
   created_at: Date;
   keys: { id: string; prefix: string; name: string; created_at: Date; last_used_at: Date | null; revoked_at: Date | null }[];
 }
@@ -69,6 +71,7 @@ export async function listOrganizations(db: IdentityDb): Promise<OrganizationRow
     daily_quota: o.dailyQuota,
     used_today: used.get(o.id) ?? 0,
     senders: o.senders.map((x) => ({ kind: x.kind as SenderRule['kind'], value: x.value })),
+    namespaces: o.namespaces,
     created_at: o.createdAt,
     keys: o.keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created_at: k.createdAt, last_used_at: k.lastUsedAt, revoked_at: k.revokedAt })),
   }));

@@ -3,14 +3,17 @@
 // maintenance (apps/maintenance/src/alerts) made of them, with their
 // attempts. A channel names secrets (the webhook's signing key, the Slack
 // URL), never holds one; changes are audited with the rule's fields, which
-// are names and addresses only.
+// are names and addresses only. An email channel sends as an organization's
+// verified sender, so it may name only an organization that lists the rule's
+// namespace (@svc/identity organizationAllows; maintenance checks again before
+// sending), and a namespace holds at most SVC_ALERT_RULES_PER_NAMESPACE rules.
 import { literalTargetProblem } from '@svc/config';
 import type { Db } from '@svc/db';
-import { newId } from '@svc/db';
+import { lockAndCountAlertRules, newId } from '@svc/db';
 import type { components } from '@svc/api-spec';
 import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { parseMailbox, recordAudit } from '@svc/identity';
-import { inNamespaces } from '@svc/namespaces';
+import { organizationAllows, organizationForAlerts, parseMailbox, recordAudit } from '@svc/identity';
+import { inNamespaces, namespaceExists } from '@svc/namespaces';
 import { parseSecretReference } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
@@ -28,6 +31,8 @@ export interface AlertRouteDeps {
   now: () => Date;
   /** SVC_ALERT_ALLOW_PRIVATE_TARGETS: a webhook URL may name a loopback or private address. */
   allowPrivateTargets: boolean;
+  /** SVC_ALERT_RULES_PER_NAMESPACE: rules one namespace may hold. */
+  rulesPerNamespace: number;
 }
 
 interface RuleRow {
@@ -66,14 +71,15 @@ function ruleBody(r: RuleRow): AlertRule {
 
 /**
  * What the schema cannot say: secret references parse, addresses are
- * addresses, the organization exists, `late` has its duration, and (unless
+ * addresses, the organization exists and lists the rule's namespace, `late`
+ * has its duration, and (unless
  * SVC_ALERT_ALLOW_PRIVATE_TARGETS) a webhook URL names no literal loopback or
  * private address. Host names are judged by maintenance when it resolves them.
  */
 async function check(
   db: Db,
   allowPrivateTargets: boolean,
-  r: { events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] },
+  r: { namespace: string; events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] },
 ): Promise<void> {
   const problems: components['schemas']['ErrorDetail'][] = [];
   if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
@@ -92,8 +98,13 @@ async function check(
       case 'email': {
         if (!parseMailbox(c.from)) problems.push({ field: `${at}.from`, message: `${JSON.stringify(c.from)} is not an email address` });
         if (!parseMailbox(c.to)) problems.push({ field: `${at}.to`, message: `${JSON.stringify(c.to)} is not an email address` });
-        const org = await db.prisma.organization.findUnique({ where: { name: c.organization }, select: { id: true } });
+        const org = await organizationForAlerts(db.prisma, c.organization);
         if (!org) problems.push({ field: `${at}.organization`, message: `no organization ${c.organization}` });
+        else if (!organizationAllows(org.namespaces, r.namespace))
+          problems.push({
+            field: `${at}.organization`,
+            message: `organization ${c.organization} does not allow namespace ${r.namespace}: an admin lists the namespaces that may send as it (Settings › Organizations, svc org namespace add)`,
+          });
         break;
       }
       case 'webhook':
@@ -116,8 +127,24 @@ async function check(
   if (problems.length) throw validationFailed(problems);
 }
 
+/** 422 on `namespace` when it does not exist: the cap counts rules per namespace, and only admins make namespaces. */
+async function namespaceOrThrow(db: Db, namespace: string): Promise<void> {
+  if (!(await namespaceExists(db.prisma, namespace))) throw validationFailed([{ field: 'namespace', message: `no namespace ${namespace}` }]);
+}
+
 export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrincipal> {
   const prisma = deps.db.prisma;
+  /** Refuses a rule the namespace has no room for; run in the transaction that writes the rule. */
+  const withinCap = async (tx: Parameters<typeof lockAndCountAlertRules>[0], namespace: string, exceptId?: string) => {
+    const n = await lockAndCountAlertRules(tx, namespace, exceptId);
+    if (n >= deps.rulesPerNamespace)
+      throw validationFailed([
+        {
+          field: 'namespace',
+          message: `namespace ${namespace} holds ${n} alert rules, the most SVC_ALERT_RULES_PER_NAMESPACE allows (${deps.rulesPerNamespace}): delete one first`,
+        },
+      ]);
+  };
   const find = async (id: string): Promise<RuleRow> => {
     const r = await prisma.alertRule.findUnique({ where: { id } });
     if (!r) throw notFound(`no alert rule ${id}`);
@@ -157,29 +184,34 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
     async createAlertRule(ctx: Ctx) {
       const b = ctx.body as CreateRequest;
       const fields = {
+        namespace: b.namespace,
         events: b.events,
         late_after_seconds: b.late_after_seconds ?? null,
         schedule_grace_seconds: b.schedule_grace_seconds ?? null,
         channels: b.channels,
       };
+      await namespaceOrThrow(deps.db, b.namespace);
       await check(deps.db, deps.allowPrivateTargets, fields);
       const now = deps.now();
-      const r = await prisma.alertRule.create({
-        data: {
-          id: newId(),
-          name: b.name,
-          namespace: b.namespace,
-          flowId: b.flow_id ?? null,
-          events: b.events,
-          lateAfterSeconds: fields.late_after_seconds,
-          scheduleGraceSeconds: fields.schedule_grace_seconds,
-          channels: b.channels,
-          rateLimitPerHour: b.rate_limit_per_hour ?? 20,
-          enabled: b.enabled ?? true,
-          createdBy: ctx.principal?.userId ?? '',
-          createdAt: now,
-          updatedAt: now,
-        },
+      const r = await prisma.$transaction(async (tx) => {
+        await withinCap(tx, b.namespace);
+        return tx.alertRule.create({
+          data: {
+            id: newId(),
+            name: b.name,
+            namespace: b.namespace,
+            flowId: b.flow_id ?? null,
+            events: b.events,
+            lateAfterSeconds: fields.late_after_seconds,
+            scheduleGraceSeconds: fields.schedule_grace_seconds,
+            channels: b.channels,
+            rateLimitPerHour: b.rate_limit_per_hour ?? 20,
+            enabled: b.enabled ?? true,
+            createdBy: ctx.principal?.userId ?? '',
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
       });
       await audit(ctx, 'alert_rule.create', r);
       return reply(201, ruleBody(r));
@@ -194,26 +226,32 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       const b = ctx.body as UpdateRequest;
       const old = await find(ruleId);
       const merged = {
+        namespace: b.namespace ?? old.namespace,
         events: b.events ?? old.events,
         late_after_seconds: b.late_after_seconds !== undefined ? b.late_after_seconds : old.lateAfterSeconds,
         schedule_grace_seconds: b.schedule_grace_seconds !== undefined ? b.schedule_grace_seconds : old.scheduleGraceSeconds,
         channels: b.channels ?? (old.channels as AlertChannel[]),
       };
+      const moved = merged.namespace !== old.namespace;
+      if (moved) await namespaceOrThrow(deps.db, merged.namespace);
       await check(deps.db, deps.allowPrivateTargets, merged);
-      const r = await prisma.alertRule.update({
-        where: { id: ruleId },
-        data: {
-          ...(b.name !== undefined ? { name: b.name } : {}),
-          ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
-          ...(b.flow_id !== undefined ? { flowId: b.flow_id } : {}),
-          events: merged.events,
-          lateAfterSeconds: merged.late_after_seconds,
-          scheduleGraceSeconds: merged.schedule_grace_seconds,
-          channels: merged.channels,
-          ...(b.rate_limit_per_hour !== undefined ? { rateLimitPerHour: b.rate_limit_per_hour } : {}),
-          ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
-          updatedAt: deps.now(),
-        },
+      const r = await prisma.$transaction(async (tx) => {
+        if (moved) await withinCap(tx, merged.namespace, ruleId);
+        return tx.alertRule.update({
+          where: { id: ruleId },
+          data: {
+            ...(b.name !== undefined ? { name: b.name } : {}),
+            ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+            ...(b.flow_id !== undefined ? { flowId: b.flow_id } : {}),
+            events: merged.events,
+            lateAfterSeconds: merged.late_after_seconds,
+            scheduleGraceSeconds: merged.schedule_grace_seconds,
+            channels: merged.channels,
+            ...(b.rate_limit_per_hour !== undefined ? { rateLimitPerHour: b.rate_limit_per_hour } : {}),
+            ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+            updatedAt: deps.now(),
+          },
+        });
       });
       await audit(ctx, 'alert_rule.update', r);
       return ruleBody(r);

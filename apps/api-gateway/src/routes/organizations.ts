@@ -1,6 +1,7 @@
 // The admin view of the organization email interface (issue #32; beyond the
 // spec's operation index, see EXTENSION_OPERATION_IDS): organizations, their
-// `svc_live_` keys, verified senders, daily quotas and sent emails. The rows
+// `svc_live_` keys, verified senders, daily quotas, the namespaces whose alert
+// rules may send as them, and sent emails. The rows
 // and rules are @svc/identity's, the ones `svc org` writes on the database and
 // the email endpoint reads. A new key is in createOrganizationKey's answer
 // only (stored as its hash); the audit events name keys by id and prefix.
@@ -12,12 +13,14 @@ import {
   createOrganizationKey,
   listOrganizationEmails,
   listOrganizations,
+  normalizeOrganizationNamespaces,
   OrganizationError,
   parseSenderRule,
   recordAudit,
   removeOrganizationSender,
   revokeOrganizationKey,
   setOrganizationDailyQuota,
+  setOrganizationNamespaces,
   type OrganizationRow,
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -46,6 +49,7 @@ function orgError(err: unknown, field: string): never {
       case 'invalid_name':
       case 'invalid_sender':
       case 'invalid_quota':
+      case 'invalid_namespace':
         throw validationFailed([{ field, message: err.message }]);
     }
   }
@@ -69,6 +73,7 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
     daily_quota: { own: o.daily_quota, limit: o.daily_quota ?? deps.dailyQuota, used_today: o.used_today },
     rate_limit: { own: o.rate_limit, per_second: o.rate_limit ?? deps.rateLimit },
     senders: o.senders,
+    namespaces: o.namespaces,
     keys: o.keys.map((k) => ({
       id: k.id,
       prefix: k.prefix,
@@ -105,10 +110,22 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
 
     async updateOrganization(ctx: Ctx) {
       const { organization } = ctx.params as { organization: string };
-      const { daily_quota } = ctx.body as { daily_quota: number | null };
+      const b = ctx.body as { daily_quota?: number | null; namespaces?: string[] };
       const o = await find(organization);
-      await guard('daily_quota', () => setOrganizationDailyQuota(pool, organization, daily_quota));
-      await audit(ctx, 'organization.update', o, { name: organization, daily_quota });
+      const details: Record<string, unknown> = { name: organization };
+      if (b.namespaces !== undefined) {
+        // Checked before the quota is written, so a refused list changes nothing.
+        const namespaces = await guard('namespaces', async () => normalizeOrganizationNamespaces(b.namespaces!));
+        details.namespaces_before = o.namespaces;
+        details.namespaces = namespaces;
+      }
+      if (b.daily_quota !== undefined) {
+        const quota = b.daily_quota;
+        await guard('daily_quota', () => setOrganizationDailyQuota(pool, organization, quota));
+        details.daily_quota = quota;
+      }
+      if (b.namespaces !== undefined) await guard('namespaces', () => setOrganizationNamespaces(pool, organization, b.namespaces!));
+      await audit(ctx, 'organization.update', o, details);
       return body(await find(organization));
     },
 

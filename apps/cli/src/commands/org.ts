@@ -1,5 +1,6 @@
 // svc org: organizations of the email interface, their `svc_live_` keys,
-// verified senders and daily quotas. Like `svc user`, it works on the
+// verified senders, daily quotas and the namespaces whose alert rules may
+// send as them. Like `svc user`, it works on the
 // database directly (SVC_DATABASE_URL, or the embedded PostgreSQL under
 // SVC_DATA_DIR), so it works without a running gateway or an admin account
 // (admins can also use /api/v1/organizations and Settings › Organizations).
@@ -71,6 +72,7 @@ export function registerOrg(program: Command, app: App): void {
         effective_daily_quota: o.daily_quota ?? d.dailyQuota,
         used_today: o.used_today,
         senders: o.senders.map((x) => x.value),
+        namespaces: o.namespaces,
         key_id: k?.id ?? '',
         prefix: k?.prefix ?? '',
         name: k?.name ?? '',
@@ -87,6 +89,7 @@ export function registerOrg(program: Command, app: App): void {
         ['RATE/S', (r) => String(r.effective_rate_limit)],
         ['TODAY', (r) => `${r.used_today}/${r.effective_daily_quota}`],
         ['SENDERS', (r) => r.senders.join(',')],
+        ['NAMESPACES', (r) => r.namespaces.join(',')],
         ['KEY ID', (r) => r.key_id],
         ['PREFIX', (r) => r.prefix],
         ['NAME', (r) => r.name],
@@ -114,6 +117,7 @@ export function registerOrg(program: Command, app: App): void {
           source: o.daily_quota === null ? 'SVC_ORG_DAILY_QUOTA' : 'organization',
         },
         senders: o.senders,
+        namespaces: o.namespaces,
         keys: o.keys.map((k) => ({ id: k.id, prefix: k.prefix, name: k.name, created_at: k.created_at, revoked_at: k.revoked_at })),
       };
       printRecord(io, app.format(cmd), shown, [
@@ -121,6 +125,7 @@ export function registerOrg(program: Command, app: App): void {
         ['Rate limit', (r: typeof shown) => `${r.rate_limit.per_second}/s (${r.rate_limit.source})`],
         ['Daily quota', (r: typeof shown) => `${r.daily_quota.used_today} of ${r.daily_quota.limit} used today, UTC (${r.daily_quota.source})`],
         ['Senders', (r: typeof shown) => r.senders.map((x) => `${x.value} (${x.kind})`).join(', ') || 'none: every from is refused'],
+        ['Namespaces', (r: typeof shown) => r.namespaces.join(', ') || 'none: no alert rule may send as it'],
         ['Keys', (r: typeof shown) => r.keys.map((k) => `${k.id} ${k.prefix}…${k.revoked_at ? ' revoked' : ''}`).join(', ') || 'none'],
       ]);
     },
@@ -158,6 +163,34 @@ export function registerOrg(program: Command, app: App): void {
       `${orgName} has no verified sender: every email is refused`,
     );
   });
+
+  const namespace = org
+    .command('namespace')
+    .description('Namespaces whose alert rules may send as the organization (each with its children: team covers team.etl); none until listed');
+  namespace
+    .command('add')
+    .description('Allow a namespace and its children')
+    .argument('<org-name>')
+    .argument('<namespace>')
+    .action(async (orgName: string, ns: string) => {
+      const list = await onDb((db, identity) => identity.addOrganizationNamespace(db.pool, orgName, ns));
+      io.stderr.write(`alert rules of ${list.join(', ')} (and their children) may send as ${orgName}\n`);
+    });
+  namespace
+    .command('remove')
+    .description("Stop allowing a listed namespace (its rules' next emails are not sent)")
+    .argument('<org-name>')
+    .argument('<namespace>')
+    .action(async (orgName: string, ns: string) => {
+      if (!(await onDb((db, identity) => identity.removeOrganizationNamespace(db.pool, orgName, ns)))) throw new CliError(`${orgName} does not list namespace ${ns}`);
+      io.stderr.write(`namespace ${ns} may no longer send as ${orgName}\n`);
+    });
+  withOutput(namespace.command('list').description('List the namespaces allowed to send as an organization').argument('<org-name>')).action(
+    async (orgName: string, _o, cmd: Command) => {
+      const rows = (await onDb((db, identity) => identity.listOrganizationNamespaces(db.pool, orgName))).map((n) => ({ namespace: n }));
+      printList(io, app.format(cmd), rows, [['NAMESPACE', (r) => r.namespace]], `${orgName} allows no namespace: no alert rule may send as it`);
+    },
+  );
 
   const quota = org.command('quota').description('Daily quota: emails an organization may have accepted per UTC day');
   quota

@@ -9,7 +9,9 @@
 // Channels:
 // - email: queued through the organization email interface (@svc/identity
 //   queueEmail: the organization's verified senders and daily quota), then
-//   sent over SMTP by the mail senders;
+//   sent over SMTP by the mail senders, only while the organization lists
+//   the rule's namespace (an admin may have taken it off since the rule was
+//   saved: the delivery then fails for good, with that reason);
 // - webhook: POST of the JSON message, signed: X-Svc-Alert-Signature is
 //   `sha256=` and the hex HMAC-SHA256, keyed by the secret the channel names,
 //   of `<timestamp>.<body>`, with the Unix seconds in X-Svc-Alert-Timestamp
@@ -24,7 +26,7 @@
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
-import { parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
+import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from '../sql/alerts.js';
@@ -159,7 +161,7 @@ export class AlertDeliverer {
   private async send(d: ClaimedDelivery, namespace: string, c: AlertChannel, m: AlertMessage, remember: (v: string) => void): Promise<{ detail: string; httpStatus?: number }> {
     switch (c.type) {
       case 'email':
-        return this.email(d, c, m);
+        return this.email(d, namespace, c, m);
       case 'webhook': {
         const key = await this.secret(namespace, c.signing_secret, remember);
         const body = JSON.stringify({ delivery_id: d.id, ...m });
@@ -176,9 +178,12 @@ export class AlertDeliverer {
     }
   }
 
-  private async email(d: ClaimedDelivery, c: Extract<AlertChannel, { type: 'email' }>, m: AlertMessage): Promise<{ detail: string }> {
-    const org = (await this.o.db.pool.query<{ id: string; daily_quota: number | null }>(`SELECT id, daily_quota FROM organizations WHERE name = $1`, [c.organization])).rows[0];
+  private async email(d: ClaimedDelivery, namespace: string, c: Extract<AlertChannel, { type: 'email' }>, m: AlertMessage): Promise<{ detail: string }> {
+    const org = await organizationForAlerts(this.o.db.pool, c.organization);
     if (!org) throw new PermanentFailure(`no organization ${c.organization}`);
+    if (!organizationAllows(org.namespaces, namespace)) {
+      throw new PermanentFailure(`organization ${c.organization} does not allow namespace ${namespace} (any more): not sent; an admin lists the namespaces that may send as it`);
+    }
     const from = parseMailbox(c.from);
     if (!from || !senderAllowed(from, await sendersOfOrganization(this.o.db.pool, org.id))) {
       throw new PermanentFailure(`from ${c.from} is not a verified sender of organization ${c.organization}`);

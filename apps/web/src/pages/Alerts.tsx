@@ -210,6 +210,7 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
                   <label>
                     To <input value={c.to} onChange={(e) => setChannel(i, { ...c, to: e.target.value })} required placeholder="oncall@acme.example" />
                   </label>
+                  <span className="muted small">The organization must allow the rule&apos;s namespace (an admin lists them in Settings › Organizations).</span>
                 </>
               )}
               {c.type === 'webhook' && (

@@ -9,7 +9,7 @@ import type { Operation } from '../operation.js';
 import { CursorOf, CursorText, CursorTime } from '../schemas/cursors.js';
 import { Nullable, Page } from '../schemas/helpers.js';
 import { CreatedOrganizationKey, Organization, OrganizationEmail, OrganizationSender } from '../schemas/organizations.js';
-import { ListQuery, OpaqueId, Params } from '../schemas/requests.js';
+import { ListQuery, NamespaceName, OpaqueId, Params } from '../schemas/requests.js';
 import { ADMIN, created, err, noContent, ok } from './shared.js';
 
 /** What `svc org create` accepts (@svc/identity ORG_NAME_PATTERN). */
@@ -44,11 +44,23 @@ export const organizationAdminOperations: Operation[] = [
     method: 'patch',
     path: '/api/v1/organizations/{organization}',
     tag: 'organizations',
-    summary: "Set the organization's daily quota (0 stops its email; null for SVC_ORG_DAILY_QUOTA)",
+    summary:
+      "Set the organization's daily quota (0 stops its email; null for SVC_ORG_DAILY_QUOTA) and the namespaces whose alert rules may send as it (the whole list; each covers its children)",
     auth: ADMIN,
     request: {
       params: OrgParams,
-      body: Type.Object({ daily_quota: Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Emails per UTC day' })) }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          daily_quota: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Emails per UTC day' }))),
+          namespaces: Type.Optional(
+            Type.Array(NamespaceName, {
+              maxItems: 100,
+              description: 'Replaces the list: namespaces whose alert rules may name the organization in an email channel, each with its children; [] allows none',
+            }),
+          ),
+        },
+        { additionalProperties: false, minProperties: 1 },
+      ),
     },
     responses: { ...ok(Organization), ...noOrganization },
   },

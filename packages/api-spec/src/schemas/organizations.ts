@@ -45,6 +45,9 @@ export const Organization = component(
         { additionalProperties: false },
       ),
       senders: Type.Array(OrganizationSender),
+      namespaces: Type.Array(Type.String(), {
+        description: 'Namespaces whose alert rules may send as the organization, each covering its children (`team` covers `team.etl`); empty: none',
+      }),
       keys: Type.Array(OrganizationKey),
     },
     { additionalProperties: false },

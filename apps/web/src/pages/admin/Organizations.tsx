@@ -1,7 +1,7 @@
 // Settings › Organizations (admin): the organizations of the email interface
 // (POST /api/v1/emails with a `svc_live_` key), each with its keys, verified
-// senders, daily quota and today's use, and the emails it sent with their
-// delivery status. The one opened is in the URL (?org=NAME). A new key is
+// senders, daily quota and today's use, the namespaces whose alert rules may
+// send as it, and the emails it sent with their delivery status. The one opened is in the URL (?org=NAME). A new key is
 // shown once, right after it is made (createOrganizationKey's answer is the
 // only place it ever appears); the list names keys by prefix only.
 import { useState } from 'react';
@@ -59,6 +59,7 @@ export function Organizations() {
               ),
             },
             { header: 'Senders', cell: (o) => o.senders.map((s) => s.value).join(', ') || <span className="muted">none</span> },
+            { header: 'Namespaces', cell: (o) => o.namespaces.join(', ') || <span className="muted">none</span> },
             { header: 'Live keys', className: 'num', cell: (o) => o.keys.filter((k) => !k.revoked_at).length },
             { header: 'Created', cell: (o) => fmtTime(o.created_at) },
           ]}
@@ -80,6 +81,7 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
   const [made, setMade] = useState<CreatedKey>();
   const [sender, setSender] = useState('');
   const [quota, setQuota] = useState(o.daily_quota.own === null ? '' : String(o.daily_quota.own));
+  const [namespace, setNamespace] = useState('');
   const emails = useLoad(() => api<Answer<'listOrganizationEmails'>>('GET', `${path(o.name)}/emails`, undefined, { limit: 50 }).then((p) => p.items), [o.name], 10_000);
 
   const makeKey = useAction(async () => {
@@ -99,6 +101,12 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
   });
   const removeSender = useAction(async (v: string) => {
     await api('DELETE', `${path(o.name)}/senders/${encodeURIComponent(v)}`);
+    onChange();
+  });
+  // The whole list is replaced (updateOrganization's namespaces): add and remove send it with one change.
+  const setNamespaces = useAction(async (namespaces: string[]) => {
+    await api('PATCH', path(o.name), { namespaces });
+    setNamespace('');
     onChange();
   });
   const saveQuota = useAction(async () => {
@@ -195,6 +203,28 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
         </label>
       </ActionForm>
       <ErrorBox error={addSender.error ?? removeSender.error} />
+
+      <h3>Namespaces</h3>
+      <p className="muted small">
+        Alert rules of these namespaces, and of their children, may send email as this organization; a rule of any other namespace is refused, and its emails are not sent.
+      </p>
+      <ul aria-label="Allowed namespaces" className="plain">
+        {o.namespaces.map((n) => (
+          <li key={n} className="row">
+            <code>{n}</code> <span className="muted small">and its children</span>
+            <Button aria-label={`Remove namespace ${n}`} onClick={() => void setNamespaces.run(o.namespaces.filter((x) => x !== n))}>
+              Remove
+            </Button>
+          </li>
+        ))}
+        {!o.namespaces.length && <li className="muted">None: no alert rule may send as this organization until a namespace is added.</li>}
+      </ul>
+      <ActionForm label="Allow a namespace" action={{ run: () => setNamespaces.run([...o.namespaces, namespace.trim()]), busy: setNamespaces.busy }} submit="Allow namespace">
+        <label>
+          Namespace <input value={namespace} onChange={(e) => setNamespace(e.target.value)} required placeholder="team.etl" />
+        </label>
+      </ActionForm>
+      <ErrorBox error={setNamespaces.error} />
 
       <h3>Sent emails</h3>
       <ErrorBox error={emails.error} />
