@@ -20,6 +20,13 @@
 // so a backfill ends done with every outcome written), and of those of
 // backfills not running (paused, cancelled): progress reads the outcome, and
 // survives retention deleting the executions.
+// Above each backfill's own max_in_flight, two caps hold across all
+// backfills of a flow and of a namespace, whatever their number and however
+// many schedulers run (SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW, ..._PER_NAMESPACE):
+// a backfill gets executions only while its scheduler holds the flow's and
+// the namespace's advisory locks, which count what is in flight from the
+// rows (tryLockBackfillScope, countScopeRunsIn); a backfill whose locks another
+// scheduler holds waits for the next pass.
 // The statements are @svc/db's (packages/db/src/sql/backfills.ts, the one
 // writer of backfills and backfill_runs), each run on the claiming
 // transaction's client; this file holds only the savepoints around a fire.
@@ -28,12 +35,15 @@ import {
   backfillTriggerDefinition,
   claimRunningBackfills,
   countBackfillRunsIn,
+  countScopeRunsIn,
   finishBackfill,
   pauseClaimedBackfill,
   pendingFireTimes,
   recordBackfillRun,
   recordRunOutcomes,
   touchBackfill,
+  tryLockBackfillScope,
+  type ClaimedBackfillRow,
 } from '@svc/db';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
@@ -60,6 +70,10 @@ export interface BackfillAdvancerDeps {
   perPass?: number;
   /** Outcomes written per call for backfills not running. Default 1,000. */
   outcomeBatch?: number;
+  /** SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW: executions in flight of all backfills of one flow. Default: no cap. */
+  maxInFlightPerFlow?: number;
+  /** SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE: executions in flight of all backfills of one namespace. Default: no cap. */
+  maxInFlightPerNamespace?: number;
 }
 
 export interface AdvanceResult {
@@ -102,8 +116,9 @@ export class BackfillAdvancer {
         const inFlight = await countBackfillRunsIn(c, b.id, IN_FLIGHT_STATES);
         // After that count: whatever was not in flight has ended, and has its outcome written before the backfill can end done.
         await recordRunOutcomes(c, { id: b.id, limit: 10_000 });
-        const room = Math.min(perPass, b.max_in_flight - inFlight);
-        const pending = room > 0 ? await pendingFireTimes(c, b.id, room + 1) : [];
+        const own = Math.min(perPass, b.max_in_flight - inFlight);
+        const pending = own > 0 ? await pendingFireTimes(c, b.id, own + 1) : [];
+        const room = pending.length ? Math.min(own, await this.sharedRoom(c, b)) : own;
         const definition = pending.length ? await backfillTriggerDefinition(c, b) : undefined;
         let served = 0;
         let paused = false;
@@ -153,7 +168,7 @@ export class BackfillAdvancer {
         if (paused) continue;
         const left = pending.length - served;
         if (left > 0 && served === perPass) out.more = true;
-        if (room > 0 && pending.length === 0 && inFlight === 0) {
+        if (own > 0 && pending.length === 0 && inFlight === 0) {
           // Nothing pending, nothing in flight: the backfill is done.
           await finishBackfill(c, b.id, now);
           out.finished.push(b.id);
@@ -163,6 +178,22 @@ export class BackfillAdvancer {
       }
     });
     return out;
+  }
+
+  /**
+   * Executions the flow's and the namespace's caps leave room for, counted
+   * under their locks (held until the transaction ends, so what this pass
+   * creates is counted by the next holder); 0 when another scheduler holds
+   * either. Without caps, no lock is taken.
+   */
+  private async sharedRoom(c: pg.PoolClient, b: ClaimedBackfillRow): Promise<number> {
+    const { maxInFlightPerFlow: perFlow, maxInFlightPerNamespace: perNamespace } = this.deps;
+    if (perFlow === undefined && perNamespace === undefined) return Infinity;
+    if (!(await tryLockBackfillScope(c, { namespace: b.namespace, flowId: b.flow_id }))) return 0;
+    let room = Infinity;
+    if (perFlow !== undefined) room = Math.min(room, perFlow - (await countScopeRunsIn(c, { namespace: b.namespace, flowId: b.flow_id }, IN_FLIGHT_STATES)));
+    if (perNamespace !== undefined) room = Math.min(room, perNamespace - (await countScopeRunsIn(c, { namespace: b.namespace }, IN_FLIGHT_STATES)));
+    return room;
   }
 
   /** Advances on an interval until stopped; errors are logged and the loop goes on. */

@@ -36,7 +36,13 @@ await runService({
     });
     const loop = scheduler.start();
     // Backfills (backfills.ts): rows the gateway writes, advanced on the tick's period.
-    const backfills = new BackfillAdvancer({ pool: ctx.db.pool, engine, log: ctx.log }).start({ now, intervalMs: ctx.config.schedulerTickMs });
+    const backfills = new BackfillAdvancer({
+      pool: ctx.db.pool,
+      engine,
+      log: ctx.log,
+      maxInFlightPerFlow: ctx.config.backfillMaxInFlightPerFlow,
+      maxInFlightPerNamespace: ctx.config.backfillMaxInFlightPerNamespace,
+    }).start({ now, intervalMs: ctx.config.schedulerTickMs });
     const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-git-sync-listen' });
     const git = new GitSyncWorker({
       db: ctx.db,

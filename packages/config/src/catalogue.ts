@@ -379,6 +379,19 @@ export const CATALOGUE = [
     description:
       'Alert rules one namespace may hold (1 to 100000; rules of its child namespaces count apart), counted under a lock across every api-gateway instance; past it creating or moving a rule there answers 422 validation_failed on namespace.',
   },
+  // --- backfills ---
+  {
+    variable: 'SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW',
+    default: '100',
+    description:
+      "Backfill executions of one flow not ended at a time, all its backfills together (1 to 100000), held by the schedulers across every instance; a backfill's max_in_flight above it answers 422. Set it on the gateways and schedulers alike.",
+  },
+  {
+    variable: 'SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE',
+    default: '200',
+    description:
+      "Backfill executions of one namespace's flows not ended at a time, all their backfills together (1 to 100000; child namespaces count apart), held by the schedulers across every instance; a backfill's max_in_flight above it answers 422.",
+  },
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },

@@ -213,6 +213,10 @@ export interface Config {
   alertAllowPrivateTargets: boolean;
   /** `SVC_ALERT_RULES_PER_NAMESPACE`: alert rules one namespace may hold (its children count apart); default 100. */
   alertRulesPerNamespace: number;
+  /** `SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW`: backfill executions of one flow unended at once, all its backfills together; default 100. */
+  backfillMaxInFlightPerFlow: number;
+  /** `SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE`: backfill executions of one namespace's flows unended at once (its children count apart); default 200. */
+  backfillMaxInFlightPerNamespace: number;
   /** `SVC_LOG_LEVEL`; default `info`. */
   logLevel: LogLevel;
   /** `SVC_LOG_FORMAT`; default `json`. */
@@ -426,6 +430,8 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     httpTaskAllowedHosts: read('SVC_HTTP_TASK_ALLOWED_HOSTS', parseTargetAllowlist, (): TargetAllowlist => ({ hosts: [], ranges: [] })),
     alertAllowPrivateTargets: read('SVC_ALERT_ALLOW_PRIVATE_TARGETS', trueOrFalse),
     alertRulesPerNamespace: read('SVC_ALERT_RULES_PER_NAMESPACE', p.countUpTo(100_000)),
+    backfillMaxInFlightPerFlow: read('SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW', p.countUpTo(100_000)),
+    backfillMaxInFlightPerNamespace: read('SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE', p.countUpTo(100_000)),
     logLevel: read('SVC_LOG_LEVEL', p.oneOf(LOG_LEVELS)),
     logFormat: read('SVC_LOG_FORMAT', p.oneOf(LOG_FORMATS)),
     cliUrl: read('SVC_URL', p.baseUrl),

@@ -34,6 +34,8 @@ export {
   claimRunningBackfills,
   countBackfillRunsIn,
   pendingFireTimes,
+  tryLockBackfillScope,
+  countScopeRunsIn,
   backfillTriggerDefinition,
   recordBackfillRun,
   pauseClaimedBackfill,

@@ -5,7 +5,10 @@
 // them as rows; the scheduler's BackfillAdvancer creates the executions. A
 // dry run answers the preview and writes nothing. Pause, resume and cancel
 // change the backfill's row (cancel also cancels its executions in flight);
-// every change is audited.
+// every change is audited. A backfill's max_in_flight may not exceed the
+// caps the schedulers hold across all backfills of its flow and namespace
+// (SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW, ..._PER_NAMESPACE): it could never
+// be reached.
 import {
   cancelBackfill,
   flowExists,
@@ -40,7 +43,14 @@ export interface BackfillRouteDeps {
   db: Db;
   engine: Engine;
   now: () => Date;
+  /** SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW: the most a backfill's max_in_flight may be. */
+  maxInFlightPerFlow: number;
+  /** SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE: likewise. */
+  maxInFlightPerNamespace: number;
 }
+
+/** A backfill's max_in_flight when the request names none (at most the caps). */
+const DEFAULT_MAX_IN_FLIGHT = 10;
 
 export function backfillBody(b: BackfillRow): Backfill {
   return {
@@ -128,6 +138,11 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
         throw validationFailed([{ field: 'to', message: `the range holds more than ${BACKFILL_MAX_FIRE_TIMES} fire times: split it` }]);
       if (!fireTimes.length) throw validationFailed([{ field: 'from', message: 'no fire time of the schedule in the range' }]);
       const triggerId = trigger.trigger_id;
+      const cap = Math.min(deps.maxInFlightPerFlow, deps.maxInFlightPerNamespace);
+      if (body.max_in_flight !== undefined && body.max_in_flight > cap) {
+        const which = deps.maxInFlightPerFlow <= deps.maxInFlightPerNamespace ? 'SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW' : 'SVC_BACKFILL_MAX_IN_FLIGHT_PER_NAMESPACE';
+        throw validationFailed([{ field: 'max_in_flight', message: `at most ${cap} (${which}: the executions in flight of all backfills of the flow or namespace together)` }]);
+      }
       if (body.dry_run) {
         return {
           namespace,
@@ -142,7 +157,7 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
         };
       }
       const id = newId();
-      const maxInFlight = body.max_in_flight ?? 10;
+      const maxInFlight = body.max_in_flight ?? Math.min(DEFAULT_MAX_IN_FLIGHT, cap);
       await insertBackfill(pool, { id, namespace, flowId, triggerId, cron, timezone, from, to, maxInFlight, createdBy: ctx.principal!.email, fireTimes, now: deps.now() });
       const b = await one(id);
       await audit(ctx, 'backfill.create', b, { trigger_id: triggerId, from: b.range_from.toISOString(), to: b.range_to.toISOString(), total: b.total, max_in_flight: maxInFlight });

@@ -239,6 +239,39 @@ export async function countBackfillRunsIn(q: Queryable, id: string, states: read
   return Number(r.rows[0].n);
 }
 
+/**
+ * The caps shared by all backfills of a flow and of a namespace
+ * (SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW and ..._PER_NAMESPACE): executions are
+ * created for a backfill only under two transaction-level advisory locks, its
+ * namespace's and its flow's, and the executions in flight are counted from
+ * the rows under them. A scheduler that cannot take them at once (another
+ * one is creating executions there) leaves the backfill to its next pass
+ * instead of waiting, so no two schedulers wait on each other's locks.
+ * True when both are held (until the transaction ends).
+ */
+export async function tryLockBackfillScope(q: Queryable, scope: { namespace: string; flowId: string }): Promise<boolean> {
+  const r = await q.query<{ ns: boolean; flow: boolean }>(
+    `SELECT pg_try_advisory_xact_lock(hashtextextended('svc-backfill-ns:' || $1, 0)) AS ns,
+            pg_try_advisory_xact_lock(hashtextextended('svc-backfill-flow:' || $1 || '/' || $2, 0)) AS flow`,
+    [scope.namespace, scope.flowId],
+  );
+  return r.rows[0].ns && r.rows[0].flow;
+}
+
+/**
+ * How many fire times of every backfill of the namespace (of one flow when
+ * `flowId` is given), whatever the backfill's state, have an execution in one
+ * of `states`: the executions a cap counts. Run under tryLockBackfillScope.
+ */
+export async function countScopeRunsIn(q: Queryable, scope: { namespace: string; flowId?: string }, states: readonly string[]): Promise<number> {
+  const r = await q.query<{ n: string }>(
+    `SELECT count(*) AS n FROM backfills b JOIN backfill_runs r ON r.backfill_id = b.id JOIN executions e ON e.id = r.execution_id
+      WHERE b.namespace = $1 AND ($2::text IS NULL OR b.flow_id = $2) AND r.state = 'created' AND r.outcome IS NULL AND e.state = ANY($3)`,
+    [scope.namespace, scope.flowId ?? null, states],
+  );
+  return Number(r.rows[0].n);
+}
+
 /** The backfill's oldest `limit` pending fire times. */
 export async function pendingFireTimes(q: Queryable, id: string, limit: number): Promise<Date[]> {
   const r = await q.query<{ fire_time: Date }>(`SELECT fire_time FROM backfill_runs WHERE backfill_id = $1 AND state = 'pending' ORDER BY fire_time LIMIT $2`, [id, limit]);
