@@ -15,6 +15,10 @@ export interface Account {
   email_verified?: boolean;
   name?: string;
   groups?: string[];
+  /** Google's Workspace domain claim. */
+  hd?: string;
+  /** Microsoft Entra's tenant id claim. */
+  tid?: string;
 }
 
 export interface TestIdp {
@@ -65,7 +69,9 @@ export async function startIdp(opts: {
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    claims: { openid: ['sub', 'hd', 'tid'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    // As Google and Entra do, the ID token carries the claims too (hd and tid are read from it), not only userinfo.
+    conformIdTokenClaims: false,
     scopes: ['openid', 'email', 'profile', 'groups'],
     ttl: { IdToken: opts.idTokenTtlSeconds ?? 60 },
     ...(opts.keys ? { jwks: { keys: opts.keys } } : {}),

@@ -5,6 +5,11 @@
 // refusal: wrong state, replayed code, expired ID token, foreign issuer,
 // disabled user, unverified email, password login turned off; a key rotation
 // at the IdP; the client secret appears in no response and no log line.
+// The sign-up controls (issue #40): no link by email unless link_by_email,
+// never to an admin; the link a signed-in user confirms from their profile;
+// allowed email domains, hd and tid, existing users only, default_role none
+// for new settings, the maximum age of an SSO session; disabling a user ends
+// their sessions and revokes their tokens.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,7 +24,7 @@ import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway } from '../src/app.js';
 import type { TestGateway } from './helpers.js';
-import { login, makeUser, PASSWORD, raw } from './identity-helpers.js';
+import { login, makeToken, makeUser, PASSWORD, raw } from './identity-helpers.js';
 import { freePort, signingKey, startIdp, TestBrowser, type TestIdp } from '../../../e2e/test/oidc-provider-standin.js';
 import { assertConforms, assertNoLeak } from './secrets-helpers.js';
 
@@ -151,7 +156,7 @@ before(async () => {
   gw = await startGatewayAt(gwPort, { SVC_PUBLIC_URL: publicUrl, SVC_MASTER_KEYS: MASTER_KEYS });
   await makeUser(gw, 'admin@example.com', 'admin');
   admin = await login(gw, 'admin@example.com');
-  assert.equal((await asAdmin('PUT', '/api/v1/secrets/oidc_client_secret', { value: SECRET })).status, 200);
+  assert.equal((await asAdmin('PUT', '/api/v1/platform-secrets/oidc_client_secret', { value: SECRET })).status, 200);
   for (const [id, a] of [
     ['alice', { email: 'alice@example.com', email_verified: true, name: 'Alice', groups: ['svc-editors'] }],
     ['bob', { email: 'bob@example.com', email_verified: true, name: 'Bob', groups: [] }],
@@ -341,7 +346,8 @@ test('the password login is refused for an SSO user when turned off, and only fo
   await makeUser(gw, 'dave@example.com', 'operator');
   const password = () => raw(gw, 'POST', '/api/v1/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ email: 'dave@example.com', password: PASSWORD }));
   assert.equal((await password()).status, 200, 'a password user');
-  const { cookie } = await ssoLogin('dave'); // linked by the verified email
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: true }))).status, 200);
+  const { cookie } = await ssoLogin('dave'); // linked by the verified email (link_by_email)
   assert.equal((await me(cookie)).json<{ role: string }>().role, 'viewer');
   assert.equal((await password()).status, 200, 'allowed while the setting is off');
   assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ password_login_disabled: true }))).status, 200);
@@ -354,11 +360,11 @@ test('the password login is refused for an SSO user when turned off, and only fo
     'not an SSO user',
   );
   assert.equal((await me((await ssoLogin('dave')).cookie)).status, 200, 'SSO still works');
-  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings())).status, 200);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: false }))).status, 200);
   const audit = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'sso.oidc_update' ORDER BY id`);
   assert.deepEqual(
     audit.rows.map((x) => x.details.after.password_login_disabled),
-    [true, false],
+    [false, true, false],
   );
 });
 
@@ -376,6 +382,208 @@ test('logout ends the svc session and names the IdP end-session URL', async () =
   // The IdP accepts the URL (its logout confirmation page).
   const b = browser();
   assert.equal((await b.request('GET', end.href)).status, 200);
+});
+
+const userId = async (email: string) => (await gw.db.pool.query<{ id: string }>(`SELECT id FROM users WHERE email = $1`, [email])).rows[0]?.id;
+const identitiesOf = async (email: string) =>
+  (await gw.db.pool.query(`SELECT i.subject FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE u.email = $1 ORDER BY i.subject`, [email])).rows.map(
+    (r) => r.subject as string,
+  );
+const lastFailure = async () => (await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'auth.login_failed' ORDER BY id DESC LIMIT 1`)).rows[0]?.details;
+
+test("an IdP login with the local admin's email does not sign in as the admin, with link_by_email off or on", async () => {
+  idp.accounts.set('mallory', { email: 'Admin@Example.com', email_verified: true, name: 'Mallory', groups: ['svc-admins'] });
+  for (const linkByEmail of [false, true]) {
+    assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: linkByEmail }))).status, 200);
+    const b = browser();
+    await refused(b, await toCallback(b, 'mallory'), 'link_required');
+    assert.deepEqual(await identitiesOf('admin@example.com'), [], `no identity linked to the admin (link_by_email ${linkByEmail})`);
+    assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'admin@example.com'`)).rows[0].n, 1, 'nothing created');
+    assert.deepEqual([(await lastFailure()).reason, (await lastFailure()).email], ['link_required', 'admin@example.com']);
+  }
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: false }))).status, 200);
+  const logged = gw.logs().filter((l) => l.message === 'sso login refused' && l.reason === 'link_required');
+  assert.match(String(logged.at(-1)?.detail), /admin account: an IdP identity is never linked to it by email/);
+});
+
+test('a non-admin is linked by email only while link_by_email is on', async () => {
+  const erin = await makeUser(gw, 'erin@example.com', 'editor');
+  idp.accounts.set('erin', { email: 'erin@example.com', email_verified: true, name: 'Erin', groups: ['svc-editors'] });
+  const b = browser();
+  await refused(b, await toCallback(b, 'erin'), 'link_required');
+  assert.deepEqual(await identitiesOf('erin@example.com'), []);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: true }))).status, 200);
+  const r = (await me((await ssoLogin('erin')).cookie)).json<{ id: string; email: string; role: string }>();
+  assert.deepEqual([r.id, r.email, r.role], [erin.id, 'erin@example.com', 'editor'], 'signed in as the existing user');
+  assert.deepEqual(await identitiesOf('erin@example.com'), ['erin']);
+  const link = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'user.sso_link' AND target_id = $1`, [erin.id]);
+  assert.deepEqual(
+    link.rows.map((x) => x.details),
+    [{ via: 'email', issuer: idp.issuer }],
+  );
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ link_by_email: false }))).status, 200);
+  assert.equal((await me((await ssoLogin('erin')).cookie)).status, 200, 'once linked, the identity signs in whatever the setting');
+});
+
+test('a signed-in user links an IdP identity from the profile: the callback links it to that user, whatever its email', async () => {
+  // The admin signs in with the password; the IdP account has another email.
+  idp.accounts.set('root-idp', { email: 'root@corp.example.com', email_verified: true, name: 'Administrator', groups: ['svc-admins'] });
+  const b = browser();
+  b.jar.set(gw.url, new Map([['svc_session', admin.slice('svc_session='.length)]]));
+  const headers = { 'sec-fetch-site': 'same-origin' };
+  const before = await b.request('GET', `${gw.url}/api/v1/sso/oidc/link`, undefined, headers);
+  assert.equal(before.status, 200, before.body);
+  assertConforms('getOidcLink', 200, JSON.parse(before.body));
+  assert.deepEqual(JSON.parse(before.body), { offered: true, identities: [] });
+  const started = await b.request('POST', `${gw.url}/api/v1/sso/oidc/link`, undefined, headers);
+  assert.equal(started.status, 200, started.body);
+  assertConforms('startOidcLink', 200, JSON.parse(started.body));
+  assert.ok(b.cookie(gw.url, 'svc_oidc'), 'the login state cookie is set');
+  const auth = new URL(JSON.parse(started.body).authorization_url as string);
+  assert.equal(auth.origin + auth.pathname, `${idp.issuer}/auth`);
+  const cb = await b.throughIdp(auth.href, 'root-idp', `${gw.url}/api/v1/sso/oidc/callback`);
+  assert.equal(await back(b, cb), '/profile?sso_linked=1');
+  assert.deepEqual(await identitiesOf('admin@example.com'), ['root-idp']);
+  assert.equal(await userId('root@corp.example.com'), undefined, 'no user made from the IdP email');
+  const linkAudit = await gw.db.pool.query(`SELECT actor_id, details FROM audit_events WHERE action = 'user.sso_link' AND target_id = $1`, [await userId('admin@example.com')]);
+  assert.deepEqual(
+    linkAudit.rows.map((x) => [x.actor_id, x.details.via]),
+    [[await userId('admin@example.com'), 'profile']],
+  );
+  const after = JSON.parse((await b.request('GET', `${gw.url}/api/v1/sso/oidc/link`, undefined, headers)).body);
+  assert.deepEqual(
+    after.identities.map((i: { issuer: string }) => i.issuer),
+    [idp.issuer],
+  );
+  // The identity now signs in as the admin.
+  const r = (await me((await ssoLogin('root-idp')).cookie)).json<{ email: string; role: string }>();
+  assert.deepEqual([r.email, r.role], ['admin@example.com', 'admin']);
+
+  // Refused: a token (no browser session), another user's identity, a callback in a browser without the session.
+  const token = await raw(gw, 'POST', '/api/v1/sso/oidc/link', { authorization: `Bearer ${await makeToken(gw, admin, 'admin')}` });
+  assert.equal(token.status, 409, token.body);
+  const c = browser();
+  c.jar.set(gw.url, new Map([['svc_session', admin.slice('svc_session='.length)]]));
+  const again = JSON.parse((await c.request('POST', `${gw.url}/api/v1/sso/oidc/link`, undefined, headers)).body);
+  assert.equal(await back(c, await c.throughIdp(again.authorization_url, 'alice', `${gw.url}/api/v1/sso/oidc/callback`)), '/profile?sso_error=identity_taken');
+  const d = browser();
+  d.jar.set(gw.url, new Map([['svc_session', admin.slice('svc_session='.length)]]));
+  const third = JSON.parse((await d.request('POST', `${gw.url}/api/v1/sso/oidc/link`, undefined, headers)).body);
+  const cb3 = await d.throughIdp(third.authorization_url, 'root-idp', `${gw.url}/api/v1/sso/oidc/callback`);
+  d.jar.get(gw.url)!.delete('svc_session');
+  assert.equal(await back(d, cb3), '/profile?sso_error=link_session');
+  const failed = await gw.db.pool.query(`SELECT details FROM audit_events WHERE action = 'user.sso_link_failed' ORDER BY id`);
+  assert.deepEqual(
+    failed.rows.map((x) => x.details.reason),
+    ['identity_taken', 'link_session'],
+  );
+  assert.deepEqual(await identitiesOf('admin@example.com'), ['root-idp'], 'unchanged');
+});
+
+test('allowed email domains: a login from another domain is refused and creates nothing', async () => {
+  idp.accounts.set('outsider', { email: 'out@other.example.org', email_verified: true, name: 'Out', groups: [] });
+  const put = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ allowed_email_domains: ['example.com', 'corp.example.com'] }));
+  assert.equal(put.status, 200, put.body);
+  assert.deepEqual(put.json<{ allowed_email_domains: string[] }>().allowed_email_domains, ['example.com', 'corp.example.com']);
+  const b = browser();
+  await refused(b, await toCallback(b, 'outsider'), 'domain_not_allowed');
+  assert.equal(await userId('out@other.example.org'), undefined);
+  assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200, 'an allowed domain');
+  const bad = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ allowed_email_domains: ['Not A Domain'] }));
+  assert.equal(bad.status, 422);
+  assert.match(String(bad.json().error.details?.[0]?.field), /allowed_email_domains/);
+  // Omitted, the stored list stays; an empty list allows any domain again.
+  assert.deepEqual((await asAdmin('PUT', '/api/v1/sso/oidc', settings())).json<{ allowed_email_domains: string[] }>().allowed_email_domains, ['example.com', 'corp.example.com']);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ allowed_email_domains: [] }))).status, 200);
+});
+
+test('google_hd and entra_tid: an ID token whose hd or tid differs is refused', async () => {
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ google_hd: 'example.com' }))).status, 200);
+  const b = browser();
+  await refused(b, await toCallback(b, 'alice'), 'hd_mismatch');
+  idp.accounts.get('alice')!.hd = 'other.example.com';
+  const c = browser();
+  await refused(c, await toCallback(c, 'alice'), 'hd_mismatch');
+  idp.accounts.get('alice')!.hd = 'example.com';
+  assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ google_hd: '', entra_tid: '11111111-2222-3333-4444-555555555555' }))).status, 200);
+  idp.accounts.get('alice')!.tid = '99999999-2222-3333-4444-555555555555';
+  const d = browser();
+  await refused(d, await toCallback(d, 'alice'), 'tid_mismatch');
+  idp.accounts.get('alice')!.tid = '11111111-2222-3333-4444-555555555555';
+  assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ entra_tid: '' }))).status, 200);
+});
+
+test('existing users only: a new identity is refused and creates nothing; linked users still sign in', async () => {
+  idp.accounts.set('newbie', { email: 'newbie@example.com', email_verified: true, name: 'New', groups: ['svc-editors'] });
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ existing_users_only: true }))).status, 200);
+  const b = browser();
+  await refused(b, await toCallback(b, 'newbie'), 'no_account');
+  assert.equal(await userId('newbie@example.com'), undefined);
+  assert.equal((await lastFailure()).reason, 'no_account');
+  assert.equal((await me((await ssoLogin('alice')).cookie)).status, 200);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ existing_users_only: false }))).status, 200);
+});
+
+test('new settings default to default_role none and every sign-up control off; an update that omits them keeps the stored values', async () => {
+  assert.equal((await asAdmin('DELETE', '/api/v1/sso/oidc')).status, 204);
+  const noRole: Record<string, unknown> = settings();
+  delete noRole.default_role;
+  const put = await asAdmin('PUT', '/api/v1/sso/oidc', noRole);
+  assert.equal(put.status, 200, put.body);
+  const got = put.json<Record<string, unknown>>();
+  assert.deepEqual(
+    [got.default_role, got.link_by_email, got.allowed_email_domains, got.google_hd, got.entra_tid, got.existing_users_only, got.session_max_age_seconds],
+    ['none', false, [], '', '', false, null],
+  );
+  idp.accounts.set('fresh', { email: 'fresh@example.com', email_verified: true, name: 'Fresh', groups: [] });
+  assert.equal((await me((await ssoLogin('fresh')).cookie)).json<{ role: string }>().role, 'none');
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ default_role: 'viewer', existing_users_only: true }))).status, 200);
+  const kept = (await asAdmin('PUT', '/api/v1/sso/oidc', noRole)).json<{ default_role: string; existing_users_only: boolean }>();
+  assert.deepEqual([kept.default_role, kept.existing_users_only], ['viewer', true]);
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ existing_users_only: false }))).status, 200);
+});
+
+test('an SSO session ends after session_max_age_seconds however it is used; a password session does not', async () => {
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ session_max_age_seconds: 600 }))).status, 200);
+  const { cookie } = await ssoLogin('alice');
+  const row = await gw.db.pool.query(`SELECT created_at, max_expires_at FROM sessions ORDER BY created_at DESC LIMIT 1`);
+  assert.equal(row.rows[0].max_expires_at.getTime() - row.rows[0].created_at.getTime(), 600_000);
+  try {
+    for (const minutes of [3, 6, 9]) {
+      offset = minutes * 60_000;
+      assert.equal((await me(cookie)).status, 200, `used at ${minutes} minutes`);
+      assert.equal((await me(admin)).status, 200);
+    }
+    offset = 10 * 60_000 + 5_000;
+    const r = await me(cookie);
+    assert.equal(r.status, 401, r.body);
+    assert.equal((await me(admin)).status, 200, 'the password session slides on');
+  } finally {
+    offset = 0;
+  }
+  assert.equal((await asAdmin('PUT', '/api/v1/sso/oidc', settings({ session_max_age_seconds: null }))).status, 200);
+  const bad = await asAdmin('PUT', '/api/v1/sso/oidc', settings({ session_max_age_seconds: 10 }));
+  assert.equal(bad.status, 422);
+  assert.match(String(bad.json().error.details?.[0]?.field), /session_max_age_seconds/);
+});
+
+test('disabling a user ends their sessions and revokes their API tokens; enabling them again brings neither back', async () => {
+  const gail = await makeUser(gw, 'gail@example.com', 'editor');
+  const cookie = await login(gw, 'gail@example.com');
+  const token = await makeToken(gw, cookie, 'editor');
+  const bearer = () => raw(gw, 'GET', '/api/v1/auth/me', { authorization: `Bearer ${token}` });
+  assert.equal((await bearer()).status, 200);
+  assert.equal((await asAdmin('PATCH', `/api/v1/users/${gail.id}`, { disabled: true })).status, 200);
+  assert.equal((await me(cookie)).status, 401);
+  assert.equal((await bearer()).status, 401);
+  const tokens = await gw.db.pool.query(`SELECT revoked_at FROM api_tokens WHERE user_id = $1`, [gail.id]);
+  assert.ok(tokens.rows.length === 1 && tokens.rows[0].revoked_at, 'revoked');
+  assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [gail.id])).rows[0].n, 0);
+  assert.equal((await asAdmin('PATCH', `/api/v1/users/${gail.id}`, { disabled: false })).status, 200);
+  assert.equal((await bearer()).status, 401, 'the token stays revoked');
+  assert.equal((await me(cookie)).status, 401, 'the session stays ended');
 });
 
 test('no response and no log line carries the client secret', async () => {

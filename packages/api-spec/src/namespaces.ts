@@ -48,6 +48,8 @@ export const OWN_ACCOUNT_OPERATION_IDS: ReadonlySet<string> = new Set([
   'updateMe',
   'logout',
   'oidcLogout',
+  'getOidcLink',
+  'startOidcLink',
   'changePassword',
   'revokeOtherSessions',
   'listTokens',

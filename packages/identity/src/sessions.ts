@@ -13,13 +13,25 @@ export interface NewSession {
   userAgent: string;
   now: Date;
   expiresAt: Date;
+  /** When the session ends however it is used (an SSO login's max age); absent: no cap. */
+  maxExpiresAt?: Date;
 }
 
 /** Stores a new session and stamps the user's last login. */
 export async function createSession(db: IdentityDb, s: NewSession): Promise<void> {
   const prisma = prismaOf(db);
   await prisma.session.create({
-    data: { id: s.id, userId: s.userId, tokenHash: s.hash, ip: s.ip, userAgent: s.userAgent, createdAt: s.now, lastUsedAt: s.now, expiresAt: s.expiresAt },
+    data: {
+      id: s.id,
+      userId: s.userId,
+      tokenHash: s.hash,
+      ip: s.ip,
+      userAgent: s.userAgent,
+      createdAt: s.now,
+      lastUsedAt: s.now,
+      expiresAt: s.maxExpiresAt && s.maxExpiresAt < s.expiresAt ? s.maxExpiresAt : s.expiresAt,
+      maxExpiresAt: s.maxExpiresAt ?? null,
+    },
   });
   await prisma.user.updateMany({ where: { id: s.userId }, data: { lastLoginAt: s.now } });
 }

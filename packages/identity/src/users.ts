@@ -149,8 +149,9 @@ export interface UserChange {
 
 /**
  * Applies a change to a user; refuses (LastAdminError) one that would leave no
- * enabled admin. Disabling a user ends their sessions. Returns the user before
- * and after.
+ * enabled admin. Disabling a user ends their sessions and revokes their API
+ * tokens (enabling them again brings neither back: docs/operating/sso.md,
+ * "When someone leaves"). Returns the user before and after.
  */
 export async function updateUser(db: pg.Pool | PrismaClient, id: string, change: UserChange, now: Date): Promise<{ before: UserRow; after: UserRow }> {
   return (prismaOf(db) as PrismaClient).$transaction(async (tx) => {
@@ -162,7 +163,10 @@ export async function updateUser(db: pg.Pool | PrismaClient, id: string, change:
     const staysActiveAdmin = role === 'admin' && !disabled;
     if (wasActiveAdmin && !staysActiveAdmin && (await lockOtherEnabledAdmins(tx, id)) === 0) throw new LastAdminError();
     const after = userRow(await tx.user.update({ where: { id }, data: { role, disabled, ...(change.name !== undefined ? { displayName: change.name } : {}), updatedAt: now } }));
-    if (disabled && !before.disabled) await tx.session.deleteMany({ where: { userId: id } });
+    if (disabled && !before.disabled) {
+      await tx.session.deleteMany({ where: { userId: id } });
+      await tx.apiToken.updateMany({ where: { userId: id, revokedAt: null }, data: { revokedAt: now } });
+    }
     return { before, after };
   });
 }

@@ -34,6 +34,13 @@ export interface OidcSettingsRow {
   passwordLoginDisabled: boolean;
   defaultRole: Role;
   groupRoles: GroupRole[];
+  /** Sign-up controls (docs/operating/sso.md, "Who may sign in"). */
+  linkByEmail: boolean;
+  allowedEmailDomains: string[];
+  googleHd: string;
+  entraTid: string;
+  existingUsersOnly: boolean;
+  sessionMaxAgeSeconds: number | null;
   updatedBy: string;
   updatedAt: Date;
 }
@@ -49,6 +56,12 @@ interface DbRow {
   password_login_disabled: boolean;
   default_role: string;
   group_roles: GroupRole[];
+  link_by_email: boolean;
+  allowed_email_domains: string[] | null;
+  google_hd: string;
+  entra_tid: string;
+  existing_users_only: boolean;
+  session_max_age_seconds: number | null;
   updated_by: string;
   updated_at: Date;
 }
@@ -64,6 +77,12 @@ const fromDb = (r: DbRow): OidcSettingsRow => ({
   passwordLoginDisabled: r.password_login_disabled,
   defaultRole: r.default_role as Role,
   groupRoles: r.group_roles,
+  linkByEmail: r.link_by_email,
+  allowedEmailDomains: r.allowed_email_domains ?? [],
+  googleHd: r.google_hd,
+  entraTid: r.entra_tid,
+  existingUsersOnly: r.existing_users_only,
+  sessionMaxAgeSeconds: r.session_max_age_seconds,
   updatedBy: r.updated_by,
   updatedAt: r.updated_at,
 });
@@ -75,10 +94,12 @@ export async function readOidcSettings(pool: pg.Pool): Promise<OidcSettingsRow |
 
 export async function writeOidcSettings(pool: pg.Pool, s: Omit<OidcSettingsRow, 'updatedAt'>, now: Date): Promise<OidcSettingsRow> {
   const r = await pool.query<DbRow>(
-    `INSERT INTO sso_settings (id, enabled, display_name, issuer_url, client_id, client_secret_secret, scopes, groups_claim, password_login_disabled, default_role, group_roles, updated_by, created_at, updated_at)
-     VALUES ('oidc', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+    `INSERT INTO sso_settings (id, enabled, display_name, issuer_url, client_id, client_secret_secret, scopes, groups_claim, password_login_disabled, default_role, group_roles, updated_by, created_at, updated_at,
+       link_by_email, allowed_email_domains, google_hd, entra_tid, existing_users_only, session_max_age_seconds)
+     VALUES ('oidc', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18)
      ON CONFLICT (id) DO UPDATE SET enabled = $1, display_name = $2, issuer_url = $3, client_id = $4, client_secret_secret = $5, scopes = $6, groups_claim = $7,
-       password_login_disabled = $8, default_role = $9, group_roles = $10, updated_by = $11, updated_at = $12
+       password_login_disabled = $8, default_role = $9, group_roles = $10, updated_by = $11, updated_at = $12,
+       link_by_email = $13, allowed_email_domains = $14, google_hd = $15, entra_tid = $16, existing_users_only = $17, session_max_age_seconds = $18
      RETURNING *`,
     [
       s.enabled,
@@ -93,6 +114,12 @@ export async function writeOidcSettings(pool: pg.Pool, s: Omit<OidcSettingsRow, 
       JSON.stringify(s.groupRoles),
       s.updatedBy,
       now,
+      s.linkByEmail,
+      s.allowedEmailDomains,
+      s.googleHd,
+      s.entraTid,
+      s.existingUsersOnly,
+      s.sessionMaxAgeSeconds,
     ],
   );
   return fromDb(r.rows[0]);
@@ -130,6 +157,21 @@ export function groupsOf(claims: Record<string, unknown>, path: string): string[
   else for (const part of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
   if (typeof v === 'string') return [v];
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Why an ID token's claims may not sign in under the sign-up controls, as /login?sso_error= names it; undefined when they may. */
+export function signUpRefusal(
+  s: Pick<OidcSettingsRow, 'allowedEmailDomains' | 'googleHd' | 'entraTid'>,
+  email: string,
+  idClaims: Record<string, unknown>,
+): { reason: 'domain_not_allowed' | 'hd_mismatch' | 'tid_mismatch'; message: string } | undefined {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  if (s.allowedEmailDomains.length && !s.allowedEmailDomains.includes(domain))
+    return { reason: 'domain_not_allowed', message: `the email domain ${domain} is not one of allowed_email_domains` };
+  // hd and tid are read from the ID token only (not userinfo): the claims the issuer signed.
+  if (s.googleHd && idClaims.hd !== s.googleHd) return { reason: 'hd_mismatch', message: `the ID token's hd claim is ${JSON.stringify(idClaims.hd ?? null)}, not google_hd` };
+  if (s.entraTid && idClaims.tid !== s.entraTid) return { reason: 'tid_mismatch', message: `the ID token's tid claim is ${JSON.stringify(idClaims.tid ?? null)}, not entra_tid` };
+  return undefined;
 }
 
 export class OidcSettingsError extends Error {

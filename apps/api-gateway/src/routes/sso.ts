@@ -10,8 +10,15 @@
 // the browser to /callback: the row is taken (deleted, so it serves once), and
 // the strategy checks state, exchanges the code with the verifier and checks
 // the ID token (signature with the issuer's keys, iss, aud, exp, nonce). The
-// user is then created or updated from the claims (email_verified required)
-// and gets an svc session like a password login's.
+// user is then found, linked or created from the claims under the sign-up
+// controls (email_verified required; no automatic link by email unless
+// link_by_email, and never to an admin) and gets an svc session like a
+// password login's, capped by session_max_age_seconds.
+//
+// A link (POST /api/v1/sso/oidc/link, from a signed-in user's profile) starts
+// the same login with the user's id in its state row; its callback links the
+// identity that signed in at the IdP to that user, provided the browser still
+// holds that user's session, and sends the browser back to /profile.
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { parseCookie, stringifySetCookie } from 'cookie';
@@ -20,25 +27,34 @@ import * as client from 'openid-client';
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
-import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { parseSecretReference } from '@svc/secrets';
 import {
   createSession,
   deleteSession,
+  findSessionCredential,
   generateSessionToken,
   hasSsoIdentity,
+  linkSsoIdentityToUser,
   recordAudit,
   roleForGroups,
   saveSsoLoginState,
+  SESSION_TOKEN_PATTERN,
   setUserGroups,
   sha256,
+  SsoAlreadyLinkedError,
   SsoEmailTakenError,
+  ssoIdentitiesOf,
+  SsoIdentityTakenError,
+  SsoLinkRequiredError,
+  SsoNoAccountError,
   takeSsoLoginState,
   upsertSsoUser,
+  type SsoLoginState,
 } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { AuthPrincipal } from '../identity/principal.js';
-import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from '../identity/session-cookie.js';
 import {
   deleteOidcSettings,
   groupsOf,
@@ -49,6 +65,7 @@ import {
   OidcClient,
   readOidcSettings,
   scopeOf,
+  signUpRefusal,
   SvcOidcStrategy,
   writeOidcSettings,
   type LoginState,
@@ -82,14 +99,36 @@ function settingsBody(s: OidcSettingsRow, redirectUri: string): Schemas['OidcSet
     password_login_disabled: s.passwordLoginDisabled,
     default_role: s.defaultRole,
     group_roles: s.groupRoles,
+    link_by_email: s.linkByEmail,
+    allowed_email_domains: s.allowedEmailDomains,
+    google_hd: s.googleHd,
+    entra_tid: s.entraTid,
+    existing_users_only: s.existingUsersOnly,
+    session_max_age_seconds: s.sessionMaxAgeSeconds,
     redirect_uri: redirectUri,
     updated_by: s.updatedBy,
     updated_at: s.updatedAt.toISOString(),
   };
 }
 
-/** Why a login failed, as /login?sso_error= names it. */
-type SsoFailure = 'state' | 'denied' | 'token' | 'email_unverified' | 'disabled' | 'email_taken' | 'not_configured' | 'unavailable';
+/** Why a login (or a profile's link) failed, as /login?sso_error= (or /profile?sso_error=) names it. */
+type SsoFailure =
+  | 'state'
+  | 'denied'
+  | 'token'
+  | 'email_unverified'
+  | 'disabled'
+  | 'email_taken'
+  | 'not_configured'
+  | 'unavailable'
+  | 'link_required'
+  | 'no_account'
+  | 'domain_not_allowed'
+  | 'hd_mismatch'
+  | 'tid_mismatch'
+  | 'identity_taken'
+  | 'already_linked'
+  | 'link_session';
 
 class LoginRefused extends Error {
   constructor(
@@ -158,32 +197,69 @@ export function createSso(deps: SsoDeps) {
   async function start(req: Request, res: Response): Promise<void> {
     const s = await usable();
     if (!s) return toLogin(res, 'not_configured');
+    let url: string;
+    try {
+      url = await begin(req, res, s);
+    } catch (err) {
+      if (!(err instanceof LoginRefused)) throw err;
+      return toLogin(res, err.reason);
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, url);
+  }
+
+  /**
+   * Builds the authorization request of a login (or of a profile's link, with
+   * `linkUserId`): stores its state row and sets the svc_oidc cookie on `res`;
+   * returns the IdP's authorization URL.
+   */
+  async function begin(req: Request, res: Response, s: OidcSettingsRow, linkUserId?: string): Promise<string> {
     let config: client.Configuration;
     try {
       config = await oidc.configuration(s);
     } catch (err) {
       // The discovery document cannot be read, or the client secret's reference cannot be resolved.
       deps.log.warn('sso login: the IdP or the client secret cannot be reached', { err: describe(err) });
-      return toLogin(res, 'unavailable');
+      throw new LoginRefused('unavailable', 'the IdP or the client secret cannot be reached');
     }
     const session: Record<string, LoginState> = {};
-    (req as Request & { session?: unknown }).session = session;
+    // The strategy starts an authorization request only on a GET: a profile's link arrives as a POST.
+    const asGet = Object.create(req, { method: { value: 'GET' }, session: { value: session } }) as Request;
     const strategy = new SvcOidcStrategy(config, { callbackURL: oidc.redirectUri, scope: scopeOf(s) }, (_t, done) => {
       done(null, false);
     });
-    const out = await runStrategy(passport, strategy, req);
+    const out = await runStrategy(passport, strategy, asGet);
     const st = session.oidc;
     if (!('redirect' in out) || !st?.code_verifier || !st.state || !st.nonce) throw new Error('the OIDC strategy did not build an authorization request');
     const id = randomBytes(32).toString('base64url');
     const now = deps.now();
-    await saveSsoLoginState(db.pool, sha256(id), { code_verifier: st.code_verifier, state: st.state, nonce: st.nonce }, now, LOGIN_STATE_TTL_MS);
+    await saveSsoLoginState(
+      db.pool,
+      sha256(id),
+      { code_verifier: st.code_verifier, state: st.state, nonce: st.nonce, ...(linkUserId ? { link_user_id: linkUserId } : {}) },
+      now,
+      LOGIN_STATE_TTL_MS,
+    );
     res.append('Set-Cookie', stateCookie(id, LOGIN_STATE_TTL_MS));
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, out.redirect);
+    return out.redirect;
+  }
+
+  /** The user of the browser's svc_session cookie when it is a live session of an enabled user. */
+  async function sessionUser(req: Request): Promise<string | undefined> {
+    let token: string | undefined;
+    try {
+      token = parseCookie(req.headers.cookie ?? '')[SESSION_COOKIE];
+    } catch {
+      return undefined;
+    }
+    if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
+    const row = await findSessionCredential(db.pool, sha256(token));
+    if (!row || !row.expires_at || row.expires_at <= deps.now() || row.disabled) return undefined;
+    return row.user_id;
   }
 
   /** The login's state row, taken once; undefined when missing or older than 10 minutes. */
-  async function takeState(req: Request): Promise<LoginState | undefined> {
+  async function takeState(req: Request): Promise<SsoLoginState | undefined> {
     let id: string | undefined;
     try {
       id = parseCookie(req.headers.cookie ?? '')[OIDC_STATE_COOKIE];
@@ -203,7 +279,22 @@ export function createSso(deps: SsoDeps) {
     res.setHeader('Cache-Control', 'no-store');
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const requestId = String(res.locals.requestId ?? '');
+    let linkUserId: string | undefined;
     const refuse = async (reason: SsoFailure, detail: string, email?: string) => {
+      if (linkUserId) {
+        deps.log.warn('sso link refused', { request_id: requestId, reason, detail, user_id: linkUserId });
+        await recordAudit(db.prisma, {
+          action: 'user.sso_link_failed',
+          actor: { id: linkUserId, type: 'user' },
+          targetType: 'user',
+          targetId: linkUserId,
+          ip,
+          requestId,
+          details: { reason },
+          at: deps.now(),
+        });
+        return void res.redirect(302, `/profile?sso_error=${reason}`);
+      }
       deps.log.warn('sso login refused', { request_id: requestId, reason, detail });
       await recordAudit(db.prisma, {
         action: 'auth.login_failed',
@@ -220,6 +311,7 @@ export function createSso(deps: SsoDeps) {
       if (!s) throw new LoginRefused('not_configured', 'SSO is not configured');
       const state = await takeState(req);
       if (!state) throw new LoginRefused('state', 'no login in progress in this browser (missing, used or expired svc_oidc cookie)');
+      linkUserId = state.link_user_id;
       let config: client.Configuration;
       try {
         config = await oidc.configuration(s);
@@ -253,21 +345,43 @@ export function createSso(deps: SsoDeps) {
       }
       const email = typeof claims.email === 'string' ? claims.email.trim() : '';
       if (!email || claims.email_verified !== true) throw new LoginRefused('email_unverified', 'the IdP did not assert a verified email (email, email_verified)');
+      const outside = signUpRefusal(s, email, idClaims);
+      if (outside) throw new LoginRefused(outside.reason, outside.message, email);
+      const now = deps.now();
+      if (linkUserId) return await finishLink(req, res, linkUserId, { issuer: idClaims.iss, subject: idClaims.sub }, { ip, requestId, now });
       const name = typeof claims.name === 'string' ? claims.name.slice(0, 200) : '';
       const groups = groupsOf(claims, s.groupsClaim);
       const role = roleForGroups(groups, s.groupRoles, s.defaultRole);
-      const now = deps.now();
       let up;
       try {
-        up = await upsertSsoUser(db.pool, { issuer: idClaims.iss, subject: idClaims.sub, email, name, role }, now);
+        up = await upsertSsoUser(
+          db.pool,
+          { issuer: idClaims.iss, subject: idClaims.sub, email, name, role },
+          { linkByEmail: s.linkByEmail, existingUsersOnly: s.existingUsersOnly },
+          now,
+        );
       } catch (err) {
         if (err instanceof SsoEmailTakenError) throw new LoginRefused('email_taken', err.message);
+        if (err instanceof SsoLinkRequiredError) throw new LoginRefused('link_required', err.message, err.email);
+        if (err instanceof SsoNoAccountError) throw new LoginRefused('no_account', err.message, err.email);
         throw err;
       }
       const { user } = up;
       // The groups as of this login: role bindings of IdP groups apply through them (issue #34, docs/operating/roles.md).
       await setUserGroups(db.pool, user.id, groups);
       const actor = { id: user.id, type: 'user' as const };
+      if (up.linkedByEmail) {
+        await recordAudit(db.prisma, {
+          action: 'user.sso_link',
+          actor,
+          targetType: 'user',
+          targetId: user.id,
+          ip,
+          requestId,
+          details: { via: 'email', issuer: idClaims.iss },
+          at: now,
+        });
+      }
       if (up.created) {
         await recordAudit(db.prisma, {
           action: 'user.create',
@@ -297,7 +411,18 @@ export function createSso(deps: SsoDeps) {
       const { token, hash } = generateSessionToken();
       const sessionId = newId();
       const userAgent = String(req.headers['user-agent'] ?? '').slice(0, 500);
-      await createSession(db.prisma, { id: sessionId, userId: user.id, hash, ip, userAgent, now, expiresAt: new Date(now.getTime() + deps.sessionTtlMs) });
+      // session_max_age_seconds caps the session whatever its use (the authenticator's sliding expiry stops there).
+      const maxExpiresAt = s.sessionMaxAgeSeconds !== null ? new Date(now.getTime() + s.sessionMaxAgeSeconds * 1000) : undefined;
+      await createSession(db.prisma, {
+        id: sessionId,
+        userId: user.id,
+        hash,
+        ip,
+        userAgent,
+        now,
+        expiresAt: new Date(now.getTime() + deps.sessionTtlMs),
+        ...(maxExpiresAt ? { maxExpiresAt } : {}),
+      });
       await recordAudit(db.prisma, {
         action: 'auth.login',
         actor,
@@ -308,12 +433,49 @@ export function createSso(deps: SsoDeps) {
         details: { method: 'oidc', issuer: idClaims.iss },
         at: now,
       });
-      setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
+      setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: maxExpiresAt ? Math.min(deps.sessionTtlMs, maxExpiresAt.getTime() - now.getTime()) : deps.sessionTtlMs });
       res.redirect(302, '/');
     } catch (err) {
       if (err instanceof LoginRefused) return refuse(err.reason, err.message, err.email);
       throw err;
     }
+  }
+
+  /**
+   * The callback of a profile's link: the browser must still hold a session
+   * of the user who started it; the identity is linked to that user (never
+   * to the user with the IdP's email), and the browser goes back to /profile.
+   * The user's role and groups follow the IdP from their next SSO login.
+   */
+  async function finishLink(
+    req: Request,
+    res: Response,
+    userId: string,
+    identity: { issuer: string; subject: string },
+    at: { ip: string; requestId: string; now: Date },
+  ): Promise<void> {
+    if ((await sessionUser(req)) !== userId) throw new LoginRefused('link_session', 'the browser no longer holds the session of the user who started the link');
+    let added: boolean;
+    try {
+      added = await linkSsoIdentityToUser(db.pool, identity, userId, at.now);
+    } catch (err) {
+      if (err instanceof SsoIdentityTakenError) throw new LoginRefused('identity_taken', err.message);
+      if (err instanceof SsoAlreadyLinkedError) throw new LoginRefused('already_linked', err.message);
+      throw err;
+    }
+    if (added) {
+      await recordAudit(db.prisma, {
+        action: 'user.sso_link',
+        actor: { id: userId, type: 'user' },
+        targetType: 'user',
+        targetId: userId,
+        ip: at.ip,
+        requestId: at.requestId,
+        details: { via: 'profile', issuer: identity.issuer },
+        at: at.now,
+      });
+    }
+    res.redirect(302, '/profile?sso_linked=1');
   }
 
   const router: Router = express.Router();
@@ -372,11 +534,13 @@ export function createSso(deps: SsoDeps) {
           displayName: body.display_name,
           issuerUrl: body.issuer_url,
           clientId: body.client_id,
+      // default_role and the sign-up controls keep their stored values when omitted (loosening one must be said).
+      const kept = <T>(given: T | undefined, stored: T | undefined, dflt: T): T => (given !== undefined ? given : stored !== undefined ? stored : dflt);
           clientSecretSecret: body.client_secret_secret,
           scopes: body.scopes ?? ['email', 'profile'],
           groupsClaim: body.groups_claim ?? 'groups',
           passwordLoginDisabled: body.password_login_disabled ?? false,
-          defaultRole: body.default_role ?? 'viewer',
+          defaultRole: kept(body.default_role, before?.defaultRole, 'none'),
           groupRoles: body.group_roles ?? [],
           updatedBy: ctx.principal!.email,
         },
@@ -385,6 +549,12 @@ export function createSso(deps: SsoDeps) {
       const shown = settingsBody(written, oidc.redirectUri);
       await recordAudit(db.prisma, {
         action: before ? 'sso.oidc_update' : 'sso.oidc_create',
+          linkByEmail: kept(body.link_by_email, before?.linkByEmail, false),
+          allowedEmailDomains: kept(body.allowed_email_domains && [...new Set(body.allowed_email_domains)], before?.allowedEmailDomains, []),
+          googleHd: kept(body.google_hd, before?.googleHd, ''),
+          entraTid: kept(body.entra_tid, before?.entraTid, ''),
+          existingUsersOnly: kept(body.existing_users_only, before?.existingUsersOnly, false),
+          sessionMaxAgeSeconds: kept(body.session_max_age_seconds, before?.sessionMaxAgeSeconds, null),
         ...auditContext(ctx),
         targetType: 'sso',
         targetId: 'oidc',
@@ -407,6 +577,30 @@ export function createSso(deps: SsoDeps) {
       const s = await usable();
       if (!s || !(await hasSsoIdentity(db.pool, principal!.userId))) return {} satisfies Schemas['SsoLogout'];
       try {
+
+    async getOidcLink({ principal }: Ctx) {
+      const identities = await ssoIdentitiesOf(db.pool, principal!.userId);
+      return {
+        offered: (await usable()) !== undefined,
+        identities: identities.map((i) => ({ issuer: i.issuer, linked_at: i.created_at.toISOString(), last_login_at: i.last_login_at?.toISOString() ?? null })),
+      } satisfies Schemas['SsoLink'];
+    },
+
+    async startOidcLink({ req, res, principal }: Ctx) {
+      // A browser session only: the callback checks the same browser still holds it.
+      if (principal!.authType !== 'session') throw conflict('conflict', 'linking an IdP identity needs a browser session (sign in to the web UI)');
+      const s = await usable();
+      if (!s) throw conflict('conflict', 'single sign-on is not configured');
+      let url: string;
+      try {
+        url = await begin(req, res, s, principal!.userId);
+      } catch (err) {
+        if (err instanceof LoginRefused) throw conflict('conflict', err.message);
+        throw err;
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      return { authorization_url: url } satisfies Schemas['SsoLinkStart'];
+    },
         const server = await oidc.server(s);
         if (!server.end_session_endpoint) return {};
         const config = new client.Configuration(server, s.clientId);

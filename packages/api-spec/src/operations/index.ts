@@ -83,6 +83,8 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'setNamespaceAllowedCallers',
   // The audit export (issue #40, audit.ts, docs/using/api.md).
   'exportAuditEvents',
+  'getOidcLink',
+  'startOidcLink',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

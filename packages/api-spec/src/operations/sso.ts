@@ -5,7 +5,7 @@
 // Beyond the spec's operation index
 // (EXTENSION_OPERATION_IDS, docs/operating/sso.md).
 import type { Operation } from '../operation.js';
-import { OidcSettings, OidcSettingsRequest, SsoLogout, SsoStatus } from '../schemas/sso.js';
+import { OidcSettings, OidcSettingsRequest, SsoLink, SsoLinkStart, SsoLogout, SsoStatus } from '../schemas/sso.js';
 import { ADMIN, PUBLIC, VIEWER, err, noContent, ok } from './shared.js';
 
 export const ssoOperations: Operation[] = [
@@ -48,6 +48,27 @@ export const ssoOperations: Operation[] = [
     auth: ADMIN,
     request: {},
     responses: { ...noContent('Removed'), ...err(404, 'Not configured') },
+  },
+  {
+    operationId: 'getOidcLink',
+    method: 'get',
+    path: '/api/v1/sso/oidc/link',
+    tag: 'auth',
+    summary: "The IdP identities linked to the caller's own account",
+    auth: VIEWER,
+    request: {},
+    responses: ok(SsoLink),
+  },
+  {
+    operationId: 'startOidcLink',
+    method: 'post',
+    path: '/api/v1/sso/oidc/link',
+    tag: 'auth',
+    summary:
+      "Start linking an IdP identity to the caller's own account (a browser session): answers the IdP's authorization URL; the callback links the identity that signs in there to this signed-in user (audited as user.sso_link)",
+    auth: VIEWER,
+    request: {},
+    responses: { ...ok(SsoLinkStart), ...err(409, 'Single sign-on is not configured, or the caller is not signed in with a browser session') },
   },
   {
     operationId: 'oidcLogout',

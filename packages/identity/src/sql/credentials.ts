@@ -48,7 +48,7 @@ export async function touchToken(db: Queryable, id: string, now: Date): Promise<
   await db.query(`UPDATE api_tokens SET last_used_at = $2 WHERE id = $1`, [id, now]);
 }
 
-/** Stamps the use and moves the expiry (sliding lifetime). */
+/** Stamps the use and moves the expiry (sliding lifetime), never past the session's max_expires_at (LEAST ignores a null). */
 export async function touchSession(db: Queryable, id: string, now: Date, expiresAt: Date): Promise<void> {
-  await db.query(`UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1`, [id, now, expiresAt]);
+  await db.query(`UPDATE sessions SET last_used_at = $2, expires_at = LEAST($3, max_expires_at) WHERE id = $1`, [id, now, expiresAt]);
 }
