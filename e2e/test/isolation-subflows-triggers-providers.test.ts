@@ -125,6 +125,17 @@ test('saving a team-a flow that reaches team-b is refused with 422 naming the fi
   assert.match(sec.body.error.details[0].message, /secret provider foreign does not serve namespace team-a/);
   assert.ok(!sec.text.includes(VALUE));
 
+  // The editor's check (validateFile) says the same before a save.
+  const checked = await as(devToken, 'POST', '/api/v1/namespaces/team-a/validate', {
+    path: 'sub.flow.yaml',
+    content: flow({ id: 'sub', tasks: [{ id: 'call', type: 'subflow', flow: 'team-b/target' }] }),
+  });
+  assert.equal(checked.status, 200, checked.text);
+  assert.equal(checked.body.valid, false);
+  assert.deepEqual(
+    checked.body.errors.map((e: any) => [e.field, e.pointer]),
+    [['tasks[0].flow', '/tasks/0/flow']],
+  );
   for (const id of ['sub', 'trig', 'sec']) assert.equal((await as(devToken, 'GET', `/api/v1/flows/team-a/${id}`)).status, 404, `${id} was not saved`);
   // The bound user cannot widen anything: allowed callers and provider scopes are admins' (403), and it never reaches team-b itself.
   assert.equal((await as(devToken, 'PUT', '/api/v1/namespaces/team-b/allowed-callers', { allowed_callers: ['team-a'] })).status, 403);

@@ -156,7 +156,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const stopping = new AbortController();
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
   const handlers: OperationHandlers = {
-    ...schemaHandlers(),
+    ...schemaHandlers({ pool: deps.db.pool }),
     ...authHandlers(routeDeps),
     ...tokenHandlers(routeDeps),
     ...userHandlers(routeDeps),

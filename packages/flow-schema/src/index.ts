@@ -46,4 +46,5 @@ export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIG
 export { SCRIPT_RUNTIMES, HTTP_METHODS } from './schema/defs-task.js';
 export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';
 export { checkFlowSemantics, secretReferenceSites } from './semantic.js';
+export { fieldPath } from './field-path.js';
 export * from './templates/index.js';

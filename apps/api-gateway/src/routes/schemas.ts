@@ -1,6 +1,8 @@
 // Flow file validation: the served JSON Schema (public) and validateFile.
 import path from 'node:path/posix';
-import { editorFlowSchema, validateFlow } from '@svc/flow-schema';
+import type pg from 'pg';
+import { editorFlowSchema, fieldPath, validateFlow } from '@svc/flow-schema';
+import { reachProblems } from '@svc/namespaces';
 import { validationFailed, type OperationHandlers } from '@svc/http';
 import type { Answer, RequestBody } from './api-types.js';
 
@@ -16,17 +18,29 @@ function checkRelativePath(p: string): string | null {
   return null;
 }
 
-export function schemaHandlers(): OperationHandlers {
+/** Where validateFile looks up what a flow may reach outside its namespace (issue #40); without it only the file itself is checked. */
+export interface SchemaRouteDeps {
+  pool: Pick<pg.Pool, 'query'>;
+}
+
+export function schemaHandlers(deps?: SchemaRouteDeps): OperationHandlers {
   return {
     // The editor copy: also flags unknown keys in draft-07 editors (VS Code's YAML extension).
     getFlowSchema: () => editorFlowSchema,
 
-    validateFile: ({ body }) => {
+    validateFile: async ({ body, params }) => {
       const { path: filePath, content } = body as RequestBody<'validateFile'>;
       const problem = checkRelativePath(filePath);
       if (problem) throw validationFailed([{ field: 'path', message: problem }]);
       if (!path.basename(filePath).endsWith(FLOW_FILE_SUFFIX)) return { valid: true, kind: 'unchecked', errors: [] } satisfies Answer<'validateFile'>;
-      const { errors } = validateFlow(content);
+      const { flow, errors } = validateFlow(content);
+      // What a save would refuse besides: a subflow, flow trigger or secret provider the namespace may not reach.
+      if (flow && deps && typeof params.namespace === 'string') {
+        for (const p of await reachProblems(deps.pool, params.namespace, [{ path: filePath, definition: flow }])) {
+          const pointer = p.field.slice(filePath.length + 1);
+          errors.push({ field: fieldPath(pointer, flow), pointer, message: p.message });
+        }
+      }
       return { valid: errors.length === 0, kind: 'flow', errors } satisfies Answer<'validateFile'>;
     },
   };
