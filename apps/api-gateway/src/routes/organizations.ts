@@ -115,7 +115,12 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       const details: Record<string, unknown> = { name: organization };
       if (b.namespaces !== undefined) {
         // Checked before the quota is written, so a refused list changes nothing.
-        const namespaces = await guard('namespaces', async () => normalizeOrganizationNamespaces(b.namespaces!));
+        let namespaces: string[] = [];
+        try {
+          namespaces = normalizeOrganizationNamespaces(b.namespaces);
+        } catch (err) {
+          orgError(err, 'namespaces');
+        }
         details.namespaces_before = o.namespaces;
         details.namespaces = namespaces;
       }
