@@ -33,7 +33,7 @@ const runs = async (id: string) => (await s.api('GET', `/api/v1/git-sources/${id
 test('two scheduler processes sync each commit once, by poll and by push webhook', async () => {
   const repo = new TestRepo(root, 'e2e');
   const first = repo.commit({ 'flows/hello.flow.yaml': flow('hello') }, 'first');
-  assert.ok([200, 201].includes((await s.api('PUT', '/api/v1/secrets/E2E_GIT_WEBHOOK', { value: WEBHOOK_SECRET })).status));
+  assert.ok([200, 201].includes((await s.api('PUT', '/api/v1/platform-secrets/E2E_GIT_WEBHOOK', { value: WEBHOOK_SECRET })).status));
   const created = await s.api('POST', '/api/v1/git-sources', {
     name: 'e2e',
     repo_url: repo.fileUrl,

@@ -38,7 +38,7 @@ before(async () => {
   for (const role of ['editor', 'admin'] as const) t[role] = await makeToken(gw, cookie, role);
   root = tempRoot();
   daemon = await startGitDaemon(root);
-  const put = await call(gw, t.admin, 'PUT', '/api/v1/secrets/GIT_WEBHOOK', { value: WEBHOOK_SECRET });
+  const put = await call(gw, t.admin, 'PUT', '/api/v1/platform-secrets/GIT_WEBHOOK', { value: WEBHOOK_SECRET });
   assert.ok(put.status === 200 || put.status === 201, put.body);
 });
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { after, before, test } from 'node:test';
-import { formatMasterKeys, generateMasterKey, SecretStore } from '@svc/secrets';
+import { formatMasterKeys, generateMasterKey, PlatformSecretStore } from '@svc/secrets';
 import { GitSyncWorker, hubSignature } from '@svc/git-sources';
 import {
   sshdUnavailable,
@@ -65,12 +65,12 @@ before(async () => {
     now: () => new Date(),
     maxFileBytes: 1 << 20,
     maxBundleBytes: 10 << 20,
-    secrets: new SecretStore({ db: gw.db.pool, keys: [KEY] }),
+    credentials: new PlatformSecretStore({ db: gw.db.pool, keys: [KEY] }),
     log: workerLog.logger,
     holderId: 'test-worker',
   });
   for (const [key, value] of [['GIT_TOKEN', P.token], ['GIT_WRONG_TOKEN', P.wrongToken], ['GIT_WEBHOOK', P.webhook], ...(ssh ? [['GIT_SSH_KEY', ssh.clientKey]] : [])] as const) {
-    const r = await call(gw, t.admin, 'PUT', `/api/v1/secrets/${key}`, { value });
+    const r = await call(gw, t.admin, 'PUT', `/api/v1/platform-secrets/${key}`, { value });
     assert.ok(r.status === 200 || r.status === 201, r.body);
   }
 });

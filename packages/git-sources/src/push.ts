@@ -105,7 +105,7 @@ export async function pushNamespaceBranch(deps: SyncDeps & SourceDeps, req: Push
     finishGitSyncRun(deps.db.pool, { id: run.id, status, sha, error, details: { namespace: req.namespace, ...details }, now: deps.now() });
   let auth: ReturnType<typeof openAuth> | undefined;
   try {
-    const credential = await sourceCredential(deps.secrets, source);
+    const credential = await sourceCredential(deps.credentials, source);
     auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
     const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs);
     const base = await repo.fetchHead({ url: source.repoUrl, branch: source.branch });

@@ -58,7 +58,7 @@ export function transportOf(url: string): { ok: true; transport: Transport } | {
     // credentials go in a secret. Over http(s) the user name alone can be the token
     // (https://<token>@host/...), so any user info is refused; ssh keeps its user (git@host).
     if (u.password || (u.username && s !== 'ssh')) {
-      return { ok: false, message: 'must not hold credentials (user info): put the token in a global secret, name it in credential_secret_key and set auth_type' };
+      return { ok: false, message: 'must not hold credentials (user info): put the token in a platform secret, name it in credential_secret_key and set auth_type' };
     }
     if (s !== 'file' && !u.hostname) return { ok: false, message: 'needs a host' };
     return { ok: true, transport: s as Transport };
@@ -103,8 +103,8 @@ export function parseGitSourceInput(b: GitSourceInput): { ok: true; settings: Gi
   if (!isAuthType(authType)) problems.push({ field: 'auth_type', message: `must be one of ${AUTH_TYPES.join(', ')}` });
   const credentialSecretKey = b.credential_secret_key ?? '';
   if (authType !== 'none' && !credentialSecretKey)
-    problems.push({ field: 'credential_secret_key', message: `is required for auth_type ${authType}: the key of a global secret holding the credential` });
-  if (credentialSecretKey && !BUILTIN_KEY_PATTERN.test(credentialSecretKey)) problems.push({ field: 'credential_secret_key', message: 'is not a secret key' });
+    problems.push({ field: 'credential_secret_key', message: `is required for auth_type ${authType}: the name of a platform secret holding the credential` });
+  if (credentialSecretKey && !BUILTIN_KEY_PATTERN.test(credentialSecretKey)) problems.push({ field: 'credential_secret_key', message: 'is not a platform secret name' });
   if (authType === 'none' && credentialSecretKey) problems.push({ field: 'credential_secret_key', message: 'is only for auth_type token, basic or ssh' });
   const knownHosts = (b.known_hosts ?? '').replace(/\r\n/g, '\n').trim();
   if (t.ok) {
@@ -116,7 +116,7 @@ export function parseGitSourceInput(b: GitSourceInput): { ok: true; settings: Gi
       problems.push({ field: 'known_hosts', message: 'is required for an ssh remote: its host key lines (ssh-keyscan output, checked before use)' });
   }
   const webhookSecretKey = b.webhook_secret_key ?? '';
-  if (webhookSecretKey && !BUILTIN_KEY_PATTERN.test(webhookSecretKey)) problems.push({ field: 'webhook_secret_key', message: 'is not a secret key' });
+  if (webhookSecretKey && !BUILTIN_KEY_PATTERN.test(webhookSecretKey)) problems.push({ field: 'webhook_secret_key', message: 'is not a platform secret name' });
   const pollInterval = b.poll_interval ?? 0;
   const pushPaths = b.push_paths ?? [];
   pushPaths.forEach((g, i) => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createDb, newId, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { generateMasterKey, SecretStore } from '@svc/secrets';
+import { generateMasterKey, PlatformSecretStore } from '@svc/secrets';
 import { FileObjectStore } from '@svc/storage';
 import { createGitSource, GitSyncWorker, parseGitSourceInput } from '../src/index.js';
 import { TestRepo, tempRoot } from '../src/testing.js';
@@ -56,7 +56,7 @@ test('symbolic links in a repository are skipped by the sync and nothing they po
     now,
     maxFileBytes: 1 << 20,
     maxBundleBytes: 10 << 20,
-    secrets: new SecretStore({ db: db.pool, keys: [generateMasterKey('k1')] }),
+    credentials: new PlatformSecretStore({ db: db.pool, keys: [generateMasterKey('k1')] }),
     log,
     holderId: 'w',
   });

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { createDb, requestGitSync, inTransaction, newId, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { deleteNamespace, NamespaceReadOnlyError, revertVersion, saveChanges, listVersions, type SaveDeps } from '@svc/namespaces';
-import { generateMasterKey, SecretStore } from '@svc/secrets';
+import { generateMasterKey, PlatformSecretStore } from '@svc/secrets';
 import { FileObjectStore } from '@svc/storage';
 import {
   branchProblem,
@@ -32,7 +32,7 @@ let tdb: TestDatabase;
 let db: Db;
 let storage: FileObjectStore;
 let root: string;
-let secrets: SecretStore;
+let credentials: PlatformSecretStore;
 const pools: Db[] = [];
 let clock = new Date('2026-11-25T10:00:00Z');
 const warnings: string[] = [];
@@ -43,7 +43,7 @@ before(async () => {
   db = createDb({ url: tdb.url, poolSize: 4 });
   root = tempRoot();
   storage = await FileObjectStore.open(path.join(root, 'objects'));
-  secrets = new SecretStore({ db: db.pool, keys: [generateMasterKey('k1')] });
+  credentials = new PlatformSecretStore({ db: db.pool, keys: [generateMasterKey('k1')] });
 });
 
 after(async () => {
@@ -59,7 +59,7 @@ const saveDeps = (): SaveDeps => ({ pool: db.pool, storage, now: () => clock, ma
 function worker(holderId: string): GitSyncWorker {
   const own = createDb({ url: tdb.url, poolSize: 4 });
   pools.push(own);
-  const deps: GitSyncWorkerDeps = { db: own, pool: own.pool, storage, now: () => clock, maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20, secrets, log, holderId };
+  const deps: GitSyncWorkerDeps = { db: own, pool: own.pool, storage, now: () => clock, maxFileBytes: 1 << 20, maxBundleBytes: 10 << 20, credentials, log, holderId };
   return new GitSyncWorker(deps);
 }
 

@@ -10,6 +10,9 @@
 // and a bounded read, not a body of SVC_MAX_BODY_BYTES.
 // A branch push is audited (`git.push`) with the source, branch, sha and
 // every repository path it writes.
+// The credential and the webhook secret of a source name platform secrets
+// (issue #40), which no flow can resolve: a setting that names anything else
+// (a global or namespace secret, or nothing) is 422 naming the field.
 import type { NextFunction, Request, Response } from 'express';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
@@ -40,7 +43,7 @@ import {
 import { conflict, createRawBodyReader, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { getNamespace } from '@svc/namespaces';
-import { ProviderStore, SecretStore } from '@svc/secrets';
+import { PlatformSecretStore } from '@svc/secrets';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -78,10 +81,20 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function settingsOf(body: unknown) {
+async function settingsOf(body: unknown, credentials: PlatformSecretStore) {
   const parsed = parseGitSourceInput(body as GitSourceInput);
   if (!parsed.ok) throw validationFailed(parsed.problems);
-  return parsed.settings;
+  const s = parsed.settings;
+  const problems: { field: string; message: string }[] = [];
+  for (const [field, name] of [
+    ['credential_secret_key', s.credentialSecretKey],
+    ['webhook_secret_key', s.webhookSecretKey],
+  ] as const) {
+    const problem = name ? await credentials.settingProblem(name) : null;
+    if (problem) problems.push({ field, message: problem });
+  }
+  if (problems.length) throw validationFailed(problems);
+  return s;
 }
 
 /**
@@ -111,7 +124,7 @@ async function webhookSource(deps: Pick<GitRouteDeps, 'db' | 'now'>, idParam: un
  * signature over it; the source it resolves is the handler's principal.
  */
 export function gitWebhook(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>) {
-  const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys });
+  const credentials = new PlatformSecretStore({ db: deps.db.pool, keys: deps.masterKeys });
   const seen = new WeakMap<Request, GitSourceRecord>();
   const readCapped = createRawBodyReader({ limit: GIT_WEBHOOK_MAX_BYTES });
   const gate = (req: Request, res: Response, next: NextFunction) => {
@@ -129,7 +142,7 @@ export function gitWebhook(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>
     let secret = '';
     if (source.webhookSecretKey) {
       try {
-        secret = (await secrets.resolve('', source.webhookSecretKey)).value;
+        secret = await credentials.read(source.webhookSecretKey);
       } catch {
         secret = ''; // a missing secret verifies nothing
       }
@@ -144,8 +157,8 @@ export function gitWebhook(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>
 // The webhook handler's principal is the verified source, the others' a user: the map is untyped.
 export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
   const src = { db: deps.db, now: deps.now };
-  const secrets = new SecretStore({ db: deps.db.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.db.pool, keys: deps.masterKeys }) });
-  const pushDeps = { ...src, pool: deps.db.pool, storage: deps.storage, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes, secrets };
+  const credentials = new PlatformSecretStore({ db: deps.db.pool, keys: deps.masterKeys });
+  const pushDeps = { ...src, pool: deps.db.pool, storage: deps.storage, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes, credentials };
   const body = (s: GitSourceRecord) => gitSourceBody(s, deps.publicUrl);
 
   return {
@@ -159,7 +172,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
     getGitSource: ({ params }: Ctx) => guard(async () => body(await getGitSource(src, params.sourceId))),
 
     async createGitSource(ctx: Ctx) {
-      const s = settingsOf(ctx.body);
+      const s = await settingsOf(ctx.body, credentials);
       const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
       await recordAudit(deps.db.pool, {
         action: 'git_source.create',
@@ -173,7 +186,7 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
     },
 
     async updateGitSource(ctx: Ctx) {
-      const s = settingsOf(ctx.body);
+      const s = await settingsOf(ctx.body, credentials);
       const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
       await recordAudit(deps.db.pool, {
         action: 'git_source.update',

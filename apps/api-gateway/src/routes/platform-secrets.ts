@@ -1,0 +1,75 @@
+// Platform secrets (issue #40, admin only): the credentials of the git
+// sources and of single sign-on, in a store that `secret()` and every other
+// resolver of secret references never read. Values go in and never come
+// out; every set and delete is audited with the name, never the value.
+import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { recordAudit } from '@svc/identity';
+import { BuiltinProviderDisabledError, PlatformSecretStore, type PlatformSecretListed } from '@svc/secrets';
+import type { AuthPrincipal } from '../identity/principal.js';
+import { auditContext } from './audit.js';
+import { secretHttpError, type SecretRouteDeps } from './secrets.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
+
+type Ctx = HandlerContext<AuthPrincipal>;
+
+function platformSecretBody(m: PlatformSecretListed): Schemas['PlatformSecret'] {
+  return {
+    name: m.name,
+    key_id: m.keyId,
+    upgraded_from_global: m.sealedAs === 'global_secret',
+    global_copy: m.globalCopy,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+    updated_by: m.updatedBy,
+  };
+}
+
+export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' | 'masterKeys'>): OperationHandlers<AuthPrincipal> {
+  const { db } = deps;
+  const store = new PlatformSecretStore({ db: db.pool, keys: deps.masterKeys });
+
+  return {
+    async listPlatformSecrets(ctx: Ctx) {
+      const { limit } = ctx.query as { limit: number };
+      const after = ctx.cursor as { name: string } | undefined;
+      const rows = await store.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
+      const page = rows.slice(0, limit);
+      return {
+        items: page.map(platformSecretBody),
+        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}),
+      } satisfies Answer<'listPlatformSecrets'>;
+    },
+
+    async putPlatformSecret(ctx: Ctx) {
+      const { name } = ctx.params as { name: string };
+      const { value } = ctx.body as RequestBody<'putPlatformSecret'>;
+      if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
+      const now = deps.now();
+      const { secret } = await db.prisma.$transaction(async (tx) => {
+        const out = await store.withDb(tx).put(name, value, { by: ctx.principal!.userId, now });
+        await recordAudit(tx, {
+          action: 'platform_secret.set',
+          ...auditContext(ctx),
+          targetType: 'platform_secret',
+          targetId: name,
+          details: { name, created: out.created, key_id: out.secret.keyId },
+          at: now,
+        });
+        return out;
+      });
+      return platformSecretBody((await store.head(name)) ?? { ...secret, globalCopy: false });
+    },
+
+    async deletePlatformSecret(ctx: Ctx) {
+      const { name } = ctx.params as { name: string };
+      const now = deps.now();
+      const deleted = await db.prisma.$transaction(async (tx) => {
+        if (!(await store.withDb(tx).delete(name))) return false;
+        await recordAudit(tx, { action: 'platform_secret.delete', ...auditContext(ctx), targetType: 'platform_secret', targetId: name, details: { name }, at: now });
+        return true;
+      });
+      if (!deleted) throw notFound(`no platform secret ${name}`);
+      return reply(204);
+    },
+  };
+}
