@@ -30,6 +30,7 @@ import { namespaceHandlers } from './routes/namespaces.js';
 import { namespaceCallerHandlers } from './routes/namespace-callers.js';
 import { schemaHandlers } from './routes/schemas.js';
 import { secretProviderHandlers } from './routes/secret-providers.js';
+import { platformSecretHandlers } from './routes/platform-secrets.js';
 import { secretHandlers } from './routes/secrets.js';
 import { tokenHandlers } from './routes/tokens.js';
 import { userHandlers } from './routes/users.js';
@@ -169,6 +170,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...secretHandlers(routeDeps),
     ...variableHandlers(routeDeps),
     ...secretProviderHandlers(routeDeps),
+    ...platformSecretHandlers(routeDeps),
     ...executionHandlers({ ...routeDeps, engine }),
     ...runnerHandlers({ engine, maxArtifactBytes: deps.config.maxArtifactBytes }),
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),

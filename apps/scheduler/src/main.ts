@@ -11,7 +11,7 @@
 import { GIT_SYNC_CHANNEL, Notifier } from '@svc/db';
 import { Engine } from '@svc/engine';
 import { GitSyncWorker } from '@svc/git-sources';
-import { ProviderStore, SecretStore } from '@svc/secrets';
+import { PlatformSecretStore } from '@svc/secrets';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { BackfillAdvancer } from './backfills.js';
@@ -51,7 +51,7 @@ await runService({
       now,
       log: ctx.log,
       holderId: ctx.instanceId,
-      secrets: new SecretStore({ db: ctx.db.pool, keys: ctx.config.masterKeys, providers: new ProviderStore({ db: ctx.db.pool, keys: ctx.config.masterKeys }) }),
+      credentials: new PlatformSecretStore({ db: ctx.db.pool, keys: ctx.config.masterKeys }),
       maxFileBytes: ctx.config.maxFileBytes,
       maxBundleBytes: ctx.config.maxBundleBytes,
       tickMs: ctx.config.gitSyncTickMs,

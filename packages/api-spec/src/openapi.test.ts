@@ -137,6 +137,8 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
     'listOrganizationEmails',
     'listRoleBindings',
     'getOidcSettings',
+    // Platform secrets are the admin's alone, names included (issue #40).
+    'listPlatformSecrets',
   ];
   for (const id of [
     ...adminReads,
@@ -144,6 +146,8 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
     'updateUser',
     'resetUserPassword',
     'putGlobalSecret',
+    'putPlatformSecret',
+    'deletePlatformSecret',
     'deleteGlobalVariable',
     'createSecretProvider',
     'createGitSource',

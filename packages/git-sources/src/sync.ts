@@ -27,7 +27,7 @@ import {
   type Manifest,
   type SaveDeps,
 } from '@svc/namespaces';
-import type { SecretStore } from '@svc/secrets';
+import type { PlatformSecretStore } from '@svc/secrets';
 import { GitCommandError, GitCredentialError } from './errors.js';
 import { openAuth, type AuthType } from './git/auth.js';
 import { ScratchRepo } from './git/repo.js';
@@ -35,7 +35,8 @@ import { Redactor } from './redact.js';
 import type { GitSourceRecord } from './sources.js';
 
 export interface SyncDeps extends SaveDeps {
-  secrets: SecretStore;
+  /** Where credential_secret_key is read: the platform secrets, which no flow can resolve (issue #40). */
+  credentials: PlatformSecretStore;
   /** Longest a git command may run, in ms. Default 300 000. */
   gitTimeoutMs?: number;
   /** Aborted when the service stops: running git commands are killed and the run ends failed. Default: none. */
@@ -62,13 +63,13 @@ export interface SyncOutcome {
   };
 }
 
-/** The credential of a source, from the global secret it names ('' for auth none). */
-export async function sourceCredential(secrets: SecretStore, s: Pick<GitSourceRecord, 'authType' | 'credentialSecretKey'>): Promise<string> {
+/** The credential of a source, from the platform secret it names ('' for auth none). */
+export async function sourceCredential(credentials: PlatformSecretStore, s: Pick<GitSourceRecord, 'authType' | 'credentialSecretKey'>): Promise<string> {
   if (s.authType === 'none') return '';
   try {
-    return (await secrets.resolve('', s.credentialSecretKey)).value;
+    return await credentials.read(s.credentialSecretKey);
   } catch (err) {
-    throw new GitCredentialError(`the credential of auth_type ${s.authType} could not be read from the global secret ${s.credentialSecretKey}: ${(err as Error).name}`);
+    throw new GitCredentialError(`the credential of auth_type ${s.authType} could not be read from the platform secret ${s.credentialSecretKey}: ${(err as Error).name}`);
   }
 }
 
@@ -166,7 +167,7 @@ async function headVersionId(pool: pg.Pool, namespace: string): Promise<string |
 export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promise<SyncOutcome> {
   let credential: string;
   try {
-    credential = await sourceCredential(deps.secrets, source);
+    credential = await sourceCredential(deps.credentials, source);
   } catch (err) {
     return { status: 'failed', sha: '', error: (err as Error).message, details: {} };
   }
@@ -227,7 +228,7 @@ export async function syncSource(deps: SyncDeps, source: GitSourceRecord): Promi
 
 /** The branch head on the remote without fetching (polls: unchanged means nothing to do). */
 export async function remoteHead(deps: SyncDeps, source: GitSourceRecord): Promise<string | null> {
-  const credential = await sourceCredential(deps.secrets, source);
+  const credential = await sourceCredential(deps.credentials, source);
   const auth = openAuth({ authType: source.authType as AuthType, credential, knownHosts: source.knownHosts });
   try {
     const repo = await ScratchRepo.create(auth, deps.gitTimeoutMs, deps.signal);

@@ -14,7 +14,7 @@ import * as client from 'openid-client';
 import { Strategy, type AuthenticateOptions, type VerifyFunction } from 'openid-client/passport';
 import type { Request } from 'express';
 import type { MasterKey } from '@svc/config';
-import { ProviderStore, SecretStore } from '@svc/secrets';
+import { parseSecretReference, PlatformSecretStore, ProviderStore, SecretNotFoundError } from '@svc/secrets';
 import type { GroupRole, Role } from '@svc/identity';
 
 export const OIDC_CALLBACK_PATH = '/api/v1/sso/oidc/callback';
@@ -204,10 +204,18 @@ export class OidcClient {
     return this.deps.publicUrl + OIDC_CALLBACK_PATH;
   }
 
-  /** The client secret, from the global secret the settings name. */
+  /**
+   * The client secret, from the platform secret the settings name (issue #40).
+   * A provider reference, which putOidcSettings no longer accepts, is read
+   * from its provider as before, so settings saved before the upgrade keep
+   * signing in until an admin moves the secret (docs/operating/sso.md).
+   */
   async clientSecret(s: Pick<OidcSettingsRow, 'clientSecretSecret'>): Promise<string> {
-    const store = new SecretStore({ db: this.deps.pool, keys: this.deps.masterKeys, providers: new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }) });
-    return (await store.resolve('', s.clientSecretSecret)).value;
+    const ref = parseSecretReference(s.clientSecretSecret);
+    if (ref.kind === 'builtin') return new PlatformSecretStore({ db: this.deps.pool, keys: this.deps.masterKeys }).read(ref.key);
+    const value = await (await new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }).open(ref.provider)).get(ref.path, ref.field);
+    if (value === undefined) throw new SecretNotFoundError(s.clientSecretSecret, [`provider:${ref.provider}`]);
+    return value;
   }
 
   /** Reads the issuer's discovery document (now, or from the cache when it is under an hour old). */

@@ -28,7 +28,7 @@ import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
 import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { parseSecretReference } from '@svc/secrets';
+import { PlatformSecretStore } from '@svc/secrets';
 import {
   createSession,
   deleteSession,
@@ -490,16 +490,23 @@ export function createSso(deps: SsoDeps) {
     const problems: Schemas['ErrorDetail'][] = [];
     const issuer = issuerProblem(body.issuer_url);
     if (issuer) problems.push({ field: 'issuer_url', message: issuer });
-    try {
-      parseSecretReference(body.client_secret_secret);
-    } catch (err) {
-      problems.push({ field: 'client_secret_secret', message: (err as Error).message });
+    // The client secret is a platform secret (issue #40): a provider reference, a global or a
+    // namespace secret is one that flows can read, and is refused.
+    if (body.client_secret_secret.includes(':')) {
+      problems.push({
+        field: 'client_secret_secret',
+        message: 'is a provider reference, which flows can read: store the client secret as a platform secret (svc platform-secret set NAME) and name that',
+      });
     }
     if (problems.length) throw validationFailed(problems);
-    try {
-      await oidc.clientSecret({ clientSecretSecret: body.client_secret_secret });
-    } catch {
-      problems.push({ field: 'client_secret_secret', message: `no global secret ${body.client_secret_secret} can be read` });
+    const secretProblem = await new PlatformSecretStore({ db: db.pool, keys: deps.masterKeys }).settingProblem(body.client_secret_secret);
+    if (secretProblem) problems.push({ field: 'client_secret_secret', message: secretProblem });
+    else {
+      try {
+        await oidc.clientSecret({ clientSecretSecret: body.client_secret_secret });
+      } catch (err) {
+        problems.push({ field: 'client_secret_secret', message: `the platform secret ${body.client_secret_secret} cannot be read: ${(err as Error).name}` });
+      }
     }
     try {
       const server = await oidc.server({ issuerUrl: body.issuer_url, clientId: body.client_id }, true);

@@ -9,6 +9,7 @@ import { flowOperations } from './flows.js';
 import { gitOperations } from './git.js';
 import { namespaceOperations } from './namespaces.js';
 import { organizationAdminOperations } from './organizations.js';
+import { platformSecretOperations } from './platform-secrets.js';
 import { hookOperations, runnerOperations } from './runner.js';
 import { secretOperations } from './secrets.js';
 import { ssoOperations } from './sso.js';
@@ -25,6 +26,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...flowOperations,
   ...namespaceOperations,
   ...secretOperations,
+  ...platformSecretOperations,
   ...gitOperations,
   ...adminOperations,
   ...aiOperations,
@@ -85,6 +87,10 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'exportAuditEvents',
   'getOidcLink',
   'startOidcLink',
+  // Platform secrets (issue #40, platform-secrets.ts, docs/operating/security.md).
+  'listPlatformSecrets',
+  'putPlatformSecret',
+  'deletePlatformSecret',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

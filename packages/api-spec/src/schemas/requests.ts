@@ -279,13 +279,19 @@ export const GitSourceRequest = component(
       repo_url: Type.String({
         minLength: 1,
         description:
-          'https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a global secret in credential_secret_key',
+          'https://, http://, ssh://, git:// or file:// URL, or user@host:path; no credentials in it (an http(s) URL with user info is 422): name a platform secret in credential_secret_key',
       }),
       branch: Type.Optional(Type.String({ default: 'main' })),
       auth_type: Type.Optional(Type.String({ description: 'For example none, token, ssh' })),
-      credential_secret_key: Type.Optional(Type.String()),
+      credential_secret_key: Type.Optional(
+        Type.String({
+          description: 'The platform secret (PUT /api/v1/platform-secrets/{name}) holding the credential; a global or namespace secret, which flows can read, is 422',
+        }),
+      ),
       known_hosts: Type.Optional(Type.String()),
-      webhook_secret_key: Type.Optional(Type.String()),
+      webhook_secret_key: Type.Optional(
+        Type.String({ description: 'The platform secret whose value signs push notifications; a global or namespace secret, which flows can read, is 422' }),
+      ),
       poll_interval: Type.Optional(Int64({ minimum: 0, description: 'Seconds; 0 disables polling' })),
       push_paths: Type.Optional(
         Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {

@@ -26,7 +26,8 @@ const settingsFields = {
   client_secret_secret: Type.String({
     minLength: 1,
     maxLength: 1350,
-    description: 'The global secret (a builtin key or `<provider>:<path>[#field]`) that holds the client secret; the value is never shown',
+    description:
+      'The name of the platform secret (PUT /api/v1/platform-secrets/{name}) that holds the client secret; a global or namespace secret or a provider reference, which flows can read, is 422. The value is never shown',
   }),
   scopes: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), {
     maxItems: 20,
