@@ -1,6 +1,6 @@
 // `svc sso` (issue #34) against a real stack and a real OpenID Connect
 // provider (oidc-provider on loopback), as a subprocess: an admin stores the
-// client secret with `svc secret set`, configures single sign-on with `svc sso
+// client secret with `svc platform-secret set`, configures single sign-on with `svc sso
 // set` (the gateway reads the IdP's discovery document first), reads it back
 // in every format, maps IdP groups to roles, changes one field keeping the
 // others, and deletes it. The client secret's value appears in no output of
@@ -55,7 +55,7 @@ test('svc sso set, get, group-role and delete; no output holds the client secret
   assert.equal(status0.code, 0, status0.stderr);
   assert.deepEqual(JSON.parse(status0.stdout), { oidc: false });
 
-  const secret = await run(['secret', 'set', 'oidc_client_secret'], { stdin: SECRET });
+  const secret = await run(['platform-secret', 'set', 'oidc_client_secret'], { stdin: SECRET });
   assert.equal(secret.code, 0, secret.stderr);
 
   // The first time, the four fields without a default are needed.
@@ -164,7 +164,7 @@ test('svc sso set, get, group-role and delete; no output holds the client secret
   const bad = await run(['sso', 'set', '--issuer', `http://127.0.0.1:${await freePort()}`, '--client-secret-ref', 'no_such_secret']);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /\(code validation_failed, HTTP 422, request ID \S+\)/);
-  assert.match(bad.stderr, /^ {2}client_secret_secret: no global secret no_such_secret can be read$/m);
+  assert.match(bad.stderr, /^ {2}client_secret_secret: no platform secret no_such_secret: set it first/m);
   assert.match(bad.stderr, /^ {2}issuer_url: the discovery document cannot be read/m);
   assert.equal((await settings()).issuer_url, idp.issuer, 'unchanged');
 

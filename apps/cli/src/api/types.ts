@@ -30,6 +30,7 @@ export type FlowRevision = Schemas['FlowRevision'];
 export type Namespace = Schemas['Namespace'];
 export type NamespaceVersion = Schemas['NamespaceVersion'];
 export type SecretKey = Schemas['SecretKey'];
+export type PlatformSecret = Schemas['PlatformSecret'];
 export type Variable = Schemas['Variable'];
 
 /** One page of a list operation: `{items, next_cursor?}`, as every list of the document (listExecutions' here) has it. */

@@ -11,6 +11,7 @@ import { registerExecutions } from './executions.js';
 import { registerFlow } from './flow.js';
 import { registerNs } from './ns.js';
 import { registerOrg } from './org.js';
+import { registerPlatformSecret } from './platform-secret.js';
 import { registerRoleBinding } from './role-binding.js';
 import { registerSecretsAndVars } from './secrets-vars.js';
 import { registerServerLocal } from './server-local.js';
@@ -22,6 +23,7 @@ export function registerAll(program: Command, app: App): void {
   registerFlow(program, app);
   registerExecutions(program, app);
   registerSecretsAndVars(program, app);
+  registerPlatformSecret(program, app);
   registerAdmin(program, app);
   registerAudit(program, app);
   registerAi(program, app);

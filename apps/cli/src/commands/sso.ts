@@ -158,7 +158,7 @@ export function registerSso(program: Command, app: App): void {
       .option('--display-name <name>', 'the name on the login button ("Sign in with NAME")')
       .option('--issuer <url>', 'the issuer URL (https; http only on a loopback address)')
       .option('--client-id <id>', 'the client registered at the IdP')
-      .option('--client-secret-ref <secret>', 'the global secret holding the client secret: a builtin key (set it with `svc secret set NAME`) or PROVIDER:PATH[#FIELD]')
+      .option('--client-secret-ref <secret>', 'the platform secret holding the client secret (set it with `svc platform-secret set NAME`); flows cannot read it')
       .option('--scopes <scopes>', 'scopes besides openid, comma- or space-separated (default email,profile)')
       .option('--groups-claim <claim>', 'the claim holding the groups, a dotted path such as realm_access.roles (default groups)')
       .option('--default-role <role>', `the role when no group matches: ${ROLES.join(', ')} (default viewer)`)
