@@ -48,7 +48,7 @@ import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { namespaceError } from './namespaces.js';
-import type { Answer, RequestBody } from './api-types.js';
+import type { Answer, RequestBody, Schemas } from './api-types.js';
 
 export interface GitRouteDeps {
   db: Db;
@@ -85,7 +85,7 @@ async function settingsOf(body: unknown, credentials: PlatformSecretStore) {
   const parsed = parseGitSourceInput(body as GitSourceInput);
   if (!parsed.ok) throw validationFailed(parsed.problems);
   const s = parsed.settings;
-  const problems: { field: string; message: string }[] = [];
+  const problems: Schemas['ErrorDetail'][] = [];
   for (const [field, name] of [
     ['credential_secret_key', s.credentialSecretKey],
     ['webhook_secret_key', s.webhookSecretKey],
