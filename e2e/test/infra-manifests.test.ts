@@ -353,7 +353,7 @@ for (const overlay of overlays) {
     const rules = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) =>
       r.resources.map((res) => `${r.apiGroups.join()}/${res}: ${[...r.verbs].sort().join(' ')}`),
     );
-    assert.deepEqual(rules.sort(), ['/pods/log: get', '/pods: delete get list watch', 'batch/jobs: create delete get list watch']);
+    assert.deepEqual(rules.sort(), ['/pods/log: get', '/pods: delete get list watch', '/secrets: create', 'batch/jobs: create delete get list watch']);
     const env = Object.fromEntries(dispatcherEnv.map((e) => [e.name, e.value]));
     assert.match(env.SVC_RUNNER_IMAGE!, /^registry\.example\.com\/svc\/runner:/);
     assert.equal(

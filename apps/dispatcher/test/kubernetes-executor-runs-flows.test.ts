@@ -31,7 +31,8 @@ before(async () => {
   const k8s = (image: string, more: Record<string, unknown> = {}) => ({ type: 'kubernetes', image, ...more });
   env = await startKubernetesEnv(
     {
-      'hello.sh': 'echo "hello from a pod"\necho "task $SVC_TASK_ID in $SVC_IMAGE"\ngrep -E "^(CapEff|NoNewPrivs):" /proc/self/status | tr -s "\\t " " "\n',
+      'hello.sh':
+        'echo "hello from a pod"\necho "task $SVC_TASK_ID in $SVC_IMAGE"\ngrep -E "^(CapEff|NoNewPrivs):" /proc/self/status | tr -s "\\t " " "\necho "token in env: $( (env; tr "\\0" "\\n" < /proc/1/environ) | grep -c "^SVC_RUN_TOKEN=")"\n',
       'hello.flow.yaml': flow({
         id: 'hello',
         executor: k8s(images.debian, {
@@ -68,6 +69,10 @@ before(async () => {
       'unlisted.flow.yaml': flow({
         id: 'unlisted',
         tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'cluster-admin' } }) }],
+      }),
+      'othersaccount.flow.yaml': flow({
+        id: 'othersaccount',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'reports-reader' } }) }],
       }),
       'own.flow.yaml': flow({
         id: 'own',
@@ -108,7 +113,12 @@ test('a script task in a Debian image runs in a Job and succeeds with its logs; 
   assert.equal(job.metadata.labels!['svc.dev/task-run-id'], ex.runs[0]!.id);
   assert.deepEqual(job.metadata.annotations, { 'example.com/owner': 'data-team' });
   const pod = job.spec.template.spec;
-  assert.equal(pod.serviceAccountName, 'etl-runner', 'listed in SVC_K8S_SERVICE_ACCOUNTS');
+  assert.equal(pod.serviceAccountName, 'etl-runner', 'listed in SVC_K8S_SERVICE_ACCOUNTS for the namespace ns');
+  // The run token: in a Secret owned by the Job (gone with it), never in the Job's environment.
+  const env0 = pod.containers[0].env ?? [];
+  assert.ok(!env0.some((e) => e.name === 'SVC_RUN_TOKEN'), 'no SVC_RUN_TOKEN in the Job');
+  assert.ok(env0.some((e) => e.name === 'SVC_RUN_TOKEN_FILE' && e.value === '/.svc-token/token'));
+  assert.ok(lines.includes('token in env: 0'), `the task saw no token variable:\n${lines.join('\n')}`);
   assert.equal(pod.automountServiceAccountToken, undefined, 'an allowed account keeps its token');
   const secure = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
   assert.deepEqual(pod.containers[0].securityContext, secure);
@@ -140,7 +150,11 @@ test("a service account the operator did not list, or the dispatcher's own, fail
   const cases: [string, RegExp][] = [
     [
       'unlisted',
-      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed in namespace [a-z0-9.-]+: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of [a-z0-9.-]+ \(for namespace [a-z0-9.-]+ it lists etl-runner\)$/,
+      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed in namespace ns: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of ns \(for namespace ns it lists etl-runner\)$/,
+    ],
+    [
+      'othersaccount',
+      /^task t cannot run on the kubernetes executor: the service account reports-reader is not allowed in namespace ns: .*\(for namespace ns it lists etl-runner\)$/,
     ],
     ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
   ];

@@ -117,8 +117,9 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     SVC_K8S_API_URL: standin.url,
     SVC_K8S_TOKEN: standin.token,
     SVC_K8S_NAMESPACE: 'svc-jobs',
-    // The hello flow's account; svc-dispatcher (the default SVC_K8S_DISPATCHER_SERVICE_ACCOUNT) cannot be listed.
-    SVC_K8S_SERVICE_ACCOUNTS: 'etl-runner',
+    // The hello flow's account, for the flows' namespace `ns` (and its descendants); reports-reader only for `other`.
+    // svc-dispatcher (the default SVC_K8S_DISPATCHER_SERVICE_ACCOUNT) cannot be listed.
+    SVC_K8S_SERVICE_ACCOUNTS: 'ns=etl-runner;other=reports-reader',
     SVC_K8S_MAX_JOBS: '3',
     SVC_KILL_DELAY_MS: String(opts.killDelayMs ?? 2000),
   });

@@ -24,6 +24,7 @@ import {
   type Unchecked,
   type JobSpec,
 } from './meta.js';
+import { Secrets } from './secrets.js';
 import type { Store } from './store.js';
 
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
@@ -48,7 +49,12 @@ export class Cluster {
     readonly namespaces: Set<string>,
     private readonly kubelet: Kubelet | undefined,
     opts: { backOffMs: number; log: (m: string, f?: Record<string, unknown>) => void },
+    /** The Secrets (secrets.ts); those a Job owns go when it does. */
+    readonly secrets: Secrets = new Secrets(),
   ) {
+    store.subscribe((e) => {
+      if (e.resource === 'jobs' && e.type === 'DELETED' && e.object.metadata.uid) this.secrets.deleteOwnedBy(e.object.metadata.uid);
+    });
     this.jobs = new JobController(store, { backOffMs: opts.backOffMs, deletePod: (ns, name, grace) => void this.deletePodQuietly(ns, name, grace), log: opts.log });
   }
 

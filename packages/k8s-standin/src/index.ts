@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type Docker from 'dockerode';
 import { Cluster } from './cluster.js';
 import { Kubelet } from './kubelet.js';
+import { Secrets } from './secrets.js';
 import { createApiServer } from './server.js';
 import { Store } from './store.js';
 
@@ -53,6 +54,8 @@ export interface Standin {
   };
   /** The objects, for assertions (what a client could read too). */
   store: Store;
+  /** The Secrets, for assertions. */
+  secrets: Secrets;
   /** Name of the one node; the label its Docker containers and volumes carry is `io.svc.k8s-standin=<id>`. */
   nodeName: string;
   id: string;
@@ -69,8 +72,10 @@ export async function startStandin(opts: StandinOptions = {}): Promise<Standin> 
   const backOffMs = opts.backOffMs ?? 500;
   const store = new Store(opts.historySize);
   const nodeName = `standin-node-${id}`;
+  const secrets = new Secrets();
   const kubelet = opts.docker
     ? new Kubelet(store, {
+        secrets,
         docker: opts.docker,
         nodeName,
         hostIP: '127.0.0.1',
@@ -80,7 +85,7 @@ export async function startStandin(opts: StandinOptions = {}): Promise<Standin> 
         log,
       })
     : undefined;
-  const cluster = new Cluster(store, new Set(opts.namespaces ?? ['default']), kubelet, { backOffMs, log });
+  const cluster = new Cluster(store, new Set(opts.namespaces ?? ['default']), kubelet, { backOffMs, log }, secrets);
   cluster.start();
   const { server, endWatches } = createApiServer(cluster, { token, onRequest: opts.onRequest });
   await new Promise<void>((resolve, reject) => {
@@ -93,6 +98,7 @@ export async function startStandin(opts: StandinOptions = {}): Promise<Standin> 
     url,
     token,
     store,
+    secrets,
     nodeName,
     id,
     kubeConfigOptions: {

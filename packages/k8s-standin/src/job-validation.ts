@@ -78,7 +78,9 @@ function podSpecCauses(spec: Unchecked<PodSpec> | undefined, field: string): Sta
         message: `Invalid value: "${v?.name ?? ''}": ${labelNameError(v?.name ?? '') ?? 'Required value'}`,
       });
     volumeNames.add(v?.name);
-    if (!v?.emptyDir) out.push({ reason: 'FieldValueNotSupported', field: `${field}.volumes[${i}]`, message: 'the stand-in supports emptyDir volumes only' });
+    if (v?.secret && !v.secret.secretName) out.push({ reason: 'FieldValueRequired', field: `${field}.volumes[${i}].secret.secretName`, message: 'Required value' });
+    if (!v?.emptyDir && !v?.secret)
+      out.push({ reason: 'FieldValueNotSupported', field: `${field}.volumes[${i}]`, message: 'the stand-in supports emptyDir and secret volumes only' });
   });
   if (!Array.isArray(spec?.containers) || spec.containers.length === 0) out.push({ reason: 'FieldValueRequired', field: `${field}.containers`, message: 'Required value' });
   const names = new Set<string | undefined>();

@@ -21,12 +21,16 @@
 //            containers and volumes removed, then the object.
 // Every container is labelled like dockershim's (io.kubernetes.*) plus the
 // stand-in's own label, by which close() finds leftovers.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { checkImage, type PullPolicy } from './images.js';
 import { cpuCores, memoryBytes } from './job-validation.js';
 import { badRequest, timestamp, type Container, type ContainerStateTerminated, type ContainerStatus, type Pod, type PodSpec, type PodStatus } from './meta.js';
 import { conditions, demux } from './pod-status.js';
+import type { Secrets } from './secrets.js';
 import type { Store } from './store.js';
 
 export interface KubeletOptions {
@@ -42,7 +46,12 @@ export interface KubeletOptions {
   /** A label put on every Docker container and volume of this kubelet: [key, value]. */
   ownerLabel: [string, string];
   log: (message: string, fields?: Record<string, unknown>) => void;
+  /** The cluster's Secrets, for `secret` volumes. */
+  secrets?: Secrets;
 }
+
+/** How long a pod waits for the Secret of a `secret` volume to exist (the kubelet retries its mount). */
+const SECRET_WAIT_MS = 60_000;
 
 type ContainerKind = 'init' | 'app';
 
@@ -69,6 +78,8 @@ class PodWorker {
   /** The Docker container currently holding each container name (its latest restart). */
   readonly containers = new Map<string, Docker.Container>();
   private readonly volumes: string[] = [];
+  /** Host directories behind `secret` volumes, removed with the pod. */
+  private readonly secretDirs: string[] = [];
   readonly done: Promise<void>;
   private ended!: () => void;
   private readonly endedP = new Promise<void>((r) => (this.ended = r));
@@ -117,6 +128,7 @@ class PodWorker {
         .getVolume(v)
         .remove()
         .catch(() => undefined);
+    for (const d of this.secretDirs) fs.rmSync(d, { recursive: true, force: true });
     this.k.store.remove('pods', this.ns, this.name);
   }
 
@@ -174,7 +186,13 @@ class PodWorker {
     });
     for (const v of spec.volumes ?? []) {
       const name = `k8s-standin_${this.uid}_${v.name}`;
-      await this.k.opts.docker.createVolume({ Name: name, Labels: { [this.k.opts.ownerLabel[0]]: this.k.opts.ownerLabel[1], 'io.kubernetes.pod.uid': this.uid } });
+      const labels = { [this.k.opts.ownerLabel[0]]: this.k.opts.ownerLabel[1], 'io.kubernetes.pod.uid': this.uid };
+      if (v.secret) {
+        const dir = await this.secretDir(v.secret);
+        if (!dir) return;
+        // A local volume bound to the directory: the engine runs on this host.
+        await this.k.opts.docker.createVolume({ Name: name, Labels: labels, DriverOpts: { type: 'none', o: 'bind', device: dir } });
+      } else await this.k.opts.docker.createVolume({ Name: name, Labels: labels });
       this.volumes.push(name);
     }
     for (const c of inits) {
@@ -190,6 +208,48 @@ class PodWorker {
     this.update((s) => {
       s.phase = results.every((r) => r.exitCode === 0 && !r.stopped) ? 'Succeeded' : 'Failed';
     });
+  }
+
+  /**
+   * A host directory holding a Secret's keys as files, as the kubelet
+   * writes a `secret` volume: each item's mode, else defaultMode, else 0644;
+   * with the pod's fsGroup, owned by that group with its read bit added
+   * (0400 becomes 0440). Waits for the Secret; undefined when the pod ended
+   * meanwhile or it never came (the pod then fails).
+   */
+  private async secretDir(v: { secretName?: string; defaultMode?: number; items?: { key: string; path: string; mode?: number }[] }): Promise<string | undefined> {
+    let secret = this.k.opts.secrets?.get(this.ns, v.secretName ?? '');
+    for (const until = Date.now() + SECRET_WAIT_MS; !secret && Date.now() < until && !this.stop.signal.aborted;) {
+      await sleep(100, this.stop.signal);
+      secret = this.k.opts.secrets?.get(this.ns, v.secretName ?? '');
+    }
+    if (!secret) {
+      if (!this.stop.signal.aborted) {
+        this.update((s) => {
+          s.phase = 'Failed';
+          s.reason = 'CreateContainerConfigError';
+          s.message = `secret "${v.secretName}" not found`;
+        });
+      }
+      return undefined;
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-standin-secret-'));
+    this.secretDirs.push(dir);
+    const fsGroup = this.spec.securityContext?.fsGroup;
+    const data = secret.data ?? {};
+    const items: { key: string; path: string; mode?: number }[] = v.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+    for (const item of items) {
+      const file = path.join(dir, item.path);
+      fs.writeFileSync(file, Buffer.from(data[item.key] ?? '', 'base64'));
+      let mode = item.mode ?? v.defaultMode ?? 0o644;
+      if (fsGroup !== undefined) {
+        fs.chownSync(file, 0, fsGroup);
+        mode |= 0o440;
+      }
+      fs.chmodSync(file, mode);
+    }
+    fs.chmodSync(dir, 0o755);
+    return dir;
   }
 
   private setAppsWaiting(reason: string): void {
@@ -348,6 +408,8 @@ class PodWorker {
         SecurityOpt: securityOpt,
         ...(sec.capabilities?.add?.length ? { CapAdd: sec.capabilities.add } : {}),
         ...(sec.capabilities?.drop?.length ? { CapDrop: sec.capabilities.drop } : {}),
+        // fsGroup: a supplementary group of every container's processes.
+        ...(this.spec.securityContext?.fsGroup !== undefined ? { GroupAdd: [String(this.spec.securityContext.fsGroup)] } : {}),
         Mounts: (c.volumeMounts ?? []).map((m) => ({ Type: 'volume' as const, Source: `k8s-standin_${this.uid}_${m.name}`, Target: m.mountPath, ReadOnly: !!m.readOnly })),
         ...(cpu !== null ? { NanoCpus: Math.round(cpu * 1e9) } : {}),
         ...(mem !== null ? { Memory: mem } : {}),

@@ -10,6 +10,9 @@
 //   GET    /api/v1/namespaces/{ns}/pods/{name}[/status]
 //   DELETE /api/v1/namespaces/{ns}/pods/{name}              gracePeriodSeconds
 //   GET    /api/v1/namespaces/{ns}/pods/{name}/log         container, follow, tailLines, timestamps
+//   POST   /api/v1/namespaces/{ns}/secrets
+//   GET    /api/v1/namespaces/{ns}/secrets/{name}
+//   DELETE /api/v1/namespaces/{ns}/secrets/{name}
 // Every request needs `Authorization: Bearer <token>` (401 otherwise). Lists
 // and watches take labelSelector and fieldSelector; a watch starts with the
 // current objects as ADDED (no resourceVersion, or "0"), or replays the
@@ -119,6 +122,23 @@ export function createApiServer(cluster: Cluster, opts: ApiOptions): { server: h
     if (m && method === 'GET') {
       cluster.requireNamespace(m[1]);
       return json(res, 200, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: m[1] }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+    }
+    m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/.exec(p);
+    if (m) {
+      const ns = m[1];
+      cluster.requireNamespace(ns);
+      const name = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
+      if (name === undefined && method === 'POST') return json(res, 201, cluster.secrets.create(ns, await readBody(req)));
+      if (name !== undefined && method === 'GET') {
+        const o = cluster.secrets.get(ns, name);
+        if (!o) throw new StatusError(404, 'NotFound', `secrets "${name}" not found`, { name, kind: 'secrets' });
+        return json(res, 200, o);
+      }
+      if (name !== undefined && method === 'DELETE') {
+        await readBody(req);
+        return json(res, 200, cluster.secrets.delete(ns, name));
+      }
+      throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
     m = /^\/(?:apis\/batch\/v1\/(jobs)|api\/v1\/(pods))$/.exec(p) ?? /^\/(?:apis\/batch\/v1\/namespaces\/([^/]+)\/(jobs)|api\/v1\/namespaces\/([^/]+)\/(pods))$/.exec(p);
     if (m) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ClaimedRun, PreparedTask } from '@svc/engine';
 import type { ContainerTask } from './container-task.js';
-import { DEADLINE_MARGIN_S, FINISHED_JOB_TTL_S, imagePullPolicy, INSTALL_DIR, jobManifest } from './kubernetes-job.js';
+import { DEADLINE_MARGIN_S, FINISHED_JOB_TTL_S, imagePullPolicy, INSTALL_DIR, jobManifest, tokenSecret } from './kubernetes-job.js';
 
 const RUNNER_ARGV = ['/.svc-runner/lib/ld-linux-x86-64.so.2', '--inhibit-cache', '--library-path', '/.svc-runner/lib', '/.svc-runner/bin/node', '/.svc-runner/svc.cjs'];
 const OPTS = {
@@ -89,7 +89,10 @@ test('a task with every kubernetes setting: the Job carries each of them, the re
   ]);
   assert.deepEqual(pod.imagePullSecrets, [{ name: 'registry-a' }, { name: 'registry-b' }]);
   assert.equal(pod.terminationGracePeriodSeconds, 10);
-  assert.deepEqual(pod.volumes, [{ name: 'svc-runner', emptyDir: {} }]);
+  assert.deepEqual(pod.volumes, [
+    { name: 'svc-runner', emptyDir: {} },
+    { name: 'svc-run-token', secret: { secretName: 'svc-tr-1-token', defaultMode: 0o400, items: [{ key: 'token', path: 'token' }] } },
+  ]);
   assert.deepEqual(pod.initContainers, [
     {
       name: 'svc-runner',
@@ -110,23 +113,31 @@ test('a task with every kubernetes setting: the Job carries each of them, the re
         { name: 'SVC_SERVER', value: 'http://gw:8080' },
         { name: 'SVC_TASK_RUN_ID', value: 'tr-1' },
         { name: 'SVC_IMAGE', value: 'python:3.12-slim' },
-        { name: 'SVC_RUN_TOKEN', value: 'tok' },
+        { name: 'SVC_RUN_TOKEN_FILE', value: '/.svc-token/token' },
       ],
       resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
-      volumeMounts: [{ name: 'svc-runner', mountPath: '/.svc-runner', readOnly: true }],
+      volumeMounts: [
+        { name: 'svc-runner', mountPath: '/.svc-runner', readOnly: true },
+        { name: 'svc-run-token', mountPath: '/.svc-token', readOnly: true },
+      ],
       securityContext: SECURE,
     },
   ]);
-  assert.equal(pod.securityContext, undefined, 'runAsNonRoot only when the operator asks for it');
+  assert.deepEqual(pod.securityContext, { fsGroup: 64000 }, 'runAsNonRoot only when the operator asks for it; the token group always');
+  assert.ok(!JSON.stringify(job).includes('"tok"'), 'the token is nowhere in the Job');
 });
 
-test('inject_runner false: no init container, no volume, svc from the image PATH', () => {
+test('inject_runner false: no init container, no runner volume, svc from the image PATH', () => {
   const job = jobManifest(task({ injectRunner: false, command: ['svc', 'exec'] }), OPTS);
   const pod = job.spec!.template.spec!;
   assert.equal(pod.initContainers, undefined);
-  assert.equal(pod.volumes, undefined);
+  assert.deepEqual(
+    pod.volumes,
+    [{ name: 'svc-run-token', secret: { secretName: 'svc-tr-1-token', defaultMode: 0o400, items: [{ key: 'token', path: 'token' }] } }],
+    'the token volume only',
+  );
   assert.deepEqual(pod.containers[0]!.command, ['svc', 'exec']);
-  assert.equal(pod.containers[0]!.volumeMounts, undefined);
+  assert.deepEqual(pod.containers[0]!.volumeMounts, [{ name: 'svc-run-token', mountPath: '/.svc-token', readOnly: true }]);
 });
 
 test('a task without settings: the task service account without its token, no resources', () => {
@@ -136,7 +147,7 @@ test('a task without settings: the task service account without its token, no re
   assert.equal(job.spec!.activeDeadlineSeconds, 24 * 3600 + DEADLINE_MARGIN_S, 'no timeout: the 24 h default');
   assert.equal(pod.serviceAccountName, 'svc-task', 'SVC_K8S_TASK_SERVICE_ACCOUNT, not the namespace default account');
   assert.equal(pod.automountServiceAccountToken, false);
-  for (const k of ['nodeSelector', 'tolerations', 'imagePullSecrets', 'securityContext'] as const) assert.equal(pod[k], undefined, k);
+  for (const k of ['nodeSelector', 'tolerations', 'imagePullSecrets'] as const) assert.equal(pod[k], undefined, k);
   assert.deepEqual(pod.containers[0]!.securityContext, SECURE);
   assert.deepEqual(pod.initContainers![0]!.securityContext, SECURE);
   assert.equal(pod.containers[0]!.resources, undefined);
@@ -146,7 +157,7 @@ test('a task without settings: the task service account without its token, no re
 test('SVC_K8S_RUN_AS_NON_ROOT adds runAsNonRoot at the pod level; the containers keep their security context', () => {
   for (const injectRunner of [true, false]) {
     const pod = jobManifest(task({ injectRunner }), { ...OPTS, runAsNonRoot: true }).spec!.template.spec!;
-    assert.deepEqual(pod.securityContext, { runAsNonRoot: true });
+    assert.deepEqual(pod.securityContext, { runAsNonRoot: true, fsGroup: 64000 });
     for (const c of [...(pod.initContainers ?? []), ...pod.containers]) assert.deepEqual(c.securityContext, SECURE, c.name);
   }
   const a = jobManifest(task(), OPTS).spec!.template.spec!;
@@ -156,4 +167,15 @@ test('SVC_K8S_RUN_AS_NON_ROOT adds runAsNonRoot at the pod level; the containers
 
 test('pull policies map to imagePullPolicy', () => {
   assert.deepEqual((['always', 'if_not_present', 'never'] as const).map(imagePullPolicy), ['Always', 'IfNotPresent', 'Never']);
+});
+
+test('the run token is in a Secret owned by the Job, never in the Job: the task reads it from SVC_RUN_TOKEN_FILE', () => {
+  const t = task();
+  const job = jobManifest(t, OPTS);
+  assert.ok(!JSON.stringify(job).includes('"tok"'), 'no token value in the Job');
+  assert.ok(!job.spec!.template.spec!.containers[0]!.env!.some((e) => e.name === 'SVC_RUN_TOKEN'), 'no SVC_RUN_TOKEN variable');
+  const secret = tokenSecret(t, 'svc-jobs', { name: 'svc-tr-1', uid: 'uid-1' });
+  assert.equal(secret.metadata!.name, 'svc-tr-1-token');
+  assert.deepEqual(secret.metadata!.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'svc-tr-1', uid: 'uid-1' }], 'removed with its Job');
+  assert.equal(Buffer.from(secret.data!.token!, 'base64').toString(), 'tok');
 });

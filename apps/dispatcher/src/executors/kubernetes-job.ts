@@ -7,8 +7,14 @@
 //     RUNNER_MOUNT; without inject_runner there is neither, and the command
 //     is `svc exec` from the image's PATH;
 //   - container `task`: the task's image and pull policy, `svc exec` with the
-//     runner's environment (SVC_SERVER, SVC_TASK_RUN_ID, SVC_RUN_TOKEN,
+//     runner's environment (SVC_SERVER, SVC_TASK_RUN_ID, SVC_RUN_TOKEN_FILE,
 //     SVC_IMAGE), the executor's resources (requests and limits);
+//   - the run token: never in the environment, but in the Secret
+//     `<job>-token` (tokenSecret), which the executor creates owned by the
+//     Job (removed with it), mounted read-only at TOKEN_DIR with mode 0400;
+//     the pod's fsGroup (TOKEN_FS_GROUP) makes it group-readable by the
+//     task's processes whatever their user (the kubelet adds the group's
+//     read bit, 0440), and the runner reads it through SVC_RUN_TOKEN_FILE;
 //   - the executor's `kubernetes` settings: service account, node selector,
 //     tolerations, image pull secrets, labels and annotations (on the Job and
 //     its pod; svc's own labels win over a user label of the same key);
@@ -29,7 +35,7 @@
 //     cluster ends a pod whose runner hangs even if no dispatcher is left to;
 //   - ttlSecondsAfterFinished: the cluster removes a finished Job that no
 //     dispatcher deleted (its dispatcher died).
-import type { V1Container, V1Job, V1SecurityContext, V1Toleration } from '@kubernetes/client-node';
+import type { V1Container, V1Job, V1Secret, V1SecurityContext, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { assertNever } from '@svc/assert';
 import type { ContainerTask, PullPolicy, ResourceList } from './container-task.js';
 
@@ -44,6 +50,33 @@ export const INSTALL_DIR = '/svc-runner-install';
 export const DEADLINE_MARGIN_S = 300;
 /** Seconds a finished Job stays when no dispatcher deletes it. */
 export const FINISHED_JOB_TTL_S = 3600;
+/** The volume of the run token Secret, where the task container mounts it, and the file the runner reads. */
+export const TOKEN_VOLUME = 'svc-run-token';
+export const TOKEN_DIR = '/.svc-token';
+export const TOKEN_FILE = `${TOKEN_DIR}/token`;
+/** The pod's fsGroup: the group that may read the token file, given to every container's processes. */
+export const TOKEN_FS_GROUP = 64000;
+
+/** The name of the Secret holding a Job's run token. */
+export function tokenSecretName(jobName: string): string {
+  return `${jobName}-token`;
+}
+
+/** The Secret holding the run token, owned by its Job (`uid`: the created Job's): the cluster removes it with the Job. */
+export function tokenSecret(task: ContainerTask, namespace: string, job: { name: string; uid: string }): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: tokenSecretName(job.name),
+      namespace,
+      labels: { ...task.labels },
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.name, uid: job.uid }],
+    },
+    data: { token: Buffer.from(task.token).toString('base64') },
+  };
+}
 
 export interface JobManifestOptions {
   /** Namespace of the Job (SVC_K8S_NAMESPACE). */
@@ -112,9 +145,12 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
     image: task.image,
     imagePullPolicy: imagePullPolicy(task.pull),
     command: task.command,
-    env: Object.entries({ ...task.env, SVC_RUN_TOKEN: task.token }).map(([name, value]) => ({ name, value })),
+    env: Object.entries({ ...task.env, SVC_RUN_TOKEN_FILE: TOKEN_FILE }).map(([name, value]) => ({ name, value })),
     resources: requests || limits ? defined({ requests, limits }) : undefined,
-    volumeMounts: task.injectRunner ? [{ name: RUNNER_VOLUME, mountPath: opts.runnerMount, readOnly: true }] : undefined,
+    volumeMounts: [
+      ...(task.injectRunner ? [{ name: RUNNER_VOLUME, mountPath: opts.runnerMount, readOnly: true }] : []),
+      { name: TOKEN_VOLUME, mountPath: TOKEN_DIR, readOnly: true },
+    ] satisfies V1VolumeMount[],
     securityContext: containerSecurityContext(),
   });
   const timeoutS = task.prepared.spec.timeout_seconds > 0 ? task.prepared.spec.timeout_seconds : 24 * 3600;
@@ -133,12 +169,15 @@ export function jobManifest(task: ContainerTask, opts: JobManifestOptions): V1Jo
           serviceAccountName: k.service_account ?? opts.taskServiceAccount,
           // A task has no business with the Kubernetes API unless an allowed service account was chosen for it.
           automountServiceAccountToken: k.service_account ? undefined : false,
-          securityContext: opts.runAsNonRoot ? { runAsNonRoot: true } : undefined,
+          securityContext: { ...(opts.runAsNonRoot ? { runAsNonRoot: true } : {}), fsGroup: TOKEN_FS_GROUP },
           nodeSelector: k.node_selector && Object.keys(k.node_selector).length ? { ...k.node_selector } : undefined,
           tolerations: tolerations?.length ? tolerations : undefined,
           imagePullSecrets: k.image_pull_secrets?.length ? k.image_pull_secrets.map((name) => ({ name })) : undefined,
           terminationGracePeriodSeconds: opts.terminationGraceSeconds,
-          volumes: task.injectRunner ? [{ name: RUNNER_VOLUME, emptyDir: {} }] : undefined,
+          volumes: [
+            ...(task.injectRunner ? [{ name: RUNNER_VOLUME, emptyDir: {} }] : []),
+            { name: TOKEN_VOLUME, secret: { secretName: tokenSecretName(task.name), defaultMode: 0o400, items: [{ key: 'token', path: 'token' }] } },
+          ] satisfies V1Volume[],
           initContainers: task.injectRunner
             ? [
                 {

@@ -6,7 +6,9 @@
 //      (SVC_K8S_SERVICE_ACCOUNTS), or the dispatcher's own: the run ends
 //      executor_error naming the account and the setting, and no Job is made;
 //   1. creates the Job (an API refusal ends the run executor_error with the
-//      API's message);
+//      API's message), then the Secret holding its run token, owned by the
+//      Job (the cluster removes it with the Job; the pod waits for it to
+//      mount; a refusal deletes the Job and ends the run executor_error);
 //   2. follows it through the shared watch (kubernetes-watch.ts) until
 //      - an image cannot be pulled (ErrImagePull, ImagePullBackOff,
 //        InvalidImageName, ErrImageNeverPull): the run ends image_pull_failed
@@ -26,14 +28,14 @@
 // Jobs left by earlier dispatchers for runs that have ended are deleted at
 // start and every few minutes (the sweep).
 import { STATUS_CODES } from 'node:http';
-import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { assertNever } from '@svc/assert';
 import { allAllowed, type Config } from '@svc/config';
 import type { ClaimedRun } from '@svc/engine';
 import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endDied, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH } from './container-task.js';
-import { jobManifest, TASK_CONTAINER } from './kubernetes-job.js';
+import { jobManifest, TASK_CONTAINER, tokenSecret, tokenSecretName } from './kubernetes-job.js';
 import { dispatcherServiceAccounts, serviceAccountRefusal } from './kubernetes-service-account.js';
 import { jobOutcome, podOutcome, type JobOutcome } from './kubernetes-status.js';
 import { ClusterWatch } from './kubernetes-watch.js';
@@ -271,12 +273,24 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       // Subscribed before the Job exists: no event of it can be missed.
       const notCreated = new AbortController();
       const result = outcome(name, AbortSignal.any([signal, notCreated.signal]));
+      let created: V1Job;
       try {
-        await batch.createNamespacedJob({ namespace, body: manifest });
+        created = await batch.createNamespacedJob({ namespace, body: manifest });
       } catch (err) {
         notCreated.abort();
         await result;
         await endUnreported(ctx, run, 'executor_error', `cannot create the Kubernetes Job ${name} in namespace ${namespace}: ${apiMessage(err)}`);
+        return;
+      }
+      // The run token, in a Secret the Job owns (removed with it); its pod waits for it to mount (kubernetes-job.ts).
+      try {
+        await core.createNamespacedSecret({ namespace, body: tokenSecret(task, namespace, { name, uid: created.metadata?.uid ?? '' }) });
+      } catch (err) {
+        ctx.log.warn('cannot create the run token Secret of a Kubernetes Job', { err, job: name, task_run_id: run.id });
+        await deleteJob(name, 'Background').catch(() => undefined);
+        notCreated.abort();
+        await result;
+        await endUnreported(ctx, run, 'executor_error', `cannot create the run token Secret ${tokenSecretName(name)} in namespace ${namespace}: ${apiMessage(err)}`);
         return;
       }
       ctx.log.debug('kubernetes job created', { task_run_id: run.id, job: name, namespace });
