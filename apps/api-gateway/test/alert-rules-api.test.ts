@@ -252,6 +252,11 @@ test('an email channel names only an organization that allows the rule namespace
   const now = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'other org allowed', channels: [email('other-org')] });
   assert.equal(now.status, 201, now.text);
   assert.equal((await call(admin, 'PATCH', '/api/v1/organizations/other-org', { namespaces: ['team-b'] })).status, 200);
+  // Taken off: the rule can still be disabled (maintenance sends nothing for it), not given its channels again.
+  const disabled = await call(editor, 'PATCH', `/api/v1/alerts/${now.body.id}`, { enabled: false });
+  assert.equal(disabled.status, 200, disabled.text);
+  const again = await call(editor, 'PATCH', `/api/v1/alerts/${now.body.id}`, { channels: [email('other-org')] });
+  assert.equal(again.status, 422, again.text);
 
   const nowhere = await call(editor, 'POST', '/api/v1/alerts', { ...rule, namespace: 'no-such-ns', name: 'x' });
   assert.equal(nowhere.status, 422, nowhere.text);

@@ -80,6 +80,8 @@ async function check(
   db: Db,
   allowPrivateTargets: boolean,
   r: { namespace: string; events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] },
+  /** Judge whether each email channel's organization allows the namespace: on create, and on an update that changes channels or namespace. */
+  judgeOrganizations = true,
 ): Promise<void> {
   const problems: components['schemas']['ErrorDetail'][] = [];
   if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
@@ -100,7 +102,7 @@ async function check(
         if (!parseMailbox(c.to)) problems.push({ field: `${at}.to`, message: `${JSON.stringify(c.to)} is not an email address` });
         const org = await organizationForAlerts(db.prisma, c.organization);
         if (!org) problems.push({ field: `${at}.organization`, message: `no organization ${c.organization}` });
-        else if (!organizationAllows(org.namespaces, r.namespace))
+        else if (judgeOrganizations && !organizationAllows(org.namespaces, r.namespace))
           problems.push({
             field: `${at}.organization`,
             message: `organization ${c.organization} does not allow namespace ${r.namespace}: an admin lists the namespaces that may send as it (Settings › Organizations, svc org namespace add)`,
@@ -234,7 +236,8 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       };
       const moved = merged.namespace !== old.namespace;
       if (moved) await namespaceOrThrow(deps.db, merged.namespace);
-      await check(deps.db, deps.allowPrivateTargets, merged);
+      // A rule whose organization no longer allows its namespace can still be disabled or renamed: maintenance sends nothing for it anyway.
+      await check(deps.db, deps.allowPrivateTargets, merged, moved || b.channels !== undefined);
       const r = await prisma.$transaction(async (tx) => {
         if (moved) await withinCap(tx, merged.namespace, ruleId);
         return tx.alertRule.update({
