@@ -137,3 +137,20 @@ test('an IdP group bound as editor on acme.team: its member may edit flows there
   assert.equal(again.status, 201, JSON.stringify(again.body));
   assert.equal(await description('acme.team'), 'back in team-a');
 });
+
+test("an IdP account with the stack admin's email, in the bound group, does not sign in as the admin even with link_by_email on (issue #40)", async () => {
+  idp.accounts.set('impostor', { email: 'E2E@example.com', email_verified: true, name: 'Not the admin', groups: ['team-a'] });
+  const settings = await s.api<Record<string, unknown>>('GET', '/api/v1/sso/oidc');
+  const body = { ...settings.body };
+  for (const k of ['redirect_uri', 'updated_by', 'updated_at']) delete body[k];
+  assert.equal((await s.api('PUT', '/api/v1/sso/oidc', { ...body, link_by_email: true })).status, 200);
+  const b = new TestBrowser();
+  const start = await b.request('GET', `${s.url}/api/v1/sso/oidc/login`);
+  const callback = await b.throughIdp(start.headers.location!, 'impostor', `${s.url}/api/v1/sso/oidc/callback`);
+  const back = await b.request('GET', callback);
+  assert.equal(back.headers.location, '/login?sso_error=link_required');
+  assert.equal(b.cookie(s.url, 'svc_session'), undefined, 'no session');
+  const linked = await s.db.query(`SELECT count(*)::int AS n FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE u.email = 'e2e@example.com'`);
+  assert.equal(linked.rows[0].n, 0, 'nothing linked to the admin');
+  assert.equal((await s.db.query(`SELECT count(*)::int AS n FROM users WHERE lower(email) = 'e2e@example.com'`)).rows[0].n, 1, 'nothing created');
+});

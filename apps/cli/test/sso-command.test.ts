@@ -110,7 +110,7 @@ test('svc sso set, get, group-role and delete; no output holds the client secret
       scopes: ['email', 'profile', 'groups'],
       groups_claim: 'groups',
       password_login_disabled: true,
-      default_role: 'viewer',
+      default_role: 'none',
       group_roles: [],
       enabled: true,
       redirect_uri: `${s.url}/api/v1/sso/oidc/callback`,
@@ -186,6 +186,93 @@ test('svc sso set, get, group-role and delete; no output holds the client secret
   // The secret's value was sent once (svc secret set, on stdin) and came back in no output.
   assert.ok(outputs.length > 20 && outputs.some((o) => o.includes('oidc_client_secret')), 'the outputs were recorded');
   for (const o of outputs) assert.ok(!o.includes(SECRET), `the client secret's value is in the output of ${o.split('\n')[0]}`);
+});
+
+test('svc sso set the sign-up controls: domains, hd, tid, existing users only, link by email, session max age; one flag keeps the others', async () => {
+  const made = await run([
+    'sso',
+    'set',
+    '--display-name',
+    'Test IdP',
+    '--issuer',
+    idp.issuer,
+    '--client-id',
+    'svc-cli',
+    '--client-secret-ref',
+    'oidc_client_secret',
+    '--allowed-domains',
+    'example.com,Corp.Example.com',
+    '--google-hd',
+    'example.com',
+    '--entra-tid',
+    '11111111-2222-3333-4444-555555555555',
+    '--existing-users-only',
+    'on',
+    '--link-by-email',
+    'on',
+    '--session-max-age',
+    '12h',
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /link by email:\s+on \(never to an admin\)\n/);
+  assert.match(made.stdout, /allowed domains:\s+example\.com, corp\.example\.com\n/);
+  assert.match(made.stdout, /google hd:\s+example\.com\n/);
+  assert.match(made.stdout, /new users:\s+none \(existing users only\)\n/);
+  assert.match(made.stdout, /session max age:\s+12h\n/);
+  const got = await settings();
+  assert.deepEqual(
+    [got.default_role, got.allowed_email_domains, got.google_hd, got.entra_tid, got.existing_users_only, got.link_by_email, got.session_max_age_seconds],
+    ['none', ['example.com', 'corp.example.com'], 'example.com', '11111111-2222-3333-4444-555555555555', true, true, 43_200],
+  );
+  // One flag changes one field; the controls stay.
+  assert.equal((await run(['sso', 'set', '--display-name', 'Corp IdP'])).code, 0);
+  const kept = await settings();
+  assert.deepEqual(
+    [kept.display_name, kept.allowed_email_domains, kept.existing_users_only, kept.session_max_age_seconds],
+    ['Corp IdP', ['example.com', 'corp.example.com'], true, 43_200],
+  );
+  // Back to open: any domain, nothing checked, no cap.
+  const open = await run([
+    'sso',
+    'set',
+    '--allowed-domains',
+    '',
+    '--google-hd',
+    '',
+    '--entra-tid',
+    '',
+    '--existing-users-only',
+    'off',
+    '--link-by-email',
+    'off',
+    '--session-max-age',
+    'off',
+    '-o',
+    'json',
+  ]);
+  assert.equal(open.code, 0, open.stderr);
+  const o = JSON.parse(open.stdout) as OidcSettings;
+  assert.deepEqual([o.allowed_email_domains, o.google_hd, o.entra_tid, o.existing_users_only, o.link_by_email, o.session_max_age_seconds], [[], '', '', false, false, null]);
+  const table = await run(['sso', 'get']);
+  assert.match(table.stdout, /allowed domains:\s+any\n/);
+  assert.match(table.stdout, /link by email:\s+off \(users link from their profile\)\n/);
+  assert.match(table.stdout, /new users:\s+created with role none unless a group maps higher\n/);
+  // The API refuses a domain that is not one (exit 1, the field named); the CLI refuses a bad duration or switch (exit 2).
+  const badDomain = await run(['sso', 'set', '--allowed-domains', 'example.com,not_a_domain!']);
+  assert.equal(badDomain.code, 1);
+  assert.match(badDomain.stderr, /code validation_failed, HTTP 422/);
+  assert.match(badDomain.stderr, /allowed_email_domains/);
+  const short = await run(['sso', 'set', '--session-max-age', '10s']);
+  assert.equal(short.code, 2);
+  assert.match(short.stderr, /--session-max-age is between 5m and 365d; got "10s"/);
+  const word = await run(['sso', 'set', '--session-max-age', 'soon']);
+  assert.equal(word.code, 2);
+  assert.match(word.stderr, /--session-max-age takes a duration/);
+  const sw = await run(['sso', 'set', '--link-by-email', 'maybe']);
+  assert.equal(sw.code, 2);
+  assert.match(sw.stderr, /--link-by-email takes on or off, got "maybe"/);
+  assert.equal((await run(['sso', 'delete'])).code, 0);
+  for (const out of outputs) assert.ok(!out.includes(SECRET), `the client secret's value is in the output of ${out.split('\n')[0]}`);
 });
 
 test('bad arguments are usage errors; a non-admin is refused', async () => {

@@ -4,7 +4,11 @@
 // "Sign in with Test IdP" on the login page, signs in at the provider's own
 // forms, lands on the dashboard with the role of their group, and signs out
 // through the provider's logout page. A refused login (an unverified email)
-// comes back to the login page with its reason. Screenshots of each step.
+// comes back to the login page with its reason. The sign-up controls (issue
+// #40): an IdP account with the admin's email is refused with the way to
+// link; the admin links an IdP identity from Profile › Single sign-on; the
+// admin sets allowed domains, hd, tid, existing users only and the maximum
+// session age in the settings form. Screenshots of each step.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -23,6 +27,8 @@ describe('single sign-on', { skip, concurrency: false }, () => {
     idp = await startIdp({ clientId: 'svc-ui', clientSecret: SECRET, redirectUri: `${ui.stack.url}/api/v1/sso/oidc/callback`, postLogoutRedirectUri: `${ui.stack.url}/login` });
     idp.accounts.set('erin', { email: 'erin@example.com', email_verified: true, name: 'Erin Example', groups: ['platform'] });
     idp.accounts.set('frank', { email: 'frank@example.com', email_verified: false, name: 'Frank', groups: [] });
+    idp.accounts.set('impostor', { email: 'e2e@example.com', email_verified: true, name: 'Not the admin', groups: ['admins'] });
+    idp.accounts.set('root-idp', { email: 'root@corp.example.com', email_verified: true, name: 'Admin at the IdP', groups: ['admins'] });
     assert.equal((await ui.stack.api('PUT', '/api/v1/secrets/oidc_ui_secret', { value: SECRET })).status, 200);
   });
   after(async () => {
@@ -124,3 +130,85 @@ describe('single sign-on', { skip, concurrency: false }, () => {
     }
   });
 });
+
+  it("an IdP account with the admin's email does not sign in as the admin: the login page says how to link", async () => {
+    const { context, page } = await newUser(ui.browser, ui.stack.url);
+    try {
+      await page.goto('/');
+      await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+      await page.waitForURL((u) => u.href.startsWith(idp.issuer));
+      await page.locator('input[name="login"]').fill('impostor');
+      await page.locator('input[name="password"]').fill('any password');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page
+        .getByRole('alert')
+        .getByText(/link your identity provider account from your profile/)
+        .waitFor();
+      assert.equal(new URL(page.url()).search, '?sso_error=link_required');
+      await shot(page, 'sso-link-required');
+      const linked = await ui.stack.db.query(`SELECT count(*)::int AS n FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE u.email = 'e2e@example.com'`);
+      assert.equal(linked.rows[0].n, 0, 'nothing linked to the admin');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the admin links an IdP identity from Profile › Single sign-on', async () => {
+    const page = ui.admin;
+    await page.goto('/profile');
+    const section = page.getByRole('region', { name: 'Single sign-on' });
+    await section.getByText('No identity provider account is linked to yours').waitFor();
+    await shot(page, 'sso-profile-link-button');
+    await section.getByRole('button', { name: 'Link my SSO identity' }).click();
+    await page.waitForURL((u) => u.href.startsWith(idp.issuer));
+    await page.locator('input[name="login"]').fill('root-idp');
+    await page.locator('input[name="password"]').fill('any password');
+    await page.getByRole('button', { name: 'Sign-in' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL((u) => u.href.startsWith(ui.stack.url) && u.pathname === '/profile');
+    assert.equal(new URL(page.url()).search, '?sso_linked=1');
+    const back = page.getByRole('region', { name: 'Single sign-on' });
+    await back.getByRole('status').getByText('Your identity provider account is linked').waitFor();
+    assert.match(await back.getByTestId('sso-identities').innerText(), new RegExp(`Linked to ${idp.issuer.replace(/[.]/g, '\\.')}`));
+    assert.equal(await back.getByRole('button', { name: 'Link my SSO identity' }).count(), 0, 'no second link offered');
+    await shot(page, 'sso-profile-linked');
+    const rows = await ui.stack.db.query(`SELECT i.subject FROM sso_identities i JOIN users u ON u.id = i.user_id WHERE u.email = 'e2e@example.com'`);
+    assert.deepEqual(
+      rows.rows.map((r: { subject: string }) => r.subject),
+      ['root-idp'],
+    );
+    assert.equal((await ui.stack.db.query(`SELECT count(*)::int AS n FROM users WHERE email = 'root@corp.example.com'`)).rows[0].n, 0);
+  });
+
+  it('an admin sets who may sign in: domains, hd, tid, existing users only, link by email, maximum session age', async () => {
+    const page = ui.admin;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Single sign-on' }).click();
+    const screen = page.getByRole('region', { name: 'Single sign-on' });
+    const form = screen.getByRole('form', { name: 'Single sign-on settings' });
+    const who = form.getByRole('group', { name: 'Who may sign in' });
+    await who.getByLabel(/Allowed email domains/).fill('example.com, Corp.Example.com');
+    await who.getByLabel(/Google Workspace domain/).fill('example.com');
+    await who.getByLabel(/Entra tenant ID/).fill('11111111-2222-3333-4444-555555555555');
+    await who.getByLabel(/Existing users only/).check();
+    assert.equal(await who.getByLabel(/Link an IdP identity to the existing user/).isChecked(), false, 'off by default');
+    // Under the 5 minutes the API takes: the browser keeps the form from being sent.
+    await who.getByLabel(/Maximum SSO session age/).fill('3');
+    assert.equal(await who.getByLabel(/Maximum SSO session age/).evaluate((el) => (el as HTMLInputElement).validity.rangeUnderflow), true);
+    await who.getByLabel(/Maximum SSO session age/).fill('720');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await screen.getByRole('status').getByText('Saved: sign in with Test IdP').waitFor();
+    await shot(page, 'sso-signup-controls');
+    const saved = (await ui.stack.api('GET', '/api/v1/sso/oidc')).body;
+    assert.deepEqual(
+      [saved.allowed_email_domains, saved.google_hd, saved.entra_tid, saved.existing_users_only, saved.link_by_email, saved.session_max_age_seconds, saved.default_role],
+      [['example.com', 'corp.example.com'], 'example.com', '11111111-2222-3333-4444-555555555555', true, false, 43_200, 'none'],
+    );
+    // The form shows the stored values when the page is opened again.
+    await page.reload();
+    const again = page.getByRole('region', { name: 'Single sign-on' }).getByRole('group', { name: 'Who may sign in' });
+    assert.equal(await again.getByLabel(/Maximum SSO session age/).inputValue(), '720');
+    assert.equal(await again.getByLabel(/Existing users only/).isChecked(), true);
+    assert.ok(!(await page.locator('body').innerText()).includes(SECRET), 'the secret value is not on the page');
+  });

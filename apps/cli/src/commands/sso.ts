@@ -5,6 +5,7 @@
 // named by its secret reference (--client-secret-ref): the API never holds
 // nor shows its value, and no flag takes it.
 import type { Command } from 'commander';
+import { formatDuration, parseDuration } from '@svc/config';
 import type { components } from '@svc/api-spec/openapi-types';
 import { withOutput, type App } from '../app.js';
 import { ApiError, type ApiClient } from '../api/client.js';
@@ -30,6 +31,29 @@ function onOff(v: string | undefined, flag: string): boolean | undefined {
   if (v === 'on') return true;
   if (v === 'off') return false;
   throw new CliError(`${flag} takes on or off, got "${v}"`, 2);
+}
+
+/** A comma- or space-separated list; empty text is the empty list. */
+function list(v: string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  return v
+    .split(/[\s,]+/)
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/** `--session-max-age`: a duration (12h, 30m, 3600s) in whole seconds, or `off` (null: no cap). */
+function maxAge(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'off') return null;
+  let ms: number;
+  try {
+    ms = parseDuration(v);
+  } catch {
+    throw new CliError(`--session-max-age takes a duration such as 12h, 30m or 3600s, or off; got "${v}"`, 2);
+  }
+  if (ms < 300_000 || ms > 31_536_000_000) throw new CliError(`--session-max-age is between 5m and 365d; got "${v}"`, 2);
+  return Math.round(ms / 1000);
 }
 
 function scopes(v: string | undefined): string[] | undefined {
@@ -63,6 +87,12 @@ function requestOf(s: OidcSettings): OidcSettingsRequest {
     password_login_disabled: s.password_login_disabled,
     default_role: s.default_role,
     group_roles: s.group_roles,
+    link_by_email: s.link_by_email,
+    allowed_email_domains: s.allowed_email_domains,
+    google_hd: s.google_hd,
+    entra_tid: s.entra_tid,
+    existing_users_only: s.existing_users_only,
+    session_max_age_seconds: s.session_max_age_seconds,
   };
 }
 
@@ -76,6 +106,12 @@ export interface SetOptions {
   defaultRole?: string;
   passwordLogin?: string;
   enabled?: string;
+  linkByEmail?: string;
+  existingUsersOnly?: string;
+  allowedDomains?: string;
+  googleHd?: string;
+  entraTid?: string;
+  sessionMaxAge?: string;
 }
 
 /** What the flags of `svc sso set` change, checked before any request. */
@@ -83,6 +119,9 @@ export function setPatch(o: SetOptions): Partial<OidcSettingsRequest> {
   const passwordLogin = onOff(o.passwordLogin, '--password-login');
   const enabled = onOff(o.enabled, '--enabled');
   const defaultRole = o.defaultRole !== undefined ? role(o.defaultRole, '--default-role') : undefined;
+  const linkByEmail = onOff(o.linkByEmail, '--link-by-email');
+  const existingUsersOnly = onOff(o.existingUsersOnly, '--existing-users-only');
+  const sessionMaxAge = maxAge(o.sessionMaxAge);
   return {
     ...(o.displayName !== undefined ? { display_name: o.displayName } : {}),
     ...(o.issuer !== undefined ? { issuer_url: o.issuer } : {}),
@@ -93,6 +132,12 @@ export function setPatch(o: SetOptions): Partial<OidcSettingsRequest> {
     ...(defaultRole !== undefined ? { default_role: defaultRole } : {}),
     ...(passwordLogin !== undefined ? { password_login_disabled: !passwordLogin } : {}),
     ...(enabled !== undefined ? { enabled } : {}),
+    ...(linkByEmail !== undefined ? { link_by_email: linkByEmail } : {}),
+    ...(existingUsersOnly !== undefined ? { existing_users_only: existingUsersOnly } : {}),
+    ...(o.allowedDomains !== undefined ? { allowed_email_domains: list(o.allowedDomains) } : {}),
+    ...(o.googleHd !== undefined ? { google_hd: o.googleHd.trim() } : {}),
+    ...(o.entraTid !== undefined ? { entra_tid: o.entraTid.trim() } : {}),
+    ...(sessionMaxAge !== undefined ? { session_max_age_seconds: sessionMaxAge } : {}),
   };
 }
 
@@ -126,6 +171,12 @@ function printSettings(app: App, cmd: Command, s: OidcSettings): void {
     ['default role', (x) => x.default_role],
     ['group roles', (x) => x.group_roles.map((g) => `${g.group}=${g.role}`).join(', ')],
     ['password login', (x) => (x.password_login_disabled ? 'off for SSO users' : 'on')],
+    ['link by email', (x) => (x.link_by_email ? 'on (never to an admin)' : 'off (users link from their profile)')],
+    ['allowed domains', (x) => (x.allowed_email_domains.length ? x.allowed_email_domains.join(', ') : 'any')],
+    ['google hd', (x) => x.google_hd || 'not checked'],
+    ['entra tid', (x) => x.entra_tid || 'not checked'],
+    ['new users', (x) => (x.existing_users_only ? 'none (existing users only)' : `created with role ${x.default_role} unless a group maps higher`)],
+    ['session max age', (x) => (x.session_max_age_seconds === null ? 'none' : formatDuration(x.session_max_age_seconds * 1000))],
     ['redirect URI', (x) => x.redirect_uri],
     ['updated', (x) => `${when(x.updated_at)} by ${x.updated_by}`],
   ]);
@@ -161,9 +212,18 @@ export function registerSso(program: Command, app: App): void {
       .option('--client-secret-ref <secret>', 'the platform secret holding the client secret (set it with `svc platform-secret set NAME`); flows cannot read it')
       .option('--scopes <scopes>', 'scopes besides openid, comma- or space-separated (default email,profile)')
       .option('--groups-claim <claim>', 'the claim holding the groups, a dotted path such as realm_access.roles (default groups)')
-      .option('--default-role <role>', `the role when no group matches: ${ROLES.join(', ')} (default viewer)`)
+      .option('--default-role <role>', `the role when no group matches: ${ROLES.join(', ')} (default none)`)
       .option('--password-login <on|off>', 'off: users who signed in through SSO may no longer sign in with a password')
-      .option('--enabled <on|off>', 'whether the login page offers single sign-on'),
+      .option('--enabled <on|off>', 'whether the login page offers single sign-on')
+      .option(
+        '--link-by-email <on|off>',
+        'on: an IdP identity not linked yet signs in as the existing non-admin user with its email (default off: the user links it from their profile)',
+      )
+      .option('--existing-users-only <on|off>', 'on: an SSO login never creates a user')
+      .option('--allowed-domains <domains>', "email domains a login's email must have, comma-separated; '' for any")
+      .option('--google-hd <domain>', "the Google Workspace domain every ID token's hd claim must have; '' to stop checking")
+      .option('--entra-tid <tenant>', "the Entra tenant id every ID token's tid claim must have; '' to stop checking")
+      .option('--session-max-age <duration|off>', 'an SSO session ends this long after its login however it is used (5m to 365d), or off'),
   ).action(async (o: SetOptions, cmd: Command) => {
     const patch = setPatch(o);
     const client = app.client(cmd);

@@ -3,8 +3,8 @@ import { api } from '../api';
 import type { Answer, Me } from '../types';
 import { ErrorBox, useAction, useLoad } from '../ui';
 
-/** What /login?sso_error= means (apps/api-gateway/src/routes/sso.ts). */
-const SSO_ERRORS: Record<string, string> = {
+/** What /login?sso_error= (and /profile?sso_error= after a link) means (apps/api-gateway/src/routes/sso.ts). */
+export const SSO_ERRORS: Record<string, string> = {
   state: 'The single sign-on did not match a login started in this browser (or it took too long). Try again.',
   token: 'The identity provider’s answer could not be verified. Try again, or ask an admin to check the SSO settings.',
   denied: 'The identity provider did not sign you in.',
@@ -13,6 +13,15 @@ const SSO_ERRORS: Record<string, string> = {
   email_taken: 'Your email address belongs to an account linked to another identity. Ask an admin.',
   not_configured: 'Single sign-on is not configured.',
   unavailable: 'The identity provider cannot be reached right now. Try again later, or sign in with a password.',
+  link_required:
+    'An account with your email address already exists. Sign in with its password, then link your identity provider account from your profile (Profile › Single sign-on).',
+  no_account: 'Single sign-on creates no new accounts here: ask an admin for one.',
+  domain_not_allowed: 'Your email address is not in a domain allowed to sign in here.',
+  hd_mismatch: 'Your Google account is not in the Workspace domain allowed to sign in here.',
+  tid_mismatch: 'Your Microsoft account is not in the tenant allowed to sign in here.',
+  identity_taken: 'That identity provider account is already linked to another user.',
+  already_linked: 'Your account is already linked to another account of this identity provider.',
+  link_session: 'The link did not finish in the browser where you started it, signed in. Try again from your profile.',
 };
 
 export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => void; themeButton: ReactNode }) {

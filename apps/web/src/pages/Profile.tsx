@@ -1,11 +1,13 @@
-// The own account: name, password, other sessions, and API tokens (created
-// with a role and an expiry; the secret is shown once with a copy button).
+// The own account: name, password, other sessions, the IdP identity linked
+// to it (Link my SSO identity: an SSO login whose callback links to this
+// signed-in user, docs/operating/sso.md), and API tokens (created with a role
+// and an expiry; the secret is shown once with a copy button).
 import { useState } from 'react';
 import { api, listAll } from '../api';
 import { highestRole, roleAtLeast, useSession } from '../session';
 import { ROLES, type Answer, type ApiToken, type Role } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
-import { PasswordForm } from './Login';
+import { PasswordForm, SSO_ERRORS } from './Login';
 
 export function Profile() {
   const { me, refresh } = useSession();
@@ -48,8 +50,55 @@ export function Profile() {
         </p>
         <ErrorBox error={others.error} />
       </Section>
+      <SsoLink />
       <Tokens />
     </div>
+  );
+}
+
+/** Profile › Single sign-on: the linked identities, and the button that links one (shown while SSO is offered). */
+function SsoLink() {
+  const link = useLoad(() => api<Answer<'getOidcLink'>>('GET', '/sso/oidc/link'), []);
+  const start = useAction(async () => {
+    const r = await api<Answer<'startOidcLink'>>('POST', '/sso/oidc/link');
+    window.location.assign(r.authorization_url);
+  });
+  const q = new URLSearchParams(window.location.search);
+  const linked = q.get('sso_linked') === '1';
+  const error = q.get('sso_error');
+  const l = link.data;
+  if (!l || (!l.offered && !l.identities.length && !linked && !error)) return link.error ? <ErrorBox error={link.error} /> : null;
+  return (
+    <Section title="Single sign-on">
+      {linked && <p role="status">Your identity provider account is linked: you can now sign in with it.</p>}
+      {error && (
+        <p className="error" role="alert">
+          The link was refused: {SSO_ERRORS[error] ?? error}
+        </p>
+      )}
+      {l.identities.length ? (
+        <ul data-testid="sso-identities">
+          {l.identities.map((i) => (
+            <li key={i.issuer}>
+              Linked to <code>{i.issuer}</code> since {fmtTime(i.linked_at)}
+              {i.last_login_at && <span className="muted small"> · last SSO login {fmtTime(i.last_login_at)}</span>}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted small">
+          No identity provider account is linked to yours. Linking signs you in at the identity provider once; that account then signs in as you, whatever its email.
+        </p>
+      )}
+      {l.offered && !l.identities.length && (
+        <p>
+          <Button onClick={() => void start.run()} disabled={start.busy}>
+            Link my SSO identity
+          </Button>
+        </p>
+      )}
+      <ErrorBox error={start.error} />
+    </Section>
   );
 }
 

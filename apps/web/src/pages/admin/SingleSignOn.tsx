@@ -4,6 +4,9 @@
 // redirect URI to register at the IdP is shown once saved. The gateway reads
 // the issuer's discovery document before saving and names a field it refuses.
 import { useEffect, useState } from 'react';
+// The sign-up controls (issue #40, docs/operating/sso.md "Who may sign in"):
+// allowed email domains, Google's hd and Entra's tid, existing users only,
+// linking by email (never to an admin) and the maximum age of an SSO session.
 import { api, ApiError } from '../../api';
 import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -44,10 +47,16 @@ export function SingleSignOn() {
   const [secretRef, setSecretRef] = useState('');
   const [scopes, setScopes] = useState('email profile');
   const [groupsClaim, setGroupsClaim] = useState('groups');
-  const [defaultRole, setDefaultRole] = useState<Role>('viewer');
+  const [defaultRole, setDefaultRole] = useState<Role>('none');
   const [mapping, setMapping] = useState('');
   const [noPassword, setNoPassword] = useState(false);
   const [local, setLocal] = useState<string>();
+  const [linkByEmail, setLinkByEmail] = useState(false);
+  const [domains, setDomains] = useState('');
+  const [hd, setHd] = useState('');
+  const [tid, setTid] = useState('');
+  const [existingOnly, setExistingOnly] = useState(false);
+  const [maxAgeMinutes, setMaxAgeMinutes] = useState('');
   const [saved, setSaved] = useState('');
 
   useEffect(() => {
@@ -59,16 +68,25 @@ export function SingleSignOn() {
     setSecretRef(s?.client_secret_secret ?? '');
     setScopes(s ? s.scopes.join(' ') : 'email profile');
     setGroupsClaim(s?.groups_claim ?? 'groups');
-    setDefaultRole(s?.default_role ?? 'viewer');
+    setDefaultRole(s?.default_role ?? 'none');
     setMapping(s ? mappingText(s.group_roles) : '');
     setNoPassword(s?.password_login_disabled ?? false);
   }, [s]);
+    setLinkByEmail(s?.link_by_email ?? false);
+    setDomains(s ? s.allowed_email_domains.join(' ') : '');
+    setHd(s?.google_hd ?? '');
+    setTid(s?.entra_tid ?? '');
+    setExistingOnly(s?.existing_users_only ?? false);
+    setMaxAgeMinutes(s?.session_max_age_seconds ? String(s.session_max_age_seconds / 60) : '');
 
   const save = useAction(async () => {
     setSaved('');
     const groupRoles = parseMapping(mapping);
     if (typeof groupRoles === 'string') return setLocal(groupRoles);
     setLocal(undefined);
+    const minutes = maxAgeMinutes.trim() === '' ? null : Number(maxAgeMinutes);
+    if (minutes !== null && !(Number.isInteger(minutes) && minutes >= 5 && minutes <= 525_600))
+      return setLocal('Maximum session age: whole minutes from 5 to 525600, or empty for none.');
     const body: RequestBody<'putOidcSettings'> = {
       enabled,
       display_name: name,
@@ -81,6 +99,15 @@ export function SingleSignOn() {
       group_roles: groupRoles,
       password_login_disabled: noPassword,
     };
+      link_by_email: linkByEmail,
+      allowed_email_domains: domains
+        .split(/[\s,]+/)
+        .map((d) => d.trim().toLowerCase())
+        .filter(Boolean),
+      google_hd: hd.trim(),
+      entra_tid: tid.trim(),
+      existing_users_only: existingOnly,
+      session_max_age_seconds: minutes === null ? null : minutes * 60,
     const out = await api<Settings>('PUT', '/sso/oidc', body);
     settings.setData(out);
     setSaved(`Saved: sign in with ${out.display_name} through ${out.issuer_url}`);
@@ -94,8 +121,9 @@ export function SingleSignOn() {
   return (
     <Section title="Single sign-on">
       <p className="muted small">
-        OpenID Connect login through one identity provider. Users are created at their first login from a verified email; their role follows the group mapping at every login. The
-        client secret stays in a global secret: name it here, its value is never shown.
+        OpenID Connect login through one identity provider. Users are created at their first login from a verified email (unless only existing users may sign in); their role
+        follows the group mapping at every login. An existing account is linked to an IdP identity only when its user confirms it from their profile, or by email when allowed below
+        (never an admin). The client secret stays in a global secret: name it here, its value is never shown.
       </p>
       <ErrorBox error={settings.error} />
       {s === undefined ? (
@@ -170,6 +198,32 @@ export function SingleSignOn() {
             </label>
             {local && (
               <p className="error" role="alert">
+            <fieldset className="stack" aria-label="Who may sign in">
+              <legend>Who may sign in</legend>
+              <label>
+                Allowed email domains (space- or comma-separated; empty: any)
+                <input value={domains} onChange={(e) => setDomains(e.target.value)} placeholder="example.com corp.example.com" />
+              </label>
+              <label>
+                Google Workspace domain (the ID token’s hd claim must equal it; empty: not checked)
+                <input value={hd} onChange={(e) => setHd(e.target.value)} maxLength={253} placeholder="example.com" />
+              </label>
+              <label>
+                Entra tenant ID (the ID token’s tid claim must equal it; empty: not checked)
+                <input value={tid} onChange={(e) => setTid(e.target.value)} maxLength={64} placeholder="00000000-0000-0000-0000-000000000000" />
+              </label>
+              <label className="inline">
+                <input type="checkbox" checked={existingOnly} onChange={(e) => setExistingOnly(e.target.checked)} /> Existing users only (an SSO login never creates a user)
+              </label>
+              <label className="inline">
+                <input type="checkbox" checked={linkByEmail} onChange={(e) => setLinkByEmail(e.target.checked)} /> Link an IdP identity to the existing user with its verified email
+                (never to an admin)
+              </label>
+              <label>
+                Maximum SSO session age in minutes (the session ends then, however it is used; empty: none)
+                <input type="number" min={5} max={525600} value={maxAgeMinutes} onChange={(e) => setMaxAgeMinutes(e.target.value)} />
+              </label>
+            </fieldset>
                 {local}
               </p>
             )}
