@@ -129,7 +129,6 @@ describe('single sign-on', { skip, concurrency: false }, () => {
       await context.close();
     }
   });
-});
 
   it("an IdP account with the admin's email does not sign in as the admin: the login page says how to link", async () => {
     const { context, page } = await newUser(ui.browser, ui.stack.url);
@@ -212,3 +211,4 @@ describe('single sign-on', { skip, concurrency: false }, () => {
     assert.equal(await again.getByLabel(/Existing users only/).isChecked(), true);
     assert.ok(!(await page.locator('body').innerText()).includes(SECRET), 'the secret value is not on the page');
   });
+});

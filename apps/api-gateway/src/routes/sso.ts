@@ -534,6 +534,8 @@ export function createSso(deps: SsoDeps) {
       const body = ctx.body as RequestBody<'putOidcSettings'>;
       await check(body);
       const before = await readOidcSettings(db.pool);
+      // default_role and the sign-up controls keep their stored values when omitted (loosening one must be said).
+      const kept = <T>(given: T | undefined, stored: T | undefined, dflt: T): T => (given !== undefined ? given : stored !== undefined ? stored : dflt);
       const written = await writeOidcSettings(
         db.pool,
         {
@@ -541,14 +543,18 @@ export function createSso(deps: SsoDeps) {
           displayName: body.display_name,
           issuerUrl: body.issuer_url,
           clientId: body.client_id,
-      // default_role and the sign-up controls keep their stored values when omitted (loosening one must be said).
-      const kept = <T>(given: T | undefined, stored: T | undefined, dflt: T): T => (given !== undefined ? given : stored !== undefined ? stored : dflt);
           clientSecretSecret: body.client_secret_secret,
           scopes: body.scopes ?? ['email', 'profile'],
           groupsClaim: body.groups_claim ?? 'groups',
           passwordLoginDisabled: body.password_login_disabled ?? false,
           defaultRole: kept(body.default_role, before?.defaultRole, 'none'),
           groupRoles: body.group_roles ?? [],
+          linkByEmail: kept(body.link_by_email, before?.linkByEmail, false),
+          allowedEmailDomains: kept(body.allowed_email_domains && [...new Set(body.allowed_email_domains)], before?.allowedEmailDomains, []),
+          googleHd: kept(body.google_hd, before?.googleHd, ''),
+          entraTid: kept(body.entra_tid, before?.entraTid, ''),
+          existingUsersOnly: kept(body.existing_users_only, before?.existingUsersOnly, false),
+          sessionMaxAgeSeconds: kept(body.session_max_age_seconds, before?.sessionMaxAgeSeconds, null),
           updatedBy: ctx.principal!.email,
         },
         deps.now(),
@@ -556,12 +562,6 @@ export function createSso(deps: SsoDeps) {
       const shown = settingsBody(written, oidc.redirectUri);
       await recordAudit(db.prisma, {
         action: before ? 'sso.oidc_update' : 'sso.oidc_create',
-          linkByEmail: kept(body.link_by_email, before?.linkByEmail, false),
-          allowedEmailDomains: kept(body.allowed_email_domains && [...new Set(body.allowed_email_domains)], before?.allowedEmailDomains, []),
-          googleHd: kept(body.google_hd, before?.googleHd, ''),
-          entraTid: kept(body.entra_tid, before?.entraTid, ''),
-          existingUsersOnly: kept(body.existing_users_only, before?.existingUsersOnly, false),
-          sessionMaxAgeSeconds: kept(body.session_max_age_seconds, before?.sessionMaxAgeSeconds, null),
         ...auditContext(ctx),
         targetType: 'sso',
         targetId: 'oidc',
@@ -577,13 +577,6 @@ export function createSso(deps: SsoDeps) {
       await recordAudit(db.prisma, { action: 'sso.oidc_delete', ...auditContext(ctx), targetType: 'sso', targetId: 'oidc', at: deps.now() });
       return reply(204);
     },
-
-    async oidcLogout({ res, principal }: Ctx) {
-      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
-      clearSessionCookie(res, { publicUrl: deps.publicUrl });
-      const s = await usable();
-      if (!s || !(await hasSsoIdentity(db.pool, principal!.userId))) return {} satisfies Schemas['SsoLogout'];
-      try {
 
     async getOidcLink({ principal }: Ctx) {
       const identities = await ssoIdentitiesOf(db.pool, principal!.userId);
@@ -608,6 +601,13 @@ export function createSso(deps: SsoDeps) {
       res.setHeader('Cache-Control', 'no-store');
       return { authorization_url: url } satisfies Schemas['SsoLinkStart'];
     },
+
+    async oidcLogout({ res, principal }: Ctx) {
+      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
+      clearSessionCookie(res, { publicUrl: deps.publicUrl });
+      const s = await usable();
+      if (!s || !(await hasSsoIdentity(db.pool, principal!.userId))) return {} satisfies Schemas['SsoLogout'];
+      try {
         const server = await oidc.server(s);
         if (!server.end_session_endpoint) return {};
         const config = new client.Configuration(server, s.clientId);

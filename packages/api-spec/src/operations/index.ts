@@ -83,10 +83,10 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'oidcLogout',
   // What a flow names outside its namespace (issue #40, namespaces.ts, docs/operating/roles.md).
   'setNamespaceAllowedCallers',
-  // The audit export (issue #40, audit.ts, docs/using/api.md).
-  'exportAuditEvents',
   'getOidcLink',
   'startOidcLink',
+  // The audit export (issue #40, audit.ts, docs/using/api.md).
+  'exportAuditEvents',
   // Platform secrets (issue #40, platform-secrets.ts, docs/operating/security.md).
   'listPlatformSecrets',
   'putPlatformSecret',

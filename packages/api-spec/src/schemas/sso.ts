@@ -40,7 +40,6 @@ const settingsFields = {
     maxItems: 200,
     description: 'IdP group → global role; at every SSO login the user gets the highest role of their groups, else default_role',
   }),
-};
   link_by_email: Type.Boolean({
     description:
       "An IdP identity not linked yet whose verified email is an existing user's is linked to that user at login. Never to an admin. Off (the default): such a login is refused (`link_required`) and the user links the identity from their profile",
@@ -59,6 +58,7 @@ const settingsFields = {
       description: 'A session an SSO login creates ends this long after the login, however it is used; null: only SVC_SESSION_TTL after its last use',
     }),
   ),
+};
 
 export const OidcSettingsRequest = component(
   'OidcSettingsRequest',
@@ -71,7 +71,6 @@ export const OidcSettingsRequest = component(
       default_role: Type.Optional(settingsFields.default_role),
       group_roles: Type.Optional(settingsFields.group_roles),
       enabled: Type.Optional(settingsFields.enabled),
-    },
       link_by_email: Type.Optional(settingsFields.link_by_email),
       allowed_email_domains: Type.Optional(settingsFields.allowed_email_domains),
       google_hd: Type.Optional(settingsFields.google_hd),
@@ -83,6 +82,7 @@ export const OidcSettingsRequest = component(
       ...closed,
       description:
         'Omitted fields take their defaults, except `default_role` and the sign-up controls (`link_by_email`, `allowed_email_domains`, `google_hd`, `entra_tid`, `existing_users_only`, `session_max_age_seconds`), which keep their stored values when omitted (defaults for new settings: `none`, off, empty, null)',
+    },
   ),
 );
 

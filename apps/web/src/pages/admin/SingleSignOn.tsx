@@ -3,10 +3,10 @@
 // named by a global secret (a reference), never typed here nor shown; the
 // redirect URI to register at the IdP is shown once saved. The gateway reads
 // the issuer's discovery document before saving and names a field it refuses.
-import { useEffect, useState } from 'react';
 // The sign-up controls (issue #40, docs/operating/sso.md "Who may sign in"):
 // allowed email domains, Google's hd and Entra's tid, existing users only,
 // linking by email (never to an admin) and the maximum age of an SSO session.
+import { useEffect, useState } from 'react';
 import { api, ApiError } from '../../api';
 import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -50,13 +50,13 @@ export function SingleSignOn() {
   const [defaultRole, setDefaultRole] = useState<Role>('none');
   const [mapping, setMapping] = useState('');
   const [noPassword, setNoPassword] = useState(false);
-  const [local, setLocal] = useState<string>();
   const [linkByEmail, setLinkByEmail] = useState(false);
   const [domains, setDomains] = useState('');
   const [hd, setHd] = useState('');
   const [tid, setTid] = useState('');
   const [existingOnly, setExistingOnly] = useState(false);
   const [maxAgeMinutes, setMaxAgeMinutes] = useState('');
+  const [local, setLocal] = useState<string>();
   const [saved, setSaved] = useState('');
 
   useEffect(() => {
@@ -71,22 +71,22 @@ export function SingleSignOn() {
     setDefaultRole(s?.default_role ?? 'none');
     setMapping(s ? mappingText(s.group_roles) : '');
     setNoPassword(s?.password_login_disabled ?? false);
-  }, [s]);
     setLinkByEmail(s?.link_by_email ?? false);
     setDomains(s ? s.allowed_email_domains.join(' ') : '');
     setHd(s?.google_hd ?? '');
     setTid(s?.entra_tid ?? '');
     setExistingOnly(s?.existing_users_only ?? false);
     setMaxAgeMinutes(s?.session_max_age_seconds ? String(s.session_max_age_seconds / 60) : '');
+  }, [s]);
 
   const save = useAction(async () => {
     setSaved('');
     const groupRoles = parseMapping(mapping);
     if (typeof groupRoles === 'string') return setLocal(groupRoles);
-    setLocal(undefined);
     const minutes = maxAgeMinutes.trim() === '' ? null : Number(maxAgeMinutes);
     if (minutes !== null && !(Number.isInteger(minutes) && minutes >= 5 && minutes <= 525_600))
       return setLocal('Maximum session age: whole minutes from 5 to 525600, or empty for none.');
+    setLocal(undefined);
     const body: RequestBody<'putOidcSettings'> = {
       enabled,
       display_name: name,
@@ -98,7 +98,6 @@ export function SingleSignOn() {
       default_role: defaultRole,
       group_roles: groupRoles,
       password_login_disabled: noPassword,
-    };
       link_by_email: linkByEmail,
       allowed_email_domains: domains
         .split(/[\s,]+/)
@@ -108,6 +107,7 @@ export function SingleSignOn() {
       entra_tid: tid.trim(),
       existing_users_only: existingOnly,
       session_max_age_seconds: minutes === null ? null : minutes * 60,
+    };
     const out = await api<Settings>('PUT', '/sso/oidc', body);
     settings.setData(out);
     setSaved(`Saved: sign in with ${out.display_name} through ${out.issuer_url}`);
@@ -196,8 +196,6 @@ export function SingleSignOn() {
             <label className="inline">
               <input type="checkbox" checked={noPassword} onChange={(e) => setNoPassword(e.target.checked)} /> Users who signed in through SSO may not use a password
             </label>
-            {local && (
-              <p className="error" role="alert">
             <fieldset className="stack" aria-label="Who may sign in">
               <legend>Who may sign in</legend>
               <label>
@@ -224,6 +222,8 @@ export function SingleSignOn() {
                 <input type="number" min={5} max={525600} value={maxAgeMinutes} onChange={(e) => setMaxAgeMinutes(e.target.value)} />
               </label>
             </fieldset>
+            {local && (
+              <p className="error" role="alert">
                 {local}
               </p>
             )}
