@@ -73,7 +73,7 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     await form.getByRole('button', { name: 'Add mapping' }).click();
     await form.getByLabel('Mapping 2 namespace').fill('team.docs');
     await form.getByLabel('Mapping 2 repository path').fill('docs');
-    await form.getByLabel('Webhook secret (global secret key)').fill('GIT_HOOK_SECRET');
+    await form.getByLabel('Webhook secret (platform secret name)').fill('GIT_HOOK_SECRET');
     await form.getByLabel(/Webhook secret value/).fill(HOOK_SECRET);
     await shot(page, 'admin-git-sources-form');
     await form.getByRole('button', { name: 'Create source' }).click();
@@ -113,7 +113,7 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     assert.equal(url, (await ui.stack.api('GET', `/api/v1/git-sources/${sourceId}`)).body.webhook_url);
     assert.ok(url.endsWith(`/hooks/git/${sourceId}`), url);
     const text = await d.innerText();
-    assert.match(text, /Signed with the value of the global secret GIT_HOOK_SECRET/);
+    assert.match(text, /Signed with the value of the platform secret GIT_HOOK_SECRET/);
     for (const host of ['GitHub: repository Settings → Webhooks', 'GitLab: project Settings → Webhooks', 'Gitea / Forgejo: repository Settings → Webhooks'])
       assert.ok(text.includes(host), host);
     await d.getByText('Push webhook').scrollIntoViewIfNeeded();
@@ -158,14 +158,14 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     await shot(page, 'admin-git-sources-failed-run');
   });
 
-  it('a token credential is stored as a global secret and never shown, even when the sync fails', async () => {
+  it('a token credential is stored as a platform secret and never shown, even when the sync fails', async () => {
     const page = ui.admin;
     await screen(page).getByRole('button', { name: 'Add git source' }).click();
     const form = screen(page).getByRole('form', { name: 'Add a git source' });
     await form.getByLabel('Name', { exact: true }).fill('private');
     await form.getByLabel('Repository URL').fill('https://127.0.0.1:9/acme/private.git');
     await form.getByLabel('Authentication').selectOption('token');
-    await form.getByLabel('Credential secret (global secret key)').fill('GIT_TOKEN');
+    await form.getByLabel('Credential secret (platform secret name)').fill('GIT_TOKEN');
     await form.getByLabel(/Credential value/).fill(TOKEN);
     await form.getByLabel('Mapping 1 namespace').fill('private.ns');
     await form.getByRole('button', { name: 'Create source' }).click();
@@ -174,9 +174,11 @@ describe('git sources screen', { skip, concurrency: false }, () => {
     await d.getByText('token, credential in secret GIT_TOKEN (hidden)').waitFor();
     await d.getByRole('table', { name: 'Sync runs' }).getByText('failed', { exact: true }).waitFor({ timeout: 90_000 });
     await secretsNowhere(page);
-    const secrets = await ui.stack.api('GET', '/api/v1/secrets');
-    assert.ok(JSON.stringify(secrets.body).includes('GIT_TOKEN'), 'the credential is a global secret');
-    for (const p of ['/api/v1/secrets', '/api/v1/git-sources', '/api/v1/audit?limit=200']) assert.ok(!JSON.stringify((await ui.stack.api('GET', p)).body).includes(TOKEN), p);
+    const secrets = await ui.stack.api('GET', '/api/v1/platform-secrets');
+    assert.ok(JSON.stringify(secrets.body).includes('GIT_TOKEN'), 'the credential is a platform secret');
+    assert.ok(!JSON.stringify((await ui.stack.api('GET', '/api/v1/secrets')).body).includes('GIT_TOKEN'), 'and no global secret');
+    for (const p of ['/api/v1/secrets', '/api/v1/platform-secrets', '/api/v1/git-sources', '/api/v1/audit?limit=200'])
+      assert.ok(!JSON.stringify((await ui.stack.api('GET', p)).body).includes(TOKEN), p);
     await shot(page, 'admin-git-sources-token');
 
     await screen(page).getByRole('button', { name: 'Delete private' }).click();

@@ -29,7 +29,7 @@ describe('single sign-on', { skip, concurrency: false }, () => {
     idp.accounts.set('frank', { email: 'frank@example.com', email_verified: false, name: 'Frank', groups: [] });
     idp.accounts.set('impostor', { email: 'e2e@example.com', email_verified: true, name: 'Not the admin', groups: ['admins'] });
     idp.accounts.set('root-idp', { email: 'root@corp.example.com', email_verified: true, name: 'Admin at the IdP', groups: ['admins'] });
-    assert.equal((await ui.stack.api('PUT', '/api/v1/secrets/oidc_ui_secret', { value: SECRET })).status, 200);
+    assert.equal((await ui.stack.api('PUT', '/api/v1/platform-secrets/oidc_ui_secret', { value: SECRET })).status, 200);
   });
   after(async () => {
     await ui?.stop();
@@ -47,13 +47,13 @@ describe('single sign-on', { skip, concurrency: false }, () => {
     await form.getByLabel('Button name').fill('Test IdP');
     await form.getByLabel('Issuer URL').fill(idp.issuer);
     await form.getByLabel('Client ID').fill('svc-ui');
-    await form.getByLabel('Client secret (global secret name)').fill('no_such_secret');
+    await form.getByLabel('Client secret (platform secret name)').fill('no_such_secret');
     await form.getByLabel('Scopes').fill('email profile groups');
     await form.getByLabel('Group mapping (one “group = role” per line)').fill('platform = operator\nadmins = admin');
     await form.getByRole('button', { name: 'Save' }).click();
     // The gateway refuses a secret it cannot read, naming the field.
     await screen.getByText(/client_secret_secret/).waitFor();
-    await form.getByLabel('Client secret (global secret name)').fill('oidc_ui_secret');
+    await form.getByLabel('Client secret (platform secret name)').fill('oidc_ui_secret');
     await form.getByRole('button', { name: 'Save' }).click();
     await screen.getByRole('status').getByText(`Saved: sign in with Test IdP through ${idp.issuer}`).waitFor();
     const status = await screen.getByTestId('sso-status').innerText();

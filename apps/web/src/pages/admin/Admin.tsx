@@ -1,5 +1,5 @@
 // Settings: one tab per screen, each in its own file beside this one (secrets
-// and variables, secret providers, users, the audit log, instances, storage,
+// and variables, secret providers, platform secrets, users, the audit log, instances, storage,
 // git sources, the AI provider, AI usage, organizations). Tabs a role cannot
 // use stay in the bar, disabled, saying which role they need; opened by URL
 // they show only that.
@@ -13,6 +13,7 @@ import { Audit } from './Audit';
 import { GitSources } from './GitSources';
 import { Instances } from './Instances';
 import { Organizations } from './Organizations';
+import { PlatformSecrets } from './PlatformSecrets';
 import { SingleSignOn } from './SingleSignOn';
 import { Providers } from './Providers';
 import { RoleBindings } from './RoleBindings';
@@ -24,6 +25,7 @@ import { Users } from './Users';
 const TABS: { id: string; label: string; minRole: Role; Screen: ComponentType }[] = [
   { id: 'secrets', label: 'Secrets & variables', minRole: 'viewer', Screen: SecretsAndVariables },
   { id: 'providers', label: 'Secret providers', minRole: 'viewer', Screen: Providers },
+  { id: 'platform-secrets', label: 'Platform secrets', minRole: 'admin', Screen: PlatformSecrets },
   { id: 'users', label: 'Users', minRole: 'admin', Screen: Users },
   { id: 'role-bindings', label: 'Role bindings', minRole: 'admin', Screen: RoleBindings },
   { id: 'audit', label: 'Audit log', minRole: 'admin', Screen: Audit },

@@ -1,8 +1,8 @@
 // The form of Settings › Git sources that creates a source or edits one
 // (createGitSource, updateGitSource). Credentials never pass through the
-// source itself: it names global secrets (credential_secret_key,
-// webhook_secret_key). The form can also set such a secret's value on save
-// (putGlobalSecret) from a password field that starts empty and is cleared
+// source itself: it names platform secrets (credential_secret_key,
+// webhook_secret_key), which no flow can read (issue #40). The form can also
+// set such a secret's value on save (putPlatformSecret) from a password field that starts empty and is cleared
 // after the save: the value is write-only, as everywhere.
 import { useState } from 'react';
 import { api } from '../../api';
@@ -54,8 +54,8 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
       mappings: rows,
     };
     // The secrets first: a source naming a secret that does not exist yet would fail its first sync.
-    if (credential && authType !== 'none') await api('PUT', `/secrets/${encodeURIComponent(credentialKey)}`, { value: credential });
-    if (webhookSecret) await api('PUT', `/secrets/${encodeURIComponent(webhookKey)}`, { value: webhookSecret });
+    if (credential && authType !== 'none') await api('PUT', `/platform-secrets/${encodeURIComponent(credentialKey)}`, { value: credential });
+    if (webhookSecret) await api('PUT', `/platform-secrets/${encodeURIComponent(webhookKey)}`, { value: webhookSecret });
     const out = source ? await api<GitSource>('PUT', `/git-sources/${encodeURIComponent(source.id)}`, body) : await api<GitSource>('POST', '/git-sources', body);
     setCredential('');
     setWebhookSecret('');
@@ -99,7 +99,7 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
         {authType !== 'none' && (
           <>
             <label>
-              Credential secret (global secret key) <input value={credentialKey} onChange={(e) => setCredentialKey(e.target.value)} required placeholder="GIT_TOKEN" />
+              Credential secret (platform secret name) <input value={credentialKey} onChange={(e) => setCredentialKey(e.target.value)} required placeholder="GIT_TOKEN" />
             </label>
             <label>
               Credential value (optional: stores the secret; write-only)
@@ -113,7 +113,7 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
           </label>
         )}
         <label>
-          Webhook secret (global secret key) <input value={webhookKey} onChange={(e) => setWebhookKey(e.target.value)} placeholder="GIT_WEBHOOK_SECRET" />
+          Webhook secret (platform secret name) <input value={webhookKey} onChange={(e) => setWebhookKey(e.target.value)} placeholder="GIT_WEBHOOK_SECRET" />
         </label>
         <label>
           Webhook secret value (optional: stores the secret; write-only)

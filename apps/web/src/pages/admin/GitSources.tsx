@@ -226,11 +226,11 @@ function Webhook({ source: s }: { source: GitSource }) {
       </p>
       {s.webhook_secret_key ? (
         <p className="small">
-          Signed with the value of the global secret <code>{s.webhook_secret_key}</code>: give the host that same value. A push to <code>{s.branch}</code> queues a sync; pushes to
-          other branches are acknowledged and ignored.
+          Signed with the value of the platform secret <code>{s.webhook_secret_key}</code>: give the host that same value. A push to <code>{s.branch}</code> queues a sync; pushes
+          to other branches are acknowledged and ignored.
         </p>
       ) : (
-        <p className="notice small">No webhook secret is set: every notification is refused (401). Edit the source and name a global secret to sign with.</p>
+        <p className="notice small">No webhook secret is set: every notification is refused (401). Edit the source and name a platform secret to sign with.</p>
       )}
       <ul className="small git-hosts">
         <li>

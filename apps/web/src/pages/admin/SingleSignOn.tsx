@@ -1,6 +1,7 @@
 // Settings › Single sign-on (admin, issue #34): the OpenID Connect settings
 // (getOidcSettings, putOidcSettings, deleteOidcSettings). The client secret is
-// named by a global secret (a reference), never typed here nor shown; the
+// named by a platform secret (Settings › Platform secrets), never typed here
+// nor shown; the
 // redirect URI to register at the IdP is shown once saved. The gateway reads
 // the issuer's discovery document before saving and names a field it refuses.
 // The sign-up controls (issue #40, docs/operating/sso.md "Who may sign in"):
@@ -123,7 +124,7 @@ export function SingleSignOn() {
       <p className="muted small">
         OpenID Connect login through one identity provider. Users are created at their first login from a verified email (unless only existing users may sign in); their role
         follows the group mapping at every login. An existing account is linked to an IdP identity only when its user confirms it from their profile, or by email when allowed below
-        (never an admin). The client secret stays in a global secret: name it here, its value is never shown.
+        (never an admin). The client secret stays in a platform secret, which no flow can read (Settings › Platform secrets): name it here, its value is never shown.
       </p>
       <ErrorBox error={settings.error} />
       {s === undefined ? (
@@ -170,7 +171,7 @@ export function SingleSignOn() {
               <input value={clientId} onChange={(e) => setClientId(e.target.value)} required />
             </label>
             <label>
-              Client secret (global secret name)
+              Client secret (platform secret name)
               <input value={secretRef} onChange={(e) => setSecretRef(e.target.value)} required placeholder="oidc_client_secret" />
             </label>
             <label>
