@@ -392,13 +392,13 @@ export function parseConfig(given: Record<string, string | undefined> = process.
       (text) => parseNamespaceAllowlist(text, (item) => void dockerNetwork(item)),
       (): NamespaceAllowlist => [],
     ),
+    dockerNetworkInternal: read('SVC_DOCKER_NETWORK_INTERNAL', trueOrFalse),
     dockerPidsLimit: read('SVC_DOCKER_PIDS_LIMIT', p.positiveInteger),
     runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),
     runnerImage: read('SVC_RUNNER_IMAGE', p.noWhitespace('an image reference')),
     k8sApiUrl: read('SVC_K8S_API_URL', p.baseUrl),
     k8sNamespace: read('SVC_K8S_NAMESPACE', (text) => {
       if (!POOL_PATTERN.test(text)) throw new Error('must be a Kubernetes namespace name (at most 63 lower-case letters, digits, hyphens)');
-    dockerNetworkInternal: read('SVC_DOCKER_NETWORK_INTERNAL', trueOrFalse),
       return text;
     }),
     k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),
