@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { components } from '@svc/api-spec';
-import { formatMasterKeys, generateMasterKey, ProviderStore, rewrapSecrets, SecretStore } from '@svc/secrets';
+import { formatMasterKeys, generateMasterKey, PlatformSecretStore, ProviderStore, rewrapSecrets, SecretStore } from '@svc/secrets';
 import { startVaultStandIn, type VaultStandIn } from '@svc/secrets/testing';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
@@ -13,7 +13,13 @@ import { assertNoLeak, createRecorder } from './secrets-helpers.js';
 
 const A = generateMasterKey('keyA');
 const B = generateMasterKey('keyB');
-const P = { old: 'PLANTED-rotation-old-Jk15', global: 'PLANTED-rotation-global-Lz16', fresh: 'PLANTED-rotation-new-Xc17', token: 'PLANTED-rotation-token-Vb18' };
+const P = {
+  platform: 'PLANTED-rotation-platform-Qw19',
+  old: 'PLANTED-rotation-old-Jk15',
+  global: 'PLANTED-rotation-global-Lz16',
+  fresh: 'PLANTED-rotation-new-Xc17',
+  token: 'PLANTED-rotation-token-Vb18',
+};
 
 const { call, seen } = createRecorder();
 const gateways: TestGateway[] = [];
@@ -51,6 +57,8 @@ after(async () => {
 test('a rotated master key: old values keep resolving, new ones use the new key, the old key retires after rewrap', async () => {
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/namespaces/team/secrets/OLD', { value: P.old })).json<{ key_id: string }>().key_id, 'keyA');
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/secrets/GLOBAL', { value: P.global })).status, 200);
+  // A platform secret (issue #40) rotates with the rest.
+  assert.equal((await call(gwA, admin, 'PUT', '/api/v1/platform-secrets/GIT_TOKEN', { value: P.platform })).json<{ key_id: string }>().key_id, 'keyA');
   assert.equal(
     (await call(gwA, admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.token } })).status,
     201,
@@ -93,7 +101,12 @@ test('a rotated master key: old values keep resolving, new ones use the new key,
 
   // The operator rewraps with both keys listed, then A can go for good.
   const report = await rewrapSecrets(gwB.db.pool, [B, A]);
-  assert.deepEqual(report, { secrets: 2, providers: 1, platformSecrets: 0, skipped: [] });
+  assert.deepEqual(report, { secrets: 2, providers: 1, platformSecrets: 1, skipped: [] });
+  assert.equal(await new PlatformSecretStore({ db: gwB.db.pool, keys: [B] }).read('GIT_TOKEN'), P.platform);
+  assert.deepEqual(
+    (await call(gwB, admin, 'GET', '/api/v1/platform-secrets')).json<{ items: components['schemas']['PlatformSecret'][] }>().items.map((i) => [i.name, i.key_id]),
+    [['GIT_TOKEN', 'keyB']],
+  );
   const healed = await readyz(gwB);
   assert.equal(healed.status, 200, JSON.stringify(healed.body));
   assert.deepEqual((await call(gwB, admin, 'POST', '/api/v1/namespaces/team/secrets/OLD/check')).json<{ ok: boolean }>().ok, true);
