@@ -165,8 +165,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     // Online is judged on the database's clock unless a test injects one.
     ...adminHandlers({ db: deps.db, storage: deps.storage, now, clockOverride: deps.now }),
     ...namespaceHandlers(routeDeps),
-    ...flowHandlers(routeDeps),
     ...namespaceCallerHandlers({ db: deps.db, now }),
+    ...flowHandlers(routeDeps),
     ...secretHandlers(routeDeps),
     ...variableHandlers(routeDeps),
     ...secretProviderHandlers(routeDeps),

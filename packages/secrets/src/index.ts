@@ -25,9 +25,9 @@ export {
 } from './platform-store.js';
 export { VariableStore, type VariableRecord } from './variable-store.js';
 export { ProviderStore, type ProviderStoreOptions, type ProviderInfo, type NewProvider, type ProviderChange } from './provider-store.js';
+export { ProviderScopeError, providerServes, parseProviderScope, ALL_NAMESPACES, MAX_PROVIDER_NAMESPACES } from './provider-scope.js';
 export { rewrapSecrets, missingMasterKeyIds, deleteNamespaceSecretsAndVariables, type RewrapReport, type RewrapSkip, type RewrapOptions } from './maintenance.js';
 export { PROVIDER_TYPES, isProviderType, DEFAULT_PROVIDER_TIMEOUT_MS, type ProviderType, type ProviderDeps, type SecretProvider } from './providers/types.js';
 export { validateProviderSettings, buildProvider, type ValidSettings } from './providers/build.js';
 export { createEnvProvider, parseEnvConfig, type EnvProviderConfig } from './providers/env.js';
 export { createVaultProvider, parseVaultConfig, type VaultProviderConfig, type VaultCredentials } from './providers/vault.js';
-export { ProviderScopeError, providerServes, parseProviderScope, ALL_NAMESPACES, MAX_PROVIDER_NAMESPACES } from './provider-scope.js';

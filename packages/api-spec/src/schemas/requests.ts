@@ -350,10 +350,6 @@ export const SecretReferenceParam = Type.String({
   description: 'A builtin key, or `<provider>:<path>[#field]`',
 });
 
-export const SecretProviderRequest = component(
-  'SecretProviderRequest',
-  Type.Object(
-    {
 /** The namespaces a secret provider serves (issue #40). */
 function ProviderNamespaces(what: string) {
   return Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^(?:\\*|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$' }), {
@@ -362,16 +358,20 @@ function ProviderNamespaces(what: string) {
   });
 }
 
+export const SecretProviderRequest = component(
+  'SecretProviderRequest',
+  Type.Object(
+    {
       name: SecretProviderName,
       type: SecretProviderType,
       config: Type.Optional(FreeObject('Settings of the type. env: `prefix`. vault: `address` (required), `mount` (default `secret`), `namespace`')),
       credentials: Type.Optional(FreeObject('Write-only, stored sealed with SVC_MASTER_KEYS. vault: `token`. env: none')),
       enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+      namespaces: Type.Optional(ProviderNamespaces('Default [] (no flow may use the provider until an admin lists its namespaces)')),
     },
     open,
   ),
 );
-      namespaces: Type.Optional(ProviderNamespaces('Default [] (no flow may use the provider until an admin lists its namespaces)')),
 export const UpdateSecretProviderRequest = component(
   'UpdateSecretProviderRequest',
   Type.Object(
@@ -380,8 +380,8 @@ export const UpdateSecretProviderRequest = component(
       config: Type.Optional(FreeObject('Replaces the whole config; omitted keeps it (or {} when the type changes)')),
       credentials: Type.Optional(Nullable(FreeObject('Replaces the credentials; null removes them; omitted keeps them (none when the type changes)'))),
       enabled: Type.Optional(Type.Boolean()),
+      namespaces: Type.Optional(ProviderNamespaces('Replaces the list; omitted keeps it')),
     },
     open,
   ),
 );
-      namespaces: Type.Optional(ProviderNamespaces('Replaces the list; omitted keeps it')),
