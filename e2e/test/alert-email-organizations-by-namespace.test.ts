@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { addOrganizationSender, createOrganization, createOrganizationKey, setOrganizationNamespaces } from '@svc/identity';
 import { flow, sh, until } from './engine-support.js';
-import { startStack, type Stack } from './stack.js';
+import { boundUser, startStack, type Stack } from './stack.js';
 
 let s: Stack;
 let smtp: SMTPServer;
@@ -66,21 +66,8 @@ before(async () => {
   for (const ns of ['team-a', 'team-b'])
     await s.saveFlow(ns, { 'boom.flow.yaml': flow({ id: 'boom', tasks: [{ id: 'fail', type: 'command', command: sh('echo going down; exit 2') }] }) });
 
-  assert.equal((await s.api('POST', '/api/v1/users', { email: 'bound@example.com', role: 'none', password: 'bound password 1' })).status, 201);
-  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team-a', user: 'bound@example.com', role: 'editor' })).status, 201);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bound@example.com', password: 'bound password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const minted = await fetch(`${s.url}/api/v1/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bound', role: 'editor' }),
-  });
-  assert.equal(minted.status, 201);
-  editorToken = ((await minted.json()) as { secret: string }).secret;
+  const bound = await boundUser(s, { email: 'bound@example.com', password: 'bound password 1', namespace: 'team-a', role: 'editor', tokenName: 'bound', tokenRole: 'editor' });
+  editorToken = bound.token;
 });
 after(async () => {
   await s?.stop();

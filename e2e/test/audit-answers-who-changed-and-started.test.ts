@@ -17,7 +17,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { components } from '@svc/api-spec/openapi-types';
 import { flow, sh } from './engine-support.js';
-import { root, startStack, type Stack } from './stack.js';
+import { boundUser, root, startStack, type Stack } from './stack.js';
 
 type AuditEvent = components['schemas']['AuditEvent'];
 
@@ -101,23 +101,9 @@ before(async () => {
   s = await startStack({ maintenance: false });
   assert.equal((await s.api('POST', '/api/v1/namespaces', { name: 'team-a' })).status, 201);
   assert.equal((await s.api('POST', '/api/v1/namespaces', { name: 'team-b' })).status, 201);
-  const u = await s.api('POST', '/api/v1/users', { email: EDITOR, role: 'none', password: 'editor password 1' });
-  assert.equal(u.status, 201, JSON.stringify(u.body));
-  editorId = u.body.id;
-  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team-a', user: EDITOR, role: 'editor' })).status, 201);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: EDITOR, password: 'editor password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const mint = await fetch(`${s.url}/api/v1/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'mine' }),
-  });
-  assert.equal(mint.status, 201);
-  editorToken = ((await mint.json()) as { secret: string }).secret;
+  const bound = await boundUser(s, { email: EDITOR, password: 'editor password 1', namespace: 'team-a', role: 'editor', tokenName: 'mine' });
+  editorId = bound.id;
+  editorToken = bound.token;
 
   // The editor's secret in team-a (its value must never reach the audit log).
   assert.equal((await asEditor('PUT', '/api/v1/namespaces/team-a/secrets/API_KEY', { value: SECRET_VALUE })).status, 200);

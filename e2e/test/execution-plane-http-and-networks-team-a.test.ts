@@ -22,7 +22,7 @@ import { after, before, test } from 'node:test';
 import S3rver from 's3rver';
 import type Dockerode from 'dockerode';
 import { ensureTestImages, testDocker, type TestImages } from '@svc/container-testing';
-import { startStack, type Stack } from './stack.js';
+import { boundUser, startStack, type Stack } from './stack.js';
 import { flow, run } from './engine-support.js';
 
 const d = testDocker();
@@ -86,21 +86,8 @@ before(async () => {
   pgAddress = `${u.hostname}:${u.port || 5432}`;
   for (const ns of ['team-a', 'team-b']) assert.equal((await s.api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
   assert.equal((await s.api('PUT', '/api/v1/namespaces/team-a/secrets/API_TOKEN', { value: SECRET })).status, 200);
-  assert.equal((await s.api('POST', '/api/v1/users', { email: 'bound@example.com', role: 'none', password: 'bound password 1' })).status, 201);
-  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team-a', user: 'bound@example.com', role: 'editor' })).status, 201);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bound@example.com', password: 'bound password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const minted = await fetch(`${s.url}/api/v1/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bound' }),
-  });
-  assert.equal(minted.status, 201);
-  editorToken = ((await minted.json()) as { secret: string }).secret;
+  const bound = await boundUser(s, { email: 'bound@example.com', password: 'bound password 1', namespace: 'team-a', role: 'editor', tokenName: 'bound' });
+  editorToken = bound.token;
   const elsewhere = await asEditor('POST', '/api/v1/namespaces/team-b/changes', {
     message: 'x',
     changes: [{ op: 'put', path: 'x.flow.yaml', content: flow({ id: 'x', tasks: [] }) }],

@@ -28,7 +28,7 @@ import { startHttpsGitServer, TestRepo, tempRoot, type HttpsGitServer } from '@s
 import { rewrapSecrets } from '@svc/secrets';
 import { flow, run, sh, until } from './engine-support.js';
 import { startIdp, TestBrowser, type TestIdp } from './oidc-provider-standin.js';
-import { startStack, type Proc, type Stack } from './stack.js';
+import { boundUser, startStack, type Proc, type Stack } from './stack.js';
 
 type PlatformSecret = components['schemas']['PlatformSecret'];
 type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
@@ -102,22 +102,8 @@ before(async () => {
   idp = await startIdp({ clientId: 'svc-plat', clientSecret: V.oidc, redirectUri: `${s.url}/api/v1/sso/oidc/callback`, postLogoutRedirectUri: `${s.url}/login` });
   idp.accounts.set('erin', { email: 'erin@example.com', email_verified: true, name: 'Erin', groups: [] });
   await s.saveFlow('team-a', { 'hello.flow.yaml': flowFile('hello') });
-  const u = await s.api('POST', '/api/v1/users', { email: 'bound@example.com', role: 'none', password: 'bound password 1' });
-  assert.equal(u.status, 201, JSON.stringify(u.body));
-  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team-a', user: 'bound@example.com', role: 'editor' })).status, 201);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bound@example.com', password: 'bound password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const minted = await fetch(`${s.url}/api/v1/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bound', role: 'editor' }),
-  });
-  assert.equal(minted.status, 201);
-  boundToken = ((await minted.json()) as { secret: string }).secret;
+  const bound = await boundUser(s, { email: 'bound@example.com', password: 'bound password 1', namespace: 'team-a', role: 'editor', tokenName: 'bound', tokenRole: 'editor' });
+  boundToken = bound.token;
 });
 
 after(async () => {

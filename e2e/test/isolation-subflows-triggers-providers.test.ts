@@ -11,7 +11,7 @@
 // same namespace and a descendant (team-a.sub) keep working throughout.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startStack, type Stack } from './stack.js';
+import { boundUser, startStack, type Stack } from './stack.js';
 import { flow, sh, sleep, until } from './engine-support.js';
 
 /** The value the env provider serves: it must never appear in an answer, a log line, an event or an error. */
@@ -66,21 +66,8 @@ before(async () => {
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.deepEqual(r.body.namespaces, namespaces);
   }
-  assert.equal((await s.api('POST', '/api/v1/users', { email: 'dev@example.com', role: 'none', password: 'dev password 1' })).status, 201);
-  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: 'team-a', user: 'dev@example.com', role: 'editor' })).status, 201);
-  const login = await fetch(`${s.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'dev@example.com', password: 'dev password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
-  const t = await fetch(`${s.url}/api/v1/tokens`, {
-    method: 'POST',
-    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'dev' }),
-  });
-  assert.equal(t.status, 201);
-  devToken = ((await t.json()) as { secret: string }).secret;
+  const bound = await boundUser(s, { email: 'dev@example.com', password: 'dev password 1', namespace: 'team-a', role: 'editor', tokenName: 'dev' });
+  devToken = bound.token;
 });
 
 after(async () => {

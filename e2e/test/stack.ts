@@ -1,6 +1,7 @@
 // A whole deployment for end-to-end tests: real api-gateway, dispatcher and
 // maintenance processes on a test database of their own, a real admin with an
 // API token, talking over HTTP.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -41,6 +42,36 @@ export interface Stack {
   waitEnded(id: string, ms?: number): Promise<any>;
   startApp(app: string, env?: Record<string, string>): Proc;
   stop(): Promise<void>;
+}
+
+/**
+ * A user of global role `none` bound `role` on `namespace` only (and its
+ * children), made by the stack's admin, signed in, with an API token of its
+ * own (of `tokenRole`, or the default role a token gets): the user the
+ * namespace-boundary tests act as.
+ */
+export async function boundUser(
+  s: Stack,
+  opts: { email: string; password: string; namespace: string; role: string; tokenName: string; tokenRole?: string },
+): Promise<{ id: string; cookie: string; token: string }> {
+  const u = await s.api('POST', '/api/v1/users', { email: opts.email, role: 'none', password: opts.password });
+  assert.equal(u.status, 201, JSON.stringify(u.body));
+  const b = await s.api('POST', '/api/v1/role-bindings', { namespace: opts.namespace, user: opts.email, role: opts.role });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  const login = await fetch(`${s.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: opts.email, password: opts.password }),
+  });
+  assert.equal(login.status, 200);
+  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
+  const minted = await fetch(`${s.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: opts.tokenName, ...(opts.tokenRole ? { role: opts.tokenRole } : {}) }),
+  });
+  assert.equal(minted.status, 201);
+  return { id: u.body.id, cookie, token: ((await minted.json()) as { secret: string }).secret };
 }
 
 /** How long a stack's gateway may take to answer /healthz. */

@@ -27,6 +27,7 @@ const P = {
   vaultToken2: 'PLANTED-vault-token-two-Sd12',
   envValue: 'PLANTED-env-value-Df13',
   noKeysToken: 'PLANTED-no-keys-token-Gh14',
+  platform: 'PLANTED-platform-credential-Jk15',
 };
 const planted = Object.values(P);
 const ENV_PREFIX = 'SVC_TEST_SECRETS_AND_VARIABLES_';
@@ -309,19 +310,34 @@ test('leak check: every route, success and error, with planted values; no respon
     [t.admin, 'DELETE', '/api/v1/secret-providers/wrong'],
     [t.admin, 'DELETE', '/api/v1/secret-providers/wrong'],
     [t.admin, 'POST', '/api/v1/secret-providers/wrong/check'],
+    // platform secrets: admin only, never resolved for a namespace
+    [t.admin, 'PUT', '/api/v1/platform-secrets/GIT_TOKEN', { value: P.platform }],
+    [t.editor, 'PUT', '/api/v1/platform-secrets/GIT_TOKEN', { value: P.forbidden }],
+    [t.admin, 'GET', '/api/v1/platform-secrets'],
+    [t.editor, 'POST', ns('team', '/GIT_TOKEN/check')],
+    [t.admin, 'DELETE', '/api/v1/platform-secrets/GIT_TOKEN'],
+    [t.admin, 'DELETE', '/api/v1/platform-secrets/GIT_TOKEN'],
   ];
   const statuses: number[] = [];
-  for (const [cred, method, path, body] of exercise) statuses.push((await call(gw, cred, method, path, body)).status);
+  const answers: Awaited<ReturnType<typeof call>>[] = [];
+  for (const [cred, method, path, body] of exercise) {
+    const r = await call(gw, cred, method, path, body);
+    statuses.push(r.status);
+    answers.push(r);
+  }
+  // A flow's namespace does not see the platform secret of the same name (it is not a secret of any scope).
+  const platformSeen = answers[exercise.findIndex(([, m, p]) => m === 'POST' && p === ns('team', '/GIT_TOKEN/check'))]!;
+  assert.equal(platformSeen.json<{ ok: boolean }>().ok, false, platformSeen.body);
   assert.deepEqual(
     statuses,
     [
       200, 422, 422, 422, 422, 403, 200, 200, 200, 204, 200, 200, 200, 204, 404, 200, 200, 204, 200, 200, 204, 201, 201, 409, 422, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200,
-      200, 200, 422, 204, 404, 404,
+      200, 200, 422, 204, 404, 404, 200, 403, 200, 200, 204, 404,
     ],
   );
   // Every operation of the three route groups was called at least once in this file.
   const groups = operations.filter((o) => ['secrets', 'variables', 'secret-providers'].includes(o.tag));
-  assert.equal(groups.length, 19);
+  assert.equal(groups.length, 22);
   const uncalled = groups.filter((o) => {
     const re = new RegExp(`^${o.method.toUpperCase()} ${o.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?\\S*)? `);
     return !rec.seen.some((s) => re.test(s));
@@ -342,6 +358,7 @@ test('leak check: every route, success and error, with planted values; no respon
   const audit = (await gw.db.pool.query(`SELECT * FROM audit_events`)).rows.map((r) => JSON.stringify(r));
   assert.ok(audit.some((a) => a.includes('secret_provider.create')));
   const providerRows = (await gw.db.pool.query(`SELECT * FROM secret_providers`)).rows.map((r) => JSON.stringify(r));
+  assert.ok(audit.some((a) => a.includes('platform_secret.set')));
   assertNoLeak(planted, [...rec.seen, ...logs, ...audit, ...providerRows]);
   // The values were really in play: the stand-in got the planted token.
   assert.ok(vault.requests.some((r) => r.token === P.vaultToken));
