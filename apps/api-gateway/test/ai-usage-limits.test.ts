@@ -110,6 +110,13 @@ test('per-user and deployment request limits: 429 rate_limited with Retry-After;
   assert.ok(!u.body.includes(API_KEY));
   assert.equal((await call(t.admin, 'GET', '/api/v1/ai/usage?day=2020-01-01')).json<{ total: { requests: number } }>().total.requests, 0);
   assert.equal((await call(t.admin, 'GET', '/api/v1/ai/usage?day=yesterday')).status, 422);
+  // Of the pattern's shape but no day of the calendar: 422 on day, not a 500 from the database.
+  for (const day of ['2026-13-01', '2026-02-30', '2026-00-10', '9999-99-99']) {
+    const r = await call(t.admin, 'GET', `/api/v1/ai/usage?day=${day}`);
+    assert.equal(r.status, 422, day);
+    assert.equal(r.json<{ error: { details: { field: string }[] } }>().error.details[0]!.field, 'day');
+  }
+  assert.equal((await call(t.admin, 'GET', '/api/v1/ai/usage?day=2024-02-29')).status, 200, 'a leap day');
   assert.ok(!JSON.stringify(gw.logs()).includes(API_KEY));
 });
 

@@ -112,6 +112,12 @@ function baseUrlProblem(baseUrl: string | undefined): string | undefined {
 /** Types that have no endpoint of their own: without a base URL the OpenAI SDK would send to api.openai.com. */
 const NEEDS_BASE_URL = new Set(['ollama', 'openai_compatible']);
 
+/** A YYYY-MM-DD that names a real UTC day (not 2026-02-30 nor 2026-13-01). */
+const isCalendarDay = (day: string): boolean => {
+  const t = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === day;
+};
+
 function missingBaseUrl(type: string, baseUrl: string | undefined) {
   return NEEDS_BASE_URL.has(type) && !baseUrl ? { field: 'base_url', message: `is required for type ${type} (without it, requests would go to the OpenAI endpoint)` } : undefined;
 }
@@ -403,6 +409,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async getAIUsage(ctx: Ctx) {
       const { day } = (ctx.query ?? {}) as { day?: string };
+      // The pattern lets through days no calendar has (2026-02-30, 2026-13-01): refused here, not as a 500 from the database.
+      if (day !== undefined && !isCalendarDay(day)) throw validationFailed([{ field: 'day', message: 'is not a day of the calendar (YYYY-MM-DD)' }]);
       return deps.usage.report(day);
     },
 

@@ -5,7 +5,7 @@
 // named by its secret reference (--client-secret-ref): the API never holds
 // nor shows its value, and no flag takes it.
 import type { Command } from 'commander';
-import { formatDuration, parseDuration } from '@svc/config';
+import { formatDuration, parseDuration } from '@svc/timing/duration';
 import type { components } from '@svc/api-spec/openapi-types';
 import { withOutput, type App } from '../app.js';
 import { ApiError, type ApiClient } from '../api/client.js';
