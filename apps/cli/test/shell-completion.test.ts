@@ -27,7 +27,7 @@ test('the zsh script is valid zsh (when zsh is installed); an unknown shell is a
   const script = await svc(['completion', 'zsh']);
   assert.equal(script.code, 0);
   assert.match(script.stdout, /^#compdef svc/);
-  assert.match(script.stdout, /'svc ns' 'list create delete push pull diff versions revert'/);
+  assert.match(script.stdout, /'svc ns' 'list create get allow-callers delete push pull diff versions revert'/);
   if (spawnSync('zsh', ['--version']).status !== 0) t.diagnostic('zsh is not installed: syntax check skipped');
   else assert.equal(spawnSync('zsh', ['-n'], { input: script.stdout }).status, 0);
   const bad = await svc(['completion', 'fish']);
