@@ -28,7 +28,7 @@ describe('allowed callers and provider namespaces', { skip, concurrency: false }
     await section.getByText('No other namespace.').waitFor();
     const form = section.getByRole('form', { name: 'Set the allowed callers of team-b' });
     await form.getByLabel('Allowed callers').fill('team-a, ops.tools');
-    await form.getByRole('button', { name: 'Save callers' }).click();
+    await form.getByRole('button', { name: 'Set callers' }).click();
     const list = section.getByRole('list', { name: 'Allowed callers of team-b' });
     await list.getByText('team-a', { exact: true }).waitFor();
     await list.getByText('ops.tools', { exact: true }).waitFor();
@@ -37,7 +37,7 @@ describe('allowed callers and provider namespaces', { skip, concurrency: false }
 
     // A bad name is refused with the API's message, and the list stays.
     await form.getByLabel('Allowed callers').fill('Not Valid');
-    await form.getByRole('button', { name: 'Save callers' }).click();
+    await form.getByRole('button', { name: 'Set callers' }).click();
     await section
       .getByText(/allowed_callers/)
       .first()

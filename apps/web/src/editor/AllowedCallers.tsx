@@ -52,7 +52,7 @@ export function AllowedCallers({ ns }: { ns: string }) {
         <Loading />
       )}
       {!why ? (
-        <ActionForm label={`Set the allowed callers of ${ns}`} action={save} submit="Save callers">
+        <ActionForm label={`Set the allowed callers of ${ns}`} action={save} submit="Set callers">
           <label>
             Allowed callers
             <input value={text ?? list.join(', ')} onChange={(e) => setText(e.target.value)} placeholder="team-a, team-b.etl" aria-describedby="callers-help" />
