@@ -303,7 +303,7 @@ test(
       return { e, done, run: done.task_runs[0] };
     };
     const refused = [
-      ['hostnet-default', 'host', /it is empty/],
+      ['hostnet-default', 'host', /it lists none for namespace dock/],
       ['container-net', 'container:svc-some-container', /it lists host/],
       ['other-net', 'etl-net', /it lists host/],
     ] as const;
