@@ -40,23 +40,32 @@ function svc(args: string[], stdin: string): Promise<{ code: number | null; out:
 async function startGateway(env: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  gateway = spawn(process.execPath, [path.join(root, 'apps/api-gateway/dist/main.js')], {
+  const g = spawn(process.execPath, [path.join(root, 'apps/api-gateway/dist/main.js')], {
     env: { PATH: process.env.PATH, SVC_DATABASE_URL: tdb.url, SVC_PORT: String(port), SVC_DATA_DIR: path.join(root, '.test-data', 'gw-bootstrap'), SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  for (let i = 0; i < 100; i++) {
+  gateway = g;
+  let output = '';
+  g.stdout!.on('data', (d) => (output += d));
+  g.stderr!.on('data', (d) => (output += d));
+  // A generous deadline, as the e2e stack's: on a loaded 2-core machine (three test files at once) a cold start
+  // took more than the 10 s this test once allowed (a clean-clone CI run); an exit ends the wait at once.
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (g.exitCode !== null || g.signalCode !== null) throw new Error(`gateway exited while starting:\n${output}`);
     try {
       if ((await fetch(`${base}/healthz`)).ok) return;
     } catch {}
+    if (Date.now() > deadline) throw new Error(`gateway did not start within 90 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('gateway did not start');
 }
 
 async function stopGateway(): Promise<void> {
   if (!gateway) return;
   const g = gateway;
   gateway = undefined;
+  if (g.exitCode !== null || g.signalCode !== null) return;
   g.kill('SIGTERM');
   await new Promise((r) => g.once('exit', r));
 }
