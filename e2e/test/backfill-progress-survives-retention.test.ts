@@ -73,7 +73,7 @@ async function claimRuns(id: string, n: number): Promise<{ id: string; execution
     assert.ok(Date.now() < deadline, `${n} task runs of backfill ${id} planned`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const { runs } = await env.engine.claim({ instanceId: 'bfr-test', pools: ['default'], executorType: 'process', limit: 100 });
+  const { runs } = await env.engine.dispatch.claim({ instanceId: 'bfr-test', pools: ['default'], executorType: 'process', limit: 100 });
   assert.equal(runs.length, n);
   const order = await env.db.pool.query<{ id: string }>(`SELECT id FROM executions WHERE labels->>'backfill' = $1 ORDER BY trigger_payload->>'fire_time'`, [id]);
   return order.rows.map((e) => runs.find((r) => r.execution_id === e.id)).filter((r) => r !== undefined);
@@ -103,12 +103,12 @@ test('a backfill run to the end keeps its progress and its done state once reten
   assert.equal((await advancer.advance(new Date())).created, 5);
   const [a, b, c, d, e] = await claimRuns(id, 5);
   const ok = { reason: '', error: '', exitCode: 0 };
-  await env.engine.complete(a!.id, { state: 'SUCCESS', ...ok });
-  await env.engine.complete(b!.id, { state: 'FAILED', ...ok, exitCode: 1 });
-  await env.engine.complete(c!.id, { state: 'SUCCESS', ...ok });
-  await env.engine.cancel(d!.execution_id, 'test');
-  await env.engine.complete(d!.id, { state: 'CANCELLED', ...ok, exitCode: null });
-  await env.engine.complete(e!.id, { state: 'SUCCESS', ...ok });
+  await env.engine.runner.complete(a!.id, { state: 'SUCCESS', ...ok });
+  await env.engine.runner.complete(b!.id, { state: 'FAILED', ...ok, exitCode: 1 });
+  await env.engine.runner.complete(c!.id, { state: 'SUCCESS', ...ok });
+  await env.engine.executions.cancel(d!.execution_id, 'test');
+  await env.engine.runner.complete(d!.id, { state: 'CANCELLED', ...ok, exitCode: null });
+  await env.engine.runner.complete(e!.id, { state: 'SUCCESS', ...ok });
   assert.deepEqual(await untilEnded(id), ['SUCCESS', 'FAILED', 'SUCCESS', 'CANCELLED', 'SUCCESS']);
 
   assert.deepEqual((await advancer.advance(new Date())).finished, [id]);
@@ -154,8 +154,8 @@ test('a cancelled backfill whose executions end after the cancel keeps their out
   assert.deepEqual(inFlight?.slice().sort(), claimed.map((r) => r.execution_id).sort());
   // The executions end after the backfill is cancelled: the advancer no longer serves it as running.
   for (const run of claimed) {
-    await env.engine.cancel(run.execution_id, 'test');
-    await env.engine.complete(run.id, { state: 'CANCELLED', reason: '', error: '', exitCode: null });
+    await env.engine.executions.cancel(run.execution_id, 'test');
+    await env.engine.runner.complete(run.id, { state: 'CANCELLED', reason: '', error: '', exitCode: null });
   }
   assert.deepEqual(await untilEnded(id), ['CANCELLED', 'CANCELLED']);
   await advancer.advance(new Date());

@@ -73,7 +73,7 @@ export class Dispatcher {
     this.loops = this.executors.map((e) => this.loop(e));
     this.stopTimer = setInterval(() => void this.checkStops(), STOP_CHECK_MS);
     this.stopTimer.unref();
-    ctx.engine.startPlanner();
+    ctx.engine.dispatch.startPlanner();
   }
 
   /**
@@ -92,9 +92,9 @@ export class Dispatcher {
     this.advertised = now;
     if (removed.length) {
       ctx.log.warn('executors withdrawn: they cannot run tasks now', { executors: removed });
-      await ctx.engine.withdrawn(ctx.config.pools, removed);
+      await ctx.engine.dispatch.withdrawn(ctx.config.pools, removed);
     }
-    await ctx.engine.servingPools(ctx.config.pools, now);
+    await ctx.engine.dispatch.servingPools(ctx.config.pools, now);
   }
 
   private running(type: string): number {
@@ -136,7 +136,7 @@ export class Dispatcher {
         try {
           // One statement claims and tells when the next run held back by a retry backoff is due,
           // both by the database's clock (a skewed clock here must not start runs late or early).
-          const r = await ctx.engine.claim({ instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
+          const r = await ctx.engine.dispatch.claim({ instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type, limit: free });
           claimed = r.runs;
           if (r.nextAt) wait = Math.max(0, Math.min(this.pollMs, r.nextAt.getTime() - r.at.getTime()));
         } catch (err) {
@@ -180,7 +180,7 @@ export class Dispatcher {
     const { ctx } = this;
     ctx.log.error('task run failed in the executor; it ends executor_error', { err, task_run_id: run.id });
     try {
-      await ctx.engine.complete(run.id, {
+      await ctx.engine.runner.complete(run.id, {
         state: 'FAILED',
         reason: 'executor_error',
         error: `executor error: ${err instanceof Error ? err.message : String(err)}`,
@@ -200,7 +200,7 @@ export class Dispatcher {
   private async checkStops(): Promise<void> {
     if (!this.jobs.size) return;
     try {
-      for (const id of await this.ctx.engine.runsToStop([...this.jobs.keys()])) this.jobs.get(id)?.abort.abort();
+      for (const id of await this.ctx.engine.dispatch.runsToStop([...this.jobs.keys()])) this.jobs.get(id)?.abort.abort();
     } catch (err) {
       this.ctx.log.warn('stop check failed', { err });
     }
@@ -217,7 +217,7 @@ export class Dispatcher {
     // Offline and our running task runs FAILED instance_shutdown, in one transaction; their retries then count on other instances.
     let ended: string[] = [];
     try {
-      ended = await ctx.engine.stopInstance(ctx.instanceId);
+      ended = await ctx.engine.dispatch.stopInstance(ctx.instanceId);
     } catch (err) {
       // The database is unreachable: the runs stay RUNNING until the watchdog's `lost` rule sees this instance gone.
       ctx.log.error('cannot end the running task runs at shutdown', { err });
@@ -228,7 +228,7 @@ export class Dispatcher {
     await Promise.all([...this.jobs.values()].map((j) => j.done));
     // A run claimed for a slot by a completion that committed after the stop above (a handoff) is not launched: end it too.
     try {
-      ended.push(...(await ctx.engine.stopInstance(ctx.instanceId)));
+      ended.push(...(await ctx.engine.dispatch.stopInstance(ctx.instanceId)));
     } catch (err) {
       ctx.log.warn('cannot end task runs handed to this instance while it stopped; the lost rule ends them', { err });
     }

@@ -21,7 +21,7 @@ test('an unavailable executor is withdrawn, its runs wait as no_instance_for_poo
           available: () => up,
           async run(run: ClaimedRun) {
             ran.push(run.id);
-            await ctx.engine.complete(run.id, { state: 'SUCCESS', reason: '', error: '', exitCode: 0 });
+            await ctx.engine.runner.complete(run.id, { state: 'SUCCESS', reason: '', error: '', exitCode: 0 });
           },
         },
       ],

@@ -204,7 +204,7 @@ test('cancel deletes the Job: the pod gets SIGTERM, the runner reports, the exec
   const id = await env.trigger('slow');
   await until('the task to start', async () => (await env.logLines(id)).includes('started'), 60_000);
   assert.equal(env.leftovers().jobs.length, 1);
-  await env.engine.cancel(id, 't');
+  await env.engine.executions.cancel(id, 't');
   const ex = await env.ended(id, 30_000);
   assert.equal(ex.state, 'CANCELLED', JSON.stringify(ex));
   // Reported by the runner itself (SIGTERM from the pod's deletion; it asks the gateway whether that is a cancel), not ended by the executor's fallback.
@@ -234,7 +234,7 @@ test('a Job left by a dispatcher that died, for a run that has ended, is deleted
   const leftover = 'svc-left-by-a-dead-dispatcher';
   const labels = {
     'app.kubernetes.io/managed-by': 'svc',
-    'svc.dev/deployment': await env.engine.deploymentId(),
+    'svc.dev/deployment': await env.engine.dispatch.deploymentId(),
     'svc.dev/instance-id': 'disp-gone',
     'svc.dev/task-run-id': ended.runs[0]!.id,
   };

@@ -156,7 +156,7 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     gatewayUrl,
     createdJobs,
     async trigger(flowId) {
-      return (await engine.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
+      return (await engine.executions.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
     },
     async ended(executionId, ms = 60_000) {
       return until(

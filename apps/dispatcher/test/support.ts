@@ -209,7 +209,7 @@ export async function startDispatcher(
     instanceId,
     logs: lines,
     async trigger(flowId) {
-      return (await engine.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
+      return (await engine.executions.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;
     },
     async ended(executionId, ms = 30_000) {
       return until(

@@ -68,7 +68,7 @@ export const DEFAULT_EXECUTION_BATCH = 100;
 export interface RetentionDeps {
   db: Db;
   /** The engine: ended executions and their rows go through its retention (the engine owns those tables). */
-  engine: Pick<Engine, 'retention'>;
+  engine: { maintenance: Pick<Engine['maintenance'], 'retention'> };
   storage: ObjectStore;
   log: Logger;
   metrics?: MaintenanceMetrics;
@@ -115,7 +115,7 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
   };
 
   const executionCutoff = new Date(now.getTime() - deps.retentionDays * DAY_MS);
-  const executions = deps.engine.retention;
+  const executions = deps.engine.maintenance.retention;
   expired: for (;;) {
     if (!go()) break;
     const ids = await executions.expired(executionCutoff, deps.executionBatch ?? DEFAULT_EXECUTION_BATCH);

@@ -68,7 +68,7 @@ export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> 
   // After a break in our own contact, instances whose heartbeats stopped during it get a whole window to heartbeat again.
   const judgeLiveness = !deps.contact || deps.contact.steadyFor(INSTANCE_ONLINE_WINDOW_MS);
   if (!judgeLiveness) deps.log.debug('watchdog: lost rules wait for a whole online window of database contact');
-  const r = await deps.engine.watchdog({ now, judgeLiveness, heartbeatTimeoutMs: deps.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS });
+  const r = await deps.engine.maintenance.watchdog({ now, judgeLiveness, heartbeatTimeoutMs: deps.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS });
   if (r.executions.length || r.timedOut.length || r.lost.length) {
     deps.log.info('watchdog', { timed_out_executions: r.executions, timed_out_task_runs: r.timedOut, lost_task_runs: r.lost });
   }

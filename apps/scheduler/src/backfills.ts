@@ -110,7 +110,7 @@ export class BackfillAdvancer {
   private async pass(now: Date): Promise<AdvanceResult & { more: boolean }> {
     const out = { created: 0, skipped: 0, finished: [] as string[], more: false };
     const perPass = this.deps.perPass ?? 100;
-    await this.deps.engine.transaction(async (c, tx) => {
+    await this.deps.engine.executions.transaction(async (c, tx) => {
       const claimed = await claimRunningBackfills(c, this.deps.batchSize ?? 10);
       for (const b of claimed) {
         const inFlight = await countBackfillRunsIn(c, b.id, IN_FLIGHT_STATES);

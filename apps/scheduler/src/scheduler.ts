@@ -169,7 +169,7 @@ export class Scheduler {
       let claimed = 0;
       let batchFailed = 0;
       // The executions commit with the claim and the markers; the engine runs their follow-ups after the commit.
-      await this.deps.engine.transaction(async (c, tx) => {
+      await this.deps.engine.executions.transaction(async (c, tx) => {
         const due = await claimDueSchedules<FlowTrigger>(c, now, batchSize);
         claimed = due.length;
         const advances: ScheduleAdvance[] = [];
@@ -251,7 +251,7 @@ export class Scheduler {
 
   /** Fires flow triggers that ended executions missed (see sweepFlowTriggers). */
   async sweep(now: Date): Promise<number> {
-    const fired = await this.deps.engine.sweepFlowTriggers(new Date(now.getTime() - (this.deps.sweepLookbackMs ?? 600_000)));
+    const fired = await this.deps.engine.maintenance.sweepFlowTriggers(new Date(now.getTime() - (this.deps.sweepLookbackMs ?? 600_000)));
     if (fired.length) this.deps.log.info('flow triggers swept', { fired: fired.length });
     return fired.length;
   }

@@ -153,7 +153,7 @@ test('in-flight limit, pause, resume, a new advancer after a restart, and cancel
   // An execution ending makes room.
   const { engine } = first;
   const inFlight = await w.pool.query<{ id: string }>(`SELECT id FROM executions WHERE labels->>'backfill' = $1 ORDER BY trigger_payload->>'fire_time'`, [id]);
-  await engine.cancel(inFlight.rows[0]!.id, 'test');
+  await engine.executions.cancel(inFlight.rows[0]!.id, 'test');
   await w.pool.query(`UPDATE executions SET state = 'CANCELLED' WHERE id = $1 AND state = 'CANCELLING'`, [inFlight.rows[0]!.id]);
 
   assert.ok(await setBackfillState(w.pool, id, ['running'], 'paused', new Date()));
@@ -168,7 +168,7 @@ test('in-flight limit, pause, resume, a new advancer after a restart, and cancel
 
   const toCancel = await cancelBackfill(w.pool, id, new Date());
   assert.equal(toCancel?.length, 2);
-  for (const e of toCancel ?? []) await engine.cancel(e, 'test');
+  for (const e of toCancel ?? []) await engine.executions.cancel(e, 'test');
   assert.equal(await cancelBackfill(w.pool, id, new Date()), null, 'cancelled once');
   assert.equal((await second.a.advance(new Date())).created, 0);
   b = await getBackfill(w.pool, id);

@@ -1,8 +1,9 @@
-// Small shared pieces of the engine's SQL: transactions, state history rows
-// (every state change appends one, in the same transaction), NOTIFY hints.
+// Transactions as the engine's systems run them: their own on a pool, or a
+// savepoint of a transaction the caller holds.
 import type pg from 'pg';
 import { inTransaction } from '@svc/db';
-import { INSERT_HISTORY_SQL, NOTIFY_SQL } from './sql/history.js';
+
+export { CHANNELS, LOG_CHANNEL } from './channels.js';
 
 export type Client = pg.PoolClient;
 
@@ -30,43 +31,4 @@ export async function inTx<T>(db: Conn, fn: (c: Client) => Promise<T>): Promise<
     await db.query(`ROLLBACK TO SAVEPOINT ${sp}`).catch(() => undefined);
     throw err;
   }
-}
-
-/** Channels. NOTIFY is only a wake-up hint: every listener also polls. */
-export const CHANNELS = {
-  /** A task run became QUEUED (payload: executor type). */
-  queued: 'svc_task_queued',
-  /** An execution is being cancelled or timed out (payload: execution id). */
-  stop: 'svc_execution_stop',
-  /** An execution or one of its task runs changed state (payload: execution id). */
-  changed: 'svc_execution_changed',
-} as const;
-
-/** The channel of new log lines (payload: execution id): the gateway's live streams listen to it. */
-export const LOG_CHANNEL = 'svc_log_lines';
-
-export async function notify(c: Client | pg.Pool, channel: string, payload: string): Promise<void> {
-  await c.query(NOTIFY_SQL, [channel, payload]);
-}
-
-export interface HistoryRow {
-  executionId: string;
-  taskRunId?: string | null;
-  from: string | null;
-  to: string;
-  reason?: string;
-  actor?: string;
-}
-
-export async function history(c: Client, rows: HistoryRow[], at: Date): Promise<void> {
-  if (!rows.length) return;
-  await c.query(INSERT_HISTORY_SQL, [
-    rows.map((r) => r.executionId),
-    rows.map((r) => r.taskRunId ?? null),
-    rows.map((r) => r.from),
-    rows.map((r) => r.to),
-    rows.map((r) => r.reason ?? ''),
-    rows.map((r) => r.actor ?? ''),
-    rows.map(() => at),
-  ]);
 }

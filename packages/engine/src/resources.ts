@@ -1,20 +1,14 @@
-// What an Engine is built from (one bag of resources, built by each app's
-// main.ts) and what its systems share (SystemResources: the bag, the start
-// dependencies and the engine's own follow-up runner), after Trigger.dev's
-// run engine, whose systems receive one explicit bag of resources.
+// What an Engine is built from: one bag of resources, built by each app's
+// main.ts (after Trigger.dev's run engine, whose systems receive one explicit
+// bag), and the types of what its façade answers. Types only: engine.ts
+// builds the systems from the bag (e2e/test/engine-imports-form-no-circle.test.ts
+// holds this file to type imports).
 import type pg from 'pg';
 import type { ExecutorType, MasterKey } from '@svc/config';
-import type { components } from '@svc/api-spec';
 import type { ObjectStore } from '@svc/storage';
-import { runFollowUps } from './systems/followups.js';
-import type { FollowUp } from './systems/outbox.js';
-import { SnapshotFacts } from './systems/snapshot-facts.js';
-import type { StartDeps } from './systems/start.js';
-import { FlowCache } from './systems/trigger.js';
-import type { TriggerRequest } from './systems/trigger.js';
+import type { ApiExecution, TriggerRequest } from './types.js';
 
-/** The API's Execution object (getExecution), as the engine returns it. */
-export type ApiExecution = components['schemas']['Execution'];
+export type { ApiExecution } from './types.js';
 
 /** The object store (files, bundles, artifacts). */
 export type EngineStorage = ObjectStore;
@@ -41,32 +35,6 @@ export interface EngineResources {
     info(msg: string, meta?: Record<string, unknown>): unknown;
     debug?(msg: string, meta?: Record<string, unknown>): unknown;
   };
-}
-
-/** What the engine's systems share: built once by the Engine. */
-export interface SystemResources {
-  readonly pool: pg.Pool;
-  readonly resources: EngineResources;
-  /** What starting an execution needs (configuration, object store, the per-process caches). */
-  readonly deps: StartDeps;
-  /** The engine's clock (a function property: systems take it unbound). */
-  readonly now: () => Date;
-  /** Runs follow-ups after a commit; a failure is logged and left in the outbox for the backstop. */
-  follow(f: FollowUp[]): Promise<void>;
-  /** Aborted when the engine stops: retried writes give up. */
-  readonly stopping: AbortSignal;
-}
-
-/** The systems' bag of an Engine built from `r`; `stopping` is aborted when it stops. */
-export function systemResources(r: EngineResources, stopping: AbortSignal): SystemResources {
-  const now = (): Date => r.clock.now();
-  const deps: StartDeps = { config: { defaultExecutor: r.config.defaultExecutor, now }, storage: r.storage, snapshots: new SnapshotFacts(), flows: new FlowCache() };
-  // Follow-ups run after their commit; a failure is logged and left in the outbox for the backstop.
-  const follow = async (f: FollowUp[]): Promise<void> => {
-    if (!f.length) return;
-    await runFollowUps(r.pool, deps, f).catch((err) => r.log.warn('follow-up failed; the outbox backstop retries it', { err }));
-  };
-  return { pool: r.pool, resources: r, deps, now, follow, stopping };
 }
 
 /** A started execution: its id, and its API object when the start needed no second read. */

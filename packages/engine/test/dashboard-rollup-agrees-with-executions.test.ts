@@ -12,7 +12,8 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { DashboardHoursCache } from '../src/systems/dashboard-cache.js';
 import { hourFigures } from '../src/sql/dashboard-hours.js';
-import { dashboard, dashboardWindow, type DashboardRange } from '../src/systems/dashboards.js';
+import { dashboard } from '../src/internal.js';
+import { dashboardWindow, type DashboardRange } from '../src/systems/dashboards.js';
 
 const NOW = new Date('2026-06-10T14:30:00Z');
 const HOUR = 3_600_000;

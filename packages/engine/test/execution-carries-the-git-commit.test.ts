@@ -6,9 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { saveChanges } from '@svc/namespaces';
-import { FlowCache, loadExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
-import { DashboardHoursCache } from '../src/systems/dashboard-cache.js';
-import { dashboard, flowStats } from '../src/systems/dashboards.js';
+import { dashboard, Dashboards, DashboardHoursCache, FlowCache, loadExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -78,7 +76,7 @@ test("the dashboard's running and recent failures, and a flow's stats, carry the
   const plain = d.recent_failures.find((e) => e.id === userSaved.id);
   assert.ok(plain);
   assert.equal(Object.hasOwn(plain, 'git_sha'), false);
-  const stats = await flowStats(pool, 'gitsha', 'c');
+  const stats = await new Dashboards(pool, () => new Date()).flowStats('gitsha', 'c');
   assert.deepEqual(
     stats.items.filter((e) => e.execution_id === failed.id).map((e) => (e as { git_sha?: string }).git_sha),
     [SHA2],

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { claimRuns, endTaskRun, Planner, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
+import { claimRuns, endTaskRun, Planner, Planning, planExecutions, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -46,7 +46,7 @@ test('30 runs of one execution ending at once, planned by two planners: the join
   const runs = await claimAll();
   assert.equal(runs.length, FAN, 'every fan task was QUEUED at start and is claimed');
   const planners = [newPool(), newPool()].map(
-    (p) => new Planner({ pool: p, now: () => new Date(), followUps: async () => undefined, onError: (err) => assert.fail(String(err)), pollMs: 0 }),
+    (p) => new Planner({ planning: new Planning(p), now: () => new Date(), followUps: async () => undefined, onError: (err) => assert.fail(String(err)), pollMs: 0 }),
   );
   await Promise.all(
     runs.map(async (r, i) => {

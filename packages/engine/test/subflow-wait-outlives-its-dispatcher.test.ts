@@ -52,7 +52,7 @@ async function started(instance: string): Promise<{ call: ClaimedRun; ping: Clai
   const call = runs.find((r) => r.execution_id === ex.id && r.task_key === 'call')!;
   const ping = runs.find((r) => r.execution_id === ex.id && r.task_key === 'ping')!;
   const engine = testEngine({ pool, storage: deps.storage as never });
-  assert.equal(await engine.startSubflow(call, { flow: 'sub/child', inputs: {}, wait: true }, { id: ex.id, chain_depth: 0 }), null, 'the run waits for its child');
+  assert.equal(await engine.dispatch.startSubflow(call, { flow: 'sub/child', inputs: {}, wait: true }, { id: ex.id, chain_depth: 0 }), null, 'the run waits for its child');
   const childId = (await pool.query(`SELECT id FROM executions WHERE parent_task_run_id = $1`, [call.id])).rows[0].id as string;
   return { call, ping, parentId: ex.id, childId };
 }
@@ -65,7 +65,7 @@ async function finishChild(childId: string): Promise<void> {
   const { runs } = await claimRuns(pool, { instanceId: 'other', pools: ['default'], executorType: 'process', limit: 10, now: new Date() });
   const work = runs.find((r) => r.execution_id === childId)!;
   assert.ok(work, 'the child task claimed');
-  await testEngine({ pool, storage: deps.storage as never }).complete(work.id, { state: 'SUCCESS', reason: '', error: '', exitCode: 0 });
+  await testEngine({ pool, storage: deps.storage as never }).runner.complete(work.id, { state: 'SUCCESS', reason: '', error: '', exitCode: 0 });
 }
 
 test('a dispatcher gone silent: its http run ends lost, its subflow run waiting on a child stays RUNNING and ends with the child', async () => {
@@ -115,7 +115,7 @@ test('a database error after the child started does not fail the subflow run: th
     },
   });
   const engine = testEngine({ pool: flaky, storage: deps.storage as never });
-  assert.equal(await engine.startSubflow(call, { flow: 'sub/child', inputs: {}, wait: true }, { id: ex.id, chain_depth: 0 }), null, 'still waiting for its child');
+  assert.equal(await engine.dispatch.startSubflow(call, { flow: 'sub/child', inputs: {}, wait: true }, { id: ex.id, chain_depth: 0 }), null, 'still waiting for its child');
   assert.equal(failures, 2, 'the link failed once and was retried');
   const childId = (await pool.query(`SELECT child_execution_id FROM task_runs WHERE id = $1`, [call.id])).rows[0].child_execution_id;
   assert.ok(childId, 'linked to its child');
@@ -134,7 +134,7 @@ test('a subflow run that does not wait, lost after starting its child: the retry
   const first = (await claim('killed-nowait'))!;
   const engine = testEngine({ pool, storage: deps.storage as never });
   // The child starts; the dispatcher dies before the run's SUCCESS is recorded.
-  await engine.trigger({
+  await engine.executions.trigger({
     namespace: 'sub',
     flowId: 'child',
     inputs: {},
@@ -154,7 +154,7 @@ test('a subflow run that does not wait, lost after starting its child: the retry
   await registerInstance(pool, { id: 'next', kind: 'dispatcher', hostname: 'test', version: 'test', pools: ['default'], executors: ['process'] }, new Date());
   const second = (await claim('next'))!;
   assert.equal(second.id, retry.id);
-  const done = await engine.startSubflow(second, { flow: 'sub/child', inputs: {}, wait: false }, { id: ex.id, chain_depth: 0 });
+  const done = await engine.dispatch.startSubflow(second, { flow: 'sub/child', inputs: {}, wait: false }, { id: ex.id, chain_depth: 0 });
   const children = (await pool.query(`SELECT id FROM executions WHERE parent_execution_id = $1 ORDER BY created_at`, [ex.id])).rows.map((r) => r.id);
   assert.equal(children.length, 1, 'no second child');
   assert.deepEqual(done, { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: { execution_id: children[0] } });

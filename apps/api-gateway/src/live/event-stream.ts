@@ -43,7 +43,7 @@ export function statesHash(detail: Record<string, unknown>): string {
 }
 
 async function snapshot(o: EventStreamOptions): Promise<Snapshot | undefined> {
-  const [detail] = await o.engine.executions([o.executionId], o.hub.pool);
+  const [detail] = await o.engine.executions.load([o.executionId], o.hub.pool);
   if (!detail) return undefined;
   const hash = statesHash(detail);
   const running = ((detail.task_runs ?? []) as { state: string }[]).some((r) => r.state === 'RUNNING');

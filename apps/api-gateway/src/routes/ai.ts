@@ -31,7 +31,7 @@ type Ctx = HandlerContext<AuthPrincipal>;
 export interface AIRouteDeps {
   db: Db;
   /** Whether an execution exists and its state (the engine owns executions). */
-  engine: Pick<Engine, 'stateOf'>;
+  engine: { executions: Pick<Engine['executions'], 'stateOf'> };
   masterKeys: readonly MasterKey[];
   now: () => Date;
   invoke: Invoke;
@@ -416,7 +416,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async listExecutionInsights(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      if (!(await deps.engine.stateOf(id))) throw notFound(`no execution ${id}`, 'execution_not_found');
+      if (!(await deps.engine.executions.stateOf(id))) throw notFound(`no execution ${id}`, 'execution_not_found');
       const { limit } = ctx.query as { limit: number };
       const after = ctx.cursor as { created_at: string; id: string } | undefined;
       const rows = await insightsOf(pool, id, limit, after);
@@ -430,7 +430,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
 
     async requestTriage(ctx: Ctx) {
       const id = String(ctx.params.executionId);
-      const state = await deps.engine.stateOf(id);
+      const state = await deps.engine.executions.stateOf(id);
       if (!state) throw notFound(`no execution ${id}`, 'execution_not_found');
       await requireProvider();
       if (!TRIAGE_STATES.has(state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${state}`);

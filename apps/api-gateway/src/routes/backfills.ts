@@ -191,7 +191,7 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       if (!inFlight) throw conflict('conflict', `backfill ${id} is ${b.state}`);
       for (const e of inFlight) {
         try {
-          await deps.engine.cancel(e, ctx.principal!.email);
+          await deps.engine.executions.cancel(e, ctx.principal!.email);
         } catch {
           // Ended meanwhile: nothing to cancel.
         }

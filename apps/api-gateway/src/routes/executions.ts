@@ -21,7 +21,7 @@ export interface ExecutionRouteDeps {
 export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<AuthPrincipal> {
   const { db, engine } = deps;
   const one = async (id: string) => {
-    const [e] = await engine.executions([id]);
+    const [e] = await engine.executions.load([id]);
     if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
     return e;
   };
@@ -30,7 +30,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
     async triggerFlow(ctx: Ctx) {
       const { params, principal } = ctx;
       const b = (ctx.body ?? {}) as RequestBody<'triggerFlow'>;
-      const started = await engine.trigger({
+      const started = await engine.executions.trigger({
         namespace: params.namespace,
         flowId: params.flowId,
         inputs: b.inputs,
@@ -63,7 +63,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
       const within = await readScope(db.pool, principal!);
-      const rows = await engine.listExecutionIds({
+      const rows = await engine.executions.listIds({
         ...(within ? { within } : {}),
         state: q.state,
         namespace: q.namespace,
@@ -76,14 +76,14 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {
-        items: await engine.executions(page.map((x) => x.id)),
+        items: await engine.executions.load(page.map((x) => x.id)),
         ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
       } satisfies Answer<'listExecutions'>;
     },
 
     async cancelExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
-      const out = await engine.cancel(id, ctx.principal!.email);
+      const out = await engine.executions.cancel(id, ctx.principal!.email);
       const e = await one(id);
       await recordAudit(db.pool, {
         action: 'execution.cancel',
@@ -98,7 +98,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
 
     async rerunExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
-      const created = await engine.rerun(id, ctx.principal!.email);
+      const created = await engine.executions.rerun(id, ctx.principal!.email);
       const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.rerun',
@@ -113,7 +113,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
 
     async restartExecution(ctx: Ctx) {
       const id = ctx.params.executionId;
-      const created = await engine.restart(id, ctx.principal!.email);
+      const created = await engine.executions.restart(id, ctx.principal!.email);
       const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.restart',

@@ -75,9 +75,9 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
       const raw = await readRaw(req, res);
       const body = raw === undefined ? null : isJsonContentType(req.headers['content-type']) ? parseJsonBody(raw) : raw.toString('utf8');
       const headers = webhookHeaders(req);
-      let created: Awaited<ReturnType<typeof deps.engine.trigger>>;
+      let created: Awaited<ReturnType<typeof deps.engine.executions.trigger>>;
       try {
-        created = await deps.engine.trigger({
+        created = await deps.engine.executions.trigger({
           namespace: target.namespace,
           flowId: target.flow_id,
           inputTemplates: { templates: target.definition.inputs ?? {}, trigger: { body, headers } },
@@ -91,7 +91,7 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
         if (err instanceof TemplateError) throw validationFailed([{ field: 'body', message: err.message }]);
         throw err;
       }
-      const state = created.execution ? created.execution.state : ((await deps.engine.stateOf(created.id)) ?? 'QUEUED');
+      const state = created.execution ? created.execution.state : ((await deps.engine.executions.stateOf(created.id)) ?? 'QUEUED');
       return reply(201, { execution_id: created.id, id: created.id, state } satisfies Answer<'webhookStart', 201>);
     },
 

@@ -59,7 +59,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
         ...(b.env && Object.keys(b.env).length ? { env: Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, literalTemplate(v)])) } : {}),
       };
       const definition: FlowDefinition = { id: 'run-file', tasks: [task] };
-      const created = await deps.engine.start({
+      const created = await deps.engine.executions.start({
         namespace: params.namespace,
         flowId: null,
         flowRevisionId: null,
@@ -80,7 +80,7 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
           env_keys: Object.keys(b.env ?? {}).sort(),
         }),
       });
-      return reply(201, created.execution ?? (await deps.engine.executions([created.id]))[0]);
+      return reply(201, created.execution ?? (await deps.engine.executions.load([created.id]))[0]);
     },
   };
 }

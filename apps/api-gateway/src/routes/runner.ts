@@ -18,7 +18,7 @@ export function runnerAuthenticator(engine: Engine) {
   return async (req: Request) => {
     const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     const taskRunId = String(req.params.taskRunId ?? '');
-    if (!m || !(await engine.verifyRunToken(m[1], taskRunId))) throw unauthorized('invalid run token');
+    if (!m || !(await engine.runner.verifyToken(m[1], taskRunId))) throw unauthorized('invalid run token');
     return { role: 'viewer' as const, taskRunId };
   };
 }
@@ -45,18 +45,18 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
    * while a container was still starting, timed out) they are refused.
    */
   const assertRunning = async (taskRunId: string) => {
-    if (!(await engine.stillRunning([taskRunId])).length) throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
+    if (!(await engine.dispatch.stillRunning([taskRunId])).length) throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
   };
   return {
     // A task run that cannot be prepared is ended FAILED by the engine, and the runner gets 409 (TaskRunNotStartableError).
     async runnerGetSpec({ params }: Ctx): Promise<RunnerSpec> {
       await assertRunning(params.taskRunId);
-      return (await engine.prepareForRunner(params.taskRunId)).spec;
+      return (await engine.runner.prepare(params.taskRunId)).spec;
     },
 
     async runnerGetBundle({ params, res }: Ctx) {
       await assertRunning(params.taskRunId);
-      const b = await engine.bundle(await engine.snapshotOfTaskRun(params.taskRunId));
+      const b = await engine.runner.bundle(await engine.runner.snapshotOfTaskRun(params.taskRunId));
       res.setHeader('Content-Type', 'application/gzip');
       res.setHeader('Content-Length', String(b.size));
       // The handler writes the response itself: finish it before returning.
@@ -64,7 +64,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     },
 
     // On the database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
-    runnerHeartbeat: async ({ params }: Ctx): Promise<RunnerHeartbeatResponse> => ({ cancel: (await engine.heartbeat(params.taskRunId)).cancel }),
+    runnerHeartbeat: async ({ params }: Ctx): Promise<RunnerHeartbeatResponse> => ({ cancel: (await engine.runner.heartbeat(params.taskRunId)).cancel }),
 
     async runnerPostLogs({ params, body }: Ctx) {
       // The body was validated against RunnerLogsRequest by the operation's schema.
@@ -76,7 +76,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
         l.n ??= i + 1;
         l.ts ??= arrival ??= String(BigInt(Date.now()) * 1_000_000n);
       }
-      await engine.appendLogs(params.taskRunId, lines as IncomingLogLine[]);
+      await engine.runner.appendLogs(params.taskRunId, lines as IncomingLogLine[]);
       // 204 (the catalog's answer): a retried batch is stored once, so the runner needs no count.
       return undefined;
     },
@@ -84,7 +84,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     async runnerPostEvents({ params, body }: Ctx) {
       // The body was validated against RunnerEventsRequest by the operation's schema.
       const e = body as RunnerEventsRequest;
-      if (!(await engine.runnerEvent(params.taskRunId, { type: e.type, message: e.message, percent: e.percent }))) {
+      if (!(await engine.runner.event(params.taskRunId, { type: e.type, message: e.message, percent: e.percent }))) {
         throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
       }
       return undefined;
@@ -92,7 +92,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
 
     async runnerPutArtifact({ params, req }: Ctx) {
       const body = await readRaw(req, deps.maxArtifactBytes);
-      return reply(201, await engine.storeArtifact(params.taskRunId, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream')));
+      return reply(201, await engine.runner.storeArtifact(params.taskRunId, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream')));
     },
 
     async runnerComplete({ params, body }: Ctx) {
@@ -100,7 +100,7 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       const c = body as RunnerCompletion;
       const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       // From the task: masked against the secrets the run resolved.
-      const ended = await engine.complete(
+      const ended = await engine.runner.complete(
         params.taskRunId,
         { state, reason: c.reason ?? '', error: c.error ?? '', exitCode: c.exit_code ?? null, outputs: c.outputs, metrics: c.metrics },
         { fromTask: true },

@@ -20,19 +20,19 @@ export function statsHandlers(deps: { db: Db; engine: Engine }): OperationHandle
       const q = query as { range: DashboardRange; namespace?: string };
       // Null (no query) for a role of viewer or more: the dashboard as before.
       const within = q.namespace === undefined ? await readScope(deps.db.pool, principal!) : null;
-      return engine.dashboard(within ? { range: q.range, within } : { range: q.range, namespace: q.namespace });
+      return engine.dashboards.dashboard(within ? { range: q.range, within } : { range: q.range, namespace: q.namespace });
     },
 
     async getFlowStats({ params }: Ctx) {
       await flowOrThrow(params.namespace, params.flowId);
-      return engine.flowStats(params.namespace, params.flowId);
+      return engine.dashboards.flowStats(params.namespace, params.flowId);
     },
 
     // `metric` is required and `agg` one of sum, avg, max: both checked by the operation's schema (422 naming the field).
     async getFlowMetrics({ params, query }: Ctx) {
       const q = query as { metric: string; group_by?: string; agg: 'sum' | 'avg' | 'max' };
       await flowOrThrow(params.namespace, params.flowId);
-      return engine.flowMetrics(params.namespace, params.flowId, { metric: q.metric, groupBy: q.group_by, agg: q.agg });
+      return engine.dashboards.flowMetrics(params.namespace, params.flowId, { metric: q.metric, groupBy: q.group_by, agg: q.agg });
     },
   };
 }

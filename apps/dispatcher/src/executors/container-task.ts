@@ -84,12 +84,12 @@ export function labelValue(v: string): string {
  * `runnerCommand`: the argv that starts `svc` from the injected bundle.
  */
 export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, runnerCommand: (injected: boolean) => string[]): Promise<ContainerTask | null> {
-  const prepared = await ctx.engine.prepare(run);
+  const prepared = await ctx.engine.dispatch.prepare(run);
   if (!prepared) return null;
-  const settings = await ctx.engine.executorSettings(prepared);
+  const settings = await ctx.engine.dispatch.executorSettings(prepared);
   const image = settings.image ?? ctx.config.defaultImage;
   if (!image) {
-    await ctx.engine.complete(run.id, {
+    await ctx.engine.runner.complete(run.id, {
       state: 'FAILED',
       reason: 'executor_error',
       error: `task ${run.task_key} runs on the ${run.executor_type} executor but names no image (executor.image of the task, the flow or namespace.yaml) and SVC_DEFAULT_IMAGE is not set`,
@@ -99,7 +99,7 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
   }
   const injectRunner = settings.inject_runner ?? true;
   const timeoutMs = prepared.spec.timeout_seconds > 0 ? prepared.spec.timeout_seconds * 1000 : 24 * 3600_000;
-  const token = await ctx.engine.signRunToken(run.id, new Date(ctx.clock.now().getTime() + timeoutMs + TOKEN_GRACE_MS));
+  const token = await ctx.engine.runner.signToken(run.id, new Date(ctx.clock.now().getTime() + timeoutMs + TOKEN_GRACE_MS));
   const ex = prepared.execution;
   return {
     run,
@@ -120,7 +120,7 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
     },
     labels: {
       [LABELS.managedBy]: MANAGED_BY,
-      [LABELS.deployment]: await ctx.engine.deploymentId(),
+      [LABELS.deployment]: await ctx.engine.dispatch.deploymentId(),
       [LABELS.instance]: labelValue(ctx.instanceId),
       [LABELS.execution]: labelValue(ex.id),
       [LABELS.taskRun]: labelValue(run.id),
@@ -138,7 +138,7 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
  * already ended it.
  */
 export async function endUnreported(ctx: DispatcherContext, run: ClaimedRun, reason: 'image_pull_failed' | 'executor_error' | 'lost', error: string): Promise<boolean> {
-  return ctx.engine.complete(run.id, { state: 'FAILED', reason, error, exitCode: null }, { fromTask: true });
+  return ctx.engine.runner.complete(run.id, { state: 'FAILED', reason, error, exitCode: null }, { fromTask: true });
 }
 
 /**
@@ -148,7 +148,7 @@ export async function endUnreported(ctx: DispatcherContext, run: ClaimedRun, rea
  * could not prepare it).
  */
 export async function endDied(ctx: DispatcherContext, run: ClaimedRun, error: string): Promise<boolean> {
-  return endUnreported(ctx, run, (await ctx.engine.taskStarted(run.id)) ? 'lost' : 'executor_error', error);
+  return endUnreported(ctx, run, (await ctx.engine.dispatch.taskStarted(run.id)) ? 'lost' : 'executor_error', error);
 }
 
 /** Docker's and Kubernetes' memory quantity (Ki, Mi, Gi, Ti binary; K, M, G, T decimal) in bytes. */

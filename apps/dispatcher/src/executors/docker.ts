@@ -227,12 +227,12 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
    */
   async function sweepLeftovers(): Promise<void> {
     // Only this deployment's: another one may share the engine.
-    const label = [`${LABELS.managedBy}=${MANAGED_BY}`, `${LABELS.deployment}=${await ctx.engine.deploymentId()}`, LABELS.taskRun];
+    const label = [`${LABELS.managedBy}=${MANAGED_BY}`, `${LABELS.deployment}=${await ctx.engine.dispatch.deploymentId()}`, LABELS.taskRun];
     const containers = await docker.listContainers({ all: true, filters: { label } });
     if (!containers.length) return;
     const online = new Set((await listInstances(ctx.db.pool)).filter((i) => i.online).map((i) => i.id));
     online.add(ctx.instanceId);
-    const running = new Set(await ctx.engine.stillRunning(containers.map((c) => c.Labels[LABELS.taskRun])));
+    const running = new Set(await ctx.engine.dispatch.stillRunning(containers.map((c) => c.Labels[LABELS.taskRun])));
     for (const c of containers) {
       const runId = c.Labels[LABELS.taskRun];
       const ended = !running.has(runId);

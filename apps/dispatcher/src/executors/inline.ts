@@ -76,15 +76,15 @@ export function inlineExecutor(ctx: DispatcherContext, opts: { resolve?: Resolve
       void guard.agent.close();
     },
     async run(run: ClaimedRun, signal: AbortSignal) {
-      const prepared = await ctx.engine.prepare(run);
+      const prepared = await ctx.engine.dispatch.prepare(run);
       if (!prepared) return;
       const f = prepared.inline;
       const done =
         prepared.task.type === 'http'
           ? await http(run, f, prepared.spec.timeout_seconds, signal)
-          : await ctx.engine.startSubflow(run, { flow: String(f.flow), inputs: f.inputs as Record<string, unknown>, wait: Boolean(f.wait) }, prepared.execution);
+          : await ctx.engine.dispatch.startSubflow(run, { flow: String(f.flow), inputs: f.inputs as Record<string, unknown>, wait: Boolean(f.wait) }, prepared.execution);
       // What an http task returns is the remote server's: masked like a task's own report.
-      if (done) await ctx.engine.complete(run.id, done, { fromTask: true });
+      if (done) await ctx.engine.runner.complete(run.id, done, { fromTask: true });
     },
   };
 }

@@ -149,14 +149,17 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
    */
   async function sweep(): Promise<void> {
     try {
-      const jobs = await batch.listNamespacedJob({ namespace, labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.deployment}=${await ctx.engine.deploymentId()}` });
+      const jobs = await batch.listNamespacedJob({
+        namespace,
+        labelSelector: `${LABELS.managedBy}=${MANAGED_BY},${LABELS.deployment}=${await ctx.engine.dispatch.deploymentId()}`,
+      });
       const byRun = new Map<string, string>();
       for (const j of jobs.items) {
         const id = j.metadata?.labels?.[LABELS.taskRun];
         if (id && j.metadata?.name) byRun.set(id, j.metadata.name);
       }
       if (!byRun.size) return;
-      const running = new Set(await ctx.engine.stillRunning([...byRun.keys()]));
+      const running = new Set(await ctx.engine.dispatch.stillRunning([...byRun.keys()]));
       for (const [id, job] of byRun) {
         if (running.has(id)) continue;
         await deleteJob(job, 'Background').catch((err: unknown) => ctx.log.warn('cannot delete a leftover Kubernetes Job', { err, job, namespace }));

@@ -64,17 +64,17 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       // Undefined unless a completion went through the handoff (then: what it claimed, maybe nothing).
       let next: ClaimedRun[] | undefined;
       const { engine } = ctx;
-      const prepared = await engine.prepare(run);
+      const prepared = await engine.dispatch.prepare(run);
       if (!prepared) return;
       const transport: RunnerTransport = {
         getSpec: () => Promise.resolve(prepared.spec),
-        getBundle: async () => (prepared.spec.bundle_hash ? (await engine.bundle(prepared.execution.snapshot_id)).stream : null),
+        getBundle: async () => (prepared.spec.bundle_hash ? (await engine.runner.bundle(prepared.execution.snapshot_id)).stream : null),
         // The database's clock: the watchdog judges the heartbeat against it.
-        heartbeat: async () => engine.heartbeat(run.id),
+        heartbeat: async () => engine.runner.heartbeat(run.id),
         // A batch (idempotent: lines are keyed by number) or an artifact (one row per name) is retried through a
         // short database or object store outage, as the HTTP transport of `svc exec` does, instead of being lost.
         postLogs: (lines) =>
-          withRetry(async () => void (await engine.appendLogs(run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
+          withRetry(async () => void (await engine.runner.appendLogs(run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
             what: `posting ${lines.length} log lines of task run ${run.id}`,
             forMs: IO_RETRY_FOR_MS,
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store log lines; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
@@ -83,7 +83,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           const chunks: Buffer[] = [];
           for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
           const data = Buffer.concat(chunks);
-          await withRetry(() => engine.storeArtifact(run.id, name, data), {
+          await withRetry(() => engine.runner.storeArtifact(run.id, name, data), {
             what: `storing artifact ${name} of task run ${run.id}`,
             forMs: IO_RETRY_FOR_MS,
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
@@ -93,7 +93,7 @@ export function processExecutor(ctx: DispatcherContext): Executor {
         // is claimed in the same transaction (handoff), so a chain's next task needs no claim of its own.
         complete: async (c: Completion) => {
           const claim = handoff?.claim();
-          const r = await engine.completeAndClaim(
+          const r = await engine.runner.completeAndClaim(
             run.id,
             { state: c.state, reason: c.reason, error: c.error, exitCode: c.exit_code, outputs: c.outputs, metrics: c.metrics },
             { fromTask: true, claim, run },

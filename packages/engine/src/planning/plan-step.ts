@@ -9,7 +9,7 @@ import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schem
 import { parseDuration } from '@svc/timing';
 import { RETRY_DEFAULTS } from '../constants.js';
 import { startDateOf, triggerDateOf } from './trigger-date.js';
-import type { FollowUp } from '../systems/outbox.js';
+import type { FollowUp } from '../types.js';
 import type { EndedRow, ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
 
 /** The task's backoff: the task's `retry` over the flow's, over the defaults (its attempts are planTasks' `maxAttempts`). */

@@ -1,7 +1,8 @@
 // Storing log lines: one statement for batches of one execution (systems/log-appender.ts
 // gathers them), built here with its parameters.
-import { LOG_CHANNEL } from '../db.js';
-import type { AppendBatch } from '../systems/log-appender.js';
+import type { Queryable } from '@svc/db';
+import { LOG_CHANNEL } from '../channels.js';
+import type { AppendBatch } from '../types.js';
 
 const numberArray = (xs: readonly number[]) => `{${xs.join(',')}}`;
 
@@ -90,3 +91,16 @@ export function appendStatement(executionId: string, batches: readonly AppendBat
 }
 
 /** The lines in `n` order (a copy only when they were not). */
+
+/**
+ * Stores `batches` (all of one execution) in one statement (appendStatement):
+ * per batch, the lines newly stored.
+ */
+export async function appendLogLines(db: Queryable, p: { executionId: string; batches: readonly AppendBatch[]; mode: 'plain' | 'safe' }): Promise<number[]> {
+  const st = appendStatement(p.executionId, p.batches, p.mode);
+  const r = await db.query<{ stored: [number, number][] | string | null }>(st.text, st.values);
+  if (p.mode === 'plain') return p.batches.map((b) => b.lines.length);
+  const stored = p.batches.map(() => 0);
+  for (const [b, n] of (r.rows[0]?.stored as [number, number][] | null) ?? []) stored[b - 1] = n;
+  return stored;
+}

@@ -6,8 +6,13 @@
 // wakes dispatchers only for what it left: complete.ts endAndPlan). With
 // $10, runs it queues start at once for the caller's freed slot (the handoff,
 // see below).
-import { CHANNELS } from '../db.js';
-import { HAS_FLOW_TRIGGERS, servedSql } from './fragments.js';
+import type { Queryable } from '@svc/db';
+import { CHANNELS } from '../channels.js';
+import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
+import type { EndedRow } from '../rows.js';
+import type { ClaimOptions } from '../types.js';
+import type { Writes } from '../planning/plan-step.js';
+import { HAS_FLOW_TRIGGERS, onlineSince, servedSql } from './fragments.js';
 import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_RUN } from './guards.js';
 
 // Its lists are JSON parameters, not arrays: unnest and = ANY estimate rows from an array's
@@ -32,7 +37,7 @@ import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_
 const AT = 'COALESCE($14::timestamptz, now())';
 const START = `GREATEST(${AT}::timestamptz, $1::timestamptz)`;
 
-export const APPLY_PLAN_SQL = `
+const APPLY_PLAN_SQL = `
 WITH go AS (
   SELECT jsonb_array_length($10::jsonb) > 0 AND NOT EXISTS (SELECT 1 FROM task_runs o WHERE o.state IN ${CLAIMS_TASK_RUN}
     AND o.pool IN (SELECT jsonb_array_elements_text($12::jsonb)) AND o.executor_type = $13 AND (o.not_before IS NULL OR o.not_before <= ${AT})) AS ok),
@@ -85,3 +90,37 @@ SELECT 'ended' AS kind, x.id, x.parent_task_run_id, x.concurrency_key, x.has_flo
 UNION ALL SELECT 'started', s.id, NULL, NULL, NULL, to_jsonb(s) FROM s
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', n.executor_type)::text, NULL, NULL, NULL, NULL FROM n
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', c.id)::text, NULL, NULL, NULL, NULL FROM jsonb_array_elements_text($8::jsonb) AS c(id)`;
+
+/** A row of the plan's write: an ended execution, a run started at once (`run`: the claim's fields), or a NOTIFY. */
+export type AppliedRow = EndedRow & { kind: 'ended' | 'started' | 'notify'; run: Record<string, unknown> | null };
+
+/**
+ * Writes one planning step (`w`, from planning/plan-step.ts) at `now`.
+ * `quiet`: the NOTIFY for newly QUEUED runs is the caller's. `direct`: runs
+ * to queue that start at once for `handoff` (see above).
+ */
+export async function applyPlan(db: Queryable, p: { now: Date; w: Writes; quiet: boolean; direct: string[]; handoff?: ClaimOptions }): Promise<AppliedRow[]> {
+  const { w, handoff } = p;
+  const r = await db.query<AppliedRow>({
+    name: 'svc-plan-apply',
+    text: APPLY_PLAN_SQL,
+    values: [
+      p.now,
+      onlineSince(p.now),
+      JSON.stringify(w.queue),
+      JSON.stringify(w.retry),
+      JSON.stringify(w.end),
+      JSON.stringify(w.clear),
+      JSON.stringify(w.execEnd),
+      JSON.stringify([...w.changed]),
+      p.quiet,
+      JSON.stringify(p.direct),
+      handoff?.instanceId ?? '',
+      JSON.stringify(handoff?.pools ?? []),
+      handoff?.executorType ?? '',
+      handoff?.now ?? null,
+      DEFAULT_TASK_TIMEOUT_MS,
+    ],
+  });
+  return r.rows;
+}

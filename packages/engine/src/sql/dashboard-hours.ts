@@ -39,7 +39,8 @@ const FIGURES_OF = (hours: string, where?: string) => `
   GROUP BY h.hour, e.namespace`;
 
 /** The closed hours in [from, until) without a mark, oldest first. */
-export async function unrolledHours(q: pg.Pool | pg.PoolClient, from: Date, until: Date): Promise<Date[]> {
+export async function unrolledHours(q: pg.Pool | pg.PoolClient, p: { from: Date; until: Date }): Promise<Date[]> {
+  const { from, until } = p;
   if (until.getTime() <= from.getTime()) return [];
   const r = await q.query<{ hour: Date }>(
     `SELECT h AS hour FROM generate_series($1::timestamptz, $2::timestamptz - interval '1 hour', interval '1 hour') h
@@ -60,7 +61,8 @@ export async function unrolledHours(q: pg.Pool | pg.PoolClient, from: Date, unti
  * Marks older than `forgetBefore` are deleted (no window reaches them).
  * Returns the hours it marked.
  */
-export async function rollUpHours(c: pg.PoolClient, hours: Date[], now: Date, forgetBefore: Date): Promise<Date[]> {
+export async function rollUpHours(c: pg.PoolClient, p: { hours: Date[]; now: Date; forgetBefore: Date }): Promise<Date[]> {
+  const { hours, now, forgetBefore } = p;
   for (const h of hours) if (h.getTime() % HOUR_MS !== 0) throw new RangeError(`not a UTC hour: ${h.toISOString()}`);
   await c.query('BEGIN');
   try {

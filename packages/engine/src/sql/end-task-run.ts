@@ -2,7 +2,9 @@
 // the transition table lets a run end from, so a late or repeated report
 // changes nothing), its history row, its metrics, the NOTIFY hint and a
 // planning request; masked completions clear the secrets recorded on the run.
-import { CHANNELS } from '../db.js';
+import type { Queryable } from '@svc/db';
+import { CHANNELS } from '../channels.js';
+import type { Masking, TaskCompletion } from '../types.js';
 import { ENDS_TASK_RUN } from './guards.js';
 import { EXECUTION_COLUMNS } from './fragments.js';
 
@@ -12,7 +14,7 @@ import { EXECUTION_COLUMNS } from './fragments.js';
 // two hosts' clocks.
 const AT = 'COALESCE($7::timestamptz, now())';
 
-export const END_TASK_RUN_SQL = `
+const END_TASK_RUN_SQL = `
 WITH t AS (
   UPDATE task_runs SET state = $2, reason = $3, error = $4, exit_code = $5, outputs = $6::jsonb, ended_at = ${AT},
     duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT},
@@ -63,7 +65,7 @@ const RUN_COLS = ['id', 'execution_id', 'task_key', 'state', 'reason'].map((c) =
  */
 export const INLINE_PLAN_MAX_TASKS = 64;
 
-export const END_AND_READ_SQL = `
+const END_AND_READ_SQL = `
 WITH d AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::boolean[]) AS d(id, state, reason, error, exit_code, outputs, masked)),
 t AS (
@@ -88,8 +90,78 @@ SELECT 'x' AS kind, t.id, t.execution_id, t.execution_id IN (SELECT id FROM l) A
 UNION ALL
 SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l) FROM l`;
 
-/** The secrets recorded on task run $1 while it is RUNNING (an end to mask first). */
-export const RUNNING_RUN_SECRETS_SQL = `SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1 AND state = 'RUNNING'`;
-
 /** Wakes the dispatchers of the executor types $1 (runs queued that no claim of the batch took). */
-export const NOTIFY_QUEUED_SQL = `SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`;
+const NOTIFY_QUEUED_SQL = `SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`;
+
+/**
+ * Ends RUNNING task run `taskRunId` with `done` at `at` (else the database's
+ * clock); `masked`: the completion was masked (a run that recorded secrets
+ * ends only so). Its execution's id, null when the run did not end.
+ */
+export async function endTaskRun(db: Queryable, p: { taskRunId: string; done: TaskCompletion; at: Date | null; masked: boolean }): Promise<string | null> {
+  const { done } = p;
+  const metrics = done.metrics ?? [];
+  const r = await db.query<{ execution_id: string }>({
+    name: 'svc-end-task-run',
+    text: END_TASK_RUN_SQL,
+    values: [
+      p.taskRunId,
+      done.state,
+      done.reason,
+      done.error.slice(0, 4000),
+      done.exitCode,
+      done.outputs ? JSON.stringify(done.outputs) : null,
+      p.at,
+      metrics.map((m) => m.name),
+      metrics.map((m) => m.value),
+      metrics.map((m) => JSON.stringify(m.tags ?? {})),
+      p.masked,
+    ],
+  });
+  return r.rows[0]?.execution_id ?? null;
+}
+
+/** One completion of END_AND_READ_SQL. */
+export interface EndItem {
+  taskRunId: string;
+  done: TaskCompletion;
+  /** A completion from a task, to be masked: a run that recorded secrets is left RUNNING for the caller to mask it first. */
+  masking?: Masking;
+}
+
+/** A row of END_AND_READ_SQL: an ended run (`x`) or a locked execution (`e`, its row in `ex`). */
+export interface EndAndReadRow {
+  kind: 'x' | 'e';
+  id: string;
+  execution_id: string;
+  locked: boolean | null;
+  ex: Record<string, unknown> | null;
+}
+
+/** END_AND_READ_SQL for `items` as a query to send in a pipeline (systems/completion.ts); rows: EndAndReadRow. */
+export function endAndReadQuery(p: { items: readonly EndItem[] }): { name: string; text: string; values: unknown[] } {
+  const { items } = p;
+  const metrics = items.flatMap((it) => (it.done.metrics ?? []).map((m) => ({ run: it.taskRunId, ...m })));
+  return {
+    name: 'svc-end-and-read',
+    text: END_AND_READ_SQL,
+    values: [
+      items.map((it) => it.taskRunId),
+      items.map((it) => it.done.state),
+      items.map((it) => it.done.reason),
+      items.map((it) => it.done.error.slice(0, 4000)),
+      items.map((it) => it.done.exitCode),
+      items.map((it) => (it.done.outputs ? JSON.stringify(it.done.outputs) : null)),
+      items.map((it) => !it.masking),
+      metrics.map((m) => m.run),
+      metrics.map((m) => m.name),
+      metrics.map((m) => m.value),
+      metrics.map((m) => JSON.stringify(m.tags ?? {})),
+    ],
+  };
+}
+
+/** Wakes the dispatchers of `executorTypes` (runs queued that no claim of the batch took). */
+export async function notifyQueued(db: Queryable, p: { executorTypes: string[] }): Promise<void> {
+  await db.query(NOTIFY_QUEUED_SQL, [p.executorTypes]);
+}

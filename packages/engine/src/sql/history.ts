@@ -1,9 +1,36 @@
 // The hints and the record every state change leaves: a NOTIFY for those
 // listening, and an append-only history row in the same transaction.
+import type { Queryable } from '@svc/db';
 
-/** A NOTIFY on channel $1 with payload $2 (a wake-up hint; listeners also poll). */
-export const NOTIFY_SQL = `SELECT pg_notify($1, $2)`;
+/** A NOTIFY on `channel` with `payload` (a wake-up hint; listeners also poll). */
+export async function notify(db: Queryable, p: { channel: string; payload: string }): Promise<void> {
+  await db.query(`SELECT pg_notify($1, $2)`, [p.channel, p.payload]);
+}
 
-/** History rows, one per element of the arrays $1 execution, $2 task run, $3 from, $4 to, $5 reason, $6 actor, $7 time. */
-export const INSERT_HISTORY_SQL = `INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`;
+/** One state change of an execution (`taskRunId` absent) or of one of its task runs. */
+export interface HistoryRow {
+  executionId: string;
+  taskRunId?: string | null;
+  from: string | null;
+  to: string;
+  reason?: string;
+  actor?: string;
+}
+
+/** History rows, all at `at`, in one statement (none: no statement). */
+export async function insertHistory(db: Queryable, p: { rows: HistoryRow[]; at: Date }): Promise<void> {
+  if (!p.rows.length) return;
+  await db.query(
+    `INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
+    [
+      p.rows.map((r) => r.executionId),
+      p.rows.map((r) => r.taskRunId ?? null),
+      p.rows.map((r) => r.from),
+      p.rows.map((r) => r.to),
+      p.rows.map((r) => r.reason ?? ''),
+      p.rows.map((r) => r.actor ?? ''),
+      p.rows.map(() => p.at),
+    ],
+  );
+}

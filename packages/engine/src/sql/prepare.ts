@@ -1,14 +1,31 @@
 // Preparing a task run for its runner: the read of the run with its
 // execution (when the claim did not return it), and the record of the
 // secrets it resolved (sealed, so its completion can be masked).
+import type { Queryable } from '@svc/db';
+import type { ExecutionRow } from '../rows.js';
+import type { RecordedSecrets } from '../types.js';
 import { EXECUTION_COLUMNS } from './fragments.js';
 
-/** Task run $1 with its execution's row and snapshot. */
-export const PREPARE_READ_SQL = `SELECT ${EXECUTION_COLUMNS.split(',')
-  .map((c) => `e.${c.trim()}`)
-  .join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
-       FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`;
+/** A task run with its execution's row and snapshot. */
+export type PrepareRow = ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number };
 
-/** Records the secrets ($3, sealed) task run $4 resolved, and their keys ($2) on its execution $1. */
-export const RECORD_RUN_SECRETS_SQL = `WITH t AS (UPDATE task_runs SET spec = COALESCE(spec, '{}'::jsonb) || jsonb_build_object('secrets', $3::jsonb) WHERE id = $4)
-       UPDATE executions SET secret_keys_used = ARRAY(SELECT DISTINCT unnest(secret_keys_used || $2::text[]) ORDER BY 1) WHERE id = $1`;
+/** Task run `taskRunId` with its execution's row and snapshot. */
+export async function prepareRead(db: Queryable, p: { taskRunId: string }): Promise<PrepareRow | undefined> {
+  const r = await db.query<PrepareRow>(
+    `SELECT ${EXECUTION_COLUMNS.split(',')
+      .map((c) => `e.${c.trim()}`)
+      .join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
+       FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`,
+    [p.taskRunId],
+  );
+  return r.rows[0];
+}
+
+/** Records the secrets (`record`, sealed) task run `taskRunId` resolved, and their `keys` on its execution. */
+export async function recordRunSecrets(db: Queryable, p: { executionId: string; keys: string[]; record: RecordedSecrets; taskRunId: string }): Promise<void> {
+  await db.query(
+    `WITH t AS (UPDATE task_runs SET spec = COALESCE(spec, '{}'::jsonb) || jsonb_build_object('secrets', $3::jsonb) WHERE id = $4)
+       UPDATE executions SET secret_keys_used = ARRAY(SELECT DISTINCT unnest(secret_keys_used || $2::text[]) ORDER BY 1) WHERE id = $1`,
+    [p.executionId, p.keys, JSON.stringify(p.record), p.taskRunId],
+  );
+}

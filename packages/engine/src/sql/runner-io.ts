@@ -1,26 +1,58 @@
 // What runners send besides log lines: the statements behind artifacts,
 // heartbeats and runner events, and the task run reads they need.
+import type { Queryable } from '@svc/db';
+import type { RecordedSecrets, TaskRunIdentity } from '../types.js';
 
-/** The execution, task key and attempt of task run $1 (the identity its log lines carry). */
-export const LOG_LINES_OF_TASK_RUN_SQL = `SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`;
+/** The execution, task key and attempt of task run `taskRunId` (the identity its log lines carry). */
+export async function logIdentity(db: Queryable, p: { taskRunId: string }): Promise<TaskRunIdentity | undefined> {
+  return (await db.query<TaskRunIdentity>(`SELECT execution_id, task_key, attempt FROM task_runs WHERE id = $1`, [p.taskRunId])).rows[0];
+}
 
-/** The execution of task run $1 (an artifact's object key names it). */
-export const ARTIFACT_TASK_RUN_SQL = `SELECT execution_id FROM task_runs WHERE id = $1`;
+/** The execution of task run `taskRunId` (an artifact's object key names it). */
+export async function artifactTaskRun(db: Queryable, p: { taskRunId: string }): Promise<{ execution_id: string } | undefined> {
+  return (await db.query<{ execution_id: string }>(`SELECT execution_id FROM task_runs WHERE id = $1`, [p.taskRunId])).rows[0];
+}
 
-/** An artifact's row, one per (task run, name): a repeated upload updates it and keeps its id. */
-export const UPSERT_ARTIFACT_SQL = `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, created_at)
+/** An artifact's row, one per (task run, name): a repeated upload updates it and keeps its id. Returns its id. */
+export async function upsertArtifact(
+  db: Queryable,
+  p: { id: string; executionId: string; taskRunId: string; name: string; objectKey: string; size: number; contentType: string; sha256: string },
+): Promise<string> {
+  const r = await db.query<{ id: string }>(
+    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
      ON CONFLICT (task_run_id, name) DO UPDATE
        SET object_key = EXCLUDED.object_key, size = EXCLUDED.size, content_type = EXCLUDED.content_type, sha256 = EXCLUDED.sha256
-     RETURNING id`;
+     RETURNING id`,
+    [p.id, p.executionId, p.taskRunId, p.name, p.objectKey, p.size, p.contentType, p.sha256],
+  );
+  return r.rows[0].id;
+}
 
-/** A runner heartbeat of task run $1 at $2 (else the database's clock), returning the run's and its execution's states. */
-export const HEARTBEAT_SQL = `UPDATE task_runs t SET last_heartbeat_at = COALESCE($2::timestamptz, now()) FROM executions e WHERE t.id = $1 AND e.id = t.execution_id RETURNING t.state, e.state AS ex_state`;
+/** A runner heartbeat of task run `taskRunId` at `now` (else the database's clock): the run's and its execution's states, undefined when unknown. */
+export async function heartbeat(db: Queryable, p: { taskRunId: string; now: Date | null }): Promise<{ state: string; ex_state: string } | undefined> {
+  const r = await db.query<{ state: string; ex_state: string }>(
+    `UPDATE task_runs t SET last_heartbeat_at = COALESCE($2::timestamptz, now()) FROM executions e WHERE t.id = $1 AND e.id = t.execution_id RETURNING t.state, e.state AS ex_state`,
+    [p.taskRunId, p.now],
+  );
+  return r.rows[0];
+}
 
-/** The secrets recorded on task run $1 (sealed values), to mask what its task reports. */
-export const RUN_SECRETS_SQL = `SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1`;
+/** The secrets recorded on task run `taskRunId` (sealed values), to mask what its task reports; `running`: only while it is RUNNING (an end to mask first). */
+export async function runSecrets(db: Queryable, p: { taskRunId: string; running: boolean }): Promise<RecordedSecrets | null | undefined> {
+  const text = p.running
+    ? `SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1 AND state = 'RUNNING'`
+    : `SELECT spec->'secrets' AS secrets FROM task_runs WHERE id = $1`;
+  return (await db.query<{ secrets: RecordedSecrets | null }>(text, [p.taskRunId])).rows[0]?.secrets;
+}
 
-/** A runner event of RUNNING task run $1: its `progress` ($2), a heartbeat, and the NOTIFY ($3) for its execution's streams. */
-export const RECORD_PROGRESS_SQL = `WITH u AS (UPDATE task_runs SET progress = $2::jsonb || jsonb_build_object('at', now()), last_heartbeat_at = now()
+/** A runner event of RUNNING task run `taskRunId`: its `progress`, a heartbeat, and the NOTIFY on `channel` for its execution's streams. Whether it was RUNNING. */
+export async function recordProgress(db: Queryable, p: { taskRunId: string; progress: Record<string, unknown>; channel: string }): Promise<boolean> {
+  const r = await db.query(
+    `WITH u AS (UPDATE task_runs SET progress = $2::jsonb || jsonb_build_object('at', now()), last_heartbeat_at = now()
                 WHERE id = $1 AND state = 'RUNNING' RETURNING execution_id)
-     SELECT execution_id, pg_notify($3, execution_id) FROM u`;
+     SELECT execution_id, pg_notify($3, execution_id) FROM u`,
+    [p.taskRunId, JSON.stringify(p.progress), p.channel],
+  );
+  return r.rowCount === 1;
+}

@@ -1,7 +1,12 @@
 // Service-wide settings shared by every instance (the `settings` table).
+import type { Queryable } from '@svc/db';
 
-/** Writes setting $1 = $2 unless it exists (the first instance's value wins). */
-export const INSERT_SETTING_SQL = `INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`;
+/** Writes setting `key` = `value` unless it exists (the first instance's value wins). */
+export async function insertSetting(db: Queryable, p: { key: string; value: string }): Promise<void> {
+  await db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [p.key, p.value]);
+}
 
-/** The value of setting $1. */
-export const SETTING_SQL = `SELECT value FROM settings WHERE key = $1`;
+/** The value of setting `key`. */
+export async function setting(db: Queryable, p: { key: string }): Promise<string> {
+  return (await db.query<{ value: string }>(`SELECT value FROM settings WHERE key = $1`, [p.key])).rows[0].value;
+}

@@ -1,16 +1,17 @@
 // Starting an execution: the statements that insert it (started, or QUEUED
 // or SKIPPED by a concurrency limit) or move a QUEUED one to RUNNING, with
 // its task runs.
-import { CHANNELS } from '../db.js';
-import { EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from '../systems/serialize.js';
-import { servedSql } from './fragments.js';
+import type { Queryable } from '@svc/db';
+import { CHANNELS } from '../channels.js';
+import { EXECUTION_API_COLUMNS, TASK_RUN_API_COLUMNS } from './load-executions.js';
+import { onlineSince, servedSql } from './fragments.js';
 import { DEQUEUES_EXECUTION } from './guards.js';
 
 // Starting an execution is one statement: the execution row (inserted, or a
 // QUEUED one moved to RUNNING), its task runs already in the states the
 // planner gives them at start (QUEUED, PENDING, SKIPPED, or SUCCESS when a
 // restart reuses them), the history rows of every change and the NOTIFY hints.
-export const EXECUTION_INSERT_COLUMNS = [
+const EXECUTION_INSERT_COLUMNS = [
   'id',
   'state',
   'namespace',
@@ -61,7 +62,7 @@ const EXECUTION_CASTS: Partial<Record<(typeof EXECUTION_INSERT_COLUMNS)[number],
 const RETURN_EXECUTION = `RETURNING ${EXECUTION_API_COLUMNS.join(', ')}`;
 const param = (c: (typeof EXECUTION_INSERT_COLUMNS)[number]) => `$${EXECUTION_INSERT_COLUMNS.indexOf(c) + 4}`;
 /** The parameter after the execution's columns: whether to check that the flow revision and namespace version the caller read from its cache are still current. */
-export const START_CHECKED_PARAM = EXECUTION_INSERT_COLUMNS.length + 4;
+const START_CHECKED_PARAM = EXECUTION_INSERT_COLUMNS.length + 4;
 // Checked: the flow is still enabled, not deleted, at this revision, and its namespace at this
 // version (so the snapshot is the head's); otherwise nothing is inserted and the caller reads again.
 const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')})
@@ -73,7 +74,7 @@ const INSERT_EXECUTION = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.joi
 const START_QUEUED_EXECUTION = `UPDATE executions SET state = 'RUNNING', reason = '', started_at = $2, timeout_at = $5::timestamptz, updated_at = $2, version = version + 1
   WHERE id = $1 AND state IN ${DEQUEUES_EXECUTION} ${RETURN_EXECUTION}, 'QUEUED'::text AS from_state`;
 /** The parameter after START_CHECKED_PARAM: the audit events of the start (a JSON array of StartAudit rows, usually empty or one). */
-export const START_AUDIT_PARAM = START_CHECKED_PARAM + 1;
+const START_AUDIT_PARAM = START_CHECKED_PARAM + 1;
 // Who started it, written by the start statement itself so the trigger path has no second round trip
 // (bench/RESULTS.md, trigger-audit); none when the array is empty or the checked insert wrote nothing.
 const AUDIT_CTE = `,
@@ -106,13 +107,57 @@ SELECT 'started' AS kind, row_to_json(x)::text AS v FROM x
 UNION ALL SELECT 'task_run', row_to_json(r)::text FROM r
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.queued}', q.executor_type)::text FROM q
 UNION ALL SELECT 'notify', pg_notify('${CHANNELS.changed}', x.id)::text FROM x`;
-export const START_NEW_SQL = startSql(INSERT_EXECUTION, AUDIT_CTE);
-export const START_QUEUED_SQL = startSql(START_QUEUED_EXECUTION);
+const START_NEW_SQL = startSql(INSERT_EXECUTION, AUDIT_CTE);
+const START_QUEUED_SQL = startSql(START_QUEUED_EXECUTION);
 
 /** An execution that does not start (QUEUED or SKIPPED by its concurrency limit): the row alone. */
-export const INSERT_UNSTARTED_EXECUTION_SQL = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_UNSTARTED_EXECUTION_SQL = `INSERT INTO executions (${EXECUTION_INSERT_COLUMNS.join(', ')}) VALUES (${EXECUTION_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /** The audit events of a start that inserted the execution alone (QUEUED or SKIPPED): $1 the execution id, $2 the time, $3 the JSON array of StartAudit rows. */
-export const INSERT_START_AUDIT_SQL = `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
+const INSERT_START_AUDIT_SQL = `INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
   SELECT j.id, $2, j.actor_id, j.actor_type, j.action, 'execution', $1, coalesce(j.ip, ''), coalesce(j.request_id, ''), coalesce(j.details, '{}')
   FROM jsonb_to_recordset($3::jsonb) AS j(id text, actor_id text, actor_type text, action text, ip text, request_id text, details jsonb)`;
+
+/** An execution's columns as a start inserts them (EXECUTION_INSERT_COLUMNS, each by name). */
+export type ExecutionInsert = Record<(typeof EXECUTION_INSERT_COLUMNS)[number], unknown>;
+
+/** A row of a start statement: the execution (`started`, JSON of the API columns), a task run (`task_run`), or a NOTIFY. */
+export interface StartedRow {
+  kind: 'started' | 'task_run' | 'notify';
+  v: string;
+}
+
+/**
+ * Inserts a RUNNING execution (`execution`, its id in `execution.id`) with its
+ * task runs (`taskRuns`: a JSON array of planning/start-rows.ts StartRow), their
+ * history and NOTIFYs, and the audit events (`audit`: a JSON array, usually
+ * empty or one), at `now`: one statement. `checked`: only while the flow is
+ * enabled at the execution's revision and its namespace at its version (else
+ * no row is `started`).
+ */
+export async function startNew(db: Queryable, p: { now: Date; taskRuns: string; execution: ExecutionInsert; checked: boolean; audit: string }): Promise<StartedRow[]> {
+  const r = await db.query<StartedRow>({
+    name: 'svc-start-new',
+    text: START_NEW_SQL,
+    values: [p.execution.id, p.now, onlineSince(p.now), p.taskRuns, ...EXECUTION_INSERT_COLUMNS.slice(1).map((c) => p.execution[c]), p.checked, p.audit],
+  });
+  return r.rows;
+}
+
+/** Moves QUEUED execution `id` to RUNNING at `now` (flow timeout at `timeoutAt`) with its task runs (a JSON array of StartRow): one statement. */
+export async function startQueued(db: Queryable, p: { id: string; now: Date; taskRuns: string; timeoutAt: Date | null }): Promise<void> {
+  await db.query(START_QUEUED_SQL, [p.id, p.now, onlineSince(p.now), p.taskRuns, p.timeoutAt]);
+}
+
+/** An execution that does not start (QUEUED or SKIPPED by its concurrency limit): the row alone. */
+export async function insertUnstarted(db: Queryable, p: { execution: ExecutionInsert }): Promise<void> {
+  await db.query(
+    INSERT_UNSTARTED_EXECUTION_SQL,
+    EXECUTION_INSERT_COLUMNS.map((c) => p.execution[c]),
+  );
+}
+
+/** The audit events (`audit`: a JSON array of StartAudit rows) of a start that inserted execution `executionId` alone, at `at`. */
+export async function insertStartAudit(db: Queryable, p: { executionId: string; at: Date; audit: string }): Promise<void> {
+  await db.query(INSERT_START_AUDIT_SQL, [p.executionId, p.at, p.audit]);
+}

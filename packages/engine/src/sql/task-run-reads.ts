@@ -1,17 +1,35 @@
 // Reads of task runs that dispatchers and the gateway ask the engine for:
 // what a runner needs, whether a run should stop, whether its task started.
+import type { Queryable } from '@svc/db';
 
-/** The snapshot of task run $1's execution (the bundle a runner fetches). */
-export const TASK_RUN_SNAPSHOT_SQL = `SELECT e.snapshot_id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`;
+/** The snapshot of task run `taskRunId`'s execution (the bundle a runner fetches); undefined when there is no such run. */
+export async function taskRunSnapshot(db: Queryable, p: { taskRunId: string }): Promise<string | undefined> {
+  const r = await db.query<{ snapshot_id: string }>(`SELECT e.snapshot_id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`, [p.taskRunId]);
+  return r.rows[0]?.snapshot_id;
+}
 
-/** The latest runner event of task run $1. */
-export const TASK_RUN_PROGRESS_SQL = `SELECT progress AS p FROM task_runs WHERE id = $1`;
+/** The latest runner event of task run `taskRunId`. */
+export async function taskRunProgress(db: Queryable, p: { taskRunId: string }): Promise<{ type?: string; percent?: number } | null | undefined> {
+  return (await db.query<{ p: { type?: string; percent?: number } | null }>(`SELECT progress AS p FROM task_runs WHERE id = $1`, [p.taskRunId])).rows[0]?.p;
+}
 
-/** A row when task run $1's execution is being cancelled. */
-export const BEING_CANCELLED_SQL = `SELECT 1 FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1 AND e.state = 'CANCELLING'`;
+/** Whether task run `taskRunId`'s execution is being cancelled. */
+export async function beingCancelled(db: Queryable, p: { taskRunId: string }): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1 AND e.state = 'CANCELLING'`, [p.taskRunId]);
+  return r.rowCount === 1;
+}
 
-/** Of the task runs $1, those RUNNING. */
-export const STILL_RUNNING_SQL = `SELECT id FROM task_runs WHERE id = ANY($1) AND state = 'RUNNING'`;
+/** Of the task runs `ids`, those RUNNING. */
+export async function stillRunning(db: Queryable, p: { ids: string[] }): Promise<string[]> {
+  const r = await db.query<{ id: string }>(`SELECT id FROM task_runs WHERE id = ANY($1) AND state = 'RUNNING'`, [p.ids]);
+  return r.rows.map((x) => x.id);
+}
 
-/** Of the task runs $1, those to stop: ended, or of an execution no longer RUNNING. */
-export const RUNS_TO_STOP_SQL = `SELECT t.id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = ANY($1) AND (t.state <> 'RUNNING' OR e.state <> 'RUNNING')`;
+/** Of the task runs `ids`, those to stop: ended, or of an execution no longer RUNNING. */
+export async function runsToStop(db: Queryable, p: { ids: string[] }): Promise<string[]> {
+  const r = await db.query<{ id: string }>(
+    `SELECT t.id FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = ANY($1) AND (t.state <> 'RUNNING' OR e.state <> 'RUNNING')`,
+    [p.ids],
+  );
+  return r.rows.map((x) => x.id);
+}

@@ -10,35 +10,34 @@
 // follow-ups, run after commit in their own transactions, so locks are only
 // ever taken on the executions being planned.
 import { newId } from '@svc/db';
-import { CHANNELS, history, notify, type Client } from '../db.js';
-import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
-import { claimedRun, type ClaimedRun, type ClaimOptions } from './dispatch.js';
-import { executionVars } from './vars.js';
-import { APPLY_PLAN_SQL } from '../sql/apply-plan.js';
-import { END_EXECUTION_SQL } from '../sql/end-execution.js';
-import { onlineSince } from '../sql/fragments.js';
-import { LOCK_EXECUTION_SQL } from '../sql/lock-executions.js';
-import { LATEST_RUNS_SQL, planRead } from '../sql/plan-read.js';
-import { EXECUTION_SNAPSHOT_SQL } from '../sql/read-executions.js';
+import { CHANNELS } from '../channels.js';
+import type { Client } from '../db.js';
+import { applyPlan } from '../sql/apply-plan.js';
+import { claimedRun } from '../sql/claim-task-runs.js';
+import { endExecution as endExecutionRow } from '../sql/end-execution.js';
+import { insertHistory, notify } from '../sql/history.js';
+import { lockExecution as lockExecutionRow } from '../sql/lock-executions.js';
+import { latestRuns as latestRunRows, planReadQuery } from '../sql/plan-read.js';
+import { executionSnapshot } from '../sql/read-executions.js';
 import { durationAt, finishEnd, followUpsOfEnd, planStep, Writes } from '../planning/plan-step.js';
-import { recordFollowUps, type FollowUp } from './outbox.js';
-import type { EndedRow, ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
+import { recordFollowUps } from './outbox.js';
+import { executionVars } from './vars.js';
+import type { ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
+import type { ClaimedRun, ClaimOptions, FollowUp } from '../types.js';
 
 export type { ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
-export type { FollowUp } from './outbox.js';
+export type { FollowUp } from '../types.js';
 export { EXECUTION_COLUMNS, onlineSince, onlineSinceSql, servedSql } from '../sql/fragments.js';
-export { planRead } from '../sql/plan-read.js';
+export { planReadQuery } from '../sql/plan-read.js';
 export { backoffPolicy, planTasks, scopeOf } from '../planning/plan-step.js';
 
 export async function lockExecution(c: Client, id: string): Promise<ExecutionRow | null> {
-  const r = await c.query<ExecutionRow>(LOCK_EXECUTION_SQL, [id]);
-  return r.rows[0] ?? null;
+  return (await lockExecutionRow(c, { id })) ?? null;
 }
 
 /** The latest attempt of each task of an execution. */
 export async function latestRuns(c: Client, executionId: string): Promise<TaskRunRow[]> {
-  const r = await c.query<TaskRunRow>(LATEST_RUNS_SQL, [executionId]);
-  return r.rows;
+  return latestRunRows(c, { executionId });
 }
 
 /**
@@ -72,7 +71,7 @@ export async function advanceMany(
   runs?: RunRead[],
 ): Promise<FollowUp[]> {
   if (!executions.length) return [];
-  const all = runs ?? (await c.query<RunRead>(planRead(executions.map((e) => e.id)))).rows;
+  const all = runs ?? (await c.query<RunRead>(planReadQuery({ executionIds: executions.map((e) => e.id) }))).rows;
   const byExecution = new Map<string, RunRead[]>();
   for (const r of all) {
     let list = byExecution.get(r.execution_id);
@@ -90,31 +89,11 @@ export async function advanceMany(
     ? w.queue.filter((id) => handoff.pools.includes(byId.get(id)!.pool) && byId.get(id)!.executor_type === handoff.executorType).slice(0, Math.max(0, handoff.limit))
     : [];
   if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.clear.length) return [];
-  const res = await c.query<EndedRow & { kind: string; run: Record<string, unknown> | null }>({
-    name: 'svc-plan-apply',
-    text: APPLY_PLAN_SQL,
-    values: [
-      now,
-      onlineSince(now),
-      JSON.stringify(w.queue),
-      JSON.stringify(w.retry),
-      JSON.stringify(w.end),
-      JSON.stringify(w.clear),
-      JSON.stringify(w.execEnd),
-      JSON.stringify([...w.changed]),
-      queuedOut?.quiet ?? false,
-      JSON.stringify(direct),
-      handoff?.instanceId ?? '',
-      JSON.stringify(handoff?.pools ?? []),
-      handoff?.executorType ?? '',
-      handoff?.now ?? null,
-      DEFAULT_TASK_TIMEOUT_MS,
-    ],
-  });
+  const rows = await applyPlan(c, { now, w, quiet: queuedOut?.quiet ?? false, direct, handoff });
   if (queuedOut) {
     const exById = new Map(executions.map((e) => [e.id, e]));
     const started = new Set<string>();
-    for (const row of res.rows) {
+    for (const row of rows) {
       if (row.kind !== 'started' || !row.run) continue;
       const run = row.run as unknown as ClaimedRun;
       started.add(run.id);
@@ -124,11 +103,11 @@ export async function advanceMany(
     for (const r of w.retry) queuedOut.queued.push({ id: r.id, executor_type: byId.get(r.prev)!.executor_type });
   }
   // Recorded in this transaction: a crash after the commit cannot lose them (outbox.ts).
-  return recordFollowUps(c, res.rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd));
+  return recordFollowUps(c, rows.filter((row) => row.kind === 'ended').flatMap(followUpsOfEnd));
 }
 
 async function varsOf(c: Client, ex: ExecutionRow, opts: AdvanceOptions): Promise<Record<string, string>> {
-  const snapshot = (await c.query<{ snapshot_id: string }>(EXECUTION_SNAPSHOT_SQL, [ex.id])).rows[0].snapshot_id;
+  const snapshot = await executionSnapshot(c, { id: ex.id });
   return executionVars(c, opts.storage, { namespace: ex.namespace, snapshot_id: snapshot, definition: ex.definition });
 }
 
@@ -144,16 +123,16 @@ export async function endExecution(
   end: { state: string; reason: string; error: string; outputs?: Record<string, unknown> | null },
   now: Date,
 ): Promise<FollowUp[]> {
-  const r = await c.query<EndedRow>(END_EXECUTION_SQL, [
-    ex.id,
-    end.state,
-    end.reason,
-    end.error,
-    end.outputs === undefined || end.outputs === null ? null : JSON.stringify(end.outputs),
-    now,
-    durationAt(ex, now),
-  ]);
-  await history(c, [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], now);
-  await notify(c, CHANNELS.changed, ex.id);
-  return recordFollowUps(c, r.rows[0] ? followUpsOfEnd(r.rows[0]) : []);
+  const row = await endExecutionRow(c, {
+    id: ex.id,
+    state: end.state,
+    reason: end.reason,
+    error: end.error,
+    outputs: end.outputs ?? null,
+    at: now,
+    durationMs: durationAt(ex, now),
+  });
+  await insertHistory(c, { rows: [{ executionId: ex.id, from: ex.state, to: end.state, reason: end.reason }], at: now });
+  await notify(c, { channel: CHANNELS.changed, payload: ex.id });
+  return recordFollowUps(c, row ? followUpsOfEnd(row) : []);
 }

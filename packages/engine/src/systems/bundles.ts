@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { ensureBundle } from '@svc/namespaces';
 import { TaskRunNotFoundError } from '../errors.js';
 import type { EngineStorage } from '../resources.js';
-import { TASK_RUN_SNAPSHOT_SQL } from '../sql/task-run-reads.js';
+import { taskRunSnapshot } from '../sql/task-run-reads.js';
 
 /** Bundles whose hash and key are cached at most. */
 const BUNDLE_CACHE_SIZE = 1000;
@@ -51,11 +51,11 @@ export class Bundles {
       }
     }
   }
-}
 
-/** The snapshot a task run's execution is pinned to (TaskRunNotFoundError when there is no such task run). */
-export async function snapshotOfTaskRun(pool: pg.Pool, taskRunId: string): Promise<string> {
-  const r = await pool.query<{ snapshot_id: string }>(TASK_RUN_SNAPSHOT_SQL, [taskRunId]);
-  if (!r.rows[0]) throw new TaskRunNotFoundError(`no task run ${taskRunId}`);
-  return r.rows[0].snapshot_id;
+  /** The snapshot a task run's execution is pinned to (TaskRunNotFoundError when there is no such task run). */
+  async snapshotOfTaskRun(taskRunId: string): Promise<string> {
+    const snapshotId = await taskRunSnapshot(this.pool, { taskRunId });
+    if (snapshotId === undefined) throw new TaskRunNotFoundError(`no task run ${taskRunId}`);
+    return snapshotId;
+  }
 }

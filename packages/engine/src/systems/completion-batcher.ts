@@ -10,8 +10,7 @@
 // completion cannot hold the others back; a completion that still fails is
 // ended without planning (the run's planning request leaves it to a pass), and
 // only when that fails too is the caller told (it retries).
-import type { FollowUp } from './advance.js';
-import type { EndResult, PendingCompletion } from './completion.js';
+import type { EndResult, FollowUp, PendingCompletion } from '../types.js';
 
 /** Batches written at once (each its own transaction and connection). */
 export const MAX_WRITERS = 2;

@@ -12,11 +12,10 @@
 // (percentile.ts).
 import type pg from 'pg';
 import type { components } from '@svc/api-spec';
-import type { ExecutionState } from '@svc/state-machine';
-import type { DashboardHoursCache, KeptHour } from './dashboard-cache.js';
+import { DashboardHoursCache, type KeptHour } from './dashboard-cache.js';
 import { percentilesCont } from './percentile.js';
 import { hourFigures, rollUpHours, unrolledHours, type Figures } from '../sql/dashboard-hours.js';
-import { FLOW_METRICS_SQL, FLOW_STATS_SQL, RECENT_FAILURES_SQL, RECENT_FAILURES_WITHIN_SQL, RUNNING_NOW_SQL, RUNNING_WITHIN_SQL } from '../sql/dashboards.js';
+import { flowMetrics, flowStats, recentFailures, runningNow, type SummaryRow } from '../sql/dashboards.js';
 
 export type DashboardRange = '24h' | '7d' | '30d';
 
@@ -49,17 +48,6 @@ export function dashboardWindow(range: DashboardRange, now: Date): { from: Date;
   return { from: new Date(to - buckets * ms), to: new Date(to), bucketSeconds, buckets };
 }
 
-interface SummaryRow {
-  id: string;
-  state: ExecutionState;
-  namespace: string;
-  flow_id: string | null;
-  git_sha: string | null;
-  started_at: Date | null;
-  ended_at: Date | null;
-  duration_ms: string | null;
-}
-
 const summary = (r: SummaryRow) => ({
   id: r.id,
   state: r.state,
@@ -75,105 +63,8 @@ const summary = (r: SummaryRow) => ({
 /** Marks older than this are of no use: no window starts before the 30-day one. */
 const forgetBefore = (now: Date) => new Date(dashboardWindow('30d', now).from.getTime() - DAY_MS);
 
-/**
- * Rolls up the closed hours of [from, until) that are not yet. Whatever it
- * leaves (an hour locked elsewhere) the read takes from executions.
- */
-async function rollUpClosedHours(pool: pg.Pool, from: Date, until: Date, now: Date): Promise<void> {
-  const hours = await unrolledHours(pool, from, until);
-  if (!hours.length) return;
-  const c = await pool.connect();
-  try {
-    await rollUpHours(c, hours, now, forgetBefore(now));
-  } finally {
-    c.release();
-  }
-}
-
 type Counts = Omit<Figures, 'durations'>;
 const COUNTS = ['success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
-
-/**
- * The dashboard (getDashboard) at `now`. `cache` holds the rolled-up hours
- * this process fetched before (one per process: see dashboard-cache.ts), per
- * filter: a namespace, '' for all, or for `within` its sorted namespaces
- * after a NUL (no
- * namespace holds one: PostgreSQL text cannot).
- */
-export async function dashboard(pool: pg.Pool, cache: DashboardHoursCache, o: DashboardQuery & { now: Date }): Promise<Dashboard> {
-  const w = dashboardWindow(o.range, o.now);
-  const ns = o.namespace ?? null;
-  const within = o.within ? { list: o.within, key: `\0${[...o.within].sort().join('\0')}` } : null;
-  const filter = within?.key ?? ns;
-  const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
-  await rollUpClosedHours(pool, w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
-  const kept = cache.kept(filter, w.from, w.to);
-  const known = new Map([...kept].map(([h, e]) => [h, e.version]));
-  const [hours, running, failures] = await Promise.all([
-    hourFigures(pool, { from: w.from, to: w.to, namespace: ns, ...(within ? { within: within.list } : {}), known }),
-    // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
-    pool.query<SummaryRow & { n: string }>(within ? RUNNING_WITHIN_SQL : RUNNING_NOW_SQL, [within ? within.list : ns]),
-    // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
-    pool.query<SummaryRow & { triage_summary: string | null }>(within ? RECENT_FAILURES_WITHIN_SQL : RECENT_FAILURES_SQL, [within ? within.list : ns]),
-  ]);
-
-  // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
-  const marked = new Map<number, KeptHour>();
-  const buckets = Array.from({ length: w.buckets }, () => ({ success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, runs: [] as Float64Array[] }));
-  for (const h of hours) {
-    const ms = h.hour.getTime();
-    const f: Figures = h.figures ?? kept.get(ms)!;
-    if (h.version !== null) marked.set(ms, { ...f, version: h.version });
-    const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))];
-    for (const k of COUNTS) b[k] += f[k];
-    b.runs.push(f.durations);
-  }
-  cache.update(filter, w.from, w.to, marked, forgetBefore(o.now));
-
-  const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
-  for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
-  const decided = total.success + total.failed + total.timed_out;
-  return {
-    range: o.range,
-    from: w.from.toISOString(),
-    to: w.to.toISOString(),
-    bucket_seconds: w.bucketSeconds,
-    kpis: {
-      executions: decided + total.cancelled + total.skipped,
-      succeeded: total.success,
-      failed: total.failed,
-      timed_out: total.timed_out,
-      cancelled: total.cancelled,
-      skipped: total.skipped,
-      running: Number(running.rows[0]?.n ?? 0),
-      success_rate: decided ? total.success / decided : null,
-      median_duration_ms: percentilesCont(
-        buckets.flatMap((b) => b.runs),
-        [0.5],
-      )[0]!,
-    },
-    buckets: buckets.map((b, i) => {
-      const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
-      return {
-        start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
-        success: b.success,
-        failed: b.failed,
-        timed_out: b.timed_out,
-        cancelled: b.cancelled,
-        skipped: b.skipped,
-        ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
-      };
-    }),
-    running: running.rows.map(summary),
-    recent_failures: failures.rows.map((r) => ({ ...summary(r), triage_summary: r.triage_summary })),
-  };
-}
-
-/** The last 50 executions of a flow, newest first. */
-export async function flowStats(pool: pg.Pool, namespace: string, flowId: string): Promise<FlowStats> {
-  const r = await pool.query<SummaryRow & { created_at: Date }>(FLOW_STATS_SQL, [namespace, flowId]);
-  return { items: r.rows.map((x) => ({ execution_id: x.id, ...summary(x), created_at: x.created_at.toISOString() })) };
-}
 
 /** A getFlowMetrics query: the metric, the tag to group by, the aggregate per execution. */
 export interface FlowMetricsQuery {
@@ -182,18 +73,132 @@ export interface FlowMetricsQuery {
   agg: 'sum' | 'avg' | 'max';
 }
 
-/**
- * A custom metric over the last 50 executions of a flow: per execution (and
- * value of the `groupBy` tag), the `agg` of the values its tasks recorded;
- * one series per tag value, points oldest first.
- */
-export async function flowMetrics(pool: pg.Pool, namespace: string, flowId: string, o: FlowMetricsQuery): Promise<FlowMetrics> {
-  const r = await pool.query<{ id: string; created_at: Date; tag_value: string | null; value: number }>(FLOW_METRICS_SQL, [namespace, flowId, o.metric, o.groupBy ?? null, o.agg]);
-  const series = new Map<string | null, { execution_id: string; created_at: string; value: number }[]>();
-  for (const x of r.rows) {
-    let points = series.get(x.tag_value);
-    if (!points) series.set(x.tag_value, (points = []));
-    points.push({ execution_id: x.id, created_at: x.created_at.toISOString(), value: x.value });
+/** The figures of one Engine: the dashboard (with the rolled-up hours this process fetched) and a flow's charts. */
+export class Dashboards {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly now: () => Date,
+    /** The rolled-up hours of the dashboard this process fetched (checked against the database at every request). Default: a new cache. */
+    private readonly hours = new DashboardHoursCache(),
+  ) {}
+
+  /** The dashboard (getDashboard) at the engine's clock. */
+  dashboard(o: DashboardQuery): Promise<Dashboard> {
+    return this.dashboardAt({ ...o, now: this.now() });
   }
-  return { metric: o.metric, agg: o.agg, ...(o.groupBy ? { group_by: o.groupBy } : {}), series: [...series].map(([tag_value, points]) => ({ tag_value, points })) };
+
+  /**
+   * The dashboard (getDashboard) at `now`. `hours` holds the rolled-up hours
+   * this process fetched before (one per process: see dashboard-cache.ts), per
+   * filter: a namespace, '' for all, or for `within` its sorted namespaces
+   * after a NUL (no
+   * namespace holds one: PostgreSQL text cannot).
+   */
+  async dashboardAt(o: DashboardQuery & { now: Date }): Promise<Dashboard> {
+    const { pool, hours: cache } = this;
+    const w = dashboardWindow(o.range, o.now);
+    const ns = o.namespace ?? null;
+    const within = o.within ? { list: o.within, key: `\0${[...o.within].sort().join('\0')}` } : null;
+    const filter = within?.key ?? ns;
+    const currentHour = Math.floor(o.now.getTime() / HOUR_MS) * HOUR_MS;
+    await this.rollUpClosedHours(w.from, new Date(Math.min(currentHour, w.to.getTime())), o.now);
+    const kept = cache.kept(filter, w.from, w.to);
+    const known = new Map([...kept].map(([h, e]) => [h, e.version]));
+    const [hours, running, failures] = await Promise.all([
+      hourFigures(pool, { from: w.from, to: w.to, namespace: ns, ...(within ? { within: within.list } : {}), known }),
+      // RUNNING or CANCELLING now (the range does not apply): the count, and the 20 oldest started.
+      runningNow(pool, within ? { within: within.list } : { namespace: ns }),
+      // The last 10 ended FAILED or TIMED_OUT (the range does not apply), with their latest triage's summary.
+      recentFailures(pool, within ? { within: within.list } : { namespace: ns }),
+    ]);
+
+    // Every hour's figures, from the statement or, for a known version, from the cache; marked ones kept for the next request.
+    const marked = new Map<number, KeptHour>();
+    const buckets = Array.from({ length: w.buckets }, () => ({ success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0, runs: [] as Float64Array[] }));
+    for (const h of hours) {
+      const ms = h.hour.getTime();
+      const f: Figures = h.figures ?? kept.get(ms)!;
+      if (h.version !== null) marked.set(ms, { ...f, version: h.version });
+      const b = buckets[Math.floor((ms - w.from.getTime()) / (w.bucketSeconds * 1000))];
+      for (const k of COUNTS) b[k] += f[k];
+      b.runs.push(f.durations);
+    }
+    cache.update(filter, w.from, w.to, marked, forgetBefore(o.now));
+
+    const total: Counts = { success: 0, failed: 0, timed_out: 0, cancelled: 0, skipped: 0 };
+    for (const b of buckets) for (const k of COUNTS) total[k] += b[k];
+    const decided = total.success + total.failed + total.timed_out;
+    return {
+      range: o.range,
+      from: w.from.toISOString(),
+      to: w.to.toISOString(),
+      bucket_seconds: w.bucketSeconds,
+      kpis: {
+        executions: decided + total.cancelled + total.skipped,
+        succeeded: total.success,
+        failed: total.failed,
+        timed_out: total.timed_out,
+        cancelled: total.cancelled,
+        skipped: total.skipped,
+        running: Number(running[0]?.n ?? 0),
+        success_rate: decided ? total.success / decided : null,
+        median_duration_ms: percentilesCont(
+          buckets.flatMap((b) => b.runs),
+          [0.5],
+        )[0]!,
+      },
+      buckets: buckets.map((b, i) => {
+        const [p50, p95] = percentilesCont(b.runs, [0.5, 0.95]);
+        return {
+          start: new Date(w.from.getTime() + i * w.bucketSeconds * 1000).toISOString(),
+          success: b.success,
+          failed: b.failed,
+          timed_out: b.timed_out,
+          cancelled: b.cancelled,
+          skipped: b.skipped,
+          ...(p50 != null && p95 != null ? { p50_ms: p50, p95_ms: p95 } : {}),
+        };
+      }),
+      running: running.map(summary),
+      recent_failures: failures.map((r) => ({ ...summary(r), triage_summary: r.triage_summary })),
+    };
+  }
+
+  /** The last 50 executions of a flow, newest first (getFlowStats). */
+  async flowStats(namespace: string, flowId: string): Promise<FlowStats> {
+    const rows = await flowStats(this.pool, { namespace, flowId });
+    return { items: rows.map((x) => ({ execution_id: x.id, ...summary(x), created_at: x.created_at.toISOString() })) };
+  }
+
+  /**
+   * A custom metric over the last 50 executions of a flow: per execution (and
+   * value of the `groupBy` tag), the `agg` of the values its tasks recorded;
+   * one series per tag value, points oldest first.
+   */
+  async flowMetrics(namespace: string, flowId: string, o: FlowMetricsQuery): Promise<FlowMetrics> {
+    const rows = await flowMetrics(this.pool, { namespace, flowId, metric: o.metric, groupBy: o.groupBy ?? null, agg: o.agg });
+    const series = new Map<string | null, { execution_id: string; created_at: string; value: number }[]>();
+    for (const x of rows) {
+      let points = series.get(x.tag_value);
+      if (!points) series.set(x.tag_value, (points = []));
+      points.push({ execution_id: x.id, created_at: x.created_at.toISOString(), value: x.value });
+    }
+    return { metric: o.metric, agg: o.agg, ...(o.groupBy ? { group_by: o.groupBy } : {}), series: [...series].map(([tag_value, points]) => ({ tag_value, points })) };
+  }
+
+  /**
+   * Rolls up the closed hours of [from, until) that are not yet. Whatever it
+   * leaves (an hour locked elsewhere) the read takes from executions.
+   */
+  private async rollUpClosedHours(from: Date, until: Date, now: Date): Promise<void> {
+    const { pool } = this;
+    const hours = await unrolledHours(pool, { from, until });
+    if (!hours.length) return;
+    const c = await pool.connect();
+    try {
+      await rollUpHours(c, { hours, now, forgetBefore: forgetBefore(now) });
+    } finally {
+      c.release();
+    }
+  }
 }

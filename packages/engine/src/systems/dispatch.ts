@@ -3,91 +3,81 @@
 // dispatchers never take the same row and never wait on each other). The same
 // statement writes the history rows and the NOTIFY hints, returns what the
 // dispatcher needs to prepare each run (its execution's row), and the time
-// the next run held back by a retry backoff becomes claimable.
+// the next run held back by a retry backoff becomes claimable. Also what
+// dispatchers ask of the task runs they hold: whether each should stop,
+// whether its task started, and the deployment's identity their containers
+// are labelled with.
 import type pg from 'pg';
-import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
-import type { ExecutionRow } from './advance.js';
-import { CLAIM_SQL, EXECUTION_FIELDS } from '../sql/claim-task-runs.js';
-import { CLEAR_NO_INSTANCE_SQL, MARK_UNSERVED_SQL } from '../sql/claim-task-runs.js';
+import { claimTaskRuns, clearNoInstanceReason, markUnserved } from '../sql/claim-task-runs.js';
+import { deploymentId } from '../sql/database.js';
+import { runsToStop, stillRunning, taskRunProgress } from '../sql/task-run-reads.js';
+import type { ClaimedRun, ClaimOptions, ClaimResult } from '../types.js';
 
-export interface ClaimedRun {
-  id: string;
-  execution_id: string;
-  task_key: string;
-  task_type: string;
-  executor_type: string;
-  pool: string;
-  attempt: number;
-  /** The run's execution as it was at the claim (its definition, inputs, labels and ids do not change). */
-  execution?: ExecutionRow & { snapshot_id: string };
+export type { ClaimedRun, ClaimOptions, ClaimResult } from '../types.js';
+
+/** `load` called once, its promise kept; called again after it failed. */
+export function onceUntilFailed<T>(load: () => Promise<T>): () => Promise<T> {
+  let kept: Promise<T> | undefined;
+  return () =>
+    (kept ??= load().catch((err: unknown) => {
+      kept = undefined;
+      throw err;
+    }));
 }
 
-export interface ClaimResult {
-  runs: ClaimedRun[];
-  /** The earliest future time at which a QUEUED run of these pools and type becomes claimable (retry backoff), or null. */
-  nextAt: Date | null;
-  /** The claim's time (the database's clock unless `now` was given): what `nextAt` is to be compared with. */
-  at: Date;
-}
+export class Dispatch {
+  /** Read once (again after a failed read): it never changes. */
+  private readonly deployment = onceUntilFailed(() => deploymentId(this.pool));
 
-export interface ClaimOptions {
-  instanceId: string;
-  pools: string[];
-  executorType: string;
-  limit: number;
-  /** A test's clock; default the database's. */
-  now?: Date;
-}
+  constructor(private readonly pool: pg.Pool) {}
 
-/** A claimed run from a row holding the claim's fields (the claim's, or the plan's that started it: APPLY_PLAN_SQL), with its execution. */
-export const claimedRun = (r: ClaimedRun, execution: ClaimedRun['execution']): ClaimedRun => ({
-  id: r.id,
-  execution_id: r.execution_id,
-  task_key: r.task_key,
-  task_type: r.task_type,
-  executor_type: r.executor_type,
-  pool: r.pool,
-  attempt: r.attempt,
-  execution,
-});
-
-/**
- * Claims up to `limit` QUEUED runs (round trips: one). Sets each run's
- * timeout from the task's `timeout`, recorded in milliseconds on the row when
- * it was created (else 24h).
- */
-export async function claimRuns(pool: pg.Pool | pg.PoolClient, o: ClaimOptions): Promise<ClaimResult> {
-  const r = await pool.query<Record<string, unknown> & { next_at: Date | null; claimed_at_now: Date; id: string | null }>({
-    name: 'svc-claim',
-    text: CLAIM_SQL,
-    values: [o.instanceId, o.pools, o.executorType, o.now ?? null, Math.max(0, o.limit), DEFAULT_TASK_TIMEOUT_MS],
-  });
-  const runs: ClaimedRun[] = [];
-  for (const row of r.rows) {
-    if (row.id === null) continue;
-    const execution = Object.fromEntries([...EXECUTION_FIELDS, 'snapshot_id'].map((f) => [f, row[`e_${f}`]])) as unknown as ExecutionRow & { snapshot_id: string };
-    runs.push(claimedRun(row as unknown as ClaimedRun, execution));
+  /** Claims up to `limit` QUEUED runs (round trips: one), on the database's clock unless `o.now`. */
+  async claim(o: ClaimOptions): Promise<ClaimResult> {
+    const r = await claimTaskRuns(this.pool, o);
+    return { runs: r.runs, nextAt: r.nextAt, at: r.at ?? o.now ?? new Date() };
   }
-  return { runs, nextAt: r.rows[0]?.next_at ?? null, at: r.rows[0]?.claimed_at_now ?? o.now ?? new Date() };
-}
 
-/** claimRuns without the next claimable time. */
-export async function claimTaskRuns(pool: pg.Pool, o: ClaimOptions): Promise<ClaimedRun[]> {
-  if (o.limit <= 0) return [];
-  return (await claimRuns(pool, o)).runs;
-}
+  /** claim() without the next claimable time. */
+  async claimRuns(o: ClaimOptions): Promise<ClaimedRun[]> {
+    if (o.limit <= 0) return [];
+    return (await this.claim(o)).runs;
+  }
 
-/** Clears `no_instance_for_pool` on QUEUED runs this dispatcher serves (it is online now). */
-export async function clearNoInstanceReason(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
-  await pool.query(CLEAR_NO_INSTANCE_SQL, [pools, executorTypes]);
-}
+  /** Clears `no_instance_for_pool` on QUEUED runs this dispatcher serves (it is online now). */
+  clearNoInstanceReason(pools: string[], executorTypes: string[]): Promise<void> {
+    return clearNoInstanceReason(this.pool, { pools, executorTypes });
+  }
 
-/**
- * Labels `no_instance_for_pool` the QUEUED runs of these pools and executor
- * types that no online dispatcher serves any more (after this instance
- * withdrew an executor whose engine stopped answering).
- */
-export async function markUnserved(pool: pg.Pool, pools: string[], executorTypes: string[]): Promise<void> {
-  if (!executorTypes.length) return;
-  await pool.query(MARK_UNSERVED_SQL, [pools, executorTypes]);
+  /**
+   * Labels `no_instance_for_pool` the QUEUED runs of these pools and executor
+   * types that no online dispatcher serves any more (after this instance
+   * withdrew an executor whose engine stopped answering).
+   */
+  async markUnserved(pools: string[], executorTypes: string[]): Promise<void> {
+    if (!executorTypes.length) return;
+    await markUnserved(this.pool, { pools, executorTypes });
+  }
+
+  /** Whether the runner of this task run reported that the task started (its `started` event, or a progress of the task's). */
+  async taskStarted(taskRunId: string): Promise<boolean> {
+    const p = await taskRunProgress(this.pool, { taskRunId });
+    return !!p && (p.type === 'started' || p.percent !== undefined);
+  }
+
+  /** Of these task runs, those RUNNING now (a run unknown here, or ended, is not). */
+  async stillRunning(taskRunIds: string[]): Promise<string[]> {
+    if (!taskRunIds.length) return [];
+    return stillRunning(this.pool, { ids: taskRunIds });
+  }
+
+  /** Of these task runs, those to stop: ended, or of an execution no longer RUNNING. */
+  async runsToStop(taskRunIds: string[]): Promise<string[]> {
+    if (!taskRunIds.length) return [];
+    return runsToStop(this.pool, { ids: taskRunIds });
+  }
+
+  /** The deployment's identity (cluster and database), read once. */
+  deploymentId(): Promise<string> {
+    return this.deployment();
+  }
 }

@@ -9,16 +9,15 @@
 // is a firing whose downstream flow's namespace may not listen to the
 // upstream's (issue #40, @svc/namespaces reach.ts): the trigger does not fire.
 import type pg from 'pg';
-import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
+import { TemplateError } from '@svc/flow-schema';
 import { mayReach } from '@svc/namespaces';
-import type { FollowUp } from './advance.js';
 import { MAX_CHAIN_DEPTH } from '../constants.js';
 import { inTx, type Conn } from '../db.js';
-import { FlowDisabledError, FlowNotFoundError, type StartDeps } from './start.js';
-import { InputsInvalidError } from '../planning/inputs.js';
-import { triggerFlowWith } from './trigger.js';
-import { runFollowUps } from './followups.js';
-import { FIRING_EXECUTION_SQL, INSERT_FIRING_SQL, TRIGGERS_OF_END_SQL, UNFIRED_ENDS_SQL, UPSTREAM_SQL } from '../sql/flow-triggers.js';
+import { FlowDisabledError, FlowNotFoundError, InputsInvalidError } from '../errors.js';
+import type { FollowUpRunner } from '../peers.js';
+import { insertFiring, setFiringExecution, triggersOfEnd, unfiredEnds, upstream } from '../sql/flow-triggers.js';
+import type { FollowUp } from '../types.js';
+import type { Triggers } from './trigger.js';
 
 export interface FlowTriggerResult {
   namespace: string;
@@ -29,66 +28,71 @@ export interface FlowTriggerResult {
   skipped?: string;
 }
 
-export async function fireFlowTriggers(pool: Conn, deps: StartDeps, upstreamId: string): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
-  const up = (
-    await pool.query<{ id: string; namespace: string; flow_id: string | null; state: string; outputs: Record<string, unknown> | null; chain_depth: number }>(UPSTREAM_SQL, [
-      upstreamId,
-    ])
-  ).rows[0];
-  if (!up?.flow_id) return { fired: [], followUps: [] };
-  const triggers = (
-    await pool.query<{ namespace: string; flow_id: string; trigger_id: string; definition: FlowTrigger }>(TRIGGERS_OF_END_SQL, [up.namespace, up.flow_id, up.state])
-  ).rows;
-  const fired: FlowTriggerResult[] = [];
-  const followUps: FollowUp[] = [];
-  for (const t of triggers) {
-    const r = await inTx(pool, async (c) => {
-      const ins = await c.query(INSERT_FIRING_SQL, [up.id, t.namespace, t.flow_id, t.trigger_id, deps.config.now()]);
-      if (!ins.rowCount) return null; // fired already
-      const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
-      if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
-      // A flow may listen only to its own namespace and its children unless the upstream's allowed callers cover it
-      // (checked at save too; a flow saved before, or an allowance removed since, is stopped here): no execution starts.
-      if (!(await mayReach(c, t.namespace, up.namespace))) return { ...res, skipped: 'namespace_not_allowed' };
-      try {
-        const created = await triggerFlowWith(c, deps, {
-          namespace: t.namespace,
-          flowId: t.flow_id,
-          inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
-          triggerType: 'flow',
-          triggerId: t.trigger_id,
-          triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
-          createdBy: `trigger:${t.trigger_id}`,
-          chainDepth: up.chain_depth + 1,
-        });
-        await c.query(FIRING_EXECUTION_SQL, [up.id, t.namespace, t.flow_id, t.trigger_id, created.id]);
-        followUps.push(...created.followUps);
-        return { ...res, executionId: created.id };
-      } catch (err) {
-        if (err instanceof TemplateError) return { ...res, skipped: 'template_error' };
-        if (err instanceof FlowDisabledError) return { ...res, skipped: 'flow_disabled' };
-        if (err instanceof InputsInvalidError) return { ...res, skipped: 'inputs_invalid' };
-        if (err instanceof FlowNotFoundError) return { ...res, skipped: 'flow_not_found' };
-        throw err;
-      }
-    });
-    if (r) fired.push(r);
-  }
-  return { fired, followUps };
-}
+/** Fires flow triggers: after an end (its follow-up), and the backstop's sweep. */
+export class FlowTriggers {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly triggers: Triggers,
+    /** Runs what the started executions need next (peers.ts: the follow-ups run flow triggers in turn). */
+    private readonly followUps: Pick<FollowUpRunner, 'run'>,
+    private readonly now: () => Date,
+  ) {}
 
-/**
- * The backstop: executions that ended recently and whose flow triggers have
- * not fired (a follow-up lost to a crash) are fired now. Idempotent.
- */
-export async function sweepFlowTriggers(pool: pg.Pool, deps: StartDeps, since: Date): Promise<FlowTriggerResult[]> {
-  const ids = (await pool.query<{ id: string }>(UNFIRED_ENDS_SQL, [since])).rows;
-  const out: FlowTriggerResult[] = [];
-  for (const { id } of ids) {
-    const r = await fireFlowTriggers(pool, deps, id);
-    out.push(...r.fired);
-    // What the started executions need next (a start that ended at once, say), as for any trigger.
-    await runFollowUps(pool, deps, r.followUps);
+  /** Fires the triggers of upstream execution `upstreamId`'s end (on the pool, or in the caller's transaction). */
+  async fire(upstreamId: string, db: Conn = this.pool): Promise<{ fired: FlowTriggerResult[]; followUps: FollowUp[] }> {
+    const up = await upstream(db, { id: upstreamId });
+    if (!up?.flow_id) return { fired: [], followUps: [] };
+    const triggers = await triggersOfEnd(db, { namespace: up.namespace, flowId: up.flow_id, state: up.state });
+    const fired: FlowTriggerResult[] = [];
+    const followUps: FollowUp[] = [];
+    for (const t of triggers) {
+      const firing = { upstreamId: up.id, namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id };
+      const r = await inTx(db, async (c) => {
+        if (!(await insertFiring(c, { ...firing, at: this.now() }))) return null; // fired already
+        const res: FlowTriggerResult = { namespace: t.namespace, flowId: t.flow_id, triggerId: t.trigger_id, executionId: null };
+        if (up.chain_depth + 1 > MAX_CHAIN_DEPTH) return { ...res, skipped: 'chain_depth_exceeded' };
+        // A flow may listen only to its own namespace and its children unless the upstream's allowed callers cover it
+        // (checked at save too; a flow saved before, or an allowance removed since, is stopped here): no execution starts.
+        if (!(await mayReach(c, t.namespace, up.namespace))) return { ...res, skipped: 'namespace_not_allowed' };
+        try {
+          const created = await this.triggers.triggerWith(c, {
+            namespace: t.namespace,
+            flowId: t.flow_id,
+            inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
+            triggerType: 'flow',
+            triggerId: t.trigger_id,
+            triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
+            createdBy: `trigger:${t.trigger_id}`,
+            chainDepth: up.chain_depth + 1,
+          });
+          await setFiringExecution(c, { ...firing, executionId: created.id });
+          followUps.push(...created.followUps);
+          return { ...res, executionId: created.id };
+        } catch (err) {
+          if (err instanceof TemplateError) return { ...res, skipped: 'template_error' };
+          if (err instanceof FlowDisabledError) return { ...res, skipped: 'flow_disabled' };
+          if (err instanceof InputsInvalidError) return { ...res, skipped: 'inputs_invalid' };
+          if (err instanceof FlowNotFoundError) return { ...res, skipped: 'flow_not_found' };
+          throw err;
+        }
+      });
+      if (r) fired.push(r);
+    }
+    return { fired, followUps };
   }
-  return out;
+
+  /**
+   * The backstop: executions that ended recently and whose flow triggers have
+   * not fired (a follow-up lost to a crash) are fired now. Idempotent.
+   */
+  async sweep(since: Date): Promise<FlowTriggerResult[]> {
+    const out: FlowTriggerResult[] = [];
+    for (const id of await unfiredEnds(this.pool, { since })) {
+      const r = await this.fire(id);
+      out.push(...r.fired);
+      // What the started executions need next (a start that ended at once, say), as for any trigger.
+      await this.followUps.run(r.followUps);
+    }
+    return out;
+  }
 }

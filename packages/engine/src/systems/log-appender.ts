@@ -3,26 +3,13 @@
 // execution that arrive together committed by one statement
 // (sql/append-log-lines.ts).
 import type pg from 'pg';
-import { LOG_LINES_OF_TASK_RUN_SQL } from '../sql/runner-io.js';
-import { appendStatement } from '../sql/append-log-lines.js';
-import { LOG_CHANNEL } from '../db.js';
+import { appendLogLines } from '../sql/append-log-lines.js';
+import { logIdentity } from '../sql/runner-io.js';
+import type { AppendBatch, IncomingLogLine, TaskRunIdentity } from '../types.js';
 
-export { appendStatement };
-
-export interface IncomingLogLine {
-  n: number;
-  ts: string;
-  stream: string;
-  text: string;
-}
-
-export { LOG_CHANNEL };
-
-export interface TaskRunIdentity {
-  execution_id: string;
-  task_key: string;
-  attempt: number;
-}
+export { appendStatement } from '../sql/append-log-lines.js';
+export { LOG_CHANNEL } from '../channels.js';
+export type { AppendBatch, IncomingLogLine, TaskRunIdentity } from '../types.js';
 
 /** Options of a LogAppender. */
 export interface LogAppenderOptions {
@@ -142,7 +129,7 @@ export class LogAppender {
   private async identity(taskRunId: string): Promise<TaskRunIdentity | undefined> {
     const known = this.identities.get(taskRunId);
     if (known) return known;
-    const tr = (await this.pool.query<TaskRunIdentity>(LOG_LINES_OF_TASK_RUN_SQL, [taskRunId])).rows[0];
+    const tr = await logIdentity(this.pool, { taskRunId });
     if (tr) remember(this.identities, taskRunId, tr, this.cacheSize);
     return tr;
   }
@@ -152,22 +139,12 @@ export class LogAppender {
     const plain = plainIsSafe(batches, this.highest);
     let stored: number[];
     try {
-      stored = plain
-        ? await this.run(appendStatement(executionId, batches, 'plain'), batches, 'plain')
-        : await this.run(appendStatement(executionId, batches, 'safe'), batches, 'safe');
+      stored = await appendLogLines(this.pool, { executionId, batches, mode: plain ? 'plain' : 'safe' });
     } catch (err) {
       if (!plain || (err as { code?: string }).code !== '23505') throw err;
-      stored = await this.run(appendStatement(executionId, batches, 'safe'), batches, 'safe');
+      stored = await appendLogLines(this.pool, { executionId, batches, mode: 'safe' });
     }
     for (const b of batches) remember(this.highest, b.taskRunId, Math.max(this.highest.get(b.taskRunId) ?? 0, b.lines.at(-1)!.n), this.cacheSize);
-    return stored;
-  }
-
-  private async run(st: { text: string; values: unknown[] }, batches: readonly AppendBatch[], mode: 'plain' | 'safe'): Promise<number[]> {
-    const r = await this.pool.query<{ stored: [number, number][] | string | null }>(st.text, st.values);
-    if (mode === 'plain') return batches.map((b) => b.lines.length);
-    const stored = batches.map(() => 0);
-    for (const [b, n] of (r.rows[0]?.stored as [number, number][] | null) ?? []) stored[b - 1] = n;
     return stored;
   }
 }
@@ -195,28 +172,7 @@ export function plainIsSafe(batches: readonly AppendBatch[], highest: ReadonlyMa
   return true;
 }
 
-/** A PostgreSQL array literal of numbers (nothing to quote). */
-export interface AppendBatch {
-  taskRunId: string;
-  who: Pick<TaskRunIdentity, 'task_key' | 'attempt'>;
-  lines: IncomingLogLine[];
-}
-
 function inOrder(lines: IncomingLogLine[]): IncomingLogLine[] {
   for (let i = 1; i < lines.length; i++) if (lines[i].n < lines[i - 1].n) return [...lines].sort((a, b) => a.n - b.n);
   return lines;
-}
-
-/** One LogAppender per pool (the Engine holds one pool): batches of one process share their execution's statements. */
-const appenders = new WeakMap<pg.Pool, LogAppender>();
-
-/**
- * Stores a batch of log lines (see LogAppender): resolves once they are
- * committed, with the lines newly stored (a line already stored under its
- * `n` is skipped, so a retried batch is stored once).
- */
-export function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number> {
-  let a = appenders.get(pool);
-  if (!a) appenders.set(pool, (a = new LogAppender(pool)));
-  return a.append(taskRunId, lines, who);
 }

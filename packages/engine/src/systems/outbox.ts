@@ -16,14 +16,10 @@
 import type pg from 'pg';
 import { newId } from '@svc/db';
 import type { Client } from '../db.js';
-import { FOLLOW_UP_DONE_SQL, PENDING_FOLLOW_UPS_SQL, RECORD_FOLLOW_UPS_SQL, TAKE_FOLLOW_UP_SQL } from '../sql/outbox.js';
+import { followUpDone, pendingFollowUps, recordFollowUps as insertFollowUps, takeFollowUp } from '../sql/outbox.js';
+import type { FollowUp } from '../types.js';
 
-/** The work an engine change causes after its commit. `id` is its outbox row, once written. */
-export type FollowUp =
-  | { kind: 'child_ended'; parentTaskRunId: string; childExecutionId: string; id?: string }
-  | { kind: 'start_queued'; concurrencyKey: string; id?: string }
-  | { kind: 'stop_children'; executionId: string; id?: string }
-  | { kind: 'flow_triggers'; executionId: string; id?: string };
+export type { FollowUp } from '../types.js';
 
 /** Writes follow-ups in the caller's transaction; returns them with their row ids. */
 export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<FollowUp[]> {
@@ -33,49 +29,45 @@ export async function recordFollowUps(c: Client, follow: FollowUp[]): Promise<Fo
     const { id: _old, kind, ...payload } = f;
     return { id: newId(), kind, payload };
   });
-  await c.query({
-    name: 'svc-outbox-record',
-    text: RECORD_FOLLOW_UPS_SQL,
-    values: [JSON.stringify(rows)],
-  });
+  await insertFollowUps(c, { rows });
   return follow.map((f, i) => ({ ...f, id: rows[i].id }));
 }
 
-/**
- * Runs `work` for the outbox row `id` in the transaction that holds the row
- * (the work's own transactions become savepoints of it), and deletes the row
- * in that transaction. Returns false, doing nothing, when another instance
- * holds the row or it is gone (done already). The work runs on the one
- * connection that holds the row: a drain never waits for a second connection
- * while it holds one, so drains cannot exhaust a pool between them.
- */
-export async function withOutboxRow(pool: pg.Pool, id: string, work: (c: Client) => Promise<void>): Promise<boolean> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const r = await c.query({ name: 'svc-outbox-take', text: TAKE_FOLLOW_UP_SQL, values: [id] });
-    if (!r.rowCount) {
-      await c.query('ROLLBACK');
-      return false;
-    }
-    await work(c);
-    await c.query({ name: 'svc-outbox-done', text: FOLLOW_UP_DONE_SQL, values: [id] });
-    await c.query('COMMIT');
-    return true;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
-}
+/** The outbox rows of one pool: taken one at a time, and the backstop's pick. */
+export class Outbox {
+  constructor(private readonly pool: pg.Pool) {}
 
-/** Outbox rows older than `olderThanMs` that no instance holds, oldest first (the backstop's pick). */
-export async function pendingFollowUps(pool: pg.Pool, olderThanMs: number, limit: number): Promise<FollowUp[]> {
-  const r = await pool.query<{ id: string; kind: FollowUp['kind']; payload: Record<string, unknown> }>({
-    name: 'svc-outbox-pending',
-    text: PENDING_FOLLOW_UPS_SQL,
-    values: [olderThanMs, limit],
-  });
-  return r.rows.map((row) => ({ ...row.payload, kind: row.kind, id: row.id }) as FollowUp);
+  /**
+   * Runs `work` for the outbox row `id` in the transaction that holds the row
+   * (the work's own transactions become savepoints of it), and deletes the row
+   * in that transaction. Returns false, doing nothing, when another instance
+   * holds the row or it is gone (done already). The work runs on the one
+   * connection that holds the row: a drain never waits for a second connection
+   * while it holds one, so drains cannot exhaust a pool between them.
+   */
+  async withRow(id: string, work: (c: Client) => Promise<void>): Promise<boolean> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      if (!(await takeFollowUp(c, { id }))) {
+        await c.query('ROLLBACK');
+        return false;
+      }
+      await work(c);
+      await followUpDone(c, { id });
+      await c.query('COMMIT');
+      return true;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  /** Outbox rows older than `olderThanMs` that no instance holds, oldest first (the backstop's pick). */
+  async pending(olderThanMs: number, limit: number): Promise<FollowUp[]> {
+    const rows = await pendingFollowUps(this.pool, { olderThanMs, limit });
+    return rows.map((row) => ({ ...row.payload, kind: row.kind, id: row.id }) as FollowUp);
+  }
 }

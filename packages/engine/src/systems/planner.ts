@@ -21,12 +21,12 @@
 // requests left behind by a process that died between a completion and its
 // pass.
 import type pg from 'pg';
-import { advanceMany, type AdvanceOptions, type ExecutionRow, type FollowUp } from './advance.js';
+import { advanceMany, type AdvanceOptions } from './advance.js';
 import { inTx, type Conn } from '../db.js';
-import type { SystemResources } from '../resources.js';
-import { drainOutbox } from './followups.js';
-import { LOCK_REQUESTED_SQL, STALE_REQUESTS_SQL } from '../sql/plan-read.js';
-import { LOCK_EXECUTIONS_SQL } from '../sql/lock-executions.js';
+import { hasStaleRequests, lockRequested } from '../sql/plan-read.js';
+import { lockExecutions } from '../sql/lock-executions.js';
+import type { ExecutionRow } from '../rows.js';
+import type { FollowUp } from '../types.js';
 
 /** A pass that found every requested execution held by another process looks again after this long, */
 const HELD_RETRY_MS = 20;
@@ -47,47 +47,48 @@ export interface PassResult {
   followUps: FollowUp[];
 }
 
-/**
- * One planning pass, in its own transaction. With `ids`, plans those
- * executions (waiting for their locks); without, up to PLAN_BATCH executions
- * with planning requests that no other pass holds.
- */
-export async function planExecutions(pool: Conn, now: () => Date, ids?: string[], opts: AdvanceOptions = {}): Promise<PassResult> {
-  return inTx(pool, async (c) => {
-    let locked: ExecutionRow[];
-    let more = false;
-    if (ids) {
-      locked = (await c.query<ExecutionRow>(LOCK_EXECUTIONS_SQL, [ids])).rows;
-    } else {
-      // `requested` counts the executions with requests: more than were locked means some were
-      // held by another pass (or past the batch), and the caller comes back for them.
-      const r = await c.query<ExecutionRow & { requested: number }>({
-        name: 'svc-plan-lock',
-        // `id = ANY(ARRAY(...))`: primary-key lookups whatever the statistics of this
-        // short-lived queue table say (a join may be planned as a scan of all executions).
-        text: LOCK_REQUESTED_SQL,
-        values: [PLAN_BATCH],
-      });
-      locked = r.rows.filter((x) => x.id !== null);
-      more = (r.rows[0]?.requested ?? 0) > locked.length;
-    }
-    // The clock is read once the locks are held, so a pass that waited never writes times earlier than the one before it.
-    const followUps = await advanceMany(c, locked, now(), opts);
-    return { planned: locked.length, more, followUps };
-  });
-}
+/** Planning passes on one pool (or in a caller's transaction). */
+export class Planning {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: AdvanceOptions = {},
+  ) {}
 
-/** Whether any planning request is older than `olderThan` (the poll's cheap check). */
-export async function hasStaleRequests(pool: pg.Pool, olderThan: Date): Promise<boolean> {
-  const r = await pool.query({ name: 'svc-plan-stale', text: STALE_REQUESTS_SQL, values: [olderThan] });
-  return (r.rowCount ?? 0) > 0;
+  /**
+   * One planning pass, in its own transaction (a savepoint of `db`'s when it
+   * is a client). With `ids`, plans those executions (waiting for their
+   * locks); without, up to PLAN_BATCH executions with planning requests that
+   * no other pass holds.
+   */
+  async plan(now: () => Date, ids?: string[], db: Conn = this.pool): Promise<PassResult> {
+    return inTx(db, async (c) => {
+      let locked: ExecutionRow[];
+      let more = false;
+      if (ids) {
+        locked = await lockExecutions(c, { ids });
+      } else {
+        // `requested` counts the executions with requests: more than were locked means some were
+        // held by another pass (or past the batch), and the caller comes back for them.
+        const r = await lockRequested(c, { limit: PLAN_BATCH });
+        locked = r.locked;
+        more = r.requested > locked.length;
+      }
+      // The clock is read once the locks are held, so a pass that waited never writes times earlier than the one before it.
+      const followUps = await advanceMany(c, locked, now(), this.opts);
+      return { planned: locked.length, more, followUps };
+    });
+  }
+
+  /** Whether any planning request is older than `olderThan` (the poll's cheap check). */
+  hasStaleRequests(olderThan: Date): Promise<boolean> {
+    return hasStaleRequests(this.pool, { olderThan });
+  }
 }
 
 export interface PlannerOptions {
-  pool: pg.Pool;
+  /** The passes it runs. */
+  planning: Planning;
   now: () => Date;
-  /** The object store (namespace.yaml variables of flow outputs). */
-  storage?: AdvanceOptions['storage'];
   /** Runs the follow-ups of a pass (after its commit). */
   followUps: (f: FollowUp[]) => Promise<void>;
   /** Reports a failed pass; the poll retries it. */
@@ -140,7 +141,7 @@ export class Planner {
       this.again = false;
       let r: PassResult;
       try {
-        r = await planExecutions(this.o.pool, this.o.now, undefined, { storage: this.o.storage });
+        r = await this.o.planning.plan(this.o.now);
         if (r.followUps.length) await this.o.followUps(r.followUps);
       } catch (err) {
         this.o.onError(err);
@@ -168,22 +169,10 @@ export class Planner {
   private async poll(): Promise<void> {
     if (this.running || this.stopped) return;
     try {
-      if (await hasStaleRequests(this.o.pool, new Date(this.o.now().getTime() - (this.o.staleMs ?? 1000)))) await this.kick();
+      if (await this.o.planning.hasStaleRequests(new Date(this.o.now().getTime() - (this.o.staleMs ?? 1000)))) await this.kick();
       if (this.o.outbox && !this.stopped) await this.o.outbox();
     } catch (err) {
       this.o.onError(err);
     }
   }
-}
-
-/** The Planner of an Engine (its dispatcher's): follow-ups through the engine, the outbox drained at each poll. */
-export function plannerOf(sys: SystemResources): Planner {
-  return new Planner({
-    pool: sys.pool,
-    now: sys.now,
-    storage: sys.resources.storage,
-    followUps: (f) => sys.follow(f),
-    outbox: () => drainOutbox(sys.pool, sys.deps),
-    onError: (err) => sys.resources.log.warn('planning failed; the poll retries it', { err }),
-  });
 }

@@ -21,14 +21,13 @@ import { ProviderScopeError, ProviderStore, SecretNotFoundError, SecretStore } f
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
-import type { ClaimedRun } from './dispatch.js';
+import type { EngineResources } from '../resources.js';
 import { recordSecrets } from './secret-masking.js';
 import { executionVars } from './vars.js';
 import { secretInputsOf } from '../planning/trigger-date.js';
 import type { Bundles } from './bundles.js';
-import type { TaskCompletion } from './completion.js';
-import type { SystemResources } from '../resources.js';
-import { PREPARE_READ_SQL, RECORD_RUN_SECRETS_SQL } from '../sql/prepare.js';
+import type { ClaimedRun, TaskCompletion } from '../types.js';
+import { prepareRead, recordRunSecrets } from '../sql/prepare.js';
 
 // The runner spec's shape is the wire contract's, declared once in @svc/api-spec.
 export type { RunnerSpec };
@@ -63,234 +62,235 @@ export interface PreparedTask {
 
 const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
 
-/** Builds everything a task run needs to run, resolving its templates now. */
-export async function prepareTask(deps: SpecDeps, run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
-  // The claim returns the execution's row; otherwise one read for the task run and its execution.
-  let tr: { id: string; execution_id: string; task_key: string; attempt: number };
-  let ex: ExecutionRow & { snapshot_id: string };
-  if (typeof run !== 'string' && run.execution) {
-    tr = run;
-    ex = run.execution;
-  } else {
-    const taskRunId = typeof run === 'string' ? run : run.id;
-    const row = (await deps.pool.query<ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number }>(PREPARE_READ_SQL, [taskRunId])).rows[0];
-    if (!row) throw new Error(`no task run ${taskRunId}`);
-    tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
-    ex = row;
-  }
-  onSnapshot?.(ex.snapshot_id);
-  const def: FlowDefinition = ex.definition;
-  const task = def.tasks.find((t) => t.id === tr.task_key)!;
-
-  // Templates of this task, parsed; their secrets fetched once.
-  const parsed = new Map<string, ParsedTemplate>();
-  const parse = (src: string) => {
-    let p = parsed.get(src);
-    if (!p) parsed.set(src, (p = parseTemplate(src)));
-    return p;
-  };
-  const sources: string[] = [];
-  const collect = (v: unknown) => {
-    if (typeof v === 'string') sources.push(v);
-    else if (Array.isArray(v)) v.forEach(collect);
-    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
-  };
-  const t = task as FlowTask & Record<string, unknown>;
-  collect(def.env);
-  for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body']) collect(t[field]);
-  // A subflow's inputs are stored as its child's inputs: they read a secret-reading input masked (below).
-  const childSources = sources.length;
-  collect(t.inputs);
-  const keys = new Set<string>();
-  let readsTasks = false;
-  let readsVars = false;
-  // Trigger inputs that read secret(): stored masked, rendered here from their recipes for the templates that read them.
-  const recipes = secretInputsOf(ex.trigger_payload);
-  const deferred = new Set<string>();
-  sources.forEach((src, i) => {
-    const p = parse(src);
-    p.secretKeys.forEach((k) => keys.add(k));
-    if (p.taskRefs.length || p.roots.includes('tasks')) readsTasks = true;
-    if (p.roots.includes('vars')) readsVars = true;
-    if (i >= childSources) return;
-    for (const ref of p.refs) {
-      if (ref.root !== 'inputs') continue;
-      const id = ref.path[0];
-      if (id === undefined) Object.keys(recipes).forEach((k) => deferred.add(k));
-      else if (typeof id === 'string' && Object.hasOwn(recipes, id)) deferred.add(id);
-    }
-  });
-  for (const id of deferred) parse(recipes[id]).secretKeys.forEach((k) => keys.add(k));
-  // Only what the templates read is loaded: upstream task runs, variables.
-  let runs: Awaited<ReturnType<typeof latestRuns>> = [];
-  if (readsTasks) {
-    const client = await deps.pool.connect();
-    try {
-      runs = await latestRuns(client, ex.id);
-    } finally {
-      client.release();
-    }
-  }
-  // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
-  let vars: Record<string, string> = {};
-  if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
-
-  const scope = { ...scopeOf(ex, runs), vars };
-  const maskedScope = scope;
-  const secrets = new Map<string, string>();
-  if (keys.size) {
-    const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
-    for (const k of keys) {
-      try {
-        secrets.set(k, (await store.resolve(ex.namespace, k)).value);
-      } catch (err) {
-        if (err instanceof SecretNotFoundError)
-          throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
-        // The provider's scope does not cover this namespace (issue #40): its name and the namespace, never the path's value.
-        if (err instanceof ProviderScopeError) throw new DispatchError('secret_provider_not_allowed', `secret ${JSON.stringify(k)}: ${err.message}`);
-        throw err;
-      }
-    }
-  }
-  const used = new Set<string>();
-  let realScope = scope;
-  if (deferred.size) {
-    const inputs = { ...scope.inputs };
-    for (const id of deferred) {
-      try {
-        const r = renderTemplate(parse(recipes[id]), {}, (k) => secrets.get(k));
-        r.secretKeysUsed.forEach((k) => used.add(k));
-        inputs[id] = r.text;
-      } catch (err) {
-        if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `inputs.${id}: secret ${JSON.stringify(err.key)} not found`);
-        throw err;
-      }
-    }
-    realScope = { ...scope, inputs };
-  }
-  const render = (src: string, where: string, s: typeof scope = realScope): string => {
-    try {
-      const r = renderTemplate(parse(src), s, (k) => secrets.get(k));
-      r.secretKeysUsed.forEach((k) => used.add(k));
-      return r.text;
-    } catch (err) {
-      if (err instanceof TemplateError) throw new DispatchError('template_error', `${where}: ${err.message}`);
-      if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `${where}: secret ${JSON.stringify(err.key)} not found`);
-      throw err;
-    }
-  };
-  const renderMap = (m: Record<string, string> | undefined, where: string, s: typeof scope = realScope) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, render(v, `${where}.${k}`, s)]));
-
-  const env: Record<string, string> = {
-    ...renderMap(def.env, 'env'),
-    ...renderMap(task.env, `tasks.${task.id}.env`),
-    SVC_EXECUTION_ID: ex.id,
-    SVC_TASK_RUN_ID: tr.id,
-    SVC_TASK_ID: task.id,
-    SVC_ATTEMPT: String(tr.attempt),
-    SVC_NAMESPACE: ex.namespace,
-    SVC_FLOW_ID: ex.flow_id ?? '',
-  };
-  let command: string[] = [];
-  let runtime: string | undefined;
-  let files: Record<string, string> | undefined;
-  let workdir = '';
-  const inline: Record<string, unknown> = {};
-  switch (task.type) {
-    case 'script':
-      runtime = task.runtime ?? RUNTIME_BY_EXTENSION[path.extname(task.file)];
-      command = [task.file, ...(task.args ?? []).map((a, i) => render(a, `tasks.${task.id}.args[${i}]`))];
-      files = renderMap(task.files, `tasks.${task.id}.files`);
-      break;
-    case 'command':
-      command = task.command.map((a, i) => render(a, `tasks.${task.id}.command[${i}]`));
-      files = renderMap(task.files, `tasks.${task.id}.files`);
-      workdir = task.workdir ?? '';
-      break;
-    case 'http':
-      inline.method = task.method ?? 'GET';
-      inline.url = render(task.url, `tasks.${task.id}.url`);
-      inline.headers = renderMap(task.headers, `tasks.${task.id}.headers`);
-      if (task.body !== undefined) inline.body = render(task.body, `tasks.${task.id}.body`);
-      inline.expect_status = task.expect_status ?? null;
-      break;
-    case 'subflow':
-      inline.flow = task.flow;
-      inline.inputs = renderMap(task.inputs, `tasks.${task.id}.inputs`, maskedScope);
-      inline.wait = task.wait ?? true;
-      break;
-  }
-  const timeoutMs = task.timeout ? parseDuration(task.timeout) : DEFAULT_TASK_TIMEOUT_MS;
-  const secretKeysUsed = [...used];
-  const spec: RunnerSpec = {
-    task_run_id: tr.id,
-    execution_id: ex.id,
-    flow_id: ex.flow_id ?? '',
-    namespace: ex.namespace,
-    task_id: task.id,
-    bundle_hash: task.type === 'script' || task.type === 'command' ? await bundleHash() : '',
-    workdir,
-    attempt: tr.attempt,
-    command,
-    env,
-    ...(files && Object.keys(files).length ? { files } : {}),
-    ...(runtime ? { runtime } : {}),
-    limits: { max_artifact_bytes: deps.maxArtifactBytes, max_bundle_bytes: deps.maxBundleBytes },
-    mask_values: secretKeysUsed.map((k) => secrets.get(k)!).filter((v) => v.length > 0),
-    timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
-  };
-  if (secretKeysUsed.length) {
-    // The run's secrets are recorded (values sealed) so that its completion,
-    // whoever reports it, is masked before it is stored (secret-masking.ts).
-    const rec = recordSecrets(tr.id, ex.namespace, secretKeysUsed, spec.mask_values, deps.masterKeys);
-    await deps.pool.query(RECORD_RUN_SECRETS_SQL, [ex.id, secretKeysUsed, JSON.stringify(rec), tr.id]);
-  }
-  return { spec, task, execution: ex, inline, secretKeysUsed };
-}
-
 /** A prepared run, or why it could not be (the run was ended FAILED then). */
 export type PrepareResult = { ok: true; prepared: PreparedTask } | { ok: false; error: string };
 
-/**
- * prepareTask for a claimed run (or a task run id), its bundle from
- * `bundles`. A run that cannot be prepared is ended FAILED through
- * `complete` (template_error, secret_not_found; executor_error for a database
- * or object store error, whose retry policy then decides).
- */
-export async function prepareOrEnd(
-  sys: SystemResources,
-  bundles: Bundles,
-  run: ClaimedRun | string,
-  complete: (taskRunId: string, done: TaskCompletion) => Promise<unknown>,
-): Promise<PrepareResult> {
-  const id = typeof run === 'string' ? run : run.id;
-  const { resources } = sys;
-  const specDeps = {
-    pool: sys.pool,
-    storage: resources.storage,
-    masterKeys: resources.config.masterKeys,
-    maxArtifactBytes: resources.config.maxArtifactBytes,
-    maxBundleBytes: resources.config.maxBundleBytes,
-  };
-  try {
-    let snapshotId = '';
-    return {
-      ok: true,
-      prepared: await prepareTask(
-        specDeps,
-        run,
-        async () => (await bundles.of(snapshotId)).hash,
-        (snap) => (snapshotId = snap),
-      ),
+/** Prepares claimed task runs for their runners. */
+export class Preparer {
+  constructor(
+    private readonly deps: SpecDeps,
+    private readonly peers: {
+      bundles: Bundles;
+      log: EngineResources['log'];
+      /** Ends a run that cannot be prepared (the engine's completion path). */
+      complete: (taskRunId: string, done: TaskCompletion) => Promise<unknown>;
+    },
+  ) {}
+
+  /** Builds everything a task run needs to run, resolving its templates now. */
+  async prepareTask(run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
+    const { deps } = this;
+    // The claim returns the execution's row; otherwise one read for the task run and its execution.
+    let tr: { id: string; execution_id: string; task_key: string; attempt: number };
+    let ex: ExecutionRow & { snapshot_id: string };
+    if (typeof run !== 'string' && run.execution) {
+      tr = run;
+      ex = run.execution;
+    } else {
+      const taskRunId = typeof run === 'string' ? run : run.id;
+      const row = await prepareRead(deps.pool, { taskRunId });
+      if (!row) throw new Error(`no task run ${taskRunId}`);
+      tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
+      ex = row;
+    }
+    onSnapshot?.(ex.snapshot_id);
+    const def: FlowDefinition = ex.definition;
+    const task = def.tasks.find((t) => t.id === tr.task_key)!;
+
+    // Templates of this task, parsed; their secrets fetched once.
+    const parsed = new Map<string, ParsedTemplate>();
+    const parse = (src: string) => {
+      let p = parsed.get(src);
+      if (!p) parsed.set(src, (p = parseTemplate(src)));
+      return p;
     };
-  } catch (err) {
-    if (!(err instanceof DispatchError)) resources.log.warn('preparing a task run failed; it ends executor_error', { err, task_run_id: id });
-    const failure =
-      err instanceof DispatchError
-        ? { reason: err.reason, error: err.message }
-        : { reason: 'executor_error', error: `preparing the task failed: ${err instanceof Error ? err.message : String(err)}` };
-    await complete(id, { state: 'FAILED', ...failure, exitCode: null });
-    return { ok: false, error: failure.error };
+    const sources: string[] = [];
+    const collect = (v: unknown) => {
+      if (typeof v === 'string') sources.push(v);
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+    };
+    const t = task as FlowTask & Record<string, unknown>;
+    collect(def.env);
+    for (const field of ['env', 'files', 'args', 'command', 'url', 'headers', 'body']) collect(t[field]);
+    // A subflow's inputs are stored as its child's inputs: they read a secret-reading input masked (below).
+    const childSources = sources.length;
+    collect(t.inputs);
+    const keys = new Set<string>();
+    let readsTasks = false;
+    let readsVars = false;
+    // Trigger inputs that read secret(): stored masked, rendered here from their recipes for the templates that read them.
+    const recipes = secretInputsOf(ex.trigger_payload);
+    const deferred = new Set<string>();
+    sources.forEach((src, i) => {
+      const p = parse(src);
+      p.secretKeys.forEach((k) => keys.add(k));
+      if (p.taskRefs.length || p.roots.includes('tasks')) readsTasks = true;
+      if (p.roots.includes('vars')) readsVars = true;
+      if (i >= childSources) return;
+      for (const ref of p.refs) {
+        if (ref.root !== 'inputs') continue;
+        const id = ref.path[0];
+        if (id === undefined) Object.keys(recipes).forEach((k) => deferred.add(k));
+        else if (typeof id === 'string' && Object.hasOwn(recipes, id)) deferred.add(id);
+      }
+    });
+    for (const id of deferred) parse(recipes[id]).secretKeys.forEach((k) => keys.add(k));
+    // Only what the templates read is loaded: upstream task runs, variables.
+    let runs: Awaited<ReturnType<typeof latestRuns>> = [];
+    if (readsTasks) {
+      const client = await deps.pool.connect();
+      try {
+        runs = await latestRuns(client, ex.id);
+      } finally {
+        client.release();
+      }
+    }
+    // Variables: flow variables, the namespace's, its parents', global; namespace.yaml variables below all of them.
+    let vars: Record<string, string> = {};
+    if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
+
+    const scope = { ...scopeOf(ex, runs), vars };
+    const maskedScope = scope;
+    const secrets = new Map<string, string>();
+    if (keys.size) {
+      const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
+      for (const k of keys) {
+        try {
+          secrets.set(k, (await store.resolve(ex.namespace, k)).value);
+        } catch (err) {
+          if (err instanceof SecretNotFoundError)
+            throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
+          // The provider's scope does not cover this namespace (issue #40): its name and the namespace, never the path's value.
+          if (err instanceof ProviderScopeError) throw new DispatchError('secret_provider_not_allowed', `secret ${JSON.stringify(k)}: ${err.message}`);
+          throw err;
+        }
+      }
+    }
+    const used = new Set<string>();
+    let realScope = scope;
+    if (deferred.size) {
+      const inputs = { ...scope.inputs };
+      for (const id of deferred) {
+        try {
+          const r = renderTemplate(parse(recipes[id]), {}, (k) => secrets.get(k));
+          r.secretKeysUsed.forEach((k) => used.add(k));
+          inputs[id] = r.text;
+        } catch (err) {
+          if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `inputs.${id}: secret ${JSON.stringify(err.key)} not found`);
+          throw err;
+        }
+      }
+      realScope = { ...scope, inputs };
+    }
+    const render = (src: string, where: string, s: typeof scope = realScope): string => {
+      try {
+        const r = renderTemplate(parse(src), s, (k) => secrets.get(k));
+        r.secretKeysUsed.forEach((k) => used.add(k));
+        return r.text;
+      } catch (err) {
+        if (err instanceof TemplateError) throw new DispatchError('template_error', `${where}: ${err.message}`);
+        if (err instanceof TemplateSecretNotFound) throw new DispatchError('secret_not_found', `${where}: secret ${JSON.stringify(err.key)} not found`);
+        throw err;
+      }
+    };
+    const renderMap = (m: Record<string, string> | undefined, where: string, s: typeof scope = realScope) =>
+      Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, render(v, `${where}.${k}`, s)]));
+
+    const env: Record<string, string> = {
+      ...renderMap(def.env, 'env'),
+      ...renderMap(task.env, `tasks.${task.id}.env`),
+      SVC_EXECUTION_ID: ex.id,
+      SVC_TASK_RUN_ID: tr.id,
+      SVC_TASK_ID: task.id,
+      SVC_ATTEMPT: String(tr.attempt),
+      SVC_NAMESPACE: ex.namespace,
+      SVC_FLOW_ID: ex.flow_id ?? '',
+    };
+    let command: string[] = [];
+    let runtime: string | undefined;
+    let files: Record<string, string> | undefined;
+    let workdir = '';
+    const inline: Record<string, unknown> = {};
+    switch (task.type) {
+      case 'script':
+        runtime = task.runtime ?? RUNTIME_BY_EXTENSION[path.extname(task.file)];
+        command = [task.file, ...(task.args ?? []).map((a, i) => render(a, `tasks.${task.id}.args[${i}]`))];
+        files = renderMap(task.files, `tasks.${task.id}.files`);
+        break;
+      case 'command':
+        command = task.command.map((a, i) => render(a, `tasks.${task.id}.command[${i}]`));
+        files = renderMap(task.files, `tasks.${task.id}.files`);
+        workdir = task.workdir ?? '';
+        break;
+      case 'http':
+        inline.method = task.method ?? 'GET';
+        inline.url = render(task.url, `tasks.${task.id}.url`);
+        inline.headers = renderMap(task.headers, `tasks.${task.id}.headers`);
+        if (task.body !== undefined) inline.body = render(task.body, `tasks.${task.id}.body`);
+        inline.expect_status = task.expect_status ?? null;
+        break;
+      case 'subflow':
+        inline.flow = task.flow;
+        inline.inputs = renderMap(task.inputs, `tasks.${task.id}.inputs`, maskedScope);
+        inline.wait = task.wait ?? true;
+        break;
+    }
+    const timeoutMs = task.timeout ? parseDuration(task.timeout) : DEFAULT_TASK_TIMEOUT_MS;
+    const secretKeysUsed = [...used];
+    const spec: RunnerSpec = {
+      task_run_id: tr.id,
+      execution_id: ex.id,
+      flow_id: ex.flow_id ?? '',
+      namespace: ex.namespace,
+      task_id: task.id,
+      bundle_hash: task.type === 'script' || task.type === 'command' ? await bundleHash() : '',
+      workdir,
+      attempt: tr.attempt,
+      command,
+      env,
+      ...(files && Object.keys(files).length ? { files } : {}),
+      ...(runtime ? { runtime } : {}),
+      limits: { max_artifact_bytes: deps.maxArtifactBytes, max_bundle_bytes: deps.maxBundleBytes },
+      mask_values: secretKeysUsed.map((k) => secrets.get(k)!).filter((v) => v.length > 0),
+      timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    };
+    if (secretKeysUsed.length) {
+      // The run's secrets are recorded (values sealed) so that its completion,
+      // whoever reports it, is masked before it is stored (secret-masking.ts).
+      const rec = recordSecrets(tr.id, ex.namespace, secretKeysUsed, spec.mask_values, deps.masterKeys);
+      await recordRunSecrets(deps.pool, { executionId: ex.id, keys: secretKeysUsed, record: rec, taskRunId: tr.id });
+    }
+    return { spec, task, execution: ex, inline, secretKeysUsed };
+  }
+
+  /**
+   * prepareTask for a claimed run (or a task run id), its bundle from
+   * `bundles`. A run that cannot be prepared is ended FAILED through
+   * `complete` (template_error, secret_not_found; executor_error for a database
+   * or object store error, whose retry policy then decides).
+   */
+  async prepareOrEnd(run: ClaimedRun | string): Promise<PrepareResult> {
+    const id = typeof run === 'string' ? run : run.id;
+    const { bundles, log, complete } = this.peers;
+    try {
+      let snapshotId = '';
+      return {
+        ok: true,
+        prepared: await this.prepareTask(
+          run,
+          async () => (await bundles.of(snapshotId)).hash,
+          (snap) => (snapshotId = snap),
+        ),
+      };
+    } catch (err) {
+      if (!(err instanceof DispatchError)) log.warn('preparing a task run failed; it ends executor_error', { err, task_run_id: id });
+      const failure =
+        err instanceof DispatchError
+          ? { reason: err.reason, error: err.message }
+          : { reason: 'executor_error', error: `preparing the task failed: ${err instanceof Error ? err.message : String(err)}` };
+      await complete(id, { state: 'FAILED', ...failure, exitCode: null });
+      return { ok: false, error: failure.error };
+    }
   }
 }

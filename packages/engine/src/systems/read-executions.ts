@@ -1,12 +1,29 @@
-// Reads of executions for the API: one execution's state, and the ids of a
-// listExecutions page (their API objects: serialize.ts).
+// Reads of executions for the API: one execution's state, the ids of a
+// listExecutions page, and their API objects (serialize.ts).
 import type pg from 'pg';
 import type { ExecutionState } from '@svc/state-machine';
-import { EXECUTION_STATE_SQL } from '../sql/read-executions.js';
+import { listExecutionIds, type ExecutionFilter } from '../sql/list-executions.js';
+import { executionState } from '../sql/read-executions.js';
+import type { ApiExecution } from '../types.js';
+import { loadExecutions } from './serialize.js';
 
-export { listExecutionIds, type ExecutionFilter } from '../sql/list-executions.js';
+export type { ExecutionFilter } from '../sql/list-executions.js';
 
-/** The state of an execution; undefined when there is none. */
-export async function executionState(pool: pg.Pool, id: string): Promise<ExecutionState | undefined> {
-  return (await pool.query<{ state: ExecutionState }>(EXECUTION_STATE_SQL, [id])).rows[0]?.state;
+export class ExecutionReads {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The state of an execution; undefined when there is none. */
+  stateOf(id: string): Promise<ExecutionState | undefined> {
+    return executionState(this.pool, { id });
+  }
+
+  /** Ids of the executions matching `f`, newest first (the listExecutions page). */
+  listIds(f: ExecutionFilter): Promise<{ id: string; created_at: Date }[]> {
+    return listExecutionIds(this.pool, f);
+  }
+
+  /** Executions as the API shows them (getExecution), in the order of `ids`, unknown ids left out; `via`: another pool (the gateway's streams). */
+  load(ids: string[], via: Pick<pg.Pool, 'query'> = this.pool): Promise<ApiExecution[]> {
+    return loadExecutions(via, ids);
+  }
 }

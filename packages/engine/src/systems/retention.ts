@@ -4,12 +4,12 @@
 // owns every table of an execution, so these deletes are its own.
 import type pg from 'pg';
 import {
-  DELETE_EXECUTION_ROWS_SQL,
-  DELETE_EXECUTIONS_SQL,
+  deleteExecutionRows,
+  deleteExecutions,
   EXECUTION_CHILD_TABLES,
   EXECUTION_END_STATES,
-  EXPIRED_EXECUTIONS_SQL,
-  OBJECT_KEYS_OF_EXECUTIONS_SQL,
+  expiredExecutions,
+  objectKeysOfExecutions,
   type ExecutionChildTable,
 } from '../sql/retention.js';
 
@@ -30,25 +30,22 @@ export class ExecutionRetention {
 
   /** Ended executions whose end is before `cutoff`, oldest end first, at most `limit`. */
   async expired(cutoff: Date, limit: number): Promise<string[]> {
-    const r = await this.db.query<{ id: string }>(EXPIRED_EXECUTIONS_SQL, [cutoff, EXECUTION_END_STATES, limit]);
-    return r.rows.map((x) => x.id);
+    return expiredExecutions(this.db, { cutoff, limit });
   }
 
   /** Object store keys the rows of these executions point at (artifacts, archived logs): read before their rows go. */
   async objectKeys(executionIds: string[]): Promise<ExecutionObject[]> {
-    const r = await this.db.query<{ execution_id: string; object_key: string; size: string }>(OBJECT_KEYS_OF_EXECUTIONS_SQL, [executionIds]);
-    return r.rows.map((x) => ({ executionId: x.execution_id, key: x.object_key, size: Number(x.size) }));
+    const rows = await objectKeysOfExecutions(this.db, { executionIds });
+    return rows.map((x) => ({ executionId: x.execution_id, key: x.object_key, size: Number(x.size) }));
   }
 
   /** Deletes at most `limit` rows of `table` that belong to these executions; how many it deleted. */
   async deleteRows(table: ExecutionChildTable, executionIds: string[], limit: number): Promise<number> {
-    const r = await this.db.query(DELETE_EXECUTION_ROWS_SQL[table], [executionIds, limit]);
-    return r.rowCount ?? 0;
+    return deleteExecutionRows(this.db, { table, executionIds, limit });
   }
 
   /** Deletes these executions when they still ended before `cutoff` (a restarted one is kept); the ids deleted. */
   async deleteExecutions(executionIds: string[], cutoff: Date): Promise<string[]> {
-    const r = await this.db.query<{ id: string }>(DELETE_EXECUTIONS_SQL, [executionIds, cutoff]);
-    return r.rows.map((x) => x.id);
+    return deleteExecutions(this.db, { executionIds, cutoff });
   }
 }

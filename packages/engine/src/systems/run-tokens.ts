@@ -4,14 +4,15 @@
 // lookup. Format: `svcr.<taskRunId>.<expiresAtSeconds>.<base64url HMAC-SHA256>`.
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { INSERT_SETTING_SQL, SETTING_SQL } from '../sql/settings.js';
+import type { Queryable } from '@svc/db';
+import { insertSetting, setting } from '../sql/settings.js';
 
 const SETTING = 'run_token_key';
 
-export async function loadRunTokenKey(pool: pg.Pool): Promise<Buffer> {
-  await pool.query(INSERT_SETTING_SQL, [SETTING, crypto.randomBytes(32).toString('base64')]);
-  const r = await pool.query<{ value: string }>(SETTING_SQL, [SETTING]);
-  return Buffer.from(r.rows[0].value, 'base64');
+/** The run token key all instances share (created by the first that needs it). */
+export async function loadRunTokenKey(pool: Queryable): Promise<Buffer> {
+  await insertSetting(pool, { key: SETTING, value: crypto.randomBytes(32).toString('base64') });
+  return Buffer.from(await setting(pool, { key: SETTING }), 'base64');
 }
 
 const mac = (key: Buffer, body: string) => crypto.createHmac('sha256', key).update(body).digest('base64url');

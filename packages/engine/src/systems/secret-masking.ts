@@ -15,18 +15,12 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
-import type { TaskCompletion } from './completion.js';
+import type { RecordedSecrets, TaskCompletion } from '../types.js';
+
+export type { RecordedSecrets } from '../types.js';
 
 /** What replaces a secret value. Same as the runner's log masking. */
 export const MASK = '***';
-
-/** `task_runs.spec.secrets` of a task run that resolved secrets. */
-export interface RecordedSecrets {
-  namespace: string;
-  keys: string[];
-  /** The values (a JSON array), sealed; absent when no master key is configured. Base64 fields. */
-  sealed?: { ciphertext: string; nonce: string; keyId: string };
-}
 
 const aad = (taskRunId: string) => `svc/task-run-mask/v1\0${taskRunId}`;
 

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import type { Client } from '../db.js';
 import type { NamespaceFile } from '../planning/executor.js';
-import { NAMESPACE_FILE_SQL } from '../sql/start-reads.js';
+import { namespaceFileHash } from '../sql/start-reads.js';
 
 /**
  * Facts of snapshots kept per process. Snapshots never change, so their
@@ -35,10 +35,10 @@ export async function namespaceFileOf(
   const storage = deps.storage;
   if (!storage) return null;
   const load = async (): Promise<NamespaceFile> => {
-    const r = await c.query<{ file_hash: string }>(NAMESPACE_FILE_SQL, [snapshotId]);
-    if (!r.rows[0]) return null;
+    const hash = await namespaceFileHash(c, { snapshotId });
+    if (hash === undefined) return null;
     try {
-      return parseNamespaceFile((await storage.getBuffer(fileObjectKey(r.rows[0].file_hash))).toString('utf8'));
+      return parseNamespaceFile((await storage.getBuffer(fileObjectKey(hash))).toString('utf8'));
     } catch {
       return null;
     }

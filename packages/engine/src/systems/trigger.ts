@@ -1,126 +1,62 @@
 // Triggering a flow by name: the flow's current revision and the namespace's
 // current snapshot, inputs coerced, labels merged (the request's win).
 import type pg from 'pg';
-import {
-  FlowDisabledError,
-  FlowNotFoundError,
-  createCheckedExecution,
-  createExecution,
-  createExecutionWith,
-  type Created,
-  type NewExecution,
-  type StartAudit,
-  type StartDeps,
-} from './start.js';
-import type { Client } from '../db.js';
-import type { FollowUp } from './advance.js';
-import { resolveInputs } from '../planning/inputs.js';
-import { executionVars } from './vars.js';
-import { deferSecrets, parseTemplate, renderTemplateMap, type FlowDefinition, type TemplateScope } from '@svc/flow-schema';
-import { FLOW_HEAD_SQL } from '../sql/trigger-flow.js';
+import { deferSecrets, parseTemplate, renderTemplateMap, type TemplateScope } from '@svc/flow-schema';
 import { newId } from '@svc/db';
+import type { Client } from '../db.js';
+import { FlowDisabledError, FlowNotFoundError } from '../errors.js';
+import { resolveInputs } from '../planning/inputs.js';
 import { SECRET_INPUTS_KEY, startDateOf, triggerDateOf } from '../planning/trigger-date.js';
+import { flowHead, type FlowHead } from '../sql/trigger-flow.js';
+import type { Created, FollowUp, NewExecution, TriggerRequest } from '../types.js';
+import type { FlowCache } from './flow-cache.js';
+import type { Starts } from './start.js';
+import { executionVars } from './vars.js';
 
-export interface TriggerRequest {
-  namespace: string;
-  flowId: string;
-  inputs?: Record<string, unknown>;
+export type { TriggerRequest } from '../types.js';
+
+/** Triggers flows by name: from the flow cache when it holds the flow, else after one read. */
+export class Triggers {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly starts: Starts,
+    private readonly deps: { now: () => Date; storage?: { getBuffer(k: string): Promise<Buffer> }; flows?: FlowCache },
+  ) {}
+
   /**
-   * A trigger's input templates (webhook, schedule, flow trigger) and what
-   * they read of the trigger: rendered here into `inputs`, with the flow, the
-   * execution (its id chosen here; `start_date` the time of rendering, as the
-   * execution does not exist yet), `trigger.date` from a schedule's
-   * `triggerPayload` (fire_time, timezone) and, when a template names it,
-   * `vars` (the flow's variables over its namespace's, as tasks see them). A
-   * template that does not resolve throws TemplateError.
+   * Triggers a flow. From the cache (deps.flows), one statement that checks
+   * the cached revision is still current; otherwise one read for the flow,
+   * then Starts.create (one statement when the flow has no concurrency
+   * limit).
    */
-  inputTemplates?: { templates: Record<string, string>; trigger?: Record<string, unknown> };
-  /** The execution's id (set by withInputs when its templates read the execution). */
-  id?: string;
-  labels?: Record<string, string>;
-  triggerType: string;
-  triggerId?: string;
-  triggerPayload?: Record<string, unknown>;
-  createdBy: string;
-  parentExecutionId?: string;
-  parentTaskRunId?: string;
-  chainDepth?: number;
-  /** Who started it, for the audit log (see NewExecution.audit). */
-  audit?: StartAudit;
-}
-
-/** What a trigger reads of a flow: its current revision and its namespace's head snapshot. */
-interface FlowHead {
-  enabled: boolean;
-  revision_id: string;
-  definition: FlowDefinition;
-  snapshot_id: string | null;
-  version: number;
-  /** The git commit of the sync whose namespace version produced the revision (null when a user saved it). */
-  git_sha: string | null;
-}
-
-/** Flows cached at most (the least recently triggered go first). */
-const FLOW_CACHE_SIZE = 500;
-
-/**
- * The flow revisions a process triggered, by namespace and flow id. An entry
- * is a hint, never trusted: a trigger from the cache inserts only while the
- * flow is still enabled at that revision and its namespace at that version
- * (createCheckedExecution), else it reads the flow again. So a save, a
- * disable or a delete on any instance takes effect at the next trigger.
- */
-export class FlowCache {
-  private readonly heads = new Map<string, FlowHead>();
-
-  get(namespace: string, flowId: string): FlowHead | undefined {
-    const k = `${namespace}/${flowId}`;
-    const h = this.heads.get(k);
-    if (h) {
-      this.heads.delete(k);
-      this.heads.set(k, h);
+  async trigger(t: TriggerRequest): Promise<Created> {
+    const { pool, deps } = this;
+    const cached = deps.flows?.get(t.namespace, t.flowId);
+    if (cached) {
+      const created = await this.starts.createChecked(newExecution(cached, await withInputs(pool, deps, cached, t)));
+      if (created) return created;
+      deps.flows!.delete(t.namespace, t.flowId);
     }
-    return h;
+    const head = await readFlow(pool, t);
+    // A flow with a concurrency limit starts under a lock with a read of its own: nothing to save.
+    if (!head.definition.concurrency?.limit) deps.flows?.set(t.namespace, t.flowId, head);
+    return this.starts.create(newExecution(head, await withInputs(pool, deps, head, t)));
   }
 
-  set(namespace: string, flowId: string, h: FlowHead): void {
-    this.heads.delete(`${namespace}/${flowId}`);
-    this.heads.set(`${namespace}/${flowId}`, h);
-    if (this.heads.size > FLOW_CACHE_SIZE) this.heads.delete(this.heads.keys().next().value!);
+  /** trigger() inside the caller's transaction (see Starts.createWith). */
+  async triggerWith(c: Client, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
+    const head = await readFlow(c, t);
+    return this.starts.createWith(c, newExecution(head, await withInputs(c, this.deps, head, t)));
   }
-
-  delete(namespace: string, flowId: string): void {
-    this.heads.delete(`${namespace}/${flowId}`);
-  }
-}
-
-/**
- * Triggers a flow. From the cache (deps.flows), one statement that checks
- * the cached revision is still current; otherwise one read for the flow,
- * then createExecution (one statement when the flow has no concurrency
- * limit).
- */
-export async function triggerFlow(pool: pg.Pool, deps: StartDeps, t: TriggerRequest): Promise<Created> {
-  const cached = deps.flows?.get(t.namespace, t.flowId);
-  if (cached) {
-    const created = await createCheckedExecution(pool, deps, newExecution(cached, await withInputs(pool, deps, cached, t)));
-    if (created) return created;
-    deps.flows!.delete(t.namespace, t.flowId);
-  }
-  const head = await readFlow(pool, t);
-  // A flow with a concurrency limit starts under a lock with a read of its own: nothing to save.
-  if (!head.definition.concurrency?.limit) deps.flows?.set(t.namespace, t.flowId, head);
-  return createExecution(pool, deps, newExecution(head, await withInputs(pool, deps, head, t)));
-}
-
-/** triggerFlow inside the caller's transaction (see createExecutionWith). */
-export async function triggerFlowWith(c: Client, deps: StartDeps, t: TriggerRequest): Promise<{ id: string; followUps: FollowUp[] }> {
-  const head = await readFlow(c, t);
-  return createExecutionWith(c, deps, newExecution(head, await withInputs(c, deps, head, t)));
 }
 
 /** `t` with its input templates rendered into `inputs` (see TriggerRequest.inputTemplates). */
-async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, t: TriggerRequest): Promise<TriggerRequest> {
+async function withInputs(
+  c: Client | pg.Pool,
+  deps: { now: () => Date; storage?: { getBuffer(k: string): Promise<Buffer> } },
+  head: FlowHead,
+  t: TriggerRequest,
+): Promise<TriggerRequest> {
   if (!t.inputTemplates) return t;
   const { trigger } = t.inputTemplates;
   const templates = Object.fromEntries(Object.entries(t.inputTemplates.templates).map(([k, src]) => [k, parseTemplate(src)]));
@@ -128,7 +64,7 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
   const date = triggerDateOf(t.triggerPayload);
   const scope: TemplateScope = {
     flow: { id: t.flowId, namespace: t.namespace },
-    execution: { id, namespace: t.namespace, flow_id: t.flowId, start_date: startDateOf(null, deps.config.now()) },
+    execution: { id, namespace: t.namespace, flow_id: t.flowId, start_date: startDateOf(null, deps.now()) },
     ...(trigger || date ? { trigger: { ...(trigger ?? {}), ...(date ? { date } : {}) } } : {}),
   };
   // Variables are loaded only when a template reads them, as for a task (spec.ts).
@@ -151,12 +87,7 @@ async function withInputs(c: Client | pg.Pool, deps: StartDeps, head: FlowHead, 
 }
 
 async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
-  const r = await c.query<FlowHead>({
-    name: 'svc-trigger-flow',
-    text: FLOW_HEAD_SQL,
-    values: [t.namespace, t.flowId],
-  });
-  const flow = r.rows[0];
+  const flow = await flowHead(c, { namespace: t.namespace, flowId: t.flowId });
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);
   return flow;

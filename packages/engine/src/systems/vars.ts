@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { fileObjectKey, parseNamespaceFile } from '@svc/namespaces';
 import { VariableStore } from '@svc/secrets';
-import { NAMESPACE_FILE_SQL } from '../sql/start-reads.js';
+import { namespaceFileHash } from '../sql/start-reads.js';
 
 export interface VarsSource {
   namespace: string;
@@ -20,10 +20,10 @@ export async function executionVars(
   ex: VarsSource,
 ): Promise<Record<string, string>> {
   let nsFileVars: Record<string, string> = {};
-  const nsFileRow = storage && (await pool.query<{ file_hash: string }>(NAMESPACE_FILE_SQL, [ex.snapshot_id])).rows[0];
-  if (storage && nsFileRow) {
+  const hash = storage && (await namespaceFileHash(pool, { snapshotId: ex.snapshot_id }));
+  if (storage && hash) {
     try {
-      nsFileVars = parseNamespaceFile((await storage.getBuffer(fileObjectKey(nsFileRow.file_hash))).toString('utf8')).variables ?? {};
+      nsFileVars = parseNamespaceFile((await storage.getBuffer(fileObjectKey(hash))).toString('utf8')).variables ?? {};
     } catch {
       nsFileVars = {};
     }
