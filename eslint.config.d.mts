@@ -3,6 +3,7 @@ import type { Linter } from 'eslint';
 
 export declare const exhaustiveSwitchRules: Linter.RulesRecord;
 export declare const SOURCES: string[];
+export declare const engineLayerRules: Linter.Config[];
 export declare function typeCheckedConfig(files: string[], tsconfigRootDir: string): Linter.Config[];
 declare const config: Linter.Config[];
 export default config;

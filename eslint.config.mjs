@@ -23,6 +23,34 @@ export const exhaustiveSwitchRules = {
   ],
 };
 
+/**
+ * The engine's layering (STYLE.md habit 14): its statements (sql/) and pure
+ * planning (planning/) never import a system, and resources.ts imports types
+ * only, so the systems sit above what they use and a peer comes in a
+ * constructor, not an import (e2e/test/engine-imports-form-no-circle.test.ts
+ * also fails on any import circle inside the engine).
+ */
+export const engineLayerRules = [
+  {
+    files: ['packages/engine/src/sql/**/*.ts', 'packages/engine/src/planning/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/systems/*', '**/systems'], message: 'statements and planning sit below the systems: move the shared type to types.ts or rows.ts' }] },
+      ],
+    },
+  },
+  {
+    files: ['packages/engine/src/resources.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['*', '**/*'], allowTypeImports: true, message: 'resources.ts holds types only: engine.ts builds the systems' }] },
+      ],
+    },
+  },
+];
+
 /** What is linted: the source of every app and package (tests are type-checked, not linted). */
 export const SOURCES = ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'packages/*/src/**/*.ts'];
 
@@ -43,4 +71,8 @@ export function typeCheckedConfig(files, tsconfigRootDir) {
   ];
 }
 
-export default [{ ignores: ['**/dist/**', '**/node_modules/**', 'packages/db/src/generated/**', '**/*.test.ts'] }, ...typeCheckedConfig(SOURCES, import.meta.dirname)];
+export default [
+  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/db/src/generated/**', '**/*.test.ts'] },
+  ...typeCheckedConfig(SOURCES, import.meta.dirname),
+  ...engineLayerRules,
+];

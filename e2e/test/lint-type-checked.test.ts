@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { exhaustiveSwitchRules, SOURCES, typeCheckedConfig } from '../../eslint.config.mjs';
+import { engineLayerRules, exhaustiveSwitchRules, SOURCES, typeCheckedConfig } from '../../eslint.config.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const eslintBin = path.join(root, 'node_modules/eslint/bin/eslint.js');
@@ -95,4 +95,27 @@ test('the exhaustive-switch rule reports a missing case, also behind a default, 
     assert.equal(m.ruleId, '@typescript-eslint/switch-exhaustiveness-check');
     assert.match(m.message, /Cases not matched: "amber"/);
   }
+});
+
+test("the engine's layer rules report a statement importing a system and a value import in resources.ts, and accept type imports", async () => {
+  const eslint = new ESLint({
+    cwd: root,
+    overrideConfigFile: true,
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } }, ...engineLayerRules],
+  });
+  const lint = async (file: string, code: string) =>
+    (await eslint.lintText(code, { filePath: path.join(root, 'packages/engine/src', file) }))[0].messages.map((m) => `${m.line} ${m.ruleId ?? ''}`);
+  const rule = '@typescript-eslint/no-restricted-imports';
+  assert.deepEqual(await lint('sql/fixture.ts', "import type { FollowUp } from '../types.js';\nimport { Outbox } from '../systems/outbox.js';\nexport { Outbox };\n"), [
+    `2 ${rule}`,
+  ]);
+  assert.deepEqual(await lint('planning/fixture.ts', "import type { Starts } from '../systems/start.js';\nexport type { Starts };\n"), [`1 ${rule}`]);
+  assert.deepEqual(
+    await lint(
+      'resources.ts',
+      "import type pg from 'pg';\nimport type { FollowUp } from './types.js';\nimport { CHANNELS } from './channels.js';\nexport type { pg, FollowUp };\nexport { CHANNELS };\n",
+    ),
+    [`3 ${rule}`],
+  );
+  assert.deepEqual(await lint('systems/fixture.ts', "import { Outbox } from './outbox.js';\nexport { Outbox };\n"), []);
 });
