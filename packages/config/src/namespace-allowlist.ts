@@ -10,6 +10,7 @@
 // `team.x`, not `teams`. `*` covers every namespace. A value without `=` is
 // the older flat form, a comma-separated list that every namespace may use
 // (the same as `*=a|b`).
+import { namespaceCovers } from '@svc/vocabulary';
 import { list } from './parsers.js';
 
 /** Namespace names: dot-separated labels of [a-z0-9-] (the rule of @svc/namespaces' NAMESPACE_PATTERN). */
@@ -24,10 +25,8 @@ export interface AllowlistEntry {
 /** An allowlist by namespace prefix, in the order written. */
 export type NamespaceAllowlist = readonly AllowlistEntry[];
 
-/** True when `prefix` (null: every namespace) covers `namespace`: the same name or a descendant. */
-export function namespaceCovers(prefix: string | null, namespace: string): boolean {
-  return prefix === null || namespace === prefix || namespace.startsWith(`${prefix}.`);
-}
+/** True when `prefix` (null: every namespace) covers `namespace`: the same name or a descendant (@svc/vocabulary's rule). */
+export { namespaceCovers };
 
 /** The names `namespace` may use, in the order written, each once. */
 export function allowedIn(list: NamespaceAllowlist, namespace: string): string[] {

@@ -10,7 +10,7 @@
 // each email it queues for a rule, so a namespace taken off the list stops at
 // once.
 import { prismaOf } from '@svc/db';
-import { covers } from './role-bindings.js';
+import { namespaceCovers } from '@svc/vocabulary';
 import { OrganizationError } from './organizations.js';
 import type { IdentityDb } from './users.js';
 
@@ -21,7 +21,7 @@ export const MAX_ORGANIZATION_NAMESPACES = 100;
 
 /** True when one of `allowed` is `namespace` or one of its parents. */
 export function organizationAllows(allowed: readonly string[], namespace: string): boolean {
-  return allowed.some((a) => covers(a, namespace));
+  return allowed.some((a) => namespaceCovers(a, namespace));
 }
 
 /** The list as stored: checked names, each once, sorted; entries another one covers dropped. */
@@ -32,7 +32,7 @@ export function normalizeOrganizationNamespaces(names: readonly string[]): strin
     }
   }
   const unique = [...new Set(names)].sort();
-  const kept = unique.filter((n) => !unique.some((o) => o !== n && covers(o, n)));
+  const kept = unique.filter((n) => !unique.some((o) => o !== n && namespaceCovers(o, n)));
   if (kept.length > MAX_ORGANIZATION_NAMESPACES) {
     throw new OrganizationError('invalid_namespace', `at most ${MAX_ORGANIZATION_NAMESPACES} namespaces (each covers its children: list parents)`);
   }

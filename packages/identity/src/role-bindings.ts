@@ -8,6 +8,7 @@
 // pool.
 import type pg from 'pg';
 import { newId } from '@svc/db';
+import { namespaceCovers } from '@svc/vocabulary';
 import { lowerRole, ROLES, type BindingRole, type Role } from './users.js';
 
 export interface RoleBindingRow {
@@ -31,11 +32,6 @@ export function higherRole<R extends Role>(a: R, b: R): R {
 export function coveringNamespaces(namespace: string): string[] {
   const parts = namespace.split('.');
   return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
-}
-
-/** True when a binding on `bound` covers `namespace` (itself or a child). */
-export function covers(bound: string, namespace: string): boolean {
-  return namespace === bound || namespace.startsWith(`${bound}.`);
 }
 
 const SELECT = `SELECT b.id, b.namespace, b.user_id, u.email AS user_email, b.group_name, b.role, b.created_by, b.created_at
@@ -219,5 +215,5 @@ export async function readableNamespaces(pool: pg.Pool, s: RoleSubject): Promise
     [s.userId],
   );
   const all = r.rows.map((x) => x.namespace);
-  return all.filter((n) => !all.some((m) => m !== n && covers(m, n))).sort();
+  return all.filter((n) => !all.some((m) => m !== n && namespaceCovers(m, n))).sort();
 }

@@ -7,20 +7,12 @@ import { generatePassword, hashPassword } from './passwords.js';
 import { insertFirstUser } from './sql/bootstrap-admin.js';
 import { lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
 
-/** `none` (issue #34) is below the spec's four: it reads only the namespaces a role binding opens (role-bindings.ts). */
-export const ROLES = ['none', 'viewer', 'operator', 'editor', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+// The roles are @svc/vocabulary's: `none` is below the spec's four and reads only the namespaces a role binding opens (role-bindings.ts).
+import { ROLES, isRole, lowerRole, type Role } from '@svc/vocabulary';
+
+export { ROLES, isRole, lowerRole, type Role };
 /** A role a binding gives on a namespace: never `none`. */
 export type BindingRole = Exclude<Role, 'none'>;
-
-export function isRole(x: unknown): x is Role {
-  return typeof x === 'string' && (ROLES as readonly string[]).includes(x);
-}
-
-/** The lower of two roles (a token never acts above its owner). */
-export function lowerRole(a: Role, b: Role): Role {
-  return ROLES.indexOf(a) <= ROLES.indexOf(b) ? a : b;
-}
 
 export interface UserRow {
   id: string;

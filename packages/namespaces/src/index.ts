@@ -3,7 +3,7 @@ export * from './paths.js';
 export * from './manifest.js';
 export { saveChanges, applyChanges, assertWritable, type FileChange, type SaveDeps, type SaveRequest, type VersionRow } from './save.js';
 export { revertVersion } from './revert.js';
-export { allowedCallersOf, covers, mayReach, providerRefusal, providerServes, reachesByNesting, reachProblems, reachRefusal } from './reach.js';
+export { allowedCallersOf, mayReach, providerRefusal, providerServes, reachesByNesting, reachProblems, reachRefusal } from './reach.js';
 export {
   createNamespace,
   deleteNamespace,

@@ -13,18 +13,14 @@
 // engine calls `mayReach`; @svc/secrets checks a provider's scope at resolve).
 import type pg from 'pg';
 import { secretReferenceSites, type FlowDefinition } from '@svc/flow-schema';
+import { namespaceCovers } from '@svc/vocabulary';
 import type { FieldProblem } from './errors.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
-/** True when `namespace` is `base` or one of its descendants (`a` covers `a.b`, not `ab`). */
-export function covers(base: string, namespace: string): boolean {
-  return namespace === base || namespace.startsWith(`${base}.`);
-}
-
 /** Why a caller may reach a target without any allowance: the target is the caller or below it. */
 export function reachesByNesting(caller: string, target: string): boolean {
-  return covers(caller, target);
+  return namespaceCovers(caller, target);
 }
 
 /** The allowed callers of a namespace ([] when it has none or does not exist). */
@@ -40,7 +36,7 @@ export async function allowedCallersOf(db: Queryable, namespace: string): Promis
  */
 export async function mayReach(db: Queryable, caller: string, target: string): Promise<boolean> {
   if (reachesByNesting(caller, target)) return true;
-  return (await allowedCallersOf(db, target)).some((a) => covers(a, caller));
+  return (await allowedCallersOf(db, target)).some((a) => namespaceCovers(a, caller));
 }
 
 /** The text of a refusal, the same at save and at run. */
@@ -54,7 +50,7 @@ export function reachRefusal(what: 'subflow' | 'flow trigger', caller: string, t
 
 /** Whether a provider scope (`namespaces` of a secret provider) serves `namespace`: `*`, or an entry that covers it. */
 export function providerServes(scope: readonly string[], namespace: string): boolean {
-  return scope.some((s) => s === '*' || covers(s, namespace));
+  return scope.some((s) => namespaceCovers(s, namespace));
 }
 
 /** The text of a provider refusal, the same at save and at resolve; never a value (references are names). */

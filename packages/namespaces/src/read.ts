@@ -67,7 +67,8 @@ export async function readFile(db: Queryable, storage: ObjectStore, namespace: s
   return { path, version: v.version, entry, content: await storage.getBuffer(fileObjectKey(entry.hash)) };
 }
 
-export interface FileDiff {
+// A type, not an interface, so it fits the document's FileDiff (an open object) as the answer of diffVersions.
+export type FileDiff = {
   path: string;
   status: 'added' | 'deleted' | 'modified' | 'mode_changed';
   binary: boolean;
@@ -76,7 +77,7 @@ export interface FileDiff {
   diff?: string;
   /** The texts were too large, or too different, for a line diff within the bounds of `boundedPatch`. */
   too_large?: true;
-}
+};
 
 /** Texts larger than this (either side) get no line diff. */
 export const MAX_DIFF_BYTES = 1024 * 1024;

@@ -3,19 +3,20 @@
 // or `*` for every namespace. Empty serves none. A reference from a namespace
 // the provider does not serve is refused when a flow is saved (@svc/namespaces
 // reach.ts, the same rule) and when it resolves (ProviderStore.open).
+import { ALL_NAMESPACES, namespaceCovers } from '@svc/vocabulary';
 import type { ProviderConfigProblem } from './errors.js';
 
 /** A namespace name as the API takes it: dot-separated labels of [a-z0-9-], each starting and ending with a letter or digit. */
 const NAMESPACE_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
 
 /** Every namespace, chosen explicitly. */
-export const ALL_NAMESPACES = '*';
+export { ALL_NAMESPACES };
 /** At most this many entries in one provider's scope. */
 export const MAX_PROVIDER_NAMESPACES = 200;
 
 /** Whether a provider with scope `scope` serves `namespace`. */
 export function providerServes(scope: readonly string[], namespace: string): boolean {
-  return scope.some((s) => s === ALL_NAMESPACES || namespace === s || namespace.startsWith(`${s}.`));
+  return scope.some((s) => namespaceCovers(s, namespace));
 }
 
 /** The scope, checked, without duplicates, sorted; problems name `namespaces[i]`. */

@@ -2,19 +2,10 @@
 // The transition tables are built by the execution engine issue on top of it.
 import { assertNever } from '@svc/assert';
 
-export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
-export type ExecutionState = (typeof EXECUTION_STATES)[number];
+// The states themselves are @svc/vocabulary's (one list for the server, the UI and the CLI).
+import type { ExecutionState, TaskRunState } from '@svc/vocabulary';
 
-export const TASK_RUN_STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
-export type TaskRunState = (typeof TASK_RUN_STATES)[number];
-
-export function isExecutionState(x: unknown): x is ExecutionState {
-  return typeof x === 'string' && (EXECUTION_STATES as readonly string[]).includes(x);
-}
-
-export function isTaskRunState(x: unknown): x is TaskRunState {
-  return typeof x === 'string' && (TASK_RUN_STATES as readonly string[]).includes(x);
-}
+export { EXECUTION_STATES, TASK_RUN_STATES, isExecutionState, isTaskRunState, type ExecutionState, type TaskRunState } from '@svc/vocabulary';
 
 /** End states of an execution: SUCCESS, FAILED, TIMED_OUT, CANCELLED, SKIPPED. */
 export function isExecutionEnded(state: ExecutionState): boolean {

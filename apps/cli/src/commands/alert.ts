@@ -3,6 +3,7 @@
 // ORG:FROM:TO, --webhook URL --signing-secret NAME, --slack-secret NAME;
 // secrets are named, never given, so no value passes through the CLI.
 import type { Command } from 'commander';
+import { ALERT_EVENTS } from '@svc/vocabulary';
 import type { components } from '@svc/api-spec/openapi-types';
 import { enc, splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
@@ -13,7 +14,7 @@ type AlertDelivery = components['schemas']['AlertDelivery'];
 type Channel = AlertRule['channels'][number];
 type CreateRequest = components['schemas']['CreateAlertRuleRequest'];
 
-const EVENTS = ['failed', 'timed_out', 'recovered', 'late'];
+const EVENTS: readonly string[] = ALERT_EVENTS;
 
 function channelText(c: Channel): string {
   switch (c.type) {

@@ -3,6 +3,7 @@
 // IdP group a role on a namespace and its children; a caller's role there is
 // the highest of its global role and its bindings (docs/operating/roles.md).
 import type { Command } from 'commander';
+import { SPEC_ROLES } from '@svc/vocabulary';
 import type { components } from '@svc/api-spec/openapi-types';
 import { enc, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
@@ -12,7 +13,8 @@ type RoleBinding = components['schemas']['RoleBinding'];
 type RoleBindingList = components['schemas']['RoleBindingList'];
 type CreateRequest = components['schemas']['CreateRoleBindingRequest'];
 
-const ROLES = ['viewer', 'operator', 'editor', 'admin'];
+/** The roles a binding may give (never `none`). */
+const ROLES: readonly string[] = SPEC_ROLES;
 
 /** The createRoleBinding body of `svc role-binding create NAMESPACE ROLE (--user U | --group G)`. */
 export function createBody(namespace: string, role: string, o: { user?: string; group?: string }): CreateRequest {

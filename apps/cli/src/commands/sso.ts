@@ -5,6 +5,7 @@
 // named by its secret reference (--client-secret-ref): the API never holds
 // nor shows its value, and no flag takes it.
 import type { Command } from 'commander';
+import { ROLES } from '@svc/vocabulary';
 import { formatDuration, parseDuration } from '@svc/timing/duration';
 import type { components } from '@svc/api-spec/openapi-types';
 import { withOutput, type App } from '../app.js';
@@ -18,7 +19,6 @@ type SsoStatus = components['schemas']['SsoStatus'];
 type GroupRole = OidcSettings['group_roles'][number];
 type Role = components['schemas']['Role'];
 
-const ROLES = ['none', 'viewer', 'operator', 'editor', 'admin'] as const satisfies readonly Role[];
 const PATH = '/api/v1/sso/oidc';
 
 function role(v: string, flag: string): Role {

@@ -2,10 +2,10 @@
 // alert_rules, written by the gateway's /api/v1/alerts), and which events of
 // an ended execution a rule raises. Pure: no I/O.
 import { assertNever } from '@svc/assert';
+import type { AlertEvent } from '@svc/vocabulary';
 
 /** failed: FAILED; timed_out: TIMED_OUT; recovered: the first SUCCESS after a failure; late: running too long, or a schedule overdue. */
-export const ALERT_EVENTS = ['failed', 'timed_out', 'recovered', 'late'] as const;
-export type AlertEvent = (typeof ALERT_EVENTS)[number];
+export { ALERT_EVENTS, type AlertEvent } from '@svc/vocabulary';
 
 /** A channel as stored: secret values never, only references to secrets (their names). */
 export type AlertChannel =

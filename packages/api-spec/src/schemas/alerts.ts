@@ -2,6 +2,7 @@
 // (scope, events, channels; a channel names secrets, never holds one), and its
 // deliveries with their attempts.
 import { Type } from '@sinclair/typebox';
+import { ALERT_EVENTS } from '@svc/vocabulary';
 import { component, DateTime, Nullable } from './helpers.js';
 import { FlowId, NamespaceName } from './requests.js';
 
@@ -52,10 +53,13 @@ export const AlertSlackChannel = component(
 
 export const AlertChannel = Type.Union([AlertEmailChannel, AlertWebhookChannel, AlertSlackChannel]);
 
-export const AlertEvent = Type.Union([Type.Literal('failed'), Type.Literal('timed_out'), Type.Literal('recovered'), Type.Literal('late')], {
-  description:
-    '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time',
-});
+export const AlertEvent = Type.Union(
+  ALERT_EVENTS.map((e) => Type.Literal(e)),
+  {
+    description:
+      '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time',
+  },
+);
 
 const ruleFields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -4,8 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
 
-export const EXECUTION_STATES = ['QUEUED', 'RUNNING', 'CANCELLING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
-export const TASK_RUN_STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const;
+import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/vocabulary';
+
+export { EXECUTION_STATES, TASK_RUN_STATES };
 
 export const ExecutionState = component('ExecutionState', StringEnum(EXECUTION_STATES, { description: 'Execution state' }));
 export const TaskRunState = component('TaskRunState', StringEnum(TASK_RUN_STATES, { description: 'Task run state' }));
