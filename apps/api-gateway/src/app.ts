@@ -5,7 +5,7 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
 import type { Db } from '@svc/db';
-import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type OperationHandlers } from '@svc/http';
+import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type AllOperationHandlers } from '@svc/http';
 import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
@@ -156,7 +156,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const background = new Set<Promise<unknown>>();
   const stopping = new AbortController();
   // Each group types its own principal (users for /api/v1, run tokens for the runner protocol).
-  const handlers: OperationHandlers = {
+  const handlers: AllOperationHandlers = {
     ...schemaHandlers({ pool: deps.db.pool }),
     ...authHandlers(routeDeps),
     ...tokenHandlers(routeDeps),

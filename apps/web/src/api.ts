@@ -4,7 +4,7 @@
 // both. A 403 `password_change_required` is also announced to the app shell,
 // which then shows the password-change screen whatever page asked.
 
-import type { Answer, ErrorDetail, ErrorEnvelope } from './types';
+import type { ErrorDetail, ErrorEnvelope, Page } from './types';
 
 /** Where the API lives, relative to the page's origin. */
 export const API = '/api/v1';
@@ -125,8 +125,7 @@ async function request<T>(method: string, path: string, body?: unknown, query?: 
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** One page of a list operation: `{items, next_cursor?}`, as every list of the document (listExecutions' here) has it. */
-export type Page<T> = Pick<Answer<'listExecutions'>, 'next_cursor'> & { items: T[] };
+export type { Page } from './types';
 
 /** Every page of a list, for the small lists (namespaces, tokens) a screen shows whole. */
 export async function listAll<T>(path: string, query?: Query, maxPages = 20): Promise<T[]> {

@@ -1,25 +1,18 @@
 // The API objects the UI reads: aliases of the types generated from the
 // OpenAPI document (@svc/api-spec, src/openapi-types.generated.ts), never
 // retyped here, so a field that drifts from the spec breaks the build.
-import type { components, operations } from '@svc/api-spec/openapi-types';
+// The type helpers by operation id (`Answer<'getFlowStats'>`, `RequestBody<'saveChanges'>`) and the
+// roles are declared once, in @svc/api-spec and @svc/vocabulary.
+import type { Schemas } from '@svc/api-spec/api-types';
 import { EXECUTION_STATES as MACHINE_EXECUTION_STATES, isExecutionEnded } from '@svc/state-machine';
+import { SPEC_ROLES } from '@svc/vocabulary';
 
-type Schemas = components['schemas'];
-
-type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-/** The JSON body of an operation's answer with status `S` (its first 2xx by default), e.g. `Answer<'getFlowStats'>`. */
-export type Answer<Op extends keyof operations, S extends keyof operations[Op]['responses'] = Extract<keyof operations[Op]['responses'], 200 | 201 | 202>> = JsonBody<
-  operations[Op]['responses'][S]
->;
-/** The JSON body an operation takes, e.g. `RequestBody<'saveChanges'>`. */
-export type RequestBody<Op extends keyof operations> = JsonBody<NonNullable<operations[Op]['requestBody']>>;
-
-export type Role = Schemas['Role'];
-/** Global roles, lowest first; `none` (issue #34) reads only the namespaces its role bindings open. */
-export const ROLES: Role[] = ['none', 'viewer', 'operator', 'editor', 'admin'];
+export type { Answer, RequestBody, Page } from '@svc/api-spec/api-types';
+/** Global roles, lowest first; `none` reads only the namespaces its role bindings open. */
+export { ROLES, type Role } from '@svc/vocabulary';
 export type BindingRole = Schemas['BindingRole'];
 /** The roles a role binding may give: never `none`. */
-export const BINDING_ROLES: BindingRole[] = ['viewer', 'operator', 'editor', 'admin'];
+export const BINDING_ROLES: readonly BindingRole[] = SPEC_ROLES;
 
 export type ExecutionState = Schemas['ExecutionState'];
 export type TaskRunState = Schemas['TaskRunState'];

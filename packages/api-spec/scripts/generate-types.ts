@@ -71,7 +71,33 @@ export async function generateTypes(): Promise<string> {
     // the flow file's defaults are applied by the service, not by the sender.
     defaultNonNullable: false,
   });
-  return HEADER + astToString(ast);
+  return HEADER + astToString(ast) + queryDefaults(doc);
+}
+
+type DocOperation = { operationId?: string; parameters?: { name: string; in: string; schema?: JsonSchema & { $ref?: string } }[] };
+
+/**
+ * `queryDefaults`: per operation, the query parameters whose schema has a
+ * `default`. The server's validator fills them in before a handler runs, so
+ * a handler's `ctx.query` has them even where a client may leave them out
+ * (@svc/api-spec's `HandlerQuery`). openapi-typescript keeps no trace of a
+ * parameter's default, hence this addition.
+ */
+export function queryDefaults(doc: { paths?: unknown; components: { schemas: Record<string, JsonSchema> } }): string {
+  const lines: string[] = [];
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, DocOperation>>)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !op.operationId) continue;
+      const names = (op.parameters ?? [])
+        .filter((p) => {
+          const s = p.schema?.$ref ? doc.components.schemas[p.schema.$ref.replace('#/components/schemas/', '')] : p.schema;
+          return p.in === 'query' && s !== undefined && 'default' in s;
+        })
+        .map((p) => JSON.stringify(p.name));
+      if (names.length > 0) lines.push(`    ${op.operationId}: ${names.join(' | ')};`);
+    }
+  }
+  return `/** Per operation, the query parameters with a default: the server fills them in before a handler runs. */\nexport interface queryDefaults {\n${lines.sort().join('\n')}\n}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,22 +1,279 @@
-// The typed HTTP client of the API: openapi-fetch over the generated `paths`,
-// so a call's path, parameters, body and answer are checked against the
-// OpenAPI document at compile time. Imported as `@svc/api-spec/client`, apart
-// from the package root, so the server never loads it.
-import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+// The typed HTTP client of the API, the one the web UI and the CLI use:
+// openapi-fetch over the generated `paths`, so a call's path, parameters,
+// body and answer are checked against the OpenAPI document at compile time
+// and no call site names its own answer type. On top of openapi-fetch:
+// - errors: a failure throws ApiError with the envelope's code, message and
+//   details and the X-Request-Id header;
+// - paging: `pages` and `all` follow `next_cursor` as every list answers it;
+// - streams: `stream` reads a text/event-stream to its `end` event and
+//   reconnects with Last-Event-ID; `ndjson` reads one JSON value per line.
+// The web UI (cookie and CSRF header) and the CLI (bearer token) add only
+// their credentials. Imported as `@svc/api-spec/client`, apart from the
+// package root, so the server never loads it; browser-safe.
+import createClient, { type Client, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { paths } from './openapi-types.generated.js';
+import type { ErrorDetail, Page } from './api-types.js';
 
 export type { ClientOptions } from 'openapi-fetch';
+export type { EventSourceMessage } from 'eventsource-parser';
 export type { components, operations, paths } from './openapi-types.generated.js';
+export type * from './api-types.js';
 
-/** An openapi-fetch client of the svc API: `GET('/api/v1/executions/{executionId}', { params: { path: { executionId } } })`. */
+/** The bare openapi-fetch client of the svc API: answers `{data, error, response}` instead of throwing. */
 export type ApiClient = Client<paths>;
 
+/** A failed API call, as the error envelope `{error: {code, message, details?}}` and the X-Request-Id header tell it. */
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 when the service could not be reached. */
+    readonly status: number,
+    /** The envelope's code (`execution_not_found`...), or `http_<status>` when the answer was no envelope. */
+    readonly code: string,
+    message: string,
+    readonly requestId: string | undefined,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type PathsWith<M extends HttpMethod> = { [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never }[keyof paths];
+type RequiredKeysOf<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+/** The init argument: optional when nothing in it is required (openapi-fetch's rule). */
+type InitArg<I> = RequiredKeysOf<I> extends never ? [init?: I] : [init: I];
+type Init<M extends HttpMethod, P extends PathsWith<M>> = NonNullable<MaybeOptionalInit<paths[P], M>>;
+/** What a successful call gives: the answer's JSON, or what `parseAs` asked for. */
+type Data<M extends HttpMethod, P extends PathsWith<M>, I> =
+  NonNullable<Extract<FetchResponse<paths[P][M] & Record<string | number, unknown>, I, `${string}/${string}`>, { error?: never }>['data']> | undefined;
+/** A typed call that resolves with the answer and throws ApiError on a failure. */
+type Call<M extends HttpMethod> = <P extends PathsWith<M>, I extends Init<M, P>>(path: P, ...init: InitArg<I>) => Promise<Exclude<Data<M, P, I>, undefined>>;
+
+/** The GET paths that answer a page `{items, next_cursor?}`. */
+export type ListPath = {
+  [P in PathsWith<'get'>]: Exclude<Data<'get', P, object>, undefined> extends { items: unknown[]; next_cursor?: string } ? P : never;
+}[PathsWith<'get'>];
+/** One item of the list at `P`. */
+export type ListItem<P extends ListPath> = Exclude<Data<'get', P, object>, undefined> extends { items: (infer T)[] } ? T : never;
+
+export interface StreamHandlers {
+  /** Called for each event; the stream's `end` event is not passed on. */
+  onEvent(event: EventSourceMessage): void;
+  /** Called before each reconnect after a dropped connection (attempt counts from 1). */
+  onReconnect?(attempt: number, lastEventId: string | undefined, cause: unknown): void;
+  signal?: AbortSignal;
+  /** Reconnects in a row without receiving an event before giving up. Default 30 (about a minute). */
+  maxRetries?: number;
+  /** The error thrown once `maxRetries` is reached. Default an Error naming the path. */
+  lostStream?(path: string, cause: unknown): Error;
+}
+
+/** The svc API: typed calls that throw ApiError, paging and streams over one openapi-fetch client. */
+export interface SvcApi {
+  /** The openapi-fetch client underneath, for a caller that wants the response as it is. */
+  readonly raw: ApiClient;
+  get: Call<'get'>;
+  post: Call<'post'>;
+  put: Call<'put'>;
+  patch: Call<'patch'>;
+  delete: Call<'delete'>;
+  /** Every page of a list, following `next_cursor`. */
+  pages<P extends ListPath>(path: P, ...init: InitArg<Init<'get', P>>): AsyncGenerator<Page<ListItem<P>>>;
+  /** Every item of a list, or the first `max` (pages of up to 200). */
+  all<P extends ListPath>(path: P, init?: Init<'get', P>, max?: number): Promise<ListItem<P>[]>;
+  /**
+   * Follows a text/event-stream until its `end` event. A connection that
+   * drops (or closes without `end`) is opened again with the last received
+   * event id in Last-Event-ID, so the server sends only what came after it;
+   * an ApiError (404, 401...) is thrown at once, as retrying will not help.
+   */
+  stream<P extends PathsWith<'get'>>(path: P, init: Init<'get', P> | undefined, handlers: StreamHandlers): Promise<void>;
+  /** The values of an `application/x-ndjson` answer, one per line, as they arrive. */
+  ndjson<P extends PathsWith<'get'>>(path: P, init?: Init<'get', P> & { signal?: AbortSignal }): AsyncGenerator<unknown>;
+}
+
+export interface SvcClientOptions {
+  /** The server's origin. Default `''`, the page's own; the paths carry `/api/v1`. */
+  baseUrl?: string;
+  /** Headers of every request (the CLI's `authorization: Bearer svc_...`, the web's CSRF header). */
+  headers?: Record<string, string>;
+  /** Replaces globalThis.fetch (the web's prefetch, the CLI's message for an unreachable server). */
+  fetch?: (input: Request) => Promise<Response>;
+  /** Sent with every request: the web's `same-origin`, so the session cookie goes along. */
+  credentials?: RequestInit['credentials'];
+  /** Called with every ApiError before it is thrown (the web's sign-in and password-change prompts). */
+  onError?(err: ApiError): void;
+}
+
 /**
- * A client of one svc server.
- * @param options openapi-fetch's: `baseUrl` is the server's origin (default
- *   `''`, the page's own; the paths carry `/api/v1`), `headers` for example
- *   `{ authorization: 'Bearer svc_...' }`, `fetch` to replace globalThis.fetch.
+ * `query` as the service reads it: arrays repeat the key, `undefined`,
+ * `null` and `''` are left out.
  */
-export function createApiClient(options: ClientOptions = {}): ApiClient {
-  return createClient<paths>(options);
+export function querystring(query: Record<string, unknown> | undefined): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null || v === '') continue;
+    if (Array.isArray(v)) for (const item of v) q.append(k, String(item));
+    else q.set(k, String(v));
+  }
+  return q.toString();
+}
+
+/** A body goes as JSON, except raw bytes (uploadFile), which go as they are. */
+function serializeBody(body: unknown): NonNullable<RequestInit['body']> {
+  if (body instanceof Blob || body instanceof ArrayBuffer || body instanceof Uint8Array) return body as NonNullable<RequestInit['body']>;
+  return JSON.stringify(body);
+}
+
+/** The ApiError of a failed answer; `error` is openapi-fetch's parse of its body (the envelope, or text). */
+export function toApiError(response: Response, error: unknown): ApiError {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  // Whatever answered may not be the service (a proxy's error page, say), so every field is checked.
+  const e = typeof error === 'object' && error !== null ? (error as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error : undefined;
+  if (e && typeof e.code === 'string') {
+    const message = typeof e.message === 'string' ? e.message : response.statusText;
+    return new ApiError(response.status, e.code, message, requestId, Array.isArray(e.details) ? (e.details as ErrorDetail[]) : []);
+  }
+  const text = typeof error === 'string' ? error.slice(0, 200) : '';
+  return new ApiError(response.status, `http_${response.status}`, text || response.statusText || `HTTP ${response.status}`, requestId);
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+type AnyInit = { params?: { query?: Record<string, unknown> }; headers?: Record<string, string>; parseAs?: string; signal?: AbortSignal } & Record<string, unknown>;
+
+/**
+ * The svc API client.
+ * @param options see {@link SvcClientOptions}; every field is optional.
+ */
+export function createApiClient(options: SvcClientOptions = {}): SvcApi {
+  const raw = createClient<paths>({
+    baseUrl: options.baseUrl ?? '',
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    querySerializer: (q) => querystring(q),
+    bodySerializer: serializeBody,
+  });
+  const fail = (err: ApiError): never => {
+    options.onError?.(err);
+    throw err;
+  };
+  // The typed signatures are the interface's; inside, one untyped path for every method.
+  const send = async (method: HttpMethod, path: string, init: AnyInit = {}): Promise<unknown> => {
+    const binary = (init as { body?: unknown }).body instanceof Blob || (init as { body?: unknown }).body instanceof ArrayBuffer;
+    const headers = binary ? { 'content-type': 'application/octet-stream', ...init.headers } : init.headers;
+    const r = await (raw.request as (m: string, p: string, i: AnyInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(method, path, {
+      ...init,
+      ...(headers ? { headers } : {}),
+    });
+    if (!r.response.ok) return fail(toApiError(r.response, r.error));
+    return r.data;
+  };
+  const call =
+    <M extends HttpMethod>(method: M): Call<M> =>
+    (path, ...init) =>
+      send(method, path, init[0] as AnyInit | undefined) as never;
+
+  async function* pages(path: string, init: AnyInit = {}): AsyncGenerator<Page<unknown>> {
+    let cursor: string | undefined;
+    do {
+      const page = (await send('get', path, { ...init, params: { ...init.params, query: { ...init.params?.query, cursor } } })) as Page<unknown>;
+      yield page;
+      cursor = page.next_cursor;
+    } while (cursor);
+  }
+
+  async function all(path: string, init: AnyInit = {}, max = Infinity): Promise<unknown[]> {
+    const out: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const limit = Math.min(200, max - out.length);
+      const page = (await send('get', path, { ...init, params: { ...init.params, query: { ...init.params?.query, limit, cursor } } })) as Page<unknown>;
+      out.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor && out.length < max);
+    return out;
+  }
+
+  async function stream(path: string, init: AnyInit = {}, h: StreamHandlers): Promise<void> {
+    let lastEventId: string | undefined;
+    let failures = 0;
+    const maxRetries = h.maxRetries ?? 30;
+    for (;;) {
+      let ended = false;
+      let received = false;
+      try {
+        const body = (await send('get', path, {
+          ...init,
+          parseAs: 'stream',
+          headers: { ...init.headers, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
+          ...(h.signal ? { signal: h.signal } : {}),
+        })) as ReadableStream<Uint8Array> | null;
+        const parser = createParser({
+          onEvent(ev) {
+            received = true;
+            if (ev.id !== undefined) lastEventId = ev.id;
+            if (ev.event === 'end') {
+              ended = true;
+              return;
+            }
+            h.onEvent(ev);
+          },
+        });
+        const decoder = new TextDecoder();
+        if (body) {
+          for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+            parser.feed(decoder.decode(chunk, { stream: true }));
+            if (ended) break;
+          }
+        }
+        if (ended) {
+          await body?.cancel().catch(() => undefined);
+          return;
+        }
+        throw new Error('the stream closed before its end event');
+      } catch (err) {
+        if (h.signal?.aborted) return;
+        if (err instanceof ApiError) throw err;
+        failures = received ? 1 : failures + 1;
+        if (failures > maxRetries) throw h.lostStream ? h.lostStream(path, err) : new Error(`lost the event stream ${path}: ${(err as Error).message}`, { cause: err });
+        h.onReconnect?.(failures, lastEventId, err);
+        await sleep(Math.min(2000, 100 * 2 ** Math.min(failures, 5)), h.signal);
+      }
+    }
+  }
+
+  async function* ndjson(path: string, init: AnyInit = {}): AsyncGenerator<unknown> {
+    const body = (await send('get', path, { ...init, parseAs: 'stream', headers: { ...init.headers, accept: 'application/x-ndjson' } })) as ReadableStream<Uint8Array> | null;
+    if (!body) return;
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const lines = rest.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') yield JSON.parse(line);
+    }
+    if (rest.trim() !== '') yield JSON.parse(rest);
+  }
+
+  return {
+    raw,
+    get: call('get'),
+    post: call('post'),
+    put: call('put'),
+    patch: call('patch'),
+    delete: call('delete'),
+    pages: pages as SvcApi['pages'],
+    all: all as SvcApi['all'],
+    stream: stream as SvcApi['stream'],
+    ndjson: ndjson as SvcApi['ndjson'],
+  };
 }

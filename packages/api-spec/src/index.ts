@@ -1,7 +1,7 @@
 export { ROLES, SPEC_ROLES, isRole, roleAtLeast, type Role, type SpecRole } from './roles.js';
 export { successStatus, type AuthKind, type HttpMethod, type Operation, type OperationAuth, type OperationRequest, type OperationResponse, type Tag } from './operation.js';
 export { namespaceSources, OWN_ACCOUNT_OPERATION_IDS, READ_SCOPED_LIST_OPERATION_IDS, type NamespaceSource, type NamespacedRecord } from './namespaces.js';
-export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest } from './operations/index.js';
+export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest, type SendEmailBody } from './operations/index.js';
 export { AUTH_KINDS, DEFAULT_DOCUMENT_VERSION, DEFAULT_SERVER_URL, buildOpenApiDocument, minRoleLabel, type OpenApiOptions } from './openapi.js';
 export * as schemas from './schemas/index.js';
 // The runner protocol's wire types, derived from the schemas the gateway validates with.
@@ -20,4 +20,5 @@ export {
 // typed openapi-fetch client is `@svc/api-spec/client`. (`operations` here is
 // the catalog, so the generated per-operation types are `ApiOperations`.)
 export type { components, paths, operations as ApiOperations } from './openapi-types.generated.js';
+export type * from './api-types.js';
 export type { AITurnEvent, AITurnEventData, AITurnEventName, AITurnSend } from './ai-turn-events.js';

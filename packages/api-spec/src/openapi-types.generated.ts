@@ -10332,3 +10332,38 @@ export interface operations {
         };
     };
 }
+/** Per operation, the query parameters with a default: the server fills them in before a handler runs. */
+export interface queryDefaults {
+    getDashboard: "range";
+    getExecutionLogs: "limit";
+    getFlowMetrics: "agg";
+    listAIConversations: "limit";
+    listAlertDeliveries: "limit";
+    listAlertRules: "limit";
+    listAuditEvents: "limit";
+    listBackfills: "limit";
+    listExecutionArtifacts: "limit";
+    listExecutionInsights: "limit";
+    listExecutionMetrics: "limit";
+    listExecutions: "limit";
+    listFiles: "limit";
+    listFlowRevisions: "limit";
+    listFlows: "limit";
+    listGitSources: "limit";
+    listGitSyncRuns: "limit";
+    listGlobalSecrets: "limit";
+    listGlobalVariables: "limit";
+    listInstances: "limit";
+    listNamespaceSecrets: "limit";
+    listNamespaceVariables: "limit";
+    listNamespaces: "limit";
+    listOrganizationEmails: "limit";
+    listOrganizations: "limit";
+    listPlatformSecrets: "limit";
+    listSecretProviders: "limit";
+    listTokens: "limit";
+    listUpcomingSchedules: "limit";
+    listUsers: "limit";
+    listVersions: "limit";
+    uploadFile: "executable";
+}

@@ -40,6 +40,20 @@ export {
 } from './validation.js';
 export { encodeCursor, decodeCursor, tryDecodeCursor, isCursorTime, isInt8Text } from './cursor.js';
 export { errorHandler, apiNotFound, unmatched, toHttpError } from './error-handler.js';
-export { mountOperations, reply, toExpressPath, type Handler, type HandlerContext, type MountOptions, type OperationHandlers, type Principal, type Reply } from './mount.js';
+export {
+  mountOperations,
+  reply,
+  toExpressPath,
+  type AllOperationHandlers,
+  type BaseHandlerContext,
+  type Handler,
+  type HandlerContext,
+  type HandlerResult,
+  type MountOptions,
+  type OperationHandlers,
+  type Principal,
+  type Reply,
+  type UntypedHandlers,
+} from './mount.js';
 export { ROLES, roleAtLeast, isRole, type Role } from '@svc/api-spec';
 export { checkRole, checkRoleWithBody, namespaceInBody, type NamespaceRoles, type RoleCheckParts } from './roles.js';

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { successStatus, type Operation, type Role } from '@svc/api-spec';
+import { successStatus, type Answer, type ApiOperations, type HandlerQuery, type Operation, type OperationId, type PathParams, type RequestBody, type Role } from '@svc/api-spec';
 import { assertNever } from '@svc/assert';
 import { notImplemented, unauthorized, validationFailed } from './errors.js';
 import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
@@ -12,12 +12,12 @@ export interface Principal {
   role: Role;
 }
 
-/** Everything a handler gets. Parts are validated copies (query coerced and defaulted). */
-export interface HandlerContext<P = unknown> {
+/** Everything a handler gets, whatever its operation. Parts are validated copies (query coerced and defaulted), untyped here. */
+export interface BaseHandlerContext<P = unknown> {
   req: Request;
   res: Response;
   operation: Operation;
-  params: Record<string, string> & Record<string, unknown>;
+  params: Record<string, string>;
   query: Record<string, unknown>;
   /** The parsed JSON body; for non-JSON bodies it is unread (stream `req` yourself). */
   body: unknown;
@@ -30,19 +30,57 @@ export interface HandlerContext<P = unknown> {
   log: HttpLogger;
 }
 
+/**
+ * What the handler of operation `Op` gets: the parts typed from the OpenAPI
+ * document by its operation id (`HandlerContext<AuthPrincipal, 'triggerFlow'>`
+ * has triggerFlow's path parameters, query and body). Without `Op` (helpers
+ * that take any handler's context) the parts are untyped; a typed context is
+ * assignable to the untyped one.
+ */
+export type HandlerContext<P = unknown, Op extends OperationId | undefined = undefined> = Op extends OperationId
+  ? Omit<BaseHandlerContext<P>, 'params' | 'query' | 'body'> & {
+      params: PathParams<Op>;
+      query: HandlerQuery<Op>;
+      /** The parsed JSON body, validated against the operation's schema; `undefined` for raw bodies (read `req` yourself). */
+      body: JsonRequestBody<Op>;
+    }
+  : BaseHandlerContext<P>;
+
 const REPLY = Symbol.for('svc.http.reply');
 
+/**
+ * The body of an operation's request when it is JSON (or undefined where the
+ * document makes it optional); `undefined` for raw bodies (uploadFile) and
+ * operations without one.
+ */
+type JsonRequestBody<Op extends OperationId> = [RequestBody<Op>] extends [never]
+  ? undefined
+  : undefined extends ApiOperations[Op]['requestBody']
+    ? RequestBody<Op> | undefined
+    : RequestBody<Op>;
+
 /** A response with an explicit status (and headers); `body` undefined sends no body. */
-export interface Reply {
+export interface Reply<B = unknown> {
   readonly [REPLY]: true;
   status: number;
-  body?: unknown;
+  readonly body?: B;
   headers?: Record<string, string>;
 }
 
-export function reply(status: number, body?: unknown, headers?: Record<string, string>): Reply {
+export function reply<B = undefined>(status: number, body?: B, headers?: Record<string, string>): Reply<B> {
   return { [REPLY]: true, status, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) };
 }
+
+/** Any answer body the document declares for an operation, whatever its status. */
+type AnyAnswer<Op extends OperationId> = { [S in keyof ApiOperationResponses<Op>]: Answer<Op, S> }[keyof ApiOperationResponses<Op>];
+type ApiOperationResponses<Op extends OperationId> = ApiOperations[Op]['responses'];
+
+/**
+ * What a handler of `Op` may return: its success answer (sent with the
+ * operation's success status), a `reply(status, body)` whose body is one of
+ * the operation's answers, or nothing after writing the response itself.
+ */
+export type HandlerResult<Op extends OperationId | undefined> = Op extends OperationId ? Answer<Op> | Reply<AnyAnswer<Op> | undefined> | void : unknown;
 
 /**
  * A handler returns a value (sent as JSON with the operation's success status,
@@ -50,16 +88,32 @@ export function reply(status: number, body?: unknown, headers?: Record<string, s
  * with a numeric status and no other keys but `headers`, or nothing after
  * writing the response itself (streams, downloads).
  */
-export type Handler<P = unknown> = (ctx: HandlerContext<P>) => unknown; // a value, or a promise of one
+export type Handler<P = unknown, Op extends OperationId | undefined = undefined> = (ctx: HandlerContext<P, Op>) => HandlerResult<Op> | Promise<HandlerResult<Op>>;
 
-/** Handlers by operationId; each route group contributes its part of the map. */
+/**
+ * Handlers by operation id, each typed by its operation; each route group
+ * contributes its part of the map.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a map of any principal's handlers: Handler<P> is contravariant in P, so no other default accepts them all
-export type OperationHandlers<P = any> = Partial<Record<string, Handler<P>>>;
+export type OperationHandlers<P = any> = { [Op in OperationId]?: Handler<P, Op> };
+
+/** A handler for every operation of the OpenAPI document: a missing one fails to compile. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as OperationHandlers
+export type AllOperationHandlers<P = any> = { [Op in OperationId]: Handler<P, Op> };
+
+/**
+ * Handlers by id, untyped: for operations outside the OpenAPI document (the
+ * organization email interface), whose handlers declare the type of the part
+ * the schema validated (`{ body }: HandlerContext<P> & { body: SendEmailBody }`),
+ * and for code that looks a handler up by a runtime id.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as OperationHandlers
+export type UntypedHandlers<P = any> = Partial<Record<string, { bivariant(ctx: BaseHandlerContext<P>): unknown }['bivariant']>>;
 
 export interface MountOptions<P extends Principal = Principal> {
   operations: readonly Operation[];
   /** Handlers by operationId. An operation without one answers 501 `not_implemented`. */
-  handlers: OperationHandlers;
+  handlers: OperationHandlers | UntypedHandlers;
   /**
    * Resolves the session cookie or bearer API token of a `role` operation.
    * Returns the principal, or throws (401 `unauthorized`, 403
@@ -138,7 +192,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
   const readRaw = createRawBodyReader({ limit: serverLimit });
 
   for (const op of opts.operations) {
-    const handler = opts.handlers[op.operationId];
+    const handler = (opts.handlers as UntypedHandlers)[op.operationId];
     const compiled = validator.compileOperation(op);
     const jsonBody = op.request.body !== undefined && (op.request.bodyContentType ?? 'application/json') === 'application/json';
     const opLimit = op.request.bodyLimit;
@@ -205,7 +259,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         req,
         res,
         operation: op,
-        params: v.params as HandlerContext['params'],
+        params: v.params as Record<string, string>,
         query: v.query,
         body: jsonBody ? v.body : undefined,
         ...(v.cursor ? { cursor: v.cursor } : {}),

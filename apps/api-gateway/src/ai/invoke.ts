@@ -15,6 +15,7 @@ import {
   type HttpLogger,
   type NamespaceRoles,
   type OperationHandlers,
+  type UntypedHandlers,
 } from '@svc/http';
 import { engineErrorToHttp } from '../engine-errors.js';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -111,7 +112,7 @@ export function createInvoker(
   };
   const invoke: Invoke = async (operationId, principal, input, from) => {
     const op = operation(operationId);
-    const handler = handlers()[operationId];
+    const handler = (handlers() as UntypedHandlers)[operationId];
     if (!handler) throw new Error(`no handler for ${operationId}`);
     // The same account check as /api/v1: a tool runs only what its caller could call there.
     assertAccountUsable(principal, operationId);

@@ -15,7 +15,7 @@ import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
 import { chatModel, type AIProviderStore } from './provider.js';
 import { AUTO_USER, estimateTokens, type AIUsage } from './usage.js';
-import type { Schemas } from '../routes/api-types.js';
+import type { Schemas } from '@svc/api-spec';
 
 /** Log lines of each failed task run given to the model (its tail). */
 export const LOG_TAIL_LINES = 50;

@@ -8,7 +8,7 @@ import { listInstances, readSetting, type InstanceRow } from '@svc/db';
 import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 /** The `settings` key under which apps/maintenance records the last storage cleanup (JSON). */
 export const STORAGE_CLEANUP_SETTING = 'storage_cleanup';
@@ -80,10 +80,10 @@ function parseRecord(text: string | undefined): Schemas['StorageCleanup'] | null
   }
 }
 
-export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrincipal> {
+export function adminHandlers(deps: AdminRouteDeps) {
   return {
     async listInstances({ query, cursor }) {
-      const limit = (query as { limit: number }).limit;
+      const limit = query.limit;
       // Checked against the operation's cursor shape before the handler runs.
       const after = (cursor as { id: string } | undefined)?.id;
       const rows = (await listInstances(deps.db.pool, deps.clockOverride?.()))
@@ -112,5 +112,5 @@ export function adminHandlers(deps: AdminRouteDeps): OperationHandlers<AuthPrinc
         next_cleanup_after: Number.isNaN(startedAt) ? null : new Date(startedAt + CLEANUP_INTERVAL_MS).toISOString(),
       } satisfies Answer<'getStorageStatus'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

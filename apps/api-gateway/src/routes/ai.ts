@@ -24,7 +24,7 @@ import { argText, toolByName } from '../ai/tools.js';
 import { insightBody, runTriage, TRIAGE_STATES } from '../ai/triage.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
 import type { AIUsage } from '../ai/usage.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -127,7 +127,7 @@ export function endpointOf(type: string, baseUrl: string): string {
   return (baseUrl || (type === 'anthropic' ? 'https://api.anthropic.com' : 'https://api.openai.com/v1')).replace(/\/+$/, '');
 }
 
-export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> {
+export function aiHandlers(deps: AIRouteDeps) {
   const pool: pg.Pool = deps.db.pool;
   const conversations = new ConversationStore(pool, deps.db.prisma);
   const providers = new AIProviderStore({ pool, masterKeys: deps.masterKeys });
@@ -194,8 +194,8 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       return b;
     },
 
-    async putAIProvider(ctx: Ctx) {
-      const b = ctx.body as RequestBody<'putAIProvider'>;
+    async putAIProvider(ctx) {
+      const b = ctx.body;
       const problems = [];
       if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
       const urlProblem = baseUrlProblem(b.base_url);
@@ -230,14 +230,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       return (await providerBody())!;
     },
 
-    async deleteAIProvider(ctx: Ctx) {
+    async deleteAIProvider(ctx) {
       const gone = await providers.delete();
       if (gone) await recordAudit(pool, { action: 'ai_provider.delete', ...auditContext(ctx), targetType: 'ai_provider', targetId: 'default', at: deps.now() });
       return reply(204);
     },
 
-    async testAIProvider(ctx: Ctx) {
-      const b = ctx.body as { type?: string; model?: string; base_url?: string; api_key?: string } | undefined;
+    async testAIProvider(ctx) {
+      const b = ctx.body;
       if (b?.type && b.model) {
         if (!isProviderType(b.type)) throw validationFailed([{ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` }]);
         const urlProblem = baseUrlProblem(b.base_url);
@@ -257,13 +257,13 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
           }
           apiKey = stored?.apiKey ?? '';
         }
-        return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey });
+        return testSettings({ type: b.type, model: b.model, baseUrl: b.base_url ?? '', apiKey: apiKey ?? '' });
       }
       return testSettings(await requireProvider());
     },
 
-    async listAIConversations(ctx: Ctx) {
-      const { limit } = ctx.query as { limit: number };
+    async listAIConversations(ctx) {
+      const { limit } = ctx.query;
       // Newest first; the cursor is the last (updated_at, id) shown.
       const rows = await conversations.page(ctx.principal!.userId, limit, ctx.cursor as ConversationCursor | undefined);
       const page = rows.slice(0, limit);
@@ -274,14 +274,14 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       } satisfies Answer<'listAIConversations'>;
     },
 
-    async createAIConversation(ctx: Ctx) {
+    async createAIConversation(ctx) {
       await requireProvider();
-      const b = (ctx.body ?? {}) as { title?: string };
+      const b = ctx.body ?? {};
       const c = await conversations.create(ctx.principal!.userId, b.title ?? '');
       return reply(201, conversationBody(c, [], []) satisfies Answer<'createAIConversation', 201>);
     },
 
-    async getAIConversation(ctx: Ctx) {
+    async getAIConversation(ctx) {
       const c = await ownConversation(ctx);
       const messages = await conversations.messages(c.id);
       const actions = await conversations.actions(c.id);
@@ -319,16 +319,16 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       );
     },
 
-    async deleteAIConversation(ctx: Ctx) {
+    async deleteAIConversation(ctx) {
       const c = await ownConversation(ctx);
       await conversations.delete(c.id);
       return reply(204);
     },
 
-    async sendAIMessage(ctx: Ctx) {
+    async sendAIMessage(ctx) {
       const c = await ownConversation(ctx);
       const settings = await requireProvider();
-      const { content } = ctx.body as { content: string };
+      const { content } = ctx.body;
       // 429 before the stream opens when a daily limit is reached.
       await deps.usage.take(ctx.principal!.userId);
       if (!c.title) await conversations.setTitle(c.id, content.slice(0, 80));
@@ -356,7 +356,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       sse.end();
     },
 
-    async confirmAIAction(ctx: Ctx) {
+    async confirmAIAction(ctx) {
       const a = await pendingAction(ctx);
       const tool = toolByName(a.tool);
       if (!tool || tool.kind !== 'action') throw conflict('conflict', `unknown action ${a.tool}`);
@@ -401,23 +401,23 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       }
     },
 
-    async rejectAIAction(ctx: Ctx) {
+    async rejectAIAction(ctx) {
       const a = await pendingAction(ctx);
       if (!(await conversations.decide(a.id, 'rejected', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       return { ok: true } satisfies Answer<'rejectAIAction'>;
     },
 
-    async getAIUsage(ctx: Ctx) {
-      const { day } = (ctx.query ?? {}) as { day?: string };
+    async getAIUsage(ctx) {
+      const { day } = ctx.query;
       // The pattern lets through days no calendar has (2026-02-30, 2026-13-01): refused here, not as a 500 from the database.
       if (day !== undefined && !isCalendarDay(day)) throw validationFailed([{ field: 'day', message: 'is not a day of the calendar (YYYY-MM-DD)' }]);
       return deps.usage.report(day);
     },
 
-    async listExecutionInsights(ctx: Ctx) {
+    async listExecutionInsights(ctx) {
       const id = String(ctx.params.executionId);
       if (!(await deps.engine.executions.stateOf(id))) throw notFound(`no execution ${id}`, 'execution_not_found');
-      const { limit } = ctx.query as { limit: number };
+      const { limit } = ctx.query;
       const after = ctx.cursor as { created_at: string; id: string } | undefined;
       const rows = await insightsOf(pool, id, limit, after);
       const page = rows.slice(0, limit);
@@ -428,7 +428,7 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       } satisfies Answer<'listExecutionInsights'>;
     },
 
-    async requestTriage(ctx: Ctx) {
+    async requestTriage(ctx) {
       const id = String(ctx.params.executionId);
       const state = await deps.engine.executions.stateOf(id);
       if (!state) throw notFound(`no execution ${id}`, 'execution_not_found');
@@ -442,5 +442,5 @@ export function aiHandlers(deps: AIRouteDeps): OperationHandlers<AuthPrincipal> 
       deps.background.add(run);
       return reply(202, insightBody(insight));
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -22,8 +22,6 @@ import { auditContext } from './audit.js';
 type Ctx = HandlerContext<AuthPrincipal>;
 type AlertRule = components['schemas']['AlertRule'];
 type AlertChannel = AlertRule['channels'][number];
-type CreateRequest = components['schemas']['CreateAlertRuleRequest'];
-type UpdateRequest = components['schemas']['UpdateAlertRuleRequest'];
 type AlertDelivery = components['schemas']['AlertDelivery'];
 
 export interface AlertRouteDeps {
@@ -134,7 +132,7 @@ async function namespaceOrThrow(db: Db, namespace: string): Promise<void> {
   if (!(await namespaceExists(db.prisma, namespace))) throw validationFailed([{ field: 'namespace', message: `no namespace ${namespace}` }]);
 }
 
-export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrincipal> {
+export function alertHandlers(deps: AlertRouteDeps) {
   const prisma = deps.db.prisma;
   /** Refuses a rule the namespace has no room for; run in the transaction that writes the rule. */
   const withinCap = async (tx: Parameters<typeof lockAndCountAlertRules>[0], namespace: string, exceptId?: string) => {
@@ -163,8 +161,8 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
     });
 
   return {
-    async listAlertRules({ query, cursor, principal }: Ctx) {
-      const { limit } = query as { limit: number };
+    async listAlertRules({ query, cursor, principal }) {
+      const { limit } = query;
       const c = cursor as { created_at?: string; id?: string } | undefined;
       // A caller who may read only some namespaces (issue #34) sees only their rules.
       const within = await readScope(deps.db.pool, principal!);
@@ -183,8 +181,8 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       return { items: page.map(ruleBody), ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
     },
 
-    async createAlertRule(ctx: Ctx) {
-      const b = ctx.body as CreateRequest;
+    async createAlertRule(ctx) {
+      const b = ctx.body;
       const fields = {
         namespace: b.namespace,
         events: b.events,
@@ -219,13 +217,13 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       return reply(201, ruleBody(r));
     },
 
-    async getAlertRule({ params }: Ctx) {
-      return ruleBody(await find((params as { ruleId: string }).ruleId));
+    async getAlertRule({ params }) {
+      return ruleBody(await find(params.ruleId));
     },
 
-    async updateAlertRule(ctx: Ctx) {
-      const { ruleId } = ctx.params as { ruleId: string };
-      const b = ctx.body as UpdateRequest;
+    async updateAlertRule(ctx) {
+      const { ruleId } = ctx.params;
+      const b = ctx.body;
       const old = await find(ruleId);
       const merged = {
         namespace: b.namespace ?? old.namespace,
@@ -260,8 +258,8 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       return ruleBody(r);
     },
 
-    async deleteAlertRule(ctx: Ctx) {
-      const { ruleId } = ctx.params as { ruleId: string };
+    async deleteAlertRule(ctx) {
+      const { ruleId } = ctx.params;
       const r = await find(ruleId);
       const { count } = await prisma.alertRule.deleteMany({ where: { id: ruleId } });
       if (!count) throw notFound(`no alert rule ${ruleId}`);
@@ -269,9 +267,9 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       return reply(204);
     },
 
-    async listAlertDeliveries({ params, query, cursor }: Ctx) {
-      const { ruleId } = params as { ruleId: string };
-      const { limit } = query as { limit: number };
+    async listAlertDeliveries({ params, query, cursor }) {
+      const { ruleId } = params;
+      const { limit } = query;
       const c = cursor as { created_at?: string; id?: string } | undefined;
       await find(ruleId);
       const rows = await prisma.alertDelivery.findMany({
@@ -311,5 +309,5 @@ export function alertHandlers(deps: AlertRouteDeps): OperationHandlers<AuthPrinc
       }));
       return { items, ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -8,9 +8,7 @@ import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '../live/sql.js';
 import { requireExecution, safeFileName } from './logs.js';
-import type { Answer, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 export interface ArtifactRouteDeps {
   db: Db;
@@ -35,12 +33,12 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${safeFileName(base)}"; filename*=UTF-8''${encodeURIComponent(base)}`;
 }
 
-export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<AuthPrincipal> {
+export function artifactHandlers(deps: ArtifactRouteDeps) {
   const { db } = deps;
   return {
-    async listExecutionArtifacts({ params, query, cursor }: Ctx) {
+    async listExecutionArtifacts({ params, query, cursor }) {
       const id = params.executionId;
-      const limit = (query as { limit: number }).limit;
+      const limit = query.limit;
       // Checked against the operation's cursor shape before the handler runs.
       const c = cursor as { c: string; id: string } | undefined;
       const after = c && { createdAt: c.c, id: c.id };
@@ -55,7 +53,7 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
       } satisfies Answer<'listExecutionArtifacts'>;
     },
 
-    async downloadArtifact({ params, res }: Ctx) {
+    async downloadArtifact({ params, res }) {
       const id = params.executionId;
       await requireExecution(db, id);
       const a = await artifactOf(db.pool, id, params.artifactId);
@@ -75,9 +73,9 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
       await pipeline(body, res);
     },
 
-    async listExecutionMetrics({ params, query, cursor }: Ctx) {
+    async listExecutionMetrics({ params, query, cursor }) {
       const id = params.executionId;
-      const limit = (query as { limit: number }).limit;
+      const limit = query.limit;
       const after = (cursor as { id: string } | undefined)?.id;
       await requireExecution(db, id);
       const rows = await metricPage(db.pool, id, limit + 1, after);
@@ -88,5 +86,5 @@ export function artifactHandlers(deps: ArtifactRouteDeps): OperationHandlers<Aut
         ...(rows.length > limit && tail ? { next_cursor: encodeCursor({ id: tail.id }) } : {}),
       } satisfies Answer<'listExecutionMetrics'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

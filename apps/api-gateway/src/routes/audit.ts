@@ -5,7 +5,7 @@ import type { StartAudit } from '@svc/engine';
 import { encodeCursor, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { findUserIdByIdOrEmail, listAudit, type AuditActor, type AuditQuery, type AuditRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 import { writeDrained } from './logs.js';
 
 /** The audit fields of a request: its principal as actor, client IP, request id. */
@@ -74,10 +74,10 @@ function auditBody(r: AuditRow): Schemas['AuditEvent'] {
   };
 }
 
-export function auditHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function auditHandlers(deps: { db: Db; now: () => Date }) {
   return {
     async listAuditEvents({ query, cursor }) {
-      const q = query as AuditFilters & { limit: number };
+      const q = query;
       const after = cursor as { at: string; id: string } | undefined;
       const rows = await listAudit(deps.db.prisma, { ...(await auditFilters(deps.db, q)), limit: q.limit, after });
       const page = rows.slice(0, q.limit);
@@ -109,5 +109,5 @@ export function auditHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       }
       res.end();
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

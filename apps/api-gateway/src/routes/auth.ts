@@ -26,7 +26,7 @@ import {
 import type { AuthPrincipal } from '../identity/principal.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
 import { auditContext } from './audit.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 export interface AuthRouteDeps {
   db: Db;
@@ -34,8 +34,6 @@ export interface AuthRouteDeps {
   sessionTtlMs: number;
   now: () => Date;
 }
-
-type Ctx = HandlerContext<AuthPrincipal>;
 
 export function meBody(p: {
   userId: string;
@@ -61,7 +59,7 @@ export function meBody(p: {
 
 const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
 
-export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincipal> {
+export function authHandlers(deps: AuthRouteDeps) {
   const { db } = deps;
   // One passport instance per gateway (no module singleton). The local
   // strategy checks the password; a wrong password and an unknown email take
@@ -89,8 +87,8 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
     });
 
   return {
-    async login({ req, res, body, requestId }: Ctx) {
-      const { email: rawEmail } = body as RequestBody<'login'>;
+    async login({ req, res, body, requestId }) {
+      const { email: rawEmail } = body;
       const email = normalizeEmail(rawEmail);
       req.body = body; // passport-local reads the credentials from req.body
       const ip = clientIp(req);
@@ -117,28 +115,28 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       return { ...me, ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },
 
-    async logout({ res, principal }: Ctx) {
+    async logout({ res, principal }) {
       if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       return reply(204);
     },
 
-    async getMe({ principal }: Ctx) {
+    async getMe({ principal }) {
       const p = principal!;
       // Where role bindings raise the caller (issue #34), so the UI can offer what the API allows there.
       const raised = await raisedNamespaces(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
       return { ...meBody(p), ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },
 
-    async updateMe({ principal, body }: Ctx) {
-      const { name } = body as { name?: string };
+    async updateMe({ principal, body }) {
+      const { name } = body;
       if (name !== undefined) await setDisplayName(db.prisma, principal!.userId, name, deps.now());
       return meBody({ ...principal!, name: name ?? principal!.name });
     },
 
-    async changePassword(ctx: Ctx) {
+    async changePassword(ctx) {
       const p = ctx.principal!;
-      const { current_password, new_password } = ctx.body as RequestBody<'changePassword'>;
+      const { current_password, new_password } = ctx.body;
       const user = await findUserByEmail(db.prisma, p.email);
       if (!user || !(await verifyPassword(current_password, user.password_hash))) {
         throw validationFailed([{ field: 'current_password', message: 'is not your current password' }]);
@@ -151,8 +149,8 @@ export function authHandlers(deps: AuthRouteDeps): OperationHandlers<AuthPrincip
       return reply(204);
     },
 
-    async revokeOtherSessions({ principal }: Ctx) {
+    async revokeOtherSessions({ principal }) {
       return { revoked: await deleteOtherSessions(db.prisma, principal!.userId, principal!.sessionId) } satisfies Answer<'revokeOtherSessions'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

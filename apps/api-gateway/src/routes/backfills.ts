@@ -32,8 +32,6 @@ import { auditContext } from './audit.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 type Backfill = components['schemas']['Backfill'];
-type CreateBackfillRequest = components['schemas']['CreateBackfillRequest'];
-
 const { BACKFILL_MAX_FIRE_TIMES, BACKFILL_PREVIEW_LIST } = schemas;
 
 /** The label key on every execution of a backfill (apps/scheduler BACKFILL_LABEL). */
@@ -73,7 +71,7 @@ export function backfillBody(b: BackfillRow): Backfill {
   };
 }
 
-export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<AuthPrincipal> {
+export function backfillHandlers(deps: BackfillRouteDeps) {
   const pool = deps.db.pool;
 
   const one = async (id: string): Promise<BackfillRow> => {
@@ -103,9 +101,9 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
   };
 
   return {
-    async createBackfill(ctx: Ctx) {
-      const { namespace, flowId } = ctx.params as { namespace: string; flowId: string };
-      const body = ctx.body as CreateBackfillRequest;
+    async createBackfill(ctx) {
+      const { namespace, flowId } = ctx.params;
+      const body = ctx.body;
       await flowOrThrow(namespace, flowId);
       const triggers = await scheduleTriggersOf(pool, namespace, flowId);
       let trigger: (typeof triggers)[number] | undefined = triggers[0];
@@ -164,9 +162,9 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       return reply(201, backfillBody(b));
     },
 
-    async listBackfills({ params, query, cursor }: Ctx) {
-      const { namespace, flowId } = params as { namespace: string; flowId: string };
-      const { limit } = query as { limit: number };
+    async listBackfills({ params, query, cursor }) {
+      const { namespace, flowId } = params;
+      const { limit } = query;
       const c = cursor as { created_at: string; id: string } | undefined;
       await flowOrThrow(namespace, flowId);
       const rows = await listBackfills(pool, { namespace, flowId, limit: limit + 1, ...(c ? { before: { created_at: new Date(c.created_at), id: c.id } } : {}) });
@@ -178,13 +176,13 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       };
     },
 
-    getBackfill: async ({ params }: Ctx) => backfillBody(await one(params.backfillId)),
+    getBackfill: async ({ params }) => backfillBody(await one(params.backfillId)),
 
-    pauseBackfill: (ctx: Ctx) => move(ctx, 'running', 'paused', 'backfill.pause'),
+    pauseBackfill: (ctx) => move(ctx, 'running', 'paused', 'backfill.pause'),
 
-    resumeBackfill: (ctx: Ctx) => move(ctx, 'paused', 'running', 'backfill.resume'),
+    resumeBackfill: (ctx) => move(ctx, 'paused', 'running', 'backfill.resume'),
 
-    async cancelBackfill(ctx: Ctx) {
+    async cancelBackfill(ctx) {
       const id = ctx.params.backfillId;
       const b = await one(id);
       const inFlight = await cancelBackfill(pool, id, deps.now());
@@ -199,5 +197,5 @@ export function backfillHandlers(deps: BackfillRouteDeps): OperationHandlers<Aut
       await audit(ctx, 'backfill.cancel', b, { executions_cancelled: inFlight.length });
       return backfillBody(await one(id));
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -11,7 +11,7 @@
 // accepted email is a `queued` row; the mail sender (apps/maintenance)
 // delivers it through SVC_SMTP_URL.
 import type { Request } from 'express';
-import type { Operation } from '@svc/api-spec';
+import type { Operation, SendEmailBody } from '@svc/api-spec';
 import { newId, type Db } from '@svc/db';
 import {
   authenticateOrganizationKey,
@@ -24,7 +24,7 @@ import {
   takeOrganizationToken,
   type OrganizationPrincipal,
 } from '@svc/identity';
-import { RateLimitedError, reply, unauthorized, ValidationFailedError, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { RateLimitedError, reply, unauthorized, ValidationFailedError, type HandlerContext, type UntypedHandlers } from '@svc/http';
 
 /** The operations that draw from the organization's rate pool: sending, not reading the status. */
 const RATED = new Set(['sendEmail']);
@@ -41,12 +41,8 @@ export function orgKeyAuthenticator(db: Db, defaultRate: number) {
   };
 }
 
-interface SendEmailBody {
-  from: string;
-  to: string;
-  subject: string;
-  text: string;
-}
+/** The context of the organization email interface, outside the OpenAPI document: its body is the SendEmailRequest schema the validator checked. */
+type EmailCtx = HandlerContext<OrganizationPrincipal> & { body: SendEmailBody };
 
 export interface EmailDeps {
   db: Db;
@@ -57,11 +53,10 @@ export interface EmailDeps {
   rateLimit: number;
 }
 
-export function emailHandlers(deps: EmailDeps): OperationHandlers {
+export function emailHandlers(deps: EmailDeps): UntypedHandlers<OrganizationPrincipal> {
   return {
-    async sendEmail({ body, principal }: HandlerContext) {
-      const b = body as SendEmailBody;
-      const who = principal as OrganizationPrincipal;
+    async sendEmail({ body: b, principal }: EmailCtx) {
+      const who = principal!;
       const from = parseMailbox(b.from);
       if (!from) throw new ValidationFailedError([{ field: 'from', message: 'must be an address, or a display name and an address in angle brackets (Name <app@example.com>)' }]);
       if (!senderAllowed(from, await sendersOfOrganization(deps.db.pool, who.organizationId))) {
@@ -84,8 +79,8 @@ export function emailHandlers(deps: EmailDeps): OperationHandlers {
       return reply(202, { id, status: 'queued' });
     },
 
-    async getEmailStatus({ principal }: HandlerContext) {
-      const who = principal as OrganizationPrincipal;
+    async getEmailStatus({ principal }: HandlerContext<OrganizationPrincipal>) {
+      const who = principal!;
       return organizationEmailStatus(deps.db.pool, who.organizationId, { dailyQuota: deps.dailyQuota, rateLimit: deps.rateLimit }, deps.now());
     },
   };

@@ -9,8 +9,6 @@ import type { LiveSettings } from '../live/settings.js';
 import { SseWriter } from '../live/sse.js';
 import { requireExecution } from './logs.js';
 
-type Ctx = HandlerContext<AuthPrincipal>;
-
 export interface EventRouteDeps {
   db: Db;
   hub: LiveHub;
@@ -18,9 +16,9 @@ export interface EventRouteDeps {
   engine: Engine;
 }
 
-export function eventHandlers(deps: EventRouteDeps): OperationHandlers<AuthPrincipal> {
+export function eventHandlers(deps: EventRouteDeps) {
   return {
-    async streamExecutionEvents({ params, req, res, log }: Ctx) {
+    async streamExecutionEvents({ params, req, res, log }) {
       const id = params.executionId;
       await requireExecution(deps.db, id);
       const lastId = req.headers['last-event-id'];
@@ -36,5 +34,5 @@ export function eventHandlers(deps: EventRouteDeps): OperationHandlers<AuthPrinc
         log,
       });
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

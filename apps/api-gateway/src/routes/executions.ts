@@ -8,9 +8,7 @@ import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { auditContext, startAudit } from './audit.js';
-import type { Answer, RequestBody } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer } from '@svc/api-spec';
 
 export interface ExecutionRouteDeps {
   db: Db;
@@ -18,7 +16,7 @@ export interface ExecutionRouteDeps {
   engine: Engine;
 }
 
-export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<AuthPrincipal> {
+export function executionHandlers(deps: ExecutionRouteDeps) {
   const { db, engine } = deps;
   const one = async (id: string) => {
     const [e] = await engine.executions.load([id]);
@@ -27,9 +25,9 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
   };
 
   return {
-    async triggerFlow(ctx: Ctx) {
+    async triggerFlow(ctx) {
       const { params, principal } = ctx;
-      const b = (ctx.body ?? {}) as RequestBody<'triggerFlow'>;
+      const b = ctx.body ?? {};
       const started = await engine.executions.trigger({
         namespace: params.namespace,
         flowId: params.flowId,
@@ -49,10 +47,10 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       return reply(201, started.execution ?? (await one(started.id)));
     },
 
-    getExecution: ({ params }: Ctx) => one(params.executionId),
+    getExecution: ({ params }) => one(params.executionId),
 
-    async listExecutions({ query, cursor, principal }: Ctx) {
-      const q = query as { limit: number; state?: string; namespace?: string; flow?: string; label?: string[] };
+    async listExecutions({ query, cursor, principal }) {
+      const q = query;
       const after = cursor as { created_at: string; id: string } | undefined;
       // Every `label=key:value` (or key=value) must match.
       const labels: Record<string, string> = {};
@@ -81,7 +79,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       } satisfies Answer<'listExecutions'>;
     },
 
-    async cancelExecution(ctx: Ctx) {
+    async cancelExecution(ctx) {
       const id = ctx.params.executionId;
       const out = await engine.executions.cancel(id, ctx.principal!.email);
       const e = await one(id);
@@ -96,7 +94,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       return e;
     },
 
-    async rerunExecution(ctx: Ctx) {
+    async rerunExecution(ctx) {
       const id = ctx.params.executionId;
       const created = await engine.executions.rerun(id, ctx.principal!.email);
       const e = await one(created.id);
@@ -111,7 +109,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       return reply(201, e);
     },
 
-    async restartExecution(ctx: Ctx) {
+    async restartExecution(ctx) {
       const id = ctx.params.executionId;
       const created = await engine.executions.restart(id, ctx.principal!.email);
       const e = await one(created.id);
@@ -125,7 +123,7 @@ export function executionHandlers(deps: ExecutionRouteDeps): OperationHandlers<A
       });
       return reply(201, e);
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }
 
 export { HttpError };

@@ -8,9 +8,7 @@ import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
 import { triggersWithWebhookKeys } from './webhook-keys.js';
-import type { Answer, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 function summary(f: FlowRow): Schemas['FlowSummary'] {
   const def = f.definition as { triggers?: { id: string; type: string }[]; tasks?: unknown[] } | null;
@@ -51,7 +49,7 @@ export async function requireFlow(db: Db, namespace: string, flowId: string): Pr
   return f;
 }
 
-export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: readonly MasterKey[]; publicUrl?: string }): OperationHandlers<AuthPrincipal> {
+export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: readonly MasterKey[]; publicUrl?: string }) {
   const { db } = deps;
   const flowOrThrow = (namespace: string, flowId: string) => requireFlow(db, namespace, flowId);
 
@@ -62,8 +60,8 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
   }
 
   return {
-    async listFlows({ query, cursor, principal }: Ctx) {
-      const q = query as { limit: number; namespace?: string; q?: string };
+    async listFlows({ query, cursor, principal }) {
+      const q = query;
       const after = cursor as { namespace: string; flow_id: string } | undefined;
       const within = await readScope(db.pool, principal!);
       const rows = await listFlows(db.prisma, {
@@ -81,7 +79,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       } satisfies Answer<'listFlows'>;
     },
 
-    async getFlow({ params, principal }: Ctx) {
+    async getFlow({ params, principal }) {
       const f = await flowOrThrow(params.namespace, params.flowId);
       const view = summary(f);
       // Editors see the key and URL of each webhook trigger (see webhook-keys.ts).
@@ -102,9 +100,9 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       } satisfies Answer<'getFlow'>;
     },
 
-    async updateFlow(ctx: Ctx) {
+    async updateFlow(ctx) {
       const { params } = ctx;
-      const { enabled } = ctx.body as { enabled: boolean };
+      const { enabled } = ctx.body;
       await flowOrThrow(params.namespace, params.flowId);
       const now = deps.now();
       await setFlowEnabled(db.prisma, params.namespace, params.flowId, enabled, now);
@@ -119,8 +117,8 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       return summary(await flowOrThrow(params.namespace, params.flowId));
     },
 
-    async listFlowRevisions({ params, query, cursor }: Ctx) {
-      const q = query as { limit: number };
+    async listFlowRevisions({ params, query, cursor }) {
+      const q = query;
       await flowOrThrow(params.namespace, params.flowId);
       const before = (cursor as { revision?: number } | undefined)?.revision ?? null;
       const rows = await listFlowRevisions(db.prisma, params.namespace, params.flowId, { limit: q.limit, ...(before !== null ? { beforeRevision: before } : {}) });
@@ -131,10 +129,10 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       } satisfies Answer<'listFlowRevisions'>;
     },
 
-    getFlowRevision: async ({ params }: Ctx) => revisionBody(await revisionById(params.namespace, params.flowId, params.revisionId)),
+    getFlowRevision: async ({ params }) => revisionBody(await revisionById(params.namespace, params.flowId, params.revisionId)),
 
-    async diffFlowRevisions({ params, query }: Ctx) {
-      const q = query as { from: string; to?: string };
+    async diffFlowRevisions({ params, query }) {
+      const q = query;
       const f = await flowOrThrow(params.namespace, params.flowId);
       const to = q.to ?? f.current_revision_id;
       if (!to) throw validationFailed([{ field: 'to', message: 'the flow has no revision' }]);
@@ -146,5 +144,5 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
         ...(diff === undefined ? { too_large: true } : { diff }),
       } satisfies Answer<'diffFlowRevisions'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

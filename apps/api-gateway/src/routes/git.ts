@@ -37,7 +37,6 @@ import {
   sourceOfNamespace,
   updateGitSource,
   verifyPushSignature,
-  type GitSourceInput,
   type GitSourceRecord,
 } from '@svc/git-sources';
 import { conflict, createRawBodyReader, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
@@ -48,7 +47,7 @@ import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { namespaceError } from './namespaces.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
+import type { Answer, RequestBody, Schemas } from '@svc/api-spec';
 
 export interface GitRouteDeps {
   db: Db;
@@ -59,8 +58,6 @@ export interface GitRouteDeps {
   maxFileBytes: number;
   maxBundleBytes: number;
 }
-
-type Ctx = HandlerContext<AuthPrincipal>;
 
 /** The one place git source errors become HTTP errors (namespace errors go on to namespaceError). */
 function gitError(err: unknown): never {
@@ -81,8 +78,8 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function settingsOf(body: unknown, credentials: PlatformSecretStore) {
-  const parsed = parseGitSourceInput(body as GitSourceInput);
+async function settingsOf(body: RequestBody<'createGitSource'>, credentials: PlatformSecretStore) {
+  const parsed = parseGitSourceInput(body);
   if (!parsed.ok) throw validationFailed(parsed.problems);
   const s = parsed.settings;
   const problems: Schemas['ErrorDetail'][] = [];
@@ -155,115 +152,125 @@ export function gitWebhook(deps: Pick<GitRouteDeps, 'db' | 'masterKeys' | 'now'>
 }
 
 // The webhook handler's principal is the verified source, the others' a user: the map is untyped.
-export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
+export function gitHandlers(deps: GitRouteDeps) {
   const src = { db: deps.db, now: deps.now };
   const credentials = new PlatformSecretStore({ db: deps.db.pool, keys: deps.masterKeys });
   const pushDeps = { ...src, pool: deps.db.pool, storage: deps.storage, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes, credentials };
   const body = (s: GitSourceRecord) => gitSourceBody(s, deps.publicUrl);
 
   return {
-    async listGitSources({ query, cursor }: Ctx) {
-      const q = query as { limit: number };
-      const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
-      const page = rows.slice(0, q.limit);
-      return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1].id }) } : {}) } satisfies Answer<'listGitSources'>;
-    },
+    // Every operation but the push webhook is called with a session or API token.
+    ...({
+      async listGitSources({ query, cursor }) {
+        const q = query;
+        const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
+        const page = rows.slice(0, q.limit);
+        return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1].id }) } : {}) } satisfies Answer<'listGitSources'>;
+      },
 
-    getGitSource: ({ params }: Ctx) => guard(async () => body(await getGitSource(src, params.sourceId))),
+      getGitSource: ({ params }) => guard(async () => body(await getGitSource(src, params.sourceId))),
 
-    async createGitSource(ctx: Ctx) {
-      const s = await settingsOf(ctx.body, credentials);
-      const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
-      await recordAudit(deps.db.pool, {
-        action: 'git_source.create',
-        ...auditContext(ctx),
-        targetType: 'git_source',
-        targetId: created.id,
-        details: { name: s.name },
-        at: deps.now(),
-      });
-      return reply(201, body(created));
-    },
+      async createGitSource(ctx) {
+        const s = await settingsOf(ctx.body, credentials);
+        const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
+        await recordAudit(deps.db.pool, {
+          action: 'git_source.create',
+          ...auditContext(ctx),
+          targetType: 'git_source',
+          targetId: created.id,
+          details: { name: s.name },
+          at: deps.now(),
+        });
+        return reply(201, body(created));
+      },
 
-    async updateGitSource(ctx: Ctx) {
-      const s = await settingsOf(ctx.body, credentials);
-      const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
-      await recordAudit(deps.db.pool, {
-        action: 'git_source.update',
-        ...auditContext(ctx),
-        targetType: 'git_source',
-        targetId: updated.id,
-        details: { name: s.name },
-        at: deps.now(),
-      });
-      return body(updated);
-    },
+      async updateGitSource(ctx) {
+        const s = await settingsOf(ctx.body, credentials);
+        const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
+        await recordAudit(deps.db.pool, {
+          action: 'git_source.update',
+          ...auditContext(ctx),
+          targetType: 'git_source',
+          targetId: updated.id,
+          details: { name: s.name },
+          at: deps.now(),
+        });
+        return body(updated);
+      },
 
-    async deleteGitSource(ctx: Ctx) {
-      await guard(() => deleteGitSource(src, ctx.params.sourceId));
-      await recordAudit(deps.db.pool, { action: 'git_source.delete', ...auditContext(ctx), targetType: 'git_source', targetId: ctx.params.sourceId, details: {}, at: deps.now() });
-      return reply(204);
-    },
+      async deleteGitSource(ctx) {
+        await guard(() => deleteGitSource(src, ctx.params.sourceId));
+        await recordAudit(deps.db.pool, {
+          action: 'git_source.delete',
+          ...auditContext(ctx),
+          targetType: 'git_source',
+          targetId: ctx.params.sourceId,
+          details: {},
+          at: deps.now(),
+        });
+        return reply(204);
+      },
 
-    async listGitSyncRuns({ params, query, cursor }: Ctx) {
-      const q = query as { limit: number };
-      const c = cursor as { started_at?: string; id?: string } | undefined;
-      const rows = await guard(() =>
-        listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }),
-      );
-      const page = rows.slice(0, q.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(gitSyncRunBody),
-        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}),
-      } satisfies Answer<'listGitSyncRuns'>;
-    },
+      async listGitSyncRuns({ params, query, cursor }) {
+        const q = query;
+        const c = cursor as { started_at?: string; id?: string } | undefined;
+        const rows = await guard(() =>
+          listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }),
+        );
+        const page = rows.slice(0, q.limit);
+        const last = page[page.length - 1];
+        return {
+          items: page.map(gitSyncRunBody),
+          ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ started_at: last.started_at.toISOString(), id: last.id }) } : {}),
+        } satisfies Answer<'listGitSyncRuns'>;
+      },
 
-    async syncGitSource(ctx: Ctx) {
-      const run = await guard(() => requestSync(deps.db.pool, { sourceId: ctx.params.sourceId, trigger: 'manual', requestedBy: ctx.principal!.email, now: deps.now() }));
-      return reply(202, gitSyncRunBody(run));
-    },
+      async syncGitSource(ctx) {
+        const run = await guard(() => requestSync(deps.db.pool, { sourceId: ctx.params.sourceId, trigger: 'manual', requestedBy: ctx.principal!.email, now: deps.now() }));
+        return reply(202, gitSyncRunBody(run));
+      },
 
-    async getNamespaceGit({ params }: Ctx) {
-      await guard(() => getNamespace(deps.db.prisma, params.namespace));
-      const mapped = await sourceOfNamespace(src, params.namespace);
-      if (!mapped) return { read_only: false, source: null } satisfies Answer<'getNamespaceGit'>;
-      const s = mapped.source;
-      return {
-        read_only: true,
-        source: {
-          id: s.id,
-          name: s.name,
-          repo_url: s.repoUrl,
-          branch: s.branch,
-          repo_path: mapped.repoPath,
-          last_synced_sha: s.lastSyncedSha,
-          last_sync_at: s.lastSyncAt ? s.lastSyncAt.toISOString() : null,
-          last_sync_status: s.lastSyncStatus,
-          last_error: s.lastError,
-        },
-      } satisfies Answer<'getNamespaceGit'>;
-    },
+      async getNamespaceGit({ params }) {
+        await guard(() => getNamespace(deps.db.prisma, params.namespace));
+        const mapped = await sourceOfNamespace(src, params.namespace);
+        if (!mapped) return { read_only: false, source: null } satisfies Answer<'getNamespaceGit'>;
+        const s = mapped.source;
+        return {
+          read_only: true,
+          source: {
+            id: s.id,
+            name: s.name,
+            repo_url: s.repoUrl,
+            branch: s.branch,
+            repo_path: mapped.repoPath,
+            last_synced_sha: s.lastSyncedSha,
+            last_sync_at: s.lastSyncAt ? s.lastSyncAt.toISOString() : null,
+            last_sync_status: s.lastSyncStatus,
+            last_error: s.lastError,
+          },
+        } satisfies Answer<'getNamespaceGit'>;
+      },
 
-    async pushNamespaceBranch(ctx: Ctx) {
-      const { params, principal } = ctx;
-      const req = ctx.body as RequestBody<'pushNamespaceBranch'>;
-      await guard(() => getNamespace(deps.db.prisma, params.namespace));
-      const { paths, ...out } = await guard(() =>
-        pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }),
-      );
-      await recordAudit(deps.db.pool, {
-        action: 'git.push',
-        ...auditContext(ctx),
-        targetType: 'git_source',
-        targetId: out.source_id,
-        details: { namespace: params.namespace, branch: out.branch, sha: out.sha, base_sha: out.base_sha, paths },
-        at: deps.now(),
-      });
-      return reply(201, out);
-    },
+      async pushNamespaceBranch(ctx) {
+        const { params, principal } = ctx;
+        const req = ctx.body;
+        await guard(() => getNamespace(deps.db.prisma, params.namespace));
+        const { paths, ...out } = await guard(() =>
+          pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }),
+        );
+        await recordAudit(deps.db.pool, {
+          action: 'git.push',
+          ...auditContext(ctx),
+          targetType: 'git_source',
+          targetId: out.source_id,
+          details: { namespace: params.namespace, branch: out.branch, sha: out.sha, base_sha: out.base_sha, paths },
+          at: deps.now(),
+        });
+        return reply(201, out);
+      },
+    } satisfies OperationHandlers<AuthPrincipal>),
 
-    async gitPushWebhook({ body: payload, principal, req }: HandlerContext<GitSourceRecord>) {
+    async gitPushWebhook({ body: payload, principal, req }: HandlerContext<GitSourceRecord, 'gitPushWebhook'>) {
       const source = principal!;
       if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' } satisfies Answer<'gitPushWebhook', 202>);
       const branch = pushedBranch(payload);
@@ -273,5 +280,5 @@ export function gitHandlers(deps: GitRouteDeps): OperationHandlers {
       const run = await requestSync(deps.db.pool, { sourceId: source.id, trigger: 'webhook', requestedBy: 'webhook', now: deps.now() });
       return reply(202, { requested: true, run_id: run.id, status: run.status } satisfies Answer<'gitPushWebhook', 202>);
     },
-  };
+  } satisfies OperationHandlers;
 }

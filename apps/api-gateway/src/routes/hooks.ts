@@ -16,7 +16,7 @@ import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { findWebhookKey, rotateWebhookKey, type WebhookKeyDeps, type WebhookTarget } from './webhook-keys.js';
-import type { Answer } from './api-types.js';
+import type { Answer } from '@svc/api-spec';
 
 export interface HookRouteDeps extends WebhookKeyDeps {
   engine: Engine;
@@ -67,10 +67,10 @@ export function webhookKeyVerifier(pool: pg.Pool): (req: Request) => Promise<Web
   };
 }
 
-export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
+export function hookHandlers(deps: HookRouteDeps) {
   const readRaw = createRawBodyReader({ limit: deps.maxBodyBytes });
   return {
-    async webhookStart({ req, res, principal }: HandlerContext<WebhookTarget>) {
+    async webhookStart({ req, res, principal }: HandlerContext<WebhookTarget, 'webhookStart'>) {
       const target = principal!;
       const raw = await readRaw(req, res);
       const body = raw === undefined ? null : isJsonContentType(req.headers['content-type']) ? parseJsonBody(raw) : raw.toString('utf8');
@@ -95,8 +95,8 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
       return reply(201, { execution_id: created.id, id: created.id, state } satisfies Answer<'webhookStart', 201>);
     },
 
-    async rotateWebhookKey(ctx: HandlerContext<AuthPrincipal>) {
-      const { namespace, flowId, triggerId } = ctx.params as { namespace: string; flowId: string; triggerId: string };
+    async rotateWebhookKey(ctx: HandlerContext<AuthPrincipal, 'rotateWebhookKey'>) {
+      const { namespace, flowId, triggerId } = ctx.params;
       const out = await rotateWebhookKey(deps, namespace, flowId, triggerId);
       await recordAudit(deps.pool, {
         action: 'flow.webhook_key.rotate',
@@ -108,5 +108,5 @@ export function hookHandlers(deps: HookRouteDeps): OperationHandlers {
       });
       return out;
     },
-  };
+  } satisfies OperationHandlers;
 }

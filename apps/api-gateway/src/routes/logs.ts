@@ -11,8 +11,6 @@ import type { LiveSettings } from '../live/settings.js';
 import { SseWriter } from '../live/sse.js';
 import { executionHead, logPage, type LogKey } from '../live/sql.js';
 
-type Ctx = HandlerContext<AuthPrincipal>;
-
 export interface LogRouteDeps {
   db: Db;
   hub: LiveHub;
@@ -55,12 +53,12 @@ export async function writeDrained(res: Response, chunk: string | Buffer): Promi
 /** A file name safe inside a quoted Content-Disposition parameter. */
 export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
-export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal> {
+export function logHandlers(deps: LogRouteDeps) {
   const { db } = deps;
   return {
-    async getExecutionLogs({ params, query, cursor, res }: Ctx) {
+    async getExecutionLogs({ params, query, cursor, res }) {
       const id = params.executionId;
-      const q = query as { limit: number; task?: string; attempt?: number };
+      const q = query;
       const attempt = q.attempt;
       const after = keyOf(cursor);
       await requireExecution(db, id);
@@ -79,9 +77,9 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       res.end(body);
     },
 
-    async downloadExecutionLogs({ params, query, res }: Ctx) {
+    async downloadExecutionLogs({ params, query, res }) {
       const id = params.executionId;
-      const { task, attempt } = query as { task?: string; attempt?: number };
+      const { task, attempt } = query;
       const head = await requireExecution(db, id);
       const name = safeFileName(`${head.namespace}-${head.flow_id ?? 'file'}-${head.id}.log`);
       res.status(200);
@@ -104,9 +102,9 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       res.end();
     },
 
-    async streamExecutionLogs({ params, query, req, res, log }: Ctx) {
+    async streamExecutionLogs({ params, query, req, res, log }) {
       const id = params.executionId;
-      const task = (query as { task?: string }).task;
+      const task = query.task;
       await requireExecution(db, id);
       let start: Position = '0';
       const lastId = req.headers['last-event-id'];
@@ -123,5 +121,5 @@ export function logHandlers(deps: LogRouteDeps): OperationHandlers<AuthPrincipal
       // The handler returns once the stream ended (end event, client gone, or the gateway stopping).
       await runLogStream({ hub: deps.hub, sse, executionId: id, task, start, pollMs: deps.live.pollMs, readLines: deps.live.readLines, log });
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

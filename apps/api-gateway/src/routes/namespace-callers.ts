@@ -9,16 +9,13 @@ import type { Db } from '@svc/db';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { namespaceBody, namespaceError } from './namespaces.js';
-import type { RequestBody } from './api-types.js';
 
-type Ctx = HandlerContext<AuthPrincipal>;
-
-export function namespaceCallerHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function namespaceCallerHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async setNamespaceAllowedCallers(ctx: Ctx) {
+    async setNamespaceAllowedCallers(ctx) {
       const name = ctx.params.namespace;
-      const b = ctx.body as RequestBody<'setNamespaceAllowedCallers'>;
+      const b = ctx.body;
       const now = deps.now();
       try {
         await db.prisma.$transaction(async (tx) => {
@@ -38,5 +35,5 @@ export function namespaceCallerHandlers(deps: { db: Db; now: () => Date }): Oper
         return namespaceError(err);
       }
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -37,7 +37,7 @@ import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 export interface NamespaceRouteDeps {
   db: Db;
@@ -112,7 +112,7 @@ async function readRawBody(req: Request, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<AuthPrincipal> {
+export function namespaceHandlers(deps: NamespaceRouteDeps) {
   const { db } = deps;
   const saveDeps = { pool: db.pool, storage: deps.storage, now: deps.now, maxFileBytes: deps.maxFileBytes, maxBundleBytes: deps.maxBundleBytes };
   // Who changed what, after the change committed: the version, the paths it changed and their flows (never the content).
@@ -143,16 +143,16 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
   };
 
   return {
-    async createNamespace(ctx: Ctx) {
-      const b = ctx.body as RequestBody<'createNamespace'>;
+    async createNamespace(ctx) {
+      const b = ctx.body;
       const now = deps.now();
       const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: ctx.principal!.email, now }));
       await recordAudit(db.prisma, { action: 'namespace.create', ...auditContext(ctx), targetType: 'namespace', targetId: row.name, details: { namespace: row.name }, at: now });
       return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
 
-    async listNamespaces({ query, cursor, principal }: Ctx) {
-      const q = query as { limit: number; parent?: string };
+    async listNamespaces({ query, cursor, principal }) {
+      const q = query;
       const within = await readScope(db.pool, principal!);
       const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name, ...(within ? { within } : {}) });
       const page = rows.slice(0, q.limit);
@@ -162,18 +162,18 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       } satisfies Answer<'listNamespaces'>;
     },
 
-    getNamespace: ({ params }: Ctx) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
+    getNamespace: ({ params }) => guard(async () => namespaceBody(await getNamespace(db.prisma, params.namespace))),
 
-    async deleteNamespace(ctx: Ctx) {
+    async deleteNamespace(ctx) {
       const name = ctx.params.namespace;
       await guard(() => deleteNamespace(db.prisma, name));
       await recordAudit(db.prisma, { action: 'namespace.delete', ...auditContext(ctx), targetType: 'namespace', targetId: name, details: { namespace: name }, at: deps.now() });
       return reply(204);
     },
 
-    async saveChanges(ctx: Ctx) {
+    async saveChanges(ctx) {
       const { params, principal } = ctx;
-      const b = ctx.body as RequestBody<'saveChanges'>;
+      const b = ctx.body;
       const v = await guard(() =>
         saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }),
       );
@@ -181,9 +181,9 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       return reply(201, versionBody(v));
     },
 
-    async uploadFile(ctx: Ctx) {
+    async uploadFile(ctx) {
       const { req, params, query, principal } = ctx;
-      const q = query as { path: string; executable?: boolean; message?: string };
+      const q = query;
       const p = normalizePath(q.path);
       if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
       const content = await readRawBody(req, deps.maxFileBytes);
@@ -200,8 +200,8 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       return reply(201, versionBody(v));
     },
 
-    async listFiles({ params, query, cursor }: Ctx) {
-      const q = query as { limit: number; version?: number };
+    async listFiles({ params, query, cursor }) {
+      const q = query;
       return guard(async () => {
         const v = await resolveVersion(db.pool, params.namespace, q.version);
         const m = await loadManifest(db.pool, v.id);
@@ -216,8 +216,8 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       });
     },
 
-    async getFile({ params, query }: Ctx) {
-      const q = query as { path: string; version?: number };
+    async getFile({ params, query }) {
+      const q = query;
       const p = normalizePath(q.path);
       if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
       const f = await guard(() => readFile(db.pool, deps.storage, params.namespace, p.path, q.version));
@@ -233,8 +233,8 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       } satisfies Answer<'getFile'>;
     },
 
-    async listVersions({ params, query, cursor }: Ctx) {
-      const q = query as { limit: number };
+    async listVersions({ params, query, cursor }) {
+      const q = query;
       return guard(async () => {
         await resolveVersion(db.pool, params.namespace);
         const before = (cursor as { version?: number } | undefined)?.version ?? null;
@@ -247,19 +247,25 @@ export function namespaceHandlers(deps: NamespaceRouteDeps): OperationHandlers<A
       });
     },
 
-    diffVersions: ({ params, query }: Ctx) => {
-      const q = query as { from: number; to?: number; path?: string };
+    diffVersions: ({ params, query }) => {
+      const q = query;
       return guard(() => diffVersions(db.pool, deps.storage, params.namespace, q.from, q.to, q.path));
     },
 
-    async revertVersion(ctx: Ctx) {
+    async revertVersion(ctx) {
       const { params, principal } = ctx;
-      const b = ctx.body as { version: number; message?: string; base_version?: number };
+      const b = ctx.body;
       const v = await guard(() =>
-        revertVersion(saveDeps, { namespace: params.namespace, version: b.version, message: b.message, author: principal!.email, baseVersion: b.base_version }),
+        revertVersion(saveDeps, {
+          namespace: params.namespace,
+          version: b.version,
+          message: b.message,
+          author: principal!.email,
+          baseVersion: typeof b.base_version === 'number' ? b.base_version : undefined,
+        }),
       );
       await auditVersion(ctx, 'namespace.revert', v, { to_version: b.version });
       return reply(201, versionBody(v));
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

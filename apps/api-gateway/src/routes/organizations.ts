@@ -25,7 +25,7 @@ import {
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
-import type { Answer } from './api-types.js';
+import type { Answer } from '@svc/api-spec';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -64,7 +64,7 @@ async function guard<T>(field: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function organizationHandlers(deps: OrganizationRouteDeps): OperationHandlers<AuthPrincipal> {
+export function organizationHandlers(deps: OrganizationRouteDeps) {
   const pool = deps.db.pool;
   const body = (o: OrganizationRow) => ({
     id: o.id,
@@ -93,24 +93,24 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
     recordAudit(pool, { action, ...auditContext(ctx), targetType: 'organization', targetId: o.id, details, at: deps.now() });
 
   return {
-    async listOrganizations({ query, cursor }: Ctx) {
-      const { limit } = query as { limit: number };
+    async listOrganizations({ query, cursor }) {
+      const { limit } = query;
       const after = (cursor as { name?: string } | undefined)?.name;
       const rows = (await listOrganizations(pool)).filter((o) => after === undefined || o.name > after);
       const page = rows.slice(0, limit);
       return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}) } satisfies Answer<'listOrganizations'>;
     },
 
-    async createOrganization(ctx: Ctx) {
-      const { name } = ctx.body as { name: string };
+    async createOrganization(ctx) {
+      const { name } = ctx.body;
       const o = await guard('name', () => createOrganization(pool, name, deps.now()));
       await audit(ctx, 'organization.create', o, { name });
       return reply(201, body(await find(name)));
     },
 
-    async updateOrganization(ctx: Ctx) {
-      const { organization } = ctx.params as { organization: string };
-      const b = ctx.body as { daily_quota?: number | null; namespaces?: string[] };
+    async updateOrganization(ctx) {
+      const { organization } = ctx.params;
+      const b = ctx.body;
       const o = await find(organization);
       const details: Record<string, unknown> = { name: organization };
       if (b.namespaces !== undefined) {
@@ -134,16 +134,16 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       return body(await find(organization));
     },
 
-    async createOrganizationKey(ctx: Ctx) {
-      const { organization } = ctx.params as { organization: string };
-      const name = (ctx.body as { name?: string } | undefined)?.name ?? '';
+    async createOrganizationKey(ctx) {
+      const { organization } = ctx.params;
+      const name = ctx.body?.name ?? '';
       const k = await guard('organization', () => createOrganizationKey(pool, organization, name, deps.now()));
       await audit(ctx, 'organization.key_create', { id: k.organization_id }, { name: organization, key_id: k.id, prefix: k.prefix });
       return reply(201, { id: k.id, key: k.key, prefix: k.prefix, name } satisfies Answer<'createOrganizationKey', 201>);
     },
 
-    async revokeOrganizationKey(ctx: Ctx) {
-      const { organization, keyId } = ctx.params as { organization: string; keyId: string };
+    async revokeOrganizationKey(ctx) {
+      const { organization, keyId } = ctx.params;
       const o = await find(organization);
       const key = o.keys.find((k) => k.id === keyId);
       if (!key) throw notFound(`organization ${organization} has no key ${keyId}`);
@@ -152,17 +152,17 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       return reply(204);
     },
 
-    async addOrganizationSender(ctx: Ctx) {
-      const { organization } = ctx.params as { organization: string };
-      const { value } = ctx.body as { value: string };
+    async addOrganizationSender(ctx) {
+      const { organization } = ctx.params;
+      const { value } = ctx.body;
       const o = await find(organization);
       const rule = await guard('value', () => addOrganizationSender(pool, organization, value, deps.now()));
       await audit(ctx, 'organization.sender_add', o, { name: organization, sender: rule.value });
       return reply(201, rule);
     },
 
-    async removeOrganizationSender(ctx: Ctx) {
-      const { organization, sender } = ctx.params as { organization: string; sender: string };
+    async removeOrganizationSender(ctx) {
+      const { organization, sender } = ctx.params;
       const o = await find(organization);
       if (!parseSenderRule(sender)) throw notFound(`organization ${organization} has no sender ${sender}`);
       const gone = await guard('sender', () => removeOrganizationSender(pool, organization, sender));
@@ -171,9 +171,9 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
       return reply(204);
     },
 
-    async listOrganizationEmails({ params, query, cursor }: Ctx) {
-      const { organization } = params as { organization: string };
-      const { limit } = query as { limit: number };
+    async listOrganizationEmails({ params, query, cursor }) {
+      const { organization } = params;
+      const { limit } = query;
       const c = cursor as { created_at?: string; id?: string } | undefined;
       const o = await find(organization);
       const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c?.created_at ? { before: { at: new Date(c.created_at), id: c.id ?? '' } } : {}) });
@@ -184,5 +184,5 @@ export function organizationHandlers(deps: OrganizationRouteDeps): OperationHand
         ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
       } satisfies Answer<'listOrganizationEmails'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -8,9 +8,7 @@ import { BuiltinProviderDisabledError, PlatformSecretStore, type PlatformSecretL
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError, type SecretRouteDeps } from './secrets.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 function platformSecretBody(m: PlatformSecretListed): Schemas['PlatformSecret'] {
   return {
@@ -24,13 +22,13 @@ function platformSecretBody(m: PlatformSecretListed): Schemas['PlatformSecret'] 
   };
 }
 
-export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' | 'masterKeys'>): OperationHandlers<AuthPrincipal> {
+export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' | 'masterKeys'>) {
   const { db } = deps;
   const store = new PlatformSecretStore({ db: db.pool, keys: deps.masterKeys });
 
   return {
-    async listPlatformSecrets(ctx: Ctx) {
-      const { limit } = ctx.query as { limit: number };
+    async listPlatformSecrets(ctx) {
+      const { limit } = ctx.query;
       const after = ctx.cursor as { name: string } | undefined;
       const rows = await store.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
       const page = rows.slice(0, limit);
@@ -40,9 +38,9 @@ export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' 
       } satisfies Answer<'listPlatformSecrets'>;
     },
 
-    async putPlatformSecret(ctx: Ctx) {
-      const { name } = ctx.params as { name: string };
-      const { value } = ctx.body as RequestBody<'putPlatformSecret'>;
+    async putPlatformSecret(ctx) {
+      const { name } = ctx.params;
+      const { value } = ctx.body;
       if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
       const now = deps.now();
       const { secret } = await db.prisma.$transaction(async (tx) => {
@@ -60,8 +58,8 @@ export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' 
       return platformSecretBody((await store.head(name)) ?? { ...secret, globalCopy: false });
     },
 
-    async deletePlatformSecret(ctx: Ctx) {
-      const { name } = ctx.params as { name: string };
+    async deletePlatformSecret(ctx) {
+      const { name } = ctx.params;
       const now = deps.now();
       const deleted = await db.prisma.$transaction(async (tx) => {
         if (!(await store.withDb(tx).delete(name))) return false;
@@ -71,5 +69,5 @@ export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' 
       if (!deleted) throw notFound(`no platform secret ${name}`);
       return reply(204);
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

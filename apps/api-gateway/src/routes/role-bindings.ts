@@ -11,8 +11,6 @@ import { auditContext } from './audit.js';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 type RoleBinding = components['schemas']['RoleBinding'];
-type CreateRequest = components['schemas']['CreateRoleBindingRequest'];
-
 export function bindingBody(b: RoleBindingRow): RoleBinding {
   return {
     id: b.id,
@@ -26,7 +24,7 @@ export function bindingBody(b: RoleBindingRow): RoleBinding {
   };
 }
 
-export function roleBindingHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function roleBindingHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   const pool = db.pool;
   const audit = (ctx: Ctx, action: string, b: RoleBindingRow) =>
@@ -40,8 +38,8 @@ export function roleBindingHandlers(deps: { db: Db; now: () => Date }): Operatio
     });
 
   return {
-    async listRoleBindings({ query }: Ctx) {
-      const q = query as { namespace?: string; user?: string; group?: string };
+    async listRoleBindings({ query }) {
+      const q = query;
       let userId: string | undefined;
       if (q.user !== undefined) {
         userId = await findUserIdByIdOrEmail(db.prisma, q.user);
@@ -51,8 +49,8 @@ export function roleBindingHandlers(deps: { db: Db; now: () => Date }): Operatio
       return { items: rows.map(bindingBody) } satisfies components['schemas']['RoleBindingList'];
     },
 
-    async createRoleBinding(ctx: Ctx) {
-      const b = ctx.body as CreateRequest;
+    async createRoleBinding(ctx) {
+      const b = ctx.body;
       if ((b.user === undefined) === (b.group === undefined)) {
         throw validationFailed([{ field: 'user', message: 'give exactly one of user and group' }]);
       }
@@ -75,12 +73,12 @@ export function roleBindingHandlers(deps: { db: Db; now: () => Date }): Operatio
       }
     },
 
-    async deleteRoleBinding(ctx: Ctx) {
-      const { bindingId } = ctx.params as { bindingId: string };
+    async deleteRoleBinding(ctx) {
+      const { bindingId } = ctx.params;
       const row = await deleteRoleBinding(pool, bindingId);
       if (!row) throw notFound(`no role binding ${bindingId}`);
       await audit(ctx, 'role_binding.delete', row);
       return reply(204);
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -16,9 +16,6 @@ import { NamespaceNotFoundError, normalizePath, resolveVersion, snapshotHasFile,
 import type { AuthPrincipal } from '../identity/principal.js';
 import { startAudit } from './audit.js';
 import { refusedEnvName } from './run-file-env.js';
-import type { RequestBody } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
 
 export interface RunFileDeps {
   db: Db;
@@ -28,12 +25,12 @@ export interface RunFileDeps {
 /** A template whose rendering is exactly `text` (`{{` written as `{{ '{{' }}`). */
 export const literalTemplate = (text: string): string => text.replaceAll('{{', "{{ '{{' }}");
 
-export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrincipal> {
+export function runFileHandlers(deps: RunFileDeps) {
   const { db } = deps;
   return {
-    async runFile(ctx: Ctx) {
+    async runFile(ctx) {
       const { params, principal } = ctx;
-      const b = ctx.body as RequestBody<'runFile'>;
+      const b = ctx.body;
       const problems: ErrorDetail[] = [];
       const p = normalizePath(b.path);
       if (!p.ok) problems.push({ field: 'path', message: p.message });
@@ -82,5 +79,5 @@ export function runFileHandlers(deps: RunFileDeps): OperationHandlers<AuthPrinci
       });
       return reply(201, created.execution ?? (await deps.engine.executions.load([created.id]))[0]);
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

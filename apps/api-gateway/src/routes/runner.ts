@@ -3,10 +3,10 @@
 // task run and checked by signature alone.
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
-import type { RunnerCompletion, RunnerEventsRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '@svc/api-spec';
+import type { RunnerHeartbeatResponse, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
 import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
-import type { Answer } from './api-types.js';
+import type { Answer } from '@svc/api-spec';
 
 export interface RunnerRouteDeps {
   engine: Engine;
@@ -36,7 +36,7 @@ async function readRaw(req: Request, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskRunId: string }> {
+export function runnerHandlers(deps: RunnerRouteDeps) {
   const { engine } = deps;
   /**
    * A run token stays valid until its expiry (the task's timeout plus a grace),
@@ -49,12 +49,12 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
   };
   return {
     // A task run that cannot be prepared is ended FAILED by the engine, and the runner gets 409 (TaskRunNotStartableError).
-    async runnerGetSpec({ params }: Ctx): Promise<RunnerSpec> {
+    async runnerGetSpec({ params }): Promise<RunnerSpec> {
       await assertRunning(params.taskRunId);
       return (await engine.runner.prepare(params.taskRunId)).spec;
     },
 
-    async runnerGetBundle({ params, res }: Ctx) {
+    async runnerGetBundle({ params, res }) {
       await assertRunning(params.taskRunId);
       const b = await engine.runner.bundle(await engine.runner.snapshotOfTaskRun(params.taskRunId));
       res.setHeader('Content-Type', 'application/gzip');
@@ -66,9 +66,9 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
     // On the database's clock: the watchdog judges the heartbeat against it, not against this gateway's clock.
     runnerHeartbeat: async ({ params }: Ctx): Promise<RunnerHeartbeatResponse> => ({ cancel: (await engine.runner.heartbeat(params.taskRunId)).cancel }),
 
-    async runnerPostLogs({ params, body }: Ctx) {
+    async runnerPostLogs({ params, body }) {
       // The body was validated against RunnerLogsRequest by the operation's schema.
-      const { lines } = body as RunnerLogsRequest;
+      const { lines } = body;
       // The parsed body is this request's own: its lines are completed in place rather than copied (a batch may hold 10,000).
       let arrival: string | undefined;
       for (let i = 0; i < lines.length; i++) {
@@ -81,23 +81,23 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       return undefined;
     },
 
-    async runnerPostEvents({ params, body }: Ctx) {
+    async runnerPostEvents({ params, body }) {
       // The body was validated against RunnerEventsRequest by the operation's schema.
-      const e = body as RunnerEventsRequest;
+      const e = body;
       if (!(await engine.runner.event(params.taskRunId, { type: e.type, message: e.message, percent: e.percent }))) {
         throw new HttpError(409, 'conflict', 'the task run is not running: the runner should stop');
       }
       return undefined;
     },
 
-    async runnerPutArtifact({ params, req }: Ctx) {
+    async runnerPutArtifact({ params, req }) {
       const body = await readRaw(req, deps.maxArtifactBytes);
       return reply(201, await engine.runner.storeArtifact(params.taskRunId, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream')));
     },
 
-    async runnerComplete({ params, body }: Ctx) {
+    async runnerComplete({ params, body }) {
       // The body was validated against RunnerCompleteRequest by the operation's schema.
-      const c = body as RunnerCompletion;
+      const c = body;
       const state = c.state ?? (c.exit_code === 0 ? 'SUCCESS' : 'FAILED');
       // From the task: masked against the secrets the run resolved.
       const ended = await engine.runner.complete(
@@ -107,5 +107,5 @@ export function runnerHandlers(deps: RunnerRouteDeps): OperationHandlers<{ taskR
       );
       return { accepted: ended } satisfies Answer<'runnerComplete'>;
     },
-  };
+  } satisfies OperationHandlers<{ taskRunId: string }>;
 }

@@ -6,14 +6,12 @@ import { listUpcomingSchedules, type Db, type UpcomingScheduleKey } from '@svc/d
 import { encodeCursor, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
-type Ctx = HandlerContext<AuthPrincipal>;
-
-export function scheduleHandlers(deps: { db: Db }): OperationHandlers<AuthPrincipal> {
+export function scheduleHandlers(deps: { db: Db }) {
   return {
-    async listUpcomingSchedules({ query, cursor, principal }: Ctx) {
-      const q = query as { limit: number; namespace?: string };
+    async listUpcomingSchedules({ query, cursor, principal }) {
+      const q = query;
       const after = cursor as UpcomingScheduleKey | undefined;
       const within = await readScope(deps.db.pool, principal!);
       // One row more than the page tells whether there is a next page.
@@ -36,5 +34,5 @@ export function scheduleHandlers(deps: { db: Db }): OperationHandlers<AuthPrinci
           : {}),
       } satisfies Answer<'listUpcomingSchedules'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

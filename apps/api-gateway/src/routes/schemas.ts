@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { editorFlowSchema, fieldPath, validateFlow } from '@svc/flow-schema';
 import { reachProblems } from '@svc/namespaces';
 import { validationFailed, type OperationHandlers } from '@svc/http';
-import type { Answer, RequestBody } from './api-types.js';
+import type { Answer } from '@svc/api-spec';
 
 /** Files whose name ends so are flow files. */
 export const FLOW_FILE_SUFFIX = '.flow.yaml';
@@ -23,13 +23,16 @@ export interface SchemaRouteDeps {
   pool: Pick<pg.Pool, 'query'>;
 }
 
-export function schemaHandlers(deps?: SchemaRouteDeps): OperationHandlers {
+export function schemaHandlers(deps?: SchemaRouteDeps) {
   return {
     // The editor copy: also flags unknown keys in draft-07 editors (VS Code's YAML extension).
-    getFlowSchema: () => editorFlowSchema,
+    // A JSON Schema document, which the generated types read as the flow file it describes: written as it is.
+    getFlowSchema: ({ res }) => {
+      res.status(200).json(editorFlowSchema);
+    },
 
     validateFile: async ({ body, params }) => {
-      const { path: filePath, content } = body as RequestBody<'validateFile'>;
+      const { path: filePath, content } = body;
       const problem = checkRelativePath(filePath);
       if (problem) throw validationFailed([{ field: 'path', message: problem }]);
       if (!path.basename(filePath).endsWith(FLOW_FILE_SUFFIX)) return { valid: true, kind: 'unchecked', errors: [] } satisfies Answer<'validateFile'>;
@@ -43,5 +46,5 @@ export function schemaHandlers(deps?: SchemaRouteDeps): OperationHandlers {
       }
       return { valid: errors.length === 0, kind: 'flow', errors } satisfies Answer<'validateFile'>;
     },
-  };
+  } satisfies OperationHandlers;
 }

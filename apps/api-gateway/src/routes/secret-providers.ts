@@ -7,9 +7,7 @@ import { ProviderNotFoundError, ProviderStore, type ProviderChange, type Provide
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { secretHttpError, type SecretRouteDeps } from './secrets.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 function providerBody(p: ProviderInfo): Schemas['SecretProvider'] {
   return {
@@ -30,7 +28,7 @@ function auditDetails(p: ProviderInfo, credentialsChanged: boolean) {
   return { type: p.type, config: p.config, enabled: p.enabled, namespaces: p.namespaces, has_credentials: p.hasCredentials, credentials_changed: credentialsChanged };
 }
 
-export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPrincipal> {
+export function secretProviderHandlers(deps: SecretRouteDeps) {
   const { db } = deps;
   const providers = new ProviderStore({ db: db.pool, keys: deps.masterKeys, ...(deps.providerDeps ? { providerDeps: deps.providerDeps } : {}) });
 
@@ -43,8 +41,8 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
   }
 
   return {
-    async listSecretProviders(ctx: Ctx) {
-      const { limit } = ctx.query as { limit: number };
+    async listSecretProviders(ctx) {
+      const { limit } = ctx.query;
       const after = ctx.cursor as { name: string } | undefined;
       const rows = await providers.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
       const page = rows.slice(0, limit);
@@ -54,8 +52,8 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       } satisfies Answer<'listSecretProviders'>;
     },
 
-    async createSecretProvider(ctx: Ctx) {
-      const b = ctx.body as RequestBody<'createSecretProvider'>;
+    async createSecretProvider(ctx) {
+      const b = ctx.body;
       const now = deps.now();
       const info = await guarded(() =>
         db.prisma.$transaction(async (tx) => {
@@ -84,9 +82,9 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       return reply(201, providerBody(info));
     },
 
-    async updateSecretProvider(ctx: Ctx) {
-      const { name } = ctx.params as { name: string };
-      const b = ctx.body as RequestBody<'updateSecretProvider'>;
+    async updateSecretProvider(ctx) {
+      const { name } = ctx.params;
+      const b = ctx.body;
       const change: ProviderChange = {
         ...(b.type !== undefined ? { type: b.type } : {}),
         ...(b.config !== undefined ? { config: b.config } : {}),
@@ -112,8 +110,8 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       return providerBody(info);
     },
 
-    async deleteSecretProvider(ctx: Ctx) {
-      const { name } = ctx.params as { name: string };
+    async deleteSecretProvider(ctx) {
+      const { name } = ctx.params;
       const now = deps.now();
       await guarded(() =>
         db.prisma.$transaction(async (tx) => {
@@ -124,9 +122,9 @@ export function secretProviderHandlers(deps: SecretRouteDeps): OperationHandlers
       return reply(204);
     },
 
-    async checkSecretProvider(ctx: Ctx) {
-      const { name } = ctx.params as { name: string };
+    async checkSecretProvider(ctx) {
+      const { name } = ctx.params;
       return guarded(() => providers.check(name));
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

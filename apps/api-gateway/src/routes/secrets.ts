@@ -23,7 +23,7 @@ import {
 } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -87,13 +87,13 @@ function target(namespace: string, key: string): string {
   return namespace === GLOBAL_SCOPE ? key : `${namespace}/${key}`;
 }
 
-export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPrincipal> {
+export function secretHandlers(deps: SecretRouteDeps) {
   const { db } = deps;
   const providers = new ProviderStore({ db: db.pool, keys: deps.masterKeys, ...(deps.providerDeps ? { providerDeps: deps.providerDeps } : {}) });
   const secrets = new SecretStore({ db: db.pool, keys: deps.masterKeys, providers });
 
-  async function list(namespace: string, ctx: Ctx) {
-    const { limit } = ctx.query as { limit: number };
+  async function list(namespace: string, ctx: HandlerContext<AuthPrincipal, 'listNamespaceSecrets' | 'listGlobalSecrets'>) {
+    const { limit } = ctx.query;
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
@@ -103,9 +103,9 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
     } satisfies Answer<'listNamespaceSecrets'>;
   }
 
-  async function put(namespace: string, ctx: Ctx) {
-    const { key } = ctx.params as { key: string };
-    const { value } = ctx.body as { value: string };
+  async function put(namespace: string, ctx: HandlerContext<AuthPrincipal, 'putNamespaceSecret' | 'putGlobalSecret'>) {
+    const { key } = ctx.params;
+    const { value } = ctx.body;
     // Refused before anything is read or written: nothing to seal with.
     if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
     const now = deps.now();
@@ -126,7 +126,7 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
   }
 
   async function remove(namespace: string, ctx: Ctx) {
-    const { key } = ctx.params as { key: string };
+    const { key } = ctx.params;
     const now = deps.now();
     const deleted = await db.prisma.$transaction(async (tx) => {
       if (!(await secrets.withDb(tx).delete(namespace, key))) return false;
@@ -145,7 +145,7 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
   }
 
   async function check(namespace: string, ctx: Ctx) {
-    const { key } = ctx.params as { key: string };
+    const { key } = ctx.params;
     try {
       return checkBody(key, await secrets.check(namespace, key));
     } catch (err) {
@@ -154,29 +154,29 @@ export function secretHandlers(deps: SecretRouteDeps): OperationHandlers<AuthPri
   }
 
   return {
-    async listNamespaceSecrets(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async listNamespaceSecrets(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return list(namespace, ctx);
     },
-    async putNamespaceSecret(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async putNamespaceSecret(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return put(namespace, ctx);
     },
-    async deleteNamespaceSecret(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async deleteNamespaceSecret(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return remove(namespace, ctx);
     },
-    async checkNamespaceSecret(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async checkNamespaceSecret(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return check(namespace, ctx);
     },
-    listGlobalSecrets: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),
-    putGlobalSecret: (ctx: Ctx) => put(GLOBAL_SCOPE, ctx),
-    deleteGlobalSecret: (ctx: Ctx) => remove(GLOBAL_SCOPE, ctx),
-    checkGlobalSecret: (ctx: Ctx) => check(GLOBAL_SCOPE, ctx),
-  };
+    listGlobalSecrets: (ctx) => list(GLOBAL_SCOPE, ctx),
+    putGlobalSecret: (ctx) => put(GLOBAL_SCOPE, ctx),
+    deleteGlobalSecret: (ctx) => remove(GLOBAL_SCOPE, ctx),
+    checkGlobalSecret: (ctx) => check(GLOBAL_SCOPE, ctx),
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -72,7 +72,7 @@ import {
   type OidcSettingsRow,
 } from '../identity/oidc.js';
 import { auditContext } from './audit.js';
-import type { RequestBody, Schemas } from './api-types.js';
+import type { RequestBody, Schemas } from '@svc/api-spec';
 
 export const OIDC_STATE_COOKIE = 'svc_oidc';
 
@@ -84,8 +84,6 @@ export interface SsoDeps {
   now: () => Date;
   log: Logger;
 }
-
-type Ctx = HandlerContext<AuthPrincipal>;
 
 function settingsBody(s: OidcSettingsRow, redirectUri: string): Schemas['OidcSettings'] {
   return {
@@ -518,7 +516,7 @@ export function createSso(deps: SsoDeps) {
     if (problems.length) throw validationFailed(problems);
   }
 
-  const handlers: OperationHandlers<AuthPrincipal> = {
+  const handlers = {
     async getSsoStatus() {
       const s = await usable();
       return (s ? { oidc: true, display_name: s.displayName, login_url: OIDC_LOGIN_PATH } : { oidc: false }) satisfies Schemas['SsoStatus'];
@@ -530,8 +528,8 @@ export function createSso(deps: SsoDeps) {
       return settingsBody(s, oidc.redirectUri);
     },
 
-    async putOidcSettings(ctx: Ctx) {
-      const body = ctx.body as RequestBody<'putOidcSettings'>;
+    async putOidcSettings(ctx) {
+      const body = ctx.body;
       await check(body);
       const before = await readOidcSettings(db.pool);
       // default_role and the sign-up controls keep their stored values when omitted (loosening one must be said).
@@ -571,14 +569,14 @@ export function createSso(deps: SsoDeps) {
       return shown;
     },
 
-    async deleteOidcSettings(ctx: Ctx) {
+    async deleteOidcSettings(ctx) {
       if (!(await deleteOidcSettings(db.pool))) throw notFound('single sign-on is not configured');
       oidc.forget();
       await recordAudit(db.prisma, { action: 'sso.oidc_delete', ...auditContext(ctx), targetType: 'sso', targetId: 'oidc', at: deps.now() });
       return reply(204);
     },
 
-    async getOidcLink({ principal }: Ctx) {
+    async getOidcLink({ principal }) {
       const identities = await ssoIdentitiesOf(db.pool, principal!.userId);
       return {
         offered: (await usable()) !== undefined,
@@ -586,7 +584,7 @@ export function createSso(deps: SsoDeps) {
       } satisfies Schemas['SsoLink'];
     },
 
-    async startOidcLink({ req, res, principal }: Ctx) {
+    async startOidcLink({ req, res, principal }) {
       // A browser session only: the callback checks the same browser still holds it.
       if (principal!.authType !== 'session') throw conflict('conflict', 'linking an IdP identity needs a browser session (sign in to the web UI)');
       const s = await usable();
@@ -602,7 +600,7 @@ export function createSso(deps: SsoDeps) {
       return { authorization_url: url } satisfies Schemas['SsoLinkStart'];
     },
 
-    async oidcLogout({ res, principal }: Ctx) {
+    async oidcLogout({ res, principal }) {
       if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       const s = await usable();
@@ -619,7 +617,7 @@ export function createSso(deps: SsoDeps) {
         return {};
       }
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 
   return { router, handlers };
 }

@@ -3,36 +3,34 @@
 // `none` caller's dashboard without a namespace covers only the namespaces it
 // may read (issue #34), with one namespace the role check decided.
 import type { Db } from '@svc/db';
-import type { DashboardRange, Engine } from '@svc/engine';
+import type { Engine } from '@svc/engine';
 import type { HandlerContext, OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { requireFlow } from './flows.js';
 
-type Ctx = HandlerContext<AuthPrincipal>;
-
-export function statsHandlers(deps: { db: Db; engine: Engine }): OperationHandlers<AuthPrincipal> {
+export function statsHandlers(deps: { db: Db; engine: Engine }) {
   const { engine } = deps;
   const flowOrThrow = (namespace: string, flowId: string) => requireFlow(deps.db, namespace, flowId);
   return {
     // `range` is checked by the operation's schema (24h, 7d or 30d; another is 422 on field range).
-    async getDashboard({ query, principal }: Ctx) {
-      const q = query as { range: DashboardRange; namespace?: string };
+    async getDashboard({ query, principal }) {
+      const q = query;
       // Null (no query) for a role of viewer or more: the dashboard as before.
       const within = q.namespace === undefined ? await readScope(deps.db.pool, principal!) : null;
       return engine.dashboards.dashboard(within ? { range: q.range, within } : { range: q.range, namespace: q.namespace });
     },
 
-    async getFlowStats({ params }: Ctx) {
+    async getFlowStats({ params }) {
       await flowOrThrow(params.namespace, params.flowId);
       return engine.dashboards.flowStats(params.namespace, params.flowId);
     },
 
     // `metric` is required and `agg` one of sum, avg, max: both checked by the operation's schema (422 naming the field).
-    async getFlowMetrics({ params, query }: Ctx) {
-      const q = query as { metric: string; group_by?: string; agg: 'sum' | 'avg' | 'max' };
+    async getFlowMetrics({ params, query }) {
+      const q = query;
       await flowOrThrow(params.namespace, params.flowId);
       return engine.dashboards.flowMetrics(params.namespace, params.flowId, { metric: q.metric, groupBy: q.group_by, agg: q.agg });
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -5,9 +5,7 @@ import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerCont
 import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 const DAY_MS = 86_400_000;
 
@@ -27,12 +25,12 @@ function tokenBody(t: TokenRow, now: Date): Schemas['ApiToken'] {
   };
 }
 
-export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function tokenHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async createToken(ctx: Ctx) {
+    async createToken(ctx) {
       const p = ctx.principal!;
-      const body = ctx.body as RequestBody<'createToken'>;
+      const body = ctx.body;
       const { name, expires_in_days } = body;
       const subject = { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) };
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
@@ -60,8 +58,8 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       return reply(201, { ...tokenBody(row, now), secret } satisfies Answer<'createToken', 201>);
     },
 
-    async listTokens({ principal, query, cursor }: Ctx) {
-      const q = query as { limit: number; all?: boolean };
+    async listTokens({ principal, query, cursor }) {
+      const q = query;
       const all = q.all === true && principal!.role === 'admin';
       const after = cursor as { id: string } | undefined;
       const rows = await listApiTokens(db.prisma, { userId: principal!.userId, all, limit: q.limit, ...(after ? { beforeId: after.id } : {}) });
@@ -73,9 +71,9 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       } satisfies Answer<'listTokens'>;
     },
 
-    async revokeToken(ctx: Ctx) {
+    async revokeToken(ctx) {
       const p = ctx.principal!;
-      const { tokenId } = ctx.params as { tokenId: string };
+      const { tokenId } = ctx.params;
       const now = deps.now();
       // Someone else's token is "not found" unless the caller is an admin: no probing for ids.
       const ownerId = await revokeApiToken(db.prisma, { id: tokenId, userId: p.userId, asAdmin: p.role === 'admin', now });
@@ -83,5 +81,5 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }): OperationHandl
       await recordAudit(db.prisma, { action: 'token.revoke', ...auditContext(ctx), targetType: 'token', targetId: tokenId, details: { owner_id: ownerId }, at: now });
       return reply(204);
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -17,9 +17,7 @@ import {
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
-import type { Answer, RequestBody, Schemas } from './api-types.js';
-
-type Ctx = HandlerContext<AuthPrincipal>;
+import type { Answer, Schemas } from '@svc/api-spec';
 
 export function userBody(u: UserRow): Schemas['User'] {
   return {
@@ -34,19 +32,19 @@ export function userBody(u: UserRow): Schemas['User'] {
   };
 }
 
-export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function userHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async listUsers({ query, cursor }: Ctx) {
-      const q = query as { limit: number };
+    async listUsers({ query, cursor }) {
+      const q = query;
       const after = cursor as { email: string } | undefined;
       const rows = await listUsers(db.prisma, { limit: q.limit, ...(after ? { afterEmail: after.email } : {}) });
       const page = rows.slice(0, q.limit);
       return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1].email }) } : {}) } satisfies Answer<'listUsers'>;
     },
 
-    async createUser(ctx: Ctx) {
-      const b = ctx.body as RequestBody<'createUser'>;
+    async createUser(ctx) {
+      const b = ctx.body;
       if (b.password !== undefined) {
         const problem = passwordProblem(b.password);
         if (problem) throw validationFailed([{ field: 'password', message: problem }]);
@@ -69,9 +67,9 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       }
     },
 
-    async updateUser(ctx: Ctx) {
-      const { userId } = ctx.params as { userId: string };
-      const change = ctx.body as RequestBody<'updateUser'>;
+    async updateUser(ctx) {
+      const { userId } = ctx.params;
+      const change = ctx.body;
       const now = deps.now();
       try {
         const { before, after } = await updateUser(db.prisma, userId, change, now);
@@ -87,8 +85,8 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       }
     },
 
-    async resetUserPassword(ctx: Ctx) {
-      const { userId } = ctx.params as { userId: string };
+    async resetUserPassword(ctx) {
+      const { userId } = ctx.params;
       const user = await findUserById(db.prisma, userId);
       if (!user) throw notFound(`no user ${userId}`);
       const temporary = generatePassword();
@@ -98,5 +96,5 @@ export function userHandlers(deps: { db: Db; now: () => Date }): OperationHandle
       await recordAudit(db.prisma, { action: 'user.password_reset', ...auditContext(ctx), targetType: 'user', targetId: userId, at: now });
       return { temporary_password: temporary } satisfies Answer<'resetUserPassword'>;
     },
-  };
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

@@ -7,7 +7,7 @@ import { GLOBAL_SCOPE, VariableStore, type VariableRecord } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
 import { assertNamespace } from './secrets.js';
-import type { Answer, Schemas } from './api-types.js';
+import type { Answer, Schemas } from '@svc/api-spec';
 
 type Ctx = HandlerContext<AuthPrincipal>;
 
@@ -22,12 +22,12 @@ function variableBody(v: VariableRecord): Schemas['Variable'] {
   };
 }
 
-export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHandlers<AuthPrincipal> {
+export function variableHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   const variables = new VariableStore(db.pool);
 
-  async function list(namespace: string, ctx: Ctx) {
-    const { limit } = ctx.query as { limit: number };
+  async function list(namespace: string, ctx: HandlerContext<AuthPrincipal, 'listNamespaceVariables' | 'listGlobalVariables'>) {
+    const { limit } = ctx.query;
     const after = ctx.cursor as { key: string } | undefined;
     const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
     const page = rows.slice(0, limit);
@@ -37,9 +37,9 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
     } satisfies Answer<'listNamespaceVariables'>;
   }
 
-  async function put(namespace: string, ctx: Ctx) {
-    const { key } = ctx.params as { key: string };
-    const { value } = ctx.body as { value: string };
+  async function put(namespace: string, ctx: HandlerContext<AuthPrincipal, 'putNamespaceVariable' | 'putGlobalVariable'>) {
+    const { key } = ctx.params;
+    const { value } = ctx.body;
     const now = deps.now();
     const { variable } = await db.prisma.$transaction(async (tx) => {
       const out = await new VariableStore(tx).put(namespace, key, value, { by: ctx.principal!.userId, now });
@@ -58,7 +58,7 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
   }
 
   async function remove(namespace: string, ctx: Ctx) {
-    const { key } = ctx.params as { key: string };
+    const { key } = ctx.params;
     const now = deps.now();
     const deleted = await db.prisma.$transaction(async (tx) => {
       if (!(await new VariableStore(tx).delete(namespace, key))) return false;
@@ -77,23 +77,23 @@ export function variableHandlers(deps: { db: Db; now: () => Date }): OperationHa
   }
 
   return {
-    async listNamespaceVariables(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async listNamespaceVariables(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return list(namespace, ctx);
     },
-    async putNamespaceVariable(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async putNamespaceVariable(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return put(namespace, ctx);
     },
-    async deleteNamespaceVariable(ctx: Ctx) {
-      const { namespace } = ctx.params as { namespace: string };
+    async deleteNamespaceVariable(ctx) {
+      const { namespace } = ctx.params;
       await assertNamespace(db, namespace);
       return remove(namespace, ctx);
     },
-    listGlobalVariables: (ctx: Ctx) => list(GLOBAL_SCOPE, ctx),
-    putGlobalVariable: (ctx: Ctx) => put(GLOBAL_SCOPE, ctx),
-    deleteGlobalVariable: (ctx: Ctx) => remove(GLOBAL_SCOPE, ctx),
-  };
+    listGlobalVariables: (ctx) => list(GLOBAL_SCOPE, ctx),
+    putGlobalVariable: (ctx) => put(GLOBAL_SCOPE, ctx),
+    deleteGlobalVariable: (ctx) => remove(GLOBAL_SCOPE, ctx),
+  } satisfies OperationHandlers<AuthPrincipal>;
 }

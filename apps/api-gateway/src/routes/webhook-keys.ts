@@ -12,7 +12,7 @@ import type { FlowTrigger } from '@svc/flow-schema';
 import { notFound } from '@svc/http';
 import { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists } from '@svc/namespaces';
 import { open, seal } from '@svc/secrets';
-import type { Schemas } from './api-types.js';
+import type { Schemas } from '@svc/api-spec';
 
 export interface WebhookKeyDeps {
   pool: pg.Pool;

@@ -2,7 +2,7 @@
 // decisions.md "Organization email interface"). Not a row of the operation
 // index, so it is kept out of `operations` and of the OpenAPI document; the
 // gateway mounts it with the same machinery (auth, 415, validation).
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
 import { accepted, err, ok } from './shared.js';
 
@@ -26,6 +26,9 @@ export const SendEmailRequest = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The body of sendEmail, as validated: the handler's `ctx.body` (the interface is outside the OpenAPI document and its generated types). */
+export type SendEmailBody = Static<typeof SendEmailRequest>;
 
 const EmailStatus = Type.Object(
   {

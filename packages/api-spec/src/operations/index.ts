@@ -94,4 +94,4 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';
-export { organizationOperations, SendEmailRequest } from './emails.js';
+export { organizationOperations, SendEmailRequest, type SendEmailBody } from './emails.js';
