@@ -2,7 +2,7 @@
 // the process, the contexts file, an API client for the chosen context, the
 // output format, and the exit code the action leaves behind.
 import type { Command } from 'commander';
-import { ApiClient } from './api/client.js';
+import { apiClient, type ApiClient } from './api/client.js';
 import { contextsPath, readContexts, resolveTarget, type Target } from './config/contexts.js';
 import { CliError, type CommandIo } from './io.js';
 import { parseFormat, type Format } from './ui/output.js';
@@ -28,7 +28,7 @@ export class App {
   client(cmd: Command): ApiClient {
     const t = this.target(cmd);
     if (!t.token) throw new CliError(`not logged in to ${t.url}: run \`svc login\`, or set SVC_TOKEN`);
-    return new ApiClient(t.url, t.token, `svc-cli/${cliVersion()}`);
+    return apiClient(t.url, t.token, `svc-cli/${cliVersion()}`);
   }
 
   format(cmd: Command): Format {

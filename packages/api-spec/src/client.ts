@@ -116,7 +116,8 @@ export function querystring(query: Record<string, unknown> | undefined): string 
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v === undefined || v === null || v === '') continue;
     if (Array.isArray(v)) for (const item of v) q.append(k, String(item));
-    else q.set(k, String(v));
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') q.set(k, String(v));
+    else q.set(k, JSON.stringify(v));
   }
   return q.toString();
 }

@@ -9,6 +9,7 @@ export type { Answer, RequestBody, Page } from '@svc/api-spec/api-types';
 export type ErrorDetail = Schemas['ErrorDetail'];
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 export type Execution = Schemas['Execution'];
+export type ExecutionState = Schemas['ExecutionState'];
 export type TaskRun = Schemas['TaskRun'];
 export type LogLine = Schemas['LogLine'];
 export type Artifact = Schemas['Artifact'];

@@ -59,7 +59,7 @@ export function registerAi(program: Command, app: App): void {
       .option('--json', 'the API object as JSON (same as -o json)'),
   ).action(async (opts: { day?: string; json?: boolean }, cmd: Command) => {
     if (opts.day !== undefined && !DAY.test(opts.day)) throw new CliError(`--day must be a UTC day as YYYY-MM-DD, got "${opts.day}"`, 2);
-    const usage = await app.client(cmd).get<AIUsage>('/api/v1/ai/usage', opts.day ? { day: opts.day } : undefined);
+    const usage = await app.client(cmd).get('/api/v1/ai/usage', opts.day ? { params: { query: { day: opts.day } } } : {});
     const format = opts.json ? 'json' : app.format(cmd);
     io.stdout.write(format === 'table' ? renderUsage(usage, colorsFor(io)) : serialize(usage, format));
   });

@@ -5,12 +5,11 @@
 import type { Command } from 'commander';
 import { ALERT_EVENTS } from '@svc/vocabulary';
 import type { components } from '@svc/api-spec/openapi-types';
-import { enc, splitFlowRef, withOutput, type App } from '../app.js';
+import { splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, renderTable, serialize, when } from '../ui/output.js';
 
 type AlertRule = components['schemas']['AlertRule'];
-type AlertDelivery = components['schemas']['AlertDelivery'];
 type Channel = AlertRule['channels'][number];
 type CreateRequest = components['schemas']['CreateAlertRuleRequest'];
 
@@ -91,7 +90,7 @@ export function registerAlert(program: Command, app: App): void {
   const alert = program.command('alert').description('Alert rules: failed, timed out, recovered and late executions by email, webhook or Slack');
 
   withOutput(alert.command('list').description('Alert rules, newest first')).action(async (_o: unknown, cmd: Command) => {
-    const rules = await app.client(cmd).list<AlertRule>('/api/v1/alerts');
+    const rules = await app.client(cmd).all('/api/v1/alerts');
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(rules, format));
     io.stdout.write(
@@ -125,7 +124,7 @@ export function registerAlert(program: Command, app: App): void {
       .option('--rate-limit <n>', 'alerts per hour, past which they are suppressed (default 20)')
       .option('--disabled', 'create it disabled'),
   ).action(async (scope: string, o: CreateOptions, cmd: Command) => {
-    const rule = await app.client(cmd).request<AlertRule>('POST', '/api/v1/alerts', { body: createBody(scope, o) });
+    const rule = await app.client(cmd).post('/api/v1/alerts', { body: createBody(scope, o) });
     const format = app.format(cmd);
     io.stdout.write(format === 'table' ? `${rule.id}\n` : serialize(rule, format));
     io.stderr.write(`alert rule ${rule.id} "${rule.name}" created\n`);
@@ -135,13 +134,13 @@ export function registerAlert(program: Command, app: App): void {
     .command('delete <id>')
     .description('Delete a rule and its deliveries')
     .action(async (id: string, _o: unknown, cmd: Command) => {
-      await app.client(cmd).request('DELETE', `/api/v1/alerts/${enc(id)}`);
+      await app.client(cmd).delete('/api/v1/alerts/{ruleId}', { params: { path: { ruleId: id } } });
       io.stderr.write(`alert rule ${id} deleted\n`);
     });
 
   withOutput(alert.command('deliveries <id>').description("A rule's deliveries, newest first, with their attempts").option('--limit <n>', 'at most this many', '50')).action(
     async (id: string, o: { limit: string }, cmd: Command) => {
-      const rows = await app.client(cmd).list<AlertDelivery>(`/api/v1/alerts/${enc(id)}/deliveries`, {}, Number(o.limit) || 50);
+      const rows = await app.client(cmd).all('/api/v1/alerts/{ruleId}/deliveries', { params: { path: { ruleId: id } } }, Number(o.limit) || 50);
       const format = app.format(cmd);
       if (format !== 'table') return void io.stdout.write(serialize(rows, format));
       io.stdout.write(

@@ -56,10 +56,10 @@ export function registerAudit(program: Command, app: App): void {
     .option('--namespace <ns>', 'only events in this namespace or one below it')
     .action(async (o: ExportOptions, cmd: Command) => {
       const query = exportQuery(o, new Date());
-      const res = await app.client(cmd).raw('GET', '/api/v1/audit/export', { query, headers: { accept: 'application/x-ndjson' } });
+      const body = await app.client(cmd).get('/api/v1/audit/export', { params: { query }, parseAs: 'stream', headers: { accept: 'application/x-ndjson' } });
       let events = 0;
       const decoder = new TextDecoder();
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         const text = decoder.decode(chunk, { stream: true });
         for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) events++;
         await writeOut(io, text);

@@ -3,8 +3,8 @@
 // named after this machine, ends the session, and keeps only the token.
 import os from 'node:os';
 import type { Command } from 'commander';
-import { ApiClient, ApiError } from '../api/client.js';
-import type { Answer, Me } from '../api/types.js';
+import { toApiError } from '@svc/api-spec/client';
+import { apiClient, ApiError } from '../api/client.js';
 import { withOutput, type App } from '../app.js';
 import { contextNameFor, DEFAULT_URL, readContexts, writeContexts, type SvcContext } from '../config/contexts.js';
 import { CliError, type CommandIo } from '../io.js';
@@ -22,18 +22,19 @@ interface LoginOptions {
 
 /** Signs in with email and password; returns a new API token (the session is ended again). */
 async function tokenFromPassword(url: string, email: string, password: string): Promise<{ secret: string; id: string }> {
-  const anon = new ApiClient(url, undefined, `svc-cli/${cliVersion()}`);
-  const login = await anon.raw('POST', '/api/v1/auth/login', { body: { email, password } });
+  const anon = apiClient(url, undefined, `svc-cli/${cliVersion()}`);
+  const { response: login, error } = await anon.raw.POST('/api/v1/auth/login', { body: { email, password } });
+  if (!login.ok) throw toApiError(login, error);
   const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0];
   if (!cookie) throw new CliError('the server accepted the login but set no session cookie');
   // A cookie request needs an Origin the server trusts: its own.
   const headers = { cookie, origin: new URL(url).origin };
   try {
     const name = `svc CLI on ${os.hostname()} (${new Date().toISOString().slice(0, 10)})`;
-    const tok = await anon.request<Answer<'createToken'>>('POST', '/api/v1/tokens', { headers, body: { name } });
+    const tok = await anon.post('/api/v1/tokens', { headers, body: { name } });
     return tok;
   } finally {
-    await anon.raw('POST', '/api/v1/auth/logout', { headers }).catch(() => undefined);
+    await anon.post('/api/v1/auth/logout', { headers }).catch(() => undefined);
   }
 }
 
@@ -54,7 +55,7 @@ async function login(app: App, urlArg: string | undefined, opts: LoginOptions): 
   let tokenId: string | undefined;
   let user: string | undefined;
   if (token) {
-    const me = await new ApiClient(url, token).get<Me>('/api/v1/auth/me');
+    const me = await apiClient(url, token).get('/api/v1/auth/me');
     user = me.email;
   } else {
     const email = opts.email ?? (interactive ? await askText(io, 'Email') : undefined);
@@ -88,10 +89,12 @@ async function logout(app: App, cmd: Command): Promise<void> {
   if (!ctx) throw new CliError(name ? `no context named "${name}"` : 'not logged in (no current context)');
   if (ctx.token_id) {
     // Revoke the token login created; a token that is already gone is fine.
-    await new ApiClient(ctx.url, ctx.token).request('DELETE', `/api/v1/tokens/${encodeURIComponent(ctx.token_id)}`).catch((err) => {
-      if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
-      io.stderr.write(`(could not revoke the token on the server: ${err.message})\n`);
-    });
+    await apiClient(ctx.url, ctx.token)
+      .delete('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: ctx.token_id } } })
+      .catch((err) => {
+        if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
+        io.stderr.write(`(could not revoke the token on the server: ${err.message})\n`);
+      });
   }
   data.contexts = data.contexts.filter((c) => c.name !== ctx.name);
   if (data.current === ctx.name) delete data.current;
@@ -127,7 +130,7 @@ export function registerAuth(program: Command, app: App): void {
     .action((_opts, cmd: Command) => logout(app, cmd));
 
   withOutput(program.command('whoami').description('Show the user of the current credential')).action(async (_o, cmd: Command) => {
-    const me = await app.client(cmd).get<Me>('/api/v1/auth/me');
+    const me = await app.client(cmd).get('/api/v1/auth/me');
     const t = app.target(cmd);
     printRecord(io, app.format(cmd), { ...me, server: t.url }, [
       ['email', (m) => m.email],

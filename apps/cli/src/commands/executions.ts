@@ -5,12 +5,12 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import type { ApiClient } from '../api/client.js';
-import { enc, splitFlowRef, withOutput, type App } from '../app.js';
+import { lostStream, type ApiClient } from '../api/client.js';
+import { splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when } from '../ui/output.js';
 import { progressBar } from '../ui/progress.js';
-import type { Answer, Artifact, LogLine } from '../api/types.js';
+import type { ExecutionState, LogLine } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 
 const EXIT_CODES_HELP = `
@@ -93,12 +93,12 @@ async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promi
   const given = keyValues(opts.input, '--input');
   if (Object.keys(given).length) {
     // Typed from the flow's declaration, so `--input count=3` sends the number 3.
-    const flow = await api.get<Answer<'getFlow'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+    const flow = await api.get('/api/v1/flows/{namespace}/{flowId}', { params: { path: { namespace, flowId } } });
     const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
     for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
   }
   const labels = keyValues(opts.label, '--label');
-  const e = await api.request<Execution>('POST', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}/executions`, { body: { inputs, labels } });
+  const e = await api.post('/api/v1/flows/{namespace}/{flowId}/executions', { params: { path: { namespace, flowId } }, body: { inputs, labels } });
   await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
 }
 
@@ -106,26 +106,30 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
   const { io } = app;
   const c = colorsFor(io);
   if (opts.follow) {
-    await api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
-      ...(opts.task ? { query: { task: opts.task } } : {}),
-      onEvent: (ev) => {
-        if (ev.event !== 'line') return;
-        const l = JSON.parse(ev.data) as LogLine;
-        io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
+    await api.stream(
+      '/api/v1/executions/{executionId}/logs/stream',
+      { params: { path: { executionId: id }, ...(opts.task ? { query: { task: opts.task } } : {}) } },
+      {
+        lostStream,
+        onEvent: (ev) => {
+          if (ev.event !== 'line') return;
+          const l = JSON.parse(ev.data) as LogLine;
+          io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
+        },
+        onReconnect: (n, last) => io.stderr.write(`(log stream dropped; reconnecting${last ? ` from ${last}` : ''}, try ${n})\n`),
       },
-      onReconnect: (n, last) => io.stderr.write(`(log stream dropped; reconnecting${last ? ` from ${last}` : ''}, try ${n})\n`),
-    });
-    const e = await api.get<Execution>(`/api/v1/executions/${enc(id)}`);
+    );
+    const e = await api.get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
     io.stderr.write(`execution ${id} ended ${stateColor(colorsFor(io, 'stderr'), e.state)}\n`);
     return;
   }
   let cursor: string | undefined;
   do {
-    const page = await api.get<Answer<'getExecutionLogs'>>(`/api/v1/executions/${enc(id)}/logs`, {
-      limit: 5000,
-      task: opts.task,
-      attempt: opts.attempt,
-      ...(cursor ? { cursor } : {}),
+    const page = await api.get('/api/v1/executions/{executionId}/logs', {
+      params: {
+        path: { executionId: id },
+        query: { limit: 5000, task: opts.task, ...(opts.attempt !== undefined ? { attempt: Number(opts.attempt) } : {}), ...(cursor ? { cursor } : {}) },
+      },
     });
     for (const l of page.items) io.stdout.write(`${c.dim(`[${l.task_key}]`)} ${l.text}\n`);
     cursor = page.next_cursor;
@@ -134,7 +138,7 @@ async function printLogs(app: App, api: ApiClient, id: string, opts: { follow?: 
 
 async function download(app: App, api: ApiClient, id: string, names: string[], dir: string): Promise<void> {
   const { io } = app;
-  const all = await api.list<Artifact>(`/api/v1/executions/${enc(id)}/artifacts`);
+  const all = await api.all('/api/v1/executions/{executionId}/artifacts', { params: { path: { executionId: id } } });
   const chosen = names.length ? all.filter((a) => names.includes(a.name) || names.includes(a.id)) : all;
   const missing = names.filter((n) => !all.some((a) => a.name === n || a.id === n));
   if (missing.length) throw new CliError(`no artifact ${missing.join(', ')} in execution ${id} (see svc artifacts list ${id})`);
@@ -153,14 +157,14 @@ async function download(app: App, api: ApiClient, id: string, names: string[], d
       const target = path.resolve(root, clash ? path.join(a.task_key, a.name) : a.name);
       if (!target.startsWith(root + path.sep)) throw new CliError(`refusing to write outside ${dir}: ${a.name}`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
-      const res = await api.raw('GET', `/api/v1/executions/${enc(id)}/artifacts/${enc(a.id)}`);
+      const body = await api.get('/api/v1/executions/{executionId}/artifacts/{artifactId}', { params: { path: { executionId: id, artifactId: a.id } }, parseAs: 'stream' });
       const counter = new Transform({
         transform(chunk: Buffer, _e, cb) {
           bar.increment(chunk.length);
           cb(null, chunk);
         },
       });
-      await pipeline(Readable.fromWeb(res.body as never), counter, fs.createWriteStream(target));
+      await pipeline(Readable.fromWeb(body as never), counter, fs.createWriteStream(target));
     }
   } finally {
     bar.stop();
@@ -196,13 +200,16 @@ export function registerExecutions(program: Command, app: App): void {
       .option('-l, --label <key:value>', 'label filter (repeatable, all must match)', collect, [])
       .option('--limit <n>', 'at most this many', '50'),
   ).action(async (opts: { namespace?: string; flow?: string; state?: string; label: string[]; limit: string }, cmd: Command) => {
-    const items = await app
-      .client(cmd)
-      .list<Execution>(
-        '/api/v1/executions',
-        { namespace: opts.namespace, flow: opts.flow, state: opts.state?.toUpperCase(), label: opts.label.map((l) => l.replace('=', ':')) },
-        Number(opts.limit),
-      );
+    const items = await app.client(cmd).all(
+      '/api/v1/executions',
+      {
+        params: {
+          // The server checks the state (422 with the states it knows).
+          query: { namespace: opts.namespace, flow: opts.flow, state: opts.state?.toUpperCase() as ExecutionState | undefined, label: opts.label.map((l) => l.replace('=', ':')) },
+        },
+      },
+      Number(opts.limit),
+    );
     const c = colorsFor(io);
     printList(
       io,
@@ -220,7 +227,7 @@ export function registerExecutions(program: Command, app: App): void {
   });
 
   withOutput(ex.command('get').description('Show an execution and its task runs').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
-    const e = await app.client(cmd).get<Execution>(`/api/v1/executions/${enc(id)}`);
+    const e = await app.client(cmd).get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(e, format));
     const c = colorsFor(io);
@@ -268,7 +275,7 @@ export function registerExecutions(program: Command, app: App): void {
     .option('-w, --watch', 'wait until it has ended')
     .action(async (id: string, opts: { watch?: boolean }, cmd: Command) => {
       const api = app.client(cmd);
-      const e = await api.request<Execution>('POST', `/api/v1/executions/${enc(id)}/cancel`);
+      const e = await api.post('/api/v1/executions/{executionId}/cancel', { params: { path: { executionId: id } } });
       io.stderr.write(`execution ${id} is ${e.state}\n`);
       if (opts.watch) {
         const end = await watchExecution(io, api, id, { logs: false });
@@ -292,7 +299,8 @@ export function registerExecutions(program: Command, app: App): void {
       .addHelpText('after', EXIT_CODES_HELP)
       .action(async (id: string, opts: { watch?: boolean; logs: boolean }, cmd: Command) => {
         const api = app.client(cmd);
-        const e = await api.request<Execution>('POST', `/api/v1/executions/${enc(id)}/${name}`);
+        const init = { params: { path: { executionId: id } } };
+        const e = name === 'rerun' ? await api.post('/api/v1/executions/{executionId}/rerun', init) : await api.post('/api/v1/executions/{executionId}/restart', init);
         await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
       });
   }
@@ -307,7 +315,7 @@ export function registerExecutions(program: Command, app: App): void {
 
   const art = program.command('artifacts').alias('artifact').description('List and download the artifacts of an execution');
   withOutput(art.command('list').description('List the artifacts of an execution').argument('<execution-id>')).action(async (id: string, _o, cmd: Command) => {
-    const items = await app.client(cmd).list<Artifact>(`/api/v1/executions/${enc(id)}/artifacts`);
+    const items = await app.client(cmd).all('/api/v1/executions/{executionId}/artifacts', { params: { path: { executionId: id } } });
     printList(
       io,
       app.format(cmd),

@@ -5,7 +5,7 @@
 // prints each in UTC and in the schedule's zone.
 import type { Command } from 'commander';
 import type { components } from '@svc/api-spec/openapi-types';
-import { enc, splitFlowRef, withOutput, type App } from '../app.js';
+import { splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { printList, printRecord, serialize, when } from '../ui/output.js';
 
@@ -85,7 +85,7 @@ export function registerFlowBackfill(flow: Command, app: App): void {
         ...(opts.maxInFlight !== undefined ? { max_in_flight: opts.maxInFlight } : {}),
         ...(opts.dryRun ? { dry_run: true } : {}),
       };
-      const answer = await app.client(cmd).request('POST', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}/backfills`, { body });
+      const answer = await app.client(cmd).post('/api/v1/flows/{namespace}/{flowId}/backfills', { params: { path: { namespace, flowId } }, body });
       const format = app.format(cmd);
       if (opts.dryRun) {
         const p = answer as BackfillPreview;
@@ -101,13 +101,13 @@ export function registerFlowBackfill(flow: Command, app: App): void {
     });
 
   withOutput(backfill.command('status').description('Show a backfill and its progress').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
-    const b = await app.client(cmd).get<Backfill>(`/api/v1/backfills/${enc(id)}`);
+    const b = await app.client(cmd).get('/api/v1/backfills/{backfillId}', { params: { path: { backfillId: id } } });
     printRecord(io, formatOf(cmd), b, FIELDS);
   });
 
   withOutput(backfill.command('list').description('List the backfills of a flow, newest first').argument('<ns/flow>')).action(async (ref: string, _o, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
-    const items = await app.client(cmd).list<Backfill>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/backfills`);
+    const items = await app.client(cmd).all('/api/v1/flows/{namespace}/{flowId}/backfills', { params: { path: { namespace, flowId } } });
     printList(
       io,
       formatOf(cmd),
@@ -130,7 +130,14 @@ export function registerFlowBackfill(flow: Command, app: App): void {
     ['cancel', 'Cancel a backfill: its fire times left are dropped, its executions in flight cancelled'],
   ] as const) {
     withOutput(backfill.command(name).description(what).argument('<id>')).action(async (id: string, _o, cmd: Command) => {
-      const b = await app.client(cmd).request<Backfill>('POST', `/api/v1/backfills/${enc(id)}/${name}`);
+      const init = { params: { path: { backfillId: id } } };
+      const api = app.client(cmd);
+      const b =
+        name === 'pause'
+          ? await api.post('/api/v1/backfills/{backfillId}/pause', init)
+          : name === 'resume'
+            ? await api.post('/api/v1/backfills/{backfillId}/resume', init)
+            : await api.post('/api/v1/backfills/{backfillId}/cancel', init);
       const format = formatOf(cmd);
       if (format !== 'table') return void io.stdout.write(serialize(b, format));
       io.stderr.write(`backfill ${b.id} ${b.state}: ${progress(b)}\n`);

@@ -5,11 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { createFlowValidator, type FlowDefinition } from '@svc/flow-schema';
-import { enc, splitFlowRef, withOutput, type App } from '../app.js';
+import { splitFlowRef, withOutput, type App } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, printList, printRecord, serialize, when } from '../ui/output.js';
 import { registerFlowBackfill } from './flow-backfill.js';
-import type { Answer, FlowRevision, FlowSummary } from '../api/types.js';
 
 /** Files named on the command line; a directory stands for every `*.flow.yaml` under it. */
 function expandFlowFiles(cwd: string, args: string[]): string[] {
@@ -82,7 +81,7 @@ export function registerFlow(program: Command, app: App): void {
       .addOption(new Option('-q, --query <text>').hideHelp()),
   ).action(async (opts: { namespace?: string; search?: string; query?: string }, cmd: Command) => {
     // The server searches (listFlows' q), so every page of the answer is of matches.
-    const items = await app.client(cmd).list<FlowSummary>('/api/v1/flows', { namespace: opts.namespace, q: opts.search ?? opts.query });
+    const items = await app.client(cmd).all('/api/v1/flows', { params: { query: { namespace: opts.namespace, q: opts.search ?? opts.query } } });
     printList(
       io,
       app.format(cmd),
@@ -101,7 +100,7 @@ export function registerFlow(program: Command, app: App): void {
   withOutput(flow.command('get').description('Show a flow').argument('<ns/flow>').option('--source', 'print only the YAML source')).action(
     async (ref: string, opts: { source?: boolean }, cmd: Command) => {
       const { namespace, flowId } = splitFlowRef(ref);
-      const f = await app.client(cmd).get<Answer<'getFlow'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}`);
+      const f = await app.client(cmd).get('/api/v1/flows/{namespace}/{flowId}', { params: { path: { namespace, flowId } } });
       if (opts.source) return void io.stdout.write(f.source ?? '');
       // The server parsed and validated `definition` against the flow schema: only its task and trigger ids are read here.
       const definition = f.definition as Partial<Pick<FlowDefinition, 'tasks' | 'triggers'>> | undefined;
@@ -129,14 +128,14 @@ export function registerFlow(program: Command, app: App): void {
       .argument('<ns/flow>')
       .action(async (ref: string, _o, cmd: Command) => {
         const { namespace, flowId } = splitFlowRef(ref);
-        await app.client(cmd).request('PATCH', `/api/v1/flows/${enc(namespace)}/${enc(flowId)}`, { body: { enabled } });
+        await app.client(cmd).patch('/api/v1/flows/{namespace}/{flowId}', { params: { path: { namespace, flowId } }, body: { enabled } });
         io.stderr.write(`${ref} ${enabled ? 'enabled' : 'disabled'}\n`);
       });
   }
 
   withOutput(flow.command('revisions').description('List the revisions of a flow, newest first').argument('<ns/flow>')).action(async (ref: string, _o, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
-    const items = await app.client(cmd).list<FlowRevision>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/revisions`);
+    const items = await app.client(cmd).all('/api/v1/flows/{namespace}/{flowId}/revisions', { params: { path: { namespace, flowId } } });
     printList(
       io,
       app.format(cmd),
@@ -159,7 +158,7 @@ export function registerFlow(program: Command, app: App): void {
       .option('--to <revision>', 'newer revision id (default the current one)'),
   ).action(async (ref: string, opts: { from: string; to?: string }, cmd: Command) => {
     const { namespace, flowId } = splitFlowRef(ref);
-    const d = await app.client(cmd).get<Answer<'diffFlowRevisions'>>(`/api/v1/flows/${enc(namespace)}/${enc(flowId)}/diff`, { from: opts.from, to: opts.to });
+    const d = await app.client(cmd).get('/api/v1/flows/{namespace}/{flowId}/diff', { params: { path: { namespace, flowId }, query: { from: opts.from, to: opts.to } } });
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(d, format));
     io.stdout.write(d.diff ?? (d.too_large ? '(the revisions are too large or too different for a line diff)\n' : '(no differences)\n'));

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ApiError, type ApiClient } from '../api/client.js';
-import type { Answer, FileEntry, Namespace, NamespaceDiff, NamespaceVersion } from '../api/types.js';
-import { enc, withOutput, type App } from '../app.js';
+import type { Answer, Namespace } from '../api/types.js';
+import { withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { computeChanges, describeChange, readLocalTree, toWire, type Change, type FileState } from '../ns/changeset.js';
 import { colorsFor, printList, printRecord, serialize, when, type Colors } from '../ui/output.js';
@@ -23,9 +23,9 @@ interface Head {
 }
 
 async function readHead(api: ApiClient, ns: string, version?: number): Promise<Head> {
-  const info = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`);
+  const info = await api.get('/api/v1/namespaces/{namespace}', { params: { path: { namespace: ns } } });
   const v = version ?? info.head_version ?? 0;
-  const items = await api.list<FileEntry>(`/api/v1/namespaces/${enc(ns)}/files`, { version: v });
+  const items = await api.all('/api/v1/namespaces/{namespace}/files', { params: { path: { namespace: ns }, query: { version: v } } });
   return { version: v, files: new Map(items.map((f) => [f.path, { hash: f.sha256, executable: f.executable }])) };
 }
 
@@ -108,7 +108,7 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
     return;
   }
   if (newNamespace) {
-    await api.request('POST', '/api/v1/namespaces', { body: { name: ns } });
+    await api.post('/api/v1/namespaces', { body: { name: ns } });
     io.stderr.write(`created namespace ${ns}\n`);
   }
   if (!changes.length) {
@@ -125,13 +125,14 @@ async function push(app: App, cmd: Command, dir: string, opts: PushOptions): Pro
   try {
     for (const [i, part] of parts.entries()) {
       try {
-        saved = await api.request<Answer<'saveChanges'>>('POST', `/api/v1/namespaces/${enc(ns)}/changes`, {
+        saved = await api.post('/api/v1/namespaces/{namespace}/changes', {
+          params: { path: { namespace: ns } },
           body: { base_version: base, message: parts.length > 1 ? `${message} (part ${i + 1} of ${parts.length})` : message, changes: part.map(toWire) },
         });
       } catch (err) {
         if (err instanceof ApiError && err.code === 'version_conflict') {
           bar.stop();
-          const now = await api.get<Answer<'getNamespace'>>(`/api/v1/namespaces/${enc(ns)}`).then(
+          const now = await api.get('/api/v1/namespaces/{namespace}', { params: { path: { namespace: ns } } }).then(
             (n) => n.head_version,
             () => undefined,
           );
@@ -165,7 +166,7 @@ async function pull(app: App, cmd: Command, ns: string, dir: string, opts: { ver
     for (const [p, st] of [...head.files.entries()].sort()) {
       const target = path.join(root, ...p.split('/'));
       if (!target.startsWith(root + path.sep)) throw new CliError(`refusing to write outside ${dir}: ${p}`);
-      const f = await api.get<Answer<'getFile'>>(`/api/v1/namespaces/${enc(ns)}/file`, { path: p, version: head.version });
+      const f = await api.get('/api/v1/namespaces/{namespace}/file', { params: { path: { namespace: ns }, query: { path: p, version: head.version } } });
       const body = f.content !== undefined ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content_base64 ?? '', 'base64');
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, body);
@@ -207,10 +208,8 @@ async function diff(app: App, cmd: Command, ns: string, dir: string | undefined,
     printChanges((s) => io.stdout.write(s), colorsFor(io), changes);
     return;
   }
-  const d = await api.get<NamespaceDiff>(`/api/v1/namespaces/${enc(ns)}/diff`, {
-    from: Number(opts.from),
-    to: opts.to !== undefined ? Number(opts.to) : undefined,
-    path: opts.path,
+  const d = await api.get('/api/v1/namespaces/{namespace}/diff', {
+    params: { path: { namespace: ns }, query: { from: Number(opts.from), to: opts.to !== undefined ? Number(opts.to) : undefined, path: opts.path } },
   });
   if (format !== 'table') return void io.stdout.write(serialize(d, format));
   const c = colorsFor(io);
@@ -235,7 +234,7 @@ export function registerNs(program: Command, app: App): void {
 
   withOutput(ns.command('list').description('List namespaces').option('--parent <ns>', 'only the children of this namespace')).action(
     async (opts: { parent?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list<Namespace>('/api/v1/namespaces', { parent: opts.parent });
+      const items = await app.client(cmd).all('/api/v1/namespaces', { params: { query: { parent: opts.parent } } });
       printList(
         io,
         app.format(cmd),
@@ -258,13 +257,13 @@ export function registerNs(program: Command, app: App): void {
     .argument('<name>')
     .option('-d, --description <text>', 'description')
     .action(async (name: string, opts: { description?: string }, cmd: Command) => {
-      await app.client(cmd).request('POST', '/api/v1/namespaces', { body: { name, ...(opts.description ? { description: opts.description } : {}) } });
+      await app.client(cmd).post('/api/v1/namespaces', { body: { name, ...(opts.description ? { description: opts.description } : {}) } });
       io.stderr.write(`created namespace ${name}\n`);
     });
 
   withOutput(ns.command('get').description('Show a namespace, with the namespaces allowed to call into it').argument('<name>')).action(
     async (name: string, _opts: unknown, cmd: Command) => {
-      const n = await app.client(cmd).request<Namespace>('GET', `/api/v1/namespaces/${enc(name)}`);
+      const n = await app.client(cmd).get('/api/v1/namespaces/{namespace}', { params: { path: { namespace: name } } });
       printRecord(io, app.format(cmd), n, NAMESPACE_FIELDS);
     },
   );
@@ -281,7 +280,7 @@ export function registerNs(program: Command, app: App): void {
     .action(async (name: string, callers: string[], opts: { none?: boolean }, cmd: Command) => {
       if (opts.none && callers.length) throw new CliError('give callers or --none, not both', 2);
       if (!opts.none && !callers.length) throw new CliError('name at least one caller namespace, or --none to allow none', 2);
-      const n = await app.client(cmd).request<Namespace>('PUT', `/api/v1/namespaces/${enc(name)}/allowed-callers`, { body: { allowed_callers: callers } });
+      const n = await app.client(cmd).put('/api/v1/namespaces/{namespace}/allowed-callers', { params: { path: { namespace: name } }, body: { allowed_callers: callers } });
       const list = n.allowed_callers ?? [];
       io.stderr.write(list.length ? `${name} may be called by: ${list.join(', ')} (and their children)\n` : `${name} may be called by no other namespace\n`);
     });
@@ -296,7 +295,7 @@ export function registerNs(program: Command, app: App): void {
         const ok = await confirm({ message: `Delete namespace ${name} and everything in it?`, default: false }, { output: process.stderr });
         if (!ok) throw new CliError('not deleted');
       }
-      await app.client(cmd).request('DELETE', `/api/v1/namespaces/${enc(name)}`);
+      await app.client(cmd).delete('/api/v1/namespaces/{namespace}', { params: { path: { namespace: name } } });
       io.stderr.write(`deleted namespace ${name}\n`);
     });
 
@@ -340,7 +339,7 @@ export function registerNs(program: Command, app: App): void {
 
   withOutput(ns.command('versions').description('List the versions of a namespace, newest first').argument('<ns>').option('--limit <n>', 'at most this many', '50')).action(
     async (name: string, opts: { limit: string }, cmd: Command) => {
-      const items = await app.client(cmd).list<NamespaceVersion>(`/api/v1/namespaces/${enc(name)}/versions`, {}, Number(opts.limit));
+      const items = await app.client(cmd).all('/api/v1/namespaces/{namespace}/versions', { params: { path: { namespace: name } } }, Number(opts.limit));
       printList(
         io,
         app.format(cmd),
@@ -367,7 +366,7 @@ export function registerNs(program: Command, app: App): void {
       if (!Number.isInteger(v) || v < 0) throw new CliError(`not a version number: ${version}`, 2);
       const saved = await app
         .client(cmd)
-        .request<Answer<'revertVersion'>>('POST', `/api/v1/namespaces/${enc(name)}/revert`, { body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
+        .post('/api/v1/namespaces/{namespace}/revert', { params: { path: { namespace: name } }, body: { version: v, ...(opts.message ? { message: opts.message } : {}) } });
       io.stderr.write(`saved ${name} version ${saved.version} with the files of version ${v}\n`);
     });
 }

@@ -3,11 +3,10 @@
 // only. As with `svc secret set`, a value is read from standard input or a
 // hidden prompt, never from the command line, and never shown.
 import type { Command } from 'commander';
-import { enc, withOutput, type App } from '../app.js';
+import { withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { printList, when } from '../ui/output.js';
 import { askHidden, readAllStdin } from '../ui/prompt.js';
-import type { PlatformSecret } from '../api/types.js';
 
 export function registerPlatformSecret(program: Command, app: App): void {
   const { io } = app;
@@ -29,12 +28,12 @@ never resolves one, whatever its name.
     .action(async (name: string, _opts: unknown, cmd: Command) => {
       const value = io.stdinIsTTY ? await askHidden(io, `Value of ${name}`) : (await readAllStdin(io)).replace(/\r?\n$/, '');
       if (!value) throw new CliError('the value is empty: nothing set');
-      const got = await app.client(cmd).request<PlatformSecret>('PUT', `/api/v1/platform-secrets/${enc(name)}`, { body: { value } });
+      const got = await app.client(cmd).put('/api/v1/platform-secrets/{name}', { params: { path: { name } }, body: { value } });
       io.stderr.write(`platform secret ${name} set\n`);
       if (got.global_copy) io.stderr.write(`warning: a global secret ${name} exists too, and flows can read it: delete it (svc secret delete ${name}) once no flow uses it\n`);
     });
   withOutput(ps.command('list').description('List platform secrets (values are never shown)')).action(async (_opts: unknown, cmd: Command) => {
-    const items = await app.client(cmd).list<PlatformSecret>('/api/v1/platform-secrets');
+    const items = await app.client(cmd).all('/api/v1/platform-secrets');
     printList(
       io,
       app.format(cmd),
@@ -52,7 +51,7 @@ never resolves one, whatever its name.
     .description('Delete a platform secret (git sources and SSO naming it stop authenticating)')
     .argument('<name>')
     .action(async (name: string, _opts: unknown, cmd: Command) => {
-      await app.client(cmd).request('DELETE', `/api/v1/platform-secrets/${enc(name)}`);
+      await app.client(cmd).delete('/api/v1/platform-secrets/{name}', { params: { path: { name } } });
       io.stderr.write(`platform secret ${name} deleted\n`);
     });
 }

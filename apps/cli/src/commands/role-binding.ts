@@ -5,12 +5,11 @@
 import type { Command } from 'commander';
 import { SPEC_ROLES } from '@svc/vocabulary';
 import type { components } from '@svc/api-spec/openapi-types';
-import { enc, withOutput, type App } from '../app.js';
+import { withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, renderTable, serialize, when } from '../ui/output.js';
 
 type RoleBinding = components['schemas']['RoleBinding'];
-type RoleBindingList = components['schemas']['RoleBindingList'];
 type CreateRequest = components['schemas']['CreateRoleBindingRequest'];
 
 /** The roles a binding may give (never `none`). */
@@ -36,7 +35,7 @@ export function registerRoleBinding(program: Command, app: App): void {
       .option('--group <group>', 'only those of this IdP group'),
   ).action(async (o: { namespace?: string; user?: string; group?: string }, cmd: Command) => {
     const query = Object.fromEntries(Object.entries({ namespace: o.namespace, user: o.user, group: o.group }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-    const { items } = await app.client(cmd).request<RoleBindingList>('GET', '/api/v1/role-bindings', { query });
+    const { items } = await app.client(cmd).get('/api/v1/role-bindings', { params: { query } });
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(items, format));
     io.stdout.write(
@@ -62,7 +61,7 @@ export function registerRoleBinding(program: Command, app: App): void {
       .option('--user <user>', 'the user (id or email)')
       .option('--group <group>', 'the IdP group, as the groups claim names it'),
   ).action(async (namespace: string, role: string, o: { user?: string; group?: string }, cmd: Command) => {
-    const b = await app.client(cmd).request<RoleBinding>('POST', '/api/v1/role-bindings', { body: createBody(namespace, role, o) });
+    const b = await app.client(cmd).post('/api/v1/role-bindings', { body: createBody(namespace, role, o) });
     const format = app.format(cmd);
     io.stdout.write(format === 'table' ? `${b.id}\n` : serialize(b, format));
     io.stderr.write(`${b.role} on ${b.namespace} (and children) for ${b.group !== null ? `group ${b.group}` : b.user_email}: binding ${b.id} created\n`);
@@ -71,7 +70,7 @@ export function registerRoleBinding(program: Command, app: App): void {
   rb.command('delete <id>')
     .description('Delete a role binding')
     .action(async (id: string, _o: unknown, cmd: Command) => {
-      await app.client(cmd).request('DELETE', `/api/v1/role-bindings/${enc(id)}`);
+      await app.client(cmd).delete('/api/v1/role-bindings/{bindingId}', { params: { path: { bindingId: id } } });
       io.stderr.write(`role binding ${id} deleted\n`);
     });
 }

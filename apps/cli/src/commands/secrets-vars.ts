@@ -2,15 +2,11 @@
 // read from standard input or a hidden prompt, never from the command line,
 // where it would land in shell history and the process list.
 import type { Command } from 'commander';
-import { enc, withOutput, type App } from '../app.js';
+import { withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { printList, when } from '../ui/output.js';
 import { askHidden, readAllStdin } from '../ui/prompt.js';
-import type { Answer, SecretKey, Variable } from '../api/types.js';
 
-type Provider = Answer<'updateSecretProvider'>;
-
-const scope = (ns: string | undefined) => (ns ? `/api/v1/namespaces/${enc(ns)}` : '/api/v1');
 const where = (ns: string | undefined) => (ns ? `namespace ${ns}` : 'global scope');
 
 export function registerSecretsAndVars(program: Command, app: App): void {
@@ -31,12 +27,17 @@ export function registerSecretsAndVars(program: Command, app: App): void {
         value = (await readAllStdin(io)).replace(/\r?\n$/, '');
       }
       if (!value) throw new CliError('the value is empty: nothing set');
-      await app.client(cmd).request('PUT', `${scope(opts.namespace)}/secrets/${enc(key)}`, { body: { value } });
+      const api = app.client(cmd);
+      if (opts.namespace) await api.put('/api/v1/namespaces/{namespace}/secrets/{key}', { params: { path: { namespace: opts.namespace, key } }, body: { value } });
+      else await api.put('/api/v1/secrets/{key}', { params: { path: { key } }, body: { value } });
       io.stderr.write(`secret ${key} set in ${where(opts.namespace)}\n`);
     });
   withOutput(secret.command('list').description('List secret keys (values are never shown)').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list<SecretKey>(`${scope(opts.namespace)}/secrets`);
+      const api = app.client(cmd);
+      const items = opts.namespace
+        ? await api.all('/api/v1/namespaces/{namespace}/secrets', { params: { path: { namespace: opts.namespace } } })
+        : await api.all('/api/v1/secrets');
       printList(
         io,
         app.format(cmd),
@@ -56,14 +57,16 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     .argument('<key>')
     .option('-n, --namespace <ns>', 'namespace (default global)')
     .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
-      await app.client(cmd).request('DELETE', `${scope(opts.namespace)}/secrets/${enc(key)}`);
+      const api = app.client(cmd);
+      if (opts.namespace) await api.delete('/api/v1/namespaces/{namespace}/secrets/{key}', { params: { path: { namespace: opts.namespace, key } } });
+      else await api.delete('/api/v1/secrets/{key}', { params: { path: { key } } });
       io.stderr.write(`secret ${key} deleted from ${where(opts.namespace)}\n`);
     });
 
   // Secret providers (admin writes; issue #40): which namespaces' flows may use each.
   const provider = secret.command('provider').description('External secret providers (env, vault): list them, set the namespaces they serve');
   withOutput(provider.command('list').description('List secret providers and the namespaces they serve')).action(async (_opts: unknown, cmd: Command) => {
-    const items = await app.client(cmd).list<Provider>('/api/v1/secret-providers');
+    const items = await app.client(cmd).all('/api/v1/secret-providers');
     printList(
       io,
       app.format(cmd),
@@ -88,7 +91,7 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     .action(async (name: string, namespaces: string[], opts: { all?: boolean; none?: boolean }, cmd: Command) => {
       if ([namespaces.length > 0, !!opts.all, !!opts.none].filter(Boolean).length !== 1) throw new CliError('give namespaces, --all or --none (exactly one of them)', 2);
       const list = opts.all ? ['*'] : opts.none ? [] : namespaces;
-      const p = await app.client(cmd).request<Provider>('PUT', `/api/v1/secret-providers/${enc(name)}`, { body: { namespaces: list } });
+      const p = await app.client(cmd).put('/api/v1/secret-providers/{name}', { params: { path: { name } }, body: { namespaces: list } });
       io.stderr.write(`secret provider ${name} serves ${p.namespaces.length ? p.namespaces.join(', ') : 'no namespace'}\n`);
     });
 
@@ -99,12 +102,17 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     .argument('<value>')
     .option('-n, --namespace <ns>', 'namespace (default: a global variable, admin only)')
     .action(async (key: string, value: string, opts: { namespace?: string }, cmd: Command) => {
-      await app.client(cmd).request('PUT', `${scope(opts.namespace)}/variables/${enc(key)}`, { body: { value } });
+      const api = app.client(cmd);
+      if (opts.namespace) await api.put('/api/v1/namespaces/{namespace}/variables/{key}', { params: { path: { namespace: opts.namespace, key } }, body: { value } });
+      else await api.put('/api/v1/variables/{key}', { params: { path: { key } }, body: { value } });
       io.stderr.write(`variable ${key} set in ${where(opts.namespace)}\n`);
     });
   withOutput(v.command('list').description('List variables').option('-n, --namespace <ns>', 'namespace (default global)')).action(
     async (opts: { namespace?: string }, cmd: Command) => {
-      const items = await app.client(cmd).list<Variable>(`${scope(opts.namespace)}/variables`);
+      const api = app.client(cmd);
+      const items = opts.namespace
+        ? await api.all('/api/v1/namespaces/{namespace}/variables', { params: { path: { namespace: opts.namespace } } })
+        : await api.all('/api/v1/variables');
       printList(
         io,
         app.format(cmd),
@@ -123,7 +131,9 @@ export function registerSecretsAndVars(program: Command, app: App): void {
     .argument('<key>')
     .option('-n, --namespace <ns>', 'namespace (default global)')
     .action(async (key: string, opts: { namespace?: string }, cmd: Command) => {
-      await app.client(cmd).request('DELETE', `${scope(opts.namespace)}/variables/${enc(key)}`);
+      const api = app.client(cmd);
+      if (opts.namespace) await api.delete('/api/v1/namespaces/{namespace}/variables/{key}', { params: { path: { namespace: opts.namespace, key } } });
+      else await api.delete('/api/v1/variables/{key}', { params: { path: { key } } });
       io.stderr.write(`variable ${key} deleted from ${where(opts.namespace)}\n`);
     });
 }

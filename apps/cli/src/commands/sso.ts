@@ -15,11 +15,10 @@ import { colorsFor, printRecord, renderTable, serialize, when } from '../ui/outp
 
 type OidcSettings = components['schemas']['OidcSettings'];
 type OidcSettingsRequest = components['schemas']['OidcSettingsRequest'];
-type SsoStatus = components['schemas']['SsoStatus'];
 type GroupRole = OidcSettings['group_roles'][number];
 type Role = components['schemas']['Role'];
 
-const PATH = '/api/v1/sso/oidc';
+const PATH = '/api/v1/sso/oidc' as const;
 
 function role(v: string, flag: string): Role {
   if (!(ROLES as readonly string[]).includes(v)) throw new CliError(`${flag} is one of ${ROLES.join(', ')}; got "${v}"`, 2);
@@ -67,7 +66,7 @@ function scopes(v: string | undefined): string[] | undefined {
 /** The settings, or undefined when single sign-on is not configured (404). */
 async function current(client: ApiClient): Promise<OidcSettings | undefined> {
   try {
-    return await client.get<OidcSettings>(PATH);
+    return await client.get(PATH);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
@@ -187,7 +186,7 @@ export function registerSso(program: Command, app: App): void {
   const sso = program.command('sso').description('Single sign-on through OpenID Connect: the IdP, its client, and IdP groups to roles (admin)');
 
   withOutput(sso.command('status').description('Whether the login page offers single sign-on (public)')).action(async (_o: unknown, cmd: Command) => {
-    const s = await app.client(cmd).get<SsoStatus>('/api/v1/sso/status');
+    const s = await app.client(cmd).get('/api/v1/sso/status');
     printRecord(io, app.format(cmd), s, [
       ['offered', (x) => (x.oidc ? 'yes' : 'no')],
       ['button', (x) => (x.display_name ? `Sign in with ${x.display_name}` : '')],
@@ -196,7 +195,7 @@ export function registerSso(program: Command, app: App): void {
   });
 
   withOutput(sso.command('get').description('The OpenID Connect settings; the client secret is shown by its reference only')).action(async (_o: unknown, cmd: Command) => {
-    const s = await app.client(cmd).get<OidcSettings>(PATH);
+    const s = await app.client(cmd).get(PATH);
     printSettings(app, cmd, s);
   });
 
@@ -228,7 +227,7 @@ export function registerSso(program: Command, app: App): void {
     const patch = setPatch(o);
     const client = app.client(cmd);
     const before = await current(client);
-    const s = await client.request<OidcSettings>('PUT', PATH, { body: setBody(before, patch) });
+    const s = await client.put(PATH, { body: setBody(before, patch) });
     printSettings(app, cmd, s);
     io.stderr.write(`single sign-on settings ${before ? 'updated' : 'created'}; register ${s.redirect_uri} as the redirect URI at the IdP\n`);
   });
@@ -237,14 +236,14 @@ export function registerSso(program: Command, app: App): void {
     .command('delete')
     .description('Remove the settings: single sign-on is no longer offered (SSO users keep their accounts)')
     .action(async (_o: unknown, cmd: Command) => {
-      await app.client(cmd).request('DELETE', PATH);
+      await app.client(cmd).delete(PATH);
       io.stderr.write('single sign-on settings deleted\n');
     });
 
   const gr = sso.command('group-role').description('IdP groups to global roles, applied at every SSO login (the highest role of the groups, else the default role)');
 
   withOutput(gr.command('list').description('The group to role mappings')).action(async (_o: unknown, cmd: Command) => {
-    const s = await app.client(cmd).get<OidcSettings>(PATH);
+    const s = await app.client(cmd).get(PATH);
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(s.group_roles, format));
     if (!s.group_roles.length) return void io.stderr.write(`no group mappings: every SSO user gets the default role ${s.default_role}\n`);
@@ -265,10 +264,10 @@ export function registerSso(program: Command, app: App): void {
     .action(async (group: string, r: string, _o: unknown, cmd: Command) => {
       const wanted = role(r, 'the role');
       const client = app.client(cmd);
-      const s = await client.get<OidcSettings>(PATH);
+      const s = await client.get(PATH);
       const had = s.group_roles.find((g) => g.group === group);
       const group_roles = had ? s.group_roles.map((g) => (g.group === group ? { group, role: wanted } : g)) : [...s.group_roles, { group, role: wanted }];
-      await client.request<OidcSettings>('PUT', PATH, { body: { ...requestOf(s), group_roles } });
+      await client.put(PATH, { body: { ...requestOf(s), group_roles } });
       io.stderr.write(had ? `group ${group}: ${had.role} -> ${wanted}\n` : `group ${group} -> ${wanted}\n`);
     });
 
@@ -276,9 +275,9 @@ export function registerSso(program: Command, app: App): void {
     .description("Remove an IdP group's mapping")
     .action(async (group: string, _o: unknown, cmd: Command) => {
       const client = app.client(cmd);
-      const s = await client.get<OidcSettings>(PATH);
+      const s = await client.get(PATH);
       if (!s.group_roles.some((g) => g.group === group)) throw new CliError(`group ${group} has no mapping (see \`svc sso group-role list\`)`);
-      await client.request<OidcSettings>('PUT', PATH, { body: { ...requestOf(s), group_roles: s.group_roles.filter((g) => g.group !== group) } });
+      await client.put(PATH, { body: { ...requestOf(s), group_roles: s.group_roles.filter((g) => g.group !== group) } });
       io.stderr.write(`group ${group}: mapping removed\n`);
     });
 }

@@ -3,6 +3,7 @@
 // SHA-256 content hash. A path that disappeared and a new path with the same
 // content is a rename (the server keeps the file object and the history reads
 // as a move); every other difference is a put or a delete.
+import type { RequestBody } from '@svc/api-spec/api-types';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -98,7 +99,8 @@ function isText(b: Buffer): boolean {
 }
 
 /** A change as the body of saveChanges wants it. */
-export function toWire(c: Change): Record<string, unknown> {
+/** One change as saveChanges takes it. */
+export function toWire(c: Change): RequestBody<'saveChanges'>['changes'][number] {
   switch (c.op) {
     case 'put':
       return isText(c.content)

@@ -3,9 +3,8 @@
 // the connection drops. On a terminal, a compact task view is redrawn in place
 // at the bottom of standard error with the log lines scrolling above it;
 // elsewhere each state change is one line on standard error, logs on stdout.
-import type { ApiClient } from '../api/client.js';
+import { lostStream, type ApiClient } from '../api/client.js';
 import type { Execution, LogLine, TaskRun } from '../api/types.js';
-import { enc } from '../app.js';
 import type { CommandIo } from '../io.js';
 import { colorsFor, duration, stateColor, type Colors } from './output.js';
 
@@ -146,28 +145,37 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
   const reconnect = (what: string) => (attempt: number, lastId: string | undefined, cause: unknown) =>
     say(c.dim(`(${what} stream dropped: ${(cause as Error).message}; reconnecting${lastId ? ` from event ${lastId}` : ''}, try ${attempt})`));
   try {
-    const events = api.stream(`/api/v1/executions/${enc(id)}/events`, {
-      onEvent: (ev) => {
-        if (ev.event === 'execution') onExecution(JSON.parse(ev.data) as Execution);
+    const events = api.stream(
+      '/api/v1/executions/{executionId}/events',
+      { params: { path: { executionId: id } } },
+      {
+        lostStream,
+        onEvent: (ev) => {
+          if (ev.event === 'execution') onExecution(JSON.parse(ev.data) as Execution);
+        },
+        onReconnect: reconnect('event'),
+        signal: abort.signal,
       },
-      onReconnect: reconnect('event'),
-      signal: abort.signal,
-    });
+    );
     const logs =
       opts.logs === false
         ? Promise.resolve()
-        : api.stream(`/api/v1/executions/${enc(id)}/logs/stream`, {
-            ...(opts.task ? { query: { task: opts.task } } : {}),
-            onEvent: (ev) => {
-              if (ev.event !== 'line') return;
-              const l = JSON.parse(ev.data) as LogLine;
-              clear();
-              (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
-              draw();
+        : api.stream(
+            '/api/v1/executions/{executionId}/logs/stream',
+            { params: { path: { executionId: id }, ...(opts.task ? { query: { task: opts.task } } : {}) } },
+            {
+              lostStream,
+              onEvent: (ev) => {
+                if (ev.event !== 'line') return;
+                const l = JSON.parse(ev.data) as LogLine;
+                clear();
+                (opts.logsTo === 'stderr' ? io.stderr : io.stdout).write(`${out.dim(`[${l.task_key}]`)} ${l.text}\n`);
+                draw();
+              },
+              onReconnect: reconnect('log'),
+              signal: abort.signal,
             },
-            onReconnect: reconnect('log'),
-            signal: abort.signal,
-          });
+          );
     await events;
     // The log stream ends with the execution too; a short grace for its last lines.
     await Promise.race([logs, new Promise((r) => setTimeout(r, 10_000).unref())]);
@@ -175,7 +183,7 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
     abort.abort();
     if (timer) clearInterval(timer);
   }
-  exec = await api.get<Execution>(`/api/v1/executions/${enc(id)}`);
+  exec = await api.get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
   draw();
   drawn = 0;
   if (!live) onExecution(exec);
