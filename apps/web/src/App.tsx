@@ -3,7 +3,7 @@
 // assistant's panel beside every page (opened from the header, kept open
 // across pages and reloads).
 import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
-import { api, ApiError, onAuthProblem } from './api';
+import { ApiError, client, onAuthProblem } from './api';
 import { Link, match, navigate, useLocation } from './router';
 import { SessionContext, roleAtLeast } from './session';
 import type { Answer, Me, Role } from './types';
@@ -78,7 +78,7 @@ export function App() {
   const loc = useLocation();
 
   const refresh = useCallback(() => {
-    api<Me>('GET', '/auth/me').then(
+    client.get('/api/v1/auth/me').then(
       (m) => {
         setMe(m);
         setMustChange(m.must_change_password);
@@ -102,8 +102,9 @@ export function App() {
 
   const signOut = () => {
     // The SSO logout ends the session like /auth/logout and, for an SSO user, names the IdP's logout page to go to next (issue #34).
-    void api<Answer<'oidcLogout'>>('POST', '/sso/oidc/logout')
-      .catch(() => api('POST', '/auth/logout').then((): Answer<'oidcLogout'> => ({})))
+    void client
+      .post('/api/v1/sso/oidc/logout')
+      .catch(() => client.post('/api/v1/auth/logout').then((): Answer<'oidcLogout'> => ({})))
       .catch((): Answer<'oidcLogout'> => ({}))
       .then((r) => {
         setMe(null);

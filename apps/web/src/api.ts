@@ -4,26 +4,15 @@
 // both. A 403 `password_change_required` is also announced to the app shell,
 // which then shows the password-change screen whatever page asked.
 
-import type { ErrorDetail, ErrorEnvelope, Page } from './types';
+import { ApiError, createApiClient, toApiError, type SvcApi } from '@svc/api-spec/client';
+import type { ErrorDetail, Page } from './types';
 
 /** Where the API lives, relative to the page's origin. */
 export const API = '/api/v1';
 
 export type { ErrorDetail };
-
-/** A failed API call, as the envelope and headers told it. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly requestId: string,
-    readonly details: ErrorDetail[] = [],
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+/** A failed API call, as the envelope and headers told it (the shared client's). */
+export { ApiError };
 
 type Listener = (err: ApiError) => void;
 const listeners = new Set<Listener>();
@@ -49,21 +38,14 @@ export function withQuery(path: string, query?: Query): string {
 }
 
 async function toError(res: Response): Promise<ApiError> {
-  const requestId = res.headers.get('x-request-id') ?? '';
-  let code = `http_${res.status}`;
-  let message = res.statusText || `HTTP ${res.status}`;
-  let details: ErrorDetail[] = [];
+  const text = await res.text().catch(() => '');
+  let body: unknown = text;
   try {
-    const body = (await res.json()) as Partial<ErrorEnvelope>;
-    if (body.error) {
-      code = body.error.code ?? code;
-      message = body.error.message ?? message;
-      details = body.error.details ?? [];
-    }
+    body = JSON.parse(text);
   } catch {
-    // Not an envelope (a proxy's page, say): keep the status text.
+    // Not an envelope (a proxy's page, say): the status text is kept.
   }
-  return new ApiError(res.status, code, message, requestId, details);
+  return toApiError(res, typeof body === 'string' ? '' : body);
 }
 
 /** GETs started before React rendered (see `prefetch`), by URL, with when they started. */
@@ -84,6 +66,40 @@ export function prefetch(path: string, query?: Query): void {
   prefetched.set(url, { at: performance.now(), result });
 }
 
+/** A prefetched GET of `url` (path and query), taken over once if still fresh. */
+function takePrefetched(url: string): Promise<unknown> | undefined {
+  const early = prefetched.get(url);
+  if (!early) return undefined;
+  prefetched.delete(url);
+  return performance.now() - early.at < PREFETCH_FRESH_MS ? early.result : undefined;
+}
+
+/**
+ * The typed client of the API (@svc/api-spec/client) as the UI uses it: the
+ * session cookie goes along (same origin; the service checks the Origin
+ * header of cookie requests), a GET that main.tsx prefetched is taken over,
+ * and the sign-in and password-change problems are announced to the shell.
+ * A call takes its path, parameters, body and answer from the OpenAPI
+ * document: `client.get('/api/v1/executions/{executionId}', { params: { path: { executionId } } })`.
+ */
+export const client: SvcApi = createApiClient({
+  credentials: 'same-origin',
+  headers: { accept: 'application/json' },
+  fetch: async (request) => {
+    const url = new URL(request.url, window.location.href);
+    const early = request.method === 'GET' ? takePrefetched(url.pathname + url.search) : undefined;
+    if (early) return new Response(JSON.stringify(await early), { status: 200, headers: { 'content-type': 'application/json' } });
+    try {
+      return await fetch(request);
+    } catch (err) {
+      throw new ApiError(0, 'network', `The service could not be reached: ${(err as Error).message}`, '');
+    }
+  },
+  onError: (err) => {
+    if (err.status === 401 || err.code === 'password_change_required') for (const l of listeners) l(err);
+  },
+});
+
 /**
  * Calls `method path` under /api/v1 and returns the parsed JSON (undefined for
  * an empty body). `body` is sent as JSON unless it is a Blob or ArrayBuffer,
@@ -91,12 +107,8 @@ export function prefetch(path: string, query?: Query): void {
  */
 export function api<T = unknown>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
   if (method === 'GET') {
-    const url = withQuery(`${API}${path}`, query);
-    const early = prefetched.get(url);
-    if (early) {
-      prefetched.delete(url);
-      if (performance.now() - early.at < PREFETCH_FRESH_MS) return early.result as Promise<T>;
-    }
+    const early = takePrefetched(withQuery(`${API}${path}`, query));
+    if (early) return early as Promise<T>;
   }
   return request<T>(method, path, body, query);
 }

@@ -11,7 +11,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { API, api, openStream, withQuery, type Page } from '../api';
+import { API, client, openStream, withQuery } from '../api';
 import type { LogLine } from '../types';
 import { ErrorBox } from '../ui';
 
@@ -63,7 +63,7 @@ export function Logs({
         let cursor: string | undefined;
         try {
           do {
-            const page = await api<Page<LogLine>>('GET', `/executions/${encodeURIComponent(executionId)}/logs`, undefined, { limit: PAGE, cursor });
+            const page = await client.get('/api/v1/executions/{executionId}/logs', { params: { path: { executionId }, query: { limit: PAGE, cursor } } });
             if (stop) return;
             lines.current.push(...page.items);
             schedule();

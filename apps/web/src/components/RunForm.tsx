@@ -2,9 +2,9 @@
 // select values, defaults filled in, required ones marked; values are checked
 // here before anything is sent, and the server's own check still applies.
 import { useState } from 'react';
-import { api } from '../api';
+import { client } from '../api';
 import { navigate } from '../router';
-import type { Execution, FlowInput } from '../types';
+import type { FlowInput, RequestBody } from '../types';
 import { Button, ErrorBox, useAction } from '../ui';
 
 type Values = Record<string, string | boolean>;
@@ -68,8 +68,8 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
   const [values, setValues] = useState<Values>(() => initial(inputs));
   const [labels, setLabels] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const run = useAction(async (body: unknown) => {
-    const ex = await api<Execution>('POST', `/flows/${ns}/${flowId}/executions`, body);
+  const run = useAction(async (body: RequestBody<'triggerFlow'>) => {
+    const ex = await client.post('/api/v1/flows/{namespace}/{flowId}/executions', { params: { path: { namespace: ns, flowId } }, body });
     navigate(`/executions/${ex.id}`);
   });
   const set = (id: string, v: string | boolean) => setValues((x) => ({ ...x, [id]: v }));

@@ -3,10 +3,10 @@
 // table (also the dashboard's) has a Commit column when a row carries the
 // `git_sha` of a git-synced flow.
 import { useState } from 'react';
-import { api, type Page } from '../api';
+import { client } from '../api';
 import { GitSha } from '../components/GitSha';
 import { Link, useQueryParam } from '../router';
-import { EXECUTION_STATES, type ExecutionSummary } from '../types';
+import { EXECUTION_STATES, type ExecutionState, type ExecutionSummary } from '../types';
 import { Button, ErrorBox, Loading, StateBadge, fmtDuration, fmtTime, useLoad } from '../ui';
 
 export function Executions() {
@@ -24,7 +24,11 @@ export function Executions() {
     .map((s) => s.trim())
     .filter(Boolean);
   const list = useLoad(
-    () => api<Page<ExecutionSummary>>('GET', '/executions', undefined, { state, namespace, flow, label: labels, cursor, limit }),
+    () =>
+      client.get('/api/v1/executions', {
+        // `state` is one of the select's options (EXECUTION_STATES) or '' for any.
+        params: { query: { state: (state || undefined) as ExecutionState | undefined, namespace, flow, label: labels, cursor, limit } },
+      }),
     [state, namespace, flow, label, cursor, limit],
     5000,
   );

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { api } from '../api';
-import type { Answer, Me } from '../types';
+import { client } from '../api';
+import type { Me } from '../types';
 import { ErrorBox, useAction, useLoad } from '../ui';
 
 /** What /login?sso_error= (and /profile?sso_error= after a link) means (apps/api-gateway/src/routes/sso.ts). */
@@ -27,9 +27,9 @@ export const SSO_ERRORS: Record<string, string> = {
 export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => void; themeButton: ReactNode }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const login = useAction(async () => onSignedIn(await api<Me>('POST', '/auth/login', { email, password })));
+  const login = useAction(async () => onSignedIn(await client.post('/api/v1/auth/login', { body: { email, password } })));
   // Single sign-on (issue #34): offered when an admin configured it; a refused SSO login comes back with ?sso_error=.
-  const sso = useLoad(() => api<Answer<'getSsoStatus'>>('GET', '/sso/status'), []);
+  const sso = useLoad(() => client.get('/api/v1/sso/status'), []);
   const ssoError = new URLSearchParams(window.location.search).get('sso_error');
   return (
     <main className="narrow">
@@ -81,7 +81,7 @@ export function PasswordForm({ onDone, submitLabel = 'Change password' }: { onDo
   const [again, setAgain] = useState('');
   const [local, setLocal] = useState<string>();
   const change = useAction(async () => {
-    await api('POST', '/auth/password', { current_password: current, new_password: next });
+    await client.post('/api/v1/auth/password', { body: { current_password: current, new_password: next } });
     onDone();
   });
   return (
