@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, notFound, type OperationHandlers } from '@svc/http';
 import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '../live/sql.js';

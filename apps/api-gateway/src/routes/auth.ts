@@ -5,7 +5,7 @@ import { Passport } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { rateLimited, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { rateLimited, reply, unauthorized, validationFailed, type OperationHandlers } from '@svc/http';
 import {
   createSession,
   deleteOtherSessions,

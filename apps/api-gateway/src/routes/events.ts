@@ -1,7 +1,7 @@
 // streamExecutionEvents: the execution detail each time a state changes.
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
-import type { HandlerContext, OperationHandlers } from '@svc/http';
+import type { OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { runEventStream } from '../live/event-stream.js';
 import type { LiveHub } from '../live/hub.js';

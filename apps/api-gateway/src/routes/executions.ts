@@ -3,7 +3,7 @@
 // envelope in the one error middleware (engine-errors.ts).
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
-import { encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, HttpError, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';

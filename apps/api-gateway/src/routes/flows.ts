@@ -2,7 +2,7 @@
 import type { Db } from '@svc/db';
 import { boundedPatch, findFlow, findFlowRevision, listFlowRevisions, listFlows, setFlowEnabled, type FlowRow, type RevisionRow } from '@svc/namespaces';
 import type { MasterKey } from '@svc/config';
-import { encodeCursor, notFound, roleAtLeast, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, notFound, roleAtLeast, validationFailed, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';

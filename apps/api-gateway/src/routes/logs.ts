@@ -2,7 +2,7 @@
 // (downloadExecutionLogs) and the live stream (streamExecutionLogs).
 import type { Response } from 'express';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, notFound, validationFailed, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { LiveHub } from '../live/hub.js';
 import { BadPositionError, decodePosition, downloadLine, rfc3339Formatter, toLogLine, type Position } from '../live/lines.js';

@@ -2,7 +2,7 @@
 // the namespaces whose flows may start its flows as subflows and listen to
 // its executions. Admins only; each change audited with the list before and
 // after, in the transaction that makes it.
-import { type HandlerContext, type OperationHandlers } from '@svc/http';
+import { type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { getNamespace, setAllowedCallers } from '@svc/namespaces';
 import type { Db } from '@svc/db';

@@ -2,7 +2,7 @@
 // sources and of single sign-on, in a store that `secret()` and every other
 // resolver of secret references never read. Values go in and never come
 // out; every set and delete is audited with the name, never the value.
-import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, notFound, reply, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { BuiltinProviderDisabledError, PlatformSecretStore, type PlatformSecretListed } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';

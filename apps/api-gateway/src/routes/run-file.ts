@@ -11,7 +11,7 @@
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { FlowDefinition } from '@svc/flow-schema';
-import { notFound, reply, validationFailed, type ErrorDetail, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { notFound, reply, validationFailed, type ErrorDetail, type OperationHandlers } from '@svc/http';
 import { NamespaceNotFoundError, normalizePath, resolveVersion, snapshotHasFile, type ResolvedVersion } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { startAudit } from './audit.js';

@@ -3,7 +3,7 @@
 // statement is @svc/db's, shared with the scheduler's notion of active.
 // `namespace` selects that namespace and its children, as listFlows does.
 import { listUpcomingSchedules, type Db, type UpcomingScheduleKey } from '@svc/db';
-import { encodeCursor, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import type { Answer, Schemas } from '@svc/api-spec';

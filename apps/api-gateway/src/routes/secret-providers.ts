@@ -1,7 +1,7 @@
 // External secret providers (admin). Credentials are write-only: accepted in
 // create and update, stored sealed, never returned or audited. `namespaces`
 // says which namespaces' flows may use a provider (issue #40); it is audited.
-import { encodeCursor, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, reply, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';

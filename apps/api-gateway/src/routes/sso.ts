@@ -27,7 +27,7 @@ import * as client from 'openid-client';
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
-import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import { PlatformSecretStore } from '@svc/secrets';
 import {
   createSession,

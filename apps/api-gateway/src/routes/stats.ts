@@ -4,7 +4,7 @@
 // may read (issue #34), with one namespace the role check decided.
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
-import type { HandlerContext, OperationHandlers } from '@svc/http';
+import type { OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { requireFlow } from './flows.js';

@@ -1,7 +1,7 @@
 // API tokens: created for oneself, shown once, stored as a hash.
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type OperationHandlers } from '@svc/http';
 import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';

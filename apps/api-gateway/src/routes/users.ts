@@ -1,6 +1,6 @@
 // User administration (admin).
 import type { Db } from '@svc/db';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, encodeCursor, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import {
   createUser,
   EmailTakenError,
