@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApiClient } from './client.js';
+import { ApiError, createApiClient } from './client.js';
 
 /** A server that answers one execution and the error envelope for anything else. */
 async function fakeServer(): Promise<{ url: string; seen: string[]; close: () => Promise<void> }> {
@@ -22,19 +22,22 @@ async function fakeServer(): Promise<{ url: string; seen: string[]; close: () =>
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-test('the typed client fills path parameters and returns the answer or the error envelope', async () => {
+test('the typed client fills path parameters and returns the answer, or throws the error envelope as ApiError', async () => {
   const server = await fakeServer();
   try {
     const api = createApiClient({ baseUrl: server.url, headers: { authorization: 'Bearer svc_test' } });
-    const ok = await api.GET('/api/v1/executions/{executionId}', { params: { path: { executionId: 'ex-1' } } });
-    assert.equal(ok.response.status, 200);
-    // `data` is the generated Execution: its `state` is the ExecutionState union.
-    const state: 'QUEUED' | 'RUNNING' | 'CANCELLING' | 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED' | undefined = ok.data?.state;
+    const ok = await api.get('/api/v1/executions/{executionId}', { params: { path: { executionId: 'ex-1' } } });
+    // The answer is the generated Execution: its `state` is the ExecutionState union.
+    const state: 'QUEUED' | 'RUNNING' | 'CANCELLING' | 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED' | 'SKIPPED' = ok.state;
     assert.equal(state, 'RUNNING');
-    const missing = await api.GET('/api/v1/executions/{executionId}', { params: { path: { executionId: 'nope' } } });
-    assert.equal(missing.response.status, 404);
-    assert.equal(missing.error?.error.code, 'execution_not_found');
-    assert.deepEqual(server.seen, ['GET /api/v1/executions/ex-1 Bearer svc_test', 'GET /api/v1/executions/nope Bearer svc_test']);
+    await assert.rejects(
+      () => api.get('/api/v1/executions/{executionId}', { params: { path: { executionId: 'nope' } } }),
+      (err: unknown) => err instanceof ApiError && err.status === 404 && err.code === 'execution_not_found' && err.requestId === 'req-1' && err.message === 'no such execution',
+    );
+    // The bare openapi-fetch client answers instead of throwing.
+    const raw = await api.raw.GET('/api/v1/executions/{executionId}', { params: { path: { executionId: 'nope' } } });
+    assert.equal(raw.error?.error.code, 'execution_not_found');
+    assert.deepEqual(server.seen, ['GET /api/v1/executions/ex-1 Bearer svc_test', 'GET /api/v1/executions/nope Bearer svc_test', 'GET /api/v1/executions/nope Bearer svc_test']);
   } finally {
     await server.close();
   }
