@@ -10,7 +10,8 @@
 // days passed with the clock.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cancelBackfill, getBackfill, insertBackfill, listBackfillRuns, newId, type BackfillRow } from '@svc/db';
+import { newId } from '@svc/db';
+import { cancelBackfill, getBackfill, insertBackfill, listBackfillRuns, type BackfillRow } from '@svc/scheduling';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { BackfillAdvancer } from '@svc/scheduler';
 import { runRetention } from '@svc/maintenance';

@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import pg from 'pg';
 import client from 'prom-client';
 import { inTransaction, survivesConnectionLoss, type Db } from '@svc/db';
+import { executionsByState, queuedTaskRunsByPool, taskRunsByState } from '@svc/engine/read-models';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
 import { liveStreamFigures } from './live/sse.js';
 
@@ -25,12 +26,13 @@ export interface GatewayMetrics {
   close(): Promise<void>;
 }
 
-const GAUGE_SQL = {
-  svc_executions: `SELECT state AS key, count(*) AS n FROM executions GROUP BY state`,
-  svc_task_runs: `SELECT state AS key, count(*) AS n FROM task_runs GROUP BY state`,
-  svc_queue_depth: `SELECT pool AS key, count(*) AS n FROM task_runs WHERE state = 'QUEUED' GROUP BY pool`,
+/** Each gauge's count, from the engine's read model. */
+const GAUGE_READS = {
+  svc_executions: executionsByState,
+  svc_task_runs: taskRunsByState,
+  svc_queue_depth: queuedTaskRunsByPool,
 } as const;
-type GaugeName = keyof typeof GAUGE_SQL;
+type GaugeName = keyof typeof GAUGE_READS;
 type Counts = Record<GaugeName, PromiseSettledResult<Map<string, number>>>;
 
 /**
@@ -43,12 +45,11 @@ async function readCounts(pool: pg.Pool, timeoutMs: number): Promise<Counts> {
     async (c) => {
       await c.query(`SET LOCAL statement_timeout = ${Math.floor(timeoutMs)}`);
       const out = {} as Counts;
-      for (const name of Object.keys(GAUGE_SQL) as GaugeName[]) {
+      for (const name of Object.keys(GAUGE_READS) as GaugeName[]) {
         // A failed statement aborts the transaction: a savepoint keeps the others readable.
         await c.query('SAVEPOINT g');
         try {
-          const r = await c.query<{ key: string; n: string }>(GAUGE_SQL[name]);
-          out[name] = { status: 'fulfilled', value: new Map(r.rows.map((x) => [x.key, Number(x.n)])) };
+          out[name] = { status: 'fulfilled', value: await GAUGE_READS[name](c) };
           await c.query('RELEASE SAVEPOINT g');
         } catch (err) {
           out[name] = { status: 'rejected', reason: err };

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { INSIGHT_STATES } from '@svc/ai-data';
+import { INSIGHT_STATES } from '@svc/ai';
 import { buildOpenApiDocument } from '@svc/api-spec';
 import { assertConforms, conformanceErrors } from './secrets-helpers.js';
 import { startOpenAIStandin, type Answer, type Standin, type StandinRequest } from '../../../e2e/test/openai-standin.js';
@@ -482,7 +482,7 @@ test('a provider that does not answer: the turn ends with an error event then en
   }
 });
 
-test('insight states: the document declares exactly the states @svc/ai-data writes; each validates, another does not', () => {
+test('insight states: the document declares exactly the states @svc/ai writes; each validates, another does not', () => {
   const doc = buildOpenApiDocument() as unknown as { components: { schemas: Record<string, { enum?: string[]; properties?: Record<string, { $ref?: string }> }> } };
   assert.equal(doc.components.schemas.Insight?.properties?.state?.$ref, '#/components/schemas/InsightState');
   assert.deepEqual(doc.components.schemas.InsightState?.enum, [...INSIGHT_STATES]);

@@ -27,7 +27,19 @@ export { fileHashOf } from './file-sweep.js';
 export { createMaintenanceMetrics, objectKind, type MaintenanceMetrics, type ObjectKind, type MaintenanceJob } from './metrics.js';
 export { DbContact, DEFAULT_CONTACT_GAP_MS, type DbContactOptions } from './db-contact.js';
 export { MailSender, isTemporary, smtpTransportOptions, MAX_ATTEMPTS, EMAIL_QUEUED_CHANNEL } from './mail-sender.js';
-export { AlertScanner, ALERT_QUEUED_CHANNEL, SETTLE_MS, type AlertScannerOptions } from './alerts/scanner.js';
-export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDelivererOptions } from './alerts/deliverer.js';
-export { buildMessage, maskText, type AlertMessage } from './alerts/message.js';
-export { inScope, endEvent, channelTarget, retryDelayMs, ALERT_EVENTS, type AlertChannel, type AlertEvent, type AlertRuleRow } from './alerts/rules.js';
+// Alerts are @svc/alerts'; maintenance runs them (main.ts). Re-exported for the tests that drive them with maintenance.
+export {
+  AlertScanner,
+  ALERT_QUEUED_CHANNEL,
+  SETTLE_MS,
+  AlertDeliverer,
+  ALERT_MAX_ATTEMPTS,
+  buildMessage,
+  maskText,
+  inScope,
+  endEvent,
+  channelTarget,
+  retryDelayMs,
+  ALERT_EVENTS,
+} from '@svc/alerts';
+export type { AlertScannerOptions, AlertDelivererOptions, AlertMessage, AlertChannel, AlertEvent, AlertRuleRow } from '@svc/alerts';

@@ -20,10 +20,9 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
-import type { Db } from '@svc/db';
+import { WokenPasses, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import { claimEmails, EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning, markEmailNotSent, markEmailSent, type ClaimedEmail } from '@svc/identity';
-import { WokenPasses } from './woken-passes.js';
 
 export { EMAIL_QUEUED_CHANNEL };
 export const POLL_MS = 2_000;

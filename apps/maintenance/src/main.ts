@@ -12,8 +12,7 @@
 import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
 import { runService } from '@svc/service';
-import { AlertDeliverer } from './alerts/deliverer.js';
-import { AlertScanner } from './alerts/scanner.js';
+import { AlertDeliverer, AlertScanner } from '@svc/alerts';
 import { MailSender, mailNotConfiguredDetail, UNCONFIGURED_DETAIL_MS } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
 import { createMaintenanceMetrics } from './metrics.js';

@@ -16,7 +16,7 @@ import type { ObjectInfo } from '@svc/storage';
 import { deleteIfStillOld, type CleanupRun } from './cleanup-context.js';
 import { deleteOrphanFiles, fileHashOf } from './file-sweep.js';
 import { existingFileHashes } from './sql/file-objects.js';
-import { existingArtifactKeys, existingLogArchiveKeys } from './sql/object-rows.js';
+import { existingArtifactKeys, existingLogArchiveKeys } from '@svc/engine/read-models';
 import { bundleKeysOf } from './sql/snapshots.js';
 
 export const SWEPT_PREFIXES = ['files/', 'bundles/', 'artifacts/', 'logs/', 'health/'] as const;

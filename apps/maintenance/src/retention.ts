@@ -37,14 +37,15 @@
 // Every statement deletes at most `batchSize` rows and the loops re-check the
 // lease between statements, so a run never holds locks for long on the tables
 // users write, and a holder that lost its lease stops at the next batch.
-import { deleteAiUsageBefore } from '@svc/ai-data';
-import { deleteEndedBackfillRuns, deleteEndedBackfills, deleteSpentScheduleFires, type Db } from '@svc/db';
+import { deleteAiUsageBefore } from '@svc/ai';
+import { deleteAlertDeliveriesBefore } from '@svc/alerts';
+import { deleteSilentInstances, type Db } from '@svc/db';
+import { deleteEndedBackfillRuns, deleteEndedBackfills, deleteSpentScheduleFires } from '@svc/scheduling';
 import type { Engine } from '@svc/engine';
-import { deleteEmailsBefore, deleteEmailUsageBefore } from '@svc/identity';
+import { deleteAuditEventsBefore, deleteEmailsBefore, deleteEmailUsageBefore, deleteExpiredSessions, deleteLoginAttemptsBefore } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { objectKind, type MaintenanceMetrics } from './metrics.js';
-import { deleteAuditEventsBefore, deleteAlertDeliveriesBefore, deleteExpiredSessions, deleteLoginAttemptsBefore, deleteSilentInstances } from './sql/retention.js';
 
 const DAY_MS = 86_400_000;
 /** Audit events are kept 365 days (spec). */

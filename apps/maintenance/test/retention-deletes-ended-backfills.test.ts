@@ -8,7 +8,8 @@
 // @svc/namespaces, backfills written with @svc/db's insertBackfill.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { deleteEndedBackfillRuns, deleteEndedBackfills, getBackfill, insertBackfill, newId, type BackfillState } from '@svc/db';
+import { newId } from '@svc/db';
+import { deleteEndedBackfillRuns, deleteEndedBackfills, getBackfill, insertBackfill, type BackfillState } from '@svc/scheduling';
 import { createNamespace, saveChanges } from '@svc/namespaces';
 import { runRetention, type RetentionDeps } from '../src/index.js';
 import { count, DAY, setupEnv, testClock, type TestEnv } from './support.js';

@@ -27,7 +27,7 @@
 // the namespace's advisory locks, which count what is in flight from the
 // rows (tryLockBackfillScope, countScopeRunsIn); a backfill whose locks another
 // scheduler holds waits for the next pass.
-// The statements are @svc/db's (packages/db/src/sql/backfills.ts, the one
+// The statements are @svc/scheduling's (packages/scheduling/src/backfills.ts, the one
 // writer of backfills and backfill_runs), each run on the claiming
 // transaction's client; this file holds only the savepoints around a fire.
 import type pg from 'pg';
@@ -44,7 +44,7 @@ import {
   touchBackfill,
   tryLockBackfillScope,
   type ClaimedBackfillRow,
-} from '@svc/db';
+} from '@svc/scheduling';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine } from '@svc/engine';
 import { TemplateError } from '@svc/flow-schema';
 import { runLoop, type Loop } from './loop.js';

@@ -8,9 +8,9 @@
 // git sync worker (requested syncs and polling of git sources; see
 // @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL. With
 // SVC_HEALTH_PORT it serves /healthz, /readyz and /metrics (@svc/service).
-import { GIT_SYNC_CHANNEL, Notifier } from '@svc/db';
+import { Notifier } from '@svc/db';
 import { Engine } from '@svc/engine';
-import { GitSyncWorker } from '@svc/git-sources';
+import { GIT_SYNC_CHANNEL, GitSyncWorker } from '@svc/git-sources';
 import { PlatformSecretStore } from '@svc/secrets';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';

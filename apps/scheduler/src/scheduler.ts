@@ -36,7 +36,7 @@ import {
   type DueSchedule,
   type ScheduleAdvance,
   type ScheduleSpec,
-} from '@svc/db';
+} from '@svc/scheduling';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
 import { runLoop, type Loop } from './loop.js';

@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { getBackfill, insertBackfill, newId, setBackfillState } from '@svc/db';
+import { newId } from '@svc/db';
+import { getBackfill, insertBackfill, setBackfillState } from '@svc/scheduling';
 import type { Engine } from '@svc/engine';
 import { FireTimes, ZoneClock } from '@svc/timing';
 import { BackfillAdvancer } from '../src/index.js';

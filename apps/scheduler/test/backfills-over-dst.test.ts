@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { cancelBackfill, getBackfill, insertBackfill, newId, setBackfillState } from '@svc/db';
+import { newId } from '@svc/db';
+import { cancelBackfill, getBackfill, insertBackfill, setBackfillState } from '@svc/scheduling';
 import type { Engine } from '@svc/engine';
 import { FireTimes, ZoneClock } from '@svc/timing';
 import { BackfillAdvancer, BACKFILL_LABEL } from '../src/index.js';

@@ -6,7 +6,7 @@
 // injected clock.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { listUpcomingSchedules } from '@svc/db';
+import { listUpcomingSchedules } from '@svc/scheduling';
 import { setFlowEnabled } from '@svc/namespaces';
 import { at, flowFile, startWorld, type World } from './support.js';
 

@@ -31,3 +31,15 @@ export { GitSyncWorker, type GitSyncWorkerDeps, type TickReport, type WorkerLog 
 export { branchName, pushNamespaceBranch, type PushRequest, type PushResult } from './push.js';
 export { CI_PATH_SEGMENTS, globToRegExp, isCiPath, pushPathProblem, pushPathRefusal } from './push-paths.js';
 export { hubSignature, pushedBranch, verifyPushSignature, type SignatureCheck } from './webhook.js';
+export {
+  GIT_SYNC_CHANNEL,
+  gitSourceLease,
+  selectDueGitSources,
+  requestGitSync,
+  claimGitSource,
+  insertRunningGitSyncRun,
+  finishGitSyncRun,
+  recordGitSourceOutcome,
+  type GitSyncRunRow,
+  type GitSourceClaim,
+} from './sync-queue.js';

@@ -9,7 +9,8 @@
 // configuration, and only the source's push_paths when it has some).
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { finishGitSyncRun, insertRunningGitSyncRun, newId } from '@svc/db';
+import { newId } from '@svc/db';
+import { finishGitSyncRun, insertRunningGitSyncRun } from './sync-queue.js';
 import { validateFlow } from '@svc/flow-schema';
 import { ChangeError, FlowFilesInvalidError, isFlowFile, NAMESPACE_FILE, normalizePath, validateNamespaceFile, type FieldProblem, type FileChange } from '@svc/namespaces';
 import { GitCommandError, NamespaceNotMappedError } from './errors.js';

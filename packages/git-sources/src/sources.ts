@@ -3,7 +3,8 @@
 // hand-written statement of @svc/db (requestGitSync), so the API and the
 // push webhook queue syncs the same way.
 import type pg from 'pg';
-import { inTransaction, newId, Prisma, requestGitSync, type Db, type GitSyncRunRow } from '@svc/db';
+import { inTransaction, newId, Prisma, type Db } from '@svc/db';
+import { requestGitSync, type GitSyncRunRow } from './sync-queue.js';
 import { createNamespace, namespaceExists } from '@svc/namespaces';
 import { GitSourceConflictError, GitSourceNotFoundError } from './errors.js';
 import type { GitSourceSettings } from './settings.js';

@@ -18,21 +18,9 @@
 //      mid-sync leaves a `running` run that the next holder fails.
 // NOTIFY on GIT_SYNC_CHANNEL wakes the loop early; the tick is the backstop.
 import type pg from 'pg';
-import {
-  acquireLease,
-  claimGitSource,
-  finishGitSyncRun,
-  gitSourceLease,
-  inTransaction,
-  insertRunningGitSyncRun,
-  newId,
-  recordGitSourceOutcome,
-  releaseLease,
-  renewLease,
-  selectDueGitSources,
-  type Db,
-} from '@svc/db';
+import { acquireLease, inTransaction, newId, releaseLease, renewLease, type Db } from '@svc/db';
 import { getGitSource } from './sources.js';
+import { claimGitSource, finishGitSyncRun, gitSourceLease, insertRunningGitSyncRun, recordGitSourceOutcome, selectDueGitSources } from './sync-queue.js';
 import { remoteHead, syncSource, type SyncDeps, type SyncOutcome } from './sync.js';
 
 export interface WorkerLog {

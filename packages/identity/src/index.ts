@@ -13,3 +13,4 @@ export * from './email-queue.js';
 export * from './sso.js';
 export * from './role-bindings.js';
 export * from './organization-namespaces.js';
+export * from './retention.js';

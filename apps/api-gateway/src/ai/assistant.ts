@@ -12,7 +12,7 @@
 // so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
-import type { ConversationStore } from '@svc/ai-data';
+import type { ConversationStore } from '@svc/ai';
 import type { HttpLogger } from '@svc/http';
 import type { AITurnSend } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';

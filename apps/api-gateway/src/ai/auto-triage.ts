@@ -5,7 +5,7 @@
 // claim (count of the last hour's automatic insights, then the inserts) runs
 // under a transaction-scoped advisory lock, so two gateways never both claim
 // one execution nor together pass the budget.
-import { claimAutoTriages, failClaimedInsight } from '@svc/ai-data';
+import { claimAutoTriages, failClaimedInsight } from '@svc/ai';
 import { runTriage, type TriageDeps } from './triage.js';
 import { AIUsageLimitError, AUTO_USER } from './usage.js';
 

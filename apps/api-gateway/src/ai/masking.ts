@@ -28,6 +28,7 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { MASK, SecretMasker } from '@svc/engine/internal';
+import { executionSecretKeys } from '@svc/engine/read-models';
 import { GLOBAL_SCOPE, openText, ProviderStore, scopeChain, secretAad, SecretStore } from '@svc/secrets';
 
 export interface ResultMaskerDeps {
@@ -93,12 +94,11 @@ async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promi
  * unknown execution.
  */
 export async function executionSecretValues(deps: ResultMaskerDeps, executionId: string): Promise<{ namespace: string; values: string[] } | undefined> {
-  const e = (await deps.pool.query<{ namespace: string; secret_keys_used: string[] | null }>(`SELECT namespace, secret_keys_used FROM executions WHERE id = $1`, [executionId]))
-    .rows[0];
+  const e = await executionSecretKeys(deps.pool, executionId);
   if (!e) return undefined;
   const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
   const values: string[] = [];
-  for (const key of e.secret_keys_used ?? []) {
+  for (const key of e.keys) {
     try {
       values.push((await store.resolve(e.namespace, key)).value);
     } catch {

@@ -5,11 +5,11 @@
 // cause and a suggested fix, and store it as an insight citing its evidence.
 // The evidence is masked with the execution's scope (masking.ts): the
 // secrets it used, and those of its namespace, its parents and globals. The
-// insight rows are written by @svc/ai-data.
+// insight rows are written by @svc/ai.
 import type pg from 'pg';
-import { completeInsight, failInsight, markInsightRunning, type InsightRow } from '@svc/ai-data';
+import { completeInsight, failInsight, markInsightRunning, type InsightRow } from '@svc/ai';
 import type { MasterKey } from '@svc/config';
-import { prismaOf } from '@svc/db';
+import { failedTaskRuns, lastSuccessBefore, logTail, triageExecution } from '@svc/engine/read-models';
 import { SecretMasker } from '@svc/engine/internal';
 import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
@@ -28,7 +28,7 @@ export function insightBody(r: InsightRow): Schemas['Insight'] {
   return {
     id: r.id,
     execution_id: r.executionId,
-    // An InsightState of @svc/ai-data: a state it writes that the document's InsightState lacks does not compile.
+    // An InsightState of @svc/ai: a state it writes that the document's InsightState lacks does not compile.
     state: r.status,
     summary: r.status === 'done' ? r.summary : null,
     probable_cause: r.probableCause,
@@ -53,24 +53,9 @@ export interface TriageDeps {
   usage?: AIUsage;
 }
 
-const EXECUTION = {
-  id: true,
-  state: true,
-  reason: true,
-  error: true,
-  namespace: true,
-  flowId: true,
-  definition: true,
-  inputs: true,
-  createdAt: true,
-  snapshotVersion: true,
-  secretKeysUsed: true,
-} as const;
-
 /** Collects the evidence of an execution, every text masked against its secrets. */
 export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: SecretMasker }> {
-  const prisma = prismaOf(deps.pool);
-  const e = await prisma.execution.findUnique({ where: { id: executionId }, select: EXECUTION });
+  const e = await triageExecution(deps.pool, executionId);
   if (!e) return { evidence: [], mask: new SecretMasker([]) };
   // The secrets the execution used, and the builtin ones of its scope (a value printed before it was a
   // secret, or written in the flow); not every stored secret, which would make masking an oracle.
@@ -85,11 +70,7 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
     JSON.stringify({ state: e.state, reason: e.reason, error: e.error, namespace: e.namespace, flow_id: e.flowId, inputs: e.inputs }, null, 2),
     { execution_id: e.id },
   );
-  const runs = await prisma.taskRun.findMany({
-    where: { executionId, state: { in: ['FAILED', 'TIMED_OUT'] } },
-    orderBy: [{ createdAt: 'asc' }, { taskKey: 'asc' }, { attempt: 'asc' }],
-    select: { id: true, taskKey: true, attempt: true, state: true, reason: true, error: true, exitCode: true },
-  });
+  const runs = await failedTaskRuns(deps.pool, executionId);
   for (const r of runs) {
     const run = { execution_id: e.id, task_run_id: r.id, task_key: r.taskKey, attempt: r.attempt };
     add(
@@ -98,9 +79,7 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
       JSON.stringify({ task: r.taskKey, attempt: r.attempt, state: r.state, reason: r.reason, error: r.error, exit_code: r.exitCode }, null, 2),
       run,
     );
-    const lines = (
-      await prisma.logLine.findMany({ where: { taskRunId: r.id }, orderBy: { n: 'desc' }, take: LOG_TAIL_LINES, select: { n: true, stream: true, text: true } })
-    ).reverse();
+    const lines = await logTail(deps.pool, r.id, LOG_TAIL_LINES);
     // One text line per log line (a line holding a newline is shown on one), so `lines` numbers them.
     if (lines.length)
       add('log_tail', `Last ${lines.length} log lines of ${r.taskKey} attempt ${r.attempt}`, lines.map((l) => `[${l.stream}] ${l.text.replace(/\r?\n/g, ' ')}`).join('\n'), {
@@ -111,11 +90,7 @@ export async function collectEvidence(deps: TriageDeps, executionId: string): Pr
   const definition = JSON.stringify(e.definition, null, 2);
   add('flow_definition', `Flow definition of ${e.namespace}/${e.flowId ?? '(file run)'}`, definition, { execution_id: e.id });
   if (e.flowId) {
-    const ok = await prisma.execution.findFirst({
-      where: { namespace: e.namespace, flowId: e.flowId, state: 'SUCCESS', createdAt: { lt: e.createdAt } },
-      orderBy: { createdAt: 'desc' },
-      select: EXECUTION,
-    });
+    const ok = await lastSuccessBefore(deps.pool, { namespace: e.namespace, flowId: e.flowId, before: e.createdAt });
     if (!ok) add('changes_since_success', 'Changes since the last successful run', 'The flow has no earlier successful run.');
     else {
       const parts = [`Last success: execution ${ok.id} at ${ok.createdAt.toISOString()} (namespace version ${ok.snapshotVersion ?? '?'}; this run: ${e.snapshotVersion ?? '?'}).`];

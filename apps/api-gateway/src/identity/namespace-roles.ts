@@ -4,12 +4,20 @@
 // global role falls short of an operation's, so every admin, and every call
 // the global role allows, runs no query for them.
 import type pg from 'pg';
+import { alertRuleNamespace } from '@svc/alerts';
+import { executionNamespace } from '@svc/engine/read-models';
+import { backfillNamespace } from '@svc/scheduling';
 import type { NamespacedRecord, Role } from '@svc/api-spec';
 import type { NamespaceRoles } from '@svc/http';
 import { namespaceRole, readableNamespaces } from '@svc/identity';
 import type { AuthPrincipal } from './principal.js';
 
-const RECORD_TABLES: Record<NamespacedRecord, string> = { execution: 'executions', backfill: 'backfills', alertRule: 'alert_rules' };
+/** The namespace of a record, from the package that owns its table. */
+const RECORD_NAMESPACE: Record<NamespacedRecord, (db: pg.Pool, id: string) => Promise<string | undefined>> = {
+  execution: executionNamespace,
+  backfill: backfillNamespace,
+  alertRule: alertRuleNamespace,
+};
 
 /** How long "there is no binding at all" is believed before asking again (MCP tool lists only, never a check). */
 const EMPTY_TTL_MS = 5_000;
@@ -25,8 +33,7 @@ export function namespaceRoles(pool: pg.Pool): GatewayNamespaceRoles {
   return {
     roleFor: (p, namespace) => namespaceRole(pool, subject(p), namespace),
     async recordNamespace(record, id) {
-      const r = await pool.query<{ namespace: string }>(`SELECT namespace FROM ${RECORD_TABLES[record]} WHERE id = $1`, [id]);
-      return r.rows[0]?.namespace;
+      return RECORD_NAMESPACE[record](pool, id);
     },
     async highestRole(p) {
       // A `none` caller is never answered from the shortcut: its tools are only what its bindings open.

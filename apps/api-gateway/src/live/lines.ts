@@ -2,18 +2,11 @@
 // nanosecond timestamp and the read position of a log stream (the `seq` of
 // the last line sent). No I/O here; the SQL and the streams build on it.
 import type { components } from '@svc/api-spec';
+import type { LogRow } from '@svc/engine/read-models';
 import { isInt8Text } from '@svc/http';
 
-/** A stored log line as the queries return it (`ts` is int8 as text, nanoseconds since the epoch). */
-export interface LogRow {
-  task_run_id: string;
-  n: number;
-  task_key: string;
-  attempt: number;
-  ts: string;
-  stream: string;
-  text: string;
-}
+/** A stored log line as the engine's read model returns it (`ts` is int8 as text, nanoseconds since the epoch). */
+export type { LogRow };
 
 /** The spec's Log line object (`ts` RFC 3339 UTC with nine fraction digits), as generated from the document. */
 export type LogLine = components['schemas']['LogLine'];

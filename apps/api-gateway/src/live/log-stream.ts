@@ -22,7 +22,7 @@ import type { LiveHub } from './hub.js';
 import { Waker } from './hub.js';
 import { rfc3339Formatter, toLogLine, type Position } from './lines.js';
 import { sseEvent, type SseWriter } from './sse.js';
-import { newLines } from './sql.js';
+import { newLines } from '@svc/engine/read-models';
 
 export interface LogStreamOptions {
   hub: LiveHub;

@@ -7,7 +7,7 @@
 // status, the reads of existing conversations and insights, and the provider
 // settings themselves answers 409 `ai_disabled` while no provider is set.
 import type pg from 'pg';
-import { ConversationStore, createInsight, insightsOf, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '@svc/ai-data';
+import { ConversationStore, createInsight, insightsOf, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '@svc/ai';
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';

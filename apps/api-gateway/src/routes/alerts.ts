@@ -9,7 +9,8 @@
 // sending), and a namespace holds at most SVC_ALERT_RULES_PER_NAMESPACE rules.
 import { literalTargetProblem } from '@svc/config';
 import type { Db } from '@svc/db';
-import { lockAndCountAlertRules, newId } from '@svc/db';
+import { newId } from '@svc/db';
+import { createAlertRule, deleteAlertRule, lockAndCountAlertRules, updateAlertRule } from '@svc/alerts';
 import type { components } from '@svc/api-spec';
 import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { organizationAllows, organizationForAlerts, parseMailbox, recordAudit } from '@svc/identity';
@@ -193,26 +194,25 @@ export function alertHandlers(deps: AlertRouteDeps) {
       await namespaceOrThrow(deps.db, b.namespace);
       await check(deps.db, deps.allowPrivateTargets, fields);
       const now = deps.now();
-      const r = await prisma.$transaction(async (tx) => {
-        await withinCap(tx, b.namespace);
-        return tx.alertRule.create({
-          data: {
-            id: newId(),
-            name: b.name,
-            namespace: b.namespace,
-            flowId: b.flow_id ?? null,
-            events: b.events,
-            lateAfterSeconds: fields.late_after_seconds,
-            scheduleGraceSeconds: fields.schedule_grace_seconds,
-            channels: b.channels,
-            rateLimitPerHour: b.rate_limit_per_hour ?? 20,
-            enabled: b.enabled ?? true,
-            createdBy: ctx.principal?.userId ?? '',
-            createdAt: now,
-            updatedAt: now,
-          },
-        });
-      });
+      const r = await createAlertRule(
+        prisma,
+        {
+          id: newId(),
+          name: b.name,
+          namespace: b.namespace,
+          flowId: b.flow_id ?? null,
+          events: b.events,
+          lateAfterSeconds: fields.late_after_seconds,
+          scheduleGraceSeconds: fields.schedule_grace_seconds,
+          channels: b.channels,
+          rateLimitPerHour: b.rate_limit_per_hour ?? 20,
+          enabled: b.enabled ?? true,
+          createdBy: ctx.principal?.userId ?? '',
+          createdAt: now,
+          updatedAt: now,
+        },
+        (tx) => withinCap(tx, b.namespace),
+      );
       await audit(ctx, 'alert_rule.create', r);
       return reply(201, ruleBody(r));
     },
@@ -236,24 +236,23 @@ export function alertHandlers(deps: AlertRouteDeps) {
       if (moved) await namespaceOrThrow(deps.db, merged.namespace);
       // A rule whose organization no longer allows its namespace can still be disabled or renamed: maintenance sends nothing for it anyway.
       await check(deps.db, deps.allowPrivateTargets, merged, moved || b.channels !== undefined);
-      const r = await prisma.$transaction(async (tx) => {
-        if (moved) await withinCap(tx, merged.namespace, ruleId);
-        return tx.alertRule.update({
-          where: { id: ruleId },
-          data: {
-            ...(b.name !== undefined ? { name: b.name } : {}),
-            ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
-            ...(b.flow_id !== undefined ? { flowId: b.flow_id } : {}),
-            events: merged.events,
-            lateAfterSeconds: merged.late_after_seconds,
-            scheduleGraceSeconds: merged.schedule_grace_seconds,
-            channels: merged.channels,
-            ...(b.rate_limit_per_hour !== undefined ? { rateLimitPerHour: b.rate_limit_per_hour } : {}),
-            ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
-            updatedAt: deps.now(),
-          },
-        });
-      });
+      const r = await updateAlertRule(
+        prisma,
+        ruleId,
+        {
+          ...(b.name !== undefined ? { name: b.name } : {}),
+          ...(b.namespace !== undefined ? { namespace: b.namespace } : {}),
+          ...(b.flow_id !== undefined ? { flowId: b.flow_id } : {}),
+          events: merged.events,
+          lateAfterSeconds: merged.late_after_seconds,
+          scheduleGraceSeconds: merged.schedule_grace_seconds,
+          channels: merged.channels,
+          ...(b.rate_limit_per_hour !== undefined ? { rateLimitPerHour: b.rate_limit_per_hour } : {}),
+          ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+          updatedAt: deps.now(),
+        },
+        moved ? (tx) => withinCap(tx, merged.namespace, ruleId) : undefined,
+      );
       await audit(ctx, 'alert_rule.update', r);
       return ruleBody(r);
     },
@@ -261,8 +260,7 @@ export function alertHandlers(deps: AlertRouteDeps) {
     async deleteAlertRule(ctx) {
       const { ruleId } = ctx.params;
       const r = await find(ruleId);
-      const { count } = await prisma.alertRule.deleteMany({ where: { id: ruleId } });
-      if (!count) throw notFound(`no alert rule ${ruleId}`);
+      if (!(await deleteAlertRule(prisma, ruleId))) throw notFound(`no alert rule ${ruleId}`);
       await audit(ctx, 'alert_rule.delete', r);
       return reply(204);
     },

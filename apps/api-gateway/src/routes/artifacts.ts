@@ -6,7 +6,7 @@ import type { Db } from '@svc/db';
 import { encodeCursor, notFound, type OperationHandlers } from '@svc/http';
 import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
-import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '../live/sql.js';
+import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '@svc/engine/read-models';
 import { requireExecution, safeFileName } from './logs.js';
 import type { Answer, Schemas } from '@svc/api-spec';
 

@@ -9,6 +9,7 @@
 // caps the schedulers hold across all backfills of its flow and namespace
 // (SVC_BACKFILL_MAX_IN_FLIGHT_PER_FLOW, ..._PER_NAMESPACE): it could never
 // be reached.
+import { newId, type Db } from '@svc/db';
 import {
   cancelBackfill,
   flowExists,
@@ -16,12 +17,10 @@ import {
   insertBackfill,
   scheduleTriggersOf,
   listBackfills,
-  newId,
   setBackfillState,
   type BackfillRow,
   type BackfillState,
-  type Db,
-} from '@svc/db';
+} from '@svc/scheduling';
 import type { Engine } from '@svc/engine';
 import { schemas, type components } from '@svc/api-spec';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';

@@ -9,7 +9,7 @@ import { BadPositionError, decodePosition, downloadLine, rfc3339Formatter, toLog
 import { runLogStream } from '../live/log-stream.js';
 import type { LiveSettings } from '../live/settings.js';
 import { SseWriter } from '../live/sse.js';
-import { executionHead, logPage, type LogKey } from '../live/sql.js';
+import { executionHead, logPage, type LogKey } from '@svc/engine/read-models';
 
 export interface LogRouteDeps {
   db: Db;

@@ -2,7 +2,8 @@
 // the scheduler keeps in `schedules` for enabled flows), soonest first; the
 // statement is @svc/db's, shared with the scheduler's notion of active.
 // `namespace` selects that namespace and its children, as listFlows does.
-import { listUpcomingSchedules, type Db, type UpcomingScheduleKey } from '@svc/db';
+import { type Db } from '@svc/db';
+import { listUpcomingSchedules, type UpcomingScheduleKey } from '@svc/scheduling';
 import { encodeCursor, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';

@@ -2,6 +2,7 @@
 // an execution refers to it (both foreign keys are RESTRICT, so a reference
 // committed while a delete runs makes the delete fail instead of dangling).
 import type { Queryable } from '@svc/db';
+import { EXECUTIONS } from '@svc/engine/read-models';
 
 export interface SnapshotBundle {
   id: string;
@@ -27,7 +28,7 @@ export async function releaseUnusedBundles(db: Queryable, cutoff: Date, limit: n
     `WITH old AS (
        SELECT s.id, s.bundle_key, s.bundle_size FROM snapshots s
        WHERE s.bundle_key IS NOT NULL AND s.last_used_at < $1 AND COALESCE(s.bundle_built_at, s.last_used_at) < $1
-         AND NOT EXISTS (SELECT 1 FROM executions e WHERE e.snapshot_id = s.id AND (e.ended_at IS NULL OR e.ended_at >= $1 OR e.created_at >= $1))
+         AND NOT EXISTS (SELECT 1 FROM ${EXECUTIONS} e WHERE e.snapshot_id = s.id AND (e.ended_at IS NULL OR e.ended_at >= $1 OR e.created_at >= $1))
        ORDER BY s.last_used_at LIMIT $2
        FOR UPDATE OF s SKIP LOCKED)
      UPDATE snapshots s SET bundle_key = NULL, bundle_hash = NULL, bundle_size = NULL, bundle_built_at = NULL
@@ -57,11 +58,11 @@ export async function deleteUnreferencedSnapshots(db: Queryable, cutoff: Date, l
          SELECT x.id FROM snapshots x
          WHERE x.last_used_at < $1 AND x.created_at < $1 AND ($3::text IS NULL OR x.id = $3)
            AND NOT EXISTS (SELECT 1 FROM namespace_versions v WHERE v.snapshot_id = x.id)
-           AND NOT EXISTS (SELECT 1 FROM executions e WHERE e.snapshot_id = x.id)
+           AND NOT EXISTS (SELECT 1 FROM ${EXECUTIONS} e WHERE e.snapshot_id = x.id)
          ORDER BY x.last_used_at LIMIT $2)
        AND s.last_used_at < $1
        AND NOT EXISTS (SELECT 1 FROM namespace_versions v WHERE v.snapshot_id = s.id)
-       AND NOT EXISTS (SELECT 1 FROM executions e WHERE e.snapshot_id = s.id)
+       AND NOT EXISTS (SELECT 1 FROM ${EXECUTIONS} e WHERE e.snapshot_id = s.id)
      RETURNING s.id, s.bundle_key, s.bundle_size`,
     [cutoff, limit, onlyId ?? null],
   );

@@ -95,3 +95,9 @@ export async function listInstances(db: Queryable, now?: Date): Promise<Instance
     online: row.stopped_at === null && row.at.getTime() - row.last_heartbeat_at.getTime() <= INSTANCE_ONLINE_WINDOW_MS,
   }));
 }
+
+/** Instance rows whose last heartbeat is older than `cutoff` (at most `limit`). */
+export async function deleteSilentInstances(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const r = await db.query(`DELETE FROM instances WHERE id IN (SELECT id FROM instances WHERE last_heartbeat_at < $1 LIMIT $2)`, [cutoff, limit]);
+  return r.rowCount ?? 0;
+}

@@ -1,5 +1,5 @@
-// Which objects of the store still have the row that refers to them, for the
-// keys that carry no id of their own row (artifacts, archived logs).
+// Read model of the engine's rows that point at objects of the store
+// (artifacts, archived logs): storage cleanup asks which keys still have a row.
 import type { Queryable } from '@svc/db';
 
 /** Object keys of artifact rows among (task run, name) pairs. */

@@ -5,6 +5,7 @@
 // when the engine's retention deletes it.
 import type pg from 'pg';
 import { inTransaction, newId, prismaOf, type Prisma } from '@svc/db';
+import { EXECUTIONS } from '@svc/engine/read-models';
 
 /**
  * The states an insight is written with (ai_insights.status), in the order it
@@ -80,7 +81,7 @@ export async function claimAutoTriages(pool: pg.Pool, perHour: number, requester
     const locked = (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock($1) AS ok`, [AUTO_TRIAGE_LOCK_KEY])).rows[0].ok;
     if (!locked) return [];
     const candidates = await c.query<{ id: string }>(
-      `SELECT e.id FROM executions e
+      `SELECT e.id FROM ${EXECUTIONS} e
        WHERE e.state IN ('FAILED', 'TIMED_OUT') AND e.ended_at > now() - interval '1 hour'
          AND NOT EXISTS (SELECT 1 FROM ai_insights i WHERE i.execution_id = e.id)
        ORDER BY e.ended_at DESC

@@ -12,7 +12,8 @@
 // A backfill that ended (cancelled, done) more than SVC_RETENTION_DAYS ago
 // goes with its rows in maintenance's retention (deleteEndedBackfillRuns,
 // then deleteEndedBackfills); running and paused ones stay however old.
-import type { Queryable } from './queryable.js';
+import type { Queryable } from '@svc/db';
+import { EXECUTIONS } from '@svc/engine/read-models';
 
 export type BackfillState = 'running' | 'paused' | 'cancelled' | 'done';
 
@@ -93,7 +94,7 @@ const SELECT = `
          count(r.fire_time) FILTER (WHERE r.state = 'cancelled')::int AS cancelled
     FROM backfills b
     LEFT JOIN backfill_runs r ON r.backfill_id = b.id
-    LEFT JOIN executions e ON e.id = r.execution_id`;
+    LEFT JOIN ${EXECUTIONS} e ON e.id = r.execution_id`;
 
 /** A flow's schedule trigger as a backfill reads it: its id and its cron and zone. */
 export interface BackfillScheduleTrigger {
@@ -145,7 +146,7 @@ export async function listBackfills(q: Queryable, o: { namespace: string; flowId
 /** The backfill's fire times, oldest first, with their executions' states. */
 export async function listBackfillRuns(q: Queryable, id: string, o: { limit: number; after?: Date }): Promise<BackfillRunRow[]> {
   const r = await q.query<BackfillRunRow>(
-    `SELECT r.fire_time, r.state, r.execution_id, e.state AS execution_state, ${OUTCOME} AS outcome, r.reason FROM backfill_runs r LEFT JOIN executions e ON e.id = r.execution_id
+    `SELECT r.fire_time, r.state, r.execution_id, e.state AS execution_state, ${OUTCOME} AS outcome, r.reason FROM backfill_runs r LEFT JOIN ${EXECUTIONS} e ON e.id = r.execution_id
       WHERE r.backfill_id = $1 AND ($2::timestamptz IS NULL OR r.fire_time > $2) ORDER BY r.fire_time LIMIT $3`,
     [id, o.after ?? null, o.limit],
   );
@@ -177,7 +178,7 @@ export async function cancelBackfill(q: Queryable, id: string, now: Date): Promi
   );
   if (r.rows[0].n !== 1) return null;
   const e = await q.query<{ id: string }>(
-    `SELECT e.id FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+    `SELECT e.id FROM backfill_runs r JOIN ${EXECUTIONS} e ON e.id = r.execution_id
       WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state IN ('QUEUED', 'RUNNING') ORDER BY r.fire_time`,
     [id],
   );
@@ -196,7 +197,7 @@ export async function cancelBackfill(q: Queryable, id: string, now: Date): Promi
 export async function recordRunOutcomes(q: Queryable, o: { id?: string; limit: number }): Promise<number> {
   const r = await q.query(
     `WITH ended AS (
-       SELECT r.backfill_id, r.fire_time, e.state FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+       SELECT r.backfill_id, r.fire_time, e.state FROM backfill_runs r JOIN ${EXECUTIONS} e ON e.id = r.execution_id
         WHERE r.state = 'created' AND r.outcome IS NULL AND e.state IN ${ENDED}
           AND ${o.id === undefined ? `r.backfill_id IN (SELECT id FROM backfills WHERE state <> 'running')` : 'r.backfill_id = $2'}
         ORDER BY r.backfill_id, r.fire_time LIMIT $1 FOR UPDATE OF r SKIP LOCKED)
@@ -232,7 +233,7 @@ export async function claimRunningBackfills(q: Queryable, limit: number): Promis
 /** How many of the backfill's created fire times have an execution in one of `states` (the in-flight ones). */
 export async function countBackfillRunsIn(q: Queryable, id: string, states: readonly string[]): Promise<number> {
   const r = await q.query<{ n: string }>(
-    `SELECT count(*) AS n FROM backfill_runs r JOIN executions e ON e.id = r.execution_id
+    `SELECT count(*) AS n FROM backfill_runs r JOIN ${EXECUTIONS} e ON e.id = r.execution_id
       WHERE r.backfill_id = $1 AND r.state = 'created' AND e.state = ANY($2)`,
     [id, states],
   );
@@ -265,7 +266,7 @@ export async function tryLockBackfillScope(q: Queryable, scope: { namespace: str
  */
 export async function countScopeRunsIn(q: Queryable, scope: { namespace: string; flowId?: string }, states: readonly string[]): Promise<number> {
   const r = await q.query<{ n: string }>(
-    `SELECT count(*) AS n FROM backfills b JOIN backfill_runs r ON r.backfill_id = b.id JOIN executions e ON e.id = r.execution_id
+    `SELECT count(*) AS n FROM backfills b JOIN backfill_runs r ON r.backfill_id = b.id JOIN ${EXECUTIONS} e ON e.id = r.execution_id
       WHERE b.namespace = $1 AND ($2::text IS NULL OR b.flow_id = $2) AND r.state = 'created' AND r.outcome IS NULL AND e.state = ANY($3)`,
     [scope.namespace, scope.flowId ?? null, states],
   );
@@ -363,4 +364,10 @@ export async function deleteEndedBackfills(q: Queryable, cutoff: Date, limit: nu
     [cutoff, limit],
   );
   return r.rowCount ?? 0;
+}
+
+/** The namespace of a backfill, or undefined when there is none with this id (the role check's record lookup). */
+export async function backfillNamespace(q: Queryable, id: string): Promise<string | undefined> {
+  const r = await q.query<{ namespace: string }>(`SELECT namespace FROM backfills WHERE id = $1`, [id]);
+  return r.rows[0]?.namespace;
 }

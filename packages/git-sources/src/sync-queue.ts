@@ -2,13 +2,13 @@
 // row and `sync_requested_at` (syncGitSource, the push webhook); a source is
 // due when it was requested or its poll time came. Any number of sync
 // workers look for due sources; each takes the per-source lease
-// (`git-source:<id>`, leases.ts) and then claims the source row with
+// (`git-source:<id>`, @svc/db's leases) and then claims the source row with
 // FOR UPDATE SKIP LOCKED, re-checking that it is still due, in the
 // transaction that clears the request and advances `next_poll_at`. The lease
 // keeps two workers from syncing one source at once for the whole sync (a
 // fetch can take minutes); the re-check under it keeps a worker that took
 // the lease just after another finished from syncing the same request twice.
-import type { Queryable } from './queryable.js';
+import type { Queryable } from '@svc/db';
 
 /** NOTIFY channel of sync requests: a wake-up hint only, workers also poll. */
 export const GIT_SYNC_CHANNEL = 'svc_git_sync';

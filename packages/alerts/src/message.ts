@@ -8,7 +8,8 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { ProviderStore, SecretStore } from '@svc/secrets';
-import type { ClaimedDelivery } from '../sql/alerts.js';
+import { executionSummary, logTail, taskRunOfInterest } from '@svc/engine/read-models';
+import type { ClaimedDelivery } from './sql.js';
 
 export const MASK = '***';
 /** Log lines of the failing task an alert quotes. */
@@ -48,34 +49,17 @@ export async function buildMessage(
     const text = `Alert rule "${rule.name}": the schedule trigger ${s.trigger_id} of flow ${s.namespace}/${s.flow_id} was due at ${s.due_at} and has not fired.\n${o.publicUrl}/flows/${encodeURIComponent(s.namespace)}/${encodeURIComponent(s.flow_id)}\n`;
     return { event: d.event, rule, execution: null, schedule: s, task: null, subject, text };
   }
-  const ex = (
-    await pool.query<{
-      id: string;
-      namespace: string;
-      flow_id: string | null;
-      state: string;
-      error: string;
-      started_at: Date | null;
-      ended_at: Date | null;
-      secret_keys_used: string[];
-    }>(`SELECT id, namespace, flow_id, state, error, started_at, ended_at, secret_keys_used FROM executions WHERE id = $1`, [d.execution_id])
-  ).rows[0];
+  const ex = await executionSummary(pool, d.execution_id);
   if (!ex) throw new Error(`execution ${d.execution_id} no longer exists`);
   const secrets = await secretValues(pool, ex.namespace, ex.secret_keys_used, o.masterKeys);
   const mask = (t: string) => maskText(t, secrets);
 
   let task: AlertMessage['task'] = null;
   if (d.event !== 'recovered') {
-    const tr = (
-      await pool.query<{ id: string; task_key: string; state: string; error: string }>(
-        `SELECT id, task_key, state, error FROM task_runs WHERE execution_id = $1 AND state IN ('FAILED', 'TIMED_OUT', 'RUNNING')
-         ORDER BY (state = 'RUNNING'), ended_at DESC NULLS LAST, created_at DESC LIMIT 1`,
-        [ex.id],
-      )
-    ).rows[0];
+    const tr = await taskRunOfInterest(pool, ex.id);
     if (tr) {
-      const lines = await pool.query<{ text: string }>(`SELECT text FROM log_lines WHERE task_run_id = $1 ORDER BY n DESC LIMIT $2`, [tr.id, LOG_LINES]);
-      task = { key: tr.task_key, state: tr.state, error: mask(tr.error), last_log_lines: lines.rows.reverse().map((l) => mask(l.text)) };
+      const lines = await logTail(pool, tr.id, LOG_LINES);
+      task = { key: tr.task_key, state: tr.state, error: mask(tr.error), last_log_lines: lines.map((l) => mask(l.text)) };
     }
   }
   const url = `${o.publicUrl}/executions/${encodeURIComponent(ex.id)}`;

@@ -9,7 +9,8 @@
 // So a fire time is tried again only while a stored next_fire_at is at or
 // before it (left back by downtime, or moved back by hand), or by a scheduler
 // whose clock lags by more than the age of the marker.
-import type { Queryable } from './queryable.js';
+import type { Queryable } from '@svc/db';
+import { EXECUTIONS } from '@svc/engine/read-models';
 import { ACTIVE_SCHEDULES, SAME_SCHEDULE_TRIGGER, type ScheduleSpec } from './schedules.js';
 
 /** A claimed schedule; `D` is the trigger's declaration as the caller types it. */
@@ -105,7 +106,7 @@ export async function deleteSpentScheduleFires(q: Queryable, cutoff: Date, limit
        WHERE sf.created_at < $1 AND sf.fire_time < $1
          AND NOT EXISTS (SELECT 1 FROM schedules s
                          WHERE s.namespace = sf.namespace AND s.flow_id = sf.flow_id AND s.trigger_id = sf.trigger_id AND s.next_fire_at <= sf.fire_time)
-         AND (sf.execution_id IS NULL OR NOT EXISTS (SELECT 1 FROM executions e WHERE e.id = sf.execution_id))
+         AND (sf.execution_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${EXECUTIONS} e WHERE e.id = sf.execution_id))
        ORDER BY sf.created_at
        LIMIT $2))`,
     [cutoff, limit],

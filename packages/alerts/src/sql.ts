@@ -1,8 +1,9 @@
-// The statements of alert scanning and delivery (alerts/scanner.ts,
-// alerts/deliverer.ts), one function per statement.
+// The statements of alert scanning and delivery (scanner.ts, deliverer.ts),
+// one function per statement: the alert tables' writes, by their owner. What
+// they read of executions comes from the engine's read model.
 import type pg from 'pg';
 import { newId } from '@svc/db';
-import type { AlertRuleRow } from '../alerts/rules.js';
+import type { AlertRuleRow } from './rules.js';
 
 type Q = pg.Pool | pg.PoolClient;
 
@@ -30,49 +31,7 @@ export async function enabledRules(c: Q): Promise<AlertRuleRow[]> {
   return r.rows;
 }
 
-export interface EndedExecution {
-  id: string;
-  namespace: string;
-  flow_id: string | null;
-  state: string;
-  ended_at: Date;
-}
-
-/** Executions that ended after the cursor and up to `bound`, in (ended_at, id) order. */
-export async function endedAfter(c: Q, after: { ended_at: Date; execution_id: string }, bound: Date, limit: number): Promise<EndedExecution[]> {
-  const r = await c.query<EndedExecution>(
-    `SELECT id, namespace, flow_id, state, ended_at FROM executions
-     WHERE ended_at IS NOT NULL AND (ended_at, id) > ($1::timestamptz, $2::text) AND ended_at <= $3
-     ORDER BY ended_at, id LIMIT $4`,
-    [after.ended_at, after.execution_id, bound, limit],
-  );
-  return r.rows;
-}
-
-/** The state of the flow's execution that ended last before this one (SUCCESS, FAILED or TIMED_OUT), if any. */
-export async function previousEndState(c: Q, e: EndedExecution): Promise<string | undefined> {
-  const r = await c.query<{ state: string }>(
-    `SELECT state FROM executions
-     WHERE namespace = $1 AND flow_id = $2 AND ended_at IS NOT NULL AND (ended_at, id) < ($3::timestamptz, $4::text)
-       AND state IN ('SUCCESS', 'FAILED', 'TIMED_OUT')
-     ORDER BY ended_at DESC, id DESC LIMIT 1`,
-    [e.namespace, e.flow_id, e.ended_at, e.id],
-  );
-  return r.rows[0]?.state;
-}
-
 const SCOPE = `(namespace = $1 OR namespace LIKE replace(replace($1, '_', '\\_'), '%', '\\%') || '.%') AND ($2::text IS NULL OR (namespace = $1 AND flow_id = $2))`;
-
-/** Executions of the rule's scope still RUNNING `seconds` after they started. */
-export async function runningLate(c: Q, rule: AlertRuleRow, seconds: number, limit: number): Promise<{ id: string; namespace: string; flow_id: string | null }[]> {
-  const r = await c.query<{ id: string; namespace: string; flow_id: string | null }>(
-    `SELECT id, namespace, flow_id FROM executions
-     WHERE state = 'RUNNING' AND started_at < now() - $3 * interval '1 second' AND ${SCOPE}
-     ORDER BY started_at LIMIT $4`,
-    [rule.namespace, rule.flow_id, seconds, limit],
-  );
-  return r.rows;
-}
 
 /** Schedules of the rule's scope whose next fire time passed `seconds` ago without firing. */
 export async function schedulesLate(

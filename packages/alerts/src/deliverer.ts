@@ -25,16 +25,15 @@
 // redirects are never followed.
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
-import type { Db } from '@svc/db';
+import { WokenPasses, type Db } from '@svc/db';
 import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';
-import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from '../sql/alerts.js';
+import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from './sql.js';
 import { buildMessage, maskText, type AlertMessage } from './message.js';
 import { assertNever } from '@svc/assert';
 import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';
-import { WokenPasses } from '../woken-passes.js';
 import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from '@svc/net-guard';
 
 export const POLL_MS = 2_000;

@@ -4,7 +4,7 @@
 // revision); listUpcomingSchedules (the API) reads it. Only rows whose trigger
 // is new or whose cron, time zone or catch_up changed are read back by the
 // sync, so a sync with nothing to do is one indexed anti-join.
-import type { Queryable } from './queryable.js';
+import type { Queryable } from '@svc/db';
 
 /**
  * What makes a schedule or trigger active: its flow (aliased `f`) is enabled

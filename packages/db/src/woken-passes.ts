@@ -4,7 +4,7 @@
 // notification announced (the listening connection was down), and each pass
 // claims its rows with FOR UPDATE SKIP LOCKED, so any number of instances run
 // side by side.
-import { Notifier, type NotifierLog } from '@svc/db';
+import { Notifier, type NotifierLog } from './notifier.js';
 
 export interface WokenPassesOptions {
   /** PostgreSQL URL of the LISTEN connection. */

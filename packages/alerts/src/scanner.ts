@@ -20,19 +20,8 @@
 // further ones recorded `suppressed` (visible, never sent).
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import {
-  alertsLastHour,
-  enabledRules,
-  endedAfter,
-  insertDelivery,
-  lockCursor,
-  moveCursor,
-  previousEndState,
-  runningLate,
-  schedulesLate,
-  settledBound,
-  type EndedExecution,
-} from '../sql/alerts.js';
+import { endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
+import { alertsLastHour, enabledRules, insertDelivery, lockCursor, moveCursor, schedulesLate, settledBound } from './sql.js';
 import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } from './rules.js';
 
 /** The channel whose NOTIFY wakes the deliverers when deliveries were written. */
@@ -102,7 +91,7 @@ export class AlertScanner {
       for (const rule of rules) {
         if (!rule.events.includes('late')) continue;
         if (rule.late_after_seconds !== null) {
-          for (const e of await runningLate(c, rule, rule.late_after_seconds, LATE_LIMIT)) {
+          for (const e of await runningLongerThan(c, { namespace: rule.namespace, flowId: rule.flow_id }, rule.late_after_seconds, LATE_LIMIT)) {
             await write(rule, 'late', e.id, { executionId: e.id, namespace: e.namespace, flowId: e.flow_id });
           }
         }

@@ -1,9 +1,23 @@
-// The SQL of the log, artifact and metric reads: one exported function per
+// Read model of an execution's logs, artifacts and metrics (the gateway's
+// log pages, live streams and artifact routes): one exported function per
 // statement. Log order is (ts, task_run_id, n), served by the index
 // log_lines (execution_id, ts, task_run_id, n); live streams read in `seq`
 // order (the order lines were stored) through log_lines (execution_id, seq).
 import type { Queryable } from '@svc/db';
-import type { LogRow, Position } from './lines.js';
+
+/** A stored log line as the queries return it (`ts` is int8 as text, nanoseconds since the epoch). */
+export interface LogRow {
+  task_run_id: string;
+  n: number;
+  task_key: string;
+  attempt: number;
+  ts: string;
+  stream: string;
+  text: string;
+}
+
+/** A read position of a log stream: the `seq` of the last line read, as text (int8). */
+export type LogPosition = string;
 
 export interface ExecutionHead {
   id: string;
@@ -53,7 +67,7 @@ export async function logPage(db: Queryable, q: LogPageQuery): Promise<LogRow[]>
 export interface NewLinesQuery {
   executionId: string;
   /** Lines after this `seq`. */
-  after: Position;
+  after: LogPosition;
   task?: string;
   /** Lines read at most. */
   limit: number;
