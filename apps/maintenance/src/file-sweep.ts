@@ -25,7 +25,7 @@
 // docs/operating/maintenance.md).
 import type { ObjectInfo } from '@svc/storage';
 import { countRemovedObject, sleep, type CleanupRun } from './cleanup-context.js';
-import { claimAbsentFileHashes, waitersOnOwnTransaction } from './sql/file-objects.js';
+import { claimAbsentFileHashes, waitersOnOwnTransaction } from '@svc/namespaces';
 
 /** Hashes per placeholder transaction. */
 const CLAIM_BATCH = 1000;

@@ -22,7 +22,17 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
 import { WokenPasses, type Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { claimEmails, EMAIL_QUEUED_CHANNEL, emailsWaiting, mailSendersRunning, markEmailNotSent, markEmailSent, type ClaimedEmail } from '@svc/identity';
+import {
+  claimEmails,
+  EMAIL_QUEUED_CHANNEL,
+  emailsWaiting,
+  forgetMailSender,
+  mailSendersRunning,
+  markEmailNotSent,
+  markEmailSent,
+  markMailSenderPresent,
+  type ClaimedEmail,
+} from '@svc/identity';
 
 export { EMAIL_QUEUED_CHANNEL };
 export const POLL_MS = 2_000;
@@ -136,9 +146,7 @@ export class MailSender {
   /** Keeps this sender's row in mail_sender_instances fresh (at most every PRESENCE_MS). */
   private async markPresent(): Promise<void> {
     if (Date.now() - this.presenceAt < PRESENCE_MS) return;
-    await this.o.db.pool.query(`INSERT INTO mail_sender_instances (instance_id, seen_at) VALUES ($1, now()) ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`, [
-      this.o.instanceId,
-    ]);
+    await markMailSenderPresent(this.o.db.pool, this.o.instanceId);
     this.presenceAt = Date.now();
   }
 
@@ -186,7 +194,7 @@ export class MailSender {
 
   async stop(): Promise<void> {
     await this.passes.stop();
-    await this.o.db.pool.query(`DELETE FROM mail_sender_instances WHERE instance_id = $1`, [this.o.instanceId]).catch(() => undefined);
+    await forgetMailSender(this.o.db.pool, this.o.instanceId).catch(() => undefined);
     this.transport.close();
   }
 }

@@ -15,7 +15,7 @@ import { assertNever } from '@svc/assert';
 import type { ObjectInfo } from '@svc/storage';
 import { deleteIfStillOld, type CleanupRun } from './cleanup-context.js';
 import { deleteOrphanFiles, fileHashOf } from './file-sweep.js';
-import { existingFileHashes } from './sql/file-objects.js';
+import { existingFileHashes } from '@svc/namespaces';
 import { existingArtifactKeys, existingLogArchiveKeys } from '@svc/engine/read-models';
 import { bundleKeysOf } from './sql/snapshots.js';
 

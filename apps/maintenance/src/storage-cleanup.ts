@@ -25,8 +25,8 @@ import {
   type CleanupTally,
 } from './cleanup-context.js';
 import { sweepObjectsWithoutRows } from './object-sweep.js';
-import { deleteUnreferencedFileRows } from './sql/file-objects.js';
-import { compareAndSetSetting, readSetting, writeSetting } from './sql/settings.js';
+import { deleteUnreferencedFileRows } from '@svc/namespaces';
+import { compareAndSetSetting, readSettingValue as readSetting, writeSetting } from '@svc/db';
 import { deleteUnreferencedSnapshots, releaseUnusedBundles, snapshotBundleStates, type SnapshotBundle } from './sql/snapshots.js';
 
 /** The `settings` key of the last cleanup's record. */

@@ -28,7 +28,6 @@ import {
   advanceSchedules,
   claimDueSchedules,
   deleteInactiveSchedules,
-  deleteOrphanWebhookKeys,
   insertScheduleFire,
   selectChangedSchedules,
   triggerFingerprint,
@@ -37,6 +36,7 @@ import {
   type ScheduleAdvance,
   type ScheduleSpec,
 } from '@svc/scheduling';
+import { deleteOrphanWebhookKeys } from '@svc/namespaces';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
 import { runLoop, type Loop } from './loop.js';

@@ -11,5 +11,5 @@ export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './ke
 export { inTransaction } from './transaction.js';
 export { pipeline } from './pipeline.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
-export { readSetting } from './settings.js';
+export { readSetting, readSettingValue, compareAndSetSetting, writeSetting } from './settings.js';
 export { WokenPasses, type WokenPassesOptions } from './woken-passes.js';

@@ -64,3 +64,13 @@ export async function deleteEmailUsageBefore(db: Queryable, cutoff: Date, limit:
   );
   return r.rowCount ?? 0;
 }
+
+/** Marks a running mail sender present now (its row in mail_sender_instances: /readyz and an organization's status read it). */
+export async function markMailSenderPresent(db: Queryable, instanceId: string): Promise<void> {
+  await db.query(`INSERT INTO mail_sender_instances (instance_id, seen_at) VALUES ($1, now()) ON CONFLICT (instance_id) DO UPDATE SET seen_at = now()`, [instanceId]);
+}
+
+/** Forgets a stopped mail sender. */
+export async function forgetMailSender(db: Queryable, instanceId: string): Promise<void> {
+  await db.query(`DELETE FROM mail_sender_instances WHERE instance_id = $1`, [instanceId]);
+}

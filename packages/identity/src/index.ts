@@ -14,3 +14,4 @@ export * from './sso.js';
 export * from './role-bindings.js';
 export * from './organization-namespaces.js';
 export * from './retention.js';
+export * from './sso-settings.js';

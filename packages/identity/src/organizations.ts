@@ -145,3 +145,8 @@ export async function takeOrganizationToken(db: IdentityDb, organizationId: stri
   const r = { tokens: level[0]?.tokens ?? 0 };
   return (1 - Number(r.tokens)) / perSecond;
 }
+
+/** Sets an organization's token-bucket refill per second (the CLI's `svc org create --rate-limit`). */
+export async function setOrganizationRateLimit(db: IdentityDb, id: string, perSecond: number): Promise<void> {
+  await prismaOf(db).organization.update({ where: { id }, data: { rateLimit: perSecond } });
+}

@@ -185,3 +185,8 @@ export async function bootstrapAdmin(pool: pg.Pool, admin: { email: string; pass
   const passwordHash = await hashPassword(admin.password);
   return insertFirstUser(pool, { email: normalizeEmail(admin.email), name: 'Administrator', passwordHash, role: 'admin', now });
 }
+
+/** Enables a user again (the CLI's password recovery: a reset also lifts a disable). */
+export async function enableUser(db: IdentityDb, id: string): Promise<void> {
+  await prismaOf(db).user.updateMany({ where: { id }, data: { disabled: false } });
+}

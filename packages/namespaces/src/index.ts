@@ -42,5 +42,15 @@ export {
 } from './read.js';
 export { ensureBundle, bundleKey, SnapshotNotFoundError, type BundleInfo } from './bundle.js';
 export { parseNamespaceFile, validateNamespaceFile, type NamespaceFile } from './namespace-file.js';
-export { createWebhookKey, findWebhookTargetByHash, replaceWebhookKey, webhookKeysOfFlow, webhookTriggerExists, type WebhookKeyRow, type WebhookKeyWrite } from './webhook-keys.js';
+export {
+  createWebhookKey,
+  deleteOrphanWebhookKeys,
+  findWebhookTargetByHash,
+  replaceWebhookKey,
+  webhookKeysOfFlow,
+  webhookTriggerExists,
+  type WebhookKeyRow,
+  type WebhookKeyWrite,
+} from './webhook-keys.js';
 export { changedPaths, versionChanges, MAX_CHANGED_PATHS, type ChangedPath, type VersionChanges } from './version-changes.js';
+export { existingFileHashes, deleteUnreferencedFileRows, claimAbsentFileHashes, waitersOnOwnTransaction } from './sql/file-objects.js';

@@ -1,6 +1,6 @@
 // Rows of `webhook_keys`, the secret keys of webhook triggers (made and sealed
 // by the gateway's webhook-keys.ts; only their hash identifies them here).
-import { prismaOf } from '@svc/db';
+import { prismaOf, type Queryable } from '@svc/db';
 import type { NamespacesDb } from './flows.js';
 
 export interface WebhookKeyWrite {
@@ -105,4 +105,14 @@ export async function findWebhookTargetByHash(db: NamespacesDb, hash: string): P
   const t = await prisma.flowTrigger.findFirst({ where: { namespace: k.namespace, flowId: k.flowId, triggerId: k.triggerId, type: 'webhook' }, select: { definition: true } });
   if (!t) return undefined;
   return { namespace: k.namespace, flow_id: k.flowId, trigger_id: k.triggerId, enabled: k.flow.enabled, definition: t.definition };
+}
+
+/** Deletes the keys of webhook triggers that no longer exist (a trigger added again later gets a new key); the scheduler's trigger sync runs it. */
+export async function deleteOrphanWebhookKeys(q: Queryable): Promise<number> {
+  const r = await q.query(
+    `DELETE FROM webhook_keys w
+     WHERE NOT EXISTS (SELECT 1 FROM flow_triggers ft
+                       WHERE ft.namespace = w.namespace AND ft.flow_id = w.flow_id AND ft.trigger_id = w.trigger_id AND ft.type = 'webhook')`,
+  );
+  return r.rowCount ?? 0;
 }

@@ -7,7 +7,6 @@ export {
   selectChangedSchedules,
   upsertSchedules,
   deleteInactiveSchedules,
-  deleteOrphanWebhookKeys,
   triggerFingerprint,
   listUpcomingSchedules,
   type ScheduleSpec,

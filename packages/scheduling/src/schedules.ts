@@ -96,16 +96,6 @@ export async function deleteInactiveSchedules(q: Queryable): Promise<{ namespace
   return r.rows;
 }
 
-/** Deletes the keys of webhook triggers that no longer exist (a trigger added again later gets a new key). */
-export async function deleteOrphanWebhookKeys(q: Queryable): Promise<number> {
-  const r = await q.query(
-    `DELETE FROM webhook_keys w
-     WHERE NOT EXISTS (SELECT 1 FROM flow_triggers ft
-                       WHERE ft.namespace = w.namespace AND ft.flow_id = w.flow_id AND ft.trigger_id = w.trigger_id AND ft.type = 'webhook')`,
-  );
-  return r.rowCount ?? 0;
-}
-
 /**
  * A cheap fingerprint of everything the sync reads: any saved, moved,
  * enabled, disabled or deleted flow, and any trigger written or removed,

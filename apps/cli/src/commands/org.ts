@@ -52,7 +52,7 @@ export function registerOrg(program: Command, app: App): void {
       if (rate !== null && !(rate > 0)) throw new CliError('--rate-limit must be a positive number', 2);
       const created = await onDb(async (db, identity) => {
         const o = await identity.createOrganization(db.pool, name);
-        if (rate !== null) await db.pool.query(`UPDATE organizations SET rate_limit = $2 WHERE id = $1`, [o.id, rate]);
+        if (rate !== null) await identity.setOrganizationRateLimit(db.pool, o.id, rate);
         return o;
       });
       io.stdout.write(`${created.id}\n`);

@@ -81,7 +81,7 @@ or asked for without echo on a terminal.
         const u = await identity.findUserByEmail(db.pool, opts.email);
         if (!u) throw new CliError(`no user with email ${identity.normalizeEmail(opts.email)}`);
         await identity.setPassword(db.pool, u.id, pw, { temporary: false, now });
-        await db.pool.query(`UPDATE users SET disabled = false WHERE id = $1`, [u.id]);
+        await identity.enableUser(db.pool, u.id);
         await identity.recordAudit(db.pool, {
           action: 'user.password_reset',
           actor: { id: null, type: 'system' },

@@ -1,6 +1,7 @@
 // Rows of content-addressed file objects. A save uploads contents before its
 // transaction writes their rows, and skips the upload of contents whose row it
-// saw: both orders are handled by the storage cleanup (see file-sweep.ts).
+// saw: both orders are handled by maintenance's storage cleanup (apps/maintenance/src/file-sweep.ts),
+// which runs these statements.
 import type { Queryable } from '@svc/db';
 
 /** Which of these content hashes have a file_objects row. */
