@@ -51,9 +51,7 @@ import { createSso } from './routes/sso.js';
 import { aiHandlers } from './routes/ai.js';
 import { createInvoker } from './ai/invoke.js';
 import { mountMcp } from './ai/mcp.js';
-import { startAutoTriage } from './ai/auto-triage.js';
-import { AIProviderStore } from './ai/provider.js';
-import { AIUsage } from './ai/usage.js';
+import { AIProviderStore, AIUsage, startAutoTriage } from '@svc/ai';
 
 export interface GatewayDeps {
   config: Config;

@@ -12,17 +12,32 @@
 // so a later turn (and getAIConversation) sees the whole history.
 import type { Request } from 'express';
 import type pg from 'pg';
-import type { ConversationStore } from '@svc/ai';
+import {
+  AIUsageLimitError,
+  argText,
+  estimateTokens,
+  fileDiff,
+  NO_SCOPE,
+  restoreMaskedLines,
+  safeJson,
+  scopeOfError,
+  scopeOfInput,
+  unresolvedMaskMessage,
+  type AIUsage,
+  type ChatMessage,
+  type ChatModel,
+  type ConversationStore,
+  type MaskScope,
+  type ToolCall,
+  type ToolResultMasker,
+} from '@svc/ai';
 import type { HttpLogger } from '@svc/http';
 import type { AITurnSend } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
 import type { SecretMasker } from '@svc/engine/internal';
-import { NO_SCOPE, restoreMaskedLines, scopeOfError, scopeOfInput, unresolvedMaskMessage, type MaskScope, type ToolResultMasker } from './masking.js';
-import { safeJson, type ChatMessage, type ChatModel, type ToolCall } from './provider.js';
-import { argText, fileDiff, resultText, TOOLS, toolByName } from './tools.js';
-import { AIUsageLimitError, estimateTokens, type AIUsage } from './usage.js';
+import { resultText, TOOLS, toolByName } from './tools.js';
 
 /** Model calls of one turn at most (each may call tools). */
 export const MAX_ROUNDS = 8;

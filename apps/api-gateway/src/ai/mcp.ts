@@ -14,7 +14,7 @@ import { roleAtLeast } from '@svc/api-spec';
 import { createRawBodyReader, parseJsonBody, unauthorized, type HttpLogger } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { asHttpError, minRoleOf, type Invoke } from './invoke.js';
-import { scopeOfError, scopeOfInput, ToolResultMasker } from './masking.js';
+import { scopeOfError, scopeOfInput, ToolResultMasker } from '@svc/ai';
 import { resultText, TOOLS, TRIAGE_TOOL, type ToolDef } from './tools.js';
 
 // Saving files stays with the assistant (behind a confirmation) and the API.

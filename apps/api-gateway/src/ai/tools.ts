@@ -3,7 +3,7 @@
 // tool can do exactly what its caller could do over the API. `read` tools run
 // at once; `action` tools change something: the assistant only proposes them
 // (they run on confirmAIAction), MCP clients call them directly.
-import { createTwoFilesPatch } from 'diff';
+import { argText } from '@svc/ai';
 import type { InvokeInput } from './invoke.js';
 
 export type ToolKind = 'read' | 'action';
@@ -48,13 +48,6 @@ export const MAX_LOG_LINES = 200;
 export const MAX_RESULT_CHARS = 20_000;
 
 const str = (description: string) => ({ type: 'string', description });
-/** A tool argument as text: a string as it is, a number or boolean written out, anything else as JSON; empty when absent. */
-export function argText(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return JSON.stringify(v);
-}
 const s = (v: unknown) => (v === undefined || v === null ? undefined : argText(v));
 const executionArg = { execution_id: str('Execution id') };
 
@@ -222,11 +215,6 @@ export const TRIAGE_TOOL: ToolDef = {
 };
 
 export const toolByName = (name: string) => TOOLS.find((t) => t.name === name);
-
-/** A unified diff of a file change, for the confirm view of save_flow. */
-export function fileDiff(path: string, before: string, after: string): string {
-  return createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, '', '', { context: 3 });
-}
 
 /** A tool result as text for the model, bounded. */
 export function resultText(v: unknown): string {

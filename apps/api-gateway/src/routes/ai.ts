@@ -7,7 +7,29 @@
 // status, the reads of existing conversations and insights, and the provider
 // settings themselves answers 409 `ai_disabled` while no provider is set.
 import type pg from 'pg';
-import { ConversationStore, createInsight, insightsOf, type ActionRow, type ConversationCursor, type ConversationRow, type MessageRow } from '@svc/ai';
+import {
+  AIProviderStore,
+  argText,
+  chatModel,
+  ConversationStore,
+  createInsight,
+  insightBody,
+  insightsOf,
+  isProviderType,
+  NO_SCOPE,
+  PROVIDER_TYPES,
+  runTriage,
+  scopeOfInput,
+  ToolResultMasker,
+  TRIAGE_STATES,
+  unresolvedMaskMessage,
+  type ActionRow,
+  type AIUsage,
+  type ConversationCursor,
+  type ConversationRow,
+  type MessageRow,
+  type ProviderSettings,
+} from '@svc/ai';
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
@@ -18,12 +40,8 @@ import { auditContext } from './audit.js';
 import { secretHttpError } from './secrets.js';
 import { restoreProposedSave, runTurn, type Part } from '../ai/assistant.js';
 import { asHttpError, type Invoke } from '../ai/invoke.js';
-import { NO_SCOPE, scopeOfInput, ToolResultMasker, unresolvedMaskMessage } from '../ai/masking.js';
-import { AIProviderStore, chatModel, isProviderType, PROVIDER_TYPES, type ProviderSettings } from '../ai/provider.js';
-import { argText, toolByName } from '../ai/tools.js';
-import { insightBody, runTriage, TRIAGE_STATES } from '../ai/triage.js';
+import { toolByName } from '../ai/tools.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
-import type { AIUsage } from '../ai/usage.js';
 import type { Answer, Schemas } from '@svc/api-spec';
 
 type Ctx = HandlerContext<AuthPrincipal>;

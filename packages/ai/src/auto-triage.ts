@@ -5,9 +5,9 @@
 // claim (count of the last hour's automatic insights, then the inserts) runs
 // under a transaction-scoped advisory lock, so two gateways never both claim
 // one execution nor together pass the budget.
-import { claimAutoTriages, failClaimedInsight } from '@svc/ai';
+import { claimAutoTriages, failClaimedInsight } from './insights.js';
 import { runTriage, type TriageDeps } from './triage.js';
-import { AIUsageLimitError, AUTO_USER } from './usage.js';
+import { AIUsageLimitError, AUTO_USER } from './limits.js';
 
 /** Marks an insight started by the loop (requested_by), and counts toward the budget. */
 export const AUTO_REQUESTER = 'auto';

@@ -1,5 +1,5 @@
 // The AI provider: its one settings row (ai_provider, id 'default'; absent =
-// AI disabled; read and written by @svc/ai), the API key sealed with the
+// AI disabled; read and written by provider.ts), the API key sealed with the
 // master keys like a secret, and a provider-neutral chat call over the
 // official SDKs (openai for OpenAI and OpenAI-compatible servers,
 // @anthropic-ai/sdk for Anthropic). The key is opened only to build a client;
@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type pg from 'pg';
-import { deleteProvider, enabledProvider, putProvider, type ProviderSettingsRow } from '@svc/ai';
+import { deleteProvider, enabledProvider, putProvider, type ProviderSettingsRow } from './provider.js';
 import type { MasterKey } from '@svc/config';
 import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
 

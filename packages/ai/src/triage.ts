@@ -5,17 +5,17 @@
 // cause and a suggested fix, and store it as an insight citing its evidence.
 // The evidence is masked with the execution's scope (masking.ts): the
 // secrets it used, and those of its namespace, its parents and globals. The
-// insight rows are written by @svc/ai.
+// insight rows are written by insights.ts.
 import type pg from 'pg';
-import { completeInsight, failInsight, markInsightRunning, type InsightRow } from '@svc/ai';
+import type { Schemas } from '@svc/api-spec';
 import type { MasterKey } from '@svc/config';
 import { failedTaskRuns, lastSuccessBefore, logTail, triageExecution } from '@svc/engine/read-models';
 import { SecretMasker } from '@svc/engine/internal';
-import { argText, fileDiff } from './tools.js';
 import { ToolResultMasker } from './masking.js';
-import { chatModel, type AIProviderStore } from './provider.js';
-import { AUTO_USER, estimateTokens, type AIUsage } from './usage.js';
-import type { Schemas } from '@svc/api-spec';
+import { completeInsight, failInsight, markInsightRunning, type InsightRow } from './insights.js';
+import { AUTO_USER, estimateTokens, type AIUsage } from './limits.js';
+import { chatModel, type AIProviderStore } from './models.js';
+import { argText, fileDiff } from './text.js';
 
 /** Log lines of each failed task run given to the model (its tail). */
 export const LOG_TAIL_LINES = 50;
@@ -28,7 +28,7 @@ export function insightBody(r: InsightRow): Schemas['Insight'] {
   return {
     id: r.id,
     execution_id: r.executionId,
-    // An InsightState of @svc/ai: a state it writes that the document's InsightState lacks does not compile.
+    // An InsightState of insights.ts: a state it writes that the document's InsightState lacks does not compile.
     state: r.status,
     summary: r.status === 'done' ? r.summary : null,
     probable_cause: r.probableCause,

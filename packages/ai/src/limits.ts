@@ -7,8 +7,8 @@
 // each model call, so a turn passes a token limit by at most one call, and the
 // next model call of that turn is refused. Automatic triage counts under
 // AUTO_USER: only the totals apply to it. The counters are read and written
-// by @svc/ai (AiUsageCounters).
-import { AiUsageCounters, type DayCounts } from '@svc/ai';
+// by usage.ts (AiUsageCounters).
+import { AiUsageCounters, type DayCounts } from './usage.js';
 import type { PrismaClient } from '@svc/db';
 import { RateLimitedError } from '@svc/http';
 
