@@ -9,3 +9,4 @@ export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDeliverer
 export { buildMessage, maskText, type AlertMessage } from './message.js';
 export { inScope, endEvent, channelTarget, retryDelayMs, ALERT_EVENTS, type AlertChannel, type AlertEvent, type AlertRuleRow } from './rules.js';
 export { lockAndCountAlertRules, createAlertRule, updateAlertRule, deleteAlertRule, alertRuleNamespace, deleteAlertDeliveriesBefore, type RuleGuard } from './rule-store.js';
+export { ruleProblems, type RuleProblem } from './rule-check.js';

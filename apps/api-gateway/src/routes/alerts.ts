@@ -1,21 +1,19 @@
 // Alert rules (issue #33; beyond the spec's operation index, see
 // EXTENSION_OPERATION_IDS): CRUD on alert_rules and the deliveries that
-// maintenance (apps/maintenance/src/alerts) made of them, with their
+// @svc/alerts' scanner and deliverer (run by maintenance) made of them, with their
 // attempts. A channel names secrets (the webhook's signing key, the Slack
 // URL), never holds one; changes are audited with the rule's fields, which
 // are names and addresses only. An email channel sends as an organization's
 // verified sender, so it may name only an organization that lists the rule's
-// namespace (@svc/identity organizationAllows; maintenance checks again before
+// namespace (@svc/alerts ruleProblems; the deliverer checks again before
 // sending), and a namespace holds at most SVC_ALERT_RULES_PER_NAMESPACE rules.
-import { literalTargetProblem } from '@svc/config';
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { createAlertRule, deleteAlertRule, lockAndCountAlertRules, updateAlertRule } from '@svc/alerts';
+import { createAlertRule, deleteAlertRule, lockAndCountAlertRules, ruleProblems, updateAlertRule } from '@svc/alerts';
 import type { components } from '@svc/api-spec';
 import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
-import { organizationAllows, organizationForAlerts, parseMailbox, recordAudit } from '@svc/identity';
+import { recordAudit } from '@svc/identity';
 import { inNamespaces, namespaceExists } from '@svc/namespaces';
-import { parseSecretReference } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
@@ -68,63 +66,14 @@ function ruleBody(r: RuleRow): AlertRule {
   };
 }
 
-/**
- * What the schema cannot say: secret references parse, addresses are
- * addresses, the organization exists and lists the rule's namespace, `late`
- * has its duration, and (unless
- * SVC_ALERT_ALLOW_PRIVATE_TARGETS) a webhook URL names no literal loopback or
- * private address. Host names are judged by maintenance when it resolves them.
- */
+/** 422 with every problem @svc/alerts finds in a rule (ruleProblems: what the schema cannot say). */
 async function check(
   db: Db,
   allowPrivateTargets: boolean,
   r: { namespace: string; events: string[]; late_after_seconds: number | null; schedule_grace_seconds: number | null; channels: AlertChannel[] },
-  /** Judge whether each email channel's organization allows the namespace: on create, and on an update that changes channels or namespace. */
   judgeOrganizations = true,
 ): Promise<void> {
-  const problems: components['schemas']['ErrorDetail'][] = [];
-  if (r.events.includes('late') && r.late_after_seconds === null && r.schedule_grace_seconds === null) {
-    problems.push({ field: 'late_after_seconds', message: 'the late event needs late_after_seconds, schedule_grace_seconds or both' });
-  }
-  for (const [i, c] of r.channels.entries()) {
-    const at = `channels[${i}]`;
-    const ref = (field: string, v: string) => {
-      try {
-        parseSecretReference(v);
-      } catch (err) {
-        problems.push({ field: `${at}.${field}`, message: (err as Error).message });
-      }
-    };
-    switch (c.type) {
-      case 'email': {
-        if (!parseMailbox(c.from)) problems.push({ field: `${at}.from`, message: `${JSON.stringify(c.from)} is not an email address` });
-        if (!parseMailbox(c.to)) problems.push({ field: `${at}.to`, message: `${JSON.stringify(c.to)} is not an email address` });
-        const org = await organizationForAlerts(db.prisma, c.organization);
-        if (!org) problems.push({ field: `${at}.organization`, message: `no organization ${c.organization}` });
-        else if (judgeOrganizations && !organizationAllows(org.namespaces, r.namespace))
-          problems.push({
-            field: `${at}.organization`,
-            message: `organization ${c.organization} does not allow namespace ${r.namespace}: an admin lists the namespaces that may send as it (Settings › Organizations, svc org namespace add)`,
-          });
-        break;
-      }
-      case 'webhook':
-        try {
-          const u = new URL(c.url);
-          if (u.protocol !== 'http:' && u.protocol !== 'https:') problems.push({ field: `${at}.url`, message: 'a webhook URL is http:// or https://' });
-          if (u.username || u.password) problems.push({ field: `${at}.url`, message: 'a webhook URL carries no credentials: sign with signing_secret' });
-          const refused = allowPrivateTargets ? null : literalTargetProblem(u);
-          if (refused) problems.push({ field: `${at}.url`, message: `${refused}: refused unless SVC_ALERT_ALLOW_PRIVATE_TARGETS is true` });
-        } catch {
-          problems.push({ field: `${at}.url`, message: 'not a URL' });
-        }
-        ref('signing_secret', c.signing_secret);
-        break;
-      case 'slack':
-        ref('url_secret', c.url_secret);
-        break;
-    }
-  }
+  const problems = await ruleProblems(db.prisma, allowPrivateTargets, r, judgeOrganizations);
   if (problems.length) throw validationFailed(problems);
 }
 
