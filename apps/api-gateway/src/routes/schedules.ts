@@ -1,6 +1,6 @@
 // listUpcomingSchedules: the next fire time of each active schedule (the rows
 // the scheduler keeps in `schedules` for enabled flows), soonest first; the
-// statement is @svc/db's, shared with the scheduler's notion of active.
+// statement is @svc/scheduling's, shared with the scheduler's notion of active.
 // `namespace` selects that namespace and its children, as listFlows does.
 import { type Db } from '@svc/db';
 import { listUpcomingSchedules, type UpcomingScheduleKey } from '@svc/scheduling';
