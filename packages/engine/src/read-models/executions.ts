@@ -127,13 +127,39 @@ const TRIAGE_EXECUTION = {
   secretKeysUsed: true,
 } as const;
 
+/** An execution as a triage reads it (`definition` and `inputs` as stored JSON). */
+export interface TriageExecution {
+  id: string;
+  state: string;
+  reason: string;
+  error: string;
+  namespace: string;
+  flowId: string | null;
+  definition: unknown;
+  inputs: unknown;
+  createdAt: Date;
+  snapshotVersion: number | null;
+  secretKeysUsed: string[];
+}
+
+/** A FAILED or TIMED_OUT task run as a triage reads it. */
+export interface TriageTaskRun {
+  id: string;
+  taskKey: string;
+  attempt: number;
+  state: string;
+  reason: string;
+  error: string;
+  exitCode: number | null;
+}
+
 /** An execution as a triage reads it. */
-export async function triageExecution(pool: pg.Pool, id: string) {
+export async function triageExecution(pool: pg.Pool, id: string): Promise<TriageExecution | null> {
   return prismaOf(pool).execution.findUnique({ where: { id }, select: TRIAGE_EXECUTION });
 }
 
 /** The flow's last SUCCESS execution created before `before`, as a triage reads it. */
-export async function lastSuccessBefore(pool: pg.Pool, o: { namespace: string; flowId: string; before: Date }) {
+export async function lastSuccessBefore(pool: pg.Pool, o: { namespace: string; flowId: string; before: Date }): Promise<TriageExecution | null> {
   return prismaOf(pool).execution.findFirst({
     where: { namespace: o.namespace, flowId: o.flowId, state: 'SUCCESS', createdAt: { lt: o.before } },
     orderBy: { createdAt: 'desc' },
@@ -142,7 +168,7 @@ export async function lastSuccessBefore(pool: pg.Pool, o: { namespace: string; f
 }
 
 /** An execution's FAILED and TIMED_OUT task runs, in creation order. */
-export async function failedTaskRuns(pool: pg.Pool, executionId: string) {
+export async function failedTaskRuns(pool: pg.Pool, executionId: string): Promise<TriageTaskRun[]> {
   return prismaOf(pool).taskRun.findMany({
     where: { executionId, state: { in: ['FAILED', 'TIMED_OUT'] } },
     orderBy: [{ createdAt: 'asc' }, { taskKey: 'asc' }, { attempt: 'asc' }],

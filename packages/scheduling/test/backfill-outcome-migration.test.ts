@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { getBackfill, newId } from '../src/index.js';
-import { applyMigrations, loadMigrations } from '../src/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing.js';
+import { applyMigrations, loadMigrations, newId } from '@svc/db';
+import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { getBackfill } from '../src/index.js';
 
 const MIGRATION = '20261128700000_backfill_run_outcome';
 
