@@ -74,18 +74,6 @@ const EXCEPTIONS: { file: string; verb: string; table: string; why: string }[] =
     why: "the engine's first-instance-wins setting, a statement constant of the engine (to call @svc/db's compareAndSetSetting when the engine's statements become functions)",
   },
   {
-    file: 'packages/namespaces/src/namespaces.ts',
-    verb: 'deleteMany',
-    table: 'secrets',
-    why: "a namespace's secrets go in the transaction that deletes it (@svc/secrets does not depend on @svc/namespaces, nor the reverse)",
-  },
-  {
-    file: 'packages/namespaces/src/namespaces.ts',
-    verb: 'deleteMany',
-    table: 'variables',
-    why: "a namespace's variables go in the transaction that deletes it",
-  },
-  {
     file: 'apps/maintenance/src/sql/snapshots.ts',
     verb: 'UPDATE',
     table: 'snapshots',

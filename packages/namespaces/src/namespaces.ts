@@ -4,6 +4,7 @@
 // two statements are written by hand (sql/namespaces.ts).
 import { prismaOf, type PrismaClient, type PrismaDb } from '@svc/db';
 import type pg from 'pg';
+import { deleteNamespaceSecretsAndVariables } from '@svc/secrets';
 import { NamespaceBusyError, NamespaceExistsError, NamespaceNotFoundError, NamespaceReadOnlyError } from './errors.js';
 import type { NamespacesDb } from './flows.js';
 import { parentNamespaces } from './paths.js';
@@ -170,8 +171,8 @@ export async function deleteNamespace(db: pg.Pool | PrismaClient, name: string):
       throw new NamespaceBusyError(`namespace ${name} has executions that have not ended: ${running.map((r) => `${r.id} (${r.state})`).join(', ')}; cancel them or wait`);
     }
     await tx.namespace.update({ where: { name }, data: { headVersionId: null } });
-    await tx.secret.deleteMany({ where: { namespace: name } });
-    await tx.variable.deleteMany({ where: { namespace: name } });
+    // Secrets and variables are @svc/secrets' tables (no foreign key to namespaces): deleted by it, in this transaction.
+    await deleteNamespaceSecretsAndVariables(tx, name);
     await tx.namespace.delete({ where: { name } });
   });
 }

@@ -6,7 +6,7 @@
 //      secret is also sealed again as a platform secret, whatever its key)
 //   3. SVC_MASTER_KEYS=NEW:...          (`/readyz` master_keys stays ok)
 import type { MasterKey } from '@svc/config';
-import { inTransaction, type Queryable } from '@svc/db';
+import { inTransaction, type PrismaDb, type Queryable } from '@svc/db';
 import type pg from 'pg';
 import { open, platformSecretAad, providerCredentialsAad, seal, secretAad } from './crypto.js';
 import { BuiltinProviderDisabledError } from './errors.js';
@@ -157,11 +157,18 @@ export async function missingMasterKeyIds(db: Queryable, keys: readonly MasterKe
 
 /**
  * Removes the secrets and variables of exactly one namespace (not its
- * children): the namespace delete calls it in its own transaction, since
+ * children): the namespace delete (@svc/namespaces) calls it in its own
+ * transaction, on a Prisma transaction client or a pg client, since
  * these tables have no foreign key to `namespaces`.
  */
-export async function deleteNamespaceSecretsAndVariables(db: Queryable, namespace: string): Promise<{ secrets: number; variables: number }> {
+export async function deleteNamespaceSecretsAndVariables(db: Queryable | PrismaDb, namespace: string): Promise<{ secrets: number; variables: number }> {
   if (namespace === '') throw new RangeError('the global scope is not a namespace');
+  if ('$executeRaw' in db) {
+    // A Prisma (interactive) transaction: the namespace delete's.
+    const secrets = await db.secret.deleteMany({ where: { namespace } });
+    const variables = await db.variable.deleteMany({ where: { namespace } });
+    return { secrets: secrets.count, variables: variables.count };
+  }
   const s = await db.query(`DELETE FROM secrets WHERE namespace = $1`, [namespace]);
   const v = await db.query(`DELETE FROM variables WHERE namespace = $1`, [namespace]);
   return { secrets: s.rowCount ?? 0, variables: v.rowCount ?? 0 };
