@@ -10,7 +10,7 @@
 // for another reason (a sender outside the rules) uses none of it.
 import { newId, prismaOf } from '@svc/db';
 import { parseSenderRule, type SenderRule } from './email-senders.js';
-import { OrganizationError } from './organizations.js';
+import { OrganizationError } from './organization-error.js';
 import type { IdentityDb } from './users.js';
 
 /** A mail sender not seen for this long no longer counts as "sending configured". */

@@ -11,7 +11,7 @@
 // once.
 import { prismaOf } from '@svc/db';
 import { namespaceCovers } from '@svc/vocabulary';
-import { OrganizationError } from './organizations.js';
+import { OrganizationError } from './organization-error.js';
 import type { IdentityDb } from './users.js';
 
 /** Namespace names as @svc/namespaces NAMESPACE_PATTERN has them (identity does not depend on that package). */

@@ -9,23 +9,16 @@
 import { newId, prismaOf } from '@svc/db';
 import type { SenderRule } from './email-senders.js';
 import { emailsUsedToday } from './organization-email.js';
+import { OrganizationError } from './organization-error.js';
 import { randomBase62, sha256 } from './secrets.js';
 import type { IdentityDb } from './users.js';
+
+export { OrganizationError };
 
 export const ORG_KEY_PREFIX = 'svc_live_';
 export const ORG_KEY_PATTERN = /^svc_live_[0-9A-Za-z]{43}$/;
 /** Organization names: what `svc org create` accepts. */
 export const ORG_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
-
-export class OrganizationError extends Error {
-  override readonly name = 'OrganizationError';
-  constructor(
-    readonly code: 'invalid_name' | 'exists' | 'not_found' | 'invalid_sender' | 'invalid_quota' | 'invalid_namespace',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface OrganizationRow {
   id: string;

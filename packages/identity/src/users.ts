@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { generatePassword, hashPassword } from './passwords.js';
 import { insertFirstUser } from './sql/bootstrap-admin.js';
 import { lockOtherEnabledAdmins, lockUser } from './sql/locks.js';
+import type { UserRow } from './user-row.js';
 
 // The roles are @svc/vocabulary's: `none` is below the spec's four and reads only the namespaces a role binding opens (role-bindings.ts).
 import { ROLES, isRole, lowerRole, type Role } from '@svc/vocabulary';
@@ -14,17 +15,7 @@ export { ROLES, isRole, lowerRole, type Role };
 /** A role a binding gives on a namespace: never `none`. */
 export type BindingRole = Exclude<Role, 'none'>;
 
-export interface UserRow {
-  id: string;
-  email: string;
-  display_name: string;
-  password_hash: string;
-  role: Role;
-  disabled: boolean;
-  must_change_password: boolean;
-  created_at: Date;
-  last_login_at: Date | null;
-}
+export type { UserRow };
 
 export class LastAdminError extends Error {
   override readonly name = 'LastAdminError';

@@ -6,7 +6,9 @@ import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PrepareError } from './errors.js';
-import type { Runtime } from './types.js';
+
+/** The runtimes a script task may name (the task's `runtime`). */
+export type Runtime = 'python' | 'bash' | 'bun' | 'node';
 
 /** Interpreters tried in order for each runtime. */
 export const RUNTIME_CANDIDATES: Record<Runtime, readonly string[]> = {

@@ -12,7 +12,7 @@ import type { TaskUser } from './task-user.js';
 export type { RunnerSpec };
 
 /** Interpreters a script task may name; see `RUNTIME_CANDIDATES`. */
-export type Runtime = 'python' | 'bash' | 'bun' | 'node';
+export type { Runtime } from './resolve.js';
 
 /** One posted log line: a RunnerLogLine with its number and time always set. */
 export interface LogLine extends RunnerLogLine {

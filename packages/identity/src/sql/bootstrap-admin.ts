@@ -4,7 +4,8 @@
 // loaded machine), which would hold the gateway's start back.
 import type pg from 'pg';
 import { inTransaction, newId } from '@svc/db';
-import type { Role, UserRow } from '../users.js';
+import type { Role } from '@svc/vocabulary';
+import type { UserRow } from '../user-row.js';
 
 /** Inserts `user` when no user exists, under a transaction-level lock, so instances starting at once make one. Null when one existed. */
 export async function insertFirstUser(pool: pg.Pool, u: { email: string; name: string; passwordHash: string; role: Role; now: Date }): Promise<UserRow | null> {
