@@ -26,10 +26,9 @@ export interface SchemaRouteDeps {
 export function schemaHandlers(deps?: SchemaRouteDeps) {
   return {
     // The editor copy: also flags unknown keys in draft-07 editors (VS Code's YAML extension).
-    // A JSON Schema document, which the generated types read as the flow file it describes: written as it is.
-    getFlowSchema: ({ res }) => {
-      res.status(200).json(editorFlowSchema);
-    },
+    // A JSON Schema document, which the generated types read as the flow file it describes: returned as it is (not
+    // written to the response here: the AI tools and MCP call this handler for its value).
+    getFlowSchema: () => editorFlowSchema as unknown as Answer<'getFlowSchema'>,
 
     validateFile: async ({ body, params }) => {
       const { path: filePath, content } = body;
