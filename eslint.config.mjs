@@ -1,4 +1,4 @@
-// ESLint: typescript-eslint's type-checked recommended rules (issue #31) over
+// ESLint: typescript-eslint's type-checked recommended rules over
 // apps/*/src and packages/*/src, plus one rule of our own: every `switch` over
 // a union names every member (STYLE.md habit 2), so a new state, event or
 // error code breaks `npm test` wherever it is not handled, even behind a

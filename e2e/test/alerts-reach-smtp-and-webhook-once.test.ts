@@ -1,4 +1,4 @@
-// Alerts end to end (issue #33): a rule made through /api/v1/alerts watches a
+// Alerts end to end: a rule made through /api/v1/alerts watches a
 // namespace; real executions fail (their task prints a secret, writes it into
 // an output and to stderr, and exits 3); two maintenance processes with
 // SVC_SMTP_URL scan and deliver, and every failed execution reaches the local

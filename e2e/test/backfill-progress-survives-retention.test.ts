@@ -1,4 +1,4 @@
-// A backfill's progress survives retention (issue #33): the scheduler's
+// A backfill's progress survives retention: the scheduler's
 // advancer writes each fire time's outcome on its backfill_runs row once the
 // execution has ended, so when maintenance's retention (runRetention, as
 // after SVC_RETENTION_DAYS) deletes the executions, the backfill reports the

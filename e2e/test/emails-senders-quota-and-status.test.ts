@@ -1,4 +1,4 @@
-// The rules of the organization email interface end to end (issue #29):
+// The rules of the organization email interface end to end:
 // - `from` must be a verified sender of the organization: 422
 //   validation_failed, field `from`, naming the rule; a domain covers itself
 //   in any case and not its subdomains; an address rule matches exactly; a

@@ -80,7 +80,7 @@ test('rerun creates a new execution with the same snapshot, definition, inputs a
   assert.equal(count(dir), 2);
   assert.deepEqual(run(done, 'report').outputs, { t: 'abc', script: 'v1' });
 
-  // Rerun is allowed from SUCCESS too (decisions.md).
+  // Rerun is allowed from SUCCESS too (docs/using/executions.md).
   const again = await s.api('POST', `/api/v1/executions/${re.id}/rerun`);
   assert.equal(again.status, 201, JSON.stringify(again.body));
   assert.equal((await s.waitEnded(again.body.id)).state, 'SUCCESS');

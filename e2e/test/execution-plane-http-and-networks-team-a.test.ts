@@ -1,5 +1,5 @@
 // What a flow of team-a reaches when it runs, saved and started by a user of
-// global role `none` bound `editor` on team-a only (issue #40, points 3 and
+// global role `none` bound `editor` on team-a only (points 3 and
 // 5): on a real stack whose objects live on an S3 store (s3rver on loopback)
 // and whose database is PostgreSQL on loopback, with the stack's defaults of
 // the http task guard (SVC_HTTP_TASK_ALLOWED_HOSTS unset):

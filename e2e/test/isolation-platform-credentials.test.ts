@@ -1,4 +1,4 @@
-// Platform credentials out of every flow's reach (issue #40, point 4), on a
+// Platform credentials out of every flow's reach, on a
 // real stack: the git sources' credential and webhook secret and the OIDC
 // client secret are platform secrets, which `secret()` never resolves.
 //

@@ -1,4 +1,4 @@
-// What a flow names outside its namespace (issue #40, docs/operating/roles.md),
+// What a flow names outside its namespace (docs/operating/roles.md),
 // on a real stack: a user whose global role is `none`, bound `editor` on
 // `team-a` only, saves team-a flows that reach `team-b`. A subflow into
 // team-b, a flow trigger on a team-b upstream and a secret() through a

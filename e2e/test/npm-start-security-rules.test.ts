@@ -1,4 +1,4 @@
-// The rules of issue #29 (the API's newer surfaces), black-box against what
+// The security rules of the API's newer surfaces, black-box against what
 // `npm start` runs (`svc local`: embedded PostgreSQL, every service, the
 // first admin printed once), over HTTP only, as a user or a script sees them:
 // browser security headers and compression, /mcp refusing a reset account and

@@ -1,4 +1,4 @@
-// Namespace-scoped roles (issue #34) at every operation of the OpenAPI
+// Namespace-scoped roles at every operation of the OpenAPI
 // document: users whose global role is viewer are bound as operator, editor
 // and admin to the namespace `team`. For each role operation that names a
 // namespace (api-spec namespaceSources: a path or query parameter, a body

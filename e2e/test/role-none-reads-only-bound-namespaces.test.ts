@@ -1,4 +1,4 @@
-// The global role `none` (issue #34): a user below viewer, bound as viewer to
+// The global role `none`: a user below viewer, bound as viewer to
 // `red`, reads `red` and its child `red.sub` and nothing of `blue`, on every
 // surface: the lists (paged in SQL, so every page is full and the cursor walk
 // returns each of its items once), the live streams of executions, the MCP

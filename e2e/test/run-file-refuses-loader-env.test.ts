@@ -83,7 +83,7 @@ const REFUSED = [
   'ld_preload',
   'Node_Options',
   'path',
-  // The allowlist (issue #29): proxies, TLS trust, git and package indexes, and names outside ^[A-Z][A-Z0-9_]*$.
+  // The allowlist: proxies, TLS trust, git and package indexes, and names outside ^[A-Z][A-Z0-9_]*$.
   'HTTPS_PROXY',
   'HTTP_PROXY',
   'ALL_PROXY',

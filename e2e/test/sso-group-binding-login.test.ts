@@ -138,7 +138,7 @@ test('an IdP group bound as editor on acme.team: its member may edit flows there
   assert.equal(await description('acme.team'), 'back in team-a');
 });
 
-test("an IdP account with the stack admin's email, in the bound group, does not sign in as the admin even with link_by_email on (issue #40)", async () => {
+test("an IdP account with the stack admin's email, in the bound group, does not sign in as the admin even with link_by_email on", async () => {
   idp.accounts.set('impostor', { email: 'E2E@example.com', email_verified: true, name: 'Not the admin', groups: ['team-a'] });
   const settings = await s.api<Record<string, unknown>>('GET', '/api/v1/sso/oidc');
   const body = { ...settings.body };

@@ -135,7 +135,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const liveSettings = liveSettingsFromConfig(deps.config);
   const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
-  // Role bindings (issue #34) raise a caller's role on the namespaces they cover, in the one role check.
+  // Role bindings raise a caller's role on the namespaces they cover, in the one role check.
   const nsRoles = namespaceRoles(deps.db.pool);
   const { invoke, operation } = createInvoker(operations, () => handlers, nsRoles);
   // Daily AI limits, per user and for the deployment (SVC_AI_*_PER_DAY), shared by turns and triages.
@@ -149,7 +149,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
       totalTokens: deps.config.aiTotalTokensPerDay,
     },
   });
-  // Single sign-on (issue #34): its operations, and the two browser navigations to the IdP and back.
+  // Single sign-on: its operations, and the two browser navigations to the IdP and back.
   const sso = createSso({ ...routeDeps, log: deps.log });
   const background = new Set<Promise<unknown>>();
   const stopping = new AbortController();

@@ -1,4 +1,4 @@
-// The AI and MCP masker takes its scope from server facts only (issue #40):
+// The AI and MCP masker takes its scope from server facts only:
 // the record the operation named (an execution's namespace read from the
 // database, the namespace of the path), never a `namespace` key in the data.
 // An execution of team-a whose webhook body is

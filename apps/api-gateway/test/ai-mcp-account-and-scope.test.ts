@@ -1,4 +1,4 @@
-// The AI and MCP surfaces hold the same lines as /api/v1 (issue #29):
+// The AI and MCP surfaces hold the same lines as /api/v1:
 // - a user whose password was reset (temporary password) is refused on /mcp
 //   with 403 password_change_required, as on every /api/v1 operation;
 // - answers are masked with the secrets the answer's own scopes resolve (the

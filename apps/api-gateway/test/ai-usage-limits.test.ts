@@ -1,4 +1,4 @@
-// Daily AI limits (issue #29): assistant turns and triages (requested, and
+// Daily AI limits: assistant turns and triages (requested, and
 // automatic) take a request, each model call adds its tokens, counted per
 // user and UTC day in ai_usage. Past a user's or the deployment's limit: 429
 // rate_limited naming the limit and when it resets, with Retry-After; a turn

@@ -1,4 +1,4 @@
-// Alert rules through /api/v1/alerts (issue #33): an editor creates, reads,
+// Alert rules through /api/v1/alerts: an editor creates, reads,
 // changes and deletes rules (audited; a viewer reads, and is refused a
 // change); the body is checked beyond its schema (secret references, email
 // addresses, the organization, a duration for `late`); the deliveries of a

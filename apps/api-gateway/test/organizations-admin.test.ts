@@ -1,4 +1,4 @@
-// The admin operations on organizations of the email interface (issue #32):
+// The admin operations on organizations of the email interface:
 // an admin creates an organization, a key (in the answer once, never again:
 // not in the list, the audit log or a log line), a verified sender and a
 // daily quota; the key sends through POST /api/v1/emails and the admin sees

@@ -1,4 +1,4 @@
-// Role bindings (issue #34) on the MCP surface, which runs operations through
+// Role bindings on the MCP surface, which runs operations through
 // the gateway's in-process invoker and so through the same role check as
 // /api/v1: a global viewer bound as operator on `team` is offered the
 // operator tools (trigger_flow) and may trigger a flow of `team.etl`, and is

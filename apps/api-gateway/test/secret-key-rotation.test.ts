@@ -57,7 +57,7 @@ after(async () => {
 test('a rotated master key: old values keep resolving, new ones use the new key, the old key retires after rewrap', async () => {
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/namespaces/team/secrets/OLD', { value: P.old })).json<{ key_id: string }>().key_id, 'keyA');
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/secrets/GLOBAL', { value: P.global })).status, 200);
-  // A platform secret (issue #40) rotates with the rest.
+  // A platform secret rotates with the rest.
   assert.equal((await call(gwA, admin, 'PUT', '/api/v1/platform-secrets/GIT_TOKEN', { value: P.platform })).json<{ key_id: string }>().key_id, 'keyA');
   assert.equal(
     (await call(gwA, admin, 'POST', '/api/v1/secret-providers', { name: 'vault', type: 'vault', config: { address: vault.address }, credentials: { token: P.token } })).status,

@@ -1,11 +1,11 @@
-// Single sign-on through OpenID Connect (issue #34), end to end over real
+// Single sign-on through OpenID Connect, end to end over real
 // HTTP: a gateway with its own database, a real OIDC provider (oidc-provider)
 // on loopback, and a browser stand-in that follows the redirects and fills
 // the IdP's forms. Good logins, the group mapping at every login, and each
 // refusal: wrong state, replayed code, expired ID token, foreign issuer,
 // disabled user, unverified email, password login turned off; a key rotation
 // at the IdP; the client secret appears in no response and no log line.
-// The sign-up controls (issue #40): no link by email unless link_by_email,
+// The sign-up controls: no link by email unless link_by_email,
 // never to an admin; the link a signed-in user confirms from their profile;
 // allowed email domains, hd and tid, existing users only, default_role none
 // for new settings, the maximum age of an SSO session; disabling a user ends
@@ -262,7 +262,7 @@ test('the group mapping is applied again at every login: up to admin, then down 
     ],
   );
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM users WHERE email = 'alice@example.com'`)).rows[0].n, 1, 'the same user each time');
-  // The groups of the last login are kept for role bindings of IdP groups (issue #34, docs/operating/roles.md).
+  // The groups of the last login are kept for role bindings of IdP groups (docs/operating/roles.md).
   const groups = await gw.db.pool.query(`SELECT group_name FROM user_groups WHERE user_id = (SELECT id FROM users WHERE email = 'alice@example.com') ORDER BY group_name`);
   assert.deepEqual(
     groups.rows.map((x) => x.group_name),

@@ -1,4 +1,4 @@
-// `svc ai usage` (issue #29) against a real stack: after real assistant turns
+// `svc ai usage` against a real stack: after real assistant turns
 // (answered by the OpenAI stand-in, 15 tokens a model call) of an operator and
 // the admin, the table shows each user's requests and tokens against the
 // per-user limits and the total against the deployment's; `--json` and

@@ -1,4 +1,4 @@
-// `svc alert` (issue #33) against a real stack, as a subprocess: create a rule
+// `svc alert` against a real stack, as a subprocess: create a rule
 // for a namespace with an email and a signed webhook channel, list it (table
 // and JSON), read its deliveries (a failed execution's, delivered by the
 // maintenance process to a local webhook receiver) with their attempts, and

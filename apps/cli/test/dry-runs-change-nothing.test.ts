@@ -1,4 +1,4 @@
-// A dry run changes nothing anywhere (issue #32). Every command with a
+// A dry run changes nothing anywhere. Every command with a
 // --dry-run option is run as a subprocess against a real stack, through a
 // proxy that records each request: with --dry-run it sends no request that
 // writes, the server state it would change reads the same afterwards through

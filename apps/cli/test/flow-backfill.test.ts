@@ -1,4 +1,4 @@
-// svc flow backfill (issue #33) against a real stack with a scheduler
+// svc flow backfill against a real stack with a scheduler
 // process: the dry run prints the fire times over a DST change (UTC and the
 // schedule's wall clock) and creates nothing; a backfill runs to the end
 // through a pause, a restart of the scheduler and a resume, its executions

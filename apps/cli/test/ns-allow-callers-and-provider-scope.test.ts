@@ -1,4 +1,4 @@
-// `svc ns allow-callers`, `svc ns get` and `svc secret provider` (issue #40)
+// `svc ns allow-callers`, `svc ns get` and `svc secret provider`
 // against a real stack, as subprocesses: an admin lets `team-a` call into
 // `team-b` (shown by ns get, as a table and JSON) and takes it back; sets the
 // namespaces a secret provider serves (list shows them); a team-a flow with a

@@ -1,4 +1,4 @@
-// svc org (decisions.md): organizations and svc_live_ keys written on the
+// svc org (docs/using/emails.md): organizations and svc_live_ keys written on the
 // database directly; the key is printed once and only its hash is stored.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-// `svc platform-secret` (issue #40) against a real stack, as a subprocess: an
+// `svc platform-secret` against a real stack, as a subprocess: an
 // admin sets a platform secret from standard input, lists it in every
 // format, is warned when a flow-readable global secret has the same name,
 // and deletes it; each change is audited; a non-admin is refused (exit 1,

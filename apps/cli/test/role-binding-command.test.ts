@@ -1,4 +1,4 @@
-// `svc role-binding` (issue #34) against a real stack, as a subprocess: an
+// `svc role-binding` against a real stack, as a subprocess: an
 // admin binds a user (by email) and an IdP group to namespaces, lists them
 // (table, JSON, filtered), and deletes one; the user bound as editor on
 // `cli` may then save a file on `cli.child` and not on `elsewhere`, and not

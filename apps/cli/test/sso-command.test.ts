@@ -1,4 +1,4 @@
-// `svc sso` (issue #34) against a real stack and a real OpenID Connect
+// `svc sso` against a real stack and a real OpenID Connect
 // provider (oidc-provider on loopback), as a subprocess: an admin stores the
 // client secret with `svc platform-secret set`, configures single sign-on with `svc sso
 // set` (the gateway reads the IdP's discovery document first), reads it back

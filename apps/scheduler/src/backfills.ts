@@ -1,4 +1,4 @@
-// Backfills (issue #33): a flow's schedule trigger run over a past range.
+// Backfills: a flow's schedule trigger run over a past range.
 // The gateway writes a `backfills` row and one `backfill_runs` row per fire
 // time (computed by @svc/timing's FireTimes, as the scheduler fires), and
 // pause/resume/cancel change the row's state. This advancer creates the

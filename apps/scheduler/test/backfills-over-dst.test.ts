@@ -1,4 +1,4 @@
-// Backfills (issue #33) advanced by the scheduler's BackfillAdvancer on a
+// Backfills advanced by the scheduler's BackfillAdvancer on a
 // real database: 1,000 daily fire times over six daylight-saving changes
 // are exactly the expected instants (checked against a rule written here
 // from Intl alone, not from the scheduler's code), created once each by two

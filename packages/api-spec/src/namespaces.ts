@@ -1,5 +1,5 @@
-// Where an operation names the namespace it acts on (issue #34,
-// docs/operating/roles.md), so one check can give a caller its role on that
+// Where an operation names the namespace it acts on
+// (docs/operating/roles.md), so one check can give a caller its role on that
 // namespace: the global role raised by the role bindings that cover it.
 import type { Operation } from './operation.js';
 
@@ -39,7 +39,7 @@ export function namespaceSources(op: Operation): NamespaceSource[] {
 }
 
 /**
- * What a caller whose global role is `none` (issue #34) may call without
+ * What a caller whose global role is `none` may call without
  * naming a namespace: its own account (profile, password, sessions, tokens)
  * and the AI assistant's conversations, whose tools are checked one by one.
  */

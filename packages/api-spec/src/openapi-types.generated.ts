@@ -674,7 +674,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the namespaces whose flows may start this namespace's flows as subflows and listen to its executions
-         * @description Extension (issue #40, docs/operating/roles.md). A flow reaches its own namespace and its children only; each namespace listed here (covering its children) may reach this one too. Admins only; audited as `namespace.allowed_callers`.
+         * @description Extension (docs/operating/roles.md). A flow reaches its own namespace and its children only; each namespace listed here (covering its children) may reach this one too. Admins only; audited as `namespace.allowed_callers`.
          */
         put: operations["setNamespaceAllowedCallers"];
         post?: never;
@@ -695,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Save a change set of files as a new namespace version
-         * @description A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`). So is a new or changed flow that names what its namespace may not reach: a subflow or flow trigger into a namespace that is neither its own nor a child, unless that namespace lists it in `allowed_callers`, or a `secret()` through a provider that does not serve the namespace (issue #40).
+         * @description A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`). So is a new or changed flow that names what its namespace may not reach: a subflow or flow trigger into a namespace that is neither its own nor a child, unless that namespace lists it in `allowed_callers`, or a `secret()` through a provider that does not serve the namespace.
          */
         post: operations["saveChanges"];
         delete?: never;
@@ -3012,7 +3012,7 @@ export interface components {
             auth_type: "token" | "session";
             /** @description True while the user has a temporary password */
             must_change_password: boolean;
-            /** @description Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read */
+            /** @description Extension: the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read */
             role_bindings?: {
                 namespace: string;
                 role: components["schemas"]["BindingRole"];
@@ -3046,7 +3046,7 @@ export interface components {
             head_version?: number | null;
             /** Format: date-time */
             created_at?: string;
-            /** @description Extension (issue #40): namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers */
+            /** @description Extension: namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers */
             allowed_callers?: string[];
         } & {
             [key: string]: unknown;
@@ -3282,7 +3282,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description none < viewer < operator < editor < admin; `none` (extension, issue #34) reads only the namespaces a role binding opens to it
+         * @description none < viewer < operator < editor < admin; `none` (extension) reads only the namespaces a role binding opens to it
          * @enum {string}
          */
         Role: "none" | "viewer" | "operator" | "editor" | "admin";
@@ -3478,7 +3478,7 @@ export interface components {
             enabled: boolean;
             /** @description Credentials are stored sealed; they are write-only */
             has_credentials: boolean;
-            /** @description Extension (issue #40): the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none */
+            /** @description Extension: the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none */
             namespaces: string[];
             /** @description Id of the master key that sealed the credentials */
             credentials_key_id: string | null;
@@ -3515,7 +3515,7 @@ export interface components {
             };
             /** @description Default true */
             enabled?: boolean;
-            /** @description Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. Default [] (no flow may use the provider until an admin lists its namespaces) */
+            /** @description Extension: namespaces whose flows may use the provider, each covering its children; "*" every namespace. Default [] (no flow may use the provider until an admin lists its namespaces) */
             namespaces?: string[];
         } & {
             [key: string]: unknown;
@@ -3830,7 +3830,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             enabled?: boolean;
-            /** @description Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. Replaces the list; omitted keeps it */
+            /** @description Extension: namespaces whose flows may use the provider, each covering its children; "*" every namespace. Replaces the list; omitted keeps it */
             namespaces?: string[];
         } & {
             [key: string]: unknown;

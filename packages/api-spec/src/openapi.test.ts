@@ -91,7 +91,7 @@ test('no two operations share a method and path', () => {
   }
 });
 
-test('every operation has an auth entry, and roles follow decisions.md', () => {
+test('every operation has an auth entry, and roles follow docs/operating/roles.md', () => {
   const byId = new Map(operations.map((o) => [o.operationId, o]));
   const label = (id: string) => {
     const a = byId.get(id)?.auth;
@@ -137,7 +137,7 @@ test('every operation has an auth entry, and roles follow decisions.md', () => {
     'listOrganizationEmails',
     'listRoleBindings',
     'getOidcSettings',
-    // Platform secrets are the admin's alone, names included (issue #40).
+    // Platform secrets are the admin's alone, names included.
     'listPlatformSecrets',
   ];
   for (const id of [

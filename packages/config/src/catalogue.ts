@@ -440,7 +440,7 @@ export function describeConfig(): VariableDescription[] {
   });
 }
 
-/** One variable the runner sets for each task process (decisions.md, task runtime contract). */
+/** One variable the runner sets for each task process (the task runtime contract, docs/operating/configuration.md). */
 export interface TaskVariableDescription {
   variable: string;
   description: string;

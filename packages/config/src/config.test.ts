@@ -354,7 +354,7 @@ describe('describeConfig', () => {
     }
   });
 
-  it('lists every variable of the spec and decisions.md', () => {
+  it('lists every variable of the spec and of our own choices', () => {
     const names = new Set(describeConfig().map((r) => r.variable));
     // grep -o 'SVC_[A-Z0-9_]*' over both documents, less the task runtime contract (describeTaskEnvironment).
     const fromDocuments = [

@@ -1,5 +1,5 @@
 // Migration 20261206101000_secret_provider_scopes on a database that already
-// holds secret providers and flows (issue #40): each provider serves exactly
+// holds secret providers and flows: each provider serves exactly
 // the namespaces whose current flows refer to it (`secret('<name>:...')`,
 // single or double quotes), so working flows keep working and no other
 // namespace keeps it; a provider no current flow names (a deleted flow, an

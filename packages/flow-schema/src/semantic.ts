@@ -248,7 +248,7 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
  * The `secret()` references of a flow's templates, by JSON pointer of the
  * template (`/tasks/1/env/TOKEN`), in order; templates that do not parse are
  * left out (validation reports them). For checks of where a flow's secrets
- * may come from (issue #40: secret providers serve listed namespaces).
+ * may come from (secret providers serve listed namespaces).
  */
 export function secretReferenceSites(flow: FlowDefinition): { pointer: string; references: string[] }[] {
   const out: { pointer: string; references: string[] }[] = [];

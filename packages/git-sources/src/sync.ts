@@ -6,7 +6,7 @@
 // file/folder clashes checked. One problem anywhere fails the sync with the
 // details and leaves every namespace as it was; so does a new or changed flow
 // that names what its namespace may not reach (a subflow or flow trigger into
-// another namespace, a secret provider that does not serve it: issue #40).
+// another namespace, a secret provider that does not serve it).
 // Writes go through
 // saveChanges, the path of every other save (flows, triggers, snapshots).
 import type pg from 'pg';
@@ -35,7 +35,7 @@ import { Redactor } from './redact.js';
 import type { GitSourceRecord } from './sources.js';
 
 export interface SyncDeps extends SaveDeps {
-  /** Where credential_secret_key is read: the platform secrets, which no flow can resolve (issue #40). */
+  /** Where credential_secret_key is read: the platform secrets, which no flow can resolve. */
   credentials: PlatformSecretStore;
   /** Longest a git command may run, in ms. Default 300 000. */
   gitTimeoutMs?: number;

@@ -1,4 +1,4 @@
-// A git sync and what a flow names outside its namespace (issue #40): a
+// A git sync and what a flow names outside its namespace: a
 // commit whose flow has a subflow into a namespace that does not allow the
 // mapped one fails the sync like an invalid file, naming the namespace and
 // the field, and changes nothing in any mapping; once the target lists the

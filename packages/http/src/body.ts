@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { jsonNestsDeeper, MAX_JSON_DEPTH } from '@svc/config';
 import { HttpError, bodyTooLarge, unsupportedMediaType, validationFailed } from './errors.js';
 
-/** Largest JSON body by default: 10 MiB (decisions.md). */
+/** Largest JSON body by default: 10 MiB (docs/behaviour/limits.md). */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
 export interface BodyOptions {

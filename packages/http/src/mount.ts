@@ -122,7 +122,7 @@ export interface MountOptions<P extends Principal = Principal> {
    */
   authenticate: (req: Request, op: Operation) => P | undefined | Promise<P | undefined>;
   /**
-   * Role bindings (issue #34): a caller whose global role falls short of an
+   * Role bindings: a caller whose global role falls short of an
    * operation's may still call it on a namespace where a binding raises its
    * role (roles.ts). Absent: the global role only.
    */

@@ -1,4 +1,4 @@
-// The one role check (roles.ts, issue #34) on its own: the global role first,
+// The one role check (roles.ts) on its own: the global role first,
 // asking nothing of the bindings when it suffices; the namespaces an
 // operation names, each checked; an operation naming none keeps the global
 // role; a namespace in the body is checked in two steps, the first refusing a

@@ -1,4 +1,4 @@
-// The one role check of every role operation (issue #34): the caller's global
+// The one role check of every role operation: the caller's global
 // role first, with no query; only when it falls short, and the operation names
 // a namespace (api-spec namespaceSources), its role on each named namespace,
 // raised by the role bindings covering it. A caller whose role is `none` may

@@ -1,4 +1,4 @@
-// Namespace-scoped roles (issue #34): a user, or an IdP group, gets a role on
+// Namespace-scoped roles: a user, or an IdP group, gets a role on
 // a namespace and its children. A caller's role for a namespace is the highest
 // of its global role and the bindings that cover it (the namespace itself or
 // an ancestor: `a.b` covers `a.b.c`); a token's is then lowered to the

@@ -1,4 +1,4 @@
-// Users of single sign-on (issue #34): created or updated from an IdP's claims
+// Users of single sign-on: created or updated from an IdP's claims
 // at each login, linked to the IdP subject they signed in as (sso_identities),
 // their global role re-computed from their groups. Raw SQL on the pool; the
 // role change goes through updateUser, so the last-admin rule holds.

@@ -86,7 +86,7 @@ export interface FlowQuery {
    * matched literally: `%`, `_` and `\` are plain characters. Empty: no filter.
    */
   q?: string;
-  /** Only these namespaces and their descendants (a caller's readable ones, issue #34); absent: all. */
+  /** Only these namespaces and their descendants (a caller's readable ones); absent: all. */
   within?: readonly string[];
   limit: number;
   after?: { namespace: string; flow_id: string };

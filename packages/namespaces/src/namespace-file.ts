@@ -1,4 +1,4 @@
-// `namespace.yaml` at a namespace root (decisions.md): `executor` defaults for
+// `namespace.yaml` at a namespace root (docs/using/flows.md): `executor` defaults for
 // the namespace's tasks (the flow file's Executor shape) and `variables`.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { flowSchema, parseFlowYaml } from '@svc/flow-schema';

@@ -1,4 +1,4 @@
-// What a flow names outside its namespace (issue #40, docs/operating/roles.md).
+// What a flow names outside its namespace (docs/operating/roles.md).
 //
 // A flow's namespace decides, not who saved it: flows run later, from
 // schedules, webhooks and other flows. A `subflow` task may start a flow of

@@ -1,4 +1,4 @@
-// Backfills (issue #33): the rows the gateway writes and reads, and that the
+// Backfills: the rows the gateway writes and reads, and that the
 // scheduler's BackfillAdvancer (apps/scheduler/src/backfills.ts) advances.
 // Every write of backfills and backfill_runs is here (one owner per table,
 // e2e/test/tables-have-one-writer.test.ts): the gateway, the advancer and

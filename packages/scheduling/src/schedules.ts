@@ -134,7 +134,7 @@ export interface UpcomingScheduleKey {
  */
 export async function listUpcomingSchedules(
   q: Queryable,
-  opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number; /** Only these namespaces and their children (issue #34); absent: all. */ within?: readonly string[] },
+  opts: { namespace?: string; after?: UpcomingScheduleKey; limit: number; /** Only these namespaces and their children; absent: all. */ within?: readonly string[] },
 ): Promise<UpcomingSchedule[]> {
   const { namespace, after, limit } = opts;
   const r = await q.query<UpcomingSchedule>(

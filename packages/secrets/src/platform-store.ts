@@ -1,4 +1,4 @@
-// Platform credentials (table `platform_secrets`, issue #40): what the git
+// Platform credentials (table `platform_secrets`): what the git
 // sources and single sign-on authenticate with. Sealed with the master keys
 // like builtin secrets, under a context of their own (platformSecretAad), and
 // read only by the code that uses them (the git sync and push, the git push

@@ -1,4 +1,4 @@
-// The namespaces a secret provider serves (issue #40): each entry a namespace
+// The namespaces a secret provider serves: each entry a namespace
 // covering its children (`team` serves `team` and `team.etl`, not `teams`),
 // or `*` for every namespace. Empty serves none. A reference from a namespace
 // the provider does not serve is refused when a flow is saved (@svc/namespaces

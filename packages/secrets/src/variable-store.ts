@@ -1,5 +1,5 @@
 // Plain variables for `vars` (table `variables`), scoped like secrets.
-// Precedence, highest first (decisions.md, Templates): the flow's own
+// Precedence, highest first (docs/using/secrets-and-variables.md): the flow's own
 // `variables`, the namespace's, each parent's, then global.
 import { scopeChain } from './scope.js';
 import { upsertVariable } from './sql/upserts.js';

@@ -1,4 +1,4 @@
-// The platform store (issue #40) on a real database: values sealed under
+// The platform store on a real database: values sealed under
 // their own context, listed by name only; never resolved by SecretStore (so
 // never by `secret()`); a row the upgrade copied from a global secret opens,
 // and rewrap seals it as a platform secret; rotation and /readyz count its

@@ -58,7 +58,7 @@ test('vault:<path>#<field> resolves over HTTP with the token; missing paths are 
   await providers.create({ name: 'kv', type: 'vault', config: { address: vault.address, mount: 'kv' }, credentials: { token: TOKEN } });
   vault.requests.length = 0;
   assert.deepEqual(await secrets.resolve('team', 'vault:team/db#password'), { value: 'vault-db-password', scope: { type: 'provider', provider: 'vault' } });
-  // Scoped to `team` (issue #40): its children too, never a sibling or a look-alike; '' is the service's own settings, unscoped.
+  // Scoped to `team`: its children too, never a sibling or a look-alike; '' is the service's own settings, unscoped.
   assert.equal((await secrets.resolve('team.etl', 'vault:team/db#password')).value, 'vault-db-password');
   for (const other of ['teams', 'other'])
     await assert.rejects(

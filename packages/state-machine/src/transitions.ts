@@ -1,5 +1,5 @@
 // Transition tables of executions and task runs (spec "States and
-// transitions", decisions.md "States", the engine contracts).
+// transitions", docs/behaviour/states.md, the engine contracts).
 //
 // Each table lists only the moves that are allowed; every other
 // (state, event) pair is a refusal, named by a small function so the caller

@@ -23,7 +23,7 @@ export const FLOW_SCHEMA_URI = 'svc://schemas/flow.json';
 
 export interface McpDeps {
   authenticate: (req: Request) => Promise<AuthPrincipal>;
-  /** The caller's highest role on any namespace (role bindings, issue #34): a tool is listed when some namespace allows it; each call is still checked on its own namespace. */
+  /** The caller's highest role on any namespace (role bindings): a tool is listed when some namespace allows it; each call is still checked on its own namespace. */
   highestRole?: (principal: AuthPrincipal) => Promise<import('@svc/api-spec').Role>;
   invoke: Invoke;
   operation: (id: string) => import('@svc/api-spec').Operation;

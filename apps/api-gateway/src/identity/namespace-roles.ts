@@ -1,4 +1,4 @@
-// Role bindings in the gateway's one role check (issue #34, @svc/http
+// Role bindings in the gateway's one role check (@svc/http
 // roles.ts): the caller's role on a namespace, and the namespace of the
 // records operations name by id. The check calls these only when a caller's
 // global role falls short of an operation's, so every admin, and every call

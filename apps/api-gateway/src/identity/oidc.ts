@@ -1,4 +1,4 @@
-// The OpenID Connect client of single sign-on (issue #34): the admin's settings
+// The OpenID Connect client of single sign-on: the admin's settings
 // (sso_settings), the issuer's discovery document and keys, and the passport
 // strategy of openid-client that runs the authorization code flow with PKCE,
 // `state` and `nonce`.
@@ -102,7 +102,7 @@ export class OidcClient {
   }
 
   /**
-   * The client secret, from the platform secret the settings name (issue #40).
+   * The client secret, from the platform secret the settings name.
    * A provider reference, which putOidcSettings no longer accepts, is read
    * from its provider as before, so settings saved before the upgrade keep
    * signing in until an admin moves the secret (docs/operating/sso.md).

@@ -1,4 +1,4 @@
-// svc alert: alert rules (issue #33) and their deliveries, through
+// svc alert: alert rules and their deliveries, through
 // /api/v1/alerts. A rule's channels are given as flags: --email
 // ORG:FROM:TO, --webhook URL --signing-secret NAME, --slack-secret NAME;
 // secrets are named, never given, so no value passes through the CLI.

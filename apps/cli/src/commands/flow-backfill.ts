@@ -1,4 +1,4 @@
-// svc flow backfill (issue #33): run a flow's schedule trigger over a past
+// svc flow backfill: run a flow's schedule trigger over a past
 // range (createBackfill), preview it with --dry-run, and follow it with
 // status, list, pause, resume and cancel. The fire times come from the
 // server (the scheduler's time zone and daylight-saving rules); the preview

@@ -1,5 +1,5 @@
 // svc platform-secret: the credentials of the git sources and of single
-// sign-on (issue #40), kept where no flow's `secret()` can read them; admin
+// sign-on, kept where no flow's `secret()` can read them; admin
 // only. As with `svc secret set`, a value is read from standard input or a
 // hidden prompt, never from the command line, and never shown.
 import type { Command } from 'commander';

@@ -1,4 +1,4 @@
-// svc role-binding: namespace-scoped roles (issue #34) through
+// svc role-binding: namespace-scoped roles through
 // /api/v1/role-bindings (admin). A binding gives a user (id or email) or an
 // IdP group a role on a namespace and its children; a caller's role there is
 // the highest of its global role and its bindings (docs/operating/roles.md).

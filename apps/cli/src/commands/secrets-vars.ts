@@ -63,7 +63,7 @@ export function registerSecretsAndVars(program: Command, app: App): void {
       io.stderr.write(`secret ${key} deleted from ${where(opts.namespace)}\n`);
     });
 
-  // Secret providers (admin writes; issue #40): which namespaces' flows may use each.
+  // Secret providers (admin writes): which namespaces' flows may use each.
   const provider = secret.command('provider').description('External secret providers (env, vault): list them, set the namespaces they serve');
   withOutput(provider.command('list').description('List secret providers and the namespaces they serve')).action(async (_opts: unknown, cmd: Command) => {
     const items = await app.client(cmd).all('/api/v1/secret-providers');

@@ -1,7 +1,7 @@
 // The commands that need no server: `svc openapi` (the OpenAPI document from
 // the operation catalog) and `svc local` (the whole service on this machine);
 // and those that work on the database directly: `svc user` (recovery, see
-// decisions.md) and `svc secrets rewrap` (master key rotation).
+// docs/operating/roles.md) and `svc secrets rewrap` (master key rotation).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';

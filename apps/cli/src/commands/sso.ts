@@ -1,4 +1,4 @@
-// svc sso: the single sign-on (OpenID Connect) settings of issue #34, through
+// svc sso: the single sign-on (OpenID Connect) settings, through
 // /api/v1/sso/oidc (admin; docs/operating/sso.md). `set` and the group-role
 // commands read the settings, change what their flags name and write them
 // back whole (putOidcSettings takes the whole object). The client secret is

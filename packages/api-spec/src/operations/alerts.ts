@@ -1,4 +1,4 @@
-// Alert rules (issue #33; beyond the spec's operation index, see
+// Alert rules (beyond the spec's operation index, see
 // EXTENSION_OPERATION_IDS): a scope, events and channels per rule, and the
 // deliveries maintenance made of them with their attempts. Reads are the
 // viewer's (a rule names secrets, never holds one); changes are the

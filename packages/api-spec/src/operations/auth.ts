@@ -18,7 +18,7 @@ import { TokensCursor, UsersCursor } from '../schemas/cursors.js';
 import { ADMIN, PUBLIC, VIEWER, created, err, noContent, ok } from './shared.js';
 
 // Own-account operations are `viewer`: every signed-in user manages their own
-// profile, password, sessions and tokens (decisions.md "Roles").
+// profile, password, sessions and tokens (docs/operating/roles.md).
 export const authOperations: Operation[] = [
   {
     operationId: 'login',

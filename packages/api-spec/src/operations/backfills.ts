@@ -1,4 +1,4 @@
-// Backfills (issue #33): run a flow's schedule trigger over a past range,
+// Backfills: run a flow's schedule trigger over a past range,
 // with the fire times the scheduler would have fired (its time zone and
 // daylight-saving rules), a preview, an in-flight limit, a label on every
 // execution, pause/resume/cancel and progress. Beyond the spec's operation

@@ -1,5 +1,5 @@
 // The organization email interface (spec: "Organization email endpoint";
-// decisions.md "Organization email interface"). Not a row of the operation
+// docs/using/emails.md). Not a row of the operation
 // index, so it is kept out of `operations` and of the OpenAPI document; the
 // gateway mounts it with the same machinery (auth, 415, validation).
 import { Type, type Static } from '@sinclair/typebox';

@@ -42,9 +42,9 @@ export const operations: readonly Operation[] = Object.freeze([
 /**
  * Operations of the catalog beyond the spec's "Operation index", each for a
  * reason written down in the docs: getAIUsage, the admin view of the daily AI
- * limits (issue #29, docs/operating/security.md), and the admin view of the
- * organizations of the email interface (issue #32, organizations.ts), and
- * backfills (issue #33, backfills.ts). The
+ * limits (docs/operating/security.md), and the admin view of the
+ * organizations of the email interface (organizations.ts), and
+ * backfills (backfills.ts). The
  * tests that compare the document with the index expect exactly these on top
  * of it.
  */
@@ -58,7 +58,7 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'addOrganizationSender',
   'removeOrganizationSender',
   'listOrganizationEmails',
-  // Alert rules (issue #33, alerts.ts, docs/using/alerts.md).
+  // Alert rules (alerts.ts, docs/using/alerts.md).
   'listAlertRules',
   'createAlertRule',
   'getAlertRule',
@@ -71,23 +71,23 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'pauseBackfill',
   'resumeBackfill',
   'cancelBackfill',
-  // Role bindings (issue #34, role-bindings.ts, docs/operating/roles.md).
+  // Role bindings (role-bindings.ts, docs/operating/roles.md).
   'listRoleBindings',
   'createRoleBinding',
   'deleteRoleBinding',
-  // Single sign-on (issue #34, sso.ts, docs/operating/sso.md).
+  // Single sign-on (sso.ts, docs/operating/sso.md).
   'getSsoStatus',
   'getOidcSettings',
   'putOidcSettings',
   'deleteOidcSettings',
   'oidcLogout',
-  // What a flow names outside its namespace (issue #40, namespaces.ts, docs/operating/roles.md).
+  // What a flow names outside its namespace (namespaces.ts, docs/operating/roles.md).
   'setNamespaceAllowedCallers',
   'getOidcLink',
   'startOidcLink',
-  // The audit export (issue #40, audit.ts, docs/using/api.md).
+  // The audit export (audit.ts, docs/using/api.md).
   'exportAuditEvents',
-  // Platform secrets (issue #40, platform-secrets.ts, docs/operating/security.md).
+  // Platform secrets (platform-secrets.ts, docs/operating/security.md).
   'listPlatformSecrets',
   'putPlatformSecret',
   'deletePlatformSecret',

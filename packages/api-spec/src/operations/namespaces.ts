@@ -63,7 +63,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: "Replace the namespaces whose flows may start this namespace's flows as subflows and listen to its executions",
     description:
-      'Extension (issue #40, docs/operating/roles.md). A flow reaches its own namespace and its children only; each namespace listed here (covering its children) may reach this one too. Admins only; audited as `namespace.allowed_callers`.',
+      'Extension (docs/operating/roles.md). A flow reaches its own namespace and its children only; each namespace listed here (covering its children) may reach this one too. Admins only; audited as `namespace.allowed_callers`.',
     auth: ADMIN,
     globalRoleOnly: true,
     request: { params: NamespaceParams, body: SetAllowedCallersRequest },
@@ -90,7 +90,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: 'Save a change set of files as a new namespace version',
     description:
-      'A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`). So is a new or changed flow that names what its namespace may not reach: a subflow or flow trigger into a namespace that is neither its own nor a child, unless that namespace lists it in `allowed_callers`, or a `secret()` through a provider that does not serve the namespace (issue #40).',
+      'A change set that leaves an invalid `*.flow.yaml` is refused with 422 `flow_invalid` (details use field `<path>:<json-pointer>`). So is a new or changed flow that names what its namespace may not reach: a subflow or flow trigger into a namespace that is neither its own nor a child, unless that namespace lists it in `allowed_callers`, or a `secret()` through a provider that does not serve the namespace.',
     auth: EDITOR,
     request: { params: NamespaceParams, body: SaveChangesRequest },
     responses: {

@@ -1,4 +1,4 @@
-// The admin view of the organization email interface (issue #32): the
+// The admin view of the organization email interface: the
 // organizations, their `svc_live_` keys (a key is returned once, by
 // createOrganizationKey, and stored only as its hash), verified senders,
 // daily quotas and the emails they sent. Beyond the spec's operation index

@@ -1,4 +1,4 @@
-// Platform secrets (issue #40): the credentials of the git sources
+// Platform secrets: the credentials of the git sources
 // (credential_secret_key, webhook_secret_key) and of single sign-on
 // (client_secret_secret). A store of their own that `secret()` and every
 // other resolver of secret references never read, written by admins only,

@@ -1,4 +1,4 @@
-// Role bindings (issue #34): a user or an IdP group gets a role on a
+// Role bindings: a user or an IdP group gets a role on a
 // namespace and its children, raising its global role there
 // (docs/operating/roles.md). Beyond the spec's operation index
 // (EXTENSION_OPERATION_IDS); admin only, every change audited.

@@ -27,7 +27,7 @@ const masterKeys = err(409, '`builtin_provider_disabled`: SVC_MASTER_KEYS is emp
 const noNamespace = err(404, 'No such namespace');
 
 // Secret values are never readable by anyone: lists show keys only, so the
-// lists are ordinary viewer reads (decisions.md "Roles").
+// lists are ordinary viewer reads (docs/operating/roles.md).
 export const secretOperations: Operation[] = [
   {
     operationId: 'listNamespaceSecrets',

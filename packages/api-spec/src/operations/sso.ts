@@ -1,4 +1,4 @@
-// Single sign-on through OpenID Connect (issue #34): the admin's settings, what
+// Single sign-on through OpenID Connect: the admin's settings, what
 // the login page needs, and the logout that also ends the IdP session. The
 // browser's redirects to and from the IdP (GET /api/v1/sso/oidc/login and
 // /callback) are navigations, not JSON operations: routes/sso.ts mounts them.

@@ -1,4 +1,4 @@
-// Schemas of the alert operations (operations/alerts.ts, issue #33): a rule
+// Schemas of the alert operations (operations/alerts.ts): a rule
 // (scope, events, channels; a channel names secrets, never holds one), and its
 // deliveries with their attempts.
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Schemas of the backfill operations (operations/backfills.ts, issue #33): a
+// Schemas of the backfill operations (operations/backfills.ts): a
 // flow's schedule trigger run over a past range, its preview and progress.
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, Nullable, StringEnum } from './helpers.js';

@@ -12,7 +12,7 @@ const open = { additionalProperties: true } as const;
 export const RoleSchema = component(
   'Role',
   StringEnum(ROLES, {
-    description: 'none < viewer < operator < editor < admin; `none` (extension, issue #34) reads only the namespaces a role binding opens to it',
+    description: 'none < viewer < operator < editor < admin; `none` (extension) reads only the namespaces a role binding opens to it',
   }),
 );
 
@@ -32,7 +32,7 @@ export const Me = component(
       role_bindings: Type.Optional(
         Type.Array(Type.Object({ namespace: Type.String(), role: BindingRoleSchema }, { additionalProperties: false }), {
           description:
-            'Extension (issue #34): the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read',
+            'Extension: the namespaces (and their children) where a role binding raises the caller above `role`, with the role it has there (for a token, at most its own); absent when there is none. For `none`, the only namespaces it may read',
         }),
       ),
     },
@@ -355,7 +355,7 @@ export const Namespace = component(
       allowed_callers: Type.Optional(
         Type.Array(Type.String(), {
           description:
-            "Extension (issue #40): namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers",
+            "Extension: namespaces, each covering its children, whose flows may start this namespace's flows as subflows and listen to its executions with flow triggers; set by admins with setNamespaceAllowedCallers",
         }),
       ),
     },
@@ -523,7 +523,7 @@ export const SecretProvider = component(
       enabled: Type.Boolean(),
       has_credentials: Type.Boolean({ description: 'Credentials are stored sealed; they are write-only' }),
       namespaces: Type.Array(Type.String(), {
-        description: 'Extension (issue #40): the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none',
+        description: 'Extension: the namespaces whose flows may use the provider, each covering its children; `*` every namespace; empty none',
       }),
       credentials_key_id: Nullable(Type.String({ description: 'Id of the master key that sealed the credentials' })),
       created_at: DateTime(),

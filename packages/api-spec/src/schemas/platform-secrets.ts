@@ -1,5 +1,5 @@
-// Schemas of the platform secret operations (operations/platform-secrets.ts,
-// issue #40): the credentials the git sources and single sign-on use, which
+// Schemas of the platform secret operations (operations/platform-secrets.ts):
+// the credentials the git sources and single sign-on use, which
 // no flow can resolve. Values go in and never come out.
 import { Type } from '@sinclair/typebox';
 import { component, DateTime } from './helpers.js';

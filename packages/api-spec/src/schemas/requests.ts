@@ -1,6 +1,6 @@
 // Request parts: path parameters, queries and bodies. Bodies the spec details
 // (triggerFlow, saveChanges, pushNamespaceBranch, login, createToken) and the
-// ones decisions.md fixes (updateFlow, runFile) reject unknown properties;
+// ones our choices fix (updateFlow, runFile; docs/behaviour/choices.md) reject unknown properties;
 // bodies whose shape is "not shown" stay open.
 import { Type, type TProperties } from '@sinclair/typebox';
 import { component, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
@@ -350,11 +350,11 @@ export const SecretReferenceParam = Type.String({
   description: 'A builtin key, or `<provider>:<path>[#field]`',
 });
 
-/** The namespaces a secret provider serves (issue #40). */
+/** The namespaces a secret provider serves. */
 function ProviderNamespaces(what: string) {
   return Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: '^(?:\\*|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$' }), {
     maxItems: 200,
-    description: `Extension (issue #40): namespaces whose flows may use the provider, each covering its children; "*" every namespace. ${what}`,
+    description: `Extension: namespaces whose flows may use the provider, each covering its children; "*" every namespace. ${what}`,
   });
 }
 

@@ -1,4 +1,4 @@
-// Schemas of single sign-on (issue #34, operations/sso.ts): the OpenID Connect
+// Schemas of single sign-on (operations/sso.ts): the OpenID Connect
 // settings an admin writes, what the login page may know, and the logout answer.
 import { Type } from '@sinclair/typebox';
 import { component, DateTime, Nullable } from './helpers.js';

@@ -14,7 +14,7 @@ const HOUR_MS = 3_600_000;
 /** SQL: namespace column `col` is the namespace `$n` or one of its children (`a.b`: `a.b`, `a.b.c`, never `a.bc`); any when `$n` is null. */
 export const inNamespace = (col: string, n: string) => `(${n}::text IS NULL OR ${col} = ${n} OR ${col} LIKE ${n} || '.%')`;
 
-/** SQL: namespace column `col` is one of the namespaces of array `$w` or a child of one (a caller's readable namespaces, issue #34); none when empty. */
+/** SQL: namespace column `col` is one of the namespaces of array `$w` or a child of one (a caller's readable namespaces); none when empty. */
 export const inNamespaces = (col: string, w: string) => `EXISTS (SELECT 1 FROM unnest(${w}::text[]) w WHERE ${col} = w OR left(${col}, length(w) + 1) = w || '.')`;
 
 /**
@@ -168,7 +168,7 @@ const hourFiguresSql = (where: (col: string) => string) =>
 /** hourFigures' statement ($1 from, $2 to, $3 namespace or null, $4 and $5 the known hours and versions); exported for the benchmark's EXPLAIN. */
 export const HOUR_FIGURES_SQL = hourFiguresSql((col) => inNamespace(col, '$3'));
 
-/** The same with $3 the namespaces a caller may read (`within`, issue #34). */
+/** The same with $3 the namespaces a caller may read (`within`). */
 export const HOUR_FIGURES_WITHIN_SQL = hourFiguresSql((col) => inNamespaces(col, '$3'));
 
 /**

@@ -5,7 +5,7 @@ import type { ExecutionState } from '@svc/state-machine';
 import { inNamespace, inNamespaces } from './dashboard-hours.js';
 
 export const IN_NAMESPACE = (n: string) => inNamespace('e.namespace', n);
-/** Executions in the namespaces of array $n and their children (a caller's readable ones, issue #34). */
+/** Executions in the namespaces of array $n and their children (a caller's readable ones). */
 const WITHIN = (n: string) => inNamespaces('e.namespace', n);
 
 /** The columns of an execution summary (`e`). */

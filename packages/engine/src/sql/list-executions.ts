@@ -1,6 +1,6 @@
 // The listExecutions page: newest first by (created_at, id), filtered by state,
 // a namespace and its children, a flow, and labels that must all match; for a
-// caller who may read only some namespaces (issue #34), only theirs.
+// caller who may read only some namespaces, only theirs.
 import type pg from 'pg';
 
 export interface ExecutionFilter {

@@ -22,7 +22,7 @@ export type DashboardRange = '24h' | '7d' | '30d';
 /**
  * What a dashboard covers: every namespace, one `namespace` and its children,
  * or (`within`) only the namespaces a caller may read and their children
- * (a `none` caller's, issue #34; none at all when empty).
+ * (a `none` caller's; none at all when empty).
  */
 export type DashboardQuery = { range: DashboardRange } & ({ namespace?: string; within?: never } | { within: readonly string[]; namespace?: never });
 

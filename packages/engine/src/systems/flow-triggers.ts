@@ -7,7 +7,7 @@
 // (or the scheduler's sweep) gets there first. Past MAX_CHAIN_DEPTH the firing
 // is recorded without an execution and the reason logged: a loop stops. So
 // is a firing whose downstream flow's namespace may not listen to the
-// upstream's (issue #40, @svc/namespaces reach.ts): the trigger does not fire.
+// upstream's (@svc/namespaces reach.ts): the trigger does not fire.
 import type pg from 'pg';
 import { TemplateError } from '@svc/flow-schema';
 import { mayReach } from '@svc/namespaces';

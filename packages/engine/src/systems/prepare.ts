@@ -161,7 +161,7 @@ export class Preparer {
         } catch (err) {
           if (err instanceof SecretNotFoundError)
             throw new DispatchError('secret_not_found', `secret ${JSON.stringify(k)} is not set in namespace ${ex.namespace}, its parents or the global scope`);
-          // The provider's scope does not cover this namespace (issue #40): its name and the namespace, never the path's value.
+          // The provider's scope does not cover this namespace: its name and the namespace, never the path's value.
           if (err instanceof ProviderScopeError) throw new DispatchError('secret_provider_not_allowed', `secret ${JSON.stringify(k)}: ${err.message}`);
           throw err;
         }

@@ -1,4 +1,4 @@
-/** The names an expression may start with (decisions.md, "Templates"). */
+/** The names an expression may start with (docs/using/flows.md, "Templates"). */
 export const TEMPLATE_ROOTS = ['inputs', 'vars', 'labels', 'execution', 'flow', 'tasks', 'trigger'] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 

@@ -24,7 +24,7 @@ export const TASK_FIELDS = ['outputs', 'state'] as const;
 export const TRIGGER_FIELDS = ['body', 'headers', 'outputs', 'date'] as const;
 
 /**
- * Checks the members after a root against decisions.md ("Templates"). The
+ * Checks the members after a root against docs/using/flows.md ("Templates"). The
  * shapes fixed by the service (execution, flow, tasks, trigger, and string
  * maps whose values have no members) are checked here so a typo fails at save
  * time; data shaped by users (inputs, bodies, outputs) is only checked at

@@ -2,7 +2,7 @@
 export interface TemplateScope {
   /** Inputs of the execution, after validation (typed values). */
   inputs?: Record<string, unknown>;
-  /** Merged variables (flow `variables`, namespace chain, global), see decisions.md. */
+  /** Merged variables (flow `variables`, namespace chain, global), see docs/using/secrets-and-variables.md. */
   vars?: Record<string, string>;
   /** Labels of the execution. */
   labels?: Record<string, string>;
