@@ -7,7 +7,7 @@ import type { Schemas } from '@svc/api-spec/api-types';
 import { EXECUTION_STATES as MACHINE_EXECUTION_STATES, isExecutionEnded } from '@svc/state-machine';
 import { SPEC_ROLES } from '@svc/vocabulary';
 
-export type { Answer, RequestBody, Page } from '@svc/api-spec/api-types';
+export type { Answer, RequestBody, Page, QueryParams } from '@svc/api-spec/api-types';
 /** Global roles, lowest first; `none` reads only the namespaces its role bindings open. */
 export { ROLES, type Role } from '@svc/vocabulary';
 export type BindingRole = Schemas['BindingRole'];

@@ -5,13 +5,12 @@
 // resume and cancel. The flow's backfills are listed newest first and
 // refreshed every 2 s while one is running.
 import { useEffect, useState } from 'react';
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { Link } from '../router';
 import { usePermission } from '../session';
 import type { Answer, RequestBody, Trigger } from '../types';
 import { Button, ErrorBox, fmtTime, useAction, useLoad } from '../ui';
 
-type Backfill = Answer<'getBackfill'>;
 type Preview = Answer<'createBackfill', 200>;
 
 /** `2026-03-29 03:00 +02:00`: an instant on the schedule's wall clock. */
@@ -31,7 +30,7 @@ export function zoned(iso: string, timeZone: string): string {
 const utc = (local: string) => (local ? new Date(`${local}:00Z`).toISOString() : '');
 
 export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: string; triggers: Trigger[] }) {
-  const base = `/flows/${ns}/${flowId}/backfills`;
+  const at = { params: { path: { namespace: ns, flowId } } };
   const { needs } = usePermission();
   const schedules = triggers.filter((t) => t.type === 'schedule');
   const [trigger, setTrigger] = useState(schedules[0]?.id ?? '');
@@ -39,7 +38,7 @@ export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: 
   const [to, setTo] = useState('');
   const [maxInFlight, setMaxInFlight] = useState('10');
   const [preview, setPreview] = useState<Preview>();
-  const list = useLoad(() => listAll<Backfill>(base, { limit: 20 }, 1), [base]);
+  const list = useLoad(() => client.all('/api/v1/flows/{namespace}/{flowId}/backfills', at, 20), [ns, flowId]);
   const running = (list.data ?? []).some((b) => b.state === 'running' || b.progress.running > 0);
   // While one runs, follow its progress.
   const { reload } = list;
@@ -56,14 +55,21 @@ export function BackfillSection({ ns, flowId, triggers }: { ns: string; flowId: 
     max_in_flight: Number(maxInFlight) || 10,
     dry_run: dryRun,
   });
-  const doPreview = useAction(async () => setPreview(await api<Preview>('POST', base, body(true))));
+  const doPreview = useAction(async () => {
+    // A dry run answers the preview (200); without dry_run the backfill is created (201).
+    const r = await client.post('/api/v1/flows/{namespace}/{flowId}/backfills', { ...at, body: body(true) });
+    if ('fire_times' in r) setPreview(r);
+  });
   const start = useAction(async () => {
-    await api<Backfill>('POST', base, body(false));
+    await client.post('/api/v1/flows/{namespace}/{flowId}/backfills', { ...at, body: body(false) });
     setPreview(undefined);
     list.reload();
   });
   const act = useAction(async (id: string, what: 'pause' | 'resume' | 'cancel') => {
-    await api<Backfill>('POST', `/backfills/${id}/${what}`);
+    const params = { params: { path: { backfillId: id } } };
+    if (what === 'pause') await client.post('/api/v1/backfills/{backfillId}/pause', params);
+    else if (what === 'resume') await client.post('/api/v1/backfills/{backfillId}/resume', params);
+    else await client.post('/api/v1/backfills/{backfillId}/cancel', params);
     list.reload();
   });
 

@@ -5,17 +5,15 @@
 // on the rule's namespace (a role binding counts, issue #34).
 import { useState } from 'react';
 import type { components } from '@svc/api-spec/openapi-types';
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { Link, useQueryParam } from '../router';
 import { usePermission } from '../session';
 import { DataTable } from '../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../ui';
 
 type AlertRule = components['schemas']['AlertRule'];
-type AlertDelivery = components['schemas']['AlertDelivery'];
 type Channel = AlertRule['channels'][number];
 type AlertEvent = AlertRule['events'][number];
-type Page<T> = { items: T[]; next_cursor?: string };
 
 const EVENTS: { value: AlertEvent; label: string }[] = [
   { value: 'failed', label: 'Failed' },
@@ -39,10 +37,10 @@ export function Alerts() {
   const [open, setOpen] = useQueryParam('rule');
   const [editing, setEditing] = useState<AlertRule | 'new' | undefined>();
   const { needs, needsSomewhere } = usePermission();
-  const list = useLoad(() => listAll<AlertRule>('/alerts'), []);
+  const list = useLoad(() => client.all('/api/v1/alerts'), []);
   const remove = useAction(async (r: AlertRule) => {
     if (!window.confirm(`Delete the alert rule "${r.name}" and its deliveries?`)) return;
-    await api('DELETE', `/alerts/${encodeURIComponent(r.id)}`);
+    await client.delete('/api/v1/alerts/{ruleId}', { params: { path: { ruleId: r.id } } });
     if (open === r.id) setOpen('');
     list.reload();
   });
@@ -135,7 +133,7 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
       rate_limit_per_hour: Number(rate),
       enabled,
     };
-    const saved = rule ? await api<AlertRule>('PATCH', `/alerts/${encodeURIComponent(rule.id)}`, body) : await api<AlertRule>('POST', '/alerts', body);
+    const saved = rule ? await client.patch('/api/v1/alerts/{ruleId}', { params: { path: { ruleId: rule.id } }, body }) : await client.post('/api/v1/alerts', { body });
     onDone(saved);
   });
   const setChannel = (i: number, c: Channel) => setChannels(channels.map((x, j) => (j === i ? c : x)));
@@ -257,7 +255,7 @@ function RuleForm({ rule, onDone }: { rule?: AlertRule; onDone: (saved?: AlertRu
 
 function Deliveries({ rule }: { rule: AlertRule }) {
   const rows = useLoad(
-    () => api<Page<AlertDelivery>>('GET', `/alerts/${encodeURIComponent(rule.id)}/deliveries`, undefined, { limit: 100 }).then((p) => p.items),
+    () => client.get('/api/v1/alerts/{ruleId}/deliveries', { params: { path: { ruleId: rule.id }, query: { limit: 100 } } }).then((p) => p.items),
     [rule.id],
     5_000,
   );

@@ -3,31 +3,31 @@
 // triage summary. Refreshed every 5 seconds while open. A `none` user (issue
 // #34) reads only its bound namespaces: its "all" is theirs (the API limits
 // the figures to them), and the picker offers only them.
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { Lines, StackedBars } from '../components/charts';
 import { useQueryParam } from '../router';
 import { useSession } from '../session';
-import type { Dashboard as DashboardData, Namespace } from '../types';
+import type { QueryParams } from '../types';
 import { ErrorBox, Loading, Section, arrowSelect, fmtDuration, useLoad } from '../ui';
 import { ExecutionTable } from './Executions';
 
-const RANGES = ['24h', '7d', '30d'];
+const RANGES = ['24h', '7d', '30d'] as const satisfies readonly NonNullable<QueryParams<'getDashboard'>['range']>[];
 
 export function Dashboard() {
   const [range, setRange] = useQueryParam('range');
   const [namespace, setNamespace] = useQueryParam('namespace');
   const { me } = useSession();
   const scoped = me.role === 'none';
-  const r = range || '24h';
+  const r = RANGES.find((x) => x === range) ?? '24h';
   const dash = useLoad(
     () =>
       scoped && !me.role_bindings?.length
         ? Promise.reject(new Error('No namespace is open to you yet: ask an admin for a role binding.'))
-        : api<DashboardData>('GET', '/stats/dashboard', undefined, { range: r, namespace }),
+        : client.get('/api/v1/stats/dashboard', { params: { query: { range: r, namespace } } }),
     [r, namespace],
     5000,
   );
-  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  const namespaces = useLoad(() => client.all('/api/v1/namespaces'), []);
   const d = dash.data;
   const bucketLabel = (b: { start?: string }, i: number) => {
     if (!b.start || !d) return String(i);

@@ -4,7 +4,7 @@
 // (components/BackfillSection.tsx), charts of the last 50
 // durations and of custom metrics, and revisions with a side-by-side diff.
 import { useState } from 'react';
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { BackfillSection } from '../components/BackfillSection';
 import { Bars, Lines } from '../components/charts';
 import { DefinitionGraph } from '../components/DefinitionGraph';
@@ -12,15 +12,18 @@ import { DiffView } from '../components/DiffView';
 import { RunForm } from '../components/RunForm';
 import { Link } from '../router';
 import { usePermission } from '../session';
-import type { Answer, Flow, FlowRevision, Trigger, UpcomingSchedule } from '../types';
+import type { QueryParams, Trigger } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
+/** The path parameters of a flow's calls. */
+const flowAt = (namespace: string, flowId: string) => ({ params: { path: { namespace, flowId } } });
+
 export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
-  const base = `/flows/${ns}/${flowId}`;
-  const flow = useLoad(() => api<Flow>('GET', base), [base]);
+  const at = flowAt(ns, flowId);
+  const flow = useLoad(() => client.get('/api/v1/flows/{namespace}/{flowId}', at), [ns, flowId]);
   const { needs } = usePermission();
   const toggle = useAction(async () => {
-    flow.setData(await api<Flow>('PATCH', base, { enabled: !flow.data!.enabled }));
+    flow.setData(await client.patch('/api/v1/flows/{namespace}/{flowId}', { ...at, body: { enabled: !flow.data!.enabled } }));
     flow.reload();
   });
   if (flow.error) return <ErrorBox error={flow.error} />;
@@ -57,10 +60,10 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
       </div>
       <div className="grid2">
         <Section title="Last 50 durations">
-          <Durations base={base} />
+          <Durations ns={ns} flowId={flowId} />
         </Section>
         <Section title="Custom metrics">
-          <MetricChart base={base} />
+          <MetricChart ns={ns} flowId={flowId} />
         </Section>
       </div>
       {(f.triggers ?? []).some((t) => t.type === 'schedule') && (
@@ -75,7 +78,7 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
         <pre className="code-block">{f.source}</pre>
       </Section>
       <Section title="Revisions">
-        <Revisions base={base} current={f.revision_id ?? undefined} />
+        <Revisions ns={ns} flowId={flowId} current={f.revision_id ?? undefined} />
       </Section>
     </div>
   );
@@ -91,12 +94,12 @@ export function fromNow(iso: string, now = Date.now()): string {
 function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; flowId: string; enabled: boolean; triggers: Trigger[]; onRotated: () => void }) {
   const { needs } = usePermission();
   const upcoming = useLoad(
-    async () => (await listAll<UpcomingSchedule>('/schedules/upcoming', { namespace: ns }, 5)).filter((s) => s.flow_id === flowId && s.namespace === ns),
+    async () => (await client.all('/api/v1/schedules/upcoming', { params: { query: { namespace: ns } } }, 1000)).filter((s) => s.flow_id === flowId && s.namespace === ns),
     [ns, flowId, enabled],
     30_000,
   );
   const rotate = useAction(async (t: string) => {
-    await api('POST', `/flows/${ns}/${flowId}/triggers/${t}/webhook-key`);
+    await client.post('/api/v1/flows/{namespace}/{flowId}/triggers/{triggerId}/webhook-key', { params: { path: { namespace: ns, flowId, triggerId: t } } });
     onRotated();
   });
   if (!triggers.length) return <p className="muted">No triggers: the flow runs when started by hand.</p>;
@@ -145,8 +148,8 @@ function Triggers({ ns, flowId, enabled, triggers, onRotated }: { ns: string; fl
   );
 }
 
-function Durations({ base }: { base: string }) {
-  const stats = useLoad(() => api<Answer<'getFlowStats'>>('GET', `${base}/stats`), [base]);
+function Durations({ ns, flowId }: { ns: string; flowId: string }) {
+  const stats = useLoad(() => client.get('/api/v1/flows/{namespace}/{flowId}/stats', flowAt(ns, flowId)), [ns, flowId]);
   if (stats.error) return <ErrorBox error={stats.error} />;
   if (!stats.data) return <Loading />;
   const items = [...stats.data.items].reverse().filter((s) => s.duration_ms !== null);
@@ -159,13 +162,18 @@ function Durations({ base }: { base: string }) {
   );
 }
 
-function MetricChart({ base }: { base: string }) {
+/** The aggregates getFlowMetrics offers. */
+const AGGS = ['sum', 'avg', 'max'] as const satisfies readonly NonNullable<QueryParams<'getFlowMetrics'>['agg']>[];
+type Agg = (typeof AGGS)[number];
+
+function MetricChart({ ns, flowId }: { ns: string; flowId: string }) {
   const [metric, setMetric] = useState('');
   const [groupBy, setGroupBy] = useState('');
-  const [agg, setAgg] = useState('sum');
+  const [agg, setAgg] = useState<Agg>('sum');
   const data = useLoad(
-    async () => (metric ? api<Answer<'getFlowMetrics'>>('GET', `${base}/metrics`, undefined, { metric, group_by: groupBy, agg }) : undefined),
-    [base, metric, groupBy, agg],
+    async () =>
+      metric ? client.get('/api/v1/flows/{namespace}/{flowId}/metrics', { params: { path: { namespace: ns, flowId }, query: { metric, group_by: groupBy, agg } } }) : undefined,
+    [ns, flowId, metric, groupBy, agg],
   );
   return (
     <>
@@ -178,10 +186,10 @@ function MetricChart({ base }: { base: string }) {
         </label>
         <label>
           Aggregate
-          <select value={agg} onChange={(e) => setAgg(e.target.value)}>
-            <option>sum</option>
-            <option>avg</option>
-            <option>max</option>
+          <select value={agg} onChange={(e) => setAgg(AGGS.find((a) => a === e.target.value) ?? 'sum')}>
+            {AGGS.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
           </select>
         </label>
       </form>
@@ -200,10 +208,13 @@ function MetricChart({ base }: { base: string }) {
   );
 }
 
-function Revisions({ base, current }: { base: string; current?: string }) {
-  const revs = useLoad(() => listAll<FlowRevision>(`${base}/revisions`, {}, 3), [base]);
+function Revisions({ ns, flowId, current }: { ns: string; flowId: string; current?: string }) {
+  const revs = useLoad(() => client.all('/api/v1/flows/{namespace}/{flowId}/revisions', flowAt(ns, flowId), 600), [ns, flowId]);
   const [from, setFrom] = useState<string>();
-  const diff = useLoad(async () => (from ? api<Answer<'diffFlowRevisions'>>('GET', `${base}/diff`, undefined, { from }) : undefined), [base, from]);
+  const diff = useLoad(
+    async () => (from ? client.get('/api/v1/flows/{namespace}/{flowId}/diff', { params: { path: { namespace: ns, flowId }, query: { from } } }) : undefined),
+    [ns, flowId, from],
+  );
   if (revs.error) return <ErrorBox error={revs.error} />;
   if (!revs.data) return <Loading />;
   return (

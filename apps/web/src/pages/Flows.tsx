@@ -2,10 +2,10 @@
 // the selected namespace and its children, each with its last run states, and
 // a search over flow ids, descriptions and namespaces.
 import { useEffect, useState } from 'react';
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import type { Answer, Flow, Namespace } from '../types';
+import type { Flow } from '../types';
 import { Button, ErrorBox, Loading, arrowFocus, useAction, useLoad } from '../ui';
 
 interface TreeNode {
@@ -58,7 +58,7 @@ export function CreateNamespace({ onCreated }: { onCreated: (ns: string) => void
   const { needs } = usePermission();
   const [name, setName] = useState('');
   const create = useAction(async () => {
-    await api('POST', '/namespaces', { name });
+    await client.post('/api/v1/namespaces', { body: { name } });
     onCreated(name);
     setName('');
   });
@@ -97,7 +97,7 @@ interface FlowsFound {
 
 /** The flows of `scope` ('' for all) whose id, description or namespace contains `q`: the server searches (listFlows' `q`). */
 async function searchFlows(scope: string, q: string): Promise<FlowsFound> {
-  return { scope, q, flows: await listAll<Flow>('/flows', { namespace: scope, q }, 5) };
+  return { scope, q, flows: await client.all('/api/v1/flows', { params: { query: { namespace: scope, q } } }, 1000) };
 }
 
 /**
@@ -130,7 +130,7 @@ export function Flows() {
   const [ns, setNs] = useQueryParam('namespace');
   const search = useDebouncedQuery('q');
   const q = search.query;
-  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  const namespaces = useLoad(() => client.all('/api/v1/namespaces'), []);
   const found = useLoad(() => searchFlows(ns, q), [ns, q]);
   const shown = found.data;
   return (
@@ -202,7 +202,7 @@ export function Flows() {
 }
 
 function LastRuns({ ns, flow }: { ns: string; flow: string }) {
-  const stats = useLoad(() => api<Answer<'getFlowStats'>>('GET', `/flows/${ns}/${flow}/stats`), [ns, flow]);
+  const stats = useLoad(() => client.get('/api/v1/flows/{namespace}/{flowId}/stats', { params: { path: { namespace: ns, flowId: flow } } }), [ns, flow]);
   if (!stats.data) return null;
   const last = stats.data.items.slice(0, 5);
   if (!last.length) return <span className="muted">never run</span>;

@@ -3,9 +3,9 @@
 // signed-in user, docs/operating/sso.md), and API tokens (created with a role
 // and an expiry; the secret is shown once with a copy button).
 import { useState } from 'react';
-import { api, listAll } from '../api';
+import { client } from '../api';
 import { highestRole, roleAtLeast, useSession } from '../session';
-import { ROLES, type Answer, type ApiToken, type Role } from '../types';
+import { ROLES, type Role } from '../types';
 import { Button, CopyButton, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../ui';
 import { PasswordForm, SSO_ERRORS } from './Login';
 
@@ -13,10 +13,10 @@ export function Profile() {
   const { me, refresh } = useSession();
   const [name, setName] = useState(me.name);
   const save = useAction(async () => {
-    await api('PATCH', '/auth/me', { name });
+    await client.patch('/api/v1/auth/me', { body: { name } });
     refresh();
   });
-  const others = useAction(() => api<Answer<'revokeOtherSessions'>>('POST', '/auth/sessions/revoke-others'));
+  const others = useAction(() => client.post('/api/v1/auth/sessions/revoke-others'));
   const [revoked, setRevoked] = useState<number>();
   const [pwDone, setPwDone] = useState(false);
   return (
@@ -58,9 +58,9 @@ export function Profile() {
 
 /** Profile › Single sign-on: the linked identities, and the button that links one (shown while SSO is offered). */
 function SsoLink() {
-  const link = useLoad(() => api<Answer<'getOidcLink'>>('GET', '/sso/oidc/link'), []);
+  const link = useLoad(() => client.get('/api/v1/sso/oidc/link'), []);
   const start = useAction(async () => {
-    const r = await api<Answer<'startOidcLink'>>('POST', '/sso/oidc/link');
+    const r = await client.post('/api/v1/sso/oidc/link');
     window.location.assign(r.authorization_url);
   });
   const q = new URLSearchParams(window.location.search);
@@ -104,20 +104,20 @@ function SsoLink() {
 
 function Tokens() {
   const { me } = useSession();
-  const tokens = useLoad(() => listAll<ApiToken>('/tokens'), []);
+  const tokens = useLoad(() => client.all('/api/v1/tokens'), []);
   const [name, setName] = useState('');
   // Up to the highest role a role binding gives (issue #34): a `none` user's token is for its bound namespaces.
   const [role, setRole] = useState<Role>(highestRole(me));
   const [days, setDays] = useState('90');
   const [secret, setSecret] = useState<string>();
   const create = useAction(async () => {
-    const t = await api<Answer<'createToken'>>('POST', '/tokens', { name, role, ...(days ? { expires_in_days: Number(days) } : {}) });
+    const t = await client.post('/api/v1/tokens', { body: { name, role, ...(days ? { expires_in_days: Number(days) } : {}) } });
     setSecret(t.secret);
     setName('');
     tokens.reload();
   });
   const revoke = useAction(async (id: string) => {
-    await api('DELETE', `/tokens/${encodeURIComponent(id)}`);
+    await client.delete('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: id } } });
     tokens.reload();
   });
   return (

@@ -6,7 +6,7 @@
 // the form without saving them (the gateway sends the stored key only to the
 // stored endpoint), or the saved ones when nothing is configured in the form.
 import { useEffect, useState } from 'react';
-import { api, ApiError } from '../../api';
+import { ApiError, client } from '../../api';
 import type { AIProvider as Provider, AIProviderRequest as ProviderRequest, Answer } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
@@ -23,7 +23,7 @@ const TYPES: { id: string; label: string; hint: string }[] = [
 /** getAIProvider, or null when none is configured (its 404). */
 async function loadProvider(): Promise<Provider | null> {
   try {
-    return await api<Provider>('GET', '/ai/provider');
+    return await client.get('/api/v1/ai/provider');
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
@@ -67,13 +67,13 @@ export function AISettings() {
     setSaved('');
     setTested(undefined);
     const body: ProviderRequest = { ...settings(), ...(apiKey ? { api_key: apiKey } : removeKey ? { api_key: null } : {}) };
-    const out = await api<Provider>('PUT', '/ai/provider', body);
+    const out = await client.put('/api/v1/ai/provider', { body });
     setApiKey('');
     provider.setData(out);
     setSaved(`Saved: ${out.type} · ${out.model}`);
   });
   const remove = useAction(async () => {
-    await api('DELETE', '/ai/provider');
+    await client.delete('/api/v1/ai/provider');
     setSaved('');
     setTested(undefined);
     provider.setData(null);
@@ -82,7 +82,7 @@ export function AISettings() {
     setTested(undefined);
     // The form's settings (a typed key goes with them, else the gateway uses the stored one where it may).
     const body: ProviderRequest = { ...settings(), ...(apiKey ? { api_key: apiKey } : {}) };
-    setTested(await api<TestResult>('POST', '/ai/provider/test', model ? body : undefined));
+    setTested(await client.post('/api/v1/ai/provider/test', model ? { body } : {}));
   });
 
   const hint = TYPES.find((t) => t.id === type)?.hint;

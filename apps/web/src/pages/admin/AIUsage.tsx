@@ -3,9 +3,8 @@
 // SVC_AI_TOTAL_*_PER_DAY and each user's against SVC_AI_USER_*_PER_DAY. The
 // day is in the URL (?day=YYYY-MM-DD), so a look at a past day can be shared;
 // today's figures refresh while the screen is open.
-import { api } from '../../api';
+import { client } from '../../api';
 import { useQueryParam } from '../../router';
-import type { AIUsage as Usage } from '../../types';
 import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtTime, useLoad } from '../../ui';
 
@@ -40,7 +39,7 @@ export function AIUsage() {
   const [dayParam, setDay] = useQueryParam('day');
   const today = utcToday();
   const day = DAY.test(dayParam) ? dayParam : today;
-  const usage = useLoad(() => api<Usage>('GET', '/ai/usage', undefined, { day }), [day], day === today ? 30_000 : undefined);
+  const usage = useLoad(() => client.get('/api/v1/ai/usage', { params: { query: { day } } }), [day], day === today ? 30_000 : undefined);
   const u = usage.data?.day === day ? usage.data : undefined;
   return (
     <Section

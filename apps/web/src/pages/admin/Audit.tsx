@@ -3,9 +3,8 @@
 // with the cursor, each event's details shown on demand; Download takes every
 // event the filters select as NDJSON (exportAuditEvents).
 import { useState } from 'react';
-import { API, api, withQuery } from '../../api';
+import { API, client, withQuery } from '../../api';
 import { useQueryParam } from '../../router';
-import type { Answer } from '../../types';
 import { Button, ErrorBox, Json, Loading, Section, fmtTime, useLoad } from '../../ui';
 
 /** Actions the service records, offered as suggestions (any other value filters too; `user.*` is a prefix). */
@@ -72,15 +71,19 @@ export function Audit() {
   const [open, setOpen] = useState<string>();
   const page = useLoad(
     () =>
-      api<Answer<'listAuditEvents'>>('GET', '/audit', undefined, {
-        actor: actor.trim(),
-        action: action.trim(),
-        resource: resource.trim(),
-        namespace: namespace.trim(),
-        from: localToIso(from),
-        to: localToIso(to),
-        limit,
-        cursor,
+      client.get('/api/v1/audit', {
+        params: {
+          query: {
+            actor: actor.trim(),
+            action: action.trim(),
+            resource: resource.trim(),
+            namespace: namespace.trim(),
+            from: localToIso(from),
+            to: localToIso(to),
+            limit,
+            cursor,
+          },
+        },
       }),
     [actor, action, resource, namespace, from, to, limit, cursor],
   );

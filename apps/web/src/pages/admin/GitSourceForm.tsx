@@ -5,7 +5,7 @@
 // set such a secret's value on save (putPlatformSecret) from a password field that starts empty and is cleared
 // after the save: the value is write-only, as everywhere.
 import { useState } from 'react';
-import { api } from '../../api';
+import { client } from '../../api';
 import type { GitSource, GitSourceMapping, GitSourceRequest } from '../../types';
 import { Button, ErrorBox, useAction } from '../../ui';
 
@@ -54,9 +54,11 @@ export function GitSourceForm({ source, done, cancel }: { source?: GitSource; do
       mappings: rows,
     };
     // The secrets first: a source naming a secret that does not exist yet would fail its first sync.
-    if (credential && authType !== 'none') await api('PUT', `/platform-secrets/${encodeURIComponent(credentialKey)}`, { value: credential });
-    if (webhookSecret) await api('PUT', `/platform-secrets/${encodeURIComponent(webhookKey)}`, { value: webhookSecret });
-    const out = source ? await api<GitSource>('PUT', `/git-sources/${encodeURIComponent(source.id)}`, body) : await api<GitSource>('POST', '/git-sources', body);
+    if (credential && authType !== 'none') await client.put('/api/v1/platform-secrets/{name}', { params: { path: { name: credentialKey } }, body: { value: credential } });
+    if (webhookSecret) await client.put('/api/v1/platform-secrets/{name}', { params: { path: { name: webhookKey } }, body: { value: webhookSecret } });
+    const out = source
+      ? await client.put('/api/v1/git-sources/{sourceId}', { params: { path: { sourceId: source.id } }, body })
+      : await client.post('/api/v1/git-sources', { body });
     setCredential('');
     setWebhookSecret('');
     done(out);

@@ -6,9 +6,8 @@
 // GitLab and Gitea. Syncs run in the scheduler's sync workers: "Sync now"
 // queues a run (syncGitSource) and the runs list shows it go.
 import { useRef, useState } from 'react';
-import { api, listAll } from '../../api';
+import { client } from '../../api';
 import { Link, useQueryParam } from '../../router';
-import type { Answer } from '../../types';
 import { DataTable } from '../../components/DataTable';
 import { Button, CopyButton, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { GitSourceForm, type GitSource } from './GitSourceForm';
@@ -27,15 +26,15 @@ export function GitSources() {
   const [editing, setEditing] = useState<'new' | GitSource>();
   // Counts "Sync now" presses: the opened source's runs start again from a fresh load, refreshed fast.
   const [syncs, setSyncs] = useState(0);
-  const list = useLoad(() => listAll<GitSource>('/git-sources'), []);
+  const list = useLoad(() => client.all('/api/v1/git-sources'), []);
   const sync = useAction(async (id: string) => {
-    await api('POST', `/git-sources/${encodeURIComponent(id)}/sync`);
+    await client.post('/api/v1/git-sources/{sourceId}/sync', { params: { path: { sourceId: id } } });
     setOpen(id);
     setSyncs((n) => n + 1);
     list.reload();
   });
   const remove = useAction(async (s: GitSource) => {
-    await api('DELETE', `/git-sources/${encodeURIComponent(s.id)}`);
+    await client.delete('/api/v1/git-sources/{sourceId}', { params: { path: { sourceId: s.id } } });
     if (open === s.id) setOpen('');
     list.reload();
   });
@@ -143,7 +142,7 @@ function SourceDetail({ source: s, onChange }: { source: GitSource; onChange: ()
   const newest = useRef<string | undefined>(undefined);
   const runs = useLoad(
     async () => {
-      const page = await api<Answer<'listGitSyncRuns'>>('GET', `/git-sources/${encodeURIComponent(s.id)}/runs`, undefined, { limit: 20 });
+      const page = await client.get('/api/v1/git-sources/{sourceId}/runs', { params: { path: { sourceId: s.id }, query: { limit: 20 } } });
       const head = page.items[0] ? `${page.items[0].id} ${page.items[0].status}` : '';
       if (newest.current !== undefined && newest.current !== head) onChange();
       newest.current = head;

@@ -2,8 +2,7 @@
 // heartbeats, online or not, the versions they run and the pools (with their
 // executors) served now.
 import { useEffect, useState } from 'react';
-import { listAll } from '../../api';
-import type { Instance } from '../../types';
+import { client } from '../../api';
 import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
 
@@ -14,7 +13,7 @@ function ago(iso: string, now: number): string {
 }
 
 export function Instances() {
-  const list = useLoad(() => listAll<Instance>('/instances'), [], 10_000);
+  const list = useLoad(() => client.all('/api/v1/instances'), [], 10_000);
   const [showOffline, setShowOffline] = useState(false);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {

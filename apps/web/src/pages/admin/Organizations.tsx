@@ -5,20 +5,21 @@
 // shown once, right after it is made (createOrganizationKey's answer is the
 // only place it ever appears); the list names keys by prefix only.
 import { useState } from 'react';
-import { api, listAll } from '../../api';
+import { client } from '../../api';
 import { useQueryParam } from '../../router';
-import type { Answer, CreatedOrganizationKey as CreatedKey, Organization } from '../../types';
+import type { CreatedOrganizationKey as CreatedKey, Organization } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, CopyButton, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
-const path = (o: string) => `/organizations/${encodeURIComponent(o)}`;
+/** The path parameters of an organization's calls. */
+const org = (organization: string) => ({ params: { path: { organization } } });
 
 export function Organizations() {
   const [open, setOpen] = useQueryParam('org');
   const [name, setName] = useState('');
-  const list = useLoad(() => listAll<Organization>('/organizations'), []);
+  const list = useLoad(() => client.all('/api/v1/organizations'), []);
   const create = useAction(async () => {
-    const o = await api<Organization>('POST', '/organizations', { name });
+    const o = await client.post('/api/v1/organizations', { body: { name } });
     setName('');
     list.reload();
     setOpen(o.name);
@@ -82,35 +83,39 @@ function OrganizationDetail({ org: o, onChange }: { org: Organization; onChange:
   const [sender, setSender] = useState('');
   const [quota, setQuota] = useState(o.daily_quota.own === null ? '' : String(o.daily_quota.own));
   const [namespace, setNamespace] = useState('');
-  const emails = useLoad(() => api<Answer<'listOrganizationEmails'>>('GET', `${path(o.name)}/emails`, undefined, { limit: 50 }).then((p) => p.items), [o.name], 10_000);
+  const emails = useLoad(
+    () => client.get('/api/v1/organizations/{organization}/emails', { params: { path: { organization: o.name }, query: { limit: 50 } } }).then((p) => p.items),
+    [o.name],
+    10_000,
+  );
 
   const makeKey = useAction(async () => {
-    setMade(await api<CreatedKey>('POST', `${path(o.name)}/keys`, { name: keyName }));
+    setMade(await client.post('/api/v1/organizations/{organization}/keys', { ...org(o.name), body: { name: keyName } }));
     setKeyName('');
     onChange();
   });
   const revoke = useAction(async (id: string) => {
-    await api('DELETE', `${path(o.name)}/keys/${encodeURIComponent(id)}`);
+    await client.delete('/api/v1/organizations/{organization}/keys/{keyId}', { params: { path: { organization: o.name, keyId: id } } });
     if (made?.id === id) setMade(undefined);
     onChange();
   });
   const addSender = useAction(async () => {
-    await api('POST', `${path(o.name)}/senders`, { value: sender });
+    await client.post('/api/v1/organizations/{organization}/senders', { ...org(o.name), body: { value: sender } });
     setSender('');
     onChange();
   });
   const removeSender = useAction(async (v: string) => {
-    await api('DELETE', `${path(o.name)}/senders/${encodeURIComponent(v)}`);
+    await client.delete('/api/v1/organizations/{organization}/senders/{sender}', { params: { path: { organization: o.name, sender: v } } });
     onChange();
   });
   // The whole list is replaced (updateOrganization's namespaces): add and remove send it with one change.
   const setNamespaces = useAction(async (namespaces: string[]) => {
-    await api('PATCH', path(o.name), { namespaces });
+    await client.patch('/api/v1/organizations/{organization}', { ...org(o.name), body: { namespaces } });
     setNamespace('');
     onChange();
   });
   const saveQuota = useAction(async () => {
-    await api('PATCH', path(o.name), { daily_quota: quota.trim() === '' ? null : Number(quota) });
+    await client.patch('/api/v1/organizations/{organization}', { ...org(o.name), body: { daily_quota: quota.trim() === '' ? null : Number(quota) } });
     onChange();
   });
 

@@ -6,7 +6,7 @@
 // upgrade copies one, and leaves it) is flagged: flows can read that global
 // one until it is deleted under Secrets & variables. Every change is audited.
 import { useState } from 'react';
-import { api } from '../../api';
+import { client } from '../../api';
 import type { Answer, RequestBody } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -20,20 +20,20 @@ function note(p: PlatformSecret): string {
 }
 
 export function PlatformSecrets() {
-  const list = useLoad(() => api<Answer<'listPlatformSecrets'>>('GET', '/platform-secrets?limit=200').then((r) => r.items), []);
+  const list = useLoad(() => client.get('/api/v1/platform-secrets', { params: { query: { limit: 200 } } }).then((r) => r.items), []);
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
   const [saved, setSaved] = useState('');
   const set = useAction(async () => {
     const body: RequestBody<'putPlatformSecret'> = { value };
-    await api('PUT', `/platform-secrets/${encodeURIComponent(name)}`, body);
+    await client.put('/api/v1/platform-secrets/{name}', { params: { path: { name } }, body });
     setValue('');
     setSaved(`Platform secret ${name} saved.`);
     setName('');
     list.reload();
   });
   const remove = useAction(async (p: PlatformSecret) => {
-    await api('DELETE', `/platform-secrets/${encodeURIComponent(p.name)}`);
+    await client.delete('/api/v1/platform-secrets/{name}', { params: { path: { name: p.name } } });
     setSaved(`Platform secret ${p.name} deleted.`);
     list.reload();
   });

@@ -4,16 +4,16 @@
 // serves the namespaces it lists (issue #40): a flow of another namespace is
 // refused when saved and when it runs.
 import { useState } from 'react';
-import { api, listAll } from '../../api';
+import { client } from '../../api';
 import { usePermission } from '../../session';
-import type { Answer, SecretProvider, SecretProviderCheck } from '../../types';
+import type { SecretProvider, SecretProviderCheck } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 import { namesOf } from '../../editor/AllowedCallers';
 
 export function Providers() {
   const { needs } = usePermission();
-  const list = useLoad(() => listAll<SecretProvider>('/secret-providers'), []);
+  const list = useLoad(() => client.all('/api/v1/secret-providers'), []);
   const [name, setName] = useState('');
   const [type, setType] = useState<'env' | 'vault'>('env');
   const [prefix, setPrefix] = useState('');
@@ -25,7 +25,7 @@ export function Providers() {
     const namespaces = namesOf(scope);
     const body =
       type === 'env' ? { name, type, config: prefix ? { prefix } : {}, namespaces } : { name, type, config: { address }, credentials: token ? { token } : undefined, namespaces };
-    await api('POST', '/secret-providers', body);
+    await client.post('/api/v1/secret-providers', { body });
     setName('');
     setScope('');
     setPrefix('');
@@ -33,24 +33,24 @@ export function Providers() {
     list.reload();
   });
   const remove = useAction(async (n: string) => {
-    await api('DELETE', `/secret-providers/${encodeURIComponent(n)}`);
+    await client.delete('/api/v1/secret-providers/{name}', { params: { path: { name: n } } });
     if (checked?.name === n) setChecked(undefined);
     list.reload();
   });
   const toggle = useAction(async (p: SecretProvider) => {
-    await api('PUT', `/secret-providers/${encodeURIComponent(p.name)}`, { enabled: !p.enabled });
+    await client.put('/api/v1/secret-providers/{name}', { params: { path: { name: p.name } }, body: { enabled: !p.enabled } });
     list.reload();
   });
   const [scoping, setScoping] = useState<{ name: string; text: string }>();
   const rescope = useAction(async () => {
     if (!scoping) return;
-    await api('PUT', `/secret-providers/${encodeURIComponent(scoping.name)}`, { namespaces: namesOf(scoping.text) });
+    await client.put('/api/v1/secret-providers/{name}', { params: { path: { name: scoping.name } }, body: { namespaces: namesOf(scoping.text) } });
     setScoping(undefined);
     list.reload();
   });
   const check = useAction(async (n: string) => {
     setChecked(undefined);
-    const r = await api<Answer<'checkSecretProvider'>>('POST', `/secret-providers/${encodeURIComponent(n)}/check`);
+    const r = await client.post('/api/v1/secret-providers/{name}/check', { params: { path: { name: n } } });
     setChecked({ name: n, ok: r.ok, message: r.message ?? '' });
   });
   const why = needs('admin');

@@ -4,7 +4,7 @@
 // children; a caller's role there is the highest of its global role and the
 // bindings that cover it (docs/operating/roles.md). Every change is audited.
 import { useState } from 'react';
-import { api } from '../../api';
+import { client } from '../../api';
 import { BINDING_ROLES, type Answer, type BindingRole, type RequestBody } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -12,19 +12,19 @@ import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui
 type Binding = Answer<'listRoleBindings'>['items'][number];
 
 export function RoleBindings() {
-  const list = useLoad(() => api<Answer<'listRoleBindings'>>('GET', '/role-bindings').then((r) => r.items), []);
+  const list = useLoad(() => client.get('/api/v1/role-bindings').then((r) => r.items), []);
   const [namespace, setNamespace] = useState('');
   const [kind, setKind] = useState<'user' | 'group'>('user');
   const [subject, setSubject] = useState('');
   const [role, setRole] = useState<BindingRole>('editor');
   const create = useAction(async () => {
     const body: RequestBody<'createRoleBinding'> = { namespace, role, ...(kind === 'user' ? { user: subject } : { group: subject }) };
-    await api('POST', '/role-bindings', body);
+    await client.post('/api/v1/role-bindings', { body });
     setSubject('');
     list.reload();
   });
   const remove = useAction(async (b: Binding) => {
-    await api('DELETE', `/role-bindings/${encodeURIComponent(b.id)}`);
+    await client.delete('/api/v1/role-bindings/{bindingId}', { params: { path: { bindingId: b.id } } });
     list.reload();
   });
   const who = (b: Binding) => (b.group !== null ? `group ${b.group}` : (b.user_email ?? b.user_id ?? ''));

@@ -2,18 +2,17 @@
 // namespace (chosen by the scope). Secret values are write-only: the list says
 // "hidden". Viewers read; editors change a namespace's, admins the global ones.
 import { useState } from 'react';
-import { api, listAll } from '../../api';
+import { client } from '../../api';
 import { usePermission } from '../../session';
-import type { Namespace, SecretKey, Variable } from '../../types';
+import type { SecretKey, Variable } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, fmtTime, useAction, useLoad } from '../../ui';
 
 export function SecretsAndVariables() {
-  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  const namespaces = useLoad(() => client.all('/api/v1/namespaces'), []);
   const [ns, setNs] = useState('');
   const { needs } = usePermission();
   const writeWhy = ns ? needs('editor', ns) : needs('admin');
-  const prefix = ns ? `/namespaces/${ns}` : '';
   return (
     <>
       <label>
@@ -27,8 +26,8 @@ export function SecretsAndVariables() {
           ))}
         </select>
       </label>
-      <KeyList key={`s${ns}`} title="Secrets" path={`${prefix}/secrets`} secret writeWhy={writeWhy} />
-      <KeyList key={`v${ns}`} title="Variables" path={`${prefix}/variables`} writeWhy={writeWhy} />
+      <KeyList key={`s${ns}`} title="Secrets" namespace={ns} secret writeWhy={writeWhy} />
+      <KeyList key={`v${ns}`} title="Variables" namespace={ns} writeWhy={writeWhy} />
     </>
   );
 }
@@ -36,18 +35,54 @@ export function SecretsAndVariables() {
 /** A row of listNamespaceSecrets / listGlobalSecrets (no value) or of the variables' lists. */
 type KeyRow = Pick<SecretKey, 'key' | 'created_at' | 'updated_at'> & Partial<Pick<Variable, 'value'>>;
 
-function KeyList({ title, path, secret, writeWhy }: { title: string; path: string; secret?: boolean; writeWhy: string | null }) {
-  const list = useLoad(() => listAll<KeyRow>(path), [path]);
+/**
+ * The calls of one key list: the secrets or the variables, global (`namespace`
+ * '') or of a namespace.
+ */
+function keyCalls(namespace: string, secret: boolean) {
+  const ns = { params: { path: { namespace } } };
+  const key = (key: string) => ({ params: { path: { namespace, key } } });
+  return {
+    list: (): Promise<KeyRow[]> =>
+      secret
+        ? namespace
+          ? client.all('/api/v1/namespaces/{namespace}/secrets', ns)
+          : client.all('/api/v1/secrets')
+        : namespace
+          ? client.all('/api/v1/namespaces/{namespace}/variables', ns)
+          : client.all('/api/v1/variables'),
+    put: (k: string, value: string): Promise<unknown> =>
+      secret
+        ? namespace
+          ? client.put('/api/v1/namespaces/{namespace}/secrets/{key}', { ...key(k), body: { value } })
+          : client.put('/api/v1/secrets/{key}', { params: { path: { key: k } }, body: { value } })
+        : namespace
+          ? client.put('/api/v1/namespaces/{namespace}/variables/{key}', { ...key(k), body: { value } })
+          : client.put('/api/v1/variables/{key}', { params: { path: { key: k } }, body: { value } }),
+    remove: (k: string): Promise<unknown> =>
+      secret
+        ? namespace
+          ? client.delete('/api/v1/namespaces/{namespace}/secrets/{key}', key(k))
+          : client.delete('/api/v1/secrets/{key}', { params: { path: { key: k } } })
+        : namespace
+          ? client.delete('/api/v1/namespaces/{namespace}/variables/{key}', key(k))
+          : client.delete('/api/v1/variables/{key}', { params: { path: { key: k } } }),
+  };
+}
+
+function KeyList({ title, namespace, secret = false, writeWhy }: { title: string; namespace: string; secret?: boolean; writeWhy: string | null }) {
+  const calls = keyCalls(namespace, secret);
+  const list = useLoad(() => calls.list(), [namespace, secret]);
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const put = useAction(async () => {
-    await api('PUT', `${path}/${encodeURIComponent(key)}`, { value });
+    await calls.put(key, value);
     setKey('');
     setValue('');
     list.reload();
   });
   const del = useAction(async (k: string) => {
-    await api('DELETE', `${path}/${encodeURIComponent(k)}`);
+    await calls.remove(k);
     list.reload();
   });
   return (

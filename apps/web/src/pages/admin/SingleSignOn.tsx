@@ -8,7 +8,7 @@
 // allowed email domains, Google's hd and Entra's tid, existing users only,
 // linking by email (never to an admin) and the maximum age of an SSO session.
 import { useEffect, useState } from 'react';
-import { api, ApiError } from '../../api';
+import { ApiError, client } from '../../api';
 import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
 
@@ -18,7 +18,7 @@ type Mapping = NonNullable<RequestBody<'putOidcSettings'>['group_roles']>;
 /** getOidcSettings, or null when none is configured (its 404). */
 async function loadSettings(): Promise<Settings | null> {
   try {
-    return await api<Settings>('GET', '/sso/oidc');
+    return await client.get('/api/v1/sso/oidc');
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
@@ -109,12 +109,12 @@ export function SingleSignOn() {
       existing_users_only: existingOnly,
       session_max_age_seconds: minutes === null ? null : minutes * 60,
     };
-    const out = await api<Settings>('PUT', '/sso/oidc', body);
+    const out = await client.put('/api/v1/sso/oidc', { body });
     settings.setData(out);
     setSaved(`Saved: sign in with ${out.display_name} through ${out.issuer_url}`);
   });
   const remove = useAction(async () => {
-    await api('DELETE', '/sso/oidc');
+    await client.delete('/api/v1/sso/oidc');
     setSaved('');
     settings.setData(null);
   });

@@ -1,6 +1,6 @@
 // Settings › Storage (admin): what the object store holds by kind, from a
 // scan with a time budget, and what the last daily cleanup removed.
-import { api } from '../../api';
+import { client } from '../../api';
 import type { StorageStatus } from '../../types';
 import { DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Loading, Section, fmtDuration, fmtTime, useLoad } from '../../ui';
@@ -32,7 +32,7 @@ const KIND_HELP: Record<string, string> = {
 };
 
 export function Storage() {
-  const s = useLoad(() => api<StorageStatus>('GET', '/storage'), []);
+  const s = useLoad(() => client.get('/api/v1/storage'), []);
   const d = s.data;
   const last = d?.last_cleanup;
   const removed = last ? byKind(last.objects).reduce((t, [, k]) => ({ objects: t.objects + k.objects, bytes: t.bytes + k.bytes }), { objects: 0, bytes: 0 }) : null;

@@ -1,32 +1,32 @@
 // Settings › Users (admin): each account's role, disable and enable, a new
 // temporary password, and new users (their temporary password shown once).
 import { useState } from 'react';
-import { api, listAll } from '../../api';
-import { ROLES, type Answer, type Role, type User } from '../../types';
+import { client } from '../../api';
+import { ROLES, type Role, type User } from '../../types';
 import { ActionForm, DataTable } from '../../components/DataTable';
 import { Button, ErrorBox, Section, useAction, useLoad } from '../../ui';
 
 export function Users() {
-  const list = useLoad(() => listAll<User>('/users'), []);
+  const list = useLoad(() => client.all('/api/v1/users'), []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [temp, setTemp] = useState<string>();
   const create = useAction(async () => {
-    const r = await api<User & { temporary_password?: string; password?: string }>('POST', '/users', { email, role });
-    setTemp(r.temporary_password ?? r.password);
+    const r = await client.post('/api/v1/users', { body: { email, role } });
+    setTemp(r.temporary_password);
     setEmail('');
     list.reload();
   });
   const reset = useAction(async (u: User) => {
-    const r = await api<Answer<'resetUserPassword'>>('POST', `/users/${u.id}/reset-password`);
-    setTemp(r?.temporary_password ?? r?.password);
+    const r = await client.post('/api/v1/users/{userId}/reset-password', { params: { path: { userId: u.id } } });
+    setTemp(r.temporary_password);
     list.reload();
   });
   const update = useAction(async (id: string, patch: Partial<User>) => {
     // Shown at once (a controlled select would otherwise snap back until the list reloads); the reload corrects it either way.
     if (list.data) list.setData(list.data.map((u) => (u.id === id ? { ...u, ...patch } : u)));
     try {
-      await api('PATCH', `/users/${id}`, patch);
+      await client.patch('/api/v1/users/{userId}', { params: { path: { userId: id } }, body: patch });
     } finally {
       list.reload();
     }
