@@ -24,24 +24,6 @@ import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * Web UI files still on the untyped `api<T>(method, path)` and `listAll<T>`
- * of apps/web/src/api.ts, not yet switched to its typed `client`. The list
- * only shrinks: a file off it may not name an answer type again, and a file
- * on it that no longer does fails the test until it is taken off.
- */
-const NOT_YET_SWITCHED = new Set([
-  'apps/web/src/api.ts',
-  'apps/web/src/components/ai/AssistantPanel.tsx',
-  'apps/web/src/components/ai/Triage.tsx',
-  'apps/web/src/editor/AllowedCallers.tsx',
-  'apps/web/src/editor/GitSource.tsx',
-  'apps/web/src/editor/RunFile.tsx',
-  'apps/web/src/editor/codemirror.ts',
-  'apps/web/src/pages/Editor.tsx',
-  'apps/web/src/pages/Execution.tsx',
-]);
-
 /** The request parts of a handler's context and of an express request. */
 const PARTS = new Set(['body', 'query', 'params']);
 /** Functions and methods that call the API: with a type argument, the call names its own answer type. */
@@ -150,8 +132,5 @@ test('the web UI and the CLI call the API without naming the answer type: the ty
   const files = [...sources('apps/web/src'), ...sources('apps/cli/src')];
   assert.ok(files.length > 50, 'the web and CLI sources were found');
   const found = files.flatMap((f) => answerTypesAtCalls(path.relative(root, f), fs.readFileSync(f, 'utf8')));
-  const offending = found.filter((f) => !NOT_YET_SWITCHED.has(f.slice(0, f.indexOf(':'))));
-  assert.deepEqual(offending, [], "call the typed client (@svc/api-spec/client): client.get('/api/v1/executions/{executionId}', { params: { path: { executionId } } })");
-  const switched = [...NOT_YET_SWITCHED].filter((f) => !found.some((x) => x.startsWith(`${f}:`)));
-  assert.deepEqual(switched, [], 'these files name no answer type any more: take them off NOT_YET_SWITCHED');
+  assert.deepEqual(found, [], "call the typed client (@svc/api-spec/client): client.get('/api/v1/executions/{executionId}', { params: { path: { executionId } } })");
 });

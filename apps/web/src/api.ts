@@ -4,8 +4,8 @@
 // both. A 403 `password_change_required` is also announced to the app shell,
 // which then shows the password-change screen whatever page asked.
 
-import { ApiError, createApiClient, toApiError, type SvcApi } from '@svc/api-spec/client';
-import type { ErrorDetail, Page } from './types';
+import { ApiError, createApiClient, type SvcApi } from '@svc/api-spec/client';
+import type { ErrorDetail } from './types';
 
 /** Where the API lives, relative to the page's origin. */
 export const API = '/api/v1';
@@ -37,41 +37,32 @@ export function withQuery(path: string, query?: Query): string {
   return s ? `${path}?${s}` : path;
 }
 
-async function toError(res: Response): Promise<ApiError> {
-  const text = await res.text().catch(() => '');
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not an envelope (a proxy's page, say): the status text is kept.
-  }
-  return toApiError(res, typeof body === 'string' ? '' : body);
-}
-
 /** GETs started before React rendered (see `prefetch`), by URL, with when they started. */
-const prefetched = new Map<string, { at: number; result: Promise<unknown> }>();
+const prefetched = new Map<string, { at: number; response: Promise<Response> }>();
 /** A prefetched answer older than this is not used: the page may have changed meanwhile. */
 const PREFETCH_FRESH_MS = 3000;
 
 /**
- * Starts a GET now, for the first `api('GET', ...)` of the same URL to take
- * over: main.tsx prefetches what the opened page will ask for, so those
- * requests run while the script is still being parsed and the session checked.
+ * Starts a GET now, for the client's first GET of the same URL to take over:
+ * main.tsx prefetches what the opened page will ask for, so those requests
+ * run while the script is still being parsed and the session checked. The
+ * answer is handed over as it came, so the client reads it (and its errors)
+ * as if it had fetched it itself.
  */
 export function prefetch(path: string, query?: Query): void {
   const url = withQuery(`${API}${path}`, query);
   if (prefetched.has(url)) return;
-  const result = request('GET', path, undefined, query);
-  result.catch(() => undefined); // handled by whoever takes it over
-  prefetched.set(url, { at: performance.now(), result });
+  const response = fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  response.catch(() => undefined); // handled by whoever takes it over
+  prefetched.set(url, { at: performance.now(), response });
 }
 
 /** A prefetched GET of `url` (path and query), taken over once if still fresh. */
-function takePrefetched(url: string): Promise<unknown> | undefined {
+function takePrefetched(url: string): Promise<Response> | undefined {
   const early = prefetched.get(url);
   if (!early) return undefined;
   prefetched.delete(url);
-  return performance.now() - early.at < PREFETCH_FRESH_MS ? early.result : undefined;
+  return performance.now() - early.at < PREFETCH_FRESH_MS ? early.response : undefined;
 }
 
 /**
@@ -88,9 +79,8 @@ export const client: SvcApi = createApiClient({
   fetch: async (request) => {
     const url = new URL(request.url, window.location.href);
     const early = request.method === 'GET' ? takePrefetched(url.pathname + url.search) : undefined;
-    if (early) return new Response(JSON.stringify(await early), { status: 200, headers: { 'content-type': 'application/json' } });
     try {
-      return await fetch(request);
+      return await (early ?? fetch(request));
     } catch (err) {
       throw new ApiError(0, 'network', `The service could not be reached: ${(err as Error).message}`, '');
     }
@@ -99,58 +89,6 @@ export const client: SvcApi = createApiClient({
     if (err.status === 401 || err.code === 'password_change_required') for (const l of listeners) l(err);
   },
 });
-
-/**
- * Calls `method path` under /api/v1 and returns the parsed JSON (undefined for
- * an empty body). `body` is sent as JSON unless it is a Blob or ArrayBuffer,
- * which go as application/octet-stream.
- */
-export function api<T = unknown>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
-  if (method === 'GET') {
-    const early = takePrefetched(withQuery(`${API}${path}`, query));
-    if (early) return early as Promise<T>;
-  }
-  return request<T>(method, path, body, query);
-}
-
-async function request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
-  const binary = body instanceof Blob || body instanceof ArrayBuffer;
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = binary ? 'application/octet-stream' : 'application/json';
-  let res: Response;
-  try {
-    res = await fetch(withQuery(`${API}${path}`, query), {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? undefined : binary ? (body as BodyInit) : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new ApiError(0, 'network', `The service could not be reached: ${(err as Error).message}`, '');
-  }
-  if (!res.ok) {
-    const err = await toError(res);
-    if (err.status === 401 || err.code === 'password_change_required') for (const l of listeners) l(err);
-    throw err;
-  }
-  const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-export type { Page } from './types';
-
-/** Every page of a list, for the small lists (namespaces, tokens) a screen shows whole. */
-export async function listAll<T>(path: string, query?: Query, maxPages = 20): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < maxPages; i++) {
-    const page = await api<Page<T>>('GET', path, undefined, { ...query, limit: 200, cursor });
-    out.push(...page.items);
-    if (!page.next_cursor) break;
-    cursor = page.next_cursor;
-  }
-  return out;
-}
 
 export interface StreamHandlers {
   /** One event of the stream: its name and parsed data. */

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import ts from 'typescript';
 import { buildOpenApiDocument } from '../src/openapi.js';
 
 /** Where the generated types are checked in. */
@@ -70,6 +71,18 @@ export async function generateTypes(): Promise<string> {
     // says: request bodies may leave it out (GitSourceRequest.branch), and
     // the flow file's defaults are applied by the service, not by the sender.
     defaultNonNullable: false,
+    // A binary request body (uploadFile, the runner's artifact upload) is
+    // sent as bytes: the typed client takes a Blob, an ArrayBuffer or a
+    // Uint8Array as they are, and a string as its UTF-8 text. Answers stay
+    // `string`, as openapi-typescript types them.
+    transform(schema, { path }) {
+      if (!('contentMediaType' in schema) || !path?.includes('/requestBody/')) return undefined;
+      return ts.factory.createUnionTypeNode(
+        ['Blob', 'ArrayBuffer', 'Uint8Array']
+          .map((n) => ts.factory.createTypeReferenceNode(n) as ts.TypeNode)
+          .concat(ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword)),
+      );
+    },
   });
   return HEADER + astToString(ast) + queryDefaults(doc);
 }

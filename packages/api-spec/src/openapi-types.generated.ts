@@ -6575,7 +6575,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob | ArrayBuffer | Uint8Array | string;
             };
         };
         responses: {
@@ -10150,7 +10150,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob | ArrayBuffer | Uint8Array | string;
             };
         };
         responses: {

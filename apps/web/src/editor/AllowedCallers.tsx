@@ -3,9 +3,8 @@
 // executions with flow triggers. Anyone who reads the namespace sees the
 // list; only admins change it.
 import { useState } from 'react';
-import { api } from '../api';
+import { client } from '../api';
 import { usePermission } from '../session';
-import type { Answer } from '../types';
 import { ActionForm } from '../components/DataTable';
 import { ErrorBox, Loading, Section, useAction, useLoad } from '../ui';
 
@@ -19,10 +18,10 @@ export function namesOf(text: string): string[] {
 
 export function AllowedCallers({ ns }: { ns: string }) {
   const { needs } = usePermission();
-  const current = useLoad(() => api<Answer<'getNamespace'>>('GET', `/namespaces/${ns}`), [ns]);
+  const current = useLoad(() => client.get('/api/v1/namespaces/{namespace}', { params: { path: { namespace: ns } } }), [ns]);
   const [text, setText] = useState<string>();
   const save = useAction(async () => {
-    await api('PUT', `/namespaces/${ns}/allowed-callers`, { allowed_callers: namesOf(text ?? '') });
+    await client.put('/api/v1/namespaces/{namespace}/allowed-callers', { params: { path: { namespace: ns } }, body: { allowed_callers: namesOf(text ?? '') } });
     setText(undefined);
     current.reload();
   });

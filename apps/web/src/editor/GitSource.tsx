@@ -4,7 +4,7 @@
 // pushes the edit as a new branch of the repository for a pull request. The
 // namespace itself does not change until the branch is merged and synced.
 import { useState } from 'react';
-import { api } from '../api';
+import { client } from '../api';
 import { GitSha } from '../components/GitSha';
 import { usePermission } from '../session';
 import type { NamespaceGit, NamespaceGitSource, Answer } from '../types';
@@ -37,7 +37,10 @@ export function GitSourcePanel({ ns, source, file, text, dirty, binary, editing,
   const [pushed, setPushed] = useState<PushResult & { path: string }>();
   const push = useAction(async () => {
     setPushed(undefined);
-    const r = await api<PushResult>('POST', `/namespaces/${ns}/git/push`, { message: message || `Edit ${file}`, changes: [{ op: 'put', path: file, content: text }] });
+    const r = await client.post('/api/v1/namespaces/{namespace}/git/push', {
+      params: { path: { namespace: ns } },
+      body: { message: message || `Edit ${file}`, changes: [{ op: 'put', path: file, content: text }] },
+    });
     setPushed({ ...r, path: file });
   });
   const editWhy = needs('editor', ns) ?? (!file ? 'Open a file first' : binary ? 'Binary files cannot be edited here' : null);

@@ -4,9 +4,9 @@
 // runtime of its extension, or the file itself when it is executable; an
 // unsaved edit is not run, and the dialog says so.
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../api';
+import { client } from '../api';
 import { navigate } from '../router';
-import type { Execution, FileEntry } from '../types';
+import type { FileEntry } from '../types';
 import { Button, ErrorBox, useAction } from '../ui';
 
 /** The extensions a script task has a runtime for (engine spec.ts: python, bash, bun, node). */
@@ -54,7 +54,7 @@ export function RunFileDialog({ ns, path, version, unsaved, onClose }: { ns: str
   const first = useRef<HTMLTextAreaElement>(null);
   useEffect(() => first.current?.focus(), []);
   const run = useAction(async () => {
-    const ex = await api<Execution>('POST', `/namespaces/${ns}/run`, { path, args: parseArgs(args), env: parsed.env });
+    const ex = await client.post('/api/v1/namespaces/{namespace}/run', { params: { path: { namespace: ns } }, body: { path, args: parseArgs(args), env: parsed.env } });
     navigate(`/executions/${ex.id}`);
   });
   return (

@@ -16,8 +16,8 @@ import { oneDark } from '@codemirror/theme-one-dark';
 import { JSONHover, stateExtensions, updateSchema, type FoundCursorData } from 'codemirror-json-schema';
 import { yamlCompletion, yamlSchemaHover } from 'codemirror-json-schema/yaml';
 import type { JSONSchema7 } from 'json-schema';
-import { api } from '../api';
-import type { Answer, ValidationProblem } from '../types';
+import { client } from '../api';
+import type { ValidationProblem } from '../types';
 import { schemaAt } from './schema-at';
 import { templateCompletionSource } from './template-completion';
 
@@ -26,7 +26,7 @@ export const isFlowFile = (p: string) => p.endsWith('.flow.yaml');
 let schemaPromise: Promise<JSONSchema7> | undefined;
 /** The flow schema as the gateway serves it, fetched once per page load. */
 export function flowSchema(): Promise<JSONSchema7> {
-  schemaPromise ??= api<JSONSchema7>('GET', '/schemas/flow.json');
+  schemaPromise ??= client.get('/api/v1/schemas/flow.json');
   return schemaPromise;
 }
 
@@ -44,7 +44,7 @@ export function serverLinter(ns: () => string, path: () => string, onProblems: (
       const content = view.state.doc.toString();
       let problems: ValidationProblem[];
       try {
-        const r = await api<Answer<'validateFile'>>('POST', `/namespaces/${ns()}/validate`, { path: path(), content });
+        const r = await client.post('/api/v1/namespaces/{namespace}/validate', { params: { path: { namespace: ns() } }, body: { path: path(), content } });
         problems = r.errors;
       } catch {
         return []; // validation is advisory here; saving reports the same problems

@@ -7,15 +7,15 @@
 // come from, stays read-only, and pushes an edit as a branch instead
 // (editor/GitSource.tsx).
 import { useEffect, useRef, useState } from 'react';
-import { api, ApiError, listAll } from '../api';
+import { ApiError, client } from '../api';
 import { DiffView } from '../components/DiffView';
 import { createEditor, type EditorHandle } from '../editor/codemirror';
 import { AllowedCallers } from '../editor/AllowedCallers';
-import { GitSourcePanel, sourceOf, type NamespaceGit } from '../editor/GitSource';
+import { GitSourcePanel, sourceOf } from '../editor/GitSource';
 import { RunFileDialog, runRefusal } from '../editor/RunFile';
 import { navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import type { Answer, Namespace, NamespaceDiff, NamespaceVersion, ValidationProblem } from '../types';
+import type { NamespaceDiff, ValidationProblem } from '../types';
 import { Button, ErrorBox, Loading, Section, arrowFocus, fmtTime, useAction, useLoad } from '../ui';
 import { CreateNamespace, NamespaceTree } from './Flows';
 
@@ -59,7 +59,6 @@ function VersionDiff({ diff, path }: { diff: NamespaceDiff; path: string }) {
 }
 
 /** listFiles, with the namespace `version` the files are of (an extension of the list page). */
-type FilesAnswer = Answer<'listFiles'>;
 
 interface Conflict {
   mine: string;
@@ -68,7 +67,7 @@ interface Conflict {
 }
 
 export default function Editor({ ns }: { ns?: string }) {
-  const namespaces = useLoad(() => listAll<Namespace>('/namespaces'), []);
+  const namespaces = useLoad(() => client.all('/api/v1/namespaces'), []);
   return (
     <div className="page split">
       <aside>
@@ -95,7 +94,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const { needs } = usePermission();
   const git = useLoad(async () => {
     try {
-      return await api<NamespaceGit>('GET', `/namespaces/${ns}/git`);
+      return await client.get('/api/v1/namespaces/{namespace}/git', { params: { path: { namespace: ns } } });
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return { read_only: false, source: null };
       throw e;
@@ -112,7 +111,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   const [file, setFile] = useQueryParam('file');
   const files = useLoad(async () => {
     try {
-      return await api<FilesAnswer>('GET', `/namespaces/${ns}/files`, undefined, { limit: 200 });
+      return await client.get('/api/v1/namespaces/{namespace}/files', { params: { path: { namespace: ns }, query: { limit: 200 } } });
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return { version: 0, items: [] };
       throw e;
@@ -154,7 +153,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
     let content = '';
     let isBinary = false;
     if (known) {
-      const f = await api<Answer<'getFile'>>('GET', `/namespaces/${ns}/file`, undefined, { path });
+      const f = await client.get('/api/v1/namespaces/{namespace}/file', { params: { path: { namespace: ns }, query: { path } } });
       isBinary = f.content === undefined;
       const b64 = f.content_base64 ?? '';
       const size = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
@@ -186,10 +185,13 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
 
   const save = useAction(async (base: number | undefined, content: string) => {
     try {
-      const v = await api<Answer<'saveChanges'>>('POST', `/namespaces/${ns}/changes`, {
-        ...(base !== undefined ? { base_version: base } : {}),
-        message: message || `Edit ${file}`,
-        changes: [{ op: 'put', path: file, content }],
+      const v = await client.post('/api/v1/namespaces/{namespace}/changes', {
+        params: { path: { namespace: ns } },
+        body: {
+          ...(base !== undefined ? { base_version: base } : {}),
+          message: message || `Edit ${file}`,
+          changes: [{ op: 'put', path: file, content }],
+        },
       });
       setBaseVersion(v.version ?? undefined);
       setSavedText(content);
@@ -199,8 +201,10 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
       versions.reload();
     } catch (e) {
       if (e instanceof ApiError && e.code === 'version_conflict') {
-        const head = await api<Answer<'getNamespace'>>('GET', `/namespaces/${ns}`);
-        const theirs = await api<Answer<'getFile'>>('GET', `/namespaces/${ns}/file`, undefined, { path: file }).catch(() => ({ content: '(the file was deleted)' }));
+        const head = await client.get('/api/v1/namespaces/{namespace}', { params: { path: { namespace: ns } } });
+        const theirs = await client
+          .get('/api/v1/namespaces/{namespace}/file', { params: { path: { namespace: ns }, query: { path: file } } })
+          .catch(() => ({ content: '(the file was deleted)' }));
         setConflict({ mine: content, theirs: theirs.content ?? '(binary)', head: head.head_version! });
         return;
       }
@@ -213,7 +217,7 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
 
   const versions = useLoad(async () => {
     try {
-      return await listAll<NamespaceVersion>(`/namespaces/${ns}/versions`, {}, 2);
+      return await client.all('/api/v1/namespaces/{namespace}/versions', { params: { path: { namespace: ns } } }, 400);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return [];
       throw e;
@@ -221,18 +225,21 @@ function NamespaceEditor({ ns, readOnly }: { ns: string; readOnly: boolean }) {
   }, [ns]);
   const [diffFrom, setDiffFrom] = useState<number>();
   const diff = useLoad(
-    async () => (diffFrom !== undefined ? api<NamespaceDiff>('GET', `/namespaces/${ns}/diff`, undefined, { from: diffFrom, path: file || undefined }) : undefined),
+    async () =>
+      diffFrom !== undefined
+        ? client.get('/api/v1/namespaces/{namespace}/diff', { params: { path: { namespace: ns }, query: { from: diffFrom, path: file || undefined } } })
+        : undefined,
     [ns, diffFrom, file],
   );
   const revert = useAction(async (version: number) => {
-    await api('POST', `/namespaces/${ns}/revert`, { version, message: `Revert to version ${version}` });
+    await client.post('/api/v1/namespaces/{namespace}/revert', { params: { path: { namespace: ns } }, body: { version, message: `Revert to version ${version}` } });
     files.reload();
     versions.reload();
     if (file) setOpened((x) => x + 1);
   });
   const upload = useAction(async (f: File) => {
     const path = newPath || f.name;
-    await api('PUT', `/namespaces/${ns}/file`, await f.arrayBuffer(), { path, message: `Upload ${path}` });
+    await client.put('/api/v1/namespaces/{namespace}/file', { params: { path: { namespace: ns }, query: { path, message: `Upload ${path}` } }, body: await f.arrayBuffer() });
     setNewPath('');
     files.reload();
     versions.reload();

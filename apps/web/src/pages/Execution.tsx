@@ -2,7 +2,7 @@
 // and timeline (live from the events stream), and tabs for logs, outputs,
 // artifacts, metrics, inputs and labels.
 import { useEffect, useState } from 'react';
-import { API, api, listAll, openStream } from '../api';
+import { API, client, openStream } from '../api';
 import { Dag, latestRuns } from '../components/Dag';
 import { Gantt } from '../components/Gantt';
 import { GitSha } from '../components/GitSha';
@@ -11,7 +11,7 @@ import { TRIAGED, Triage } from '../components/ai/Triage';
 import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
-import { ENDED, type Artifact, type Execution, type ExecutionSummary, type Flow, type FlowDefinition, type MetricValue, type TaskRun } from '../types';
+import { ENDED, type Execution, type FlowDefinition, type TaskRun } from '../types';
 import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, arrowSelect, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const RESTARTABLE = ['FAILED', 'TIMED_OUT', 'CANCELLED'];
@@ -45,7 +45,8 @@ export function ExecutionPage({ id }: { id: string }) {
     let streamed = false;
     let gone = false;
     const path = `/executions/${encodeURIComponent(id)}`;
-    api<Execution>('GET', path).then(
+    const get = () => client.get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
+    get().then(
       (e) => !streamed && !gone && setEx(e),
       (e: unknown) => !gone && setLoadError(e),
     );
@@ -57,7 +58,7 @@ export function ExecutionPage({ id }: { id: string }) {
       },
       onEnd: () => {
         setLive(false);
-        api<Execution>('GET', path).then(
+        get().then(
           (e) => !gone && setEx(e),
           () => undefined,
         );
@@ -79,7 +80,11 @@ export function ExecutionPage({ id }: { id: string }) {
   const def = useLoad(
     async () =>
       ex?.flow_id && ex.flow_revision_id
-        ? (await api<Pick<Flow, 'definition'>>('GET', `/flows/${ex.namespace}/${ex.flow_id}/revisions/${ex.flow_revision_id}`)).definition
+        ? (
+            await client.get('/api/v1/flows/{namespace}/{flowId}/revisions/{revisionId}', {
+              params: { path: { namespace: ex.namespace, flowId: ex.flow_id, revisionId: ex.flow_revision_id } },
+            })
+          ).definition
         : undefined,
     [ex?.flow_revision_id],
   );
@@ -219,8 +224,12 @@ function Actions({ ex }: { ex: Execution }) {
   const { needs } = usePermission();
   const [confirmRestart, setConfirmRestart] = useState(false);
   const act = useAction(async (what: 'cancel' | 'rerun' | 'restart') => {
-    const r = await api<Execution>('POST', `/executions/${encodeURIComponent(ex.id)}/${what}`);
-    if (what !== 'cancel' && r?.id) navigate(`/executions/${r.id}`);
+    const at = { params: { path: { executionId: ex.id } } };
+    if (what === 'cancel') await client.post('/api/v1/executions/{executionId}/cancel', at);
+    else
+      navigate(
+        `/executions/${(await (what === 'rerun' ? client.post('/api/v1/executions/{executionId}/rerun', at) : client.post('/api/v1/executions/{executionId}/restart', at))).id}`,
+      );
   });
   const ended = ENDED.includes(ex.state);
   const op = needs('operator', ex.namespace);
@@ -279,7 +288,7 @@ function ExecutionWait({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
   const holders = useLoad(
     async () =>
       ex.flow_id
-        ? (await listAll<ExecutionSummary>('/executions', { namespace: ex.namespace, flow: ex.flow_id }, 2)).filter(
+        ? (await client.all('/api/v1/executions', { params: { query: { namespace: ex.namespace, flow: ex.flow_id } } }, 400)).filter(
             (e) => e.namespace === ex.namespace && (e.state === 'RUNNING' || e.state === 'CANCELLING'),
           )
         : [],
@@ -414,7 +423,7 @@ function Outputs({ ex }: { ex: Execution }) {
 }
 
 function Artifacts({ id }: { id: string }) {
-  const list = useLoad(() => listAll<Artifact>(`/executions/${encodeURIComponent(id)}/artifacts`), [id]);
+  const list = useLoad(() => client.all('/api/v1/executions/{executionId}/artifacts', { params: { path: { executionId: id } } }), [id]);
   if (list.error) return <ErrorBox error={list.error} />;
   if (!list.data) return <Loading what="artifacts" />;
   if (!list.data.length) return <p className="muted">No artifacts.</p>;
@@ -447,7 +456,7 @@ function Artifacts({ id }: { id: string }) {
 }
 
 function Metrics({ id }: { id: string }) {
-  const list = useLoad(() => listAll<MetricValue>(`/executions/${encodeURIComponent(id)}/metrics`), [id]);
+  const list = useLoad(() => client.all('/api/v1/executions/{executionId}/metrics', { params: { path: { executionId: id } } }), [id]);
   if (list.error) return <ErrorBox error={list.error} />;
   if (!list.data) return <Loading what="metrics" />;
   if (!list.data.length) return <p className="muted">No metrics.</p>;

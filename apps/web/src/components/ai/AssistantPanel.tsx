@@ -6,21 +6,20 @@
 // with the file's diff for a save. Earlier conversations are listed and
 // resumed from the service (the last one opened is reopened after a reload).
 import { useEffect, useRef, useState } from 'react';
-import { api, listAll } from '../../api';
+import { client } from '../../api';
 import { Link } from '../../router';
 import { useSession } from '../../session';
 import { Button, ErrorBox, Loading, fmtTime, useLoad } from '../../ui';
 import { DiffView } from '../DiffView';
 import { applyEvent, argsLine, itemsOf, withAction, type Item } from './conversation';
 import { sendMessage } from './stream';
-import type { Answer } from '../../types';
-import type { AIStatus, Conversation, ConversationSummary, ShownAction } from './types';
+import type { ConversationSummary, ShownAction } from './types';
 
 const LAST = 'svc-ai-conversation';
 
 export function AssistantPanel({ onClose }: { onClose: () => void }) {
   const { me } = useSession();
-  const status = useLoad(() => api<AIStatus>('GET', '/ai/status'), []);
+  const status = useLoad(() => client.get('/api/v1/ai/status'), []);
   const [list, setList] = useState<ConversationSummary[]>([]);
   const [current, setCurrent] = useState<string>(() => localStorage.getItem(LAST) ?? '');
   const [items, setItems] = useState<Item[]>([]);
@@ -38,7 +37,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
   const listRead = useRef(0);
   const refreshList = () => {
     const n = ++listRead.current;
-    return listAll<ConversationSummary>('/ai/conversations', undefined, 2).then(
+    return client.all('/api/v1/ai/conversations', {}, 400).then(
       (l) => n === listRead.current && setList(l),
       (e: unknown) => n === listRead.current && setError(e),
     );
@@ -60,7 +59,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
     if (current === created.current) return;
     let live = true;
     setLoading(true);
-    api<Conversation>('GET', `/ai/conversations/${encodeURIComponent(current)}`).then(
+    client.get('/api/v1/ai/conversations/{conversationId}', { params: { path: { conversationId: current } } }).then(
       (c) => {
         if (!live) return;
         setItems(itemsOf(c));
@@ -94,7 +93,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
     try {
       let id = current;
       if (!id) {
-        id = (await api<Conversation>('POST', '/ai/conversations', {})).id;
+        id = (await client.post('/api/v1/ai/conversations', { body: {} })).id;
         created.current = id;
         setCurrent(id);
       }
@@ -127,7 +126,7 @@ export function AssistantPanel({ onClose }: { onClose: () => void }) {
   const remove = async () => {
     if (!current || !confirm('Delete this conversation?')) return;
     try {
-      await api('DELETE', `/ai/conversations/${encodeURIComponent(current)}`);
+      await client.delete('/api/v1/ai/conversations/{conversationId}', { params: { path: { conversationId: current } } });
       setCurrent('');
       void refreshList();
     } catch (e) {
@@ -298,22 +297,22 @@ const STATUS_TEXT: Record<ShownAction['status'], string> = {
 function ActionView({ action, conversationId, onChange }: { action: ShownAction; conversationId: string; onChange: (a: ShownAction) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const path = `/ai/conversations/${encodeURIComponent(conversationId)}/actions/${encodeURIComponent(action.id)}`;
+  const at = { params: { path: { conversationId, actionId: action.id } } };
   const decide = async (how: 'confirm' | 'reject') => {
     setBusy(true);
     setError(undefined);
     try {
       if (how === 'confirm') {
-        const r = await api<Answer<'confirmAIAction'>>('POST', `${path}/confirm`);
+        const r = await client.post('/api/v1/ai/conversations/{conversationId}/actions/{actionId}/confirm', at);
         onChange({ ...action, status: r.status, result: r.result });
       } else {
-        await api('POST', `${path}/reject`);
+        await client.post('/api/v1/ai/conversations/{conversationId}/actions/{actionId}/reject', at);
         onChange({ ...action, status: 'rejected' });
       }
     } catch (e) {
       setError(e);
       // The service stores why it failed (or that it was decided elsewhere): read it back.
-      const c = await api<Conversation>('GET', `/ai/conversations/${encodeURIComponent(conversationId)}`).catch(() => undefined);
+      const c = await client.get('/api/v1/ai/conversations/{conversationId}', { params: { path: { conversationId } } }).catch(() => undefined);
       const now = c?.actions?.find((a) => a.id === action.id);
       if (now) onChange(now);
     } finally {

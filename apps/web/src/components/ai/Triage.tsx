@@ -5,12 +5,12 @@
 // the last successful run. An operator asks for a triage (again); while one
 // runs, the section polls until it is done. Earlier triages are listed below.
 import { useEffect } from 'react';
-import { api, withQuery, type Page } from '../../api';
+import { client, withQuery } from '../../api';
 import { Link } from '../../router';
 import { usePermission } from '../../session';
 import type { Execution } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
-import type { AIStatus, Evidence, EvidenceKind, Insight } from './types';
+import type { Evidence, EvidenceKind, Insight } from './types';
 
 /** The states a triage is asked for in (requestTriage answers 409 for others). */
 export const TRIAGED = ['FAILED', 'TIMED_OUT'];
@@ -31,8 +31,8 @@ export function placeOf(executionId: string, at: { task?: string; taskRunId?: st
 
 export function Triage({ ex }: { ex: Execution }) {
   const { needs } = usePermission();
-  const status = useLoad(() => api<AIStatus>('GET', '/ai/status'), []);
-  const insights = useLoad(() => api<Page<Insight>>('GET', `/executions/${encodeURIComponent(ex.id)}/insights`, undefined, { limit: 10 }), [ex.id]);
+  const status = useLoad(() => client.get('/api/v1/ai/status'), []);
+  const insights = useLoad(() => client.get('/api/v1/executions/{executionId}/insights', { params: { path: { executionId: ex.id }, query: { limit: 10 } } }), [ex.id]);
   const latest = insights.data?.items[0];
   const inFlight = !!latest && RUNNING.includes(latest.state);
   // Polled while a triage runs: it ends in seconds, and nothing streams its end.
@@ -42,7 +42,7 @@ export function Triage({ ex }: { ex: Execution }) {
     return () => clearTimeout(t);
   }, [inFlight, insights.data]);
   const ask = useAction(async () => {
-    await api('POST', `/executions/${encodeURIComponent(ex.id)}/insights`);
+    await client.post('/api/v1/executions/{executionId}/insights', { params: { path: { executionId: ex.id } } });
     insights.reload();
   });
 
