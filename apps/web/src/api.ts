@@ -45,9 +45,9 @@ const PREFETCH_FRESH_MS = 3000;
 /**
  * Starts a GET now, for the client's first GET of the same URL to take over:
  * main.tsx prefetches what the opened page will ask for, so those requests
- * run while the script is still being parsed and the session checked. The
- * answer is handed over as it came, so the client reads it (and its errors)
- * as if it had fetched it itself.
+ * run while the script is still being parsed and the session checked. A
+ * successful answer is handed over as it came, so the client reads it as if
+ * it had fetched it itself.
  */
 export function prefetch(path: string, query?: Query): void {
   const url = withQuery(`${API}${path}`, query);
@@ -78,9 +78,12 @@ export const client: SvcApi = createApiClient({
   headers: { accept: 'application/json' },
   fetch: async (request) => {
     const url = new URL(request.url, window.location.href);
-    const early = request.method === 'GET' ? takePrefetched(url.pathname + url.search) : undefined;
+    // Only a successful prefetched answer is handed over: a failed one (a 401
+    // fetched on the sign-in page, just before signing in) is asked again.
+    const early = request.method === 'GET' ? await takePrefetched(url.pathname + url.search)?.catch(() => undefined) : undefined;
+    if (early?.ok) return early;
     try {
-      return await (early ?? fetch(request));
+      return await fetch(request);
     } catch (err) {
       throw new ApiError(0, 'network', `The service could not be reached: ${(err as Error).message}`, '');
     }
