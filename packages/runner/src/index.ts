@@ -8,7 +8,6 @@ export { SpawnHelper, type SpawnHelperOptions } from './spawn-helper.js';
 export { directSpawn, type SpawnedChild, type SpawnFn, type SpawnOpts } from './process.js';
 export { lookupUser, openTaskFile, TaskUserNotFoundError, type TaskUser } from './task-user.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
-export { LineMasker, MASK, maskValuesForLines } from './masker.js';
 export { cutUtf8, LineSplitter, type LineSplitterOptions, MAX_LINE_BYTES } from './lines.js';
 export { parseOutputs, type ParsedOutputs } from './outputs.js';
 export { RUNTIME_CANDIDATES } from './resolve.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cutUtf8, LineSplitter, MAX_LINE_BYTES } from './lines.js';
-import { LineMasker } from './masker.js';
+import { Masker } from '@svc/masking';
 
-const splitter = (values: string[] = [], extra: { maxPendingChars?: number } = {}) => new LineSplitter({ masker: new LineMasker(values), ...extra });
+const splitter = (values: string[] = [], extra: { maxPendingChars?: number } = {}) => new LineSplitter({ masker: new Masker(values), ...extra });
 
 test('keeps a partial line until its newline arrives', () => {
   const s = splitter();

@@ -4,13 +4,14 @@
 // A line that never ends is flushed once it passes `maxPendingChars`, at a point
 // that splits no secret, so memory stays bounded.
 import { StringDecoder } from 'node:string_decoder';
-import type { LineMasker } from './masker.js';
+import type { Masker } from '@svc/masking';
 
 /** A log line longer than this (UTF-8 bytes) is cut into pieces of at most this size. */
 export const MAX_LINE_BYTES = 64 * 1024;
 
 export interface LineSplitterOptions {
-  masker: LineMasker;
+  /** Masks each line (secret values in all their forms, @svc/masking). */
+  masker: Masker;
   /** Largest piece of a long line, in UTF-8 bytes; never splits a character. Default MAX_LINE_BYTES (64 KiB). */
   maxLineBytes?: number;
   /** An unfinished line longer than this many characters is flushed early. Default 1 MiB characters. */
@@ -20,7 +21,7 @@ export interface LineSplitterOptions {
 export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
-  private readonly masker: LineMasker;
+  private readonly masker: Masker;
   private readonly maxLineBytes: number;
   private readonly maxPendingChars: number;
 
@@ -61,7 +62,7 @@ export class LineSplitter {
   }
 
   private emit(line: string, out: string[]): void {
-    out.push(...cutUtf8(this.masker.mask(line), this.maxLineBytes));
+    out.push(...cutUtf8(this.masker.text(line), this.maxLineBytes));
   }
 
   /** Where to flush an unfinished line: as late as possible without splitting a secret. */

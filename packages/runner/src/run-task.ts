@@ -18,10 +18,10 @@ import path from 'node:path';
 import { uploadArtifacts } from './artifacts.js';
 import { BundleHashMismatchError, verifiedBundle } from './bundle-verify.js';
 import { assertNever } from '@svc/assert';
+import { Masker } from '@svc/masking';
 import { BundleTooLargeError, CompletionDeliveryError, errorMessage, PrepareError, UnsafePathError } from './errors.js';
 import { cutUtf8, LineSplitter, MAX_LINE_BYTES } from './lines.js';
 import { LogBatcher } from './log-batcher.js';
-import { LineMasker, maskValuesForLines } from './masker.js';
 import { readOutputs } from './outputs.js';
 import { type ProcessExit, type StopCause, TaskProcess } from './process.js';
 import { resolveInvocation } from './resolve.js';
@@ -174,7 +174,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   const early = stop.cause();
   if (early) return stoppedBeforeStart(early);
 
-  const masker = new LineMasker(maskValuesForLines(spec.mask_values));
+  const masker = new Masker(spec.mask_values);
   let proc: TaskProcess | null = null;
   let dropped = 0;
   const batcher = new LogBatcher({
@@ -217,7 +217,7 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     if (timer) clearTimeout(timer);
     opts.onProcessEnd?.(!started.groupAlive());
     const warn = (text: string) => {
-      for (const piece of cutUtf8(masker.mask(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
+      for (const piece of cutUtf8(masker.text(text), MAX_LINE_BYTES)) batcher.add('stderr', piece);
     };
     const parsed = readOutputs(outputsFile, undefined, opts.user);
     parsed.warnings.forEach(warn);

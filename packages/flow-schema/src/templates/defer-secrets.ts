@@ -3,7 +3,8 @@
 // `inputs` (every viewer reads them). So such a template is split when the
 // trigger fires: everything but its secret() expressions is rendered then,
 // as for any trigger input, giving
-//   - `masked`: the text with each secret() expression written as `***`,
+//   - `masked`: the text with each secret() expression written as `***`
+//     (@svc/masking's MASK, as a masked secret reads everywhere),
 //     stored as the input's value;
 //   - `recipe`: a template of the rendered text (escaped) and the secret()
 //     expressions as written, stored in the trigger payload; at dispatch it
@@ -12,14 +13,12 @@
 // An expression that calls secret() may not read anything else (the
 // validator says so at save time): `{{ secret('K') }}`, `json(...)` and
 // `default(...)` of secrets and literals.
+import { MASK } from '@svc/masking';
 import type { Expr, ParsedTemplate } from './ast.js';
 import { TemplateError } from './errors.js';
 import { parseTemplate } from './parse.js';
 import { renderTemplate } from './render.js';
 import type { TemplateScope } from './scope.js';
-
-/** What a deferred secret() expression is stored as in `inputs`. */
-export const DEFERRED_SECRET_MASK = '***';
 
 /** Whether an expression calls secret() / reads a path, anywhere inside it. */
 function has(expr: Expr, kind: 'secret' | 'path'): boolean {
@@ -61,7 +60,7 @@ export function deferSecrets(t: ParsedTemplate | string, scope: TemplateScope): 
     }
     if (has(seg.expr, 'secret')) {
       if (has(seg.expr, 'path')) throw new TemplateError(seg.expression, 'an expression that calls secret() in a trigger input may not read anything else');
-      masked += DEFERRED_SECRET_MASK;
+      masked += MASK;
       recipe += `{{ ${seg.expression} }}`;
       continue;
     }

@@ -4,5 +4,5 @@ export { TemplateSyntaxError, TemplateError, SecretNotFoundError } from './error
 export { parseTemplate, isTemplate, MAX_EXPRESSION_DEPTH } from './parse.js';
 export { EXECUTION_FIELDS, FLOW_FIELDS, TASK_FIELDS, TRIGGER_FIELDS } from './roots.js';
 export { renderTemplate, renderTemplateMap, renderTemplateList } from './render.js';
-export { deferSecrets, mixedSecretExpressions, DEFERRED_SECRET_MASK } from './defer-secrets.js';
+export { deferSecrets, mixedSecretExpressions } from './defer-secrets.js';
 export type { TemplateScope, SecretLookup, RenderResult } from './scope.js';
