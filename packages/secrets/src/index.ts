@@ -23,6 +23,7 @@ export {
   type PlatformSecretListed,
   type PlatformSealedAs,
 } from './platform-store.js';
+export { sealTaskRunValues, openTaskRunValues, type SealedTaskRunValues } from './task-run-values.js';
 export { VariableStore, type VariableRecord } from './variable-store.js';
 export { ProviderStore, type ProviderStoreOptions, type ProviderInfo, type NewProvider, type ProviderChange } from './provider-store.js';
 export { ProviderScopeError, providerServes, parseProviderScope, ALL_NAMESPACES, MAX_PROVIDER_NAMESPACES } from './provider-scope.js';

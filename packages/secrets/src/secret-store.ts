@@ -143,6 +143,48 @@ export class SecretStore {
   }
 
   /**
+   * For masking only: the values of the builtin secrets `namespace` can read
+   * (its own, each parent's, the global ones; '' = the global ones), as they
+   * are now. A secret that cannot be opened (its master key is gone) is
+   * skipped and named to `onUnreadable`, never its value. What masks text
+   * another reader sees is these values, so nothing outside this package
+   * opens a ciphertext of `secrets` to mask with.
+   */
+  async valuesInScope(namespace: string, o: { onUnreadable?: (namespace: string, key: string) => void } = {}): Promise<string[]> {
+    const r = await this.db.sql.query<Pick<SecretRow, 'namespace' | 'key' | 'ciphertext' | 'nonce' | 'key_id'>>(
+      `SELECT namespace, key, ciphertext, nonce, key_id FROM secrets WHERE namespace = ANY($1::text[]) ORDER BY namespace, key`,
+      [scopeChain(namespace)],
+    );
+    const out: string[] = [];
+    for (const row of r.rows) {
+      try {
+        out.push(openText({ ciphertext: row.ciphertext, nonce: row.nonce, keyId: row.key_id }, this.keys, secretAad(row.namespace, row.key)));
+      } catch {
+        o.onUnreadable?.(row.namespace, row.key);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * For masking only: the values of `references` (builtin keys and provider
+   * references) as they resolve from `namespace` now, such as the secrets an
+   * execution used. One that does not resolve any more (deleted, a provider
+   * that does not answer) is skipped: there is no value to mask with.
+   */
+  async valuesOf(namespace: string, references: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const ref of references) {
+      try {
+        out.push((await this.resolve(namespace, ref)).value);
+      } catch {
+        // Gone or unreachable: nothing to mask against.
+      }
+    }
+    return out;
+  }
+
+  /**
    * Like `resolve`, but answers where the reference resolves instead of its
    * value, and reports failures (not found, a missing master key, a provider
    * that does not answer) rather than throwing them.
