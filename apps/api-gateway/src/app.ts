@@ -4,7 +4,7 @@
 // 404, then the UI, and the single error middleware last.
 import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '@svc/config';
-import type { Db } from '@svc/db';
+import type { Db, Notifier } from '@svc/db';
 import { apiNotFound, errorHandler, mountOperations, requestId, requestLogger, routeOf, unmatched, type AllOperationHandlers } from '@svc/http';
 import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
@@ -57,6 +57,8 @@ export interface GatewayDeps {
   config: Config;
   log: Logger;
   db: Db;
+  /** The process's shared notifier (ServiceContext.notifier; GATEWAY_NOTIFIER's options): the live hub's LISTEN connection. */
+  notifier: Notifier;
   storage: ObjectStore;
   instanceId: string;
   version: string;
@@ -71,7 +73,7 @@ export interface GatewayDeps {
 export interface Gateway {
   app: Express;
   metrics: GatewayMetrics;
-  /** Live delivery of the event streams (one LISTEN connection, fan-out in process). */
+  /** Live delivery of the event streams (through the process's one LISTEN connection, fan-out in process). */
   live: LiveHub;
   /** Ends every event stream and releases the live connections; call before closing the server. */
   close(): Promise<void>;
@@ -133,7 +135,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   const engine = new Engine({ pool: deps.db.pool, storage: deps.storage, clock: { now }, config: deps.config, log: deps.log });
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
   const liveSettings = liveSettingsFromConfig(deps.config);
-  const live = new LiveHub({ databaseUrl: deps.db.url, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
+  const live = new LiveHub({ databaseUrl: deps.db.url, notifier: deps.notifier, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
   // Role bindings raise a caller's role on the namespaces they cover, in the one role check.
   const nsRoles = namespaceRoles(deps.db.pool);

@@ -5,9 +5,12 @@ import { applyHttpTimeouts, httpTimeouts, runService } from '@svc/service';
 import { bootstrapAdmin } from '@svc/identity';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway } from './app.js';
+import { GATEWAY_NOTIFIER } from './live/hub.js';
 
 await runService({
   kind: 'api-gateway',
+  // The streams are what listens here: a gateway nobody watches holds no LISTEN connection.
+  notifier: GATEWAY_NOTIFIER,
   async start(ctx) {
     // First start with SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD and no user yet: create that admin.
     if (ctx.config.adminEmail && ctx.config.adminPassword) {

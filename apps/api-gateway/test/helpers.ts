@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '@svc/config';
-import { createDb, type Db } from '@svc/db';
+import { createDb, Notifier, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { createTestLogger } from '@svc/logging';
 import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore, type ObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway, type GatewayDeps } from '../src/app.js';
+import { GATEWAY_NOTIFIER } from '../src/live/hub.js';
 
 export interface TestGateway {
   url: string;
@@ -42,7 +43,10 @@ export async function startTestGateway(
   const db = createDb({ url: opts.databaseUrl ?? opts.shareWith?.db.url ?? tdb!.url, poolSize: 4 });
   const storage = opts.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
+  // The process's notifier, as runService gives it to main.ts.
+  const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-api-gateway-listen', ...GATEWAY_NOTIFIER });
   const gateway = buildGateway({
+    notifier,
     config,
     log: logger,
     db,
@@ -67,6 +71,7 @@ export async function startTestGateway(
     logs: lines,
     async close() {
       await gateway.close();
+      await notifier.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

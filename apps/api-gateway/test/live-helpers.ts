@@ -8,13 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { components } from '@svc/api-spec';
 import { parseConfig } from '@svc/config';
-import { createDb } from '@svc/db';
+import { createDb, Notifier } from '@svc/db';
 import { createTestDatabase } from '@svc/db/testing';
 import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import { createTestLogger } from '@svc/logging';
 import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway } from '../src/app.js';
+import { GATEWAY_NOTIFIER } from '../src/live/hub.js';
 import type { TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
 
@@ -39,7 +40,9 @@ export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Re
   const db = createDb({ url: opts.shareWith?.db.url ?? tdb!.url, poolSize: 6 });
   const storage = opts.shareWith?.storage ?? (await createObjectStore(config.storage));
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });
+  // The process's notifier, as runService gives it to main.ts.
+  const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-api-gateway-listen', ...GATEWAY_NOTIFIER });
+  const gateway = buildGateway({ notifier, config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });
   const server = gateway.app.listen(0, '127.0.0.1');
   // As main.ts does: a test client's idle connection must not meet Node's 5 s default.
   applyHttpTimeouts(server, httpTimeouts(config));
@@ -55,6 +58,7 @@ export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Re
     token: '',
     async close() {
       await gateway.close();
+      await notifier.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

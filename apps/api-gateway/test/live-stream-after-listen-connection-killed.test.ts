@@ -1,5 +1,5 @@
-// The gateway's LISTEN connection (the shared Notifier of its live hub) is
-// terminated under an open log stream: the hub reconnects by itself, a line
+// The gateway's LISTEN connection (the process's shared Notifier, which its live hub
+// subscribes through) is terminated under an open log stream: the hub reconnects by itself, a line
 // posted meanwhile still arrives, and lines posted on another gateway reach
 // the stream through notifications again (faster than the 1 s poll).
 import assert from 'node:assert/strict';
@@ -42,7 +42,7 @@ test('a stream keeps receiving notifications after its gateway LISTEN connection
   await admin.connect();
   try {
     const killed = await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'svc-api-gateway-live' AND query ILIKE 'LISTEN%'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'svc-api-gateway-listen' AND query ILIKE 'LISTEN%'`,
     );
     assert.equal(killed.rowCount, 1, 'one LISTEN connection terminated');
   } finally {

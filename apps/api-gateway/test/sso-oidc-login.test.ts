@@ -17,12 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseConfig } from '@svc/config';
-import { createDb } from '@svc/db';
+import { createDb, Notifier } from '@svc/db';
 import { createTestDatabase } from '@svc/db/testing';
 import { createTestLogger } from '@svc/logging';
 import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway } from '../src/app.js';
+import { GATEWAY_NOTIFIER } from '../src/live/hub.js';
 import type { TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, PASSWORD, raw } from './identity-helpers.js';
 import { freePort, signingKey, startIdp, TestBrowser, type TestIdp } from '../../../e2e/test/oidc-provider-standin.js';
@@ -51,7 +52,9 @@ async function startGatewayAt(port: number, env: Record<string, string>, databas
   const db = createDb({ url: databaseUrl ?? tdb!.url, poolSize: 4 });
   const storage = await createObjectStore(config.storage);
   const { logger, lines } = createTestLogger({ level: 'debug' });
-  const gateway = buildGateway({ config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', now, uiDir: path.join(dataDir, 'no-ui') });
+  // The process's notifier, as runService gives it to main.ts.
+  const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-api-gateway-listen', ...GATEWAY_NOTIFIER });
+  const gateway = buildGateway({ notifier, config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', now, uiDir: path.join(dataDir, 'no-ui') });
   const server = gateway.app.listen(port, '127.0.0.1');
   applyHttpTimeouts(server, httpTimeouts(config));
   await new Promise<void>((r) => server.once('listening', () => r()));
@@ -64,6 +67,7 @@ async function startGatewayAt(port: number, env: Record<string, string>, databas
     logs: lines,
     async close() {
       await gateway.close();
+      await notifier.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await db.close();

@@ -1,5 +1,5 @@
 import type { Config } from '@svc/config';
-import type { Db } from '@svc/db';
+import type { Db, Notifier } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { Logger } from '@svc/logging';
 import type { Clock } from '@svc/service';
@@ -19,6 +19,8 @@ export interface DispatcherContext {
    */
   engine: Engine;
   instanceId: string;
+  /** The process's shared notifier (ServiceContext.notifier): the dispatcher's wake-ups and stops. */
+  notifier: Notifier;
   /** Replaces the executor types the instance row advertises. */
   advertise(executors: string[]): Promise<void>;
   heartbeatMs: number;

@@ -7,7 +7,6 @@
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
 import { CHANNELS, type ClaimedRun } from '@svc/engine';
-import { Notifier } from '@svc/db';
 import type { DispatcherContext } from './context.js';
 import type { Executor } from './executors/types.js';
 
@@ -21,8 +20,6 @@ export const ADVERTISE_MS = 2_000;
 export interface DispatcherOptions {
   /** Backstop poll when no notification arrives. Default POLL_MS (tests lengthen it to show that notifications alone suffice). */
   pollMs?: number;
-  /** First delay before the notification connection is re-opened after a loss (doubling up to 10 s). Default 500 ms. */
-  notifyReconnectMs?: number;
 }
 
 interface Job {
@@ -36,7 +33,8 @@ export class Dispatcher {
   private readonly wakeups = new Map<string, () => void>();
   /** Executor types woken while their loop was not sleeping. */
   private readonly woken = new Set<string>();
-  private notifier?: Notifier;
+  /** Unsubscribes from the process's notifier. */
+  private readonly unsubscribe: (() => void)[] = [];
   private readonly pollMs: number;
   private stopping = false;
   private loops: Promise<void>[] = [];
@@ -59,15 +57,16 @@ export class Dispatcher {
     await this.advertise();
     this.advertiseTimer = setInterval(() => void this.advertise().catch((err: unknown) => ctx.log.warn('cannot update the advertised executors', { err })), ADVERTISE_MS);
     this.advertiseTimer.unref();
-    const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-dispatcher-listen', minDelayMs: this.opts.notifyReconnectMs });
-    this.notifier = notifier;
-    notifier.subscribe(CHANNELS.queued, (executorType) => this.wake(executorType));
-    notifier.subscribe(CHANNELS.stop, (executionId) => this.stopExecution(executionId));
-    // Notifications sent while no connection listened are lost: claim and check stops at once.
-    notifier.onReconnect(() => {
-      for (const e of this.executors) this.wake(e.type);
-      void this.checkStops();
-    });
+    const notifier = ctx.notifier;
+    this.unsubscribe.push(
+      notifier.subscribe(CHANNELS.queued, (executorType) => this.wake(executorType)),
+      notifier.subscribe(CHANNELS.stop, (executionId) => this.stopExecution(executionId)),
+      // Notifications sent while no connection listened are lost: claim and check stops at once.
+      notifier.onReconnect(() => {
+        for (const e of this.executors) this.wake(e.type);
+        void this.checkStops();
+      }),
+    );
     // Listening before the loops start; if the database cannot be reached, polling covers until it can.
     await notifier.ready();
     this.loops = this.executors.map((e) => this.loop(e));
@@ -235,6 +234,6 @@ export class Dispatcher {
     for (const e of this.executors) e.close?.();
     await engineStopped;
     if (ended.length) ctx.log.info('task runs ended by shutdown', { task_run_ids: ended });
-    await this.notifier?.close();
+    for (const u of this.unsubscribe.splice(0)) u();
   }
 }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type Dockerode from 'dockerode';
 import { loadConfig } from '@svc/config';
-import { createDb, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
+import { createDb, Notifier, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { Engine } from '@svc/engine';
 import { startStandin, type Job, type Standin } from '@svc/k8s-standin';
@@ -127,9 +127,11 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
   await registerInstance(db.pool, { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['kubernetes'] }, now());
   const { logger } = createTestLogger({ level: 'warn' });
   const clock = { now };
+  const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-dispatcher-listen' });
   const ctx: DispatcherContext = {
     config,
     db,
+    notifier,
     log: logger,
     clock,
     storage,
@@ -178,6 +180,7 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     },
     async close() {
       await dispatcher.stop();
+      await notifier.close();
       gateway.kill('SIGTERM');
       await Promise.race([gatewayExited, new Promise((r) => setTimeout(r, 15_000))]);
       if (gateway.exitCode === null) gateway.kill('SIGKILL');

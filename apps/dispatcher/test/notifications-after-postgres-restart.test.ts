@@ -30,7 +30,7 @@ before(async () => {
   await setup.close();
   env = await startDispatcher(
     { 'quick.flow.yaml': JSON.stringify({ id: 'quick', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo ok'] }] }) },
-    { databaseUrl: cluster.url, dispatcher: { pollMs: POLL_MS, notifyReconnectMs: 100 } },
+    { databaseUrl: cluster.url, dispatcher: { pollMs: POLL_MS }, notifyReconnectMs: 100 },
   );
 });
 after(async () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { loadConfig } from '@svc/config';
-import { createDb, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
+import { createDb, Notifier, registerInstance, setInstanceExecutors, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { Engine } from '@svc/engine';
 import { createTestLogger } from '@svc/logging';
@@ -145,6 +145,8 @@ export async function startDispatcher(
     /** A migrated database of the test's own (left as it is at close). Default: a fresh test database, dropped at close. */
     databaseUrl?: string;
     dispatcher?: DispatcherOptions;
+    /** First delay before the process's notifier re-opens a lost connection (doubling up to 10 s). Default 500 ms. */
+    notifyReconnectMs?: number;
     /** Executors besides inline and process (a test's own). */
     extraExecutors?: (ctx: DispatcherContext) => Executor[];
   } = {},
@@ -182,9 +184,12 @@ export async function startDispatcher(
   const faultyStorage = faultyStore(storage, puts, gets, fired);
   const faultyDb = { ...db, pool: faultyPool(db.pool, queries, fired) };
   const clock = opts.clock ?? { now };
+  // The process's notifier, as runService gives it; `notifyReconnectMs` shortens its first reconnection delay.
+  const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-dispatcher-listen', minDelayMs: opts.notifyReconnectMs });
   const ctx: DispatcherContext = {
     config,
     db: faultyDb,
+    notifier,
     log: logger,
     clock,
     storage: faultyStorage,
@@ -227,6 +232,7 @@ export async function startDispatcher(
     },
     async close() {
       await dispatcher.stop();
+      await notifier.close();
       await db.close();
       await tdb?.drop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,17 @@
 // The mail sender: delivers the emails of the organization email interface
 // (rows of `emails`, queued by POST /api/v1/emails) through SVC_SMTP_URL.
-// Every maintenance instance runs one, not only the lease holder: senders
-// claim rows with FOR UPDATE SKIP LOCKED, so any number of them send each
-// email once. A claim holds the row `sending` until `locked_until`; a sender
+// Every maintenance instance runs one, not only the lease holder. The rows
+// are jobs of @svc/jobs's queue, declared by @svc/identity, which owns them:
+// senders claim them with FOR UPDATE SKIP LOCKED, so any number of them send
+// each email once. A claim holds the row `sending` until `locked_until`; a sender
 // that dies mid-send leaves it to be claimed again once that passes (so an
 // email whose SMTP transaction completed just before the death may be sent a
 // second time: at least once, never lost). Temporary failures (SMTP 4xx,
-// connection errors) are retried with exponential backoff up to MAX_ATTEMPTS;
-// a permanent refusal (5xx) or the last attempt ends the email `failed` with
-// the server's answer in `error`. Woken by NOTIFY svc_email_queued, polling
-// every POLL_MS as the backstop.
+// connection errors) are retried with exponential backoff up to MAX_ATTEMPTS
+// (the queue's retry policy, EMAIL_RETRY); a permanent refusal (5xx) or the
+// last attempt ends the email `failed` with the server's answer in `error`.
+// Woken by NOTIFY svc_email_queued through the process's shared notifier,
+// polling every POLL_MS as the backstop.
 //
 // With requireTls (SVC_SMTP_REQUIRE_TLS, on unless the relay is loopback) an
 // smtp:// server must offer STARTTLS: nodemailer's requireTLS upgrades before
@@ -20,11 +22,12 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { smtpRequiresTlsByDefault } from '@svc/config';
-import { WokenPasses, type Db } from '@svc/db';
+import type { Db, Notifier } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import {
   claimEmails,
   EMAIL_QUEUED_CHANNEL,
+  EMAIL_RETRY,
   emailsWaiting,
   forgetMailSender,
   mailSendersRunning,
@@ -33,20 +36,23 @@ import {
   markMailSenderPresent,
   type ClaimedEmail,
 } from '@svc/identity';
+import { JobWorker } from '@svc/jobs';
 
 export { EMAIL_QUEUED_CHANNEL };
 export const POLL_MS = 2_000;
 /** How long a claim holds a row: longer than any SMTP transaction (the transport's own timeouts are 60 s). */
 export const CLAIM_MS = 3 * 60_000;
-export const MAX_ATTEMPTS = 8;
+export const MAX_ATTEMPTS = EMAIL_RETRY.maxAttempts;
 /** First retry delay, doubled per attempt, at most an hour. */
-export const FIRST_RETRY_MS = 5_000;
+export const FIRST_RETRY_MS = EMAIL_RETRY.initialMs;
 const BATCH = 10;
 /** How often a running sender refreshes its row in mail_sender_instances (the gateway trusts rows up to 60 s old). */
 export const PRESENCE_MS = 15_000;
 
 export interface MailSenderOptions {
   db: Db;
+  /** The process's shared notifier (ServiceContext.notifier): wakes the sender on svc_email_queued. */
+  notifier: Notifier;
   smtpUrl: string;
   /** Refuse plain SMTP: an smtp:// server must offer STARTTLS. Default: smtpRequiresTlsByDefault(smtpUrl) (on unless loopback). */
   requireTls?: boolean;
@@ -115,17 +121,16 @@ export async function mailNotConfiguredDetail(db: Db): Promise<string> {
 
 export class MailSender {
   private readonly transport: Transporter<SMTPTransport.SentMessageInfo>;
-  private readonly passes: WokenPasses;
+  private readonly passes: JobWorker;
   private readonly requireTls: boolean;
   private presenceAt = 0;
 
   constructor(private readonly o: MailSenderOptions) {
     this.requireTls = o.requireTls ?? smtpRequiresTlsByDefault(o.smtpUrl);
     this.transport = nodemailer.createTransport(smtpTransportOptions(o.smtpUrl, this.requireTls));
-    this.passes = new WokenPasses({
-      dbUrl: o.db.url,
+    this.passes = new JobWorker({
+      notifier: o.notifier,
       channel: EMAIL_QUEUED_CHANNEL,
-      applicationName: 'svc-maintenance-mail',
       pollMs: o.pollMs ?? POLL_MS,
       log: o.log,
       what: 'queued emails',
@@ -168,14 +173,17 @@ export class MailSender {
 
   private async send(e: ClaimedEmail): Promise<void> {
     try {
-      const info = await this.transport.sendMail({ from: e.from_address, to: e.to_address, subject: e.subject, text: e.text });
-      await markEmailSent(this.o.db.pool, e.id, info.messageId ?? null, this.o.instanceId);
+      const info = await this.transport.sendMail({ from: e.data.from_address, to: e.data.to_address, subject: e.data.subject, text: e.data.text });
+      await markEmailSent(this.o.db.pool, e, info.messageId ?? null, this.o.instanceId);
     } catch (err) {
       const message = this.describe(err);
-      const last = !isTemporary(err) || e.attempts >= MAX_ATTEMPTS;
-      const delay = Math.min(3600_000, (this.o.firstRetryMs ?? FIRST_RETRY_MS) * 2 ** (e.attempts - 1));
-      await markEmailNotSent(this.o.db.pool, e.id, { last, error: message, retryMs: delay, senderId: this.o.instanceId });
-      this.o.log[last ? 'warn' : 'info'](last ? 'email failed' : 'email not sent; retrying', { email_id: e.id, attempt: e.attempts, error: message });
+      const { final } = await markEmailNotSent(this.o.db.pool, e, {
+        error: message,
+        permanent: !isTemporary(err),
+        senderId: this.o.instanceId,
+        ...(this.o.firstRetryMs !== undefined ? { retry: { initialMs: this.o.firstRetryMs } } : {}),
+      });
+      this.o.log[final ? 'warn' : 'info'](final ? 'email failed' : 'email not sent; retrying', { email_id: e.key, attempt: e.attempt, error: message });
     }
   }
 

@@ -39,13 +39,14 @@ await runService({
     });
     // Every instance sends mail (row claims), not only the lease holder.
     const mail = ctx.config.smtpUrl
-      ? new MailSender({ db: ctx.db, smtpUrl: ctx.config.smtpUrl, requireTls: ctx.config.smtpRequireTls, instanceId: ctx.instanceId, log: ctx.log })
+      ? new MailSender({ db: ctx.db, notifier: ctx.notifier, smtpUrl: ctx.config.smtpUrl, requireTls: ctx.config.smtpRequireTls, instanceId: ctx.instanceId, log: ctx.log })
       : undefined;
     await mail?.start();
     // Every instance also scans for alerts (the cursor row is taken SKIP LOCKED) and delivers them (row claims).
     const scanner = new AlertScanner({ db: ctx.db, log: ctx.log });
     const alerts = new AlertDeliverer({
       db: ctx.db,
+      notifier: ctx.notifier,
       log: ctx.log,
       instanceId: ctx.instanceId,
       publicUrl: ctx.config.publicUrl,

@@ -151,6 +151,7 @@ function instance(id: string, o: { allowPrivateTargets?: boolean; resolve?: Aler
   const scanner = new AlertScanner({ db: env.db, log: env.log, settleMs: 1000 });
   const alerts = new AlertDeliverer({
     db: env.db,
+    notifier: env.notifier,
     log: env.log,
     instanceId: id,
     publicUrl: 'https://svc.example.test',
@@ -162,7 +163,7 @@ function instance(id: string, o: { allowPrivateTargets?: boolean; resolve?: Aler
     pollMs: 100,
     firstRetryMs: 100,
   });
-  const mail = new MailSender({ db: env.db, smtpUrl, requireTls: false, instanceId: id, log: env.log, pollMs: 100 });
+  const mail = new MailSender({ db: env.db, notifier: env.notifier, smtpUrl, requireTls: false, instanceId: id, log: env.log, pollMs: 100 });
   return {
     async start() {
       await Promise.all([alerts.start(), mail.start()]);

@@ -67,6 +67,7 @@ test('a channel naming a platform secret fails "not found" and sends nothing; a 
   const scanner = new AlertScanner({ db: env.db, log: env.log, settleMs: 1000 });
   const alerts = new AlertDeliverer({
     db: env.db,
+    notifier: env.notifier,
     log: env.log,
     instanceId: 'm1',
     publicUrl: 'https://svc.example.test',

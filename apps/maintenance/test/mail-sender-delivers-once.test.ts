@@ -80,7 +80,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 const sender = (instanceId: string, extra: Partial<ConstructorParameters<typeof MailSender>[0]> = {}) =>
-  new MailSender({ db: env.db, smtpUrl: url, instanceId, log: env.log, pollMs: 200, firstRetryMs: 100, ...extra });
+  new MailSender({ db: env.db, notifier: env.notifier, smtpUrl: url, instanceId, log: env.log, pollMs: 200, firstRetryMs: 100, ...extra });
 
 test('a queued email is delivered and marked sent; the SMTP password appears in no log line', async () => {
   const s = sender('s1');

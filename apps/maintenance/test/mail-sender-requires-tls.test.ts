@@ -85,7 +85,7 @@ test('the option mapping: requireTLS for smtp:// unless turned off, never undone
 });
 
 test('with TLS required, a server without STARTTLS fails the email with the reason, and no password is sent or recorded', async () => {
-  const s = new MailSender({ db: env.db, smtpUrl: url, requireTls: true, instanceId: 'tls-on', log: env.log, pollMs: 200, firstRetryMs: 100 });
+  const s = new MailSender({ db: env.db, notifier: env.notifier, smtpUrl: url, requireTls: true, instanceId: 'tls-on', log: env.log, pollMs: 200, firstRetryMs: 100 });
   await s.start();
   try {
     assert.equal((await env.db.pool.query(`SELECT 1 FROM mail_sender_instances WHERE instance_id = 'tls-on'`)).rowCount, 1, 'a running sender is listed');
@@ -106,7 +106,7 @@ test('with TLS required, a server without STARTTLS fails the email with the reas
 });
 
 test('with TLS not required, the same server receives the email', async () => {
-  const s = new MailSender({ db: env.db, smtpUrl: url, requireTls: false, instanceId: 'tls-off', log: env.log, pollMs: 200, firstRetryMs: 100 });
+  const s = new MailSender({ db: env.db, notifier: env.notifier, smtpUrl: url, requireTls: false, instanceId: 'tls-off', log: env.log, pollMs: 200, firstRetryMs: 100 });
   await s.start();
   try {
     const id = await queue('plain ok');

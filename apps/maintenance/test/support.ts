@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, newId, type Db } from '@svc/db';
+import { createDb, newId, Notifier, type Db } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { testEngine } from '@svc/engine/internal';
 import { createTestLogger, type Logger } from '@svc/logging';
@@ -21,6 +21,8 @@ export interface TestEnv {
   log: Logger;
   logs: () => Record<string, unknown>[];
   metrics: MaintenanceMetrics;
+  /** The process's shared notifier, as runService gives it (ServiceContext.notifier). */
+  notifier: Notifier;
   /** An engine on this database (retention deletes executions through it). */
   engine: ReturnType<typeof testEngine>;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function setupEnv(): Promise<TestEnv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-maint-'));
   const storage = await FileObjectStore.open(path.join(dir, 'objects'), { fsync: false });
   const { logger, lines } = createTestLogger({ level: 'debug' });
+  const notifier = new Notifier({ url: tdb.url, log: logger, applicationName: 'svc-maintenance-listen' });
   return {
     tdb,
     db,
@@ -41,7 +44,9 @@ export async function setupEnv(): Promise<TestEnv> {
     logs: lines,
     metrics: createMaintenanceMetrics({ defaultMetrics: false }),
     engine: testEngine({ pool: db.pool, storage }),
+    notifier,
     async close() {
+      await notifier.close();
       await db.close();
       await tdb.drop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,6 @@
 // git sync worker (requested syncs and polling of git sources; see
 // @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL. With
 // SVC_HEALTH_PORT it serves /healthz, /readyz and /metrics (@svc/service).
-import { Notifier } from '@svc/db';
 import { Engine } from '@svc/engine';
 import { GIT_SYNC_CHANNEL, GitSyncWorker } from '@svc/git-sources';
 import { PlatformSecretStore } from '@svc/secrets';
@@ -43,7 +42,6 @@ await runService({
       maxInFlightPerFlow: ctx.config.backfillMaxInFlightPerFlow,
       maxInFlightPerNamespace: ctx.config.backfillMaxInFlightPerNamespace,
     }).start({ now, intervalMs: ctx.config.schedulerTickMs });
-    const notifier = new Notifier({ url: ctx.db.url, log: ctx.log, applicationName: 'svc-git-sync-listen' });
     const git = new GitSyncWorker({
       db: ctx.db,
       pool: ctx.db.pool,
@@ -55,14 +53,13 @@ await runService({
       maxFileBytes: ctx.config.maxFileBytes,
       maxBundleBytes: ctx.config.maxBundleBytes,
       tickMs: ctx.config.gitSyncTickMs,
-      subscribe: (wake) => notifier.subscribe(GIT_SYNC_CHANNEL, wake),
+      subscribe: (wake) => ctx.notifier.subscribe(GIT_SYNC_CHANNEL, wake),
     }).start();
     return {
       async stop() {
         await loop.stop();
         await backfills.stop();
         await git.stop();
-        await notifier.close();
         await storage.close?.();
       },
     };

@@ -25,7 +25,7 @@
 // redirects are never followed.
 import { createHmac } from 'node:crypto';
 import type { MasterKey } from '@svc/config';
-import { WokenPasses, type Db } from '@svc/db';
+import type { Db, Notifier } from '@svc/db';
 import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';
@@ -34,6 +34,7 @@ import { buildMessage, maskText, type AlertMessage } from './message.js';
 import { assertNever } from '@svc/assert';
 import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';
+import { JobWorker } from '@svc/jobs';
 import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from '@svc/net-guard';
 
 export const POLL_MS = 2_000;
@@ -45,6 +46,8 @@ const BATCH = 10;
 
 export interface AlertDelivererOptions {
   db: Db;
+  /** The process's shared notifier (ServiceContext.notifier): wakes the deliverer on svc_alert_queued. */
+  notifier: Notifier;
   log: Logger;
   instanceId: string;
   /** SVC_PUBLIC_URL: the executions' URLs in messages. */
@@ -66,14 +69,13 @@ export interface AlertDelivererOptions {
 class PermanentFailure extends Error {}
 
 export class AlertDeliverer {
-  private readonly passes: WokenPasses;
+  private readonly passes: JobWorker;
   private readonly secrets: SecretStore;
 
   constructor(private readonly o: AlertDelivererOptions) {
-    this.passes = new WokenPasses({
-      dbUrl: o.db.url,
+    this.passes = new JobWorker({
+      notifier: o.notifier,
       channel: ALERT_QUEUED_CHANNEL,
-      applicationName: 'svc-maintenance-alerts',
       pollMs: o.pollMs ?? POLL_MS,
       log: o.log,
       what: 'alerts',

@@ -12,4 +12,3 @@ export { inTransaction } from './transaction.js';
 export { pipeline } from './pipeline.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
 export { readSetting, readSettingValue, compareAndSetSetting, writeSetting } from './settings.js';
-export { WokenPasses, type WokenPassesOptions } from './woken-passes.js';

@@ -1,52 +1,86 @@
-// The email queue's other writes: a mail sender (apps/maintenance) claims due
-// emails and records how each send went, and retention deletes old emails and
-// daily quota counters. The queue's owner is this package (queueEmail in
-// organization-email.ts writes the rows), so every statement on `emails` and
-// `org_email_usage` is here. Claims use FOR UPDATE SKIP LOCKED, so any number
-// of senders send each email once; a claim holds the row `sending` until
-// `locked_until`.
+// The email queue: rows of `emails` are jobs of @svc/jobs's queue (one
+// table-parameterised primitive for background work), on this table's own
+// columns: status queued -> sending -> sent | failed, attempts,
+// next_attempt_at, the claim in locked_by / locked_until. queueEmail
+// (organization-email.ts) enqueues, with the email's id as the key; a mail
+// sender (apps/maintenance) claims due emails and records how each send
+// went; retention deletes old emails and daily quota counters. The queue's
+// owner is this package, so every statement on `emails` and
+// `org_email_usage` is here or runs through the queue declared here. Claims
+// use FOR UPDATE SKIP LOCKED, so any number of senders send each email once;
+// a claim holds the row `sending` until `locked_until`.
 import type { Queryable } from '@svc/db';
+import { JobQueue, NOW, type FailOutcome, type Job, type JobDb, type RetryPolicy } from '@svc/jobs';
 
-/** An email a sender claimed. */
-export interface ClaimedEmail {
-  id: string;
+/** The channel whose NOTIFY (payload: the email id) wakes the mail senders for a queued email. */
+export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
+
+/** What a sender needs of a claimed email. */
+export interface EmailJob extends Record<string, unknown> {
   from_address: string;
   to_address: string;
   subject: string;
   text: string;
-  attempts: number;
 }
 
-/** Claims up to `limit` due emails (queued and due, or `sending` with a lapsed claim) for `senderId`, holding each `claimMs`. */
-export async function claimEmails(db: Queryable, senderId: string, claimMs: number, limit: number): Promise<ClaimedEmail[]> {
-  const r = await db.query<ClaimedEmail>(
-    `UPDATE emails SET status = 'sending', locked_by = $1, locked_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-       WHERE id IN (
-         SELECT id FROM emails
-         WHERE (status = 'queued' AND next_attempt_at <= now()) OR (status = 'sending' AND locked_until < now())
-         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING id, from_address, to_address, subject, text, attempts`,
-    [senderId, claimMs, limit],
+/** An email a sender claimed: `key` is its id, `attempt` counts from 1. */
+export type ClaimedEmail = Job<EmailJob>;
+
+/** Retries of an email: 8 attempts in all, the first retry after 5 s, doubling up to an hour. */
+export const EMAIL_RETRY: RetryPolicy = { maxAttempts: 8, backoff: 'exponential', initialMs: 5_000, maxMs: 3_600_000 };
+
+/** The email queue, with EMAIL_RETRY or parts of it replaced (a test's short first retry). */
+export function emailQueue(retry: Partial<RetryPolicy> = {}): JobQueue<EmailJob> {
+  return new JobQueue<EmailJob>(
+    {
+      table: 'emails',
+      states: { queued: 'queued', running: 'sending', succeeded: 'sent', failed: 'failed' },
+      returning: ['from_address', 'to_address', 'subject', 'text'],
+      channel: EMAIL_QUEUED_CHANNEL,
+    },
+    { ...EMAIL_RETRY, ...retry },
   );
-  return r.rows;
+}
+
+const EMAILS = emailQueue();
+
+/** Claims up to `limit` due emails (queued and due, or `sending` with a lapsed claim) for `senderId`, holding each `claimMs`. */
+export function claimEmails(db: Queryable, senderId: string, claimMs: number, limit: number): Promise<ClaimedEmail[]> {
+  return EMAILS.claim(db, senderId, { leaseMs: claimMs, limit });
 }
 
 /** The email was sent (`messageId`: the SMTP server's), if `senderId` still holds its claim. */
-export async function markEmailSent(db: Queryable, id: string, messageId: string | null, senderId: string): Promise<void> {
-  await db.query(`UPDATE emails SET status = 'sent', sent_at = now(), message_id = $2, error = '', locked_by = NULL, locked_until = NULL WHERE id = $1 AND locked_by = $3`, [
-    id,
-    messageId,
-    senderId,
-  ]);
+export async function markEmailSent(db: Queryable, e: ClaimedEmail, messageId: string | null, senderId: string): Promise<void> {
+  await EMAILS.succeed(db, e, senderId, { sent_at: NOW, message_id: messageId });
 }
 
-/** A send failed: `failed` for good (`last`), else queued again in `retryMs`; `error` recorded. If `senderId` still holds the claim. */
-export async function markEmailNotSent(db: Queryable, id: string, o: { last: boolean; error: string; retryMs: number; senderId: string }): Promise<void> {
-  await db.query(
-    `UPDATE emails SET status = $2, error = $3, next_attempt_at = now() + $4 * interval '1 millisecond', locked_by = NULL, locked_until = NULL
-         WHERE id = $1 AND locked_by = $5`,
-    [id, o.last ? 'failed' : 'queued', o.error, o.retryMs, o.senderId],
-  );
+/**
+ * A send failed with `error`: queued again as the retry policy says, or
+ * `failed` for good when `permanent` or on its last attempt. If `senderId`
+ * still holds the claim.
+ */
+export function markEmailNotSent(db: Queryable, e: ClaimedEmail, o: { error: string; permanent: boolean; senderId: string; retry?: Partial<RetryPolicy> }): Promise<FailOutcome> {
+  return (o.retry ? emailQueue(o.retry) : EMAILS).fail(db, e, o.senderId, { error: o.error, permanent: o.permanent });
+}
+
+/**
+ * Writes a queued email with its id as the key, unless one with that id
+ * exists (a retry of whoever queued it), and wakes the senders when it
+ * commits. True when written.
+ */
+export function enqueueEmail(
+  db: JobDb,
+  e: { id: string; organizationId: string; keyId: string | null; from: string; to: string; subject: string; text: string },
+): Promise<boolean> {
+  return EMAILS.enqueue(db, {
+    id: e.id,
+    organization_id: e.organizationId,
+    key_id: e.keyId,
+    from_address: e.from,
+    to_address: e.to,
+    subject: e.subject,
+    text: e.text,
+  });
 }
 
 /** Organization emails accepted before `cutoff`, whatever their status (at most `limit`); how many went. */

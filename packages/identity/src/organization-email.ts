@@ -8,7 +8,8 @@
 // transaction that queues the email: concurrent requests on any gateway
 // serialize on the row, so the quota is never overshot, and a request refused
 // for another reason (a sender outside the rules) uses none of it.
-import { newId, prismaOf } from '@svc/db';
+import { newId, prismaOf, type PrismaDb } from '@svc/db';
+import { enqueueEmail } from './email-queue.js';
 import { parseSenderRule, type SenderRule } from './email-senders.js';
 import { OrganizationError } from './organization-error.js';
 import type { IdentityDb } from './users.js';
@@ -66,7 +67,8 @@ export async function setOrganizationDailyQuota(db: IdentityDb, orgName: string,
   await prismaOf(db).organization.update({ where: { id: await orgId(db, orgName) }, data: { dailyQuota: quota } });
 }
 
-export type QuotaTake = { taken: true; used: number } | { taken: false; used: number; retryAfterSeconds: number };
+/** `already`: an email with this id was queued before (a retry of the caller), so none was written and no quota was used. */
+export type QuotaTake = { taken: true; used: number; already?: true } | { taken: false; used: number; retryAfterSeconds: number };
 
 /**
  * Counts one email against today's quota (UTC, the database's clock), unless
@@ -88,8 +90,15 @@ export async function takeDailyQuota(db: IdentityDb, organizationId: string, quo
   return { taken: false, used: Number(r[0].used), retryAfterSeconds: Number(r[0].wait) };
 }
 
-/** The channel whose NOTIFY (payload: the email id) wakes the mail senders for a queued email. */
-export const EMAIL_QUEUED_CHANNEL = 'svc_email_queued';
+/** Statements of the email queue run on a Prisma transaction (its raw queries, parameters bound). */
+function rawQueryable(tx: Pick<PrismaDb, '$queryRawUnsafe'>) {
+  return {
+    async query(text: string, values: unknown[]) {
+      const rows = await tx.$queryRawUnsafe<unknown[]>(text, ...values);
+      return { rows, rowCount: rows.length };
+    },
+  };
+}
 
 /** An email to queue for an organization (the sendEmail body, checked). */
 export interface QueuedEmail {
@@ -103,17 +112,24 @@ export interface QueuedEmail {
   text: string;
 }
 
-/** Thrown inside queueEmail's transaction to roll it back when the daily quota is used up. */
+/** Thrown inside queueEmail's transaction to roll it back: the daily quota is used up, or the email was queued before. */
 class QuotaRefused extends Error {
   constructor() {
     super('the daily quota is used up');
   }
 }
+class AlreadyQueued extends Error {
+  constructor() {
+    super('an email with this id is queued already');
+  }
+}
 
 /**
  * Queues an email: in one transaction, one unit of the organization's daily
- * quota (`quota` emails per UTC day), the email row, and the NOTIFY that
- * wakes a mail sender. Refused (nothing written) when the quota is used up.
+ * quota (`quota` emails per UTC day), and the email enqueued (email-queue.ts)
+ * with its id as the key, which wakes a mail sender. Refused (nothing
+ * written) when the quota is used up; nothing written, and no quota used,
+ * when an email with its id was queued before (`already`).
  */
 export async function queueEmail(db: IdentityDb, e: QueuedEmail, quota: number): Promise<QuotaTake> {
   let take: QuotaTake = { taken: false, used: 0, retryAfterSeconds: 0 };
@@ -121,11 +137,11 @@ export async function queueEmail(db: IdentityDb, e: QueuedEmail, quota: number):
     await prismaOf(db).$transaction(async (tx) => {
       take = await takeDailyQuota(tx, e.organizationId, quota);
       if (!take.taken) throw new QuotaRefused();
-      await tx.email.create({ data: { id: e.id, organizationId: e.organizationId, keyId: e.keyId, fromAddress: e.from, toAddress: e.to, subject: e.subject, text: e.text } });
-      await tx.$executeRaw`SELECT pg_notify(${EMAIL_QUEUED_CHANNEL}, ${e.id})`;
+      if (!(await enqueueEmail(rawQueryable(tx), e))) throw new AlreadyQueued();
     });
   } catch (err) {
-    // The refusal is thrown to roll the transaction back.
+    // The refusals are thrown to roll the transaction back.
+    if (err instanceof AlreadyQueued) return { taken: true, used: take.used - 1, already: true };
     if (!(err instanceof QuotaRefused)) throw err;
   }
   return take;

@@ -3,7 +3,8 @@
 // serve /healthz, /readyz and /metrics on SVC_HEALTH_PORT (the apps without an
 // HTTP API of their own; health-server.ts), register an instance row and
 // heartbeat it every 10 s, then on SIGTERM or SIGINT stop the app's own work,
-// mark the instance stopped and exit 0.
+// mark the instance stopped and exit 0. Each process gets one notifier (one
+// LISTEN connection) that all its listeners share.
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '@svc/config';
@@ -18,8 +19,10 @@ import {
   newId,
   readEmbeddedConnection,
   registerInstance,
+  Notifier,
   type Db,
   type InstanceKind,
+  type NotifierOptions,
 } from '@svc/db';
 import { createLogger, type Logger } from '@svc/logging';
 import client from 'prom-client';
@@ -54,6 +57,14 @@ export interface ServiceContext {
    * executor that isolates nothing.
    */
   readinessDetail(subject: string, text: string): void;
+  /**
+   * This process's one LISTEN connection (`application_name`
+   * `svc-<kind>-listen`), opened by the first subscriber: everything in the
+   * process that waits for a NOTIFY subscribes here, so a process holds one
+   * LISTEN connection however many listeners it runs. Closed after the app's
+   * own stop.
+   */
+  notifier: Notifier;
 }
 
 export interface ServiceHandle {
@@ -76,6 +87,8 @@ export interface RunServiceOptions {
   health?: boolean;
   /** Environment to read. Default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Options of the process's notifier (ServiceContext.notifier): its reconnection delays, its idle close. Default the Notifier's. */
+  notifier?: Pick<NotifierOptions, 'minDelayMs' | 'maxDelayMs' | 'idleCloseMs'>;
 }
 
 export class NoDatabaseError extends Error {
@@ -138,7 +151,9 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   if (opts.health) client.collectDefaultMetrics({ register: metrics });
   const details: Record<string, string> = {};
   const readinessDetail = (subject: string, text: string) => void (details[subject] = text);
-  const ctx: ServiceContext = { config, log: log.child({ instance_id: instanceId }), db, clock, instanceId, version, metrics, advertise, readinessDetail };
+  const childLog = log.child({ instance_id: instanceId });
+  const notifier = new Notifier({ url: db.url, log: childLog, applicationName: `svc-${opts.kind}-listen`, ...opts.notifier });
+  const ctx: ServiceContext = { config, log: childLog, db, clock, instanceId, version, metrics, advertise, readinessDetail, notifier };
 
   // Signals are handled from here on, even during start-up: a SIGTERM that
   // arrives while the app is starting waits for the start, then stops it.
@@ -158,6 +173,7 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     try {
       await started.catch(() => undefined);
       await handle?.stop();
+      await notifier.close();
       await markInstanceStopped(db.pool, instanceId);
     } catch (err) {
       ctx.log.error('error while stopping', { err });

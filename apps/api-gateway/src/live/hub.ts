@@ -1,21 +1,22 @@
 // Live delivery for the event streams of one gateway process.
 //
-// One LISTEN connection per gateway, whatever the number of streams: it
-// listens on the log channel and the execution-changed channel and fans each
-// notification out, in process, to the streams subscribed to that execution
-// id. A notification is only a wake-up hint: the stream then re-reads the
+// One LISTEN connection per gateway, whatever the number of streams: the
+// process's shared notifier (ServiceContext.notifier, which anything else in
+// the gateway that waits for a NOTIFY shares too) listens on the log channel
+// and the execution-changed channel, and the hub fans each notification out,
+// in process, to the streams subscribed to that execution id. A notification is only a wake-up hint: the stream then re-reads the
 // database, and every stream also polls on its own (see the streams), so a
 // lost notification or a lost LISTEN connection delays a line by at most the
 // poll interval and never loses it.
 //
-// The LISTEN connection is @svc/db's Notifier, opened lazily: the hub
-// subscribes to a channel when its first stream of that channel arrives and
-// unsubscribes when the last one leaves; the notifier closes the connection
-// `idleCloseMs` after no channel has a subscriber (a gateway nobody watches
-// holds nothing), re-opens it with backoff after a loss while streams remain,
-// and each time a connection starts listening the hub wakes every stream (it
-// may have missed notifications meanwhile). After `close()` streams are told
-// to end and nothing re-opens.
+// The notifier opens its connection lazily: the hub subscribes to a channel
+// when its first stream of that channel arrives and unsubscribes when the
+// last one leaves; the gateway's notifier closes the connection
+// `idleCloseMs` after no channel has a subscriber (GATEWAY_NOTIFIER: a
+// gateway nobody watches holds nothing), re-opens it with backoff after a
+// loss while streams remain, and each time a connection starts listening the
+// hub wakes every stream (it may have missed notifications meanwhile). After
+// `close()` streams are told to end and the hub unsubscribes.
 //
 // Streams read through `pool`, a small pool of its own, so that any number of
 // watchers can never take the connections the API and the runner protocol
@@ -24,16 +25,21 @@
 // from the same position) are made once and shared (`shared`).
 import { setMaxListeners } from 'node:events';
 import pg from 'pg';
-import { Notifier, survivesConnectionLoss } from '@svc/db';
+import { survivesConnectionLoss, type Notifier, type NotifierOptions } from '@svc/db';
 import { CHANNELS, LOG_CHANNEL } from '@svc/engine';
 
 export type LiveChannel = 'logs' | 'changed';
 
 const CHANNEL_NAMES: Record<LiveChannel, string> = { logs: LOG_CHANNEL, changed: CHANNELS.changed };
 
+/** The gateway process's notifier options (runService's `notifier`): reconnect from 1 s, close 10 s after the last stream left. */
+export const GATEWAY_NOTIFIER: Pick<NotifierOptions, 'minDelayMs' | 'idleCloseMs'> = { minDelayMs: 1000, idleCloseMs: 10_000 };
+
 export interface LiveHubOptions {
-  /** PostgreSQL URL of the LISTEN connection and of the stream pool. */
+  /** PostgreSQL URL of the stream pool. */
   databaseUrl: string;
+  /** The process's shared notifier (ServiceContext.notifier), with GATEWAY_NOTIFIER's options. */
+  notifier: Notifier;
   log: {
     warn(msg: string, meta?: Record<string, unknown>): unknown;
     info(msg: string, meta?: Record<string, unknown>): unknown;
@@ -41,11 +47,7 @@ export interface LiveHubOptions {
   };
   /** Connections the streams of this gateway may use at once for their reads. Default 4. */
   queryPoolSize?: number;
-  /** Delay before a lost LISTEN connection is re-opened (doubling on each failed attempt, up to 10 s). Default 1000 ms. */
-  reconnectMs?: number;
-  /** How long the LISTEN connection stays open once the last subscriber left. Default 10000 ms. */
-  idleCloseMs?: number;
-  /** `application_name` of the hub's connections. Default `svc-api-gateway-live`. */
+  /** `application_name` of the stream pool's connections. Default `svc-api-gateway-live`. */
   applicationName?: string;
   /**
    * Lines the log streams of this gateway may read at once in all, shared
@@ -79,6 +81,7 @@ export class LiveHub {
   private readonly generations = new Map<string, number>();
   private readonly closing = new AbortController();
   private readonly notifier: Notifier;
+  private readonly unhookReconnect: () => void;
   /** Unsubscribes from the notifier, per channel with at least one subscriber. */
   private readonly listeningOn: Partial<Record<LiveChannel, () => void>> = {};
   private count = 0;
@@ -99,15 +102,9 @@ export class LiveHub {
     survivesConnectionLoss(this.pool);
     // One listener per open stream, removed when the stream ends: no fixed bound applies.
     setMaxListeners(0, this.closing.signal);
-    this.notifier = new Notifier({
-      url: opts.databaseUrl,
-      log: opts.log,
-      applicationName: opts.applicationName ?? 'svc-api-gateway-live',
-      minDelayMs: opts.reconnectMs ?? 1000,
-      idleCloseMs: opts.idleCloseMs ?? 10_000,
-    });
+    this.notifier = opts.notifier;
     // Anything that happened while no connection listened is only seen by polls: wake everyone now.
-    this.notifier.onReconnect(() => this.wakeAll());
+    this.unhookReconnect = this.notifier.onReconnect(() => this.wakeAll());
   }
 
   /** Aborted when the hub closes: every stream ends then. */
@@ -190,11 +187,15 @@ export class LiveHub {
     return p;
   }
 
-  /** Ends every stream, the LISTEN connection and the read pool. */
+  /** Ends every stream and the read pool, and unsubscribes from the notifier (the process closes it). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing.abort();
-    await this.notifier.close();
+    this.unhookReconnect();
+    for (const channel of Object.keys(this.listeningOn) as LiveChannel[]) {
+      this.listeningOn[channel]?.();
+      delete this.listeningOn[channel];
+    }
     await this.pool.end().catch(() => undefined);
   }
 
