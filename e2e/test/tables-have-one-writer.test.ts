@@ -268,11 +268,26 @@ test("the engine's execution retention deletes only the engine's tables (an exec
   assert.deepEqual(outside, []);
 });
 
-test('statements whose table is computed are the engine retention only (the scan cannot read their table)', () => {
+test('statements whose table is computed are the engine retention and the job queue only (the scan cannot read their table)', () => {
   const dynamic: string[] = [];
   for (const file of sources()) {
     const text = fs.readFileSync(path.join(root, file), 'utf8');
     if (/\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+\$\{/i.test(text)) dynamic.push(file);
   }
-  assert.deepEqual(dynamic, ['packages/engine/src/sql/retention.ts']);
+  // The job queue (@svc/jobs) runs its statements on the table its owner declares: checked below.
+  assert.deepEqual(dynamic, ['packages/engine/src/sql/retention.ts', 'packages/jobs/src/sql.ts']);
+});
+
+test('a job queue on an owned table is declared by its owner', () => {
+  const found: string[] = [];
+  const foreign: string[] = [];
+  for (const file of sources()) {
+    for (const m of fs.readFileSync(path.join(root, file), 'utf8').matchAll(/new JobQueue(?:<[^>]*>)?\(\s*\{\s*table:\s*'([a-z_]+)'/g)) {
+      found.push(m[1]);
+      const owner = ownerOf.get(m[1]);
+      if (owner && !file.startsWith(owner.dir)) foreign.push(`${file}: a job queue on ${m[1]} (owner: ${owner.dir})`);
+    }
+  }
+  assert.ok(found.includes('emails'), 'the scan sees the email queue');
+  assert.deepEqual(foreign, []);
 });

@@ -29,7 +29,7 @@ test('the mail sender and the alert deliverer share one LISTEN connection, and e
     orgDailyQuota: 10,
     allowPrivateTargets: false,
     // Counts the passes: the scanner runs before each delivery pass.
-    scan: () => Promise.resolve(void scans++),
+    scan: () => Promise.resolve(++scans),
     pollMs: 600_000,
   });
   // Never reached: no email is queued in this test.

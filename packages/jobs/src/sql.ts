@@ -22,12 +22,13 @@ function assignments(set: Record<string, unknown>, values: unknown[]): string[] 
 }
 
 /**
- * Writes a job (the owner's `row`, its key among the columns) unless one with
- * its key exists, and notifies the table's channel with the key when it was
- * written: one statement, so the notification goes with the commit of the
- * caller's transaction. Answers one row when written, none when the key
- * existed (the notification is a function in FROM, so no `void` column is
- * answered, which Prisma's raw queries cannot read).
+ * Writes a job (the owner's `row`, its key among the columns) unless the
+ * same job (by the table's `unique` columns) exists, and notifies the
+ * table's channel with the key when it was written: one statement, so the
+ * notification goes with the commit of the caller's transaction. Answers one
+ * row when written, none when the job existed (the notification is a
+ * function in FROM, so no `void` column is answered, which Prisma's raw
+ * queries cannot read).
  */
 export function enqueueStatement(t: JobTable, row: Record<string, unknown>): Statement {
   const cols = Object.keys(row).map((c) => checked(c, 'column'));
@@ -37,7 +38,7 @@ export function enqueueStatement(t: JobTable, row: Record<string, unknown>): Sta
   return {
     text: `WITH written AS (
              INSERT INTO ${t.table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})
-             ON CONFLICT (${t.key}) DO NOTHING RETURNING ${t.key}::text AS key)
+             ON CONFLICT (${t.unique.join(', ')}) DO NOTHING RETURNING ${t.key}::text AS key)
            SELECT w.key FROM written w CROSS JOIN LATERAL pg_notify($${values.length}, w.key) AS n`,
     values,
   };

@@ -9,8 +9,14 @@
 export interface JobTableSpec {
   /** The table, e.g. `emails`. */
   table: string;
-  /** Key column: enqueueing is idempotent per key. Default `id`. */
+  /** Key column. Default `id`. */
   key?: string;
+  /**
+   * The columns of a unique index that make two jobs the same job:
+   * enqueueing is idempotent per these (an alert per rule, subject, event and
+   * channel). Default: the key alone.
+   */
+  unique?: readonly string[];
   /** Status column. Default `status`. */
   status?: string;
   /** The status values: waiting (`queued`), claimed (`running`), done (`succeeded`), failed for good (`failed`). */
@@ -35,6 +41,7 @@ export interface JobTableSpec {
 export interface JobTable {
   table: string;
   key: string;
+  unique: readonly string[];
   status: string;
   states: JobTableSpec['states'];
   attempts: string;
@@ -60,6 +67,7 @@ export function jobTable(spec: JobTableSpec): JobTable {
   return {
     table: checked(spec.table, 'table'),
     key: checked(spec.key ?? 'id', 'key'),
+    unique: (spec.unique ?? [spec.key ?? 'id']).map((c) => checked(c, 'unique')),
     status: checked(spec.status ?? 'status', 'status'),
     states: spec.states,
     attempts: checked(spec.attempts ?? 'attempts', 'attempts'),
