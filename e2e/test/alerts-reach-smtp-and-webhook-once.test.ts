@@ -6,6 +6,7 @@
 // rule's signing secret; the first success after the failures raises
 // `recovered`. The messages name the execution's URL, the failing task and
 // its last log lines, and hold neither the task's secret nor the signing key.
+// Each of these processes holds one LISTEN connection, named after its kind.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -148,4 +149,22 @@ test('each failed execution reaches SMTP and the webhook exactly once across two
     assert.ok(!text.includes(SECRET), 'the task secret is masked');
     assert.ok(!text.includes(SIGNING_KEY), 'the signing key is never shown');
   }
+});
+
+test('each process holds one LISTEN connection, named after its kind: two maintenance processes, two connections', async () => {
+  const rows = (
+    await s.db.query<{ application_name: string; n: number }>(
+      `SELECT application_name, count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' GROUP BY 1`,
+    )
+  ).rows;
+  const by = Object.fromEntries(rows.map((r) => [r.application_name, r.n]));
+  // Each maintenance process's mail sender and alert deliverer share its one connection (they held one each before).
+  assert.equal(by['svc-maintenance-listen'], 2, JSON.stringify(by));
+  assert.equal(by['svc-dispatcher-listen'], 1, JSON.stringify(by));
+  // The gateway's is open only while event or log streams are.
+  assert.ok((by['svc-api-gateway-listen'] ?? 0) <= 1, JSON.stringify(by));
+  assert.deepEqual(
+    Object.keys(by).filter((n) => !/^svc-(api-gateway|dispatcher|maintenance|scheduler)-listen$/.test(n)),
+    [],
+  );
 });
