@@ -4,6 +4,7 @@
 // system that produces it).
 import type { FlowDefinition } from '@svc/flow-schema';
 import type { MasterKey } from '@svc/config';
+import type { SealedTaskRunValues } from '@svc/secrets';
 import type { components } from '@svc/api-spec';
 import type { ExecutionRow } from './rows.js';
 
@@ -212,6 +213,6 @@ export interface RunnerEvent {
 export interface RecordedSecrets {
   namespace: string;
   keys: string[];
-  /** The values (a JSON array), sealed; absent when no master key is configured. Base64 fields. */
-  sealed?: { ciphertext: string; nonce: string; keyId: string };
+  /** The values, sealed by @svc/secrets (sealTaskRunValues); absent when no master key is configured. */
+  sealed?: SealedTaskRunValues;
 }
