@@ -35,7 +35,6 @@ export {
   AlertDeliverer,
   ALERT_MAX_ATTEMPTS,
   buildMessage,
-  maskText,
   inScope,
   endEvent,
   channelTarget,

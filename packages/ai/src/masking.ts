@@ -27,9 +27,9 @@
 // conversation is read or replayed.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
-import { MASK, SecretMasker } from '@svc/engine/internal';
 import { executionSecretKeys } from '@svc/engine/read-models';
-import { GLOBAL_SCOPE, openText, ProviderStore, scopeChain, secretAad, SecretStore } from '@svc/secrets';
+import { MASK, Masker } from '@svc/masking';
+import { GLOBAL_SCOPE, ProviderStore, SecretStore } from '@svc/secrets';
 
 export interface ResultMaskerDeps {
   pool: pg.Pool;
@@ -70,22 +70,16 @@ const EXECUTION_LISTS: ReadonlySet<string> = new Set(['listExecutions']);
 const uniq = (xs: Iterable<string>) => [...new Set(xs)].sort();
 const keyOf = (s: MaskScope) => JSON.stringify([uniq(s.namespaces), uniq(s.executions)]);
 
-/** The current values of the builtin secrets of one stored scope ('' global); one that cannot be opened is skipped and logged, never its value. */
-async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promise<string[]> {
-  const rows = (
-    await deps.pool.query<{ key: string; ciphertext: Buffer; nonce: Buffer; key_id: string }>(`SELECT key, ciphertext, nonce, key_id FROM secrets WHERE namespace = $1`, [
-      namespace,
-    ])
-  ).rows;
-  const out: string[] = [];
-  for (const r of rows) {
-    try {
-      out.push(openText({ ciphertext: r.ciphertext, nonce: r.nonce, keyId: r.key_id }, deps.masterKeys, secretAad(namespace, r.key)));
-    } catch {
-      deps.log?.warn('a secret could not be opened to mask AI tool results', { namespace, key: r.key });
-    }
-  }
-  return out;
+/** The secret store the masker reads values from (@svc/secrets opens the ciphertexts, for masking only). */
+function storeOf(deps: ResultMaskerDeps): SecretStore {
+  return new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
+}
+
+/** The current values of the builtin secrets `namespace` can read (its chain and the global ones); one that cannot be opened is skipped and logged, never its value. */
+function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promise<string[]> {
+  return storeOf(deps).valuesInScope(namespace, {
+    onUnreadable: (scope, key) => deps.log?.warn('a secret could not be opened to mask AI tool results', { namespace: scope, key }),
+  });
 }
 
 /**
@@ -96,16 +90,8 @@ async function builtinValuesOf(deps: ResultMaskerDeps, namespace: string): Promi
 export async function executionSecretValues(deps: ResultMaskerDeps, executionId: string): Promise<{ namespace: string; values: string[] } | undefined> {
   const e = await executionSecretKeys(deps.pool, executionId);
   if (!e) return undefined;
-  const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
-  const values: string[] = [];
-  for (const key of e.keys) {
-    try {
-      values.push((await store.resolve(e.namespace, key)).value);
-    } catch {
-      // Deleted or unreachable now: its value cannot be looked up to mask with.
-    }
-  }
-  return { namespace: e.namespace, values };
+  // A secret deleted or unreachable now cannot be looked up to mask with (valuesOf skips it).
+  return { namespace: e.namespace, values: await storeOf(deps).valuesOf(e.namespace, e.keys) };
 }
 
 /**
@@ -117,7 +103,7 @@ export async function executionSecretValues(deps: ResultMaskerDeps, executionId:
 export class ToolResultMasker {
   private readonly perScope = new Map<string, Promise<string[]>>();
   private readonly perExecution = new Map<string, Promise<{ namespace: string; values: string[] } | undefined>>();
-  private readonly maskers = new Map<string, Promise<SecretMasker>>();
+  private readonly maskers = new Map<string, Promise<Masker>>();
   private readonly used = { namespaces: new Set<string>(), executions: new Set<string>() };
 
   constructor(private readonly deps: ResultMaskerDeps) {}
@@ -135,7 +121,7 @@ export class ToolResultMasker {
   }
 
   /** The masker of a scope: its namespaces' chains and globals, its executions' namespaces (from the database) and used secrets. */
-  async forScope(scope: MaskScope): Promise<SecretMasker> {
+  async forScope(scope: MaskScope): Promise<Masker> {
     const key = keyOf(scope);
     let p = this.maskers.get(key);
     if (!p) {
@@ -149,10 +135,10 @@ export class ToolResultMasker {
           namespaces.add(e.namespace);
           values.push(...e.values);
         }
-        const stored = new Set<string>([GLOBAL_SCOPE]);
-        for (const n of namespaces) for (const s of scopeChain(n)) stored.add(s);
-        for (const vs of await Promise.all([...stored].map((s) => this.builtin(s)))) values.push(...vs);
-        return new SecretMasker(values);
+        // Each namespace's chain ends with the global scope, which is read even when no namespace is named.
+        const chains = new Set<string>(namespaces.size ? namespaces : [GLOBAL_SCOPE]);
+        for (const vs of await Promise.all([...chains].map((n) => this.builtin(n)))) values.push(...vs);
+        return new Masker(values);
       })();
       this.maskers.set(key, p);
     }
@@ -160,7 +146,7 @@ export class ToolResultMasker {
   }
 
   /** The masker of a call's scope. */
-  async masker(scope: MaskScope): Promise<SecretMasker> {
+  async masker(scope: MaskScope): Promise<Masker> {
     return this.forScope(scope);
   }
 
@@ -217,7 +203,7 @@ export class ToolResultMasker {
  * alike) cannot be restored and is listed, by line number; the caller
  * refuses the save. `***` in a file that holds no secret value is text.
  */
-export function restoreMaskedLines(before: string, proposed: string, masker: SecretMasker): { content: string; unresolved: number[] } {
+export function restoreMaskedLines(before: string, proposed: string, masker: Masker): { content: string; unresolved: number[] } {
   const real = new Map<string, string | null>();
   const beforeLines = before.split('\n');
   for (const line of beforeLines) {

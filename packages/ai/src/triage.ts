@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { Schemas } from '@svc/api-spec';
 import type { MasterKey } from '@svc/config';
 import { failedTaskRuns, lastSuccessBefore, logTail, triageExecution } from '@svc/engine/read-models';
-import { SecretMasker } from '@svc/engine/internal';
+import { Masker } from '@svc/masking';
 import { ToolResultMasker } from './masking.js';
 import { completeInsight, failInsight, markInsightRunning, type InsightRow } from './insights.js';
 import { AUTO_USER, estimateTokens, type AIUsage } from './limits.js';
@@ -54,9 +54,9 @@ export interface TriageDeps {
 }
 
 /** Collects the evidence of an execution, every text masked against its secrets. */
-export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: SecretMasker }> {
+export async function collectEvidence(deps: TriageDeps, executionId: string): Promise<{ evidence: Evidence[]; mask: Masker }> {
   const e = await triageExecution(deps.pool, executionId);
-  if (!e) return { evidence: [], mask: new SecretMasker([]) };
+  if (!e) return { evidence: [], mask: new Masker([]) };
   // The secrets the execution used, and the builtin ones of its scope (a value printed before it was a
   // secret, or written in the flow); not every stored secret, which would make masking an oracle.
   const mask = await new ToolResultMasker(deps).forScope({ namespaces: [e.namespace], executions: [e.id] });

@@ -30,7 +30,8 @@ import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, se
 import type { Logger } from '@svc/logging';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from './sql.js';
-import { buildMessage, maskText, type AlertMessage } from './message.js';
+import { buildMessage, type AlertMessage } from './message.js';
+import { maskText } from '@svc/masking';
 import { assertNever } from '@svc/assert';
 import { retryDelayMs, type AlertChannel } from './rules.js';
 import { ALERT_QUEUED_CHANNEL } from './scanner.js';

@@ -6,7 +6,7 @@
 // and the deliverer; the apps hold only their wiring.
 export { AlertScanner, ALERT_QUEUED_CHANNEL, SETTLE_MS, type AlertScannerOptions } from './scanner.js';
 export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDelivererOptions } from './deliverer.js';
-export { buildMessage, maskText, type AlertMessage } from './message.js';
+export { buildMessage, type AlertMessage } from './message.js';
 export { inScope, endEvent, channelTarget, retryDelayMs, ALERT_EVENTS, type AlertChannel, type AlertEvent, type AlertRuleRow } from './rules.js';
 export { lockAndCountAlertRules, createAlertRule, updateAlertRule, deleteAlertRule, alertRuleNamespace, deleteAlertDeliveriesBefore, type RuleGuard } from './rule-store.js';
 export { ruleProblems, type RuleProblem } from './rule-check.js';

@@ -7,11 +7,11 @@
 // resolved any more cannot be masked against: its key is named instead.
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
+import { Masker } from '@svc/masking';
 import { ProviderStore, SecretStore } from '@svc/secrets';
 import { executionSummary, logTail, taskRunOfInterest } from '@svc/engine/read-models';
 import type { ClaimedDelivery } from './sql.js';
 
-export const MASK = '***';
 /** Log lines of the failing task an alert quotes. */
 export const LOG_LINES = 20;
 
@@ -26,13 +26,6 @@ export interface AlertMessage {
 }
 
 const EVENT_WORDS: Record<string, string> = { failed: 'failed', timed_out: 'timed out', recovered: 'recovered', late: 'is late' };
-
-/** Replaces every value (longest first) by MASK. */
-export function maskText(text: string, values: readonly string[]): string {
-  let out = text;
-  for (const v of [...values].sort((a, b) => b.length - a.length)) if (v) out = out.split(v).join(MASK);
-  return out;
-}
 
 export async function buildMessage(
   pool: pg.Pool,
@@ -52,7 +45,8 @@ export async function buildMessage(
   const ex = await executionSummary(pool, d.execution_id);
   if (!ex) throw new Error(`execution ${d.execution_id} no longer exists`);
   const secrets = await secretValues(pool, ex.namespace, ex.secret_keys_used, o.masterKeys);
-  const mask = (t: string) => maskText(t, secrets);
+  const masker = new Masker(secrets);
+  const mask = (t: string) => masker.text(t);
 
   let task: AlertMessage['task'] = null;
   if (d.event !== 'recovered') {
@@ -94,14 +88,5 @@ export async function buildMessage(
 /** The values of the secrets an execution used, as they resolve now (unresolvable ones skipped). */
 async function secretValues(pool: pg.Pool, namespace: string, keys: readonly string[], masterKeys: readonly MasterKey[]): Promise<string[]> {
   if (!keys.length) return [];
-  const store = new SecretStore({ db: pool, keys: masterKeys, providers: new ProviderStore({ db: pool, keys: masterKeys }) });
-  const out: string[] = [];
-  for (const k of keys) {
-    try {
-      out.push((await store.resolve(namespace, k)).value);
-    } catch {
-      // Gone or unreadable: nothing to mask against.
-    }
-  }
-  return out;
+  return new SecretStore({ db: pool, keys: masterKeys, providers: new ProviderStore({ db: pool, keys: masterKeys }) }).valuesOf(namespace, keys);
 }

@@ -39,8 +39,6 @@ export { FlowCache } from './systems/flow-cache.js';
 export { Triggers } from './systems/trigger.js';
 export { Completions, planReadOf, type EndedRuns } from './systems/completion.js';
 export { SecretMasker } from './systems/secret-masking.js';
-// The one MASK (@svc/masking), for the callers that still take it from here.
-export { MASK } from '@svc/masking';
 export { Dispatch } from './systems/dispatch.js';
 export { Cancels } from './systems/cancel.js';
 export { Reruns } from './systems/rerun.js';

@@ -36,7 +36,7 @@ import type { AITurnSend } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Invoke } from './invoke.js';
 import { asHttpError } from './invoke.js';
-import type { SecretMasker } from '@svc/engine/internal';
+import type { Masker } from '@svc/masking';
 import { resultText, TOOLS, toolByName } from './tools.js';
 
 /** Model calls of one turn at most (each may call tools). */
@@ -122,7 +122,7 @@ function answerEveryCall(msgs: ChatMessage[]): ChatMessage[] {
  * caller's own rights, at the proposal (for the diff) and again at the
  * confirmation (the file may have changed since).
  */
-export async function restoreProposedSave(invoke: Invoke, principal: AuthPrincipal, from: TurnDeps['from'], masker: SecretMasker, input: Record<string, unknown>) {
+export async function restoreProposedSave(invoke: Invoke, principal: AuthPrincipal, from: TurnDeps['from'], masker: Masker, input: Record<string, unknown>) {
   let before = '';
   try {
     const r = await invoke('getFile', principal, { params: { namespace: input.namespace }, query: { path: input.path } }, from);
