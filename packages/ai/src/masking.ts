@@ -29,7 +29,7 @@ import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { executionSecretKeys } from '@svc/engine/read-models';
 import { MASK, Masker } from '@svc/masking';
-import { GLOBAL_SCOPE, ProviderStore, SecretStore } from '@svc/secrets';
+import { GLOBAL_SCOPE, SecretStore } from '@svc/secrets';
 
 export interface ResultMaskerDeps {
   pool: pg.Pool;
@@ -72,7 +72,7 @@ const keyOf = (s: MaskScope) => JSON.stringify([uniq(s.namespaces), uniq(s.execu
 
 /** The secret store the masker reads values from (@svc/secrets opens the ciphertexts, for masking only). */
 function storeOf(deps: ResultMaskerDeps): SecretStore {
-  return new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
+  return SecretStore.withProviders(deps.pool, deps.masterKeys);
 }
 
 /** The current values of the builtin secrets `namespace` can read (its chain and the global ones); one that cannot be opened is skipped and logged, never its value. */

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import type pg from 'pg';
 import { deleteProvider, enabledProvider, putProvider, type ProviderSettingsRow } from './provider.js';
 import type { MasterKey } from '@svc/config';
-import { openText, ProviderStore, seal, SecretStore } from '@svc/secrets';
+import { openText, seal, SecretStore } from '@svc/secrets';
 
 export const PROVIDER_TYPES = ['openai', 'openai_compatible', 'ollama', 'anthropic'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -94,7 +94,7 @@ export class AIProviderStore {
     if (r.apiKeyCiphertext && r.apiKeyNonce && r.apiKeyKeyId) {
       apiKey = openText({ ciphertext: Buffer.from(r.apiKeyCiphertext), nonce: Buffer.from(r.apiKeyNonce), keyId: r.apiKeyKeyId }, this.deps.masterKeys, aad);
     } else if (secretKey) {
-      const store = new SecretStore({ db: this.deps.pool, keys: this.deps.masterKeys, providers: new ProviderStore({ db: this.deps.pool, keys: this.deps.masterKeys }) });
+      const store = SecretStore.withProviders(this.deps.pool, this.deps.masterKeys);
       apiKey = (await store.resolve('', secretKey)).value;
     }
     return { type: r.type as ProviderType, model: r.model, baseUrl: r.baseUrl, apiKey };

@@ -28,7 +28,7 @@ import type { MasterKey } from '@svc/config';
 import type { Db, Notifier } from '@svc/db';
 import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
-import { ProviderStore, SecretStore } from '@svc/secrets';
+import { SecretStore } from '@svc/secrets';
 import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from './sql.js';
 import { buildMessage, type AlertMessage } from './message.js';
 import { maskText } from '@svc/masking';
@@ -82,7 +82,7 @@ export class AlertDeliverer {
       what: 'alerts',
       pass: () => this.pass(),
     });
-    this.secrets = new SecretStore({ db: o.db.pool, keys: o.masterKeys, providers: new ProviderStore({ db: o.db.pool, keys: o.masterKeys }) });
+    this.secrets = SecretStore.withProviders(o.db.pool, o.masterKeys);
   }
 
   start(): Promise<void> {
@@ -120,7 +120,7 @@ export class AlertDeliverer {
       if (!channel) throw new PermanentFailure('the channel was removed from the rule');
       let message = d.message as AlertMessage | null;
       if (!message) {
-        message = await buildMessage(this.o.db.pool, d, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), masterKeys: this.o.masterKeys });
+        message = await buildMessage(this.o.db.pool, d, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), secrets: this.secrets });
         await saveMessage(this.o.db.pool, d.id, message);
       }
       const sent = await this.send(d, rule.namespace, channel, message, (v) => masks.push(v));

@@ -6,9 +6,8 @@
 // value that slipped past is still replaced. A secret that cannot be
 // resolved any more cannot be masked against: its key is named instead.
 import type pg from 'pg';
-import type { MasterKey } from '@svc/config';
 import { Masker } from '@svc/masking';
-import { ProviderStore, SecretStore } from '@svc/secrets';
+import type { SecretStore } from '@svc/secrets';
 import { executionSummary, logTail, taskRunOfInterest } from '@svc/engine/read-models';
 import type { ClaimedDelivery } from './sql.js';
 
@@ -31,7 +30,7 @@ export async function buildMessage(
   pool: pg.Pool,
   d: ClaimedDelivery,
   rule: { id: string; name: string },
-  o: { publicUrl: string; masterKeys: readonly MasterKey[] },
+  o: { publicUrl: string; secrets: Pick<SecretStore, 'valuesOf'> },
 ): Promise<AlertMessage> {
   const what = EVENT_WORDS[d.event] ?? d.event;
   if (!d.execution_id) {
@@ -44,8 +43,8 @@ export async function buildMessage(
   }
   const ex = await executionSummary(pool, d.execution_id);
   if (!ex) throw new Error(`execution ${d.execution_id} no longer exists`);
-  const secrets = await secretValues(pool, ex.namespace, ex.secret_keys_used, o.masterKeys);
-  const masker = new Masker(secrets);
+  // The values of the secrets the execution used, as they resolve now (unresolvable ones skipped).
+  const masker = new Masker(ex.secret_keys_used.length ? await o.secrets.valuesOf(ex.namespace, ex.secret_keys_used) : []);
   const mask = (t: string) => masker.text(t);
 
   let task: AlertMessage['task'] = null;
@@ -83,10 +82,4 @@ export async function buildMessage(
     subject: mask(subject),
     text: mask(`${parts.join('\n')}\n`),
   };
-}
-
-/** The values of the secrets an execution used, as they resolve now (unresolvable ones skipped). */
-async function secretValues(pool: pg.Pool, namespace: string, keys: readonly string[], masterKeys: readonly MasterKey[]): Promise<string[]> {
-  if (!keys.length) return [];
-  return new SecretStore({ db: pool, keys: masterKeys, providers: new ProviderStore({ db: pool, keys: masterKeys }) }).valuesOf(namespace, keys);
 }

@@ -4,7 +4,7 @@
 import type { MasterKey } from '@svc/config';
 import { openText, seal, secretAad } from './crypto.js';
 import { SecretNotFoundError } from './errors.js';
-import type { ProviderStore } from './provider-store.js';
+import { ProviderStore } from './provider-store.js';
 import { parseSecretReference } from './reference.js';
 import { GLOBAL_SCOPE, scopeChain, scopeOf, type SecretScope } from './scope.js';
 import { upsertSecret } from './sql/upserts.js';
@@ -70,6 +70,11 @@ export class SecretStore {
     this.db = new StoreHandle(opts.db);
     this.keys = opts.keys;
     this.providers = opts.providers;
+  }
+
+  /** The store that resolves both builtin secrets and provider references (the configured providers) over one connection. */
+  static withProviders(db: StoreDb, keys: readonly MasterKey[]): SecretStore {
+    return new SecretStore({ db, keys, providers: new ProviderStore({ db, keys }) });
   }
 
   /** Same store on another connection (a transaction's client). */

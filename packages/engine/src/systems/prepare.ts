@@ -17,7 +17,7 @@ import {
   type FlowTask,
   type ParsedTemplate,
 } from '@svc/flow-schema';
-import { ProviderScopeError, ProviderStore, SecretNotFoundError, SecretStore } from '@svc/secrets';
+import { ProviderScopeError, SecretNotFoundError, SecretStore } from '@svc/secrets';
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, type ExecutionRow } from './advance.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
@@ -154,7 +154,7 @@ export class Preparer {
     const maskedScope = scope;
     const secrets = new Map<string, string>();
     if (keys.size) {
-      const store = new SecretStore({ db: deps.pool, keys: deps.masterKeys, providers: new ProviderStore({ db: deps.pool, keys: deps.masterKeys }) });
+      const store = SecretStore.withProviders(deps.pool, deps.masterKeys);
       for (const k of keys) {
         try {
           secrets.set(k, (await store.resolve(ex.namespace, k)).value);

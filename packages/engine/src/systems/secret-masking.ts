@@ -15,7 +15,7 @@
 import type pg from 'pg';
 import type { MasterKey } from '@svc/config';
 import { Masker } from '@svc/masking';
-import { openTaskRunValues, ProviderStore, sealTaskRunValues, SecretStore } from '@svc/secrets';
+import { openTaskRunValues, sealTaskRunValues, SecretStore } from '@svc/secrets';
 import type { RecordedSecrets, TaskCompletion } from '../types.js';
 
 export type { RecordedSecrets } from '../types.js';
@@ -36,7 +36,7 @@ export async function recordedValues(pool: pg.Pool | pg.ClientBase, taskRunId: s
   if (opened) return opened;
   try {
     const db = pool as pg.Pool;
-    const store = new SecretStore({ db, keys: masterKeys, providers: new ProviderStore({ db, keys: masterKeys }) });
+    const store = SecretStore.withProviders(db, masterKeys);
     const values: string[] = [];
     for (const k of rec.keys) values.push((await store.resolve(rec.namespace, k)).value);
     return values;
