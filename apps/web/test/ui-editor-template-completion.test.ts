@@ -35,6 +35,15 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
       const items = [...document.querySelectorAll('.cm-tooltip-autocomplete li')];
       return items.length === 1 && items[0]!.getAttribute('aria-selected') === 'true' && items[0]!.textContent!.startsWith(l);
     }, label);
+  /**
+   * Enter on the selected option. CodeMirror ignores Enter on a list updated
+   * less than its interactionDelay (75 ms) before, so a fast Enter does not
+   * pick by accident (it inserts a newline instead): wait past it first.
+   */
+  const accept = async (page: Page) => {
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+  };
   const doc = (page: Page) => page.evaluate(() => [...document.querySelectorAll('.cm-content .cm-line')].map((l) => l.textContent).join('\n'));
 
   it('offers execution.start_date and trigger.date, and inserts the one chosen', async () => {
@@ -56,7 +65,7 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await page.keyboard.type('sta', { delay: 20 });
     // The list narrows to what was typed; Enter takes the selected option.
     await onlyOption(page, 'start_date');
-    await page.keyboard.press('Enter');
+    await accept(page);
     await page.waitForFunction(() => document.querySelector('.cm-content')?.textContent?.includes('{{ execution.start_date'));
 
     await page.keyboard.press('End');
@@ -70,7 +79,7 @@ describe('editor: completion inside {{ }}', { skip, concurrency: false }, () => 
     await shot(page, 'editor-template-completion-02-trigger');
     await page.keyboard.type('da', { delay: 20 });
     await onlyOption(page, 'date');
-    await page.keyboard.press('Enter');
+    await accept(page);
     await page.waitForFunction(() => document.querySelector('.cm-content')?.textContent?.includes('{{ trigger.date'));
     assert.match(await doc(page), /\{\{ execution\.start_date/);
   });
