@@ -163,6 +163,10 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
   }
   if (code !== 0 && summary.failed === 0) summary.failed = 1; // the runner itself failed
   if (stopping) console.log(`stopped by ${stopping} before the end: not every test ran`);
+  if (summary.slowest?.length) {
+    console.log('slowest test files (seconds from first to last report):');
+    for (const s of summary.slowest) console.log(`  ${String(s.seconds).padStart(6)}  ${path.relative(root, s.file)}`);
+  }
   for (const f of summary.failures) console.log(`failed: ${f.name}${f.file ? ` (${path.relative(root, f.file)})` : ''}`);
   if (summary.skipped) console.log(`${summary.skipped} skipped`);
   if (!docker.ok && !docker.quiet) console.log(`docker tests skipped: ${docker.reason}`);
