@@ -68,12 +68,6 @@ const EXCEPTIONS: { file: string; verb: string; table: string; why: string }[] =
     why: 'the audit row of a start commits with the execution it records (@svc/identity sits below the engine and has no statement to run in its transaction)',
   },
   {
-    file: 'packages/engine/src/sql/settings.ts',
-    verb: 'INSERT',
-    table: 'settings',
-    why: "the engine's first-instance-wins setting, a statement constant of the engine (to call @svc/db's compareAndSetSetting when the engine's statements become functions)",
-  },
-  {
     file: 'apps/maintenance/src/sql/snapshots.ts',
     verb: 'UPDATE',
     table: 'snapshots',

@@ -4,15 +4,14 @@
 // lookup. Format: `svcr.<taskRunId>.<expiresAtSeconds>.<base64url HMAC-SHA256>`.
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import type { Queryable } from '@svc/db';
-import { insertSetting, setting } from '../sql/settings.js';
+import { compareAndSetSetting, readSettingValue, type Queryable } from '@svc/db';
 
 const SETTING = 'run_token_key';
 
 /** The run token key all instances share (created by the first that needs it). */
 export async function loadRunTokenKey(pool: Queryable): Promise<Buffer> {
-  await insertSetting(pool, { key: SETTING, value: crypto.randomBytes(32).toString('base64') });
-  return Buffer.from(await setting(pool, { key: SETTING }), 'base64');
+  await compareAndSetSetting(pool, SETTING, null, crypto.randomBytes(32).toString('base64'));
+  return Buffer.from((await readSettingValue(pool, SETTING))!, 'base64');
 }
 
 const mac = (key: Buffer, body: string) => crypto.createHmac('sha256', key).update(body).digest('base64url');
