@@ -11,7 +11,8 @@ export default async function* summary(source) {
   const spans = new Map();
   for await (const event of source) {
     const d = event.data;
-    if (d?.file) {
+    // Every file's tests are enqueued when the run starts: a file's span begins when one of them runs.
+    if (d?.file && event.type !== 'test:enqueue') {
       const now = Date.now();
       const span = spans.get(d.file);
       if (span) span[1] = now;

@@ -40,7 +40,7 @@ import { artifactHandlers } from './routes/artifacts.js';
 import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
-import { liveSettingsFromConfig } from './live/settings.js';
+import { liveSettingsFromConfig, type LiveSettings } from './live/settings.js';
 import { hookHandlers, webhookKeyVerifier } from './routes/hooks.js';
 import { gitHandlers, gitWebhook } from './routes/git.js';
 import { organizationHandlers } from './routes/organizations.js';
@@ -68,6 +68,8 @@ export interface GatewayDeps {
   uiDir?: string;
   /** Replace readiness checks (tests simulate failures they cannot cause for real). */
   checkOverrides?: Partial<Record<CheckName, () => Promise<void>>>;
+  /** Event stream tunables over the configured ones (a test lengthens the backstop poll to see notifications alone deliver). */
+  liveOverrides?: Partial<LiveSettings>;
 }
 
 export interface Gateway {
@@ -134,7 +136,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   };
   const engine = new Engine({ pool: deps.db.pool, storage: deps.storage, clock: { now }, config: deps.config, log: deps.log });
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
-  const liveSettings = liveSettingsFromConfig(deps.config);
+  const liveSettings = { ...liveSettingsFromConfig(deps.config), ...deps.liveOverrides };
   const live = new LiveHub({ databaseUrl: deps.db.url, notifier: deps.notifier, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });
   // The assistant's tools, its confirmed actions and MCP tools call operations through the same handlers.
   // Role bindings raise a caller's role on the namespaces they cover, in the one role check.

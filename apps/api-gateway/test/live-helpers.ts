@@ -15,6 +15,7 @@ import { createTestLogger } from '@svc/logging';
 import { applyHttpTimeouts, httpTimeouts } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import { buildGateway, type Gateway } from '../src/app.js';
+import type { LiveSettings } from '../src/live/settings.js';
 import { GATEWAY_NOTIFIER } from '../src/live/hub.js';
 import type { TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
@@ -33,7 +34,7 @@ export interface LiveGateway extends TestGateway {
  * instance). `env` is parsed into its configuration, which is how
  * SVC_SSE_KEEPALIVE_MS reaches it.
  */
-export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Record<string, string> } = {}): Promise<LiveGateway> {
+export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Record<string, string>; live?: Partial<LiveSettings> } = {}): Promise<LiveGateway> {
   const tdb = opts.shareWith ? undefined : await createTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-'));
   const config = parseConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', ...opts.env });
@@ -42,7 +43,7 @@ export async function startLiveGateway(opts: { shareWith?: LiveGateway; env?: Re
   const { logger, lines } = createTestLogger({ level: 'debug' });
   // The process's notifier, as runService gives it to main.ts.
   const notifier = new Notifier({ url: db.url, log: logger, applicationName: 'svc-api-gateway-listen', ...GATEWAY_NOTIFIER });
-  const gateway = buildGateway({ notifier, config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9' });
+  const gateway = buildGateway({ notifier, config, log: logger, db, storage, instanceId: 'test-instance', version: '9.9.9', ...(opts.live ? { liveOverrides: opts.live } : {}) });
   const server = gateway.app.listen(0, '127.0.0.1');
   // As main.ts does: a test client's idle connection must not meet Node's 5 s default.
   applyHttpTimeouts(server, httpTimeouts(config));

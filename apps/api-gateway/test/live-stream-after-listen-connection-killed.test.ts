@@ -1,7 +1,8 @@
 // The gateway's LISTEN connection (the process's shared Notifier, which its live hub
 // subscribes through) is terminated under an open log stream: the hub reconnects by itself, a line
 // posted meanwhile still arrives, and lines posted on another gateway reach
-// the stream through notifications again (faster than the 1 s poll).
+// the stream through notifications again: the streaming gateway's backstop
+// poll is set to 10 minutes, so only a notification can deliver them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -12,7 +13,7 @@ let gw2: LiveGateway;
 
 before(async () => {
   gw = await startLiveGateway();
-  gw2 = await startLiveGateway({ shareWith: gw });
+  gw2 = await startLiveGateway({ shareWith: gw, live: { pollMs: 600_000 } });
   await saveFlow(gw, 'live', { id: 'one', tasks: [{ id: 'alpha', type: 'command', command: ['true'] }] });
 });
 after(async () => {
@@ -57,20 +58,15 @@ test('a stream keeps receiving notifications after its gateway LISTEN connection
     'the reconnect was logged',
   );
 
-  const latencies: number[] = [];
   for (let i = 1; i <= 5; i++) {
-    const t = Date.now();
     await post(`after ${i}`);
-    await c.until(() => c.lines.length === 1 + i, 5000);
-    latencies.push(Date.now() - t);
+    await c.until(() => c.lines.length === 1 + i, 30_000);
     await sleep(100);
   }
   assert.deepEqual(
     c.lines.map((e) => JSON.parse(e.data).text),
     ['during the outage', 'after 1', 'after 2', 'after 3', 'after 4', 'after 5'],
   );
-  // The poll backstop runs every second: five deliveries all this fast come from notifications.
-  assert.ok(Math.max(...latencies) < 250, `latencies ${latencies.join(', ')} ms`);
   await completeRun(gw, alpha!);
   await c.done;
 });

@@ -19,6 +19,15 @@ const code = await runCli(process.argv.slice(2), {
   columns: process.stderr.columns ?? process.stdout.columns ?? 80,
 });
 // exitCode rather than exit(): lets stdout drain when it is a pipe. The
-// timer covers handles a library may leave open (a prompt's stdin, a socket).
+// timer covers handles a library may leave open (a prompt's stdin, a socket);
+// it starts once what was written is handed to the OS, so a slow reader of a
+// large answer (`svc openapi` on a loaded machine) still gets all of it.
 process.exitCode = code;
+await Promise.all([process.stdout, process.stderr].map(flushed));
 setTimeout(() => process.exit(code), 200).unref();
+
+/** Resolves once everything written to `stream` so far has been handed on (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
