@@ -164,6 +164,16 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   const ex = await call(gw, t.editor, 'POST', '/api/v1/flows/crud/hello/executions', {});
   assert.equal(ex.status, 201, ex.body);
   assert.equal(body(ex).git_sha, after1.last_synced_sha);
+  // A commit that changes only a script: the flow's revision stays, but an execution runs the new commit's files and says so.
+  const scriptOnly = repo.commit({ 'hello.flow.yaml': flow('hello'), 'scripts/step.sh': 'echo two\n' }, 'a script only');
+  assert.equal((await call(gw, t.admin, 'POST', `/api/v1/git-sources/${created.id}/sync`)).status, 202);
+  await worker.tick();
+  assert.equal((await sourceOf(created.id)).last_synced_sha, scriptOnly);
+  const ex2 = await call(gw, t.editor, 'POST', '/api/v1/flows/crud/hello/executions', {});
+  assert.equal(body(ex2).git_sha, scriptOnly, 'the commit whose files run, not the one that last changed the flow file');
+  const fileRun = await call(gw, t.editor, 'POST', '/api/v1/namespaces/crud/run', { path: 'scripts/step.sh' });
+  assert.equal(fileRun.status, 201, fileRun.body);
+  assert.equal(body(fileRun).git_sha, scriptOnly, 'a file run carries the commit of its files too');
 
   // Settings that cannot work: one 422 naming each field.
   const bad = await call(gw, t.admin, 'POST', '/api/v1/git-sources', {
@@ -214,7 +224,7 @@ test('CRUD of git sources: every field, admin only for writes, settings checked'
   assert.equal((await call(gw, t.admin, 'DELETE', `/api/v1/git-sources/${created.id}`)).status, 204);
   assert.equal((await call(gw, t.viewer, 'GET', `/api/v1/git-sources/${created.id}`)).status, 404);
   const kept = await gw.db.pool.query(`SELECT count(*)::int AS n FROM git_sync_runs WHERE git_source_id = $1`, [created.id]);
-  assert.equal(kept.rows[0].n, 2);
+  assert.equal(kept.rows[0].n, 3);
   assert.equal(body(await call(gw, t.viewer, 'GET', '/api/v1/namespaces/crud-moved/git')).read_only, false);
 });
 

@@ -23,6 +23,8 @@ export interface ResolvedVersion {
   version: number;
   id: string | null;
   snapshotId: string | null;
+  /** The git commit the version's files came from (a sync); null when a user saved it. */
+  gitSha: string | null;
 }
 
 /** A version of a namespace: the head when `version` is undefined (version 0 is the empty namespace). */
@@ -30,10 +32,13 @@ export async function resolveVersion(db: Queryable, namespace: string, version?:
   const ns = await db.query<{ head_version: number; head_version_id: string | null }>(`SELECT head_version, head_version_id FROM namespaces WHERE name = $1`, [namespace]);
   if (!ns.rows[0]) throw new NamespaceNotFoundError(namespace);
   const v = version ?? ns.rows[0].head_version;
-  if (v === 0) return { namespace, version: 0, id: null, snapshotId: null };
-  const r = await db.query<{ id: string; snapshot_id: string }>(`SELECT id, snapshot_id FROM namespace_versions WHERE namespace = $1 AND version = $2`, [namespace, v]);
+  if (v === 0) return { namespace, version: 0, id: null, snapshotId: null, gitSha: null };
+  const r = await db.query<{ id: string; snapshot_id: string; git_sha: string | null }>(
+    `SELECT id, snapshot_id, git_sha FROM namespace_versions WHERE namespace = $1 AND version = $2`,
+    [namespace, v],
+  );
   if (!r.rows[0]) throw new VersionNotFoundError(v);
-  return { namespace, version: v, id: r.rows[0].id, snapshotId: r.rows[0].snapshot_id };
+  return { namespace, version: v, id: r.rows[0].id, snapshotId: r.rows[0].snapshot_id, gitSha: r.rows[0].git_sha };
 }
 
 /** Whether the snapshot holds a file at `path`. */

@@ -63,6 +63,7 @@ export function runFileHandlers(deps: RunFileDeps) {
         definition,
         snapshotId: ns.snapshotId!,
         snapshotVersion: ns.version,
+        gitSha: ns.gitSha,
         inputs: {},
         labels: {},
         triggerType: 'file',

@@ -10,7 +10,7 @@ export interface FlowHead {
   definition: FlowDefinition;
   snapshot_id: string | null;
   version: number;
-  /** The git commit of the sync whose namespace version produced the revision (null when a user saved it). */
+  /** The git commit of the namespace version the execution pins (the head: the files that run); null when a user saved it. */
   git_sha: string | null;
 }
 
@@ -18,9 +18,9 @@ export interface FlowHead {
 export async function flowHead(db: Queryable, p: { namespace: string; flowId: string }): Promise<FlowHead | undefined> {
   const r = await db.query<FlowHead>({
     name: 'svc-trigger-flow',
-    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version, rv.git_sha
+    text: `SELECT f.enabled, r.id AS revision_id, r.definition, v.snapshot_id, n.head_version AS version, v.git_sha
      FROM flows f JOIN flow_revisions r ON r.id = f.current_revision_id JOIN namespaces n ON n.name = f.namespace
-     LEFT JOIN namespace_versions v ON v.id = n.head_version_id LEFT JOIN namespace_versions rv ON rv.id = r.namespace_version_id
+     LEFT JOIN namespace_versions v ON v.id = n.head_version_id
      WHERE f.namespace = $1 AND f.flow_id = $2 AND f.deleted_at IS NULL`,
     values: [p.namespace, p.flowId],
   });

@@ -64,6 +64,7 @@ async function withInputs(
   const date = triggerDateOf(t.triggerPayload);
   const scope: TemplateScope = {
     flow: { id: t.flowId, namespace: t.namespace },
+    labels: { ...(head.definition.labels ?? {}), ...(t.labels ?? {}) },
     execution: { id, namespace: t.namespace, flow_id: t.flowId, start_date: startDateOf(null, deps.now()) },
     ...(trigger || date ? { trigger: { ...(trigger ?? {}), ...(date ? { date } : {}) } } : {}),
   };
