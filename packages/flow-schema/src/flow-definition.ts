@@ -181,7 +181,8 @@ export interface KubernetesExecutor extends ExecutorBase {
 export type ExecutorSpec = UntypedExecutor | ProcessExecutor | DockerExecutor | KubernetesExecutor;
 
 export type TaskType = 'script' | 'command' | 'http' | 'subflow';
-export type RunIf = 'success' | 'failure' | 'always';
+/** `success`, `failure`, `always`, or (an extension) one `{{ expression }}` (conditions.ts). */
+export type RunIf = 'success' | 'failure' | 'always' | (string & {});
 
 interface TaskBase {
   /** `[a-z][a-z0-9_]*`, at most 63 chars; unique in the flow. */

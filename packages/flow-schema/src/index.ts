@@ -48,3 +48,8 @@ export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';
 export { checkFlowSemantics, secretReferenceSites } from './semantic.js';
 export { fieldPath } from './field-path.js';
 export * from './templates/index.js';
+export { compileCondition, evaluateCondition, isConditionExpression, ConditionError, CONDITION_ROOTS, RUN_IF_KEYWORDS } from './conditions.js';
+export type { Condition, ConditionOutcome, ConditionRoot } from './conditions.js';
+export { flowExtensions } from './extensions.js';
+export type { ExtensionUse } from './extensions.js';
+export { EXTENSION_KEYWORD } from './schema/builders.js';

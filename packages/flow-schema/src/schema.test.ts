@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { flowSchema, FLOW_SCHEMA_ID } from './schema/flow-schema.js';
+import { EXTENSION_KEYWORD } from './schema/builders.js';
 import { escapePointerToken } from './positions.js';
 
 interface Found {
@@ -37,7 +38,7 @@ function propertySchemas(node: unknown, pointer = ''): Found[] {
 }
 
 function newAjv(): Ajv2020 {
-  return new Ajv2020({ allErrors: true, strict: true, strictTypes: true, allowUnionTypes: true });
+  return new Ajv2020({ allErrors: true, strict: true, strictTypes: true, allowUnionTypes: true }).addKeyword({ keyword: EXTENSION_KEYWORD, schemaType: 'string' });
 }
 
 describe('flowSchema', () => {

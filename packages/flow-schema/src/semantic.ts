@@ -10,6 +10,7 @@ import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js
 import type { FlowError } from './flow-error.js';
 import type { SourcePositions } from './positions.js';
 import { mixedSecretExpressions, parseTemplate, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
+import { compileCondition, ConditionError, isConditionExpression } from './conditions.js';
 
 type At = 'key' | 'value';
 
@@ -212,7 +213,7 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   const triggerRules: SiteRules = {
     secrets: 'deferred',
     taskRefs: 'none',
-    roots: ['trigger', 'vars', 'flow', 'execution'],
+    roots: ['trigger', 'vars', 'labels', 'flow', 'execution'],
     what: 'trigger inputs (resolved as the execution is created)',
   };
   flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, { ...triggerRules, triggerType: t.type }));
@@ -323,6 +324,29 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
   }
 }
 
+/** Expression conditions (`run_if: "{{ … }}"`) parse, type-check as a bool, and read only upstream tasks. */
+function checkConditions(c: Collector, flow: FlowDefinition, isUpstream: IsUpstream): void {
+  const taskIds = new Set(flow.tasks.map((t) => t.id));
+  flow.tasks.forEach((t, i) => {
+    if (!isConditionExpression(t.run_if)) return;
+    const pointer = `/tasks/${i}/run_if`;
+    let refs: readonly string[];
+    try {
+      refs = compileCondition(t.run_if).taskRefs;
+    } catch (err) {
+      if (!(err instanceof ConditionError)) throw err;
+      const where = t.run_if.includes('\n') ? `line ${err.line}, column ${err.column}` : `column ${err.column}`;
+      c.add(pointer, (f) => `${f} has an expression error at ${where}: ${err.message}`);
+      return;
+    }
+    for (const id of refs) {
+      if (!taskIds.has(id)) c.add(pointer, (f) => `${f} reads task "${id}", which the flow does not have${hint(id, taskIds)}`);
+      else if (id === t.id) c.add(pointer, (f) => `${f} reads task "${id}" itself: a condition is decided before its task runs`);
+      else if (!isUpstream(t.id, id)) c.add(pointer, (f) => `${f} reads task "${id}", which is not upstream of "${t.id}" (add it to depends_on, directly or through another task)`);
+    }
+  });
+}
+
 /** Runs every semantic check on a schema-valid flow; errors in source order. */
 export function checkFlowSemantics(flow: FlowDefinition, positions?: SourcePositions): FlowError[] {
   const c = new Collector(flow, positions);
@@ -335,5 +359,6 @@ export function checkFlowSemantics(flow: FlowDefinition, positions?: SourcePosit
   checkRetry(c, flow.retry, '/retry');
   flow.tasks.forEach((t, i) => checkRetry(c, t.retry, `/tasks/${i}/retry`));
   checkTemplates(c, flow, isUpstream);
+  checkConditions(c, flow, isUpstream);
   return c.errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 }

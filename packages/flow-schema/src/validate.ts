@@ -5,8 +5,10 @@ import type { FlowDefinition } from './flow-definition.js';
 import { FlowInvalidError, type FlowError } from './flow-error.js';
 import { parseFlowSource, type ParseFlowOptions } from './parse.js';
 import type { SourcePositions } from './positions.js';
+import { EXTENSION_KEYWORD } from './schema/builders.js';
 import { flowSchema } from './schema/flow-schema.js';
 import { checkFlowSemantics } from './semantic.js';
+import { flowExtensions, type ExtensionUse } from './extensions.js';
 
 /** Result of {@link validateFlow}: the flow when it is valid, else the errors. */
 export interface ValidateFlowResult {
@@ -14,6 +16,8 @@ export interface ValidateFlowResult {
   flow?: FlowDefinition;
   /** Every problem, one per failing field, in source order. */
   errors: FlowError[];
+  /** With the flow: the extensions of the flow format it uses (extensions.ts), with their lines when the source was given. */
+  extensions?: ExtensionUse[];
 }
 
 /** A compiled flow schema. Compiling takes tens of milliseconds, so build one and reuse it. */
@@ -38,13 +42,14 @@ export function createFlowValidator(): FlowValidator {
     strictTypes: true,
     allowUnionTypes: true,
   });
+  ajv.addKeyword({ keyword: EXTENSION_KEYWORD, schemaType: 'string' });
   const check: ValidateFunction = ajv.compile(flowSchema);
 
   const validateValue = (value: unknown, positions?: SourcePositions): ValidateFlowResult => {
     if (!check(value)) return { errors: explainErrors(check.errors ?? [], value, positions) };
     // Semantic checks read a schema-valid flow (ids, types and shapes are known good).
     const semantic = checkFlowSemantics(value as FlowDefinition, positions);
-    return semantic.length ? { errors: semantic } : { flow: value as FlowDefinition, errors: [] };
+    return semantic.length ? { errors: semantic } : { flow: value as FlowDefinition, errors: [], extensions: flowExtensions(value as FlowDefinition, positions) };
   };
 
   return {

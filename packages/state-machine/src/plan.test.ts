@@ -33,7 +33,7 @@ const skipped = (...keys: string[]) => keys.map((taskKey) => ({ taskKey, reason:
 const ENDED = ['SUCCESS', 'FAILED', 'TIMED_OUT', 'SKIPPED', 'CANCELLED'] as const;
 
 // Rows: first dependency; columns: second dependency, in ENDED order. Q = queued, S = skipped.
-const RUN_IF_GRID: Record<RunIf, Record<(typeof ENDED)[number], string>> = {
+const RUN_IF_GRID: Record<Exclude<RunIf, 'expression'>, Record<(typeof ENDED)[number], string>> = {
   //                 SUCCESS FAILED TIMED_OUT SKIPPED CANCELLED
   success: { SUCCESS: 'Q S S S S', FAILED: 'S S S S S', TIMED_OUT: 'S S S S S', SKIPPED: 'S S S S S', CANCELLED: 'S S S S S' },
   failure: { SUCCESS: 'S Q Q S S', FAILED: 'Q Q Q Q Q', TIMED_OUT: 'Q Q Q Q Q', SKIPPED: 'S Q Q S S', CANCELLED: 'S Q Q S S' },
@@ -382,4 +382,61 @@ test('broken input invariants throw PlanInputError with the problem named', () =
   assert.equal(problem({ tasks: [t('a')], maxParallel: 0, runs: runs({ a: 'PENDING', z: 'PENDING' }) }), 'run_of_unknown_task');
   assert.equal(problem({ tasks: [t('a')], maxParallel: -1, runs: runs({ a: 'PENDING' }) }), 'bad_max_parallel');
   assert.equal(problem({ tasks: [t('a')], maxParallel: 1.5, runs: runs({ a: 'PENDING' }) }), 'bad_max_parallel');
+});
+
+// --- run_if as an expression ------------------------------------------------------------------
+
+test('an expression condition is decided once its dependencies succeeded: true queues, false skips, an error fails without retry', () => {
+  const tasks = [t('a'), t('c', ['a'], 'expression', 3)];
+  const asked: string[] = [];
+  const withCondition = (outcome: NonNullable<PlanInput['condition']>) => (states: Record<string, TaskRunState>) =>
+    plan(frozen({ tasks, maxParallel: 0, runs: runs(states), condition: (id) => (asked.push(id), outcome(id)) }));
+  assert.deepEqual(withCondition(() => ({ ok: true, value: true }))({ a: 'SUCCESS', c: 'PENDING' }), { queue: ['c'], retry: [], skip: [], cancel: [] });
+  assert.deepEqual(asked, ['c'], 'decided once per plan, though the planner looks at the task twice');
+  assert.deepEqual(withCondition(() => ({ ok: true, value: false }))({ a: 'SUCCESS', c: 'PENDING' }), {
+    queue: [],
+    retry: [],
+    skip: [{ taskKey: 'c', reason: 'condition_not_met', conditionFalse: true }],
+    cancel: [],
+    end: { state: 'SUCCESS' },
+  });
+  const failed = withCondition(() => ({ ok: false, error: 'run_if {{ x }}: No such key: x' }))({ a: 'SUCCESS', c: 'PENDING' });
+  assert.deepEqual(failed, {
+    queue: [],
+    retry: [],
+    skip: [],
+    fail: [{ taskKey: 'c', reason: 'condition_error', error: 'run_if {{ x }}: No such key: x' }],
+    cancel: [],
+    end: { state: 'FAILED', failedTask: 'c', error: 'run_if {{ x }}: No such key: x' },
+  });
+  // The next plan sees the run FAILED condition_error: no retry, though the task has attempts left.
+  const after = plan(frozen({ tasks, maxParallel: 0, runs: [...runs({ a: 'SUCCESS' }), { taskKey: 'c', attempt: 1, state: 'FAILED', reason: 'condition_error', error: 'e' }] }));
+  assert.deepEqual(after.retry, []);
+  assert.equal(after.end?.state, 'FAILED');
+});
+
+test('an expression condition is not asked when a dependency did not succeed (skipped as under success), and a skip cascades', () => {
+  const asked: string[] = [];
+  const p = plan(
+    frozen({
+      tasks: [t('a'), t('c', ['a'], 'expression'), t('d', ['c'])],
+      maxParallel: 0,
+      runs: runs({ a: 'FAILED', c: 'PENDING', d: 'PENDING' }),
+      condition: (id) => (asked.push(id), { ok: true, value: true }),
+    }),
+  );
+  assert.deepEqual(asked, []);
+  assert.deepEqual(p.skip, skipped('c', 'd'));
+  assert.deepEqual(p.end, { state: 'FAILED', failedTask: 'a', error: 'a broke' });
+});
+
+test('an expression condition on a task without dependencies is decided at once', () => {
+  const p = plan(
+    frozen({ tasks: [t('a', [], 'expression'), t('b', ['a'])], maxParallel: 0, runs: runs({ a: 'PENDING', b: 'PENDING' }), condition: () => ({ ok: true, value: false }) }),
+  );
+  assert.deepEqual(p.skip, [
+    { taskKey: 'a', reason: 'condition_not_met', conditionFalse: true },
+    { taskKey: 'b', reason: 'condition_not_met' },
+  ]);
+  assert.deepEqual(p.end, { state: 'SUCCESS' });
 });

@@ -23,7 +23,15 @@ import { assertNever } from '@svc/assert';
 import { shouldRetry } from './retry.js';
 import { isTaskRunEnded, type TaskRunState } from './states.js';
 
-export type RunIf = 'success' | 'failure' | 'always';
+/**
+ * `expression`: the flow's `run_if` is a condition (an extension): decided
+ * like `success`, then by the caller's `condition` (true queues, false skips,
+ * an error fails the run `condition_error`, which is not retried).
+ */
+export type RunIf = 'success' | 'failure' | 'always' | 'expression';
+
+/** What a task's condition decided: true or false, or why it could not be evaluated. */
+export type ConditionOutcome = { ok: true; value: boolean } | { ok: false; error: string };
 
 export interface PlanTask {
   id: string;
@@ -45,6 +53,8 @@ export interface PlanRun {
   state: TaskRunState;
   /** Carried into the execution's `error` when this run is the first failing one. */
   error?: string;
+  /** Its reason; a run FAILED `condition_error` never ran and gets no retry. */
+  reason?: string;
 }
 
 export interface PlanInput {
@@ -56,6 +66,12 @@ export interface PlanInput {
   runs: readonly PlanRun[];
   /** Why the execution is stopping: `cancel` (CANCELLING) or `timeout` (flow timeout passed); default null (not stopping). */
   stopping?: 'cancel' | 'timeout' | null;
+  /**
+   * Decides the condition of a task whose runIf is `expression`, called once
+   * per plan when its dependencies all succeeded (the caller evaluates it
+   * over the runs' outputs). Without it such a task is skipped.
+   */
+  condition?: (taskId: string) => ConditionOutcome;
 }
 
 export interface PlanEnd {
@@ -71,8 +87,10 @@ export interface Plan {
   queue: string[];
   /** Failed latest attempts that get a new attempt (QUEUED after its backoff), in task list order. Not limited by max_parallel. */
   retry: { taskKey: string; attempt: number }[];
-  /** PENDING latest runs that end SKIPPED, in task list order. */
-  skip: { taskKey: string; reason: 'condition_not_met' }[];
+  /** PENDING latest runs that end SKIPPED, in task list order; `conditionFalse` when an expression condition was false (not a dependency's end). */
+  skip: { taskKey: string; reason: 'condition_not_met'; conditionFalse?: true }[];
+  /** PENDING latest runs whose condition could not be evaluated: they end FAILED `condition_error`, in task list order (absent when none). */
+  fail?: { taskKey: string; reason: 'condition_error'; error: string }[];
   /** PENDING or QUEUED latest runs that end CANCELLED while stopping, in task list order. */
   cancel: { taskKey: string; reason: 'cancelled' | 'execution_timed_out' }[];
   /** Set when the execution ends with this plan applied. */
@@ -92,14 +110,21 @@ export class PlanInputError extends Error {
   }
 }
 
-type Decision = 'queue' | 'skip' | 'wait';
+type Decision = 'queue' | 'skip' | 'wait' | 'fail';
 
 const isFailure = (s: TaskRunState): boolean => s === 'FAILED' || s === 'TIMED_OUT';
 
-/** What `run_if` says once the dependencies' latest states are known; `wait` while one has not ended. */
-function decide(task: PlanTask, stateOf: (id: string) => TaskRunState | undefined): Decision {
-  // The contract queues a task without dependencies at once, whatever its run_if.
-  if (task.dependsOn.length === 0) return 'queue';
+/**
+ * What `run_if` says once the dependencies' latest states are known; `wait`
+ * while one has not ended. `condition` decides an expression (its deps all succeeded).
+ */
+function decide(task: PlanTask, stateOf: (id: string) => TaskRunState | undefined, condition: (taskId: string) => ConditionOutcome): Decision {
+  const byCondition = (): Decision => {
+    const c = condition(task.id);
+    return !c.ok ? 'fail' : c.value ? 'queue' : 'skip';
+  };
+  // The contract queues a task without dependencies at once, whatever its run_if (a condition still decides).
+  if (task.dependsOn.length === 0) return task.runIf === 'expression' ? byCondition() : 'queue';
   const deps: TaskRunState[] = [];
   for (const id of task.dependsOn) {
     const s = stateOf(id);
@@ -113,6 +138,8 @@ function decide(task: PlanTask, stateOf: (id: string) => TaskRunState | undefine
       return deps.some(isFailure) ? 'queue' : 'skip';
     case 'always':
       return 'queue';
+    case 'expression':
+      return deps.every((s) => s === 'SUCCESS') ? byCondition() : 'skip';
     default:
       return assertNever(task.runIf, 'run_if');
   }
@@ -137,6 +164,13 @@ export function plan(input: PlanInput): Plan {
   const state = new Map<string, TaskRunState>([...latest].map(([k, r]) => [k, r.state]));
   const result: Plan = { queue: [], retry: [], skip: [], cancel: [] };
   const stopping = input.stopping ?? null;
+  // Each condition is decided at most once per plan (decide runs again for cascades and queueing).
+  const outcomes = new Map<string, ConditionOutcome>();
+  const condition = (taskId: string): ConditionOutcome => {
+    let o = outcomes.get(taskId);
+    if (!o) outcomes.set(taskId, (o = input.condition?.(taskId) ?? { ok: true, value: false }));
+    return o;
+  };
 
   if (stopping !== null) {
     const reason = stopping === 'cancel' ? 'cancelled' : 'execution_timed_out';
@@ -154,40 +188,56 @@ export function plan(input: PlanInput): Plan {
   // Retries first: the new attempt is QUEUED, which has not ended, so dependents wait.
   for (const t of input.tasks) {
     const run = latest.get(t.id)!;
-    if (isFailure(run.state) && shouldRetry({ maxAttempts: t.maxAttempts ?? 1 }, run.attempt)) {
+    if (isFailure(run.state) && run.reason !== 'condition_error' && shouldRetry({ maxAttempts: t.maxAttempts ?? 1 }, run.attempt)) {
       result.retry.push({ taskKey: t.id, attempt: run.attempt + 1 });
       state.set(t.id, 'QUEUED');
     }
   }
 
-  // Skips next, to a fixed point: a skip can make another task decidable, a queue cannot
-  // (a QUEUED run has not ended, just like a PENDING one).
+  // Skips (and failed conditions) next, to a fixed point: an end can make another task
+  // decidable, a queue cannot (a QUEUED run has not ended, just like a PENDING one).
   const skipped = new Set<string>();
+  const failed = new Set<string>();
   for (let again = true; again;) {
     again = false;
     for (const t of input.tasks) {
       if (state.get(t.id) !== 'PENDING') continue;
-      if (decide(t, (id) => state.get(id)) === 'skip') {
-        state.set(t.id, 'SKIPPED');
-        skipped.add(t.id);
+      const d = decide(t, (id) => state.get(id), condition);
+      if (d === 'skip' || d === 'fail') {
+        state.set(t.id, d === 'skip' ? 'SKIPPED' : 'FAILED');
+        (d === 'skip' ? skipped : failed).add(t.id);
         again = true;
       }
     }
   }
-  result.skip = input.tasks.filter((t) => skipped.has(t.id)).map((t) => ({ taskKey: t.id, reason: 'condition_not_met' as const }));
+  result.skip = input.tasks
+    .filter((t) => skipped.has(t.id))
+    .map((t) => {
+      const o = outcomes.get(t.id);
+      return { taskKey: t.id, reason: 'condition_not_met' as const, ...(o?.ok && !o.value ? { conditionFalse: true as const } : {}) };
+    });
+  if (failed.size) {
+    result.fail = input.tasks
+      .filter((t) => failed.has(t.id))
+      .map((t) => {
+        const o = outcomes.get(t.id)!;
+        return { taskKey: t.id, reason: 'condition_error' as const, error: o.ok ? '' : o.error };
+      });
+  }
 
   let active = [...state.values()].filter((s) => s === 'QUEUED' || s === 'RUNNING').length;
   for (const t of input.tasks) {
     if (input.maxParallel > 0 && active >= input.maxParallel) break;
-    if (state.get(t.id) !== 'PENDING' || decide(t, (id) => state.get(id)) !== 'queue') continue;
+    if (state.get(t.id) !== 'PENDING' || decide(t, (id) => state.get(id), condition) !== 'queue') continue;
     result.queue.push(t.id);
     state.set(t.id, 'QUEUED');
     active++;
   }
 
   if (input.tasks.every((t) => isTaskRunEnded(state.get(t.id)!))) {
-    const failed = input.tasks.find((t) => isFailure(state.get(t.id)!));
-    result.end = failed ? { state: 'FAILED', failedTask: failed.id, error: latest.get(failed.id)!.error ?? '' } : { state: 'SUCCESS' };
+    const first = input.tasks.find((t) => isFailure(state.get(t.id)!));
+    const error = first && (result.fail?.find((f) => f.taskKey === first.id)?.error ?? latest.get(first.id)!.error ?? '');
+    result.end = first ? { state: 'FAILED', failedTask: first.id, error } : { state: 'SUCCESS' };
   }
   return result;
 }

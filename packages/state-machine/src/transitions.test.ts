@@ -40,18 +40,18 @@ const TP = '✗task_run_not_pending';
 const TQ = '✗task_run_not_queued';
 const TR = '✗task_run_not_running';
 
-const TASK_RUN_COLUMNS = ['create', 'reuse', 'queue', 'skip', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'];
+const TASK_RUN_COLUMNS = ['create', 'reuse', 'queue', 'skip', 'condition_error', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'];
 const TASK_RUN_GRID: Record<TaskRunState | 'new', string[]> = {
-  //        create      reuse                queue       skip                             claim       no_instance                       no_slot       succeed     fail        time_out                cancel                   lose               shutdown
-  new: ['→PENDING', '→SUCCESS (reused)', '→QUEUED', TN, TN, TN, TN, TN, TN, TN, TN, TN, TN],
-  PENDING: [TX, TX, '→QUEUED', '→SKIPPED (condition_not_met)', TQ, TQ, TQ, TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
-  QUEUED: [TX, TX, TP, TP, '→RUNNING', '=QUEUED (no_instance_for_pool)', '=QUEUED ()', TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
-  RUNNING: [TX, TX, TP, TP, TQ, TQ, TQ, '→SUCCESS', '→FAILED', '→TIMED_OUT (timeout)', '→CANCELLED (cancelled)', '→FAILED (lost)', '→FAILED (instance_shutdown)'],
-  SUCCESS: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  FAILED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  TIMED_OUT: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  CANCELLED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  SKIPPED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  //        create      reuse                queue       skip                             condition_error                claim       no_instance                       no_slot       succeed     fail        time_out                cancel                   lose               shutdown
+  new: ['→PENDING', '→SUCCESS (reused)', '→QUEUED', TN, TN, TN, TN, TN, TN, TN, TN, TN, TN, TN],
+  PENDING: [TX, TX, '→QUEUED', '→SKIPPED (condition_not_met)', '→FAILED (condition_error)', TQ, TQ, TQ, TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
+  QUEUED: [TX, TX, TP, TP, TP, '→RUNNING', '=QUEUED (no_instance_for_pool)', '=QUEUED ()', TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
+  RUNNING: [TX, TX, TP, TP, TP, TQ, TQ, TQ, '→SUCCESS', '→FAILED', '→TIMED_OUT (timeout)', '→CANCELLED (cancelled)', '→FAILED (lost)', '→FAILED (instance_shutdown)'],
+  SUCCESS: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  FAILED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  TIMED_OUT: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  CANCELLED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  SKIPPED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
 };
 
 test('the expected grids cover exactly the cross product of states and events', () => {

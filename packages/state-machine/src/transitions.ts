@@ -37,6 +37,8 @@ export type ExecutionEvent = (typeof EXECUTION_EVENTS)[number];
  * - `queue`: the planner queues a PENDING run (dependencies ended, `run_if` met, within max_parallel): PENDING → QUEUED;
  *   or a retry inserts the next attempt directly: new → QUEUED.
  * - `skip`: the planner finds `run_if` not met: PENDING → SKIPPED, reason `condition_not_met`.
+ * - `condition_error`: the planner cannot evaluate an expression `run_if` (a key that is not there, not a bool):
+ *   PENDING → FAILED, reason `condition_error` (never retried: nothing ran).
  * - `claim`: a dispatcher takes it: QUEUED → RUNNING.
  * - `no_instance`: no online instance serves its pool and executor type: QUEUED stays, reason `no_instance_for_pool`.
  * - `no_slot`: every slot of its pool and executor type is in use: QUEUED stays, no reason.
@@ -49,7 +51,22 @@ export type ExecutionEvent = (typeof EXECUTION_EVENTS)[number];
  * - `lose`: its instance went offline or its runner is gone: RUNNING → FAILED, reason `lost`.
  * - `shutdown`: the claiming instance got SIGTERM: RUNNING → FAILED, reason `instance_shutdown`.
  */
-export const TASK_RUN_EVENTS = ['create', 'reuse', 'queue', 'skip', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'] as const;
+export const TASK_RUN_EVENTS = [
+  'create',
+  'reuse',
+  'queue',
+  'skip',
+  'condition_error',
+  'claim',
+  'no_instance',
+  'no_slot',
+  'succeed',
+  'fail',
+  'time_out',
+  'cancel',
+  'lose',
+  'shutdown',
+] as const;
 export type TaskRunEvent = (typeof TASK_RUN_EVENTS)[number];
 
 /** Why an execution event does not apply. `execution_ended` is the API's 409 code for cancel. */
@@ -117,6 +134,7 @@ export const TASK_RUN_TRANSITIONS: Table<TaskRunState, TaskRunEvent> = {
   PENDING: {
     queue: { to: 'QUEUED' },
     skip: { to: 'SKIPPED', reason: 'condition_not_met' },
+    condition_error: { to: 'FAILED', reason: 'condition_error' },
     cancel: { to: 'CANCELLED', reason: 'cancelled' },
   },
   QUEUED: {
@@ -195,6 +213,7 @@ function taskRunRefusal(from: TaskRunState | New, event: TaskRunEvent): TaskRunR
       return 'task_run_exists';
     case 'queue':
     case 'skip':
+    case 'condition_error':
       return 'task_run_not_pending';
     case 'claim':
     case 'no_instance':

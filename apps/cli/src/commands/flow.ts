@@ -29,8 +29,12 @@ function expandFlowFiles(cwd: string, args: string[]): string[] {
   return out;
 }
 
-/** Prints `file:line:column: message` for each problem; returns 1 when any file has one. */
-export function validateFiles(io: CommandIo, args: string[], quiet: boolean): number {
+/**
+ * Prints `file:line:column: message` for each problem; returns 1 when any
+ * file has one. `specOnly`: svc's extensions of the flow format (fields the
+ * interface specification does not define) are problems too.
+ */
+export function validateFiles(io: CommandIo, args: string[], quiet: boolean, specOnly = false): number {
   const validator = createFlowValidator();
   const files = expandFlowFiles(io.cwd, args);
   const c = colorsFor(io);
@@ -46,7 +50,18 @@ export function validateFiles(io: CommandIo, args: string[], quiet: boolean): nu
       problems++;
       continue;
     }
-    const { errors } = validator.validate(source);
+    const result = validator.validate(source);
+    const errors = [...result.errors];
+    if (specOnly) {
+      for (const x of result.extensions ?? []) {
+        errors.push({
+          pointer: x.pointer,
+          field: x.field,
+          message: `${x.field}: ${x.what} is an extension of svc, not in the flow format's specification`,
+          ...(x.line ? { line: x.line, column: x.column } : {}),
+        });
+      }
+    }
     if (errors.length) bad++;
     problems += errors.length;
     for (const e of errors) io.stdout.write(`${c.bold(`${file}:${e.line ?? 1}:${e.column ?? 1}:`)} ${c.red(e.message)}\n`);
@@ -66,9 +81,10 @@ export function registerFlow(program: Command, app: App): void {
     .description("Validate *.flow.yaml files offline with the server's validator; exit 1 on any problem")
     .argument('<files...>', 'flow files, or directories to search for *.flow.yaml')
     .option('-q, --quiet', 'print only the problems')
+    .option('--spec-only', "also refuse svc's extensions of the flow format (e.g. run_if as an expression), for flows meant to stay portable")
     .addHelpText('after', '\nEach problem is printed as file:line:column: message (for editors, pre-commit hooks and CI).\n')
-    .action((files: string[], opts: { quiet?: boolean }) => {
-      app.exitCode = validateFiles(io, files, Boolean(opts.quiet));
+    .action((files: string[], opts: { quiet?: boolean; specOnly?: boolean }) => {
+      app.exitCode = validateFiles(io, files, Boolean(opts.quiet), Boolean(opts.specOnly));
     });
 
   withOutput(

@@ -5,7 +5,7 @@
 // flow's outputs need them, and writes the result in one statement.
 import { plan, retryDelayMs, type BackoffPolicy, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
 import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
-import { parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
+import { compileCondition, ConditionError, evaluateCondition, isConditionExpression, parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { RETRY_DEFAULTS } from '../constants.js';
 import { startDateOf, triggerDateOf } from './trigger-date.js';
@@ -27,7 +27,7 @@ export const planTasks = (def: FlowDefinition): PlanTask[] =>
   def.tasks.map((t) => ({
     id: t.id,
     dependsOn: t.depends_on ?? [],
-    runIf: t.run_if ?? 'success',
+    runIf: isConditionExpression(t.run_if) ? 'expression' : ((t.run_if ?? 'success') as 'success' | 'failure' | 'always'),
     maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
   }));
 
@@ -35,7 +35,8 @@ export const planTasks = (def: FlowDefinition): PlanTask[] =>
 export class Writes {
   readonly queue: string[] = [];
   readonly retry: { id: string; prev: string; delay: number }[] = [];
-  readonly end: { id: string; from_state: string; state: string; reason: string }[] = [];
+  /** Unstarted runs that end (skipped, cancelled, a condition that failed); `error` '' keeps the run's. */
+  readonly end: { id: string; from_state: string; state: string; reason: string; error: string }[] = [];
   readonly execEnd: { id: string; from_state: string; state: string; reason: string; error: string; outputs: Record<string, unknown> | null; duration: number }[] = [];
   readonly clear: string[] = [];
   readonly changed = new Set<string>();
@@ -82,8 +83,9 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
   const p: Plan = plan({
     tasks: planTasks(def),
     maxParallel: def.max_parallel ?? 0,
-    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error })),
+    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason })),
     stopping: ex.state === 'CANCELLING' ? 'cancel' : null,
+    condition: (taskKey) => decideCondition(ex, taskKey, latest),
   });
   const byKey = (k: string) => latest.get(k)!;
   for (const k of p.queue) w.queue.push(byKey(k).id);
@@ -96,10 +98,12 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
   for (const [list, to] of [
     [p.skip, 'SKIPPED'],
     [p.cancel, 'CANCELLED'],
+    [p.fail ?? [], 'FAILED'],
   ] as const) {
     for (const s of list) {
       const r = byKey(s.taskKey);
-      w.end.push({ id: r.id, from_state: r.state, state: to, reason: s.reason });
+      const error = 'error' in s ? s.error : 'conditionFalse' in s ? `run_if ${conditionText(def, s.taskKey)} is false` : '';
+      w.end.push({ id: r.id, from_state: r.state, state: to, reason: s.reason, error });
       ended.set(s.taskKey, to);
     }
   }
@@ -132,6 +136,25 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
   w.execEnd.push({ id: ex.id, from_state: ex.state, state, reason, error, outputs: null, duration: durationAt(ex, now) });
   w.changed.add(ex.id);
   return null;
+}
+
+/** The `{{ … }}` of a task's expression run_if, as written (trimmed). */
+const conditionText = (def: FlowDefinition, taskKey: string) => (def.tasks.find((t) => t.id === taskKey)?.run_if ?? '').trim();
+
+/**
+ * Decides the expression run_if of `taskKey` over the execution's scope and
+ * its tasks' latest runs (the planner asks once its dependencies succeeded).
+ * A condition that no longer compiles (it did at save) is an error.
+ */
+function decideCondition(ex: ExecutionRow, taskKey: string, latest: Map<string, RunRead>): { ok: true; value: boolean } | { ok: false; error: string } {
+  const source = ex.definition.tasks.find((t) => t.id === taskKey)?.run_if;
+  if (!isConditionExpression(source)) return { ok: false, error: `run_if of ${taskKey} is not an expression` };
+  try {
+    return evaluateCondition(compileCondition(source), scopeOf(ex, [...latest.values()]));
+  } catch (err) {
+    if (!(err instanceof ConditionError)) throw err;
+    return { ok: false, error: `run_if ${source.trim()}: ${err.message}` };
+  }
 }
 
 /** Renders a pending end's outputs with `vars` into `w`: SUCCESS with them, or FAILED template_error when they do not resolve. */

@@ -34,7 +34,8 @@ export interface StartRow {
  * restart reuses them), so nothing is left to plan. Otherwise (the start
  * itself would end the execution: every task reused or skipped) they are
  * PENDING or reused, and the caller plans the first step with `advance` in
- * the same transaction. `newId` names the rows.
+ * the same transaction; so too when a condition (an expression run_if) is to
+ * be decided at start, which needs the execution's scope. `newId` names the rows.
  */
 export function startRowsOf(
   def: FlowDefinition,
@@ -43,12 +44,15 @@ export function startRowsOf(
   defaultExecutor: string,
   newId: () => string,
 ): { rows: StartRow[]; planned: boolean } {
+  // A condition (expression run_if) decided at start needs the execution's scope: then the caller plans the first step.
+  let conditionAsked = false;
   const p = plan({
     tasks: planTasks(def),
     maxParallel: def.max_parallel ?? 0,
     runs: def.tasks.map((t) => ({ taskKey: t.id, attempt: 1, state: reuse.has(t.id) ? 'SUCCESS' : 'PENDING' })),
+    condition: () => ((conditionAsked = true), { ok: true, value: true }),
   });
-  const planned = !p.end && !p.retry.length && !p.cancel.length;
+  const planned = !p.end && !p.retry.length && !p.cancel.length && !conditionAsked;
   const queued = new Set(planned ? p.queue : []);
   const skipped = new Set(planned ? p.skip.map((s) => s.taskKey) : []);
   const rows: StartRow[] = def.tasks.map((t) => {

@@ -63,8 +63,8 @@ r AS (
   ON CONFLICT (execution_id, task_key, attempt) DO NOTHING
   RETURNING id, execution_id, reason, executor_type),
 e AS (
-  UPDATE task_runs t SET state = x.state, reason = x.reason, ended_at = $1, updated_at = $1
-  FROM jsonb_to_recordset($5::jsonb) AS x(id text, from_state text, state text, reason text)
+  UPDATE task_runs t SET state = x.state, reason = x.reason, error = CASE WHEN x.error = '' THEN t.error ELSE x.error END, ended_at = $1, updated_at = $1
+  FROM jsonb_to_recordset($5::jsonb) AS x(id text, from_state text, state text, reason text, error text)
   WHERE t.id = x.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($5::jsonb)->>'id')) AND t.state IN ${STOPS_UNSTARTED_TASK_RUN}
   RETURNING t.id, t.execution_id, x.from_state, x.state, x.reason),
 f AS (

@@ -3,6 +3,14 @@ import type { VariantFamily } from './variants.js';
 /** One JSON Schema object; kept loose because the schema is data, checked by ajv's meta-schema in tests. */
 export type SchemaNode = { [keyword: string]: unknown };
 
+/**
+ * The annotation on a field or a form of a field that the interface
+ * specification does not have (svc's extensions of the flow format): its
+ * value says what is extended. `svc flow validate --spec-only` refuses them
+ * (extensions.ts lists the ones a flow uses).
+ */
+export const EXTENSION_KEYWORD = 'x-svc-extension';
+
 /** `$ref` to a definition of the flow schema. */
 export function ref(def: string, extra: SchemaNode = {}): SchemaNode {
   // 2020-12 allows siblings next to $ref, so a use site can carry its own description.

@@ -1,6 +1,6 @@
-import { discriminated, ref, stringMap, type SchemaNode } from './builders.js';
+import { discriminated, EXTENSION_KEYWORD, ref, stringMap, type SchemaNode } from './builders.js';
 import { MAX_ID_LENGTH } from './defs-flow.js';
-import { FLOW_REF_PATTERN, INFERABLE_SCRIPT_PATTERN, RELATIVE_PATH_PATTERN, TASK_ID_PATTERN } from './patterns.js';
+import { FLOW_REF_PATTERN, INFERABLE_SCRIPT_PATTERN, RELATIVE_PATH_PATTERN, RUN_IF_PATTERN, TASK_ID_PATTERN } from './patterns.js';
 import { TASK_FAMILY, TASK_TYPES } from './variants.js';
 
 export const SCRIPT_RUNTIMES = ['python', 'bash', 'bun', 'node'] as const;
@@ -27,9 +27,13 @@ const taskCommon: Record<string, SchemaNode> = {
     examples: [['extract']],
   },
   run_if: {
-    description: '`success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.',
-    enum: ['success', 'failure', 'always'],
+    description:
+      '`success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended. Extension: one `{{ expression }}` (CEL over inputs, tasks, trigger, execution, flow and labels), decided once every dependency succeeded: true runs the task, false skips it (condition_not_met).',
+    type: 'string',
+    pattern: RUN_IF_PATTERN,
     default: 'success',
+    examples: ['success', "{{ inputs.env == 'prod' && tasks.check.outputs.rows > 0 }}"],
+    [EXTENSION_KEYWORD]: 'the {{ expression }} form',
   },
   timeout: ref('Duration', { description: 'Wall time limit of one attempt.', default: '24h' }),
   retry: ref('Retry', { description: 'Retry policy of this task; overrides the flow `retry`.' }),

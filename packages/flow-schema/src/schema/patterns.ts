@@ -72,6 +72,9 @@ export const MEMORY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$';
  * The error formatter looks a failing pattern up here; a pattern missing from
  * this table falls back to quoting the regular expression.
  */
+/** `run_if`: a keyword, or one `{{ expression }}` (the expression is checked by conditions.ts). */
+export const RUN_IF_PATTERN = '^(success|failure|always|\\s*\\{\\{[\\s\\S]*\\}\\}\\s*)$';
+
 export const PATTERN_HINTS: ReadonlyMap<string, string> = new Map([
   [FLOW_ID_PATTERN, 'contain only lower-case letters, digits and hyphens, and start with a letter or digit'],
   [TASK_ID_PATTERN, 'start with a lower-case letter and contain only lower-case letters, digits and underscores'],
@@ -84,5 +87,6 @@ export const PATTERN_HINTS: ReadonlyMap<string, string> = new Map([
   [RELATIVE_PATH_PATTERN, 'be a path relative to the namespace root (not absolute, no "..", no backslash)'],
   [INFERABLE_SCRIPT_PATTERN, 'end in .py, .sh, .ts or .js, or the task must set runtime'],
   [CPU_PATTERN, 'be a CPU quantity such as 2, 0.5 or 500m'],
+  [RUN_IF_PATTERN, 'be success, failure, always, or one {{ expression }} such as "{{ inputs.env == \'prod\' }}"'],
   [MEMORY_PATTERN, 'be a memory quantity such as 512Mi, 1Gi or 1000000 (suffixes Ki, Mi, Gi, Ti, K, M, G, T)'],
 ]);

@@ -1,0 +1,32 @@
+// The parts of a flow that the interface specification does not define: svc's
+// extensions of the flow format (marked `x-svc-extension` in the served JSON
+// Schema). A flow that uses none is portable to any implementation of the
+// specification; `svc flow validate --spec-only` refuses the ones listed here.
+import { isConditionExpression } from './conditions.js';
+import type { FlowDefinition } from './flow-definition.js';
+import { fieldPath } from './field-path.js';
+import type { SourcePositions } from './positions.js';
+
+/** One use of an extension: where (JSON pointer and field path) and what. */
+export interface ExtensionUse {
+  pointer: string;
+  field: string;
+  /** e.g. `run_if as an expression`. */
+  what: string;
+  /** Where in the source, when its positions were given. */
+  line?: number;
+  column?: number;
+}
+
+/** The extensions `flow` uses, in task order (with their places in the source when `positions` is given). */
+export function flowExtensions(flow: FlowDefinition, positions?: SourcePositions): ExtensionUse[] {
+  const out: ExtensionUse[] = [];
+  const add = (pointer: string, what: string) => {
+    const at = positions?.locate(pointer);
+    out.push({ pointer, field: fieldPath(pointer, flow), what, ...(at ? { line: at.line, column: at.column } : {}) });
+  };
+  flow.tasks.forEach((t, i) => {
+    if (isConditionExpression(t.run_if)) add(`/tasks/${i}/run_if`, 'run_if as an {{ expression }}');
+  });
+  return out;
+}
