@@ -2,7 +2,8 @@
 // `npm test`: installs and builds what is missing, starts one real PostgreSQL
 // for the whole run (each test file then gets its own database cloned from a
 // migrated template), runs every test file of the repository with node:test,
-// and ends with the line "N passed, N failed". When a selected test file's
+// and ends with the line "N passed, N failed", after the 25 slowest test
+// files (scripts/test-timing.mjs). When a selected test file's
 // package depends on @svc/container-testing, it also starts one Docker engine
 // for the run (scripts/docker-engine.mjs; installed with apt-get when missing),
 // in parallel with PostgreSQL, and passes SVC_TEST_DOCKER_HOST, or
@@ -129,10 +130,13 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
   if (!browser.ok && !browser.quiet) loud(['NO BROWSER: the browser tests of this run are SKIPPED.', browser.reason]);
 
   const summaryFile = path.join(dataDir, 'summary.json');
+  const timingsFile = path.join(dataDir, 'timings.ndjson');
   const concurrency = process.env.SVC_TEST_CONCURRENCY ?? '3';
   const args = [
     '--import',
     'tsx',
+    '--import',
+    path.join(root, 'scripts/test-timing.mjs'),
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=600000', // per test file too: the Compose and image files build images on a shared 2-core machine
@@ -148,7 +152,7 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
         const child = (testChild = spawn(process.execPath, args, {
           cwd: root,
           stdio: 'inherit',
-          env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
+          env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_TEST_TIMINGS: timingsFile, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
         }));
         child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
       });
@@ -163,16 +167,31 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
   }
   if (code !== 0 && summary.failed === 0) summary.failed = 1; // the runner itself failed
   if (stopping) console.log(`stopped by ${stopping} before the end: not every test ran`);
-  if (summary.slowest?.length) {
-    console.log('slowest test files (seconds from first to last report):');
-    for (const s of summary.slowest) console.log(`  ${String(s.seconds).padStart(6)}  ${path.relative(root, s.file)}`);
-  }
+  printSlowest(timingsFile);
   for (const f of summary.failures) console.log(`failed: ${f.name}${f.file ? ` (${path.relative(root, f.file)})` : ''}`);
   if (summary.skipped) console.log(`${summary.skipped} skipped`);
   if (!docker.ok && !docker.quiet) console.log(`docker tests skipped: ${docker.reason}`);
   if (!browser.ok && !browser.quiet) console.log(`browser tests skipped: ${browser.reason}`);
   console.log(`${summary.passed} passed, ${summary.failed} failed`); // the last line, exactly this shape
   return summary.failed ? 1 : 0;
+}
+
+/** The 25 slowest test files of the run (each file's process, start to exit), to keep the suite's time in view. */
+function printSlowest(timingsFile) {
+  let rows = [];
+  try {
+    rows = fs
+      .readFileSync(timingsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  if (!rows.length) return;
+  rows.sort((a, b) => b.ms - a.ms);
+  console.log(`slowest test files (seconds, of ${rows.length}):`);
+  for (const r of rows.slice(0, 25)) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(6)}  ${path.relative(root, r.file)}`);
 }
 
 main().then(

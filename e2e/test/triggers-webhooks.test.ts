@@ -55,6 +55,13 @@ before(async () => {
       triggers: [{ id: 'raw', type: 'webhook', inputs: { raw: '{{ trigger.body }}', ctype: '{{ trigger.headers["content-type"] }}' } }],
       tasks: [{ id: 'echo', type: 'command', env: { RAW: '{{ inputs.raw }}' }, command: sh('printf \'%s\\n\' "$RAW"') }],
     }),
+    'labelled.flow.yaml': flow({
+      id: 'labelled',
+      labels: { team: 'data' },
+      inputs: [{ id: 'team', type: 'string' }],
+      triggers: [{ id: 'in', type: 'webhook', inputs: { team: 'from {{ labels.team }}' } }],
+      tasks: [{ id: 'echo', type: 'command', command: ['true'] }],
+    }),
   });
 });
 after(() => s.stop());
@@ -131,6 +138,13 @@ test('a body that is not JSON is kept as text; a JSON content type with a broken
   const bad = await json(await hook(key, '{"broken":', { 'content-type': 'application/json' }));
   assert.equal(bad.status, 422);
   assert.equal(bad.body.error.code, 'validation_failed');
+});
+
+test("trigger inputs read the flow's labels", async () => {
+  const r = await json(await hook(await keyOf('labelled', 'in'), '{}', { 'content-type': 'application/json' }));
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const done = await s.waitEnded(r.body.execution_id);
+  assert.deepEqual(done.inputs, { team: 'from data' });
 });
 
 test('a body past SVC_MAX_BODY_BYTES is refused with 413 and starts nothing', async () => {
