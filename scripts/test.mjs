@@ -152,7 +152,15 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
         const child = (testChild = spawn(process.execPath, args, {
           cwd: root,
           stdio: 'inherit',
-          env: { ...process.env, ...dockerEnv, ...browserEnv, SVC_TEST_PG_ADMIN_URL: pg.adminUrl, SVC_TEST_DATA_DIR: dataDir, SVC_TEST_TIMINGS: timingsFile, SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn' },
+          env: {
+            ...process.env,
+            ...dockerEnv,
+            ...browserEnv,
+            SVC_TEST_PG_ADMIN_URL: pg.adminUrl,
+            SVC_TEST_DATA_DIR: dataDir,
+            SVC_TEST_TIMINGS: timingsFile,
+            SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
+          },
         }));
         child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
       });
