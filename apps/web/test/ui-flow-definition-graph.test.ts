@@ -19,6 +19,7 @@ tasks:
   - {id: load, type: subflow, flow: ${NS}/child, depends_on: [transform]}
   - {id: audit, type: subflow, flow: ${NS}/child, wait: false, depends_on: [extract]}
   - {id: notify, type: http, method: POST, url: "https://example.com/hook", depends_on: [load, audit], run_if: always}
+  - {id: report, type: command, command: ["true"], depends_on: [extract], run_if: "{{ tasks.extract.state == 'SUCCESS' }}"}
 `;
 
 describe('flow page: the task graph of the definition', { skip, concurrency: false }, () => {
@@ -54,9 +55,10 @@ describe('flow page: the task graph of the definition', { skip, concurrency: fal
       'Task extract: command echo extract',
       'Task load: subflow → web.defgraph/child, after transform',
       'Task notify: http POST https://example.com/hook, after load, audit, runs on always',
+      "Task report: command true, after extract, runs on condition {{ tasks.extract.state == 'SUCCESS' }}",
       'Task transform: script transform.sh, after extract',
     ]);
-    assert.deepEqual(await edges(), ['audit->notify', 'extract->audit', 'extract->transform', 'load->notify', 'transform->load']);
+    assert.deepEqual(await edges(), ['audit->notify', 'extract->audit', 'extract->report', 'extract->transform', 'load->notify', 'transform->load']);
     // Left to right: each task sits right of what it depends on.
     const x = async (id: string) => (await graph.getByRole('button', { name: new RegExp(`^Task ${id}:`) }).boundingBox())!.x;
     assert.ok((await x('extract')) < (await x('transform')));
@@ -90,6 +92,9 @@ describe('flow page: the task graph of the definition', { skip, concurrency: fal
       await details.innerText(),
       /Task\s+transform \(script\)\s+Does\s+script transform\.sh\s+Depends on\s+extract\s+Needed by\s+load\s+Runs if\s+success of its dependencies\s+Retry\s+up to 3 attempts, exponential backoff/,
     );
+    // A condition (an expression run_if) says what must hold.
+    await graph.getByRole('button', { name: /^Task report:/ }).click();
+    assert.match(await details.innerText(), /Runs if\s+\{\{ tasks\.extract\.state == 'SUCCESS' \}\} holds, once its dependencies succeeded/);
     // The keyboard selects too: Enter on a focused node.
     await graph.getByRole('button', { name: /^Task load:/ }).focus();
     await page.keyboard.press('Enter');

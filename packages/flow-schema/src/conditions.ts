@@ -10,19 +10,13 @@
 // (so `rows > 0` and `rows + 1` type-check as a user expects) and the others
 // `double`s; a condition must evaluate to a bool.
 import { Environment, ParseError, TypeError as CelTypeError, type ParseResult } from '@marcbachmann/cel-js';
+import { EXPRESSION_FORM } from './run-if.js';
 
 /** The roots a condition may read; `vars` is not one (the planner decides conditions without reading the namespace's variables). */
 export const CONDITION_ROOTS = ['inputs', 'tasks', 'trigger', 'execution', 'flow', 'labels'] as const;
 export type ConditionRoot = (typeof CONDITION_ROOTS)[number];
 
-/** The keyword forms of `run_if`. */
-export const RUN_IF_KEYWORDS = ['success', 'failure', 'always'] as const;
-
-/** A `run_if` value of the expression form: all of it one `{{ … }}`. */
-const EXPRESSION_FORM = /^\s*\{\{([\s\S]*)\}\}\s*$/;
-
-/** Whether `runIf` is the expression form (not one of the keywords). */
-export const isConditionExpression = (runIf: string | undefined): runIf is string => runIf !== undefined && EXPRESSION_FORM.test(runIf);
+export { isConditionExpression, RUN_IF_KEYWORDS } from './run-if.js';
 
 /** A condition that does not parse or type-check: its message and where in the `run_if` value (1-based line and column). */
 export class ConditionError extends Error {

@@ -7,6 +7,7 @@
 // whose end starts this one) are listed as its upstream.
 import { useState } from 'react';
 import { Link } from '../router';
+import { isConditionExpression } from '@svc/flow-schema/templates';
 import type { FlowDefinition, FlowTask } from '../types';
 import { Dag } from './Dag';
 import type { NodeText } from './TaskGraph';
@@ -48,7 +49,7 @@ export function taskSummary(t: DefinitionTask): string {
 
 export function describeTask(t: FlowTask): NodeText {
   const d = t as DefinitionTask;
-  const onlyIf = d.run_if && d.run_if !== 'success' ? d.run_if : undefined;
+  const onlyIf = d.run_if && d.run_if !== 'success' ? (isConditionExpression(d.run_if) ? `condition ${d.run_if.trim()}` : d.run_if) : undefined;
   const deps = d.depends_on?.length ? `, after ${d.depends_on.join(', ')}` : '';
   return {
     kind: d.type,
@@ -97,7 +98,7 @@ function TaskDetails({ task, tasks }: { task: DefinitionTask; tasks: DefinitionT
       <dt>Needed by</dt>
       <dd>{dependents.length ? dependents.join(', ') : 'no task'}</dd>
       <dt>Runs if</dt>
-      <dd>{task.run_if ?? 'success'} of its dependencies</dd>
+      <dd>{isConditionExpression(task.run_if) ? `${task.run_if.trim()} holds, once its dependencies succeeded` : `${task.run_if ?? 'success'} of its dependencies`}</dd>
       {task.retry?.max_attempts !== undefined && (
         <>
           <dt>Retry</dt>

@@ -6,3 +6,4 @@ export { EXECUTION_FIELDS, FLOW_FIELDS, TASK_FIELDS, TRIGGER_FIELDS } from './ro
 export { renderTemplate, renderTemplateMap, renderTemplateList } from './render.js';
 export { deferSecrets, mixedSecretExpressions } from './defer-secrets.js';
 export type { TemplateScope, SecretLookup, RenderResult } from './scope.js';
+export { isConditionExpression, RUN_IF_KEYWORDS } from '../run-if.js';
