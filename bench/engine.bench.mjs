@@ -13,9 +13,9 @@
 //               +%s%N > file"`); one at a time, svc and baseline interleaved.
 //               Targets: p50 < 30 ms, p99 < 100 ms.
 //   throughput  1,000 one-task executions of `true` (jobs), 32 triggers in
-//               flight (BENCH_THROUGHPUT_IN_FLIGHT; 16 before issue #30) over
+//               flight (BENCH_THROUGHPUT_IN_FLIGHT; 16 before the hot path's rewrite) over
 //               HTTP with an API token; completions per second, from the first
-//               trigger to the last execution's ended_at. Target (issue #30):
+//               trigger to the last execution's ended_at. Target:
 //               >= 0.6 x the baseline's.
 //   chain       40 sequential `true` tasks: trigger to the execution's
 //               ended_at (median of rounds). Target: < 1 s.
