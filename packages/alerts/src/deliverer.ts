@@ -1,10 +1,12 @@
-// The alert deliverer: sends alert_deliveries. Every maintenance instance runs
-// one; deliveries are claimed with FOR UPDATE SKIP LOCKED (a claim holds a row
+// The alert deliverer: sends alert_deliveries, the jobs of the alert outbox
+// (delivery-queue.ts, on @svc/jobs). Every maintenance instance runs one;
+// deliveries are claimed with FOR UPDATE SKIP LOCKED (a claim holds a row
 // `sending` until locked_until), so two instances never send one at the same
 // time; one that dies mid-send leaves it to be claimed again once the claim
 // passes (at least once; a webhook receiver tells repeats apart by the
-// X-Svc-Alert-Delivery header). Each try is an alert_delivery_attempts row.
-// Temporary failures are retried with exponential backoff up to MAX_ATTEMPTS.
+// X-Svc-Alert-Delivery header). Each try is an alert_delivery_attempts row,
+// written with the outcome. Temporary failures are retried with exponential
+// backoff up to MAX_ATTEMPTS (the queue's retry policy, ALERT_RETRY).
 //
 // Channels:
 // - email: queued through the organization email interface (@svc/identity
@@ -29,19 +31,20 @@ import type { Db, Notifier } from '@svc/db';
 import { organizationAllows, organizationForAlerts, parseMailbox, queueEmail, senderAllowed, sendersOfOrganization } from '@svc/identity';
 import type { Logger } from '@svc/logging';
 import { SecretStore } from '@svc/secrets';
-import { claimDeliveries, finishAttempt, saveMessage, type AttemptOutcome, type ClaimedDelivery } from './sql.js';
+import { saveMessage } from './sql.js';
+import { ALERT_QUEUED_CHANNEL, ALERT_RETRY, claimDeliveries, finishAttempt, type AttemptOutcome, type ClaimedDelivery } from './delivery-queue.js';
 import { buildMessage, type AlertMessage } from './message.js';
 import { maskText } from '@svc/masking';
 import { assertNever } from '@svc/assert';
-import { retryDelayMs, type AlertChannel } from './rules.js';
-import { ALERT_QUEUED_CHANNEL } from './scanner.js';
+import type { AlertChannel } from './rules.js';
 import { JobWorker } from '@svc/jobs';
 import { checkedAddress, postTo, RefusedTarget, systemResolve, type Resolve } from '@svc/net-guard';
 
 export const POLL_MS = 2_000;
 export const CLAIM_MS = 2 * 60_000;
-export const MAX_ATTEMPTS = 8;
-export const FIRST_RETRY_MS = 5_000;
+export const MAX_ATTEMPTS = ALERT_RETRY.maxAttempts;
+/** First retry delay, doubled per attempt, at most an hour. */
+export const FIRST_RETRY_MS = ALERT_RETRY.initialMs;
 export const HTTP_TIMEOUT_MS = 10_000;
 const BATCH = 10;
 
@@ -112,42 +115,40 @@ export class AlertDeliverer {
       const rule = (
         await this.o.db.pool.query<{ id: string; name: string; namespace: string; channels: AlertChannel[] }>(
           `SELECT id, name, namespace, channels FROM alert_rules WHERE id = $1`,
-          [d.rule_id],
+          [d.data.rule_id],
         )
       ).rows[0];
       if (!rule) throw new PermanentFailure('the rule was deleted');
-      const channel = rule.channels[d.channel];
+      const channel = rule.channels[d.data.channel];
       if (!channel) throw new PermanentFailure('the channel was removed from the rule');
-      let message = d.message as AlertMessage | null;
+      let message = d.data.message as AlertMessage | null;
       if (!message) {
-        message = await buildMessage(this.o.db.pool, d, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), secrets: this.secrets });
-        await saveMessage(this.o.db.pool, d.id, message);
+        message = await buildMessage(this.o.db.pool, d.data, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), secrets: this.secrets });
+        await saveMessage(this.o.db.pool, d.key, message);
       }
       const sent = await this.send(d, rule.namespace, channel, message, (v) => masks.push(v));
       outcome = {
         ok: true,
-        final: true,
+        permanent: false,
         detail: sent.detail,
         durationMs: performance.now() - started,
-        retryInMs: 0,
         ...(sent.httpStatus !== undefined ? { httpStatus: sent.httpStatus } : {}),
       };
     } catch (err) {
       const e = err as Error & { httpStatus?: number };
-      const permanent = err instanceof PermanentFailure;
-      const final = permanent || d.attempts >= MAX_ATTEMPTS;
-      const detail = maskText(e.message ?? String(err), masks);
       outcome = {
         ok: false,
-        final,
-        detail,
+        permanent: err instanceof PermanentFailure,
+        detail: maskText(e.message ?? String(err), masks),
         durationMs: performance.now() - started,
-        retryInMs: retryDelayMs(d.attempts, this.o.firstRetryMs ?? FIRST_RETRY_MS),
         ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}),
       };
-      this.o.log[final ? 'warn' : 'info'](final ? 'alert delivery failed' : 'alert not delivered; retrying', { delivery_id: d.id, attempt: d.attempts, error: detail });
     }
-    await finishAttempt(this.o.db.pool, d, this.o.instanceId, outcome);
+    const retry = this.o.firstRetryMs !== undefined ? { initialMs: this.o.firstRetryMs } : undefined;
+    const { final, held } = await finishAttempt(this.o.db.pool, d, this.o.instanceId, outcome, retry);
+    if (!outcome.ok && held) {
+      this.o.log[final ? 'warn' : 'info'](final ? 'alert delivery failed' : 'alert not delivered; retrying', { delivery_id: d.key, attempt: d.attempt, error: outcome.detail });
+    }
   }
 
   private async secret(namespace: string, reference: string, remember: (v: string) => void): Promise<string> {
@@ -166,10 +167,15 @@ export class AlertDeliverer {
         return this.email(d, namespace, c, m);
       case 'webhook': {
         const key = await this.secret(namespace, c.signing_secret, remember);
-        const body = JSON.stringify({ delivery_id: d.id, ...m });
+        const body = JSON.stringify({ delivery_id: d.key, ...m });
         const ts = String(Math.floor(Date.now() / 1000));
         const signature = createHmac('sha256', key).update(`${ts}.${body}`).digest('hex');
-        return this.post(c.url, body, { 'X-Svc-Alert-Delivery': d.id, 'X-Svc-Alert-Timestamp': ts, 'X-Svc-Alert-Signature': `sha256=${signature}`, 'X-Svc-Alert-Event': d.event });
+        return this.post(c.url, body, {
+          'X-Svc-Alert-Delivery': d.key,
+          'X-Svc-Alert-Timestamp': ts,
+          'X-Svc-Alert-Signature': `sha256=${signature}`,
+          'X-Svc-Alert-Event': d.data.event,
+        });
       }
       case 'slack': {
         const url = await this.secret(namespace, c.url_secret, remember);
@@ -191,15 +197,15 @@ export class AlertDeliverer {
       throw new PermanentFailure(`from ${c.from} is not a verified sender of organization ${c.organization}`);
     }
     // The email's id is the delivery's: a retry after a crash between queueing and recording finds it queued already.
-    const exists = await this.o.db.pool.query(`SELECT 1 FROM emails WHERE id = $1`, [d.id]);
-    if (exists.rowCount) return { detail: `queued as email ${d.id}` };
+    const exists = await this.o.db.pool.query(`SELECT 1 FROM emails WHERE id = $1`, [d.key]);
+    if (exists.rowCount) return { detail: `queued as email ${d.key}` };
     const take = await queueEmail(
       this.o.db.pool,
-      { id: d.id, organizationId: org.id, keyId: null, from: c.from, to: c.to, subject: m.subject, text: m.text },
+      { id: d.key, organizationId: org.id, keyId: null, from: c.from, to: c.to, subject: m.subject, text: m.text },
       org.daily_quota ?? this.o.orgDailyQuota,
     );
     if (!take.taken) throw new Error(`organization ${c.organization} used its daily email quota (${take.used}); retried later`);
-    return { detail: `queued as email ${d.id}` };
+    return { detail: `queued as email ${d.key}` };
   }
 
   private async post(url: string, body: string, headers: Record<string, string>, shownAs = url): Promise<{ detail: string; httpStatus: number }> {

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { Masker } from '@svc/masking';
 import type { SecretStore } from '@svc/secrets';
 import { executionSummary, logTail, taskRunOfInterest } from '@svc/engine/read-models';
-import type { ClaimedDelivery } from './sql.js';
+import type { DeliveryJob } from './delivery-queue.js';
 
 /** Log lines of the failing task an alert quotes. */
 export const LOG_LINES = 20;
@@ -28,7 +28,7 @@ const EVENT_WORDS: Record<string, string> = { failed: 'failed', timed_out: 'time
 
 export async function buildMessage(
   pool: pg.Pool,
-  d: ClaimedDelivery,
+  d: DeliveryJob,
   rule: { id: string; name: string },
   o: { publicUrl: string; secrets: Pick<SecretStore, 'valuesOf'> },
 ): Promise<AlertMessage> {

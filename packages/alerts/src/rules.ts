@@ -62,8 +62,3 @@ export function channelTarget(c: AlertChannel): string {
       return assertNever(c);
   }
 }
-
-/** Backoff of the n-th failed attempt (from 1): first, doubled per attempt, at most an hour. */
-export function retryDelayMs(attempt: number, firstMs: number): number {
-  return Math.min(3_600_000, firstMs * 2 ** Math.max(0, attempt - 1));
-}

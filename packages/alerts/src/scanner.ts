@@ -7,8 +7,10 @@
 // others skip), reads executions that ended after it and at least
 // `settleMs` before the database's now (an end committed a little after its
 // ended_at is still seen), writes deliveries with ON CONFLICT DO NOTHING on
-// (rule, subject, event, channel), and moves the cursor in the same
-// transaction. A crash rolls back both, and a re-scan writes nothing twice.
+// (rule, subject, event, channel) (they are jobs of the alert outbox,
+// delivery-queue.ts: each one written wakes the deliverers once the
+// transaction commits), and moves the cursor in the same transaction. A
+// crash rolls back both, and a re-scan writes nothing twice.
 // Without an enabled rule a pass only moves the cursor to the settled bound.
 //
 // Lateness is checked in the same pass: executions of a rule's scope still
@@ -21,11 +23,10 @@
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import { endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
-import { alertsLastHour, enabledRules, insertDelivery, lockCursor, moveCursor, schedulesLate, settledBound } from './sql.js';
+import { alertsLastHour, enabledRules, lockCursor, moveCursor, schedulesLate, settledBound } from './sql.js';
+import { enqueueDelivery } from './delivery-queue.js';
 import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } from './rules.js';
 
-/** The channel whose NOTIFY wakes the deliverers when deliveries were written. */
-export const ALERT_QUEUED_CHANNEL = 'svc_alert_queued';
 /** How long after its ended_at an execution is read (commit delay and clock skew between instances). */
 export const SETTLE_MS = 5_000;
 const BATCH = 500;
@@ -65,7 +66,7 @@ export class AlertScanner {
         const suppressed = used >= rule.rate_limit_per_hour;
         let any = false;
         for (const [i, ch] of rule.channels.entries()) {
-          const ok = await insertDelivery(c, { ruleId: rule.id, event, subject, ...where, channel: i, channelType: ch.type, target: channelTarget(ch), suppressed });
+          const ok = await enqueueDelivery(c, { ruleId: rule.id, event, subject, ...where, channel: i, channelType: ch.type, target: channelTarget(ch), suppressed });
           if (ok) any = true;
         }
         if (any) {
@@ -102,7 +103,6 @@ export class AlertScanner {
           }
         }
       }
-      if (written) await c.query(`SELECT pg_notify($1, '')`, [ALERT_QUEUED_CHANNEL]);
       await c.query('COMMIT');
       return written;
     } catch (err) {

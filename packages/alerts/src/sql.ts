@@ -1,6 +1,8 @@
 // The statements of alert scanning and delivery (scanner.ts, deliverer.ts),
-// one function per statement: the alert tables' writes, by their owner. What
-// they read of executions comes from the engine's read model.
+// one function per statement: the alert tables' writes, by their owner, besides
+// the outbox's claims and outcomes, which run through the job queue declared
+// in delivery-queue.ts. What they read of executions comes from the engine's
+// read model.
 import type pg from 'pg';
 import { newId } from '@svc/db';
 import type { AlertRuleRow } from './rules.js';
@@ -58,108 +60,18 @@ export async function alertsLastHour(c: Q, ruleId: string): Promise<number> {
   return r.rows[0].n;
 }
 
-export interface NewDelivery {
-  ruleId: string;
-  event: string;
-  subject: string;
-  executionId: string | null;
-  namespace: string;
-  flowId: string | null;
-  channel: number;
-  channelType: string;
-  target: string;
-  suppressed: boolean;
-}
-
-/** Writes a delivery unless one exists for (rule, subject, event, channel): true when written. */
-export async function insertDelivery(c: Q, d: NewDelivery): Promise<boolean> {
-  const r = await c.query(
-    `INSERT INTO alert_deliveries (id, rule_id, event, subject, execution_id, namespace, flow_id, channel, channel_type, target, status, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-     ON CONFLICT (rule_id, subject, event, channel) DO NOTHING`,
-    [
-      newId(),
-      d.ruleId,
-      d.event,
-      d.subject,
-      d.executionId,
-      d.namespace,
-      d.flowId,
-      d.channel,
-      d.channelType,
-      d.target,
-      d.suppressed ? 'suppressed' : 'pending',
-      d.suppressed ? "the rule's rate limit was reached" : '',
-    ],
-  );
-  return (r.rowCount ?? 0) > 0;
-}
-
-export interface ClaimedDelivery {
-  id: string;
-  rule_id: string;
-  event: string;
-  subject: string;
-  execution_id: string | null;
-  namespace: string;
-  flow_id: string | null;
-  channel: number;
-  attempts: number;
-  message: unknown;
-}
-
-/** Claims due deliveries (pending and due, or sending with an expired claim) for this instance. */
-export async function claimDeliveries(c: Q, instanceId: string, claimMs: number, limit: number): Promise<ClaimedDelivery[]> {
-  const r = await c.query<ClaimedDelivery>(
-    `UPDATE alert_deliveries SET status = 'sending', locked_by = $1, locked_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-     WHERE id IN (
-       SELECT id FROM alert_deliveries
-       WHERE (status = 'pending' AND next_attempt_at <= now()) OR (status = 'sending' AND locked_until < now())
-       ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-     RETURNING id, rule_id, event, subject, execution_id, namespace, flow_id, channel, attempts, message`,
-    [instanceId, claimMs, limit],
-  );
-  return r.rows;
-}
-
 export async function saveMessage(c: Q, id: string, message: unknown): Promise<void> {
   await c.query(`UPDATE alert_deliveries SET message = $2 WHERE id = $1 AND message IS NULL`, [id, JSON.stringify(message)]);
 }
 
-export interface AttemptOutcome {
-  ok: boolean;
-  /** No further attempt: delivered, or failed for good. */
-  final: boolean;
-  httpStatus?: number;
-  detail: string;
-  durationMs: number;
-  retryInMs: number;
-}
-
-/** Records an attempt and its delivery's new status, if this instance still holds the claim. */
-export async function finishAttempt(pool: pg.Pool, d: ClaimedDelivery, instanceId: string, o: AttemptOutcome): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const status = o.ok ? 'delivered' : o.final ? 'failed' : 'pending';
-    const r = await c.query(
-      `UPDATE alert_deliveries SET status = $2, error = $3, next_attempt_at = now() + $4 * interval '1 millisecond',
-         delivered_at = CASE WHEN $5 THEN now() ELSE delivered_at END, locked_by = NULL, locked_until = NULL
-       WHERE id = $1 AND locked_by = $6`,
-      [d.id, status, o.ok ? '' : o.detail, o.retryInMs, o.ok, instanceId],
-    );
-    if (r.rowCount) {
-      await c.query(
-        `INSERT INTO alert_delivery_attempts (id, delivery_id, number, ok, http_status, detail, duration_ms, instance_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (delivery_id, number) DO NOTHING`,
-        [newId(), d.id, d.attempts, o.ok, o.httpStatus ?? null, o.detail.slice(0, 2000), Math.round(o.durationMs), instanceId],
-      );
-    }
-    await c.query('COMMIT');
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    c.release();
-  }
+/** Appends one try of a delivery to its log (in the transaction that records the outcome: delivery-queue.ts). */
+export async function insertAttempt(
+  c: Q,
+  a: { deliveryId: string; number: number; ok: boolean; httpStatus: number | null; detail: string; durationMs: number; instanceId: string },
+): Promise<void> {
+  await c.query(
+    `INSERT INTO alert_delivery_attempts (id, delivery_id, number, ok, http_status, detail, duration_ms, instance_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (delivery_id, number) DO NOTHING`,
+    [newId(), a.deliveryId, a.number, a.ok, a.httpStatus, a.detail.slice(0, 2000), Math.round(a.durationMs), a.instanceId],
+  );
 }
