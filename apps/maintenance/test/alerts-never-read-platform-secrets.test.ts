@@ -1,4 +1,5 @@
-// Alert channels never read platform secrets (issue #40): a rule is made by
+// Alert channels never read platform secrets (the credentials svc itself
+// authenticates with, docs/operating/security.md): a rule is made by
 // a namespace editor, so its signing_secret and url_secret resolve as a flow
 // of its namespace would (the namespace, its parents, global) and never from
 // the platform store. A rule naming a platform secret's name fails its

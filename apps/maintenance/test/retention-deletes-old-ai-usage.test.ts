@@ -1,4 +1,5 @@
-// Retention of the daily AI usage counters (issue #29): an `ai_usage` row goes
+// Retention of the daily AI usage counters (the AI limits read them; an old
+// day only takes space): an `ai_usage` row goes
 // once its UTC day ended more than SVC_RETENTION_DAYS ago, in batches, for
 // every user (automatic triage's 'auto' row too); the days inside the window,
 // today's included (the one the limits read), stay.
