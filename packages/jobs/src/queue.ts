@@ -10,7 +10,7 @@
 // to (with its quota, its own rows), and records an outcome together with
 // rows of its own (an alert's attempt log).
 import { retryDelayMs, shouldRetry, type AttemptPolicy, type BackoffPolicy } from '@svc/state-machine';
-import { claimStatement, enqueueStatement, failStatement, succeedStatement } from './sql.js';
+import { claimStatement, enqueueStatement, extendStatement, failStatement, succeedStatement } from './sql.js';
 import { jobTable, type JobTable, type JobTableSpec } from './table.js';
 
 /**
@@ -66,9 +66,12 @@ export class JobQueue<T extends Record<string, unknown>> {
     return ((await db.query(s.text, s.values)).rowCount ?? 0) > 0;
   }
 
-  /** Claims up to `limit` due jobs for `worker`, each for `leaseMs` (see claimStatement). */
-  async claim(db: JobDb, worker: string, o: { leaseMs: number; limit: number }): Promise<Job<T>[]> {
-    const s = claimStatement(this.table, worker, o.leaseMs, o.limit);
+  /**
+   * Claims up to `limit` due jobs for `worker`, each for `leaseMs` (see
+   * claimStatement); with `where`, only jobs whose columns have those values.
+   */
+  async claim(db: JobDb, worker: string, o: { leaseMs: number; limit: number; where?: Record<string, unknown> }): Promise<Job<T>[]> {
+    const s = claimStatement(this.table, worker, o.leaseMs, o.limit, o.where);
     const r = await db.query(s.text, s.values);
     return (r.rows as (T & { job_key: string; job_attempts: number })[]).map(({ job_key, job_attempts, ...data }) => ({
       key: job_key,
@@ -77,9 +80,20 @@ export class JobQueue<T extends Record<string, unknown>> {
     }));
   }
 
-  /** The job is done (`set`: the owner's columns to set with it; `NOW` for the database's clock). False when the claim was no longer `worker`'s. */
-  async succeed(db: JobDb, job: Job<T>, worker: string, set: Record<string, unknown> = {}): Promise<boolean> {
-    const s = succeedStatement(this.table, job.key, worker, set);
+  /**
+   * The job is done (`set`: the owner's columns to set with it; `NOW` for
+   * the database's clock; `status`: one of the table's `alsoSucceeded`
+   * instead of its succeeded status). False when the claim was no longer
+   * `worker`'s.
+   */
+  async succeed(db: JobDb, job: Job<T>, worker: string, set: Record<string, unknown> = {}, status?: string): Promise<boolean> {
+    const s = succeedStatement(this.table, job.key, worker, set, status);
+    return ((await db.query(s.text, s.values)).rowCount ?? 0) > 0;
+  }
+
+  /** Holds the claim `leaseMs` from now (a job that runs longer than its lease renews it). False when the claim was no longer `worker`'s. */
+  async extend(db: JobDb, job: Job<T>, worker: string, leaseMs: number): Promise<boolean> {
+    const s = extendStatement(this.table, job.key, worker, leaseMs);
     return ((await db.query(s.text, s.values)).rowCount ?? 0) > 0;
   }
 

@@ -50,21 +50,42 @@ export function enqueueStatement(t: JobTable, row: Record<string, unknown>): Sta
  * with FOR UPDATE SKIP LOCKED in the statement that marks them, so any
  * number of workers claim each job once. Oldest due first.
  */
-export function claimStatement(t: JobTable, worker: string, leaseMs: number, limit: number): Statement {
+export function claimStatement(t: JobTable, worker: string, leaseMs: number, limit: number, where: Record<string, unknown> = {}): Statement {
+  const values: unknown[] = [t.states.running, worker, leaseMs, t.states.queued, limit];
+  // Only jobs whose owner's columns equal `where` (one git source's sync requests).
+  const only = Object.entries(where).map(([c, v]) => {
+    values.push(v);
+    return ` AND ${checked(c, 'column')} = $${values.length}`;
+  });
   return {
     text: `UPDATE ${t.table} SET ${t.status} = $1, ${t.lockedBy} = $2, ${t.lockedUntil} = now() + $3 * interval '1 millisecond', ${t.attempts} = ${t.attempts} + 1
              WHERE ${t.key} IN (
                SELECT ${t.key} FROM ${t.table}
-                WHERE (${t.status} = $4 AND ${t.runAt} <= now()) OR (${t.status} = $1 AND ${t.lockedUntil} < now())
+                WHERE ((${t.status} = $4 AND ${t.runAt} <= now()) OR (${t.status} = $1 AND ${t.lockedUntil} < now()))${only.join('')}
                 ORDER BY ${t.runAt} LIMIT $5 FOR UPDATE SKIP LOCKED)
            RETURNING ${t.key}::text AS job_key, ${t.attempts} AS job_attempts${t.returning.map((c) => `, ${c}`).join('')}`,
-    values: [t.states.running, worker, leaseMs, t.states.queued, limit],
+    values,
   };
 }
 
-/** Marks a claimed job done (and sets the owner's `set` columns), if `worker` still holds its claim. */
-export function succeedStatement(t: JobTable, key: string, worker: string, set: Record<string, unknown>): Statement {
-  const values: unknown[] = [key, worker, t.states.succeeded];
+/** Moves the claim of a job `worker` holds to `leaseMs` from now (a long job renews it while it runs). */
+export function extendStatement(t: JobTable, key: string, worker: string, leaseMs: number): Statement {
+  return {
+    text: `UPDATE ${t.table} SET ${t.lockedUntil} = now() + $3 * interval '1 millisecond' WHERE ${t.key} = $1 AND ${t.lockedBy} = $2 AND ${t.status} = $4`,
+    values: [key, worker, leaseMs, t.states.running],
+  };
+}
+
+/**
+ * Marks a claimed job done, with `status` (the table's succeeded status, or
+ * one of its `alsoSucceeded`), and sets the owner's `set` columns, if
+ * `worker` still holds its claim.
+ */
+export function succeedStatement(t: JobTable, key: string, worker: string, set: Record<string, unknown>, status = t.states.succeeded): Statement {
+  if (status !== t.states.succeeded && !(t.states.alsoSucceeded ?? []).includes(status)) {
+    throw new TypeError(`job table ${t.table}: ${JSON.stringify(status)} is not a status a job succeeds with`);
+  }
+  const values: unknown[] = [key, worker, status];
   const extra = assignments(set, values);
   return {
     text: `UPDATE ${t.table} SET ${[`${t.status} = $3`, `${t.error} = ''`, `${t.lockedBy} = NULL`, `${t.lockedUntil} = NULL`, ...extra].join(', ')}

@@ -19,8 +19,13 @@ export interface JobTableSpec {
   unique?: readonly string[];
   /** Status column. Default `status`. */
   status?: string;
-  /** The status values: waiting (`queued`), claimed (`running`), done (`succeeded`), failed for good (`failed`). */
-  states: { queued: string; running: string; succeeded: string; failed: string };
+  /**
+   * The status values: waiting (`queued`), claimed (`running`), done
+   * (`succeeded`), failed for good (`failed`), and any other statuses a job
+   * may succeed with (`alsoSucceeded`: a git sync that found nothing new ends
+   * `no_change`). Default `alsoSucceeded`: none.
+   */
+  states: { queued: string; running: string; succeeded: string; failed: string; alsoSucceeded?: readonly string[] };
   /** Attempts so far, counting the one claimed (integer). Default `attempts`. */
   attempts?: string;
   /** When a waiting job is due (timestamptz). Default `next_attempt_at`. */

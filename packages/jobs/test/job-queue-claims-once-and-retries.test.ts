@@ -3,7 +3,9 @@
 // two workers claiming at once never share a job (SKIP LOCKED); a lapsed
 // lease is claimed again, and the late holder can no longer record an
 // outcome; a failure waits as the retry policy says, and the last attempt
-// (or a permanent failure) fails the job for good.
+// (or a permanent failure) fails the job for good; a claim may be limited
+// to jobs with given column values, renewed by its holder, and end in
+// another status the table declares a success.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -109,6 +111,23 @@ test('failures wait as the retry policy says, and the last attempt fails for goo
   const [j] = await queue.claim(pool, 'A', { leaseMs: 60_000, limit: 1 });
   assert.equal((await queue.fail(pool, j!, 'A', { error: 'no such mailbox', permanent: true })).final, true);
   assert.equal((await row('refused')).state, 'dead');
+});
+
+test('a claim limited by column values takes only those jobs; its holder renews it; a success may end in another declared status', async () => {
+  await pool.query(`DELETE FROM test_jobs`);
+  const q = new JobQueue<{ body: string }>({ ...queue.table, states: { ...queue.table.states, alsoSucceeded: ['unchanged'] }, unique: ['id'] }, queue.retry);
+  await q.enqueue(pool, { id: 'a1', body: 'a' });
+  await q.enqueue(pool, { id: 'b1', body: 'b' });
+  const [b] = await q.claim(pool, 'A', { leaseMs: 50, limit: 10, where: { body: 'b' } });
+  assert.equal(b?.key, 'b1');
+  assert.equal((await row('a1')).state, 'waiting', 'the other job was not claimed');
+  assert.equal(await q.extend(pool, b!, 'B', 60_000), false, 'only the holder renews');
+  assert.equal(await q.extend(pool, b!, 'A', 60_000), true);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await q.claim(pool, 'B', { leaseMs: 60_000, limit: 10, where: { body: 'b' } }), [], 'the renewed claim holds past its first lease');
+  await assert.rejects(q.succeed(pool, b!, 'A', {}, 'dead'), TypeError);
+  assert.equal(await q.succeed(pool, b!, 'A', {}, 'unchanged'), true);
+  assert.equal((await row('b1')).state, 'unchanged');
 });
 
 test('a worker is woken by the enqueue through the shared notifier, not by its poll', async () => {
