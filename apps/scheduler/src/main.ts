@@ -6,10 +6,11 @@
 // (SVC_SCHEDULER_TICK_MS, _SYNC_MS, _SWEEP_MS) come from the configuration,
 // so a bad value stops it with exit code 2 like any other. It also runs the
 // git sync worker (requested syncs and polling of git sources; see
-// @svc/git-sources worker.ts), woken by NOTIFY on GIT_SYNC_CHANNEL. With
+// @svc/git-sources worker.ts), woken through the process's one notifier
+// when a sync is requested (the requests are a job queue, @svc/jobs). With
 // SVC_HEALTH_PORT it serves /healthz, /readyz and /metrics (@svc/service).
 import { Engine } from '@svc/engine';
-import { GIT_SYNC_CHANNEL, GitSyncWorker } from '@svc/git-sources';
+import { GitSyncWorker } from '@svc/git-sources';
 import { PlatformSecretStore } from '@svc/secrets';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
@@ -42,7 +43,7 @@ await runService({
       maxInFlightPerFlow: ctx.config.backfillMaxInFlightPerFlow,
       maxInFlightPerNamespace: ctx.config.backfillMaxInFlightPerNamespace,
     }).start({ now, intervalMs: ctx.config.schedulerTickMs });
-    const git = new GitSyncWorker({
+    const git = await new GitSyncWorker({
       db: ctx.db,
       pool: ctx.db.pool,
       storage,
@@ -53,8 +54,7 @@ await runService({
       maxFileBytes: ctx.config.maxFileBytes,
       maxBundleBytes: ctx.config.maxBundleBytes,
       tickMs: ctx.config.gitSyncTickMs,
-      subscribe: (wake) => ctx.notifier.subscribe(GIT_SYNC_CHANNEL, wake),
-    }).start();
+    }).start(ctx.notifier);
     return {
       async stop() {
         await loop.stop();

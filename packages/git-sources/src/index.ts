@@ -37,9 +37,13 @@ export {
   selectDueGitSources,
   requestGitSync,
   claimGitSource,
+  extendGitSyncClaim,
+  finishRequestedGitSyncRun,
   insertRunningGitSyncRun,
   finishGitSyncRun,
   recordGitSourceOutcome,
   type GitSyncRunRow,
   type GitSourceClaim,
+  type ClaimedGitSync,
+  type GitSyncRequest,
 } from './sync-queue.js';

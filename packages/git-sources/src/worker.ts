@@ -1,26 +1,43 @@
 // The git sync worker: syncs requested sources and polls the others on their
 // `poll_interval`, each source on one worker at a time however many
-// instances run one. Each tick:
+// instances run one. Each pass:
 //   1. due sources are listed (requested, or poll time reached);
 //   2. for each, the worker takes the source's lease (`git-source:<id>`); a
 //      source whose lease another worker holds is skipped (it is syncing);
 //   3. under the lease the source row is claimed (SKIP LOCKED, re-checked
 //      due: another worker may have just synced it), which clears the
-//      request and moves next_poll_at;
+//      request, moves next_poll_at and claims the queued run of a request
+//      (a job of the sync request queue, sync-queue.ts);
 //   4. a poll first asks the remote for the branch head; when it is the
 //      commit last synced and the last sync succeeded, only last_sync_at
 //      moves and no run is recorded (a poll every minute would otherwise
 //      add 1440 identical rows a day, kept forever). Everything else is a
 //      run: a requested sync always, a poll that saw a new commit or
 //      follows a failure;
-//   5. the run and the source's last_* columns are written, and the lease
-//      released. The lease is renewed while git runs; a worker that dies
-//      mid-sync leaves a `running` run that the next holder fails.
-// NOTIFY on GIT_SYNC_CHANNEL wakes the loop early; the tick is the backstop.
+//   5. the run (a request's through the queue, while its claim is the
+//      worker's) and the source's last_* columns are written, and the lease
+//      released. The lease and the run's claim are renewed while git runs;
+//      a worker that dies mid-sync leaves a `running` run that the next
+//      holder fails.
+// Passes run on a JobWorker (@svc/jobs): woken by the queue's NOTIFY
+// through the process's shared notifier, and by the tick, which is also
+// what finds the sources whose poll time came.
 import type pg from 'pg';
-import { acquireLease, inTransaction, newId, releaseLease, renewLease, type Db } from '@svc/db';
+import { acquireLease, inTransaction, newId, releaseLease, renewLease, type Db, type Notifier } from '@svc/db';
+import { JobWorker } from '@svc/jobs';
 import { getGitSource } from './sources.js';
-import { claimGitSource, finishGitSyncRun, gitSourceLease, insertRunningGitSyncRun, recordGitSourceOutcome, selectDueGitSources } from './sync-queue.js';
+import {
+  claimGitSource,
+  extendGitSyncClaim,
+  finishGitSyncRun,
+  finishRequestedGitSyncRun,
+  GIT_SYNC_CHANNEL,
+  gitSourceLease,
+  insertRunningGitSyncRun,
+  recordGitSourceOutcome,
+  selectDueGitSources,
+  type ClaimedGitSync,
+} from './sync-queue.js';
 import { remoteHead, syncSource, type SyncDeps, type SyncOutcome } from './sync.js';
 
 export interface WorkerLog {
@@ -39,8 +56,6 @@ export interface GitSyncWorkerDeps extends SyncDeps {
   leaseMs?: number;
   /** Sources looked at per tick. Default 20. */
   batchSize?: number;
-  /** Subscribes to sync requests (NOTIFY); returns the unsubscribe. Default: none, polling only. */
-  subscribe?: (wake: () => void) => () => void;
 }
 
 export interface TickReport {
@@ -75,17 +90,24 @@ export class GitSyncWorker {
         report.busy++;
         continue;
       }
+      // The request's claim, once taken: renewed with the lease.
+      const held: { job: ClaimedGitSync | null } = { job: null };
       const renew = setInterval(
         () => {
           renewLease(this.pool, lease, this.deps.holderId, leaseMs).then(
-            (held) => held || this.deps.log.warn('git sync lease lost while syncing', { source_id: id }),
+            (ok) => ok || this.deps.log.warn('git sync lease lost while syncing', { source_id: id }),
             (err: unknown) => this.deps.log.warn('git sync lease renewal failed', { source_id: id, error: (err as Error).message }),
           );
+          if (held.job) {
+            extendGitSyncClaim(this.pool, held.job, this.deps.holderId, leaseMs).catch((err: unknown) =>
+              this.deps.log.warn('git sync claim renewal failed', { source_id: id, error: (err as Error).message }),
+            );
+          }
         },
         Math.max(1000, Math.floor(leaseMs / 3)),
       );
       try {
-        const done = await this.syncClaimed(id, now);
+        const done = await this.syncClaimed(id, now, leaseMs, held);
         if (done) report.synced.push(done);
       } catch (err) {
         // Annotate and go on with the next source: one broken source stops no other.
@@ -98,9 +120,10 @@ export class GitSyncWorker {
     return report;
   }
 
-  private async syncClaimed(id: string, now: Date): Promise<TickReport['synced'][number] | undefined> {
-    const claim = await inTransaction(this.pool, (c) => claimGitSource(c, id, now));
+  private async syncClaimed(id: string, now: Date, leaseMs: number, held: { job: ClaimedGitSync | null }): Promise<TickReport['synced'][number] | undefined> {
+    const claim = await inTransaction(this.pool, (c) => claimGitSource(c, id, now, this.deps.holderId, leaseMs));
     if (!claim) return undefined;
+    held.job = claim.job;
     if (claim.abandoned) this.deps.log.warn('git sync runs left running by a stopped instance marked failed', { source_id: id, runs: claim.abandoned });
     const source = await getGitSource(this.deps, id);
     let run = claim.run;
@@ -122,8 +145,13 @@ export class GitSyncWorker {
     }
     const out = await syncSource(this.deps, source);
     const ended = this.deps.now();
+    const job = claim.job;
     await inTransaction(this.pool, async (c) => {
-      await finishGitSyncRun(c, { id: run.id, status: out.status, sha: out.sha, error: out.error, details: out.details, now: ended });
+      const ending = { status: out.status, sha: out.sha, error: out.error, details: out.details, now: ended };
+      if (!job) await finishGitSyncRun(c, { id: run.id, ...ending });
+      else if (!(await finishRequestedGitSyncRun(c, job, this.deps.holderId, ending))) {
+        this.deps.log.warn("git sync run was no longer this worker's to end", { source_id: id, run_id: run.id });
+      }
       await recordGitSourceOutcome(c, { sourceId: id, ok: out.status !== 'failed', sha: out.sha, error: out.error, now: ended });
     });
     const meta = { source_id: id, run_id: run.id, trigger: run.trigger, status: out.status, sha: out.sha };
@@ -132,36 +160,27 @@ export class GitSyncWorker {
     return { sourceId: id, runId: run.id, status: out.status };
   }
 
-  /** Runs ticks until stopped; a NOTIFY (when subscribed) wakes it early. */
-  start(): { stop(): Promise<void> } {
-    let stopped = false;
-    let wake: (() => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const unsubscribe = this.deps.subscribe?.(() => wake?.());
+  /**
+   * Runs passes until stopped: on every tick, and when a request is queued
+   * (NOTIFY through `notifier`, the process's shared one).
+   */
+  async start(notifier: Notifier): Promise<{ stop(): Promise<void> }> {
+    const passes = new JobWorker({
+      notifier,
+      channel: GIT_SYNC_CHANNEL,
+      pollMs: this.deps.tickMs ?? 2000,
+      log: this.deps.log,
+      what: 'git sync requests',
+      pass: async () => {
+        await this.tick();
+      },
+    });
+    await passes.start();
     const abort = () => this.stopping.abort();
-    const loop = (async () => {
-      while (!stopped) {
-        try {
-          await this.tick();
-        } catch (err) {
-          this.deps.log.warn('git sync tick failed', { error: (err as Error).message });
-        }
-        if (stopped) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, this.deps.tickMs ?? 2000);
-        });
-        clearTimeout(timer);
-        wake = undefined;
-      }
-    })();
     return {
       async stop() {
-        stopped = true;
         abort();
-        wake?.();
-        unsubscribe?.();
-        await loop;
+        await passes.stop();
       },
     };
   }
