@@ -57,7 +57,7 @@ function lineColumn(source: string, offset: number): { line: number; column: num
 }
 
 /** The first line of a cel-js message (the rest repeats the source with a caret, which our error gives as line and column). */
-const summaryOf = (err: Error & { summary?: string }) => (err.summary ?? err.message).split('\n')[0]!;
+const summaryOf = (err: Error & { summary?: string }) => (err.summary ?? err.message).split('\n')[0];
 
 /**
  * Compiles the expression form of `run_if` (cached by its text). Throws
@@ -69,7 +69,7 @@ export function compileCondition(runIf: string): Condition {
   if (cached) return cached;
   const m = EXPRESSION_FORM.exec(runIf);
   if (!m) throw new ConditionError(`run_if must be success, failure, always or one {{ expression }}`, 1, 1);
-  const inner = m[1]!;
+  const inner = m[1];
   const start = runIf.indexOf('{{') + 2;
   const at = (offset: number) => lineColumn(runIf, start + offset);
   if (!inner.trim()) {
@@ -95,7 +95,7 @@ export function compileCondition(runIf: string): Condition {
     throw new ConditionError(`the expression is of type ${checked.type}, not bool (compare it: e.g. == 'prod', > 0)`, line, column);
   }
   const taskRefs = new Set<string>();
-  for (const r of inner.matchAll(/\btasks\s*(?:\.\s*([a-z][a-z0-9_]*)|\[\s*(['"])([a-z][a-z0-9_]*)\2\s*\])/g)) taskRefs.add(r[1] ?? r[3]!);
+  for (const r of inner.matchAll(/\btasks\s*(?:\.\s*([a-z][a-z0-9_]*)|\[\s*(['"])([a-z][a-z0-9_]*)\2\s*\])/g)) taskRefs.add(r[1] ?? r[3]);
   const condition: Condition = { text: inner.trim(), taskRefs: [...taskRefs], run };
   if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value!);
   compiled.set(runIf, condition);
@@ -122,7 +122,7 @@ export function evaluateCondition(c: Condition, scope: Partial<Record<ConditionR
   const context: Record<string, unknown> = {};
   for (const root of CONDITION_ROOTS) context[root] = celValue(scope[root] ?? {});
   try {
-    const value = c.run(context);
+    const value: unknown = c.run(context);
     if (typeof value !== 'boolean')
       return { ok: false, error: `run_if {{ ${c.text} }} gave ${typeof value === 'bigint' ? String(value) : JSON.stringify(value)}, not true or false` };
     return { ok: true, value };
