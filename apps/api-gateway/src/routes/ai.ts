@@ -1,6 +1,6 @@
 // The AI assistant, its provider and triage: provider settings (changed by
-// an admin, read by every viewer like every GET not excepted in the roles of
-// decisions.md; the API key write-only, sealed, no credential in base_url), the status every viewer may read, the own
+// an admin, read by every viewer like every GET of the role table, as
+// docs/using/ai-and-mcp.md says under "Who sees the provider"; the API key write-only, sealed, no credential in base_url), the status every viewer may read, the own
 // conversations with their streamed turns, confirming or rejecting the
 // actions the assistant proposed (run with the confirming user's role, and
 // audited), and the triage insights of failed executions. Everything but the

@@ -1,4 +1,4 @@
-// Alert rules (issue #33; beyond the spec's operation index, see
+// Alert rules (docs/using/alerts.md; beyond the spec's operation index, see
 // EXTENSION_OPERATION_IDS): CRUD on alert_rules and the deliveries that
 // @svc/alerts' scanner and deliverer (run by maintenance) made of them, with their
 // attempts. A channel names secrets (the webhook's signing key, the Slack
@@ -114,7 +114,7 @@ export function alertHandlers(deps: AlertRouteDeps) {
     async listAlertRules({ query, cursor, principal }) {
       const { limit } = query;
       const c = cursor as { created_at?: string; id?: string } | undefined;
-      // A caller who may read only some namespaces (issue #34) sees only their rules.
+      // A caller who may read only some namespaces (through role bindings, docs/operating/roles.md) sees only their rules.
       const within = await readScope(deps.db.pool, principal!);
       const rows = await prisma.alertRule.findMany({
         where: {

@@ -70,7 +70,7 @@ export function authHandlers(deps: AuthRouteDeps) {
       findUserByEmail(db.prisma, email)
         .then(async (user) => {
           const ok = await verifyPassword(password, user?.password_hash);
-          // An SSO user may be held to SSO (issue #34, sso_settings.password_login_disabled).
+          // An SSO user may be held to SSO (sso_settings.password_login_disabled, docs/operating/sso.md).
           const refused = ok && user ? await passwordLoginRefused(db.pool, user.id) : false;
           done(null, ok && user && !user.disabled && !refused ? user : false);
         })
@@ -110,7 +110,7 @@ export function authHandlers(deps: AuthRouteDeps) {
       await recordAudit(db.prisma, { action: 'auth.login', actor: { id: user.id, type: 'user' }, targetType: 'session', targetId: sessionId, ip, requestId, at: now });
       setSessionCookie(res, token, { publicUrl: deps.publicUrl, ttlMs: deps.sessionTtlMs });
       const me = meBody({ userId: user.id, email: user.email, name: user.display_name, role: user.role, authType: 'session', mustChangePassword: user.must_change_password });
-      // As getMe answers: the UI starts from this answer, and a `none` user reads only these namespaces (issue #34).
+      // As getMe answers: the UI starts from this answer, and a `none` user reads only these namespaces (docs/operating/roles.md).
       const raised = await raisedNamespaces(db.pool, { userId: user.id, userRole: user.role });
       return { ...me, ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },
@@ -123,7 +123,7 @@ export function authHandlers(deps: AuthRouteDeps) {
 
     async getMe({ principal }) {
       const p = principal!;
-      // Where role bindings raise the caller (issue #34), so the UI can offer what the API allows there.
+      // Where role bindings raise the caller (docs/operating/roles.md), so the UI can offer what the API allows there.
       const raised = await raisedNamespaces(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
       return { ...meBody(p), ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },

@@ -1,4 +1,4 @@
-// Backfills (issue #33; beyond the spec's operation index, see
+// Backfills (docs/using/backfills.md; beyond the spec's operation index, see
 // EXTENSION_OPERATION_IDS): a flow's schedule trigger run over a past range.
 // createBackfill computes the fire times with @svc/timing's FireTimes (the
 // scheduler's own computation: its zone and daylight-saving rules) and writes

@@ -11,7 +11,7 @@
 // A branch push is audited (`git.push`) with the source, branch, sha and
 // every repository path it writes.
 // The credential and the webhook secret of a source name platform secrets
-// (issue #40), which no flow can resolve: a setting that names anything else
+// (docs/operating/security.md), which no flow can resolve: a setting that names anything else
 // (a global or namespace secret, or nothing) is 422 naming the field.
 import type { NextFunction, Request, Response } from 'express';
 import type { MasterKey } from '@svc/config';

@@ -1,4 +1,4 @@
-// The allowed callers of a namespace (issue #40, docs/operating/roles.md):
+// The allowed callers of a namespace (docs/operating/roles.md, "What a flow reaches outside its namespace"):
 // the namespaces whose flows may start its flows as subflows and listen to
 // its executions. Admins only; each change audited with the list before and
 // after, in the transaction that makes it.

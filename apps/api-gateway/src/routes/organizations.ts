@@ -1,4 +1,4 @@
-// The admin view of the organization email interface (issue #32; beyond the
+// The admin view of the organization email interface (docs/using/emails.md; beyond the
 // spec's operation index, see EXTENSION_OPERATION_IDS): organizations, their
 // `svc_live_` keys, verified senders, daily quotas, the namespaces whose alert
 // rules may send as them, and sent emails. The rows

@@ -1,4 +1,4 @@
-// Platform secrets (issue #40, admin only): the credentials of the git
+// Platform secrets (admin only; docs/operating/security.md, "Platform credentials"): the credentials of the git
 // sources and of single sign-on, in a store that `secret()` and every other
 // resolver of secret references never read. Values go in and never come
 // out; every set and delete is audited with the name, never the value.

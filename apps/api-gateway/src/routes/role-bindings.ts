@@ -1,4 +1,4 @@
-// Role bindings (issue #34; beyond the spec's operation index, see
+// Role bindings (docs/operating/roles.md; beyond the spec's operation index, see
 // EXTENSION_OPERATION_IDS): a user or an IdP group gets a role on a
 // namespace and its children. Admin only (global role: the operations are
 // globalRoleOnly); every change is audited with the binding's fields.

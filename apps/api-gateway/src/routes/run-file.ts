@@ -1,4 +1,4 @@
-// runFile (decisions.md, "Flows and namespaces"): a namespace file run as an
+// runFile (docs/using/triggers.md, "runFile"): a namespace file run as an
 // execution with flow_id null and trigger_type `file`. The execution carries
 // a one-task definition synthesized here, `{id: run-file, tasks: [{id: run,
 // type: script, file, args, env}]}` (the runtime follows the extension, as for

@@ -18,7 +18,7 @@ function checkRelativePath(p: string): string | null {
   return null;
 }
 
-/** Where validateFile looks up what a flow may reach outside its namespace (issue #40); without it only the file itself is checked. */
+/** Where validateFile looks up what a flow may reach outside its namespace (docs/operating/roles.md); without it only the file itself is checked. */
 export interface SchemaRouteDeps {
   pool: Pick<pg.Pool, 'query'>;
 }

@@ -1,6 +1,7 @@
 // External secret providers (admin). Credentials are write-only: accepted in
 // create and update, stored sealed, never returned or audited. `namespaces`
-// says which namespaces' flows may use a provider (issue #40); it is audited.
+// says which namespaces' flows may use a provider (docs/using/secrets-and-variables.md,
+// "Secret providers serve listed namespaces"); it is audited.
 import { encodeCursor, reply, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';

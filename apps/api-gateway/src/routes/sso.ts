@@ -1,4 +1,4 @@
-// Single sign-on through OpenID Connect (issue #34). The admin's settings and
+// Single sign-on through OpenID Connect (docs/operating/sso.md). The admin's settings and
 // the logout are operations of the catalog (operations/sso.ts); the browser's
 // two navigations, to the IdP and back, are plain routes (ssoRouter below):
 // they answer with redirects, never JSON.
@@ -365,7 +365,7 @@ export function createSso(deps: SsoDeps) {
         throw err;
       }
       const { user } = up;
-      // The groups as of this login: role bindings of IdP groups apply through them (issue #34, docs/operating/roles.md).
+      // The groups as of this login: role bindings of IdP groups apply through them (docs/operating/roles.md).
       await setUserGroups(db.pool, user.id, groups);
       const actor = { id: user.id, type: 'user' as const };
       if (up.linkedByEmail) {
@@ -488,7 +488,7 @@ export function createSso(deps: SsoDeps) {
     const problems: Schemas['ErrorDetail'][] = [];
     const issuer = issuerProblem(body.issuer_url);
     if (issuer) problems.push({ field: 'issuer_url', message: issuer });
-    // The client secret is a platform secret (issue #40): a provider reference, a global or a
+    // The client secret is a platform secret (docs/operating/security.md): a provider reference, a global or a
     // namespace secret is one that flows can read, and is refused.
     if (body.client_secret_secret.includes(':')) {
       problems.push({

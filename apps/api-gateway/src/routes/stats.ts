@@ -1,7 +1,7 @@
 // The dashboard and a flow's charts: figures the engine computes in SQL
 // (packages/engine/src/systems/dashboards.ts). Viewers may read them all; a
 // `none` caller's dashboard without a namespace covers only the namespaces it
-// may read (issue #34), with one namespace the role check decided.
+// may read (docs/operating/roles.md, "The role `none`"), with one namespace the role check decided.
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { OperationHandlers } from '@svc/http';

@@ -34,9 +34,9 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }) {
       const { name, expires_in_days } = body;
       const subject = { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) };
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
-      // For a caller whose role is `none` (issue #34), the highest role its bindings give it: a `none` token would read nothing.
+      // For a caller whose role is `none` (docs/operating/roles.md), the highest role its bindings give it: a `none` token would read nothing.
       const role = body.role ?? (p.role === 'none' ? await namespaceRole(db.pool, subject) : p.role);
-      // Up to the highest role the caller's role bindings give it on some namespace (issue #34): such a
+      // Up to the highest role the caller's role bindings give it on some namespace: such a
       // token is still the owner's global role everywhere else, and never more than its binding where one applies.
       const reach = roleAtLeast(p.role, role) ? p.role : await namespaceRole(db.pool, subject);
       if (!roleAtLeast(reach, role)) throw forbidden(`a ${p.authType === 'token' ? 'token' : 'user'} with the ${p.role} role cannot create a token with the ${role} role`);
