@@ -84,10 +84,10 @@ export async function generateTypes(): Promise<string> {
       );
     },
   });
-  return HEADER + astToString(ast) + queryDefaults(doc);
+  return HEADER + astToString(ast) + queryDefaults(doc) + minRoles(doc);
 }
 
-type DocOperation = { operationId?: string; parameters?: { name: string; in: string; schema?: JsonSchema & { $ref?: string } }[] };
+type DocOperation = { operationId?: string; 'x-min-role'?: string; parameters?: { name: string; in: string; schema?: JsonSchema & { $ref?: string } }[] };
 
 /**
  * `queryDefaults`: per operation, the query parameters whose schema has a
@@ -111,6 +111,24 @@ export function queryDefaults(doc: { paths?: unknown; components: { schemas: Rec
     }
   }
   return `/** Per operation, the query parameters with a default: the server fills them in before a handler runs. */\nexport interface queryDefaults {\n${lines.sort().join('\n')}\n}\n`;
+}
+
+/**
+ * `minRoles`: per operation, its `x-min-role` (the minimum role, or the kind
+ * of credential outside the role table: `public`, `run_token`, `webhook_key`,
+ * `signature`). openapi-typescript keeps no trace of an operation's
+ * security; with this, a handler of an operation that needs a credential
+ * gets its principal typed as present (@svc/http's `HandlerContext`).
+ */
+export function minRoles(doc: { paths?: unknown }): string {
+  const lines: string[] = [];
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, DocOperation>>)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !op.operationId || op['x-min-role'] === undefined) continue;
+      lines.push(`    ${op.operationId}: ${JSON.stringify(op['x-min-role'])};`);
+    }
+  }
+  return `/** Per operation, its \`x-min-role\`: the minimum role, or the kind of credential outside the role table. */\nexport interface minRoles {\n${lines.sort().join('\n')}\n}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -3,7 +3,7 @@
 // and the answer with them), the typed client (client.ts) and the web UI
 // and CLI. Types only, from the generated document types, so browser code
 // imports them without pulling in anything of the server.
-import type { components, operations, queryDefaults } from './openapi-types.generated.js';
+import type { components, minRoles, operations, queryDefaults } from './openapi-types.generated.js';
 
 /** An operation id of the OpenAPI document: the key of every type below. */
 export type OperationId = keyof operations;
@@ -40,6 +40,14 @@ export type QueryParams<Op extends OperationId> = OrEmpty<NonNullable<Params<Op>
 export type HandlerQuery<Op extends OperationId> = Op extends keyof queryDefaults
   ? QueryParams<Op> & { [K in Extract<queryDefaults[Op], keyof QueryParams<Op>>]-?: NonNullable<QueryParams<Op>[K]> }
   : QueryParams<Op>;
+
+/** The operations anyone may call, without a credential (login, the flow schema...): their handlers may get no principal. */
+export type PublicOperationId = { [Op in OperationId]: minRoles[Op] extends 'public' ? Op : never }[OperationId];
+
+/** The operations whose query takes a `cursor` (the lists, and the log page). */
+export type CursorOperationId = {
+  [Op in OperationId]: [NonNullable<Params<Op>['query']>] extends [never] ? never : 'cursor' extends keyof NonNullable<Params<Op>['query']> ? Op : never;
+}[OperationId];
 
 /** The operations that answer a page `{items, next_cursor?}` and take a `cursor`. */
 export type ListOperationId = {

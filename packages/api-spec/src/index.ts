@@ -4,6 +4,7 @@ export { namespaceSources, OWN_ACCOUNT_OPERATION_IDS, READ_SCOPED_LIST_OPERATION
 export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest, type SendEmailBody } from './operations/index.js';
 export { AUTH_KINDS, DEFAULT_DOCUMENT_VERSION, DEFAULT_SERVER_URL, buildOpenApiDocument, minRoleLabel, type OpenApiOptions } from './openapi.js';
 export * as schemas from './schemas/index.js';
+export { OPERATION_CURSORS } from './schemas/cursors.js';
 // The runner protocol's wire types, derived from the schemas the gateway validates with.
 export {
   COMPLETION_STATES,

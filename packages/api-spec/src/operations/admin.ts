@@ -3,7 +3,7 @@ import type { Operation } from '../operation.js';
 import { Page } from '../schemas/helpers.js';
 import { AIActionOutcome, AIConversation, AIProvider, AIStatus, AIUsage, Acknowledged, AuditEvent, Instance, StorageStatus } from '../schemas/entities.js';
 import { AIProviderRequest, CreateAIConversationRequest, ListQuery, ListQueryWith, OpaqueId, Params, SendAIMessageRequest } from '../schemas/requests.js';
-import { AuditCursor, ConversationsCursor, IdCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { ADMIN, EVENT_STREAM, STREAM_HEADERS, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const ConversationParams = Params({ conversationId: OpaqueId });
@@ -37,7 +37,7 @@ export const adminOperations: Operation[] = [
     tag: 'instances',
     summary: 'Instances with pools, executors and heartbeat (Online within 60 seconds)',
     auth: ADMIN,
-    request: { query: ListQuery, cursor: IdCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listInstances },
     responses: ok(Page(Instance)),
   },
   {
@@ -57,7 +57,7 @@ export const adminOperations: Operation[] = [
     tag: 'audit',
     summary: 'Audit events, newest first (kept 365 days)',
     auth: ADMIN,
-    request: { query: ListQueryWith(AUDIT_FILTERS), cursor: AuditCursor },
+    request: { query: ListQueryWith(AUDIT_FILTERS), cursor: OPERATION_CURSORS.listAuditEvents },
     responses: ok(Page(AuditEvent)),
   },
   {
@@ -92,7 +92,7 @@ export const aiOperations: Operation[] = [
     tag: 'ai',
     summary: 'The own AI conversations',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: ConversationsCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listAIConversations },
     responses: ok(Page(AIConversation)),
   },
   {

@@ -5,7 +5,7 @@
 // editor's, like the flows and secrets they watch, and audited.
 import type { Operation } from '../operation.js';
 import { AlertDelivery, AlertRule, CreateAlertRuleRequest, UpdateAlertRuleRequest } from '../schemas/alerts.js';
-import { CursorOf, CursorText, CursorTime } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { Page } from '../schemas/helpers.js';
 import { ListQuery, OpaqueId, Params } from '../schemas/requests.js';
 import { EDITOR, VIEWER, created, err, noContent, ok } from './shared.js';
@@ -21,7 +21,7 @@ export const alertOperations: Operation[] = [
     tag: 'alerts',
     summary: 'Alert rules, newest first',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: CursorOf({ created_at: CursorTime, id: CursorText }) },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listAlertRules },
     responses: ok(Page(AlertRule)),
   },
   {
@@ -71,7 +71,7 @@ export const alertOperations: Operation[] = [
     tag: 'alerts',
     summary: 'Deliveries of a rule, newest first, each with its attempts',
     auth: VIEWER,
-    request: { params: RuleParams, query: ListQuery, cursor: CursorOf({ created_at: CursorTime, id: CursorText }) },
+    request: { params: RuleParams, query: ListQuery, cursor: OPERATION_CURSORS.listAlertDeliveries },
     responses: { ...ok(Page(AlertDelivery)), ...noRule },
   },
 ];

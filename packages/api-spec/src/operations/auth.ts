@@ -14,7 +14,7 @@ import {
   UpdateMeRequest,
   UpdateUserRequest,
 } from '../schemas/requests.js';
-import { TokensCursor, UsersCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { ADMIN, PUBLIC, VIEWER, created, err, noContent, ok } from './shared.js';
 
 // Own-account operations are `viewer`: every signed-in user manages their own
@@ -95,7 +95,7 @@ export const authOperations: Operation[] = [
     tag: 'tokens',
     summary: "List the own API tokens (an admin may pass all=true to see every user's)",
     auth: VIEWER,
-    request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }), cursor: TokensCursor },
+    request: { query: ListQueryWith({ all: Type.Optional(Type.Boolean({ description: 'Admin only: tokens of every user' })) }), cursor: OPERATION_CURSORS.listTokens },
     responses: ok(Page(ApiToken)),
   },
   {
@@ -127,7 +127,7 @@ export const authOperations: Operation[] = [
     tag: 'users',
     summary: 'List users',
     auth: ADMIN,
-    request: { query: ListQuery, cursor: UsersCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listUsers },
     responses: ok(Page(User)),
   },
   {

@@ -6,7 +6,7 @@
 // creates the executions from the rows these operations write.
 import type { Operation } from '../operation.js';
 import { Backfill, BackfillPreview, CreateBackfillRequest } from '../schemas/backfills.js';
-import { CursorOf, CursorText, CursorTime } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { Page } from '../schemas/helpers.js';
 import { FlowParams, ListQuery, OpaqueId, Params } from '../schemas/requests.js';
 import { OPERATOR, VIEWER, created, err, ok } from './shared.js';
@@ -37,7 +37,7 @@ export const backfillOperations: Operation[] = [
     tag: 'schedules',
     summary: "The flow's backfills, newest first, with their progress",
     auth: VIEWER,
-    request: { params: FlowParams, query: ListQuery, cursor: CursorOf({ created_at: CursorTime, id: CursorText }) },
+    request: { params: FlowParams, query: ListQuery, cursor: OPERATION_CURSORS.listBackfills },
     responses: { ...ok(Page(Backfill)), ...err(404, 'No such flow') },
   },
   {

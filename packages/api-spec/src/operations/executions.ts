@@ -4,7 +4,7 @@ import { Binary, Page } from '../schemas/helpers.js';
 import { Artifact, Insight, MetricValue } from '../schemas/entities.js';
 import { Execution, LogLine } from '../schemas/resources.js';
 import { ExecutionLogsQuery, ExecutionParams, ListExecutionsQuery, ListQuery, OpaqueId, Params, TaskAttemptFilterQuery, TaskFilterQuery } from '../schemas/requests.js';
-import { ArtifactsCursor, ExecutionsCursor, InsightsCursor, LogsCursor, MetricsCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
 
 const notFound = err(404, '`execution_not_found`');
@@ -17,7 +17,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'List executions, newest first',
     auth: VIEWER,
-    request: { query: ListExecutionsQuery, cursor: ExecutionsCursor },
+    request: { query: ListExecutionsQuery, cursor: OPERATION_CURSORS.listExecutions },
     responses: ok(Page(Execution)),
   },
   {
@@ -37,7 +37,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'Artifacts uploaded by the task runs of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery, cursor: ArtifactsCursor },
+    request: { params: ExecutionParams, query: ListQuery, cursor: OPERATION_CURSORS.listExecutionArtifacts },
     responses: { ...ok(Page(Artifact)), ...notFound },
   },
   {
@@ -94,7 +94,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'AI triage results of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery, cursor: InsightsCursor },
+    request: { params: ExecutionParams, query: ListQuery, cursor: OPERATION_CURSORS.listExecutionInsights },
     responses: { ...ok(Page(Insight)), ...notFound },
   },
   {
@@ -119,7 +119,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'A page of log lines',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ExecutionLogsQuery, cursor: LogsCursor },
+    request: { params: ExecutionParams, query: ExecutionLogsQuery, cursor: OPERATION_CURSORS.getExecutionLogs },
     responses: { ...ok(Page(LogLine)), ...notFound },
   },
   {
@@ -159,7 +159,7 @@ export const executionOperations: Operation[] = [
     tag: 'executions',
     summary: 'Custom metrics reported by the tasks of an execution',
     auth: VIEWER,
-    request: { params: ExecutionParams, query: ListQuery, cursor: MetricsCursor },
+    request: { params: ExecutionParams, query: ListQuery, cursor: OPERATION_CURSORS.listExecutionMetrics },
     responses: { ...ok(Page(MetricValue)), ...notFound },
   },
   {

@@ -17,7 +17,7 @@ import {
   TriggerFlowRequest,
   UpdateFlowRequest,
 } from '../schemas/requests.js';
-import { FlowRevisionsCursor, FlowsCursor, SchedulesCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { EDITOR, OPERATOR, PUBLIC, VIEWER, created, err, ok } from './shared.js';
 
 /** Where the flow file JSON Schema is served; the document links to it rather than inlining it. */
@@ -44,7 +44,7 @@ export const flowOperations: Operation[] = [
           }),
         ),
       }),
-      cursor: FlowsCursor,
+      cursor: OPERATION_CURSORS.listFlows,
     },
     responses: ok(Page(FlowSummary)),
   },
@@ -107,7 +107,7 @@ export const flowOperations: Operation[] = [
     tag: 'flows',
     summary: 'Revisions of a flow, newest first',
     auth: VIEWER,
-    request: { params: FlowParams, query: ListQuery, cursor: FlowRevisionsCursor },
+    request: { params: FlowParams, query: ListQuery, cursor: OPERATION_CURSORS.listFlowRevisions },
     responses: { ...ok(Page(FlowRevision)), ...notFound },
   },
   {
@@ -149,7 +149,7 @@ export const flowOperations: Operation[] = [
     tag: 'schedules',
     summary: 'Next fire times of the active schedules',
     auth: VIEWER,
-    request: { query: ListQueryWith({ namespace: Type.Optional(Type.String()) }), cursor: SchedulesCursor },
+    request: { query: ListQueryWith({ namespace: Type.Optional(Type.String()) }), cursor: OPERATION_CURSORS.listUpcomingSchedules },
     responses: ok(Page(UpcomingSchedule)),
   },
   {

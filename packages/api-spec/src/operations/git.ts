@@ -3,7 +3,7 @@ import { Page } from '../schemas/helpers.js';
 import { GitSyncRun } from '../schemas/entities.js';
 import { GitSource } from '../schemas/resources.js';
 import { GitSourceRequest, ListQuery, OpaqueId, Params } from '../schemas/requests.js';
-import { GitSyncRunsCursor, IdCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { ADMIN, VIEWER, accepted, created, err, noContent, ok } from './shared.js';
 
 const SourceParams = Params({ sourceId: OpaqueId });
@@ -17,7 +17,7 @@ export const gitOperations: Operation[] = [
     tag: 'git',
     summary: 'Git sources',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: IdCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listGitSources },
     responses: ok(Page(GitSource)),
   },
   {
@@ -68,7 +68,7 @@ export const gitOperations: Operation[] = [
     tag: 'git',
     summary: 'Sync runs of a git source, newest first',
     auth: VIEWER,
-    request: { params: SourceParams, query: ListQuery, cursor: GitSyncRunsCursor },
+    request: { params: SourceParams, query: ListQuery, cursor: OPERATION_CURSORS.listGitSyncRuns },
     responses: { ...ok(Page(GitSyncRun)), ...notFound },
   },
   {

@@ -19,7 +19,7 @@ import {
   ValidateFileRequest,
   VersionDiffQuery,
 } from '../schemas/requests.js';
-import { FilesCursor, NamespacesCursor, VersionsCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { ADMIN, EDITOR, OPERATOR, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const notFound = err(404, 'No such namespace');
@@ -33,7 +33,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: 'List namespaces',
     auth: VIEWER,
-    request: { query: ListQueryWith({ parent: Type.Optional(Type.String({ description: 'Only this namespace and its children' })) }), cursor: NamespacesCursor },
+    request: { query: ListQueryWith({ parent: Type.Optional(Type.String({ description: 'Only this namespace and its children' })) }), cursor: OPERATION_CURSORS.listNamespaces },
     responses: ok(Page(Namespace)),
   },
   {
@@ -139,7 +139,7 @@ export const namespaceOperations: Operation[] = [
     request: {
       params: NamespaceParams,
       query: ListQueryWith({ version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })) }),
-      cursor: FilesCursor,
+      cursor: OPERATION_CURSORS.listFiles,
     },
     responses: { ...ok(FilePage), ...notFound },
   },
@@ -207,7 +207,7 @@ export const namespaceOperations: Operation[] = [
     tag: 'namespaces',
     summary: 'Versions of a namespace, newest first',
     auth: VIEWER,
-    request: { params: NamespaceParams, query: ListQuery, cursor: VersionsCursor },
+    request: { params: NamespaceParams, query: ListQuery, cursor: OPERATION_CURSORS.listVersions },
     responses: { ...ok(Page(NamespaceVersion)), ...notFound },
   },
 ];

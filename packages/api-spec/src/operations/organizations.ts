@@ -6,7 +6,7 @@
 // `svc org` CLI writes on the database.
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
-import { CursorOf, CursorText, CursorTime } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { Nullable, Page } from '../schemas/helpers.js';
 import { CreatedOrganizationKey, Organization, OrganizationEmail, OrganizationSender } from '../schemas/organizations.js';
 import { ListQuery, NamespaceName, OpaqueId, Params } from '../schemas/requests.js';
@@ -26,7 +26,7 @@ export const organizationAdminOperations: Operation[] = [
     tag: 'organizations',
     summary: "Organizations of the email interface by name: keys (never the keys themselves), senders, quota and today's use, rate limit",
     auth: ADMIN,
-    request: { query: ListQuery, cursor: CursorOf({ name: CursorText }) },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listOrganizations },
     responses: ok(Page(Organization)),
   },
   {
@@ -111,7 +111,7 @@ export const organizationAdminOperations: Operation[] = [
     tag: 'organizations',
     summary: 'Emails the organization sent, newest first, with their delivery status (not their text)',
     auth: ADMIN,
-    request: { params: OrgParams, query: ListQuery, cursor: CursorOf({ created_at: CursorTime, id: CursorText }) },
+    request: { params: OrgParams, query: ListQuery, cursor: OPERATION_CURSORS.listOrganizationEmails },
     responses: { ...ok(Page(OrganizationEmail)), ...noOrganization },
   },
 ];

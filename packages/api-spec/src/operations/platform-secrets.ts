@@ -6,7 +6,7 @@
 // Beyond the spec's operation index (EXTENSION_OPERATION_IDS,
 // docs/operating/security.md "Platform credentials").
 import type { Operation } from '../operation.js';
-import { ProvidersCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { Page } from '../schemas/helpers.js';
 import { PlatformSecret, PlatformSecretName, PutPlatformSecretRequest } from '../schemas/platform-secrets.js';
 import { ListQuery, Params } from '../schemas/requests.js';
@@ -23,7 +23,7 @@ export const platformSecretOperations: Operation[] = [
     summary: 'Names of the platform secrets (never values), and whether a flow-readable global secret has the same name',
     auth: ADMIN,
     globalRoleOnly: true,
-    request: { query: ListQuery, cursor: ProvidersCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listPlatformSecrets },
     responses: ok(Page(PlatformSecret)),
   },
   {

@@ -13,7 +13,7 @@ import {
   SecretReferenceParam,
   UpdateSecretProviderRequest,
 } from '../schemas/requests.js';
-import { KeysCursor, ProvidersCursor } from '../schemas/cursors.js';
+import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { ADMIN, EDITOR, VIEWER, created, err, noContent, ok } from './shared.js';
 
 const NsKey = Params({ namespace: NamespaceName, key: SecretKeyName });
@@ -36,7 +36,7 @@ export const secretOperations: Operation[] = [
     tag: 'secrets',
     summary: 'Keys of the secrets of a namespace (never values)',
     auth: VIEWER,
-    request: { params: NsOnly, query: ListQuery, cursor: KeysCursor },
+    request: { params: NsOnly, query: ListQuery, cursor: OPERATION_CURSORS.listNamespaceSecrets },
     responses: { ...ok(Page(SecretKey)), ...noNamespace },
   },
   {
@@ -76,7 +76,7 @@ export const secretOperations: Operation[] = [
     tag: 'variables',
     summary: 'Variables of a namespace',
     auth: VIEWER,
-    request: { params: NsOnly, query: ListQuery, cursor: KeysCursor },
+    request: { params: NsOnly, query: ListQuery, cursor: OPERATION_CURSORS.listNamespaceVariables },
     responses: { ...ok(Page(Variable)), ...noNamespace },
   },
   {
@@ -106,7 +106,7 @@ export const secretOperations: Operation[] = [
     tag: 'secrets',
     summary: 'Keys of the global secrets (never values)',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: KeysCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listGlobalSecrets },
     responses: ok(Page(SecretKey)),
   },
   {
@@ -146,7 +146,7 @@ export const secretOperations: Operation[] = [
     tag: 'variables',
     summary: 'Global variables',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: KeysCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listGlobalVariables },
     responses: ok(Page(Variable)),
   },
   {
@@ -176,7 +176,7 @@ export const secretOperations: Operation[] = [
     tag: 'secret-providers',
     summary: 'Configured secret providers',
     auth: VIEWER,
-    request: { query: ListQuery, cursor: ProvidersCursor },
+    request: { query: ListQuery, cursor: OPERATION_CURSORS.listSecretProviders },
     responses: ok(Page(SecretProvider)),
   },
   {

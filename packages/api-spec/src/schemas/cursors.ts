@@ -5,7 +5,8 @@
 // range-checks every cursor before a handler runs: a cursor that decodes to
 // values PostgreSQL would refuse (February 30th, an n past int4, a NUL byte)
 // is 422 on field `cursor`, never a 500 from the database.
-import { Type, type TProperties } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import type { CursorOperationId } from '../api-types.js';
 
 /**
  * An instant as PostgreSQL's timestamptz takes it: RFC 3339 with a real
@@ -23,8 +24,8 @@ export const CursorInt4 = Type.Integer({ minimum: -2147483648, maximum: 21474836
 /** A value of an int8 column, as decimal text (JSON numbers lose precision past 2^53). */
 export const CursorInt8 = Type.String({ format: 'cursor-int8', maxLength: 20 });
 
-/** A cursor of exactly these keys. */
-export const CursorOf = (props: TProperties) => Type.Object(props, { additionalProperties: false });
+/** A cursor of exactly these keys (their types kept, so `Cursor<Op>` knows them). */
+export const CursorOf = <T extends TProperties>(props: T) => Type.Object(props, { additionalProperties: false });
 
 export const UsersCursor = CursorOf({ email: CursorText });
 export const TokensCursor = CursorOf({ id: CursorText });
@@ -45,3 +46,47 @@ export const ProvidersCursor = CursorOf({ name: CursorText });
 export const IdCursor = CursorOf({ id: CursorText });
 export const GitSyncRunsCursor = CursorOf({ started_at: CursorTime, id: CursorText });
 export const AuditCursor = CursorOf({ at: CursorTime, id: CursorText });
+export const OrganizationsCursor = CursorOf({ name: CursorText });
+/** The sort key of the lists newest first by creation (alert rules and deliveries, backfills, organization emails). */
+export const CreatedCursor = CursorOf({ created_at: CursorTime, id: CursorText });
+
+/**
+ * The cursor of every operation that takes one, by operation id: the one
+ * declaration of what its `cursor` holds. The catalog's `request.cursor` is
+ * taken from here, the validator checks a decoded cursor against it, and a
+ * handler gets `ctx.cursor` typed by it (@svc/http's `Cursor<Op>`) and encodes its
+ * `next_cursor` with the same type, so an operation decodes the cursor it
+ * encodes. An operation whose query takes a `cursor` and has no entry here,
+ * or an entry for one that does not, fails to compile.
+ */
+export const OPERATION_CURSORS = {
+  listTokens: TokensCursor,
+  listUsers: UsersCursor,
+  listExecutions: ExecutionsCursor,
+  listExecutionArtifacts: ArtifactsCursor,
+  listExecutionInsights: InsightsCursor,
+  getExecutionLogs: LogsCursor,
+  listExecutionMetrics: MetricsCursor,
+  listFlows: FlowsCursor,
+  listFlowRevisions: FlowRevisionsCursor,
+  listUpcomingSchedules: SchedulesCursor,
+  listNamespaces: NamespacesCursor,
+  listFiles: FilesCursor,
+  listVersions: VersionsCursor,
+  listNamespaceSecrets: KeysCursor,
+  listNamespaceVariables: KeysCursor,
+  listGlobalSecrets: KeysCursor,
+  listGlobalVariables: KeysCursor,
+  listSecretProviders: ProvidersCursor,
+  listPlatformSecrets: ProvidersCursor,
+  listGitSources: IdCursor,
+  listGitSyncRuns: GitSyncRunsCursor,
+  listInstances: IdCursor,
+  listAuditEvents: AuditCursor,
+  listAIConversations: ConversationsCursor,
+  listOrganizations: OrganizationsCursor,
+  listOrganizationEmails: CreatedCursor,
+  listAlertRules: CreatedCursor,
+  listAlertDeliveries: CreatedCursor,
+  listBackfills: CreatedCursor,
+} satisfies Record<CursorOperationId, TSchema>;
