@@ -1,4 +1,12 @@
+import type { Static } from '@sinclair/typebox';
+import type { CursorOperationId, OPERATION_CURSORS } from '@svc/api-spec';
 import { validationFailed } from './errors.js';
+
+/**
+ * What the decoded `cursor` of operation `Op` holds, by its entry in
+ * `OPERATION_CURSORS` (@svc/api-spec): `Cursor<'listUsers'>` is `{email: string}`.
+ */
+export type Cursor<Op extends CursorOperationId> = Static<(typeof OPERATION_CURSORS)[Op]>;
 
 /** Longest cursor accepted; a cursor holds one sort key, so anything longer is not ours. */
 const MAX_CURSOR_LENGTH = 2048;

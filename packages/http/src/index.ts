@@ -38,7 +38,7 @@ export {
   type RequestValidator,
   type ValidatedRequest,
 } from './validation.js';
-export { encodeCursor, decodeCursor, tryDecodeCursor, isCursorTime, isInt8Text } from './cursor.js';
+export { encodeCursor, decodeCursor, tryDecodeCursor, isCursorTime, isInt8Text, type Cursor } from './cursor.js';
 export { errorHandler, apiNotFound, unmatched, toHttpError } from './error-handler.js';
 export {
   mountOperations,

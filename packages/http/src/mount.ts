@@ -1,6 +1,19 @@
 import type { Request, Response, Router } from 'express';
-import { successStatus, type Answer, type ApiOperations, type HandlerQuery, type Operation, type OperationId, type PathParams, type RequestBody, type Role } from '@svc/api-spec';
+import {
+  successStatus,
+  type Answer,
+  type ApiOperations,
+  type CursorOperationId,
+  type HandlerQuery,
+  type Operation,
+  type OperationId,
+  type PathParams,
+  type PublicOperationId,
+  type RequestBody,
+  type Role,
+} from '@svc/api-spec';
 import { assertNever } from '@svc/assert';
+import { encodeCursor, type Cursor } from './cursor.js';
 import { notImplemented, unauthorized, validationFailed } from './errors.js';
 import { assertJsonContentType, createRawBodyReader, parseJsonBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { withFields, type HttpLogger } from './logger.js';
@@ -23,6 +36,8 @@ export interface BaseHandlerContext<P = unknown> {
   body: unknown;
   /** Decoded `cursor` query parameter of list operations. */
   cursor?: Record<string, unknown>;
+  /** The `next_cursor` of a page that ends at the row with this sort key (set for every operation; typed only for those that take a cursor). */
+  encodeCursor?(this: void, value: Record<string, unknown>): string;
   /** Result of the operation's authenticator; undefined for public operations. */
   principal: P | undefined;
   requestId: string;
@@ -33,18 +48,38 @@ export interface BaseHandlerContext<P = unknown> {
 /**
  * What the handler of operation `Op` gets: the parts typed from the OpenAPI
  * document by its operation id (`HandlerContext<AuthPrincipal, 'triggerFlow'>`
- * has triggerFlow's path parameters, query and body). Without `Op` (helpers
- * that take any handler's context) the parts are untyped; a typed context is
- * assignable to the untyped one.
+ * has triggerFlow's path parameters, query and body), the cursor by the
+ * operation's entry in `OPERATION_CURSORS`, and the principal as present
+ * unless the operation is public (the mount refuses a request without one
+ * before the handler runs). Without `Op` (helpers that take any handler's
+ * context) the parts are untyped; a typed context is assignable to the
+ * untyped one.
  */
 export type HandlerContext<P = unknown, Op extends OperationId | undefined = undefined> = Op extends OperationId
-  ? Omit<BaseHandlerContext<P>, 'params' | 'query' | 'body'> & {
+  ? Omit<BaseHandlerContext<P>, 'params' | 'query' | 'body' | 'cursor' | 'encodeCursor' | 'principal'> & {
       params: PathParams<Op>;
       query: HandlerQuery<Op>;
       /** The parsed JSON body, validated against the operation's schema; `undefined` for raw bodies (read `req` yourself). */
       body: JsonRequestBody<Op>;
-    }
+      /** Result of the operation's authenticator: always there when the operation needs a credential. */
+      principal: Op extends PublicOperationId ? P | undefined : P;
+    } & CursorParts<Op>
   : BaseHandlerContext<P>;
+
+/**
+ * The cursor of an operation that takes one: `cursor` as it was decoded
+ * and checked against the operation's shape (a cursor of another shape is
+ * 422 before the handler runs), and `encodeCursor` that takes the same shape,
+ * so what a page encodes is what the next request decodes.
+ */
+type CursorParts<Op extends OperationId> = Op extends CursorOperationId
+  ? {
+      /** The decoded `cursor` query parameter; absent on the first page. */
+      cursor?: Cursor<Op>;
+      /** The `next_cursor` of a page that ends at the row with this sort key. */
+      encodeCursor(this: void, value: Cursor<Op>): string;
+    }
+  : { cursor?: undefined };
 
 const REPLY = Symbol.for('svc.http.reply');
 
@@ -238,6 +273,8 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         default:
           assertNever(auth, 'auth kind');
       }
+      // The handler of an operation that needs a credential is typed with its principal present.
+      if (auth.kind !== 'public' && (principal === undefined || principal === null)) throw unauthorized();
 
       let body: unknown;
       if (jsonBody) {
@@ -263,6 +300,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         query: v.query,
         body: jsonBody ? v.body : undefined,
         ...(v.cursor ? { cursor: v.cursor } : {}),
+        encodeCursor,
         principal,
         requestId,
         log: withFields(opts.log, { request_id: requestId, operation_id: op.operationId }),

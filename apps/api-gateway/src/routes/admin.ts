@@ -5,7 +5,7 @@
 // maintenance lease holder writes after each storage cleanup.
 import type { Db } from '@svc/db';
 import { listInstances, readSetting, type InstanceRow } from '@svc/db';
-import { encodeCursor, type OperationHandlers } from '@svc/http';
+import type { OperationHandlers } from '@svc/http';
 import type { ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Answer, Schemas } from '@svc/api-spec';
@@ -82,10 +82,10 @@ function parseRecord(text: string | undefined): Schemas['StorageCleanup'] | null
 
 export function adminHandlers(deps: AdminRouteDeps) {
   return {
-    async listInstances({ query, cursor }) {
+    async listInstances({ query, cursor, encodeCursor }) {
       const limit = query.limit;
       // Checked against the operation's cursor shape before the handler runs.
-      const after = (cursor as { id: string } | undefined)?.id;
+      const after = cursor?.id;
       const rows = (await listInstances(deps.db.pool, deps.clockOverride?.()))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .filter((i) => after === undefined || i.id > after);

@@ -25,14 +25,13 @@ import {
   unresolvedMaskMessage,
   type ActionRow,
   type AIUsage,
-  type ConversationCursor,
   type ConversationRow,
   type MessageRow,
   type ProviderSettings,
 } from '@svc/ai';
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { MasterKey } from '@svc/config';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -43,8 +42,6 @@ import { asHttpError, type Invoke } from '../ai/invoke.js';
 import { toolByName } from '../ai/tools.js';
 import { sseEvent, SseWriter } from '../live/sse.js';
 import type { Answer, Schemas } from '@svc/api-spec';
-
-type Ctx = HandlerContext<AuthPrincipal>;
 
 export interface AIRouteDeps {
   db: Db;
@@ -161,17 +158,17 @@ export function aiHandlers(deps: AIRouteDeps) {
   };
 
   /** The caller's own conversation, else 404 (another user's conversation does not exist for them). */
-  const ownConversation = async (ctx: Ctx) => {
-    const id = String(ctx.params.conversationId);
-    const c = await conversations.own(ctx.principal!.userId, id);
+  const ownConversation = async (ctx: { params: { conversationId: string }; principal: AuthPrincipal }) => {
+    const id = ctx.params.conversationId;
+    const c = await conversations.own(ctx.principal.userId, id);
     if (!c) throw notFound(`no conversation ${id}`);
     return c;
   };
 
-  const pendingAction = async (ctx: Ctx) => {
+  const pendingAction = async (ctx: { params: { conversationId: string; actionId: string }; principal: AuthPrincipal }) => {
     const conv = await ownConversation(ctx);
-    const a = await conversations.action(conv.id, String(ctx.params.actionId));
-    if (!a) throw notFound(`no action ${String(ctx.params.actionId)}`);
+    const a = await conversations.action(conv.id, ctx.params.actionId);
+    if (!a) throw notFound(`no action ${ctx.params.actionId}`);
     if (a.status !== 'pending') throw conflict('conflict', `the action was already decided (${a.status})`);
     return a;
   };
@@ -215,24 +212,26 @@ export function aiHandlers(deps: AIRouteDeps) {
     async putAIProvider(ctx) {
       const b = ctx.body;
       const problems = [];
-      if (!isProviderType(b.type)) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
+      const type = isProviderType(b.type) ? b.type : undefined;
+      if (type === undefined) problems.push({ field: 'type', message: `must be one of ${PROVIDER_TYPES.join(', ')}` });
       const urlProblem = baseUrlProblem(b.base_url);
       if (urlProblem) problems.push({ field: 'base_url', message: urlProblem });
       const noBase = missingBaseUrl(b.type, b.base_url);
       if (noBase) problems.push(noBase);
       if (b.api_key !== undefined && b.api_key !== null && typeof b.api_key !== 'string') problems.push({ field: 'api_key', message: 'must be a string' });
       if (b.auto_triage !== undefined && typeof b.auto_triage !== 'boolean') problems.push({ field: 'auto_triage', message: 'must be a boolean' });
-      if (problems.length) throw validationFailed(problems);
+      // A type it does not know is among the problems.
+      if (problems.length || type === undefined) throw validationFailed(problems);
       const now = deps.now();
       try {
         await providers.put({
-          type: b.type as (typeof PROVIDER_TYPES)[number],
+          type,
           model: b.model,
           baseUrl: b.base_url ?? '',
           ...(b.api_key !== undefined ? { apiKey: b.api_key } : {}),
           ...(b.api_key_secret ? { apiKeySecret: b.api_key_secret } : {}),
           ...(b.auto_triage !== undefined ? { autoTriage: b.auto_triage } : {}),
-          by: ctx.principal!.userId,
+          by: ctx.principal.userId,
         });
       } catch (err) {
         throw secretHttpError(err);
@@ -283,19 +282,19 @@ export function aiHandlers(deps: AIRouteDeps) {
     async listAIConversations(ctx) {
       const { limit } = ctx.query;
       // Newest first; the cursor is the last (updated_at, id) shown.
-      const rows = await conversations.page(ctx.principal!.userId, limit, ctx.cursor as ConversationCursor | undefined);
+      const rows = await conversations.page(ctx.principal.userId, limit, ctx.cursor);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
         items: page.map((c) => conversationBody(c)),
-        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}),
+        ...(rows.length > limit && last ? { next_cursor: ctx.encodeCursor({ updated_at: last.updatedAt.toISOString(), id: last.id }) } : {}),
       } satisfies Answer<'listAIConversations'>;
     },
 
     async createAIConversation(ctx) {
       await requireProvider();
       const b = ctx.body ?? {};
-      const c = await conversations.create(ctx.principal!.userId, b.title ?? '');
+      const c = await conversations.create(ctx.principal.userId, b.title ?? '');
       return reply(201, conversationBody(c, [], []) satisfies Answer<'createAIConversation', 201>);
     },
 
@@ -348,7 +347,7 @@ export function aiHandlers(deps: AIRouteDeps) {
       const settings = await requireProvider();
       const { content } = ctx.body;
       // 429 before the stream opens when a daily limit is reached.
-      await deps.usage.take(ctx.principal!.userId);
+      await deps.usage.take(ctx.principal.userId);
       if (!c.title) await conversations.setTitle(c.id, content.slice(0, 80));
       const sse = new SseWriter(ctx.res, deps.signal ? { signal: deps.signal } : {});
       sse.open();
@@ -358,7 +357,7 @@ export function aiHandlers(deps: AIRouteDeps) {
           conversations,
           invoke: deps.invoke,
           model: chatModel(settings),
-          principal: ctx.principal!,
+          principal: ctx.principal,
           from: { req: ctx.req, requestId: ctx.requestId, log: ctx.log },
           send: (event, data) => {
             // Writes keep their order; a slow client only delays its own stream.
@@ -379,7 +378,7 @@ export function aiHandlers(deps: AIRouteDeps) {
       const tool = toolByName(a.tool);
       if (!tool || tool.kind !== 'action') throw conflict('conflict', `unknown action ${a.tool}`);
       // Claimed first, so two confirmations cannot both run it.
-      if (!(await conversations.decide(a.id, 'confirmed', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
+      if (!(await conversations.decide(a.id, 'confirmed', ctx.principal.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       const audit = (outcome: string, extra: Record<string, unknown>) =>
         recordAudit(pool, {
           action: 'ai.action.confirm',
@@ -401,11 +400,11 @@ export function aiHandlers(deps: AIRouteDeps) {
           // Lines copied masked get their real text back from the file as it
           // is now; one that cannot be restored refuses the save (409), also
           // when the file changed since the proposal.
-          const restored = await restoreProposedSave(deps.invoke, ctx.principal!, from, masker, args);
+          const restored = await restoreProposedSave(deps.invoke, ctx.principal, from, masker, args);
           if (restored.unresolved.length) throw conflict('conflict', unresolvedMaskMessage(argText(args.path), restored.unresolved));
           input = { ...args, content: restored.content };
         }
-        const r = await deps.invoke(tool.operationId, ctx.principal!, tool.toInput(input), from);
+        const r = await deps.invoke(tool.operationId, ctx.principal, tool.toInput(input), from);
         // Stored with the conversation: masked like every tool result.
         const result = await scoped.value(r.body, scope, tool.operationId);
         await conversations.finish(a.id, { result });
@@ -421,7 +420,7 @@ export function aiHandlers(deps: AIRouteDeps) {
 
     async rejectAIAction(ctx) {
       const a = await pendingAction(ctx);
-      if (!(await conversations.decide(a.id, 'rejected', ctx.principal!.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
+      if (!(await conversations.decide(a.id, 'rejected', ctx.principal.userId, deps.now()))) throw conflict('conflict', 'the action was already decided');
       return { ok: true } satisfies Answer<'rejectAIAction'>;
     },
 
@@ -436,13 +435,12 @@ export function aiHandlers(deps: AIRouteDeps) {
       const id = String(ctx.params.executionId);
       if (!(await deps.engine.executions.stateOf(id))) throw notFound(`no execution ${id}`, 'execution_not_found');
       const { limit } = ctx.query;
-      const after = ctx.cursor as { created_at: string; id: string } | undefined;
-      const rows = await insightsOf(pool, id, limit, after);
+      const rows = await insightsOf(pool, id, limit, ctx.cursor);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
         items: page.map(insightBody),
-        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}),
+        ...(rows.length > limit && last ? { next_cursor: ctx.encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}),
       } satisfies Answer<'listExecutionInsights'>;
     },
 
@@ -452,9 +450,9 @@ export function aiHandlers(deps: AIRouteDeps) {
       if (!state) throw notFound(`no execution ${id}`, 'execution_not_found');
       await requireProvider();
       if (!TRIAGE_STATES.has(state)) throw conflict('conflict', `only FAILED or TIMED_OUT executions are triaged; this one is ${state}`);
-      await deps.usage.take(ctx.principal!.userId);
-      const insight = await createInsight(pool, id, ctx.principal!.userId);
-      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal!.userId).finally(() =>
+      await deps.usage.take(ctx.principal.userId);
+      const insight = await createInsight(pool, id, ctx.principal.userId);
+      const run = runTriage({ pool, masterKeys: deps.masterKeys, providers, log: deps.log, usage: deps.usage }, insight.id, id, ctx.principal.userId).finally(() =>
         deps.background.delete(run),
       );
       deps.background.add(run);

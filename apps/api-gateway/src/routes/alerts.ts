@@ -11,7 +11,7 @@ import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
 import { createAlertRule, deleteAlertRule, lockAndCountAlertRules, ruleProblems, updateAlertRule } from '@svc/alerts';
 import type { components } from '@svc/api-spec';
-import { encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { inNamespaces, namespaceExists } from '@svc/namespaces';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -111,17 +111,13 @@ export function alertHandlers(deps: AlertRouteDeps) {
     });
 
   return {
-    async listAlertRules({ query, cursor, principal }) {
+    async listAlertRules({ query, cursor: c, principal, encodeCursor }) {
       const { limit } = query;
-      const c = cursor as { created_at?: string; id?: string } | undefined;
       // A caller who may read only some namespaces (through role bindings, docs/operating/roles.md) sees only their rules.
-      const within = await readScope(deps.db.pool, principal!);
+      const within = await readScope(deps.db.pool, principal);
       const rows = await prisma.alertRule.findMany({
         where: {
-          AND: [
-            c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {},
-            within ? inNamespaces(within) : {},
-          ],
+          AND: [c ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id } }] } : {}, within ? inNamespaces(within) : {}],
         },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: limit + 1,
@@ -214,13 +210,12 @@ export function alertHandlers(deps: AlertRouteDeps) {
       return reply(204);
     },
 
-    async listAlertDeliveries({ params, query, cursor }) {
+    async listAlertDeliveries({ params, query, cursor: c, encodeCursor }) {
       const { ruleId } = params;
       const { limit } = query;
-      const c = cursor as { created_at?: string; id?: string } | undefined;
       await find(ruleId);
       const rows = await prisma.alertDelivery.findMany({
-        where: { ruleId, ...(c?.created_at ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id ?? '' } }] } : {}) },
+        where: { ruleId, ...(c ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id } }] } : {}) },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: limit + 1,
         include: { attemptsLog: { orderBy: { number: 'asc' } } },

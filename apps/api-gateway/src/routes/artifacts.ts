@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, type OperationHandlers } from '@svc/http';
+import { notFound, type OperationHandlers } from '@svc/http';
 import { ObjectNotFoundError, type ObjectStore } from '@svc/storage';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { artifactOf, artifactPage, metricPage, type ArtifactRow } from '@svc/engine/read-models';
@@ -36,11 +36,10 @@ function contentDisposition(name: string): string {
 export function artifactHandlers(deps: ArtifactRouteDeps) {
   const { db } = deps;
   return {
-    async listExecutionArtifacts({ params, query, cursor }) {
+    async listExecutionArtifacts({ params, query, cursor: c, encodeCursor }) {
       const id = params.executionId;
       const limit = query.limit;
       // Checked against the operation's cursor shape before the handler runs.
-      const c = cursor as { c: string; id: string } | undefined;
       const after = c && { createdAt: c.c, id: c.id };
       await requireExecution(db, id);
       const rows = await artifactPage(db.pool, id, limit + 1, after);
@@ -73,10 +72,10 @@ export function artifactHandlers(deps: ArtifactRouteDeps) {
       await pipeline(body, res);
     },
 
-    async listExecutionMetrics({ params, query, cursor }) {
+    async listExecutionMetrics({ params, query, cursor, encodeCursor }) {
       const id = params.executionId;
       const limit = query.limit;
-      const after = (cursor as { id: string } | undefined)?.id;
+      const after = cursor?.id;
       await requireExecution(db, id);
       const rows = await metricPage(db.pool, id, limit + 1, after);
       const page = rows.slice(0, limit);

@@ -2,7 +2,7 @@
 // audited handler passes.
 import { newId, type Db } from '@svc/db';
 import type { StartAudit } from '@svc/engine';
-import { encodeCursor, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { findUserIdByIdOrEmail, listAudit, type AuditActor, type AuditQuery, type AuditRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { Answer, Schemas } from '@svc/api-spec';
@@ -76,10 +76,9 @@ function auditBody(r: AuditRow): Schemas['AuditEvent'] {
 
 export function auditHandlers(deps: { db: Db; now: () => Date }) {
   return {
-    async listAuditEvents({ query, cursor }) {
+    async listAuditEvents({ query, cursor, encodeCursor }) {
       const q = query;
-      const after = cursor as { at: string; id: string } | undefined;
-      const rows = await listAudit(deps.db.prisma, { ...(await auditFilters(deps.db, q)), limit: q.limit, after });
+      const rows = await listAudit(deps.db.prisma, { ...(await auditFilters(deps.db, q)), limit: q.limit, after: cursor });
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
       return {

@@ -116,13 +116,12 @@ export function authHandlers(deps: AuthRouteDeps) {
     },
 
     async logout({ res, principal }) {
-      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
+      if (principal.sessionId) await deleteSession(db.prisma, principal.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       return reply(204);
     },
 
-    async getMe({ principal }) {
-      const p = principal!;
+    async getMe({ principal: p }) {
       // Where role bindings raise the caller (docs/operating/roles.md), so the UI can offer what the API allows there.
       const raised = await raisedNamespaces(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
       return { ...meBody(p), ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
@@ -130,12 +129,12 @@ export function authHandlers(deps: AuthRouteDeps) {
 
     async updateMe({ principal, body }) {
       const { name } = body;
-      if (name !== undefined) await setDisplayName(db.prisma, principal!.userId, name, deps.now());
-      return meBody({ ...principal!, name: name ?? principal!.name });
+      if (name !== undefined) await setDisplayName(db.prisma, principal.userId, name, deps.now());
+      return meBody({ ...principal, name: name ?? principal.name });
     },
 
     async changePassword(ctx) {
-      const p = ctx.principal!;
+      const p = ctx.principal;
       const { current_password, new_password } = ctx.body;
       const user = await findUserByEmail(db.prisma, p.email);
       if (!user || !(await verifyPassword(current_password, user.password_hash))) {
@@ -150,7 +149,7 @@ export function authHandlers(deps: AuthRouteDeps) {
     },
 
     async revokeOtherSessions({ principal }) {
-      return { revoked: await deleteOtherSessions(db.prisma, principal!.userId, principal!.sessionId) } satisfies Answer<'revokeOtherSessions'>;
+      return { revoked: await deleteOtherSessions(db.prisma, principal.userId, principal.sessionId) } satisfies Answer<'revokeOtherSessions'>;
     },
   } satisfies OperationHandlers<AuthPrincipal>;
 }

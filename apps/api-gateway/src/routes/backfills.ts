@@ -23,7 +23,7 @@ import {
 } from '@svc/scheduling';
 import type { Engine } from '@svc/engine';
 import { schemas, type components } from '@svc/api-spec';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { FireTimes, ZoneClock } from '@svc/timing';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -155,16 +155,15 @@ export function backfillHandlers(deps: BackfillRouteDeps) {
       }
       const id = newId();
       const maxInFlight = body.max_in_flight ?? Math.min(DEFAULT_MAX_IN_FLIGHT, cap);
-      await insertBackfill(pool, { id, namespace, flowId, triggerId, cron, timezone, from, to, maxInFlight, createdBy: ctx.principal!.email, fireTimes, now: deps.now() });
+      await insertBackfill(pool, { id, namespace, flowId, triggerId, cron, timezone, from, to, maxInFlight, createdBy: ctx.principal.email, fireTimes, now: deps.now() });
       const b = await one(id);
       await audit(ctx, 'backfill.create', b, { trigger_id: triggerId, from: b.range_from.toISOString(), to: b.range_to.toISOString(), total: b.total, max_in_flight: maxInFlight });
       return reply(201, backfillBody(b));
     },
 
-    async listBackfills({ params, query, cursor }) {
+    async listBackfills({ params, query, cursor: c, encodeCursor }) {
       const { namespace, flowId } = params;
       const { limit } = query;
-      const c = cursor as { created_at: string; id: string } | undefined;
       await flowOrThrow(namespace, flowId);
       const rows = await listBackfills(pool, { namespace, flowId, limit: limit + 1, ...(c ? { before: { created_at: new Date(c.created_at), id: c.id } } : {}) });
       const page = rows.slice(0, limit);
@@ -188,7 +187,7 @@ export function backfillHandlers(deps: BackfillRouteDeps) {
       if (!inFlight) throw conflict('conflict', `backfill ${id} is ${b.state}`);
       for (const e of inFlight) {
         try {
-          await deps.engine.executions.cancel(e, ctx.principal!.email);
+          await deps.engine.executions.cancel(e, ctx.principal.email);
         } catch {
           // Ended meanwhile: nothing to cancel.
         }

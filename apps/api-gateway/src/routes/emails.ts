@@ -41,8 +41,14 @@ export function orgKeyAuthenticator(db: Db, defaultRate: number) {
   };
 }
 
-/** The context of the organization email interface, outside the OpenAPI document: its body is the SendEmailRequest schema the validator checked. */
-type EmailCtx = HandlerContext<OrganizationPrincipal> & { body: SendEmailBody };
+/**
+ * The context of the organization email interface, outside the OpenAPI
+ * document: its principal is the organization key's, which the mount
+ * requires before a handler runs.
+ */
+type OrgCtx = HandlerContext<OrganizationPrincipal> & { principal: OrganizationPrincipal };
+/** sendEmail's context: its body is the SendEmailRequest schema the validator checked. */
+type EmailCtx = OrgCtx & { body: SendEmailBody };
 
 export interface EmailDeps {
   db: Db;
@@ -55,8 +61,7 @@ export interface EmailDeps {
 
 export function emailHandlers(deps: EmailDeps): UntypedHandlers<OrganizationPrincipal> {
   return {
-    async sendEmail({ body: b, principal }: EmailCtx) {
-      const who = principal!;
+    async sendEmail({ body: b, principal: who }: EmailCtx) {
       const from = parseMailbox(b.from);
       if (!from) throw new ValidationFailedError([{ field: 'from', message: 'must be an address, or a display name and an address in angle brackets (Name <app@example.com>)' }]);
       if (!senderAllowed(from, await sendersOfOrganization(deps.db.pool, who.organizationId))) {
@@ -79,8 +84,7 @@ export function emailHandlers(deps: EmailDeps): UntypedHandlers<OrganizationPrin
       return reply(202, { id, status: 'queued' });
     },
 
-    async getEmailStatus({ principal }: HandlerContext<OrganizationPrincipal>) {
-      const who = principal!;
+    async getEmailStatus({ principal: who }: OrgCtx) {
       return organizationEmailStatus(deps.db.pool, who.organizationId, { dailyQuota: deps.dailyQuota, rateLimit: deps.rateLimit }, deps.now());
     },
   };

@@ -3,7 +3,7 @@
 // envelope in the one error middleware (engine-errors.ts).
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
-import { encodeCursor, HttpError, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
+import { HttpError, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
@@ -34,7 +34,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
         inputs: b.inputs,
         labels: b.labels,
         triggerType: 'manual',
-        createdBy: principal!.email,
+        createdBy: principal.email,
         // Input names only: a value may be a secret.
         audit: startAudit(ctx, 'execution.trigger', {
           namespace: params.namespace,
@@ -49,9 +49,8 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
 
     getExecution: ({ params }) => one(params.executionId),
 
-    async listExecutions({ query, cursor, principal }) {
+    async listExecutions({ query, cursor: after, principal, encodeCursor }) {
       const q = query;
-      const after = cursor as { created_at: string; id: string } | undefined;
       // Every `label=key:value` (or key=value) must match.
       const labels: Record<string, string> = {};
       for (const l of q.label ?? []) {
@@ -60,7 +59,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
         labels[m[1]] = m[2]!;
       }
       const flow = q.flow?.includes('/') ? q.flow.split('/') : null;
-      const within = await readScope(db.pool, principal!);
+      const within = await readScope(db.pool, principal);
       const rows = await engine.executions.listIds({
         ...(within ? { within } : {}),
         state: q.state,
@@ -81,7 +80,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
 
     async cancelExecution(ctx) {
       const id = ctx.params.executionId;
-      const out = await engine.executions.cancel(id, ctx.principal!.email);
+      const out = await engine.executions.cancel(id, ctx.principal.email);
       const e = await one(id);
       await recordAudit(db.pool, {
         action: 'execution.cancel',
@@ -96,7 +95,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
 
     async rerunExecution(ctx) {
       const id = ctx.params.executionId;
-      const created = await engine.executions.rerun(id, ctx.principal!.email);
+      const created = await engine.executions.rerun(id, ctx.principal.email);
       const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.rerun',
@@ -111,7 +110,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
 
     async restartExecution(ctx) {
       const id = ctx.params.executionId;
-      const created = await engine.executions.restart(id, ctx.principal!.email);
+      const created = await engine.executions.restart(id, ctx.principal.email);
       const e = await one(created.id);
       await recordAudit(db.pool, {
         action: 'execution.restart',

@@ -2,7 +2,7 @@
 import type { Db } from '@svc/db';
 import { boundedPatch, findFlow, findFlowRevision, listFlowRevisions, listFlows, setFlowEnabled, type FlowRow, type RevisionRow } from '@svc/namespaces';
 import type { MasterKey } from '@svc/config';
-import { encodeCursor, notFound, roleAtLeast, validationFailed, type OperationHandlers } from '@svc/http';
+import { notFound, roleAtLeast, validationFailed, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
@@ -60,10 +60,9 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
   }
 
   return {
-    async listFlows({ query, cursor, principal }) {
+    async listFlows({ query, cursor: after, principal, encodeCursor }) {
       const q = query;
-      const after = cursor as { namespace: string; flow_id: string } | undefined;
-      const within = await readScope(db.pool, principal!);
+      const within = await readScope(db.pool, principal);
       const rows = await listFlows(db.prisma, {
         limit: q.limit,
         ...(within ? { within } : {}),
@@ -83,7 +82,7 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       const f = await flowOrThrow(params.namespace, params.flowId);
       const view = summary(f);
       // Editors see the key and URL of each webhook trigger (see webhook-keys.ts).
-      const triggers = roleAtLeast(principal!.role, 'editor')
+      const triggers = roleAtLeast(principal.role, 'editor')
         ? await triggersWithWebhookKeys(
             { pool: db.pool, masterKeys: deps.masterKeys ?? [], publicUrl: deps.publicUrl ?? '', now: deps.now },
             f.namespace,
@@ -117,10 +116,10 @@ export function flowHandlers(deps: { db: Db; now: () => Date; masterKeys?: reado
       return summary(await flowOrThrow(params.namespace, params.flowId));
     },
 
-    async listFlowRevisions({ params, query, cursor }) {
+    async listFlowRevisions({ params, query, cursor, encodeCursor }) {
       const q = query;
       await flowOrThrow(params.namespace, params.flowId);
-      const before = (cursor as { revision?: number } | undefined)?.revision ?? null;
+      const before = cursor?.revision ?? null;
       const rows = await listFlowRevisions(db.prisma, params.namespace, params.flowId, { limit: q.limit, ...(before !== null ? { beforeRevision: before } : {}) });
       const page = rows.slice(0, q.limit);
       return {

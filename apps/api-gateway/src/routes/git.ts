@@ -39,7 +39,7 @@ import {
   verifyPushSignature,
   type GitSourceRecord,
 } from '@svc/git-sources';
-import { conflict, createRawBodyReader, encodeCursor, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, createRawBodyReader, HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { getNamespace } from '@svc/namespaces';
 import { PlatformSecretStore } from '@svc/secrets';
@@ -161,9 +161,9 @@ export function gitHandlers(deps: GitRouteDeps) {
   return {
     // Every operation but the push webhook is called with a session or API token.
     ...({
-      async listGitSources({ query, cursor }) {
+      async listGitSources({ query, cursor, encodeCursor }) {
         const q = query;
-        const rows = await listGitSources(src, { limit: q.limit, afterId: (cursor as { id?: string } | undefined)?.id });
+        const rows = await listGitSources(src, { limit: q.limit, afterId: cursor?.id });
         const page = rows.slice(0, q.limit);
         return { items: page.map(body), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ id: page[page.length - 1].id }) } : {}) } satisfies Answer<'listGitSources'>;
       },
@@ -172,7 +172,7 @@ export function gitHandlers(deps: GitRouteDeps) {
 
       async createGitSource(ctx) {
         const s = await settingsOf(ctx.body, credentials);
-        const created = await guard(() => createGitSource(src, s, ctx.principal!.email));
+        const created = await guard(() => createGitSource(src, s, ctx.principal.email));
         await recordAudit(deps.db.pool, {
           action: 'git_source.create',
           ...auditContext(ctx),
@@ -186,7 +186,7 @@ export function gitHandlers(deps: GitRouteDeps) {
 
       async updateGitSource(ctx) {
         const s = await settingsOf(ctx.body, credentials);
-        const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal!.email));
+        const updated = await guard(() => updateGitSource(src, ctx.params.sourceId, s, ctx.principal.email));
         await recordAudit(deps.db.pool, {
           action: 'git_source.update',
           ...auditContext(ctx),
@@ -211,12 +211,9 @@ export function gitHandlers(deps: GitRouteDeps) {
         return reply(204);
       },
 
-      async listGitSyncRuns({ params, query, cursor }) {
+      async listGitSyncRuns({ params, query, cursor: c, encodeCursor }) {
         const q = query;
-        const c = cursor as { started_at?: string; id?: string } | undefined;
-        const rows = await guard(() =>
-          listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c?.started_at ? { before: { at: new Date(c.started_at), id: c.id ?? '' } } : {}) }),
-        );
+        const rows = await guard(() => listGitSyncRuns(src, params.sourceId, { limit: q.limit, ...(c ? { before: { at: new Date(c.started_at), id: c.id } } : {}) }));
         const page = rows.slice(0, q.limit);
         const last = page[page.length - 1];
         return {
@@ -226,7 +223,7 @@ export function gitHandlers(deps: GitRouteDeps) {
       },
 
       async syncGitSource(ctx) {
-        const run = await guard(() => requestSync(deps.db.pool, { sourceId: ctx.params.sourceId, trigger: 'manual', requestedBy: ctx.principal!.email, now: deps.now() }));
+        const run = await guard(() => requestSync(deps.db.pool, { sourceId: ctx.params.sourceId, trigger: 'manual', requestedBy: ctx.principal.email, now: deps.now() }));
         return reply(202, gitSyncRunBody(run));
       },
 
@@ -256,7 +253,7 @@ export function gitHandlers(deps: GitRouteDeps) {
         const req = ctx.body;
         await guard(() => getNamespace(deps.db.prisma, params.namespace));
         const { paths, ...out } = await guard(() =>
-          pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal!.email }),
+          pushNamespaceBranch(pushDeps, { namespace: params.namespace, changes: req.changes, message: req.message, author: principal.email }),
         );
         await recordAudit(deps.db.pool, {
           action: 'git.push',
@@ -270,8 +267,7 @@ export function gitHandlers(deps: GitRouteDeps) {
       },
     } satisfies OperationHandlers<AuthPrincipal>),
 
-    async gitPushWebhook({ body: payload, principal, req }: HandlerContext<GitSourceRecord, 'gitPushWebhook'>) {
-      const source = principal!;
+    async gitPushWebhook({ body: payload, principal: source, req }: HandlerContext<GitSourceRecord, 'gitPushWebhook'>) {
       if (String(req.headers['x-github-event'] ?? '') === 'ping') return reply(202, { requested: false, reason: 'ping' } satisfies Answer<'gitPushWebhook', 202>);
       const branch = pushedBranch(payload);
       // A push to another branch changes nothing this source syncs.

@@ -70,8 +70,7 @@ export function webhookKeyVerifier(pool: pg.Pool): (req: Request) => Promise<Web
 export function hookHandlers(deps: HookRouteDeps) {
   const readRaw = createRawBodyReader({ limit: deps.maxBodyBytes });
   return {
-    async webhookStart({ req, res, principal }: HandlerContext<WebhookTarget, 'webhookStart'>) {
-      const target = principal!;
+    async webhookStart({ req, res, principal: target }: HandlerContext<WebhookTarget, 'webhookStart'>) {
       const raw = await readRaw(req, res);
       const body = raw === undefined ? null : isJsonContentType(req.headers['content-type']) ? parseJsonBody(raw) : raw.toString('utf8');
       const headers = webhookHeaders(req);

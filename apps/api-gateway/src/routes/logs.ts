@@ -2,7 +2,7 @@
 // (downloadExecutionLogs) and the live stream (streamExecutionLogs).
 import type { Response } from 'express';
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, validationFailed, type OperationHandlers } from '@svc/http';
+import { notFound, validationFailed, type Cursor, type OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import type { LiveHub } from '../live/hub.js';
 import { BadPositionError, decodePosition, downloadLine, rfc3339Formatter, toLogLine, type Position } from '../live/lines.js';
@@ -28,9 +28,9 @@ export async function requireExecution(db: Db, id: string) {
 }
 
 /** The page cursor's sort key (its shape and ranges are checked before the handler runs: LogsCursor). */
-function keyOf(cursor: Record<string, unknown> | undefined): LogKey | undefined {
+function keyOf(cursor: Cursor<'getExecutionLogs'> | undefined): LogKey | undefined {
   if (!cursor) return undefined;
-  const { ts, t, n } = cursor as { ts: string; t: string; n: number };
+  const { ts, t, n } = cursor;
   return { ts, taskRunId: t, n };
 }
 
@@ -56,7 +56,7 @@ export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 export function logHandlers(deps: LogRouteDeps) {
   const { db } = deps;
   return {
-    async getExecutionLogs({ params, query, cursor, res }) {
+    async getExecutionLogs({ params, query, cursor, encodeCursor, res }) {
       const id = params.executionId;
       const q = query;
       const attempt = q.attempt;

@@ -1,7 +1,7 @@
 // Namespaces, their files and versions.
 import type { Request } from 'express';
 import type { Db } from '@svc/db';
-import { conflict, encodeCursor, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, HttpError, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import {
   ChangeError,
@@ -146,15 +146,15 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
     async createNamespace(ctx) {
       const b = ctx.body;
       const now = deps.now();
-      const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: ctx.principal!.email, now }));
+      const row = await guard(() => createNamespace(db.prisma, { name: b.name, description: b.description, createdBy: ctx.principal.email, now }));
       await recordAudit(db.prisma, { action: 'namespace.create', ...auditContext(ctx), targetType: 'namespace', targetId: row.name, details: { namespace: row.name }, at: now });
       return reply(201, namespaceBody(await getNamespace(db.prisma, row.name)));
     },
 
-    async listNamespaces({ query, cursor, principal }) {
+    async listNamespaces({ query, cursor, principal, encodeCursor }) {
       const q = query;
-      const within = await readScope(db.pool, principal!);
-      const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: (cursor as { name?: string } | undefined)?.name, ...(within ? { within } : {}) });
+      const within = await readScope(db.pool, principal);
+      const rows = await listNamespaces(db.prisma, { parent: q.parent, limit: q.limit, after: cursor?.name, ...(within ? { within } : {}) });
       const page = rows.slice(0, q.limit);
       return {
         items: page.map(namespaceBody),
@@ -175,7 +175,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
       const { params, principal } = ctx;
       const b = ctx.body;
       const v = await guard(() =>
-        saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal!.email }),
+        saveChanges(saveDeps, { namespace: params.namespace, baseVersion: b.base_version, changes: b.changes, message: b.message, author: principal.email }),
       );
       await auditVersion(ctx, 'namespace.save', v);
       return reply(201, versionBody(v));
@@ -188,7 +188,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
       if (!p.ok) throw validationFailed([{ field: 'path', message: p.message }]);
       const content = await readRawBody(req, deps.maxFileBytes);
       const change: FileChange = { op: 'put', path: p.path, content_base64: content.toString('base64'), ...(q.executable !== undefined ? { executable: q.executable } : {}) };
-      const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, changes: [change], message: q.message ?? `Upload ${p.path}`, author: principal!.email }));
+      const v = await guard(() => saveChanges(saveDeps, { namespace: params.namespace, changes: [change], message: q.message ?? `Upload ${p.path}`, author: principal.email }));
       await recordAudit(db.prisma, {
         action: 'file.upload',
         ...auditContext(ctx),
@@ -200,12 +200,12 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
       return reply(201, versionBody(v));
     },
 
-    async listFiles({ params, query, cursor }) {
+    async listFiles({ params, query, cursor, encodeCursor }) {
       const q = query;
       return guard(async () => {
         const v = await resolveVersion(db.pool, params.namespace, q.version);
         const m = await loadManifest(db.pool, v.id);
-        const after = (cursor as { path?: string } | undefined)?.path;
+        const after = cursor?.path;
         const paths = [...m.keys()].sort().filter((p) => after === undefined || p > after);
         const page = paths.slice(0, q.limit);
         return {
@@ -233,11 +233,11 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
       } satisfies Answer<'getFile'>;
     },
 
-    async listVersions({ params, query, cursor }) {
+    async listVersions({ params, query, cursor, encodeCursor }) {
       const q = query;
       return guard(async () => {
         await resolveVersion(db.pool, params.namespace);
-        const before = (cursor as { version?: number } | undefined)?.version ?? null;
+        const before = cursor?.version ?? null;
         const rows = await listVersions(db.prisma, params.namespace, { limit: q.limit, ...(before !== null ? { beforeVersion: before } : {}) });
         const page = rows.slice(0, q.limit);
         return {
@@ -260,7 +260,7 @@ export function namespaceHandlers(deps: NamespaceRouteDeps) {
           namespace: params.namespace,
           version: b.version,
           message: b.message,
-          author: principal!.email,
+          author: principal.email,
           baseVersion: typeof b.base_version === 'number' ? b.base_version : undefined,
         }),
       );

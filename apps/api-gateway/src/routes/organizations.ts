@@ -6,7 +6,7 @@
 // the email endpoint reads. A new key is in createOrganizationKey's answer
 // only (stored as its hash); the audit events name keys by id and prefix.
 import type { Db } from '@svc/db';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import {
   addOrganizationSender,
   createOrganization,
@@ -93,9 +93,9 @@ export function organizationHandlers(deps: OrganizationRouteDeps) {
     recordAudit(pool, { action, ...auditContext(ctx), targetType: 'organization', targetId: o.id, details, at: deps.now() });
 
   return {
-    async listOrganizations({ query, cursor }) {
+    async listOrganizations({ query, cursor, encodeCursor }) {
       const { limit } = query;
-      const after = (cursor as { name?: string } | undefined)?.name;
+      const after = cursor?.name;
       const rows = (await listOrganizations(pool)).filter((o) => after === undefined || o.name > after);
       const page = rows.slice(0, limit);
       return { items: page.map(body), ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}) } satisfies Answer<'listOrganizations'>;
@@ -171,12 +171,11 @@ export function organizationHandlers(deps: OrganizationRouteDeps) {
       return reply(204);
     },
 
-    async listOrganizationEmails({ params, query, cursor }) {
+    async listOrganizationEmails({ params, query, cursor: c, encodeCursor }) {
       const { organization } = params;
       const { limit } = query;
-      const c = cursor as { created_at?: string; id?: string } | undefined;
       const o = await find(organization);
-      const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c?.created_at ? { before: { at: new Date(c.created_at), id: c.id ?? '' } } : {}) });
+      const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c ? { before: { at: new Date(c.created_at), id: c.id } } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

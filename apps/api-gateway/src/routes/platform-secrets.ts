@@ -2,7 +2,7 @@
 // sources and of single sign-on, in a store that `secret()` and every other
 // resolver of secret references never read. Values go in and never come
 // out; every set and delete is audited with the name, never the value.
-import { encodeCursor, notFound, reply, type OperationHandlers } from '@svc/http';
+import { notFound, reply, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { BuiltinProviderDisabledError, PlatformSecretStore, type PlatformSecretListed } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -29,12 +29,12 @@ export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' 
   return {
     async listPlatformSecrets(ctx) {
       const { limit } = ctx.query;
-      const after = ctx.cursor as { name: string } | undefined;
-      const rows = await store.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
+      const after = ctx.cursor;
+      const rows = await store.list({ limit, ...(after ? { afterName: after.name } : {}) });
       const page = rows.slice(0, limit);
       return {
         items: page.map(platformSecretBody),
-        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}),
+        ...(rows.length > limit ? { next_cursor: ctx.encodeCursor({ name: page[page.length - 1].name }) } : {}),
       } satisfies Answer<'listPlatformSecrets'>;
     },
 
@@ -44,7 +44,7 @@ export function platformSecretHandlers(deps: Pick<SecretRouteDeps, 'db' | 'now' 
       if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
       const now = deps.now();
       const { secret } = await db.prisma.$transaction(async (tx) => {
-        const out = await store.withDb(tx).put(name, value, { by: ctx.principal!.userId, now });
+        const out = await store.withDb(tx).put(name, value, { by: ctx.principal.userId, now });
         await recordAudit(tx, {
           action: 'platform_secret.set',
           ...auditContext(ctx),

@@ -62,7 +62,7 @@ export function roleBindingHandlers(deps: { db: Db; now: () => Date }) {
       try {
         const row = await createRoleBinding(
           pool,
-          { namespace: b.namespace, ...(userId ? { userId } : { group: b.group! }), role: b.role, createdBy: ctx.principal!.email },
+          { namespace: b.namespace, ...(userId ? { userId } : { group: b.group! }), role: b.role, createdBy: ctx.principal.email },
           deps.now(),
         );
         await audit(ctx, 'role_binding.create', row);

@@ -68,7 +68,7 @@ export function runFileHandlers(deps: RunFileDeps) {
         labels: {},
         triggerType: 'file',
         triggerPayload: { path: p.path, args: b.args ?? [], env: b.env ?? {} },
-        createdBy: principal!.email,
+        createdBy: principal.email,
         // The environment's names and the number of arguments only: their values may be secrets.
         audit: startAudit(ctx, 'file.run', {
           namespace: params.namespace,

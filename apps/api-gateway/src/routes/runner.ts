@@ -70,13 +70,14 @@ export function runnerHandlers(deps: RunnerRouteDeps) {
       // The body was validated against RunnerLogsRequest by the operation's schema.
       const { lines } = body;
       // The parsed body is this request's own: its lines are completed in place rather than copied (a batch may hold 10,000).
+      // A line without `n` gets its position in the batch, one without `ts` the time of arrival.
       let arrival: string | undefined;
+      const complete: IncomingLogLine[] = new Array<IncomingLogLine>(lines.length);
       for (let i = 0; i < lines.length; i++) {
         const l = lines[i];
-        l.n ??= i + 1;
-        l.ts ??= arrival ??= String(BigInt(Date.now()) * 1_000_000n);
+        complete[i] = Object.assign(l, { n: l.n ?? i + 1, ts: l.ts ?? (arrival ??= String(BigInt(Date.now()) * 1_000_000n)) });
       }
-      await engine.runner.appendLogs(params.taskRunId, lines as IncomingLogLine[]);
+      await engine.runner.appendLogs(params.taskRunId, complete);
       // 204 (the catalog's answer): a retried batch is stored once, so the runner needs no count.
       return undefined;
     },

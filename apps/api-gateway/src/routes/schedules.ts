@@ -3,18 +3,17 @@
 // statement is @svc/scheduling's, shared with the scheduler's notion of active.
 // `namespace` selects that namespace and its children, as listFlows does.
 import { type Db } from '@svc/db';
-import { listUpcomingSchedules, type UpcomingScheduleKey } from '@svc/scheduling';
-import { encodeCursor, type OperationHandlers } from '@svc/http';
+import { listUpcomingSchedules } from '@svc/scheduling';
+import type { OperationHandlers } from '@svc/http';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import type { Answer, Schemas } from '@svc/api-spec';
 
 export function scheduleHandlers(deps: { db: Db }) {
   return {
-    async listUpcomingSchedules({ query, cursor, principal }) {
+    async listUpcomingSchedules({ query, cursor: after, principal, encodeCursor }) {
       const q = query;
-      const after = cursor as UpcomingScheduleKey | undefined;
-      const within = await readScope(deps.db.pool, principal!);
+      const within = await readScope(deps.db.pool, principal);
       // One row more than the page tells whether there is a next page.
       const rows = await listUpcomingSchedules(deps.db.pool, { namespace: q.namespace, after, limit: q.limit + 1, ...(within ? { within } : {}) });
       const page = rows.slice(0, q.limit);

@@ -2,7 +2,7 @@
 // create and update, stored sealed, never returned or audited. `namespaces`
 // says which namespaces' flows may use a provider (docs/using/secrets-and-variables.md,
 // "Secret providers serve listed namespaces"); it is audited.
-import { encodeCursor, reply, type OperationHandlers } from '@svc/http';
+import { reply, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { ProviderNotFoundError, ProviderStore, type ProviderChange, type ProviderInfo } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -44,12 +44,12 @@ export function secretProviderHandlers(deps: SecretRouteDeps) {
   return {
     async listSecretProviders(ctx) {
       const { limit } = ctx.query;
-      const after = ctx.cursor as { name: string } | undefined;
-      const rows = await providers.list({ limit, ...(after ? { afterName: String(after.name) } : {}) });
+      const after = ctx.cursor;
+      const rows = await providers.list({ limit, ...(after ? { afterName: after.name } : {}) });
       const page = rows.slice(0, limit);
       return {
         items: page.map(providerBody),
-        ...(rows.length > limit ? { next_cursor: encodeCursor({ name: page[page.length - 1].name }) } : {}),
+        ...(rows.length > limit ? { next_cursor: ctx.encodeCursor({ name: page[page.length - 1].name }) } : {}),
       } satisfies Answer<'listSecretProviders'>;
     },
 

@@ -4,7 +4,7 @@
 import { assertNever } from '@svc/assert';
 import type { MasterKey } from '@svc/config';
 import type { Db } from '@svc/db';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { namespaceExists } from '@svc/namespaces';
 import {
@@ -94,12 +94,12 @@ export function secretHandlers(deps: SecretRouteDeps) {
 
   async function list(namespace: string, ctx: HandlerContext<AuthPrincipal, 'listNamespaceSecrets' | 'listGlobalSecrets'>) {
     const { limit } = ctx.query;
-    const after = ctx.cursor as { key: string } | undefined;
-    const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
+    const after = ctx.cursor;
+    const rows = await secrets.list(namespace, { limit, ...(after ? { afterKey: after.key } : {}) });
     const page = rows.slice(0, limit);
     return {
       items: page.map(secretBody),
-      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1].key }) } : {}),
+      ...(rows.length > limit ? { next_cursor: ctx.encodeCursor({ key: page[page.length - 1].key }) } : {}),
     } satisfies Answer<'listNamespaceSecrets'>;
   }
 
@@ -109,7 +109,7 @@ export function secretHandlers(deps: SecretRouteDeps) {
     // Refused before anything is read or written: nothing to seal with.
     if (deps.masterKeys.length === 0) throw secretHttpError(new BuiltinProviderDisabledError());
     const now = deps.now();
-    const p = ctx.principal!;
+    const p = ctx.principal;
     const { secret } = await db.prisma.$transaction(async (tx) => {
       const out = await secrets.withDb(tx).put(namespace, key, value, { by: p.userId, now });
       await recordAudit(tx, {

@@ -553,7 +553,7 @@ export function createSso(deps: SsoDeps) {
           entraTid: kept(body.entra_tid, before?.entraTid, ''),
           existingUsersOnly: kept(body.existing_users_only, before?.existingUsersOnly, false),
           sessionMaxAgeSeconds: kept(body.session_max_age_seconds, before?.sessionMaxAgeSeconds, null),
-          updatedBy: ctx.principal!.email,
+          updatedBy: ctx.principal.email,
         },
         deps.now(),
       );
@@ -577,7 +577,7 @@ export function createSso(deps: SsoDeps) {
     },
 
     async getOidcLink({ principal }) {
-      const identities = await ssoIdentitiesOf(db.pool, principal!.userId);
+      const identities = await ssoIdentitiesOf(db.pool, principal.userId);
       return {
         offered: (await usable()) !== undefined,
         identities: identities.map((i) => ({ issuer: i.issuer, linked_at: i.created_at.toISOString(), last_login_at: i.last_login_at?.toISOString() ?? null })),
@@ -586,12 +586,12 @@ export function createSso(deps: SsoDeps) {
 
     async startOidcLink({ req, res, principal }) {
       // A browser session only: the callback checks the same browser still holds it.
-      if (principal!.authType !== 'session') throw conflict('conflict', 'linking an IdP identity needs a browser session (sign in to the web UI)');
+      if (principal.authType !== 'session') throw conflict('conflict', 'linking an IdP identity needs a browser session (sign in to the web UI)');
       const s = await usable();
       if (!s) throw conflict('conflict', 'single sign-on is not configured');
       let url: string;
       try {
-        url = await begin(req, res, s, principal!.userId);
+        url = await begin(req, res, s, principal.userId);
       } catch (err) {
         if (err instanceof LoginRefused) throw conflict('conflict', err.message);
         throw err;
@@ -601,10 +601,10 @@ export function createSso(deps: SsoDeps) {
     },
 
     async oidcLogout({ res, principal }) {
-      if (principal!.sessionId) await deleteSession(db.prisma, principal!.sessionId);
+      if (principal.sessionId) await deleteSession(db.prisma, principal.sessionId);
       clearSessionCookie(res, { publicUrl: deps.publicUrl });
       const s = await usable();
-      if (!s || !(await hasSsoIdentity(db.pool, principal!.userId))) return {} satisfies Schemas['SsoLogout'];
+      if (!s || !(await hasSsoIdentity(db.pool, principal.userId))) return {} satisfies Schemas['SsoLogout'];
       try {
         const server = await oidc.server(s);
         if (!server.end_session_endpoint) return {};

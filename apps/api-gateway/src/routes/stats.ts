@@ -17,7 +17,7 @@ export function statsHandlers(deps: { db: Db; engine: Engine }) {
     async getDashboard({ query, principal }) {
       const q = query;
       // Null (no query) for a role of viewer or more: the dashboard as before.
-      const within = q.namespace === undefined ? await readScope(deps.db.pool, principal!) : null;
+      const within = q.namespace === undefined ? await readScope(deps.db.pool, principal) : null;
       return engine.dashboards.dashboard(within ? { range: q.range, within } : { range: q.range, namespace: q.namespace });
     },
 

@@ -1,7 +1,7 @@
 // API tokens: created for oneself, shown once, stored as a hash.
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { encodeCursor, forbidden, notFound, reply, roleAtLeast, type OperationHandlers } from '@svc/http';
+import { forbidden, notFound, reply, roleAtLeast, type OperationHandlers } from '@svc/http';
 import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { auditContext } from './audit.js';
@@ -29,7 +29,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
     async createToken(ctx) {
-      const p = ctx.principal!;
+      const p = ctx.principal;
       const body = ctx.body;
       const { name, expires_in_days } = body;
       const subject = { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) };
@@ -58,11 +58,10 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }) {
       return reply(201, { ...tokenBody(row, now), secret } satisfies Answer<'createToken', 201>);
     },
 
-    async listTokens({ principal, query, cursor }) {
+    async listTokens({ principal, query, cursor, encodeCursor }) {
       const q = query;
-      const all = q.all === true && principal!.role === 'admin';
-      const after = cursor as { id: string } | undefined;
-      const rows = await listApiTokens(db.prisma, { userId: principal!.userId, all, limit: q.limit, ...(after ? { beforeId: after.id } : {}) });
+      const all = q.all === true && principal.role === 'admin';
+      const rows = await listApiTokens(db.prisma, { userId: principal.userId, all, limit: q.limit, ...(cursor ? { beforeId: cursor.id } : {}) });
       const page = rows.slice(0, q.limit);
       const now = deps.now();
       return {
@@ -72,7 +71,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }) {
     },
 
     async revokeToken(ctx) {
-      const p = ctx.principal!;
+      const p = ctx.principal;
       const { tokenId } = ctx.params;
       const now = deps.now();
       // Someone else's token is "not found" unless the caller is an admin: no probing for ids.

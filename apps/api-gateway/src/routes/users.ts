@@ -1,6 +1,6 @@
 // User administration (admin).
 import type { Db } from '@svc/db';
-import { conflict, encodeCursor, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
+import { conflict, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
 import {
   createUser,
   EmailTakenError,
@@ -35,10 +35,9 @@ export function userBody(u: UserRow): Schemas['User'] {
 export function userHandlers(deps: { db: Db; now: () => Date }) {
   const { db } = deps;
   return {
-    async listUsers({ query, cursor }) {
+    async listUsers({ query, cursor, encodeCursor }) {
       const q = query;
-      const after = cursor as { email: string } | undefined;
-      const rows = await listUsers(db.prisma, { limit: q.limit, ...(after ? { afterEmail: after.email } : {}) });
+      const rows = await listUsers(db.prisma, { limit: q.limit, ...(cursor ? { afterEmail: cursor.email } : {}) });
       const page = rows.slice(0, q.limit);
       return { items: page.map(userBody), ...(rows.length > q.limit ? { next_cursor: encodeCursor({ email: page[page.length - 1].email }) } : {}) } satisfies Answer<'listUsers'>;
     },

@@ -1,7 +1,7 @@
 // Plain variables of namespaces and of the global scope, read by flows as
 // `vars` (precedence in @svc/secrets' VariableStore.resolveVars).
 import type { Db } from '@svc/db';
-import { encodeCursor, notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { notFound, reply, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
 import { GLOBAL_SCOPE, VariableStore, type VariableRecord } from '@svc/secrets';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -28,12 +28,12 @@ export function variableHandlers(deps: { db: Db; now: () => Date }) {
 
   async function list(namespace: string, ctx: HandlerContext<AuthPrincipal, 'listNamespaceVariables' | 'listGlobalVariables'>) {
     const { limit } = ctx.query;
-    const after = ctx.cursor as { key: string } | undefined;
-    const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: String(after.key) } : {}) });
+    const after = ctx.cursor;
+    const rows = await variables.list(namespace, { limit, ...(after ? { afterKey: after.key } : {}) });
     const page = rows.slice(0, limit);
     return {
       items: page.map(variableBody),
-      ...(rows.length > limit ? { next_cursor: encodeCursor({ key: page[page.length - 1].key }) } : {}),
+      ...(rows.length > limit ? { next_cursor: ctx.encodeCursor({ key: page[page.length - 1].key }) } : {}),
     } satisfies Answer<'listNamespaceVariables'>;
   }
 
@@ -42,7 +42,7 @@ export function variableHandlers(deps: { db: Db; now: () => Date }) {
     const { value } = ctx.body;
     const now = deps.now();
     const { variable } = await db.prisma.$transaction(async (tx) => {
-      const out = await new VariableStore(tx).put(namespace, key, value, { by: ctx.principal!.userId, now });
+      const out = await new VariableStore(tx).put(namespace, key, value, { by: ctx.principal.userId, now });
       // The value is left out like a secret's: variables often hold hosts and account names people would rather not spread.
       await recordAudit(tx, {
         action: 'variable.put',
