@@ -6,8 +6,12 @@
 // compiler API and fails on
 //   - a cast of a request part in a route file of the gateway:
 //     `ctx.body as X`, `(ctx.query ?? {}) as X`, `ctx.params as X`,
-//     `req.body as X`, or the destructured `body`/`query`/`params` cast the
-//     same way;
+//     `ctx.cursor as X`, `ctx.principal as X`, `req.body as X`, the
+//     destructured `body`/`query`/`params`/`cursor`/`principal` cast the same
+//     way, or a variable taken from one of them (`const c = ctx.cursor`,
+//     `const { lines } = body`, a field of either) cast later: the cursor is
+//     typed by the operation's entry in OPERATION_CURSORS, and the principal
+//     is present for every operation that needs a credential;
 //   - an explicit answer type at an API call site of the web UI or the CLI:
 //     `api<X>(...)`, `request<X>(...)`, `listAll<X>(...)`,
 //     `client.get<X>(...)`, `.post<X>`, `.list<X>`, `.all<X>`... (the old
@@ -25,40 +29,116 @@ import ts from 'typescript';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The request parts of a handler's context and of an express request. */
-const PARTS = new Set(['body', 'query', 'params']);
+const PARTS = new Set(['body', 'query', 'params', 'cursor', 'principal']);
 /** Functions and methods that call the API: with a type argument, the call names its own answer type. */
 const CALLS = new Set(['api', 'request', 'listAll', 'prefetch']);
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'request', 'list', 'all', 'pages', 'stream', 'ndjson', 'raw', 'json']);
 
-/** `(x ?? {})`, `(x)` → x. */
+/** `(x ?? {})`, `(x)`, `x!`, `await x` → x. */
 function unwrap(e: ts.Expression): ts.Expression {
   for (;;) {
     if (ts.isParenthesizedExpression(e)) e = e.expression;
     else if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) e = e.left;
     else if (ts.isNonNullExpression(e)) e = e.expression;
+    else if (ts.isAwaitExpression(e)) e = e.expression;
     else return e;
   }
 }
 
-/** `ctx.body`, `req.query`, `ctx.req.params`, or a bare `body` destructured from the context. */
-function isRequestPart(e: ts.Expression): boolean {
-  const x = unwrap(e);
-  if (ts.isIdentifier(x)) return PARTS.has(x.text);
-  if (ts.isPropertyAccessExpression(x)) return PARTS.has(x.name.text) && /^(ctx|req|request|c)$|\.req$/.test(x.expression.getText());
-  return false;
+/**
+ * The request parts of one route source, and the variables taken from them:
+ * a parameter or variable bound from a part (`{ cursor }`, `{ body: payload }`,
+ * `const b = ctx.body`, `const { limit } = ctx.query`, `const after = cursor?.name`).
+ * Symbols, not names, so a `c` of one handler is not another's.
+ */
+class Parts {
+  private readonly taken = new Set<ts.Symbol>();
+  constructor(private readonly checker: ts.TypeChecker) {}
+
+  /** `ctx.body`, `req.query`, `ctx.req.params`, a bare part destructured from the context, a variable taken from one, or a field of any of them. */
+  is(e: ts.Expression): boolean {
+    let x = unwrap(e);
+    for (;;) {
+      if (ts.isIdentifier(x)) {
+        const symbol = this.checker.getSymbolAtLocation(x);
+        return (symbol !== undefined && this.taken.has(symbol)) || (symbol === undefined && PARTS.has(x.text)) || this.isBoundPart(x, symbol);
+      }
+      if (ts.isPropertyAccessExpression(x) && PARTS.has(x.name.text) && /^(ctx|req|request|c)$|\.req$/.test(x.expression.getText())) return true;
+      if (ts.isPropertyAccessExpression(x) || ts.isElementAccessExpression(x)) x = unwrap(x.expression);
+      else return false;
+    }
+  }
+
+  /**
+   * A part destructured under its own name (`{ body }`, `{ cursor }`) from a
+   * handler's context, or a helper's parameter named after one (`keyOf(cursor)`).
+   */
+  private isBoundPart(x: ts.Identifier, symbol: ts.Symbol | undefined): boolean {
+    const decl = symbol?.valueDeclaration;
+    if (decl === undefined || !PARTS.has(x.text)) return false;
+    if (ts.isParameter(decl)) return true;
+    return ts.isBindingElement(decl) && PARTS.has((decl.propertyName ?? decl.name).getText()) && ts.isParameter(decl.parent.parent);
+  }
+
+  /** Records the names a declaration binds from a part. */
+  bind(name: ts.BindingName, from: ts.Expression | undefined, isParameter: boolean): void {
+    if (ts.isIdentifier(name)) {
+      if (from !== undefined && this.is(from)) this.add(name);
+      return;
+    }
+    for (const el of name.elements) {
+      if (ts.isOmittedExpression(el)) continue;
+      const key = el.propertyName?.getText() ?? (ts.isIdentifier(el.name) ? el.name.text : '');
+      // `{ body: payload }` of a handler's context, or anything destructured from a part.
+      const fromPart = (from !== undefined && this.is(from)) || (isParameter && ts.isObjectBindingPattern(name) && PARTS.has(key));
+      if (fromPart) this.addAll(el.name);
+    }
+  }
+
+  private addAll(name: ts.BindingName): void {
+    if (ts.isIdentifier(name)) this.add(name);
+    else for (const el of name.elements) if (!ts.isOmittedExpression(el)) this.addAll(el.name);
+  }
+
+  private add(id: ts.Identifier): void {
+    const symbol = this.checker.getSymbolAtLocation(id);
+    if (symbol) this.taken.add(symbol);
+  }
 }
 
 function line(sf: ts.SourceFile, node: ts.Node): number {
   return sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
 }
 
-/** Casts of request parts in a route source. */
-function requestPartCasts(file: string, text: string): string[] {
+/** One source parsed and bound alone (no imports, no lib): enough to tell which declaration a name refers to. */
+function bound(file: string, text: string): { sf: ts.SourceFile; checker: ts.TypeChecker } {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const host: ts.CompilerHost = {
+    getSourceFile: (name) => (name === file ? sf : undefined),
+    getDefaultLibFileName: () => 'lib.d.ts',
+    writeFile: () => undefined,
+    getCurrentDirectory: () => '/',
+    getCanonicalFileName: (f) => f,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (name) => name === file,
+    readFile: () => undefined,
+  };
+  const program = ts.createProgram([file], { noLib: true, noResolve: true, types: [] }, host);
+  return { sf: program.getSourceFile(file) ?? sf, checker: program.getTypeChecker() };
+}
+
+/** Casts of request parts, and of what was taken from them, in a route source. */
+function requestPartCasts(file: string, text: string): string[] {
+  const { sf, checker } = bound(file, text);
+  const parts = new Parts(checker);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
-    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && isRequestPart(node.expression)) {
-      if (node.type.kind !== ts.SyntaxKind.ConstKeyword) found.push(`${file}:${line(sf, node)}: ${node.getText(sf).slice(0, 100)}`);
+    // Declarations are met before their uses: a source is read in order.
+    if (ts.isVariableDeclaration(node)) parts.bind(node.name, node.initializer, false);
+    if (ts.isParameter(node)) parts.bind(node.name, undefined, true);
+    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && parts.is(node.expression)) {
+      if (!(ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === 'const')) found.push(`${file}:${line(sf, node)}: ${node.getText(sf).slice(0, 100)}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -103,13 +183,45 @@ test('the checker finds casts of request parts and answer types at call sites in
   const route = [
     'const a = ctx.body as RequestBody<"x">;',
     'const b = (ctx.body ?? {}) as { title?: string };',
-    'const q = query as { limit: number };',
     'const p = ctx.params as { id: string };',
     'const r = req.body as unknown;',
+    'const c = ctx.cursor as { id: string } | undefined;',
+    'const who = ctx.principal! as { userId: string };',
+    'const id = ctx.principal!.userId as string;',
     'const ok = ctx.body;',
-    'const fine = cursor as { id: string };',
+    'const kind = ["a", "b"] as const;',
+    'const handlers = {',
+    '  list({ query, cursor, principal }) {',
+    '    const q = query as { limit: number };',
+    '    const after = (cursor as { id: string } | undefined)?.id;',
+    '    const p = principal as { role: string };',
+    '    return [q, after, p];',
+    '  },',
+    '  post({ body: payload }) {',
+    '    const { lines } = payload;',
+    '    const first = lines[0] as string;',
+    '    const all = lines as string[];',
+    '    return [first, all];',
+    '  },',
+    '  get(ctx) {',
+    '    const c = ctx.cursor;',
+    '    const key = c?.id;',
+    '    return [c as { id: string }, key as string];',
+    '  },',
+    '  other() {',
+    '    const keyOf = (cursor) => cursor as { id: string };',
+    '    const c = { id: 1 };',
+    '    const lines = [1];',
+    '    return [c as unknown, lines as number[], "x" as const];',
+    '  },',
+    '};',
   ].join('\n');
-  assert.equal(requestPartCasts('route.ts', route).length, 5);
+  const found = requestPartCasts('route.ts', route);
+  assert.deepEqual(
+    found.map((f) => Number(f.split(':')[1])),
+    [1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 19, 20, 26, 26, 29],
+    found.join('\n'),
+  );
   const calls = [
     'const a = await api<Execution>("GET", "/executions/x");',
     'const b = await client.get<Execution>("/api/v1/executions/x");',
@@ -123,9 +235,13 @@ test('the checker finds casts of request parts and answer types at call sites in
   assert.equal(answerTypesAtCalls('page.tsx', calls).length, 5);
 });
 
-test('route handlers take their request parts typed from the operation: no cast of ctx.body, ctx.query, ctx.params or req.body', () => {
+test('route handlers take their request parts typed from the operation: no cast of ctx.body, ctx.query, ctx.params, ctx.cursor, ctx.principal or req.body', () => {
   const found = sources('apps/api-gateway/src/routes').flatMap((f) => requestPartCasts(path.relative(root, f), fs.readFileSync(f, 'utf8')));
-  assert.deepEqual(found, [], 'type the handler by its operation (a method of the map returned `satisfies OperationHandlers<P>`) instead of casting');
+  assert.deepEqual(
+    found,
+    [],
+    'type the handler by its operation (a method of the map returned `satisfies OperationHandlers<P>`) instead of casting; a cursor is typed by its entry in OPERATION_CURSORS (@svc/api-spec)',
+  );
 });
 
 test('the web UI and the CLI call the API without naming the answer type: the typed client takes it from the path', () => {
