@@ -4372,11 +4372,12 @@ export interface components {
              */
             depends_on?: string[];
             /**
-             * @description `success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended.
+             * @description `success`: every dependency succeeded; `failure`: at least one dependency failed or timed out; `always`: every dependency ended. Extension: one `{{ expression }}` (CEL over inputs, tasks, trigger, execution, flow and labels), decided once every dependency succeeded: true runs the task, false skips it (condition_not_met).
              * @default success
-             * @enum {unknown}
+             * @example success
+             * @example {{ inputs.env == 'prod' && tasks.check.outputs.rows > 0 }}
              */
-            run_if?: "success" | "failure" | "always";
+            run_if?: string;
             /**
              * @description Wall time limit of one attempt.
              * @default 24h
