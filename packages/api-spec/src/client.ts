@@ -6,19 +6,26 @@
 //   details and the X-Request-Id header;
 // - paging: `pages` and `all` follow `next_cursor` as every list answers it;
 // - streams: `stream` reads a text/event-stream to its `end` event and
-//   reconnects with Last-Event-ID; `ndjson` reads one JSON value per line.
-// The web UI (cookie and CSRF header) and the CLI (bearer token) add only
-// their credentials. Imported as `@svc/api-spec/client`, apart from the
-// package root, so the server never loads it; browser-safe.
+//   reconnects with Last-Event-ID after a dropped connection, with a growing
+//   pause (the web UI never gives up, the CLI after about a minute);
+//   `streamPost` reads the event stream a POST answers (the assistant's
+//   turn), once; `ndjson` reads one JSON value per line. Bodies are read
+//   with getReader(), which every browser has.
+// The web UI (session cookie) and the CLI (bearer token) add only their
+// credentials and their stream policy. Imported as `@svc/api-spec/client`,
+// apart from the package root, so the server never loads it; browser-safe:
+// no Node module is imported here or in what it imports.
 import createClient, { type Client, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { paths } from './openapi-types.generated.js';
 import type { ErrorDetail, Page } from './api-types.js';
+import { bodyChunks, reconnectPause, sleep, type StreamPolicy } from './stream-reading.js';
 
 export type { ClientOptions } from 'openapi-fetch';
 export type { EventSourceMessage } from 'eventsource-parser';
 export type { components, operations, paths } from './openapi-types.generated.js';
 export type * from './api-types.js';
+export type { StreamPolicy } from './stream-reading.js';
 
 /** The bare openapi-fetch client of the svc API: answers `{data, error, response}` instead of throwing. */
 export type ApiClient = Client<paths>;
@@ -58,16 +65,16 @@ export type ListPath = {
 /** One item of the list at `P`. */
 export type ListItem<P extends ListPath> = Exclude<Data<'get', P, object>, undefined> extends { items: (infer T)[] } ? T : never;
 
-export interface StreamHandlers {
+/** What a caller of `stream` or `streamPost` is told; the policy fields override the client's `stream` option. */
+export interface StreamHandlers extends StreamPolicy {
   /** Called for each event; the stream's `end` event is not passed on. */
   onEvent(event: EventSourceMessage): void;
+  /** Called with the stream's `end` event (the assistant's carries the turn's outcome), before the call resolves. */
+  onEnd?(event: EventSourceMessage): void;
   /** Called before each reconnect after a dropped connection (attempt counts from 1). */
   onReconnect?(attempt: number, lastEventId: string | undefined, cause: unknown): void;
+  /** Stops the stream: the call then resolves, without `onEnd`. */
   signal?: AbortSignal;
-  /** Reconnects in a row without receiving an event before giving up. Default 30 (about a minute). */
-  maxRetries?: number;
-  /** The error thrown once `maxRetries` is reached. Default an Error naming the path. */
-  lostStream?(path: string, cause: unknown): Error;
 }
 
 /** The svc API: typed calls that throw ApiError, paging and streams over one openapi-fetch client. */
@@ -85,11 +92,20 @@ export interface SvcApi {
   all<P extends ListPath>(path: P, init?: Init<'get', P>, max?: number): Promise<ListItem<P>[]>;
   /**
    * Follows a text/event-stream until its `end` event. A connection that
-   * drops (or closes without `end`) is opened again with the last received
+   * cannot be made or drops (or closes without `end`) is opened again, after
+   * a pause that grows with each failure in a row, with the last received
    * event id in Last-Event-ID, so the server sends only what came after it;
-   * an ApiError (404, 401...) is thrown at once, as retrying will not help.
+   * an answer of the service that is an error (404, 401...) is thrown at
+   * once as an ApiError, as retrying will not help.
    */
   stream<P extends PathsWith<'get'>>(path: P, init: Init<'get', P> | undefined, handlers: StreamHandlers): Promise<void>;
+  /**
+   * Sends a POST whose answer is a text/event-stream and reads it until its
+   * `end` event. Sent once: a second POST would ask again (a second turn of
+   * the assistant), so a stream cut off is thrown as `lostStream`; a refusal
+   * before the stream opened is thrown as an ApiError.
+   */
+  streamPost<P extends PathsWith<'post'>>(path: P, init: Init<'post', P>, handlers: StreamHandlers): Promise<void>;
   /** The values of an `application/x-ndjson` answer, one per line, as they arrive. */
   ndjson<P extends PathsWith<'get'>>(path: P, init?: Init<'get', P> & { signal?: AbortSignal }): AsyncGenerator<unknown>;
 }
@@ -105,6 +121,8 @@ export interface SvcClientOptions {
   credentials?: RequestInit['credentials'];
   /** Called with every ApiError before it is thrown (the web's sign-in and password-change prompts). */
   onError?(err: ApiError): void;
+  /** How every event stream of this client reconnects and gives up; each field defaults as in {@link StreamPolicy}. */
+  stream?: StreamPolicy;
 }
 
 /**
@@ -140,12 +158,6 @@ export function toApiError(response: Response, error: unknown): ApiError {
   const text = typeof error === 'string' ? error.slice(0, 200) : '';
   return new ApiError(response.status, `http_${response.status}`, text || response.statusText || `HTTP ${response.status}`, requestId);
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 type AnyInit = { params?: { query?: Record<string, unknown> }; headers?: Record<string, string>; parseAs?: string; signal?: AbortSignal } & Record<string, unknown>;
 
@@ -203,50 +215,77 @@ export function createApiClient(options: SvcClientOptions = {}): SvcApi {
     return out;
   }
 
-  async function stream(path: string, init: AnyInit = {}, h: StreamHandlers): Promise<void> {
+  /**
+   * One event stream, GET (reconnected) or POST (sent once). Modes:
+   * - connecting: the request is sent; an error answer is thrown as an
+   *   ApiError, a connection that cannot be made is a failure;
+   * - reading: events go to the handlers, the ids kept; `end` resolves;
+   * - failed: the connection dropped or closed without `end`. A GET pauses
+   *   and connects again from the last event id, and gives up after
+   *   `maxRetries` failures without an event in between; a POST gives up.
+   * An aborted signal resolves in any mode; a throwing handler is thrown.
+   */
+  async function follow(method: 'get' | 'post', path: string, init: AnyInit, h: StreamHandlers): Promise<void> {
+    const client = options.stream ?? {};
+    const maxRetries = h.maxRetries ?? client.maxRetries ?? 30;
+    const pauses = { firstPauseMs: h.firstPauseMs ?? client.firstPauseMs, maxPauseMs: h.maxPauseMs ?? client.maxPauseMs };
+    const lostStream = h.lostStream ?? client.lostStream;
+    const lost = (cause: unknown): Error => (lostStream ? lostStream(path, cause) : new Error(`lost the event stream ${path}: ${(cause as Error).message}`, { cause }));
     let lastEventId: string | undefined;
     let failures = 0;
-    const maxRetries = h.maxRetries ?? 30;
     for (;;) {
       let ended = false;
       let received = false;
+      let opened = false;
+      // An error of the caller's handler, kept apart from the connection's errors, which are retried.
+      let handlerFailed: { error: unknown } | undefined;
       try {
-        const body = (await send('get', path, {
+        const body = (await send(method, path, {
           ...init,
           parseAs: 'stream',
           headers: { ...init.headers, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) },
           ...(h.signal ? { signal: h.signal } : {}),
         })) as ReadableStream<Uint8Array> | null;
+        opened = true;
         const parser = createParser({
           onEvent(ev) {
+            if (ended || handlerFailed) return;
             received = true;
             if (ev.id !== undefined) lastEventId = ev.id;
-            if (ev.event === 'end') {
-              ended = true;
-              return;
+            try {
+              if (ev.event === 'end') {
+                ended = true;
+                h.onEnd?.(ev);
+              } else h.onEvent(ev);
+            } catch (error) {
+              handlerFailed = { error };
             }
-            h.onEvent(ev);
           },
         });
         const decoder = new TextDecoder();
         if (body) {
-          for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+          for await (const chunk of bodyChunks(body)) {
             parser.feed(decoder.decode(chunk, { stream: true }));
-            if (ended) break;
+            if (ended || handlerFailed) break;
           }
         }
-        if (ended) {
-          await body?.cancel().catch(() => undefined);
-          return;
-        }
+        if (handlerFailed) throw handlerFailed.error;
+        if (ended) return;
         throw new Error('the stream closed before its end event');
       } catch (err) {
+        if (handlerFailed) throw handlerFailed.error;
         if (h.signal?.aborted) return;
-        if (err instanceof ApiError) throw err;
+        // An answer of the service (status 0 is an adapter's word for "not reached") will be the same next time.
+        if (err instanceof ApiError && err.status !== 0) throw err;
+        if (method === 'post') {
+          if (!opened) throw err;
+          throw lost(err);
+        }
         failures = received ? 1 : failures + 1;
-        if (failures > maxRetries) throw h.lostStream ? h.lostStream(path, err) : new Error(`lost the event stream ${path}: ${(err as Error).message}`, { cause: err });
+        if (failures > maxRetries) throw lost(err);
         h.onReconnect?.(failures, lastEventId, err);
-        await sleep(Math.min(2000, 100 * 2 ** Math.min(failures, 5)), h.signal);
+        await sleep(reconnectPause(failures, pauses), h.signal);
+        if (h.signal?.aborted) return;
       }
     }
   }
@@ -256,7 +295,7 @@ export function createApiClient(options: SvcClientOptions = {}): SvcApi {
     if (!body) return;
     const decoder = new TextDecoder();
     let rest = '';
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of bodyChunks(body)) {
       rest += decoder.decode(chunk, { stream: true });
       const lines = rest.split('\n');
       rest = lines.pop() ?? '';
@@ -274,7 +313,8 @@ export function createApiClient(options: SvcClientOptions = {}): SvcApi {
     delete: call('delete'),
     pages: pages as SvcApi['pages'],
     all: all as SvcApi['all'],
-    stream: stream as SvcApi['stream'],
+    stream: ((path: string, init: AnyInit | undefined, h: StreamHandlers) => follow('get', path, init ?? {}, h)) as SvcApi['stream'],
+    streamPost: ((path: string, init: AnyInit, h: StreamHandlers) => follow('post', path, init, h)) as SvcApi['streamPost'],
     ndjson: ndjson as SvcApi['ndjson'],
   };
 }
