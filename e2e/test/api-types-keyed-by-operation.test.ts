@@ -17,6 +17,13 @@
 //     `client.get<X>(...)`, `.post<X>`, `.list<X>`, `.all<X>`... (the old
 //     call forms, and any new one that names its answer instead of taking it
 //     from the document).
+//   - a stream read beside the client in the web UI: an EventSource, a
+//     response body read by hand (`.getReader()`, `.pipeThrough(...)`, a
+//     TextDecoderStream, `for await` over `.body`), or a `fetch(...)` outside
+//     the web client's adapter (apps/web/src/api.ts): the live pages and the
+//     assistant read their streams with the client's `stream` and
+//     `streamPost`, which reconnect, resume and read bodies the same way
+//     everywhere.
 // A check of a small source with known faults runs first, so a checker that
 // finds nothing cannot pass.
 import assert from 'node:assert/strict';
@@ -165,6 +172,34 @@ function answerTypesAtCalls(file: string, text: string): string[] {
   return found;
 }
 
+/** The web client's adapter: the one web source that may call fetch itself (the client's fetch, and the prefetch it takes over). */
+const WEB_ADAPTER = 'apps/web/src/api.ts';
+/** Globals through which `fetch` is reached. */
+const GLOBALS = /^(window|globalThis|self)$/;
+
+/** Streams read, and requests sent, beside the typed client in a web UI source. */
+function streamsBesideClient(file: string, text: string): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: string[] = [];
+  const add = (node: ts.Node) => found.push(`${file}:${line(sf, node)}: ${node.getText(sf).slice(0, 100)}`);
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node) && (node.text === 'EventSource' || node.text === 'TextDecoderStream')) add(node.parent);
+    else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (ts.isPropertyAccessExpression(callee) && (callee.name.text === 'getReader' || callee.name.text === 'pipeThrough')) add(node);
+      const isFetch =
+        (ts.isIdentifier(callee) && callee.text === 'fetch') ||
+        (ts.isPropertyAccessExpression(callee) && callee.name.text === 'fetch' && GLOBALS.test(callee.expression.getText(sf)));
+      if (isFetch && file !== WEB_ADAPTER) add(node);
+    } else if (ts.isForOfStatement(node) && node.awaitModifier && ts.isPropertyAccessExpression(unwrap(node.expression))) {
+      if ((unwrap(node.expression) as ts.PropertyAccessExpression).name.text === 'body') add(node.expression);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
 function sources(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -233,6 +268,19 @@ test('the checker finds casts of request parts and answer types at call sites in
     'const m = new Map<string, number>();',
   ].join('\n');
   assert.equal(answerTypesAtCalls('page.tsx', calls).length, 5);
+  const streams = [
+    'const es = new EventSource("/api/v1/executions/x/events", { withCredentials: true });',
+    'const res = await fetch("/api/v1/ai/conversations/c/messages", { method: "POST" });',
+    'const r = await window.fetch(url);',
+    'const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();',
+    'for await (const chunk of res.body!) parse(chunk);',
+    'await client.stream("/api/v1/executions/{executionId}/events", { params: { path: { executionId } } }, { onEvent });',
+    'await client.streamPost("/api/v1/ai/conversations/{conversationId}/messages", init, { onEvent });',
+    'for await (const page of client.pages("/api/v1/flows")) show(page);',
+  ].join('\n');
+  // EventSource; fetch; window.fetch; pipeThrough, TextDecoderStream and getReader; for await over a body.
+  assert.equal(streamsBesideClient('apps/web/src/page.tsx', streams).length, 7);
+  assert.equal(streamsBesideClient(WEB_ADAPTER, 'const r = await fetch(request);').length, 0, "the adapter's own fetch");
 });
 
 test('route handlers take their request parts typed from the operation: no cast of ctx.body, ctx.query, ctx.params, ctx.cursor, ctx.principal or req.body', () => {
@@ -249,4 +297,11 @@ test('the web UI and the CLI call the API without naming the answer type: the ty
   assert.ok(files.length > 50, 'the web and CLI sources were found');
   const found = files.flatMap((f) => answerTypesAtCalls(path.relative(root, f), fs.readFileSync(f, 'utf8')));
   assert.deepEqual(found, [], "call the typed client (@svc/api-spec/client): client.get('/api/v1/executions/{executionId}', { params: { path: { executionId } } })");
+});
+
+test('the web UI reads its event streams and sends its requests through the typed client: no EventSource, no body read by hand, no fetch beside the adapter', () => {
+  const found = sources('apps/web/src')
+    .filter((f) => !/\.test\.tsx?$/.test(f))
+    .flatMap((f) => streamsBesideClient(path.relative(root, f), fs.readFileSync(f, 'utf8')));
+  assert.deepEqual(found, [], "read a stream with client.stream('/api/v1/executions/{executionId}/events', ...) or client.streamPost(...) of apps/web/src/api.ts");
 });

@@ -1,8 +1,9 @@
 // The one way the UI talks to the service: same-origin fetches to /api/v1 with
-// the session cookie. Every failure becomes an ApiError carrying the envelope's
-// code and message and the response's X-Request-Id, so any screen can show
-// both. A 403 `password_change_required` is also announced to the app shell,
-// which then shows the password-change screen whatever page asked.
+// the session cookie, the live pages' event streams and the assistant's
+// streamed answers included. Every failure becomes an ApiError carrying the
+// envelope's code and message and the response's X-Request-Id, so any screen
+// can show both. A 403 `password_change_required` is also announced to the
+// app shell, which then shows the password-change screen whatever page asked.
 
 import { ApiError, createApiClient, type SvcApi } from '@svc/api-spec/client';
 import type { ErrorDetail } from './types';
@@ -91,31 +92,9 @@ export const client: SvcApi = createApiClient({
   onError: (err) => {
     if (err.status === 401 || err.code === 'password_change_required') for (const l of listeners) l(err);
   },
+  // A live page keeps its stream as an EventSource would: reconnecting from
+  // the last event id (the service answers with what followed it: no
+  // repeat, no gap) for as long as the page is open, the pause growing to
+  // 15 s while the service stays away.
+  stream: { maxRetries: Infinity, firstPauseMs: 1000, maxPauseMs: 15_000 },
 });
-
-export interface StreamHandlers {
-  /** One event of the stream: its name and parsed data. */
-  onEvent(name: string, data: unknown): void;
-  /** The stream sent `end` (the execution ended): it is closed and will not reconnect. */
-  onEnd?(): void;
-  /** The connection dropped; EventSource reconnects by itself with Last-Event-ID. */
-  onError?(): void;
-}
-
-/**
- * Opens an SSE stream under /api/v1. EventSource resends the last event id on
- * reconnect, which the service answers with what followed it (no repeat, no
- * gap). Returns a function that closes it.
- */
-export function openStream(path: string, names: string[], h: StreamHandlers): () => void {
-  const es = new EventSource(`${API}${path}`, { withCredentials: true });
-  for (const name of names) {
-    es.addEventListener(name, (ev) => h.onEvent(name, JSON.parse((ev as MessageEvent<string>).data)));
-  }
-  es.addEventListener('end', () => {
-    es.close();
-    h.onEnd?.();
-  });
-  es.onerror = () => h.onError?.();
-  return () => es.close();
-}

@@ -11,7 +11,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { API, client, openStream, withQuery } from '../api';
+import { API, client, withQuery } from '../api';
 import type { LogLine } from '../types';
 import { ErrorBox } from '../ui';
 
@@ -79,17 +79,27 @@ export function Logs({
         cancelAnimationFrame(frame);
       };
     }
-    const close = openStream(`/executions/${encodeURIComponent(executionId)}/logs/stream`, ['line'], {
-      onEvent: (_name, data) => {
-        lines.current.push(data as LogLine);
-        setStatus('live');
-        schedule();
-      },
-      onEnd: () => setStatus('ended'),
-      onError: () => setStatus((s) => (s === 'ended' ? s : 'reconnecting')),
-    });
+    const stop = new AbortController();
+    client
+      .stream(
+        '/api/v1/executions/{executionId}/logs/stream',
+        { params: { path: { executionId } } },
+        {
+          signal: stop.signal,
+          onEvent: (ev) => {
+            if (ev.event !== 'line') return;
+            lines.current.push(JSON.parse(ev.data) as LogLine);
+            setStatus('live');
+            schedule();
+          },
+          onEnd: () => setStatus('ended'),
+          onReconnect: () => setStatus((s) => (s === 'ended' ? s : 'reconnecting')),
+        },
+      )
+      // Refused (the execution is gone, the session ended): said, as a page of an ended one is.
+      .catch((e: unknown) => !stop.signal.aborted && setPageError(e));
     return () => {
-      close();
+      stop.abort();
       cancelAnimationFrame(frame);
     };
   }, [executionId]);

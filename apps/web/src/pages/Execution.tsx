@@ -2,7 +2,7 @@
 // and timeline (live from the events stream), and tabs for logs, outputs,
 // artifacts, metrics, inputs and labels.
 import { useEffect, useState } from 'react';
-import { API, client, openStream } from '../api';
+import { API, client } from '../api';
 import { Dag, latestRuns } from '../components/Dag';
 import { Gantt } from '../components/Gantt';
 import { GitSha } from '../components/GitSha';
@@ -44,30 +44,39 @@ export function ExecutionPage({ id }: { id: string }) {
     // final state (outputs included) for certain.
     let streamed = false;
     let gone = false;
-    const path = `/executions/${encodeURIComponent(id)}`;
     const get = () => client.get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
     get().then(
       (e) => !streamed && !gone && setEx(e),
       (e: unknown) => !gone && setLoadError(e),
     );
-    const close = openStream(`${path}/events`, ['execution'], {
-      onEvent: (_n, data) => {
-        streamed = true;
-        setEx(data as Execution);
-        setLive(true);
-      },
-      onEnd: () => {
-        setLive(false);
-        get().then(
-          (e) => !gone && setEx(e),
-          () => undefined,
-        );
-      },
-      onError: () => setLive(false),
-    });
+    const stop = new AbortController();
+    client
+      .stream(
+        '/api/v1/executions/{executionId}/events',
+        { params: { path: { executionId: id } } },
+        {
+          signal: stop.signal,
+          onEvent: (ev) => {
+            if (ev.event !== 'execution') return;
+            streamed = true;
+            setEx(JSON.parse(ev.data) as Execution);
+            setLive(true);
+          },
+          onEnd: () => {
+            setLive(false);
+            get().then(
+              (e) => !gone && setEx(e),
+              () => undefined,
+            );
+          },
+          onReconnect: () => setLive(false),
+        },
+      )
+      // Refused (the execution is gone, the session ended): no longer live; the GET says why.
+      .catch(() => !gone && setLive(false));
     return () => {
       gone = true;
-      close();
+      stop.abort();
     };
   }, [id]);
   const running = ex && !ENDED.includes(ex.state);

@@ -1,36 +1,11 @@
-// The assistant panel's pure pieces: events cut out of a stream that arrives
-// in arbitrary pieces, and a conversation read the same way whether it was
-// stored (resumed) or streamed.
+// The assistant panel's pure pieces: a conversation read the same way whether
+// it was stored (resumed) or streamed. How events are cut out of a stream that
+// arrives in arbitrary pieces is the API client's
+// (packages/api-spec/src/client-stream.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyEvent, itemsOf, type Item } from './conversation.ts';
-import { SseParser } from './stream.ts';
 import type { Conversation, TurnEvent } from './types.ts';
-
-describe('SseParser', () => {
-  it('gives each event once it is complete, whatever the pieces, skipping comments and joining data lines', () => {
-    const text = ': ping\n\nevent: text\ndata: {"delta":"Hel"}\n\nid: 7\r\nevent: text\r\ndata: {"delta":"lo"}\r\n\r\nevent: end\ndata: {"a":\ndata: 1}\n\n';
-    for (const size of [1, 3, 7, text.length]) {
-      const p = new SseParser();
-      const got: { event: string; data: string }[] = [];
-      for (let i = 0; i < text.length; i += size) got.push(...p.push(text.slice(i, i + size)));
-      assert.deepEqual(
-        got,
-        [
-          { event: 'text', data: '{"delta":"Hel"}' },
-          { event: 'text', data: '{"delta":"lo"}' },
-          { event: 'end', data: '{"a":\n1}' },
-        ],
-        `pieces of ${size}`,
-      );
-    }
-  });
-  it('keeps a partial event until its end arrives', () => {
-    const p = new SseParser();
-    assert.deepEqual(p.push('event: text\ndata: {"delta":"x"}\n'), []);
-    assert.deepEqual(p.push('\n'), [{ event: 'text', data: '{"delta":"x"}' }]);
-  });
-});
 
 const shape = (items: Item[]) =>
   items.map((i) => {
