@@ -54,7 +54,7 @@ const ROUTES: Route[] = [
   { pattern: '/editor/:ns', render: (p) => <Editor ns={p.ns} /> },
   { pattern: '/alerts', render: () => <Alerts /> },
   { pattern: '/profile', render: () => <Profile /> },
-  // Settings read global things (secrets, git sources, providers): not for `none` (issue #34).
+  // Settings read global things (secrets, git sources, providers): not for `none`, whose reads are only its bound namespaces' (docs/operating/roles.md).
   { pattern: '/admin', render: () => <Admin />, minRole: 'viewer' },
   { pattern: '/admin/:tab', render: (p) => <Admin tab={p.tab} />, minRole: 'viewer' },
 ];
@@ -101,7 +101,7 @@ export function App() {
   );
 
   const signOut = () => {
-    // The SSO logout ends the session like /auth/logout and, for an SSO user, names the IdP's logout page to go to next (issue #34).
+    // The SSO logout ends the session like /auth/logout and, for an SSO user, names the IdP's logout page to go to next.
     void client
       .post('/api/v1/sso/oidc/logout')
       .catch(() => client.post('/api/v1/auth/logout').then((): Answer<'oidcLogout'> => ({})))

@@ -23,7 +23,7 @@ export function roleAtLeast(have: Role, need: Role): boolean {
 
 /**
  * The caller's role on a namespace: its global role, raised by the role
- * bindings that cover the namespace (issue #34; getMe's `role_bindings`, the
+ * bindings that cover the namespace (getMe's `role_bindings`, the
  * namespace itself or an ancestor). Without a namespace, the global role.
  */
 export function roleOn(me: Me, namespace?: string): Role {

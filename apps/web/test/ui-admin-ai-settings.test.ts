@@ -1,4 +1,4 @@
-// Settings › AI provider in the browser (issue #32): an admin opens it from
+// Settings › AI provider in the browser: an admin opens it from
 // the settings tabs with nothing configured, fills in a local stand-in of the
 // OpenAI chat completions API (apps/api-gateway/test/openai-standin.ts) and
 // tests the connection before saving, saves, tests the saved settings after a

@@ -1,4 +1,4 @@
-// Settings › Git sources in the browser (issue #32): a bare repository over
+// Settings › Git sources in the browser: a bare repository over
 // file:// is the remote and a real scheduler process runs the sync workers.
 // An admin adds a source with two mappings and a webhook secret, watches its
 // first sync land, syncs again by hand, reads the webhook URL and the setup

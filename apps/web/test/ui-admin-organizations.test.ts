@@ -1,4 +1,4 @@
-// Settings › Organizations in the browser (issue #32): an admin adds an
+// Settings › Organizations in the browser: an admin adds an
 // organization, makes a key (shown once, then gone from the page for good),
 // verifies a sending domain and sets a daily quota; the organization's app
 // sends through POST /api/v1/emails with the key, and the admin sees the

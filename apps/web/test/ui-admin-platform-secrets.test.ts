@@ -1,4 +1,4 @@
-// Settings › Platform secrets in the browser (issue #40): an admin sets a
+// Settings › Platform secrets in the browser: an admin sets a
 // platform secret through the form (a password field, cleared after the
 // save), the table lists it by name with its master key, a global secret of
 // the same name is flagged as flow-readable, a delete in the table removes

@@ -1,4 +1,4 @@
-// Settings › Role bindings in the browser (issue #34): an admin binds a user
+// Settings › Role bindings in the browser: an admin binds a user
 // (global viewer) as editor on `team` and an IdP group as operator on
 // `other`, through the form; the table lists them as the API has them; the
 // user may then save a file on `team.etl` (a child) and not on `other`;

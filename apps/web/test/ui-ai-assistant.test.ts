@@ -1,4 +1,4 @@
-// The AI assistant in the browser (issue #32): the header's Assistant button
+// The AI assistant in the browser: the header's Assistant button
 // opens a panel that stays beside every page; a question is answered as it
 // streams (the stand-in model holds its answer after the first piece, and
 // the panel shows that piece alone, still answering); the tools the assistant

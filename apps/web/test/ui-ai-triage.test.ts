@@ -1,4 +1,4 @@
-// AI triage on a failed execution's page, in the browser (issue #32): a flow
+// AI triage on a failed execution's page, in the browser: a flow
 // succeeds once, then fails after its task printed a secret; the user opens
 // the failed run from the executions list, asks for a triage, sees it run and
 // end with the summary, probable cause and suggested fix the model gave, and

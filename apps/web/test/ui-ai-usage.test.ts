@@ -1,4 +1,4 @@
-// Settings › AI usage in the browser (issue #29): an admin opens it from the
+// Settings › AI usage in the browser: an admin opens it from the
 // navigation and reads today's totals against the deployment's limits and
 // each user's figures against the per-user limits (a user at a limit marked),
 // picks another day with the day picker (kept in the URL) and comes back to

@@ -1,4 +1,4 @@
-// The Alerts page in the browser (issue #33): an editor (the admin here)
+// The Alerts page in the browser: an editor (the admin here)
 // opens Alerts from the main navigation, creates a rule for a namespace with
 // a signed webhook channel, sees it listed; a real execution of the namespace
 // fails, the maintenance process delivers the alert to a local receiver that

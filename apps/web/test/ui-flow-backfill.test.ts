@@ -1,4 +1,4 @@
-// The flow page's Backfill section in the browser (issue #33): pick the
+// The flow page's Backfill section in the browser: pick the
 // schedule and a range over the spring-forward day, see the preview (UTC and
 // the schedule's zone, 02:30 skipped to 03:00), start it, pause and resume
 // it while the scheduler runs it, follow its progress to the end; a second

@@ -1,4 +1,4 @@
-// What a flow names outside its namespace, in the browser (issue #40): an
+// What a flow names outside its namespace, in the browser: an
 // admin lets team-a call into team-b from team-b's page in the editor
 // (Allowed callers), sets the namespaces a secret provider serves in
 // Settings › Secret providers (when adding it and later); Nora, whose global

@@ -1,4 +1,4 @@
-// A user whose global role is `none` (issue #34) in the browser: Nora, bound
+// A user whose global role is `none` in the browser: Nora, bound
 // as editor to `alpha`, sees only alpha's dashboard figures, flows, executions
 // and alert rules (nothing of `zulu`), no Settings in the navigation, and may open "New rule"
 // on the Alerts page (her binding allows rules on alpha) and create one there;

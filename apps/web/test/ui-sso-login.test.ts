@@ -1,11 +1,11 @@
-// Single sign-on in the browser (issue #34): an admin configures OpenID
+// Single sign-on in the browser: an admin configures OpenID
 // Connect in Settings › Single sign-on against a real provider on loopback
 // (oidc-provider, e2e/test/oidc-provider-standin.ts); a new user then clicks
 // "Sign in with Test IdP" on the login page, signs in at the provider's own
 // forms, lands on the dashboard with the role of their group, and signs out
 // through the provider's logout page. A refused login (an unverified email)
-// comes back to the login page with its reason. The sign-up controls (issue
-// #40): an IdP account with the admin's email is refused with the way to
+// comes back to the login page with its reason. The sign-up controls
+// (docs/operating/sso.md): an IdP account with the admin's email is refused with the way to
 // link; the admin links an IdP identity from Profile › Single sign-on; the
 // admin sets allowed domains, hd, tid, existing users only and the maximum
 // session age in the settings form. Screenshots of each step.

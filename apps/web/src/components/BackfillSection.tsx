@@ -1,4 +1,4 @@
-// The flow page's Backfill section (issue #33): pick a schedule trigger and a
+// The flow page's Backfill section (docs/using/backfills.md): pick a schedule trigger and a
 // past range, preview the fire times (createBackfill with dry_run: the
 // server's computation, the scheduler's zone and DST rules) in UTC and in
 // the schedule's zone, start it, then follow its progress with pause,

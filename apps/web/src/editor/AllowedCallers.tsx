@@ -1,4 +1,4 @@
-// The namespace's allowed callers (issue #40, docs/operating/roles.md): which
+// The namespace's allowed callers (docs/operating/roles.md, "What a flow reaches outside its namespace"): which
 // other namespaces' flows may start its flows as subflows and listen to its
 // executions with flow triggers. Anyone who reads the namespace sees the
 // list; only admins change it.

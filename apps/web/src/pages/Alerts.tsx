@@ -1,8 +1,8 @@
-// Alerts (issue #33): the alert rules (scope, events, channels), a form to
+// Alerts (docs/using/alerts.md): the alert rules (scope, events, channels), a form to
 // create or edit one, and the deliveries of the rule opened (?rule=ID) with
 // their attempts. Channels name secrets (the webhook's signing key, the Slack
 // URL), never hold one. Reads are the viewer's; changes need the editor role
-// on the rule's namespace (a role binding counts, issue #34).
+// on the rule's namespace (a role binding counts).
 import { useState } from 'react';
 import type { components } from '@svc/api-spec/openapi-types';
 import { client } from '../api';

@@ -1,7 +1,7 @@
 // The dashboard (getDashboard): KPI tiles, ended executions per bucket by end
 // state, p50/p95 durations, what runs now and the recent failures with their
-// triage summary. Refreshed every 5 seconds while open. A `none` user (issue
-// #34) reads only its bound namespaces: its "all" is theirs (the API limits
+// triage summary. Refreshed every 5 seconds while open. A `none` user reads
+// only its bound namespaces: its "all" is theirs (the API limits
 // the figures to them), and the picker offers only them.
 import { client } from '../api';
 import { Lines, StackedBars } from '../components/charts';

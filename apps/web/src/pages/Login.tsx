@@ -28,7 +28,7 @@ export function Login({ onSignedIn, themeButton }: { onSignedIn: (me: Me) => voi
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const login = useAction(async () => onSignedIn(await client.post('/api/v1/auth/login', { body: { email, password } })));
-  // Single sign-on (issue #34): offered when an admin configured it; a refused SSO login comes back with ?sso_error=.
+  // Single sign-on: offered when an admin configured it; a refused SSO login comes back with ?sso_error=.
   const sso = useLoad(() => client.get('/api/v1/sso/status'), []);
   const ssoError = new URLSearchParams(window.location.search).get('sso_error');
   return (

@@ -106,7 +106,7 @@ function Tokens() {
   const { me } = useSession();
   const tokens = useLoad(() => client.all('/api/v1/tokens'), []);
   const [name, setName] = useState('');
-  // Up to the highest role a role binding gives (issue #34): a `none` user's token is for its bound namespaces.
+  // Up to the highest role a role binding gives: a `none` user's token is for its bound namespaces.
   const [role, setRole] = useState<Role>(highestRole(me));
   const [days, setDays] = useState('90');
   const [secret, setSecret] = useState<string>();

@@ -1,7 +1,7 @@
 // The form of Settings › Git sources that creates a source or edits one
 // (createGitSource, updateGitSource). Credentials never pass through the
 // source itself: it names platform secrets (credential_secret_key,
-// webhook_secret_key), which no flow can read (issue #40). The form can also
+// webhook_secret_key), which no flow can read (docs/operating/security.md). The form can also
 // set such a secret's value on save (putPlatformSecret) from a password field that starts empty and is cleared
 // after the save: the value is write-only, as everywhere.
 import { useState } from 'react';

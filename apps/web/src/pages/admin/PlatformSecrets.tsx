@@ -1,4 +1,4 @@
-// Settings › Platform secrets (admin, issue #40): the credentials of the git
+// Settings › Platform secrets (admin, docs/operating/security.md): the credentials of the git
 // sources (credential and webhook secret) and of single sign-on (the OIDC
 // client secret), kept where no flow's `secret()` can read them. Values are
 // write-only: typed into a password field that is cleared after the save,

@@ -1,7 +1,7 @@
 // Settings › Secret providers: where `secret('provider:path#field')` reads
 // from (env or vault), each checked, enabled or disabled, and deleted; adding
 // and changing one needs the admin role. Credentials are write-only. Each
-// serves the namespaces it lists (issue #40): a flow of another namespace is
+// serves the namespaces it lists (docs/using/secrets-and-variables.md): a flow of another namespace is
 // refused when saved and when it runs.
 import { useState } from 'react';
 import { client } from '../../api';

@@ -1,4 +1,4 @@
-// Settings › Role bindings (admin, issue #34): who has a role on which
+// Settings › Role bindings (admin): who has a role on which
 // namespace beyond their global role. A binding gives a user, or an IdP group
 // (as the SSO groups claim names it), a role on a namespace and its
 // children; a caller's role there is the highest of its global role and the

@@ -1,10 +1,10 @@
-// Settings › Single sign-on (admin, issue #34): the OpenID Connect settings
+// Settings › Single sign-on (admin, docs/operating/sso.md): the OpenID Connect settings
 // (getOidcSettings, putOidcSettings, deleteOidcSettings). The client secret is
 // named by a platform secret (Settings › Platform secrets), never typed here
 // nor shown; the
 // redirect URI to register at the IdP is shown once saved. The gateway reads
 // the issuer's discovery document before saving and names a field it refuses.
-// The sign-up controls (issue #40, docs/operating/sso.md "Who may sign in"):
+// The sign-up controls (docs/operating/sso.md "Who may sign in"):
 // allowed email domains, Google's hd and Entra's tid, existing users only,
 // linking by email (never to an admin) and the maximum age of an SSO session.
 import { useEffect, useState } from 'react';
