@@ -1,7 +1,8 @@
 // An execution of a flow in a git-synced namespace carries `git_sha`: the
-// commit of the sync that produced the flow's current revision. A revision a
-// user saved has none; a later sync that leaves the flow unchanged keeps the
-// commit that produced it; a trigger from the flow cache carries it too.
+// commit of the namespace version it pins, whose files it runs. A version a
+// user saved has none; a later sync carries its commit to every flow's
+// executions, changed or not (a script may have changed); a trigger from the
+// flow cache carries it too.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
@@ -48,9 +49,9 @@ test('an execution carries the commit of the sync that produced its flow revisio
   assert.equal(await gitShaOf((await start('a')).id), SHA1);
 });
 
-test('a later sync that changes another flow keeps the commit that produced this one; a changed flow gets the new commit', async () => {
+test('after a later sync, every flow runs its commit: the changed one and one the sync left as it was', async () => {
   await save({ 'b.flow.yaml': flow('b', 'false') }, { sha: SHA2 });
-  assert.equal(await gitShaOf((await start('a')).id), SHA1);
+  assert.equal(await gitShaOf((await start('a')).id), SHA2, "the files that run are the new commit's");
   assert.equal(await gitShaOf((await start('b')).id), SHA2);
 });
 
@@ -66,6 +67,7 @@ test("the dashboard's running and recent failures, and a flow's stats, carry the
   await save({ 'c.flow.yaml': flow('c', 'true') }, { sha: SHA2 });
   const running = await start('c');
   const failed = await start('c');
+  await save({ 'notes.txt': 'a user edit' });
   const userSaved = await start('a');
   // The states a dispatcher would reach, set directly: this reads the dashboard's statements only.
   await pool.query(`UPDATE executions SET state = 'RUNNING', started_at = now() WHERE id = $1`, [running.id]);
