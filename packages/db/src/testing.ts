@@ -78,6 +78,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** An empty database of the test cluster, with a pool on it (a migration's test applies the migrations before the one it tests); `drop` ends the pool, then drops it. */
+export async function createEmptyTestDatabase(): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
+  const adminUrl = await clusterAdminUrl();
+  const name = `e_${crypto.randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  const pool = new pg.Pool({ connectionString: withDatabase(adminUrl, name), max: 2 });
+  pool.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
+  return {
+    pool,
+    async drop() {
+      await pool.end();
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 /** Stops the private cluster a hand-run test file started (no-op under the root runner). */
 export async function stopPrivateCluster(): Promise<void> {
   if (privateCluster) await (await privateCluster).stop();

@@ -6,33 +6,20 @@
 // source's lease, as before).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { applyMigrations, loadMigrations } from '../src/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing.js';
+import { createEmptyTestDatabase } from '../src/testing.js';
 
 const MIGRATION = '20261206150000_git_sync_run_claims';
 
-let tdb: TestDatabase;
-let admin: pg.Client;
+let db: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
 let p: pg.Pool;
-const fresh = () => `${tdb.name}_gsr`;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: tdb.adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${fresh()}`);
-  const u = new URL(tdb.url);
-  u.pathname = `/${fresh()}`;
-  p = new pg.Pool({ connectionString: u.toString(), max: 2 });
-  p.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
+  db = await createEmptyTestDatabase();
+  p = db.pool;
 });
-after(async () => {
-  await p.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${fresh()} WITH (FORCE)`);
-  await admin.end();
-  await tdb.drop();
-});
+after(() => db.drop());
 
 test('existing sync runs are kept; queued ones become due jobs from their request time, started ones count one attempt', async () => {
   const all = loadMigrations();

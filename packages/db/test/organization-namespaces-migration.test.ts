@@ -6,34 +6,21 @@
 // that does not exist, give nothing to anyone.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { newId } from '../src/index.js';
 import { applyMigrations, loadMigrations } from '../src/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing.js';
+import { createEmptyTestDatabase } from '../src/testing.js';
 
 const MIGRATION = '20261206140000_organization_namespaces';
 
-let tdb: TestDatabase;
-let admin: pg.Client;
+let db: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
 let p: pg.Pool;
-const fresh = () => `${tdb.name}_orgns`;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: tdb.adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${fresh()}`);
-  const u = new URL(tdb.url);
-  u.pathname = `/${fresh()}`;
-  p = new pg.Pool({ connectionString: u.toString(), max: 2 });
-  p.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
+  db = await createEmptyTestDatabase();
+  p = db.pool;
 });
-after(async () => {
-  await p.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${fresh()} WITH (FORCE)`);
-  await admin.end();
-  await tdb.drop();
-});
+after(() => db.drop());
 
 test('each organization keeps the namespaces of the rules already sending as it, and no other', async () => {
   const all = loadMigrations();

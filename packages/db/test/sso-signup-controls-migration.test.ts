@@ -4,33 +4,20 @@
 // off, and only settings written afterwards default to `none`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { applyMigrations, loadMigrations } from '../src/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing.js';
+import { createEmptyTestDatabase } from '../src/testing.js';
 
 const MIGRATION = '20261206120000_sso_signup_controls';
 
-let tdb: TestDatabase;
-let admin: pg.Client;
+let db: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
 let p: pg.Pool;
-const fresh = () => `${tdb.name}_sso`;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: tdb.adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${fresh()}`);
-  const u = new URL(tdb.url);
-  u.pathname = `/${fresh()}`;
-  p = new pg.Pool({ connectionString: u.toString(), max: 2 });
-  p.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
+  db = await createEmptyTestDatabase();
+  p = db.pool;
 });
-after(async () => {
-  await p.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${fresh()} WITH (FORCE)`);
-  await admin.end();
-  await tdb.drop();
-});
+after(() => db.drop());
 
 test('stored settings keep their default_role; new settings default to none with every control off', async () => {
   const all = loadMigrations();

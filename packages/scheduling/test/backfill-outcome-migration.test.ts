@@ -6,34 +6,21 @@
 // and the progress read afterwards counts the same as before it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { applyMigrations, loadMigrations, newId } from '@svc/db';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { createEmptyTestDatabase } from '@svc/db/testing';
 import { getBackfill } from '../src/index.js';
 
 const MIGRATION = '20261128700000_backfill_run_outcome';
 
-let tdb: TestDatabase;
-let admin: pg.Client;
+let db: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
 let p: pg.Pool;
-const fresh = () => `${tdb.name}_outcome`;
 
 before(async () => {
-  tdb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: tdb.adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${fresh()}`);
-  const u = new URL(tdb.url);
-  u.pathname = `/${fresh()}`;
-  p = new pg.Pool({ connectionString: u.toString(), max: 2 });
-  p.on('error', () => undefined); // DROP ... WITH (FORCE) below may race the pool's own disconnects
+  db = await createEmptyTestDatabase();
+  p = db.pool;
 });
-after(async () => {
-  await p.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${fresh()} WITH (FORCE)`);
-  await admin.end();
-  await tdb.drop();
-});
+after(() => db.drop());
 
 test('the outcome column is written from the executions still present, and progress counts the same before and after', async () => {
   const all = loadMigrations();
