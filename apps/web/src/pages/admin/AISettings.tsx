@@ -5,7 +5,7 @@
 // empty field keeps the stored key. "Test connection" tries the settings in
 // the form without saving them (the gateway sends the stored key only to the
 // stored endpoint), or the saved ones when nothing is configured in the form.
-import { useEffect, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { ApiError, client } from '../../api';
 import type { AIProvider as Provider, AIProviderRequest as ProviderRequest, Answer } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -43,8 +43,9 @@ export function AISettings() {
   const [saved, setSaved] = useState('');
   const [tested, setTested] = useState<TestResult & { reply?: string; model?: string }>();
 
-  // The form starts from the stored settings, and again after each save or delete.
-  useEffect(() => {
+  // The form starts from the stored settings, and again after each save or
+  // delete; before paint, so it never shows its empty defaults in between.
+  useLayoutEffect(() => {
     if (p === undefined) return;
     setType(p?.type ?? 'openai_compatible');
     setModel(p?.model ?? '');

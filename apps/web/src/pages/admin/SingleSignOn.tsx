@@ -7,7 +7,7 @@
 // The sign-up controls (docs/operating/sso.md "Who may sign in"):
 // allowed email domains, Google's hd and Entra's tid, existing users only,
 // linking by email (never to an admin) and the maximum age of an SSO session.
-import { useEffect, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { ApiError, client } from '../../api';
 import { ROLES, type Answer, type RequestBody, type Role } from '../../types';
 import { Button, ErrorBox, Loading, Section, fmtTime, useAction, useLoad } from '../../ui';
@@ -60,7 +60,9 @@ export function SingleSignOn() {
   const [local, setLocal] = useState<string>();
   const [saved, setSaved] = useState('');
 
-  useEffect(() => {
+  // Before paint (not useEffect): the form first renders in the same commit
+  // as the loaded settings, and must never show its empty defaults in between.
+  useLayoutEffect(() => {
     if (s === undefined) return;
     setEnabled(s?.enabled ?? true);
     setName(s?.display_name ?? '');
