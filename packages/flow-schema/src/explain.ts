@@ -126,6 +126,12 @@ function explainOne(e: ErrorObject, all: readonly ErrorObject[], root: unknown, 
       const allowed = isRecord(schema.properties) ? Object.keys(schema.properties) : [];
       return mark({ pointer, subject, predicate: `has unknown property ${JSON.stringify(prop)}${didYouMean(prop, allowed)}`, locate });
     }
+    case 'dependentRequired': {
+      // `fail_fast` without `for_each`: blame the field that is there, not the object.
+      const prop = String(e.params.property);
+      const pointer = `${at}/${escapePointerToken(prop)}`;
+      return { pointer, subject: fieldPath(pointer, root), predicate: `is allowed only together with ${String(e.params.missingProperty)}`, locate: { pointer, at: 'key' } };
+    }
     case 'propertyNames': {
       const name = String(e.params.propertyName);
       const inner = all.find((x) => x.instancePath === at && x.schemaPath.startsWith(`${e.schemaPath}/`));

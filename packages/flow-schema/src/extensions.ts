@@ -27,6 +27,9 @@ export function flowExtensions(flow: FlowDefinition, positions?: SourcePositions
   };
   flow.tasks.forEach((t, i) => {
     if (isConditionExpression(t.run_if)) add(`/tasks/${i}/run_if`, 'run_if as an {{ expression }}');
+    if (t.for_each !== undefined) add(`/tasks/${i}/for_each`, 'for_each (a fan-out over a list)');
+    if (t.for_each_concurrency !== undefined) add(`/tasks/${i}/for_each_concurrency`, 'for_each_concurrency');
+    if (t.fail_fast !== undefined) add(`/tasks/${i}/fail_fast`, 'fail_fast');
   });
   return out;
 }

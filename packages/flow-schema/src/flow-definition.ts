@@ -194,6 +194,15 @@ interface TaskBase {
   timeout?: Duration;
   retry?: RetryPolicy;
   env?: Record<string, Template>;
+  /**
+   * Extension: one task run per item. One `{{ expression }}` rendering to a
+   * JSON list, or a literal list; at most FOR_EACH_MAX_ITEMS items.
+   */
+  for_each?: Template | unknown[];
+  /** Extension, only with `for_each`: an integer of at least 1; default: no bound but the flow's `max_parallel`. */
+  for_each_concurrency?: number;
+  /** Extension, only with `for_each`: cancel the items not started once one fails; default false. */
+  fail_fast?: boolean;
 }
 
 export interface ScriptTask extends TaskBase {

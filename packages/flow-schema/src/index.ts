@@ -43,8 +43,10 @@ export type {
 } from './flow-definition.js';
 export { TASK_TYPES, TRIGGER_TYPES, EXECUTOR_TYPES, INPUT_TYPES } from './schema/variants.js';
 export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIGGER_STATES } from './schema/defs-flow.js';
-export { SCRIPT_RUNTIMES, HTTP_METHODS } from './schema/defs-task.js';
-export { DURATION_PATTERN, CRON_PATTERN } from './schema/patterns.js';
+export { SCRIPT_RUNTIMES, HTTP_METHODS, FOR_EACH_MAX_ITEMS } from './schema/defs-task.js';
+export { renderForEach } from './for-each.js';
+export type { ForEachItems } from './for-each.js';
+export { DURATION_PATTERN, CRON_PATTERN, FOR_EACH_PATTERN } from './schema/patterns.js';
 export { checkFlowSemantics, secretReferenceSites } from './semantic.js';
 export { fieldPath } from './field-path.js';
 export * from './templates/index.js';

@@ -2,14 +2,15 @@
 // unique ids, dependencies that exist and form no cycle, select defaults among
 // their values, cron fields in range, known time zones, retry bounds in order,
 // and templates that parse and only read what exists where they are used
-// (a task reads only its upstream tasks' outputs).
+// (a task reads only its upstream tasks' outputs; `item` and `item_index`
+// only in a task with `for_each`).
 import { assertNever } from '@svc/assert';
 import { cronProblem, isValidTimeZone, parseDuration } from '@svc/timing';
 import { fieldPath } from './field-path.js';
 import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
 import type { FlowError } from './flow-error.js';
 import type { SourcePositions } from './positions.js';
-import { mixedSecretExpressions, parseTemplate, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
+import { isForEachRoot, mixedSecretExpressions, parseTemplate, soleExpression, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
 import { compileCondition, ConditionError, isConditionExpression } from './conditions.js';
 
 type At = 'key' | 'value';
@@ -186,6 +187,16 @@ interface SiteRules {
   triggerType?: string;
   /** Task references allowed at all (none: flow env, which every task shares). */
   taskRefs: 'upstream' | 'any' | 'none';
+  /**
+   * `item` and `item_index`: 'allowed' in the templates of a task with
+   * `for_each`, 'for_each' in the `for_each` itself (which makes the items);
+   * absent elsewhere. Either way but 'allowed' they are an error.
+   */
+  item?: 'allowed' | 'for_each';
+  /** The message when secret() is refused here; default: the value would be stored. */
+  noSecrets?: (field: string) => string;
+  /** The template must be one `{{ expression }}` and nothing else (`for_each`, which gives a value, not text). */
+  sole?: boolean;
   what: string;
 }
 
@@ -219,7 +230,18 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
   flow.triggers?.forEach((t, i) => map(t.inputs, `/triggers/${i}/inputs`, { ...triggerRules, triggerType: t.type }));
   flow.tasks.forEach((t, i) => {
     const base = `/tasks/${i}`;
-    const rules: SiteRules = { task: t.id, secrets: true, taskRefs: 'upstream', what: `task "${t.id}"` };
+    const rules: SiteRules = { task: t.id, secrets: true, taskRefs: 'upstream', what: `task "${t.id}"`, ...(t.for_each !== undefined ? { item: 'allowed' } : {}) };
+    if (typeof t.for_each === 'string') {
+      add(`${base}/for_each`, t.for_each, {
+        task: t.id,
+        secrets: false,
+        noSecrets: (f) => `${f}: for_each may not read secrets (its items are stored with the task runs)`,
+        taskRefs: 'upstream',
+        item: 'for_each',
+        sole: true,
+        what: `for_each of task "${t.id}"`,
+      });
+    }
     map(t.env, `${base}/env`, rules);
     switch (t.type) {
       case 'script':
@@ -280,9 +302,13 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       }
       throw err;
     }
-    if (!site.secrets && parsed.secretKeys.length) {
-      c.add(pointer, (f) => `${f} cannot use secret(): ${site.what} would store the secret's value`);
+    if (site.sole && soleExpression(parsed) === undefined) {
+      c.add(pointer, (f) => `${f} must be one {{ expression }} that gives a list, with no text around it or other expressions`);
     }
+    if (!site.secrets && parsed.secretKeys.length) {
+      c.add(pointer, site.noSecrets ?? ((f) => `${f} cannot use secret(): ${site.what} would store the secret's value`));
+    }
+    checkForEachRoots(c, pointer, parsed, site);
     if (site.secrets === 'deferred' && parsed.secretKeys.length) {
       for (const e of mixedSecretExpressions(parsed)) {
         c.add(pointer, (f) => `${f}: {{ ${e} }} calls secret() and reads a value too: in trigger inputs, write secret() in an expression of its own`);
@@ -297,7 +323,8 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       }
     }
     if (site.roots) {
-      const bad = parsed.roots.filter((r) => !site.roots!.includes(r));
+      // item and item_index have their own message (checkForEachRoots).
+      const bad = parsed.roots.filter((r) => !site.roots!.includes(r) && !isForEachRoot(r));
       if (bad.length) c.add(pointer, (f) => `${f} cannot read ${bad.map((b) => `"${b}"`).join(', ')} here: ${site.what} may read only ${site.roots!.join(', ')}`);
     }
     for (const ref of parsed.refs) {
@@ -324,6 +351,21 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
   }
 }
 
+/** `item` and `item_index` read outside the templates of a task with `for_each`: one error per root and template. */
+function checkForEachRoots(c: Collector, pointer: string, parsed: ParsedTemplate, site: SiteRules): void {
+  if (site.item === 'allowed') return;
+  const reported = new Set<string>();
+  for (const ref of parsed.refs) {
+    if (!isForEachRoot(ref.root) || reported.has(ref.root)) continue;
+    reported.add(ref.root);
+    const why =
+      site.item === 'for_each'
+        ? 'for_each itself cannot read it (it gives the items that the rest of the task reads)'
+        : `${ref.root} is only defined in a task with for_each${site.task !== undefined ? `, and task "${site.task}" has none` : ''}`;
+    c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads ${ref.root}, but ${why}`);
+  }
+}
+
 /** Expression conditions (`run_if: "{{ … }}"`) parse, type-check as a bool, and read only upstream tasks. */
 function checkConditions(c: Collector, flow: FlowDefinition, isUpstream: IsUpstream): void {
   const taskIds = new Set(flow.tasks.map((t) => t.id));
@@ -335,6 +377,12 @@ function checkConditions(c: Collector, flow: FlowDefinition, isUpstream: IsUpstr
       refs = compileCondition(t.run_if).taskRefs;
     } catch (err) {
       if (!(err instanceof ConditionError)) throw err;
+      const forEachRoot = /^Unknown variable: (item|item_index)$/.exec(err.message)?.[1];
+      if (forEachRoot !== undefined) {
+        // A condition is decided once for the whole task, before any item exists.
+        c.add(pointer, (f) => `${f} cannot read ${forEachRoot}: ${forEachRoot} is only defined in the templates of a task with for_each, not in run_if`);
+        return;
+      }
       const where = t.run_if.includes('\n') ? `line ${err.line}, column ${err.column}` : `column ${err.column}`;
       c.add(pointer, (f) => `${f} has an expression error at ${where}: ${err.message}`);
       return;

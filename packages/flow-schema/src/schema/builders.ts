@@ -48,6 +48,8 @@ export interface DiscriminatedSpec {
   thenExtras?: Readonly<Record<string, SchemaNode>>;
   /** More `if/then` rules appended to `allOf`. */
   moreRules?: readonly SchemaNode[];
+  /** Other keywords of the object itself (e.g. `dependentRequired`), beside `properties` and `allOf`. */
+  keywords?: Readonly<SchemaNode>;
   /**
    * When `type` may be absent, the schema that applies then. Default: none,
    * so a missing `type` leaves only the common fields evaluated.
@@ -84,6 +86,7 @@ export function discriminated(spec: DiscriminatedSpec): SchemaNode {
     properties: pick(spec.common, spec.family.common, spec.family.noun),
   };
   if (spec.required.length > 0) node.required = [...spec.required];
+  Object.assign(node, spec.keywords);
   node.allOf = rules;
   node.unevaluatedProperties = false;
   if (spec.examples) node.examples = [...spec.examples];

@@ -1,10 +1,13 @@
 import { discriminated, EXTENSION_KEYWORD, ref, stringMap, type SchemaNode } from './builders.js';
 import { MAX_ID_LENGTH } from './defs-flow.js';
-import { FLOW_REF_PATTERN, INFERABLE_SCRIPT_PATTERN, RELATIVE_PATH_PATTERN, RUN_IF_PATTERN, TASK_ID_PATTERN } from './patterns.js';
+import { FLOW_REF_PATTERN, FOR_EACH_PATTERN, INFERABLE_SCRIPT_PATTERN, RELATIVE_PATH_PATTERN, RUN_IF_PATTERN, TASK_ID_PATTERN } from './patterns.js';
 import { TASK_FAMILY, TASK_TYPES } from './variants.js';
 
 export const SCRIPT_RUNTIMES = ['python', 'bash', 'bun', 'node'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+/** At most this many items in a task's `for_each` list, written or rendered (one task run each). */
+export const FOR_EACH_MAX_ITEMS = 10_000;
 
 const taskCommon: Record<string, SchemaNode> = {
   id: {
@@ -40,6 +43,27 @@ const taskCommon: Record<string, SchemaNode> = {
   env: stringMap('Environment variable templates; they override the flow `env` key by key.', {
     examples: [{ TARGET_TABLE: '{{ inputs.table }}' }],
   }),
+  for_each: {
+    description: `Extension: run the task once per item of a list (a fan-out). A list written here (at most ${FOR_EACH_MAX_ITEMS} items), or one \`{{ expression }}\` that gives a JSON list when the task starts (an upstream task's output, an input, a variable). Each item is a task run of its own, with its own logs, retries, timeout and outputs; the task's templates read the item as \`{{ item }}\` and its 0-based index as \`{{ item_index }}\`. Dependents wait for every item, and \`tasks.<id>.outputs\` is the list of the items' outputs in item order.`,
+    type: ['string', 'array'],
+    pattern: FOR_EACH_PATTERN,
+    maxItems: FOR_EACH_MAX_ITEMS,
+    examples: ['{{ tasks.list.outputs.tables }}', '{{ inputs.regions }}', ['eu-west-1', 'us-east-1']],
+    [EXTENSION_KEYWORD]: 'for_each (a fan-out over a list)',
+  },
+  for_each_concurrency: {
+    description: "Extension, with `for_each`: at most this many of the task's items run at once (the flow's `max_parallel` still holds). Default: no bound of its own.",
+    type: 'integer',
+    minimum: 1,
+    examples: [4],
+    [EXTENSION_KEYWORD]: 'for_each_concurrency',
+  },
+  fail_fast: {
+    description: 'Extension, with `for_each`: when an item fails, cancel the items not started yet. Default false: the other items run to their end, then the task fails.',
+    type: 'boolean',
+    default: false,
+    [EXTENSION_KEYWORD]: 'fail_fast',
+  },
 };
 
 const relativePath = (description: string, examples: string[]): SchemaNode => ({
@@ -128,6 +152,8 @@ export const taskDef: SchemaNode = discriminated({
   common: taskCommon,
   required: ['id', 'type'],
   specific: taskSpecific,
+  // The two options of a fan-out mean nothing without one.
+  keywords: { dependentRequired: { for_each_concurrency: ['for_each'], fail_fast: ['for_each'] } },
   moreRules: [
     {
       // Without `runtime` the interpreter comes from the extension, so the file must have one we know.

@@ -67,14 +67,17 @@ export const CPU_PATTERN = '^[0-9]+(\\.[0-9]+)?m?$';
 /** Kubernetes memory quantity: digits, optional decimals, optional binary or decimal suffix. */
 export const MEMORY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$';
 
+/** `run_if`: a keyword, or one `{{ expression }}` (the expression is checked by conditions.ts). */
+export const RUN_IF_PATTERN = '^(success|failure|always|\\s*\\{\\{[\\s\\S]*\\}\\}\\s*)$';
+
+/** `for_each` as a string: a template that is one `{{ expression }}` (that it is only one is checked by semantic.ts). */
+export const FOR_EACH_PATTERN = '^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$';
+
 /**
  * What each pattern means, worded to finish the sentence "`field` must ...".
  * The error formatter looks a failing pattern up here; a pattern missing from
  * this table falls back to quoting the regular expression.
  */
-/** `run_if`: a keyword, or one `{{ expression }}` (the expression is checked by conditions.ts). */
-export const RUN_IF_PATTERN = '^(success|failure|always|\\s*\\{\\{[\\s\\S]*\\}\\}\\s*)$';
-
 export const PATTERN_HINTS: ReadonlyMap<string, string> = new Map([
   [FLOW_ID_PATTERN, 'contain only lower-case letters, digits and hyphens, and start with a letter or digit'],
   [TASK_ID_PATTERN, 'start with a lower-case letter and contain only lower-case letters, digits and underscores'],
@@ -88,5 +91,6 @@ export const PATTERN_HINTS: ReadonlyMap<string, string> = new Map([
   [INFERABLE_SCRIPT_PATTERN, 'end in .py, .sh, .ts or .js, or the task must set runtime'],
   [CPU_PATTERN, 'be a CPU quantity such as 2, 0.5 or 500m'],
   [RUN_IF_PATTERN, 'be success, failure, always, or one {{ expression }} such as "{{ inputs.env == \'prod\' }}"'],
+  [FOR_EACH_PATTERN, 'be a list, or one {{ expression }} that gives a list, such as "{{ tasks.list.outputs.tables }}"'],
   [MEMORY_PATTERN, 'be a memory quantity such as 512Mi, 1Gi or 1000000 (suffixes Ki, Mi, Gi, Ti, K, M, G, T)'],
 ]);

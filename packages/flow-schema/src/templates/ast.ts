@@ -1,6 +1,17 @@
 /** The names an expression may start with (docs/using/flows.md, "Templates"). */
-export const TEMPLATE_ROOTS = ['inputs', 'vars', 'labels', 'execution', 'flow', 'tasks', 'trigger'] as const;
+export const TEMPLATE_ROOTS = ['inputs', 'vars', 'labels', 'execution', 'flow', 'tasks', 'trigger', 'item', 'item_index'] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
+
+/**
+ * The roots defined only in the templates of a task with `for_each` (not in
+ * its `for_each` itself): the item's value and its 0-based index. The flow
+ * validator refuses them anywhere else.
+ */
+export const FOR_EACH_ROOTS = ['item', 'item_index'] as const satisfies readonly TemplateRoot[];
+export type ForEachRoot = (typeof FOR_EACH_ROOTS)[number];
+
+/** Whether `root` is one of {@link FOR_EACH_ROOTS}. */
+export const isForEachRoot = (root: string): root is ForEachRoot => (FOR_EACH_ROOTS as readonly string[]).includes(root);
 
 /** The functions an expression may call. */
 export const TEMPLATE_FUNCTIONS = ['secret', 'json', 'default'] as const;

@@ -66,6 +66,10 @@ describe('parseTemplate: paths of every root', () => {
     ['inputs["a b"]["c\\"d"]', 'inputs', ['a b', 'c"d']],
     ['inputs[0]', 'inputs', [0]],
     ['inputs.constructor', 'inputs', ['constructor']],
+    ['item', 'item', []],
+    ['item.name', 'item', ['name']],
+    ['item["a b"][0]', 'item', ['a b', 0]],
+    ['item_index', 'item_index', []],
   ];
   for (const [source, root, path] of cases) {
     it(`{{ ${source} }}`, () => {
@@ -220,7 +224,7 @@ describe('parseTemplate: what it reports', () => {
 });
 
 describe('parseTemplate: syntax errors', () => {
-  const roots = 'roots: inputs, vars, labels, execution, flow, tasks, trigger';
+  const roots = 'roots: inputs, vars, labels, execution, flow, tasks, trigger, item, item_index';
   const cases: [source: string, message: string, offset: number, expression: string | undefined][] = [
     ['hello {{ inputs.x', 'unterminated {{ at column 7', 6, undefined],
     ['hello {{', 'unterminated {{ at column 7', 6, undefined],
@@ -292,6 +296,8 @@ describe('parseTemplate: syntax errors', () => {
     ['{{ trigger.headers.a.b }}', 'trigger.headers.a is a string and has no member "b" in {{ trigger.headers.a.b }}', 21, 'trigger.headers.a.b'],
     ['{{ vars.a.b }}', 'vars.a is a string and has no member "b" in {{ vars.a.b }}', 10, 'vars.a.b'],
     ['{{ labels.team[0] }}', 'labels.team is a string and has no member [0] in {{ labels.team[0] }}', 15, 'labels.team[0]'],
+    ['{{ item_index.x }}', 'item_index is a number and has no member "x" in {{ item_index.x }}', 14, 'item_index.x'],
+    ['{{ item_index[0] }}', 'item_index is a number and has no member [0] in {{ item_index[0] }}', 14, 'item_index[0]'],
     ['ok {{ inputs.a }} then {{ nope }}', `unknown root "nope" in {{ nope }} (${roots})`, 26, 'nope'],
     ['line 1\n  {{ foo }}', `unknown root "foo" in {{ foo }} (${roots})`, 12, 'foo'],
     ['x\n{{ inputs.a ! }}', 'unexpected character "!" at line 2, column 13 in {{ inputs.a ! }}', 14, 'inputs.a !'],

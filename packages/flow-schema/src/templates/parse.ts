@@ -1,5 +1,5 @@
 import { assertNever } from '@svc/assert';
-import { TEMPLATE_FUNCTIONS, TEMPLATE_ROOTS, type Expr, type ParsedTemplate, type TemplateFunction, type TemplateRoot } from './ast.js';
+import { TEMPLATE_FUNCTIONS, TEMPLATE_ROOTS, type Expr, type ParsedTemplate, type Segment, type TemplateFunction, type TemplateRoot } from './ast.js';
 import { TemplateSyntaxError } from './errors.js';
 import { positionText } from './path-text.js';
 import { checkRootPath, type PathMember } from './roots.js';
@@ -48,6 +48,13 @@ export function parseTemplate(source: string): ParsedTemplate {
     };
   }
   return new TemplateParser(source).parse(first);
+}
+
+/** The one expression of a template that holds nothing else but blank text (`"{{ inputs.list }}"`), if it is one. */
+export function soleExpression(t: ParsedTemplate): Extract<Segment, { kind: 'expression' }> | undefined {
+  const expressions = t.segments.filter((s) => s.kind === 'expression');
+  if (expressions.length !== 1) return undefined;
+  return t.segments.every((s) => s.kind === 'expression' || s.text.trim() === '') ? expressions[0] : undefined;
 }
 
 class TemplateParser {

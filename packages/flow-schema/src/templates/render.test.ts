@@ -5,6 +5,7 @@ import {
   renderTemplate,
   renderTemplateList,
   renderTemplateMap,
+  renderTemplateValue,
   SecretNotFoundError,
   TemplateError,
   TemplateSyntaxError,
@@ -109,6 +110,34 @@ describe('renderTemplate: every root', () => {
       assert.equal(render(source), text);
     });
   }
+});
+
+describe("renderTemplate: a for_each item's roots", () => {
+  const items: TemplateScope = { ...scope, item: { name: 'users', shards: [1, 2] }, item_index: 0 };
+  it('reads item, its members and item_index', () => {
+    assert.equal(render('{{ item.name }}#{{ item_index }}', items), 'users#0');
+    assert.equal(render('{{ item.shards[1] }}', items), '2');
+    assert.equal(render('{{ item }}', items), '{"name":"users","shards":[1,2]}');
+    assert.equal(render('{{ item }}/{{ item_index }}', { item: 'eu-west-1', item_index: 3 }), 'eu-west-1/3');
+  });
+  it('writes an item that is null as empty text, or its default()', () => {
+    assert.equal(render('[{{ item }}]', { item: null, item_index: 1 }), '[]');
+    assert.equal(render("{{ default(item, 'none') }}", { item: null, item_index: 1 }), 'none');
+  });
+});
+
+describe('renderTemplateValue: one expression gives its value, not text', () => {
+  it('keeps a list, a number, an object and null as they are', () => {
+    assert.deepEqual(renderTemplateValue('{{ inputs.tags }}', scope).value, ['a', 'b']);
+    assert.deepEqual(renderTemplateValue(' {{ inputs.count }}\n', scope).value, 3);
+    assert.deepEqual(renderTemplateValue('{{ tasks.nested.outputs.rows[0] }}', scope).value, { id: 1, name: 'one' });
+    assert.equal(renderTemplateValue('{{ inputs.nothing }}', scope).value, null);
+  });
+  it('gives text for anything else, and reports secrets read', () => {
+    assert.equal(renderTemplateValue('n={{ inputs.count }}', scope).value, 'n=3');
+    assert.equal(renderTemplateValue('{{ inputs.count }}{{ inputs.count }}', scope).value, '33');
+    assert.deepEqual(renderTemplateValue("{{ secret('API_KEY') }}", scope, secrets), { value: 'k-123', secretKeysUsed: ['API_KEY'] });
+  });
 });
 
 describe('renderTemplate: how values are written', () => {
@@ -297,6 +326,10 @@ describe('renderTemplate: paths that do not resolve', () => {
     ['{{ trigger.headers.a }}', '{{ trigger.headers.a }}: trigger.headers is not available for this trigger', { trigger: { body: {} } }],
     ['{{ trigger.date }}', '{{ trigger.date }}: trigger.date is not available: the execution was not started by a schedule', { trigger: { body: {} } }],
     ['{{ trigger.body.x }}', '{{ trigger.body.x }}: trigger.body is a string, it has no key "x"', { trigger: { body: 'raw text' } }],
+    ['{{ item }}', '{{ item }}: item is only defined in a task with for_each', {}],
+    ['{{ item_index }}', '{{ item_index }}: item_index is only defined in a task with for_each', { item: 'a' }],
+    ['{{ item.name }}', '{{ item.name }}: item is a string, it has no key "name"', { item: 'a', item_index: 0 }],
+    ['{{ item.nope }}', '{{ item.nope }}: item has no key "nope" (keys: name)', { item: { name: 'users' }, item_index: 0 }],
   ];
   for (const [source, message, s] of cases) {
     it(`${source} fails: ${message}`, () => {

@@ -1,7 +1,7 @@
 import { assertNever } from '@svc/assert';
 import type { Expr, ParsedTemplate, TemplateRef } from './ast.js';
 import { SecretNotFoundError, TemplateError } from './errors.js';
-import { parseTemplate } from './parse.js';
+import { parseTemplate, soleExpression } from './parse.js';
 import { keyText, listText, pathText } from './path-text.js';
 import type { RenderResult, SecretLookup, TemplateScope } from './scope.js';
 
@@ -63,6 +63,21 @@ export function renderTemplateList(list: readonly (string | ParsedTemplate)[], s
   const used: string[] = [];
   const values = list.map((t) => renderInto(t, scope, secrets, used));
   return { values, secretKeysUsed: used };
+}
+
+/**
+ * The value a template names when the whole template is one `{{ expr }}`
+ * (blank text around it allowed): a list stays a list, a number a number,
+ * where {@link renderTemplate} would write them as text. Any other template
+ * gives its rendered text.
+ * @throws {TemplateError}, {@link SecretNotFoundError} and {@link TemplateSyntaxError} as renderTemplate does.
+ */
+export function renderTemplateValue(t: ParsedTemplate | string, scope: TemplateScope, secrets?: SecretLookup): { value: unknown; secretKeysUsed: string[] } {
+  const parsed = typeof t === 'string' ? parseTemplate(t) : t;
+  const used: string[] = [];
+  const only = soleExpression(parsed);
+  if (only === undefined) return { value: renderInto(parsed, scope, secrets, used), secretKeysUsed: used };
+  return { value: evaluate(only.expr, { scope, secrets, used, expression: only.expression }), secretKeysUsed: used };
 }
 
 function renderInto(t: ParsedTemplate | string, scope: TemplateScope, secrets: SecretLookup | undefined, used: string[]): string {
@@ -187,6 +202,11 @@ function resolve(ref: TemplateRef, ctx: Context): unknown {
       const noun = field === 'headers' ? 'header' : field === 'outputs' ? 'output' : 'key';
       return walk(value, path, 1, { owner: `trigger.${field}`, noun, subject: `trigger.${field}` }, ctx);
     }
+    case 'item':
+    case 'item_index':
+      // Absent from the scope of any task run that is not an item of a for_each task (null is an item's value).
+      if (scope[ref.root] === undefined) return fail(`${ref.root} is only defined in a task with for_each`);
+      return walk(scope[ref.root], path, 0, { owner: ref.root, noun: 'key', subject: ref.root }, ctx);
     default:
       return assertNever(ref.root, 'root');
   }

@@ -25,16 +25,21 @@ export const TRIGGER_FIELDS = ['body', 'headers', 'outputs', 'date'] as const;
 
 /**
  * Checks the members after a root against docs/using/flows.md ("Templates"). The
- * shapes fixed by the service (execution, flow, tasks, trigger, and string
- * maps whose values have no members) are checked here so a typo fails at save
- * time; data shaped by users (inputs, bodies, outputs) is only checked at
- * dispatch. Lower-cases header names in place, since `trigger.headers` holds
+ * shapes fixed by the service (execution, flow, tasks, trigger, item_index, and
+ * string maps whose values have no members) are checked here so a typo fails
+ * at save time; data shaped by users (inputs, bodies, outputs, a for_each
+ * item) is only checked at dispatch. Lower-cases header names in place, since `trigger.headers` holds
  * lower-case names and HTTP header names are case-insensitive.
  */
 export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOffset: number): PathProblem | undefined {
   switch (root) {
     case 'inputs':
+    case 'item':
       return undefined;
+    case 'item_index': {
+      const extra = members[0];
+      return extra === undefined ? undefined : { what: `item_index is a number and has no member ${keyText(extra.key)}`, offset: extra.offset };
+    }
     case 'vars':
     case 'labels':
       return leafAt(root, members, 1);

@@ -21,6 +21,10 @@ export interface TemplateScope {
     /** The fire time a schedule-triggered (or backfilled) execution is for, RFC 3339 with the schedule's UTC offset. */
     date?: string;
   };
+  /** In a task with `for_each`: the item this task run is for (any JSON value). */
+  item?: unknown;
+  /** In a task with `for_each`: the item's 0-based index in the list. */
+  item_index?: number;
 }
 
 /**
