@@ -4392,6 +4392,26 @@ export interface components {
              *     }
              */
             env?: components["schemas"]["FlowFile.StringMap"];
+            /**
+             * @description Extension: run the task once per item of a list (a fan-out). A list written here (at most 10000 items), or one `{{ expression }}` that gives a JSON list when the task starts (an upstream task's output, an input, a variable). Each item is a task run of its own, with its own logs, retries, timeout and outputs; the task's templates read the item as `{{ item }}` and its 0-based index as `{{ item_index }}`. Dependents wait for every item, and `tasks.<id>.outputs` is the list of the items' outputs in item order.
+             * @example {{ tasks.list.outputs.tables }}
+             * @example {{ inputs.regions }}
+             * @example [
+             *       "eu-west-1",
+             *       "us-east-1"
+             *     ]
+             */
+            for_each?: string | unknown[];
+            /**
+             * @description Extension, with `for_each`: at most this many of the task's items run at once (the flow's `max_parallel` still holds). Default: no bound of its own.
+             * @example 4
+             */
+            for_each_concurrency?: number;
+            /**
+             * @description Extension, with `for_each`: when an item fails, cancel the items not started yet. Default false: the other items run to their end, then the task fails.
+             * @default false
+             */
+            fail_fast?: boolean;
             /** @description script and command: executor of this task; overrides the flow `executor`. */
             executor?: components["schemas"]["FlowFile.Executor"];
             /**
