@@ -3709,7 +3709,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description One attempt of one task of an execution */
+        /** @description One attempt of one task of an execution, or of one item of a fan-out */
         TaskRun: {
             id: string;
             task_key: string;
@@ -3733,9 +3733,10 @@ export interface components {
             started_at?: string | null;
             /** Format: date-time */
             ended_at?: string | null;
+            /** @description The task's outputs; a fan-out's parent run (`fan_out` set) has the list of its items' outputs, in item order */
             outputs?: {
                 [key: string]: unknown;
-            } | null;
+            } | unknown[] | null;
             /** @description The latest `started` or `progress` runner event of a task run */
             progress?: ({
                 /**
@@ -3754,6 +3755,39 @@ export interface components {
             } & {
                 [key: string]: unknown;
             }) | null;
+            /**
+             * Format: int64
+             * @description An item of a fan-out (`for_each`): its 0-based index. Absent on other task runs
+             */
+            item_index?: number;
+            /** @description An item of a fan-out: its value, the list's element it runs for */
+            item?: unknown;
+            /**
+             * Format: int64
+             * @description A fan-out's parent run: how many items its list rendered to (null until rendered)
+             */
+            fan_out?: number | null;
+            /** @description A fan-out's parent run: its items by the state of their latest attempt */
+            item_counts?: {
+                /** Format: int64 */
+                total: number;
+                /** Format: int64 */
+                pending: number;
+                /** Format: int64 */
+                queued: number;
+                /** Format: int64 */
+                running: number;
+                /** Format: int64 */
+                success: number;
+                /** Format: int64 */
+                failed: number;
+                /** Format: int64 */
+                timed_out: number;
+                /** Format: int64 */
+                cancelled: number;
+                /** Format: int64 */
+                skipped: number;
+            };
         } & {
             [key: string]: unknown;
         };

@@ -256,7 +256,15 @@ export class Engine {
         maxArtifactBytes: resources.config.maxArtifactBytes,
         maxBundleBytes: resources.config.maxBundleBytes,
       },
-      { bundles: sys.bundles, log: resources.log, complete: (id, done) => this.runner.complete(id, done) },
+      {
+        bundles: sys.bundles,
+        log: resources.log,
+        complete: (id, done) => this.runner.complete(id, done),
+        planNow: async (id) => {
+          const r = await sys.planning.plan(sys.now, [id]);
+          await followUps.follow(r.followUps);
+        },
+      },
     );
     // A change's follow-ups run after its commit; the start statement's own result is the answer when it started the execution alone.
     const started = async (created: { id: string; followUps: FollowUp[]; execution?: ApiExecution }): Promise<Started> => {

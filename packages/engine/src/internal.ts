@@ -162,7 +162,7 @@ export const sweepFlowTriggers = (pool: pg.Pool, deps: StartDeps, since: Date) =
 
 /** Preparer.prepareTask with `deps` (no bundle store: `bundleHash` answers). */
 export const prepareTask = (deps: SpecDeps, run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void) =>
-  new Preparer(deps, { bundles: undefined as never, log: quiet, complete: () => Promise.resolve() }).prepareTask(run, bundleHash, onSnapshot);
+  new Preparer(deps, { bundles: undefined as never, log: quiet, complete: () => Promise.resolve(), planNow: () => Promise.resolve() }).prepareTask(run, bundleHash, onSnapshot);
 
 const appenders = new WeakMap<pg.Pool, LogAppender>();
 

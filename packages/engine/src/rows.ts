@@ -38,6 +38,10 @@ export interface TaskRunRow {
 
 /** A task run of the planning read (sql/plan-read.ts). */
 export interface RunRead extends TaskRunRow {
+  /** An item of a fan-out: its index; null for any other run. */
+  item_index: number | null;
+  /** A fan-out's parent: its number of items once rendered; null otherwise. */
+  fan_out: number | null;
   /** The run has a planning request (it ended and has not been planned since). */
   requested: boolean;
 }

@@ -47,6 +47,9 @@ export interface ClaimedRun {
   executor_type: string;
   pool: string;
   attempt: number;
+  /** An item of a fan-out (for_each): its 0-based index and its value; absent for any other run. */
+  item_index?: number;
+  item?: unknown;
   /** The run's execution as it was at the claim (its definition, inputs, labels and ids do not change). */
   execution?: ExecutionRow & { snapshot_id: string };
 }

@@ -73,10 +73,34 @@ export const TaskRun = component(
       queued_at: Type.Optional(Nullable(DateTime())),
       started_at: Type.Optional(Nullable(DateTime())),
       ended_at: Type.Optional(Nullable(DateTime())),
-      outputs: Type.Optional(Nullable(FreeObject())),
+      outputs: Type.Optional(
+        Type.Union([FreeObject(), Type.Array(Type.Unknown()), Type.Null()], {
+          description: "The task's outputs; a fan-out's parent run (`fan_out` set) has the list of its items' outputs, in item order",
+        }),
+      ),
       progress: Type.Optional(Nullable(TaskRunProgress)),
+      // Fan-out (for_each, an extension of the flow format): additional properties.
+      item_index: Type.Optional(Int64({ description: 'An item of a fan-out (`for_each`): its 0-based index. Absent on other task runs' })),
+      item: Type.Optional(Type.Unknown({ description: "An item of a fan-out: its value, the list's element it runs for" })),
+      fan_out: Type.Optional(Nullable(Int64({ description: "A fan-out's parent run: how many items its list rendered to (null until rendered)" }))),
+      item_counts: Type.Optional(
+        Type.Object(
+          {
+            total: Int64(),
+            pending: Int64(),
+            queued: Int64(),
+            running: Int64(),
+            success: Int64(),
+            failed: Int64(),
+            timed_out: Int64(),
+            cancelled: Int64(),
+            skipped: Int64(),
+          },
+          { additionalProperties: false, description: "A fan-out's parent run: its items by the state of their latest attempt" },
+        ),
+      ),
     },
-    { additionalProperties: true, description: 'One attempt of one task of an execution' },
+    { additionalProperties: true, description: 'One attempt of one task of an execution, or of one item of a fan-out' },
   ),
 );
 

@@ -3,44 +3,28 @@
 // No I/O, clock or randomness here: the time and the ids of new rows come in
 // as arguments; systems/advance.ts reads the rows, loads variables when the
 // flow's outputs need them, and writes the result in one statement.
-import { plan, retryDelayMs, type BackoffPolicy, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
-import type { FlowDefinition, RetryPolicy } from '@svc/flow-schema';
+import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
+import type { FlowDefinition } from '@svc/flow-schema';
 import { compileCondition, ConditionError, evaluateCondition, isConditionExpression, parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
-import { parseDuration } from '@svc/timing';
 import { RETRY_DEFAULTS } from '../constants.js';
+import { backoffPolicy } from './backoff.js';
+import { hasForEach, planFanOuts } from './fan-out.js';
+import type { Writes } from './writes.js';
 import { startDateOf, triggerDateOf } from './trigger-date.js';
 import type { FollowUp } from '../types.js';
 import type { EndedRow, ExecutionRow, RunRead, TaskRunRow } from '../rows.js';
 
-/** The task's backoff: the task's `retry` over the flow's, over the defaults (its attempts are planTasks' `maxAttempts`). */
-export function backoffPolicy(def: FlowDefinition, taskKey: string): BackoffPolicy {
-  const task = def.tasks.find((t) => t.id === taskKey);
-  const p: RetryPolicy = { ...(def.retry ?? {}), ...(task?.retry ?? {}) };
-  return {
-    backoff: p.backoff ?? RETRY_DEFAULTS.backoff,
-    initialMs: p.initial ? parseDuration(p.initial) : RETRY_DEFAULTS.initialMs,
-    maxMs: p.max ? parseDuration(p.max) : RETRY_DEFAULTS.maxMs,
-  };
-}
+export { backoffPolicy } from './backoff.js';
+export { Writes } from './writes.js';
 
 export const planTasks = (def: FlowDefinition): PlanTask[] =>
   def.tasks.map((t) => ({
     id: t.id,
     dependsOn: t.depends_on ?? [],
     runIf: isConditionExpression(t.run_if) ? 'expression' : ((t.run_if ?? 'success') as 'success' | 'failure' | 'always'),
-    maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
+    // A fan-out retries its items, each on its own (planning/fan-out.ts), never the parent run.
+    maxAttempts: hasForEach(t) ? 1 : (t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts),
   }));
-
-/** Everything one planning step writes, for any number of executions, gathered for one statement. */
-export class Writes {
-  readonly queue: string[] = [];
-  readonly retry: { id: string; prev: string; delay: number }[] = [];
-  /** Unstarted runs that end (skipped, cancelled, a condition that failed); `error` '' keeps the run's. */
-  readonly end: { id: string; from_state: string; state: string; reason: string; error: string }[] = [];
-  readonly execEnd: { id: string; from_state: string; state: string; reason: string; error: string; outputs: Record<string, unknown> | null; duration: number }[] = [];
-  readonly clear: string[] = [];
-  readonly changed = new Set<string>();
-}
 
 /** What must follow the end of an execution, after commit: its waiting parent, its concurrency queue, its flow triggers. */
 export function followUpsOfEnd(row: EndedRow): FollowUp[] {
@@ -77,14 +61,29 @@ export interface PendingEnd {
 export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date, newId: () => string): PendingEnd | null {
   for (const r of runs) if (r.requested) w.clear.push(r.id);
   if (ex.state !== 'RUNNING' && ex.state !== 'CANCELLING') return null;
+  // The latest run of each task (a fan-out's parent), and every run of the items of fan-outs.
   const latest = new Map<string, RunRead>();
-  for (const r of runs) if (!latest.has(r.task_key)) latest.set(r.task_key, r);
+  let items: Map<string, RunRead[]> | undefined;
+  for (const r of runs) {
+    if (r.item_index === null || r.item_index === undefined) {
+      if (!latest.has(r.task_key)) latest.set(r.task_key, r);
+      continue;
+    }
+    items ??= new Map();
+    let list = items.get(r.task_key);
+    if (!list) items.set(r.task_key, (list = []));
+    list.push(r);
+  }
   const def = ex.definition;
+  const stopping = ex.state === 'CANCELLING' ? 'cancel' : null;
+  // Running fan-outs first: a parent whose items all ended ends here, and `plan` sees it ended.
+  const fan = planFanOuts(def, latest, items ?? new Map(), stopping, w, newId);
+  if (fan.ended.size) for (const [k, e] of fan.ended) latest.set(k, { ...latest.get(k)!, state: e.state, error: e.error, outputs: e.outputs as RunRead['outputs'] });
   const p: Plan = plan({
     tasks: planTasks(def),
-    maxParallel: def.max_parallel ?? 0,
+    maxParallel: fan.maxParallel,
     runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason })),
-    stopping: ex.state === 'CANCELLING' ? 'cancel' : null,
+    stopping,
     condition: (taskKey) => decideCondition(ex, taskKey, latest),
   });
   const byKey = (k: string) => latest.get(k)!;

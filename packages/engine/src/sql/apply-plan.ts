@@ -33,7 +33,8 @@ import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_
 // chain's next task needs no claim statement of its own. Otherwise they are
 // queued like the others. $12 the pools (JSON), $13 the executor type, $14 a test's
 // clock (else the database's), $15 the default task timeout in milliseconds;
-// the times are those the claim writes (claim-task-runs.ts).
+// the times are those the claim writes (claim-task-runs.ts). $16 the fan-out
+// parents that end now their items ended (planning/fan-out.ts).
 const AT = 'COALESCE($14::timestamptz, now())';
 const START = `GREATEST(${AT}::timestamptz, $1::timestamptz)`;
 
@@ -47,26 +48,32 @@ s AS (
   UPDATE task_runs t SET state = 'RUNNING', reason = '', queued_at = $1, not_before = NULL, claimed_by = $11, claimed_at = ${START}, started_at = ${START},
     last_heartbeat_at = ${AT}, updated_at = ${AT}, timeout_at = ${START} + COALESCE((t.spec->>'timeout_ms')::bigint, $15::bigint) * interval '1 millisecond'
   WHERE t.id = ANY(ARRAY(SELECT id FROM direct)) AND t.state IN ${QUEUES_TASK_RUN}
-  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.started_at),
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.item_index, t.item, t.started_at),
 q AS (
   UPDATE task_runs t SET state = 'QUEUED', reason = CASE WHEN ${servedSql('t.pool', 't.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
     queued_at = $1, not_before = NULL, updated_at = $1
   WHERE t.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb) EXCEPT SELECT id FROM direct)) AND t.state IN ${QUEUES_TASK_RUN}
   RETURNING t.id, t.execution_id, t.reason, t.executor_type),
 r AS (
-  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, spec, created_at, queued_at, not_before, updated_at)
+  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, item_index, item, spec, created_at, queued_at, not_before, updated_at)
   SELECT x.id, p.execution_id, p.task_key, p.task_type, p.executor_type, p.pool, 'QUEUED',
     CASE WHEN ${servedSql('p.pool', 'p.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
-    p.attempt + 1, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
+    p.attempt + 1, p.item_index, p.item, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
   FROM jsonb_to_recordset($4::jsonb) AS x(id text, prev text, delay bigint) JOIN task_runs p ON p.id = x.prev
   WHERE p.id = ANY(ARRAY(SELECT jsonb_array_elements($4::jsonb)->>'prev'))
-  ON CONFLICT (execution_id, task_key, attempt) DO NOTHING
+  ON CONFLICT (execution_id, task_key, item_index, attempt) DO NOTHING
   RETURNING id, execution_id, reason, executor_type),
 e AS (
   UPDATE task_runs t SET state = x.state, reason = x.reason, error = CASE WHEN x.error = '' THEN t.error ELSE x.error END, ended_at = $1, updated_at = $1
   FROM jsonb_to_recordset($5::jsonb) AS x(id text, from_state text, state text, reason text, error text)
   WHERE t.id = x.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($5::jsonb)->>'id')) AND t.state IN ${STOPS_UNSTARTED_TASK_RUN}
   RETURNING t.id, t.execution_id, x.from_state, x.state, x.reason),
+fe AS (
+  UPDATE task_runs t SET state = y.state, reason = y.reason, error = y.error, outputs = y.outputs, ended_at = $1, updated_at = $1,
+    duration_ms = GREATEST(0, floor(extract(epoch FROM ($1::timestamptz - COALESCE(t.started_at, t.created_at))) * 1000))::bigint
+  FROM jsonb_to_recordset($16::jsonb) AS y(id text, state text, reason text, error text, outputs jsonb)
+  WHERE t.id = y.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($16::jsonb)->>'id')) AND t.state = 'RUNNING' AND t.fan_out IS NOT NULL
+  RETURNING t.id, t.execution_id, t.state, t.reason),
 f AS (
   DELETE FROM plan_requests WHERE task_run_id = ANY(ARRAY(SELECT jsonb_array_elements_text($6::jsonb)))),
 x AS (
@@ -83,6 +90,7 @@ h AS (
   UNION ALL SELECT execution_id, id, NULL, 'PENDING', 'retry', '', $1 FROM r
   UNION ALL SELECT execution_id, id, 'PENDING', 'QUEUED', reason, '', $1 FROM r
   UNION ALL SELECT execution_id, id, from_state, state, reason, '', $1 FROM e
+  UNION ALL SELECT execution_id, id, 'RUNNING', state, reason, '', $1 FROM fe
   UNION ALL SELECT id, NULL, from_state, state, reason, '', $1 FROM x),
 n AS (
   SELECT DISTINCT executor_type FROM q WHERE NOT $9::boolean UNION SELECT executor_type FROM r WHERE NOT $9::boolean)
@@ -120,6 +128,7 @@ export async function applyPlan(db: Queryable, p: { now: Date; w: Writes; quiet:
       handoff?.executorType ?? '',
       handoff?.now ?? null,
       DEFAULT_TASK_TIMEOUT_MS,
+      JSON.stringify(w.fanEnd),
     ],
   });
   return r.rows;

@@ -53,6 +53,9 @@ export const TASK_RUN_API_COLUMNS = [
   'ended_at',
   'outputs',
   'progress',
+  'item_index',
+  'item',
+  'fan_out',
 ] as const;
 
 /** A timestamp as the database hands it over: a Date (a column) or a text with an offset (inside JSON it built). */
@@ -101,7 +104,7 @@ export type TaskRunApiRow = Pick<
   | 'exit_code'
   | 'outputs'
   | 'progress'
-> & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
+> & { item_index: number | null; item: unknown; fan_out: number | null } & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
 
 /** A child execution as the load statement builds it. */
 export type ExecutionChildRow = { id: string; state: string; created_at: Stamp; namespace: string; flow_id: string | null };
@@ -112,7 +115,7 @@ export type ExecutionChildRow = { id: string; state: string; created_at: Stamp; 
 const LOAD_SQL = `
 SELECT ${EXECUTION_API_COLUMNS.map((c) => `e.${c}`).join(', ')},
   COALESCE((SELECT json_agg(json_build_object(${TASK_RUN_API_COLUMNS.map((c) => `'${c}', t.${c}`).join(', ')})
-    ORDER BY t.created_at, t.attempt, t.id) FROM task_runs t WHERE t.execution_id = e.id), '[]') AS task_runs,
+    ORDER BY t.created_at, t.item_index NULLS FIRST, t.attempt, t.id) FROM task_runs t WHERE t.execution_id = e.id), '[]') AS task_runs,
   COALESCE((SELECT json_agg(json_build_object('id', c.id, 'state', c.state, 'created_at', c.created_at, 'namespace', c.namespace, 'flow_id', c.flow_id)
     ORDER BY c.created_at) FROM executions c WHERE c.parent_execution_id = e.id), '[]') AS children
 FROM executions e WHERE e.id = ANY($1)`;

@@ -7,14 +7,14 @@ import type { RecordedSecrets } from '../types.js';
 import { EXECUTION_COLUMNS } from './fragments.js';
 
 /** A task run with its execution's row and snapshot. */
-export type PrepareRow = ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number };
+export type PrepareRow = ExecutionRow & { snapshot_id: string; tr_id: string; task_key: string; attempt: number; item_index: number | null; item: unknown };
 
 /** Task run `taskRunId` with its execution's row and snapshot. */
 export async function prepareRead(db: Queryable, p: { taskRunId: string }): Promise<PrepareRow | undefined> {
   const r = await db.query<PrepareRow>(
     `SELECT ${EXECUTION_COLUMNS.split(',')
       .map((c) => `e.${c.trim()}`)
-      .join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt
+      .join(', ')}, e.snapshot_id, t.id AS tr_id, t.task_key, t.attempt, t.item_index, t.item
        FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1`,
     [p.taskRunId],
   );

@@ -86,22 +86,22 @@ const startSql = (executionStatement: string, audit = '') => `
 WITH x AS (${executionStatement}),
 r AS (
   INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
-    created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
+    item_index, item, fan_out, created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
   SELECT y.id, x.id, y.task_key, y.task_type, y.executor_type, y.pool, y.state,
     CASE WHEN y.state = 'QUEUED' AND NOT ${servedSql('y.pool', 'y.executor_type', '$3')} THEN 'no_instance_for_pool' ELSE y.reason END,
-    1, y.reused_from_id, y.outputs, y.exit_code, y.spec,
-    $2, CASE WHEN y.state IN ('QUEUED', 'SUCCESS') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN $2::timestamptz END,
+    1, y.reused_from_id, y.outputs, y.exit_code, y.spec, y.item_index, y.item, y.fan_out,
+    $2, CASE WHEN y.state IN ('QUEUED', 'SUCCESS', 'RUNNING') THEN $2::timestamptz END, CASE WHEN y.state IN ('SUCCESS', 'RUNNING') THEN $2::timestamptz END,
     CASE WHEN y.state IN ('SUCCESS', 'SKIPPED') THEN $2::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN 0 END, $2
   FROM x, ROWS FROM (jsonb_to_recordset($4::jsonb) AS (id text, task_key text, task_type text, executor_type text, pool text, state text, reason text,
-      reused_from_id text, outputs jsonb, exit_code int, spec jsonb)) WITH ORDINALITY
-    AS y(id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, ord)
+      reused_from_id text, outputs jsonb, exit_code int, spec jsonb, item_index int, item jsonb, fan_out int)) WITH ORDINALITY
+    AS y(id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, item_index, item, fan_out, ord)
   ORDER BY y.ord
   RETURNING execution_id, ${TASK_RUN_API_COLUMNS.join(', ')}),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT id, NULL, from_state, 'RUNNING', '', '', $2 FROM x
   UNION ALL SELECT execution_id, id, NULL, CASE WHEN state = 'SUCCESS' THEN 'SUCCESS' ELSE 'PENDING' END, CASE WHEN state = 'SUCCESS' THEN 'reused' ELSE '' END, '', $2 FROM r
-  UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $2 FROM r WHERE state IN ('QUEUED', 'SKIPPED')),
+  UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $2 FROM r WHERE state IN ('QUEUED', 'SKIPPED', 'RUNNING')),
 q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')${audit}
 SELECT 'started' AS kind, row_to_json(x)::text AS v FROM x
 UNION ALL SELECT 'task_run', row_to_json(r)::text FROM r

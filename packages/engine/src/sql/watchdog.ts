@@ -15,6 +15,13 @@ import { onlineSinceSql } from './fragments.js';
  */
 export const NOT_WAITING_ON_A_CHILD = `NOT EXISTS (SELECT 1 FROM executions c WHERE c.parent_task_run_id = t.id)`;
 
+/**
+ * A task run `t` that is not a fan-out's parent: once its items are created
+ * the parent runs nowhere (no instance, no timeout of its own) and ends when
+ * its items end (planning/fan-out.ts); its items are runs like any other.
+ */
+const NOT_A_FAN_OUT = `t.fan_out IS NULL`;
+
 /** RUNNING or CANCELLING executions whose flow timeout $1 passed, oldest first. */
 const DUE_EXECUTIONS_SQL = `SELECT id FROM executions WHERE state IN ('RUNNING', 'CANCELLING') AND timeout_at <= $1 ORDER BY timeout_at LIMIT 100`;
 
@@ -25,16 +32,17 @@ const TIMED_OUT_RUNS_SQL = `SELECT id FROM task_runs WHERE state = 'RUNNING' AND
 const LOST_RUNS_SQL = `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
        WHERE t.state = 'RUNNING' AND t.executor_type = ANY($2)
          AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < ${onlineSinceSql('$1')})
-         AND ${NOT_WAITING_ON_A_CHILD} LIMIT 500`;
+         AND ${NOT_A_FAN_OUT} AND ${NOT_WAITING_ON_A_CHILD} LIMIT 500`;
 
 /** RUNNING task runs claimed by instance $1, except subflow runs waiting on their child. */
-const RUNNING_ON_INSTANCE_SQL = `SELECT t.id FROM task_runs t WHERE t.state = 'RUNNING' AND t.claimed_by = $1 AND ${NOT_WAITING_ON_A_CHILD}`;
+const RUNNING_ON_INSTANCE_SQL = `SELECT t.id FROM task_runs t WHERE t.state = 'RUNNING' AND t.claimed_by = $1 AND ${NOT_A_FAN_OUT} AND ${NOT_WAITING_ON_A_CHILD}`;
 
 /** RUNNING task runs of container types $1 whose instance is offline ($2 the oldest online heartbeat) and whose own heartbeat is older than $3. */
 const LOST_CONTAINER_RUNS_SQL = `SELECT t.id FROM task_runs t LEFT JOIN instances i ON i.id = t.claimed_by
      WHERE t.state = 'RUNNING' AND t.executor_type = ANY($1)
        AND (i.id IS NULL OR i.stopped_at IS NOT NULL OR i.last_heartbeat_at < $2)
        AND COALESCE(t.last_heartbeat_at, t.started_at, t.claimed_at, t.created_at) < $3
+       AND ${NOT_A_FAN_OUT}
      LIMIT 500`;
 
 const ids = (r: { rows: { id: string }[] }) => r.rows.map((x) => x.id);

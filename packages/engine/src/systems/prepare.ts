@@ -10,6 +10,7 @@ import type { RunnerSpec } from '@svc/api-spec';
 import type { MasterKey } from '@svc/config';
 import {
   parseTemplate,
+  renderForEach,
   renderTemplate,
   SecretNotFoundError as TemplateSecretNotFound,
   TemplateError,
@@ -28,6 +29,9 @@ import { secretInputsOf } from '../planning/trigger-date.js';
 import type { Bundles } from './bundles.js';
 import type { ClaimedRun, TaskCompletion } from '../types.js';
 import { prepareRead, recordRunSecrets } from '../sql/prepare.js';
+import { fanOut } from '../sql/fan-out.js';
+import { hasForEach } from '../planning/fan-out.js';
+import { newId } from '@svc/db';
 
 // The runner spec's shape is the wire contract's, declared once in @svc/api-spec.
 export type { RunnerSpec };
@@ -62,8 +66,12 @@ export interface PreparedTask {
 
 const RUNTIME_BY_EXTENSION: Record<string, string> = { '.py': 'python', '.sh': 'bash', '.ts': 'bun', '.js': 'node' };
 
-/** A prepared run, or why it could not be (the run was ended FAILED then). */
-export type PrepareResult = { ok: true; prepared: PreparedTask } | { ok: false; error: string };
+/**
+ * A prepared run, or why it could not be (the run was ended FAILED then), or
+ * `fannedOut`: the run was a fan-out's parent, whose items are created (or
+ * which ended at once: an empty list, a list that is not one); nothing runs it.
+ */
+export type PrepareResult = { ok: true; prepared: PreparedTask } | { ok: false; error: string; fannedOut?: true };
 
 /** Prepares claimed task runs for their runners. */
 export class Preparer {
@@ -74,6 +82,8 @@ export class Preparer {
       log: EngineResources['log'];
       /** Ends a run that cannot be prepared (the engine's completion path). */
       complete: (taskRunId: string, done: TaskCompletion) => Promise<unknown>;
+      /** Plans an execution now (after its fan-out's items were created), running the follow-ups. */
+      planNow: (executionId: string) => Promise<void>;
     },
   ) {}
 
@@ -81,7 +91,7 @@ export class Preparer {
   async prepareTask(run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
     const { deps } = this;
     // The claim returns the execution's row; otherwise one read for the task run and its execution.
-    let tr: { id: string; execution_id: string; task_key: string; attempt: number };
+    let tr: { id: string; execution_id: string; task_key: string; attempt: number; item_index?: number; item?: unknown };
     let ex: ExecutionRow & { snapshot_id: string };
     if (typeof run !== 'string' && run.execution) {
       tr = run;
@@ -90,7 +100,13 @@ export class Preparer {
       const taskRunId = typeof run === 'string' ? run : run.id;
       const row = await prepareRead(deps.pool, { taskRunId });
       if (!row) throw new Error(`no task run ${taskRunId}`);
-      tr = { id: row.tr_id, execution_id: row.id, task_key: row.task_key, attempt: row.attempt };
+      tr = {
+        id: row.tr_id,
+        execution_id: row.id,
+        task_key: row.task_key,
+        attempt: row.attempt,
+        ...(row.item_index !== null ? { item_index: row.item_index, item: row.item } : {}),
+      };
       ex = row;
     }
     onSnapshot?.(ex.snapshot_id);
@@ -150,7 +166,8 @@ export class Preparer {
     let vars: Record<string, string> = {};
     if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
 
-    const scope = { ...scopeOf(ex, runs), vars };
+    // An item of a fan-out reads its own value and index.
+    const scope = { ...scopeOf(ex, runs), vars, ...(tr.item_index !== undefined ? { item: tr.item ?? null, item_index: tr.item_index } : {}) };
     const maskedScope = scope;
     const secrets = new Map<string, string>();
     if (keys.size) {
@@ -204,6 +221,7 @@ export class Preparer {
       SVC_TASK_RUN_ID: tr.id,
       SVC_TASK_ID: task.id,
       SVC_ATTEMPT: String(tr.attempt),
+      ...(tr.item_index !== undefined ? { SVC_ITEM_INDEX: String(tr.item_index) } : {}),
       SVC_NAMESPACE: ex.namespace,
       SVC_FLOW_ID: ex.flow_id ?? '',
     };
@@ -265,6 +283,52 @@ export class Preparer {
   }
 
   /**
+   * Renders the list of fan-out parent `run` and creates its items, then has
+   * its execution planned (which queues them). An empty list ends the task
+   * SUCCESS with outputs `[]`; a value that is not a list, or one past the
+   * limit, or a template that does not resolve ends it FAILED
+   * `template_error` with what it got.
+   */
+  private async fanOut(run: ClaimedRun & { execution: ExecutionRow & { snapshot_id: string } }, task: FlowTask): Promise<PrepareResult> {
+    const { deps } = this;
+    const { complete, planNow, log } = this.peers;
+    const ex = run.execution;
+    let rendered: ReturnType<typeof renderForEach>;
+    try {
+      const source = task.for_each;
+      const reads = typeof source === 'string' ? parseTemplate(source) : undefined;
+      let runs: Awaited<ReturnType<typeof latestRuns>> = [];
+      if (reads && (reads.taskRefs.length || reads.roots.includes('tasks'))) {
+        const client = await deps.pool.connect();
+        try {
+          runs = await latestRuns(client, ex.id);
+        } finally {
+          client.release();
+        }
+      }
+      const vars = reads?.roots.includes('vars') ? await executionVars(deps.pool, deps.storage, ex) : {};
+      rendered = renderForEach(task, { ...scopeOf(ex, runs), vars });
+    } catch (err) {
+      log.warn('rendering a for_each failed; the task ends executor_error', { err, task_run_id: run.id });
+      const error = `rendering for_each failed: ${err instanceof Error ? err.message : String(err)}`;
+      await complete(run.id, { state: 'FAILED', reason: 'executor_error', error, exitCode: null });
+      return { ok: false, error };
+    }
+    if (!rendered.ok) {
+      await complete(run.id, { state: 'FAILED', reason: 'template_error', error: rendered.error, exitCode: null });
+      return { ok: false, error: rendered.error };
+    }
+    if (!rendered.items.length) {
+      // The task's outputs are the list of its items' outputs: none.
+      await complete(run.id, { state: 'SUCCESS', reason: '', error: '', exitCode: null, outputs: [] as unknown as Record<string, unknown> });
+      return { ok: false, error: '', fannedOut: true };
+    }
+    const executionId = await fanOut(deps.pool, { taskRunId: run.id, items: rendered.items.map((item) => ({ id: newId(), item })) });
+    if (executionId) await planNow(executionId);
+    return { ok: false, error: '', fannedOut: true };
+  }
+
+  /**
    * prepareTask for a claimed run (or a task run id), its bundle from
    * `bundles`. A run that cannot be prepared is ended FAILED through
    * `complete` (template_error, secret_not_found; executor_error for a database
@@ -273,6 +337,11 @@ export class Preparer {
   async prepareOrEnd(run: ClaimedRun | string): Promise<PrepareResult> {
     const id = typeof run === 'string' ? run : run.id;
     const { bundles, log, complete } = this.peers;
+    // A fan-out's parent (a claimed run of a for_each task that is no item) runs nowhere: its list becomes its items.
+    if (typeof run !== 'string' && run.execution && run.item_index === undefined) {
+      const task = run.execution.definition.tasks.find((t) => t.id === run.task_key);
+      if (task && hasForEach(task)) return this.fanOut(run as ClaimedRun & { execution: ExecutionRow & { snapshot_id: string } }, task);
+    }
     try {
       let snapshotId = '';
       return {

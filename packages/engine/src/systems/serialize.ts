@@ -49,6 +49,7 @@ export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], chil
     ...(e.trigger_id ? { trigger_id: e.trigger_id } : {}),
     trigger_payload: e.trigger_payload,
     task_runs: taskRuns.map((r) => ({
+      ...fanOutFields(r, taskRuns),
       id: r.id,
       task_key: r.task_key,
       task_type: r.task_type,
@@ -70,4 +71,25 @@ export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], chil
       progress: r.progress ?? null,
     })),
   };
+}
+
+const ITEM_STATES = ['pending', 'queued', 'running', 'success', 'failed', 'timed_out', 'cancelled', 'skipped'] as const;
+
+/**
+ * The fan-out fields of task run `r` (additional properties): an item's
+ * index and value; a parent's item count and its items by the state of their
+ * latest attempt. None on other runs.
+ */
+function fanOutFields(r: TaskRunApiRow, all: TaskRunApiRow[]) {
+  if (r.item_index !== null && r.item_index !== undefined) return { item_index: r.item_index, item: r.item };
+  if (r.fan_out === null || r.fan_out === undefined) return {};
+  const latest = new Map<number, TaskRunApiRow>();
+  for (const x of all) {
+    if (x.task_key !== r.task_key || x.item_index === null || x.item_index === undefined) continue;
+    const seen = latest.get(x.item_index);
+    if (!seen || x.attempt > seen.attempt) latest.set(x.item_index, x);
+  }
+  const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<(typeof ITEM_STATES)[number], number>;
+  for (const x of latest.values()) counts[x.state.toLowerCase() as (typeof ITEM_STATES)[number]]++;
+  return { fan_out: r.fan_out, item_counts: { total: r.fan_out, ...counts } };
 }

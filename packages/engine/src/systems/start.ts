@@ -11,13 +11,13 @@ import { apiExecution } from './serialize.js';
 import { namespaceFileOf, type SnapshotFacts } from './snapshot-facts.js';
 import type { FlowCache } from './flow-cache.js';
 import { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type NamespaceFile } from '../planning/executor.js';
-import { startRowsOf, type ReusedRun, type StartRow } from '../planning/start-rows.js';
+import { startRowsOf, type ReusedFanOut, type ReusedRun, type StartRow } from '../planning/start-rows.js';
 import { insertHistory, notify } from '../sql/history.js';
 import type { ExecutionApiRow, TaskRunApiRow } from '../sql/load-executions.js';
 import { insertStartAudit, insertUnstarted, startNew, startQueued as startQueuedStatement, type ExecutionInsert, type StartedRow } from '../sql/start-execution.js';
 import { concurrencyCounts, concurrencyRunning, lockConcurrencyKey, nextQueued } from '../sql/concurrency.js';
 import { executionPins } from '../sql/read-executions.js';
-import { reusableRuns as reusableRunRows } from '../sql/start-reads.js';
+import { reusableItems, reusableRuns as reusableRunRows } from '../sql/start-reads.js';
 import type { ApiExecution, Created, FollowUp, NewExecution } from '../types.js';
 
 export { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type ReusedRun };
@@ -119,9 +119,25 @@ export class Starts {
   }
 
   /** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
-  private async reusableRuns(c: Client | pg.Pool, executionId: string): Promise<Map<string, ReusedRun>> {
+  /**
+   * What a restart copies from the original: its SUCCESS task runs, and the
+   * items of its fan-outs that did not succeed (their SUCCESS items are
+   * copied, the others run again).
+   */
+  private async reusableRuns(c: Client | pg.Pool, executionId: string): Promise<{ runs: Map<string, ReusedRun>; items: Map<string, ReusedFanOut> }> {
     const rows = await reusableRunRows(c, { executionId });
-    return new Map(rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
+    const runs = new Map(rows.filter((x) => x.state === 'SUCCESS').map((x) => [x.task_key, x]));
+    const fanOuts = rows.filter((x) => x.state !== 'SUCCESS' && x.fan_out !== null && x.fan_out > 0);
+    const items = new Map<string, ReusedFanOut>();
+    if (!fanOuts.length) return { runs, items };
+    for (const f of fanOuts) items.set(f.task_key, { items: new Array<ReusedFanOut['items'][number]>(f.fan_out!) });
+    for (const r of await reusableItems(c, { executionId, taskKeys: fanOuts.map((f) => f.task_key) })) {
+      const list = items.get(r.task_key)!.items;
+      if (r.item_index < list.length) list[r.item_index] = { item: r.item, reused: r.state === 'SUCCESS' ? r : undefined };
+    }
+    // A fan-out whose items are not all there (cannot happen: they are created together) runs again whole.
+    for (const [k, f] of items) if (f.items.some((x) => x === undefined)) items.delete(k);
+    return { runs, items };
   }
 
   /**
@@ -134,9 +150,9 @@ export class Starts {
    */
   private async startRows(c: Client | pg.Pool, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<{ rows: StartRow[]; planned: boolean }> {
     // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
-    const reuse = restartOfId ? await this.reusableRuns(c, restartOfId) : new Map<string, ReusedRun>();
+    const reuse = restartOfId ? await this.reusableRuns(c, restartOfId) : { runs: new Map<string, ReusedRun>(), items: new Map<string, ReusedFanOut>() };
     const nsFile = await namespaceFileOf(c, this.deps, snapshotId);
-    return startRowsOf(def, reuse, nsFile, this.deps.config.defaultExecutor, newId);
+    return startRowsOf(def, reuse.runs, nsFile, this.deps.config.defaultExecutor, newId, reuse.items);
   }
 
   /** Moves a QUEUED execution (held by a concurrency limit, locked by the caller) to RUNNING with its task runs, in the caller's transaction. */
