@@ -25,6 +25,11 @@
 //               the same round) / 200, median of rounds, and
 //               database round trips per task (pg_stat_statements, see
 //               lib/statements.mjs). Target: <= 4 round trips per task.
+//   for_each    one task fanned out over a list of 1,000 items (for_each,
+//               `true` each) against 1,000 graphile-worker jobs added in one
+//               addJobs call: trigger request (addJobs) to the execution's
+//               ended_at (the last job's end), median of rounds, and round
+//               trips per item. Target: <= 1.5 x the baseline's makespan.
 //   spawn cost  what the process executor avoids by running the runner in
 //               the dispatcher: `true` against a fresh Node runtime per task
 //               (`node -e 0`, and a Node that loads the runner), spawned from
@@ -39,7 +44,7 @@ import pg from 'pg';
 import { cpuClock } from './lib/cpu.mjs';
 import { startBaseline } from './lib/graphile-baseline.mjs';
 import { startSpawnProbe } from './lib/spawn-probe.mjs';
-import { chain, fanOut, flowFiles, idleRates, latency, throughput, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
+import { chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
 import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
@@ -49,6 +54,9 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const THROUGHPUT_COUNT = Number(process.env.BENCH_THROUGHPUT_COUNT ?? 1000);
 const THROUGHPUT_IN_FLIGHT = Number(process.env.BENCH_THROUGHPUT_IN_FLIGHT ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// BENCH_ENGINE_ONLY=for_each (comma-separated names: latency, throughput, chain, fan_out, for_each) runs only those workloads.
+const ONLY = process.env.BENCH_ENGINE_ONLY ? new Set(process.env.BENCH_ENGINE_ONLY.split(',')) : null;
+const skipped = (name) => ONLY !== null && !ONLY.has(name);
 // BENCH_WORK_DIR: see startDeployment below.
 const SLOTS = 8;
 
@@ -122,6 +130,12 @@ export async function run() {
     const ctx = { svc, base, obs, counter: statementCounter(obs), cpu, probe, slots: SLOTS, stampDir, idle: { svc: 0, baseline: 0 } };
     ctx.idle = await idleRates(ctx);
     const dispatcherRssAtStart = rssMiB(svc.procs.dispatcher.child.pid);
+    const each = skipped('for_each') ? null : await forEach(ctx, ROUNDS);
+    if (ONLY && !['latency', 'throughput', 'chain', 'fan_out'].some((n) => ONLY.has(n))) {
+      const result = { for_each_1000_wall_ms: fig(each.svc.wall_ms, each.baseline.wall_ms, forEachTarget(each)), detail: { for_each: each } };
+      console.log(JSON.stringify(result.for_each_1000_wall_ms));
+      return result;
+    }
     const lat = await latency(ctx, LATENCY_SAMPLES);
     const tp = await throughput(ctx, THROUGHPUT_COUNT, THROUGHPUT_IN_FLIGHT);
     const ch = await chain(ctx, 40, ROUNDS);
@@ -143,6 +157,7 @@ export async function run() {
       chain_40_wall_ms: fig(ch.svc.wall_ms, ch.baseline.wall_ms, { target: '<= 1.3 x baseline', met: ch.svc.wall_ms <= ch.baseline.wall_ms * 1.3 }),
       fanout_200_wall_ms: fig(fan.svc.wall_ms, fan.baseline.wall_ms, { target: '<= 1.5 x baseline', met: fan.svc.wall_ms <= fan.baseline.wall_ms * 1.5 }),
       fanout_overhead_per_task_ms: fig(fan.svc.overhead_per_task_ms, fan.baseline.overhead_per_task_ms, { pure_spawn_200_true_8_slots_ms: fan.pure_spawn_ms.median }),
+      ...(each ? { for_each_1000_wall_ms: fig(each.svc.wall_ms, each.baseline.wall_ms, forEachTarget(each)) } : {}),
       fanout_round_trips_per_task: fig(fan.svc.round_trips.per_task, fan.baseline.round_trips.per_task, { target: '<= 4', met: fan.svc.round_trips.per_task <= 4 }),
       throughput_round_trips_per_execution: fig(tp.svc.round_trips.per_task, tp.baseline.round_trips.per_task),
       spawn_per_task_ms_dispatcher_sized: {
@@ -163,7 +178,7 @@ export async function run() {
       },
       rss_mib: { dispatcher_before: dispatcherRssAtStart, dispatcher: dispatcherRss, gateway: gatewayRss, baseline_worker: baselineRss },
       idle_statements_per_second: { svc: +ctx.idle.svc.toFixed(1), baseline: +ctx.idle.baseline.toFixed(1) },
-      detail: { latency: lat, throughput: tp, chain: ch, fan_out: fan, spawn_cost: { dispatcher_sized: large, small_node: small } },
+      detail: { latency: lat, throughput: tp, chain: ch, fan_out: fan, for_each: each, spawn_cost: { dispatcher_sized: large, small_node: small } },
       engine_output: svc.output().slice(0, 4000),
     };
     printTable(result);
@@ -174,6 +189,12 @@ export async function run() {
   }
 }
 
+const forEachTarget = (each) => ({
+  round_trips_per_item: each.svc.round_trips.per_task,
+  target: '<= 1.5 x baseline',
+  met: each.svc.wall_ms <= each.baseline.wall_ms * 1.5,
+});
+
 function printTable(r) {
   const rows = [
     ['latency p50 (ms)', r.latency_p50_ms],
@@ -183,6 +204,7 @@ function printTable(r) {
     ['fan-out 200 wall (ms)', r.fanout_200_wall_ms],
     ['fan-out overhead/task (ms)', r.fanout_overhead_per_task_ms],
     ['fan-out round trips/task', r.fanout_round_trips_per_task],
+    ...(r.for_each_1000_wall_ms ? [['for_each 1,000 items (ms)', r.for_each_1000_wall_ms]] : []),
     ['round trips/execution (1-task)', r.throughput_round_trips_per_execution],
   ];
   console.log('figure | svc | graphile-worker | ratio svc/baseline | target');

@@ -22,6 +22,9 @@ export const median = (xs) => quantile(xs, 0.5);
 const r1 = (x) => +x.toFixed(1);
 const r2 = (x) => +x.toFixed(2);
 
+/** The items of the for_each workload. */
+export const FOR_EACH_ITEMS = 1000;
+
 /** The flows svc runs; `stampDir` receives the latency probe's files. */
 export function flowFiles(stampDir) {
   const chain = Array.from({ length: 40 }, (_, i) => `  - {id: t${i}, type: command, command: ["true"]${i ? `, depends_on: [t${i - 1}]` : ''}}`);
@@ -31,6 +34,8 @@ export function flowFiles(stampDir) {
     'one.flow.yaml': 'id: one\ntasks:\n  - {id: t, type: command, command: ["true"]}\n',
     'chain.flow.yaml': `id: chain\ntasks:\n${chain.join('\n')}\n`,
     'fan.flow.yaml': `id: fan\nmax_parallel: 0\ntasks:\n${fan.join('\n')}\n`,
+    // One task over a literal list of FOR_EACH_ITEMS numbers: one parent run and an item run each (for_each).
+    'each.flow.yaml': `id: each\ntasks:\n  - id: each\n    type: command\n    command: ["true"]\n    for_each: [${[...Array(FOR_EACH_ITEMS).keys()].join(', ')}]\n`,
   };
 }
 
@@ -272,5 +277,55 @@ export async function fanOut(ctx, n, rounds) {
     pure_spawn_ms: { median: r1(median(pure)), rounds_ms: pure.map(r1) },
     svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), overhead_per_task_ms: overhead(svc), detail: svcDetail, round_trips: mid(svcTrips) },
     baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), overhead_per_task_ms: overhead(baseline), detail: baseDetail, round_trips: mid(baseTrips) },
+  };
+}
+
+/**
+ * A fan-out over a list (for_each): one execution whose one task runs `true`
+ * for each of FOR_EACH_ITEMS items, from the trigger request to the
+ * execution's ended_at, against as many graphile-worker jobs added in one
+ * addJobs call (as a graphile-worker user enqueues a batch), from that call
+ * to the last job's end; both on the same slots, median of rounds. Also the
+ * database round trips per item.
+ */
+export async function forEach(ctx, rounds) {
+  const n = FOR_EACH_ITEMS;
+  const svc = [],
+    baseline = [],
+    svcDetail = [],
+    svcTrips = [],
+    baseTrips = [];
+  for (let round = 0; round < rounds; round++) {
+    await ctx.counter.reset();
+    let c0 = ctx.cpu.take();
+    const t0 = wallMs();
+    const { id } = await ctx.svc.trigger('bench', 'each');
+    const [row] = await waitEnded(ctx, [id], { pollMs: 50 });
+    if (row.state !== 'SUCCESS') throw new Error(`for_each execution ${id} ended ${row.state}`);
+    const ms = row.ended - t0;
+    svc.push(ms);
+    const cpu = ctx.cpu.since(c0, ctx.cpu.take(), n);
+    svcTrips.push(await roundTrips(ctx, SVC_DB, ctx.idle.svc, ms, n));
+    const items = (await ctx.obs.query(`SELECT queued_at, started_at, ended_at FROM task_runs WHERE execution_id = $1 AND item_index IS NOT NULL`, [id])).rows;
+    if (items.length !== n) throw new Error(`for_each execution ${id} has ${items.length} item runs, not ${n}`);
+    svcDetail.push({ wall_ms: r1(ms), first_item_started_after_ms: r1(Math.min(...items.map((t) => t.started_at)) - t0), ...taskRunGaps(items), cpu_ms_per_item: cpu });
+    await sleep(500);
+
+    await ctx.counter.reset();
+    c0 = ctx.cpu.take();
+    const b0 = wallMs();
+    await ctx.base.addJobs(Array.from({ length: n }, () => ({ identifier: 'noop', payload: { tag: `each-${round}` } })));
+    const times = await ctx.base.waitFor(`each-${round}`, n);
+    const bMs = Math.max(...times) - b0;
+    baseline.push(bMs);
+    baseTrips.push(await roundTrips(ctx, BASELINE_DB, ctx.idle.baseline, bMs, n));
+    await sleep(500);
+  }
+  const mid = (xs) => xs.map((x, i) => [x, i]).sort((a, b) => a[0].per_task - b[0].per_task)[Math.floor(xs.length / 2)][0];
+  return {
+    items: n,
+    rounds,
+    svc: { wall_ms: r1(median(svc)), rounds_ms: svc.map(r1), detail: svcDetail, round_trips: mid(svcTrips) },
+    baseline: { wall_ms: r1(median(baseline)), rounds_ms: baseline.map(r1), round_trips: mid(baseTrips) },
   };
 }
