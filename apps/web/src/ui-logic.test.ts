@@ -14,6 +14,8 @@ import { fmtDuration } from './ui.tsx';
 import { retryPolicy, taskWaits } from './components/waits.ts';
 import { schemaAt } from './editor/schema-at.ts';
 import { share } from './pages/admin/AIUsage.tsx';
+import { itemCounter, latestItems, latestRuns } from './components/task-runs.ts';
+import { ganttRows, ITEM_ROWS } from './components/Gantt.tsx';
 import type { FlowDefinition, FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
@@ -46,6 +48,47 @@ describe('restart plan', () => {
   it('reuses tasks whose latest attempt succeeded and runs the others again', () => {
     const plan = restartPlan([run('a', 1, 'SUCCESS'), run('b', 1, 'FAILED'), run('b', 2, 'SUCCESS'), run('c', 1, 'SUCCESS'), run('c', 2, 'FAILED'), run('d', 1, 'SKIPPED')]);
     assert.deepEqual(plan, { reused: ['a', 'b'], again: ['c', 'd'] });
+  });
+});
+
+describe('fan-out', () => {
+  const counts = { total: 12, pending: 2, queued: 1, running: 3, success: 4, failed: 1, timed_out: 1, cancelled: 0, skipped: 0 };
+  const run = (id: string, extra: Partial<TaskRun>) => ({ id, task_key: 'load', attempt: 1, state: 'SUCCESS', queued_at: '2026-01-01T00:00:00Z', ...extra }) as TaskRun;
+  const runs = [
+    run('p', { state: 'RUNNING', fan_out: 12, item_counts: counts }),
+    run('i1a', { item_index: 1, state: 'FAILED', attempt: 1 }),
+    run('i0', { item_index: 0, attempt: 1 }),
+    run('i1b', { item_index: 1, state: 'RUNNING', attempt: 2 }),
+  ];
+  it("the task's latest run is its own, never an item's", () => {
+    assert.equal(latestRuns(runs).get('load')?.id, 'p');
+    assert.deepEqual(restartPlan(runs), { reused: [], again: ['load'] });
+  });
+  it('takes the latest attempt of each item by index', () => {
+    assert.deepEqual(
+      latestItems(runs, 'load').map((r) => r.id),
+      ['i0', 'i1b'],
+    );
+  });
+  it('counts items for the node: done, running, failed (timed out included), then waiting when some wait', () => {
+    assert.equal(itemCounter(runs[0]), '12 items: 4 done, 3 running, 2 failed, 3 waiting');
+    assert.equal(
+      itemCounter(run('q', { fan_out: 0, item_counts: { ...counts, total: 0, pending: 0, queued: 0, running: 0, success: 0, failed: 0, timed_out: 0 } })),
+      '0 items: 0 done, 0 running, 0 failed',
+    );
+    assert.equal(itemCounter(run('q', {}), true), 'items not listed yet');
+    assert.equal(itemCounter(run('q', {})), undefined);
+  });
+  it('puts the items under their task in the timeline, by index then attempt, and counts those past the limit', () => {
+    const rows = ganttRows([run('other', { task_key: 'list' }), ...runs]);
+    assert.deepEqual(
+      rows.map((r) => ('run' in r ? r.run.id : `+${r.more}`)),
+      ['other', 'p', 'i0', 'i1a', 'i1b'],
+    );
+    const many = Array.from({ length: ITEM_ROWS + 5 }, (_, i) => run(`x${i}`, { item_index: i }));
+    const capped = ganttRows([runs[0], ...many]);
+    assert.equal(capped.length, 1 + ITEM_ROWS + 1);
+    assert.deepEqual(capped.at(-1), { more: 5, task: 'load' });
   });
 });
 

@@ -7,7 +7,9 @@
 // as 100. Lines arrive into a plain array and are flushed to React at most once
 // an animation frame; filtering (task, search) is one pass over that array per
 // change, kept as an index list. A line asked for (`line`: a link to it, from
-// a triage's evidence) is scrolled to and marked once it has arrived.
+// a triage's evidence) is scrolled to and marked once it has arrived. An item
+// of a fan-out selected on the page (`taskRun`) narrows the view to the lines
+// of that one task run; `items` names item runs' lines `task[3]`.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
@@ -26,6 +28,8 @@ export function Logs({
   tasks,
   onTask,
   line,
+  taskRun,
+  items,
 }: {
   executionId: string;
   ended: boolean;
@@ -33,6 +37,10 @@ export function Logs({
   tasks: string[];
   onTask: (t: string | undefined) => void;
   line?: { taskRunId: string; n: number };
+  /** Only the lines of this task run (an item of a fan-out). */
+  taskRun?: string;
+  /** The item index of each item run, by task run id: their lines read `task[3]`. */
+  items?: ReadonlyMap<string, number>;
 }) {
   const lines = useRef<LogLine[]>([]);
   const [version, setVersion] = useState(0);
@@ -107,16 +115,17 @@ export function Logs({
   const shown = useMemo(() => {
     const all = lines.current;
     const q = search.toLowerCase();
-    if (!task && !q) return null; // every line: no index list needed
+    if (!task && !q && !taskRun) return null; // every line: no index list needed
     const idx: number[] = [];
     for (let i = 0; i < all.length; i++) {
       const l = all[i];
       if (task && l.task_key !== task) continue;
+      if (taskRun && l.task_run_id !== taskRun) continue;
       if (q && !l.text.toLowerCase().includes(q)) continue;
       idx.push(i);
     }
     return idx;
-  }, [version, task, search]);
+  }, [version, task, search, taskRun]);
   const count = shown ? shown.length : lines.current.length;
   // The row of the line asked for, once it is there (and not filtered out).
   const target = useMemo(() => {
@@ -191,7 +200,7 @@ export function Logs({
   // Follow ticked again, or another filter: to the last line.
   useEffect(() => {
     if (follow && count) virt.scrollToEnd();
-  }, [follow, task, search, virt]);
+  }, [follow, task, search, taskRun, virt]);
 
   // Scrolled to once per line asked for; following stops so arriving lines do not move it away.
   const shownTarget = useRef('');
@@ -226,7 +235,7 @@ export function Logs({
           Download
         </a>
         <span className="muted small" role="status" data-testid="log-status">
-          {count.toLocaleString()} {search || task ? `of ${lines.current.length.toLocaleString()} ` : ''}lines · {status}
+          {count.toLocaleString()} {search || task || taskRun ? `of ${lines.current.length.toLocaleString()} ` : ''}lines · {status}
         </span>
       </div>
       <ErrorBox error={pageError} />
@@ -253,6 +262,7 @@ export function Logs({
                 <span className="log-ts">{l.ts.slice(11, 23)}</span>
                 <span className="log-task">
                   {l.task_key}
+                  {items?.has(l.task_run_id) ? `[${items.get(l.task_run_id)}]` : ''}
                   {l.attempt > 1 ? `#${l.attempt}` : ''}
                 </span>
                 <span className="log-text">{l.text}</span>

@@ -1,7 +1,8 @@
 // The task graph of an execution, drawn with React Flow (@xyflow/react) on the
 // layout of graph-layout.ts (dagre). Each node is coloured by the state of its
 // task's latest attempt and is a button: a click, Enter or Space selects the
-// task (the log view then shows only it). The view pans (drag the background,
+// task (the log view then shows only it). A fanned-out task (for_each) is one
+// node, larger, with a live counter of its items by state. The view pans (drag the background,
 // or the arrow keys), zooms (the wheel, or + and -) and fits the whole graph
 // (the "Fit" button, or 0); the buttons and the zoom level sit in the corner.
 // Loaded on its own (Dag.tsx lazy-loads it): pages without a graph do not
@@ -11,7 +12,8 @@ import { useCallback, useMemo, useRef, type KeyboardEvent } from 'react';
 import { Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, useReactFlow, useViewport, type Edge, type Node, type NodeProps } from '@xyflow/react';
 import '@xyflow/react/dist/base.css';
 import type { FlowTask, TaskRun } from '../types';
-import { NODE_H, NODE_W, latestRuns, layoutGraph } from './graph-layout';
+import { latestRuns, layoutGraph } from './graph-layout';
+import { itemCounter, taskAttempts } from './task-runs';
 
 export interface TaskGraphProps {
   tasks: FlowTask[];
@@ -34,6 +36,10 @@ interface TaskData extends Record<string, unknown> {
   reused: boolean;
   attempts: number;
   percent?: number;
+  /** A fanned-out task: "12 items: 5 done, 3 running, 2 failed". */
+  counter?: string;
+  w: number;
+  h: number;
   selected: boolean;
   text?: NodeText;
   onSelect: (id: string) => void;
@@ -43,7 +49,7 @@ interface TaskData extends Record<string, unknown> {
 type TaskNodeType = Node<TaskData, 'task'>;
 
 function TaskNode({ data }: NodeProps<TaskNodeType>) {
-  const { id, state, reused, attempts, percent, selected, text } = data;
+  const { id, state, reused, attempts, percent, counter, w, h, selected, text } = data;
   if (text)
     return (
       <>
@@ -51,7 +57,7 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
         <button
           type="button"
           className={`dag-node def-${text.kind}${selected ? ' selected' : ''}`}
-          style={{ width: NODE_W, height: NODE_H }}
+          style={{ width: w, height: h }}
           aria-pressed={selected}
           aria-label={text.label}
           title={text.sub}
@@ -69,10 +75,11 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <button
         type="button"
-        className={`dag-node state-${state.toLowerCase()}${selected ? ' selected' : ''}`}
-        style={{ width: NODE_W, height: NODE_H }}
+        className={`dag-node state-${state.toLowerCase()}${counter ? ' fan-out' : ''}${selected ? ' selected' : ''}`}
+        style={{ width: w, height: h }}
         aria-pressed={selected}
-        aria-label={`Task ${id}: ${state}${reused ? ', reused' : ''}`}
+        aria-label={`Task ${id}: ${state}${reused ? ', reused' : ''}${counter ? `, ${counter}` : ''}`}
+        title={counter}
         onClick={() => data.onSelect(id)}
         onFocus={() => data.onFocus(id)}
       >
@@ -83,6 +90,11 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
           {attempts > 1 ? ` · ${attempts} attempts` : ''}
           {percent !== undefined && state === 'RUNNING' ? ` · ${Math.round(percent)}%` : ''}
         </span>
+        {counter && (
+          <span className="dag-sub dag-items" data-testid={`items-counter-${id}`}>
+            {counter}
+          </span>
+        )}
       </button>
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </>
@@ -110,7 +122,7 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
       if (!outer || !r) return;
       if (r.left >= outer.left && r.right <= outer.right && r.top >= outer.top && r.bottom <= outer.bottom) return;
       const n = layout.nodes.find((x) => x.id === id);
-      if (n) void flow.setCenter(n.x + NODE_W / 2, n.y + NODE_H / 2, { zoom: flow.getZoom() });
+      if (n) void flow.setCenter(n.x + n.w / 2, n.y + n.h / 2, { zoom: flow.getZoom() });
     },
     [flow, layout],
   );
@@ -125,16 +137,19 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
         id: n.id,
         type: 'task',
         position: { x: n.x, y: n.y },
-        width: NODE_W,
-        height: NODE_H,
+        width: n.w,
+        height: n.h,
         // React Flow turns pointer events off on nodes neither draggable nor selectable: the task button takes clicks.
         style: { pointerEvents: 'all' as const },
         data: {
           id: n.id,
           state: run?.state ?? 'PENDING',
           reused: !!run?.reused_from_id,
-          attempts: runs.filter((r) => r.task_key === n.id).length,
+          attempts: taskAttempts(runs, n.id).length,
           percent: run?.progress?.percent,
+          counter: describe ? undefined : itemCounter(run, task?.for_each !== undefined),
+          w: n.w,
+          h: n.h,
           selected: selected === n.id,
           text: describe && task ? describe(task) : undefined,
           onSelect: toggle,
@@ -223,8 +238,8 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
 
 /** What the layout depends on: the task keys and their dependencies. */
 function graphShape(tasks: FlowTask[], runs: TaskRun[]): string {
-  const keys = new Set(tasks.map((t) => `${t.id}<${(t.depends_on ?? []).join(',')}`));
-  for (const r of runs) if (!tasks.some((t) => t.id === r.task_key)) keys.add(r.task_key);
+  const keys = new Set(tasks.map((t) => `${t.id}<${(t.depends_on ?? []).join(',')}${t.for_each !== undefined ? '*' : ''}`));
+  for (const r of runs) if (!tasks.some((t) => t.id === r.task_key)) keys.add(`${r.task_key}${r.item_counts ? '*' : ''}`);
   return [...keys].join('\n');
 }
 

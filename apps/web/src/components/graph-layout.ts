@@ -8,12 +8,18 @@ export { latestRuns } from './task-runs';
 
 export const NODE_W = 170;
 export const NODE_H = 44;
+/** A fanned-out task's node: wider and one line taller, for its item counter. */
+export const FAN_NODE_W = 250;
+export const FAN_NODE_H = 60;
 
 export interface GraphNode {
   id: string;
   /** Top-left corner. */
   x: number;
   y: number;
+  /** Width and height: a fanned-out task's node is larger (FAN_NODE_W, FAN_NODE_H). */
+  w: number;
+  h: number;
 }
 
 export interface GraphEdge {
@@ -34,14 +40,19 @@ export function layoutGraph(tasks: FlowTask[], runs: TaskRun[]): { nodes: GraphN
   const g = new Graph();
   g.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 60, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const t of all) g.setNode(t.id, { width: NODE_W, height: NODE_H });
+  // A task fans out when its definition has for_each or its runs have items (a file run's task).
+  const fans = new Set(all.filter((t) => t.for_each !== undefined).map((t) => t.id));
+  for (const r of runs) if (r.item_counts || (r.item_index !== undefined && r.item_index !== null)) fans.add(r.task_key);
+  const size = (id: string) => (fans.has(id) ? { width: FAN_NODE_W, height: FAN_NODE_H } : { width: NODE_W, height: NODE_H });
+  for (const t of all) g.setNode(t.id, size(t.id));
   for (const e of edges) g.setEdge(e.from, e.to);
   layout(g);
   const nodes = all.map((t) => {
     const n = g.node(t.id) as { x: number; y: number };
-    return { id: t.id, x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 };
+    const { width: w, height: h } = size(t.id);
+    return { id: t.id, x: n.x - w / 2, y: n.y - h / 2, w, h };
   });
-  const width = Math.max(200, ...nodes.map((n) => n.x + NODE_W)) + 8;
-  const height = Math.max(60, ...nodes.map((n) => n.y + NODE_H)) + 8;
+  const width = Math.max(200, ...nodes.map((n) => n.x + n.w)) + 8;
+  const height = Math.max(60, ...nodes.map((n) => n.y + n.h)) + 8;
   return { nodes, edges, width, height };
 }

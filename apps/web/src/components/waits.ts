@@ -11,7 +11,7 @@
 import { isTaskRunEnded, retryDelayMs, type BackoffPolicy } from '@svc/state-machine';
 import { parseDuration } from '@svc/timing/duration';
 import type { FlowDefinition, RetryPolicy, TaskRun } from '../types';
-import { latestRuns } from './task-runs';
+import { isItem, latestRuns } from './task-runs';
 
 /** The engine's retry defaults (spec): 1 attempt, fixed backoff, 10s initial, 10m max. */
 const RETRY_DEFAULTS = { max_attempts: 1, backoff: 'fixed' as const, initial: '10s', max: '10m' };
@@ -71,7 +71,7 @@ export function taskWaits(def: FlowDefinition | undefined, runs: TaskRun[], now:
       if (open.length) out.push({ kind: 'dependencies', task: key, waitingFor: open.map((d) => ({ task: d, state: latest.get(d)?.state ?? 'PENDING' })) });
       else if (maxParallel > 0 && active.length >= maxParallel) out.push({ kind: 'max_parallel', task: key, limit: maxParallel, holders: active });
     } else if (run.state === 'QUEUED' && run.attempt > 1) {
-      const previous = runs.find((r) => r.task_key === key && r.attempt === run.attempt - 1);
+      const previous = runs.find((r) => r.task_key === key && !isItem(r) && r.attempt === run.attempt - 1);
       const dueAt = previous && retryDueAt(def, previous);
       if (previous && dueAt !== undefined && dueAt > now) {
         out.push({ kind: 'retry_backoff', task: key, attempt: run.attempt, maxAttempts: retryPolicy(def, key).maxAttempts, dueAt, previous });

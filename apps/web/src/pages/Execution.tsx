@@ -1,13 +1,16 @@
 // One execution: header and actions, why it waits when QUEUED, the task graph
-// and timeline (live from the events stream), and tabs for logs, outputs,
-// artifacts, metrics, inputs and labels.
+// and timeline (live from the events stream), the items of a fanned-out task
+// selected in the graph, and tabs for logs, outputs, artifacts, metrics,
+// inputs and labels.
 import { useEffect, useState } from 'react';
 import { API, client } from '../api';
 import { Dag, latestRuns } from '../components/Dag';
+import { FanOutItems } from '../components/FanOutItems';
 import { Gantt } from '../components/Gantt';
 import { GitSha } from '../components/GitSha';
 import { Logs } from '../components/Logs';
 import { TRIAGED, Triage } from '../components/ai/Triage';
+import { isItem } from '../components/task-runs';
 import { taskWaits, type TaskWait } from '../components/waits';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
@@ -23,7 +26,13 @@ export function ExecutionPage({ id }: { id: string }) {
   const [loadError, setLoadError] = useState<unknown>();
   const [live, setLive] = useState(false);
   const [now, setNow] = useState(Date.now());
-  const [task, setTask] = useState<string>();
+  const [task, setTaskOnly] = useState<string>();
+  // An item of a fanned-out task (its task run id): the log view shows only its lines.
+  const [item, setItem] = useState<string>();
+  const setTask = (t: string | undefined) => {
+    setTaskOnly(t);
+    setItem(undefined);
+  };
   const [tab, setTab] = useState<Tab>('Logs');
   // A link to a place on this page (a triage's evidence): `?task=` selects the task, `?log=<task run>:<n>` shows that log line.
   const [taskParam] = useQueryParam('task');
@@ -102,6 +111,9 @@ export function ExecutionPage({ id }: { id: string }) {
   if (!ex) return <Loading what="the execution" />;
   const tasks = def.data?.tasks ?? [];
   const taskKeys = [...new Set([...tasks.map((t) => t.id), ...ex.task_runs.map((r) => r.task_key)])];
+  const selectedRun = task ? latestRuns(ex.task_runs).get(task) : undefined;
+  const fansOut = !!task && (tasks.some((t) => t.id === task && t.for_each !== undefined) || !!selectedRun?.item_counts);
+  const itemIndexes = new Map(ex.task_runs.filter(isItem).map((r) => [r.id, r.item_index!]));
 
   return (
     <div className="page">
@@ -151,6 +163,22 @@ export function ExecutionPage({ id }: { id: string }) {
         <Dag tasks={tasks} runs={ex.task_runs} selected={task} onSelect={setTask} />
         <Progresses runs={ex.task_runs} />
       </Section>
+      {task && fansOut && (
+        <Section title={`Items of ${task}`}>
+          <FanOutItems
+            task={task}
+            parent={selectedRun}
+            runs={ex.task_runs}
+            forEach={tasks.some((t) => t.id === task && t.for_each !== undefined)}
+            selected={item}
+            onSelect={(id) => {
+              setItem(id);
+              if (id) setTab('Logs');
+            }}
+            now={now}
+          />
+        </Section>
+      )}
       <Section title="Timeline">
         <Gantt runs={ex.task_runs} now={now} />
       </Section>
@@ -178,6 +206,8 @@ export function ExecutionPage({ id }: { id: string }) {
             task={task}
             tasks={taskKeys}
             onTask={setTask}
+            taskRun={item}
+            items={itemIndexes}
             {...(logLine ? { line: { taskRunId: logLine[1], n: Number(logLine[2]) } } : {})}
           />
         )}
@@ -339,7 +369,8 @@ function TaskWaits({ runs, def, now }: { runs: TaskRun[]; def?: FlowDefinition; 
   const latest = latestRuns(runs);
   const queued = runs.filter((r) => r.state === 'QUEUED' && latest.get(r.task_key) === r && !inBackoff.has(r.task_key));
   if (!queued.length && !waits.length) return null;
-  const holders = (r: TaskRun) => runs.filter((x) => x.state === 'RUNNING' && x.pool === r.pool && x.executor_type === r.executor_type).map((x) => x.task_key);
+  // A fanned-out task's running items hold slots too: named once, by their task.
+  const holders = (r: TaskRun) => [...new Set(runs.filter((x) => x.state === 'RUNNING' && x.pool === r.pool && x.executor_type === r.executor_type).map((x) => x.task_key))];
   return (
     <div className="notice" role="status" data-testid="task-wait">
       {waits.map((w) => (
