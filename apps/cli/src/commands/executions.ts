@@ -8,9 +8,10 @@ import type { Command } from 'commander';
 import { lostStream, type ApiClient } from '../api/client.js';
 import { splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
-import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when } from '../ui/output.js';
+import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when, type Column } from '../ui/output.js';
+import { isItem, itemCountsText, latestItems, shortItem } from '../ui/fan-out.js';
 import { progressBar } from '../ui/progress.js';
-import type { ExecutionState, LogLine } from '../api/types.js';
+import type { ExecutionState, LogLine, TaskRun } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 
 const EXIT_CODES_HELP = `
@@ -20,6 +21,9 @@ Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES)
 1 an error of the CLI or a lost connection, 2 a usage error.`;
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** An error's first line, short enough for a table. */
+const firstLine = (error: string | undefined) => (error ?? '').split('\n')[0].slice(0, 80);
 
 function keyValues(pairs: string[], what: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -226,7 +230,13 @@ export function registerExecutions(program: Command, app: App): void {
     );
   });
 
-  withOutput(ex.command('get').description('Show an execution and its task runs').argument('<id>')).action(async (id: string, _o, cmd: Command) => {
+  withOutput(
+    ex
+      .command('get')
+      .description('Show an execution and its task runs (a fanned-out task on one line, with its items counted by state)')
+      .argument('<id>')
+      .option('--items', 'also list the items of each fanned-out task (for_each), one line per item'),
+  ).action(async (id: string, opts: { items?: boolean }, cmd: Command) => {
     const e = await app.client(cmd).get('/api/v1/executions/{executionId}', { params: { path: { executionId: id } } });
     const format = app.format(cmd);
     if (format !== 'table') return void io.stdout.write(serialize(e, format));
@@ -250,22 +260,43 @@ export function registerExecutions(program: Command, app: App): void {
       ],
       ['error', (x) => x.error],
     ]);
-    if (e.task_runs?.length) {
+    // A fanned-out task's items are counted on its own line, not listed one by one (unless --items).
+    const own = (e.task_runs ?? []).filter((r) => !isItem(r));
+    if (own.length) {
+      const fanned = own.filter((r) => r.item_counts);
+      const columns: Column<TaskRun>[] = [
+        ['TASK', (r) => r.task_key],
+        ['ATTEMPT', (r) => r.attempt],
+        ['STATE', (r) => stateColor(c, r.state)],
+        ...(fanned.length ? [['ITEMS', (r: TaskRun) => itemCountsText(r)] as Column<TaskRun>] : []),
+        ['REASON', (r) => r.reason],
+        ['DURATION', (r) => duration(r.duration_ms)],
+        ['ERROR', (r) => firstLine(r.error)],
+      ];
       io.stdout.write('\n');
-      io.stdout.write(
-        renderTable(
-          e.task_runs,
-          [
-            ['TASK', (r) => r.task_key],
-            ['ATTEMPT', (r) => r.attempt],
-            ['STATE', (r) => stateColor(c, r.state)],
-            ['REASON', (r) => r.reason],
-            ['DURATION', (r) => duration(r.duration_ms)],
-            ['ERROR', (r) => (r.error ?? '').split('\n')[0].slice(0, 80)],
-          ],
-          c,
-        ),
-      );
+      io.stdout.write(renderTable(own, columns, c));
+      for (const task of opts.items ? [...new Set(fanned.map((r) => r.task_key))] : []) {
+        const items = latestItems(e.task_runs, task);
+        io.stdout.write(`\n${c.bold(`items of ${task}`)}\n`);
+        if (!items.length) {
+          io.stdout.write('no items\n');
+          continue;
+        }
+        io.stdout.write(
+          renderTable(
+            items,
+            [
+              ['INDEX', (r) => r.item_index],
+              ['ITEM', (r) => shortItem(r.item)],
+              ['STATE', (r) => stateColor(c, r.state)],
+              ['ATTEMPT', (r) => r.attempt],
+              ['DURATION', (r) => (r.reused_from_id ? 'reused' : duration(r.duration_ms))],
+              ['ERROR', (r) => firstLine(r.error)],
+            ],
+            c,
+          ),
+        );
+      }
     }
   });
 

@@ -6,6 +6,7 @@
 import { lostStream, type ApiClient } from '../api/client.js';
 import type { Execution, LogLine, TaskRun } from '../api/types.js';
 import type { CommandIo } from '../io.js';
+import { isItem, itemCountsText } from './fan-out.js';
 import { colorsFor, duration, stateColor, type Colors } from './output.js';
 
 /** Exit codes of `svc run --watch` and the other watching commands, by end state. 1 is an error of the CLI, 2 a usage error. */
@@ -26,10 +27,11 @@ export type { Execution, TaskRun };
 const ENDED = new Set(['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED']);
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/** The latest attempt of each task, in first-seen order. */
+/** The latest attempt of each task, in first-seen order; a fan-out's items are counted on their task's line, not shown. */
 function latestRuns(e: Execution): TaskRun[] {
   const by = new Map<string, TaskRun>();
   for (const r of e.task_runs ?? []) {
+    if (isItem(r)) continue;
     const prev = by.get(r.task_key);
     if (!prev || r.attempt >= prev.attempt) by.set(r.task_key, r);
   }
@@ -63,7 +65,7 @@ export function renderTaskView(e: Execution, c: Colors, now: number, tick: numbe
   const width = Math.max(...runs.map((r) => r.task_key.length), 4);
   for (const r of runs) {
     const t = r.duration_ms ?? (r.started_at ? Math.max(0, (r.ended_at ? Date.parse(r.ended_at) : now) - Date.parse(r.started_at)) : undefined);
-    const extra = [r.attempt > 1 ? `attempt ${r.attempt}` : '', r.reason ? r.reason : ''].filter(Boolean).join(', ');
+    const extra = [itemCountsText(r), r.attempt > 1 ? `attempt ${r.attempt}` : '', r.reason ? r.reason : ''].filter(Boolean).join(', ');
     const line = `  ${icon(c, r.state, tick)} ${r.task_key.padEnd(width)}  ${stateColor(c, r.state.padEnd(9))} ${t !== undefined ? duration(t).padStart(7) : ''.padStart(7)}${extra ? c.dim(`  ${extra}`) : ''}`;
     lines.push(line);
   }
@@ -132,7 +134,11 @@ export async function watchExecution(io: CommandIo, api: ApiClient, id: string, 
     if (live) return draw();
     // Without a terminal: one line per change of the execution or of a task run.
     const changes: [string, string][] = [[`execution`, e.state]];
-    for (const r of e.task_runs ?? []) changes.push([`${r.task_key}#${r.attempt}`, `${r.state}${r.reason ? ` (${r.reason})` : ''}`]);
+    // An item's line names it task[i]; only its end is said, so a 1,000-item fan-out is not 3,000 lines.
+    for (const r of e.task_runs ?? []) {
+      if (isItem(r) && !ENDED.has(r.state)) continue;
+      changes.push([`${r.task_key}${isItem(r) ? `[${r.item_index}]` : ''}#${r.attempt}`, `${r.state}${r.reason ? ` (${r.reason})` : ''}`]);
+    }
     for (const [k, v] of changes) {
       if (seen.get(k) === v) continue;
       seen.set(k, v);
