@@ -225,6 +225,11 @@ export function Logs({
             ))}
           </select>
         </label>
+        {taskRun && items?.has(taskRun) && (
+          <span className="badge" data-testid="log-item">
+            only {task}[{items.get(taskRun)}]
+          </span>
+        )}
         <label>
           Search <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="text in lines" />
         </label>

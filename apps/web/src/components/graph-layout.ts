@@ -9,7 +9,7 @@ export { latestRuns } from './task-runs';
 export const NODE_W = 170;
 export const NODE_H = 44;
 /** A fanned-out task's node: wider and one line taller, for its item counter. */
-export const FAN_NODE_W = 250;
+export const FAN_NODE_W = 300;
 export const FAN_NODE_H = 60;
 
 export interface GraphNode {
