@@ -81,7 +81,7 @@ export function registerFlow(program: Command, app: App): void {
     .description("Validate *.flow.yaml files offline with the server's validator; exit 1 on any problem")
     .argument('<files...>', 'flow files, or directories to search for *.flow.yaml')
     .option('-q, --quiet', 'print only the problems')
-    .option('--spec-only', "also refuse svc's extensions of the flow format (e.g. run_if as an expression), for flows meant to stay portable")
+    .option('--spec-only', "also refuse svc's extensions of the flow format (e.g. run_if as an expression, for_each), for flows meant to stay portable")
     .addHelpText('after', '\nEach problem is printed as file:line:column: message (for editors, pre-commit hooks and CI).\n')
     .action((files: string[], opts: { quiet?: boolean; specOnly?: boolean }) => {
       app.exitCode = validateFiles(io, files, Boolean(opts.quiet), Boolean(opts.specOnly));
