@@ -1,9 +1,10 @@
 // Completion inside a flow file's `{{ … }}`: roots and functions, each root's
 // fields as the validator knows them (execution.start_date, trigger.date
-// among them), and the flow's own input and task ids.
+// among them), the flow's own input and task ids, and item and item_index
+// only where the validator accepts them (a task with for_each).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { declaredIds, templateCompletions } from './template-completion.ts';
+import { declaredIds, inForEachTask, templateCompletions } from './template-completion.ts';
 
 const doc = [
   'id: nightly',
@@ -50,6 +51,43 @@ describe('template completion', () => {
     assert.deepEqual(labels('x: "{{ tasks.'), ['extract', 'load']);
     assert.deepEqual(labels('x: "{{ tasks.extract.'), ['outputs', 'state']);
     assert.equal(templateCompletions('x: "{{ tasks.extract.outputs.', doc), null, 'outputs are data the task writes: nothing known to offer');
+  });
+
+  it('offers item and item_index only in a task with for_each, and not in its for_each value', () => {
+    const fan = [
+      'id: fan',
+      'env: {A: "{{ inputs.x }}"}',
+      'tasks:',
+      '  - {id: list, type: script, file: list.py}',
+      '  - id: load',
+      '    type: command',
+      '    command: [echo, "{{ item }}"]',
+      '    for_each: "{{ tasks.list.outputs.tables }}"',
+      '    env: {N: "{{ item_index }}"}',
+      '  - {id: ping, type: http, url: "https://x/{{ item }}", for_each: [a, b]}',
+      '  - id: report',
+      '    type: command',
+      '    command: [echo, "{{ tasks.load.outputs }}"]',
+      'outputs:',
+      '  n: "{{ tasks.load.outputs }}"',
+    ].join('\n');
+    const roots = (before: string, line: number) =>
+      templateCompletions(before, fan, line)
+        ?.options.filter((o) => o.type === 'variable')
+        .map((o) => o.label);
+    const all = ['inputs', 'vars', 'labels', 'execution', 'flow', 'tasks', 'trigger'];
+    assert.deepEqual(roots('    command: [echo, "{{ ', 6), [...all, 'item', 'item_index'], 'a line of the task before its for_each');
+    assert.deepEqual(roots('    env: {N: "{{ ', 8), [...all, 'item', 'item_index'], 'a line after it');
+    assert.deepEqual(roots('  - {id: ping, type: http, url: "https://x/{{ ', 9), [...all, 'item', 'item_index'], 'a flow-style task');
+    assert.deepEqual(roots('    for_each: "{{ ', 7), all, 'the for_each value itself');
+    assert.deepEqual(roots('    command: [echo, "{{ ', 12), all, 'a task without for_each');
+    assert.deepEqual(roots('  n: "{{ ', 14), all, 'flow outputs');
+    assert.deepEqual(roots('env: {A: "{{ ', 1), all, 'flow env');
+    assert.deepEqual(roots('    command: [echo, "{{ ', -1), all, 'no line given');
+    assert.match(templateCompletions('    command: [echo, "{{ ', fan, 6)!.options.find((o) => o.label === 'item_index')!.detail!, /0-based index/);
+    assert.equal(inForEachTask(fan, 4), true);
+    assert.equal(inForEachTask(fan, 3), false);
+    assert.equal(inForEachTask(fan, 10), false);
   });
 
   it('reads ids from both list styles, under inputs and tasks only', () => {
