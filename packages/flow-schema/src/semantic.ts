@@ -189,8 +189,8 @@ interface SiteRules {
   taskRefs: 'upstream' | 'any' | 'none';
   /**
    * `item` and `item_index`: 'allowed' in the templates of a task with
-   * `for_each`, 'for_each' in the `for_each` itself (which makes the items);
-   * absent elsewhere. Either way but 'allowed' they are an error.
+   * `for_each`; 'for_each' in the `for_each` itself (which makes the items)
+   * and absent everywhere else, where reading them is an error.
    */
   item?: 'allowed' | 'for_each';
   /** The message when secret() is refused here; default: the value would be stored. */
@@ -235,7 +235,7 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
       add(`${base}/for_each`, t.for_each, {
         task: t.id,
         secrets: false,
-        noSecrets: (f) => `${f}: for_each may not read secrets (its items are stored with the task runs)`,
+        noSecrets: (f) => `${f}: for_each may not read secrets`,
         taskRefs: 'upstream',
         item: 'for_each',
         sole: true,
