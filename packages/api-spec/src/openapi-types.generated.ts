@@ -4268,13 +4268,13 @@ export interface components {
          */
         "FlowFile.ResourceList": {
             /**
-             * @description CPU cores: digits with optional decimals, with an optional `m` suffix for millicores.
+             * @description CPU cores as a Kubernetes quantity: a number (`2`, `0.5`, `.5`, `1e3`) with an optional suffix, usually `m` for millicores (`500m`); every suffix Kubernetes reads is accepted (n, u, m, k, M, G, T, P, E, Ki … Ei).
              * @example 500m
              * @example 2
              */
             cpu?: string;
             /**
-             * @description Memory in bytes: digits with optional decimals and an optional suffix Ki, Mi, Gi, Ti, K, M, G, T.
+             * @description Memory in bytes as a Kubernetes quantity: a number with an optional binary suffix Ki, Mi, Gi, Ti, Pi, Ei (powers of 1024) or decimal suffix k, M, G, T, P, E (powers of 1000; a lower-case `k`, as Kubernetes reads it), or an exponent (`1e9`).
              * @example 512Mi
              * @example 2Gi
              */

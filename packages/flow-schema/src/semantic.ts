@@ -3,11 +3,13 @@
 // their values, cron fields in range, known time zones, retry bounds in order,
 // and templates that parse and only read what exists where they are used
 // (a task reads only its upstream tasks' outputs; `item` and `item_index`
-// only in a task with `for_each`).
+// only in a task with `for_each`), and resources Kubernetes would take: no
+// negative quantity, no request above its limit.
 import { assertNever } from '@svc/assert';
 import { cronProblem, isValidTimeZone, parseDuration } from '@svc/timing';
+import { compareQuantities, parseQuantity } from '@svc/vocabulary';
 import { fieldPath } from './field-path.js';
-import type { FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
+import type { ExecutorSpec, FlowDefinition, FlowTask, RetryPolicy } from './flow-definition.js';
 import type { FlowError } from './flow-error.js';
 import type { SourcePositions } from './positions.js';
 import { isForEachRoot, mixedSecretExpressions, parseTemplate, soleExpression, TemplateSyntaxError, type ParsedTemplate } from './templates/index.js';
@@ -151,6 +153,30 @@ function checkRetry(c: Collector, retry: RetryPolicy | undefined, pointer: strin
   if (!retry?.initial || !retry.max) return;
   if (parseDuration(retry.initial) > parseDuration(retry.max)) {
     c.add(`${pointer}/initial`, (f) => `${f} (${retry.initial}) must not be longer than ${c.field(`${pointer}/max`)} (${retry.max})`);
+  }
+}
+
+/**
+ * What the Kubernetes API server refuses in a pod's resources besides the
+ * quantity grammar (the schema's pattern): a negative quantity, and a request
+ * above the limit of the same resource. Docker gets the same limits, so the
+ * rule holds for both executors.
+ */
+function checkResources(c: Collector, executor: ExecutorSpec | undefined, pointer: string): void {
+  const resources = executor && 'resources' in executor ? executor.resources : undefined;
+  if (!resources) return;
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const name of ['cpu', 'memory'] as const) {
+      const q = parseQuantity(resources[kind]?.[name] ?? '');
+      if (q && q.nanos < 0n) c.add(`${pointer}/resources/${kind}/${name}`, (f) => `${f} must not be negative, got ${JSON.stringify(q.text)}`);
+    }
+  }
+  for (const name of ['cpu', 'memory'] as const) {
+    const request = parseQuantity(resources.requests?.[name] ?? '');
+    const limit = parseQuantity(resources.limits?.[name] ?? '');
+    if (request && limit && compareQuantities(request, limit) > 0) {
+      c.add(`${pointer}/resources/requests/${name}`, (f) => `${f} (${request.text}) must not be more than ${c.field(`${pointer}/resources/limits/${name}`)} (${limit.text})`);
+    }
   }
 }
 
@@ -406,6 +432,8 @@ export function checkFlowSemantics(flow: FlowDefinition, positions?: SourcePosit
   checkTriggers(c, flow);
   checkRetry(c, flow.retry, '/retry');
   flow.tasks.forEach((t, i) => checkRetry(c, t.retry, `/tasks/${i}/retry`));
+  checkResources(c, flow.executor, '/executor');
+  flow.tasks.forEach((t, i) => checkResources(c, 'executor' in t ? t.executor : undefined, `/tasks/${i}/executor`));
   checkTemplates(c, flow, isUpstream);
   checkConditions(c, flow, isUpstream);
   return c.errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));

@@ -1,5 +1,5 @@
 import { discriminated, ref, stringMap, type SchemaNode } from './builders.js';
-import { CPU_PATTERN, MEMORY_PATTERN, POOL_PATTERN } from './patterns.js';
+import { POOL_PATTERN, QUANTITY_PATTERN } from './patterns.js';
 import { EXECUTOR_FAMILY, EXECUTOR_TYPES } from './variants.js';
 
 const executorSpecific: Record<string, SchemaNode> = {
@@ -79,15 +79,17 @@ export const resourceListDef: SchemaNode = {
   type: 'object',
   properties: {
     cpu: {
-      description: 'CPU cores: digits with optional decimals, with an optional `m` suffix for millicores.',
+      description:
+        'CPU cores as a Kubernetes quantity: a number (`2`, `0.5`, `.5`, `1e3`) with an optional suffix, usually `m` for millicores (`500m`); every suffix Kubernetes reads is accepted (n, u, m, k, M, G, T, P, E, Ki … Ei).',
       type: 'string',
-      pattern: CPU_PATTERN,
+      pattern: QUANTITY_PATTERN,
       examples: ['500m', '2'],
     },
     memory: {
-      description: 'Memory in bytes: digits with optional decimals and an optional suffix Ki, Mi, Gi, Ti, K, M, G, T.',
+      description:
+        'Memory in bytes as a Kubernetes quantity: a number with an optional binary suffix Ki, Mi, Gi, Ti, Pi, Ei (powers of 1024) or decimal suffix k, M, G, T, P, E (powers of 1000; a lower-case `k`, as Kubernetes reads it), or an exponent (`1e9`).',
       type: 'string',
-      pattern: MEMORY_PATTERN,
+      pattern: QUANTITY_PATTERN,
       examples: ['512Mi', '2Gi'],
     },
   },

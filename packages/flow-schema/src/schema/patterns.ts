@@ -1,4 +1,5 @@
 import { DURATION_PATTERN } from '@svc/timing';
+import { QUANTITY_PATTERN as VOCABULARY_QUANTITY_PATTERN } from '@svc/vocabulary';
 
 /**
  * Regular expressions of the flow file, shared by the JSON Schema and by the
@@ -61,11 +62,11 @@ export const RELATIVE_PATH_PATTERN = '^(?!/)(?!.*(?:^|/)\\.\\.(?:/|$))[^\\\\]+$'
 /** Script files whose runtime can be inferred from the extension. */
 export const INFERABLE_SCRIPT_PATTERN = '\\.(?:py|sh|ts|js)$';
 
-/** Kubernetes CPU quantity: digits, optional decimals, optional `m` (millicores). */
-export const CPU_PATTERN = '^[0-9]+(\\.[0-9]+)?m?$';
-
-/** Kubernetes memory quantity: digits, optional decimals, optional binary or decimal suffix. */
-export const MEMORY_PATTERN = '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$';
+/**
+ * A Kubernetes quantity (CPU and memory alike), exactly as Kubernetes reads
+ * one: @svc/vocabulary's parser, which the executors use too.
+ */
+export const QUANTITY_PATTERN = VOCABULARY_QUANTITY_PATTERN;
 
 /** `run_if`: a keyword, or one `{{ expression }}` (the expression is checked by conditions.ts). */
 export const RUN_IF_PATTERN = '^(success|failure|always|\\s*\\{\\{[\\s\\S]*\\}\\}\\s*)$';
@@ -89,8 +90,7 @@ export const PATTERN_HINTS: ReadonlyMap<string, string> = new Map([
   [FLOW_REF_PATTERN, 'be a flow reference of the form <namespace>/<flow_id>'],
   [RELATIVE_PATH_PATTERN, 'be a path relative to the namespace root (not absolute, no "..", no backslash)'],
   [INFERABLE_SCRIPT_PATTERN, 'end in .py, .sh, .ts or .js, or the task must set runtime'],
-  [CPU_PATTERN, 'be a CPU quantity such as 2, 0.5 or 500m'],
+  [QUANTITY_PATTERN, 'be a Kubernetes quantity such as 2, 0.5, 500m, 512Mi, 1Gi, 1k or 1e3 (suffixes n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei)'],
   [RUN_IF_PATTERN, 'be success, failure, always, or one {{ expression }} such as "{{ inputs.env == \'prod\' }}"'],
   [FOR_EACH_PATTERN, 'be a list, or one {{ expression }} that gives a list, such as "{{ tasks.list.outputs.tables }}"'],
-  [MEMORY_PATTERN, 'be a memory quantity such as 512Mi, 1Gi or 1000000 (suffixes Ki, Mi, Gi, Ti, K, M, G, T)'],
 ]);
