@@ -1,7 +1,8 @@
 // What the API server checks and fills in when a batch/v1 Job is created:
 // the validation of apis/batch and core/v1 pod templates that a Job of the
 // kubernetes executor can run into, and the defaults the server writes into
-// the stored object (a client reading the Job back sees them).
+// the stored object (a client reading the Job back sees them). Quantities are
+// read by @svc/vocabulary, the parser the flow schema and the dispatcher use.
 import {
   labelCauses,
   labelNameError,
@@ -15,26 +16,28 @@ import {
   type StatusCause,
   type Unchecked,
 } from './meta.js';
+import { compareQuantities, parseQuantity, quantityScaled, type Quantity } from '@svc/vocabulary';
 
-const CPU = /^(\d+(?:\.\d+)?)(m)?$/;
-const MEMORY = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
-const MEM_MULT: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+/** A quantity as the API server reads it (a JSON number is read as its text); null when malformed. */
+function quantityOf(q: unknown): Quantity | null {
+  return typeof q === 'string' ? parseQuantity(q) : typeof q === 'number' && Number.isFinite(q) ? parseQuantity(String(q)) : null;
+}
 
-/** A cpu quantity in cores; null when malformed. */
+/** A cpu quantity in cores (millicore precision, as the kubelet reads it); null when malformed. */
 export function cpuCores(q: unknown): number | null {
-  const m = typeof q === 'string' ? CPU.exec(q) : typeof q === 'number' ? [String(q), String(q)] : null;
-  if (!m) return null;
-  return Number(m[1]) / (m[2] ? 1000 : 1);
+  const parsed = quantityOf(q);
+  return parsed ? Number(quantityScaled(parsed, 3)) / 1000 : null;
 }
 
-/** A memory quantity in bytes; null when malformed. */
+/** A memory quantity in bytes (rounded up, Quantity.Value); null when malformed. */
 export function memoryBytes(q: unknown): number | null {
-  const m = typeof q === 'string' ? MEMORY.exec(q) : typeof q === 'number' ? [String(q), String(q), ''] : null;
-  if (!m) return null;
-  return Math.round(Number(m[1]) * MEM_MULT[m[2] ?? '']);
+  const parsed = quantityOf(q);
+  return parsed ? Number(quantityScaled(parsed, 0)) : null;
 }
 
-const quantity = (res: string, q: unknown) => (res === 'cpu' ? cpuCores(q) : res === 'memory' ? memoryBytes(q) : typeof q === 'string' && /^\d+$/.test(q) ? Number(q) : null);
+/** Cpu and memory are quantities; an extended resource (`nvidia.com/gpu`) a whole number. */
+const quantity = (res: string, q: unknown): Quantity | null =>
+  res === 'cpu' || res === 'memory' ? quantityOf(q) : typeof q === 'string' && /^\d+$/.test(q) ? parseQuantity(q) : null;
 
 function containerCauses(c: Unchecked<Container>, field: string, volumeNames: Set<string | undefined>): StatusCause[] {
   const out: StatusCause[] = [];
@@ -48,12 +51,15 @@ function containerCauses(c: Unchecked<Container>, field: string, volumeNames: Se
   }
   for (const kind of ['requests', 'limits'] as const) {
     for (const [res, q] of Object.entries(c.resources?.[kind] ?? {})) {
-      if (quantity(res, q) === null) err(`resources.${kind}[${res}]`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be a valid quantity`);
+      const parsed = quantity(res, q);
+      if (parsed === null) err(`resources.${kind}[${res}]`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be a valid quantity`);
+      else if (parsed.nanos < 0n) err(`resources.${kind}[${res}]`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be greater than or equal to 0`);
     }
   }
   for (const [res, q] of Object.entries(c.resources?.requests ?? {})) {
     const limit = c.resources?.limits?.[res];
-    if (limit !== undefined && (quantity(res, q) ?? 0) > (quantity(res, limit) ?? Infinity)) {
+    const [request, max] = [quantity(res, q), limit === undefined ? null : quantity(res, limit)];
+    if (request && max && compareQuantities(request, max) > 0) {
       err(`resources.requests`, 'FieldValueInvalid', `Invalid value: "${String(q)}": must be less than or equal to ${res} limit of ${String(limit)}`);
     }
   }

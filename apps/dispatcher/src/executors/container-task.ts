@@ -6,6 +6,7 @@
 // container, waits for it, stops it on cancel, and ends the run itself when
 // the container could not start or ended without reporting.
 import type { ClaimedRun, PreparedTask } from '@svc/engine';
+import { parseQuantity, quantityScaled, type Quantity } from '@svc/vocabulary';
 import type { DispatcherContext } from '../context.js';
 
 /** Where the image carries `svc` when `inject_runner` is false. */
@@ -151,17 +152,22 @@ export async function endDied(ctx: DispatcherContext, run: ClaimedRun, error: st
   return endUnreported(ctx, run, (await ctx.engine.dispatch.taskStarted(run.id)) ? 'lost' : 'executor_error', error);
 }
 
-/** Docker's and Kubernetes' memory quantity (Ki, Mi, Gi, Ti binary; K, M, G, T decimal) in bytes. */
+/**
+ * A memory quantity in bytes, as Kubernetes reads it (@svc/vocabulary's
+ * parser: `1k` is 1000, `1Ki` 1024, a fraction of a byte rounds up), for
+ * Docker's `Memory`. Throws on a text the flow schema would have refused.
+ */
 export function memoryBytes(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$/.exec(q);
-  if (!m) throw new Error(`not a memory quantity: ${q}`);
-  const mult: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-  return Math.round(Number(m[1]) * mult[m[2] ?? '']);
+  return Number(quantityScaled(quantityOf(q, 'memory'), 0));
 }
 
-/** A cpu quantity (`1.5`, `500m`) in nano CPUs (Docker's NanoCpus). */
+/** A cpu quantity (`1.5`, `500m`, `1e-3`) in nano CPUs (Docker's NanoCpus), as Kubernetes reads it. */
 export function nanoCpus(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(q);
-  if (!m) throw new Error(`not a cpu quantity: ${q}`);
-  return Math.round(Number(m[1]) * (m[2] ? 1e6 : 1e9));
+  return Number(quantityScaled(quantityOf(q, 'cpu'), 9));
+}
+
+function quantityOf(q: string, what: 'cpu' | 'memory'): Quantity {
+  const parsed = parseQuantity(q);
+  if (!parsed || parsed.nanos < 0n) throw new Error(`not a ${what} quantity: ${q}`);
+  return parsed;
 }
