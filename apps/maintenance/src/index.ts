@@ -1,6 +1,6 @@
 export { startLeaseKeeper, MAINTENANCE_LEASE, LEASE_TTL_MS, LEASE_TICK_MS, type LeaseKeeper, type LeaseKeeperOptions } from './lease-keeper.js';
 export { startWatchdog, watchdogOnce, WATCHDOG_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS, type WatchdogDeps, type WatchdogResult } from './watchdog-loop.js';
-export { startMaintenance, MAINTENANCE_INTERVAL_MS, type Maintenance, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
+export { startMaintenance, MAINTENANCE_CRON, type Maintenance, type MaintenanceOptions, type MaintenanceReport } from './maintenance.js';
 export {
   runRetention,
   DEFAULT_EMAIL_RETENTION_DAYS,

@@ -2,7 +2,9 @@
 // The maintenance process: holds the `maintenance` lease across instances and,
 // while it holds it, ends timed-out executions and task runs and lost work
 // (every few seconds), and runs retention and the storage cleanup (when it
-// takes the lease, then every hour). With SVC_HEALTH_PORT it serves
+// takes the lease, then at SVC_RETENTION_CRON and SVC_STORAGE_CLEANUP_CRON,
+// every hour by default; node-cron ticks on every instance and only the
+// holder acts). With SVC_HEALTH_PORT it serves
 // /healthz, /readyz and /metrics, its counters among them (@svc/service).
 // The watchdog period is SVC_WATCHDOG_MS. With
 // SVC_SMTP_URL, every instance also delivers the organization emails
@@ -36,6 +38,8 @@ await runService({
       emailRetentionDays: ctx.config.emailRetentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,
       watchdogMs: ctx.config.watchdogMs,
+      retentionCron: ctx.config.retentionCron,
+      storageCleanupCron: ctx.config.storageCleanupCron,
     });
     // Every instance sends mail (row claims), not only the lease holder.
     const mail = ctx.config.smtpUrl

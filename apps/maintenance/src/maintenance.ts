@@ -5,15 +5,25 @@
 //   every lease tick and does nothing else: runNow() and the watchdog return
 //   at once.
 // - holder: it took the lease (onAcquired). It runs retention and, when due,
-//   the storage cleanup at once, then every `intervalMs` (an hour); the
-//   watchdog runs every `watchdogMs`. Runs never overlap: a run asked for while
-//   one is going returns the one going. Between batches a run checks that the
-//   lease is still held, and stops when it is not (back to standby).
+//   the storage cleanup at once, then each at its cron times (node-cron,
+//   UTC: `retentionCron` and `storageCleanupCron`, every hour by default);
+//   the watchdog runs every `watchdogMs`. The cron jobs tick on every
+//   instance, and a tick on an instance not holding the lease does nothing, so
+//   the jobs run on the holder only. Runs never overlap: one job waits for the
+//   other, and a job asked for while it is going returns the one going.
+//   Between batches a run checks that the lease is still held, and stops when
+//   it is not (back to standby).
+//
+// The cron times are the process's clock's; the injected `now` (tests) only
+// decides what the jobs see as the present. Schedule fire times of flows come
+// from rows instead (the scheduler), so any number of schedulers agree; an
+// in-process clock is right here because only the lease holder acts on it.
 //
 // Time comes from the injected `now`, so tests move it instead of waiting.
 // Without one (production), the lease and the watchdog use the database's
 // clock (they compare times other hosts wrote) and retention the process's
 // (its limits are days).
+import { schedule, type ScheduledTask } from 'node-cron';
 import type { Db } from '@svc/db';
 import type { Engine } from '@svc/engine';
 import type { Logger } from '@svc/logging';
@@ -25,8 +35,8 @@ import { runRetention, type RetentionResult } from './retention.js';
 import { runStorageCleanupIfDue, type CleanupOutcome } from './storage-cleanup.js';
 import { startWatchdog } from './watchdog-loop.js';
 
-/** Retention and the storage cleanup check run this often while holding the lease (spec: every hour). */
-export const MAINTENANCE_INTERVAL_MS = 3_600_000;
+/** When retention and the storage cleanup check run while holding the lease, by default (spec: every hour). */
+export const MAINTENANCE_CRON = '0 * * * *';
 
 export interface MaintenanceOptions {
   db: Db;
@@ -45,8 +55,10 @@ export interface MaintenanceOptions {
   emailRetentionDays?: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in ms. Default 60 s. */
   heartbeatTimeoutMs?: number;
-  /** Period of retention and the cleanup check. Default {@link MAINTENANCE_INTERVAL_MS}. */
-  intervalMs?: number;
+  /** `SVC_RETENTION_CRON`: when retention runs (node-cron, 5 or 6 fields, UTC). Default {@link MAINTENANCE_CRON}. */
+  retentionCron?: string;
+  /** `SVC_STORAGE_CLEANUP_CRON`: when the storage cleanup runs if due. Default {@link MAINTENANCE_CRON}. */
+  storageCleanupCron?: string;
   /** Period of the watchdog. Default 5 s. */
   watchdogMs?: number;
   /** Lease TTL. Default 30 s. */
@@ -73,54 +85,79 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
+type Job = 'retention' | 'storage_cleanup';
+const NO_RETENTION: RetentionResult = { executions: 0, rows: {}, objects: 0, objectBytes: 0, complete: false };
+
 export function startMaintenance(opts: MaintenanceOptions): Maintenance {
   const { log, metrics } = opts;
-  let current: Promise<MaintenanceReport | null> | null = null;
   let stopped = false;
   let keeper: LeaseKeeper | undefined;
   const isHolder = () => !stopped && (keeper?.isHolder() ?? false);
+  const common = () => ({ db: opts.db, storage: opts.storage, log, metrics, batchSize: opts.batchSize, shouldContinue: isHolder });
 
-  const runOnce = async (): Promise<MaintenanceReport | null> => {
-    if (!isHolder()) return null;
+  const retention = async (): Promise<RetentionResult> => {
     const now = opts.now?.() ?? new Date();
-    const common = { db: opts.db, storage: opts.storage, log, metrics, batchSize: opts.batchSize, shouldContinue: isHolder };
-    let retention: RetentionResult;
     try {
-      retention = await runRetention(
-        { ...common, engine: opts.engine, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) },
+      const result = await runRetention(
+        { ...common(), engine: opts.engine, retentionDays: opts.retentionDays, ...(opts.emailRetentionDays !== undefined ? { emailRetentionDays: opts.emailRetentionDays } : {}) },
         now,
       );
       metrics.runs.inc({ job: 'retention', outcome: 'ok' });
       metrics.lastRun.set({ job: 'retention' }, now.getTime() / 1000);
-      log.info('retention', { executions: retention.executions, rows: retention.rows, objects: retention.objects, bytes: retention.objectBytes, complete: retention.complete });
+      log.info('retention', { executions: result.executions, rows: result.rows, objects: result.objects, bytes: result.objectBytes, complete: result.complete });
+      return result;
     } catch (err) {
       metrics.runs.inc({ job: 'retention', outcome: 'error' });
       log.error('retention failed', { err });
-      retention = { executions: 0, rows: {}, objects: 0, objectBytes: 0, complete: false };
+      return NO_RETENTION;
     }
-    let storage: CleanupOutcome;
+  };
+
+  // `firedAt`: the cron time that asked for it (whole seconds), so a daily cron's runs are exactly 24 hours apart and each is due.
+  const storageCleanup = async (firedAt?: Date): Promise<CleanupOutcome> => {
+    const now = opts.now?.() ?? firedAt ?? new Date();
     try {
-      storage = isHolder() ? await runStorageCleanupIfDue({ ...common, settleMs: opts.settleMs, instanceId: opts.instanceId }, now) : { ran: false, last: null };
-      if (storage.ran) {
-        metrics.runs.inc({ job: 'storage_cleanup', outcome: storage.record.outcome === 'ok' ? 'ok' : 'interrupted' });
+      const outcome = await runStorageCleanupIfDue({ ...common(), settleMs: opts.settleMs, instanceId: opts.instanceId }, now);
+      if (outcome.ran) {
+        metrics.runs.inc({ job: 'storage_cleanup', outcome: outcome.record.outcome === 'ok' ? 'ok' : 'interrupted' });
         metrics.lastRun.set({ job: 'storage_cleanup' }, now.getTime() / 1000);
-        const r = storage.record;
+        const r = outcome.record;
         log.info('storage cleanup', { outcome: r.outcome, duration_ms: r.duration_ms, objects: r.objects, rows: r.rows, kept: r.kept });
       } else {
         metrics.runs.inc({ job: 'storage_cleanup', outcome: 'not_due' });
-        log.debug('storage cleanup not due', { last_started_at: storage.last?.started_at ?? null });
+        log.debug('storage cleanup not due', { last_started_at: outcome.last?.started_at ?? null });
       }
+      return outcome;
     } catch (err) {
       metrics.runs.inc({ job: 'storage_cleanup', outcome: 'error' });
       log.error('storage cleanup failed', { err });
-      storage = { ran: false, last: null };
+      return { ran: false, last: null };
     }
-    return { retention, storage };
   };
 
-  const runNow = () => {
-    current ??= runOnce().finally(() => (current = null));
-    return current;
+  // One job at a time: each waits for the one before it; a job asked for while it waits or runs is that run.
+  let chain: Promise<unknown> = Promise.resolve();
+  const going = new Map<Job, Promise<RetentionResult | CleanupOutcome | null>>();
+  function run(job: 'retention'): Promise<RetentionResult | null>;
+  function run(job: 'storage_cleanup', firedAt?: Date): Promise<CleanupOutcome | null>;
+  function run(job: Job, firedAt?: Date): Promise<RetentionResult | CleanupOutcome | null>;
+  function run(job: Job, firedAt?: Date): Promise<RetentionResult | CleanupOutcome | null> {
+    const existing = going.get(job);
+    if (existing) return existing;
+    const started = chain.then(async () => {
+      if (!isHolder()) return null;
+      return job === 'retention' ? retention() : storageCleanup(firedAt);
+    });
+    const tracked = started.finally(() => going.delete(job));
+    going.set(job, tracked);
+    chain = tracked.catch(() => undefined);
+    return tracked;
+  }
+
+  const runNow = async (): Promise<MaintenanceReport | null> => {
+    if (!isHolder()) return null;
+    const [r, s] = await Promise.all([run('retention'), run('storage_cleanup')]);
+    return r && s ? { retention: r, storage: s } : r ? { retention: r, storage: { ran: false, last: null } } : null;
   };
 
   // Fed by the lease ticks (every instance, holder or not) and the watchdog passes.
@@ -139,8 +176,10 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     },
     onLost: () => metrics.leaseHeld.set(0),
   });
-  const timer = setInterval(() => void runNow(), opts.intervalMs ?? MAINTENANCE_INTERVAL_MS);
-  timer.unref();
+  // A tick on an instance that does not hold the lease does nothing (run() checks).
+  const cronJob = (job: Job, expression: string): ScheduledTask =>
+    schedule(expression, (fire) => void run(job, fire.date), { name: `maintenance ${job}`, timezone: 'UTC', unref: true });
+  const crons = [cronJob('retention', opts.retentionCron ?? MAINTENANCE_CRON), cronJob('storage_cleanup', opts.storageCleanupCron ?? MAINTENANCE_CRON)];
   const watchdog = startWatchdog({
     db: opts.db,
     log,
@@ -157,13 +196,13 @@ export function startMaintenance(opts: MaintenanceOptions): Maintenance {
     keeper,
     runNow,
     idle: async () => {
-      await current;
+      await chain;
     },
     async stop() {
       stopped = true;
-      clearInterval(timer);
+      for (const c of crons) await c.destroy();
       await watchdog.stop();
-      await current;
+      await chain;
       await keeper.stop();
       metrics.leaseHeld.set(0);
     },

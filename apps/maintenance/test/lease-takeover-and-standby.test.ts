@@ -67,7 +67,9 @@ function inProcess(instanceId: string, now: () => Date): Maintenance {
     retentionDays: 90,
     // Nothing periodic: the test drives ticks and runs.
     leaseTickMs: 24 * HOUR,
-    intervalMs: 24 * HOUR,
+    // Once a year (1 January, 00:00 UTC): node-cron's clock is the process's, not the test's.
+    retentionCron: '0 0 1 1 *',
+    storageCleanupCron: '0 0 1 1 *',
     watchdogMs: 24 * HOUR,
     settleMs: 0,
   });

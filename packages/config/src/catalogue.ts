@@ -281,6 +281,18 @@ export const CATALOGUE = [
       "Milliseconds between two checks of the scheduler's git sync worker for requested syncs and git sources due a poll (10 to 3600000); a sync request also wakes it at once.",
   },
   {
+    variable: 'SVC_RETENTION_CRON',
+    default: '0 * * * *',
+    description:
+      'When the maintenance lease holder runs retention (and deletes old emails), besides once when it takes the lease: a cron expression of 5 fields, or 6 with seconds first (node-cron: `*/30 * * * * *` is every 30 seconds), in UTC; only the instance holding the lease runs it. The default is every hour.',
+  },
+  {
+    variable: 'SVC_STORAGE_CLEANUP_CRON',
+    default: '0 * * * *',
+    description:
+      'When the maintenance lease holder checks whether the storage cleanup is due (it runs at most once in 24 hours), besides once when it takes the lease: a cron expression as for SVC_RETENTION_CRON, in UTC. The default is every hour.',
+  },
+  {
     variable: 'SVC_WATCHDOG_MS',
     default: '5000',
     description: "Milliseconds between two runs of the maintenance lease holder's watchdog (flow and task timeouts, lost task runs); 10 to 3600000.",

@@ -63,6 +63,8 @@ describe('parseConfig defaults', () => {
     assert.equal(config.schedulerSyncMs, 2_000);
     assert.equal(config.schedulerSweepMs, 5_000);
     assert.equal(config.watchdogMs, 5_000);
+    assert.equal(config.retentionCron, '0 * * * *');
+    assert.equal(config.storageCleanupCron, '0 * * * *');
     assert.equal(config.dockerHost, undefined);
     assert.equal(config.k8sApiUrl, undefined);
     assert.equal(config.k8sNamespace, 'default');
@@ -274,6 +276,13 @@ describe('parseConfig errors', () => {
     ['a sync period under 10 ms', { SVC_SCHEDULER_SYNC_MS: '9' }, 'SVC_SCHEDULER_SYNC_MS', /from 10 to 3600000/],
     ['a fractional sweep period', { SVC_SCHEDULER_SWEEP_MS: '2.5' }, 'SVC_SCHEDULER_SWEEP_MS', /whole number of milliseconds/],
     ['a zero watchdog period', { SVC_WATCHDOG_MS: '0' }, 'SVC_WATCHDOG_MS', /from 10 to 3600000/],
+    [
+      'a retention cron in words',
+      { SVC_RETENTION_CRON: 'every hour' },
+      'SVC_RETENTION_CRON',
+      /cron expression of 5 fields, or 6 with seconds first.*expected 5 or 6 fields but got 2/,
+    ],
+    ['a storage cleanup cron with minute 61', { SVC_STORAGE_CLEANUP_CRON: '61 * * * *' }, 'SVC_STORAGE_CLEANUP_CRON', /minute: 61/],
     ['a keep-alive over an hour', { SVC_SSE_KEEPALIVE_MS: '3600001' }, 'SVC_SSE_KEEPALIVE_MS', /from 10 to 3600000/],
     ['trusting every proxy', { SVC_TRUST_PROXY: 'true' }, 'SVC_TRUST_PROXY', /any client/],
     ['zero proxy hops', { SVC_TRUST_PROXY: '0' }, 'SVC_TRUST_PROXY', /from 1 to 10/],

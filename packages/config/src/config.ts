@@ -175,6 +175,10 @@ export interface Config {
   gitSyncTickMs: number;
   /** `SVC_WATCHDOG_MS`: period of the maintenance lease holder's watchdog; default 5000 ms (10 to 3600000). */
   watchdogMs: number;
+  /** `SVC_RETENTION_CRON`: when the maintenance lease holder runs retention, a node-cron expression in UTC; default `0 * * * *` (every hour). */
+  retentionCron: string;
+  /** `SVC_STORAGE_CLEANUP_CRON`: when the lease holder checks whether the storage cleanup is due; default `0 * * * *` (every hour). */
+  storageCleanupCron: string;
   /** `SVC_MAX_FILE_BYTES`; default 10 MiB. */
   maxFileBytes: number;
   /** `SVC_MAX_BUNDLE_BYTES`; default 100 MiB. */
@@ -411,6 +415,8 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     schedulerSweepMs: read('SVC_SCHEDULER_SWEEP_MS', interval),
     gitSyncTickMs: read('SVC_GIT_SYNC_TICK_MS', interval),
     watchdogMs: read('SVC_WATCHDOG_MS', interval),
+    retentionCron: read('SVC_RETENTION_CRON', p.cronSchedule),
+    storageCleanupCron: read('SVC_STORAGE_CLEANUP_CRON', p.cronSchedule),
     maxFileBytes: read('SVC_MAX_FILE_BYTES', p.positiveByteSize),
     maxBundleBytes: read('SVC_MAX_BUNDLE_BYTES', p.positiveByteSize),
     maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),

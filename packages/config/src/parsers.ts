@@ -5,10 +5,25 @@ import net from 'node:net';
 
 import { type ByteSizeError, parseByteSize } from './byte-size.js';
 import { formatDuration, parseDuration } from '@svc/timing';
+import { validateDetailed } from 'node-cron';
 
 export function port(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error('must be a port number from 0 to 65535');
   return Number(text);
+}
+
+/**
+ * A schedule for an in-process node-cron job: 5 fields, or 6 with seconds
+ * first. Checked with node-cron itself, which runs it, so what starts is what
+ * fires (flow triggers take @svc/timing's 5-field cron instead).
+ */
+export function cronSchedule(text: string): string {
+  const { valid, errors } = validateDetailed(text);
+  if (!valid) {
+    const why = errors.map((e) => (e.field === 'expression' ? e.message : `${e.field}: ${e.message}`)).join('; ');
+    throw new Error(`must be a cron expression of 5 fields, or 6 with seconds first, such as "0 * * * *" or "*/30 * * * * *" (${why})`);
+  }
+  return text;
 }
 
 export function positiveInteger(text: string): number {
