@@ -113,6 +113,9 @@ export interface TarEntry {
   linkname?: string;
 }
 
+/** Every entry's modification time: fixed, so the same entries make the same bytes (and the same bundle hash) whenever they are packed. */
+const MTIME = new Date('2026-01-01T00:00:00Z');
+
 export async function makeTarGz(entries: TarEntry[]): Promise<Buffer> {
   const pack = tar.pack();
   const gz = pack.pipe(zlib.createGzip());
@@ -126,8 +129,8 @@ export async function makeTarGz(entries: TarEntry[]): Promise<Buffer> {
     const type = e.type ?? 'file';
     await new Promise<void>((resolve, reject) => {
       const cb = (err?: Error | null) => (err ? reject(err) : resolve());
-      if (type === 'file') pack.entry({ name: e.name, mode: e.mode ?? 0o644, type }, e.content ?? '', cb);
-      else pack.entry({ name: e.name, mode: e.mode ?? 0o755, type, linkname: e.linkname }, cb);
+      if (type === 'file') pack.entry({ name: e.name, mode: e.mode ?? 0o644, type, mtime: MTIME }, e.content ?? '', cb);
+      else pack.entry({ name: e.name, mode: e.mode ?? 0o755, type, linkname: e.linkname, mtime: MTIME }, cb);
     });
   }
   pack.finalize();
