@@ -7,10 +7,9 @@
 // step lets its dependents be decided in the same step).
 import { planItems, retryDelayMs, type TaskRunState } from '@svc/state-machine';
 import type { FlowDefinition, FlowTask } from '@svc/flow-schema';
-import { RETRY_DEFAULTS } from '../constants.js';
 import type { RunRead } from '../rows.js';
 import type { Writes } from './writes.js';
-import { backoffPolicy } from './backoff.js';
+import { backoffPolicy, maxAttemptsOf } from './backoff.js';
 
 /** Whether `task` fans out over a list. */
 export const hasForEach = (task: FlowTask | undefined): boolean => task?.for_each !== undefined;
@@ -22,11 +21,22 @@ export function fanOutOf(def: FlowDefinition, taskKey: string): { concurrency: n
   return {
     concurrency: t.for_each_concurrency ?? 0,
     failFast: t.fail_fast ?? false,
-    maxAttempts: t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts,
+    maxAttempts: maxAttemptsOf(def, t),
   };
 }
 
 const isActive = (s: TaskRunState) => s === 'QUEUED' || s === 'RUNNING';
+
+/** The latest attempt of each item among `runs` (item runs of one task), by item index. */
+export function latestByItem<T extends { item_index?: number | null; attempt: number }>(runs: Iterable<T>): Map<number, T> {
+  const byIndex = new Map<number, T>();
+  for (const r of runs) {
+    if (r.item_index === null || r.item_index === undefined) continue;
+    const seen = byIndex.get(r.item_index);
+    if (!seen || r.attempt > seen.attempt) byIndex.set(r.item_index, r);
+  }
+  return byIndex;
+}
 
 /**
  * Plans the items of every RUNNING fan-out parent among `latest` (the latest
@@ -50,14 +60,7 @@ export function planFanOuts(
 
   // Latest attempt of each item, by task.
   const latestItems = new Map<string, Map<number, RunRead>>();
-  for (const p of parents) {
-    const byIndex = new Map<number, RunRead>();
-    for (const r of items.get(p.task_key) ?? []) {
-      const seen = byIndex.get(r.item_index!);
-      if (!seen || r.attempt > seen.attempt) byIndex.set(r.item_index!, r);
-    }
-    latestItems.set(p.task_key, byIndex);
-  }
+  for (const p of parents) latestItems.set(p.task_key, latestByItem(items.get(p.task_key) ?? []));
   const activeItems = () => [...latestItems.values()].reduce((n, m) => n + [...m.values()].filter((r) => isActive(r.state)).length, 0);
   const activeOthers = [...latest.values()].filter((r) => r.fan_out === null && isActive(r.state)).length;
   let budget = maxParallel > 0 ? Math.max(0, maxParallel - activeOthers - activeItems()) : Infinity;
@@ -68,7 +71,8 @@ export function planFanOuts(
     // A parent whose task lost its for_each cannot happen (the definition is the execution's own); its items count as they are.
     const p = planItems({
       count: parent.fan_out!,
-      runs: (items.get(parent.task_key) ?? []).map((r) => ({ index: r.item_index!, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason })),
+      // The latest attempt of each item is all planItems reasons on.
+      runs: [...byIndex].map(([index, r]) => ({ index, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason })),
       concurrency: settings?.concurrency ?? 0,
       budget,
       maxAttempts: settings?.maxAttempts ?? 1,

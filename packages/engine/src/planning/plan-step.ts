@@ -6,8 +6,7 @@
 import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask, type TaskRunState } from '@svc/state-machine';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { compileCondition, ConditionError, evaluateCondition, isConditionExpression, parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
-import { RETRY_DEFAULTS } from '../constants.js';
-import { backoffPolicy } from './backoff.js';
+import { backoffPolicy, maxAttemptsOf } from './backoff.js';
 import { hasForEach, planFanOuts } from './fan-out.js';
 import type { Writes } from './writes.js';
 import { startDateOf, triggerDateOf } from './trigger-date.js';
@@ -23,7 +22,7 @@ export const planTasks = (def: FlowDefinition): PlanTask[] =>
     dependsOn: t.depends_on ?? [],
     runIf: isConditionExpression(t.run_if) ? 'expression' : ((t.run_if ?? 'success') as 'success' | 'failure' | 'always'),
     // A fan-out retries its items, each on its own (planning/fan-out.ts), never the parent run.
-    maxAttempts: hasForEach(t) ? 1 : (t.retry?.max_attempts ?? def.retry?.max_attempts ?? RETRY_DEFAULTS.maxAttempts),
+    maxAttempts: hasForEach(t) ? 1 : maxAttemptsOf(def, t),
   }));
 
 /** What must follow the end of an execution, after commit: its waiting parent, its concurrency queue, its flow triggers. */

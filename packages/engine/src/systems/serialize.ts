@@ -2,6 +2,7 @@
 // Execution and TaskRun objects, with their types.
 import type { Queryable } from '@svc/db';
 import type { ApiExecution } from '../types.js';
+import { latestByItem } from '../planning/fan-out.js';
 import { loadExecutionRows, type ExecutionApiRow, type ExecutionChildRow, type Stamp, type TaskRunApiRow } from '../sql/load-executions.js';
 
 /** A timestamp as the API writes it: from a Date (a column) or a text with an offset (inside JSON built by the database). */
@@ -83,12 +84,7 @@ const ITEM_STATES = ['pending', 'queued', 'running', 'success', 'failed', 'timed
 function fanOutFields(r: TaskRunApiRow, all: TaskRunApiRow[]) {
   if (r.item_index !== null && r.item_index !== undefined) return { item_index: r.item_index, item: r.item };
   if (r.fan_out === null || r.fan_out === undefined) return {};
-  const latest = new Map<number, TaskRunApiRow>();
-  for (const x of all) {
-    if (x.task_key !== r.task_key || x.item_index === null || x.item_index === undefined) continue;
-    const seen = latest.get(x.item_index);
-    if (!seen || x.attempt > seen.attempt) latest.set(x.item_index, x);
-  }
+  const latest = latestByItem(all.filter((x) => x.task_key === r.task_key));
   const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as Record<(typeof ITEM_STATES)[number], number>;
   for (const x of latest.values()) counts[x.state.toLowerCase() as (typeof ITEM_STATES)[number]]++;
   return { fan_out: r.fan_out, item_counts: { total: r.fan_out, ...counts } };
