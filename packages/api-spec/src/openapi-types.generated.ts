@@ -268,6 +268,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/executions/{executionId}/tasks/{taskKey}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a task waiting at its approval gate (an extension): it runs
+         * @description The task run waiting with reason `awaiting_approval` is queued at once. Records who, when, the form values and the comment (`tasks.<id>.approval` downstream). Allowed to a caller whose role on the flow's namespace reaches the gate's `approvers.role`, or who is in one of its `approvers.groups`; never through the AI assistant or MCP. Writes the audit event `execution.approve`.
+         */
+        post: operations["approveTaskRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/tasks/{taskKey}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a task waiting at its approval gate (an extension): it ends FAILED `rejected`
+         * @description Same approvers as approveTaskRun. Tasks with `run_if: failure` downstream then run. Writes the audit event `execution.reject`.
+         */
+        post: operations["rejectTaskRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a running execution (an extension): no new task run starts until it is resumed
+         * @description Running task runs finish; queued ones wait; the execution stays RUNNING with reason `paused` and still counts against its flow's concurrency limit. Cancel still works. Pausing a paused execution changes nothing. Writes the audit event `execution.pause`.
+         */
+        post: operations["pauseExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused execution (an extension): it goes on where it stopped
+         * @description Resuming an execution that is not paused changes nothing. Writes the audit event `execution.resume`.
+         */
+        post: operations["resumeExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/executions/{executionId}/events": {
         parameters: {
             query?: never;
@@ -2131,8 +2211,8 @@ export interface components {
             /** @description Also X-Svc-Alert-Delivery of a webhook, and the id of an email */
             id: string;
             rule_id: string;
-            /** @description `failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time */
-            event: "failed" | "timed_out" | "recovered" | "late";
+            /** @description `failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time; `approval_requested`: a task run started waiting for approval (an approval gate, an extension), with a link to the execution page */
+            event: "failed" | "timed_out" | "recovered" | "late" | "approval_requested";
             /** @description The execution id, or `schedule:<namespace>/<flow>/<trigger>@<due time>` */
             subject: string;
             execution_id: string | null;
@@ -2187,7 +2267,7 @@ export interface components {
             namespace: string;
             /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
             flow_id: string | null;
-            events: ("failed" | "timed_out" | "recovered" | "late")[];
+            events: ("failed" | "timed_out" | "recovered" | "late" | "approval_requested")[];
             /** @description late: how long an execution may run */
             late_after_seconds: number | null;
             /** @description late: how long past its due time a schedule may not have fired */
@@ -2373,7 +2453,7 @@ export interface components {
             namespace: string;
             /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
             flow_id?: string | null;
-            events: ("failed" | "timed_out" | "recovered" | "late")[];
+            events: ("failed" | "timed_out" | "recovered" | "late" | "approval_requested")[];
             /** @description late: how long an execution may run */
             late_after_seconds?: number | null;
             /** @description late: how long past its due time a schedule may not have fired */
@@ -2575,6 +2655,11 @@ export interface components {
                 [key: string]: unknown;
             };
             task_runs: components["schemas"]["TaskRun"][];
+            /** @description The execution is paused: no new task run starts until it is resumed (its reason is `paused`) */
+            paused?: boolean;
+            /** Format: date-time */
+            paused_at?: string | null;
+            paused_by?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -3788,6 +3873,104 @@ export interface components {
                 /** Format: int64 */
                 skipped: number;
             };
+            /** @description An approval gate of a task run (`approval` in the flow, an extension) and its decision */
+            approval?: ({
+                /**
+                 * @description `pending`: waiting for a decision; `approved`, `rejected`: by a person; `timed_out`: the gate's timeout applied `on_timeout`
+                 * @enum {string}
+                 */
+                status: "pending" | "approved" | "rejected" | "timed_out";
+                /**
+                 * Format: date-time
+                 * @description When the task run started waiting
+                 */
+                requested_at: string;
+                /**
+                 * Format: date-time
+                 * @description When the timeout applies `on_timeout`; null: no timeout
+                 */
+                deadline: string | null;
+                /** @enum {string} */
+                on_timeout: "fail" | "skip" | "approve";
+                approvers: {
+                    /** @description Minimum role on the flow's namespace */
+                    role: string;
+                    /** @description IdP groups whose members may decide */
+                    groups: string[];
+                };
+                /** @description The person who started the execution may not decide */
+                forbid_self_approval: boolean;
+                form: {
+                    id: string;
+                    /** @enum {string} */
+                    type: "string" | "number" | "boolean";
+                    required: boolean;
+                    description?: string;
+                }[];
+                /** @description Who decided (an email); null while pending and when the timeout decided */
+                by: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the decision was made
+                 */
+                at: string | null;
+                /** @description The form values given with the decision */
+                inputs: {
+                    [key: string]: unknown;
+                };
+                comment: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An approval gate of a task run (`approval` in the flow, an extension) and its decision */
+        TaskRunApproval: {
+            /**
+             * @description `pending`: waiting for a decision; `approved`, `rejected`: by a person; `timed_out`: the gate's timeout applied `on_timeout`
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected" | "timed_out";
+            /**
+             * Format: date-time
+             * @description When the task run started waiting
+             */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When the timeout applies `on_timeout`; null: no timeout
+             */
+            deadline: string | null;
+            /** @enum {string} */
+            on_timeout: "fail" | "skip" | "approve";
+            approvers: {
+                /** @description Minimum role on the flow's namespace */
+                role: string;
+                /** @description IdP groups whose members may decide */
+                groups: string[];
+            };
+            /** @description The person who started the execution may not decide */
+            forbid_self_approval: boolean;
+            form: {
+                id: string;
+                /** @enum {string} */
+                type: "string" | "number" | "boolean";
+                required: boolean;
+                description?: string;
+            }[];
+            /** @description Who decided (an email); null while pending and when the timeout decided */
+            by: string | null;
+            /**
+             * Format: date-time
+             * @description When the decision was made
+             */
+            at: string | null;
+            /** @description The form values given with the decision */
+            inputs: {
+                [key: string]: unknown;
+            };
+            comment: string;
         } & {
             [key: string]: unknown;
         };
@@ -3831,7 +4014,7 @@ export interface components {
             namespace?: string;
             /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
             flow_id?: string | null;
-            events?: ("failed" | "timed_out" | "recovered" | "late")[];
+            events?: ("failed" | "timed_out" | "recovered" | "late" | "approval_requested")[];
             /** @description late: how long an execution may run */
             late_after_seconds?: number | null;
             /** @description late: how long past its due time a schedule may not have fired */
@@ -4446,6 +4629,60 @@ export interface components {
              * @default false
              */
             fail_fast?: boolean;
+            /** @description Extension: an approval gate. When its dependencies end, the task waits (reason `awaiting_approval`, the execution RUNNING, no worker slot held) until a person approves or rejects it: an approve runs it, a reject ends it FAILED `rejected` (so `run_if: failure` tasks run), the `timeout` applies `on_timeout`. Downstream templates read `tasks.<id>.approval.by`, `.at`, `.status`, `.comment` and `.inputs.<field>`. */
+            approval?: {
+                /** @description Who may decide: a caller whose role on the flow's namespace (global role or role bindings) reaches `role`, or who is in one of `groups` (their IdP groups). The AI assistant and MCP never may. */
+                approvers?: {
+                    /**
+                     * @description Minimum role on the namespace. Default `operator`.
+                     * @default operator
+                     * @enum {unknown}
+                     */
+                    role?: "viewer" | "operator" | "editor" | "admin";
+                    /**
+                     * @description IdP groups whose members may decide, whatever their role.
+                     * @example [
+                     *       "release-managers"
+                     *     ]
+                     */
+                    groups?: string[];
+                };
+                /** @description How long to wait for a decision. Default: no limit (until a decision or a cancel). */
+                timeout?: components["schemas"]["FlowFile.Duration"];
+                /**
+                 * @description What the timeout decides: `fail` (FAILED `approval_timed_out`), `skip` (SKIPPED `approval_timed_out`), `approve`. Default `fail`.
+                 * @default fail
+                 * @enum {unknown}
+                 */
+                on_timeout?: "fail" | "skip" | "approve";
+                /**
+                 * @description Fields the approver fills in; required ones must be given to approve.
+                 * @example [
+                 *       {
+                 *         "id": "ticket",
+                 *         "type": "string",
+                 *         "required": true
+                 *       }
+                 *     ]
+                 */
+                form?: {
+                    /** @example ticket */
+                    id: string;
+                    /**
+                     * @default string
+                     * @enum {unknown}
+                     */
+                    type?: "string" | "number" | "boolean";
+                    /** @default false */
+                    required?: boolean;
+                    description?: string;
+                }[];
+                /**
+                 * @description Refuse the person who started the execution. Default false.
+                 * @default false
+                 */
+                forbid_self_approval?: boolean;
+            };
             /** @description script and command: executor of this task; overrides the flow `executor`. */
             executor?: components["schemas"]["FlowFile.Executor"];
             /**
@@ -5294,6 +5531,251 @@ export interface operations {
                 };
             };
             /** @description `execution_ended`: the execution has already ended */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    approveTaskRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+                /** @description The task id */
+                taskKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Values of the gate's form fields, by field id (approve only; required fields must be given) */
+                    inputs?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Recorded with the decision and the audit event */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `forbidden`: the caller is not an approver of this gate (role on the namespace below `approvers.role` and in none of `approvers.groups`), or started the execution and `forbid_self_approval` is set, or calls through the AI assistant or MCP */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `execution_not_found`; `task_not_found`: the execution has no such task */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_awaiting_approval`: the task run is not waiting for approval (not reached yet, already decided, or the execution ended) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: a required form field is missing, or a value is not of its field's type */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    rejectTaskRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+                /** @description The task id */
+                taskKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Values of the gate's form fields, by field id (approve only; required fields must be given) */
+                    inputs?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Recorded with the decision and the audit event */
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `forbidden`: the caller is not an approver of this gate (role on the namespace below `approvers.role` and in none of `approvers.groups`), or started the execution and `forbid_self_approval` is set, or calls through the AI assistant or MCP */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `execution_not_found`; `task_not_found`: the execution has no such task */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_awaiting_approval`: the task run is not waiting for approval (not reached yet, already decided, or the execution ended) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    pauseExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `execution_ended`: the execution has ended; `not_running`: it is QUEUED or CANCELLING */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    resumeExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `execution_ended`: the execution has ended */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10425,6 +10907,7 @@ export interface queryDefaults {
 /** Per operation, its `x-min-role`: the minimum role, or the kind of credential outside the role table. */
 export interface minRoles {
     addOrganizationSender: "admin";
+    approveTaskRun: "viewer";
     cancelBackfill: "operator";
     cancelExecution: "operator";
     changePassword: "viewer";
@@ -10518,6 +11001,7 @@ export interface minRoles {
     logout: "viewer";
     oidcLogout: "viewer";
     pauseBackfill: "operator";
+    pauseExecution: "operator";
     pushNamespaceBranch: "editor";
     putAIProvider: "admin";
     putGlobalSecret: "admin";
@@ -10527,12 +11011,14 @@ export interface minRoles {
     putOidcSettings: "admin";
     putPlatformSecret: "admin";
     rejectAIAction: "viewer";
+    rejectTaskRun: "viewer";
     removeOrganizationSender: "admin";
     requestTriage: "operator";
     rerunExecution: "operator";
     resetUserPassword: "admin";
     restartExecution: "operator";
     resumeBackfill: "operator";
+    resumeExecution: "operator";
     revertVersion: "editor";
     revokeOrganizationKey: "admin";
     revokeOtherSessions: "viewer";

@@ -104,6 +104,11 @@ export interface Operation {
   globalRoleOnly?: boolean;
   /** Response is a `text/event-stream` that stays open (see service-spec "Events"). */
   streaming?: boolean;
+  /**
+   * Only a person may call it: the AI assistant and MCP tools never run it,
+   * whatever the caller's role and whatever is confirmed (approvals).
+   */
+  humanOnly?: boolean;
 }
 
 /** The status a handler's bare return value is sent with. */

@@ -30,6 +30,7 @@ export function flowExtensions(flow: FlowDefinition, positions?: SourcePositions
     if (t.for_each !== undefined) add(`/tasks/${i}/for_each`, 'for_each (a fan-out over a list)');
     if (t.for_each_concurrency !== undefined) add(`/tasks/${i}/for_each_concurrency`, 'for_each_concurrency');
     if (t.fail_fast !== undefined) add(`/tasks/${i}/fail_fast`, 'fail_fast');
+    if (t.approval !== undefined) add(`/tasks/${i}/approval`, 'approval (an approval gate)');
   });
   return out;
 }

@@ -203,6 +203,32 @@ interface TaskBase {
   for_each_concurrency?: number;
   /** Extension, only with `for_each`: cancel the items not started once one fails; default false. */
   fail_fast?: boolean;
+  /** Extension: a person must approve before the task runs (an approval gate). */
+  approval?: ApprovalGate;
+}
+
+/** One field of an approval's form: the approver fills it in, the flow reads it as `tasks.<id>.approval.inputs.<field id>`. */
+export interface ApprovalFormField {
+  /** `[a-z][a-z0-9_]*`, unique in the form. */
+  id: string;
+  /** Default `string`. */
+  type?: 'string' | 'number' | 'boolean';
+  /** Default false. */
+  required?: boolean;
+  description?: string;
+}
+
+/** Extension: an approval gate (when its dependencies end, the task waits for a person's decision). */
+export interface ApprovalGate {
+  /** Who may decide: a role on the flow's namespace (default `operator`), or membership of one of the IdP groups. */
+  approvers?: { role?: 'viewer' | 'operator' | 'editor' | 'admin'; groups?: string[] };
+  /** How long to wait; default none (the wait lasts until a decision or a cancel). */
+  timeout?: Duration;
+  /** What the timeout decides; default `fail`. */
+  on_timeout?: 'fail' | 'skip' | 'approve';
+  form?: ApprovalFormField[];
+  /** Refuse the person who started the execution; default false. */
+  forbid_self_approval?: boolean;
 }
 
 export interface ScriptTask extends TaskBase {

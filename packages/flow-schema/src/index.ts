@@ -40,6 +40,8 @@ export type {
   HttpTask,
   SubflowTask,
   FlowTask,
+  ApprovalGate,
+  ApprovalFormField,
 } from './flow-definition.js';
 export { TASK_TYPES, TRIGGER_TYPES, EXECUTOR_TYPES, INPUT_TYPES } from './schema/variants.js';
 export { MAX_ID_LENGTH, MAX_TASKS, MAX_LABELS, MAX_DESCRIPTION_LENGTH, FLOW_TRIGGER_STATES } from './schema/defs-flow.js';

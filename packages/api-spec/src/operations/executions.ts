@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
-import { Binary, Page } from '../schemas/helpers.js';
+import { Binary, FreeObject, Page } from '../schemas/helpers.js';
 import { Artifact, Insight, MetricValue } from '../schemas/entities.js';
 import { Execution, LogLine } from '../schemas/resources.js';
 import { ExecutionLogsQuery, ExecutionParams, ListExecutionsQuery, ListQuery, OpaqueId, Params, TaskAttemptFilterQuery, TaskFilterQuery } from '../schemas/requests.js';
@@ -8,6 +8,23 @@ import { OPERATION_CURSORS } from '../schemas/cursors.js';
 import { EVENT_STREAM, OPERATOR, STREAM_HEADERS, VIEWER, accepted, created, err, ok } from './shared.js';
 
 const notFound = err(404, '`execution_not_found`');
+
+const TaskParams = Params({ executionId: OpaqueId, taskKey: Type.String({ minLength: 1, maxLength: 63, description: 'The task id' }) });
+const ApprovalDecision = Type.Object(
+  {
+    inputs: Type.Optional(FreeObject("Values of the gate's form fields, by field id (approve only; required fields must be given)")),
+    comment: Type.Optional(Type.String({ maxLength: 2000, description: 'Recorded with the decision and the audit event' })),
+  },
+  { additionalProperties: false },
+);
+const decisionErrors = {
+  ...err(404, '`execution_not_found`; `task_not_found`: the execution has no such task'),
+  ...err(
+    403,
+    '`forbidden`: the caller is not an approver of this gate (role on the namespace below `approvers.role` and in none of `approvers.groups`), or started the execution and `forbid_self_approval` is set, or calls through the AI assistant or MCP',
+  ),
+  ...err(409, '`not_awaiting_approval`: the task run is not waiting for approval (not reached yet, already decided, or the execution ended)'),
+};
 
 export const executionOperations: Operation[] = [
   {
@@ -68,6 +85,55 @@ export const executionOperations: Operation[] = [
     auth: OPERATOR,
     request: { params: ExecutionParams },
     responses: { ...ok(Execution), ...notFound, ...err(409, '`execution_ended`: the execution has already ended') },
+  },
+  {
+    operationId: 'approveTaskRun',
+    method: 'post',
+    path: '/api/v1/executions/{executionId}/tasks/{taskKey}/approve',
+    tag: 'executions',
+    summary: 'Approve a task waiting at its approval gate (an extension): it runs',
+    description:
+      'The task run waiting with reason `awaiting_approval` is queued at once. Records who, when, the form values and the comment (`tasks.<id>.approval` downstream). ' +
+      "Allowed to a caller whose role on the flow's namespace reaches the gate's `approvers.role`, or who is in one of its `approvers.groups`; never through the AI assistant or MCP. Writes the audit event `execution.approve`.",
+    auth: VIEWER,
+    humanOnly: true,
+    request: { params: TaskParams, body: ApprovalDecision, bodyRequired: false },
+    responses: { ...ok(Execution), ...decisionErrors, ...err(422, "`validation_failed`: a required form field is missing, or a value is not of its field's type") },
+  },
+  {
+    operationId: 'rejectTaskRun',
+    method: 'post',
+    path: '/api/v1/executions/{executionId}/tasks/{taskKey}/reject',
+    tag: 'executions',
+    summary: 'Reject a task waiting at its approval gate (an extension): it ends FAILED `rejected`',
+    description: 'Same approvers as approveTaskRun. Tasks with `run_if: failure` downstream then run. Writes the audit event `execution.reject`.',
+    auth: VIEWER,
+    humanOnly: true,
+    request: { params: TaskParams, body: ApprovalDecision, bodyRequired: false },
+    responses: { ...ok(Execution), ...decisionErrors },
+  },
+  {
+    operationId: 'pauseExecution',
+    method: 'post',
+    path: '/api/v1/executions/{executionId}/pause',
+    tag: 'executions',
+    summary: 'Pause a running execution (an extension): no new task run starts until it is resumed',
+    description:
+      "Running task runs finish; queued ones wait; the execution stays RUNNING with reason `paused` and still counts against its flow's concurrency limit. Cancel still works. Pausing a paused execution changes nothing. Writes the audit event `execution.pause`.",
+    auth: OPERATOR,
+    request: { params: ExecutionParams },
+    responses: { ...ok(Execution), ...notFound, ...err(409, '`execution_ended`: the execution has ended; `not_running`: it is QUEUED or CANCELLING') },
+  },
+  {
+    operationId: 'resumeExecution',
+    method: 'post',
+    path: '/api/v1/executions/{executionId}/resume',
+    tag: 'executions',
+    summary: 'Resume a paused execution (an extension): it goes on where it stopped',
+    description: 'Resuming an execution that is not paused changes nothing. Writes the audit event `execution.resume`.',
+    auth: OPERATOR,
+    request: { params: ExecutionParams },
+    responses: { ...ok(Execution), ...notFound, ...err(409, '`execution_ended`: the execution has ended') },
   },
   {
     operationId: 'streamExecutionEvents',

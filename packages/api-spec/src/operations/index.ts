@@ -91,6 +91,11 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'listPlatformSecrets',
   'putPlatformSecret',
   'deletePlatformSecret',
+  // Approval gates, pause and resume (executions.ts, docs/using/approvals.md).
+  'approveTaskRun',
+  'rejectTaskRun',
+  'pauseExecution',
+  'resumeExecution',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

@@ -57,7 +57,7 @@ export const AlertEvent = Type.Union(
   ALERT_EVENTS.map((e) => Type.Literal(e)),
   {
     description:
-      '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time',
+      '`failed`, `timed_out`: an execution ended so; `recovered`: the first success of a flow after a failure; `late`: an execution still running `late_after_seconds` after its start, or a schedule `schedule_grace_seconds` past its due fire time; `approval_requested`: a task run started waiting for approval (an approval gate, an extension), with a link to the execution page',
   },
 );
 

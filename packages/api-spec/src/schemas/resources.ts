@@ -53,6 +53,44 @@ const TaskRunProgress = Type.Object(
   { additionalProperties: true, description: 'The latest `started` or `progress` runner event of a task run' },
 );
 
+// Approval gates (an extension): the gate as the flow declared it, copied on
+// the task run when it starts waiting, and the decision once made.
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'timed_out'] as const;
+export const TaskRunApproval = component(
+  'TaskRunApproval',
+  Type.Object(
+    {
+      status: StringEnum(APPROVAL_STATUSES, {
+        description: "`pending`: waiting for a decision; `approved`, `rejected`: by a person; `timed_out`: the gate's timeout applied `on_timeout`",
+      }),
+      requested_at: DateTime({ description: 'When the task run started waiting' }),
+      deadline: Nullable(DateTime({ description: 'When the timeout applies `on_timeout`; null: no timeout' })),
+      on_timeout: StringEnum(['fail', 'skip', 'approve'] as const),
+      approvers: Type.Object(
+        { role: Type.String({ description: "Minimum role on the flow's namespace" }), groups: Type.Array(Type.String(), { description: 'IdP groups whose members may decide' }) },
+        { additionalProperties: false },
+      ),
+      forbid_self_approval: Type.Boolean({ description: 'The person who started the execution may not decide' }),
+      form: Type.Array(
+        Type.Object(
+          {
+            id: Type.String(),
+            type: StringEnum(['string', 'number', 'boolean'] as const),
+            required: Type.Boolean(),
+            description: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      by: Nullable(Type.String({ description: 'Who decided (an email); null while pending and when the timeout decided' })),
+      at: Nullable(DateTime({ description: 'When the decision was made' })),
+      inputs: FreeObject('The form values given with the decision'),
+      comment: Type.String(),
+    },
+    { additionalProperties: true, description: 'An approval gate of a task run (`approval` in the flow, an extension) and its decision' },
+  ),
+);
+
 export const TaskRun = component(
   'TaskRun',
   Type.Object(
@@ -99,6 +137,8 @@ export const TaskRun = component(
           { additionalProperties: false, description: "A fan-out's parent run: its items by the state of their latest attempt" },
         ),
       ),
+      // Approval gates (an extension): additional properties.
+      approval: Type.Optional(Nullable(TaskRunApproval)),
     },
     { additionalProperties: true, description: 'One attempt of one task of an execution, or of one item of a fan-out' },
   ),
@@ -139,6 +179,10 @@ export const Execution = component(
       trigger_type: Type.String(),
       trigger_payload: FreeObject(),
       task_runs: Type.Array(TaskRun),
+      // Pause and resume (an extension): additional properties.
+      paused: Type.Optional(Type.Boolean({ description: 'The execution is paused: no new task run starts until it is resumed (its reason is `paused`)' })),
+      paused_at: Type.Optional(Nullable(DateTime())),
+      paused_by: Type.Optional(Nullable(Type.String())),
     },
     { additionalProperties: true, description: 'One run of a flow (or of a namespace file)' },
   ),

@@ -30,7 +30,7 @@ export interface VariantFamily {
 
 export const TASK_FAMILY: VariantFamily = {
   noun: 'task',
-  common: ['id', 'type', 'depends_on', 'run_if', 'timeout', 'retry', 'env', 'for_each', 'for_each_concurrency', 'fail_fast'],
+  common: ['id', 'type', 'depends_on', 'run_if', 'timeout', 'retry', 'env', 'for_each', 'for_each_concurrency', 'fail_fast', 'approval'],
   variants: {
     script: { required: ['file'], fields: ['executor', 'files', 'file', 'runtime', 'args'] },
     command: { required: ['command'], fields: ['executor', 'files', 'command', 'workdir'] },
