@@ -440,3 +440,68 @@ test('an expression condition on a task without dependencies is decided at once'
   ]);
   assert.deepEqual(p.end, { state: 'SUCCESS' });
 });
+
+// --- approval gates and pause (extensions) --------------------------------------------------
+
+const gated = (id: string, dependsOn: string[] = []): PlanTask => ({ id, dependsOn, runIf: 'success', approval: true });
+
+test('a gated task waits once its dependencies succeeded, holding no max_parallel slot', () => {
+  const tasks = [t('build'), gated('deploy', ['build']), t('other', ['build'])];
+  const p = plan(frozen({ tasks, maxParallel: 1, runs: runs({ build: 'SUCCESS', deploy: 'PENDING', other: 'PENDING' }) }));
+  assert.deepEqual(p.await, ['deploy']);
+  // The one slot goes to `other`: the waiting run takes none.
+  assert.deepEqual(p.queue, ['other']);
+  assert.equal(p.end, undefined);
+});
+
+test('a waiting run is not asked again, and an approved one is queued', () => {
+  const tasks = [t('build'), gated('deploy', ['build'])];
+  const base = runs({ build: 'SUCCESS', deploy: 'PENDING' });
+  const waiting = plan(frozen({ tasks, maxParallel: 0, runs: base.map((r) => (r.taskKey === 'deploy' ? { ...r, gate: 'awaiting' as const } : r)) }));
+  assert.equal(waiting.await, undefined);
+  assert.deepEqual(waiting.queue, []);
+  assert.equal(waiting.end, undefined);
+  const approved = plan(frozen({ tasks, maxParallel: 0, runs: base.map((r) => (r.taskKey === 'deploy' ? { ...r, gate: 'approved' as const } : r)) }));
+  assert.deepEqual(approved.queue, ['deploy']);
+});
+
+test('a gated task whose dependency failed is skipped, never asked', () => {
+  const p = planOf([t('build'), gated('deploy', ['build'])], { build: 'FAILED', deploy: 'PENDING' });
+  assert.equal(p.await, undefined);
+  assert.deepEqual(p.skip, skipped('deploy'));
+  assert.equal(p.end?.state, 'FAILED');
+});
+
+test('a rejected gate (FAILED rejected) runs the failure branch', () => {
+  const tasks = [gated('deploy'), t('rollback', ['deploy'], 'failure'), t('announce', ['deploy'])];
+  const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'deploy', attempt: 1, state: 'FAILED', reason: 'rejected', error: 'rejected' }, ...runs({ rollback: 'PENDING', announce: 'PENDING' })] }));
+  assert.deepEqual(p.queue, ['rollback']);
+  assert.deepEqual(p.skip, skipped('announce'));
+});
+
+test('cancel while a gate waits cancels the waiting run and ends the execution', () => {
+  const p = plan(frozen({ tasks: [t('build'), gated('deploy', ['build'])], maxParallel: 0, runs: [...runs({ build: 'SUCCESS' }), { taskKey: 'deploy', attempt: 1, state: 'PENDING', gate: 'awaiting' }], stopping: 'cancel' }));
+  assert.deepEqual(p.cancel, [{ taskKey: 'deploy', reason: 'cancelled' }]);
+  assert.equal(p.end?.state, 'CANCELLED');
+});
+
+test('paused: nothing is queued, retried or put to wait, and the execution does not end on a failure with attempts left', () => {
+  const tasks = [t('a'), t('b', ['a']), gated('c', ['a']), t('d', [], 'success', 3)];
+  const p = plan(frozen({ tasks, maxParallel: 0, runs: runs({ a: 'SUCCESS', b: 'PENDING', c: 'PENDING', d: 'FAILED' }), paused: true }));
+  assert.deepEqual(p.queue, []);
+  assert.deepEqual(p.retry, []);
+  assert.equal(p.await, undefined);
+  assert.equal(p.end, undefined);
+  // Skips still apply, and the end of an execution with nothing left to start.
+  const q = plan(frozen({ tasks: [t('a'), t('b', ['a'])], maxParallel: 0, runs: runs({ a: 'FAILED', b: 'PENDING' }), paused: true }));
+  assert.deepEqual(q.skip, skipped('b'));
+  assert.equal(q.end?.state, 'FAILED');
+});
+
+test('a rejected or timed-out gate is never retried', () => {
+  for (const reason of ['rejected', 'approval_timed_out']) {
+    const p = plan(frozen({ tasks: [{ ...gated('deploy'), maxAttempts: 3 }], maxParallel: 0, runs: [{ taskKey: 'deploy', attempt: 1, state: 'FAILED', reason, error: 'no' }] }));
+    assert.deepEqual(p.retry, [], reason);
+    assert.equal(p.end?.state, 'FAILED', reason);
+  }
+});

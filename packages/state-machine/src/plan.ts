@@ -10,6 +10,13 @@
 // - Stopping (cancel or timeout): nothing is queued; PENDING and QUEUED latest
 //   runs are cancelled; RUNNING ones are left to their runners, which kill
 //   them. The execution ends once nothing is RUNNING.
+// - Approval gates (an extension): a task with `approval` that `run_if` would
+//   queue waits instead (`await`: its run stays PENDING, reason
+//   awaiting_approval, holding no max_parallel slot) until its run's `gate` is
+//   `approved`; then it is queued like any other. A reject or a timeout ends
+//   the run outside the planner, which then plans its dependents as usual.
+// - Paused (an extension): as running, but nothing is queued, retried or put
+//   to wait; what would be keeps the execution from ending.
 //
 // Retries are rows: a failed attempt with attempts left gets a new row
 // attempt+1 in QUEUED, so only the latest attempt of a task counts. The
@@ -44,6 +51,12 @@ export interface PlanTask {
   runIf: RunIf;
   /** Attempts in all, counting the first (the task's `retry.max_attempts`). Default 1: no retry. */
   maxAttempts?: number;
+  /**
+   * The task has an approval gate (an extension): when `run_if` would queue
+   * it, its run waits for a person's decision instead (`await`), unless the
+   * run's `gate` says it was approved. A waiting run holds no max_parallel slot.
+   */
+  approval?: boolean;
 }
 
 export interface PlanRun {
@@ -55,6 +68,8 @@ export interface PlanRun {
   error?: string;
   /** Its reason; a run FAILED `condition_error` never ran and gets no retry. */
   reason?: string;
+  /** Of a task with an approval gate: `awaiting` a decision, or `approved` (it may be queued). Absent: not reached yet. */
+  gate?: 'awaiting' | 'approved';
 }
 
 export interface PlanInput {
@@ -72,6 +87,12 @@ export interface PlanInput {
    * over the runs' outputs). Without it such a task is skipped.
    */
   condition?: (taskId: string) => ConditionOutcome;
+  /**
+   * The execution is paused (an extension): nothing is queued, retried or put
+   * to wait for approval; skips, failed conditions and the end still apply
+   * (a task that would be queued or retried keeps the execution from ending).
+   */
+  paused?: boolean;
 }
 
 export interface PlanEnd {
@@ -93,6 +114,8 @@ export interface Plan {
   fail?: { taskKey: string; reason: 'condition_error'; error: string }[];
   /** PENDING or QUEUED latest runs that end CANCELLED while stopping, in task list order. */
   cancel: { taskKey: string; reason: 'cancelled' | 'execution_timed_out' }[];
+  /** PENDING latest runs of tasks with an approval gate that start waiting for a decision now, in task list order (absent when none). */
+  await?: string[];
   /** Set when the execution ends with this plan applied. */
   end?: PlanEnd;
 }
@@ -111,6 +134,9 @@ export class PlanInputError extends Error {
 }
 
 type Decision = 'queue' | 'skip' | 'wait' | 'fail';
+
+/** Failures that never ran the task, or a person's decision: never retried. */
+const NOT_RETRIED: ReadonlySet<string> = new Set(['condition_error', 'rejected', 'approval_timed_out']);
 
 const isFailure = (s: TaskRunState): boolean => s === 'FAILED' || s === 'TIMED_OUT';
 
@@ -188,7 +214,7 @@ export function plan(input: PlanInput): Plan {
   // Retries first: the new attempt is QUEUED, which has not ended, so dependents wait.
   for (const t of input.tasks) {
     const run = latest.get(t.id)!;
-    if (isFailure(run.state) && run.reason !== 'condition_error' && shouldRetry({ maxAttempts: t.maxAttempts ?? 1 }, run.attempt)) {
+    if (isFailure(run.state) && !NOT_RETRIED.has(run.reason ?? '') && shouldRetry({ maxAttempts: t.maxAttempts ?? 1 }, run.attempt)) {
       result.retry.push({ taskKey: t.id, attempt: run.attempt + 1 });
       state.set(t.id, 'QUEUED');
     }
@@ -227,8 +253,14 @@ export function plan(input: PlanInput): Plan {
 
   let active = [...state.values()].filter((s) => s === 'QUEUED' || s === 'RUNNING').length;
   for (const t of input.tasks) {
-    if (input.maxParallel > 0 && active >= input.maxParallel) break;
     if (state.get(t.id) !== 'PENDING' || decide(t, (id) => state.get(id), condition) !== 'queue') continue;
+    // A gate not yet approved: the run waits (no slot held); it starts waiting once.
+    const gate = latest.get(t.id)!.gate;
+    if (t.approval && gate !== 'approved') {
+      if (gate === undefined) (result.await ??= []).push(t.id);
+      continue;
+    }
+    if (input.maxParallel > 0 && active >= input.maxParallel) continue;
     result.queue.push(t.id);
     state.set(t.id, 'QUEUED');
     active++;
@@ -238,6 +270,12 @@ export function plan(input: PlanInput): Plan {
     const first = input.tasks.find((t) => isFailure(state.get(t.id)!));
     const error = first && (result.fail?.find((f) => f.taskKey === first.id)?.error ?? latest.get(first.id)!.error ?? '');
     result.end = first ? { state: 'FAILED', failedTask: first.id, error } : { state: 'SUCCESS' };
+  }
+  // Paused: what would start is held (its run stays PENDING or FAILED, so the execution has not ended).
+  if (input.paused) {
+    result.queue = [];
+    result.retry = [];
+    delete result.await;
   }
   return result;
 }

@@ -19,18 +19,18 @@ const XR = '✗execution_not_running';
 const XC = '✗execution_not_cancelling';
 const XG = '✗execution_cancelling';
 
-const EXECUTION_COLUMNS = ['start', 'queue', 'skip', 'dequeue', 'cancel', 'cancel_done', 'time_out', 'succeed', 'fail'];
+const EXECUTION_COLUMNS = ['start', 'queue', 'skip', 'dequeue', 'cancel', 'cancel_done', 'time_out', 'succeed', 'fail', 'pause', 'resume'];
 const EXECUTION_GRID: Record<ExecutionState | 'new', string[]> = {
-  //          start       queue                       skip                         dequeue     cancel                 cancel_done           time_out              succeed      fail
-  new: ['→RUNNING', '→QUEUED (concurrency_limit)', '→SKIPPED (concurrency_limit)', XN, XN, XN, XN, XN, XN],
-  QUEUED: [XX, XX, XX, '→RUNNING', '→CANCELLED (cancelled)', XC, XR, XR, XR],
-  RUNNING: [XX, XX, XX, XQ, '→CANCELLING', XC, '→TIMED_OUT (timeout)', '→SUCCESS', '→FAILED'],
-  CANCELLING: [XX, XX, XX, XQ, '=CANCELLING', '→CANCELLED (cancelled)', '=CANCELLING', XG, XG],
-  SUCCESS: [XE, XE, XE, XE, XE, XE, XE, XE, XE],
-  FAILED: [XE, XE, XE, XE, XE, XE, XE, XE, XE],
-  TIMED_OUT: [XE, XE, XE, XE, XE, XE, XE, XE, XE],
-  CANCELLED: [XE, XE, XE, XE, XE, XE, XE, XE, XE],
-  SKIPPED: [XE, XE, XE, XE, XE, XE, XE, XE, XE],
+  //          start       queue                       skip                         dequeue     cancel                 cancel_done           time_out              succeed      fail   pause   resume
+  new: ['→RUNNING', '→QUEUED (concurrency_limit)', '→SKIPPED (concurrency_limit)', XN, XN, XN, XN, XN, XN, XN, XN],
+  QUEUED: [XX, XX, XX, '→RUNNING', '→CANCELLED (cancelled)', XC, XR, XR, XR, XR, XR],
+  RUNNING: [XX, XX, XX, XQ, '→CANCELLING', XC, '→TIMED_OUT (timeout)', '→SUCCESS', '→FAILED', '=RUNNING (paused)', '=RUNNING ()'],
+  CANCELLING: [XX, XX, XX, XQ, '=CANCELLING', '→CANCELLED (cancelled)', '=CANCELLING', XG, XG, XG, XG],
+  SUCCESS: [XE, XE, XE, XE, XE, XE, XE, XE, XE, XE, XE],
+  FAILED: [XE, XE, XE, XE, XE, XE, XE, XE, XE, XE, XE],
+  TIMED_OUT: [XE, XE, XE, XE, XE, XE, XE, XE, XE, XE, XE],
+  CANCELLED: [XE, XE, XE, XE, XE, XE, XE, XE, XE, XE, XE],
+  SKIPPED: [XE, XE, XE, XE, XE, XE, XE, XE, XE, XE, XE],
 };
 
 const TE = '✗task_run_ended';
@@ -40,18 +40,30 @@ const TP = '✗task_run_not_pending';
 const TQ = '✗task_run_not_queued';
 const TR = '✗task_run_not_running';
 
-const TASK_RUN_COLUMNS = ['create', 'reuse', 'queue', 'skip', 'condition_error', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'];
+const TASK_RUN_COLUMNS = [
+  ...['create', 'reuse', 'queue', 'skip', 'condition_error', 'claim', 'no_instance', 'no_slot', 'succeed', 'fail', 'time_out', 'cancel', 'lose', 'shutdown'],
+  ...['await_approval', 'approve', 'reject', 'approval_timeout', 'approval_timeout_skip', 'hold', 'release'],
+];
+// The columns of the approval gate and pause events (extensions), after the spec's.
+const P7 = (x: string) => [x, x, x, x, x, x, x];
+const TP7 = [...Array(5).fill('✗task_run_not_pending'), '✗task_run_not_queued', '✗task_run_not_queued'];
 const TASK_RUN_GRID: Record<TaskRunState | 'new', string[]> = {
   //        create      reuse                queue       skip                             condition_error                claim       no_instance                       no_slot       succeed     fail        time_out                cancel                   lose               shutdown
-  new: ['→PENDING', '→SUCCESS (reused)', '→QUEUED', TN, TN, TN, TN, TN, TN, TN, TN, TN, TN, TN],
-  PENDING: [TX, TX, '→QUEUED', '→SKIPPED (condition_not_met)', '→FAILED (condition_error)', TQ, TQ, TQ, TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
-  QUEUED: [TX, TX, TP, TP, TP, '→RUNNING', '=QUEUED (no_instance_for_pool)', '=QUEUED ()', TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
-  RUNNING: [TX, TX, TP, TP, TP, TQ, TQ, TQ, '→SUCCESS', '→FAILED', '→TIMED_OUT (timeout)', '→CANCELLED (cancelled)', '→FAILED (lost)', '→FAILED (instance_shutdown)'],
-  SUCCESS: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  FAILED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  TIMED_OUT: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  CANCELLED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
-  SKIPPED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE],
+  new: ['→PENDING', '→SUCCESS (reused)', '→QUEUED', TN, TN, TN, TN, TN, TN, TN, TN, TN, TN, TN, ...P7(TN)],
+  PENDING: [
+    ...[TX, TX, '→QUEUED', '→SKIPPED (condition_not_met)', '→FAILED (condition_error)', TQ, TQ, TQ, TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
+    ...['=PENDING (awaiting_approval)', '=PENDING ()', '→FAILED (rejected)', '→FAILED (approval_timed_out)', '→SKIPPED (approval_timed_out)', TQ, TQ],
+  ],
+  QUEUED: [
+    ...[TX, TX, TP, TP, TP, '→RUNNING', '=QUEUED (no_instance_for_pool)', '=QUEUED ()', TR, TR, TR, '→CANCELLED (cancelled)', TR, TR],
+    ...[TP, TP, TP, TP, TP, '=QUEUED (paused)', '=QUEUED ()'],
+  ],
+  RUNNING: [TX, TX, TP, TP, TP, TQ, TQ, TQ, '→SUCCESS', '→FAILED', '→TIMED_OUT (timeout)', '→CANCELLED (cancelled)', '→FAILED (lost)', '→FAILED (instance_shutdown)', ...TP7],
+  SUCCESS: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, ...P7(TE)],
+  FAILED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, ...P7(TE)],
+  TIMED_OUT: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, ...P7(TE)],
+  CANCELLED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, ...P7(TE)],
+  SKIPPED: [TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, TE, ...P7(TE)],
 };
 
 test('the expected grids cover exactly the cross product of states and events', () => {

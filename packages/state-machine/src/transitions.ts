@@ -27,7 +27,7 @@ export type New = 'new';
  * - `succeed`: every task's latest attempt ended and none FAILED or TIMED_OUT: RUNNING → SUCCESS.
  * - `fail`: every task's latest attempt ended and one FAILED or TIMED_OUT: RUNNING → FAILED.
  */
-export const EXECUTION_EVENTS = ['start', 'queue', 'skip', 'dequeue', 'cancel', 'cancel_done', 'time_out', 'succeed', 'fail'] as const;
+export const EXECUTION_EVENTS = ['start', 'queue', 'skip', 'dequeue', 'cancel', 'cancel_done', 'time_out', 'succeed', 'fail', 'pause', 'resume'] as const;
 export type ExecutionEvent = (typeof EXECUTION_EVENTS)[number];
 
 /**
@@ -50,6 +50,14 @@ export type ExecutionEvent = (typeof EXECUTION_EVENTS)[number];
  *   when its runner reports the kill. Reason `cancelled` (the planner gives `execution_timed_out` on timeout).
  * - `lose`: its instance went offline or its runner is gone: RUNNING → FAILED, reason `lost`.
  * - `shutdown`: the claiming instance got SIGTERM: RUNNING → FAILED, reason `instance_shutdown`.
+ * Approval gates and pause (extensions; no new state, only reasons):
+ * - `await_approval`: the planner would queue a task with an approval gate: PENDING stays, reason `awaiting_approval`.
+ * - `approve`: a person approves (or the timeout does, with `on_timeout: approve`): PENDING stays, reason emptied; the planner queues it.
+ * - `reject`: a person rejects: PENDING → FAILED, reason `rejected` (never retried).
+ * - `approval_timeout`: the gate's timeout with `on_timeout: fail`: PENDING → FAILED, reason `approval_timed_out` (never retried).
+ * - `approval_timeout_skip`: the same with `on_timeout: skip`: PENDING → SKIPPED, reason `approval_timed_out`.
+ * - `hold`: its execution is paused: QUEUED stays, reason `paused` (no dispatcher claims it).
+ * - `release`: its execution is resumed: QUEUED stays, reason emptied.
  */
 export const TASK_RUN_EVENTS = [
   'create',
@@ -66,6 +74,13 @@ export const TASK_RUN_EVENTS = [
   'cancel',
   'lose',
   'shutdown',
+  'await_approval',
+  'approve',
+  'reject',
+  'approval_timeout',
+  'approval_timeout_skip',
+  'hold',
+  'release',
 ] as const;
 export type TaskRunEvent = (typeof TASK_RUN_EVENTS)[number];
 
@@ -111,6 +126,9 @@ export const EXECUTION_TRANSITIONS: Table<ExecutionState, ExecutionEvent> = {
     succeed: { to: 'SUCCESS' },
     // The reason names the first failing task, which only the planner knows.
     fail: { to: 'FAILED' },
+    // Pause and resume (an extension): no new task run starts while paused.
+    pause: { to: 'RUNNING', reason: 'paused' },
+    resume: { to: 'RUNNING', reason: '' },
   },
   CANCELLING: {
     cancel: { to: 'CANCELLING' },
@@ -136,12 +154,19 @@ export const TASK_RUN_TRANSITIONS: Table<TaskRunState, TaskRunEvent> = {
     skip: { to: 'SKIPPED', reason: 'condition_not_met' },
     condition_error: { to: 'FAILED', reason: 'condition_error' },
     cancel: { to: 'CANCELLED', reason: 'cancelled' },
+    await_approval: { to: 'PENDING', reason: 'awaiting_approval' },
+    approve: { to: 'PENDING', reason: '' },
+    reject: { to: 'FAILED', reason: 'rejected' },
+    approval_timeout: { to: 'FAILED', reason: 'approval_timed_out' },
+    approval_timeout_skip: { to: 'SKIPPED', reason: 'approval_timed_out' },
   },
   QUEUED: {
     claim: { to: 'RUNNING' },
     no_instance: { to: 'QUEUED', reason: 'no_instance_for_pool' },
     no_slot: { to: 'QUEUED', reason: '' },
     cancel: { to: 'CANCELLED', reason: 'cancelled' },
+    hold: { to: 'QUEUED', reason: 'paused' },
+    release: { to: 'QUEUED', reason: '' },
   },
   RUNNING: {
     succeed: { to: 'SUCCESS' },
@@ -197,6 +222,8 @@ function executionRefusal(from: ExecutionState | New, event: ExecutionEvent): Ex
     case 'time_out':
     case 'succeed':
     case 'fail':
+    case 'pause':
+    case 'resume':
       return from === 'CANCELLING' ? 'execution_cancelling' : 'execution_not_running';
     default:
       return assertNever(event, 'execution event');
@@ -214,10 +241,17 @@ function taskRunRefusal(from: TaskRunState | New, event: TaskRunEvent): TaskRunR
     case 'queue':
     case 'skip':
     case 'condition_error':
+    case 'await_approval':
+    case 'approve':
+    case 'reject':
+    case 'approval_timeout':
+    case 'approval_timeout_skip':
       return 'task_run_not_pending';
     case 'claim':
     case 'no_instance':
     case 'no_slot':
+    case 'hold':
+    case 'release':
       return 'task_run_not_queued';
     // `cancel` is allowed in every state that is neither new nor ended; listed for the exhaustive switch.
     case 'cancel':
