@@ -12,6 +12,12 @@ function toHttp(code: EngineErrorCode, err: EngineError): HttpError {
       return notFound(err.message);
     case 'execution_not_found':
       return notFound(err.message, 'execution_not_found');
+    case 'task_not_found':
+      return notFound(err.message, 'task_not_found');
+    case 'not_awaiting_approval':
+      return conflict('not_awaiting_approval', err.message);
+    case 'not_running':
+      return conflict('not_running', err.message);
     case 'flow_disabled':
       return conflict('flow_disabled', err.message);
     case 'execution_ended':

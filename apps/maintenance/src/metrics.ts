@@ -60,7 +60,7 @@ export function createMaintenanceMetrics(opts: MaintenanceMetricsOptions = {}): 
     }),
     watchdogEnded: new client.Counter({
       name: 'svc_maintenance_watchdog_ended_total',
-      help: 'Executions and task runs ended by the watchdog, by rule (execution_timeout, task_timeout, lost)',
+      help: 'Executions and task runs ended by the watchdog, by rule (execution_timeout, task_timeout, lost, approval_timeout)',
       labelNames: ['rule'] as const,
       registers,
     }),

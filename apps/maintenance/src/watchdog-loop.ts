@@ -72,10 +72,12 @@ export async function watchdogOnce(deps: WatchdogDeps): Promise<WatchdogResult> 
   if (r.executions.length || r.timedOut.length || r.lost.length) {
     deps.log.info('watchdog', { timed_out_executions: r.executions, timed_out_task_runs: r.timedOut, lost_task_runs: r.lost });
   }
+  if (r.approvalsTimedOut.length) deps.log.info('watchdog: approval gates past their deadline', { task_runs: r.approvalsTimedOut });
   if (r.leftovers) deps.log.info('watchdog: ran follow-ups left in the outbox', { count: r.leftovers });
   deps.metrics?.watchdogEnded.inc({ rule: 'execution_timeout' }, r.executions.length);
   deps.metrics?.watchdogEnded.inc({ rule: 'task_timeout' }, r.timedOut.length);
   deps.metrics?.watchdogEnded.inc({ rule: 'lost' }, r.lost.length);
+  deps.metrics?.watchdogEnded.inc({ rule: 'approval_timeout' }, r.approvalsTimedOut.length);
   return { executions: r.executions, timedOut: r.timedOut, lost: r.lost };
 }
 

@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import { Masker } from '@svc/masking';
 import type { SecretStore } from '@svc/secrets';
-import { executionSummary, logTail, taskRunOfInterest } from '@svc/engine/read-models';
+import { executionSummary, logTail, taskRunApproval, taskRunOfInterest } from '@svc/engine/read-models';
 import type { DeliveryJob } from './delivery-queue.js';
 
 /** Log lines of the failing task an alert quotes. */
@@ -24,7 +24,7 @@ export interface AlertMessage {
   text: string;
 }
 
-const EVENT_WORDS: Record<string, string> = { failed: 'failed', timed_out: 'timed out', recovered: 'recovered', late: 'is late' };
+const EVENT_WORDS: Record<string, string> = { failed: 'failed', timed_out: 'timed out', recovered: 'recovered', late: 'is late', approval_requested: 'waits for approval' };
 
 export async function buildMessage(
   pool: pg.Pool,
@@ -48,7 +48,17 @@ export async function buildMessage(
   const mask = (t: string) => masker.text(t);
 
   let task: AlertMessage['task'] = null;
-  if (d.event !== 'recovered') {
+  let approval = '';
+  if (d.event === 'approval_requested') {
+    // Subject `approval:<task run id>`: the waiting task and who may approve it, never a log line.
+    const tr = await taskRunApproval(pool, d.subject.slice('approval:'.length));
+    if (tr) {
+      task = { key: tr.task_key, state: tr.state, error: '', last_log_lines: [] };
+      const a = (tr.approval ?? {}) as { approvers?: { role?: string; groups?: string[] }; deadline?: string | null };
+      const groups = a.approvers?.groups?.length ? ` or a member of ${a.approvers.groups.join(', ')}` : '';
+      approval = `Task ${tr.task_key} waits for approval by a ${a.approvers?.role ?? 'operator'} of ${ex.namespace}${groups}${a.deadline ? `, until ${a.deadline}` : ''}. Approve or reject it on the execution page.`;
+    }
+  } else if (d.event !== 'recovered') {
     const tr = await taskRunOfInterest(pool, ex.id);
     if (tr) {
       const lines = await logTail(pool, tr.id, LOG_LINES);
@@ -60,7 +70,8 @@ export async function buildMessage(
   const subject = `[svc] ${name} ${what}`;
   const parts = [`Alert rule "${rule.name}": execution ${ex.id} of ${name} ${what} (state ${ex.state}).`, url];
   if (ex.error) parts.push(`Error: ${mask(ex.error)}`);
-  if (task) {
+  if (approval) parts.push(approval);
+  else if (task) {
     parts.push(`Task ${task.key} (${task.state})${task.error ? `: ${task.error}` : ''}`);
     if (task.last_log_lines.length) parts.push(`Last log lines of ${task.key}:`, ...task.last_log_lines.map((l) => `  ${l}`));
   }

@@ -13,6 +13,10 @@
 // crash rolls back both, and a re-scan writes nothing twice.
 // Without an enabled rule a pass only moves the cursor to the settled bound.
 //
+// Approval requests too: task runs of a rule's scope waiting at their
+// approval gate (reason awaiting_approval) since after the rule was made, one
+// delivery per task run (subject `approval:<task run id>`).
+//
 // Lateness is checked in the same pass: executions of a rule's scope still
 // RUNNING late_after_seconds after their start, and schedules whose
 // next_fire_at passed schedule_grace_seconds ago. Their deliveries have the
@@ -22,7 +26,7 @@
 // further ones recorded `suppressed` (visible, never sent).
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
+import { awaitingApprovals, endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
 import { alertsLastHour, enabledRules, lockCursor, moveCursor, schedulesLate, settledBound } from './sql.js';
 import { enqueueDelivery } from './delivery-queue.js';
 import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } from './rules.js';
@@ -90,6 +94,12 @@ export class AlertScanner {
       await moveCursor(c, after.ended_at, after.execution_id);
 
       for (const rule of rules) {
+        // A task run waiting at its approval gate: one alert per wait (its task run), for waits that began after the rule was made.
+        if (rule.events.includes('approval_requested')) {
+          for (const a of await awaitingApprovals(c, { namespace: rule.namespace, flowId: rule.flow_id }, rule.created_at, LATE_LIMIT)) {
+            await write(rule, 'approval_requested', `approval:${a.task_run_id}`, { executionId: a.execution_id, namespace: a.namespace, flowId: a.flow_id });
+          }
+        }
         if (!rule.events.includes('late')) continue;
         if (rule.late_after_seconds !== null) {
           for (const e of await runningLongerThan(c, { namespace: rule.namespace, flowId: rule.flow_id }, rule.late_after_seconds, LATE_LIMIT)) {

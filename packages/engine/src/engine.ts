@@ -19,6 +19,7 @@ import type { FollowUpRunner } from './peers.js';
 import type { ApiExecution, EngineResources, EngineTx, Started, WatchdogReport } from './resources.js';
 import type { ClaimedRun, ClaimOptions, ClaimResult, FollowUp, IncomingLogLine, NewExecution, RunnerEvent, TaskCompletion, TaskRunIdentity, TriggerRequest } from './types.js';
 import { Bundles } from './systems/bundles.js';
+import { Approvals, type ApprovalDecision, type ApprovalGateSeen } from './systems/approvals.js';
 import { Cancels } from './systems/cancel.js';
 import { Completer, type CompleteOptions } from './systems/completer.js';
 import { Completions } from './systems/completion.js';
@@ -51,6 +52,7 @@ export interface EngineSystems {
   readonly triggers: Triggers;
   readonly reruns: Reruns;
   readonly cancels: Cancels;
+  readonly approvals: Approvals;
   readonly completions: Completions;
   readonly flowTriggers: FlowTriggers;
   readonly followUps: FollowUps;
@@ -94,10 +96,11 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
   const triggers = new Triggers(pool, starts, { now, storage, flows: caches.flows });
   const reruns = new Reruns(pool, starts);
   const cancels = new Cancels(pool, now);
+  const approvals = new Approvals(pool, now);
   const completions = new Completions(pool, planning, { storage });
   const flowTriggers = new FlowTriggers(pool, triggers, follow, now);
   followUps = new FollowUps(pool, { outbox, starts, cancels, completions, flowTriggers }, now, log);
-  const watchdog = new Watchdog(pool, { completions, planning, followUps: follow, now });
+  const watchdog = new Watchdog(pool, { completions, planning, approvals, followUps: follow, now });
   return {
     now,
     outbox,
@@ -107,6 +110,7 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
     triggers,
     reruns,
     cancels,
+    approvals,
     completions,
     flowTriggers,
     followUps,
@@ -129,6 +133,15 @@ export interface EngineExecutions {
   /** Runs `fn` in one transaction of the caller's: engine work done through `tx` commits with the caller's writes; its follow-ups run after. */
   transaction<T>(fn: (c: Client, tx: EngineTx) => Promise<T>): Promise<T>;
   cancel(id: string, actor: string): Promise<{ state: ExecutionState }>;
+  /**
+   * A person's decision on the run of `taskKey` waiting at its approval gate, once `check` (the caller's
+   * authorization and form check, run under the execution's lock) let it; the execution is planned at once.
+   */
+  decide(executionId: string, taskKey: string, d: ApprovalDecision, check: (gate: ApprovalGateSeen) => Promise<void> | void): Promise<void>;
+  /** Pauses a RUNNING execution: no new task run of it starts until it is resumed. */
+  pause(id: string, actor: string): Promise<void>;
+  /** Resumes a paused execution: it is planned at once. */
+  resume(id: string): Promise<void>;
   rerun(id: string, actor: string): Promise<Started>;
   restart(id: string, actor: string): Promise<Started>;
   /** The state of an execution; undefined when there is none. */
@@ -210,7 +223,8 @@ export interface EngineDashboards {
 export interface EngineMaintenance {
   /**
    * One pass of the maintenance holder's rules at `now` (default the database's clock): flow and task timeouts, with `judgeLiveness`
-   * the `lost` rules (`heartbeatTimeoutMs` for container runs), then planning requests and follow-ups left behind.
+   * the `lost` rules (`heartbeatTimeoutMs` for container runs), approval gates past their deadline (their `on_timeout`), then planning
+   * requests and follow-ups left behind.
    */
   watchdog(o: { now?: Date; judgeLiveness: boolean; heartbeatTimeoutMs: number }): Promise<WatchdogReport>;
   /** Runs follow-ups left in the outbox (the backstop); returns how many it found. */
@@ -293,6 +307,15 @@ export class Engine {
         const r = await sys.cancels.cancel(id, actor);
         await followUps.follow(r.followUps);
         return { state: r.state };
+      },
+      decide: async (executionId, taskKey, d, check) => {
+        const r = await sys.approvals.decide(executionId, taskKey, d, check);
+        await followUps.follow(r.followUps);
+      },
+      pause: (id, actor) => sys.approvals.pause(id, actor),
+      resume: async (id) => {
+        const r = await sys.approvals.resume(id);
+        await followUps.follow(r.followUps);
       },
       rerun: async (id, actor) => started(await sys.reruns.rerun(id, actor)),
       restart: async (id, actor) => started(await sys.reruns.restart(id, actor)),

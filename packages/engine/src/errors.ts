@@ -13,6 +13,9 @@ export const ENGINE_ERROR_CODES = [
   'not_restartable',
   'task_run_not_found',
   'task_run_not_startable',
+  'task_not_found',
+  'not_awaiting_approval',
+  'not_running',
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
@@ -92,5 +95,29 @@ export class TaskRunNotFoundError extends EngineError {
   override readonly name = 'TaskRunNotFoundError';
   constructor(message: string) {
     super('task_run_not_found', message);
+  }
+}
+
+/** An execution has no task of that id (approve and reject name a task). */
+export class TaskNotFoundError extends EngineError {
+  override readonly name = 'TaskNotFoundError';
+  constructor(message: string) {
+    super('task_not_found', message);
+  }
+}
+
+/** A decision on a task run that is not waiting for approval (409 `not_awaiting_approval`). */
+export class NotAwaitingApprovalError extends EngineError {
+  override readonly name = 'NotAwaitingApprovalError';
+  constructor(message: string) {
+    super('not_awaiting_approval', message);
+  }
+}
+
+/** Pause of an execution that is not RUNNING (queued, or cancelling: 409 `not_running`). */
+export class NotRunningError extends EngineError {
+  override readonly name = 'NotRunningError';
+  constructor(message: string) {
+    super('not_running', message);
   }
 }

@@ -15,7 +15,10 @@ export {
   FlowDisabledError,
   FlowNotFoundError,
   InputsInvalidError,
+  NotAwaitingApprovalError,
   NotRestartableError,
+  NotRunningError,
+  TaskNotFoundError,
   TaskRunNotFoundError,
   TaskRunNotStartableError,
   type EngineErrorCode,
@@ -26,5 +29,7 @@ export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
 export type { ClaimedRun, ClaimOptions, ClaimResult, IncomingLogLine, NewExecution, RunnerEvent, StartAudit, TaskCompletion, TaskRunIdentity, TriggerRequest } from './types.js';
 export type { ExecutionFilter } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './systems/prepare.js';
+export type { ApprovalDecision, ApprovalGateSeen } from './systems/approvals.js';
+export type { ApprovalRecord } from './planning/approval.js';
 export type { FlowTriggerResult } from './systems/flow-triggers.js';
 export { dashboardWindow, type DashboardQuery, type DashboardRange } from './systems/dashboards.js';

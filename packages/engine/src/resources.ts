@@ -51,6 +51,8 @@ export interface WatchdogReport {
   timedOut: string[];
   /** Task runs ended FAILED reason lost. */
   lost: string[];
+  /** Task runs whose approval gate's deadline passed: `on_timeout` applied. */
+  approvalsTimedOut: string[];
   /** Follow-ups found left in the outbox and run. */
   leftovers: number;
 }

@@ -19,6 +19,8 @@ export interface ExecutionRow {
   created_at: Date;
   concurrency_key: string | null;
   chain_depth: number;
+  /** Paused (an extension): planning starts nothing until it is resumed. Absent on a row just created. */
+  paused_at?: Date | null;
 }
 
 /** A task run as planning reads it. */
@@ -34,6 +36,8 @@ export interface TaskRunRow {
   executor_type: string;
   outputs: Record<string, unknown> | null;
   child_execution_id: string | null;
+  /** An approval gate once reached (an extension): the gate and its decision ({status, by, at, inputs, comment...}); else null. */
+  approval?: Record<string, unknown> | null;
 }
 
 /** A task run of the planning read (sql/plan-read.ts). */

@@ -115,6 +115,8 @@ export function createInvoker(
     const op = operation(operationId);
     const handler = (handlers() as UntypedHandlers)[operationId];
     if (!handler) throw new Error(`no handler for ${operationId}`);
+    // A decision only a person may make (an approval) is never run from here, whatever the caller's role or confirmation.
+    if (op.humanOnly) throw forbidden(`${operationId} is a person's decision: the AI assistant and MCP tools cannot make it; use the web UI, the CLI or the API`);
     // The same account check as /api/v1: a tool runs only what its caller could call there.
     assertAccountUsable(principal, operationId);
     // The same role check as /api/v1 (@svc/http roles.ts): the global role, raised on a namespace by its role bindings.

@@ -30,14 +30,18 @@ interface Snapshot {
   event: string;
 }
 
-/** A hash of the execution's state and the id, state and latest runner event of each of its task runs. */
+/**
+ * A hash of the execution's state and pause, and the id, state, approval
+ * status and latest runner event of each of its task runs (a wait for
+ * approval and a pause change no state, but are changes a watcher must see).
+ */
 export function statesHash(detail: Record<string, unknown>): string {
-  const runs = ((detail.task_runs ?? []) as { id: string; state: string; progress?: { at?: string } | null }[])
-    .map((r) => `${r.id}:${r.state}${r.progress?.at ? `:${r.progress.at}` : ''}`)
+  const runs = ((detail.task_runs ?? []) as { id: string; state: string; progress?: { at?: string } | null; approval?: { status?: string } | null }[])
+    .map((r) => `${r.id}:${r.state}${r.approval?.status ? `:${r.approval.status}` : ''}${r.progress?.at ? `:${r.progress.at}` : ''}`)
     .sort();
   return crypto
     .createHash('sha256')
-    .update(`${String(detail.state)}|${runs.join(',')}`)
+    .update(`${String(detail.state)}${detail.paused ? ':paused' : ''}|${runs.join(',')}`)
     .digest('base64url')
     .slice(0, 22);
 }

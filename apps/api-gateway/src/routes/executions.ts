@@ -1,10 +1,12 @@
-// Executions: trigger, read, list, cancel, rerun, restart. Engine errors
+// Executions: trigger, read, list, cancel, rerun, restart; approve and reject
+// a task at its approval gate, pause and resume (extensions). Engine errors
 // (unknown flow, disabled flow, bad inputs, ended execution...) become the
 // envelope in the one error middleware (engine-errors.ts).
 import type { Db } from '@svc/db';
-import type { Engine } from '@svc/engine';
-import { HttpError, notFound, reply, validationFailed, type OperationHandlers } from '@svc/http';
-import { recordAudit } from '@svc/identity';
+import type { ApprovalGateSeen, Engine } from '@svc/engine';
+import { forbidden, HttpError, notFound, reply, validationFailed, type Handler, type OperationHandlers } from '@svc/http';
+import { namespaceRole, recordAudit, userGroups } from '@svc/identity';
+import { roleAtLeast, type Role } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
 import { readScope } from '../identity/namespace-roles.js';
 import { auditContext, startAudit } from './audit.js';
@@ -22,6 +24,47 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
     const [e] = await engine.executions.load([id]);
     if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
     return e;
+  };
+
+  /**
+   * A decision on a task's approval gate: the engine checks, under the
+   * execution's lock, that the task waits, then this check runs (who may
+   * decide, the form), then the decision applies and the execution is planned.
+   */
+  const decide = async (ctx: DecisionContext, kind: 'approve' | 'reject') => {
+    const { executionId, taskKey } = ctx.params;
+    const p = ctx.principal;
+    const inputs = kind === 'approve' ? (ctx.body?.inputs ?? {}) : {};
+    const comment = ctx.body?.comment ?? '';
+    let gate: ApprovalGateSeen | undefined;
+    await engine.executions.decide(executionId, taskKey, { kind, by: p.email, inputs, comment }, async (g) => {
+      gate = g;
+      await checkApprover(g, p);
+      if (kind === 'approve') checkForm(g, inputs);
+    });
+    await recordAudit(db.pool, {
+      action: kind === 'approve' ? 'execution.approve' : 'execution.reject',
+      ...auditContext(ctx),
+      targetType: 'execution',
+      targetId: executionId,
+      // Form field names and the comment's length only: the values stay on the task run.
+      details: { namespace: gate!.namespace, flow_id: gate!.flowId, task: taskKey, input_keys: Object.keys(inputs).sort(), comment_length: comment.length },
+      at: deps.now(),
+    });
+    return one(executionId);
+  };
+
+  /** Whether `p` may decide gate `g`: its role on the namespace reaches the gate's role, or it is in one of its groups; never who started it when the gate forbids it. */
+  const checkApprover = async (g: ApprovalGateSeen, p: AuthPrincipal) => {
+    if (g.approval.forbid_self_approval && g.startedBy === p.email) {
+      throw forbidden('You started this execution, and its approval gate forbids self-approval: another approver must decide');
+    }
+    const need = g.approval.approvers.role as Role;
+    const role = await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) }, g.namespace);
+    if (roleAtLeast(role, need)) return;
+    const groups = g.approval.approvers.groups;
+    if (groups.length && (await userGroups(db.pool, p.userId)).some((x) => groups.includes(x))) return;
+    throw forbidden(`Approving this task needs the ${need} role on namespace ${g.namespace}${groups.length ? ` or membership of ${groups.join(', ')}` : ''}`);
   };
 
   return {
@@ -93,6 +136,44 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       return e;
     },
 
+    async approveTaskRun(ctx) {
+      return decide(ctx, 'approve');
+    },
+
+    async rejectTaskRun(ctx) {
+      return decide(ctx, 'reject');
+    },
+
+    async pauseExecution(ctx) {
+      const id = ctx.params.executionId;
+      await engine.executions.pause(id, ctx.principal.email);
+      const e = await one(id);
+      await recordAudit(db.pool, {
+        action: 'execution.pause',
+        ...auditContext(ctx),
+        targetType: 'execution',
+        targetId: id,
+        details: { namespace: e.namespace, flow_id: e.flow_id },
+        at: deps.now(),
+      });
+      return e;
+    },
+
+    async resumeExecution(ctx) {
+      const id = ctx.params.executionId;
+      await engine.executions.resume(id);
+      const e = await one(id);
+      await recordAudit(db.pool, {
+        action: 'execution.resume',
+        ...auditContext(ctx),
+        targetType: 'execution',
+        targetId: id,
+        details: { namespace: e.namespace, flow_id: e.flow_id },
+        at: deps.now(),
+      });
+      return e;
+    },
+
     async rerunExecution(ctx) {
       const id = ctx.params.executionId;
       const created = await engine.executions.rerun(id, ctx.principal.email);
@@ -123,6 +204,24 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       return reply(201, e);
     },
   } satisfies OperationHandlers<AuthPrincipal>;
+}
+
+type DecisionContext = Parameters<Handler<AuthPrincipal, 'approveTaskRun'>>[0];
+
+/** The form values of an approval against its form: required fields given, each of its field's type, no other field. */
+function checkForm(g: ApprovalGateSeen, inputs: Record<string, unknown>): void {
+  const problems: { field: string; message: string }[] = [];
+  const fields = new Map(g.approval.form.map((f) => [f.id, f]));
+  for (const f of g.approval.form) {
+    const v = inputs[f.id];
+    if (v === undefined || v === null || v === '') {
+      if (f.required) problems.push({ field: `inputs.${f.id}`, message: `${f.id} is required` });
+      continue;
+    }
+    if (typeof v !== f.type) problems.push({ field: `inputs.${f.id}`, message: `${f.id} must be a ${f.type}, got ${Array.isArray(v) ? 'array' : typeof v}` });
+  }
+  for (const k of Object.keys(inputs)) if (!fields.has(k)) problems.push({ field: `inputs.${k}`, message: `${k} is not a field of this approval's form` });
+  if (problems.length) throw validationFailed(problems);
 }
 
 export { HttpError };

@@ -52,6 +52,8 @@ export function planFanOuts(
   stopping: 'cancel' | null,
   w: Writes,
   newId: () => string,
+  /** The execution is paused: no item is queued or retried (what would be keeps its parent running). */
+  paused = false,
 ): { ended: Map<string, { state: TaskRunState; error: string; outputs: unknown[] | null }>; maxParallel: number } {
   const maxParallel = def.max_parallel ?? 0;
   const ended = new Map<string, { state: TaskRunState; error: string; outputs: unknown[] | null }>();
@@ -63,7 +65,7 @@ export function planFanOuts(
   for (const p of parents) latestItems.set(p.task_key, latestByItem(items.get(p.task_key) ?? []));
   const activeItems = () => [...latestItems.values()].reduce((n, m) => n + [...m.values()].filter((r) => isActive(r.state)).length, 0);
   const activeOthers = [...latest.values()].filter((r) => r.fan_out === null && isActive(r.state)).length;
-  let budget = maxParallel > 0 ? Math.max(0, maxParallel - activeOthers - activeItems()) : Infinity;
+  let budget = paused ? 0 : maxParallel > 0 ? Math.max(0, maxParallel - activeOthers - activeItems()) : Infinity;
 
   for (const parent of parents) {
     const settings = fanOutOf(def, parent.task_key);
@@ -85,7 +87,7 @@ export function planFanOuts(
       w.queue.push(at(i).id);
       byIndex.set(i, { ...at(i), state: 'QUEUED' });
     }
-    for (const { index } of p.retry) {
+    for (const { index } of paused ? [] : p.retry) {
       const prev = at(index);
       w.retry.push({ id: newId(), prev: prev.id, delay: retryDelayMs(backoffPolicy(def, parent.task_key), prev.attempt) });
     }
@@ -94,7 +96,7 @@ export function planFanOuts(
       w.end.push({ id: r.id, from_state: r.state, state: 'CANCELLED', reason: c.reason, error: c.error });
       byIndex.set(c.index, { ...r, state: 'CANCELLED' });
     }
-    if (p.queue.length || p.retry.length || p.cancel.length) w.changed.add(parent.execution_id);
+    if (p.queue.length || (!paused && p.retry.length) || p.cancel.length) w.changed.add(parent.execution_id);
     if (!p.end) continue;
     const outputs = p.end.state === 'SUCCESS' ? [...Array(parent.fan_out!).keys()].map((i) => at(i).outputs ?? {}) : null;
     w.fanEnd.push({ id: parent.id, state: p.end.state, reason: p.end.state === 'CANCELLED' ? 'cancelled' : '', error: p.end.error ?? '', outputs });

@@ -7,6 +7,7 @@ import { plan, retryDelayMs, type Plan, type PlanRun, type PlanTask, type TaskRu
 import type { FlowDefinition } from '@svc/flow-schema';
 import { compileCondition, ConditionError, evaluateCondition, isConditionExpression, parseTemplate, renderTemplateMap, TemplateError } from '@svc/flow-schema';
 import { backoffPolicy, maxAttemptsOf } from './backoff.js';
+import { gateOf, gateState, pendingApproval } from './approval.js';
 import { hasForEach, planFanOuts } from './fan-out.js';
 import type { Writes } from './writes.js';
 import { startDateOf, triggerDateOf } from './trigger-date.js';
@@ -23,6 +24,7 @@ export const planTasks = (def: FlowDefinition): PlanTask[] =>
     runIf: isConditionExpression(t.run_if) ? 'expression' : ((t.run_if ?? 'success') as 'success' | 'failure' | 'always'),
     // A fan-out retries its items, each on its own (planning/fan-out.ts), never the parent run.
     maxAttempts: hasForEach(t) ? 1 : maxAttemptsOf(def, t),
+    ...(t.approval !== undefined ? { approval: true } : {}),
   }));
 
 /** What must follow the end of an execution, after commit: its waiting parent, its concurrency queue, its flow triggers. */
@@ -75,18 +77,24 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
   }
   const def = ex.definition;
   const stopping = ex.state === 'CANCELLING' ? 'cancel' : null;
+  const paused = !!ex.paused_at && stopping === null;
   // Running fan-outs first: a parent whose items all ended ends here, and `plan` sees it ended.
-  const fan = planFanOuts(def, latest, items ?? new Map(), stopping, w, newId);
+  const fan = planFanOuts(def, latest, items ?? new Map(), stopping, w, newId, paused);
   if (fan.ended.size) for (const [k, e] of fan.ended) latest.set(k, { ...latest.get(k)!, state: e.state, error: e.error, outputs: e.outputs as RunRead['outputs'] });
   const p: Plan = plan({
     tasks: planTasks(def),
     maxParallel: fan.maxParallel,
-    runs: [...latest.values()].map((r): PlanRun => ({ taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason })),
+    runs: [...latest.values()].map((r): PlanRun => {
+      const gate = gateState(r.approval?.status as string | undefined);
+      return { taskKey: r.task_key, attempt: r.attempt, state: r.state, error: r.error, reason: r.reason, ...(gate ? { gate } : {}) };
+    }),
     stopping,
     condition: (taskKey) => decideCondition(ex, taskKey, latest),
+    paused,
   });
   const byKey = (k: string) => latest.get(k)!;
   for (const k of p.queue) w.queue.push(byKey(k).id);
+  for (const k of p.await ?? []) w.await.push({ id: byKey(k).id, approval: pendingApproval(gateOf(def, k)!, now) });
   for (const { taskKey } of p.retry) {
     const prev = byKey(taskKey);
     // The backoff counts from the failed attempt's end, not from this pass.
@@ -105,7 +113,7 @@ export function planStep(ex: ExecutionRow, runs: RunRead[], w: Writes, now: Date
       ended.set(s.taskKey, to);
     }
   }
-  if (p.queue.length || p.retry.length || ended.size) w.changed.add(ex.id);
+  if (p.queue.length || p.retry.length || ended.size || p.await?.length) w.changed.add(ex.id);
   if (!p.end) return null;
   const { state } = p.end;
   const error = p.end.error ?? '';
@@ -174,7 +182,7 @@ export function finishEnd(e: PendingEnd, vars: Record<string, string>, w: Writes
 }
 
 /** The template scope of an execution: inputs, labels, ids, trigger data and the tasks' outputs and states. */
-export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'outputs' | 'state'>[]) {
+export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'outputs' | 'state' | 'approval'>[]) {
   const payload = ex.trigger_payload ?? {};
   const date = triggerDateOf(payload);
   return {
@@ -183,7 +191,8 @@ export function scopeOf(ex: ExecutionRow, runs: Pick<TaskRunRow, 'task_key' | 'o
     vars: {} as Record<string, string>,
     execution: { id: ex.id, namespace: ex.namespace, flow_id: ex.flow_id, start_date: startDateOf(ex.started_at, ex.created_at) },
     flow: { id: ex.flow_id ?? '', namespace: ex.namespace },
-    tasks: Object.fromEntries(runs.map((r) => [r.task_key, { outputs: r.outputs ?? {}, state: r.state }])),
+    // A task with an approval gate also gives its decision: tasks.<id>.approval.by, .status, .inputs, .comment...
+    tasks: Object.fromEntries(runs.map((r) => [r.task_key, { outputs: r.outputs ?? {}, state: r.state, ...(r.approval ? { approval: r.approval } : {}) }])),
     trigger: {
       body: payload.body,
       headers: (payload.headers as Record<string, string> | undefined) ?? {},

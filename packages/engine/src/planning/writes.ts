@@ -1,4 +1,5 @@
 // What one planning step writes, gathered for one statement (sql/apply-plan.ts).
+import type { ApprovalRecord } from './approval.js';
 
 /** Everything one planning step writes, for any number of executions, gathered for one statement. */
 export class Writes {
@@ -9,6 +10,8 @@ export class Writes {
   readonly execEnd: { id: string; from_state: string; state: string; reason: string; error: string; outputs: Record<string, unknown> | null; duration: number }[] = [];
   /** Fan-out parents (RUNNING) that end now their items ended, with the list of the items' outputs on SUCCESS. */
   readonly fanEnd: { id: string; state: string; reason: string; error: string; outputs: unknown[] | null }[] = [];
+  /** PENDING runs of gated tasks that start waiting for approval: reason awaiting_approval and their `approval` record (planning/approval.ts). */
+  readonly await: { id: string; approval: ApprovalRecord }[] = [];
   readonly clear: string[] = [];
   readonly changed = new Set<string>();
 }

@@ -57,7 +57,10 @@ export interface ExecutionScope {
   flowId: string | null;
 }
 
-const SCOPE = `(namespace = $1 OR namespace LIKE replace(replace($1, '_', '\\_'), '%', '\\%') || '.%') AND ($2::text IS NULL OR (namespace = $1 AND flow_id = $2))`;
+/** SQL: the executions (`e.` with alias `e`) of the scope $1 (namespace) and $2 (flow id or null). */
+const scopeSql = (e = '') =>
+  `(${e}namespace = $1 OR ${e}namespace LIKE replace(replace($1, '_', '\\_'), '%', '\\%') || '.%') AND ($2::text IS NULL OR (${e}namespace = $1 AND ${e}flow_id = $2))`;
+const SCOPE = scopeSql();
 
 /** Executions of the scope still RUNNING `seconds` after they started, oldest first. */
 export async function runningLongerThan(
@@ -73,6 +76,31 @@ export async function runningLongerThan(
     [scope.namespace, scope.flowId, seconds, limit],
   );
   return r.rows;
+}
+
+/** A task run waiting at its approval gate (an extension), as the alert scanner reads it. */
+export interface AwaitingApproval {
+  task_run_id: string;
+  execution_id: string;
+  namespace: string;
+  flow_id: string | null;
+}
+
+/** Task runs of the scope that started waiting for approval at or after `since` (a rule sees waits after it was made), oldest first. */
+export async function awaitingApprovals(db: Queryable, scope: ExecutionScope, since: Date, limit: number): Promise<AwaitingApproval[]> {
+  const r = await db.query<AwaitingApproval>(
+    `SELECT t.id AS task_run_id, e.id AS execution_id, e.namespace, e.flow_id FROM task_runs t JOIN executions e ON e.id = t.execution_id
+     WHERE t.reason = 'awaiting_approval' AND (t.approval->>'requested_at')::timestamptz >= $3 AND ${scopeSql('e.')}
+     ORDER BY t.approval->>'requested_at' LIMIT $4`,
+    [scope.namespace, scope.flowId, since, limit],
+  );
+  return r.rows;
+}
+
+/** A task run's approval gate as an alert message shows it, or undefined. */
+export async function taskRunApproval(db: Queryable, taskRunId: string): Promise<{ task_key: string; state: string; approval: Record<string, unknown> | null } | undefined> {
+  const r = await db.query<{ task_key: string; state: string; approval: Record<string, unknown> | null }>(`SELECT task_key, state, approval FROM task_runs WHERE id = $1`, [taskRunId]);
+  return r.rows[0];
 }
 
 /** An execution as an alert message shows it. */

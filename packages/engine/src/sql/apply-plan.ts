@@ -34,14 +34,16 @@ import { CLAIMS_TASK_RUN, ENDS_EXECUTION, QUEUES_TASK_RUN, STOPS_UNSTARTED_TASK_
 // queued like the others. $12 the pools (JSON), $13 the executor type, $14 a test's
 // clock (else the database's), $15 the default task timeout in milliseconds;
 // the times are those the claim writes (claim-task-runs.ts). $16 the fan-out
-// parents that end now their items ended (planning/fan-out.ts).
+// parents that end now their items ended (planning/fan-out.ts). $17 the
+// PENDING runs of gated tasks that start waiting for approval, with their
+// `approval` record (planning/approval.ts); a retry keeps its task's approval.
 const AT = 'COALESCE($14::timestamptz, now())';
 const START = `GREATEST(${AT}::timestamptz, $1::timestamptz)`;
 
 const APPLY_PLAN_SQL = `
 WITH go AS (
   SELECT jsonb_array_length($10::jsonb) > 0 AND NOT EXISTS (SELECT 1 FROM task_runs o WHERE o.state IN ${CLAIMS_TASK_RUN}
-    AND o.pool IN (SELECT jsonb_array_elements_text($12::jsonb)) AND o.executor_type = $13 AND (o.not_before IS NULL OR o.not_before <= ${AT})) AS ok),
+    AND o.pool IN (SELECT jsonb_array_elements_text($12::jsonb)) AND o.executor_type = $13 AND o.reason <> 'paused' AND (o.not_before IS NULL OR o.not_before <= ${AT})) AS ok),
 direct AS (
   SELECT jsonb_array_elements_text($10::jsonb) AS id WHERE (SELECT ok FROM go)),
 s AS (
@@ -55,10 +57,10 @@ q AS (
   WHERE t.id = ANY(ARRAY(SELECT jsonb_array_elements_text($3::jsonb) EXCEPT SELECT id FROM direct)) AND t.state IN ${QUEUES_TASK_RUN}
   RETURNING t.id, t.execution_id, t.reason, t.executor_type),
 r AS (
-  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, item_index, item, spec, created_at, queued_at, not_before, updated_at)
+  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, item_index, item, spec, approval, created_at, queued_at, not_before, updated_at)
   SELECT x.id, p.execution_id, p.task_key, p.task_type, p.executor_type, p.pool, 'QUEUED',
     CASE WHEN ${servedSql('p.pool', 'p.executor_type', '$2')} THEN '' ELSE 'no_instance_for_pool' END,
-    p.attempt + 1, p.item_index, p.item, p.spec, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
+    p.attempt + 1, p.item_index, p.item, p.spec, p.approval, $1, $1, COALESCE(p.ended_at, $1) + x.delay * interval '1 millisecond', $1
   FROM jsonb_to_recordset($4::jsonb) AS x(id text, prev text, delay bigint) JOIN task_runs p ON p.id = x.prev
   WHERE p.id = ANY(ARRAY(SELECT jsonb_array_elements($4::jsonb)->>'prev'))
   ON CONFLICT (execution_id, task_key, item_index, attempt) DO NOTHING
@@ -74,6 +76,10 @@ fe AS (
   FROM jsonb_to_recordset($16::jsonb) AS y(id text, state text, reason text, error text, outputs jsonb)
   WHERE t.id = y.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($16::jsonb)->>'id')) AND t.state = 'RUNNING' AND t.fan_out IS NOT NULL
   RETURNING t.id, t.execution_id, t.state, t.reason),
+w AS (
+  UPDATE task_runs t SET reason = 'awaiting_approval', approval = y.approval, approval_deadline = (y.approval->>'deadline')::timestamptz, updated_at = $1
+  FROM jsonb_to_recordset($17::jsonb) AS y(id text, approval jsonb)
+  WHERE t.id = y.id AND t.id = ANY(ARRAY(SELECT jsonb_array_elements($17::jsonb)->>'id')) AND t.state = 'PENDING' AND t.approval IS NULL),
 f AS (
   DELETE FROM plan_requests WHERE task_run_id = ANY(ARRAY(SELECT jsonb_array_elements_text($6::jsonb)))),
 x AS (
@@ -129,6 +135,7 @@ export async function applyPlan(db: Queryable, p: { now: Date; w: Writes; quiet:
       handoff?.now ?? null,
       DEFAULT_TASK_TIMEOUT_MS,
       JSON.stringify(w.fanEnd),
+      JSON.stringify(w.await),
     ],
   });
   return r.rows;

@@ -1,6 +1,7 @@
 // Claiming QUEUED task runs: one statement picks (FOR UPDATE SKIP LOCKED),
 // moves them to RUNNING with their timeouts, writes their history rows and
 // the NOTIFY hint, and tells when the next run held back by a backoff is due.
+// A run held by its paused execution (reason `paused`) is not claimed.
 import type { Queryable } from '@svc/db';
 import { CHANNELS } from '../channels.js';
 import { DEFAULT_TASK_TIMEOUT_MS } from '../constants.js';
@@ -21,7 +22,7 @@ const START = `GREATEST(${AT}::timestamptz, t.queued_at)`;
 const CLAIM_SQL = `
 WITH picked AS (
   SELECT t.id FROM task_runs t
-  WHERE t.state IN ${CLAIMS_TASK_RUN} AND t.pool = ANY($2) AND t.executor_type = $3 AND (t.not_before IS NULL OR t.not_before <= ${AT})
+  WHERE t.state IN ${CLAIMS_TASK_RUN} AND t.pool = ANY($2) AND t.executor_type = $3 AND t.reason <> 'paused' AND (t.not_before IS NULL OR t.not_before <= ${AT})
   ORDER BY t.queued_at, t.id
   FOR UPDATE SKIP LOCKED LIMIT $5),
 c AS (
@@ -38,7 +39,7 @@ k AS (
   FROM c JOIN executions e ON e.id = c.execution_id)
 SELECT n.next_at, n.claimed_at_now, k.* FROM (
   SELECT min(not_before) AS next_at, ${AT}::timestamptz AS claimed_at_now FROM task_runs
-  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND not_before > ${AT}) n
+  WHERE state = 'QUEUED' AND pool = ANY($2) AND executor_type = $3 AND reason <> 'paused' AND not_before > ${AT}) n
 LEFT JOIN k ON true`;
 
 /** QUEUED runs of pools $1 and executor types $2 lose `no_instance_for_pool` (a dispatcher serving them came online). */

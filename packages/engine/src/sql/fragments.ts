@@ -3,7 +3,7 @@ import { INSTANCE_ONLINE_MS } from '../constants.js';
 
 /** The execution columns the engine reads to plan and start (ExecutionRow). */
 export const EXECUTION_COLUMNS = `id, state, namespace, flow_id, definition, inputs, labels, trigger_payload, parent_execution_id, parent_task_run_id,
-  started_at, created_at, concurrency_key, chain_depth`;
+  started_at, created_at, concurrency_key, chain_depth, paused_at`;
 
 /**
  * SQL: whether an online dispatcher serves the pool and executor type given

@@ -32,6 +32,8 @@ export const EXECUTION_API_COLUMNS = [
   'trigger_type',
   'trigger_id',
   'trigger_payload',
+  'paused_at',
+  'paused_by',
 ] as const;
 /** The task_runs columns of the API's TaskRun object. */
 export const TASK_RUN_API_COLUMNS = [
@@ -56,6 +58,7 @@ export const TASK_RUN_API_COLUMNS = [
   'item_index',
   'item',
   'fan_out',
+  'approval',
 ] as const;
 
 /** A timestamp as the database hands it over: a Date (a column) or a text with an offset (inside JSON it built). */
@@ -85,7 +88,10 @@ export type ExecutionApiRow = Pick<
   | 'secret_keys_used'
   | 'trigger_type'
   | 'trigger_payload'
-> & { git_sha: string | null; trigger_id: string | null; created_at: Stamp; started_at: Stamp; ended_at: Stamp; duration_ms: number | string | null };
+> & { git_sha: string | null; trigger_id: string | null; created_at: Stamp; started_at: Stamp; ended_at: Stamp; duration_ms: number | string | null } & {
+    paused_at?: Stamp;
+    paused_by?: string | null;
+  };
 
 /** A task run of TASK_RUN_API_COLUMNS, as JSON built by the database (timestamps as text). */
 export type TaskRunApiRow = Pick<
@@ -104,7 +110,7 @@ export type TaskRunApiRow = Pick<
   | 'exit_code'
   | 'outputs'
   | 'progress'
-> & { item_index: number | null; item: unknown; fan_out: number | null } & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
+> & { item_index: number | null; item: unknown; fan_out: number | null; approval?: ApiTaskRun['approval'] } & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
 
 /** A child execution as the load statement builds it. */
 export type ExecutionChildRow = { id: string; state: string; created_at: Stamp; namespace: string; flow_id: string | null };

@@ -6,6 +6,7 @@ import { EXECUTION_COLUMNS } from './fragments.js';
 
 /** What planning reads of each task run (`t`), with whether it has a planning request. */
 const PLAN_READ_COLUMNS = `t.id, t.execution_id, t.task_key, t.attempt, t.state, t.reason, t.error, t.pool, t.executor_type, t.outputs, t.child_execution_id, t.item_index, t.fan_out,
+  t.approval,
   EXISTS (SELECT 1 FROM plan_requests p WHERE p.task_run_id = t.id) AS requested`;
 
 /**
@@ -22,7 +23,7 @@ export const planReadQuery = (p: { executionIds: string[] }): { name: string; te
 /** The latest attempt of each task of execution `executionId` (a fan-out's parent, not its items). */
 export async function latestRuns(db: Queryable, p: { executionId: string }): Promise<TaskRunRow[]> {
   const r = await db.query<TaskRunRow>(
-    `SELECT DISTINCT ON (task_key) id, execution_id, task_key, attempt, state, reason, error, pool, executor_type, outputs, child_execution_id
+    `SELECT DISTINCT ON (task_key) id, execution_id, task_key, attempt, state, reason, error, pool, executor_type, outputs, child_execution_id, approval
      FROM task_runs WHERE execution_id = $1 AND item_index IS NULL ORDER BY task_key, attempt DESC`,
     [p.executionId],
   );

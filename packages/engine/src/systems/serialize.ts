@@ -49,6 +49,10 @@ export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], chil
     trigger_type: e.trigger_type,
     ...(e.trigger_id ? { trigger_id: e.trigger_id } : {}),
     trigger_payload: e.trigger_payload,
+    // Pause (an extension): only a running execution is paused.
+    paused: !!e.paused_at && (e.state === 'RUNNING' || e.state === 'CANCELLING'),
+    paused_at: ts(e.paused_at),
+    paused_by: e.paused_by ?? null,
     task_runs: taskRuns.map((r) => ({
       ...fanOutFields(r, taskRuns),
       id: r.id,
@@ -70,6 +74,8 @@ export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], chil
       outputs: r.outputs,
       // The latest runner event (an additional property): {type, at, message?, percent?}, or null.
       progress: r.progress ?? null,
+      // An approval gate once reached (an extension): the gate and its decision, else null.
+      approval: r.approval ?? null,
     })),
   };
 }

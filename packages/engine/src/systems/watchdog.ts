@@ -1,8 +1,9 @@
 // What the maintenance lease holder checks every few seconds: executions past
 // their flow timeout (→ TIMED_OUT, what still runs is stopped), task runs with
 // no report 60 s after their timeout (→ TIMED_OUT reason timeout), and task
-// runs of instances that went away (→ FAILED reason lost). Retry policies then
-// apply through the normal completion path.
+// runs of instances that went away (→ FAILED reason lost), and approval gates
+// past their deadline (their `on_timeout`: systems/approvals.ts). Retry
+// policies then apply through the normal completion path.
 import type pg from 'pg';
 import { markInstanceStopped } from '@svc/db';
 import { endExecution, latestRuns, lockExecution } from './advance.js';
@@ -17,6 +18,7 @@ import { onlineSince } from '../sql/fragments.js';
 import { insertHistory, notify } from '../sql/history.js';
 import { dueExecutions, lostContainerRuns, lostRuns, runningOnInstance, timedOutRuns } from '../sql/watchdog.js';
 import type { FollowUp, TaskCompletion } from '../types.js';
+import type { Approvals } from './approvals.js';
 import type { Completions } from './completion.js';
 import { recordFollowUps } from './outbox.js';
 import type { Planning } from './planner.js';
@@ -31,7 +33,7 @@ export const STALE_REQUEST_MS = 5_000;
 export class Watchdog {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly peers: { completions: Completions; planning: Planning; followUps: FollowUpRunner; now: () => Date },
+    private readonly peers: { completions: Completions; planning: Planning; approvals: Approvals; followUps: FollowUpRunner; now: () => Date },
   ) {}
 
   async timeOutExecutions(now: Date): Promise<{ ids: string[]; followUps: FollowUp[] }> {
@@ -139,6 +141,7 @@ export class Watchdog {
     const none = { ids: [] as string[], followUps: [] as FollowUp[] };
     const lost = o.judgeLiveness ? await this.failLostTaskRuns(now) : none;
     const lostContainers = o.judgeLiveness ? await this.failLostContainerRuns(now, o.heartbeatTimeoutMs) : none;
+    const gates = await this.peers.approvals.timeOut(now);
     const planned: FollowUp[] = [];
     const planNow = o.now ? () => o.now! : () => this.peers.now();
     for (let i = 0; i < 10 && (await planning.hasStaleRequests(new Date(now.getTime() - STALE_REQUEST_MS))); i++) {
@@ -146,8 +149,8 @@ export class Watchdog {
       planned.push(...r.followUps);
       if (!r.planned) break;
     }
-    await followUps.follow([...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps, ...planned]);
+    await followUps.follow([...ex.followUps, ...to.followUps, ...lost.followUps, ...lostContainers.followUps, ...gates.followUps, ...planned]);
     const leftovers = await followUps.drain();
-    return { executions: ex.ids, timedOut: to.ids, lost: [...lost.ids, ...lostContainers.ids], leftovers };
+    return { executions: ex.ids, timedOut: to.ids, lost: [...lost.ids, ...lostContainers.ids], approvalsTimedOut: gates.ids, leftovers };
   }
 }
