@@ -37,7 +37,7 @@ const gate = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const release = (id: string, approval: Record<string, unknown>) =>
+const release = (id: string, approval: Record<string, unknown>, ticket = '{{ tasks.deploy.approval.inputs.ticket }}') =>
   flow({
     id,
     tasks: [
@@ -47,7 +47,7 @@ const release = (id: string, approval: Record<string, unknown>) =>
         id: 'announce',
         type: 'command',
         depends_on: ['deploy'],
-        env: { BY: '{{ tasks.deploy.approval.by }}', TICKET: '{{ tasks.deploy.approval.inputs.ticket }}', STATUS: '{{ tasks.deploy.approval.status }}' },
+        env: { BY: '{{ tasks.deploy.approval.by }}', TICKET: ticket, STATUS: '{{ tasks.deploy.approval.status }}' },
         command: sh(`printf '{"outputs": {"by": "%s", "ticket": "%s", "status": "%s"}}\\n' "$BY" "$TICKET" "$STATUS" >> "$SVC_OUTPUTS"`),
       },
       { id: 'rollback', type: 'command', depends_on: ['deploy'], run_if: 'failure', command: ['true'] },
@@ -84,8 +84,8 @@ before(async () => {
   for (const ns of [NS, 'other']) assert.equal((await s.api('POST', '/api/v1/namespaces', { name: ns })).status, 201);
   await s.saveFlow(NS, {
     'release.flow.yaml': release('release', gate()),
-    'skip.flow.yaml': release('skip', gate({ timeout: '1s', on_timeout: 'skip', form: [] })),
-    'auto.flow.yaml': release('auto', gate({ timeout: '1s', on_timeout: 'approve', form: [] })),
+    'skip.flow.yaml': release('skip', gate({ timeout: '1s', on_timeout: 'skip', form: [] }), 'none'),
+    'auto.flow.yaml': release('auto', gate({ timeout: '1s', on_timeout: 'approve', form: [] }), 'none'),
     'long.flow.yaml': flow({
       id: 'long',
       concurrency: { limit: 1, behavior: 'queue' },
@@ -181,7 +181,10 @@ test('a gate waits without dispatching; who may not approve gets 403; the bound 
   assert.equal(audit.length, 1);
   assert.equal(audit[0].actor, 'operator@example.com');
   // The alert names the execution page and the waiting task.
-  const sent = await until('the approval alert', () => hooks.find((h) => h.includes(ex.id)), 60_000, 200);
+  const sent = await until('the approval alert', () => hooks.find((h) => h.includes(ex.id)), 60_000, 200).catch(async (err: Error) => {
+    const rows = await s.db.query(`SELECT * FROM alert_deliveries`);
+    throw new Error(`${err.message}: ${JSON.stringify(rows.rows)} ${JSON.stringify(hooks)}`);
+  });
   assert.match(sent, /approval_requested/);
   assert.match(sent, new RegExp(`/executions/${ex.id}`));
   assert.match(sent, /Task deploy waits for approval/);
@@ -213,7 +216,7 @@ test('a gate timeout applies on_timeout: skip skips the task, approve runs it', 
   assert.deepEqual([run(skip, 'deploy').state, run(skip, 'deploy').reason, run(skip, 'deploy').approval.status], ['SKIPPED', 'approval_timed_out', 'timed_out']);
   assert.equal(run(skip, 'announce').state, 'SKIPPED');
   const auto = await s.waitEnded((await s.trigger(NS, 'auto')).id, 60_000);
-  assert.equal(auto.state, 'SUCCESS');
+  assert.equal(auto.state, 'SUCCESS', JSON.stringify(auto.task_runs.map((r: any) => [r.task_key, r.state, r.reason, r.error, r.approval])));
   assert.deepEqual([run(auto, 'deploy').state, run(auto, 'deploy').approval.status, run(auto, 'deploy').approval.by], ['SUCCESS', 'timed_out', null]);
   assert.equal(run(auto, 'announce').outputs.status, 'timed_out');
 });
@@ -234,7 +237,10 @@ test('kill -9 of the gateway, dispatcher and maintenance during a wait loses not
   const done = await s.waitEnded(ex.id, 60_000);
   assert.equal(done.state, 'SUCCESS');
   assert.equal(done.task_runs.filter((r: any) => r.task_key === 'deploy').length, 1, 'one deploy run');
-  const queued = await s.db.query(`SELECT count(*)::int AS n FROM execution_history h JOIN task_runs t ON t.id = h.task_run_id WHERE t.execution_id = $1 AND t.task_key = 'deploy' AND h.to_state = 'QUEUED'`, [ex.id]);
+  const queued = await s.db.query(
+    `SELECT count(*)::int AS n FROM execution_history h JOIN task_runs t ON t.id = h.task_run_id WHERE t.execution_id = $1 AND t.task_key = 'deploy' AND h.to_state = 'QUEUED'`,
+    [ex.id],
+  );
   assert.equal(queued.rows[0].n, 1, 'deploy was queued once');
 });
 

@@ -13,9 +13,9 @@
 // crash rolls back both, and a re-scan writes nothing twice.
 // Without an enabled rule a pass only moves the cursor to the settled bound.
 //
-// Approval requests too: task runs of a rule's scope waiting at their
-// approval gate (reason awaiting_approval) since after the rule was made, one
-// delivery per task run (subject `approval:<task run id>`).
+// Approval requests too: task runs of a rule's scope that reached their
+// approval gate in the last hour and after the rule was made, decided since
+// or not, one delivery per task run (subject `approval:<task run id>`).
 //
 // Lateness is checked in the same pass: executions of a rule's scope still
 // RUNNING late_after_seconds after their start, and schedules whose
@@ -26,7 +26,7 @@
 // further ones recorded `suppressed` (visible, never sent).
 import type { Db } from '@svc/db';
 import type { Logger } from '@svc/logging';
-import { awaitingApprovals, endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
+import { approvalRequests, endedAfter, previousEndState, runningLongerThan, type EndedExecution } from '@svc/engine/read-models';
 import { alertsLastHour, enabledRules, lockCursor, moveCursor, schedulesLate, settledBound } from './sql.js';
 import { enqueueDelivery } from './delivery-queue.js';
 import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } from './rules.js';
@@ -35,6 +35,9 @@ import { channelTarget, endEvent, inScope, type AlertEvent, type AlertRuleRow } 
 export const SETTLE_MS = 5_000;
 const BATCH = 500;
 const LATE_LIMIT = 100;
+/** Approval requests are looked for this far back (deliveries are unique per task run, so a re-scan sends nothing twice). */
+const APPROVAL_LOOKBACK_MS = 3_600_000;
+const APPROVAL_LIMIT = 500;
 
 export interface AlertScannerOptions {
   db: Db;
@@ -94,9 +97,10 @@ export class AlertScanner {
       await moveCursor(c, after.ended_at, after.execution_id);
 
       for (const rule of rules) {
-        // A task run waiting at its approval gate: one alert per wait (its task run), for waits that began after the rule was made.
+        // A task run that reached its approval gate: one alert per gate reached (its task run), after the rule was made and within the last hour.
         if (rule.events.includes('approval_requested')) {
-          for (const a of await awaitingApprovals(c, { namespace: rule.namespace, flowId: rule.flow_id }, rule.created_at, LATE_LIMIT)) {
+          const since = new Date(Math.max(rule.created_at.getTime(), Date.now() - APPROVAL_LOOKBACK_MS));
+          for (const a of await approvalRequests(c, { namespace: rule.namespace, flowId: rule.flow_id }, since, APPROVAL_LIMIT)) {
             await write(rule, 'approval_requested', `approval:${a.task_run_id}`, { executionId: a.execution_id, namespace: a.namespace, flowId: a.flow_id });
           }
         }

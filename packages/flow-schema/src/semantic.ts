@@ -316,6 +316,7 @@ export function secretReferenceSites(flow: FlowDefinition): { pointer: string; r
 
 function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstream): void {
   const taskIds = new Set(flow.tasks.map((t) => t.id));
+  const gated = new Set(flow.tasks.filter((t) => t.approval !== undefined).map((t) => t.id));
   const inputIds = new Set((flow.inputs ?? []).map((i) => i.id));
   for (const { pointer, source, rules: site } of templateSites(flow)) {
     let parsed: ParsedTemplate;
@@ -356,6 +357,9 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
     for (const ref of parsed.refs) {
       if (site.triggerType !== undefined && site.triggerType !== 'schedule' && ref.root === 'trigger' && ref.path[0] === 'date') {
         c.add(pointer, (f) => `${f}: {{ ${ref.text} }} is set only for schedule triggers, not for a ${site.triggerType} trigger`);
+      }
+      if (ref.root === 'tasks' && ref.path[1] === 'approval' && taskIds.has(String(ref.path[0])) && !gated.has(String(ref.path[0]))) {
+        c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads the approval of task "${String(ref.path[0])}", which has no approval gate`);
       }
       if (ref.root === 'inputs' && typeof ref.path[0] === 'string' && !inputIds.has(ref.path[0])) {
         c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads input "${ref.path[0]}", which the flow does not declare${hint(String(ref.path[0]), inputIds)}`);

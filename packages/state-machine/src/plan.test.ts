@@ -474,13 +474,26 @@ test('a gated task whose dependency failed is skipped, never asked', () => {
 
 test('a rejected gate (FAILED rejected) runs the failure branch', () => {
   const tasks = [gated('deploy'), t('rollback', ['deploy'], 'failure'), t('announce', ['deploy'])];
-  const p = plan(frozen({ tasks, maxParallel: 0, runs: [{ taskKey: 'deploy', attempt: 1, state: 'FAILED', reason: 'rejected', error: 'rejected' }, ...runs({ rollback: 'PENDING', announce: 'PENDING' })] }));
+  const p = plan(
+    frozen({
+      tasks,
+      maxParallel: 0,
+      runs: [{ taskKey: 'deploy', attempt: 1, state: 'FAILED', reason: 'rejected', error: 'rejected' }, ...runs({ rollback: 'PENDING', announce: 'PENDING' })],
+    }),
+  );
   assert.deepEqual(p.queue, ['rollback']);
   assert.deepEqual(p.skip, skipped('announce'));
 });
 
 test('cancel while a gate waits cancels the waiting run and ends the execution', () => {
-  const p = plan(frozen({ tasks: [t('build'), gated('deploy', ['build'])], maxParallel: 0, runs: [...runs({ build: 'SUCCESS' }), { taskKey: 'deploy', attempt: 1, state: 'PENDING', gate: 'awaiting' }], stopping: 'cancel' }));
+  const p = plan(
+    frozen({
+      tasks: [t('build'), gated('deploy', ['build'])],
+      maxParallel: 0,
+      runs: [...runs({ build: 'SUCCESS' }), { taskKey: 'deploy', attempt: 1, state: 'PENDING', gate: 'awaiting' }],
+      stopping: 'cancel',
+    }),
+  );
   assert.deepEqual(p.cancel, [{ taskKey: 'deploy', reason: 'cancelled' }]);
   assert.equal(p.end?.state, 'CANCELLED');
 });

@@ -8,6 +8,8 @@
 ALTER TABLE "task_runs" ADD COLUMN "approval" JSONB;
 ALTER TABLE "task_runs" ADD COLUMN "approval_deadline" TIMESTAMPTZ(6);
 CREATE INDEX "task_runs_awaiting_approval_idx" ON "task_runs"("approval_deadline") WHERE "reason" = 'awaiting_approval';
+-- The alert scanner's approval requests: gates reached since a time (an ISO text in UTC sorts as time does).
+CREATE INDEX "task_runs_approval_requested_idx" ON "task_runs"(("approval"->>'requested_at')) WHERE "approval" IS NOT NULL;
 
 -- Pause (an extension): a paused execution stays RUNNING (reason `paused`) and
 -- no task run of it starts: planning queues nothing, and its QUEUED runs keep

@@ -78,28 +78,35 @@ export async function runningLongerThan(
   return r.rows;
 }
 
-/** A task run waiting at its approval gate (an extension), as the alert scanner reads it. */
-export interface AwaitingApproval {
+/** A task run that reached its approval gate (an extension), as the alert scanner reads it. */
+export interface ApprovalRequest {
   task_run_id: string;
   execution_id: string;
   namespace: string;
   flow_id: string | null;
 }
 
-/** Task runs of the scope that started waiting for approval at or after `since` (a rule sees waits after it was made), oldest first. */
-export async function awaitingApprovals(db: Queryable, scope: ExecutionScope, since: Date, limit: number): Promise<AwaitingApproval[]> {
-  const r = await db.query<AwaitingApproval>(
+/**
+ * Task runs of the scope whose approval gate was reached at or after `since`,
+ * decided since or not (a wait shorter than the scanner's period still
+ * raises its alert), oldest first. `requested_at` is an ISO text in UTC,
+ * which sorts as time does (the partial index of migration approvals_and_pause).
+ */
+export async function approvalRequests(db: Queryable, scope: ExecutionScope, since: Date, limit: number): Promise<ApprovalRequest[]> {
+  const r = await db.query<ApprovalRequest>(
     `SELECT t.id AS task_run_id, e.id AS execution_id, e.namespace, e.flow_id FROM task_runs t JOIN executions e ON e.id = t.execution_id
-     WHERE t.reason = 'awaiting_approval' AND (t.approval->>'requested_at')::timestamptz >= $3 AND ${scopeSql('e.')}
+     WHERE t.approval IS NOT NULL AND t.approval->>'requested_at' >= $3 AND ${scopeSql('e.')}
      ORDER BY t.approval->>'requested_at' LIMIT $4`,
-    [scope.namespace, scope.flowId, since, limit],
+    [scope.namespace, scope.flowId, since.toISOString(), limit],
   );
   return r.rows;
 }
 
 /** A task run's approval gate as an alert message shows it, or undefined. */
 export async function taskRunApproval(db: Queryable, taskRunId: string): Promise<{ task_key: string; state: string; approval: Record<string, unknown> | null } | undefined> {
-  const r = await db.query<{ task_key: string; state: string; approval: Record<string, unknown> | null }>(`SELECT task_key, state, approval FROM task_runs WHERE id = $1`, [taskRunId]);
+  const r = await db.query<{ task_key: string; state: string; approval: Record<string, unknown> | null }>(`SELECT task_key, state, approval FROM task_runs WHERE id = $1`, [
+    taskRunId,
+  ]);
   return r.rows[0];
 }
 

@@ -89,9 +89,9 @@ export type ExecutionApiRow = Pick<
   | 'trigger_type'
   | 'trigger_payload'
 > & { git_sha: string | null; trigger_id: string | null; created_at: Stamp; started_at: Stamp; ended_at: Stamp; duration_ms: number | string | null } & {
-    paused_at?: Stamp;
-    paused_by?: string | null;
-  };
+  paused_at?: Stamp;
+  paused_by?: string | null;
+};
 
 /** A task run of TASK_RUN_API_COLUMNS, as JSON built by the database (timestamps as text). */
 export type TaskRunApiRow = Pick<
@@ -110,7 +110,12 @@ export type TaskRunApiRow = Pick<
   | 'exit_code'
   | 'outputs'
   | 'progress'
-> & { item_index: number | null; item: unknown; fan_out: number | null; approval?: ApiTaskRun['approval'] } & { duration_ms: number | string | null; queued_at: Stamp; started_at: Stamp; ended_at: Stamp };
+> & { item_index: number | null; item: unknown; fan_out: number | null; approval?: ApiTaskRun['approval'] } & {
+  duration_ms: number | string | null;
+  queued_at: Stamp;
+  started_at: Stamp;
+  ended_at: Stamp;
+};
 
 /** A child execution as the load statement builds it. */
 export type ExecutionChildRow = { id: string; state: string; created_at: Stamp; namespace: string; flow_id: string | null };

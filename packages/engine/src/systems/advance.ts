@@ -88,7 +88,7 @@ export async function advanceMany(
   const direct = handoff
     ? w.queue.filter((id) => handoff.pools.includes(byId.get(id)!.pool) && byId.get(id)!.executor_type === handoff.executorType).slice(0, Math.max(0, handoff.limit))
     : [];
-  if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.fanEnd.length && !w.clear.length) return [];
+  if (!w.queue.length && !w.retry.length && !w.end.length && !w.execEnd.length && !w.fanEnd.length && !w.clear.length && !w.await.length) return [];
   const rows = await applyPlan(c, { now, w, quiet: queuedOut?.quiet ?? false, direct, handoff });
   if (queuedOut) {
     const exById = new Map(executions.map((e) => [e.id, e]));

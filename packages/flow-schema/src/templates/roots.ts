@@ -20,7 +20,9 @@ export interface PathProblem {
 
 export const EXECUTION_FIELDS = ['id', 'namespace', 'flow_id', 'start_date'] as const;
 export const FLOW_FIELDS = ['id', 'namespace'] as const;
-export const TASK_FIELDS = ['outputs', 'state'] as const;
+export const TASK_FIELDS = ['outputs', 'state', 'approval'] as const;
+/** What `tasks.<id>.approval` holds once the task's approval gate (an extension) was reached; `inputs` are the form's values. */
+export const APPROVAL_FIELDS = ['status', 'by', 'at', 'comment', 'inputs'] as const;
 export const TRIGGER_FIELDS = ['body', 'headers', 'outputs', 'date'] as const;
 
 /**
@@ -57,6 +59,12 @@ export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOff
       }
       const problem = field(root, members, 1, TASK_FIELDS, id.offset);
       if (problem !== undefined) return problem;
+      if (members[1]?.key === 'approval') {
+        // tasks.<id>.approval.<field>; the form's values (inputs) are shaped by the flow's author.
+        const f = field(root, members, 2, APPROVAL_FIELDS, members[1].offset);
+        if (f !== undefined) return f;
+        return members[2]?.key === 'inputs' ? undefined : leafAt(root, members, 3);
+      }
       return members[1]?.key === 'state' ? leafAt(root, members, 2) : undefined;
     }
     case 'trigger': {
