@@ -3873,55 +3873,8 @@ export interface components {
                 /** Format: int64 */
                 skipped: number;
             };
-            /** @description An approval gate of a task run (`approval` in the flow, an extension) and its decision */
-            approval?: ({
-                /**
-                 * @description `pending`: waiting for a decision; `approved`, `rejected`: by a person; `timed_out`: the gate's timeout applied `on_timeout`
-                 * @enum {string}
-                 */
-                status: "pending" | "approved" | "rejected" | "timed_out";
-                /**
-                 * Format: date-time
-                 * @description When the task run started waiting
-                 */
-                requested_at: string;
-                /**
-                 * Format: date-time
-                 * @description When the timeout applies `on_timeout`; null: no timeout
-                 */
-                deadline: string | null;
-                /** @enum {string} */
-                on_timeout: "fail" | "skip" | "approve";
-                approvers: {
-                    /** @description Minimum role on the flow's namespace */
-                    role: string;
-                    /** @description IdP groups whose members may decide */
-                    groups: string[];
-                };
-                /** @description The person who started the execution may not decide */
-                forbid_self_approval: boolean;
-                form: {
-                    id: string;
-                    /** @enum {string} */
-                    type: "string" | "number" | "boolean";
-                    required: boolean;
-                    description?: string;
-                }[];
-                /** @description Who decided (an email); null while pending and when the timeout decided */
-                by: string | null;
-                /**
-                 * Format: date-time
-                 * @description When the decision was made
-                 */
-                at: string | null;
-                /** @description The form values given with the decision */
-                inputs: {
-                    [key: string]: unknown;
-                };
-                comment: string;
-            } & {
-                [key: string]: unknown;
-            }) | null;
+            /** @description An approval gate once reached (null: the task has none, or it was not reached) */
+            approval?: components["schemas"]["TaskRunApproval"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -4666,15 +4619,23 @@ export interface components {
                  *     ]
                  */
                 form?: {
-                    /** @example ticket */
+                    /**
+                     * @description Field id, unique in the form; downstream templates read the value as `tasks.<task id>.approval.inputs.<field id>`.
+                     * @example ticket
+                     */
                     id: string;
                     /**
+                     * @description The type of the value the approver gives. Default `string`.
                      * @default string
                      * @enum {unknown}
                      */
                     type?: "string" | "number" | "boolean";
-                    /** @default false */
+                    /**
+                     * @description Whether the approver must give a value to approve. Default false.
+                     * @default false
+                     */
                     required?: boolean;
+                    /** @description What the field is for, shown beside it. */
                     description?: string;
                 }[];
                 /**

@@ -4,7 +4,7 @@
 // envelope in the one error middleware (engine-errors.ts).
 import type { Db } from '@svc/db';
 import type { ApprovalGateSeen, Engine } from '@svc/engine';
-import { forbidden, HttpError, notFound, reply, validationFailed, type Handler, type OperationHandlers } from '@svc/http';
+import { forbidden, HttpError, notFound, reply, validationFailed, type ErrorDetail, type Handler, type OperationHandlers } from '@svc/http';
 import { namespaceRole, recordAudit, userGroups } from '@svc/identity';
 import { roleAtLeast, type Role } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
@@ -210,7 +210,7 @@ type DecisionContext = Parameters<Handler<AuthPrincipal, 'approveTaskRun'>>[0];
 
 /** The form values of an approval against its form: required fields given, each of its field's type, no other field. */
 function checkForm(g: ApprovalGateSeen, inputs: Record<string, unknown>): void {
-  const problems: { field: string; message: string }[] = [];
+  const problems: ErrorDetail[] = [];
   const fields = new Map(g.approval.form.map((f) => [f.id, f]));
   for (const f of g.approval.form) {
     const v = inputs[f.id];

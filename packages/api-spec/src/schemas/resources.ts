@@ -2,7 +2,7 @@
 // types and required lists follow it exactly. Objects the spec says "may carry
 // additional properties" keep `additionalProperties: true`.
 import { Type } from '@sinclair/typebox';
-import { component, DateTime, FreeObject, Int64, Nullable, StringEnum, StringMap } from './helpers.js';
+import { component, DateTime, FreeObject, Int64, Nullable, NullableRef, StringEnum, StringMap } from './helpers.js';
 
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/vocabulary';
 
@@ -138,7 +138,7 @@ export const TaskRun = component(
         ),
       ),
       // Approval gates (an extension): additional properties.
-      approval: Type.Optional(Nullable(TaskRunApproval)),
+      approval: Type.Optional(NullableRef(TaskRunApproval, 'An approval gate once reached (null: the task has none, or it was not reached)')),
     },
     { additionalProperties: true, description: 'One attempt of one task of an execution, or of one item of a fan-out' },
   ),
