@@ -86,6 +86,14 @@ before(async () => {
     'release.flow.yaml': release('release', gate()),
     'skip.flow.yaml': release('skip', gate({ timeout: '1s', on_timeout: 'skip', form: [] }), 'none'),
     'auto.flow.yaml': release('auto', gate({ timeout: '1s', on_timeout: 'approve', form: [] }), 'none'),
+    // A gate on a task with no dependency: it waits from the execution's start.
+    'first.flow.yaml': flow({
+      id: 'first',
+      tasks: [
+        { id: 'deploy', type: 'command', approval: { approvers: { role: 'operator' } }, command: ['true'] },
+        { id: 'after', type: 'command', depends_on: ['deploy'], command: ['true'] },
+      ],
+    }),
     'long.flow.yaml': flow({
       id: 'long',
       concurrency: { limit: 1, behavior: 'queue' },
@@ -203,6 +211,14 @@ test('a reject ends the task FAILED rejected and runs the failure branch; a grou
   assert.equal(run(e, 'rollback').state, 'SUCCESS');
   assert.equal(run(e, 'announce').state, 'SKIPPED');
   assert.equal((await auditOf(s.api, 'execution.reject', ex.id)).length, 1);
+
+  // A gate with no dependency waits from the start, and a viewer bound on the namespace may not approve it.
+  const first = await s.trigger(NS, 'first');
+  const w = await waiting(first.id);
+  assert.equal(run(w, 'deploy').approval.status, 'pending');
+  assert.equal((await as(viewer.token, 'POST', `/api/v1/executions/${first.id}/tasks/deploy/approve`, {})).status, 403);
+  assert.equal((await as(operator.token, 'POST', `/api/v1/executions/${first.id}/tasks/deploy/approve`, {})).status, 200);
+  assert.equal((await s.waitEnded(first.id, 60_000)).state, 'SUCCESS');
 
   const ex2 = await s.trigger(NS, 'release');
   await waiting(ex2.id);

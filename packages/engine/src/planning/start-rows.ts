@@ -45,7 +45,8 @@ export interface StartRow {
  * itself would end the execution: every task reused or skipped) they are
  * PENDING or reused, and the caller plans the first step with `advance` in
  * the same transaction; so too when a condition (an expression run_if) is to
- * be decided at start, which needs the execution's scope. `newId` names the rows.
+ * be decided at start, which needs the execution's scope, and when a task
+ * with an approval gate waits from the start. `newId` names the rows.
  */
 export function startRowsOf(
   def: FlowDefinition,
@@ -66,8 +67,9 @@ export function startRowsOf(
     runs: def.tasks.map((t) => ({ taskKey: t.id, attempt: 1, state: reuse.has(t.id) ? 'SUCCESS' : resumed.has(t.id) ? 'RUNNING' : 'PENDING' })),
     condition: () => ((conditionAsked = true), { ok: true, value: true }),
   });
-  // A resumed fan-out's items are queued by the first planning step (planning/fan-out.ts).
-  const planned = !p.end && !p.retry.length && !p.cancel.length && !conditionAsked && !resumed.size;
+  // A resumed fan-out's items are queued by the first planning step (planning/fan-out.ts), and so is
+  // the wait of a task with an approval gate and no dependency (its record needs the step's time).
+  const planned = !p.end && !p.retry.length && !p.cancel.length && !conditionAsked && !resumed.size && !p.await?.length;
   const queued = new Set(planned ? p.queue : []);
   const skipped = new Set(planned ? p.skip.map((s) => s.taskKey) : []);
   const rows: StartRow[] = def.tasks.flatMap((t) => {
