@@ -1,7 +1,7 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
 // diff, the graph's layout, the namespace tree, route matching, why task runs
-// wait, the schema under a pointer for hover docs, and the share of an AI
-// limit used.
+// wait, the schema under a pointer for hover docs, the share of an AI
+// limit used, and approval gates (what a node says, who may decide, the form's values).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
@@ -16,6 +16,7 @@ import { schemaAt } from './editor/schema-at.ts';
 import { share } from './pages/admin/AIUsage.tsx';
 import { itemCounter, latestItems, latestRuns } from './components/task-runs.ts';
 import { ganttRows, ITEM_ROWS } from './components/Gantt.tsx';
+import { approvalInputs, approvalNote, approversText, mayNotDecide, type Approval } from './components/approvals.ts';
 import type { FlowDefinition, FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
@@ -172,6 +173,21 @@ describe('why task runs wait', () => {
     // Once a has no attempts left it has ended: c is no longer waiting for it.
     assert.deepEqual(taskWaits({ ...def, tasks: def.tasks.map((t) => ({ ...t, retry: undefined })) }, [run('a', 'FAILED'), run('b', 'SUCCESS'), run('c', 'PENDING')], 0), []);
   });
+  it('leaves a task waiting for approval to the approval banner, even with max_parallel reached', () => {
+    const def: FlowDefinition = { id: 'f', max_parallel: 1, tasks: ['a', 'b'].map((id) => ({ id, type: 'command' })) };
+    assert.deepEqual(taskWaits(def, [run('a', 'RUNNING'), run('b', 'PENDING', { reason: 'awaiting_approval' })], 0), []);
+  });
+  it('takes a rejected task as ended, whatever its attempts left: a decision is not retried', () => {
+    const def: FlowDefinition = {
+      id: 'f',
+      tasks: [
+        { id: 'deploy', type: 'command', retry: { max_attempts: 3 } },
+        { id: 'after', type: 'command', depends_on: ['deploy'] },
+      ],
+    };
+    assert.deepEqual(taskWaits(def, [run('deploy', 'FAILED', { reason: 'rejected' }), run('after', 'PENDING')], 0), []);
+    assert.equal(taskWaits(def, [run('deploy', 'FAILED', { reason: 'exit_code' }), run('after', 'PENDING')], 0)[0]?.kind, 'dependencies');
+  });
   it('names the tasks that hold max_parallel', () => {
     const def: FlowDefinition = { id: 'f', max_parallel: 2, tasks: ['a', 'b', 'c'].map((id) => ({ id, type: 'command' })) };
     assert.deepEqual(taskWaits(def, [run('a', 'RUNNING'), run('b', 'QUEUED'), run('c', 'PENDING')], 0), [{ kind: 'max_parallel', task: 'c', limit: 2, holders: ['a', 'b'] }]);
@@ -239,5 +255,61 @@ describe('share of an AI limit used', () => {
       [share(0, 20), share(8, 20), share(699, 4000), share(1, 1000), share(999, 1000), share(1000, 1000), share(7, 5), share(3, 0)],
       ['0%', '40%', '17%', '<1%', '99%', '100%', '100%', '—'],
     );
+  });
+});
+
+describe('approval gates', () => {
+  const gate: Approval = {
+    status: 'pending',
+    requested_at: '2030-01-01T00:00:00Z',
+    deadline: null,
+    on_timeout: 'fail',
+    approvers: { role: 'operator', groups: [] },
+    forbid_self_approval: false,
+    form: [
+      { id: 'ticket', type: 'string', required: true },
+      { id: 'risk', type: 'number', required: false },
+      { id: 'tested', type: 'boolean', required: false },
+    ],
+    by: null,
+    at: null,
+    inputs: {},
+    comment: '',
+  };
+  const run = (extra: Partial<TaskRun>) => ({ id: 'r', task_key: 'deploy', attempt: 1, state: 'PENDING', ...extra }) as TaskRun;
+  it('says on the node that a task waits for approval, or how its gate ended it', () => {
+    assert.equal(approvalNote(run({ reason: 'awaiting_approval', approval: gate })), 'awaiting approval');
+    assert.equal(approvalNote(run({ state: 'FAILED', reason: 'rejected', approval: { ...gate, status: 'rejected' } })), 'rejected');
+    assert.equal(approvalNote(run({ state: 'SKIPPED', reason: 'approval_timed_out' })), 'approval timed out');
+    // Approved: the task runs as any other.
+    assert.equal(approvalNote(run({ state: 'RUNNING', reason: '', approval: { ...gate, status: 'approved' } })), undefined);
+  });
+  it('names who may decide, and refuses on the page only what the page can know', () => {
+    assert.equal(approversText(gate), 'the operator role or above on the namespace');
+    assert.equal(
+      approversText({ ...gate, approvers: { role: 'editor', groups: ['release', 'qa', 'sre'] } }),
+      'the editor role or above on the namespace, or a member of release, qa or sre',
+    );
+    const me = { email: 'a@example.com' };
+    assert.equal(
+      mayNotDecide(gate, me, 'b@example.com', () => true),
+      null,
+    );
+    assert.match(mayNotDecide(gate, me, 'b@example.com', () => false) ?? '', /operator role/);
+    // In a group perhaps: the service decides.
+    assert.equal(
+      mayNotDecide({ ...gate, approvers: { role: 'operator', groups: ['release'] } }, me, 'b@example.com', () => false),
+      null,
+    );
+    assert.match(mayNotDecide({ ...gate, forbid_self_approval: true }, me, 'a@example.com', () => true) ?? '', /started/);
+    assert.equal(
+      mayNotDecide(gate, me, 'a@example.com', () => true),
+      null,
+    );
+  });
+  it("types the form's values, leaving empty fields for the service to refuse", () => {
+    assert.deepEqual(approvalInputs(gate.form, {}), { tested: false });
+    assert.deepEqual(approvalInputs(gate.form, { ticket: 'CHG-1', risk: '3', tested: true }), { ticket: 'CHG-1', risk: 3, tested: true });
+    assert.deepEqual(approvalInputs(gate.form, { ticket: '  ', risk: 'x' }), { risk: 'x', tested: false });
   });
 });

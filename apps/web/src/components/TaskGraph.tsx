@@ -2,7 +2,9 @@
 // layout of graph-layout.ts (dagre). Each node is coloured by the state of its
 // task's latest attempt and is a button: a click, Enter or Space selects the
 // task (the log view then shows only it). A fanned-out task (for_each) is one
-// node, larger, with a live counter of its items by state. The view pans (drag the background,
+// node, larger, with a live counter of its items by state. A task waiting for
+// a person's approval carries a badge saying so, and one the gate ended
+// (rejected, timed out) says how. The view pans (drag the background,
 // or the arrow keys), zooms (the wheel, or + and -) and fits the whole graph
 // (the "Fit" button, or 0); the buttons and the zoom level sit in the corner.
 // Loaded on its own (Dag.tsx lazy-loads it): pages without a graph do not
@@ -13,6 +15,7 @@ import { Handle, MiniMap, Panel, Position, ReactFlow, ReactFlowProvider, useReac
 import '@xyflow/react/dist/base.css';
 import type { FlowTask, TaskRun } from '../types';
 import { latestRuns, layoutGraph } from './graph-layout';
+import { approvalNote } from './approvals';
 import { itemCounter, taskAttempts } from './task-runs';
 
 export interface TaskGraphProps {
@@ -38,6 +41,8 @@ interface TaskData extends Record<string, unknown> {
   percent?: number;
   /** A fanned-out task: "12 items: 5 done, 3 running, 2 failed". */
   counter?: string;
+  /** The approval gate's part: "awaiting approval", "rejected", "approval timed out". */
+  note?: string;
   w: number;
   h: number;
   selected: boolean;
@@ -49,7 +54,7 @@ interface TaskData extends Record<string, unknown> {
 type TaskNodeType = Node<TaskData, 'task'>;
 
 function TaskNode({ data }: NodeProps<TaskNodeType>) {
-  const { id, state, reused, attempts, percent, counter, w, h, selected, text } = data;
+  const { id, state, reused, attempts, percent, counter, note, w, h, selected, text } = data;
   if (text)
     return (
       <>
@@ -78,7 +83,7 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
         className={`dag-node state-${state.toLowerCase()}${counter ? ' fan-out' : ''}${selected ? ' selected' : ''}`}
         style={{ width: w, height: h }}
         aria-pressed={selected}
-        aria-label={`Task ${id}: ${state}${reused ? ', reused' : ''}${counter ? `, ${counter}` : ''}`}
+        aria-label={`Task ${id}: ${state}${note ? `, ${note}` : ''}${reused ? ', reused' : ''}${counter ? `, ${counter}` : ''}`}
         title={counter}
         onClick={() => data.onSelect(id)}
         onFocus={() => data.onFocus(id)}
@@ -89,6 +94,14 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
           {reused ? ' · reused' : ''}
           {attempts > 1 ? ` · ${attempts} attempts` : ''}
           {percent !== undefined && state === 'RUNNING' ? ` · ${Math.round(percent)}%` : ''}
+          {note && (
+            <>
+              {' '}
+              <span className={`badge dag-note${note === 'awaiting approval' ? ' awaiting' : ''}`} data-testid={`task-note-${id}`}>
+                {note}
+              </span>
+            </>
+          )}
         </span>
         {counter && (
           <span className="dag-sub dag-items" data-testid={`items-counter-${id}`}>
@@ -148,6 +161,7 @@ function Graph({ tasks, runs, selected, onSelect, describe }: TaskGraphProps) {
           attempts: taskAttempts(runs, n.id).length,
           percent: run?.progress?.percent,
           counter: describe ? undefined : itemCounter(run, task?.for_each !== undefined),
+          note: describe ? undefined : approvalNote(run),
           w: n.w,
           h: n.h,
           selected: selected === n.id,

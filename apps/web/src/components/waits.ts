@@ -7,11 +7,15 @@
 //   the failed attempt's end plus the retry delay (task `retry` over the
 //   flow's over the defaults, exactly as the engine sets `not_before`).
 // A QUEUED run past its backoff waits for an instance or a slot (Execution.tsx
-// says which, from its `reason`).
+// says which, from its `reason`). A PENDING run waiting for approval
+// (`awaiting_approval`) is not a wait of these: ApprovalPanel.tsx shows it.
 import { isTaskRunEnded, retryDelayMs, type BackoffPolicy } from '@svc/state-machine';
 import { parseDuration } from '@svc/timing/duration';
 import type { FlowDefinition, RetryPolicy, TaskRun } from '../types';
 import { isItem, latestRuns } from './task-runs';
+
+/** Reasons of a failed run that the planner never retries (packages/state-machine, plan.ts). */
+const NOT_RETRIED: ReadonlySet<string> = new Set(['condition_error', 'rejected', 'approval_timed_out']);
 
 /** The engine's retry defaults (spec): 1 attempt, fixed backoff, 10s initial, 10m max. */
 const RETRY_DEFAULTS = { max_attempts: 1, backoff: 'fixed' as const, initial: '10s', max: '10m' };
@@ -53,10 +57,12 @@ export function taskWaits(def: FlowDefinition | undefined, runs: TaskRun[], now:
   if (!def) return [];
   const latest = latestRuns(runs);
   const order = [...new Set([...(def?.tasks ?? []).map((t) => t.id), ...latest.keys()])];
-  // As the planner sees a task: a failed latest attempt with attempts left has not ended.
+  // As the planner sees a task: a failed latest attempt with attempts left has not ended,
+  // unless it never ran or a person's decision (or its timeout) failed it: those are not retried.
   const ended = (key: string) => {
     const r = latest.get(key);
     if (!r || !isTaskRunEnded(r.state)) return false;
+    if (NOT_RETRIED.has(r.reason ?? '')) return true;
     return !((r.state === 'FAILED' || r.state === 'TIMED_OUT') && r.attempt < retryPolicy(def, key).maxAttempts);
   };
   const active = order.filter((k) => ['QUEUED', 'RUNNING'].includes(latest.get(k)?.state ?? ''));
@@ -65,6 +71,8 @@ export function taskWaits(def: FlowDefinition | undefined, runs: TaskRun[], now:
   for (const key of order) {
     const run = latest.get(key);
     if (!run) continue;
+    // Waiting for a person (an approval gate): its dependencies have ended, and the approval banner says so.
+    if (run.state === 'PENDING' && run.reason === 'awaiting_approval') continue;
     if (run.state === 'PENDING') {
       const deps = def?.tasks?.find((t) => t.id === key)?.depends_on ?? [];
       const open = deps.filter((d) => !ended(d));

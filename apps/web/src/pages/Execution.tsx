@@ -1,9 +1,11 @@
-// One execution: header and actions, why it waits when QUEUED, the task graph
-// and timeline (live from the events stream), the items of a fanned-out task
-// selected in the graph, and tabs for logs, outputs, artifacts, metrics,
-// inputs and labels.
+// One execution: header and actions (pause and resume among them), why it
+// waits when QUEUED or paused, the tasks waiting for a person's approval, the
+// task graph and timeline (live from the events stream), the approval gate
+// and the items of a fanned-out task selected in the graph, and tabs for
+// logs, outputs, artifacts, metrics, inputs and labels.
 import { useEffect, useState } from 'react';
 import { API, client } from '../api';
+import { ApprovalBanner, ApprovalPanel } from '../components/ApprovalPanel';
 import { Dag, latestRuns } from '../components/Dag';
 import { FanOutItems } from '../components/FanOutItems';
 import { Gantt } from '../components/Gantt';
@@ -114,6 +116,11 @@ export function ExecutionPage({ id }: { id: string }) {
   const selectedRun = task ? latestRuns(ex.task_runs).get(task) : undefined;
   const fansOut = !!task && (tasks.some((t) => t.id === task && t.for_each !== undefined) || !!selectedRun?.item_counts);
   const itemIndexes = new Map(ex.task_runs.filter(isItem).map((r) => [r.id, r.item_index!]));
+  // Review from the banner: the task selected, its approval panel brought into view.
+  const review = (t: string) => {
+    setTask(t);
+    requestAnimationFrame(() => document.getElementById(`approval-${t}`)?.scrollIntoView({ block: 'center' }));
+  };
 
   return (
     <div className="page">
@@ -122,6 +129,11 @@ export function ExecutionPage({ id }: { id: string }) {
           Execution <code>{ex.id}</code>
         </h1>
         <StateBadge state={ex.state} />
+        {ex.paused && (
+          <span className="badge paused" data-testid="paused-badge" title={`Paused by ${ex.paused_by ?? 'someone'} at ${fmtTime(ex.paused_at)}`}>
+            Paused
+          </span>
+        )}
         {live && (
           <span className="badge live" title="Updates arrive as they happen">
             live
@@ -158,11 +170,19 @@ export function ExecutionPage({ id }: { id: string }) {
       <Actions ex={ex} />
       {TRIAGED.includes(ex.state) && <Triage ex={ex} />}
       {ex.state === 'QUEUED' && <ExecutionWait ex={ex} def={def.data} />}
-      <TaskWaits runs={ex.task_runs} def={def.data} now={now} />
+      {ex.paused && !ENDED.includes(ex.state) && (
+        <div className="notice" role="status" data-testid="paused-notice">
+          <strong>Paused</strong> by {ex.paused_by ?? 'someone'} at {fmtTime(ex.paused_at)} (reason <code>{ex.reason ?? 'paused'}</code>): no new task starts until it is resumed;
+          tasks already running finish.
+        </div>
+      )}
+      <ApprovalBanner ex={ex} runs={ex.task_runs} onReview={review} />
+      <TaskWaits runs={ex.task_runs} def={def.data} now={now} paused={!!ex.paused} />
       <Section title="Task graph">
         <Dag tasks={tasks} runs={ex.task_runs} selected={task} onSelect={setTask} />
         <Progresses runs={ex.task_runs} />
       </Section>
+      {selectedRun?.approval && <ApprovalPanel ex={ex} run={selectedRun} now={now} />}
       {task && fansOut && (
         <Section title={`Items of ${task}`}>
           <FanOutItems
@@ -262,9 +282,11 @@ export function restartPlan(runs: TaskRun[]): { reused: string[]; again: string[
 function Actions({ ex }: { ex: Execution }) {
   const { needs } = usePermission();
   const [confirmRestart, setConfirmRestart] = useState(false);
-  const act = useAction(async (what: 'cancel' | 'rerun' | 'restart') => {
+  const act = useAction(async (what: 'cancel' | 'pause' | 'resume' | 'rerun' | 'restart') => {
     const at = { params: { path: { executionId: ex.id } } };
     if (what === 'cancel') await client.post('/api/v1/executions/{executionId}/cancel', at);
+    else if (what === 'pause') await client.post('/api/v1/executions/{executionId}/pause', at);
+    else if (what === 'resume') await client.post('/api/v1/executions/{executionId}/resume', at);
     else
       navigate(
         `/executions/${(await (what === 'rerun' ? client.post('/api/v1/executions/{executionId}/rerun', at) : client.post('/api/v1/executions/{executionId}/restart', at))).id}`,
@@ -278,6 +300,19 @@ function Actions({ ex }: { ex: Execution }) {
       <Button disabledReason={op ?? (ended ? `The execution has ended (${ex.state})` : null)} disabled={act.busy} onClick={() => void act.run('cancel')}>
         Cancel
       </Button>
+      {ex.paused ? (
+        <Button disabledReason={op ?? (ended ? `The execution has ended (${ex.state})` : null)} disabled={act.busy} onClick={() => void act.run('resume')}>
+          Resume
+        </Button>
+      ) : (
+        <Button
+          disabledReason={op ?? (ex.state !== 'RUNNING' ? `Only a RUNNING execution pauses (this one is ${ex.state})` : null)}
+          disabled={act.busy}
+          onClick={() => void act.run('pause')}
+        >
+          Pause
+        </Button>
+      )}
       <Button disabledReason={op ?? (!ended ? 'The execution has not ended' : null)} disabled={act.busy} onClick={() => void act.run('rerun')}>
         Rerun
       </Button>
@@ -362,8 +397,12 @@ function ExecutionWait({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
  * due, attempt n of m, and how the last attempt ended); QUEUED ones wait for
  * an instance of their pool and executor, or for a free slot (naming this
  * execution's runs that hold slots of the same pool and executor, if any).
+ * A task waiting for approval is the approval banner's, and nothing here
+ * while the execution is paused.
  */
-function TaskWaits({ runs, def, now }: { runs: TaskRun[]; def?: FlowDefinition; now: number }) {
+function TaskWaits({ runs, def, now, paused }: { runs: TaskRun[]; def?: FlowDefinition; now: number; paused: boolean }) {
+  // A paused execution starts nothing: the paused notice says why, not the dependencies, places or slots.
+  if (paused) return null;
   const waits = taskWaits(def, runs, now);
   const inBackoff = new Set(waits.filter((w) => w.kind === 'retry_backoff').map((w) => w.task));
   const latest = latestRuns(runs);

@@ -155,6 +155,12 @@ export function ExecutionTable({ items, showTriage }: { items: ExecutionSummary[
             </td>
             <td>
               <StateBadge state={e.state} />
+              {e.paused === true && (
+                <>
+                  {' '}
+                  <span className="badge paused">Paused</span>
+                </>
+              )}
             </td>
             <td>{e.namespace}</td>
             <td>{e.flow_id ? <Link to={`/flows/${e.namespace}/${e.flow_id}`}>{e.flow_id}</Link> : <span className="muted">file run</span>}</td>
