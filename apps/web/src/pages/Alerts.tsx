@@ -5,6 +5,7 @@
 // on the rule's namespace (a role binding counts).
 import { useState } from 'react';
 import type { components } from '@svc/api-spec/openapi-types';
+import { ALERT_EVENTS } from '@svc/vocabulary';
 import { client } from '../api';
 import { Link, useQueryParam } from '../router';
 import { usePermission } from '../session';
@@ -15,12 +16,15 @@ type AlertRule = components['schemas']['AlertRule'];
 type Channel = AlertRule['channels'][number];
 type AlertEvent = AlertRule['events'][number];
 
-const EVENTS: { value: AlertEvent; label: string }[] = [
-  { value: 'failed', label: 'Failed' },
-  { value: 'timed_out', label: 'Timed out' },
-  { value: 'recovered', label: 'Recovered (first success after a failure)' },
-  { value: 'late', label: 'Late' },
-];
+// Every event ALERT_EVENTS names, in its order; a new event without a label here breaks the build.
+const EVENT_LABELS: Record<AlertEvent, string> = {
+  failed: 'Failed',
+  timed_out: 'Timed out',
+  recovered: 'Recovered (first success after a failure)',
+  late: 'Late',
+  approval_requested: 'Approval requested (a task waits for a person)',
+};
+const EVENTS: { value: AlertEvent; label: string }[] = ALERT_EVENTS.map((value) => ({ value, label: EVENT_LABELS[value] }));
 
 function channelText(c: Channel): string {
   switch (c.type) {
