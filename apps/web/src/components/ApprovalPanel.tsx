@@ -6,7 +6,8 @@
 // field by its type, required ones marked), a comment, and Approve and
 // Reject (approveTaskRun, rejectTaskRun); a refusal (403, 409, 422) shows
 // the service's message in the panel. Once decided, it shows the decision:
-// status, by whom and when, the form values and the comment.
+// status, by whom and when, the form values and the comment; a run that
+// ended undecided (its execution cancelled) says so.
 import { useState } from 'react';
 import { client } from '../api';
 import { usePermission, useSession } from '../session';
@@ -45,7 +46,16 @@ export function ApprovalPanel({ ex, run, now }: { ex: Execution; run: TaskRun; n
   return (
     <Section title={`Approval of ${run.task_key}`}>
       <div id={`approval-${run.task_key}`} data-testid="approval-panel">
-        {a.status === 'pending' ? <Decide key={run.id} ex={ex} run={run} a={a} now={now} /> : <Decided a={a} />}
+        {awaitsApproval(run) ? (
+          <Decide key={run.id} ex={ex} run={run} a={a} now={now} />
+        ) : a.status === 'pending' ? (
+          <p className="muted" data-testid="approval-undecided">
+            Nobody decided: the task run is {run.state}
+            {run.reason ? ` (${run.reason})` : ''}, so there is nothing left to approve.
+          </p>
+        ) : (
+          <Decided a={a} />
+        )}
       </div>
     </Section>
   );
@@ -121,6 +131,11 @@ function Decide({ ex, run, a, now }: { ex: Execution; run: TaskRun; a: Approval;
             Reject
           </Button>
         </div>
+        {refused && (
+          <p className="muted small" data-testid="approval-refused">
+            {refused}.
+          </p>
+        )}
         <ErrorBox error={act.error} />
       </form>
     </>
@@ -181,7 +196,7 @@ function Decided({ a }: { a: Approval }) {
         )}
         <span className="muted small"> · asked {fmtTime(a.requested_at)}</span>
       </p>
-      {a.form.length > 0 && (
+      {a.form.length > 0 && a.status !== 'rejected' && (
         <>
           <h3>Form values</h3>
           <KeyValues value={a.inputs} empty="None given." />

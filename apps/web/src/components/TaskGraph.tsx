@@ -89,8 +89,9 @@ function TaskNode({ data }: NodeProps<TaskNodeType>) {
         onFocus={() => data.onFocus(id)}
       >
         <span className="dag-title">{id}</span>
-        <span className="dag-sub">
-          {state}
+        <span className={`dag-sub${note ? ' dag-noted' : ''}`}>
+          {/* Waiting for approval says more than PENDING, on a line the node has room for (the name says both). */}
+          {note === 'awaiting approval' ? '' : state}
           {reused ? ' · reused' : ''}
           {attempts > 1 ? ` · ${attempts} attempts` : ''}
           {percent !== undefined && state === 'RUNNING' ? ` · ${Math.round(percent)}%` : ''}
