@@ -56,7 +56,7 @@ const RELEASE = JSON.stringify({
       id: 'announce',
       type: 'command',
       depends_on: ['deploy'],
-      env: { TICKET: 'CHG-1', BY: 'e2e@example.com' },
+      env: { TICKET: '{{ tasks.deploy.approval.inputs.ticket }}', BY: '{{ tasks.deploy.approval.by }}' },
       command: ['sh', '-c', 'echo "released $TICKET, approved by $BY"'],
     },
   ],
