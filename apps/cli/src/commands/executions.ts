@@ -13,6 +13,7 @@ import { isItem, itemCountsText, latestItems, shortItem } from '../ui/fan-out.js
 import { progressBar } from '../ui/progress.js';
 import type { ExecutionState, LogLine, TaskRun } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
+import { coerce, collect, keyValues } from './key-values.js';
 
 const EXIT_CODES_HELP = `
 Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES)
@@ -20,44 +21,8 @@ Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES)
   .join(', ')};
 1 an error of the CLI or a lost connection, 2 a usage error.`;
 
-const collect = (v: string, prev: string[] = []) => [...prev, v];
-
 /** An error's first line, short enough for a table. */
 const firstLine = (error: string | undefined) => (error ?? '').split('\n')[0].slice(0, 80);
-
-function keyValues(pairs: string[], what: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of pairs) {
-    const i = p.indexOf('=');
-    if (i <= 0) throw new CliError(`${what} must be KEY=VALUE, got "${p}"`, 2);
-    out[p.slice(0, i)] = p.slice(i + 1);
-  }
-  return out;
-}
-
-/** A `--input k=v` value converted to the declared type of the input (strings otherwise). */
-function coerce(value: string, type: string | undefined, key: string): unknown {
-  switch (type) {
-    case 'int':
-    case 'number': {
-      const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw new CliError(`input ${key} is a ${type}, got "${value}"`, 2);
-      return n;
-    }
-    case 'boolean':
-      if (value === 'true' || value === 'false') return value === 'true';
-      throw new CliError(`input ${key} is a boolean (true or false), got "${value}"`, 2);
-    case 'json':
-      try {
-        return JSON.parse(value);
-      } catch {
-        throw new CliError(`input ${key} is JSON, and "${value}" does not parse`, 2);
-      }
-    case undefined: // not declared by the flow: the server decides
-    default:
-      return value;
-  }
-}
 
 interface RunOptions {
   input: string[];
