@@ -13,6 +13,7 @@ import { isItem, itemCountsText, latestItems, shortItem } from '../ui/fan-out.js
 import { progressBar } from '../ui/progress.js';
 import type { ExecutionState, LogLine, TaskRun } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
+import { approvalText, awaitingText, latestRun, pausedText } from '../ui/approval.js';
 import { coerce, collect, keyValues } from './key-values.js';
 
 const EXIT_CODES_HELP = `
@@ -198,7 +199,9 @@ export function registerExecutions(program: Command, app: App): void {
   withOutput(
     ex
       .command('get')
-      .description('Show an execution and its task runs (a fanned-out task on one line, with its items counted by state)')
+      .description(
+        'Show an execution and its task runs (a fanned-out task on one line, with its items counted by state; a task at its approval gate with who may decide and by when)',
+      )
       .argument('<id>')
       .option('--items', 'also list the items of each fanned-out task (for_each), one line per item'),
   ).action(async (id: string, opts: { items?: boolean }, cmd: Command) => {
@@ -209,7 +212,8 @@ export function registerExecutions(program: Command, app: App): void {
     printRecord(io, format, e, [
       ['id', (x) => x.id],
       ['flow', (x) => `${x.namespace}/${x.flow_id ?? '(file)'}`],
-      ['state', (x) => stateColor(c, x.state) + (x.reason ? ` (${x.reason})` : '')],
+      // A paused execution's reason is `paused`: said with who paused it and since when.
+      ['state', (x) => stateColor(c, x.state) + (x.paused ? ` (${pausedText(x)})` : x.reason ? ` (${x.reason})` : '')],
       ['created', (x) => when(x.created_at)],
       ['started', (x) => when(x.started_at)],
       ['ended', (x) => when(x.ended_at)],
@@ -229,17 +233,21 @@ export function registerExecutions(program: Command, app: App): void {
     const own = (e.task_runs ?? []).filter((r) => !isItem(r));
     if (own.length) {
       const fanned = own.filter((r) => r.item_counts);
+      const gated = own.filter((r) => r.approval);
       const columns: Column<TaskRun>[] = [
         ['TASK', (r) => r.task_key],
         ['ATTEMPT', (r) => r.attempt],
         ['STATE', (r) => stateColor(c, r.state)],
         ...(fanned.length ? [['ITEMS', (r: TaskRun) => itemCountsText(r)] as Column<TaskRun>] : []),
         ['REASON', (r) => r.reason],
+        ...(gated.length ? [['APPROVAL', (r: TaskRun) => approvalText(r)] as Column<TaskRun>] : []),
         ['DURATION', (r) => duration(r.duration_ms)],
         ['ERROR', (r) => firstLine(r.error)],
       ];
       io.stdout.write('\n');
       io.stdout.write(renderTable(own, columns, c));
+      // Each task waiting at its gate (the latest attempt): who may decide, by when, the form and the commands that decide.
+      for (const r of gated) if (r.approval?.status === 'pending' && latestRun(own, r.task_key) === r) io.stdout.write(`\n${awaitingText(e.id, r, c)}`);
       for (const task of opts.items ? [...new Set(fanned.map((r) => r.task_key))] : []) {
         const items = latestItems(e.task_runs, task);
         io.stdout.write(`\n${c.bold(`items of ${task}`)}\n`);
