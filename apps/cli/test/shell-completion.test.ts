@@ -18,6 +18,13 @@ test('bash completes commands, subcommands and options', async () => {
   assert.deepEqual(await complete(['svc', 'n']), ['namespace', 'ns']);
   assert.deepEqual(await complete(['svc', 'ns', 'p']), ['pull', 'push']);
   assert.deepEqual(await complete(['svc', 'executions', 'l']), ['list', 'logs']);
+  assert.deepEqual(await complete(['svc', 'executions', 'r']), ['reject', 'rerun', 'restart', 'resume']);
+  assert.deepEqual(await complete(['svc', 'executions', 'a']), ['approve']);
+  assert.deepEqual(await complete(['svc', 'executions', 'p']), ['pause']);
+  assert.deepEqual(
+    (await complete(['svc', 'executions', 'approve', 'ID', '--'])).filter((o) => ['--task', '--input', '--comment'].includes(o)),
+    ['--comment', '--input', '--task'],
+  );
   assert.ok((await complete(['svc', 'ns', 'push', '--d'])).includes('--dry-run'));
   assert.ok((await complete(['svc', '--context', 'x', 'run', '--w'])).includes('--watch'));
   assert.deepEqual(await complete(['svc', 'context', 'u']), ['use']);

@@ -1,5 +1,6 @@
 // svc run, svc executions, svc artifacts: start flows, follow, cancel, rerun
-// and restart executions, read their logs, download their artifacts.
+// and restart executions, read their logs, download their artifacts; approve,
+// reject, pause and resume are executions-gates.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -14,6 +15,7 @@ import { progressBar } from '../ui/progress.js';
 import type { ExecutionState, LogLine, TaskRun } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 import { approvalText, awaitingText, latestRun, pausedText } from '../ui/approval.js';
+import { registerExecutionGates } from './executions-gates.js';
 import { coerce, collect, keyValues } from './key-values.js';
 
 const EXIT_CODES_HELP = `
@@ -159,7 +161,10 @@ export function registerExecutions(program: Command, app: App): void {
     .addHelpText('after', EXIT_CODES_HELP)
     .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));
 
-  const ex = program.command('executions').alias('execution').description('List, show, cancel, rerun and restart executions; read their logs');
+  const ex = program
+    .command('executions')
+    .alias('execution')
+    .description('List, show, cancel, rerun and restart executions; read their logs; approve or reject a task at its approval gate; pause and resume');
   withOutput(
     ex
       .command('list')
@@ -308,6 +313,8 @@ export function registerExecutions(program: Command, app: App): void {
         await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
       });
   }
+
+  registerExecutionGates(ex, app);
 
   ex.command('logs')
     .description('Print the log lines of an execution; --follow streams them until it ends')
