@@ -20,6 +20,9 @@ export interface ExecutionRouteDeps {
 
 export function executionHandlers(deps: ExecutionRouteDeps) {
   const { db, engine } = deps;
+  /** The audit event of a change to execution `id`, with the request's actor and address. */
+  const audit = (ctx: Parameters<typeof auditContext>[0], action: string, id: string, details: Record<string, unknown>) =>
+    recordAudit(db.pool, { action, ...auditContext(ctx), targetType: 'execution', targetId: id, details, at: deps.now() });
   const one = async (id: string) => {
     const [e] = await engine.executions.load([id]);
     if (!e) throw notFound(`no execution ${id}`, 'execution_not_found');
@@ -42,14 +45,13 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       await checkApprover(g, p);
       if (kind === 'approve') checkForm(g, inputs);
     });
-    await recordAudit(db.pool, {
-      action: kind === 'approve' ? 'execution.approve' : 'execution.reject',
-      ...auditContext(ctx),
-      targetType: 'execution',
-      targetId: executionId,
-      // Form field names and the comment's length only: the values stay on the task run.
-      details: { namespace: gate!.namespace, flow_id: gate!.flowId, task: taskKey, input_keys: Object.keys(inputs).sort(), comment_length: comment.length },
-      at: deps.now(),
+    // Form field names and the comment's length only: the values stay on the task run.
+    await audit(ctx, `execution.${kind}`, executionId, {
+      namespace: gate!.namespace,
+      flow_id: gate!.flowId,
+      task: taskKey,
+      input_keys: Object.keys(inputs).sort(),
+      comment_length: comment.length,
     });
     return one(executionId);
   };
@@ -125,14 +127,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const id = ctx.params.executionId;
       const out = await engine.executions.cancel(id, ctx.principal.email);
       const e = await one(id);
-      await recordAudit(db.pool, {
-        action: 'execution.cancel',
-        ...auditContext(ctx),
-        targetType: 'execution',
-        targetId: id,
-        details: { namespace: e.namespace, flow_id: e.flow_id, state: out.state },
-        at: deps.now(),
-      });
+      await audit(ctx, 'execution.cancel', id, { namespace: e.namespace, flow_id: e.flow_id, state: out.state });
       return e;
     },
 
@@ -148,14 +143,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const id = ctx.params.executionId;
       await engine.executions.pause(id, ctx.principal.email);
       const e = await one(id);
-      await recordAudit(db.pool, {
-        action: 'execution.pause',
-        ...auditContext(ctx),
-        targetType: 'execution',
-        targetId: id,
-        details: { namespace: e.namespace, flow_id: e.flow_id },
-        at: deps.now(),
-      });
+      await audit(ctx, 'execution.pause', id, { namespace: e.namespace, flow_id: e.flow_id });
       return e;
     },
 
@@ -163,14 +151,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const id = ctx.params.executionId;
       await engine.executions.resume(id);
       const e = await one(id);
-      await recordAudit(db.pool, {
-        action: 'execution.resume',
-        ...auditContext(ctx),
-        targetType: 'execution',
-        targetId: id,
-        details: { namespace: e.namespace, flow_id: e.flow_id },
-        at: deps.now(),
-      });
+      await audit(ctx, 'execution.resume', id, { namespace: e.namespace, flow_id: e.flow_id });
       return e;
     },
 
@@ -178,14 +159,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const id = ctx.params.executionId;
       const created = await engine.executions.rerun(id, ctx.principal.email);
       const e = await one(created.id);
-      await recordAudit(db.pool, {
-        action: 'execution.rerun',
-        ...auditContext(ctx),
-        targetType: 'execution',
-        targetId: id,
-        details: { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id },
-        at: deps.now(),
-      });
+      await audit(ctx, 'execution.rerun', id, { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id });
       return reply(201, e);
     },
 
@@ -193,14 +167,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const id = ctx.params.executionId;
       const created = await engine.executions.restart(id, ctx.principal.email);
       const e = await one(created.id);
-      await recordAudit(db.pool, {
-        action: 'execution.restart',
-        ...auditContext(ctx),
-        targetType: 'execution',
-        targetId: id,
-        details: { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id },
-        at: deps.now(),
-      });
+      await audit(ctx, 'execution.restart', id, { namespace: e.namespace, flow_id: e.flow_id, new_execution_id: created.id });
       return reply(201, e);
     },
   } satisfies OperationHandlers<AuthPrincipal>;
