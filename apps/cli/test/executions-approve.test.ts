@@ -6,6 +6,9 @@
 // unknown task is task_not_found. `svc executions get` shows the waiting
 // gate and the pause.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startStack, sleep, svc, tempHome, type Stack } from './support.js';
 
@@ -15,6 +18,8 @@ let env: Record<string, string>;
 const NS = 'cli.gates';
 const ME = 'e2e@example.com'; // the stack's admin, whose token the CLI uses
 const sh = (script: string) => JSON.stringify(['sh', '-c', script]);
+// The first task of \`steps\` runs until the test creates this file (once it has paused the execution).
+const GO = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-gates-')), 'go');
 
 before(async () => {
   s = await startStack({ maintenance: false });
@@ -54,7 +59,7 @@ tasks:
 tasks:
   - id: first
     type: command
-    command: ${sh('sleep 2; echo first done')}
+    command: ${sh(`while [ ! -f ${GO} ]; do sleep 0.05; done; echo first done`)}
   - id: second
     type: command
     depends_on: [first]
@@ -173,6 +178,7 @@ test('pause holds the next task run until resume; get says who paused it', async
   assert.match(get.stdout, new RegExp(`^state:\\s+RUNNING \\(paused by ${ME} since \\d{4}-`, 'm'));
 
   // The running task finishes; the next one does not start while paused.
+  fs.writeFileSync(GO, '');
   await s.waitFor(id, (e) => runOf(e, 'first')?.state === 'SUCCESS');
   await sleep(1500);
   const held = (await s.api('GET', `/api/v1/executions/${id}`)).body;

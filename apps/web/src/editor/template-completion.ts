@@ -5,7 +5,7 @@
 // are offered only in a task with `for_each`, outside its `for_each` value,
 // the one place the validator accepts them.
 import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete';
-import { EXECUTION_FIELDS, FLOW_FIELDS, isForEachRoot, TASK_FIELDS, TEMPLATE_FUNCTIONS, TEMPLATE_ROOTS, TRIGGER_FIELDS } from '@svc/flow-schema/templates';
+import { APPROVAL_FIELDS, EXECUTION_FIELDS, FLOW_FIELDS, isForEachRoot, TASK_FIELDS, TEMPLATE_FUNCTIONS, TEMPLATE_ROOTS, TRIGGER_FIELDS } from '@svc/flow-schema/templates';
 
 export interface TemplateOption {
   label: string;
@@ -29,6 +29,12 @@ const DETAILS: Record<string, string> = {
   'flow.namespace': "the flow's namespace",
   item: 'the for_each item this task run is for (any JSON value)',
   item_index: "the item's 0-based index in the for_each list",
+  'tasks.approval': 'a task with an approval gate: its decision (status, by, at, comment, inputs)',
+  'approval.status': 'pending, approved, rejected or timed_out',
+  'approval.by': 'who decided (an email; empty when the timeout did)',
+  'approval.at': 'when the decision was made, RFC 3339 (UTC)',
+  'approval.comment': "the approver's comment",
+  'approval.inputs': "the gate's form values, by field id",
 };
 
 const FIELDS: Record<string, readonly string[]> = { execution: EXECUTION_FIELDS, flow: FLOW_FIELDS, trigger: TRIGGER_FIELDS };
@@ -123,6 +129,8 @@ export function templateCompletions(before: string, doc = '', line = -1): { from
     return null;
   }
   if (root === 'tasks' && rest.length === 1) return { from, options: fields(TASK_FIELDS, 'tasks') };
+  // A task's approval gate (an extension): the decision's fields.
+  if (root === 'tasks' && rest.length === 2 && rest[1] === 'approval') return { from, options: fields(APPROVAL_FIELDS, 'approval') };
   return null;
 }
 
