@@ -4583,67 +4583,7 @@ export interface components {
              */
             fail_fast?: boolean;
             /** @description Extension: an approval gate. When its dependencies end, the task waits (reason `awaiting_approval`, the execution RUNNING, no worker slot held) until a person approves or rejects it: an approve runs it, a reject ends it FAILED `rejected` (so `run_if: failure` tasks run), the `timeout` applies `on_timeout`. Downstream templates read `tasks.<id>.approval.by`, `.at`, `.status`, `.comment` and `.inputs.<field>`. */
-            approval?: {
-                /** @description Who may decide: a caller whose role on the flow's namespace (global role or role bindings) reaches `role`, or who is in one of `groups` (their IdP groups). The AI assistant and MCP never may. */
-                approvers?: {
-                    /**
-                     * @description Minimum role on the namespace. Default `operator`.
-                     * @default operator
-                     * @enum {unknown}
-                     */
-                    role?: "viewer" | "operator" | "editor" | "admin";
-                    /**
-                     * @description IdP groups whose members may decide, whatever their role.
-                     * @example [
-                     *       "release-managers"
-                     *     ]
-                     */
-                    groups?: string[];
-                };
-                /** @description How long to wait for a decision. Default: no limit (until a decision or a cancel). */
-                timeout?: components["schemas"]["FlowFile.Duration"];
-                /**
-                 * @description What the timeout decides: `fail` (FAILED `approval_timed_out`), `skip` (SKIPPED `approval_timed_out`), `approve`. Default `fail`.
-                 * @default fail
-                 * @enum {unknown}
-                 */
-                on_timeout?: "fail" | "skip" | "approve";
-                /**
-                 * @description Fields the approver fills in; required ones must be given to approve.
-                 * @example [
-                 *       {
-                 *         "id": "ticket",
-                 *         "type": "string",
-                 *         "required": true
-                 *       }
-                 *     ]
-                 */
-                form?: {
-                    /**
-                     * @description Field id, unique in the form; downstream templates read the value as `tasks.<task id>.approval.inputs.<field id>`.
-                     * @example ticket
-                     */
-                    id: string;
-                    /**
-                     * @description The type of the value the approver gives. Default `string`.
-                     * @default string
-                     * @enum {unknown}
-                     */
-                    type?: "string" | "number" | "boolean";
-                    /**
-                     * @description Whether the approver must give a value to approve. Default false.
-                     * @default false
-                     */
-                    required?: boolean;
-                    /** @description What the field is for, shown beside it. */
-                    description?: string;
-                }[];
-                /**
-                 * @description Refuse the person who started the execution. Default false.
-                 * @default false
-                 */
-                forbid_self_approval?: boolean;
-            };
+            approval?: components["schemas"]["FlowFile.Approval"];
             /** @description script and command: executor of this task; overrides the flow `executor`. */
             executor?: components["schemas"]["FlowFile.Executor"];
             /**
@@ -4731,6 +4671,70 @@ export interface components {
              * @default true
              */
             wait?: boolean;
+        };
+        /** @description An approval gate (an extension of the flow format): who may decide, how long to wait and what then, and a form. */
+        "FlowFile.Approval": {
+            /** @description Who may decide: a caller whose role on the flow's namespace (global role or role bindings) reaches `role`, or who is in one of `groups` (their IdP groups). The AI assistant and MCP never may. */
+            approvers?: {
+                /**
+                 * @description Minimum role on the namespace. Default `operator`.
+                 * @default operator
+                 * @enum {unknown}
+                 */
+                role?: "viewer" | "operator" | "editor" | "admin";
+                /**
+                 * @description IdP groups whose members may decide, whatever their role.
+                 * @example [
+                 *       "release-managers"
+                 *     ]
+                 */
+                groups?: string[];
+            };
+            /** @description How long to wait for a decision. Default: no limit (until a decision or a cancel). */
+            timeout?: components["schemas"]["FlowFile.Duration"];
+            /**
+             * @description What the timeout decides: `fail` (FAILED `approval_timed_out`), `skip` (SKIPPED `approval_timed_out`), `approve`. Default `fail`.
+             * @default fail
+             * @enum {unknown}
+             */
+            on_timeout?: "fail" | "skip" | "approve";
+            /**
+             * @description Fields the approver fills in; required ones must be given to approve.
+             * @example [
+             *       {
+             *         "id": "ticket",
+             *         "type": "string",
+             *         "required": true
+             *       }
+             *     ]
+             */
+            form?: components["schemas"]["FlowFile.ApprovalFormField"][];
+            /**
+             * @description Refuse the person who started the execution. Default false.
+             * @default false
+             */
+            forbid_self_approval?: boolean;
+        };
+        /** @description A field of the form: the approver gives its value with an approve. */
+        "FlowFile.ApprovalFormField": {
+            /**
+             * @description Field id, unique in the form; downstream templates read the value as `tasks.<task id>.approval.inputs.<field id>`.
+             * @example ticket
+             */
+            id: string;
+            /**
+             * @description The type of the value the approver gives. Default `string`.
+             * @default string
+             * @enum {unknown}
+             */
+            type?: "string" | "number" | "boolean";
+            /**
+             * @description Whether the approver must give a value to approve. Default false.
+             * @default false
+             */
+            required?: boolean;
+            /** @description What the field is for, shown beside it. */
+            description?: string;
         };
         /**
          * Duration

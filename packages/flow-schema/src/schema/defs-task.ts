@@ -64,61 +64,11 @@ const taskCommon: Record<string, SchemaNode> = {
     default: false,
     [EXTENSION_KEYWORD]: 'fail_fast',
   },
-  approval: {
+  approval: ref('Approval', {
     description:
       'Extension: an approval gate. When its dependencies end, the task waits (reason `awaiting_approval`, the execution RUNNING, no worker slot held) until a person approves or rejects it: an approve runs it, a reject ends it FAILED `rejected` (so `run_if: failure` tasks run), the `timeout` applies `on_timeout`. Downstream templates read `tasks.<id>.approval.by`, `.at`, `.status`, `.comment` and `.inputs.<field>`.',
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      approvers: {
-        description:
-          "Who may decide: a caller whose role on the flow's namespace (global role or role bindings) reaches `role`, or who is in one of `groups` (their IdP groups). The AI assistant and MCP never may.",
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          role: { description: 'Minimum role on the namespace. Default `operator`.', enum: ['viewer', 'operator', 'editor', 'admin'], default: 'operator' },
-          groups: {
-            description: 'IdP groups whose members may decide, whatever their role.',
-            type: 'array',
-            uniqueItems: true,
-            items: { type: 'string', minLength: 1, maxLength: 256 },
-            examples: [['release-managers']],
-          },
-        },
-      },
-      timeout: ref('Duration', { description: 'How long to wait for a decision. Default: no limit (until a decision or a cancel).' }),
-      on_timeout: {
-        description: 'What the timeout decides: `fail` (FAILED `approval_timed_out`), `skip` (SKIPPED `approval_timed_out`), `approve`. Default `fail`.',
-        enum: ['fail', 'skip', 'approve'],
-        default: 'fail',
-      },
-      form: {
-        description: 'Fields the approver fills in; required ones must be given to approve.',
-        type: 'array',
-        maxItems: 20,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['id'],
-          properties: {
-            id: {
-              description: 'Field id, unique in the form; downstream templates read the value as `tasks.<task id>.approval.inputs.<field id>`.',
-              type: 'string',
-              maxLength: MAX_ID_LENGTH,
-              pattern: TASK_ID_PATTERN,
-              examples: ['ticket'],
-            },
-            type: { description: 'The type of the value the approver gives. Default `string`.', enum: ['string', 'number', 'boolean'], default: 'string' },
-            required: { description: 'Whether the approver must give a value to approve. Default false.', type: 'boolean', default: false },
-            description: { description: 'What the field is for, shown beside it.', type: 'string', maxLength: 500 },
-          },
-        },
-        examples: [[{ id: 'ticket', type: 'string', required: true }]],
-      },
-      forbid_self_approval: { description: 'Refuse the person who started the execution. Default false.', type: 'boolean', default: false },
-    },
     [EXTENSION_KEYWORD]: 'approval (an approval gate)',
-  },
+  }),
 };
 
 const relativePath = (description: string, examples: string[]): SchemaNode => ({
@@ -231,3 +181,62 @@ export const taskDef: SchemaNode = discriminated({
     { id: 'publish', type: 'subflow', flow: 'company.data/publish', depends_on: ['load'] },
   ],
 });
+
+/** An approval gate (a task's `approval`, an extension). */
+export const approvalDef: SchemaNode = {
+  description: 'An approval gate (an extension of the flow format): who may decide, how long to wait and what then, and a form.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    approvers: {
+      description:
+        "Who may decide: a caller whose role on the flow's namespace (global role or role bindings) reaches `role`, or who is in one of `groups` (their IdP groups). The AI assistant and MCP never may.",
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        role: { description: 'Minimum role on the namespace. Default `operator`.', enum: ['viewer', 'operator', 'editor', 'admin'], default: 'operator' },
+        groups: {
+          description: 'IdP groups whose members may decide, whatever their role.',
+          type: 'array',
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1, maxLength: 256 },
+          examples: [['release-managers']],
+        },
+      },
+    },
+    timeout: ref('Duration', { description: 'How long to wait for a decision. Default: no limit (until a decision or a cancel).' }),
+    on_timeout: {
+      description: 'What the timeout decides: `fail` (FAILED `approval_timed_out`), `skip` (SKIPPED `approval_timed_out`), `approve`. Default `fail`.',
+      enum: ['fail', 'skip', 'approve'],
+      default: 'fail',
+    },
+    form: {
+      description: 'Fields the approver fills in; required ones must be given to approve.',
+      type: 'array',
+      maxItems: 20,
+      items: ref('ApprovalFormField'),
+      examples: [[{ id: 'ticket', type: 'string', required: true }]],
+    },
+    forbid_self_approval: { description: 'Refuse the person who started the execution. Default false.', type: 'boolean', default: false },
+  },
+};
+
+/** One field of an approval gate's form. */
+export const approvalFormFieldDef: SchemaNode = {
+  description: 'A field of the form: the approver gives its value with an approve.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: {
+    id: {
+      description: 'Field id, unique in the form; downstream templates read the value as `tasks.<task id>.approval.inputs.<field id>`.',
+      type: 'string',
+      maxLength: MAX_ID_LENGTH,
+      pattern: TASK_ID_PATTERN,
+      examples: ['ticket'],
+    },
+    type: { description: 'The type of the value the approver gives. Default `string`.', enum: ['string', 'number', 'boolean'], default: 'string' },
+    required: { description: 'Whether the approver must give a value to approve. Default false.', type: 'boolean', default: false },
+    description: { description: 'What the field is for, shown beside it.', type: 'string', maxLength: 500 },
+  },
+};

@@ -1,7 +1,7 @@
 import type { SchemaNode } from './builders.js';
 import { executorDef, kubernetesDef, resourceListDef, resourcesDef, tolerationDef } from './defs-executor.js';
 import { concurrencyDef, durationDef, flowDef, inputDef, retryDef, stringMapDef, triggerDef } from './defs-flow.js';
-import { taskDef } from './defs-task.js';
+import { approvalDef, approvalFormFieldDef, taskDef } from './defs-task.js';
 
 /** `$id` of the flow schema, also the address clients may cache it under. */
 export const FLOW_SCHEMA_ID = 'https://svc.dev/schemas/flow.json';
@@ -29,6 +29,8 @@ export const flowSchema: SchemaNode = {
     Kubernetes: kubernetesDef,
     Toleration: tolerationDef,
     Task: taskDef,
+    Approval: approvalDef,
+    ApprovalFormField: approvalFormFieldDef,
     Duration: durationDef,
     StringMap: stringMapDef,
   },
