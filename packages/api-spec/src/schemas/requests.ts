@@ -88,15 +88,18 @@ export const RevisionDiffQuery = Type.Object({
   to: Type.Optional(Type.String({ description: 'Revision id; default the current revision' })),
 });
 
+/** A namespace version number (a 4-byte integer column): larger values are refused as invalid, never sent to the database. */
+const VersionNumber = (description?: string) => Type.Integer({ minimum: 0, maximum: 2147483647, ...(description ? { description } : {}) });
+
 export const VersionDiffQuery = Type.Object({
-  from: Type.Integer({ minimum: 0 }),
-  to: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })),
+  from: VersionNumber(),
+  to: Type.Optional(VersionNumber('Default the head version')),
   path: Type.Optional(Type.String({ maxLength: 512 })),
 });
 
 export const FilePathQuery = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 512 }),
-  version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })),
+  version: Type.Optional(VersionNumber('Default the head version')),
 });
 
 export const UploadFileQuery = Type.Object({
@@ -232,7 +235,7 @@ export const RevertVersionRequest = component(
   'RevertVersionRequest',
   Type.Object(
     {
-      version: Type.Integer({ minimum: 0, description: 'The version whose files become the new head' }),
+      version: VersionNumber('The version whose files become the new head'),
       message: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     },
     open,
