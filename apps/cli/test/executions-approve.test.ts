@@ -18,8 +18,11 @@ let env: Record<string, string>;
 const NS = 'cli.gates';
 const ME = 'e2e@example.com'; // the stack's admin, whose token the CLI uses
 const sh = (script: string) => JSON.stringify(['sh', '-c', script]);
-// The first task of \`steps\` runs until the test creates this file (once it has paused the execution).
-const GO = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-gates-')), 'go');
+// The first task of \`steps\` runs until the test creates this file (once it has paused the execution);
+// its directory is open to every user, as tasks may run as SVC_TASK_USER.
+const GO_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cli-gates-'));
+fs.chmodSync(GO_DIR, 0o1777);
+const GO = path.join(GO_DIR, 'go');
 
 before(async () => {
   s = await startStack({ maintenance: false });
