@@ -9,7 +9,7 @@ import { executionNamespace } from '@svc/engine/read-models';
 import { backfillNamespace } from '@svc/scheduling';
 import type { NamespacedRecord, Role } from '@svc/api-spec';
 import type { NamespaceRoles } from '@svc/http';
-import { namespaceRole, readableNamespaces } from '@svc/identity';
+import { namespaceRole, readableNamespaces, type RoleSubject } from '@svc/identity';
 import type { AuthPrincipal } from './principal.js';
 
 /** The namespace of a record, from the package that owns its table. */
@@ -22,13 +22,16 @@ const RECORD_NAMESPACE: Record<NamespacedRecord, (db: pg.Pool, id: string) => Pr
 /** How long "there is no binding at all" is believed before asking again (MCP tool lists only, never a check). */
 const EMPTY_TTL_MS = 5_000;
 
+/** Who asks, as the role bindings' queries take it: the user, its own global role and, for a token, the token's role. */
+export const roleSubject = (p: AuthPrincipal): RoleSubject => ({ userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+
 export interface GatewayNamespaceRoles extends NamespaceRoles<AuthPrincipal> {
   /** The caller's highest role on any namespace, for what to offer (MCP tool lists); no query while the table is known empty. */
   highestRole(p: AuthPrincipal): Promise<Role>;
 }
 
 export function namespaceRoles(pool: pg.Pool): GatewayNamespaceRoles {
-  const subject = (p: AuthPrincipal) => ({ userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+  const subject = roleSubject;
   let emptyUntil = 0;
   return {
     roleFor: (p, namespace) => namespaceRole(pool, subject(p), namespace),
@@ -59,7 +62,7 @@ export function readScope(pool: pg.Pool, p: AuthPrincipal): Promise<string[] | n
   if (p.role !== 'none') return Promise.resolve(null);
   let s = scopes.get(p);
   if (!s) {
-    s = readableNamespaces(pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+    s = readableNamespaces(pool, roleSubject(p));
     scopes.set(p, s);
   }
   return s;

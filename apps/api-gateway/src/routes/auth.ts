@@ -24,6 +24,7 @@ import {
   type UserRow,
 } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { roleSubject } from '../identity/namespace-roles.js';
 import { clearSessionCookie, setSessionCookie } from '../identity/session-cookie.js';
 import { auditContext } from './audit.js';
 import type { Answer, Schemas } from '@svc/api-spec';
@@ -123,7 +124,7 @@ export function authHandlers(deps: AuthRouteDeps) {
 
     async getMe({ principal: p }) {
       // Where role bindings raise the caller (docs/operating/roles.md), so the UI can offer what the API allows there.
-      const raised = await raisedNamespaces(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) });
+      const raised = await raisedNamespaces(db.pool, roleSubject(p));
       return { ...meBody(p), ...(raised.length ? { role_bindings: raised } : {}) } satisfies Schemas['Me'];
     },
 

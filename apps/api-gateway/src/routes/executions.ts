@@ -8,7 +8,7 @@ import { forbidden, HttpError, notFound, reply, validationFailed, type ErrorDeta
 import { namespaceRole, recordAudit, userGroups } from '@svc/identity';
 import { roleAtLeast, type Role } from '@svc/api-spec';
 import type { AuthPrincipal } from '../identity/principal.js';
-import { readScope } from '../identity/namespace-roles.js';
+import { readScope, roleSubject } from '../identity/namespace-roles.js';
 import { auditContext, startAudit } from './audit.js';
 import type { Answer } from '@svc/api-spec';
 
@@ -62,7 +62,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       throw forbidden('You started this execution, and its approval gate forbids self-approval: another approver must decide');
     }
     const need = g.approval.approvers.role as Role;
-    const role = await namespaceRole(db.pool, { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) }, g.namespace);
+    const role = await namespaceRole(db.pool, roleSubject(p), g.namespace);
     if (roleAtLeast(role, need)) return;
     const groups = g.approval.approvers.groups;
     if (groups.length && (await userGroups(db.pool, p.userId)).some((x) => groups.includes(x))) return;

@@ -4,6 +4,7 @@ import { newId } from '@svc/db';
 import { forbidden, notFound, reply, roleAtLeast, type OperationHandlers } from '@svc/http';
 import { createApiToken, generateApiToken, listApiTokens, namespaceRole, recordAudit, revokeApiToken, type TokenRow } from '@svc/identity';
 import type { AuthPrincipal } from '../identity/principal.js';
+import { roleSubject } from '../identity/namespace-roles.js';
 import { auditContext } from './audit.js';
 import type { Answer, Schemas } from '@svc/api-spec';
 
@@ -32,7 +33,7 @@ export function tokenHandlers(deps: { db: Db; now: () => Date }) {
       const p = ctx.principal;
       const body = ctx.body;
       const { name, expires_in_days } = body;
-      const subject = { userId: p.userId, userRole: p.userRole, ...(p.tokenRole ? { tokenRole: p.tokenRole } : {}) };
+      const subject = roleSubject(p);
       // Default: the caller's own role (a session's is the owner's current role). A token never mints a stronger one than the credential it was made with.
       // For a caller whose role is `none` (docs/operating/roles.md), the highest role its bindings give it: a `none` token would read nothing.
       const role = body.role ?? (p.role === 'none' ? await namespaceRole(db.pool, subject) : p.role);

@@ -16,11 +16,12 @@ export interface GatedRun {
   started_by: string;
 }
 
-const GATED_RUN_SQL = `SELECT t.id, t.execution_id, t.state, t.reason, t.approval, e.created_by AS started_by FROM task_runs t JOIN executions e ON e.id = t.execution_id
-  WHERE t.execution_id = $1 AND t.task_key = $2 AND t.item_index IS NULL ORDER BY t.attempt DESC LIMIT 1`;
+/** A GatedRun: the task run `t` with its execution's starter. */
+const GATED_RUN_FROM = `SELECT t.id, t.execution_id, t.state, t.reason, t.approval, e.created_by AS started_by FROM task_runs t JOIN executions e ON e.id = t.execution_id`;
 
-const WAITING_RUN_SQL = `SELECT t.id, t.execution_id, t.state, t.reason, t.approval, e.created_by AS started_by FROM task_runs t JOIN executions e ON e.id = t.execution_id
-  WHERE t.id = $1`;
+const GATED_RUN_SQL = `${GATED_RUN_FROM} WHERE t.execution_id = $1 AND t.task_key = $2 AND t.item_index IS NULL ORDER BY t.attempt DESC LIMIT 1`;
+
+const WAITING_RUN_SQL = `${GATED_RUN_FROM} WHERE t.id = $1`;
 
 /** Task run `id` as a gate's decision reads it. */
 export async function waitingRun(db: Queryable, p: { id: string }): Promise<GatedRun | undefined> {

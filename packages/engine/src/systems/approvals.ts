@@ -8,6 +8,7 @@
 // crash of any process loses nothing, and a decision is applied once: the
 // statements change only a run still waiting.
 import type pg from 'pg';
+import { isExecutionEnded, nextExecutionState } from '@svc/state-machine';
 import { advance, lockExecution } from './advance.js';
 import { CHANNELS } from '../channels.js';
 import { inTx, type Client } from '../db.js';
@@ -40,8 +41,6 @@ export interface ApprovalGateSeen {
 /** Gate timeouts applied per pass at most (the next pass takes the rest). */
 const TIMEOUT_BATCH = 100;
 
-const isEnded = (state: string) => state !== 'RUNNING' && state !== 'CANCELLING' && state !== 'QUEUED';
-
 export class Approvals {
   constructor(
     private readonly pool: pg.Pool,
@@ -60,7 +59,7 @@ export class Approvals {
       if (!ex) throw new ExecutionNotFoundError(`no execution ${executionId}`);
       const run = await gatedRun(c, { executionId, taskKey });
       if (!run) throw new TaskNotFoundError(`execution ${executionId} has no task ${taskKey}`);
-      if (isEnded(ex.state) || !isWaiting(run)) throw new NotAwaitingApprovalError(notWaiting(taskKey, run));
+      if (isExecutionEnded(ex.state) || !isWaiting(run)) throw new NotAwaitingApprovalError(notWaiting(taskKey, run));
       const approval = run.approval as unknown as ApprovalRecord;
       await check({ approval, namespace: ex.namespace, flowId: ex.flow_id, startedBy: run.started_by });
       const at = this.now();
@@ -89,7 +88,7 @@ export class Approvals {
       const f = await inTx(this.pool, async (c) => {
         const ex = await lockExecution(c, due.execution_id);
         const run = await waitingRun(c, { id: due.id });
-        if (!ex || !run || isEnded(ex.state) || !isWaiting(run)) return null;
+        if (!ex || !run || isExecutionEnded(ex.state) || !isWaiting(run)) return null;
         const approval = run.approval as unknown as ApprovalRecord;
         const at = now ?? this.now();
         const decision = { status: 'timed_out', at: at.toISOString() };
@@ -116,8 +115,10 @@ export class Approvals {
     await inTx(this.pool, async (c) => {
       const ex = await lockExecution(c, id);
       if (!ex) throw new ExecutionNotFoundError(`no execution ${id}`);
-      if (isEnded(ex.state)) throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
-      if (ex.state !== 'RUNNING') throw new NotRunningError(`execution ${id} is ${ex.state}: only a RUNNING execution can be paused`);
+      // The transition table decides: RUNNING only (an ended one is execution_ended, a queued or cancelling one not running).
+      const t = nextExecutionState(ex.state, 'pause');
+      if (!t.ok && t.refusal === 'execution_ended') throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
+      if (!t.ok) throw new NotRunningError(`execution ${id} is ${ex.state}: only a RUNNING execution can be paused`);
       if (ex.paused_at) return;
       await pauseExecution(c, { id, at: this.now(), actor });
       await notify(c, { channel: CHANNELS.changed, payload: id });
@@ -129,7 +130,7 @@ export class Approvals {
     return inTx(this.pool, async (c) => {
       const ex = await lockExecution(c, id);
       if (!ex) throw new ExecutionNotFoundError(`no execution ${id}`);
-      if (isEnded(ex.state)) throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
+      if (isExecutionEnded(ex.state)) throw new ExecutionEndedError(`execution ${id} has ended (${ex.state})`);
       if (!ex.paused_at) return { followUps: [] };
       const at = this.now();
       for (const type of await resumeExecution(c, { id, at })) await notify(c, { channel: CHANNELS.queued, payload: type });
