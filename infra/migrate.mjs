@@ -14,25 +14,42 @@
 // not listening or still starting, and ends at once on a wrong password.
 import { parseConfig, readVariable } from '@svc/config';
 import { applyMigrations, createDb, migrationStatus, waitForDatabase } from '@svc/db';
+import { createLogger } from '@svc/logging';
+
+// The project's logger (winston, one JSON line per entry, or text), as the
+// services write theirs. Until SVC_LOG_LEVEL and SVC_LOG_FORMAT are checked
+// it writes at the defaults; a bad value is itself reported that way.
+let log = createLogger({ service: 'svc-migrate' });
+const fail = (message, meta) => {
+  log.error(message, meta);
+  return new Promise((resolve) => log.on('finish', resolve).end());
+};
 
 let url;
 try {
   url = readVariable(process.env, 'SVC_DATABASE_URL');
 } catch (err) {
   // A ConfigError names the variables and the path, never the URL.
-  console.error(JSON.stringify({ level: 'error', message: String(err?.message ?? err) }));
+  await fail(String(err?.message ?? err));
   process.exit(2);
 }
 if (!url) {
-  console.error(JSON.stringify({ level: 'error', message: 'SVC_DATABASE_URL is not set (nor SVC_DATABASE_URL_FILE)' }));
+  await fail('SVC_DATABASE_URL is not set (nor SVC_DATABASE_URL_FILE)');
   process.exit(2);
 }
 let waitMs;
 try {
-  // Only this variable is read here; parseConfig checks it by the same rule as the services.
-  waitMs = parseConfig({ SVC_DATABASE_URL: url, SVC_DATABASE_WAIT: process.env.SVC_DATABASE_WAIT }).databaseWaitMs;
+  // Only these variables are read here; parseConfig checks them by the same rule as the services.
+  const config = parseConfig({
+    SVC_DATABASE_URL: url,
+    SVC_DATABASE_WAIT: process.env.SVC_DATABASE_WAIT,
+    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL,
+    SVC_LOG_FORMAT: process.env.SVC_LOG_FORMAT,
+  });
+  waitMs = config.databaseWaitMs;
+  log = createLogger({ service: 'svc-migrate', level: config.logLevel, format: config.logFormat });
 } catch (err) {
-  console.error(JSON.stringify({ level: 'error', message: String(err?.message ?? err) }));
+  await fail(String(err?.message ?? err));
   process.exit(2);
 }
 const db = createDb({ url, applicationName: 'svc-migrate' });
@@ -40,19 +57,19 @@ let code = 0;
 try {
   await waitForDatabase(db.pool, {
     timeoutMs: waitMs,
-    onRetry: (err, waited) =>
-      console.error(JSON.stringify({ level: 'warn', message: 'the database is not reachable yet: trying again', err: String(err?.message ?? err), waited_ms: waited })),
+    onRetry: (err, waited) => log.warn('the database is not reachable yet: trying again', { err: String(err?.message ?? err), waited_ms: waited }),
   });
   const applied = await applyMigrations(db.pool);
   const status = await migrationStatus(db.pool);
-  const line = { level: 'info', message: 'migrations', applied, pending: status.pending, unknown: status.unknown, failed: status.failed };
-  console.log(JSON.stringify(line));
+  log.info('migrations', { applied, pending: status.pending, unknown: status.unknown, failed: status.failed });
   if (status.unknown.length) code = 3;
   else if (status.pending.length || status.failed.length) code = 1;
 } catch (err) {
-  console.error(JSON.stringify({ level: 'error', message: 'migrations failed', err: String(err?.message ?? err) }));
+  log.error('migrations failed', { err: String(err?.message ?? err) });
   code = 1;
 } finally {
   await db.close().catch(() => {});
 }
+// Every line written before the exit.
+await new Promise((resolve) => log.on('finish', resolve).end());
 process.exit(code);
