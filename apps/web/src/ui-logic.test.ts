@@ -102,6 +102,33 @@ describe('side-by-side diff', () => {
       { left: { n: 3, text: 'b: 3', kind: 'ctx' }, right: { n: 3, text: 'b: 3', kind: 'ctx' } },
     ]);
   });
+
+  it('reads lines that look like headers by the hunk counts, and every hunk of every file', () => {
+    // A removed YAML document marker is the line `----`, an added `++ x` the line `+++ x`: both are content.
+    const unified = [
+      '--- a/f.flow.yaml',
+      '+++ b/f.flow.yaml',
+      '@@ -1,2 +1,2 @@',
+      '----',
+      '+++ x',
+      ' id: x',
+      '--- a/g',
+      '+++ b/g',
+      '@@ -10,1 +10,2 @@',
+      ' k: 1',
+      '+v: 2',
+      '\\ No newline at end of file',
+    ].join('\n');
+    const rows = sideBySide(unified);
+    assert.deepEqual(rows, [
+      {},
+      { left: { n: 1, text: '---', kind: 'del' }, right: { n: 1, text: '++ x', kind: 'add' } },
+      { left: { n: 2, text: 'id: x', kind: 'ctx' }, right: { n: 2, text: 'id: x', kind: 'ctx' } },
+      {},
+      { left: { n: 10, text: 'k: 1', kind: 'ctx' }, right: { n: 10, text: 'k: 1', kind: 'ctx' } },
+      { left: undefined, right: { n: 11, text: 'v: 2', kind: 'add' } },
+    ]);
+  });
 });
 
 describe('task graph layout', () => {

@@ -1,14 +1,17 @@
 // A unified diff shown side by side: context on both sides, removals left,
-// additions right, paired row by row within each change.
+// additions right, paired row by row within each change. The diff is read
+// with `diff`'s parsePatch (the library the server writes it with), which
+// counts each hunk's lines: a removed YAML `---` line is a removal, not a header.
+import { parsePatch } from 'diff';
+
 export interface DiffRow {
   left?: { n: number; text: string; kind: 'ctx' | 'del' };
   right?: { n: number; text: string; kind: 'ctx' | 'add' };
 }
 
+/** Rows of every hunk of every file in `unified`, each hunk opened by an empty row (drawn as ⋯). */
 export function sideBySide(unified: string): DiffRow[] {
   const rows: DiffRow[] = [];
-  let ln = 0;
-  let rn = 0;
   let dels: DiffRow['left'][] = [];
   let adds: DiffRow['right'][] = [];
   const flush = () => {
@@ -16,21 +19,22 @@ export function sideBySide(unified: string): DiffRow[] {
     dels = [];
     adds = [];
   };
-  for (const line of unified.split('\n')) {
-    const h = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (h) {
+  for (const file of parsePatch(unified)) {
+    for (const hunk of file.hunks) {
       flush();
-      ln = Number(h[1]);
-      rn = Number(h[2]);
       rows.push({});
-      continue;
-    }
-    if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('Index') || line.startsWith('===') || line.startsWith('\\')) continue;
-    if (line.startsWith('-')) dels.push({ n: ln++, text: line.slice(1), kind: 'del' });
-    else if (line.startsWith('+')) adds.push({ n: rn++, text: line.slice(1), kind: 'add' });
-    else if (line.startsWith(' ')) {
-      flush();
-      rows.push({ left: { n: ln++, text: line.slice(1), kind: 'ctx' }, right: { n: rn++, text: line.slice(1), kind: 'ctx' } });
+      let ln = hunk.oldStart;
+      let rn = hunk.newStart;
+      for (const line of hunk.lines) {
+        const text = line.slice(1);
+        if (line.startsWith('-')) dels.push({ n: ln++, text, kind: 'del' });
+        else if (line.startsWith('+')) adds.push({ n: rn++, text, kind: 'add' });
+        else if (line.startsWith(' ')) {
+          flush();
+          rows.push({ left: { n: ln++, text, kind: 'ctx' }, right: { n: rn++, text, kind: 'ctx' } });
+        }
+        // `\ No newline at end of file` marks the line before it: nothing to draw.
+      }
     }
   }
   flush();
