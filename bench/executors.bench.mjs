@@ -23,7 +23,7 @@ const SLOTS = Number(process.env.BENCH_EXEC_SLOTS ?? 8);
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
 const { startDockerEngine } = await import(path.join(root, 'scripts/docker-engine.mjs'));
-const { dockerAt, ensureTestImages } = await import(path.join(root, 'packages/container-testing/dist/index.js'));
+const { dockerAt, ensureTestImages } = await import('@svc/container-testing');
 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const r1 = (x) => (x === undefined ? null : Math.round(x * 10) / 10);

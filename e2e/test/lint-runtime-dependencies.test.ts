@@ -102,3 +102,108 @@ test('the check finds a devDependency imported at run time, and leaves type-only
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * The other half: what a workspace package declares (dependencies and
+ * devDependencies) and nothing of it uses. A dependency is used when a file of
+ * the package names it in an import or require (tests, scripts and configs
+ * included), or the package's scripts run one of its commands; type packages
+ * (@types/*) go with their library. What is used in another way is listed here
+ * with how.
+ */
+const USED_OTHERWISE: Record<string, string> = {
+  // openapi-lint.test.ts runs the `redocly` command's JS entry, found through this package's node_modules.
+  'packages/api-spec @redocly/cli': 'run by path',
+};
+
+function allFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (['node_modules', 'dist', '.turbo', '.test-data'].includes(e.name)) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...allFiles(p));
+    else if (/\.(m?[jt]sx?|cjs|cts|mts)$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+/** The command names a dependency installs (its package.json `bin`). */
+function commandsOf(pkgDir: string, dep: string): string[] {
+  try {
+    const { bin } = JSON.parse(fs.readFileSync(path.join(pkgDir, 'node_modules', dep, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+    return typeof bin === 'string' ? [dep.split('/').pop()!] : Object.keys(bin ?? {});
+  } catch {
+    return [];
+  }
+}
+
+/** Dependencies a workspace package declares and none of its files or scripts use. */
+export function unused(pkgDir: string, usedOtherwise: Record<string, string> = USED_OTHERWISE): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const named = new Set<string>();
+  for (const file of allFiles(pkgDir)) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+|\bresolve\s*\(\s*)['"`]([^'"`./$][^'"`$]*)/g)) {
+      const name = packageOf(m[1]!);
+      if (name) named.add(name);
+    }
+  }
+  const scripts = Object.values(pkg.scripts ?? {}).join(' ');
+  const rel = path.relative(root, pkgDir);
+  const out: string[] = [];
+  for (const [kind, deps] of [
+    ['dependencies', pkg.dependencies],
+    ['devDependencies', pkg.devDependencies],
+  ] as const) {
+    for (const dep of Object.keys(deps ?? {})) {
+      if (named.has(dep) || usedOtherwise[`${rel} ${dep}`]) continue;
+      if (dep.startsWith('@types/') && named.has(dep.slice('@types/'.length).replace(/^(.+?)__(.+)$/, '@$1/$2'))) continue;
+      if (dep.startsWith('@types/') && (dep === '@types/node' || kind === 'devDependencies')) continue;
+      if (commandsOf(pkgDir, dep).some((c) => new RegExp(`(^|[\\s;&|(])${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`).test(scripts))) continue;
+      out.push(`${rel} ${kind} ${dep}`);
+    }
+  }
+  return out;
+}
+
+const WORKSPACE = [...PACKAGES, path.join(root, 'apps/web'), path.join(root, 'e2e'), path.join(root, 'bench')];
+
+test('every dependency a workspace package declares is used by its files or its scripts', () => {
+  assert.deepEqual(WORKSPACE.flatMap((d) => unused(d)), []);
+  // Every exception still names a real declaration: a stale one hides nothing.
+  for (const key of Object.keys(USED_OTHERWISE)) {
+    const [dir, dep] = key.split(' ') as [string, string];
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies?: object };
+    assert.ok(dep in (pkg.dependencies ?? {}) || dep in (pkg.devDependencies ?? {}), `${key} is not declared any more`);
+  }
+});
+
+test('the unused check finds a declared dependency nothing imports, and counts imports, requires and commands', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deps-unused-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'node_modules/typescript'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules/typescript/package.json'), JSON.stringify({ name: 'typescript', bin: { tsc: './bin/tsc' } }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: '@svc/x',
+        scripts: { build: 'tsc -p tsconfig.json' },
+        dependencies: { pg: '1', 'left-pad': '1', '@scope/lib': '1', cjs: '1' },
+        devDependencies: { typescript: '1', 'smtp-server': '1', '@types/pg': '1', 'is-odd': '1' },
+      }),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'src/a.ts'),
+      ["import pg from 'pg';", "import { x } from '@scope/lib/sub';", "const c = require('cjs');", "// import odd from 'is-odd'; in a comment is still text"].join('\n'),
+    );
+    fs.writeFileSync(path.join(dir, 'src/a.test.ts'), "const m = await import('smtp-server');\n");
+    assert.deepEqual(unused(dir, {}), [`${path.relative(root, dir)} dependencies left-pad`]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -32,7 +32,7 @@ await build({
   target: 'node20',
   format: 'esm',
   // Server-side packages (Prisma, PostgreSQL) stay out: only the database commands load them, lazily.
-  external: ['@svc/db', '@svc/identity', '@svc/secrets', '@svc/config', '@svc/runner', '@svc/logging'],
+  external: ['@svc/db', '@svc/identity', '@svc/secrets', '@svc/config', '@svc/runner'],
   // CommonJS dependencies (cli-table3, cli-progress) call require() for Node built-ins.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   legalComments: 'none',
