@@ -173,7 +173,10 @@ export function unused(pkgDir: string, usedOtherwise: Record<string, string> = U
 const WORKSPACE = [...PACKAGES, path.join(root, 'apps/web'), path.join(root, 'e2e'), path.join(root, 'bench')];
 
 test('every dependency a workspace package declares is used by its files or its scripts', () => {
-  assert.deepEqual(WORKSPACE.flatMap((d) => unused(d)), []);
+  assert.deepEqual(
+    WORKSPACE.flatMap((d) => unused(d)),
+    [],
+  );
   // Every exception still names a real declaration: a stale one hides nothing.
   for (const key of Object.keys(USED_OTHERWISE)) {
     const [dir, dep] = key.split(' ') as [string, string];
