@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyChunks, reconnectPause } from './stream-reading.js';
 
-test('the pause before a reconnect doubles from the first up to the longest, less a random half', () => {
+test('the pause before a reconnect: its ceiling doubles from the first up to the longest, the pause drawn anywhere below it', () => {
   const policy = { firstPauseMs: 1000, maxPauseMs: 15_000 };
   const table: [attempt: number, full: number][] = [
     [1, 1000],
@@ -16,18 +16,23 @@ test('the pause before a reconnect doubles from the first up to the longest, les
   for (const [attempt, full] of table) {
     assert.equal(
       reconnectPause(attempt, policy, () => 0),
-      full / 2,
+      0,
       `attempt ${attempt}, least`,
     );
     assert.equal(
+      reconnectPause(attempt, policy, () => 0.5),
+      full / 2,
+      `attempt ${attempt}, middle`,
+    );
+    assert.equal(
       reconnectPause(attempt, policy, () => 0.999999),
-      full / 2 + (full / 2) * 0.999999,
+      Math.round(full * 0.999999),
       `attempt ${attempt}, most`,
     );
   }
   // The defaults: 200 ms doubling to 2 s.
   assert.deepEqual(
-    [1, 2, 3, 4, 5, 6].map((a) => reconnectPause(a, {}, () => 0) * 2),
+    [1, 2, 3, 4, 5, 6].map((a) => reconnectPause(a, {}, () => 0.999999)),
     [200, 400, 800, 1600, 2000, 2000],
   );
 });

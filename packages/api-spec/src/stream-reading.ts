@@ -1,6 +1,7 @@
 // The pieces of reading a streamed answer that do not depend on the client:
 // the chunks of a response body, and the pause before a dropped event stream
 // is opened again. Browser-safe: nothing here needs Node.
+import { backoffDelay } from '@svc/timing/backoff';
 
 /**
  * How a client follows a text/event-stream: when it reconnects and when it
@@ -11,9 +12,9 @@
 export interface StreamPolicy {
   /** Reconnects in a row without receiving an event before giving up; `Infinity` never gives up. Default 30 (about a minute). */
   maxRetries?: number;
-  /** The pause before the first reconnect; each further one doubles it. Default 200 ms. */
+  /** The ceiling of the pause before the first reconnect; each further one doubles it. Default 200 ms. */
   firstPauseMs?: number;
-  /** The longest pause between two reconnects. Default 2000 ms. */
+  /** The largest ceiling of a pause between two reconnects. Default 2000 ms. */
   maxPauseMs?: number;
   /**
    * The error thrown when the stream is lost: `maxRetries` reconnects failed,
@@ -24,18 +25,14 @@ export interface StreamPolicy {
 }
 
 /**
- * The pause before reconnect number `attempt` (from 1): `firstPauseMs`
- * doubled per attempt up to `maxPauseMs`, of which a random half is taken
- * off, so the clients of a gateway that restarted do not all come back in
- * the same instant.
+ * The pause before reconnect number `attempt` (from 1): @svc/timing's backoff,
+ * its ceiling `firstPauseMs` doubled per attempt up to `maxPauseMs`, the pause
+ * drawn anywhere below it (full jitter), so the clients of a gateway that
+ * restarted do not all come back in the same instant.
  * @param random a number in [0, 1); default Math.random.
  */
 export function reconnectPause(attempt: number, policy: Pick<StreamPolicy, 'firstPauseMs' | 'maxPauseMs'> = {}, random: () => number = Math.random): number {
-  const first = policy.firstPauseMs ?? 200;
-  const max = policy.maxPauseMs ?? 2000;
-  // The exponent is bounded so a stream retried for days does not overflow to Infinity before the cap.
-  const full = Math.min(max, first * 2 ** Math.min(Math.max(attempt - 1, 0), 30));
-  return full / 2 + (full / 2) * random();
+  return backoffDelay(attempt, { firstMs: policy.firstPauseMs ?? 200, maxMs: policy.maxPauseMs ?? 2000 }, undefined, random);
 }
 
 /**

@@ -26,6 +26,7 @@
 // are few and fixed. A new connection LISTENs only the channels with handlers.
 import pg from 'pg';
 import { assertNever } from '@svc/assert';
+import { backoffDelay } from '@svc/timing/backoff';
 
 /** The logger the notifier writes to (a winston Logger fits). The connection string is never logged. */
 export interface NotifierLog {
@@ -268,12 +269,13 @@ export class Notifier {
     this.timer.unref();
   }
 
-  /** Delay before attempt `n` (0-based): doubling from minDelayMs, capped at maxDelayMs, ±20% so many instances do not reconnect in step. */
+  /**
+   * Delay before attempt `n` (0-based): @svc/timing's backoff, its ceiling doubling from minDelayMs up to
+   * maxDelayMs, drawn in the ceiling's upper half so many instances do not reconnect in step while a
+   * notification lost meanwhile is still found soon (the poll backstop covers the gap).
+   */
   private backoff(n: number): number {
-    const min = this.opts.minDelayMs ?? 500;
-    const max = this.opts.maxDelayMs ?? 10_000;
-    const base = Math.min(max, min * 2 ** Math.min(n, 30));
-    return Math.round(base * (0.8 + 0.4 * Math.random()));
+    return backoffDelay(n + 1, { firstMs: this.opts.minDelayMs ?? 500, maxMs: this.opts.maxDelayMs ?? 10_000, jitter: 0.5 });
   }
 
   private scheduleIdleClose(): void {

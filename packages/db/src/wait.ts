@@ -6,6 +6,7 @@
 // password, a missing database, a refused TLS setting) does not go away, and
 // ends the wait at once.
 import type pg from 'pg';
+import { backoffDelay, pause } from '@svc/timing/backoff';
 
 /** Node's socket and resolver codes of a database that is not reachable yet. */
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
@@ -44,9 +45,9 @@ export interface WaitForDatabaseOptions {
  */
 export async function waitForDatabase(pool: pg.Pool, opts: WaitForDatabaseOptions): Promise<void> {
   const started = Date.now();
-  let pause = opts.firstPauseMs ?? 250;
-  const maxPause = opts.maxPauseMs ?? 2000;
-  for (;;) {
+  // Full jitter (@svc/timing): the instances started together with the database do not knock in step.
+  const policy = { firstMs: opts.firstPauseMs ?? 250, maxMs: opts.maxPauseMs ?? 2000 };
+  for (let attempt = 1; ; attempt++) {
     try {
       await pool.query('SELECT 1');
       return;
@@ -54,8 +55,7 @@ export async function waitForDatabase(pool: pg.Pool, opts: WaitForDatabaseOption
       const waited = Date.now() - started;
       if (!isTransientConnectError(err) || waited >= opts.timeoutMs) throw err;
       opts.onRetry?.(err, waited);
-      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, opts.timeoutMs - waited))));
-      pause = Math.min(pause * 2, maxPause);
+      await pause(Math.min(backoffDelay(attempt, policy), Math.max(0, opts.timeoutMs - waited)));
     }
   }
 }

@@ -3,11 +3,13 @@
 // artifacts. Each of them is idempotent (the end acts only while the run is
 // RUNNING, log lines are keyed by (task_run_id, n), artifacts by
 // (task_run_id, name)), so a write that failed after it took effect is
-// harmless to repeat.
+// harmless to repeat. The pauses are @svc/timing's backoff (full jitter), so
+// the dispatchers of a database that failed over do not all return at once.
+import { backoffDelay, pause } from '@svc/timing/backoff';
 
-/** First pause after a failure; it doubles up to {@link RETRY_MAX_BACKOFF_MS}. */
+/** Ceiling of the first pause after a failure; it doubles up to {@link RETRY_MAX_BACKOFF_MS}. */
 export const RETRY_INITIAL_BACKOFF_MS = 200;
-/** Largest pause between two attempts. */
+/** Largest ceiling of a pause between two attempts. */
 export const RETRY_MAX_BACKOFF_MS = 5_000;
 /**
  * How long log batches and artifacts are retried before they are given up
@@ -36,36 +38,24 @@ export interface RetryOptions {
   signal?: AbortSignal;
   /** Told about each failed attempt that will be retried. */
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
-  /** First pause. Default {@link RETRY_INITIAL_BACKOFF_MS}. */
+  /** Ceiling of the first pause. Default {@link RETRY_INITIAL_BACKOFF_MS}. */
   initialBackoffMs?: number;
-  /** Largest pause. Default {@link RETRY_MAX_BACKOFF_MS}. */
+  /** Largest ceiling of a pause. Default {@link RETRY_MAX_BACKOFF_MS}. */
   maxBackoffMs?: number;
 }
 
-/** Runs `fn` until it resolves, pausing with capped exponential backoff between failures. */
+/** Runs `fn` until it resolves, pausing with capped exponential backoff and full jitter between failures. */
 export async function withRetry<T>(fn: () => Promise<T>, o: RetryOptions): Promise<T> {
   const deadline = o.forMs === undefined ? Infinity : Date.now() + o.forMs;
-  let delay = o.initialBackoffMs ?? RETRY_INITIAL_BACKOFF_MS;
+  const policy = { firstMs: o.initialBackoffMs ?? RETRY_INITIAL_BACKOFF_MS, maxMs: o.maxBackoffMs ?? RETRY_MAX_BACKOFF_MS };
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
+      const delay = backoffDelay(attempt, policy);
       if (o.signal?.aborted || Date.now() + delay > deadline) throw new RetriesExhaustedError(o.what, attempt, { cause: err });
       o.onRetry?.(err, attempt, delay);
       await pause(delay, o.signal);
-      delay = Math.min(delay * 2, o.maxBackoffMs ?? RETRY_MAX_BACKOFF_MS);
     }
   }
-}
-
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

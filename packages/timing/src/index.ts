@@ -3,3 +3,4 @@ export { CRON_MACROS, CronError, cronProblem, parseCron, type CronSchedule } fro
 export { isValidTimeZone } from './timezone.js';
 export { wallClockCron, type WallClockCron } from './wall-clock.js';
 export { FireTimes, FireTimesCache, ZoneClock } from './fire-times.js';
+export { backoffCeiling, backoffDelay, pause, retryAfterMs, type BackoffPolicy } from './backoff.js';
