@@ -93,7 +93,9 @@ async function buildPostgres(): Promise<void> {
 # POSTGRES_USER, POSTGRES_DB, POSTGRES_PASSWORD(_FILE) and PGDATA as the official image reads them.
 set -eu
 PATH=${bin}:$PATH
-: "\${PGDATA:=/var/lib/postgresql/data}"
+# From 18 the official image keeps PGDATA under its volume, /var/lib/postgresql (here the test's major version).
+: "\${PGDATA:=/var/lib/postgresql/${version}/docker}"
+mkdir -p "$PGDATA" && chmod 700 "$PGDATA"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   if [ -n "\${POSTGRES_PASSWORD_FILE:-}" ]; then pw="$(cat "$POSTGRES_PASSWORD_FILE")"; else pw="$POSTGRES_PASSWORD"; fi
   printf '%s\\n' "$pw" > /tmp/pw
@@ -110,7 +112,7 @@ exec postgres -D "$PGDATA" -c listen_addresses="\${POSTGRES_LISTEN:-*}" -c unix_
   );
   const rootfsTag = `${PG_IMAGE}-rootfs`;
   await dockerImport(r.tar(), rootfsTag, [`ENV PATH=${bin}:/usr/local/bin:/usr/bin:/bin`, `LABEL ${TEST_LABEL}=1`]);
-  const df = `FROM ${rootfsTag}\nRUN mkdir -p /var/lib/postgresql/data && chown -R 999:999 /var/lib/postgresql /var/run/postgresql && chmod 700 /var/lib/postgresql/data\nUSER postgres\nENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]\n`;
+  const df = `FROM ${rootfsTag}\nRUN chown -R 999:999 /var/lib/postgresql /var/run/postgresql\nUSER postgres\nENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]\n`;
   await docker(['build', '-q', '-t', PG_IMAGE, '-f', '-', work], { input: df, timeoutMs: 120_000 });
 }
 
