@@ -1,9 +1,12 @@
 // The runner protocol over HTTP, as `svc exec` speaks it inside a container.
-// Transient failures (no connection, a reset, a 5xx) are retried with capped
-// exponential backoff for up to `retryForMs`, so that a gateway restart loses
-// no log line and no completion; a 4xx is an answer and is never retried.
+// Transient failures (no connection, a reset, a 5xx, a 429) are retried for up
+// to `retryForMs` with @svc/timing's backoff: full jitter, and a Retry-After
+// the gateway sends as the earliest return, so that the hundreds of runners of
+// a gateway that restarts come back spread out, not in step, and lose no log
+// line and no completion; any other 4xx is an answer and is never retried.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { backoffDelay, pause, retryAfterMs } from '@svc/timing/backoff';
 import { RunnerHttpError, errorMessage } from './errors.js';
 import type { Completion, LogLine, RunnerEvent, RunnerSpec, RunnerTransport } from './types.js';
 
@@ -17,9 +20,9 @@ export interface HttpTransportOptions {
   fetch?: typeof fetch;
   /** How long transient failures of one request are retried. Default 60_000 ms. */
   retryForMs?: number;
-  /** First backoff delay; doubles up to maxBackoffMs. Default 200 ms. */
+  /** Ceiling of the first backoff delay; doubles up to maxBackoffMs, the delay drawn below it. Default 200 ms. */
   initialBackoffMs?: number;
-  /** Largest backoff delay. Default 5_000 ms. */
+  /** Largest ceiling of a backoff delay. Default 5_000 ms. */
   maxBackoffMs?: number;
   /** Per-attempt time limit of requests other than the bundle and artifact bodies. Default 30_000 ms. */
   requestTimeoutMs?: number;
@@ -36,6 +39,9 @@ interface RequestSpec {
   timeoutMs: number | null;
 }
 
+/** Statuses worth another attempt: the gateway's own failures and unavailability, and a rate limit (429). */
+const retried = (status: number) => status >= 500 || status === 429;
+
 export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport {
   const doFetch = opts.fetch ?? fetch;
   const base = `${opts.server.replace(/\/+$/, '')}/api/runner/v1/task-runs/${encodeURIComponent(opts.taskRunId)}`;
@@ -47,9 +53,9 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
   async function request(r: RequestSpec): Promise<Response> {
     const url = base + r.path;
     const deadline = Date.now() + retryForMs;
-    let delay = initialBackoffMs;
     for (let attempt = 1; ; attempt++) {
       let failure: RunnerHttpError;
+      let retryAfter: number | undefined;
       try {
         const built = r.body?.();
         const res = await doFetch(url, {
@@ -62,16 +68,17 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
         if (res.ok) return res;
         const text = await res.text().catch(() => '');
         failure = new RunnerHttpError(r.method, url, res.status, `${r.method} ${url}: HTTP ${res.status}${text ? ` ${text.slice(0, 300)}` : ''}`);
-        if (res.status < 500) throw failure;
+        if (!retried(res.status)) throw failure;
+        retryAfter = retryAfterMs(res.headers.get('retry-after'));
       } catch (err) {
-        if (err instanceof RunnerHttpError && err.status !== null && err.status < 500) throw err;
+        if (err instanceof RunnerHttpError && err.status !== null && !retried(err.status)) throw err;
         failure = err instanceof RunnerHttpError ? err : new RunnerHttpError(r.method, url, null, `${r.method} ${url}: ${describeNetworkError(err)}`, { cause: err });
       }
+      const delay = backoffDelay(attempt, { firstMs: initialBackoffMs, maxMs: maxBackoffMs }, retryAfter);
       if (Date.now() + delay > deadline) {
         throw new RunnerHttpError(failure.method, url, failure.status, `${failure.message} (gave up after ${attempt} attempts)`, { cause: failure });
       }
-      await new Promise((res) => setTimeout(res, delay));
-      delay = Math.min(delay * 2, maxBackoffMs);
+      await pause(delay);
     }
   }
 
