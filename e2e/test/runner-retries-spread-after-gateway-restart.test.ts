@@ -104,6 +104,9 @@ test(`${RUNNERS} runners retry a restarting gateway spread out, and all reach it
       taskRunId: `tr-${i}`,
       token: 'not-a-run-token',
       retryForMs: 120_000,
+      // Ceilings of 1, 2, 4 and 8 s: long beside the lateness of timers on a loaded machine (up to half a second seen).
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 8_000,
       fetch: async (input, init) => {
         const now = Date.now();
         if (failedAt !== undefined) (pauses[n - 1] ??= []).push(now - failedAt);
@@ -121,8 +124,8 @@ test(`${RUNNERS} runners retry a restarting gateway spread out, and all reach it
       (err: unknown) => (err instanceof RunnerHttpError && err.status === 401 ? 'reached' : `failed: ${String(err)}`),
     );
   });
-  // Away for 5 s: the first attempts (pause ceilings 200, 400, 800, 1600 ms) fail against a closed port.
-  await new Promise((r) => setTimeout(r, 5_000));
+  // Away for 8 s: the first attempts (pause ceilings 1, 2 and 4 s) fail against a closed port.
+  await new Promise((r) => setTimeout(r, 8_000));
   const restartedAt = Date.now() - started;
   await startGateway(port);
   const outcomes = await Promise.all(calls);
@@ -132,13 +135,13 @@ test(`${RUNNERS} runners retry a restarting gateway spread out, and all reach it
     'every runner reached the restarted gateway (its 401) and none gave up',
   );
 
-  // The pauses before the 4th and 5th attempts (ceilings 800 and 1600 ms). In step, every runner waits the whole
+  // The pauses before the 3rd and 4th attempts (ceilings 2 and 4 s). In step, every runner waits the whole
   // ceiling, and a timer is never early: the shortest pause is the ceiling. Spread, the pauses cover the range
   // below it (plus the lateness of timers on a loaded machine, which the bounds leave room for).
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
   for (const [k, ceiling] of [
-    [2, 800],
-    [3, 1600],
+    [1, 2_000],
+    [2, 4_000],
   ] as const) {
     const ps = pauses[k] ?? [];
     assert.ok(ps.length >= RUNNERS * 0.8, `attempt ${k + 2}: ${ps.length} runners retried`);
