@@ -20,6 +20,7 @@ import { adminHandlers } from './routes/admin.js';
 import { alertHandlers } from './routes/alerts.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
+import { replayHandlers } from './routes/replay.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
 import { Engine } from '@svc/engine';
 import { engineErrorToHttp } from './engine-errors.js';
@@ -174,6 +175,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...secretProviderHandlers(routeDeps),
     ...platformSecretHandlers(routeDeps),
     ...executionHandlers({ ...routeDeps, engine }),
+    ...replayHandlers({ ...routeDeps, engine }),
     ...runnerHandlers({ engine, maxArtifactBytes: deps.config.maxArtifactBytes }),
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
     ...eventHandlers({ db: deps.db, hub: live, live: liveSettings, engine }),

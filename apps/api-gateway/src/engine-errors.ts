@@ -27,6 +27,7 @@ function toHttp(code: EngineErrorCode, err: EngineError): HttpError {
     case 'task_run_not_startable':
       return conflict('conflict', err.message);
     case 'inputs_invalid':
+    case 'replay_invalid':
       return validationFailed(err.details ?? [{ field: 'inputs', message: err.message }]);
     default:
       return assertNever(code, 'engine error code');

@@ -85,7 +85,7 @@ export type AIStatus = Schemas['AIStatus'];
 export type AIConversation = Schemas['AIConversation'];
 export type AIMessage = Schemas['AIMessage'];
 export type AIMessagePart = Schemas['AIMessagePart'];
-/** An action the assistant proposed (save_flow, trigger_flow, cancel_execution, rerun_execution, restart_execution). */
+/** An action the assistant proposed (save_flow, trigger_flow, cancel_execution, rerun_execution, restart_execution, replay_execution). */
 export type AIAction = Schemas['AIAction'];
 export type AIActionStatus = Schemas['AIActionStatus'];
 /** An AI triage of an execution (listExecutionInsights, requestTriage). */

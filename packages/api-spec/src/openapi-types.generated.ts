@@ -497,6 +497,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/executions/{executionId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay an ended execution (an extension): changed inputs and labels, from a task, on the pinned or latest revision
+         * @description Allowed from SUCCESS, FAILED, TIMED_OUT, CANCELLED. With `from`, the tasks of the chosen revision that are neither `from` nor downstream of it and whose run in the original was SUCCESS are copied (reason `reused`, `reused_from_id` set); every other task runs. Without `from`, every task runs. The new execution has `trigger_type` `replay`, `replay_of` the original, and `trigger_payload.replay_of`. Writes the audit event `execution.replay` with the changed input ids (never their values).
+         */
+        post: operations["replayExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flows": {
         parameters: {
             query?: never;
@@ -2046,7 +2066,7 @@ export interface components {
         /** @description An action the assistant proposed; it runs only when its user confirms it */
         AIAction: {
             id: string;
-            /** @description save_flow, trigger_flow, cancel_execution, rerun_execution or restart_execution */
+            /** @description save_flow, trigger_flow, cancel_execution, rerun_execution, restart_execution or replay_execution */
             tool: string;
             summary: string;
             /** @description The input of the tool */
@@ -2660,6 +2680,8 @@ export interface components {
             /** Format: date-time */
             paused_at?: string | null;
             paused_by?: string | null;
+            /** @description The execution this one replays (replayExecution), else null */
+            replay_of?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -3358,6 +3380,55 @@ export interface components {
             value: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description What a replay would reuse and run */
+        ReplayPlan: {
+            reuse: {
+                task_id: string;
+                /** @description The original's run that is copied (reason `reused`) */
+                task_run_id: string;
+            }[];
+            /** @description The tasks that run */
+            run: string[];
+            /** @description The inputs of the new execution (a value the original read from secret() stays `***`) */
+            inputs: {
+                [key: string]: unknown;
+            };
+            /** @description The labels of the new execution */
+            labels: {
+                [key: string]: string;
+            };
+            /** @description Input ids whose value differs from the original's */
+            changed_inputs: string[];
+            revision: {
+                /** @enum {string} */
+                kind: "pinned" | "latest";
+                /** @description Null for a file run */
+                flow_revision_id: string | null;
+            };
+        };
+        ReplayRequest: {
+            /** @description Merged over the original's inputs, then checked against the chosen revision's inputs as a trigger's are */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description Merged over the original's labels; a label given null is removed */
+            labels?: {
+                [key: string]: string | null;
+            };
+            /** @description The task to replay from: it and the tasks downstream of it run; the other tasks whose run in the original was SUCCESS are reused. Default none: every task runs */
+            from?: string;
+            /**
+             * @description `pinned`: the original's flow revision and snapshot; `latest`: the flow's current revision and its namespace's current snapshot
+             * @default pinned
+             * @enum {string}
+             */
+            revision?: "pinned" | "latest";
+            /**
+             * @description Answer the plan (200 ReplayPlan) and start nothing
+             * @default false
+             */
+            dry_run?: boolean;
         };
         RevertVersionRequest: {
             /** @description The version whose files become the new head */
@@ -6179,6 +6250,78 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    replayExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan (`dry_run`): nothing was started */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayPlan"];
+                };
+            };
+            /** @description The new execution */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Execution"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `execution_not_found`; `flow_not_found`: `latest` of a flow deleted since */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_restartable`: the execution has not ended; `flow_disabled`: `latest` of a disabled flow */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: `from` is not a task of the chosen revision, an input is not of its type (`inputs.<id>`), or `latest` of a file run (`revision`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
@@ -10978,6 +11121,7 @@ export interface minRoles {
     rejectAIAction: "viewer";
     rejectTaskRun: "viewer";
     removeOrganizationSender: "admin";
+    replayExecution: "operator";
     requestTriage: "operator";
     rerunExecution: "operator";
     resetUserPassword: "admin";

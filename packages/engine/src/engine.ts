@@ -33,6 +33,7 @@ import { Planner, Planning } from './systems/planner.js';
 import { Preparer, type PreparedTask } from './systems/prepare.js';
 import { ExecutionReads, type ExecutionFilter } from './systems/read-executions.js';
 import { Reruns } from './systems/rerun.js';
+import { Replays, type ReplayPlan, type ReplayRequest } from './systems/replay.js';
 import { ExecutionRetention } from './systems/retention.js';
 import { RunnerIo } from './systems/runner-io.js';
 import { RunTokens } from './systems/run-tokens.js';
@@ -51,6 +52,7 @@ export interface EngineSystems {
   readonly starts: Starts;
   readonly triggers: Triggers;
   readonly reruns: Reruns;
+  readonly replays: Replays;
   readonly cancels: Cancels;
   readonly approvals: Approvals;
   readonly completions: Completions;
@@ -95,6 +97,7 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
   const starts = new Starts(pool, { config: { defaultExecutor: r.config.defaultExecutor, now }, storage, ...caches });
   const triggers = new Triggers(pool, starts, { now, storage, flows: caches.flows });
   const reruns = new Reruns(pool, starts);
+  const replays = new Replays(pool, starts);
   const cancels = new Cancels(pool, now);
   const approvals = new Approvals(pool, now);
   const completions = new Completions(pool, planning, { storage });
@@ -109,6 +112,7 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
     starts,
     triggers,
     reruns,
+    replays,
     cancels,
     approvals,
     completions,
@@ -144,6 +148,10 @@ export interface EngineExecutions {
   resume(id: string): Promise<void>;
   rerun(id: string, actor: string): Promise<Started>;
   restart(id: string, actor: string): Promise<Started>;
+  /** What a replay of ended execution `id` would reuse and run, with its inputs (nothing is written). */
+  planReplay(id: string, req: ReplayRequest, actor: string): Promise<ReplayPlan>;
+  /** Replays ended execution `id` (systems/replay.ts): a new execution, with the plan it followed. */
+  replay(id: string, req: ReplayRequest, actor: string): Promise<Started & { plan: ReplayPlan }>;
   /** The state of an execution; undefined when there is none. */
   stateOf(id: string): Promise<ExecutionState | undefined>;
   /** Ids of the executions matching `f`, newest first (the listExecutions page). */
@@ -319,6 +327,11 @@ export class Engine {
       },
       rerun: async (id, actor) => started(await sys.reruns.rerun(id, actor)),
       restart: async (id, actor) => started(await sys.reruns.restart(id, actor)),
+      planReplay: async (id, req, actor) => (await sys.replays.plan(id, req, actor)).plan,
+      replay: async (id, req, actor) => {
+        const r = await sys.replays.replay(id, req, actor);
+        return { ...(await started(r)), plan: r.plan };
+      },
       stateOf: (id) => sys.reads.stateOf(id),
       listIds: (f) => sys.reads.listIds(f),
       load: (ids, via) => sys.reads.load(ids, via),

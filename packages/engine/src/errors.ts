@@ -16,10 +16,11 @@ export const ENGINE_ERROR_CODES = [
   'task_not_found',
   'not_awaiting_approval',
   'not_running',
+  'replay_invalid',
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
-/** A field at fault, for `inputs_invalid`. */
+/** A field at fault, for `inputs_invalid` and `replay_invalid`. */
 export interface EngineErrorDetail {
   field: string;
   message: string;
@@ -119,5 +120,13 @@ export class NotRunningError extends EngineError {
   override readonly name = 'NotRunningError';
   constructor(message: string) {
     super('not_running', message);
+  }
+}
+
+/** A replay names what its original's flow does not have (a `from` task, the latest revision of a file run): 422 on that field. */
+export class ReplayInvalidError extends EngineError {
+  override readonly name = 'ReplayInvalidError';
+  constructor(readonly problems: EngineErrorDetail[]) {
+    super('replay_invalid', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
   }
 }

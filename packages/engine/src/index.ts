@@ -18,6 +18,7 @@ export {
   NotAwaitingApprovalError,
   NotRestartableError,
   NotRunningError,
+  ReplayInvalidError,
   TaskNotFoundError,
   TaskRunNotFoundError,
   TaskRunNotStartableError,
@@ -30,6 +31,7 @@ export type { ClaimedRun, ClaimOptions, ClaimResult, IncomingLogLine, NewExecuti
 export type { ExecutionFilter } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './systems/prepare.js';
 export type { ApprovalDecision, ApprovalGateSeen } from './systems/approvals.js';
+export type { ReplayPlan, ReplayRequest } from './systems/replay.js';
 export type { ApprovalRecord } from './planning/approval.js';
 export type { FlowTriggerResult } from './systems/flow-triggers.js';
 export { dashboardWindow, type DashboardQuery, type DashboardRange } from './systems/dashboards.js';

@@ -44,7 +44,7 @@ export const MAX_ROUNDS = 8;
 
 const SYSTEM = `You are the assistant of svc, a workflow orchestration service. Flows are *.flow.yaml files in namespaces.
 Use the tools to look things up instead of guessing. Tools that change something (save_flow, trigger_flow, cancel_execution,
-rerun_execution, restart_execution) are only proposed: the user confirms or rejects them; say what you proposed.
+rerun_execution, restart_execution, replay_execution) are only proposed: the user confirms or rejects them; say what you proposed.
 Before proposing a flow, read the flow JSON Schema and validate the flow when you may.`;
 
 interface MessageRow {

@@ -202,6 +202,38 @@ export const TOOLS: ToolDef[] = [
     toInput: (a) => ({ params: { executionId: s(a.execution_id) } }),
     summary: (a) => `Restart execution ${s(a.execution_id)}`,
   },
+  {
+    name: 'replay_execution',
+    description:
+      'Replay an ended execution as a new one: inputs and labels merged over the original\'s, from a task (the tasks before it reuse their SUCCESS runs; without one every task runs), on the pinned or the latest flow revision. dry_run answers the plan (what is reused and what runs) and starts nothing.',
+    kind: 'action',
+    annotations: ADDS,
+    operationId: 'replayExecution',
+    parameters: {
+      type: 'object',
+      properties: {
+        ...executionArg,
+        inputs: { type: 'object', description: "Input values by input id, merged over the original's" },
+        labels: { type: 'object', description: "Labels merged over the original's (null removes one)" },
+        from: str('The task id to replay from'),
+        revision: str('pinned (default: the original\'s flow revision and snapshot) or latest (the flow\'s current ones)'),
+        dry_run: { type: 'boolean', description: 'Only answer the plan' },
+      },
+      required: ['execution_id'],
+    },
+    toInput: (a) => ({
+      params: { executionId: s(a.execution_id) },
+      body: {
+        ...(a.inputs && typeof a.inputs === 'object' ? { inputs: a.inputs } : {}),
+        ...(a.labels && typeof a.labels === 'object' ? { labels: a.labels } : {}),
+        ...(s(a.from) !== undefined ? { from: s(a.from) } : {}),
+        ...(s(a.revision) !== undefined ? { revision: s(a.revision) } : {}),
+        ...(a.dry_run === true ? { dry_run: true } : {}),
+      },
+    }),
+    summary: (a) =>
+      `Replay execution ${s(a.execution_id)}${a.from ? ` from ${s(a.from)}` : ''}${a.revision === 'latest' ? ' on the latest revision' : ''}${a.inputs && Object.keys(a.inputs).length ? ` with inputs ${JSON.stringify(a.inputs)}` : ''}${a.dry_run === true ? ' (dry run)' : ''}`,
+  },
 ];
 
 export const TRIAGE_TOOL: ToolDef = {

@@ -5,6 +5,7 @@ import { authOperations } from './auth.js';
 import { backfillOperations } from './backfills.js';
 import { roleBindingOperations } from './role-bindings.js';
 import { executionOperations } from './executions.js';
+import { replayOperations } from './replay.js';
 import { flowOperations } from './flows.js';
 import { gitOperations } from './git.js';
 import { namespaceOperations } from './namespaces.js';
@@ -23,6 +24,7 @@ import { ssoOperations } from './sso.js';
 export const operations: readonly Operation[] = Object.freeze([
   ...authOperations,
   ...executionOperations,
+  ...replayOperations,
   ...flowOperations,
   ...namespaceOperations,
   ...secretOperations,
@@ -96,6 +98,8 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'rejectTaskRun',
   'pauseExecution',
   'resumeExecution',
+  // Replay (replay.ts, docs/using/executions.md#replay).
+  'replayExecution',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

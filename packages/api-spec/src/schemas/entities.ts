@@ -693,7 +693,7 @@ export const AIAction = component(
   Type.Object(
     {
       id: Type.String(),
-      tool: Type.String({ description: 'save_flow, trigger_flow, cancel_execution, rerun_execution or restart_execution' }),
+      tool: Type.String({ description: 'save_flow, trigger_flow, cancel_execution, rerun_execution, restart_execution or replay_execution' }),
       summary: Type.String(),
       arguments: FreeObject('The input of the tool'),
       diff: Type.Optional(Type.String({ description: 'save_flow: the unified diff of the file, secret values masked' })),

@@ -5,6 +5,7 @@ import * as entities from './entities.js';
 import * as organizations from './organizations.js';
 import * as platformSecrets from './platform-secrets.js';
 import * as requests from './requests.js';
+import * as replay from './replay.js';
 import * as resources from './resources.js';
 import * as roleBindings from './role-bindings.js';
 import * as runner from './runner.js';
@@ -17,6 +18,7 @@ export * from './entities.js';
 export * from './helpers.js';
 export * from './organizations.js';
 export * from './platform-secrets.js';
+export * from './replay.js';
 export * from './requests.js';
 export * from './resources.js';
 export * from './role-bindings.js';
@@ -26,7 +28,7 @@ export * from './sso.js';
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, roleBindings, sso, platformSecrets]) {
+  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, roleBindings, sso, platformSecrets, replay]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;

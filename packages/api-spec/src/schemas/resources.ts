@@ -183,6 +183,8 @@ export const Execution = component(
       paused: Type.Optional(Type.Boolean({ description: 'The execution is paused: no new task run starts until it is resumed (its reason is `paused`)' })),
       paused_at: Type.Optional(Nullable(DateTime())),
       paused_by: Type.Optional(Nullable(Type.String())),
+      // Replay (an extension): an additional property.
+      replay_of: Type.Optional(Nullable(Type.String({ description: 'The execution this one replays (replayExecution), else null' }))),
     },
     { additionalProperties: true, description: 'One run of a flow (or of a namespace file)' },
   ),

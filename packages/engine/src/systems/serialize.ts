@@ -38,6 +38,8 @@ export function apiExecution(e: ExecutionApiRow, taskRuns: TaskRunApiRow[], chil
     outputs: e.outputs,
     parent_execution_id: e.parent_execution_id,
     restart_of_id: e.restart_of_id,
+    // Replay (an extension): the execution this one replays (its trigger payload's replay_of), else null.
+    replay_of: e.trigger_type === 'replay' && typeof e.trigger_payload?.replay_of === 'string' ? e.trigger_payload.replay_of : null,
     chain_depth: e.chain_depth,
     children: children.map((c) => ({ id: c.id, state: c.state, created_at: ts(c.created_at)!, namespace: c.namespace, flow_id: c.flow_id })),
     created_at: ts(e.created_at)!,

@@ -12,6 +12,7 @@ import { namespaceFileOf, type SnapshotFacts } from './snapshot-facts.js';
 import type { FlowCache } from './flow-cache.js';
 import { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type NamespaceFile } from '../planning/executor.js';
 import { startRowsOf, type ReusedFanOut, type ReusedRun, type StartRow } from '../planning/start-rows.js';
+import { replayOf, replayReuse } from '../planning/replay.js';
 import { insertHistory, notify } from '../sql/history.js';
 import type { ExecutionApiRow, TaskRunApiRow } from '../sql/load-executions.js';
 import { insertStartAudit, insertUnstarted, startNew, startQueued as startQueuedStatement, type ExecutionInsert, type StartedRow } from '../sql/start-execution.js';
@@ -118,7 +119,11 @@ export class Starts {
     return namespaceFileOf(this.pool, this.deps, snapshotId);
   }
 
-  /** The SUCCESS latest attempts of an execution, by task key (what a restart copies). */
+  /** The SUCCESS latest attempts of execution `executionId`, by task key (what a restart or a replay copies). */
+  async successRuns(executionId: string): Promise<Map<string, ReusedRun>> {
+    return (await this.reusableRuns(this.pool, executionId)).runs;
+  }
+
   /**
    * What a restart copies from the original: its SUCCESS task runs, and the
    * items of its fan-outs that did not succeed (their SUCCESS items are
@@ -148,9 +153,21 @@ export class Starts {
    * PENDING or reused, and the caller plans the first step with `advance` in
    * the same transaction.
    */
-  private async startRows(c: Client | pg.Pool, def: FlowDefinition, snapshotId: string, restartOfId: string | null): Promise<{ rows: StartRow[]; planned: boolean }> {
+  private async startRows(
+    c: Client | pg.Pool,
+    def: FlowDefinition,
+    snapshotId: string,
+    restartOfId: string | null,
+    payload: Record<string, unknown> | undefined,
+  ): Promise<{ rows: StartRow[]; planned: boolean }> {
     // Restart from failed: the original's SUCCESS task runs are copied, whenever this execution starts.
-    const reuse = restartOfId ? await this.reusableRuns(c, restartOfId) : { runs: new Map<string, ReusedRun>(), items: new Map<string, ReusedFanOut>() };
+    // A replay from a task: those of the tasks neither it nor downstream of it (planning/replay.ts).
+    const replay = restartOfId ? null : replayOf(payload);
+    const reuse = restartOfId
+      ? await this.reusableRuns(c, restartOfId)
+      : replay
+        ? { runs: replayReuse(def, replay.from, (await this.reusableRuns(c, replay.of)).runs), items: new Map<string, ReusedFanOut>() }
+        : { runs: new Map<string, ReusedRun>(), items: new Map<string, ReusedFanOut>() };
     const nsFile = await namespaceFileOf(c, this.deps, snapshotId);
     return startRowsOf(def, reuse.runs, nsFile, this.deps.config.defaultExecutor, newId, reuse.items);
   }
@@ -160,7 +177,7 @@ export class Starts {
     const def = ex.definition;
     const timeoutAt = def.timeout ? new Date(now.getTime() + parseDuration(def.timeout)) : null;
     const row = await executionPins(c, { id: ex.id });
-    const start = await this.startRows(c, def, row.snapshot_id, row.restart_of_id);
+    const start = await this.startRows(c, def, row.snapshot_id, row.restart_of_id, ex.trigger_payload);
     await startQueuedStatement(c, { id: ex.id, now, taskRuns: JSON.stringify(start.rows), timeoutAt });
     return start.planned ? [] : advance(c, { ...ex, state: 'RUNNING', started_at: now }, now);
   }
@@ -174,7 +191,7 @@ export class Starts {
    */
   async create(n: NewExecution): Promise<Created> {
     if (concurrencyKey(n)) return inTx(this.pool, (c) => this.createWith(c, n));
-    const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null);
+    const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (start.planned) {
       const { id, execution } = await this.insertStarted(this.pool, n, start.rows, null);
       return { id, followUps: [], execution };
@@ -219,7 +236,7 @@ export class Starts {
    */
   async createChecked(n: NewExecution): Promise<Created | null> {
     if (concurrencyKey(n)) return null;
-    const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null);
+    const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (!start.planned) return null;
     const r = await this.insertStartedIf(this.pool, n, start.rows, null, true);
     return r && { id: r.id, followUps: [], execution: r.execution };
@@ -272,7 +289,7 @@ export class Starts {
         return { id, followUps: [] };
       }
     }
-    const start = await this.startRows(c, n.definition, n.snapshotId, n.restartOfId ?? null);
+    const start = await this.startRows(c, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (start.planned) return { id: (await this.insertStarted(c, n, start.rows, key)).id, followUps: [] };
     return this.startUnplanned(c, n, start.rows, key);
   }
