@@ -18,7 +18,7 @@ test('bash completes commands, subcommands and options', async () => {
   assert.deepEqual(await complete(['svc', 'n']), ['namespace', 'ns']);
   assert.deepEqual(await complete(['svc', 'ns', 'p']), ['pull', 'push']);
   assert.deepEqual(await complete(['svc', 'executions', 'l']), ['list', 'logs']);
-  assert.deepEqual(await complete(['svc', 'executions', 'r']), ['reject', 'rerun', 'restart', 'resume']);
+  assert.deepEqual(await complete(['svc', 'executions', 'r']), ['reject', 'replay', 'rerun', 'restart', 'resume']);
   assert.deepEqual(await complete(['svc', 'executions', 'a']), ['approve']);
   assert.deepEqual(await complete(['svc', 'executions', 'p']), ['pause']);
   assert.deepEqual(

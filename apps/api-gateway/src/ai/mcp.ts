@@ -41,8 +41,7 @@ function shapeOf(t: ToolDef): Record<string, z.ZodType> {
   const required = new Set(t.parameters.required ?? []);
   const shape: Record<string, z.ZodType> = {};
   for (const [name, p] of Object.entries(t.parameters.properties)) {
-    let s: z.ZodType =
-      p.type === 'integer' ? z.number().int() : p.type === 'boolean' ? z.boolean() : p.type === 'object' ? z.record(z.string(), z.unknown()) : z.string();
+    let s: z.ZodType = p.type === 'integer' ? z.number().int() : p.type === 'boolean' ? z.boolean() : p.type === 'object' ? z.record(z.string(), z.unknown()) : z.string();
     if (typeof p.description === 'string') s = s.describe(p.description);
     shape[name] = required.has(name) ? s : s.optional();
   }

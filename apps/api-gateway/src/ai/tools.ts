@@ -205,7 +205,7 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'replay_execution',
     description:
-      'Replay an ended execution as a new one: inputs and labels merged over the original\'s, from a task (the tasks before it reuse their SUCCESS runs; without one every task runs), on the pinned or the latest flow revision. dry_run answers the plan (what is reused and what runs) and starts nothing.',
+      "Replay an ended execution as a new one: inputs and labels merged over the original's, from a task (the tasks before it reuse their SUCCESS runs; without one every task runs), on the pinned or the latest flow revision. dry_run answers the plan (what is reused and what runs) and starts nothing.",
     kind: 'action',
     annotations: ADDS,
     operationId: 'replayExecution',
@@ -216,7 +216,7 @@ export const TOOLS: ToolDef[] = [
         inputs: { type: 'object', description: "Input values by input id, merged over the original's" },
         labels: { type: 'object', description: "Labels merged over the original's (null removes one)" },
         from: str('The task id to replay from'),
-        revision: str('pinned (default: the original\'s flow revision and snapshot) or latest (the flow\'s current ones)'),
+        revision: str("pinned (default: the original's flow revision and snapshot) or latest (the flow's current ones)"),
         dry_run: { type: 'boolean', description: 'Only answer the plan' },
       },
       required: ['execution_id'],

@@ -16,6 +16,7 @@ import type { ExecutionState, LogLine, TaskRun } from '../api/types.js';
 import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Execution } from '../ui/watch.js';
 import { approvalText, awaitingText, latestRun, pausedText } from '../ui/approval.js';
 import { registerExecutionGates } from './executions-gates.js';
+import { registerExecutionReplay } from './executions-replay.js';
 import { coerce, collect, keyValues } from './key-values.js';
 
 const EXIT_CODES_HELP = `
@@ -315,6 +316,7 @@ export function registerExecutions(program: Command, app: App): void {
   }
 
   registerExecutionGates(ex, app);
+  registerExecutionReplay(ex, app);
 
   ex.command('logs')
     .description('Print the log lines of an execution; --follow streams them until it ends')

@@ -11,6 +11,7 @@ import { FanOutItems } from '../components/FanOutItems';
 import { Gantt } from '../components/Gantt';
 import { GitSha } from '../components/GitSha';
 import { Logs } from '../components/Logs';
+import { ReplayDialog } from '../components/ReplayDialog';
 import { TRIAGED, Triage } from '../components/ai/Triage';
 import { isItem } from '../components/task-runs';
 import { taskWaits, type TaskWait } from '../components/waits';
@@ -167,7 +168,7 @@ export function ExecutionPage({ id }: { id: string }) {
           {ex.error}
         </p>
       )}
-      <Actions ex={ex} />
+      <Actions ex={ex} def={def.data} />
       {TRIAGED.includes(ex.state) && <Triage ex={ex} />}
       {ex.state === 'QUEUED' && <ExecutionWait ex={ex} def={def.data} />}
       {ex.paused && !ENDED.includes(ex.state) && (
@@ -248,7 +249,7 @@ export function ExecutionPage({ id }: { id: string }) {
 }
 
 function Relations({ ex }: { ex: Execution }) {
-  if (!ex.parent_execution_id && !ex.restart_of_id && !ex.children.length) return null;
+  if (!ex.parent_execution_id && !ex.restart_of_id && !ex.replay_of && !ex.children.length) return null;
   return (
     <ul className="inline-list" aria-label="Related executions">
       {ex.parent_execution_id && (
@@ -259,6 +260,11 @@ function Relations({ ex }: { ex: Execution }) {
       {ex.restart_of_id && (
         <li>
           Restart of <Link to={`/executions/${ex.restart_of_id}`}>{ex.restart_of_id}</Link>
+        </li>
+      )}
+      {ex.replay_of && (
+        <li>
+          Replay of <Link to={`/executions/${ex.replay_of}`}>{ex.replay_of}</Link>
         </li>
       )}
       {ex.children.map((c) => (
@@ -279,9 +285,10 @@ export function restartPlan(runs: TaskRun[]): { reused: string[]; again: string[
   return { reused: reused.sort(), again: again.sort() };
 }
 
-function Actions({ ex }: { ex: Execution }) {
+function Actions({ ex, def }: { ex: Execution; def?: FlowDefinition }) {
   const { needs } = usePermission();
   const [confirmRestart, setConfirmRestart] = useState(false);
+  const [replaying, setReplaying] = useState(false);
   const act = useAction(async (what: 'cancel' | 'pause' | 'resume' | 'rerun' | 'restart') => {
     const at = { params: { path: { executionId: ex.id } } };
     if (what === 'cancel') await client.post('/api/v1/executions/{executionId}/cancel', at);
@@ -323,7 +330,11 @@ function Actions({ ex }: { ex: Execution }) {
       >
         Restart from failed…
       </Button>
+      <Button disabledReason={op ?? (!ended ? 'The execution has not ended' : null)} onClick={() => setReplaying(true)}>
+        Replay…
+      </Button>
       <ErrorBox error={act.error} />
+      {replaying && <ReplayDialog ex={ex} def={def} onClose={() => setReplaying(false)} />}
       {confirmRestart && (
         <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="restart-title">
           <h2 id="restart-title">Restart from failed</h2>

@@ -21,7 +21,8 @@ export const ReplayRequest = component(
         Type.String({
           minLength: 1,
           maxLength: 63,
-          description: 'The task to replay from: it and the tasks downstream of it run; the other tasks whose run in the original was SUCCESS are reused. Default none: every task runs',
+          description:
+            'The task to replay from: it and the tasks downstream of it run; the other tasks whose run in the original was SUCCESS are reused. Default none: every task runs',
         }),
       ),
       revision: Type.Optional(
@@ -41,19 +42,13 @@ export const ReplayPlan = component(
   Type.Object(
     {
       reuse: Type.Array(
-        Type.Object(
-          { task_id: Type.String(), task_run_id: Type.String({ description: "The original's run that is copied (reason `reused`)" }) },
-          { additionalProperties: false },
-        ),
+        Type.Object({ task_id: Type.String(), task_run_id: Type.String({ description: "The original's run that is copied (reason `reused`)" }) }, { additionalProperties: false }),
       ),
       run: Type.Array(Type.String(), { description: 'The tasks that run' }),
       inputs: FreeObject('The inputs of the new execution (a value the original read from secret() stays `***`)'),
       labels: StringMap({ description: 'The labels of the new execution' }),
       changed_inputs: Type.Array(Type.String(), { description: "Input ids whose value differs from the original's" }),
-      revision: Type.Object(
-        { kind: StringEnum(REVISIONS), flow_revision_id: Nullable(Type.String({ description: 'Null for a file run' })) },
-        { additionalProperties: false },
-      ),
+      revision: Type.Object({ kind: StringEnum(REVISIONS), flow_revision_id: Nullable(Type.String({ description: 'Null for a file run' })) }, { additionalProperties: false }),
     },
     { additionalProperties: false, description: 'What a replay would reuse and run' },
   ),

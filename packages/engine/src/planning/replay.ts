@@ -23,7 +23,7 @@ export function replayOf(payload: Record<string, unknown> | null | undefined): {
 /** Task `from` and every task that depends on it, directly or through others (depends_on). */
 export function fromAndDownstream(def: FlowDefinition, from: string): Set<string> {
   const out = new Set([from]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const t of def.tasks) {
       if (out.has(t.id) || !(t.depends_on ?? []).some((d) => out.has(d))) continue;
