@@ -126,11 +126,11 @@ export function ReplayDialog({ ex, def, onClose }: { ex: Execution; def?: FlowDe
         </div>
         <fieldset>
           <legend>Revision</legend>
-          <label>
+          <label className="choice">
             <input type="radio" name="replay-revision" value="pinned" checked={revision === 'pinned'} onChange={() => edit(setRevision)('pinned')} /> Pinned: this execution's flow
             revision and files
           </label>
-          <label>
+          <label className="choice">
             <input type="radio" name="replay-revision" value="latest" checked={revision === 'latest'} onChange={() => edit(setRevision)('latest')} /> Latest: the flow's current
             revision and files
           </label>
