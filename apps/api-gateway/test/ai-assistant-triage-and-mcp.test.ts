@@ -423,6 +423,13 @@ test('MCP through the SDK client: tools by role, a trigger with inputs, a log re
     items.map((l) => l.text),
     ['connecting to db', 'using password ***'],
   );
+  // A replay's plan (dry_run): nothing starts; the tool is an action the assistant only proposes.
+  assert.ok(opTools.includes('replay_execution'));
+  const plan = await op.callTool({ name: 'replay_execution', arguments: { execution_id: failedId, dry_run: true } });
+  assert.ok(!plan.isError, JSON.stringify(plan));
+  const planned = plan.structuredContent as { reuse: unknown[]; run: string[]; revision: { kind: string } };
+  assert.deepEqual(planned.reuse, [], 'without from, every task runs');
+  assert.ok(planned.run.length > 0 && planned.revision.kind === 'pinned', JSON.stringify(planned));
   const schema = await op.readResource({ uri: 'svc://schemas/flow.json' });
   assert.match(String((schema.contents[0] as { text: string }).text), /2020-12/);
   await op.close();
@@ -430,7 +437,7 @@ test('MCP through the SDK client: tools by role, a trigger with inputs, a log re
   const vi = await mcpClient(viewer);
   const viTools = (await vi.listTools()).tools.map((t) => t.name);
   assert.ok(viTools.includes('get_execution') && viTools.includes('read_logs'));
-  assert.ok(!viTools.includes('cancel_execution') && !viTools.includes('trigger_flow'), JSON.stringify(viTools));
+  assert.ok(!viTools.includes('cancel_execution') && !viTools.includes('trigger_flow') && !viTools.includes('replay_execution'), JSON.stringify(viTools));
   let refused = false;
   try {
     const r = await vi.callTool({ name: 'cancel_execution', arguments: { execution_id: exec.id } });

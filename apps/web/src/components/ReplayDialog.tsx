@@ -7,7 +7,7 @@
 // again. Values go as typed: the server coerces them to the revision's input
 // types and names a wrong one (shown beside its field).
 import { useState } from 'react';
-import { client } from '../api';
+import { ApiError, client } from '../api';
 import { navigate } from '../router';
 import type { Answer, Execution, FlowDefinition, RequestBody } from '../types';
 import { Button, ErrorBox, useAction } from '../ui';
@@ -19,18 +19,17 @@ export const asText = (v: unknown): string => (typeof v === 'string' ? v : v ===
 
 /** The inputs and labels the form changed (only those go to the server, merged over the original's). */
 export function replayChanges(
-  original: { inputs: Record<string, unknown>; labels: Record<string, string> },
+  original: Pick<Execution, 'inputs' | 'labels'>,
   inputs: Record<string, string>,
   labels: Record<string, string>,
-): { inputs: Record<string, string>; labels: Record<string, string> } {
+): Required<Pick<RequestBody<'replayExecution'>, 'inputs' | 'labels'>> {
   const changed = (from: Record<string, unknown>, to: Record<string, string>) => Object.fromEntries(Object.entries(to).filter(([k, v]) => v !== asText(from[k])));
   return { inputs: changed(original.inputs, inputs), labels: changed(original.labels, labels) };
 }
 
 /** The field errors of a refused request (422 `inputs.<id>`, `from`), by field. */
 function fieldErrors(e: unknown): Record<string, string> {
-  const details = (e as { details?: { field: string; message: string }[] } | null)?.details ?? [];
-  return Object.fromEntries(details.map((d) => [d.field, d.message]));
+  return e instanceof ApiError ? Object.fromEntries(e.details.map((d) => [d.field, d.message])) : {};
 }
 
 export function ReplayDialog({ ex, def, onClose }: { ex: Execution; def?: FlowDefinition; onClose: () => void }) {
