@@ -7,7 +7,8 @@
 // and on its child `team.child`, and gets 403 on the sibling `other`; the
 // user bound one role lower gets 403 on `team`. Operations that name no
 // namespace keep the global role: even the admin-bound user gets 403 on
-// every one above viewer. "Past the role check" is any answer but 401/403
+// every one above viewer, but for the caller-scoped ones (bulkExecutions),
+// open to whoever holds their role somewhere. "Past the role check" is any answer but 401/403
 // (a 404 or 422 after it is fine: the check comes first). Then: a token is
 // lowered to its own role, a group binding applies through the user's IdP
 // groups, every binding change is audited, and a deleted binding stops
@@ -17,7 +18,16 @@
 // only its own account's and the read-scoped lists.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { namespaceSources, operations, OWN_ACCOUNT_OPERATION_IDS, READ_SCOPED_LIST_OPERATION_IDS, SPEC_ROLES, type Operation, type SpecRole } from '@svc/api-spec';
+import {
+  CALLER_SCOPED_OPERATION_IDS,
+  namespaceSources,
+  operations,
+  OWN_ACCOUNT_OPERATION_IDS,
+  READ_SCOPED_LIST_OPERATION_IDS,
+  SPEC_ROLES,
+  type Operation,
+  type SpecRole,
+} from '@svc/api-spec';
 import { createUser, setUserGroups } from '@svc/identity';
 import { startStack, type Stack } from './stack.js';
 import { flow, sh } from './engine-support.js';
@@ -291,6 +301,16 @@ test('every operation: allowed on the bound namespace and its child, refused on 
         const r = await call(tokens.viewer, op.method, path, body);
         assert.ok(r.status !== 401 && r.status !== 403, `${op.operationId} on ${ns} as a viewer: ${r.status}`);
       }
+      checked.push(op.operationId);
+      continue;
+    }
+    if (CALLER_SCOPED_OPERATION_IDS.has(op.operationId)) {
+      // Open to whoever holds its role on some namespace, refused one role below: it acts only where the role is held (engine-bulk-actions.test.ts).
+      const below = SPEC_ROLES[SPEC_ROLES.indexOf(need) - 1]!;
+      const { path, body } = requestFor(op, 'other');
+      assert.equal((await call(tokens[below], op.method, path, body)).status, 403, `${op.operationId} as one bound ${below} to team`);
+      const r = await call(tokens[need], op.method, path, body);
+      assert.ok(r.status !== 401 && r.status !== 403, `${op.operationId} as one bound ${need} to team: ${r.status}`);
       checked.push(op.operationId);
       continue;
     }

@@ -21,6 +21,7 @@ import { alertHandlers } from './routes/alerts.js';
 import { authHandlers } from './routes/auth.js';
 import { executionHandlers } from './routes/executions.js';
 import { replayHandlers } from './routes/replay.js';
+import { bulkExecutionHandlers } from './routes/executions-bulk.js';
 import { runnerAuthenticator, runnerHandlers } from './routes/runner.js';
 import { Engine } from '@svc/engine';
 import { engineErrorToHttp } from './engine-errors.js';
@@ -176,6 +177,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...platformSecretHandlers(routeDeps),
     ...executionHandlers({ ...routeDeps, engine }),
     ...replayHandlers({ ...routeDeps, engine }),
+    ...bulkExecutionHandlers({ ...routeDeps, engine }),
     ...runnerHandlers({ engine, maxArtifactBytes: deps.config.maxArtifactBytes }),
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
     ...eventHandlers({ db: deps.db, hub: live, live: liveSettings, engine }),

@@ -1,6 +1,13 @@
 export { ROLES, SPEC_ROLES, isRole, roleAtLeast, type Role, type SpecRole } from './roles.js';
 export { successStatus, type AuthKind, type HttpMethod, type Operation, type OperationAuth, type OperationRequest, type OperationResponse, type Tag } from './operation.js';
-export { namespaceSources, OWN_ACCOUNT_OPERATION_IDS, READ_SCOPED_LIST_OPERATION_IDS, type NamespaceSource, type NamespacedRecord } from './namespaces.js';
+export {
+  CALLER_SCOPED_OPERATION_IDS,
+  namespaceSources,
+  OWN_ACCOUNT_OPERATION_IDS,
+  READ_SCOPED_LIST_OPERATION_IDS,
+  type NamespaceSource,
+  type NamespacedRecord,
+} from './namespaces.js';
 export { operations, organizationOperations, EXTENSION_OPERATION_IDS, FLOW_SCHEMA_PATH, SendEmailRequest, type SendEmailBody } from './operations/index.js';
 export { AUTH_KINDS, DEFAULT_DOCUMENT_VERSION, DEFAULT_SERVER_URL, buildOpenApiDocument, minRoleLabel, type OpenApiOptions } from './openapi.js';
 export * as schemas from './schemas/index.js';

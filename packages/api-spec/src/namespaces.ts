@@ -80,3 +80,12 @@ export const READ_SCOPED_LIST_OPERATION_IDS: ReadonlySet<string> = new Set([
   'listAlertRules',
   'getDashboard',
 ]);
+
+/**
+ * Operations that act only on the namespaces where the caller holds the
+ * operation's role, whatever namespaces their request names: open to a caller
+ * who holds that role on at least one namespace (its global role, or a role
+ * binding), and their handlers narrow what they touch to those namespaces
+ * (bulkExecutions: the executions it cancels, reruns or restarts).
+ */
+export const CALLER_SCOPED_OPERATION_IDS: ReadonlySet<string> = new Set(['bulkExecutions']);

@@ -517,6 +517,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/executions/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel, rerun or restart the executions a filter selects (at most 1,000), or count them with dry_run
+         * @description Acts only on the executions whose namespace the caller holds the operator role on (its global role, or role bindings); the others are neither touched nor counted, so a caller bound operator on some namespaces only may call it. A filter matching more than 1,000 executions is refused (422, naming the count): the dry run tells the count first. Each execution goes through the single operation (cancelExecution, rerunExecution, restartExecution) and writes its audit event (`execution.cancel`, `execution.rerun`, `execution.restart`); one more event, `execution.bulk`, records the request. An execution whose state refuses the action (a cancel of an ended one, a restart of a SUCCESS one) is reported with the single operation's error code and does not fail the others.
+         */
+        post: operations["bulkExecutions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flows": {
         parameters: {
             query?: never;
@@ -2458,6 +2478,80 @@ export interface components {
          * @enum {string}
          */
         BindingRole: "viewer" | "operator" | "editor" | "admin";
+        /**
+         * @description What to do with each execution: as cancelExecution, rerunExecution or restartExecution
+         * @enum {string}
+         */
+        BulkAction: "cancel" | "rerun" | "restart";
+        BulkExecutionError: {
+            /** @description As the single action would answer it, e.g. `execution_ended`, `not_restartable` */
+            code: string;
+            message: string;
+        };
+        /** @description At least one field must be set: an empty filter is refused (422), so that nothing acts on every execution by accident */
+        BulkExecutionFilter: {
+            /** @description Selects the namespace and its children */
+            namespace?: string;
+            /** @description A flow id, or `namespace/flow id` for one namespace's flow (as listExecutions' `flow`) */
+            flow_id?: string;
+            /** @description Any of these states */
+            state?: components["schemas"]["ExecutionState"][];
+            /** @description Every label must have this value */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description Created at or after this instant
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Created before this instant
+             */
+            to?: string;
+        };
+        /** @description One execution: `ok` with its state after a cancel or the new execution of a rerun or restart, or the error that refused it */
+        BulkExecutionOutcome: {
+            execution_id: string;
+            ok: boolean;
+            state?: components["schemas"]["ExecutionState"];
+            /** @description rerun and restart: the execution created */
+            new_execution_id?: string;
+            error?: components["schemas"]["BulkExecutionError"];
+        };
+        BulkExecutionsRequest: {
+            action: components["schemas"]["BulkAction"];
+            filter: components["schemas"]["BulkExecutionFilter"];
+            /**
+             * @description Only count what the filter matches and what the action would refuse; change nothing
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        BulkExecutionsResult: {
+            action: components["schemas"]["BulkAction"];
+            dry_run: boolean;
+            /** @description Executions the filter selects among those the caller may act on (operator on their namespace) */
+            matched: number;
+            /** @description Most executions one bulk action acts on (1000) */
+            limit: number;
+            /** @description Of the matched, those whose state allows the action */
+            eligible: number;
+            /** @description Dry run only: the matched executions whose state refuses the action, newest first (among the newest 1000 matched) */
+            ineligible?: components["schemas"]["BulkIneligibleExecution"][];
+            /** @description Not on a dry run: one per matched execution, newest first */
+            results?: components["schemas"]["BulkExecutionOutcome"][];
+        };
+        BulkIneligibleExecution: {
+            execution_id: string;
+            namespace: string;
+            flow_id: string | null;
+            state: components["schemas"]["ExecutionState"];
+            /** @description The error code the single action would answer: `execution_ended` (cancel), `not_restartable` (rerun, restart) */
+            reason: string;
+            message: string;
+        };
         ChangePasswordRequest: {
             current_password: string;
             new_password: string;
@@ -6313,6 +6407,56 @@ export interface operations {
             413: components["responses"]["BodyTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description `validation_failed`: `from` is not a task of the chosen revision, an input is not of its type (`inputs.<id>`), or `latest` of a file run (`revision`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    bulkExecutions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkExecutionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The dry run (`ineligible`), or one outcome per matched execution (`results`) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkExecutionsResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `forbidden`: the caller holds the operator role on no namespace */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: an empty filter, or one that matches more than 1,000 executions */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11016,6 +11160,7 @@ export interface queryDefaults {
 export interface minRoles {
     addOrganizationSender: "admin";
     approveTaskRun: "viewer";
+    bulkExecutions: "operator";
     cancelBackfill: "operator";
     cancelExecution: "operator";
     changePassword: "viewer";

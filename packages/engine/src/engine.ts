@@ -31,7 +31,7 @@ import { FollowUps } from './systems/followups.js';
 import { Outbox } from './systems/outbox.js';
 import { Planner, Planning } from './systems/planner.js';
 import { Preparer, type PreparedTask } from './systems/prepare.js';
-import { ExecutionReads, type ExecutionFilter } from './systems/read-executions.js';
+import { ExecutionReads, type ExecutionFilter, type ExecutionPage, type ExecutionMatch } from './systems/read-executions.js';
 import { Reruns } from './systems/rerun.js';
 import { Replays, type ReplayPlan, type ReplayRequest } from './systems/replay.js';
 import { ExecutionRetention } from './systems/retention.js';
@@ -155,7 +155,9 @@ export interface EngineExecutions {
   /** The state of an execution; undefined when there is none. */
   stateOf(id: string): Promise<ExecutionState | undefined>;
   /** Ids of the executions matching `f`, newest first (the listExecutions page). */
-  listIds(f: ExecutionFilter): Promise<{ id: string; created_at: Date }[]>;
+  listIds(f: ExecutionPage): Promise<{ id: string; created_at: Date }[]>;
+  /** The newest `limit` executions matching `f` with their states, how many match in all and how many of those are in `states` (a bulk action's selection). */
+  match(f: ExecutionFilter, p: { limit: number; states: readonly string[] }): Promise<ExecutionMatch>;
   /** Executions as the API shows them (getExecution), in the order of `ids`, unknown ids left out; `via`: another pool (the gateway's streams). */
   load(ids: string[], via?: Pick<pg.Pool, 'query'>): Promise<ApiExecution[]>;
 }
@@ -334,6 +336,7 @@ export class Engine {
       },
       stateOf: (id) => sys.reads.stateOf(id),
       listIds: (f) => sys.reads.listIds(f),
+      match: (f, p) => sys.reads.match(f, p),
       load: (ids, via) => sys.reads.load(ids, via),
     };
 

@@ -123,3 +123,15 @@ test('none: its account, the read-scoped lists and the dashboard without a names
   const empty = bindings({}, 'none').ns;
   await assert.rejects(checkRole(op('getFlow'), none, { params: { namespace: 'team', flowId: 'f' }, query: {} }, empty), forbidden);
 });
+
+test('a caller-scoped operation (bulkExecutions) is open to whoever holds its role on some namespace, whatever the body names', async () => {
+  const bulk = op('bulkExecutions');
+  const parts = { params: {}, query: {}, body: { action: 'cancel', filter: { namespace: 'elsewhere' } } };
+  const { ns } = bindings({ team: 'operator' }, 'none');
+  assert.equal(await checkRole(bulk, { role: 'none' }, parts, ns), 'done');
+  assert.equal(await checkRole(bulk, { role: 'operator' }, parts, bindings({}, 'operator').ns), 'done');
+  // A viewer everywhere, or an operator nowhere, is refused before anything is read.
+  await assert.rejects(checkRole(bulk, { role: 'viewer' }, parts, bindings({}, 'viewer').ns), forbidden);
+  await assert.rejects(checkRole(bulk, { role: 'viewer' }, parts, bindings({ team: 'viewer' }, 'viewer').ns), forbidden);
+  await assert.rejects(checkRole(bulk, { role: 'viewer' }, parts, undefined), forbidden);
+});

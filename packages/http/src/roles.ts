@@ -4,9 +4,11 @@
 // raised by the role bindings covering it. A caller whose role is `none` may
 // also call its own account's operations, and the read-scoped lists when they
 // name no namespace (their handlers then show it only the namespaces it may
-// read). mountOperations and the gateway's in-process invoker (AI assistant
-// tools, MCP tools) both call it.
+// read), and the caller-scoped operations when it holds their role on some
+// namespace (their handlers act only there). mountOperations and the
+// gateway's in-process invoker (AI assistant tools, MCP tools) both call it.
 import {
+  CALLER_SCOPED_OPERATION_IDS,
   namespaceSources,
   OWN_ACCOUNT_OPERATION_IDS,
   READ_SCOPED_LIST_OPERATION_IDS,
@@ -61,6 +63,11 @@ export async function checkRole<P extends { role: Role }>(op: Operation, princip
   if (need === 'viewer' && principal.role === 'none') {
     if (OWN_ACCOUNT_OPERATION_IDS.has(op.operationId)) return 'done';
     if (READ_SCOPED_LIST_OPERATION_IDS.has(op.operationId) && parts.query.namespace === undefined) return 'done';
+  }
+  // Open to whoever holds the role somewhere: the handler acts only where it is held.
+  if (CALLER_SCOPED_OPERATION_IDS.has(op.operationId)) {
+    if (ns && roleAtLeast(await ns.roleFor(principal), need)) return 'done';
+    throw denied(need);
   }
   const sources = sourcesOf(op);
   if (!ns || sources.length === 0) throw denied(need);

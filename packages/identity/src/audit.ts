@@ -42,6 +42,25 @@ export async function recordAudit(db: IdentityDb, e: AuditRecord): Promise<strin
   return id;
 }
 
+/** Appends several audit events in one statement (a bulk action's, one per execution it changed); `id` when the caller named the event already. */
+export async function recordAudits(db: IdentityDb, events: (AuditRecord & { id?: string })[]): Promise<void> {
+  if (!events.length) return;
+  await prismaOf(db).auditEvent.createMany({
+    data: events.map((e) => ({
+      id: e.id ?? newId(),
+      at: e.at,
+      actorId: e.actor.id,
+      actorType: e.actor.type,
+      action: e.action,
+      targetType: e.targetType ?? '',
+      targetId: e.targetId ?? '',
+      ip: e.ip ?? '',
+      requestId: e.requestId ?? '',
+      details: (e.details ?? {}) as Prisma.InputJsonObject,
+    })),
+  });
+}
+
 export interface AuditQuery {
   /** Exact, or a prefix when it ends in `*`. */
   action?: string;

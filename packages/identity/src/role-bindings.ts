@@ -198,6 +198,27 @@ export async function raisedNamespaces(pool: pg.Pool, s: RoleSubject): Promise<N
 }
 
 /**
+ * The namespaces (each with its children) where the caller holds at least
+ * `min`, for an operation that acts only there (bulkExecutions): null when its
+ * own role (for a token, the lower of the token's and the owner's) is `min` or
+ * more, which holds it everywhere (no query). Otherwise the namespaces of its
+ * bindings and its groups' whose role (lowered to a token's) reaches `min`,
+ * without those another one covers. Always asked of the table, never of the
+ * "no binding at all" shortcut: it decides what an operation touches.
+ */
+export async function namespacesWithRole(pool: pg.Pool, s: RoleSubject, min: Role): Promise<string[] | null> {
+  const own = s.tokenRole === undefined ? s.userRole : lowerRole(s.tokenRole, s.userRole);
+  if (ROLES.indexOf(own) >= ROLES.indexOf(min)) return null;
+  const r = await pool.query<{ namespace: string; role: BindingRole }>(
+    `SELECT b.namespace, b.role FROM role_bindings b
+      WHERE b.user_id = $1 OR b.group_name IN (SELECT group_name FROM user_groups WHERE user_id = $1)`,
+    [s.userId],
+  );
+  const all = r.rows.filter((b) => ROLES.indexOf(s.tokenRole === undefined ? b.role : lowerRole(s.tokenRole, b.role)) >= ROLES.indexOf(min)).map((b) => b.namespace);
+  return [...new Set(all)].filter((n) => !all.some((m) => m !== n && namespaceCovers(m, n))).sort();
+}
+
+/**
  * The namespaces a caller may read, each with its children: null when its
  * role (for a token, the lower of the token's and the owner's) is at least
  * `viewer`, which reads every namespace (no query). Otherwise (global role

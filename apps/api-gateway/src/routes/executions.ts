@@ -107,7 +107,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const within = await readScope(db.pool, principal);
       const rows = await engine.executions.listIds({
         ...(within ? { within } : {}),
-        state: q.state,
+        ...(q.state ? { states: [q.state] } : {}),
         namespace: q.namespace,
         flowId: flow ? flow[1] : q.flow,
         flowNamespace: flow ? flow[0] : undefined,

@@ -3,6 +3,7 @@ import { adminOperations, aiOperations } from './admin.js';
 import { alertOperations } from './alerts.js';
 import { authOperations } from './auth.js';
 import { backfillOperations } from './backfills.js';
+import { bulkExecutionOperations } from './bulk.js';
 import { roleBindingOperations } from './role-bindings.js';
 import { executionOperations } from './executions.js';
 import { replayOperations } from './replay.js';
@@ -25,6 +26,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...authOperations,
   ...executionOperations,
   ...replayOperations,
+  ...bulkExecutionOperations,
   ...flowOperations,
   ...namespaceOperations,
   ...secretOperations,
@@ -100,6 +102,8 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'resumeExecution',
   // Replay (replay.ts, docs/using/executions.md#replay).
   'replayExecution',
+  // Bulk actions on executions (bulk.ts, docs/using/executions.md).
+  'bulkExecutions',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

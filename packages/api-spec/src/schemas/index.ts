@@ -1,5 +1,6 @@
 import { componentName } from './helpers.js';
 import * as backfills from './backfills.js';
+import * as bulk from './bulk.js';
 import * as alerts from './alerts.js';
 import * as entities from './entities.js';
 import * as organizations from './organizations.js';
@@ -13,6 +14,7 @@ import * as sso from './sso.js';
 
 export * from './alerts.js';
 export * from './backfills.js';
+export * from './bulk.js';
 export * from './cursors.js';
 export * from './entities.js';
 export * from './helpers.js';
@@ -28,7 +30,7 @@ export * from './sso.js';
 /** Every schema marked with `component()`, by component name. */
 export function componentSchemas(): Map<string, object> {
   const out = new Map<string, object>();
-  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, roleBindings, sso, platformSecrets, replay]) {
+  for (const mod of [resources, entities, requests, runner, organizations, alerts, backfills, bulk, roleBindings, sso, platformSecrets, replay]) {
     for (const value of Object.values(mod)) {
       const name = componentName(value);
       if (name === undefined) continue;

@@ -1,10 +1,15 @@
-// The listExecutions page: newest first by (created_at, id), filtered by state,
-// a namespace and its children, a flow, and labels that must all match; for a
-// caller who may read only some namespaces, only theirs.
+// The executions a filter selects: by states, a namespace and its children, a
+// flow, labels that must all match and a creation time range; for a caller
+// who may read (or act on) only some namespaces, only theirs. Two statements
+// share the filter: the listExecutions page (newest first by (created_at, id))
+// and the match of a bulk action (its rows with their states, and how many
+// there are in all).
 import type pg from 'pg';
+import type { ExecutionState } from '@svc/state-machine';
 
 export interface ExecutionFilter {
-  state?: string;
+  /** Any of these states; absent: every state. */
+  states?: readonly string[];
   /** A namespace and its children. */
   namespace?: string;
   /** A flow id, in `flowNamespace` when given. */
@@ -14,33 +19,79 @@ export interface ExecutionFilter {
   within?: readonly string[];
   /** Every key must have this value. */
   labels: Record<string, string>;
+  /** Created at or after this instant. */
+  createdFrom?: Date;
+  /** Created before this instant. */
+  createdTo?: Date;
+}
+
+export interface ExecutionPage extends ExecutionFilter {
   /** The last row of the page before (its created_at and id). */
   after?: { created_at: string; id: string };
   limit: number;
 }
 
-/** Ids (and creation times, for the cursor) of up to `limit` executions matching `f`, newest first. */
-export async function listExecutionIds(pool: Pick<pg.Pool, 'query'>, f: ExecutionFilter): Promise<{ id: string; created_at: Date }[]> {
-  const r = await pool.query<{ id: string; created_at: Date }>(
-    `SELECT id, created_at FROM executions
-     WHERE ($1::text IS NULL OR state = $1)
+/** The filter's conditions, on parameters $1 to $8 (filterValues). */
+const FILTER = `($1::text[] IS NULL OR state = ANY($1::text[]))
        AND ($2::text IS NULL OR namespace = $2 OR namespace LIKE $2 || '.%')
        AND ($3::text IS NULL OR (flow_id = $3 AND ($4::text IS NULL OR namespace = $4)))
        AND labels @> $5::jsonb
-       AND ($6::timestamptz IS NULL OR (created_at, id) < ($6, $7))
-       AND ($9::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($9::text[]) w WHERE namespace = w OR left(namespace, length(w) + 1) = w || '.'))
-     ORDER BY created_at DESC, id DESC LIMIT $8`,
-    [
-      f.state ?? null,
-      f.namespace ?? null,
-      f.flowId ?? null,
-      f.flowNamespace ?? null,
-      JSON.stringify(f.labels),
-      f.after?.created_at ?? null,
-      f.after?.id ?? null,
-      f.limit,
-      f.within ?? null,
-    ],
-  );
+       AND ($6::text[] IS NULL OR EXISTS (SELECT 1 FROM unnest($6::text[]) w WHERE namespace = w OR left(namespace, length(w) + 1) = w || '.'))
+       AND ($7::timestamptz IS NULL OR created_at >= $7)
+       AND ($8::timestamptz IS NULL OR created_at < $8)`;
+
+const filterValues = (f: ExecutionFilter): unknown[] => [
+  f.states ?? null,
+  f.namespace ?? null,
+  f.flowId ?? null,
+  f.flowNamespace ?? null,
+  JSON.stringify(f.labels),
+  f.within ?? null,
+  f.createdFrom ?? null,
+  f.createdTo ?? null,
+];
+
+const LIST = `SELECT id, created_at FROM executions
+     WHERE ${FILTER}
+       AND ($9::timestamptz IS NULL OR (created_at, id) < ($9, $10))
+     ORDER BY created_at DESC, id DESC LIMIT $11`;
+
+/** Ids (and creation times, for the cursor) of up to `limit` executions matching `f`, newest first. */
+export async function listExecutionIds(pool: Pick<pg.Pool, 'query'>, f: ExecutionPage): Promise<{ id: string; created_at: Date }[]> {
+  const r = await pool.query<{ id: string; created_at: Date }>(LIST, [...filterValues(f), f.after?.created_at ?? null, f.after?.id ?? null, f.limit]);
   return r.rows;
+}
+
+/** One execution a bulk action's filter matched. */
+export interface MatchedExecution {
+  id: string;
+  namespace: string;
+  flow_id: string | null;
+  state: ExecutionState;
+}
+
+/** What a bulk action's filter matched: the newest rows, how many match in all, and how many of those are in the asked states. */
+export interface ExecutionMatch {
+  total: number;
+  inStates: number;
+  rows: MatchedExecution[];
+}
+
+// The window counts are taken over every matching row before the LIMIT, so
+// one statement tells the newest rows, how many match in all and how many of
+// them the action would take.
+const MATCH = `SELECT id, namespace, flow_id, state, count(*) OVER () AS total, count(*) FILTER (WHERE state = ANY($10::text[])) OVER () AS in_states
+     FROM executions
+     WHERE ${FILTER}
+     ORDER BY created_at DESC, id DESC LIMIT $9`;
+
+/** The newest `limit` executions matching `f` with their states, how many match in all, and how many of those are in `states`. */
+export async function matchExecutions(pool: Pick<pg.Pool, 'query'>, f: ExecutionFilter, p: { limit: number; states: readonly string[] }): Promise<ExecutionMatch> {
+  const r = await pool.query<MatchedExecution & { total: string; in_states: string }>(MATCH, [...filterValues(f), p.limit, p.states]);
+  const first = r.rows[0];
+  return {
+    total: first ? Number(first.total) : 0,
+    inStates: first ? Number(first.in_states) : 0,
+    rows: r.rows.map((x) => ({ id: x.id, namespace: x.namespace, flow_id: x.flow_id, state: x.state })),
+  };
 }
