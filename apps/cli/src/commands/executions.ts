@@ -1,6 +1,7 @@
 // svc run, svc executions, svc artifacts: start flows, follow, cancel, rerun
 // and restart executions, read their logs, download their artifacts; approve,
-// reject, pause and resume are executions-gates.ts.
+// reject, pause and resume are executions-gates.ts; bulk actions
+// executions-bulk.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -17,6 +18,7 @@ import { END_STATE_EXIT_CODES, endSummary, exitCodeFor, watchExecution, type Exe
 import { approvalText, awaitingText, latestRun, pausedText } from '../ui/approval.js';
 import { registerExecutionGates } from './executions-gates.js';
 import { registerExecutionReplay } from './executions-replay.js';
+import { registerExecutionsBulk } from './executions-bulk.js';
 import { coerce, collect, keyValues } from './key-values.js';
 
 const EXIT_CODES_HELP = `
@@ -317,6 +319,7 @@ export function registerExecutions(program: Command, app: App): void {
 
   registerExecutionGates(ex, app);
   registerExecutionReplay(ex, app);
+  registerExecutionsBulk(ex, app);
 
   ex.command('logs')
     .description('Print the log lines of an execution; --follow streams them until it ends')
