@@ -1,9 +1,11 @@
 // The execution list: filters (state, namespace, flow, labels) kept in the
-// URL, cursor paging, and a refresh every few seconds while it is open. The
+// URL, cursor paging, and a refresh every few seconds while it is open; a
+// bulk action on what the filter selects (components/BulkAction.tsx). The
 // table (also the dashboard's) has a Commit column when a row carries the
 // `git_sha` of a git-synced flow.
 import { useState } from 'react';
 import { client } from '../api';
+import { BulkActionButton, bulkFilterOf } from '../components/BulkAction';
 import { GitSha } from '../components/GitSha';
 import { Link, useQueryParam } from '../router';
 import { EXECUTION_STATES, type ExecutionState, type ExecutionSummary } from '../types';
@@ -101,6 +103,7 @@ export function Executions() {
               ))}
           </select>
         </label>
+        <BulkActionButton filter={bulkFilterOf({ state, namespace, flow, labels })} />
       </form>
       <ErrorBox error={list.error} />
       {!list.data ? (
