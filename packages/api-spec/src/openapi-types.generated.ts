@@ -2483,11 +2483,6 @@ export interface components {
          * @enum {string}
          */
         BulkAction: "cancel" | "rerun" | "restart";
-        BulkExecutionError: {
-            /** @description As the single action would answer it, e.g. `execution_ended`, `not_restartable` */
-            code: string;
-            message: string;
-        };
         /** @description At least one field must be set: an empty filter is refused (422), so that nothing acts on every execution by accident */
         BulkExecutionFilter: {
             /** @description Selects the namespace and its children */
@@ -2518,7 +2513,12 @@ export interface components {
             state?: components["schemas"]["ExecutionState"];
             /** @description rerun and restart: the execution created */
             new_execution_id?: string;
-            error?: components["schemas"]["BulkExecutionError"];
+            /** @description Why the action was refused or failed on this execution */
+            error?: {
+                /** @description As the single action would answer it, e.g. `execution_ended`, `not_restartable` */
+                code: string;
+                message: string;
+            };
         };
         BulkExecutionsRequest: {
             action: components["schemas"]["BulkAction"];

@@ -58,9 +58,10 @@ export const BulkIneligibleExecution = component(
   ),
 );
 
-export const BulkExecutionError = component(
-  'BulkExecutionError',
-  Type.Object({ code: Type.String({ description: 'As the single action would answer it, e.g. `execution_ended`, `not_restartable`' }), message: Type.String() }, closed),
+// Not a component: a bare {code, message} would claim the shape of every such pair in the clients.
+const BulkExecutionError = Type.Object(
+  { code: Type.String({ description: 'As the single action would answer it, e.g. `execution_ended`, `not_restartable`' }), message: Type.String() },
+  { ...closed, description: 'Why the action was refused or failed on this execution' },
 );
 
 export const BulkExecutionOutcome = component(
