@@ -69,7 +69,7 @@ export async function runBulk(
     const batch = p.rows.slice(i, i + BULK_BATCH);
     const outcomes = await mapLimit(batch, BULK_CONCURRENCY, (row) => actOn(engine, p.action, row, p.actor, p.log));
     out.push(...outcomes);
-    await p.audit(batch.flatMap((row, j) => (outcomes[j]!.ok ? [{ row, outcome: outcomes[j]! }] : [])));
+    await p.audit(batch.flatMap((row, j) => (outcomes[j].ok ? [{ row, outcome: outcomes[j] }] : [])));
   }
   return out;
 }
@@ -105,7 +105,7 @@ async function mapLimit<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));

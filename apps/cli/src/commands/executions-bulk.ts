@@ -97,7 +97,7 @@ async function bulk(app: App, cmd: Command, action: BulkAction, o: BulkOptions):
     if (dry.matched > dry.limit) throw new CliError(`nothing ${DONE[action]}: the filter matches ${dry.matched} executions, more than ${dry.limit}`);
     if (dry.eligible === 0) return void io.stderr.write(`nothing to ${action}\n`);
     if (!io.stdinIsTTY) throw new CliError(`a bulk ${action} needs --yes when there is no terminal to confirm on`, 2);
-    const ok = await confirm({ message: `${action[0]!.toUpperCase()}${action.slice(1)} ${dry.eligible} execution(s)?`, default: false }, { output: process.stderr });
+    const ok = await confirm({ message: `${action[0].toUpperCase()}${action.slice(1)} ${dry.eligible} execution(s)?`, default: false }, { output: process.stderr });
     if (!ok) throw new CliError(`nothing ${DONE[action]}`);
   }
   const r = await api.post('/api/v1/executions/bulk', { body: { action, filter } });
@@ -129,7 +129,7 @@ export function registerExecutionsBulk(ex: Command, app: App): void {
     withOutput(
       b
         .command(action)
-        .description(`${action[0]!.toUpperCase()}${action.slice(1)} the executions the filter selects (as \`svc executions ${action}\` does one)`)
+        .description(`${action[0].toUpperCase()}${action.slice(1)} the executions the filter selects (as \`svc executions ${action}\` does one)`)
         .option('-n, --namespace <ns>', 'this namespace and its children')
         .option('-f, --flow <id>', 'this flow id, or NS/FLOW for one namespace’s flow')
         .option('-s, --state <state>', 'in this state (repeatable: any of them)', collect, [])

@@ -27,7 +27,7 @@ export function bulkFilterOf(q: { state: string; namespace: string; flow: string
   const labels: Record<string, string> = {};
   for (const l of q.labels) {
     const m = /^([^=:]+)[=:](.*)$/.exec(l);
-    if (m) labels[m[1]!.trim()] = m[2]!.trim();
+    if (m) labels[m[1].trim()] = m[2].trim();
   }
   return {
     ...(q.state ? { state: [q.state as ExecutionState] } : {}),
