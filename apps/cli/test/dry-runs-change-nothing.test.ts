@@ -89,7 +89,14 @@ async function recordingProxy(target: string): Promise<Proxy> {
  * with dry_run, which stores nothing: the state probe checks it). A dry run
  * may send these and no others.
  */
-const READ_ONLY = [/^(GET|HEAD) /, /^POST \/api\/v1\/namespaces\/[^/?]+\/validate(\?|$)/, /^POST \/api\/v1\/flows\/[^/?]+\/[^/?]+\/backfills \(dry_run\)$/];
+const READ_ONLY = [
+  /^(GET|HEAD) /,
+  /^POST \/api\/v1\/namespaces\/[^/?]+\/validate(\?|$)/,
+  /^POST \/api\/v1\/flows\/[^/?]+\/[^/?]+\/backfills \(dry_run\)$/,
+  // A bulk action's count and a replay's plan: the dry runs of bulkExecutions and replayExecution store nothing (the state probes check it).
+  /^POST \/api\/v1\/executions\/bulk \(dry_run\)$/,
+  /^POST \/api\/v1\/executions\/[^/?]+\/replay \(dry_run\)$/,
+];
 
 /** Every file and directory under `dirs`, with its mode, mtime and content hash. */
 function snapshot(dirs: string[]): Record<string, string> {
@@ -173,7 +180,66 @@ interface DryRun {
   says(r: SvcResult): void;
 }
 
+/** A namespace with the hello flow and `n` of its executions, cancelled when `cancel` (ended, as rerun, restart and replay need). */
+async function executionsOf(ns: string, n: number, cancel: boolean): Promise<string[]> {
+  await s.saveFlow(ns, { 'hello.flow.yaml': FLOW, 'scripts/greet.sh': '#!/bin/sh\necho hello\n' }, ['scripts/greet.sh']);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = await s.api('POST', `/api/v1/flows/${ns}/hello/executions`, {});
+    assert.equal(e.status, 201, JSON.stringify(e.body));
+    if (cancel) {
+      const c = await s.api('POST', `/api/v1/executions/${e.body.id}/cancel`, {});
+      assert.ok(c.status < 300, JSON.stringify(c.body));
+    }
+    ids.push(e.body.id as string);
+  }
+  if (cancel) {
+    for (const id of ids) {
+      for (let t = 0; ; t++) {
+        if ((await s.api('GET', `/api/v1/executions/${id}`)).body.state === 'CANCELLED') break;
+        assert.ok(t < 100, `execution ${id} did not end CANCELLED`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+  return ids;
+}
+
+/** What a bulk action or a replay changes: the executions of `ns` and their states. */
+async function executionsState(ns: string): Promise<string[]> {
+  const r = await s.api('GET', `/api/v1/executions?namespace=${ns}&limit=200`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body.items as { id: string; state: string }[]).map((e) => `${e.id} ${e.state}`).sort();
+}
+
+let replayed = '';
+
 const CASES: DryRun[] = [
+  ...(['cancel', 'rerun', 'restart'] as const).map((action): DryRun => ({
+    command: `executions bulk ${action}`,
+    name: `executions bulk ${action} of a namespace's executions`,
+    setup: async () => {
+      await executionsOf(`dry.bulk-${action}`, 2, action !== 'cancel');
+    },
+    args: () => ['executions', 'bulk', action, '--namespace', `dry.bulk-${action}`, '--yes', '--dry-run'],
+    state: () => executionsState(`dry.bulk-${action}`),
+    says: (r) => {
+      assert.match(r.stderr, new RegExp(`^2 execution\\(s\\) match; 2 would be ${action === 'cancel' ? 'cancelled' : action === 'rerun' ? 'rerun' : 'restarted'}$`, 'm'));
+    },
+  })),
+  {
+    command: 'executions replay',
+    name: 'executions replay of a cancelled execution',
+    setup: async () => {
+      [replayed] = await executionsOf('dry.replay', 1, true);
+    },
+    args: () => ['executions', 'replay', replayed, '--dry-run'],
+    state: () => executionsState('dry.replay'),
+    says: (r) => {
+      assert.match(r.stdout, new RegExp(`^replay of ${replayed} on the pinned revision`));
+      assert.match(r.stdout, /^ {2}run {4}greet$/m);
+    },
+  },
   {
     command: 'ns push',
     name: 'ns push --create -o json, to a namespace that does not exist',

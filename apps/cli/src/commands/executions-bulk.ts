@@ -40,6 +40,9 @@ asked to confirm; with no terminal to ask on, the command stops there (exit 2).
 Exit code 1 when an execution the action was tried on failed for another reason
 than its state.
 
+A dry run changes nothing anywhere: the service only counts what the filter
+matches and what the action would refuse (--dry-run wins over --yes).
+
 Examples:
   svc executions bulk restart --namespace team.etl --state FAILED --since 24h --dry-run
   svc executions bulk cancel --flow team.etl/nightly --state RUNNING --state QUEUED --yes

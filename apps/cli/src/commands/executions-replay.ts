@@ -29,6 +29,9 @@ and every task downstream of it; the other tasks whose run in the original
 succeeded are reused. Without --from every task runs. The plan is printed
 first (on stderr; on stdout with --dry-run), then the new execution's id.
 
+A dry run changes nothing anywhere: the service answers the plan and starts
+nothing, and no audit event is written.
+
 Example:
   svc executions replay 0193... --input date=2026-11-01 --from load --latest
 `;
