@@ -139,7 +139,9 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
     path.join(root, 'scripts/test-timing.mjs'),
     '--test',
     `--test-concurrency=${concurrency}`,
-    '--test-timeout=600000', // per test file too: the Compose and image files build images on a shared 2-core machine
+    // Per test file too: the Compose and image files build images, and the type-checked lint holds every package's
+    // program at once (173 s alone, over 600 s beside the rest of the suite on a loaded 2-core machine).
+    '--test-timeout=900000',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`,
