@@ -22,23 +22,26 @@ export interface AuditRecord {
   at: Date;
 }
 
+/** The row of one audit event. */
+function auditRow(e: AuditRecord, id: string) {
+  return {
+    id,
+    at: e.at,
+    actorId: e.actor.id,
+    actorType: e.actor.type,
+    action: e.action,
+    targetType: e.targetType ?? '',
+    targetId: e.targetId ?? '',
+    ip: e.ip ?? '',
+    requestId: e.requestId ?? '',
+    details: (e.details ?? {}) as Prisma.InputJsonObject,
+  };
+}
+
 /** Appends one audit event; pass the Prisma transaction of the change it records when there is one. */
 export async function recordAudit(db: IdentityDb, e: AuditRecord): Promise<string> {
   const id = newId();
-  await prismaOf(db).auditEvent.create({
-    data: {
-      id,
-      at: e.at,
-      actorId: e.actor.id,
-      actorType: e.actor.type,
-      action: e.action,
-      targetType: e.targetType ?? '',
-      targetId: e.targetId ?? '',
-      ip: e.ip ?? '',
-      requestId: e.requestId ?? '',
-      details: (e.details ?? {}) as Prisma.InputJsonObject,
-    },
-  });
+  await prismaOf(db).auditEvent.create({ data: auditRow(e, id) });
   return id;
 }
 
@@ -46,18 +49,7 @@ export async function recordAudit(db: IdentityDb, e: AuditRecord): Promise<strin
 export async function recordAudits(db: IdentityDb, events: (AuditRecord & { id?: string })[]): Promise<void> {
   if (!events.length) return;
   await prismaOf(db).auditEvent.createMany({
-    data: events.map((e) => ({
-      id: e.id ?? newId(),
-      at: e.at,
-      actorId: e.actor.id,
-      actorType: e.actor.type,
-      action: e.action,
-      targetType: e.targetType ?? '',
-      targetId: e.targetId ?? '',
-      ip: e.ip ?? '',
-      requestId: e.requestId ?? '',
-      details: (e.details ?? {}) as Prisma.InputJsonObject,
-    })),
+    data: events.map((e) => auditRow(e, e.id ?? newId())),
   });
 }
 

@@ -13,6 +13,7 @@ import { carriedPayloadFields, SECRET_INPUTS_KEY } from '../planning/trigger-dat
 import { original, type OriginalRow } from '../sql/read-executions.js';
 import { flowHead } from '../sql/trigger-flow.js';
 import type { Created, NewExecution } from '../types.js';
+import { pinnedRun } from './rerun.js';
 import type { Starts } from './start.js';
 
 /** What a replay changes; everything left out is the original's. */
@@ -56,7 +57,7 @@ export class Replays {
     if (!o) throw new ExecutionNotFoundError(`no execution ${id}`);
     if (!canRerun(o.state)) throw new NotRestartableError(`execution ${id} is ${o.state}: replay needs FAILED, TIMED_OUT, CANCELLED or SUCCESS`);
     const kind = req.revision ?? 'pinned';
-    const base = kind === 'latest' ? await this.latest(o) : pinned(o);
+    const base = kind === 'latest' ? await this.latest(o) : pinnedRun(o);
     const def = base.definition;
     checkFrom(def, req.from);
     const { inputs, secretInputs, changed } = replayInputs(def, o, req.inputs);
@@ -119,16 +120,3 @@ export class Replays {
 }
 
 type Base = Pick<NewExecution, 'namespace' | 'flowId' | 'flowRevisionId' | 'snapshotId' | 'snapshotVersion' | 'gitSha'> & { definition: FlowDefinition };
-
-/** The original's flow revision and snapshot. */
-function pinned(o: OriginalRow): Base {
-  return {
-    namespace: o.namespace,
-    flowId: o.flow_id,
-    flowRevisionId: o.flow_revision_id,
-    definition: o.definition,
-    snapshotId: o.snapshot_id,
-    snapshotVersion: o.snapshot_version,
-    gitSha: o.git_sha,
-  };
-}

@@ -12,8 +12,8 @@ import type { Starts } from './start.js';
 
 export { NotRestartableError } from '../errors.js';
 
-/** What a rerun and a restart take from the original: its flow revision, snapshot, inputs and labels. */
-function sameRun(o: OriginalRow) {
+/** The original's flow revision and snapshot: what a rerun, a restart and a pinned replay run. */
+export function pinnedRun(o: OriginalRow) {
   return {
     namespace: o.namespace,
     flowId: o.flow_id,
@@ -22,9 +22,12 @@ function sameRun(o: OriginalRow) {
     snapshotId: o.snapshot_id,
     snapshotVersion: o.snapshot_version,
     gitSha: o.git_sha,
-    inputs: o.inputs,
-    labels: o.labels,
   };
+}
+
+/** What a rerun and a restart take from the original: its flow revision, snapshot, inputs and labels. */
+function sameRun(o: OriginalRow) {
+  return { ...pinnedRun(o), inputs: o.inputs, labels: o.labels };
 }
 
 export class Reruns {
