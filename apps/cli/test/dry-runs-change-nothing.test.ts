@@ -209,7 +209,7 @@ async function executionsOf(ns: string, n: number, cancel: boolean): Promise<str
 async function executionsState(ns: string): Promise<string[]> {
   const r = await s.api('GET', `/api/v1/executions?namespace=${ns}&limit=200`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  return (r.body.items as { id: string; state: string }[]).map((e) => `${e.id} ${e.state}`).sort();
+  return (r.body.items as components['schemas']['Execution'][]).map((e) => `${e.id} ${e.state}`).sort();
 }
 
 let replayed = '';
