@@ -25,6 +25,6 @@ export interface DispatcherContext {
   advertise(executors: string[]): Promise<void>;
   heartbeatMs: number;
   killDelayMs: number;
-  /** Shows a warning under /readyz's `details` (ServiceContext.readinessDetail); absent in tests that serve no /readyz. */
+  /** Shows a warning under /readyz's `details` (ServiceContext.readinessDetail; '' removes it); absent in tests that serve no /readyz. */
   readinessDetail?(subject: string, text: string): void;
 }

@@ -47,6 +47,8 @@ export interface KubernetesEnv {
   batch: BatchV1Api;
   core: CoreV1Api;
   gatewayUrl: string;
+  /** What the dispatcher shows under /readyz's details (readinessDetail), by subject. */
+  readiness: Record<string, string>;
   /** Every Job as the API stored it at creation (with the API server's defaults). */
   createdJobs: Job[];
   trigger(flowId: string): Promise<string>;
@@ -66,6 +68,8 @@ export interface KubernetesEnvOptions {
   killDelayMs?: number;
   /** Period of the executor's sweep of leftover Jobs. Default 500 ms. */
   sweepMs?: number;
+  /** More settings of the dispatcher (over the ones made here). */
+  dispatcherEnv?: Record<string, string>;
 }
 
 /** A deployment whose namespace `ns` holds `files` (path → content; flows as JSON). */
@@ -122,7 +126,9 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     SVC_K8S_SERVICE_ACCOUNTS: 'ns=etl-runner;other=reports-reader',
     SVC_K8S_MAX_JOBS: '3',
     SVC_KILL_DELAY_MS: String(opts.killDelayMs ?? 2000),
+    ...opts.dispatcherEnv,
   });
+  const readiness: Record<string, string> = {};
   const instanceId = `disp-k8s-${path.basename(dir)}`.toLowerCase();
   await registerInstance(db.pool, { id: instanceId, kind: 'dispatcher', hostname: 'test', version: 'test', pools: config.pools, executors: ['kubernetes'] }, now());
   const { logger } = createTestLogger({ level: 'warn' });
@@ -140,6 +146,10 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     advertise: (executors) => setInstanceExecutors(db.pool, instanceId, executors),
     heartbeatMs: 10_000,
     killDelayMs: config.killDelayMs,
+    readinessDetail: (subject, text) => {
+      if (text) readiness[subject] = text;
+      else delete readiness[subject];
+    },
   };
   const kubeConfig = kubeConfigFor(config);
   if (!kubeConfig) throw new Error('no cluster configuration');
@@ -156,6 +166,7 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     batch: kubeConfig.makeApiClient(BatchV1Api),
     core: kubeConfig.makeApiClient(CoreV1Api),
     gatewayUrl,
+    readiness,
     createdJobs,
     async trigger(flowId) {
       return (await engine.executions.trigger({ namespace: 'ns', flowId, triggerType: 'manual', createdBy: 't' })).id;

@@ -168,6 +168,12 @@ export const CATALOGUE = [
       'Duration after which a docker or kubernetes task run whose instance is offline and whose task heartbeat is older fails with reason lost (the container may outlive its dispatcher and keeps reporting).',
   },
   {
+    variable: 'SVC_RUNNER_CHECKIN_TIMEOUT',
+    default: '60s',
+    description:
+      "Duration after its container or pod started within which a docker or kubernetes task's runner must call the API gateway (at SVC_RUNNER_URL); a runner that has not ends the task run FAILED, reason executor_error, with an error naming the address it was given, and the dispatcher's /readyz details say so (runner_url) until a runner calls in again.",
+  },
+  {
     variable: 'SVC_KILL_DELAY_MS',
     default: '10000',
     description: 'Milliseconds between SIGTERM and SIGKILL when the runner stops a task process group (cancel, timeout); 0 to 3600000.',

@@ -178,6 +178,8 @@ export interface EngineDispatch {
   startSubflow(run: ClaimedRun, f: SubflowTask, parent: { id: string; chain_depth: number; namespace?: string }): Promise<TaskCompletion | null>;
   /** Whether the runner of this task run reported that the task started (its `started` event, or a progress of the task's). */
   taskStarted(taskRunId: string): Promise<boolean>;
+  /** Whether the runner of this RUNNING task run has called in since the claim (an event, or a heartbeat); undefined when it is not RUNNING. */
+  runnerCalledIn(taskRunId: string): Promise<boolean | undefined>;
   /** Of these task runs, those RUNNING now (a run unknown here, or ended, is not). */
   stillRunning(taskRunIds: string[]): Promise<string[]>;
   /** Of these task runs, those to stop: ended, or of an execution no longer RUNNING. */
@@ -351,6 +353,7 @@ export class Engine {
       executorSettings: async (prepared) => mergeExecutorSpec(prepared.task, prepared.execution.definition, await sys.starts.namespaceExecutorOf(prepared.execution.snapshot_id)),
       startSubflow: (run, f, parent) => subflows.start(run, f, parent),
       taskStarted: (id) => sys.dispatch.taskStarted(id),
+      runnerCalledIn: (id) => sys.dispatch.runnerCalledIn(id),
       stillRunning: (ids) => sys.dispatch.stillRunning(ids),
       runsToStop: (ids) => sys.dispatch.runsToStop(ids),
       deploymentId: () => sys.dispatch.deploymentId(),

@@ -29,6 +29,7 @@ import client from 'prom-client';
 import { databaseChecks, startHealthServer, type HealthServer } from './health-server.js';
 import { httpTimeouts } from './http-timeouts.js';
 import { systemClock, type Clock } from './clock.js';
+import { registerBuildInfo } from './build-info.js';
 import { buildVersion } from './version.js';
 
 /** The one typed bag of dependencies an app receives. */
@@ -54,7 +55,7 @@ export interface ServiceContext {
   /**
    * Shows `text` under `details.<subject>` of /readyz (without failing it):
    * what an operator should know about how this instance runs, such as an
-   * executor that isolates nothing.
+   * executor that isolates nothing. An empty `text` removes the subject.
    */
   readinessDetail(subject: string, text: string): void;
   /**
@@ -148,9 +149,15 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
   };
   const metrics = new client.Registry();
   // The gateway's own registry (served on SVC_PORT) carries them for it.
-  if (opts.health) client.collectDefaultMetrics({ register: metrics });
+  if (opts.health) {
+    client.collectDefaultMetrics({ register: metrics });
+    registerBuildInfo(metrics, opts.kind);
+  }
   const details: Record<string, string> = {};
-  const readinessDetail = (subject: string, text: string) => void (details[subject] = text);
+  const readinessDetail = (subject: string, text: string) => {
+    if (text) details[subject] = text;
+    else delete details[subject];
+  };
   const childLog = log.child({ instance_id: instanceId });
   const notifier = new Notifier({ url: db.url, log: childLog, applicationName: `svc-${opts.kind}-listen`, ...opts.notifier });
   const ctx: ServiceContext = { config, log: childLog, db, clock, instanceId, version, metrics, advertise, readinessDetail, notifier };

@@ -134,6 +134,51 @@ export async function containerTaskOf(ctx: DispatcherContext, run: ClaimedRun, r
 }
 
 /**
+ * Watches that the runner of a started container (or pod) calls the gateway
+ * within SVC_RUNNER_CHECKIN_TIMEOUT: a runner given an address it cannot
+ * reach (a loopback SVC_RUNNER_URL on a bridge network, a wrong host name)
+ * would otherwise leave its run RUNNING for as long as it retries. When the
+ * time passes with no call (no runner event, no heartbeat since the claim),
+ * the run ends FAILED `executor_error` with an error naming the address,
+ * `stop` removes the container, and /readyz's `runner_url` detail says what
+ * happened until a later runner of this instance calls in. Returns the
+ * function that ends the watch (call it when the container exits, with
+ * whether the runner itself reported the run's end: a runner that did
+ * reached the gateway, which clears the detail too).
+ */
+export function watchRunnerCheckIn(ctx: DispatcherContext, run: ClaimedRun, where: string, stop: () => Promise<unknown>): (runnerReported: boolean) => void {
+  const limitMs = ctx.config.runnerCheckinTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  let fired = false;
+  const check = async () => {
+    timer = undefined;
+    if (done) return;
+    const calledIn = await ctx.engine.dispatch.runnerCalledIn(run.id).catch(() => true);
+    if (done || calledIn === undefined) return;
+    if (calledIn) {
+      ctx.readinessDetail?.('runner_url', '');
+      return;
+    }
+    const url = ctx.config.runnerUrl;
+    const error =
+      `the runner in ${where} did not call the API gateway within ${Math.round(limitMs / 1000)} s (SVC_RUNNER_CHECKIN_TIMEOUT) ` +
+      `at ${url} (SVC_RUNNER_URL): that address must be reachable from inside task containers (a loopback address works only on SVC_DOCKER_NETWORK=host)`;
+    ctx.log.warn('a task runner did not call in: check SVC_RUNNER_URL', { task_run_id: run.id, runner_url: url });
+    ctx.readinessDetail?.('runner_url', `the runner of task run ${run.id} did not call in within ${Math.round(limitMs / 1000)} s at ${url} (SVC_RUNNER_URL)`);
+    fired = true;
+    if (await endUnreported(ctx, run, 'executor_error', error)) await stop().catch(() => undefined);
+  };
+  timer = setTimeout(() => void check(), limitMs);
+  timer.unref();
+  return (runnerReported) => {
+    done = true;
+    if (timer) clearTimeout(timer);
+    if (runnerReported && !fired) ctx.readinessDetail?.('runner_url', '');
+  };
+}
+
+/**
  * Ends a run the container did not report (it could not start, or died
  * before its runner delivered the completion). A no-op when the runner
  * already ended it.

@@ -43,7 +43,7 @@ import client from 'prom-client';
 import { listInstances, type InstanceRow } from '@svc/db';
 import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
-import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask } from './container-task.js';
+import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask, watchRunnerCheckIn } from './container-task.js';
 import { RunnerVolumes, runnerMount, runnerVolumeName, type RunnerBundleLike } from './docker-runner-volume.js';
 import { putRunToken, TOKEN_FILE } from './docker-run-token.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
@@ -207,11 +207,11 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     }
   }
 
-  /** After the container exited: ends the run if its runner did not, then removes the container and its anonymous volumes. */
-  async function finish(container: Docker.Container, run: ClaimedRun, exitCode: number, image: string): Promise<void> {
+  /** After the container exited: ends the run if its runner did not, then removes the container and its anonymous volumes. Whether it ended the run. */
+  async function finish(container: Docker.Container, run: ClaimedRun, exitCode: number, image: string): Promise<boolean> {
     try {
       const last = await tail(container);
-      await endDied(ctx, run, `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
+      return await endDied(ctx, run, `the container of image ${image} exited with code ${exitCode} before its runner reported an end${last ? `: ${last}` : ''}`);
     } finally {
       await container.remove({ force: true, v: true }).catch((err: unknown) => ctx.log.warn('cannot remove a task container', { err, task_run_id: run.id }));
     }
@@ -392,8 +392,15 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
         await endUnreported(ctx, run, 'executor_error', `starting the container of image ${task.image} failed: ${engineMessage(err)}`);
         return;
       }
-      const code = await waitFor(container, signal);
-      await finish(container, run, code, task.image);
+      // A runner that cannot reach the gateway ends here, not after its retries (container-task.ts).
+      const unwatch = watchRunnerCheckIn(ctx, run, `the container of image ${task.image}`, () => container.kill());
+      let ended = true;
+      try {
+        const code = await waitFor(container, signal);
+        ended = await finish(container, run, code, task.image);
+      } finally {
+        unwatch(!ended);
+      }
     },
   };
 }

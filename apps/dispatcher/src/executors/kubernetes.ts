@@ -34,7 +34,7 @@ import { allAllowed, type Config } from '@svc/config';
 import type { ClaimedRun } from '@svc/engine';
 import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
-import { containerTaskOf, endDied, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH } from './container-task.js';
+import { containerTaskOf, endDied, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH, watchRunnerCheckIn } from './container-task.js';
 import { jobManifest, TASK_CONTAINER, tokenSecret, tokenSecretName } from './kubernetes-job.js';
 import { dispatcherServiceAccounts, serviceAccountRefusal } from './kubernetes-service-account.js';
 import { jobOutcome, podOutcome, type JobOutcome } from './kubernetes-status.js';
@@ -213,6 +213,28 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
     });
   }
 
+  /**
+   * Watches the runner's check-in (container-task.ts) from the moment the
+   * pod's task container runs (its scheduling and image pull do not count).
+   * Returns the function that ends the watch.
+   */
+  function checkInOnceRunning(name: string, run: ClaimedRun, image: string): (runnerReported: boolean) => void {
+    let unwatch: ((runnerReported: boolean) => void) | undefined;
+    const check = () => {
+      if (unwatch) return;
+      const running = watch.pod(name)?.status?.containerStatuses?.find((c) => c.name === TASK_CONTAINER)?.state?.running;
+      if (!running) return;
+      unwatch = watchRunnerCheckIn(ctx, run, `the pod of Job ${name} (image ${image})`, () => deleteJob(name, 'Background'));
+      unsubscribe();
+    };
+    const unsubscribe = watch.subscribe(name, check);
+    check();
+    return (runnerReported) => {
+      unsubscribe();
+      unwatch?.(runnerReported);
+    };
+  }
+
   /** Resolves once the Job is gone (its pods first, in the foreground), or after `ms`. */
   function gone(name: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -238,6 +260,40 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       return typeof text === 'string' && text.trim() ? `; last lines of its log:\n${text.trimEnd()}` : '';
     } catch {
       return '';
+    }
+  }
+
+  /** Ends the run by what its Job showed, when its runner did not report the end; whether it ended the run here. */
+  async function endByOutcome(run: ClaimedRun, name: string, o: JobOutcome | 'aborted'): Promise<boolean> {
+    if (o === 'aborted') {
+      // Cancel or shutdown: SIGTERM now, SIGKILL after the grace period; the runner reports meanwhile.
+      try {
+        await deleteJob(name, 'Foreground', graceSeconds);
+      } catch (err) {
+        ctx.log.warn('cannot delete the Kubernetes Job of a stopped task run', { err, job: name, task_run_id: run.id });
+      }
+      await gone(name, graceSeconds * 1000 + DELETE_WAIT_EXTRA_MS);
+      return endUnreported(ctx, run, 'executor_error', `the task run was stopped: its Kubernetes Job ${name} was deleted before its runner reported the end`);
+    }
+    try {
+      switch (o.kind) {
+        case 'image_pull_failed':
+          return await endUnreported(ctx, run, 'image_pull_failed', o.message);
+        case 'ended':
+        case 'gone': {
+          // A runner that delivered its completion exits 0: only other ends are worth a look at the log.
+          const pod = watch.pod(name);
+          const exitCode = pod?.status?.containerStatuses?.find((c) => c.name === TASK_CONTAINER)?.state?.terminated?.exitCode;
+          const tail = exitCode === 0 ? '' : await logTail(pod?.metadata?.name);
+          return await endDied(ctx, run, `the task's Kubernetes ${o.kind === 'gone' ? 'Job was deleted' : 'pod ended'} before its runner reported the end: ${o.message}${tail}`);
+        }
+        default:
+          return assertNever(o);
+      }
+    } finally {
+      await deleteJob(name, 'Background').catch((err: unknown) =>
+        ctx.log.warn('cannot delete a finished Kubernetes Job; the sweep retries', { err, job: name, task_run_id: run.id }),
+      );
     }
   }
 
@@ -297,39 +353,13 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
         return;
       }
       ctx.log.debug('kubernetes job created', { task_run_id: run.id, job: name, namespace });
-      const o = await result;
-      if (o === 'aborted') {
-        // Cancel or shutdown: SIGTERM now, SIGKILL after the grace period; the runner reports meanwhile.
-        try {
-          await deleteJob(name, 'Foreground', graceSeconds);
-        } catch (err) {
-          ctx.log.warn('cannot delete the Kubernetes Job of a stopped task run', { err, job: name, task_run_id: run.id });
-        }
-        await gone(name, graceSeconds * 1000 + DELETE_WAIT_EXTRA_MS);
-        await endUnreported(ctx, run, 'executor_error', `the task run was stopped: its Kubernetes Job ${name} was deleted before its runner reported the end`);
-        return;
-      }
+      const unwatch = checkInOnceRunning(name, run, task.image);
+      // Whether this dispatcher ended the run (else its runner reported the end: it reached the gateway).
+      let endedHere = true;
       try {
-        switch (o.kind) {
-          case 'image_pull_failed':
-            await endUnreported(ctx, run, 'image_pull_failed', o.message);
-            break;
-          case 'ended':
-          case 'gone': {
-            // A runner that delivered its completion exits 0: only other ends are worth a look at the log.
-            const pod = watch.pod(name);
-            const exitCode = pod?.status?.containerStatuses?.find((c) => c.name === TASK_CONTAINER)?.state?.terminated?.exitCode;
-            const tail = exitCode === 0 ? '' : await logTail(pod?.metadata?.name);
-            await endDied(ctx, run, `the task's Kubernetes ${o.kind === 'gone' ? 'Job was deleted' : 'pod ended'} before its runner reported the end: ${o.message}${tail}`);
-            break;
-          }
-          default:
-            assertNever(o);
-        }
+        endedHere = await endByOutcome(run, name, await result);
       } finally {
-        await deleteJob(name, 'Background').catch((err: unknown) =>
-          ctx.log.warn('cannot delete a finished Kubernetes Job; the sweep retries', { err, job: name, task_run_id: run.id }),
-        );
+        unwatch(!endedHere);
       }
     },
   };

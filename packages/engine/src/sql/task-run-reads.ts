@@ -13,6 +13,20 @@ export async function taskRunProgress(db: Queryable, p: { taskRunId: string }): 
   return (await db.query<{ p: { type?: string; percent?: number } | null }>(`SELECT progress AS p FROM task_runs WHERE id = $1`, [p.taskRunId])).rows[0]?.p;
 }
 
+/**
+ * Whether the runner of RUNNING task run `taskRunId` has called in since the
+ * claim: a runner event, or a heartbeat after the claim (the claim sets
+ * `last_heartbeat_at` no later than `claimed_at`; the runner heartbeats every
+ * 10 s from its start). Undefined when the run is not RUNNING.
+ */
+export async function runnerCalledIn(db: Queryable, p: { taskRunId: string }): Promise<boolean | undefined> {
+  const r = await db.query<{ called_in: boolean }>(
+    `SELECT (progress IS NOT NULL OR last_heartbeat_at > claimed_at) AS called_in FROM task_runs WHERE id = $1 AND state = 'RUNNING'`,
+    [p.taskRunId],
+  );
+  return r.rows[0]?.called_in;
+}
+
 /** Whether task run `taskRunId`'s execution is being cancelled. */
 export async function beingCancelled(db: Queryable, p: { taskRunId: string }): Promise<boolean> {
   const r = await db.query(`SELECT 1 FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1 AND e.state = 'CANCELLING'`, [p.taskRunId]);

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { claimTaskRuns, clearNoInstanceReason, markUnserved } from '../sql/claim-task-runs.js';
 import { deploymentId } from '../sql/database.js';
-import { runsToStop, stillRunning, taskRunProgress } from '../sql/task-run-reads.js';
+import { runnerCalledIn, runsToStop, stillRunning, taskRunProgress } from '../sql/task-run-reads.js';
 import type { ClaimedRun, ClaimOptions, ClaimResult } from '../types.js';
 
 export type { ClaimedRun, ClaimOptions, ClaimResult } from '../types.js';
@@ -62,6 +62,11 @@ export class Dispatch {
   async taskStarted(taskRunId: string): Promise<boolean> {
     const p = await taskRunProgress(this.pool, { taskRunId });
     return !!p && (p.type === 'started' || p.percent !== undefined);
+  }
+
+  /** Whether the runner of this RUNNING task run has called in since the claim (an event, or a heartbeat); undefined when it is not RUNNING. */
+  async runnerCalledIn(taskRunId: string): Promise<boolean | undefined> {
+    return runnerCalledIn(this.pool, { taskRunId });
   }
 
   /** Of these task runs, those RUNNING now (a run unknown here, or ended, is not). */
