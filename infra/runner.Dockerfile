@@ -43,5 +43,8 @@ RUN [ -n "${PREBUILT}" ] || node infra/runner-bundle.mjs /out/runner
 FROM ${PREBUILT:-bundle} AS bundled
 
 FROM scratch AS runner
+ARG VERSION=0.0.0-dev
+LABEL org.opencontainers.image.title="svc-runner" \
+      org.opencontainers.image.version="${VERSION}"
 COPY --from=bundled /out/runner /.svc-runner
 # No CMD: the executors give the command, the bundle's argv (bundle.json).

@@ -55,6 +55,7 @@ before(async () => {
         SVC_LOG_LEVEL: 'info',
         SVC_DATA_DIR: path.join(root, '.test-data', `svc-health-${app}`),
         SVC_RUNNER_URL: 'http://127.0.0.1:9',
+        SVC_BUILD_VERSION: '9.8.7-test',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -102,11 +103,13 @@ test('each app answers /healthz and, once started, /readyz with its database, mi
   }
 });
 
-test('each app serves Prometheus metrics, its process metrics and its own', async () => {
+test('each app serves Prometheus metrics, its process metrics, its build and its own', async () => {
   for (const app of APPS) {
     const m = await get(`${procs.get(app)!.url}/metrics`);
     assert.equal(m.status, 200, app);
     assert.match(m.type, /^text\/plain/);
+    // The build it runs (SVC_BUILD_VERSION, which the images stamp at build time).
+    assert.ok(m.text.includes(`svc_build_info{app="${app}",version="9.8.7-test",node="${process.version}"} 1`), `${app}: ${m.text.split('\n').filter((l) => l.startsWith('svc_build')).join(' ')}`);
     assert.match(m.text, /^process_resident_memory_bytes \d+/m, app);
     assert.match(m.text, /^nodejs_eventloop_lag_seconds /m, app);
   }

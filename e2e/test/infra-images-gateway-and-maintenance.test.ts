@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { build, docker, freePort, healthy, image, imageFacts, importNodeBase, importPrebuilt, MASTER_KEYS, processTree, skip, startApp, status, until } from './infra-images.js';
 import { root } from './stack.js';
@@ -14,6 +15,8 @@ import { root } from './stack.js';
 const BASE = 'svc-test/node24-local:gm';
 const PREBUILT = 'svc-test/infra-prebuilt:gm';
 const APPS = ['api-gateway', 'maintenance'];
+/** The release the images are built as (infra/Dockerfile's VERSION). */
+const VERSION = '7.6.5-test';
 const started: string[] = [];
 let db: TestDatabase | undefined;
 
@@ -21,7 +24,8 @@ before(async () => {
   if (skip) return;
   await importNodeBase(BASE);
   await importPrebuilt(PREBUILT, APPS);
-  for (const app of APPS) await build('infra/Dockerfile', image(app), ['--build-arg', `NODE_IMAGE=${BASE}`, '--build-arg', `PREBUILT=${PREBUILT}`, '--build-arg', `APP=${app}`]);
+  for (const app of APPS)
+    await build('infra/Dockerfile', image(app), ['--build-arg', `NODE_IMAGE=${BASE}`, '--build-arg', `PREBUILT=${PREBUILT}`, '--build-arg', `APP=${app}`, '--build-arg', `VERSION=${VERSION}`]);
   db = await createTestDatabase();
 });
 
@@ -95,7 +99,20 @@ test('the maintenance image turns healthy and serves /readyz and its metrics on 
   const id = await startApp('maintenance', { SVC_DATABASE_URL: db!.url, SVC_MASTER_KEYS: MASTER_KEYS, SVC_HEALTH_PORT: String(port), SVC_HOST: '127.0.0.1' }, started);
   await healthy(id);
   await until('/readyz', async () => ((await status(`http://127.0.0.1:${port}/readyz`)) === 200 ? true : undefined));
-  assert.match(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), /^# HELP svc_maintenance_lease_held /m);
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  assert.match(metrics, /^# HELP svc_maintenance_lease_held /m);
+  // The release the image was built as (VERSION), reported by the instance and on the image's labels.
+  assert.match(metrics, new RegExp(`^svc_build_info\\{app="maintenance",version="${VERSION.replace(/\./g, '\\.')}",node="v\\d+[.\\d]*"\\} 1$`, 'm'));
+  const labels = JSON.parse(await docker(['inspect', '--format', '{{json .Config.Labels}}', image('maintenance')])) as Record<string, string>;
+  assert.equal(labels['org.opencontainers.image.version'], VERSION);
+  assert.equal(labels['org.opencontainers.image.title'], 'svc-maintenance');
+  const pool = new pg.Pool({ connectionString: db!.url, max: 1 });
+  try {
+    const versions = (await pool.query<{ version: string }>(`SELECT version FROM instances WHERE kind = 'maintenance' AND stopped_at IS NULL`)).rows.map((r) => r.version);
+    assert.deepEqual(versions, [VERSION]);
+  } finally {
+    await pool.end();
+  }
   // What the Compose healthcheck runs.
   await docker(['exec', id, 'node', '/app/healthcheck.mjs', 'readyz']);
 });

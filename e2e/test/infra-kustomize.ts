@@ -11,13 +11,17 @@
 //   images      name → newName / newTag on containers and initContainers
 //   replicas    name → count on Deployments
 //   patches     RFC 6902 JSON patches (inline `patch`) on a target { kind, name }
+//   labels      pairs on every object's metadata.labels, and with includeTemplates on the pod
+//               templates of workloads; includeSelectors must be false (selectors are immutable)
 import fs from 'node:fs';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 
 export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
 
-const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'replicas', 'patches']);
+const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'replicas', 'patches', 'labels']);
+/** Kinds whose spec.template is a pod template (Kustomize's fieldspecs for includeTemplates). */
+const TEMPLATED = new Set(['Deployment', 'ReplicaSet', 'DaemonSet', 'StatefulSet', 'Job', 'ReplicationController']);
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass', 'PriorityClass']);
 
 interface Kustomization {
@@ -26,6 +30,7 @@ interface Kustomization {
   images?: { name: string; newName?: string; newTag?: string }[];
   replicas?: { name: string; count: number }[];
   patches?: { target: { kind: string; name: string }; patch: string }[];
+  labels?: { pairs: Record<string, string>; includeSelectors?: boolean; includeTemplates?: boolean }[];
 }
 
 /** The objects `kubectl kustomize dir` prints, in resource order. */
@@ -57,6 +62,14 @@ export function render(dir: string): K8sObject[] {
       const { name, tag } = splitImage(c.image);
       if (name !== img.name) continue;
       c.image = `${img.newName ?? name}${img.newTag ? `:${img.newTag}` : tag ? `:${tag}` : ''}`;
+    }
+  }
+  for (const l of k.labels ?? []) {
+    if (l.includeSelectors) throw new Error(`${file}: labels with includeSelectors: this renderer does not implement it`);
+    for (const o of objects) {
+      o.metadata.labels = { ...(o.metadata.labels as Record<string, string> | undefined), ...l.pairs };
+      const template = (o.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template;
+      if (l.includeTemplates && TEMPLATED.has(o.kind) && template) template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...l.pairs } };
     }
   }
   if (k.namespace) {

@@ -9,6 +9,7 @@ import client from 'prom-client';
 import { inTransaction, survivesConnectionLoss, type Db } from '@svc/db';
 import { executionsByState, queuedTaskRunsByPool, taskRunsByState } from '@svc/engine/read-models';
 import { EXECUTION_STATES, TASK_RUN_STATES } from '@svc/state-machine';
+import { registerBuildInfo } from '@svc/service';
 import { liveStreamFigures } from './live/sse.js';
 
 export { EXECUTION_STATES, TASK_RUN_STATES };
@@ -66,6 +67,7 @@ export function createMetrics(deps: { db: Db; onGaugeError?: (gauge: string, err
   const registry = new client.Registry();
   const timeout = deps.gaugeTimeoutMs ?? GAUGE_QUERY_TIMEOUT_MS;
   client.collectDefaultMetrics({ register: registry });
+  registerBuildInfo(registry, 'api-gateway');
   const pool = new pg.Pool({ connectionString: deps.db.url, max: 1, application_name: 'svc-api-gateway-metrics', connectionTimeoutMillis: timeout, idleTimeoutMillis: 60_000 });
   survivesConnectionLoss(pool, (err) => deps.onGaugeError?.('connection', err));
   let reads = 0;

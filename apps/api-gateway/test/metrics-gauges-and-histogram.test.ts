@@ -33,6 +33,8 @@ test('on an empty database every state is reported as 0 and the queue depth is p
   assert.equal(text.split('\n').filter((l) => l.startsWith('svc_queue_depth{')).length, 1);
   assert.equal(sample(text, 'svc_queue_depth', 'pool="default"'), 0);
   assert.match(text, /^process_resident_memory_bytes /m, 'the default runtime collectors are served');
+  // The build this gateway runs (SVC_BUILD_VERSION, else the repository's version).
+  assert.match(text, new RegExp(`^svc_build_info\\{app="api-gateway",version="[^"]+",node="${process.version.replace(/\./g, '\\.')}"\\} 1$`, 'm'));
 });
 
 test('gauges count database rows at each scrape', async () => {
