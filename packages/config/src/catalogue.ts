@@ -200,7 +200,26 @@ export const CATALOGUE = [
   {
     variable: 'SVC_DOCKER_HOST',
     default: null,
-    description: 'Docker Engine API address of the docker executor (unix:///var/run/docker.sock, tcp://HOST:PORT); unset: DOCKER_HOST, else /var/run/docker.sock.',
+    description:
+      'Docker Engine API address of the docker executor: unix:///var/run/docker.sock, tcp://HOST[:PORT] (TLS with SVC_DOCKER_TLS_VERIFY, default port 2376; plain HTTP, default port 2375, only to a loopback host unless SVC_DOCKER_ALLOW_PLAINTEXT=true), https://HOST[:PORT] (always TLS), ssh://USER@HOST; unset: DOCKER_HOST, else /var/run/docker.sock. Checked at start (exit 2), before any connection.',
+  },
+  {
+    variable: 'SVC_DOCKER_TLS_VERIFY',
+    default: null,
+    description:
+      "true: the docker executor reaches a tcp:// engine over TLS, verifying the engine's certificate against ca.pem and presenting cert.pem and key.pem from SVC_DOCKER_CERT_PATH (the docker CLI's --tlsverify); false: plain HTTP. Unset: DOCKER_TLS_VERIFY, which, as the docker CLI reads it, turns TLS on when set to anything non-empty.",
+  },
+  {
+    variable: 'SVC_DOCKER_CERT_PATH',
+    default: null,
+    description:
+      "Directory holding ca.pem (the CA of the Docker engine), cert.pem and key.pem (the dispatcher's client certificate and key) for a TLS engine; unset: DOCKER_CERT_PATH, else ~/.docker. A missing, unreadable or non-PEM file stops the dispatcher at start (exit 2) naming the file.",
+  },
+  {
+    variable: 'SVC_DOCKER_ALLOW_PLAINTEXT',
+    default: 'false',
+    description:
+      "true: the docker executor may reach a non-loopback engine over plain HTTP (tcp:// without TLS, http://), which anyone on the path can read and drive (root on the engine's host); false: such an address stops the dispatcher at start (exit 2). A loopback engine (localhost, 127.0.0.0/8, ::1) is always allowed.",
   },
   {
     variable: 'SVC_DOCKER_NETWORK',

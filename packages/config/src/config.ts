@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { formatDuration } from '@svc/timing';
 
 import { CATALOGUE, type VariableName, catalogueEntry, isSecret } from './catalogue.js';
+import { type DockerEngine, resolveDockerEngine } from './docker-engine.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { type MasterKey, parseMasterKeys } from './master-keys.js';
 import { allAllowed, type NamespaceAllowlist, parseNamespaceAllowlist } from './namespace-allowlist.js';
@@ -125,8 +126,20 @@ export interface Config {
   runnerCheckinTimeoutMs: number;
   /** `SVC_KILL_DELAY_MS`: SIGTERM to SIGKILL delay of a task process group; default 10000 ms (0 to 3600000). */
   killDelayMs: number;
-  /** `SVC_DOCKER_HOST`; default undefined (the Docker client's own default). */
+  /** `SVC_DOCKER_HOST`; default undefined (DOCKER_HOST, else the local socket). */
   dockerHost: string | undefined;
+  /** `SVC_DOCKER_TLS_VERIFY`: TLS to a tcp:// engine; default undefined (DOCKER_TLS_VERIFY set to anything non-empty, as the docker CLI reads it). */
+  dockerTlsVerify: boolean | undefined;
+  /** `SVC_DOCKER_CERT_PATH`: directory of ca.pem, cert.pem and key.pem; default undefined (DOCKER_CERT_PATH, else ~/.docker). */
+  dockerCertPath: string | undefined;
+  /** `SVC_DOCKER_ALLOW_PLAINTEXT`: a non-loopback engine may be reached over plain HTTP; default false. */
+  dockerAllowPlaintext: boolean;
+  /**
+   * The docker executor's engine and how to reach it (docker-engine.ts),
+   * resolved from the four settings above and DOCKER_HOST, DOCKER_TLS_VERIFY,
+   * DOCKER_CERT_PATH; undefined when SVC_EXECUTORS has no docker.
+   */
+  dockerEngine: DockerEngine | undefined;
   /**
    * `SVC_DOCKER_NETWORK`: network of docker tasks that name none; default
    * `svc-tasks`, a bridge network the dispatcher
@@ -393,6 +406,10 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     }),
     spawnHelper: read('SVC_SPAWN_HELPER', p.oneOf(['auto', 'perl', 'node'] as const)),
     dockerHost: read('SVC_DOCKER_HOST', dockerHost),
+    dockerTlsVerify: read('SVC_DOCKER_TLS_VERIFY', trueOrFalse),
+    dockerCertPath: read('SVC_DOCKER_CERT_PATH', (text) => path.resolve(cwd, text)),
+    dockerAllowPlaintext: read('SVC_DOCKER_ALLOW_PLAINTEXT', trueOrFalse),
+    dockerEngine: undefined as DockerEngine | undefined,
     dockerNetwork: read('SVC_DOCKER_NETWORK', dockerNetwork),
     dockerNetworks: read(
       'SVC_DOCKER_NETWORKS',
@@ -447,6 +464,15 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     cliToken: read('SVC_TOKEN', p.noWhitespace('a token')),
   };
 
+  // Only a dispatcher running docker tasks reaches an engine: other apps ignore these settings.
+  if (config.executors?.includes('docker') && !problems.some((x) => x.variable.startsWith('SVC_DOCKER_'))) {
+    const resolved = resolveDockerEngine(
+      { host: config.dockerHost, tlsVerify: config.dockerTlsVerify, certPath: config.dockerCertPath, allowPlaintext: config.dockerAllowPlaintext ?? false },
+      given,
+    );
+    config.dockerEngine = resolved.engine;
+    problems.push(...resolved.problems);
+  }
   if (problems.length > 0) throw new ConfigError(orderByCatalogue(problems));
   // With no problem recorded, every field without an optional type has a value.
   return config as Config;
@@ -570,5 +596,7 @@ function orderByCatalogue(problems: ConfigProblem[]): ConfigProblem[] {
     if (seen) seen.message = `${seen.message}; ${problem.message}`;
     else merged.set(problem.variable, { ...problem });
   }
-  return [...merged.values()].sort((a, b) => order.get(a.variable)! - order.get(b.variable)!);
+  // DOCKER_HOST and the like (read as the docker CLI reads them) are in no catalogue: they come last.
+  const rank = (v: string) => order.get(v) ?? order.size * 2;
+  return [...merged.values()].sort((a, b) => rank(a.variable) - rank(b.variable));
 }

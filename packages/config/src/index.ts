@@ -13,6 +13,7 @@ export {
   POOL_PATTERN,
   smtpRequiresTlsByDefault,
 } from './config.js';
+export { DEFAULT_DOCKER_SOCKET, type DockerEngine, type DockerTlsFiles, isLoopbackHost, resolveDockerEngine } from './docker-engine.js';
 export { DurationError, formatDuration, parseDuration } from '@svc/timing';
 export { ConfigError, type ConfigProblem, formatProblems } from './errors.js';
 export { CONFIG_EXIT_CODE, type LoadConfigOptions, loadConfig } from './load.js';
