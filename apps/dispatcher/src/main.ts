@@ -13,7 +13,8 @@ import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import type { DispatcherContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
-import { dockerClient, dockerExecutor } from './executors/docker.js';
+import { dockerExecutor } from './executors/docker.js';
+import { dockerEngineClient } from './executors/docker-engine-client.js';
 import { inlineExecutor } from './executors/inline.js';
 import { kubeConfigFor, kubernetesExecutor } from './executors/kubernetes.js';
 import { processExecutor } from './executors/process.js';
@@ -46,7 +47,7 @@ await runService({
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
     if (svc.config.executors.includes('docker')) {
-      executors.push(dockerExecutor(ctx, { docker: dockerClient(svc.config.dockerHost), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics }));
+      executors.push(dockerExecutor(ctx, { docker: dockerEngineClient(svc.config.dockerEngine), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics }));
     }
     if (svc.config.executors.includes('kubernetes')) {
       const kubeConfig = kubeConfigFor(svc.config);

@@ -45,6 +45,7 @@ import type { ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryBytes, nanoCpus, SVC_ON_PATH, type ContainerTask, watchRunnerCheckIn } from './container-task.js';
 import { RunnerVolumes, runnerMount, runnerVolumeName, type RunnerBundleLike } from './docker-runner-volume.js';
+import { engineUnavailableReason } from './docker-engine-client.js';
 import { putRunToken, TOKEN_FILE } from './docker-run-token.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
@@ -74,14 +75,6 @@ export interface DockerExecutorOptions {
   staleVolumesMs?: number;
   /** The process's Prometheus registry (served at /metrics): the executor's counters are added to it. */
   metrics?: client.Registry;
-}
-
-/** A Docker Engine client for SVC_DOCKER_HOST (unix:// or tcp://), else DOCKER_HOST, else the default socket. */
-export function dockerClient(host: string | undefined): Docker {
-  if (!host) return new Docker();
-  const u = new URL(host);
-  if (u.protocol === 'unix:') return new Docker({ socketPath: u.pathname });
-  return new Docker({ host: u.hostname, port: Number(u.port || 2375), protocol: u.protocol === 'https:' ? 'https' : 'http' });
 }
 
 /** The message of a Docker Engine error (its JSON body's `message`), else the error's. */
@@ -141,17 +134,27 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     });
   }
 
+  /** Why the engine did not answer the last ping (a TLS refusal, a refused connection), logged when it changes. */
+  let unavailable: string | undefined;
   async function ping(): Promise<boolean> {
     try {
       await docker.ping();
+      unavailable = undefined;
       return true;
-    } catch {
+    } catch (err) {
+      const reason = engineUnavailableReason(err);
+      if (reason !== unavailable && healthy === false) ctx.log.warn('the Docker engine does not answer; docker is not advertised until it does', { reason });
+      unavailable = reason;
       return false;
     }
   }
   const pingTimer = setInterval(() => {
     void ping().then((ok) => {
-      if (ok !== healthy) ctx.log[ok ? 'info' : 'warn'](ok ? 'the Docker engine answers again' : 'the Docker engine does not answer; docker is not advertised until it does');
+      if (ok !== healthy)
+        ctx.log[ok ? 'info' : 'warn'](
+          ok ? 'the Docker engine answers again' : 'the Docker engine does not answer; docker is not advertised until it does',
+          ok ? {} : { reason: unavailable },
+        );
       healthy = ok;
     });
   }, opts.pingMs ?? PING_MS);
