@@ -8,12 +8,19 @@
 //   if (engine.ok) { use engine.host (unix://…); await engine.stop(); }
 //   else console.error(engine.reason);
 //
+// The engine also listens on tcp://127.0.0.1:<free port> with --tlsverify
+// (engine.tls: its address and DOCKER_CERT_PATH directories, made per run by
+// docker-engine-tls.mjs), the way a remote engine is reached; when the
+// certificates cannot be made, engine.tls is { skip: reason } and the engine
+// serves its socket alone.
+//
 // A run killed before it stopped its engine leaves dockerd, containerd, the
 // shims, containers and mounts behind: stopDockerLeftovers(dir) (called by
 // startDockerEngine, and by npm test before it empties its data directory)
 // ends exactly those, found by their paths, never by a process name.
 import { spawn, spawnSync } from 'node:child_process';
 import { aptInstall, withSbin } from './apt-install.mjs';
+import { freeLoopbackPort, makeEngineTls } from './docker-engine-tls.mjs';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,6 +35,8 @@ const PACKAGES = [
   { name: 'tini', present: () => fs.existsSync('/usr/bin/tini') },
   { name: 'git', present: () => fs.existsSync('/usr/bin/git') },
   { name: 'openssh-client', present: () => fs.existsSync('/usr/bin/ssh') },
+  // The engine's TLS listener: its certificates are made with the openssl CLI (docker-engine-tls.mjs).
+  { name: 'openssl', present: () => onPath('openssl') },
   // The Compose test (e2e/test/infra-compose.test.ts): Debian's Compose, and the PostgreSQL server its image is made of.
   { name: 'docker-compose', present: () => fs.existsSync('/usr/bin/docker-compose') },
   {
@@ -54,6 +63,7 @@ export function dockerEnginePaths(dir) {
     socket: path.join(execRoot, 'docker.sock'),
     pidfile: path.join(execRoot, 'dockerd.pid'),
     logFile: path.join(abs, 'dockerd.log'),
+    tlsDir: path.join(abs, 'tls'),
   };
 }
 
@@ -90,6 +100,9 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
     if (!dockerd) return { ok: false, reason: 'dockerd is still missing after apt-get install docker.io' };
     fs.mkdirSync(p.dataRoot, { recursive: true });
     fs.mkdirSync(p.execRoot, { recursive: true, mode: 0o700 });
+    const certs = makeEngineTls(p.tlsDir);
+    const tlsPort = certs.ok ? await freeLoopbackPort() : 0;
+    if (!certs.ok) log(`no TLS listener: ${certs.reason}`);
     const out = fs.openSync(p.logFile, 'a');
     const child = spawn(
       dockerd,
@@ -109,6 +122,7 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
         '--ip-masq=false',
         '--shutdown-timeout=2',
         '--log-level=warn',
+        ...(certs.ok ? certs.dockerdArgs(tlsPort) : []),
       ],
       { stdio: ['ignore', out, out], env: { ...process.env, PATH: withSbin(process.env.PATH) } },
     );
@@ -125,11 +139,15 @@ export async function startDockerEngine({ dir, log = (m) => process.stderr.write
       }
       await sleep(100);
     }
-    log(`dockerd ready in ${((Date.now() - t) / 1000).toFixed(1)} s at unix://${p.socket}`);
+    const tls = certs.ok
+      ? { host: `tcp://127.0.0.1:${tlsPort}`, certPath: certs.certPath, untrustedCertPath: certs.untrustedCertPath, wrongCaCertPath: certs.wrongCaCertPath }
+      : { skip: certs.reason };
+    log(`dockerd ready in ${((Date.now() - t) / 1000).toFixed(1)} s at unix://${p.socket}${certs.ok ? ` and ${tls.host} (TLS)` : ''}`);
     return {
       ok: true,
       host: `unix://${p.socket}`,
       socket: p.socket,
+      tls,
       async stop() {
         if (!exited) {
           child.kill('SIGTERM');

@@ -7,7 +7,9 @@
 // package depends on @svc/container-testing, it also starts one Docker engine
 // for the run (scripts/docker-engine.mjs; installed with apt-get when missing),
 // in parallel with PostgreSQL, and passes SVC_TEST_DOCKER_HOST, or
-// SVC_TEST_DOCKER_SKIP with the reason it could not (those tests then skip).
+// SVC_TEST_DOCKER_SKIP with the reason it could not (those tests then skip);
+// with the engine's TLS listener, SVC_TEST_DOCKER_TLS_HOST and its certificate
+// directories (SVC_TEST_DOCKER_*_CERT_PATH), or SVC_TEST_DOCKER_TLS_SKIP.
 // Likewise, when a selected test file's package depends on playwright-core
 // (the web UI's browser tests), it starts one headless Chromium for the run
 // (scripts/browser.mjs; Debian's chromium, installed with apt-get when missing)
@@ -60,6 +62,17 @@ const needsDocker = (files) => anyPackage(files, (pkg, deps) => pkg.name === '@s
 
 /** Whether any of `files` belongs to a package with browser tests (depends on playwright-core). */
 const needsBrowser = (files) => anyPackage(files, (_pkg, deps) => 'playwright-core' in deps);
+
+/** The test engine's TLS listener for the tests (packages/container-testing's testDockerTls), or why there is none. */
+function dockerTlsEnv(tls) {
+  if (!tls || 'skip' in tls) return { SVC_TEST_DOCKER_TLS_SKIP: tls?.skip ?? 'the test engine has no TLS listener' };
+  return {
+    SVC_TEST_DOCKER_TLS_HOST: tls.host,
+    SVC_TEST_DOCKER_CERT_PATH: tls.certPath,
+    SVC_TEST_DOCKER_UNTRUSTED_CERT_PATH: tls.untrustedCertPath,
+    SVC_TEST_DOCKER_WRONG_CA_CERT_PATH: tls.wrongCaCertPath,
+  };
+}
 
 function loud(lines) {
   const bar = '!'.repeat(78);
@@ -123,7 +136,7 @@ async function runTests(files, dataDir, dockerStarting, browserStarting) {
   });
   await prepareTemplate(pg.adminUrl);
   const docker = await dockerStarting;
-  const dockerEnv = docker.ok ? { SVC_TEST_DOCKER_HOST: docker.host } : { SVC_TEST_DOCKER_SKIP: docker.reason };
+  const dockerEnv = docker.ok ? { SVC_TEST_DOCKER_HOST: docker.host, ...dockerTlsEnv(docker.tls) } : { SVC_TEST_DOCKER_SKIP: docker.reason };
   if (!docker.ok && !docker.quiet) loud(['NO DOCKER ENGINE: the Docker tests of this run are SKIPPED.', docker.reason]);
   const browser = await browserStarting;
   const browserEnv = browser.ok ? { SVC_TEST_BROWSER_WS: browser.wsEndpoint } : { SVC_TEST_BROWSER_SKIP: browser.reason };

@@ -29,3 +29,29 @@ export function dockerAt(host: string): Dockerode {
   const u = new URL(host.replace(/^tcp:/, 'http:'));
   return new Dockerode({ host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
 }
+
+/** The test engine's TLS listener (`npm test` starts the engine with one, scripts/docker-engine-tls.mjs). */
+export type TestDockerTls =
+  | {
+      /** tcp://127.0.0.1:PORT, served with --tlsverify. */
+      host: string;
+      /** A DOCKER_CERT_PATH the engine accepts: its CA, a client certificate it trusts, the key. */
+      certPath: string;
+      /** The engine's CA, but a client certificate of another CA: the engine refuses the handshake. */
+      untrustedCertPath: string;
+      /** A good client certificate, but another CA as ca.pem: the client refuses the engine. */
+      wrongCaCertPath: string;
+    }
+  | { skip: string };
+
+/** The TLS listener of the run's engine, else why there is none. */
+export function testDockerTls(env: NodeJS.ProcessEnv = process.env): TestDockerTls {
+  const {
+    SVC_TEST_DOCKER_TLS_HOST: host,
+    SVC_TEST_DOCKER_CERT_PATH: certPath,
+    SVC_TEST_DOCKER_UNTRUSTED_CERT_PATH: untrustedCertPath,
+    SVC_TEST_DOCKER_WRONG_CA_CERT_PATH: wrongCaCertPath,
+  } = env;
+  if (host && certPath && untrustedCertPath && wrongCaCertPath) return { host, certPath, untrustedCertPath, wrongCaCertPath };
+  return { skip: env.SVC_TEST_DOCKER_TLS_SKIP ?? env.SVC_TEST_DOCKER_SKIP ?? 'no TLS Docker engine: run the tests with npm test, which starts one' };
+}
