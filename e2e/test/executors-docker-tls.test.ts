@@ -4,8 +4,8 @@
 // certificates made by the run (scripts/docker-engine-tls.mjs):
 // DOCKER_TLS_VERIFY + DOCKER_CERT_PATH run a docker task to SUCCESS; a client
 // certificate the engine does not trust, or a ca.pem that did not sign the
-// engine's, leaves docker unadvertised with a TLS reason in the log (no
-// crash, no key material); plain HTTP to the TLS port gets nowhere; a plain
+// engine's, leaves docker unadvertised with a TLS reason in the log and in
+// /readyz's details (no crash, no key material); plain HTTP to the TLS port gets nowhere; a plain
 // remote address and missing certificate files stop the dispatcher with
 // exit 2 before any connection.
 import assert from 'node:assert/strict';
@@ -54,28 +54,47 @@ function keyLines(certPath: string): string[] {
     .filter((l) => l.length > 20 && !l.startsWith('-----'));
 }
 
-test('a client certificate the engine does not trust, or a CA that did not sign the engine: docker is not advertised, the log says TLS, no key in it', { skip }, async () => {
-  const untrusted = dockerOf({ SVC_DOCKER_HOST: t.host, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: t.untrustedCertPath, SVC_LOG_FORMAT: 'json' });
-  const wrongCa = dockerOf({ SVC_DOCKER_HOST: t.host, SVC_DOCKER_TLS_VERIFY: 'true', SVC_DOCKER_CERT_PATH: t.wrongCaCertPath, SVC_LOG_FORMAT: 'json' });
-  const a = await waitForOutput(untrusted, /does not answer.*TLS: the handshake/);
-  const b = await waitForOutput(wrongCa, /does not answer.*TLS: the Docker engine's certificate is not trusted/);
-  // Both are running dispatchers that advertise only inline (no crash loop).
-  await new Promise((r) => setTimeout(r, 1500));
-  const rows = (await s.db.query(`SELECT executors FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`)).rows.map((r) => [...r.executors].sort().join(','));
-  assert.deepEqual(rows.sort(), ['inline', 'inline', 'inline,process']);
-  assert.equal(untrusted.child.exitCode, null);
-  assert.equal(wrongCa.child.exitCode, null);
-  for (const [out, certPath] of [
-    [a, t.untrustedCertPath],
-    [b, t.wrongCaCertPath],
-  ] as const) {
-    assert.doesNotMatch(out, /PRIVATE KEY|BEGIN CERTIFICATE/);
-    for (const line of keyLines(certPath)) assert.ok(!out.includes(line), 'a line of the key is in the log');
-  }
-  untrusted.child.kill('SIGTERM');
-  wrongCa.child.kill('SIGTERM');
-  await Promise.all([untrusted.exited, wrongCa.exited]);
-});
+test(
+  'a client certificate the engine does not trust, or a CA that did not sign the engine: docker is not advertised, the log and /readyz say TLS, no key in the log',
+  { skip },
+  async () => {
+    const logs = { SVC_LOG_FORMAT: 'json', SVC_LOG_LEVEL: 'info', SVC_HEALTH_PORT: '0' };
+    const untrusted = dockerOf({ SVC_DOCKER_HOST: t.host, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: t.untrustedCertPath, ...logs });
+    const wrongCa = dockerOf({ SVC_DOCKER_HOST: t.host, SVC_DOCKER_TLS_VERIFY: 'true', SVC_DOCKER_CERT_PATH: t.wrongCaCertPath, ...logs });
+    await waitForOutput(untrusted, /does not answer.*TLS: the handshake/);
+    await waitForOutput(wrongCa, /does not answer.*TLS: the Docker engine's certificate is not trusted/);
+    // /readyz stays ready and says why docker is not advertised.
+    for (const [p, why] of [
+      [untrusted, /^not advertised, the Docker engine does not answer: TLS: the handshake/],
+      [wrongCa, /^not advertised, the Docker engine does not answer: TLS: the Docker engine's certificate is not trusted/],
+    ] as const) {
+      const port = /"message":"health listening"[^\n]*"port":(\d+)/.exec(await waitForOutput(p, /"message":"health listening"/))![1];
+      let ready: { status: number; body: { details?: Record<string, string> } } | undefined;
+      for (let i = 0; i < 100 && ready?.status !== 200; i++, await new Promise((r) => setTimeout(r, 100))) {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+        ready = { status: res.status, body: (await res.json()) as { details?: Record<string, string> } };
+      }
+      assert.equal(ready!.status, 200, JSON.stringify(ready));
+      assert.match(ready!.body.details?.docker_executor ?? '', why, JSON.stringify(ready!.body));
+    }
+    // Both are running dispatchers that advertise only inline (no crash loop).
+    await new Promise((r) => setTimeout(r, 1500));
+    const rows = (await s.db.query(`SELECT executors FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`)).rows.map((r) => [...r.executors].sort().join(','));
+    assert.deepEqual(rows.sort(), ['inline', 'inline', 'inline,process']);
+    assert.equal(untrusted.child.exitCode, null);
+    assert.equal(wrongCa.child.exitCode, null);
+    for (const [out, certPath] of [
+      [untrusted.output(), t.untrustedCertPath],
+      [wrongCa.output(), t.wrongCaCertPath],
+    ] as const) {
+      assert.doesNotMatch(out, /PRIVATE KEY|BEGIN CERTIFICATE/);
+      for (const line of keyLines(certPath)) assert.ok(!out.includes(line), 'a line of the key is in the log');
+    }
+    untrusted.child.kill('SIGTERM');
+    wrongCa.child.kill('SIGTERM');
+    await Promise.all([untrusted.exited, wrongCa.exited]);
+  },
+);
 
 test('plain HTTP to the TLS port gets no answer from the engine', { skip }, async () => {
   await assert.rejects(dockerAt(t.host).ping(), /HTTP request to an HTTPS server|400/);

@@ -134,16 +134,24 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     });
   }
 
-  /** Why the engine did not answer the last ping (a TLS refusal, a refused connection), logged when it changes. */
+  /**
+   * Why the engine did not answer the last ping (a TLS refusal, a refused
+   * connection): logged when it changes, and shown under /readyz's
+   * details.docker_executor until the engine answers.
+   */
   let unavailable: string | undefined;
   async function ping(): Promise<boolean> {
     try {
       await docker.ping();
+      if (unavailable !== undefined) ctx.readinessDetail?.('docker_executor', '');
       unavailable = undefined;
       return true;
     } catch (err) {
       const reason = engineUnavailableReason(err);
-      if (reason !== unavailable && healthy === false) ctx.log.warn('the Docker engine does not answer; docker is not advertised until it does', { reason });
+      if (reason !== unavailable) {
+        if (healthy === false) ctx.log.warn('the Docker engine does not answer; docker is not advertised until it does', { reason });
+        ctx.readinessDetail?.('docker_executor', `not advertised, the Docker engine does not answer: ${reason}`);
+      }
       unavailable = reason;
       return false;
     }
