@@ -240,6 +240,12 @@ export const CATALOGUE = [
       "Networks a flow's executor.network may name besides SVC_DOCKER_NETWORK, by namespace: PREFIX=NET|NET;PREFIX=NET (a prefix covers that namespace and its descendants, team covers team.x but not teams; * every namespace), or a comma-separated list that every namespace may use; unset: none. host and container:<id> (another container's network) are allowed only when listed literally (container:* allows every container:); a refused network fails the task run executor_error naming it and the namespace.",
   },
   {
+    variable: 'SVC_DOCKER_REGISTRY_AUTH',
+    default: null,
+    description:
+      "Credentials the docker executor pulls task images with, held as platform secrets (admin-only, never readable by flows): REGISTRY[/PATH]=PLATFORM_SECRET[@NAMESPACE|NAMESPACE];... The image prefix is a registry host as image references spell it (ghcr.io, registry.example.com:5000, docker.io for Docker Hub), optionally with a repository path prefix (ghcr.io/acme); the platform secret holds username:password; @ lists the namespace prefixes the entry serves (team covers team.x but not teams; none or * every namespace). The longest covering prefix that serves the task's namespace is used; a task of a namespace no covering entry serves pulls anonymously, even when the image is already on the engine (so a copy another namespace pulled is no way round the registry). Unset: every pull is anonymous. A pull that fails ends the run image_pull_failed naming the image, the registry and the platform secret, never its value.",
+  },
+  {
     variable: 'SVC_DOCKER_PIDS_LIMIT',
     default: '1024',
     description: 'Most processes and threads one docker task container may run at once (Docker PidsLimit): a fork bomb stays inside its container.',
@@ -281,6 +287,12 @@ export const CATALOGUE = [
     default: null,
     description:
       "Service accounts a flow's executor.kubernetes.service_account may name (their token is mounted), by namespace: PREFIX=SA|SA;PREFIX=SA (a prefix covers that namespace and its descendants, team covers team.x but not teams; * every namespace), or a comma-separated list that every namespace may use; unset: none, and such a task run fails executor_error naming the account, the namespace and this setting. The dispatcher's own service account is refused here and at run time.",
+  },
+  {
+    variable: 'SVC_K8S_IMAGE_PULL_SECRETS',
+    default: null,
+    description:
+      "Kubernetes Secrets (in SVC_K8S_NAMESPACE) a flow's executor.kubernetes.image_pull_secrets may name, by namespace: PREFIX=SECRET|SECRET;PREFIX=SECRET (a prefix covers that namespace and its descendants, team covers team.x but not teams; * every namespace), or a comma-separated list that every namespace may use; unset: none. A task run naming one its namespace may not use fails executor_error naming it, the namespace and this setting, before any Job exists (the check is at run time: the API that saves flows cannot see the dispatcher's settings).",
   },
   {
     variable: 'SVC_K8S_DISPATCHER_SERVICE_ACCOUNT',

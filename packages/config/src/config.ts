@@ -11,6 +11,7 @@ import { ConfigError, type ConfigProblem } from './errors.js';
 import { type MasterKey, parseMasterKeys } from './master-keys.js';
 import { allAllowed, type NamespaceAllowlist, parseNamespaceAllowlist } from './namespace-allowlist.js';
 import { parseTargetAllowlist, type TargetAllowlist } from './network-targets.js';
+import { parseRegistryAuth, type RegistryAuthEntry } from './registry-auth.js';
 import * as p from './parsers.js';
 import { fileVariable, resolveFileVariables } from './secret-files.js';
 import { type StorageTarget, parseStorageUrl } from './storage-url.js';
@@ -154,6 +155,12 @@ export interface Config {
    * `container:`).
    */
   dockerNetworks: NamespaceAllowlist;
+  /**
+   * `SVC_DOCKER_REGISTRY_AUTH`: the platform secret a docker task's image is
+   * pulled with, by image prefix and namespace prefix (registry-auth.ts);
+   * default [] (every pull is anonymous).
+   */
+  dockerRegistryAuth: RegistryAuthEntry[];
   /** `SVC_DOCKER_NETWORK_INTERNAL`: svc-tasks is created internal (the gateway must be attached to it); default false. */
   dockerNetworkInternal: boolean;
   /** `SVC_DOCKER_PIDS_LIMIT`: Docker PidsLimit of each task container; default 1024. */
@@ -176,6 +183,12 @@ export interface Config {
    * every namespace); default [] (none). Never holds `k8sDispatcherServiceAccount`.
    */
   k8sServiceAccounts: NamespaceAllowlist;
+  /**
+   * `SVC_K8S_IMAGE_PULL_SECRETS`: Kubernetes Secrets a flow's
+   * `image_pull_secrets` may name, by namespace prefix
+   * (namespace-allowlist.ts); default [] (none).
+   */
+  k8sImagePullSecrets: NamespaceAllowlist;
   /** `SVC_K8S_DISPATCHER_SERVICE_ACCOUNT`: the dispatcher's own service account, refused to tasks; default `svc-dispatcher`. */
   k8sDispatcherServiceAccount: string;
   /** `SVC_K8S_RUN_AS_NON_ROOT`: task pods get `runAsNonRoot: true`; default false. */
@@ -417,6 +430,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
       (): NamespaceAllowlist => [],
     ),
     dockerNetworkInternal: read('SVC_DOCKER_NETWORK_INTERNAL', trueOrFalse),
+    dockerRegistryAuth: read('SVC_DOCKER_REGISTRY_AUTH', parseRegistryAuth, (): RegistryAuthEntry[] => []),
     dockerPidsLimit: read('SVC_DOCKER_PIDS_LIMIT', p.positiveInteger),
     runnerUrl: read('SVC_RUNNER_URL', p.baseUrl, () => publicUrl ?? ''),
     runnerImage: read('SVC_RUNNER_IMAGE', p.noWhitespace('an image reference')),
@@ -428,6 +442,11 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     k8sToken: read('SVC_K8S_TOKEN', p.noWhitespace('a token')),
     k8sTaskServiceAccount,
     k8sServiceAccounts,
+    k8sImagePullSecrets: read(
+      'SVC_K8S_IMAGE_PULL_SECRETS',
+      (text) => parseNamespaceAllowlist(text, (item) => void kubernetesSecretName(item)),
+      (): NamespaceAllowlist => [],
+    ),
     k8sDispatcherServiceAccount,
     k8sRunAsNonRoot: read('SVC_K8S_RUN_AS_NON_ROOT', trueOrFalse),
     schedulerTickMs: read('SVC_SCHEDULER_TICK_MS', interval),
@@ -574,6 +593,14 @@ function dockerNetwork(text: string): string {
 function serviceAccountName(text: string): string {
   if (text.length > 253 || !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(text)) {
     throw new Error('must be a Kubernetes service account name (lower-case letters, digits, - and ., at most 253)');
+  }
+  return text;
+}
+
+/** A Kubernetes Secret name (a DNS subdomain: lower-case letters, digits, - and ., at most 253). */
+function kubernetesSecretName(text: string): string {
+  if (text.length > 253 || !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(text)) {
+    throw new Error('must be a Kubernetes Secret name (lower-case letters, digits, - and ., at most 253)');
   }
   return text;
 }
