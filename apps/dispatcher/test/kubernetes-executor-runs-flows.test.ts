@@ -10,7 +10,9 @@
 // left after any run. Isolation: a task runs with no capability and no
 // privilege escalation; without a service account it gets the task account
 // with no token mounted; a service account the operator did not list, or the
-// dispatcher's own, fails the run executor_error naming it and the setting.
+// dispatcher's own, fails the run executor_error naming it and the setting;
+// so does an image pull secret not listed for the flow's namespace
+// (SVC_K8S_IMAGE_PULL_SECRETS), while the listed one reaches the pod.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
@@ -73,6 +75,14 @@ before(async () => {
       'othersaccount.flow.yaml': flow({
         id: 'othersaccount',
         tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'reports-reader' } }) }],
+      }),
+      'otherspullsecret.flow.yaml': flow({
+        id: 'otherspullsecret',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { image_pull_secrets: ['regcred', 'regcred-other'] } }) }],
+      }),
+      'unlistedpullsecret.flow.yaml': flow({
+        id: 'unlistedpullsecret',
+        tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { image_pull_secrets: ['cluster-wide-regcred'] } }) }],
       }),
       'own.flow.yaml': flow({
         id: 'own',
@@ -146,7 +156,7 @@ test('the injected runner runs in an image without any libc', { skip }, async ()
   await nothingLeft();
 });
 
-test("a service account the operator did not list, or the dispatcher's own, fails the run executor_error naming it and the setting; no Job is made", { skip }, async () => {
+test("a service account or image pull secret the operator did not list for the namespace, or the dispatcher's own account, fails the run executor_error naming it and the setting; no Job is made", { skip }, async () => {
   const cases: [string, RegExp][] = [
     [
       'unlisted',
@@ -157,6 +167,12 @@ test("a service account the operator did not list, or the dispatcher's own, fail
       /^task t cannot run on the kubernetes executor: the service account reports-reader is not allowed in namespace ns: .*\(for namespace ns it lists etl-runner\)$/,
     ],
     ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
+    // Image pull secrets: the same namespace rule (SVC_K8S_IMAGE_PULL_SECRETS).
+    [
+      'otherspullsecret',
+      /^task t cannot run on the kubernetes executor: the image pull secret regcred-other is not allowed in namespace ns: an operator must list it in SVC_K8S_IMAGE_PULL_SECRETS for a prefix of ns \(for namespace ns it lists regcred\)$/,
+    ],
+    ['unlistedpullsecret', /^task t cannot run on the kubernetes executor: the image pull secret cluster-wide-regcred is not allowed in namespace ns: .*SVC_K8S_IMAGE_PULL_SECRETS/],
   ];
   for (const [flowId, message] of cases) {
     const id = await env.trigger(flowId);

@@ -124,6 +124,8 @@ export async function startKubernetesEnv(files: Record<string, string>, opts: Ku
     // The hello flow's account, for the flows' namespace `ns` (and its descendants); reports-reader only for `other`.
     // svc-dispatcher (the default SVC_K8S_DISPATCHER_SERVICE_ACCOUNT) cannot be listed.
     SVC_K8S_SERVICE_ACCOUNTS: 'ns=etl-runner;other=reports-reader',
+    // The hello flow's pull secret, for `ns`; regcred-other only for `other` (a flow of ns naming it fails).
+    SVC_K8S_IMAGE_PULL_SECRETS: 'ns=regcred;other=regcred-other',
     SVC_K8S_MAX_JOBS: '3',
     SVC_KILL_DELAY_MS: String(opts.killDelayMs ?? 2000),
     ...opts.dispatcherEnv,

@@ -36,6 +36,7 @@ import { RUNNER_MOUNT } from '@svc/runner-bundle';
 import type { DispatcherContext } from '../context.js';
 import { containerTaskOf, endDied, endUnreported, LABELS, labelValue, MANAGED_BY, SVC_ON_PATH, watchRunnerCheckIn } from './container-task.js';
 import { jobManifest, TASK_CONTAINER, tokenSecret, tokenSecretName } from './kubernetes-job.js';
+import { imagePullSecretsRefusal } from './kubernetes-pull-secrets.js';
 import { dispatcherServiceAccounts, serviceAccountRefusal } from './kubernetes-service-account.js';
 import { jobOutcome, podOutcome, type JobOutcome } from './kubernetes-status.js';
 import { ClusterWatch } from './kubernetes-watch.js';
@@ -314,7 +315,9 @@ export function kubernetesExecutor(ctx: DispatcherContext, opts: KubernetesExecu
       await watch.start();
       const task = await containerTaskOf(ctx, run, runnerCommand);
       if (!task) return;
-      const refused = serviceAccountRefusal(task.kubernetes.service_account, task.prepared.execution.namespace, ctx.config.k8sServiceAccounts, ownAccounts);
+      const refused =
+        serviceAccountRefusal(task.kubernetes.service_account, task.prepared.execution.namespace, ctx.config.k8sServiceAccounts, ownAccounts) ??
+        imagePullSecretsRefusal(task.kubernetes.image_pull_secrets, task.prepared.execution.namespace, ctx.config.k8sImagePullSecrets);
       if (refused) {
         await endUnreported(ctx, run, 'executor_error', `task ${run.task_key} cannot run on the kubernetes executor: ${refused}`);
         return;
