@@ -7,7 +7,9 @@
 // serves /healthz, /readyz and /metrics (@svc/service).
 import os from 'node:os';
 import path from 'node:path';
+import { describeRegistryAuthEntry } from '@svc/config';
 import { Engine } from '@svc/engine';
+import { PlatformSecretStore } from '@svc/secrets';
 import { ensureRunnerBundle, RUNNER_MOUNT } from '@svc/runner-bundle';
 import { runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
@@ -47,7 +49,14 @@ await runService({
     const executors: Executor[] = [inlineExecutor(ctx)];
     if (svc.config.executors.includes('process')) executors.push(processExecutor(ctx));
     if (svc.config.executors.includes('docker')) {
-      executors.push(dockerExecutor(ctx, { docker: dockerEngineClient(svc.config.dockerEngine), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics }));
+      // Platform secrets: the registry credentials of SVC_DOCKER_REGISTRY_AUTH (docker-registry-auth.ts).
+      const credentials = new PlatformSecretStore({ db: ctx.db.pool, keys: svc.config.masterKeys });
+      // A secret may be set after the dispatcher starts: said now, refused (image_pull_failed) only when a pull needs it.
+      for (const entry of svc.config.dockerRegistryAuth) {
+        const problem = await credentials.settingProblem(entry.secret);
+        if (problem) svc.log.warn('SVC_DOCKER_REGISTRY_AUTH names a platform secret that cannot be used yet', { entry: describeRegistryAuthEntry(entry), problem });
+      }
+      executors.push(dockerExecutor(ctx, { docker: dockerEngineClient(svc.config.dockerEngine), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics, credentials }));
     }
     if (svc.config.executors.includes('kubernetes')) {
       const kubeConfig = kubeConfigFor(svc.config);

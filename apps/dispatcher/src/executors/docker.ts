@@ -47,6 +47,7 @@ import { containerTaskOf, endDied, endUnreported, LABELS, MANAGED_BY, memoryByte
 import { RunnerVolumes, runnerMount, runnerVolumeName, type RunnerBundleLike } from './docker-runner-volume.js';
 import { engineUnavailableReason } from './docker-engine-client.js';
 import { putRunToken, TOKEN_FILE } from './docker-run-token.js';
+import { pullCredentialNote, pullPlan, RegistryCredentialError, type PlatformCredentials, type PullPlan } from './docker-registry-auth.js';
 import { DEFAULT_TASK_NETWORK, DROPPED_CAPABILITIES, ensureTaskNetwork, isLoopbackUrl, taskNetwork } from './docker-task-network.js';
 import type { Executor } from './types.js';
 
@@ -75,6 +76,8 @@ export interface DockerExecutorOptions {
   staleVolumesMs?: number;
   /** The process's Prometheus registry (served at /metrics): the executor's counters are added to it. */
   metrics?: client.Registry;
+  /** Platform secrets, read for the credentials SVC_DOCKER_REGISTRY_AUTH names (docker-registry-auth.ts); absent: a pull that needs one fails. */
+  credentials?: PlatformCredentials;
 }
 
 /** The message of a Docker Engine error (its JSON body's `message`), else the error's. */
@@ -168,10 +171,26 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
   }, opts.pingMs ?? PING_MS);
   pingTimer.unref();
 
-  /** Pulls `image` per the policy. Throws ImagePullError with the engine's message. */
-  async function ensureImage(image: string, pull: ContainerTask['pull']): Promise<void> {
+  /**
+   * Pulls `image` per the policy, with the credential SVC_DOCKER_REGISTRY_AUTH
+   * gives `namespace` for it (docker-registry-auth.ts). An image whose
+   * credential serves only other namespaces is always pulled, anonymously.
+   * Throws ImagePullError with the engine's message, never a credential.
+   */
+  async function ensureImage(image: string, pull: ContainerTask['pull'], namespace: string): Promise<void> {
+    let plan: PullPlan;
+    try {
+      plan = await pullPlan(ctx.config.dockerRegistryAuth, opts.credentials, image, namespace);
+    } catch (err) {
+      if (err instanceof RegistryCredentialError) throw new ImagePullError(`pulling image ${image} failed: ${err.message}`);
+      throw err;
+    }
+    const guarded = plan.unserved.length > 0;
+    if (guarded && pull === 'never') {
+      throw new ImagePullError(`image ${image} cannot be used with pull policy never: this namespace must pull it from ${plan.registry} whether or not the engine has it, ${pullCredentialNote(plan, namespace)}`);
+    }
     let present = true;
-    if (pull !== 'always') {
+    if (pull !== 'always' && !guarded) {
       try {
         await docker.getImage(image).inspect();
       } catch (err) {
@@ -182,7 +201,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
       if (pull === 'never') throw new ImagePullError(`image ${image} is not present on the Docker engine and its pull policy is never`);
     }
     try {
-      const stream = (await docker.pull(image)) as Readable;
+      const stream = (await docker.pull(image, plan.authconfig ? { authconfig: plan.authconfig } : {})) as Readable;
       await new Promise<void>((resolve, reject) =>
         docker.modem.followProgress(stream, (err: Error | null, events: { error?: string; errorDetail?: { message?: string } }[]) => {
           const failed = events?.find((e) => e.error || e.errorDetail);
@@ -191,7 +210,10 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
         }),
       );
     } catch (err) {
-      throw new ImagePullError(`pulling image ${image} failed: ${engineMessage(err)}`);
+      // Registries do not echo a password, but the message reaches flows: take it out should one ever do.
+      const secret = plan.authconfig?.password;
+      const said = secret ? engineMessage(err).split(secret).join('[redacted]') : engineMessage(err);
+      throw new ImagePullError(`pulling image ${image} from ${plan.registry} ${pullCredentialNote(plan, namespace)} failed: ${said}`);
     }
   }
 
@@ -335,7 +357,7 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
         }
       }
       try {
-        await ensureImage(task.image, task.pull);
+        await ensureImage(task.image, task.pull, task.prepared.execution.namespace);
       } catch (err) {
         if (!(err instanceof ImagePullError)) throw err;
         await endUnreported(ctx, run, 'image_pull_failed', err.message);
