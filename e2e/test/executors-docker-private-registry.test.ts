@@ -175,7 +175,12 @@ test('a wrong password ends image_pull_failed naming the image, the registry and
   answers.push(r.answer);
   assert.equal(r.state, 'FAILED', r.answer);
   assert.equal(r.reason, 'image_pull_failed');
-  assert.match(r.error, new RegExp(`^pulling image ${image.replace(/[.]/g, '\\.')} from ${host.replace(/[.]/g, '\\.')} with the credential of platform secret REG_WRONG \\(SVC_DOCKER_REGISTRY_AUTH ${host.replace(/[.]/g, '\\.')}=REG_WRONG@team-w\\) failed: `));
+  assert.match(
+    r.error,
+    new RegExp(
+      `^pulling image ${image.replace(/[.]/g, '\\.')} from ${host.replace(/[.]/g, '\\.')} with the credential of platform secret REG_WRONG \\(SVC_DOCKER_REGISTRY_AUTH ${host.replace(/[.]/g, '\\.')}=REG_WRONG@team-w\\) failed: `,
+    ),
+  );
   assert.match(r.error, /unauthorized|authentication required/);
   assert.equal(await imagePresent(), false);
 });
@@ -185,7 +190,10 @@ test('a platform secret that was never set ends image_pull_failed saying how to 
   answers.push(r.answer);
   assert.equal(r.state, 'FAILED', r.answer);
   assert.equal(r.reason, 'image_pull_failed');
-  assert.match(r.error, /the platform secret REG_NEVER_SET that SVC_DOCKER_REGISTRY_AUTH names for .*=REG_NEVER_SET@team-m does not exist: set it \(svc platform-secret set REG_NEVER_SET/);
+  assert.match(
+    r.error,
+    /the platform secret REG_NEVER_SET that SVC_DOCKER_REGISTRY_AUTH names for .*=REG_NEVER_SET@team-m does not exist: set it \(svc platform-secret set REG_NEVER_SET/,
+  );
 });
 
 test("a namespace the entry does not serve pulls anonymously and ends image_pull_failed: it cannot use team-a's credential by naming team-a's image", { skip }, async () => {
@@ -193,7 +201,10 @@ test("a namespace the entry does not serve pulls anonymously and ends image_pull
   answers.push(r.answer);
   assert.equal(r.state, 'FAILED', r.answer);
   assert.equal(r.reason, 'image_pull_failed');
-  assert.match(r.error, / anonymously \(SVC_DOCKER_REGISTRY_AUTH serves the credential of this image to other namespaces, not to namespace team-b\) failed: .*(no basic auth credentials|unauthorized|authentication required)/);
+  assert.match(
+    r.error,
+    / anonymously \(SVC_DOCKER_REGISTRY_AUTH serves the credential of this image to other namespaces, not to namespace team-b\) failed: .*(no basic auth credentials|unauthorized|authentication required)/,
+  );
   assert.ok(!r.error.includes('REG_TEAM_A'), 'which secret serves which namespace is not told to another namespace');
 });
 

@@ -333,7 +333,10 @@ test("pull always from a registry that does not answer ends image_pull_failed wi
   const done = await s.waitEnded(e.id, 60_000);
   assert.equal(done.state, 'FAILED');
   assert.equal(done.task_runs[0].reason, 'image_pull_failed');
-  assert.match(done.task_runs[0].error, /^pulling image 127\.0\.0\.1:1\/nothing:1 from 127\.0\.0\.1:1 anonymously \(SVC_DOCKER_REGISTRY_AUTH has no credential for this image\) failed: .*(refused|connect)/);
+  assert.match(
+    done.task_runs[0].error,
+    /^pulling image 127\.0\.0\.1:1\/nothing:1 from 127\.0\.0\.1:1 anonymously \(SVC_DOCKER_REGISTRY_AUTH has no credential for this image\) failed: .*(refused|connect)/,
+  );
 });
 
 test('a python script in an image without python ends runtime_not_found naming the tool and the image', { skip }, async () => {

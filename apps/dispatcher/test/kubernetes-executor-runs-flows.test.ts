@@ -156,33 +156,40 @@ test('the injected runner runs in an image without any libc', { skip }, async ()
   await nothingLeft();
 });
 
-test("a service account or image pull secret the operator did not list for the namespace, or the dispatcher's own account, fails the run executor_error naming it and the setting; no Job is made", { skip }, async () => {
-  const cases: [string, RegExp][] = [
-    [
-      'unlisted',
-      /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed in namespace ns: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of ns \(for namespace ns it lists etl-runner\)$/,
-    ],
-    [
-      'othersaccount',
-      /^task t cannot run on the kubernetes executor: the service account reports-reader is not allowed in namespace ns: .*\(for namespace ns it lists etl-runner\)$/,
-    ],
-    ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
-    // Image pull secrets: the same namespace rule (SVC_K8S_IMAGE_PULL_SECRETS).
-    [
-      'otherspullsecret',
-      /^task t cannot run on the kubernetes executor: the image pull secret regcred-other is not allowed in namespace ns: an operator must list it in SVC_K8S_IMAGE_PULL_SECRETS for a prefix of ns \(for namespace ns it lists regcred\)$/,
-    ],
-    ['unlistedpullsecret', /^task t cannot run on the kubernetes executor: the image pull secret cluster-wide-regcred is not allowed in namespace ns: .*SVC_K8S_IMAGE_PULL_SECRETS/],
-  ];
-  for (const [flowId, message] of cases) {
-    const id = await env.trigger(flowId);
-    const ex = await env.ended(id);
-    assert.equal(ex.state, 'FAILED', flowId);
-    assert.equal(ex.runs[0]!.reason, 'executor_error', flowId);
-    assert.match(ex.runs[0]!.error, message);
-    assert.ok(!env.createdJobs.some((j) => j.metadata.labels?.['svc.dev/execution-id'] === id), `${flowId}: no Job`);
-  }
-});
+test(
+  "a service account or image pull secret the operator did not list for the namespace, or the dispatcher's own account, fails the run executor_error naming it and the setting; no Job is made",
+  { skip },
+  async () => {
+    const cases: [string, RegExp][] = [
+      [
+        'unlisted',
+        /^task t cannot run on the kubernetes executor: the service account cluster-admin is not allowed in namespace ns: an operator must list it in SVC_K8S_SERVICE_ACCOUNTS for a prefix of ns \(for namespace ns it lists etl-runner\)$/,
+      ],
+      [
+        'othersaccount',
+        /^task t cannot run on the kubernetes executor: the service account reports-reader is not allowed in namespace ns: .*\(for namespace ns it lists etl-runner\)$/,
+      ],
+      ['own', /^task t cannot run on the kubernetes executor: the service account svc-dispatcher is the dispatcher's own .*SVC_K8S_SERVICE_ACCOUNTS/],
+      // Image pull secrets: the same namespace rule (SVC_K8S_IMAGE_PULL_SECRETS).
+      [
+        'otherspullsecret',
+        /^task t cannot run on the kubernetes executor: the image pull secret regcred-other is not allowed in namespace ns: an operator must list it in SVC_K8S_IMAGE_PULL_SECRETS for a prefix of ns \(for namespace ns it lists regcred\)$/,
+      ],
+      [
+        'unlistedpullsecret',
+        /^task t cannot run on the kubernetes executor: the image pull secret cluster-wide-regcred is not allowed in namespace ns: .*SVC_K8S_IMAGE_PULL_SECRETS/,
+      ],
+    ];
+    for (const [flowId, message] of cases) {
+      const id = await env.trigger(flowId);
+      const ex = await env.ended(id);
+      assert.equal(ex.state, 'FAILED', flowId);
+      assert.equal(ex.runs[0]!.reason, 'executor_error', flowId);
+      assert.match(ex.runs[0]!.error, message);
+      assert.ok(!env.createdJobs.some((j) => j.metadata.labels?.['svc.dev/execution-id'] === id), `${flowId}: no Job`);
+    }
+  },
+);
 
 // `pull` is a docker setting (the flow schema refuses it on kubernetes): Jobs pull IfNotPresent, and no registry can be reached here.
 test('an image that cannot be pulled ends the run image_pull_failed with the kubelet message', { skip }, async () => {

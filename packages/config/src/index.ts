@@ -23,12 +23,4 @@ export { jsonNestsDeeper, MAX_JSON_DEPTH } from './json-depth.js';
 export { fileVariable, readVariable } from './secret-files.js';
 export { addressListed, hostListed, literalTargetProblem, nonPublicAddressKind, parseTargetAllowlist, type TargetAllowlist, urlHost } from './network-targets.js';
 export { type AllowlistEntry, allAllowed, allowedIn, describeAllowlist, type NamespaceAllowlist, namespaceCovers, parseNamespaceAllowlist } from './namespace-allowlist.js';
-export {
-  describeRegistryAuthEntry,
-  entryCoversImage,
-  imageLocation,
-  type ImageLocation,
-  parseRegistryAuth,
-  registryAuthFor,
-  type RegistryAuthEntry,
-} from './registry-auth.js';
+export { describeRegistryAuthEntry, entryCoversImage, imageLocation, type ImageLocation, parseRegistryAuth, registryAuthFor, type RegistryAuthEntry } from './registry-auth.js';

@@ -27,13 +27,19 @@ test('another namespace pulls anonymously and is told only that it is not served
   assert.equal(plan.unserved.length, 1);
   const note = pullCredentialNote(plan, 'team-b');
   assert.equal(note, 'anonymously (SVC_DOCKER_REGISTRY_AUTH serves the credential of this image to other namespaces, not to namespace team-b)');
-  assert.equal(pullCredentialNote(await pullPlan(entries, undefined, 'quay.io/x/y', 'team-b'), 'team-b'), 'anonymously (SVC_DOCKER_REGISTRY_AUTH has no credential for this image)');
+  assert.equal(
+    pullCredentialNote(await pullPlan(entries, undefined, 'quay.io/x/y', 'team-b'), 'team-b'),
+    'anonymously (SVC_DOCKER_REGISTRY_AUTH has no credential for this image)',
+  );
 });
 
 test('a missing, unopenable or malformed platform secret is a RegistryCredentialError naming it, never its value', async () => {
   await assert.rejects(pullPlan(entries, store({}), 'ghcr.io/acme-a/etl:1', 'team-a'), (err: Error) => {
     assert.ok(err instanceof RegistryCredentialError);
-    assert.match(err.message, /^the platform secret GHCR_A that SVC_DOCKER_REGISTRY_AUTH names for ghcr.io\/acme-a=GHCR_A@team-a does not exist: set it \(svc platform-secret set GHCR_A/);
+    assert.match(
+      err.message,
+      /^the platform secret GHCR_A that SVC_DOCKER_REGISTRY_AUTH names for ghcr.io\/acme-a=GHCR_A@team-a does not exist: set it \(svc platform-secret set GHCR_A/,
+    );
     return true;
   });
   const broken = { read: async () => Promise.reject(Object.assign(new Error('x'), { reason: 'secret_undecryptable' })) };

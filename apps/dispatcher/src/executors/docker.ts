@@ -187,7 +187,9 @@ export function dockerExecutor(ctx: DispatcherContext, opts: DockerExecutorOptio
     }
     const guarded = plan.unserved.length > 0;
     if (guarded && pull === 'never') {
-      throw new ImagePullError(`image ${image} cannot be used with pull policy never: this namespace must pull it from ${plan.registry} whether or not the engine has it, ${pullCredentialNote(plan, namespace)}`);
+      throw new ImagePullError(
+        `image ${image} cannot be used with pull policy never: this namespace must pull it from ${plan.registry} whether or not the engine has it, ${pullCredentialNote(plan, namespace)}`,
+      );
     }
     let present = true;
     if (pull !== 'always' && !guarded) {
