@@ -51,7 +51,7 @@ function looksLikeRegistry(component: string): boolean {
 
 /** The registry and repository of an image reference, as the Docker engine reads it (`busybox` is docker.io/library/busybox). */
 export function imageLocation(image: string): ImageLocation {
-  let name = image.split('@')[0]!;
+  let name = image.split('@')[0];
   const slash = name.lastIndexOf('/');
   const colon = name.lastIndexOf(':');
   if (colon > slash) name = name.slice(0, colon);
