@@ -53,7 +53,11 @@ before(async () => {
   const docked = { SVC_EXECUTORS: 'docker', SVC_DOCKER_HOST: host, SVC_DOCKER_NETWORK: 'host', SVC_RUNNER_CHECKIN_TIMEOUT: '5s' };
   s.startApp('dispatcher', { ...docked, SVC_POOLS: 'bad', SVC_RUNNER_URL: badUrl, SVC_HEALTH_PORT: String(health.bad) });
   s.startApp('dispatcher', { ...docked, SVC_POOLS: 'good', SVC_HEALTH_PORT: String(health.good) });
-  await until('both dispatchers advertise docker', async () => (await s.db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL AND 'docker' = ANY(executors)`)).rowCount === 2, 120_000);
+  await until(
+    'both dispatchers advertise docker',
+    async () => (await s.db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL AND 'docker' = ANY(executors)`)).rowCount === 2,
+    120_000,
+  );
   const onPool = (id: string, pool: string) =>
     JSON.stringify({ id, tasks: [{ id: 't', type: 'command', executor: { type: 'docker', image: images.busybox, pool }, command: ['sh', '-c', 'echo reached; sleep 1'] }] });
   await s.saveFlow('checkin', { 'bad.flow.yaml': onPool('bad', 'bad'), 'good.flow.yaml': onPool('good', 'good') });
@@ -74,7 +78,11 @@ test('a runner that cannot reach the gateway ends its run executor_error naming 
   assert.ok(runs[0]!.error.includes(`${badUrl} (SVC_RUNNER_URL)`), runs[0]!.error);
   // The dispatcher stopped and removed the container; nothing of the run is left on the engine.
   const taskRunId = (done.task_runs[0] as { id: string }).id;
-  await until('the container is removed', async () => (await docker.listContainers({ all: true, filters: { label: [`svc.dev/task-run-id=${labelValue(taskRunId)}`] } })).length === 0, 60_000);
+  await until(
+    'the container is removed',
+    async () => (await docker.listContainers({ all: true, filters: { label: [`svc.dev/task-run-id=${labelValue(taskRunId)}`] } })).length === 0,
+    60_000,
+  );
   const bad = await readyz(health.bad);
   assert.match(bad.details?.runner_url ?? '', new RegExp(`did not call in within 5 s at ${badUrl.replace(/[.]/g, '\\.')}`));
 });

@@ -109,7 +109,13 @@ test('each app serves Prometheus metrics, its process metrics, its build and its
     assert.equal(m.status, 200, app);
     assert.match(m.type, /^text\/plain/);
     // The build it runs (SVC_BUILD_VERSION, which the images stamp at build time).
-    assert.ok(m.text.includes(`svc_build_info{app="${app}",version="9.8.7-test",node="${process.version}"} 1`), `${app}: ${m.text.split('\n').filter((l) => l.startsWith('svc_build')).join(' ')}`);
+    assert.ok(
+      m.text.includes(`svc_build_info{app="${app}",version="9.8.7-test",node="${process.version}"} 1`),
+      `${app}: ${m.text
+        .split('\n')
+        .filter((l) => l.startsWith('svc_build'))
+        .join(' ')}`,
+    );
     assert.match(m.text, /^process_resident_memory_bytes \d+/m, app);
     assert.match(m.text, /^nodejs_eventloop_lag_seconds /m, app);
   }

@@ -25,7 +25,16 @@ before(async () => {
   await importNodeBase(BASE);
   await importPrebuilt(PREBUILT, APPS);
   for (const app of APPS)
-    await build('infra/Dockerfile', image(app), ['--build-arg', `NODE_IMAGE=${BASE}`, '--build-arg', `PREBUILT=${PREBUILT}`, '--build-arg', `APP=${app}`, '--build-arg', `VERSION=${VERSION}`]);
+    await build('infra/Dockerfile', image(app), [
+      '--build-arg',
+      `NODE_IMAGE=${BASE}`,
+      '--build-arg',
+      `PREBUILT=${PREBUILT}`,
+      '--build-arg',
+      `APP=${app}`,
+      '--build-arg',
+      `VERSION=${VERSION}`,
+    ]);
   db = await createTestDatabase();
 });
 

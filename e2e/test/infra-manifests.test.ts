@@ -651,7 +651,11 @@ test('Compose runs what the tests run, pinned, and locks the apps down', () => {
   for (const name of [...APPS, 'migrate']) {
     const svc = s[name]!;
     assert.equal(svc.read_only, true, name);
-    assert.deepEqual(svc.tmpfs.map((t: string) => t.split(':')[0]), ['/tmp'], name);
+    assert.deepEqual(
+      svc.tmpfs.map((t: string) => t.split(':')[0]),
+      ['/tmp'],
+      name,
+    );
     assert.ok(svc.volumes.includes(dataDir), `${name}: ${dataDir} on an anonymous volume`);
     assert.deepEqual(svc.cap_drop, ['ALL'], name);
     assert.deepEqual(svc.security_opt, ['no-new-privileges:true'], name);

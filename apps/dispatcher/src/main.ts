@@ -56,7 +56,9 @@ await runService({
         const problem = await credentials.settingProblem(entry.secret);
         if (problem) svc.log.warn('SVC_DOCKER_REGISTRY_AUTH names a platform secret that cannot be used yet', { entry: describeRegistryAuthEntry(entry), problem });
       }
-      executors.push(dockerExecutor(ctx, { docker: dockerEngineClient(svc.config.dockerEngine), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics, credentials }));
+      executors.push(
+        dockerExecutor(ctx, { docker: dockerEngineClient(svc.config.dockerEngine), bundle: runnerBundle, runnerMount: RUNNER_MOUNT, metrics: svc.metrics, credentials }),
+      );
     }
     if (svc.config.executors.includes('kubernetes')) {
       const kubeConfig = kubeConfigFor(svc.config);

@@ -7,6 +7,11 @@ import { buildVersion } from './version.js';
  * dashboards and alerts that join on it, as Prometheus' own `*_build_info`.
  */
 export function registerBuildInfo(registry: client.Registry, app: string): void {
-  const gauge = new client.Gauge({ name: 'svc_build_info', help: 'The build this instance runs: 1, labelled with the app, its version and the Node version', labelNames: ['app', 'version', 'node'] as const, registers: [registry] });
+  const gauge = new client.Gauge({
+    name: 'svc_build_info',
+    help: 'The build this instance runs: 1, labelled with the app, its version and the Node version',
+    labelNames: ['app', 'version', 'node'] as const,
+    registers: [registry],
+  });
   gauge.set({ app, version: buildVersion(), node: process.version }, 1);
 }
