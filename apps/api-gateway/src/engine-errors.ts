@@ -26,6 +26,10 @@ function toHttp(code: EngineErrorCode, err: EngineError): HttpError {
       return conflict('not_restartable', err.message);
     case 'task_run_not_startable':
       return conflict('conflict', err.message);
+    case 'artifact_too_large':
+      return new HttpError(413, 'too_large', err.message);
+    case 'artifact_checksum_mismatch':
+      return validationFailed([{ field: 'x-svc-sha256', message: err.message }]);
     case 'inputs_invalid':
     case 'replay_invalid':
       return validationFailed(err.details ?? [{ field: 'inputs', message: err.message }]);

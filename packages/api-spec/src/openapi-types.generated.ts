@@ -2007,7 +2007,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Upload one artifact (raw bytes) */
+        /**
+         * Upload one artifact or output file (raw bytes, streamed)
+         * @description The body is streamed to the object store, its size and sha256 computed on the way. With an `x-svc-sha256` header (64 hex digits), a body with another sha256 is refused (422 on that field) and nothing is kept; past SVC_MAX_ARTIFACT_BYTES, 413 and nothing is kept. `kind=output` stores an output file of the task (docs/using/files.md).
+         */
         put: operations["runnerPutArtifact"];
         post?: never;
         delete?: never;
@@ -10929,7 +10932,10 @@ export interface operations {
     };
     runnerPutArtifact: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `output`: a file matched by the task's `output_files` */
+                kind?: "artifact" | "output";
+            };
             header?: never;
             path: {
                 taskRunId: string;
@@ -10977,7 +10983,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            422: components["responses"]["ValidationFailed"];
+            /** @description The body does not have the sha256 of `x-svc-sha256` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
@@ -11154,6 +11169,7 @@ export interface queryDefaults {
     listUpcomingSchedules: "limit";
     listUsers: "limit";
     listVersions: "limit";
+    runnerPutArtifact: "kind";
     uploadFile: "executable";
 }
 /** Per operation, its `x-min-role`: the minimum role, or the kind of credential outside the role table. */

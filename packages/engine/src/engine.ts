@@ -35,7 +35,7 @@ import { ExecutionReads, type ExecutionFilter, type ExecutionPage, type Executio
 import { Reruns } from './systems/rerun.js';
 import { Replays, type ReplayPlan, type ReplayRequest } from './systems/replay.js';
 import { ExecutionRetention } from './systems/retention.js';
-import { RunnerIo } from './systems/runner-io.js';
+import { RunnerIo, type StoreArtifactOptions } from './systems/runner-io.js';
 import { RunTokens } from './systems/run-tokens.js';
 import { SnapshotFacts } from './systems/snapshot-facts.js';
 import { mergeExecutorSpec, Starts } from './systems/start.js';
@@ -213,8 +213,8 @@ export interface EngineRunner {
   heartbeat(taskRunId: string): Promise<{ cancel: boolean; known: boolean }>;
   /** Stores a batch of log lines; a retried batch is stored once. Returns the lines newly stored. */
   appendLogs(taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number>;
-  /** Stores one artifact and its row; a repeated upload replaces them. */
-  storeArtifact(taskRunId: string, name: string, body: Buffer, contentType?: string): Promise<{ id: string; size: number }>;
+  /** Stores one artifact or output file, streamed, and its row; a repeated upload replaces them (RunnerIo.storeArtifact). */
+  storeArtifact(taskRunId: string, name: string, body: Buffer | AsyncIterable<Buffer | string>, opts?: StoreArtifactOptions): Promise<{ id: string; size: number; sha256: string }>;
   /** A run token for `taskRunId`, valid until `expiresAt`. */
   signToken(taskRunId: string, expiresAt: Date): Promise<string>;
   /** Whether `token` is a valid run token of `taskRunId` now. */
@@ -388,7 +388,7 @@ export class Engine {
       event: (taskRunId, event) => sys.runnerIo.event(taskRunId, event),
       heartbeat: (taskRunId) => sys.runnerIo.heartbeat(taskRunId),
       appendLogs: (taskRunId, lines, who) => sys.runnerIo.appendLogs(taskRunId, lines, who),
-      storeArtifact: (taskRunId, name, body, contentType) => sys.runnerIo.storeArtifact(taskRunId, name, body, contentType),
+      storeArtifact: (taskRunId, name, body, opts) => sys.runnerIo.storeArtifact(taskRunId, name, body, opts),
       signToken: (taskRunId, expiresAt) => sys.runTokens.sign(taskRunId, expiresAt),
       verifyToken: (token, taskRunId) => sys.runTokens.verify(token, taskRunId),
     };

@@ -17,6 +17,8 @@ export const ENGINE_ERROR_CODES = [
   'not_awaiting_approval',
   'not_running',
   'replay_invalid',
+  'artifact_too_large',
+  'artifact_checksum_mismatch',
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
@@ -128,5 +130,29 @@ export class ReplayInvalidError extends EngineError {
   override readonly name = 'ReplayInvalidError';
   constructor(readonly problems: EngineErrorDetail[]) {
     super('replay_invalid', problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+  }
+}
+
+/** An upload through the runner protocol passed its limit (413 `too_large`); nothing of it was stored. */
+export class ArtifactTooLargeError extends EngineError {
+  override readonly name = 'ArtifactTooLargeError';
+  constructor(
+    readonly fileName: string,
+    readonly limit: number,
+    readonly setting: string,
+  ) {
+    super('artifact_too_large', `${fileName} is over ${setting} (${limit} bytes)`);
+  }
+}
+
+/** An upload whose bytes do not have the sha256 its sender declared (422); nothing of it was stored. */
+export class ArtifactChecksumMismatchError extends EngineError {
+  override readonly name = 'ArtifactChecksumMismatchError';
+  constructor(
+    readonly fileName: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super('artifact_checksum_mismatch', `${fileName}: the body's sha256 is ${actual}, the sender declared ${expected}`);
   }
 }

@@ -7,6 +7,7 @@ export { Engine, type EngineDashboards, type EngineDispatch, type EngineExecutio
 export type { ApiExecution, EngineResources, EngineStorage, EngineTx, Started, WatchdogReport } from './resources.js';
 export { STALE_REQUEST_MS } from './systems/watchdog.js';
 export type { ExecutionObject, ExecutionRetention, ExecutionChildTable } from './systems/retention.js';
+export type { ArtifactKind, StoreArtifactOptions } from './systems/runner-io.js';
 export {
   ENGINE_ERROR_CODES,
   EngineError,
@@ -19,6 +20,8 @@ export {
   NotRestartableError,
   NotRunningError,
   ReplayInvalidError,
+  ArtifactTooLargeError,
+  ArtifactChecksumMismatchError,
   TaskNotFoundError,
   TaskRunNotFoundError,
   TaskRunNotStartableError,

@@ -17,7 +17,7 @@ import { Completions } from './systems/completion.js';
 import { LogAppender } from './systems/log-appender.js';
 import { Planning } from './systems/planner.js';
 import { Preparer, type SpecDeps } from './systems/prepare.js';
-import { RunnerIo } from './systems/runner-io.js';
+import { RunnerIo, type StoreArtifactOptions } from './systems/runner-io.js';
 import type { StartDeps } from './systems/start.js';
 import { Dashboards, type DashboardQuery } from './systems/dashboards.js';
 import type { DashboardHoursCache } from './systems/dashboard-cache.js';
@@ -47,7 +47,7 @@ export { Outbox, recordFollowUps } from './systems/outbox.js';
 export { Watchdog, CONTAINER_EXECUTORS, STALE_REQUEST_MS } from './systems/watchdog.js';
 export { Preparer, DispatchError, type PreparedTask, type RunnerSpec, type SpecDeps } from './systems/prepare.js';
 export { loadExecutions } from './systems/serialize.js';
-export { RunnerIo, artifactKey } from './systems/runner-io.js';
+export { RunnerIo, artifactKey, type ArtifactKind, type StoreArtifactOptions } from './systems/runner-io.js';
 export { LogAppender, appendStatement, plainIsSafe } from './systems/log-appender.js';
 export { FlowTriggers, type FlowTriggerResult } from './systems/flow-triggers.js';
 export { Dashboards, dashboardWindow } from './systems/dashboards.js';
@@ -174,8 +174,8 @@ export function appendLogs(pool: pg.Pool, taskRunId: string, lines: IncomingLogL
 }
 
 /** RunnerIo.storeArtifact on `pool` and `storage`. */
-export const storeArtifact = (pool: pg.Pool, storage: Pick<EngineStorage, 'put'>, taskRunId: string, name: string, body: Buffer, contentType?: string) =>
-  new RunnerIo(pool, storage, []).storeArtifact(taskRunId, name, body, contentType);
+export const storeArtifact = (pool: pg.Pool, storage: Pick<EngineStorage, 'put'>, taskRunId: string, name: string, body: Buffer, opts?: StoreArtifactOptions) =>
+  new RunnerIo(pool, storage, []).storeArtifact(taskRunId, name, body, opts);
 
 /** RunnerIo.heartbeat on `pool`. */
 export const heartbeatTaskRun = (pool: pg.Pool, taskRunId: string, now?: Date) =>

@@ -1,6 +1,7 @@
 // Artifacts: every regular file the task left under $SVC_ARTIFACTS_DIR, named by
 // its path relative to that directory (always with `/`). Links are not followed:
 // a link to /etc/passwd must not become an artifact.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -61,17 +62,52 @@ export async function uploadArtifacts(transport: RunnerTransport, dir: string, m
       warnings.push(`[svc] artifact ${f.name} skipped: not a regular file of the task`);
       continue;
     }
-    const body = fs.createReadStream('', { fd: opened.fd });
+    let sha256: string;
+    try {
+      sha256 = await fdSha256(opened.fd);
+    } catch (err) {
+      fs.closeSync(opened.fd);
+      warnings.push(`[svc] artifact ${f.name} skipped: cannot be read: ${errorMessage(err)}`);
+      continue;
+    }
+    // Not closed by the stream: a retried upload reads the same descriptor again from its start (reopenFileStream).
+    const body = fs.createReadStream('', { fd: opened.fd, start: 0, autoClose: false });
     // The consumer sees read errors through its own reading; this handler only keeps an
     // open still in flight when an upload fails early (the run directory is removed next) from crashing the process.
     body.on('error', () => {});
     try {
-      await transport.putArtifact(f.name, body, f.size);
+      await transport.putArtifact(f.name, body, f.size, { sha256 });
     } catch (err) {
       warnings.push(`[svc] artifact ${f.name} upload failed: ${errorMessage(err)}`);
     } finally {
       body.destroy();
+      fs.closeSync(opened.fd);
     }
   }
   return warnings;
+}
+
+/** The sha256 (hex) of an open file, read from its start without closing it: the receiver checks the upload against it. */
+export async function fdSha256(fd: number): Promise<string> {
+  const hash = crypto.createHash('sha256');
+  const stream = fs.createReadStream('', { fd, start: 0, autoClose: false });
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * A fresh stream over the same file from its start, for a retried upload: by
+ * its path, or by its descriptor when it was opened from one (left open by
+ * the stream, `autoClose: false`). Null for any other stream, which the
+ * caller must read once into memory if it wants to resend it.
+ */
+export function reopenFileStream(body: NodeJS.ReadableStream): (() => fs.ReadStream) | null {
+  if (!(body instanceof fs.ReadStream)) return null;
+  if (typeof body.path === 'string' && body.path !== '') {
+    const p = body.path;
+    return () => fs.createReadStream(p);
+  }
+  const fd = (body as unknown as { fd: unknown }).fd;
+  if (typeof fd === 'number') return () => fs.createReadStream('', { fd, start: 0, autoClose: false });
+  return null;
 }

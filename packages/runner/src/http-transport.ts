@@ -6,6 +6,7 @@
 // line and no completion; any other 4xx is an answer and is never retried.
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { reopenFileStream } from './artifacts.js';
 import { backoffDelay, pause, retryAfterMs } from '@svc/timing/backoff';
 import { RunnerHttpError, errorMessage } from './errors.js';
 import type { Completion, LogLine, RunnerEvent, RunnerSpec, RunnerTransport } from './types.js';
@@ -106,22 +107,23 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
       const res = await request({ method: 'POST', path: '/logs', body: json({ lines }), timeoutMs: requestTimeoutMs });
       await res.body?.cancel();
     },
-    async putArtifact(name: string, body: NodeJS.ReadableStream, size: number) {
+    async putArtifact(name: string, body: NodeJS.ReadableStream, size: number, o: { kind?: 'artifact' | 'output'; sha256?: string } = {}) {
       // A file stream is reopened for each retry; any other stream is read once into memory so that it can be resent.
-      const filePath = body instanceof fs.ReadStream && typeof body.path === 'string' ? body.path : null;
-      const buffered = filePath ? null : await readAll(body);
+      const reopen = reopenFileStream(body);
+      const buffered = reopen ? null : await readAll(body);
       const reopened: fs.ReadStream[] = [];
       let used = false;
       try {
         const res = await request({
           method: 'PUT',
-          path: `/artifacts/${name.split('/').map(encodeURIComponent).join('/')}`,
+          path: `/artifacts/${name.split('/').map(encodeURIComponent).join('/')}${o.kind === 'output' ? '?kind=output' : ''}`,
           timeoutMs: null,
           body: () => {
-            const headers = { 'content-type': 'application/octet-stream', 'content-length': String(buffered ? buffered.length : size) };
+            const headers: Record<string, string> = { 'content-type': 'application/octet-stream', 'content-length': String(buffered ? buffered.length : size) };
+            if (o.sha256) headers['x-svc-sha256'] = o.sha256;
             if (buffered) return { body: buffered, headers };
             let stream = body as fs.ReadStream;
-            if (used) reopened.push((stream = fs.createReadStream(filePath!)));
+            if (used) reopened.push((stream = reopen!()));
             used = true;
             return { body: Readable.toWeb(stream), headers, stream: true };
           },

@@ -2,6 +2,7 @@
 // executor, direct transport) and as `svc exec` in containers (HTTP transport).
 export type { Completion, CompletionReason, CompletionState, LogLine, Metric, RunnerSpec, RunnerTransport, RunnerEvent, RunOptions, Runtime } from './types.js';
 export { runTask } from './run-task.js';
+export { reopenFileStream } from './artifacts.js';
 export { BundleCache, type BundleCacheOptions, type BundleEntry, type ManifestItem } from './bundle-cache.js';
 export { WorkdirPool, type WorkdirLease, type WorkdirPoolOptions } from './workdir-pool.js';
 export { SpawnHelper, type SpawnHelperOptions } from './spawn-helper.js';

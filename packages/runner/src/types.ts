@@ -50,7 +50,12 @@ export interface RunnerTransport {
   /** Called every `heartbeatMs`; answering { cancel: true } makes the runner stop the task (SIGTERM, SIGKILL after killDelayMs). */
   heartbeat(): Promise<RunnerHeartbeatResponse>;
   postLogs(lines: LogLine[]): Promise<void>;
-  putArtifact(name: string, body: NodeJS.ReadableStream, size: number): Promise<void>;
+  /**
+   * Uploads one file, streamed. `opts.kind` `output` stores an output file
+   * (docs/using/files.md); `opts.sha256` (hex) is checked by the receiver,
+   * which keeps nothing of a body with another.
+   */
+  putArtifact(name: string, body: NodeJS.ReadableStream, size: number, opts?: { kind?: 'artifact' | 'output'; sha256?: string }): Promise<void>;
   complete(c: Completion): Promise<void>;
   /**
    * Reports what the runner is doing (runnerPostEvents), shown on the task

@@ -8,8 +8,11 @@ export interface ObjectInfo {
   contentType?: string;
 }
 
-/** Accepted object bodies: a stream is consumed once and not buffered whole. */
-export type ObjectBody = Buffer | string | NodeJS.ReadableStream;
+/**
+ * Accepted object bodies: a stream or async iterable is consumed once and not
+ * buffered whole; an error it throws fails the put, which then keeps nothing.
+ */
+export type ObjectBody = Buffer | string | NodeJS.ReadableStream | AsyncIterable<Buffer | string>;
 
 export interface PutOptions {
   /** Stored with the object and returned by `stat`. Default: none (readers assume `application/octet-stream`). */

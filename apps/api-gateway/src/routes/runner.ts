@@ -1,11 +1,12 @@
 // The runner protocol (/api/runner/v1/task-runs/{id}/...): what `svc exec`
 // uses from inside a container. Each call carries a run token scoped to its
 // task run and checked by signature alone.
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type { RunnerHeartbeatResponse, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
-import { HttpError, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { HttpError, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import type { Answer } from '@svc/api-spec';
 
 export interface RunnerRouteDeps {
@@ -25,16 +26,8 @@ export function runnerAuthenticator(engine: Engine) {
 
 type Ctx = HandlerContext<{ taskRunId: string }>;
 
-async function readRaw(req: Request, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > limit) throw new HttpError(413, 'too_large', `the artifact is over SVC_MAX_ARTIFACT_BYTES (${limit} bytes)`);
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks);
-}
+/** The header carrying the sha256 (hex) of an uploaded body, checked before the upload is kept. */
+export const SHA256_HEADER = 'x-svc-sha256';
 
 export function runnerHandlers(deps: RunnerRouteDeps) {
   const { engine } = deps;
@@ -91,9 +84,27 @@ export function runnerHandlers(deps: RunnerRouteDeps) {
       return undefined;
     },
 
-    async runnerPutArtifact({ params, req }) {
-      const body = await readRaw(req, deps.maxArtifactBytes);
-      return reply(201, await engine.runner.storeArtifact(params.taskRunId, String(params.name), body, String(req.headers['content-type'] ?? 'application/octet-stream')));
+    // Streamed to the object store, counted and hashed on the way (RunnerIo.storeArtifact): the gateway holds
+    // one chunk at a time whatever the size. Past the limit (413) or with another sha256 than declared (422), nothing is kept.
+    async runnerPutArtifact({ params, req, query }) {
+      const limit = deps.maxArtifactBytes;
+      const name = String(params.name);
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'too_large', `${name} is ${declared} bytes, over SVC_MAX_ARTIFACT_BYTES (${limit} bytes)`);
+      const sha = req.headers[SHA256_HEADER];
+      if (sha !== undefined && (typeof sha !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha))) {
+        throw validationFailed([{ field: SHA256_HEADER, message: 'must be 64 hexadecimal digits' }]);
+      }
+      // Through a PassThrough: a refusal mid-body destroys it, not the request, whose socket must still carry the
+      // 413 or 422 (Node discards the rest of an unread body once the response is sent).
+      const body = req.pipe(new PassThrough());
+      const stored = await engine.runner.storeArtifact(params.taskRunId, name, body, {
+        contentType: String(req.headers['content-type'] ?? 'application/octet-stream'),
+        kind: query.kind,
+        maxBytes: limit,
+        ...(sha !== undefined ? { sha256: sha } : {}),
+      });
+      return reply(201, stored);
     },
 
     async runnerComplete({ params, body }) {

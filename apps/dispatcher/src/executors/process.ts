@@ -8,9 +8,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { listInstances } from '@svc/db';
-import { IO_RETRY_FOR_MS, withRetry, type ClaimedRun, type PreparedTask } from '@svc/engine';
+import { EngineError, IO_RETRY_FOR_MS, withRetry, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
-import { BundleCache, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
+import { BundleCache, reopenFileStream, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
 import type { DispatcherContext } from '../context.js';
 import { removeDeadInstanceDirs } from './dead-instance-dirs.js';
 import { IoDirs } from './io-dirs.js';
@@ -79,15 +79,31 @@ export function processExecutor(ctx: DispatcherContext): Executor {
             forMs: IO_RETRY_FOR_MS,
             onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store log lines; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
           }),
-        putArtifact: async (name, body) => {
-          const chunks: Buffer[] = [];
-          for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
-          const data = Buffer.concat(chunks);
-          await withRetry(() => engine.runner.storeArtifact(run.id, name, data), {
-            what: `storing artifact ${name} of task run ${run.id}`,
-            forMs: IO_RETRY_FOR_MS,
-            onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
-          });
+        // Streamed from the task's file to the object store. A retry reads the file again from its start (a file stream
+        // carries its path), and the limit is the runner's (it checks a file's size before the upload).
+        putArtifact: async (name, body, _size, opts) => {
+          const reopen = reopenFileStream(body);
+          let first = true;
+          // A refusal (over the limit, another checksum) is not retried: the same bytes would be refused again.
+          let refused: EngineError | undefined;
+          await withRetry(
+            async () => {
+              const source = first || !reopen ? body : reopen();
+              first = false;
+              try {
+                await engine.runner.storeArtifact(run.id, name, source as AsyncIterable<Buffer>, { kind: opts?.kind, ...(opts?.sha256 ? { sha256: opts.sha256 } : {}) });
+              } catch (err) {
+                if (!(err instanceof EngineError)) throw err;
+                refused = err;
+              }
+            },
+            {
+              what: `storing artifact ${name} of task run ${run.id}`,
+              forMs: IO_RETRY_FOR_MS,
+              onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
+            },
+          );
+          if (refused) throw refused;
         },
         // From the task: masked against the secrets the run resolved. The next run for this slot
         // is claimed in the same transaction (handoff), so a chain's next task needs no claim of its own.

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Operation } from '../operation.js';
-import { Binary, FreeObject } from '../schemas/helpers.js';
+import { Binary, FreeObject, StringEnum } from '../schemas/helpers.js';
 import { ExecutionRef } from '../schemas/entities.js';
 import { AnyJson, OpaqueId, Params } from '../schemas/requests.js';
 import { RunnerCompleteRequest, RunnerEventsRequest, RunnerHeartbeatRequest, RunnerHeartbeatResponse, RunnerLogsRequest, RunnerSpec } from '../schemas/runner.js';
@@ -70,14 +70,24 @@ export const runnerOperations: Operation[] = [
     method: 'put',
     path: '/api/runner/v1/task-runs/{taskRunId}/artifacts/{name}',
     tag: 'runner',
-    summary: 'Upload one artifact (raw bytes)',
+    summary: 'Upload one artifact or output file (raw bytes, streamed)',
+    description:
+      'The body is streamed to the object store, its size and sha256 computed on the way. With an `x-svc-sha256` header (64 hex digits), a body with another sha256 is refused (422 on that field) and nothing is kept; past SVC_MAX_ARTIFACT_BYTES, 413 and nothing is kept. `kind=output` stores an output file of the task (docs/using/files.md).',
     auth: RUN_TOKEN,
     request: {
       params: Params({ taskRunId: OpaqueId, name: Type.String({ minLength: 1, maxLength: 512 }) }),
+      query: Type.Object({
+        kind: Type.Optional(StringEnum(['artifact', 'output'] as const, { default: 'artifact', description: "`output`: a file matched by the task's `output_files`" })),
+      }),
       body: Binary(),
       bodyContentType: 'application/octet-stream',
     },
-    responses: { ...created(FreeObject('The stored artifact')), ...err(413, 'Larger than SVC_MAX_ARTIFACT_BYTES'), ...ended },
+    responses: {
+      ...created(FreeObject('The stored artifact: `{"id", "size", "sha256"}`')),
+      ...err(413, 'Larger than SVC_MAX_ARTIFACT_BYTES'),
+      ...err(422, 'The body does not have the sha256 of `x-svc-sha256`'),
+      ...ended,
+    },
   },
   {
     operationId: 'runnerComplete',

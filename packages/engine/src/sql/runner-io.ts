@@ -13,18 +13,18 @@ export async function artifactTaskRun(db: Queryable, p: { taskRunId: string }): 
   return (await db.query<{ execution_id: string }>(`SELECT execution_id FROM task_runs WHERE id = $1`, [p.taskRunId])).rows[0];
 }
 
-/** An artifact's row, one per (task run, name): a repeated upload updates it and keeps its id. Returns its id. */
+/** An artifact's row, one per (task run, kind, name): a repeated upload updates it and keeps its id. Returns its id. */
 export async function upsertArtifact(
   db: Queryable,
-  p: { id: string; executionId: string; taskRunId: string; name: string; objectKey: string; size: number; contentType: string; sha256: string },
+  p: { id: string; executionId: string; taskRunId: string; name: string; objectKey: string; size: number; contentType: string; sha256: string; kind: string },
 ): Promise<string> {
   const r = await db.query<{ id: string }>(
-    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
-     ON CONFLICT (task_run_id, name) DO UPDATE
+    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, kind, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+     ON CONFLICT (task_run_id, kind, name) DO UPDATE
        SET object_key = EXCLUDED.object_key, size = EXCLUDED.size, content_type = EXCLUDED.content_type, sha256 = EXCLUDED.sha256
      RETURNING id`,
-    [p.id, p.executionId, p.taskRunId, p.name, p.objectKey, p.size, p.contentType, p.sha256],
+    [p.id, p.executionId, p.taskRunId, p.name, p.objectKey, p.size, p.contentType, p.sha256, p.kind],
   );
   return r.rows[0].id;
 }

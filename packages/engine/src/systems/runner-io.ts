@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { newId } from '@svc/db';
 import type { MasterKey } from '@svc/config';
 import { CHANNELS } from '../channels.js';
+import { ArtifactChecksumMismatchError, ArtifactTooLargeError } from '../errors.js';
 import type { EngineStorage } from '../resources.js';
 import { artifactTaskRun, heartbeat, recordProgress, runSecrets, upsertArtifact } from '../sql/runner-io.js';
 import type { IncomingLogLine, RunnerEvent, TaskRunIdentity } from '../types.js';
@@ -19,8 +20,45 @@ export type { IncomingLogLine, RunnerEvent, TaskRunIdentity } from '../types.js'
  * may hold any character; object keys may not, so the key uses a hash of the
  * name (the name itself is kept in the row).
  */
-export const artifactKey = (executionId: string, taskRunId: string, name: string) =>
-  `artifacts/${executionId}/${taskRunId}/${crypto.createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
+export const artifactKey = (executionId: string, taskRunId: string, name: string, kind: ArtifactKind = 'artifact') =>
+  `artifacts/${executionId}/${taskRunId}/${crypto.createHash('sha256').update(kind === 'artifact' ? name : `${kind}:${name}`).digest('hex').slice(0, 40)}`;
+
+/** `artifact`: left in $SVC_ARTIFACTS_DIR; `output`: matched by the task's `output_files` (docs/using/files.md). */
+export type ArtifactKind = 'artifact' | 'output';
+export const ARTIFACT_KINDS: readonly ArtifactKind[] = ['artifact', 'output'];
+
+export interface StoreArtifactOptions {
+  /** Stored with the object and the row. Default `application/octet-stream`. */
+  contentType?: string;
+  /** Default `artifact`. */
+  kind?: ArtifactKind;
+  /** Largest body in bytes: a longer one fails with ArtifactTooLargeError as soon as it passes, and nothing is stored. Default: no limit. */
+  maxBytes?: number;
+  /** The setting `maxBytes` comes from, named in the error. Default `SVC_MAX_ARTIFACT_BYTES`. */
+  limitSetting?: string;
+  /** The sha256 (hex) the sender declared: bytes with another fail with ArtifactChecksumMismatchError, and nothing is stored. Default: not checked. */
+  sha256?: string;
+}
+
+/**
+ * The body as it passes to the object store, counted and hashed on the way.
+ * Its failures are thrown from inside the body, so the store's all-or-nothing
+ * put (packages/storage) keeps nothing of it: the limit as soon as it is
+ * passed, the checksum after the last byte and before the put commits.
+ */
+async function* metered(name: string, body: Buffer | AsyncIterable<Buffer | string>, opts: StoreArtifactOptions, seen: { size: number; sha256: string }) {
+  const hash = crypto.createHash('sha256');
+  const limit = opts.maxBytes !== undefined && opts.maxBytes > 0 ? opts.maxBytes : Infinity;
+  for await (const piece of Buffer.isBuffer(body) ? [body] : body) {
+    const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
+    seen.size += chunk.length;
+    if (seen.size > limit) throw new ArtifactTooLargeError(name, limit, opts.limitSetting ?? 'SVC_MAX_ARTIFACT_BYTES');
+    hash.update(chunk);
+    yield chunk;
+  }
+  seen.sha256 = hash.digest('hex');
+  if (opts.sha256 !== undefined && opts.sha256.toLowerCase() !== seen.sha256) throw new ArtifactChecksumMismatchError(name, opts.sha256, seen.sha256);
+}
 
 /** What runners send while a task runs: log lines, artifacts, heartbeats, events. */
 export class RunnerIo {
@@ -45,27 +83,40 @@ export class RunnerIo {
   }
 
   /**
-   * Stores one artifact (streamed to the object store) and its row. Idempotent
-   * per (task run, name): the object key derives from both, and a repeated
-   * upload (a retry after a failure the uploader could not see succeed)
-   * replaces the object and updates the one row, keeping its id.
+   * Stores one artifact or output file, streamed to the object store with its
+   * size and sha256 computed on the way (memory stays flat whatever its
+   * size), and then its row. Idempotent per (task run, kind, name): the object
+   * key derives from them, and a repeated upload (a retry after a failure the
+   * uploader could not see succeed) replaces the object and updates the one
+   * row, keeping its id. Over `maxBytes` or with another sha256 than the
+   * sender declared, nothing is stored (ArtifactTooLargeError,
+   * ArtifactChecksumMismatchError).
    */
-  async storeArtifact(taskRunId: string, name: string, body: Buffer, contentType = 'application/octet-stream'): Promise<{ id: string; size: number }> {
+  async storeArtifact(
+    taskRunId: string,
+    name: string,
+    body: Buffer | AsyncIterable<Buffer | string>,
+    opts: StoreArtifactOptions = {},
+  ): Promise<{ id: string; size: number; sha256: string }> {
     const tr = await artifactTaskRun(this.pool, { taskRunId });
     if (!tr) throw new Error(`no task run ${taskRunId}`);
-    const key = artifactKey(tr.execution_id, taskRunId, name);
-    await this.storage.put(key, body, { contentType, size: body.length });
+    const kind = opts.kind ?? 'artifact';
+    const contentType = opts.contentType ?? 'application/octet-stream';
+    const key = artifactKey(tr.execution_id, taskRunId, name, kind);
+    const seen = { size: 0, sha256: '' };
+    await this.storage.put(key, metered(name, body, opts, seen), { contentType });
     const id = await upsertArtifact(this.pool, {
       id: newId(),
       executionId: tr.execution_id,
       taskRunId,
       name,
       objectKey: key,
-      size: body.length,
+      size: seen.size,
       contentType,
-      sha256: crypto.createHash('sha256').update(body).digest('hex'),
+      sha256: seen.sha256,
+      kind,
     });
-    return { id, size: body.length };
+    return { id, size: seen.size, sha256: seen.sha256 };
   }
 
   /**
