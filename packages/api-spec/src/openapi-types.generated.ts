@@ -3658,6 +3658,8 @@ export interface components {
             };
             /** @description Interpreter of a script task: `python`, `bash`, `bun` or `node` */
             runtime?: string;
+            /** @description The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md) */
+            output_files?: string[];
             limits: {
                 /** @description Largest artifact uploaded; a larger file is skipped with a warning line. 0 or less: no limit */
                 max_artifact_bytes: number;

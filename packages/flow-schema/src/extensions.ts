@@ -31,6 +31,7 @@ export function flowExtensions(flow: FlowDefinition, positions?: SourcePositions
     if (t.for_each_concurrency !== undefined) add(`/tasks/${i}/for_each_concurrency`, 'for_each_concurrency');
     if (t.fail_fast !== undefined) add(`/tasks/${i}/fail_fast`, 'fail_fast');
     if (t.approval !== undefined) add(`/tasks/${i}/approval`, 'approval (an approval gate)');
+    if ((t.type === 'script' || t.type === 'command') && t.output_files !== undefined) add(`/tasks/${i}/output_files`, 'output_files (files kept after the task)');
   });
   return out;
 }

@@ -241,6 +241,8 @@ export interface ScriptTask extends TaskBase {
   /** Path relative to the namespace root to file template. */
   files?: Record<string, Template>;
   executor?: ExecutorSpec;
+  /** Extension: globs relative to the working directory; the matching files are kept after a success (docs/using/files.md). */
+  output_files?: string[];
 }
 
 export interface CommandTask extends TaskBase {
@@ -251,6 +253,8 @@ export interface CommandTask extends TaskBase {
   workdir?: string;
   files?: Record<string, Template>;
   executor?: ExecutorSpec;
+  /** Extension: globs relative to the working directory; the matching files are kept after a success (docs/using/files.md). */
+  output_files?: string[];
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';

@@ -70,8 +70,8 @@ export async function uploadArtifacts(transport: RunnerTransport, dir: string, m
       warnings.push(`[svc] artifact ${f.name} skipped: cannot be read: ${errorMessage(err)}`);
       continue;
     }
-    // Not closed by the stream: a retried upload reads the same descriptor again from its start (reopenFileStream).
-    const body = fs.createReadStream('', { fd: opened.fd, start: 0, autoClose: false });
+    // The descriptor outlives the stream: a retried upload reads it again from its start (reopenFileStream).
+    const body = fdStream(opened.fd);
     // The consumer sees read errors through its own reading; this handler only keeps an
     // open still in flight when an upload fails early (the run directory is removed next) from crashing the process.
     body.on('error', () => {});
@@ -87,27 +87,41 @@ export async function uploadArtifacts(transport: RunnerTransport, dir: string, m
   return warnings;
 }
 
-/** The sha256 (hex) of an open file, read from its start without closing it: the receiver checks the upload against it. */
+/** Descriptors of the streams made by fdStream, which leave them open. */
+const streamFds = new WeakMap<fs.ReadStream, number>();
+/** The descriptor's `close`, left to the caller that opened it. */
+const keepOpen = { open: fs.open, read: fs.read, close: (_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(null) };
+
+/**
+ * A stream over an open file from its start that never closes the
+ * descriptor (the caller does), so the file can be read again, for a
+ * checksum or a retried upload, without opening it by name a second time.
+ */
+export function fdStream(fd: number): fs.ReadStream {
+  const s = fs.createReadStream('', { fd, start: 0, autoClose: false, fs: keepOpen });
+  streamFds.set(s, fd);
+  return s;
+}
+
+/** The sha256 (hex) of an open file, read from its start; the descriptor stays open. */
 export async function fdSha256(fd: number): Promise<string> {
   const hash = crypto.createHash('sha256');
-  const stream = fs.createReadStream('', { fd, start: 0, autoClose: false });
-  for await (const chunk of stream) hash.update(chunk as Buffer);
+  for await (const chunk of fdStream(fd)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
 /**
  * A fresh stream over the same file from its start, for a retried upload: by
- * its path, or by its descriptor when it was opened from one (left open by
- * the stream, `autoClose: false`). Null for any other stream, which the
+ * its descriptor (fdStream) or its path. Null for any other stream, which the
  * caller must read once into memory if it wants to resend it.
  */
 export function reopenFileStream(body: NodeJS.ReadableStream): (() => fs.ReadStream) | null {
   if (!(body instanceof fs.ReadStream)) return null;
+  const fd = streamFds.get(body);
+  if (fd !== undefined) return () => fdStream(fd);
   if (typeof body.path === 'string' && body.path !== '') {
     const p = body.path;
     return () => fs.createReadStream(p);
   }
-  const fd = (body as unknown as { fd: unknown }).fd;
-  if (typeof fd === 'number') return () => fs.createReadStream('', { fd, start: 0, autoClose: false });
   return null;
 }

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uploadArtifacts } from './artifacts.js';
+import { uploadOutputFiles } from './output-files.js';
 import { BundleHashMismatchError, verifiedBundle } from './bundle-verify.js';
 import { assertNever } from '@svc/assert';
 import { Masker } from '@svc/masking';
@@ -222,9 +223,19 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
     const parsed = readOutputs(outputsFile, undefined, opts.user);
     parsed.warnings.forEach(warn);
     (await uploadArtifacts(transport, artifactsDir, spec.limits.max_artifact_bytes, opts.user)).forEach(warn);
+    let end = endState(exit, spec, lastStderr);
+    if (end.state === 'SUCCESS' && spec.output_files?.length) {
+      try {
+        await uploadOutputFiles(transport, cwd, spec.output_files, spec.limits.max_artifact_bytes, opts.user);
+      } catch (err) {
+        const error = masker.text(errorMessage(err));
+        warn(`[svc] ${error}`);
+        end = { state: 'FAILED', reason: 'executor_error', error, exit_code: end.exit_code };
+      }
+    }
     await batcher.flush();
     if (dropped) log(`${dropped} log lines of task run ${spec.task_run_id} could not be posted`);
-    return { ...endState(exit, spec, lastStderr), outputs: parsed.outputs, metrics: parsed.metrics };
+    return { ...end, outputs: parsed.outputs, metrics: parsed.metrics };
   } catch (err) {
     // Never report while the task may still run: stop it, then let runTask report executor_error.
     if (timer) clearTimeout(timer);

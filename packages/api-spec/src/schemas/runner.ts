@@ -30,6 +30,11 @@ export const RunnerSpec = component(
       env: StringMap({ description: "The task's whole environment (SVC_* ids and the rendered env); PATH and HOME fall back to the runner's own" }),
       files: Type.Optional(StringMap({ description: 'Files written before the start: path relative to the bundle root to content' })),
       runtime: Type.Optional(Type.String({ description: 'Interpreter of a script task: `python`, `bash`, `bun` or `node`' })),
+      output_files: Type.Optional(
+        Type.Array(Type.String(), {
+          description: "The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md)",
+        }),
+      ),
       limits: Type.Object(
         {
           max_artifact_bytes: Type.Integer({ description: 'Largest artifact uploaded; a larger file is skipped with a warning line. 0 or less: no limit' }),

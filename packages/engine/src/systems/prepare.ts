@@ -269,6 +269,7 @@ export class Preparer {
       env,
       ...(files && Object.keys(files).length ? { files } : {}),
       ...(runtime ? { runtime } : {}),
+      ...((task.type === 'script' || task.type === 'command') && task.output_files?.length ? { output_files: task.output_files } : {}),
       limits: { max_artifact_bytes: deps.maxArtifactBytes, max_bundle_bytes: deps.maxBundleBytes },
       mask_values: secretKeysUsed.map((k) => secrets.get(k)!).filter((v) => v.length > 0),
       timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),

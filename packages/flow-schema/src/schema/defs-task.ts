@@ -107,6 +107,17 @@ const taskSpecific: Record<string, SchemaNode> = {
     examples: [['python', '-m', 'etl.load', '{{ inputs.table }}']],
   },
   workdir: relativePath('command: working directory relative to the namespace root. Default: the root.', ['etl']),
+  output_files: {
+    description:
+      "Extension, script and command: glob patterns (`*`, `**`, `?`, `[...]`, `{a,b}`) relative to the task's working directory. After the task's command ends successfully, every regular file they match is uploaded (streamed, with its sha256) and kept as an output file of the task run, at most SVC_MAX_ARTIFACT_BYTES each (a larger one fails the task). A pattern that matches nothing is no error.",
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    uniqueItems: true,
+    items: { type: 'string', minLength: 1, maxLength: 512, pattern: RELATIVE_PATH_PATTERN },
+    examples: [['out/*.csv', 'report.json']],
+    [EXTENSION_KEYWORD]: 'output_files',
+  },
   method: {
     description: 'http: request method.',
     enum: [...HTTP_METHODS],

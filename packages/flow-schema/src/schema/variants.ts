@@ -32,8 +32,8 @@ export const TASK_FAMILY: VariantFamily = {
   noun: 'task',
   common: ['id', 'type', 'depends_on', 'run_if', 'timeout', 'retry', 'env', 'for_each', 'for_each_concurrency', 'fail_fast', 'approval'],
   variants: {
-    script: { required: ['file'], fields: ['executor', 'files', 'file', 'runtime', 'args'] },
-    command: { required: ['command'], fields: ['executor', 'files', 'command', 'workdir'] },
+    script: { required: ['file'], fields: ['executor', 'files', 'file', 'runtime', 'args', 'output_files'] },
+    command: { required: ['command'], fields: ['executor', 'files', 'command', 'workdir', 'output_files'] },
     http: { required: ['url'], fields: ['method', 'url', 'headers', 'body', 'expect_status'] },
     subflow: { required: ['flow'], fields: ['flow', 'inputs', 'wait'] },
   },

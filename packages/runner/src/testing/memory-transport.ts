@@ -40,6 +40,8 @@ export class MemoryTransport implements RunnerTransport {
   readonly calls: string[] = [];
   readonly posts: LogLine[][] = [];
   readonly artifacts = new Map<string, Buffer>();
+  /** Uploads of kind `output` (output files), by name, with the sha256 the runner declared. */
+  readonly outputFiles = new Map<string, { body: Buffer; sha256: string | undefined }>();
   readonly artifactSizes = new Map<string, number>();
   readonly completions: Completion[] = [];
   heartbeats = 0;
@@ -90,10 +92,14 @@ export class MemoryTransport implements RunnerTransport {
     this.postsInFlight--;
   }
 
-  async putArtifact(name: string, body: NodeJS.ReadableStream, size: number): Promise<void> {
+  async putArtifact(name: string, body: NodeJS.ReadableStream, size: number, opts: { kind?: 'artifact' | 'output'; sha256?: string } = {}): Promise<void> {
     this.calls.push(`putArtifact:${name}`);
     const chunks: Buffer[] = [];
     for await (const c of body as AsyncIterable<Buffer>) chunks.push(c);
+    if (opts.kind === 'output') {
+      this.outputFiles.set(name, { body: Buffer.concat(chunks), sha256: opts.sha256 });
+      return;
+    }
     this.artifacts.set(name, Buffer.concat(chunks));
     this.artifactSizes.set(name, size);
   }
