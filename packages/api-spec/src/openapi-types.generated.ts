@@ -2396,6 +2396,13 @@ export interface components {
             /** Format: int64 */
             size: number;
             content_type?: string;
+            /**
+             * @description Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched (docs/using/files.md)
+             * @enum {string}
+             */
+            kind?: "artifact" | "output";
+            /** @description Extension: the sha256 (hex) of the content, computed as it was stored */
+            sha256?: string;
             /** Format: date-time */
             created_at: string;
         } & {
@@ -4777,6 +4784,14 @@ export interface components {
              *     ]
              */
             args?: string[];
+            /**
+             * @description Extension, script and command: glob patterns (`*`, `**`, `?`, `[...]`, `{a,b}`) relative to the task's working directory. After the task's command ends successfully, every regular file they match is uploaded (streamed, with its sha256) and kept as an output file of the task run, at most SVC_MAX_ARTIFACT_BYTES each (a larger one fails the task). A pattern that matches nothing is no error.
+             * @example [
+             *       "out/*.csv",
+             *       "report.json"
+             *     ]
+             */
+            output_files?: string[];
             /**
              * @description command: argv templates, run without a shell; required for command tasks.
              * @example [

@@ -21,6 +21,8 @@ function artifactJson(a: ArtifactRow): Schemas['Artifact'] {
     name: a.name,
     size: Number(a.size),
     content_type: a.content_type,
+    kind: a.kind,
+    sha256: a.sha256,
     task_run_id: a.task_run_id,
     task_key: a.task_key,
     created_at: a.created_at.toISOString(),

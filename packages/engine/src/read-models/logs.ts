@@ -130,12 +130,15 @@ export interface ArtifactRow {
   object_key: string;
   size: string;
   content_type: string;
+  /** `artifact` or `output` (an output file). */
+  kind: 'artifact' | 'output';
+  sha256: string;
   created_at: Date;
   /** created_at with all six fraction digits, for cursors (a Date keeps only milliseconds). */
   created_key: string;
 }
 
-const ARTIFACT_COLUMNS = `a.id, a.execution_id, a.task_run_id, tr.task_key, a.name, a.object_key, a.size::text AS size, a.content_type, a.created_at,
+const ARTIFACT_COLUMNS = `a.id, a.execution_id, a.task_run_id, tr.task_key, a.name, a.object_key, a.size::text AS size, a.content_type, a.kind, a.sha256, a.created_at,
   to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 
 /** Artifacts of an execution, oldest first, after the cursor key (created_at, id). */
