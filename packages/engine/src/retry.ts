@@ -2,7 +2,7 @@
 // database or object-store error: a task run's end, its log batches and its
 // artifacts. Each of them is idempotent (the end acts only while the run is
 // RUNNING, log lines are keyed by (task_run_id, n), artifacts by
-// (task_run_id, name)), so a write that failed after it took effect is
+// (task_run_id, kind, name)), so a write that failed after it took effect is
 // harmless to repeat. The pauses are @svc/timing's backoff (full jitter), so
 // the dispatchers of a database that failed over do not all return at once.
 import { backoffDelay, pause } from '@svc/timing/backoff';

@@ -71,3 +71,16 @@ test('globs: ** crosses directories, links are not matched, dot files are', asyn
   assert.deepEqual(matchOutputFiles(runDir, ['out/**/*.csv']), ['out/.hidden.csv', 'out/a.csv', 'out/b.csv', 'out/deep/c.csv']);
   assert.deepEqual(matchOutputFiles(runDir, ['*.json', 'nothing/*']), ['report.json']);
 });
+
+test('a secret in a failing file name is masked in the error and the warning line', async () => {
+  const spec = makeSpec({ command: ['bash', '-c', 'head -c 5000 /dev/zero > "s3cr3t-value.bin"'] });
+  spec.output_files = ['*.bin'];
+  spec.limits.max_artifact_bytes = 4096;
+  spec.mask_values = ['s3cr3t-value'];
+  const t = new MemoryTransport(spec);
+  const c = await runTask({ transport: t, workRoot: await root() });
+  assert.equal(c.state, 'FAILED');
+  assert.ok(!c.error.includes('s3cr3t-value'), c.error);
+  assert.match(c.error, /^output file \S+\.bin is 5000 bytes, over SVC_MAX_ARTIFACT_BYTES \(4096 bytes\)$/);
+  assert.ok(!JSON.stringify(t.lines).includes('s3cr3t-value'));
+});
