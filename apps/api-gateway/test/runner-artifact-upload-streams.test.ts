@@ -7,6 +7,8 @@
 // the mechanism), and an output file (`?kind=output`) is a row of its kind.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { claimRuns, saveFlow, startLiveGateway, trigger, type ClaimedRun, type LiveGateway } from './live-helpers.js';
 
@@ -37,7 +39,7 @@ function streamOf(total: number, fill = 7): ReadableStream<Uint8Array> {
   });
 }
 
-const put = (name: string, body: BodyInit, headers: Record<string, string> = {}, query = '') =>
+const put = (name: string, body: NonNullable<RequestInit['body']>, headers: Record<string, string> = {}, query = '') =>
   fetch(`${gw.url}/api/runner/v1/task-runs/${run.id}/artifacts/${encodeURIComponent(name)}${query}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/octet-stream', ...headers },
@@ -108,4 +110,33 @@ test("a 300 MiB upload leaves the gateway's resident memory flat", async () => {
   }
   // Held whole, the body alone would add 300 MiB.
   assert.ok(peak - start < 120 * MiB, `resident memory grew by ${Math.round((peak - start) / MiB)} MiB`);
+});
+
+test('an upload its client cuts off keeps nothing, not even a temporary file, and the gateway goes on serving', async () => {
+  const tmpDir = path.join((gw.storage as unknown as { rootDir: string }).rootDir, '.tmp');
+  const parts = () => (fs.existsSync(tmpDir) ? fs.readdirSync(tmpDir).filter((f) => f.endsWith('.part')) : []);
+  const ac = new AbortController();
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      sent += MiB;
+      if (sent > 8 * MiB) {
+        ac.abort();
+        return c.close();
+      }
+      c.enqueue(new Uint8Array(MiB));
+    },
+  });
+  await fetch(`${gw.url}/api/runner/v1/task-runs/${run.id}/artifacts/cut.bin`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${run.token}`, 'content-type': 'application/octet-stream' },
+    body,
+    signal: ac.signal,
+    duplex: 'half',
+  } as RequestInit).catch(() => undefined);
+  // Without the cut-off reaching the store, its put would wait for the rest forever, its .part file kept.
+  for (let i = 0; i < 200 && parts().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(parts(), []);
+  assert.deepEqual(await rows('cut.bin'), []);
+  assert.equal((await put('after.bin', Buffer.from('still serving'))).status, 201);
 });

@@ -97,7 +97,13 @@ export function runnerHandlers(deps: RunnerRouteDeps) {
       }
       // Through a PassThrough: a refusal mid-body destroys it, not the request, whose socket must still carry the
       // 413 or 422 (Node discards the rest of an unread body once the response is sent).
+      // `pipe` forwards no failure: an upload cut off by its client ends the body with an error, so the put fails
+      // and keeps nothing instead of waiting for bytes that never come.
       const body = req.pipe(new PassThrough());
+      req.once('error', (err) => body.destroy(err));
+      req.once('close', () => {
+        if (!req.complete) body.destroy(new Error('the upload was cut off before its end'));
+      });
       const stored = await engine.runner.storeArtifact(params.taskRunId, name, body, {
         contentType: String(req.headers['content-type'] ?? 'application/octet-stream'),
         kind: query.kind,
