@@ -65,7 +65,12 @@ test('an upload with the sha256 it declares is stored with its size and sha256; 
   const [row] = await rows('out/a.bin');
   assert.equal(row.kind, 'output');
   assert.equal(Number(row.size), body.length);
-  assert.ok(crypto.createHash('sha256').update(await gw.storage.getBuffer(row.object_key)).digest('hex') === sha);
+  assert.ok(
+    crypto
+      .createHash('sha256')
+      .update(await gw.storage.getBuffer(row.object_key))
+      .digest('hex') === sha,
+  );
   // The same name as an artifact is another row and another object.
   assert.equal((await put('out/a.bin', Buffer.from('x'))).status, 201);
   assert.deepEqual((await rows('out/a.bin')).map((x) => x.kind).sort(), ['artifact', 'output']);

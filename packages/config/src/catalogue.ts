@@ -344,7 +344,11 @@ export const CATALOGUE = [
   // --- limits ---
   { variable: 'SVC_MAX_FILE_BYTES', default: '10MiB', description: 'Largest namespace file accepted; a byte size (plain bytes, or with B, KB, MB, GB, KiB, MiB, GiB).' },
   { variable: 'SVC_MAX_BUNDLE_BYTES', default: '100MiB', description: 'Largest namespace snapshot (bundle) a task can receive; a byte size.' },
-  { variable: 'SVC_MAX_ARTIFACT_BYTES', default: '100MiB', description: 'Largest artifact or output file a task can upload (uploads stream; past it 413 too_large, and an output file over it fails the task); a byte size.' },
+  {
+    variable: 'SVC_MAX_ARTIFACT_BYTES',
+    default: '100MiB',
+    description: 'Largest artifact or output file a task can upload (uploads stream; past it 413 too_large, and an output file over it fails the task); a byte size.',
+  },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
   {
     variable: 'SVC_ORG_RATE_LIMIT',

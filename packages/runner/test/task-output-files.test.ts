@@ -11,7 +11,15 @@ import { makeSpec, MemoryTransport, scratchRoots } from '../src/testing/index.js
 
 const root = scratchRoots();
 const sha = (b: Buffer | string) => crypto.createHash('sha256').update(b).digest('hex');
-const write = ['mkdir -p out/deep', 'echo a > out/a.csv', 'echo b > out/b.csv', 'echo c > out/deep/c.csv', 'echo r > report.json', 'echo x > other.txt', 'ln -s /etc/passwd out/link.csv'].join('\n');
+const write = [
+  'mkdir -p out/deep',
+  'echo a > out/a.csv',
+  'echo b > out/b.csv',
+  'echo c > out/deep/c.csv',
+  'echo r > report.json',
+  'echo x > other.txt',
+  'ln -s /etc/passwd out/link.csv',
+].join('\n');
 
 test('the matching files are uploaded as output files with their sha256; a pattern matching nothing is no error', async () => {
   const spec = makeSpec({ command: ['bash', '-c', write] });
@@ -67,7 +75,10 @@ test('globs: ** crosses directories, links are not matched, dot files are', asyn
   await runTask({ transport: t, workRoot: dir, keepWorkdir: true });
   const fs = await import('node:fs');
   const path = await import('node:path');
-  const runDir = fs.readdirSync(dir).map((d) => path.join(dir, d, 'bundle')).find((d) => fs.existsSync(path.join(d, 'out')))!;
+  const runDir = fs
+    .readdirSync(dir)
+    .map((d) => path.join(dir, d, 'bundle'))
+    .find((d) => fs.existsSync(path.join(d, 'out')))!;
   assert.deepEqual(matchOutputFiles(runDir, ['out/**/*.csv']), ['out/.hidden.csv', 'out/a.csv', 'out/b.csv', 'out/deep/c.csv']);
   assert.deepEqual(matchOutputFiles(runDir, ['*.json', 'nothing/*']), ['report.json']);
 });

@@ -98,7 +98,7 @@ export const Artifact = component(
       content_type: Type.Optional(Type.String()),
       kind: Type.Optional(
         StringEnum(['artifact', 'output'] as const, {
-          description: "Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched (docs/using/files.md)",
+          description: 'Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched (docs/using/files.md)',
         }),
       ),
       sha256: Type.Optional(Type.String({ description: 'Extension: the sha256 (hex) of the content, computed as it was stored' })),

@@ -32,7 +32,8 @@ export const RunnerSpec = component(
       runtime: Type.Optional(Type.String({ description: 'Interpreter of a script task: `python`, `bash`, `bun` or `node`' })),
       output_files: Type.Optional(
         Type.Array(Type.String(), {
-          description: "The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md)",
+          description:
+            "The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md)",
         }),
       ),
       limits: Type.Object(

@@ -21,7 +21,11 @@ export type { IncomingLogLine, RunnerEvent, TaskRunIdentity } from '../types.js'
  * name (the name itself is kept in the row).
  */
 export const artifactKey = (executionId: string, taskRunId: string, name: string, kind: ArtifactKind = 'artifact') =>
-  `artifacts/${executionId}/${taskRunId}/${crypto.createHash('sha256').update(kind === 'artifact' ? name : `${kind}:${name}`).digest('hex').slice(0, 40)}`;
+  `artifacts/${executionId}/${taskRunId}/${crypto
+    .createHash('sha256')
+    .update(kind === 'artifact' ? name : `${kind}:${name}`)
+    .digest('hex')
+    .slice(0, 40)}`;
 
 /** `artifact`: left in $SVC_ARTIFACTS_DIR; `output`: matched by the task's `output_files` (docs/using/files.md). */
 export type ArtifactKind = 'artifact' | 'output';
