@@ -4785,6 +4785,14 @@ export interface components {
              */
             args?: string[];
             /**
+             * @description Extension, script and command: glob patterns (`*`, `**`, `?`, `[...]`, `{a,b}`) relative to the task's working directory. After the task's command ends successfully, every regular file they match is uploaded (streamed, with its sha256) and kept as an output file of the task run, at most SVC_MAX_ARTIFACT_BYTES each (a larger one fails the task). A pattern that matches nothing is no error.
+             * @example [
+             *       "out/*.csv",
+             *       "report.json"
+             *     ]
+             */
+            output_files?: string[];
+            /**
              * @description command: argv templates, run without a shell; required for command tasks.
              * @example [
              *       "python",
