@@ -6,8 +6,10 @@
 // cancelled or has ended (NOTIFY plus a periodic check), and on shutdown ends
 // its running task runs FAILED `instance_shutdown` (retries then apply) before
 // killing their processes.
+import type client from 'prom-client';
 import { CHANNELS, type ClaimedRun } from '@svc/engine';
 import type { DispatcherContext } from './context.js';
+import { createDispatcherMetrics, type DispatcherMetrics } from './metrics.js';
 import type { Executor } from './executors/types.js';
 
 /** Backstop poll when no notification arrives. */
@@ -20,6 +22,8 @@ export const ADVERTISE_MS = 2_000;
 export interface DispatcherOptions {
   /** Backstop poll when no notification arrives. Default POLL_MS (tests lengthen it to show that notifications alone suffice). */
   pollMs?: number;
+  /** The process's Prometheus registry (served at /metrics): the dispatcher's metrics are added to it (metrics.ts). */
+  metrics?: client.Registry;
 }
 
 interface Job {
@@ -42,6 +46,7 @@ export class Dispatcher {
   private advertiseTimer?: NodeJS.Timeout;
   /** The executor types the instance row advertises now. */
   private advertised: string[] = [];
+  private readonly metrics?: DispatcherMetrics;
 
   constructor(
     private readonly ctx: DispatcherContext,
@@ -49,6 +54,12 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions = {},
   ) {
     this.pollMs = opts.pollMs ?? POLL_MS;
+    if (opts.metrics)
+      this.metrics = createDispatcherMetrics(
+        opts.metrics,
+        executors.map((e) => ({ type: e.type, slots: e.slots ?? ctx.config.workerSlots })),
+        (type) => this.running(type),
+      );
   }
 
   async start(): Promise<void> {
@@ -139,6 +150,7 @@ export class Dispatcher {
           claimed = r.runs;
           if (r.nextAt) wait = Math.max(0, Math.min(this.pollMs, r.nextAt.getTime() - r.at.getTime()));
         } catch (err) {
+          this.metrics?.claimErrors.inc({ executor: executor.type });
           ctx.log.warn('claim failed', { err, executor: executor.type });
         }
       }
@@ -152,12 +164,15 @@ export class Dispatcher {
   private launch(executor: Executor, run: ClaimedRun): void {
     const abort = new AbortController();
     const { ctx } = this;
+    this.metrics?.claimed.inc({ executor: executor.type });
+    const held = this.metrics?.held.startTimer({ executor: executor.type });
     // The next run for this slot, claimed as this one ends (process executor); none once stopping.
     const handoff = { claim: () => (this.stopping ? undefined : { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type }) };
     const done = executor
       .run(run, abort.signal, handoff)
       .catch((err) => this.endFailed(run, err))
       .then((next) => {
+        held?.();
         this.jobs.delete(run.id);
         // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
         for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
@@ -177,6 +192,7 @@ export class Dispatcher {
    */
   private async endFailed(run: ClaimedRun, err: unknown): Promise<void> {
     const { ctx } = this;
+    this.metrics?.executorErrors.inc({ executor: run.executor_type });
     ctx.log.error('task run failed in the executor; it ends executor_error', { err, task_run_id: run.id });
     try {
       await ctx.engine.runner.complete(run.id, {

@@ -69,7 +69,7 @@ await runService({
         executors.push(kubernetesExecutor(ctx, { kubeConfig, runnerArgv: b.argv(RUNNER_MOUNT), runnerImage: svc.config.runnerImage ?? `svc-runner:${b.hash}` }));
       }
     }
-    const dispatcher = new Dispatcher(ctx, executors);
+    const dispatcher = new Dispatcher(ctx, executors, { metrics: svc.metrics });
     await dispatcher.start();
     return {
       async stop() {

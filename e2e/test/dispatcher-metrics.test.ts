@@ -1,0 +1,66 @@
+// A dispatcher's own figures on its /metrics (SVC_HEALTH_PORT): its slots per
+// executor type and how many are in use, the task runs it claimed and how
+// long it held a slot for each, and its failures, every series present from
+// the start. Real gateway and dispatcher processes, three process tasks.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { until } from './engine-support.js';
+import { startStack, type Stack } from './stack.js';
+
+let s: Stack;
+let port = 0;
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port: p } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+const scrape = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+/** The value of one series (`name{labels} value`), or undefined. */
+const sample = (text: string, series: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+before(async () => {
+  port = await freeLoopbackPort();
+  s = await startStack({ dispatchers: 0 });
+  s.startApp('dispatcher', { SVC_EXECUTORS: 'process', SVC_WORKER_SLOTS: '3', SVC_HEALTH_PORT: String(port) });
+  await until('the dispatcher online', async () => (await s.db.query(`SELECT 1 FROM instances WHERE kind = 'dispatcher' AND stopped_at IS NULL`)).rowCount === 1, 60_000);
+  await s.saveFlow('metered', { 'quick.flow.yaml': JSON.stringify({ id: 'quick', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'sleep 0.2; echo done'] }] }) });
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+test('a fresh dispatcher shows its slots and every counter at 0', async () => {
+  const text = await scrape();
+  assert.equal(sample(text, 'svc_dispatcher_slots{executor="process"}'), 3);
+  assert.equal(sample(text, 'svc_dispatcher_slots{executor="inline"}'), 3);
+  assert.equal(sample(text, 'svc_dispatcher_slots_used{executor="process"}'), 0);
+  for (const c of ['svc_dispatcher_claimed_total', 'svc_dispatcher_claim_errors_total', 'svc_dispatcher_executor_errors_total'])
+    assert.equal(sample(text, `${c}{executor="process"}`), 0, c);
+});
+
+test('three task runs are counted as claimed and held, and their slots are free again after', async () => {
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push((await s.trigger('metered', 'quick')).id as string);
+  for (const id of ids) assert.equal((await s.waitEnded(id, 60_000)).state, 'SUCCESS');
+  const text = await until('the three runs counted', async () => {
+    const t = await scrape();
+    return sample(t, 'svc_dispatcher_task_run_seconds_count{executor="process"}') === 3 ? t : undefined;
+  });
+  assert.equal(sample(text, 'svc_dispatcher_claimed_total{executor="process"}'), 3);
+  // Each held its slot at least as long as its command slept.
+  assert.ok(sample(text, 'svc_dispatcher_task_run_seconds_sum{executor="process"}')! >= 0.6, text);
+  assert.equal(sample(text, 'svc_dispatcher_slots_used{executor="process"}'), 0);
+  assert.equal(sample(text, 'svc_dispatcher_executor_errors_total{executor="process"}'), 0);
+});
