@@ -1,6 +1,6 @@
 // The Grafana dashboard and the runbook against the metrics the apps serve:
-// every svc_ metric that the gateway and maintenance define (prom-client
-// `name:` in apps/*/src) has a panel and a line in the runbook's metric table,
+// every svc_ metric that the apps define (prom-client
+// `name:` in apps/*/src and @svc/service) has a panel and a line in the runbook's metric table,
 // and every metric a panel queries is one the apps serve (theirs, or
 // prom-client's default process metrics). Also: the runbook names the files
 // of infra/ it explains, and the README and the deployment page point at it.
@@ -19,8 +19,8 @@ function sources(dir: string): string[] {
 }
 
 const served = new Set(
-  ['api-gateway', 'maintenance'].flatMap((app) =>
-    sources(path.join(root, 'apps', app, 'src')).flatMap((f) =>
+  ['apps/api-gateway', 'apps/maintenance', 'apps/dispatcher', 'apps/scheduler', 'packages/service'].flatMap((dir) =>
+    sources(path.join(root, dir, 'src')).flatMap((f) =>
       [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!),
     ),
   ),
@@ -36,7 +36,17 @@ const base = (series: string) => series.replace(/_(bucket|count|sum)$/, '');
 const PROM_CLIENT_DEFAULTS = /^(process|nodejs)_[a-z0-9_]+$/;
 
 test('the apps define the metrics this test expects to find', () => {
-  for (const m of ['svc_executions', 'svc_task_runs', 'svc_queue_depth', 'svc_http_request_duration_seconds', 'svc_maintenance_lease_held', 'svc_maintenance_runs_total']) {
+  for (const m of [
+    'svc_executions',
+    'svc_task_runs',
+    'svc_queue_depth',
+    'svc_http_request_duration_seconds',
+    'svc_maintenance_lease_held',
+    'svc_maintenance_runs_total',
+    'svc_dispatcher_slots_used',
+    'svc_schedule_fire_lag_seconds',
+    'svc_build_info',
+  ]) {
     assert.ok(served.has(m), m);
   }
 });

@@ -33,6 +33,7 @@ await runService({
       tickMs: ctx.config.schedulerTickMs,
       syncMs: ctx.config.schedulerSyncMs,
       sweepMs: ctx.config.schedulerSweepMs,
+      metrics: ctx.metrics,
     });
     const loop = scheduler.start();
     // Backfills (backfills.ts): rows the gateway writes, advanced on the tick's period.

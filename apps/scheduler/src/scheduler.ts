@@ -22,6 +22,7 @@
 // Every step takes `now` as an argument, so tests drive downtime and DST
 // days without sleeping.
 import type pg from 'pg';
+import client from 'prom-client';
 import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type Engine, type EngineTx } from '@svc/engine';
 import { TemplateError, type FlowTrigger } from '@svc/flow-schema';
 import {
@@ -67,6 +68,8 @@ export interface SchedulerDeps {
   batchSize?: number;
   /** Lateness still on time under `catch_up: none`, in ms. Default 60 000. */
   onTimeMs?: number;
+  /** The process's Prometheus registry (served at /metrics): the schedule fire metrics are added to it. */
+  metrics?: client.Registry;
 }
 
 export interface SyncResult {
@@ -102,7 +105,31 @@ export class Scheduler {
   /** Schedules whose cron or zone was refused, warned once per spec. */
   private readonly refused = new Set<string>();
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  /** What the tick fired, for /metrics: outcomes, failures, and how late each execution started after its fire time. */
+  private readonly metrics?: { fires: client.Counter<'outcome'>; errors: client.Counter; lag: client.Histogram };
+
+  constructor(private readonly deps: SchedulerDeps) {
+    if (deps.metrics) {
+      const registers = [deps.metrics];
+      this.metrics = {
+        fires: new client.Counter({
+          name: 'svc_schedule_fires_total',
+          help: 'Schedule fire times this instance handled, by outcome: execution, or why none (dropped, already_fired, flow_disabled, flow_not_found, inputs_invalid, template_error)',
+          labelNames: ['outcome'] as const,
+          registers,
+        }),
+        errors: new client.Counter({ name: 'svc_schedule_fire_errors_total', help: 'Schedule fires that failed and stay due (tried again at the next tick)', registers }),
+        lag: new client.Histogram({
+          name: 'svc_schedule_fire_lag_seconds',
+          help: 'How late a schedule fire created its execution, after its fire time (by the scheduler clock)',
+          buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 3600],
+          registers,
+        }),
+      };
+      this.metrics.fires.inc({ outcome: 'execution' }, 0);
+      this.metrics.errors.inc(0);
+    }
+  }
 
   private lastFingerprint: string | undefined;
   private lastFullSync = -Infinity;
@@ -199,7 +226,12 @@ export class Scheduler {
       // A full batch may leave more due rows; a failing one would be claimed again at once, so stop.
       if (claimed < batchSize || batchFailed) break;
     }
+    this.metrics?.errors.inc(failed);
     for (const f of fired) {
+      if (this.metrics && (f.executionId || f.skipped)) {
+        this.metrics.fires.inc({ outcome: f.executionId ? 'execution' : f.skipped! });
+        if (f.executionId && f.fireTime) this.metrics.lag.observe(Math.max(0, now.getTime() - f.fireTime.getTime()) / 1000);
+      }
       if (f.executionId || f.skipped)
         this.deps.log.info('schedule fired', {
           namespace: f.namespace,

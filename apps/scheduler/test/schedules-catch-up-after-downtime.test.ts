@@ -3,6 +3,7 @@
 // time; a time at most 60 s late still counts as on time for `none`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import client from 'prom-client';
 import { at, flowFile, scheduledRuns, startWorld, type World } from './support.js';
 
 let w: World;
@@ -65,4 +66,20 @@ test('a downtime of several days with catch_up last still fires one execution, t
   const r = await s.tick(at('2031-02-07T08:34:00Z'));
   assert.equal(r.fired.find((f) => f.flowId === 'last')!.fireTime!.toISOString(), '2031-02-07T08:30:00.000Z');
   assert.equal((await firesOf('last')).length, beforeCount + 1);
+});
+
+test('/metrics counts the fires by outcome and how late each execution started after its fire time', async () => {
+  const registry = new client.Registry();
+  const s = w.scheduler({ metrics: registry });
+  const fresh = await registry.metrics();
+  assert.match(fresh, /^svc_schedule_fires_total\{outcome="execution"\} 0$/m);
+  assert.match(fresh, /^svc_schedule_fire_errors_total 0$/m);
+  // 08:40 is due; at 08:45 it is 300 s late: last and default fire it, none drops it.
+  await s.tick(at('2031-02-07T08:45:00Z'));
+  const text = await registry.metrics();
+  assert.match(text, /^svc_schedule_fires_total\{outcome="execution"\} 2$/m);
+  assert.match(text, /^svc_schedule_fires_total\{outcome="dropped"\} 1$/m);
+  assert.match(text, /^svc_schedule_fire_lag_seconds_count 2$/m);
+  assert.match(text, /^svc_schedule_fire_lag_seconds_sum 600$/m);
+  assert.match(text, /^svc_schedule_fire_errors_total 0$/m);
 });
