@@ -10,6 +10,7 @@ import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
+import { migrationsForTraffic } from '@svc/service';
 import { readinessChecks, readinessDetails, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
 import { namespaceRoles } from './identity/namespace-roles.js';
@@ -79,6 +80,13 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Live delivery of the event streams (through the process's one LISTEN connection, fan-out in process). */
   live: LiveHub;
+  /**
+   * Starts the SIGTERM drain: `/readyz/traffic` answers 503 from now on, so a
+   * load balancer routes new requests elsewhere, while this instance still
+   * serves every request and event stream it gets; each response asks its
+   * client to close the connection. `close()` ends the drain.
+   */
+  drain(): void;
   /** Ends every event stream and releases the live connections; call before closing the server. */
   close(): Promise<void>;
 }
@@ -90,7 +98,13 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.set('trust proxy', deps.config.trustProxy);
   const metrics = createMetrics({ db: deps.db, onGaugeError: (gauge, err) => deps.log.warn('gauge query failed', { gauge, err }) });
 
+  let draining = false;
   app.use(requestId());
+  // While draining, every answer closes its connection: keep-alive clients reconnect, through the balancer, elsewhere.
+  app.use((_req, res, next) => {
+    if (draining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(securityHeaders());
   app.use(compressResponses());
   app.use((req, res, next) => {
@@ -121,6 +135,25 @@ export function buildGateway(deps: GatewayDeps): Gateway {
   app.get('/readyz', named('/readyz'), async (_req, res) => {
     const [report, details] = await Promise.all([runReadiness(checks), readinessDetails(deps.db)]);
     res.status(report.status === 'ok' ? 200 : 503).json(Object.keys(details).length ? { ...report, details } : report);
+  });
+
+  // What a load balancer routes by (an extension; docs/operating/upgrades.md): /readyz's checks, except that
+  // migrations newer than this build which their release recorded as additive are tolerated (and named in
+  // `details.migrations`), and a draining instance answers 503 at once.
+  app.get('/readyz/traffic', named('/readyz/traffic'), async (_req, res) => {
+    // A draining instance answers at once: the balancer should stop routing to it within one check.
+    if (draining) {
+      res.status(503).json({ status: 'fail', checks: { draining: 'this instance is stopping: it serves what it gets until it closes' }, failed: ['draining'] });
+      return;
+    }
+    let tolerated = '';
+    const report = await runReadiness({
+      ...checks,
+      migrations: async () => {
+        tolerated = await migrationsForTraffic(deps.db);
+      },
+    });
+    res.status(report.status === 'ok' ? 200 : 503).json(tolerated ? { ...report, details: { migrations: tolerated } } : report);
   });
 
   app.get('/metrics', named('/metrics'), metrics.handler);
@@ -270,6 +303,9 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     app,
     metrics,
     live,
+    drain() {
+      draining = true;
+    },
     async close() {
       stopping.abort();
       stopAutoTriage();

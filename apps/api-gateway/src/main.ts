@@ -31,6 +31,13 @@ await runService({
     ctx.log.info('listening', { url: `http://${address}:${port}` });
     return {
       async stop() {
+        // SVC_SHUTDOWN_DRAIN: fail /readyz/traffic first and keep serving, so the load balancer moves new requests
+        // elsewhere before this instance stops accepting them (docs/operating/upgrades.md).
+        if (ctx.config.shutdownDrainMs > 0) {
+          gateway.drain();
+          ctx.log.info('draining', { drain_ms: ctx.config.shutdownDrainMs });
+          await new Promise((r) => setTimeout(r, ctx.config.shutdownDrainMs));
+        }
         // Stop accepting, let in-flight requests finish, drop idle keep-alives.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Event streams stay open until their execution ends: end them (clients resume elsewhere with Last-Event-ID).

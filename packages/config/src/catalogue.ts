@@ -61,6 +61,12 @@ export const CATALOGUE = [
       'Duration within which a client must send the headers of a request before the connection is closed; longer than SVC_HTTP_KEEPALIVE_TIMEOUT (at most 1h). Event streams and uploads are not limited by it.',
   },
   {
+    variable: 'SVC_SHUTDOWN_DRAIN',
+    default: '0s',
+    description:
+      "Duration (0s to 10m) a stopping API gateway drains before it closes: from SIGTERM its /readyz/traffic answers 503, so a load balancer that routes by it sends new requests elsewhere, while it still serves every request and event stream it gets (each answer closes its connection); then it ends its event streams (clients resume elsewhere with Last-Event-ID) and waits for the requests in flight. Set it a little longer than the balancer's health-check interval times its fall count; the shipped manifests set 10s (docs/operating/upgrades.md).",
+  },
+  {
     variable: 'SVC_SSE_KEEPALIVE_MS',
     default: '15000',
     description:

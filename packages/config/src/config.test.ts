@@ -59,6 +59,7 @@ describe('parseConfig defaults', () => {
     assert.equal(config.k8sMaxJobs, 50);
     assert.equal(config.heartbeatTimeoutMs, 60_000);
     assert.equal(config.runnerCheckinTimeoutMs, 60_000);
+    assert.equal(config.shutdownDrainMs, 0);
     assert.equal(config.killDelayMs, 10_000);
     assert.equal(config.schedulerTickMs, 1_000);
     assert.equal(config.schedulerSyncMs, 2_000);
@@ -120,6 +121,7 @@ describe('parseConfig values', () => {
         SVC_K8S_MAX_JOBS: '5',
         SVC_HEARTBEAT_TIMEOUT: '90s',
         SVC_RUNNER_CHECKIN_TIMEOUT: '2m',
+        SVC_SHUTDOWN_DRAIN: '10s',
         SVC_KILL_DELAY_MS: '0',
         SVC_WORK_DIR: 'scratch/tasks',
         SVC_SCHEDULER_TICK_MS: '50',
@@ -172,6 +174,7 @@ describe('parseConfig values', () => {
     assert.equal(config.k8sMaxJobs, 5);
     assert.equal(config.heartbeatTimeoutMs, 90_000);
     assert.equal(config.runnerCheckinTimeoutMs, 120_000);
+    assert.equal(config.shutdownDrainMs, 10_000);
     assert.equal(config.killDelayMs, 0);
     assert.equal(config.schedulerTickMs, 50);
     assert.equal(config.schedulerSyncMs, 200);

@@ -123,6 +123,8 @@ export interface Config {
   k8sMaxJobs: number;
   /** `SVC_HEARTBEAT_TIMEOUT` in milliseconds; default 60s. */
   heartbeatTimeoutMs: number;
+  /** `SVC_SHUTDOWN_DRAIN` in milliseconds; default 0: how long a stopping API gateway fails `/readyz/traffic` while still serving, before it closes. */
+  shutdownDrainMs: number;
   /** `SVC_RUNNER_CHECKIN_TIMEOUT` in milliseconds; default 60s: a container task's runner must call in within it. */
   runnerCheckinTimeoutMs: number;
   /** `SVC_KILL_DELAY_MS`: SIGTERM to SIGKILL delay of a task process group; default 10000 ms (0 to 3600000). */
@@ -412,6 +414,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     k8sMaxJobs: read('SVC_K8S_MAX_JOBS', p.positiveInteger),
     heartbeatTimeoutMs: read('SVC_HEARTBEAT_TIMEOUT', p.positiveDuration),
     runnerCheckinTimeoutMs: read('SVC_RUNNER_CHECKIN_TIMEOUT', p.positiveDuration),
+    shutdownDrainMs: read('SVC_SHUTDOWN_DRAIN', p.durationUpTo(10 * 60_000)),
     killDelayMs: read('SVC_KILL_DELAY_MS', p.milliseconds(0, MAX_MS)),
     taskUser: read('SVC_TASK_USER', (text) => {
       if (!/^([a-z_][a-z0-9_.-]*\$?|\d+)$/i.test(text) || text.length > 64) throw new Error('must be a user name or a numeric uid');

@@ -1,7 +1,7 @@
 export { createDb, prismaOf, survivesConnectionLoss, Prisma, PrismaClient, type Db, type DbOptions, type PrismaDb } from './client.js';
 export { newId } from './ids.js';
 export { isTransientConnectError, waitForDatabase, type WaitForDatabaseOptions } from './wait.js';
-export { applyMigrations, defaultMigrationsDir, loadMigrations, migrationStatus, MigrationError, type Migration, type MigrationStatus } from './migrate.js';
+export { ADDITIVE_MARK, applyMigrations, defaultMigrationsDir, loadMigrations, migrationStatus, MigrationError, type Migration, type MigrationStatus } from './migrate.js';
 // The embedded cluster itself is a separate entry (`@svc/db/embedded`): see embedded.ts.
 export { readEmbeddedConnection, EMBEDDED_INFO_FILE, type EmbeddedConnectionInfo } from './embedded-info.js';
 export type { Queryable } from './sql/queryable.js';

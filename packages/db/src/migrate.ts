@@ -15,7 +15,17 @@ export interface Migration {
   name: string;
   sql: string;
   checksum: string;
+  /**
+   * Marked `-- svc: additive` in its leading comment lines: it only adds what
+   * the release before it ignores (tables, nullable or defaulted columns,
+   * indexes, enum values it never reads), so that release may keep serving
+   * traffic on the migrated database during a rolling upgrade.
+   */
+  additive: boolean;
 }
+
+/** `-- svc: additive` among the comment lines a migration starts with. */
+export const ADDITIVE_MARK = /^(?:\s*--[^\n]*\n)*?\s*--\s*svc:\s*additive\b/;
 
 export interface MigrationStatus {
   /** Migrations of this build that the database recorded as finished. */
@@ -26,6 +36,8 @@ export interface MigrationStatus {
   unknown: string[];
   /** Migrations recorded as started but not finished. */
   failed: string[];
+  /** Of `unknown`, those whose newer build recorded them as additive (`schema_migration_notes`). */
+  unknownAdditive: string[];
 }
 
 export class MigrationError extends Error {
@@ -55,7 +67,7 @@ export function loadMigrations(dir = defaultMigrationsDir()): Migration[] {
     .sort()
     .map((name) => {
       const sql = fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8');
-      return { name, sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
+      return { name, sql, checksum: crypto.createHash('sha256').update(sql).digest('hex'), additive: ADDITIVE_MARK.test(sql) };
     });
 }
 
@@ -84,12 +96,25 @@ export async function migrationStatus(db: pg.Pool | pg.ClientBase, migrations = 
   const rows = await recorded(db);
   const finished = new Set(rows.filter((r) => r.finished).map((r) => r.name));
   const carried = new Set(migrations.map((m) => m.name));
+  const unknown = [...finished].filter((n) => !carried.has(n)).sort();
   return {
     applied: migrations.filter((m) => finished.has(m.name)).map((m) => m.name),
     pending: migrations.filter((m) => !finished.has(m.name)).map((m) => m.name),
-    unknown: [...finished].filter((n) => !carried.has(n)).sort(),
+    unknown,
     failed: rows.filter((r) => !r.finished).map((r) => r.name),
+    unknownAdditive: unknown.length ? await additiveOf(db, unknown) : [],
   };
+}
+
+/** Which of `names` were recorded as additive by the build that applied them (none before the notes table exists). */
+async function additiveOf(db: pg.Pool | pg.ClientBase, names: string[]): Promise<string[]> {
+  const exists = await db.query<{ t: string | null }>(`SELECT to_regclass('schema_migration_notes') AS t`);
+  if (!exists.rows[0]?.t) return [];
+  const r = await db.query<{ migration_name: string }>(
+    `SELECT migration_name FROM schema_migration_notes WHERE additive AND migration_name = ANY($1::text[]) ORDER BY migration_name`,
+    [names],
+  );
+  return r.rows.map((x) => x.migration_name);
 }
 
 /**
@@ -114,6 +139,15 @@ export async function applyMigrations(pool: pg.Pool, migrations = loadMigrations
            VALUES ($1, $2, now(), $3, now(), 1)`,
           [crypto.randomUUID(), m.checksum, m.name],
         );
+        // What older releases read to tell whether they may keep serving (from the migration that adds the table on).
+        const notes = await client.query<{ t: string | null }>(`SELECT to_regclass('schema_migration_notes') AS t`);
+        if (notes.rows[0]?.t) {
+          await client.query(
+            `INSERT INTO schema_migration_notes (migration_name, additive) VALUES ($1, $2)
+             ON CONFLICT (migration_name) DO UPDATE SET additive = EXCLUDED.additive`,
+            [m.name, m.additive],
+          );
+        }
         await client.query('COMMIT');
         applied.push(m.name);
       } catch (err) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { applyMigrations, loadMigrations, migrationStatus } from '../src/migrate.js';
+import { ADDITIVE_MARK, applyMigrations, loadMigrations, migrationStatus, type Migration } from '../src/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing.js';
 
 let tdb: TestDatabase;
@@ -73,4 +73,35 @@ test('a fresh database gets every migration applied, with Prisma-compatible chec
     await admin.query(`DROP DATABASE ${fresh} WITH (FORCE)`);
     await admin.end();
   }
+});
+
+test('a newer build’s migrations are recorded additive or not by their `-- svc: additive` mark, and an older build reads which', async () => {
+  const mine = loadMigrations();
+  const add: Migration = {
+    name: '99990201000000_add_a_table',
+    sql: '-- svc: additive\n-- A table nothing older reads.\nCREATE TABLE upgrade_probe_a (id int);',
+    checksum: 'a',
+    additive: true,
+  };
+  const breaking: Migration = {
+    name: '99990202000000_drop_a_column',
+    sql: '-- Drops what older releases read.\nCREATE TABLE upgrade_probe_b (id int);',
+    checksum: 'b',
+    additive: false,
+  };
+  assert.equal(ADDITIVE_MARK.test(add.sql), true);
+  assert.equal(ADDITIVE_MARK.test(breaking.sql), false);
+  assert.equal(ADDITIVE_MARK.test('CREATE TABLE x (id int);\n-- svc: additive'), false, 'only the leading comment lines count');
+  // The newer build applies its first migration: the older build (`mine`) sees it unknown and additive.
+  assert.deepEqual(await applyMigrations(pool, [add]), [add.name]);
+  let s = await migrationStatus(pool, mine);
+  assert.ok(s.unknown.includes(add.name));
+  assert.deepEqual(s.unknownAdditive, [add.name]);
+  // Then one that is not marked: unknown, and not additive.
+  assert.deepEqual(await applyMigrations(pool, [add, breaking]), [breaking.name]);
+  s = await migrationStatus(pool, mine);
+  assert.ok(s.unknown.includes(breaking.name));
+  assert.deepEqual(s.unknownAdditive, [add.name]);
+  await pool.query(`DELETE FROM "_prisma_migrations" WHERE migration_name LIKE '9999%'`);
+  await pool.query(`DROP TABLE upgrade_probe_a, upgrade_probe_b`);
 });

@@ -46,6 +46,26 @@ export function databaseChecks(db: Pick<Db, 'pool'>): { database: ReadinessCheck
   };
 }
 
+/**
+ * The migrations check of a load balancer's probe (the gateway's
+ * `/readyz/traffic`): fails like `migrations` on a pending or failed
+ * migration, and on a newer one unless its release recorded it as additive
+ * (`-- svc: additive`). Resolves '' or, when newer additive migrations are
+ * tolerated, the text that says so.
+ */
+export async function migrationsForTraffic(db: Pick<Db, 'pool'>): Promise<string> {
+  const s = await migrationStatus(db.pool);
+  const breaking = s.unknown.filter((n) => !s.unknownAdditive.includes(n));
+  const problems: string[] = [];
+  if (s.pending.length) problems.push(`not applied: ${s.pending.join(', ')}`);
+  if (s.failed.length) problems.push(`failed: ${s.failed.join(', ')}`);
+  if (breaking.length) problems.push(`recorded by a newer release and not additive (roll out the newest version): ${breaking.join(', ')}`);
+  if (problems.length) throw new Error(`migrations differ: ${problems.join('; ')}`);
+  return s.unknownAdditive.length
+    ? `serving on a newer schema: ${s.unknownAdditive.join(', ')} ${s.unknownAdditive.length === 1 ? 'is' : 'are'} additive (a rolling upgrade is under way)`
+    : '';
+}
+
 /** Runs every check in parallel under one budget; a check past it fails with "timed out". */
 export async function runReadiness(checks: Record<string, ReadinessCheck>, timeoutMs = READINESS_TIMEOUT_MS): Promise<ReadinessReport> {
   let timer: NodeJS.Timeout | undefined;

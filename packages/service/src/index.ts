@@ -4,6 +4,7 @@ export { buildVersion } from './version.js';
 export { registerBuildInfo } from './build-info.js';
 export {
   databaseChecks,
+  migrationsForTraffic,
   runReadiness,
   startHealthServer,
   READINESS_TIMEOUT_MS,
