@@ -23,7 +23,7 @@ import * as yaml from 'js-yaml';
 import client from 'prom-client';
 import { describeConfig, parseConfig, parseMasterKeys } from '@svc/config';
 import { startHealthServer } from '@svc/service';
-import { applyJsonPatch, containersOf, render, type K8sObject } from './infra-kustomize.js';
+import { applyJsonPatch, configMapHash, containersOf, render, type K8sObject } from './infra-kustomize.js';
 import { root } from './stack.js';
 // The kubernetes executor's own label constants and Job builder: the task pods the policies must select.
 import { LABELS, labelValue, MANAGED_BY, type ContainerTask } from '../../apps/dispatcher/src/executors/container-task.js';
@@ -72,11 +72,21 @@ function unknownFields(value: unknown, type: string, at: string): string[] {
   });
 }
 
+/** The models of the custom resources the components use, by API group: the CRDs' own schemas. */
+const CRD_MODELS: Record<string, string> = {
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+  'keda.sh': '@kubernetes-models/keda',
+};
+
 async function validate(o: K8sObject): Promise<void> {
-  const models = (await import(`kubernetes-models/${o.apiVersion}`)) as Record<string, new (x: unknown) => { validate(): void }>;
+  const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '';
+  const crd = CRD_MODELS[group];
+  const models = (await import(crd ? `${crd}/${o.apiVersion}` : `kubernetes-models/${o.apiVersion}`)) as Record<string, new (x: unknown) => { validate(): void }>;
   const Model = models[o.kind];
   if (!Model) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
   new Model(o).validate();
+  // A custom resource has its CRD's schema (types, required fields, enums) but no client model to be strict with.
+  if (crd) return;
   // apps/v1 -> V1Deployment, rbac.authorization.k8s.io/v1 -> V1Role, v1 -> V1ConfigMap.
   const version = o.apiVersion.split('/').at(-1)!;
   const type = `${version[0]!.toUpperCase()}${version.slice(1)}${o.kind}`;
@@ -191,8 +201,8 @@ test('the renderer prints what `kubectl kustomize` prints, for every kustomizati
   }
 });
 
-test('there is a production and a staging overlay, and the base renders on its own', () => {
-  assert.deepEqual(overlays, ['production', 'staging']);
+test('there is a production overlay, the same with every component, and a staging overlay, and the base renders on its own', () => {
+  assert.deepEqual(overlays, ['production', 'production-components', 'staging']);
   for (const [name, objects] of rendered) assert.ok(objects.length > 0, name);
 });
 
@@ -247,6 +257,12 @@ for (const overlay of overlays) {
   const taskNs = dispatcherEnv.find((e) => e.name === 'SVC_K8S_NAMESPACE')?.value ?? '';
   const podOf = (d: K8sObject) =>
     (d.spec as { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } }).template;
+  /** The shared configuration: the generated ConfigMap svc-config-<hash>. */
+  const sharedConfig = () => {
+    const maps = of('ConfigMap').filter((c) => /^svc-config-[a-z0-9]{10}$/.test(c.metadata.name));
+    assert.equal(maps.length, 1, 'one generated svc-config');
+    return maps[0]!;
+  };
 
   test(`${overlay}: one Deployment per app, each with requests, a PodDisruptionBudget, a namespace and its pushed image`, () => {
     assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), APPS.map((a) => `svc-${a}`).sort());
@@ -269,7 +285,7 @@ for (const overlay of overlays) {
     assert.equal(pss['pod-security.kubernetes.io/enforce'], runAsNonRoot ? 'restricted' : 'baseline');
     assert.equal(pss['pod-security.kubernetes.io/warn'], 'restricted');
     // The executor is resolved where executions are created (gateway, scheduler): one value for every app, from the shared ConfigMap.
-    assert.equal((byName('ConfigMap', 'svc-config').data as Record<string, string>).SVC_DEFAULT_EXECUTOR, 'kubernetes');
+    assert.equal((sharedConfig().data as Record<string, string>).SVC_DEFAULT_EXECUTOR, 'kubernetes');
     for (const d of deployments)
       assert.ok(!((containersOf(d)[0]!.env ?? []) as { name: string }[]).some((e) => e.name === 'SVC_DEFAULT_EXECUTOR'), `${d.metadata.name} overrides SVC_DEFAULT_EXECUTOR`);
     for (const d of deployments) {
@@ -292,6 +308,82 @@ for (const overlay of overlays) {
       assert.deepEqual([sc.readOnlyRootFilesystem, sc.allowPrivilegeEscalation, (podOf(d).spec.securityContext as { runAsNonRoot: boolean }).runAsNonRoot], [true, false, true]);
       const mounts = (c!.volumeMounts as { mountPath: string }[]).map((m) => m.mountPath);
       assert.ok(mounts.includes('/tmp'), `${d.metadata.name}: a writable /tmp on a read-only root`);
+    }
+  });
+
+  test(`${overlay}: rollouts lose nothing: the gateway surges before it takes a pod away, sleeps in preStop, then drains within the grace period; budgets, spread and a configuration whose change rolls the pods`, () => {
+    const gw = byName('Deployment', 'svc-api-gateway');
+    const strategy = (gw.spec as { strategy: { type: string; rollingUpdate: { maxUnavailable: number; maxSurge: number } } }).strategy;
+    assert.deepEqual(strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } }, 'a new pod is ready before an old one goes');
+    const [c] = containersOf(gw);
+    const preStop = (c!.lifecycle as { preStop?: { sleep?: { seconds: number } } } | undefined)?.preStop?.sleep?.seconds;
+    assert.ok(preStop && preStop >= 5, `the gateway sleeps in preStop while it leaves the endpoints (${preStop})`);
+    // The gateway's SIGTERM drain (SVC_DRAIN_SECONDS, in the configuration catalogue once the gateway has it; its
+    // documented default until then), as the gateway's pods run it: the ConfigMap and the container may set it.
+    const env = { ...(sharedConfig().data as Record<string, string>), ...Object.fromEntries(((c!.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value])) };
+    const drain = Number(env.SVC_DRAIN_SECONDS ?? describeConfig().find((v) => v.variable === 'SVC_DRAIN_SECONDS')?.default ?? 10);
+    assert.ok(Number.isFinite(drain) && drain > 0, `SVC_DRAIN_SECONDS ${drain}`);
+    const grace = (podOf(gw).spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds;
+    assert.ok(grace > preStop + drain, `grace ${grace} s > preStop ${preStop} s + drain ${drain} s: Kubernetes never kills a draining gateway`);
+    // The readiness probe takes a pod out before it is killed; the liveness probe does not kill a draining one.
+    const readiness = c!.readinessProbe as { periodSeconds: number; failureThreshold: number };
+    assert.ok(readiness.periodSeconds * readiness.failureThreshold <= 30, 'an unready gateway leaves the endpoints within 30 s');
+
+    for (const pdb of of('PodDisruptionBudget'))
+      assert.equal((pdb.spec as { unhealthyPodEvictionPolicy?: string }).unhealthyPodEvictionPolicy, 'AlwaysAllow', `${pdb.metadata.name}: an unready pod never blocks a drain`);
+    for (const d of deployments) {
+      const labels = podOf(d).metadata.labels;
+      const spread = (podOf(d).spec.topologySpreadConstraints ?? []) as {
+        topologyKey: string;
+        maxSkew: number;
+        whenUnsatisfiable: string;
+        labelSelector: Selector;
+        matchLabelKeys?: string[];
+      }[];
+      assert.deepEqual(
+        spread.map((t) => t.topologyKey),
+        ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'],
+        d.metadata.name,
+      );
+      for (const t of spread) {
+        assert.ok(selects(t.labelSelector, labels), `${d.metadata.name}: ${t.topologyKey} counts its own pods`);
+        assert.equal(selects(t.labelSelector, { ...labels, 'app.kubernetes.io/name': 'another-app' }), false, `${d.metadata.name}: ${t.topologyKey} counts no other app's`);
+        assert.deepEqual([t.maxSkew, t.whenUnsatisfiable, t.matchLabelKeys], [1, 'ScheduleAnyway', ['pod-template-hash']], `${d.metadata.name}: ${t.topologyKey}`);
+      }
+    }
+
+    // The shared configuration is generated, named by its content: every app refers to that name.
+    const config = sharedConfig();
+    assert.equal(config.metadata.name, `svc-config-${configMapHash(config)}`);
+    assert.equal(config.metadata.annotations, undefined, "the renderer's marker is gone");
+    for (const d of deployments)
+      assert.deepEqual(
+        (containersOf(d)[0]!.envFrom as { configMapRef: { name: string } }[]).map((f) => f.configMapRef.name),
+        [config.metadata.name],
+        d.metadata.name,
+      );
+    // A change of one value, as an operator's overlay on this one makes it: a new name in every pod template (a rollout).
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-overlay-'));
+    try {
+      fs.writeFileSync(
+        path.join(tmp, 'kustomization.yaml'),
+        yaml.dump({
+          apiVersion: 'kustomize.config.k8s.io/v1beta1',
+          kind: 'Kustomization',
+          resources: [path.join(k8s, 'overlays', overlay)],
+          patches: [{ target: { kind: 'ConfigMap', name: 'svc-config' }, patch: '- { op: replace, path: /data/SVC_LOG_LEVEL, value: warn }' }],
+        }),
+      );
+      const changed = render(tmp);
+      const refs = (objs: K8sObject[]) =>
+        objs.filter((o) => o.kind === 'Deployment').map((d) => (containersOf(d)[0]!.envFrom as { configMapRef: { name: string } }[])[0]!.configMapRef.name);
+      const after = refs(changed);
+      assert.equal(new Set(after).size, 1);
+      assert.notEqual(after[0], config.metadata.name, 'a new configuration, a new name');
+      assert.ok(changed.some((o) => o.kind === 'ConfigMap' && o.metadata.name === after[0] && (o.data as Record<string, string>).SVC_LOG_LEVEL === 'warn'));
+      assert.deepEqual(refs(render(path.join(k8s, 'overlays', overlay))), refs(objects), 'the same configuration, the same name: no rollout');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 
@@ -466,12 +558,22 @@ for (const overlay of overlays) {
       assert.ok(selects(deny.spec.podSelector, podOf(d).metadata.labels), `${d.metadata.name}: no ingress but what a policy allows`);
     assert.equal(selects(deny.spec.podSelector, { app: 'postgres' }), false, "a pod of the operator's in the namespace keeps its own rules");
     const monitoring: Peer = { namespace: 'monitoring', labels: { app: 'prometheus' }, ip: '10.244.7.7' };
-    for (const from of [monitoring, outside('203.0.113.9'), task]) assert.ok(allowed(policies, from, gw, gwPort), `${from.namespace || from.ip} to the gateway`);
+    const controller: Peer = { namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' }, ip: '10.244.8.8' };
+    const elsewhere: Peer = { namespace: 'team-apps', labels: { app: 'web' }, ip: '10.244.6.6' };
+    for (const from of [monitoring, controller, task]) assert.ok(allowed(policies, from, gw, gwPort), `${from.namespace || from.ip} to the gateway`);
+    // The network-policies component (infra/kubernetes/components/network-policies) narrows both rules to named namespaces.
+    const narrowed = (byName('NetworkPolicy', 'svc-api-gateway-ingress') as Policy).spec.ingress![0]!.from !== undefined;
+    assert.equal(narrowed, overlay === 'production-components', 'the overlay with the components, and it alone, narrows ingress');
+    for (const from of [outside('203.0.113.9'), elsewhere]) assert.equal(allowed(policies, from, gw, gwPort), !narrowed, `${from.namespace || from.ip} to the gateway`);
+    // A pod of the task namespace that svc did not start reaches nothing, narrowed; the runners always reach the gateway.
+    if (narrowed) assert.ok(!allowed(policies, { ...task, labels: { app: 'stray' } }, gw, gwPort), 'a stray pod of the task namespace');
     for (const o of others) {
       const name = o.labels['app.kubernetes.io/name'];
       assert.ok(allowed(policies, monitoring, o, o.ports!.health!), `${name}: scraped and probed`);
       assert.ok(!allowed(policies, { ...monitoring, namespace: taskNs }, o, o.ports!.health!), `${name}: not from the task namespace`);
       assert.ok(!allowed(policies, monitoring, o, 5432), `${name}: no other port`);
+      assert.equal(allowed(policies, elsewhere, o, o.ports!.health!), !narrowed, `${name}: from another namespace`);
+      assert.equal(allowed(policies, controller, o, o.ports!.health!), !narrowed, `${name}: from the ingress controller`);
     }
     const migrate = { namespace: appNs, labels: podOf(byName('Job', 'svc-migrate')).metadata.labels, ip: '10.244.2.9' };
     assert.ok(!allowed(policies, monitoring, migrate, 9464), 'the migration Job takes no connection');
@@ -499,7 +601,7 @@ for (const overlay of overlays) {
   test(`${overlay}: every SVC_ variable set is known, no Secret is in an environment, and the configuration of every container loads from its mounted files`, () => {
     const secrets = [...rendered.get('secrets-example')!, ...of('Secret')].filter((o) => o.kind === 'Secret');
     const secretData = (name: string) => secrets.find((s) => s.metadata.name === name)!.stringData as Record<string, string>;
-    const config = byName('ConfigMap', 'svc-config').data as Record<string, string>;
+    const config = sharedConfig().data as Record<string, string>;
     const dockerfileEnv = Object.fromEntries(
       [...fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8').matchAll(/\b(SVC_[A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!.replace(/\\$/, '')]),
     );
