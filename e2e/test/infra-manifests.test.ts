@@ -18,6 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import * as k8sClient from '@kubernetes/client-node';
 import * as yaml from 'js-yaml';
 import client from 'prom-client';
@@ -78,6 +79,47 @@ const CRD_MODELS: Record<string, string> = {
   'keda.sh': '@kubernetes-models/keda',
 };
 
+/**
+ * The interfaces a custom resource package declares for one API version (`export interface IPodMonitorSpec {
+ * "selector": ...; }` in its .d.ts files), by their short and their long (`export type { ... as ... }`) names:
+ * field name to type.
+ */
+const crdInterfaceCache = new Map<string, Map<string, Map<string, string>>>();
+function crdInterfaces(pkg: string, apiVersion: string): Map<string, Map<string, string>> {
+  const key = `${pkg}/${apiVersion}`;
+  const cached = crdInterfaceCache.get(key);
+  if (cached) return cached;
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.resolve(`${pkg}/package.json`))), apiVersion);
+  const out = new Map<string, Map<string, string>>();
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.d.ts'))) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    for (const m of text.matchAll(/^export interface (\w+)(?: extends [\w, ]+)? \{\n([\s\S]*?)^\}/gm)) {
+      // A field's type is on its line, or an inline map type over several (`{\n [key: string]: string;\n }`).
+      const fields = new Map([...m[2]!.matchAll(/^ {4}"([^"]+)"\??: (\{\n[\s\S]*?\n {4}\}|.+);$/gm)].map((x) => [x[1]!, x[2]!.replace(/\s+/g, ' ')]));
+      out.set(m[1]!, fields);
+      for (const alias of text.matchAll(new RegExp(`\\b${m[1]} as (\\w+)`, 'g'))) out.set(alias[1]!, fields);
+    }
+  }
+  crdInterfaceCache.set(key, out);
+  return out;
+}
+
+/** The paths of `value`'s fields that the declared interface `type` does not have (types of other packages are leaves). */
+function unknownCrdFields(value: unknown, interfaces: Map<string, Map<string, string>>, type: string, at: string): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const list = /^Array<(.+)>$/.exec(type);
+  if (list) return Array.isArray(value) ? value.flatMap((v, i) => unknownCrdFields(v, interfaces, list[1]!, `${at}[${i}]`)) : [];
+  const map = /^\{\s*\[key: string\]: (.+?);?\s*\}$/.exec(type);
+  if (map) return Object.entries(value).flatMap(([k, v]) => unknownCrdFields(v, interfaces, map[1]!, `${at}.${k}`));
+  const fields = interfaces.get(type);
+  if (!fields || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    const path = `${at ? `${at}.` : ''}${k}`;
+    const t = fields.get(k);
+    return t === undefined ? [path] : unknownCrdFields(v, interfaces, t, path);
+  });
+}
+
 async function validate(o: K8sObject): Promise<void> {
   const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '';
   const crd = CRD_MODELS[group];
@@ -85,8 +127,13 @@ async function validate(o: K8sObject): Promise<void> {
   const Model = models[o.kind];
   if (!Model) throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
   new Model(o).validate();
-  // A custom resource has its CRD's schema (types, required fields, enums) but no client model to be strict with.
-  if (crd) return;
+  if (crd) {
+    // A custom resource: strict against the field names of its model's declarations (the CRD's schema says which
+    // fields exist but, as CRD schemas do, lets unknown ones through).
+    const unknown = unknownCrdFields(o, crdInterfaces(crd, o.apiVersion), `I${o.kind}`, '');
+    if (unknown.length) throw new Error(`${o.kind}/${o.metadata?.name}: unknown field(s) ${unknown.join(', ')}`);
+    return;
+  }
   // apps/v1 -> V1Deployment, rbac.authorization.k8s.io/v1 -> V1Role, v1 -> V1ConfigMap.
   const version = o.apiVersion.split('/').at(-1)!;
   const type = `${version[0]!.toUpperCase()}${version.slice(1)}${o.kind}`;
@@ -245,6 +292,18 @@ test('the validator is strict: a misspelt or unknown field is refused, wherever 
   const map = structuredClone(objects.find((o) => o.kind === 'Role')!) as K8sObject & { rules: Record<string, unknown>[] };
   map.rules[0]!.verb = ['get'];
   await assert.rejects(validate(map), /rules\[0\]\.verb$/);
+  // Custom resources too, against their models' declarations.
+  const withComponents = rendered.get('overlays/production-components')!;
+  const monitor = structuredClone(withComponents.find((o) => o.kind === 'PodMonitor')!) as K8sObject & { spec: Record<string, unknown> };
+  await assert.doesNotReject(validate(monitor));
+  monitor.spec.podTargetLabel = monitor.spec.podTargetLabels;
+  await assert.rejects(validate(monitor), /unknown field\(s\) spec\.podTargetLabel$/);
+  const scaled = structuredClone(withComponents.find((o) => o.kind === 'ScaledObject')!) as K8sObject & { spec: { triggers: Record<string, unknown>[] } };
+  scaled.spec.triggers[0]!.metricsType = 'Value';
+  await assert.rejects(validate(scaled), /spec\.triggers\[0\]\.metricsType$/);
+  const rule = structuredClone(withComponents.find((o) => o.kind === 'PrometheusRule')!) as K8sObject & { spec: { groups: { rules: Record<string, unknown>[] }[] } };
+  rule.spec.groups[0]!.rules[0]!.expression = 'up == 0';
+  await assert.rejects(validate(rule), /spec\.groups\[0\]\.rules\[0\]\.expression$/);
 });
 
 for (const overlay of overlays) {
