@@ -775,6 +775,10 @@ test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations fi
   for (const app of APPS) assert.deepEqual(s[app]!.healthcheck.test, ['CMD', 'node', '/app/healthcheck.mjs', 'readyz'], app);
   assert.match(fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8'), /^\s+SVC_HEALTH_PORT=9464 \\$/m);
   assert.deepEqual(s.maintenance!.ports, ['9464:9464']);
+  // Docker stops a container with SIGTERM, then SIGKILL after the grace period (10 s by default): the gateway's
+  // drain (SVC_DRAIN_SECONDS, from the catalogue once the gateway has it, else its documented default) fits in it.
+  const drainS = Number(describeConfig().find((v) => v.variable === 'SVC_DRAIN_SECONDS')?.default ?? 10);
+  assert.ok(/^\d+s$/.test(s['api-gateway']!.stop_grace_period) && parseInt(s['api-gateway']!.stop_grace_period, 10) > drainS, 'the gateway drains before Docker kills it');
   assert.deepEqual(s.migrate!.command ?? s.migrate!.entrypoint, ['node', '/app/migrate.mjs']);
   // The dispatchers run tasks as containers on a network of their own, which the gateway joins (not PostgreSQL nor S3).
   const d = s.dispatcher!.environment as Record<string, string>;
