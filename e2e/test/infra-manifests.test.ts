@@ -377,11 +377,11 @@ for (const overlay of overlays) {
     const [c] = containersOf(gw);
     const preStop = (c!.lifecycle as { preStop?: { sleep?: { seconds: number } } } | undefined)?.preStop?.sleep?.seconds;
     assert.ok(preStop && preStop >= 5, `the gateway sleeps in preStop while it leaves the endpoints (${preStop})`);
-    // The gateway's SIGTERM drain (SVC_DRAIN_SECONDS, in the configuration catalogue once the gateway has it; its
-    // documented default until then), as the gateway's pods run it: the ConfigMap and the container may set it.
+    // The gateway's SIGTERM drain (SVC_SHUTDOWN_DRAIN), as the gateway's pods run it: the ConfigMap and the container
+    // may set it, read by the gateway's own configuration parser.
     const env = { ...(sharedConfig().data as Record<string, string>), ...Object.fromEntries(((c!.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value])) };
-    const drain = Number(env.SVC_DRAIN_SECONDS ?? describeConfig().find((v) => v.variable === 'SVC_DRAIN_SECONDS')?.default ?? 10);
-    assert.ok(Number.isFinite(drain) && drain > 0, `SVC_DRAIN_SECONDS ${drain}`);
+    const drain = parseConfig({ SVC_SHUTDOWN_DRAIN: env.SVC_SHUTDOWN_DRAIN, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root }).shutdownDrainMs / 1000;
+    assert.ok(drain >= 5, `the gateway drains (SVC_SHUTDOWN_DRAIN ${env.SVC_SHUTDOWN_DRAIN})`);
     const grace = (podOf(gw).spec as { terminationGracePeriodSeconds: number }).terminationGracePeriodSeconds;
     assert.ok(grace > preStop + drain, `grace ${grace} s > preStop ${preStop} s + drain ${drain} s: Kubernetes never kills a draining gateway`);
     // The readiness probe takes a pod out before it is killed; the liveness probe does not kill a draining one.
@@ -469,7 +469,8 @@ for (const overlay of overlays) {
         const probe = (p: string) => (c![p] as { httpGet: { path: string; port: string | number } } | undefined)?.httpGet;
         assert.deepEqual(
           ['readinessProbe', 'livenessProbe', 'startupProbe'].map((p) => probe(p)?.path),
-          ['/readyz', '/healthz', '/healthz'],
+          // The gateway's readiness is what routes traffic: /readyz/traffic (docs/operating/upgrades.md).
+          [isGateway ? '/readyz/traffic' : '/readyz', '/healthz', '/healthz'],
           d.metadata.name,
         );
         for (const p of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
@@ -776,8 +777,11 @@ test('the Compose file runs PostgreSQL, a maintained S3 store, the migrations fi
   assert.match(fs.readFileSync(path.join(root, 'infra/Dockerfile'), 'utf8'), /^\s+SVC_HEALTH_PORT=9464 \\$/m);
   assert.deepEqual(s.maintenance!.ports, ['9464:9464']);
   // Docker stops a container with SIGTERM, then SIGKILL after the grace period (10 s by default): the gateway's
-  // drain (SVC_DRAIN_SECONDS, from the catalogue once the gateway has it, else its documented default) fits in it.
-  const drainS = Number(describeConfig().find((v) => v.variable === 'SVC_DRAIN_SECONDS')?.default ?? 10);
+  // drain (SVC_SHUTDOWN_DRAIN, set for it here) fits in it.
+  const drainS =
+    parseConfig({ SVC_SHUTDOWN_DRAIN: (s['api-gateway']!.environment as Record<string, string>).SVC_SHUTDOWN_DRAIN, SVC_MASTER_KEYS: GOOD_KEY }, { cwd: root }).shutdownDrainMs /
+    1000;
+  assert.ok(drainS >= 5, 'the gateway drains');
   assert.ok(/^\d+s$/.test(s['api-gateway']!.stop_grace_period) && parseInt(s['api-gateway']!.stop_grace_period, 10) > drainS, 'the gateway drains before Docker kills it');
   assert.deepEqual(s.migrate!.command ?? s.migrate!.entrypoint, ['node', '/app/migrate.mjs']);
   // The dispatchers run tasks as containers on a network of their own, which the gateway joins (not PostgreSQL nor S3).
