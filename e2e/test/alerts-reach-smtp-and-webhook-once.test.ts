@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { addOrganizationSender, createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { flow, sh, until } from './engine-support.js';
-import { startStack, type Stack } from './stack.js';
+import { freePort, startStack, type Stack } from './stack.js';
 
 const NS = 'alerts.team';
 const SECRET = 'db-Pa55word-alert-e2e-5581';
@@ -25,6 +25,7 @@ let smtp: SMTPServer;
 const mails: string[] = [];
 let hook: http.Server;
 const hooks: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+const healthPorts: number[] = [];
 
 before(async () => {
   smtp = new SMTPServer({
@@ -60,8 +61,10 @@ before(async () => {
   // The receivers are on loopback: an on-premise setting (SVC_ALERT_ALLOW_PRIVATE_TARGETS).
   s = await startStack({ maintenance: false, env: { SVC_ALERT_ALLOW_PRIVATE_TARGETS: 'true' } });
   const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl });
-  s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl });
+  for (let i = 0; i < 2; i++) {
+    healthPorts.push(await freePort());
+    s.startApp('maintenance', { SVC_SMTP_URL: smtpUrl, SVC_HEALTH_PORT: String(healthPorts[i]) });
+  }
   await createOrganization(s.db, 'acme');
   await addOrganizationSender(s.db, 'acme', 'acme.test');
   await setOrganizationNamespaces(s.db, 'acme', ['alerts']);
@@ -144,6 +147,25 @@ test('each failed execution reaches SMTP and the webhook exactly once across two
     sent.rows.map((r) => r.status),
     ['sent', 'sent', 'sent', 'sent'],
   );
+  // The two instances' counters (svc_alert_deliveries_total, svc_emails_total) add up to what was delivered and sent.
+  const scrapes = await Promise.all(healthPorts.map(async (p) => (await fetch(`http://127.0.0.1:${p}/metrics`)).text()));
+  const total = (series: string) =>
+    scrapes.reduce(
+      (sum, text) =>
+        sum +
+        Number(
+          text
+            .split('\n')
+            .find((l) => l.startsWith(`${series} `))
+            ?.slice(series.length + 1) ?? NaN,
+        ),
+      0,
+    );
+  assert.equal(total('svc_alert_deliveries_total{channel="email",outcome="delivered"}'), 4);
+  assert.equal(total('svc_alert_deliveries_total{channel="webhook",outcome="delivered"}'), 4);
+  assert.equal(total('svc_alert_deliveries_total{channel="webhook",outcome="failed"}'), 0);
+  assert.equal(total('svc_emails_total{outcome="sent"}'), 4);
+  assert.equal(total('svc_emails_total{outcome="failed"}'), 0);
 
   for (const text of [...mails, ...hooks.map((x) => x.body), JSON.stringify(deliveries.body), ...s.procs.map((p) => p.output())]) {
     assert.ok(!text.includes(SECRET), 'the task secret is masked');

@@ -64,3 +64,18 @@ test('three task runs are counted as claimed and held, and their slots are free 
   assert.equal(sample(text, 'svc_dispatcher_slots_used{executor="process"}'), 0);
   assert.equal(sample(text, 'svc_dispatcher_executor_errors_total{executor="process"}'), 0);
 });
+
+test('the queue wait per pool: runs that waited for a free slot show it', async () => {
+  await s.saveFlow('metered', { 'second.flow.yaml': JSON.stringify({ id: 'second', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'sleep 1'] }] }) });
+  const before = sample(await scrape(), 'svc_dispatcher_queue_wait_seconds_sum{pool="default"}') ?? 0;
+  const count0 = sample(await scrape(), 'svc_dispatcher_queue_wait_seconds_count{pool="default"}') ?? 0;
+  // Six runs of a one-second task on three slots: three wait for a slot, about a second each.
+  const ids = await Promise.all(Array.from({ length: 6 }, async () => (await s.trigger('metered', 'second')).id as string));
+  for (const id of ids) assert.equal((await s.waitEnded(id, 60_000)).state, 'SUCCESS');
+  const text = await until('the six starts counted', async () => {
+    const t = await scrape();
+    return sample(t, 'svc_dispatcher_queue_wait_seconds_count{pool="default"}') === count0 + 6 ? t : undefined;
+  });
+  const waited = sample(text, 'svc_dispatcher_queue_wait_seconds_sum{pool="default"}')! - before;
+  assert.ok(waited >= 1, `the three that waited for a slot waited ${waited} s in all`);
+});

@@ -165,6 +165,8 @@ export class Dispatcher {
     const abort = new AbortController();
     const { ctx } = this;
     this.metrics?.claimed.inc({ executor: executor.type });
+    // A run the plan that queued it also started (a freed slot's handoff) waited for nothing.
+    this.metrics?.queueWait.observe({ pool: run.pool }, (run.waited_ms ?? 0) / 1000);
     const held = this.metrics?.held.startTimer({ executor: executor.type });
     // The next run for this slot, claimed as this one ends (process executor); none once stopping.
     const handoff = { claim: () => (this.stopping ? undefined : { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type }) };

@@ -10,6 +10,7 @@ export interface DispatcherMetrics {
   claimErrors: client.Counter<'executor'>;
   executorErrors: client.Counter<'executor'>;
   held: client.Histogram<'executor'>;
+  queueWait: client.Histogram<'pool'>;
 }
 
 /** Registers the dispatcher's metrics on `registry`; `slots` and `inUse` are read at each scrape. */
@@ -52,6 +53,13 @@ export function createDispatcherMetrics(registry: client.Registry, types: { type
       help: 'How long this instance held a slot for a task run, from its claim to its end, per executor type',
       labelNames: ['executor'] as const,
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    }),
+    queueWait: new client.Histogram({
+      name: 'svc_dispatcher_queue_wait_seconds',
+      help: 'How long each task run this instance started waited in QUEUED, from queued (or its retry backoff ending) to its start, per pool',
+      labelNames: ['pool'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
       registers,
     }),
   };

@@ -61,6 +61,8 @@ export interface MailSenderOptions {
   pollMs?: number;
   firstRetryMs?: number;
   claimMs?: number;
+  /** Told the outcome of each attempt (svc_emails_total): sent, failed for good, or to be retried. */
+  onAttempt?: (outcome: 'sent' | 'retrying' | 'failed') => void;
 }
 
 /** Whether an SMTP failure may pass on a later attempt: a 4xx answer, or no answer at all (connection, timeout). */
@@ -175,6 +177,7 @@ export class MailSender {
     try {
       const info = await this.transport.sendMail({ from: e.data.from_address, to: e.data.to_address, subject: e.data.subject, text: e.data.text });
       await markEmailSent(this.o.db.pool, e, info.messageId ?? null, this.o.instanceId);
+      this.o.onAttempt?.('sent');
     } catch (err) {
       const message = this.describe(err);
       const { final } = await markEmailNotSent(this.o.db.pool, e, {
@@ -183,6 +186,7 @@ export class MailSender {
         senderId: this.o.instanceId,
         ...(this.o.firstRetryMs !== undefined ? { retry: { initialMs: this.o.firstRetryMs } } : {}),
       });
+      this.o.onAttempt?.(final ? 'failed' : 'retrying');
       this.o.log[final ? 'warn' : 'info'](final ? 'email failed' : 'email not sent; retrying', { email_id: e.key, attempt: e.attempt, error: message });
     }
   }

@@ -43,7 +43,15 @@ await runService({
     });
     // Every instance sends mail (row claims), not only the lease holder.
     const mail = ctx.config.smtpUrl
-      ? new MailSender({ db: ctx.db, notifier: ctx.notifier, smtpUrl: ctx.config.smtpUrl, requireTls: ctx.config.smtpRequireTls, instanceId: ctx.instanceId, log: ctx.log })
+      ? new MailSender({
+          db: ctx.db,
+          notifier: ctx.notifier,
+          smtpUrl: ctx.config.smtpUrl,
+          requireTls: ctx.config.smtpRequireTls,
+          instanceId: ctx.instanceId,
+          log: ctx.log,
+          onAttempt: (outcome) => metrics.emails.inc({ outcome }),
+        })
       : undefined;
     await mail?.start();
     // Every instance also scans for alerts (the cursor row is taken SKIP LOCKED) and delivers them (row claims).
@@ -58,6 +66,7 @@ await runService({
       orgDailyQuota: ctx.config.orgDailyQuota,
       allowPrivateTargets: ctx.config.alertAllowPrivateTargets,
       scan: () => scanner.pass(),
+      onAttempt: (channel, outcome) => metrics.alertDeliveries.inc({ channel, outcome }),
     });
     await alerts.start();
     let unconfigured: NodeJS.Timeout | undefined;

@@ -17,6 +17,8 @@ export interface MaintenanceMetrics {
   objectsDeleted: client.Counter<'kind'>;
   bytesDeleted: client.Counter<'kind'>;
   watchdogEnded: client.Counter<'rule'>;
+  alertDeliveries: client.Counter<'channel' | 'outcome'>;
+  emails: client.Counter<'outcome'>;
 }
 
 export interface MaintenanceMetricsOptions {
@@ -30,8 +32,25 @@ export function createMaintenanceMetrics(opts: MaintenanceMetricsOptions = {}): 
   const registry = opts.registry ?? new client.Registry();
   if (!opts.registry && (opts.defaultMetrics ?? true)) client.collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const alertDeliveries = new client.Counter({
+    name: 'svc_alert_deliveries_total',
+    help: 'Alert delivery attempts by this instance, by channel type (email, webhook, slack) and outcome (delivered, retrying, failed: for good)',
+    labelNames: ['channel', 'outcome'] as const,
+    registers,
+  });
+  const emails = new client.Counter({
+    name: 'svc_emails_total',
+    help: 'Email sending attempts by this instance (SVC_SMTP_URL), by outcome (sent, retrying, failed: for good)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // Every series from the start, at 0: a rate of failures over a fresh instance is 0, not absent.
+  for (const channel of ['email', 'webhook', 'slack']) for (const outcome of ['delivered', 'retrying', 'failed']) alertDeliveries.inc({ channel, outcome }, 0);
+  for (const outcome of ['sent', 'retrying', 'failed']) emails.inc({ outcome }, 0);
   return {
     registry,
+    alertDeliveries,
+    emails,
     leaseHeld: new client.Gauge({ name: 'svc_maintenance_lease_held', help: '1 while this instance holds the maintenance lease', registers }),
     runs: new client.Counter({
       name: 'svc_maintenance_runs_total',

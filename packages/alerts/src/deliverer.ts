@@ -68,7 +68,12 @@ export interface AlertDelivererOptions {
   pollMs?: number;
   firstRetryMs?: number;
   claimMs?: number;
+  /** Told the outcome of each attempt (maintenance counts them: svc_alert_deliveries_total). */
+  onAttempt?: (channel: AlertChannel['type'] | 'unknown', outcome: DeliveryOutcome) => void;
 }
+
+/** An attempt's outcome: delivered, failed for good (permanent, or the last attempt), or to be retried. */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 
 class PermanentFailure extends Error {}
 
@@ -110,6 +115,7 @@ export class AlertDeliverer {
   private async deliver(d: ClaimedDelivery): Promise<void> {
     const started = performance.now();
     let outcome: AttemptOutcome;
+    let channelType: AlertChannel['type'] | 'unknown' = 'unknown';
     const masks: string[] = [];
     try {
       const rule = (
@@ -121,6 +127,7 @@ export class AlertDeliverer {
       if (!rule) throw new PermanentFailure('the rule was deleted');
       const channel = rule.channels[d.data.channel];
       if (!channel) throw new PermanentFailure('the channel was removed from the rule');
+      channelType = channel.type;
       let message = d.data.message as AlertMessage | null;
       if (!message) {
         message = await buildMessage(this.o.db.pool, d.data, rule, { publicUrl: this.o.publicUrl.replace(/\/+$/, ''), secrets: this.secrets });
@@ -146,6 +153,7 @@ export class AlertDeliverer {
     }
     const retry = this.o.firstRetryMs !== undefined ? { initialMs: this.o.firstRetryMs } : undefined;
     const { final, held } = await finishAttempt(this.o.db.pool, d, this.o.instanceId, outcome, retry);
+    if (held) this.o.onAttempt?.(channelType, outcome.ok ? 'delivered' : final ? 'failed' : 'retrying');
     if (!outcome.ok && held) {
       this.o.log[final ? 'warn' : 'info'](final ? 'alert delivery failed' : 'alert not delivered; retrying', { delivery_id: d.key, attempt: d.attempt, error: outcome.detail });
     }

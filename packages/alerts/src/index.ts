@@ -7,7 +7,7 @@
 // and the deliverer; the apps hold only their wiring.
 export { AlertScanner, SETTLE_MS, type AlertScannerOptions } from './scanner.js';
 export { ALERT_QUEUED_CHANNEL, ALERT_RETRY, deliveryQueue, type DeliveryJob, type ClaimedDelivery } from './delivery-queue.js';
-export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDelivererOptions } from './deliverer.js';
+export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDelivererOptions, type DeliveryOutcome } from './deliverer.js';
 export { buildMessage, type AlertMessage } from './message.js';
 export { inScope, endEvent, channelTarget, ALERT_EVENTS, type AlertChannel, type AlertEvent, type AlertRuleRow } from './rules.js';
 export { lockAndCountAlertRules, createAlertRule, updateAlertRule, deleteAlertRule, alertRuleNamespace, deleteAlertDeliveriesBefore, type RuleGuard } from './rule-store.js';

@@ -50,6 +50,8 @@ export interface ClaimedRun {
   /** An item of a fan-out (for_each): its 0-based index and its value; absent for any other run. */
   item_index?: number;
   item?: unknown;
+  /** Milliseconds it waited in QUEUED, from queued (or its backoff's end) to this claim; absent when the plan that queued it started it. */
+  waited_ms?: number;
   /** The run's execution as it was at the claim (its definition, inputs, labels and ids do not change). */
   execution?: ExecutionRow & { snapshot_id: string };
 }

@@ -29,7 +29,8 @@ c AS (
   UPDATE task_runs t SET state = 'RUNNING', reason = '', claimed_by = $1, claimed_at = ${START}, started_at = ${START}, last_heartbeat_at = ${AT}, updated_at = ${AT},
     timeout_at = ${START} + COALESCE((t.spec->>'timeout_ms')::bigint, $6::bigint) * interval '1 millisecond'
   FROM picked WHERE t.id = picked.id
-  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.item_index, t.item, t.started_at),
+  RETURNING t.id, t.execution_id, t.task_key, t.task_type, t.executor_type, t.pool, t.attempt, t.item_index, t.item, t.started_at,
+    extract(epoch FROM (${START} - GREATEST(t.queued_at, COALESCE(t.not_before, t.queued_at)))) * 1000 AS waited_ms),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'QUEUED', 'RUNNING', '', $1, started_at FROM c),
@@ -59,6 +60,7 @@ export const claimedRun = (r: ClaimedRun, execution: ClaimedRun['execution']): C
   pool: r.pool,
   attempt: r.attempt,
   ...(r.item_index !== null && r.item_index !== undefined ? { item_index: r.item_index, item: r.item } : {}),
+  ...(r.waited_ms !== null && r.waited_ms !== undefined ? { waited_ms: Math.max(0, Number(r.waited_ms)) } : {}),
   execution,
 });
 
