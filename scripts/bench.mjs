@@ -5,7 +5,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bootstrap, root } from './bootstrap.mjs';
+import { onProjectNode } from './node-runtime.mjs';
+
+// On the images' Node (24): installed into .tools/ and run under it where this machine's is older.
+await onProjectNode(fileURLToPath(import.meta.url));
 
 bootstrap();
 const filters = process.argv.slice(2);

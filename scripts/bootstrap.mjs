@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Brings a fresh clone to a runnable state with nothing but Node 20 and npm:
+// Brings a fresh clone to a runnable state with nothing but Node 20+ and npm
+// (`npm start` and `npm test` run it on Node 24: node-runtime.mjs):
 // pnpm is installed into .tools/ (corepack fails on our machines, and a global
 // install needs root), then the workspace is installed and built with turbo.
 // Each step is skipped when its inputs have not changed since the last run.

@@ -3,7 +3,12 @@
 // embedded PostgreSQL (unless SVC_DATABASE_URL is set) and every service, in
 // the foreground until Ctrl-C.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bootstrap, root } from './bootstrap.mjs';
+import { onProjectNode } from './node-runtime.mjs';
+
+// On the images' Node (24): installed into .tools/ and run under it where this machine's is older.
+await onProjectNode(fileURLToPath(import.meta.url));
 
 try {
   bootstrap();

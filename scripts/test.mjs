@@ -23,9 +23,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bootstrap, root } from './bootstrap.mjs';
 import { startDockerEngine, stopDockerLeftovers } from './docker-engine.mjs';
 import { startBrowser } from './browser.mjs';
+import { onProjectNode } from './node-runtime.mjs';
+
+// On the images' Node (24): installed into .tools/ and run under it where this machine's is older.
+await onProjectNode(fileURLToPath(import.meta.url));
 
 const filters = process.argv.slice(2);
 
