@@ -612,6 +612,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flows/{namespace}/{flowId}/executions/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start up to 1,000 executions of a flow in one request, each with its own inputs and labels
+         * @description All or nothing: every item is validated as triggerFlow validates its body, and the executions are created in one transaction. A bad item fails the whole request (422 `validation_failed`, each problem named `items[<i>].inputs.<input>`) and nothing is created. The flow's concurrency rule applies to each item in order, as if each were triggered after the one before: an execution that finds the limit full is QUEUED (behavior `queue`) or SKIPPED (`skip`). Each execution writes its `execution.trigger` audit event, with `batch_size` and `batch_index` in its details. More than 1,000 items is refused (422, field `items`); a body over the server's limit (SVC_MAX_BODY_BYTES) gets 413.
+         */
+        post: operations["triggerFlowBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flows/{namespace}/{flowId}/metrics": {
         parameters: {
             query?: never;
@@ -4109,6 +4129,30 @@ export interface components {
          * @enum {string}
          */
         TaskRunState: "PENDING" | "QUEUED" | "RUNNING" | "SUCCESS" | "FAILED" | "TIMED_OUT" | "CANCELLED" | "SKIPPED";
+        /** @description An execution the batch created: RUNNING, or QUEUED or SKIPPED when the flow's concurrency limit held it */
+        TriggerFlowBatchExecution: {
+            id: string;
+            state: components["schemas"]["ExecutionState"];
+        };
+        /** @description One execution: what a triggerFlow body holds */
+        TriggerFlowBatchItem: {
+            /** @description Input values, validated against the flow inputs as triggerFlow does */
+            inputs?: {
+                [key: string]: unknown;
+            };
+            /** @description Added to the labels of the flow */
+            labels?: {
+                [key: string]: string;
+            };
+        };
+        TriggerFlowBatchRequest: {
+            /** @description 1 to 1,000 executions to create, in order */
+            items: components["schemas"]["TriggerFlowBatchItem"][];
+        };
+        TriggerFlowBatchResult: {
+            /** @description One per item, in item order */
+            executions: components["schemas"]["TriggerFlowBatchExecution"][];
+        };
         TriggerFlowRequest: {
             /** @description Input values, validated against the flow inputs */
             inputs?: {
@@ -6712,6 +6756,80 @@ export interface operations {
             413: components["responses"]["BodyTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    triggerFlowBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+                /** @description Lower case letters, digits, hyphens; starts with a letter or digit */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerFlowBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The executions created, in item order */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerFlowBatchResult"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such flow */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `flow_disabled`: the flow is disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `body_too_large`: the body is over the server limit (SVC_MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: no items, more than 1,000, or an item's inputs or labels are invalid */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
@@ -11328,6 +11446,7 @@ export interface minRoles {
     syncGitSource: "admin";
     testAIProvider: "admin";
     triggerFlow: "operator";
+    triggerFlowBatch: "operator";
     updateAlertRule: "editor";
     updateFlow: "editor";
     updateGitSource: "admin";

@@ -17,7 +17,7 @@ import { inTx, type Client } from './db.js';
 import { TaskRunNotStartableError } from './errors.js';
 import type { FollowUpRunner } from './peers.js';
 import type { ApiExecution, EngineResources, EngineTx, Started, WatchdogReport } from './resources.js';
-import type { ClaimedRun, ClaimOptions, ClaimResult, FollowUp, IncomingLogLine, NewExecution, RunnerEvent, TaskCompletion, TaskRunIdentity, TriggerRequest } from './types.js';
+import type { ClaimedRun, ClaimOptions, ClaimResult, FollowUp, IncomingLogLine, NewExecution, RunnerEvent, TaskCompletion, TaskRunIdentity, TriggerRequest, TriggerBatchRequest, BatchCreated } from './types.js';
 import { Bundles } from './systems/bundles.js';
 import { Approvals, type ApprovalDecision, type ApprovalGateSeen } from './systems/approvals.js';
 import { Cancels } from './systems/cancel.js';
@@ -132,6 +132,8 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
 export interface EngineExecutions {
   /** Triggers a flow by name (manual, webhook, subflow...). */
   trigger(req: TriggerRequest): Promise<Started>;
+  /** Triggers one flow once per item, all in one transaction (all or none), the concurrency rule applied to each in order. */
+  triggerBatch(req: TriggerBatchRequest): Promise<BatchCreated[]>;
   /** Starts an execution of a given definition (a file run). */
   start(n: NewExecution): Promise<Started>;
   /** Runs `fn` in one transaction of the caller's: engine work done through `tx` commits with the caller's writes; its follow-ups run after. */
@@ -300,6 +302,11 @@ export class Engine {
 
     this.executions = {
       trigger: async (req) => started(await sys.triggers.trigger(req)),
+      triggerBatch: async (req) => {
+        const r = await sys.triggers.triggerBatch(req);
+        await followUps.follow(r.followUps);
+        return r.created;
+      },
       start: async (n) => started(await sys.starts.create(n)),
       transaction: async (fn) => {
         const after: FollowUp[] = [];

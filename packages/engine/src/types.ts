@@ -173,6 +173,27 @@ export interface TriggerRequest {
 }
 
 /**
+ * Many executions of one flow, in one transaction (triggerFlowBatch): each
+ * item with its own inputs and labels, in order. `audit(i)`: the audit event
+ * of item i's execution (its own id each).
+ */
+export interface TriggerBatchRequest {
+  namespace: string;
+  flowId: string;
+  items: readonly { inputs?: Record<string, unknown>; labels?: Record<string, string> }[];
+  triggerType: string;
+  createdBy: string;
+  audit?: (index: number) => StartAudit;
+}
+
+/** One execution a batch created, in item order: QUEUED or SKIPPED when the flow's concurrency limit held it. */
+export interface BatchCreated {
+  id: string;
+  /** RUNNING, QUEUED or SKIPPED (or the state a start that ended at once left). */
+  state: string;
+}
+
+/**
  * A created execution. `execution`: its API object as the start statement
  * returned it, when that one statement created and started it (no
  * concurrency limit, nothing left to plan): the trigger's response needs no

@@ -92,6 +92,29 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       return reply(201, started.execution ?? (await one(started.id)));
     },
 
+    async triggerFlowBatch(ctx) {
+      const { params, principal } = ctx;
+      const items = ctx.body.items;
+      const executions = await engine.executions.triggerBatch({
+        namespace: params.namespace,
+        flowId: params.flowId,
+        items,
+        triggerType: 'manual',
+        createdBy: principal.email,
+        // One event per execution, as triggerFlow writes; input names only: a value may be a secret.
+        audit: (i) =>
+          startAudit(ctx, 'execution.trigger', {
+            namespace: params.namespace,
+            flow_id: params.flowId,
+            trigger_type: 'manual',
+            input_keys: Object.keys(items[i]?.inputs ?? {}).sort(),
+            batch_size: items.length,
+            batch_index: i,
+          }),
+      });
+      return reply(201, { executions } as Answer<'triggerFlowBatch'>);
+    },
+
     getExecution: ({ params }) => one(params.executionId),
 
     async listExecutions({ query, cursor: after, principal, encodeCursor }) {

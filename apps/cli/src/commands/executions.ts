@@ -20,6 +20,8 @@ import { registerExecutionGates } from './executions-gates.js';
 import { registerExecutionReplay } from './executions-replay.js';
 import { registerExecutionsBulk } from './executions-bulk.js';
 import { coerce, collect, keyValues } from './key-values.js';
+import { readAllStdin } from '../ui/prompt.js';
+import type { components } from '@svc/api-spec/openapi-types';
 
 const EXIT_CODES_HELP = `
 Exit codes with --watch: ${Object.entries(END_STATE_EXIT_CODES)
@@ -36,6 +38,7 @@ interface RunOptions {
   label: string[];
   watch?: boolean;
   logs: boolean;
+  batch?: string;
   output: string;
 }
 
@@ -55,7 +58,64 @@ async function maybeWatch(app: App, cmd: Command, api: ApiClient, e: Execution, 
   app.exitCode = exitCodeFor(end.state);
 }
 
+type BatchItem = components['schemas']['TriggerFlowBatchItem'];
+
+/**
+ * The items of a --batch file: a JSON array, or NDJSON (one object per
+ * non-blank line), each an object with `inputs` and `labels` (both optional).
+ * The server checks the rest (types, the limit) and names any bad item.
+ */
+export function parseBatch(text: string, name: string): BatchItem[] {
+  const trimmed = text.trim();
+  if (!trimmed) throw new CliError(`${name} holds no items`, 2);
+  let items: unknown[];
+  if (trimmed.startsWith('[')) {
+    try {
+      items = JSON.parse(trimmed) as unknown[];
+    } catch (e) {
+      throw new CliError(`${name} is not a JSON array: ${(e as Error).message}`, 2);
+    }
+  } else {
+    items = [];
+    for (const [i, line] of text.split('\n').entries()) {
+      if (!line.trim()) continue;
+      try {
+        items.push(JSON.parse(line));
+      } catch (e) {
+        throw new CliError(`${name} line ${i + 1} is not JSON: ${(e as Error).message}`, 2);
+      }
+    }
+  }
+  for (const [i, it] of items.entries()) {
+    if (!it || typeof it !== 'object' || Array.isArray(it)) throw new CliError(`${name} item ${i} must be an object with inputs and labels`, 2);
+    const extra = Object.keys(it).filter((k) => k !== 'inputs' && k !== 'labels');
+    if (extra.length) throw new CliError(`${name} item ${i} has ${extra.join(', ')}: only inputs and labels are allowed`, 2);
+  }
+  return items as BatchItem[];
+}
+
+/** svc run --batch: one request that creates every item's execution, or none. */
+async function runBatch(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
+  if (opts.watch || opts.input.length || opts.inputFile) throw new CliError('--batch takes its inputs from the file: it cannot be combined with --input, --input-file or --watch', 2);
+  const { namespace, flowId } = splitFlowRef(ref);
+  const file = opts.batch!;
+  const text = file === '-' ? await readAllStdin(app.io) : fs.readFileSync(path.resolve(app.io.cwd, file), 'utf8');
+  const labels = keyValues(opts.label, '--label');
+  const items = parseBatch(text, file === '-' ? 'standard input' : file).map((it) => (opts.label.length ? { ...it, labels: { ...labels, ...(it.labels ?? {}) } } : it));
+  const r = await app
+    .client(cmd)
+    .post('/api/v1/flows/{namespace}/{flowId}/executions/batch', { params: { path: { namespace, flowId } }, body: { items } });
+  const format = app.format(cmd);
+  if (format !== 'table') app.io.stdout.write(serialize(r, format));
+  else for (const e of r.executions) app.io.stdout.write(`${e.id}\n`);
+  const byState = new Map<string, number>();
+  for (const e of r.executions) byState.set(e.state, (byState.get(e.state) ?? 0) + 1);
+  const states = [...byState].map(([st, n]) => `${n} ${st}`).join(', ');
+  app.io.stderr.write(`created ${r.executions.length} execution(s) of ${namespace}/${flowId}${states ? ` (${states})` : ''}\n`);
+}
+
 async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
+  if (opts.batch !== undefined) return runBatch(app, cmd, ref, opts);
   const { namespace, flowId } = splitFlowRef(ref);
   const api = app.client(cmd);
   let inputs: Record<string, unknown> = {};
@@ -159,7 +219,8 @@ export function registerExecutions(program: Command, app: App): void {
       .option('--input-file <file.json>', 'inputs as a JSON object (--input wins per key)')
       .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
       .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
-      .option('--no-logs', 'with --watch: do not print the log lines'),
+      .option('--no-logs', 'with --watch: do not print the log lines')
+      .option('--batch <file>', 'start one execution per item of FILE (`-`: standard input), a JSON array or NDJSON of {inputs, labels} objects, up to 1,000, all or none; --label adds to every item; prints the ids'),
   )
     .addHelpText('after', EXIT_CODES_HELP)
     .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));

@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { client } from '../api';
 import { BackfillSection } from '../components/BackfillSection';
+import { BatchRun } from '../components/BatchRun';
 import { Bars, Lines } from '../components/charts';
 import { DefinitionGraph } from '../components/DefinitionGraph';
 import { DiffView } from '../components/DiffView';
@@ -52,7 +53,7 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
       <ErrorBox error={toggle.error} />
       <div className="grid2">
         <Section title="Run">
-          <RunForm ns={ns} flowId={flowId} inputs={f.definition?.inputs ?? []} disabledReason={runWhy} />
+          <RunModes ns={ns} flowId={flowId} inputs={f.definition?.inputs ?? []} disabledReason={runWhy} />
         </Section>
         <Section title="Triggers">
           <Triggers ns={ns} flowId={flowId} enabled={f.enabled} triggers={f.triggers ?? []} onRotated={flow.reload} />
@@ -80,6 +81,24 @@ export function FlowPage({ ns, flowId }: { ns: string; flowId: string }) {
       <Section title="Revisions">
         <Revisions ns={ns} flowId={flowId} current={f.revision_id ?? undefined} />
       </Section>
+    </div>
+  );
+}
+
+/** The run section: the form for one execution, or a batch from a pasted list. */
+function RunModes(p: { ns: string; flowId: string; inputs: Parameters<typeof RunForm>[0]['inputs']; disabledReason: string | null }) {
+  const [mode, setMode] = useState<'one' | 'batch'>('one');
+  return (
+    <div className="stack">
+      <div className="row" role="group" aria-label="Run mode">
+        <Button aria-pressed={mode === 'one'} className={mode === 'one' ? 'primary' : undefined} onClick={() => setMode('one')}>
+          One
+        </Button>
+        <Button aria-pressed={mode === 'batch'} className={mode === 'batch' ? 'primary' : undefined} onClick={() => setMode('batch')}>
+          Batch
+        </Button>
+      </div>
+      {mode === 'one' ? <RunForm {...p} /> : <BatchRun ns={p.ns} flowId={p.flowId} disabledReason={p.disabledReason} />}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import type { Operation } from '../operation.js';
 import { Page } from '../schemas/helpers.js';
 import { Flow, FlowMetrics, FlowRevision, FlowRevisionDiff, FlowStats, FlowSummary, UpcomingSchedule, WebhookKey } from '../schemas/entities.js';
 import { Dashboard, Execution } from '../schemas/resources.js';
+import { TRIGGER_BATCH_LIMIT, TriggerFlowBatchRequest, TriggerFlowBatchResult } from '../schemas/bulk.js';
 import {
   DashboardQuery,
   FlowMetricsQuery,
@@ -89,6 +90,28 @@ export const flowOperations: Operation[] = [
     auth: OPERATOR,
     request: { params: FlowParams, body: TriggerFlowRequest, bodyRequired: false },
     responses: { ...created(Execution, 'The new execution'), ...notFound, ...err(409, '`flow_disabled`: the flow is disabled') },
+  },
+  {
+    operationId: 'triggerFlowBatch',
+    method: 'post',
+    path: '/api/v1/flows/{namespace}/{flowId}/executions/batch',
+    tag: 'flows',
+    summary: `Start up to ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} executions of a flow in one request, each with its own inputs and labels`,
+    description:
+      'All or nothing: every item is validated as triggerFlow validates its body, and the executions are created in one transaction. ' +
+      'A bad item fails the whole request (422 `validation_failed`, each problem named `items[<i>].inputs.<input>`) and nothing is created. ' +
+      "The flow's concurrency rule applies to each item in order, as if each were triggered after the one before: an execution that finds the limit full is QUEUED (behavior `queue`) or SKIPPED (`skip`). " +
+      'Each execution writes its `execution.trigger` audit event, with `batch_size` and `batch_index` in its details. ' +
+      `More than ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} items is refused (422, field \`items\`); a body over the server's limit (SVC_MAX_BODY_BYTES) gets 413.`,
+    auth: OPERATOR,
+    request: { params: FlowParams, body: TriggerFlowBatchRequest },
+    responses: {
+      ...created(TriggerFlowBatchResult, 'The executions created, in item order'),
+      ...notFound,
+      ...err(409, '`flow_disabled`: the flow is disabled'),
+      ...err(413, '`body_too_large`: the body is over the server limit (SVC_MAX_BODY_BYTES)'),
+      ...err(422, `\`validation_failed\`: no items, more than ${TRIGGER_BATCH_LIMIT.toLocaleString('en')}, or an item's inputs or labels are invalid`),
+    },
   },
   {
     operationId: 'getFlowMetrics',

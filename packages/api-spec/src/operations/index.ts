@@ -104,6 +104,8 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'replayExecution',
   // Bulk actions on executions (bulk.ts, docs/using/executions.md).
   'bulkExecutions',
+  // Batch trigger (flows.ts, docs/using/executions.md#batch-trigger).
+  'triggerFlowBatch',
 ]);
 
 export { FLOW_SCHEMA_PATH } from './flows.js';

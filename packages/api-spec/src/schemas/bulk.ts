@@ -97,3 +97,50 @@ export const BulkExecutionsResult = component(
     closed,
   ),
 );
+
+// Schemas of triggerFlowBatch (operations/flows.ts): many executions of one
+// flow, each with its own inputs and labels, in one request and one transaction.
+
+/** Most executions one batch trigger creates; more items are refused (422). */
+export const TRIGGER_BATCH_LIMIT = 1_000;
+
+export const TriggerFlowBatchItem = component(
+  'TriggerFlowBatchItem',
+  Type.Object(
+    {
+      inputs: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Input values, validated against the flow inputs as triggerFlow does' })),
+      labels: Type.Optional(StringMap({ description: 'Added to the labels of the flow' })),
+    },
+    { ...closed, description: 'One execution: what a triggerFlow body holds' },
+  ),
+);
+
+export const TriggerFlowBatchRequest = component(
+  'TriggerFlowBatchRequest',
+  Type.Object(
+    {
+      items: Type.Array(TriggerFlowBatchItem, {
+        minItems: 1,
+        maxItems: TRIGGER_BATCH_LIMIT,
+        description: `1 to ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} executions to create, in order`,
+      }),
+    },
+    closed,
+  ),
+);
+
+export const TriggerFlowBatchExecution = component(
+  'TriggerFlowBatchExecution',
+  Type.Object(
+    {
+      id: Type.String(),
+      state: ExecutionState,
+    },
+    { ...closed, description: 'An execution the batch created: RUNNING, or QUEUED or SKIPPED when the flow\'s concurrency limit held it' },
+  ),
+);
+
+export const TriggerFlowBatchResult = component(
+  'TriggerFlowBatchResult',
+  Type.Object({ executions: Type.Array(TriggerFlowBatchExecution, { description: 'One per item, in item order' }) }, closed),
+);

@@ -161,3 +161,95 @@ export async function insertUnstarted(db: Queryable, p: { execution: ExecutionIn
 export async function insertStartAudit(db: Queryable, p: { executionId: string; at: Date; audit: string }): Promise<void> {
   await db.query(INSERT_START_AUDIT_SQL, [p.executionId, p.at, p.audit]);
 }
+
+// A batch of executions of one flow (triggerFlowBatch): one statement for all of them. The columns
+// every execution of the batch shares are parameters; each execution's own (id, state, reason,
+// inputs, labels) are one JSON array, and the task runs of those that start another, each with
+// its execution's id. `created_at` is the batch's time plus the item's position in microseconds,
+// so the batch keeps its order wherever executions are ordered by creation (a concurrency queue,
+// the lists). $1 now, $2 online-since, $3 executions, $4 task runs, $5 audit events, then shared.
+const START_BATCH_SQL = `
+WITH x AS (
+  INSERT INTO executions (id, state, namespace, flow_id, flow_revision_id, git_sha, snapshot_id, snapshot_version, definition, inputs, labels,
+    chain_depth, created_by, created_at, trigger_type, trigger_payload, concurrency_key, updated_at, reason, started_at, timeout_at, ended_at, duration_ms)
+  SELECT e.id, e.state, $6, $7, $8, $9, $10, $11::int, $12::jsonb, e.inputs, e.labels,
+    0, $13, $1::timestamptz + e.ord * interval '1 microsecond', $14, '{}'::jsonb, $15, $1, e.reason,
+    CASE WHEN e.state = 'RUNNING' THEN $1::timestamptz END, CASE WHEN e.state = 'RUNNING' THEN $16::timestamptz END,
+    CASE WHEN e.state = 'SKIPPED' THEN $1::timestamptz END, CASE WHEN e.state = 'SKIPPED' THEN 0 END
+  FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (id text, state text, reason text, inputs jsonb, labels jsonb)) WITH ORDINALITY
+    AS e(id, state, reason, inputs, labels, ord)
+  ORDER BY e.ord
+  RETURNING id, state, reason),
+r AS (
+  INSERT INTO task_runs (id, execution_id, task_key, task_type, executor_type, pool, state, reason, attempt, reused_from_id, outputs, exit_code, spec,
+    item_index, item, fan_out, created_at, queued_at, started_at, ended_at, duration_ms, updated_at)
+  SELECT y.id, x.id, y.task_key, y.task_type, y.executor_type, y.pool, y.state,
+    CASE WHEN y.state = 'QUEUED' AND NOT ${servedSql('y.pool', 'y.executor_type', '$2')} THEN 'no_instance_for_pool' ELSE y.reason END,
+    1, y.reused_from_id, y.outputs, y.exit_code, y.spec, y.item_index, y.item, y.fan_out,
+    $1, CASE WHEN y.state IN ('QUEUED', 'SUCCESS', 'RUNNING') THEN $1::timestamptz END, CASE WHEN y.state IN ('SUCCESS', 'RUNNING') THEN $1::timestamptz END,
+    CASE WHEN y.state IN ('SUCCESS', 'SKIPPED') THEN $1::timestamptz END, CASE WHEN y.state = 'SUCCESS' THEN 0 END, $1
+  FROM ROWS FROM (jsonb_to_recordset($4::jsonb) AS (execution_id text, id text, task_key text, task_type text, executor_type text, pool text, state text,
+      reason text, reused_from_id text, outputs jsonb, exit_code int, spec jsonb, item_index int, item jsonb, fan_out int)) WITH ORDINALITY
+    AS y(execution_id, id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, item_index, item, fan_out, ord)
+  JOIN x ON x.id = y.execution_id
+  ORDER BY y.ord
+  RETURNING execution_id, id, state, reason, executor_type),
+h AS (
+  INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
+  SELECT id, NULL, NULL, state, reason, '', $1 FROM x
+  UNION ALL SELECT execution_id, id, NULL, CASE WHEN state = 'SUCCESS' THEN 'SUCCESS' ELSE 'PENDING' END, CASE WHEN state = 'SUCCESS' THEN 'reused' ELSE '' END, '', $1 FROM r
+  UNION ALL SELECT execution_id, id, 'PENDING', state, reason, '', $1 FROM r WHERE state IN ('QUEUED', 'SKIPPED', 'RUNNING')),
+a AS (
+  INSERT INTO audit_events (id, at, actor_id, actor_type, action, target_type, target_id, ip, request_id, details)
+  SELECT j.id, $1, j.actor_id, j.actor_type, j.action, 'execution', x.id, coalesce(j.ip, ''), coalesce(j.request_id, ''), coalesce(j.details, '{}')
+  FROM jsonb_to_recordset($5::jsonb) AS j(id text, execution_id text, actor_id text, actor_type text, action text, ip text, request_id text, details jsonb)
+  JOIN x ON x.id = j.execution_id),
+q AS (SELECT DISTINCT executor_type FROM r WHERE state = 'QUEUED')
+SELECT (SELECT count(*) FROM x)::int AS n,
+  (SELECT count(pg_notify('${CHANNELS.queued}', q.executor_type)) FROM q)::int AS queued,
+  (SELECT count(pg_notify('${CHANNELS.changed}', x.id)) FROM x)::int AS changed`;
+
+/** The columns every execution of a batch shares (its flow's revision and snapshot, who started it...). */
+export interface BatchShared {
+  namespace: string;
+  flow_id: string;
+  flow_revision_id: string | null;
+  git_sha: string | null;
+  snapshot_id: string;
+  snapshot_version: number | null;
+  definition: string;
+  created_by: string;
+  trigger_type: string;
+  concurrency_key: string | null;
+  timeout_at: Date | null;
+}
+
+/**
+ * Inserts a batch of executions of one flow (`executions`: a JSON array of
+ * {id, state, reason, inputs, labels}; RUNNING ones with their task runs in
+ * `taskRuns`, a JSON array of StartRow with `execution_id`), their history,
+ * audit events (`audit`, with `execution_id`) and NOTIFYs, at `now`: one
+ * statement. Returns how many executions it inserted.
+ */
+export async function startBatch(db: Queryable, p: { now: Date; executions: string; taskRuns: string; audit: string; shared: BatchShared }): Promise<number> {
+  const s = p.shared;
+  const r = await db.query<{ n: number }>(START_BATCH_SQL, [
+    p.now,
+    onlineSince(p.now),
+    p.executions,
+    p.taskRuns,
+    p.audit,
+    s.namespace,
+    s.flow_id,
+    s.flow_revision_id,
+    s.git_sha,
+    s.snapshot_id,
+    s.snapshot_version,
+    s.definition,
+    s.created_by,
+    s.trigger_type,
+    s.concurrency_key,
+    s.timeout_at,
+  ]);
+  return r.rows[0]!.n;
+}

@@ -15,11 +15,11 @@ import { startRowsOf, type ReusedFanOut, type ReusedRun, type StartRow } from '.
 import { replayOf, replayReuse } from '../planning/replay.js';
 import { insertHistory, notify } from '../sql/history.js';
 import type { ExecutionApiRow, TaskRunApiRow } from '../sql/load-executions.js';
-import { insertStartAudit, insertUnstarted, startNew, startQueued as startQueuedStatement, type ExecutionInsert, type StartedRow } from '../sql/start-execution.js';
+import { insertStartAudit, insertUnstarted, startBatch, startNew, startQueued as startQueuedStatement, type ExecutionInsert, type StartedRow } from '../sql/start-execution.js';
 import { concurrencyCounts, concurrencyRunning, lockConcurrencyKey, nextQueued } from '../sql/concurrency.js';
-import { executionPins } from '../sql/read-executions.js';
+import { executionPins, executionState } from '../sql/read-executions.js';
 import { reusableItems, reusableRuns as reusableRunRows } from '../sql/start-reads.js';
-import type { ApiExecution, Created, FollowUp, NewExecution } from '../types.js';
+import type { ApiExecution, BatchCreated, Created, FollowUp, NewExecution } from '../types.js';
 
 export { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type ReusedRun };
 export type { Created, NewExecution, StartAudit } from '../types.js';
@@ -292,6 +292,86 @@ export class Starts {
     const start = await this.startRows(c, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (start.planned) return { id: (await this.insertStarted(c, n, start.rows, key)).id, followUps: [] };
     return this.startUnplanned(c, n, start.rows, key);
+  }
+
+  /**
+   * Creates executions of one flow revision (`ns`, all of the same flow,
+   * snapshot and definition, without a restart or replay) in the caller's
+   * transaction, in order: the concurrency rule applies to each in turn, as
+   * one createWith after another would (under the flow's lock: RUNNING while
+   * the limit has room and none waits, else QUEUED or SKIPPED). One statement
+   * inserts them all when their start needs no planning; otherwise (the start
+   * would end them at once) each goes through createWith.
+   */
+  async createBatch(c: Client, ns: readonly NewExecution[]): Promise<{ created: BatchCreated[]; followUps: FollowUp[] }> {
+    const first = ns[0];
+    if (!first) return { created: [], followUps: [] };
+    const key = concurrencyKey(first);
+    const limit = first.definition.concurrency?.limit ?? 0;
+    const probe = await this.startRows(c, first.definition, first.snapshotId, null, undefined);
+    if (!probe.planned) {
+      const created: BatchCreated[] = [];
+      const followUps: FollowUp[] = [];
+      for (const n of ns) {
+        const r = await this.createWith(c, n);
+        created.push({ id: r.id, state: '' });
+        followUps.push(...r.followUps);
+      }
+      // A rare start (every task skipped at once): its state as it ended.
+      for (const x of created) x.state = (await executionState(c, { id: x.id })) ?? 'RUNNING';
+      return { created, followUps };
+    }
+    let running = 0;
+    let queued = 0;
+    if (key) {
+      await lockConcurrencyKey(c, { key });
+      ({ n: running, queued } = await concurrencyCounts(c, { key }));
+    }
+    const nsFile = await namespaceFileOf(c, this.deps, first.snapshotId);
+    const held = (first.definition.concurrency?.behavior ?? 'queue') === 'skip' ? 'SKIPPED' : 'QUEUED';
+    const created: BatchCreated[] = [];
+    const executions: { id: string; state: string; reason: string; inputs: Record<string, unknown>; labels: Record<string, string> }[] = [];
+    const taskRuns: (StartRow & { execution_id: string })[] = [];
+    const audit: Record<string, unknown>[] = [];
+    for (const [i, n] of ns.entries()) {
+      const id = n.id ?? newId();
+      // Full, or others already wait (oldest first): this one waits or is skipped.
+      const starts = !key || (running < limit && queued === 0);
+      const state = starts ? 'RUNNING' : held;
+      if (starts) {
+        running++;
+        // The first item's rows were made by the probe; the others' alike, each with new ids.
+        const rows = i === 0 ? probe.rows : startRowsOf(n.definition, new Map(), nsFile, this.deps.config.defaultExecutor, newId).rows;
+        for (const r of rows) taskRuns.push({ ...r, execution_id: id });
+      } else if (state === 'QUEUED') queued++;
+      executions.push({ id, state, reason: starts ? '' : 'concurrency_limit', inputs: n.inputs, labels: n.labels });
+      created.push({ id, state });
+      if (n.audit) {
+        const a = n.audit;
+        audit.push({ id: a.id, execution_id: id, action: a.action, actor_id: a.actorId, actor_type: a.actorType, ip: a.ip, request_id: a.requestId, details: a.details });
+      }
+    }
+    const now = this.deps.config.now();
+    await startBatch(c, {
+      now,
+      executions: JSON.stringify(executions),
+      taskRuns: JSON.stringify(taskRuns),
+      audit: JSON.stringify(audit),
+      shared: {
+        namespace: first.namespace,
+        flow_id: first.flowId!,
+        flow_revision_id: first.flowRevisionId,
+        git_sha: first.gitSha ?? null,
+        snapshot_id: first.snapshotId,
+        snapshot_version: first.snapshotVersion ?? null,
+        definition: JSON.stringify(first.definition),
+        created_by: first.createdBy,
+        trigger_type: first.triggerType,
+        concurrency_key: key,
+        timeout_at: first.definition.timeout ? new Date(now.getTime() + parseDuration(first.definition.timeout)) : null,
+      },
+    });
+    return { created, followUps: [] };
   }
 
   /** Starts the oldest QUEUED executions of a flow while its concurrency limit has room (on the pool, or in the caller's transaction). */

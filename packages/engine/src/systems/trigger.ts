@@ -3,17 +3,20 @@
 import type pg from 'pg';
 import { deferSecrets, parseTemplate, renderTemplateMap, type TemplateScope } from '@svc/flow-schema';
 import { newId } from '@svc/db';
-import type { Client } from '../db.js';
-import { FlowDisabledError, FlowNotFoundError } from '../errors.js';
+import { inTx, type Client } from '../db.js';
+import { FlowDisabledError, FlowNotFoundError, InputsInvalidError, type EngineErrorDetail } from '../errors.js';
 import { resolveInputs } from '../planning/inputs.js';
 import { SECRET_INPUTS_KEY, startDateOf, triggerDateOf } from '../planning/trigger-date.js';
 import { flowHead, type FlowHead } from '../sql/trigger-flow.js';
-import type { Created, FollowUp, NewExecution, TriggerRequest } from '../types.js';
+import type { BatchCreated, Created, FollowUp, NewExecution, TriggerBatchRequest, TriggerRequest } from '../types.js';
 import type { FlowCache } from './flow-cache.js';
 import type { Starts } from './start.js';
 import { executionVars } from './vars.js';
 
 export type { TriggerRequest } from '../types.js';
+
+/** Most input problems a batch trigger's error lists. */
+const MAX_PROBLEMS = 100;
 
 /** Triggers flows by name: from the flow cache when it holds the flow, else after one read. */
 export class Triggers {
@@ -41,6 +44,41 @@ export class Triggers {
     // A flow with a concurrency limit starts under a lock with a read of its own: nothing to save.
     if (!head.definition.concurrency?.limit) deps.flows?.set(t.namespace, t.flowId, head);
     return this.starts.create(newExecution(head, await withInputs(pool, deps, head, t)));
+  }
+
+  /**
+   * Triggers one flow once per item, in one transaction: every item's inputs
+   * are checked first (one InputsInvalidError naming each bad field as
+   * `items[i].inputs.<id>`, nothing created), then Starts.createBatch creates
+   * them all, the concurrency rule applied to each in order.
+   */
+  async triggerBatch(t: TriggerBatchRequest): Promise<{ created: BatchCreated[]; followUps: FollowUp[] }> {
+    return inTx(this.pool, async (c) => {
+      const head = await readFlow(c, t);
+      const problems: EngineErrorDetail[] = [];
+      const ns: NewExecution[] = [];
+      for (const [i, item] of t.items.entries()) {
+        const one: TriggerRequest = {
+          namespace: t.namespace,
+          flowId: t.flowId,
+          inputs: item.inputs,
+          labels: item.labels,
+          triggerType: t.triggerType,
+          createdBy: t.createdBy,
+          ...(t.audit ? { audit: t.audit(i) } : {}),
+        };
+        try {
+          ns.push(newExecution(head, one));
+        } catch (e) {
+          if (!(e instanceof InputsInvalidError)) throw e;
+          for (const p of e.problems) problems.push({ ...p, field: `items[${i}].${p.field}` });
+        }
+      }
+      // The first problems only: a thousand bad items would make an answer no one reads.
+      if (problems.length > MAX_PROBLEMS) problems.splice(MAX_PROBLEMS, problems.length, { field: 'items', message: `${problems.length - MAX_PROBLEMS} more problems not listed` });
+      if (problems.length) throw new InputsInvalidError(problems);
+      return this.starts.createBatch(c, ns);
+    });
   }
 
   /** trigger() inside the caller's transaction (see Starts.createWith). */
@@ -87,7 +125,7 @@ async function withInputs(
   return { ...t, id, inputs, ...(triggerPayload ? { triggerPayload } : {}) };
 }
 
-async function readFlow(c: Client | pg.Pool, t: TriggerRequest): Promise<FlowHead> {
+async function readFlow(c: Client | pg.Pool, t: { namespace: string; flowId: string }): Promise<FlowHead> {
   const flow = await flowHead(c, { namespace: t.namespace, flowId: t.flowId });
   if (!flow || !flow.snapshot_id) throw new FlowNotFoundError(`no flow ${t.namespace}/${t.flowId}`);
   if (!flow.enabled) throw new FlowDisabledError(`flow ${t.namespace}/${t.flowId} is disabled`);
