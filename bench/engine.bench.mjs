@@ -17,6 +17,10 @@
 //               HTTP with an API token; completions per second, from the first
 //               trigger to the last execution's ended_at. Target:
 //               >= 0.6 x the baseline's.
+//   throughput_batch (B2-batch)  the same 1,000 executions in one
+//               triggerFlowBatch request, against the same 1,000 jobs added
+//               in one addJobs call: completions per second from the request
+//               (the call) to the last end. Same target.
 //   chain       40 sequential `true` tasks: trigger to the execution's
 //               ended_at (median of rounds). Target: < 1 s.
 //   fan-out     200 independent `true` tasks (max_parallel: 0): wall time,
@@ -44,7 +48,7 @@ import pg from 'pg';
 import { cpuClock } from './lib/cpu.mjs';
 import { startBaseline } from './lib/graphile-baseline.mjs';
 import { startSpawnProbe } from './lib/spawn-probe.mjs';
-import { chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
+import { chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, throughputBatch, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
 import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
@@ -54,7 +58,7 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const THROUGHPUT_COUNT = Number(process.env.BENCH_THROUGHPUT_COUNT ?? 1000);
 const THROUGHPUT_IN_FLIGHT = Number(process.env.BENCH_THROUGHPUT_IN_FLIGHT ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-// BENCH_ENGINE_ONLY=for_each (comma-separated names: latency, throughput, chain, fan_out, for_each) runs only those workloads.
+// BENCH_ENGINE_ONLY=for_each (comma-separated names: latency, throughput, throughput_batch, chain, fan_out, for_each) runs only those workloads.
 const ONLY = process.env.BENCH_ENGINE_ONLY ? new Set(process.env.BENCH_ENGINE_ONLY.split(',')) : null;
 const skipped = (name) => ONLY !== null && !ONLY.has(name);
 // BENCH_WORK_DIR: see startDeployment below.
@@ -131,8 +135,20 @@ export async function run() {
     ctx.idle = await idleRates(ctx);
     const dispatcherRssAtStart = rssMiB(svc.procs.dispatcher.child.pid);
     const each = skipped('for_each') ? null : await forEach(ctx, ROUNDS);
+    const tpBatch = skipped('throughput_batch') ? null : await throughputBatch(ctx, THROUGHPUT_COUNT);
+    const batchFigure = (b) =>
+      fig(b.svc.per_second, b.baseline.per_second, { one_request_of: b.count, target: '>= 0.6 x baseline', met: b.svc.per_second >= b.baseline.per_second * 0.6 });
     if (ONLY && !['latency', 'throughput', 'chain', 'fan_out'].some((n) => ONLY.has(n))) {
-      const result = { for_each_1000_wall_ms: fig(each.svc.wall_ms, each.baseline.wall_ms, forEachTarget(each)), detail: { for_each: each } };
+      if (!each) {
+        const result = { throughput_batch_per_second: batchFigure(tpBatch), detail: { throughput_batch: tpBatch } };
+        console.log(JSON.stringify(result));
+        return result;
+      }
+      const result = {
+        for_each_1000_wall_ms: fig(each.svc.wall_ms, each.baseline.wall_ms, forEachTarget(each)),
+        ...(tpBatch ? { throughput_batch_per_second: batchFigure(tpBatch) } : {}),
+        detail: { for_each: each, throughput_batch: tpBatch },
+      };
       console.log(JSON.stringify(result.for_each_1000_wall_ms));
       return result;
     }
@@ -154,6 +170,7 @@ export async function run() {
         target: '>= 0.6 x baseline',
         met: tp.svc.per_second >= tp.baseline.per_second * 0.6,
       }),
+      ...(tpBatch ? { throughput_batch_per_second: batchFigure(tpBatch) } : {}),
       chain_40_wall_ms: fig(ch.svc.wall_ms, ch.baseline.wall_ms, { target: '<= 1.3 x baseline', met: ch.svc.wall_ms <= ch.baseline.wall_ms * 1.3 }),
       fanout_200_wall_ms: fig(fan.svc.wall_ms, fan.baseline.wall_ms, { target: '<= 1.5 x baseline', met: fan.svc.wall_ms <= fan.baseline.wall_ms * 1.5 }),
       fanout_overhead_per_task_ms: fig(fan.svc.overhead_per_task_ms, fan.baseline.overhead_per_task_ms, { pure_spawn_200_true_8_slots_ms: fan.pure_spawn_ms.median }),
@@ -178,7 +195,7 @@ export async function run() {
       },
       rss_mib: { dispatcher_before: dispatcherRssAtStart, dispatcher: dispatcherRss, gateway: gatewayRss, baseline_worker: baselineRss },
       idle_statements_per_second: { svc: +ctx.idle.svc.toFixed(1), baseline: +ctx.idle.baseline.toFixed(1) },
-      detail: { latency: lat, throughput: tp, chain: ch, fan_out: fan, for_each: each, spawn_cost: { dispatcher_sized: large, small_node: small } },
+      detail: { latency: lat, throughput: tp, throughput_batch: tpBatch, chain: ch, fan_out: fan, for_each: each, spawn_cost: { dispatcher_sized: large, small_node: small } },
       engine_output: svc.output().slice(0, 4000),
     };
     printTable(result);
@@ -200,6 +217,7 @@ function printTable(r) {
     ['latency p50 (ms)', r.latency_p50_ms],
     ['latency p99 (ms)', r.latency_p99_ms],
     ['throughput (per s)', r.throughput_per_second],
+    ...(r.throughput_batch_per_second ? [['throughput, one batch request (per s)', r.throughput_batch_per_second]] : []),
     ['chain of 40 (ms)', r.chain_40_wall_ms],
     ['fan-out 200 wall (ms)', r.fanout_200_wall_ms],
     ['fan-out overhead/task (ms)', r.fanout_overhead_per_task_ms],

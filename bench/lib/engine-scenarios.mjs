@@ -186,6 +186,48 @@ export async function throughput(ctx, count, concurrency) {
   };
 }
 
+/**
+ * B2-batch: the throughput workload enqueued the way a batch user does it:
+ * `count` one-task executions of `true` in one triggerFlowBatch request (one
+ * per 1,000), against as many graphile-worker jobs added in one addJobs
+ * call; completions per second from the request (the call) to the last end.
+ */
+export async function throughputBatch(ctx, count) {
+  await ctx.counter.reset();
+  let c0 = ctx.cpu.take();
+  let t0 = wallMs();
+  const ids = await ctx.svc.triggerBatch('bench', 'one', count);
+  const triggeredMs = wallMs() - t0;
+  const rows = await waitEnded(ctx, ids, { pollMs: 100 });
+  const sMs = Math.max(...rows.map((x) => x.ended)) - t0;
+  const svcCpu = ctx.cpu.since(c0, ctx.cpu.take(), count);
+  const svcTrips = await roundTrips(ctx, SVC_DB, ctx.idle.svc, sMs, count);
+  const failed = rows.filter((x) => x.state !== 'SUCCESS').length;
+  await sleep(1000);
+
+  await ctx.counter.reset();
+  c0 = ctx.cpu.take();
+  t0 = wallMs();
+  await ctx.base.addJobs(Array.from({ length: count }, () => ({ identifier: 'noop', payload: { tag: 'throughput-batch' } })));
+  const addedMs = wallMs() - t0;
+  const times = await ctx.base.waitFor('throughput-batch', count);
+  const baseCpu = ctx.cpu.since(c0, ctx.cpu.take(), count);
+  const bMs = Math.max(...times) - t0;
+  const baseTrips = await roundTrips(ctx, BASELINE_DB, ctx.idle.baseline, bMs, count);
+  return {
+    count,
+    svc: {
+      per_second: r1(count / (sMs / 1000)),
+      wall_ms: r1(sMs),
+      batch_answered_after_ms: r1(triggeredMs),
+      not_success: failed,
+      cpu_ms_per_execution: svcCpu,
+      round_trips: svcTrips,
+    },
+    baseline: { per_second: r1(count / (bMs / 1000)), wall_ms: r1(bMs), add_jobs_returned_after_ms: r1(addedMs), cpu_ms_per_job: baseCpu, round_trips: baseTrips },
+  };
+}
+
 /** A chain of `n` sequential `true` tasks (jobs), `rounds` times each. */
 export async function chain(ctx, n, rounds) {
   const svc = [],

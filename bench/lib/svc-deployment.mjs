@@ -154,6 +154,25 @@ export async function startDeployment(o) {
       // three times the CPU per request.
       return triggerOverHttp(base, agent, { ...auth, 'content-type': 'application/json', 'content-length': 2 }, ns, flow);
     },
+    /**
+     * triggerFlowBatch over HTTP: one request of `count` items (empty), up
+     * to 1,000 per request; the ids in item order.
+     */
+    async triggerBatch(ns, flow, count) {
+      const ids = [];
+      for (let done = 0; done < count; done += 1000) {
+        const body = JSON.stringify({ items: Array.from({ length: Math.min(1000, count - done) }, () => ({})) });
+        const r = await fetch(`${base}/api/v1/flows/${ns}/${flow}/executions/batch`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await r.text();
+        if (r.status !== 201) throw new Error(`batch trigger through ${base} failed: ${r.status} ${text.slice(0, 500)}`);
+        ids.push(...JSON.parse(text).executions.map((e) => e.id));
+      }
+      return ids;
+    },
     async stop() {
       agent.destroy();
       for (const p of Object.values(procs)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');

@@ -89,7 +89,10 @@ test('a batch creates one execution per item, in order, each with its own inputs
     out.executions.map((e) => e.id),
   );
   const logs = await s.api('GET', `/api/v1/executions/${out.executions[1]!.id}/logs`);
-  assert.ok(logs.body.items.some((l: any) => l.text.includes('2026-01-02 7')), JSON.stringify(logs.body));
+  assert.ok(
+    logs.body.items.some((l: any) => l.text.includes('2026-01-02 7')),
+    JSON.stringify(logs.body),
+  );
 
   // One execution.trigger event each, input names only.
   const audit = await s.api('GET', `/api/v1/audit?action=execution.trigger&limit=200`);
@@ -108,7 +111,10 @@ test('0 items, 1,001 items and one bad item are refused with 422 and nothing is 
   const none = await batch(NS, 'dated', { items: [] });
   assert.equal(none.status, 422, none.text);
   assert.equal(none.body.error.code, 'validation_failed');
-  assert.ok(none.body.error.details.some((d: any) => d.field === 'items'), none.text);
+  assert.ok(
+    none.body.error.details.some((d: any) => d.field === 'items'),
+    none.text,
+  );
 
   const many = await batch(NS, 'dated', { items: Array.from({ length: 1001 }, (_, i) => ({ inputs: { date: `d${i}` } })) });
   assert.equal(many.status, 422, many.text.slice(0, 500));
@@ -181,7 +187,7 @@ test("a viewer gets 403; a user bound operator on team-a batches team-a's flow b
 
   const other = await batch('team-b', 'dated', body, a.token);
   assert.equal(other.status, 403, other.text);
-  assert.equal(await countOf('team-b', 'dated'), beforeB, "nothing created in team-b");
+  assert.equal(await countOf('team-b', 'dated'), beforeB, 'nothing created in team-b');
 
   const own = await batch('team-a', 'dated', body, a.token);
   assert.equal(own.status, 201, own.text);

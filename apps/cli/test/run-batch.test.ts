@@ -56,7 +56,10 @@ const countAll = async () => Number((await s.db.query(`SELECT count(*)::int AS n
 
 test('a JSON array file starts one execution per item, in order; the ids go to stdout', async () => {
   const file = path.join(work, 'days.json');
-  fs.writeFileSync(file, JSON.stringify([{ inputs: { date: '2026-12-01' } }, { inputs: { date: '2026-12-02', n: 5 }, labels: { part: 'two' } }, { inputs: { date: '2026-12-03' } }]));
+  fs.writeFileSync(
+    file,
+    JSON.stringify([{ inputs: { date: '2026-12-01' } }, { inputs: { date: '2026-12-02', n: 5 }, labels: { part: 'two' } }, { inputs: { date: '2026-12-03' } }]),
+  );
   const r = await svc(['run', `${NS}/daily`, '--batch', file, '-l', 'source=cli'], { env });
   assert.equal(r.code, 0, r.stderr);
   const ids = r.stdout.trim().split('\n');

@@ -17,7 +17,20 @@ import { inTx, type Client } from './db.js';
 import { TaskRunNotStartableError } from './errors.js';
 import type { FollowUpRunner } from './peers.js';
 import type { ApiExecution, EngineResources, EngineTx, Started, WatchdogReport } from './resources.js';
-import type { ClaimedRun, ClaimOptions, ClaimResult, FollowUp, IncomingLogLine, NewExecution, RunnerEvent, TaskCompletion, TaskRunIdentity, TriggerRequest, TriggerBatchRequest, BatchCreated } from './types.js';
+import type {
+  ClaimedRun,
+  ClaimOptions,
+  ClaimResult,
+  FollowUp,
+  IncomingLogLine,
+  NewExecution,
+  RunnerEvent,
+  TaskCompletion,
+  TaskRunIdentity,
+  TriggerRequest,
+  TriggerBatchRequest,
+  BatchCreated,
+} from './types.js';
 import { Bundles } from './systems/bundles.js';
 import { Approvals, type ApprovalDecision, type ApprovalGateSeen } from './systems/approvals.js';
 import { Cancels } from './systems/cancel.js';

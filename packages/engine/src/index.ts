@@ -30,7 +30,20 @@ export {
 } from './errors.js';
 export { CHANNELS, LOG_CHANNEL } from './channels.js';
 export { IO_RETRY_FOR_MS, RetriesExhaustedError, withRetry } from './retry.js';
-export type { ClaimedRun, ClaimOptions, ClaimResult, IncomingLogLine, NewExecution, RunnerEvent, StartAudit, TaskCompletion, TaskRunIdentity, TriggerRequest, TriggerBatchRequest, BatchCreated } from './types.js';
+export type {
+  ClaimedRun,
+  ClaimOptions,
+  ClaimResult,
+  IncomingLogLine,
+  NewExecution,
+  RunnerEvent,
+  StartAudit,
+  TaskCompletion,
+  TaskRunIdentity,
+  TriggerRequest,
+  TriggerBatchRequest,
+  BatchCreated,
+} from './types.js';
 export type { ExecutionFilter, ExecutionMatch, ExecutionPage, MatchedExecution } from './sql/list-executions.js';
 export type { PreparedTask, RunnerSpec } from './systems/prepare.js';
 export type { ApprovalDecision, ApprovalGateSeen } from './systems/approvals.js';

@@ -96,15 +96,14 @@ export function parseBatch(text: string, name: string): BatchItem[] {
 
 /** svc run --batch: one request that creates every item's execution, or none. */
 async function runBatch(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
-  if (opts.watch || opts.input.length || opts.inputFile) throw new CliError('--batch takes its inputs from the file: it cannot be combined with --input, --input-file or --watch', 2);
+  if (opts.watch || opts.input.length || opts.inputFile)
+    throw new CliError('--batch takes its inputs from the file: it cannot be combined with --input, --input-file or --watch', 2);
   const { namespace, flowId } = splitFlowRef(ref);
   const file = opts.batch!;
   const text = file === '-' ? await readAllStdin(app.io) : fs.readFileSync(path.resolve(app.io.cwd, file), 'utf8');
   const labels = keyValues(opts.label, '--label');
   const items = parseBatch(text, file === '-' ? 'standard input' : file).map((it) => (opts.label.length ? { ...it, labels: { ...labels, ...(it.labels ?? {}) } } : it));
-  const r = await app
-    .client(cmd)
-    .post('/api/v1/flows/{namespace}/{flowId}/executions/batch', { params: { path: { namespace, flowId } }, body: { items } });
+  const r = await app.client(cmd).post('/api/v1/flows/{namespace}/{flowId}/executions/batch', { params: { path: { namespace, flowId } }, body: { items } });
   const format = app.format(cmd);
   if (format !== 'table') app.io.stdout.write(serialize(r, format));
   else for (const e of r.executions) app.io.stdout.write(`${e.id}\n`);
@@ -220,7 +219,10 @@ export function registerExecutions(program: Command, app: App): void {
       .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
       .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
       .option('--no-logs', 'with --watch: do not print the log lines')
-      .option('--batch <file>', 'start one execution per item of FILE (`-`: standard input), a JSON array or NDJSON of {inputs, labels} objects, up to 1,000, all or none; --label adds to every item; prints the ids'),
+      .option(
+        '--batch <file>',
+        'start one execution per item of FILE (`-`: standard input), a JSON array or NDJSON of {inputs, labels} objects, up to 1,000, all or none; --label adds to every item; prints the ids',
+      ),
   )
     .addHelpText('after', EXIT_CODES_HELP)
     .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));

@@ -136,7 +136,7 @@ export const TriggerFlowBatchExecution = component(
       id: Type.String(),
       state: ExecutionState,
     },
-    { ...closed, description: 'An execution the batch created: RUNNING, or QUEUED or SKIPPED when the flow\'s concurrency limit held it' },
+    { ...closed, description: "An execution the batch created: RUNNING, or QUEUED or SKIPPED when the flow's concurrency limit held it" },
   ),
 );
 

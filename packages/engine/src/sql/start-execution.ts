@@ -251,5 +251,5 @@ export async function startBatch(db: Queryable, p: { now: Date; executions: stri
     s.concurrency_key,
     s.timeout_at,
   ]);
-  return r.rows[0]!.n;
+  return r.rows[0].n;
 }
