@@ -67,6 +67,8 @@ test('a batch creates one execution per item, in order, each with its own inputs
   assert.equal(r.status, 201, r.text);
   const out = r.body as BatchResult;
   assert.equal(out.executions.length, 3);
+  assert.equal(out.dry_run, false);
+  assert.equal(out.count, 3);
   assert.deepEqual(
     out.executions.map((e) => e.state),
     ['RUNNING', 'RUNNING', 'RUNNING'],
@@ -141,6 +143,15 @@ test('0 items, 1,001 items and one bad item are refused with 422 and nothing is 
     label.text,
   );
   assert.equal(await countOf(NS, 'dated'), before, 'no execution was created by a refused batch');
+
+  // A dry run checks the same way and creates nothing.
+  const dryBad = await batch(NS, 'dated', { items, dry_run: true });
+  assert.equal(dryBad.status, 422, dryBad.text);
+  assert.deepEqual(dryBad.body.error.details.map((d: any) => d.field).sort(), ['items[3].inputs.date', 'items[5].inputs.n']);
+  const dry = await batch(NS, 'dated', { items: [{ inputs: { date: 'a' } }, { inputs: { date: 'b' } }], dry_run: true });
+  assert.equal(dry.status, 200, dry.text);
+  assert.deepEqual(dry.body, { executions: [], dry_run: true, count: 2 });
+  assert.equal(await countOf(NS, 'dated'), before, 'a dry run creates nothing');
 
   // An unknown flow: 404.
   assert.equal((await batch(NS, 'nope', { items: [{}] })).status, 404);

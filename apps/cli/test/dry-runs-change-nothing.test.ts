@@ -85,8 +85,9 @@ async function recordingProxy(target: string): Promise<Proxy> {
 
 /**
  * Requests that change nothing: reads, the POSTs the spec defines as
- * read-only checks (validateFile), and a backfill's preview (createBackfill
- * with dry_run, which stores nothing: the state probe checks it). A dry run
+ * read-only checks (validateFile), a backfill's preview (createBackfill
+ * with dry_run, which stores nothing: the state probe checks it) and a batch
+ * trigger's check (triggerFlowBatch with dry_run). A dry run
  * may send these and no others.
  */
 const READ_ONLY = [
@@ -96,6 +97,8 @@ const READ_ONLY = [
   // A bulk action's count and a replay's plan: the dry runs of bulkExecutions and replayExecution store nothing (the state probes check it).
   /^POST \/api\/v1\/executions\/bulk \(dry_run\)$/,
   /^POST \/api\/v1\/executions\/[^/?]+\/replay \(dry_run\)$/,
+  // A batch trigger's check: triggerFlowBatch with dry_run creates nothing (the state probe checks it).
+  /^POST \/api\/v1\/flows\/[^/?]+\/[^/?]+\/executions\/batch \(dry_run\)$/,
 ];
 
 /** Every file and directory under `dirs`, with its mode, mtime and content hash. */
@@ -281,6 +284,20 @@ const CASES: DryRun[] = [
       assert.deepEqual(r.stdout.trim().split('\n').sort(), ['+ new.txt', '- old.txt', '~ hello.flow.yaml']);
       assert.match(r.stderr, /dry run: 3 change\(s\) against dry\.existing version 1, nothing saved/);
       assert.doesNotMatch(r.stderr, /would create/);
+    },
+  },
+  {
+    command: 'run',
+    name: 'run --batch of three input sets',
+    setup: async (dir) => {
+      await s.saveFlow('dry.batch', { 'hello.flow.yaml': FLOW, 'scripts/greet.sh': '#!/bin/sh\necho hello\n' }, ['scripts/greet.sh']);
+      writeTree(dir, { 'items.ndjson': '{"labels": {"n": "1"}}\n{"labels": {"n": "2"}}\n{"labels": {"n": "3"}}\n' });
+    },
+    args: (dir) => ['run', 'dry.batch/hello', '--batch', path.join(dir, 'items.ndjson'), '--dry-run'],
+    state: () => executionsState('dry.batch'),
+    says: (r) => {
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^dry run: 3 item\(s\) checked against dry\.batch\/hello; nothing created$/m);
     },
   },
   {

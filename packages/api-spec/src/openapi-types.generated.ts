@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Start up to 1,000 executions of a flow in one request, each with its own inputs and labels
-         * @description All or nothing: every item is validated as triggerFlow validates its body, and the executions are created in one transaction. A bad item fails the whole request (422 `validation_failed`, each problem named `items[<i>].inputs.<input>`) and nothing is created. The flow's concurrency rule applies to each item in order, as if each were triggered after the one before: an execution that finds the limit full is QUEUED (behavior `queue`) or SKIPPED (`skip`). Each execution writes its `execution.trigger` audit event, with `batch_size` and `batch_index` in its details. More than 1,000 items is refused (422, field `items`); a body over the server's limit (SVC_MAX_BODY_BYTES) gets 413.
+         * @description All or nothing: every item is validated as triggerFlow validates its body, and the executions are created in one transaction. A bad item fails the whole request (422 `validation_failed`, each problem named `items[<i>].inputs.<input>`) and nothing is created. The flow's concurrency rule applies to each item in order, as if each were triggered after the one before: an execution that finds the limit full is QUEUED (behavior `queue`) or SKIPPED (`skip`). Each execution writes its `execution.trigger` audit event, with `batch_size` and `batch_index` in its details. With `dry_run`, the flow and every item are checked the same way and nothing is created (200). More than 1,000 items is refused (422, field `items`); a body over the server's limit (SVC_MAX_BODY_BYTES) gets 413.
          */
         post: operations["triggerFlowBatch"];
         delete?: never;
@@ -4148,10 +4148,18 @@ export interface components {
         TriggerFlowBatchRequest: {
             /** @description 1 to 1,000 executions to create, in order */
             items: components["schemas"]["TriggerFlowBatchItem"][];
+            /**
+             * @description Only check the flow and every item as a real batch would (the same 404, 409 and 422); create nothing
+             * @default false
+             */
+            dry_run?: boolean;
         };
         TriggerFlowBatchResult: {
-            /** @description One per item, in item order */
+            /** @description One per item, in item order; empty on a dry run */
             executions: components["schemas"]["TriggerFlowBatchExecution"][];
+            dry_run: boolean;
+            /** @description Items checked: the executions created, or that a batch would create */
+            count: number;
         };
         TriggerFlowRequest: {
             /** @description Input values, validated against the flow inputs */
@@ -6777,6 +6785,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The dry run: every item checked, nothing created (`executions` empty) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerFlowBatchResult"];
+                };
+            };
             /** @description The executions created, in item order */
             201: {
                 headers: {

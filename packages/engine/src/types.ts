@@ -184,6 +184,8 @@ export interface TriggerBatchRequest {
   triggerType: string;
   createdBy: string;
   audit?: (index: number) => StartAudit;
+  /** Check the flow and every item only; create nothing (the answer is empty). */
+  dryRun?: boolean;
 }
 
 /** One execution a batch created, in item order: QUEUED or SKIPPED when the flow's concurrency limit held it. */

@@ -95,7 +95,9 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
     async triggerFlowBatch(ctx) {
       const { params, principal } = ctx;
       const items = ctx.body.items;
+      const dryRun = ctx.body.dry_run === true;
       const executions = await engine.executions.triggerBatch({
+        dryRun,
         namespace: params.namespace,
         flowId: params.flowId,
         items,
@@ -112,7 +114,8 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
             batch_index: i,
           }),
       });
-      return reply(201, { executions } as Answer<'triggerFlowBatch'>);
+      const answer = { executions, dry_run: dryRun, count: items.length } as Answer<'triggerFlowBatch'>;
+      return dryRun ? answer : reply(201, answer);
     },
 
     getExecution: ({ params }) => one(params.executionId),

@@ -39,6 +39,7 @@ interface RunOptions {
   watch?: boolean;
   logs: boolean;
   batch?: string;
+  dryRun?: boolean;
   output: string;
 }
 
@@ -103,8 +104,15 @@ async function runBatch(app: App, cmd: Command, ref: string, opts: RunOptions): 
   const text = file === '-' ? await readAllStdin(app.io) : fs.readFileSync(path.resolve(app.io.cwd, file), 'utf8');
   const labels = keyValues(opts.label, '--label');
   const items = parseBatch(text, file === '-' ? 'standard input' : file).map((it) => (opts.label.length ? { ...it, labels: { ...labels, ...(it.labels ?? {}) } } : it));
-  const r = await app.client(cmd).post('/api/v1/flows/{namespace}/{flowId}/executions/batch', { params: { path: { namespace, flowId } }, body: { items } });
+  const r = await app
+    .client(cmd)
+    .post('/api/v1/flows/{namespace}/{flowId}/executions/batch', { params: { path: { namespace, flowId } }, body: { items, ...(opts.dryRun ? { dry_run: true } : {}) } });
   const format = app.format(cmd);
+  if (r.dry_run) {
+    if (format !== 'table') app.io.stdout.write(serialize(r, format));
+    app.io.stderr.write(`dry run: ${r.count} item(s) checked against ${namespace}/${flowId}; nothing created\n`);
+    return;
+  }
   if (format !== 'table') app.io.stdout.write(serialize(r, format));
   else for (const e of r.executions) app.io.stdout.write(`${e.id}\n`);
   const byState = new Map<string, number>();
@@ -115,6 +123,7 @@ async function runBatch(app: App, cmd: Command, ref: string, opts: RunOptions): 
 
 async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
   if (opts.batch !== undefined) return runBatch(app, cmd, ref, opts);
+  if (opts.dryRun) throw new CliError('--dry-run goes with --batch: a single run has no dry run', 2);
   const { namespace, flowId } = splitFlowRef(ref);
   const api = app.client(cmd);
   let inputs: Record<string, unknown> = {};
@@ -224,7 +233,8 @@ export function registerExecutions(program: Command, app: App): void {
         'start one execution per item of FILE (`-`: standard input), a JSON array or NDJSON of {inputs, labels} objects, up to 1,000, all or none; --label adds to every item; prints the ids',
       ),
   )
-    .addHelpText('after', EXIT_CODES_HELP)
+    .option('--dry-run', 'with --batch: the server checks the flow and every item as the batch would, and creates nothing')
+    .addHelpText('after', EXIT_CODES_HELP + '\nA dry run changes nothing anywhere: the server only checks the items, and nothing is created.\n')
     .action((ref: string, opts: RunOptions, cmd: Command) => run(app, cmd, ref, opts));
 
   const ex = program

@@ -102,10 +102,12 @@ export const flowOperations: Operation[] = [
       'A bad item fails the whole request (422 `validation_failed`, each problem named `items[<i>].inputs.<input>`) and nothing is created. ' +
       "The flow's concurrency rule applies to each item in order, as if each were triggered after the one before: an execution that finds the limit full is QUEUED (behavior `queue`) or SKIPPED (`skip`). " +
       'Each execution writes its `execution.trigger` audit event, with `batch_size` and `batch_index` in its details. ' +
+      'With `dry_run`, the flow and every item are checked the same way and nothing is created (200). ' +
       `More than ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} items is refused (422, field \`items\`); a body over the server's limit (SVC_MAX_BODY_BYTES) gets 413.`,
     auth: OPERATOR,
     request: { params: FlowParams, body: TriggerFlowBatchRequest },
     responses: {
+      ...ok(TriggerFlowBatchResult, 'The dry run: every item checked, nothing created (`executions` empty)'),
       ...created(TriggerFlowBatchResult, 'The executions created, in item order'),
       ...notFound,
       ...err(409, '`flow_disabled`: the flow is disabled'),

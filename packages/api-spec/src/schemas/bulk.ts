@@ -124,6 +124,9 @@ export const TriggerFlowBatchRequest = component(
         maxItems: TRIGGER_BATCH_LIMIT,
         description: `1 to ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} executions to create, in order`,
       }),
+      dry_run: Type.Optional(
+        Type.Boolean({ default: false, description: 'Only check the flow and every item as a real batch would (the same 404, 409 and 422); create nothing' }),
+      ),
     },
     closed,
   ),
@@ -142,5 +145,12 @@ export const TriggerFlowBatchExecution = component(
 
 export const TriggerFlowBatchResult = component(
   'TriggerFlowBatchResult',
-  Type.Object({ executions: Type.Array(TriggerFlowBatchExecution, { description: 'One per item, in item order' }) }, closed),
+  Type.Object(
+    {
+      executions: Type.Array(TriggerFlowBatchExecution, { description: 'One per item, in item order; empty on a dry run' }),
+      dry_run: Type.Boolean(),
+      count: Type.Integer({ minimum: 0, description: 'Items checked: the executions created, or that a batch would create' }),
+    },
+    closed,
+  ),
 );

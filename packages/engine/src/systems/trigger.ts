@@ -77,6 +77,7 @@ export class Triggers {
       // The first problems only: a thousand bad items would make an answer no one reads.
       if (problems.length > MAX_PROBLEMS) problems.splice(MAX_PROBLEMS, problems.length, { field: 'items', message: `${problems.length - MAX_PROBLEMS} more problems not listed` });
       if (problems.length) throw new InputsInvalidError(problems);
+      if (t.dryRun) return { created: [], followUps: [] };
       return this.starts.createBatch(c, ns);
     });
   }
