@@ -124,9 +124,7 @@ export const TriggerFlowBatchRequest = component(
         maxItems: TRIGGER_BATCH_LIMIT,
         description: `1 to ${TRIGGER_BATCH_LIMIT.toLocaleString('en')} executions to create, in order`,
       }),
-      dry_run: Type.Optional(
-        Type.Boolean({ default: false, description: 'Only check the flow and every item as a real batch would (the same 404, 409 and 422); create nothing' }),
-      ),
+      dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Only check the flow and every item as a real batch would (the same 404, 409 and 422); create nothing' })),
     },
     closed,
   ),
