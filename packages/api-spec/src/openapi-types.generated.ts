@@ -7577,7 +7577,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from a previous page (`next_cursor`) */
                 cursor?: string;
-                /** @description Default the head version */
+                /** @description Default the head version (versions are int4: a larger one is 422, not a database error) */
                 version?: number;
             };
             header?: never;

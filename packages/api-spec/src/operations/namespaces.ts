@@ -138,7 +138,11 @@ export const namespaceOperations: Operation[] = [
     auth: VIEWER,
     request: {
       params: NamespaceParams,
-      query: ListQueryWith({ version: Type.Optional(Type.Integer({ minimum: 0, description: 'Default the head version' })) }),
+      query: ListQueryWith({
+        version: Type.Optional(
+          Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Default the head version (versions are int4: a larger one is 422, not a database error)' }),
+        ),
+      }),
       cursor: OPERATION_CURSORS.listFiles,
     },
     responses: { ...ok(FilePage), ...notFound },
