@@ -36,6 +36,7 @@ const ROUTES = (id: string): { name: string; method: string; path: string; body?
     body: JSON.stringify({ type: 'progress', message: 'INJECTED' }),
     type: 'application/json',
   },
+  { name: 'runnerGetFile', method: 'GET', path: `/api/runner/v1/task-runs/${id}/files/some-file` },
   { name: 'runnerPutArtifact', method: 'PUT', path: `/api/runner/v1/task-runs/${id}/artifacts/injected.txt`, body: 'INJECTED', type: 'text/plain' },
   {
     name: 'runnerComplete',

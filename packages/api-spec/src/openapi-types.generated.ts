@@ -2039,6 +2039,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runner/v1/task-runs/{taskRunId}/files/{artifactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One file the task run reads: an output file of an upstream task or a file input (raw bytes, streamed)
+         * @description Streamed from the object store, with `Content-Length` and `x-svc-sha256` (the sha256 recorded when it was stored). Only a file of the task run's own execution (or of the execution it was restarted or replayed from, for a reused task) is served: any other id answers 404, whatever namespace it belongs to. The runner checks the size and sha256 of what it received before the command starts (docs/using/files.md).
+         */
+        get: operations["runnerGetFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/v1/task-runs/{taskRunId}/complete": {
         parameters: {
             query?: never;
@@ -3687,6 +3707,18 @@ export interface components {
             runtime?: string;
             /** @description The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md) */
             output_files?: string[];
+            /** @description Files fetched before the command (docs/using/files.md): the output files of upstream tasks that its templates read (`tasks.<id>.files['p']`) and its file inputs. A mismatch fails the task run (executor_error, naming the file). (The contract's name `files` is the written files' map here.) */
+            fetch_files?: ({
+                /** @description Where the runner writes it, relative to the working directory (`.svc/files/<task>/<name>`) */
+                path: string;
+                /** @description Fetched with runnerGetFile */
+                artifact_id: string;
+                size: number;
+                /** @description hex; the runner checks the bytes it received against it and against `size` before the command starts */
+                sha256: string;
+            } & {
+                [key: string]: unknown;
+            })[];
             limits: {
                 /** @description Largest artifact uploaded; a larger file is skipped with a warning line. 0 or less: no limit */
                 max_artifact_bytes: number;
@@ -11149,6 +11181,53 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    runnerGetFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskRunId: string;
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes of the file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such file in this execution (or its content is gone from the object store) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The task run has ended (the runner should stop) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["Internal"];
+        };
+    };
     runnerComplete: {
         parameters: {
             query?: never;
@@ -11450,6 +11529,7 @@ export interface minRoles {
     runFile: "operator";
     runnerComplete: "run_token";
     runnerGetBundle: "run_token";
+    runnerGetFile: "run_token";
     runnerGetSpec: "run_token";
     runnerHeartbeat: "run_token";
     runnerPostEvents: "run_token";

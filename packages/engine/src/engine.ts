@@ -230,6 +230,8 @@ export interface EngineRunner {
   appendLogs(taskRunId: string, lines: IncomingLogLine[], who?: TaskRunIdentity): Promise<number>;
   /** Stores one artifact or output file, streamed, and its row; a repeated upload replaces them (RunnerIo.storeArtifact). */
   storeArtifact(taskRunId: string, name: string, body: Buffer | AsyncIterable<Buffer | string>, opts?: StoreArtifactOptions): Promise<{ id: string; size: number; sha256: string }>;
+  /** A file the task run reads (an output file or file input of its own execution), streamed; null when it may not read that id (RunnerIo.file). */
+  file(taskRunId: string, artifactId: string): Promise<{ name: string; size: number; sha256: string; stream: NodeJS.ReadableStream } | null>;
   /** A run token for `taskRunId`, valid until `expiresAt`. */
   signToken(taskRunId: string, expiresAt: Date): Promise<string>;
   /** Whether `token` is a valid run token of `taskRunId` now. */
@@ -409,6 +411,7 @@ export class Engine {
       heartbeat: (taskRunId) => sys.runnerIo.heartbeat(taskRunId),
       appendLogs: (taskRunId, lines, who) => sys.runnerIo.appendLogs(taskRunId, lines, who),
       storeArtifact: (taskRunId, name, body, opts) => sys.runnerIo.storeArtifact(taskRunId, name, body, opts),
+      file: (taskRunId, artifactId) => sys.runnerIo.file(taskRunId, artifactId),
       signToken: (taskRunId, expiresAt) => sys.runTokens.sign(taskRunId, expiresAt),
       verifyToken: (token, taskRunId) => sys.runTokens.verify(token, taskRunId),
     };

@@ -30,4 +30,40 @@ describe('output_files', () => {
       assert.equal(errors[0]!.field, field, `${task}: ${JSON.stringify(errors)}`);
     }
   });
+
+  describe("tasks.<id>.files['path']", () => {
+    const two = (reader: string, writer = '{id: w, type: command, command: [echo], output_files: ["out/*.csv"]}') => `id: f\ntasks:\n  - ${writer}\n  - ${reader}\n`;
+
+    it('is valid in a script or command task downstream of the task, for a path one of its patterns matches', () => {
+      for (const reader of [
+        `{id: r, type: command, depends_on: [w], command: [cat, "{{ tasks.w.files['out/a.csv'] }}"]}`,
+        `{id: r, type: script, file: r.sh, depends_on: [w], args: ["{{ tasks.w.files['out/a.csv'] }}"], env: {F: "{{ tasks.w.files['out/b.csv'] }}"}}`,
+      ]) {
+        assert.deepEqual(validateFlow(two(reader)).errors, [], reader);
+      }
+    });
+
+    it('refuses a task that is not upstream, a path no pattern matches, a task without output_files, another task type and a missing path, on the field', () => {
+      for (const [src, field, message] of [
+        [two(`{id: r, type: command, command: [cat, "{{ tasks.w.files['out/a.csv'] }}"]}`), 'tasks[1].command[1]', /not upstream/],
+        [
+          two(`{id: r, type: command, depends_on: [w], command: [cat, "{{ tasks.w.files['out/a.txt'] }}"]}`),
+          'tasks[1].command[1]',
+          /no output_files pattern of task "w" matches "out\/a.txt"/,
+        ],
+        [
+          two(`{id: r, type: command, depends_on: [w], command: [cat, "{{ tasks.w.files['a'] }}"]}`, '{id: w, type: command, command: [echo]}'),
+          'tasks[1].command[1]',
+          /keeps none/,
+        ],
+        [two(`{id: r, type: http, depends_on: [w], url: "https://example.com/{{ tasks.w.files['out/a.csv'] }}"}`), 'tasks[1].url', /only a script or command task/],
+        [two(`{id: r, type: command, depends_on: [w], command: [cat, "{{ tasks.w.files }}"]}`), 'tasks[1].command[1]', /needs a file path/],
+      ] as const) {
+        const { errors } = validateFlow(src);
+        assert.ok(errors.length > 0, src);
+        assert.equal(errors[0]!.field, field, `${src}: ${JSON.stringify(errors)}`);
+        assert.match(errors[0]!.message, message, JSON.stringify(errors));
+      }
+    });
+  });
 });

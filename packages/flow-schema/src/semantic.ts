@@ -5,6 +5,7 @@
 // (a task reads only its upstream tasks' outputs; `item` and `item_index`
 // only in a task with `for_each`), and resources Kubernetes would take: no
 // negative quantity, no request above its limit.
+import picomatch from 'picomatch';
 import { assertNever } from '@svc/assert';
 import { cronProblem, isValidTimeZone, parseDuration } from '@svc/timing';
 import { compareQuantities, parseQuantity } from '@svc/vocabulary';
@@ -223,6 +224,8 @@ interface SiteRules {
   noSecrets?: (field: string) => string;
   /** The template must be one `{{ expression }}` and nothing else (`for_each`, which gives a value, not text). */
   sole?: boolean;
+  /** `tasks.<id>.files[...]` allowed: the templates of a script or command task, whose runner fetches the files. */
+  files?: boolean;
   what: string;
 }
 
@@ -268,15 +271,16 @@ function templateSites(flow: FlowDefinition): TemplateSite[] {
         what: `for_each of task "${t.id}"`,
       });
     }
-    map(t.env, `${base}/env`, rules);
+    const runs = t.type === 'script' || t.type === 'command' ? { ...rules, files: true } : rules;
+    map(t.env, `${base}/env`, runs);
     switch (t.type) {
       case 'script':
-        list(t.args, `${base}/args`, rules);
-        map(t.files, `${base}/files`, rules);
+        list(t.args, `${base}/args`, runs);
+        map(t.files, `${base}/files`, runs);
         break;
       case 'command':
-        list(t.command, `${base}/command`, rules);
-        map(t.files, `${base}/files`, rules);
+        list(t.command, `${base}/command`, runs);
+        map(t.files, `${base}/files`, runs);
         break;
       case 'http':
         add(`${base}/url`, t.url, rules);
@@ -361,6 +365,7 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
       if (ref.root === 'tasks' && ref.path[1] === 'approval' && taskIds.has(String(ref.path[0])) && !gated.has(String(ref.path[0]))) {
         c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads the approval of task "${String(ref.path[0])}", which has no approval gate`);
       }
+      if (ref.root === 'tasks' && ref.path[1] === 'files' && taskIds.has(String(ref.path[0]))) checkFileRef(c, pointer, ref, site, flow);
       if (ref.root === 'inputs' && typeof ref.path[0] === 'string' && !inputIds.has(ref.path[0])) {
         c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads input "${ref.path[0]}", which the flow does not declare${hint(String(ref.path[0]), inputIds)}`);
       }
@@ -378,6 +383,30 @@ function checkTemplates(c: Collector, flow: FlowDefinition, isUpstream: IsUpstre
         c.add(pointer, (f) => `${f}: {{ ${expression} }} reads task "${taskId}", but ${why}`);
       }
     }
+  }
+}
+
+/**
+ * `tasks.<id>.files['path']` (docs/using/files.md): only where a runner fetches the file before the command (a script or
+ * command task), and only a path that one of the `output_files` patterns of that task can match. Upstream is checked
+ * with every task reference.
+ */
+function checkFileRef(c: Collector, pointer: string, ref: { path: (string | number)[]; text: string }, site: SiteRules, flow: FlowDefinition): void {
+  const taskId = String(ref.path[0]);
+  const name = ref.path[2];
+  if (!site.files) {
+    c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads an output file, but ${site.what} has no working directory to fetch it into (only a script or command task does)`);
+    return;
+  }
+  if (typeof name !== 'string') return; // reported by the path check
+  const source = flow.tasks.find((t) => t.id === taskId);
+  const patterns = source && (source.type === 'script' || source.type === 'command') ? (source.output_files ?? []) : [];
+  if (!patterns.length) {
+    c.add(pointer, (f) => `${f}: {{ ${ref.text} }} reads an output file of task "${taskId}", which keeps none (it has no output_files)`);
+    return;
+  }
+  if (!picomatch(patterns, { dot: true })(name)) {
+    c.add(pointer, (f) => `${f}: {{ ${ref.text} }}: no output_files pattern of task "${taskId}" matches ${JSON.stringify(name)} (patterns: ${patterns.join(', ')})`);
   }
 }
 

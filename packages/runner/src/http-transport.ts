@@ -98,6 +98,11 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
       }
       return Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
     },
+    async getFile(artifactId: string) {
+      const res = await request({ method: 'GET', path: `/files/${encodeURIComponent(artifactId)}`, timeoutMs: null });
+      if (!res.body) return Readable.from([]);
+      return Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    },
     async heartbeat() {
       const res = await request({ method: 'POST', path: '/heartbeat', body: json({}), timeoutMs: requestTimeoutMs });
       const body = (await res.json().catch(() => ({}))) as { cancel?: unknown };

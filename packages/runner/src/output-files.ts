@@ -16,6 +16,9 @@ import type { RunnerTransport } from './types.js';
 /** At most this many files are kept for one task run: a glob like `**` over a large tree is a mistake, said so. */
 export const MAX_OUTPUT_FILES = 1000;
 
+/** Where the runner writes the files a task reads (`.svc/files/<task>/<name>`), relative to its working directory; never matched. */
+export const FETCHED_DIR = '.svc/files';
+
 /** Why the output files of a task run could not be kept; its message is the task run's error. */
 export class OutputFilesError extends Error {
   override readonly name = 'OutputFilesError';
@@ -34,6 +37,8 @@ export function matchOutputFiles(cwd: string, patterns: readonly string[]): stri
     }
     for (const e of entries) {
       const childRel = rel ? `${rel}/${e.name}` : e.name;
+      // Files fetched for the task (fetch-files.ts) are another task's, not this one's outputs.
+      if (childRel === FETCHED_DIR) continue;
       if (e.isDirectory()) walk(path.join(abs, e.name), childRel);
       else if (e.isFile() && isMatch(childRel)) found.push(childRel);
     }

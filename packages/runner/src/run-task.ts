@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { uploadArtifacts } from './artifacts.js';
 import { uploadOutputFiles } from './output-files.js';
+import { fetchFiles } from './fetch-files.js';
 import { BundleHashMismatchError, verifiedBundle } from './bundle-verify.js';
 import { assertNever } from '@svc/assert';
 import { Masker } from '@svc/masking';
@@ -170,6 +171,10 @@ async function execute(spec: RunnerSpec, runDir: string, opts: RunOptions, log: 
   }
   if (spec.files) await writeFiles(bundleRoot, spec.files, opts.user);
   const cwd = resolveCwd(bundleRoot, spec.workdir);
+  if (spec.fetch_files?.length) {
+    event({ type: 'progress', message: `fetching ${spec.fetch_files.length} file${spec.fetch_files.length === 1 ? '' : 's'}` });
+    await fetchFiles(transport, cwd, spec.fetch_files, opts.user);
+  }
   const env = taskEnv(spec, outputsFile, artifactsDir, opts.user);
   const invocation = await resolveInvocation(spec.command, spec.runtime, env.PATH, cwd);
   const early = stop.cause();

@@ -56,6 +56,12 @@ export interface RunnerTransport {
    * which keeps nothing of a body with another.
    */
   putArtifact(name: string, body: NodeJS.ReadableStream, size: number, opts?: { kind?: 'artifact' | 'output'; sha256?: string }): Promise<void>;
+  /**
+   * Streams one file the task reads (`spec.fetch_files`: an upstream task's
+   * output file or a file input), by its artifact id; the runner checks its
+   * size and sha256 itself (fetch-files.ts).
+   */
+  getFile(artifactId: string): Promise<NodeJS.ReadableStream>;
   complete(c: Completion): Promise<void>;
   /**
    * Reports what the runner is doing (runnerPostEvents), shown on the task

@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type { RunnerHeartbeatResponse, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
-import { HttpError, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { ObjectNotFoundError } from '@svc/storage';
 import type { Answer } from '@svc/api-spec';
 
 export interface RunnerRouteDeps {
@@ -111,6 +112,25 @@ export function runnerHandlers(deps: RunnerRouteDeps) {
         ...(sha !== undefined ? { sha256: sha } : {}),
       });
       return reply(201, stored);
+    },
+
+    // Only a file of the run's own execution: any other id (another execution's, another namespace's) is unknown here.
+    // Streamed from the object store; the runner checks the size and sha256 against its spec (docs/using/files.md).
+    async runnerGetFile({ params, res }) {
+      await assertRunning(params.taskRunId);
+      let f: Awaited<ReturnType<Engine['runner']['file']>>;
+      try {
+        f = await engine.runner.file(params.taskRunId, params.artifactId);
+      } catch (err) {
+        if (err instanceof ObjectNotFoundError) throw notFound(`the content of file ${params.artifactId} is gone from the object store`);
+        throw err;
+      }
+      if (!f) throw notFound(`no file ${params.artifactId} for this task run`);
+      res.status(200);
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', String(f.size));
+      res.setHeader(SHA256_HEADER, f.sha256);
+      await pipeline(f.stream, res);
     },
 
     async runnerComplete({ params, body }) {

@@ -69,6 +69,12 @@ export function processExecutor(ctx: DispatcherContext): Executor {
       const transport: RunnerTransport = {
         getSpec: () => Promise.resolve(prepared.spec),
         getBundle: async () => (prepared.spec.bundle_hash ? (await engine.runner.bundle(prepared.execution.snapshot_id)).stream : null),
+        // Straight from the object store; the runner checks size and sha256 (fetch-files.ts).
+        getFile: async (artifactId) => {
+          const f = await engine.runner.file(run.id, artifactId);
+          if (!f) throw new Error(`no file ${artifactId} for task run ${run.id}`);
+          return f.stream;
+        },
         // The database's clock: the watchdog judges the heartbeat against it.
         heartbeat: async () => engine.runner.heartbeat(run.id),
         // A batch (idempotent: lines are keyed by number) or an artifact (one row per name) is retried through a

@@ -90,6 +90,22 @@ export const runnerOperations: Operation[] = [
     },
   },
   {
+    operationId: 'runnerGetFile',
+    method: 'get',
+    path: '/api/runner/v1/task-runs/{taskRunId}/files/{artifactId}',
+    tag: 'runner',
+    summary: 'One file the task run reads: an output file of an upstream task or a file input (raw bytes, streamed)',
+    description:
+      "Streamed from the object store, with `Content-Length` and `x-svc-sha256` (the sha256 recorded when it was stored). Only a file of the task run's own execution (or of the execution it was restarted or replayed from, for a reused task) is served: any other id answers 404, whatever namespace it belongs to. The runner checks the size and sha256 of what it received before the command starts (docs/using/files.md).",
+    auth: RUN_TOKEN,
+    request: { params: Params({ taskRunId: OpaqueId, artifactId: OpaqueId }) },
+    responses: {
+      200: { description: 'The bytes of the file', contentType: 'application/octet-stream', schema: Binary() },
+      ...err(404, 'No such file in this execution (or its content is gone from the object store)'),
+      ...ended,
+    },
+  },
+  {
     operationId: 'runnerComplete',
     method: 'post',
     path: '/api/runner/v1/task-runs/{taskRunId}/complete',

@@ -36,6 +36,23 @@ export const RunnerSpec = component(
             "The task's `output_files` globs, relative to the working directory: after a success, the matching files are uploaded with `kind=output` (docs/using/files.md)",
         }),
       ),
+      fetch_files: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              path: Type.String({ description: 'Where the runner writes it, relative to the working directory (`.svc/files/<task>/<name>`)' }),
+              artifact_id: Type.String({ description: 'Fetched with runnerGetFile' }),
+              size: Type.Integer({ minimum: 0 }),
+              sha256: Type.String({ description: 'hex; the runner checks the bytes it received against it and against `size` before the command starts' }),
+            },
+            open,
+          ),
+          {
+            description:
+              "Files fetched before the command (docs/using/files.md): the output files of upstream tasks that its templates read (`tasks.<id>.files['p']`) and its file inputs. A mismatch fails the task run (executor_error, naming the file). (The contract's name `files` is the written files' map here.)",
+          },
+        ),
+      ),
       limits: Type.Object(
         {
           max_artifact_bytes: Type.Integer({ description: 'Largest artifact uploaded; a larger file is skipped with a warning line. 0 or less: no limit' }),

@@ -29,3 +29,14 @@ export async function recordRunSecrets(db: Queryable, p: { executionId: string; 
     [p.executionId, p.keys, JSON.stringify(p.record), p.taskRunId],
   );
 }
+
+/** The latest attempt of item `itemIndex` of each of the for_each tasks `taskKeys` of execution `executionId` (`tasks.<id>.files` per item). */
+export async function itemRuns(db: Queryable, p: { executionId: string; itemIndex: number; taskKeys: string[] }): Promise<{ id: string; task_key: string }[]> {
+  if (!p.taskKeys.length) return [];
+  const r = await db.query<{ id: string; task_key: string }>(
+    `SELECT DISTINCT ON (task_key) id, task_key FROM task_runs
+      WHERE execution_id = $1 AND item_index = $2 AND task_key = ANY($3) AND state = 'SUCCESS' ORDER BY task_key, attempt DESC`,
+    [p.executionId, p.itemIndex, p.taskKeys],
+  );
+  return r.rows;
+}

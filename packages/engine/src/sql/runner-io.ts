@@ -56,3 +56,26 @@ export async function recordProgress(db: Queryable, p: { taskRunId: string; prog
   );
   return r.rowCount === 1;
 }
+
+/** A file a task run may read (runnerGetFile): an output file or file input of its own execution, else nothing. */
+export async function runnerFile(
+  db: Queryable,
+  p: { taskRunId: string; artifactId: string },
+): Promise<{ id: string; name: string; object_key: string; size: string; sha256: string } | undefined> {
+  const r = await db.query<{ id: string; name: string; object_key: string; size: string; sha256: string }>(
+    `SELECT a.id, a.name, a.object_key, a.size, a.sha256 FROM artifacts a JOIN task_runs t ON t.execution_id = a.execution_id
+     WHERE t.id = $1 AND a.id = $2 AND a.kind IN ('output', 'input')`,
+    [p.taskRunId, p.artifactId],
+  );
+  return r.rows[0];
+}
+
+/** The output files of task runs `taskRunIds` (for the templates that read `tasks.<id>.files`). */
+export async function outputFilesOf(db: Queryable, p: { taskRunIds: string[] }): Promise<{ id: string; task_run_id: string; name: string; size: string; sha256: string }[]> {
+  if (!p.taskRunIds.length) return [];
+  const r = await db.query<{ id: string; task_run_id: string; name: string; size: string; sha256: string }>(
+    `SELECT id, task_run_id, name, size, sha256 FROM artifacts WHERE task_run_id = ANY($1) AND kind = 'output'`,
+    [p.taskRunIds],
+  );
+  return r.rows;
+}

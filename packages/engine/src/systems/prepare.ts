@@ -28,7 +28,8 @@ import { executionVars } from './vars.js';
 import { secretInputsOf } from '../planning/trigger-date.js';
 import type { Bundles } from './bundles.js';
 import type { ClaimedRun, TaskCompletion } from '../types.js';
-import { prepareRead, recordRunSecrets } from '../sql/prepare.js';
+import { itemRuns, prepareRead, recordRunSecrets } from '../sql/prepare.js';
+import { outputFilesOf } from '../sql/runner-io.js';
 import { fanOut } from '../sql/fan-out.js';
 import { hasForEach } from '../planning/fan-out.js';
 import { newId } from '@svc/db';
@@ -168,6 +169,7 @@ export class Preparer {
 
     // An item of a fan-out reads its own value and index.
     const scope = { ...scopeOf(ex, runs), vars, ...(tr.item_index !== undefined ? { item: tr.item ?? null, item_index: tr.item_index } : {}) };
+    const fetchFiles = await this.filesRead(sources.map(parse), def, ex.id, tr, runs, scope.tasks);
     const maskedScope = scope;
     const secrets = new Map<string, string>();
     if (keys.size) {
@@ -270,6 +272,7 @@ export class Preparer {
       ...(files && Object.keys(files).length ? { files } : {}),
       ...(runtime ? { runtime } : {}),
       ...((task.type === 'script' || task.type === 'command') && task.output_files?.length ? { output_files: task.output_files } : {}),
+      ...(fetchFiles.length ? { fetch_files: fetchFiles } : {}),
       limits: { max_artifact_bytes: deps.maxArtifactBytes, max_bundle_bytes: deps.maxBundleBytes },
       mask_values: secretKeysUsed.map((k) => secrets.get(k)!).filter((v) => v.length > 0),
       timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
@@ -281,6 +284,52 @@ export class Preparer {
       await recordRunSecrets(deps.pool, { executionId: ex.id, keys: secretKeysUsed, record: rec, taskRunId: tr.id });
     }
     return { spec, task, execution: ex, inline, secretKeysUsed };
+  }
+
+  /**
+   * The output files the templates read (`tasks.<id>.files['p']`,
+   * docs/using/files.md): each read task's files go into `tasks` (name to the
+   * path the runner writes it at, relative to the working directory), and the
+   * ones named are returned for the runner to fetch. The run read is the
+   * task's latest; in an item of a for_each, a for_each task's item of the same
+   * index (files are per item).
+   */
+  private async filesRead(
+    templates: ParsedTemplate[],
+    def: FlowDefinition,
+    executionId: string,
+    tr: { item_index?: number },
+    runs: { id: string; task_key: string; state: string }[],
+    tasks: Record<string, { outputs?: unknown; files?: Record<string, string> }>,
+  ): Promise<NonNullable<RunnerSpec['fetch_files']>> {
+    const named = new Map<string, Set<string>>();
+    for (const p of templates) {
+      for (const ref of p.refs) {
+        if (ref.root !== 'tasks' || ref.path[1] !== 'files' || typeof ref.path[0] !== 'string') continue;
+        let names = named.get(ref.path[0]);
+        if (!names) named.set(ref.path[0], (names = new Set()));
+        if (typeof ref.path[2] === 'string') names.add(ref.path[2]);
+      }
+    }
+    if (!named.size) return [];
+    const runOf = new Map<string, string>();
+    const perItem = tr.item_index !== undefined ? [...named.keys()].filter((k) => hasForEach(def.tasks.find((t) => t.id === k))) : [];
+    for (const r of runs) if (named.has(r.task_key) && r.state === 'SUCCESS' && !perItem.includes(r.task_key)) runOf.set(r.task_key, r.id);
+    if (perItem.length) {
+      for (const r of await itemRuns(this.deps.pool, { executionId, itemIndex: tr.item_index!, taskKeys: perItem })) runOf.set(r.task_key, r.id);
+    }
+    const rows = await outputFilesOf(this.deps.pool, { taskRunIds: [...runOf.values()] });
+    const keyOf = new Map([...runOf].map(([k, id]) => [id, k]));
+    const out: NonNullable<RunnerSpec['fetch_files']> = [];
+    for (const row of rows) {
+      const key = keyOf.get(row.task_run_id)!;
+      const local = `.svc/files/${key}/${row.name}`;
+      const entry = tasks[key];
+      if (!entry) continue;
+      (entry.files ??= {})[row.name] = local;
+      if (named.get(key)!.has(row.name)) out.push({ path: local, artifact_id: row.id, size: Number(row.size), sha256: row.sha256 });
+    }
+    return out.sort((a, b) => a.path.localeCompare(b.path));
   }
 
   /**

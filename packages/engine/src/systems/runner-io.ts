@@ -8,7 +8,7 @@ import type { MasterKey } from '@svc/config';
 import { CHANNELS } from '../channels.js';
 import { ArtifactChecksumMismatchError, ArtifactTooLargeError } from '../errors.js';
 import type { EngineStorage } from '../resources.js';
-import { artifactTaskRun, heartbeat, recordProgress, runSecrets, upsertArtifact } from '../sql/runner-io.js';
+import { artifactTaskRun, heartbeat, recordProgress, runnerFile, runSecrets, upsertArtifact } from '../sql/runner-io.js';
 import type { IncomingLogLine, RunnerEvent, TaskRunIdentity } from '../types.js';
 import { LogAppender } from './log-appender.js';
 import { recordedValues, SecretMasker } from './secret-masking.js';
@@ -71,7 +71,7 @@ export class RunnerIo {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly storage: Pick<EngineStorage, 'put'>,
+    private readonly storage: Pick<EngineStorage, 'put'> & Partial<Pick<EngineStorage, 'get'>>,
     private readonly masterKeys: readonly MasterKey[],
   ) {
     this.logs = new LogAppender(pool);
@@ -121,6 +121,20 @@ export class RunnerIo {
       kind,
     });
     return { id, size: seen.size, sha256: seen.sha256 };
+  }
+
+  /**
+   * A file task run `taskRunId` may read (runnerGetFile): an output file or a
+   * file input of its own execution, streamed from the object store with the
+   * size and sha256 recorded when it was stored; null for any other id (of
+   * another execution or namespace, an artifact, unknown). A missing object
+   * is ObjectNotFoundError from the store.
+   */
+  async file(taskRunId: string, artifactId: string): Promise<{ name: string; size: number; sha256: string; stream: NodeJS.ReadableStream } | null> {
+    const row = await runnerFile(this.pool, { taskRunId, artifactId });
+    if (!row) return null;
+    if (!this.storage.get) throw new Error('no object store to read files from');
+    return { name: row.name, size: Number(row.size), sha256: row.sha256, stream: await this.storage.get(row.object_key) };
   }
 
   /**

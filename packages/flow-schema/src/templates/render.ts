@@ -186,11 +186,12 @@ function resolve(ref: TemplateRef, ctx: Context): unknown {
         const known = isPlainObject(scope.tasks) ? Object.keys(scope.tasks) : [];
         return fail(`${subject} is not available: it is not an upstream task that has ended (available: ${listText(known)})`);
       }
-      const field = path[1] as 'outputs' | 'state';
+      const field = path[1] as 'outputs' | 'state' | 'files';
       const value = own(task, field);
+      if (field === 'files' && value === undefined) return fail(`${subject} kept no output files`);
       if (value === undefined || (field === 'outputs' && value === null)) return fail(`${subject} has no ${field}`);
       const owner = pathText('tasks', path, 2);
-      return walk(value, path, 2, { owner, noun: 'output', subject }, ctx);
+      return walk(value, path, 2, { owner, noun: field === 'files' ? 'output file' : 'output', subject }, ctx);
     }
     case 'trigger': {
       const field = path[0] as 'body' | 'headers' | 'outputs' | 'date';

@@ -20,7 +20,7 @@ export interface PathProblem {
 
 export const EXECUTION_FIELDS = ['id', 'namespace', 'flow_id', 'start_date'] as const;
 export const FLOW_FIELDS = ['id', 'namespace'] as const;
-export const TASK_FIELDS = ['outputs', 'state', 'approval'] as const;
+export const TASK_FIELDS = ['outputs', 'state', 'approval', 'files'] as const;
 /** What `tasks.<id>.approval` holds once the task's approval gate (an extension) was reached; `inputs` are the form's values. */
 export const APPROVAL_FIELDS = ['status', 'by', 'at', 'comment', 'inputs'] as const;
 export const TRIGGER_FIELDS = ['body', 'headers', 'outputs', 'date'] as const;
@@ -64,6 +64,14 @@ export function checkRootPath(root: TemplateRoot, members: PathMember[], rootOff
         const f = field(root, members, 2, APPROVAL_FIELDS, members[1].offset);
         if (f !== undefined) return f;
         return members[2]?.key === 'inputs' ? undefined : leafAt(root, members, 3);
+      }
+      if (members[1]?.key === 'files') {
+        // tasks.<id>.files['out/a.csv']: the local path of an output file of the task (docs/using/files.md).
+        const file = members[2];
+        const hint = "e.g. tasks.extract.files['out/a.csv']";
+        if (file === undefined) return { what: `tasks.${String(id.key)}.files needs a file path`, hint, offset: members[1].offset };
+        if (typeof file.key !== 'string') return { what: `a file path is a string, not ${keyText(file.key)}`, hint, offset: file.offset };
+        return leafAt(root, members, 3);
       }
       return members[1]?.key === 'state' ? leafAt(root, members, 2) : undefined;
     }

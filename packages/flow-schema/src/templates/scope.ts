@@ -10,7 +10,15 @@ export interface TemplateScope {
   execution?: { id: string; namespace: string; flow_id: string | null; start_date: string };
   flow?: { id: string; namespace: string };
   /** Task runs visible to the template, by task id: normally the upstream tasks that ended. */
-  tasks?: Record<string, { outputs?: Record<string, unknown> | null; state?: string }>;
+  tasks?: Record<
+    string,
+    {
+      outputs?: Record<string, unknown> | null;
+      state?: string;
+      /** Output files of the run that the task will find fetched: name (as matched by `output_files`) to its path relative to the working directory. */
+      files?: Record<string, string>;
+    }
+  >;
   trigger?: {
     /** Parsed JSON body of a webhook, or its text when it is not JSON. */
     body?: unknown;

@@ -77,6 +77,15 @@ export class MemoryTransport implements RunnerTransport {
     return Promise.resolve(this.bundle ? Readable.from([this.bundle]) : null);
   }
 
+  /** Files served by getFile, by artifact id. */
+  files = new Map<string, Buffer>();
+
+  getFile(artifactId: string): Promise<NodeJS.ReadableStream> {
+    this.calls.push(`getFile:${artifactId}`);
+    const body = this.files.get(artifactId);
+    return body ? Promise.resolve(Readable.from([body])) : Promise.reject(new Error(`no file ${artifactId}`));
+  }
+
   heartbeat(): Promise<{ cancel: boolean }> {
     this.heartbeats++;
     this.calls.push('heartbeat');
