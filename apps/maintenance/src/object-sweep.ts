@@ -5,8 +5,8 @@
 // |----------------------------|-----------------------------------------------------|
 // | files/<2 hex>/<sha256>     | a file_objects row has the hash                     |
 // | bundles/<snapshot>.tar.gz  | the snapshot's row has this bundle_key              |
-// | artifacts/<ex>/<tr>/<name> | an artifacts row has this object_key (so: its       |
-// |                            | execution row exists)                               |
+// | artifacts/<ex>/<tr>/<name> | an artifacts row has this object_key (its own, or   |
+// |                            | a reused task run's of a restart or replay)         |
 // | logs/…                     | a log_archives row has this object_key              |
 // | health/…                   | never: readiness probes delete their own objects    |
 //
@@ -75,12 +75,10 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
       return;
     }
     case 'artifacts/': {
-      const refOf = (key: string) => {
-        const parts = key.split('/');
-        return parts.length >= 4 ? { taskRunId: parts[2], name: parts.slice(3).join('/') } : undefined;
-      };
-      const refs = page.map((o) => refOf(o.key)).filter((r): r is { taskRunId: string; name: string } => r !== undefined);
-      const rows = await existingArtifactKeys(pool, refs);
+      const rows = await existingArtifactKeys(
+        pool,
+        page.map((o) => o.key),
+      );
       for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
       return;
     }

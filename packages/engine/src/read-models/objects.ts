@@ -2,12 +2,13 @@
 // (artifacts, archived logs): storage cleanup asks which keys still have a row.
 import type { Queryable } from '@svc/db';
 
-/** Object keys of artifact rows among (task run, name) pairs. */
-export async function existingArtifactKeys(db: Queryable, refs: { taskRunId: string; name: string }[]): Promise<Set<string>> {
-  const r = await db.query<{ object_key: string }>(`SELECT a.object_key FROM artifacts a JOIN unnest($1::text[], $2::text[]) AS k(t, n) ON a.task_run_id = k.t AND a.name = k.n`, [
-    refs.map((x) => x.taskRunId),
-    refs.map((x) => x.name),
-  ]);
+/**
+ * Which of these keys an artifact row points at. By key, not by the task run
+ * the key names: the rows of reused task runs (restart, replay) point at the
+ * object of the run they reuse, which may be gone while they remain.
+ */
+export async function existingArtifactKeys(db: Queryable, keys: string[]): Promise<Set<string>> {
+  const r = await db.query<{ object_key: string }>(`SELECT DISTINCT object_key FROM artifacts WHERE object_key = ANY($1)`, [keys]);
   return new Set(r.rows.map((x) => x.object_key));
 }
 

@@ -29,8 +29,12 @@ export type ExecutionChildTable = (typeof EXECUTION_CHILD_TABLES)[number];
 /** Ended executions whose end is before $1 (states $2), oldest end first, at most $3. */
 const EXPIRED_EXECUTIONS_SQL = `SELECT id FROM executions WHERE ended_at < $1 AND state = ANY($2) ORDER BY ended_at LIMIT $3`;
 
-/** Object store keys the rows of executions $1 point at (artifacts, archived logs). */
-const OBJECT_KEYS_OF_EXECUTIONS_SQL = `SELECT execution_id, object_key, size FROM artifacts WHERE execution_id = ANY($1)
+/**
+ * Object store keys the rows of executions $1 point at (artifacts, archived logs), but for the objects an
+ * artifact row of another execution points at too (a reused task run's output file, after a restart or replay).
+ */
+const OBJECT_KEYS_OF_EXECUTIONS_SQL = `SELECT a.execution_id, a.object_key, a.size FROM artifacts a WHERE a.execution_id = ANY($1)
+       AND NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.object_key = a.object_key AND b.execution_id <> ALL($1))
      UNION ALL
      SELECT execution_id, object_key, size FROM log_archives WHERE execution_id = ANY($1)`;
 

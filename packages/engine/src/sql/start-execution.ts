@@ -97,6 +97,11 @@ r AS (
     AS y(id, task_key, task_type, executor_type, pool, state, reason, reused_from_id, outputs, exit_code, spec, item_index, item, fan_out, ord)
   ORDER BY y.ord
   RETURNING execution_id, ${TASK_RUN_API_COLUMNS.join(', ')}),
+f AS (
+  -- A reused task run keeps the output files of the run it reuses (docs/using/files.md): rows of its own, the same objects.
+  INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, content_type, sha256, kind, created_at)
+  SELECT md5(r.id || ':' || a.id), r.execution_id, r.id, a.name, a.object_key, a.size, a.content_type, a.sha256, a.kind, $2
+  FROM r JOIN artifacts a ON a.task_run_id = r.reused_from_id WHERE r.reused_from_id IS NOT NULL AND a.kind = 'output'),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT id, NULL, from_state, 'RUNNING', '', '', $2 FROM x
