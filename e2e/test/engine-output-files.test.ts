@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
+import type { Schemas } from '@svc/api-spec';
 import { startStack, type Stack } from './stack.js';
 import { flow, run, runsOf, sh, tmpDir } from './engine-support.js';
 
@@ -176,7 +177,7 @@ test('a file reference to a task that is not upstream, or to a path no output_fi
       changes: [{ op: 'put', path: 'refs.flow.yaml', content: flow({ id: 'refs', tasks: [writer, reader] }) }],
     });
     assert.equal(r.status, 422, JSON.stringify(r.body));
-    const details = r.body.error.details as { field: string; message: string }[];
+    const details = r.body.error.details as Schemas['ErrorDetail'][];
     assert.ok(
       details.some((d) => /tasks\[1\]\.command\[1\]/.test(d.field + d.message) && message.test(d.message)),
       JSON.stringify(details),

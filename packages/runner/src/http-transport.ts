@@ -121,7 +121,7 @@ export function createHttpTransport(opts: HttpTransportOptions): RunnerTransport
       try {
         const res = await request({
           method: 'PUT',
-          path: `/artifacts/${name.split('/').map(encodeURIComponent).join('/')}${o.kind === 'output' ? '?kind=output' : ''}`,
+          path: `/artifacts/${encodeURIComponent(name)}${o.kind === 'output' ? '?kind=output' : ''}`,
           timeoutMs: null,
           body: () => {
             const headers: Record<string, string> = { 'content-type': 'application/octet-stream', 'content-length': String(buffered ? buffered.length : size) };
