@@ -40,6 +40,7 @@ import { userHandlers } from './routes/users.js';
 import { variableHandlers } from './routes/variables.js';
 import { DEFAULT_UI_DIR, uiRouter } from './ui.js';
 import { artifactHandlers } from './routes/artifacts.js';
+import { uploadHandlers } from './routes/uploads.js';
 import { eventHandlers } from './routes/events.js';
 import { logHandlers } from './routes/logs.js';
 import { LiveHub } from './live/hub.js';
@@ -215,6 +216,7 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     ...logHandlers({ db: deps.db, hub: live, live: liveSettings, log: deps.log }),
     ...eventHandlers({ db: deps.db, hub: live, live: liveSettings, engine }),
     ...artifactHandlers({ db: deps.db, storage: deps.storage }),
+    ...uploadHandlers({ db: deps.db, engine, maxInputFileBytes: deps.config.maxInputFileBytes }),
     ...hookHandlers({ pool: deps.db.pool, masterKeys: deps.config.masterKeys, publicUrl: deps.config.publicUrl, now, engine, maxBodyBytes: deps.config.maxBodyBytes }),
     ...gitHandlers(routeDeps),
     ...organizationHandlers({ db: deps.db, now, dailyQuota: deps.config.orgDailyQuota, rateLimit: deps.config.orgRateLimit }),

@@ -1001,6 +1001,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file for a flow input of type file (raw bytes, streamed)
+         * @description Extension (docs/using/files.md). The body is streamed to the object store, its size and sha256 computed on the way. With an `x-svc-sha256` header (64 hex digits), a body with another sha256 is refused (422 on that field) and nothing is kept; past SVC_MAX_INPUT_FILE_BYTES, 413 `too_large` and nothing is kept. The answer names the upload: trigger a flow of this namespace with its id as the value of a `file` input. An upload no execution used expires after 24 hours.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/secrets": {
         parameters: {
             query?: never;
@@ -4270,6 +4290,27 @@ export interface components {
             name?: string;
             role?: components["schemas"]["Role"];
             disabled?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Extension: a file uploaded for a flow input of type file (docs/using/files.md) */
+        Upload: {
+            /** @description The value of a `file` input that uses it */
+            id: string;
+            namespace: string;
+            /** @description The file name given at upload */
+            name: string;
+            /** Format: int64 */
+            size: number;
+            /** @description hex, computed as it was stored */
+            sha256: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it goes if no execution used it
+             */
+            expires_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -7937,6 +7978,61 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    createUpload: {
+        parameters: {
+            query: {
+                /** @description The file name (no directory) */
+                name: string;
+            };
+            header?: never;
+            path: {
+                /** @description Dot-separated labels of lower case letters, digits, hyphens; at most 128 chars */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": Blob | ArrayBuffer | Uint8Array | string;
+            };
+        };
+        responses: {
+            /** @description The upload */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `too_large`: larger than SVC_MAX_INPUT_FILE_BYTES */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body does not have the sha256 of `x-svc-sha256`, or a bad name */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
     listNamespaceSecrets: {
         parameters: {
             query?: {
@@ -11426,6 +11522,7 @@ export interface minRoles {
     createRoleBinding: "admin";
     createSecretProvider: "admin";
     createToken: "viewer";
+    createUpload: "operator";
     createUser: "admin";
     deleteAIConversation: "viewer";
     deleteAIProvider: "admin";

@@ -355,6 +355,11 @@ export const CATALOGUE = [
     default: '100MiB',
     description: 'Largest artifact or output file a task can upload (uploads stream; past it 413 too_large, and an output file over it fails the task); a byte size.',
   },
+  {
+    variable: 'SVC_MAX_INPUT_FILE_BYTES',
+    default: '100MiB',
+    description: 'Largest file uploaded for a flow input of type file (createUpload streams; past it 413 too_large and nothing is kept); a byte size.',
+  },
   { variable: 'SVC_MAX_BODY_BYTES', default: '10MiB', description: 'Largest JSON request body; larger bodies get 413 body_too_large. A byte size.' },
   {
     variable: 'SVC_ORG_RATE_LIMIT',

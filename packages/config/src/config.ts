@@ -215,6 +215,8 @@ export interface Config {
   maxBundleBytes: number;
   /** `SVC_MAX_ARTIFACT_BYTES`; default 100 MiB. */
   maxArtifactBytes: number;
+  /** `SVC_MAX_INPUT_FILE_BYTES`, the largest upload for a `file` input; default 100 MiB. */
+  maxInputFileBytes: number;
   /** `SVC_MAX_BODY_BYTES`, the JSON request body limit; default 10 MiB. */
   maxBodyBytes: number;
   /** `SVC_ORG_RATE_LIMIT` in requests per second; default 10. */
@@ -462,6 +464,7 @@ export function parseConfig(given: Record<string, string | undefined> = process.
     maxFileBytes: read('SVC_MAX_FILE_BYTES', p.positiveByteSize),
     maxBundleBytes: read('SVC_MAX_BUNDLE_BYTES', p.positiveByteSize),
     maxArtifactBytes: read('SVC_MAX_ARTIFACT_BYTES', p.positiveByteSize),
+    maxInputFileBytes: read('SVC_MAX_INPUT_FILE_BYTES', p.positiveByteSize),
     maxBodyBytes: read('SVC_MAX_BODY_BYTES', p.positiveByteSize),
     orgRateLimit: read('SVC_ORG_RATE_LIMIT', p.positiveNumber),
     orgDailyQuota: read('SVC_ORG_DAILY_QUOTA', nonNegativeInteger),

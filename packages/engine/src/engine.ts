@@ -48,6 +48,7 @@ import { ExecutionReads, type ExecutionFilter, type ExecutionPage, type Executio
 import { Reruns } from './systems/rerun.js';
 import { Replays, type ReplayPlan, type ReplayRequest } from './systems/replay.js';
 import { ExecutionRetention } from './systems/retention.js';
+import { Uploads } from './systems/uploads.js';
 import { RunnerIo, type StoreArtifactOptions } from './systems/runner-io.js';
 import { RunTokens } from './systems/run-tokens.js';
 import { SnapshotFacts } from './systems/snapshot-facts.js';
@@ -78,6 +79,7 @@ export interface EngineSystems {
   readonly runTokens: RunTokens;
   readonly dashboards: Dashboards;
   readonly retention: ExecutionRetention;
+  readonly uploads: Uploads;
 }
 
 /** The per-process caches of an Engine's starts (a test may pass its own, or none). */
@@ -138,6 +140,7 @@ export function buildSystems(r: EngineResources, caches: StartCaches = { snapsho
     runTokens: new RunTokens(pool, now),
     dashboards: new Dashboards(pool, now),
     retention: new ExecutionRetention(pool),
+    uploads: new Uploads(pool, storage),
   };
 }
 
@@ -272,12 +275,15 @@ export class Engine {
   readonly runner: EngineRunner;
   readonly dashboards: EngineDashboards;
   readonly maintenance: EngineMaintenance;
+  /** File inputs: uploads of a namespace (systems/uploads.ts). */
+  readonly uploads: Pick<Uploads, 'create'>;
   private planner?: Planner;
   private readonly stopping = new AbortController();
   private readonly completer: Completer;
 
   constructor(readonly resources: EngineResources) {
     const sys = (this.systems = buildSystems(resources));
+    this.uploads = sys.uploads;
     const { followUps } = sys;
     const subflows = new Subflows({ pool: resources.pool, log: resources.log, stopping: this.stopping.signal, trigger: (req) => this.executions.trigger(req), followUps });
     this.completer = new Completer({

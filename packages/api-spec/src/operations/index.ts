@@ -15,6 +15,7 @@ import { platformSecretOperations } from './platform-secrets.js';
 import { hookOperations, runnerOperations } from './runner.js';
 import { secretOperations } from './secrets.js';
 import { ssoOperations } from './sso.js';
+import { uploadOperations } from './uploads.js';
 
 /**
  * The operation catalog: one entry per row of the spec's "Operation index".
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = Object.freeze([
   ...bulkExecutionOperations,
   ...flowOperations,
   ...namespaceOperations,
+  ...uploadOperations,
   ...secretOperations,
   ...platformSecretOperations,
   ...gitOperations,
@@ -91,6 +93,9 @@ export const EXTENSION_OPERATION_IDS: readonly string[] = Object.freeze([
   'startOidcLink',
   // The audit export (audit.ts, docs/using/api.md).
   'exportAuditEvents',
+  // Files between tasks and file inputs (runner.ts, uploads.ts, docs/using/files.md).
+  'runnerGetFile',
+  'createUpload',
   // Platform secrets (platform-secrets.ts, docs/operating/security.md).
   'listPlatformSecrets',
   'putPlatformSecret',

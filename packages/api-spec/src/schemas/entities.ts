@@ -798,3 +798,19 @@ export const SecretProviderCheck = component(
     { ...open, description: 'Whether a secret provider answers with its settings' },
   ),
 );
+
+export const Upload = component(
+  'Upload',
+  Type.Object(
+    {
+      id: Type.String({ description: 'The value of a `file` input that uses it' }),
+      namespace: Type.String(),
+      name: Type.String({ description: 'The file name given at upload' }),
+      size: Int64(),
+      sha256: Type.String({ description: 'hex, computed as it was stored' }),
+      created_at: DateTime(),
+      expires_at: DateTime({ description: 'When it goes if no execution used it' }),
+    },
+    { ...open, description: 'Extension: a file uploaded for a flow input of type file (docs/using/files.md)' },
+  ),
+);

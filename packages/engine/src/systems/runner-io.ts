@@ -50,7 +50,7 @@ export interface StoreArtifactOptions {
  * put (packages/storage) keeps nothing of it: the limit as soon as it is
  * passed, the checksum after the last byte and before the put commits.
  */
-async function* metered(name: string, body: Buffer | AsyncIterable<Buffer | string>, opts: StoreArtifactOptions, seen: { size: number; sha256: string }) {
+export async function* metered(name: string, body: Buffer | AsyncIterable<Buffer | string>, opts: StoreArtifactOptions, seen: { size: number; sha256: string }) {
   const hash = crypto.createHash('sha256');
   const limit = opts.maxBytes !== undefined && opts.maxBytes > 0 ? opts.maxBytes : Infinity;
   for await (const piece of Buffer.isBuffer(body) ? [body] : body) {
