@@ -10,6 +10,7 @@
 // | Organization emails (any status), daily quota counters      | SVC_EMAIL_RETENTION_DAYS     |
 // | Alert deliveries no longer tried, with their attempts       | SVC_RETENTION_DAYS           |
 // | Ended backfills (cancelled, done), with their fire times    | SVC_RETENTION_DAYS after end |
+// | Uploads (file inputs) and their objects                     | until they expire (24 hours) |
 // | Expired sessions                                            | until the next run           |
 // | Git sync runs                                               | never deleted                |
 // | Schedule fire markers (`schedule_fires`)                    | see below                    |
@@ -142,6 +143,21 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
       deps.metrics?.bytesDeleted.inc({ kind: objectKind(k.key) }, k.size);
     }
     if (ids.length < (deps.executionBatch ?? DEFAULT_EXECUTION_BATCH)) break;
+  }
+
+  // Uploads no execution used before they expired: the rows first, then their objects.
+  for (;;) {
+    if (!go()) break;
+    const gone = await executions.deleteExpiredUploads(now, batch);
+    count('uploads', gone.length);
+    for (const o of gone) {
+      await deps.storage.delete(o.key);
+      result.objects += 1;
+      result.objectBytes += o.size;
+      deps.metrics?.objectsDeleted.inc({ kind: objectKind(o.key) });
+      deps.metrics?.bytesDeleted.inc({ kind: objectKind(o.key) }, o.size);
+    }
+    if (gone.length < batch) break;
   }
 
   const emailCutoff = new Date(now.getTime() - (deps.emailRetentionDays ?? DEFAULT_EMAIL_RETENTION_DAYS) * DAY_MS);

@@ -26,3 +26,16 @@ export async function insertUpload(
   );
   return r.rows[0];
 }
+
+/**
+ * Deletes at most `limit` uploads that expired before `now` (the database's clock when null); their object keys and
+ * sizes, for the caller to delete after the rows (a crash in between leaves an object without a row, never the reverse).
+ */
+export async function deleteExpiredUploads(db: Queryable, p: { now: Date | null; limit: number }): Promise<{ object_key: string; size: string }[]> {
+  const r = await db.query<{ object_key: string; size: string }>(
+    `DELETE FROM uploads WHERE id IN (SELECT id FROM uploads WHERE expires_at < COALESCE($1::timestamptz, now()) ORDER BY expires_at LIMIT $2)
+     RETURNING object_key, size`,
+    [p.now, p.limit],
+  );
+  return r.rows;
+}

@@ -12,6 +12,7 @@ import {
   objectKeysOfExecutions,
   type ExecutionChildTable,
 } from '../sql/retention.js';
+import { deleteExpiredUploads } from '../sql/uploads.js';
 
 export { EXECUTION_CHILD_TABLES, EXECUTION_END_STATES, type ExecutionChildTable };
 
@@ -42,6 +43,11 @@ export class ExecutionRetention {
   /** Deletes at most `limit` rows of `table` that belong to these executions; how many it deleted. */
   async deleteRows(table: ExecutionChildTable, executionIds: string[], limit: number): Promise<number> {
     return deleteExecutionRows(this.db, { table, executionIds, limit });
+  }
+
+  /** Deletes at most `limit` uploads (file inputs) that expired before `now`; the keys and sizes of their objects, to delete next. */
+  async deleteExpiredUploads(now: Date, limit: number): Promise<{ key: string; size: number }[]> {
+    return (await deleteExpiredUploads(this.db, { now, limit })).map((x) => ({ key: x.object_key, size: Number(x.size) }));
   }
 
   /** Deletes these executions when they still ended before `cutoff` (a restarted one is kept); the ids deleted. */
