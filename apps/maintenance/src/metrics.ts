@@ -6,7 +6,7 @@ import client from 'prom-client';
 /** The jobs the lease holder runs. */
 export type MaintenanceJob = 'watchdog' | 'retention' | 'storage_cleanup';
 /** What the storage cleanup and retention remove, by the first segment of the key. */
-export type ObjectKind = 'files' | 'bundles' | 'artifacts' | 'logs' | 'uploads' | 'other';
+export type ObjectKind = 'files' | 'bundles' | 'artifacts' | 'logs' | 'other';
 
 export interface MaintenanceMetrics {
   registry: client.Registry;
@@ -94,7 +94,6 @@ export function objectKind(key: string): ObjectKind {
     case 'bundles':
     case 'artifacts':
     case 'logs':
-    case 'uploads':
       return top;
     default:
       return 'other';

@@ -37,5 +37,5 @@ test('expired uploads go, rows then objects, in batches; a live one stays', asyn
   for (const key of expired) assert.equal(await exists(key), false, key);
   assert.equal(await exists(live), true);
   assert.equal(await count(env.db, `SELECT 1 FROM uploads`), 1);
-  assert.match(await env.metrics.registry.metrics(), /svc_maintenance_objects_deleted_total\{kind="uploads"\} 3/);
+  assert.match(await env.metrics.registry.metrics(), /svc_maintenance_objects_deleted_total\{kind="other"\} 3/);
 });
