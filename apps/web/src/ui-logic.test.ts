@@ -1,7 +1,8 @@
 // The UI's pure pieces: run-form checks, the restart plan, the side-by-side
 // diff, the graph's layout, the namespace tree, route matching, why task runs
 // wait, the schema under a pointer for hover docs, the share of an AI
-// limit used, and approval gates (what a node says, who may decide, the form's values).
+// limit used, approval gates (what a node says, who may decide, the form's values),
+// and the Files tab's preview of a file's first 64 KiB.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkInputs } from './components/RunForm.tsx';
@@ -17,6 +18,8 @@ import { share } from './pages/admin/AIUsage.tsx';
 import { itemCounter, latestItems, latestRuns } from './components/task-runs.ts';
 import { ganttRows, ITEM_ROWS } from './components/Gantt.tsx';
 import { approvalInputs, approvalNote, approversText, mayNotDecide, type Approval } from './components/approvals.ts';
+import { PREVIEW_BYTES, isCsv, previewOf } from './components/file-preview.ts';
+import { kindOf } from './components/ExecutionFiles.tsx';
 import type { FlowDefinition, FlowInput, TaskRun } from './types.ts';
 
 describe('run form checks', () => {
@@ -338,5 +341,42 @@ describe('approval gates', () => {
     assert.deepEqual(approvalInputs(gate.form, {}), { tested: false });
     assert.deepEqual(approvalInputs(gate.form, { ticket: 'CHG-1', risk: '3', tested: true }), { ticket: 'CHG-1', risk: 3, tested: true });
     assert.deepEqual(approvalInputs(gate.form, { ticket: '  ', risk: 'x' }), { risk: 'x', tested: false });
+  });
+});
+
+describe("the Files tab's preview", () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  it('shows a whole text file as it is', () => {
+    assert.deepEqual(previewOf(enc('a\nb'), 3, 'notes.txt'), { kind: 'text', text: 'a\nb', truncated: false });
+    assert.deepEqual(previewOf(new Uint8Array(), 0, 'empty.txt'), { kind: 'empty' });
+  });
+  it('cuts a longer file at its last whole line, never in a character', () => {
+    // "é" is two bytes: the read ends inside the second line's "é".
+    const bytes = enc('line one\nsecond é');
+    const p = previewOf(bytes.subarray(0, bytes.length - 1), bytes.length + 100, 'log.txt');
+    assert.deepEqual(p, { kind: 'text', text: 'line one\n', truncated: true });
+  });
+  it('reads CSV as a table, quotes and all', () => {
+    assert.deepEqual(previewOf(enc('id,name\n1,"Smith, Ann"\n2,"say ""hi"""\n'), 40, 'rows.CSV'), {
+      kind: 'csv',
+      header: ['id', 'name'],
+      rows: [
+        ['1', 'Smith, Ann'],
+        ['2', 'say "hi"'],
+      ],
+      truncated: false,
+    });
+    assert.equal(isCsv('data', 'text/csv; charset=utf-8'), true);
+    assert.equal(isCsv('data.tsv', 'application/octet-stream'), false);
+  });
+  it('says binary content is binary: a NUL byte, or bytes that are not UTF-8', () => {
+    assert.deepEqual(previewOf(new Uint8Array([65, 0, 66]), 3, 'a.txt'), { kind: 'binary' });
+    assert.deepEqual(previewOf(new Uint8Array([0xff, 0xfe, 65]), 3, 'a.csv'), { kind: 'binary' });
+    assert.equal(PREVIEW_BYTES, 65536);
+  });
+  it('sorts files by kind: input, output, else artifact', () => {
+    assert.equal(kindOf({ kind: 'output' }), 'output');
+    assert.equal(kindOf({ kind: 'input' as 'output' }), 'input');
+    assert.equal(kindOf({}), 'artifact');
   });
 });

@@ -151,7 +151,7 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
         problems.push(...(await check(page, 'editor with a file open')));
         await page.goto(`/executions/${executionId}`);
         await waitState(page, 'SUCCESS');
-        for (const tab of ['Outputs', 'Artifacts', 'Metrics', 'Inputs & labels']) {
+        for (const tab of ['Outputs', 'Files', 'Metrics', 'Inputs & labels']) {
           await page.getByRole('tab', { name: tab, exact: true }).click();
           problems.push(...(await check(page, `execution tab ${tab}`)));
         }

@@ -1,5 +1,5 @@
 // The execution page's detail tabs and timeline in the browser: flow and task
-// outputs, artifacts listed and downloaded, metrics with their tags, the Gantt
+// outputs, artifacts listed (Files tab) and downloaded, metrics with their tags, the Gantt
 // timeline of task runs and their attempts; and why a queued task run waits
 // when every slot of its pool is busy (a dispatcher with one slot).
 import assert from 'node:assert/strict';
@@ -70,18 +70,18 @@ describe('execution page details', { skip, concurrency: false }, () => {
     await shot(page, 'details-01-outputs');
   });
 
-  it('lists the artifacts and downloads one', async () => {
+  it('lists the artifacts in the Files tab and downloads one', async () => {
     const page = ui.admin;
     await page.goto(`/executions/${report}`);
-    await page.getByRole('tab', { name: 'Artifacts' }).click();
-    const panel = page.getByRole('tabpanel', { name: 'Artifacts' });
-    const row = panel.getByRole('row').filter({ hasText: 'report.txt' });
+    await page.getByRole('tab', { name: 'Files' }).click();
+    const panel = page.getByRole('tabpanel', { name: 'Files' });
+    const row = panel.getByRole('table', { name: 'Artifacts' }).getByRole('row').filter({ hasText: 'report.txt' });
     await row.waitFor();
     const cells = await row.getByRole('cell').allInnerTexts();
-    assert.equal(cells[1], 'make');
+    assert.equal(cells[0], 'make');
     assert.equal(cells[2], `${'artifact body for tester'.length} B`);
     await shot(page, 'details-02-artifacts');
-    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'report.txt' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'Download report.txt' }).click()]);
     assert.equal(download.suggestedFilename(), 'report.txt');
     assert.equal(await streamText(await download.createReadStream()), 'artifact body for tester');
   });
@@ -89,7 +89,7 @@ describe('execution page details', { skip, concurrency: false }, () => {
   it('lists the metrics with their tags', async () => {
     const page = ui.admin;
     await page.goto(`/executions/${report}`);
-    // The tab list answers the arrow keys too: Outputs → Artifacts → Metrics.
+    // The tab list answers the arrow keys too: Outputs → Files → Metrics.
     await page.getByRole('tab', { name: 'Outputs' }).click();
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');

@@ -2,10 +2,12 @@
 // waits when QUEUED or paused, the tasks waiting for a person's approval, the
 // task graph and timeline (live from the events stream), the approval gate
 // and the items of a fanned-out task selected in the graph, and tabs for
-// logs, outputs, artifacts, metrics, inputs and labels.
+// logs, outputs, files (input files, output files and artifacts, with a
+// preview), metrics, inputs and labels.
 import { useEffect, useState } from 'react';
-import { API, client } from '../api';
+import { client } from '../api';
 import { ApprovalBanner, ApprovalPanel } from '../components/ApprovalPanel';
+import { ExecutionFiles } from '../components/ExecutionFiles';
 import { Dag, latestRuns } from '../components/Dag';
 import { FanOutItems } from '../components/FanOutItems';
 import { Gantt } from '../components/Gantt';
@@ -21,7 +23,7 @@ import { ENDED, type Execution, type FlowDefinition, type TaskRun } from '../typ
 import { Button, ErrorBox, Json, KeyValues, Loading, Section, StateBadge, arrowSelect, fmtDuration, fmtTime, useAction, useLoad } from '../ui';
 
 const RESTARTABLE = ['FAILED', 'TIMED_OUT', 'CANCELLED'];
-const TABS = ['Logs', 'Outputs', 'Artifacts', 'Metrics', 'Inputs & labels'] as const;
+const TABS = ['Logs', 'Outputs', 'Files', 'Metrics', 'Inputs & labels'] as const;
 type Tab = (typeof TABS)[number];
 
 export function ExecutionPage({ id }: { id: string }) {
@@ -233,7 +235,7 @@ export function ExecutionPage({ id }: { id: string }) {
           />
         )}
         {tab === 'Outputs' && <Outputs ex={ex} />}
-        {tab === 'Artifacts' && <Artifacts id={ex.id} />}
+        {tab === 'Files' && <ExecutionFiles executionId={ex.id} />}
         {tab === 'Metrics' && <Metrics id={ex.id} />}
         {tab === 'Inputs & labels' && (
           <>
@@ -509,39 +511,6 @@ function Outputs({ ex }: { ex: Execution }) {
         <p className="muted">No task has outputs.</p>
       )}
     </>
-  );
-}
-
-function Artifacts({ id }: { id: string }) {
-  const list = useLoad(() => client.all('/api/v1/executions/{executionId}/artifacts', { params: { path: { executionId: id } } }), [id]);
-  if (list.error) return <ErrorBox error={list.error} />;
-  if (!list.data) return <Loading what="artifacts" />;
-  if (!list.data.length) return <p className="muted">No artifacts.</p>;
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>Task</th>
-          <th>Size</th>
-          <th>Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.data.map((a) => (
-          <tr key={a.id}>
-            <td>
-              <a href={`${API}/executions/${encodeURIComponent(id)}/artifacts/${encodeURIComponent(a.id)}`} download={a.name}>
-                {a.name}
-              </a>
-            </td>
-            <td>{a.task_key}</td>
-            <td>{a.size.toLocaleString()} B</td>
-            <td>{fmtTime(a.created_at)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 

@@ -1,0 +1,179 @@
+// The Files tab of the execution page: the execution's input files, the output
+// files its tasks kept (`output_files`) and their artifacts, each with its
+// task, name, size and sha256, a download link, and a preview of its first
+// 64 KiB (text as is, CSV as a table; binary content is said to be binary).
+// The preview reads only that much of the download and drops the rest.
+import { useEffect, useState } from 'react';
+import { API, client } from '../api';
+import type { Artifact } from '../types';
+import { Button, CopyButton, ErrorBox, Loading, fmtTime, useLoad } from '../ui';
+import { PREVIEW_BYTES, previewOf, type Preview } from './file-preview';
+
+type Kind = 'input' | 'output' | 'artifact';
+const GROUPS: { kind: Kind; title: string; empty: string }[] = [
+  { kind: 'input', title: 'Input files', empty: 'No input files.' },
+  { kind: 'output', title: 'Output files', empty: 'No output files.' },
+  { kind: 'artifact', title: 'Artifacts', empty: 'No artifacts.' },
+];
+
+/** An artifact row's kind: `input` (a file input), `output` (output_files), else `artifact`. */
+export function kindOf(a: Pick<Artifact, 'kind'>): Kind {
+  const k = a.kind as string | undefined;
+  return k === 'input' || k === 'output' ? k : 'artifact';
+}
+
+/** Where a file downloads from (the session cookie goes along). */
+const downloadUrl = (executionId: string, a: Artifact) => `${API}/executions/${encodeURIComponent(executionId)}/artifacts/${encodeURIComponent(a.id)}`;
+/** The name a download is saved under: the last part of the file's path. */
+const baseName = (name: string) => name.split('/').pop() || name;
+
+export function ExecutionFiles({ executionId }: { executionId: string }) {
+  const list = useLoad(() => client.all('/api/v1/executions/{executionId}/artifacts', { params: { path: { executionId } } }), [executionId]);
+  const [open, setOpen] = useState<Artifact>();
+  if (list.error) return <ErrorBox error={list.error} />;
+  if (!list.data) return <Loading what="files" />;
+  const sorted = [...list.data].sort((a, b) => (a.task_key ?? '').localeCompare(b.task_key ?? '') || a.name.localeCompare(b.name));
+  return (
+    <>
+      {GROUPS.map((g) => {
+        const rows = sorted.filter((a) => kindOf(a) === g.kind);
+        return (
+          <section key={g.kind} aria-label={g.title}>
+            <h3>{g.title}</h3>
+            {rows.length ? <FileTable executionId={executionId} rows={rows} label={g.title} onPreview={setOpen} open={open} /> : <p className="muted">{g.empty}</p>}
+          </section>
+        );
+      })}
+      {open && <FilePreview key={open.id} executionId={executionId} file={open} onClose={() => setOpen(undefined)} />}
+    </>
+  );
+}
+
+function FileTable({ executionId, rows, label, onPreview, open }: { executionId: string; rows: Artifact[]; label: string; onPreview: (a: Artifact) => void; open?: Artifact }) {
+  return (
+    <table aria-label={label} className="files-table">
+      <thead>
+        <tr>
+          <th>Task</th>
+          <th>Name</th>
+          <th className="num">Size</th>
+          <th>sha256</th>
+          <th>Created</th>
+          <th>
+            <span className="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((a) => (
+          <tr key={a.id} className={open?.id === a.id ? 'selected' : undefined}>
+            <td>{a.task_key ?? '—'}</td>
+            <td>
+              <code>{a.name}</code>
+            </td>
+            <td className="num">{a.size.toLocaleString()} B</td>
+            <td>
+              {a.sha256 ? (
+                <span className="sha" title={a.sha256} data-sha256={a.sha256}>
+                  <code>{a.sha256.slice(0, 12)}…</code> <CopyButton text={a.sha256} label={`Copy the sha256 of ${a.name}`} />
+                </span>
+              ) : (
+                '—'
+              )}
+            </td>
+            <td>{fmtTime(a.created_at)}</td>
+            <td className="row">
+              <Button aria-label={`Preview ${a.name}`} onClick={() => onPreview(a)}>
+                Preview
+              </Button>
+              <a href={downloadUrl(executionId, a)} download={baseName(a.name)} aria-label={`Download ${a.name}`}>
+                Download
+              </a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Reads the first PREVIEW_BYTES of a file's download, then cancels the rest. */
+async function readHead(executionId: string, a: Artifact, signal: AbortSignal): Promise<Uint8Array> {
+  const body = (await client.get('/api/v1/executions/{executionId}/artifacts/{artifactId}', {
+    params: { path: { executionId, artifactId: a.id } },
+    parseAs: 'stream',
+    signal,
+  })) as ReadableStream<Uint8Array> | null;
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const head = new Uint8Array(Math.min(PREVIEW_BYTES, a.size));
+  let n = 0;
+  try {
+    while (n < head.length) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const take = Math.min(value.length, head.length - n);
+      head.set(value.subarray(0, take), n);
+      n += take;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return head.subarray(0, n);
+}
+
+function FilePreview({ executionId, file, onClose }: { executionId: string; file: Artifact; onClose: () => void }) {
+  const [preview, setPreview] = useState<Preview>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    const stop = new AbortController();
+    readHead(executionId, file, stop.signal).then(
+      (bytes) => setPreview(previewOf(bytes, file.size, file.name, file.content_type)),
+      (e: unknown) => !stop.signal.aborted && setError(e),
+    );
+    return () => stop.abort();
+  }, [executionId, file]);
+  const title = `Preview of ${file.name}`;
+  return (
+    <section className="card file-preview" aria-label={title}>
+      <header className="card-head">
+        <h3>
+          Preview of <code>{file.task_key ? `${file.task_key}/${file.name}` : file.name}</code>
+        </h3>
+        <Button onClick={onClose}>Close preview</Button>
+      </header>
+      <ErrorBox error={error} />
+      {!preview && !error && <Loading what="the preview" />}
+      {preview?.kind === 'binary' && <p className="muted">Binary content: no preview. Download it to open it.</p>}
+      {preview?.kind === 'empty' && <p className="muted">The file is empty.</p>}
+      {(preview?.kind === 'text' || preview?.kind === 'csv') && preview.truncated && (
+        <p className="muted small" role="note">
+          The first {PREVIEW_BYTES / 1024} KiB of {file.size.toLocaleString()} B, up to the last whole line; download the file for the rest.
+        </p>
+      )}
+      {preview?.kind === 'text' && <pre className="code-block">{preview.text}</pre>}
+      {preview?.kind === 'csv' && (
+        <div className="csv-preview">
+          <table aria-label={`CSV preview of ${file.name}`}>
+            <thead>
+              <tr>
+                {preview.header.map((h, i) => (
+                  <th key={i}>{h}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {preview.rows.map((r, i) => (
+                <tr key={i}>
+                  {r.map((c, j) => (
+                    <td key={j}>{c}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
