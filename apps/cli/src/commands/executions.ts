@@ -1,7 +1,7 @@
 // svc run, svc executions, svc artifacts: start flows, follow, cancel, rerun
 // and restart executions, read their logs, download their artifacts; approve,
 // reject, pause and resume are executions-gates.ts; bulk actions
-// executions-bulk.ts.
+// executions-bulk.ts; files and download (one file, checked) executions-files.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -19,6 +19,7 @@ import { approvalText, awaitingText, latestRun, pausedText } from '../ui/approva
 import { registerExecutionGates } from './executions-gates.js';
 import { registerExecutionReplay } from './executions-replay.js';
 import { registerExecutionsBulk } from './executions-bulk.js';
+import { registerExecutionFiles } from './executions-files.js';
 import { coerce, collect, keyValues } from './key-values.js';
 import { readAllStdin } from '../ui/prompt.js';
 import type { components } from '@svc/api-spec/openapi-types';
@@ -240,7 +241,9 @@ export function registerExecutions(program: Command, app: App): void {
   const ex = program
     .command('executions')
     .alias('execution')
-    .description('List, show, cancel, rerun and restart executions; read their logs; approve or reject a task at its approval gate; pause and resume');
+    .description(
+      'List, show, cancel, rerun and restart executions; read their logs; list and download their files; approve or reject a task at its approval gate; pause and resume',
+    );
   withOutput(
     ex
       .command('list')
@@ -393,6 +396,7 @@ export function registerExecutions(program: Command, app: App): void {
   registerExecutionGates(ex, app);
   registerExecutionReplay(ex, app);
   registerExecutionsBulk(ex, app);
+  registerExecutionFiles(ex, app);
 
   ex.command('logs')
     .description('Print the log lines of an execution; --follow streams them until it ends')
