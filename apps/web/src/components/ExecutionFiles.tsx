@@ -3,10 +3,10 @@
 // task, name, size and sha256, a download link, and a preview of its first
 // 64 KiB (text as is, CSV as a table; binary content is said to be binary).
 // The preview reads only that much of the download and drops the rest.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { API, client } from '../api';
 import type { Artifact } from '../types';
-import { Button, CopyButton, ErrorBox, Loading, fmtTime, useLoad } from '../ui';
+import { Button, ErrorBox, Loading, copyText, fmtTime, useLoad } from '../ui';
 import { PREVIEW_BYTES, previewOf, type Preview } from './file-preview';
 
 type Kind = 'input' | 'output' | 'artifact';
@@ -75,7 +75,7 @@ function FileTable({ executionId, rows, label, onPreview, open }: { executionId:
             <td>
               {a.sha256 ? (
                 <span className="sha" title={a.sha256} data-sha256={a.sha256}>
-                  <code>{a.sha256.slice(0, 12)}…</code> <CopyButton text={a.sha256} label={`Copy the sha256 of ${a.name}`} />
+                  <code>{a.sha256.slice(0, 12)}…</code> <CopySha sha={a.sha256} name={a.name} />
                 </span>
               ) : (
                 '—'
@@ -94,6 +94,25 @@ function FileTable({ executionId, rows, label, onPreview, open }: { executionId:
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A small Copy button for a file's whole sha256, named for its file (for screen readers and tests). */
+function CopySha({ sha, name }: { sha: string; name: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <Button
+      className="small"
+      aria-label={`Copy the sha256 of ${name}`}
+      onClick={() =>
+        void copyText(sha).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        })
+      }
+    >
+      {done ? 'Copied' : 'Copy'}
+    </Button>
   );
 }
 
@@ -125,6 +144,9 @@ async function readHead(executionId: string, a: Artifact, signal: AbortSignal): 
 function FilePreview({ executionId, file, onClose }: { executionId: string; file: Artifact; onClose: () => void }) {
   const [preview, setPreview] = useState<Preview>();
   const [error, setError] = useState<unknown>();
+  const ref = useRef<HTMLElement>(null);
+  // Opened below the tables: brought into view.
+  useEffect(() => ref.current?.scrollIntoView({ block: 'nearest' }), [preview]);
   useEffect(() => {
     const stop = new AbortController();
     readHead(executionId, file, stop.signal).then(
@@ -135,7 +157,7 @@ function FilePreview({ executionId, file, onClose }: { executionId: string; file
   }, [executionId, file]);
   const title = `Preview of ${file.name}`;
   return (
-    <section className="card file-preview" aria-label={title}>
+    <section ref={ref} className="card file-preview" aria-label={title}>
       <header className="card-head">
         <h3>
           Preview of <code>{file.task_key ? `${file.task_key}/${file.name}` : file.name}</code>
