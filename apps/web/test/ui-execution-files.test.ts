@@ -88,12 +88,17 @@ describe('execution page: Files tab', { skip, concurrency: false }, () => {
 
   it('previews a CSV as a table, a long text up to 64 KiB, and says binary content is binary', async () => {
     const page = ui.admin;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e.stack ?? e)));
     await page.goto(`/executions/${id}`);
     await page.getByRole('tab', { name: 'Files' }).click();
     const panel = page.getByRole('tabpanel', { name: 'Files' });
     await panel.getByRole('button', { name: 'Preview out/rows.csv' }).click();
     const csv = panel.getByRole('table', { name: 'CSV preview of out/rows.csv' });
-    await csv.waitFor();
+    await csv.waitFor().catch(async (e: unknown) => {
+      await shot(page, 'files-02-csv-preview-failed');
+      throw new Error(`no CSV preview; page errors: ${errors.join('\n')}`, { cause: e });
+    });
     assert.deepEqual(await csv.locator('thead th').allInnerTexts(), ['id', 'name', 'city']);
     const cells = await csv.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     assert.deepEqual(cells, [

@@ -146,7 +146,10 @@ function FilePreview({ executionId, file, onClose }: { executionId: string; file
   const [error, setError] = useState<unknown>();
   const ref = useRef<HTMLElement>(null);
   // Opened below the tables: brought into view.
-  useEffect(() => ref.current?.scrollIntoView({ block: 'nearest' }), [preview]);
+  // (A block body: scrollIntoView returns a promise in newer browsers, which React would take for a cleanup.)
+  useEffect(() => {
+    void ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [preview]);
   useEffect(() => {
     const stop = new AbortController();
     readHead(executionId, file, stop.signal).then(
