@@ -132,9 +132,10 @@ test('a run stops at the next batch when the lease is lost', async () => {
     await env.db.pool.query(`INSERT INTO login_attempts (email, ip, succeeded, at) VALUES ('stop@x', '1.2.3.4', false, $1)`, [new Date(now.getTime() - 2 * DAY)]);
   }
   let checks = 0;
-  // The lease is held for five checks (executions, audit events, instances,
-  // then two batches of login attempts) and lost before the third batch.
-  const r = await retention(now, { shouldContinue: () => ++checks <= 5 });
+  // The lease is held for six checks (executions, expired uploads, audit
+  // events, instances, then two batches of login attempts) and lost before
+  // the third batch.
+  const r = await retention(now, { shouldContinue: () => ++checks <= 6 });
   assert.equal(r.complete, false);
   assert.equal(r.rows.login_attempts, 6);
   assert.equal(await count(env.db, `SELECT 1 FROM login_attempts WHERE email = 'stop@x'`), 3);

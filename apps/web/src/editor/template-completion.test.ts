@@ -49,7 +49,7 @@ describe('template completion', () => {
   it("offers the flow's inputs and tasks, and a task's fields", () => {
     assert.deepEqual(labels('x: "{{ inputs.'), ['day', 'region']);
     assert.deepEqual(labels('x: "{{ tasks.'), ['extract', 'load']);
-    assert.deepEqual(labels('x: "{{ tasks.extract.'), ['outputs', 'state', 'approval']);
+    assert.deepEqual(labels('x: "{{ tasks.extract.'), ['outputs', 'state', 'approval', 'files']);
     assert.deepEqual(labels('x: "{{ tasks.extract.approval.'), ['status', 'by', 'at', 'comment', 'inputs']);
     assert.equal(templateCompletions('x: "{{ tasks.extract.outputs.', doc), null, 'outputs are data the task writes: nothing known to offer');
   });

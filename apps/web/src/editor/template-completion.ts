@@ -30,6 +30,7 @@ const DETAILS: Record<string, string> = {
   item: 'the for_each item this task run is for (any JSON value)',
   item_index: "the item's 0-based index in the for_each list",
   'tasks.approval': 'a task with an approval gate: its decision (status, by, at, comment, inputs)',
+  'tasks.files': "an upstream task's output files by path, as local paths: tasks.<id>.files['out/a.csv']",
   'approval.status': 'pending, approved, rejected or timed_out',
   'approval.by': 'who decided (an email; empty when the timeout did)',
   'approval.at': 'when the decision was made, RFC 3339 (UTC)',
