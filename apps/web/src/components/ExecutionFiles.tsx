@@ -124,19 +124,14 @@ async function readHead(executionId: string, a: Artifact, signal: AbortSignal): 
     signal,
   })) as ReadableStream<Uint8Array> | null;
   if (!body) return new Uint8Array();
-  const reader = body.getReader();
   const head = new Uint8Array(Math.min(PREVIEW_BYTES, a.size));
   let n = 0;
-  try {
-    while (n < head.length) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const take = Math.min(value.length, head.length - n);
-      head.set(value.subarray(0, take), n);
-      n += take;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
+  // Leaving the loop early (enough read) cancels the rest of the download.
+  for await (const value of body as unknown as AsyncIterable<Uint8Array>) {
+    const take = Math.min(value.length, head.length - n);
+    head.set(value.subarray(0, take), n);
+    n += take;
+    if (n >= head.length) break;
   }
   return head.subarray(0, n);
 }
