@@ -15,6 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { markInstanceStopped, registerInstance } from '@svc/db';
 import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
 import type { Schemas } from '@svc/api-spec';
 import { startStack, type Stack } from './stack.js';
@@ -202,6 +203,9 @@ test("a run token of another namespace cannot fetch a namespace's output file; t
   await s.waitFor(mine, (e) => runsOf(e, 'r').at(-1)?.state === 'QUEUED', 60_000);
   await s.waitFor(other, (e) => e.task_runs[0]?.state === 'QUEUED');
   const [file] = await artifactsOf(mine);
+  // The claims' instance is online (a row with a fresh heartbeat): else the watchdog (SVC_WATCHDOG_MS) may end its runs
+  // as lost before the requests below, on a loaded machine.
+  await registerInstance(s.db, { id: 'outfiles-test', kind: 'dispatcher', hostname: 'e2e', version: 'test', pools: ['held'], executors: ['process'] });
   const claimed = await claimTaskRuns(s.db, { instanceId: 'outfiles-test', pools: ['held'], executorType: 'process', limit: 2, now: new Date() });
   assert.equal(claimed.length, 2);
   const key = await loadRunTokenKey(s.db);
@@ -228,6 +232,7 @@ test("a run token of another namespace cannot fetch a namespace's output file; t
   assert.equal(r.status, 404, text);
   assert.equal(JSON.parse(text).error.code, 'not_found');
   assert.ok(!text.includes(file.sha256), 'nothing of the file is told');
+  await markInstanceStopped(s.db, 'outfiles-test');
 });
 
 test('an output file changed in the object store fails the task that reads it, naming the file', async () => {
