@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import { getDefaultHighWaterMark } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { flow, sh, sleep } from './engine-support.js';
 import { startStack, type Stack } from './stack.js';
@@ -55,8 +56,12 @@ async function streamGauges(url: string): Promise<{ open: number; waiting: numbe
     buffered: value(/^svc_live_stream_buffered_bytes (\S+)$/m),
   };
 }
-/** What a stream may hold beyond its socket: one write (16 KiB of events, plus the event that crossed it) over the 16 KiB high-water mark, with room. */
-const HELD_PER_STREAM = 64 * 1024;
+/**
+ * What a stream may hold beyond its socket: the response's high-water mark (Node's default for byte streams, which the
+ * gateway runs on too: 16 KiB up to Node 20, 64 KiB from Node 22) plus one write (16 KiB of events, plus the event that
+ * crossed it), with room.
+ */
+const HELD_PER_STREAM = getDefaultHighWaterMark(false) + 48 * 1024;
 
 /**
  * A log stream client that keeps nothing but a count: each line must be the
