@@ -35,8 +35,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startBaseline } from './lib/graphile-baseline.mjs';
-import { median, quantile } from './lib/engine-scenarios.mjs';
-import { freePort, root, wallMs } from './lib/svc-deployment.mjs';
+import { flowFiles, median, quantile, readStamp } from './lib/engine-scenarios.mjs';
+import { adminToken, freePort, root, wallMs } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
 
@@ -74,21 +74,8 @@ async function startAsUser(dir) {
     if (i > 1800) throw new Error(`npm start did not come up in 3 minutes:\n${out.slice(-3000)}`);
     await sleep(100);
   }
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')[0];
-  const tok = await (
-    await fetch(`${base}/api/v1/tokens`, {
-      method: 'POST',
-      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', role: 'admin' }),
-    })
-  ).json();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const headers = { authorization: `Bearer ${tok.secret}` };
+  const headers = { authorization: `Bearer ${await adminToken(base)}` };
   /** One request over the keep-alive agent (node:http: the load generator shares the cores with what it measures). */
   const request = (method, p, body) =>
     new Promise((resolve, reject) => {
@@ -130,29 +117,6 @@ async function startAsUser(dir) {
       clearTimeout(t);
     },
   };
-}
-
-function flows(stampDir) {
-  const chain = Array.from({ length: 40 }, (_, i) => `  - {id: t${i}, type: command, command: ["true"]${i ? `, depends_on: [t${i - 1}]` : ''}}`);
-  const fan = Array.from({ length: 200 }, (_, i) => `  - {id: f${i}, type: command, command: ["true"]}`);
-  return {
-    'lat.flow.yaml': `id: lat\ntasks:\n  - id: stamp\n    type: command\n    command: [sh, -c, "date +%s%N > ${stampDir}/{{ execution.id }}"]\n`,
-    'one.flow.yaml': 'id: one\ntasks:\n  - {id: t, type: command, command: ["true"]}\n',
-    'chain.flow.yaml': `id: chain\ntasks:\n${chain.join('\n')}\n`,
-    'fan.flow.yaml': `id: fan\nmax_parallel: 0\ntasks:\n${fan.join('\n')}\n`,
-  };
-}
-
-async function readStamp(file, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const text = fs.readFileSync(file, 'utf8').trim();
-      if (text) return Number(BigInt(text) / 1000n) / 1000;
-    } catch {}
-    if (Date.now() > until) throw new Error(`no stamp ${file} after ${timeoutMs} ms`);
-    await sleep(2);
-  }
 }
 
 /** Polls getExecution until it ended, as a client does; the execution. */
@@ -292,7 +256,7 @@ export async function run() {
     await svc.api(
       'POST',
       '/api/v1/namespaces/bench/changes',
-      { message: 'bench', changes: Object.entries(flows(stampDir)).map(([p, content]) => ({ op: 'put', path: p, content })) },
+      { message: 'bench', changes: Object.entries(flowFiles(stampDir)).map(([p, content]) => ({ op: 'put', path: p, content })) },
       201,
     );
     const base = await startBaseline({ url: cluster.url, concurrency: SLOTS });

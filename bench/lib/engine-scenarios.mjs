@@ -40,7 +40,7 @@ export function flowFiles(stampDir) {
 }
 
 /** The start time (ms) a probe wrote with `date +%s%N`, once the file is complete. */
-async function readStamp(file, timeoutMs = 30_000) {
+export async function readStamp(file, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {

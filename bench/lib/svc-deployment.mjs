@@ -67,6 +67,24 @@ export async function triggerOverHttp(base, agent, headers, ns, flow) {
   return { id: JSON.parse(text).id, at, sent };
 }
 
+/** Signs in as the benchmarks' admin (bench@example.com) at `base` and makes an admin API token: its secret. */
+export async function adminToken(base) {
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
+  });
+  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')[0];
+  const tok = await (
+    await fetch(`${base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', role: 'admin' }),
+    })
+  ).json();
+  return tok.secret;
+}
+
 export async function startDeployment(o) {
   const setup = dbLib.createDb({ url: o.url, poolSize: 2 });
   await dbLib.applyMigrations(setup.pool);
@@ -106,20 +124,7 @@ export async function startDeployment(o) {
     throw err;
   }
   await setup.close();
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
-  });
-  const cookie = /svc_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')[0];
-  const tok = await (
-    await fetch(`${base}/api/v1/tokens`, {
-      method: 'POST',
-      headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', role: 'admin' }),
-    })
-  ).json();
-  const auth = { authorization: `Bearer ${tok.secret}` };
+  const auth = { authorization: `Bearer ${await adminToken(base)}` };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
   const api = async (method, p, body) => {
