@@ -1,14 +1,14 @@
 // The runner protocol (/api/runner/v1/task-runs/{id}/...): what `svc exec`
 // uses from inside a container. Each call carries a run token scoped to its
 // task run and checked by signature alone.
-import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import type { RunnerHeartbeatResponse, RunnerSpec } from '@svc/api-spec';
 import type { Engine, IncomingLogLine } from '@svc/engine';
-import { HttpError, notFound, reply, unauthorized, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
+import { HttpError, notFound, reply, unauthorized, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { ObjectNotFoundError } from '@svc/storage';
 import type { Answer } from '@svc/api-spec';
+import { SHA256_HEADER, streamedUpload } from './upload-body.js';
 
 export interface RunnerRouteDeps {
   engine: Engine;
@@ -26,9 +26,6 @@ export function runnerAuthenticator(engine: Engine) {
 }
 
 type Ctx = HandlerContext<{ taskRunId: string }>;
-
-/** The header carrying the sha256 (hex) of an uploaded body, checked before the upload is kept. */
-export const SHA256_HEADER = 'x-svc-sha256';
 
 export function runnerHandlers(deps: RunnerRouteDeps) {
   const { engine } = deps;
@@ -90,26 +87,12 @@ export function runnerHandlers(deps: RunnerRouteDeps) {
     async runnerPutArtifact({ params, req, query }) {
       const limit = deps.maxArtifactBytes;
       const name = String(params.name);
-      const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'too_large', `${name} is ${declared} bytes, over SVC_MAX_ARTIFACT_BYTES (${limit} bytes)`);
-      const sha = req.headers[SHA256_HEADER];
-      if (sha !== undefined && (typeof sha !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha))) {
-        throw validationFailed([{ field: SHA256_HEADER, message: 'must be 64 hexadecimal digits' }]);
-      }
-      // Through a PassThrough: a refusal mid-body destroys it, not the request, whose socket must still carry the
-      // 413 or 422 (Node discards the rest of an unread body once the response is sent).
-      // `pipe` forwards no failure: an upload cut off by its client ends the body with an error, so the put fails
-      // and keeps nothing instead of waiting for bytes that never come.
-      const body = req.pipe(new PassThrough());
-      req.once('error', (err) => body.destroy(err));
-      req.once('close', () => {
-        if (!req.complete) body.destroy(new Error('the upload was cut off before its end'));
-      });
+      const { body, sha256 } = streamedUpload(req, { name, limit, setting: 'SVC_MAX_ARTIFACT_BYTES' });
       const stored = await engine.runner.storeArtifact(params.taskRunId, name, body, {
         contentType: String(req.headers['content-type'] ?? 'application/octet-stream'),
         kind: query.kind,
         maxBytes: limit,
-        ...(sha !== undefined ? { sha256: sha } : {}),
+        ...(sha256 !== undefined ? { sha256 } : {}),
       });
       return reply(201, stored);
     },
