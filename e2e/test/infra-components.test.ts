@@ -20,6 +20,7 @@ import * as yaml from 'js-yaml';
 import { describeConfig } from '@svc/config';
 import { containersOf, render, type K8sObject } from './infra-kustomize.js';
 import { root } from './stack.js';
+import { servedMetrics } from './served-metrics.js';
 
 const k8s = path.join(root, 'infra', 'kubernetes');
 const COMPONENTS = ['autoscaling', 'ingress', 'monitoring', 'network-policies'];
@@ -38,21 +39,8 @@ const rulesFile = path.join(root, 'infra/prometheus/svc-rules.yaml');
 type Rule = { alert?: string; record?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 const rules = yaml.load(fs.readFileSync(rulesFile, 'utf8')) as { groups: { name: string; rules: Rule[] }[] };
 
-/** The svc_ metrics the apps define (prom-client `name:` in their sources), as the dashboard test finds them. */
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
-  });
-}
-const served = new Set(
-  ['apps/api-gateway', 'apps/maintenance', 'apps/dispatcher', 'apps/scheduler', 'packages/service'].flatMap((dir) =>
-    sources(path.join(root, dir, 'src')).flatMap((f) =>
-      [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!),
-    ),
-  ),
-);
+/** The svc_ metrics the apps define (served-metrics.ts). */
+const served = servedMetrics();
 /** prom-client's default metrics, which every app registers. */
 const PROM_CLIENT_DEFAULTS = /^(process|nodejs)_[a-z0-9_]+$/;
 /** PromQL's functions, aggregations and keywords: every other name in an expression is a metric. */

@@ -9,22 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { root } from './stack.js';
+import { servedMetrics } from './served-metrics.js';
 
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
-  });
-}
-
-const served = new Set(
-  ['apps/api-gateway', 'apps/maintenance', 'apps/dispatcher', 'apps/scheduler', 'packages/service'].flatMap((dir) =>
-    sources(path.join(root, dir, 'src')).flatMap((f) =>
-      [...fs.readFileSync(f, 'utf8').matchAll(/\bname:\s*'(svc_[a-z0-9_]+)'|stateGauge\('(svc_[a-z0-9_]+)'/g)].map((m) => (m[1] ?? m[2])!),
-    ),
-  ),
-);
+/** The svc_ metrics the apps define (served-metrics.ts). */
+const served = servedMetrics();
 const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'infra/grafana/svc-dashboard.json'), 'utf8')) as {
   panels: { type: string; title: string; targets?: { expr: string }[] }[];
   templating: { list: { name: string }[] };
