@@ -29,7 +29,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'esm',
   // Server-side packages (Prisma, PostgreSQL) stay out: only the database commands load them, lazily.
   external: ['@svc/db', '@svc/identity', '@svc/secrets', '@svc/config', '@svc/runner'],
@@ -57,7 +57,7 @@ fs.writeFileSync(
       type: 'module',
       bin: { svc: 'bin/svc.mjs' },
       files: ['bin'],
-      engines: { node: '>=20.11' },
+      engines: { node: '>=22.12' },
       license: 'UNLICENSED',
     },
     null,
