@@ -145,19 +145,19 @@ export async function runRetention(deps: RetentionDeps, now: Date): Promise<Rete
     if (ids.length < (deps.executionBatch ?? DEFAULT_EXECUTION_BATCH)) break;
   }
 
-  // Uploads no execution used before they expired: the rows first, then their objects.
+  // Expired uploads: the rows first, then the objects no execution's file input points at.
   for (;;) {
     if (!go()) break;
     const gone = await executions.deleteExpiredUploads(now, batch);
-    count('uploads', gone.length);
-    for (const o of gone) {
+    count('uploads', gone.rows);
+    for (const o of gone.objects) {
       await deps.storage.delete(o.key);
       result.objects += 1;
       result.objectBytes += o.size;
       deps.metrics?.objectsDeleted.inc({ kind: objectKind(o.key) });
       deps.metrics?.bytesDeleted.inc({ kind: objectKind(o.key) }, o.size);
     }
-    if (gone.length < batch) break;
+    if (gone.rows < batch) break;
   }
 
   const emailCutoff = new Date(now.getTime() - (deps.emailRetentionDays ?? DEFAULT_EMAIL_RETENTION_DAYS) * DAY_MS);

@@ -2449,18 +2449,20 @@ export interface components {
         };
         Artifact: {
             id: string;
-            task_run_id: string;
-            /** @description The task that made it */
-            task_key: string;
+            /** @description The task run that made it; absent for a file input (kind `input`) */
+            task_run_id?: string;
+            /** @description The task that made it; absent for a file input (kind `input`) */
+            task_key?: string;
+            /** @description Its path; for a file input, `<input id>/<file name>` */
             name: string;
             /** Format: int64 */
             size: number;
             content_type?: string;
             /**
-             * @description Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched (docs/using/files.md)
+             * @description Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched; `input`, a file input of the execution (the upload a trigger named; docs/using/files.md)
              * @enum {string}
              */
-            kind?: "artifact" | "output";
+            kind?: "artifact" | "output" | "input";
             /** @description Extension: the sha256 (hex) of the content, computed as it was stored */
             sha256?: string;
             /** Format: date-time */
@@ -4499,7 +4501,7 @@ export interface components {
              * @example string
              * @enum {unknown}
              */
-            type: "string" | "int" | "number" | "boolean" | "select" | "json";
+            type: "string" | "int" | "number" | "boolean" | "select" | "json" | "file";
             /**
              * @description Whether a trigger must give a value when the input has no default.
              * @default false

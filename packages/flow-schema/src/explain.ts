@@ -189,6 +189,9 @@ function explainOne(e: ErrorObject, all: readonly ErrorObject[], root: unknown, 
     }
     case 'false schema':
       return simple('is not allowed here');
+    case 'not':
+      // A field one type of a family refuses says why in its description (a file input's default).
+      return simple(typeof schema.description === 'string' ? `is not allowed: ${schema.description}` : 'is not allowed here');
     default:
       return simple(e.message ?? `is invalid (${e.keyword})`);
   }

@@ -46,7 +46,7 @@ export interface Concurrency {
   behavior?: 'queue' | 'skip';
 }
 
-export type InputType = 'string' | 'int' | 'number' | 'boolean' | 'select' | 'json';
+export type InputType = 'string' | 'int' | 'number' | 'boolean' | 'select' | 'json' | 'file';
 
 interface InputBase {
   /** `[a-z][a-z0-9_]*`, at most 63 chars. */
@@ -61,7 +61,9 @@ export type FlowInput =
   | (InputBase & { type: 'number'; default?: number })
   | (InputBase & { type: 'boolean'; default?: boolean })
   | (InputBase & { type: 'select'; values: Array<string | number | boolean>; default?: string | number | boolean })
-  | (InputBase & { type: 'json'; default?: unknown });
+  | (InputBase & { type: 'json'; default?: unknown })
+  /** Extension (docs/using/files.md): the trigger gives an upload id (createUpload); no default. */
+  | (InputBase & { type: 'file'; default?: never });
 
 export type TriggerType = 'schedule' | 'webhook' | 'flow';
 export type UpstreamEndState = 'SUCCESS' | 'FAILED' | 'TIMED_OUT' | 'CANCELLED';

@@ -23,8 +23,9 @@ function artifactJson(a: ArtifactRow): Schemas['Artifact'] {
     content_type: a.content_type,
     kind: a.kind,
     sha256: a.sha256,
-    task_run_id: a.task_run_id,
-    task_key: a.task_key,
+    // A file input has no task run.
+    ...(a.task_run_id !== null ? { task_run_id: a.task_run_id } : {}),
+    ...(a.task_key !== null ? { task_key: a.task_key } : {}),
     created_at: a.created_at.toISOString(),
   };
 }

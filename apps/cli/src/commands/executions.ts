@@ -196,9 +196,9 @@ async function download(app: App, api: ApiClient, id: string, names: string[], d
   );
   try {
     for (const a of chosen) {
-      // Two tasks may leave artifacts of one name: the task key keeps them apart.
+      // Two tasks may leave artifacts of one name: the task key keeps them apart (a file input's name is its input id's already).
       const clash = chosen.filter((x) => x.name === a.name).length > 1;
-      const target = path.resolve(root, clash ? path.join(a.task_key, a.name) : a.name);
+      const target = path.resolve(root, clash ? path.join(a.task_key ?? a.kind ?? 'input', a.name) : a.name);
       if (!target.startsWith(root + path.sep)) throw new CliError(`refusing to write outside ${dir}: ${a.name}`);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       const body = await api.get('/api/v1/executions/{executionId}/artifacts/{artifactId}', { params: { path: { executionId: id, artifactId: a.id } }, parseAs: 'stream' });

@@ -91,14 +91,15 @@ export const Artifact = component(
   Type.Object(
     {
       id: Type.String(),
-      task_run_id: Type.String(),
-      task_key: Type.String({ description: 'The task that made it' }),
-      name: Type.String(),
+      task_run_id: Type.Optional(Type.String({ description: 'The task run that made it; absent for a file input (kind `input`)' })),
+      task_key: Type.Optional(Type.String({ description: 'The task that made it; absent for a file input (kind `input`)' })),
+      name: Type.String({ description: 'Its path; for a file input, `<input id>/<file name>`' }),
       size: Int64(),
       content_type: Type.Optional(Type.String()),
       kind: Type.Optional(
-        StringEnum(['artifact', 'output'] as const, {
-          description: 'Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched (docs/using/files.md)',
+        StringEnum(['artifact', 'output', 'input'] as const, {
+          description:
+            'Extension: `artifact`, a file the task left in $SVC_ARTIFACTS_DIR; `output`, a file its `output_files` matched; `input`, a file input of the execution (the upload a trigger named; docs/using/files.md)',
         }),
       ),
       sha256: Type.Optional(Type.String({ description: 'Extension: the sha256 (hex) of the content, computed as it was stored' })),

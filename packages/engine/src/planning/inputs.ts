@@ -37,6 +37,9 @@ function coerce(def: FlowInput, v: unknown): { ok: true; value: unknown } | { ok
         }
       }
       return { ok: true, value: v };
+    case 'file':
+      // The id of an upload (createUpload); that it exists in the namespace is checked as the execution starts (file-inputs.ts).
+      return typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v) ? { ok: true, value: v } : { ok: false, message: 'must be the id of an upload (createUpload)' };
     default:
       return { ok: false, message: 'has an unknown type' };
   }

@@ -124,14 +124,15 @@ export async function newLines(db: Queryable, q: NewLinesQuery): Promise<NewLine
 export interface ArtifactRow {
   id: string;
   execution_id: string;
-  task_run_id: string;
-  task_key: string;
+  /** Null for a file input. */
+  task_run_id: string | null;
+  task_key: string | null;
   name: string;
   object_key: string;
   size: string;
   content_type: string;
-  /** `artifact` or `output` (an output file). */
-  kind: 'artifact' | 'output';
+  /** `artifact`, `output` (an output file) or `input` (a file input, no task run). */
+  kind: 'artifact' | 'output' | 'input';
   sha256: string;
   created_at: Date;
   /** created_at with all six fraction digits, for cursors (a Date keeps only milliseconds). */
@@ -144,7 +145,7 @@ const ARTIFACT_COLUMNS = `a.id, a.execution_id, a.task_run_id, tr.task_key, a.na
 /** Artifacts of an execution, oldest first, after the cursor key (created_at, id). */
 export async function artifactPage(db: Queryable, executionId: string, limit: number, after?: { createdAt: string; id: string }): Promise<ArtifactRow[]> {
   const r = await db.query<ArtifactRow>(
-    `SELECT ${ARTIFACT_COLUMNS} FROM artifacts a JOIN task_runs tr ON tr.id = a.task_run_id
+    `SELECT ${ARTIFACT_COLUMNS} FROM artifacts a LEFT JOIN task_runs tr ON tr.id = a.task_run_id
      WHERE a.execution_id = $1 AND ($2::timestamptz IS NULL OR (a.created_at, a.id) > ($2::timestamptz, $3::text))
      ORDER BY a.created_at, a.id LIMIT $4`,
     [executionId, after?.createdAt ?? null, after?.id ?? '', limit],
@@ -153,7 +154,7 @@ export async function artifactPage(db: Queryable, executionId: string, limit: nu
 }
 
 export async function artifactOf(db: Queryable, executionId: string, artifactId: string): Promise<ArtifactRow | undefined> {
-  const r = await db.query<ArtifactRow>(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts a JOIN task_runs tr ON tr.id = a.task_run_id WHERE a.id = $1 AND a.execution_id = $2`, [
+  const r = await db.query<ArtifactRow>(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts a LEFT JOIN task_runs tr ON tr.id = a.task_run_id WHERE a.id = $1 AND a.execution_id = $2`, [
     artifactId,
     executionId,
   ]);

@@ -31,10 +31,12 @@ const EXPIRED_EXECUTIONS_SQL = `SELECT id FROM executions WHERE ended_at < $1 AN
 
 /**
  * Object store keys the rows of executions $1 point at (artifacts, archived logs), but for the objects an
- * artifact row of another execution points at too (a reused task run's output file, after a restart or replay).
+ * artifact row of another execution points at too (a reused task run's output file, after a restart or replay;
+ * a file input's upload another execution used too) or an upload row still does (its expiry deletes it).
  */
 const OBJECT_KEYS_OF_EXECUTIONS_SQL = `SELECT a.execution_id, a.object_key, a.size FROM artifacts a WHERE a.execution_id = ANY($1)
        AND NOT EXISTS (SELECT 1 FROM artifacts b WHERE b.object_key = a.object_key AND b.execution_id <> ALL($1))
+       AND NOT EXISTS (SELECT 1 FROM uploads u WHERE u.object_key = a.object_key)
      UNION ALL
      SELECT execution_id, object_key, size FROM log_archives WHERE execution_id = ANY($1)`;
 

@@ -18,6 +18,7 @@ import {
   type FlowTask,
   type ParsedTemplate,
 } from '@svc/flow-schema';
+import { inputArtifactsOf } from '../sql/uploads.js';
 import { ProviderScopeError, SecretNotFoundError, SecretStore } from '@svc/secrets';
 import { parseDuration } from '@svc/timing';
 import { latestRuns, scopeOf, type ExecutionRow } from './advance.js';
@@ -168,8 +169,11 @@ export class Preparer {
     if (readsVars) vars = await executionVars(deps.pool, deps.storage, ex);
 
     // An item of a fan-out reads its own value and index.
-    const scope = { ...scopeOf(ex, runs), vars, ...(tr.item_index !== undefined ? { item: tr.item ?? null, item_index: tr.item_index } : {}) };
-    const fetchFiles = await this.filesRead(sources.map(parse), def, ex.id, tr, runs, scope.tasks);
+    const base = scopeOf(ex, runs);
+    // A script or command task reads a file input as the local path the runner fetched it at.
+    const inputFiles = task.type === 'script' || task.type === 'command' ? await this.inputFilesRead(sources.map(parse), def, ex.id, base) : [];
+    const scope = { ...base, vars, ...(tr.item_index !== undefined ? { item: tr.item ?? null, item_index: tr.item_index } : {}) };
+    const fetchFiles = [...inputFiles, ...(await this.filesRead(sources.map(parse), def, ex.id, tr, runs, scope.tasks))];
     const maskedScope = scope;
     const secrets = new Map<string, string>();
     if (keys.size) {
@@ -284,6 +288,45 @@ export class Preparer {
       await recordRunSecrets(deps.pool, { executionId: ex.id, keys: secretKeysUsed, record: rec, taskRunId: tr.id });
     }
     return { spec, task, execution: ex, inline, secretKeysUsed };
+  }
+
+  /**
+   * The file inputs of the execution (docs/using/files.md): each file input's
+   * value in `scope.inputs` becomes the path the runner writes it at, relative
+   * to the working directory (`.svc/files/inputs/<input id>/<file name>`), and
+   * the ones the templates read (`inputs.<id>`, or `inputs` whole) are
+   * returned for the runner to fetch. Only the execution's own input artifacts
+   * are read: an upload id of another namespace or execution is never looked up here.
+   */
+  private async inputFilesRead(
+    templates: ParsedTemplate[],
+    def: FlowDefinition,
+    executionId: string,
+    scope: { inputs: Record<string, unknown> },
+  ): Promise<NonNullable<RunnerSpec['fetch_files']>> {
+    const fileIds = new Set((def.inputs ?? []).filter((d) => d.type === 'file').map((d) => d.id));
+    if (!fileIds.size) return [];
+    const named = new Set<string>();
+    for (const p of templates) {
+      for (const ref of p.refs) {
+        if (ref.root !== 'inputs') continue;
+        const id = ref.path[0];
+        if (id === undefined) fileIds.forEach((x) => named.add(x));
+        else if (typeof id === 'string' && fileIds.has(id)) named.add(id);
+      }
+    }
+    const rows = await inputArtifactsOf(this.deps.pool, { executionId });
+    const inputs = { ...scope.inputs };
+    const out: NonNullable<RunnerSpec['fetch_files']> = [];
+    for (const row of rows) {
+      const id = row.name.slice(0, row.name.indexOf('/'));
+      if (!fileIds.has(id)) continue;
+      const local = `.svc/files/inputs/${row.name}`;
+      inputs[id] = local;
+      if (named.has(id)) out.push({ path: local, artifact_id: row.id, size: Number(row.size), sha256: row.sha256 });
+    }
+    scope.inputs = inputs;
+    return out;
   }
 
   /**

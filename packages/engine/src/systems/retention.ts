@@ -45,9 +45,13 @@ export class ExecutionRetention {
     return deleteExecutionRows(this.db, { table, executionIds, limit });
   }
 
-  /** Deletes at most `limit` uploads (file inputs) that expired before `now`; the keys and sizes of their objects, to delete next. */
-  async deleteExpiredUploads(now: Date, limit: number): Promise<{ key: string; size: number }[]> {
-    return (await deleteExpiredUploads(this.db, { now, limit })).map((x) => ({ key: x.object_key, size: Number(x.size) }));
+  /**
+   * Deletes at most `limit` uploads (file inputs) that expired before `now`: how many, and the keys and sizes of their
+   * objects to delete next (not those an execution's file input points at: they go with its artifacts).
+   */
+  async deleteExpiredUploads(now: Date, limit: number): Promise<{ rows: number; objects: { key: string; size: number }[] }> {
+    const rows = await deleteExpiredUploads(this.db, { now, limit });
+    return { rows: rows.length, objects: rows.filter((x) => !x.used).map((x) => ({ key: x.object_key, size: Number(x.size) })) };
   }
 
   /** Deletes these executions when they still ended before `cutoff` (a restarted one is kept); the ids deleted. */

@@ -20,6 +20,9 @@ import { concurrencyCounts, concurrencyRunning, lockConcurrencyKey, nextQueued }
 import { executionPins, executionState } from '../sql/read-executions.js';
 import { reusableItems, reusableRuns as reusableRunRows } from '../sql/start-reads.js';
 import type { ApiExecution, BatchCreated, Created, FollowUp, NewExecution } from '../types.js';
+import { InputsInvalidError, type EngineErrorDetail } from '../errors.js';
+import { insertInputArtifacts } from '../sql/uploads.js';
+import { fileInputsOf, resolveFileInputs } from './file-inputs.js';
 
 export { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type ReusedRun };
 export type { Created, NewExecution, StartAudit } from '../types.js';
@@ -57,6 +60,9 @@ const auditRows = (n: NewExecution) =>
         ]
       : [],
   );
+
+/** An execution given file inputs: created in a transaction, its input artifacts with it (file-inputs.ts). */
+const hasFiles = (n: NewExecution) => fileInputsOf(n.definition, n.inputs).length > 0;
 
 const concurrencyKey = (n: NewExecution) => (n.definition.concurrency?.limit && n.flowId ? `${n.namespace}/${n.flowId}` : null);
 
@@ -190,7 +196,7 @@ export class Starts {
    * a limit, an execution is created by one statement.
    */
   async create(n: NewExecution): Promise<Created> {
-    if (concurrencyKey(n)) return inTx(this.pool, (c) => this.createWith(c, n));
+    if (concurrencyKey(n) || hasFiles(n)) return inTx(this.pool, (c) => this.createWith(c, n));
     const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (start.planned) {
       const { id, execution } = await this.insertStarted(this.pool, n, start.rows, null);
@@ -235,7 +241,7 @@ export class Starts {
    * once): the caller reads the flow again and calls create().
    */
   async createChecked(n: NewExecution): Promise<Created | null> {
-    if (concurrencyKey(n)) return null;
+    if (concurrencyKey(n) || hasFiles(n)) return null;
     const start = await this.startRows(this.pool, n.definition, n.snapshotId, n.restartOfId ?? null, n.triggerPayload);
     if (!start.planned) return null;
     const r = await this.insertStartedIf(this.pool, n, start.rows, null, true);
@@ -270,6 +276,16 @@ export class Starts {
    * firing) in the same transaction as the execution.
    */
   async createWith(c: Client, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
+    if (!hasFiles(n)) return this.createWithout(c, n);
+    // Checked before anything is written; inserted with the execution, in its transaction.
+    const files = await resolveFileInputs(c, n.namespace, n.definition, n.inputs);
+    const r = await this.createWithout(c, { ...n, id: n.id ?? newId() });
+    await insertInputArtifacts(c, { executionId: r.id, rows: files });
+    return r;
+  }
+
+  /** createWith, the file inputs aside. */
+  private async createWithout(c: Client, n: NewExecution): Promise<{ id: string; followUps: FollowUp[] }> {
     const key = concurrencyKey(n);
     const limit = n.definition.concurrency?.limit;
     if (key) {
@@ -308,8 +324,22 @@ export class Starts {
     if (!first) return { created: [], followUps: [] };
     const key = concurrencyKey(first);
     const limit = first.definition.concurrency?.limit ?? 0;
+    const files = ns.some(hasFiles);
+    if (files) {
+      // Every item's files are checked first (each problem named `items[i].inputs.<id>`), nothing created when one is bad.
+      const problems: EngineErrorDetail[] = [];
+      for (const [i, n] of ns.entries()) {
+        try {
+          await resolveFileInputs(c, n.namespace, n.definition, n.inputs, `items[${i}].`);
+        } catch (e) {
+          if (!(e instanceof InputsInvalidError)) throw e;
+          problems.push(...e.problems);
+        }
+      }
+      if (problems.length) throw new InputsInvalidError(problems);
+    }
     const probe = await this.startRows(c, first.definition, first.snapshotId, null, undefined);
-    if (!probe.planned) {
+    if (!probe.planned || files) {
       const created: BatchCreated[] = [];
       const followUps: FollowUp[] = [];
       for (const n of ns) {
@@ -317,7 +347,7 @@ export class Starts {
         created.push({ id: r.id, state: '' });
         followUps.push(...r.followUps);
       }
-      // A rare start (every task skipped at once): its state as it ended.
+      // A rare start (every task skipped at once) or one with file inputs: its state as it ended.
       for (const x of created) x.state = (await executionState(c, { id: x.id })) ?? 'RUNNING';
       return { created, followUps };
     }

@@ -160,6 +160,8 @@ export const inputDef: SchemaNode = discriminated({
         default: { description: 'Default of a select input: one of `values`.', type: ['string', 'number', 'boolean'] },
       },
     },
+    // Extension (docs/using/files.md): a trigger names a file uploaded to the flow's namespace (createUpload) by its id.
+    file: { properties: { default: { description: 'a file input has no default (a trigger gives the id of an upload)', not: {} } } },
   },
   examples: [{ id: 'region', type: 'select', values: ['eu', 'us'], default: 'eu' }],
 });

@@ -8,7 +8,7 @@
 export const TASK_TYPES = ['script', 'command', 'http', 'subflow'] as const;
 export const TRIGGER_TYPES = ['schedule', 'webhook', 'flow'] as const;
 export const EXECUTOR_TYPES = ['process', 'docker', 'kubernetes'] as const;
-export const INPUT_TYPES = ['string', 'int', 'number', 'boolean', 'select', 'json'] as const;
+export const INPUT_TYPES = ['string', 'int', 'number', 'boolean', 'select', 'json', 'file'] as const;
 
 /** The fields one value of a discriminator (`type`) adds to the common ones. */
 export interface Variant {
@@ -75,6 +75,7 @@ export const INPUT_FAMILY: VariantFamily = {
     boolean: { required: [], fields: [] },
     select: { required: ['values'], fields: ['values'] },
     json: { required: [], fields: [] },
+    file: { required: [], fields: [] },
   },
 };
 
