@@ -86,7 +86,10 @@ export const flowOperations: Operation[] = [
     path: '/api/v1/flows/{namespace}/{flowId}/executions',
     tag: 'flows',
     summary: 'Start an execution of a flow',
-    description: 'Inputs are validated against the flow inputs at trigger time.',
+    description:
+      'Inputs are validated against the flow inputs at trigger time. ' +
+      "Extension: the value of an input of `type: file` is the id of an upload of the flow's namespace (createUpload); an upload that is unknown there (another namespace's included) or expired is refused (422 on `inputs.<id>`). " +
+      'Each file input is listed in listExecutionArtifacts as kind `input`, named `<input id>/<file name>` (docs/using/files.md).',
     auth: OPERATOR,
     request: { params: FlowParams, body: TriggerFlowRequest, bodyRequired: false },
     responses: { ...created(Execution, 'The new execution'), ...notFound, ...err(409, '`flow_disabled`: the flow is disabled') },

@@ -47,3 +47,17 @@ export async function resolveFileInputs(db: Queryable, namespace: string, def: F
   if (problems.length) throw new InputsInvalidError(problems);
   return out;
 }
+
+/** The file inputs of every item of a batch checked (each problem named `items[i].inputs.<id>`): one InputsInvalidError for all. */
+export async function checkBatchFiles(db: Queryable, ns: readonly { namespace: string; definition: FlowDefinition; inputs: Record<string, unknown> }[]): Promise<void> {
+  const problems: EngineErrorDetail[] = [];
+  for (const [i, n] of ns.entries()) {
+    try {
+      await resolveFileInputs(db, n.namespace, n.definition, n.inputs, `items[${i}].`);
+    } catch (e) {
+      if (!(e instanceof InputsInvalidError)) throw e;
+      problems.push(...e.problems);
+    }
+  }
+  if (problems.length) throw new InputsInvalidError(problems);
+}

@@ -20,9 +20,8 @@ import { concurrencyCounts, concurrencyRunning, lockConcurrencyKey, nextQueued }
 import { executionPins, executionState } from '../sql/read-executions.js';
 import { reusableItems, reusableRuns as reusableRunRows } from '../sql/start-reads.js';
 import type { ApiExecution, BatchCreated, Created, FollowUp, NewExecution } from '../types.js';
-import { InputsInvalidError, type EngineErrorDetail } from '../errors.js';
 import { insertInputArtifacts } from '../sql/uploads.js';
-import { fileInputsOf, resolveFileInputs } from './file-inputs.js';
+import { checkBatchFiles, fileInputsOf, resolveFileInputs } from './file-inputs.js';
 
 export { mergeExecutorSpec, resolveExecutor, taskTimeoutMs, type ReusedRun };
 export type { Created, NewExecution, StartAudit } from '../types.js';
@@ -325,19 +324,8 @@ export class Starts {
     const key = concurrencyKey(first);
     const limit = first.definition.concurrency?.limit ?? 0;
     const files = ns.some(hasFiles);
-    if (files) {
-      // Every item's files are checked first (each problem named `items[i].inputs.<id>`), nothing created when one is bad.
-      const problems: EngineErrorDetail[] = [];
-      for (const [i, n] of ns.entries()) {
-        try {
-          await resolveFileInputs(c, n.namespace, n.definition, n.inputs, `items[${i}].`);
-        } catch (e) {
-          if (!(e instanceof InputsInvalidError)) throw e;
-          problems.push(...e.problems);
-        }
-      }
-      if (problems.length) throw new InputsInvalidError(problems);
-    }
+    // Every item's files are checked first, nothing created when one is bad.
+    if (files) await checkBatchFiles(c, ns);
     const probe = await this.startRows(c, first.definition, first.snapshotId, null, undefined);
     if (!probe.planned || files) {
       const created: BatchCreated[] = [];

@@ -12,6 +12,7 @@ import type { BatchCreated, Created, FollowUp, NewExecution, TriggerBatchRequest
 import type { FlowCache } from './flow-cache.js';
 import type { Starts } from './start.js';
 import { executionVars } from './vars.js';
+import { checkBatchFiles } from './file-inputs.js';
 
 export type { TriggerRequest } from '../types.js';
 
@@ -77,7 +78,11 @@ export class Triggers {
       // The first problems only: a thousand bad items would make an answer no one reads.
       if (problems.length > MAX_PROBLEMS) problems.splice(MAX_PROBLEMS, problems.length, { field: 'items', message: `${problems.length - MAX_PROBLEMS} more problems not listed` });
       if (problems.length) throw new InputsInvalidError(problems);
-      if (t.dryRun) return { created: [], followUps: [] };
+      // A dry run checks the file inputs too (createBatch checks them before it creates).
+      if (t.dryRun) {
+        await checkBatchFiles(c, ns);
+        return { created: [], followUps: [] };
+      }
       return this.starts.createBatch(c, ns);
     });
   }
