@@ -603,7 +603,7 @@ export interface paths {
         put?: never;
         /**
          * Start an execution of a flow
-         * @description Inputs are validated against the flow inputs at trigger time.
+         * @description Inputs are validated against the flow inputs at trigger time. Extension: the value of an input of `type: file` is the id of an upload of the flow's namespace (createUpload); an upload that is unknown there (another namespace's included) or expired is refused (422 on `inputs.<id>`). Each file input is listed in listExecutionArtifacts as kind `input`, named `<input id>/<file name>` (docs/using/files.md).
          */
         post: operations["triggerFlow"];
         delete?: never;
