@@ -8,6 +8,8 @@
 // | artifacts/<ex>/<tr>/<name> | an artifacts row has this object_key (its own, or   |
 // |                            | a reused task run's of a restart or replay)         |
 // | logs/…                     | a log_archives row has this object_key              |
+// | uploads/<ns>/<id>          | an uploads row or an artifacts row (a file input)   |
+// |                            | has this object_key                                 |
 // | health/…                   | never: readiness probes delete their own objects    |
 //
 // Keys under other prefixes are not the service's and are left alone.
@@ -16,10 +18,10 @@ import type { ObjectInfo } from '@svc/storage';
 import { deleteIfStillOld, type CleanupRun } from './cleanup-context.js';
 import { deleteOrphanFiles, fileHashOf } from './file-sweep.js';
 import { existingFileHashes } from '@svc/namespaces';
-import { existingArtifactKeys, existingLogArchiveKeys } from '@svc/engine/read-models';
+import { existingArtifactKeys, existingLogArchiveKeys, existingUploadKeys } from '@svc/engine/read-models';
 import { bundleKeysOf } from './sql/snapshots.js';
 
-export const SWEPT_PREFIXES = ['files/', 'bundles/', 'artifacts/', 'logs/', 'health/'] as const;
+export const SWEPT_PREFIXES = ['files/', 'bundles/', 'artifacts/', 'logs/', 'uploads/', 'health/'] as const;
 type SweptPrefix = (typeof SWEPT_PREFIXES)[number];
 
 /** Objects looked up per page. */
@@ -84,6 +86,14 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
     }
     case 'logs/': {
       const rows = await existingLogArchiveKeys(
+        pool,
+        page.map((o) => o.key),
+      );
+      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
+      return;
+    }
+    case 'uploads/': {
+      const rows = await existingUploadKeys(
         pool,
         page.map((o) => o.key),
       );

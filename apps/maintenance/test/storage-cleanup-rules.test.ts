@@ -77,6 +77,31 @@ test('objects without a row are deleted once older than 1 hour; young ones, obje
   for (const k of stay.slice(0, 4)) await env.storage.delete(k);
 });
 
+test('an upload object stays while its upload row or a file input points at it; one without either goes', async () => {
+  const t0 = testClock().now();
+  const old = new Date(t0.getTime() - 2 * HOUR);
+  const snap = await seedSnapshot(env.db, { createdAt: old });
+  const ex = await seedExecution(env.db, { snapshotId: snap, createdAt: old, endedAt: old });
+  const waiting = `uploads/team-a/${newId()}`;
+  const used = `uploads/team-a/${newId()}`;
+  const orphan = `uploads/team-a/${newId()}`;
+  for (const k of [waiting, used, orphan]) await putObject(env, k, 'a,b\n', old);
+  await env.db.pool.query(`INSERT INTO uploads (id, namespace, name, object_key, size, sha256, expires_at) VALUES ($1, 'team-a', 'w.csv', $2, 4, 'x', now() + interval '1 day')`, [
+    waiting.split('/')[2],
+    waiting,
+  ]);
+  // Its upload expired and went; the execution's file input still points at the object.
+  await env.db.pool.query(
+    `INSERT INTO artifacts (id, execution_id, task_run_id, name, object_key, size, sha256, kind) VALUES ($1, $2, NULL, 'report/u.csv', $3, 4, 'x', 'input')`,
+    [newId(), ex, used],
+  );
+  await cleanupStorage(deps, t0);
+  const left = await keysUnder(env, 'uploads/');
+  assert.ok(left.includes(waiting), 'the waiting upload stays');
+  assert.ok(left.includes(used), 'the object of a file input stays');
+  assert.ok(!left.includes(orphan), 'an object without a row goes');
+});
+
 test('a bundle unused for 7 days is deleted and forgotten; one used, built or pinned by a live or recent execution stays', async () => {
   const clock = testClock();
   const t0 = clock.now();

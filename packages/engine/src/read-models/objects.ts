@@ -17,3 +17,14 @@ export async function existingLogArchiveKeys(db: Queryable, keys: string[]): Pro
   const r = await db.query<{ object_key: string }>(`SELECT object_key FROM log_archives WHERE object_key = ANY($1)`, [keys]);
   return new Set(r.rows.map((x) => x.object_key));
 }
+
+/**
+ * Which of these keys (under `uploads/`) an upload row or an artifact row (a file input, kind `input`) points at:
+ * an upload's object stays while it waits for an execution, then while an execution's file input uses it.
+ */
+export async function existingUploadKeys(db: Queryable, keys: string[]): Promise<Set<string>> {
+  const r = await db.query<{ object_key: string }>(`SELECT object_key FROM uploads WHERE object_key = ANY($1) UNION SELECT object_key FROM artifacts WHERE object_key = ANY($1)`, [
+    keys,
+  ]);
+  return new Set(r.rows.map((x) => x.object_key));
+}
