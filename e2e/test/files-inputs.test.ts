@@ -7,8 +7,9 @@
 // required file, is refused on `inputs.<id>` (single and batch triggers); a
 // default on a file input is refused at save. A user bound on team-a cannot
 // use team-b's upload, and a run of team-a cannot fetch team-b's input file.
-// A rerun keeps the same file after the upload expired, and the upload's
-// expiry keeps an object an execution's file input points at.
+// A restart reads the same file, a replay another upload it is given (422 for
+// an unknown one); a rerun keeps the same file after the upload expired, and
+// the upload's expiry keeps an object an execution's file input points at.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -36,6 +37,17 @@ before(async () => {
   s = await startStack({ maintenance: false });
   await s.saveFlow('team-a', { 'read.flow.yaml': readFlow('read') });
   await s.saveFlow('team-b', { 'read.flow.yaml': readFlow('read') });
+  // Fails on a file that says "bad": a restart reads the same file again, a replay with another upload succeeds.
+  await s.saveFlow('team-a', {
+    'check.flow.yaml': flow({
+      id: 'check',
+      inputs: [{ id: 'report', type: 'file', required: true }],
+      tasks: [
+        { id: 'first', type: 'command', command: ['true'] },
+        { id: 'check', type: 'command', depends_on: ['first'], env: { F: '{{ inputs.report }}' }, command: sh(`! grep -q bad "$F" && ${READ_SHA}`) },
+      ],
+    }),
+  });
   operatorA = (await boundUser(s, { email: 'op@example.com', password: 'op password 1', namespace: 'team-a', role: 'operator', tokenName: 'op' })).token;
 });
 after(() => s?.stop());
@@ -188,6 +200,39 @@ test("a run of team-a cannot fetch team-b's input file over the runner protocol;
   assert.equal(r.status, 404, text);
   assert.ok(!text.includes('b secret') && !text.includes(fileB.sha256), 'nothing of the file is told');
   await markInstanceStopped(s.db, 'inputs-test');
+});
+
+test('a restart reads the same file again; a replay with another upload reads the new one, and an unknown upload there is a 422 on inputs.report', async () => {
+  const bad = await upload('team-a', 'r.csv', Buffer.from('bad\n'));
+  const good = await upload('team-a', 'r.csv', Buffer.from('good\n'));
+  const failed = await s.waitEnded((await s.trigger('team-a', 'check', { inputs: { report: bad.id } })).id);
+  assert.equal(failed.state, 'FAILED');
+  const restart = await post(`/api/v1/executions/${failed.id}/restart`, {});
+  assert.equal(restart.status, 201, restart.text);
+  const restarted = await s.waitEnded(restart.body.id);
+  assert.equal(restarted.state, 'FAILED', 'the same bad file');
+  assert.equal(run(restarted, 'first').reason, 'reused');
+  assert.deepEqual(
+    (await artifactsOf(restarted.id)).map((a) => [a.kind, a.name, a.sha256]),
+    [['input', 'report/r.csv', bad.sha256]],
+  );
+
+  const unknown = await post(`/api/v1/executions/${failed.id}/replay`, { inputs: { report: 'nosuchupload' }, from: 'check' });
+  assert.equal(unknown.status, 422, unknown.text);
+  assert.deepEqual(
+    (unknown.body.error.details as Schemas['ErrorDetail'][]).map((d) => d.field),
+    ['inputs.report'],
+  );
+  const replay = await post(`/api/v1/executions/${failed.id}/replay`, { inputs: { report: good.id }, from: 'check' });
+  assert.equal(replay.status, 201, replay.text);
+  const done = await s.waitEnded(replay.body.id);
+  assert.equal(done.state, 'SUCCESS', run(done, 'check').error);
+  assert.equal(run(done, 'first').reason, 'reused');
+  assert.deepEqual(run(done, 'check').outputs, { path: '.svc/files/inputs/report/r.csv', sha: good.sha256 });
+  assert.deepEqual(
+    (await artifactsOf(done.id)).map((a) => [a.kind, a.name, a.sha256]),
+    [['input', 'report/r.csv', good.sha256]],
+  );
 });
 
 test('a rerun keeps the same file after the upload expired, and the expiry keeps an object a file input points at', async () => {
