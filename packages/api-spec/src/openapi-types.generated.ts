@@ -4216,7 +4216,7 @@ export interface components {
             count: number;
         };
         TriggerFlowRequest: {
-            /** @description Input values, validated against the flow inputs */
+            /** @description Input values, validated against the flow inputs; a file input's value is the id of an upload of the flow's namespace (createUpload) */
             inputs?: {
                 [key: string]: unknown;
             };

@@ -295,3 +295,13 @@ test('the dashboard, flow stats, flow metrics and upcoming schedules declare the
   assert.equal(d.recent_failures.maxItems, 10);
   assert.ok(schemas.UpcomingSchedule.required.includes('next_fire_at') && schemas.UpcomingSchedule.required.includes('timezone'));
 });
+
+test('the document describes file inputs: the flow schema takes `type: file` without a default, artifacts of kind input, triggerFlow names uploads', () => {
+  const doc = buildOpenApiDocument() as unknown as { components: { schemas: Record<string, any> }; paths: Record<string, any> };
+  const text = JSON.stringify(Object.entries(doc.components.schemas).filter(([k]) => k.startsWith('FlowFile')));
+  assert.match(text, /"enum":\["string","int","number","boolean","select","json","file"\]/);
+  assert.match(text, /a file input has no default/);
+  assert.deepEqual(doc.components.schemas.Artifact.properties.kind.enum, ['artifact', 'output', 'input']);
+  assert.ok(!doc.components.schemas.Artifact.required.includes('task_run_id'), 'a file input has no task run');
+  assert.match(doc.paths['/api/v1/flows/{namespace}/{flowId}/executions'].post.description, /type: file.*createUpload/);
+});

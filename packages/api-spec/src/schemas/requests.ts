@@ -170,7 +170,7 @@ export const TriggerFlowRequest = component(
   'TriggerFlowRequest',
   Type.Object(
     {
-      inputs: Type.Optional(FreeObject('Input values, validated against the flow inputs')),
+      inputs: Type.Optional(FreeObject("Input values, validated against the flow inputs; a file input's value is the id of an upload of the flow's namespace (createUpload)")),
       labels: Type.Optional(StringMap({ description: 'Added to the labels of the flow' })),
     },
     closed,
