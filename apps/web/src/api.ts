@@ -6,7 +6,7 @@
 // app shell, which then shows the password-change screen whatever page asked.
 
 import { ApiError, createApiClient, type SvcApi } from '@svc/api-spec/client';
-import type { ErrorDetail } from './types';
+import type { ErrorDetail, Upload } from './types';
 
 /** Where the API lives, relative to the page's origin. */
 export const API = '/api/v1';
@@ -98,3 +98,13 @@ export const client: SvcApi = createApiClient({
   // 15 s while the service stays away.
   stream: { maxRetries: Infinity, firstPauseMs: 1000, maxPauseMs: 15_000 },
 });
+
+/**
+ * Uploads a file for a flow input of type `file` (createUpload): the browser
+ * sends the File as the raw body, read from disk as it goes; the answer's id is
+ * the input's value when the flow is triggered. A file over the service's limit
+ * is a 413 `too_large`, a bad name a 422: both thrown as ApiError.
+ */
+export function uploadFile(namespace: string, file: File, signal?: AbortSignal): Promise<Upload> {
+  return client.post('/api/v1/namespaces/{namespace}/uploads', { params: { path: { namespace }, query: { name: file.name } }, body: file, ...(signal ? { signal } : {}) });
+}

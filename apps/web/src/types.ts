@@ -53,6 +53,8 @@ export type NamespaceDiff = Schemas['NamespaceDiff'];
 export type FlowStats = Schemas['FlowStats'];
 export type FlowMetrics = Schemas['FlowMetrics'];
 export type Artifact = Schemas['Artifact'];
+/** createUpload: a file uploaded for a `file` input, its id the input's value. */
+export type Upload = Schemas['Upload'];
 export type MetricValue = Schemas['MetricValue'];
 export type NamespaceVersion = Schemas['NamespaceVersion'];
 export type ApiToken = Schemas['ApiToken'];

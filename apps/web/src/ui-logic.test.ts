@@ -45,6 +45,15 @@ describe('run form checks', () => {
     assert.equal(r.errors.name, undefined, 'a required input with a default may stay empty');
     assert.equal(checkInputs(inputs, { n: '2.5' }).errors.n, 'Must be a whole number');
   });
+  it('sends a file input as its upload id, and asks for a file when a required one has none', () => {
+    // `file` is an extension type: its value is the id createUpload answered.
+    const files = [
+      { id: 'report', type: 'file', required: true },
+      { id: 'extra', type: 'file' },
+    ] as unknown as FlowInput[];
+    assert.deepEqual(checkInputs(files, { report: 'upl_1', extra: '' }), { ok: { report: 'upl_1' }, errors: {} });
+    assert.deepEqual(checkInputs(files, { report: '', extra: '' }).errors, { report: 'Required: drop or choose a file' });
+  });
 });
 
 describe('restart plan', () => {

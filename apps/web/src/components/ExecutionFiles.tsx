@@ -1,4 +1,5 @@
-// The Files tab of the execution page: the execution's input files, the output
+// The Files tab of the execution page: the execution's input files (a section
+// only when it has some), the output
 // files its tasks kept (`output_files`) and their artifacts, each with its
 // task, name, size and sha256, a download link, and a preview of its first
 // 64 KiB (text as is, CSV as a table; binary content is said to be binary).
@@ -37,6 +38,8 @@ export function ExecutionFiles({ executionId }: { executionId: string }) {
     <>
       {GROUPS.map((g) => {
         const rows = sorted.filter((a) => kindOf(a) === g.kind);
+        // Most flows have no file inputs: no section for none.
+        if (g.kind === 'input' && !rows.length) return null;
         return (
           <section key={g.kind} aria-label={g.title}>
             <h3>{g.title}</h3>

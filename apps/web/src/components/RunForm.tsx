@@ -1,13 +1,19 @@
 // The run form of a flow, generated from its inputs: a control per type,
 // select values, defaults filled in, required ones marked; values are checked
 // here before anything is sent, and the server's own check still applies.
+// A `file` input is a drop zone (FileDrop): the file is uploaded when dropped
+// or chosen, and its upload id is the value sent.
 import { useState } from 'react';
 import { client } from '../api';
 import { navigate } from '../router';
 import type { FlowInput, RequestBody } from '../types';
 import { Button, ErrorBox, useAction } from '../ui';
+import { FileDrop } from './FileDrop';
 
 type Values = Record<string, string | boolean>;
+
+/** A `file` input (an extension type): its value is an upload id (createUpload). */
+export const isFileInput = (i: Pick<FlowInput, 'type'>): boolean => (i.type as string) === 'file';
 
 function initial(inputs: FlowInput[]): Values {
   const v: Values = {};
@@ -31,7 +37,11 @@ export function checkInputs(inputs: FlowInput[], values: Values): { ok: Record<s
     }
     const s = String(raw ?? '').trim();
     if (!s) {
-      if (i.required && i.default === undefined) errors[i.id] = 'Required';
+      if (i.required && i.default === undefined) errors[i.id] = isFileInput(i) ? 'Required: drop or choose a file' : 'Required';
+      continue;
+    }
+    if (isFileInput(i)) {
+      ok[i.id] = s;
       continue;
     }
     switch (i.type) {
@@ -68,6 +78,9 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
   const [values, setValues] = useState<Values>(() => initial(inputs));
   const [labels, setLabels] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // The file inputs whose upload is under way: the form is not sent meanwhile.
+  const [uploading, setUploading] = useState<Record<string, boolean>>({});
+  const busyUploading = Object.values(uploading).some(Boolean);
   const run = useAction(async (body: RequestBody<'triggerFlow'>) => {
     const ex = await client.post('/api/v1/flows/{namespace}/{flowId}/executions', { params: { path: { namespace: ns, flowId } }, body });
     navigate(`/executions/${ex.id}`);
@@ -80,6 +93,7 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
+        if (busyUploading) return;
         const { ok, errors } = checkInputs(inputs, values);
         const lab: Record<string, string> = {};
         for (const part of labels
@@ -109,7 +123,18 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
                 {i.required ? ', required' : ''})
               </span>
             </label>
-            {i.type === 'boolean' ? (
+            {isFileInput(i) ? (
+              <FileDrop
+                ns={ns}
+                id={id}
+                inputId={i.id}
+                describedBy={describedBy}
+                invalid={!!err}
+                required={!!i.required}
+                onChange={(v) => set(i.id, v)}
+                onBusy={(b) => setUploading((x) => ({ ...x, [i.id]: b }))}
+              />
+            ) : i.type === 'boolean' ? (
               <input type="checkbox" {...common} checked={values[i.id] === true} onChange={(e) => set(i.id, e.target.checked)} />
             ) : i.type === 'select' ? (
               <select {...common} value={String(values[i.id] ?? '')} onChange={(e) => set(i.id, e.target.value)}>
@@ -153,8 +178,8 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
           </span>
         )}
       </div>
-      <Button type="submit" className="primary" disabledReason={disabledReason} disabled={run.busy}>
-        Run
+      <Button type="submit" className="primary" disabledReason={disabledReason} disabled={run.busy || busyUploading}>
+        {busyUploading ? 'Uploading…' : 'Run'}
       </Button>
       <ErrorBox error={run.error} />
     </form>
