@@ -2,12 +2,15 @@
 // and restart executions, read their logs, download their artifacts; approve,
 // reject, pause and resume are executions-gates.ts; bulk actions
 // executions-bulk.ts; files and download (one file, checked) executions-files.ts.
+// `svc run --file key=path` uploads each file first (createUpload, streamed,
+// with its sha256), then triggers with the upload ids as the inputs' values.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { lostStream, type ApiClient } from '../api/client.js';
+import { ApiError, lostStream, type ApiClient } from '../api/client.js';
 import { splitFlowRef, withOutput, type App } from '../app.js';
 import { CliError } from '../io.js';
 import { colorsFor, duration, printList, printRecord, renderTable, serialize, stateColor, when, type Column } from '../ui/output.js';
@@ -35,6 +38,7 @@ const firstLine = (error: string | undefined) => (error ?? '').split('\n')[0].sl
 
 interface RunOptions {
   input: string[];
+  file: string[];
   inputFile?: string;
   label: string[];
   watch?: boolean;
@@ -96,10 +100,76 @@ export function parseBatch(text: string, name: string): BatchItem[] {
   return items as BatchItem[];
 }
 
+/** A file to upload for a `file` input: its key, the path as given, and where it is. */
+interface LocalFile {
+  key: string;
+  given: string;
+  path: string;
+  size: number;
+}
+
+/**
+ * The --file KEY=PATH pairs, each a readable regular file: all checked before
+ * anything is uploaded, so a typo uploads nothing.
+ */
+export function localFiles(pairs: string[], cwd: string): LocalFile[] {
+  return Object.entries(keyValues(pairs, '--file')).map(([key, given]) => {
+    const at = path.resolve(cwd, given);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(at);
+      fs.accessSync(at, fs.constants.R_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new CliError(`--file ${key}=${given}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable' : (e as Error).message}`, 2);
+    }
+    if (!st.isFile()) throw new CliError(`--file ${key}=${given}: not a regular file`, 2);
+    return { key, given, path: at, size: st.size };
+  });
+}
+
+/** The sha256 of a file, read as a stream. */
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+/**
+ * Uploads one file for input `f.key` (createUpload): the body streamed from
+ * disk (a file-backed Blob), its sha256 sent for the service to check. A
+ * refusal names the file and says why (413 over SVC_MAX_INPUT_FILE_BYTES, 422
+ * a changed file or a bad name, 403, 404 no such namespace).
+ */
+async function uploadInput(app: App, api: ApiClient, namespace: string, f: LocalFile): Promise<string> {
+  const sha256 = await sha256Of(f.path);
+  const name = path.basename(f.path);
+  try {
+    const u = await api.post('/api/v1/namespaces/{namespace}/uploads', {
+      params: { path: { namespace }, query: { name } },
+      body: await fs.openAsBlob(f.path),
+      headers: { 'x-svc-sha256': sha256 },
+    });
+    app.io.stderr.write(`uploaded ${f.given} for input ${f.key} (${u.size} bytes, sha256 ${u.sha256})\n`);
+    return u.id;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const why =
+      err.status === 413
+        ? `too large: ${err.message}`
+        : err.status === 422
+          ? `refused: ${[err.message, ...err.details.map((d) => `${d.field ? `${d.field}: ` : ''}${d.message}`)].join('; ')}`
+          : err.message;
+    throw new CliError(
+      `--file ${f.key}=${f.given}: the upload to ${namespace} failed (code ${err.code}, HTTP ${err.status}${err.requestId ? `, request ID ${err.requestId}` : ''}): ${why}`,
+    );
+  }
+}
+
 /** svc run --batch: one request that creates every item's execution, or none. */
 async function runBatch(app: App, cmd: Command, ref: string, opts: RunOptions): Promise<void> {
-  if (opts.watch || opts.input.length || opts.inputFile)
-    throw new CliError('--batch takes its inputs from the file: it cannot be combined with --input, --input-file or --watch', 2);
+  if (opts.watch || opts.input.length || opts.inputFile || opts.file.length)
+    throw new CliError('--batch takes its inputs from the file: it cannot be combined with --input, --input-file, --file or --watch', 2);
   const { namespace, flowId } = splitFlowRef(ref);
   const file = opts.batch!;
   const text = file === '-' ? await readAllStdin(app.io) : fs.readFileSync(path.resolve(app.io.cwd, file), 'utf8');
@@ -141,7 +211,12 @@ async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promi
     const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
     for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
   }
+  const files = localFiles(opts.file, app.io.cwd);
+  const twice = files.filter((f) => f.key in given);
+  if (twice.length) throw new CliError(`input ${twice[0].key} is given by both --input and --file`, 2);
   const labels = keyValues(opts.label, '--label');
+  // Uploaded one after the other; an upload no execution uses expires by itself.
+  for (const f of files) inputs[f.key] = await uploadInput(app, api, namespace, f);
   const e = await api.post('/api/v1/flows/{namespace}/{flowId}/executions', { params: { path: { namespace, flowId } }, body: { inputs, labels } });
   await maybeWatch(app, cmd, api, e, opts.watch, opts.logs);
 }
@@ -226,6 +301,7 @@ export function registerExecutions(program: Command, app: App): void {
       .argument('<ns/flow>', 'namespace and flow id, e.g. team.etl/nightly')
       .option('-i, --input <key=value>', "an input (repeatable); typed from the flow's inputs", collect, [])
       .option('--input-file <file.json>', 'inputs as a JSON object (--input wins per key)')
+      .option('-F, --file <key=path>', 'a file for an input of type file (repeatable): uploaded first (streamed, sha256 checked), then its upload id is the value', collect, [])
       .option('-l, --label <key=value>', 'a label (repeatable)', collect, [])
       .option('-w, --watch', 'follow the events and logs until the execution ends; exit code from its end state')
       .option('--no-logs', 'with --watch: do not print the log lines')
