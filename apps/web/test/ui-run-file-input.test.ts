@@ -62,6 +62,8 @@ describe('run form: file inputs', { skip, concurrency: false }, () => {
     await dropFile(page, 'report', 'q3.csv', CSV);
     const status = form.getByRole('group', { name: 'Drop a file for report' }).getByRole('status');
     await status.getByText(`Uploaded q3.csv, ${CSV.length} B`).waitFor();
+    // The file answers the "Required" said before.
+    assert.equal(await form.getByText('Required: drop or choose a file').count(), 0);
     const uploadId = await status.locator('[data-upload-id]').getAttribute('data-upload-id');
     assert.ok(uploadId, 'the upload id is kept');
     assert.match((await status.locator('[title]').getAttribute('title'))!, new RegExp(`^${sha(CSV)}$`));
@@ -117,6 +119,7 @@ describe('run form: file inputs', { skip, concurrency: false }, () => {
     await form.getByLabel(/^report/).setInputFiles({ name: 'q4.csv', mimeType: 'text/csv', buffer: Buffer.from('quarter\nQ4\n') });
     await zone.getByRole('status').getByText('Uploaded q4.csv, 11 B').waitFor();
     assert.equal(await zone.getByRole('alert').count(), 0);
+    assert.equal(await form.getByText('Required: drop or choose a file').count(), 0);
     await form.getByRole('button', { name: 'Run' }).click();
     await page.waitForURL(/\/executions\/[^/]+$/);
     await waitState(page, 'SUCCESS');

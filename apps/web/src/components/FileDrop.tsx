@@ -87,18 +87,7 @@ export function FileDrop(p: {
       }}
     >
       <p className="muted small">Drop a file here, or choose one:</p>
-      <input
-        type="file"
-        id={p.id}
-        aria-invalid={p.invalid}
-        aria-describedby={p.describedBy}
-        aria-required={p.required}
-        onChange={(e) => {
-          take(e.target.files?.[0]);
-          // The same file chosen again uploads again.
-          e.target.value = '';
-        }}
-      />
+      <input type="file" id={p.id} aria-invalid={p.invalid} aria-describedby={p.describedBy} aria-required={p.required} onChange={(e) => take(e.target.files?.[0])} />
       <div role="status" className="drop-status">
         {state.kind === 'uploading' && (
           <span>

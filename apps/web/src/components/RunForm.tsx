@@ -131,7 +131,16 @@ export function RunForm({ ns, flowId, inputs, disabledReason }: { ns: string; fl
                 describedBy={describedBy}
                 invalid={!!err}
                 required={!!i.required}
-                onChange={(v) => set(i.id, v)}
+                onChange={(v) => {
+                  set(i.id, v);
+                  // A file uploaded answers an earlier "Required".
+                  if (v)
+                    setErrors((x) => {
+                      const rest = { ...x };
+                      delete rest[i.id];
+                      return rest;
+                    });
+                }}
                 onBusy={(b) => setUploading((x) => ({ ...x, [i.id]: b }))}
               />
             ) : i.type === 'boolean' ? (
