@@ -87,7 +87,7 @@ test('run --file uploads the file with its sha256, then starts the flow with the
   assert.equal(sha(fs.readFileSync(out)), sha(CSV));
 });
 
-test('a missing local file is a usage error, and nothing is uploaded or started', async () => {
+test('a missing local file, a --file for an input of another type, or a path given as --input of a file input is a usage error; nothing is uploaded or started', async () => {
   const [u, e] = [await uploads(), await executions()];
   const r = await run(['run', `${NS}/report`, '--file', 'report=./q3.csv', '--file', 'extra=./nope.csv']);
   assert.equal(r.code, 2, r.stderr);
@@ -98,6 +98,12 @@ test('a missing local file is a usage error, and nothing is uploaded or started'
   const both = await run(['run', `${NS}/report`, '--file', 'report=./q3.csv', '--input', 'report=x']);
   assert.equal(both.code, 2);
   assert.match(both.stderr, /input report is given by both --input and --file/);
+  const notFile = await run(['run', `${NS}/report`, '--file', 'note=./q3.csv']);
+  assert.equal(notFile.code, 2);
+  assert.match(notFile.stderr, /--file note=\.\/q3\.csv: input note is of type string, not file/);
+  const pathAsId = await run(['run', `${NS}/report`, '--input', 'report=./q3.csv']);
+  assert.equal(pathAsId.code, 2);
+  assert.match(pathAsId.stderr, /input report is a file input: give the file with --file report=\.\/q3\.csv/);
   const batch = await run(['run', `${NS}/report`, '--batch', '-', '--file', 'report=./q3.csv']);
   assert.equal(batch.code, 2);
   assert.match(batch.stderr, /cannot be combined with --input, --input-file, --file or --watch/);

@@ -205,15 +205,25 @@ async function run(app: App, cmd: Command, ref: string, opts: RunOptions): Promi
     inputs = { ...(parsed as Record<string, unknown>) };
   }
   const given = keyValues(opts.input, '--input');
-  if (Object.keys(given).length) {
-    // Typed from the flow's declaration, so `--input count=3` sends the number 3.
-    const flow = await api.get('/api/v1/flows/{namespace}/{flowId}', { params: { path: { namespace, flowId } } });
-    const types = new Map((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
-    for (const [k, v] of Object.entries(given)) inputs[k] = coerce(v, types.get(k), k);
-  }
   const files = localFiles(opts.file, app.io.cwd);
   const twice = files.filter((f) => f.key in given);
   if (twice.length) throw new CliError(`input ${twice[0].key} is given by both --input and --file`, 2);
+  if (Object.keys(given).length || files.length) {
+    // Typed from the flow's declaration, so `--input count=3` sends the number 3.
+    const flow = await api.get('/api/v1/flows/{namespace}/{flowId}', { params: { path: { namespace, flowId } } });
+    const types = new Map<string, string>((flow.definition?.inputs ?? []).map((i) => [i.id, i.type]));
+    for (const [k, v] of Object.entries(given)) {
+      // `--input report=./q3.csv` for a file input: the path would be sent as an upload id.
+      if (types.get(k) === 'file' && fs.existsSync(path.resolve(app.io.cwd, v)))
+        throw new CliError(`input ${k} is a file input: give the file with --file ${k}=${v} (--input ${k}=... takes an upload id)`, 2);
+      inputs[k] = coerce(v, types.get(k), k);
+    }
+    // Nothing is uploaded for an input that takes no file (an undeclared one is the server's to judge).
+    for (const f of files) {
+      const t = types.get(f.key);
+      if (t !== undefined && t !== 'file') throw new CliError(`--file ${f.key}=${f.given}: input ${f.key} is of type ${t}, not file`, 2);
+    }
+  }
   const labels = keyValues(opts.label, '--label');
   // Uploaded one after the other; an upload no execution uses expires by itself.
   for (const f of files) inputs[f.key] = await uploadInput(app, api, namespace, f);
