@@ -5,8 +5,9 @@
 // missing local file is a usage error before anything is uploaded; a file
 // over SVC_MAX_INPUT_FILE_BYTES (413), a name the service refuses (422) and an
 // upload id that is no upload (422 on inputs.report) say so clearly and start
-// nothing; a user bound on one namespace cannot upload to another (403). The
-// token is in no output.
+// nothing; a user bound on one namespace cannot upload to another (403), nor
+// run their flow with another namespace's upload (422). The token is in no
+// output.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -135,16 +136,34 @@ test('an upload id that is no upload is refused on inputs.report (422)', async (
   assert.equal(await executions(), e);
 });
 
-test('a user bound on one namespace uploads there, but not to another namespace (403)', async () => {
+test("a user bound on one namespace uploads there, but not to another (403), and cannot run a flow of theirs with another namespace's upload (422)", async () => {
   const { token } = await boundUser(s, { email: 'inputs-op@example.com', password: 'inputs op password 1', namespace: NS, role: 'operator', tokenName: 'inputs-cli' });
   const own = await run(['run', `${NS}/report`, '--file', 'report=q3.csv'], { SVC_TOKEN: token });
   assert.equal(own.code, 0, own.stderr);
   const before = await uploads(OTHER);
-  const other = await run(['run', `${OTHER}/report`, '--file', 'report=q3.csv'], { SVC_TOKEN: token });
-  assert.equal(other.code, 1);
-  assert.match(other.stderr, new RegExp(`--file report=q3\\.csv: the upload to ${OTHER.replace('.', '\\.')} failed \\(code forbidden, HTTP 403`));
+  const otherRe = OTHER.replace('.', '\\.');
+  // No role on the other namespace: its flow is not even read, and nothing is uploaded.
+  const unseen = await run(['run', `${OTHER}/report`, '--file', 'report=q3.csv'], { SVC_TOKEN: token });
+  assert.equal(unseen.code, 1);
+  assert.match(unseen.stderr, /code forbidden, HTTP 403/);
+  // A viewer there reads the flow, but the upload needs operator.
+  assert.equal((await s.api('POST', '/api/v1/role-bindings', { namespace: OTHER, user: 'inputs-op@example.com', role: 'viewer' })).status, 201);
+  const viewer = await run(['run', `${OTHER}/report`, '--file', 'report=q3.csv'], { SVC_TOKEN: token });
+  assert.equal(viewer.code, 1);
+  assert.match(viewer.stderr, new RegExp(`--file report=q3\\.csv: the upload to ${otherRe} failed \\(code forbidden, HTTP 403`));
   assert.equal(await uploads(OTHER), before);
   assert.equal(await count(`SELECT count(*)::int AS n FROM executions WHERE namespace = $1`, [OTHER]), 0);
+
+  // An upload of the other namespace (the admin's) as the value of their own flow's input: 422 on the input.
+  const admin = await run(['run', `${OTHER}/report`, '--file', 'report=q3.csv']);
+  assert.equal(admin.code, 0, admin.stderr);
+  const foreign = (await s.api('GET', `/api/v1/executions/${admin.stdout.trim()}`)).body.inputs.report as string;
+  const e = await executions();
+  const reach = await run(['run', `${NS}/report`, '--input', `report=${foreign}`], { SVC_TOKEN: token });
+  assert.equal(reach.code, 1);
+  assert.match(reach.stderr, /HTTP 422/);
+  assert.match(reach.stderr, /inputs\.report/);
+  assert.equal(await executions(), e);
   // Neither token appears in any output.
   for (const o of outputs) {
     assert.ok(!o.includes(s.token), 'the admin token is in no output');

@@ -47,10 +47,10 @@ describe('run form checks', () => {
   });
   it('sends a file input as its upload id, and asks for a file when a required one has none', () => {
     // `file` is an extension type: its value is the id createUpload answered.
-    const files = [
+    const files: FlowInput[] = [
       { id: 'report', type: 'file', required: true },
       { id: 'extra', type: 'file' },
-    ] as unknown as FlowInput[];
+    ];
     assert.deepEqual(checkInputs(files, { report: 'upl_1', extra: '' }), { ok: { report: 'upl_1' }, errors: {} });
     assert.deepEqual(checkInputs(files, { report: '', extra: '' }).errors, { report: 'Required: drop or choose a file' });
   });

@@ -13,7 +13,7 @@ import { FileDrop } from './FileDrop';
 type Values = Record<string, string | boolean>;
 
 /** A `file` input (an extension type): its value is an upload id (createUpload). */
-export const isFileInput = (i: Pick<FlowInput, 'type'>): boolean => (i.type as string) === 'file';
+export const isFileInput = (i: Pick<FlowInput, 'type'>): boolean => i.type === 'file';
 
 function initial(inputs: FlowInput[]): Values {
   const v: Values = {};
@@ -40,10 +40,6 @@ export function checkInputs(inputs: FlowInput[], values: Values): { ok: Record<s
       if (i.required && i.default === undefined) errors[i.id] = isFileInput(i) ? 'Required: drop or choose a file' : 'Required';
       continue;
     }
-    if (isFileInput(i)) {
-      ok[i.id] = s;
-      continue;
-    }
     switch (i.type) {
       case 'int':
         if (!/^-?\d+$/.test(s)) errors[i.id] = 'Must be a whole number';
@@ -67,6 +63,7 @@ export function checkInputs(inputs: FlowInput[], values: Values): { ok: Record<s
         break;
       }
       case 'string':
+      case 'file': // the upload's id
         ok[i.id] = s;
         break;
     }
