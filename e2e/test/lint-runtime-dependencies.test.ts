@@ -117,6 +117,8 @@ const USED_OTHERWISE: Record<string, string> = {
   // infra-manifests.test.ts imports each object's model by a specifier computed from its apiVersion.
   'e2e kubernetes-models': 'imported as kubernetes-models/<apiVersion>',
   'e2e @kubernetes-models/keda': 'imported as @kubernetes-models/keda/<apiVersion> (the keda.sh group)',
+  // tracing.ts registers its ESM loader hook by name: module.register('@opentelemetry/instrumentation/hook.mjs').
+  'packages/service @opentelemetry/instrumentation': 'registered as a loader hook (@opentelemetry/instrumentation/hook.mjs)',
   'e2e @kubernetes-models/prometheus-operator': 'imported as @kubernetes-models/prometheus-operator/<apiVersion> (the monitoring.coreos.com group)',
 };
 

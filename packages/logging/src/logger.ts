@@ -5,6 +5,7 @@ import winston from 'winston';
 import { assertNever } from '@svc/assert';
 
 import { jsonLine, textLine } from './format.js';
+import { activeTraceId } from './trace.js';
 
 /** The logger every package receives in its dependency bag. */
 export type Logger = winston.Logger;
@@ -55,11 +56,19 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
       // `log.error(err)` with no message: take the message (and stack) from the error.
       winston.format.errors({ stack: true }),
       winston.format.timestamp({ format: () => now().toISOString() }),
+      // With tracing on (trace.ts), a line written inside a span carries its trace id.
+      traceIdField(),
       winston.format.printf(line),
     ),
     transports: [new winston.transports.Stream({ stream: opts.stream ?? process.stdout })],
   });
 }
+
+const traceIdField = winston.format((info) => {
+  const id = activeTraceId();
+  if (id !== undefined && info.trace_id === undefined) info.trace_id = id;
+  return info;
+});
 
 /** A logger for tests that keeps its JSON lines in memory. */
 export interface TestLogger {

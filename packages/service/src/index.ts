@@ -14,3 +14,4 @@ export {
   type ReadinessReport,
 } from './health-server.js';
 export { applyHttpTimeouts, httpTimeouts, type HttpTimeouts } from './http-timeouts.js';
+export { activeTracing, startTracing, tracingEndpoint, type Tracing } from './tracing.js';

@@ -31,6 +31,7 @@ import { httpTimeouts } from './http-timeouts.js';
 import { systemClock, type Clock } from './clock.js';
 import { registerBuildInfo } from './build-info.js';
 import { buildVersion } from './version.js';
+import { activeTracing } from './tracing.js';
 
 /** The one typed bag of dependencies an app receives. */
 export interface ServiceContext {
@@ -187,6 +188,8 @@ export async function runService(opts: RunServiceOptions): Promise<void> {
     }
     await health?.close();
     await db.close();
+    // The spans still buffered (tracing.ts; nothing when tracing is off).
+    await (await activeTracing())?.shutdown().catch((err: unknown) => ctx.log.warn('tracing shutdown failed', { err }));
     ctx.log.info('stopped');
     // Let winston flush before exiting.
     setImmediate(() => process.exit(0));

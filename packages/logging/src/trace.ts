@@ -1,0 +1,55 @@
+// The trace context of the work in hand, for the packages that must carry it
+// (the gateway stores it on an execution, the engine continues it and hands
+// it to the task) and for the log lines (trace_id). OpenTelemetry itself is
+// loaded only when tracing is on (@svc/service's tracing.ts, which installs
+// the hooks below): with tracing off every function here is a no-op and no
+// @opentelemetry module is loaded.
+
+/** What the tracing SDK provides once it is started. */
+export interface TraceHooks {
+  /** The trace id of the span active here, if any. */
+  traceId(): string | undefined;
+  /** The W3C `traceparent` of the span active here, if any. */
+  traceparent(): string | undefined;
+  /**
+   * Runs `fn` inside a new span `name`, a child of the W3C `traceparent`
+   * (a context stored in a row by another process), ended when `fn` settles.
+   */
+  inSpan<T>(traceparent: string, name: string, attributes: Record<string, string | number | boolean | undefined>, fn: () => Promise<T>): Promise<T>;
+}
+
+let hooks: TraceHooks | undefined;
+
+/** Installed by @svc/service when OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) is set. */
+export function setTraceHooks(h: TraceHooks | undefined): void {
+  hooks = h;
+}
+
+/** True when tracing is on in this process. */
+export function tracingOn(): boolean {
+  return hooks !== undefined;
+}
+
+/** The trace id of the active span; undefined with tracing off or outside a span. */
+export function activeTraceId(): string | undefined {
+  return hooks?.traceId();
+}
+
+/** The W3C traceparent of the active span, to store with work another process continues; undefined with tracing off. */
+export function activeTraceparent(): string | undefined {
+  return hooks?.traceparent();
+}
+
+/**
+ * Runs `fn` in a span `name` that continues the stored `traceparent`. With
+ * tracing off, or no stored context, just runs `fn`.
+ */
+export function continueTrace<T>(
+  traceparent: string | null | undefined,
+  name: string,
+  attributes: Record<string, string | number | boolean | undefined>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!hooks || !traceparent) return fn();
+  return hooks.inSpan(traceparent, name, attributes, fn);
+}
