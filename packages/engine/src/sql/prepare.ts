@@ -40,3 +40,9 @@ export async function itemRuns(db: Queryable, p: { executionId: string; itemInde
   );
   return r.rows;
 }
+
+/** The traceparent stored on the execution of task run `taskRunId` (read only with tracing on). */
+export async function storedTraceparent(db: Queryable, p: { taskRunId: string }): Promise<string | null> {
+  const r = await db.query<{ traceparent: string | null }>('SELECT e.traceparent FROM task_runs t JOIN executions e ON e.id = t.execution_id WHERE t.id = $1', [p.taskRunId]);
+  return r.rows[0]?.traceparent ?? null;
+}

@@ -39,6 +39,7 @@ const EXECUTION_INSERT_COLUMNS = [
   'timeout_at',
   'ended_at',
   'duration_ms',
+  'traceparent',
 ] as const;
 const EXECUTION_CASTS: Partial<Record<(typeof EXECUTION_INSERT_COLUMNS)[number], string>> = {
   definition: 'jsonb',

@@ -29,7 +29,8 @@ import { executionVars } from './vars.js';
 import { secretInputsOf } from '../planning/trigger-date.js';
 import type { Bundles } from './bundles.js';
 import type { ClaimedRun, TaskCompletion } from '../types.js';
-import { itemRuns, prepareRead, recordRunSecrets } from '../sql/prepare.js';
+import { itemRuns, prepareRead, recordRunSecrets, storedTraceparent } from '../sql/prepare.js';
+import { activeTraceparent, continueTrace, tracingOn } from '@svc/logging';
 import { outputFilesOf } from '../sql/runner-io.js';
 import { fanOut } from '../sql/fan-out.js';
 import { hasForEach } from '../planning/fan-out.js';
@@ -89,8 +90,26 @@ export class Preparer {
     },
   ) {}
 
-  /** Builds everything a task run needs to run, resolving its templates now. */
+  /**
+   * Builds everything a task run needs to run, resolving its templates now.
+   * With tracing on (docs/operating/tracing.md), in a span `dispatch task`
+   * that continues the trace stored on its execution, whose traceparent the
+   * task gets as TRACEPARENT; with tracing off, no read and no span.
+   */
   async prepareTask(run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
+    if (!tracingOn()) return this.prepareTaskNow(run, bundleHash, onSnapshot);
+    const taskRunId = typeof run === 'string' ? run : run.id;
+    const stored = await storedTraceparent(this.deps.pool, { taskRunId });
+    const attributes = {
+      'svc.task_run_id': taskRunId,
+      'svc.execution_id': typeof run === 'string' ? undefined : run.execution_id,
+      'svc.task_id': typeof run === 'string' ? undefined : run.task_key,
+      'svc.executor': typeof run === 'string' ? undefined : run.executor_type,
+    };
+    return continueTrace(stored, 'dispatch task', attributes, () => this.prepareTaskNow(run, bundleHash, onSnapshot));
+  }
+
+  private async prepareTaskNow(run: string | ClaimedRun, bundleHash: () => Promise<string>, onSnapshot?: (snapshotId: string) => void): Promise<PreparedTask> {
     const { deps } = this;
     // The claim returns the execution's row; otherwise one read for the task run and its execution.
     let tr: { id: string; execution_id: string; task_key: string; attempt: number; item_index?: number; item?: unknown };
@@ -231,6 +250,9 @@ export class Preparer {
       SVC_NAMESPACE: ex.namespace,
       SVC_FLOW_ID: ex.flow_id ?? '',
     };
+    // Tracing on and the execution's trace stored: the task continues it (W3C TRACEPARENT, as OpenTelemetry SDKs read it).
+    const traceparent = activeTraceparent();
+    if (traceparent) env.TRACEPARENT = traceparent;
     let command: string[] = [];
     let runtime: string | undefined;
     let files: Record<string, string> | undefined;

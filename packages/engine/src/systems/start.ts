@@ -2,6 +2,7 @@
 // webhooks, flow triggers, subflows, reruns) all go through Starts.create.
 import type pg from 'pg';
 import { newId } from '@svc/db';
+import { activeTraceparent } from '@svc/logging';
 import type { FlowDefinition } from '@svc/flow-schema';
 import { parseDuration } from '@svc/timing';
 import { advance, type ExecutionRow } from './advance.js';
@@ -101,6 +102,8 @@ function executionInsert(
     timeout_at: extra.timeoutAt,
     ended_at: extra.endedAt,
     duration_ms: extra.endedAt ? 0 : null,
+    // With tracing on, the span that creates it (a webhook, a trigger): the dispatcher continues that trace (docs/operating/tracing.md).
+    traceparent: activeTraceparent() ?? null,
   };
 }
 

@@ -1,0 +1,131 @@
+// Opt-in tracing (docs/operating/tracing.md) with real processes: a stack
+// started with OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver
+// this test runs on loopback (OTEL_EXPORTER_OTLP_PROTOCOL=http/json, so the
+// spans are JSON it can read). A webhook starts an execution whose command
+// task prints $TRACEPARENT: the receiver gets spans of svc-api-gateway (the
+// webhook request) and of svc-dispatcher (`dispatch task`, continuing the
+// traceparent stored on the execution) in one trace, and the task printed a
+// traceparent of that trace. A stack without the variable sends no span,
+// stores no traceparent, and its task sees no TRACEPARENT.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { flow, sh, until } from './engine-support.js';
+import { startStack, type Stack } from './stack.js';
+
+interface ReceivedSpan {
+  service: string;
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+}
+
+const received: ReceivedSpan[] = [];
+const posts: string[] = [];
+let receiver: http.Server;
+let endpoint = '';
+let on: Stack | undefined;
+let off: Stack | undefined;
+const NS = 'traced';
+
+type AnyValue = { stringValue?: string };
+type OtlpJson = {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: AnyValue }[] };
+    scopeSpans?: { spans?: { name: string; traceId: string; spanId: string; parentSpanId?: string }[] }[];
+  }[];
+};
+
+before(async () => {
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      posts.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      if (req.url === '/v1/traces') {
+        const doc = JSON.parse(body) as OtlpJson;
+        for (const rs of doc.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? [])
+            for (const sp of ss.spans ?? []) received.push({ service, name: sp.name, traceId: sp.traceId, spanId: sp.spanId, parentSpanId: sp.parentSpanId || undefined });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  await on?.stop();
+  await off?.stop();
+  receiver.close();
+});
+
+const traced = flow({
+  id: 'traced',
+  triggers: [{ id: 'incoming', type: 'webhook' }],
+  tasks: [{ id: 'show', type: 'command', command: sh('echo "traceparent=${TRACEPARENT:-none}"') }],
+});
+
+async function webhookRun(s: Stack): Promise<{ id: string; printed: string }> {
+  await s.saveFlow(NS, { 'traced.flow.yaml': traced });
+  const key = ((await s.api('GET', `/api/v1/flows/${NS}/traced`)).body.triggers as { id: string; webhook_key: string }[]).find((t) => t.id === 'incoming')!.webhook_key;
+  const r = await fetch(`${s.url}/hooks/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(r.status, 201);
+  const { execution_id: id } = (await r.json()) as { execution_id: string };
+  const done = await s.waitEnded(id, 60_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  const lines = (await s.db.query(`SELECT text FROM log_lines WHERE execution_id = $1 AND stream = 'stdout' ORDER BY n`, [id])).rows.map((x: { text: string }) => x.text);
+  const printed = lines.find((l) => l.startsWith('traceparent='));
+  assert.ok(printed, JSON.stringify(lines));
+  return { id, printed: printed.slice('traceparent='.length) };
+}
+
+test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through the dispatcher to the task', { timeout: 180_000 }, async () => {
+  on = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' } });
+  const { id, printed } = await webhookRun(on);
+  const stored = (await on.db.query(`SELECT traceparent FROM executions WHERE id = $1`, [id])).rows[0] as { traceparent: string | null };
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(stored.traceparent ?? '');
+  assert.ok(m, `stored traceparent ${stored.traceparent}`);
+  const traceId = m[1]!;
+  assert.match(printed, new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`), 'the task continues the same trace');
+  const spans = await until(
+    'spans of the gateway and the dispatcher in the trace',
+    () => {
+      const mine = received.filter((sp) => sp.traceId === traceId);
+      return mine.some((sp) => sp.service === 'svc-api-gateway') && mine.some((sp) => sp.service === 'svc-dispatcher' && sp.name === 'dispatch task') ? mine : undefined;
+    },
+    60_000,
+  );
+  const gateway = spans.filter((sp) => sp.service === 'svc-api-gateway');
+  // The webhook request's server span is the trace's root, and the stored context is one of the gateway's spans.
+  assert.ok(
+    gateway.some((sp) => (!sp.parentSpanId && /\/hooks\//.test(sp.name) === false ? sp.name.startsWith('POST') : !sp.parentSpanId)),
+    JSON.stringify(gateway),
+  );
+  assert.ok(
+    gateway.some((sp) => sp.spanId === m[2]),
+    'the stored traceparent names a gateway span',
+  );
+  const dispatch = spans.find((sp) => sp.service === 'svc-dispatcher' && sp.name === 'dispatch task')!;
+  assert.equal(dispatch.parentSpanId, m[2], 'dispatch task is a child of the stored context');
+  assert.equal(printed.split('-')[2], dispatch.spanId, "the task's TRACEPARENT is the dispatch span's");
+  // Probes are not traced.
+  assert.equal(received.filter((sp) => /healthz|readyz|metrics/.test(sp.name)).length, 0);
+});
+
+test('without the variable no span is sent, no traceparent is stored and the task sees no TRACEPARENT', { timeout: 180_000 }, async () => {
+  await on?.stop();
+  on = undefined;
+  const before = posts.length;
+  off = await startStack({});
+  const { id, printed } = await webhookRun(off);
+  assert.equal(printed, 'none');
+  assert.equal((await off.db.query(`SELECT traceparent FROM executions WHERE id = $1`, [id])).rows[0].traceparent, null);
+  assert.deepEqual(posts.slice(before), []);
+});
