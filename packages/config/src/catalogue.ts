@@ -466,6 +466,26 @@ export const CATALOGUE = [
   // --- logging ---
   { variable: 'SVC_LOG_LEVEL', default: 'info', description: 'Lowest level logged: debug, info, warn or error.' },
   { variable: 'SVC_LOG_FORMAT', default: 'json', description: 'Server log format: json (one object per line) or text (one readable line per entry).' },
+  // --- Tracing (docs/operating/tracing.md; read by @svc/service tracing.ts and the OpenTelemetry SDK) ---
+  {
+    variable: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    default: null,
+    description:
+      'Turns on OpenTelemetry tracing in the gateway, scheduler, dispatcher and maintenance: base URL of an OTLP receiver (traces go to <url>/v1/traces). Unset (and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT unset): no tracing, and no OpenTelemetry SDK is loaded.',
+  },
+  {
+    variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    default: null,
+    description:
+      'Full URL traces are sent to (e.g. http://collector:4318/v1/traces); set alone, it also turns tracing on. Takes precedence over OTEL_EXPORTER_OTLP_ENDPOINT for traces.',
+  },
+  {
+    variable: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    default: 'http/protobuf',
+    derived: true,
+    description: 'With tracing on: http/protobuf, http/json or grpc (read by the OpenTelemetry SDK, like its other OTEL_* variables: headers, timeouts, sampler, batch delays).',
+  },
+  { variable: 'OTEL_SDK_DISABLED', default: null, description: 'true: tracing stays off even with an OTLP endpoint set.' },
   // --- CLI ---
   { variable: 'SVC_URL', default: 'http://127.0.0.1:8080', description: 'CLI: base URL of the service.' },
   { variable: 'SVC_TOKEN', default: null, secret: true, description: 'CLI: API token (svc_...) sent as a bearer token.' },

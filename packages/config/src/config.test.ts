@@ -364,7 +364,8 @@ describe('describeConfig', () => {
     const names = rows.map((r) => r.variable);
     assert.equal(new Set(names).size, names.length);
     for (const row of rows) {
-      assert.match(row.variable, /^SVC_[A-Z0-9_]+$/);
+      // SVC_* are ours; OTEL_* the OpenTelemetry specification's, kept under their standard names (docs/operating/tracing.md).
+      assert.match(row.variable, /^(SVC|OTEL)_[A-Z0-9_]+$/);
       assert.ok(row.description.length >= 20 && row.description.endsWith('.'), `${row.variable}: ${row.description}`);
     }
   });
