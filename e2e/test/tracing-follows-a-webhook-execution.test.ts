@@ -3,9 +3,9 @@
 // this test runs on loopback (OTEL_EXPORTER_OTLP_PROTOCOL=http/json, so the
 // spans are JSON it can read). A webhook starts an execution whose command
 // task prints $TRACEPARENT: the receiver gets spans of svc-api-gateway (the
-// webhook request) and of svc-dispatcher (`dispatch task`, continuing the
-// traceparent stored on the execution) in one trace, and the task printed a
-// traceparent of that trace. A stack without the variable sends no span,
+// webhook request), of svc-dispatcher (`dispatch task`, continuing the
+// traceparent stored on the execution) and the planner's `plan execution`,
+// all in one trace, and the task printed a traceparent of that trace. A stack without the variable sends no span,
 // stores no traceparent, and its task sees no TRACEPARENT.
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -115,6 +115,8 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through 
   const dispatch = spans.find((sp) => sp.service === 'svc-dispatcher' && sp.name === 'dispatch task')!;
   assert.equal(dispatch.parentSpanId, m[2], 'dispatch task is a child of the stored context');
   assert.equal(printed.split('-')[2], dispatch.spanId, "the task's TRACEPARENT is the dispatch span's");
+  // The planning of the execution (its end, once the task reported) continues the trace too, wherever it ran.
+  await until('a plan execution span in the trace', () => received.some((sp) => sp.traceId === traceId && sp.name === 'plan execution' && sp.parentSpanId === m[2]), 30_000);
   // Probes are not traced.
   assert.equal(received.filter((sp) => /healthz|readyz|metrics/.test(sp.name)).length, 0);
 });

@@ -53,3 +53,9 @@ export async function hasStaleRequests(db: Queryable, p: { olderThan: Date }): P
   const r = await db.query({ name: 'svc-plan-stale', text: `SELECT 1 FROM plan_requests WHERE created_at < $1 LIMIT 1`, values: [p.olderThan] });
   return (r.rowCount ?? 0) > 0;
 }
+
+/** The traceparents stored on executions `executionIds` (those that have one), by execution id: read only with tracing on. */
+export async function storedTraceparents(db: Queryable, p: { executionIds: string[] }): Promise<Map<string, string>> {
+  const r = await db.query<{ id: string; traceparent: string }>('SELECT id, traceparent FROM executions WHERE id = ANY($1) AND traceparent IS NOT NULL', [p.executionIds]);
+  return new Map(r.rows.map((x) => [x.id, x.traceparent]));
+}

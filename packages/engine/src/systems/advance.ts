@@ -10,6 +10,7 @@
 // follow-ups, run after commit in their own transactions, so locks are only
 // ever taken on the executions being planned.
 import { newId } from '@svc/db';
+import { continueTrace, tracingOn } from '@svc/logging';
 import { CHANNELS } from '../channels.js';
 import type { Client } from '../db.js';
 import { applyPlan } from '../sql/apply-plan.js';
@@ -17,7 +18,7 @@ import { claimedRun } from '../sql/claim-task-runs.js';
 import { endExecution as endExecutionRow } from '../sql/end-execution.js';
 import { insertHistory, notify } from '../sql/history.js';
 import { lockExecution as lockExecutionRow } from '../sql/lock-executions.js';
-import { latestRuns as latestRunRows, planReadQuery } from '../sql/plan-read.js';
+import { latestRuns as latestRunRows, planReadQuery, storedTraceparents } from '../sql/plan-read.js';
 import { executionSnapshot } from '../sql/read-executions.js';
 import { durationAt, finishEnd, followUpsOfEnd, planStep, Writes } from '../planning/plan-step.js';
 import { recordFollowUps } from './outbox.js';
@@ -79,9 +80,15 @@ export async function advanceMany(
     list.push(r);
   }
   const w = new Writes();
+  // With tracing on (docs/operating/tracing.md), the step of each execution whose trace is stored is a span `plan execution` of that trace.
+  const traces = tracingOn() ? await storedTraceparents(c, { executionIds: executions.map((e) => e.id) }) : undefined;
   for (const ex of executions) {
-    const pending = planStep(ex, byExecution.get(ex.id) ?? [], w, now, newId);
-    if (pending) finishEnd(pending, pending.readsVars ? await varsOf(c, ex, opts) : {}, w, now);
+    const step = async () => {
+      const pending = planStep(ex, byExecution.get(ex.id) ?? [], w, now, newId);
+      if (pending) finishEnd(pending, pending.readsVars ? await varsOf(c, ex, opts) : {}, w, now);
+    };
+    if (traces?.has(ex.id)) await continueTrace(traces.get(ex.id), 'plan execution', { 'svc.execution_id': ex.id, 'svc.namespace': ex.namespace }, step);
+    else await step();
   }
   const byId = new Map(all.map((r) => [r.id, r]));
   const handoff = queuedOut?.handoff;
