@@ -24,6 +24,8 @@ interface ReceivedSpan {
 
 const received: ReceivedSpan[] = [];
 const posts: string[] = [];
+/** Every body the receiver got, as sent. */
+const bodies: string[] = [];
 let receiver: http.Server;
 let endpoint = '';
 let on: Stack | undefined;
@@ -44,6 +46,7 @@ before(async () => {
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       posts.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      bodies.push(body);
       if (req.url === '/v1/traces') {
         const doc = JSON.parse(body) as OtlpJson;
         for (const rs of doc.resourceSpans ?? []) {
@@ -72,7 +75,7 @@ const traced = flow({
   tasks: [{ id: 'show', type: 'command', command: sh('echo "traceparent=${TRACEPARENT:-none}"') }],
 });
 
-async function webhookRun(s: Stack): Promise<{ id: string; printed: string }> {
+async function webhookRun(s: Stack): Promise<{ id: string; printed: string; key: string }> {
   await s.saveFlow(NS, { 'traced.flow.yaml': traced });
   const key = ((await s.api('GET', `/api/v1/flows/${NS}/traced`)).body.triggers as { id: string; webhook_key: string }[]).find((t) => t.id === 'incoming')!.webhook_key;
   const r = await fetch(`${s.url}/hooks/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -83,12 +86,12 @@ async function webhookRun(s: Stack): Promise<{ id: string; printed: string }> {
   const lines = (await s.db.query(`SELECT text FROM log_lines WHERE execution_id = $1 AND stream = 'stdout' ORDER BY n`, [id])).rows.map((x: { text: string }) => x.text);
   const printed = lines.find((l) => l.startsWith('traceparent='));
   assert.ok(printed, JSON.stringify(lines));
-  return { id, printed: printed.slice('traceparent='.length) };
+  return { id, printed: printed.slice('traceparent='.length), key };
 }
 
 test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through the dispatcher to the task', { timeout: 180_000 }, async () => {
   on = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' } });
-  const { id, printed } = await webhookRun(on);
+  const { id, printed, key } = await webhookRun(on);
   const stored = (await on.db.query(`SELECT traceparent FROM executions WHERE id = $1`, [id])).rows[0] as { traceparent: string | null };
   const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(stored.traceparent ?? '');
   assert.ok(m, `stored traceparent ${stored.traceparent}`);
@@ -117,6 +120,11 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through 
   assert.equal(printed.split('-')[2], dispatch.spanId, "the task's TRACEPARENT is the dispatch span's");
   // The planning of the execution (its end, once the task reported) continues the trace too, wherever it ran.
   await until('a plan execution span in the trace', () => received.some((sp) => sp.traceId === traceId && sp.name === 'plan execution' && sp.parentSpanId === m[2]), 30_000);
+  // The webhook key is a credential: no span carries it (the path reads /hooks/{key}), nor the admin's API token.
+  const sent = bodies.join('\n');
+  assert.ok(sent.includes('/hooks/{key}'), 'the webhook request span is there, its path redacted');
+  assert.equal(sent.includes(key), false, 'the webhook key reached the tracing backend');
+  assert.equal(sent.includes(on.token), false, 'an API token reached the tracing backend');
   // Probes are not traced.
   assert.equal(received.filter((sp) => /healthz|readyz|metrics/.test(sp.name)).length, 0);
 });

@@ -43,6 +43,21 @@ export function activeTracing(): Promise<Tracing | undefined> {
   return started ?? Promise.resolve(undefined);
 }
 
+const URL_ATTRIBUTES = ['url.path', 'url.full', 'url.query', 'http.target', 'http.url'];
+
+/** `/hooks/<key>` (a webhook key is a credential) as `/hooks/{key}`, and any query string dropped. */
+export function redactUrl(value: string): string {
+  return value.replace(/\/hooks\/(?!git\/)[^/?#]+/g, '/hooks/{key}').replace(/\?.*$/s, '');
+}
+
+/** Rewrites the URL attributes the HTTP instrumentation set on `span` (its SDK span, whose attributes it can read). */
+function redactUrlAttributes(span: { attributes?: Record<string, unknown>; setAttribute(k: string, v: string): unknown }): void {
+  for (const key of URL_ATTRIBUTES) {
+    const value = span.attributes?.[key];
+    if (typeof value === 'string') span.setAttribute(key, key === 'url.query' ? '' : redactUrl(value));
+  }
+}
+
 async function start(kind: string, env: NodeJS.ProcessEnv): Promise<Tracing | undefined> {
   if (!tracingEndpoint(env)) return undefined;
   // Traces only, unless the operator asks for more: the apps serve their metrics on /metrics and log to stdout.
@@ -66,6 +81,9 @@ async function start(kind: string, env: NodeJS.ProcessEnv): Promise<Tracing | un
       new HttpInstrumentation({
         // Probes and scrapes would drown the traces that matter.
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\/|\?|$)/.test(req.url ?? ''),
+        // No credential reaches the tracing backend: a webhook key in the path, or anything in a query string.
+        // (The SDK span it receives also exposes its attributes, which the redaction reads.)
+        requestHook: (span) => redactUrlAttributes(span),
       }),
       new ExpressInstrumentation(),
       // Only queries made inside a traced request or task: the engine's idle polling would otherwise be one trace per query.
