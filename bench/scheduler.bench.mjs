@@ -66,7 +66,7 @@ async function schedulerCost(url, dir) {
       author: 'bench',
       changes: Object.entries(flowFiles()).map(([p, content]) => ({ op: 'put', path: p, content })),
     });
-    // As apps/scheduler/src/main.ts builds it.
+    // As apps/scheduler/src/serve.ts builds it.
     const engine = new Engine({
       pool,
       storage,

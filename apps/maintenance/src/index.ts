@@ -27,6 +27,6 @@ export { fileHashOf } from './file-sweep.js';
 export { createMaintenanceMetrics, objectKind, type MaintenanceMetrics, type ObjectKind, type MaintenanceJob } from './metrics.js';
 export { DbContact, DEFAULT_CONTACT_GAP_MS, type DbContactOptions } from './db-contact.js';
 export { MailSender, isTemporary, smtpTransportOptions, MAX_ATTEMPTS, EMAIL_QUEUED_CHANNEL } from './mail-sender.js';
-// Alerts are @svc/alerts'; maintenance runs them (main.ts). Re-exported for the tests that drive them with maintenance.
+// Alerts are @svc/alerts'; maintenance runs them (serve.ts). Re-exported for the tests that drive them with maintenance.
 export { AlertScanner, ALERT_QUEUED_CHANNEL, SETTLE_MS, AlertDeliverer, ALERT_MAX_ATTEMPTS, buildMessage, inScope, endEvent, channelTarget, ALERT_EVENTS } from '@svc/alerts';
 export type { AlertScannerOptions, AlertDelivererOptions, AlertMessage, AlertChannel, AlertEvent, AlertRuleRow } from '@svc/alerts';

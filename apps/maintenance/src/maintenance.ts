@@ -1,4 +1,4 @@
-// The lease holder's work, as one unit main.ts starts and tests run twice in
+// The lease holder's work, as one unit serve.ts starts and tests run twice in
 // one process. Modes of an instance:
 //
 // - standby: it does not hold the `maintenance` lease. It tries to take it
