@@ -1,5 +1,5 @@
 // What an Engine is built from: one bag of resources, built by each app's
-// main.ts (after Trigger.dev's run engine, whose systems receive one explicit
+// serve.ts (after Trigger.dev's run engine, whose systems receive one explicit
 // bag), and the types of what its façade answers. Types only: engine.ts
 // builds the systems from the bag (e2e/test/engine-imports-form-no-circle.test.ts
 // holds this file to type imports).
