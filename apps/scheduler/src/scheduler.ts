@@ -37,6 +37,7 @@ import {
   type ScheduleAdvance,
   type ScheduleSpec,
 } from '@svc/scheduling';
+import { startTrace, tracingOn } from '@svc/logging';
 import { deleteOrphanWebhookKeys } from '@svc/namespaces';
 import { decideFire, ON_TIME_MS, type CatchUp } from './catch-up.js';
 import { FireTimesCache } from './fire-times.js';
@@ -204,7 +205,10 @@ export class Scheduler {
           // A savepoint per schedule: one that fails stays due and the others still fire.
           await c.query('SAVEPOINT fire');
           try {
-            const r = await this.fireOne(c, tx, s, now);
+            // With tracing on, each fire is the root of a trace its execution stores and its task runs continue (docs/operating/tracing.md).
+            const r = tracingOn()
+              ? await startTrace('fire schedule', { 'svc.namespace': s.namespace, 'svc.flow_id': s.flow_id, 'svc.trigger_id': s.trigger_id }, () => this.fireOne(c, tx, s, now))
+              : await this.fireOne(c, tx, s, now);
             await c.query('RELEASE SAVEPOINT fire');
             fired.push(r.result);
             advances.push({ namespace: s.namespace, flow_id: s.flow_id, trigger_id: s.trigger_id, next: r.result.next, firedAt: r.result.fireTime });

@@ -13,9 +13,10 @@ export interface TraceHooks {
   traceparent(): string | undefined;
   /**
    * Runs `fn` inside a new span `name`, a child of the W3C `traceparent`
-   * (a context stored in a row by another process), ended when `fn` settles.
+   * (a context stored in a row by another process), or the root of a new
+   * trace when `traceparent` is undefined; ended when `fn` settles.
    */
-  inSpan<T>(traceparent: string, name: string, attributes: Record<string, string | number | boolean | undefined>, fn: () => Promise<T>): Promise<T>;
+  inSpan<T>(traceparent: string | undefined, name: string, attributes: Record<string, string | number | boolean | undefined>, fn: () => Promise<T>): Promise<T>;
 }
 
 let hooks: TraceHooks | undefined;
@@ -52,4 +53,13 @@ export function continueTrace<T>(
 ): Promise<T> {
   if (!hooks || !traceparent) return fn();
   return hooks.inSpan(traceparent, name, attributes, fn);
+}
+
+/**
+ * Runs `fn` as the root span `name` of a new trace (work nothing traced
+ * started, such as a schedule's fire). With tracing off, just runs `fn`.
+ */
+export function startTrace<T>(name: string, attributes: Record<string, string | number | boolean | undefined>, fn: () => Promise<T>): Promise<T> {
+  if (!hooks) return fn();
+  return hooks.inSpan(undefined, name, attributes, fn);
 }

@@ -103,9 +103,9 @@ async function start(kind: string, env: NodeJS.ProcessEnv): Promise<Tracing | un
       return carrier.traceparent;
     },
     inSpan(traceparent, name, attributes, fn) {
-      const parent = api.propagation.extract(api.ROOT_CONTEXT, { traceparent });
+      const parent = traceparent ? api.propagation.extract(api.ROOT_CONTEXT, { traceparent }) : api.ROOT_CONTEXT;
       const attrs = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as Record<string, string | number | boolean>;
-      return tracer.startActiveSpan(name, { attributes: attrs, kind: api.SpanKind.CONSUMER }, parent, async (span) => {
+      return tracer.startActiveSpan(name, { attributes: attrs, kind: traceparent ? api.SpanKind.CONSUMER : api.SpanKind.INTERNAL }, parent, async (span) => {
         try {
           return await fn();
         } catch (err) {

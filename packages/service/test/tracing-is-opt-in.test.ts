@@ -23,7 +23,7 @@ const main = `
   const { startTracing } = await import('@svc/service/tracing');
   const tracing = await startTracing('probe');
   await import('@svc/service');
-  const { createLogger, continueTrace, activeTraceparent } = await import('@svc/logging');
+  const { createLogger, continueTrace, activeTraceparent, startTrace } = await import('@svc/logging');
   const lines = [];
   const stream = new Writable({ write(c, _e, cb) { lines.push(...String(c).trim().split('\\n').map((l) => JSON.parse(l))); cb(); } });
   const log = createLogger({ service: 'probe', stream });
@@ -33,11 +33,13 @@ const main = `
     inner = activeTraceparent();
     log.info('inside');
   });
+  let root;
+  await startTrace('probe root', {}, async () => { root = activeTraceparent(); });
   await tracing?.shutdown().catch(() => undefined);
-  console.log(JSON.stringify({ on: tracing !== undefined, seen, lines, inner }));
+  console.log(JSON.stringify({ on: tracing !== undefined, seen, lines, inner, root }));
 `;
 
-async function probe(env: NodeJS.ProcessEnv): Promise<{ on: boolean; seen: string[]; lines: Record<string, unknown>[]; inner?: string }> {
+async function probe(env: NodeJS.ProcessEnv): Promise<{ on: boolean; seen: string[]; lines: Record<string, unknown>[]; inner?: string; root?: string }> {
   assert.ok(fs.existsSync(path.join(pkgDir, 'dist/tracing.js')), 'build @svc/service first');
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
   const child = spawn(process.execPath, ['--input-type=module', '-e', main], { cwd: pkgDir, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -47,7 +49,7 @@ async function probe(env: NodeJS.ProcessEnv): Promise<{ on: boolean; seen: strin
   child.stderr.on('data', (c: Buffer) => (stderr += c));
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(code, 0, stderr);
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as { on: boolean; seen: string[]; lines: Record<string, unknown>[]; inner?: string };
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as { on: boolean; seen: string[]; lines: Record<string, unknown>[]; inner?: string; root?: string };
 }
 
 it('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry SDK module is loaded and no line has a trace_id', { timeout: 60_000 }, async () => {
@@ -62,6 +64,7 @@ it('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry SDK module is loaded an
     ],
   );
   assert.equal(r.inner, undefined);
+  assert.equal(r.root, undefined);
 });
 
 it('OTEL_SDK_DISABLED=true keeps it off even with an endpoint', { timeout: 60_000 }, async () => {
@@ -86,4 +89,7 @@ it('with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT the SDK loads and a line inside a co
   // A child of the stored context: same trace, a span id of its own.
   assert.match(r.inner ?? '', /^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
   assert.doesNotMatch(r.inner ?? '', /b7ad6b7169203331/);
+  // startTrace (a schedule's fire): the root of a trace of its own.
+  assert.match(r.root ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  assert.doesNotMatch(r.root ?? '', /0af7651916cd43dd8448eb211c80319c/);
 });
