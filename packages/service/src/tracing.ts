@@ -80,6 +80,8 @@ async function start(kind: string, env: NodeJS.ProcessEnv): Promise<Tracing | un
     instrumentations: [
       new HttpInstrumentation({
         // Probes and scrapes would drown the traces that matter.
+        // Outgoing calls only inside traced work: a dispatcher's polling of its Docker engine would otherwise be one trace per call.
+        requireParentforOutgoingSpans: true,
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\/|\?|$)/.test(req.url ?? ''),
         // No credential reaches the tracing backend: a webhook key in the path, or anything in a query string.
         // (The SDK span it receives also exposes its attributes, which the redaction reads.)
