@@ -197,6 +197,7 @@ test("a run of team-a cannot fetch team-b's input file over the runner protocol;
   assert.equal(Buffer.from(await own.arrayBuffer()).toString(), 'b secret\n');
   const r = await get(runA.id, fileB.id);
   const text = await r.text();
+  assert.ok(fileB.sha256, 'the input file has a sha256');
   assert.equal(r.status, 404, text);
   assert.ok(!text.includes('b secret') && !text.includes(fileB.sha256), 'nothing of the file is told');
   await markInstanceStopped(s.db, 'inputs-test');
