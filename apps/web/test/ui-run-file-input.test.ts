@@ -5,6 +5,9 @@
 // file with the same size and sha256. A file over SVC_MAX_INPUT_FILE_BYTES
 // shows the service's 413 message and leaves the input without a value; the
 // file picker in the zone uploads too. Run without a file says one is needed.
+// Replay offers the same drop zone for a file input: the file dropped there
+// replaces the original's, the plan names the input changed, and the replay
+// reads the new file.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -128,6 +131,53 @@ describe('run form: file inputs', { skip, concurrency: false }, () => {
     assert.deepEqual(
       files.filter((f) => f.kind === 'input').map((f) => [f.name, f.size]),
       [['report/q4.csv', 11]],
+    );
+  });
+
+  it('replays an execution with another file dropped in the replay dialog', async () => {
+    const page = ui.admin;
+    await page.goto(`/flows/${NS}/report`);
+    const form = page.getByRole('form', { name: 'Run the flow' });
+    await dropFile(page, 'report', 'q1.csv', 'quarter\nQ1\n');
+    await form.getByRole('group', { name: 'Drop a file for report' }).getByRole('status').getByText('Uploaded q1.csv').waitFor();
+    await form.getByRole('button', { name: 'Run' }).click();
+    await page.waitForURL(/\/executions\/[^/]+$/);
+    const id = page.url().split('/').pop()!;
+    await waitState(page, 'SUCCESS');
+    const original = (await ui.stack.api('GET', `/api/v1/executions/${id}`)).body;
+
+    await page.getByRole('button', { name: 'Replay…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Replay execution' });
+    await dialog.waitFor();
+    // Prefilled with the original's upload; nothing changed yet.
+    const value = dialog.getByRole('textbox', { name: /^report/ });
+    assert.equal(await value.inputValue(), original.inputs.report);
+    assert.equal(await dialog.locator('[data-changed="true"]').count(), 0);
+
+    const fixed = 'quarter,revenue\nQ1,101\n';
+    await dropFile(page, 'report', 'q1-fixed.csv', fixed);
+    const status = dialog.getByRole('group', { name: 'Drop a file for report' }).getByRole('status');
+    await status.getByText(`Uploaded q1-fixed.csv, ${fixed.length} B`).waitFor();
+    const uploadId = await status.locator('[data-upload-id]').getAttribute('data-upload-id');
+    assert.ok(uploadId && uploadId !== original.inputs.report, 'a new upload');
+    assert.equal(await value.inputValue(), uploadId, 'the new upload is the value');
+    assert.equal(await dialog.locator('[data-changed="true"]').count(), 1);
+    await dialog.getByRole('button', { name: 'Show plan' }).click();
+    await dialog.getByTestId('replay-plan').waitFor();
+    assert.deepEqual(await dialog.getByTestId('replay-changed').locator('li').allInnerTexts(), ['report']);
+    await shot(page, 'run-file-04-replay-plan');
+
+    await dialog.getByRole('button', { name: 'Start replay' }).click();
+    await page.waitForURL((u) => /\/executions\/[^/]+$/.test(u.pathname) && !u.pathname.endsWith(id));
+    const newId = new URL(page.url()).pathname.split('/').pop()!;
+    await waitState(page, 'SUCCESS');
+    const replay = (await ui.stack.api('GET', `/api/v1/executions/${newId}`)).body;
+    assert.equal(replay.replay_of, id);
+    assert.equal(replay.inputs.report, uploadId);
+    const files = (await ui.stack.api('GET', `/api/v1/executions/${newId}/artifacts`)).body.items as { kind?: string; name: string; size: number; sha256?: string }[];
+    assert.deepEqual(
+      files.filter((f) => f.kind === 'input').map((f) => [f.name, f.size, f.sha256]),
+      [['report/q1-fixed.csv', fixed.length, sha(fixed)]],
     );
   });
 });

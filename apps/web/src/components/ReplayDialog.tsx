@@ -5,12 +5,16 @@
 // answers to a dry run (what is reused, what runs, which inputs changed)
 // before the replay can start; any change to the form asks for the plan
 // again. Values go as typed: the server coerces them to the revision's input
-// types and names a wrong one (shown beside its field).
+// types and names a wrong one (shown beside its field). A `file` input keeps
+// the original's upload id, or takes another file dropped or chosen in its
+// drop zone (uploaded at once, as on the run form; the plan waits for it).
 import { useState } from 'react';
 import { ApiError, client } from '../api';
 import { navigate } from '../router';
 import type { Answer, Execution, FlowDefinition, RequestBody } from '../types';
 import { Button, ErrorBox, useAction } from '../ui';
+import { FileDrop } from './FileDrop';
+import { isFileInput } from './RunForm';
 
 type Plan = Answer<'replayExecution', 200>;
 
@@ -34,6 +38,9 @@ function fieldErrors(e: unknown): Record<string, string> {
 
 export function ReplayDialog({ ex, def, onClose }: { ex: Execution; def?: FlowDefinition; onClose: () => void }) {
   const declared = (def?.inputs ?? []).map((i) => i.id);
+  const fileInputs = new Set((def?.inputs ?? []).filter(isFileInput).map((i) => i.id));
+  const [uploading, setUploading] = useState<Record<string, boolean>>({});
+  const busy = Object.values(uploading).some(Boolean);
   const inputIds = [...new Set([...declared, ...Object.keys(ex.inputs)])];
   const [inputs, setInputs] = useState<Record<string, string>>(() => Object.fromEntries(inputIds.map((k) => [k, asText(ex.inputs[k])])));
   const [labels, setLabels] = useState<Record<string, string>>(() => ({ ...ex.labels }));
@@ -75,6 +82,25 @@ export function ReplayDialog({ ex, def, onClose }: { ex: Execution; def?: FlowDe
           {k} {changed && <span className="changed-mark">(changed)</span>}
         </label>
         <input id={id} value={value} aria-invalid={!!err} aria-describedby={err ? `${id}-err` : undefined} onChange={(e) => edit(set)(e.target.value)} />
+        {kind === 'input' && fileInputs.has(k) && (
+          <>
+            <label htmlFor={`replay-file-${k}`} className="muted small">
+              Replace the file of {k}
+            </label>
+            <FileDrop
+              ns={ex.namespace}
+              id={`replay-file-${k}`}
+              inputId={k}
+              invalid={false}
+              required={false}
+              // The new upload's id replaces the value; while uploading or after a refusal the value stays.
+              onChange={(v) => {
+                if (v) edit(set)(v);
+              }}
+              onBusy={(b) => setUploading((x) => ({ ...x, [k]: b }))}
+            />
+          </>
+        )}
         {err && (
           <span id={`${id}-err`} className="field-error" role="alert">
             {err}
@@ -153,11 +179,11 @@ export function ReplayDialog({ ex, def, onClose }: { ex: Execution; def?: FlowDe
         <ErrorBox error={preview.error ?? start.error} />
         <div className="row">
           {plan ? (
-            <Button className="primary" disabled={start.busy} onClick={() => void start.run()}>
+            <Button className="primary" disabled={start.busy || busy} onClick={() => void start.run()}>
               Start replay
             </Button>
           ) : (
-            <Button className="primary" disabled={preview.busy} onClick={() => void preview.run()}>
+            <Button className="primary" disabled={preview.busy || busy} onClick={() => void preview.run()}>
               Show plan
             </Button>
           )}
