@@ -62,6 +62,19 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
   /** The Resource column of the shown rows. */
   const resources = (page: Page) => table(page).locator('tbody tr td:nth-child(4)').allInnerTexts();
   const filters = (page: Page) => page.getByRole('search', { name: 'Filter audit events' });
+  /** Waits for the page's status to read `text`; on a timeout, fails with what the page showed instead. */
+  const showsStatus = async (page: Page, text: string) => {
+    try {
+      await page.getByTestId('audit-page').getByText(text).waitFor();
+    } catch (err) {
+      const seen = await page.evaluate(() => ({
+        url: location.href,
+        status: document.querySelector('[data-testid="audit-page"]')?.textContent ?? '(no status: not loaded)',
+        alerts: [...document.querySelectorAll('[role="alert"]')].map((e) => e.textContent),
+      }));
+      throw new Error(`waited for the status "${text}"; the page showed ${JSON.stringify(seen)}`, { cause: err });
+    }
+  };
 
   it('filters by action and pages through the events, forwards and back', async () => {
     const page = ui.admin;
@@ -69,8 +82,7 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     await table(page).waitFor();
     await filters(page).getByLabel('Action').fill('test.tick');
     await filters(page).getByLabel('Per page').selectOption('20');
-    const status = page.getByTestId('audit-page');
-    await status.getByText('Page 1 · 20 events').waitFor();
+    await showsStatus(page, 'Page 1 · 20 events');
     // Newest first.
     const first = await resources(page);
     assert.deepEqual(
@@ -79,22 +91,22 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     );
     await shot(page, 'audit-01-action-page-1');
     await page.getByRole('button', { name: 'Older →' }).click();
-    await status.getByText('Page 2 · 5 events').waitFor();
+    await showsStatus(page, 'Page 2 · 5 events');
     assert.deepEqual(await resources(page), ['thing:4', 'thing:3', 'thing:2', 'thing:1', 'thing:0']);
     assert.equal(await page.getByRole('button', { name: 'Older →' }).isDisabled(), true);
     await page.getByRole('button', { name: '← Newer' }).click();
-    await status.getByText('Page 1 · 20 events').waitFor();
+    await showsStatus(page, 'Page 1 · 20 events');
     assert.deepEqual(await resources(page), first);
     // A prefix: `test.*` takes both kinds of test events (25 + 5).
     await filters(page).getByLabel('Per page').selectOption('50');
     await filters(page).getByLabel('Action').fill('test.*');
-    await status.getByText('Page 1 · 30 events').waitFor();
+    await showsStatus(page, 'Page 1 · 30 events');
   });
 
   it("filters by time range, keeps the filters in the URL, and shows an event's details", async () => {
     const page = ui.admin;
     await page.goto('/admin/audit?action=test.tick');
-    await page.getByTestId('audit-page').getByText('Page 1 · 25 events').waitFor();
+    await showsStatus(page, 'Page 1 · 25 events');
     await filters(page).getByLabel('From', { exact: true }).fill('2020-01-01T03:00:00');
     await filters(page).getByLabel('To', { exact: true }).fill('2020-01-01T07:30:00');
     // The fields are in the browser's time zone: which ticks fall in [from, to) is worked out from the instants it means.
@@ -125,13 +137,13 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     const page = ui.admin;
     await page.goto('/admin/audit');
     await filters(page).getByLabel('Resource').fill('thing:7');
-    await page.getByTestId('audit-page').getByText('Page 1 · 1 event').waitFor();
+    await showsStatus(page, 'Page 1 · 1 event');
     assert.deepEqual(await resources(page), ['thing:7']);
     // By actor (an email): only other@example.com's two events.
     await filters(page).getByLabel('Resource').fill('thing:acted');
-    await page.getByTestId('audit-page').getByText('Page 1 · 5 events').waitFor();
+    await showsStatus(page, 'Page 1 · 5 events');
     await filters(page).getByLabel('Actor').fill('other@example.com');
-    await page.getByTestId('audit-page').getByText('Page 1 · 2 events').waitFor();
+    await showsStatus(page, 'Page 1 · 2 events');
     const actors = await table(page).locator('tbody tr td:nth-child(3)').allInnerTexts();
     assert.deepEqual(actors, ['other@example.com', 'other@example.com']);
     await shot(page, 'audit-03-actor');
@@ -142,7 +154,7 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
       .getByRole('button', { name: `user:${otherId}` })
       .click();
     await page.waitForURL((u) => u.searchParams.get('resource') === `user:${otherId}`);
-    await page.getByTestId('audit-page').getByText('Page 1 · 1 event').waitFor();
+    await showsStatus(page, 'Page 1 · 1 event');
     assert.deepEqual(await table(page).locator('tbody tr td:nth-child(3)').allInnerTexts(), ['e2e@example.com']);
     // A filter that matches nothing says so.
     await filters(page).getByLabel('Actor').fill('nobody@example.com');
@@ -152,7 +164,7 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
   it('filters by namespace and downloads every event the filters select as NDJSON', async () => {
     const page = ui.admin;
     await page.goto('/admin/audit?action=test.tick&limit=20');
-    await page.getByTestId('audit-page').getByText('Page 1 · 20 events').waitFor();
+    await showsStatus(page, 'Page 1 · 20 events');
     // The download is not the page: all 25 ticks, newest first, one JSON object a line.
     const [all] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
     assert.match(all.suggestedFilename(), /^audit-.*\.ndjson$/);
@@ -168,7 +180,7 @@ describe('audit log and keyboard shortcuts', { skip, concurrency: false }, () =>
     // Namespace team-a: its events and those below it, not team-ab's; the download follows the filter.
     await filters(page).getByLabel('Action').fill('');
     await filters(page).getByLabel('Namespace').fill('team-a');
-    await page.getByTestId('audit-page').getByText('Page 1 · 2 events').waitFor();
+    await showsStatus(page, 'Page 1 · 2 events');
     assert.deepEqual(await resources(page), ['namespace:team-a.etl', 'namespace:team-a']);
     assert.match(page.url(), /namespace=team-a/);
     await shot(page, 'audit-04-namespace-download');
