@@ -47,6 +47,15 @@ export async function sweepObjectsWithoutRows(run: CleanupRun): Promise<void> {
   }
 }
 
+/** Deletes the objects of `page` whose key no row names (`existing`: the keys that rows name), once still old. */
+async function sweepKeyed(run: CleanupRun, page: ObjectInfo[], existing: (db: CleanupRun['db']['pool'], keys: string[]) => Promise<Set<string>>): Promise<void> {
+  const rows = await existing(
+    run.db.pool,
+    page.map((o) => o.key),
+  );
+  for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
+}
+
 async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[]): Promise<void> {
   const pool = run.db.pool;
   switch (prefix) {
@@ -76,30 +85,13 @@ async function sweepPage(run: CleanupRun, prefix: SweptPrefix, page: ObjectInfo[
       }
       return;
     }
-    case 'artifacts/': {
-      const rows = await existingArtifactKeys(
-        pool,
-        page.map((o) => o.key),
-      );
-      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
-      return;
-    }
-    case 'logs/': {
-      const rows = await existingLogArchiveKeys(
-        pool,
-        page.map((o) => o.key),
-      );
-      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
-      return;
-    }
-    case 'uploads/': {
-      const rows = await existingUploadKeys(
-        pool,
-        page.map((o) => o.key),
-      );
-      for (const o of page) if (!rows.has(o.key)) await deleteIfStillOld(run, o.key);
-      return;
-    }
+    // Objects named by their key in a table: one read of the page's keys, and those no row names go.
+    case 'artifacts/':
+      return sweepKeyed(run, page, existingArtifactKeys);
+    case 'logs/':
+      return sweepKeyed(run, page, existingLogArchiveKeys);
+    case 'uploads/':
+      return sweepKeyed(run, page, existingUploadKeys);
     case 'health/':
       for (const o of page) await deleteIfStillOld(run, o.key);
       return;
