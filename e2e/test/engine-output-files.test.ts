@@ -15,11 +15,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { markInstanceStopped, registerInstance } from '@svc/db';
-import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
+import { markInstanceStopped } from '@svc/db';
 import type { Schemas } from '@svc/api-spec';
 import { startStack, type Stack } from './stack.js';
-import { flow, run, runsOf, sh, tmpDir } from './engine-support.js';
+import { claimAsDispatcher, flow, run, runsOf, sh, tmpDir } from './engine-support.js';
 
 let s: Stack;
 /** Emits the path the task got and the sha256 of the file there. */
@@ -203,16 +202,8 @@ test("a run token of another namespace cannot fetch a namespace's output file; t
   await s.waitFor(mine, (e) => runsOf(e, 'r').at(-1)?.state === 'QUEUED', 60_000);
   await s.waitFor(other, (e) => e.task_runs[0]?.state === 'QUEUED');
   const [file] = await artifactsOf(mine);
-  // The claims' instance is online (a row with a fresh heartbeat): else the watchdog (SVC_WATCHDOG_MS) may end its runs
-  // as lost before the requests below, on a loaded machine.
-  await registerInstance(s.db, { id: 'outfiles-test', kind: 'dispatcher', hostname: 'e2e', version: 'test', pools: ['held'], executors: ['process'] });
-  const claimed = await claimTaskRuns(s.db, { instanceId: 'outfiles-test', pools: ['held'], executorType: 'process', limit: 2, now: new Date() });
+  const { claimed, getFile: get } = await claimAsDispatcher(s.db, s.url, { id: 'outfiles-test', pools: ['held'], limit: 2 });
   assert.equal(claimed.length, 2);
-  const key = await loadRunTokenKey(s.db);
-  const get = (taskRunId: string, artifactId: string) =>
-    fetch(`${s.url}/api/runner/v1/task-runs/${taskRunId}/files/${artifactId}`, {
-      headers: { authorization: `Bearer ${signRunToken(key, taskRunId, new Date(Date.now() + 3_600_000))}` },
-    });
   const reader = claimed.find((c: any) => c.execution_id === mine)!;
   const foreign = claimed.find((c: any) => c.execution_id === other)!;
 

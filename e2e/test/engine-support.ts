@@ -6,6 +6,25 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type pg from 'pg';
+import { registerInstance } from '@svc/db';
+import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
+
+/**
+ * Plays a process dispatcher `id` on `pools`: registers it online (else the watchdog, SVC_WATCHDOG_MS, may end its runs
+ * as lost on a loaded machine), claims up to `limit` queued runs, and GETs a file over the runner protocol with a run's
+ * own run token (runnerGetFile).
+ */
+export async function claimAsDispatcher(db: pg.Pool, url: string, o: { id: string; pools: string[]; limit: number }) {
+  await registerInstance(db, { id: o.id, kind: 'dispatcher', hostname: 'e2e', version: 'test', pools: o.pools, executors: ['process'] });
+  const claimed = await claimTaskRuns(db, { instanceId: o.id, pools: o.pools, executorType: 'process', limit: o.limit, now: new Date() });
+  const key = await loadRunTokenKey(db);
+  const getFile = (taskRunId: string, artifactId: string) =>
+    fetch(`${url}/api/runner/v1/task-runs/${taskRunId}/files/${artifactId}`, {
+      headers: { authorization: `Bearer ${signRunToken(key, taskRunId, new Date(Date.now() + 3_600_000))}` },
+    });
+  return { claimed, getFile };
+}
 
 /** A flow file's text from a flow definition object. */
 export const flow = (def: Record<string, unknown>): string => JSON.stringify(def, null, 1);

@@ -15,11 +15,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { markInstanceStopped, registerInstance } from '@svc/db';
-import { claimTaskRuns, loadRunTokenKey, signRunToken } from '@svc/engine/internal';
+import { markInstanceStopped } from '@svc/db';
 import type { Schemas } from '@svc/api-spec';
 import { boundUser, startStack, type Stack } from './stack.js';
-import { flow, run, sh } from './engine-support.js';
+import { claimAsDispatcher, flow, run, sh } from './engine-support.js';
 
 let s: Stack;
 let operatorA = '';
@@ -182,14 +181,8 @@ test("a run of team-a cannot fetch team-b's input file over the runner protocol;
   await s.waitFor(a, (e) => e.task_runs[0]?.state === 'QUEUED');
   await s.waitFor(b, (e) => e.task_runs[0]?.state === 'QUEUED');
   const [fileB] = await artifactsOf(b);
-  await registerInstance(s.db, { id: 'inputs-test', kind: 'dispatcher', hostname: 'e2e', version: 'test', pools: ['held-inputs'], executors: ['process'] });
-  const claimed = await claimTaskRuns(s.db, { instanceId: 'inputs-test', pools: ['held-inputs'], executorType: 'process', limit: 2, now: new Date() });
+  const { claimed, getFile: get } = await claimAsDispatcher(s.db, s.url, { id: 'inputs-test', pools: ['held-inputs'], limit: 2 });
   assert.equal(claimed.length, 2);
-  const key = await loadRunTokenKey(s.db);
-  const get = (taskRunId: string, artifactId: string) =>
-    fetch(`${s.url}/api/runner/v1/task-runs/${taskRunId}/files/${artifactId}`, {
-      headers: { authorization: `Bearer ${signRunToken(key, taskRunId, new Date(Date.now() + 3_600_000))}` },
-    });
   const runA = claimed.find((c: any) => c.execution_id === a)!;
   const runB = claimed.find((c: any) => c.execution_id === b)!;
   const own = await get(runB.id, fileB.id);
