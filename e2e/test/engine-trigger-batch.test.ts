@@ -9,7 +9,7 @@
 // printed, not asserted: speed belongs to bench/).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Schemas } from '@svc/api-spec';
+import type { Answer, Schemas } from '@svc/api-spec';
 import { boundUser, startStack, type Stack } from './stack.js';
 import { flow, ms, sh } from './engine-support.js';
 
@@ -230,5 +230,21 @@ test('a batch of 1,000 is created in one request, in order', async () => {
     out.executions.map((e) => e.id),
   );
   assert.ok(rows.every((x, i) => x.i === String(i) && x.runs === 1));
+  // listExecutions pages through all of them, newest first: the batch's rows are a microsecond apart, and a cursor
+  // cut to the millisecond would end the list after the first page.
+  const listed: string[] = [];
+  for (let cursor: string | undefined; ;) {
+    const page = await fetch(`${s.url}/api/v1/executions?namespace=${NS}&flow=parked&limit=150${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    }).then((x) => x.json() as Promise<Answer<'listExecutions'>>);
+    listed.push(...page.items.map((e) => e.id));
+    cursor = page.next_cursor ?? undefined;
+    if (!cursor) break;
+  }
+  const mine = new Set(out.executions.map((e) => e.id));
+  assert.deepEqual(
+    listed.filter((id) => mine.has(id)),
+    out.executions.map((e) => e.id).reverse(),
+  );
   process.stderr.write(`# a batch of 1,000 executions took ${took.toFixed(0)} ms (request to answer)\n`);
 });

@@ -173,7 +173,7 @@ export interface EngineExecutions {
   /** The state of an execution; undefined when there is none. */
   stateOf(id: string): Promise<ExecutionState | undefined>;
   /** Ids of the executions matching `f`, newest first (the listExecutions page). */
-  listIds(f: ExecutionPage): Promise<{ id: string; created_at: Date }[]>;
+  listIds(f: ExecutionPage): Promise<{ id: string; created_key: string }[]>;
   /** The newest `limit` executions matching `f` with their states, how many match in all and how many of those are in `states` (a bulk action's selection). */
   match(f: ExecutionFilter, p: { limit: number; states: readonly string[] }): Promise<ExecutionMatch>;
   /** Executions as the API shows them (getExecution), in the order of `ids`, unknown ids left out; `via`: another pool (the gateway's streams). */

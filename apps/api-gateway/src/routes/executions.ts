@@ -145,7 +145,7 @@ export function executionHandlers(deps: ExecutionRouteDeps) {
       const last = page[page.length - 1];
       return {
         items: await engine.executions.load(page.map((x) => x.id)),
-        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
+        ...(rows.length > q.limit && last ? { next_cursor: encodeCursor({ created_at: last.created_key, id: last.id }) } : {}),
       } satisfies Answer<'listExecutions'>;
     },
 

@@ -51,14 +51,18 @@ const filterValues = (f: ExecutionFilter): unknown[] => [
   f.createdTo ?? null,
 ];
 
-const LIST = `SELECT id, created_at FROM executions
+// The cursor keeps created_at to the microsecond, as the column does: a JS Date
+// would cut it to the millisecond, and the next page would then skip every
+// row created in the same millisecond as the page's last one (all of a batch
+// trigger's rows share one instant).
+const LIST = `SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key FROM executions
      WHERE ${FILTER}
        AND ($9::timestamptz IS NULL OR (created_at, id) < ($9, $10))
      ORDER BY created_at DESC, id DESC LIMIT $11`;
 
-/** Ids (and creation times, for the cursor) of up to `limit` executions matching `f`, newest first. */
-export async function listExecutionIds(pool: Pick<pg.Pool, 'query'>, f: ExecutionPage): Promise<{ id: string; created_at: Date }[]> {
-  const r = await pool.query<{ id: string; created_at: Date }>(LIST, [...filterValues(f), f.after?.created_at ?? null, f.after?.id ?? null, f.limit]);
+/** Ids (and creation times to the microsecond, for the cursor) of up to `limit` executions matching `f`, newest first. */
+export async function listExecutionIds(pool: Pick<pg.Pool, 'query'>, f: ExecutionPage): Promise<{ id: string; created_key: string }[]> {
+  const r = await pool.query<{ id: string; created_key: string }>(LIST, [...filterValues(f), f.after?.created_at ?? null, f.after?.id ?? null, f.limit]);
   return r.rows;
 }
 

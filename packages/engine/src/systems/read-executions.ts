@@ -19,7 +19,7 @@ export class ExecutionReads {
   }
 
   /** Ids of the executions matching `f`, newest first (the listExecutions page). */
-  listIds(f: ExecutionPage): Promise<{ id: string; created_at: Date }[]> {
+  listIds(f: ExecutionPage): Promise<{ id: string; created_key: string }[]> {
     return listExecutionIds(this.pool, f);
   }
 
