@@ -33,6 +33,7 @@ use POSIX ();
 binmode STDIN; binmode STDOUT;
 my (%task, %by_pid, %by_fd);
 my $in = '';
+my $NO_SIGNALS = POSIX::SigSet->new();
 
 sub out {
   my $frame = pack('N', length $_[0]) . $_[0];
@@ -65,17 +66,20 @@ sub reap {
 sub start {
   my ($id, $file, $argv0, $cwd, $uid, $gid, $nargs, @rest) = @_;
   my @args = splice(@rest, 0, $nargs);
-  my @env = @rest;
   my ($or, $ow, $er, $ew, $xr, $xw);
   unless (pipe($or, $ow) && pipe($er, $ew) && pipe($xr, $xw)) { out("e$id\0" . ($! + 0)); return; }
+  # The task's environment is this process's own from here on: exec takes it as it is. Set here, before the
+  # fork, the child writes almost nothing before its exec, and every page it writes is one copied.
+  %ENV = ();
+  for my $kv (@rest) { my $i = index($kv, '='); $ENV{substr($kv, 0, $i)} = substr($kv, $i + 1); }
+  # Each step that fails sends its errno (EPERM when an identity change did not take).
+  my $fail = sub { syswrite($xw, pack('N', ($! + 0) || $_[0] || 1)); POSIX::_exit(127); };
   my $pid = fork();
   if (!defined $pid) { out("e$id\0" . ($! + 0)); return; }
   if ($pid == 0) {
-    # Each step that fails sends its errno (EPERM when an identity change did not take).
-    my $fail = sub { syswrite($xw, pack('N', ($! + 0) || $_[0] || 1)); POSIX::_exit(127); };
-    $SIG{CHLD} = 'DEFAULT';
+    # SIGCHLD's handler is reset by exec; an ignored SIGPIPE would not be.
     $SIG{PIPE} = 'DEFAULT';
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new()) or $fail->();
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $NO_SIGNALS) or $fail->();
     defined POSIX::setsid() or $fail->();
     open(STDIN, '<', '/dev/null') or $fail->();
     defined POSIX::dup2(fileno($ow), 1) or $fail->();
@@ -89,8 +93,6 @@ sub start {
       $! = 0;
       $fail->(POSIX::EPERM()) if $< != $uid || $> != $uid || $( + 0 != $gid;
     }
-    %ENV = ();
-    for my $kv (@env) { my $i = index($kv, '='); $ENV{substr($kv, 0, $i)} = substr($kv, $i + 1); }
     { no warnings 'exec'; exec { $file } $argv0, @args; }
     $fail->();
   }
@@ -121,27 +123,30 @@ sub quit {
 }
 
 $SIG{PIPE} = 'IGNORE';
-# The handler only interrupts select(): reap() runs at the top of every turn.
-$SIG{CHLD} = sub { };
+# SIGCHLD writes a byte to a pipe that select() watches (the self-pipe): an exit wakes the loop
+# whenever it lands, before select() or during it, and reap() runs at the top of every turn.
+pipe(my $chld_r, my $chld_w) or die "pipe: $!";
+for my $fh ($chld_r, $chld_w) {
+  my $flags = fcntl($fh, POSIX::F_GETFL(), 0) or die "fcntl: $!";
+  fcntl($fh, POSIX::F_SETFL(), $flags | POSIX::O_NONBLOCK()) or die "fcntl: $!";
+}
+$SIG{CHLD} = sub { syswrite($chld_w, 'c') };
 
 while (1) {
   reap();
   my $rin = '';
   vec($rin, 0, 1) = 1;
-  my ($running, $closing) = (0, 0);
+  vec($rin, fileno $chld_r, 1) = 1;
+  my $running = 0;
   for my $t (values %task) {
-    if (!defined $t->{status}) {
-      $running = 1;
-      $closing = 1 if $t->{open} == 0;
-    }
+    $running = 1 if !defined $t->{status};
     next if $t->{paused};
     for my $fh (@{$t->{fh}}) { vec($rin, fileno $fh, 1) = 1 if defined $fh; }
   }
-  # Output ended but the exit is not reaped yet: look again in a millisecond. While tasks
-  # run, a SIGCHLD that lands just before select() is caught at the next turn, at most 100 ms later.
-  my $timeout = $closing ? 0.001 : $running ? 0.1 : undef;
-  my $n = select(my $rout = $rin, undef, undef, $timeout);
+  # The self-pipe wakes the loop for every exit; the timeout only bounds a wait should a wake-up ever be missed.
+  my $n = select(my $rout = $rin, undef, undef, $running ? 1 : undef);
   next if $n <= 0;
+  if (vec($rout, fileno $chld_r, 1)) { sysread($chld_r, my $drain, 4096); }
   if (vec($rout, 0, 1)) {
     my $r = sysread(STDIN, $in, 65536, length $in);
     if (defined $r && $r == 0) { quit(); }
