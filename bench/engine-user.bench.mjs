@@ -24,6 +24,10 @@
 //                over the API (getExecution). Goal: <= 1.3 x.
 //   B4 fan-out   200 independent `true` tasks (max_parallel 0), the same way.
 //                Goal: <= 1.5 x.
+//   B5 for_each  one `true` task fanned out over 1,000 items (for_each): trigger
+//                request to the end read over the API, against 1,000
+//                graphile-worker jobs added in one addJobs call, to the last
+//                one's end. Goal: <= 1.5 x.
 //
 // BENCH_USER_RUNS (default 3) alternates svc and the baseline that many times
 // (svc first, then the baseline, then svc, ...), each run doing all four
@@ -35,7 +39,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startBaseline } from './lib/graphile-baseline.mjs';
-import { flowFiles, median, quantile, readStamp } from './lib/engine-scenarios.mjs';
+import { FOR_EACH_ITEMS, flowFiles, median, quantile, readStamp } from './lib/engine-scenarios.mjs';
 import { adminToken, freePort, root, wallMs } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -45,6 +49,7 @@ const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
 const THROUGHPUT_COUNT = Number(process.env.BENCH_THROUGHPUT_COUNT ?? 1000);
 const IN_FLIGHT = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const FOR_EACH_ROUNDS = Number(process.env.BENCH_FOR_EACH_ROUNDS ?? 2);
 const SLOTS = 8; // SVC_WORKER_SLOTS' default: the baseline gets as many
 const ENDED = new Set(['SUCCESS', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED']);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +57,7 @@ const r1 = (x) => +x.toFixed(1);
 const r2 = (x) => +x.toFixed(2);
 
 /** `npm start`'s process (scripts/start.mjs) with a port and data directory of its own; resolves once it says it is up. */
-async function startAsUser(dir) {
+export async function startAsUser(dir) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = {
@@ -103,6 +108,8 @@ async function startAsUser(dir) {
   };
   return {
     api,
+    /** The process group of `npm start` (every app it started is in it). */
+    pid: child.pid,
     async stop() {
       agent.destroy();
       try {
@@ -138,7 +145,7 @@ async function inFlight(count, concurrency, fn) {
   );
 }
 
-/** One run of svc: B1, B2 (and B2-batch), B3, B4. */
+/** One run of svc: B1, B2 (and B2-batch), B3, B4, B5. */
 async function svcRun(svc, stampDir, run) {
   const lat = [];
   for (let i = 0; i < LATENCY_SAMPLES + 10; i++) {
@@ -176,6 +183,16 @@ async function svcRun(svc, stampDir, run) {
       await sleep(300);
     }
   }
+  // B5: one task over 1,000 items; the end as a client reads it.
+  const eachMs = [];
+  for (let i = 0; i < FOR_EACH_ROUNDS; i++) {
+    const s = wallMs();
+    const { id } = await svc.api('POST', '/api/v1/flows/bench/each/executions', {}, 201);
+    const e = await ended(svc, id, 100);
+    if (e.state !== 'SUCCESS') throw new Error(`each ${id} ended ${e.state}`);
+    eachMs.push(wallMs() - s);
+    await sleep(300);
+  }
   return {
     latency_p50_ms: r2(median(lat)),
     latency_p99_ms: r2(quantile(lat, 0.99)),
@@ -183,6 +200,7 @@ async function svcRun(svc, stampDir, run) {
     batch_per_second: batch,
     chain_ms: r1(median(chainMs)),
     fan_ms: r1(median(fanMs)),
+    for_each_ms: r1(median(eachMs)),
   };
 }
 
@@ -237,7 +255,21 @@ async function baselineRun(base, stampDir, run) {
     fanMs.push(Math.max(...(await base.waitFor(`fan-${run}-${i}`, 200))) - t0);
     await sleep(300);
   }
-  return { latency_p50_ms: r2(median(lat)), latency_p99_ms: r2(quantile(lat, 0.99)), throughput_per_second: tp, chain_ms: r1(median(chainMs)), fan_ms: r1(median(fanMs)) };
+  const eachMs = [];
+  for (let i = 0; i < FOR_EACH_ROUNDS; i++) {
+    t0 = wallMs();
+    await base.addJobs(Array.from({ length: FOR_EACH_ITEMS }, () => ({ identifier: 'noop', payload: { tag: `each-${run}-${i}` } })));
+    eachMs.push(Math.max(...(await base.waitFor(`each-${run}-${i}`, FOR_EACH_ITEMS))) - t0);
+    await sleep(300);
+  }
+  return {
+    latency_p50_ms: r2(median(lat)),
+    latency_p99_ms: r2(quantile(lat, 0.99)),
+    throughput_per_second: tp,
+    chain_ms: r1(median(chainMs)),
+    fan_ms: r1(median(fanMs)),
+    for_each_ms: r1(median(eachMs)),
+  };
 }
 
 export async function run() {
@@ -277,6 +309,7 @@ export async function run() {
           b2_batch_throughput: s.batch_per_second === null ? null : r2(s.batch_per_second / b.throughput_per_second),
           b3_chain: r2(s.chain_ms / b.chain_ms),
           b4_fan_out: r2(s.fan_ms / b.fan_ms),
+          b5_for_each: r2(s.for_each_ms / b.for_each_ms),
         },
       });
       console.log(`run ${i + 1}: ${JSON.stringify(runs.at(-1))}`);
@@ -288,6 +321,7 @@ export async function run() {
       b2_batch_throughput_ratio: { value: runs.some((x) => x.ratio.b2_batch_throughput !== null) ? med('b2_batch_throughput') : null },
       b3_chain_ratio: { value: med('b3_chain'), goal: '<= 1.3', met: med('b3_chain') <= 1.3 },
       b4_fan_out_ratio: { value: med('b4_fan_out'), goal: '<= 1.5', met: med('b4_fan_out') <= 1.5 },
+      b5_for_each_ratio: { value: med('b5_for_each'), goal: '<= 1.5', met: med('b5_for_each') <= 1.5 },
       runs,
     };
     console.log('figure | median ratio svc/baseline | goal');
