@@ -63,6 +63,28 @@ test('three task runs are counted as claimed and held, and their slots are free 
   assert.ok(sample(text, 'svc_dispatcher_task_run_seconds_sum{executor="process"}')! >= 0.6, text);
   assert.equal(sample(text, 'svc_dispatcher_slots_used{executor="process"}'), 0);
   assert.equal(sample(text, 'svc_dispatcher_executor_errors_total{executor="process"}'), 0);
+  // Their durations by executor and outcome, start to end: each ran at least as long as its command slept.
+  const durations = await until('the three ends in the duration histogram', async () => {
+    const t = await scrape();
+    return sample(t, 'svc_task_run_duration_seconds_count{executor="process",outcome="SUCCESS"}') === 3 ? t : undefined;
+  });
+  assert.ok(sample(durations, 'svc_task_run_duration_seconds_sum{executor="process",outcome="SUCCESS"}')! >= 0.6, durations);
+  // None under 0.1 s (in whatever order the labels come).
+  const fastBucket = durations
+    .split('\n')
+    .find((l) => l.startsWith('svc_task_run_duration_seconds_bucket{') && ['le="0.1"', 'executor="process"', 'outcome="SUCCESS"'].every((x) => l.includes(x)));
+  assert.equal(Number(fastBucket?.split(' ').pop()), 0, durations);
+});
+
+test('a failed task run is counted under its outcome', async () => {
+  await s.saveFlow('metered', { 'broken.flow.yaml': JSON.stringify({ id: 'broken', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'exit 3'] }] }) });
+  const id = (await s.trigger('metered', 'broken')).id as string;
+  assert.equal((await s.waitEnded(id, 60_000)).state, 'FAILED');
+  const text = await until('the failed end in the duration histogram', async () => {
+    const t = await scrape();
+    return sample(t, 'svc_task_run_duration_seconds_count{executor="process",outcome="FAILED"}') === 1 ? t : undefined;
+  });
+  assert.equal(sample(text, 'svc_task_run_duration_seconds_count{executor="process",outcome="SUCCESS"}'), 3, 'the successes are unchanged');
 });
 
 test('the queue wait per pool: runs that waited for a free slot show it', async () => {

@@ -90,8 +90,21 @@ async function webhookRun(s: Stack): Promise<{ id: string; printed: string; key:
 }
 
 test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through the dispatcher to the task', { timeout: 180_000 }, async () => {
-  on = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' } });
+  on = await startStack({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', SVC_LOG_LEVEL: 'info' } });
   const { id, printed, key } = await webhookRun(on);
+  // A request about the execution is logged with its id (mountOperations takes it from the path).
+  await on.api('GET', `/api/v1/executions/${id}`);
+  const gatewayLines = () =>
+    on!.procs[0]!.output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const requestLine = await until(
+    'the request line of getExecution',
+    () => gatewayLines().find((l) => l.message === 'http request' && l.route === '/api/v1/executions/{executionId}'),
+    10_000,
+  );
+  assert.equal(requestLine.execution_id, id);
   const stored = (await on.db.query(`SELECT traceparent FROM executions WHERE id = $1`, [id])).rows[0] as { traceparent: string | null };
   const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(stored.traceparent ?? '');
   assert.ok(m, `stored traceparent ${stored.traceparent}`);
@@ -127,6 +140,17 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through 
   assert.equal(sent.includes(on.token), false, 'an API token reached the tracing backend');
   // Probes are not traced.
   assert.equal(received.filter((sp) => /healthz|readyz|metrics/.test(sp.name)).length, 0);
+  // A batch trigger's executions continue the trace of the request that created them, each its own dispatch.
+  const batch = await on.api('POST', `/api/v1/flows/${NS}/traced/executions/batch`, { items: [{}, {}] });
+  assert.equal(batch.status, 201, JSON.stringify(batch.body));
+  const ids = (batch.body.executions as { id: string }[]).map((e) => e.id);
+  const rows = (await on.db.query(`SELECT traceparent FROM executions WHERE id = ANY($1)`, [ids])).rows as { traceparent: string | null }[];
+  const batchTraces = new Set(rows.map((r) => /^00-([0-9a-f]{32})-/.exec(r.traceparent ?? '')?.[1]));
+  assert.equal(batchTraces.size, 1, JSON.stringify(rows));
+  const batchTrace = [...batchTraces][0];
+  assert.ok(batchTrace && batchTrace !== traceId, 'the batch request began a trace of its own');
+  for (const x of ids) assert.equal((await on.waitEnded(x, 60_000)).state, 'SUCCESS');
+  await until('two dispatch task spans in the batch trace', () => received.filter((sp) => sp.traceId === batchTrace && sp.name === 'dispatch task').length >= 2, 30_000);
 });
 
 test('without the variable no span is sent, no traceparent is stored and the task sees no TRACEPARENT', { timeout: 180_000 }, async () => {

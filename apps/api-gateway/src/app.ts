@@ -10,7 +10,7 @@ import { operations, organizationOperations } from '@svc/api-spec';
 import type { Logger } from '@svc/logging';
 import type { ObjectStore } from '@svc/storage';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
-import { migrationsForTraffic } from '@svc/service';
+import { migrationsForTraffic, registerTaskRunDuration } from '@svc/service';
 import { readinessChecks, readinessDetails, runReadiness, type CheckName } from './readiness.js';
 import { createAuthenticator } from './identity/authenticate.js';
 import { namespaceRoles } from './identity/namespace-roles.js';
@@ -171,6 +171,8 @@ export function buildGateway(deps: GatewayDeps): Gateway {
     masterKeys: deps.config.masterKeys,
   };
   const engine = new Engine({ pool: deps.db.pool, storage: deps.storage, clock: { now }, config: deps.config, log: deps.log });
+  // The task runs whose runner (in a container) reports its end over the runner protocol end here.
+  registerTaskRunDuration(metrics.registry, engine);
   // SVC_SSE_KEEPALIVE_MS shortens the keep-alive (tests, proxies with short idle timeouts).
   const liveSettings = { ...liveSettingsFromConfig(deps.config), ...deps.liveOverrides };
   const live = new LiveHub({ databaseUrl: deps.db.url, notifier: deps.notifier, log: deps.log, queryPoolSize: liveSettings.queryPoolSize });

@@ -8,6 +8,7 @@
 // killing their processes.
 import type client from 'prom-client';
 import { CHANNELS, type ClaimedRun } from '@svc/engine';
+import { withLogFields } from '@svc/logging';
 import type { DispatcherContext } from './context.js';
 import { createDispatcherMetrics, type DispatcherMetrics } from './metrics.js';
 import type { Executor } from './executors/types.js';
@@ -170,19 +171,22 @@ export class Dispatcher {
     const held = this.metrics?.held.startTimer({ executor: executor.type });
     // The next run for this slot, claimed as this one ends (process executor); none once stopping.
     const handoff = { claim: () => (this.stopping ? undefined : { instanceId: ctx.instanceId, pools: ctx.config.pools, executorType: executor.type }) };
-    const done = executor
-      .run(run, abort.signal, handoff)
-      .catch((err) => this.endFailed(run, err))
-      .then((next) => {
-        held?.();
-        this.jobs.delete(run.id);
-        // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
-        for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
-        // A slot is free: the loop claims for it, unless the handoff did (a claim of the queue's
-        // oldest run; none means the queue had none, and a new run wakes the loop by NOTIFY).
-        if (!next) this.wake(executor.type);
-      })
-      .catch(() => this.wake(executor.type));
+    // Every line written for this run, by the executor, the engine or the end below, carries its ids.
+    const done = withLogFields({ execution_id: run.execution_id, task_run_id: run.id }, () =>
+      executor
+        .run(run, abort.signal, handoff)
+        .catch((err) => this.endFailed(run, err))
+        .then((next) => {
+          held?.();
+          this.jobs.delete(run.id);
+          // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
+          for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
+          // A slot is free: the loop claims for it, unless the handoff did (a claim of the queue's
+          // oldest run; none means the queue had none, and a new run wakes the loop by NOTIFY).
+          if (!next) this.wake(executor.type);
+        })
+        .catch(() => this.wake(executor.type)),
+    );
     this.jobs.set(run.id, { run, abort, done });
   }
 

@@ -10,7 +10,7 @@ import { describeRegistryAuthEntry } from '@svc/config';
 import { Engine } from '@svc/engine';
 import { PlatformSecretStore } from '@svc/secrets';
 import { ensureRunnerBundle, RUNNER_MOUNT } from '@svc/runner-bundle';
-import { runService } from '@svc/service';
+import { registerTaskRunDuration, runService } from '@svc/service';
 import { createObjectStore } from '@svc/storage';
 import type { DispatcherContext } from './context.js';
 import { Dispatcher } from './dispatcher.js';
@@ -37,6 +37,8 @@ await runService({
       // Spec: SIGKILL 10 s after SIGTERM (SVC_KILL_DELAY_MS shortens it for tests).
       killDelayMs: svc.config.killDelayMs,
     };
+    // The task runs of the process and inline executors end here (a container's runner reports to the gateway).
+    registerTaskRunDuration(svc.metrics, ctx.engine);
     const workRoot = svc.config.workDir || path.join(os.tmpdir(), 'svc-work');
     // The runner injected into containers: built (or found) once, on the first container task that needs it.
     let bundle: ReturnType<typeof ensureRunnerBundle> | undefined;

@@ -24,7 +24,8 @@ after(() => env.close());
 
 test('an object store error while the bundle is built ends the attempt FAILED executor_error, and its retry runs', async () => {
   env.faults.putOnce(/^bundles\//);
-  const ex = await env.ended(await env.trigger('prep'));
+  const id = await env.trigger('prep');
+  const ex = await env.ended(id);
   assert.deepEqual(env.faults.fired.filter((f) => f.startsWith('put bundles/')).length, 1, 'the fault fired');
   assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
   const [a1, a2] = ex.runs;
@@ -32,6 +33,10 @@ test('an object store error while the bundle is built ends the attempt FAILED ex
   assert.equal(a1?.reason, 'executor_error');
   assert.match(a1?.error ?? '', /injected fault/);
   assert.equal(a2?.state, 'SUCCESS');
+  // The warning names the execution and the attempt it is about (withLogFields around each run), though its writer gave only the run.
+  const line = env.logs().find((l) => l.message === 'preparing a task run failed; it ends executor_error' && l.task_run_id === a1?.id);
+  assert.ok(line, 'the warning is logged');
+  assert.equal(line.execution_id, id);
 });
 
 test('a database error while the end is recorded is retried: the run ends SUCCESS once', async () => {
@@ -60,6 +65,12 @@ test('a database error while a log batch is stored is retried: no line lost, non
   assert.equal(ex.state, 'SUCCESS');
   const lines = (await env.pool.query<{ n: number; text: string }>(`SELECT n, text FROM log_lines WHERE execution_id = $1 ORDER BY n`, [id])).rows;
   assert.equal(lines.length, 3000);
+  // The retry's line names the execution of the run whose batch failed, though its writer gave only the run.
+  const retry = env.logs().find((l) => l.message === 'cannot store log lines; retrying');
+  assert.ok(retry, 'the retry is logged');
+  const owner = (await env.pool.query<{ execution_id: string }>(`SELECT execution_id FROM task_runs WHERE id = $1`, [retry.task_run_id])).rows[0];
+  assert.ok(owner && typeof retry.execution_id === 'string');
+  assert.equal(retry.execution_id, owner.execution_id, 'the retry names its execution');
   lines.forEach((l, i) => {
     assert.equal(l.n, i + 1);
     assert.equal(l.text, String(i + 1));

@@ -12,7 +12,7 @@
 // scans ended executions for alert rules and delivers the alerts (alerts/).
 import { Engine } from '@svc/engine';
 import { createObjectStore } from '@svc/storage';
-import { runService } from '@svc/service';
+import { registerTaskRunDuration, runService } from '@svc/service';
 import { AlertDeliverer, AlertScanner } from '@svc/alerts';
 import { MailSender, mailNotConfiguredDetail, UNCONFIGURED_DETAIL_MS } from './mail-sender.js';
 import { startMaintenance } from './maintenance.js';
@@ -25,6 +25,9 @@ await runService({
     // The store is read when a queued execution starts (its namespace.yaml executor defaults).
     const storage = await createObjectStore(ctx.config.storage);
     const metrics = createMaintenanceMetrics({ registry: ctx.metrics });
+    const engine = new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log });
+    // The task runs the watchdog ends (lost, past their timeout).
+    registerTaskRunDuration(ctx.metrics, engine);
     // No `now` for startMaintenance: the lease and the watchdog then use the database's clock.
     const maintenance = startMaintenance({
       db: ctx.db,
@@ -32,7 +35,7 @@ await runService({
       log: ctx.log,
       metrics,
       instanceId: ctx.instanceId,
-      engine: new Engine({ pool: ctx.db.pool, storage, clock: ctx.clock, config: ctx.config, log: ctx.log }),
+      engine,
       retentionDays: ctx.config.retentionDays,
       emailRetentionDays: ctx.config.emailRetentionDays,
       heartbeatTimeoutMs: ctx.config.heartbeatTimeoutMs,

@@ -35,7 +35,7 @@ import { Bundles } from './systems/bundles.js';
 import { Approvals, type ApprovalDecision, type ApprovalGateSeen } from './systems/approvals.js';
 import { Cancels } from './systems/cancel.js';
 import { Completer, type CompleteOptions } from './systems/completer.js';
-import { Completions } from './systems/completion.js';
+import { Completions, type TaskRunEndListener } from './systems/completion.js';
 import { Dashboards, type Dashboard, type DashboardQuery, type FlowMetrics, type FlowMetricsQuery, type FlowStats } from './systems/dashboards.js';
 import { Dispatch } from './systems/dispatch.js';
 import { FlowCache } from './systems/flow-cache.js';
@@ -280,6 +280,15 @@ export class Engine {
   private planner?: Planner;
   private readonly stopping = new AbortController();
   private readonly completer: Completer;
+
+  /**
+   * Calls `fn` with the task runs each end statement of this engine ends:
+   * their executor type, end state and duration (the apps' task run duration
+   * metric). Runs ended by another process are told there.
+   */
+  onTaskRunsEnded(fn: TaskRunEndListener): void {
+    this.systems.completions.onEnded(fn);
+  }
 
   constructor(readonly resources: EngineResources) {
     const sys = (this.systems = buildSystems(resources));

@@ -4,6 +4,7 @@
 // the gateway maps to the envelope), and the names of its NOTIFY channels.
 // Its tests and the benchmarks reach inside through `@svc/engine/internal`.
 export { Engine, type EngineDashboards, type EngineDispatch, type EngineExecutions, type EngineMaintenance, type EngineRunner } from './engine.js';
+export type { EndedTaskRun, TaskRunEndListener } from './systems/completion.js';
 export type { ApiExecution, EngineResources, EngineStorage, EngineTx, Started, WatchdogReport } from './resources.js';
 export { STALE_REQUEST_MS } from './systems/watchdog.js';
 export type { ExecutionObject, ExecutionRetention, ExecutionChildTable } from './systems/retention.js';

@@ -64,6 +64,7 @@ export function errorHandler(log: HttpLogger, opts: { mapError?: (err: unknown) 
         method: req.method,
         route: routeOf(req, res),
         status: httpErr.status,
+        ...(res.locals.logFields as Record<string, string> | undefined),
         ...describeCause(cause),
       });
     }

@@ -238,6 +238,9 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
     router[op.method](toExpressPath(op.path), async (req: Request, res: Response) => {
       res.locals.route = op.path;
       res.locals.operationId = op.operationId;
+      // The execution or task run a request is about: on its request line and on every line its handler writes.
+      const about = workOf(req.params);
+      if (about) res.locals.logFields = about;
       // Nothing runs without a handler, so there is nothing to protect yet:
       // answering 501 before the credential check tells no secrets.
       if (!handler) throw notImplemented(op.operationId);
@@ -303,7 +306,7 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
         encodeCursor,
         principal,
         requestId,
-        log: withFields(opts.log, { request_id: requestId, operation_id: op.operationId }),
+        log: withFields(opts.log, { request_id: requestId, operation_id: op.operationId, ...about }),
       });
       send(res, op, result);
     });
@@ -312,6 +315,14 @@ export function mountOperations<P extends Principal>(router: Router, opts: Mount
   router.use((err: unknown, req: Request, _res: Response, next: (err?: unknown) => void) => {
     next(err instanceof URIError && (err as { status?: unknown }).status === 400 ? undecodableParam(opts.operations, req) : err);
   });
+}
+
+/** The execution_id and task_run_id named by a request's path, if any. */
+function workOf(params: Record<string, unknown> | undefined): { execution_id?: string; task_run_id?: string } | undefined {
+  const e = params?.executionId;
+  const t = params?.taskRunId;
+  if (typeof e !== 'string' && typeof t !== 'string') return undefined;
+  return { ...(typeof e === 'string' ? { execution_id: e } : {}), ...(typeof t === 'string' ? { task_run_id: t } : {}) };
 }
 
 /** True when `segment` does not decode as percent-encoded UTF-8 (`%zz`, a lone `%`, `%ff`). */

@@ -35,6 +35,8 @@ export function requestLogger(log: HttpLogger, opts: { clock?: () => number } = 
         // A client that disconnects before any status was written: the spec counts it as 200.
         status: res.statusCode,
         duration_ms: Math.round((clock() - start) * 1000) / 1000,
+        // The execution or task run the path names (mountOperations records it).
+        ...(res.locals.logFields as Record<string, string> | undefined),
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     };

@@ -5,7 +5,7 @@ import winston from 'winston';
 import { assertNever } from '@svc/assert';
 
 import { jsonLine, textLine } from './format.js';
-import { activeTraceId } from './trace.js';
+import { activeLogFields, activeTraceId } from './trace.js';
 
 /** The logger every package receives in its dependency bag. */
 export type Logger = winston.Logger;
@@ -56,13 +56,26 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
       // `log.error(err)` with no message: take the message (and stack) from the error.
       winston.format.errors({ stack: true }),
       winston.format.timestamp({ format: () => now().toISOString() }),
-      // With tracing on (trace.ts), a line written inside a span carries its trace id.
+      // With tracing on (trace.ts), a line written inside a span carries its trace id;
+      // one written for an execution or a task run (withLogFields) carries their ids.
       traceIdField(),
+      workFieldsFormat(),
       winston.format.printf(line),
     ),
     transports: [new winston.transports.Stream({ stream: opts.stream ?? process.stdout })],
   });
 }
+
+// The fields of the work in hand belong together: a line that names other work
+// of its own (another task_run_id, written by code shared between runs, such as
+// a batch of log lines flushed for several) gets none of them.
+const workFieldsFormat = winston.format((info) => {
+  const fields = activeLogFields();
+  if (!fields) return info;
+  for (const k in fields) if (info[k] !== undefined && info[k] !== fields[k]) return info;
+  for (const k in fields) if (info[k] === undefined) info[k] = fields[k];
+  return info;
+});
 
 const traceIdField = winston.format((info) => {
   const id = activeTraceId();

@@ -4,6 +4,11 @@
 // loaded only when tracing is on (@svc/service's tracing.ts, which installs
 // the hooks below): with tracing off every function here is a no-op and no
 // @opentelemetry module is loaded.
+//
+// Apart from tracing, the fields of the work in hand (withLogFields): a
+// dispatcher runs each task run inside its execution_id and task_run_id, so
+// every line written for it carries them, whoever writes it.
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** What the tracing SDK provides once it is started. */
 export interface TraceHooks {
@@ -62,4 +67,33 @@ export function continueTrace<T>(
 export function startTrace<T>(name: string, attributes: Record<string, string | number | boolean | undefined>, fn: () => Promise<T>): Promise<T> {
   if (!hooks) return fn();
   return hooks.inSpan(undefined, name, attributes, fn);
+}
+
+const workFields = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+/**
+ * Runs `fn` with `fields` (an execution_id, a task_run_id...) added to every
+ * log line written inside it, its callbacks and promises included, beside
+ * those of an enclosing call. A line that names other work (its own value of
+ * one of these fields differs) gets none of them: they belong together.
+ */
+export function withLogFields<T>(fields: Record<string, string | undefined>, fn: () => T): T {
+  const own: Record<string, string> = { ...workFields.getStore() };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) own[k] = v;
+  return workFields.run(own, fn);
+}
+
+/** The fields of withLogFields in effect here; undefined outside any. */
+export function activeLogFields(): Readonly<Record<string, string>> | undefined {
+  return workFields.getStore();
+}
+
+/**
+ * Runs `fn` outside any withLogFields: for long-lived resources made on
+ * demand inside one piece of work (a helper process, a shared stream), whose
+ * event callbacks would otherwise run, for every later piece of work, with
+ * the ids of the one that happened to create them.
+ */
+export function outsideLogFields<T>(fn: () => T): T {
+  return workFields.exit(fn);
 }

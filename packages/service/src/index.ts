@@ -2,6 +2,7 @@ export { runService, resolveDatabaseUrl, type ServiceContext, type ServiceHandle
 export { systemClock, type Clock } from './clock.js';
 export { buildVersion } from './version.js';
 export { registerBuildInfo } from './build-info.js';
+export { registerTaskRunDuration, type EndedRun } from './task-run-metrics.js';
 export {
   databaseChecks,
   migrationsForTraffic,

@@ -8,6 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { listInstances } from '@svc/db';
+import { outsideLogFields } from '@svc/logging';
 import { EngineError, IO_RETRY_FOR_MS, withRetry, type ClaimedRun, type PreparedTask } from '@svc/engine';
 import fs from 'node:fs';
 import { BundleCache, reopenFileStream, runTask, SpawnHelper, WorkdirPool, type Completion, type RunnerTransport } from '@svc/runner';
@@ -83,7 +84,8 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           withRetry(async () => void (await engine.runner.appendLogs(run.id, lines, { execution_id: run.execution_id, task_key: run.task_key, attempt: run.attempt })), {
             what: `posting ${lines.length} log lines of task run ${run.id}`,
             forMs: IO_RETRY_FOR_MS,
-            onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store log lines; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
+            onRetry: (err, attempt, delayMs) =>
+              ctx.log.warn('cannot store log lines; retrying', { err, execution_id: run.execution_id, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
           }),
         // Streamed from the task's file to the object store. A retry reads the file again from its start (a file stream
         // carries its path), and the limit is the runner's (it checks a file's size before the upload).
@@ -106,7 +108,8 @@ export function processExecutor(ctx: DispatcherContext): Executor {
             {
               what: `storing artifact ${name} of task run ${run.id}`,
               forMs: IO_RETRY_FOR_MS,
-              onRetry: (err, attempt, delayMs) => ctx.log.warn('cannot store an artifact; retrying', { err, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
+              onRetry: (err, attempt, delayMs) =>
+                ctx.log.warn('cannot store an artifact; retrying', { err, execution_id: run.execution_id, task_run_id: run.id, attempt, retry_in_ms: delayMs }),
             },
           );
           if (refused) throw refused;
@@ -135,7 +138,9 @@ export function processExecutor(ctx: DispatcherContext): Executor {
           killDelayMs: ctx.killDelayMs,
           bundleCache,
           workdirs,
-          spawn: spawner.spawn,
+          // The helper process is started on the first spawn: outside this run's log fields, or its output
+          // callbacks (which relay every later task's lines) would carry this run's ids for good.
+          spawn: (inv, opts) => outsideLogFields(() => spawner.spawn(inv, opts)),
           ioDir,
           user,
           onProcessEnd: (groupGone) => (reusable = groupGone),

@@ -20,7 +20,7 @@ WITH t AS (
     duration_ms = round(extract(epoch FROM (${AT}::timestamptz - started_at)) * 1000)::bigint, updated_at = ${AT},
     spec = CASE WHEN spec ? 'secrets' THEN spec - 'secrets' ELSE spec END
   WHERE id = $1 AND state IN ${ENDS_TASK_RUN} AND ($11::boolean OR NOT COALESCE(spec ? 'secrets', false))
-  RETURNING id, execution_id, task_key),
+  RETURNING id, execution_id, task_key, state, executor_type, duration_ms),
 h AS (
   INSERT INTO execution_history (execution_id, task_run_id, from_state, to_state, reason, actor, at)
   SELECT execution_id, id, 'RUNNING', $2, $3, '', ${AT} FROM t),
@@ -29,10 +29,10 @@ p AS (
 m AS (
   INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
   SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, ${AT} FROM t, unnest($8::text[], $9::float8[], $10::text[]) AS x(n, v, g))
-SELECT execution_id, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
+SELECT execution_id, state, executor_type, duration_ms, pg_notify('${CHANNELS.changed}', execution_id)::text AS n FROM t`;
 
 /** The task run columns the end returns. */
-const RUN_COLS = ['id', 'execution_id', 'task_key', 'state', 'reason'].map((c) => `r.${c}`).join(', ');
+const RUN_COLS = ['id', 'execution_id', 'task_key', 'state', 'reason', 'executor_type', 'duration_ms'].map((c) => `r.${c}`).join(', ');
 
 /**
  * Ending many task runs (the completions that arrived together) and, in the
@@ -86,9 +86,9 @@ m AS (
   INSERT INTO task_metrics (execution_id, task_run_id, task_key, name, value, tags, at)
   SELECT t.execution_id, t.id, t.task_key, x.n, x.v, x.g::jsonb, now() FROM unnest($8::text[], $9::text[], $10::float8[], $11::text[]) AS x(run, n, v, g) JOIN t ON t.id = x.run)
 SELECT 'x' AS kind, t.id, t.execution_id, t.execution_id IN (SELECT id FROM l) AS locked, pg_notify('${CHANNELS.changed}', t.execution_id)::text AS n,
-  NULL::jsonb AS ex FROM t
+  NULL::jsonb AS ex, t.state, t.executor_type, t.duration_ms FROM t
 UNION ALL
-SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l) FROM l`;
+SELECT 'e', l.id, NULL, NULL, NULL, to_jsonb(l), NULL, NULL, NULL FROM l`;
 
 /** Wakes the dispatchers of the executor types $1 (runs queued that no claim of the batch took). */
 const NOTIFY_QUEUED_SQL = `SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest($1::text[]) AS t`;
@@ -96,12 +96,13 @@ const NOTIFY_QUEUED_SQL = `SELECT pg_notify('${CHANNELS.queued}', t) FROM unnest
 /**
  * Ends RUNNING task run `taskRunId` with `done` at `at` (else the database's
  * clock); `masked`: the completion was masked (a run that recorded secrets
- * ends only so). Its execution's id, null when the run did not end.
+ * ends only so). Its execution's id, state, executor type and duration; null
+ * when the run did not end.
  */
-export async function endTaskRun(db: Queryable, p: { taskRunId: string; done: TaskCompletion; at: Date | null; masked: boolean }): Promise<string | null> {
+export async function endTaskRun(db: Queryable, p: { taskRunId: string; done: TaskCompletion; at: Date | null; masked: boolean }): Promise<EndedTaskRunRow | null> {
   const { done } = p;
   const metrics = done.metrics ?? [];
-  const r = await db.query<{ execution_id: string }>({
+  const r = await db.query<EndedTaskRunRow>({
     name: 'svc-end-task-run',
     text: END_TASK_RUN_SQL,
     values: [
@@ -118,7 +119,16 @@ export async function endTaskRun(db: Queryable, p: { taskRunId: string; done: Ta
       p.masked,
     ],
   });
-  return r.rows[0]?.execution_id ?? null;
+  return r.rows[0] ?? null;
+}
+
+/** A task run an end statement ended: its execution, the state it ended in, its executor type and how long it ran. */
+export interface EndedTaskRunRow {
+  execution_id: string;
+  state: string;
+  executor_type: string;
+  /** bigint as text; null for a run that never started. */
+  duration_ms: string | null;
 }
 
 /** One completion of END_AND_READ_SQL. */
@@ -136,6 +146,10 @@ export interface EndAndReadRow {
   execution_id: string;
   locked: boolean | null;
   ex: Record<string, unknown> | null;
+  /** Of an ended run (`x`): the state it ended in, its executor type and duration (bigint as text). */
+  state: string | null;
+  executor_type: string | null;
+  duration_ms: string | null;
 }
 
 /** END_AND_READ_SQL for `items` as a query to send in a pipeline (systems/completion.ts); rows: EndAndReadRow. */

@@ -173,15 +173,15 @@ export async function insertStartAudit(db: Queryable, p: { executionId: string; 
 // inputs, labels) are one JSON array, and the task runs of those that start another, each with
 // its execution's id. `created_at` is the batch's time plus the item's position in microseconds,
 // so the batch keeps its order wherever executions are ordered by creation (a concurrency queue,
-// the lists). $1 now, $2 online-since, $3 executions, $4 task runs, $5 audit events, then shared.
+// the lists). $1 now, $2 online-since, $3 executions, $4 task runs, $5 audit events, then shared ($17 the traceparent).
 const START_BATCH_SQL = `
 WITH x AS (
   INSERT INTO executions (id, state, namespace, flow_id, flow_revision_id, git_sha, snapshot_id, snapshot_version, definition, inputs, labels,
-    chain_depth, created_by, created_at, trigger_type, trigger_payload, concurrency_key, updated_at, reason, started_at, timeout_at, ended_at, duration_ms)
+    chain_depth, created_by, created_at, trigger_type, trigger_payload, concurrency_key, updated_at, reason, started_at, timeout_at, ended_at, duration_ms, traceparent)
   SELECT e.id, e.state, $6, $7, $8, $9, $10, $11::int, $12::jsonb, e.inputs, e.labels,
     0, $13, $1::timestamptz + e.ord * interval '1 microsecond', $14, '{}'::jsonb, $15, $1, e.reason,
     CASE WHEN e.state = 'RUNNING' THEN $1::timestamptz END, CASE WHEN e.state = 'RUNNING' THEN $16::timestamptz END,
-    CASE WHEN e.state = 'SKIPPED' THEN $1::timestamptz END, CASE WHEN e.state = 'SKIPPED' THEN 0 END
+    CASE WHEN e.state = 'SKIPPED' THEN $1::timestamptz END, CASE WHEN e.state = 'SKIPPED' THEN 0 END, $17
   FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (id text, state text, reason text, inputs jsonb, labels jsonb)) WITH ORDINALITY
     AS e(id, state, reason, inputs, labels, ord)
   ORDER BY e.ord
@@ -228,6 +228,8 @@ export interface BatchShared {
   trigger_type: string;
   concurrency_key: string | null;
   timeout_at: Date | null;
+  /** With tracing on, the W3C traceparent of the span creating the batch (the request's): every execution continues that trace. */
+  traceparent: string | null;
 }
 
 /**
@@ -256,6 +258,7 @@ export async function startBatch(db: Queryable, p: { now: Date; executions: stri
     s.trigger_type,
     s.concurrency_key,
     s.timeout_at,
+    s.traceparent,
   ]);
   return r.rows[0].n;
 }

@@ -30,6 +30,25 @@ export const planReadOf = (run: { execution_id: string; execution?: { definition
   return tasks.length <= INLINE_PLAN_MAX_TASKS ? run.execution_id : null;
 };
 
+/** A task run that ended by an end statement, as an operator's metrics count it. */
+export interface EndedTaskRun {
+  /** Its executor type (process, inline, docker, kubernetes). */
+  executor: string;
+  /** The state it ended in (SUCCESS, FAILED, TIMED_OUT, CANCELLED...). */
+  state: string;
+  /** How long it ran, from its start to its end, in seconds; null for a run that never started. */
+  seconds: number | null;
+}
+
+/** Told of the task runs each end statement ended (metrics); never throws into the engine. */
+export type TaskRunEndListener = (runs: readonly EndedTaskRun[]) => void;
+
+const endedRun = (r: { state: string | null; executor_type: string | null; duration_ms: string | null }): EndedTaskRun => ({
+  executor: r.executor_type ?? '',
+  state: r.state ?? '',
+  seconds: r.duration_ms === null ? null : Number(r.duration_ms) / 1000,
+});
+
 /** Task runs ended by endMany, and their executions (each once). */
 export interface EndedRuns {
   ended: string[];
@@ -38,11 +57,29 @@ export interface EndedRuns {
 
 /** Ends task runs and has their executions planned. */
 export class Completions {
+  private readonly listeners: TaskRunEndListener[] = [];
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly planning: Planning,
     private readonly opts: AdvanceOptions = {},
   ) {}
+
+  /** Calls `fn` with the task runs every end statement of this engine ends (a metric of their durations). */
+  onEnded(fn: TaskRunEndListener): void {
+    this.listeners.push(fn);
+  }
+
+  private told(runs: EndedTaskRun[]): void {
+    if (!runs.length) return;
+    for (const fn of this.listeners) {
+      try {
+        fn(runs);
+      } catch {
+        // A metric's failure must not fail an end that is already written.
+      }
+    }
+  }
 
   /**
    * Ends a RUNNING task run in one statement (on the pool, or in the caller's
@@ -55,12 +92,15 @@ export class Completions {
     const db = o.db ?? this.pool;
     const at = (typeof o.clock === 'function' ? o.clock() : o.clock) ?? null;
     const ended = await endTaskRun(db, { taskRunId, done, at, masked: !o.masking });
-    if (ended || !o.masking) return ended;
+    if (ended) this.told([endedRun(ended)]);
+    if (ended || !o.masking) return ended?.execution_id ?? null;
     // Not ended: the run is not RUNNING, or it recorded secrets (one more read tells which).
     const rec = await runSecrets(db, { taskRunId, running: true });
     if (!rec) return null;
     const values = await recordedValues(db, taskRunId, rec, o.masking.masterKeys);
-    return endTaskRun(db, { taskRunId, done: values ? new SecretMasker(values).completion(done) : withheld(done), at, masked: true });
+    const masked = await endTaskRun(db, { taskRunId, done: values ? new SecretMasker(values).completion(done) : withheld(done), at, masked: true });
+    if (masked) this.told([endedRun(masked)]);
+    return masked?.execution_id ?? null;
   }
 
   /**
@@ -111,6 +151,7 @@ export class Completions {
     const rows = ended_.rows as EndAndReadRow[];
     const ended = new Map<string, { executionId: string; locked: boolean }>();
     for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
+    this.told(rows.filter((r) => r.kind === 'x').map(endedRun));
     const results: EndResult[] = [];
     for (const it of items) {
       const e = ended.get(it.taskRunId);

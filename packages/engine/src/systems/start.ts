@@ -390,6 +390,7 @@ export class Starts {
         trigger_type: first.triggerType,
         concurrency_key: key,
         timeout_at: first.definition.timeout ? new Date(now.getTime() + parseDuration(first.definition.timeout)) : null,
+        traceparent: activeTraceparent() ?? null,
       },
     });
     return { created, followUps: [] };
