@@ -8,8 +8,10 @@
 //     its task's process start, written by the task itself (`date +%s%N`);
 //   - per minute, the same figures, to show they do not drift;
 //   - the resident memory (VmRSS) of each app and of PostgreSQL at the end of
-//     minute 1 and at the end, and its growth in between. Goal: no growth
-//     (within 10 % of minute 1's figure, allowing for the collector's swings).
+//     minute 1 and at the end, and its growth in between. Goal: no app grows
+//     (within 10 % of minute 1's figure, allowing for the collector's swings);
+//     PostgreSQL's is reported, not judged (its processes' RSS counts the
+//     shared buffers they touched, which fill up to shared_buffers).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,7 +113,9 @@ export async function run() {
       byMinute.set(minute, [...(byMinute.get(minute) ?? []), s - at]);
     }
     const growth = Object.fromEntries(Object.keys(rssEnd).map((k) => [k, r1(rssEnd[k] - (rssMinute1?.[k] ?? 0))]));
-    const grew = Object.keys(rssEnd).filter((k) => rssMinute1?.[k] && rssEnd[k] - rssMinute1[k] > 0.1 * rssMinute1[k]);
+    // The apps' memory is the goal. PostgreSQL's is reported beside it: the RSS of its processes counts the
+    // shared buffers each one has touched, so it rises as the buffers fill, up to shared_buffers, without a leak.
+    const grew = Object.keys(rssEnd).filter((k) => k !== 'postgres' && rssMinute1?.[k] && rssEnd[k] - rssMinute1[k] > 0.1 * rssMinute1[k]);
     const result = {
       rate_per_second: RATE,
       seconds: SECONDS,
@@ -125,7 +129,7 @@ export async function run() {
       rss_mib_minute_1: rssMinute1,
       rss_mib_end: rssEnd,
       rss_growth_mib: growth,
-      no_growth: { goal: 'each app within 10 % of its minute-1 RSS', met: !!rssMinute1 && Object.keys(rssEnd).length >= 4 && grew.length === 0, grew },
+      no_growth: { goal: 'each app (not PostgreSQL) within 10 % of its minute-1 RSS', met: !!rssMinute1 && Object.keys(rssEnd).length >= 4 && grew.length === 0, grew },
       ...(failures.length ? { first_failures: failures.slice(0, 3) } : {}),
     };
     console.log(JSON.stringify(result));
