@@ -36,10 +36,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { startBaseline } from './lib/graphile-baseline.mjs';
-import { FOR_EACH_ITEMS, flowFiles, median, quantile, readStamp } from './lib/engine-scenarios.mjs';
+import { benchDir, FOR_EACH_ITEMS, flowFiles, median, quantile, readStamp } from './lib/engine-scenarios.mjs';
 import { adminToken, freePort, root, wallMs } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -273,11 +272,7 @@ async function baselineRun(base, stampDir, run) {
 }
 
 export async function run() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-user-'));
-  fs.chmodSync(dir, 0o755);
-  const stampDir = path.join(dir, 'stamps');
-  fs.mkdirSync(stampDir);
-  fs.chmodSync(stampDir, 0o1777);
+  const { dir, stampDir } = benchDir('svc-bench-user-');
   const stops = [];
   try {
     const cluster = await startPostgresKeeper(path.join(dir, 'baseline-pg'), { database: 'baseline', ephemeral: true, stdio: 'ignore' });

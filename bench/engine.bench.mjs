@@ -42,13 +42,12 @@
 // the round-trip counts). Ratios are svc / baseline.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { cpuClock } from './lib/cpu.mjs';
 import { startBaseline } from './lib/graphile-baseline.mjs';
 import { startSpawnProbe } from './lib/spawn-probe.mjs';
-import { chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, throughputBatch, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
+import { benchDir, chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, throughputBatch, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
 import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
@@ -81,12 +80,7 @@ const ratio = (svc, base) => (base > 0 ? +(svc / base).toFixed(2) : null);
 const fig = (svc, baseline, extra = {}) => ({ svc, baseline, ratio: ratio(svc, baseline), ...extra });
 
 export async function run() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-engine-'));
-  fs.chmodSync(dir, 0o755);
-  const stampDir = path.join(dir, 'stamps');
-  fs.mkdirSync(stampDir);
-  // Tasks run as SVC_TASK_USER (nobody) when the benchmark runs as root: they must be able to write their stamps (the umask would take o+w off a mode given to mkdir).
-  fs.chmodSync(stampDir, 0o1777);
+  const { dir, stampDir } = benchDir('svc-bench-engine-');
   const cluster = await startPostgresKeeper(path.join(dir, 'pg'), {
     database: SVC_DB,
     ephemeral: true,

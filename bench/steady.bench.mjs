@@ -13,10 +13,10 @@
 //     PostgreSQL's is reported, not judged (its processes' RSS counts the
 //     shared buffers they touched, which fill up to shared_buffers).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { startAsUser } from './engine-user.bench.mjs';
-import { flowFiles, median, quantile } from './lib/engine-scenarios.mjs';
+import { procStat } from './lib/cpu.mjs';
+import { benchDir, flowFiles, median, quantile, stampOf } from './lib/engine-scenarios.mjs';
 import { wallMs } from './lib/svc-deployment.mjs';
 
 const RATE = Number(process.env.BENCH_STEADY_RATE ?? 50);
@@ -29,12 +29,8 @@ const r2 = (x) => +x.toFixed(2);
 function rssByApp(root) {
   const procs = [];
   for (const pid of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      procs.push({ pid: Number(pid), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) });
-    } catch {
-      // gone meanwhile
-    }
+    const s = procStat(pid);
+    if (s) procs.push({ pid: Number(pid), ppid: s.ppid });
   }
   // The apps start detached (their own process groups), so they are found by descent.
   const mine = new Set([root]);
@@ -58,11 +54,7 @@ function rssByApp(root) {
 }
 
 export async function run() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-steady-'));
-  fs.chmodSync(dir, 0o755);
-  const stampDir = path.join(dir, 'stamps');
-  fs.mkdirSync(stampDir);
-  fs.chmodSync(stampDir, 0o1777);
+  const { dir, stampDir } = benchDir('svc-bench-steady-');
   const svc = await startAsUser(dir);
   try {
     await svc.api('POST', '/api/v1/namespaces', { name: 'bench' }, 201);
@@ -98,10 +90,8 @@ export async function run() {
     for (const until = Date.now() + 120_000; starts.size < sent.size && Date.now() < until; await sleep(500)) {
       for (const [id] of sent) {
         if (starts.has(id)) continue;
-        try {
-          const text = fs.readFileSync(path.join(stampDir, id), 'utf8').trim();
-          if (text) starts.set(id, Number(BigInt(text) / 1000n) / 1000);
-        } catch {}
+        const at = stampOf(path.join(stampDir, id));
+        if (at !== undefined) starts.set(id, at);
       }
     }
     const waits = [];

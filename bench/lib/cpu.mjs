@@ -9,7 +9,8 @@ import fs from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function stat(pid) {
+/** A process's parent and CPU (ms) from /proc/<pid>/stat; null once it is gone. */
+export function procStat(pid) {
   try {
     const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = text.slice(text.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
@@ -21,12 +22,12 @@ function stat(pid) {
 
 /** CPU of one cluster: its postmaster, the live children, and (cutime) the children it reaped. */
 function postgresMs(postmasterPid) {
-  const master = stat(postmasterPid);
+  const master = procStat(postmasterPid);
   if (!master) return NaN;
   let ms = master.self + master.children;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
-    const s = stat(d);
+    const s = procStat(d);
     if (s?.ppid === postmasterPid) ms += s.self;
   }
   return ms;
@@ -47,12 +48,12 @@ export function cpuClock(pids, postmasterPid) {
       for (const d of fs.readdirSync('/proc')) {
         if (!/^\d+$/.test(d)) continue;
         if (Object.values(pids).includes(Number(d))) continue; // a named process of its own (the services are the benchmark's children)
-        const s = stat(d);
+        const s = procStat(d);
         const name = s && Object.entries(pids).find(([, pid]) => pid === s.ppid)?.[0];
         if (name) helpers[name] = (helpers[name] ?? 0) + s.self + s.children;
       }
       for (const [name, pid] of Object.entries(pids)) {
-        const s = stat(pid);
+        const s = procStat(pid);
         out[name] = s?.self ?? NaN;
         out[`${name}_kernel`] = s?.sys ?? NaN;
         out[`${name}_children`] = s?.children ?? NaN;

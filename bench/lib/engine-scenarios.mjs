@@ -8,6 +8,7 @@
 // cpu (cpu.mjs) over the deployment's, the baseline's and this process,
 // probe (spawn-probe.mjs), slots }.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ENDED, wallMs } from './svc-deployment.mjs';
 
@@ -39,14 +40,36 @@ export function flowFiles(stampDir) {
   };
 }
 
+/**
+ * A benchmark's scratch directory (`prefix` names it under the system's temporary
+ * one) and, in it, `stamps/` for the latency probes' files. Tasks run as
+ * SVC_TASK_USER (nobody) when the benchmark runs as root: they must be able to
+ * write their stamps (the umask would take o+w off a mode given to mkdir).
+ */
+export function benchDir(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o755);
+  const stampDir = path.join(dir, 'stamps');
+  fs.mkdirSync(stampDir);
+  fs.chmodSync(stampDir, 0o1777);
+  return { dir, stampDir };
+}
+
+/** The start time (ms) a probe wrote with `date +%s%N`, or undefined while its file is missing or not yet written. */
+export function stampOf(file) {
+  try {
+    const text = fs.readFileSync(file, 'utf8').trim();
+    if (text) return Number(BigInt(text) / 1000n) / 1000;
+  } catch {}
+  return undefined;
+}
+
 /** The start time (ms) a probe wrote with `date +%s%N`, once the file is complete. */
 export async function readStamp(file, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      const text = fs.readFileSync(file, 'utf8').trim();
-      if (text) return Number(BigInt(text) / 1000n) / 1000;
-    } catch {}
+    const at = stampOf(file);
+    if (at !== undefined) return at;
     if (Date.now() > until) throw new Error(`no stamp ${file} after ${timeoutMs} ms`);
     await sleep(2);
   }

@@ -1,14 +1,3 @@
 export { createLogger, type CreateLoggerOptions, createTestLogger, type CreateTestLoggerOptions, type LogFormat, type Logger, type LogLevel, type TestLogger } from './logger.js';
 export { type SerializedError, serializeError } from './serialize.js';
-export {
-  activeLogFields,
-  activeTraceId,
-  outsideLogFields,
-  activeTraceparent,
-  continueTrace,
-  setTraceHooks,
-  startTrace,
-  tracingOn,
-  type TraceHooks,
-  withLogFields,
-} from './trace.js';
+export { activeTraceId, activeTraceparent, continueTrace, outsideLogFields, setTraceHooks, startTrace, tracingOn, type TraceHooks, withLogFields } from './trace.js';
