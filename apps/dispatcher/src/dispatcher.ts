@@ -38,6 +38,13 @@ export class Dispatcher {
   private readonly wakeups = new Map<string, () => void>();
   /** Executor types woken while their loop was not sleeping. */
   private readonly woken = new Set<string>();
+  /**
+   * Executor types woken while every slot was taken: the loop had nothing to claim for, so the
+   * next slot to free claims even if its handoff found nothing (that claim may have run before
+   * the new run committed, and the notification is spent).
+   */
+  private readonly wokenWhileFull = new Set<string>();
+  private readonly slots: Map<string, number>;
   /** Unsubscribes from the process's notifier. */
   private readonly unsubscribe: (() => void)[] = [];
   private readonly pollMs: number;
@@ -55,6 +62,7 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions = {},
   ) {
     this.pollMs = opts.pollMs ?? POLL_MS;
+    this.slots = new Map(executors.map((e) => [e.type, e.slots ?? ctx.config.workerSlots]));
     if (opts.metrics)
       this.metrics = createDispatcherMetrics(
         opts.metrics,
@@ -131,6 +139,7 @@ export class Dispatcher {
 
   /** Wakes the loop of an executor type: at once if it sleeps, else as soon as it would. */
   private wake(type: string): void {
+    if (this.running(type) >= (this.slots.get(type) ?? Infinity)) this.wokenWhileFull.add(type);
     const w = this.wakeups.get(type);
     if (w) w();
     else this.woken.add(type);
@@ -138,7 +147,7 @@ export class Dispatcher {
 
   private async loop(executor: Executor): Promise<void> {
     const { ctx } = this;
-    const slots = executor.slots ?? ctx.config.workerSlots;
+    const slots = this.slots.get(executor.type)!;
     while (!this.stopping) {
       let claimed: ClaimedRun[] = [];
       let wait = this.pollMs;
@@ -182,8 +191,12 @@ export class Dispatcher {
           // Claimed already: RUNNING on this instance. While stopping, the instance stop ends it.
           for (const n of next ?? []) if (!this.stopping) this.launch(executor, n);
           // A slot is free: the loop claims for it, unless the handoff did (a claim of the queue's
-          // oldest run; none means the queue had none, and a new run wakes the loop by NOTIFY).
-          if (!next) this.wake(executor.type);
+          // oldest run; none means the queue had none, and a new run wakes the loop by NOTIFY),
+          // or a notification came while every slot was taken (see wokenWhileFull).
+          if (!next || (!next.length && this.wokenWhileFull.has(executor.type))) {
+            this.wokenWhileFull.delete(executor.type);
+            this.wake(executor.type);
+          }
         })
         .catch(() => this.wake(executor.type)),
     );
