@@ -12,6 +12,9 @@
 //     (within 10 % of minute 1's figure, allowing for the collector's swings);
 //     PostgreSQL's is reported, not judged (its processes' RSS counts the
 //     shared buffers they touched, which fill up to shared_buffers).
+// BENCH_STEADY_TIMELINE=FILE also writes every execution's [sent, started]
+// (ms since the epoch; started null if it never did), to line up slow
+// stretches with what else ran then.
 import fs from 'node:fs';
 import path from 'node:path';
 import { startAsUser } from './engine-user.bench.mjs';
@@ -102,6 +105,7 @@ export async function run() {
       waits.push(s - at);
       byMinute.set(minute, [...(byMinute.get(minute) ?? []), s - at]);
     }
+    if (process.env.BENCH_STEADY_TIMELINE) fs.writeFileSync(process.env.BENCH_STEADY_TIMELINE, JSON.stringify([...sent].map(([id, [at]]) => [at, starts.get(id) ?? null])));
     const growth = Object.fromEntries(Object.keys(rssEnd).map((k) => [k, r1(rssEnd[k] - (rssMinute1?.[k] ?? 0))]));
     // The apps' memory is the goal. PostgreSQL's is reported beside it: the RSS of its processes counts the
     // shared buffers each one has touched, so it rises as the buffers fill, up to shared_buffers, without a leak.
