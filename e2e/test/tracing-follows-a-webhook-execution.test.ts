@@ -5,7 +5,9 @@
 // task prints $TRACEPARENT: the receiver gets spans of svc-api-gateway (the
 // webhook request), of svc-dispatcher (`dispatch task`, continuing the
 // traceparent stored on the execution) and the planner's `plan execution`,
-// all in one trace, and the task printed a traceparent of that trace. A stack without the variable sends no span,
+// all in one trace, and the task printed a traceparent of that trace. A batch's
+// executions continue the batch request's trace, and a flow trigger's execution
+// the trace of the execution that fired it. A stack without the variable sends no span,
 // stores no traceparent, and its task sees no TRACEPARENT.
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -151,6 +153,35 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT, one trace runs from the webhook through 
   assert.ok(batchTrace && batchTrace !== traceId, 'the batch request began a trace of its own');
   for (const x of ids) assert.equal((await on.waitEnded(x, 60_000)).state, 'SUCCESS');
   await until('two dispatch task spans in the batch trace', () => received.filter((sp) => sp.traceId === batchTrace && sp.name === 'dispatch task').length >= 2, 30_000);
+  // A flow trigger's execution continues the trace of the execution whose end fired it.
+  await on.saveFlow(NS, {
+    'follower.flow.yaml': flow({
+      id: 'follower',
+      triggers: [{ id: 'after_traced', type: 'flow', flow: `${NS}/traced`, states: ['SUCCESS'] }],
+      tasks: [{ id: 'f', type: 'command', command: sh('true') }],
+    }),
+  });
+  const upstream = await on.trigger(NS, 'traced');
+  assert.equal((await on.waitEnded(upstream.id, 60_000)).state, 'SUCCESS');
+  const upContext = /^00-([0-9a-f]{32})-([0-9a-f]{16})-/.exec(
+    ((await on.db.query(`SELECT traceparent FROM executions WHERE id = $1`, [upstream.id])).rows[0] as { traceparent: string | null }).traceparent ?? '',
+  );
+  assert.ok(upContext, 'the upstream stored its request span');
+  const follower = (await until(
+    "the follower's execution",
+    async () => (await on!.db.query(`SELECT id, traceparent FROM executions WHERE flow_id = 'follower' AND trigger_type = 'flow'`)).rows[0],
+    30_000,
+  )) as { id: string; traceparent: string | null };
+  assert.equal(/^00-([0-9a-f]{32})-/.exec(follower.traceparent ?? '')?.[1], upContext[1], "the follower's execution stores the upstream's trace");
+  assert.equal((await on.waitEnded(follower.id, 60_000)).state, 'SUCCESS');
+  const fire = await until('a fire flow trigger span', () => received.find((sp) => sp.traceId === upContext[1] && sp.name === 'fire flow trigger'), 30_000);
+  assert.equal(fire.parentSpanId, upContext[2], "the firing is a child of the upstream's stored context");
+  assert.equal(follower.traceparent?.split('-')[2], fire.spanId, 'the follower stores the firing span');
+  await until(
+    "the follower's dispatch task span in the same trace",
+    () => received.some((sp) => sp.traceId === upContext[1] && sp.name === 'dispatch task' && sp.parentSpanId === fire.spanId),
+    30_000,
+  );
 });
 
 test('without the variable no span is sent, no traceparent is stored and the task sees no TRACEPARENT', { timeout: 180_000 }, async () => {

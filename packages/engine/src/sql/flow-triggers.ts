@@ -11,11 +11,13 @@ export interface UpstreamRow {
   state: string;
   outputs: Record<string, unknown> | null;
   chain_depth: number;
+  /** With tracing on, the context the upstream execution was created in: its flow triggers' executions continue it. */
+  traceparent: string | null;
 }
 
 /** The ended upstream execution `id` as its flow triggers read it. */
 export async function upstream(db: Queryable, p: { id: string }): Promise<UpstreamRow | undefined> {
-  const r = await db.query<UpstreamRow>(`SELECT id, namespace, flow_id, state, outputs, chain_depth FROM executions WHERE id = $1`, [p.id]);
+  const r = await db.query<UpstreamRow>(`SELECT id, namespace, flow_id, state, outputs, chain_depth, traceparent FROM executions WHERE id = $1`, [p.id]);
   return r.rows[0];
 }
 

@@ -7,9 +7,13 @@
 // (or the scheduler's sweep) gets there first. Past MAX_CHAIN_DEPTH the firing
 // is recorded without an execution and the reason logged: a loop stops. So
 // is a firing whose downstream flow's namespace may not listen to the
-// upstream's (@svc/namespaces reach.ts): the trigger does not fire.
+// upstream's (@svc/namespaces reach.ts): the trigger does not fire. With
+// tracing on, a downstream execution is created in a span `fire flow trigger`
+// that continues the upstream's stored trace, so it stores that trace too and
+// the chain shows as one trace (docs/operating/tracing.md).
 import type pg from 'pg';
 import { TemplateError } from '@svc/flow-schema';
+import { continueTrace } from '@svc/logging';
 import { mayReach } from '@svc/namespaces';
 import { MAX_CHAIN_DEPTH } from '../constants.js';
 import { inTx, type Conn } from '../db.js';
@@ -55,16 +59,19 @@ export class FlowTriggers {
         // (checked at save too; a flow saved before, or an allowance removed since, is stopped here): no execution starts.
         if (!(await mayReach(c, t.namespace, up.namespace))) return { ...res, skipped: 'namespace_not_allowed' };
         try {
-          const created = await this.triggers.triggerWith(c, {
-            namespace: t.namespace,
-            flowId: t.flow_id,
-            inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
-            triggerType: 'flow',
-            triggerId: t.trigger_id,
-            triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
-            createdBy: `trigger:${t.trigger_id}`,
-            chainDepth: up.chain_depth + 1,
-          });
+          const attributes = { 'svc.execution_id': up.id, 'svc.namespace': t.namespace, 'svc.flow_id': t.flow_id, 'svc.trigger_id': t.trigger_id };
+          const created = await continueTrace(up.traceparent, 'fire flow trigger', attributes, () =>
+            this.triggers.triggerWith(c, {
+              namespace: t.namespace,
+              flowId: t.flow_id,
+              inputTemplates: { templates: t.definition.inputs ?? {}, trigger: { outputs: up.outputs ?? {} } },
+              triggerType: 'flow',
+              triggerId: t.trigger_id,
+              triggerPayload: { upstream_execution_id: up.id, upstream_namespace: up.namespace, upstream_flow_id: up.flow_id, upstream_state: up.state, outputs: up.outputs ?? {} },
+              createdBy: `trigger:${t.trigger_id}`,
+              chainDepth: up.chain_depth + 1,
+            }),
+          );
           await setFiringExecution(c, { ...firing, executionId: created.id });
           followUps.push(...created.followUps);
           return { ...res, executionId: created.id };
