@@ -7,6 +7,7 @@ export { readEmbeddedConnection, EMBEDDED_INFO_FILE, type EmbeddedConnectionInfo
 export type { Queryable } from './sql/queryable.js';
 export * from './sql/leases.js';
 export * from './sql/instances.js';
+export { exactTimeText } from './sql/time-key.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
 export { inTransaction } from './transaction.js';
 export { pipeline } from './pipeline.js';

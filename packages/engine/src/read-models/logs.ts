@@ -3,7 +3,7 @@
 // statement. Log order is (ts, task_run_id, n), served by the index
 // log_lines (execution_id, ts, task_run_id, n); live streams read in `seq`
 // order (the order lines were stored) through log_lines (execution_id, seq).
-import type { Queryable } from '@svc/db';
+import { exactTimeText, type Queryable } from '@svc/db';
 
 /** A stored log line as the queries return it (`ts` is int8 as text, nanoseconds since the epoch). */
 export interface LogRow {
@@ -140,7 +140,7 @@ export interface ArtifactRow {
 }
 
 const ARTIFACT_COLUMNS = `a.id, a.execution_id, a.task_run_id, tr.task_key, a.name, a.object_key, a.size::text AS size, a.content_type, a.kind, a.sha256, a.created_at,
-  to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
+  ${exactTimeText('a.created_at')} AS created_key`;
 
 /** Artifacts of an execution, oldest first, after the cursor key (created_at, id). */
 export async function artifactPage(db: Queryable, executionId: string, limit: number, after?: { createdAt: string; id: string }): Promise<ArtifactRow[]> {

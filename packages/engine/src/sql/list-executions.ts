@@ -5,6 +5,7 @@
 // and the match of a bulk action (its rows with their states, and how many
 // there are in all).
 import type pg from 'pg';
+import { exactTimeText } from '@svc/db';
 import type { ExecutionState } from '@svc/state-machine';
 
 export interface ExecutionFilter {
@@ -55,7 +56,7 @@ const filterValues = (f: ExecutionFilter): unknown[] => [
 // would cut it to the millisecond, and the next page would then skip every
 // row created in the same millisecond as the page's last one (all of a batch
 // trigger's rows share one instant).
-const LIST = `SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key FROM executions
+const LIST = `SELECT id, ${exactTimeText('created_at')} AS created_key FROM executions
      WHERE ${FILTER}
        AND ($9::timestamptz IS NULL OR (created_at, id) < ($9, $10))
      ORDER BY created_at DESC, id DESC LIMIT $11`;
