@@ -14,6 +14,7 @@ import { newId } from '@svc/db';
 import { createOrganization, setOrganizationNamespaces } from '@svc/identity';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
+import { millisecondCursor, pageIds, sameMillisecond } from './paging-helpers.js';
 
 let gw: TestGateway;
 let editor = '';
@@ -215,6 +216,30 @@ test('deliveries of a rule are listed newest first with their attempts; deleting
 
   assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${id}`)).status, 204);
   assert.equal((await gw.db.pool.query(`SELECT count(*)::int AS n FROM alert_deliveries WHERE rule_id = $1`, [id])).rows[0].n, 0);
+});
+
+test('deliveries written in one millisecond (the scanner writes one per channel in a transaction) page each once, newest first', async () => {
+  const made = await call(editor, 'POST', '/api/v1/alerts', { ...rule, name: 'one millisecond' });
+  const ruleId = made.body.id as string;
+  const ids = Array.from({ length: 12 }, () => newId());
+  await gw.db.pool.query(
+    `INSERT INTO alert_deliveries (id, rule_id, event, subject, execution_id, namespace, flow_id, channel, channel_type, target, status, created_at)
+     SELECT id, $1, 'failed', id, id, 'team.etl', 'f', 1, 'webhook', 'https://hooks.example.test/svc', 'delivered', at
+     FROM unnest($2::text[], $3::timestamptz[]) AS d(id, at)`,
+    [ruleId, ids, ids.map((_, k) => sameMillisecond(k))],
+  );
+  const expected = (await gw.db.pool.query(`SELECT id FROM alert_deliveries WHERE rule_id = $1 ORDER BY created_at DESC, id DESC`, [ruleId])).rows.map((r) => r.id);
+  assert.deepEqual(await pageIds(gw, viewer, `/api/v1/alerts/${ruleId}/deliveries`, 5), expected);
+  assert.deepEqual(await pageIds(gw, viewer, `/api/v1/alerts/${ruleId}/deliveries`, 1), expected);
+  // A cursor made before (milliseconds) still reads as a time.
+  const old = await call(viewer, 'GET', `/api/v1/alerts/${ruleId}/deliveries?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`);
+  assert.equal(old.status, 200, old.text);
+  assert.deepEqual(
+    old.body.items.map((d: { id: string }) => d.id),
+    expected,
+  );
+  // team.etl is counted against SVC_ALERT_RULES_PER_NAMESPACE by a later test.
+  assert.equal((await call(editor, 'DELETE', `/api/v1/alerts/${ruleId}`)).status, 204);
 });
 
 const email = (organization: string) => ({ type: 'email', organization, from: 'alerts@acme.test', to: 'oncall@example.test' });

@@ -10,5 +10,14 @@ export { ALERT_QUEUED_CHANNEL, ALERT_RETRY, deliveryQueue, type DeliveryJob, typ
 export { AlertDeliverer, MAX_ATTEMPTS as ALERT_MAX_ATTEMPTS, type AlertDelivererOptions, type DeliveryOutcome } from './deliverer.js';
 export { buildMessage, type AlertMessage } from './message.js';
 export { inScope, endEvent, channelTarget, ALERT_EVENTS, type AlertChannel, type AlertEvent, type AlertRuleRow } from './rules.js';
-export { lockAndCountAlertRules, createAlertRule, updateAlertRule, deleteAlertRule, alertRuleNamespace, deleteAlertDeliveriesBefore, type RuleGuard } from './rule-store.js';
+export {
+  lockAndCountAlertRules,
+  createAlertRule,
+  updateAlertRule,
+  deleteAlertRule,
+  alertRuleNamespace,
+  alertDeliveryPage,
+  deleteAlertDeliveriesBefore,
+  type RuleGuard,
+} from './rule-store.js';
 export { ruleProblems, type RuleProblem } from './rule-check.js';

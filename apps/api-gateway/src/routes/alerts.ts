@@ -9,7 +9,7 @@
 // sending), and a namespace holds at most SVC_ALERT_RULES_PER_NAMESPACE rules.
 import type { Db } from '@svc/db';
 import { newId } from '@svc/db';
-import { createAlertRule, deleteAlertRule, lockAndCountAlertRules, ruleProblems, updateAlertRule } from '@svc/alerts';
+import { alertDeliveryPage, createAlertRule, deleteAlertRule, lockAndCountAlertRules, ruleProblems, updateAlertRule } from '@svc/alerts';
 import type { components } from '@svc/api-spec';
 import { notFound, reply, validationFailed, type HandlerContext, type OperationHandlers } from '@svc/http';
 import { recordAudit } from '@svc/identity';
@@ -214,14 +214,15 @@ export function alertHandlers(deps: AlertRouteDeps) {
       const { ruleId } = params;
       const { limit } = query;
       await find(ruleId);
-      const rows = await prisma.alertDelivery.findMany({
-        where: { ruleId, ...(c ? { OR: [{ createdAt: { lt: new Date(c.created_at) } }, { createdAt: new Date(c.created_at), id: { lt: c.id } }] } : {}) },
+      // The page's keys by hand-written SQL (the cursor keeps microseconds, which a Prisma `where` cannot), its rows by Prisma.
+      const keys = await alertDeliveryPage(deps.db.pool, ruleId, limit + 1, c);
+      const shown = keys.slice(0, limit);
+      const last = shown[shown.length - 1];
+      const page = await prisma.alertDelivery.findMany({
+        where: { id: { in: shown.map((k) => k.id) } },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: limit + 1,
         include: { attemptsLog: { orderBy: { number: 'asc' } } },
       });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
       const items: AlertDelivery[] = page.map((d) => ({
         id: d.id,
         rule_id: d.ruleId,
@@ -249,7 +250,7 @@ export function alertHandlers(deps: AlertRouteDeps) {
           instance_id: a.instanceId,
         })),
       }));
-      return { items, ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}) };
+      return { items, ...(keys.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_key, id: last.id }) } : {}) };
     },
   } satisfies OperationHandlers<AuthPrincipal>;
 }
