@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
+import { millisecondCursor, pageIds, sameMillisecond } from './paging-helpers.js';
 import { INSIGHT_STATES } from '@svc/ai';
 import { buildOpenApiDocument } from '@svc/api-spec';
 import { assertConforms, conformanceErrors } from './secrets-helpers.js';
@@ -497,4 +498,26 @@ test('insight states: the document declares exactly the states @svc/ai writes; e
   for (const state of INSIGHT_STATES) assert.equal(conformanceErrors('listExecutionInsights', 200, body(state), { closed: true }), undefined, state);
   for (const state of ['finished', 'error', 'DONE', ''])
     assert.match(conformanceErrors('listExecutionInsights', 200, body(state)) ?? '', /must be equal to one of the allowed values/, state);
+});
+
+test('insights written in one millisecond (automatic triage takes the database clock) page each once, newest first', async () => {
+  await gw.db.pool.query(
+    `INSERT INTO executions (id, state, namespace, flow_id, snapshot_id, definition, created_by, trigger_type, created_at, ended_at, error, secret_keys_used)
+     VALUES ('ex-many', 'SUCCESS', 'team', 'load', 'snap-ai', '{}', 'test', 'manual', now(), now(), '', '{}')`,
+  );
+  const ids = Array.from({ length: 12 }, (_, k) => `in-${String(k).padStart(2, '0')}`);
+  await gw.db.pool.query(
+    `INSERT INTO ai_insights (id, execution_id, status, created_at) SELECT id, 'ex-many', 'done', at FROM unnest($1::text[], $2::timestamptz[]) AS i(id, at)`,
+    [ids, ids.map((_, k) => sameMillisecond(k))],
+  );
+  const expected = (await gw.db.pool.query(`SELECT id FROM ai_insights WHERE execution_id = 'ex-many' ORDER BY created_at DESC, id DESC`)).rows.map((r) => r.id);
+  assert.deepEqual(await pageIds(gw, viewer, '/api/v1/executions/ex-many/insights', 5), expected);
+  assert.deepEqual(await pageIds(gw, viewer, '/api/v1/executions/ex-many/insights', 1), expected);
+  // A cursor made before (milliseconds) still reads as a time.
+  const old = await call(viewer, 'GET', `/api/v1/executions/ex-many/insights?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`);
+  assert.equal(old.status, 200, old.body);
+  assert.deepEqual(
+    old.json<{ items: { id: string }[] }>().items.map((i) => i.id),
+    expected,
+  );
 });

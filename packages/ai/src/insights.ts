@@ -4,7 +4,7 @@
 // are written here. An execution's insights go with it (foreign key cascade)
 // when the engine's retention deletes it.
 import type pg from 'pg';
-import { inTransaction, newId, prismaOf, type Prisma } from '@svc/db';
+import { exactTimeText, inTransaction, newId, prismaOf, type Prisma } from '@svc/db';
 import { EXECUTIONS } from '@svc/engine/read-models';
 
 /**
@@ -32,15 +32,27 @@ async function setState(pool: pg.Pool, id: string, state: InsightState, fields: 
   await prismaOf(pool).aiInsight.update({ where: { id }, data: { ...fields, status: state } });
 }
 
-/** An execution's insights, newest first, `limit + 1` of them after the cursor (the last created_at and id shown). */
-export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }): Promise<InsightRow[]> {
-  const at = before ? new Date(before.created_at) : undefined;
-  const rows = await prismaOf(pool).aiInsight.findMany({
-    where: { executionId, ...(at ? { OR: [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: String(before!.id) } }] } : {}) },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
+/**
+ * An execution's insights, newest first, `limit + 1` of them after the cursor
+ * (the last created_at and id shown), each with its created_at to the
+ * microsecond (`createdKey`) for the next cursor. The page is chosen by
+ * hand-written SQL: automatic triage writes its rows with the database's
+ * now(), microseconds that a Prisma `where` (a Date) cannot compare, so a
+ * Date cursor would skip the rows of the same millisecond.
+ */
+export async function insightsOf(pool: pg.Pool, executionId: string, limit: number, before?: { created_at: string; id: string }): Promise<(InsightRow & { createdKey: string })[]> {
+  const keys = await pool.query<{ id: string; created_key: string }>(
+    `SELECT id, ${exactTimeText('created_at')} AS created_key FROM ai_insights
+      WHERE execution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
+      ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [executionId, before?.created_at ?? null, before?.id ?? '', limit + 1],
+  );
+  const rows = new Map((await prismaOf(pool).aiInsight.findMany({ where: { id: { in: keys.rows.map((k) => k.id) } } })).map((r) => [r.id, r]));
+  // A row deleted between the two reads (its execution's retention) is left out.
+  return keys.rows.flatMap((k) => {
+    const r = rows.get(k.id);
+    return r ? [{ ...narrow(r), createdKey: k.created_key }] : [];
   });
-  return rows.map(narrow);
 }
 
 /** A new pending triage insight of `executionId`. */

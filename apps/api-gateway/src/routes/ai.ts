@@ -440,7 +440,7 @@ export function aiHandlers(deps: AIRouteDeps) {
       const last = page[page.length - 1];
       return {
         items: page.map(insightBody),
-        ...(rows.length > limit && last ? { next_cursor: ctx.encodeCursor({ created_at: last.createdAt.toISOString(), id: last.id }) } : {}),
+        ...(rows.length > limit && last ? { next_cursor: ctx.encodeCursor({ created_at: last.createdKey, id: last.id }) } : {}),
       } satisfies Answer<'listExecutionInsights'>;
     },
 
