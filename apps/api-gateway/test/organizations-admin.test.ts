@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
+import { millisecondCursor, pageIds, sameMillisecond } from './paging-helpers.js';
 
 let gw: TestGateway;
 let admin = '';
@@ -134,4 +135,25 @@ test('organizations, keys, senders, quotas and sent emails through the admin API
   const changed = audit.body.items.find((a: { payload?: { namespaces?: string[] } }) => a.payload?.namespaces?.length === 1);
   assert.deepEqual(changed?.payload, { name: 'acme', namespaces_before: ['team-a', 'team-b'], namespaces: ['team-a'] }, 'the list before and after is audited');
   for (const text of [audit.text, (await call(admin, 'GET', '/api/v1/organizations')).text, JSON.stringify(gw.logs())]) assert.ok(!text.includes(key.body.key));
+});
+
+test('emails accepted in one millisecond (their time is the database clock at the queueing) page each once, newest first', async () => {
+  const made = await call(admin, 'POST', '/api/v1/organizations', { name: 'paged' });
+  assert.equal(made.status, 201, made.text);
+  const ids = Array.from({ length: 12 }, (_, k) => `em-${String(k).padStart(2, '0')}`);
+  await gw.db.pool.query(
+    `INSERT INTO emails (id, organization_id, from_address, to_address, subject, text, created_at)
+     SELECT id, $1, 'a@paged.test', 'b@example.test', id, 'body', at FROM unnest($2::text[], $3::timestamptz[]) AS e(id, at)`,
+    [made.body.id, ids, ids.map((_, k) => sameMillisecond(k))],
+  );
+  const expected = (await gw.db.pool.query(`SELECT id FROM emails WHERE organization_id = $1 ORDER BY created_at DESC, id DESC`, [made.body.id])).rows.map((r) => r.id);
+  assert.deepEqual(await pageIds(gw, admin, '/api/v1/organizations/paged/emails', 5), expected);
+  assert.deepEqual(await pageIds(gw, admin, '/api/v1/organizations/paged/emails', 1), expected);
+  // A cursor made before (milliseconds) still reads as a time.
+  const old = await call(admin, 'GET', `/api/v1/organizations/paged/emails?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`);
+  assert.equal(old.status, 200, old.text);
+  assert.deepEqual(
+    old.body.items.map((e: { id: string }) => e.id),
+    expected,
+  );
 });

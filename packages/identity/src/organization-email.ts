@@ -8,7 +8,7 @@
 // transaction that queues the email: concurrent requests on any gateway
 // serialize on the row, so the quota is never overshot, and a request refused
 // for another reason (a sender outside the rules) uses none of it.
-import { newId, prismaOf, type PrismaDb } from '@svc/db';
+import { exactTimeText, newId, Prisma, prismaOf, type PrismaDb } from '@svc/db';
 import { enqueueEmail } from './email-queue.js';
 import { parseSenderRule, type SenderRule } from './email-senders.js';
 import { OrganizationError } from './organization-error.js';
@@ -227,13 +227,19 @@ export interface OrganizationEmailRow {
   error: string;
   created_at: Date;
   sent_at: Date | null;
+  /** created_at to the microsecond, for the cursor: an email's is the database's now() when it was queued, which a Date would cut to the millisecond. */
+  created_key: string;
 }
 
-/** The organization's emails, newest first; `before` is the last (created_at, id) of the previous page. Reads limit + 1 rows. */
-export async function listOrganizationEmails(db: IdentityDb, organizationId: string, opts: { limit: number; before?: { at: Date; id: string } }): Promise<OrganizationEmailRow[]> {
+/** The organization's emails, newest first; `before` is the last (created_at, id) of the previous page (created_at as text, to the microsecond). Reads limit + 1 rows. */
+export async function listOrganizationEmails(
+  db: IdentityDb,
+  organizationId: string,
+  opts: { limit: number; before?: { at: string; id: string } },
+): Promise<OrganizationEmailRow[]> {
   const b = opts.before;
   const rows = await prismaOf(db).$queryRaw<OrganizationEmailRow[]>`
-    SELECT id, key_id, from_address AS "from", to_address AS "to", subject, status, attempts, error, created_at, sent_at
+    SELECT id, key_id, from_address AS "from", to_address AS "to", subject, status, attempts, error, created_at, sent_at, ${Prisma.raw(exactTimeText('created_at'))} AS created_key
     FROM emails
     WHERE organization_id = ${organizationId}
       AND (${b?.at ?? null}::timestamptz IS NULL OR (created_at, id) < (${b?.at ?? null}::timestamptz, ${b?.id ?? ''}))

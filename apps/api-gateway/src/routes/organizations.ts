@@ -175,12 +175,23 @@ export function organizationHandlers(deps: OrganizationRouteDeps) {
       const { organization } = params;
       const { limit } = query;
       const o = await find(organization);
-      const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c ? { before: { at: new Date(c.created_at), id: c.id } } : {}) });
+      const rows = await listOrganizationEmails(pool, o.id, { limit, ...(c ? { before: { at: c.created_at, id: c.id } } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        items: page.map((e) => ({ ...e, created_at: e.created_at.toISOString(), sent_at: e.sent_at?.toISOString() ?? null })),
-        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_at.toISOString(), id: last.id }) } : {}),
+        items: page.map((e) => ({
+          id: e.id,
+          key_id: e.key_id,
+          from: e.from,
+          to: e.to,
+          subject: e.subject,
+          status: e.status,
+          attempts: e.attempts,
+          error: e.error,
+          created_at: e.created_at.toISOString(),
+          sent_at: e.sent_at?.toISOString() ?? null,
+        })),
+        ...(rows.length > limit && last ? { next_cursor: encodeCursor({ created_at: last.created_key, id: last.id }) } : {}),
       } satisfies Answer<'listOrganizationEmails'>;
     },
   } satisfies OperationHandlers<AuthPrincipal>;
