@@ -5,7 +5,7 @@
 // its log batches and its artifacts are retried until they succeed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startDispatcher, type DispatcherEnv } from './support.js';
+import { sleep, startDispatcher, until, type DispatcherEnv } from './support.js';
 
 let env: DispatcherEnv;
 const flow = (def: Record<string, unknown>) => JSON.stringify(def);
@@ -52,6 +52,26 @@ test('a database error while the end is recorded is retried: the run ends SUCCES
     ex.runs.map((r) => [r.attempt, r.state, r.reason]),
     [[1, 'SUCCESS', '']],
   );
+});
+
+test('a database error after the end statement, in the same transaction, rolls the end back: the run is counted ended once, after the commit', async () => {
+  // What the runs ended from here on (this file's tests run one at a time): the listeners' view.
+  const heard: [string, string][] = [];
+  env.ctx.engine.onTaskRunsEnded((runs) => heard.push(...runs.map((r): [string, string] => [r.executor, r.state])));
+  // The plan's write (APPLY_PLAN_SQL), after the statement that ended the run: the batch rolls back and is submitted again.
+  env.faults.queryOnce(/WITH go AS \(/);
+  const ex = await env.ended(await env.trigger('end'));
+  assert.ok(
+    env.faults.fired.some((f) => f.includes('WITH go AS')),
+    'the fault fired',
+  );
+  assert.equal(ex.state, 'SUCCESS');
+  assert.equal(ex.runs.length, 1);
+  // The listeners (svc_task_run_duration_seconds) hear of it once, not once per attempt of the batch
+  // (once the commit is answered, which may come a moment after the end can be read).
+  await until('the listeners to hear of the end', () => heard.length > 0, 5_000);
+  await sleep(200);
+  assert.deepEqual(heard, [['process', 'SUCCESS']]);
 });
 
 test('a database error while a log batch is stored is retried: no line lost, none twice', async () => {

@@ -87,19 +87,26 @@ export class Completions {
    * not RUNNING. The caller plans the execution afterwards (complete, or a
    * Planner kick). With `masking` (a completion reported by a task), a run
    * that resolved secrets is ended with the completion masked against them.
+   * With `ended`, the run it ends is added there for the caller to tell the
+   * listeners once its transaction commits, instead of told at once.
    */
-  async end(taskRunId: string, done: TaskCompletion, o: { clock?: Date | (() => Date); masking?: Masking; db?: Client | pg.Pool } = {}): Promise<string | null> {
+  async end(
+    taskRunId: string,
+    done: TaskCompletion,
+    o: { clock?: Date | (() => Date); masking?: Masking; db?: Client | pg.Pool; ended?: EndedTaskRun[] } = {},
+  ): Promise<string | null> {
+    const tell = (runs: EndedTaskRun[]) => (o.ended ? o.ended.push(...runs) : this.told(runs));
     const db = o.db ?? this.pool;
     const at = (typeof o.clock === 'function' ? o.clock() : o.clock) ?? null;
     const ended = await endTaskRun(db, { taskRunId, done, at, masked: !o.masking });
-    if (ended) this.told([endedRun(ended)]);
+    if (ended) tell([endedRun(ended)]);
     if (ended || !o.masking) return ended?.execution_id ?? null;
     // Not ended: the run is not RUNNING, or it recorded secrets (one more read tells which).
     const rec = await runSecrets(db, { taskRunId, running: true });
     if (!rec) return null;
     const values = await recordedValues(db, taskRunId, rec, o.masking.masterKeys);
     const masked = await endTaskRun(db, { taskRunId, done: values ? new SecretMasker(values).completion(done) : withheld(done), at, masked: true });
-    if (masked) this.told([endedRun(masked)]);
+    if (masked) tell([endedRun(masked)]);
     return masked?.execution_id ?? null;
   }
 
@@ -134,11 +141,16 @@ export class Completions {
    * a pass.
    */
   async endAndPlan(items: PendingCompletion[], now: () => Date): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
-    return inTransaction(this.pool, (c) => this.endAndPlanIn(c, items, now), { fnBegins: true });
+    // The listeners hear of the ends once they are committed: a batch that fails after its end statement
+    // is rolled back and submitted again, and must not count its runs twice.
+    const ended: EndedTaskRun[] = [];
+    const out = await inTransaction(this.pool, (c) => this.endAndPlanIn(c, items, now, ended), { fnBegins: true });
+    this.told(ended);
+    return out;
   }
 
-  /** endAndPlan on `c`, whose transaction it begins (BEGIN goes out with its first statements); the caller commits. */
-  private async endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
+  /** endAndPlan on `c`, whose transaction it begins (BEGIN goes out with its first statements); the caller commits. The runs it ends go to `told`. */
+  private async endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date, told: EndedTaskRun[]): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
     // One round trip: BEGIN, the ends with the locks, and the planning read of the executions
     // the callers named (else advanceMany reads after this). The read is a statement of its own,
     // after the locks are held: the statement that took them saw the database as it was when it
@@ -151,13 +163,13 @@ export class Completions {
     const rows = ended_.rows as EndAndReadRow[];
     const ended = new Map<string, { executionId: string; locked: boolean }>();
     for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
-    this.told(rows.filter((r) => r.kind === 'x').map(endedRun));
+    told.push(...rows.filter((r) => r.kind === 'x').map(endedRun));
     const results: EndResult[] = [];
     for (const it of items) {
       const e = ended.get(it.taskRunId);
       if (e) results.push({ executionId: e.executionId, planned: e.locked, claimed: [] });
       // Not RUNNING, or a run with secrets whose completion is to be masked first.
-      else results.push({ executionId: it.masking ? await this.end(it.taskRunId, it.done, { masking: it.masking, db: c }) : null, planned: false, claimed: [] });
+      else results.push({ executionId: it.masking ? await this.end(it.taskRunId, it.done, { masking: it.masking, db: c, ended: told }) : null, planned: false, claimed: [] });
     }
     const executions = rows
       .filter((r) => r.kind === 'e' && r.ex)
