@@ -11,13 +11,15 @@
 // task image); containers run with no-new-privileges, without NET_RAW and
 // the other dropped capabilities, under SVC_DOCKER_PIDS_LIMIT; a network a
 // flow names must be SVC_DOCKER_NETWORK or listed in SVC_DOCKER_NETWORKS
-// (host and container:<id> too), else the run fails executor_error.
+// (host and container:<id> too), else the run fails executor_error. A file
+// input reaches a task in a container (its runner fetches the upload).
 //
 // The stack's tasks run on the host network (SVC_DOCKER_NETWORK=host): this
 // engine runs with --bridge=none and no test creates a bridge network. The
 // network policy is tried on dispatchers of their own pools whose default is
 // `none` (a refused task never gets a container).
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
 import { ensureTestImages, testDocker, type TestImages } from '@svc/container-testing';
@@ -127,6 +129,19 @@ before(async () => {
     'container-net.flow.yaml': onNet('container-net', 'nethost', 'container:svc-some-container'),
     'other-net.flow.yaml': onNet('other-net', 'nethost', 'etl-net'),
     'hostnet-listed.flow.yaml': onNet('hostnet-listed', 'nethost', 'host'),
+    'withfile.flow.yaml': flow({
+      id: 'withfile',
+      inputs: [{ id: 'report', type: 'file', required: true }],
+      executor: { type: 'docker', image: images.busybox },
+      tasks: [
+        {
+          id: 'read',
+          type: 'command',
+          env: { F: '{{ inputs.report }}' },
+          command: ['sh', '-c', 'printf \'{"outputs":{"path":"%s","sha":"%s","first":"%s"}}\\n\' "$F" "$(sha256sum "$F" | cut -c1-64)" "$(head -n1 "$F")" >> "$SVC_OUTPUTS"'],
+        },
+      ],
+    }),
     'survive.flow.yaml': flow({
       id: 'survive',
       executor: { type: 'docker', image: images.busybox },
@@ -221,6 +236,25 @@ test('a bash script runs in a slim glibc image: logs of both streams and outputs
   // The runner reported its start: the task run's progress.
   assert.equal(done.task_runs[0].progress?.type, 'started');
   assert.match(done.task_runs[0].progress?.message ?? '', /started in image/);
+});
+
+test('a file input reaches a task in a container: its runner fetches the upload, and the task reads it at the path it was given', { skip }, async () => {
+  const body = Buffer.from(`first line of the report\n${'x'.repeat(300_000)}\n`);
+  const r = await fetch(`${s.url}/api/v1/namespaces/${NS}/uploads?name=report.txt`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/octet-stream' },
+    body,
+  });
+  assert.equal(r.status, 201, await r.clone().text());
+  const upload = (await r.json()) as { id: string };
+  const e = await s.trigger(NS, 'withfile', { inputs: { report: upload.id } });
+  const done = await s.waitEnded(e.id, 120_000);
+  assert.equal(done.state, 'SUCCESS', JSON.stringify(done));
+  assert.equal(done.task_runs[0].executor_type, 'docker');
+  const out = done.task_runs[0].outputs as { path: string; sha: string; first: string };
+  assert.equal(out.sha, crypto.createHash('sha256').update(body).digest('hex'), 'the bytes the task read are the upload');
+  assert.equal(out.first, 'first line of the report');
+  assert.match(out.path, /report\.txt$/);
 });
 
 test('a task that names no executor runs on SVC_DEFAULT_EXECUTOR in SVC_DEFAULT_IMAGE (here docker and the musl image, with no glibc)', { skip }, async () => {

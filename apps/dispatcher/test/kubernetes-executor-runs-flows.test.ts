@@ -12,8 +12,10 @@
 // with no token mounted; a service account the operator did not list, or the
 // dispatcher's own, fails the run executor_error naming it and the setting;
 // so does an image pull secret not listed for the flow's namespace
-// (SVC_K8S_IMAGE_PULL_SECRETS), while the listed one reaches the pod.
+// (SVC_K8S_IMAGE_PULL_SECRETS), while the listed one reaches the pod. A file
+// input reaches a task in a pod (its runner fetches the upload).
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
 import { ensureRunnerBundle } from '@svc/runner-bundle';
@@ -87,6 +89,19 @@ before(async () => {
       'own.flow.yaml': flow({
         id: 'own',
         tasks: [{ id: 't', type: 'command', command: ['true'], executor: k8s(images.busybox, { kubernetes: { service_account: 'svc-dispatcher' } }) }],
+      }),
+      'withfile.flow.yaml': flow({
+        id: 'withfile',
+        inputs: [{ id: 'report', type: 'file', required: true }],
+        tasks: [
+          {
+            id: 't',
+            type: 'command',
+            env: { F: '{{ inputs.report }}' },
+            command: ['sh', '-c', 'echo "sha $(sha256sum "$F" | cut -c1-64)"; echo "first $(head -n1 "$F")"'],
+            executor: k8s(images.busybox),
+          },
+        ],
       }),
       'slow.flow.yaml': flow({ id: 'slow', tasks: [{ id: 't', type: 'command', command: ['sh', '-c', 'echo started; sleep 300'], executor: k8s(images.debian) }] }),
     },
@@ -192,6 +207,18 @@ test(
 );
 
 // `pull` is a docker setting (the flow schema refuses it on kubernetes): Jobs pull IfNotPresent, and no registry can be reached here.
+test("a file input reaches a task in a pod: the pod's runner fetches the upload from the gateway", { skip }, async () => {
+  const body = Buffer.from(`first line of the report\n${'y'.repeat(200_000)}\n`);
+  const upload = await env.engine.uploads.create('ns', 'report.txt', [body], { maxBytes: 10 << 20 });
+  const id = (await env.engine.executions.trigger({ namespace: 'ns', flowId: 'withfile', triggerType: 'manual', createdBy: 't', inputs: { report: upload.id } })).id;
+  const ex = await env.ended(id);
+  assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
+  const lines = await env.logLines(id);
+  assert.ok(lines.includes(`sha ${crypto.createHash('sha256').update(body).digest('hex')}`), `the bytes the task read are the upload:\n${lines.join('\n')}`);
+  assert.ok(lines.includes('first first line of the report'), lines.join('\n'));
+  await nothingLeft();
+});
+
 test('an image that cannot be pulled ends the run image_pull_failed with the kubelet message', { skip }, async () => {
   const cases: [string, RegExp][] = [
     ['missing', /image svc-test\/absent:1 cannot be pulled: (ErrImagePull|ImagePullBackOff): /],
