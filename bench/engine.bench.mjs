@@ -48,6 +48,7 @@ import { cpuClock } from './lib/cpu.mjs';
 import { startBaseline } from './lib/graphile-baseline.mjs';
 import { startSpawnProbe } from './lib/spawn-probe.mjs';
 import { benchDir, chain, fanOut, flowFiles, forEach, idleRates, latency, throughput, throughputBatch, BASELINE_DB, SVC_DB } from './lib/engine-scenarios.mjs';
+import { rssMiB } from './lib/rss.mjs';
 import { prepareStatementCounting, statementCounter } from './lib/statements.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
@@ -63,7 +64,7 @@ const skipped = (name) => ONLY !== null && !ONLY.has(name);
 // BENCH_WORK_DIR: see startDeployment below.
 const SLOTS = 8;
 
-const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024);
+const rssRounded = (pid) => Math.round(rssMiB(pid));
 
 function spawnCost(targetMiB) {
   return new Promise((resolve, reject) => {
@@ -127,7 +128,7 @@ export async function run() {
     stops.unshift(() => probe.stop());
     const ctx = { svc, base, obs, counter: statementCounter(obs), cpu, probe, slots: SLOTS, stampDir, idle: { svc: 0, baseline: 0 } };
     ctx.idle = await idleRates(ctx);
-    const dispatcherRssAtStart = rssMiB(svc.procs.dispatcher.child.pid);
+    const dispatcherRssAtStart = rssRounded(svc.procs.dispatcher.child.pid);
     const each = skipped('for_each') ? null : await forEach(ctx, ROUNDS);
     const tpBatch = skipped('throughput_batch') ? null : await throughputBatch(ctx, THROUGHPUT_COUNT);
     const batchFigure = (b) =>
@@ -150,9 +151,9 @@ export async function run() {
     const tp = await throughput(ctx, THROUGHPUT_COUNT, THROUGHPUT_IN_FLIGHT);
     const ch = await chain(ctx, 40, ROUNDS);
     const fan = await fanOut(ctx, 200, ROUNDS);
-    const dispatcherRss = rssMiB(svc.procs.dispatcher.child.pid);
-    const gatewayRss = rssMiB(svc.procs['api-gateway'].child.pid);
-    const baselineRss = rssMiB(base.pid);
+    const dispatcherRss = rssRounded(svc.procs.dispatcher.child.pid);
+    const gatewayRss = rssRounded(svc.procs['api-gateway'].child.pid);
+    const baselineRss = rssRounded(base.pid);
     const small = await spawnCost(0);
     const large = await spawnCost(dispatcherRss);
 

@@ -9,6 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rssMiB } from './lib/rss.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { startPostgresKeeper, createDb, applyMigrations } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -75,8 +76,8 @@ export async function run() {
       await load(`http://127.0.0.1:${port}${route}`, 500, CONCURRENCY); // warm-up
       results[route] = await load(`http://127.0.0.1:${port}${route}`, DURATION_MS, CONCURRENCY);
     }
-    const rss = fs.readFileSync(`/proc/${gw.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1];
-    results.gateway_rss_mib = rss ? Math.round(Number(rss) / 1024) : null;
+    const rss = rssMiB(gw.pid);
+    results.gateway_rss_mib = Number.isNaN(rss) ? null : Math.round(rss);
     return results;
   } finally {
     gw.kill('SIGTERM');

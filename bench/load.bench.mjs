@@ -38,6 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { rssMiB } from './lib/rss.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -64,13 +65,6 @@ const MIX = [
   { kind: 'triggerFlow', share: 0.025, method: 'POST', path: () => `/api/v1/flows/${NS}/${FLOW}/executions`, body: '{}' },
 ];
 
-const rssMiB = (pid) => {
-  try {
-    return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);
-  } catch {
-    return NaN;
-  }
-};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -81,7 +75,7 @@ function memorySampler(procs) {
   const sample = () => {
     if (!current) return;
     const row = { t: Date.now() };
-    for (const app of APPS) row[app] = rssMiB(procs[app].child.pid);
+    for (const app of APPS) row[app] = Math.round(rssMiB(procs[app].child.pid));
     current.push(row);
     return row;
   };

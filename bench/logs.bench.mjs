@@ -38,6 +38,7 @@ import pg from 'pg';
 import { cpuClock } from './lib/cpu.mjs';
 import { beOnline, claimAll, openStream, q, round, runnerClient } from './lib/logs-helpers.mjs';
 import { followLogStream } from './lib/logs-stream.mjs';
+import { rssMiB } from './lib/rss.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -223,7 +224,7 @@ export async function run() {
       latency_idle: PARTS.has('latency') ? await latency(d, db, LATENCY_SAMPLES, false) : undefined,
       latency_while_ingesting: PARTS.has('latency') ? await latency(d, db, LATENCY_SAMPLES, true) : undefined,
       get_execution_logs: PARTS.has('page') ? await pages(d, db, PAGE_LINES) : undefined,
-      gateway_rss_mib: Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${d.procs['api-gateway'].child.pid}/status`, 'utf8'))?.[1]) / 1024),
+      gateway_rss_mib: Math.round(rssMiB(d.procs['api-gateway'].child.pid)),
     };
     result.targets = {
       ingest_100000_lines_per_second: result.ingest && result.ingest.lines_per_second >= 100_000,

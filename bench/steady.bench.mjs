@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startAsUser } from './engine-user.bench.mjs';
 import { procStat } from './lib/cpu.mjs';
+import { rssMiB } from './lib/rss.mjs';
 import { benchDir, flowFiles, median, quantile, stampOf } from './lib/engine-scenarios.mjs';
 import { wallMs } from './lib/svc-deployment.mjs';
 
@@ -47,8 +48,8 @@ function rssByApp(root) {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       const app = /postgres/.test(cmd) ? 'postgres' : (/apps\/([a-z-]+)\/dist\/main\.js/.exec(cmd)?.[1] ?? null);
       if (!app) continue;
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      out[app] = r1((out[app] ?? 0) + kb / 1024);
+      const mib = rssMiB(pid);
+      if (!Number.isNaN(mib)) out[app] = r1((out[app] ?? 0) + mib);
     } catch {
       // gone meanwhile
     }

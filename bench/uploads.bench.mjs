@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { rssMiB } from './lib/rss.mjs';
 import { root, startDeployment } from './lib/svc-deployment.mjs';
 
 const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/index.js'));
@@ -23,8 +24,6 @@ const { startPostgresKeeper } = await import(path.join(root, 'packages/db/dist/i
 const UPLOADS = Number(process.env.BENCH_UPLOADS ?? 10);
 const MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 200);
 const TARGET_GROWTH_MIB = 100;
-
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** One upload of `mib` MiB (a random MiB, each copy with its index stamped in, so no two MiBs are equal). */
 function upload(base, token, ns, name, mib) {

@@ -6,17 +6,16 @@
 // argv: <resident MiB to grow to> <runner module path>. Sends one result
 // object over IPC.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
+import { rssMiB } from './rss.mjs';
 
 const [targetMiB, runnerModule] = process.argv.slice(2);
-const rssMiB = () => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) / 1024);
 // Grown with small JS objects on the V8 heap, like a service's memory, so the
 // page tables fork copies match a Node process of that resident size. (1 MiB
 // Buffers instead, each a mapping of its own, made each spawn 3 times dearer
 // at the same size: 5.8 ms against 1.7 ms at about 160 MiB. The dispatcher's
 // own CPU profile puts its spawn() calls at about 2.5 ms each.)
 const ballast = [];
-while (rssMiB() < Number(targetMiB)) for (let i = 0; i < 20_000; i++) ballast.push({ a: i, b: `x${i}`, c: [i, i + 1] });
+while (Math.round(rssMiB()) < Number(targetMiB)) for (let i = 0; i < 20_000; i++) ballast.push({ a: i, b: `x${i}`, c: [i, i + 1] });
 
 const wall = () => performance.now();
 const spawnLikeRunner = (file, args) =>
@@ -50,7 +49,7 @@ async function measure(file, args, count, concurrency) {
 
 await measure('true', [], 20, 1); // warm-up
 const result = {
-  rss_mib: rssMiB(),
+  rss_mib: Math.round(rssMiB()),
   true_sequential: await measure('true', [], 200, 1),
   true_8_slots: await measure('true', [], 200, 8),
   node_e0_sequential: await measure(process.execPath, ['-e', '0'], 50, 1),
