@@ -59,7 +59,7 @@ export class FlowTriggers {
         // (checked at save too; a flow saved before, or an allowance removed since, is stopped here): no execution starts.
         if (!(await mayReach(c, t.namespace, up.namespace))) return { ...res, skipped: 'namespace_not_allowed' };
         try {
-          const attributes = { 'svc.execution_id': up.id, 'svc.namespace': t.namespace, 'svc.flow_id': t.flow_id, 'svc.trigger_id': t.trigger_id };
+          const attributes = { 'svc.upstream_execution_id': up.id, 'svc.namespace': t.namespace, 'svc.flow_id': t.flow_id, 'svc.trigger_id': t.trigger_id };
           const created = await continueTrace(up.traceparent, 'fire flow trigger', attributes, () =>
             this.triggers.triggerWith(c, {
               namespace: t.namespace,
