@@ -16,6 +16,7 @@
 // input reaches a task in a pod (its runner fetches the upload).
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type Dockerode from 'dockerode';
 import { ensureRunnerBundle } from '@svc/runner-bundle';
@@ -209,7 +210,7 @@ test(
 // `pull` is a docker setting (the flow schema refuses it on kubernetes): Jobs pull IfNotPresent, and no registry can be reached here.
 test("a file input reaches a task in a pod: the pod's runner fetches the upload from the gateway", { skip }, async () => {
   const body = Buffer.from(`first line of the report\n${'y'.repeat(200_000)}\n`);
-  const upload = await env.engine.uploads.create('ns', 'report.txt', [body], { maxBytes: 10 << 20 });
+  const upload = await env.engine.uploads.create('ns', 'report.txt', Readable.from([body]), { maxBytes: 10 << 20 });
   const id = (await env.engine.executions.trigger({ namespace: 'ns', flowId: 'withfile', triggerType: 'manual', createdBy: 't', inputs: { report: upload.id } })).id;
   const ex = await env.ended(id);
   assert.equal(ex.state, 'SUCCESS', JSON.stringify(ex));
