@@ -158,12 +158,20 @@ describe('API tokens, the execution list and the flows search', { skip, concurre
       if (u.pathname === '/api/v1/flows') asked.push(u.searchParams.get('q') ?? '');
     });
     // Typed key by key, in other case than the description: the server finds it, asked once the typing pauses, not once a key.
+    const whole = page.waitForRequest((r) => {
+      const u = new URL(r.url());
+      return u.pathname === '/api/v1/flows' && u.searchParams.get('q') === 'on purpose';
+    });
     await search.click();
     await page.keyboard.type('on purpose', { delay: 40 });
+    // The listing of the whole text is asked for (a key typed while an earlier pause's listing lands is kept).
+    await whole;
     await until(['web.lists/bad']);
     await page.waitForURL(/q=on\+purpose/);
+    assert.equal(await search.inputValue(), 'on purpose');
     assert.equal(asked[asked.length - 1], 'on purpose');
-    assert.ok(asked.length <= 2, `one listing per pause, not one per key: ${JSON.stringify(asked)}`);
+    // A browser stalled by a loaded machine can see a pause mid-word (one more listing), never one per key (ten).
+    assert.ok(asked.length <= 3, `one listing per pause, not one per key: ${JSON.stringify(asked)}`);
     assert.equal(await rows.first().locator('td').nth(2).innerText(), 'Fails ON PURPOSE');
     await shot(page, 'flows-03-search-description');
     // A fragment of a namespace name across its dot: web.other's flows, and a namespace it does not cut (web.lists) is not listed.

@@ -1,7 +1,7 @@
 // Flows: the namespace tree (dot-separated names nest) beside the flow list of
 // the selected namespace and its children, each with its last run states, and
 // a search over flow ids, descriptions and namespaces.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { client } from '../api';
 import { Link, navigate, useQueryParam } from '../router';
 import { usePermission } from '../session';
@@ -103,15 +103,24 @@ async function searchFlows(scope: string, q: string): Promise<FlowsFound> {
 /**
  * The search text as typed, and the query in the URL, which follows it
  * `SEARCH_DEBOUNCE_MS` after the last change (so one request per pause, not
- * per key); a change of the URL (Clear, back) resets the text.
+ * per key); a change of the URL from elsewhere (Clear, back) resets the text.
+ * The query this hook wrote itself does not: a key typed while it lands
+ * (a slow page) stays in the text, and its own pause sends it.
  */
 function useDebouncedQuery(name: string): { text: string; setText: (v: string) => void; query: string; setQuery: (v: string) => void } {
   const [query, setQuery] = useQueryParam(name);
   const [text, setText] = useState(query);
-  useEffect(() => setText(query), [query]);
+  const written = useRef(query);
+  useEffect(() => {
+    if (query !== written.current) setText(query);
+    written.current = query;
+  }, [query]);
   useEffect(() => {
     if (text === query) return;
-    const t = setTimeout(() => setQuery(text), SEARCH_DEBOUNCE_MS);
+    const t = setTimeout(() => {
+      written.current = text;
+      setQuery(text);
+    }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(t);
     // Keyed on the text only: a new query (ours, after the wait) must not restart the wait.
   }, [text]);
@@ -120,6 +129,7 @@ function useDebouncedQuery(name: string): { text: string; setText: (v: string) =
     setText,
     query,
     setQuery: (v: string) => {
+      written.current = v;
       setText(v);
       setQuery(v);
     },
