@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser, raw } from './identity-helpers.js';
 import { aiClient } from './ai-helpers.js';
-import { millisecondCursor, pageIds, sameMillisecond } from './paging-helpers.js';
+import { assertPagesEveryRow, sameMillisecond } from './paging-helpers.js';
 import { INSIGHT_STATES } from '@svc/ai';
 import { buildOpenApiDocument } from '@svc/api-spec';
 import { assertConforms, conformanceErrors } from './secrets-helpers.js';
@@ -511,13 +511,5 @@ test('insights written in one millisecond (automatic triage takes the database c
     [ids, ids.map((_, k) => sameMillisecond(k))],
   );
   const expected = (await gw.db.pool.query(`SELECT id FROM ai_insights WHERE execution_id = 'ex-many' ORDER BY created_at DESC, id DESC`)).rows.map((r) => r.id);
-  assert.deepEqual(await pageIds(gw, viewer, '/api/v1/executions/ex-many/insights', 5), expected);
-  assert.deepEqual(await pageIds(gw, viewer, '/api/v1/executions/ex-many/insights', 1), expected);
-  // A cursor made before (milliseconds) still reads as a time.
-  const old = await call(viewer, 'GET', `/api/v1/executions/ex-many/insights?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`);
-  assert.equal(old.status, 200, old.body);
-  assert.deepEqual(
-    old.json<{ items: { id: string }[] }>().items.map((i) => i.id),
-    expected,
-  );
+  await assertPagesEveryRow(gw, viewer, '/api/v1/executions/ex-many/insights', expected);
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { login, makeToken, makeUser } from './identity-helpers.js';
-import { millisecondCursor, pageIds, sameMillisecond } from './paging-helpers.js';
+import { assertPagesEveryRow, sameMillisecond } from './paging-helpers.js';
 
 let gw: TestGateway;
 let admin = '';
@@ -147,13 +147,5 @@ test('emails accepted in one millisecond (their time is the database clock at th
     [made.body.id, ids, ids.map((_, k) => sameMillisecond(k))],
   );
   const expected = (await gw.db.pool.query(`SELECT id FROM emails WHERE organization_id = $1 ORDER BY created_at DESC, id DESC`, [made.body.id])).rows.map((r) => r.id);
-  assert.deepEqual(await pageIds(gw, admin, '/api/v1/organizations/paged/emails', 5), expected);
-  assert.deepEqual(await pageIds(gw, admin, '/api/v1/organizations/paged/emails', 1), expected);
-  // A cursor made before (milliseconds) still reads as a time.
-  const old = await call(admin, 'GET', `/api/v1/organizations/paged/emails?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`);
-  assert.equal(old.status, 200, old.text);
-  assert.deepEqual(
-    old.body.items.map((e: { id: string }) => e.id),
-    expected,
-  );
+  await assertPagesEveryRow(gw, admin, '/api/v1/organizations/paged/emails', expected);
 });

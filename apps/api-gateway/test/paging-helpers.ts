@@ -14,7 +14,7 @@ export function sameMillisecond(k: number): string {
 }
 
 /** An old cursor (its time a Date's ISO text, to the millisecond) of a list newest first by (created_at, id). */
-export function millisecondCursor(createdAt: string, id: string): string {
+function millisecondCursor(createdAt: string, id: string): string {
   return Buffer.from(JSON.stringify({ created_at: new Date(createdAt).toISOString(), id }), 'utf8').toString('base64url');
 }
 
@@ -34,4 +34,21 @@ export async function pageIds(gw: TestGateway, token: string, path: string, limi
     if (!cursor) return ids;
   }
   assert.fail(`${path}: still a next_cursor after 100 pages`);
+}
+
+/**
+ * The list at `path` serves `expected` (the database's order), every row once
+ * and in order, paged by 5 and by 1; and a cursor made before (milliseconds,
+ * later than every row) still reads as a time.
+ */
+export async function assertPagesEveryRow(gw: TestGateway, token: string, path: string, expected: string[]): Promise<void> {
+  assert.deepEqual(await pageIds(gw, token, path, 5), expected);
+  assert.deepEqual(await pageIds(gw, token, path, 1), expected);
+  const r = await fetch(`${gw.url}${path}?limit=100&cursor=${millisecondCursor('2026-03-04T05:06:07.124Z', '')}`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await r.text();
+  assert.equal(r.status, 200, text);
+  assert.deepEqual(
+    (JSON.parse(text) as { items: { id: string }[] }).items.map((i) => i.id),
+    expected,
+  );
 }
