@@ -176,11 +176,17 @@ test("a docker task runs with its token as a file read and removed by the runner
   });
   const started = await asEditor('POST', '/api/v1/flows/team-a/dprobe/executions', {});
   assert.equal(started.status, 201);
-  // While it sleeps: the container's configuration names the file, not the token.
+  // While it sleeps: the container's configuration names the file, not the token. Only a running container is the
+  // task's: one created beside a runner volume another test's dispatcher removed is itself removed and created again.
   const c = await (async () => {
     for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-      const [found] = await docker.listContainers({ all: true, filters: { label: [`svc.dev/execution-id=${started.body.id}`] } });
-      if (found) return docker.getContainer(found.Id).inspect();
+      const [found] = await docker.listContainers({ filters: { status: ['running'], label: [`svc.dev/execution-id=${started.body.id}`] } });
+      if (!found) continue;
+      try {
+        return await docker.getContainer(found.Id).inspect();
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      }
     }
     throw new Error('no container');
   })();
