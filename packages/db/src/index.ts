@@ -9,7 +9,7 @@ export * from './sql/leases.js';
 export * from './sql/instances.js';
 export { exactTimeText } from './sql/time-key.js';
 export { startPostgresKeeper, type KeptPostgres, type KeeperOptions } from './keeper-client.js';
-export { inTransaction } from './transaction.js';
+export { afterCommit, afterCommitMark, dropAfterCommitSince, inTransaction } from './transaction.js';
 export { pipeline } from './pipeline.js';
 export { Notifier, type NotifierOptions, type NotifierLog, type NotificationHandler } from './notifier.js';
 export { readSetting, readSettingValue, compareAndSetSetting, writeSetting } from './settings.js';

@@ -1,7 +1,7 @@
 // Transactions as the engine's systems run them: their own on a pool, or a
 // savepoint of a transaction the caller holds.
 import type pg from 'pg';
-import { inTransaction } from '@svc/db';
+import { afterCommitMark, dropAfterCommitSince, inTransaction } from '@svc/db';
 
 export { CHANNELS, LOG_CHANNEL } from './channels.js';
 
@@ -23,12 +23,14 @@ export async function inTx<T>(db: Conn, fn: (c: Client) => Promise<T>): Promise<
   if (isPool(db)) return inTransaction(db, fn);
   const sp = `svc_sp_${++savepoints}`;
   await db.query(`SAVEPOINT ${sp}`);
+  const mark = afterCommitMark(db);
   try {
     const out = await fn(db);
     await db.query(`RELEASE SAVEPOINT ${sp}`);
     return out;
   } catch (err) {
     await db.query(`ROLLBACK TO SAVEPOINT ${sp}`).catch(() => undefined);
+    dropAfterCommitSince(db, mark);
     throw err;
   }
 }

@@ -10,7 +10,7 @@
 // statement ends a run that recorded secrets only when told the completion is
 // masked, so a run without secrets (nearly all) still ends in one statement.
 import type pg from 'pg';
-import { inTransaction, pipeline } from '@svc/db';
+import { afterCommit, inTransaction, pipeline } from '@svc/db';
 import { advanceMany, type AdvanceOptions, type ExecutionRow, type RunRead } from './advance.js';
 import type { Client, Conn } from '../db.js';
 import { claimTaskRuns } from '../sql/claim-task-runs.js';
@@ -87,16 +87,18 @@ export class Completions {
    * not RUNNING. The caller plans the execution afterwards (complete, or a
    * Planner kick). With `masking` (a completion reported by a task), a run
    * that resolved secrets is ended with the completion masked against them.
-   * With `ended`, the run it ends is added there for the caller to tell the
-   * listeners once its transaction commits, instead of told at once.
+   * The listeners hear of the run once it is committed: at once on the pool,
+   * after the COMMIT of the caller's transaction (@svc/db's afterCommit),
+   * never when that transaction rolls back. With `ended`, the run it ends is
+   * added there instead, for the caller to tell.
    */
   async end(
     taskRunId: string,
     done: TaskCompletion,
     o: { clock?: Date | (() => Date); masking?: Masking; db?: Client | pg.Pool; ended?: EndedTaskRun[] } = {},
   ): Promise<string | null> {
-    const tell = (runs: EndedTaskRun[]) => (o.ended ? o.ended.push(...runs) : this.told(runs));
     const db = o.db ?? this.pool;
+    const tell = (runs: EndedTaskRun[]) => (o.ended ? o.ended.push(...runs) : afterCommit(db, () => this.told(runs)));
     const at = (typeof o.clock === 'function' ? o.clock() : o.clock) ?? null;
     const ended = await endTaskRun(db, { taskRunId, done, at, masked: !o.masking });
     if (ended) tell([endedRun(ended)]);
