@@ -5,9 +5,9 @@
 // content wider than the window (a horizontal scroll bar of the page).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { browserSkipReason, login, shot, startUi, waitState, watchCsp, type Ui } from './browser.ts';
 
 const skip = browserSkipReason();
@@ -59,8 +59,51 @@ const RULES = [
   'scrollable-region-focusable',
 ];
 
+/** axe-core's own script, as @axe-core/playwright injects it. */
+const AXE_SOURCE = fs.readFileSync(createRequire(createRequire(import.meta.url).resolve('@axe-core/playwright')).resolve('axe-core/axe.min.js'), 'utf8');
+type AxeResults = { violations: { id: string; help: string; nodes: { target: string[]; html: string }[] }[] };
+
+/**
+ * Goes to `url` as the UI's own links do (apps/web/src/router.tsx), without
+ * loading the page again: axe-core, injected once, stays (injecting its
+ * 550 kB for each page took most of this file's minutes).
+ */
+const go = (page: Page, url: string) =>
+  page.evaluate((to) => {
+    window.history.pushState(null, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, url);
+
+/**
+ * A wait for the page's requests to settle, as networkidle does after a load
+ * (which a page reached without loading does not wait for): no request of the
+ * page's (its live streams aside) in flight for 300 ms, 10 s at most.
+ */
+function settling(page: Page): () => Promise<void> {
+  const open = new Set<Request>();
+  const live = (r: Request) => (r.headers()['accept'] ?? '').includes('text/event-stream') || new URL(r.url()).pathname.endsWith('/stream');
+  page.on('request', (r) => void (live(r) || open.add(r)));
+  page.on('requestfinished', (r) => void open.delete(r));
+  page.on('requestfailed', (r) => void open.delete(r));
+  return async () => {
+    let quietSince = Date.now();
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      if (open.size) quietSince = Date.now();
+      else if (Date.now() - quietSince >= 300) return;
+    }
+  };
+}
+
 async function check(page: Page, what: string): Promise<string[]> {
-  const r = await new AxeBuilder({ page: page as never }).withRules(RULES).analyze();
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const r = (await page.evaluate(
+    (rules) =>
+      (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<unknown> } }).axe.run(document, {
+        runOnly: { type: 'rule', values: rules },
+        resultTypes: ['violations'],
+      }),
+    RULES,
+  )) as AxeResults;
   const problems = r.violations.flatMap((v) =>
     v.nodes
       // CodeMirror's scroller is not itself focusable, but the editable content inside it is, and the
@@ -104,6 +147,7 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
       await watchCsp(context);
       context.setDefaultTimeout(30_000);
       const page = await context.newPage();
+      const settled = settling(page);
       const problems: string[] = [];
       try {
         await page.goto('/');
@@ -123,7 +167,7 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
           ['alerts', '/alerts', (p) => p.getByRole('heading', { name: 'Alert rules' }).waitFor()],
           ...SETTINGS_TABS.map(
             (tab) =>
-              [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.getByRole('navigation', { name: 'Settings sections' }).waitFor()] as [
+              [`settings ${tab}`, `/admin/${tab}`, (p: Page) => p.locator(`nav[aria-label="Settings sections"] a[aria-current="page"][href="/admin/${tab}"]`).waitFor()] as [
                 string,
                 string,
                 (p: Page) => Promise<unknown>,
@@ -138,18 +182,18 @@ describe('accessibility on a laptop screen', { skip, concurrency: false }, () =>
             `the navigation's ${to} is checked`,
           );
         for (const [what, url, ready] of pages) {
-          await page.goto(url);
+          await go(page, url);
           await ready(page);
           // Let lazy parts (charts, the graph, the code editor) settle.
-          await page.waitForLoadState('networkidle').catch(() => undefined);
+          await settled();
           problems.push(...(await check(page, what)));
         }
         // The editor with a file open, and the execution page's other tabs.
-        await page.goto(`/editor/${NS}`);
+        await go(page, `/editor/${NS}`);
         await page.getByText('report.flow.yaml').first().click();
         await page.locator('.cm-editor').first().waitFor();
         problems.push(...(await check(page, 'editor with a file open')));
-        await page.goto(`/executions/${executionId}`);
+        await go(page, `/executions/${executionId}`);
         await waitState(page, 'SUCCESS');
         for (const tab of ['Outputs', 'Files', 'Metrics', 'Inputs & labels']) {
           await page.getByRole('tab', { name: tab, exact: true }).click();
