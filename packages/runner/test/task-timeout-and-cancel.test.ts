@@ -63,8 +63,8 @@ test('a leftover background process does not keep a finished task running', asyn
   const started = Date.now();
   const c = await runTask({ transport: t, workRoot, killDelayMs: 500 });
   assert.equal(c.state, 'SUCCESS');
-  assert.ok(Date.now() - started < 3000);
-  await waitFor(() => !pidAlive(Number(readFileSync(pidFile, 'utf8'))), 2000);
+  assert.ok(Date.now() - started < 10_000);
+  await waitFor(() => !pidAlive(Number(readFileSync(pidFile, 'utf8'))), 10_000);
 });
 
 test('cancel through the AbortSignal ends CANCELLED', async () => {
@@ -99,7 +99,7 @@ test('cancel through a heartbeat answer ends CANCELLED', async () => {
   assert.equal(c.state, 'CANCELLED');
   assert.equal(c.reason, 'cancelled');
   assert.ok(t.heartbeats >= 3);
-  assert.ok(Date.now() - started < 3000);
+  assert.ok(Date.now() - started < 10_000);
 });
 
 test('heartbeats are sent while the task runs and stop afterwards', async () => {
