@@ -267,7 +267,7 @@ test('one LISTEN connection serves every stream of a gateway, and a vanished cli
   const t = Date.now();
   for (const c of clients) c.destroy();
   while (gw.gateway.live.stats().subscriptions !== before) {
-    assert.ok(Date.now() - t < 500, 'unsubscribed within 500 ms');
+    assert.ok(Date.now() - t < 5_000, 'unsubscribed within 5 s (at once, but a loaded machine may be slow to notice the closed sockets)');
     await sleep(10);
   }
   await completeRun(gw, alpha);

@@ -77,7 +77,7 @@ test('cancel through the AbortSignal ends CANCELLED', async () => {
   const c = await run;
   assert.equal(c.state, 'CANCELLED');
   assert.equal(c.reason, 'cancelled');
-  assert.ok(Date.now() - cancelledAt < 2000);
+  assert.ok(Date.now() - cancelledAt < 5000, 'ended well before the 30 s sleep');
   assert.equal(t.completions.length, 1);
 });
 
