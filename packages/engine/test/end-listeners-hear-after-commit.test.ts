@@ -3,12 +3,14 @@
 // transaction of the engine's that does more after it: a dispatcher stopping
 // ends all its runs in one transaction with the mark of its instance
 // (Watchdog.stopInstanceTaskRuns). When that transaction fails after its
-// first end, nothing is heard; done again, each run is heard once.
+// first end, nothing is heard; done again, each run is heard once. A
+// follow-up's work (the end of a subflow's parent task run) runs in the
+// transaction that holds its outbox row, and is told after that commits.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
-import { registerInstance } from '@svc/db';
-import { claimRuns, stopInstanceTaskRuns, systemsOf, triggerFlow, type StartDeps } from '../src/internal.js';
+import { afterCommit, registerInstance } from '@svc/db';
+import { claimRuns, Outbox, recordFollowUps, stopInstanceTaskRuns, systemsOf, triggerFlow, type StartDeps } from '../src/internal.js';
 import { engineFixture, type EngineFixture } from './support/fixture.js';
 
 let fx: EngineFixture;
@@ -53,3 +55,47 @@ test('a stopping instance whose transaction fails after its first end is heard o
     ['process', 'FAILED'],
   ]);
 });
+
+test("a follow-up's work (a subflow parent's end) hands what runs after the commit to the transaction that holds its outbox row", async () => {
+  const outbox = new Outbox(pool);
+  const record = async () => {
+    const c = await pool.connect();
+    try {
+      const [f] = await recordFollowUps(c, [{ kind: 'start_queued', concurrencyKey: 'heard-key' }]);
+      return f.id!;
+    } finally {
+      c.release();
+    }
+  };
+  const ran: string[] = [];
+  // The row's delete fails after the work: the work's end is rolled back with it, and nothing is told.
+  const first = await record();
+  await pool.query(`
+    CREATE FUNCTION heard_outbox_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'injected: the outbox row cannot be deleted'; END $$`);
+  await pool.query(`CREATE TRIGGER heard_outbox_fault BEFORE DELETE ON engine_outbox FOR EACH ROW EXECUTE FUNCTION heard_outbox_fault()`);
+  await assert.rejects(
+    outbox.withRow(first, async (c) => afterCommit(c, () => void ran.push('failed'))),
+    /injected: the outbox row cannot be deleted/,
+  );
+  assert.deepEqual(ran, []);
+  await pool.query(`DROP TRIGGER heard_outbox_fault ON engine_outbox`);
+  // Done again: told once, after the commit (the row is gone for another connection by then).
+  let goneWhenTold: boolean | undefined;
+  assert.equal(
+    await outbox.withRow(first, async (c) =>
+      afterCommit(c, () => {
+        ran.push('done');
+        void pool.query(`SELECT 1 FROM engine_outbox WHERE id = $1`, [first]).then((r) => (goneWhenTold = r.rowCount === 0));
+      }),
+    ),
+    true,
+  );
+  assert.deepEqual(ran, ['done']);
+  await until(() => goneWhenTold !== undefined);
+  assert.equal(goneWhenTold, true);
+});
+
+async function until(f: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !f(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error('not in time');
+}

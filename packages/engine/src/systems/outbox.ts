@@ -14,7 +14,7 @@
 //   producer:  BEGIN; change; INSERT engine_outbox ...; COMMIT; runFollowUps(ids)
 //   drainer:   BEGIN; SELECT ... FOR UPDATE SKIP LOCKED; work; DELETE; COMMIT
 import type pg from 'pg';
-import { newId } from '@svc/db';
+import { inTransaction, newId } from '@svc/db';
 import type { Client } from '../db.js';
 import { followUpDone, pendingFollowUps, recordFollowUps as insertFollowUps, takeFollowUp } from '../sql/outbox.js';
 import type { FollowUp } from '../types.js';
@@ -46,23 +46,14 @@ export class Outbox {
    * while it holds one, so drains cannot exhaust a pool between them.
    */
   async withRow(id: string, work: (c: Client) => Promise<void>): Promise<boolean> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      if (!(await takeFollowUp(c, { id }))) {
-        await c.query('ROLLBACK');
-        return false;
-      }
+    // inTransaction: what the work hands afterCommit (the ends a parent's completion tells its listeners of) runs once
+    // this commits. A row not taken leaves a transaction that only tried a lock: committed like any other.
+    return inTransaction(this.pool, async (c) => {
+      if (!(await takeFollowUp(c, { id }))) return false;
       await work(c);
       await followUpDone(c, { id });
-      await c.query('COMMIT');
       return true;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+    });
   }
 
   /** Outbox rows older than `olderThanMs` that no instance holds, oldest first (the backstop's pick). */
