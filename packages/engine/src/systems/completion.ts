@@ -89,16 +89,11 @@ export class Completions {
    * that resolved secrets is ended with the completion masked against them.
    * The listeners hear of the run once it is committed: at once on the pool,
    * after the COMMIT of the caller's transaction (@svc/db's afterCommit),
-   * never when that transaction rolls back. With `ended`, the run it ends is
-   * added there instead, for the caller to tell.
+   * never when that transaction rolls back.
    */
-  async end(
-    taskRunId: string,
-    done: TaskCompletion,
-    o: { clock?: Date | (() => Date); masking?: Masking; db?: Client | pg.Pool; ended?: EndedTaskRun[] } = {},
-  ): Promise<string | null> {
+  async end(taskRunId: string, done: TaskCompletion, o: { clock?: Date | (() => Date); masking?: Masking; db?: Client | pg.Pool } = {}): Promise<string | null> {
     const db = o.db ?? this.pool;
-    const tell = (runs: EndedTaskRun[]) => (o.ended ? o.ended.push(...runs) : afterCommit(db, () => this.told(runs)));
+    const tell = (runs: EndedTaskRun[]) => afterCommit(db, () => this.told(runs));
     const at = (typeof o.clock === 'function' ? o.clock() : o.clock) ?? null;
     const ended = await endTaskRun(db, { taskRunId, done, at, masked: !o.masking });
     if (ended) tell([endedRun(ended)]);
@@ -143,16 +138,11 @@ export class Completions {
    * a pass.
    */
   async endAndPlan(items: PendingCompletion[], now: () => Date): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
-    // The listeners hear of the ends once they are committed: a batch that fails after its end statement
-    // is rolled back and submitted again, and must not count its runs twice.
-    const ended: EndedTaskRun[] = [];
-    const out = await inTransaction(this.pool, (c) => this.endAndPlanIn(c, items, now, ended), { fnBegins: true });
-    this.told(ended);
-    return out;
+    return inTransaction(this.pool, (c) => this.endAndPlanIn(c, items, now), { fnBegins: true });
   }
 
-  /** endAndPlan on `c`, whose transaction it begins (BEGIN goes out with its first statements); the caller commits. The runs it ends go to `told`. */
-  private async endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date, told: EndedTaskRun[]): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
+  /** endAndPlan on `c`, whose transaction it begins (BEGIN goes out with its first statements); the caller commits. */
+  private async endAndPlanIn(c: pg.PoolClient, items: PendingCompletion[], now: () => Date): Promise<{ results: EndResult[]; followUps: FollowUp[] }> {
     // One round trip: BEGIN, the ends with the locks, and the planning read of the executions
     // the callers named (else advanceMany reads after this). The read is a statement of its own,
     // after the locks are held: the statement that took them saw the database as it was when it
@@ -165,13 +155,16 @@ export class Completions {
     const rows = ended_.rows as EndAndReadRow[];
     const ended = new Map<string, { executionId: string; locked: boolean }>();
     for (const r of rows) if (r.kind === 'x') ended.set(r.id, { executionId: r.execution_id, locked: r.locked === true });
-    told.push(...rows.filter((r) => r.kind === 'x').map(endedRun));
+    // The listeners hear of the ends once they are committed: a batch that fails after its end statement
+    // is rolled back and submitted again, and must not count its runs twice.
+    const endedRuns = rows.filter((r) => r.kind === 'x').map(endedRun);
+    afterCommit(c, () => this.told(endedRuns));
     const results: EndResult[] = [];
     for (const it of items) {
       const e = ended.get(it.taskRunId);
       if (e) results.push({ executionId: e.executionId, planned: e.locked, claimed: [] });
       // Not RUNNING, or a run with secrets whose completion is to be masked first.
-      else results.push({ executionId: it.masking ? await this.end(it.taskRunId, it.done, { masking: it.masking, db: c, ended: told }) : null, planned: false, claimed: [] });
+      else results.push({ executionId: it.masking ? await this.end(it.taskRunId, it.done, { masking: it.masking, db: c }) : null, planned: false, claimed: [] });
     }
     const executions = rows
       .filter((r) => r.kind === 'e' && r.ex)
